@@ -1,0 +1,131 @@
+/* bake.h - pmfc's light and visibility baker: the interface between the compiler's front end
+ * (source -> world -> chunks, owned by pmfc-core) and the baker (owned by pmfc-bake).
+ *
+ * All positions are WORLD metres (origin = centre of the level's centre chunk, Y up).
+ * The front end describes occluders, lights and where luxels/vertices/cubes sit; the baker fills
+ * the output buffers. Every entry point spreads its work over all cores (bake_desc.threads).
+ *
+ * Light model (documented for users in docs/pmfc-lighting.md): a light of colour C (0..1),
+ * intensity I and range R lights a point p with normal n at distance d < R by
+ *     C * I * max(0, n . l) * falloff(d / R)     (falloff(0) = 1, falloff(1) = 0)
+ * when the segment from p (nudged off its surface) to the light hits no occluder. Static lights
+ * and the ambient term go into the base lightmaps; each dynamic light into its own layers
+ * (layer luxel = I * max(0, n.l) * falloff * 255, grey; the renderer multiplies by the light's
+ * RGB); each fast light into per-vertex multipliers (same value, per vertex).
+ */
+#ifndef PMFC_BAKE_H
+#define PMFC_BAKE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum bake_light_kind { BAKE_LIGHT_STATIC, BAKE_LIGHT_DYNAMIC, BAKE_LIGHT_FAST } bake_light_kind;
+
+typedef struct bake_light {
+    bake_light_kind kind;
+    float position[3];
+    float color[3];         /* 0..1 */
+    float intensity;        /* 1 = full colour at the light */
+    float range;            /* metres */
+} bake_light;
+
+/* A planar face's w x h block of luxels inside lightmap `lightmap` (an index into
+ * bake_desc.lightmaps). Luxel (i, j) of the block sits at origin + (i + 0.5) step_u + (j + 0.5) step_v. */
+typedef struct bake_patch {
+    float origin[3], step_u[3], step_v[3], normal[3];
+    uint32_t lightmap;
+    uint16_t x, y, w, h;    /* placement inside the lightmap, luxels */
+} bake_patch;
+
+typedef struct bake_lightmap {
+    uint8_t size_exp;       /* side 2^size_exp */
+    uint8_t *luxels;        /* RGB8, (2^n)^2 * 3 bytes, allocated by the front end, filled by bake */
+} bake_lightmap;
+
+/* One dynamic light's layer on one lightmap, produced only where the light adds something. */
+typedef struct bake_layer {
+    uint32_t light;         /* index into bake_desc.lights */
+    uint32_t lightmap;
+    uint8_t *luxels;        /* RGB8, same size as the lightmap; free with bake_result_free */
+} bake_layer;
+
+/* A point that receives fast-light multipliers (a mesh vertex). */
+typedef struct bake_vertex { float position[3], normal[3]; } bake_vertex;
+
+/* A cube whose lighting data is wanted (sampled at its centre, over its extent). */
+typedef struct bake_probe { float min[3], max[3]; } bake_probe;
+
+typedef struct bake_light_ref { uint32_t light; uint8_t amount; } bake_light_ref;
+typedef struct bake_probe_result {
+    uint8_t base[3];                /* static + ambient light at the centre, 0..255 */
+    uint32_t ref_count;             /* dynamic and fast lights whose range reaches the cube */
+    bake_light_ref *refs;           /* amount = their unshadowed strength at the centre, 0..255 */
+} bake_probe_result;
+
+typedef struct bake_desc {
+    const float (*triangles)[9];    /* occluders: opaque world triangles (x0 y0 z0 x1 ... z2) */
+    size_t triangle_count;
+    const bake_light *lights;
+    size_t light_count;
+    float ambient[3];               /* 0..1, added to every base luxel and probe */
+    bake_lightmap *lightmaps;
+    size_t lightmap_count;
+    const bake_patch *patches;
+    size_t patch_count;
+    const bake_vertex *vertices;
+    size_t vertex_count;
+    const bake_probe *probes;
+    size_t probe_count;
+    int threads;                    /* 0 = every core */
+    void (*progress)(void *user, const char *stage, double fraction); /* may be NULL */
+    void *user;
+} bake_desc;
+
+typedef struct bake_result {
+    bake_layer *layers;
+    size_t layer_count;
+    uint8_t *fast_multipliers;      /* [fast light ordinal][vertex_count]: one row per BAKE_LIGHT_FAST light, in light order */
+    size_t fast_light_count;
+    bake_probe_result *probes;      /* probe_count of them */
+} bake_result;
+
+/* Fills desc->lightmaps' luxels and the result. Returns false only when out of memory. */
+bool bake_run(const bake_desc *desc, bake_result *out);
+void bake_result_free(bake_result *res);
+
+/* ---- visibility ------------------------------------------------------------------------ */
+
+/* An axis-aligned box: a cell a camera can stand in, or a target that may be seen. */
+typedef struct vis_box { float min[3], max[3]; } vis_box;
+
+typedef struct vis_desc {
+    const float (*triangles)[9];    /* occluders (opaque world triangles) */
+    size_t triangle_count;
+    const vis_box *cells;
+    size_t cell_count;
+    const vis_box *targets;
+    size_t target_count;
+    int rays_per_pair;              /* 0 = default; more = slower, tighter */
+    int threads;                    /* 0 = every core */
+    void (*progress)(void *user, const char *stage, double fraction);
+    void *user;
+} vis_desc;
+
+/* For each cell, the sorted indices of the targets visible from anywhere in it. Conservative:
+ * a target any straight unblocked segment reaches from the cell is never left out (a target
+ * overlapping or touching the cell, or within one cell size, is always visible). */
+typedef struct vis_result {
+    uint32_t **visible;             /* [cell] -> array of target indices */
+    uint32_t *visible_count;        /* [cell] */
+} vis_result;
+
+bool vis_run(const vis_desc *desc, vis_result *out);
+void vis_result_free(vis_result *res, size_t cell_count);
+
+/* ---- a shared worker pool (also used by the front end for parallel chunk encoding) ------ */
+
+/* Runs fn(user, i) for i in [0, count) on `threads` threads (0 = every core) and waits. */
+void jobs_parallel_for(size_t count, int threads, void (*fn)(void *user, size_t i), void *user);
+
+#endif
