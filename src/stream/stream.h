@@ -1,0 +1,77 @@
+/* stream.h - streams a level's chunks around the camera on worker threads.
+ *
+ * Workers (cores - 1, at least 1) read, decompress and decode chunks (common + client + server)
+ * nearest the camera's chunk first — chunks inside the view frustum before the others — within
+ * a radius in chunks; each decoded chunk is handed to desc.prepare (on the worker: meshing) and
+ * the result is queued for the main thread, which takes it with stream_poll() and uploads it
+ * within its own per-frame budget. Chunks beyond radius + hysteresis are evicted (the main thread
+ * learns which with stream_poll_evictions), so memory depends on the radius, not the map. The
+ * load regions (server chunk data) of the camera's chunk that hold the camera prefetch their
+ * listed chunks. A chunk that fails to decode is reported once (stream_item.failed) and skipped.
+ */
+#ifndef PMFVIEW_STREAM_H
+#define PMFVIEW_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmf.h"
+
+typedef struct stream stream;
+
+typedef struct stream_desc {
+    const pmf_file *file;
+    uint32_t level;
+    const pmf_level *lvl;            /* decoded with at least PMF_PART_COMMON; outlives the stream */
+    int workers;                     /* 0 = cores - 1, at least 1 */
+    int radius;                      /* chunks (Chebyshev distance); 0 = 8 */
+    int hysteresis;                  /* extra chunks before eviction; 0 = 2 */
+    /* On a worker thread: turns a decoded chunk into a payload for the main thread. Takes
+     * ownership of *chunk (free it or keep it). Returns NULL and fills err on failure. */
+    void *(*prepare)(void *user, pmf_chunk *chunk, char *err, size_t err_size);
+    /* Frees a payload the main thread never took (at eviction or destroy). */
+    void (*release)(void *user, void *payload);
+    void *user;
+} stream_desc;
+
+typedef struct stream_item {
+    pmf_chunk_coord coord;
+    void *payload;                   /* NULL when failed */
+    bool failed;
+    char error[320];                 /* pmf_error_format text when failed */
+} stream_item;
+
+typedef struct stream_stats {
+    uint32_t resident;               /* delivered and not evicted */
+    uint32_t queued, in_flight, ready;
+    uint32_t failed;
+    double decode_seconds;           /* summed over workers: read + LZ4F + decode */
+    double prepare_seconds;          /* summed over workers: desc.prepare */
+} stream_stats;
+
+/* NULL when threads cannot be started. */
+stream *stream_create(const stream_desc *desc);
+/* Joins the workers and releases every payload still held. */
+void stream_destroy(stream *s);
+
+/* Re-prioritises around the camera: its chunk, its position inside that chunk (chunk-local
+ * metres) and the view frustum as 6 planes (a x + b y + c z + d >= 0 inside) in coordinates
+ * relative to the camera chunk's centre (NULL = no frustum: distance order only). */
+void stream_set_view(stream *s, pmf_chunk_coord camera_chunk, const float camera_local[3],
+                     const float (*frustum)[4]);
+
+/* Main thread: takes up to max finished chunks (nearest first). Returns how many. */
+size_t stream_poll(stream *s, stream_item *out, size_t max);
+/* Main thread: chunks that left radius + hysteresis since the last call; drop their GPU data. */
+size_t stream_poll_evictions(stream *s, pmf_chunk_coord *out, size_t max);
+
+/* True when every present chunk within the radius that intersects the frustum given to
+ * stream_set_view has been delivered (taken by stream_poll) or has failed. */
+bool stream_view_complete(const stream *s);
+/* True when every present chunk within the radius has been delivered or has failed. */
+bool stream_radius_complete(const stream *s);
+
+void stream_get_stats(const stream *s, stream_stats *out);
+
+#endif
