@@ -1,0 +1,70 @@
+/* res.h - resource resolution and texture loading (docs/resources.md). No GL: uploading is the
+ * renderer's job.
+ *
+ * Resource paths follow PlatinumSrc (../shared/specs/resource-paths.txt), plus our `map:`:
+ *   "textures/brick", "self:textures/brick"  -> <game dir>/textures/brick.*
+ *   "game:NAME/textures/brick"               -> <base dir>/games/NAME/textures/brick.*
+ *   "internal:textures/brick"                -> <instance dir>/resources/textures/brick.*
+ *   "user:textures/brick"                    -> <user dir>/resources/textures/brick.*
+ *   "custom:AAAA/BBBB/CCCCCCCC/textures/x"   -> <user dir>/downloads/player/AAAA/BBBB/CCCCCCCC/textures/x.*
+ *   "map:textures/brick"                     -> textures/brick.* in the map's embedded PAF archive
+ * A path without an extension tries .ptf, .png, .jpg, .tga, .bmp in that order (the first that
+ * exists wins, even if it then fails to decode). Components "." / ".." and absolute paths are
+ * refused. The file's content decides its decoder (PTF magic, else stb_image).
+ *
+ * Usage:
+ *   res_desc desc = { .game_dir = "games/demo", .map = pmf };
+ *   res_context *ctx = res_create(&desc);
+ *   const res_image *img;  pmf_error err;
+ *   res_status st = res_load_texture(ctx, "map:textures/brick", &img, &err);
+ *   if (st == RES_MISSING) print the error (once per path); img is then the checkerboard
+ *   ...
+ *   res_destroy(ctx);                           // frees every image it handed out
+ *
+ * res_load_texture may be called from any number of threads at once.
+ */
+#ifndef PMF_RES_H
+#define PMF_RES_H
+
+#include "pmf/pmf.h"
+
+/* RGBA8 texels, row 0 = the image's first stored row (the top row of a PNG). */
+typedef struct res_image {
+    uint32_t width, height;
+    uint8_t *rgba;                   /* width * height * 4 bytes */
+} res_image;
+
+/* Zero means default. A directory left NULL makes its prefix unavailable (loads report it). */
+typedef struct res_desc {
+    const char *game_dir;            /* self: and unprefixed paths (pmfview --game DIR) */
+    const char *base_dir;            /* game:NAME/ -> <base>/games/NAME/; NULL = <game dir>/../.. */
+    const char *instance_dir;        /* internal: -> <instance>/resources/ */
+    const char *user_dir;            /* user: -> <user>/resources/, custom: -> <user>/downloads/player/ */
+    const pmf_file *map;             /* map: -> its embedded archive; kept alive by the caller */
+} res_desc;
+
+typedef struct res_context res_context;
+
+/* Copies the directory strings. NULL only when out of memory. */
+res_context *res_create(const res_desc *desc);
+void res_destroy(res_context *ctx);
+
+typedef enum res_status {
+    RES_OK = 0,                      /* *image is the texture */
+    RES_MISSING = 1,                 /* first failure for this path: *image = checkerboard, *err says why */
+    RES_MISSING_REPORTED = 2,        /* same failure again: *image = checkerboard, *err repeats it */
+} res_status;
+
+/* Resolves, decodes (once per context) and returns the texture at path. *image stays valid
+ * until res_destroy. Never returns a NULL image unless out of memory (then RES_MISSING). */
+res_status res_load_texture(res_context *ctx, const char *path, const res_image **image, pmf_error *err);
+
+/* Decodes PTF, PNG, JPEG, TGA or BMP bytes (chosen by content) to RGBA8; name is for errors. */
+bool res_image_decode(const void *data, size_t size, const char *name, res_image *out, pmf_error *err);
+void res_image_free(res_image *img);
+
+/* The missing-texture image: 64x64, 8x8-texel cells, magenta (255,0,255,255) where
+ * (x/8 + y/8) is even, black (0,0,0,255) elsewhere. Free with res_image_free. */
+bool res_checkerboard(res_image *out);
+
+#endif
