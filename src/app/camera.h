@@ -1,0 +1,50 @@
+/* camera.h - the viewer's camera (../shared/conventions.md §2) with a floating origin.
+ *
+ * The position is kept as a chunk (grid coordinates, may lie outside the grid) plus a
+ * chunk-local offset from that chunk's centre in double precision, so a camera far from the
+ * world origin still renders without float jitter: the renderer draws every chunk relative to
+ * the camera's chunk.
+ *
+ *   camera cam;
+ *   camera_init(&cam, &(camera_desc){ .chunk_size_exp = lvl.chunk_size_exp, .center = lvl.center });
+ *   camera_set_world(&cam, (double[3]){ 0, 1.7, 5 }, 0, 0);   // X Y Z, yaw, pitch (degrees)
+ *   camera_move(&cam, (double[3]){ 0, 0, -0.1 });             // world-space delta
+ */
+#ifndef PMFVIEW_CAMERA_H
+#define PMFVIEW_CAMERA_H
+
+#include <stdint.h>
+
+#include "pmf/pmf.h"
+
+typedef struct camera_desc {
+    uint8_t chunk_size_exp;          /* chunk side = 2^exp metres */
+    pmf_chunk_coord center;          /* the level's centre chunk */
+    float fov_y;                     /* vertical field of view, degrees; 0 = 75 */
+} camera_desc;
+
+typedef struct camera {
+    int32_t chunk[3];                /* grid x, y, z of the chunk holding the camera */
+    double local[3];                 /* metres from that chunk's centre, in [-S/2, S/2) */
+    float yaw, pitch;                /* degrees; yaw 0 looks along -Z, yaw 90 along -X */
+    float fov_y;                     /* degrees */
+    double chunk_size;               /* S = 2^chunk_size_exp */
+    int32_t center[3];               /* the level's centre chunk */
+} camera;
+
+void camera_init(camera *cam, const camera_desc *desc);
+/* World position in metres (world origin = centre of the centre chunk). Pitch is clamped to ±89. */
+void camera_set_world(camera *cam, const double world[3], float yaw, float pitch);
+void camera_get_world(const camera *cam, double out[3]);
+/* Moves by a world-space delta, renormalising chunk + local. */
+void camera_move(camera *cam, const double delta[3]);
+/* forward = (-sin(yaw) cos(pitch), sin(pitch), -cos(yaw) cos(pitch)); right and up complete
+ * a right-handed basis (right = forward × +Y normalised). */
+void camera_basis(const camera *cam, float forward[3], float right[3], float up[3]);
+/* Column-major 4x4 view matrix with the camera at its chunk-local position (floating origin:
+ * world space is "relative to the camera chunk's centre"). rotation_only drops the translation. */
+void camera_view_matrix(const camera *cam, int rotation_only, float out[16]);
+/* The offset of chunk c's centre from the camera chunk's centre, in metres (exact in double). */
+void camera_chunk_offset(const camera *cam, const int32_t c[3], double out[3]);
+
+#endif

@@ -1,0 +1,134 @@
+/* scene.h - one open map level, streamed, meshed, uploaded and drawn: what `pmfview shot` and
+ * the window share. Everything here runs on the thread that owns the current GL context.
+ *
+ * Usage (the window; `shot` is the same with a headless context and scene_wait_view):
+ *   render_load_gl(SDL_GL_GetProcAddress, err, sizeof err);  // once per context, see render.h
+ *   scene_error e;
+ *   scene *s = scene_open(&(scene_desc){ .path = file, .level = 0 }, &e);
+ *   if (!s) { fprintf(stderr, "pmfview: %s\n", e.message); return e.exit_code; }
+ *   camera cam;  scene_default_camera(s, &cam);        // conventions §2 default camera
+ *   each frame:
+ *     camera_move(&cam, ...);  scene_set_camera(s, &cam);
+ *     scene_update(s, 4.0);                             // poll the streamer, upload within 4 ms
+ *     scene_draw(s, &(scene_viewport){ .width = w, .height = h });  // into the bound framebuffer
+ *   scene_close(s);
+ *
+ * Lights are addressed by global ID (a light may span several chunks). Settings made before a
+ * chunk streams in apply to it when it arrives.
+ */
+#ifndef PMFVIEW_SCENE_H
+#define PMFVIEW_SCENE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "camera.h"
+
+typedef struct scene scene;
+
+typedef struct scene_error {
+    int exit_code;                   /* 2 bad input file, 3 runtime failure (conventions §4) */
+    char message[512];               /* one line, no "pmfview: " prefix, no newline */
+} scene_error;
+
+typedef struct scene_desc {
+    const char *path;                /* the .pmf file */
+    uint32_t level;                  /* level index, from 0 */
+    const char *game_dir;            /* --game: unprefixed texture paths; NULL = none */
+    int radius;                      /* streaming radius in chunks; 0 = 8 */
+    int workers;                     /* streaming threads; 0 = cores - 1 */
+} scene_desc;
+
+/* Opens the file and level, starts the streamer, builds GPU programs. Needs a current GL
+ * context loaded with render_load_gl. NULL on failure with *err filled. */
+scene *scene_open(const scene_desc *desc, scene_error *err);
+void scene_close(scene *s);
+
+/* The level's camera setup (chunk size, centre) at the default pose: world origin, yaw 0, pitch 0. */
+void scene_default_camera(const scene *s, camera *out);
+void scene_set_camera(scene *s, const camera *cam);
+
+typedef enum scene_mode {
+    SCENE_MODE_FULL = 0,             /* the whole equation (conventions §3) */
+    SCENE_MODE_LIGHTMAP,             /* out = clamp(k L) */
+    SCENE_MODE_FULLBRIGHT,           /* L = 1 */
+} scene_mode;
+
+typedef enum scene_vis {
+    SCENE_VIS_ON = 0,                /* visibility data culls, recomputed when the camera changes cube */
+    SCENE_VIS_OFF,                   /* draw everything in the frustum (--no-vis) */
+    SCENE_VIS_FROZEN,                /* keep the last visible set wherever the camera goes */
+} scene_vis;
+
+/* Zero means default. */
+typedef struct scene_settings {
+    scene_mode mode;
+    float exposure;                  /* k; 0 = 1 */
+    scene_vis vis;
+    bool wireframe;                  /* lines over the shaded frame */
+    bool no_sky;                     /* black background instead of the sky */
+    double time;                     /* seconds: texture animation, UV scroll, liquids, clouds */
+} scene_settings;
+
+void scene_set_settings(scene *s, const scene_settings *settings);
+void scene_get_settings(const scene *s, scene_settings *out);
+
+/* Dynamic light enable by global ID: recomposites the affected chunks' lightmap atlases
+ * (no re-meshing). Applies to chunks that stream in later too. */
+void scene_set_dynamic_light(scene *s, uint32_t id, bool enabled);
+/* Fast light intensity (0..255) by global ID: one buffer update. */
+void scene_set_fast_light(scene *s, uint32_t id, uint8_t intensity);
+
+typedef struct scene_light {
+    uint32_t id;
+    bool fast;                       /* false = dynamic (lightmap layers) */
+    uint8_t color[3];
+    bool enabled;                    /* dynamic lights */
+    uint8_t intensity;               /* fast lights */
+} scene_light;
+/* The lights of the chunks seen so far, ordered dynamic then fast, by ID. Returns the total
+ * count (may exceed max; only max are written). */
+size_t scene_lights(const scene *s, scene_light *out, size_t max);
+
+/* Takes streamed chunks and uploads them within budget_ms milliseconds (at least one chunk per
+ * call), drops evicted chunks, re-prioritises the streamer around the camera. */
+void scene_update(scene *s, double budget_ms);
+
+/* True when every present chunk in view (within the radius) is uploaded or failed to load. */
+bool scene_view_complete(const scene *s);
+/* Calls scene_update until scene_view_complete or timeout_s passes. False on timeout. */
+bool scene_wait_view(scene *s, double timeout_s);
+
+/* A whole frame is width x height; a tile draws only the sub-rectangle (x, y, w, h) of it
+ * (pixels, origin bottom-left) into the bound framebuffer's (0, 0, w, h) with a sub-frustum, so
+ * frames larger than the GL limits can be drawn in pieces. tile_w == 0 = the whole frame. */
+typedef struct scene_viewport {
+    int width, height;
+    int tile_x, tile_y, tile_w, tile_h;
+} scene_viewport;
+
+/* Draws sky + world into the currently bound framebuffer (clears colour and depth). */
+void scene_draw(scene *s, const scene_viewport *vp);
+
+typedef struct scene_stats {
+    uint32_t chunks_present;         /* in the level */
+    uint32_t chunks_loaded;          /* uploaded and resident */
+    uint32_t chunks_streaming;       /* queued + decoding + waiting for upload */
+    uint32_t chunks_failed;
+    uint64_t triangles;              /* drawn in the last frame */
+    uint32_t draw_calls;             /* GL draw calls in the last frame (multi-draws count 1) */
+    uint32_t visible_chunks;         /* chunks drawn in the last frame */
+    double first_complete_seconds;   /* scene_open to the first frame drawn with the view complete; <0 = not yet */
+    double decode_seconds;           /* summed over stream workers: read + LZ4F + decode */
+    double mesh_seconds;             /* summed over stream workers: meshing */
+    double upload_seconds;           /* main thread: GPU uploads */
+    uint64_t gpu_bytes;              /* vertex + index + lightmap bytes resident */
+    bool multi_draw_indirect;        /* the GL 4.3 path is in use */
+} scene_stats;
+void scene_get_stats(const scene *s, scene_stats *out);
+
+/* The first chunk that failed to load ("FILE: BLOCK, byte N: MESSAGE"), NULL when none has. */
+const char *scene_failure(const scene *s);
+
+#endif

@@ -1,0 +1,56 @@
+/* render.h - everything that touches OpenGL: loading the GL functions, a headless context,
+ * off-screen targets, and the world renderer the scene drives (render_world.h).
+ *
+ * Baseline is OpenGL 3.3 core; with GL >= 4.3 the world is drawn with one
+ * glMultiDrawElementsIndirect per material batch. Shaders are embedded in the binary at build
+ * time (shaders/*.glsl), so the program runs from any directory.
+ *
+ * The window (SDL) makes its own context and calls render_load_gl(SDL_GL_GetProcAddress, ...);
+ * `pmfview shot` calls render_headless_create(), which does both.
+ */
+#ifndef PMFVIEW_RENDER_H
+#define PMFVIEW_RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Loads the GL entry points of the current context and checks it is >= 3.3 core.
+ * False with a one-line message (no prefix) otherwise. Once per context. */
+typedef void *(*render_getproc)(const char *name);
+bool render_load_gl(render_getproc getproc, char *err, size_t err_size);
+
+/* GL capabilities found by render_load_gl. */
+typedef struct render_caps {
+    int gl_major, gl_minor;
+    bool multi_draw_indirect;        /* GL >= 4.3 (or ARB_multi_draw_indirect + base_instance) */
+    int max_renderbuffer_size;
+    int max_viewport[2];
+    int max_samples;
+    char renderer[128];              /* GL_RENDERER */
+} render_caps;
+const render_caps *render_get_caps(void);
+
+/* A GL 4.5 (else 3.3) core context with no window and no display: EGL on
+ * EGL_PLATFORM_SURFACELESS_MESA (Mesa llvmpipe works on machines without a GPU). Made current
+ * and loaded. NULL with a message when there is no way to get one (exit code 3). */
+typedef struct render_headless render_headless;
+render_headless *render_headless_create(char *err, size_t err_size);
+void render_headless_destroy(render_headless *h);
+
+/* An off-screen framebuffer: RGBA8 colour + 24-bit depth, optionally multisampled (resolved
+ * into a single-sample FBO by render_target_read). */
+typedef struct render_target {
+    int width, height, samples;
+    unsigned fbo, color_rb, depth_rb;        /* what is drawn into (MSAA when samples > 1) */
+    unsigned resolve_fbo, resolve_rb;        /* single-sample copy when samples > 1 */
+} render_target;
+
+/* samples 0 or 1 = no MSAA; clamped to GL_MAX_SAMPLES. False with a message on failure. */
+bool render_target_create(int width, int height, int samples, render_target *out, char *err, size_t err_size);
+void render_target_bind(const render_target *t);
+/* Resolves if needed and reads width*height RGBA8 pixels into rgba, top row first. */
+void render_target_read(const render_target *t, uint8_t *rgba);
+void render_target_destroy(render_target *t);
+
+#endif
