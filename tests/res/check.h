@@ -1,0 +1,39 @@
+/* check.h - the resource tests' assertions: print where and what, count failures, go on. */
+#ifndef TESTS_RES_CHECK_H
+#define TESTS_RES_CHECK_H
+
+#include <stdio.h>
+
+#include "pmf/pmf.h"
+
+static int check_failures;
+
+#define CHECK(cond) \
+    ((cond) ? (void)0 : (void)(check_failures++, fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond)))
+
+#define CHECK_EQ(a, b) do { \
+    long long check_a_ = (long long)(a), check_b_ = (long long)(b); \
+    if (check_a_ != check_b_) { \
+        check_failures++; \
+        fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, #b, check_a_, check_b_); \
+    } \
+} while (0)
+
+/* Asserts the call failed and the error names the block; prints the error for the log. */
+#define CHECK_ERROR(ok, err, block_name) do { \
+    CHECK(!(ok)); \
+    char check_buf_[700]; \
+    fprintf(stderr, "  expected error: %s\n", pmf_error_format(&(err), check_buf_, sizeof check_buf_)); \
+    CHECK(strcmp((err).block, (block_name)) == 0); \
+} while (0)
+
+static int check_report(const char *name)
+{
+    if (check_failures)
+        fprintf(stderr, "%s: %d check(s) failed\n", name, check_failures);
+    else
+        printf("%s: all checks passed\n", name);
+    return check_failures ? 1 : 0;
+}
+
+#endif

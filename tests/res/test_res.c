@@ -1,0 +1,211 @@
+/* test_res.c - resource resolution: map: archive, game dir, game:, extension order, missing
+ * textures (checkerboard, reported once), decode-once cache under threads. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <stb_image_write.h>
+
+#include "check.h"
+#include "pmf/paf.h"
+#include "pmf/ptf.h"
+#include "res/res.h"
+
+static char root[256];
+
+static void mkdir_p(const char *path)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(buf, 0755);
+            *p = '/';
+        }
+    mkdir(buf, 0755);
+}
+
+static void write_file(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_EQ(fwrite(data, 1, size, f), size);
+        fclose(f);
+    }
+}
+
+/* A 2x2 RGBA image filled with one colour. */
+static void solid(uint8_t px[16], uint8_t r, uint8_t g, uint8_t b, uint8_t a)
+{
+    for (int i = 0; i < 4; i++) {
+        px[i * 4] = r;
+        px[i * 4 + 1] = g;
+        px[i * 4 + 2] = b;
+        px[i * 4 + 3] = a;
+    }
+}
+
+static void write_ptf(const char *path, const uint8_t px[16])
+{
+    uint8_t *ptf;
+    size_t size;
+    pmf_error err;
+    CHECK(ptf_encode(px, 2, 2, PTF_FORMAT_AUTO, &ptf, &size, &err));
+    write_file(path, ptf, size);
+    free(ptf);
+}
+
+static bool texel_is(const res_image *img, uint32_t x, uint32_t y, uint8_t r, uint8_t g, uint8_t b, uint8_t a)
+{
+    const uint8_t *t = img->rgba + (y * img->width + x) * 4;
+    return t[0] == r && t[1] == g && t[2] == b && t[3] == a;
+}
+
+typedef struct thread_job { res_context *ctx; const res_image *seen[3]; } thread_job;
+
+static void *load_some(void *arg)
+{
+    thread_job *job = arg;
+    static const char *const paths[3] = { "textures/a", "map:textures/x", "textures/nothing" };
+    for (int round = 0; round < 20; round++)
+        for (int i = 0; i < 3; i++) {
+            pmf_error err;
+            res_load_texture(job->ctx, paths[i], &job->seen[i], &err);
+        }
+    return NULL;
+}
+
+static void test_resolver(void)
+{
+    char game[300], path[400];
+    snprintf(game, sizeof game, "%s/games/demo", root);
+    snprintf(path, sizeof path, "%s/textures", game);
+    mkdir_p(path);
+    snprintf(path, sizeof path, "%s/games/other/textures", root);
+    mkdir_p(path);
+
+    uint8_t red[16], green[16], blue[16], gray[16];
+    solid(red, 255, 0, 0, 255);
+    solid(green, 0, 255, 0, 255);
+    solid(blue, 0, 0, 255, 128);
+    solid(gray, 90, 90, 90, 255);
+    /* textures/a.png only; textures/b.png and textures/b.ptf (the .ptf must win) */
+    snprintf(path, sizeof path, "%s/textures/a.png", game);
+    CHECK(stbi_write_png(path, 2, 2, 4, red, 8));
+    snprintf(path, sizeof path, "%s/textures/b.png", game);
+    CHECK(stbi_write_png(path, 2, 2, 4, red, 8));
+    snprintf(path, sizeof path, "%s/textures/b.ptf", game);
+    write_ptf(path, green);
+    snprintf(path, sizeof path, "%s/textures/c.bmp", game);
+    CHECK(stbi_write_bmp(path, 2, 2, 3, (uint8_t[12]){ 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3 }));
+    snprintf(path, sizeof path, "%s/games/other/textures/g.png", root);
+    CHECK(stbi_write_png(path, 2, 2, 4, gray, 8));
+    snprintf(path, sizeof path, "%s/textures/broken.png", game);
+    write_file(path, "not an image", 12);
+
+    /* the map: a file whose bytes 16.. are a PAF archive holding textures/x.ptf */
+    uint8_t *ptf, *arc;
+    size_t ptf_size, arc_size;
+    pmf_error err = {0};
+    CHECK(ptf_encode(blue, 2, 2, PTF_FORMAT_AUTO, &ptf, &ptf_size, &err));
+    paf_writer *w = paf_writer_create();
+    CHECK(paf_writer_add_file(w, "textures/x.ptf", ptf, ptf_size, &err));
+    CHECK(paf_writer_finish(w, &arc, &arc_size, &err));
+    paf_writer_destroy(w);
+    free(ptf);
+    uint8_t *file = calloc(16 + arc_size, 1);
+    memcpy(file + 16, arc, arc_size);
+    free(arc);
+    pmf_file map = { .name = "demo.pmf", .data = file, .size = 16 + arc_size, .archive = { 16, arc_size } };
+
+    res_context *ctx = res_create(&(res_desc){ .game_dir = game, .map = &map });
+    CHECK(ctx != NULL);
+    const res_image *img = NULL, *again = NULL;
+
+    CHECK_EQ(res_load_texture(ctx, "map:textures/x", &img, &err), RES_OK);
+    CHECK(img->width == 2 && img->height == 2 && texel_is(img, 1, 1, 0, 0, 255, 128));
+    CHECK_EQ(res_load_texture(ctx, "map:textures/x", &again, &err), RES_OK);
+    CHECK(again == img); /* decoded once, cached */
+    CHECK_EQ(res_load_texture(ctx, "map:textures/x.ptf", &img, &err), RES_OK);
+
+    CHECK_EQ(res_load_texture(ctx, "textures/a", &img, &err), RES_OK);
+    CHECK(texel_is(img, 0, 0, 255, 0, 0, 255));
+    CHECK_EQ(res_load_texture(ctx, "self:textures/a.png", &img, &err), RES_OK);
+    CHECK_EQ(res_load_texture(ctx, ":textures/a", &img, &err), RES_OK);
+    CHECK_EQ(res_load_texture(ctx, "textures/b", &img, &err), RES_OK);
+    CHECK(texel_is(img, 1, 0, 0, 255, 0, 255)); /* .ptf before .png */
+    CHECK_EQ(res_load_texture(ctx, "textures/b.png", &img, &err), RES_OK);
+    CHECK(texel_is(img, 1, 0, 255, 0, 0, 255));
+    CHECK_EQ(res_load_texture(ctx, "textures/c", &img, &err), RES_OK);
+    CHECK(texel_is(img, 0, 0, 1, 2, 3, 255));
+    CHECK_EQ(res_load_texture(ctx, "game:other/textures/g", &img, &err), RES_OK);
+    CHECK(texel_is(img, 1, 1, 90, 90, 90, 255));
+
+    /* missing: the checkerboard, reported once */
+    CHECK_EQ(res_load_texture(ctx, "textures/nothing", &img, &err), RES_MISSING);
+    fprintf(stderr, "  expected: %s\n", err.message);
+    CHECK(strstr(err.message, "not found") != NULL);
+    CHECK(img->width == 64 && img->height == 64);
+    CHECK(texel_is(img, 0, 0, 255, 0, 255, 255) && texel_is(img, 7, 7, 255, 0, 255, 255));
+    CHECK(texel_is(img, 8, 0, 0, 0, 0, 255) && texel_is(img, 0, 8, 0, 0, 0, 255));
+    CHECK(texel_is(img, 8, 8, 255, 0, 255, 255) && texel_is(img, 63, 0, 0, 0, 0, 255));
+    CHECK_EQ(res_load_texture(ctx, "textures/nothing", &again, &err), RES_MISSING_REPORTED);
+    CHECK(again == img && strstr(err.message, "not found") != NULL);
+    CHECK_EQ(res_load_texture(ctx, "map:textures/nothing", &img, &err), RES_MISSING);
+    CHECK_EQ(res_load_texture(ctx, "textures/broken.png", &img, &err), RES_MISSING);
+    CHECK(strcmp(err.block, "texture") == 0);
+    CHECK_EQ(res_load_texture(ctx, "../games/demo/textures/a", &img, &err), RES_MISSING);
+    CHECK_EQ(res_load_texture(ctx, "internal:textures/a", &img, &err), RES_MISSING);
+    CHECK(strstr(err.message, "unavailable") != NULL);
+    CHECK_EQ(res_load_texture(ctx, "nosuch:textures/a", &img, &err), RES_MISSING);
+    CHECK_EQ(res_load_texture(ctx, "custom:ab/textures/a", &img, &err), RES_MISSING);
+
+    /* threads share the cache: everyone sees the very same images */
+    pthread_t threads[4];
+    thread_job jobs[4];
+    for (int i = 0; i < 4; i++) {
+        jobs[i] = (thread_job){ .ctx = ctx };
+        pthread_create(&threads[i], NULL, load_some, &jobs[i]);
+    }
+    for (int i = 0; i < 4; i++)
+        pthread_join(threads[i], NULL);
+    for (int i = 1; i < 4; i++)
+        CHECK(memcmp(jobs[i].seen, jobs[0].seen, sizeof jobs[0].seen) == 0);
+    res_destroy(ctx);
+
+    /* user: and custom: resolve under the user directory; map: without a map is unavailable */
+    snprintf(path, sizeof path, "%s/user/downloads/player/abcd/efgh/01234567/tex", root);
+    mkdir_p(path);
+    snprintf(path, sizeof path, "%s/user/downloads/player/abcd/efgh/01234567/tex/y.png", root);
+    CHECK(stbi_write_png(path, 2, 2, 4, gray, 8));
+    snprintf(path, sizeof path, "%s/user/resources", root);
+    mkdir_p(path);
+    snprintf(path, sizeof path, "%s/user/resources/z.ptf", root);
+    write_ptf(path, green);
+    snprintf(path, sizeof path, "%s/user", root);
+    ctx = res_create(&(res_desc){ .user_dir = path });
+    CHECK_EQ(res_load_texture(ctx, "custom:abcd/efgh/01234567/tex/y", &img, &err), RES_OK);
+    CHECK_EQ(res_load_texture(ctx, "user:z", &img, &err), RES_OK);
+    CHECK_EQ(res_load_texture(ctx, "textures/a", &img, &err), RES_MISSING); /* no game dir */
+    CHECK_EQ(res_load_texture(ctx, "map:textures/x", &img, &err), RES_MISSING);
+    res_destroy(ctx);
+    free(file);
+}
+
+int main(void)
+{
+    snprintf(root, sizeof root, "/tmp/pmfview-res-XXXXXX");
+    if (!mkdtemp(root)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_resolver();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    CHECK_EQ(system(cmd), 0);
+    return check_report("test_res");
+}
