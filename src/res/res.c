@@ -122,10 +122,15 @@ res_context *res_create(const res_desc *desc)
     ctx->slots = calloc(ctx->slot_count, sizeof *ctx->slots);
     bool ok = ctx->slots && dup_opt(&ctx->game_dir, desc->game_dir) && dup_opt(&ctx->instance_dir, desc->instance_dir)
               && dup_opt(&ctx->user_dir, desc->user_dir) && res_checkerboard(&ctx->checker);
-    if (ok && desc->base_dir)
+    if (ok && desc->base_dir) {
         ok = dup_opt(&ctx->base_dir, desc->base_dir);
-    else if (ok && desc->game_dir)
-        ok = asprintf(&ctx->base_dir, "%s/../..", desc->game_dir) >= 0 || (ctx->base_dir = NULL, false);
+    } else if (ok && desc->game_dir) {
+        /* the game dir is <base>/games/<name> */
+        if (asprintf(&ctx->base_dir, "%s/../..", desc->game_dir) < 0) {
+            ctx->base_dir = NULL;
+            ok = false;
+        }
+    }
     if (!ok || pthread_mutex_init(&ctx->lock, NULL) != 0) {
         free(ctx->slots);
         free(ctx->game_dir);
@@ -270,14 +275,15 @@ static found find_texture(const res_context *ctx, const char *dir, const char *r
     for (int i = 0; i < (as_is ? 1 : TEXTURE_EXT_COUNT); i++) {
         const char *ext = as_is ? "" : texture_exts[i];
         found r;
+        /* a name too long for the buffer is not looked up truncated: it cannot exist */
         if (dir) {
-            snprintf(where, where_size, "%s/%s%s", dir, rel, ext);
+            if ((size_t)snprintf(where, where_size, "%s/%s%s", dir, rel, ext) >= where_size)
+                return NOT_FOUND;
             r = read_disk_file(where, bytes, size, err);
         } else {
-            char inner[PAF_MAX_PATH];
-            snprintf(inner, sizeof inner, "%s%s", rel, ext);
-            snprintf(where, where_size, "map:%s", inner);
-            paf_result pr = paf_read(&ctx->archive, inner, bytes, size, err);
+            if ((size_t)snprintf(where, where_size, "map:%s%s", rel, ext) >= where_size)
+                return NOT_FOUND;
+            paf_result pr = paf_read(&ctx->archive, where + 4, bytes, size, err);
             r = pr == PAF_FOUND ? FOUND : pr == PAF_NOT_FOUND ? NOT_FOUND : BROKEN;
         }
         if (r != NOT_FOUND)
@@ -377,7 +383,7 @@ static void load_entry(const res_context *ctx, cache_entry *e)
         return;
     uint8_t *bytes = NULL;
     size_t size = 0;
-    char where[PAF_MAX_PATH + 300];
+    char where[PATH_MAX];
     found r = find_texture(ctx, in_map ? NULL : dir, rel, &bytes, &size, where, sizeof where, &e->err);
     if (r == NOT_FOUND) {
         if (in_map)
