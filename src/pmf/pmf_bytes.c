@@ -1,0 +1,103 @@
+/* pmf_bytes.c - the cursor's out-of-line parts: errors, string tables, strings. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "pmf_internal.h"
+
+bool pmf_cursor_fail_at(pmf_cursor *c, size_t pos, const char *fmt, ...)
+{
+    if (c->failed)
+        return false;
+    c->failed = true;
+    if (c->err) {
+        pmf_error_set(c->err, c->file, c->block, c->base + pos, "%s", "");
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c->err->message, sizeof c->err->message, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+pmf_blob pmf_read_table(pmf_cursor *c, const char *what)
+{
+    pmf_blob t = { NULL, 0 };
+    size_t at = c->pos;
+    uint32_t size = pmf_read_u32(c, what);
+    if (c->failed)
+        return t;
+    if (size > pmf_cursor_left(c)) {
+        pmf_cursor_fail_at(c, at, "%s size %u is past the block end (%zu bytes left)", what, size, pmf_cursor_left(c));
+        return t;
+    }
+    t.data = pmf_take(c, size, what);
+    t.size = size;
+    return t;
+}
+
+const char *pmf_read_string(pmf_cursor *c, pmf_blob table, const char *what)
+{
+    size_t at = c->pos;
+    uint32_t off = pmf_read_u32(c, what);
+    if (c->failed)
+        return "";
+    if (off >= table.size) {
+        pmf_cursor_fail_at(c, at, "%s: string offset %u outside the string table (%zu bytes)", what, off, table.size);
+        return "";
+    }
+    const char *s = (const char *)table.data + off;
+    if (!memchr(s, 0, table.size - off)) {
+        pmf_cursor_fail_at(c, at, "%s: string at offset %u has no NUL before the string table's end", what, off);
+        return "";
+    }
+    return s;
+}
+
+const char *pmf_read_cstring(pmf_cursor *c, size_t max_len, const char *what)
+{
+    if (c->failed)
+        return "";
+    size_t left = c->size - c->pos;
+    const char *s = (const char *)c->data + c->pos;
+    const char *nul = memchr(s, 0, left < max_len + 1 ? left : max_len + 1);
+    if (!nul) {
+        if (left <= max_len)
+            pmf_cursor_fail_at(c, c->pos, "%s: no NUL before the end of the file", what);
+        else
+            pmf_cursor_fail_at(c, c->pos, "%s: longer than %zu bytes", what, max_len);
+        return "";
+    }
+    c->pos += (size_t)(nul - s) + 1;
+    return s;
+}
+
+bool pmf_cursor_expect_end(pmf_cursor *c, const char *what)
+{
+    if (c->failed)
+        return false;
+    if (c->pos != c->size)
+        return pmf_cursor_fail_at(c, c->pos, "%zu bytes after the end of %s", c->size - c->pos, what);
+    return true;
+}
+
+void *pmf_read_array(pmf_cursor *c, pmf_arena *a, uint64_t count, size_t min_size, size_t elem_size, const char *what)
+{
+    if (!pmf_cursor_fits(c, count, min_size, what) || count == 0)
+        return NULL;
+    void *p = pmf_arena_alloc(a, (size_t)count * elem_size);
+    if (!p)
+        pmf_cursor_fail_at(c, c->pos, "out of memory for %llu %s", (unsigned long long)count, what);
+    return p;
+}
+
+int pmf_find_name(const void *array, size_t count, size_t stride, const char *name)
+{
+    const unsigned char *p = array;
+    for (size_t i = 0; i < count; i++, p += stride) {
+        const char *n;
+        memcpy(&n, p, sizeof n);
+        if (!strcmp(n, name))
+            return (int)i;
+    }
+    return -1;
+}

@@ -1,0 +1,31 @@
+/* pmf_error.c - filling and formatting pmf_error values. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pmf_internal.h"
+
+void pmf_error_set(pmf_error *err, const char *file, const char *block, uint64_t offset, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    snprintf(err->file, sizeof err->file, "%s", file ? file : "");
+    snprintf(err->block, sizeof err->block, "%s", block ? block : "");
+    err->offset = offset;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+}
+
+char *pmf_error_format(const pmf_error *err, char *buf, size_t size)
+{
+    if (!size)
+        return buf;
+    snprintf(buf, size, "%s: %s, byte %llu: %s", err->file, err->block, (unsigned long long)err->offset, err->message);
+    /* one line, whatever the file name holds */
+    for (char *p = buf; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    return buf;
+}

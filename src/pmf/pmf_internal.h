@@ -1,0 +1,74 @@
+/* pmf_internal.h - what the library's files share and nobody else sees: arena, LZ4F blocks,
+ * error helpers and the block decoders the reader and the writer's validation both run. */
+#ifndef PMF_INTERNAL_H
+#define PMF_INTERNAL_H
+
+#include "pmf.h"
+#include "pmf_bytes.h"
+
+/* ---- arena: every decoded struct's arrays and strings, freed at once ---- */
+typedef struct pmf_arena pmf_arena;
+pmf_arena *pmf_arena_create(void);
+void *pmf_arena_alloc(pmf_arena *a, size_t size); /* zeroed, 16-byte aligned; NULL when out of memory */
+void pmf_arena_destroy(pmf_arena *a);
+
+/* ---- errors ---- */
+void pmf_error_set(pmf_error *err, const char *file, const char *block, uint64_t offset,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* ---- LZ4F blocks ---- */
+/* Largest decompressed size we accept for a block of `compressed` bytes (see pmf_lz4.c). */
+uint64_t pmf_block_size_cap(uint64_t compressed);
+/* Decompresses one stored block into arena memory; exact size or an error naming `block`.
+ * A block with both sizes 0 gives *out = NULL. */
+bool pmf_block_load(const pmf_file *f, uint64_t offset, uint32_t compressed, uint32_t decompressed,
+                    pmf_arena *a, const char *block, const uint8_t **out, pmf_error *err);
+/* Compresses into one LZ4 frame (content size recorded). *out is malloc'ed. */
+bool pmf_block_compress(const uint8_t *src, size_t size, uint8_t **out, size_t *out_size);
+
+/* ---- block decoders (shared by reading and by the writer's validation) ---- */
+/* Names of the level's blocks for errors: "level N common data" etc. */
+extern const char *const pmf_part_names[3];
+
+bool pmf_decode_level_common(pmf_cursor *c, pmf_arena *a, pmf_level *lvl);
+bool pmf_decode_level_client(pmf_cursor *c, pmf_arena *a, pmf_level *lvl);
+bool pmf_decode_level_server(pmf_cursor *c, pmf_arena *a, pmf_level *lvl);
+/* Index of the element whose name (every named struct's first member) is `name`, or -1. */
+int pmf_find_name(const void *array, size_t count, size_t stride, const char *name);
+#define PMF_FIND(array, count, name) pmf_find_name((array), (count), sizeof *(array), (name))
+
+/* Allocates count zeroed elements after checking count items of min_size bytes still fit.
+ * NULL for count 0 or after an error (which it records). */
+void *pmf_read_array(pmf_cursor *c, pmf_arena *a, uint64_t count, size_t min_size, size_t elem_size, const char *what);
+
+/* Reads a String into out that must be empty or make ok_expr (which sees it as `name`) true. */
+#define PMF_READ_NAME_REF(c, table, what, ok_expr, out)                                                      \
+    do {                                                                                                 \
+        size_t at_ = (c)->pos;                                                                           \
+        const char *name = pmf_read_string((c), (table), (what));                                        \
+        if (!(c)->failed && name[0] && !(ok_expr))                                                       \
+            return pmf_cursor_fail_at((c), at_, "%s '%s' does not exist in the level", (what), name);    \
+        (out) = name;                                                                                    \
+    } while (0)
+
+/* Fails at pos unless the block was read to its last byte. */
+bool pmf_cursor_expect_end(pmf_cursor *c, const char *what);
+
+/* Decodes a chunk's decompressed blocks (data[i] NULL with size 0 for an empty block).
+ * block_prefix is e.g. "level 0 chunk (3,0,5)"; parts must include PMF_PART_COMMON. */
+bool pmf_decode_chunk_blocks(const pmf_level *lvl, const char *file, const char *block_prefix,
+                             const uint8_t *const data[3], const size_t size[3], unsigned parts,
+                             pmf_arena *a, pmf_chunk *out, pmf_error *err);
+
+/* ---- writer side ---- */
+/* Fails unless the level's frame (flags, chunk size, grid, centre, parts) can be written. */
+bool pmf_check_level_frame(const pmf_level *lvl, const char *block, pmf_error *err);
+/* Serialises a level's three blocks (uncompressed) and validates them with the decoders. */
+bool pmf_encode_level_blocks(const pmf_level *lvl, const char *block_prefix, pmf_buf out[3], pmf_error *err);
+/* Compresses three blocks into LZ4F frames back to back in *bytes (malloc'ed). */
+bool pmf_compress_blocks(const pmf_buf blocks[3], const char *block, uint8_t **bytes, uint32_t compressed[3],
+                         uint32_t decompressed[3], pmf_error *err);
+
+#define PMF_MAX_CHUNK_SIZE_EXP 30 /* 2^30 m chunks: beyond that float chunk offsets are useless */
+
+#endif

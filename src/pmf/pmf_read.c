@@ -1,0 +1,373 @@
+/* pmf_read.c - opening a PMF: header, Data, the per-level chunk offset index; level and chunk
+ * reads that decompress their blocks and hand them to the decoders. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pmf_internal.h"
+
+const char *const pmf_part_names[3] = { "common", "client", "server" };
+
+typedef struct file_impl {
+    void *map;         /* mmap of the file, NULL for memory */
+    size_t map_size;
+    pmf_arena *arena;  /* extension ranges, level infos, chunk index */
+} file_impl;
+
+static bool parse_header(pmf_cursor *c, pmf_header *h)
+{
+    const uint8_t *magic = pmf_take(c, 3, "header magic");
+    if (magic && memcmp(magic, "PMF", 3) != 0)
+        return pmf_cursor_fail_at(c, 0, "bad magic (not a PMF file)");
+    size_t at = c->pos;
+    h->major = pmf_read_u8(c, "major version");
+    if (!c->failed && h->major != PMF_VERSION_MAJOR)
+        return pmf_cursor_fail_at(c, at, "unsupported major version %u", h->major);
+    h->created = pmf_read_u64(c, "creation time");
+    h->name = pmf_read_cstring(c, SIZE_MAX - 1, "name");
+    h->description = pmf_read_cstring(c, SIZE_MAX - 1, "description");
+    h->authors = pmf_read_cstring(c, SIZE_MAX - 1, "authors");
+    h->compiler = pmf_read_cstring(c, SIZE_MAX - 1, "compiler info");
+    at = c->pos;
+    h->gamemode_count = pmf_read_u8(c, "gamemode count");
+    if (!c->failed && h->gamemode_count > PMF_MAX_GAMEMODES)
+        return pmf_cursor_fail_at(c, at, "gamemode count %u is more than %d", h->gamemode_count, PMF_MAX_GAMEMODES);
+    for (unsigned i = 0; i < h->gamemode_count; i++)
+        h->gamemodes[i] = pmf_read_cstring(c, PMF_MAX_GAMEMODE_LEN, "gamemode name");
+    return !c->failed;
+}
+
+/* One level's framing: sizes, chunk grid, chunk size table. Stops at the level's end. */
+static bool parse_level(pmf_cursor *c, pmf_arena *a, uint32_t level_size, pmf_level_info *li)
+{
+    size_t start = c->pos;
+    li->offset = c->base + start;
+    li->flags = pmf_read_u8(c, "level flags");
+    if (!c->failed && (li->flags & ~7u))
+        return pmf_cursor_fail_at(c, start, "level flags 0x%02x set reserved bits", li->flags);
+    for (int i = 0; i < 3; i++)
+        li->compressed[i] = pmf_read_u32(c, "level block compressed size");
+    for (int i = 0; i < 3; i++)
+        li->decompressed[i] = pmf_read_u32(c, "level block decompressed size");
+    for (int i = 0; i < 3; i++) {
+        li->block_offset[i] = c->base + c->pos;
+        pmf_take(c, li->compressed[i], "level block");
+    }
+    size_t at = c->pos;
+    li->chunk_size_exp = pmf_read_u8(c, "chunk size");
+    if (!c->failed && li->chunk_size_exp > PMF_MAX_CHUNK_SIZE_EXP)
+        return pmf_cursor_fail_at(c, at, "chunk size 2^%u is more than 2^%d", li->chunk_size_exp, PMF_MAX_CHUNK_SIZE_EXP);
+    uint32_t counts = pmf_read_u32(c, "chunk count");
+    li->count_y = (counts >> 24) + 1;
+    li->count_x = ((counts >> 12) & 0xFFFu) + 1;
+    li->count_z = (counts & 0xFFFu) + 1;
+    at = c->pos;
+    li->center = pmf_chunk_index_unpack(pmf_read_u32(c, "center chunk"));
+    if (c->failed)
+        return false;
+    if (li->center.x >= li->count_x || li->center.y >= li->count_y || li->center.z >= li->count_z)
+        return pmf_cursor_fail_at(c, at, "center chunk (%u,%u,%u) is outside the %ux%ux%u grid", li->center.x,
+                                  li->center.y, li->center.z, li->count_x, li->count_y, li->count_z);
+    uint64_t n = (uint64_t)li->count_x * li->count_y * li->count_z;
+    if (!pmf_cursor_fits(c, n, 24, "chunk size entries"))
+        return false;
+    li->chunk_count = (uint32_t)n;
+    li->chunks = pmf_arena_alloc(a, n * sizeof *li->chunks);
+    if (!li->chunks)
+        return pmf_cursor_fail_at(c, c->pos, "out of memory for the chunk index");
+    for (uint32_t i = 0; i < li->chunk_count; i++) {
+        pmf_chunk_loc *loc = &li->chunks[i];
+        at = c->pos;
+        for (int k = 0; k < 3; k++)
+            loc->compressed[k] = pmf_read_u32(c, "chunk compressed size");
+        for (int k = 0; k < 3; k++)
+            loc->decompressed[k] = pmf_read_u32(c, "chunk decompressed size");
+        if (loc->compressed[0] | loc->compressed[1] | loc->compressed[2]) {
+            if (loc->compressed[0] == 0)
+                return pmf_cursor_fail_at(c, at, "chunk %u has client or server data but no common data", i);
+            li->present_chunks++;
+        } else if (loc->decompressed[0] | loc->decompressed[1] | loc->decompressed[2]) {
+            return pmf_cursor_fail_at(c, at, "void chunk %u declares decompressed bytes", i);
+        }
+    }
+    for (uint32_t i = 0; i < li->chunk_count && !c->failed; i++) {
+        pmf_chunk_loc *loc = &li->chunks[i];
+        uint64_t bytes = (uint64_t)loc->compressed[0] + loc->compressed[1] + loc->compressed[2];
+        loc->offset = c->base + c->pos;
+        if (bytes > pmf_cursor_left(c))
+            return pmf_cursor_fail_at(c, c->pos, "chunk %u data (%llu bytes) is past the level's end", i,
+                                      (unsigned long long)bytes);
+        pmf_take(c, (size_t)bytes, "chunk data");
+    }
+    if (c->failed)
+        return false;
+    if (c->pos - start != level_size)
+        return pmf_cursor_fail_at(c, start, "level data size is %u but the level takes %zu bytes", level_size, c->pos - start);
+    return true;
+}
+
+static bool parse_data(pmf_cursor *c, pmf_arena *a, pmf_file *f)
+{
+    f->string_table = pmf_read_table(c, "data string table");
+    size_t at = c->pos;
+    uint32_t archive = pmf_read_u32(c, "archive size");
+    f->archive.offset = c->base + c->pos;
+    f->archive.size = archive;
+    if (!c->failed && archive > pmf_cursor_left(c))
+        return pmf_cursor_fail_at(c, at, "archive size %u is past the end of the file", archive);
+    pmf_take(c, archive, "archive");
+
+    at = c->pos;
+    f->extension_count = pmf_read_u16(c, "extension count");
+    if (!pmf_cursor_fits(c, f->extension_count, 4, "extension sizes"))
+        return false;
+    f->extensions = pmf_arena_alloc(a, (size_t)f->extension_count * sizeof *f->extensions + 1);
+    if (!f->extensions)
+        return pmf_cursor_fail_at(c, at, "out of memory");
+    for (unsigned i = 0; i < f->extension_count; i++)
+        f->extensions[i].size = pmf_read_u32(c, "extension size");
+    for (unsigned i = 0; i < f->extension_count && !c->failed; i++) {
+        at = c->pos;
+        f->extensions[i].offset = c->base + c->pos;
+        if (f->extensions[i].size > pmf_cursor_left(c))
+            return pmf_cursor_fail_at(c, at, "extension %u (%llu bytes) is past the end of the file", i,
+                                      (unsigned long long)f->extensions[i].size);
+        pmf_take(c, f->extensions[i].size, "extension");
+    }
+
+    f->level_count = pmf_read_u8(c, "level count");
+    if (!pmf_cursor_fits(c, f->level_count, 4, "level sizes"))
+        return false;
+    uint32_t sizes[256];
+    for (unsigned i = 0; i < f->level_count; i++)
+        sizes[i] = pmf_read_u32(c, "level data size");
+    f->levels = pmf_arena_alloc(a, (size_t)f->level_count * sizeof *f->levels + 1);
+    if (!f->levels)
+        return pmf_cursor_fail_at(c, c->pos, "out of memory");
+    for (unsigned i = 0; i < f->level_count && !c->failed; i++) {
+        if (sizes[i] > pmf_cursor_left(c))
+            return pmf_cursor_fail_at(c, c->pos, "level %u data size %u is past the end of the file", i, sizes[i]);
+        if (!parse_level(c, a, sizes[i], &f->levels[i]))
+            return false;
+    }
+
+    at = c->pos;
+    f->global_entity_count = pmf_read_u32(c, "global entity count");
+    /* entities have no published layout; each takes at least one byte */
+    if (!c->failed && f->global_entity_count > pmf_cursor_left(c))
+        return pmf_cursor_fail_at(c, at, "%u global entities cannot fit in the %zu bytes left", f->global_entity_count,
+                                  pmf_cursor_left(c));
+    if (!c->failed && f->global_entity_count == 0 && pmf_cursor_left(c))
+        return pmf_cursor_expect_end(c, "the file");
+    f->global_entities.offset = c->base + c->pos;
+    f->global_entities.size = pmf_cursor_left(c);
+    return !c->failed;
+}
+
+pmf_file *pmf_open_memory(const void *data, size_t size, const char *name, pmf_error *err)
+{
+    pmf_file *f = calloc(1, sizeof *f);
+    file_impl *impl = calloc(1, sizeof *impl);
+    pmf_arena *a = pmf_arena_create();
+    if (!f || !impl || !a) {
+        free(f);
+        free(impl);
+        pmf_arena_destroy(a);
+        pmf_error_set(err, name, "header", 0, "out of memory");
+        return NULL;
+    }
+    impl->arena = a;
+    f->impl_ = impl;
+    snprintf(f->name, sizeof f->name, "%s", name ? name : "");
+    f->data = data;
+    f->size = size;
+
+    pmf_cursor c = pmf_cursor_make(f->data, size, 0, f->name, "header", err);
+    if (!parse_header(&c, &f->header)) {
+        pmf_close(f);
+        return NULL;
+    }
+    c.block = "data";
+    if (!parse_data(&c, a, f)) {
+        pmf_close(f);
+        return NULL;
+    }
+    return f;
+}
+
+pmf_file *pmf_open(const char *path, pmf_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        pmf_error_set(err, path, "file", 0, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        pmf_error_set(err, path, "file", 0, "not a regular file");
+        close(fd);
+        return NULL;
+    }
+    size_t size = (size_t)st.st_size;
+    void *map = NULL;
+    if (size) {
+        map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED) {
+            pmf_error_set(err, path, "file", 0, "cannot map: %s", strerror(errno));
+            close(fd);
+            return NULL;
+        }
+    }
+    close(fd);
+    pmf_file *f = pmf_open_memory(map ? map : "", size, path, err);
+    if (!f) {
+        if (map)
+            munmap(map, size);
+        return NULL;
+    }
+    file_impl *impl = f->impl_;
+    impl->map = map;
+    impl->map_size = size;
+    return f;
+}
+
+void pmf_close(pmf_file *f)
+{
+    if (!f)
+        return;
+    file_impl *impl = f->impl_;
+    if (impl) {
+        if (impl->map)
+            munmap(impl->map, impl->map_size);
+        pmf_arena_destroy(impl->arena);
+        free(impl);
+    }
+    free(f);
+}
+
+/* ---- levels ---- */
+
+bool pmf_level_read(const pmf_file *f, uint32_t level, unsigned parts, pmf_level *out, pmf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (level >= f->level_count) {
+        pmf_error_set(err, f->name, "data", 0, "level %u does not exist (the file has %u)", level, f->level_count);
+        return false;
+    }
+    const pmf_level_info *li = &f->levels[level];
+    pmf_arena *a = pmf_arena_create();
+    if (!a) {
+        pmf_error_set(err, f->name, "data", li->offset, "out of memory");
+        return false;
+    }
+    out->arena_ = a;
+    out->flags = li->flags;
+    out->chunk_size_exp = li->chunk_size_exp;
+    out->count_x = li->count_x;
+    out->count_y = li->count_y;
+    out->count_z = li->count_z;
+    out->center = li->center;
+    if (parts & PMF_PART_CLIENT)
+        parts |= PMF_PART_COMMON;
+    static bool (*const decode[3])(pmf_cursor *, pmf_arena *, pmf_level *) = {
+        pmf_decode_level_common, pmf_decode_level_client, pmf_decode_level_server };
+    for (int i = 0; i < 3; i++) {
+        if (!(parts & (1u << i)))
+            continue;
+        char block[96];
+        snprintf(block, sizeof block, "level %u %s data", level, pmf_part_names[i]);
+        const uint8_t *data;
+        if (!pmf_block_load(f, li->block_offset[i], li->compressed[i], li->decompressed[i], a, block, &data, err)) {
+            pmf_level_free(out);
+            return false;
+        }
+        pmf_cursor c = pmf_cursor_make(data, li->decompressed[i], 0, f->name, block, err);
+        if (!decode[i](&c, a, out)) {
+            pmf_level_free(out);
+            return false;
+        }
+        out->parts |= 1u << i;
+    }
+    return true;
+}
+
+void pmf_level_free(pmf_level *lvl)
+{
+    pmf_arena_destroy(lvl->arena_);
+    memset(lvl, 0, sizeof *lvl);
+}
+
+/* ---- chunks ---- */
+
+bool pmf_chunk_present(const pmf_file *f, uint32_t level, pmf_chunk_coord c)
+{
+    if (level >= f->level_count)
+        return false;
+    const pmf_level_info *li = &f->levels[level];
+    if (c.x >= li->count_x || c.y >= li->count_y || c.z >= li->count_z)
+        return false;
+    return li->chunks[pmf_grid_index(li, c.x, c.y, c.z)].compressed[0] != 0;
+}
+
+bool pmf_chunk_read(const pmf_file *f, const pmf_level *lvl, uint32_t level, pmf_chunk_coord c, unsigned parts,
+                    pmf_chunk *out, pmf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->coord = c;
+    char prefix[80];
+    snprintf(prefix, sizeof prefix, "level %u chunk (%u,%u,%u)", level, c.x, c.y, c.z);
+    if (level >= f->level_count) {
+        pmf_error_set(err, f->name, prefix, 0, "level %u does not exist (the file has %u)", level, f->level_count);
+        return false;
+    }
+    const pmf_level_info *li = &f->levels[level];
+    if (c.x >= li->count_x || c.y >= li->count_y || c.z >= li->count_z) {
+        pmf_error_set(err, f->name, prefix, 0, "outside the %ux%ux%u grid", li->count_x, li->count_y, li->count_z);
+        return false;
+    }
+    if (!lvl || !(lvl->parts & PMF_PART_COMMON)) {
+        pmf_error_set(err, f->name, prefix, 0, "the level's common data must be decoded first");
+        return false;
+    }
+    const pmf_chunk_loc *loc = &li->chunks[pmf_grid_index(li, c.x, c.y, c.z)];
+    if (loc->compressed[0] == 0)
+        return true;
+    pmf_arena *a = pmf_arena_create();
+    if (!a) {
+        pmf_error_set(err, f->name, prefix, 0, "out of memory");
+        return false;
+    }
+    parts |= PMF_PART_COMMON;
+    const uint8_t *data[3] = { NULL, NULL, NULL };
+    size_t size[3] = { 0, 0, 0 };
+    uint64_t offset = loc->offset;
+    for (int i = 0; i < 3; i++) {
+        if (parts & (1u << i)) {
+            char block[96];
+            snprintf(block, sizeof block, "%s %s data", prefix, pmf_part_names[i]);
+            if (!pmf_block_load(f, offset, loc->compressed[i], loc->decompressed[i], a, block, &data[i], err)) {
+                pmf_arena_destroy(a);
+                return false;
+            }
+            size[i] = loc->decompressed[i];
+        }
+        offset += loc->compressed[i];
+    }
+    if (!pmf_decode_chunk_blocks(lvl, f->name, prefix, data, size, parts, a, out, err)) {
+        pmf_arena_destroy(a);
+        memset(out, 0, sizeof *out);
+        out->coord = c;
+        return false;
+    }
+    out->arena_ = a;
+    return true;
+}
+
+void pmf_chunk_free(pmf_chunk *chunk)
+{
+    pmf_arena_destroy(chunk->arena_);
+    memset(chunk, 0, sizeof *chunk);
+}
