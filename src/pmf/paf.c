@@ -9,6 +9,9 @@
 #define DIR_ENTRY_SIZE 13u
 #define HEAD_SIZE 12u                /* Directory / File / String: total, segment size, next */
 #define MAX_DEPTH (PAF_MAX_PATH / 2 + 1)
+/* Segments that carry no item are legal but pointless; allowing only a few keeps every walk
+ * linear in what it reads (a chain of thousands of empty segments could otherwise stall us). */
+#define MAX_EMPTY_SEGMENTS 16
 
 /* Every reader error names the archive's file and its position in that file. */
 #define fail_at(a, pos, err, ...) \
@@ -41,6 +44,7 @@ typedef struct seg_iter {
     uint32_t seg_pos, seg_items;     /* current segment's data, not yet handed out when pending */
     bool pending;
     uint32_t next;                   /* next continuation, 0 = none */
+    uint32_t empty;                  /* segments seen that carried no item */
     uint32_t tortoise, power, steps; /* Brent's cycle detection over segment positions */
 } seg_iter;
 
@@ -79,6 +83,8 @@ static bool seg_next(seg_iter *it, uint32_t *data_pos, uint32_t *n, pmf_error *e
                 *n = take;
                 return true;
             }
+            if (++it->empty > MAX_EMPTY_SEGMENTS)
+                return fail_at(a, it->seg_pos, err, "%s has more than %d empty segments", it->what, MAX_EMPTY_SEGMENTS);
             continue;
         }
         uint32_t pos = it->next;
@@ -107,14 +113,17 @@ static bool seg_next(seg_iter *it, uint32_t *data_pos, uint32_t *n, pmf_error *e
     }
 }
 
-/* Reads a whole segmented byte array (file or string) into malloc'd memory with a NUL after it. */
-static bool read_bytes(const paf_archive *a, uint32_t pos, const char *what, uint32_t cont_header,
+/* Reads a whole segmented byte array (file or string) into malloc'd memory with a NUL after it;
+ * more than max_size bytes is an error. */
+static bool read_bytes(const paf_archive *a, uint32_t pos, const char *what, uint32_t cont_header, size_t max_size,
                        char **out, size_t *size, pmf_error *err)
 {
     seg_iter it;
     if (!seg_begin(&it, a, pos, what, 1, cont_header, err))
         return false;
     size_t total = (size_t)it.remaining, have = 0;
+    if (total > max_size)
+        return fail_at(a, pos, err, "%s of %zu bytes is longer than %zu", what, total, max_size);
     char *buf = malloc(total + 1);
     if (!buf)
         return fail_at(a, pos, err, "out of memory reading a %s of %zu bytes", what, total);
@@ -135,9 +144,29 @@ static bool read_bytes(const paf_archive *a, uint32_t pos, const char *what, uin
     return true;
 }
 
+/* Names and link paths: strings of at most PAF_MAX_PATH - 1 bytes. */
 static bool read_string(const paf_archive *a, uint32_t pos, char **out, size_t *len, pmf_error *err)
 {
-    return read_bytes(a, pos, "string", 8, out, len, err);
+    return read_bytes(a, pos, "string", 8, PAF_MAX_PATH - 1, out, len, err);
+}
+
+/* Compares the string at pos with name[0..len) segment by segment, without a copy. */
+static bool string_equals(const paf_archive *a, uint32_t pos, const char *name, size_t len, bool *equal, pmf_error *err)
+{
+    seg_iter it;
+    if (!seg_begin(&it, a, pos, "string", 1, 8, err))
+        return false;
+    *equal = it.remaining == len;
+    for (size_t have = 0; *equal;) {
+        uint32_t at, n;
+        if (!seg_next(&it, &at, &n, err))
+            return false;
+        if (n == 0)
+            break;
+        *equal = memcmp(a->data + at, name + have, n) == 0;
+        have += n;
+    }
+    return true;
 }
 
 /* ---- reading ------------------------------------------------------------------------------ */
@@ -195,12 +224,9 @@ static bool find_entry(const paf_archive *a, uint32_t dir, const char *name, siz
                 return false;
             if (e.crc != 0 && e.crc != crc)
                 continue;
-            char *s;
-            size_t slen;
-            if (!read_string(a, e.name, &s, &slen, err))
+            bool match;
+            if (!string_equals(a, e.name, name, len, &match, err))
                 return false;
-            bool match = slen == len && memcmp(s, name, len) == 0;
-            free(s);
             if (match) {
                 *out = e;
                 *found = true;
@@ -262,7 +288,7 @@ static paf_result walk(const paf_archive *a, walk_state *st, const char *path, p
             size_t tlen;
             if (!read_string(a, e.target, &target, &tlen, err))
                 return PAF_ERROR;
-            paf_result r = tlen < PAF_MAX_PATH ? walk(a, st, target, out, err) : PAF_NOT_FOUND;
+            paf_result r = walk(a, st, target, out, err);
             free(target);
             if (r != PAF_FOUND)
                 return r;
@@ -296,7 +322,7 @@ paf_result paf_lookup(const paf_archive *a, const char *path, paf_entry *out, pm
 bool paf_read_file(const paf_archive *a, const paf_entry *file, uint8_t **bytes, size_t *size, pmf_error *err)
 {
     char *buf;
-    if (!read_bytes(a, file->target, "file", 12, &buf, size, err))
+    if (!read_bytes(a, file->target, "file", 12, SIZE_MAX, &buf, size, err))
         return false;
     if (*size == 0) {
         free(buf);
@@ -490,11 +516,15 @@ static bool add_leaf(paf_writer *w, const char *path, uint8_t type, const void *
 
 bool paf_writer_add_file(paf_writer *w, const char *path, const void *data, size_t size, pmf_error *err)
 {
+    if (strlen(path) >= PAF_MAX_PATH)
+        return wfail(err, path, "path longer than %d bytes", PAF_MAX_PATH - 1);
     return add_leaf(w, path, PAF_DIRENT_FILE, data, size, err);
 }
 
 bool paf_writer_add_link(paf_writer *w, const char *path, const char *target, pmf_error *err)
 {
+    if (strlen(path) >= PAF_MAX_PATH || strlen(target) >= PAF_MAX_PATH)
+        return wfail(err, path, "path or link target longer than %d bytes", PAF_MAX_PATH - 1);
     return add_leaf(w, path, PAF_DIRENT_LINK, target, strlen(target), err);
 }
 

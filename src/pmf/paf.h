@@ -14,8 +14,9 @@
  *   - A link's target is a String holding a path: "/a/b" from the root, "a/b" from the directory
  *     that holds the link; "." and ".." components are honoured. At most PAF_MAX_LINK_HOPS links
  *     are followed per lookup.
- *   - A string, file or directory cannot be longer than the archive, and a continuation chain
- *     that comes back to a segment it already visited is an error (not a hang).
+ *   - A string, file or directory cannot be longer than the archive; a name or link path not
+ *     longer than PAF_MAX_PATH - 1 bytes. A continuation chain that comes back to a segment it
+ *     already visited, or that holds more than 16 segments without data, is an error (not a hang).
  *
  * Errors are pmf_error values: block "embedded archive", offset = base_offset + archive position.
  */
@@ -27,7 +28,7 @@
 #define PAF_VERSION_MAJOR 0
 #define PAF_HEADER_SIZE 12u
 #define PAF_MAX_LINK_HOPS 16
-#define PAF_MAX_PATH 1024            /* longest path paf_lookup accepts, bytes */
+#define PAF_MAX_PATH 1024            /* paths, names and link targets are shorter than this */
 
 enum { PAF_DIRENT_DIR = 0, PAF_DIRENT_FILE = 1, PAF_DIRENT_LINK = 2 };
 
@@ -87,8 +88,8 @@ uint32_t paf_name_crc(const char *name, size_t len);
  */
 typedef struct paf_writer paf_writer;
 paf_writer *paf_writer_create(void);
-/* Adds a file; missing directories are created. Fails on a duplicate name or a name clash
- * between a file and a directory. The data is copied. */
+/* Adds a file; missing directories are created. Fails on a duplicate name, a name clash
+ * between a file and a directory, or a path of PAF_MAX_PATH bytes or more. The data is copied. */
 bool paf_writer_add_file(paf_writer *w, const char *path, const void *data, size_t size, pmf_error *err);
 /* Adds a link at path whose target path is stored as given. */
 bool paf_writer_add_link(paf_writer *w, const char *path, const char *target, pmf_error *err);

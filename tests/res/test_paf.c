@@ -7,7 +7,7 @@
 
 /* ---- a hand-made archive builder: bytes at chosen positions ------------------------------- */
 
-typedef struct bytes { uint8_t b[1024]; size_t size; } bytes;
+typedef struct bytes { uint8_t b[2048]; size_t size; } bytes;
 
 static void at32(bytes *a, size_t pos, uint32_t v)
 {
@@ -213,6 +213,35 @@ static void test_continuations(void)
     CHECK(paf_open(bad.b, bad.size, "past.paf", 0, &ar, &err));
     CHECK_EQ(paf_read(&ar, "split.bin", &data, &size, &err), PAF_ERROR);
     CHECK_EQ(err.offset, 5000);
+
+    /* twenty empty continuation segments in a row */
+    bad = a;
+    at32(&bad, 400, 0);
+    at32(&bad, 404, 500);
+    for (uint32_t i = 0; i < 20; i++) {
+        at32(&bad, 500 + i * 12, 0);
+        at32(&bad, 504 + i * 12, i == 19 ? 0 : 512 + i * 12);
+        at32(&bad, 508 + i * 12, 0);
+    }
+    CHECK(paf_open(bad.b, bad.size, "empty.paf", 0, &ar, &err));
+    CHECK_EQ(paf_read(&ar, "split.bin", &data, &size, &err), PAF_ERROR);
+    CHECK(strstr(err.message, "empty segments") != NULL);
+
+    /* a name longer than any path */
+    bytes big = {0};
+    header(&big, 12);
+    at32(&big, 12, 1);
+    at32(&big, 16, 1);
+    entry(&big, 24, PAF_DIRENT_FILE, 40, 0, 40);
+    at32(&big, 40, 1030); /* a 1030-byte name in one segment */
+    at32(&big, 44, 1030);
+    at32(&big, 48, 0);
+    memset(big.b + 52, 'n', 1030);
+    big.size = 52 + 1030;
+    CHECK(paf_open(big.b, big.size, "long.paf", 0, &ar, &err));
+    CHECK_EQ(paf_lookup(&ar, "x", &e, &err), PAF_NOT_FOUND); /* lengths differ: name never read */
+    CHECK_ERROR(paf_list(&ar, NULL, &list, &count, &err), err, "embedded archive");
+    CHECK(strstr(err.message, "longer") != NULL);
 
     /* a chain that ends before the declared total */
     bad = a;
