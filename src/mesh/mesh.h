@@ -21,7 +21,7 @@
  * (4) fast lights: slot[i] indexes mesh_chunk.fast_lights (255 = unused, mult 0), mult[i] is the
  * decoded multiplier (conventions §3 skip/count walk). When more than 4 fast lights reach a
  * vertex with a non-zero multiplier, the 4 largest multipliers are kept (ties: lower light
- * index) and the rest dropped. Slots are filled in ascending light index order.
+ * index) and the rest dropped.
  * Shader recipe (exact, because L_fast is linear in the multiplier): in the vertex shader
  *   fast_rgb = Σ_i color[slot_i]/255 × intensity[slot_i]/255 × mult_i/255  (skip enabled==0)
  * and pass fast_rgb to the fragment shader as a smooth varying: L += fast_rgb.

@@ -1,0 +1,654 @@
+/* mesh.c - turns a decoded chunk into GPU-ready buffers (see mesh.h for the layout). */
+#include "mesh.h"
+
+#include <float.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Memory a mesh_chunk owns besides its arrays. */
+typedef struct mesh_pools {
+    uint8_t *luxels;             /* every block's and layer's padded luxels */
+    uint32_t *vis_cubes;
+    pmf_vis_chunk *vis_chunks;
+} mesh_pools;
+
+/* A run of a cube's vertices drawn with one material and lightmap. */
+typedef struct face_group {
+    uint8_t material, lightmap;
+    uint32_t first, count;       /* chunk vertices */
+    bool quads;
+} face_group;
+
+/* One face group placed in the output vertex buffer. */
+typedef struct piece {
+    uint64_t key;                /* material << 17 | backfaces << 16 | page */
+    uint32_t cube, batch;
+    uint32_t first_vertex, vertex_count;
+    bool quads;
+} piece;
+
+#define WHITE 0xFFFFFFu
+
+static bool fail(char *err, size_t size, const pmf_chunk *ch, const char *fmt, ...)
+{
+    if (size) {
+        int n = snprintf(err, size, "chunk (%u,%u,%u): ", ch->coord.x, ch->coord.y, ch->coord.z);
+        if (n >= 0 && (size_t)n < size) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(err + n, size - (size_t)n, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return false;
+}
+
+/* The non-empty face groups of a geometry or extended geometry cube, in face order. */
+static uint32_t cube_groups(const pmf_chunk *ch, uint32_t c, face_group g[PMF_FACE_COUNT])
+{
+    const pmf_cube *cube = &ch->common.cubes[c];
+    const pmf_client_cube *cc = &ch->client.cubes[c];
+    if (cube->type == PMF_CUBE_GEOMETRY) {
+        uint32_t faces = (uint32_t)__builtin_popcount(cc->u.geom.face_mask & 0x3Fu);
+        if (!faces)
+            return 0;
+        g[0] = (face_group){ cube->u.geom.material, cc->u.geom.lightmap, cc->u.geom.first_vertex, faces * 4, true };
+        return 1;
+    }
+    if (cube->type != PMF_CUBE_EXTGEOMETRY)
+        return 0;
+    uint32_t n = 0, first = cc->u.ext.first_vertex;
+    for (int f = 0; f < PMF_FACE_COUNT; f++) {
+        uint32_t count = cc->u.ext.tri_count[f] * 3u;
+        if (count)
+            g[n++] = (face_group){ cube->u.ext.material[f], cc->u.ext.lightmap[f], first, count, false };
+        first += count;
+    }
+    return n;
+}
+
+static uint32_t base_colour(const pmf_chunk *ch, uint32_t c)
+{
+    if (!(ch->common.cubes[c].flags & PMF_CUBE_HAS_LIGHTING))
+        return WHITE;
+    const uint8_t *b = ch->client.cubes[c].lighting.base;
+    return (uint32_t)b[0] << 16 | (uint32_t)b[1] << 8 | b[2];
+}
+
+/* Open-addressing set of base colours -> their index in first-use order. */
+typedef struct colour_set { uint32_t *slots; uint32_t mask, count; uint32_t *colours; } colour_set;
+
+static uint32_t colour_find_or_add(colour_set *s, uint32_t colour)
+{
+    uint32_t h = (colour * 2654435761u) & s->mask;
+    for (;; h = (h + 1) & s->mask) {
+        if (s->slots[h] == 0) {
+            s->slots[h] = s->count + 1;
+            s->colours[s->count] = colour;
+            return s->count++;
+        }
+        if (s->colours[s->slots[h] - 1] == colour)
+            return s->slots[h] - 1;
+    }
+}
+
+/* Copies a side×side RGB lightmap into a (side + 2 border)^2 block, edges repeated. */
+static void pad_luxels(const uint8_t *src, uint32_t side, uint32_t border, uint8_t *dst)
+{
+    uint32_t b = side + 2 * border;
+    for (uint32_t r = 0; r < b; r++) {
+        uint32_t sr = r < border ? 0 : r - border >= side ? side - 1 : r - border;
+        const uint8_t *s = src + (size_t)sr * side * 3;
+        uint8_t *d = dst + (size_t)r * b * 3;
+        memcpy(d + border * 3, s, (size_t)side * 3);
+        if (border) {
+            memcpy(d, s, 3);
+            memcpy(d + (size_t)(side + 1) * 3, s + (size_t)(side - 1) * 3, 3);
+        }
+    }
+}
+
+static uint16_t lm_coord(float texel, float scale)
+{
+    float v = texel * scale + 0.5f;
+    return v >= 65535.0f ? 65535 : v <= 0.0f ? 0 : (uint16_t)v;
+}
+
+static float clamp01(float v) { return v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f; }
+
+/* Walks a fast light's ranges (conventions §3): into mult[] and/or the vertices' slots. */
+static void fast_walk(const pmf_client_fast_light *light, uint32_t vertex_count, uint8_t *mult,
+                      mesh_fast_vertex *slots, uint8_t index)
+{
+    uint64_t cursor = 0;
+    for (uint32_t r = 0; r < light->range_count && cursor < vertex_count; r++) {
+        const pmf_fast_range *range = &light->ranges[r];
+        cursor += range->skip;
+        uint64_t end = cursor + range->count;
+        if (end > vertex_count)
+            end = vertex_count;
+        for (uint64_t v = cursor; v < end; v++) {
+            uint8_t m = range->multipliers[v - cursor];
+            if (mult)
+                mult[v] = m;
+            if (!slots || !m)
+                continue;
+            /* keep the 4 largest; on equal multipliers the lower light index stays */
+            mesh_fast_vertex *fv = &slots[v];
+            int weakest = -1;
+            for (int i = 0; i < MESH_FAST_SLOTS; i++) {
+                if (fv->slot[i] == MESH_FAST_UNUSED) {
+                    weakest = i;
+                    break;
+                }
+                if (weakest < 0 || fv->mult[i] < fv->mult[weakest] ||
+                    (fv->mult[i] == fv->mult[weakest] && fv->slot[i] > fv->slot[weakest]))
+                    weakest = i;
+            }
+            if (fv->slot[weakest] == MESH_FAST_UNUSED || m > fv->mult[weakest]) {
+                fv->slot[weakest] = index;
+                fv->mult[weakest] = m;
+            }
+        }
+        cursor += range->count;
+    }
+}
+
+void mesh_fast_multipliers(const pmf_client_fast_light *light, uint32_t vertex_count, uint8_t *out)
+{
+    memset(out, 0, vertex_count);
+    fast_walk(light, vertex_count, out, NULL, 0);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void mesh_chunk_free(mesh_chunk *mc)
+{
+    if (!mc)
+        return;
+    for (uint32_t i = 0; i < mc->block_count; i++)
+        mesh_atlas_free(mc->atlas, &mc->blocks[i].rect);
+    mesh_pools *pools = mc->mem_;
+    if (pools) {
+        free(pools->luxels);
+        free(pools->vis_cubes);
+        free(pools->vis_chunks);
+        free(pools);
+    }
+    free(mc->vertices);
+    free(mc->fast);
+    free(mc->indices);
+    free(mc->batches);
+    free(mc->runs);
+    free(mc->cubes);
+    free(mc->cube_runs);
+    free(mc->blocks);
+    free(mc->layers);
+    free(mc->dynamic_lights);
+    free(mc->fast_lights);
+    free(mc->vis);
+    memset(mc, 0, sizeof *mc);
+}
+
+/* Marks the tree of cube 0 and copies child links. */
+static bool build_tree(const pmf_chunk *ch, mesh_chunk *mc, char *err, size_t n)
+{
+    uint32_t count = ch->common.cube_count;
+    uint32_t *stack = malloc(count * sizeof *stack);
+    if (!stack)
+        return fail(err, n, ch, "out of memory");
+    uint32_t top = 0;
+    stack[top++] = 0;
+    mc->cubes[0].reachable = true;
+    while (top) {
+        uint32_t c = stack[--top];
+        const pmf_cube *cube = &ch->common.cubes[c];
+        if (cube->type != PMF_CUBE_PARENT)
+            continue;
+        for (uint32_t o = 0; o < 8; o++) {
+            if (!(cube->u.parent.child_mask & (1u << o)))
+                continue;
+            uint32_t child = cube->u.parent.children[o];
+            if (child >= count || mc->cubes[child].reachable) {
+                free(stack);
+                return fail(err, n, ch, "cube %u: child %u is %s", c, child,
+                            child >= count ? "past the cube count" : "reached twice");
+            }
+            mc->cubes[child].reachable = true;
+            mc->cubes[c].children[o] = child;
+            stack[top++] = child;
+        }
+    }
+    free(stack);
+    return true;
+}
+
+/* Copies the visibility data of reachable cubes. */
+static bool copy_visibility(const pmf_chunk *ch, mesh_chunk *mc, mesh_pools *pools, char *err, size_t n)
+{
+    uint64_t vis = 0, cubes = 0, chunks = 0;
+    for (uint32_t c = 0; c < mc->cube_count; c++) {
+        const pmf_cube *cube = &ch->common.cubes[c];
+        if (!mc->cubes[c].reachable || !(cube->flags & PMF_CUBE_HAS_VISIBILITY))
+            continue;
+        vis++;
+        cubes += cube->vis.cube_count;
+        chunks += cube->vis.chunk_count;
+        for (uint32_t k = 0; k < cube->vis.chunk_count; k++)
+            cubes += cube->vis.chunks[k].cube_count;
+    }
+    if (!vis)
+        return true;
+    mc->vis = malloc(vis * sizeof *mc->vis);
+    pools->vis_cubes = malloc((cubes ? cubes : 1) * sizeof *pools->vis_cubes);
+    pools->vis_chunks = malloc((chunks ? chunks : 1) * sizeof *pools->vis_chunks);
+    if (!mc->vis || !pools->vis_cubes || !pools->vis_chunks)
+        return fail(err, n, ch, "out of memory");
+    uint32_t *cube_out = pools->vis_cubes;
+    pmf_vis_chunk *chunk_out = pools->vis_chunks;
+    for (uint32_t c = 0; c < mc->cube_count; c++) {
+        const pmf_cube *cube = &ch->common.cubes[c];
+        if (!mc->cubes[c].reachable || !(cube->flags & PMF_CUBE_HAS_VISIBILITY))
+            continue;
+        pmf_visibility *v = &mc->vis[mc->vis_count];
+        mc->cubes[c].vis = mc->vis_count++;
+        v->cube_count = cube->vis.cube_count;
+        v->cubes = cube_out;
+        memcpy(cube_out, cube->vis.cubes, v->cube_count * sizeof *cube_out);
+        cube_out += v->cube_count;
+        v->chunk_count = cube->vis.chunk_count;
+        v->chunks = chunk_out;
+        for (uint32_t k = 0; k < v->chunk_count; k++) {
+            const pmf_vis_chunk *src = &cube->vis.chunks[k];
+            *chunk_out = (pmf_vis_chunk){ src->chunk, src->cube_count, cube_out };
+            memcpy(cube_out, src->cubes, src->cube_count * sizeof *cube_out);
+            cube_out += src->cube_count;
+            chunk_out++;
+        }
+    }
+    return true;
+}
+
+bool mesh_build_chunk(const pmf_level *lvl, const pmf_chunk *ch, const mesh_desc *desc,
+                      mesh_chunk *mc, char *err, size_t n)
+{
+    memset(mc, 0, sizeof *mc);
+    if (!desc || !desc->atlas)
+        return fail(err, n, ch, "no lightmap atlas given");
+    if ((ch->parts & (PMF_PART_COMMON | PMF_PART_CLIENT)) != (PMF_PART_COMMON | PMF_PART_CLIENT))
+        return fail(err, n, ch, "common and client data are needed to mesh");
+    const pmf_chunk_common *cm = &ch->common;
+    const pmf_chunk_client *cl = &ch->client;
+    if (cm->cube_count == 0)
+        return fail(err, n, ch, "no cubes");
+
+    mesh_pools *pools = calloc(1, sizeof *pools);
+    mc->mem_ = pools;
+    mc->coord = ch->coord;
+    mc->size = (float)(1u << (lvl->chunk_size_exp & 31));
+    mc->cube_count = cm->cube_count;
+    mc->cubes = calloc(cm->cube_count, sizeof *mc->cubes);
+    memset(mc->lightmap_block, 0xFF, sizeof mc->lightmap_block);
+    if (!pools || !mc->cubes) {
+        mesh_chunk_free(mc);
+        return fail(err, n, ch, "out of memory");
+    }
+    for (uint32_t c = 0; c < cm->cube_count; c++) {
+        mesh_cube *mcube = &mc->cubes[c];
+        for (int i = 0; i < 3; i++) {
+            mcube->min[i] = FLT_MAX;
+            mcube->max[i] = -FLT_MAX;
+        }
+        memset(mcube->children, 0xFF, sizeof mcube->children);
+        mcube->vis = MESH_NONE;
+        mcube->type = cm->cubes[c].type;
+        mcube->flags = cm->cubes[c].flags;
+    }
+    for (int i = 0; i < 3; i++) {
+        mc->min[i] = FLT_MAX;
+        mc->max[i] = -FLT_MAX;
+    }
+    if (!build_tree(ch, mc, err, n) || !copy_visibility(ch, mc, pools, err, n)) {
+        mesh_chunk_free(mc);
+        return false;
+    }
+
+    /* Pass 1: validate, count, and find which lightmaps and base colours faces use. */
+    uint64_t vertex_total = 0, index_total = 0;
+    uint32_t piece_total = 0;
+    bool lightmap_used[256] = { false };
+    face_group g[PMF_FACE_COUNT];
+    for (uint32_t c = 0; c < cm->cube_count; c++) {
+        if (!mc->cubes[c].reachable)
+            continue;
+        uint32_t groups = cube_groups(ch, c, g);
+        for (uint32_t i = 0; i < groups; i++) {
+            if ((uint64_t)g[i].first + g[i].count > cl->vertex_count) {
+                mesh_chunk_free(mc);
+                return fail(err, n, ch, "cube %u: vertices %u..%u past the vertex count %u", c,
+                            g[i].first, g[i].first + g[i].count - 1, cl->vertex_count);
+            }
+            if (g[i].material >= cm->used_material_count ||
+                cm->material_map[g[i].material] >= lvl->common.material_count) {
+                mesh_chunk_free(mc);
+                return fail(err, n, ch, "cube %u: material %u past the used material list", c, g[i].material);
+            }
+            if (g[i].lightmap != PMF_NO_LIGHTMAP && g[i].lightmap >= cl->lightmap_count) {
+                mesh_chunk_free(mc);
+                return fail(err, n, ch, "cube %u: lightmap %u past the lightmap count %u", c,
+                            g[i].lightmap, cl->lightmap_count);
+            }
+            if (g[i].lightmap != PMF_NO_LIGHTMAP)
+                lightmap_used[g[i].lightmap] = true;
+            vertex_total += g[i].count;
+            index_total += g[i].quads ? g[i].count / 4 * 6 : g[i].count;
+            piece_total++;
+        }
+    }
+    if (index_total > UINT32_MAX) {
+        mesh_chunk_free(mc);
+        return fail(err, n, ch, "too many vertices to index");
+    }
+
+    uint32_t cap = 8;
+    while (cap < 2 * piece_total)
+        cap *= 2;
+    colour_set colours = { calloc(cap, sizeof(uint32_t)), cap - 1, 0, malloc((piece_total + 1) * sizeof(uint32_t)) };
+    uint32_t *piece_colour = malloc((piece_total + 1) * sizeof *piece_colour);
+    piece *pieces = malloc((piece_total + 1) * sizeof *pieces);
+    uint64_t *keys = malloc((piece_total + 1) * sizeof *keys);
+    uint32_t *src_of = cm->fast_light_count ? malloc((vertex_total + 1) * sizeof *src_of) : NULL;
+    bool ok = colours.slots && colours.colours && piece_colour && pieces && keys &&
+              (src_of || !cm->fast_light_count);
+    if (!ok) {
+        fail(err, n, ch, "out of memory");
+        goto done;
+    }
+    uint32_t pi = 0;
+    for (uint32_t c = 0; c < cm->cube_count; c++) {
+        if (!mc->cubes[c].reachable)
+            continue;
+        uint32_t groups = cube_groups(ch, c, g);
+        for (uint32_t i = 0; i < groups; i++, pi++)
+            piece_colour[pi] = g[i].lightmap == PMF_NO_LIGHTMAP ? colour_find_or_add(&colours, base_colour(ch, c)) : 0;
+    }
+
+    /* Atlas blocks: used lightmaps in index order, then one 1×1 block per base colour. */
+    uint32_t lightmaps_used = 0;
+    size_t luxel_bytes = 0;
+    for (uint32_t l = 0; l < cl->lightmap_count; l++) {
+        if (!lightmap_used[l])
+            continue;
+        if (cl->lightmaps[l].size_exp > PMF_MAX_LIGHTMAP_EXP) {
+            ok = fail(err, n, ch, "lightmap %u: size 2^%u too large", l, cl->lightmaps[l].size_exp);
+            goto done;
+        }
+        size_t b = ((size_t)1 << cl->lightmaps[l].size_exp) + 2;
+        luxel_bytes += b * b * 3;
+        lightmaps_used++;
+    }
+    luxel_bytes += (size_t)colours.count * 9 * 3;
+    size_t layer_count = 0;
+    for (uint32_t d = 0; d < cm->dynamic_light_count; d++) {
+        for (uint32_t k = 0; k < cl->dynamic_lights[d].layer_count; k++) {
+            uint8_t t = cl->dynamic_lights[d].layers[k].target;
+            if (t >= cl->lightmap_count) {
+                ok = fail(err, n, ch, "dynamic light %u: layer target %u past the lightmap count %u", d, t,
+                          cl->lightmap_count);
+                goto done;
+            }
+            if (!lightmap_used[t])
+                continue;
+            size_t b = ((size_t)1 << cl->lightmaps[t].size_exp) + 2;
+            luxel_bytes += b * b * 3;
+            layer_count++;
+        }
+    }
+    uint32_t block_total = lightmaps_used + colours.count;
+    mc->blocks = malloc((block_total + 1) * sizeof *mc->blocks);
+    mc->layers = malloc((layer_count + 1) * sizeof *mc->layers);
+    pools->luxels = malloc(luxel_bytes + 1);
+    if (!mc->blocks || !mc->layers || !pools->luxels) {
+        ok = fail(err, n, ch, "out of memory");
+        goto done;
+    }
+    mc->atlas = desc->atlas;
+    uint8_t *lux = pools->luxels;
+    for (uint32_t l = 0; l < cl->lightmap_count; l++) {
+        if (!lightmap_used[l])
+            continue;
+        mesh_lightmap_block *blk = &mc->blocks[mc->block_count];
+        uint32_t side = 1u << cl->lightmaps[l].size_exp;
+        if (!mesh_atlas_alloc(desc->atlas, side, &blk->rect)) {
+            ok = fail(err, n, ch, "lightmap %u: no room in the lightmap atlas (%u luxels, page %u)", l, side,
+                      mesh_atlas_page_size(desc->atlas));
+            goto done;
+        }
+        blk->lightmap = (int16_t)l;
+        blk->luxels = lux;
+        pad_luxels(cl->lightmaps[l].luxels, side, blk->rect.border, lux);
+        uint32_t b = mesh_atlas_block_side(&blk->rect);
+        lux += (size_t)b * b * 3;
+        mc->lightmap_block[l] = mc->block_count++;
+    }
+    for (uint32_t k = 0; k < colours.count; k++) {
+        mesh_lightmap_block *blk = &mc->blocks[mc->block_count];
+        if (!mesh_atlas_alloc(desc->atlas, 1, &blk->rect)) {
+            ok = fail(err, n, ch, "no room in the lightmap atlas for base colours");
+            goto done;
+        }
+        uint8_t rgb[3] = { (uint8_t)(colours.colours[k] >> 16), (uint8_t)(colours.colours[k] >> 8),
+                           (uint8_t)colours.colours[k] };
+        blk->lightmap = -1;
+        blk->luxels = lux;
+        pad_luxels(rgb, 1, blk->rect.border, lux);
+        uint32_t b = mesh_atlas_block_side(&blk->rect);
+        lux += (size_t)b * b * 3;
+        mc->block_count++;
+    }
+
+    /* Pass 2: vertices in cube order with lightmap UVs moved into the atlas, one piece per group. */
+    mc->vertex_count = (uint32_t)vertex_total;
+    mc->vertices = malloc((vertex_total + 1) * sizeof *mc->vertices);
+    if (!mc->vertices) {
+        ok = fail(err, n, ch, "out of memory");
+        goto done;
+    }
+    const float scale = 65536.0f / (float)mesh_atlas_page_size(desc->atlas);
+    uint32_t out_v = 0;
+    pi = 0;
+    for (uint32_t c = 0; c < cm->cube_count; c++) {
+        if (!mc->cubes[c].reachable)
+            continue;
+        mesh_cube *mcube = &mc->cubes[c];
+        uint32_t groups = cube_groups(ch, c, g);
+        for (uint32_t i = 0; i < groups; i++, pi++) {
+            bool base = g[i].lightmap == PMF_NO_LIGHTMAP;
+            const mesh_atlas_rect *r = &mc->blocks[base ? lightmaps_used + piece_colour[pi] : mc->lightmap_block[g[i].lightmap]].rect;
+            uint64_t backfaces = (cm->cubes[c].flags & PMF_CUBE_DRAW_BACKFACES) ? 1 : 0;
+            pieces[pi] = (piece){ (uint64_t)cm->material_map[g[i].material] << 17 | backfaces << 16 | r->page,
+                                  c, 0, out_v, g[i].count, g[i].quads };
+            keys[pi] = pieces[pi].key;
+            float ox = (float)(r->x + r->border), oy = (float)(r->y + r->border);
+            uint16_t centre_u = lm_coord((float)r->x + 1.5f, scale), centre_v = lm_coord((float)r->y + 1.5f, scale);
+            for (uint32_t k = 0; k < g[i].count; k++, out_v++) {
+                const pmf_vertex *sv = &cl->vertices[g[i].first + k];
+                mesh_vertex *dv = &mc->vertices[out_v];
+                memcpy(dv->xyz, sv->xyz, sizeof dv->xyz);
+                memcpy(dv->uv, sv->uv, sizeof dv->uv);
+                if (base) {
+                    dv->lm_uv[0] = centre_u;
+                    dv->lm_uv[1] = centre_v;
+                } else {
+                    dv->lm_uv[0] = lm_coord(ox + clamp01(sv->lm_uv[0]) * r->side, scale);
+                    dv->lm_uv[1] = lm_coord(oy + clamp01(sv->lm_uv[1]) * r->side, scale);
+                }
+                for (int a = 0; a < 3; a++) {
+                    if (sv->xyz[a] < mcube->min[a]) mcube->min[a] = sv->xyz[a];
+                    if (sv->xyz[a] > mcube->max[a]) mcube->max[a] = sv->xyz[a];
+                }
+                if (src_of)
+                    src_of[out_v] = g[i].first + k;
+            }
+        }
+        for (int a = 0; a < 3; a++) {
+            if (mcube->min[a] < mc->min[a]) mc->min[a] = mcube->min[a];
+            if (mcube->max[a] > mc->max[a]) mc->max[a] = mcube->max[a];
+        }
+    }
+
+    /* Batches: distinct keys in order; runs: (batch, cube) groups; indices batch by batch. */
+    qsort(keys, piece_total, sizeof *keys, cmp_u64);
+    uint32_t batch_count = 0;
+    for (uint32_t i = 0; i < piece_total; i++)
+        if (i == 0 || keys[i] != keys[batch_count - 1])
+            keys[batch_count++] = keys[i];
+    mc->batch_count = batch_count;
+    mc->batches = calloc(batch_count + 1, sizeof *mc->batches);
+    mc->index_count = (uint32_t)index_total;
+    mc->indices = malloc((index_total + 1) * sizeof *mc->indices);
+    uint32_t *last_cube = malloc((batch_count + 1) * sizeof *last_cube);
+    if (!mc->batches || !mc->indices || !last_cube) {
+        free(last_cube);
+        ok = fail(err, n, ch, "out of memory");
+        goto done;
+    }
+    for (uint32_t b = 0; b < batch_count; b++) {
+        last_cube[b] = MESH_NONE;
+        mc->batches[b].material = (uint16_t)(keys[b] >> 17);
+        mc->batches[b].backfaces = (keys[b] >> 16) & 1;
+        mc->batches[b].page = (uint16_t)keys[b];
+    }
+    uint32_t run_total = 0;
+    for (uint32_t i = 0; i < piece_total; i++) {
+        uint32_t lo = 0, hi = batch_count;
+        while (hi - lo > 1) {
+            uint32_t mid = (lo + hi) / 2;
+            if (keys[mid] <= pieces[i].key) lo = mid; else hi = mid;
+        }
+        piece *p = &pieces[i];
+        p->batch = lo;
+        mc->batches[lo].index_count += p->quads ? p->vertex_count / 4 * 6 : p->vertex_count;
+        if (last_cube[lo] != p->cube) {
+            last_cube[lo] = p->cube;
+            mc->batches[lo].run_count++;
+            run_total++;
+        }
+    }
+    free(last_cube);
+    uint32_t first_index = 0, first_run = 0;
+    for (uint32_t b = 0; b < batch_count; b++) {
+        mc->batches[b].first_index = first_index;
+        mc->batches[b].first_run = first_run;
+        first_index += mc->batches[b].index_count;
+        first_run += mc->batches[b].run_count;
+        mc->batches[b].index_count = 0;   /* refilled as the cursor below */
+        mc->batches[b].run_count = 0;
+    }
+    mc->run_count = run_total;
+    mc->runs = malloc((run_total + 1) * sizeof *mc->runs);
+    mc->cube_runs = malloc((run_total + 1) * sizeof *mc->cube_runs);
+    if (!mc->runs || !mc->cube_runs) {
+        ok = fail(err, n, ch, "out of memory");
+        goto done;
+    }
+    for (uint32_t i = 0; i < piece_total; i++) {
+        const piece *p = &pieces[i];
+        mesh_batch *b = &mc->batches[p->batch];
+        uint32_t at = b->first_index + b->index_count;
+        uint32_t *ix = &mc->indices[at];
+        if (p->quads) {
+            for (uint32_t v = p->first_vertex, end = v + p->vertex_count; v < end; v += 4, ix += 6) {
+                ix[0] = v; ix[1] = v + 1; ix[2] = v + 2;
+                ix[3] = v; ix[4] = v + 2; ix[5] = v + 3;
+            }
+        } else {
+            for (uint32_t v = 0; v < p->vertex_count; v++)
+                ix[v] = p->first_vertex + v;
+        }
+        uint32_t added = p->quads ? p->vertex_count / 4 * 6 : p->vertex_count;
+        b->index_count += added;
+        mesh_run *last = b->run_count ? &mc->runs[b->first_run + b->run_count - 1] : NULL;
+        if (last && last->cube == p->cube) {
+            last->index_count += added;
+        } else {
+            mc->runs[b->first_run + b->run_count++] = (mesh_run){ p->cube, p->batch, at, added };
+            mc->cubes[p->cube].cube_run_count++;
+        }
+    }
+    /* cube_runs: runs grouped by cube, each cube's in batch order */
+    uint32_t at = 0;
+    for (uint32_t c = 0; c < cm->cube_count; c++) {
+        mc->cubes[c].first_cube_run = at;
+        at += mc->cubes[c].cube_run_count;
+        mc->cubes[c].cube_run_count = 0;
+    }
+    for (uint32_t r = 0; r < run_total; r++) {
+        mesh_cube *mcube = &mc->cubes[mc->runs[r].cube];
+        mc->cube_runs[mcube->first_cube_run + mcube->cube_run_count++] = r;
+    }
+
+    /* Lights. */
+    mc->dynamic_light_count = cm->dynamic_light_count;
+    mc->dynamic_lights = malloc((cm->dynamic_light_count + 1u) * sizeof *mc->dynamic_lights);
+    mc->fast_light_count = cm->fast_light_count;
+    mc->fast_lights = malloc((cm->fast_light_count + 1u) * sizeof *mc->fast_lights);
+    if (!mc->dynamic_lights || !mc->fast_lights) {
+        ok = fail(err, n, ch, "out of memory");
+        goto done;
+    }
+    for (uint32_t d = 0; d < cm->dynamic_light_count; d++) {
+        const pmf_client_dynamic_light *cd = &cl->dynamic_lights[d];
+        mc->dynamic_lights[d] = (mesh_dynamic_light){ cm->dynamic_lights[d].id,
+            { cd->color[0], cd->color[1], cd->color[2] }, cm->dynamic_lights[d].flags };
+        for (uint32_t k = 0; k < cd->layer_count; k++) {
+            uint8_t t = cd->layers[k].target;
+            if (!lightmap_used[t])
+                continue;
+            mesh_light_layer *layer = &mc->layers[mc->layer_count++];
+            const mesh_lightmap_block *blk = &mc->blocks[mc->lightmap_block[t]];
+            uint32_t b = mesh_atlas_block_side(&blk->rect);
+            *layer = (mesh_light_layer){ d, mc->lightmap_block[t], lux };
+            pad_luxels(cd->layers[k].luxels, blk->rect.side, blk->rect.border, lux);
+            lux += (size_t)b * b * 3;
+        }
+    }
+    if (cm->fast_light_count) {
+        mesh_fast_vertex *slots = malloc(((size_t)cl->vertex_count + 1) * sizeof *slots);
+        mc->fast = malloc((vertex_total + 1) * sizeof *mc->fast);
+        if (!slots || !mc->fast) {
+            free(slots);
+            ok = fail(err, n, ch, "out of memory");
+            goto done;
+        }
+        memset(slots, 0, (size_t)cl->vertex_count * sizeof *slots);
+        for (uint32_t v = 0; v < cl->vertex_count; v++)
+            memset(slots[v].slot, MESH_FAST_UNUSED, sizeof slots[v].slot);
+        for (uint32_t f = 0; f < cm->fast_light_count; f++) {
+            const pmf_client_fast_light *cf = &cl->fast_lights[f];
+            mc->fast_lights[f] = (mesh_fast_light){ cm->fast_lights[f].id, { cf->color[0], cf->color[1], cf->color[2] },
+                                                    cm->fast_lights[f].intensity, cm->fast_lights[f].flags };
+            fast_walk(cf, cl->vertex_count, NULL, slots, (uint8_t)f);
+        }
+        for (uint32_t v = 0; v < vertex_total; v++)
+            mc->fast[v] = slots[src_of[v]];
+        free(slots);
+    }
+
+done:
+    free(colours.slots);
+    free(colours.colours);
+    free(piece_colour);
+    free(pieces);
+    free(keys);
+    free(src_of);
+    if (!ok)
+        mesh_chunk_free(mc);
+    return ok;
+}
