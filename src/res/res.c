@@ -43,6 +43,8 @@ bool res_image_decode(const void *data, size_t size, const char *name, res_image
     if (size >= 3 && memcmp(data, "PTF", 3) == 0)
         return ptf_decode(data, size, name, &out->rgba, &out->width, &out->height, err);
     int w, h, n;
+    if (size == 0)
+        return fail(err, name, "texture", 0, "empty file");
     if (size > INT_MAX)
         return fail(err, name, "texture", 0, "image of %zu bytes is too large", size);
     if (!stbi_info_from_memory(data, (int)size, &w, &h, &n))

@@ -104,6 +104,8 @@ static void test_resolver(void)
     CHECK(stbi_write_bmp(path, 2, 2, 3, (uint8_t[12]){ 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3 }));
     snprintf(path, sizeof path, "%s/games/other/textures/g.png", root);
     CHECK(stbi_write_png(path, 2, 2, 4, gray, 8));
+    snprintf(path, sizeof path, "%s/textures/empty.tga", game);
+    write_file(path, "", 0);
     snprintf(path, sizeof path, "%s/textures/broken.png", game);
     write_file(path, "not an image", 12);
 
@@ -158,6 +160,8 @@ static void test_resolver(void)
     CHECK_EQ(res_load_texture(ctx, "map:textures/nothing", &img, &err), RES_MISSING);
     CHECK_EQ(res_load_texture(ctx, "textures/broken.png", &img, &err), RES_MISSING);
     CHECK(strcmp(err.block, "texture") == 0);
+    CHECK_EQ(res_load_texture(ctx, "textures/empty", &img, &err), RES_MISSING);
+    CHECK(strstr(err.message, "empty") != NULL);
     CHECK_EQ(res_load_texture(ctx, "../games/demo/textures/a", &img, &err), RES_MISSING);
     CHECK_EQ(res_load_texture(ctx, "internal:textures/a", &img, &err), RES_MISSING);
     CHECK(strstr(err.message, "unavailable") != NULL);
