@@ -1,0 +1,41 @@
+/* bvh.h - bounding volume hierarchy over world triangles for the baker's shadow and visibility
+ * rays: binned-SAH build, any-hit segment queries and box queries. */
+#ifndef PMFC_BVH_H
+#define PMFC_BVH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct bvh_node {
+    float min[3];
+    uint32_t index;     /* interior: first of two adjacent children; leaf: first triangle */
+    float max[3];
+    uint32_t count;     /* 0 = interior, else the leaf's triangle count */
+} bvh_node;
+
+typedef struct bvh {
+    bvh_node *nodes;
+    size_t node_count;
+    float (*triangles)[9];      /* leaf order: v0, edge v1 - v0, edge v2 - v0 */
+    uint32_t *triangle_ids;     /* leaf order -> index in the input array */
+    size_t triangle_count;
+} bvh;
+
+/* Builds over `count` triangles (x0 y0 z0 x1 ... z2). False only when out of memory. An empty
+ * input builds a tree nothing hits. */
+bool bvh_build(const float (*triangles)[9], size_t count, bvh *out);
+void bvh_free(bvh *tree);
+
+/* True when the points from + s (to - from), s_min < s < s_max, touch a triangle. Edges shared by
+ * two triangles count as hits (no leaks along seams). When `hit` is non-NULL it receives the
+ * input index of one triangle hit (the same one for the same tree and query). */
+bool bvh_segment_occluded(const bvh *tree, const float from[3], const float to[3], float s_min, float s_max,
+                          uint32_t *hit);
+
+/* Appends to *ids (growing *ids / *capacity with realloc) the input indices of every triangle whose
+ * bounding box overlaps [min, max]; returns the new count, or (size_t)-1 when out of memory. */
+size_t bvh_query_box(const bvh *tree, const float min[3], const float max[3], uint32_t **ids, size_t *capacity,
+                     size_t count);
+
+#endif
