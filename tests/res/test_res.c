@@ -109,7 +109,7 @@ static void test_resolver(void)
     snprintf(path, sizeof path, "%s/textures/broken.png", game);
     write_file(path, "not an image", 12);
 
-    /* the map: a file whose bytes 16.. are a PAF archive holding textures/x.ptf */
+    /* the map: a PMF (no levels) whose embedded PAF archive holds textures/x.ptf */
     uint8_t *ptf, *arc;
     size_t ptf_size, arc_size;
     pmf_error err = {0};
@@ -119,12 +119,17 @@ static void test_resolver(void)
     CHECK(paf_writer_finish(w, &arc, &arc_size, &err));
     paf_writer_destroy(w);
     free(ptf);
-    uint8_t *file = calloc(16 + arc_size, 1);
-    memcpy(file + 16, arc, arc_size);
+    pmf_header header = { .name = "res test", .description = "", .authors = "", .compiler = "test_res" };
+    pmf_writer *pw = pmf_writer_create(&header, &(pmf_data_desc){ .archive = { arc, arc_size } }, &err);
+    uint8_t *file = NULL;
+    size_t file_size = 0;
+    CHECK(pw && pmf_writer_finish_memory(pw, &file, &file_size, &err));
+    pmf_writer_destroy(pw);
     free(arc);
-    pmf_file map = { .name = "demo.pmf", .data = file, .size = 16 + arc_size, .archive = { 16, arc_size } };
+    pmf_file *map = pmf_open_memory(file, file_size, "demo.pmf", &err);
+    CHECK(map && map->archive.size == arc_size);
 
-    res_context *ctx = res_create(&(res_desc){ .game_dir = game, .map = &map });
+    res_context *ctx = res_create(&(res_desc){ .game_dir = game, .map = map });
     CHECK(ctx != NULL);
     const res_image *img = NULL, *again = NULL;
 
@@ -197,6 +202,7 @@ static void test_resolver(void)
     CHECK_EQ(res_load_texture(ctx, "textures/a", &img, &err), RES_MISSING); /* no game dir */
     CHECK_EQ(res_load_texture(ctx, "map:textures/x", &img, &err), RES_MISSING);
     res_destroy(ctx);
+    pmf_close(map);
     free(file);
 }
 
