@@ -260,14 +260,16 @@ static bool copy_visibility(const pmf_chunk *ch, mesh_chunk *mc, mesh_pools *poo
         mc->cubes[c].vis = mc->vis_count++;
         v->cube_count = cube->vis.cube_count;
         v->cubes = cube_out;
-        memcpy(cube_out, cube->vis.cubes, v->cube_count * sizeof *cube_out);
+        if (v->cube_count)
+            memcpy(cube_out, cube->vis.cubes, v->cube_count * sizeof *cube_out);
         cube_out += v->cube_count;
         v->chunk_count = cube->vis.chunk_count;
         v->chunks = chunk_out;
         for (uint32_t k = 0; k < v->chunk_count; k++) {
             const pmf_vis_chunk *src = &cube->vis.chunks[k];
             *chunk_out = (pmf_vis_chunk){ src->chunk, src->cube_count, cube_out };
-            memcpy(cube_out, src->cubes, src->cube_count * sizeof *cube_out);
+            if (src->cube_count)
+                memcpy(cube_out, src->cubes, src->cube_count * sizeof *cube_out);
             cube_out += src->cube_count;
             chunk_out++;
         }

@@ -7,14 +7,13 @@
 
 #include "mesh.h"
 
-#define FX_MAX_CUBES 64
-#define FX_MAX_LIGHTMAPS 8
+#define FX_MAX_LIGHTMAPS 255
 
 typedef struct fixture {
     pmf_level lvl;
     pmf_chunk ch;
-    pmf_cube cubes[FX_MAX_CUBES];
-    pmf_client_cube ccubes[FX_MAX_CUBES];
+    pmf_cube *cubes;
+    pmf_client_cube *ccubes;
     pmf_vertex *vertices;
     pmf_lightmap lightmaps[FX_MAX_LIGHTMAPS];
     const char *used_names[8];
@@ -27,13 +26,15 @@ typedef struct fixture {
 
 /* A chunk of side 2^size_exp with cube_count empty cubes and vertex i at (i, 2i, 3i), uv (i, -i),
  * lm_uv (0, 0); used material u maps to level material map[u] (count of them). */
-static fixture *fx_new(uint8_t size_exp, uint16_t level_materials, uint32_t cube_count, uint32_t vertex_count,
+static inline fixture *fx_new(uint8_t size_exp, uint16_t level_materials, uint32_t cube_count, uint32_t vertex_count,
                        const uint16_t *map, uint8_t map_count)
 {
     fixture *f = calloc(1, sizeof *f);
     f->lvl.chunk_size_exp = size_exp;
     f->lvl.parts = PMF_PART_COMMON | PMF_PART_CLIENT;
     f->lvl.common.material_count = level_materials;
+    f->cubes = calloc(cube_count, sizeof *f->cubes);
+    f->ccubes = calloc(cube_count, sizeof *f->ccubes);
     f->vertices = calloc(vertex_count + 1, sizeof *f->vertices);
     for (uint32_t i = 0; i < vertex_count; i++) {
         f->vertices[i] = (pmf_vertex){ { (float)i, 2.0f * i, 3.0f * i }, { (float)i, -(float)i }, { 0, 0 } };
@@ -61,22 +62,24 @@ static fixture *fx_new(uint8_t size_exp, uint16_t level_materials, uint32_t cube
     return f;
 }
 
-static void fx_free(fixture *f)
+static inline void fx_free(fixture *f)
 {
     for (int l = 0; l < FX_MAX_LIGHTMAPS; l++)
         free(f->lightmaps[l].luxels);
     free(f->vertices);
+    free(f->cubes);
+    free(f->ccubes);
     free(f);
 }
 
-static void fx_parent(fixture *f, uint32_t c, uint32_t octant, uint32_t child)
+static inline void fx_parent(fixture *f, uint32_t c, uint32_t octant, uint32_t child)
 {
     f->cubes[c].type = PMF_CUBE_PARENT;
     f->cubes[c].u.parent.child_mask |= (uint8_t)(1u << octant);
     f->cubes[c].u.parent.children[octant] = child;
 }
 
-static void fx_geom(fixture *f, uint32_t c, uint8_t material, uint8_t lightmap, uint32_t first, uint8_t face_mask)
+static inline void fx_geom(fixture *f, uint32_t c, uint8_t material, uint8_t lightmap, uint32_t first, uint8_t face_mask)
 {
     f->cubes[c].type = PMF_CUBE_GEOMETRY;
     f->cubes[c].u.geom.material = material;
@@ -86,7 +89,7 @@ static void fx_geom(fixture *f, uint32_t c, uint8_t material, uint8_t lightmap, 
 }
 
 /* Adds a 2^exp lightmap whose luxel (x, y) is (x, y, seed). Returns its index. */
-static uint8_t fx_lightmap(fixture *f, uint8_t exp, uint8_t seed)
+static inline uint8_t fx_lightmap(fixture *f, uint8_t exp, uint8_t seed)
 {
     uint8_t l = f->ch.client.lightmap_count++;
     uint32_t side = 1u << exp;
