@@ -1,0 +1,289 @@
+/* test_pmf_roundtrip.c - the kitchen-sink map: write -> read -> compare every field with the
+ * original, exact decoded values, write(read(f)) byte-identical, atomic file writing, and
+ * decoding one file from several threads at once. */
+#include <dirent.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sample_map.h"
+#include "test_util.h"
+
+static char why[256];
+
+static void check_exact_values(const pmf_file *f)
+{
+    CHECK(f->header.major == 0, "major");
+    CHECK(f->header.created == 1700000000u, "created %llu", (unsigned long long)f->header.created);
+    CHECK(!strcmp(f->header.name, "Kitchen Sink"), "name %s", f->header.name);
+    CHECK(!strcmp(f->header.compiler, "sample_map.c"), "compiler");
+    CHECK(f->header.gamemode_count == 4, "gamemodes %u", f->header.gamemode_count);
+    CHECK(!strcmp(f->header.gamemodes[2], "fifteen_chars_x") && !strcmp(f->header.gamemodes[3], ""), "gamemode names");
+    CHECK(f->string_table.size == 8 && !memcmp(f->string_table.data, "\0global\0", 8), "data string table");
+    CHECK(f->archive.size == 12 && !memcmp(f->data + f->archive.offset, "PAF\0", 4), "archive");
+    CHECK(f->extension_count == 3, "extensions");
+    CHECK(f->extensions[0].size == 4 && !memcmp(f->data + f->extensions[0].offset, "ext0", 4), "extension 0");
+    CHECK(f->extensions[1].size == 0, "extension 1");
+    CHECK(f->extensions[2].size == 16 && !memcmp(f->data + f->extensions[2].offset, "second extension", 16), "extension 2");
+    CHECK(f->global_entity_count == 3 && f->global_entities.size == 6 &&
+              !memcmp(f->data + f->global_entities.offset, "G\1G\2G\3", 6), "global entities");
+    CHECK(f->level_count == 3, "levels %u", f->level_count);
+    const pmf_level_info *li = &f->levels[0];
+    CHECK(li->count_x == 3 && li->count_y == 2 && li->count_z == 2 && li->chunk_count == 12, "grid");
+    CHECK(li->present_chunks == 3, "present %u", li->present_chunks);
+    CHECK(li->center.x == 1 && li->center.y == 0 && li->center.z == 1, "center");
+    CHECK(f->levels[2].present_chunks == 0 && f->levels[2].chunk_count == 2, "void level");
+    CHECK(pmf_chunk_present(f, 0, (pmf_chunk_coord){ 1, 0, 1 }) && !pmf_chunk_present(f, 0, (pmf_chunk_coord){ 1, 1, 1 }) &&
+              !pmf_chunk_present(f, 0, (pmf_chunk_coord){ 3, 0, 0 }) && !pmf_chunk_present(f, 9, (pmf_chunk_coord){ 0, 0, 0 }),
+          "chunk_present");
+
+    pmf_error err;
+    pmf_level lvl;
+    CHECK(pmf_level_read(f, 0, PMF_PART_ALL, &lvl, &err), "level 0: %s", err.message);
+    CHECK(lvl.common.material_count == 10 && !strcmp(lvl.common.materials[2].name, "water") &&
+              lvl.common.materials[2].flags == (PMF_MATERIAL_TRANSPARENT | PMF_MATERIAL_LIQUID), "materials");
+    CHECK(lvl.common.physics_materials[0].friction == 0.8f && lvl.common.physics_materials[2].damage_per_speed == 2.0f,
+          "physics floats");
+    CHECK(lvl.common.weather_envs[1].wind_dir_seed == 0xDEADBEEFu, "weather seed");
+    CHECK(!strcmp(lvl.client.sky_envs[1].skybox[PMF_FACE_POS_Y], "sky_py") && !strcmp(lvl.client.sky_envs[1].skybox[0], ""),
+          "skybox names");
+    CHECK(lvl.client.sky_envs[1].flags == PMF_SKY_3D_SKYBOX && lvl.client.sky_envs[1].skybox_chunk.x == 2 &&
+              lvl.client.sky_envs[1].skybox_chunk.y == 1 && lvl.client.sky_envs[1].skybox_chunk.z == 1, "3D skybox chunk");
+    CHECK(lvl.client.materials[2].extra_texture_count == 2 && !strcmp(lvl.client.materials[2].extra_textures[1], "textures/water2"),
+          "extra textures");
+    CHECK(lvl.server.entity_count == 1 && lvl.server.entities.size == 5, "level entities");
+
+    pmf_chunk ch;
+    CHECK(pmf_chunk_read(f, &lvl, 0, (pmf_chunk_coord){ 1, 0, 1 }, PMF_PART_ALL, &ch, &err), "chunk: %s", err.message);
+    CHECK(ch.parts == PMF_PART_ALL, "parts");
+    CHECK(ch.common.material_map[0] == 2 && ch.common.material_map[1] == 0 && ch.common.material_map[2] == 1, "material_map");
+    CHECK(ch.common.physics_material_map[0] == 1 && ch.common.physics_material_map[1] == 0, "physics_material_map");
+    CHECK(!strcmp(ch.common.used_sound_materials[1], ""), "empty sound material name");
+    CHECK(ch.common.cube_count == 7 && ch.common.cubes[2].type == PMF_CUBE_EXTGEOMETRY &&
+              ch.common.cubes[2].u.ext.points[7][2] == -8.0f, "ext cube");
+    CHECK(ch.common.cubes[0].vis.chunks[1].cubes[1] == 3, "vis chunk cubes");
+    CHECK(ch.client.vertex_count == 50 && ch.client.vertices[49].uv[1] == -49.0f, "vertices");
+    CHECK(ch.client.lightmaps[0].size_exp == 2 && ch.client.lightmaps[0].luxels[47] == (uint8_t)(10 + 47 * 7), "luxels");
+    CHECK(ch.client.dynamic_lights[0].layers[1].target == 1 && ch.client.dynamic_lights[0].layers[1].luxels[11] == (uint8_t)(44 + 77),
+          "layer luxels");
+    CHECK(ch.client.fast_lights[1].ranges[0].skip == 42 && ch.client.fast_lights[1].ranges[0].multipliers[7] == (uint8_t)(3 + 49),
+          "fast range");
+    CHECK(ch.client.cubes[2].u.ext.first_vertex == 24 && ch.client.cubes[2].u.ext.lightmap[2] == PMF_NO_LIGHTMAP, "client ext");
+    CHECK(ch.client.cubes[1].lighting.dynamic[1].amount == 128, "light refs");
+    CHECK(!strcmp(ch.client.sky_regions[0].env, "space"), "sky region resolves in the common table");
+    CHECK(!strcmp(ch.server.cubes[1].attrs[1].name, "target_a") && ch.server.cubes[4].attrs[0].direction[1] == 1.0f,
+          "pathfinding");
+    CHECK(ch.server.string_table.size >= 9 && !memcmp(ch.server.string_table.data, "target_a\0", 9), "server table prefix kept");
+    CHECK(ch.server.entity_count == 2 && ch.server.entities.size == 6, "chunk entities");
+    pmf_chunk_free(&ch);
+
+    /* a void grid position reads as parts == 0 */
+    CHECK(pmf_chunk_read(f, &lvl, 0, (pmf_chunk_coord){ 0, 1, 0 }, PMF_PART_ALL, &ch, &err) && ch.parts == 0, "void chunk");
+    CHECK(!pmf_chunk_read(f, &lvl, 0, (pmf_chunk_coord){ 3, 0, 0 }, PMF_PART_ALL, &ch, &err), "outside the grid");
+    pmf_level_free(&lvl);
+
+    pmf_level_stats stats[3];
+    CHECK(pmf_validate(f, stats, &err), "validate: %s", err.message);
+    CHECK(stats[0].present_chunks == 3 && stats[0].cubes == 9 && stats[0].vertices == 50 + 4 + 24 && stats[0].lightmaps == 3 &&
+              stats[0].dynamic_lights == 2 && stats[0].fast_lights == 2,
+          "stats level 0: %u chunks %llu cubes %llu vertices %llu lightmaps", stats[0].present_chunks,
+          (unsigned long long)stats[0].cubes, (unsigned long long)stats[0].vertices, (unsigned long long)stats[0].lightmaps);
+    CHECK(stats[1].present_chunks == 1 && stats[1].vertices == 24 && stats[2].present_chunks == 0, "stats levels 1, 2");
+}
+
+/* Every level and chunk of f equals the sample's structs. */
+static void compare_with_sample(const pmf_file *f, const sample_map *m)
+{
+    pmf_error err;
+    for (uint32_t l = 0; l < m->level_count; l++) {
+        pmf_level lvl;
+        if (!pmf_level_read(f, l, PMF_PART_ALL, &lvl, &err)) {
+            CHECK(0, "level %u: %s", l, err.message);
+            continue;
+        }
+        CHECK(pmf_compare_level(&m->levels[l].level, &lvl, why, sizeof why), "level %u: %s", l, why);
+        for (uint32_t i = 0; i < m->levels[l].chunk_count; i++) {
+            const pmf_chunk *orig = &m->levels[l].chunks[i];
+            pmf_chunk ch;
+            if (!pmf_chunk_read(f, &lvl, l, orig->coord, PMF_PART_ALL, &ch, &err)) {
+                CHECK(0, "chunk: %s", err.message);
+                continue;
+            }
+            CHECK(pmf_compare_chunk(orig, &ch, why, sizeof why), "level %u chunk %u: %s", l, i, why);
+            pmf_chunk_free(&ch);
+        }
+        pmf_level_free(&lvl);
+    }
+}
+
+/* Re-writes a file from its decoded structs. */
+static bool rewrite(const pmf_file *f, uint8_t **out, size_t *size, pmf_error *err)
+{
+    pmf_blob ext[8];
+    for (unsigned i = 0; i < f->extension_count && i < 8; i++)
+        ext[i] = (pmf_blob){ f->data + f->extensions[i].offset, f->extensions[i].size };
+    pmf_data_desc d = {
+        .string_table = f->string_table,
+        .archive = { f->data + f->archive.offset, f->archive.size },
+        .extension_count = f->extension_count,
+        .extensions = ext,
+        .global_entity_count = f->global_entity_count,
+        .global_entities = { f->data + f->global_entities.offset, f->global_entities.size },
+    };
+    pmf_writer *w = pmf_writer_create(&f->header, &d, err);
+    bool ok = w != NULL;
+    for (uint32_t l = 0; ok && l < f->level_count; l++) {
+        pmf_level lvl;
+        ok = pmf_level_read(f, l, PMF_PART_ALL, &lvl, err) && pmf_writer_begin_level(w, &lvl, err);
+        const pmf_level_info *li = &f->levels[l];
+        for (uint32_t y = 0; ok && y < li->count_y; y++)
+            for (uint32_t x = 0; ok && x < li->count_x; x++)
+                for (uint32_t z = 0; ok && z < li->count_z; z++) {
+                    pmf_chunk ch;
+                    pmf_encoded_chunk enc;
+                    ok = pmf_chunk_read(f, &lvl, l, (pmf_chunk_coord){ x, y, z }, PMF_PART_ALL, &ch, err);
+                    if (ok && ch.parts)
+                        ok = pmf_chunk_encode(&lvl, &ch, &enc, err) && pmf_writer_put_chunk(w, ch.coord, &enc, err);
+                    pmf_chunk_free(&ch);
+                }
+        pmf_level_free(&lvl);
+    }
+    ok = ok && pmf_writer_finish_memory(w, out, size, err);
+    pmf_writer_destroy(w);
+    return ok;
+}
+
+typedef struct thread_job {
+    const pmf_file *f;
+    const pmf_level *lvl;
+    const sample_map *m;
+    int failures;
+} thread_job;
+
+static void *decode_many(void *arg)
+{
+    thread_job *job = arg;
+    char reason[256];
+    for (int i = 0; i < 40; i++) {
+        const pmf_chunk *orig = &job->m->levels[0].chunks[i % job->m->levels[0].chunk_count];
+        pmf_chunk ch;
+        pmf_error err;
+        if (!pmf_chunk_read(job->f, job->lvl, 0, orig->coord, PMF_PART_ALL, &ch, &err) ||
+            !pmf_compare_chunk(orig, &ch, reason, sizeof reason))
+            job->failures++;
+        pmf_chunk_free(&ch);
+    }
+    return NULL;
+}
+
+static void check_threads(const pmf_file *f, const sample_map *m)
+{
+    pmf_level lvl;
+    pmf_error err;
+    if (!pmf_level_read(f, 0, PMF_PART_COMMON | PMF_PART_CLIENT, &lvl, &err)) {
+        CHECK(0, "%s", err.message);
+        return;
+    }
+    CHECK(lvl.parts == (PMF_PART_COMMON | PMF_PART_CLIENT), "parts %u", lvl.parts);
+    pthread_t t[4];
+    thread_job jobs[4];
+    for (int i = 0; i < 4; i++) {
+        jobs[i] = (thread_job){ f, &lvl, m, 0 };
+        pthread_create(&t[i], NULL, decode_many, &jobs[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        CHECK(jobs[i].failures == 0, "thread %d: %d failures", i, jobs[i].failures);
+    }
+    pmf_level_free(&lvl);
+}
+
+static void check_file_writing(const sample_map *m)
+{
+    char dir[] = "/tmp/pmf_roundtrip_XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0, "mkdtemp");
+        return;
+    }
+    char path[512];
+    snprintf(path, sizeof path, "%s/kitchen.pmf", dir);
+    pmf_error err;
+    CHECK(sample_map_write_file(m, path, &err), "write file: %s", err.message);
+    CHECK(sample_map_write_file(m, path, &err), "overwrite file: %s", err.message);
+    pmf_file *f = pmf_open(path, &err);
+    CHECK(f != NULL, "open: %s", err.message);
+    if (f) {
+        CHECK(pmf_validate(f, NULL, &err), "validate: %s", err.message);
+        compare_with_sample(f, m);
+        pmf_close(f);
+    }
+    /* nothing but the map is left in the directory (no temp files) */
+    DIR *d = opendir(dir);
+    int entries = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            entries++;
+    if (d)
+        closedir(d);
+    CHECK(entries == 1, "%d entries in %s", entries, dir);
+    /* a path in a missing directory fails cleanly */
+    snprintf(path, sizeof path, "%s/missing/x.pmf", dir);
+    CHECK(!sample_map_write_file(m, path, &err) && strstr(err.message, "temporary"), "bad path: %s", err.message);
+    CHECK(pmf_open(path, &err) == NULL && !strcmp(err.block, "file"), "open missing");
+    snprintf(path, sizeof path, "%s/kitchen.pmf", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    sample_map m;
+    sample_map_build(&m, SAMPLE_MAP_KITCHEN_SINK);
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    pmf_error err;
+    if (!sample_map_write_memory(&m, &bytes, &size, &err)) {
+        char line[512];
+        fprintf(stderr, "write failed: %s\n", pmf_error_format(&err, line, sizeof line));
+        return 1;
+    }
+    pmf_file *f = pmf_open_memory(bytes, size, "kitchen.pmf", &err);
+    CHECK(f != NULL, "open: %s", err.message);
+    if (f) {
+        check_exact_values(f);
+        compare_with_sample(f, &m);
+        check_threads(f, &m);
+
+        uint8_t *again = NULL;
+        size_t again_size = 0;
+        CHECK(rewrite(f, &again, &again_size, &err), "rewrite: %s", err.message);
+        CHECK(again_size == size && again && !memcmp(again, bytes, size), "write(read(f)) is not byte-identical (%zu vs %zu)",
+              again_size, size);
+        pmf_file *g = again ? pmf_open_memory(again, again_size, "again.pmf", &err) : NULL;
+        CHECK(g != NULL, "reopen: %s", err.message);
+        if (g) {
+            compare_with_sample(g, &m);
+            pmf_close(g);
+        }
+        free(again);
+        pmf_close(f);
+    }
+    check_file_writing(&m);
+
+    sample_map small;
+    sample_map_build(&small, SAMPLE_MAP_SMALL);
+    uint8_t *small_bytes = NULL;
+    size_t small_size = 0;
+    CHECK(sample_map_write_memory(&small, &small_bytes, &small_size, &err), "small: %s", err.message);
+    pmf_file *s = small_bytes ? pmf_open_memory(small_bytes, small_size, "small.pmf", &err) : NULL;
+    CHECK(s && pmf_validate(s, NULL, &err), "small validate: %s", err.message);
+    if (s)
+        compare_with_sample(s, &small);
+    pmf_close(s);
+    free(small_bytes);
+    sample_map_free(&small);
+
+    free(bytes);
+    sample_map_free(&m);
+    TEST_DONE();
+}
