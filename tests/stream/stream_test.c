@@ -1,6 +1,6 @@
 /* stream_test.c - the chunk streamer against small maps written in memory with the pmf writer.
  *
- * Usage: stream_test CASE   (radius, move, failure, prefetch, frustum, destroy, large_grid)
+ * Usage: stream_test CASE   (radius, move, failure, prefetch, unwanted, frustum, destroy, large_grid)
  * Each case prints what failed and exits non-zero; ctest runs every case on its own.
  */
 #include <pthread.h>
@@ -160,7 +160,8 @@ typedef struct client {
     int prepared, released;
     bool refuse;                         /* prepare fails for refuse_coord */
     pmf_chunk_coord refuse_coord;
-    bool gate_closed, gate_waiting;      /* prepare waits while the gate is closed */
+    bool gate_closed, gate_waiting;      /* prepare waits while the gate is closed ... */
+    bool (*gate_holds)(pmf_chunk_coord); /* ... for these chunks (NULL = all) */
     int prepare_sleep_ms;
 } client;
 
@@ -185,10 +186,11 @@ static void *client_prepare(void *user, pmf_chunk *chunk, char *err, size_t err_
     if (cl->log_count < LOG_MAX)
         cl->log[cl->log_count++] = chunk->coord;
     cl->on_main_thread += pthread_equal(pthread_self(), cl->main_thread) != 0;
-    cl->gate_waiting = cl->gate_closed;
-    pthread_cond_broadcast(&cl->cv);
-    while (cl->gate_closed)
+    while (cl->gate_closed && (!cl->gate_holds || cl->gate_holds(chunk->coord))) {
+        cl->gate_waiting = true;
+        pthread_cond_broadcast(&cl->cv);
         pthread_cond_wait(&cl->cv, &cl->lock);
+    }
     cl->gate_waiting = false;
     bool refuse = cl->refuse && coord_eq(chunk->coord, cl->refuse_coord);
     int sleep = cl->prepare_sleep_ms;
@@ -565,6 +567,83 @@ static void case_prefetch(void)
     map_free(&m);
 }
 
+static void gate_wait(client *cl)
+{
+    pthread_mutex_lock(&cl->lock);
+    while (!cl->gate_waiting)
+        pthread_cond_wait(&cl->cv, &cl->lock);
+    pthread_mutex_unlock(&cl->lock);
+}
+
+static void gate_open(client *cl)
+{
+    pthread_mutex_lock(&cl->lock);
+    cl->gate_closed = false;
+    pthread_cond_broadcast(&cl->cv);
+    pthread_mutex_unlock(&cl->lock);
+}
+
+/* Takes deliveries until done(s) holds (or 20 s pass). */
+static void poll_until(stream *s, held_set *h, bool (*done)(const stream *))
+{
+    double deadline = now_seconds() + 20.0;
+    while (!done(s) && now_seconds() < deadline) {
+        stream_item items[4];
+        size_t n = stream_poll(s, items, 4);
+        for (size_t i = 0; i < n; i++) {
+            h->delivered[h->delivered_count++] = items[i];
+            free(items[i].payload);
+        }
+        if (!n)
+            sleep_ms(1);
+    }
+}
+
+static bool behind_camera(pmf_chunk_coord c) { return c.z > 4; }
+
+/* Results nobody wants any more are released, never delivered: one in flight, then unpolled ones. */
+static void case_unwanted(void)
+{
+    map_spec spec = { 16, 1, 16, { 2, 0, 2 }, 4, present_checker_void, { 0, 0, 0 }, 0, NULL };
+    test_map m;
+    map_build(&m, &spec);
+    client cl;
+    client_init(&cl);
+    cl.gate_closed = true;
+    static held_set h;
+    stream *s = stream_open(&m, &cl, 1, 1, 1);
+    gate_wait(&cl);
+    /* the camera chunk is in flight; the camera jumps away */
+    const float local[3] = { 0, 0, 0 };
+    const pmf_chunk_coord far = { 12, 0, 12 };
+    stream_set_view(s, far, local, NULL);
+    gate_open(&cl);
+    drain(s, &h);
+    CHECK(cl.released == 1, "released %d", cl.released);
+    for (size_t i = 0; i < h.delivered_count; i++)
+        CHECK(chebyshev(h.delivered[i].coord, far) <= 1, "delivered (%u,%u,%u)", h.delivered[i].coord.x,
+              h.delivered[i].coord.y, h.delivered[i].coord.z);
+    CHECK(h.count == 8, "held %zu around (12,0,12)", h.count); /* (11,0,11) is void */
+
+    /* back: let everything finish without taking it, then leave again */
+    stream_set_view(s, spec.center, local, NULL);
+    stream_stats st;
+    double deadline = now_seconds() + 20.0;
+    do {
+        sleep_ms(1);
+        stream_get_stats(s, &st);
+    } while ((st.queued || st.in_flight) && now_seconds() < deadline);
+    CHECK(st.ready == 8 && !stream_radius_complete(s), "ready %u", st.ready);
+    stream_set_view(s, far, local, NULL);
+    drain(s, &h);
+    CHECK(cl.released == 1 + 8 && h.evicted_count == 0 && h.count == 8, "released %d evicted %zu held %zu",
+          cl.released, h.evicted_count, h.count);
+    stream_destroy(s);
+    CHECK(cl.prepared == (int)h.delivered_count + cl.released, "prepared %d", cl.prepared);
+    client_fini(&cl);
+    map_free(&m);
+}
+
 /* (5) with a frustum, chunks in it come before equally near (and nearer) ones outside it. */
 static void case_frustum(void)
 {
@@ -574,15 +653,11 @@ static void case_frustum(void)
     client cl;
     client_init(&cl);
     cl.gate_closed = true;
-    cl.prepare_sleep_ms = 2; /* lets the main thread see the view complete before the radius */
     static held_set h;
     stream *s = stream_open(&m, &cl, 1, 2, 1);
 
     /* the worker holds the camera chunk at the gate while the view gets its frustum */
-    pthread_mutex_lock(&cl.lock);
-    while (!cl.gate_waiting)
-        pthread_cond_wait(&cl.cv, &cl.lock);
-    pthread_mutex_unlock(&cl.lock);
+    gate_wait(&cl);
     /* 90 degrees each way looking along -Z: planes a x + b y + c z + d >= 0 */
     const float frustum[6][4] = {
         { -1, 0, -1, 0 }, { 1, 0, -1, 0 }, { 0, 1, -1, 0 }, { 0, -1, -1, 0 }, { 0, 0, -1, -0.1f }, { 0, 0, 1, 1000 },
@@ -590,27 +665,18 @@ static void case_frustum(void)
     const float local[3] = { 0, 0, 0 };
     stream_set_view(s, spec.center, local, frustum);
     CHECK(!stream_view_complete(s) && !stream_radius_complete(s), "complete before anything arrived");
+
+    /* the gate now holds only chunks behind the camera: the view completes without them */
     pthread_mutex_lock(&cl.lock);
-    cl.gate_closed = false;
+    cl.gate_holds = behind_camera;
     pthread_cond_broadcast(&cl.cv);
     pthread_mutex_unlock(&cl.lock);
-
-    /* view complete comes before radius complete */
-    bool saw_view_first = false;
-    double deadline = now_seconds() + 20.0;
-    while (!stream_radius_complete(s) && now_seconds() < deadline) {
-        stream_item items[4];
-        size_t n = stream_poll(s, items, 4);
-        for (size_t i = 0; i < n; i++) {
-            h.delivered[h.delivered_count++] = items[i];
-            free(items[i].payload);
-        }
-        saw_view_first |= stream_view_complete(s) && !stream_radius_complete(s);
-        if (!n)
-            sleep_ms(1);
-    }
+    poll_until(s, &h, stream_view_complete);
+    CHECK(stream_view_complete(s) && !stream_radius_complete(s), "view %d radius %d", stream_view_complete(s),
+          stream_radius_complete(s));
+    gate_open(&cl);
+    poll_until(s, &h, stream_radius_complete);
     CHECK(stream_radius_complete(s) && stream_view_complete(s), "never complete");
-    CHECK(saw_view_first, "view never complete before the radius");
     CHECK(cl.log_count == 25 && h.delivered_count == 25, "prepared %zu delivered %zu", cl.log_count, h.delivered_count);
 
     /* every chunk ahead (z < 4) was prepared before every chunk behind (z > 4) */
@@ -723,7 +789,7 @@ int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*run)(void); } cases[] = {
         { "radius", case_radius },     { "move", case_move },       { "failure", case_failure },
-        { "prefetch", case_prefetch }, { "frustum", case_frustum }, { "destroy", case_destroy },
+        { "prefetch", case_prefetch }, { "unwanted", case_unwanted }, { "frustum", case_frustum }, { "destroy", case_destroy },
         { "large_grid", case_large_grid },
     };
     if (argc != 2) {
