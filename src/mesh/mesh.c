@@ -277,30 +277,40 @@ static bool copy_visibility(const pmf_chunk *ch, mesh_chunk *mc, mesh_pools *poo
     return true;
 }
 
-bool mesh_build_chunk(const pmf_level *lvl, const pmf_chunk *ch, const mesh_desc *desc,
-                      mesh_chunk *mc, char *err, size_t n)
-{
-    memset(mc, 0, sizeof *mc);
-    if (!desc || !desc->atlas)
-        return fail(err, n, ch, "no lightmap atlas given");
-    if ((ch->parts & (PMF_PART_COMMON | PMF_PART_CLIENT)) != (PMF_PART_COMMON | PMF_PART_CLIENT))
-        return fail(err, n, ch, "common and client data are needed to mesh");
-    const pmf_chunk_common *cm = &ch->common;
-    const pmf_chunk_client *cl = &ch->client;
-    if (cm->cube_count == 0)
-        return fail(err, n, ch, "no cubes");
+/* State of one mesh_build_chunk call, stage to stage. */
+typedef struct builder {
+    const pmf_level *lvl;
+    const pmf_chunk *ch;
+    mesh_chunk *mc;
+    mesh_pools *pools;
+    char *err;
+    size_t err_size;
+    bool lightmap_used[256];
+    uint32_t lightmaps_used;     /* blocks [0, lightmaps_used) hold lightmaps, the rest base colours */
+    uint64_t vertex_total, index_total;
+    uint32_t piece_count;
+    piece *pieces;
+    uint32_t *piece_colour;      /* base colour index of pieces with lightmap 255 */
+    uint64_t *keys;              /* distinct batch keys, sorted */
+    colour_set colours;
+    uint32_t *src_of;            /* output vertex -> chunk vertex, kept for the fast stream */
+    uint8_t *lux;                /* next free byte of pools->luxels */
+} builder;
 
-    mesh_pools *pools = calloc(1, sizeof *pools);
-    mc->mem_ = pools;
-    mc->coord = ch->coord;
-    mc->size = (float)(1u << (lvl->chunk_size_exp & 31));
+#define OOM(b) fail((b)->err, (b)->err_size, (b)->ch, "out of memory")
+
+/* Quads v0 v1 v2 v3 draw as (v0 v1 v2)(v0 v2 v3): 6 indices per 4 vertices. */
+static uint32_t index_count_of(uint32_t vertices, bool quads) { return quads ? vertices / 4 * 6 : vertices; }
+
+/* Cubes, tree, visibility copies. */
+static bool stage_cubes(builder *b)
+{
+    mesh_chunk *mc = b->mc;
+    const pmf_chunk_common *cm = &b->ch->common;
     mc->cube_count = cm->cube_count;
     mc->cubes = calloc(cm->cube_count, sizeof *mc->cubes);
-    memset(mc->lightmap_block, 0xFF, sizeof mc->lightmap_block);
-    if (!pools || !mc->cubes) {
-        mesh_chunk_free(mc);
-        return fail(err, n, ch, "out of memory");
-    }
+    if (!mc->cubes)
+        return OOM(b);
     for (uint32_t c = 0; c < cm->cube_count; c++) {
         mesh_cube *mcube = &mc->cubes[c];
         for (int i = 0; i < 3; i++) {
@@ -312,171 +322,162 @@ bool mesh_build_chunk(const pmf_level *lvl, const pmf_chunk *ch, const mesh_desc
         mcube->type = cm->cubes[c].type;
         mcube->flags = cm->cubes[c].flags;
     }
-    for (int i = 0; i < 3; i++) {
-        mc->min[i] = FLT_MAX;
-        mc->max[i] = -FLT_MAX;
-    }
-    if (!build_tree(ch, mc, err, n) || !copy_visibility(ch, mc, pools, err, n)) {
-        mesh_chunk_free(mc);
-        return false;
-    }
+    return build_tree(b->ch, mc, b->err, b->err_size) && copy_visibility(b->ch, mc, b->pools, b->err, b->err_size);
+}
 
-    /* Pass 1: validate, count, and find which lightmaps and base colours faces use. */
-    uint64_t vertex_total = 0, index_total = 0;
-    uint32_t piece_total = 0;
-    bool lightmap_used[256] = { false };
+/* Validates every face group of the tree and counts vertices, indices and pieces. */
+static bool stage_count(builder *b)
+{
+    const pmf_chunk_common *cm = &b->ch->common;
+    const pmf_chunk_client *cl = &b->ch->client;
     face_group g[PMF_FACE_COUNT];
     for (uint32_t c = 0; c < cm->cube_count; c++) {
-        if (!mc->cubes[c].reachable)
+        if (!b->mc->cubes[c].reachable)
             continue;
-        uint32_t groups = cube_groups(ch, c, g);
+        uint32_t groups = cube_groups(b->ch, c, g);
         for (uint32_t i = 0; i < groups; i++) {
-            if ((uint64_t)g[i].first + g[i].count > cl->vertex_count) {
-                mesh_chunk_free(mc);
-                return fail(err, n, ch, "cube %u: vertices %u..%u past the vertex count %u", c,
+            if ((uint64_t)g[i].first + g[i].count > cl->vertex_count)
+                return fail(b->err, b->err_size, b->ch, "cube %u: vertices %u..%u past the vertex count %u", c,
                             g[i].first, g[i].first + g[i].count - 1, cl->vertex_count);
-            }
             if (g[i].material >= cm->used_material_count ||
-                cm->material_map[g[i].material] >= lvl->common.material_count) {
-                mesh_chunk_free(mc);
-                return fail(err, n, ch, "cube %u: material %u past the used material list", c, g[i].material);
-            }
-            if (g[i].lightmap != PMF_NO_LIGHTMAP && g[i].lightmap >= cl->lightmap_count) {
-                mesh_chunk_free(mc);
-                return fail(err, n, ch, "cube %u: lightmap %u past the lightmap count %u", c,
+                cm->material_map[g[i].material] >= b->lvl->common.material_count)
+                return fail(b->err, b->err_size, b->ch, "cube %u: material %u past the used material list", c,
+                            g[i].material);
+            if (g[i].lightmap != PMF_NO_LIGHTMAP && g[i].lightmap >= cl->lightmap_count)
+                return fail(b->err, b->err_size, b->ch, "cube %u: lightmap %u past the lightmap count %u", c,
                             g[i].lightmap, cl->lightmap_count);
-            }
             if (g[i].lightmap != PMF_NO_LIGHTMAP)
-                lightmap_used[g[i].lightmap] = true;
-            vertex_total += g[i].count;
-            index_total += g[i].quads ? g[i].count / 4 * 6 : g[i].count;
-            piece_total++;
+                b->lightmap_used[g[i].lightmap] = true;
+            b->vertex_total += g[i].count;
+            b->index_total += index_count_of(g[i].count, g[i].quads);
+            b->piece_count++;
         }
     }
-    if (index_total > UINT32_MAX) {
-        mesh_chunk_free(mc);
-        return fail(err, n, ch, "too many vertices to index");
-    }
-
-    uint32_t cap = 8;
-    while (cap < 2 * piece_total)
-        cap *= 2;
-    colour_set colours = { calloc(cap, sizeof(uint32_t)), cap - 1, 0, malloc((piece_total + 1) * sizeof(uint32_t)) };
-    uint32_t *piece_colour = malloc((piece_total + 1) * sizeof *piece_colour);
-    piece *pieces = malloc((piece_total + 1) * sizeof *pieces);
-    uint64_t *keys = malloc((piece_total + 1) * sizeof *keys);
-    uint32_t *src_of = cm->fast_light_count ? malloc((vertex_total + 1) * sizeof *src_of) : NULL;
-    bool ok = colours.slots && colours.colours && piece_colour && pieces && keys &&
-              (src_of || !cm->fast_light_count);
-    if (!ok) {
-        fail(err, n, ch, "out of memory");
-        goto done;
-    }
-    uint32_t pi = 0;
-    for (uint32_t c = 0; c < cm->cube_count; c++) {
-        if (!mc->cubes[c].reachable)
-            continue;
-        uint32_t groups = cube_groups(ch, c, g);
-        for (uint32_t i = 0; i < groups; i++, pi++)
-            piece_colour[pi] = g[i].lightmap == PMF_NO_LIGHTMAP ? colour_find_or_add(&colours, base_colour(ch, c)) : 0;
-    }
-
-    /* Atlas blocks: used lightmaps in index order, then one 1×1 block per base colour. */
-    uint32_t lightmaps_used = 0;
-    size_t luxel_bytes = 0;
+    if (b->index_total > UINT32_MAX)
+        return fail(b->err, b->err_size, b->ch, "too many vertices to index");
     for (uint32_t l = 0; l < cl->lightmap_count; l++) {
-        if (!lightmap_used[l])
-            continue;
-        if (cl->lightmaps[l].size_exp > PMF_MAX_LIGHTMAP_EXP) {
-            ok = fail(err, n, ch, "lightmap %u: size 2^%u too large", l, cl->lightmaps[l].size_exp);
-            goto done;
-        }
-        size_t b = ((size_t)1 << cl->lightmaps[l].size_exp) + 2;
-        luxel_bytes += b * b * 3;
-        lightmaps_used++;
+        if (b->lightmap_used[l] && cl->lightmaps[l].size_exp > PMF_MAX_LIGHTMAP_EXP)
+            return fail(b->err, b->err_size, b->ch, "lightmap %u: size 2^%u too large", l, cl->lightmaps[l].size_exp);
+        b->lightmaps_used += b->lightmap_used[l];
     }
-    luxel_bytes += (size_t)colours.count * 9 * 3;
-    size_t layer_count = 0;
-    for (uint32_t d = 0; d < cm->dynamic_light_count; d++) {
+    for (uint32_t d = 0; d < cm->dynamic_light_count; d++)
+        for (uint32_t k = 0; k < cl->dynamic_lights[d].layer_count; k++)
+            if (cl->dynamic_lights[d].layers[k].target >= cl->lightmap_count)
+                return fail(b->err, b->err_size, b->ch, "dynamic light %u: layer target %u past the lightmap count %u",
+                            d, cl->dynamic_lights[d].layers[k].target, cl->lightmap_count);
+    return true;
+}
+
+/* Scratch arrays, and the distinct base colours of lightmap-255 pieces in first-use order. */
+static bool stage_colours(builder *b)
+{
+    uint32_t cap = 8;
+    while (cap < 2 * b->piece_count)
+        cap *= 2;
+    b->colours = (colour_set){ calloc(cap, sizeof(uint32_t)), cap - 1, 0, malloc((b->piece_count + 1) * sizeof(uint32_t)) };
+    b->piece_colour = malloc((b->piece_count + 1) * sizeof *b->piece_colour);
+    b->pieces = malloc((b->piece_count + 1) * sizeof *b->pieces);
+    b->keys = malloc((b->piece_count + 1) * sizeof *b->keys);
+    if (b->ch->common.fast_light_count)
+        b->src_of = malloc((b->vertex_total + 1) * sizeof *b->src_of);
+    if (!b->colours.slots || !b->colours.colours || !b->piece_colour || !b->pieces || !b->keys ||
+        (b->ch->common.fast_light_count && !b->src_of))
+        return OOM(b);
+    face_group g[PMF_FACE_COUNT];
+    uint32_t pi = 0;
+    for (uint32_t c = 0; c < b->mc->cube_count; c++) {
+        if (!b->mc->cubes[c].reachable)
+            continue;
+        uint32_t groups = cube_groups(b->ch, c, g);
+        for (uint32_t i = 0; i < groups; i++, pi++)
+            b->piece_colour[pi] = g[i].lightmap == PMF_NO_LIGHTMAP ? colour_find_or_add(&b->colours, base_colour(b->ch, c)) : 0;
+    }
+    return true;
+}
+
+static size_t padded_bytes(uint32_t size_exp)
+{
+    size_t side = ((size_t)1 << size_exp) + 2;
+    return side * side * 3;
+}
+
+/* Atlas blocks: used lightmaps in index order, then one 1×1 block per base colour. */
+static bool stage_blocks(builder *b)
+{
+    const pmf_chunk_client *cl = &b->ch->client;
+    mesh_chunk *mc = b->mc;
+    size_t bytes = (size_t)b->colours.count * 9 * 3, layers = 0;
+    for (uint32_t l = 0; l < cl->lightmap_count; l++)
+        if (b->lightmap_used[l])
+            bytes += padded_bytes(cl->lightmaps[l].size_exp);
+    for (uint32_t d = 0; d < b->ch->common.dynamic_light_count; d++)
         for (uint32_t k = 0; k < cl->dynamic_lights[d].layer_count; k++) {
             uint8_t t = cl->dynamic_lights[d].layers[k].target;
-            if (t >= cl->lightmap_count) {
-                ok = fail(err, n, ch, "dynamic light %u: layer target %u past the lightmap count %u", d, t,
-                          cl->lightmap_count);
-                goto done;
+            if (b->lightmap_used[t]) {
+                bytes += padded_bytes(cl->lightmaps[t].size_exp);
+                layers++;
             }
-            if (!lightmap_used[t])
-                continue;
-            size_t b = ((size_t)1 << cl->lightmaps[t].size_exp) + 2;
-            luxel_bytes += b * b * 3;
-            layer_count++;
         }
-    }
-    uint32_t block_total = lightmaps_used + colours.count;
-    mc->blocks = malloc((block_total + 1) * sizeof *mc->blocks);
-    mc->layers = malloc((layer_count + 1) * sizeof *mc->layers);
-    pools->luxels = malloc(luxel_bytes + 1);
-    if (!mc->blocks || !mc->layers || !pools->luxels) {
-        ok = fail(err, n, ch, "out of memory");
-        goto done;
-    }
-    mc->atlas = desc->atlas;
-    uint8_t *lux = pools->luxels;
+    mc->blocks = malloc((b->lightmaps_used + b->colours.count + 1) * sizeof *mc->blocks);
+    mc->layers = malloc((layers + 1) * sizeof *mc->layers);
+    b->pools->luxels = b->lux = malloc(bytes + 1);
+    if (!mc->blocks || !mc->layers || !b->lux)
+        return OOM(b);
     for (uint32_t l = 0; l < cl->lightmap_count; l++) {
-        if (!lightmap_used[l])
+        if (!b->lightmap_used[l])
             continue;
         mesh_lightmap_block *blk = &mc->blocks[mc->block_count];
         uint32_t side = 1u << cl->lightmaps[l].size_exp;
-        if (!mesh_atlas_alloc(desc->atlas, side, &blk->rect)) {
-            ok = fail(err, n, ch, "lightmap %u: no room in the lightmap atlas (%u luxels, page %u)", l, side,
-                      mesh_atlas_page_size(desc->atlas));
-            goto done;
-        }
+        if (!mesh_atlas_alloc(mc->atlas, side, &blk->rect))
+            return fail(b->err, b->err_size, b->ch, "lightmap %u: no room in the lightmap atlas (%u luxels, page %u)",
+                        l, side, mesh_atlas_page_size(mc->atlas));
         blk->lightmap = (int16_t)l;
-        blk->luxels = lux;
-        pad_luxels(cl->lightmaps[l].luxels, side, blk->rect.border, lux);
-        uint32_t b = mesh_atlas_block_side(&blk->rect);
-        lux += (size_t)b * b * 3;
+        blk->luxels = b->lux;
+        pad_luxels(cl->lightmaps[l].luxels, side, blk->rect.border, b->lux);
+        b->lux += padded_bytes(cl->lightmaps[l].size_exp);
         mc->lightmap_block[l] = mc->block_count++;
     }
-    for (uint32_t k = 0; k < colours.count; k++) {
+    for (uint32_t k = 0; k < b->colours.count; k++) {
         mesh_lightmap_block *blk = &mc->blocks[mc->block_count];
-        if (!mesh_atlas_alloc(desc->atlas, 1, &blk->rect)) {
-            ok = fail(err, n, ch, "no room in the lightmap atlas for base colours");
-            goto done;
-        }
-        uint8_t rgb[3] = { (uint8_t)(colours.colours[k] >> 16), (uint8_t)(colours.colours[k] >> 8),
-                           (uint8_t)colours.colours[k] };
+        if (!mesh_atlas_alloc(mc->atlas, 1, &blk->rect))
+            return fail(b->err, b->err_size, b->ch, "no room in the lightmap atlas for base colours");
+        uint32_t colour = b->colours.colours[k];
+        uint8_t rgb[3] = { (uint8_t)(colour >> 16), (uint8_t)(colour >> 8), (uint8_t)colour };
         blk->lightmap = -1;
-        blk->luxels = lux;
-        pad_luxels(rgb, 1, blk->rect.border, lux);
-        uint32_t b = mesh_atlas_block_side(&blk->rect);
-        lux += (size_t)b * b * 3;
+        blk->luxels = b->lux;
+        pad_luxels(rgb, 1, blk->rect.border, b->lux);
+        b->lux += padded_bytes(0);
         mc->block_count++;
     }
+    return true;
+}
 
-    /* Pass 2: vertices in cube order with lightmap UVs moved into the atlas, one piece per group. */
-    mc->vertex_count = (uint32_t)vertex_total;
-    mc->vertices = malloc((vertex_total + 1) * sizeof *mc->vertices);
-    if (!mc->vertices) {
-        ok = fail(err, n, ch, "out of memory");
-        goto done;
-    }
-    const float scale = 65536.0f / (float)mesh_atlas_page_size(desc->atlas);
-    uint32_t out_v = 0;
-    pi = 0;
+/* Vertices in cube order with lightmap UVs moved into the atlas; one piece per face group. */
+static bool stage_vertices(builder *b)
+{
+    const pmf_chunk_common *cm = &b->ch->common;
+    const pmf_chunk_client *cl = &b->ch->client;
+    mesh_chunk *mc = b->mc;
+    mc->vertex_count = (uint32_t)b->vertex_total;
+    mc->vertices = malloc((b->vertex_total + 1) * sizeof *mc->vertices);
+    if (!mc->vertices)
+        return OOM(b);
+    const float scale = 65536.0f / (float)mesh_atlas_page_size(mc->atlas);
+    face_group g[PMF_FACE_COUNT];
+    uint32_t out_v = 0, pi = 0;
     for (uint32_t c = 0; c < cm->cube_count; c++) {
         if (!mc->cubes[c].reachable)
             continue;
         mesh_cube *mcube = &mc->cubes[c];
-        uint32_t groups = cube_groups(ch, c, g);
+        uint64_t backfaces = (cm->cubes[c].flags & PMF_CUBE_DRAW_BACKFACES) ? 1 : 0;
+        uint32_t groups = cube_groups(b->ch, c, g);
         for (uint32_t i = 0; i < groups; i++, pi++) {
             bool base = g[i].lightmap == PMF_NO_LIGHTMAP;
-            const mesh_atlas_rect *r = &mc->blocks[base ? lightmaps_used + piece_colour[pi] : mc->lightmap_block[g[i].lightmap]].rect;
-            uint64_t backfaces = (cm->cubes[c].flags & PMF_CUBE_DRAW_BACKFACES) ? 1 : 0;
-            pieces[pi] = (piece){ (uint64_t)cm->material_map[g[i].material] << 17 | backfaces << 16 | r->page,
-                                  c, 0, out_v, g[i].count, g[i].quads };
-            keys[pi] = pieces[pi].key;
+            uint32_t block = base ? b->lightmaps_used + b->piece_colour[pi] : mc->lightmap_block[g[i].lightmap];
+            const mesh_atlas_rect *r = &mc->blocks[block].rect;
+            b->pieces[pi] = (piece){ (uint64_t)cm->material_map[g[i].material] << 17 | backfaces << 16 | r->page,
+                                     c, 0, out_v, g[i].count, g[i].quads };
+            b->keys[pi] = b->pieces[pi].key;
             float ox = (float)(r->x + r->border), oy = (float)(r->y + r->border);
             uint16_t centre_u = lm_coord((float)r->x + 1.5f, scale), centre_v = lm_coord((float)r->y + 1.5f, scale);
             for (uint32_t k = 0; k < g[i].count; k++, out_v++) {
@@ -484,19 +485,14 @@ bool mesh_build_chunk(const pmf_level *lvl, const pmf_chunk *ch, const mesh_desc
                 mesh_vertex *dv = &mc->vertices[out_v];
                 memcpy(dv->xyz, sv->xyz, sizeof dv->xyz);
                 memcpy(dv->uv, sv->uv, sizeof dv->uv);
-                if (base) {
-                    dv->lm_uv[0] = centre_u;
-                    dv->lm_uv[1] = centre_v;
-                } else {
-                    dv->lm_uv[0] = lm_coord(ox + clamp01(sv->lm_uv[0]) * r->side, scale);
-                    dv->lm_uv[1] = lm_coord(oy + clamp01(sv->lm_uv[1]) * r->side, scale);
-                }
+                dv->lm_uv[0] = base ? centre_u : lm_coord(ox + clamp01(sv->lm_uv[0]) * r->side, scale);
+                dv->lm_uv[1] = base ? centre_v : lm_coord(oy + clamp01(sv->lm_uv[1]) * r->side, scale);
                 for (int a = 0; a < 3; a++) {
                     if (sv->xyz[a] < mcube->min[a]) mcube->min[a] = sv->xyz[a];
                     if (sv->xyz[a] > mcube->max[a]) mcube->max[a] = sv->xyz[a];
                 }
-                if (src_of)
-                    src_of[out_v] = g[i].first + k;
+                if (b->src_of)
+                    b->src_of[out_v] = g[i].first + k;
             }
         }
         for (int a = 0; a < 3; a++) {
@@ -504,66 +500,63 @@ bool mesh_build_chunk(const pmf_level *lvl, const pmf_chunk *ch, const mesh_desc
             if (mcube->max[a] > mc->max[a]) mc->max[a] = mcube->max[a];
         }
     }
+    return true;
+}
 
-    /* Batches: distinct keys in order; runs: (batch, cube) groups; indices batch by batch. */
-    qsort(keys, piece_total, sizeof *keys, cmp_u64);
+/* Batches (distinct keys in order), runs ((batch, cube) groups) and indices batch by batch. */
+static bool stage_batches(builder *b)
+{
+    mesh_chunk *mc = b->mc;
+    qsort(b->keys, b->piece_count, sizeof *b->keys, cmp_u64);
     uint32_t batch_count = 0;
-    for (uint32_t i = 0; i < piece_total; i++)
-        if (i == 0 || keys[i] != keys[batch_count - 1])
-            keys[batch_count++] = keys[i];
+    for (uint32_t i = 0; i < b->piece_count; i++)
+        if (i == 0 || b->keys[i] != b->keys[batch_count - 1])
+            b->keys[batch_count++] = b->keys[i];
     mc->batch_count = batch_count;
     mc->batches = calloc(batch_count + 1, sizeof *mc->batches);
-    mc->index_count = (uint32_t)index_total;
-    mc->indices = malloc((index_total + 1) * sizeof *mc->indices);
-    uint32_t *last_cube = malloc((batch_count + 1) * sizeof *last_cube);
-    if (!mc->batches || !mc->indices || !last_cube) {
-        free(last_cube);
-        ok = fail(err, n, ch, "out of memory");
-        goto done;
+    mc->index_count = (uint32_t)b->index_total;
+    mc->indices = malloc((b->index_total + 1) * sizeof *mc->indices);
+    if (!mc->batches || !mc->indices)
+        return OOM(b);
+    for (uint32_t k = 0; k < batch_count; k++) {
+        mc->batches[k].material = (uint16_t)(b->keys[k] >> 17);
+        mc->batches[k].backfaces = (b->keys[k] >> 16) & 1;
+        mc->batches[k].page = (uint16_t)b->keys[k];
+        mc->batches[k].first_run = MESH_NONE;   /* here: the last cube seen, to count runs */
     }
-    for (uint32_t b = 0; b < batch_count; b++) {
-        last_cube[b] = MESH_NONE;
-        mc->batches[b].material = (uint16_t)(keys[b] >> 17);
-        mc->batches[b].backfaces = (keys[b] >> 16) & 1;
-        mc->batches[b].page = (uint16_t)keys[b];
-    }
-    uint32_t run_total = 0;
-    for (uint32_t i = 0; i < piece_total; i++) {
+    for (uint32_t i = 0; i < b->piece_count; i++) {
+        piece *p = &b->pieces[i];
         uint32_t lo = 0, hi = batch_count;
         while (hi - lo > 1) {
             uint32_t mid = (lo + hi) / 2;
-            if (keys[mid] <= pieces[i].key) lo = mid; else hi = mid;
+            if (b->keys[mid] <= p->key) lo = mid; else hi = mid;
         }
-        piece *p = &pieces[i];
         p->batch = lo;
-        mc->batches[lo].index_count += p->quads ? p->vertex_count / 4 * 6 : p->vertex_count;
-        if (last_cube[lo] != p->cube) {
-            last_cube[lo] = p->cube;
-            mc->batches[lo].run_count++;
-            run_total++;
+        mesh_batch *bt = &mc->batches[lo];
+        bt->index_count += index_count_of(p->vertex_count, p->quads);
+        if (bt->first_run != p->cube) {
+            bt->first_run = p->cube;
+            bt->run_count++;
+            mc->run_count++;
         }
     }
-    free(last_cube);
     uint32_t first_index = 0, first_run = 0;
-    for (uint32_t b = 0; b < batch_count; b++) {
-        mc->batches[b].first_index = first_index;
-        mc->batches[b].first_run = first_run;
-        first_index += mc->batches[b].index_count;
-        first_run += mc->batches[b].run_count;
-        mc->batches[b].index_count = 0;   /* refilled as the cursor below */
-        mc->batches[b].run_count = 0;
+    for (uint32_t k = 0; k < batch_count; k++) {
+        mesh_batch *bt = &mc->batches[k];
+        bt->first_index = first_index;
+        bt->first_run = first_run;
+        first_index += bt->index_count;
+        first_run += bt->run_count;
+        bt->index_count = bt->run_count = 0;   /* refilled below as write cursors */
     }
-    mc->run_count = run_total;
-    mc->runs = malloc((run_total + 1) * sizeof *mc->runs);
-    mc->cube_runs = malloc((run_total + 1) * sizeof *mc->cube_runs);
-    if (!mc->runs || !mc->cube_runs) {
-        ok = fail(err, n, ch, "out of memory");
-        goto done;
-    }
-    for (uint32_t i = 0; i < piece_total; i++) {
-        const piece *p = &pieces[i];
-        mesh_batch *b = &mc->batches[p->batch];
-        uint32_t at = b->first_index + b->index_count;
+    mc->runs = malloc((mc->run_count + 1) * sizeof *mc->runs);
+    mc->cube_runs = malloc((mc->run_count + 1) * sizeof *mc->cube_runs);
+    if (!mc->runs || !mc->cube_runs)
+        return OOM(b);
+    for (uint32_t i = 0; i < b->piece_count; i++) {
+        const piece *p = &b->pieces[i];
+        mesh_batch *bt = &mc->batches[p->batch];
+        uint32_t at = bt->first_index + bt->index_count;
         uint32_t *ix = &mc->indices[at];
         if (p->quads) {
             for (uint32_t v = p->first_vertex, end = v + p->vertex_count; v < end; v += 4, ix += 6) {
@@ -574,82 +567,107 @@ bool mesh_build_chunk(const pmf_level *lvl, const pmf_chunk *ch, const mesh_desc
             for (uint32_t v = 0; v < p->vertex_count; v++)
                 ix[v] = p->first_vertex + v;
         }
-        uint32_t added = p->quads ? p->vertex_count / 4 * 6 : p->vertex_count;
-        b->index_count += added;
-        mesh_run *last = b->run_count ? &mc->runs[b->first_run + b->run_count - 1] : NULL;
+        uint32_t added = index_count_of(p->vertex_count, p->quads);
+        bt->index_count += added;
+        mesh_run *last = bt->run_count ? &mc->runs[bt->first_run + bt->run_count - 1] : NULL;
         if (last && last->cube == p->cube) {
             last->index_count += added;
         } else {
-            mc->runs[b->first_run + b->run_count++] = (mesh_run){ p->cube, p->batch, at, added };
+            mc->runs[bt->first_run + bt->run_count++] = (mesh_run){ p->cube, p->batch, at, added };
             mc->cubes[p->cube].cube_run_count++;
         }
     }
     /* cube_runs: runs grouped by cube, each cube's in batch order */
     uint32_t at = 0;
-    for (uint32_t c = 0; c < cm->cube_count; c++) {
+    for (uint32_t c = 0; c < mc->cube_count; c++) {
         mc->cubes[c].first_cube_run = at;
         at += mc->cubes[c].cube_run_count;
         mc->cubes[c].cube_run_count = 0;
     }
-    for (uint32_t r = 0; r < run_total; r++) {
+    for (uint32_t r = 0; r < mc->run_count; r++) {
         mesh_cube *mcube = &mc->cubes[mc->runs[r].cube];
         mc->cube_runs[mcube->first_cube_run + mcube->cube_run_count++] = r;
     }
+    return true;
+}
 
-    /* Lights. */
+/* Dynamic lights with their layers on their target blocks; fast lights and the fast stream. */
+static bool stage_lights(builder *b)
+{
+    const pmf_chunk_common *cm = &b->ch->common;
+    const pmf_chunk_client *cl = &b->ch->client;
+    mesh_chunk *mc = b->mc;
     mc->dynamic_light_count = cm->dynamic_light_count;
     mc->dynamic_lights = malloc((cm->dynamic_light_count + 1u) * sizeof *mc->dynamic_lights);
     mc->fast_light_count = cm->fast_light_count;
     mc->fast_lights = malloc((cm->fast_light_count + 1u) * sizeof *mc->fast_lights);
-    if (!mc->dynamic_lights || !mc->fast_lights) {
-        ok = fail(err, n, ch, "out of memory");
-        goto done;
-    }
+    if (!mc->dynamic_lights || !mc->fast_lights)
+        return OOM(b);
     for (uint32_t d = 0; d < cm->dynamic_light_count; d++) {
         const pmf_client_dynamic_light *cd = &cl->dynamic_lights[d];
         mc->dynamic_lights[d] = (mesh_dynamic_light){ cm->dynamic_lights[d].id,
             { cd->color[0], cd->color[1], cd->color[2] }, cm->dynamic_lights[d].flags };
         for (uint32_t k = 0; k < cd->layer_count; k++) {
             uint8_t t = cd->layers[k].target;
-            if (!lightmap_used[t])
+            if (!b->lightmap_used[t])
                 continue;
-            mesh_light_layer *layer = &mc->layers[mc->layer_count++];
             const mesh_lightmap_block *blk = &mc->blocks[mc->lightmap_block[t]];
-            uint32_t b = mesh_atlas_block_side(&blk->rect);
-            *layer = (mesh_light_layer){ d, mc->lightmap_block[t], lux };
-            pad_luxels(cd->layers[k].luxels, blk->rect.side, blk->rect.border, lux);
-            lux += (size_t)b * b * 3;
+            mc->layers[mc->layer_count++] = (mesh_light_layer){ d, mc->lightmap_block[t], b->lux };
+            pad_luxels(cd->layers[k].luxels, blk->rect.side, blk->rect.border, b->lux);
+            b->lux += padded_bytes(cl->lightmaps[t].size_exp);
         }
     }
-    if (cm->fast_light_count) {
-        mesh_fast_vertex *slots = malloc(((size_t)cl->vertex_count + 1) * sizeof *slots);
-        mc->fast = malloc((vertex_total + 1) * sizeof *mc->fast);
-        if (!slots || !mc->fast) {
-            free(slots);
-            ok = fail(err, n, ch, "out of memory");
-            goto done;
-        }
-        memset(slots, 0, (size_t)cl->vertex_count * sizeof *slots);
-        for (uint32_t v = 0; v < cl->vertex_count; v++)
-            memset(slots[v].slot, MESH_FAST_UNUSED, sizeof slots[v].slot);
-        for (uint32_t f = 0; f < cm->fast_light_count; f++) {
-            const pmf_client_fast_light *cf = &cl->fast_lights[f];
-            mc->fast_lights[f] = (mesh_fast_light){ cm->fast_lights[f].id, { cf->color[0], cf->color[1], cf->color[2] },
-                                                    cm->fast_lights[f].intensity, cm->fast_lights[f].flags };
-            fast_walk(cf, cl->vertex_count, NULL, slots, (uint8_t)f);
-        }
-        for (uint32_t v = 0; v < vertex_total; v++)
-            mc->fast[v] = slots[src_of[v]];
+    if (!cm->fast_light_count)
+        return true;
+    mesh_fast_vertex *slots = malloc(((size_t)cl->vertex_count + 1) * sizeof *slots);
+    mc->fast = malloc((b->vertex_total + 1) * sizeof *mc->fast);
+    if (!slots || !mc->fast) {
         free(slots);
+        return OOM(b);
     }
+    for (uint32_t v = 0; v < cl->vertex_count; v++)
+        slots[v] = (mesh_fast_vertex){ { MESH_FAST_UNUSED, MESH_FAST_UNUSED, MESH_FAST_UNUSED, MESH_FAST_UNUSED }, { 0 } };
+    for (uint32_t f = 0; f < cm->fast_light_count; f++) {
+        const pmf_client_fast_light *cf = &cl->fast_lights[f];
+        mc->fast_lights[f] = (mesh_fast_light){ cm->fast_lights[f].id, { cf->color[0], cf->color[1], cf->color[2] },
+                                                cm->fast_lights[f].intensity, cm->fast_lights[f].flags };
+        fast_walk(cf, cl->vertex_count, NULL, slots, (uint8_t)f);
+    }
+    for (uint32_t v = 0; v < b->vertex_total; v++)
+        mc->fast[v] = slots[b->src_of[v]];
+    free(slots);
+    return true;
+}
 
-done:
-    free(colours.slots);
-    free(colours.colours);
-    free(piece_colour);
-    free(pieces);
-    free(keys);
-    free(src_of);
+bool mesh_build_chunk(const pmf_level *lvl, const pmf_chunk *ch, const mesh_desc *desc,
+                      mesh_chunk *mc, char *err, size_t n)
+{
+    memset(mc, 0, sizeof *mc);
+    if (!desc || !desc->atlas)
+        return fail(err, n, ch, "no lightmap atlas given");
+    if ((ch->parts & (PMF_PART_COMMON | PMF_PART_CLIENT)) != (PMF_PART_COMMON | PMF_PART_CLIENT))
+        return fail(err, n, ch, "common and client data are needed to mesh");
+    if (ch->common.cube_count == 0)
+        return fail(err, n, ch, "no cubes");
+    builder b = { .lvl = lvl, .ch = ch, .mc = mc, .err = err, .err_size = n };
+    mc->coord = ch->coord;
+    mc->size = (float)(1u << (lvl->chunk_size_exp & 31));
+    mc->atlas = desc->atlas;
+    memset(mc->lightmap_block, 0xFF, sizeof mc->lightmap_block);
+    for (int i = 0; i < 3; i++) {
+        mc->min[i] = FLT_MAX;
+        mc->max[i] = -FLT_MAX;
+    }
+    b.pools = mc->mem_ = calloc(1, sizeof *b.pools);
+    bool ok = b.pools ? stage_cubes(&b) : OOM(&b);
+    ok = ok && stage_count(&b) && stage_colours(&b) && stage_blocks(&b) && stage_vertices(&b) &&
+         stage_batches(&b) && stage_lights(&b);
+    free(b.colours.slots);
+    free(b.colours.colours);
+    free(b.piece_colour);
+    free(b.pieces);
+    free(b.keys);
+    free(b.src_of);
     if (!ok)
         mesh_chunk_free(mc);
     return ok;
