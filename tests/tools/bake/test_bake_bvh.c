@@ -1,0 +1,182 @@
+/* BVH any-hit queries against a brute-force test over every triangle; seams do not leak. */
+#include "bake_scene.h"
+#include "bvh.h"
+
+#include <math.h>
+
+/* Exact-ish segment/triangle test in double; *margin gets how far the answer is from flipping
+ * (distance of the crossing to an edge, in barycentric units, or to either end of the segment). */
+static int brute_hit(const float t[9], const float p[3], const float q[3], double s_min, double s_max,
+                     double *margin)
+{
+    double e1[3], e2[3], d[3], o[3], pv[3], qv[3];
+    for (int a = 0; a < 3; a++) {
+        e1[a] = (double)t[3 + a] - t[a];
+        e2[a] = (double)t[6 + a] - t[a];
+        d[a] = (double)q[a] - p[a];
+        o[a] = (double)p[a] - t[a];
+    }
+    pv[0] = d[1] * e2[2] - d[2] * e2[1];
+    pv[1] = d[2] * e2[0] - d[0] * e2[2];
+    pv[2] = d[0] * e2[1] - d[1] * e2[0];
+    double det = e1[0] * pv[0] + e1[1] * pv[1] + e1[2] * pv[2];
+    *margin = INFINITY;
+    if (fabs(det) < 1e-12) {
+        *margin = 0.0;   /* parallel: either answer is acceptable */
+        return 0;
+    }
+    double u = (o[0] * pv[0] + o[1] * pv[1] + o[2] * pv[2]) / det;
+    qv[0] = o[1] * e1[2] - o[2] * e1[1];
+    qv[1] = o[2] * e1[0] - o[0] * e1[2];
+    qv[2] = o[0] * e1[1] - o[1] * e1[0];
+    double v = (d[0] * qv[0] + d[1] * qv[1] + d[2] * qv[2]) / det;
+    double s = (e2[0] * qv[0] + e2[1] * qv[1] + e2[2] * qv[2]) / det;
+    /* Each of these must be >= 0 for a hit. A hit flips when the smallest one crosses 0, a miss
+     * only when every negative one does. */
+    double conditions[5] = { u, v, 1.0 - u - v, s - s_min, s_max - s };
+    double smallest = INFINITY, worst = 0.0;
+    for (int i = 0; i < 5; i++) {
+        smallest = fmin(smallest, conditions[i]);
+        worst = fmax(worst, -conditions[i]);
+    }
+    *margin = smallest >= 0.0 ? smallest : worst;
+    return smallest >= 0.0;
+}
+
+static void random_soup_agrees(void)
+{
+    uint64_t rng = 42;
+    scene s = { 0 };
+    for (int i = 0; i < 3000; i++) {
+        float c[3] = { rng_range(&rng, -20, 20), rng_range(&rng, -20, 20), rng_range(&rng, -20, 20) };
+        float v[3][3];
+        for (int k = 0; k < 3; k++)
+            for (int a = 0; a < 3; a++)
+                v[k][a] = c[a] + rng_range(&rng, -2, 2);
+        scene_triangle(&s, v[0], v[1], v[2]);
+    }
+    /* Axis-aligned boxes too: their triangles are flat along an axis (zero-thickness boxes). */
+    for (int i = 0; i < 40; i++) {
+        float min[3], max[3];
+        for (int a = 0; a < 3; a++) {
+            min[a] = rng_range(&rng, -20, 18);
+            max[a] = min[a] + rng_range(&rng, 0.1f, 4);
+        }
+        scene_box(&s, min, max);
+    }
+    bvh tree;
+    CHECK(bvh_build((const float (*)[9])s.tris, s.count, &tree));
+    CHECK(tree.triangle_count == s.count);
+    int hits = 0, checked = 0;
+    for (int i = 0; i < 4000; i++) {
+        float p[3], q[3];
+        for (int a = 0; a < 3; a++) {
+            p[a] = rng_range(&rng, -25, 25);
+            q[a] = rng_range(&rng, -25, 25);
+        }
+        float s_min = i % 3 == 0 ? 0.2f : 0.0f, s_max = i % 5 == 0 ? 0.7f : 1.0f;
+        uint32_t hit_id = UINT32_MAX;
+        int got = bvh_segment_occluded(&tree, p, q, s_min, s_max, &hit_id);
+        int want = 0;
+        double closest = INFINITY;
+        for (size_t t = 0; t < s.count; t++) {
+            double margin;
+            want |= brute_hit(s.tris[t], p, q, s_min, s_max, &margin);
+            closest = fmin(closest, margin);
+        }
+        if (got) {
+            CHECK(hit_id < s.count);
+            double margin;
+            /* The reported triangle really is hit (or so close that rounding decides). */
+            CHECK(brute_hit(s.tris[hit_id], p, q, s_min, s_max, &margin) || margin < 1e-4);
+        }
+        if (closest < 1e-4)
+            continue;   /* within rounding of an edge or an end: either answer is right */
+        CHECK(got == want);
+        checked++;
+        hits += want;
+    }
+    printf("bvh: %zu triangles, %zu nodes, %d segments checked, %d hit\n", s.count, tree.node_count, checked, hits);
+    CHECK(checked > 3000 && hits > 500 && hits < checked - 500);
+
+    /* A box query returns exactly the triangles whose bounds overlap. */
+    uint32_t *ids = NULL;
+    size_t capacity = 0;
+    float qmin[3] = { -5, -5, -5 }, qmax[3] = { 3, 4, 5 };
+    size_t found = bvh_query_box(&tree, qmin, qmax, &ids, &capacity, 0);
+    size_t want_found = 0;
+    for (size_t t = 0; t < s.count; t++) {
+        int overlap = 1;
+        for (int a = 0; a < 3; a++) {
+            float lo = fminf(s.tris[t][a], fminf(s.tris[t][3 + a], s.tris[t][6 + a]));
+            float hi = fmaxf(s.tris[t][a], fmaxf(s.tris[t][3 + a], s.tris[t][6 + a]));
+            overlap &= lo <= qmax[a] && hi >= qmin[a];
+        }
+        want_found += overlap;
+    }
+    CHECK(found == want_found && found > 0);
+    free(ids);
+    bvh_free(&tree);
+    scene_free(&s);
+}
+
+/* Segments leaving a closed box made of many quads always hit it, even through shared edges and
+ * corners (segments aimed exactly at grid vertices). */
+static void closed_mesh_is_watertight(void)
+{
+    scene s = { 0 };
+    float min[3] = { -1, -1, -1 }, max[3] = { 1, 1, 1 };
+    scene_box_split(&s, min, max, 8);
+    bvh tree;
+    CHECK(bvh_build((const float (*)[9])s.tris, s.count, &tree));
+    uint64_t rng = 7;
+    for (int i = 0; i < 3000; i++) {
+        float p[3], q[3];
+        for (int a = 0; a < 3; a++)
+            p[a] = rng_range(&rng, -0.9f, 0.9f);
+        if (i % 2 == 0) {
+            /* At a vertex of the quad grid on a random face, then far beyond it. */
+            int axis = i / 2 % 3, u = (axis + 1) % 3, v = (axis + 2) % 3;
+            float target[3];
+            target[axis] = (i / 6) % 2 ? 1.0f : -1.0f;
+            target[u] = -1.0f + 0.25f * (float)(rng_next(&rng) % 9);
+            target[v] = -1.0f + 0.25f * (float)(rng_next(&rng) % 9);
+            for (int a = 0; a < 3; a++)
+                q[a] = p[a] + (target[a] - p[a]) * 3.0f;
+        } else {
+            for (int a = 0; a < 3; a++)
+                q[a] = rng_range(&rng, -1, 1) * 10.0f;
+            q[i % 3] = q[i % 3] < 0 ? -10.0f : 10.0f;
+        }
+        CHECK(bvh_segment_occluded(&tree, p, q, 0.0f, 1.0f, NULL));
+    }
+    /* And segments that stay inside hit nothing. */
+    for (int i = 0; i < 1000; i++) {
+        float p[3], q[3];
+        for (int a = 0; a < 3; a++) {
+            p[a] = rng_range(&rng, -0.9f, 0.9f);
+            q[a] = rng_range(&rng, -0.9f, 0.9f);
+        }
+        CHECK(!bvh_segment_occluded(&tree, p, q, 0.0f, 1.0f, NULL));
+    }
+    bvh_free(&tree);
+    scene_free(&s);
+}
+
+static void empty_tree_hits_nothing(void)
+{
+    bvh tree;
+    CHECK(bvh_build(NULL, 0, &tree));
+    float p[3] = { 0, 0, 0 }, q[3] = { 1, 1, 1 };
+    CHECK(!bvh_segment_occluded(&tree, p, q, 0.0f, 1.0f, NULL));
+    bvh_free(&tree);
+}
+
+int main(void)
+{
+    random_soup_agrees();
+    closed_mesh_is_watertight();
+    empty_tree_hits_nothing();
+    puts("test_bake_bvh: ok");
+    return 0;
+}

@@ -1,0 +1,273 @@
+/* Light values: a floor lit by a static light with a box casting a shadow, range, ambient,
+ * dilation, a dynamic light's layer, fast-light vertex multipliers and probes. */
+#include "bake.h"
+#include "bake_scene.h"
+
+#include <math.h>
+
+#define SIDE 64
+#define AMBIENT 0.2f
+
+/* The documented model, written out again: C * I * max(0, n.l) * (1 - d/R)^2. */
+static double expected_light(const float light[3], float range, const float p[3], const float n[3])
+{
+    double d[3] = { light[0] - p[0], light[1] - p[1], light[2] - p[2] };
+    double dist = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    if (dist >= range)
+        return 0.0;
+    double n_dot_l = n ? (n[0] * d[0] + n[1] * d[1] + n[2] * d[2]) / dist : 1.0;
+    double f = 1.0 - dist / range;
+    return n_dot_l > 0.0 ? n_dot_l * f * f : 0.0;
+}
+
+static void check_near(int got, double want)
+{
+    if (fabs(got - want) > 1.0) {
+        fprintf(stderr, "got %d, want %.2f\n", got, want);
+        CHECK(fabs(got - want) <= 1.0);
+    }
+}
+
+typedef struct floor_scene {
+    scene occluders;
+    bake_light lights[6];
+    bake_patch patch;
+    bake_lightmap lightmap;
+    bake_vertex vertices[83];
+    bake_probe probes[3];
+    bake_desc desc;
+} floor_scene;
+
+/* Floor y = 0 over [-8.25, 8.25]^2 as one 33 x 33 patch at (2, 2) of a 64 x 64 lightmap: luxel
+ * (i, j) of the patch sits at x = -8 + 0.5 i, z = -8 + 0.5 j. */
+static void floor_scene_init(floor_scene *f)
+{
+    memset(f, 0, sizeof *f);
+    float a[3] = { -8.25f, 0, -8.25f }, b[3] = { 8.25f, 0, -8.25f }, c[3] = { 8.25f, 0, 8.25f }, d[3] = { -8.25f, 0, 8.25f };
+    scene_quad(&f->occluders, a, b, c, d);
+    float box_min[3] = { 3, 1, -1 }, box_max[3] = { 4, 2, 1 };
+    scene_box(&f->occluders, box_min, box_max);
+    /* A closed box shutting a dynamic light in: it lights nothing and gets no layer. */
+    float cage_min[3] = { -7, 0.5f, 6 }, cage_max[3] = { -6, 1.5f, 7 };
+    scene_box(&f->occluders, cage_min, cage_max);
+
+    f->lights[0] = (bake_light){ BAKE_LIGHT_STATIC, { 0, 4, 0 }, { 1.0f, 0.5f, 0.25f }, 1.0f, 10.0f };
+    f->lights[1] = (bake_light){ BAKE_LIGHT_DYNAMIC, { -4, 2, -4 }, { 0, 1, 0 }, 1.0f, 5.0f };
+    f->lights[2] = (bake_light){ BAKE_LIGHT_FAST, { 4, 1, -4 }, { 1, 1, 1 }, 1.0f, 3.0f };
+    f->lights[3] = (bake_light){ BAKE_LIGHT_DYNAMIC, { 0, 100, 0 }, { 1, 1, 1 }, 1.0f, 5.0f };   /* reaches nothing */
+    f->lights[4] = (bake_light){ BAKE_LIGHT_DYNAMIC, { -6.5f, 1, 6.5f }, { 1, 1, 1 }, 1.0f, 4.0f }; /* caged */
+    f->lights[5] = (bake_light){ BAKE_LIGHT_FAST, { -4, 0.5f, 4 }, { 1, 0, 0 }, 0.5f, 2.0f };
+
+    f->lightmap.size_exp = 6;
+    f->lightmap.luxels = malloc(SIDE * SIDE * 3);
+    CHECK(f->lightmap.luxels != NULL);
+    memset(f->lightmap.luxels, 0xAB, SIDE * SIDE * 3);  /* the bake overwrites every luxel */
+    f->patch = (bake_patch){ { -8.25f, 0, -8.25f }, { 0.5f, 0, 0 }, { 0, 0, 0.5f }, { 0, 1, 0 }, 0, 2, 2, 33, 33 };
+
+    /* A 9 x 9 grid of floor vertices every 2 m, one facing down and one on the cage's top. */
+    int v = 0;
+    for (int j = 0; j < 9; j++)
+        for (int i = 0; i < 9; i++)
+            f->vertices[v++] = (bake_vertex){ { -8.0f + 2.0f * i, 0, -8.0f + 2.0f * j }, { 0, 1, 0 } };
+    f->vertices[v++] = (bake_vertex){ { 4, 0.5f, -4 }, { 0, -1, 0 } };
+    f->vertices[v++] = (bake_vertex){ { 4, 0, -3 }, { 0, 2, 0 } };   /* normals need not be unit */
+
+    f->probes[0] = (bake_probe){ { -1, 1, -1 }, { 1, 3, 1 } };
+    f->probes[1] = (bake_probe){ { 3, 0.5f, -5 }, { 5, 1.5f, -3 } };
+    f->probes[2] = (bake_probe){ { 5, 0.25f, -0.25f }, { 6, 0.75f, 0.25f } };   /* in the box's shadow */
+
+    f->desc = (bake_desc){
+        .triangles = (const float (*)[9])f->occluders.tris, .triangle_count = f->occluders.count,
+        .lights = f->lights, .light_count = 6, .ambient = { AMBIENT, AMBIENT, AMBIENT },
+        .lightmaps = &f->lightmap, .lightmap_count = 1, .patches = &f->patch, .patch_count = 1,
+        .vertices = f->vertices, .vertex_count = 83, .probes = f->probes, .probe_count = 3,
+        .threads = 2,
+    };
+}
+
+static const uint8_t *luxel(const uint8_t *luxels, int i, int j)
+{
+    return luxels + ((size_t)(j + 2) * SIDE + (size_t)(i + 2)) * 3;
+}
+
+static void luxel_world(int i, int j, float out[3])
+{
+    out[0] = -8.0f + 0.5f * (float)i;
+    out[1] = 0.0f;
+    out[2] = -8.0f + 0.5f * (float)j;
+}
+
+static void check_base(const floor_scene *f)
+{
+    const float up[3] = { 0, 1, 0 };
+    const bake_light *l = &f->lights[0];
+    /* Straight below the light: ambient + C * I * falloff(4 / 10) * 255. */
+    const uint8_t *below = luxel(f->lightmap.luxels, 16, 16);
+    for (int c = 0; c < 3; c++)
+        check_near(below[c], 255.0 * (AMBIENT + l->color[c] * 0.6 * 0.6));
+    /* x = 5.5 is in the box's shadow: ambient only. x = -5.5 mirrors it in full light. */
+    const uint8_t *shadowed = luxel(f->lightmap.luxels, 27, 16), *lit = luxel(f->lightmap.luxels, 5, 16);
+    float p[3];
+    luxel_world(5, 16, p);
+    double strength = expected_light(l->position, l->range, p, up);
+    CHECK(strength > 0.05);
+    for (int c = 0; c < 3; c++) {
+        check_near(shadowed[c], 255.0 * AMBIENT);
+        check_near(lit[c], 255.0 * (AMBIENT + l->color[c] * strength));
+        /* Lit is brighter than shadowed by exactly the light's value. */
+        check_near(lit[c] - shadowed[c], 255.0 * l->color[c] * strength);
+    }
+    /* Every luxel: beyond the range (corners are 12 m away) ambient; elsewhere the model, or
+     * ambient in the shadow. Dynamic and fast lights never reach the base lightmap. */
+    int beyond = 0;
+    for (int j = 0; j < 33; j++)
+        for (int i = 0; i < 33; i++) {
+            luxel_world(i, j, p);
+            const uint8_t *got = luxel(f->lightmap.luxels, i, j);
+            double s = expected_light(l->position, l->range, p, up);
+            if (s == 0.0) {
+                beyond++;
+                for (int c = 0; c < 3; c++)
+                    check_near(got[c], 255.0 * AMBIENT);
+                continue;
+            }
+            int in_shadow = p[0] > 4.2f && p[0] < 11.0f && fabsf(p[2]) < 0.8f;
+            int near_shadow = p[0] > 2.5f && fabsf(p[2]) < 1.8f;
+            if (near_shadow && !in_shadow)
+                continue;   /* the penumbra-free edge of the shadow, not worth predicting */
+            for (int c = 0; c < 3; c++)
+                check_near(got[c], 255.0 * (AMBIENT + (in_shadow ? 0.0 : l->color[c] * s)));
+        }
+    CHECK(beyond > 50);
+    /* Dilation: the two rings around the patch copy their neighbours; farther out stays black. */
+    const uint8_t *corner = luxel(f->lightmap.luxels, 0, 0), *ring1 = luxel(f->lightmap.luxels, -1, 0),
+                  *ring2 = luxel(f->lightmap.luxels, -2, 0), *ring1_mid = luxel(f->lightmap.luxels, 16, 33);
+    for (int c = 0; c < 3; c++) {
+        CHECK(ring1[c] == corner[c] && ring2[c] == corner[c]);
+        int mean = (luxel(f->lightmap.luxels, 15, 32)[c] + luxel(f->lightmap.luxels, 16, 32)[c] +
+                    luxel(f->lightmap.luxels, 17, 32)[c] + 1) / 3;
+        CHECK(ring1_mid[c] == mean && mean >= 51);
+        CHECK(f->lightmap.luxels[((SIDE - 1) * SIDE + SIDE - 1) * 3 + c] == 0);
+        CHECK(f->lightmap.luxels[(10 * SIDE + 40) * 3 + c] != 0xAB);
+    }
+}
+
+static void check_layers(const floor_scene *f, const bake_result *res)
+{
+    /* One layer: the light that reaches nothing and the caged one have none. */
+    CHECK(res->layer_count == 1);
+    const bake_layer *layer = &res->layers[0];
+    CHECK(layer->light == 1 && layer->lightmap == 0 && layer->luxels != NULL);
+    const float up[3] = { 0, 1, 0 };
+    const bake_light *l = &f->lights[1];
+    /* Below the light, 2 m away: I * falloff(2 / 5) * 255, grey. */
+    const uint8_t *below = luxel(layer->luxels, 8, 8);
+    for (int c = 0; c < 3; c++)
+        check_near(below[c], 255.0 * 0.6 * 0.6);
+    int zero = 0, lit = 0;
+    for (int j = 0; j < 33; j++)
+        for (int i = 0; i < 33; i++) {
+            float p[3];
+            luxel_world(i, j, p);
+            const uint8_t *got = luxel(layer->luxels, i, j);
+            double s = expected_light(l->position, l->range, p, up);
+            CHECK(got[0] == got[1] && got[1] == got[2]);
+            if (s == 0.0) {
+                CHECK(got[0] == 0);     /* exactly zero outside the lamp's reach */
+                zero++;
+            } else {
+                check_near(got[0], 255.0 * s);
+                lit += got[0] > 0;
+            }
+        }
+    CHECK(zero > 500 && lit > 200);
+}
+
+static void check_fast(const floor_scene *f, const bake_result *res)
+{
+    CHECK(res->fast_light_count == 2 && res->fast_multipliers != NULL);
+    const uint8_t *first = res->fast_multipliers, *second = res->fast_multipliers + 83;
+    int near = 0;
+    for (int v = 0; v < 81; v++) {
+        const bake_vertex *vertex = &f->vertices[v];
+        double want = 255.0 * expected_light(f->lights[2].position, f->lights[2].range, vertex->position, vertex->normal);
+        check_near(first[v], want);
+        near += first[v] > 0;
+        if (want == 0.0)
+            CHECK(first[v] == 0);
+        want = 255.0 * 0.5 * expected_light(f->lights[5].position, f->lights[5].range, vertex->position, vertex->normal);
+        check_near(second[v], want);
+    }
+    CHECK(near >= 1);
+    /* The vertex at (4, 0, -4), straight below the light 1 m away: falloff(1 / 3) * 255. */
+    check_near(first[2 * 9 + 6], 255.0 * (2.0 / 3.0) * (2.0 / 3.0));
+    CHECK(second[6 * 9 + 2] > 0 && first[0] == 0 && second[0] == 0);
+    CHECK(first[81] == 0);                                     /* faces away from the light */
+    const float up[3] = { 0, 1, 0 };
+    check_near(first[82], 255.0 * expected_light(f->lights[2].position, 3.0f, f->vertices[82].position, up));
+}
+
+static void check_probes(const floor_scene *f, const bake_result *res)
+{
+    CHECK(res->probes != NULL);
+    /* Probe 0, centre (0, 2, 0): the static light 2 m above, unoriented; the dynamic light at
+     * (-4, 2, -4) reaches the box (4.24 m) but not the centre (5.66 m): a ref of amount 0. */
+    const bake_probe_result *p0 = &res->probes[0];
+    for (int c = 0; c < 3; c++)
+        check_near(p0->base[c], 255.0 * (AMBIENT + f->lights[0].color[c] * 0.8 * 0.8));
+    CHECK(p0->ref_count == 1 && p0->refs[0].light == 1 && p0->refs[0].amount == 0);
+    /* Probe 1 is centred on the fast light: amount 255; the dynamic light 8.1 m away is out of reach. */
+    const bake_probe_result *p1 = &res->probes[1];
+    CHECK(p1->ref_count == 1 && p1->refs[0].light == 2 && p1->refs[0].amount == 255);
+    float centre[3] = { 4, 1, -4 };
+    for (int c = 0; c < 3; c++)
+        check_near(p1->base[c], 255.0 * (AMBIENT + f->lights[0].color[c] *
+                                                       expected_light(f->lights[0].position, 10.0f, centre, NULL)));
+    /* Probe 2 sits in the box's shadow: ambient only, no refs. */
+    const bake_probe_result *p2 = &res->probes[2];
+    for (int c = 0; c < 3; c++)
+        check_near(p2->base[c], 255.0 * AMBIENT);
+    CHECK(p2->ref_count == 0 && p2->refs == NULL);
+}
+
+typedef struct progress_log {
+    int calls;
+    double last;
+} progress_log;
+
+static void on_progress(void *user, const char *stage, double fraction)
+{
+    progress_log *log = user;
+    CHECK(stage != NULL && fraction >= 0.0 && fraction <= 1.0);
+    log->calls++;
+    log->last = fraction;
+}
+
+int main(void)
+{
+    floor_scene f;
+    floor_scene_init(&f);
+    progress_log log = { 0 };
+    f.desc.progress = on_progress;
+    f.desc.user = &log;
+    bake_result res;
+    CHECK(bake_run(&f.desc, &res));
+    CHECK(log.calls >= 12 && log.last == 1.0);
+    check_base(&f);
+    check_layers(&f, &res);
+    check_fast(&f, &res);
+    check_probes(&f, &res);
+    bake_result_free(&res);
+    CHECK(res.layers == NULL && res.probes == NULL);
+
+    /* Nothing to bake: no lights, no patches. */
+    bake_desc empty = { .ambient = { 0.5f, 0.5f, 0.5f } };
+    CHECK(bake_run(&empty, &res));
+    CHECK(res.layer_count == 0 && res.fast_light_count == 0 && res.probes == NULL);
+    bake_result_free(&res);
+
+    free(f.lightmap.luxels);
+    scene_free(&f.occluders);
+    puts("test_bake_light: ok");
+    return 0;
+}
