@@ -1,10 +1,161 @@
-/* cmd_view.c - placeholder until its owner lands it; replaced, never shipped. */
+/* cmd_view.c - `pmfview [FILE] [options]`: the command line of the interactive viewer. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <SDL.h>
+
 #include "commands.h"
+#include "pmf/pmf.h"
+#include "view.h"
+
+bool view_parse_pose(const char *text, double pos[3], float *yaw, float *pitch)
+{
+    double v[5];
+    const char *p = text;
+    for (int i = 0; i < 5; i++) {
+        char *end;
+        v[i] = strtod(p, &end);
+        if (end == p || !(v[i] == v[i]) || v[i] > 1e15 || v[i] < -1e15)
+            return false;
+        p = end;
+        if (i < 4) {
+            if (*p != ',')
+                return false;
+            p++;
+        }
+    }
+    if (*p != '\0' && !strchr(" \t\r\n", *p))
+        return false;
+    for (int i = 0; i < 3; i++)
+        pos[i] = v[i];
+    *yaw = (float)v[3];
+    *pitch = (float)v[4];
+    return true;
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "pmfview: %s '%s' (see pmfview --help)\n", what, arg);
+    return EXIT_USAGE;
+}
+
+static bool parse_int(const char *s, long min, long max, long *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Checks the map opens (header, Data, chunk index) and the level exists: exit 2 / 1 otherwise. */
+static int check_map(const char *path, uint32_t level)
+{
+    pmf_error err;
+    pmf_file *f = pmf_open(path, &err);
+    if (!f) {
+        char line[1024];
+        fprintf(stderr, "pmfview: %s\n", pmf_error_format(&err, line, sizeof line));
+        return EXIT_BAD_INPUT;
+    }
+    uint32_t levels = f->level_count;
+    pmf_close(f);
+    if (level >= levels) {
+        fprintf(stderr, "pmfview: %s: --level %u: the map has %u level%s\n", path, level, levels,
+                levels == 1 ? "" : "s");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+static bool have_display(void)
+{
+    const char *x11 = getenv("DISPLAY"), *wayland = getenv("WAYLAND_DISPLAY");
+    if ((!x11 || !*x11) && (!wayland || !*wayland))
+        return false;
+    if (SDL_Init(SDL_INIT_VIDEO) != 0)
+        return false;
+    return true;
+}
 
 int cmd_view(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("pmfview: 'view' is not built yet\n", stderr);
-    return EXIT_RUNTIME;
+    view_desc desc = { 0 };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        long n;
+        if (a[0] != '-' || !a[1]) {
+            if (desc.path)
+                return usage_error("more than one map file given:", a);
+            desc.path = a;
+        } else if (!strcmp(a, "--no-vsync")) {
+            desc.no_vsync = true;
+        } else if (!next) {
+            return usage_error("unknown option or missing value:", a);
+        } else if (!strcmp(a, "--level")) {
+            if (!parse_int(next, 0, 255, &n))
+                return usage_error("--level wants a level number from 0, not", next);
+            desc.level = (uint32_t)n;
+            i++;
+        } else if (!strcmp(a, "--camera")) {
+            if (!view_parse_pose(next, desc.camera_pos, &desc.camera_yaw, &desc.camera_pitch))
+                return usage_error("--camera wants X,Y,Z,YAW,PITCH, not", next);
+            desc.has_camera = true;
+            i++;
+        } else if (!strcmp(a, "--fov")) {
+            char *end;
+            double fov = strtod(next, &end);
+            if (end == next || *end || !(fov >= 1.0 && fov <= 179.0))
+                return usage_error("--fov wants degrees in 1..179, not", next);
+            desc.fov = (float)fov;
+            i++;
+        } else if (!strcmp(a, "--radius")) {
+            if (!parse_int(next, 1, 64, &n))
+                return usage_error("--radius wants chunks in 1..64, not", next);
+            desc.radius = (int)n;
+            i++;
+        } else if (!strcmp(a, "--shots")) {
+            desc.shots_dir = next;
+            i++;
+        } else if (!strcmp(a, "--game")) {
+            desc.game_dir = next;
+            i++;
+        } else if (!strcmp(a, "--size")) {
+            int w = 0, h = 0;
+            char tail;
+            if (sscanf(next, "%dx%d%c", &w, &h, &tail) != 2 || w < 16 || h < 16 || w > 16384 || h > 16384)
+                return usage_error("--size wants WxH (16..16384), not", next);
+            desc.width = w;
+            desc.height = h;
+            i++;
+        } else {
+            return usage_error("unknown option", a);
+        }
+    }
+
+    /* A bad map is reported before a missing display, so the answer does not depend on where
+     * the program runs. Without FILE, the demo map is looked for only once a window can open. */
+    if (desc.path) {
+        int rc = check_map(desc.path, desc.level);
+        if (rc)
+            return rc;
+    }
+    if (!have_display()) {
+        fputs("pmfview: no display; use 'pmfview shot FILE -o OUT.png' to render without a window\n", stderr);
+        return EXIT_RUNTIME;
+    }
+    if (!desc.path) {
+        desc.path = PMFVIEW_DEFAULT_MAP;
+        int rc = check_map(desc.path, desc.level);
+        if (rc) {
+            SDL_Quit();
+            return rc;
+        }
+    }
+    int rc = view_run(&desc);
+    SDL_Quit();
+    return rc;
 }

@@ -1,0 +1,35 @@
+/* view.h - the interactive viewer: `pmfview [FILE] [options]` (docs/viewer.md).
+ *
+ * cmd_view.c parses the command line into a view_desc; view_run() opens the SDL window and flies.
+ * The pieces: view_window.c (window, GL context, main loop, input), view_hud.c (what the HUD
+ * says), view_bookmarks.c (camera bookmarks), view_probes.c (light-probe overlay), view_watch.c
+ * (live reload), view_shot.c (screenshots).
+ */
+#ifndef PMFVIEW_APP_VIEW_H
+#define PMFVIEW_APP_VIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Zero means default. */
+typedef struct view_desc {
+    const char *path;                /* the map; NULL = the bundled feature demo */
+    uint32_t level;
+    bool has_camera;                 /* --camera given */
+    double camera_pos[3];
+    float camera_yaw, camera_pitch;
+    float fov;                       /* degrees; 0 = 75 */
+    int radius;                      /* streaming radius in chunks; 0 = the scene's default */
+    bool no_vsync;
+    const char *shots_dir;           /* NULL = the current directory */
+    const char *game_dir;
+    int width, height;               /* window size; 0 = 1280x720 */
+} view_desc;
+
+/* Returns the process exit code (0, 2 bad map, 3 runtime failure). */
+int view_run(const view_desc *desc);
+
+/* Parses "X,Y,Z,YAW,PITCH" (the --camera and bookmark format); false when malformed. */
+bool view_parse_pose(const char *text, double pos[3], float *yaw, float *pitch);
+
+#endif

@@ -1,0 +1,164 @@
+/* view_bookmarks.c - MAP.pmf.cameras: save and recall camera bookmarks. */
+#include "view_bookmarks.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view.h"
+
+void view_bookmarks_path(const char *map_path, char *out, size_t size)
+{
+    snprintf(out, size, "%s.cameras", map_path);
+}
+
+/* The shortest %g form that reads back as exactly v. */
+static void format_exact(double v, char *out, size_t size)
+{
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(out, size, "%.*g", digits, v);
+        if (strtod(out, NULL) == v)
+            return;
+    }
+}
+
+/* The whole file as a NUL-terminated string ("" when it does not exist); NULL on a read error. */
+static char *read_all(const char *file)
+{
+    FILE *f = fopen(file, "rb");
+    if (!f)
+        return errno == ENOENT ? calloc(1, 1) : NULL;
+    size_t len = 0, cap = 4096;
+    char *text = malloc(cap);
+    size_t n;
+    while (text && (n = fread(text + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (cap - len - 1 == 0) {
+            char *grown = realloc(text, cap * 2);
+            if (!grown) {
+                free(text);
+                text = NULL;
+                break;
+            }
+            text = grown;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (text)
+        text[len] = '\0';
+    return text;
+}
+
+/* The name of a camera line (after the numbers and blanks), its length in *len; NULL when the
+ * line is blank or a comment. */
+static const char *line_name(const char *line, size_t line_len, size_t *len)
+{
+    size_t i = 0;
+    while (i < line_len && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    if (i == line_len || line[i] == '#')
+        return NULL;
+    while (i < line_len && line[i] != ' ' && line[i] != '\t')
+        i++;
+    while (i < line_len && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    size_t end = line_len;
+    while (end > i && (line[end - 1] == ' ' || line[end - 1] == '\t' || line[end - 1] == '\r'))
+        end--;
+    *len = end - i;
+    return line + i;
+}
+
+static bool is_slot_name(const char *name, size_t len, int slot)
+{
+    char want[16];
+    int n = snprintf(want, sizeof want, "bookmark%d", slot);
+    return len == (size_t)n && !memcmp(name, want, len);
+}
+
+bool view_bookmark_save(const char *file, int slot, const double pos[3], float yaw, float pitch,
+                        char *err, size_t err_size)
+{
+    char *old = read_all(file);
+    if (!old) {
+        snprintf(err, err_size, "%s: cannot read: %s", file, strerror(errno));
+        return false;
+    }
+    char num[5][32], line[200];
+    for (int i = 0; i < 3; i++)
+        format_exact(pos[i], num[i], sizeof num[i]);
+    format_exact(yaw, num[3], sizeof num[3]);
+    format_exact(pitch, num[4], sizeof num[4]);
+    snprintf(line, sizeof line, "%s,%s,%s,%s,%s bookmark%d\n", num[0], num[1], num[2], num[3], num[4], slot);
+
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", file);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        snprintf(err, err_size, "%s: cannot write: %s", tmp, strerror(errno));
+        free(old);
+        return false;
+    }
+    bool written = false;
+    for (const char *p = old; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t line_len = nl ? (size_t)(nl - p) : strlen(p);
+        size_t name_len;
+        const char *name = line_name(p, line_len, &name_len);
+        if (name && is_slot_name(name, name_len, slot)) {
+            if (!written)
+                fputs(line, f);
+            written = true;
+        } else {
+            fwrite(p, 1, line_len, f);
+            fputc('\n', f);
+        }
+        p += line_len + (nl ? 1 : 0);
+    }
+    if (!written)
+        fputs(line, f);
+    free(old);
+    bool ok = !ferror(f);
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, file) != 0) {
+        snprintf(err, err_size, "%s: cannot write: %s", file, strerror(errno));
+        remove(tmp);
+        return false;
+    }
+    return true;
+}
+
+bool view_bookmark_load(const char *file, int slot, double pos[3], float *yaw, float *pitch,
+                        char *err, size_t err_size)
+{
+    char *text = read_all(file);
+    if (!text) {
+        snprintf(err, err_size, "%s: cannot read: %s", file, strerror(errno));
+        return false;
+    }
+    const char *named = NULL, *nth = NULL;
+    int index = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t line_len = nl ? (size_t)(nl - p) : strlen(p);
+        size_t name_len;
+        const char *name = line_name(p, line_len, &name_len);
+        if (name) {
+            if (++index == slot)
+                nth = p;
+            if (!named && is_slot_name(name, name_len, slot))
+                named = p;
+        }
+        p += line_len + (nl ? 1 : 0);
+    }
+    const char *line = named ? named : nth;
+    bool ok = false;
+    if (!line)
+        snprintf(err, err_size, "no bookmark %d in %s", slot, file);
+    else if (!(ok = view_parse_pose(line + strspn(line, " \t"), pos, yaw, pitch)))
+        snprintf(err, err_size, "%s: bookmark %d is not X,Y,Z,YAW,PITCH", file, slot);
+    free(text);
+    return ok;
+}

@@ -1,0 +1,38 @@
+/* view_hud.h - what the viewer's HUD says: status lines, the lights panel, the loading bar,
+ * messages and the F1 key list. Drawing goes through render/hud.h. */
+#ifndef PMFVIEW_APP_VIEW_HUD_H
+#define PMFVIEW_APP_VIEW_HUD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "render/hud.h"
+#include "scene.h"
+
+enum { VIEW_ANIM_OFF = 0, VIEW_ANIM_FLICKER, VIEW_ANIM_PULSE, VIEW_ANIM_COUNT };
+
+typedef struct view_hud_info {
+    const char *path;
+    uint32_t level, level_count;
+    double fps, frame_ms;
+    const camera *cam;
+    const scene_stats *stats;
+    bool view_complete;
+    const scene_settings *settings;
+    double speed;                    /* m/s, before Shift / Ctrl */
+    bool mouse_captured;
+    bool probes;                     /* light-probe overlay on */
+    size_t probe_count;
+    bool lights_panel, help;
+    int fast_anim;                   /* VIEW_ANIM_* */
+    const scene_light *lights;       /* as shown (effective enable / intensity) */
+    size_t light_count;
+    size_t selected;                 /* index into lights */
+    const char *message;             /* latest event, "" = none */
+    const char *error;               /* persistent problem (failed reload), "" = none */
+} view_hud_info;
+
+void view_hud_draw(hud *h, int width, int height, const view_hud_info *info);
+
+#endif

@@ -1,0 +1,120 @@
+/* view_probes.c - cube lighting data around the camera, for the light-probe overlay. */
+#include "view_probes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool view_probes_open(view_probes *p, const char *path, uint32_t level, char *err, size_t err_size)
+{
+    memset(p, 0, sizeof *p);
+    pmf_error e;
+    p->file = pmf_open(path, &e);
+    if (p->file && !pmf_level_read(p->file, level, PMF_PART_COMMON, &p->lvl, &e)) {
+        pmf_close(p->file);
+        p->file = NULL;
+    }
+    if (!p->file) {
+        pmf_error_format(&e, err, err_size);
+        return false;
+    }
+    p->level = level;
+    return true;
+}
+
+void view_probes_close(view_probes *p)
+{
+    if (p->file) {
+        pmf_level_free(&p->lvl);
+        pmf_close(p->file);
+    }
+    free(p->boxes);
+    free(p->rgb);
+    memset(p, 0, sizeof *p);
+}
+
+static bool push_probe(view_probes *p, const double center[3], double half, const uint8_t rgb[3])
+{
+    if (p->count == p->capacity) {
+        size_t cap = p->capacity ? p->capacity * 2 : 256;
+        float (*boxes)[4] = realloc(p->boxes, cap * sizeof *boxes);
+        if (boxes)
+            p->boxes = boxes;
+        uint8_t (*colors)[3] = realloc(p->rgb, cap * sizeof *colors);
+        if (colors)
+            p->rgb = colors;
+        if (!boxes || !colors)
+            return false;
+        p->capacity = cap;
+    }
+    for (int k = 0; k < 3; k++)
+        p->boxes[p->count][k] = (float)center[k];
+    /* Small enough not to hide the room, large enough to see from a distance. */
+    p->boxes[p->count][3] = (float)(half < 0.5 ? half * 0.25 : 0.125);
+    memcpy(p->rgb[p->count], rgb, 3);
+    p->count++;
+    return true;
+}
+
+/* Walks the octree from cube 0 (bounded by the cube count, so a malformed tree cannot loop). */
+static void add_chunk(view_probes *p, const pmf_chunk *ch, const double offset[3], double side)
+{
+    typedef struct { uint32_t cube; double center[3], half; } node;
+    uint32_t n = ch->common.cube_count;
+    node *stack = malloc((size_t)n * 8 * sizeof *stack + sizeof *stack);
+    if (!stack)
+        return;
+    size_t top = 0, visited = 0;
+    stack[top++] = (node){ 0, { offset[0], offset[1], offset[2] }, side / 2 };
+    while (top && visited++ < n) {
+        node nd = stack[--top];
+        const pmf_cube *c = &ch->common.cubes[nd.cube];
+        if ((c->flags & PMF_CUBE_HAS_LIGHTING) && !push_probe(p, nd.center, nd.half, ch->client.cubes[nd.cube].lighting.base))
+            break;
+        if (c->type != PMF_CUBE_PARENT)
+            continue;
+        for (uint32_t o = 0; o < 8; o++) {
+            uint32_t child = c->u.parent.children[o];
+            if (!(c->u.parent.child_mask & (1u << o)) || child >= n)
+                continue;
+            double q = nd.half / 2;
+            stack[top++] = (node){ child,
+                { nd.center[0] + ((o & PMF_OCTANT_NEG_X) ? -q : q),
+                  nd.center[1] + ((o & PMF_OCTANT_NEG_Y) ? -q : q),
+                  nd.center[2] + ((o & PMF_OCTANT_NEG_Z) ? -q : q) }, q };
+        }
+    }
+    free(stack);
+}
+
+void view_probes_update(view_probes *p, const camera *cam)
+{
+    if (!p->file || (p->built && !memcmp(p->built_chunk, cam->chunk, sizeof p->built_chunk)))
+        return;
+    p->count = 0;
+    p->error[0] = '\0';
+    memcpy(p->built_chunk, cam->chunk, sizeof p->built_chunk);
+    p->built = true;
+    const pmf_level_info *li = &p->file->levels[p->level];
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++)
+            for (int dz = -1; dz <= 1; dz++) {
+                int32_t c[3] = { cam->chunk[0] + dx, cam->chunk[1] + dy, cam->chunk[2] + dz };
+                if (c[0] < 0 || c[1] < 0 || c[2] < 0 || (uint32_t)c[0] >= li->count_x ||
+                    (uint32_t)c[1] >= li->count_y || (uint32_t)c[2] >= li->count_z)
+                    continue;
+                pmf_chunk_coord cc = { (uint32_t)c[0], (uint32_t)c[1], (uint32_t)c[2] };
+                if (!pmf_chunk_present(p->file, p->level, cc))
+                    continue;
+                pmf_chunk ch;
+                pmf_error e;
+                if (!pmf_chunk_read(p->file, &p->lvl, p->level, cc, PMF_PART_COMMON | PMF_PART_CLIENT, &ch, &e)) {
+                    if (!p->error[0])
+                        pmf_error_format(&e, p->error, sizeof p->error);
+                    continue;
+                }
+                double offset[3];
+                camera_chunk_offset(cam, c, offset);
+                add_chunk(p, &ch, offset, cam->chunk_size);
+                pmf_chunk_free(&ch);
+            }
+}

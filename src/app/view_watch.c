@@ -1,0 +1,54 @@
+/* view_watch.c - mtime/size polling of the open map file for live reload. */
+#include "view_watch.h"
+
+#include <string.h>
+#include <sys/stat.h>
+
+static view_file_id file_id(const char *path)
+{
+    view_file_id id;
+    memset(&id, 0, sizeof id);
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return id;
+    id.exists = true;
+    id.dev = (uint64_t)st.st_dev;
+    id.ino = (uint64_t)st.st_ino;
+    id.size = (uint64_t)st.st_size;
+    id.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    return id;
+}
+
+static bool same_id(const view_file_id *a, const view_file_id *b)
+{
+    return a->exists == b->exists && a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+           a->mtime_ns == b->mtime_ns;
+}
+
+void view_watch_init(view_watch *w, const char *path, double now)
+{
+    memset(w, 0, sizeof *w);
+    w->path = path;
+    w->current = file_id(path);
+    w->next_poll = now + VIEW_WATCH_PERIOD;
+}
+
+bool view_watch_poll(view_watch *w, double now)
+{
+    if (now < w->next_poll)
+        return false;
+    w->next_poll = now + VIEW_WATCH_PERIOD;
+    view_file_id id = file_id(w->path);
+    if (same_id(&id, &w->current)) {
+        w->has_pending = false;
+        return false;
+    }
+    if (w->has_pending && same_id(&id, &w->pending) && id.exists) {
+        w->current = id;
+        w->has_pending = false;
+        return true;
+    }
+    w->pending = id;
+    w->has_pending = true;
+    return false;
+}

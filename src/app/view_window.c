@@ -1,0 +1,740 @@
+/* view_window.c - the viewer's window: SDL + GL context, the frame loop, flying, keys, live
+ * reload, level switching, screenshots and bookmarks (docs/viewer.md). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <SDL.h>
+#include <cglm/cglm.h>
+#include <glad/gl.h>
+
+#include "render/hud.h"
+#include "render/render.h"
+#include "scene.h"
+#include "view.h"
+#include "view_bookmarks.h"
+#include "view_hud.h"
+#include "view_probes.h"
+#include "view_shot.h"
+#include "view_watch.h"
+
+#define VIEW_MAX_LIGHTS 4096
+#define HIRES_FACTOR 4
+#define MESSAGE_SECONDS 4.0
+#define SHOT_WAIT_SECONDS 3.0      /* longest a screenshot waits for the view to finish streaming */
+#define MOUSE_DEGREES_PER_PIXEL 0.15f
+
+/* What the user set for one light, kept across reloads and level switches. */
+typedef struct light_state {
+    uint32_t id;
+    bool fast;
+    uint8_t color[3];
+    bool enabled;                  /* dynamic: enable flag; fast: on (intensity) / off (0) */
+    uint8_t intensity;             /* fast: the chosen intensity when on */
+    bool touched;                  /* changed by the user: re-applied to a reloaded scene */
+} light_state;
+
+typedef struct viewer {
+    const view_desc *desc;
+    SDL_Window *window;
+    SDL_GLContext gl;
+    hud *hud;
+
+    scene *scene;
+    uint32_t level, level_count;
+    scene_settings settings;
+    camera cam, start_cam;
+    bool announced_ready;          /* "ready" printed for the current scene */
+
+    light_state *lights;
+    size_t light_count;
+    scene_light *shown;            /* lights as the HUD lists them */
+    size_t shown_count, selected;
+    int fast_anim;
+
+    view_watch watch;
+    view_probes probes;
+    bool probes_on;
+
+    double speed;
+    bool mouse_captured, right_look, hud_hidden, help, lights_panel, quit;
+    int pending_shot;              /* 0 none, 1 window size, HIRES_FACTOR = hi-res */
+    bool shot_with_hud;            /* Ctrl+F12: the window as shown, HUD included */
+    double shot_requested;
+    char cameras_path[1100];
+
+    char message[1024];
+    double message_until;
+    char error[1024];
+} viewer;
+
+static double now_seconds(void)
+{
+    return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
+}
+
+/* Shows msg in the HUD for a few seconds and prints it on stdout (tests read it). */
+static void say(viewer *v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->message, sizeof v->message, fmt, ap);
+    va_end(ap);
+    v->message_until = now_seconds() + MESSAGE_SECONDS;
+    printf("%s\n", v->message);
+    fflush(stdout);
+}
+
+static bool map_level_count(const char *path, uint32_t *count, char *err, size_t err_size)
+{
+    pmf_error e;
+    pmf_file *f = pmf_open(path, &e);
+    if (!f) {
+        pmf_error_format(&e, err, err_size);
+        return false;
+    }
+    *count = f->level_count;
+    pmf_close(f);
+    return true;
+}
+
+/* ---- lights --------------------------------------------------------------------------------- */
+
+static light_state *find_light(viewer *v, uint32_t id, bool fast)
+{
+    for (size_t i = 0; i < v->light_count; i++)
+        if (v->lights[i].id == id && v->lights[i].fast == fast)
+            return &v->lights[i];
+    return NULL;
+}
+
+static uint8_t fast_intensity(const viewer *v, const light_state *l, double t)
+{
+    if (!l->enabled)
+        return 0;
+    double k = 1.0;
+    if (v->fast_anim == VIEW_ANIM_PULSE) {
+        k = 0.5 + 0.5 * sin(t * 2.0 * M_PI * 0.5 + l->id);
+    } else if (v->fast_anim == VIEW_ANIM_FLICKER) {
+        /* Value noise: a new random level 12 times a second, blended linearly, per light. */
+        double x = t * 12.0;
+        uint32_t i = (uint32_t)x, h0 = (i + l->id * 7919u) * 2654435761u, h1 = (i + 1 + l->id * 7919u) * 2654435761u;
+        double a = (h0 >> 24) / 255.0, b = (h1 >> 24) / 255.0, f = x - floor(x);
+        k = 0.55 + 0.45 * (a + (b - a) * f);
+    }
+    return (uint8_t)lrint(l->intensity * k);
+}
+
+static void apply_light(viewer *v, const light_state *l, double t)
+{
+    if (l->fast)
+        scene_set_fast_light(v->scene, l->id, fast_intensity(v, l, t));
+    else
+        scene_set_dynamic_light(v->scene, l->id, l->enabled);
+}
+
+/* Learns the lights of newly streamed chunks (their file values) and rebuilds the HUD list. */
+static void refresh_lights(viewer *v, double t)
+{
+    size_t n = scene_lights(v->scene, v->shown, VIEW_MAX_LIGHTS);
+    if (n > VIEW_MAX_LIGHTS)
+        n = VIEW_MAX_LIGHTS;
+    for (size_t i = 0; i < n; i++) {
+        const scene_light *s = &v->shown[i];
+        light_state *l = find_light(v, s->id, s->fast);
+        if (!l && v->light_count < VIEW_MAX_LIGHTS) {
+            l = &v->lights[v->light_count++];
+            *l = (light_state){ .id = s->id, .fast = s->fast, .enabled = s->fast ? true : s->enabled,
+                                .intensity = s->intensity };
+            memcpy(l->color, s->color, 3);
+        }
+        if (!l)
+            continue;
+        if (l->fast && v->fast_anim != VIEW_ANIM_OFF)
+            apply_light(v, l, t);
+        v->shown[i].enabled = l->enabled;
+        v->shown[i].intensity = l->fast ? fast_intensity(v, l, t) : 0;
+    }
+    if (v->selected >= n)
+        v->selected = n ? n - 1 : 0;
+    v->shown_count = n;
+}
+
+static void toggle_light(viewer *v, light_state *l, double t)
+{
+    l->enabled = !l->enabled;
+    l->touched = true;
+    apply_light(v, l, t);
+}
+
+/* T: everything off when anything is on, else everything on. */
+static void toggle_all_lights(viewer *v, double t)
+{
+    bool any_on = false;
+    for (size_t i = 0; i < v->light_count; i++)
+        any_on |= v->lights[i].enabled;
+    for (size_t i = 0; i < v->light_count; i++) {
+        v->lights[i].enabled = !any_on;
+        v->lights[i].touched = true;
+        apply_light(v, &v->lights[i], t);
+    }
+    say(v, "all lights %s", any_on ? "off" : "on");
+}
+
+static light_state *selected_light(viewer *v)
+{
+    if (v->selected >= v->shown_count)
+        return NULL;
+    return find_light(v, v->shown[v->selected].id, v->shown[v->selected].fast);
+}
+
+static void change_fast_intensity(viewer *v, int delta, double t)
+{
+    light_state *l = selected_light(v);
+    if (!l || !l->fast) {
+        say(v, "select a fast light first (Tab, Up / Down)");
+        return;
+    }
+    int i = l->intensity + delta;
+    l->intensity = (uint8_t)(i < 0 ? 0 : i > 255 ? 255 : i);
+    l->enabled = true;
+    l->touched = true;
+    apply_light(v, l, t);
+}
+
+/* ---- scenes: open, reload, level switch ------------------------------------------------------ */
+
+static scene *open_scene(const viewer *v, uint32_t level, scene_error *err)
+{
+    scene_desc d = { .path = v->desc->path, .level = level, .game_dir = v->desc->game_dir,
+                     .radius = v->desc->radius };
+    return scene_open(&d, err);
+}
+
+/* The start camera of scene s: --camera if given, else the default (conventions §2). */
+static void start_camera(const viewer *v, const scene *s, camera *out)
+{
+    scene_default_camera(s, out);
+    if (v->desc->has_camera)
+        camera_set_world(out, v->desc->camera_pos, v->desc->camera_yaw, v->desc->camera_pitch);
+    if (v->desc->fov > 0)
+        out->fov_y = v->desc->fov;
+}
+
+/* Puts s on screen in place of the current scene; keep_view keeps the camera pose and the
+ * lights the user set (reload), else starts afresh (another level). */
+static void install_scene(viewer *v, scene *s, uint32_t level, bool keep_view, double t)
+{
+    double world[3];
+    float yaw = v->cam.yaw, pitch = v->cam.pitch, fov = v->cam.fov_y;
+    if (v->scene)
+        camera_get_world(&v->cam, world);
+    scene_close(v->scene);
+    v->scene = s;
+    v->level = level;
+    start_camera(v, s, &v->start_cam);
+    if (keep_view) {
+        scene_default_camera(s, &v->cam);
+        camera_set_world(&v->cam, world, yaw, pitch);
+        v->cam.fov_y = fov;
+    } else {
+        v->cam = v->start_cam;
+        v->light_count = 0;
+        v->shown_count = 0;
+        v->selected = 0;
+    }
+    scene_set_settings(s, &v->settings);
+    for (size_t i = 0; i < v->light_count; i++)
+        if (v->lights[i].touched || (v->lights[i].fast && v->fast_anim != VIEW_ANIM_OFF))
+            apply_light(v, &v->lights[i], t);
+    view_probes_close(&v->probes);
+    if (v->probes_on) {
+        char err[512];
+        if (!view_probes_open(&v->probes, v->desc->path, level, err, sizeof err))
+            snprintf(v->error, sizeof v->error, "probes: %s", err);
+    }
+    v->announced_ready = false;
+    char title[300];
+    const char *name = strrchr(v->desc->path, '/');
+    snprintf(title, sizeof title, "pmfview - %s - level %u", name ? name + 1 : v->desc->path, level);
+    SDL_SetWindowTitle(v->window, title);
+}
+
+static void reload(viewer *v, double t)
+{
+    scene_error e;
+    uint32_t count = v->level_count;
+    scene *s = map_level_count(v->desc->path, &count, e.message, sizeof e.message) ? open_scene(v, v->level, &e) : NULL;
+    if (!s) {
+        snprintf(v->error, sizeof v->error, "reload failed: %s", e.message);
+        fprintf(stderr, "pmfview: %s\n", e.message);
+        say(v, "reload failed; still showing the previous version");
+        return;
+    }
+    v->level_count = count;
+    v->error[0] = '\0';
+    install_scene(v, s, v->level, true, t);
+    say(v, "reloaded %s", v->desc->path);
+}
+
+static void switch_level(viewer *v, int delta, double t)
+{
+    int level = (int)v->level + delta;
+    if (level < 0 || level >= (int)v->level_count) {
+        say(v, "no level %d (the map has %u)", level, v->level_count);
+        return;
+    }
+    scene_error e;
+    scene *s = open_scene(v, (uint32_t)level, &e);
+    if (!s) {
+        snprintf(v->error, sizeof v->error, "level %d: %s", level, e.message);
+        fprintf(stderr, "pmfview: %s\n", e.message);
+        return;
+    }
+    install_scene(v, s, (uint32_t)level, false, t);
+    say(v, "level %d", level);
+}
+
+/* ---- screenshots and bookmarks ------------------------------------------------------------- */
+
+static bool write_rgba_png(viewer *v, const char *path, int w, int h, const uint8_t *rgba)
+{
+    char err[600];
+    if (!view_shot_write_png(path, w, h, rgba, err, sizeof err)) {
+        fprintf(stderr, "pmfview: %s\n", err);
+        snprintf(v->error, sizeof v->error, "%s", err);
+        return false;
+    }
+    return true;
+}
+
+/* The window-size shot: the frame just drawn, before the HUD. */
+static void shot_window(viewer *v, int w, int h, const char *path)
+{
+    uint8_t *rgba = malloc((size_t)w * h * 4);
+    if (!rgba) {
+        say(v, "out of memory for a screenshot");
+        return;
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    view_shot_read(w, h, rgba);
+    if (write_rgba_png(v, path, w, h, rgba))
+        say(v, "screenshot %s (%dx%d)", path, w, h);
+    free(rgba);
+}
+
+/* The hi-res shot: HIRES_FACTOR x the window, drawn off screen in tiles the GL can hold. */
+static void shot_hires(viewer *v, int win_w, int win_h, const char *path)
+{
+    const render_caps *caps = render_get_caps();
+    int w = win_w * HIRES_FACTOR, h = win_h * HIRES_FACTOR;
+    int tile = caps->max_renderbuffer_size;
+    if (caps->max_viewport[0] < tile)
+        tile = caps->max_viewport[0];
+    if (caps->max_viewport[1] < tile)
+        tile = caps->max_viewport[1];
+    if (tile > 4096)
+        tile = 4096;
+    int tw = w < tile ? w : tile, th = h < tile ? h : tile;
+    uint8_t *image = malloc((size_t)w * h * 4), *part = malloc((size_t)tw * th * 4);
+    render_target target;
+    char err[256];
+    if (!image || !part || !render_target_create(tw, th, 0, &target, err, sizeof err)) {
+        say(v, "hi-res shot failed: %s", image && part ? err : "out of memory");
+        free(image);
+        free(part);
+        return;
+    }
+    for (int ty = 0; ty < h; ty += th)
+        for (int tx = 0; tx < w; tx += tw) {
+            int cw = w - tx < tw ? w - tx : tw, ch = h - ty < th ? h - ty : th;
+            render_target_bind(&target);
+            scene_draw(v->scene, &(scene_viewport){ .width = w, .height = h, .tile_x = tx, .tile_y = ty,
+                                                    .tile_w = cw, .tile_h = ch });
+            render_target_read(&target, part);
+            /* The tile sits at the target's bottom-left; rows come top first. */
+            for (int r = 0; r < ch; r++)
+                memcpy(image + ((size_t)(h - ty - ch + r) * w + tx) * 4, part + ((size_t)(th - ch + r) * tw) * 4,
+                       (size_t)cw * 4);
+        }
+    render_target_destroy(&target);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    free(part);
+    if (write_rgba_png(v, path, w, h, image))
+        say(v, "screenshot %s (%dx%d)", path, w, h);
+    free(image);
+}
+
+static void take_shot(viewer *v, int w, int h)
+{
+    char path[1200];
+    if (!view_shot_path(v->desc->shots_dir, time(NULL), path, sizeof path)) {
+        say(v, "screenshot: no free file name in %s", v->desc->shots_dir ? v->desc->shots_dir : ".");
+        return;
+    }
+    if (v->pending_shot == HIRES_FACTOR)
+        shot_hires(v, w, h, path);
+    else
+        shot_window(v, w, h, path);
+    v->pending_shot = 0;
+}
+
+static void bookmark(viewer *v, int slot, bool save)
+{
+    char err[1300];
+    double world[3];
+    if (save) {
+        camera_get_world(&v->cam, world);
+        if (view_bookmark_save(v->cameras_path, slot, world, v->cam.yaw, v->cam.pitch, err, sizeof err))
+            say(v, "bookmark %d saved to %s", slot, v->cameras_path);
+        else
+            say(v, "%s", err);
+        return;
+    }
+    float yaw, pitch;
+    if (view_bookmark_load(v->cameras_path, slot, world, &yaw, &pitch, err, sizeof err)) {
+        camera_set_world(&v->cam, world, yaw, pitch);
+        say(v, "bookmark %d recalled", slot);
+    } else {
+        say(v, "%s", err);
+    }
+}
+
+/* ---- input ----------------------------------------------------------------------------------- */
+
+static void set_capture(viewer *v, bool on)
+{
+    v->mouse_captured = on;
+    SDL_SetRelativeMouseMode(on || v->right_look ? SDL_TRUE : SDL_FALSE);
+}
+
+static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
+{
+    SDL_Keycode sym = k->keysym.sym;
+    SDL_Scancode sc = k->keysym.scancode;
+    bool shift = (k->keysym.mod & KMOD_SHIFT) != 0, ctrl = (k->keysym.mod & KMOD_CTRL) != 0;
+    bool repeat = k->repeat != 0;
+
+    /* Keys that may repeat while held. */
+    switch (sym) {
+    case SDLK_LEFTBRACKET:
+    case SDLK_RIGHTBRACKET: {
+        float e = v->settings.exposure > 0 ? v->settings.exposure : 1.0f;
+        v->settings.exposure = sym == SDLK_RIGHTBRACKET ? e * 1.25f : e / 1.25f;
+        say(v, "exposure %.2f", v->settings.exposure);
+        return;
+    }
+    case SDLK_UP:
+    case SDLK_DOWN:
+        if (sym == SDLK_UP && v->selected > 0)
+            v->selected--;
+        else if (sym == SDLK_DOWN && v->selected + 1 < v->shown_count)
+            v->selected++;
+        v->lights_panel = true;
+        return;
+    case SDLK_LEFT:
+    case SDLK_RIGHT:
+        change_fast_intensity(v, (sym == SDLK_LEFT ? -1 : 1) * (ctrl ? 1 : 16), t);
+        v->lights_panel = true;
+        return;
+    default:
+        break;
+    }
+    if (repeat)
+        return;
+    if (sc >= SDL_SCANCODE_1 && sc <= SDL_SCANCODE_9) {
+        bookmark(v, (int)(sc - SDL_SCANCODE_1) + 1, shift);
+        return;
+    }
+    switch (sym) {
+    case SDLK_F1: v->help = !v->help; break;
+    case SDLK_F2: v->settings.mode = SCENE_MODE_FULL; say(v, "mode full"); break;
+    case SDLK_F3: v->settings.mode = SCENE_MODE_LIGHTMAP; say(v, "mode lightmap"); break;
+    case SDLK_F4: v->settings.mode = SCENE_MODE_FULLBRIGHT; say(v, "mode fullbright"); break;
+    case SDLK_F5: v->settings.wireframe = !v->settings.wireframe; say(v, "wireframe %s", v->settings.wireframe ? "on" : "off"); break;
+    case SDLK_F7:
+        v->probes_on = !v->probes_on;
+        if (v->probes_on && !v->probes.file) {
+            char err[512];
+            if (!view_probes_open(&v->probes, v->desc->path, v->level, err, sizeof err)) {
+                v->probes_on = false;
+                say(v, "probes: %s", err);
+                break;
+            }
+        }
+        say(v, "light probes %s", v->probes_on ? "on" : "off");
+        break;
+    case SDLK_F8:
+        v->settings.vis = v->settings.vis == SCENE_VIS_ON ? SCENE_VIS_OFF
+                        : v->settings.vis == SCENE_VIS_OFF ? SCENE_VIS_FROZEN : SCENE_VIS_ON;
+        say(v, "visibility %s", v->settings.vis == SCENE_VIS_ON ? "on" : v->settings.vis == SCENE_VIS_OFF ? "off" : "frozen");
+        break;
+    case SDLK_F9: v->settings.no_sky = !v->settings.no_sky; say(v, "sky %s", v->settings.no_sky ? "off" : "on"); break;
+    case SDLK_F11: {
+        bool full = (SDL_GetWindowFlags(v->window) & SDL_WINDOW_FULLSCREEN_DESKTOP) != 0;
+        SDL_SetWindowFullscreen(v->window, full ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP);
+        break;
+    }
+    case SDLK_F12:
+        v->pending_shot = shift ? HIRES_FACTOR : 1;
+        v->shot_with_hud = ctrl && !shift;
+        v->shot_requested = t;
+        break;
+    case SDLK_BACKSLASH: v->settings.exposure = 1.0f; say(v, "exposure 1.00"); break;
+    case SDLK_TAB: v->lights_panel = !v->lights_panel; break;
+    case SDLK_RETURN:
+    case SDLK_KP_ENTER: {
+        light_state *l = selected_light(v);
+        if (l) {
+            toggle_light(v, l, t);
+            say(v, "%s light %u %s", l->fast ? "fast" : "dynamic", l->id, l->enabled ? "on" : "off");
+        }
+        break;
+    }
+    case SDLK_t: toggle_all_lights(v, t); break;
+    case SDLK_k:
+        v->fast_anim = (v->fast_anim + 1) % VIEW_ANIM_COUNT;
+        for (size_t i = 0; i < v->light_count; i++)
+            if (v->lights[i].fast)
+                apply_light(v, &v->lights[i], t);
+        say(v, "fast light animation %s", v->fast_anim == VIEW_ANIM_FLICKER ? "flicker" : v->fast_anim == VIEW_ANIM_PULSE ? "pulse" : "off");
+        break;
+    case SDLK_h: v->hud_hidden = !v->hud_hidden; break;
+    case SDLK_m: set_capture(v, !v->mouse_captured); break;
+    case SDLK_r:
+    case SDLK_HOME: v->cam = v->start_cam; say(v, "start camera"); break;
+    case SDLK_PAGEUP: switch_level(v, -1, t); break;
+    case SDLK_PAGEDOWN: switch_level(v, 1, t); break;
+    case SDLK_ESCAPE:
+        if (v->mouse_captured)
+            set_capture(v, false);
+        else
+            v->quit = true;
+        break;
+    default: break;
+    }
+}
+
+static void handle_events(viewer *v, double t)
+{
+    SDL_Event ev;
+    while (SDL_PollEvent(&ev)) {
+        switch (ev.type) {
+        case SDL_QUIT: v->quit = true; break;
+        case SDL_KEYDOWN: on_key(v, &ev.key, t); break;
+        case SDL_MOUSEBUTTONDOWN:
+        case SDL_MOUSEBUTTONUP:
+            if (ev.button.button == SDL_BUTTON_RIGHT) {
+                v->right_look = ev.type == SDL_MOUSEBUTTONDOWN;
+                set_capture(v, v->mouse_captured);
+            }
+            break;
+        case SDL_MOUSEMOTION:
+            if (v->mouse_captured || v->right_look) {
+                v->cam.yaw -= ev.motion.xrel * MOUSE_DEGREES_PER_PIXEL;
+                v->cam.yaw = fmodf(v->cam.yaw, 360.0f);
+                float p = v->cam.pitch - ev.motion.yrel * MOUSE_DEGREES_PER_PIXEL;
+                v->cam.pitch = p > 89.0f ? 89.0f : p < -89.0f ? -89.0f : p;
+            }
+            break;
+        case SDL_MOUSEWHEEL:
+            v->speed *= pow(1.25, ev.wheel.y);
+            v->speed = v->speed < 0.05 ? 0.05 : v->speed > 100000.0 ? 100000.0 : v->speed;
+            break;
+        default: break;
+        }
+    }
+}
+
+/* WASD flight along the view, Space/E and C/Q straight up and down; noclip everywhere. */
+static void fly(viewer *v, double dt)
+{
+    const Uint8 *keys = SDL_GetKeyboardState(NULL);
+    float fwd[3], right[3], up[3];
+    camera_basis(&v->cam, fwd, right, up);
+    double dir[3] = { 0, 0, 0 };
+    double f = (double)keys[SDL_SCANCODE_W] - keys[SDL_SCANCODE_S];
+    double r = (double)keys[SDL_SCANCODE_D] - keys[SDL_SCANCODE_A];
+    double u = (double)(keys[SDL_SCANCODE_SPACE] || keys[SDL_SCANCODE_E]) - (keys[SDL_SCANCODE_C] || keys[SDL_SCANCODE_Q]);
+    for (int i = 0; i < 3; i++)
+        dir[i] = f * fwd[i] + r * right[i];
+    dir[1] += u;
+    double len = sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+    if (len == 0.0)
+        return;
+    double speed = v->speed;
+    if (keys[SDL_SCANCODE_LSHIFT] || keys[SDL_SCANCODE_RSHIFT])
+        speed *= 4.0;
+    if (keys[SDL_SCANCODE_LCTRL] || keys[SDL_SCANCODE_RCTRL])
+        speed *= 0.1;
+    double delta[3];
+    for (int i = 0; i < 3; i++)
+        delta[i] = dir[i] / len * speed * dt;
+    camera_move(&v->cam, delta);
+}
+
+/* ---- the frame ------------------------------------------------------------------------------- */
+
+static void draw_probes(viewer *v, int w, int h)
+{
+    view_probes_update(&v->probes, &v->cam);
+    if (!v->probes.count)
+        return;
+    mat4 proj, view, vp;
+    camera_view_matrix(&v->cam, 0, (float *)view);
+    glm_perspective(glm_rad(v->cam.fov_y), v->cam.aspect, 0.05f, 100000.0f, proj);
+    glm_mat4_mul(proj, view, vp);
+    /* Drawn through walls: probes sit inside cubes that geometry often hides. */
+    glViewport(0, 0, w, h);
+    glClear(GL_DEPTH_BUFFER_BIT);
+    hud_boxes(v->hud, (const float *)vp, v->probes.count, (const float (*)[4])v->probes.boxes,
+              (const uint8_t (*)[3])v->probes.rgb);
+}
+
+static int run_loop(viewer *v)
+{
+    double t0 = now_seconds(), last = t0, fps_since = t0, fps = 0, frame_ms = 0;
+    int fps_frames = 0;
+    while (!v->quit) {
+        double t = now_seconds(), dt = t - last;
+        last = t;
+        if (dt > 0.1)
+            dt = 0.1;
+        if (++fps_frames, t - fps_since >= 0.5) {
+            fps = fps_frames / (t - fps_since);
+            frame_ms = 1000.0 * (t - fps_since) / fps_frames;
+            fps_frames = 0;
+            fps_since = t;
+        }
+        handle_events(v, t);
+        fly(v, dt);
+        if (view_watch_poll(&v->watch, t))
+            reload(v, t);
+
+        v->settings.time = t - t0;
+        int w, h;
+        SDL_GL_GetDrawableSize(v->window, &w, &h);
+        if (w < 1 || h < 1) {
+            SDL_Delay(16);
+            continue;
+        }
+        v->cam.aspect = (float)w / (float)h;
+        scene_set_settings(v->scene, &v->settings);
+        scene_set_camera(v->scene, &v->cam);
+        scene_update(v->scene, 4.0);
+        refresh_lights(v, t);
+        bool complete = scene_view_complete(v->scene);
+
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        scene_draw(v->scene, &(scene_viewport){ .width = w, .height = h });
+        if (v->probes_on)
+            draw_probes(v, w, h);
+        if (complete && !v->announced_ready) {
+            v->announced_ready = true;
+            printf("ready %s level %u\n", v->desc->path, v->level);
+            fflush(stdout);
+        }
+        bool shot_now = v->pending_shot && (complete || t - v->shot_requested > SHOT_WAIT_SECONDS);
+        if (shot_now && !v->shot_with_hud)
+            take_shot(v, w, h);
+
+        if (!v->hud_hidden || v->help) {
+            scene_stats stats;
+            scene_get_stats(v->scene, &stats);
+            view_hud_info info = {
+                .path = v->desc->path, .level = v->level, .level_count = v->level_count,
+                .fps = fps, .frame_ms = frame_ms, .cam = &v->cam, .stats = &stats,
+                .view_complete = complete, .settings = &v->settings, .speed = v->speed,
+                .mouse_captured = v->mouse_captured, .probes = v->probes_on, .probe_count = v->probes.count,
+                .lights_panel = v->lights_panel, .help = v->help, .fast_anim = v->fast_anim,
+                .lights = v->shown, .light_count = v->shown_count, .selected = v->selected,
+                .message = t < v->message_until ? v->message : "", .error = v->error,
+            };
+            view_hud_draw(v->hud, w, h, &info);
+        }
+        if (shot_now && v->shot_with_hud)
+            take_shot(v, w, h);
+        SDL_GL_SwapWindow(v->window);
+    }
+    return 0;
+}
+
+/* GL 4.5 core, else 4.3, else 3.3 (the renderer's baseline). */
+static SDL_GLContext create_context(SDL_Window *window)
+{
+    static const int versions[][2] = { { 4, 5 }, { 4, 3 }, { 3, 3 } };
+    for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
+        SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+        SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, versions[i][0]);
+        SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, versions[i][1]);
+        SDL_GLContext ctx = SDL_GL_CreateContext(window);
+        if (ctx)
+            return ctx;
+    }
+    return NULL;
+}
+
+int view_run(const view_desc *desc)
+{
+    viewer v;
+    memset(&v, 0, sizeof v);
+    v.desc = desc;
+    v.speed = 8.0;
+    v.settings.exposure = 1.0f;
+    view_bookmarks_path(desc->path, v.cameras_path, sizeof v.cameras_path);
+
+    char err[600];
+    if (!map_level_count(desc->path, &v.level_count, err, sizeof err)) {
+        fprintf(stderr, "pmfview: %s\n", err);
+        return 2;
+    }
+    SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
+    SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 24);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+    int w = desc->width ? desc->width : 1280, h = desc->height ? desc->height : 720;
+    v.window = SDL_CreateWindow("pmfview", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, w, h,
+                                SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    if (!v.window || !(v.gl = create_context(v.window))) {
+        fprintf(stderr, "pmfview: cannot open an OpenGL 3.3 core window: %s\n", SDL_GetError());
+        if (v.window)
+            SDL_DestroyWindow(v.window);
+        return 3;
+    }
+    int rc = 3;
+    SDL_GL_SetSwapInterval(desc->no_vsync ? 0 : 1);
+    if (!render_load_gl((render_getproc)SDL_GL_GetProcAddress, err, sizeof err)) {
+        fprintf(stderr, "pmfview: %s\n", err);
+    } else if (!(v.hud = hud_create(err, sizeof err))) {
+        fprintf(stderr, "pmfview: %s\n", err);
+    } else {
+        scene_error e;
+        scene *s = open_scene(&v, desc->level, &e);
+        if (!s) {
+            fprintf(stderr, "pmfview: %s\n", e.message);
+            rc = e.exit_code;
+        } else {
+            v.lights = calloc(VIEW_MAX_LIGHTS, sizeof *v.lights);
+            v.shown = calloc(VIEW_MAX_LIGHTS, sizeof *v.shown);
+            if (!v.lights || !v.shown) {
+                fputs("pmfview: out of memory\n", stderr);
+                scene_close(s);
+            } else {
+                double t = now_seconds();
+                install_scene(&v, s, desc->level, false, t);
+                view_watch_init(&v.watch, desc->path, t);
+                rc = run_loop(&v);
+                scene_close(v.scene);
+            }
+            free(v.lights);
+            free(v.shown);
+        }
+        view_probes_close(&v.probes);
+        hud_destroy(v.hud);
+    }
+    SDL_GL_DeleteContext(v.gl);
+    SDL_DestroyWindow(v.window);
+    return rc;
+}

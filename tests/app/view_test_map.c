@@ -1,0 +1,113 @@
+/* view_test_map.c - writes the viewer tests' map: per level one chunk (16 m) whose root cube is
+ * a single quad, a wall facing +Z at z = -4 spanning x, y in [-4, 4], with a known material and
+ * lightmap, so a camera at the origin looking along -Z sees pixels the equation predicts:
+ *
+ *   material colour (200, 150, 100), shading 255, no texture, emission or shine
+ *   lightmap 4x4, luxel column x = (40 + 50 x, 100, 200 - 40 x) in variant 0; variant 1 adds
+ *   60 to red, so a rewritten file changes the picture. Level 1 has blue (0, 0, 255) luxels.
+ *   At the screen centre (lightmap UV 0.5, 0.5) L = (115, 100, 140) in variant 0:
+ *   fullbright (200, 150, 100), lightmap (115, 100, 140), full (90, 59, 55).
+ *
+ * usage: view_test_map OUT.pmf [VARIANT]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmf.h"
+
+static void build_level(pmf_level *l, pmf_material *mat, pmf_physics_material *phys, pmf_sound_material *snd,
+                        pmf_client_material *cm)
+{
+    memset(l, 0, sizeof *l);
+    l->chunk_size_exp = 4;
+    l->count_x = l->count_y = l->count_z = 1;
+    l->parts = PMF_PART_ALL;
+    *mat = (pmf_material){ .name = "wall", .type = "solid" };
+    *phys = (pmf_physics_material){ .name = "rock", .friction = 1.0f, .traction = 1.0f };
+    *snd = (pmf_sound_material){ 0.5f, 0.5f };
+    l->common = (pmf_level_common){
+        .material_count = 1, .materials = mat,
+        .physics_material_count = 1, .physics_materials = phys,
+        .sound_material_count = 1, .sound_materials = snd,
+        .air_physics_material = "", .default_weather_env = "", .default_gravity_env = "",
+    };
+    *cm = (pmf_client_material){ .texture = "", .color = { 200, 150, 100 }, .alpha = 255, .shading = 255, .matcap = "" };
+    l->client = (pmf_level_client){ .default_sound_env = "", .default_sky_env = "", .material_count = 1, .materials = cm };
+    l->server = (pmf_level_server){ .string_table = { (const uint8_t *)"", 1 } };
+}
+
+static bool put_chunk(pmf_writer *w, const pmf_level *l, uint32_t level, int variant, pmf_error *err)
+{
+    static const char *used_mat[] = { "wall" }, *used_phys[] = { "rock" }, *used_snd[] = { "stone" };
+    uint8_t luxels[4 * 4 * 3];
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 4; x++) {
+            uint8_t *p = luxels + (y * 4 + x) * 3;
+            if (level == 1) {
+                p[0] = 0, p[1] = 0, p[2] = 255;
+            } else {
+                p[0] = (uint8_t)(40 + 50 * x + (variant ? 60 : 0));
+                p[1] = 100;
+                p[2] = (uint8_t)(200 - 40 * x);
+            }
+        }
+    pmf_lightmap lm = { .size_exp = 2, .luxels = luxels };
+    pmf_vertex verts[4] = {
+        { { -4, -4, -4 }, { 0, 0 }, { 0, 0 } },
+        { { 4, -4, -4 }, { 1, 0 }, { 1, 0 } },
+        { { 4, 4, -4 }, { 1, 1 }, { 1, 1 } },
+        { { -4, 4, -4 }, { 0, 1 }, { 0, 1 } },
+    };
+    pmf_cube cube = { .flags = PMF_CUBE_DRAW_BACKFACES, .type = PMF_CUBE_GEOMETRY };
+    pmf_client_cube ccube = { .u.geom = { .lightmap = 0, .first_vertex = 0, .face_mask = 1u << PMF_FACE_POS_Z } };
+    pmf_server_cube scube = { 0 };
+    pmf_chunk ch;
+    memset(&ch, 0, sizeof ch);
+    ch.parts = PMF_PART_ALL;
+    ch.common = (pmf_chunk_common){
+        .used_material_count = 1, .used_materials = used_mat,
+        .used_physics_material_count = 1, .used_physics_materials = used_phys,
+        .used_sound_material_count = 1, .used_sound_materials = used_snd,
+        .cube_count = 1, .cubes = &cube,
+    };
+    ch.client = (pmf_chunk_client){ .lightmap_count = 1, .lightmaps = &lm, .vertex_count = 4, .vertices = verts,
+                                    .cubes = &ccube };
+    ch.server = (pmf_chunk_server){ .string_table = { (const uint8_t *)"", 1 }, .cubes = &scube };
+    pmf_encoded_chunk enc;
+    if (!pmf_chunk_encode(l, &ch, &enc, err))
+        return false;
+    return pmf_writer_put_chunk(w, ch.coord, &enc, err);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || argc > 3) {
+        fputs("usage: view_test_map OUT.pmf [VARIANT]\n", stderr);
+        return 1;
+    }
+    int variant = argc == 3 ? atoi(argv[2]) : 0;
+    pmf_header hdr = { .major = 0, .created = 1700000000, .name = "viewer test", .description = "one lit wall",
+                       .authors = "pmfview tests", .compiler = "view_test_map" };
+    pmf_data_desc data = { .string_table = { (const uint8_t *)"", 1 } };
+    pmf_error err;
+    pmf_writer *w = pmf_writer_create(&hdr, &data, &err);
+    bool ok = w != NULL;
+    for (uint32_t level = 0; ok && level < 2; level++) {
+        pmf_level l;
+        pmf_material mat;
+        pmf_physics_material phys;
+        pmf_sound_material snd;
+        pmf_client_material cm;
+        build_level(&l, &mat, &phys, &snd, &cm);
+        ok = pmf_writer_begin_level(w, &l, &err) && put_chunk(w, &l, level, variant, &err);
+    }
+    ok = ok && pmf_writer_finish(w, argv[1], &err);
+    pmf_writer_destroy(w);
+    if (!ok) {
+        char line[1024];
+        fprintf(stderr, "view_test_map: %s\n", pmf_error_format(&err, line, sizeof line));
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,194 @@
+#!/bin/bash
+# view_window_test.sh CASE PMFVIEW VIEW_TEST_MAP PNG_PROBE WORKDIR
+#
+# Drives the real viewer window under a private Xvfb server with xdotool and checks what it
+# writes: screenshots (decoded by png_probe), the cameras file, stdout event lines. The test map
+# (view_test_map.c) is a lit wall whose pixels the rendering equation predicts.
+# Exit 77 (ctest SKIP_RETURN_CODE) only when Xvfb or xdotool is not installed.
+set -u
+CASE=$1 PMFVIEW=$2 MAKEMAP=$3 PROBE=$4 WORK=$5
+TIMEOUT=${VIEW_TEST_TIMEOUT:-60}
+
+fail() { echo "FAIL ($CASE): $*" >&2; [ -f "$WORK/out" ] && sed 's/^/  stdout: /' "$WORK/out" >&2; [ -f "$WORK/err" ] && sed 's/^/  stderr: /' "$WORK/err" >&2; exit 1; }
+
+rm -rf "$WORK" && mkdir -p "$WORK/shots" || exit 1
+"$MAKEMAP" "$WORK/map.pmf" 0 || fail "cannot write the test map"
+MAP=$WORK/map.pmf
+
+# ---- cases that need no display ----
+case $CASE in
+no_display)
+    env -u DISPLAY -u WAYLAND_DISPLAY "$PMFVIEW" "$MAP" >"$WORK/out" 2>"$WORK/err"
+    rc=$?
+    [ $rc -eq 3 ] || fail "exit $rc, want 3"
+    [ "$(cat "$WORK/err")" = "pmfview: no display; use 'pmfview shot FILE -o OUT.png' to render without a window" ] ||
+        fail "wrong message"
+    exit 0 ;;
+bad_input)
+    printf 'not a map' >"$WORK/bad.pmf"
+    for args in "$WORK/bad.pmf" "$WORK/missing.pmf"; do
+        DISPLAY=:0 "$PMFVIEW" $args >"$WORK/out" 2>"$WORK/err"
+        rc=$?
+        [ $rc -eq 2 ] || fail "$args: exit $rc, want 2"
+        [ "$(wc -l <"$WORK/err")" -eq 1 ] && grep -q "^pmfview: .*$args" "$WORK/err" || fail "$args: want one 'pmfview: FILE' line"
+    done
+    for args in "--level" "--camera 1,2,3" "--size 10" "--frobnicate" "$MAP --level 7"; do
+        env -u DISPLAY "$PMFVIEW" $args >"$WORK/out" 2>"$WORK/err"
+        rc=$?
+        [ $rc -eq 1 ] || fail "'$args': exit $rc, want 1"
+        grep -q "^pmfview: " "$WORK/err" || fail "'$args': no 'pmfview:' line"
+    done
+    exit 0 ;;
+esac
+
+command -v Xvfb >/dev/null && command -v xdotool >/dev/null || { echo "SKIP: Xvfb or xdotool is not installed"; exit 77; }
+
+# ---- a private X server (the first free display number) ----
+XPID= VPID=
+cleanup() {
+    [ -n "$VPID" ] && kill "$VPID" 2>/dev/null && wait "$VPID" 2>/dev/null
+    [ -n "$XPID" ] && kill "$XPID" 2>/dev/null && wait "$XPID" 2>/dev/null
+}
+trap cleanup EXIT
+exec 3>"$WORK/display"
+Xvfb -displayfd 3 -screen 0 640x480x24 -nolisten tcp >"$WORK/xvfb.log" 2>&1 &
+XPID=$!
+exec 3>&-
+
+# wait_for CONDITION-COMMAND WHAT: polls every 0.1 s until the command succeeds or TIMEOUT.
+wait_for() {
+    local what=$1; shift
+    local deadline=$((SECONDS + TIMEOUT))
+    until "$@"; do
+        [ $SECONDS -lt $deadline ] || fail "timed out waiting for $what"
+        [ -z "$VPID" ] || kill -0 "$VPID" 2>/dev/null || fail "the viewer died waiting for $what"
+        sleep 0.1
+    done
+}
+display_ready() { [ -s "$WORK/display" ] && grep -q '^[0-9]' "$WORK/display"; }
+wait_for "Xvfb" display_ready
+export DISPLAY=:$(head -n1 "$WORK/display")
+
+# start_viewer ARGS...: starts the window and waits until it has drawn a complete view.
+start_viewer() {
+    : >"$WORK/out"
+    "$PMFVIEW" "$@" --size 160x120 --shots "$WORK/shots" >"$WORK/out" 2>"$WORK/err" &
+    VPID=$!
+    wait_for "the first complete view" grep -q '^ready ' "$WORK/out"
+    WID=
+    find_window() { WID=$(xdotool search --name '^pmfview' 2>/dev/null | head -n1); [ -n "$WID" ]; }
+    wait_for "the window" find_window
+    xdotool windowfocus "$WID" 2>/dev/null
+}
+
+# lines PATTERN: how many stdout lines match.
+lines() { grep -c "$1" "$WORK/out"; }
+# key KEYS...: presses keys in the window.
+key() { xdotool windowfocus "$WID" 2>/dev/null; xdotool key --delay 30 "$@"; }
+# event KEYS... -- PATTERN: presses keys, waits for one more stdout line matching PATTERN.
+event() {
+    local keys=() pattern
+    while [ "$1" != "--" ]; do keys+=("$1"); shift; done
+    pattern=$2
+    local before; before=$(lines "$pattern")
+    key "${keys[@]}"
+    more_lines() { [ "$(lines "$pattern")" -gt "$before" ]; }
+    wait_for "'$pattern' after ${keys[*]}" more_lines
+}
+# shot [shift+F12]: takes a screenshot; its path in SHOT.
+shot() {
+    event "${1:-F12}" -- '^screenshot '
+    SHOT=$(grep '^screenshot ' "$WORK/out" | tail -n1 | cut -d' ' -f2)
+    [ -f "$SHOT" ] || fail "screenshot $SHOT is missing"
+}
+# near "R G B" "R G B": each channel within 3.
+near() {
+    set -- $1 $2
+    for i in 1 2 3; do
+        local a=${!i} j=$((i + 3)); local b=${!j}
+        [ $((a > b ? a - b : b - a)) -le 3 ] || return 1
+    done
+}
+centre() { "$PROBE" pixel "$1" 80 60; }
+expect_centre() { local got; got=$(centre "$1"); near "$got" "$2" || fail "$3: centre pixel $got, want $2"; }
+
+case $CASE in
+shot)
+    start_viewer "$MAP"
+    shot
+    [ "$("$PROBE" size "$SHOT")" = "160 120" ] || fail "F12 shot is $("$PROBE" size "$SHOT"), want 160 120"
+    case $(basename "$SHOT") in pmfview-[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]-[0-9][0-9][0-9][0-9][0-9][0-9]*.png) ;;
+        *) fail "shot name $(basename "$SHOT")" ;; esac
+    expect_centre "$SHOT" "90 59 55" "full mode"
+    first=$SHOT
+    shot shift+F12
+    [ "$("$PROBE" size "$SHOT")" = "640 480" ] || fail "Shift+F12 shot is $("$PROBE" size "$SHOT"), want 640 480"
+    [ "$SHOT" != "$first" ] || fail "the second shot overwrote the first"
+    got=$("$PROBE" pixel "$SHOT" 320 240)
+    near "$got" "90 59 55" || fail "hi-res centre $got"
+    ;;
+move)
+    # 8 m from the wall: it covers the middle of the view; flying forward makes it cover more.
+    start_viewer "$MAP" --camera 0,0,4,0,0
+    shot
+    before=$SHOT
+    xdotool keydown w; sleep 0.5; xdotool keyup w
+    shot
+    lit_before=$("$PROBE" lit "$before") lit_after=$("$PROBE" lit "$SHOT")
+    [ "$lit_after" -gt $((lit_before + 500)) ] || fail "wall covers $lit_before then $lit_after pixels: W did not move closer"
+    expect_centre "$SHOT" "90 59 55" "after moving"
+    event r -- '^start camera'
+    shot
+    [ "$("$PROBE" diff "$before" "$SHOT")" -eq 0 ] || fail "R did not return to the start camera"
+    ;;
+modes)
+    start_viewer "$MAP"
+    event F4 -- '^mode fullbright'; shot; expect_centre "$SHOT" "200 150 100" "fullbright (a)"
+    event F3 -- '^mode lightmap'; shot; expect_centre "$SHOT" "115 100 140" "lightmap (L)"
+    event F2 -- '^mode full'; shot; expect_centre "$SHOT" "90 59 55" "full (a x L)"
+    event bracketright -- '^exposure 1.25'; shot; expect_centre "$SHOT" "113 74 69" "full at exposure 1.25"
+    shaded=$SHOT
+    event F5 -- '^wireframe on'; shot
+    [ "$("$PROBE" diff "$shaded" "$SHOT")" -gt 0 ] || fail "F5 drew no lines"
+    ;;
+bookmark)
+    start_viewer "$MAP" --camera 1,0.5,3,20,5
+    event shift+2 -- '^bookmark 2 saved'
+    shot
+    saved=$SHOT
+    grep -Eq '^1,0\.5,3,20,5 bookmark2$' "$MAP.cameras" || fail "cameras file: $(cat "$MAP.cameras")"
+    xdotool keydown d; sleep 0.3; xdotool keyup d
+    shot
+    [ "$("$PROBE" diff "$saved" "$SHOT")" -gt 0 ] || fail "D did not move the camera"
+    event 2 -- '^bookmark 2 recalled'
+    shot
+    [ "$("$PROBE" diff "$saved" "$SHOT")" -eq 0 ] || fail "recalled bookmark gives another picture"
+    ;;
+reload)
+    start_viewer "$MAP"
+    shot
+    expect_centre "$SHOT" "90 59 55" "before reload"
+    "$MAKEMAP" "$MAP" 1 || fail "cannot rewrite the map"
+    wait_for "the reload" grep -q '^reloaded ' "$WORK/out"
+    wait_for "the reloaded view" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -ge 2 ]"
+    shot
+    expect_centre "$SHOT" "137 59 55" "after reload"
+    good=$SHOT
+    printf 'broken' >"$MAP.tmp" && mv "$MAP.tmp" "$MAP"
+    wait_for "the failed reload" grep -q '^reload failed' "$WORK/out"
+    grep -q "^pmfview: .*map.pmf" "$WORK/err" || fail "no error line for the broken file"
+    shot
+    [ "$("$PROBE" diff "$good" "$SHOT")" -eq 0 ] || fail "a broken file changed the picture"
+    ;;
+levels)
+    start_viewer "$MAP"
+    event Next -- '^level 1'
+    wait_for "level 1's view" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -ge 2 ]"
+    shot
+    expect_centre "$SHOT" "0 0 100" "level 1"
+    event Prior -- '^level 0'
+    event Prior -- '^no level -1'
+    ;;
+*) fail "unknown case" ;;
+esac
+exit 0
