@@ -321,10 +321,14 @@ static void want_load_regions(stream *s, const chunk_record *camera_rec, bool pu
     }
 }
 
-static uint32_t camera_key(const stream *s)
+/* The camera chunk's record; NULL when it has none or the camera is off the grid. */
+static chunk_record *camera_record(const stream *s)
 {
+    const pmf_level_info *info = s->info;
+    if (s->camera[0] >= info->count_x || s->camera[1] >= info->count_y || s->camera[2] >= info->count_z)
+        return NULL;
     pmf_chunk_coord c = { (uint32_t)s->camera[0], (uint32_t)s->camera[1], (uint32_t)s->camera[2] };
-    return pmf_chunk_index_pack(c);
+    return map_find(&s->records, pmf_chunk_index_pack(c));
 }
 
 /* The view update described at the top of the file. Called with the lock held. */
@@ -352,7 +356,7 @@ static void view_update(stream *s)
             }
         }
     }
-    const chunk_record *camera_rec = map_find(&s->records, camera_key(s));
+    const chunk_record *camera_rec = camera_record(s);
     if (camera_rec && camera_rec->decoded)
         want_load_regions(s, camera_rec, false);
 
@@ -513,7 +517,7 @@ static void *worker_main(void *arg)
         rec->state = REC_READY;
         s->ready.items[s->ready.count++] = rec;
         /* the camera chunk just arrived: its load regions may prefetch now, not at the next view update */
-        if (rec->decoded && rec->key == camera_key(s))
+        if (rec->decoded && rec == camera_record(s))
             want_load_regions(s, rec, true);
     }
     pthread_mutex_unlock(&s->lock);

@@ -562,6 +562,14 @@ static void case_prefetch(void)
     stream_set_view(s, (pmf_chunk_coord){ 11, 0, 11 }, outside, NULL);
     drain(s, &h);
     CHECK(held_find(&h, listed[0]) >= 0 && held_find(&h, listed[1]) < 0, "hysteresis for prefetched chunks");
+
+    /* off the grid (x 4098 packs like x 2 in a chunk index): nothing is wanted, nothing prefetched */
+    stream_set_view(s, spec.center, inside, NULL);
+    drain(s, &h);
+    CHECK(held_find(&h, listed[0]) >= 0, "no prefetch at the end");
+    stream_set_view(s, (pmf_chunk_coord){ 4098, 0, 2 }, inside, NULL);
+    drain(s, &h);
+    CHECK(h.count == 0, "held %zu with the camera off the grid", h.count);
     stream_destroy(s);
     client_fini(&cl);
     map_free(&m);
