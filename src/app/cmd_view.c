@@ -87,7 +87,10 @@ int cmd_view(int argc, char **argv)
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         long n;
-        if (a[0] != '-' || !a[1]) {
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            print_usage(stdout);
+            return 0;
+        } else if (a[0] != '-' || !a[1]) {
             if (desc.path)
                 return usage_error("more than one map file given:", a);
             desc.path = a;

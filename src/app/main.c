@@ -5,12 +5,23 @@
 
 void print_usage(FILE *out)
 {
-    fputs("usage: pmfview [FILE] [--level N] [--camera X,Y,Z,YAW,PITCH] [--fov DEG] [options]\n"
+    fputs("usage: pmfview [FILE] [options]                 fly through a map in a window\n"
           "       pmfview info FILE [--json]\n"
           "       pmfview shot FILE -o OUT.png [options]\n"
           "       pmfview --help | --version\n"
           "\n"
-          "Run 'pmfview info --help', 'pmfview shot --help' or see docs/ for every option.\n", out);
+          "Window options (FILE defaults to the bundled feature demo map):\n"
+          "  --level N                level index from 0 (default 0)\n"
+          "  --camera X,Y,Z,YAW,PITCH start camera: world metres and degrees (default 0,0,0,0,0)\n"
+          "  --fov DEG                vertical field of view, 1..179 (default 75)\n"
+          "  --radius N               streaming radius in chunks, 1..64 (default 8)\n"
+          "  --no-vsync               do not wait for the display's refresh\n"
+          "  --shots DIR              where F12 screenshots go (default: the current directory)\n"
+          "  --game DIR               game directory for unprefixed texture paths\n"
+          "  --size WxH               window size (default 1280x720)\n"
+          "In the window, F1 lists every key; docs/viewer.md has them all.\n"
+          "\n"
+          "Run 'pmfview info --help' or 'pmfview shot --help' for their options.\n", out);
 }
 
 int main(int argc, char **argv)
