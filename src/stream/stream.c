@@ -444,7 +444,8 @@ static void copy_load_regions(const pmf_chunk *chunk, chunk_result *res)
         memcpy(regions[r].max, src->max, sizeof regions[r].max);
         regions[r].chunk_count = src->chunk_count;
         regions[r].chunks = next;
-        memcpy(next, src->chunks, src->chunk_count * sizeof *next);
+        if (src->chunk_count)
+            memcpy(next, src->chunks, src->chunk_count * sizeof *next);
         next += src->chunk_count;
     }
     res->regions = regions;

@@ -1,6 +1,7 @@
 /* stream_test.c - the chunk streamer against small maps written in memory with the pmf writer.
  *
- * Usage: stream_test CASE   (radius, move, failure, prefetch, unwanted, frustum, destroy, large_grid)
+ * Usage: stream_test CASE   (radius, move, failure, prefetch, unwanted, frustum, destroy, large_grid,
+ *                          kitchen_sink)
  * Each case prints what failed and exits non-zero; ctest runs every case on its own.
  */
 #include <pthread.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 
 #include "pmf.h"
+#include "sample_map.h"
 #include "stream.h"
 
 static int failures;
@@ -793,12 +795,93 @@ static void case_large_grid(void)
     map_free(&m);
 }
 
+/* Workers decode every part of rich chunks (every cube kind, lights, regions, visibility): what
+ * prepare receives equals what was written, on every level of the kitchen-sink map. */
+static void *keep_chunk(void *user, pmf_chunk *chunk, char *err, size_t err_size)
+{
+    (void)user;
+    pmf_chunk *kept = malloc(sizeof *kept);
+    if (!kept) {
+        snprintf(err, err_size, "out of memory");
+        pmf_chunk_free(chunk);
+        return NULL;
+    }
+    *kept = *chunk;
+    return kept;
+}
+
+static void free_kept_chunk(void *user, void *kept)
+{
+    (void)user;
+    pmf_chunk_free(kept);
+    free(kept);
+}
+
+static void case_kitchen_sink(void)
+{
+    sample_map sm;
+    uint8_t *bytes;
+    size_t size;
+    pmf_error err;
+    sample_map_build(&sm, SAMPLE_MAP_KITCHEN_SINK);
+    if (!sample_map_write_memory(&sm, &bytes, &size, &err))
+        die("kitchen sink", &err);
+    pmf_file *f = pmf_open_memory(bytes, size, "kitchen_sink.pmf", &err);
+    if (!f)
+        die("open", &err);
+    for (uint32_t level = 0; level < sm.level_count; level++) {
+        pmf_level lvl;
+        if (!pmf_level_read(f, level, PMF_PART_COMMON, &lvl, &err))
+            die("level", &err);
+        stream_desc desc = { .file = f, .level = level, .lvl = &lvl, .workers = 2, .radius = 4,
+                             .prepare = keep_chunk, .release = free_kept_chunk };
+        stream *s = stream_create(&desc);
+        CHECK(s != NULL, "stream_create");
+        uint32_t delivered = 0;
+        double deadline = now_seconds() + 20.0;
+        while (!stream_radius_complete(s) && now_seconds() < deadline) {
+            stream_item item;
+            if (!stream_poll(s, &item, 1)) {
+                sleep_ms(1);
+                continue;
+            }
+            delivered++;
+            CHECK(!item.failed, "level %u chunk (%u,%u,%u): %s", level, item.coord.x, item.coord.y, item.coord.z,
+                  item.error);
+            if (item.failed)
+                continue;
+            const pmf_chunk *got = item.payload;
+            const sample_level *sl = &sm.levels[level];
+            bool found = false;
+            for (uint32_t i = 0; i < sl->chunk_count; i++) {
+                char why[256];
+                if (!coord_eq(sl->chunks[i].coord, item.coord))
+                    continue;
+                found = true;
+                CHECK(got->parts == PMF_PART_ALL, "parts %u", got->parts);
+                CHECK(pmf_compare_chunk(&sl->chunks[i], got, why, sizeof why), "level %u chunk (%u,%u,%u): %s", level,
+                      item.coord.x, item.coord.y, item.coord.z, why);
+            }
+            CHECK(found, "level %u: chunk (%u,%u,%u) is not in the map", level, item.coord.x, item.coord.y,
+                  item.coord.z);
+            free_kept_chunk(NULL, item.payload);
+        }
+        CHECK(delivered == sm.levels[level].chunk_count && delivered == f->levels[level].present_chunks,
+              "level %u: delivered %u of %u", level, delivered, sm.levels[level].chunk_count);
+        stream_destroy(s);
+        pmf_level_free(&lvl);
+    }
+    pmf_close(f);
+    free(bytes);
+    sample_map_free(&sm);
+}
+
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*run)(void); } cases[] = {
         { "radius", case_radius },     { "move", case_move },       { "failure", case_failure },
         { "prefetch", case_prefetch }, { "unwanted", case_unwanted }, { "frustum", case_frustum }, { "destroy", case_destroy },
-        { "large_grid", case_large_grid },
+        { "large_grid", case_large_grid }, { "kitchen_sink", case_kitchen_sink },
     };
     if (argc != 2) {
         fprintf(stderr, "usage: stream_test CASE\n");
