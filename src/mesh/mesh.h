@@ -27,12 +27,16 @@
  * and pass fast_rgb to the fragment shader as a smooth varying: L += fast_rgb.
  * Bind slot as GL_UNSIGNED_BYTE integer (glVertexAttribIPointer) and mult as normalized bytes.
  *
+ * Vertices are emitted cube by cube (cube index order), each face group's vertices copied from
+ * the chunk, so the buffer holds only vertices that faces use (a vertex two faces share with
+ * different lightmaps gets a copy each).
+ *
  * ---- Index buffer, batches, runs ------------------------------------------------------------
  * One u32 index buffer per chunk, indices into the chunk's own vertex buffer. Geometry cube
  * quads v0 v1 v2 v3 become (v0 v1 v2)(v0 v2 v3), faces in bit order +X +Y +Z -X -Y -Z;
  * extended cube triangles keep file order, grouped by face.
  * A batch is a maximal set of triangles sharing (level material, backfaces flag, atlas page);
- * batches are sorted by that key. Inside a batch, triangles are ordered by cube index, then
+ * batches are sorted by material, then backfaces (false first), then page. Inside a batch, triangles are ordered by cube index, then
  * face order: each (batch, cube) pair is one run = one contiguous index range, so runs of a
  * batch are back to back and a visible subset is "the visible runs, consecutive ones merged"
  * (mesh_batch_ranges does exactly that). Draw a batch with glMultiDrawElements over its ranges,
@@ -46,7 +50,8 @@
  * 2^n × 2^n luxels plus a 1-luxel border copied from the edge luxels (bilinear filtering never
  * reads a neighbour), so the block is (2^n + 2)^2 texels at (x, y) on its page. A lightmap as
  * large as the page fills the page with no border (sample it with CLAMP_TO_EDGE). A lightmap
- * larger than the page is an error.
+ * larger than the page is an error. Sample the atlas with GL_LINEAR and no mipmaps (mip levels
+ * would mix neighbouring blocks).
  * Faces with lightmap 255 get a 1×1 block of colour = the cube's lighting base colour when the
  * cube has lighting data, else white (255,255,255) = L 1; one such block per distinct colour
  * per chunk; the face's vertices all sample that block's centre texel. The shader stays uniform:
@@ -67,7 +72,8 @@
  * Called only when the camera changes cube (mesh_vis_locate tells) or a chunk arrives:
  *   mesh_vis_set_build(camera chunk mesh, camera chunk-local position, &set);
  *   for each resident chunk: if (mesh_vis_set_mark(&set, mc, bits)) draw with bits, else skip it.
- * Cube bitsets are u64 words over cube indices (bit c = word c/64, bit c%64), mesh_cube_words().
+ * Cube bitsets are u64 words over cube indices (bit c = word c/64, bit c%64), mesh_cube_words();
+ * cubes not reachable from cube 0 never get a bit.
  * mesh_cull_frustum() then clears cubes whose AABB is outside the view (per frame).
  */
 #ifndef PMFVIEW_MESH_H
