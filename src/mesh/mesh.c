@@ -31,6 +31,7 @@ typedef struct piece {
 
 #define WHITE 0xFFFFFFu
 
+__attribute__((format(printf, 4, 5)))
 static bool fail(char *err, size_t size, const pmf_chunk *ch, const char *fmt, ...)
 {
     if (size) {
