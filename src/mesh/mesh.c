@@ -652,7 +652,9 @@ bool mesh_build_chunk(const pmf_level *lvl, const pmf_chunk *ch, const mesh_desc
         return fail(err, n, ch, "no cubes");
     builder b = { .lvl = lvl, .ch = ch, .mc = mc, .err = err, .err_size = n };
     mc->coord = ch->coord;
-    mc->size = (float)(1u << (lvl->chunk_size_exp & 31));
+    mc->size = 1.0f;
+    for (uint32_t i = 0; i < lvl->chunk_size_exp; i++)   /* 2^n for any u8 n, no shift overflow */
+        mc->size *= 2.0f;
     mc->atlas = desc->atlas;
     memset(mc->lightmap_block, 0xFF, sizeof mc->lightmap_block);
     for (int i = 0; i < 3; i++) {
