@@ -1,0 +1,172 @@
+/* level.c - a level's chunk grid: size, extent, centre chunk; faces clipped into chunks. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "world.h"
+
+static void bounds_add(v3 *lo, v3 *hi, v3 a, v3 b)
+{
+    for (int i = 0; i < 3; i++) {
+        lo->e[i] = fmin(lo->e[i], fmin(a.e[i], b.e[i]));
+        hi->e[i] = fmax(hi->e[i], fmax(a.e[i], b.e[i]));
+    }
+}
+
+static void level_translate(level_def *def, v3 d)
+{
+    for (size_t i = 0; i < def->brush_count; i++) {
+        brush *b = &def->brushes[i];
+        for (int p = 0; p < b->plane_count; p++) b->planes[p].d += v3_dot(b->planes[p].n, d);
+        b->lo = v3_add(b->lo, d);
+        b->hi = v3_add(b->hi, d);
+    }
+    for (size_t i = 0; i < def->light_count; i++) def->lights[i].pos = v3_add(def->lights[i].pos, d);
+    for (size_t i = 0; i < def->sky_count; i++) def->skies[i].skybox_point = v3_add(def->skies[i].skybox_point, d);
+    for (size_t i = 0; i < def->region_count; i++) {
+        region_def *r = &def->regions[i];
+        r->lo = v3_add(r->lo, d); r->hi = v3_add(r->hi, d);
+        r->act_lo = v3_add(r->act_lo, d); r->act_hi = v3_add(r->act_hi, d);
+    }
+}
+
+const char *level_layout(level_build *lb)
+{
+    level_def *def = lb->def;
+    static char msg[256];
+    if (!def->brush_count) {
+        snprintf(msg, sizeof msg, "level '%s' has no solids", def->name);
+        return msg;
+    }
+    v3 lo = v3_make(1e30, 1e30, 1e30), hi = v3_make(-1e30, -1e30, -1e30);
+    for (size_t i = 0; i < def->brush_count; i++) bounds_add(&lo, &hi, def->brushes[i].lo, def->brushes[i].hi);
+    for (size_t i = 0; i < def->sky_count; i++)
+        if (def->skies[i].has_3d) bounds_add(&lo, &hi, def->skies[i].skybox_point, def->skies[i].skybox_point);
+    double ext = fmax(hi.x - lo.x, fmax(hi.y - lo.y, hi.z - lo.z));
+    int exp = def->chunk_exp;
+    if (exp < 0) {
+        exp = (int)ceil(log2(fmax(ext, 1) / 4));
+        exp = exp < 4 ? 4 : exp > 7 ? 7 : exp;
+    }
+    lb->exp = exp;
+    lb->S = ldexp(1.0, exp);
+    double S = lb->S;
+    int64_t kmin[3], kmax[3];
+    uint32_t limit[3] = { 4096, 256, 4096 };
+    for (int a = 0; a < 3; a++) {
+        kmin[a] = (int64_t)floor((lo.e[a] + S / 2) / S + 1e-9);
+        kmax[a] = (int64_t)floor((hi.e[a] + S / 2) / S - 1e-9);
+        if (kmax[a] < kmin[a]) kmax[a] = kmin[a];
+        if ((uint64_t)(kmax[a] - kmin[a] + 1) > limit[a]) {
+            snprintf(msg, sizeof msg, "level '%s' needs %lld chunks along %c (at most %u): use a bigger chunk_size",
+                     def->name, (long long)(kmax[a] - kmin[a] + 1), "XYZ"[a], limit[a]);
+            return msg;
+        }
+    }
+    /* the world origin is the centre of the centre chunk: the source origin's chunk when the grid
+     * holds it, else the middle of the grid (and the level moves so that chunk sits at 0) */
+    v3 shift = v3_make(0, 0, 0);
+    uint32_t centre[3];
+    for (int a = 0; a < 3; a++) {
+        uint32_t n = (uint32_t)(kmax[a] - kmin[a] + 1);
+        if (kmin[a] <= 0 && kmax[a] >= 0) {
+            centre[a] = (uint32_t)-kmin[a];
+        } else {
+            centre[a] = n / 2;
+            shift.e[a] = -(double)(kmin[a] + (int64_t)centre[a]) * S;
+        }
+    }
+    if (shift.x != 0 || shift.y != 0 || shift.z != 0) {
+        fprintf(stderr, "pmfc: level '%s': the source origin is outside the chunk grid; world = source %+g %+g %+g\n",
+                def->name, shift.x, shift.y, shift.z);
+        level_translate(def, shift);
+    }
+    lb->nx = (uint32_t)(kmax[0] - kmin[0] + 1);
+    lb->ny = (uint32_t)(kmax[1] - kmin[1] + 1);
+    lb->nz = (uint32_t)(kmax[2] - kmin[2] + 1);
+    lb->centre_chunk.x = centre[0];
+    lb->centre_chunk.y = centre[1];
+    lb->centre_chunk.z = centre[2];
+    size_t n = (size_t)lb->nx * lb->ny * lb->nz;
+    lb->chunks = xcalloc(n, sizeof *lb->chunks);
+    for (uint32_t y = 0; y < lb->ny; y++)
+        for (uint32_t x = 0; x < lb->nx; x++)
+            for (uint32_t z = 0; z < lb->nz; z++) {
+                chunk_build *cb = &lb->chunks[level_chunk_index(lb, x, y, z)];
+                cb->gx = x; cb->gy = y; cb->gz = z;
+                cb->centre = v3_make(((double)x - centre[0]) * S, ((double)y - centre[1]) * S, ((double)z - centre[2]) * S);
+            }
+    /* visibility cells: about 8 m, at most chunk/2 deep */
+    double cell = def->vis_cell > 0 ? def->vis_cell : 8;
+    int depth = 0;
+    while (depth < 6 && S / ldexp(1.0, depth) > cell * 1.5) depth++;
+    lb->vis_depth = depth;
+    return NULL;
+}
+
+/* The chunk's box, widened at the grid's outer sides so faces lying there stay in the grid. */
+static void chunk_box(const level_build *lb, const chunk_build *cb, v3 *lo, v3 *hi)
+{
+    double h = lb->S / 2;
+    uint32_t g[3] = { cb->gx, cb->gy, cb->gz }, n[3] = { lb->nx, lb->ny, lb->nz };
+    for (int a = 0; a < 3; a++) {
+        lo->e[a] = cb->centre.e[a] - h - (g[a] == 0 ? 1e-3 : 0);
+        hi->e[a] = cb->centre.e[a] + h + (g[a] == n[a] - 1 ? 1e-3 : 0);
+    }
+}
+
+void level_clip_to_chunks(level_build *lb)
+{
+    double S = lb->S;
+    for (size_t fi = 0; fi < lb->face_count; fi++) {
+        const face *f = &lb->faces[fi];
+        v3 lo = f->p[0], hi = f->p[0];
+        for (int k = 1; k < f->n; k++) bounds_add(&lo, &hi, f->p[k], f->p[k]);
+        int64_t r[6];
+        uint32_t n[3] = { lb->nx, lb->ny, lb->nz }, c[3] = { lb->centre_chunk.x, lb->centre_chunk.y, lb->centre_chunk.z };
+        for (int a = 0; a < 3; a++) {
+            r[a] = (int64_t)floor((lo.e[a] + S / 2) / S - 1e-9) + c[a];
+            r[a + 3] = (int64_t)floor((hi.e[a] + S / 2) / S + 1e-9) + c[a];
+            if (r[a] < 0) r[a] = 0;
+            if (r[a + 3] > (int64_t)n[a] - 1) r[a + 3] = n[a] - 1;
+        }
+        poly in;
+        in.n = f->n < POLY_MAX ? f->n : POLY_MAX;
+        memcpy(in.p, f->p, (size_t)in.n * sizeof(v3));
+        for (int64_t y = r[1]; y <= r[4]; y++)
+            for (int64_t x = r[0]; x <= r[3]; x++)
+                for (int64_t z = r[2]; z <= r[5]; z++) {
+                    chunk_build *cb = &lb->chunks[level_chunk_index(lb, (uint32_t)x, (uint32_t)y, (uint32_t)z)];
+                    v3 blo, bhi;
+                    chunk_box(lb, cb, &blo, &bhi);
+                    poly out;
+                    if (!poly_clip_box(&in, f->pl.n, blo, bhi, &out)) continue;
+                    chunk_face *cf = PUSH(cb->faces, cb->face_count, cb->face_cap);
+                    cf->face = (int)fi;
+                    cf->n = out.n;
+                    cf->p = xmalloc((size_t)out.n * sizeof(v3));
+                    memcpy(cf->p, out.p, (size_t)out.n * sizeof(v3));
+                    cf->lightmap = PMF_NO_LIGHTMAP;
+                    cb->present = true;
+                }
+    }
+}
+
+void level_build_free(level_build *lb)
+{
+    for (size_t i = 0; i < lb->face_count; i++) free(lb->faces[i].p);
+    free(lb->faces);
+    size_t n = (size_t)lb->nx * lb->ny * lb->nz;
+    for (size_t i = 0; lb->chunks && i < n; i++) {
+        chunk_build *cb = &lb->chunks[i];
+        for (size_t k = 0; k < cb->face_count; k++) free(cb->faces[k].p);
+        free(cb->faces);
+        for (int k = 0; k < cb->lightmap_count; k++) free(cb->lightmaps[k].luxels);
+        free(cb->lightmaps);
+        free(cb->cubes); free(cb->ccubes); free(cb->info);
+        free(cb->verts); free(cb->normals); free(cb->mat_used);
+    }
+    free(lb->chunks);
+    memset(lb, 0, sizeof *lb);
+}

@@ -1,0 +1,151 @@
+/* light.c - describes a level to the baker (occluders, lights, luxel patches, vertices for fast
+ * lights, probes for cube lighting) and indexes what comes back for the chunk writer. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "light.h"
+
+static size_t level_chunk_total(const level_build *lb) { return (size_t)lb->nx * lb->ny * lb->nz; }
+
+level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, double), void *user)
+{
+    const level_def *def = lb->def;
+    size_t nchunks = level_chunk_total(lb);
+    level_light *ll = xcalloc(1, sizeof *ll);
+
+    /* occluders: every opaque face, fan-triangulated */
+    size_t tri_count = 0;
+    for (size_t i = 0; i < lb->face_count; i++)
+        if (material_opaque(&lb->map->materials[lb->faces[i].material])) tri_count += (size_t)lb->faces[i].n - 2;
+    float (*tris)[9] = xmalloc((tri_count ? tri_count : 1) * sizeof *tris);
+    size_t t = 0;
+    for (size_t i = 0; i < lb->face_count; i++) {
+        const face *f = &lb->faces[i];
+        if (!material_opaque(&lb->map->materials[f->material])) continue;
+        for (int k = 1; k + 1 < f->n; k++) {
+            const v3 *p[3] = { &f->p[0], &f->p[k], &f->p[k + 1] };
+            for (int c = 0; c < 3; c++)
+                for (int a = 0; a < 3; a++) tris[t][c * 3 + a] = (float)p[c]->e[a];
+            t++;
+        }
+    }
+
+    bake_light *lights = xcalloc(def->light_count ? def->light_count : 1, sizeof *lights);
+    ll->fast_ordinal = xmalloc((def->light_count ? def->light_count : 1) * sizeof *ll->fast_ordinal);
+    uint32_t fast = 0;
+    for (size_t i = 0; i < def->light_count; i++) {
+        const light_def *l = &def->lights[i];
+        lights[i].kind = l->kind;
+        for (int a = 0; a < 3; a++) {
+            lights[i].position[a] = (float)l->pos.e[a];
+            lights[i].color[a] = l->color[a] / 255.0f;
+        }
+        lights[i].intensity = l->brightness;
+        lights[i].range = l->range;
+        ll->fast_ordinal[i] = l->kind == BAKE_LIGHT_FAST ? (int32_t)fast++ : -1;
+    }
+    ll->light_count = def->light_count;
+
+    /* lightmaps and patches */
+    size_t lm_count = 0, patch_count = 0, vert_count = 0, probe_count = 0;
+    ll->probe_base = xmalloc(nchunks * sizeof *ll->probe_base);
+    for (size_t c = 0; c < nchunks; c++) {
+        chunk_build *cb = &lb->chunks[c];
+        cb->bake_lightmap_base = (uint32_t)lm_count;
+        cb->bake_vertex_base = (uint32_t)vert_count;
+        ll->probe_base[c] = (uint32_t)probe_count;
+        lm_count += cb->lightmap_count;
+        vert_count += cb->vert_count;
+        for (size_t i = 0; i < cb->face_count; i++) patch_count += cb->faces[i].lightmap != PMF_NO_LIGHTMAP;
+        for (uint32_t i = 0; i < cb->cube_count; i++) probe_count += cb->info[i].probe;
+    }
+    bake_lightmap *lms = xcalloc(lm_count ? lm_count : 1, sizeof *lms);
+    bake_patch *patches = xcalloc(patch_count ? patch_count : 1, sizeof *patches);
+    bake_vertex *verts = fast ? xcalloc(vert_count ? vert_count : 1, sizeof *verts) : NULL;
+    bake_probe *probes = xcalloc(probe_count ? probe_count : 1, sizeof *probes);
+    size_t p = 0, q = 0;
+    for (size_t c = 0; c < nchunks; c++) {
+        chunk_build *cb = &lb->chunks[c];
+        for (int i = 0; i < cb->lightmap_count; i++) {
+            lms[cb->bake_lightmap_base + i].size_exp = cb->lightmaps[i].size_exp;
+            lms[cb->bake_lightmap_base + i].luxels = cb->lightmaps[i].luxels;
+        }
+        for (size_t i = 0; i < cb->face_count; i++) {
+            const chunk_face *cf = &cb->faces[i];
+            if (cf->lightmap == PMF_NO_LIGHTMAP) continue;
+            bake_patch *bp = &patches[p++];
+            v3 n = lb->faces[cf->face].pl.n;
+            for (int a = 0; a < 3; a++) {
+                bp->origin[a] = (float)cf->lm_origin.e[a];
+                bp->step_u[a] = (float)(cf->lm_t.e[a] / cf->lm_density);
+                bp->step_v[a] = (float)(cf->lm_b.e[a] / cf->lm_density);
+                bp->normal[a] = (float)n.e[a];
+            }
+            bp->lightmap = cb->bake_lightmap_base + cf->lightmap;
+            bp->x = (uint16_t)cf->lm_x;
+            bp->y = (uint16_t)cf->lm_y;
+            bp->w = (uint16_t)cf->lm_w;
+            bp->h = (uint16_t)cf->lm_h;
+        }
+        if (verts)
+            for (uint32_t i = 0; i < cb->vert_count; i++)
+                for (int a = 0; a < 3; a++) {
+                    verts[cb->bake_vertex_base + i].position[a] = (float)(cb->verts[i].xyz[a] + cb->centre.e[a]);
+                    verts[cb->bake_vertex_base + i].normal[a] = cb->normals[i][a];
+                }
+        for (uint32_t i = 0; i < cb->cube_count; i++) {
+            if (!cb->info[i].probe) continue;
+            for (int a = 0; a < 3; a++) {
+                probes[q].min[a] = (float)cb->info[i].lo.e[a];
+                probes[q].max[a] = (float)cb->info[i].hi.e[a];
+            }
+            q++;
+        }
+    }
+
+    bake_desc desc = {
+        .triangles = (const float (*)[9])tris, .triangle_count = tri_count,
+        .lights = lights, .light_count = def->light_count,
+        .lightmaps = lms, .lightmap_count = lm_count,
+        .patches = patches, .patch_count = patch_count,
+        .vertices = verts, .vertex_count = verts ? vert_count : 0,
+        .probes = probes, .probe_count = probe_count,
+        .threads = lb->threads,
+        .progress = progress, .user = user,
+    };
+    memcpy(desc.ambient, def->ambient, sizeof desc.ambient);
+    bool ok = bake_run(&desc, &ll->res);
+    free(tris);
+    free(lights);
+    free(lms);
+    free(patches);
+    free(verts);
+    free(probes);
+    if (!ok) {
+        level_light_free(ll);
+        return NULL;
+    }
+    ll->vertex_count = verts ? vert_count : 0;
+
+    /* layers by lightmap, for the chunk writer */
+    ll->lm_layer_start = xcalloc(lm_count + 1, sizeof *ll->lm_layer_start);
+    ll->layer_order = xmalloc((ll->res.layer_count ? ll->res.layer_count : 1) * sizeof *ll->layer_order);
+    for (size_t i = 0; i < ll->res.layer_count; i++) ll->lm_layer_start[ll->res.layers[i].lightmap + 1]++;
+    for (size_t i = 0; i < lm_count; i++) ll->lm_layer_start[i + 1] += ll->lm_layer_start[i];
+    uint32_t *fill = xmalloc((lm_count + 1) * sizeof *fill);
+    memcpy(fill, ll->lm_layer_start, (lm_count + 1) * sizeof *fill);
+    for (size_t i = 0; i < ll->res.layer_count; i++) ll->layer_order[fill[ll->res.layers[i].lightmap]++] = (uint32_t)i;
+    free(fill);
+    return ll;
+}
+
+void level_light_free(level_light *ll)
+{
+    if (!ll) return;
+    bake_result_free(&ll->res);
+    free(ll->fast_ordinal);
+    free(ll->probe_base);
+    free(ll->lm_layer_start);
+    free(ll->layer_order);
+    free(ll);
+}

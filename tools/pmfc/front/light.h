@@ -1,0 +1,17 @@
+/* light.h - what the baker gave a level, indexed for the chunk writer (light.c, emit.c). */
+#ifndef PMFC_LIGHT_H
+#define PMFC_LIGHT_H
+
+#include "world.h"
+
+struct level_light {
+    bake_result res;
+    size_t light_count;                /* = level_def.light_count, same order as the baker's */
+    int32_t *fast_ordinal;             /* [light] -> row in res.fast_multipliers, -1 if not fast */
+    size_t vertex_count;               /* row length of res.fast_multipliers */
+    uint32_t *probe_base;              /* [chunk] -> its first probe in res.probes */
+    uint32_t *lm_layer_start;          /* [bake lightmap + 1] prefix sums into layer_order */
+    uint32_t *layer_order;             /* res.layers indices sorted by lightmap */
+};
+
+#endif

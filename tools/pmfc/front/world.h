@@ -1,0 +1,299 @@
+/* world.h - pmfc's in-memory world: what the source (or the generator) describes, and what the
+ * front end builds from it on the way to PMF (faces, chunks, octrees, lightmaps).
+ *
+ * Coordinates: the source's metres are world metres (Y up). Each level's chunk grid puts chunk
+ * centres on multiples of the chunk side S; see docs/pmfc.md "Space".
+ */
+#ifndef PMFC_WORLD_H
+#define PMFC_WORLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmf/pmf.h"
+#include "bake.h"
+
+#define PMFC_NAME_MAX 64
+#define PMFC_PATH_MAX 256
+#define PMFC_MAX_FRAMES 16
+
+/* ---- vectors (double: CSG and clipping want the headroom) ------------------------------ */
+
+typedef union v3 { struct { double x, y, z; }; double e[3]; } v3;
+
+static inline v3 v3_make(double x, double y, double z) { v3 r = { { x, y, z } }; return r; }
+static inline v3 v3_add(v3 a, v3 b) { return v3_make(a.x + b.x, a.y + b.y, a.z + b.z); }
+static inline v3 v3_sub(v3 a, v3 b) { return v3_make(a.x - b.x, a.y - b.y, a.z - b.z); }
+static inline v3 v3_scale(v3 a, double s) { return v3_make(a.x * s, a.y * s, a.z * s); }
+static inline double v3_dot(v3 a, v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline v3 v3_cross(v3 a, v3 b) { return v3_make(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }
+v3 v3_normalize(v3 a);
+
+/* Plane: points p with dot(n, p) == d; the front is where dot(n, p) > d. */
+typedef struct plane { v3 n; double d; } plane;
+
+/* A convex polygon, counter-clockwise seen from its front. */
+#define POLY_MAX 40
+typedef struct poly { int n; v3 p[POLY_MAX]; } poly;
+
+#define GEOM_EPS 1e-5
+
+/* Splits in by pl into the parts in front and behind (either may be NULL). A polygon lying in the
+ * plane goes wholly to the side its own normal `facing` points to. */
+void poly_split(const poly *in, plane pl, v3 facing, poly *front, poly *back);
+/* Keeps the part of in inside [lo, hi] on every axis; a polygon lying in a box side is kept only
+ * when it faces into the box. Returns false when nothing (of area) is left. */
+bool poly_clip_box(const poly *in, v3 facing, v3 lo, v3 hi, poly *out);
+double poly_area(const poly *p);
+/* Drops repeated and collinear points. */
+void poly_simplify(poly *p);
+
+/* ---- definitions from the source ------------------------------------------------------- */
+
+typedef struct texture_def {
+    char name[PMFC_NAME_MAX];
+    uint32_t width, height;
+    uint8_t *rgba;
+} texture_def;
+
+typedef struct physics_def {
+    char name[PMFC_NAME_MAX];
+    pmf_physics_material pm;         /* pm.name points at name */
+} physics_def;
+
+typedef struct sound_def {
+    char name[PMFC_NAME_MAX];
+    pmf_sound_material sm;
+} sound_def;
+
+typedef struct material_def {
+    char name[PMFC_NAME_MAX];
+    char type[PMFC_NAME_MAX];
+    uint8_t flags, render_mode;                  /* PMF_MATERIAL_*, PMF_RENDMODE_* */
+    char texture[PMFC_PATH_MAX];                 /* resource path, "" = none */
+    char frames[PMFC_MAX_FRAMES][PMFC_PATH_MAX]; /* extra textures */
+    int frame_count;
+    uint32_t advance_us;
+    float scroll[2];
+    uint8_t color[3], alpha, emission[3], shading, shine;
+    char matcap[PMFC_PATH_MAX];
+    pmf_wave_info wave;
+    int physics, sound;                          /* indices into the map's lists */
+    bool double_sided;
+    double tex_scale;                            /* metres per texture repeat */
+    int line;
+} material_def;
+
+/* True when the material hides what is behind it (occludes light and sight). */
+bool material_opaque(const material_def *m);
+/* True when faces of the material get a lightmap (liquids take cube lighting, unshaded none). */
+bool material_lightmapped(const material_def *m);
+
+enum { BRUSH_BOX, BRUSH_WEDGE };
+#define BRUSH_MAX_PLANES 8
+
+typedef struct brush {
+    int kind;
+    int plane_count;
+    plane planes[BRUSH_MAX_PLANES];
+    int material[BRUSH_MAX_PLANES];              /* per plane */
+    v3 lo, hi;                                   /* bounds */
+    double tex_scale;                            /* 0 = the material's */
+    double tex_offset[2];
+    bool opaque;
+    int line;
+} brush;
+
+typedef struct light_def {
+    bake_light_kind kind;
+    uint32_t id;
+    v3 pos;
+    uint8_t color[3];
+    float brightness, range;
+    uint8_t intensity;                           /* fast lights: initial intensity */
+    bool enabled, preserve;
+    int line;
+} light_def;
+
+typedef struct sky_def {
+    char name[PMFC_NAME_MAX];
+    int skybox[PMF_FACE_COUNT];                  /* material index or -1 */
+    int cloud_top, cloud_bottom;
+    bool has_3d;
+    v3 skybox_point;                             /* a point inside the 3D skybox's chunk */
+    int line;
+} sky_def;
+
+typedef struct sound_env_def { char name[PMFC_NAME_MAX]; pmf_sound_env env; } sound_env_def;
+typedef struct weather_def { char name[PMFC_NAME_MAX]; pmf_weather_env env; } weather_def;
+typedef struct gravity_def { char name[PMFC_NAME_MAX]; pmf_gravity_env env; } gravity_def;
+
+enum { REGION_SKY, REGION_SOUND, REGION_WEATHER, REGION_GRAVITY, REGION_LOAD };
+typedef struct region_def {
+    int kind;
+    char env[PMFC_NAME_MAX];
+    v3 lo, hi;
+    v3 act_lo, act_hi;                           /* load regions: the chunks to activate */
+    int line;
+} region_def;
+
+typedef struct level_def {
+    char name[PMFC_NAME_MAX];
+    int chunk_exp;                               /* -1 = auto */
+    uint8_t flags;
+    float ambient[3];                            /* 0..1 */
+    double luxel_density;                        /* luxels per metre */
+    double vis_cell;                             /* metres; 0 = auto */
+    char air_physics[PMFC_NAME_MAX];
+    char default_sky[PMFC_NAME_MAX], default_sound[PMFC_NAME_MAX];
+    char default_weather[PMFC_NAME_MAX], default_gravity[PMFC_NAME_MAX];
+
+    brush *brushes; size_t brush_count, brush_cap;
+    light_def *lights; size_t light_count, light_cap;
+    sky_def *skies; size_t sky_count, sky_cap;
+    sound_env_def *sound_envs; size_t sound_env_count, sound_env_cap;
+    weather_def *weathers; size_t weather_count, weather_cap;
+    gravity_def *gravities; size_t gravity_count, gravity_cap;
+    region_def *regions; size_t region_count, region_cap;
+    int line;
+} level_def;
+
+typedef struct map_def {
+    char name[256], description[1024], authors[256];
+    int gamemode_count;
+    char gamemodes[PMF_MAX_GAMEMODES][PMF_MAX_GAMEMODE_LEN + 1];
+    texture_def *textures; size_t texture_count, texture_cap;
+    physics_def *physics; size_t physics_count, physics_cap;
+    sound_def *sounds; size_t sound_count, sound_cap;
+    material_def *materials; size_t material_count, material_cap;
+    level_def *levels; size_t level_count, level_cap;
+} map_def;
+
+/* Grows a dynamic array by one zeroed element and returns it (exits on out of memory). */
+void *grow(void **items, size_t *count, size_t *cap, size_t size);
+#define PUSH(arr, count, cap) grow((void **)&(arr), &(count), &(cap), sizeof *(arr))
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+
+int map_find_material(const map_def *map, const char *name);
+/* Adds the "default" physics and sound materials every map has. */
+void map_init(map_def *map);
+void map_free(map_def *map);
+
+/* Brush construction (brush.c). Materials: per face direction (PMF face order), and the slope. */
+void brush_box(brush *b, v3 lo, v3 hi, const int material[PMF_FACE_COUNT]);
+/* rise: the PMF face direction (+X, +Z, -X or -Z) toward which the wedge's top slopes up. */
+void brush_wedge(brush *b, v3 lo, v3 hi, int rise, const int material[PMF_FACE_COUNT], int slope_material);
+
+/* ---- parsing (parse.c) --------------------------------------------------------------------- */
+
+/* Parses a source file into map (after map_init). On error prints "FILE:LINE: message" to
+ * stderr and returns false. */
+bool parse_file(const char *path, map_def *map);
+
+/* ---- textures (texture.c) --------------------------------------------------------------------- */
+
+/* Fills tex->rgba from a procedural recipe. Returns NULL or an error message. */
+const char *texture_procedural(texture_def *tex, const char *kind, uint32_t size,
+                               const uint8_t color[3], const uint8_t color2[3], uint32_t seed);
+const char *texture_image(texture_def *tex, const char *path);
+/* Encodes every texture as PTF into a PAF archive (textures/NAME.ptf). */
+bool textures_archive(const map_def *map, uint8_t **out, size_t *size);
+
+/* ---- the compiled level (level.c and friends) ----------------------------------------------- */
+
+typedef struct tex_proj { v3 u, v; double ou, ov; } tex_proj;
+
+/* A visible polygon after CSG, in world space. */
+typedef struct face {
+    int material;
+    int brush;
+    plane pl;
+    tex_proj tex;
+    int n;
+    v3 *p;
+} face;
+
+/* A face clipped to one chunk, with its lightmap block. */
+typedef struct chunk_face {
+    int face;
+    int n;
+    v3 *p;
+    uint8_t lightmap;                            /* chunk-local; PMF_NO_LIGHTMAP */
+    int lm_x, lm_y, lm_w, lm_h;                  /* block, luxels, border included */
+    v3 lm_origin, lm_t, lm_b;                    /* lm_t/lm_b: unit axes; luxel = dot(p - origin, axis) * density */
+    double lm_density;
+} chunk_face;
+
+typedef struct cube_info {
+    v3 lo, hi;                                   /* world */
+    int depth;
+    bool cell;                                   /* a visibility cell */
+    bool probe;                                  /* wants lighting data */
+    bool has_geometry;                           /* something drawn in its subtree */
+} cube_info;
+
+typedef struct chunk_build {
+    uint32_t gx, gy, gz;                         /* grid position */
+    v3 centre;                                   /* world */
+    chunk_face *faces; size_t face_count, face_cap;
+    /* lightmaps */
+    uint8_t lightmap_count;
+    pmf_lightmap *lightmaps;
+    uint32_t bake_lightmap_base;                 /* index of lightmap 0 in the level's bake list */
+    /* octree */
+    pmf_cube *cubes; pmf_client_cube *ccubes; cube_info *info;
+    uint32_t cube_count, cube_cap;
+    pmf_vertex *verts; float (*normals)[3];
+    uint32_t vert_count, vert_cap;
+    uint32_t bake_vertex_base;
+    /* per material index: used index in this chunk or -1 */
+    int *mat_used; int used_count; int used_mats[256];
+    int phys_used[256]; int phys_used_count;
+    int sound_used[256]; int sound_used_count;
+    uint32_t dropped;                            /* triangles that found no room (reported) */
+    bool present;
+} chunk_build;
+
+typedef struct level_build {
+    const map_def *map;
+    level_def *def;
+    int index;
+    int exp;
+    double S;                                    /* chunk side */
+    uint32_t nx, ny, nz;
+    pmf_chunk_coord centre_chunk;
+    int32_t off_x, off_y, off_z;                 /* grid position of world chunk offset 0 = centre chunk */
+    face *faces; size_t face_count, face_cap;
+    chunk_build *chunks;                         /* [pmf grid index] */
+    int vis_depth;
+    int threads;
+} level_build;
+
+/* Index of grid position (x, y, z) in chunks[]. */
+static inline size_t level_chunk_index(const level_build *lb, uint32_t x, uint32_t y, uint32_t z)
+{ return ((size_t)y * lb->nx + x) * lb->nz + z; }
+
+/* Picks the chunk size and grid, and the centre chunk. Returns an error message or NULL. */
+const char *level_layout(level_build *lb);
+/* Brushes -> visible faces (CSG), then faces -> chunks. */
+void level_faces(level_build *lb);
+void level_clip_to_chunks(level_build *lb);
+/* Per chunk: lightmap blocks and packing (lightmap.c). */
+void chunk_unwrap(const level_build *lb, chunk_build *cb);
+/* Per chunk: octree, cubes, vertices (octree.c). */
+void chunk_octree(const level_build *lb, chunk_build *cb);
+/* Lights (light.c): describes the level to the baker, runs it, and keeps what each chunk gets. */
+typedef struct level_light level_light;
+level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, double), void *user);
+/* Visibility (visibility.c): fills cube visibility data of the cells. */
+bool level_visibility(level_build *lb, void (*progress)(void *, const char *, double), void *user);
+void level_visibility_free(level_build *lb);
+/* Emission (emit.c): pmf_level for the level and one encoded chunk per present chunk. */
+bool level_write(level_build *lb, level_light *ll, pmf_writer *w, void (*progress)(void *, const char *, double), void *user);
+void level_light_free(level_light *ll);
+void level_build_free(level_build *lb);
+
+#endif

@@ -1,0 +1,265 @@
+/* main.c - pmfc, the PMF map compiler: `pmfc SOURCE -o OUT.pmf` compiles a .pms source
+ * (docs/pmfc.md); `pmfc --generate NAME --chunks XxYxZ --seed N -o OUT.pmf` builds a city. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "front/world.h"
+#include "front/generate.h"
+
+#define PMFC_VERSION "pmfc 0.1"
+
+enum { STAGE_PARSE, STAGE_GEOMETRY, STAGE_CHUNKS, STAGE_UNWRAP, STAGE_BAKE, STAGE_VIS, STAGE_ENCODE, STAGE_WRITE, STAGE_COUNT };
+static const char *stage_names[STAGE_COUNT] = { "parse", "geometry", "chunks/octree", "unwrap", "bake", "visibility", "encode", "write" };
+
+typedef struct progress_state {
+    pthread_mutex_t lock;
+    bool bar;                 /* draw a bar (stderr is a terminal and not --quiet) */
+    int level, levels;
+    int last_percent;
+    const char *last_stage;
+} progress_state;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void progress(void *user, const char *stage, double fraction)
+{
+    progress_state *ps = user;
+    if (!ps->bar) return;
+    pthread_mutex_lock(&ps->lock);
+    int percent = (int)(fraction * 100 + 0.5);
+    if (percent < 0) percent = 0;
+    if (percent > 100) percent = 100;
+    if (percent != ps->last_percent || stage != ps->last_stage) {
+        char bar[31];
+        int fill = percent * 30 / 100;
+        for (int i = 0; i < 30; i++) bar[i] = i < fill ? '#' : '-';
+        bar[30] = 0;
+        fprintf(stderr, "\rpmfc: level %d/%d %-14.14s [%s] %3d%%", ps->level + 1, ps->levels, stage, bar, percent);
+        fflush(stderr);
+        ps->last_percent = percent;
+        ps->last_stage = stage;
+    }
+    pthread_mutex_unlock(&ps->lock);
+}
+
+static void usage(FILE *out)
+{
+    fputs("usage: pmfc SOURCE.pms -o OUT.pmf [--threads N] [--quiet] [--time UNIX_TIME]\n"
+          "       pmfc --generate NAME --chunks XxYxZ --seed N -o OUT.pmf [--threads N] [--quiet] [--time UNIX_TIME]\n"
+          "The source format is described in docs/pmfc.md. SOURCE_DATE_EPOCH sets the creation time\n"
+          "when --time is not given.\n", out);
+}
+
+typedef struct chunk_pass { level_build *lb; bool octree; size_t *done; size_t total; progress_state *ps; } chunk_pass;
+
+static void chunk_job(void *user, size_t i)
+{
+    chunk_pass *cp = user;
+    chunk_build *cb = &cp->lb->chunks[i];
+    if (cb->present) {
+        if (cp->octree) chunk_octree(cp->lb, cb);
+        else chunk_unwrap(cp->lb, cb);
+    }
+    size_t done = __atomic_add_fetch(cp->done, 1, __ATOMIC_RELAXED);
+    progress(cp->ps, cp->octree ? "chunks/octree" : "unwrap", (double)done / (double)cp->total);
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (!*s || *end || errno || *s == '-') return false;
+    *out = v;
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    const char *source = NULL, *out_path = NULL, *gen_name = NULL, *chunks_arg = NULL;
+    uint64_t seed = 0, created = 0, threads = 0;
+    bool quiet = false, have_time = false, have_seed = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+        else if (!strcmp(a, "--version")) { puts(PMFC_VERSION); return 0; }
+        else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = true;
+        else if (!strcmp(a, "-o") && has_value) out_path = argv[++i];
+        else if (!strcmp(a, "--threads") && has_value) {
+            if (!parse_u64(argv[++i], &threads) || threads > 256) { fprintf(stderr, "pmfc: bad --threads '%s'\n", argv[i]); return 1; }
+        } else if (!strcmp(a, "--time") && has_value) {
+            if (!parse_u64(argv[++i], &created)) { fprintf(stderr, "pmfc: bad --time '%s'\n", argv[i]); return 1; }
+            have_time = true;
+        } else if (!strcmp(a, "--generate") && has_value) gen_name = argv[++i];
+        else if (!strcmp(a, "--chunks") && has_value) chunks_arg = argv[++i];
+        else if (!strcmp(a, "--seed") && has_value) {
+            if (!parse_u64(argv[++i], &seed)) { fprintf(stderr, "pmfc: bad --seed '%s'\n", argv[i]); return 1; }
+            have_seed = true;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "pmfc: unknown option or missing value: '%s'\n", a);
+            usage(stderr);
+            return 1;
+        } else if (!source) source = a;
+        else { fprintf(stderr, "pmfc: more than one source: '%s'\n", a); usage(stderr); return 1; }
+    }
+    if (!out_path || (!source && !gen_name) || (source && gen_name)) {
+        usage(stderr);
+        return 1;
+    }
+    uint32_t gen_chunks[3] = { 0, 0, 0 };
+    if (gen_name) {
+        if (!chunks_arg || !have_seed) { fputs("pmfc: --generate needs --chunks XxYxZ and --seed N\n", stderr); return 1; }
+        char tail;
+        if (sscanf(chunks_arg, "%ux%ux%u%c", &gen_chunks[0], &gen_chunks[1], &gen_chunks[2], &tail) != 3 ||
+            !gen_chunks[0] || !gen_chunks[1] || !gen_chunks[2] || gen_chunks[0] > 4096 || gen_chunks[1] > 256 || gen_chunks[2] > 4096) {
+            fprintf(stderr, "pmfc: bad --chunks '%s' (XxYxZ, X and Z 1..4096, Y 1..256)\n", chunks_arg);
+            return 1;
+        }
+    }
+    if (!have_time) {
+        const char *env = getenv("SOURCE_DATE_EPOCH");
+        if (env && *env) {
+            if (!parse_u64(env, &created)) { fprintf(stderr, "pmfc: bad SOURCE_DATE_EPOCH '%s'\n", env); return 1; }
+        } else {
+            created = (uint64_t)time(NULL);
+        }
+    }
+
+    double times[STAGE_COUNT] = { 0 }, t0 = now(), t = t0, start = t0;
+    progress_state ps = { .lock = PTHREAD_MUTEX_INITIALIZER, .bar = !quiet && isatty(2), .last_percent = -1 };
+    map_def map;
+    map_init(&map);
+    bool ok;
+    if (gen_name) ok = generate_map(&map, gen_name, gen_chunks, seed);
+    else ok = parse_file(source, &map);
+    if (!ok) {
+        map_free(&map);
+        return 2;
+    }
+    const char *label = source ? source : gen_name;
+    times[STAGE_PARSE] = now() - t;
+
+    uint8_t *archive = NULL;
+    size_t archive_size = 0;
+    t = now();
+    if (!textures_archive(&map, &archive, &archive_size)) {
+        map_free(&map);
+        return 3;
+    }
+    times[STAGE_PARSE] += now() - t;
+
+    pmf_header header;
+    memset(&header, 0, sizeof header);
+    header.major = PMF_VERSION_MAJOR;
+    header.created = created;
+    header.name = map.name;
+    header.description = map.description;
+    header.authors = map.authors;
+    header.compiler = PMFC_VERSION;
+    header.gamemode_count = (uint8_t)map.gamemode_count;
+    for (int i = 0; i < map.gamemode_count; i++) header.gamemodes[i] = map.gamemodes[i];
+    pmf_data_desc data;
+    memset(&data, 0, sizeof data);
+    data.archive = (pmf_blob){ archive, archive_size };
+    pmf_error err;
+    pmf_writer *w = pmf_writer_create(&header, &data, &err);
+    int status = 0;
+    if (!w) status = 3;
+    ps.levels = (int)map.level_count;
+    uint64_t total_cubes = 0, total_verts = 0, total_chunks = 0, total_lightmaps = 0, total_dropped = 0;
+    for (size_t li = 0; !status && li < map.level_count; li++) {
+        ps.level = (int)li;
+        level_build lb;
+        memset(&lb, 0, sizeof lb);
+        lb.map = &map;
+        lb.def = &map.levels[li];
+        lb.index = (int)li;
+        lb.threads = (int)threads;
+        t = now();
+        const char *msg = level_layout(&lb);
+        if (msg) {
+            fprintf(stderr, "%s:%d: %s\n", label, lb.def->line, msg);
+            status = 2;
+            level_build_free(&lb);
+            break;
+        }
+        progress(&ps, "geometry", 0);
+        level_faces(&lb);
+        level_clip_to_chunks(&lb);
+        times[STAGE_GEOMETRY] += now() - t;
+
+        size_t nchunks = (size_t)lb.nx * lb.ny * lb.nz, done = 0;
+        chunk_pass cp = { &lb, false, &done, nchunks, &ps };
+        t = now();
+        jobs_parallel_for(nchunks, lb.threads, chunk_job, &cp);
+        times[STAGE_UNWRAP] += now() - t;
+        t = now();
+        done = 0;
+        cp.octree = true;
+        jobs_parallel_for(nchunks, lb.threads, chunk_job, &cp);
+        times[STAGE_CHUNKS] += now() - t;
+
+        t = now();
+        level_light *ll = level_bake(&lb, progress, &ps);
+        times[STAGE_BAKE] += now() - t;
+        if (!ll) {
+            fputs("pmfc: out of memory while baking\n", stderr);
+            status = 3;
+        }
+        t = now();
+        if (!status && !level_visibility(&lb, progress, &ps)) {
+            fputs("pmfc: out of memory while computing visibility\n", stderr);
+            status = 3;
+        }
+        times[STAGE_VIS] += now() - t;
+        t = now();
+        if (!status && !level_write(&lb, ll, w, progress, &ps)) status = 3;
+        times[STAGE_ENCODE] += now() - t;
+        for (size_t c = 0; c < nchunks; c++) {
+            const chunk_build *cb = &lb.chunks[c];
+            if (!cb->present) continue;
+            total_chunks++;
+            total_cubes += cb->cube_count;
+            total_verts += cb->vert_count;
+            total_lightmaps += cb->lightmap_count;
+            total_dropped += cb->dropped;
+        }
+        level_light_free(ll);
+        level_visibility_free(&lb);
+        level_build_free(&lb);
+    }
+    t = now();
+    if (!status && !pmf_writer_finish(w, out_path, &err)) {
+        char buf[768];
+        fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, buf, sizeof buf));
+        status = 3;
+    } else if (status == 3 && !w) {
+        char buf[768];
+        fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, buf, sizeof buf));
+    }
+    times[STAGE_WRITE] = now() - t;
+    pmf_writer_destroy(w);
+    free(archive);
+    if (ps.bar) fputs("\r\033[K", stderr);
+    if (!status && total_dropped) fprintf(stderr, "pmfc: warning: %llu triangles found no room in their cubes and were left out\n", (unsigned long long)total_dropped);
+    if (!status && !quiet) {
+        fprintf(stderr, "pmfc: %s -> %s: %zu level(s), %llu chunks, %llu cubes, %llu vertices, %llu lightmaps\n", label, out_path,
+                map.level_count, (unsigned long long)total_chunks, (unsigned long long)total_cubes,
+                (unsigned long long)total_verts, (unsigned long long)total_lightmaps);
+        for (int s = 0; s < STAGE_COUNT; s++) fprintf(stderr, "  %-14s %8.3f s\n", stage_names[s], times[s]);
+        fprintf(stderr, "  %-14s %8.3f s\n", "total", now() - start);
+    }
+    map_free(&map);
+    return status;
+}
