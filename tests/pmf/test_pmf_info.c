@@ -1,0 +1,250 @@
+/* test_pmf_info.c - `pmfview info` on written maps: `test_pmf_info PMFVIEW MODE`, MODE one of
+ *   json     the JSON object holds the kitchen sink's header, levels and totals
+ *   text     the human summary names the same things
+ *   damaged  a damaged map gives exactly one stderr line starting "pmfview:", exit 2
+ *   usage    --help (stdout, 0), no FILE / unknown option (1), missing file (2) */
+#include <cjson/cJSON.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "block_patch.h"
+#include "sample_map.h"
+#include "test_util.h"
+
+static const char *pmfview;
+static char dir[] = "/tmp/pmf_info_XXXXXX";
+
+typedef struct run_result {
+    int status;
+    char *out, *err;
+    size_t out_size, err_size;
+} run_result;
+
+static char *slurp(const char *path, size_t *size)
+{
+    FILE *fp = fopen(path, "rb");
+    char *buf = calloc(1, 1 << 20);
+    *size = fp ? fread(buf, 1, (1 << 20) - 1, fp) : 0;
+    if (fp)
+        fclose(fp);
+    return buf;
+}
+
+/* Runs pmfview with args (already shell-quoted), capturing stdout and stderr. */
+static run_result run(const char *args)
+{
+    char cmd[2048], out[600], err[600];
+    snprintf(out, sizeof out, "%s/stdout", dir);
+    snprintf(err, sizeof err, "%s/stderr", dir);
+    snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s'", pmfview, args, out, err);
+    int st = system(cmd);
+    run_result r = { WIFEXITED(st) ? WEXITSTATUS(st) : -1, NULL, NULL, 0, 0 };
+    r.out = slurp(out, &r.out_size);
+    r.err = slurp(err, &r.err_size);
+    return r;
+}
+
+static void run_free(run_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+static bool write_map(const char *path, int variant)
+{
+    sample_map m;
+    sample_map_build(&m, variant);
+    pmf_error err;
+    bool ok = sample_map_write_file(&m, path, &err);
+    sample_map_free(&m);
+    CHECK(ok, "write %s: %s", path, err.message);
+    return ok;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    CHECK(cJSON_IsNumber(v), "'%s' is not a number", key);
+    return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    CHECK(cJSON_IsString(v), "'%s' is not a string", key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static const char *item_str(const cJSON *o, const char *key, int i)
+{
+    const cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(o, key), i);
+    return cJSON_IsString(v) ? v->valuestring : "(missing)";
+}
+
+static void test_json(const char *map)
+{
+    char args[700];
+    snprintf(args, sizeof args, "info '%s' --json", map);
+    run_result r = run(args);
+    CHECK(r.status == 0, "exit %d: %s", r.status, r.err);
+    CHECK(r.err_size == 0, "stderr: %s", r.err);
+    cJSON *root = cJSON_Parse(r.out);
+    CHECK(root != NULL, "stdout is not one JSON object: %.200s", r.out);
+    if (root) {
+        CHECK(!strcmp(str(root, "name"), "Kitchen Sink"), "name");
+        CHECK(!strcmp(str(root, "description"), "Every structure of PMF 0.0"), "description");
+        CHECK(!strcmp(str(root, "authors"), "pmfview tests"), "authors");
+        CHECK(!strcmp(str(root, "compiler"), "sample_map.c"), "compiler");
+        CHECK(!strcmp(str(root, "created"), "2023-11-14T22:13:20Z"), "created %s", str(root, "created"));
+        CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(root, "gamemodes")) == 4 &&
+                  !strcmp(item_str(root, "gamemodes", 1), "coop"), "gamemodes");
+        CHECK(num(root, "archive_size") == 12 && num(root, "global_entities") == 3, "archive, entities");
+        const cJSON *levels = cJSON_GetObjectItem(root, "levels");
+        CHECK(cJSON_GetArraySize(levels) == 3, "3 levels");
+        const cJSON *l0 = cJSON_GetArrayItem(levels, 0);
+        if (l0) {
+            CHECK(num(l0, "flags") == 7 && num(l0, "chunk_size_exp") == 5, "level 0 flags, chunk size");
+            const cJSON *cc = cJSON_GetObjectItem(l0, "chunk_counts"), *ce = cJSON_GetObjectItem(l0, "center");
+            CHECK(num(cc, "x") == 3 && num(cc, "y") == 2 && num(cc, "z") == 2, "chunk_counts");
+            CHECK(num(ce, "x") == 1 && num(ce, "y") == 0 && num(ce, "z") == 1, "center");
+            CHECK(num(l0, "present_chunks") == 3, "present_chunks");
+            CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(l0, "materials")) == 10 &&
+                      !strcmp(item_str(l0, "materials", 2), "water"), "materials");
+            CHECK(num(l0, "cubes") == 9 && num(l0, "vertices") == 78 && num(l0, "lightmaps") == 3 &&
+                      num(l0, "dynamic_lights") == 2 && num(l0, "fast_lights") == 2, "level 0 totals");
+            CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(l0, "sky_environments")) == 2 &&
+                      !strcmp(item_str(l0, "sky_environments", 1), "space"), "sky_environments");
+        }
+        const cJSON *l2 = cJSON_GetArrayItem(levels, 2);
+        if (l2)
+            CHECK(num(l2, "present_chunks") == 0 && num(l2, "cubes") == 0 && num(l2, "flags") == 4, "level 2");
+        cJSON_Delete(root);
+    }
+    run_free(&r);
+}
+
+static void test_text(const char *map)
+{
+    char args[700];
+    snprintf(args, sizeof args, "info '%s'", map);
+    run_result r = run(args);
+    CHECK(r.status == 0, "exit %d: %s", r.status, r.err);
+    static const char *const lines[] = {
+        "name:         Kitchen Sink\n",
+        "created:      2023-11-14T22:13:20Z\n",
+        "gamemodes:    4: deathmatch, coop, fifteen_chars_x, \"\"\n",
+        "archive:      12 bytes\n",
+        "extensions:   3 (bytes: 4, 0, 16)\n",
+        "levels:       3\n",
+        "level 0:\n  flags:            0x07 (keep in-chunk offset, keep chunk offset, keep velocity)\n",
+        "  grid:             3 x 2 x 2 (x, y, z)\n  center:           (1, 0, 1)\n  present chunks:   3 of 12\n",
+        "  materials:        10: stone, glass, water, sky_px,",
+        "  cubes:            9\n  vertices:         78\n  lightmaps:        3\n  dynamic lights:   2\n  fast lights:      2\n",
+        "  sky environments: 2: day, space\n",
+        "level 2:\n",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+        CHECK(strstr(r.out, lines[i]) != NULL, "stdout lacks:\n%s\nstdout:\n%s", lines[i], r.out);
+    run_free(&r);
+}
+
+static void expect_one_error_line(const char *args, int status, const char *needle)
+{
+    run_result r = run(args);
+    CHECK(r.status == status, "%s: exit %d, expected %d", args, r.status, status);
+    CHECK(!strncmp(r.err, "pmfview: ", 9), "%s: stderr '%s'", args, r.err);
+    char *nl = strchr(r.err, '\n');
+    CHECK(nl && nl[1] == 0, "%s: not exactly one line: '%s'", args, r.err);
+    CHECK(strstr(r.err, needle) != NULL, "%s: stderr '%s' lacks '%s'", args, r.err, needle);
+    CHECK(r.out_size == 0, "%s: stdout '%s'", args, r.out);
+    run_free(&r);
+}
+
+static void test_damaged(void)
+{
+    char small[600], bad[600], args[700];
+    snprintf(small, sizeof small, "%s/small.pmf", dir);
+    if (!write_map(small, SAMPLE_MAP_SMALL))
+        return;
+    size_t size;
+    uint8_t *file = (uint8_t *)slurp(small, &size);
+
+    /* a vertex range past the end, deep inside a chunk's client block */
+    static const pmf_chunk_coord rich = { 1, 0, 0 };
+    test_bytes client = block_get(file, size, (block_ref){ 0, &rich, 1 });
+    static const uint8_t cube5[] = { 0xFF, 42, 0, 0, 0, 0x05 };
+    size_t at = 0;
+    while (client.data && at + sizeof cube5 <= client.size && memcmp(client.data + at, cube5, sizeof cube5))
+        at++;
+    CHECK(client.data && at + sizeof cube5 <= client.size, "test setup: cube 5 not found");
+    client.data[at + 1] = 47;
+    test_bytes b = block_replace(file, size, (block_ref){ 0, &rich, 1 }, client.data, client.size, (uint32_t)client.size);
+    snprintf(bad, sizeof bad, "%s/bad.pmf", dir);
+    FILE *fp = fopen(bad, "wb");
+    fwrite(b.data, 1, b.size, fp);
+    fclose(fp);
+    char needle[200];
+    snprintf(needle, sizeof needle, "bad.pmf: level 0 chunk (1,0,0) client data, byte %zu: cube 5: vertices 47..55", at + 1);
+    snprintf(args, sizeof args, "info '%s'", bad);
+    expect_one_error_line(args, 2, needle);
+    snprintf(args, sizeof args, "info --json '%s'", bad);
+    expect_one_error_line(args, 2, needle);
+
+    /* a cut file */
+    fp = fopen(bad, "wb");
+    fwrite(file, 1, size / 2, fp);
+    fclose(fp);
+    snprintf(args, sizeof args, "info '%s'", bad);
+    expect_one_error_line(args, 2, "bad.pmf: ");
+    unlink(bad);
+    unlink(small);
+    free(b.data);
+    free(client.data);
+    free(file);
+}
+
+static void test_usage(void)
+{
+    run_result r = run("info --help");
+    CHECK(r.status == 0 && strstr(r.out, "usage: pmfview info FILE [--json]") && r.err_size == 0, "--help: %d '%s'", r.status,
+          r.out);
+    run_free(&r);
+    expect_one_error_line("info", 1, "no FILE");
+    expect_one_error_line("info --frobnicate x.pmf", 1, "unknown option");
+    char args[700];
+    snprintf(args, sizeof args, "info '%s/does-not-exist.pmf'", dir);
+    expect_one_error_line(args, 2, "does-not-exist.pmf: file, byte 0: cannot open");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fputs("usage: test_pmf_info PMFVIEW json|text|damaged|usage\n", stderr);
+        return 2;
+    }
+    pmfview = argv[1];
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    char map[600];
+    snprintf(map, sizeof map, "%s/kitchen.pmf", dir);
+    const char *mode = argv[2];
+    if (!strcmp(mode, "json") && write_map(map, SAMPLE_MAP_KITCHEN_SINK))
+        test_json(map);
+    else if (!strcmp(mode, "text") && write_map(map, SAMPLE_MAP_KITCHEN_SINK))
+        test_text(map);
+    else if (!strcmp(mode, "damaged"))
+        test_damaged();
+    else if (!strcmp(mode, "usage"))
+        test_usage();
+    unlink(map);
+    char path[700];
+    snprintf(path, sizeof path, "%s/stdout", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/stderr", dir);
+    unlink(path);
+    rmdir(dir);
+    TEST_DONE();
+}
