@@ -28,12 +28,14 @@ typedef struct camera {
     double local[3];                 /* metres from that chunk's centre, in [-S/2, S/2) */
     float yaw, pitch;                /* degrees; yaw 0 looks along -Z, yaw 90 along -X */
     float fov_y;                     /* degrees */
+    float aspect;                    /* view width / height (the window sets it on resize); 16/9 at init */
     double chunk_size;               /* S = 2^chunk_size_exp */
     int32_t center[3];               /* the level's centre chunk */
 } camera;
 
 void camera_init(camera *cam, const camera_desc *desc);
-/* World position in metres (world origin = centre of the centre chunk). Pitch is clamped to ±89. */
+/* World position in metres (world origin = centre of the centre chunk). The window should keep
+ * pitch within ±89 for mouse look; any pitch renders (the right vector depends on yaw only). */
 void camera_set_world(camera *cam, const double world[3], float yaw, float pitch);
 void camera_get_world(const camera *cam, double out[3]);
 /* Moves by a world-space delta, renormalising chunk + local. */

@@ -1,10 +1,657 @@
-/* cmd_shot.c - placeholder until its owner lands it; replaced, never shipped. */
+/* cmd_shot.c - `pmfview shot`: headless render of one frame per camera to PNG
+ * (../shared/conventions.md §4, docs/shot.md). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glad/gl.h>
+#include <stb_image_write.h>
+
 #include "commands.h"
+#include "render.h"
+#include "scene.h"
+
+#define MAX_SIZE 8192
+#define WAIT_SECONDS 300.0
+
+static const char shot_usage[] =
+    "usage: pmfview shot FILE -o OUT.png [options]\n"
+    "\n"
+    "Renders frames without a window or display (EGL surfaceless) and writes PNG files.\n"
+    "\n"
+    "  -o, --output OUT       output PNG; with --cameras a pattern (%s = name, %d or %03d =\n"
+    "                         index from 0) or a directory (OUT/NAME.png, else OUT/NNN.png)\n"
+    "  --size WxH             image size, 1..8192 each (default 1280x720)\n"
+    "  --camera X,Y,Z,YAW,PITCH  world metres and degrees (default 0,0,0,0,0)\n"
+    "  --fov DEG              vertical field of view (default 75)\n"
+    "  --level N              level index from 0 (default 0)\n"
+    "  --mode MODE            full | lightmap | fullbright (default full)\n"
+    "  --exposure E           multiplies the result before clamping (default 1)\n"
+    "  --time SECONDS         animation, UV scroll, liquids and clouds time (default 0)\n"
+    "  --light ID=on|off      dynamic light enable by global ID (repeatable)\n"
+    "  --fast ID=0..255       fast light intensity by global ID (repeatable)\n"
+    "  --no-vis               ignore visibility data (frustum culling only)\n"
+    "  --radius N             streaming radius in chunks (default 8)\n"
+    "  --msaa N               multisample anti-aliasing with N samples\n"
+    "  --game DIR             game directory for unprefixed texture paths\n"
+    "  --cameras FILE         one camera per line: X,Y,Z,YAW,PITCH [name]; one PNG each\n"
+    "  --frames N             render N frames and report the average frame time\n"
+    "  --path FILE            with --frames: cameras (as --cameras) interpolated over the frames\n"
+    "  --stats                print chunk, triangle, draw-call and timing figures to stderr\n"
+    "  -h, --help             this help\n";
+
+typedef struct shot_camera {
+    double pos[3];
+    float yaw, pitch;
+    char name[128];
+} shot_camera;
+
+typedef struct shot_options {
+    const char *file, *output, *game_dir, *cameras_file, *path_file;
+    int width, height;
+    shot_camera camera;
+    float fov;
+    uint32_t level;
+    scene_settings settings;
+    int radius, msaa, frames;
+    bool stats;
+    struct { uint32_t id; bool on; } lights[256];
+    int light_count;
+    struct { uint32_t id; uint8_t intensity; } fasts[256];
+    int fast_count;
+} shot_options;
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("pmfview: shot: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (see 'pmfview shot --help')\n", stderr);
+    return EXIT_USAGE;
+}
+
+static bool parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    return end != s && !*end && !errno;
+}
+
+static bool parse_u32(const char *s, uint32_t max, uint32_t *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*end || errno || v > max)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* "X,Y,Z,YAW,PITCH" */
+static bool parse_camera(const char *s, shot_camera *cam)
+{
+    double v[5];
+    char buf[256];
+    if (strlen(s) >= sizeof buf)
+        return false;
+    strcpy(buf, s);
+    char *p = buf;
+    for (int i = 0; i < 5; i++) {
+        char *comma = strchr(p, ',');
+        if ((i < 4) != (comma != NULL))
+            return false;
+        if (comma)
+            *comma = 0;
+        if (!parse_double(p, &v[i]))
+            return false;
+        p = comma ? comma + 1 : p;
+    }
+    memcpy(cam->pos, v, sizeof cam->pos);
+    cam->yaw = (float)v[3];
+    cam->pitch = (float)v[4];
+    return true;
+}
+
+static int parse_args(int argc, char **argv, shot_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->width = 1280;
+    o->height = 720;
+    o->fov = 75.0f;
+    o->settings.exposure = 1.0f;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool takes = true;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+            return -1;
+        if (!strcmp(a, "--no-vis")) {
+            o->settings.vis = SCENE_VIS_OFF;
+            takes = false;
+        } else if (!strcmp(a, "--stats")) {
+            o->stats = true;
+            takes = false;
+        } else if (a[0] != '-') {
+            if (o->file)
+                return usage_error("more than one FILE: '%s'", a);
+            o->file = a;
+            takes = false;
+        } else if (!v) {
+            return usage_error("option '%s' needs a value", a);
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            o->output = v;
+        } else if (!strcmp(a, "--size")) {
+            uint32_t w, h;
+            char buf[32];
+            char *x = strlen(v) < sizeof buf ? strchr(strcpy(buf, v), 'x') : NULL;
+            if (!x)
+                return usage_error("--size wants WxH, got '%s'", v);
+            *x = 0;
+            if (!parse_u32(buf, MAX_SIZE, &w) || !parse_u32(x + 1, MAX_SIZE, &h) || !w || !h)
+                return usage_error("--size wants WxH with 1..8192 each, got '%s'", v);
+            o->width = (int)w;
+            o->height = (int)h;
+        } else if (!strcmp(a, "--camera")) {
+            if (!parse_camera(v, &o->camera))
+                return usage_error("--camera wants X,Y,Z,YAW,PITCH, got '%s'", v);
+        } else if (!strcmp(a, "--fov")) {
+            double d;
+            if (!parse_double(v, &d) || d <= 0 || d >= 180)
+                return usage_error("--fov wants degrees in (0, 180), got '%s'", v);
+            o->fov = (float)d;
+        } else if (!strcmp(a, "--level")) {
+            if (!parse_u32(v, 255, &o->level))
+                return usage_error("--level wants 0..255, got '%s'", v);
+        } else if (!strcmp(a, "--mode")) {
+            if (!strcmp(v, "full"))
+                o->settings.mode = SCENE_MODE_FULL;
+            else if (!strcmp(v, "lightmap"))
+                o->settings.mode = SCENE_MODE_LIGHTMAP;
+            else if (!strcmp(v, "fullbright"))
+                o->settings.mode = SCENE_MODE_FULLBRIGHT;
+            else
+                return usage_error("--mode wants full, lightmap or fullbright, got '%s'", v);
+        } else if (!strcmp(a, "--exposure")) {
+            double d;
+            if (!parse_double(v, &d) || d <= 0)
+                return usage_error("--exposure wants a number > 0, got '%s'", v);
+            o->settings.exposure = (float)d;
+        } else if (!strcmp(a, "--time")) {
+            double d;
+            if (!parse_double(v, &d) || d < 0)
+                return usage_error("--time wants seconds >= 0, got '%s'", v);
+            o->settings.time = d;
+        } else if (!strcmp(a, "--light") || !strcmp(a, "--fast")) {
+            char buf[64];
+            char *eq = strlen(v) < sizeof buf ? strchr(strcpy(buf, v), '=') : NULL;
+            uint32_t id, value = 0;
+            bool fast = !strcmp(a, "--fast");
+            if (eq)
+                *eq = 0;
+            bool ok = eq && parse_u32(buf, UINT32_MAX, &id);
+            if (ok && fast)
+                ok = parse_u32(eq + 1, 255, &value);
+            else if (ok)
+                ok = !strcmp(eq + 1, "on") || !strcmp(eq + 1, "off");
+            if (!ok)
+                return usage_error(fast ? "--fast wants ID=0..255, got '%s'" : "--light wants ID=on|off, got '%s'", v);
+            if ((fast ? o->fast_count : o->light_count) >= 256)
+                return usage_error("too many %s options", a);
+            if (fast) {
+                o->fasts[o->fast_count].id = id;
+                o->fasts[o->fast_count++].intensity = (uint8_t)value;
+            } else {
+                o->lights[o->light_count].id = id;
+                o->lights[o->light_count++].on = !strcmp(eq + 1, "on");
+            }
+        } else if (!strcmp(a, "--radius")) {
+            uint32_t n;
+            if (!parse_u32(v, 64, &n) || !n)
+                return usage_error("--radius wants 1..64 chunks, got '%s'", v);
+            o->radius = (int)n;
+        } else if (!strcmp(a, "--msaa")) {
+            uint32_t n;
+            if (!parse_u32(v, 64, &n))
+                return usage_error("--msaa wants a sample count, got '%s'", v);
+            o->msaa = (int)n;
+        } else if (!strcmp(a, "--frames")) {
+            uint32_t n;
+            if (!parse_u32(v, 1000000, &n) || !n)
+                return usage_error("--frames wants a count >= 1, got '%s'", v);
+            o->frames = (int)n;
+        } else if (!strcmp(a, "--game")) {
+            o->game_dir = v;
+        } else if (!strcmp(a, "--cameras")) {
+            o->cameras_file = v;
+        } else if (!strcmp(a, "--path")) {
+            o->path_file = v;
+        } else {
+            return usage_error("unknown option '%s'", a);
+        }
+        if (takes)
+            i++;
+    }
+    if (!o->file)
+        return usage_error("%s", "no FILE given");
+    if (!o->output)
+        return usage_error("%s", "no output given (-o OUT.png)");
+    if (o->path_file && !o->frames)
+        return usage_error("%s", "--path needs --frames N");
+    return 0;
+}
+
+/* ---- camera lists --------------------------------------------------------------------------- */
+
+/* Reads "X,Y,Z,YAW,PITCH [name]" lines; '#' starts a comment. Exit code or 0. */
+static int read_cameras(const char *path, shot_camera **out, size_t *count)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "pmfview: %s: %s\n", path, strerror(errno));
+        return EXIT_BAD_INPUT;
+    }
+    shot_camera *list = NULL;
+    size_t n = 0, cap = 0;
+    char line[1024];
+    int lineno = 0, rc = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = 0;
+        char *p = line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        char *end = p + strlen(p);
+        while (end > p && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
+            *--end = 0;
+        if (!*p)
+            continue;
+        char *name = p;
+        while (*name && *name != ' ' && *name != '\t')
+            name++;
+        if (*name) {
+            *name++ = 0;
+            while (*name == ' ' || *name == '\t')
+                name++;
+        }
+        shot_camera cam = { 0 };
+        if (!parse_camera(p, &cam) || strlen(name) >= sizeof cam.name || strchr(name, '/')) {
+            fprintf(stderr, "pmfview: %s: line %d: expected X,Y,Z,YAW,PITCH [name]\n", path, lineno);
+            rc = EXIT_BAD_INPUT;
+            break;
+        }
+        strcpy(cam.name, name);
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            shot_camera *grown = realloc(list, cap * sizeof *grown);
+            if (!grown) {
+                fprintf(stderr, "pmfview: out of memory\n");
+                rc = EXIT_RUNTIME;
+                break;
+            }
+            list = grown;
+        }
+        list[n++] = cam;
+    }
+    fclose(f);
+    if (!rc && !n) {
+        fprintf(stderr, "pmfview: %s: no cameras in the file\n", path);
+        rc = EXIT_BAD_INPUT;
+    }
+    if (rc) {
+        free(list);
+        return rc;
+    }
+    *out = list;
+    *count = n;
+    return 0;
+}
+
+/* The output path of camera `index` for a pattern (%s name, %d / %0Nd index) or a directory. */
+static bool output_path(const char *out, const shot_camera *cam, size_t index, char *buf, size_t size)
+{
+    char idx[32], name[160];
+    snprintf(idx, sizeof idx, "%03zu", index);
+    snprintf(name, sizeof name, "%s", cam->name[0] ? cam->name : idx);
+    const char *pct = strchr(out, '%');
+    if (!pct) {
+        struct stat st;
+        size_t len = strlen(out);
+        if ((stat(out, &st) == 0 && S_ISDIR(st.st_mode)) || (len && out[len - 1] == '/'))
+            return snprintf(buf, size, "%s%s%s.png", out, len && out[len - 1] == '/' ? "" : "/", name) < (int)size;
+        return false;
+    }
+    /* One conversion: %s, %d or %0Nd; "%%" is a literal percent. */
+    size_t o = 0;
+    bool used = false;
+    for (const char *p = out; *p; p++) {
+        char piece[256];
+        if (*p != '%') {
+            piece[0] = *p;
+            piece[1] = 0;
+        } else if (p[1] == '%') {
+            strcpy(piece, "%");
+            p++;
+        } else if (p[1] == 's' && !used) {
+            snprintf(piece, sizeof piece, "%s", name);
+            p++;
+            used = true;
+        } else {
+            int width = 0;
+            const char *q = p + 1;
+            if (*q == '0')
+                q++;
+            while (*q >= '0' && *q <= '9' && width < 20)
+                width = width * 10 + (*q++ - '0');
+            if (*q != 'd' || used)
+                return false;
+            snprintf(piece, sizeof piece, "%0*zu", width, index);
+            p = q;
+            used = true;
+        }
+        size_t len = strlen(piece);
+        if (o + len >= size)
+            return false;
+        memcpy(buf + o, piece, len);
+        o += len;
+    }
+    buf[o] = 0;
+    return used;
+}
+
+/* ---- output ---------------------------------------------------------------------------------- */
+
+static void write_to_file(void *ctx, void *data, int size)
+{
+    /* A short write leaves the stream's error flag set: write_png checks ferror. */
+    fwrite(data, 1, (size_t)size, ctx);
+}
+
+/* RGB PNG written to a temporary file in the same directory, then renamed over path. */
+static bool write_png(const char *path, int w, int h, const uint8_t *rgba)
+{
+    size_t n = (size_t)w * h;
+    uint8_t *rgb = malloc(n * 3);
+    if (!rgb) {
+        fprintf(stderr, "pmfview: %s: out of memory\n", path);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        memcpy(&rgb[i * 3], &rgba[i * 4], 3);
+    size_t len = strlen(path);
+    char *tmp = malloc(len + 16);
+    if (!tmp) {
+        free(rgb);
+        return false;
+    }
+    snprintf(tmp, len + 16, "%s.tmp-XXXXXX", path);
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    bool ok = f && stbi_write_png_to_func(write_to_file, f, w, h, 3, rgb, w * 3);
+    if (f) {
+        ok = !ferror(f) && ok;
+        ok = fclose(f) == 0 && ok;
+    } else if (fd >= 0) {
+        close(fd);
+    }
+    if (ok)
+        ok = rename(tmp, path) == 0;
+    if (!ok) {
+        fprintf(stderr, "pmfview: %s: cannot write: %s\n", path, strerror(errno ? errno : EIO));
+        if (fd >= 0)
+            unlink(tmp);
+    }
+    free(tmp);
+    free(rgb);
+    return ok;
+}
+
+/* ---- rendering ------------------------------------------------------------------------------- */
+
+typedef struct shot_frame {
+    render_target target;
+    int tile;                        /* tile side; the whole image when it fits */
+    uint8_t *image, *tile_pixels;
+} shot_frame;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static bool frame_create(shot_frame *fr, int w, int h, int msaa)
+{
+    const render_caps *caps = render_get_caps();
+    int limit = caps->max_renderbuffer_size;
+    if (caps->max_viewport[0] < limit)
+        limit = caps->max_viewport[0];
+    if (caps->max_viewport[1] < limit)
+        limit = caps->max_viewport[1];
+    fr->tile = w <= limit && h <= limit ? 0 : limit;
+    int tw = fr->tile ? fr->tile : w, th = fr->tile ? fr->tile : h;
+    char err[256];
+    if (!render_target_create(tw, th, msaa, &fr->target, err, sizeof err)) {
+        fprintf(stderr, "pmfview: %s\n", err);
+        return false;
+    }
+    fr->image = malloc((size_t)w * h * 4);
+    fr->tile_pixels = fr->tile ? malloc((size_t)tw * th * 4) : NULL;
+    if (!fr->image || (fr->tile && !fr->tile_pixels)) {
+        fprintf(stderr, "pmfview: out of memory for a %dx%d image\n", w, h);
+        return false;
+    }
+    return true;
+}
+
+static void frame_destroy(shot_frame *fr)
+{
+    render_target_destroy(&fr->target);
+    free(fr->image);
+    free(fr->tile_pixels);
+}
+
+/* Draws the whole image (in tiles when it exceeds the GL limits) and reads it back, top row first. */
+static void frame_render(shot_frame *fr, scene *s, int w, int h)
+{
+    if (!fr->tile) {
+        render_target_bind(&fr->target);
+        scene_draw(s, &(scene_viewport){ .width = w, .height = h });
+        render_target_read(&fr->target, fr->image);
+        return;
+    }
+    int t = fr->tile;
+    for (int y = 0; y < h; y += t) {
+        for (int x = 0; x < w; x += t) {
+            int tw = w - x < t ? w - x : t, th = h - y < t ? h - y : t;
+            render_target_bind(&fr->target);
+            scene_draw(s, &(scene_viewport){ .width = w, .height = h, .tile_x = x, .tile_y = y, .tile_w = tw, .tile_h = th });
+            render_target_read(&fr->target, fr->tile_pixels);
+            /* The tile's rows come top first within the target; GL tile y counts from the bottom. */
+            for (int row = 0; row < th; row++) {
+                int src_row = fr->target.height - th + row;
+                int dst_row = h - (y + th) + row;
+                memcpy(fr->image + ((size_t)dst_row * w + x) * 4, fr->tile_pixels + (size_t)src_row * t * 4, (size_t)tw * 4);
+            }
+        }
+    }
+}
+
+static void set_camera(scene *s, const shot_options *o, const shot_camera *sc)
+{
+    camera cam;
+    scene_default_camera(s, &cam);
+    cam.fov_y = o->fov;
+    cam.aspect = (float)o->width / (float)o->height;
+    camera_set_world(&cam, sc->pos, sc->yaw, sc->pitch);
+    scene_set_camera(s, &cam);
+}
+
+static void print_stats(scene *s)
+{
+    scene_stats st;
+    scene_get_stats(s, &st);
+    const render_caps *caps = render_get_caps();
+    fprintf(stderr,
+            "chunks loaded: %u (present %u, streaming %u, failed %u)\n"
+            "visible chunks: %u\n"
+            "triangles: %llu\n"
+            "draw calls: %u\n"
+            "time to first complete frame: %.3f s\n"
+            "decode time: %.3f s (summed over stream workers)\n"
+            "mesh time: %.3f s (summed over stream workers)\n"
+            "upload time: %.3f s\n"
+            "gpu memory: %.1f MiB\n"
+            "draw path: %s (OpenGL %d.%d, %s)\n",
+            st.chunks_loaded, st.chunks_present, st.chunks_streaming, st.chunks_failed, st.visible_chunks,
+            (unsigned long long)st.triangles, st.draw_calls, st.first_complete_seconds, st.decode_seconds,
+            st.mesh_seconds, st.upload_seconds, st.gpu_bytes / 1048576.0,
+            st.multi_draw_indirect ? "glMultiDrawElementsIndirect" : "glDrawElementsBaseVertex",
+            caps->gl_major, caps->gl_minor, caps->renderer);
+}
+
+/* --frames: the camera at frame i of n along the path (linear in position, yaw and pitch). */
+static shot_camera path_camera(const shot_camera *path, size_t count, int i, int n)
+{
+    if (count == 1 || n == 1)
+        return path[0];
+    double t = (double)i / (n - 1) * (double)(count - 1);
+    size_t k = (size_t)t;
+    if (k >= count - 1)
+        return path[count - 1];
+    double u = t - (double)k;
+    shot_camera c = path[k];
+    for (int j = 0; j < 3; j++)
+        c.pos[j] = path[k].pos[j] + (path[k + 1].pos[j] - path[k].pos[j]) * u;
+    c.yaw = (float)(path[k].yaw + (path[k + 1].yaw - path[k].yaw) * u);
+    c.pitch = (float)(path[k].pitch + (path[k + 1].pitch - path[k].pitch) * u);
+    return c;
+}
+
+/* Renders every camera (or the --frames benchmark) with a ready scene. Exit code. */
+static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_count, const shot_camera *path,
+               size_t path_count)
+{
+    shot_frame fr = { 0 };
+    if (!frame_create(&fr, o->width, o->height, o->msaa)) {
+        frame_destroy(&fr);
+        return EXIT_RUNTIME;
+    }
+    int rc = 0;
+    for (size_t c = 0; c < cam_count && !rc; c++) {
+        set_camera(s, o, &cams[c]);
+        if (!scene_wait_view(s, WAIT_SECONDS)) {
+            fprintf(stderr, "pmfview: %s: chunks in view did not stream in within %.0f s\n", o->file, WAIT_SECONDS);
+            rc = EXIT_RUNTIME;
+            break;
+        }
+        if (scene_failure(s)) {
+            fprintf(stderr, "pmfview: %s\n", scene_failure(s));
+            rc = EXIT_BAD_INPUT;
+            break;
+        }
+        if (o->frames) {
+            double total = 0;
+            for (int i = 0; i < o->frames; i++) {
+                if (path) {
+                    shot_camera pc = path_camera(path, path_count, i, o->frames);
+                    set_camera(s, o, &pc);
+                }
+                double t0 = now_seconds();
+                scene_update(s, 4.0);
+                render_target_bind(&fr.target);
+                scene_draw(s, &(scene_viewport){ .width = fr.target.width, .height = fr.target.height });
+                glFinish();
+                total += now_seconds() - t0;
+            }
+            fprintf(stderr, "frames: %d, average frame time: %.3f ms (%.1f fps)\n", o->frames,
+                    total / o->frames * 1000.0, o->frames / (total > 0 ? total : 1e-9));
+            if (path)
+                set_camera(s, o, &cams[c]);
+        }
+        frame_render(&fr, s, o->width, o->height);
+        char out[4096];
+        if (cam_count > 1 || o->cameras_file) {
+            if (!output_path(o->output, &cams[c], c, out, sizeof out)) {
+                fprintf(stderr, "pmfview: shot: with --cameras, -o must hold %%s or %%d, or name a directory\n");
+                rc = EXIT_USAGE;
+                break;
+            }
+        } else {
+            snprintf(out, sizeof out, "%s", o->output);
+        }
+        if (!write_png(out, o->width, o->height, fr.image))
+            rc = EXIT_RUNTIME;
+    }
+    frame_destroy(&fr);
+    return rc;
+}
 
 int cmd_shot(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("pmfview: 'shot' is not built yet\n", stderr);
-    return EXIT_RUNTIME;
+    shot_options o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc < 0) {
+        fputs(shot_usage, stdout);
+        return 0;
+    }
+    if (rc)
+        return rc;
+    shot_camera *cams = NULL, *path = NULL;
+    size_t cam_count = 1, path_count = 0;
+    if (o.cameras_file && (rc = read_cameras(o.cameras_file, &cams, &cam_count)))
+        return rc;
+    if (o.path_file && (rc = read_cameras(o.path_file, &path, &path_count))) {
+        free(cams);
+        return rc;
+    }
+    if (!cams)
+        cams = &o.camera;
+    if (o.cameras_file && !strchr(o.output, '%')) {
+        char probe[4096];
+        if (!output_path(o.output, &cams[0], 0, probe, sizeof probe)) {
+            rc = usage_error("with --cameras, -o must hold %%s or %%d, or name a directory: '%s'", o.output);
+            goto done;
+        }
+    }
+
+    char err[512];
+    render_headless *ctx = render_headless_create(err, sizeof err);
+    if (!ctx) {
+        fprintf(stderr, "pmfview: %s\n", err);
+        rc = EXIT_RUNTIME;
+        goto done;
+    }
+    scene_error serr;
+    scene *s = scene_open(&(scene_desc){ .path = o.file, .level = o.level, .game_dir = o.game_dir, .radius = o.radius },
+                          &serr);
+    if (!s) {
+        fprintf(stderr, "pmfview: %s\n", serr.message);
+        rc = serr.exit_code;
+    } else {
+        scene_set_settings(s, &o.settings);
+        for (int i = 0; i < o.light_count; i++)
+            scene_set_dynamic_light(s, o.lights[i].id, o.lights[i].on);
+        for (int i = 0; i < o.fast_count; i++)
+            scene_set_fast_light(s, o.fasts[i].id, o.fasts[i].intensity);
+        rc = run(s, &o, cams, cam_count, path, path_count);
+        if (o.stats && !rc)
+            print_stats(s);
+        scene_close(s);
+    }
+    render_headless_destroy(ctx);
+done:
+    if (cams != &o.camera)
+        free(cams);
+    free(path);
+    return rc;
 }

@@ -3,7 +3,7 @@
  *
  * Baseline is OpenGL 3.3 core; with GL >= 4.3 the world is drawn with one
  * glMultiDrawElementsIndirect per material batch. Shaders are embedded in the binary at build
- * time (shaders/*.glsl), so the program runs from any directory.
+ * time (shaders/), so the program runs from any directory.
  *
  * The window (SDL) makes its own context and calls render_load_gl(SDL_GL_GetProcAddress, ...);
  * `pmfview shot` calls render_headless_create(), which does both.

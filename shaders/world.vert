@@ -1,0 +1,44 @@
+// world.vert - chunk geometry. Positions are chunk-local; a_chunk.xyz moves them to the camera
+// chunk's frame (floating origin), a_chunk.w is the chunk's first slot in the fast-light table.
+layout(location = 0) in vec3 a_pos;
+layout(location = 1) in vec2 a_uv;
+layout(location = 2) in uvec2 a_lm_uv;       // atlas UV in 1/65536
+layout(location = 3) in uvec4 a_fast_slot;   // 255 = unused
+layout(location = 4) in vec4 a_fast_mult;    // normalised multipliers
+layout(location = 5) in vec4 a_chunk;        // per draw: chunk offset, fast-light base
+
+uniform mat4 u_view_proj;
+uniform mat4 u_view;
+uniform vec2 u_uv_offset;                    // UV scroll × time
+uniform samplerBuffer u_fast_table;          // rgb = colour/255 × intensity/255 (0 when disabled)
+// Liquids (docs/materials.md): a standing wave along the horizontal wave + wind direction.
+uniform int u_liquid;
+uniform vec4 u_wave;                         // xy = horizontal direction, z = angular speed, w = scale
+uniform float u_wave_offset;
+uniform float u_time;
+
+out vec2 v_uv;
+out vec3 v_lm_uv;
+out vec3 v_fast;
+out vec3 v_view_pos;
+uniform float u_page;
+
+void main()
+{
+    vec3 pos = a_pos + a_chunk.xyz;
+    if (u_liquid != 0) {
+        float phase = dot(pos.xz, u_wave.xy) + u_wave_offset;
+        pos.y += u_wave.w * sin(phase) * sin(u_wave.z * u_time);
+    }
+    vec3 fast = vec3(0.0);
+    int base = int(a_chunk.w);
+    for (int i = 0; i < 4; i++) {
+        if (a_fast_slot[i] != 255u)
+            fast += texelFetch(u_fast_table, base + int(a_fast_slot[i])).rgb * a_fast_mult[i];
+    }
+    v_fast = fast;
+    v_uv = a_uv + u_uv_offset;
+    v_lm_uv = vec3(vec2(a_lm_uv) * (1.0 / 65536.0), u_page);
+    v_view_pos = (u_view * vec4(pos, 1.0)).xyz;
+    gl_Position = u_view_proj * vec4(pos, 1.0);
+}

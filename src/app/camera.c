@@ -1,0 +1,94 @@
+/* camera.c - chunk + local camera position, basis and view matrix (camera.h). */
+#include <math.h>
+#include <string.h>
+
+#include "camera.h"
+
+#define DEG2RAD 0.017453292519943295
+
+void camera_init(camera *cam, const camera_desc *desc)
+{
+    memset(cam, 0, sizeof *cam);
+    cam->chunk_size = ldexp(1.0, desc->chunk_size_exp);
+    cam->center[0] = (int32_t)desc->center.x;
+    cam->center[1] = (int32_t)desc->center.y;
+    cam->center[2] = (int32_t)desc->center.z;
+    memcpy(cam->chunk, cam->center, sizeof cam->chunk);
+    cam->fov_y = desc->fov_y > 0 ? desc->fov_y : 75.0f;
+    cam->aspect = 16.0f / 9.0f;
+}
+
+/* Keeps local inside [-S/2, S/2) by moving whole chunks into chunk. */
+static void normalise(camera *cam)
+{
+    double s = cam->chunk_size;
+    for (int i = 0; i < 3; i++) {
+        double shift = floor(cam->local[i] / s + 0.5);
+        if (shift != 0) {
+            cam->chunk[i] += (int32_t)shift;
+            cam->local[i] -= shift * s;
+        }
+    }
+}
+
+void camera_set_world(camera *cam, const double world[3], float yaw, float pitch)
+{
+    memcpy(cam->chunk, cam->center, sizeof cam->chunk);
+    memcpy(cam->local, world, sizeof cam->local);
+    normalise(cam);
+    cam->yaw = yaw;
+    cam->pitch = pitch;
+}
+
+void camera_get_world(const camera *cam, double out[3])
+{
+    for (int i = 0; i < 3; i++)
+        out[i] = (double)(cam->chunk[i] - cam->center[i]) * cam->chunk_size + cam->local[i];
+}
+
+void camera_move(camera *cam, const double delta[3])
+{
+    for (int i = 0; i < 3; i++)
+        cam->local[i] += delta[i];
+    normalise(cam);
+}
+
+void camera_basis(const camera *cam, float forward[3], float right[3], float up[3])
+{
+    double yaw = cam->yaw * DEG2RAD, pitch = cam->pitch * DEG2RAD;
+    double f[3] = { -sin(yaw) * cos(pitch), sin(pitch), -cos(yaw) * cos(pitch) };
+    /* right = forward × (0, 1, 0), normalised: (-f.z, 0, f.x) / |..| = (cos yaw, 0, -sin yaw). */
+    double r[3] = { cos(yaw), 0.0, -sin(yaw) };
+    double u[3] = { r[1] * f[2] - r[2] * f[1], r[2] * f[0] - r[0] * f[2], r[0] * f[1] - r[1] * f[0] };
+    for (int i = 0; i < 3; i++) {
+        forward[i] = (float)f[i];
+        right[i] = (float)r[i];
+        up[i] = (float)u[i];
+    }
+}
+
+void camera_view_matrix(const camera *cam, int rotation_only, float out[16])
+{
+    float f[3], r[3], u[3];
+    camera_basis(cam, f, r, u);
+    double p[3] = { 0, 0, 0 };
+    if (!rotation_only)
+        memcpy(p, cam->local, sizeof p);
+    /* Rows r, u, -f; translation -R p. Column-major. */
+    for (int i = 0; i < 3; i++) {
+        out[i * 4 + 0] = r[i];
+        out[i * 4 + 1] = u[i];
+        out[i * 4 + 2] = -f[i];
+        out[i * 4 + 3] = 0.0f;
+    }
+    out[12] = (float)-(r[0] * p[0] + r[1] * p[1] + r[2] * p[2]);
+    out[13] = (float)-(u[0] * p[0] + u[1] * p[1] + u[2] * p[2]);
+    out[14] = (float)(f[0] * p[0] + f[1] * p[1] + f[2] * p[2]);
+    out[15] = 1.0f;
+}
+
+void camera_chunk_offset(const camera *cam, const int32_t c[3], double out[3])
+{
+    for (int i = 0; i < 3; i++)
+        out[i] = (double)(c[i] - cam->chunk[i]) * cam->chunk_size;
+}

@@ -1,0 +1,748 @@
+/* scene.c - open level -> streamer (meshing on its workers) -> GPU uploads -> culled draw
+ * (scene.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <glad/gl.h>
+
+#include "mesh.h"
+#include "render/render_world.h"
+#include "res/res.h"
+#include "scene.h"
+#include "stream.h"
+
+#define NEAR_PLANE 0.05
+
+typedef struct sky_region { float planes[6][4]; int env; } sky_region;
+
+/* What a stream worker prepares for the main thread. */
+typedef struct scene_chunk {
+    mesh_chunk mc;
+    uint32_t sky_region_count;
+    sky_region *sky_regions;
+    int handle;                      /* render_world handle */
+    uint64_t *vis_bits;              /* cubes the visible set shows (mesh_cube_words) */
+    bool vis_shown;                  /* false: the visible set shows nothing of this chunk */
+} scene_chunk;
+
+struct scene {
+    pmf_file *file;
+    uint32_t level;
+    pmf_level lvl;
+    res_context *res;
+    mesh_atlas *atlas;
+    render_world *world;
+    stream *stream;
+
+    scene_chunk **chunks;            /* resident, uploaded */
+    size_t chunk_count, chunk_cap;
+    scene_chunk *skybox_chunk;       /* 3D skybox chunk, loaded on first use */
+    pmf_chunk_coord skybox_coord;
+    bool skybox_failed;
+
+    camera cam;
+    scene_settings settings;
+    float wind[3];
+
+    mesh_vis_set vis;
+    bool vis_valid;
+    int32_t vis_chunk[3];
+    uint32_t vis_cube;
+
+    uint64_t *scratch_bits;
+    size_t scratch_words;
+    render_draw_chunk *draws;
+    size_t draw_cap;
+
+    double opened_at, first_complete, upload_seconds;
+    render_frame_stats last_frame;
+    uint32_t visible_chunks;
+    char failure[512];
+};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- sky regions (8-corner volumes, conventions: client chunk data) ---------------------------- */
+
+/* The six faces of a region by corner indices (octant order: bit0 -X, bit1 -Z, bit2 -Y). */
+static const int region_faces[6][4] = {
+    { 0, 2, 4, 6 }, { 1, 3, 5, 7 },  /* +X, -X */
+    { 0, 1, 2, 3 }, { 4, 5, 6, 7 },  /* +Y, -Y */
+    { 0, 1, 4, 5 }, { 2, 3, 6, 7 },  /* +Z, -Z */
+};
+
+/* Planes facing inwards (a x + b y + c z + d >= 0 inside) through each face's centre, with the
+ * normal of the face's diagonals, so slightly non-planar faces still work. */
+static void region_planes(const float corners[8][3], float planes[6][4])
+{
+    float centre[3] = { 0, 0, 0 };
+    for (int i = 0; i < 8; i++)
+        for (int c = 0; c < 3; c++)
+            centre[c] += corners[i][c] / 8.0f;
+    for (int f = 0; f < 6; f++) {
+        const float *a = corners[region_faces[f][0]], *b = corners[region_faces[f][1]];
+        const float *c = corners[region_faces[f][2]], *d = corners[region_faces[f][3]];
+        float d1[3], d2[3], mid[3], n[3];
+        for (int k = 0; k < 3; k++) {
+            d1[k] = d[k] - a[k];
+            d2[k] = c[k] - b[k];
+            mid[k] = (a[k] + b[k] + c[k] + d[k]) / 4.0f;
+        }
+        n[0] = d1[1] * d2[2] - d1[2] * d2[1];
+        n[1] = d1[2] * d2[0] - d1[0] * d2[2];
+        n[2] = d1[0] * d2[1] - d1[1] * d2[0];
+        float dist = -(n[0] * mid[0] + n[1] * mid[1] + n[2] * mid[2]);
+        if (n[0] * centre[0] + n[1] * centre[1] + n[2] * centre[2] + dist < 0) {
+            for (int k = 0; k < 3; k++)
+                n[k] = -n[k];
+            dist = -dist;
+        }
+        planes[f][0] = n[0];
+        planes[f][1] = n[1];
+        planes[f][2] = n[2];
+        planes[f][3] = dist;
+    }
+}
+
+static int sky_env_index(const pmf_level *lvl, const char *name)
+{
+    for (int i = 0; i < lvl->client.sky_env_count; i++)
+        if (!strcmp(lvl->client.sky_envs[i].name, name))
+            return i;
+    return -1;
+}
+
+static int material_index(const pmf_level *lvl, const char *name)
+{
+    if (!name || !name[0])
+        return -1;
+    for (int i = 0; i < lvl->common.material_count; i++)
+        if (!strcmp(lvl->common.materials[i].name, name))
+            return i;
+    return -1;
+}
+
+/* ---- stream callbacks (worker threads) ------------------------------------------------------ */
+
+static void free_scene_chunk(scene_chunk *sc)
+{
+    if (!sc)
+        return;
+    mesh_chunk_free(&sc->mc);
+    free(sc->sky_regions);
+    free(sc->vis_bits);
+    free(sc);
+}
+
+static scene_chunk *build_scene_chunk(scene *s, pmf_chunk *chunk, char *err, size_t err_size)
+{
+    scene_chunk *sc = calloc(1, sizeof *sc);
+    if (!sc) {
+        snprintf(err, err_size, "out of memory");
+        return NULL;
+    }
+    sc->handle = -1;
+    if (!mesh_build_chunk(&s->lvl, chunk, &(mesh_desc){ .atlas = s->atlas }, &sc->mc, err, err_size)) {
+        free(sc);
+        return NULL;
+    }
+    uint32_t n = chunk->client.sky_region_count;
+    if (n) {
+        sc->sky_regions = calloc(n, sizeof *sc->sky_regions);
+        if (!sc->sky_regions) {
+            snprintf(err, err_size, "out of memory");
+            free_scene_chunk(sc);
+            return NULL;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            region_planes((const float(*)[3])chunk->client.sky_regions[i].corners, sc->sky_regions[i].planes);
+            sc->sky_regions[i].env = sky_env_index(&s->lvl, chunk->client.sky_regions[i].env);
+        }
+        sc->sky_region_count = n;
+    }
+    sc->vis_bits = calloc(mesh_cube_words(&sc->mc) + 1u, sizeof *sc->vis_bits);
+    if (!sc->vis_bits) {
+        snprintf(err, err_size, "out of memory");
+        free_scene_chunk(sc);
+        return NULL;
+    }
+    return sc;
+}
+
+static void *prepare_chunk(void *user, pmf_chunk *chunk, char *err, size_t err_size)
+{
+    scene_chunk *sc = build_scene_chunk(user, chunk, err, err_size);
+    pmf_chunk_free(chunk);
+    return sc;
+}
+
+static void release_chunk(void *user, void *payload)
+{
+    (void)user;
+    free_scene_chunk(payload);
+}
+
+/* ---- open / close ------------------------------------------------------------------------------ */
+
+static scene *fail(scene *s, scene_error *err, int code, const char *fmt, const char *detail)
+{
+    err->exit_code = code;
+    snprintf(err->message, sizeof err->message, fmt, detail);
+    scene_close(s);
+    return NULL;
+}
+
+scene *scene_open(const scene_desc *desc, scene_error *err)
+{
+    char line[sizeof err->message];
+    pmf_error perr;
+    scene *s = calloc(1, sizeof *s);
+    if (!s)
+        return fail(NULL, err, 3, "%s", "out of memory");
+    s->opened_at = now_seconds();
+    s->first_complete = -1;
+    s->level = desc->level;
+    s->file = pmf_open(desc->path, &perr);
+    if (!s->file)
+        return fail(s, err, 2, "%s", pmf_error_format(&perr, line, sizeof line));
+    if (desc->level >= s->file->level_count) {
+        snprintf(line, sizeof line, "%s: level %u does not exist (the file has %u)", desc->path, desc->level,
+                 s->file->level_count);
+        return fail(s, err, 2, "%s", line);
+    }
+    if (!pmf_level_read(s->file, desc->level, PMF_PART_COMMON | PMF_PART_CLIENT, &s->lvl, &perr))
+        return fail(s, err, 2, "%s", pmf_error_format(&perr, line, sizeof line));
+    s->res = res_create(&(res_desc){ .game_dir = desc->game_dir, .map = s->file });
+    s->atlas = mesh_atlas_create(&(mesh_atlas_desc){ 0 });
+    if (!s->res || !s->atlas)
+        return fail(s, err, 3, "%s", "out of memory");
+    s->world = render_world_create(&(render_world_desc){ .lvl = &s->lvl, .atlas = s->atlas, .res = s->res },
+                                   line, sizeof line);
+    if (!s->world)
+        return fail(s, err, 3, "%s", line);
+    s->stream = stream_create(&(stream_desc){
+        .file = s->file, .level = desc->level, .lvl = &s->lvl, .workers = desc->workers,
+        .radius = desc->radius, .prepare = prepare_chunk, .release = release_chunk, .user = s,
+    });
+    if (!s->stream)
+        return fail(s, err, 3, "%s", "cannot start the streaming threads");
+
+    for (int i = 0; i < s->lvl.common.weather_env_count; i++) {
+        const pmf_weather_env *we = &s->lvl.common.weather_envs[i];
+        if (!strcmp(we->name, s->lvl.common.default_weather_env))
+            memcpy(s->wind, we->wind, sizeof s->wind);
+    }
+    scene_default_camera(s, &s->cam);
+    s->settings.exposure = 1.0f;
+    return s;
+}
+
+void scene_close(scene *s)
+{
+    if (!s)
+        return;
+    /* Workers first: they mesh into the atlas and the level. */
+    stream_destroy(s->stream);
+    for (size_t i = 0; i < s->chunk_count; i++) {
+        if (s->world)
+            render_world_remove(s->world, s->chunks[i]->handle);
+        free_scene_chunk(s->chunks[i]);
+    }
+    if (s->skybox_chunk) {
+        if (s->world)
+            render_world_remove(s->world, s->skybox_chunk->handle);
+        free_scene_chunk(s->skybox_chunk);
+    }
+    render_world_destroy(s->world);
+    mesh_vis_set_free(&s->vis);
+    mesh_atlas_destroy(s->atlas);
+    res_destroy(s->res);
+    if (s->lvl.arena_)
+        pmf_level_free(&s->lvl);
+    pmf_close(s->file);
+    free(s->chunks);
+    free(s->scratch_bits);
+    free(s->draws);
+    free(s);
+}
+
+void scene_default_camera(const scene *s, camera *out)
+{
+    camera_init(out, &(camera_desc){ .chunk_size_exp = s->lvl.chunk_size_exp, .center = s->lvl.center });
+    camera_set_world(out, (const double[3]){ 0, 0, 0 }, 0, 0);
+}
+
+void scene_set_camera(scene *s, const camera *cam)
+{
+    s->cam = *cam;
+}
+
+void scene_set_settings(scene *s, const scene_settings *settings)
+{
+    s->settings = *settings;
+    if (s->settings.exposure <= 0)
+        s->settings.exposure = 1.0f;
+}
+
+void scene_get_settings(const scene *s, scene_settings *out)
+{
+    *out = s->settings;
+}
+
+void scene_set_dynamic_light(scene *s, uint32_t id, bool enabled)
+{
+    render_world_set_dynamic_light(s->world, id, enabled);
+}
+
+void scene_set_fast_light(scene *s, uint32_t id, uint8_t intensity)
+{
+    render_world_set_fast_light(s->world, id, intensity);
+}
+
+size_t scene_lights(const scene *s, scene_light *out, size_t max)
+{
+    size_t total = render_world_lights(s->world, NULL, 0);
+    render_light *all = total ? malloc(total * sizeof *all) : NULL;
+    if (!all)
+        return total;
+    render_world_lights(s->world, all, total);
+    for (size_t i = 0; i < total && i < max; i++)
+        out[i] = (scene_light){ .id = all[i].id, .fast = all[i].fast, .enabled = all[i].enabled,
+                                .intensity = all[i].intensity,
+                                .color = { all[i].color[0], all[i].color[1], all[i].color[2] } };
+    free(all);
+    return total;
+}
+
+/* ---- camera geometry ------------------------------------------------------------------------- */
+
+static void perspective(const camera *cam, float out[16])
+{
+    double f = 1.0 / tan(cam->fov_y * 0.5 * 0.017453292519943295);
+    double aspect = cam->aspect > 0 ? cam->aspect : 16.0 / 9.0;
+    memset(out, 0, 16 * sizeof *out);
+    /* Infinite far plane: depth 1 is reached only at infinity, where the sky is drawn. */
+    out[0] = (float)(f / aspect);
+    out[5] = (float)f;
+    out[10] = -1.0f;
+    out[11] = -1.0f;
+    out[14] = (float)(-2.0 * NEAR_PLANE);
+}
+
+static void mat4_mul(const float a[16], const float b[16], float out[16])
+{
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++) {
+            float sum = 0;
+            for (int k = 0; k < 4; k++)
+                sum += a[k * 4 + r] * b[c * 4 + k];
+            out[c * 4 + r] = sum;
+        }
+}
+
+/* Left, right, bottom, top, near planes of view_proj (Gribb-Hartmann); the far plane is at
+ * infinity, so the sixth plane keeps everything. Inside: a x + b y + c z + d >= 0. */
+static void frustum_planes(const float m[16], float planes[6][4])
+{
+    for (int i = 0; i < 4; i++) {
+        float row3 = m[i * 4 + 3];
+        planes[0][i] = row3 + m[i * 4 + 0];
+        planes[1][i] = row3 - m[i * 4 + 0];
+        planes[2][i] = row3 + m[i * 4 + 1];
+        planes[3][i] = row3 - m[i * 4 + 1];
+        planes[4][i] = row3 + m[i * 4 + 2];
+        planes[5][i] = i == 3 ? 1.0f : 0.0f;
+    }
+}
+
+/* Plane moved from the camera chunk's frame to a frame whose origin is at `origin` in it. */
+static void shift_planes(const float in[6][4], const double origin[3], float out[6][4])
+{
+    for (int p = 0; p < 6; p++) {
+        memcpy(out[p], in[p], sizeof out[p]);
+        out[p][3] = (float)(in[p][3] + in[p][0] * origin[0] + in[p][1] * origin[1] + in[p][2] * origin[2]);
+    }
+}
+
+static bool box_outside(const float planes[6][4], const float mn[3], const float mx[3])
+{
+    for (int p = 0; p < 6; p++) {
+        float x = planes[p][0] >= 0 ? mx[0] : mn[0];
+        float y = planes[p][1] >= 0 ? mx[1] : mn[1];
+        float z = planes[p][2] >= 0 ? mx[2] : mn[2];
+        if (planes[p][0] * x + planes[p][1] * y + planes[p][2] * z + planes[p][3] < 0)
+            return true;
+    }
+    return false;
+}
+
+static scene_chunk *find_chunk(const scene *s, const int32_t c[3])
+{
+    for (size_t i = 0; i < s->chunk_count; i++) {
+        const pmf_chunk_coord *k = &s->chunks[i]->mc.coord;
+        if ((int32_t)k->x == c[0] && (int32_t)k->y == c[1] && (int32_t)k->z == c[2])
+            return s->chunks[i];
+    }
+    return NULL;
+}
+
+static void chunk_coord_i32(const pmf_chunk_coord *c, int32_t out[3])
+{
+    out[0] = (int32_t)c->x;
+    out[1] = (int32_t)c->y;
+    out[2] = (int32_t)c->z;
+}
+
+/* ---- visibility --------------------------------------------------------------------------------- */
+
+static void mark_chunk(scene *s, scene_chunk *sc)
+{
+    sc->vis_shown = mesh_vis_set_mark(&s->vis, &sc->mc, sc->vis_bits);
+}
+
+/* Rebuilds the visible set when the camera changed cube (or its chunk arrived). */
+static void update_visibility(scene *s, bool chunk_arrived)
+{
+    if (s->settings.vis == SCENE_VIS_FROZEN && s->vis_valid)
+        return;
+    scene_chunk *cc = find_chunk(s, s->cam.chunk);
+    float local[3] = { (float)s->cam.local[0], (float)s->cam.local[1], (float)s->cam.local[2] };
+    uint32_t cube = cc ? mesh_vis_locate(&cc->mc, local) : MESH_NONE;
+    if (s->vis_valid && !chunk_arrived && cube == s->vis_cube && !memcmp(s->vis_chunk, s->cam.chunk, sizeof s->vis_chunk))
+        return;
+    mesh_vis_set_free(&s->vis);
+    memset(&s->vis, 0, sizeof s->vis);
+    if (!mesh_vis_set_build(cc ? &cc->mc : NULL, local, &s->vis)) {
+        s->vis_valid = false;
+        return;
+    }
+    s->vis_valid = true;
+    s->vis_cube = cube;
+    memcpy(s->vis_chunk, s->cam.chunk, sizeof s->vis_chunk);
+    for (size_t i = 0; i < s->chunk_count; i++)
+        mark_chunk(s, s->chunks[i]);
+}
+
+/* ---- update --------------------------------------------------------------------------------- */
+
+/* The streamer's camera chunk must lie in the grid: clamp it, and express the camera and the
+ * frustum relative to that chunk. */
+static void set_stream_view(scene *s)
+{
+    const camera *cam = &s->cam;
+    int32_t limit[3] = { (int32_t)s->lvl.count_x - 1, (int32_t)s->lvl.count_y - 1, (int32_t)s->lvl.count_z - 1 };
+    int32_t anchor[3];
+    double origin[3];
+    float local[3];
+    for (int i = 0; i < 3; i++) {
+        anchor[i] = cam->chunk[i] < 0 ? 0 : cam->chunk[i] > limit[i] ? limit[i] : cam->chunk[i];
+        origin[i] = (double)(anchor[i] - cam->chunk[i]) * cam->chunk_size;
+        local[i] = (float)(cam->local[i] - origin[i]);
+    }
+    float view[16], proj[16], vp[16], planes[6][4], shifted[6][4];
+    camera_view_matrix(cam, 0, view);
+    perspective(cam, proj);
+    mat4_mul(proj, view, vp);
+    frustum_planes(vp, planes);
+    shift_planes(planes, origin, shifted);
+    pmf_chunk_coord ac = { (uint32_t)anchor[0], (uint32_t)anchor[1], (uint32_t)anchor[2] };
+    stream_set_view(s->stream, ac, local, (const float(*)[4])shifted);
+}
+
+static void add_chunk(scene *s, scene_chunk *sc)
+{
+    sc->handle = render_world_add(s->world, &sc->mc);
+    if (sc->handle < 0 || (s->chunk_count == s->chunk_cap && !(s->chunk_cap = s->chunk_cap ? s->chunk_cap * 2 : 64,
+                                                                s->chunks = realloc(s->chunks, s->chunk_cap * sizeof *s->chunks)))) {
+        if (!s->failure[0])
+            snprintf(s->failure, sizeof s->failure, "out of memory uploading chunk (%u,%u,%u)",
+                     sc->mc.coord.x, sc->mc.coord.y, sc->mc.coord.z);
+        render_world_remove(s->world, sc->handle);
+        free_scene_chunk(sc);
+        return;
+    }
+    s->chunks[s->chunk_count++] = sc;
+    if (s->vis_valid)
+        mark_chunk(s, sc);
+    int32_t c[3];
+    chunk_coord_i32(&sc->mc.coord, c);
+    if (!memcmp(c, s->cam.chunk, sizeof c))
+        update_visibility(s, true);
+}
+
+static void drop_chunk(scene *s, pmf_chunk_coord coord)
+{
+    for (size_t i = 0; i < s->chunk_count; i++) {
+        scene_chunk *sc = s->chunks[i];
+        if (sc->mc.coord.x == coord.x && sc->mc.coord.y == coord.y && sc->mc.coord.z == coord.z) {
+            render_world_remove(s->world, sc->handle);
+            free_scene_chunk(sc);
+            s->chunks[i] = s->chunks[--s->chunk_count];
+            return;
+        }
+    }
+}
+
+void scene_update(scene *s, double budget_ms)
+{
+    double start = now_seconds();
+    set_stream_view(s);
+    pmf_chunk_coord gone[64];
+    size_t n;
+    while ((n = stream_poll_evictions(s->stream, gone, 64)) > 0)
+        for (size_t i = 0; i < n; i++)
+            drop_chunk(s, gone[i]);
+    do {
+        stream_item item;
+        if (!stream_poll(s->stream, &item, 1))
+            break;
+        if (item.failed) {
+            if (!s->failure[0])
+                snprintf(s->failure, sizeof s->failure, "%s", item.error);
+            continue;
+        }
+        double t0 = now_seconds();
+        add_chunk(s, item.payload);
+        s->upload_seconds += now_seconds() - t0;
+    } while ((now_seconds() - start) * 1000.0 < budget_ms);
+    update_visibility(s, false);
+}
+
+bool scene_view_complete(const scene *s)
+{
+    return stream_view_complete(s->stream);
+}
+
+bool scene_wait_view(scene *s, double timeout_s)
+{
+    double start = now_seconds();
+    for (;;) {
+        scene_update(s, 50.0);
+        if (scene_view_complete(s))
+            return true;
+        if (now_seconds() - start > timeout_s)
+            return false;
+        nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+    }
+}
+
+/* ---- draw ---------------------------------------------------------------------------------------- */
+
+/* The sky environment: the camera chunk's sky region holding the camera, else the default. */
+static int current_sky_env(const scene *s)
+{
+    const scene_chunk *cc = find_chunk(s, s->cam.chunk);
+    if (cc) {
+        float p[3] = { (float)s->cam.local[0], (float)s->cam.local[1], (float)s->cam.local[2] };
+        for (uint32_t i = 0; i < cc->sky_region_count; i++) {
+            const sky_region *r = &cc->sky_regions[i];
+            bool inside = r->env >= 0;
+            for (int k = 0; k < 6 && inside; k++)
+                inside = r->planes[k][0] * p[0] + r->planes[k][1] * p[1] + r->planes[k][2] * p[2] + r->planes[k][3] >= 0;
+            if (inside)
+                return r->env;
+        }
+    }
+    return sky_env_index(&s->lvl, s->lvl.client.default_sky_env);
+}
+
+/* The 3D skybox chunk is outside the streamed set: read and mesh it here, once. */
+static scene_chunk *skybox_chunk(scene *s, pmf_chunk_coord c)
+{
+    if (s->skybox_chunk && !memcmp(&s->skybox_coord, &c, sizeof c))
+        return s->skybox_chunk;
+    if (s->skybox_chunk) {
+        render_world_remove(s->world, s->skybox_chunk->handle);
+        free_scene_chunk(s->skybox_chunk);
+        s->skybox_chunk = NULL;
+    }
+    s->skybox_coord = c;
+    if (!pmf_chunk_present(s->file, s->level, c))
+        return NULL;
+    pmf_chunk chunk;
+    pmf_error perr;
+    char msg[512];
+    if (!pmf_chunk_read(s->file, &s->lvl, s->level, c, PMF_PART_COMMON | PMF_PART_CLIENT, &chunk, &perr)) {
+        if (!s->failure[0])
+            pmf_error_format(&perr, s->failure, sizeof s->failure);
+        return NULL;
+    }
+    scene_chunk *sc = build_scene_chunk(s, &chunk, msg, sizeof msg);
+    pmf_chunk_free(&chunk);
+    if (!sc) {
+        if (!s->failure[0])
+            snprintf(s->failure, sizeof s->failure, "%.200s: %.300s", s->file->name, msg);
+        return NULL;
+    }
+    sc->handle = render_world_add(s->world, &sc->mc);
+    if (sc->handle < 0) {
+        free_scene_chunk(sc);
+        return NULL;
+    }
+    s->skybox_chunk = sc;
+    return sc;
+}
+
+/* Projection of a sub-rectangle of the frame: scale and shift clip space so the tile fills NDC. */
+static void tile_projection(const scene_viewport *vp, const float full[16], float out[16])
+{
+    float sx = (float)vp->width / vp->tile_w, sy = (float)vp->height / vp->tile_h;
+    float cx = (2.0f * vp->tile_x + vp->tile_w) / vp->width - 1.0f;
+    float cy = (2.0f * vp->tile_y + vp->tile_h) / vp->height - 1.0f;
+    float m[16] = { sx, 0, 0, 0, 0, sy, 0, 0, 0, 0, 1, 0, -cx * sx, -cy * sy, 0, 1 };
+    mat4_mul(m, full, out);
+}
+
+static bool ensure_scratch(scene *s, size_t words)
+{
+    if (words <= s->scratch_words)
+        return true;
+    uint64_t *p = realloc(s->scratch_bits, words * sizeof *p);
+    if (!p)
+        return false;
+    s->scratch_bits = p;
+    s->scratch_words = words;
+    return true;
+}
+
+void scene_draw(scene *s, const scene_viewport *vp)
+{
+    const camera *cam = &s->cam;
+    scene_viewport full = *vp;
+    if (full.tile_w <= 0 || full.tile_h <= 0) {
+        full.tile_x = full.tile_y = 0;
+        full.tile_w = full.width;
+        full.tile_h = full.height;
+    }
+    render_frame f = { .mode = (int)s->settings.mode, .exposure = s->settings.exposure, .time = s->settings.time,
+                       .wireframe = s->settings.wireframe };
+    memcpy(f.wind, s->wind, sizeof f.wind);
+    float proj[16], vp_full[16], planes[6][4];
+    camera_view_matrix(cam, 0, f.view);
+    perspective(cam, proj);
+    mat4_mul(proj, f.view, vp_full);
+    frustum_planes(vp_full, planes);
+    tile_projection(&full, proj, f.proj);
+
+    glViewport(0, 0, full.tile_w, full.tile_h);
+    glDepthMask(GL_TRUE);
+    glClearColor(0, 0, 0, 1);
+    glClearDepth(1.0);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+
+    render_frame_stats stats = { 0 };
+    int env = current_sky_env(s);
+    if (env >= 0 && !s->settings.no_sky) {
+        const pmf_sky_env *sky = &s->lvl.client.sky_envs[env];
+        render_sky rs;
+        for (int i = 0; i < 6; i++)
+            rs.skybox[i] = material_index(&s->lvl, sky->skybox[i]);
+        rs.cloud_top = material_index(&s->lvl, sky->cloud_top);
+        rs.cloud_bottom = material_index(&s->lvl, sky->cloud_bottom);
+        render_world_draw_sky(s->world, &rs, &f, &stats);
+        if (sky->flags & PMF_SKY_3D_SKYBOX) {
+            scene_chunk *sb = skybox_chunk(s, sky->skybox_chunk);
+            if (sb) {
+                render_draw_chunk dc = { .handle = sb->handle };
+                render_frame sf = f;
+                camera_view_matrix(cam, 1, sf.view);
+                sf.wireframe = false;
+                sf.chunks = &dc;
+                sf.chunk_count = 1;
+                render_world_draw(s->world, &sf, &stats);
+                glClear(GL_DEPTH_BUFFER_BIT);
+            }
+        }
+    }
+
+    /* Chunks in view: chunk AABB, then visible set, then per-cube frustum culling. */
+    if (s->draw_cap < s->chunk_count) {
+        render_draw_chunk *d = realloc(s->draws, s->chunk_count * sizeof *d);
+        if (!d)
+            return;
+        s->draws = d;
+        s->draw_cap = s->chunk_count;
+    }
+    size_t words_total = 0;
+    for (size_t i = 0; i < s->chunk_count; i++)
+        words_total += mesh_cube_words(&s->chunks[i]->mc);
+    if (!ensure_scratch(s, words_total + 1))
+        return;
+    bool use_vis = s->settings.vis != SCENE_VIS_OFF && s->vis_valid;
+    size_t count = 0, word = 0;
+    for (size_t i = 0; i < s->chunk_count; i++) {
+        scene_chunk *sc = s->chunks[i];
+        const mesh_chunk *mc = &sc->mc;
+        if (mc->min[0] > mc->max[0] || (use_vis && !sc->vis_shown))
+            continue;
+        int32_t c[3];
+        chunk_coord_i32(&mc->coord, c);
+        double off[3];
+        camera_chunk_offset(cam, c, off);
+        float mn[3], mx[3];
+        for (int k = 0; k < 3; k++) {
+            mn[k] = (float)(mc->min[k] + off[k]);
+            mx[k] = (float)(mc->max[k] + off[k]);
+        }
+        if (box_outside((const float(*)[4])planes, mn, mx))
+            continue;
+        uint32_t words = mesh_cube_words(mc);
+        uint64_t *bits = &s->scratch_bits[word];
+        if (use_vis)
+            memcpy(bits, sc->vis_bits, words * sizeof *bits);
+        else
+            memset(bits, 0xFF, words * sizeof *bits);
+        float local_planes[6][4];
+        shift_planes((const float(*)[4])planes, off, local_planes);
+        if (!mesh_cull_frustum(mc, (const float(*)[4])local_planes, bits))
+            continue;
+        word += words;
+        double centre[3] = { off[0] - cam->local[0], off[1] - cam->local[1], off[2] - cam->local[2] };
+        render_draw_chunk *dc = &s->draws[count++];
+        dc->handle = sc->handle;
+        dc->cubes = bits;
+        dc->distance = (float)sqrt(centre[0] * centre[0] + centre[1] * centre[1] + centre[2] * centre[2]);
+        for (int k = 0; k < 3; k++)
+            dc->offset[k] = (float)off[k];
+    }
+    f.chunks = s->draws;
+    f.chunk_count = count;
+    render_world_draw(s->world, &f, &stats);
+    s->last_frame = stats;
+    s->visible_chunks = (uint32_t)count;
+    if (s->first_complete < 0 && scene_view_complete(s))
+        s->first_complete = now_seconds() - s->opened_at;
+}
+
+void scene_get_stats(const scene *s, scene_stats *out)
+{
+    stream_stats st;
+    stream_get_stats(s->stream, &st);
+    memset(out, 0, sizeof *out);
+    out->chunks_present = s->file->levels[s->level].present_chunks;
+    out->chunks_loaded = (uint32_t)s->chunk_count;
+    out->chunks_streaming = st.queued + st.in_flight + st.ready;
+    out->chunks_failed = st.failed;
+    out->triangles = s->last_frame.triangles;
+    out->draw_calls = s->last_frame.draw_calls;
+    out->visible_chunks = s->visible_chunks;
+    out->first_complete_seconds = s->first_complete;
+    out->decode_seconds = st.decode_seconds;
+    out->mesh_seconds = st.prepare_seconds;
+    out->upload_seconds = s->upload_seconds;
+    out->gpu_bytes = render_world_gpu_bytes(s->world);
+    out->multi_draw_indirect = render_get_caps()->multi_draw_indirect;
+}
+
+const char *scene_failure(const scene *s)
+{
+    return s->failure[0] ? s->failure : NULL;
+}

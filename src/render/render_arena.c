@@ -1,0 +1,116 @@
+/* render_arena.c - sub-allocating ranges of one growable GL buffer (vertices, indices, fast
+ * lights of every chunk share one buffer each, so one multi-draw can span chunks). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "render_internal.h"
+
+void render_arena_init(render_arena *a, GLenum target, uint32_t elem_size)
+{
+    memset(a, 0, sizeof *a);
+    a->target = target;
+    a->elem_size = elem_size;
+}
+
+void render_arena_release(render_arena *a)
+{
+    if (a->buffer)
+        glDeleteBuffers(1, &a->buffer);
+    free(a->free);
+    memset(a, 0, sizeof *a);
+}
+
+/* Inserts a free span, merging with its neighbours. */
+static bool put_free(render_arena *a, uint32_t offset, uint32_t size)
+{
+    uint32_t i = 0;
+    while (i < a->free_count && a->free[i].offset < offset)
+        i++;
+    bool join_prev = i > 0 && a->free[i - 1].offset + a->free[i - 1].size == offset;
+    bool join_next = i < a->free_count && offset + size == a->free[i].offset;
+    if (join_prev && join_next) {
+        a->free[i - 1].size += size + a->free[i].size;
+        memmove(&a->free[i], &a->free[i + 1], (a->free_count - i - 1) * sizeof *a->free);
+        a->free_count--;
+    } else if (join_prev) {
+        a->free[i - 1].size += size;
+    } else if (join_next) {
+        a->free[i].offset = offset;
+        a->free[i].size += size;
+    } else {
+        if (a->free_count == a->free_cap) {
+            uint32_t cap = a->free_cap ? a->free_cap * 2 : 16;
+            render_span *grown = realloc(a->free, cap * sizeof *grown);
+            if (!grown)
+                return false;
+            a->free = grown;
+            a->free_cap = cap;
+        }
+        memmove(&a->free[i + 1], &a->free[i], (a->free_count - i) * sizeof *a->free);
+        a->free[i] = (render_span){ offset, size };
+        a->free_count++;
+    }
+    return true;
+}
+
+static bool grow(render_arena *a, uint32_t need)
+{
+    uint64_t cap = a->capacity ? a->capacity : 4096;
+    while (cap < (uint64_t)a->capacity + need)
+        cap *= 2;
+    if (cap * a->elem_size > (uint64_t)1 << 31)
+        return false;
+    GLuint buffer;
+    glGenBuffers(1, &buffer);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, buffer);
+    glBufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)(cap * a->elem_size), NULL, GL_DYNAMIC_DRAW);
+    if (glGetError() == GL_OUT_OF_MEMORY) {
+        glDeleteBuffers(1, &buffer);
+        return false;
+    }
+    if (a->buffer) {
+        glBindBuffer(GL_COPY_READ_BUFFER, a->buffer);
+        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
+                            (GLsizeiptr)a->capacity * a->elem_size);
+        glDeleteBuffers(1, &a->buffer);
+    }
+    uint32_t old = a->capacity;
+    a->buffer = buffer;
+    a->capacity = (uint32_t)cap;
+    return put_free(a, old, a->capacity - old);
+}
+
+bool render_arena_alloc(render_arena *a, uint32_t count, uint32_t *offset, bool *moved)
+{
+    if (count == 0) {
+        *offset = 0;
+        return true;
+    }
+    for (int attempt = 0; attempt < 2; attempt++) {
+        for (uint32_t i = 0; i < a->free_count; i++) {
+            if (a->free[i].size < count)
+                continue;
+            *offset = a->free[i].offset;
+            a->free[i].offset += count;
+            a->free[i].size -= count;
+            if (a->free[i].size == 0) {
+                memmove(&a->free[i], &a->free[i + 1], (a->free_count - i - 1) * sizeof *a->free);
+                a->free_count--;
+            }
+            return true;
+        }
+        if (attempt == 0) {
+            if (!grow(a, count))
+                return false;
+            *moved = true;
+        }
+    }
+    return false;
+}
+
+void render_arena_free(render_arena *a, uint32_t offset, uint32_t count)
+{
+    /* Out of memory here only leaks the span (it stays allocated), which is harmless. */
+    if (count)
+        put_free(a, offset, count);
+}

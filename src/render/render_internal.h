@@ -1,0 +1,34 @@
+/* render_internal.h - what the render library's files share and nobody else sees. */
+#ifndef PMFVIEW_RENDER_INTERNAL_H
+#define PMFVIEW_RENDER_INTERNAL_H
+
+#include <glad/gl.h>
+
+#include "render.h"
+
+/* Shader sources embedded at build time (embed_shaders.cmake). */
+extern const char render_shader_world_vert[], render_shader_world_frag[];
+extern const char render_shader_sky_vert[], render_shader_sky_frag[];
+
+/* Compiles and links a "#version 330 core" program. 0 with a message on failure. */
+GLuint render_program_build(const char *name, const char *vert, const char *frag, char *err, size_t err_size);
+
+/* First-fit allocator of element ranges inside a growable GL buffer. */
+typedef struct render_span { uint32_t offset, size; } render_span;
+typedef struct render_arena {
+    GLuint buffer;
+    GLenum target;
+    uint32_t elem_size;              /* bytes per element */
+    uint32_t capacity;               /* elements */
+    uint32_t free_count, free_cap;
+    render_span *free;               /* sorted by offset, never adjacent */
+} render_arena;
+
+void render_arena_init(render_arena *a, GLenum target, uint32_t elem_size);
+void render_arena_release(render_arena *a);
+/* Allocates count elements; grows the buffer (copying its contents, new GL name) when needed.
+ * *moved is set true when the buffer was replaced. False when out of memory. */
+bool render_arena_alloc(render_arena *a, uint32_t count, uint32_t *offset, bool *moved);
+void render_arena_free(render_arena *a, uint32_t offset, uint32_t count);
+
+#endif

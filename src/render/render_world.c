@@ -1,0 +1,952 @@
+/* render_world.c - chunk uploads, light state, materials and the frame's draw (render_world.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render_internal.h"
+#include "render_world.h"
+
+enum { ATTR_POS, ATTR_UV, ATTR_LM_UV, ATTR_FAST_SLOT, ATTR_FAST_MULT, ATTR_CHUNK };
+
+typedef struct gpu_chunk {
+    const mesh_chunk *mc;            /* NULL = free slot */
+    uint32_t vertex_base, index_base;
+    uint32_t fast_base;              /* first entry in the fast-light table */
+} gpu_chunk;
+
+typedef struct gpu_texture { char *path; GLuint tex; } gpu_texture;
+
+typedef struct gpu_material {
+    bool loaded;
+    uint32_t frame_count;
+    GLuint *frames;                  /* texture, then extra textures; white when untextured */
+    GLuint matcap;                   /* 0 = none */
+} gpu_material;
+
+typedef struct world_uniforms {
+    GLint view_proj, view, uv_offset, fast_table, liquid, wave, wave_offset, time, page;
+    GLint texture, light_atlas, matcap, color, emission, shading, shine, exposure, mode, wire, wire_color;
+} world_uniforms;
+
+typedef struct sky_uniforms { GLint view_proj, texture, color, cloud, uv_offset, exposure; } sky_uniforms;
+
+typedef struct draw_item {
+    uint16_t material, page;
+    bool backfaces;
+    bool blended;
+    uint32_t chunk;                  /* index into the frame's chunk list */
+    uint32_t first_range, range_count;
+    float distance;
+} draw_item;
+
+typedef struct draw_cmd { GLuint count, instance_count, first_index; GLint base_vertex; GLuint base_instance; } draw_cmd;
+
+struct render_world {
+    const pmf_level *lvl;
+    mesh_atlas *atlas;
+    res_context *res;
+    bool mdi;
+
+    GLuint world_prog, sky_prog;
+    world_uniforms wu;
+    sky_uniforms su;
+    GLuint vao, sky_vao, sky_vbo;
+    bool vao_dirty;
+
+    render_arena vertices, fast, indices;
+    GLuint chunk_table;              /* per frame: vec4 (offset, fast base) per drawn chunk */
+    GLuint indirect;
+    GLuint fast_tbo, fast_tex;       /* the fast-light table as a buffer texture (RGBA32F) */
+    float *fast_shadow;              /* CPU copy of the table */
+    uint32_t fast_capacity;
+    render_arena fast_slots;         /* allocation only: its buffer is unused */
+
+    GLuint light_atlas;              /* GL_TEXTURE_2D_ARRAY RGBA16F */
+    uint32_t atlas_layers, page_size;
+
+    GLuint white, black;
+    gpu_texture *textures;
+    size_t texture_count, texture_cap;
+    gpu_material *materials;
+
+    gpu_chunk *chunks;
+    size_t chunk_count, chunk_cap;
+
+    render_light *lights;            /* sorted by (fast, id) */
+    size_t light_count, light_cap;
+
+    /* per-frame scratch */
+    draw_item *items;
+    size_t item_cap;
+    mesh_draw_range *ranges;
+    size_t range_cap;
+    draw_cmd *cmds;
+    size_t cmd_cap;
+    float *table;
+    size_t table_cap;
+};
+
+static bool reserve(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+/* ---- lights ------------------------------------------------------------------------------- */
+
+static render_light *find_light(const render_world *w, bool fast, uint32_t id)
+{
+    size_t lo = 0, hi = w->light_count;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const render_light *l = &w->lights[mid];
+        if (l->fast == fast && l->id == id)
+            return (render_light *)l;
+        if (l->fast < fast || (l->fast == fast && l->id < id))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* The registry entry for a light, created with the file's state when first seen. */
+static render_light *register_light(render_world *w, bool fast, uint32_t id, const uint8_t color[3],
+                                    bool enabled, uint8_t intensity)
+{
+    render_light *l = find_light(w, fast, id);
+    if (l)
+        return l;
+    if (!reserve((void **)&w->lights, &w->light_cap, w->light_count + 1, sizeof *w->lights))
+        return NULL;
+    size_t i = 0;
+    while (i < w->light_count && (w->lights[i].fast < fast || (w->lights[i].fast == fast && w->lights[i].id < id)))
+        i++;
+    memmove(&w->lights[i + 1], &w->lights[i], (w->light_count - i) * sizeof *w->lights);
+    w->lights[i] = (render_light){ .id = id, .fast = fast, .enabled = enabled, .intensity = intensity };
+    memcpy(w->lights[i].color, color, 3);
+    w->light_count++;
+    return &w->lights[i];
+}
+
+size_t render_world_lights(const render_world *w, render_light *out, size_t max)
+{
+    for (size_t i = 0; i < w->light_count && i < max; i++)
+        out[i] = w->lights[i];
+    return w->light_count;
+}
+
+/* ---- lit lightmap atlas ------------------------------------------------------------------- */
+
+static void alloc_atlas_layers(render_world *w, uint32_t layers)
+{
+    if (w->light_atlas)
+        glDeleteTextures(1, &w->light_atlas);
+    glGenTextures(1, &w->light_atlas);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);
+    glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_RGBA16F, (GLsizei)w->page_size, (GLsizei)w->page_size,
+                 (GLsizei)layers, 0, GL_RGBA, GL_FLOAT, NULL);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAX_LEVEL, 0);
+    w->atlas_layers = layers;
+}
+
+static bool light_enabled(const render_world *w, uint32_t id)
+{
+    const render_light *l = find_light(w, false, id);
+    return l && l->enabled;
+}
+
+/* L = base / 255 + Σ enabled layers / 255 × colour / 255, for every block of the chunk. */
+static bool composite_chunk(render_world *w, const mesh_chunk *mc)
+{
+    float *buf = NULL;
+    size_t buf_cap = 0;
+    for (uint32_t b = 0; b < mc->block_count; b++) {
+        const mesh_lightmap_block *blk = &mc->blocks[b];
+        uint32_t side = mesh_atlas_block_side(&blk->rect);
+        size_t texels = (size_t)side * side;
+        if (!reserve((void **)&buf, &buf_cap, texels * 4, sizeof *buf)) {
+            free(buf);
+            return false;
+        }
+        for (size_t t = 0; t < texels; t++) {
+            for (int c = 0; c < 3; c++)
+                buf[t * 4 + c] = blk->luxels[t * 3 + c] / 255.0f;
+            buf[t * 4 + 3] = 1.0f;
+        }
+        for (uint32_t l = 0; l < mc->layer_count; l++) {
+            const mesh_light_layer *layer = &mc->layers[l];
+            const mesh_dynamic_light *light = &mc->dynamic_lights[layer->light];
+            if (layer->block != b || !light_enabled(w, light->id))
+                continue;
+            float rgb[3] = { light->color[0] / 255.0f, light->color[1] / 255.0f, light->color[2] / 255.0f };
+            for (size_t t = 0; t < texels; t++)
+                for (int c = 0; c < 3; c++)
+                    buf[t * 4 + c] += layer->luxels[t * 3 + c] / 255.0f * rgb[c];
+        }
+        glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, blk->rect.x, blk->rect.y, blk->rect.page,
+                        (GLsizei)side, (GLsizei)side, 1, GL_RGBA, GL_FLOAT, buf);
+    }
+    free(buf);
+    return true;
+}
+
+/* Pages are only ever added by the mesher: grow the texture array and recomposite everything. */
+static bool ensure_atlas_pages(render_world *w)
+{
+    uint32_t pages = mesh_atlas_page_count(w->atlas);
+    if (pages <= w->atlas_layers)
+        return true;
+    alloc_atlas_layers(w, pages);
+    for (size_t i = 0; i < w->chunk_count; i++)
+        if (w->chunks[i].mc && !composite_chunk(w, w->chunks[i].mc))
+            return false;
+    return true;
+}
+
+void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled)
+{
+    static const uint8_t unknown[3] = { 0, 0, 0 };
+    render_light *l = register_light(w, false, id, unknown, enabled, 0);
+    if (!l || l->enabled == enabled) {
+        if (l)
+            l->enabled = enabled;
+        return;
+    }
+    l->enabled = enabled;
+    for (size_t i = 0; i < w->chunk_count; i++) {
+        const mesh_chunk *mc = w->chunks[i].mc;
+        if (!mc)
+            continue;
+        for (uint32_t d = 0; d < mc->dynamic_light_count; d++) {
+            if (mc->dynamic_lights[d].id == id) {
+                composite_chunk(w, mc);
+                break;
+            }
+        }
+    }
+}
+
+/* ---- fast lights ------------------------------------------------------------------------- */
+
+static void fast_entry(render_world *w, uint32_t slot, const mesh_fast_light *fl)
+{
+    const render_light *l = find_light(w, true, fl->id);
+    float k = l && l->enabled ? l->intensity / (255.0f * 255.0f) : 0.0f;
+    float *e = &w->fast_shadow[(size_t)slot * 4];
+    for (int c = 0; c < 3; c++)
+        e[c] = fl->color[c] * k;
+    e[3] = 0.0f;
+}
+
+static void upload_fast_table(render_world *w, uint32_t first, uint32_t count)
+{
+    glBindBuffer(GL_TEXTURE_BUFFER, w->fast_tbo);
+    glBufferSubData(GL_TEXTURE_BUFFER, (GLintptr)first * 16, (GLsizeiptr)count * 16, &w->fast_shadow[(size_t)first * 4]);
+}
+
+static bool ensure_fast_capacity(render_world *w)
+{
+    if (w->fast_slots.capacity <= w->fast_capacity)
+        return true;
+    float *grown = realloc(w->fast_shadow, (size_t)w->fast_slots.capacity * 16);
+    if (!grown)
+        return false;
+    memset(grown + (size_t)w->fast_capacity * 4, 0, (size_t)(w->fast_slots.capacity - w->fast_capacity) * 16);
+    w->fast_shadow = grown;
+    w->fast_capacity = w->fast_slots.capacity;
+    glBindBuffer(GL_TEXTURE_BUFFER, w->fast_tbo);
+    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)w->fast_capacity * 16, w->fast_shadow, GL_DYNAMIC_DRAW);
+    return true;
+}
+
+void render_world_set_fast_light(render_world *w, uint32_t id, uint8_t intensity)
+{
+    static const uint8_t unknown[3] = { 0, 0, 0 };
+    render_light *l = register_light(w, true, id, unknown, true, intensity);
+    if (!l)
+        return;
+    l->intensity = intensity;
+    for (size_t i = 0; i < w->chunk_count; i++) {
+        const gpu_chunk *gc = &w->chunks[i];
+        if (!gc->mc)
+            continue;
+        for (uint32_t f = 0; f < gc->mc->fast_light_count; f++) {
+            if (gc->mc->fast_lights[f].id == id) {
+                fast_entry(w, gc->fast_base + f, &gc->mc->fast_lights[f]);
+                upload_fast_table(w, gc->fast_base + f, 1);
+            }
+        }
+    }
+}
+
+/* ---- textures and materials ------------------------------------------------------------------ */
+
+static GLuint upload_rgba(uint32_t width, uint32_t height, const uint8_t *rgba, bool mipmaps)
+{
+    GLuint tex;
+    glGenTextures(1, &tex);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, (GLsizei)width, (GLsizei)height, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    if (mipmaps) {
+        glGenerateMipmap(GL_TEXTURE_2D);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+    } else {
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    }
+    return tex;
+}
+
+/* One GL texture per distinct path, loaded through res; a missing one is the checkerboard,
+ * reported once on stderr. */
+static GLuint texture_for(render_world *w, const char *path)
+{
+    for (size_t i = 0; i < w->texture_count; i++)
+        if (!strcmp(w->textures[i].path, path))
+            return w->textures[i].tex;
+    const res_image *img = NULL;
+    pmf_error err;
+    res_status st = res_load_texture(w->res, path, &img, &err);
+    if (st == RES_MISSING) {
+        char line[640];
+        fprintf(stderr, "pmfview: %s (using a checkerboard)\n", pmf_error_format(&err, line, sizeof line));
+    }
+    if (!img)
+        return w->white;
+    char *copy = strdup(path);
+    if (!copy || !reserve((void **)&w->textures, &w->texture_cap, w->texture_count + 1, sizeof *w->textures)) {
+        free(copy);
+        return w->white;
+    }
+    GLuint tex = upload_rgba(img->width, img->height, img->rgba, true);
+    w->textures[w->texture_count++] = (gpu_texture){ copy, tex };
+    return tex;
+}
+
+static void load_material(render_world *w, uint32_t index)
+{
+    gpu_material *m = &w->materials[index];
+    if (m->loaded)
+        return;
+    m->loaded = true;
+    const pmf_client_material *cm = &w->lvl->client.materials[index];
+    uint32_t count = cm->texture[0] ? 1u + cm->extra_texture_count : 1u;
+    m->frames = calloc(count, sizeof *m->frames);
+    if (!m->frames) {
+        m->frames = &w->white;
+        m->frame_count = 1;
+        return;
+    }
+    m->frame_count = count;
+    m->frames[0] = cm->texture[0] ? texture_for(w, cm->texture) : w->white;
+    for (uint32_t i = 1; i < count; i++)
+        m->frames[i] = cm->extra_textures[i - 1][0] ? texture_for(w, cm->extra_textures[i - 1]) : w->white;
+    m->matcap = cm->matcap[0] ? texture_for(w, cm->matcap) : 0;
+}
+
+static GLuint material_frame(const render_world *w, uint32_t index, double time)
+{
+    const gpu_material *m = &w->materials[index];
+    const pmf_client_material *cm = &w->lvl->client.materials[index];
+    uint32_t frame = 0;
+    if (cm->advance_time_us > 0 && m->frame_count > 1 && time > 0) {
+        uint64_t t_us = (uint64_t)(time * 1e6 + 0.5);
+        frame = (uint32_t)((t_us / cm->advance_time_us) % m->frame_count);
+    }
+    return m->frames[frame];
+}
+
+static bool material_blended(const render_world *w, uint32_t index)
+{
+    const pmf_material *m = &w->lvl->common.materials[index];
+    return (m->flags & PMF_MATERIAL_TRANSPARENT) || m->render_mode == PMF_RENDMODE_ADD;
+}
+
+/* ---- create / destroy ---------------------------------------------------------------------- */
+
+static void setup_vao(render_world *w)
+{
+    glBindVertexArray(w->vao);
+    glBindBuffer(GL_ARRAY_BUFFER, w->vertices.buffer);
+    glEnableVertexAttribArray(ATTR_POS);
+    glVertexAttribPointer(ATTR_POS, 3, GL_FLOAT, GL_FALSE, sizeof(mesh_vertex), (void *)offsetof(mesh_vertex, xyz));
+    glEnableVertexAttribArray(ATTR_UV);
+    glVertexAttribPointer(ATTR_UV, 2, GL_FLOAT, GL_FALSE, sizeof(mesh_vertex), (void *)offsetof(mesh_vertex, uv));
+    glEnableVertexAttribArray(ATTR_LM_UV);
+    glVertexAttribIPointer(ATTR_LM_UV, 2, GL_UNSIGNED_SHORT, sizeof(mesh_vertex), (void *)offsetof(mesh_vertex, lm_uv));
+    glBindBuffer(GL_ARRAY_BUFFER, w->fast.buffer);
+    glEnableVertexAttribArray(ATTR_FAST_SLOT);
+    glVertexAttribIPointer(ATTR_FAST_SLOT, 4, GL_UNSIGNED_BYTE, sizeof(mesh_fast_vertex), (void *)offsetof(mesh_fast_vertex, slot));
+    glEnableVertexAttribArray(ATTR_FAST_MULT);
+    glVertexAttribPointer(ATTR_FAST_MULT, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(mesh_fast_vertex), (void *)offsetof(mesh_fast_vertex, mult));
+    if (w->mdi) {
+        glBindBuffer(GL_ARRAY_BUFFER, w->chunk_table);
+        glEnableVertexAttribArray(ATTR_CHUNK);
+        glVertexAttribPointer(ATTR_CHUNK, 4, GL_FLOAT, GL_FALSE, 16, (void *)0);
+        glVertexAttribDivisor(ATTR_CHUNK, 1);
+    } else {
+        glDisableVertexAttribArray(ATTR_CHUNK);
+    }
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, w->indices.buffer);
+    glBindVertexArray(0);
+    w->vao_dirty = false;
+}
+
+/* A unit cube around the eye: for each face, from the inside, u to the right and v down. */
+static void build_sky_cube(render_world *w)
+{
+    static const float axes[6][3][3] = {
+        /* normal, right, up (as seen from the centre looking along the normal) */
+        { { 1, 0, 0 }, { 0, 0, 1 }, { 0, 1, 0 } },
+        { { 0, 1, 0 }, { 1, 0, 0 }, { 0, 0, -1 } },
+        { { 0, 0, 1 }, { -1, 0, 0 }, { 0, 1, 0 } },
+        { { -1, 0, 0 }, { 0, 0, -1 }, { 0, 1, 0 } },
+        { { 0, -1, 0 }, { 1, 0, 0 }, { 0, 0, 1 } },
+        { { 0, 0, -1 }, { 1, 0, 0 }, { 0, 1, 0 } },
+    };
+    static const float corners[6][2] = { { -1, 1 }, { 1, 1 }, { 1, -1 }, { -1, 1 }, { 1, -1 }, { -1, -1 } };
+    float data[6][6][5];
+    for (int f = 0; f < 6; f++) {
+        for (int v = 0; v < 6; v++) {
+            float sx = corners[v][0], sy = corners[v][1];
+            for (int c = 0; c < 3; c++)
+                data[f][v][c] = axes[f][0][c] + sx * axes[f][1][c] + sy * axes[f][2][c];
+            data[f][v][3] = (sx + 1) * 0.5f;
+            data[f][v][4] = (1 - sy) * 0.5f;
+        }
+    }
+    glGenVertexArrays(1, &w->sky_vao);
+    glGenBuffers(1, &w->sky_vbo);
+    glBindVertexArray(w->sky_vao);
+    glBindBuffer(GL_ARRAY_BUFFER, w->sky_vbo);
+    glBufferData(GL_ARRAY_BUFFER, sizeof data, data, GL_STATIC_DRAW);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 20, (void *)0);
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, 20, (void *)12);
+    glBindVertexArray(0);
+}
+
+static void lookup_uniforms(render_world *w)
+{
+    GLuint p = w->world_prog;
+    world_uniforms *u = &w->wu;
+    u->view_proj = glGetUniformLocation(p, "u_view_proj");
+    u->view = glGetUniformLocation(p, "u_view");
+    u->uv_offset = glGetUniformLocation(p, "u_uv_offset");
+    u->fast_table = glGetUniformLocation(p, "u_fast_table");
+    u->liquid = glGetUniformLocation(p, "u_liquid");
+    u->wave = glGetUniformLocation(p, "u_wave");
+    u->wave_offset = glGetUniformLocation(p, "u_wave_offset");
+    u->time = glGetUniformLocation(p, "u_time");
+    u->page = glGetUniformLocation(p, "u_page");
+    u->texture = glGetUniformLocation(p, "u_texture");
+    u->light_atlas = glGetUniformLocation(p, "u_light_atlas");
+    u->matcap = glGetUniformLocation(p, "u_matcap");
+    u->color = glGetUniformLocation(p, "u_color");
+    u->emission = glGetUniformLocation(p, "u_emission");
+    u->shading = glGetUniformLocation(p, "u_shading");
+    u->shine = glGetUniformLocation(p, "u_shine");
+    u->exposure = glGetUniformLocation(p, "u_exposure");
+    u->mode = glGetUniformLocation(p, "u_mode");
+    u->wire = glGetUniformLocation(p, "u_wire");
+    u->wire_color = glGetUniformLocation(p, "u_wire_color");
+    glUseProgram(p);
+    glUniform1i(u->texture, 0);
+    glUniform1i(u->light_atlas, 1);
+    glUniform1i(u->matcap, 2);
+    glUniform1i(u->fast_table, 3);
+
+    p = w->sky_prog;
+    w->su.view_proj = glGetUniformLocation(p, "u_view_proj");
+    w->su.texture = glGetUniformLocation(p, "u_texture");
+    w->su.color = glGetUniformLocation(p, "u_color");
+    w->su.cloud = glGetUniformLocation(p, "u_cloud");
+    w->su.uv_offset = glGetUniformLocation(p, "u_uv_offset");
+    w->su.exposure = glGetUniformLocation(p, "u_exposure");
+    glUseProgram(p);
+    glUniform1i(w->su.texture, 0);
+    glUseProgram(0);
+}
+
+render_world *render_world_create(const render_world_desc *desc, char *err, size_t err_size)
+{
+    render_world *w = calloc(1, sizeof *w);
+    if (!w || !(w->materials = calloc(desc->lvl->common.material_count + 1u, sizeof *w->materials))) {
+        free(w);
+        snprintf(err, err_size, "out of memory");
+        return NULL;
+    }
+    w->lvl = desc->lvl;
+    w->atlas = desc->atlas;
+    w->res = desc->res;
+    w->mdi = render_get_caps()->multi_draw_indirect;
+    w->world_prog = render_program_build("world", render_shader_world_vert, render_shader_world_frag, err, err_size);
+    w->sky_prog = w->world_prog ? render_program_build("sky", render_shader_sky_vert, render_shader_sky_frag, err, err_size) : 0;
+    if (!w->sky_prog) {
+        render_world_destroy(w);
+        return NULL;
+    }
+    lookup_uniforms(w);
+
+    render_arena_init(&w->vertices, GL_ARRAY_BUFFER, sizeof(mesh_vertex));
+    render_arena_init(&w->fast, GL_ARRAY_BUFFER, sizeof(mesh_fast_vertex));
+    render_arena_init(&w->indices, GL_ELEMENT_ARRAY_BUFFER, sizeof(uint32_t));
+    render_arena_init(&w->fast_slots, GL_TEXTURE_BUFFER, 16);
+    glGenVertexArrays(1, &w->vao);
+    glGenBuffers(1, &w->chunk_table);
+    glGenBuffers(1, &w->indirect);
+    glGenBuffers(1, &w->fast_tbo);
+    glBindBuffer(GL_TEXTURE_BUFFER, w->fast_tbo);
+    glBufferData(GL_TEXTURE_BUFFER, 16, NULL, GL_DYNAMIC_DRAW);
+    glGenTextures(1, &w->fast_tex);
+    glBindTexture(GL_TEXTURE_BUFFER, w->fast_tex);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, w->fast_tbo);
+    w->vao_dirty = true;
+
+    static const uint8_t white[4] = { 255, 255, 255, 255 }, black[4] = { 0, 0, 0, 255 };
+    w->white = upload_rgba(1, 1, white, false);
+    w->black = upload_rgba(1, 1, black, false);
+    w->page_size = mesh_atlas_page_size(w->atlas);
+    alloc_atlas_layers(w, mesh_atlas_page_count(w->atlas) ? mesh_atlas_page_count(w->atlas) : 1);
+    build_sky_cube(w);
+    return w;
+}
+
+void render_world_destroy(render_world *w)
+{
+    if (!w)
+        return;
+    for (uint32_t i = 0; i < w->lvl->common.material_count; i++)
+        if (w->materials[i].frames != &w->white)
+            free(w->materials[i].frames);
+    for (size_t i = 0; i < w->texture_count; i++) {
+        glDeleteTextures(1, &w->textures[i].tex);
+        free(w->textures[i].path);
+    }
+    GLuint textures[4] = { w->white, w->black, w->light_atlas, w->fast_tex };
+    glDeleteTextures(4, textures);
+    GLuint buffers[4] = { w->chunk_table, w->indirect, w->fast_tbo, w->sky_vbo };
+    glDeleteBuffers(4, buffers);
+    GLuint vaos[2] = { w->vao, w->sky_vao };
+    glDeleteVertexArrays(2, vaos);
+    render_arena_release(&w->vertices);
+    render_arena_release(&w->fast);
+    render_arena_release(&w->indices);
+    render_arena_release(&w->fast_slots);
+    if (w->world_prog)
+        glDeleteProgram(w->world_prog);
+    if (w->sky_prog)
+        glDeleteProgram(w->sky_prog);
+    free(w->fast_shadow);
+    free(w->textures);
+    free(w->materials);
+    free(w->chunks);
+    free(w->lights);
+    free(w->items);
+    free(w->ranges);
+    free(w->cmds);
+    free(w->table);
+    free(w);
+}
+
+uint64_t render_world_gpu_bytes(const render_world *w)
+{
+    return (uint64_t)w->vertices.capacity * (sizeof(mesh_vertex) + sizeof(mesh_fast_vertex))
+         + (uint64_t)w->indices.capacity * 4u
+         + (uint64_t)w->atlas_layers * w->page_size * w->page_size * 8u;
+}
+
+/* ---- chunks -------------------------------------------------------------------------------- */
+
+int render_world_add(render_world *w, const mesh_chunk *mc)
+{
+    size_t slot = 0;
+    while (slot < w->chunk_count && w->chunks[slot].mc)
+        slot++;
+    if (slot == w->chunk_count) {
+        if (!reserve((void **)&w->chunks, &w->chunk_cap, w->chunk_count + 1, sizeof *w->chunks))
+            return -1;
+        w->chunk_count++;
+    }
+    gpu_chunk *gc = &w->chunks[slot];
+    memset(gc, 0, sizeof *gc);
+
+    bool moved = false;
+    mesh_fast_vertex *fast = NULL;
+    if (!mc->fast && mc->vertex_count) {
+        fast = malloc((size_t)mc->vertex_count * sizeof *fast);
+        if (!fast)
+            return -1;
+        for (uint32_t i = 0; i < mc->vertex_count; i++)
+            fast[i] = (mesh_fast_vertex){ { MESH_FAST_UNUSED, MESH_FAST_UNUSED, MESH_FAST_UNUSED, MESH_FAST_UNUSED }, { 0 } };
+    }
+    /* The vertex and fast streams share offsets: allocate both, keep them in step. */
+    uint32_t vbase = 0, fbase = 0, ibase = 0, slots = 0;
+    if (!render_arena_alloc(&w->vertices, mc->vertex_count, &vbase, &moved)
+        || !render_arena_alloc(&w->fast, mc->vertex_count, &fbase, &moved)
+        || !render_arena_alloc(&w->indices, mc->index_count, &ibase, &moved)
+        || !render_arena_alloc(&w->fast_slots, mc->fast_light_count, &slots, &moved)
+        || !ensure_fast_capacity(w)) {
+        free(fast);
+        return -1;
+    }
+    if (vbase != fbase) {
+        /* Both arenas see the same alloc/free sequence, so this cannot happen; refuse if it does. */
+        free(fast);
+        return -1;
+    }
+    if (moved)
+        w->vao_dirty = true;
+    glBindBuffer(GL_COPY_WRITE_BUFFER, w->vertices.buffer);
+    glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)vbase * sizeof(mesh_vertex),
+                    (GLsizeiptr)mc->vertex_count * sizeof(mesh_vertex), mc->vertices);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, w->fast.buffer);
+    glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)fbase * sizeof(mesh_fast_vertex),
+                    (GLsizeiptr)mc->vertex_count * sizeof(mesh_fast_vertex), mc->fast ? mc->fast : fast);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, w->indices.buffer);
+    glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)ibase * 4, (GLsizeiptr)mc->index_count * 4, mc->indices);
+    free(fast);
+
+    gc->mc = mc;
+    gc->vertex_base = vbase;
+    gc->index_base = ibase;
+    gc->fast_base = slots;
+
+    for (uint32_t d = 0; d < mc->dynamic_light_count; d++) {
+        const mesh_dynamic_light *dl = &mc->dynamic_lights[d];
+        register_light(w, false, dl->id, dl->color, dl->flags & PMF_LIGHT_ENABLE, 0);
+        render_light *l = find_light(w, false, dl->id);
+        if (l)
+            memcpy(l->color, dl->color, 3);
+    }
+    for (uint32_t f = 0; f < mc->fast_light_count; f++) {
+        const mesh_fast_light *fl = &mc->fast_lights[f];
+        render_light *l = register_light(w, true, fl->id, fl->color, fl->flags & PMF_LIGHT_ENABLE, fl->intensity);
+        if (l)
+            memcpy(l->color, fl->color, 3);
+        fast_entry(w, slots + f, fl);
+    }
+    if (mc->fast_light_count)
+        upload_fast_table(w, slots, mc->fast_light_count);
+    if (!ensure_atlas_pages(w) || !composite_chunk(w, mc)) {
+        render_world_remove(w, (int)slot);
+        return -1;
+    }
+    for (uint32_t b = 0; b < mc->batch_count; b++)
+        if (mc->batches[b].material < w->lvl->common.material_count)
+            load_material(w, mc->batches[b].material);
+    return (int)slot;
+}
+
+void render_world_remove(render_world *w, int handle)
+{
+    if (handle < 0 || (size_t)handle >= w->chunk_count || !w->chunks[handle].mc)
+        return;
+    gpu_chunk *gc = &w->chunks[handle];
+    render_arena_free(&w->vertices, gc->vertex_base, gc->mc->vertex_count);
+    render_arena_free(&w->fast, gc->vertex_base, gc->mc->vertex_count);
+    render_arena_free(&w->indices, gc->index_base, gc->mc->index_count);
+    render_arena_free(&w->fast_slots, gc->fast_base, gc->mc->fast_light_count);
+    gc->mc = NULL;
+}
+
+/* ---- drawing --------------------------------------------------------------------------------- */
+
+static void mat4_mul(const float a[16], const float b[16], float out[16])
+{
+    float r[16];
+    for (int c = 0; c < 4; c++)
+        for (int row = 0; row < 4; row++) {
+            float s = 0;
+            for (int k = 0; k < 4; k++)
+                s += a[k * 4 + row] * b[c * 4 + k];
+            r[c * 4 + row] = s;
+        }
+    memcpy(out, r, sizeof r);
+}
+
+static int compare_opaque(const void *pa, const void *pb)
+{
+    const draw_item *a = pa, *b = pb;
+    if (a->material != b->material)
+        return a->material < b->material ? -1 : 1;
+    if (a->backfaces != b->backfaces)
+        return a->backfaces < b->backfaces ? -1 : 1;
+    if (a->page != b->page)
+        return a->page < b->page ? -1 : 1;
+    return a->chunk < b->chunk ? -1 : a->chunk > b->chunk;
+}
+
+static int compare_far_to_near(const void *pa, const void *pb)
+{
+    const draw_item *a = pa, *b = pb;
+    if (a->distance != b->distance)
+        return a->distance > b->distance ? -1 : 1;
+    return a->chunk < b->chunk ? -1 : a->chunk > b->chunk;
+}
+
+static void set_material(render_world *w, const render_frame *f, uint32_t index)
+{
+    const world_uniforms *u = &w->wu;
+    const pmf_material *m = &w->lvl->common.materials[index];
+    const pmf_client_material *cm = &w->lvl->client.materials[index];
+    const gpu_material *gm = &w->materials[index];
+    float alpha = (m->flags & PMF_MATERIAL_TRANSPARENT) ? cm->alpha / 255.0f : 1.0f;
+    glUniform4f(u->color, cm->color[0] / 255.0f, cm->color[1] / 255.0f, cm->color[2] / 255.0f, alpha);
+    glUniform3f(u->emission, cm->emission[0] / 255.0f, cm->emission[1] / 255.0f, cm->emission[2] / 255.0f);
+    glUniform1f(u->shading, cm->shading / 255.0f);
+    glUniform1f(u->shine, gm->matcap ? cm->shine / 255.0f : 0.0f);
+    glUniform2f(u->uv_offset, (float)fmod(cm->uv_scroll[0] * f->time, 4096.0), (float)fmod(cm->uv_scroll[1] * f->time, 4096.0));
+    bool liquid = m->flags & PMF_MATERIAL_LIQUID;
+    glUniform1i(u->liquid, liquid);
+    if (liquid) {
+        const pmf_wave_info *wave = &cm->wave;
+        float v[3];
+        for (int c = 0; c < 3; c++)
+            v[c] = wave->velocity[c] + f->wind[c] * wave->wind_influence;
+        float speed = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        float horiz = sqrtf(v[0] * v[0] + v[2] * v[2]);
+        float dx = horiz > 0 ? v[0] / horiz : 1.0f, dz = horiz > 0 ? v[2] / horiz : 0.0f;
+        glUniform4f(u->wave, dx, dz, speed, wave->scale);
+        glUniform1f(u->wave_offset, wave->offset);
+    }
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, gm->frames ? material_frame(w, index, f->time) : w->white);
+    glActiveTexture(GL_TEXTURE2);
+    glBindTexture(GL_TEXTURE_2D, gm->matcap ? gm->matcap : w->black);
+    glActiveTexture(GL_TEXTURE0);
+}
+
+static void set_blend(const render_world *w, uint32_t material)
+{
+    const pmf_material *m = &w->lvl->common.materials[material];
+    glEnable(GL_BLEND);
+    if (m->render_mode == PMF_RENDMODE_ADD)
+        glBlendFuncSeparate(GL_ONE, GL_ONE, GL_ZERO, GL_ONE);
+    else
+        glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
+}
+
+/* Issues the commands [first, first + count) of the frame's command list. */
+static void issue(render_world *w, const render_frame *f, size_t first, size_t count, render_frame_stats *stats)
+{
+    if (w->mdi) {
+        glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, (void *)(first * sizeof(draw_cmd)), (GLsizei)count, 0);
+        stats->draw_calls++;
+    } else {
+        for (size_t i = first; i < first + count; i++) {
+            const draw_cmd *c = &w->cmds[i];
+            const float *t = &w->table[(size_t)c->base_instance * 4];
+            glVertexAttrib4f(ATTR_CHUNK, t[0], t[1], t[2], t[3]);
+            glDrawElementsBaseVertex(GL_TRIANGLES, (GLsizei)c->count, GL_UNSIGNED_INT,
+                                     (void *)((size_t)c->first_index * 4), c->base_vertex);
+            stats->draw_calls++;
+        }
+    }
+    (void)f;
+}
+
+static size_t emit_item(render_world *w, const render_frame *f, const draw_item *it, size_t n, render_frame_stats *stats)
+{
+    const gpu_chunk *gc = &w->chunks[f->chunks[it->chunk].handle];
+    for (uint32_t r = 0; r < it->range_count; r++) {
+        const mesh_draw_range *range = &w->ranges[it->first_range + r];
+        w->cmds[n++] = (draw_cmd){ range->index_count, 1, gc->index_base + range->first_index,
+                                   (GLint)gc->vertex_base, it->chunk };
+        stats->triangles += range->index_count / 3;
+    }
+    return n;
+}
+
+void render_world_draw(render_world *w, const render_frame *f, render_frame_stats *stats)
+{
+    if (w->vao_dirty)
+        setup_vao(w);
+    /* Gather (chunk, batch) items with their visible ranges. */
+    size_t item_count = 0, range_count = 0;
+    if (!reserve((void **)&w->table, &w->table_cap, f->chunk_count * 4 + 4, sizeof *w->table))
+        return;
+    for (size_t c = 0; c < f->chunk_count; c++) {
+        const render_draw_chunk *dc = &f->chunks[c];
+        const gpu_chunk *gc = &w->chunks[dc->handle];
+        const mesh_chunk *mc = gc->mc;
+        memcpy(&w->table[c * 4], dc->offset, 12);
+        w->table[c * 4 + 3] = (float)gc->fast_base;
+        for (uint32_t b = 0; b < mc->batch_count; b++) {
+            const mesh_batch *batch = &mc->batches[b];
+            if (batch->material >= w->lvl->common.material_count)
+                continue;
+            if (!reserve((void **)&w->ranges, &w->range_cap, range_count + batch->run_count, sizeof *w->ranges)
+                || !reserve((void **)&w->items, &w->item_cap, item_count + 1, sizeof *w->items))
+                return;
+            uint32_t n = mesh_batch_ranges(mc, b, dc->cubes, &w->ranges[range_count]);
+            if (!n)
+                continue;
+            w->items[item_count++] = (draw_item){
+                .material = batch->material, .page = batch->page, .backfaces = batch->backfaces,
+                .blended = material_blended(w, batch->material), .chunk = (uint32_t)c,
+                .first_range = (uint32_t)range_count, .range_count = n, .distance = dc->distance,
+            };
+            range_count += n;
+        }
+    }
+    /* Opaque first (grouped by state), then blended far to near. */
+    size_t opaque = 0;
+    for (size_t i = 0; i < item_count; i++) {
+        if (!w->items[i].blended) {
+            draw_item t = w->items[opaque];
+            w->items[opaque++] = w->items[i];
+            w->items[i] = t;
+        }
+    }
+    qsort(w->items, opaque, sizeof *w->items, compare_opaque);
+    qsort(w->items + opaque, item_count - opaque, sizeof *w->items, compare_far_to_near);
+    if (!reserve((void **)&w->cmds, &w->cmd_cap, range_count + 1, sizeof *w->cmds))
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < item_count; i++)
+        n = emit_item(w, f, &w->items[i], n, stats);
+
+    glBindVertexArray(w->vao);
+    if (w->mdi) {
+        glBindBuffer(GL_ARRAY_BUFFER, w->chunk_table);
+        glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(f->chunk_count * 16 + 16), w->table, GL_STREAM_DRAW);
+        glBindBuffer(GL_DRAW_INDIRECT_BUFFER, w->indirect);
+        glBufferData(GL_DRAW_INDIRECT_BUFFER, (GLsizeiptr)(n * sizeof(draw_cmd)), w->cmds, GL_STREAM_DRAW);
+    }
+    const world_uniforms *u = &w->wu;
+    float view_proj[16];
+    mat4_mul(f->proj, f->view, view_proj);
+    glUseProgram(w->world_prog);
+    glUniformMatrix4fv(u->view_proj, 1, GL_FALSE, view_proj);
+    glUniformMatrix4fv(u->view, 1, GL_FALSE, f->view);
+    glUniform1f(u->exposure, f->exposure);
+    glUniform1i(u->mode, f->mode);
+    glUniform1i(u->wire, 0);
+    glUniform1f(u->time, (float)f->time);
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);
+    glActiveTexture(GL_TEXTURE3);
+    glBindTexture(GL_TEXTURE_BUFFER, w->fast_tex);
+    glActiveTexture(GL_TEXTURE0);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_TRUE);
+    glDisable(GL_BLEND);
+    glFrontFace(GL_CCW);
+    glCullFace(GL_BACK);
+
+    for (int pass = 0; pass < (f->wireframe ? 2 : 1); pass++) {
+        if (pass == 1) {
+            glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+            glUniform1i(u->wire, 1);
+            glUniform4f(u->wire_color, 1.0f, 1.0f, 1.0f, 1.0f);
+            glDepthFunc(GL_LEQUAL);
+        }
+        size_t cmd = 0;
+        for (size_t i = 0; i < item_count;) {
+            const draw_item *it = &w->items[i];
+            size_t j = i, cmds = 0;
+            /* Opaque items sharing (material, backfaces, page) form one group; blended items go alone. */
+            do {
+                cmds += w->items[j].range_count;
+                j++;
+            } while (!it->blended && j < opaque && w->items[j].material == it->material
+                     && w->items[j].backfaces == it->backfaces && w->items[j].page == it->page);
+            if (pass == 0 || !it->blended) {
+                if (it->backfaces)
+                    glDisable(GL_CULL_FACE);
+                else
+                    glEnable(GL_CULL_FACE);
+                if (pass == 0) {
+                    set_material(w, f, it->material);
+                    if (it->blended) {
+                        set_blend(w, it->material);
+                        glDepthMask(GL_FALSE);
+                    }
+                }
+                glUniform1f(u->page, it->page);
+                issue(w, f, cmd, cmds, stats);
+                if (pass == 0 && it->blended) {
+                    glDisable(GL_BLEND);
+                    glDepthMask(GL_TRUE);
+                }
+            }
+            cmd += cmds;
+            i = j;
+        }
+    }
+    if (f->wireframe) {
+        glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+        glDepthFunc(GL_LESS);
+    }
+    glDisable(GL_CULL_FACE);
+    glBindVertexArray(0);
+    glUseProgram(0);
+}
+
+void render_world_draw_sky(render_world *w, const render_sky *sky, const render_frame *f, render_frame_stats *stats)
+{
+    float rot[16], view_proj[16];
+    memcpy(rot, f->view, sizeof rot);
+    rot[12] = rot[13] = rot[14] = 0.0f;
+    mat4_mul(f->proj, rot, view_proj);
+    glUseProgram(w->sky_prog);
+    glUniformMatrix4fv(w->su.view_proj, 1, GL_FALSE, view_proj);
+    glUniform1f(w->su.exposure, f->exposure);
+    glBindVertexArray(w->sky_vao);
+    glDisable(GL_CULL_FACE);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LEQUAL);
+    glDepthMask(GL_FALSE);
+    glActiveTexture(GL_TEXTURE0);
+    for (int layer = 0; layer < 8; layer++) {
+        int material = layer < 6 ? sky->skybox[layer] : layer == 6 ? sky->cloud_top : sky->cloud_bottom;
+        if (material < 0 || material >= w->lvl->common.material_count)
+            continue;
+        load_material(w, (uint32_t)material);
+        const pmf_client_material *cm = &w->lvl->client.materials[material];
+        bool blend = layer >= 6 || (w->lvl->common.materials[material].flags & PMF_MATERIAL_TRANSPARENT);
+        float alpha = (w->lvl->common.materials[material].flags & PMF_MATERIAL_TRANSPARENT) ? cm->alpha / 255.0f : 1.0f;
+        if (blend) {
+            glEnable(GL_BLEND);
+            glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
+        }
+        glUniform4f(w->su.color, cm->color[0] / 255.0f, cm->color[1] / 255.0f, cm->color[2] / 255.0f, alpha);
+        glUniform1i(w->su.cloud, layer < 6 ? 0 : layer == 6 ? 1 : 2);
+        glUniform2f(w->su.uv_offset, (float)fmod(cm->uv_scroll[0] * f->time, 4096.0), (float)fmod(cm->uv_scroll[1] * f->time, 4096.0));
+        glBindTexture(GL_TEXTURE_2D, material_frame(w, (uint32_t)material, f->time));
+        if (layer < 6)
+            glDrawArrays(GL_TRIANGLES, layer * 6, 6);
+        else
+            glDrawArrays(GL_TRIANGLES, 0, 36);
+        stats->draw_calls++;
+        stats->triangles += layer < 6 ? 2 : 12;
+        glDisable(GL_BLEND);
+    }
+    glDepthMask(GL_TRUE);
+    glDepthFunc(GL_LESS);
+    glBindVertexArray(0);
+    glUseProgram(0);
+}

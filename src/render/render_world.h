@@ -1,0 +1,89 @@
+/* render_world.h - the GPU side of a level: chunk meshes in shared vertex / index arenas, the
+ * lit lightmap atlas (a texture array: base + enabled dynamic layers), the fast-light table,
+ * material textures, the sky, and the draw of one frame. Driven by the scene (src/app/scene.c).
+ *
+ * Drawing groups every visible batch of every chunk by (material, backfaces, atlas page): with
+ * GL >= 4.3 each group is one glMultiDrawElementsIndirect (per-draw chunk offset via
+ * baseInstance into a per-frame chunk table), else one glDrawElementsBaseVertex per range.
+ * Transparent and additive batches are drawn after the opaque ones, one (chunk, batch) at a
+ * time, far to near by chunk distance, without depth writes.
+ */
+#ifndef PMFVIEW_RENDER_WORLD_H
+#define PMFVIEW_RENDER_WORLD_H
+
+#include "render.h"
+#include "mesh.h"
+#include "res/res.h"
+
+typedef struct render_world render_world;
+
+typedef struct render_world_desc {
+    const pmf_level *lvl;            /* materials (common + client); outlives the world */
+    mesh_atlas *atlas;               /* the atlas the chunks' blocks live in */
+    res_context *res;                /* texture source */
+} render_world_desc;
+
+/* Needs a current, loaded GL context. NULL with a message on failure. */
+render_world *render_world_create(const render_world_desc *desc, char *err, size_t err_size);
+void render_world_destroy(render_world *w);
+
+/* Uploads a chunk (vertices, indices, lightmap blocks composited with its dynamic layers, fast
+ * lights) and loads the textures of its materials. mc must stay alive until removed.
+ * Returns a handle >= 0, or -1 when out of memory. */
+int render_world_add(render_world *w, const mesh_chunk *mc);
+void render_world_remove(render_world *w, int handle);
+
+/* Light state by global ID, kept for chunks that arrive later. */
+void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled);
+void render_world_set_fast_light(render_world *w, uint32_t id, uint8_t intensity);
+
+typedef struct render_light {
+    uint32_t id;
+    bool fast;
+    uint8_t color[3];
+    bool enabled;
+    uint8_t intensity;
+} render_light;
+/* Lights of the chunks uploaded so far (dynamic then fast, by ID). Returns the total. */
+size_t render_world_lights(const render_world *w, render_light *out, size_t max);
+
+typedef struct render_draw_chunk {
+    int handle;
+    float offset[3];                 /* chunk centre minus the camera chunk's centre, metres */
+    const uint64_t *cubes;           /* visible cubes (mesh_cube_words bits); NULL = all */
+    float distance;                  /* camera to chunk, for the transparent order */
+} render_draw_chunk;
+
+enum { RENDER_MODE_FULL, RENDER_MODE_LIGHTMAP, RENDER_MODE_FULLBRIGHT };
+
+typedef struct render_frame {
+    float view[16];                  /* column-major, camera-chunk frame */
+    float proj[16];
+    int mode;                        /* RENDER_MODE_* */
+    float exposure;
+    double time;                     /* seconds */
+    float wind[3];                   /* the weather environment's wind, for liquids */
+    bool wireframe;
+    const render_draw_chunk *chunks;
+    size_t chunk_count;
+} render_frame;
+
+typedef struct render_frame_stats {
+    uint64_t triangles;
+    uint32_t draw_calls;
+} render_frame_stats;
+
+/* Draws the chunks (opaque, then blended) into the bound framebuffer; adds to *stats. */
+void render_world_draw(render_world *w, const render_frame *f, render_frame_stats *stats);
+
+typedef struct render_sky {
+    int skybox[6];                   /* level material per face (+X +Y +Z -X -Y -Z), -1 = none */
+    int cloud_top, cloud_bottom;     /* level materials, -1 = none */
+} render_sky;
+/* Draws the skybox and cloud layers at infinity (rotation of f->view only), no depth writes. */
+void render_world_draw_sky(render_world *w, const render_sky *sky, const render_frame *f, render_frame_stats *stats);
+
+/* Bytes of vertex, index and atlas memory in use. */
+uint64_t render_world_gpu_bytes(const render_world *w);
+
+#endif

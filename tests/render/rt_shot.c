@@ -1,0 +1,116 @@
+/* rt_shot.c - the render tests' harness (rt_shot.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <stb_image.h>
+
+#include "rt_shot.h"
+
+static const char *pmfview;
+
+int rt_main(int argc, char **argv, const rt_test *tests)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s PMFVIEW TEST\n", argv[0]);
+        return 2;
+    }
+    pmfview = argv[1];
+    for (const rt_test *t = tests; t->name; t++) {
+        if (strcmp(t->name, argv[2]))
+            continue;
+        char dir[] = "/tmp/pmfview-render-XXXXXX";
+        if (!mkdtemp(dir) || chdir(dir) != 0) {
+            perror("temporary directory");
+            return 2;
+        }
+        int rc = t->run();
+        if (rc == 0) {
+            char cmd[128];
+            snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+            if (chdir("/") != 0 || system(cmd) != 0)
+                fprintf(stderr, "could not remove %s\n", dir);
+            printf("%s: ok\n", t->name);
+        } else {
+            fprintf(stderr, "%s: FAILED (files kept in %s)\n", t->name, dir);
+        }
+        return rc;
+    }
+    fprintf(stderr, "unknown test '%s'\n", argv[2]);
+    return 2;
+}
+
+bool rt_write(rt_map *m, const char *path)
+{
+    return rt_map_write(m, path);
+}
+
+int rt_run(const char *args, char err[1024])
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' %s >stdout.txt 2>stderr.txt", pmfview, args);
+    int st = system(cmd);
+    FILE *f = fopen("stderr.txt", "r");
+    char buf[1024] = "";
+    if (f) {
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = 0;
+        fclose(f);
+    }
+    if (buf[0])
+        fprintf(stderr, "[pmfview %s] %s", args, buf);
+    if (err)
+        memcpy(err, buf, sizeof buf);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int rt_shot(const char *map, const char *out, const char *extra)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "shot %s -o %s --size 64x64 --fov 90 %s", map, out, extra);
+    return rt_run(args, NULL);
+}
+
+bool rt_load(rt_image *img, const char *path)
+{
+    int n;
+    img->rgb = stbi_load(path, &img->w, &img->h, &n, 3);
+    if (!img->rgb)
+        fprintf(stderr, "cannot load %s: %s\n", path, stbi_failure_reason());
+    return img->rgb != NULL;
+}
+
+void rt_free(rt_image *img)
+{
+    stbi_image_free(img->rgb);
+    img->rgb = NULL;
+}
+
+bool rt_expect(const rt_image *img, int x, int y, int r, int g, int b)
+{
+    const uint8_t *p = &img->rgb[((size_t)y * img->w + x) * 3];
+    int want[3] = { r, g, b };
+    for (int c = 0; c < 3; c++) {
+        if (abs(p[c] - want[c]) > 1) {
+            fprintf(stderr, "pixel (%d,%d) is (%d,%d,%d), expected (%d,%d,%d)\n", x, y, p[0], p[1], p[2], r, g, b);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool rt_expect_all(const rt_image *img, int r, int g, int b)
+{
+    for (int y = 0; y < img->h; y++)
+        for (int x = 0; x < img->w; x++)
+            if (!rt_expect(img, x, y, r, g, b))
+                return false;
+    return true;
+}
+
+int rt_eq(int a, int b)
+{
+    return (int)lround(a * b / 255.0);
+}

@@ -1,0 +1,40 @@
+/* rt_shot.h - runs `pmfview shot` from a test and checks the PNG it writes. */
+#ifndef TESTS_RENDER_RT_SHOT_H
+#define TESTS_RENDER_RT_SHOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rt_map.h"
+
+#define RT_CHECK(cond)                                                               \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            return 1;                                                                \
+        }                                                                            \
+    } while (0)
+
+typedef struct rt_test { const char *name; int (*run)(void); } rt_test;
+
+/* argv: PMFVIEW TEST. Runs TEST in a fresh temporary directory (removed when it passes). */
+int rt_main(int argc, char **argv, const rt_test *tests);
+
+bool rt_write(rt_map *m, const char *path);
+/* `pmfview shot MAP -o OUT --size 64x64 --fov 90 EXTRA`; returns the exit code. */
+int rt_shot(const char *map, const char *out, const char *extra);
+/* `pmfview ARGS`; returns the exit code; stderr (up to 1023 bytes) into err when not NULL. */
+int rt_run(const char *args, char err[1024]);
+
+typedef struct rt_image { int w, h; uint8_t *rgb; } rt_image;
+bool rt_load(rt_image *img, const char *path);
+void rt_free(rt_image *img);
+/* Pixel (x, y) from the top-left is (r, g, b) ± 1. */
+bool rt_expect(const rt_image *img, int x, int y, int r, int g, int b);
+/* Every pixel is (r, g, b) ± 1. */
+bool rt_expect_all(const rt_image *img, int r, int g, int b);
+/* round(a × b / 255): an 8-bit product as the equation gives it. */
+int rt_eq(int a, int b);
+
+#endif

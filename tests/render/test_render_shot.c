@@ -1,0 +1,374 @@
+/* test_render_shot.c - renders maps built in code with `pmfview shot` (headless EGL) and checks
+ * pixels against the rendering equation of conventions §3 (±1).
+ *
+ * usage: test_render_shot PMFVIEW TEST   (one ctest per TEST; see the table at the end)
+ *
+ * Geometry sits in a 16 m chunk; the camera looks along -Z with a 90° field of view on a
+ * 64x64 image, so a wall at distance d covers the screen's [-d, d] square. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <stb_image.h>
+
+#include "rt_map.h"
+#include "rt_shot.h"
+
+static const pmf_chunk_coord ONE = { 1, 1, 1 }, ORIGIN = { 0, 0, 0 };
+
+/* A level with one 16 m chunk whose cube 0 is a full-screen wall at z = -4 of a material with
+ * colour col, lit by a flat lightmap. */
+static rt_chunk *wall_level(rt_map *m, const uint8_t col[3], const uint8_t lux[3], uint8_t *material)
+{
+    rt_level *l = rt_level_add(m, 4, ONE, ORIGIN);
+    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
+    memcpy(rt_cmat(l, mat)->color, col, 3);
+    rt_chunk *c = rt_chunk_add(l, ORIGIN);
+    uint8_t lm = rt_lightmap(c, 2, lux[0], lux[1], lux[2]);
+    float q[4][3];
+    rt_wall_z(q, -8, 8, -8, 8, -4, true);
+    rt_geom_quad(c, 0, mat, lm, q);
+    if (material)
+        *material = mat;
+    return c;
+}
+
+static int test_lit_quad(void)
+{
+    rt_map m = { 0 };
+    wall_level(&m, (uint8_t[]){ 200, 100, 50 }, (uint8_t[]){ 128, 64, 255 }, NULL);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0);
+    rt_image img;
+    RT_CHECK(rt_load(&img, "out.png"));
+    /* a × L = colour/255 × luxel/255. */
+    RT_CHECK(rt_expect_all(&img, rt_eq(200, 128), rt_eq(100, 64), rt_eq(50, 255)));
+    rt_free(&img);
+
+    rt_map m2 = { 0 };
+    wall_level(&m2, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 128, 128, 128 }, NULL);
+    RT_CHECK(rt_write(&m2, "map2.pmf"));
+    RT_CHECK(rt_shot("map2.pmf", "out2.png", "") == 0);
+    RT_CHECK(rt_load(&img, "out2.png"));
+    RT_CHECK(rt_expect_all(&img, 128, 128, 128));
+    rt_free(&img);
+    rt_map_free(&m);
+    rt_map_free(&m2);
+    return 0;
+}
+
+static int test_dynamic_light(void)
+{
+    rt_map m = { 0 };
+    rt_chunk *c = wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 50, 50, 50 }, NULL);
+    rt_dynamic_light(c, 7, true, (uint8_t[]){ 255, 128, 0 }, 0, 100);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image on, off, forced;
+    RT_CHECK(rt_shot("map.pmf", "on.png", "") == 0 && rt_load(&on, "on.png"));
+    RT_CHECK(rt_shot("map.pmf", "off.png", "--light 7=off") == 0 && rt_load(&off, "off.png"));
+    /* L = 50/255 + 100/255 × colour/255. */
+    RT_CHECK(rt_expect_all(&on, 150, (int)lround(50 + 100 * 128 / 255.0), 50));
+    RT_CHECK(rt_expect_all(&off, 50, 50, 50));
+    /* A light the file disables, switched on. */
+    rt_map m2 = { 0 };
+    c = wall_level(&m2, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 50, 50, 50 }, NULL);
+    rt_dynamic_light(c, 9, false, (uint8_t[]){ 0, 255, 255 }, 0, 60);
+    RT_CHECK(rt_write(&m2, "map2.pmf"));
+    RT_CHECK(rt_shot("map2.pmf", "forced.png", "--light 9=on") == 0 && rt_load(&forced, "forced.png"));
+    RT_CHECK(rt_expect_all(&forced, 50, 110, 110));
+    rt_free(&on);
+    rt_free(&off);
+    rt_free(&forced);
+    rt_map_free(&m);
+    rt_map_free(&m2);
+    return 0;
+}
+
+/* Two walls side by side (left vertices 0..3, right 4..7); a fast light's range skips the
+ * left wall's 4 vertices and gives the right wall's multiplier 255. */
+static int test_fast_light(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
+    rt_chunk *c = rt_chunk_add(l, ORIGIN);
+    uint8_t lm = rt_lightmap(c, 1, 40, 40, 40);
+    float left[4][3], right[4][3];
+    rt_wall_z(left, -8, 0, -8, 8, -4, true);
+    rt_wall_z(right, 0, 8, -8, 8, -4, true);
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 1);
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z, 2);
+    rt_geom_quad(c, 1, mat, lm, left);
+    rt_geom_quad(c, 2, mat, lm, right);
+    rt_fast_light(c, 3, 255, (uint8_t[]){ 200, 100, 0 }, 4, 4, 255);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image full, zero, half;
+    RT_CHECK(rt_shot("map.pmf", "full.png", "") == 0 && rt_load(&full, "full.png"));
+    RT_CHECK(rt_shot("map.pmf", "zero.png", "--fast 3=0") == 0 && rt_load(&zero, "zero.png"));
+    RT_CHECK(rt_shot("map.pmf", "half.png", "--fast 3=128") == 0 && rt_load(&half, "half.png"));
+    RT_CHECK(rt_expect(&full, 16, 32, 40, 40, 40));          /* skipped: multiplier 0 */
+    RT_CHECK(rt_expect(&full, 48, 32, 240, 140, 40));        /* 40 + colour × 255/255 × 255/255 */
+    RT_CHECK(rt_expect(&zero, 48, 32, 40, 40, 40));
+    RT_CHECK(rt_expect(&half, 48, 32, (int)lround(40 + 200 * 128 / 255.0), (int)lround(40 + 100 * 128 / 255.0), 40));
+    rt_free(&full);
+    rt_free(&zero);
+    rt_free(&half);
+    rt_map_free(&m);
+    return 0;
+}
+
+static int test_modes(void)
+{
+    rt_map m = { 0 };
+    uint8_t mat;
+    wall_level(&m, (uint8_t[]){ 200, 100, 50 }, (uint8_t[]){ 128, 64, 32 }, &mat);
+    rt_cmat(&m.levels[0], mat)->emission[2] = 10;
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image lmap, fb;
+    RT_CHECK(rt_shot("map.pmf", "lm.png", "--mode lightmap") == 0 && rt_load(&lmap, "lm.png"));
+    RT_CHECK(rt_shot("map.pmf", "fb.png", "--mode fullbright") == 0 && rt_load(&fb, "fb.png"));
+    RT_CHECK(rt_expect_all(&lmap, 128, 64, 32));               /* L alone */
+    RT_CHECK(rt_expect_all(&fb, 200, 100, 60));                /* L = 1: a + e */
+    rt_free(&lmap);
+    rt_free(&fb);
+    rt_map_free(&m);
+    return 0;
+}
+
+static int test_exposure(void)
+{
+    rt_map m = { 0 };
+    wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 60, 100, 200 }, NULL);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image img;
+    RT_CHECK(rt_shot("map.pmf", "out.png", "--exposure 2") == 0 && rt_load(&img, "out.png"));
+    RT_CHECK(rt_expect_all(&img, 120, 200, 255));              /* clamp(k × out) */
+    rt_free(&img);
+    RT_CHECK(rt_shot("map.pmf", "half.png", "--exposure 0.5") == 0 && rt_load(&img, "half.png"));
+    RT_CHECK(rt_expect_all(&img, 30, 50, 100));
+    rt_free(&img);
+    rt_map_free(&m);
+    return 0;
+}
+
+/* A 3x1x1 grid: chunks 0 and 2 hold walls facing -X... seen from outside the grid at x < 0
+ * looking along +X (yaw -90): the near chunk's wall covers the left half of the view, the far
+ * chunk's (through the void chunk 1) the right half. */
+static int test_grid_void(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 3, 1, 1 }, ORIGIN);
+    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
+    rt_chunk *near = rt_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
+    rt_chunk *far = rt_chunk_add(l, (pmf_chunk_coord){ 2, 0, 0 });
+    float q[4][3];
+    /* Looking +X, the left of the screen is -Z. Near wall at world x = 0 (chunk 0 centre). */
+    rt_wall_x(q, -8, 0, -8, 8, 0, false);
+    rt_geom_quad(near, 0, mat, rt_lightmap(near, 1, 90, 90, 90), q);
+    /* Far wall at world x = 32 (chunk 2 centre), covering z in [0, 64]. */
+    rt_wall_x(q, 0, 64, -64, 64, 0, false);
+    rt_geom_quad(far, 0, mat, rt_lightmap(far, 1, 30, 160, 30), q);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image img;
+    RT_CHECK(rt_shot("map.pmf", "out.png", "--camera -20,0,0,-90,0") == 0 && rt_load(&img, "out.png"));
+    RT_CHECK(rt_expect(&img, 20, 32, 90, 90, 90));
+    RT_CHECK(rt_expect(&img, 44, 32, 30, 160, 30));
+    rt_free(&img);
+    rt_map_free(&m);
+    return 0;
+}
+
+/* Root cube 0 with children: the camera's cube (+X,+Y,+Z octant, cube 1) lists only cube 2
+ * (the left wall) as visible; cube 3 (the right wall) is in the frustum but hidden. */
+static int test_visibility(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
+    rt_chunk *c = rt_chunk_add(l, ORIGIN);
+    uint8_t lm = rt_lightmap(c, 1, 100, 100, 100);
+    rt_parent(c, 0, 0, 1);
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 2);
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z, 3);
+    float q[4][3];
+    rt_wall_z(q, -8, 0, 0, 8, -4, true);
+    rt_geom_quad(c, 2, mat, lm, q);
+    rt_wall_z(q, 0, 8, 0, 8, -4, true);
+    rt_geom_quad(c, 3, mat, lm, q);
+    static uint32_t visible[1] = { 2 };
+    c->cubes[1].flags |= PMF_CUBE_HAS_VISIBILITY;
+    c->cubes[1].vis = (pmf_visibility){ .cube_count = 1, .cubes = visible };
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image vis, novis;
+    /* Camera at (0.5, 4, 4): looking -Z the walls at z = -4 are 8 m away, split at x = 0. */
+    RT_CHECK(rt_shot("map.pmf", "vis.png", "--camera 0.5,4,4,0,0") == 0 && rt_load(&vis, "vis.png"));
+    RT_CHECK(rt_shot("map.pmf", "novis.png", "--camera 0.5,4,4,0,0 --no-vis") == 0 && rt_load(&novis, "novis.png"));
+    RT_CHECK(rt_expect(&vis, 16, 20, 100, 100, 100));
+    RT_CHECK(rt_expect(&vis, 50, 20, 0, 0, 0));
+    RT_CHECK(rt_expect(&novis, 16, 20, 100, 100, 100));
+    RT_CHECK(rt_expect(&novis, 50, 20, 100, 100, 100));
+    rt_free(&vis);
+    rt_free(&novis);
+    rt_map_free(&m);
+    return 0;
+}
+
+static int test_levels(void)
+{
+    rt_map m = { 0 };
+    wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 10, 20, 30 }, NULL);
+    wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 70, 80, 90 }, NULL);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image a, b;
+    RT_CHECK(rt_shot("map.pmf", "l0.png", "") == 0 && rt_load(&a, "l0.png"));
+    RT_CHECK(rt_shot("map.pmf", "l1.png", "--level 1") == 0 && rt_load(&b, "l1.png"));
+    RT_CHECK(rt_expect_all(&a, 10, 20, 30));
+    RT_CHECK(rt_expect_all(&b, 70, 80, 90));
+    RT_CHECK(rt_shot("map.pmf", "l2.png", "--level 2") == 2);
+    rt_free(&a);
+    rt_free(&b);
+    rt_map_free(&m);
+    return 0;
+}
+
+/* An extended cube with two face groups: +X (two triangles, left half, material A, lightmap A)
+ * and -Z (two triangles, right half, material B, lightmap B). */
+static int test_extended_cube(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t ma = rt_material(l, "a", NULL, 0, 0), mb = rt_material(l, "b", NULL, 0, 0);
+    memcpy(rt_cmat(l, ma)->color, (uint8_t[]){ 255, 0, 255 }, 3);
+    memcpy(rt_cmat(l, mb)->color, (uint8_t[]){ 255, 255, 0 }, 3);
+    rt_chunk *c = rt_chunk_add(l, ORIGIN);
+    uint8_t la = rt_lightmap(c, 1, 200, 200, 200), lb = rt_lightmap(c, 1, 100, 100, 100);
+    float left[4][3], right[4][3];
+    rt_wall_z(left, -8, 0, -8, 8, -4, true);
+    rt_wall_z(right, 0, 8, -8, 8, -4, true);
+    uint32_t first = c->ch.client.vertex_count;
+    const float(*quads[2])[3] = { left, right };
+    for (int qd = 0; qd < 2; qd++) {
+        static const int tri[6] = { 0, 1, 2, 0, 2, 3 };
+        static const float uv[4][2] = { { 0, 0 }, { 1, 0 }, { 1, 1 }, { 0, 1 } };
+        for (int i = 0; i < 6; i++) {
+            pmf_vertex *v = &c->verts[c->ch.client.vertex_count++];
+            memcpy(v->xyz, quads[qd][tri[i]], 12);
+            memcpy(v->uv, uv[tri[i]], 8);
+            memcpy(v->lm_uv, uv[tri[i]], 8);
+        }
+    }
+    pmf_cube *cube = &c->cubes[0];
+    cube->type = PMF_CUBE_EXTGEOMETRY;
+    cube->u.ext.material[PMF_FACE_POS_X] = ma;
+    cube->u.ext.material[PMF_FACE_NEG_Z] = mb;
+    pmf_client_cube *cc = &c->ccubes[0];
+    cc->u.ext.first_vertex = first;
+    memset(cc->u.ext.lightmap, PMF_NO_LIGHTMAP, sizeof cc->u.ext.lightmap);
+    cc->u.ext.lightmap[PMF_FACE_POS_X] = la;
+    cc->u.ext.lightmap[PMF_FACE_NEG_Z] = lb;
+    cc->u.ext.tri_count[PMF_FACE_POS_X] = 2;
+    cc->u.ext.tri_count[PMF_FACE_NEG_Z] = 2;
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image img;
+    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    RT_CHECK(rt_expect(&img, 16, 32, 200, 0, 200));
+    RT_CHECK(rt_expect(&img, 48, 32, 100, 100, 0));
+    rt_free(&img);
+    rt_map_free(&m);
+    return 0;
+}
+
+/* A face without a lightmap takes its cube's lighting base colour, else L = 1. */
+static int test_no_lightmap(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
+    memcpy(rt_cmat(l, mat)->color, (uint8_t[]){ 100, 150, 200 }, 3);
+    rt_chunk *c = rt_chunk_add(l, ORIGIN);
+    float left[4][3], right[4][3];
+    rt_wall_z(left, -8, 0, -8, 8, -4, true);
+    rt_wall_z(right, 0, 8, -8, 8, -4, true);
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 1);
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z, 2);
+    rt_geom_quad(c, 1, mat, PMF_NO_LIGHTMAP, left);
+    rt_geom_quad(c, 2, mat, PMF_NO_LIGHTMAP, right);
+    c->cubes[2].flags |= PMF_CUBE_HAS_LIGHTING;
+    c->ccubes[2].lighting = (pmf_cube_lighting){ .base = { 255, 51, 102 } };
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image img;
+    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    RT_CHECK(rt_expect(&img, 16, 32, 100, 150, 200));
+    RT_CHECK(rt_expect(&img, 48, 32, 100, 30, 80));
+    rt_free(&img);
+    rt_map_free(&m);
+    return 0;
+}
+
+static int test_cli(void)
+{
+    rt_map m = { 0 };
+    wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 128, 128, 128 }, NULL);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    RT_CHECK(rt_run("shot --help", NULL) == 0);
+    RT_CHECK(rt_run("shot map.pmf", NULL) == 1);                        /* no -o */
+    RT_CHECK(rt_run("shot map.pmf -o x.png --size 0x5", NULL) == 1);
+    RT_CHECK(rt_run("shot map.pmf -o x.png --mode nope", NULL) == 1);
+    RT_CHECK(rt_run("shot map.pmf -o x.png --bogus", NULL) == 1);
+    RT_CHECK(rt_run("shot missing.pmf -o x.png", NULL) == 2);
+    FILE *f = fopen("junk.pmf", "wb");
+    fputs("PMF\x01 not a map", f);
+    fclose(f);
+    char err[1024];
+    RT_CHECK(rt_run("shot junk.pmf -o x.png", err) == 2);
+    RT_CHECK(!strncmp(err, "pmfview: ", 9) && strchr(err, '\n') == err + strlen(err) - 1);
+    /* Cameras file: one PNG per line, named or numbered. */
+    f = fopen("cams.txt", "w");
+    fputs("# two views\n0,0,0,0,0 front\n\n0,0,0,180,0\n", f);
+    fclose(f);
+    RT_CHECK(rt_run("shot map.pmf -o cam_%s.png --size 16x8 --cameras cams.txt", NULL) == 0);
+    rt_image a, b;
+    RT_CHECK(rt_load(&a, "cam_front.png") && a.w == 16 && a.h == 8);
+    RT_CHECK(rt_expect_all(&a, 128, 128, 128));
+    RT_CHECK(rt_load(&b, "cam_001.png"));
+    RT_CHECK(rt_expect_all(&b, 0, 0, 0));                             /* looking away: black */
+    rt_free(&a);
+    rt_free(&b);
+    RT_CHECK(rt_run("shot map.pmf -o shot_%03d.png --size 8x8 --cameras cams.txt", NULL) == 0);
+    RT_CHECK(access("shot_000.png", F_OK) == 0 && access("shot_001.png", F_OK) == 0);
+    RT_CHECK(system("mkdir -p outdir") == 0);
+    RT_CHECK(rt_run("shot map.pmf -o outdir --size 8x8 --cameras cams.txt", NULL) == 0);
+    RT_CHECK(access("outdir/front.png", F_OK) == 0 && access("outdir/001.png", F_OK) == 0);
+    /* MSAA and stats. */
+    RT_CHECK(rt_run("shot map.pmf -o msaa.png --size 32x32 --msaa 4 --stats", err) == 0);
+    RT_CHECK(strstr(err, "triangles: 2\n") && strstr(err, "draw calls: 1\n") && strstr(err, "chunks loaded: 1"));
+    RT_CHECK(rt_load(&a, "msaa.png"));
+    RT_CHECK(rt_expect_all(&a, 128, 128, 128));
+    rt_free(&a);
+    RT_CHECK(rt_run("shot map.pmf -o bench.png --size 32x32 --frames 3", err) == 0);
+    RT_CHECK(strstr(err, "frames: 3, average frame time:") != NULL);
+    rt_map_free(&m);
+    return 0;
+}
+
+static const rt_test tests[] = {
+    { "lit_quad", test_lit_quad },
+    { "dynamic_light", test_dynamic_light },
+    { "fast_light", test_fast_light },
+    { "modes", test_modes },
+    { "exposure", test_exposure },
+    { "grid_void", test_grid_void },
+    { "visibility", test_visibility },
+    { "levels", test_levels },
+    { "extended_cube", test_extended_cube },
+    { "no_lightmap", test_no_lightmap },
+    { "cli", test_cli },
+    { NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+    return rt_main(argc, argv, tests);
+}
