@@ -49,7 +49,8 @@ static bool push_probe(view_probes *p, const double center[3], double half, cons
     for (int k = 0; k < 3; k++)
         p->boxes[p->count][k] = (float)center[k];
     /* Small enough not to hide the room, large enough to see from a distance. */
-    p->boxes[p->count][3] = (float)(half < 0.5 ? half * 0.25 : 0.125);
+    double box = half * 0.15;
+    p->boxes[p->count][3] = (float)(box < 0.05 ? 0.05 : box > 0.5 ? 0.5 : box);
     memcpy(p->rgb[p->count], rgb, 3);
     p->count++;
     return true;
