@@ -34,6 +34,13 @@ void rt_free(rt_image *img);
 bool rt_expect(const rt_image *img, int x, int y, int r, int g, int b);
 /* Every pixel is (r, g, b) ± 1. */
 bool rt_expect_all(const rt_image *img, int r, int g, int b);
+/* PNG bytes of an RGBA8 image (malloc'd). */
+bool rt_png(const uint8_t *rgba, int w, int h, uint8_t **out, size_t *size);
+/* Writes bytes to a file (directories must exist). */
+bool rt_write_file(const char *path, const void *data, size_t size);
+/* Makes m's embedded archive from (path, bytes, size) triples. */
+bool rt_archive(rt_map *m, int count, const char *const *paths, uint8_t *const *data, const size_t *sizes);
+
 /* round(a × b / 255): an 8-bit product as the equation gives it. */
 int rt_eq(int a, int b);
 

@@ -1,0 +1,433 @@
+/* test_render_materials.c - textures (embedded PAF: PNG and PTF; --game dir; missing ->
+ * checkerboard), animation, UV scroll, blending, emission, shading, matcap shine and the sky
+ * (skybox faces, sky regions, cloud layer, 3D skybox chunk), checked pixel by pixel (±1).
+ *
+ * usage: test_render_materials PMFVIEW TEST */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ptf.h"
+#include "rt_map.h"
+#include "rt_shot.h"
+
+static const pmf_chunk_coord ONE = { 1, 1, 1 }, ORIGIN = { 0, 0, 0 };
+
+/* round(255 × Π x_i / 255) over n 8-bit factors. */
+static int prod(int n, const int *f)
+{
+    double v = 255.0;
+    for (int i = 0; i < n; i++)
+        v *= f[i] / 255.0;
+    return (int)lround(v);
+}
+#define PROD(...) prod((int)(sizeof((int[]){ __VA_ARGS__ }) / sizeof(int)), (int[]){ __VA_ARGS__ })
+
+/* A solid w x h RGBA image. */
+static uint8_t *solid(int w, int h, uint8_t r, uint8_t g, uint8_t b, uint8_t a)
+{
+    uint8_t *p = malloc((size_t)w * h * 4);
+    for (int i = 0; i < w * h; i++) {
+        p[i * 4] = r;
+        p[i * 4 + 1] = g;
+        p[i * 4 + 2] = b;
+        p[i * 4 + 3] = a;
+    }
+    return p;
+}
+
+static uint8_t *solid_png(uint8_t r, uint8_t g, uint8_t b, size_t *size)
+{
+    uint8_t *px = solid(4, 4, r, g, b, 255), *png = NULL;
+    rt_png(px, 4, 4, &png, size);
+    free(px);
+    return png;
+}
+
+/* One chunk; a full-screen wall at z = -4 (cube 0) of material mat lit by a flat luxel. */
+static rt_chunk *wall(rt_level *l, uint8_t mat, uint8_t luxel)
+{
+    rt_chunk *c = rt_chunk_add(l, ORIGIN);
+    float q[4][3];
+    rt_wall_z(q, -8, 8, -8, 8, -4, true);
+    rt_geom_quad(c, 0, mat, rt_lightmap(c, 1, luxel, luxel, luxel), q);
+    return c;
+}
+
+/* Left half (cube 1) and right half (cube 2) walls at z, of materials a and b, luxel 255. */
+static rt_chunk *two_walls(rt_level *l, uint8_t a, uint8_t b)
+{
+    rt_chunk *c = rt_chunk_add(l, ORIGIN);
+    uint8_t lm = rt_lightmap(c, 1, 255, 255, 255);
+    float q[4][3];
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 1);
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z, 2);
+    rt_wall_z(q, -8, 0, -8, 8, -4, true);
+    rt_geom_quad(c, 1, a, lm, q);
+    rt_wall_z(q, 0, 8, -8, 8, -4, true);
+    rt_geom_quad(c, 2, b, lm, q);
+    return c;
+}
+
+static int test_texture_archive(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t png_mat = rt_material(l, "png", "map:textures/t", 0, 0);
+    uint8_t ptf_mat = rt_material(l, "ptf", "map:textures/p", 0, 0);
+    memcpy(rt_cmat(l, png_mat)->color, (uint8_t[]){ 255, 200, 255 }, 3);
+    rt_chunk *c = two_walls(l, png_mat, ptf_mat);
+    memset(c->lightmaps[0].luxels, 200, 4 * 3);
+
+    size_t png_size, ptf_size;
+    uint8_t *png = solid_png(128, 255, 64, &png_size);
+    uint8_t *px = solid(4, 4, 10, 20, 30, 255), *ptf = NULL;
+    pmf_error err;
+    RT_CHECK(ptf_encode(px, 4, 4, PTF_FORMAT_RGB, &ptf, &ptf_size, &err));
+    const char *paths[2] = { "textures/t.png", "textures/p.ptf" };
+    uint8_t *data[2] = { png, ptf };
+    size_t sizes[2] = { png_size, ptf_size };
+    RT_CHECK(rt_archive(&m, 2, paths, data, sizes));
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image img;
+    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    /* colour × texel × luxel. */
+    RT_CHECK(rt_expect(&img, 16, 32, PROD(255, 128, 200), PROD(200, 255, 200), PROD(255, 64, 200)));
+    RT_CHECK(rt_expect(&img, 48, 32, PROD(10, 200), PROD(20, 200), PROD(30, 200)));
+    rt_free(&img);
+    free(png);
+    free(px);
+    free(ptf);
+    rt_map_free(&m);
+    return 0;
+}
+
+static int test_texture_game_dir(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t found = rt_material(l, "found", "textures/g", 0, 0);
+    uint8_t missing = rt_material(l, "missing", "textures/none", 0, 0);
+    two_walls(l, found, missing);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    RT_CHECK(mkdir("game", 0755) == 0 && mkdir("game/textures", 0755) == 0);
+    size_t size;
+    uint8_t *png = solid_png(90, 45, 180, &size);
+    RT_CHECK(rt_write_file("game/textures/g.png", png, size));
+    free(png);
+    char err[1024];
+    RT_CHECK(rt_run("shot map.pmf -o out.png --size 64x64 --fov 90 --game game", err) == 0);
+    /* The missing texture is reported once, as one line. */
+    RT_CHECK(strstr(err, "checkerboard") && strchr(err, '\n') == err + strlen(err) - 1);
+    rt_image img;
+    RT_CHECK(rt_load(&img, "out.png"));
+    RT_CHECK(rt_expect(&img, 16, 32, 90, 45, 180));
+    /* Checkerboard: magenta or black texels (8-texel cells over 64 texels across 32 pixels). */
+    for (int y = 8; y < 64; y += 16) {
+        const uint8_t *p = &img.rgb[((size_t)y * 64 + 40) * 3];
+        RT_CHECK((p[0] > 200 && p[1] < 60 && p[2] > 200) || (p[0] < 60 && p[1] < 60 && p[2] < 60));
+    }
+    rt_free(&img);
+    rt_map_free(&m);
+    return 0;
+}
+
+static int test_animation(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t mat = rt_material(l, "anim", "map:textures/a", 0, 0);
+    pmf_client_material *cm = rt_cmat(l, mat);
+    l->extra[mat][0] = "map:textures/b";
+    l->extra[mat][1] = "map:textures/c";
+    cm->extra_texture_count = 2;
+    cm->advance_time_us = 500000;
+    wall(l, mat, 255);
+    size_t s[3];
+    uint8_t *d[3] = { solid_png(255, 0, 0, &s[0]), solid_png(0, 255, 0, &s[1]), solid_png(0, 0, 255, &s[2]) };
+    const char *paths[3] = { "textures/a.png", "textures/b.png", "textures/c.png" };
+    RT_CHECK(rt_archive(&m, 3, paths, d, s));
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    static const struct { const char *time; int r, g, b; } frames[] = {
+        { "0", 255, 0, 0 }, { "0.6", 0, 255, 0 }, { "1.2", 0, 0, 255 }, { "1.7", 255, 0, 0 },
+    };
+    for (int i = 0; i < 4; i++) {
+        char args[64];
+        rt_image img;
+        snprintf(args, sizeof args, "--time %s", frames[i].time);
+        RT_CHECK(rt_shot("map.pmf", "out.png", args) == 0 && rt_load(&img, "out.png"));
+        RT_CHECK(rt_expect(&img, 32, 32, frames[i].r, frames[i].g, frames[i].b));
+        rt_free(&img);
+    }
+    for (int i = 0; i < 3; i++)
+        free(d[i]);
+    rt_map_free(&m);
+    return 0;
+}
+
+/* A 4x1 texture red red blue blue across a wall that exactly fills the view (u 0..1 over the
+ * 64 pixels); scrolling u by 0.5 swaps the halves. */
+static int test_uv_scroll(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t mat = rt_material(l, "scroll", "map:textures/s", 0, 0);
+    rt_cmat(l, mat)->uv_scroll[0] = 0.25f;
+    rt_chunk *c = rt_chunk_add(l, ORIGIN);
+    float q[4][3];
+    rt_wall_z(q, -4, 4, -4, 4, -4, true);
+    rt_geom_quad(c, 0, mat, rt_lightmap(c, 1, 255, 255, 255), q);
+    uint8_t px[16] = { 255, 0, 0, 255, 255, 0, 0, 255, 0, 0, 255, 255, 0, 0, 255, 255 }, *png;
+    size_t size;
+    RT_CHECK(rt_png(px, 4, 1, &png, &size));
+    const char *paths[1] = { "textures/s.png" };
+    RT_CHECK(rt_archive(&m, 1, paths, &png, &size));
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image a, b;
+    RT_CHECK(rt_shot("map.pmf", "a.png", "") == 0 && rt_load(&a, "a.png"));
+    RT_CHECK(rt_shot("map.pmf", "b.png", "--time 2") == 0 && rt_load(&b, "b.png"));
+    RT_CHECK(rt_expect(&a, 16, 32, 255, 0, 0) && rt_expect(&a, 48, 32, 0, 0, 255));
+    RT_CHECK(rt_expect(&b, 16, 32, 0, 0, 255) && rt_expect(&b, 48, 32, 255, 0, 0));
+    rt_free(&a);
+    rt_free(&b);
+    free(png);
+    rt_map_free(&m);
+    return 0;
+}
+
+/* An opaque back wall at z = -6 and a blended wall at z = -4 covering the left half. */
+static int blend_case(uint8_t flags, uint8_t mode, const uint8_t front[3], uint8_t alpha, rt_image *img)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t back = rt_material(l, "back", NULL, 0, 0);
+    uint8_t glass = rt_material(l, "glass", NULL, flags, mode);
+    memcpy(rt_cmat(l, back)->color, (uint8_t[]){ 200, 100, 100 }, 3);
+    memcpy(rt_cmat(l, glass)->color, front, 3);
+    rt_cmat(l, glass)->alpha = alpha;
+    rt_chunk *c = rt_chunk_add(l, ORIGIN);
+    uint8_t lm = rt_lightmap(c, 1, 255, 255, 255);
+    float q[4][3];
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 1);
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X | PMF_OCTANT_NEG_Y, 2);
+    rt_wall_z(q, -8, 8, -8, 8, -6, true);
+    rt_geom_quad(c, 2, back, lm, q);
+    rt_wall_z(q, -8, 0, -8, 8, -4, true);
+    rt_geom_quad(c, 1, glass, lm, q);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(img, "out.png"));
+    rt_map_free(&m);
+    return 0;
+}
+
+static int test_transparency(void)
+{
+    rt_image img;
+    RT_CHECK(blend_case(PMF_MATERIAL_TRANSPARENT, PMF_RENDMODE_NORMAL, (uint8_t[]){ 0, 0, 255 }, 128, &img) == 0);
+    double a = 128 / 255.0;
+    RT_CHECK(rt_expect(&img, 16, 32, (int)lround(200 * (1 - a)), (int)lround(100 * (1 - a)),
+                       (int)lround(255 * a + 100 * (1 - a))));
+    RT_CHECK(rt_expect(&img, 48, 32, 200, 100, 100));
+    rt_free(&img);
+    return 0;
+}
+
+static int test_additive(void)
+{
+    rt_image img;
+    RT_CHECK(blend_case(0, PMF_RENDMODE_ADD, (uint8_t[]){ 0, 100, 50 }, 255, &img) == 0);
+    RT_CHECK(rt_expect(&img, 16, 32, 200, 200, 150));
+    RT_CHECK(rt_expect(&img, 48, 32, 200, 100, 100));
+    rt_free(&img);
+    return 0;
+}
+
+static int test_emission_shading(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t glow = rt_material(l, "glow", NULL, 0, 0), flat = rt_material(l, "flat", NULL, 0, 0);
+    memcpy(rt_cmat(l, glow)->color, (uint8_t[]){ 100, 100, 100 }, 3);
+    memcpy(rt_cmat(l, glow)->emission, (uint8_t[]){ 20, 30, 40 }, 3);
+    memcpy(rt_cmat(l, flat)->color, (uint8_t[]){ 100, 150, 200 }, 3);
+    rt_cmat(l, flat)->shading = 0;
+    rt_chunk *c = two_walls(l, glow, flat);
+    memset(c->lightmaps[0].luxels, 128, 4 * 3);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image img;
+    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    RT_CHECK(rt_expect(&img, 16, 32, PROD(100, 128) + 20, PROD(100, 128) + 30, PROD(100, 128) + 40));
+    RT_CHECK(rt_expect(&img, 48, 32, 100, 150, 200));          /* shading 0: L ignored */
+    rt_free(&img);
+    /* Half shading: a × ((1 - s) + s × L). */
+    rt_cmat(l, flat)->shading = 128;
+    RT_CHECK(rt_write(&m, "map2.pmf"));
+    RT_CHECK(rt_shot("map2.pmf", "half.png", "") == 0 && rt_load(&img, "half.png"));
+    double s = 128 / 255.0, L = 128 / 255.0;
+    RT_CHECK(rt_expect(&img, 48, 32, (int)lround(100 * ((1 - s) + s * L)), (int)lround(150 * ((1 - s) + s * L)),
+                       (int)lround(200 * ((1 - s) + s * L))));
+    rt_free(&img);
+    rt_map_free(&m);
+    return 0;
+}
+
+static int test_matcap(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t mat = rt_material(l, "shiny", NULL, 0, 0);
+    pmf_client_material *cm = rt_cmat(l, mat);
+    memcpy(cm->color, (uint8_t[]){ 100, 100, 100 }, 3);
+    cm->shine = 255;
+    cm->matcap = "map:textures/m";
+    wall(l, mat, 255);
+    size_t size;
+    uint8_t *png = solid_png(40, 60, 80, &size);
+    const char *paths[1] = { "textures/m.png" };
+    RT_CHECK(rt_archive(&m, 1, paths, &png, &size));
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image img;
+    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    RT_CHECK(rt_expect(&img, 32, 32, 140, 160, 180));          /* a × L + shine × m */
+    rt_free(&img);
+    free(png);
+    rt_map_free(&m);
+    return 0;
+}
+
+/* A level with an empty chunk and sky environments: "outer" (default) and "inner". Skybox
+ * face f of env e has colour (40 f + 10, 100 e + 20, 200). */
+static rt_level *sky_level(rt_map *m, bool with_region)
+{
+    static const char *names[2][6] = {
+        { "o0", "o1", "o2", "o3", "o4", "o5" }, { "i0", "i1", "i2", "i3", "i4", "i5" },
+    };
+    rt_level *l = rt_level_add(m, 4, (pmf_chunk_coord){ 2, 1, 1 }, ORIGIN);
+    for (int e = 0; e < 2; e++) {
+        for (int f = 0; f < 6; f++) {
+            uint8_t mat = rt_material(l, names[e][f], NULL, 0, 0);
+            memcpy(rt_cmat(l, mat)->color, (uint8_t[]){ (uint8_t)(40 * f + 10), (uint8_t)(100 * e + 20), 200 }, 3);
+        }
+        pmf_sky_env *sky = &l->skies[l->lvl.client.sky_env_count++];
+        *sky = (pmf_sky_env){ .name = e ? "inner" : "outer", .cloud_top = "", .cloud_bottom = "" };
+        for (int f = 0; f < 6; f++)
+            sky->skybox[f] = names[e][f];
+    }
+    l->lvl.client.default_sky_env = "outer";
+    rt_chunk *c = rt_chunk_add(l, ORIGIN);
+    if (with_region) {
+        pmf_env_region *r = &c->sky_regions[c->ch.client.sky_region_count++];
+        for (int o = 0; o < 8; o++) {
+            r->corners[o][0] = (o & PMF_OCTANT_NEG_X) ? -2.0f : 2.0f;
+            r->corners[o][1] = (o & PMF_OCTANT_NEG_Y) ? -2.0f : 2.0f;
+            r->corners[o][2] = (o & PMF_OCTANT_NEG_Z) ? -2.0f : 2.0f;
+        }
+        r->env = "inner";
+    }
+    return l;
+}
+
+static int test_skybox(void)
+{
+    rt_map m = { 0 };
+    sky_level(&m, false);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    /* +X, +Y, +Z, -X, -Y, -Z. */
+    static const char *dirs[6] = { "0,0,0,-90,0", "0,0,0,0,90", "0,0,0,180,0", "0,0,0,90,0", "0,0,0,0,-90", "0,0,0,0,0" };
+    for (int f = 0; f < 6; f++) {
+        char args[64];
+        rt_image img;
+        snprintf(args, sizeof args, "--camera %s", dirs[f]);
+        RT_CHECK(rt_shot("map.pmf", "out.png", args) == 0 && rt_load(&img, "out.png"));
+        RT_CHECK(rt_expect(&img, 32, 32, 40 * f + 10, 20, 200));
+        rt_free(&img);
+    }
+    rt_map_free(&m);
+    return 0;
+}
+
+static int test_sky_region(void)
+{
+    rt_map m = { 0 };
+    sky_level(&m, true);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image in, out;
+    RT_CHECK(rt_shot("map.pmf", "in.png", "--camera 1,0,0,0,0") == 0 && rt_load(&in, "in.png"));
+    RT_CHECK(rt_shot("map.pmf", "out.png", "--camera 3,0,0,0,0") == 0 && rt_load(&out, "out.png"));
+    RT_CHECK(rt_expect(&in, 32, 32, 40 * 5 + 10, 120, 200));
+    RT_CHECK(rt_expect(&out, 32, 32, 40 * 5 + 10, 20, 200));
+    rt_free(&in);
+    rt_free(&out);
+    rt_map_free(&m);
+    return 0;
+}
+
+/* The default sky's top cloud layer covers the +Y face. */
+static int test_clouds(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = sky_level(&m, false);
+    uint8_t cloud = rt_material(l, "cloud", NULL, 0, 0);
+    memcpy(rt_cmat(l, cloud)->color, (uint8_t[]){ 0, 255, 0 }, 3);
+    l->skies[0].cloud_top = "cloud";
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image up, ahead;
+    RT_CHECK(rt_shot("map.pmf", "up.png", "--camera 0,0,0,0,90") == 0 && rt_load(&up, "up.png"));
+    RT_CHECK(rt_shot("map.pmf", "ahead.png", "--camera 0,0,0,0,-30") == 0 && rt_load(&ahead, "ahead.png"));
+    RT_CHECK(rt_expect(&up, 32, 32, 0, 255, 0));
+    RT_CHECK(rt_expect(&ahead, 32, 32, 40 * 5 + 10, 20, 200));   /* below the horizon: no cloud */
+    rt_free(&up);
+    rt_free(&ahead);
+    rt_map_free(&m);
+    return 0;
+}
+
+/* The sky uses a 3D skybox chunk (1,0,0) whose wall, seen from its centre, fills the view
+ * behind the camera chunk's wall (left half only). */
+static int test_skybox_3d(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = sky_level(&m, false);
+    l->skies[0].flags = PMF_SKY_3D_SKYBOX;
+    l->skies[0].skybox_chunk = (pmf_chunk_coord){ 1, 0, 0 };
+    uint8_t near = rt_material(l, "near", NULL, 0, 0), far = rt_material(l, "far", NULL, 0, 0);
+    memcpy(rt_cmat(l, near)->color, (uint8_t[]){ 250, 250, 250 }, 3);
+    memcpy(rt_cmat(l, far)->color, (uint8_t[]){ 5, 150, 5 }, 3);
+    rt_chunk *c = l->chunks[0];
+    float q[4][3];
+    rt_wall_z(q, -8, 0, -8, 8, -4, true);
+    rt_geom_quad(c, 0, near, rt_lightmap(c, 1, 255, 255, 255), q);
+    rt_chunk *sb = rt_chunk_add(l, (pmf_chunk_coord){ 1, 0, 0 });
+    rt_wall_z(q, -8, 8, -8, 8, -6, true);
+    rt_geom_quad(sb, 0, far, rt_lightmap(sb, 1, 255, 255, 255), q);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image img;
+    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    RT_CHECK(rt_expect(&img, 16, 32, 250, 250, 250));
+    RT_CHECK(rt_expect(&img, 48, 32, 5, 150, 5));
+    rt_free(&img);
+    rt_map_free(&m);
+    return 0;
+}
+
+static const rt_test tests[] = {
+    { "texture_archive", test_texture_archive },
+    { "texture_game_dir", test_texture_game_dir },
+    { "animation", test_animation },
+    { "uv_scroll", test_uv_scroll },
+    { "transparency", test_transparency },
+    { "additive", test_additive },
+    { "emission_shading", test_emission_shading },
+    { "matcap", test_matcap },
+    { "skybox", test_skybox },
+    { "sky_region", test_sky_region },
+    { "clouds", test_clouds },
+    { "skybox_3d", test_skybox_3d },
+    { NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+    return rt_main(argc, argv, tests);
+}
