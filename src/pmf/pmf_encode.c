@@ -12,6 +12,7 @@
 
 typedef struct strtab {
     pmf_buf bytes;
+    size_t prefix_size; /* the caller's bytes at the start */
     uint32_t *slots;   /* open addressing: offset + 1, 0 = empty */
     size_t slot_count, used;
 } strtab;
@@ -75,6 +76,7 @@ static void strtab_init(strtab *t, pmf_blob prefix)
         pmf_put_bytes(&t->bytes, prefix.data, prefix.size);
     else
         pmf_put_u8(&t->bytes, 0);
+    t->prefix_size = prefix.size;
     if (t->bytes.oom)
         return;
     for (size_t start = 0; start < t->bytes.size;) {
@@ -96,6 +98,14 @@ static uint32_t strtab_add(strtab *t, const char *s)
         uint32_t *slot = strtab_slot(t, s);
         if (*slot)
             return *slot - 1;
+    }
+    /* anywhere in the caller's bytes will do (a suffix of another string, too): a table read
+     * from a file is then written back unchanged */
+    const uint8_t *found = t->prefix_size ? memmem(t->bytes.data, t->prefix_size, s, strlen(s) + 1) : NULL;
+    if (found) {
+        uint32_t off = (uint32_t)(found - t->bytes.data);
+        strtab_register(t, off);
+        return off;
     }
     if (t->bytes.size > UINT32_MAX) {
         t->bytes.oom = true;

@@ -1,4 +1,5 @@
 /* sample_map.c - the kitchen-sink and small test maps, built struct by struct. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -514,4 +515,81 @@ bool sample_map_write_file(const sample_map *m, const char *path, pmf_error *err
     bool ok = w && pmf_writer_finish(w, path, err);
     pmf_writer_destroy(w);
     return ok;
+}
+
+bool sample_rewrite(const pmf_file *f, uint8_t **out, size_t *size, pmf_error *err)
+{
+    pmf_blob *ext = calloc(f->extension_count + 1u, sizeof *ext);
+    if (!ext)
+        return false;
+    for (unsigned i = 0; i < f->extension_count; i++)
+        ext[i] = (pmf_blob){ f->data + f->extensions[i].offset, f->extensions[i].size };
+    pmf_data_desc d = {
+        .string_table = f->string_table,
+        .archive = { f->data + f->archive.offset, f->archive.size },
+        .extension_count = f->extension_count,
+        .extensions = ext,
+        .global_entity_count = f->global_entity_count,
+        .global_entities = { f->data + f->global_entities.offset, f->global_entities.size },
+    };
+    pmf_writer *w = pmf_writer_create(&f->header, &d, err);
+    bool ok = w != NULL;
+    for (uint32_t l = 0; ok && l < f->level_count; l++) {
+        pmf_level lvl;
+        ok = pmf_level_read(f, l, PMF_PART_ALL, &lvl, err) && pmf_writer_begin_level(w, &lvl, err);
+        const pmf_level_info *li = &f->levels[l];
+        for (uint32_t i = 0; ok && i < li->chunk_count; i++) {
+            if (!li->chunks[i].compressed[0])
+                continue;
+            pmf_chunk_coord c = { (i / li->count_z) % li->count_x, i / (li->count_z * li->count_x), i % li->count_z };
+            pmf_chunk ch;
+            pmf_encoded_chunk enc;
+            ok = pmf_chunk_read(f, &lvl, l, c, PMF_PART_ALL, &ch, err) && pmf_chunk_encode(&lvl, &ch, &enc, err) &&
+                 pmf_writer_put_chunk(w, c, &enc, err);
+            pmf_chunk_free(&ch);
+        }
+        pmf_level_free(&lvl);
+    }
+    ok = ok && pmf_writer_finish_memory(w, out, size, err);
+    pmf_writer_destroy(w);
+    free(ext);
+    return ok;
+}
+
+bool sample_compare_files(const pmf_file *a, const pmf_file *b, char *why, size_t why_size)
+{
+    if (a->level_count != b->level_count) {
+        snprintf(why, why_size, "level count %u vs %u", a->level_count, b->level_count);
+        return false;
+    }
+    bool same = true;
+    for (uint32_t l = 0; same && l < a->level_count; l++) {
+        pmf_level la = { 0 }, lb = { 0 };
+        pmf_error err;
+        if (!pmf_level_read(a, l, PMF_PART_ALL, &la, &err) || !pmf_level_read(b, l, PMF_PART_ALL, &lb, &err)) {
+            snprintf(why, why_size, "level %u: %s", l, err.message);
+            pmf_level_free(&la);
+            return false;
+        }
+        same = pmf_compare_level(&la, &lb, why, why_size);
+        const pmf_level_info *li = &a->levels[l];
+        for (uint32_t i = 0; same && i < li->chunk_count; i++) {
+            pmf_chunk_coord c = { (i / li->count_z) % li->count_x, i / (li->count_z * li->count_x), i % li->count_z };
+            pmf_chunk ca = { 0 }, cb = { 0 };
+            if (!pmf_chunk_read(a, &la, l, c, PMF_PART_ALL, &ca, &err) || !pmf_chunk_read(b, &lb, l, c, PMF_PART_ALL, &cb, &err)) {
+                snprintf(why, why_size, "chunk (%u,%u,%u): %s", c.x, c.y, c.z, err.message);
+                same = false;
+            } else if (ca.parts != cb.parts) {
+                snprintf(why, why_size, "chunk (%u,%u,%u) presence differs", c.x, c.y, c.z);
+                same = false;
+            } else {
+                same = pmf_compare_chunk(&ca, &cb, why, why_size);
+            }
+            pmf_chunk_free(&ca);
+            pmf_chunk_free(&cb);
+        }
+        pmf_level_free(&la);
+        pmf_level_free(&lb);
+    }
+    return same;
 }

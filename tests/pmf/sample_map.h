@@ -36,6 +36,11 @@ void sample_map_free(sample_map *m);
 bool sample_map_write_memory(const sample_map *m, uint8_t **out, size_t *size, pmf_error *err);
 bool sample_map_write_file(const sample_map *m, const char *path, pmf_error *err);
 
+/* Writes f again from its decoded structs (every level and chunk, header, Data parts). */
+bool sample_rewrite(const pmf_file *f, uint8_t **out, size_t *size, pmf_error *err);
+/* Decodes both files completely and compares every level and chunk field by field. */
+bool sample_compare_files(const pmf_file *a, const pmf_file *b, char *why, size_t why_size);
+
 /* Field-by-field comparison of the parts both hold; false with the first difference in why.
  * Material maps are compared only when both have them (the writer ignores them). */
 bool pmf_compare_level(const pmf_level *a, const pmf_level *b, char *why, size_t why_size);
