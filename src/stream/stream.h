@@ -30,7 +30,9 @@ typedef struct stream_desc {
     /* On a worker thread: turns a decoded chunk into a payload for the main thread. Takes
      * ownership of *chunk (free it or keep it). Returns NULL and fills err on failure. */
     void *(*prepare)(void *user, pmf_chunk *chunk, char *err, size_t err_size);
-    /* Frees a payload the main thread never took (at eviction or destroy). */
+    /* Frees a payload the main thread never took (at eviction or destroy). May run on a worker
+     * or the main thread with the streamer's lock held: keep it short, don't call the streamer.
+     * NULL = nothing to free. */
     void (*release)(void *user, void *payload);
     void *user;
 } stream_desc;
