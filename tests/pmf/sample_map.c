@@ -405,7 +405,28 @@ static void build_level1(sample_map *m, sample_level *sl)
     l->client.material_count = 1;
     l->client.materials = NEW(m, pmf_client_material, 1);
     l->client.materials[0].color[0] = l->client.materials[0].color[1] = l->client.materials[0].color[2] = 255;
+    /* the root uses every octant (the kitchen chunk leaves 4..6 out); cube 2 moves the points
+     * the kitchen chunk's extended cube does not, with no triangles at all */
     build_simple_chunk(m, sl, (pmf_chunk_coord){ 0, 0, 0 }, "stone", 0x3F, 0);
+    pmf_chunk *ch = &sl->chunks[0];
+    pmf_cube *root = ch->common.cubes;
+    pmf_client_cube *croot = ch->client.cubes;
+    alloc_cubes(m, ch, 9);
+    ch->common.cubes[1] = root[0];
+    ch->client.cubes[1] = croot[0];
+    pmf_cube *cu = ch->common.cubes;
+    cu[0].type = PMF_CUBE_PARENT;
+    cu[0].u.parent.child_mask = 0xFF;
+    for (int o = 0; o < 8; o++)
+        cu[0].u.parent.children[o] = (uint32_t)o + 1;
+    cu[2].type = PMF_CUBE_EXTGEOMETRY;
+    cu[2].flags = PMF_CUBE_DRAW_BACKFACES;
+    cu[2].u.ext.moved_mask = 0x7E;
+    for (int o = 1; o < 7; o++)
+        for (int k = 0; k < 3; k++)
+            cu[2].u.ext.points[o][k] = (float)(o * 3 + k) * 0.125f - 2.0f;
+    ch->client.cubes[2].u.ext.first_vertex = 24;
+    memset(ch->client.cubes[2].u.ext.lightmap, PMF_NO_LIGHTMAP, PMF_FACE_COUNT);
 }
 
 static void build_level2(sample_level *sl)

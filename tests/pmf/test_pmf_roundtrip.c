@@ -88,7 +88,7 @@ static void check_exact_values(const pmf_file *f)
               stats[0].dynamic_lights == 2 && stats[0].fast_lights == 2,
           "stats level 0: %u chunks %llu cubes %llu vertices %llu lightmaps", stats[0].present_chunks,
           (unsigned long long)stats[0].cubes, (unsigned long long)stats[0].vertices, (unsigned long long)stats[0].lightmaps);
-    CHECK(stats[1].present_chunks == 1 && stats[1].vertices == 24 && stats[2].present_chunks == 0, "stats levels 1, 2");
+    CHECK(stats[1].present_chunks == 1 && stats[1].vertices == 24 && stats[1].cubes == 9 && stats[2].present_chunks == 0, "stats levels 1, 2");
 }
 
 /* Every level and chunk of f equals the sample's structs. */
