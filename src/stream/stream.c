@@ -5,8 +5,8 @@
  *   index. Nothing is allocated or visited per grid cell, so memory and per-frame work follow the
  *   radius, not the map (grids go up to 4096 x 256 x 4096).
  * - A view update (stream_create, stream_set_view) visits only the grid positions within the
- *   radius of the camera chunk, clamped to the grid, skips void ones through the level's chunk
- *   index, and wants every present one. The camera chunk's decoded load regions that hold the
+ *   radius of the camera chunk, clamped to the grid (and only when the camera chunk changed),
+ *   skips void ones through the level's chunk index, and wants every present one. The camera chunk's decoded load regions that hold the
  *   camera want their listed chunks too, wherever they are. It then sweeps the records it holds
  *   (bounded by the radius as well): a queued chunk no longer wanted is dropped, a resident one
  *   beyond radius + hysteresis and not wanted is evicted, a finished one not yet taken is
@@ -80,6 +80,8 @@ struct stream {
     record_list scratch;         /* records a sweep frees */
 
     int64_t camera[3];
+    int64_t walked_camera[3];    /* camera chunk of the last complete walk of the radius */
+    bool walked;
     float camera_local[3];
     float frustum[6][4];
     bool has_frustum;
@@ -341,20 +343,27 @@ static void view_update(stream *s)
     bool created;
 
     s->gen++;
-    for (int a = 0; a < 3; a++) {
-        lo[a] = s->camera[a] - r < 0 ? 0 : s->camera[a] - r;
-        hi[a] = s->camera[a] + r > count[a] - 1 ? count[a] - 1 : s->camera[a] + r;
-    }
-    for (int64_t y = lo[1]; y <= hi[1]; y++) {
-        for (int64_t x = lo[0]; x <= hi[0]; x++) {
-            for (int64_t z = lo[2]; z <= hi[2]; z++) {
-                s->candidate_visits++;
-                if (chunk_present(info, (uint32_t)x, (uint32_t)y, (uint32_t)z)) {
-                    pmf_chunk_coord c = { (uint32_t)x, (uint32_t)y, (uint32_t)z };
-                    want_chunk(s, c, &created);
+    /* Around an unchanged camera chunk the walk would find nothing new: the last one made a record
+     * for every present chunk within the radius, and such records are never freed meanwhile. */
+    if (!s->walked || memcmp(s->walked_camera, s->camera, sizeof s->camera) != 0) {
+        bool complete = true;
+        for (int a = 0; a < 3; a++) {
+            lo[a] = s->camera[a] - r < 0 ? 0 : s->camera[a] - r;
+            hi[a] = s->camera[a] + r > count[a] - 1 ? count[a] - 1 : s->camera[a] + r;
+        }
+        for (int64_t y = lo[1]; y <= hi[1]; y++) {
+            for (int64_t x = lo[0]; x <= hi[0]; x++) {
+                for (int64_t z = lo[2]; z <= hi[2]; z++) {
+                    s->candidate_visits++;
+                    if (chunk_present(info, (uint32_t)x, (uint32_t)y, (uint32_t)z)) {
+                        pmf_chunk_coord c = { (uint32_t)x, (uint32_t)y, (uint32_t)z };
+                        complete &= want_chunk(s, c, &created) != NULL;
+                    }
                 }
             }
         }
+        s->walked = complete; /* out of memory: walk again next time */
+        memcpy(s->walked_camera, s->camera, sizeof s->camera);
     }
     const chunk_record *camera_rec = camera_record(s);
     if (camera_rec && camera_rec->decoded)
@@ -367,7 +376,7 @@ static void view_update(stream *s)
         if (!rec)
             continue;
         record_place(s, rec);
-        const bool wanted = rec->wanted_gen == s->gen;
+        const bool wanted = rec->wanted_gen == s->gen || rec->in_radius;
         const bool keep = wanted || rec->chebyshev <= keep_radius;
         switch (rec->state) {
         case REC_QUEUED:

@@ -777,6 +777,15 @@ static void case_large_grid(void)
     drain(s, &h);
     CHECK(held_find(&h, (pmf_chunk_coord){ 2100, 0, 60 }) >= 0 && held_find(&h, (pmf_chunk_coord){ 2048, 0, 64 }) < 0,
           "walk: held %zu", h.count);
+    /* turning and moving inside the same chunk walks nothing again */
+    stream_get_stats(s, &st);
+    uint64_t before = st.candidate_visits;
+    const float turned[3] = { 5, -3, 7 };
+    for (int i = 0; i < 100; i++)
+        stream_set_view(s, (pmf_chunk_coord){ 2104, 0, 64 }, i % 2 ? turned : local, NULL);
+    stream_get_stats(s, &st);
+    CHECK(st.candidate_visits == before, "same camera chunk: %llu more visits",
+          (unsigned long long)(st.candidate_visits - before));
     /* the far corner: packed chunk index with x = 4095 */
     stream_set_view(s, (pmf_chunk_coord){ 4095, 0, 127 }, local, NULL);
     views++;
