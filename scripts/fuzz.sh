@@ -1,20 +1,27 @@
 #!/bin/sh
-# Fuzzes the PMF reader (and the writer's round trip) for SECONDS (default 60): configures
-# build-fuzz with clang and -DPMFVIEW_FUZZ=ON (libFuzzer + ASan + UBSan), builds fuzz_pmf,
-# writes the seed corpus and runs. New inputs collect in build-fuzz/fuzz/corpus, crashes in
-# build-fuzz/fuzz/crash-*.
+# Fuzzes the PMF library for SECONDS (default 60) under ASan + UBSan: configures build-fuzz with
+# clang and -DPMFVIEW_FUZZ=ON, builds the libFuzzer targets, writes the seed corpora and runs
+# TARGET (default fuzz_pmf: whole files, with a write(read(f)) round-trip oracle;
+# fuzz_pmf_blocks: decompressed blocks straight into the decoders).
+# New inputs collect in build-fuzz/fuzz/TARGET/corpus, crashes in build-fuzz/fuzz/TARGET/.
 set -eu
 cd "$(dirname "$0")/.."
 RUN_SECONDS=${1:-60}
+TARGET=${2:-fuzz_pmf}
 case $RUN_SECONDS in
-    ''|*[!0-9]*) echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 1 ;;
+    ''|*[!0-9]*) echo "usage: scripts/fuzz.sh [SECONDS] [fuzz_pmf|fuzz_pmf_blocks]" >&2; exit 1 ;;
+esac
+case $TARGET in
+    fuzz_pmf) SEEDS=files ;;
+    fuzz_pmf_blocks) SEEDS=blocks ;;
+    *) echo "usage: scripts/fuzz.sh [SECONDS] [fuzz_pmf|fuzz_pmf_blocks]" >&2; exit 1 ;;
 esac
 
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPMFVIEW_FUZZ=ON >/dev/null
-cmake --build build-fuzz -j2 --target fuzz_pmf make_seeds
+cmake --build build-fuzz -j2 --target "$TARGET" make_seeds
 
 OUT=build-fuzz/fuzz
-mkdir -p "$OUT/seeds" "$OUT/corpus"
-build-fuzz/tests/fuzz/make_seeds "$OUT/seeds"
-exec build-fuzz/tests/fuzz/fuzz_pmf -max_total_time="$RUN_SECONDS" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
-    -artifact_prefix="$OUT/" -print_final_stats=1 "$OUT/corpus" "$OUT/seeds"
+mkdir -p "$OUT/seeds/files" "$OUT/seeds/blocks" "$OUT/$TARGET/corpus"
+build-fuzz/tests/fuzz/make_seeds "$OUT/seeds/files" "$OUT/seeds/blocks"
+exec "build-fuzz/tests/fuzz/$TARGET" -max_total_time="$RUN_SECONDS" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix="$OUT/$TARGET/" -print_final_stats=1 "$OUT/$TARGET/corpus" "$OUT/seeds/$SEEDS"
