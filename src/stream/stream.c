@@ -6,12 +6,13 @@
  *   radius, not the map (grids go up to 4096 x 256 x 4096).
  * - A view update (stream_create, stream_set_view) visits only the grid positions within the
  *   radius of the camera chunk, clamped to the grid (and only when the camera chunk changed),
- *   skips void ones through the level's chunk index, and wants every present one. The camera chunk's decoded load regions that hold the
- *   camera want their listed chunks too, wherever they are. It then sweeps the records it holds
- *   (bounded by the radius as well): a queued chunk no longer wanted is dropped, a resident one
- *   beyond radius + hysteresis and not wanted is evicted, a finished one not yet taken is
- *   released, and the work heap is rebuilt with the new priorities: chunks whose box meets the
- *   frustum first, then distance from the camera to the chunk's box.
+ *   skips void ones through the level's chunk index, and wants every present one. The camera
+ *   chunk's decoded load regions that hold the camera want their listed chunks too, wherever
+ *   they are. It then sweeps the records it holds (bounded by the radius as well): a queued
+ *   chunk no longer wanted is dropped, a resident one beyond radius + hysteresis and not wanted
+ *   is evicted, a finished one not yet taken is released, and the work heap is rebuilt with the
+ *   new priorities: chunks whose box meets the frustum first, then distance from the camera to
+ *   the chunk's box.
  * - Workers pop the top of the heap and decode without the lock, copy the load regions into the
  *   record, hand the chunk to desc.prepare and queue the result; a result whose record became
  *   unwanted meanwhile is released instead.
