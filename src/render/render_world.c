@@ -820,6 +820,8 @@ void render_world_draw(render_world *w, const render_frame *f, render_frame_stat
             w->items[i] = t;
         }
     }
+    if (item_count == 0)
+        return;
     qsort(w->items, opaque, sizeof *w->items, compare_opaque);
     qsort(w->items + opaque, item_count - opaque, sizeof *w->items, compare_far_to_near);
     if (!reserve((void **)&w->cmds, &w->cmd_cap, range_count + 1, sizeof *w->cmds))
