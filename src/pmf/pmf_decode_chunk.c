@@ -7,9 +7,10 @@
 #include "pmf_internal.h"
 
 #define PMF_MAX_OCTREE_DEPTH 24
-/* Every cube costs ~250 bytes decoded for >= 1 byte stored: this bounds what one block can make
- * us allocate. A full octree 8 levels deep has 2.4 M cubes. */
-#define PMF_MAX_CUBES (1u << 24)
+/* A cube costs ~220 bytes decoded (common, client and server structs) for as little as 1 byte
+ * stored, so this bounds what one block can make us allocate (~900 MiB). A complete octree
+ * 7 levels deep has 2.4 M cubes. */
+#define PMF_MAX_CUBES (1u << 22)
 
 typedef struct chunk_decoder {
     const pmf_level *lvl;

@@ -20,7 +20,7 @@ struct pmf_writer {
     uint8_t *level_blocks;
     uint32_t compressed[3], decompressed[3];
     pmf_encoded_chunk *grid;     /* [pmf_grid_index] */
-    uint32_t grid_count;
+    size_t grid_count;           /* up to 2^32: not a u32 */
 };
 
 static void put_cstring(pmf_buf *b, const char *s)
@@ -105,7 +105,7 @@ pmf_writer *pmf_writer_create(const pmf_header *header, const pmf_data_desc *dat
 
 static void drop_level(pmf_writer *w)
 {
-    for (uint32_t i = 0; i < w->grid_count; i++)
+    for (size_t i = 0; i < w->grid_count; i++)
         pmf_encoded_chunk_free(&w->grid[i]);
     free(w->grid);
     free(w->level_blocks);
@@ -130,13 +130,13 @@ static bool end_level(pmf_writer *w, pmf_error *err)
     pmf_put_u8(&b, w->frame.chunk_size_exp);
     pmf_put_u32(&b, (w->frame.count_y - 1) << 24 | (w->frame.count_x - 1) << 12 | (w->frame.count_z - 1));
     pmf_put_u32(&b, pmf_chunk_index_pack(w->frame.center));
-    for (uint32_t i = 0; i < w->grid_count; i++) {
+    for (size_t i = 0; i < w->grid_count; i++) {
         for (int k = 0; k < 3; k++)
             pmf_put_u32(&b, w->grid[i].compressed[k]);
         for (int k = 0; k < 3; k++)
             pmf_put_u32(&b, w->grid[i].decompressed[k]);
     }
-    for (uint32_t i = 0; i < w->grid_count; i++) {
+    for (size_t i = 0; i < w->grid_count; i++) {
         const pmf_encoded_chunk *e = &w->grid[i];
         pmf_put_bytes(&b, e->bytes, (size_t)e->compressed[0] + e->compressed[1] + e->compressed[2]);
     }
@@ -182,12 +182,13 @@ bool pmf_writer_begin_level(pmf_writer *w, const pmf_level *lvl, pmf_error *err)
     w->frame.count_y = lvl->count_y;
     w->frame.count_z = lvl->count_z;
     w->frame.center = lvl->center;
-    w->grid_count = lvl->count_x * lvl->count_y * lvl->count_z;
+    w->grid_count = (size_t)lvl->count_x * lvl->count_y * lvl->count_z;
     w->grid = calloc(w->grid_count, sizeof *w->grid);
     if (!w->grid) {
         free(w->level_blocks);
         w->level_blocks = NULL;
-        pmf_error_set(err, "(writer)", prefix, 0, "out of memory for a %u-chunk grid", w->grid_count);
+        pmf_error_set(err, "(writer)", prefix, 0, "out of memory for a %zu-chunk grid", w->grid_count);
+        w->grid_count = 0;
         return false;
     }
     w->in_level = true;
@@ -207,14 +208,14 @@ bool pmf_writer_put_chunk(pmf_writer *w, pmf_chunk_coord c, pmf_encoded_chunk *e
         problem = "outside the level's grid";
     else if (taken.compressed[0] == 0 || !taken.bytes)
         problem = "not an encoded chunk";
-    else if (w->grid[(c.y * w->frame.count_x + c.x) * w->frame.count_z + c.z].bytes)
+    else if (w->grid[((size_t)c.y * w->frame.count_x + c.x) * w->frame.count_z + c.z].bytes)
         problem = "chunk put twice";
     if (problem) {
         pmf_error_set(err, "(writer)", prefix, 0, "%s", problem);
         pmf_encoded_chunk_free(&taken);
         return false;
     }
-    w->grid[(c.y * w->frame.count_x + c.x) * w->frame.count_z + c.z] = taken;
+    w->grid[((size_t)c.y * w->frame.count_x + c.x) * w->frame.count_z + c.z] = taken;
     return true;
 }
 
