@@ -1,0 +1,389 @@
+#!/usr/bin/env bash
+# The benchmark suite (docs/bench.md). Not part of the test command.
+#
+#   sh scripts/bench.sh [--quick] [--only LIST] [--regenerate]
+#
+# Builds Release pmfview + pmfc into build-bench/ and the baselines (bench/) into
+# build-bench/bench-tools/, generates the maps with `pmfc --generate` once (cached in
+# build-bench/bench-maps/, keyed by the generator's arguments and version), measures every figure
+# and the baseline it is compared with in this run, prints a table and writes
+# bench/results/latest.json. A figure that cannot be measured is reported as "n/a (reason)".
+#   --quick        small maps and short paths: a smoke run of the whole suite in a few minutes
+#   --only LIST    figures to run, comma-separated from 1..6 (default: all)
+#   --regenerate   generate the maps again even when cached
+# Environment: BENCH_JOBS (build jobs, default 2), BENCH_SEED (default 1),
+# BENCH_BIG / BENCH_SMALL / BENCH_HUGE (map grids, default 64x2x64 / 16x1x16 / 128x1x128).
+set -u
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$(pwd)
+
+QUICK=0
+ONLY="1,2,3,4,5,6"
+REGENERATE=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --quick) QUICK=1 ;;
+    --only) ONLY="${2:?--only needs a list}"; shift ;;
+    --regenerate) REGENERATE=1 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "bench: unknown option '$1' (see --help)" >&2; exit 1 ;;
+    esac
+    shift
+done
+
+JOBS=${BENCH_JOBS:-2}
+SEED=${BENCH_SEED:-1}
+if [ "$QUICK" = 1 ]; then
+    BIG=${BENCH_BIG:-8x2x8}; SMALL=${BENCH_SMALL:-4x1x4}; HUGE=${BENCH_HUGE:-16x1x16}
+    FRAMES_DRAW=20; FRAMES_FLY=60; FRAMES_MEM=40
+else
+    BIG=${BENCH_BIG:-64x2x64}; SMALL=${BENCH_SMALL:-16x1x16}; HUGE=${BENCH_HUGE:-128x1x128}
+    FRAMES_DRAW=60; FRAMES_FLY=240; FRAMES_MEM=120
+fi
+RADIUS=8                    # pmfview's default streaming radius
+SIZE=1280x720               # pmfview shot's default size
+CHUNK=32                    # the generator's chunk side, metres
+EYE=2                       # camera height above the generated streets, metres
+
+BUILD="$ROOT/build-bench"
+TOOLS="$BUILD/bench-tools"
+MAPS="$BUILD/bench-maps"
+WORK="$BUILD/bench-work"
+RESULTS="$ROOT/bench/results"
+PMFVIEW="$BUILD/pmfview"
+PMFC="$BUILD/pmfc"
+SUITE_START=$(date +%s)
+
+log() { printf 'bench: %s\n' "$*" >&2; }
+calc() { awk "BEGIN { printf \"%.6g\", $1 }"; }
+# The first number after PREFIX on the first line of FILE that starts with PREFIX.
+field() {
+    [ -f "$1" ] || return 0
+    awk -v p="$2" 'index($0, p) == 1 { s = substr($0, length(p) + 1); if (match(s, /[0-9]+(\.[0-9]+)?/)) { print substr(s, RSTART, RLENGTH); exit } }' "$1"
+}
+wants() { case ",$ONLY," in *",$1,"*) return 0 ;; esac; return 1; }
+
+# ---- results ------------------------------------------------------------------------------------
+# One row per figure: id|label|value|unit|baseline|ratio|target|verdict|note
+ROWS=()
+# record ID LABEL VALUE UNIT BASELINE RATIO TARGET NOTE  (TARGET like "<=1.2" or "=" or "")
+# The target applies to the ratio, or to the value when there is no baseline.
+record() {
+    local verdict="-" x=${6:-$3}
+    if [ -n "$x" ] && [ -n "$7" ]; then
+        case "$7" in
+        "<="*) verdict=$(awk -v r="$x" -v t="${7#<=}" 'BEGIN { print (r <= t + 1e-9) ? "ok" : "MISS" }') ;;
+        "=") verdict=$(awk -v r="$x" 'BEGIN { print (r > 0.999999 && r < 1.000001) ? "ok" : "MISS" }') ;;
+        esac
+    fi
+    ROWS+=("$1|$2|$3|$4|$5|$6|$7|$verdict|$8")
+}
+na() { ROWS+=("$1|$2||||||n/a|$3"); }
+
+json_str() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')"; }
+json_num() { if [ -n "$1" ]; then printf '%s' "$1"; else printf 'null'; fi; }
+
+write_json() {
+    mkdir -p "$RESULTS"
+    local out="$RESULTS/latest.json.tmp" first=1 row
+    {
+        printf '{\n  "suite": "pmfview bench",\n  "date": %s,\n' "$(json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)")"
+        printf '  "commit": %s,\n' "$(json_str "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)")"
+        printf '  "machine": {"cpus": %s, "cpu": %s, "renderer": %s},\n' "$(nproc)" \
+            "$(json_str "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)")" "$(json_str "${RENDERER:-}")"
+        printf '  "quick": %s,\n  "maps": {"big": %s, "small": %s, "huge": %s, "seed": %s},\n' \
+            "$([ "$QUICK" = 1 ] && echo true || echo false)" "$(json_str "$BIG")" "$(json_str "$SMALL")" \
+            "$(json_str "$HUGE")" "$SEED"
+        printf '  "seconds": %s,\n  "figures": [\n' "$(( $(date +%s) - SUITE_START ))"
+        for row in "${ROWS[@]}"; do
+            IFS='|' read -r id label value unit baseline ratio target verdict note <<<"$row"
+            [ "$first" = 1 ] || printf ',\n'
+            first=0
+            printf '    {"id": %s, "label": %s, "value": %s, "unit": %s, "baseline": %s, "ratio": %s, "target": %s, "result": %s, "note": %s}' \
+                "$(json_str "$id")" "$(json_str "$label")" "$(json_num "$value")" "$(json_str "$unit")" \
+                "$(json_num "$baseline")" "$(json_num "$ratio")" "$(json_str "$target")" "$(json_str "$verdict")" \
+                "$(json_str "$note")"
+        done
+        printf '\n  ]\n}\n'
+    } >"$out" && mv "$out" "$RESULTS/latest.json"
+}
+
+print_table() {
+    local row
+    printf '\n%-34s %12s %12s %8s %7s %6s  %s\n' "figure" "value" "baseline" "ratio" "target" "result" "note"
+    printf '%s\n' "------------------------------------------------------------------------------------------------"
+    for row in "${ROWS[@]}"; do
+        IFS='|' read -r id label value unit baseline ratio target verdict note <<<"$row"
+        if [ "$verdict" = "n/a" ]; then
+            printf '%-34s %12s %12s %8s %7s %6s  %s\n' "$label" "n/a" "" "" "" "n/a" "($note)"
+            continue
+        fi
+        printf '%-34s %12s %12s %8s %7s %6s  %s\n' "$label" "$value $unit" "${baseline:+$baseline $unit}" \
+            "$ratio" "$target" "$verdict" "$note"
+    done
+    printf '\nsuite time %ss; results in %s\n' "$(( $(date +%s) - SUITE_START ))" "${RESULTS#$ROOT/}/latest.json"
+}
+
+# ---- build ---------------------------------------------------------------------------------------
+build() {
+    log "building pmfview and pmfc (Release) in ${BUILD#$ROOT/}"
+    cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DPMFVIEW_TESTS=OFF >"$BUILD.log" 2>&1 &&
+        cmake --build "$BUILD" -j"$JOBS" --target pmfview pmfc >>"$BUILD.log" 2>&1 ||
+        log "main build failed (see ${BUILD#$ROOT/}.log); figures that need it will be n/a"
+    log "building the baselines in ${TOOLS#$ROOT/}"
+    cmake -S "$ROOT/bench" -B "$TOOLS" -DCMAKE_BUILD_TYPE=Release >"$TOOLS.log" 2>&1 &&
+        cmake --build "$TOOLS" -j"$JOBS" >>"$TOOLS.log" 2>&1 ||
+        log "baseline build failed (see ${TOOLS#$ROOT/}.log); figures that need it will be n/a"
+}
+
+# ---- maps ------------------------------------------------------------------------------------------
+# map GRID: sets MAP to the cached map's path (generating it first when needed); empty on failure.
+# The generation log (pmfc's per-stage timings) is kept next to it as .log.
+map() {
+    local grid=$1 version file
+    MAP=""
+    [ -x "$PMFC" ] || return 0
+    version=$("$PMFC" --version 2>/dev/null | tr -c 'A-Za-z0-9.\n' '_')
+    file="$MAPS/city-$grid-s$SEED-$version.pmf"
+    if [ "$REGENERATE" = 1 ] && [ -z "${REGENERATED[$grid]:-}" ]; then
+        rm -f "$file"
+    fi
+    if [ ! -s "$file" ]; then
+        mkdir -p "$MAPS"
+        log "generating $grid (seed $SEED): pmfc --generate city --chunks $grid --seed $SEED"
+        if ! "$TOOLS/bench_run" -o "$file.run" "$PMFC" --generate city --chunks "$grid" --seed "$SEED" \
+            --time 0 -o "$file" 2>"$file.log"; then
+            log "pmfc --generate $grid failed: $(tail -n 1 "$file.log")"
+            rm -f "$file"
+            return 0
+        fi
+        REGENERATED[$grid]=1
+    fi
+    MAP=$file
+}
+declare -A REGENERATED
+
+# Fly paths over a generated city: along the street at world x = -16 (a chunk border next to the
+# centre chunk), EYE metres up, looking along -Z. Assumes the generator's centre chunk (X/2, 0, Z/2).
+# write_path FILE Z_FROM Z_TO YAW_FROM YAW_TO
+write_path() {
+    printf '# x,y,z,yaw,pitch\n-16,%s,%s,%s,0\n-16,%s,%s,%s,0\n' "$EYE" "$2" "$4" "$EYE" "$3" "$5" >"$1"
+}
+grid_z() { echo "$1" | awk -Fx '{ print $3 }'; }
+
+# run NAME CMD...: runs CMD under bench_run; stdout+stderr go to $WORK/NAME.out, figures to
+# $WORK/NAME.run (wall_s, maxrss_kb, exit). Returns the command's status.
+run() {
+    local name=$1
+    shift
+    "$TOOLS/bench_run" -o "$WORK/$name.run" "$@" >"$WORK/$name.out" 2>&1
+}
+# The reason a run failed: its last output line.
+why() { tail -n 1 "$WORK/$1.out" 2>/dev/null | cut -c1-120; }
+# best_of N NAME CMD...: the fastest of N runs; leaves that run's files as NAME.*; prints its wall.
+best_of() {
+    local n=$1 name=$2 best="" i wall
+    shift 2
+    for i in $(seq "$n"); do
+        run "$name.$i" "$@" || { cp "$WORK/$name.$i.out" "$WORK/$name.out"; return 1; }
+        wall=$(field "$WORK/$name.$i.run" "wall_s ")
+        if [ -z "$best" ] || awk -v a="$wall" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+            best=$wall
+            cp "$WORK/$name.$i.out" "$WORK/$name.out"
+            cp "$WORK/$name.$i.run" "$WORK/$name.run"
+        fi
+    done
+    printf '%s\n' "$best"
+}
+
+# ---- figures -------------------------------------------------------------------------------------
+figure_decode() {
+    local m info lz4 bytes
+    map "$BIG"
+    m=$MAP
+    [ -n "$m" ] || { na decode "1 decode: info vs LZ4F only" "no $BIG map (pmfc --generate failed)"; return; }
+    log "1 decode: pmfview info vs bench_lz4 on $BIG"
+    info=$(best_of 3 info "$PMFVIEW" info "$m") ||
+        { na decode "1 decode: info vs LZ4F only" "pmfview info failed: $(why info)"; return; }
+    lz4=$(best_of 3 lz4 "$TOOLS/bench_lz4" "$m") ||
+        { na decode "1 decode: info vs LZ4F only" "bench_lz4 failed: $(why lz4)"; return; }
+    bytes=$(field "$WORK/lz4.out" "decompressed bytes: ")
+    record decode "1 decode: info vs LZ4F only" "$(calc "$info")" s "$(calc "$lz4")" \
+        "$(calc "$info / $lz4")" "<=1.2" "$BIG, $(calc "$bytes / 1048576") MiB decompressed"
+    record decode_rate "1 decode throughput" "$(calc "$bytes / 1048576 / $info")" "MiB/s" \
+        "$(calc "$bytes / 1048576 / $lz4")" "$(calc "$lz4 / $info")" "" "decompressed bytes per second"
+}
+
+figure_first_frame() {
+    local m cam ctx dec total shot_first how
+    map "$BIG"
+    m=$MAP
+    [ -n "$m" ] || { na first_frame "2 time to first frame" "no $BIG map"; return; }
+    cam="-16,$EYE,0,0,0"
+    log "2 first frame: pmfview shot --stats vs bench_egl + bench_decode on $BIG"
+    total=$(best_of 2 shot "$PMFVIEW" shot "$m" -o "$WORK/first.png" --camera "$cam" --stats) ||
+        { na first_frame "2 time to first frame" "pmfview shot failed: $(why shot)"; return; }
+    ctx=$(best_of 2 egl "$TOOLS/bench_egl") ||
+        { na first_frame "2 time to first frame" "bench_egl failed: $(why egl)"; return; }
+    RENDERER=$(sed -n 's/^renderer: //p' "$WORK/egl.out")
+    run decode "$TOOLS/bench_decode" "$m" --camera "$cam" --radius "$RADIUS" --size "$SIZE" ||
+        { na first_frame "2 time to first frame" "bench_decode failed: $(why decode)"; return; }
+    dec=$(field "$WORK/decode.out" "decode time: ")
+    shot_first=$(field "$WORK/shot.out" "process time to first complete frame: ")
+    how="shot's process time to first complete frame"
+    if [ -z "$shot_first" ]; then
+        shot_first=$total
+        how="shot process wall incl. PNG write (no 'process time to first complete frame' line)"
+    fi
+    record first_frame "2 time to first frame" "$(calc "$shot_first")" s "$(calc "$ctx + $dec")" \
+        "$(calc "$shot_first / ($ctx + $dec)")" "<=1.5" \
+        "$how; baseline = context $(calc "$ctx") s + 1-thread decode of $(field "$WORK/decode.out" "chunks in view: ") chunks $(calc "$dec") s"
+}
+
+figure_frame_cost() {
+    local m path z app base how materials calls
+    map "$BIG"
+    m=$MAP
+    [ -n "$m" ] || { na frame_cost "3 frame cost" "no $BIG map"; return; }
+    path="$WORK/path-draw.txt"
+    write_path "$path" 48 -48 0 20
+    log "3 frame cost: pmfview shot --frames $FRAMES_DRAW vs bench_draw on $BIG"
+    run frames "$PMFVIEW" shot "$m" -o "$WORK/frames.png" --camera "-16,$EYE,48,0,0" --frames "$FRAMES_DRAW" \
+        --path "$path" --no-vis --stats ||
+        { na frame_cost "3 frame cost" "pmfview shot --frames failed: $(why frames)"; return; }
+    run draw "$TOOLS/bench_draw" "$m" --path "$path" --frames "$FRAMES_DRAW" --radius "$RADIUS" --size "$SIZE" ||
+        { na frame_cost "3 frame cost" "bench_draw failed: $(why draw)"; return; }
+    base=$(field "$WORK/draw.out" "average frame time: ")
+    app=$(field "$WORK/frames.out" "render time: average ")
+    how="render only"
+    if [ -z "$app" ]; then
+        app=$(field "$WORK/frames.out" "frames: $FRAMES_DRAW, average frame time: ")
+        how="includes streaming updates (no 'render time:' line)"
+    fi
+    if [ -z "$app" ] || [ -z "$base" ]; then
+        na frame_cost "3 frame cost" "no frame time in the output"
+    else
+        record frame_cost "3 frame time vs one-buffer draw" "$(calc "$app")" ms "$(calc "$base")" \
+            "$(calc "$app / $base")" "<=1.2" \
+            "$how; --no-vis; baseline $(field "$WORK/draw.out" "triangles per frame: ") tris/frame, app $(field "$WORK/frames.out" "triangles: ") in last frame"
+    fi
+    calls=$(field "$WORK/frames.out" "draw calls: ")
+    materials=$(field "$WORK/frames.out" "visible materials: ")
+    if [ -z "$calls" ]; then
+        na draw_calls "3 draw calls vs visible materials" "no 'draw calls:' line in shot --stats"
+    elif [ -z "$materials" ]; then
+        na draw_calls "3 draw calls vs visible materials" "draw calls $calls; shot --stats has no 'visible materials:' line"
+    else
+        record draw_calls "3 draw calls vs visible materials" "$calls" "" "$materials" "$(calc "$calls / $materials")" "=" \
+            "last frame of the path"
+    fi
+}
+
+figure_memory() {
+    local small huge zs zh path rs rh bpv
+    map "$SMALL"
+    small=$MAP
+    map "$HUGE"
+    huge=$MAP
+    if [ -z "$small" ] || [ -z "$huge" ]; then
+        na memory "4 peak RSS, $HUGE vs $SMALL" "no map (pmfc --generate failed)"
+        return
+    fi
+    # The same path on both maps: across the smaller one.
+    zs=$(( ($(grid_z "$SMALL") / 2 - 1) * CHUNK ))
+    path="$WORK/path-memory.txt"
+    write_path "$path" "$zs" "-$zs" 0 0
+    log "4 memory: peak RSS of shot --frames $FRAMES_MEM on $SMALL and $HUGE"
+    run mem_small "$PMFVIEW" shot "$small" -o "$WORK/mem_small.png" --camera "-16,$EYE,$zs,0,0" \
+        --frames "$FRAMES_MEM" --path "$path" --stats ||
+        { na memory "4 peak RSS, $HUGE vs $SMALL" "shot on $SMALL failed: $(why mem_small)"; return; }
+    run mem_huge "$PMFVIEW" shot "$huge" -o "$WORK/mem_huge.png" --camera "-16,$EYE,$zs,0,0" \
+        --frames "$FRAMES_MEM" --path "$path" --stats ||
+        { na memory "4 peak RSS, $HUGE vs $SMALL" "shot on $HUGE failed: $(why mem_huge)"; return; }
+    rs=$(field "$WORK/mem_small.run" "maxrss_kb ")
+    rh=$(field "$WORK/mem_huge.run" "maxrss_kb ")
+    record memory "4 peak RSS, $HUGE vs $SMALL" "$(calc "$rh / 1024")" MiB "$(calc "$rs / 1024")" \
+        "$(calc "$rh / $rs")" "<=1.1" "same path, radius $RADIUS"
+    bpv=$(field "$WORK/mem_huge.out" "gpu bytes per vertex: ")
+    if [ -n "$bpv" ]; then
+        record bytes_per_vertex "4 GPU bytes per chunk vertex" "$bpv" B "" "" "<=24" \
+            "chunk vertex + index buffers / vertices"
+    else
+        na bytes_per_vertex "4 GPU bytes per chunk vertex" "shot --stats has no 'gpu bytes per vertex:' line"
+    fi
+}
+
+figure_smoothness() {
+    local m z path median max
+    map "$BIG"
+    m=$MAP
+    [ -n "$m" ] || { na smoothness "5 longest frame vs median" "no $BIG map"; return; }
+    z=$(( ($(grid_z "$BIG") / 2 - 2) * CHUNK ))
+    path="$WORK/path-fly.txt"
+    write_path "$path" "$z" "-$z" 0 0
+    log "5 smoothness: shot --frames $FRAMES_FLY across $BIG ($(( 2 * z / FRAMES_FLY )) m per frame)"
+    run fly "$PMFVIEW" shot "$m" -o "$WORK/fly.png" --camera "-16,$EYE,$z,0,0" --frames "$FRAMES_FLY" \
+        --path "$path" --stats ||
+        { na smoothness "5 longest frame vs median" "shot --frames failed: $(why fly)"; return; }
+    median=$(awk 'index($0, "frame times:") == 1 { if (match($0, /median [0-9.]+/)) print substr($0, RSTART + 7, RLENGTH - 7); exit }' "$WORK/fly.out")
+    max=$(awk 'index($0, "frame times:") == 1 { if (match($0, /max [0-9.]+/)) print substr($0, RSTART + 4, RLENGTH - 4); exit }' "$WORK/fly.out")
+    if [ -z "$median" ] || [ -z "$max" ]; then
+        na smoothness "5 longest frame vs median" "shot --stats has no 'frame times: ... median X ms, max Y ms' line"
+        return
+    fi
+    record smoothness "5 longest frame vs median" "$max" ms "$median" "$(calc "$max / $median")" "<=2" \
+        "$FRAMES_FLY frames across $BIG"
+}
+
+# compile_row ID LABEL LOG RUN NOTE: the total and per-stage pmfc timings of one compile.
+compile_row() {
+    local total stages
+    total=$(field "$4" "wall_s ")
+    stages=$(awk '/^  [a-z\/]+ +[0-9.]+ s$/ && $1 != "total" { printf "%s%s %s", sep, $1, $2; sep = ", " }' "$3")
+    [ -n "$stages" ] || stages="no per-stage lines from pmfc"
+    record "$1" "$2" "$(calc "$total")" s "" "" "" "$5$stages"
+}
+
+figure_compiler() {
+    local demo="$ROOT/assets/feature_demo.pms" m
+    if [ ! -x "$PMFC" ]; then
+        na compile_demo "6 pmfc feature_demo" "pmfc did not build"
+    elif [ ! -f "$demo" ]; then
+        na compile_demo "6 pmfc feature_demo" "assets/feature_demo.pms missing"
+    else
+        log "6 compiler: pmfc assets/feature_demo.pms"
+        if run compile_demo "$PMFC" "$demo" -o "$WORK/feature_demo.pmf" --time 0; then
+            compile_row compile_demo "6 pmfc feature_demo" "$WORK/compile_demo.out" "$WORK/compile_demo.run" ""
+        else
+            na compile_demo "6 pmfc feature_demo" "pmfc failed: $(why compile_demo)"
+        fi
+    fi
+    map "$BIG"
+    m=$MAP
+    if [ -z "$m" ]; then
+        na compile_big "6 pmfc --generate $BIG" "pmfc --generate failed"
+    elif [ -n "${REGENERATED[$BIG]:-}" ]; then
+        compile_row compile_big "6 pmfc --generate $BIG" "$m.log" "$m.run" ""
+    else
+        compile_row compile_big "6 pmfc --generate $BIG" "$m.log" "$m.run" \
+            "cached map, generated $(date -u -r "$m" +%Y-%m-%dT%H:%MZ) (--regenerate to redo); "
+    fi
+}
+
+# ---- main ----------------------------------------------------------------------------------------
+mkdir -p "$BUILD" "$WORK"
+build
+if [ ! -x "$TOOLS/bench_run" ]; then
+    log "bench_run did not build; nothing can be measured"
+    exit 3
+fi
+[ -x "$PMFVIEW" ] || log "pmfview did not build"
+wants 1 && figure_decode
+wants 2 && figure_first_frame
+wants 3 && figure_frame_cost
+wants 4 && figure_memory
+wants 5 && figure_smoothness
+wants 6 && figure_compiler
+write_json
+print_table
