@@ -102,9 +102,12 @@ static void draw_status(hud *h, const view_hud_info *in)
              in->stats->chunks_present, in->stats->chunks_streaming, in->stats->chunks_failed ? "  (some failed)" : "");
     snprintf(l[4], sizeof l[4], "draws %u  tris %s  chunks drawn %u", in->stats->draw_calls, tris,
              in->stats->visible_chunks);
+    char probes[32] = "";
+    if (in->probes)
+        snprintf(probes, sizeof probes, "  probes %zu", in->probe_count);
     snprintf(l[5], sizeof l[5], "mode %s  exp %.2f  vis %s%s%s%s", mode_name(in->settings->mode),
              in->settings->exposure > 0 ? in->settings->exposure : 1.0f, vis_name(in->settings->vis),
-             in->settings->wireframe ? "  wire" : "", in->probes ? "  probes" : "", in->settings->no_sky ? "  no sky" : "");
+             in->settings->wireframe ? "  wire" : "", probes, in->settings->no_sky ? "  no sky" : "");
     snprintf(l[6], sizeof l[6], "speed %.2f m/s%s", in->speed, in->mouse_captured ? "  mouse captured" : "");
     snprintf(l[7], sizeof l[7], "level %u of %u  %s", in->level, in->level_count, name);
     snprintf(l[8], sizeof l[8], "F1 keys  H hide HUD");

@@ -50,7 +50,7 @@ static bool push_probe(view_probes *p, const double center[3], double half, cons
         p->boxes[p->count][k] = (float)center[k];
     /* Small enough not to hide the room, large enough to see from a distance. */
     double box = half * 0.15;
-    p->boxes[p->count][3] = (float)(box < 0.05 ? 0.05 : box > 0.5 ? 0.5 : box);
+    p->boxes[p->count][3] = (float)(box < 0.1 ? 0.1 : box > 0.5 ? 0.5 : box);
     memcpy(p->rgb[p->count], rgb, 3);
     p->count++;
     return true;
@@ -96,10 +96,15 @@ void view_probes_update(view_probes *p, const camera *cam)
     memcpy(p->built_chunk, cam->chunk, sizeof p->built_chunk);
     p->built = true;
     const pmf_level_info *li = &p->file->levels[p->level];
+    /* Around the grid chunk nearest the camera, so a camera outside the grid still sees some. */
+    const uint32_t counts[3] = { li->count_x, li->count_y, li->count_z };
+    int32_t centre[3];
+    for (int k = 0; k < 3; k++)
+        centre[k] = cam->chunk[k] < 0 ? 0 : cam->chunk[k] >= (int32_t)counts[k] ? (int32_t)counts[k] - 1 : cam->chunk[k];
     for (int dy = -1; dy <= 1; dy++)
         for (int dx = -1; dx <= 1; dx++)
             for (int dz = -1; dz <= 1; dz++) {
-                int32_t c[3] = { cam->chunk[0] + dx, cam->chunk[1] + dy, cam->chunk[2] + dz };
+                int32_t c[3] = { centre[0] + dx, centre[1] + dy, centre[2] + dz };
                 if (c[0] < 0 || c[1] < 0 || c[2] < 0 || (uint32_t)c[0] >= li->count_x ||
                     (uint32_t)c[1] >= li->count_y || (uint32_t)c[2] >= li->count_z)
                     continue;

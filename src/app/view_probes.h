@@ -2,8 +2,8 @@
  * its base colour at the cube's centre, for the chunks around the camera.
  *
  * The scene keeps no cube lighting data once a chunk is meshed, so this decodes the camera's
- * chunk and its 26 neighbours itself (common + client parts) whenever the camera enters another
- * chunk while the overlay is on.
+ * chunk (the nearest grid chunk when the camera is outside the grid) and its 26 neighbours
+ * itself (common + client parts) whenever the camera enters another chunk while the overlay is on.
  */
 #ifndef PMFVIEW_APP_VIEW_PROBES_H
 #define PMFVIEW_APP_VIEW_PROBES_H

@@ -591,7 +591,7 @@ static void draw_probes(viewer *v, int w, int h)
     glViewport(0, 0, w, h);
     glClear(GL_DEPTH_BUFFER_BIT);
     hud_boxes(v->hud, (const float *)vp, v->probes.count, (const float (*)[4])v->probes.boxes,
-              (const uint8_t (*)[3])v->probes.rgb);
+              (const uint8_t (*)[3])v->probes.rgb, true);
 }
 
 static int run_loop(viewer *v)

@@ -192,7 +192,7 @@ void hud_end(hud *h)
 }
 
 void hud_boxes(hud *h, const float view_proj[16], size_t count, const float (*boxes)[4],
-               const uint8_t (*rgb)[3])
+               const uint8_t (*rgb)[3], bool outline)
 {
     /* Corner signs of the 6 faces (quads), wound outwards. */
     static const int8_t faces[6][4][3] = {
@@ -220,12 +220,22 @@ void hud_boxes(hud *h, const float view_proj[16], size_t count, const float (*bo
             }
         }
     }
-    h->count = count * 24;
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LEQUAL);
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);
     glDisable(GL_CULL_FACE);
     glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+    h->count = count * 24;
     flush(h, view_proj);
+    if (outline) {
+        /* The same quads again as lines, tinted towards white. */
+        for (size_t i = 0; i < count * 24; i++)
+            for (int k = 0; k < 3; k++)
+                h->verts[i].rgba[k] = (uint8_t)(112 + rgb[i / 24][k] * 143 / 255);
+        h->count = count * 24;
+        glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+        flush(h, view_proj);
+        glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+    }
 }

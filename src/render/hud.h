@@ -13,6 +13,7 @@
 #ifndef PMFVIEW_RENDER_HUD_H
 #define PMFVIEW_RENDER_HUD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,8 +41,9 @@ float hud_line_height(const hud *h);
 void hud_end(hud *h);
 
 /* Axis-aligned boxes, boxes[i] = centre xyz + half size, in the space view_proj maps to clip
- * space (column-major 4x4). Depth-tested among themselves and against what is drawn. */
+ * space (column-major 4x4), filled with rgb[i] and, with outline, edged in a lighter tint of it
+ * so dark boxes show on dark ground. Depth-tested among themselves and against what is drawn. */
 void hud_boxes(hud *h, const float view_proj[16], size_t count, const float (*boxes)[4],
-               const uint8_t (*rgb)[3]);
+               const uint8_t (*rgb)[3], bool outline);
 
 #endif
