@@ -77,6 +77,25 @@ static void check_exact_values(const pmf_file *f)
     CHECK(ch.server.entity_count == 2 && ch.server.entities.size == 6, "chunk entities");
     pmf_chunk_free(&ch);
 
+    /* parts: server alone; common alone is enough for any chunk part */
+    pmf_level part;
+    CHECK(pmf_level_read(f, 0, PMF_PART_SERVER, &part, &err) && part.parts == PMF_PART_SERVER && part.server.entity_count == 1,
+          "level server part: %s", err.message);
+    CHECK(!pmf_chunk_read(f, &part, 0, (pmf_chunk_coord){ 1, 0, 1 }, PMF_PART_ALL, &ch, &err) && strstr(err.message, "common"),
+          "a chunk needs the level's common part");
+    pmf_level_free(&part);
+    CHECK(pmf_level_read(f, 0, PMF_PART_COMMON, &part, &err) && part.parts == PMF_PART_COMMON, "level common part");
+    CHECK(pmf_chunk_read(f, &part, 0, (pmf_chunk_coord){ 1, 0, 1 }, PMF_PART_SERVER, &ch, &err) &&
+              ch.parts == (PMF_PART_COMMON | PMF_PART_SERVER) && ch.server.cubes[4].attr_count == 1 && ch.client.cubes == NULL,
+          "chunk server part: %s", err.message);
+    pmf_chunk_free(&ch);
+    CHECK(pmf_chunk_read(f, &part, 0, (pmf_chunk_coord){ 1, 0, 1 }, PMF_PART_CLIENT, &ch, &err) &&
+              ch.parts == (PMF_PART_COMMON | PMF_PART_CLIENT) && ch.client.vertex_count == 50,
+          "chunk client part without the level's client part: %s", err.message);
+    pmf_chunk_free(&ch);
+    pmf_level_free(&part);
+    CHECK(!pmf_level_read(f, 3, PMF_PART_ALL, &part, &err) && !strcmp(err.block, "data"), "level 3 does not exist");
+
     /* a void grid position reads as parts == 0 */
     CHECK(pmf_chunk_read(f, &lvl, 0, (pmf_chunk_coord){ 0, 1, 0 }, PMF_PART_ALL, &ch, &err) && ch.parts == 0, "void chunk");
     CHECK(!pmf_chunk_read(f, &lvl, 0, (pmf_chunk_coord){ 3, 0, 0 }, PMF_PART_ALL, &ch, &err), "outside the grid");
