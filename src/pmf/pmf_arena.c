@@ -16,7 +16,11 @@ typedef struct arena_block {
 struct pmf_arena {
     arena_block *head;   /* current block for small allocations */
     arena_block *large;  /* blocks holding one big allocation each */
+    void *user;          /* what the arena's owner keeps with it (a level's name index) */
 };
+
+void pmf_arena_set_user(pmf_arena *a, void *user) { a->user = user; }
+void *pmf_arena_user(const pmf_arena *a) { return a->user; }
 
 pmf_arena *pmf_arena_create(void)
 {

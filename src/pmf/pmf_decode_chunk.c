@@ -56,8 +56,8 @@ static const char **read_used_names(pmf_cursor *c, pmf_arena *a, pmf_blob t, uin
 }
 
 /* Resolves used names to level indices; a name that is not in the level is an error. */
-static uint16_t *map_used_names(pmf_cursor *c, pmf_arena *a, const char **used, uint8_t count, size_t names_at,
-                                const void *array, size_t array_count, size_t stride, const char *what)
+static uint16_t *map_used_names(pmf_cursor *c, pmf_arena *a, const pmf_level *lvl, const char **used, uint8_t count,
+                                size_t names_at, int (*find)(const pmf_level *, const char *), const char *what)
 {
     if (c->failed || count == 0)
         return NULL;
@@ -67,7 +67,7 @@ static uint16_t *map_used_names(pmf_cursor *c, pmf_arena *a, const char **used, 
         return NULL;
     }
     for (unsigned i = 0; i < count; i++) {
-        int k = pmf_find_name(array, array_count, stride, used[i]);
+        int k = find(lvl, used[i]);
         if (k < 0) {
             pmf_cursor_fail_at(c, names_at + 4 * i, "%s '%s' does not exist in the level", what, used[i]);
             return NULL;
@@ -225,14 +225,13 @@ static bool decode_common(pmf_cursor *c, chunk_decoder *d, pmf_blob *table)
     cc->used_material_count = pmf_read_u8(c, "used material count");
     size_t at = c->pos;
     cc->used_materials = read_used_names(c, a, t, cc->used_material_count, "used material");
-    cc->material_map = map_used_names(c, a, cc->used_materials, cc->used_material_count, at, lc->materials,
-                                      lc->material_count, sizeof *lc->materials, "used material");
+    cc->material_map = map_used_names(c, a, d->lvl, cc->used_materials, cc->used_material_count, at,
+                                      pmf_level_find_material, "used material");
     cc->used_physics_material_count = pmf_read_u8(c, "used physics material count");
     at = c->pos;
     cc->used_physics_materials = read_used_names(c, a, t, cc->used_physics_material_count, "used physics material");
-    cc->physics_material_map = map_used_names(c, a, cc->used_physics_materials, cc->used_physics_material_count, at,
-                                              lc->physics_materials, lc->physics_material_count,
-                                              sizeof *lc->physics_materials, "used physics material");
+    cc->physics_material_map = map_used_names(c, a, d->lvl, cc->used_physics_materials, cc->used_physics_material_count,
+                                              at, pmf_level_find_physics_material, "used physics material");
     cc->used_sound_material_count = pmf_read_u8(c, "used sound material count");
     cc->used_sound_materials = read_used_names(c, a, t, cc->used_sound_material_count, "used sound material");
 

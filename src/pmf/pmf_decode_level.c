@@ -4,6 +4,87 @@
  * environments, skybox and cloud materials must be empty or name one that exists. */
 #include "pmf_internal.h"
 
+typedef struct name_entry {
+    const char *name;
+    uint32_t index;
+} name_entry;
+
+typedef struct level_index {
+    name_entry *materials, *physics_materials;
+} level_index;
+
+static int compare_entries(const void *a, const void *b)
+{
+    const name_entry *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+static name_entry *sorted_names(pmf_arena *a, const void *array, size_t count, size_t stride)
+{
+    name_entry *e = pmf_arena_alloc(a, (count + 1) * sizeof *e);
+    if (!e)
+        return NULL;
+    const unsigned char *p = array;
+    for (size_t i = 0; i < count; i++, p += stride) {
+        memcpy(&e[i].name, p, sizeof e[i].name);
+        e[i].index = (uint32_t)i;
+    }
+    qsort(e, count, sizeof *e, compare_entries);
+    return e;
+}
+
+/* The first entry named `name` (lowest index among equal names), or -1. */
+static int search_names(const name_entry *e, size_t count, const char *name)
+{
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(e[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < count && !strcmp(e[lo].name, name) ? (int)e[lo].index : -1;
+}
+
+static const level_index *index_of(const pmf_level *lvl)
+{
+    return lvl->arena_ ? pmf_arena_user(lvl->arena_) : NULL;
+}
+
+int pmf_level_find_material(const pmf_level *lvl, const char *name)
+{
+    const level_index *ix = index_of(lvl);
+    if (ix)
+        return search_names(ix->materials, lvl->common.material_count, name);
+    return PMF_FIND(lvl->common.materials, lvl->common.material_count, name);
+}
+
+int pmf_level_find_physics_material(const pmf_level *lvl, const char *name)
+{
+    const level_index *ix = index_of(lvl);
+    if (ix)
+        return search_names(ix->physics_materials, lvl->common.physics_material_count, name);
+    return PMF_FIND(lvl->common.physics_materials, lvl->common.physics_material_count, name);
+}
+
+/* Sorted material names for the lookups of the client block and of every chunk. */
+static bool build_index(pmf_cursor *c, pmf_arena *a, pmf_level *lvl)
+{
+    const pmf_level_common *lc = &lvl->common;
+    level_index *ix = pmf_arena_alloc(a, sizeof *ix);
+    if (ix) {
+        ix->materials = sorted_names(a, lc->materials, lc->material_count, sizeof *lc->materials);
+        ix->physics_materials = sorted_names(a, lc->physics_materials, lc->physics_material_count,
+                                             sizeof *lc->physics_materials);
+    }
+    if (!ix || !ix->materials || !ix->physics_materials)
+        return pmf_cursor_fail_at(c, c->pos, "out of memory for the material index");
+    pmf_arena_set_user(a, ix);
+    return true;
+}
+
 bool pmf_decode_level_common(pmf_cursor *c, pmf_arena *a, pmf_level *lvl)
 {
     pmf_level_common *lc = &lvl->common;
@@ -50,7 +131,8 @@ bool pmf_decode_level_common(pmf_cursor *c, pmf_arena *a, pmf_level *lvl)
         lc->sound_materials[i].frequency_dampening = pmf_read_f32(c, "frequency dampening");
     }
 
-    PMF_READ_NAME_REF(c, t, "air physics material", PMF_FIND(lc->physics_materials, lc->physics_material_count, name) >= 0, lc->air_physics_material);
+    PMF_READ_NAME_REF(c, t, "air physics material",
+                      pmf_level_find_physics_material(lvl, name) >= 0, lc->air_physics_material);
 
     lc->weather_env_count = pmf_read_u8(c, "weather environment count");
     lc->weather_envs = pmf_read_array(c, a, lc->weather_env_count, 48, sizeof *lc->weather_envs, "weather environments");
@@ -73,9 +155,14 @@ bool pmf_decode_level_common(pmf_cursor *c, pmf_arena *a, pmf_level *lvl)
         pmf_read_f32s(c, lc->gravity_envs[i].gravity, 3, "gravity");
     }
 
-    PMF_READ_NAME_REF(c, t, "default weather environment", PMF_FIND(lc->weather_envs, lc->weather_env_count, name) >= 0, lc->default_weather_env);
-    PMF_READ_NAME_REF(c, t, "default gravity environment", PMF_FIND(lc->gravity_envs, lc->gravity_env_count, name) >= 0, lc->default_gravity_env);
-    return pmf_cursor_expect_end(c, "the common level data");
+    PMF_READ_NAME_REF(c, t, "default weather environment",
+                      PMF_FIND(lc->weather_envs, lc->weather_env_count, name) >= 0, lc->default_weather_env);
+    PMF_READ_NAME_REF(c, t, "default gravity environment",
+                      PMF_FIND(lc->gravity_envs, lc->gravity_env_count, name) >= 0, lc->default_gravity_env);
+    if (!pmf_cursor_expect_end(c, "the common level data"))
+        return false;
+    /* lookups go through the index only when it lives in this level's own arena */
+    return lvl->arena_ != a || build_index(c, a, lvl);
 }
 
 bool pmf_decode_level_client(pmf_cursor *c, pmf_arena *a, pmf_level *lvl)
@@ -108,9 +195,10 @@ bool pmf_decode_level_client(pmf_cursor *c, pmf_arena *a, pmf_level *lvl)
         if (!c->failed && (s->flags & ~PMF_SKY_3D_SKYBOX))
             return pmf_cursor_fail_at(c, at, "sky environment %u flags 0x%02x set reserved bits", i, s->flags);
         for (int f = 0; f < PMF_FACE_COUNT; f++)
-            PMF_READ_NAME_REF(c, t, "skybox material", PMF_FIND(lc->materials, lc->material_count, name) >= 0, s->skybox[f]);
-        PMF_READ_NAME_REF(c, t, "top cloud layer material", PMF_FIND(lc->materials, lc->material_count, name) >= 0, s->cloud_top);
-        PMF_READ_NAME_REF(c, t, "bottom cloud layer material", PMF_FIND(lc->materials, lc->material_count, name) >= 0, s->cloud_bottom);
+            PMF_READ_NAME_REF(c, t, "skybox material", pmf_level_find_material(lvl, name) >= 0, s->skybox[f]);
+        PMF_READ_NAME_REF(c, t, "top cloud layer material", pmf_level_find_material(lvl, name) >= 0, s->cloud_top);
+        PMF_READ_NAME_REF(c, t, "bottom cloud layer material",
+                          pmf_level_find_material(lvl, name) >= 0, s->cloud_bottom);
         at = c->pos;
         s->skybox_chunk = pmf_chunk_index_unpack(pmf_read_u32(c, "3D skybox chunk"));
         if (!c->failed && (s->flags & PMF_SKY_3D_SKYBOX) &&
@@ -119,8 +207,10 @@ bool pmf_decode_level_client(pmf_cursor *c, pmf_arena *a, pmf_level *lvl)
                                       s->skybox_chunk.x, s->skybox_chunk.y, s->skybox_chunk.z);
     }
 
-    PMF_READ_NAME_REF(c, t, "default sound environment", PMF_FIND(cl->sound_envs, cl->sound_env_count, name) >= 0, cl->default_sound_env);
-    PMF_READ_NAME_REF(c, t, "default sky environment", PMF_FIND(cl->sky_envs, cl->sky_env_count, name) >= 0, cl->default_sky_env);
+    PMF_READ_NAME_REF(c, t, "default sound environment",
+                      PMF_FIND(cl->sound_envs, cl->sound_env_count, name) >= 0, cl->default_sound_env);
+    PMF_READ_NAME_REF(c, t, "default sky environment",
+                      PMF_FIND(cl->sky_envs, cl->sky_env_count, name) >= 0, cl->default_sky_env);
 
     cl->material_count = lc->material_count;
     cl->materials = pmf_read_array(c, a, cl->material_count, 54, sizeof *cl->materials, "client-side materials");

@@ -296,6 +296,7 @@ bool pmf_encode_level_blocks(const pmf_level *lvl, const char *block_prefix, pmf
         return false;
     }
     pmf_level check = { 0 };
+    check.arena_ = a;
     check.flags = lvl->flags;
     check.chunk_size_exp = lvl->chunk_size_exp;
     check.count_x = lvl->count_x;

@@ -11,6 +11,8 @@ typedef struct pmf_arena pmf_arena;
 pmf_arena *pmf_arena_create(void);
 void *pmf_arena_alloc(pmf_arena *a, size_t size); /* zeroed, 16-byte aligned; NULL when out of memory */
 void pmf_arena_destroy(pmf_arena *a);
+void pmf_arena_set_user(pmf_arena *a, void *user);
+void *pmf_arena_user(const pmf_arena *a);
 
 /* ---- errors ---- */
 void pmf_error_set(pmf_error *err, const char *file, const char *block, uint64_t offset,
@@ -33,6 +35,12 @@ extern const char *const pmf_part_names[3];
 bool pmf_decode_level_common(pmf_cursor *c, pmf_arena *a, pmf_level *lvl);
 bool pmf_decode_level_client(pmf_cursor *c, pmf_arena *a, pmf_level *lvl);
 bool pmf_decode_level_server(pmf_cursor *c, pmf_arena *a, pmf_level *lvl);
+/* Index of the level material / physics material named `name`, or -1 (the first one when names
+ * repeat). Binary search over a sorted index kept in a decoded level's arena; a level built by
+ * hand (writer input) is searched linearly. */
+int pmf_level_find_material(const pmf_level *lvl, const char *name);
+int pmf_level_find_physics_material(const pmf_level *lvl, const char *name);
+
 /* Index of the element whose name (every named struct's first member) is `name`, or -1. */
 int pmf_find_name(const void *array, size_t count, size_t stride, const char *name);
 #define PMF_FIND(array, count, name) pmf_find_name((array), (count), sizeof *(array), (name))
