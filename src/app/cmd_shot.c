@@ -437,6 +437,10 @@ static bool frame_create(shot_frame *fr, int w, int h, int msaa)
         limit = caps->max_viewport[0];
     if (caps->max_viewport[1] < limit)
         limit = caps->max_viewport[1];
+    /* PMFVIEW_SHOT_TILE=N draws in tiles of at most N pixels (to test tiling at small sizes). */
+    const char *tile_env = getenv("PMFVIEW_SHOT_TILE");
+    if (tile_env && atoi(tile_env) > 0 && atoi(tile_env) < limit)
+        limit = atoi(tile_env);
     fr->tile = w <= limit && h <= limit ? 0 : limit;
     int tw = fr->tile ? fr->tile : w, th = fr->tile ? fr->tile : h;
     char err[256];

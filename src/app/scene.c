@@ -18,6 +18,12 @@
 
 typedef struct sky_region { float planes[6][4]; int env; } sky_region;
 
+typedef struct scene_failure_entry {
+    pmf_chunk_coord coord;
+    bool anywhere;                   /* counts wherever the camera looks (3D skybox, out of memory) */
+    char message[512];
+} scene_failure_entry;
+
 /* What a stream worker prepares for the main thread. */
 typedef struct scene_chunk {
     mesh_chunk mc;
@@ -60,7 +66,8 @@ struct scene {
     double opened_at, first_complete, upload_seconds;
     render_frame_stats last_frame;
     uint32_t visible_chunks;
-    char failure[512];
+    scene_failure_entry failures[16];  /* the first chunks that failed to load */
+    uint32_t failure_count;
 };
 
 static double now_seconds(void)
@@ -68,6 +75,16 @@ static double now_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static scene_failure_entry *add_failure(scene *s, pmf_chunk_coord c, bool anywhere)
+{
+    if (s->failure_count == sizeof s->failures / sizeof s->failures[0])
+        return NULL;
+    scene_failure_entry *f = &s->failures[s->failure_count++];
+    f->coord = c;
+    f->anywhere = anywhere;
+    return f;
 }
 
 /* ---- sky regions (8-corner volumes, conventions: client chunk data) ---------------------------- */
@@ -462,8 +479,9 @@ static void add_chunk(scene *s, scene_chunk *sc)
     sc->handle = render_world_add(s->world, &sc->mc);
     if (sc->handle < 0 || (s->chunk_count == s->chunk_cap && !(s->chunk_cap = s->chunk_cap ? s->chunk_cap * 2 : 64,
                                                                 s->chunks = realloc(s->chunks, s->chunk_cap * sizeof *s->chunks)))) {
-        if (!s->failure[0])
-            snprintf(s->failure, sizeof s->failure, "out of memory uploading chunk (%u,%u,%u)",
+        scene_failure_entry *f = add_failure(s, sc->mc.coord, true);
+        if (f)
+            snprintf(f->message, sizeof f->message, "out of memory uploading chunk (%u,%u,%u)",
                      sc->mc.coord.x, sc->mc.coord.y, sc->mc.coord.z);
         render_world_remove(s->world, sc->handle);
         free_scene_chunk(sc);
@@ -505,8 +523,9 @@ void scene_update(scene *s, double budget_ms)
         if (!stream_poll(s->stream, &item, 1))
             break;
         if (item.failed) {
-            if (!s->failure[0])
-                snprintf(s->failure, sizeof s->failure, "%s", item.error);
+            scene_failure_entry *f = add_failure(s, item.coord, false);
+            if (f)
+                snprintf(f->message, sizeof f->message, "%s", item.error);
             continue;
         }
         double t0 = now_seconds();
@@ -526,8 +545,11 @@ bool scene_wait_view(scene *s, double timeout_s)
     double start = now_seconds();
     for (;;) {
         scene_update(s, 50.0);
-        if (scene_view_complete(s))
+        if (scene_view_complete(s)) {
+            /* Take what finished (or failed) between the poll and the check. */
+            scene_update(s, 50.0);
             return true;
+        }
         if (now_seconds() - start > timeout_s)
             return false;
         nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
@@ -571,15 +593,17 @@ static scene_chunk *skybox_chunk(scene *s, pmf_chunk_coord c)
     pmf_error perr;
     char msg[512];
     if (!pmf_chunk_read(s->file, &s->lvl, s->level, c, PMF_PART_COMMON | PMF_PART_CLIENT, &chunk, &perr)) {
-        if (!s->failure[0])
-            pmf_error_format(&perr, s->failure, sizeof s->failure);
+        scene_failure_entry *f = add_failure(s, c, true);
+        if (f)
+            pmf_error_format(&perr, f->message, sizeof f->message);
         return NULL;
     }
     scene_chunk *sc = build_scene_chunk(s, &chunk, msg, sizeof msg);
     pmf_chunk_free(&chunk);
     if (!sc) {
-        if (!s->failure[0])
-            snprintf(s->failure, sizeof s->failure, "%.200s: %.300s", s->file->name, msg);
+        scene_failure_entry *f = add_failure(s, c, true);
+        if (f)
+            snprintf(f->message, sizeof f->message, "%.200s: %.300s", s->file->name, msg);
         return NULL;
     }
     sc->handle = render_world_add(s->world, &sc->mc);
@@ -744,5 +768,26 @@ void scene_get_stats(const scene *s, scene_stats *out)
 
 const char *scene_failure(const scene *s)
 {
-    return s->failure[0] ? s->failure : NULL;
+    float view[16], proj[16], vp[16], planes[6][4];
+    camera_view_matrix(&s->cam, 0, view);
+    perspective(&s->cam, proj);
+    mat4_mul(proj, view, vp);
+    frustum_planes(vp, planes);
+    for (uint32_t i = 0; i < s->failure_count; i++) {
+        const scene_failure_entry *f = &s->failures[i];
+        if (f->anywhere)
+            return f->message;
+        int32_t c[3];
+        double off[3];
+        chunk_coord_i32(&f->coord, c);
+        camera_chunk_offset(&s->cam, c, off);
+        float half = (float)(s->cam.chunk_size * 0.5), mn[3], mx[3];
+        for (int k = 0; k < 3; k++) {
+            mn[k] = (float)off[k] - half;
+            mx[k] = (float)off[k] + half;
+        }
+        if (!box_outside((const float(*)[4])planes, mn, mx))
+            return f->message;
+    }
+    return NULL;
 }

@@ -128,7 +128,8 @@ typedef struct scene_stats {
 } scene_stats;
 void scene_get_stats(const scene *s, scene_stats *out);
 
-/* The first chunk that failed to load ("FILE: BLOCK, byte N: MESSAGE"), NULL when none has. */
+/* The first chunk in the current view (its whole cube meets the frustum) that failed to load,
+ * as "FILE: BLOCK, byte N: MESSAGE"; NULL when none has. Failures out of view are not reported. */
 const char *scene_failure(const scene *s);
 
 #endif

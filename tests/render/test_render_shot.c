@@ -349,6 +349,83 @@ static int test_cli(void)
     rt_free(&a);
     RT_CHECK(rt_run("shot map.pmf -o bench.png --size 32x32 --frames 3", err) == 0);
     RT_CHECK(strstr(err, "frames: 3, average frame time:") != NULL);
+    f = fopen("path.txt", "w");
+    fputs("0,0,0,-20,0\n0,0,0,20,0\n", f);
+    fclose(f);
+    RT_CHECK(rt_run("shot map.pmf -o path.png --size 32x32 --frames 4 --path path.txt", err) == 0);
+    RT_CHECK(strstr(err, "frames: 4, average frame time:") != NULL);
+    RT_CHECK(rt_run("shot map.pmf -o path.png --path path.txt", NULL) == 1);       /* --path needs --frames */
+    rt_map_free(&m);
+    return 0;
+}
+
+/* A chunk that fails to decode: exit 2 when it is in view, a normal render when it is not. */
+static int test_bad_chunk(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 3, 1, 1 }, (pmf_chunk_coord){ 1, 0, 0 });
+    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
+    for (uint32_t x = 0; x < 3; x++) {
+        rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ x, 0, 0 });
+        float q[4][3];
+        rt_wall_z(q, -8, 8, -8, 8, -4, true);
+        rt_geom_quad(c, 0, mat, rt_lightmap(c, 1, 100, 100, 100), q);
+    }
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    pmf_error err;
+    pmf_file *f = pmf_open("map.pmf", &err);
+    RT_CHECK(f);
+    const pmf_chunk_loc *loc = &f->levels[0].chunks[pmf_grid_index(&f->levels[0], 2, 0, 0)];
+    uint64_t at = loc->offset + loc->compressed[0] / 2;
+    pmf_close(f);
+    FILE *fp = fopen("map.pmf", "r+b");
+    RT_CHECK(fp && fseek(fp, (long)at, SEEK_SET) == 0);
+    for (int i = 0; i < 8; i++)
+        fputc(0xA5, fp);
+    fclose(fp);
+    char msg[1024];
+    /* Chunk (2,0,0) spans world x 8..24: looking -Z from x = -16 it is out of view. */
+    RT_CHECK(rt_run("shot map.pmf -o ok.png --size 16x16 --fov 90 --camera -16,0,0,0,0", msg) == 0);
+    RT_CHECK(rt_run("shot map.pmf -o bad.png --size 16x16 --fov 90 --camera 16,0,0,0,0", msg) == 2);
+    RT_CHECK(!strncmp(msg, "pmfview: ", 9) && strstr(msg, "chunk (2,0,0)") && strchr(msg, '\n') == msg + strlen(msg) - 1);
+    RT_CHECK(access("bad.png", F_OK) != 0);
+    rt_map_free(&m);
+    return 0;
+}
+
+/* A frame drawn in 24-pixel tiles (sub-frustums) is the frame drawn at once. */
+static int test_tiles(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t a = rt_material(l, "a", NULL, 0, 0), b = rt_material(l, "b", NULL, 0, 0);
+    memcpy(rt_cmat(l, b)->color, (uint8_t[]){ 30, 200, 90 }, 3);
+    rt_chunk *c = rt_chunk_add(l, ORIGIN);
+    uint8_t lm = rt_lightmap(c, 1, 200, 150, 100);
+    float q[4][3];
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 1);
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_Y, 2);
+    rt_wall_z(q, -3, 1, -1, 2, -4, true);
+    rt_geom_quad(c, 1, a, lm, q);
+    rt_floor_y(q, -2, 3, -6, -1, -1.5f, true);
+    rt_geom_quad(c, 2, b, lm, q);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image whole, tiled;
+    RT_CHECK(rt_run("shot map.pmf -o whole.png --size 70x50 --camera 0.3,0.2,0,10,-5", NULL) == 0);
+    RT_CHECK(setenv("PMFVIEW_SHOT_TILE", "24", 1) == 0);
+    RT_CHECK(rt_run("shot map.pmf -o tiled.png --size 70x50 --camera 0.3,0.2,0,10,-5", NULL) == 0);
+    unsetenv("PMFVIEW_SHOT_TILE");
+    RT_CHECK(rt_load(&whole, "whole.png") && rt_load(&tiled, "tiled.png"));
+    RT_CHECK(whole.w == 70 && whole.h == 50 && tiled.w == 70 && tiled.h == 50);
+    int differ = 0, lit = 0;
+    for (int i = 0; i < 70 * 50 * 3; i++) {
+        differ += abs(whole.rgb[i] - tiled.rgb[i]) > 1;
+        lit += whole.rgb[i] > 0;
+    }
+    /* Edge pixels may fall on either side of a triangle edge after the sub-frustum's rounding. */
+    RT_CHECK(differ <= 6 && lit > 1000);
+    rt_free(&whole);
+    rt_free(&tiled);
     rt_map_free(&m);
     return 0;
 }
@@ -365,6 +442,8 @@ static const rt_test tests[] = {
     { "extended_cube", test_extended_cube },
     { "no_lightmap", test_no_lightmap },
     { "cli", test_cli },
+    { "bad_chunk", test_bad_chunk },
+    { "tiles", test_tiles },
     { NULL, NULL },
 };
 
