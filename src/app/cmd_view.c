@@ -8,31 +8,7 @@
 #include "commands.h"
 #include "pmf/pmf.h"
 #include "view.h"
-
-bool view_parse_pose(const char *text, double pos[3], float *yaw, float *pitch)
-{
-    double v[5];
-    const char *p = text;
-    for (int i = 0; i < 5; i++) {
-        char *end;
-        v[i] = strtod(p, &end);
-        if (end == p || !(v[i] == v[i]) || v[i] > 1e15 || v[i] < -1e15)
-            return false;
-        p = end;
-        if (i < 4) {
-            if (*p != ',')
-                return false;
-            p++;
-        }
-    }
-    if (*p != '\0' && !strchr(" \t\r\n", *p))
-        return false;
-    for (int i = 0; i < 3; i++)
-        pos[i] = v[i];
-    *yaw = (float)v[3];
-    *pitch = (float)v[4];
-    return true;
-}
+#include "view_bookmarks.h"
 
 static int usage_error(const char *what, const char *arg)
 {

@@ -29,7 +29,4 @@ typedef struct view_desc {
 /* Returns the process exit code (0, 2 bad map, 3 runtime failure). */
 int view_run(const view_desc *desc);
 
-/* Parses "X,Y,Z,YAW,PITCH" (the --camera and bookmark format); false when malformed. */
-bool view_parse_pose(const char *text, double pos[3], float *yaw, float *pitch);
-
 #endif

@@ -6,19 +6,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "view.h"
+bool view_parse_pose(const char *text, double pos[3], float *yaw, float *pitch)
+{
+    double v[5];
+    const char *p = text;
+    for (int i = 0; i < 5; i++) {
+        char *end;
+        v[i] = strtod(p, &end);
+        if (end == p || !(v[i] == v[i]) || v[i] > 1e15 || v[i] < -1e15)
+            return false;
+        p = end;
+        if (i < 4) {
+            if (*p != ',')
+                return false;
+            p++;
+        }
+    }
+    if (*p != '\0' && !strchr(" \t\r\n", *p))
+        return false;
+    for (int i = 0; i < 3; i++)
+        pos[i] = v[i];
+    *yaw = (float)v[3];
+    *pitch = (float)v[4];
+    return true;
+}
 
 void view_bookmarks_path(const char *map_path, char *out, size_t size)
 {
     snprintf(out, size, "%s.cameras", map_path);
 }
 
-/* The shortest %g form that reads back as exactly v. */
-static void format_exact(double v, char *out, size_t size)
+/* The shortest %g form that reads back as exactly v (as a float when is_float). */
+static void format_exact(double v, bool is_float, char *out, size_t size)
 {
     for (int digits = 6; digits <= 17; digits++) {
         snprintf(out, size, "%.*g", digits, v);
-        if (strtod(out, NULL) == v)
+        double back = strtod(out, NULL);
+        if (is_float ? (float)back == (float)v : back == v)
             return;
     }
 }
@@ -88,9 +112,9 @@ bool view_bookmark_save(const char *file, int slot, const double pos[3], float y
     }
     char num[5][32], line[200];
     for (int i = 0; i < 3; i++)
-        format_exact(pos[i], num[i], sizeof num[i]);
-    format_exact(yaw, num[3], sizeof num[3]);
-    format_exact(pitch, num[4], sizeof num[4]);
+        format_exact(pos[i], false, num[i], sizeof num[i]);
+    format_exact(yaw, true, num[3], sizeof num[3]);
+    format_exact(pitch, true, num[4], sizeof num[4]);
     snprintf(line, sizeof line, "%s,%s,%s,%s,%s bookmark%d\n", num[0], num[1], num[2], num[3], num[4], slot);
 
     char tmp[1100];

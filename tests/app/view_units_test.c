@@ -1,0 +1,256 @@
+/* view_units_test.c - the viewer's window-free parts: pose parsing, the cameras file, the live
+ * reload watch, screenshot names and the light-probe overlay's cube lighting data. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pmf.h"
+#include "view_bookmarks.h"
+#include "view_probes.h"
+#include "view_shot.h"
+#include "view_watch.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                    \
+    do {                                                                                    \
+        if (!(cond)) {                                                                      \
+            failures++;                                                                     \
+            fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond);                      \
+            fprintf(stderr, __VA_ARGS__);                                                   \
+            fputc('\n', stderr);                                                            \
+        }                                                                                   \
+    } while (0)
+
+static char work[1024];
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+        perror(path);
+        exit(1);
+    }
+}
+
+static char *read_file(const char *path)
+{
+    static char buf[4096];
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+static void test_parse_pose(void)
+{
+    double p[3];
+    float yaw, pitch;
+    CHECK(view_parse_pose("1,-2.5,3e2,90,-45", p, &yaw, &pitch), "plain");
+    CHECK(p[0] == 1 && p[1] == -2.5 && p[2] == 300 && yaw == 90 && pitch == -45, "values %g %g %g %g %g", p[0], p[1], p[2], yaw, pitch);
+    CHECK(view_parse_pose("0,0,0,0,0 hall", p, &yaw, &pitch), "with a name");
+    CHECK(view_parse_pose("0,0,0,0,0\n", p, &yaw, &pitch), "line end");
+    CHECK(!view_parse_pose("1,2,3,4", p, &yaw, &pitch), "four numbers");
+    CHECK(!view_parse_pose("1,2,3,4,5,6", p, &yaw, &pitch), "six numbers");
+    CHECK(!view_parse_pose("1,2,x,4,5", p, &yaw, &pitch), "not a number");
+    CHECK(!view_parse_pose("1,2,3,4,5x", p, &yaw, &pitch), "trailing junk");
+    CHECK(!view_parse_pose("nan,2,3,4,5", p, &yaw, &pitch), "NaN");
+    CHECK(!view_parse_pose("", p, &yaw, &pitch), "empty");
+}
+
+static void test_bookmarks(void)
+{
+    char map[1100], file[1200], err[1300];
+    snprintf(map, sizeof map, "%s/room.pmf", work);
+    view_bookmarks_path(map, file, sizeof file);
+    CHECK(!strcmp(file + strlen(file) - 17, "/room.pmf.cameras"), "%s", file);
+    remove(file);
+
+    double p[3];
+    float yaw, pitch;
+    CHECK(!view_bookmark_load(file, 1, p, &yaw, &pitch, err, sizeof err), "no file, no bookmark");
+
+    /* A hand-written file: recall by position when no line is named bookmarkN. */
+    write_file(file, "# my cameras\n10,20,30,45,-5 door\n\n-1,-2,-3,180,10 roof\n");
+    CHECK(view_bookmark_load(file, 2, p, &yaw, &pitch, err, sizeof err), "%s", err);
+    CHECK(p[0] == -1 && p[1] == -2 && p[2] == -3 && yaw == 180 && pitch == 10, "2nd camera line");
+    CHECK(!view_bookmark_load(file, 3, p, &yaw, &pitch, err, sizeof err), "only two cameras");
+
+    /* Saving keeps the other lines and reads back bit-exact. */
+    const double pos[3] = { 0.1, -1234.5678901234567, 1e-7 };
+    CHECK(view_bookmark_save(file, 2, pos, 33.3f, -12.25f, err, sizeof err), "%s", err);
+    CHECK(view_bookmark_load(file, 2, p, &yaw, &pitch, err, sizeof err), "%s", err);
+    CHECK(p[0] == pos[0] && p[1] == pos[1] && p[2] == pos[2] && yaw == 33.3f && pitch == -12.25f,
+          "round trip %.17g %.17g %.17g %.9g %.9g", p[0], p[1], p[2], yaw, pitch);
+    const char *text = read_file(file);
+    CHECK(!strncmp(text, "# my cameras\n10,20,30,45,-5 door\n\n-1,-2,-3,180,10 roof\n", 55), "kept lines: %s", text);
+    CHECK(strstr(text, "0.1,-1234.5678901234567,1e-07,33.3,-12.25 bookmark2\n") != NULL, "saved line: %s", text);
+
+    /* Saving the same slot again replaces its line. */
+    CHECK(view_bookmark_save(file, 2, (const double[3]){ 1, 2, 3 }, 4, 5, err, sizeof err), "%s", err);
+    text = read_file(file);
+    CHECK(strstr(text, "1,2,3,4,5 bookmark2\n") && !strstr(text, "1e-07"), "replaced: %s", text);
+    int lines = 0;
+    for (const char *c = text; *c; c++)
+        lines += *c == '\n';
+    CHECK(lines == 5, "%d lines", lines);
+    /* The named line wins over the positional one. */
+    CHECK(view_bookmark_load(file, 2, p, &yaw, &pitch, err, sizeof err) && p[0] == 1 && yaw == 4, "named bookmark2");
+    write_file(file, "1,2,oops,4,5 bookmark1\n");
+    CHECK(!view_bookmark_load(file, 1, p, &yaw, &pitch, err, sizeof err) && strstr(err, "bookmark 1"), "bad line: %s", err);
+}
+
+static void test_watch(void)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/watched.pmf", work);
+    write_file(path, "one");
+    view_watch w;
+    view_watch_init(&w, path, 100.0);
+    CHECK(!view_watch_poll(&w, 100.2), "polls only every %g s", VIEW_WATCH_PERIOD);
+    CHECK(!view_watch_poll(&w, 100.5), "unchanged");
+
+    /* Rewritten (atomically, as pmf_writer_finish does): reported once it is stable. */
+    char tmp[1200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    write_file(tmp, "two, longer");
+    CHECK(rename(tmp, path) == 0, "rename");
+    CHECK(!view_watch_poll(&w, 101.0), "first sight: wait for it to settle");
+    CHECK(view_watch_poll(&w, 101.5), "stable: reload");
+    CHECK(!view_watch_poll(&w, 102.0), "reported once");
+
+    /* Still being written between two polls: waits until two polls agree. */
+    write_file(path, "three");
+    CHECK(!view_watch_poll(&w, 102.5), "changed");
+    write_file(path, "three, still growing");
+    CHECK(!view_watch_poll(&w, 103.0), "changed again");
+    CHECK(view_watch_poll(&w, 103.5), "settled");
+
+    /* Gone: nothing to reload until it is back. */
+    remove(path);
+    CHECK(!view_watch_poll(&w, 104.0) && !view_watch_poll(&w, 104.5) && !view_watch_poll(&w, 105.0), "missing file");
+    write_file(path, "four");
+    CHECK(!view_watch_poll(&w, 105.5), "back");
+    CHECK(view_watch_poll(&w, 106.0), "back and stable");
+}
+
+static void test_shot_path(void)
+{
+    char dir[1100], path[1300], want[1300];
+    snprintf(dir, sizeof dir, "%s/shots", work);
+    mkdir(dir, 0777);
+    struct tm tm = { .tm_year = 2026 - 1900, .tm_mon = 10, .tm_mday = 22, .tm_hour = 4, .tm_min = 5, .tm_sec = 6, .tm_isdst = -1 };
+    time_t when = mktime(&tm);
+    CHECK(view_shot_path(dir, when, path, sizeof path), "name");
+    snprintf(want, sizeof want, "%s/pmfview-20261122-040506.png", dir);
+    CHECK(!strcmp(path, want), "%s", path);
+    write_file(path, "x");
+    CHECK(view_shot_path(dir, when, path, sizeof path), "second name");
+    snprintf(want, sizeof want, "%s/pmfview-20261122-040506-2.png", dir);
+    CHECK(!strcmp(path, want), "%s", path);
+    write_file(path, "x");
+    CHECK(view_shot_path(dir, when, path, sizeof path) && strstr(path, "-3.png"), "%s", path);
+    CHECK(view_shot_path(NULL, when, path, sizeof path) && !strcmp(path, "pmfview-20261122-040506.png"), "current dir: %s", path);
+    CHECK(!view_shot_path(dir, when, path, 20), "too small a buffer");
+}
+
+/* One 16 m chunk, level centre (1,0,0) of a 2x1x1 grid at grid (1,0,0): root parent cube whose
+ * octant 0 (+X +Y +Z) child is empty with lighting base (10, 20, 30), and whose octant 7 child
+ * is a parent with lighting (200, 100, 50) holding an empty octant 0 grandchild without any. */
+static void write_probe_map(const char *path)
+{
+    pmf_header hdr = { .name = "probes", .description = "", .authors = "", .compiler = "view_units_test" };
+    pmf_data_desc data = { .string_table = { (const uint8_t *)"", 1 } };
+    pmf_material mat = { .name = "m", .type = "" };
+    pmf_physics_material phys = { .name = "p" };
+    pmf_sound_material snd = { 0, 0 };
+    pmf_client_material cm = { .texture = "", .color = { 255, 255, 255 }, .alpha = 255, .matcap = "" };
+    pmf_level l = {
+        .chunk_size_exp = 4, .count_x = 2, .count_y = 1, .count_z = 1, .center = { 1, 0, 0 }, .parts = PMF_PART_ALL,
+        .common = { .material_count = 1, .materials = &mat, .physics_material_count = 1, .physics_materials = &phys,
+                    .sound_material_count = 1, .sound_materials = &snd, .air_physics_material = "",
+                    .default_weather_env = "", .default_gravity_env = "" },
+        .client = { .default_sound_env = "", .default_sky_env = "", .material_count = 1, .materials = &cm },
+        .server = { .string_table = { (const uint8_t *)"", 1 } },
+    };
+    pmf_cube cubes[4] = {
+        { .type = PMF_CUBE_PARENT, .u.parent = { .child_mask = 0x81, .children = { 1, 0, 0, 0, 0, 0, 0, 2 } } },
+        { .type = PMF_CUBE_EMPTY, .flags = PMF_CUBE_HAS_LIGHTING },
+        { .type = PMF_CUBE_PARENT, .flags = PMF_CUBE_HAS_LIGHTING, .u.parent = { .child_mask = 0x01, .children = { 3 } } },
+        { .type = PMF_CUBE_EMPTY },
+    };
+    pmf_client_cube ccubes[4] = { 0 };
+    ccubes[1].lighting.base[0] = 10, ccubes[1].lighting.base[1] = 20, ccubes[1].lighting.base[2] = 30;
+    ccubes[2].lighting.base[0] = 200, ccubes[2].lighting.base[1] = 100, ccubes[2].lighting.base[2] = 50;
+    pmf_server_cube scubes[4] = { 0 };
+    pmf_chunk ch = { .coord = { 1, 0, 0 }, .parts = PMF_PART_ALL };
+    ch.common.cube_count = 4;
+    ch.common.cubes = cubes;
+    ch.client.cubes = ccubes;
+    ch.server.string_table = (pmf_blob){ (const uint8_t *)"", 1 };
+    ch.server.cubes = scubes;
+    pmf_error err;
+    pmf_encoded_chunk enc;
+    pmf_writer *w = pmf_writer_create(&hdr, &data, &err);
+    bool ok = w && pmf_writer_begin_level(w, &l, &err) && pmf_chunk_encode(&l, &ch, &enc, &err) &&
+              pmf_writer_put_chunk(w, ch.coord, &enc, &err) && pmf_writer_finish(w, path, &err);
+    pmf_writer_destroy(w);
+    if (!ok) {
+        char line[1024];
+        fprintf(stderr, "probe map: %s\n", pmf_error_format(&err, line, sizeof line));
+        exit(1);
+    }
+}
+
+static void test_probes(void)
+{
+    char path[1100], err[512];
+    snprintf(path, sizeof path, "%s/probes.pmf", work);
+    write_probe_map(path);
+    view_probes p;
+    CHECK(view_probes_open(&p, path, 0, err, sizeof err), "%s", err);
+    camera cam;
+    camera_init(&cam, &(camera_desc){ .chunk_size_exp = 4, .center = { 1, 0, 0 } });
+    camera_set_world(&cam, (const double[3]){ 1, 2, 3 }, 0, 0);
+    view_probes_update(&p, &cam);
+    CHECK(p.count == 2 && !p.error[0], "%zu probes, error '%s'", p.count, p.error);
+    /* Octant 0 child: centre (+4,+4,+4), half 4 -> box 0.5 (capped); octant 7: (-4,-4,-4). */
+    for (size_t i = 0; i < p.count; i++) {
+        bool first = p.rgb[i][0] == 10;
+        float want = first ? 4.0f : -4.0f;
+        CHECK(p.boxes[i][0] == want && p.boxes[i][1] == want && p.boxes[i][2] == want && p.boxes[i][3] == 0.5f,
+              "probe %zu at %g %g %g size %g", i, p.boxes[i][0], p.boxes[i][1], p.boxes[i][2], p.boxes[i][3]);
+        CHECK(first ? (p.rgb[i][1] == 20 && p.rgb[i][2] == 30) : (p.rgb[i][0] == 200 && p.rgb[i][1] == 100 && p.rgb[i][2] == 50),
+              "probe %zu colour", i);
+    }
+    /* From the void chunk beside it the boxes move by a chunk; from outside the grid, they
+     * still show (around the nearest grid chunk). */
+    camera_set_world(&cam, (const double[3]){ -16, 0, 0 }, 0, 0);
+    view_probes_update(&p, &cam);
+    CHECK(p.count == 2 && (p.boxes[0][0] == 20.0f || p.boxes[0][0] == 12.0f), "from grid (0,0,0): %zu, x %g", p.count, p.count ? p.boxes[0][0] : 0);
+    camera_set_world(&cam, (const double[3]){ 0, 100, 0 }, 0, 0);
+    view_probes_update(&p, &cam);
+    CHECK(p.count == 2, "from above the grid: %zu", p.count);
+    view_probes_close(&p);
+
+    CHECK(!view_probes_open(&p, "/nonexistent.pmf", 0, err, sizeof err) && strstr(err, "nonexistent"), "%s", err);
+}
+
+int main(int argc, char **argv)
+{
+    snprintf(work, sizeof work, "%s", argc > 1 ? argv[1] : "view_units_work");
+    mkdir(work, 0777);
+    test_parse_pose();
+    test_bookmarks();
+    test_watch();
+    test_shot_path();
+    test_probes();
+    if (failures)
+        fprintf(stderr, "%d check(s) failed\n", failures);
+    return failures ? 1 : 0;
+}
