@@ -146,6 +146,10 @@ static void test_shot_path(void)
     mkdir(dir, 0777);
     struct tm tm = { .tm_year = 2026 - 1900, .tm_mon = 10, .tm_mday = 22, .tm_hour = 4, .tm_min = 5, .tm_sec = 6, .tm_isdst = -1 };
     time_t when = mktime(&tm);
+    for (int n = 1; n <= 3; n++) {
+        snprintf(path, sizeof path, n == 1 ? "%s/pmfview-20261122-040506.png" : "%s/pmfview-20261122-040506-%d.png", dir, n);
+        remove(path);
+    }
     CHECK(view_shot_path(dir, when, path, sizeof path), "name");
     snprintf(want, sizeof want, "%s/pmfview-20261122-040506.png", dir);
     CHECK(!strcmp(path, want), "%s", path);
