@@ -8,7 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <glad/gl.h>
 #include <stb_image_write.h>
 
 #include "commands.h"
@@ -574,7 +573,7 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
                 scene_update(s, 4.0);
                 render_target_bind(&fr.target);
                 scene_draw(s, &(scene_viewport){ .width = fr.target.width, .height = fr.target.height });
-                glFinish();
+                render_wait_idle();
                 total += now_seconds() - t0;
             }
             fprintf(stderr, "frames: %d, average frame time: %.3f ms (%.1f fps)\n", o->frames,

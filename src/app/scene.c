@@ -6,8 +6,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <glad/gl.h>
-
 #include "mesh.h"
 #include "render/render_world.h"
 #include "res/res.h"
@@ -656,11 +654,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
     frustum_planes(vp_full, planes);
     tile_projection(&full, proj, f.proj);
 
-    glViewport(0, 0, full.tile_w, full.tile_h);
-    glDepthMask(GL_TRUE);
-    glClearColor(0, 0, 0, 1);
-    glClearDepth(1.0);
-    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    render_world_begin(s->world, full.tile_w, full.tile_h);
 
     render_frame_stats stats = { 0 };
     int env = current_sky_env(s);
@@ -682,7 +676,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
                 sf.chunks = &dc;
                 sf.chunk_count = 1;
                 render_world_draw(s->world, &sf, &stats);
-                glClear(GL_DEPTH_BUFFER_BIT);
+                render_world_clear_depth(s->world);
             }
         }
     }

@@ -30,6 +30,8 @@ typedef struct render_caps {
     char renderer[128];              /* GL_RENDERER */
 } render_caps;
 const render_caps *render_get_caps(void);
+/* Blocks until the GL has finished every command issued so far (frame timing). */
+void render_wait_idle(void);
 
 /* A GL 4.5 (else 3.3) core context with no window and no display: EGL on
  * EGL_PLATFORM_SURFACELESS_MESA (Mesa llvmpipe works on machines without a GPU). Made current

@@ -41,3 +41,8 @@ const render_caps *render_get_caps(void)
 {
     return &caps;
 }
+
+void render_wait_idle(void)
+{
+    glFinish();
+}

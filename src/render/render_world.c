@@ -42,6 +42,9 @@ typedef struct draw_item {
 
 typedef struct draw_cmd { GLuint count, instance_count, first_index; GLint base_vertex; GLuint base_instance; } draw_cmd;
 
+/* What the vertex arena holds per vertex: the mesh vertex and its fast-light slots side by side. */
+typedef struct gpu_vertex { mesh_vertex v; mesh_fast_vertex fast; } gpu_vertex;
+
 struct render_world {
     const pmf_level *lvl;
     mesh_atlas *atlas;
@@ -54,13 +57,13 @@ struct render_world {
     GLuint vao, sky_vao, sky_vbo;
     bool vao_dirty;
 
-    render_arena vertices, fast, indices;
+    render_arena vertices, indices;
     GLuint chunk_table;              /* per frame: vec4 (offset, fast base) per drawn chunk */
     GLuint indirect;
-    GLuint fast_tbo, fast_tex;       /* the fast-light table as a buffer texture (RGBA32F) */
-    float *fast_shadow;              /* CPU copy of the table */
-    uint32_t fast_capacity;
-    render_arena fast_slots;         /* allocation only: its buffer is unused */
+    /* The fast-light table: RGBA32F entries (colour/255 × intensity/255, 0 when disabled), a
+     * run per chunk, read through a buffer texture. */
+    render_arena fast_table;
+    GLuint fast_tex;
 
     GLuint light_atlas;              /* GL_TEXTURE_2D_ARRAY RGBA16F */
     uint32_t atlas_layers, page_size;
@@ -245,35 +248,14 @@ void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled)
 
 /* ---- fast lights ------------------------------------------------------------------------- */
 
-static void fast_entry(render_world *w, uint32_t slot, const mesh_fast_light *fl)
+/* Writes the table entry of one fast light of a chunk. */
+static void write_fast_entry(render_world *w, uint32_t slot, const mesh_fast_light *fl)
 {
     const render_light *l = find_light(w, true, fl->id);
     float k = l && l->enabled ? l->intensity / (255.0f * 255.0f) : 0.0f;
-    float *e = &w->fast_shadow[(size_t)slot * 4];
-    for (int c = 0; c < 3; c++)
-        e[c] = fl->color[c] * k;
-    e[3] = 0.0f;
-}
-
-static void upload_fast_table(render_world *w, uint32_t first, uint32_t count)
-{
-    glBindBuffer(GL_TEXTURE_BUFFER, w->fast_tbo);
-    glBufferSubData(GL_TEXTURE_BUFFER, (GLintptr)first * 16, (GLsizeiptr)count * 16, &w->fast_shadow[(size_t)first * 4]);
-}
-
-static bool ensure_fast_capacity(render_world *w)
-{
-    if (w->fast_slots.capacity <= w->fast_capacity)
-        return true;
-    float *grown = realloc(w->fast_shadow, (size_t)w->fast_slots.capacity * 16);
-    if (!grown)
-        return false;
-    memset(grown + (size_t)w->fast_capacity * 4, 0, (size_t)(w->fast_slots.capacity - w->fast_capacity) * 16);
-    w->fast_shadow = grown;
-    w->fast_capacity = w->fast_slots.capacity;
-    glBindBuffer(GL_TEXTURE_BUFFER, w->fast_tbo);
-    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)w->fast_capacity * 16, w->fast_shadow, GL_DYNAMIC_DRAW);
-    return true;
+    float e[4] = { fl->color[0] * k, fl->color[1] * k, fl->color[2] * k, 0.0f };
+    glBindBuffer(GL_TEXTURE_BUFFER, w->fast_table.buffer);
+    glBufferSubData(GL_TEXTURE_BUFFER, (GLintptr)slot * sizeof e, sizeof e, e);
 }
 
 void render_world_set_fast_light(render_world *w, uint32_t id, uint8_t intensity)
@@ -288,10 +270,8 @@ void render_world_set_fast_light(render_world *w, uint32_t id, uint8_t intensity
         if (!gc->mc)
             continue;
         for (uint32_t f = 0; f < gc->mc->fast_light_count; f++) {
-            if (gc->mc->fast_lights[f].id == id) {
-                fast_entry(w, gc->fast_base + f, &gc->mc->fast_lights[f]);
-                upload_fast_table(w, gc->fast_base + f, 1);
-            }
+            if (gc->mc->fast_lights[f].id == id)
+                write_fast_entry(w, gc->fast_base + f, &gc->mc->fast_lights[f]);
         }
     }
 }
@@ -388,17 +368,17 @@ static void setup_vao(render_world *w)
 {
     glBindVertexArray(w->vao);
     glBindBuffer(GL_ARRAY_BUFFER, w->vertices.buffer);
+    const GLsizei stride = sizeof(gpu_vertex);
     glEnableVertexAttribArray(ATTR_POS);
-    glVertexAttribPointer(ATTR_POS, 3, GL_FLOAT, GL_FALSE, sizeof(mesh_vertex), (void *)offsetof(mesh_vertex, xyz));
+    glVertexAttribPointer(ATTR_POS, 3, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(gpu_vertex, v.xyz));
     glEnableVertexAttribArray(ATTR_UV);
-    glVertexAttribPointer(ATTR_UV, 2, GL_FLOAT, GL_FALSE, sizeof(mesh_vertex), (void *)offsetof(mesh_vertex, uv));
+    glVertexAttribPointer(ATTR_UV, 2, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(gpu_vertex, v.uv));
     glEnableVertexAttribArray(ATTR_LM_UV);
-    glVertexAttribIPointer(ATTR_LM_UV, 2, GL_UNSIGNED_SHORT, sizeof(mesh_vertex), (void *)offsetof(mesh_vertex, lm_uv));
-    glBindBuffer(GL_ARRAY_BUFFER, w->fast.buffer);
+    glVertexAttribIPointer(ATTR_LM_UV, 2, GL_UNSIGNED_SHORT, stride, (void *)offsetof(gpu_vertex, v.lm_uv));
     glEnableVertexAttribArray(ATTR_FAST_SLOT);
-    glVertexAttribIPointer(ATTR_FAST_SLOT, 4, GL_UNSIGNED_BYTE, sizeof(mesh_fast_vertex), (void *)offsetof(mesh_fast_vertex, slot));
+    glVertexAttribIPointer(ATTR_FAST_SLOT, 4, GL_UNSIGNED_BYTE, stride, (void *)offsetof(gpu_vertex, fast.slot));
     glEnableVertexAttribArray(ATTR_FAST_MULT);
-    glVertexAttribPointer(ATTR_FAST_MULT, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(mesh_fast_vertex), (void *)offsetof(mesh_fast_vertex, mult));
+    glVertexAttribPointer(ATTR_FAST_MULT, 4, GL_UNSIGNED_BYTE, GL_TRUE, stride, (void *)offsetof(gpu_vertex, fast.mult));
     if (w->mdi) {
         glBindBuffer(GL_ARRAY_BUFFER, w->chunk_table);
         glEnableVertexAttribArray(ATTR_CHUNK);
@@ -509,20 +489,24 @@ render_world *render_world_create(const render_world_desc *desc, char *err, size
     }
     lookup_uniforms(w);
 
-    render_arena_init(&w->vertices, GL_ARRAY_BUFFER, sizeof(mesh_vertex));
-    render_arena_init(&w->fast, GL_ARRAY_BUFFER, sizeof(mesh_fast_vertex));
+    render_arena_init(&w->vertices, GL_ARRAY_BUFFER, sizeof(gpu_vertex));
     render_arena_init(&w->indices, GL_ELEMENT_ARRAY_BUFFER, sizeof(uint32_t));
-    render_arena_init(&w->fast_slots, GL_TEXTURE_BUFFER, 16);
+    render_arena_init(&w->fast_table, GL_TEXTURE_BUFFER, 16);
     glGenVertexArrays(1, &w->vao);
     glGenBuffers(1, &w->chunk_table);
     glGenBuffers(1, &w->indirect);
-    glGenBuffers(1, &w->fast_tbo);
-    glBindBuffer(GL_TEXTURE_BUFFER, w->fast_tbo);
-    glBufferData(GL_TEXTURE_BUFFER, 16, NULL, GL_DYNAMIC_DRAW);
     glGenTextures(1, &w->fast_tex);
-    glBindTexture(GL_TEXTURE_BUFFER, w->fast_tex);
-    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, w->fast_tbo);
     w->vao_dirty = true;
+    /* One slot that is never freed, so the table's buffer exists before any fast light does. */
+    uint32_t reserved;
+    bool moved = false;
+    if (!render_arena_alloc(&w->fast_table, 1, &reserved, &moved)) {
+        snprintf(err, err_size, "out of GPU memory");
+        render_world_destroy(w);
+        return NULL;
+    }
+    glBindTexture(GL_TEXTURE_BUFFER, w->fast_tex);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, w->fast_table.buffer);
 
     static const uint8_t white[4] = { 255, 255, 255, 255 }, black[4] = { 0, 0, 0, 255 };
     w->white = upload_rgba(1, 1, white, false);
@@ -546,19 +530,17 @@ void render_world_destroy(render_world *w)
     }
     GLuint textures[4] = { w->white, w->black, w->light_atlas, w->fast_tex };
     glDeleteTextures(4, textures);
-    GLuint buffers[4] = { w->chunk_table, w->indirect, w->fast_tbo, w->sky_vbo };
-    glDeleteBuffers(4, buffers);
+    GLuint buffers[3] = { w->chunk_table, w->indirect, w->sky_vbo };
+    glDeleteBuffers(3, buffers);
     GLuint vaos[2] = { w->vao, w->sky_vao };
     glDeleteVertexArrays(2, vaos);
     render_arena_release(&w->vertices);
-    render_arena_release(&w->fast);
     render_arena_release(&w->indices);
-    render_arena_release(&w->fast_slots);
+    render_arena_release(&w->fast_table);
     if (w->world_prog)
         glDeleteProgram(w->world_prog);
     if (w->sky_prog)
         glDeleteProgram(w->sky_prog);
-    free(w->fast_shadow);
     free(w->textures);
     free(w->materials);
     free(w->chunks);
@@ -572,8 +554,8 @@ void render_world_destroy(render_world *w)
 
 uint64_t render_world_gpu_bytes(const render_world *w)
 {
-    return (uint64_t)w->vertices.capacity * (sizeof(mesh_vertex) + sizeof(mesh_fast_vertex))
-         + (uint64_t)w->indices.capacity * 4u
+    return (uint64_t)w->vertices.capacity * sizeof(gpu_vertex) + (uint64_t)w->indices.capacity * 4u
+         + (uint64_t)w->fast_table.capacity * 16u
          + (uint64_t)w->atlas_layers * w->page_size * w->page_size * 8u;
 }
 
@@ -592,41 +574,43 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
     gpu_chunk *gc = &w->chunks[slot];
     memset(gc, 0, sizeof *gc);
 
-    bool moved = false;
-    mesh_fast_vertex *fast = NULL;
-    if (!mc->fast && mc->vertex_count) {
-        fast = malloc((size_t)mc->vertex_count * sizeof *fast);
-        if (!fast)
-            return -1;
-        for (uint32_t i = 0; i < mc->vertex_count; i++)
-            fast[i] = (mesh_fast_vertex){ { MESH_FAST_UNUSED, MESH_FAST_UNUSED, MESH_FAST_UNUSED, MESH_FAST_UNUSED }, { 0 } };
-    }
-    /* The vertex and fast streams share offsets: allocate both, keep them in step. */
-    uint32_t vbase = 0, fbase = 0, ibase = 0, slots = 0;
-    if (!render_arena_alloc(&w->vertices, mc->vertex_count, &vbase, &moved)
-        || !render_arena_alloc(&w->fast, mc->vertex_count, &fbase, &moved)
-        || !render_arena_alloc(&w->indices, mc->index_count, &ibase, &moved)
-        || !render_arena_alloc(&w->fast_slots, mc->fast_light_count, &slots, &moved)
-        || !ensure_fast_capacity(w)) {
-        free(fast);
+    gpu_vertex *verts = malloc((size_t)mc->vertex_count * sizeof *verts + 1);
+    if (!verts)
         return -1;
+    for (uint32_t i = 0; i < mc->vertex_count; i++) {
+        verts[i].v = mc->vertices[i];
+        if (mc->fast)
+            verts[i].fast = mc->fast[i];
+        else
+            verts[i].fast = (mesh_fast_vertex){ { MESH_FAST_UNUSED, MESH_FAST_UNUSED, MESH_FAST_UNUSED, MESH_FAST_UNUSED }, { 0 } };
     }
-    if (vbase != fbase) {
-        /* Both arenas see the same alloc/free sequence, so this cannot happen; refuse if it does. */
-        free(fast);
-        return -1;
+    uint32_t vbase = 0, ibase = 0, slots = 0;
+    bool moved = false, fast_moved = false;
+    bool ok = render_arena_alloc(&w->vertices, mc->vertex_count, &vbase, &moved);
+    if (ok && !render_arena_alloc(&w->indices, mc->index_count, &ibase, &moved)) {
+        render_arena_free(&w->vertices, vbase, mc->vertex_count);
+        ok = false;
+    }
+    if (ok && !render_arena_alloc(&w->fast_table, mc->fast_light_count, &slots, &fast_moved)) {
+        render_arena_free(&w->vertices, vbase, mc->vertex_count);
+        render_arena_free(&w->indices, ibase, mc->index_count);
+        ok = false;
     }
     if (moved)
         w->vao_dirty = true;
+    if (fast_moved) {
+        glBindTexture(GL_TEXTURE_BUFFER, w->fast_tex);
+        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, w->fast_table.buffer);
+    }
+    if (!ok) {
+        free(verts);
+        return -1;
+    }
     glBindBuffer(GL_COPY_WRITE_BUFFER, w->vertices.buffer);
-    glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)vbase * sizeof(mesh_vertex),
-                    (GLsizeiptr)mc->vertex_count * sizeof(mesh_vertex), mc->vertices);
-    glBindBuffer(GL_COPY_WRITE_BUFFER, w->fast.buffer);
-    glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)fbase * sizeof(mesh_fast_vertex),
-                    (GLsizeiptr)mc->vertex_count * sizeof(mesh_fast_vertex), mc->fast ? mc->fast : fast);
+    glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)vbase * sizeof *verts, (GLsizeiptr)mc->vertex_count * sizeof *verts, verts);
     glBindBuffer(GL_COPY_WRITE_BUFFER, w->indices.buffer);
     glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)ibase * 4, (GLsizeiptr)mc->index_count * 4, mc->indices);
-    free(fast);
+    free(verts);
 
     gc->mc = mc;
     gc->vertex_base = vbase;
@@ -645,10 +629,8 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
         render_light *l = register_light(w, true, fl->id, fl->color, fl->flags & PMF_LIGHT_ENABLE, fl->intensity);
         if (l)
             memcpy(l->color, fl->color, 3);
-        fast_entry(w, slots + f, fl);
+        write_fast_entry(w, slots + f, fl);
     }
-    if (mc->fast_light_count)
-        upload_fast_table(w, slots, mc->fast_light_count);
     if (!ensure_atlas_pages(w) || !composite_chunk(w, mc)) {
         render_world_remove(w, (int)slot);
         return -1;
@@ -665,9 +647,8 @@ void render_world_remove(render_world *w, int handle)
         return;
     gpu_chunk *gc = &w->chunks[handle];
     render_arena_free(&w->vertices, gc->vertex_base, gc->mc->vertex_count);
-    render_arena_free(&w->fast, gc->vertex_base, gc->mc->vertex_count);
     render_arena_free(&w->indices, gc->index_base, gc->mc->index_count);
-    render_arena_free(&w->fast_slots, gc->fast_base, gc->mc->fast_light_count);
+    render_arena_free(&w->fast_table, gc->fast_base, gc->mc->fast_light_count);
     gc->mc = NULL;
 }
 
@@ -749,7 +730,7 @@ static void set_blend(const render_world *w, uint32_t material)
 }
 
 /* Issues the commands [first, first + count) of the frame's command list. */
-static void issue(render_world *w, const render_frame *f, size_t first, size_t count, render_frame_stats *stats)
+static void issue(render_world *w, size_t first, size_t count, render_frame_stats *stats)
 {
     if (w->mdi) {
         glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, (void *)(first * sizeof(draw_cmd)), (GLsizei)count, 0);
@@ -764,7 +745,6 @@ static void issue(render_world *w, const render_frame *f, size_t first, size_t c
             stats->draw_calls++;
         }
     }
-    (void)f;
 }
 
 static size_t emit_item(render_world *w, const render_frame *f, const draw_item *it, size_t n, render_frame_stats *stats)
@@ -889,7 +869,7 @@ void render_world_draw(render_world *w, const render_frame *f, render_frame_stat
                     }
                 }
                 glUniform1f(u->page, it->page);
-                issue(w, f, cmd, cmds, stats);
+                issue(w, cmd, cmds, stats);
                 if (pass == 0 && it->blended) {
                     glDisable(GL_BLEND);
                     glDepthMask(GL_TRUE);
@@ -906,6 +886,23 @@ void render_world_draw(render_world *w, const render_frame *f, render_frame_stat
     glDisable(GL_CULL_FACE);
     glBindVertexArray(0);
     glUseProgram(0);
+}
+
+void render_world_begin(render_world *w, int width, int height)
+{
+    (void)w;
+    glViewport(0, 0, width, height);
+    glDepthMask(GL_TRUE);
+    glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+    glClearDepth(1.0);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+}
+
+void render_world_clear_depth(render_world *w)
+{
+    (void)w;
+    glDepthMask(GL_TRUE);
+    glClear(GL_DEPTH_BUFFER_BIT);
 }
 
 void render_world_draw_sky(render_world *w, const render_sky *sky, const render_frame *f, render_frame_stats *stats)

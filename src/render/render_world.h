@@ -73,6 +73,11 @@ typedef struct render_frame_stats {
     uint32_t draw_calls;
 } render_frame_stats;
 
+/* Starts a frame in the bound framebuffer: viewport (0, 0, width, height), colour black, depth 1. */
+void render_world_begin(render_world *w, int width, int height);
+/* After the 3D skybox: the level then draws in front of it. */
+void render_world_clear_depth(render_world *w);
+
 /* Draws the chunks (opaque, then blended) into the bound framebuffer; adds to *stats. */
 void render_world_draw(render_world *w, const render_frame *f, render_frame_stats *stats);
 
