@@ -131,9 +131,9 @@ int main(int argc, char **argv)
         const char *env = getenv("SOURCE_DATE_EPOCH");
         if (env && *env) {
             if (!parse_u64(env, &created)) { fprintf(stderr, "pmfc: bad SOURCE_DATE_EPOCH '%s'\n", env); return 1; }
-        } else {
+        } else if (!gen_name) {
             created = (uint64_t)time(NULL);
-        }
+        } /* a generated city is a function of its seed alone: created stays 0 */
     }
 
     double times[STAGE_COUNT] = { 0 }, t0 = now(), t = t0, start = t0;

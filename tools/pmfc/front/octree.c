@@ -10,7 +10,7 @@
 
 #include "world.h"
 
-#define MIN_CUBE 1.0       /* metres: cubes this small take what does not fit into free direction groups */
+#define MIN_CUBE 2.0       /* metres: cubes this small take what does not fit into free direction groups */
 #define MAX_DEPTH 20
 
 /* facing: the side a face lying in a cube side belongs to (its normal, except on the grid's

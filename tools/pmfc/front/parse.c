@@ -638,6 +638,12 @@ static void parse_level_line(parser *p)
         for (int i = 0; i < 3; i++) l->ambient[i] = c[i] / 255.0f;
     } else if (!strcmp(k, "luxels")) l->luxel_density = number_in(p, "luxels per metre", 0.05, 64);
     else if (!strcmp(k, "vis_cell")) l->vis_cell = number_in(p, "a cell size", 0.5, 4096);
+    else if (!strcmp(k, "vis_rays")) l->vis_rays = (int)number_in(p, "rays per pair", 1, 4096);
+    else if (!strcmp(k, "visibility")) {
+        const char *v = word(p, "on or off");
+        if (!strcmp(v, "on") || !strcmp(v, "off")) l->no_visibility = !strcmp(v, "off");
+        else perr(p, "expected on or off, got '%s'", v);
+    }
     else if (!strcmp(k, "flags")) {
         while (more(p) && !p->failed) {
             const char *f = word(p, "a flag");

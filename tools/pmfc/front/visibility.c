@@ -12,6 +12,7 @@ bool level_visibility(level_build *lb, void (*progress)(void *, const char *, do
 {
     size_t nchunks = (size_t)lb->nx * lb->ny * lb->nz;
     size_t ncells = 0, ntargets = 0;
+    if (lb->def->no_visibility) return true;
     for (size_t c = 0; c < nchunks; c++) {
         const chunk_build *cb = &lb->chunks[c];
         if (!cb->present) continue;
@@ -66,6 +67,7 @@ bool level_visibility(level_build *lb, void (*progress)(void *, const char *, do
         .triangles = (const float (*)[9])tris, .triangle_count = tri_count,
         .cells = cells, .cell_count = ncells,
         .targets = targets, .target_count = ntargets,
+        .rays_per_pair = lb->def->vis_rays,
         .threads = lb->threads,
         .progress = progress, .user = user,
     };

@@ -145,6 +145,8 @@ typedef struct level_def {
     float ambient[3];                            /* 0..1 */
     double luxel_density;                        /* luxels per metre */
     double vis_cell;                             /* metres; 0 = auto */
+    bool no_visibility;                          /* write no visibility data */
+    int vis_rays;                                /* vis_desc.rays_per_pair; 0 = the baker's default */
     char air_physics[PMFC_NAME_MAX];
     char default_sky[PMFC_NAME_MAX], default_sound[PMFC_NAME_MAX];
     char default_weather[PMFC_NAME_MAX], default_gravity[PMFC_NAME_MAX];
