@@ -243,6 +243,67 @@ static int test_additive(void)
     return 0;
 }
 
+/* Blended batches of different chunks draw far to near: a red glass in the far chunk (z < -8)
+ * and a blue glass in the near chunk, both α = 0.5, over black: blue over (red over black). */
+static int test_blend_order(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 1, 1, 2 }, (pmf_chunk_coord){ 0, 0, 1 });
+    uint8_t red = rt_material(l, "red", NULL, PMF_MATERIAL_TRANSPARENT, 0);
+    uint8_t blue = rt_material(l, "blue", NULL, PMF_MATERIAL_TRANSPARENT, 0);
+    memcpy(rt_cmat(l, red)->color, (uint8_t[]){ 255, 0, 0 }, 3);
+    memcpy(rt_cmat(l, blue)->color, (uint8_t[]){ 0, 0, 255 }, 3);
+    rt_cmat(l, red)->alpha = rt_cmat(l, blue)->alpha = 128;
+    float q[4][3];
+    /* Near chunk (0,0,1) holds the camera; its glass is at z = -4. The blue one is listed first
+     * in the file and the near chunk is added second, so only sorting gets the order right. */
+    rt_chunk *near = rt_chunk_add(l, (pmf_chunk_coord){ 0, 0, 1 });
+    rt_wall_z(q, -8, 8, -8, 8, -4, true);
+    rt_geom_quad(near, 0, blue, rt_lightmap(near, 1, 255, 255, 255), q);
+    /* Far chunk (0,0,0), centre at world z = -16: its glass at world z = -12. */
+    rt_chunk *far = rt_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
+    rt_wall_z(q, -8, 8, -8, 8, 4, true);
+    rt_geom_quad(far, 0, red, rt_lightmap(far, 1, 255, 255, 255), q);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image img;
+    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    double a = 128 / 255.0;
+    int r = (int)lround(255 * a * (1 - a)), b = (int)lround(255 * a);
+    RT_CHECK(rt_expect(&img, 32, 32, r, 0, b));
+    rt_free(&img);
+    rt_map_free(&m);
+    return 0;
+}
+
+/* A liquid is where the map puts it at t = 0, and moves at t > 0. */
+static int test_liquid(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t water = rt_material(l, "water", NULL, PMF_MATERIAL_LIQUID, 0);
+    memcpy(rt_cmat(l, water)->color, (uint8_t[]){ 40, 90, 200 }, 3);
+    rt_cmat(l, water)->wave = (pmf_wave_info){ .velocity = { 2, 0, 0 }, .scale = 0.5f };
+    rt_chunk *c = rt_chunk_add(l, ORIGIN);
+    float q[4][3];
+    rt_floor_y(q, -8, 8, -8, 0, -1, true);
+    rt_geom_quad(c, 0, water, rt_lightmap(c, 1, 255, 255, 255), q);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image still, moving;
+    RT_CHECK(rt_shot("map.pmf", "still.png", "") == 0 && rt_load(&still, "still.png"));
+    RT_CHECK(rt_shot("map.pmf", "moving.png", "--time 0.7") == 0 && rt_load(&moving, "moving.png"));
+    /* At t = 0 the floor at y = -1 (z in [-8, 0]) fills the view below row 36 (its far edge). */
+    RT_CHECK(rt_expect(&still, 32, 50, 40, 90, 200) && rt_expect(&still, 32, 29, 0, 0, 0));
+    RT_CHECK(rt_expect(&still, 10, 60, 40, 90, 200) && rt_expect(&still, 10, 3, 0, 0, 0));
+    int differ = 0;
+    for (int i = 0; i < 64 * 64 * 3; i++)
+        differ += still.rgb[i] != moving.rgb[i];
+    RT_CHECK(differ > 0);
+    rt_free(&still);
+    rt_free(&moving);
+    rt_map_free(&m);
+    return 0;
+}
+
 static int test_emission_shading(void)
 {
     rt_map m = { 0 };
@@ -418,6 +479,8 @@ static const rt_test tests[] = {
     { "uv_scroll", test_uv_scroll },
     { "transparency", test_transparency },
     { "additive", test_additive },
+    { "blend_order", test_blend_order },
+    { "liquid", test_liquid },
     { "emission_shading", test_emission_shading },
     { "matcap", test_matcap },
     { "skybox", test_skybox },
