@@ -55,12 +55,6 @@ static bool id_list_push(id_list *list, uint32_t id)
     return true;
 }
 
-static int compare_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 static int compare_float(const void *a, const void *b)
 {
     float x = *(const float *)a, y = *(const float *)b;
@@ -199,21 +193,31 @@ static bool sphere_reaches_box(const bake_light *l, const float min[3], const fl
 {
     float d2 = 0.0f;
     for (int a = 0; a < 3; a++) {
-        float c = fminf(fmaxf(l->position[a], min[a]), max[a]) - l->position[a];
+        float p = l->position[a];
+        float c = p < min[a] ? min[a] - p : p > max[a] ? p - max[a] : 0.0f;
         d2 += c * c;
     }
     return d2 < l->range * l->range;
 }
 
-/* The lights whose reach overlaps [min, max], ascending, into `out` (emptied first). */
-static bool light_grid_query(const light_grid *grid, const float min[3], const float max[3], id_list *out)
+#define KIND_BIT(kind) (1u << (kind))
+
+static bool light_wanted(const light_grid *grid, uint32_t id, unsigned kinds, const float min[3], const float max[3])
+{
+    const bake_light *l = &grid->lights[id];
+    return (kinds & KIND_BIT(l->kind)) && light_reaches(l) && sphere_reaches_box(l, min, max);
+}
+
+/* The lights of the given kinds (KIND_BIT set) whose reach overlaps [min, max], ascending, into
+ * `out` (emptied first). */
+static bool light_grid_query(const light_grid *grid, const float min[3], const float max[3], unsigned kinds,
+                             id_list *out)
 {
     out->count = 0;
     int64_t c0[3], c1[3];
     if (!grid_cells(grid, min, max, c0, c1) || grid_cell_count(c0, c1) > GRID_QUERY_MAX_CELLS) {
         for (size_t i = 0; i < grid->light_count; i++)
-            if (light_reaches(&grid->lights[i]) && sphere_reaches_box(&grid->lights[i], min, max) &&
-                !id_list_push(out, (uint32_t)i))
+            if (light_wanted(grid, (uint32_t)i, kinds, min, max) && !id_list_push(out, (uint32_t)i))
                 return false;
         return true;
     }
@@ -232,18 +236,24 @@ static bool light_grid_query(const light_grid *grid, const float min[3], const f
                 if (lo == grid->key_count || grid->keys[lo] != key)
                     continue;
                 for (uint32_t e = grid->starts[lo]; e < grid->starts[lo + 1]; e++)
-                    if (!id_list_push(out, grid->entries[e]))
+                    if (light_wanted(grid, grid->entries[e], kinds, min, max) && !id_list_push(out, grid->entries[e]))
                         return false;
             }
     for (size_t i = 0; i < grid->global_count; i++)
-        if (!id_list_push(out, grid->global[i]))
+        if (light_wanted(grid, grid->global[i], kinds, min, max) && !id_list_push(out, grid->global[i]))
             return false;
-    qsort(out->ids, out->count, sizeof *out->ids, compare_u32);
+    /* Few lights survive: insertion sort, dropping the copies from neighbouring cells. */
     size_t kept = 0;
     for (size_t i = 0; i < out->count; i++) {
         uint32_t id = out->ids[i];
-        if ((kept == 0 || out->ids[kept - 1] != id) && sphere_reaches_box(&grid->lights[id], min, max))
-            out->ids[kept++] = id;
+        size_t j = kept;
+        while (j > 0 && out->ids[j - 1] > id)
+            j--;
+        if (j > 0 && out->ids[j - 1] == id)
+            continue;
+        memmove(out->ids + j + 1, out->ids + j, (kept - j) * sizeof *out->ids);
+        out->ids[j] = id;
+        kept++;
     }
     out->count = kept;
     return true;
@@ -338,10 +348,8 @@ static void patch_bounds(const bake_patch *patch, float min[3], float max[3])
 {
     for (int a = 0; a < 3; a++) {
         float u = patch->step_u[a] * patch->w, v = patch->step_v[a] * patch->h;
-        float lo = patch->origin[a] + fminf(u, 0.0f) + fminf(v, 0.0f);
-        float hi = patch->origin[a] + fmaxf(u, 0.0f) + fmaxf(v, 0.0f);
-        min[a] = lo;
-        max[a] = hi;
+        min[a] = patch->origin[a] + (u < 0.0f ? u : 0.0f) + (v < 0.0f ? v : 0.0f);
+        max[a] = patch->origin[a] + (u > 0.0f ? u : 0.0f) + (v > 0.0f ? v : 0.0f);
     }
 }
 
@@ -373,7 +381,7 @@ static void bake_patch_job(void *user, size_t index)
     float min[3], max[3];
     patch_bounds(patch, min, max);
     id_list lights = { 0 };
-    if (!light_grid_query(&ctx->grid, min, max, &lights)) {
+    if (!light_grid_query(&ctx->grid, min, max, KIND_BIT(BAKE_LIGHT_STATIC) | KIND_BIT(BAKE_LIGHT_DYNAMIC), &lights)) {
         atomic_store(&ctx->failed, true);
         return;
     }
@@ -597,17 +605,14 @@ static void fast_job(void *user, size_t block)
         end = desc->vertex_count;
     for (size_t v = block * BAKE_VERTEX_BLOCK; v < end; v++) {
         const bake_vertex *vertex = &desc->vertices[v];
-        if (!light_grid_query(&ctx->grid, vertex->position, vertex->position, &lights)) {
+        if (!light_grid_query(&ctx->grid, vertex->position, vertex->position, KIND_BIT(BAKE_LIGHT_FAST), &lights)) {
             atomic_store(&ctx->failed, true);
             break;
         }
         float normal[3];
         const float *n = unit_normal(vertex->normal, normal) ? normal : NULL;
         for (size_t k = 0; k < lights.count; k++) {
-            const bake_light *l = &desc->lights[lights.ids[k]];
-            if (l->kind != BAKE_LIGHT_FAST)
-                continue;
-            float s = light_strength(ctx, l, vertex->position, n, true);
+            float s = light_strength(ctx, &desc->lights[lights.ids[k]], vertex->position, n, true);
             ctx->out->fast_multipliers[(size_t)ctx->fast_ordinal[lights.ids[k]] * desc->vertex_count + v] =
                 quantize(s * 255.0f);
         }
@@ -627,7 +632,7 @@ static void probe_job(void *user, size_t index)
     for (int a = 0; a < 3; a++)
         centre[a] = 0.5f * (probe->min[a] + probe->max[a]);
     id_list lights = { 0 };
-    if (!light_grid_query(&ctx->grid, probe->min, probe->max, &lights)) {
+    if (!light_grid_query(&ctx->grid, probe->min, probe->max, ~0u, &lights)) {
         atomic_store(&ctx->failed, true);
         return;
     }
@@ -714,7 +719,7 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     jobs_progress progress = { desc->progress, desc->user, "bvh" };
 
     jobs_report(&progress, 0.0);
-    if (!bvh_build(desc->triangles, desc->triangle_count, &ctx.tree))
+    if (!bvh_build(desc->triangles, desc->triangle_count, desc->threads, &ctx.tree))
         goto fail;
     jobs_report(&progress, 1.0);
     if (!light_grid_build(desc->lights, desc->light_count, &ctx.grid))

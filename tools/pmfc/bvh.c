@@ -1,5 +1,6 @@
 /* bvh.c - binned-SAH BVH over triangles, any-hit segment queries (Moller-Trumbore) and box queries. */
 #include "bvh.h"
+#include "bake.h"
 
 #include <float.h>
 #include <math.h>
@@ -11,223 +12,336 @@
 #define BVH_MAX_DEPTH 100       /* deeper ranges become leaves, so query stacks cannot overflow */
 #define BVH_STACK (BVH_MAX_DEPTH + 8)
 #define BVH_TRAVERSAL_COST 1.0f /* relative to one triangle test */
+#define BVH_PARTS 8             /* subtrees built in parallel */
+#define BVH_PARALLEL_MIN 65536  /* fewer triangles are built on one thread */
 /* Barycentric slack: a segment through an edge shared by two triangles hits at least one. */
 #define BVH_EDGE_SLACK 1e-6f
 
+/* A triangle during the build: its bounds, moved around instead of the triangle. */
+typedef struct bvh_ref {
+    float min[3];
+    uint32_t id;
+    float max[3];
+    float unused;
+} bvh_ref;
+
+typedef struct bvh_box {
+    float min[3], max[3];       /* of the triangles */
+    float cmin[3], cmax[3];     /* of their centres (bounds' midpoints, doubled) */
+} bvh_box;
+
 typedef struct bvh_bin {
-    float min[3], max[3];
+    bvh_box box;
     uint32_t count;
 } bvh_bin;
 
 typedef struct bvh_task {
     uint32_t node, first, count, depth;
+    bvh_box box;
 } bvh_task;
 
-static void bounds_reset(float min[3], float max[3])
+/* Nodes of one subtree: its root is local node 0, children pairs follow. */
+typedef struct bvh_part {
+    bvh_node *nodes;
+    size_t count, capacity;
+    bvh_task root;
+    bool failed;
+} bvh_part;
+
+static inline float min_f(float a, float b)
+{
+    return a < b ? a : b;
+}
+
+static inline float max_f(float a, float b)
+{
+    return a > b ? a : b;
+}
+
+static void box_reset(bvh_box *b)
 {
     for (int a = 0; a < 3; a++) {
-        min[a] = FLT_MAX;
-        max[a] = -FLT_MAX;
+        b->min[a] = b->cmin[a] = FLT_MAX;
+        b->max[a] = b->cmax[a] = -FLT_MAX;
     }
 }
 
-static void bounds_grow(float min[3], float max[3], const float p[3])
+static void box_add_ref(bvh_box *b, const bvh_ref *r)
 {
     for (int a = 0; a < 3; a++) {
-        min[a] = fminf(min[a], p[a]);
-        max[a] = fmaxf(max[a], p[a]);
+        float c = r->min[a] + r->max[a];
+        b->min[a] = min_f(b->min[a], r->min[a]);
+        b->max[a] = max_f(b->max[a], r->max[a]);
+        b->cmin[a] = min_f(b->cmin[a], c);
+        b->cmax[a] = max_f(b->cmax[a], c);
     }
 }
 
-static void bounds_merge(float min[3], float max[3], const float omin[3], const float omax[3])
+static void box_merge(bvh_box *b, const bvh_box *o)
 {
     for (int a = 0; a < 3; a++) {
-        min[a] = fminf(min[a], omin[a]);
-        max[a] = fmaxf(max[a], omax[a]);
+        b->min[a] = min_f(b->min[a], o->min[a]);
+        b->max[a] = max_f(b->max[a], o->max[a]);
+        b->cmin[a] = min_f(b->cmin[a], o->cmin[a]);
+        b->cmax[a] = max_f(b->cmax[a], o->cmax[a]);
     }
 }
 
-static float bounds_half_area(const float min[3], const float max[3])
+static float box_half_area(const bvh_box *b)
 {
-    float dx = max[0] - min[0], dy = max[1] - min[1], dz = max[2] - min[2];
+    float dx = b->max[0] - b->min[0], dy = b->max[1] - b->min[1], dz = b->max[2] - b->min[2];
     if (dx < 0.0f || dy < 0.0f || dz < 0.0f)
         return 0.0f;
     return dx * dy + dy * dz + dz * dx;
 }
 
-static void triangle_bounds(const float t[9], float min[3], float max[3])
+static inline int bin_of(const bvh_ref *r, int a, float cmin, float scale)
 {
-    for (int a = 0; a < 3; a++) {
-        min[a] = fminf(t[a], fminf(t[3 + a], t[6 + a]));
-        max[a] = fmaxf(t[a], fmaxf(t[3 + a], t[6 + a]));
-    }
+    float f = (r->min[a] + r->max[a] - cmin) * scale;
+    return f > 0.0f ? (f < (float)(BVH_BINS - 1) ? (int)f : BVH_BINS - 1) : 0;   /* NaN -> 0 */
 }
 
-/* Best binned-SAH split of a range: returns false when no split separates anything. */
-static bool find_split(const float (*triangles)[9], const float (*centroids)[3], const uint32_t *ids,
-                       const bvh_task *task, const float cmin[3], const float cmax[3], int *best_axis,
-                       float *best_pos, float *best_cost)
+/* Splits a task's range by the best binned-SAH plane; false when it should stay a leaf. */
+static bool task_split(bvh_ref *refs, const bvh_task *task, bvh_task *left, bvh_task *right)
 {
+    if (task->count <= 1 || task->depth >= BVH_MAX_DEPTH)
+        return false;
     bvh_bin bins[3][BVH_BINS];
     float scale[3];
     for (int a = 0; a < 3; a++) {
-        float extent = cmax[a] - cmin[a];
+        float extent = task->box.cmax[a] - task->box.cmin[a];
         scale[a] = extent > 0.0f ? (float)BVH_BINS * 0.99999f / extent : 0.0f;
         for (int b = 0; b < BVH_BINS; b++) {
-            bounds_reset(bins[a][b].min, bins[a][b].max);
+            box_reset(&bins[a][b].box);
             bins[a][b].count = 0;
         }
     }
-    for (uint32_t i = task->first; i < task->first + task->count; i++) {
-        uint32_t id = ids[i];
-        float tmin[3], tmax[3];
-        triangle_bounds(triangles[id], tmin, tmax);
+    for (uint32_t i = task->first; i < task->first + task->count; i++)
         for (int a = 0; a < 3; a++) {
-            float f = (centroids[id][a] - cmin[a]) * scale[a];
-            int b = f > 0.0f ? (f < (float)(BVH_BINS - 1) ? (int)f : BVH_BINS - 1) : 0;   /* NaN -> 0 */
-            bins[a][b].count++;
-            bounds_merge(bins[a][b].min, bins[a][b].max, tmin, tmax);
+            bvh_bin *bin = &bins[a][bin_of(&refs[i], a, task->box.cmin[a], scale[a])];
+            bin->count++;
+            box_add_ref(&bin->box, &refs[i]);
         }
-    }
-    bool found = false;
+    int best_axis = -1, best_bin = 0;
+    float best_cost = 0.0f;
     for (int a = 0; a < 3; a++) {
         if (scale[a] == 0.0f)
             continue;
         float right_area[BVH_BINS];
         uint32_t right_count[BVH_BINS];
-        float rmin[3], rmax[3];
-        bounds_reset(rmin, rmax);
+        bvh_box acc;
+        box_reset(&acc);
         uint32_t n = 0;
         for (int b = BVH_BINS - 1; b > 0; b--) {
-            bounds_merge(rmin, rmax, bins[a][b].min, bins[a][b].max);
+            box_merge(&acc, &bins[a][b].box);
             n += bins[a][b].count;
-            right_area[b] = bounds_half_area(rmin, rmax);
+            right_area[b] = box_half_area(&acc);
             right_count[b] = n;
         }
-        float lmin[3], lmax[3];
-        bounds_reset(lmin, lmax);
+        box_reset(&acc);
         n = 0;
         for (int b = 0; b < BVH_BINS - 1; b++) {
-            bounds_merge(lmin, lmax, bins[a][b].min, bins[a][b].max);
+            box_merge(&acc, &bins[a][b].box);
             n += bins[a][b].count;
             if (n == 0 || right_count[b + 1] == 0)
                 continue;
-            float cost = bounds_half_area(lmin, lmax) * (float)n + right_area[b + 1] * (float)right_count[b + 1];
-            if (!found || cost < *best_cost) {
-                found = true;
-                *best_cost = cost;
-                *best_axis = a;
-                *best_pos = cmin[a] + (float)(b + 1) / scale[a];
+            float cost = box_half_area(&acc) * (float)n + right_area[b + 1] * (float)right_count[b + 1];
+            if (best_axis < 0 || cost < best_cost) {
+                best_axis = a;
+                best_bin = b;
+                best_cost = cost;
             }
         }
     }
-    return found;
-}
-
-static bool nodes_reserve(bvh *tree, size_t *capacity, size_t need)
-{
-    if (need <= *capacity)
-        return true;
-    size_t grown = *capacity * 2 > need ? *capacity * 2 : need;
-    bvh_node *nodes = realloc(tree->nodes, grown * sizeof *nodes);
-    if (!nodes)
+    if (best_axis < 0)
         return false;
-    tree->nodes = nodes;
-    *capacity = grown;
+    float area = box_half_area(&task->box);
+    if (task->count <= BVH_LEAF_MAX && area * (float)task->count <= best_cost + BVH_TRAVERSAL_COST * area)
+        return false;
+
+    int a = best_axis;
+    uint32_t i = task->first, j = task->first + task->count;
+    while (i < j) {
+        if (bin_of(&refs[i], a, task->box.cmin[a], scale[a]) <= best_bin) {
+            i++;
+        } else {
+            bvh_ref swap = refs[i];
+            refs[i] = refs[--j];
+            refs[j] = swap;
+        }
+    }
+    *left = (bvh_task){ .first = task->first, .count = i - task->first, .depth = task->depth + 1 };
+    *right = (bvh_task){ .first = i, .count = task->first + task->count - i, .depth = task->depth + 1 };
+    box_reset(&left->box);
+    box_reset(&right->box);
+    for (int b = 0; b < BVH_BINS; b++)
+        box_merge(b <= best_bin ? &left->box : &right->box, &bins[a][b].box);
     return true;
 }
 
-bool bvh_build(const float (*triangles)[9], size_t count, bvh *out)
+static void node_from_task(bvh_node *node, const bvh_task *task)
+{
+    memcpy(node->min, task->box.min, sizeof node->min);
+    memcpy(node->max, task->box.max, sizeof node->max);
+    node->index = task->first;
+    node->count = task->count;
+}
+
+static bool part_reserve(bvh_part *part, size_t need)
+{
+    if (need <= part->capacity)
+        return true;
+    size_t grown = part->capacity * 2 > need ? part->capacity * 2 : need;
+    bvh_node *nodes = realloc(part->nodes, grown * sizeof *nodes);
+    if (!nodes)
+        return false;
+    part->nodes = nodes;
+    part->capacity = grown;
+    return true;
+}
+
+/* Builds one subtree depth first into part->nodes. */
+static void part_build(bvh_ref *refs, bvh_part *part)
+{
+    if (!part_reserve(part, part->root.count / 2 + 1)) {
+        part->failed = true;
+        return;
+    }
+    bvh_task stack[BVH_STACK];
+    int sp = 0;
+    stack[sp] = part->root;
+    stack[sp++].node = 0;
+    part->count = 1;
+    while (sp > 0) {
+        bvh_task task = stack[--sp], left, right;
+        node_from_task(&part->nodes[task.node], &task);
+        if (!task_split(refs, &task, &left, &right))
+            continue;
+        if (!part_reserve(part, part->count + 2)) {
+            part->failed = true;
+            return;
+        }
+        left.node = (uint32_t)part->count;
+        right.node = left.node + 1;
+        part->count += 2;
+        part->nodes[task.node].index = left.node;
+        part->nodes[task.node].count = 0;
+        stack[sp++] = right;
+        stack[sp++] = left;
+    }
+}
+
+typedef struct bvh_parts_job {
+    bvh_ref *refs;
+    bvh_part *parts;
+} bvh_parts_job;
+
+static void part_job(void *user, size_t index)
+{
+    bvh_parts_job *job = user;
+    part_build(job->refs, &job->parts[index]);
+}
+
+bool bvh_build(const float (*triangles)[9], size_t count, int threads, bvh *out)
 {
     memset(out, 0, sizeof *out);
     if (count == 0 || count > UINT32_MAX / 2)
         return count == 0;
-    float (*centroids)[3] = malloc(count * sizeof *centroids);
-    uint32_t *ids = malloc(count * sizeof *ids);
-    size_t capacity = count / 2 + 1;
-    out->nodes = malloc(capacity * sizeof *out->nodes);
-    if (!centroids || !ids || !out->nodes)
+    bvh_ref *refs = malloc(count * sizeof *refs);
+    bvh_part parts[BVH_PARTS];
+    memset(parts, 0, sizeof parts);
+    size_t part_count = 0;
+    if (!refs)
         goto oom;
+    bvh_task root = { 0 };
+    box_reset(&root.box);
     for (size_t i = 0; i < count; i++) {
-        ids[i] = (uint32_t)i;
-        for (int a = 0; a < 3; a++)
-            centroids[i][a] = (triangles[i][a] + triangles[i][3 + a] + triangles[i][6 + a]) * (1.0f / 3.0f);
+        const float *t = triangles[i];
+        bvh_ref *r = &refs[i];
+        for (int a = 0; a < 3; a++) {
+            r->min[a] = min_f(t[a], min_f(t[3 + a], t[6 + a]));
+            r->max[a] = max_f(t[a], max_f(t[3 + a], t[6 + a]));
+        }
+        r->id = (uint32_t)i;
+        r->unused = 0.0f;
+        box_add_ref(&root.box, r);
     }
+    root.count = (uint32_t)count;
 
-    bvh_task stack[BVH_STACK];
-    int sp = 0;
-    stack[sp++] = (bvh_task){ 0, 0, (uint32_t)count, 0 };
+    /* The top levels breadth first, on this thread, until there are subtrees for every worker;
+     * the subtrees in parallel; then their nodes are appended in order (the same tree whatever
+     * the thread count). */
+    out->nodes = malloc(2 * BVH_PARTS * sizeof *out->nodes);
+    if (!out->nodes)
+        goto oom;
+    bvh_task queue[2 * BVH_PARTS];
+    size_t head = 0, tail = 0;
+    queue[tail++] = root;
     out->node_count = 1;
-    while (sp > 0) {
-        bvh_task task = stack[--sp];
-        float nmin[3], nmax[3], cmin[3], cmax[3];
-        bounds_reset(nmin, nmax);
-        bounds_reset(cmin, cmax);
-        for (uint32_t i = task.first; i < task.first + task.count; i++) {
-            float tmin[3], tmax[3];
-            triangle_bounds(triangles[ids[i]], tmin, tmax);
-            bounds_merge(nmin, nmax, tmin, tmax);
-            bounds_grow(cmin, cmax, centroids[ids[i]]);
-        }
-        bvh_node *node = &out->nodes[task.node];
-        memcpy(node->min, nmin, sizeof nmin);
-        memcpy(node->max, nmax, sizeof nmax);
-        node->index = task.first;
-        node->count = task.count;
-
-        int axis = 0;
-        float pos = 0.0f, cost = 0.0f;
-        if (task.count <= 1 || task.depth >= BVH_MAX_DEPTH ||
-            !find_split(triangles, (const float (*)[3])centroids, ids, &task, cmin, cmax, &axis, &pos, &cost))
+    while (head < tail && count >= BVH_PARALLEL_MIN && tail - head < BVH_PARTS) {
+        bvh_task task = queue[head++], left, right;
+        node_from_task(&out->nodes[task.node], &task);
+        if (!task_split(refs, &task, &left, &right))
             continue;
-        float leaf_cost = bounds_half_area(nmin, nmax) * (float)task.count;
-        if (task.count <= BVH_LEAF_MAX && leaf_cost <= cost + BVH_TRAVERSAL_COST * bounds_half_area(nmin, nmax))
-            continue;
-
-        uint32_t i = task.first, j = task.first + task.count;
-        while (i < j) {
-            if (centroids[ids[i]][axis] < pos) {
-                i++;
-            } else {
-                uint32_t swap = ids[i];
-                ids[i] = ids[--j];
-                ids[j] = swap;
-            }
-        }
-        uint32_t left = i - task.first;
-        if (left == 0 || left == task.count)
-            continue;
-        if (!nodes_reserve(out, &capacity, out->node_count + 2))
-            goto oom;
-        uint32_t child = (uint32_t)out->node_count;
+        left.node = (uint32_t)out->node_count;
+        right.node = left.node + 1;
         out->node_count += 2;
-        out->nodes[task.node].index = child;
+        out->nodes[task.node].index = left.node;
         out->nodes[task.node].count = 0;
-        stack[sp++] = (bvh_task){ child + 1, i, task.count - left, task.depth + 1 };
-        stack[sp++] = (bvh_task){ child, task.first, left, task.depth + 1 };
+        queue[tail++] = left;
+        queue[tail++] = right;
     }
-    free(centroids);
-    centroids = NULL;
+    for (size_t i = head; i < tail; i++)
+        parts[part_count++].root = queue[i];
+    bvh_parts_job job = { refs, parts };
+    jobs_parallel_for(part_count, threads, part_job, &job);
+
+    size_t total = out->node_count;
+    for (size_t p = 0; p < part_count; p++) {
+        if (parts[p].failed)
+            goto oom;
+        total += parts[p].count - 1;
+    }
+    bvh_node *nodes = realloc(out->nodes, total * sizeof *nodes);
+    if (!nodes)
+        goto oom;
+    out->nodes = nodes;
+    for (size_t p = 0; p < part_count; p++) {
+        /* Local node 0 takes the part's place in the top levels; local i > 0 goes to base + i - 1. */
+        uint32_t base = (uint32_t)out->node_count;
+        for (size_t i = 0; i < parts[p].count; i++) {
+            bvh_node node = parts[p].nodes[i];
+            if (node.count == 0)
+                node.index = base + node.index - 1;
+            out->nodes[i == 0 ? parts[p].root.node : base + i - 1] = node;
+        }
+        out->node_count += parts[p].count - 1;
+        free(parts[p].nodes);
+        parts[p].nodes = NULL;
+    }
 
     out->triangles = malloc(count * sizeof *out->triangles);
-    if (!out->triangles)
+    out->triangle_ids = malloc(count * sizeof *out->triangle_ids);
+    if (!out->triangles || !out->triangle_ids)
         goto oom;
     for (size_t i = 0; i < count; i++) {
-        const float *t = triangles[ids[i]];
+        const float *t = triangles[refs[i].id];
         float *o = out->triangles[i];
         for (int a = 0; a < 3; a++) {
             o[a] = t[a];
             o[3 + a] = t[3 + a] - t[a];
             o[6 + a] = t[6 + a] - t[a];
         }
+        out->triangle_ids[i] = refs[i].id;
     }
-    out->triangle_ids = ids;
+    free(refs);
     out->triangle_count = count;
     return true;
 
 oom:
-    free(centroids);
-    free(ids);
+    for (size_t p = 0; p < BVH_PARTS; p++)
+        free(parts[p].nodes);
+    free(refs);
     bvh_free(out);
     return false;
 }
@@ -375,8 +489,8 @@ size_t bvh_query_box(const bvh *tree, const float min[3], const float max[3], ui
             float tmin[3], tmax[3];
             for (int a = 0; a < 3; a++) {
                 float v1 = t[a] + t[3 + a], v2 = t[a] + t[6 + a];
-                tmin[a] = fminf(t[a], fminf(v1, v2));
-                tmax[a] = fmaxf(t[a], fmaxf(v1, v2));
+                tmin[a] = min_f(t[a], min_f(v1, v2));
+                tmax[a] = max_f(t[a], max_f(v1, v2));
             }
             if (!boxes_overlap(tmin, tmax, min, max))
                 continue;

@@ -22,9 +22,10 @@ typedef struct bvh {
     size_t triangle_count;
 } bvh;
 
-/* Builds over `count` triangles (x0 y0 z0 x1 ... z2). False only when out of memory. An empty
- * input builds a tree nothing hits. */
-bool bvh_build(const float (*triangles)[9], size_t count, bvh *out);
+/* Builds over `count` triangles (x0 y0 z0 x1 ... z2) on `threads` threads (0 = every core; the
+ * tree is the same for any number). False only when out of memory. An empty input builds a tree
+ * nothing hits. */
+bool bvh_build(const float (*triangles)[9], size_t count, int threads, bvh *out);
 void bvh_free(bvh *tree);
 
 /* True when the points from + s (to - from), s_min < s < s_max, touch a triangle. Edges shared by

@@ -20,23 +20,87 @@
 #define VIS_GAP 1e-4f           /* metres: occluders this close to the cell or target are not between them */
 #define VIS_PLANE_TOLERANCE 1e-5f   /* relative: a triangle this flat along an axis lies in that plane */
 #define VIS_SLIVER 1e-4         /* metres: uncovered pieces thinner than this are seams between triangles */
-#define VIS_MAX_PLANES 16
+#define VIS_MAX_PLANES 16      /* candidate planes remembered per pair */
 #define VIS_MAX_PIECES 512
 #define VIS_MAX_POLY 16
+#define VIS_FULL_TEST_MAX 24    /* quadtree squares overlapped by more triangles are split, not tested */
+#define VIS_CELL_MIN (1.0 / 32.0)   /* metres: the finest quadtree square */
+#define VIS_PLANE_DEPTH 20
+#define VIS_GROUP_LEAF 4        /* targets per leaf of the target tree */
+#define VIS_GROUP_RAYS 4        /* segments tried to hide a whole group at once */
+
+/* Quadtree node states; any other value is the index of the first of four children
+ * (u low v low, u high v low, u low v high, u high v high). */
+#define VIS_NODE_EMPTY 0xFFFFFFFFu
+#define VIS_NODE_FULL 0xFFFFFFFEu
+#define VIS_NODE_MIXED 0xFFFFFFFDu  /* partly covered at the finest size: counts as open */
+
+typedef struct vis_plane {
+    int axis;
+    float k;
+} vis_plane;
+
+/* One axis-aligned plane's occluders as a coverage quadtree over the square
+ * [min, min + size]^2 of its two other axes ((axis + 1) % 3, (axis + 2) % 3). */
+typedef struct vis_plane_tree {
+    int axis;
+    float k;
+    double min[2], size;
+    uint32_t root;
+    uint32_t *nodes;
+    size_t node_count;
+} vis_plane_tree;
+
+typedef struct vis_plane_key {
+    int axis;
+    float k;
+    uint32_t triangle;
+} vis_plane_key;
+
+typedef struct target_node target_node;
 
 typedef struct vis_ctx {
     const vis_desc *desc;
     bvh tree;
     int rays;
     int depth;
+    vis_plane_tree *planes;
+    size_t plane_count;
+    uint32_t *plane_tri_start;  /* [plane_count + 1] into plane_tris */
+    uint32_t *plane_tris;       /* input triangles grouped by plane */
+    uint32_t *triangle_plane;   /* [triangle] -> plane, or UINT32_MAX when not axis-aligned */
+    target_node *target_nodes;  /* node 0 is the root */
+    size_t target_node_count;
+    uint32_t *target_order;     /* target indices, leaf by leaf */
     vis_result *out;
     atomic_bool failed;
 } vis_ctx;
 
-typedef struct vis_plane {
-    int axis;
-    float k;
-} vis_plane;
+static inline double vis_min(double a, double b)
+{
+    return a < b ? a : b;
+}
+
+static inline double vis_max(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+static int compare_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int compare_plane_key(const void *a, const void *b)
+{
+    const vis_plane_key *x = a, *y = b;
+    if (x->axis != y->axis)
+        return x->axis - y->axis;
+    if (x->k != y->k)
+        return (x->k > y->k) - (x->k < y->k);
+    return (x->triangle > y->triangle) - (x->triangle < y->triangle);
+}
 
 typedef struct vis_poly {
     int n;
@@ -44,15 +108,9 @@ typedef struct vis_poly {
 } vis_poly;
 
 typedef struct vis_scratch {
-    uint32_t *ids;
-    size_t id_capacity;
-    double (*tris)[6];
-    size_t tri_capacity;
-    vis_poly *pieces[2];        /* VIS_MAX_PIECES each: current and next */
-    vis_plane planes[VIS_MAX_PLANES];
+    uint32_t planes[VIS_MAX_PLANES];    /* candidate planes of the current pair */
     int plane_count;
     uint64_t rng;
-    bool failed;
 } vis_scratch;
 
 enum { VIS_HIDDEN, VIS_VISIBLE, VIS_UNKNOWN };
@@ -125,10 +183,8 @@ static bool triangle_plane(const float t[9], vis_plane *out)
     return false;
 }
 
-static bool plane_between(const vis_box *c, const vis_box *t, const vis_plane *plane)
+static bool plane_between(const vis_box *c, const vis_box *t, int a, float k)
 {
-    int a = plane->axis;
-    float k = plane->k;
     return (c->max[a] + VIS_GAP < k && k < t->min[a] - VIS_GAP) || (t->max[a] + VIS_GAP < k && k < c->min[a] - VIS_GAP);
 }
 
@@ -181,100 +237,26 @@ static bool poly_split(const vis_poly *in, double ax, double ay, double bx, doub
     return true;
 }
 
-static bool grow_scratch_tris(vis_scratch *s, size_t need)
+/* Subtracts triangles from a convex polygon; true when nothing but seams is left. */
+static bool poly_covered(const vis_poly *region, const double (*tris)[6], const uint32_t *list, size_t count,
+                         vis_poly *pieces[2])
 {
-    if (need <= s->tri_capacity)
-        return true;
-    size_t grown = s->tri_capacity ? s->tri_capacity * 2 : 64;
-    while (grown < need)
-        grown *= 2;
-    double (*more)[6] = realloc(s->tris, grown * sizeof *more);
-    if (!more)
-        return false;
-    s->tris = more;
-    s->tri_capacity = grown;
-    return true;
-}
-
-/* Whether the occluders lying in `plane` cover every point where a segment from c to t crosses it. */
-static bool plane_covers(const vis_ctx *ctx, vis_scratch *s, const vis_box *c, const vis_box *t,
-                         const vis_plane *plane)
-{
-    int a = plane->axis, u = (a + 1) % 3, v = (a + 2) % 3;
-    double k = plane->k;
-    /* The crossing set is the plane's section of the hull of both boxes: its corners lie on
-     * segments between a corner of c and a corner of t, so their crossings bound it. */
-    double rmin[2] = { INFINITY, INFINITY }, rmax[2] = { -INFINITY, -INFINITY };
-    for (int i = 0; i < 8; i++)
-        for (int j = 0; j < 8; j++) {
-            float p[3], q[3];
-            box_corner(c, i, p);
-            box_corner(t, j, q);
-            double f = (k - p[a]) / ((double)q[a] - p[a]);
-            double cu = p[u] + f * ((double)q[u] - p[u]), cv = p[v] + f * ((double)q[v] - p[v]);
-            rmin[0] = fmin(rmin[0], cu);
-            rmax[0] = fmax(rmax[0], cu);
-            rmin[1] = fmin(rmin[1], cv);
-            rmax[1] = fmax(rmax[1], cv);
-        }
-
-    float tolerance = VIS_PLANE_TOLERANCE * fmaxf(1.0f, fabsf(plane->k));
-    float qmin[3], qmax[3];
-    qmin[a] = plane->k - tolerance;
-    qmax[a] = plane->k + tolerance;
-    qmin[u] = (float)rmin[0] - 1e-3f;
-    qmax[u] = (float)rmax[0] + 1e-3f;
-    qmin[v] = (float)rmin[1] - 1e-3f;
-    qmax[v] = (float)rmax[1] + 1e-3f;
-    size_t found = bvh_query_box(&ctx->tree, qmin, qmax, &s->ids, &s->id_capacity, 0);
-    if (found == (size_t)-1 || !grow_scratch_tris(s, found)) {
-        s->failed = true;
-        return false;
-    }
-    size_t tri_count = 0;
-    double covered = 0.0, wanted = (rmax[0] - rmin[0]) * (rmax[1] - rmin[1]);
-    for (size_t i = 0; i < found; i++) {
-        const float *tri = ctx->desc->triangles[s->ids[i]];
-        vis_plane own;
-        if (!triangle_plane(tri, &own) || own.axis != a || fabsf(own.k - plane->k) > tolerance)
-            continue;
-        double *out = s->tris[tri_count];
-        for (int corner = 0; corner < 3; corner++) {
-            out[corner * 2] = tri[corner * 3 + u];
-            out[corner * 2 + 1] = tri[corner * 3 + v];
-        }
-        double area = 0.5 * ((out[2] - out[0]) * (out[5] - out[1]) - (out[4] - out[0]) * (out[3] - out[1]));
-        if (area == 0.0)
-            continue;
-        if (area < 0.0) {   /* counter-clockwise, so "inside" is left of every edge */
-            double x = out[2], y = out[3];
-            out[2] = out[4];
-            out[3] = out[5];
-            out[4] = x;
-            out[5] = y;
-        }
-        covered += fabs(area);
-        tri_count++;
-    }
-    if (covered < wanted * (1.0 - 1e-6))
-        return false;
-
-    vis_poly *cur = s->pieces[0], *next = s->pieces[1];
-    int count = 1;
-    cur[0] = (vis_poly){ 4, { rmin[0], rmax[0], rmax[0], rmin[0] }, { rmin[1], rmin[1], rmax[1], rmax[1] } };
-    for (size_t i = 0; i < tri_count && count > 0; i++) {
-        const double *tri = s->tris[i];
-        double tmin_u = fmin(tri[0], fmin(tri[2], tri[4])), tmax_u = fmax(tri[0], fmax(tri[2], tri[4]));
-        double tmin_v = fmin(tri[1], fmin(tri[3], tri[5])), tmax_v = fmax(tri[1], fmax(tri[3], tri[5]));
+    vis_poly *cur = pieces[0], *next = pieces[1];
+    int live = 1;
+    cur[0] = *region;
+    for (size_t i = 0; i < count && live > 0; i++) {
+        const double *tri = tris[list[i]];
+        double tmin_u = vis_min(tri[0], vis_min(tri[2], tri[4])), tmax_u = vis_max(tri[0], vis_max(tri[2], tri[4]));
+        double tmin_v = vis_min(tri[1], vis_min(tri[3], tri[5])), tmax_v = vis_max(tri[1], vis_max(tri[3], tri[5]));
         int next_count = 0;
-        for (int p = 0; p < count; p++) {
+        for (int p = 0; p < live; p++) {
             vis_poly *piece = &cur[p];
-            double pmin_u = INFINITY, pmax_u = -INFINITY, pmin_v = INFINITY, pmax_v = -INFINITY;
-            for (int n = 0; n < piece->n; n++) {
-                pmin_u = fmin(pmin_u, piece->x[n]);
-                pmax_u = fmax(pmax_u, piece->x[n]);
-                pmin_v = fmin(pmin_v, piece->y[n]);
-                pmax_v = fmax(pmax_v, piece->y[n]);
+            double pmin_u = piece->x[0], pmax_u = piece->x[0], pmin_v = piece->y[0], pmax_v = piece->y[0];
+            for (int n = 1; n < piece->n; n++) {
+                pmin_u = vis_min(pmin_u, piece->x[n]);
+                pmax_u = vis_max(pmax_u, piece->x[n]);
+                pmin_v = vis_min(pmin_v, piece->y[n]);
+                pmax_v = vis_max(pmax_v, piece->y[n]);
             }
             if (pmax_u <= tmin_u || pmin_u >= tmax_u || pmax_v <= tmin_v || pmin_v >= tmax_v) {
                 if (next_count == VIS_MAX_PIECES)
@@ -300,24 +282,257 @@ static bool plane_covers(const vis_ctx *ctx, vis_scratch *s, const vis_box *c, c
         vis_poly *swap = cur;
         cur = next;
         next = swap;
-        count = next_count;
+        live = next_count;
     }
-    return count == 0;
+    return live == 0;
+}
+
+/* ---- coverage quadtrees: which parts of each axis-aligned plane its occluders fill ------- */
+
+typedef struct plane_build {
+    const vis_desc *desc;
+    vis_plane_tree *tree;
+    const uint32_t *tri_ids;    /* the plane's input triangles */
+    size_t tri_count;
+    double (*tris)[6];          /* their (u, v) corners, counter-clockwise */
+    uint32_t *lists;            /* stack of per-node triangle lists */
+    size_t list_count, list_capacity;
+    size_t node_capacity;
+    vis_poly *pieces[2];
+    double min_size;
+    bool failed;
+} plane_build;
+
+static uint32_t plane_node_alloc(plane_build *b)
+{
+    vis_plane_tree *tree = b->tree;
+    if (tree->node_count + 4 > b->node_capacity) {
+        size_t grown = b->node_capacity ? b->node_capacity * 2 : 64;
+        uint32_t *more = realloc(tree->nodes, grown * sizeof *more);
+        if (!more) {
+            b->failed = true;
+            return 0;
+        }
+        tree->nodes = more;
+        b->node_capacity = grown;
+    }
+    uint32_t first = (uint32_t)tree->node_count;
+    tree->node_count += 4;
+    return first;
+}
+
+/* Classifies the square [u, u + size] x [v, v + size] against the triangles list[0..count). */
+static uint32_t plane_node_build(plane_build *b, double u, double v, double size, size_t list_at, size_t count)
+{
+    if (count == 0)
+        return VIS_NODE_EMPTY;
+    if (count <= VIS_FULL_TEST_MAX) {
+        vis_poly square = { 4, { u, u + size, u + size, u }, { v, v, v + size, v + size } };
+        if (poly_covered(&square, (const double (*)[6])b->tris, b->lists + list_at, count, b->pieces))
+            return VIS_NODE_FULL;
+    }
+    if (size * 0.5 < b->min_size)
+        return VIS_NODE_MIXED;
+    uint32_t first = plane_node_alloc(b);
+    if (b->failed)
+        return VIS_NODE_MIXED;
+    double half = size * 0.5;
+    for (int child = 0; child < 4; child++) {
+        double cu = u + (child & 1 ? half : 0.0), cv = v + (child & 2 ? half : 0.0);
+        /* The child's list goes on top of the stack, above the parent's. */
+        size_t child_at = b->list_count, child_count = 0;
+        if (b->list_count + count > b->list_capacity) {
+            size_t grown = b->list_capacity * 2 > b->list_count + count ? b->list_capacity * 2 : b->list_count + count;
+            uint32_t *more = realloc(b->lists, grown * sizeof *more);
+            if (!more) {
+                b->failed = true;
+                return VIS_NODE_MIXED;
+            }
+            b->lists = more;
+            b->list_capacity = grown;
+        }
+        for (size_t i = 0; i < count; i++) {
+            uint32_t t = b->lists[list_at + i];
+            const double *tri = b->tris[t];
+            if (vis_max(tri[0], vis_max(tri[2], tri[4])) <= cu || vis_min(tri[0], vis_min(tri[2], tri[4])) >= cu + half ||
+                vis_max(tri[1], vis_max(tri[3], tri[5])) <= cv || vis_min(tri[1], vis_min(tri[3], tri[5])) >= cv + half)
+                continue;
+            b->lists[child_at + child_count++] = t;
+        }
+        b->list_count += child_count;
+        uint32_t state = plane_node_build(b, cu, cv, half, child_at, child_count);
+        b->list_count = child_at;
+        b->tree->nodes[first + (uint32_t)child] = state;
+    }
+    return first;
+}
+
+static void plane_build_job(void *user, size_t index)
+{
+    vis_ctx *ctx = user;
+    vis_plane_tree *tree = &ctx->planes[index];
+    plane_build b = {
+        .desc = ctx->desc, .tree = tree,
+        .tri_ids = ctx->plane_tris + ctx->plane_tri_start[index],
+        .tri_count = ctx->plane_tri_start[index + 1] - ctx->plane_tri_start[index],
+    };
+    int a = tree->axis, u = (a + 1) % 3, v = (a + 2) % 3;
+    b.tris = malloc(b.tri_count * sizeof *b.tris);
+    b.list_capacity = b.tri_count * 4 + 16;
+    b.lists = malloc(b.list_capacity * sizeof *b.lists);
+    b.pieces[0] = malloc(2 * VIS_MAX_PIECES * sizeof(vis_poly));
+    if (!b.tris || !b.lists || !b.pieces[0]) {
+        atomic_store(&ctx->failed, true);
+        goto done;
+    }
+    b.pieces[1] = b.pieces[0] + VIS_MAX_PIECES;
+    double lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY };
+    for (size_t i = 0; i < b.tri_count; i++) {
+        const float *tri = ctx->desc->triangles[b.tri_ids[i]];
+        double *out = b.tris[b.list_count];
+        for (int corner = 0; corner < 3; corner++) {
+            out[corner * 2] = tri[corner * 3 + u];
+            out[corner * 2 + 1] = tri[corner * 3 + v];
+        }
+        double area = (out[2] - out[0]) * (out[5] - out[1]) - (out[4] - out[0]) * (out[3] - out[1]);
+        if (area == 0.0)
+            continue;
+        if (area < 0.0) {   /* counter-clockwise, so "inside" is left of every edge */
+            double x = out[2], y = out[3];
+            out[2] = out[4];
+            out[3] = out[5];
+            out[4] = x;
+            out[5] = y;
+        }
+        for (int corner = 0; corner < 3; corner++) {
+            lo[0] = vis_min(lo[0], out[corner * 2]);
+            hi[0] = vis_max(hi[0], out[corner * 2]);
+            lo[1] = vis_min(lo[1], out[corner * 2 + 1]);
+            hi[1] = vis_max(hi[1], out[corner * 2 + 1]);
+        }
+        b.lists[b.list_count] = (uint32_t)b.list_count;
+        b.list_count++;
+    }
+    size_t count = b.list_count;
+    if (count == 0) {
+        tree->root = VIS_NODE_EMPTY;
+        goto done;
+    }
+    tree->min[0] = lo[0];
+    tree->min[1] = lo[1];
+    tree->size = vis_max(hi[0] - lo[0], hi[1] - lo[1]);
+    b.min_size = vis_max(VIS_CELL_MIN, tree->size / (double)(1 << VIS_PLANE_DEPTH));
+    tree->root = plane_node_build(&b, lo[0], lo[1], tree->size, 0, count);
+    if (b.failed)
+        atomic_store(&ctx->failed, true);
+done:
+    free(b.tris);
+    free(b.lists);
+    free(b.pieces[0]);
+}
+
+/* Groups the axis-aligned occluders by plane and builds each plane's coverage quadtree. */
+static bool planes_build(vis_ctx *ctx, const jobs_progress *progress)
+{
+    const vis_desc *desc = ctx->desc;
+    size_t n = desc->triangle_count;
+    vis_plane_key *keys = malloc((n + 1) * sizeof *keys);
+    ctx->triangle_plane = malloc((n + 1) * sizeof *ctx->triangle_plane);
+    ctx->plane_tris = malloc((n + 1) * sizeof *ctx->plane_tris);
+    if (!keys || !ctx->triangle_plane || !ctx->plane_tris) {
+        free(keys);
+        return false;
+    }
+    size_t flat = 0;
+    for (size_t i = 0; i < n; i++) {
+        vis_plane plane;
+        ctx->triangle_plane[i] = UINT32_MAX;
+        if (triangle_plane(desc->triangles[i], &plane))
+            keys[flat++] = (vis_plane_key){ plane.axis, plane.k, (uint32_t)i };
+    }
+    qsort(keys, flat, sizeof *keys, compare_plane_key);
+    size_t planes = 0;
+    for (size_t i = 0; i < flat; i++)
+        planes += i == 0 || keys[i].axis != keys[i - 1].axis || keys[i].k != keys[i - 1].k;
+    ctx->planes = calloc(planes + 1, sizeof *ctx->planes);
+    ctx->plane_tri_start = malloc((planes + 1) * sizeof *ctx->plane_tri_start);
+    if (!ctx->planes || !ctx->plane_tri_start) {
+        free(keys);
+        return false;
+    }
+    for (size_t i = 0; i < flat; i++) {
+        if (i == 0 || keys[i].axis != keys[i - 1].axis || keys[i].k != keys[i - 1].k) {
+            ctx->planes[ctx->plane_count] = (vis_plane_tree){ .axis = keys[i].axis, .k = keys[i].k };
+            ctx->plane_tri_start[ctx->plane_count++] = (uint32_t)i;
+        }
+        ctx->plane_tris[i] = keys[i].triangle;
+        ctx->triangle_plane[keys[i].triangle] = (uint32_t)(ctx->plane_count - 1);
+    }
+    ctx->plane_tri_start[ctx->plane_count] = (uint32_t)flat;
+    free(keys);
+    jobs_parallel_for_progress(ctx->plane_count, ctx->desc->threads, plane_build_job, ctx, progress);
+    return !atomic_load(&ctx->failed);
+}
+
+typedef struct vis_square {
+    uint32_t node;
+    double u, v, size;
+} vis_square;
+
+/* Whether the occluders lying in a plane cover every point where a segment from c to t crosses it. */
+static bool plane_covers(const vis_box *c, const vis_box *t, const vis_plane_tree *plane)
+{
+    int a = plane->axis, u = (a + 1) % 3, v = (a + 2) % 3;
+    double k = plane->k;
+    /* The crossing set is the plane's section of the hull of both boxes: its corners lie on
+     * segments between a corner of c and a corner of t, so their crossings bound it. */
+    double rmin[2] = { INFINITY, INFINITY }, rmax[2] = { -INFINITY, -INFINITY };
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++) {
+            float p[3], q[3];
+            box_corner(c, i, p);
+            box_corner(t, j, q);
+            double f = (k - p[a]) / ((double)q[a] - p[a]);
+            double cu = p[u] + f * ((double)q[u] - p[u]), cv = p[v] + f * ((double)q[v] - p[v]);
+            rmin[0] = vis_min(rmin[0], cu);
+            rmax[0] = vis_max(rmax[0], cu);
+            rmin[1] = vis_min(rmin[1], cv);
+            rmax[1] = vis_max(rmax[1], cv);
+        }
+    if (plane->root == VIS_NODE_EMPTY || rmin[0] < plane->min[0] || rmin[1] < plane->min[1] ||
+        rmax[0] > plane->min[0] + plane->size || rmax[1] > plane->min[1] + plane->size)
+        return false;
+    vis_square stack[4 * VIS_PLANE_DEPTH + 8];
+    int sp = 0;
+    stack[sp++] = (vis_square){ plane->root, plane->min[0], plane->min[1], plane->size };
+    while (sp > 0) {
+        vis_square at = stack[--sp];
+        if (at.u >= rmax[0] || at.u + at.size <= rmin[0] || at.v >= rmax[1] || at.v + at.size <= rmin[1])
+            continue;
+        if (at.node == VIS_NODE_FULL)
+            continue;
+        if (at.node == VIS_NODE_EMPTY || at.node == VIS_NODE_MIXED)
+            return false;
+        double half = at.size * 0.5;
+        for (int child = 0; child < 4; child++)
+            stack[sp++] = (vis_square){ plane->nodes[at.node + (uint32_t)child], at.u + (child & 1 ? half : 0.0),
+                                        at.v + (child & 2 ? half : 0.0), half };
+    }
+    return true;
 }
 
 /* Records the plane of a blocking triangle; true when it is new and proves (c, t) hidden. */
 static bool try_plane(const vis_ctx *ctx, vis_scratch *s, const vis_box *c, const vis_box *t, uint32_t hit)
 {
-    vis_plane plane;
-    if (!triangle_plane(ctx->desc->triangles[hit], &plane) || !plane_between(c, t, &plane))
+    uint32_t plane = ctx->triangle_plane[hit];
+    if (plane == UINT32_MAX || !plane_between(c, t, ctx->planes[plane].axis, ctx->planes[plane].k))
         return false;
     for (int i = 0; i < s->plane_count; i++)
-        if (s->planes[i].axis == plane.axis && s->planes[i].k == plane.k)
+        if (s->planes[i] == plane)
             return false;
-    if (s->plane_count == VIS_MAX_PLANES)
-        return false;
-    s->planes[s->plane_count++] = plane;
-    return plane_covers(ctx, s, c, t, &plane);
+    if (s->plane_count < VIS_MAX_PLANES)
+        s->planes[s->plane_count++] = plane;
+    return plane_covers(c, t, &ctx->planes[plane]);
 }
 
 static void box_sample(const vis_box *b, uint64_t *rng, float out[3])
@@ -335,9 +550,11 @@ static void box_centre(const vis_box *b, float out[3])
 /* Proves (c, t) hidden, finds it visible, or gives up at depth 0. */
 static int prove_hidden(const vis_ctx *ctx, vis_scratch *s, const vis_box *c, const vis_box *t, int depth)
 {
-    for (int i = 0; i < s->plane_count; i++)
-        if (plane_between(c, t, &s->planes[i]) && plane_covers(ctx, s, c, t, &s->planes[i]))
+    for (int i = 0; i < s->plane_count; i++) {
+        const vis_plane_tree *plane = &ctx->planes[s->planes[i]];
+        if (plane_between(c, t, plane->axis, plane->k) && plane_covers(c, t, plane))
             return VIS_HIDDEN;
+    }
     for (int r = 0; r < 2; r++) {
         float p[3], q[3];
         if (r == 0) {
@@ -353,7 +570,7 @@ static int prove_hidden(const vis_ctx *ctx, vis_scratch *s, const vis_box *c, co
         if (try_plane(ctx, s, c, t, hit))
             return VIS_HIDDEN;
     }
-    if (depth == 0 || s->failed)
+    if (depth == 0)
         return VIS_UNKNOWN;
     bool split_cell = box_size(c) >= box_size(t);
     const vis_box *whole = split_cell ? c : t;
@@ -403,47 +620,164 @@ static bool pair_visible(const vis_ctx *ctx, vis_scratch *s, size_t cell, size_t
     return prove_hidden(ctx, s, c, t, ctx->depth) != VIS_HIDDEN;
 }
 
+/* ---- targets in a tree, so that one proof can hide a whole group of them ---------------- */
+
+typedef struct target_node {
+    vis_box box;
+    uint32_t first, count;      /* leaf: targets order[first..first+count); interior: count 0, children first, first + 1 */
+} target_node;
+
+typedef struct target_sort {
+    const vis_box *targets;
+    int axis;
+} target_sort;
+
+static float target_centre(const vis_box *b, int axis)
+{
+    return b->min[axis] + b->max[axis];
+}
+
+static int compare_target_axis(const void *a, const void *b, void *user)
+{
+    const target_sort *sort = user;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    float cx = target_centre(&sort->targets[x], sort->axis), cy = target_centre(&sort->targets[y], sort->axis);
+    if (cx != cy)
+        return (cx > cy) - (cx < cy);
+    return (x > y) - (x < y);
+}
+
+static void target_node_fill(vis_ctx *ctx, uint32_t node, uint32_t first, uint32_t count)
+{
+    const vis_box *targets = ctx->desc->targets;
+    target_node *n = &ctx->target_nodes[node];
+    n->box = targets[ctx->target_order[first]];
+    for (uint32_t i = first + 1; i < first + count; i++)
+        for (int a = 0; a < 3; a++) {
+            n->box.min[a] = fminf(n->box.min[a], targets[ctx->target_order[i]].min[a]);
+            n->box.max[a] = fmaxf(n->box.max[a], targets[ctx->target_order[i]].max[a]);
+        }
+    n->first = first;
+    n->count = count;
+}
+
+/* Median splits along the longest axis of the group's box, down to VIS_GROUP_LEAF targets. */
+static bool targets_build(vis_ctx *ctx)
+{
+    size_t count = ctx->desc->target_count;
+    ctx->target_order = malloc((count + 1) * sizeof *ctx->target_order);
+    ctx->target_nodes = malloc((2 * count + 1) * sizeof *ctx->target_nodes);
+    if (!ctx->target_order || !ctx->target_nodes)
+        return false;
+    for (size_t i = 0; i < count; i++)
+        ctx->target_order[i] = (uint32_t)i;
+    if (count == 0)
+        return true;
+    target_node_fill(ctx, 0, 0, (uint32_t)count);
+    ctx->target_node_count = 1;
+    for (size_t node = 0; node < ctx->target_node_count; node++) {
+        target_node *n = &ctx->target_nodes[node];
+        if (n->count <= VIS_GROUP_LEAF)
+            continue;
+        int axis = 0;
+        for (int a = 1; a < 3; a++)
+            if (n->box.max[a] - n->box.min[a] > n->box.max[axis] - n->box.min[axis])
+                axis = a;
+        /* A total order (ties broken by index): the same tree whatever the sort algorithm. */
+        target_sort sort = { ctx->desc->targets, axis };
+        qsort_r(ctx->target_order + n->first, n->count, sizeof *ctx->target_order, compare_target_axis, &sort);
+        uint32_t first = n->first, total = n->count, half = total / 2;
+        uint32_t child = (uint32_t)ctx->target_node_count;
+        ctx->target_node_count += 2;
+        target_node_fill(ctx, child, first, half);
+        target_node_fill(ctx, child + 1, first + half, total - half);
+        ctx->target_nodes[node].first = child;
+        ctx->target_nodes[node].count = 0;
+    }
+    return true;
+}
+
+/* A cheap attempt to prove a whole group hidden: a few segments, and the planes they hit. */
+static bool group_hidden(const vis_ctx *ctx, vis_scratch *s, size_t cell, size_t node, const vis_box *c,
+                         const vis_box *group)
+{
+    s->rng = (uint64_t)cell * 0x9E3779B97F4A7C15ull ^ (uint64_t)node * 0xD6E8FEB86659FD93ull ^ 0x6E0D5ull;
+    s->plane_count = 0;
+    for (int r = 0; r < VIS_GROUP_RAYS; r++) {
+        float p[3], q[3];
+        if (r == 0) {
+            box_centre(c, p);
+            box_centre(group, q);
+        } else {
+            box_sample(c, &s->rng, p);
+            box_sample(group, &s->rng, q);
+        }
+        uint32_t hit;
+        if (!segment_blocked(ctx, c, group, p, q, &hit))
+            return false;
+        if (try_plane(ctx, s, c, group, hit))
+            return true;
+    }
+    return false;
+}
+
 static void vis_cell_job(void *user, size_t cell)
 {
     vis_ctx *ctx = user;
     const vis_desc *desc = ctx->desc;
-    if (atomic_load(&ctx->failed))
+    if (atomic_load(&ctx->failed) || desc->target_count == 0)
         return;
+    const vis_box *c = &desc->cells[cell];
     vis_scratch s = { 0 };
-    s.pieces[0] = malloc(2 * VIS_MAX_PIECES * sizeof(vis_poly));
     uint32_t *visible = NULL;
     size_t count = 0, capacity = 0;
-    if (!s.pieces[0])
-        goto fail;
-    s.pieces[1] = s.pieces[0] + VIS_MAX_PIECES;
-    for (size_t t = 0; t < desc->target_count; t++) {
-        if (!pair_visible(ctx, &s, cell, t))
+    uint32_t stack[2 * 64 + 2];
+    int sp = 0;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        uint32_t node = stack[--sp];
+        const target_node *n = &ctx->target_nodes[node];
+        if (n->count == 0) {
+            if (box_gap(c, &n->box) > box_size(c) && group_hidden(ctx, &s, cell, node, c, &n->box))
+                continue;
+            stack[sp++] = n->first + 1;
+            stack[sp++] = n->first;
             continue;
-        if (s.failed)
-            goto fail;
-        if (count == capacity) {
-            capacity = capacity ? capacity * 2 : 16;
-            uint32_t *more = realloc(visible, capacity * sizeof *more);
-            if (!more)
-                goto fail;
-            visible = more;
         }
-        visible[count++] = (uint32_t)t;
+        for (uint32_t i = n->first; i < n->first + n->count; i++) {
+            uint32_t t = ctx->target_order[i];
+            if (!pair_visible(ctx, &s, cell, t))
+                continue;
+            if (count == capacity) {
+                capacity = capacity ? capacity * 2 : 16;
+                uint32_t *more = realloc(visible, capacity * sizeof *more);
+                if (!more) {
+                    atomic_store(&ctx->failed, true);
+                    free(visible);
+                    return;
+                }
+                visible = more;
+            }
+            visible[count++] = t;
+        }
     }
-    if (s.failed)
-        goto fail;
+    if (count > 1)
+        qsort(visible, count, sizeof *visible, compare_u32);
     ctx->out->visible[cell] = visible;
     ctx->out->visible_count[cell] = (uint32_t)count;
-    free(s.ids);
-    free(s.tris);
-    free(s.pieces[0]);
-    return;
-fail:
-    atomic_store(&ctx->failed, true);
-    free(visible);
-    free(s.ids);
-    free(s.tris);
-    free(s.pieces[0]);
+}
+
+static void vis_ctx_free(vis_ctx *ctx)
+{
+    bvh_free(&ctx->tree);
+    for (size_t i = 0; i < ctx->plane_count; i++)
+        free(ctx->planes[i].nodes);
+    free(ctx->planes);
+    free(ctx->plane_tri_start);
+    free(ctx->plane_tris);
+    free(ctx->triangle_plane);
+    free(ctx->target_nodes);
+    free(ctx->target_order);
 }
 
 bool vis_run(const vis_desc *desc, vis_result *out)
@@ -456,24 +790,23 @@ bool vis_run(const vis_desc *desc, vis_result *out)
         ctx.depth++;
     jobs_progress progress = { desc->progress, desc->user, "bvh" };
     jobs_report(&progress, 0.0);
-    if (!bvh_build(desc->triangles, desc->triangle_count, &ctx.tree))
-        return false;
+    bool ok = bvh_build(desc->triangles, desc->triangle_count, desc->threads, &ctx.tree);
     jobs_report(&progress, 1.0);
+    progress.stage = "occluder planes";
+    ok = ok && planes_build(&ctx, &progress) && targets_build(&ctx);
     out->visible = calloc(desc->cell_count + 1, sizeof *out->visible);
     out->visible_count = calloc(desc->cell_count + 1, sizeof *out->visible_count);
-    if (!out->visible || !out->visible_count) {
-        bvh_free(&ctx.tree);
-        vis_result_free(out, 0);
-        return false;
+    if (ok && out->visible && out->visible_count) {
+        progress.stage = "visibility";
+        jobs_parallel_for_progress(desc->cell_count, desc->threads, vis_cell_job, &ctx, &progress);
+        ok = !atomic_load(&ctx.failed);
+    } else {
+        ok = false;
     }
-    progress.stage = "visibility";
-    jobs_parallel_for_progress(desc->cell_count, desc->threads, vis_cell_job, &ctx, &progress);
-    bvh_free(&ctx.tree);
-    if (atomic_load(&ctx.failed)) {
+    vis_ctx_free(&ctx);
+    if (!ok)
         vis_result_free(out, desc->cell_count);
-        return false;
-    }
-    return true;
+    return ok;
 }
 
 void vis_result_free(vis_result *res, size_t cell_count)

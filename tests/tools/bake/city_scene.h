@@ -121,7 +121,7 @@ static inline void city_build(city *c, uint64_t seed, int blocks, float extent, 
         for (int k = 0; k < 3; k++)
             l->color[k] = rng_range(&rng, 0.3f, 1.0f);
         l->intensity = rng_range(&rng, 0.5f, 1.5f);
-        l->range = rng_range(&rng, extent / 16, extent / 3);
+        l->range = rng_range(&rng, 4.0f, 20.0f);
     }
     c->probe_count = (size_t)probes_per_axis * probes_per_axis * 3;
     c->probes = malloc((c->probe_count + 1) * sizeof *c->probes);

@@ -65,7 +65,7 @@ static void random_soup_agrees(void)
         scene_box(&s, min, max);
     }
     bvh tree;
-    CHECK(bvh_build((const float (*)[9])s.tris, s.count, &tree));
+    CHECK(bvh_build((const float (*)[9])s.tris, s.count, 2, &tree));
     CHECK(tree.triangle_count == s.count);
     int hits = 0, checked = 0;
     for (int i = 0; i < 4000; i++) {
@@ -128,7 +128,7 @@ static void closed_mesh_is_watertight(void)
     float min[3] = { -1, -1, -1 }, max[3] = { 1, 1, 1 };
     scene_box_split(&s, min, max, 8);
     bvh tree;
-    CHECK(bvh_build((const float (*)[9])s.tris, s.count, &tree));
+    CHECK(bvh_build((const float (*)[9])s.tris, s.count, 2, &tree));
     uint64_t rng = 7;
     for (int i = 0; i < 3000; i++) {
         float p[3], q[3];
@@ -163,10 +163,74 @@ static void closed_mesh_is_watertight(void)
     scene_free(&s);
 }
 
+/* Enough triangles for the parallel build: the same tree on 1 and 2 threads, still exact. */
+static void parallel_build_is_identical(void)
+{
+    uint64_t rng = 99;
+    scene s = { 0 };
+    for (int i = 0; i < 70000; i++) {
+        float c[3] = { rng_range(&rng, -50, 50), rng_range(&rng, -50, 50), rng_range(&rng, -50, 50) };
+        float v[3][3];
+        for (int k = 0; k < 3; k++)
+            for (int a = 0; a < 3; a++)
+                v[k][a] = c[a] + rng_range(&rng, -1, 1);
+        scene_triangle(&s, v[0], v[1], v[2]);
+    }
+    bvh one, two;
+    CHECK(bvh_build((const float (*)[9])s.tris, s.count, 1, &one));
+    CHECK(bvh_build((const float (*)[9])s.tris, s.count, 2, &two));
+    CHECK(one.node_count == two.node_count && one.triangle_count == s.count);
+    CHECK(memcmp(one.nodes, two.nodes, one.node_count * sizeof *one.nodes) == 0);
+    CHECK(memcmp(one.triangle_ids, two.triangle_ids, s.count * sizeof *one.triangle_ids) == 0);
+    /* Every triangle is in exactly one leaf, inside its node's bounds. */
+    uint8_t *seen = calloc(s.count, 1);
+    CHECK(seen != NULL);
+    for (size_t n = 0; n < one.node_count; n++) {
+        const bvh_node *node = &one.nodes[n];
+        if (node->count == 0) {
+            CHECK(node->index + 1 < one.node_count && node->index > n);
+            continue;
+        }
+        for (uint32_t i = node->index; i < node->index + node->count; i++) {
+            uint32_t id = one.triangle_ids[i];
+            CHECK(!seen[id]);
+            seen[id] = 1;
+            for (int k = 0; k < 9; k++)
+                CHECK(s.tris[id][k] >= node->min[k % 3] && s.tris[id][k] <= node->max[k % 3]);
+        }
+    }
+    for (size_t i = 0; i < s.count; i++)
+        CHECK(seen[i]);
+    free(seen);
+    int checked = 0;
+    for (int i = 0; i < 100; i++) {
+        float p[3], q[3];
+        for (int a = 0; a < 3; a++) {
+            p[a] = rng_range(&rng, -55, 55);
+            q[a] = p[a] + rng_range(&rng, -10, 10);
+        }
+        int want = 0;
+        double closest = INFINITY;
+        for (size_t t = 0; t < s.count; t++) {
+            double margin;
+            want |= brute_hit(s.tris[t], p, q, 0.0, 1.0, &margin);
+            closest = fmin(closest, margin);
+        }
+        if (closest < 1e-4)
+            continue;
+        CHECK(bvh_segment_occluded(&two, p, q, 0.0f, 1.0f, NULL) == want);
+        checked++;
+    }
+    CHECK(checked > 80);
+    bvh_free(&one);
+    bvh_free(&two);
+    scene_free(&s);
+}
+
 static void empty_tree_hits_nothing(void)
 {
     bvh tree;
-    CHECK(bvh_build(NULL, 0, &tree));
+    CHECK(bvh_build(NULL, 0, 2, &tree));
     float p[3] = { 0, 0, 0 }, q[3] = { 1, 1, 1 };
     CHECK(!bvh_segment_occluded(&tree, p, q, 0.0f, 1.0f, NULL));
     bvh_free(&tree);
@@ -176,6 +240,7 @@ int main(void)
 {
     random_soup_agrees();
     closed_mesh_is_watertight();
+    parallel_build_is_identical();
     empty_tree_hits_nothing();
     puts("test_bake_bvh: ok");
     return 0;
