@@ -72,7 +72,7 @@ export DISPLAY=:$(head -n1 "$WORK/display")
 # start_viewer ARGS...: starts the window and waits until it has drawn a complete view.
 start_viewer() {
     : >"$WORK/out"
-    "$PMFVIEW" "$@" --size 160x120 --shots "$WORK/shots" >"$WORK/out" 2>"$WORK/err" &
+    "$PMFVIEW" --size 160x120 --shots "$WORK/shots" "$@" >"$WORK/out" 2>"$WORK/err" &
     VPID=$!
     wait_for "the first complete view" grep -q '^ready ' "$WORK/out"
     WID=
@@ -146,6 +146,20 @@ shot)
     near "$got" "90 59 55" || fail "hi-res centre $got"
     quit_viewer
     ;;
+hires_tiles)
+    # 4x of 1100x200 is 4400 wide: drawn in two tiles (at most 4096 wide). Half a metre from the
+    # wall it fills the view; the lightmap's red grows and blue falls along +X, so swapped or
+    # misplaced tiles would show as a jump at the seam or a reversed gradient.
+    start_viewer "$MAP" --size 1100x200 --camera 0,0,-3.5,0,0
+    shot shift+F12
+    [ "$("$PROBE" size "$SHOT")" = "4400 800" ] || fail "Shift+F12 shot is $("$PROBE" size "$SHOT"), want 4400 800"
+    expect_centre_at() { local got; got=$("$PROBE" pixel "$SHOT" $1 $2); near "$got" "$3" || fail "$4: pixel $1,$2 is $got, want $3"; }
+    expect_centre_at 2200 400 "90 59 55" "hi-res centre"
+    left=$("$PROBE" pixel "$SHOT" 4095 400) right=$("$PROBE" pixel "$SHOT" 4096 400)
+    near "$left" "$right" || fail "seam between tiles: $left | $right"
+    set -- $("$PROBE" pixel "$SHOT" 100 400) $("$PROBE" pixel "$SHOT" 4300 400)
+    [ "$4" -gt "$1" ] && [ "$6" -lt "$3" ] || fail "gradient across tiles: $1 $2 $3 -> $4 $5 $6"
+    ;;
 move)
     # 8 m from the wall: it covers the middle of the view; flying forward makes it cover more.
     start_viewer "$MAP" --camera 0,0,4,0,0
@@ -184,14 +198,16 @@ bookmark)
     [ "$("$PROBE" diff "$saved" "$SHOT")" -eq 0 ] || fail "recalled bookmark gives another picture"
     ;;
 reload)
+    # In lightmap mode: the reload must keep the mode and show the new luxels (red + 60).
     start_viewer "$MAP"
+    event F3 -- '^mode lightmap'
     shot
-    expect_centre "$SHOT" "90 59 55" "before reload"
+    expect_centre "$SHOT" "115 100 140" "before reload"
     "$MAKEMAP" "$MAP" 1 || fail "cannot rewrite the map"
     wait_for "the reload" grep -q '^reloaded ' "$WORK/out"
     wait_for "the reloaded view" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -ge 2 ]"
     shot
-    expect_centre "$SHOT" "137 59 55" "after reload"
+    expect_centre "$SHOT" "175 100 140" "after reload"
     good=$SHOT
     printf 'broken' >"$MAP.tmp" && mv "$MAP.tmp" "$MAP"
     wait_for "the failed reload" grep -q '^reload failed' "$WORK/out"
