@@ -40,8 +40,8 @@ static bool parse_header(pmf_cursor *c, pmf_header *h)
     return !c->failed;
 }
 
-/* One level's framing: sizes, chunk grid, chunk size table. Stops at the level's end. */
-static bool parse_level(pmf_cursor *c, pmf_arena *a, uint32_t level_size, pmf_level_info *li)
+/* One level's framing: sizes, chunk grid, chunk size table; c spans exactly the level's bytes. */
+static bool parse_level(pmf_cursor *c, pmf_arena *a, pmf_level_info *li)
 {
     size_t start = c->pos;
     li->offset = c->base + start;
@@ -104,8 +104,8 @@ static bool parse_level(pmf_cursor *c, pmf_arena *a, uint32_t level_size, pmf_le
     }
     if (c->failed)
         return false;
-    if (c->pos - start != level_size)
-        return pmf_cursor_fail_at(c, start, "level data size is %u but the level takes %zu bytes", level_size, c->pos - start);
+    if (c->pos != c->size)
+        return pmf_cursor_fail_at(c, start, "level data size is %zu but the level takes %zu bytes", c->size, c->pos);
     return true;
 }
 
@@ -150,8 +150,12 @@ static bool parse_data(pmf_cursor *c, pmf_arena *a, pmf_file *f)
     for (unsigned i = 0; i < f->level_count && !c->failed; i++) {
         if (sizes[i] > pmf_cursor_left(c))
             return pmf_cursor_fail_at(c, c->pos, "level %u data size %u is past the end of the file", i, sizes[i]);
-        if (!parse_level(c, a, sizes[i], &f->levels[i]))
+        pmf_cursor level = pmf_cursor_make(c->data + c->pos, sizes[i], c->base + c->pos, c->file, c->block, c->err);
+        if (!parse_level(&level, a, &f->levels[i])) {
+            c->failed = true;
             return false;
+        }
+        c->pos += sizes[i];
     }
 
     at = c->pos;
