@@ -203,6 +203,7 @@ static void change_fast_intensity(viewer *v, int delta, double t)
     l->enabled = true;
     l->touched = true;
     apply_light(v, l, t);
+    say(v, "fast light %u intensity %u", l->id, l->intensity);
 }
 
 /* ---- scenes: open, reload, level switch ------------------------------------------------------ */

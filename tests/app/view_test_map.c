@@ -7,6 +7,9 @@
  *   60 to red, so a rewritten file changes the picture. Level 1 has blue (0, 0, 255) luxels.
  *   At the screen centre (lightmap UV 0.5, 0.5) L = (115, 100, 140) in variant 0:
  *   fullbright (200, 150, 100), lightmap (115, 100, 140), full (90, 59, 55).
+ * Variant 2 adds, on level 0, dynamic light 7 (red, enabled, a layer of luxels 100 over the
+ * wall's lightmap: L += (100, 0, 0)) and fast light 9 (green, intensity 255, multiplier 128 on
+ * the wall's four vertices: L += (0, 128, 0) at full intensity): lightmap (215, 228, 140).
  *
  * usage: view_test_map OUT.pmf [VARIANT]
  */
@@ -47,7 +50,7 @@ static bool put_chunk(pmf_writer *w, const pmf_level *l, uint32_t level, int var
             if (level == 1) {
                 p[0] = 0, p[1] = 0, p[2] = 255;
             } else {
-                p[0] = (uint8_t)(40 + 50 * x + (variant ? 60 : 0));
+                p[0] = (uint8_t)(40 + 50 * x + (variant == 1 ? 60 : 0));
                 p[1] = 100;
                 p[2] = (uint8_t)(200 - 40 * x);
             }
@@ -62,6 +65,15 @@ static bool put_chunk(pmf_writer *w, const pmf_level *l, uint32_t level, int var
     pmf_cube cube = { .flags = PMF_CUBE_DRAW_BACKFACES, .type = PMF_CUBE_GEOMETRY };
     pmf_client_cube ccube = { .u.geom = { .lightmap = 0, .first_vertex = 0, .face_mask = 1u << PMF_FACE_POS_Z } };
     pmf_server_cube scube = { 0 };
+    uint8_t layer_luxels[4 * 4 * 3], mults[4] = { 128, 128, 128, 128 };
+    memset(layer_luxels, 100, sizeof layer_luxels);
+    pmf_light_layer layer = { .target = 0, .luxels = layer_luxels };
+    pmf_dynamic_light dyn = { .flags = PMF_LIGHT_ENABLE, .id = 7 };
+    pmf_client_dynamic_light cdyn = { .color = { 255, 0, 0 }, .layer_count = 1, .layers = &layer };
+    pmf_fast_light fast = { .flags = PMF_LIGHT_ENABLE, .intensity = 255, .id = 9 };
+    pmf_fast_range range = { .skip = 0, .count = 4, .multipliers = mults };
+    pmf_client_fast_light cfast = { .color = { 0, 255, 0 }, .range_count = 1, .ranges = &range };
+    bool lights = variant == 2 && level == 0;
     pmf_chunk ch;
     memset(&ch, 0, sizeof ch);
     ch.parts = PMF_PART_ALL;
@@ -73,6 +85,14 @@ static bool put_chunk(pmf_writer *w, const pmf_level *l, uint32_t level, int var
     };
     ch.client = (pmf_chunk_client){ .lightmap_count = 1, .lightmaps = &lm, .vertex_count = 4, .vertices = verts,
                                     .cubes = &ccube };
+    if (lights) {
+        ch.common.dynamic_light_count = 1;
+        ch.common.dynamic_lights = &dyn;
+        ch.common.fast_light_count = 1;
+        ch.common.fast_lights = &fast;
+        ch.client.dynamic_lights = &cdyn;
+        ch.client.fast_lights = &cfast;
+    }
     ch.server = (pmf_chunk_server){ .string_table = { (const uint8_t *)"", 1 }, .cubes = &scube };
     pmf_encoded_chunk enc;
     if (!pmf_chunk_encode(l, &ch, &enc, err))

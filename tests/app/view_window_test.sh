@@ -215,6 +215,18 @@ reload)
     shot
     [ "$("$PROBE" diff "$good" "$SHOT")" -eq 0 ] || fail "a broken file changed the picture"
     ;;
+lights)
+    # Lightmap mode on variant 2: L = base (115,100,140) + dynamic 7 (100,0,0) + fast 9 (0,128,0).
+    "$MAKEMAP" "$MAP" 2 || fail "cannot write the lit map"
+    start_viewer "$MAP"
+    event F3 -- '^mode lightmap'; shot; expect_centre "$SHOT" "215 228 140" "both lights on"
+    event t -- '^all lights off'; shot; expect_centre "$SHOT" "115 100 140" "all lights off (T)"
+    event t -- '^all lights on'; shot; expect_centre "$SHOT" "215 228 140" "all lights on again (T)"
+    # The panel lists dynamic 7 then fast 9; Down selects the fast light.
+    event Tab Down Left -- '^fast light 9 intensity 239'; shot; expect_centre "$SHOT" "215 220 140" "fast 9 at 239"
+    event Return -- '^fast light 9 off'; shot; expect_centre "$SHOT" "215 100 140" "fast 9 off"
+    event Up Return -- '^dynamic light 7 off'; shot; expect_centre "$SHOT" "115 100 140" "dynamic 7 off"
+    ;;
 levels)
     start_viewer "$MAP"
     event Next -- '^level 1'
