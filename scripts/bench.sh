@@ -11,7 +11,8 @@
 #   --quick        small maps and short paths: a smoke run of the whole suite in a few minutes
 #   --only LIST    figures to run, comma-separated from 1..6 (default: all)
 #   --regenerate   generate the maps again even when cached
-# Environment: BENCH_JOBS (build jobs, default 2), BENCH_SEED (default 1),
+# Environment: BENCH_JOBS (build jobs, default 2), BENCH_SEED (default 1), BENCH_GEN_TIMEOUT
+# (seconds one map's generation may take, default 900),
 # BENCH_BIG / BENCH_SMALL / BENCH_HUGE (map grids, default 64x2x64 / 16x1x16 / 128x1x128).
 set -u
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -26,13 +27,14 @@ while [ $# -gt 0 ]; do
     --quick) QUICK=1 ;;
     --only) ONLY="${2:?--only needs a list}"; shift ;;
     --regenerate) REGENERATE=1 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "bench: unknown option '$1' (see --help)" >&2; exit 1 ;;
     esac
     shift
 done
 
 JOBS=${BENCH_JOBS:-2}
+GEN_TIMEOUT=${BENCH_GEN_TIMEOUT:-900}
 SEED=${BENCH_SEED:-1}
 if [ "$QUICK" = 1 ]; then
     BIG=${BENCH_BIG:-8x2x8}; SMALL=${BENCH_SMALL:-4x1x4}; HUGE=${BENCH_HUGE:-16x1x16}
@@ -57,6 +59,7 @@ SUITE_START=$(date +%s)
 
 log() { printf 'bench: %s\n' "$*" >&2; }
 calc() { awk "BEGIN { printf \"%.6g\", $1 }"; }
+show() { [ -z "$1" ] || awk -v x="$1" 'BEGIN { printf "%.4g", x }'; }
 # The first number after PREFIX on the first line of FILE that starts with PREFIX.
 field() {
     [ -f "$1" ] || return 0
@@ -119,8 +122,8 @@ print_table() {
             printf '%-34s %12s %12s %8s %7s %6s  %s\n' "$label" "n/a" "" "" "" "n/a" "($note)"
             continue
         fi
-        printf '%-34s %12s %12s %8s %7s %6s  %s\n' "$label" "$value $unit" "${baseline:+$baseline $unit}" \
-            "$ratio" "$target" "$verdict" "$note"
+        printf '%-34s %12s %12s %8s %7s %6s  %s\n' "$label" "$(show "$value") $unit" \
+            "${baseline:+$(show "$baseline") $unit}" "$(show "$ratio")" "$target" "$verdict" "$note"
     done
     printf '\nsuite time %ss; results in %s\n' "$(( $(date +%s) - SUITE_START ))" "${RESULTS#$ROOT/}/latest.json"
 }
@@ -143,7 +146,8 @@ build() {
 map() {
     local grid=$1 version file
     MAP=""
-    [ -x "$PMFC" ] || return 0
+    MAP_FAILURE=${MAP_FAILED[$grid]:-pmfc did not build}
+    [ -x "$PMFC" ] && [ -z "${MAP_FAILED[$grid]:-}" ] || return 0
     version=$("$PMFC" --version 2>/dev/null | tr -c 'A-Za-z0-9.\n' '_')
     file="$MAPS/city-$grid-s$SEED-$version.pmf"
     if [ "$REGENERATE" = 1 ] && [ -z "${REGENERATED[$grid]:-}" ]; then
@@ -152,9 +156,15 @@ map() {
     if [ ! -s "$file" ]; then
         mkdir -p "$MAPS"
         log "generating $grid (seed $SEED): pmfc --generate city --chunks $grid --seed $SEED"
-        if ! "$TOOLS/bench_run" -o "$file.run" "$PMFC" --generate city --chunks "$grid" --seed "$SEED" \
-            --time 0 -o "$file" 2>"$file.log"; then
-            log "pmfc --generate $grid failed: $(tail -n 1 "$file.log")"
+        if ! "$TOOLS/bench_run" -o "$file.run" timeout "$GEN_TIMEOUT" "$PMFC" --generate city --chunks "$grid" \
+            --seed "$SEED" --time 0 -o "$file" 2>"$file.log"; then
+            if [ "$(field "$file.run" "exit ")" = 124 ]; then
+                MAP_FAILURE="pmfc --generate $grid took over $GEN_TIMEOUT s (BENCH_GEN_TIMEOUT)"
+            else
+                MAP_FAILURE="pmfc --generate $grid failed: $(tail -n 1 "$file.log" | cut -c1-100)"
+            fi
+            log "$MAP_FAILURE"
+            MAP_FAILED[$grid]=$MAP_FAILURE
             rm -f "$file"
             return 0
         fi
@@ -162,7 +172,7 @@ map() {
     fi
     MAP=$file
 }
-declare -A REGENERATED
+declare -A REGENERATED MAP_FAILED
 
 # Fly paths over a generated city: along the street at world x = -16 (a chunk border next to the
 # centre chunk), EYE metres up, looking along -Z. Assumes the generator's centre chunk (X/2, 0, Z/2).
@@ -202,7 +212,7 @@ figure_decode() {
     local m info lz4 bytes
     map "$BIG"
     m=$MAP
-    [ -n "$m" ] || { na decode "1 decode: info vs LZ4F only" "no $BIG map (pmfc --generate failed)"; return; }
+    [ -n "$m" ] || { na decode "1 decode: info vs LZ4F only" "no $BIG map: $MAP_FAILURE"; return; }
     log "1 decode: pmfview info vs bench_lz4 on $BIG"
     info=$(best_of 3 info "$PMFVIEW" info "$m") ||
         { na decode "1 decode: info vs LZ4F only" "pmfview info failed: $(why info)"; return; }
@@ -210,7 +220,7 @@ figure_decode() {
         { na decode "1 decode: info vs LZ4F only" "bench_lz4 failed: $(why lz4)"; return; }
     bytes=$(field "$WORK/lz4.out" "decompressed bytes: ")
     record decode "1 decode: info vs LZ4F only" "$(calc "$info")" s "$(calc "$lz4")" \
-        "$(calc "$info / $lz4")" "<=1.2" "$BIG, $(calc "$bytes / 1048576") MiB decompressed"
+        "$(calc "$info / $lz4")" "<=1.2" "$BIG, $(show "$(calc "$bytes / 1048576")") MiB decompressed"
     record decode_rate "1 decode throughput" "$(calc "$bytes / 1048576 / $info")" "MiB/s" \
         "$(calc "$bytes / 1048576 / $lz4")" "$(calc "$lz4 / $info")" "" "decompressed bytes per second"
 }
@@ -219,7 +229,7 @@ figure_first_frame() {
     local m cam ctx dec total shot_first how
     map "$BIG"
     m=$MAP
-    [ -n "$m" ] || { na first_frame "2 time to first frame" "no $BIG map"; return; }
+    [ -n "$m" ] || { na first_frame "2 time to first frame" "no $BIG map: $MAP_FAILURE"; return; }
     cam="-16,$EYE,0,0,0"
     log "2 first frame: pmfview shot --stats vs bench_egl + bench_decode on $BIG"
     total=$(best_of 2 shot "$PMFVIEW" shot "$m" -o "$WORK/first.png" --camera "$cam" --stats) ||
@@ -238,14 +248,14 @@ figure_first_frame() {
     fi
     record first_frame "2 time to first frame" "$(calc "$shot_first")" s "$(calc "$ctx + $dec")" \
         "$(calc "$shot_first / ($ctx + $dec)")" "<=1.5" \
-        "$how; baseline = context $(calc "$ctx") s + 1-thread decode of $(field "$WORK/decode.out" "chunks in view: ") chunks $(calc "$dec") s"
+        "$how; baseline = context $(show "$ctx") s + 1-thread decode of $(field "$WORK/decode.out" "chunks in view: ") chunks $(show "$dec") s"
 }
 
 figure_frame_cost() {
     local m path z app base how materials calls
     map "$BIG"
     m=$MAP
-    [ -n "$m" ] || { na frame_cost "3 frame cost" "no $BIG map"; return; }
+    [ -n "$m" ] || { na frame_cost "3 frame cost" "no $BIG map: $MAP_FAILURE"; return; }
     path="$WORK/path-draw.txt"
     write_path "$path" 48 -48 0 20
     log "3 frame cost: pmfview shot --frames $FRAMES_DRAW vs bench_draw on $BIG"
@@ -284,12 +294,10 @@ figure_memory() {
     local small huge zs zh path rs rh bpv
     map "$SMALL"
     small=$MAP
+    [ -n "$small" ] || { na memory "4 peak RSS, $HUGE vs $SMALL" "no $SMALL map: $MAP_FAILURE"; return; }
     map "$HUGE"
     huge=$MAP
-    if [ -z "$small" ] || [ -z "$huge" ]; then
-        na memory "4 peak RSS, $HUGE vs $SMALL" "no map (pmfc --generate failed)"
-        return
-    fi
+    [ -n "$huge" ] || { na memory "4 peak RSS, $HUGE vs $SMALL" "no $HUGE map: $MAP_FAILURE"; return; }
     # The same path on both maps: across the smaller one.
     zs=$(( ($(grid_z "$SMALL") / 2 - 1) * CHUNK ))
     path="$WORK/path-memory.txt"
@@ -318,7 +326,7 @@ figure_smoothness() {
     local m z path median max
     map "$BIG"
     m=$MAP
-    [ -n "$m" ] || { na smoothness "5 longest frame vs median" "no $BIG map"; return; }
+    [ -n "$m" ] || { na smoothness "5 longest frame vs median" "no $BIG map: $MAP_FAILURE"; return; }
     z=$(( ($(grid_z "$BIG") / 2 - 2) * CHUNK ))
     path="$WORK/path-fly.txt"
     write_path "$path" "$z" "-$z" 0 0
@@ -362,7 +370,7 @@ figure_compiler() {
     map "$BIG"
     m=$MAP
     if [ -z "$m" ]; then
-        na compile_big "6 pmfc --generate $BIG" "pmfc --generate failed"
+        na compile_big "6 pmfc --generate $BIG" "$MAP_FAILURE"
     elif [ -n "${REGENERATED[$BIG]:-}" ]; then
         compile_row compile_big "6 pmfc --generate $BIG" "$m.log" "$m.run" ""
     else
