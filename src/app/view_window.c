@@ -26,6 +26,7 @@
 #define MESSAGE_SECONDS 4.0
 #define SHOT_WAIT_SECONDS 3.0      /* longest a screenshot waits for the view to finish streaming */
 #define MOUSE_DEGREES_PER_PIXEL 0.15f
+#define LIGHT_POLL_SECONDS 0.25    /* how often the lights of newly streamed chunks are looked for */
 
 /* What the user set for one light, kept across reloads and level switches. */
 typedef struct light_state {
@@ -49,10 +50,10 @@ typedef struct viewer {
     camera cam, start_cam;
     bool announced_ready;          /* "ready" printed for the current scene */
 
-    light_state *lights;
-    size_t light_count;
-    scene_light *shown;            /* lights as the HUD lists them */
-    size_t shown_count, selected;
+    light_state *lights;           /* dynamic then fast, by ID */
+    size_t light_count, selected;
+    scene_light *shown;            /* the lights as the HUD lists them (same order) */
+    double next_light_poll;
     int fast_anim;
 
     view_watch watch;
@@ -136,31 +137,53 @@ static void apply_light(viewer *v, const light_state *l, double t)
         scene_set_dynamic_light(v->scene, l->id, l->enabled);
 }
 
-/* Learns the lights of newly streamed chunks (their file values) and rebuilds the HUD list. */
-static void refresh_lights(viewer *v, double t)
+static int compare_lights(const void *pa, const void *pb)
 {
+    const light_state *a = pa, *b = pb;
+    if (a->fast != b->fast)
+        return a->fast ? 1 : -1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Learns the lights of newly streamed chunks (with their file values), a few times a second:
+ * the table stays in the scene's order, dynamic then fast, by ID. */
+static void learn_lights(viewer *v, double t)
+{
+    if (t < v->next_light_poll)
+        return;
+    v->next_light_poll = t + LIGHT_POLL_SECONDS;
     size_t n = scene_lights(v->scene, v->shown, VIEW_MAX_LIGHTS);
     if (n > VIEW_MAX_LIGHTS)
         n = VIEW_MAX_LIGHTS;
-    for (size_t i = 0; i < n; i++) {
+    size_t before = v->light_count;
+    for (size_t i = 0; i < n && v->light_count < VIEW_MAX_LIGHTS; i++) {
         const scene_light *s = &v->shown[i];
-        light_state *l = find_light(v, s->id, s->fast);
-        if (!l && v->light_count < VIEW_MAX_LIGHTS) {
-            l = &v->lights[v->light_count++];
-            *l = (light_state){ .id = s->id, .fast = s->fast, .enabled = s->fast ? true : s->enabled,
-                                .intensity = s->intensity };
-            memcpy(l->color, s->color, 3);
-        }
-        if (!l)
+        if (find_light(v, s->id, s->fast))
             continue;
+        light_state *l = &v->lights[v->light_count++];
+        *l = (light_state){ .id = s->id, .fast = s->fast, .enabled = s->fast ? true : s->enabled,
+                            .intensity = s->intensity };
+        memcpy(l->color, s->color, 3);
+    }
+    if (v->light_count == before)
+        return;
+    light_state selected = v->selected < before ? v->lights[v->selected] : (light_state){ 0 };
+    qsort(v->lights, v->light_count, sizeof *v->lights, compare_lights);
+    if (v->selected < before)
+        v->selected = (size_t)(find_light(v, selected.id, selected.fast) - v->lights);
+}
+
+/* Every frame: the HUD's list, and the fast lights' animation. */
+static void update_lights(viewer *v, double t)
+{
+    for (size_t i = 0; i < v->light_count; i++) {
+        const light_state *l = &v->lights[i];
         if (l->fast && v->fast_anim != VIEW_ANIM_OFF)
             apply_light(v, l, t);
-        v->shown[i].enabled = l->enabled;
-        v->shown[i].intensity = l->fast ? fast_intensity(v, l, t) : 0;
+        v->shown[i] = (scene_light){ .id = l->id, .fast = l->fast, .enabled = l->enabled,
+                                     .intensity = l->fast ? fast_intensity(v, l, t) : 0,
+                                     .color = { l->color[0], l->color[1], l->color[2] } };
     }
-    if (v->selected >= n)
-        v->selected = n ? n - 1 : 0;
-    v->shown_count = n;
 }
 
 static void toggle_light(viewer *v, light_state *l, double t)
@@ -186,9 +209,7 @@ static void toggle_all_lights(viewer *v, double t)
 
 static light_state *selected_light(viewer *v)
 {
-    if (v->selected >= v->shown_count)
-        return NULL;
-    return find_light(v, v->shown[v->selected].id, v->shown[v->selected].fast);
+    return v->selected < v->light_count ? &v->lights[v->selected] : NULL;
 }
 
 static void change_fast_intensity(viewer *v, int delta, double t)
@@ -244,7 +265,6 @@ static void install_scene(viewer *v, scene *s, uint32_t level, bool keep_view, d
     } else {
         v->cam = v->start_cam;
         v->light_count = 0;
-        v->shown_count = 0;
         v->selected = 0;
     }
     scene_set_settings(s, &v->settings);
@@ -258,6 +278,7 @@ static void install_scene(viewer *v, scene *s, uint32_t level, bool keep_view, d
             snprintf(v->error, sizeof v->error, "probes: %s", err);
     }
     v->announced_ready = false;
+    v->next_light_poll = 0;
     char title[300];
     const char *name = strrchr(v->desc->path, '/');
     snprintf(title, sizeof title, "pmfview - %s - level %u", name ? name + 1 : v->desc->path, level);
@@ -432,7 +453,7 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
     case SDLK_DOWN:
         if (sym == SDLK_UP && v->selected > 0)
             v->selected--;
-        else if (sym == SDLK_DOWN && v->selected + 1 < v->shown_count)
+        else if (sym == SDLK_DOWN && v->selected + 1 < v->light_count)
             v->selected++;
         v->lights_panel = true;
         return;
@@ -626,7 +647,8 @@ static int run_loop(viewer *v)
         scene_set_settings(v->scene, &v->settings);
         scene_set_camera(v->scene, &v->cam);
         scene_update(v->scene, 4.0);
-        refresh_lights(v, t);
+        learn_lights(v, t);
+        update_lights(v, t);
         bool complete = scene_view_complete(v->scene);
 
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -651,7 +673,7 @@ static int run_loop(viewer *v)
                 .view_complete = complete, .settings = &v->settings, .speed = v->speed,
                 .mouse_captured = v->mouse_captured, .probes = v->probes_on, .probe_count = v->probes.count,
                 .lights_panel = v->lights_panel, .help = v->help, .fast_anim = v->fast_anim,
-                .lights = v->shown, .light_count = v->shown_count, .selected = v->selected,
+                .lights = v->shown, .light_count = v->light_count, .selected = v->selected,
                 .message = t < v->message_until ? v->message : "", .error = v->error,
             };
             view_hud_draw(v->hud, w, h, &info);
