@@ -314,8 +314,23 @@ static bool read_light_refs(pmf_cursor *c, pmf_arena *a, uint8_t *count, pmf_lig
     return !c->failed;
 }
 
+/* An empty client block (both sizes 0) is valid when nothing in the common data needs one. */
+static bool accept_empty_client(pmf_cursor *c, chunk_decoder *d)
+{
+    const pmf_chunk_common *cc = &d->ch->common;
+    if (cc->dynamic_light_count || cc->fast_light_count)
+        return pmf_cursor_fail_at(c, 0, "empty block, but the chunk's lights need client data");
+    for (uint32_t i = 0; i < cc->cube_count; i++)
+        if (cc->cubes[i].type >= PMF_CUBE_GEOMETRY || (cc->cubes[i].flags & PMF_CUBE_HAS_LIGHTING))
+            return pmf_cursor_fail_at(c, 0, "empty block, but cube %u needs client data", i);
+    d->ch->client.cubes = pmf_arena_alloc(d->a, (size_t)cc->cube_count * sizeof *d->ch->client.cubes);
+    return d->ch->client.cubes || pmf_cursor_fail_at(c, 0, "out of memory");
+}
+
 static bool decode_client(pmf_cursor *c, chunk_decoder *d, pmf_blob t)
 {
+    if (c->size == 0)
+        return accept_empty_client(c, d);
     const pmf_chunk_common *cc = &d->ch->common;
     pmf_chunk_client *cl = &d->ch->client;
     const pmf_level_client *lcl = &d->lvl->client;
@@ -444,6 +459,14 @@ static bool decode_server(pmf_cursor *c, chunk_decoder *d)
     const pmf_chunk_common *cc = &d->ch->common;
     pmf_chunk_server *sv = &d->ch->server;
     pmf_arena *a = d->a;
+    if (c->size == 0) {
+        /* empty (both sizes 0): valid when no cube has pathfinding data */
+        for (uint32_t i = 0; i < cc->cube_count; i++)
+            if (cc->cubes[i].flags & PMF_CUBE_HAS_PATHFINDING)
+                return pmf_cursor_fail_at(c, 0, "empty block, but cube %u needs pathfinding data", i);
+        sv->cubes = pmf_arena_alloc(a, (size_t)cc->cube_count * sizeof *sv->cubes);
+        return sv->cubes || pmf_cursor_fail_at(c, 0, "out of memory");
+    }
     sv->string_table = pmf_read_table(c, "string table");
 
     sv->load_region_count = pmf_read_u8(c, "load region count");

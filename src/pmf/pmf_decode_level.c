@@ -88,6 +88,11 @@ static bool build_index(pmf_cursor *c, pmf_arena *a, pmf_level *lvl)
 bool pmf_decode_level_common(pmf_cursor *c, pmf_arena *a, pmf_level *lvl)
 {
     pmf_level_common *lc = &lvl->common;
+    if (c->size == 0) {
+        /* an empty block (both sizes 0) holds nothing: no materials, no environments */
+        lc->air_physics_material = lc->default_weather_env = lc->default_gravity_env = "";
+        return lvl->arena_ != a || build_index(c, a, lvl);
+    }
     pmf_blob t = pmf_read_table(c, "string table");
 
     lc->material_count = pmf_read_u16(c, "material count");
@@ -169,6 +174,12 @@ bool pmf_decode_level_client(pmf_cursor *c, pmf_arena *a, pmf_level *lvl)
 {
     const pmf_level_common *lc = &lvl->common;
     pmf_level_client *cl = &lvl->client;
+    if (c->size == 0) {
+        cl->default_sound_env = cl->default_sky_env = "";
+        if (lc->material_count)
+            return pmf_cursor_fail_at(c, 0, "empty block, but %u materials need client-side data", lc->material_count);
+        return true;
+    }
     pmf_blob t = pmf_read_table(c, "string table");
 
     cl->sound_env_count = pmf_read_u8(c, "sound environment count");
@@ -241,6 +252,8 @@ bool pmf_decode_level_server(pmf_cursor *c, pmf_arena *a, pmf_level *lvl)
 {
     (void)a;
     pmf_level_server *sv = &lvl->server;
+    if (c->size == 0)
+        return true; /* empty: no entities */
     sv->string_table = pmf_read_table(c, "string table");
     size_t at = c->pos;
     sv->entity_count = pmf_read_u32(c, "level-wide entity count");

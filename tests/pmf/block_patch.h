@@ -20,7 +20,8 @@ typedef struct block_ref {
 
 /* The block's decompressed bytes (data NULL when the file or block cannot be read). */
 test_bytes block_get(const uint8_t *file, size_t size, block_ref ref);
-/* A copy of the file whose block holds content, declaring `declared` decompressed bytes. */
+/* A copy of the file whose block holds content, declaring `declared` decompressed bytes.
+ * content NULL removes the block: both of its sizes become 0. */
 test_bytes block_replace(const uint8_t *file, size_t size, block_ref ref, const uint8_t *content, size_t n,
                          uint32_t declared);
 

@@ -237,6 +237,77 @@ static void client_block_errors(void)
     free(client.data);
 }
 
+static bool valid(test_bytes b, const char *what)
+{
+    pmf_error err;
+    pmf_file *f = pmf_open_memory(b.data, b.size, "empty.pmf", &err);
+    bool ok = f && pmf_validate(f, NULL, &err);
+    CHECK(ok, "%s: %s: %s", what, err.block, err.message);
+    pmf_close(f);
+    return ok;
+}
+
+/* A block whose sizes are both 0 is empty: valid where nothing needs its data. */
+static void empty_blocks(void)
+{
+    bytes b = block_replace(file_bytes, file_size, (block_ref){ 0, &rich, 2 }, NULL, 0, 0);
+    expect_error(b, CHUNK_BLOCK("server"), 0, "cube 1 needs pathfinding data", "empty server block");
+    b = block_replace(file_bytes, file_size, (block_ref){ 0, &rich, 1 }, NULL, 0, 0);
+    expect_error(b, CHUNK_BLOCK("client"), 0, "lights need client data", "empty client block");
+    b = block_replace(file_bytes, file_size, (block_ref){ 0, NULL, 1 }, NULL, 0, 0);
+    expect_error(b, "level 0 client data", 0, "10 materials need client-side data", "empty level client block");
+
+    /* one empty root cube, no lights: its client and server blocks may be empty */
+    sample_map m;
+    sample_map_build(&m, SAMPLE_MAP_SMALL);
+    pmf_chunk *ch = &m.levels[0].chunks[0];
+    ch->common.cube_count = 1;
+    ch->common.cubes[0] = (pmf_cube){ 0 };
+    ch->common.dynamic_light_count = ch->common.fast_light_count = 0;
+    uint8_t *map;
+    size_t size;
+    pmf_error err;
+    CHECK(sample_map_write_memory(&m, &map, &size, &err), "write: %s", err.message);
+    sample_map_free(&m);
+    bytes no_client = block_replace(map, size, (block_ref){ 0, &rich, 1 }, NULL, 0, 0);
+    bytes neither = block_replace(no_client.data, no_client.size, (block_ref){ 0, &rich, 2 }, NULL, 0, 0);
+    bytes level_server = block_replace(neither.data, neither.size, (block_ref){ 0, NULL, 2 }, NULL, 0, 0);
+    if (valid(level_server, "empty chunk client and server, level server")) {
+        pmf_file *f = pmf_open_memory(level_server.data, level_server.size, "empty.pmf", &err);
+        pmf_level lvl;
+        pmf_chunk got;
+        CHECK(f->levels[0].chunks[1].compressed[1] == 0 && f->levels[0].chunks[1].compressed[2] == 0, "sizes 0");
+        CHECK(pmf_level_read(f, 0, PMF_PART_ALL, &lvl, &err) && lvl.server.entity_count == 0, "level: %s", err.message);
+        CHECK(pmf_chunk_read(f, &lvl, 0, rich, PMF_PART_ALL, &got, &err) && got.client.vertex_count == 0 &&
+                  got.client.cubes && got.server.cubes && got.server.entity_count == 0, "chunk: %s", err.message);
+        pmf_chunk_free(&got);
+        pmf_level_free(&lvl);
+        pmf_close(f);
+    }
+    /* an LZ4F frame of nothing is the same empty block */
+    static const uint8_t nothing[1];
+    bytes framed = block_replace(map, size, (block_ref){ 0, &rich, 2 }, nothing, 0, 0);
+    valid(framed, "empty frame");
+    free(framed.data);
+    free(level_server.data);
+    free(neither.data);
+    free(no_client.data);
+    free(map);
+
+    /* a level with no materials and no chunks may have three empty blocks */
+    sample_map_build(&m, SAMPLE_MAP_KITCHEN_SINK);
+    CHECK(sample_map_write_memory(&m, &map, &size, &err), "write: %s", err.message);
+    sample_map_free(&m);
+    bytes l2 = { map, size };
+    for (int part = 0; part < 3; part++) {
+        bytes next = block_replace(l2.data, l2.size, (block_ref){ 2, NULL, part }, NULL, 0, 0);
+        free(l2.data);
+        l2 = next;
+    }
+    valid(l2, "level 2 without blocks");
+    free(l2.data);
+}
+
 static void writer_refuses(void)
 {
     sample_map m;
@@ -337,6 +408,7 @@ int main(void)
     lz4_size_errors();
     common_block_errors();
     client_block_errors();
+    empty_blocks();
     writer_refuses();
     free(file_bytes);
     TEST_DONE();
