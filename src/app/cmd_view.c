@@ -26,7 +26,8 @@ static bool parse_int(const char *s, long min, long max, long *out)
     return true;
 }
 
-/* Checks the map opens (header, Data, chunk index) and the level exists: exit 2 / 1 otherwise. */
+/* Checks the map opens (header, Data, chunk index) and has the level: exit 2 otherwise, with
+ * the same words as `pmfview shot`. */
 static int check_map(const char *path, uint32_t level)
 {
     pmf_error err;
@@ -39,9 +40,8 @@ static int check_map(const char *path, uint32_t level)
     uint32_t levels = f->level_count;
     pmf_close(f);
     if (level >= levels) {
-        fprintf(stderr, "pmfview: %s: --level %u: the map has %u level%s\n", path, level, levels,
-                levels == 1 ? "" : "s");
-        return EXIT_USAGE;
+        fprintf(stderr, "pmfview: %s: level %u does not exist (the file has %u)\n", path, level, levels);
+        return EXIT_BAD_INPUT;
     }
     return 0;
 }

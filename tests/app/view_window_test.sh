@@ -26,13 +26,13 @@ no_display)
     exit 0 ;;
 bad_input)
     printf 'not a map' >"$WORK/bad.pmf"
-    for args in "$WORK/bad.pmf" "$WORK/missing.pmf"; do
+    for args in "$WORK/bad.pmf" "$WORK/missing.pmf" "$MAP --level 2"; do
         DISPLAY=:0 "$PMFVIEW" $args >"$WORK/out" 2>"$WORK/err"
         rc=$?
         [ $rc -eq 2 ] || fail "$args: exit $rc, want 2"
-        [ "$(wc -l <"$WORK/err")" -eq 1 ] && grep -q "^pmfview: .*$args" "$WORK/err" || fail "$args: want one 'pmfview: FILE' line"
+        [ "$(wc -l <"$WORK/err")" -eq 1 ] && grep -q "^pmfview: ${args%% *}" "$WORK/err" || fail "$args: want one 'pmfview: FILE' line"
     done
-    for args in "--level" "--camera 1,2,3" "--size 10" "--frobnicate" "$MAP --level 7"; do
+    for args in "--level" "--level x" "--camera 1,2,3" "--size 10" "--fov 0" "--radius 0" "--frobnicate" "$MAP $MAP"; do
         env -u DISPLAY "$PMFVIEW" $args >"$WORK/out" 2>"$WORK/err"
         rc=$?
         [ $rc -eq 1 ] || fail "'$args': exit $rc, want 1"
