@@ -270,6 +270,8 @@ bool pmf_check_level_frame(const pmf_level *lvl, const char *block, pmf_error *e
         problem = "center chunk is outside the grid";
     else if (lvl->parts != PMF_PART_ALL)
         problem = "a level to write needs its common, client and server parts";
+    else if (lvl->client.material_count != lvl->common.material_count)
+        problem = "client.material_count must equal common.material_count";
     if (problem)
         pmf_error_set(err, "(writer)", block, 0, "%s", problem);
     return !problem;
