@@ -15,6 +15,7 @@
 #include "scene.h"
 
 #define MAX_SIZE 8192
+#define MAX_TILE 4096                /* larger frames are drawn in tiles: bounded GPU memory */
 #define WAIT_SECONDS 300.0
 
 static const char shot_usage[] =
@@ -166,8 +167,8 @@ static int parse_args(int argc, char **argv, shot_options *o)
                 return usage_error("--fov wants degrees in (0, 180), got '%s'", v);
             o->fov = (float)d;
         } else if (!strcmp(a, "--level")) {
-            if (!parse_u32(v, 255, &o->level))
-                return usage_error("--level wants 0..255, got '%s'", v);
+            if (!parse_u32(v, UINT32_MAX, &o->level))
+                return usage_error("--level wants a level index, got '%s'", v);
         } else if (!strcmp(a, "--mode")) {
             if (!strcmp(v, "full"))
                 o->settings.mode = SCENE_MODE_FULL;
@@ -431,7 +432,7 @@ static double now_seconds(void)
 static bool frame_create(shot_frame *fr, int w, int h, int msaa)
 {
     const render_caps *caps = render_get_caps();
-    int limit = caps->max_renderbuffer_size;
+    int limit = caps->max_renderbuffer_size < MAX_TILE ? caps->max_renderbuffer_size : MAX_TILE;
     if (caps->max_viewport[0] < limit)
         limit = caps->max_viewport[0];
     if (caps->max_viewport[1] < limit)
