@@ -430,6 +430,35 @@ static int test_tiles(void)
     return 0;
 }
 
+/* Floating origin: 4 km chunks, the only present chunk 999 is centred at world x = 4091904,
+ * where a float's step is 0.5 m. A material edge at chunk-local x = 0.25 seen from x = 0.25
+ * must fall exactly on the image's centre column. */
+static int test_far_origin(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 12, (pmf_chunk_coord){ 1000, 1, 1 }, ORIGIN);
+    uint8_t a = rt_material(l, "a", NULL, 0, 0), b = rt_material(l, "b", NULL, 0, 0);
+    memcpy(rt_cmat(l, a)->color, (uint8_t[]){ 250, 0, 0 }, 3);
+    memcpy(rt_cmat(l, b)->color, (uint8_t[]){ 0, 0, 250 }, 3);
+    rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ 999, 0, 0 });
+    uint8_t lm = rt_lightmap(c, 1, 255, 255, 255);
+    float q[4][3];
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 1);
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z, 2);
+    rt_wall_z(q, -2, 0.25f, -2, 2, -2, true);
+    rt_geom_quad(c, 1, a, lm, q);
+    rt_wall_z(q, 0.25f, 3, -2, 2, -2, true);
+    rt_geom_quad(c, 2, b, lm, q);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image img;
+    RT_CHECK(rt_shot("map.pmf", "out.png", "--camera 4091904.25,0,0,0,0") == 0 && rt_load(&img, "out.png"));
+    RT_CHECK(rt_expect(&img, 31, 32, 250, 0, 0) && rt_expect(&img, 32, 32, 0, 0, 250));
+    RT_CHECK(rt_expect(&img, 1, 5, 250, 0, 0) && rt_expect(&img, 62, 60, 0, 0, 250));
+    rt_free(&img);
+    rt_map_free(&m);
+    return 0;
+}
+
 static const rt_test tests[] = {
     { "lit_quad", test_lit_quad },
     { "dynamic_light", test_dynamic_light },
@@ -444,6 +473,7 @@ static const rt_test tests[] = {
     { "cli", test_cli },
     { "bad_chunk", test_bad_chunk },
     { "tiles", test_tiles },
+    { "far_origin", test_far_origin },
     { NULL, NULL },
 };
 
