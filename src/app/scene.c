@@ -327,14 +327,20 @@ size_t scene_lights(const scene *s, scene_light *out, size_t max)
     size_t total = render_world_lights(s->world, NULL, 0);
     render_light *all = total ? malloc(total * sizeof *all) : NULL;
     if (!all)
-        return total;
+        return 0;
     render_world_lights(s->world, all, total);
-    for (size_t i = 0; i < total && i < max; i++)
-        out[i] = (scene_light){ .id = all[i].id, .fast = all[i].fast, .enabled = all[i].enabled,
-                                .intensity = all[i].intensity,
-                                .color = { all[i].color[0], all[i].color[1], all[i].color[2] } };
+    size_t n = 0;
+    for (size_t i = 0; i < total; i++) {
+        if (!all[i].loaded)
+            continue;             /* set by the user before (or without) any chunk showing it */
+        if (n < max)
+            out[n] = (scene_light){ .id = all[i].id, .fast = all[i].fast, .enabled = all[i].enabled,
+                                    .intensity = all[i].intensity,
+                                    .color = { all[i].color[0], all[i].color[1], all[i].color[2] } };
+        n++;
+    }
     free(all);
-    return total;
+    return n;
 }
 
 /* ---- camera geometry ------------------------------------------------------------------------- */

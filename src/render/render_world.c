@@ -123,7 +123,8 @@ static render_light *find_light(const render_world *w, bool fast, uint32_t id)
     return NULL;
 }
 
-/* The registry entry for a light, created with the file's state when first seen. */
+/* The registry entry for a light; a new one takes the given state (loaded stays false until a
+ * chunk shows the light). */
 static render_light *register_light(render_world *w, bool fast, uint32_t id, const uint8_t color[3],
                                     bool enabled, uint8_t intensity)
 {
@@ -136,7 +137,7 @@ static render_light *register_light(render_world *w, bool fast, uint32_t id, con
     while (i < w->light_count && (w->lights[i].fast < fast || (w->lights[i].fast == fast && w->lights[i].id < id)))
         i++;
     memmove(&w->lights[i + 1], &w->lights[i], (w->light_count - i) * sizeof *w->lights);
-    w->lights[i] = (render_light){ .id = id, .fast = fast, .enabled = enabled, .intensity = intensity };
+    w->lights[i] = (render_light){ .id = id, .fast = fast, .enabled = enabled, .intensity = intensity, .loaded = false };
     memcpy(w->lights[i].color, color, 3);
     w->light_count++;
     return &w->lights[i];
@@ -225,13 +226,11 @@ static bool ensure_atlas_pages(render_world *w)
 
 void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled)
 {
+    /* A light no chunk has shown yet is registered with the requested state (colour unknown). */
     static const uint8_t unknown[3] = { 0, 0, 0 };
     render_light *l = register_light(w, false, id, unknown, enabled, 0);
-    if (!l || l->enabled == enabled) {
-        if (l)
-            l->enabled = enabled;
+    if (!l || l->enabled == enabled)
         return;
-    }
     l->enabled = enabled;
     for (size_t i = 0; i < w->chunk_count; i++) {
         const mesh_chunk *mc = w->chunks[i].mc;
@@ -617,18 +616,25 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
     gc->index_base = ibase;
     gc->fast_base = slots;
 
+    /* The first chunk that shows a light gives its colour and, unless the user already chose,
+     * its state: a dynamic light's enable flag; a fast light's enable flag always (the user
+     * sets only its intensity) and its initial intensity. */
     for (uint32_t d = 0; d < mc->dynamic_light_count; d++) {
         const mesh_dynamic_light *dl = &mc->dynamic_lights[d];
-        register_light(w, false, dl->id, dl->color, dl->flags & PMF_LIGHT_ENABLE, 0);
-        render_light *l = find_light(w, false, dl->id);
-        if (l)
+        render_light *l = register_light(w, false, dl->id, dl->color, dl->flags & PMF_LIGHT_ENABLE, 0);
+        if (l && !l->loaded) {
             memcpy(l->color, dl->color, 3);
+            l->loaded = true;
+        }
     }
     for (uint32_t f = 0; f < mc->fast_light_count; f++) {
         const mesh_fast_light *fl = &mc->fast_lights[f];
         render_light *l = register_light(w, true, fl->id, fl->color, fl->flags & PMF_LIGHT_ENABLE, fl->intensity);
-        if (l)
+        if (l && !l->loaded) {
             memcpy(l->color, fl->color, 3);
+            l->enabled = fl->flags & PMF_LIGHT_ENABLE;
+            l->loaded = true;
+        }
         write_fast_entry(w, slots + f, fl);
     }
     if (!ensure_atlas_pages(w) || !composite_chunk(w, mc)) {

@@ -43,6 +43,7 @@ typedef struct render_light {
     uint8_t color[3];
     bool enabled;
     uint8_t intensity;
+    bool loaded;                     /* a chunk has shown it (else only set by the user; colour 0) */
 } render_light;
 /* Lights of the chunks uploaded so far (dynamic then fast, by ID). Returns the total. */
 size_t render_world_lights(const render_world *w, render_light *out, size_t max);

@@ -112,6 +112,13 @@ static int test_fast_light(void)
     RT_CHECK(rt_expect(&full, 48, 32, 240, 140, 40));        /* 40 + colour × 255/255 × 255/255 */
     RT_CHECK(rt_expect(&zero, 48, 32, 40, 40, 40));
     RT_CHECK(rt_expect(&half, 48, 32, (int)lround(40 + 200 * 128 / 255.0), (int)lround(40 + 100 * 128 / 255.0), 40));
+    /* A fast light the file disables stays off whatever its intensity. */
+    c->fast[0].flags = 0;
+    RT_CHECK(rt_write(&m, "off.pmf"));
+    rt_image off;
+    RT_CHECK(rt_shot("off.pmf", "off.png", "--fast 3=255") == 0 && rt_load(&off, "off.png"));
+    RT_CHECK(rt_expect(&off, 48, 32, 40, 40, 40));
+    rt_free(&off);
     rt_free(&full);
     rt_free(&zero);
     rt_free(&half);
