@@ -48,6 +48,7 @@ struct scene {
     bool skybox_failed;
 
     camera cam;
+    bool view_dirty;                 /* the streamer has not seen the current camera yet */
     scene_settings settings;
     float wind[3];
 
@@ -256,6 +257,7 @@ scene *scene_open(const scene_desc *desc, scene_error *err)
             memcpy(s->wind, we->wind, sizeof s->wind);
     }
     scene_default_camera(s, &s->cam);
+    s->view_dirty = true;
     s->settings.exposure = 1.0f;
     return s;
 }
@@ -295,8 +297,16 @@ void scene_default_camera(const scene *s, camera *out)
     camera_set_world(out, (const double[3]){ 0, 0, 0 }, 0, 0);
 }
 
+static bool same_view(const camera *a, const camera *b)
+{
+    return !memcmp(a->chunk, b->chunk, sizeof a->chunk) && !memcmp(a->local, b->local, sizeof a->local)
+        && a->yaw == b->yaw && a->pitch == b->pitch && a->fov_y == b->fov_y && a->aspect == b->aspect;
+}
+
 void scene_set_camera(scene *s, const camera *cam)
 {
+    if (!same_view(&s->cam, cam))
+        s->view_dirty = true;
     s->cam = *cam;
 }
 
@@ -516,7 +526,11 @@ static void drop_chunk(scene *s, pmf_chunk_coord coord)
 void scene_update(scene *s, double budget_ms)
 {
     double start = now_seconds();
-    set_stream_view(s);
+    /* Re-prioritising rebuilds the streamer's work queue: only when the view changed. */
+    if (s->view_dirty) {
+        set_stream_view(s);
+        s->view_dirty = false;
+    }
     pmf_chunk_coord gone[64];
     size_t n;
     while ((n = stream_poll_evictions(s->stream, gone, 64)) > 0)
