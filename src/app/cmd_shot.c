@@ -620,7 +620,7 @@ int cmd_shot(int argc, char **argv)
     }
     if (!cams)
         cams = &o.camera;
-    if (o.cameras_file && !strchr(o.output, '%')) {
+    if (o.cameras_file) {
         char probe[4096];
         if (!output_path(o.output, &cams[0], 0, probe, sizeof probe)) {
             rc = usage_error("with --cameras, -o must hold %%s or %%d, or name a directory: '%s'", o.output);
