@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "block_patch.h"
 #include "sample_map.h"
 #include "test_util.h"
 
@@ -133,6 +134,23 @@ static void compare_with_sample(const pmf_file *f, const sample_map *m)
         }
         pmf_level_free(&lvl);
     }
+}
+
+/* Written string tables start with a NUL and hold each string once. */
+static void check_string_tables(const uint8_t *bytes, size_t size)
+{
+    test_bytes client = block_get(bytes, size, (block_ref){ 0, NULL, 1 });
+    CHECK(client.data && client.size > 5, "level 0 client block");
+    if (!client.data)
+        return;
+    uint32_t table = (uint32_t)client.data[0] | (uint32_t)client.data[1] << 8 | (uint32_t)client.data[2] << 16 |
+                     (uint32_t)client.data[3] << 24;
+    CHECK(table <= client.size - 4 && client.data[4] == 0, "table starts with a NUL");
+    int copies = 0;
+    for (uint32_t i = 0; i + 15 <= table; i++)
+        copies += !memcmp(client.data + 4 + i, "textures/stone", 15);
+    CHECK(copies == 1, "'textures/stone' (8 materials) stored %d times", copies);
+    free(client.data);
 }
 
 typedef struct thread_job {
@@ -263,6 +281,7 @@ int main(void)
     CHECK(f != NULL, "open: %s", err.message);
     if (f) {
         check_exact_values(f);
+        check_string_tables(bytes, size);
         compare_with_sample(f, &m);
         check_threads(f, &m);
 
