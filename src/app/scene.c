@@ -368,17 +368,6 @@ static void perspective(const camera *cam, float out[16])
     out[14] = (float)(-2.0 * NEAR_PLANE);
 }
 
-static void mat4_mul(const float a[16], const float b[16], float out[16])
-{
-    for (int c = 0; c < 4; c++)
-        for (int r = 0; r < 4; r++) {
-            float sum = 0;
-            for (int k = 0; k < 4; k++)
-                sum += a[k * 4 + r] * b[c * 4 + k];
-            out[c * 4 + r] = sum;
-        }
-}
-
 /* Left, right, bottom, top, near planes of view_proj (Gribb-Hartmann); the far plane is at
  * infinity, so the sixth plane keeps everything. Inside: a x + b y + c z + d >= 0. */
 static void frustum_planes(const float m[16], float planes[6][4])
@@ -481,7 +470,7 @@ static void set_stream_view(scene *s)
     float view[16], proj[16], vp[16], planes[6][4], shifted[6][4];
     camera_view_matrix(cam, 0, view);
     perspective(cam, proj);
-    mat4_mul(proj, view, vp);
+    render_mat4_mul(proj, view, vp);
     frustum_planes(vp, planes);
     shift_planes(planes, origin, shifted);
     pmf_chunk_coord ac = { (uint32_t)anchor[0], (uint32_t)anchor[1], (uint32_t)anchor[2] };
@@ -640,7 +629,7 @@ static void tile_projection(const scene_viewport *vp, const float full[16], floa
     float cx = (2.0f * vp->tile_x + vp->tile_w) / vp->width - 1.0f;
     float cy = (2.0f * vp->tile_y + vp->tile_h) / vp->height - 1.0f;
     float m[16] = { sx, 0, 0, 0, 0, sy, 0, 0, 0, 0, 1, 0, -cx * sx, -cy * sy, 0, 1 };
-    mat4_mul(m, full, out);
+    render_mat4_mul(m, full, out);
 }
 
 static bool ensure_scratch(scene *s, size_t words)
@@ -670,7 +659,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
     float proj[16], vp_full[16], planes[6][4];
     camera_view_matrix(cam, 0, f.view);
     perspective(cam, proj);
-    mat4_mul(proj, f.view, vp_full);
+    render_mat4_mul(proj, f.view, vp_full);
     frustum_planes(vp_full, planes);
     tile_projection(&full, proj, f.proj);
 
@@ -785,7 +774,7 @@ const char *scene_failure(const scene *s)
     float view[16], proj[16], vp[16], planes[6][4];
     camera_view_matrix(&s->cam, 0, view);
     perspective(&s->cam, proj);
-    mat4_mul(proj, view, vp);
+    render_mat4_mul(proj, view, vp);
     frustum_planes(vp, planes);
     for (uint32_t i = 0; i < s->failure_count; i++) {
         const scene_failure_entry *f = &s->failures[i];

@@ -660,15 +660,15 @@ void render_world_remove(render_world *w, int handle)
 
 /* ---- drawing --------------------------------------------------------------------------------- */
 
-static void mat4_mul(const float a[16], const float b[16], float out[16])
+void render_mat4_mul(const float a[16], const float b[16], float out[16])
 {
     float r[16];
     for (int c = 0; c < 4; c++)
         for (int row = 0; row < 4; row++) {
-            float s = 0;
+            float sum = 0;
             for (int k = 0; k < 4; k++)
-                s += a[k * 4 + row] * b[c * 4 + k];
-            r[c * 4 + row] = s;
+                sum += a[k * 4 + row] * b[c * 4 + k];
+            r[c * 4 + row] = sum;
         }
     memcpy(out, r, sizeof r);
 }
@@ -825,7 +825,7 @@ void render_world_draw(render_world *w, const render_frame *f, render_frame_stat
     }
     const world_uniforms *u = &w->wu;
     float view_proj[16];
-    mat4_mul(f->proj, f->view, view_proj);
+    render_mat4_mul(f->proj, f->view, view_proj);
     glUseProgram(w->world_prog);
     glUniformMatrix4fv(u->view_proj, 1, GL_FALSE, view_proj);
     glUniformMatrix4fv(u->view, 1, GL_FALSE, f->view);
@@ -916,7 +916,7 @@ void render_world_draw_sky(render_world *w, const render_sky *sky, const render_
     float rot[16], view_proj[16];
     memcpy(rot, f->view, sizeof rot);
     rot[12] = rot[13] = rot[14] = 0.0f;
-    mat4_mul(f->proj, rot, view_proj);
+    render_mat4_mul(f->proj, rot, view_proj);
     glUseProgram(w->sky_prog);
     glUniformMatrix4fv(w->su.view_proj, 1, GL_FALSE, view_proj);
     glUniform1f(w->su.exposure, f->exposure);

@@ -89,6 +89,9 @@ typedef struct render_sky {
 /* Draws the skybox and cloud layers at infinity (rotation of f->view only), no depth writes. */
 void render_world_draw_sky(render_world *w, const render_sky *sky, const render_frame *f, render_frame_stats *stats);
 
+/* out = a × b, column-major 4x4 (out may alias a or b). */
+void render_mat4_mul(const float a[16], const float b[16], float out[16]);
+
 /* Bytes of vertex, index and atlas memory in use. */
 uint64_t render_world_gpu_bytes(const render_world *w);
 
