@@ -142,12 +142,13 @@ bool generate_map(map_def *map, const char *name, const uint32_t chunks[3], uint
     snprintf(l->name, sizeof l->name, "city");
     l->chunk_exp = CHUNK_EXP;
     size_t total = (size_t)chunks[0] * chunks[1] * chunks[2];
-    l->luxel_density = total > 4096 ? 0.5 : total > 256 ? 1 : 2;
+    l->luxel_density = total > 16384 ? 0.25 : total > 4096 ? 0.5 : total > 256 ? 1 : 2;
     /* from-region visibility costs cells x targets: big cities rely on frustum culling alone,
      * and then need no camera cells (whole chunks split only where materials meet) */
     l->no_visibility = total > 64;
     l->vis_cell = l->no_visibility ? 64 : 16;
     l->vis_rays = 4;
+    l->min_cube = 4;
     l->ambient[0] = 0.16f; l->ambient[1] = 0.17f; l->ambient[2] = 0.2f;
     sky_def *sky = PUSH(l->skies, l->sky_count, l->sky_cap);
     snprintf(sky->name, sizeof sky->name, "day");

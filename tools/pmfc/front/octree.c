@@ -10,7 +10,6 @@
 
 #include "world.h"
 
-#define MIN_CUBE 2.0       /* metres: cubes this small take what does not fit into free direction groups */
 #define MAX_DEPTH 20
 
 /* facing: the side a face lying in a cube side belongs to (its normal, except on the grid's
@@ -299,7 +298,9 @@ static uint32_t build_node(const octree_ctx *o, int depth, v3 lo, v3 hi, item *i
             return ci;
         }
         int *group = xmalloc(count * sizeof *group);
-        bool last = size / 2 < MIN_CUBE || depth >= MAX_DEPTH;
+        /* the smallest cubes put what does not fit into free direction groups */
+        double min_cube = o->lb->def->min_cube > 0 ? o->lb->def->min_cube : 2.0;
+        bool last = size / 2 < min_cube || depth >= MAX_DEPTH;
         if (ext_groups(o, items, count, group, last) || last) {
             emit_ext(o, ci, items, count, group);
             free(group);

@@ -638,6 +638,7 @@ static void parse_level_line(parser *p)
         for (int i = 0; i < 3; i++) l->ambient[i] = c[i] / 255.0f;
     } else if (!strcmp(k, "luxels")) l->luxel_density = number_in(p, "luxels per metre", 0.05, 64);
     else if (!strcmp(k, "vis_cell")) l->vis_cell = number_in(p, "a cell size", 0.5, 4096);
+    else if (!strcmp(k, "min_cube")) l->min_cube = number_in(p, "a cube size", 0.01, 4096);
     else if (!strcmp(k, "vis_rays")) l->vis_rays = (int)number_in(p, "rays per pair", 1, 4096);
     else if (!strcmp(k, "visibility")) {
         const char *v = word(p, "on or off");

@@ -146,6 +146,7 @@ typedef struct level_def {
     double luxel_density;                        /* luxels per metre */
     double vis_cell;                             /* metres; 0 = auto */
     bool no_visibility;                          /* write no visibility data */
+    double min_cube;                             /* metres; 0 = 2 */
     int vis_rays;                                /* vis_desc.rays_per_pair; 0 = the baker's default */
     char air_physics[PMFC_NAME_MAX];
     char default_sky[PMFC_NAME_MAX], default_sound[PMFC_NAME_MAX];
