@@ -586,7 +586,8 @@ static int current_sky_env(const scene *s)
 /* The 3D skybox chunk is outside the streamed set: read and mesh it here, once. */
 static scene_chunk *skybox_chunk(scene *s, pmf_chunk_coord c)
 {
-    if (s->skybox_chunk && !memcmp(&s->skybox_coord, &c, sizeof c))
+    bool same = !memcmp(&s->skybox_coord, &c, sizeof c);
+    if (same && (s->skybox_chunk || s->skybox_failed))
         return s->skybox_chunk;
     if (s->skybox_chunk) {
         render_world_remove(s->world, s->skybox_chunk->handle);
@@ -594,6 +595,8 @@ static scene_chunk *skybox_chunk(scene *s, pmf_chunk_coord c)
         s->skybox_chunk = NULL;
     }
     s->skybox_coord = c;
+    /* Tried once per chunk: a missing or broken one stays absent (a black sky there). */
+    s->skybox_failed = true;
     if (!pmf_chunk_present(s->file, s->level, c))
         return NULL;
     pmf_chunk chunk;
@@ -619,6 +622,7 @@ static scene_chunk *skybox_chunk(scene *s, pmf_chunk_coord c)
         return NULL;
     }
     s->skybox_chunk = sc;
+    s->skybox_failed = false;
     return sc;
 }
 
