@@ -595,7 +595,7 @@ static scene_chunk *skybox_chunk(scene *s, pmf_chunk_coord c)
         s->skybox_chunk = NULL;
     }
     s->skybox_coord = c;
-    /* Tried once per chunk: a missing or broken one stays absent (a black sky there). */
+    /* Tried once per chunk: a missing or broken one stays absent (skybox and clouds still draw). */
     s->skybox_failed = true;
     if (!pmf_chunk_present(s->file, s->level, c))
         return NULL;
