@@ -105,6 +105,10 @@ bool generate_map(map_def *map, const char *name, const uint32_t chunks[3], uint
     mat[M_BRICK] = gen_material(&g, "brick", "brick", 3);
     mat[M_CONCRETE] = gen_material(&g, "concrete", "concrete", 4);
     mat[M_WINDOWS] = gen_material(&g, "windows", "windows", 4);
+    map->materials[mat[M_WINDOWS]].shine = 90;
+    map->materials[mat[M_WINDOWS]].emission[0] = 28;
+    map->materials[mat[M_WINDOWS]].emission[1] = 26;
+    map->materials[mat[M_WINDOWS]].emission[2] = 18;
     mat[M_ROOF] = gen_material(&g, "roof", "roof", 4);
     mat[M_FLOOR] = gen_material(&g, "floor", "planks", 2);
     mat[M_PLASTER] = gen_material(&g, "plaster", "concrete", 3);
@@ -149,7 +153,7 @@ bool generate_map(map_def *map, const char *name, const uint32_t chunks[3], uint
     l->vis_cell = l->no_visibility ? 64 : 16;
     l->vis_rays = 4;
     l->min_cube = 4;
-    l->ambient[0] = 0.16f; l->ambient[1] = 0.17f; l->ambient[2] = 0.2f;
+    l->ambient[0] = 0.42f; l->ambient[1] = 0.43f; l->ambient[2] = 0.47f; /* daylight from the sky */
     sky_def *sky = PUSH(l->skies, l->sky_count, l->sky_cap);
     snprintf(sky->name, sizeof sky->name, "day");
     for (int f = 0; f < PMF_FACE_COUNT; f++) sky->skybox[f] = mat[M_SKY];
@@ -179,7 +183,7 @@ bool generate_map(map_def *map, const char *name, const uint32_t chunks[3], uint
             gen_box(&g, v3_add(lamp, v3_make(-0.3, 5, -0.3)), v3_add(lamp, v3_make(0.3, 5.3, 0.3)), mat[M_LAMP]);
             double pick = rng_unit(&r);
             gen_light(&g, pick < 0.15 ? BAKE_LIGHT_DYNAMIC : BAKE_LIGHT_STATIC, v3_add(lamp, v3_make(0, 4.8, 0)),
-                      255, 225, 170, 1.3f, 16);
+                      255, 225, 170, 1.6f, 18);
             double kind = rng_unit(&r);
             if (kind < 0.14) {
                 /* park with a pond */
