@@ -130,8 +130,19 @@ static int parse_args(int argc, char **argv, shot_options *o)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool takes = true;
+        /* "--name=value" is "--name value". */
+        char name[32];
+        const char *eq = strncmp(a, "--", 2) ? NULL : strchr(a, '=');
+        if (eq && (size_t)(eq - a) < sizeof name) {
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = 0;
+            a = name;
+            v = eq + 1;
+        }
         if (!strcmp(a, "-h") || !strcmp(a, "--help"))
             return -1;
+        if (eq && (!strcmp(a, "--no-vis") || !strcmp(a, "--stats")))
+            return usage_error("option '%s' takes no value", a);
         if (!strcmp(a, "--no-vis")) {
             o->settings.vis = SCENE_VIS_OFF;
             takes = false;
@@ -235,7 +246,7 @@ static int parse_args(int argc, char **argv, shot_options *o)
         } else {
             return usage_error("unknown option '%s'", a);
         }
-        if (takes)
+        if (takes && !eq)
             i++;
     }
     if (!o->file)
