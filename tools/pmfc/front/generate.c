@@ -10,6 +10,7 @@
 
 #define CHUNK_EXP 5
 #define STREET 4.0           /* half a street's width, metres */
+#define MAX_FAST_LIGHTS 32
 
 typedef struct rng { uint64_t s; } rng;
 
@@ -203,7 +204,10 @@ bool generate_map(map_def *map, const char *name, const uint32_t chunks[3], uint
                 v3 c = v3_make((bx0 + bx1) / 2, 0.2, (bz0 + bz1) / 2);
                 gen_box(&g, v3_sub(c, v3_make(0.6, 0, 0.6)), v3_add(c, v3_make(0.6, 3.5, 0.6)), mat[M_CONCRETE]);
                 gen_box(&g, v3_add(c, v3_make(-1.2, 3.5, -0.15)), v3_add(c, v3_make(1.2, 4.3, 0.15)), mat[M_NEON]);
-                gen_light(&g, BAKE_LIGHT_FAST, v3_add(c, v3_make(0, 3.9, 0.8)), 255, 90, 210, 1.2f, 10);
+                /* the baker keeps a multiplier per fast light per vertex of the level: a few dozen
+                 * flicker, the other signs glow steadily */
+                gen_light(&g, g.next_fast <= MAX_FAST_LIGHTS ? BAKE_LIGHT_FAST : BAKE_LIGHT_STATIC,
+                          v3_add(c, v3_make(0, 3.9, 0.8)), 255, 90, 210, 1.2f, 10);
                 continue;
             }
             /* one to four buildings on the block */
