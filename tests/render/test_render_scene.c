@@ -1,0 +1,163 @@
+/* test_render_scene.c - the scene API as the window drives it, on a headless context: light
+ * toggles after upload (atlas recomposite, fast-light table update), modes, the light list,
+ * stats, and streaming with eviction while the camera moves. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "render.h"
+#include "rt_map.h"
+#include "rt_shot.h"
+#include "scene.h"
+
+#define SIZE 32
+
+static render_target target;
+static uint8_t pixels[SIZE * SIZE * 4];
+
+/* Draws a frame and returns the centre pixel. */
+static const uint8_t *draw(scene *s)
+{
+    render_target_bind(&target);
+    scene_draw(s, &(scene_viewport){ .width = SIZE, .height = SIZE });
+    render_target_read(&target, pixels);
+    return &pixels[((SIZE / 2) * SIZE + SIZE / 2) * 4];
+}
+
+static bool near(const uint8_t *p, int r, int g, int b)
+{
+    if (abs(p[0] - r) <= 1 && abs(p[1] - g) <= 1 && abs(p[2] - b) <= 1)
+        return true;
+    fprintf(stderr, "pixel (%d,%d,%d), expected (%d,%d,%d)\n", p[0], p[1], p[2], r, g, b);
+    return false;
+}
+
+/* A wall at z = -4 in each of `count` chunks along X (16 m apart), with dynamic light 7
+ * (colour 255,0,0, layer 100 over base 50) and fast light 3 (colour 0,200,0, all vertices
+ * multiplier 255) in chunk 0. */
+static bool write_map(const char *path, uint32_t count)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ count, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
+    for (uint32_t x = 0; x < count; x++) {
+        rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ x, 0, 0 });
+        float q[4][3];
+        rt_wall_z(q, -8, 8, -8, 8, -4, true);
+        rt_geom_quad(c, 0, mat, rt_lightmap(c, 1, 50, 50, 50), q);
+        if (x == 0) {
+            rt_dynamic_light(c, 7, true, (uint8_t[]){ 255, 0, 0 }, 0, 100);
+            rt_fast_light(c, 3, 255, (uint8_t[]){ 0, 200, 0 }, 0, 4, 255);
+        }
+    }
+    bool ok = rt_write(&m, path);
+    rt_map_free(&m);
+    return ok;
+}
+
+static scene *open_scene(const char *path, int radius)
+{
+    scene_error err;
+    scene *s = scene_open(&(scene_desc){ .path = path, .radius = radius }, &err);
+    if (!s)
+        fprintf(stderr, "scene_open: %s (exit %d)\n", err.message, err.exit_code);
+    return s;
+}
+
+static void look(scene *s, double x)
+{
+    camera cam;
+    scene_default_camera(s, &cam);
+    cam.fov_y = 90.0f;
+    cam.aspect = 1.0f;
+    camera_set_world(&cam, (const double[3]){ x, 0, 0 }, 0, 0);
+    scene_set_camera(s, &cam);
+}
+
+static int test_runtime_lights(void)
+{
+    RT_CHECK(write_map("map.pmf", 1));
+    scene *s = open_scene("map.pmf", 0);
+    RT_CHECK(s);
+    look(s, 0);
+    RT_CHECK(scene_wait_view(s, 60));
+    RT_CHECK(near(draw(s), 150, 250, 50));                 /* base + layer × red + fast green */
+    scene_set_dynamic_light(s, 7, false);
+    RT_CHECK(near(draw(s), 50, 250, 50));                  /* the same frame: no re-streaming */
+    scene_set_fast_light(s, 3, 0);
+    RT_CHECK(near(draw(s), 50, 50, 50));
+    scene_set_fast_light(s, 3, 51);
+    scene_set_dynamic_light(s, 7, true);
+    RT_CHECK(near(draw(s), 150, 90, 50));                  /* 50 + 200 × 51/255 */
+
+    scene_light lights[4];
+    RT_CHECK(scene_lights(s, lights, 4) == 2);
+    RT_CHECK(!lights[0].fast && lights[0].id == 7 && lights[0].enabled && lights[0].color[0] == 255);
+    RT_CHECK(lights[1].fast && lights[1].id == 3 && lights[1].intensity == 51 && lights[1].color[1] == 200);
+
+    scene_settings st;
+    scene_get_settings(s, &st);
+    st.mode = SCENE_MODE_LIGHTMAP;
+    st.exposure = 0.5f;
+    scene_set_settings(s, &st);
+    RT_CHECK(near(draw(s), 75, 45, 25));
+    st.mode = SCENE_MODE_FULLBRIGHT;
+    st.exposure = 1.0f;
+    scene_set_settings(s, &st);
+    RT_CHECK(near(draw(s), 255, 255, 255));
+
+    scene_stats stats;
+    scene_get_stats(s, &stats);
+    RT_CHECK(stats.chunks_present == 1 && stats.chunks_loaded == 1 && stats.triangles == 2);
+    RT_CHECK(stats.draw_calls >= 1 && stats.first_complete_seconds >= 0 && !scene_failure(s));
+    scene_close(s);
+    return 0;
+}
+
+/* Radius 1 over 8 chunks: moving from chunk 0 to chunk 7 streams the far end in and evicts
+ * the chunks left behind (beyond radius + hysteresis). */
+static int test_streaming(void)
+{
+    RT_CHECK(write_map("map.pmf", 8));
+    scene *s = open_scene("map.pmf", 1);
+    RT_CHECK(s);
+    look(s, 0);
+    RT_CHECK(scene_wait_view(s, 60));
+    RT_CHECK(near(draw(s), 150, 250, 50));
+    look(s, 7 * 16.0);
+    RT_CHECK(scene_wait_view(s, 60));
+    for (int i = 0; i < 50; i++) {
+        scene_update(s, 4.0);
+        usleep(2000);
+    }
+    RT_CHECK(near(draw(s), 50, 50, 50));
+    scene_stats stats;
+    scene_get_stats(s, &stats);
+    RT_CHECK(stats.chunks_present == 8 && stats.chunks_loaded >= 2 && stats.chunks_loaded <= 4);
+    scene_close(s);
+    return 0;
+}
+
+static const rt_test tests[] = {
+    { "runtime_lights", test_runtime_lights },
+    { "streaming", test_streaming },
+    { NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+    char err[256];
+    render_headless *ctx = render_headless_create(err, sizeof err);
+    if (!ctx) {
+        fprintf(stderr, "no headless GL: %s\n", err);
+        return 77;
+    }
+    if (!render_target_create(SIZE, SIZE, 0, &target, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    int rc = rt_main(argc, argv, tests);
+    render_target_destroy(&target);
+    render_headless_destroy(ctx);
+    return rc;
+}
