@@ -186,6 +186,7 @@ int main(int argc, char **argv)
         lb.def = &map.levels[li];
         lb.index = (int)li;
         lb.threads = (int)threads;
+        lb.quiet = quiet;
         t = now();
         const char *msg = level_layout(&lb);
         if (msg) {

@@ -78,8 +78,9 @@ const char *level_layout(level_build *lb)
         }
     }
     if (shift.x != 0 || shift.y != 0 || shift.z != 0) {
-        fprintf(stderr, "pmfc: level '%s': the source origin is outside the chunk grid; world = source %+g %+g %+g\n",
-                def->name, shift.x, shift.y, shift.z);
+        if (!lb->quiet)
+            fprintf(stderr, "pmfc: level '%s': the source origin is outside the chunk grid; world = source %+g %+g %+g\n",
+                    def->name, shift.x, shift.y, shift.z);
         level_translate(def, shift);
     }
     lb->nx = (uint32_t)(kmax[0] - kmin[0] + 1);

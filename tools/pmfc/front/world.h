@@ -273,6 +273,7 @@ typedef struct level_build {
     chunk_build *chunks;                         /* [pmf grid index] */
     int vis_depth;
     int threads;
+    bool quiet;                                  /* no notes on stderr */
 } level_build;
 
 /* Index of grid position (x, y, z) in chunks[]. */
