@@ -138,7 +138,74 @@ static int test_streaming(void)
     return 0;
 }
 
+/* The camera's cube (1) sees only cube 2 (left wall); cube 3 (right wall) is hidden. Frozen,
+ * the set survives a move into a cube without visibility data; unfrozen, it does not. */
+static int test_vis_freeze_wire(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 1, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
+    rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t lm = rt_lightmap(c, 1, 100, 100, 100);
+    rt_parent(c, 0, 0, 1);
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 2);
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z, 3);
+    float q[4][3];
+    rt_wall_z(q, -8, 0, 0, 8, -4, true);
+    rt_geom_quad(c, 2, mat, lm, q);
+    rt_wall_z(q, 0, 8, 0, 8, -4, true);
+    rt_geom_quad(c, 3, mat, lm, q);
+    static uint32_t visible[1] = { 2 };
+    c->cubes[1].flags |= PMF_CUBE_HAS_VISIBILITY;
+    c->cubes[1].vis = (pmf_visibility){ .cube_count = 1, .cubes = visible };
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_map_free(&m);
+
+    scene *s = open_scene("map.pmf", 0);
+    RT_CHECK(s);
+    camera cam;
+    scene_default_camera(s, &cam);
+    cam.fov_y = 90.0f;
+    cam.aspect = 1.0f;
+    camera_set_world(&cam, (const double[3]){ 0.5, 4, 4 }, 0, 0);
+    scene_set_camera(s, &cam);
+    RT_CHECK(scene_wait_view(s, 60));
+    /* Right of centre, above the horizon: the right wall. */
+    draw(s);
+    const uint8_t *right = &pixels[((SIZE / 4) * SIZE + SIZE * 3 / 4) * 4];
+    RT_CHECK(near(right, 0, 0, 0));
+    scene_settings st;
+    scene_get_settings(s, &st);
+    st.vis = SCENE_VIS_FROZEN;
+    scene_set_settings(s, &st);
+    camera_set_world(&cam, (const double[3]){ 0.4, 4, 4 }, 0, 0);   /* still cube 1 */
+    scene_set_camera(s, &cam);
+    scene_update(s, 4);
+    camera_set_world(&cam, (const double[3]){ -0.5, 4, 4 }, 0, 0);  /* the root: no data */
+    scene_set_camera(s, &cam);
+    scene_update(s, 4);
+    draw(s);
+    RT_CHECK(near(right, 0, 0, 0));
+    st.vis = SCENE_VIS_ON;
+    scene_set_settings(s, &st);
+    scene_update(s, 4);
+    draw(s);
+    RT_CHECK(near(right, 100, 100, 100));
+
+    /* Wireframe: white lines over the triangles' edges (the quad's diagonal crosses the view). */
+    st.wireframe = true;
+    scene_set_settings(s, &st);
+    draw(s);
+    int white = 0;
+    for (int i = 0; i < SIZE * SIZE; i++)
+        white += pixels[i * 4] == 255 && pixels[i * 4 + 1] == 255 && pixels[i * 4 + 2] == 255;
+    RT_CHECK(white > 10);
+    scene_close(s);
+    return 0;
+}
+
 static const rt_test tests[] = {
+    { "vis_freeze_wire", test_vis_freeze_wire },
     { "runtime_lights", test_runtime_lights },
     { "streaming", test_streaming },
     { NULL, NULL },
