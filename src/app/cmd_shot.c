@@ -1,6 +1,7 @@
 /* cmd_shot.c - `pmfview shot`: headless render of one frame per camera to PNG
  * (../shared/conventions.md §4, docs/shot.md). */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -547,7 +548,9 @@ static shot_camera path_camera(const shot_camera *path, size_t count, int i, int
     shot_camera c = path[k];
     for (int j = 0; j < 3; j++)
         c.pos[j] = path[k].pos[j] + (path[k + 1].pos[j] - path[k].pos[j]) * u;
-    c.yaw = (float)(path[k].yaw + (path[k + 1].yaw - path[k].yaw) * u);
+    /* Yaw turns the short way round (350 -> 10 passes 0). */
+    double turn = fmod(path[k + 1].yaw - path[k].yaw + 540.0, 360.0) - 180.0;
+    c.yaw = (float)(path[k].yaw + turn * u);
     c.pitch = (float)(path[k].pitch + (path[k + 1].pitch - path[k].pitch) * u);
     return c;
 }
