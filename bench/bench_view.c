@@ -147,7 +147,9 @@ bench_camera bench_path_camera(const bench_camera *path, size_t count, int i, in
     bench_camera c = path[k];
     for (int a = 0; a < 3; a++)
         c.pos[a] = path[k].pos[a] + (path[k + 1].pos[a] - path[k].pos[a]) * u;
-    c.yaw = (float)(path[k].yaw + (path[k + 1].yaw - path[k].yaw) * u);
+    /* Yaw turns the short way round (350 -> 10 passes 0), as shot does. */
+    double turn = fmod((double)path[k + 1].yaw - path[k].yaw + 540.0, 360.0) - 180.0;
+    c.yaw = (float)(path[k].yaw + turn * u);
     c.pitch = (float)(path[k].pitch + (path[k + 1].pitch - path[k].pitch) * u);
     return c;
 }

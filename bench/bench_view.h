@@ -45,7 +45,8 @@ size_t bench_chunks_in_view(const pmf_level_info *li, const bench_camera *cam, c
  * malloc'd array, NULL with a message on stderr when unreadable or empty. */
 bench_camera *bench_path_read(const char *path, size_t *count);
 
-/* Frame i of n along the path: linear in position, yaw and pitch (as `pmfview shot --path`). */
+/* Frame i of n along the path: linear in position and pitch, yaw the short way round (as
+ * `pmfview shot --path`). */
 bench_camera bench_path_camera(const bench_camera *path, size_t count, int i, int n);
 
 #endif
