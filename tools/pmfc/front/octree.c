@@ -366,4 +366,10 @@ void chunk_octree(const level_build *lb, chunk_build *cb)
     }
     build_node(&o, 0, lo, hi, items, cb->face_count);
     free(items);
+    /* the polygons live on in the vertices; the baker needs only the faces' lightmap blocks */
+    for (size_t i = 0; i < cb->face_count; i++) {
+        free(cb->faces[i].p);
+        cb->faces[i].p = NULL;
+        cb->faces[i].n = 0;
+    }
 }
