@@ -658,7 +658,8 @@ void scene_draw(scene *s, const scene_viewport *vp)
         full.tile_h = full.height;
     }
     render_frame f = { .mode = (int)s->settings.mode, .exposure = s->settings.exposure, .time = s->settings.time,
-                       .wireframe = s->settings.wireframe };
+                       .wireframe = s->settings.wireframe,
+                       .eye = { (float)cam->local[0], (float)cam->local[1], (float)cam->local[2] } };
     memcpy(f.wind, s->wind, sizeof f.wind);
     float proj[16], vp_full[16], planes[6][4];
     camera_view_matrix(cam, 0, f.view);
@@ -685,6 +686,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
                 render_draw_chunk dc = { .handle = sb->handle };
                 render_frame sf = f;
                 camera_view_matrix(cam, 1, sf.view);
+                memset(sf.eye, 0, sizeof sf.eye);
                 sf.wireframe = false;
                 sf.chunks = &dc;
                 sf.chunk_count = 1;
@@ -736,11 +738,9 @@ void scene_draw(scene *s, const scene_viewport *vp)
         if (!mesh_cull_frustum(mc, (const float(*)[4])local_planes, bits))
             continue;
         word += words;
-        double centre[3] = { off[0] - cam->local[0], off[1] - cam->local[1], off[2] - cam->local[2] };
         render_draw_chunk *dc = &s->draws[count++];
         dc->handle = sc->handle;
         dc->cubes = bits;
-        dc->distance = (float)sqrt(centre[0] * centre[0] + centre[1] * centre[1] + centre[2] * centre[2]);
         for (int k = 0; k < 3; k++)
             dc->offset[k] = (float)off[k];
     }

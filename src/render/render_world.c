@@ -690,7 +690,9 @@ static int compare_far_to_near(const void *pa, const void *pb)
     const draw_item *a = pa, *b = pb;
     if (a->distance != b->distance)
         return a->distance > b->distance ? -1 : 1;
-    return a->chunk < b->chunk ? -1 : a->chunk > b->chunk;
+    if (a->chunk != b->chunk)
+        return a->chunk < b->chunk ? -1 : 1;
+    return a->first_range < b->first_range ? -1 : a->first_range > b->first_range;
 }
 
 static void set_material(render_world *w, const render_frame *f, uint32_t index)
@@ -784,17 +786,37 @@ void render_world_draw(render_world *w, const render_frame *f, render_frame_stat
             if (batch->material >= w->lvl->common.material_count)
                 continue;
             if (!reserve((void **)&w->ranges, &w->range_cap, range_count + batch->run_count, sizeof *w->ranges)
-                || !reserve((void **)&w->items, &w->item_cap, item_count + 1, sizeof *w->items))
+                || !reserve((void **)&w->items, &w->item_cap, item_count + batch->run_count, sizeof *w->items))
                 return;
-            uint32_t n = mesh_batch_ranges(mc, b, dc->cubes, &w->ranges[range_count]);
-            if (!n)
-                continue;
-            w->items[item_count++] = (draw_item){
+            draw_item item = {
                 .material = batch->material, .page = batch->page, .backfaces = batch->backfaces,
                 .blended = material_blended(w, batch->material), .chunk = (uint32_t)c,
-                .first_range = (uint32_t)range_count, .range_count = n, .distance = dc->distance,
+                .first_range = (uint32_t)range_count,
             };
-            range_count += n;
+            if (!item.blended) {
+                item.range_count = mesh_batch_ranges(mc, b, dc->cubes, &w->ranges[range_count]);
+                if (item.range_count)
+                    w->items[item_count++] = item;
+                range_count += item.range_count;
+                continue;
+            }
+            /* Blended: one item per visible cube, sorted by the distance to the cube's box. */
+            for (uint32_t r = batch->first_run; r < batch->first_run + batch->run_count; r++) {
+                const mesh_run *run = &mc->runs[r];
+                if (dc->cubes && !(dc->cubes[run->cube / 64] >> (run->cube % 64) & 1u))
+                    continue;
+                const mesh_cube *cube = &mc->cubes[run->cube];
+                float d2 = 0;
+                for (int k = 0; k < 3; k++) {
+                    float centre = (cube->min[k] + cube->max[k]) * 0.5f + dc->offset[k] - f->eye[k];
+                    d2 += centre * centre;
+                }
+                w->ranges[range_count] = (mesh_draw_range){ run->first_index, run->index_count };
+                item.first_range = (uint32_t)range_count++;
+                item.range_count = 1;
+                item.distance = sqrtf(d2);
+                w->items[item_count++] = item;
+            }
         }
     }
     /* Opaque first (grouped by state), then blended far to near. */

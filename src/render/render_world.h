@@ -5,8 +5,8 @@
  * Drawing groups every visible batch of every chunk by (material, backfaces, atlas page): with
  * GL >= 4.3 each group is one glMultiDrawElementsIndirect (per-draw chunk offset via
  * baseInstance into a per-frame chunk table), else one glDrawElementsBaseVertex per range.
- * Transparent and additive batches are drawn after the opaque ones, one (chunk, batch) at a
- * time, far to near by chunk distance, without depth writes.
+ * Transparent and additive batches are drawn after the opaque ones, one (chunk, batch, cube)
+ * at a time, far to near by the distance to the cube's box centre, without depth writes.
  */
 #ifndef PMFVIEW_RENDER_WORLD_H
 #define PMFVIEW_RENDER_WORLD_H
@@ -52,7 +52,6 @@ typedef struct render_draw_chunk {
     int handle;
     float offset[3];                 /* chunk centre minus the camera chunk's centre, metres */
     const uint64_t *cubes;           /* visible cubes (mesh_cube_words bits); NULL = all */
-    float distance;                  /* camera to chunk, for the transparent order */
 } render_draw_chunk;
 
 enum { RENDER_MODE_FULL, RENDER_MODE_LIGHTMAP, RENDER_MODE_FULLBRIGHT };
@@ -60,6 +59,7 @@ enum { RENDER_MODE_FULL, RENDER_MODE_LIGHTMAP, RENDER_MODE_FULLBRIGHT };
 typedef struct render_frame {
     float view[16];                  /* column-major, camera-chunk frame */
     float proj[16];
+    float eye[3];                    /* camera position in the camera chunk's frame (blended order) */
     int mode;                        /* RENDER_MODE_* */
     float exposure;
     double time;                     /* seconds */

@@ -275,6 +275,36 @@ static int test_blend_order(void)
     return 0;
 }
 
+/* Inside one chunk, blended cubes draw far to near too: the blue glass (cube 1, material 0,
+ * z = -4) over the red glass (cube 2, material 1, z = -6). */
+static int test_blend_order_cubes(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t blue = rt_material(l, "blue", NULL, PMF_MATERIAL_TRANSPARENT, 0);
+    uint8_t red = rt_material(l, "red", NULL, PMF_MATERIAL_TRANSPARENT, 0);
+    memcpy(rt_cmat(l, red)->color, (uint8_t[]){ 255, 0, 0 }, 3);
+    memcpy(rt_cmat(l, blue)->color, (uint8_t[]){ 0, 0, 255 }, 3);
+    rt_cmat(l, red)->alpha = rt_cmat(l, blue)->alpha = 128;
+    rt_chunk *c = rt_chunk_add(l, ORIGIN);
+    uint8_t lm = rt_lightmap(c, 1, 255, 255, 255);
+    float q[4][3];
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 1);
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X | PMF_OCTANT_NEG_Y, 2);
+    rt_wall_z(q, -8, 8, -8, 8, -4, true);
+    rt_geom_quad(c, 1, blue, lm, q);
+    rt_wall_z(q, -8, 8, -8, 8, -6, true);
+    rt_geom_quad(c, 2, red, lm, q);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image img;
+    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    double a = 128 / 255.0;
+    RT_CHECK(rt_expect(&img, 32, 32, (int)lround(255 * a * (1 - a)), 0, (int)lround(255 * a)));
+    rt_free(&img);
+    rt_map_free(&m);
+    return 0;
+}
+
 /* A liquid is where the map puts it at t = 0, and moves at t > 0. */
 static int test_liquid(void)
 {
@@ -480,6 +510,7 @@ static const rt_test tests[] = {
     { "transparency", test_transparency },
     { "additive", test_additive },
     { "blend_order", test_blend_order },
+    { "blend_order_cubes", test_blend_order_cubes },
     { "liquid", test_liquid },
     { "emission_shading", test_emission_shading },
     { "matcap", test_matcap },
