@@ -348,6 +348,65 @@ static void test_determinism(void)
     free(pb);
 }
 
+/* The deepest cube with visibility data on the way to a chunk-local point. */
+static const pmf_cube *vis_cube_at(const pmf_chunk *ch, float S, const float p[3])
+{
+    const pmf_cube *found = NULL;
+    float lo[3] = { -S / 2, -S / 2, -S / 2 }, hi[3] = { S / 2, S / 2, S / 2 };
+    uint32_t ci = 0;
+    for (int depth = 0; depth < 24 && ci < ch->common.cube_count; depth++) {
+        const pmf_cube *c = &ch->common.cubes[ci];
+        if (c->flags & PMF_CUBE_HAS_VISIBILITY) found = c;
+        if (c->type != PMF_CUBE_PARENT) break;
+        int o = 0;
+        for (int a = 0; a < 3; a++) {
+            float mid = (lo[a] + hi[a]) / 2;
+            bool neg = p[a] < mid;
+            if (neg) { o |= a == 0 ? PMF_OCTANT_NEG_X : a == 1 ? PMF_OCTANT_NEG_Y : PMF_OCTANT_NEG_Z; hi[a] = mid; }
+            else lo[a] = mid;
+        }
+        if (!(c->u.parent.child_mask >> o & 1)) break;
+        ci = c->u.parent.children[o];
+    }
+    return found;
+}
+
+/* Two closed rooms filling chunks -1 and +1 with a solid block between them in chunk 0: no
+ * camera cell of one room lists the other room's chunk. */
+static void test_visibility(void)
+{
+    char pmf[512];
+    int st = compile("vis", "map \"Vis\"\nmaterial m\nlevel l {\n  chunk_size 4\n  vis_cell 8\n"
+                     "  room -24 -8 -8 -8 8 8 material m\n  room 8 -8 -8 24 8 8 material m\n"
+                     "  box -4 -8 -8 4 8 8 material m\n"
+                     "  light static at -16 3 0\n  light static at 16 3 0\n}\n", NULL, pmf, NULL, 0);
+    CHECK_EQ(st, 0);
+    if (st) return;
+    pmf_file *f = open_map(pmf);
+    pmf_level lvl;
+    read_level(f, 0, &lvl);
+    CHECK_EQ(lvl.count_x, 3);
+    CHECK_EQ(f->levels[0].present_chunks, 3);
+    pmf_chunk a, b;
+    read_chunk(f, &lvl, 0, 0, 0, 0, &a);
+    read_chunk(f, &lvl, 0, 2, 0, 0, &b);
+    /* inside room A: chunk (0,0,0) is centred at x = -16, so the room's middle is local (0, 3, 0) */
+    float p[3] = { 0, 3, 0 };
+    const pmf_cube *ca = vis_cube_at(&a, 16, p), *cb = vis_cube_at(&b, 16, p);
+    CHECK(ca != NULL);
+    CHECK(cb != NULL);
+    if (ca) {
+        CHECK(ca->vis.cube_count >= 1);
+        for (uint32_t k = 0; k < ca->vis.chunk_count; k++) CHECK(ca->vis.chunks[k].chunk.x != 2);
+    }
+    if (cb)
+        for (uint32_t k = 0; k < cb->vis.chunk_count; k++) CHECK(cb->vis.chunks[k].chunk.x != 0);
+    pmf_chunk_free(&a);
+    pmf_chunk_free(&b);
+    pmf_level_free(&lvl);
+    pmf_close(f);
+}
+
 /* The generator: a valid map, the same bytes for the same seed on any thread count. */
 static void test_generator(void)
 {
@@ -392,6 +451,7 @@ int main(int argc, char **argv)
     test_errors();
     test_determinism();
     test_generator();
+    test_visibility();
     if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
     return failures ? 1 : 0;
 }
