@@ -17,23 +17,27 @@
 #include <string.h>
 
 #define VIS_DEFAULT_RAYS 32
+#define VIS_FIRST_RAYS 9        /* centre to centre and corner to corner, before any halving */
 #define VIS_GAP 1e-4f           /* metres: occluders this close to the cell or target are not between them */
 #define VIS_PLANE_TOLERANCE 1e-5f   /* relative: a triangle this flat along an axis lies in that plane */
 #define VIS_SLIVER 1e-4         /* metres: uncovered pieces thinner than this are seams between triangles */
 #define VIS_MAX_PLANES 16      /* candidate planes remembered per pair */
-#define VIS_MAX_PIECES 512
+#define VIS_MAX_PIECES 128      /* uncovered pieces tracked at once; more = give up (open) */
 #define VIS_MAX_POLY 16
 #define VIS_FULL_TEST_MAX 24    /* quadtree squares overlapped by more triangles are split, not tested */
+#define VIS_LEAF_TRIANGLES 4    /* partly covered squares split until this few triangles overlap them */
 #define VIS_CELL_MIN (1.0 / 32.0)   /* metres: the finest quadtree square */
 #define VIS_PLANE_DEPTH 20
 #define VIS_GROUP_LEAF 4        /* targets per leaf of the target tree */
 #define VIS_GROUP_RAYS 4        /* segments tried to hide a whole group at once */
 
-/* Quadtree node states; any other value is the index of the first of four children
- * (u low v low, u high v low, u low v high, u high v high). */
+/* Quadtree node values: a state, VIS_NODE_LIST + a leaf (a few triangles partly covering the
+ * square, tested exactly when a query reaches them), or below VIS_NODE_LIST the index of the
+ * first of four children (u low v low, u high v low, u low v high, u high v high). */
 #define VIS_NODE_EMPTY 0xFFFFFFFFu
 #define VIS_NODE_FULL 0xFFFFFFFEu
-#define VIS_NODE_MIXED 0xFFFFFFFDu  /* partly covered at the finest size: counts as open */
+#define VIS_NODE_MIXED 0xFFFFFFFDu  /* too many triangles at the finest size: counts as open */
+#define VIS_NODE_LIST 0x80000000u
 
 typedef struct vis_plane {
     int axis;
@@ -42,13 +46,23 @@ typedef struct vis_plane {
 
 /* One axis-aligned plane's occluders as a coverage quadtree over the square
  * [min, min + size]^2 of its two other axes ((axis + 1) % 3, (axis + 2) % 3). */
+typedef struct vis_leaf {
+    uint32_t first, count;      /* in leaf_tris */
+} vis_leaf;
+
 typedef struct vis_plane_tree {
     int axis;
     float k;
-    double min[2], size;
+    double min[2], size;        /* the root square */
+    double extent_max[2];       /* with min: the bounds of the plane's triangles */
     uint32_t root;
     uint32_t *nodes;
     size_t node_count;
+    double (*tris)[6];          /* the plane's triangles' (u, v) corners, counter-clockwise */
+    vis_leaf *leaves;
+    size_t leaf_count;
+    uint32_t *leaf_tris;        /* indices into tris */
+    size_t leaf_tri_count;
 } vis_plane_tree;
 
 typedef struct vis_plane_key {
@@ -62,8 +76,7 @@ typedef struct target_node target_node;
 typedef struct vis_ctx {
     const vis_desc *desc;
     bvh tree;
-    int rays;
-    int depth;
+    int depth;                  /* halvings of a pair before giving up */
     vis_plane_tree *planes;
     size_t plane_count;
     uint32_t *plane_tri_start;  /* [plane_count + 1] into plane_tris */
@@ -108,6 +121,7 @@ typedef struct vis_poly {
 } vis_poly;
 
 typedef struct vis_scratch {
+    vis_poly *pieces[2];                /* VIS_MAX_PIECES each */
     uint32_t planes[VIS_MAX_PLANES];    /* candidate planes of the current pair */
     int plane_count;
     uint64_t rng;
@@ -203,7 +217,8 @@ static bool poly_matters(const vis_poly *poly)
         return false;
     double perimeter = 0.0;
     for (int i = 0, j = poly->n - 1; i < poly->n; j = i++)
-        perimeter += hypot(poly->x[i] - poly->x[j], poly->y[i] - poly->y[j]);
+        perimeter += sqrt((poly->x[i] - poly->x[j]) * (poly->x[i] - poly->x[j]) +
+                          (poly->y[i] - poly->y[j]) * (poly->y[i] - poly->y[j]));
     return fabs(poly_area(poly)) * 2.0 > VIS_SLIVER * perimeter;
 }
 
@@ -294,10 +309,9 @@ typedef struct plane_build {
     vis_plane_tree *tree;
     const uint32_t *tri_ids;    /* the plane's input triangles */
     size_t tri_count;
-    double (*tris)[6];          /* their (u, v) corners, counter-clockwise */
     uint32_t *lists;            /* stack of per-node triangle lists */
     size_t list_count, list_capacity;
-    size_t node_capacity;
+    size_t node_capacity, leaf_capacity, leaf_tri_capacity;
     vis_poly *pieces[2];
     double min_size;
     bool failed;
@@ -306,6 +320,10 @@ typedef struct plane_build {
 static uint32_t plane_node_alloc(plane_build *b)
 {
     vis_plane_tree *tree = b->tree;
+    if (tree->node_count + 4 >= VIS_NODE_LIST) {
+        b->failed = true;
+        return 0;
+    }
     if (tree->node_count + 4 > b->node_capacity) {
         size_t grown = b->node_capacity ? b->node_capacity * 2 : 64;
         uint32_t *more = realloc(tree->nodes, grown * sizeof *more);
@@ -321,6 +339,39 @@ static uint32_t plane_node_alloc(plane_build *b)
     return first;
 }
 
+/* Keeps a node's few triangles for exact tests at query time. */
+static uint32_t plane_leaf(plane_build *b, size_t list_at, size_t count)
+{
+    vis_plane_tree *tree = b->tree;
+    if (tree->leaf_count + 1 >= VIS_NODE_LIST - 16)
+        return VIS_NODE_MIXED;
+    if (tree->leaf_count + 1 > b->leaf_capacity) {
+        size_t grown = b->leaf_capacity ? b->leaf_capacity * 2 : 16;
+        vis_leaf *more = realloc(tree->leaves, grown * sizeof *more);
+        if (!more) {
+            b->failed = true;
+            return VIS_NODE_MIXED;
+        }
+        tree->leaves = more;
+        b->leaf_capacity = grown;
+    }
+    if (tree->leaf_tri_count + count > b->leaf_tri_capacity) {
+        size_t grown = b->leaf_tri_capacity * 2 > tree->leaf_tri_count + count ? b->leaf_tri_capacity * 2
+                                                                                 : tree->leaf_tri_count + count;
+        uint32_t *more = realloc(tree->leaf_tris, grown * sizeof *more);
+        if (!more) {
+            b->failed = true;
+            return VIS_NODE_MIXED;
+        }
+        tree->leaf_tris = more;
+        b->leaf_tri_capacity = grown;
+    }
+    memcpy(tree->leaf_tris + tree->leaf_tri_count, b->lists + list_at, count * sizeof *tree->leaf_tris);
+    tree->leaves[tree->leaf_count] = (vis_leaf){ (uint32_t)tree->leaf_tri_count, (uint32_t)count };
+    tree->leaf_tri_count += count;
+    return VIS_NODE_LIST + (uint32_t)tree->leaf_count++;
+}
+
 /* Classifies the square [u, u + size] x [v, v + size] against the triangles list[0..count). */
 static uint32_t plane_node_build(plane_build *b, double u, double v, double size, size_t list_at, size_t count)
 {
@@ -328,11 +379,12 @@ static uint32_t plane_node_build(plane_build *b, double u, double v, double size
         return VIS_NODE_EMPTY;
     if (count <= VIS_FULL_TEST_MAX) {
         vis_poly square = { 4, { u, u + size, u + size, u }, { v, v, v + size, v + size } };
-        if (poly_covered(&square, (const double (*)[6])b->tris, b->lists + list_at, count, b->pieces))
+        if (poly_covered(&square, (const double (*)[6])b->tree->tris, b->lists + list_at, count, b->pieces))
             return VIS_NODE_FULL;
     }
-    if (size * 0.5 < b->min_size)
-        return VIS_NODE_MIXED;
+    /* Split on while that makes queries cheaper: down to a few triangles per leaf. */
+    if (count <= VIS_LEAF_TRIANGLES || size * 0.5 < b->min_size)
+        return count <= VIS_FULL_TEST_MAX ? plane_leaf(b, list_at, count) : VIS_NODE_MIXED;
     uint32_t first = plane_node_alloc(b);
     if (b->failed)
         return VIS_NODE_MIXED;
@@ -353,7 +405,7 @@ static uint32_t plane_node_build(plane_build *b, double u, double v, double size
         }
         for (size_t i = 0; i < count; i++) {
             uint32_t t = b->lists[list_at + i];
-            const double *tri = b->tris[t];
+            const double *tri = b->tree->tris[t];
             if (vis_max(tri[0], vis_max(tri[2], tri[4])) <= cu || vis_min(tri[0], vis_min(tri[2], tri[4])) >= cu + half ||
                 vis_max(tri[1], vis_max(tri[3], tri[5])) <= cv || vis_min(tri[1], vis_min(tri[3], tri[5])) >= cv + half)
                 continue;
@@ -377,11 +429,11 @@ static void plane_build_job(void *user, size_t index)
         .tri_count = ctx->plane_tri_start[index + 1] - ctx->plane_tri_start[index],
     };
     int a = tree->axis, u = (a + 1) % 3, v = (a + 2) % 3;
-    b.tris = malloc(b.tri_count * sizeof *b.tris);
+    tree->tris = malloc((b.tri_count + 1) * sizeof *tree->tris);
     b.list_capacity = b.tri_count * 4 + 16;
     b.lists = malloc(b.list_capacity * sizeof *b.lists);
     b.pieces[0] = malloc(2 * VIS_MAX_PIECES * sizeof(vis_poly));
-    if (!b.tris || !b.lists || !b.pieces[0]) {
+    if (!tree->tris || !b.lists || !b.pieces[0]) {
         atomic_store(&ctx->failed, true);
         goto done;
     }
@@ -389,7 +441,7 @@ static void plane_build_job(void *user, size_t index)
     double lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY };
     for (size_t i = 0; i < b.tri_count; i++) {
         const float *tri = ctx->desc->triangles[b.tri_ids[i]];
-        double *out = b.tris[b.list_count];
+        double *out = tree->tris[b.list_count];
         for (int corner = 0; corner < 3; corner++) {
             out[corner * 2] = tri[corner * 3 + u];
             out[corner * 2 + 1] = tri[corner * 3 + v];
@@ -420,13 +472,14 @@ static void plane_build_job(void *user, size_t index)
     }
     tree->min[0] = lo[0];
     tree->min[1] = lo[1];
+    tree->extent_max[0] = hi[0];
+    tree->extent_max[1] = hi[1];
     tree->size = vis_max(hi[0] - lo[0], hi[1] - lo[1]);
     b.min_size = vis_max(VIS_CELL_MIN, tree->size / (double)(1 << VIS_PLANE_DEPTH));
     tree->root = plane_node_build(&b, lo[0], lo[1], tree->size, 0, count);
     if (b.failed)
         atomic_store(&ctx->failed, true);
 done:
-    free(b.tris);
     free(b.lists);
     free(b.pieces[0]);
 }
@@ -480,7 +533,7 @@ typedef struct vis_square {
 } vis_square;
 
 /* Whether the occluders lying in a plane cover every point where a segment from c to t crosses it. */
-static bool plane_covers(const vis_box *c, const vis_box *t, const vis_plane_tree *plane)
+static bool plane_covers(vis_scratch *s, const vis_box *c, const vis_box *t, const vis_plane_tree *plane)
 {
     int a = plane->axis, u = (a + 1) % 3, v = (a + 2) % 3;
     double k = plane->k;
@@ -500,7 +553,7 @@ static bool plane_covers(const vis_box *c, const vis_box *t, const vis_plane_tre
             rmax[1] = vis_max(rmax[1], cv);
         }
     if (plane->root == VIS_NODE_EMPTY || rmin[0] < plane->min[0] || rmin[1] < plane->min[1] ||
-        rmax[0] > plane->min[0] + plane->size || rmax[1] > plane->min[1] + plane->size)
+        rmax[0] > plane->extent_max[0] || rmax[1] > plane->extent_max[1])
         return false;
     vis_square stack[4 * VIS_PLANE_DEPTH + 8];
     int sp = 0;
@@ -513,10 +566,29 @@ static bool plane_covers(const vis_box *c, const vis_box *t, const vis_plane_tre
             continue;
         if (at.node == VIS_NODE_EMPTY || at.node == VIS_NODE_MIXED)
             return false;
+        if (at.node >= VIS_NODE_LIST) {
+            /* The part of the crossing set in this square must be covered by the leaf's triangles. */
+            double u0 = vis_max(at.u, rmin[0]), u1 = vis_min(at.u + at.size, rmax[0]);
+            double v0 = vis_max(at.v, rmin[1]), v1 = vis_min(at.v + at.size, rmax[1]);
+            vis_poly part = { 4, { u0, u1, u1, u0 }, { v0, v0, v1, v1 } };
+            const vis_leaf *leaf = &plane->leaves[at.node - VIS_NODE_LIST];
+            if (!poly_covered(&part, (const double (*)[6])plane->tris, plane->leaf_tris + leaf->first, leaf->count,
+                              s->pieces))
+                return false;
+            continue;
+        }
         double half = at.size * 0.5;
-        for (int child = 0; child < 4; child++)
-            stack[sp++] = (vis_square){ plane->nodes[at.node + (uint32_t)child], at.u + (child & 1 ? half : 0.0),
-                                        at.v + (child & 2 ? half : 0.0), half };
+        for (int child = 0; child < 4; child++) {
+            vis_square next = { plane->nodes[at.node + (uint32_t)child], at.u + (child & 1 ? half : 0.0),
+                                at.v + (child & 2 ? half : 0.0), half };
+            bool overlaps = next.u < rmax[0] && next.u + half > rmin[0] && next.v < rmax[1] && next.v + half > rmin[1];
+            if (!overlaps || next.node == VIS_NODE_FULL)
+                continue;
+            /* An open square anywhere decides it: look at the siblings before going deeper. */
+            if (next.node == VIS_NODE_EMPTY || next.node == VIS_NODE_MIXED)
+                return false;
+            stack[sp++] = next;
+        }
     }
     return true;
 }
@@ -532,7 +604,7 @@ static bool try_plane(const vis_ctx *ctx, vis_scratch *s, const vis_box *c, cons
             return false;
     if (s->plane_count < VIS_MAX_PLANES)
         s->planes[s->plane_count++] = plane;
-    return plane_covers(c, t, &ctx->planes[plane]);
+    return plane_covers(s, c, t, &ctx->planes[plane]);
 }
 
 static void box_sample(const vis_box *b, uint64_t *rng, float out[3])
@@ -552,10 +624,11 @@ static int prove_hidden(const vis_ctx *ctx, vis_scratch *s, const vis_box *c, co
 {
     for (int i = 0; i < s->plane_count; i++) {
         const vis_plane_tree *plane = &ctx->planes[s->planes[i]];
-        if (plane_between(c, t, plane->axis, plane->k) && plane_covers(c, t, plane))
+        if (plane_between(c, t, plane->axis, plane->k) && plane_covers(s, c, t, plane))
             return VIS_HIDDEN;
     }
-    for (int r = 0; r < 2; r++) {
+    /* Centre to centre; a random segment too where the halving stops. */
+    for (int r = 0; r < (depth == 0 ? 2 : 1); r++) {
         float p[3], q[3];
         if (r == 0) {
             box_centre(c, p);
@@ -598,18 +671,16 @@ static bool pair_visible(const vis_ctx *ctx, vis_scratch *s, size_t cell, size_t
         return true;
     s->rng = (uint64_t)cell * 0x9E3779B97F4A7C15ull ^ (uint64_t)target * 0xC2B2AE3D27D4EB4Full ^ 0x5EEDull;
     s->plane_count = 0;
-    for (int r = 0; r < ctx->rays; r++) {
+    /* Centre to centre, then corner to corner: quick to find a clear view, and the planes of
+     * what blocks them are the likeliest to hide the target. */
+    for (int r = 0; r < VIS_FIRST_RAYS; r++) {
         float p[3], q[3];
         if (r == 0) {
             box_centre(c, p);
             box_centre(t, q);
-        } else if (r <= 16) {
-            int corner = (r - 1) & 7;
-            box_corner(c, corner, p);
-            box_corner(t, r <= 8 ? corner : 7 - corner, q);
         } else {
-            box_sample(c, &s->rng, p);
-            box_sample(t, &s->rng, q);
+            box_corner(c, r - 1, p);
+            box_corner(t, r - 1, q);
         }
         uint32_t hit;
         if (!segment_blocked(ctx, c, t, p, q, &hit))
@@ -729,6 +800,12 @@ static void vis_cell_job(void *user, size_t cell)
         return;
     const vis_box *c = &desc->cells[cell];
     vis_scratch s = { 0 };
+    s.pieces[0] = malloc(2 * VIS_MAX_PIECES * sizeof(vis_poly));
+    if (!s.pieces[0]) {
+        atomic_store(&ctx->failed, true);
+        return;
+    }
+    s.pieces[1] = s.pieces[0] + VIS_MAX_PIECES;
     uint32_t *visible = NULL;
     size_t count = 0, capacity = 0;
     uint32_t stack[2 * 64 + 2];
@@ -754,6 +831,7 @@ static void vis_cell_job(void *user, size_t cell)
                 if (!more) {
                     atomic_store(&ctx->failed, true);
                     free(visible);
+                    free(s.pieces[0]);
                     return;
                 }
                 visible = more;
@@ -761,6 +839,7 @@ static void vis_cell_job(void *user, size_t cell)
             visible[count++] = t;
         }
     }
+    free(s.pieces[0]);
     if (count > 1)
         qsort(visible, count, sizeof *visible, compare_u32);
     ctx->out->visible[cell] = visible;
@@ -770,8 +849,12 @@ static void vis_cell_job(void *user, size_t cell)
 static void vis_ctx_free(vis_ctx *ctx)
 {
     bvh_free(&ctx->tree);
-    for (size_t i = 0; i < ctx->plane_count; i++)
+    for (size_t i = 0; i < ctx->plane_count; i++) {
         free(ctx->planes[i].nodes);
+        free(ctx->planes[i].tris);
+        free(ctx->planes[i].leaves);
+        free(ctx->planes[i].leaf_tris);
+    }
     free(ctx->planes);
     free(ctx->plane_tri_start);
     free(ctx->plane_tris);
@@ -783,10 +866,11 @@ static void vis_ctx_free(vis_ctx *ctx)
 bool vis_run(const vis_desc *desc, vis_result *out)
 {
     memset(out, 0, sizeof *out);
-    vis_ctx ctx = { .desc = desc, .out = out, .rays = desc->rays_per_pair > 0 ? desc->rays_per_pair : VIS_DEFAULT_RAYS };
+    vis_ctx ctx = { .desc = desc, .out = out };
+    int rays = desc->rays_per_pair > 0 ? desc->rays_per_pair : VIS_DEFAULT_RAYS;
     atomic_init(&ctx.failed, false);
-    /* Halving down to about one leaf pair per ray: more rays, tighter answers. */
-    while ((1 << ctx.depth) < ctx.rays && ctx.depth < 12)
+    /* Halving down to about one leaf pair per two rays: more rays, tighter answers. */
+    while ((2 << ctx.depth) < rays && ctx.depth < 12)
         ctx.depth++;
     jobs_progress progress = { desc->progress, desc->user, "bvh" };
     jobs_report(&progress, 0.0);
