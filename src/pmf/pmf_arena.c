@@ -38,7 +38,7 @@ static arena_block *block_new(size_t size)
     return b;
 }
 
-void *pmf_arena_alloc(pmf_arena *a, size_t size)
+void *pmf_arena_alloc_uninit(pmf_arena *a, size_t size)
 {
     if (size > SIZE_MAX - ARENA_ALIGN - sizeof(arena_block))
         return NULL;
@@ -51,7 +51,6 @@ void *pmf_arena_alloc(pmf_arena *a, size_t size)
             return NULL;
         b->next = a->large;
         a->large = b;
-        memset(b->data, 0, size);
         return b->data;
     }
     if (!a->head || a->head->size - a->head->used < size) {
@@ -63,7 +62,14 @@ void *pmf_arena_alloc(pmf_arena *a, size_t size)
     }
     void *p = a->head->data + a->head->used;
     a->head->used += size;
-    memset(p, 0, size);
+    return p;
+}
+
+void *pmf_arena_alloc(pmf_arena *a, size_t size)
+{
+    void *p = pmf_arena_alloc_uninit(a, size);
+    if (p)
+        memset(p, 0, size);
     return p;
 }
 

@@ -10,6 +10,7 @@
 typedef struct pmf_arena pmf_arena;
 pmf_arena *pmf_arena_create(void);
 void *pmf_arena_alloc(pmf_arena *a, size_t size); /* zeroed, 16-byte aligned; NULL when out of memory */
+void *pmf_arena_alloc_uninit(pmf_arena *a, size_t size); /* the same, not zeroed (about to be overwritten) */
 void pmf_arena_destroy(pmf_arena *a);
 void pmf_arena_set_user(pmf_arena *a, void *user);
 void *pmf_arena_user(const pmf_arena *a);

@@ -86,7 +86,7 @@ bool pmf_block_load(const pmf_file *f, uint64_t offset, uint32_t compressed, uin
         pmf_error_set(err, f->name, block, 0, "compressed bytes lie outside the file");
         return false;
     }
-    uint8_t *dst = pmf_arena_alloc(a, decompressed);
+    uint8_t *dst = pmf_arena_alloc_uninit(a, decompressed);
     if (!dst) {
         pmf_error_set(err, f->name, block, 0, "out of memory for %u decompressed bytes", decompressed);
         return false;
