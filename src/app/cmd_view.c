@@ -51,8 +51,19 @@ static bool have_display(void)
     const char *x11 = getenv("DISPLAY"), *wayland = getenv("WAYLAND_DISPLAY");
     if ((!x11 || !*x11) && (!wayland || !*wayland))
         return false;
+    /* Only the kind of display that is named: probing the other one prints errors of its own
+     * (libwayland's XDG_RUNTIME_DIR complaint). SDL_VIDEODRIVER in the environment still wins. */
+    bool has_x11 = x11 && *x11, has_wayland = wayland && *wayland;
+    if (has_x11 != has_wayland)
+        SDL_SetHint(SDL_HINT_VIDEODRIVER, has_x11 ? "x11" : "wayland");
     if (SDL_Init(SDL_INIT_VIDEO) != 0)
         return false;
+    /* When the named display cannot be reached SDL falls back to drivers that show nothing. */
+    const char *driver = SDL_GetCurrentVideoDriver();
+    if (!driver || !strcmp(driver, "offscreen") || !strcmp(driver, "dummy")) {
+        SDL_Quit();
+        return false;
+    }
     return true;
 }
 

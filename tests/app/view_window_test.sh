@@ -18,11 +18,14 @@ MAP=$WORK/map.pmf
 # ---- cases that need no display ----
 case $CASE in
 no_display)
-    env -u DISPLAY -u WAYLAND_DISPLAY "$PMFVIEW" "$MAP" >"$WORK/out" 2>"$WORK/err"
-    rc=$?
-    [ $rc -eq 3 ] || fail "exit $rc, want 3"
-    [ "$(cat "$WORK/err")" = "pmfview: no display; use 'pmfview shot FILE -o OUT.png' to render without a window" ] ||
-        fail "wrong message"
+    # No display variable at all, and one naming an X server that is not there.
+    for display in "" ":4711"; do
+        env -u DISPLAY -u WAYLAND_DISPLAY ${display:+DISPLAY=$display} "$PMFVIEW" "$MAP" >"$WORK/out" 2>"$WORK/err"
+        rc=$?
+        [ $rc -eq 3 ] || fail "DISPLAY '$display': exit $rc, want 3"
+        [ "$(cat "$WORK/err")" = "pmfview: no display; use 'pmfview shot FILE -o OUT.png' to render without a window" ] ||
+            fail "DISPLAY '$display': wrong message"
+    done
     exit 0 ;;
 bad_input)
     printf 'not a map' >"$WORK/bad.pmf"
