@@ -302,9 +302,14 @@ static uint8_t quantize(float v)
     return (uint8_t)(v + 0.5f);
 }
 
+#define NO_OCCLUDER UINT32_MAX
+
 /* I * max(0, n.l) * falloff(d / R) of light l at p, or 0 when out of reach, facing away or (when
- * `shadowed`) blocked. n = NULL means unoriented (n.l taken as 1). */
-static float light_strength(const bake_ctx *ctx, const bake_light *l, const float p[3], const float *n, bool shadowed)
+ * `occluder` is non-NULL) blocked. n = NULL means unoriented (n.l taken as 1). *occluder is the
+ * triangle that last blocked this light for a neighbouring point (or NO_OCCLUDER): tried first,
+ * since neighbours tend to be shadowed by the same face. */
+static float light_strength(const bake_ctx *ctx, const bake_light *l, const float p[3], const float *n,
+                            uint32_t *occluder)
 {
     float d[3] = { l->position[0] - p[0], l->position[1] - p[1], l->position[2] - p[2] };
     float dist = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
@@ -316,12 +321,16 @@ static float light_strength(const bake_ctx *ctx, const bake_light *l, const floa
     float strength = l->intensity * n_dot_l * bake_falloff(dist / l->range);
     if (!(strength > 0.0f))
         return 0.0f;
-    if (shadowed) {
+    if (occluder) {
         float from[3] = { p[0], p[1], p[2] };
         if (n)
             for (int a = 0; a < 3; a++)
                 from[a] += n[a] * BAKE_NUDGE;
-        if (bvh_segment_occluded(&ctx->tree, from, l->position, 0.0f, 1.0f - BAKE_LIGHT_SLACK, NULL))
+        const float s_max = 1.0f - BAKE_LIGHT_SLACK;
+        if (*occluder != NO_OCCLUDER &&
+            bvh_triangle_blocks(ctx->desc->triangles[*occluder], from, l->position, 0.0f, s_max))
+            return 0.0f;
+        if (bvh_segment_occluded(&ctx->tree, from, l->position, 0.0f, s_max, occluder))
             return 0.0f;
     }
     return strength;
@@ -401,6 +410,14 @@ static void bake_patch_job(void *user, size_t index)
                 ids[ctx->patch_dynamic_count[index]++] = lights.ids[k];
     }
 
+    uint32_t *occluders = malloc((lights.count + 1) * sizeof *occluders);
+    if (!occluders) {
+        free(lights.ids);
+        atomic_store(&ctx->failed, true);
+        return;
+    }
+    for (size_t k = 0; k < lights.count; k++)
+        occluders[k] = NO_OCCLUDER;
     for (int j = 0; j < patch->h; j++) {
         uint32_t y = (uint32_t)patch->y + (uint32_t)j;
         if (y >= side)
@@ -415,7 +432,7 @@ static void bake_patch_job(void *user, size_t index)
                 const bake_light *l = &desc->lights[lights.ids[k]];
                 if (l->kind != BAKE_LIGHT_STATIC)
                     continue;
-                float s = light_strength(ctx, l, p, n, true);
+                float s = light_strength(ctx, l, p, n, &occluders[k]);
                 for (int c = 0; c < 3; c++)
                     rgb[c] += l->color[c] * s;
             }
@@ -425,6 +442,7 @@ static void bake_patch_job(void *user, size_t index)
             mask[at] = 1;
         }
     }
+    free(occluders);
     free(lights.ids);
 }
 
@@ -452,6 +470,7 @@ static void bake_layer_job(void *user, size_t index)
     float normal[3];
     const float *n = unit_normal(patch->normal, normal) ? normal : NULL;
     bool lit = false;
+    uint32_t occluder = NO_OCCLUDER;
     for (int j = 0; j < patch->h; j++) {
         uint32_t y = (uint32_t)patch->y + (uint32_t)j;
         if (y >= side)
@@ -462,7 +481,7 @@ static void bake_layer_job(void *user, size_t index)
                 break;
             float p[3];
             luxel_position(patch, i, j, p);
-            uint8_t v = quantize(light_strength(ctx, l, p, n, true) * 255.0f);
+            uint8_t v = quantize(light_strength(ctx, l, p, n, &occluder) * 255.0f);
             size_t at = ((size_t)y * side + x) * 3;
             luxels[at] = luxels[at + 1] = luxels[at + 2] = v;
             lit |= v != 0;
@@ -543,13 +562,35 @@ static bool dilate(uint8_t *luxels, const uint8_t *mask, uint32_t side)
 {
     size_t n = (size_t)side * side;
     uint8_t *state = malloc(n);
-    if (!state)
-        return false;
+    uint32_t *row_lo = malloc(side * sizeof *row_lo), *row_hi = malloc(side * sizeof *row_hi);
+    bool ok = state && row_lo && row_hi;
+    if (!ok)
+        goto done;
     memcpy(state, mask, n);
     for (int pass = 0; pass < BAKE_DILATE_PASSES; pass++) {
         uint8_t marker = (uint8_t)(2 + pass);     /* filled in this pass: not yet a source */
-        for (uint32_t y = 0; y < side; y++)
-            for (uint32_t x = 0; x < side; x++) {
+        /* Each row's span of sources: rows with none nearby are skipped whole. */
+        for (uint32_t y = 0; y < side; y++) {
+            const uint8_t *row = state + (size_t)y * side;
+            uint32_t lo = 0, hi = side;
+            while (lo < side && row[lo] == 0)
+                lo++;
+            while (hi > lo && row[hi - 1] == 0)
+                hi--;
+            row_lo[y] = lo;
+            row_hi[y] = hi;     /* empty when lo == hi */
+        }
+        for (uint32_t y = 0; y < side; y++) {
+            uint32_t lo = side, hi = 0;
+            for (uint32_t ny = y > 0 ? y - 1 : 0; ny <= y + 1 && ny < side; ny++)
+                if (row_lo[ny] < row_hi[ny]) {
+                    lo = row_lo[ny] < lo ? row_lo[ny] : lo;
+                    hi = row_hi[ny] > hi ? row_hi[ny] : hi;
+                }
+            if (lo >= hi)
+                continue;
+            uint32_t x0 = lo > 0 ? lo - 1 : 0, x1 = hi < side ? hi + 1 : side;
+            for (uint32_t x = x0; x < x1; x++) {
                 size_t at = (size_t)y * side + x;
                 if (state[at] != 0)
                     continue;
@@ -572,9 +613,13 @@ static bool dilate(uint8_t *luxels, const uint8_t *mask, uint32_t side)
                     luxels[at * 3 + c] = (uint8_t)((sum[c] + count / 2) / count);
                 state[at] = marker;
             }
+        }
     }
+done:
     free(state);
-    return true;
+    free(row_lo);
+    free(row_hi);
+    return ok;
 }
 
 static void dilate_job(void *user, size_t index)
@@ -600,6 +645,13 @@ static void fast_job(void *user, size_t block)
     bake_ctx *ctx = user;
     const bake_desc *desc = ctx->desc;
     id_list lights = { 0 };
+    uint32_t *occluders = malloc((desc->light_count + 1) * sizeof *occluders);   /* [light] within this block */
+    if (!occluders) {
+        atomic_store(&ctx->failed, true);
+        return;
+    }
+    for (size_t i = 0; i < desc->light_count; i++)
+        occluders[i] = NO_OCCLUDER;
     size_t end = (block + 1) * BAKE_VERTEX_BLOCK;
     if (end > desc->vertex_count)
         end = desc->vertex_count;
@@ -612,11 +664,12 @@ static void fast_job(void *user, size_t block)
         float normal[3];
         const float *n = unit_normal(vertex->normal, normal) ? normal : NULL;
         for (size_t k = 0; k < lights.count; k++) {
-            float s = light_strength(ctx, &desc->lights[lights.ids[k]], vertex->position, n, true);
+            float s = light_strength(ctx, &desc->lights[lights.ids[k]], vertex->position, n, &occluders[lights.ids[k]]);
             ctx->out->fast_multipliers[(size_t)ctx->fast_ordinal[lights.ids[k]] * desc->vertex_count + v] =
                 quantize(s * 255.0f);
         }
     }
+    free(occluders);
     free(lights.ids);
 }
 
@@ -650,11 +703,12 @@ static void probe_job(void *user, size_t index)
     for (size_t k = 0; k < lights.count; k++) {
         const bake_light *l = &desc->lights[lights.ids[k]];
         if (l->kind == BAKE_LIGHT_STATIC) {
-            float s = light_strength(ctx, l, centre, NULL, true);
+            uint32_t occluder = NO_OCCLUDER;
+            float s = light_strength(ctx, l, centre, NULL, &occluder);
             for (int c = 0; c < 3; c++)
                 rgb[c] += l->color[c] * s;
         } else {
-            float s = light_strength(ctx, l, centre, NULL, false);
+            float s = light_strength(ctx, l, centre, NULL, NULL);
             res->refs[res->ref_count++] = (bake_light_ref){ lights.ids[k], quantize(s * 255.0f) };
         }
     }

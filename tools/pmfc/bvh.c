@@ -31,7 +31,7 @@ typedef struct bvh_box {
 } bvh_box;
 
 typedef struct bvh_bin {
-    bvh_box box;
+    float min[3], max[3];       /* of the triangles (centres are not needed per bin) */
     uint32_t count;
 } bvh_bin;
 
@@ -77,14 +77,30 @@ static void box_add_ref(bvh_box *b, const bvh_ref *r)
     }
 }
 
-static void box_merge(bvh_box *b, const bvh_box *o)
+static void bin_add_ref(bvh_bin *b, const bvh_ref *r)
+{
+    for (int a = 0; a < 3; a++) {
+        b->min[a] = min_f(b->min[a], r->min[a]);
+        b->max[a] = max_f(b->max[a], r->max[a]);
+    }
+    b->count++;
+}
+
+static void bin_merge(bvh_bin *b, const bvh_bin *o)
 {
     for (int a = 0; a < 3; a++) {
         b->min[a] = min_f(b->min[a], o->min[a]);
         b->max[a] = max_f(b->max[a], o->max[a]);
-        b->cmin[a] = min_f(b->cmin[a], o->cmin[a]);
-        b->cmax[a] = max_f(b->cmax[a], o->cmax[a]);
     }
+    b->count += o->count;
+}
+
+static float half_area(const float min[3], const float max[3])
+{
+    float dx = max[0] - min[0], dy = max[1] - min[1], dz = max[2] - min[2];
+    if (dx < 0.0f || dy < 0.0f || dz < 0.0f)
+        return 0.0f;
+    return dx * dy + dy * dz + dz * dx;
 }
 
 static float box_half_area(const bvh_box *b)
@@ -112,16 +128,16 @@ static bool task_split(bvh_ref *refs, const bvh_task *task, bvh_task *left, bvh_
         float extent = task->box.cmax[a] - task->box.cmin[a];
         scale[a] = extent > 0.0f ? (float)BVH_BINS * 0.99999f / extent : 0.0f;
         for (int b = 0; b < BVH_BINS; b++) {
-            box_reset(&bins[a][b].box);
+            for (int k = 0; k < 3; k++) {
+                bins[a][b].min[k] = FLT_MAX;
+                bins[a][b].max[k] = -FLT_MAX;
+            }
             bins[a][b].count = 0;
         }
     }
     for (uint32_t i = task->first; i < task->first + task->count; i++)
-        for (int a = 0; a < 3; a++) {
-            bvh_bin *bin = &bins[a][bin_of(&refs[i], a, task->box.cmin[a], scale[a])];
-            bin->count++;
-            box_add_ref(&bin->box, &refs[i]);
-        }
+        for (int a = 0; a < 3; a++)
+            bin_add_ref(&bins[a][bin_of(&refs[i], a, task->box.cmin[a], scale[a])], &refs[i]);
     int best_axis = -1, best_bin = 0;
     float best_cost = 0.0f;
     for (int a = 0; a < 3; a++) {
@@ -129,23 +145,20 @@ static bool task_split(bvh_ref *refs, const bvh_task *task, bvh_task *left, bvh_
             continue;
         float right_area[BVH_BINS];
         uint32_t right_count[BVH_BINS];
-        bvh_box acc;
-        box_reset(&acc);
-        uint32_t n = 0;
+        bvh_bin acc = bins[a][BVH_BINS - 1];
         for (int b = BVH_BINS - 1; b > 0; b--) {
-            box_merge(&acc, &bins[a][b].box);
-            n += bins[a][b].count;
-            right_area[b] = box_half_area(&acc);
-            right_count[b] = n;
+            if (b < BVH_BINS - 1)
+                bin_merge(&acc, &bins[a][b]);
+            right_area[b] = half_area(acc.min, acc.max);
+            right_count[b] = acc.count;
         }
-        box_reset(&acc);
-        n = 0;
+        acc = bins[a][0];
         for (int b = 0; b < BVH_BINS - 1; b++) {
-            box_merge(&acc, &bins[a][b].box);
-            n += bins[a][b].count;
-            if (n == 0 || right_count[b + 1] == 0)
+            if (b > 0)
+                bin_merge(&acc, &bins[a][b]);
+            if (acc.count == 0 || right_count[b + 1] == 0)
                 continue;
-            float cost = box_half_area(&acc) * (float)n + right_area[b + 1] * (float)right_count[b + 1];
+            float cost = half_area(acc.min, acc.max) * (float)acc.count + right_area[b + 1] * (float)right_count[b + 1];
             if (best_axis < 0 || cost < best_cost) {
                 best_axis = a;
                 best_bin = b;
@@ -159,23 +172,27 @@ static bool task_split(bvh_ref *refs, const bvh_task *task, bvh_task *left, bvh_
     if (task->count <= BVH_LEAF_MAX && area * (float)task->count <= best_cost + BVH_TRAVERSAL_COST * area)
         return false;
 
+    /* Partition, gathering each side's bounds on the way. */
     int a = best_axis;
+    *left = (bvh_task){ .first = task->first, .depth = task->depth + 1 };
+    *right = (bvh_task){ .depth = task->depth + 1 };
+    box_reset(&left->box);
+    box_reset(&right->box);
     uint32_t i = task->first, j = task->first + task->count;
     while (i < j) {
         if (bin_of(&refs[i], a, task->box.cmin[a], scale[a]) <= best_bin) {
+            box_add_ref(&left->box, &refs[i]);
             i++;
         } else {
+            box_add_ref(&right->box, &refs[i]);
             bvh_ref swap = refs[i];
             refs[i] = refs[--j];
             refs[j] = swap;
         }
     }
-    *left = (bvh_task){ .first = task->first, .count = i - task->first, .depth = task->depth + 1 };
-    *right = (bvh_task){ .first = i, .count = task->first + task->count - i, .depth = task->depth + 1 };
-    box_reset(&left->box);
-    box_reset(&right->box);
-    for (int b = 0; b < BVH_BINS; b++)
-        box_merge(b <= best_bin ? &left->box : &right->box, &bins[a][b].box);
+    left->count = i - task->first;
+    right->first = i;
+    right->count = task->first + task->count - i;
     return true;
 }
 
@@ -459,6 +476,18 @@ bool bvh_segment_occluded(const bvh *tree, const float from[3], const float to[3
             node = stack[--sp];
         }
     }
+}
+
+bool bvh_triangle_blocks(const float triangle[9], const float from[3], const float to[3], float s_min, float s_max)
+{
+    float t[9], d[3];
+    for (int a = 0; a < 3; a++) {
+        t[a] = triangle[a];
+        t[3 + a] = triangle[3 + a] - triangle[a];
+        t[6 + a] = triangle[6 + a] - triangle[a];
+        d[a] = to[a] - from[a];
+    }
+    return triangle_hit(t, from, d, s_min, s_max);
 }
 
 static bool boxes_overlap(const float amin[3], const float amax[3], const float bmin[3], const float bmax[3])

@@ -34,6 +34,10 @@ void bvh_free(bvh *tree);
 bool bvh_segment_occluded(const bvh *tree, const float from[3], const float to[3], float s_min, float s_max,
                           uint32_t *hit);
 
+/* The same test against one triangle (x0 y0 z0 x1 ... z2), e.g. the last one that blocked a
+ * similar segment. */
+bool bvh_triangle_blocks(const float triangle[9], const float from[3], const float to[3], float s_min, float s_max);
+
 /* Appends to *ids (growing *ids / *capacity with realloc) the input indices of every triangle whose
  * bounding box overlaps [min, max]; returns the new count, or (size_t)-1 when out of memory. */
 size_t bvh_query_box(const bvh *tree, const float min[3], const float max[3], uint32_t **ids, size_t *capacity,
