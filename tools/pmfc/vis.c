@@ -6,7 +6,10 @@
  * segment from the cell to the target crosses that plane inside the cross-section). When no single
  * plane does, the larger box is halved and each half-pair must be proven hidden on its own, down to
  * a depth set by rays_per_pair. Whatever cannot be proven hidden is visible, so sampling only ever
- * makes the answer faster, never wrong. */
+ * makes the answer faster, never wrong.
+ *
+ * Each plane's triangles are indexed once in a coverage quadtree (full / empty / a few triangles
+ * tested exactly), and the targets sit in a tree so that one proof can hide a whole group. */
 #include "bake.h"
 #include "bake_internal.h"
 #include "bvh.h"
@@ -21,7 +24,7 @@
 #define VIS_GAP 1e-4f           /* metres: occluders this close to the cell or target are not between them */
 #define VIS_PLANE_TOLERANCE 1e-5f   /* relative: a triangle this flat along an axis lies in that plane */
 #define VIS_SLIVER 1e-4         /* metres: uncovered pieces thinner than this are seams between triangles */
-#define VIS_MAX_PLANES 16      /* candidate planes remembered per pair */
+#define VIS_MAX_PLANES 16       /* candidate planes remembered per pair */
 #define VIS_MAX_PIECES 128      /* uncovered pieces tracked at once; more = give up (open) */
 #define VIS_MAX_POLY 16
 #define VIS_FULL_TEST_MAX 24    /* quadtree squares overlapped by more triangles are split, not tested */
@@ -199,7 +202,9 @@ static bool triangle_plane(const float t[9], vis_plane *out)
 
 static bool plane_between(const vis_box *c, const vis_box *t, int a, float k)
 {
-    return (c->max[a] + VIS_GAP < k && k < t->min[a] - VIS_GAP) || (t->max[a] + VIS_GAP < k && k < c->min[a] - VIS_GAP);
+    /* Also clear of the slack a triangle may lean by and still count as lying in the plane. */
+    float gap = VIS_GAP + VIS_PLANE_TOLERANCE * fmaxf(1.0f, fabsf(k));
+    return (c->max[a] + gap < k && k < t->min[a] - gap) || (t->max[a] + gap < k && k < c->min[a] - gap);
 }
 
 static double poly_area(const vis_poly *poly)
