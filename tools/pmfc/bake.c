@@ -362,9 +362,10 @@ static void patch_bounds(const bake_patch *patch, float min[3], float max[3])
     }
 }
 
-static bool patch_valid(const bake_desc *desc, const bake_patch *patch)
+/* A patch on a lightmap that is baked (see bake_run: not too large, with luxels). */
+static bool patch_valid(const bake_ctx *ctx, const bake_patch *patch)
 {
-    return patch->lightmap < desc->lightmap_count && desc->lightmaps[patch->lightmap].size_exp <= 15;
+    return patch->lightmap < ctx->desc->lightmap_count && ctx->masks[patch->lightmap] != NULL;
 }
 
 static uint32_t lightmap_side(const bake_lightmap *lm)
@@ -379,7 +380,7 @@ static void bake_patch_job(void *user, size_t index)
     bake_ctx *ctx = user;
     const bake_desc *desc = ctx->desc;
     const bake_patch *patch = &desc->patches[index];
-    if (!patch_valid(desc, patch) || atomic_load(&ctx->failed))
+    if (!patch_valid(ctx, patch) || atomic_load(&ctx->failed))
         return;
     bake_lightmap *lm = &desc->lightmaps[patch->lightmap];
     uint32_t side = lightmap_side(lm);
@@ -627,9 +628,10 @@ static void dilate_job(void *user, size_t index)
     bake_ctx *ctx = user;
     const bake_desc *desc = ctx->desc;
     /* Lightmaps first, then layers (each with its lightmap's coverage). */
-    bool ok;
+    bool ok = true;
     if (index < desc->lightmap_count) {
-        ok = dilate(desc->lightmaps[index].luxels, ctx->masks[index], lightmap_side(&desc->lightmaps[index]));
+        if (ctx->masks[index])  /* none for a lightmap that is not baked */
+            ok = dilate(desc->lightmaps[index].luxels, ctx->masks[index], lightmap_side(&desc->lightmaps[index]));
     } else {
         const bake_layer *layer = &ctx->out->layers[index - desc->lightmap_count];
         ok = dilate(layer->luxels, ctx->masks[layer->lightmap], lightmap_side(&desc->lightmaps[layer->lightmap]));
@@ -786,7 +788,7 @@ bool bake_run(const bake_desc *desc, bake_result *out)
         goto fail;
     for (size_t i = 0; i < desc->lightmap_count; i++) {
         bake_lightmap *lm = &desc->lightmaps[i];
-        if (lm->size_exp > 15)
+        if (lm->size_exp > 15 || !lm->luxels)
             continue;
         size_t side = lightmap_side(lm);
         ctx.masks[i] = calloc(side * side, 1);

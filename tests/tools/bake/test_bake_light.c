@@ -260,6 +260,22 @@ int main(void)
     bake_result_free(&res);
     CHECK(res.layers == NULL && res.probes == NULL);
 
+    /* Patches that do not fit: one on a lightmap that does not exist is skipped, one running off
+     * the lightmap's edge is cut there. */
+    bake_patch odd[2] = {
+        { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 0, 1 }, { 0, 1, 0 }, 7, 0, 0, 4, 4 },
+        { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 0, 1 }, { 0, 1, 0 }, 0, 60, 62, 10, 10 },
+    };
+    bake_light lamp = { BAKE_LIGHT_STATIC, { 2, 1, 2 }, { 1, 1, 1 }, 1.0f, 3.0f };
+    bake_desc edge = { .lights = &lamp, .light_count = 1, .lightmaps = &f.lightmap, .lightmap_count = 1,
+                       .patches = odd, .patch_count = 2, .ambient = { 0.1f, 0.1f, 0.1f } };
+    CHECK(bake_run(&edge, &res));
+    /* Luxel (1, 1) of the second patch sits at (1.5, 0, 1.5), 1.22 m from the lamp. */
+    float lit[3] = { 1.5f, 0, 1.5f };
+    const float up[3] = { 0, 1, 0 };
+    check_near(f.lightmap.luxels[((size_t)63 * SIDE + 61) * 3], 255.0 * (0.1 + expected_light(lamp.position, 3.0f, lit, up)));
+    bake_result_free(&res);
+
     /* Nothing to bake: no lights, no patches. */
     bake_desc empty = { .ambient = { 0.5f, 0.5f, 0.5f } };
     CHECK(bake_run(&empty, &res));
