@@ -208,8 +208,24 @@ static void random_scenes_never_hide_the_visible(void)
     CHECK(hidden > pairs / 20);    /* the proofs do find occlusion, not only "all visible" */
 }
 
+/* No occluders: everything is visible; no targets: every list is empty. */
+static void degenerate_inputs(void)
+{
+    const vis_box cells[2] = { { { 0, 0, 0 }, { 1, 1, 1 } }, { { 50, 0, 0 }, { 51, 1, 1 } } };
+    const vis_box targets[3] = { { { 10, 0, 0 }, { 11, 1, 1 } }, { { -30, 5, 5 }, { -29, 6, 6 } }, { { 50, 0, 0 }, { 51, 1, 1 } } };
+    scene none = { 0 };
+    vis_result res;
+    run(&none, cells, 2, targets, 3, 0, &res);
+    CHECK(res.visible_count[0] == 3 && res.visible_count[1] == 3);
+    vis_result_free(&res, 2);
+    run(&none, cells, 2, targets, 0, 0, &res);
+    CHECK(res.visible_count[0] == 0 && res.visible[0] == NULL);
+    vis_result_free(&res, 2);
+}
+
 int main(void)
 {
+    degenerate_inputs();
     walls_hide();
     random_scenes_never_hide_the_visible();
     puts("test_bake_vis: ok");
