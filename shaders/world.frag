@@ -17,8 +17,20 @@ uniform float u_exposure;
 uniform int u_mode;                          // 0 full, 1 lightmap, 2 fullbright
 uniform int u_wire;                          // 1: flat wireframe colour
 uniform vec4 u_wire_color;
+uniform int u_luxel_grid;                   // 1: darken lightmap luxel edges (density check)
 
 out vec4 o_color;
+
+// Atlas texels are the lightmaps' luxels one to one, so their edges are the luxel grid.
+vec3 luxel_grid(vec3 c)
+{
+    if (u_luxel_grid == 0)
+        return c;
+    vec2 t = v_lm_uv.xy * vec2(textureSize(u_light_atlas, 0).xy);
+    vec2 from_edge = abs(fract(t) - 0.5);
+    vec2 line = smoothstep(vec2(0.5) - fwidth(t), vec2(0.5), from_edge);
+    return mix(c, vec3(1.0, 0.85, 0.1), 0.7 * max(line.x, line.y));
+}
 
 void main()
 {
@@ -28,7 +40,7 @@ void main()
     }
     vec3 L = texture(u_light_atlas, v_lm_uv).rgb + v_fast;
     if (u_mode == 1) {
-        o_color = vec4(clamp(u_exposure * L, 0.0, 1.0), 1.0);
+        o_color = vec4(luxel_grid(clamp(u_exposure * L, 0.0, 1.0)), 1.0);
         return;
     }
     if (u_mode == 2)
@@ -42,5 +54,5 @@ void main()
         m = texture(u_matcap, vec2(0.5 + 0.5 * n.x, 0.5 - 0.5 * n.y)).rgb;
     }
     vec3 lit = a * ((1.0 - u_shading) + u_shading * L) + u_emission + u_shine * m;
-    o_color = vec4(clamp(u_exposure * lit, 0.0, 1.0), u_color.a * texel.a);
+    o_color = vec4(luxel_grid(clamp(u_exposure * lit, 0.0, 1.0)), u_color.a * texel.a);
 }

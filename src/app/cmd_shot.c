@@ -36,6 +36,7 @@ static const char shot_usage[] =
     "  --light ID=on|off      dynamic light enable by global ID (repeatable)\n"
     "  --fast ID=0..255       fast light intensity by global ID (repeatable)\n"
     "  --no-vis               ignore visibility data (frustum culling only)\n"
+    "  --luxel-grid           draw the lightmap luxel grid over the picture\n"
     "  --radius N             streaming radius in chunks (default 8)\n"
     "  --msaa N               multisample anti-aliasing with N samples\n"
     "  --game DIR             game directory for unprefixed texture paths\n"
@@ -142,13 +143,16 @@ static int parse_args(int argc, char **argv, shot_options *o)
         }
         if (!strcmp(a, "-h") || !strcmp(a, "--help"))
             return -1;
-        if (eq && (!strcmp(a, "--no-vis") || !strcmp(a, "--stats")))
+        if (eq && (!strcmp(a, "--no-vis") || !strcmp(a, "--stats") || !strcmp(a, "--luxel-grid")))
             return usage_error("option '%s' takes no value", a);
         if (!strcmp(a, "--no-vis")) {
             o->settings.vis = SCENE_VIS_OFF;
             takes = false;
         } else if (!strcmp(a, "--stats")) {
             o->stats = true;
+            takes = false;
+        } else if (!strcmp(a, "--luxel-grid")) {
+            o->settings.luxel_grid = true;
             takes = false;
         } else if (a[0] != '-') {
             if (o->file)

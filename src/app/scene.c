@@ -658,7 +658,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
         full.tile_h = full.height;
     }
     render_frame f = { .mode = (int)s->settings.mode, .exposure = s->settings.exposure, .time = s->settings.time,
-                       .wireframe = s->settings.wireframe,
+                       .wireframe = s->settings.wireframe, .luxel_grid = s->settings.luxel_grid,
                        .eye = { (float)cam->local[0], (float)cam->local[1], (float)cam->local[2] } };
     memcpy(f.wind, s->wind, sizeof f.wind);
     float proj[16], vp_full[16], planes[6][4];

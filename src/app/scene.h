@@ -67,6 +67,7 @@ typedef struct scene_settings {
     float exposure;                  /* k; 0 = 1 */
     scene_vis vis;
     bool wireframe;                  /* lines over the shaded frame */
+    bool luxel_grid;                 /* lightmap luxel edges drawn over the frame (density check) */
     bool no_sky;                     /* black background instead of the sky */
     double time;                     /* seconds: texture animation, UV scroll, liquids, clouds */
 } scene_settings;

@@ -21,6 +21,7 @@ static const char *const key_help[][2] = {
     { "PageUp / PageDown", "previous / next level" },
     { "F2 F3 F4", "mode: full / lightmap / fullbright" },
     { "F5", "wireframe overlay" },
+    { "F6", "lightmap luxel grid" },
     { "F7", "light-probe overlay (cube lighting)" },
     { "F8", "visibility: on / off / frozen" },
     { "F9", "sky on / off" },

@@ -494,6 +494,7 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
                         : v->settings.vis == SCENE_VIS_OFF ? SCENE_VIS_FROZEN : SCENE_VIS_ON;
         say(v, "visibility %s", v->settings.vis == SCENE_VIS_ON ? "on" : v->settings.vis == SCENE_VIS_OFF ? "off" : "frozen");
         break;
+    case SDLK_F6: v->settings.luxel_grid = !v->settings.luxel_grid; say(v, "luxel grid %s", v->settings.luxel_grid ? "on" : "off"); break;
     case SDLK_F9: v->settings.no_sky = !v->settings.no_sky; say(v, "sky %s", v->settings.no_sky ? "off" : "on"); break;
     case SDLK_F11: {
         bool full = (SDL_GetWindowFlags(v->window) & SDL_WINDOW_FULLSCREEN_DESKTOP) != 0;

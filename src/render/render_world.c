@@ -26,7 +26,7 @@ typedef struct gpu_material {
 
 typedef struct world_uniforms {
     GLint view_proj, view, uv_offset, fast_table, liquid, wave, wave_offset, time, page;
-    GLint texture, light_atlas, matcap, color, emission, shading, shine, exposure, mode, wire, wire_color;
+    GLint texture, light_atlas, matcap, color, emission, shading, shine, exposure, mode, wire, wire_color, luxel_grid;
 } world_uniforms;
 
 typedef struct sky_uniforms { GLint view_proj, texture, color, cloud, uv_offset, exposure; } sky_uniforms;
@@ -75,6 +75,7 @@ struct render_world {
 
     gpu_chunk *chunks;
     size_t chunk_count, chunk_cap;
+    uint64_t resident_vertices, resident_indices;
 
     render_light *lights;            /* sorted by (fast, id) */
     size_t light_count, light_cap;
@@ -88,6 +89,8 @@ struct render_world {
     size_t cmd_cap;
     float *table;
     size_t table_cap;
+    uint32_t *material_mark;         /* per material: the draw serial that last drew it */
+    uint32_t draw_serial;
 };
 
 static bool reserve(void **p, size_t *cap, size_t need, size_t elem)
@@ -450,6 +453,7 @@ static void lookup_uniforms(render_world *w)
     u->mode = glGetUniformLocation(p, "u_mode");
     u->wire = glGetUniformLocation(p, "u_wire");
     u->wire_color = glGetUniformLocation(p, "u_wire_color");
+    u->luxel_grid = glGetUniformLocation(p, "u_luxel_grid");
     glUseProgram(p);
     glUniform1i(u->texture, 0);
     glUniform1i(u->light_atlas, 1);
@@ -471,7 +475,10 @@ static void lookup_uniforms(render_world *w)
 render_world *render_world_create(const render_world_desc *desc, char *err, size_t err_size)
 {
     render_world *w = calloc(1, sizeof *w);
-    if (!w || !(w->materials = calloc(desc->lvl->common.material_count + 1u, sizeof *w->materials))) {
+    if (!w || !(w->materials = calloc(desc->lvl->common.material_count + 1u, sizeof *w->materials))
+        || !(w->material_mark = calloc(desc->lvl->common.material_count + 1u, sizeof *w->material_mark))) {
+        if (w)
+            free(w->materials);
         free(w);
         snprintf(err, err_size, "out of memory");
         return NULL;
@@ -548,6 +555,7 @@ void render_world_destroy(render_world *w)
     free(w->ranges);
     free(w->cmds);
     free(w->table);
+    free(w->material_mark);
     free(w);
 }
 
@@ -556,6 +564,12 @@ uint64_t render_world_gpu_bytes(const render_world *w)
     return (uint64_t)w->vertices.capacity * sizeof(gpu_vertex) + (uint64_t)w->indices.capacity * 4u
          + (uint64_t)w->fast_table.capacity * 16u
          + (uint64_t)w->atlas_layers * w->page_size * w->page_size * 8u;
+}
+
+void render_world_chunk_bytes(const render_world *w, uint64_t *vertices, uint64_t *bytes)
+{
+    *vertices = w->resident_vertices;
+    *bytes = w->resident_vertices * sizeof(gpu_vertex) + w->resident_indices * 4u;
 }
 
 /* ---- chunks -------------------------------------------------------------------------------- */
@@ -612,6 +626,8 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
     free(verts);
 
     gc->mc = mc;
+    w->resident_vertices += mc->vertex_count;
+    w->resident_indices += mc->index_count;
     gc->vertex_base = vbase;
     gc->index_base = ibase;
     gc->fast_base = slots;
@@ -655,6 +671,8 @@ void render_world_remove(render_world *w, int handle)
     render_arena_free(&w->vertices, gc->vertex_base, gc->mc->vertex_count);
     render_arena_free(&w->indices, gc->index_base, gc->mc->index_count);
     render_arena_free(&w->fast_table, gc->fast_base, gc->mc->fast_light_count);
+    w->resident_vertices -= gc->mc->vertex_count;
+    w->resident_indices -= gc->mc->index_count;
     gc->mc = NULL;
 }
 
@@ -835,8 +853,14 @@ void render_world_draw(render_world *w, const render_frame *f, render_frame_stat
     if (!reserve((void **)&w->cmds, &w->cmd_cap, range_count + 1, sizeof *w->cmds))
         return;
     size_t n = 0;
-    for (size_t i = 0; i < item_count; i++)
+    w->draw_serial++;
+    for (size_t i = 0; i < item_count; i++) {
         n = emit_item(w, f, &w->items[i], n, stats);
+        if (w->material_mark[w->items[i].material] != w->draw_serial) {
+            w->material_mark[w->items[i].material] = w->draw_serial;
+            stats->materials++;
+        }
+    }
 
     glBindVertexArray(w->vao);
     if (w->mdi) {
@@ -854,6 +878,7 @@ void render_world_draw(render_world *w, const render_frame *f, render_frame_stat
     glUniform1f(u->exposure, f->exposure);
     glUniform1i(u->mode, f->mode);
     glUniform1i(u->wire, 0);
+    glUniform1i(u->luxel_grid, f->luxel_grid);
     glUniform1f(u->time, (float)f->time);
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);

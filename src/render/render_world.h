@@ -65,6 +65,7 @@ typedef struct render_frame {
     double time;                     /* seconds */
     float wind[3];                   /* the weather environment's wind, for liquids */
     bool wireframe;
+    bool luxel_grid;                 /* lightmap luxel edges over the frame */
     const render_draw_chunk *chunks;
     size_t chunk_count;
 } render_frame;
@@ -72,6 +73,7 @@ typedef struct render_frame {
 typedef struct render_frame_stats {
     uint64_t triangles;
     uint32_t draw_calls;
+    uint32_t materials;              /* distinct materials among the batches drawn */
 } render_frame_stats;
 
 /* Starts a frame in the bound framebuffer: viewport (0, 0, width, height), colour black, depth 1. */
@@ -94,5 +96,7 @@ void render_mat4_mul(const float a[16], const float b[16], float out[16]);
 
 /* Bytes of vertex, index and atlas memory in use. */
 uint64_t render_world_gpu_bytes(const render_world *w);
+/* The resident chunks' vertices, and the bytes their vertex + index data take in the arenas. */
+void render_world_chunk_bytes(const render_world *w, uint64_t *vertices, uint64_t *bytes);
 
 #endif

@@ -144,6 +144,30 @@ static int test_modes(void)
     return 0;
 }
 
+/* The wall's 4x4 lightmap spans 16 m, 4 m a luxel; the view at 4 m sees its middle 6.1 m, so
+ * the one luxel edge in view is the wall's centre line: yellow there, L on either side. */
+static int test_luxel_grid(void)
+{
+    rt_map m = { 0 };
+    wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 128, 64, 32 }, NULL);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image img;
+    RT_CHECK(rt_shot("map.pmf", "grid.png", "--mode lightmap --luxel-grid") == 0 && rt_load(&img, "grid.png"));
+    int y = img.h * 5 / 8, lines = 0;
+    for (int x = 2; x < img.w - 2; x++) {
+        const uint8_t *p = img.rgb + 3 * ((size_t)y * img.w + x);
+        lines += p[0] > 140 && p[1] > 90 && p[2] < 50;
+    }
+    bool plain = rt_expect(&img, img.w / 4, y, 128, 64, 32) && rt_expect(&img, img.w * 3 / 4, y, 128, 64, 32);
+    bool centre = rt_expect(&img, img.w / 2, y, 172, 117, 30);
+    rt_free(&img);
+    rt_map_free(&m);
+    RT_CHECK(plain && centre);
+    RT_CHECK(lines >= 1 && lines <= 3);
+    RT_CHECK(rt_shot("map.pmf", "bad.png", "--luxel-grid=1") == 1);
+    return 0;
+}
+
 static int test_exposure(void)
 {
     rt_map m = { 0 };
@@ -479,6 +503,7 @@ static const rt_test tests[] = {
     { "fast_light", test_fast_light },
     { "modes", test_modes },
     { "exposure", test_exposure },
+    { "luxel_grid", test_luxel_grid },
     { "grid_void", test_grid_void },
     { "visibility", test_visibility },
     { "levels", test_levels },
