@@ -65,6 +65,8 @@ typedef struct shot_options {
     int light_count;
     struct { uint32_t id; uint8_t intensity; } fasts[256];
     int fast_count;
+    double started;                  /* cmd_shot entry, before the GL context */
+    double first_frame;              /* seconds from started to the first complete frame; <0 = none yet */
 } shot_options;
 
 static int usage_error(const char *fmt, const char *arg)
@@ -516,7 +518,7 @@ static void set_camera(scene *s, const shot_options *o, const shot_camera *sc)
     scene_set_camera(s, &cam);
 }
 
-static void print_stats(scene *s)
+static void print_stats(scene *s, const shot_options *o)
 {
     scene_stats st;
     scene_get_stats(s, &st);
@@ -526,15 +528,20 @@ static void print_stats(scene *s)
             "visible chunks: %u\n"
             "triangles: %llu\n"
             "draw calls: %u\n"
+            "world draw calls: %u\n"
+            "visible materials: %u\n"
             "time to first complete frame: %.3f s\n"
+            "process time to first complete frame: %.3f s\n"
             "decode time: %.3f s (summed over stream workers)\n"
             "mesh time: %.3f s (summed over stream workers)\n"
             "upload time: %.3f s\n"
             "gpu memory: %.1f MiB\n"
+            "gpu bytes per vertex: %.2f\n"
             "draw path: %s (OpenGL %d.%d, %s)\n",
             st.chunks_loaded, st.chunks_present, st.chunks_streaming, st.chunks_failed, st.visible_chunks,
-            (unsigned long long)st.triangles, st.draw_calls, st.first_complete_seconds, st.decode_seconds,
-            st.mesh_seconds, st.upload_seconds, st.gpu_bytes / 1048576.0,
+            (unsigned long long)st.triangles, st.draw_calls, st.world_draw_calls, st.visible_materials,
+            st.first_complete_seconds, o->first_frame, st.decode_seconds, st.mesh_seconds, st.upload_seconds,
+            st.gpu_bytes / 1048576.0, st.chunk_vertices ? (double)st.chunk_buffer_bytes / (double)st.chunk_vertices : 0.0,
             st.multi_draw_indirect ? "glMultiDrawElementsIndirect" : "glDrawElementsBaseVertex",
             caps->gl_major, caps->gl_minor, caps->renderer);
 }
@@ -559,12 +566,28 @@ static shot_camera path_camera(const shot_camera *path, size_t count, int i, int
     return c;
 }
 
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Of sorted values. */
+static double median(const double *v, size_t n)
+{
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) * 0.5;
+}
+
 /* Renders every camera (or the --frames benchmark) with a ready scene. Exit code. */
 static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_count, const shot_camera *path,
                size_t path_count)
 {
     shot_frame fr = { 0 };
-    if (!frame_create(&fr, o->width, o->height, o->msaa)) {
+    double *frame_times = o->frames ? malloc((size_t)o->frames * sizeof *frame_times) : NULL;
+    if ((o->frames && !frame_times) || !frame_create(&fr, o->width, o->height, o->msaa)) {
+        if (o->frames && !frame_times)
+            fprintf(stderr, "pmfview: out of memory\n");
+        free(frame_times);
         frame_destroy(&fr);
         return EXIT_RUNTIME;
     }
@@ -582,7 +605,7 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
             break;
         }
         if (o->frames) {
-            double total = 0;
+            double total = 0, render = 0;
             for (int i = 0; i < o->frames; i++) {
                 if (path) {
                     shot_camera pc = path_camera(path, path_count, i, o->frames);
@@ -590,17 +613,29 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
                 }
                 double t0 = now_seconds();
                 scene_update(s, 4.0);
+                double t1 = now_seconds();
                 render_target_bind(&fr.target);
                 scene_draw(s, &(scene_viewport){ .width = fr.target.width, .height = fr.target.height });
                 render_wait_idle();
-                total += now_seconds() - t0;
+                double t2 = now_seconds();
+                if (o->first_frame < 0 && scene_view_complete(s))
+                    o->first_frame = t2 - o->started;
+                frame_times[i] = t2 - t0;
+                total += t2 - t0;
+                render += t2 - t1;
             }
             fprintf(stderr, "frames: %d, average frame time: %.3f ms (%.1f fps)\n", o->frames,
                     total / o->frames * 1000.0, o->frames / (total > 0 ? total : 1e-9));
+            qsort(frame_times, (size_t)o->frames, sizeof *frame_times, compare_double);
+            fprintf(stderr, "render time: average %.3f ms\n", render / o->frames * 1000.0);
+            fprintf(stderr, "frame times: min %.3f ms, median %.3f ms, max %.3f ms\n", frame_times[0] * 1000.0,
+                    median(frame_times, (size_t)o->frames) * 1000.0, frame_times[o->frames - 1] * 1000.0);
             if (path)
                 set_camera(s, o, &cams[c]);
         }
         frame_render(&fr, s, o->width, o->height);
+        if (o->first_frame < 0)
+            o->first_frame = now_seconds() - o->started;
         char out[4096];
         if (cam_count > 1 || o->cameras_file) {
             if (!output_path(o->output, &cams[c], c, out, sizeof out)) {
@@ -614,12 +649,14 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         if (!write_png(out, o->width, o->height, fr.image))
             rc = EXIT_RUNTIME;
     }
+    free(frame_times);
     frame_destroy(&fr);
     return rc;
 }
 
 int cmd_shot(int argc, char **argv)
 {
+    double started = now_seconds();
     shot_options o;
     int rc = parse_args(argc, argv, &o);
     if (rc < 0) {
@@ -628,6 +665,8 @@ int cmd_shot(int argc, char **argv)
     }
     if (rc)
         return rc;
+    o.started = started;
+    o.first_frame = -1;
     shot_camera *cams = NULL, *path = NULL;
     size_t cam_count = 1, path_count = 0;
     if (o.cameras_file && (rc = read_cameras(o.cameras_file, &cams, &cam_count)))
@@ -667,7 +706,7 @@ int cmd_shot(int argc, char **argv)
             scene_set_fast_light(s, o.fasts[i].id, o.fasts[i].intensity);
         rc = run(s, &o, cams, cam_count, path, path_count);
         if (o.stats && !rc)
-            print_stats(s);
+            print_stats(s, &o);
         scene_close(s);
     }
     render_headless_destroy(ctx);

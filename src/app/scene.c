@@ -63,7 +63,8 @@ struct scene {
     size_t draw_cap;
 
     double opened_at, first_complete, upload_seconds;
-    render_frame_stats last_frame;
+    render_frame_stats last_frame;   /* sky + world */
+    render_frame_stats last_world;   /* the chunks alone */
     uint32_t visible_chunks;
     scene_failure_entry failures[16];  /* the first chunks that failed to load */
     uint32_t failure_count;
@@ -746,7 +747,11 @@ void scene_draw(scene *s, const scene_viewport *vp)
     }
     f.chunks = s->draws;
     f.chunk_count = count;
-    render_world_draw(s->world, &f, &stats);
+    render_frame_stats world = { 0 };
+    render_world_draw(s->world, &f, &world);
+    s->last_world = world;
+    stats.triangles += world.triangles;
+    stats.draw_calls += world.draw_calls;
     s->last_frame = stats;
     s->visible_chunks = (uint32_t)count;
     if (s->first_complete < 0 && scene_view_complete(s))
@@ -764,12 +769,15 @@ void scene_get_stats(const scene *s, scene_stats *out)
     out->chunks_failed = st.failed;
     out->triangles = s->last_frame.triangles;
     out->draw_calls = s->last_frame.draw_calls;
+    out->world_draw_calls = s->last_world.draw_calls;
+    out->visible_materials = s->last_world.materials;
     out->visible_chunks = s->visible_chunks;
     out->first_complete_seconds = s->first_complete;
     out->decode_seconds = st.decode_seconds;
     out->mesh_seconds = st.prepare_seconds;
     out->upload_seconds = s->upload_seconds;
     out->gpu_bytes = render_world_gpu_bytes(s->world);
+    render_world_chunk_bytes(s->world, &out->chunk_vertices, &out->chunk_buffer_bytes);
     out->multi_draw_indirect = render_get_caps()->multi_draw_indirect;
 }
 

@@ -119,12 +119,16 @@ typedef struct scene_stats {
     uint32_t chunks_failed;
     uint64_t triangles;              /* drawn in the last frame */
     uint32_t draw_calls;             /* GL draw calls in the last frame (multi-draws count 1) */
+    uint32_t world_draw_calls;       /* of those, the chunks' (sky and 3D skybox not counted) */
+    uint32_t visible_materials;      /* distinct level materials among the chunks' batches drawn */
     uint32_t visible_chunks;         /* chunks drawn in the last frame */
     double first_complete_seconds;   /* scene_open to the first frame drawn with the view complete; <0 = not yet */
     double decode_seconds;           /* summed over stream workers: read + LZ4F + decode */
     double mesh_seconds;             /* summed over stream workers: meshing */
     double upload_seconds;           /* main thread: GPU uploads */
     uint64_t gpu_bytes;              /* vertex + index + lightmap bytes resident */
+    uint64_t chunk_vertices;         /* vertices of the resident chunks */
+    uint64_t chunk_buffer_bytes;     /* their vertex + index data in the GPU buffers */
     bool multi_draw_indirect;        /* the GL 4.3 path is in use */
 } scene_stats;
 void scene_get_stats(const scene *s, scene_stats *out);

@@ -218,6 +218,58 @@ static int test_grid_void(void)
     return 0;
 }
 
+/* The first number after `name` in text, or -1. */
+static double stat_value(const char *text, const char *name)
+{
+    const char *p = strstr(text, name);
+    return p ? atof(p + strlen(name)) : -1.0;
+}
+
+/* The figures `shot --stats --frames` prints for the benchmarks (docs/bench.md): 3 chunks in a
+ * row seen from the side, material "a" in the first and last, "b" in the middle. */
+static int test_stats(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 3, 1, 1 }, ORIGIN);
+    uint8_t a = rt_material(l, "a", NULL, 0, 0), b = rt_material(l, "b", NULL, 0, 0);
+    rt_chunk *c[3];
+    for (uint32_t i = 0; i < 3; i++)
+        c[i] = rt_chunk_add(l, (pmf_chunk_coord){ i, 0, 0 });
+    float q[4][3];
+    rt_wall_x(q, -8, 0, -8, 8, 0, false);
+    rt_geom_quad(c[0], 0, a, rt_lightmap(c[0], 1, 90, 90, 90), q);
+    rt_wall_x(q, 0, 8, -8, 8, 0, false);
+    rt_geom_quad(c[1], 0, b, rt_lightmap(c[1], 1, 90, 90, 90), q);
+    rt_wall_x(q, 0, 64, -64, 64, 0, false);
+    rt_geom_quad(c[2], 0, a, rt_lightmap(c[2], 1, 90, 90, 90), q);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    RT_CHECK(rt_run("shot map.pmf -o out.png --size 64x64 --fov 90 --camera -20,0,0,-90,0 --frames 3 --stats", NULL) == 0);
+    static char text[8192];
+    FILE *f = fopen("stderr.txt", "r");
+    RT_CHECK(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    const char *baseline = getenv("PMFVIEW_GL_BASELINE");
+    bool mdi = !(baseline && baseline[0] == '1');
+    RT_CHECK(stat_value(text, "\ntriangles: ") == 6);
+    /* One multi-draw per material (GL 4.3), else one draw per chunk range. */
+    RT_CHECK(stat_value(text, "\nvisible materials: ") == 2);
+    RT_CHECK(stat_value(text, "\nworld draw calls: ") == (mdi ? 2 : 3));
+    /* 12 vertices, 18 indices: at most the 32-byte vertex + 1.5 32-bit indices. */
+    double bpv = stat_value(text, "\ngpu bytes per vertex: ");
+    RT_CHECK(bpv >= 12 && bpv <= 38);
+    double first = stat_value(text, "\nprocess time to first complete frame: ");
+    double from_open = stat_value(text, "\ntime to first complete frame: ");
+    RT_CHECK(first > 0 && first < 60 && from_open >= 0 && from_open <= first);
+    double render = stat_value(text, "render time: average ");
+    RT_CHECK(render > 0 && render < 10000);
+    double fmin = stat_value(text, "frame times: min "), fmed = stat_value(text, ", median "), fmax = stat_value(text, ", max ");
+    RT_CHECK(fmin > 0 && fmin <= fmed && fmed <= fmax && render <= fmax);
+    rt_map_free(&m);
+    return 0;
+}
+
 /* Root cube 0 with children: the camera's cube (+X,+Y,+Z octant, cube 1) lists only cube 2
  * (the left wall) as visible; cube 3 (the right wall) is in the frustum but hidden. */
 static int test_visibility(void)
@@ -505,6 +557,7 @@ static const rt_test tests[] = {
     { "exposure", test_exposure },
     { "luxel_grid", test_luxel_grid },
     { "grid_void", test_grid_void },
+    { "stats", test_stats },
     { "visibility", test_visibility },
     { "levels", test_levels },
     { "extended_cube", test_extended_cube },
