@@ -6,6 +6,7 @@ layout(location = 2) in uvec2 a_lm_uv;       // atlas UV in 1/65536
 layout(location = 3) in uvec4 a_fast_slot;   // 255 = unused
 layout(location = 4) in vec4 a_fast_mult;    // normalised multipliers
 layout(location = 5) in vec4 a_chunk;        // per draw: chunk offset, fast-light base
+layout(location = 6) in float a_page;        // per draw: lightmap atlas page
 
 uniform mat4 u_view_proj;
 uniform mat4 u_view;
@@ -21,7 +22,6 @@ out vec2 v_uv;
 out vec3 v_lm_uv;
 out vec3 v_fast;
 out vec3 v_view_pos;
-uniform float u_page;
 
 void main()
 {
@@ -38,7 +38,7 @@ void main()
     }
     v_fast = fast;
     v_uv = a_uv + u_uv_offset;
-    v_lm_uv = vec3(vec2(a_lm_uv) * (1.0 / 65536.0), u_page);
+    v_lm_uv = vec3(vec2(a_lm_uv) * (1.0 / 65536.0), a_page);
     v_view_pos = (u_view * vec4(pos, 1.0)).xyz;
     gl_Position = u_view_proj * vec4(pos, 1.0);
 }

@@ -673,27 +673,30 @@ void scene_draw(scene *s, const scene_viewport *vp)
 
     render_frame_stats stats = { 0 };
     int env = current_sky_env(s);
-    if (env >= 0 && !s->settings.no_sky) {
-        const pmf_sky_env *sky = &s->lvl.client.sky_envs[env];
-        render_sky rs;
+    const pmf_sky_env *sky = env >= 0 && !s->settings.no_sky ? &s->lvl.client.sky_envs[env] : NULL;
+    render_sky rs;
+    if (sky) {
         for (int i = 0; i < 6; i++)
             rs.skybox[i] = material_index(&s->lvl, sky->skybox[i]);
         rs.cloud_top = material_index(&s->lvl, sky->cloud_top);
         rs.cloud_bottom = material_index(&s->lvl, sky->cloud_bottom);
+    }
+    /* With a 3D skybox the sky goes first (the skybox chunk draws over it, then the depth is
+     * cleared); else after the opaque world, at the far plane, only where the world left room. */
+    bool sky_first = sky && (sky->flags & PMF_SKY_3D_SKYBOX);
+    if (sky_first) {
         render_world_draw_sky(s->world, &rs, &f, &stats);
-        if (sky->flags & PMF_SKY_3D_SKYBOX) {
-            scene_chunk *sb = skybox_chunk(s, sky->skybox_chunk);
-            if (sb) {
-                render_draw_chunk dc = { .handle = sb->handle };
-                render_frame sf = f;
-                camera_view_matrix(cam, 1, sf.view);
-                memset(sf.eye, 0, sizeof sf.eye);
-                sf.wireframe = false;
-                sf.chunks = &dc;
-                sf.chunk_count = 1;
-                render_world_draw(s->world, &sf, &stats);
-                render_world_clear_depth(s->world);
-            }
+        scene_chunk *sb = skybox_chunk(s, sky->skybox_chunk);
+        if (sb) {
+            render_draw_chunk dc = { .handle = sb->handle };
+            render_frame sf = f;
+            camera_view_matrix(cam, 1, sf.view);
+            memset(sf.eye, 0, sizeof sf.eye);
+            sf.wireframe = false;
+            sf.chunks = &dc;
+            sf.chunk_count = 1;
+            render_world_draw(s->world, &sf, &stats);
+            render_world_clear_depth(s->world);
         }
     }
 
@@ -748,7 +751,10 @@ void scene_draw(scene *s, const scene_viewport *vp)
     f.chunks = s->draws;
     f.chunk_count = count;
     render_frame_stats world = { 0 };
-    render_world_draw(s->world, &f, &world);
+    render_world_draw_opaque(s->world, &f, &world);
+    if (sky && !sky_first)
+        render_world_draw_sky(s->world, &rs, &f, &stats);
+    render_world_draw_blended(s->world, &f, &world);
     s->last_world = world;
     stats.triangles += world.triangles;
     stats.draw_calls += world.draw_calls;

@@ -7,7 +7,11 @@
 #include "render_internal.h"
 #include "render_world.h"
 
-enum { ATTR_POS, ATTR_UV, ATTR_LM_UV, ATTR_FAST_SLOT, ATTR_FAST_MULT, ATTR_CHUNK };
+enum { ATTR_POS, ATTR_UV, ATTR_LM_UV, ATTR_FAST_SLOT, ATTR_FAST_MULT, ATTR_CHUNK, ATTR_PAGE };
+
+/* Per draw command (instance attributes through baseInstance): chunk offset, the chunk's first
+ * fast-light slot, the atlas page of the batch. */
+typedef struct draw_params { float offset[3], fast_base, page; } draw_params;
 
 typedef struct gpu_chunk {
     const mesh_chunk *mc;            /* NULL = free slot */
@@ -25,7 +29,7 @@ typedef struct gpu_material {
 } gpu_material;
 
 typedef struct world_uniforms {
-    GLint view_proj, view, uv_offset, fast_table, liquid, wave, wave_offset, time, page;
+    GLint view_proj, view, uv_offset, fast_table, liquid, wave, wave_offset, time;
     GLint texture, light_atlas, matcap, color, emission, shading, shine, exposure, mode, wire, wire_color, luxel_grid;
 } world_uniforms;
 
@@ -58,7 +62,7 @@ struct render_world {
     bool vao_dirty;
 
     render_arena vertices, indices;
-    GLuint chunk_table;              /* per frame: vec4 (offset, fast base) per drawn chunk */
+    GLuint draw_table;               /* per frame: draw_params per draw command */
     GLuint indirect;
     /* The fast-light table: RGBA32F entries (colour/255 × intensity/255, 0 when disabled), a
      * run per chunk, read through a buffer texture. */
@@ -87,9 +91,11 @@ struct render_world {
     size_t range_cap;
     draw_cmd *cmds;
     size_t cmd_cap;
-    float *table;
+    draw_params *table;
     size_t table_cap;
     uint32_t *material_mark;         /* per material: the draw serial that last drew it */
+    size_t frame_items, frame_opaque;  /* the prepared frame: items, of which opaque first */
+    size_t frame_opaque_cmds;          /* commands of the opaque items */
     uint32_t draw_serial;
 };
 
@@ -382,12 +388,16 @@ static void setup_vao(render_world *w)
     glEnableVertexAttribArray(ATTR_FAST_MULT);
     glVertexAttribPointer(ATTR_FAST_MULT, 4, GL_UNSIGNED_BYTE, GL_TRUE, stride, (void *)offsetof(gpu_vertex, fast.mult));
     if (w->mdi) {
-        glBindBuffer(GL_ARRAY_BUFFER, w->chunk_table);
+        glBindBuffer(GL_ARRAY_BUFFER, w->draw_table);
         glEnableVertexAttribArray(ATTR_CHUNK);
-        glVertexAttribPointer(ATTR_CHUNK, 4, GL_FLOAT, GL_FALSE, 16, (void *)0);
+        glVertexAttribPointer(ATTR_CHUNK, 4, GL_FLOAT, GL_FALSE, sizeof(draw_params), (void *)0);
         glVertexAttribDivisor(ATTR_CHUNK, 1);
+        glEnableVertexAttribArray(ATTR_PAGE);
+        glVertexAttribPointer(ATTR_PAGE, 1, GL_FLOAT, GL_FALSE, sizeof(draw_params), (void *)offsetof(draw_params, page));
+        glVertexAttribDivisor(ATTR_PAGE, 1);
     } else {
         glDisableVertexAttribArray(ATTR_CHUNK);
+        glDisableVertexAttribArray(ATTR_PAGE);
     }
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, w->indices.buffer);
     glBindVertexArray(0);
@@ -441,7 +451,6 @@ static void lookup_uniforms(render_world *w)
     u->wave = glGetUniformLocation(p, "u_wave");
     u->wave_offset = glGetUniformLocation(p, "u_wave_offset");
     u->time = glGetUniformLocation(p, "u_time");
-    u->page = glGetUniformLocation(p, "u_page");
     u->texture = glGetUniformLocation(p, "u_texture");
     u->light_atlas = glGetUniformLocation(p, "u_light_atlas");
     u->matcap = glGetUniformLocation(p, "u_matcap");
@@ -499,7 +508,7 @@ render_world *render_world_create(const render_world_desc *desc, char *err, size
     render_arena_init(&w->indices, GL_ELEMENT_ARRAY_BUFFER, sizeof(uint32_t));
     render_arena_init(&w->fast_table, GL_TEXTURE_BUFFER, 16);
     glGenVertexArrays(1, &w->vao);
-    glGenBuffers(1, &w->chunk_table);
+    glGenBuffers(1, &w->draw_table);
     glGenBuffers(1, &w->indirect);
     glGenTextures(1, &w->fast_tex);
     w->vao_dirty = true;
@@ -536,7 +545,7 @@ void render_world_destroy(render_world *w)
     }
     GLuint textures[4] = { w->white, w->black, w->light_atlas, w->fast_tex };
     glDeleteTextures(4, textures);
-    GLuint buffers[3] = { w->chunk_table, w->indirect, w->sky_vbo };
+    GLuint buffers[3] = { w->draw_table, w->indirect, w->sky_vbo };
     glDeleteBuffers(3, buffers);
     GLuint vaos[2] = { w->vao, w->sky_vao };
     glDeleteVertexArrays(2, vaos);
@@ -698,8 +707,8 @@ static int compare_opaque(const void *pa, const void *pb)
         return a->material < b->material ? -1 : 1;
     if (a->backfaces != b->backfaces)
         return a->backfaces < b->backfaces ? -1 : 1;
-    if (a->page != b->page)
-        return a->page < b->page ? -1 : 1;
+    if (a->distance != b->distance)
+        return a->distance < b->distance ? -1 : 1;
     return a->chunk < b->chunk ? -1 : a->chunk > b->chunk;
 }
 
@@ -764,8 +773,9 @@ static void issue(render_world *w, size_t first, size_t count, render_frame_stat
     } else {
         for (size_t i = first; i < first + count; i++) {
             const draw_cmd *c = &w->cmds[i];
-            const float *t = &w->table[(size_t)c->base_instance * 4];
-            glVertexAttrib4f(ATTR_CHUNK, t[0], t[1], t[2], t[3]);
+            const draw_params *t = &w->table[c->base_instance];
+            glVertexAttrib4f(ATTR_CHUNK, t->offset[0], t->offset[1], t->offset[2], t->fast_base);
+            glVertexAttrib1f(ATTR_PAGE, t->page);
             glDrawElementsBaseVertex(GL_TRIANGLES, (GLsizei)c->count, GL_UNSIGNED_INT,
                                      (void *)((size_t)c->first_index * 4), c->base_vertex);
             stats->draw_calls++;
@@ -775,30 +785,36 @@ static void issue(render_world *w, size_t first, size_t count, render_frame_stat
 
 static size_t emit_item(render_world *w, const render_frame *f, const draw_item *it, size_t n, render_frame_stats *stats)
 {
-    const gpu_chunk *gc = &w->chunks[f->chunks[it->chunk].handle];
-    for (uint32_t r = 0; r < it->range_count; r++) {
+    const render_draw_chunk *dc = &f->chunks[it->chunk];
+    const gpu_chunk *gc = &w->chunks[dc->handle];
+    for (uint32_t r = 0; r < it->range_count; r++, n++) {
         const mesh_draw_range *range = &w->ranges[it->first_range + r];
-        w->cmds[n++] = (draw_cmd){ range->index_count, 1, gc->index_base + range->first_index,
-                                   (GLint)gc->vertex_base, it->chunk };
+        w->cmds[n] = (draw_cmd){ range->index_count, 1, gc->index_base + range->first_index,
+                                 (GLint)gc->vertex_base, (GLuint)n };
+        w->table[n] = (draw_params){ { dc->offset[0], dc->offset[1], dc->offset[2] }, (float)gc->fast_base, it->page };
         stats->triangles += range->index_count / 3;
     }
     return n;
 }
 
-void render_world_draw(render_world *w, const render_frame *f, render_frame_stats *stats)
+/* Gathers the frame's items, sorts them, builds and uploads the draw commands. */
+static void prepare_frame(render_world *w, const render_frame *f, render_frame_stats *stats)
 {
+    w->frame_items = w->frame_opaque = w->frame_opaque_cmds = 0;
     if (w->vao_dirty)
         setup_vao(w);
     /* Gather (chunk, batch) items with their visible ranges. */
     size_t item_count = 0, range_count = 0;
-    if (!reserve((void **)&w->table, &w->table_cap, f->chunk_count * 4 + 4, sizeof *w->table))
-        return;
     for (size_t c = 0; c < f->chunk_count; c++) {
         const render_draw_chunk *dc = &f->chunks[c];
         const gpu_chunk *gc = &w->chunks[dc->handle];
         const mesh_chunk *mc = gc->mc;
-        memcpy(&w->table[c * 4], dc->offset, 12);
-        w->table[c * 4 + 3] = (float)gc->fast_base;
+        /* Opaque groups draw near chunks first, so the depth test spares far fragments. */
+        float near_distance = 0;
+        for (int k = 0; k < 3; k++) {
+            float d = (mc->min[k] + mc->max[k]) * 0.5f + dc->offset[k] - f->eye[k];
+            near_distance += d * d;
+        }
         for (uint32_t b = 0; b < mc->batch_count; b++) {
             const mesh_batch *batch = &mc->batches[b];
             if (batch->material >= w->lvl->common.material_count)
@@ -809,7 +825,7 @@ void render_world_draw(render_world *w, const render_frame *f, render_frame_stat
             draw_item item = {
                 .material = batch->material, .page = batch->page, .backfaces = batch->backfaces,
                 .blended = material_blended(w, batch->material), .chunk = (uint32_t)c,
-                .first_range = (uint32_t)range_count,
+                .first_range = (uint32_t)range_count, .distance = near_distance,
             };
             if (!item.blended) {
                 item.range_count = mesh_batch_ranges(mc, b, dc->cubes, &w->ranges[range_count]);
@@ -850,7 +866,8 @@ void render_world_draw(render_world *w, const render_frame *f, render_frame_stat
         return;
     qsort(w->items, opaque, sizeof *w->items, compare_opaque);
     qsort(w->items + opaque, item_count - opaque, sizeof *w->items, compare_far_to_near);
-    if (!reserve((void **)&w->cmds, &w->cmd_cap, range_count + 1, sizeof *w->cmds))
+    if (!reserve((void **)&w->cmds, &w->cmd_cap, range_count + 1, sizeof *w->cmds)
+        || !reserve((void **)&w->table, &w->table_cap, range_count + 1, sizeof *w->table))
         return;
     size_t n = 0;
     w->draw_serial++;
@@ -861,14 +878,24 @@ void render_world_draw(render_world *w, const render_frame *f, render_frame_stat
             stats->materials++;
         }
     }
-
-    glBindVertexArray(w->vao);
+    w->frame_items = item_count;
+    w->frame_opaque = opaque;
+    for (size_t i = 0; i < opaque; i++)
+        w->frame_opaque_cmds += w->items[i].range_count;
     if (w->mdi) {
-        glBindBuffer(GL_ARRAY_BUFFER, w->chunk_table);
-        glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(f->chunk_count * 16 + 16), w->table, GL_STREAM_DRAW);
+        glBindBuffer(GL_ARRAY_BUFFER, w->draw_table);
+        glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(n * sizeof *w->table), w->table, GL_STREAM_DRAW);
         glBindBuffer(GL_DRAW_INDIRECT_BUFFER, w->indirect);
         glBufferData(GL_DRAW_INDIRECT_BUFFER, (GLsizeiptr)(n * sizeof(draw_cmd)), w->cmds, GL_STREAM_DRAW);
     }
+}
+
+/* Program, frame uniforms, textures and depth state of the world pass. */
+static void begin_world_state(render_world *w, const render_frame *f)
+{
+    glBindVertexArray(w->vao);
+    if (w->mdi)
+        glBindBuffer(GL_DRAW_INDIRECT_BUFFER, w->indirect);
     const world_uniforms *u = &w->wu;
     float view_proj[16];
     render_mat4_mul(f->proj, f->view, view_proj);
@@ -891,54 +918,86 @@ void render_world_draw(render_world *w, const render_frame *f, render_frame_stat
     glDisable(GL_BLEND);
     glFrontFace(GL_CCW);
     glCullFace(GL_BACK);
+}
 
-    for (int pass = 0; pass < (f->wireframe ? 2 : 1); pass++) {
-        if (pass == 1) {
-            glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
-            glUniform1i(u->wire, 1);
-            glUniform4f(u->wire_color, 1.0f, 1.0f, 1.0f, 1.0f);
-            glDepthFunc(GL_LEQUAL);
-        }
-        size_t cmd = 0;
-        for (size_t i = 0; i < item_count;) {
-            const draw_item *it = &w->items[i];
-            size_t j = i, cmds = 0;
-            /* Opaque items sharing (material, backfaces, page) form one group; blended items go alone. */
-            do {
-                cmds += w->items[j].range_count;
-                j++;
-            } while (!it->blended && j < opaque && w->items[j].material == it->material
-                     && w->items[j].backfaces == it->backfaces && w->items[j].page == it->page);
-            if (pass == 0 || !it->blended) {
-                if (it->backfaces)
-                    glDisable(GL_CULL_FACE);
-                else
-                    glEnable(GL_CULL_FACE);
-                if (pass == 0) {
-                    set_material(w, f, it->material);
-                    if (it->blended) {
-                        set_blend(w, it->material);
-                        glDepthMask(GL_FALSE);
-                    }
-                }
-                glUniform1f(u->page, it->page);
-                issue(w, cmd, cmds, stats);
-                if (pass == 0 && it->blended) {
-                    glDisable(GL_BLEND);
-                    glDepthMask(GL_TRUE);
-                }
-            }
-            cmd += cmds;
-            i = j;
-        }
-    }
-    if (f->wireframe) {
-        glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
-        glDepthFunc(GL_LESS);
-    }
+static void end_world_state(void)
+{
     glDisable(GL_CULL_FACE);
     glBindVertexArray(0);
     glUseProgram(0);
+}
+
+/* Draws the items [first, last) whose commands start at cmd: one call per group of consecutive
+ * items sharing (material, backfaces). Opaque items are sorted by material; blended ones far to
+ * near, so a run of one material keeps its order inside the multi-draw. wire: the wireframe
+ * overlay (no material state). */
+static void draw_items(render_world *w, const render_frame *f, size_t first, size_t last, size_t cmd, bool wire,
+                       render_frame_stats *stats)
+{
+    bool culling = false;
+    glDisable(GL_CULL_FACE);
+    for (size_t i = first; i < last;) {
+        const draw_item *it = &w->items[i];
+        size_t j = i, cmds = 0;
+        do {
+            cmds += w->items[j].range_count;
+            j++;
+        } while (j < last && w->items[j].material == it->material && w->items[j].backfaces == it->backfaces);
+        if (culling != !it->backfaces) {
+            culling = !it->backfaces;
+            if (culling)
+                glEnable(GL_CULL_FACE);
+            else
+                glDisable(GL_CULL_FACE);
+        }
+        if (!wire) {
+            set_material(w, f, it->material);
+            if (it->blended)
+                set_blend(w, it->material);
+        }
+        issue(w, cmd, cmds, stats);
+        cmd += cmds;
+        i = j;
+    }
+}
+
+void render_world_draw_opaque(render_world *w, const render_frame *f, render_frame_stats *stats)
+{
+    prepare_frame(w, f, stats);
+    if (!w->frame_opaque)
+        return;
+    begin_world_state(w, f);
+    draw_items(w, f, 0, w->frame_opaque, 0, false, stats);
+    end_world_state();
+}
+
+void render_world_draw_blended(render_world *w, const render_frame *f, render_frame_stats *stats)
+{
+    if (!w->frame_items)
+        return;
+    begin_world_state(w, f);
+    if (w->frame_items > w->frame_opaque) {
+        glDepthMask(GL_FALSE);
+        draw_items(w, f, w->frame_opaque, w->frame_items, w->frame_opaque_cmds, false, stats);
+        glDisable(GL_BLEND);
+        glDepthMask(GL_TRUE);
+    }
+    if (f->wireframe) {
+        glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+        glUniform1i(w->wu.wire, 1);
+        glUniform4f(w->wu.wire_color, 1.0f, 1.0f, 1.0f, 1.0f);
+        glDepthFunc(GL_LEQUAL);
+        draw_items(w, f, 0, w->frame_opaque, 0, true, stats);
+        glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+        glDepthFunc(GL_LESS);
+    }
+    end_world_state();
+}
+
+void render_world_draw(render_world *w, const render_frame *f, render_frame_stats *stats)
+{
+    render_world_draw_opaque(w, f, stats);
+    render_world_draw_blended(w, f, stats);
 }
 
 void render_world_begin(render_world *w, int width, int height)

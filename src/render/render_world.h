@@ -2,11 +2,12 @@
  * lit lightmap atlas (a texture array: base + enabled dynamic layers), the fast-light table,
  * material textures, the sky, and the draw of one frame. Driven by the scene (src/app/scene.c).
  *
- * Drawing groups every visible batch of every chunk by (material, backfaces, atlas page): with
- * GL >= 4.3 each group is one glMultiDrawElementsIndirect (per-draw chunk offset via
- * baseInstance into a per-frame chunk table), else one glDrawElementsBaseVertex per range.
- * Transparent and additive batches are drawn after the opaque ones, one (chunk, batch, cube)
- * at a time, far to near by the distance to the cube's box centre, without depth writes.
+ * Drawing groups every visible batch of every chunk by (material, backfaces): with GL >= 4.3
+ * each group is one glMultiDrawElementsIndirect (per-command chunk offset, fast-light base and
+ * atlas page via baseInstance into a per-frame table), else one glDrawElementsBaseVertex per
+ * range. Transparent and additive batches are drawn after the opaque ones per (chunk, batch,
+ * cube), far to near by the distance to the cube's box centre, without depth writes; a run of
+ * consecutive ones of one material is one multi-draw (its commands keep their order).
  */
 #ifndef PMFVIEW_RENDER_WORLD_H
 #define PMFVIEW_RENDER_WORLD_H
@@ -83,6 +84,11 @@ void render_world_clear_depth(render_world *w);
 
 /* Draws the chunks (opaque, then blended) into the bound framebuffer; adds to *stats. */
 void render_world_draw(render_world *w, const render_frame *f, render_frame_stats *stats);
+/* The same in two steps, so the sky can go between them: behind the opaque world, where the
+ * depth buffer is still clear, and so shading only the pixels the world leaves open.
+ * render_world_draw_blended draws what the last render_world_draw_opaque prepared (same f). */
+void render_world_draw_opaque(render_world *w, const render_frame *f, render_frame_stats *stats);
+void render_world_draw_blended(render_world *w, const render_frame *f, render_frame_stats *stats);
 
 typedef struct render_sky {
     int skybox[6];                   /* level material per face (+X +Y +Z -X -Y -Z), -1 = none */
