@@ -693,7 +693,10 @@ int cmd_shot(int argc, char **argv)
         goto done;
     }
     scene_error serr;
-    scene *s = scene_open(&(scene_desc){ .path = o.file, .level = o.level, .game_dir = o.game_dir, .radius = o.radius },
+    /* A stream worker per core: the main thread mostly waits for the view to stream in. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    scene *s = scene_open(&(scene_desc){ .path = o.file, .level = o.level, .game_dir = o.game_dir, .radius = o.radius,
+                                         .workers = cores > 1 && cores < 64 ? (int)cores : 0 },
                           &serr);
     if (!s) {
         fprintf(stderr, "pmfview: %s\n", serr.message);

@@ -43,6 +43,8 @@ struct scene {
 
     scene_chunk **chunks;            /* resident, uploaded */
     size_t chunk_count, chunk_cap;
+    scene_chunk **deferred;          /* delivered outside the view: uploaded after those in it */
+    size_t deferred_count, deferred_cap;
     scene_chunk *skybox_chunk;       /* 3D skybox chunk, loaded on first use */
     pmf_chunk_coord skybox_coord;
     bool skybox_failed;
@@ -286,7 +288,10 @@ void scene_close(scene *s)
     if (s->lvl.arena_)
         pmf_level_free(&s->lvl);
     pmf_close(s->file);
+    for (size_t i = 0; i < s->deferred_count; i++)
+        free_scene_chunk(s->deferred[i]);
     free(s->chunks);
+    free(s->deferred);
     free(s->scratch_bits);
     free(s->draws);
     free(s);
@@ -478,11 +483,23 @@ static void set_stream_view(scene *s)
     stream_set_view(s->stream, ac, local, (const float(*)[4])shifted);
 }
 
+static bool reserve_chunks(scene_chunk ***list, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return true;
+    size_t n = *cap ? *cap * 2 : 64;
+    scene_chunk **grown = realloc(*list, n * sizeof *grown);
+    if (!grown)
+        return false;
+    *list = grown;
+    *cap = n;
+    return true;
+}
+
 static void add_chunk(scene *s, scene_chunk *sc)
 {
     sc->handle = render_world_add(s->world, &sc->mc);
-    if (sc->handle < 0 || (s->chunk_count == s->chunk_cap && !(s->chunk_cap = s->chunk_cap ? s->chunk_cap * 2 : 64,
-                                                                s->chunks = realloc(s->chunks, s->chunk_cap * sizeof *s->chunks)))) {
+    if (sc->handle < 0 || !reserve_chunks(&s->chunks, &s->chunk_cap, s->chunk_count + 1)) {
         scene_failure_entry *f = add_failure(s, sc->mc.coord, true);
         if (f)
             snprintf(f->message, sizeof f->message, "out of memory uploading chunk (%u,%u,%u)",
@@ -502,6 +519,14 @@ static void add_chunk(scene *s, scene_chunk *sc)
 
 static void drop_chunk(scene *s, pmf_chunk_coord coord)
 {
+    for (size_t i = 0; i < s->deferred_count; i++) {
+        scene_chunk *sc = s->deferred[i];
+        if (sc->mc.coord.x == coord.x && sc->mc.coord.y == coord.y && sc->mc.coord.z == coord.z) {
+            free_scene_chunk(sc);
+            s->deferred[i] = s->deferred[--s->deferred_count];
+            return;
+        }
+    }
     for (size_t i = 0; i < s->chunk_count; i++) {
         scene_chunk *sc = s->chunks[i];
         if (sc->mc.coord.x == coord.x && sc->mc.coord.y == coord.y && sc->mc.coord.z == coord.z) {
@@ -513,7 +538,41 @@ static void drop_chunk(scene *s, pmf_chunk_coord coord)
     }
 }
 
-void scene_update(scene *s, double budget_ms)
+/* The camera's frustum planes in its chunk's frame. */
+static void view_planes(const scene *s, float planes[6][4])
+{
+    float view[16], proj[16], vp[16];
+    camera_view_matrix(&s->cam, 0, view);
+    perspective(&s->cam, proj);
+    render_mat4_mul(proj, view, vp);
+    frustum_planes(vp, planes);
+}
+
+/* Whether chunk c's whole cube meets the frustum. */
+static bool chunk_in_view(const scene *s, const float planes[6][4], pmf_chunk_coord coord)
+{
+    int32_t c[3];
+    double off[3];
+    chunk_coord_i32(&coord, c);
+    camera_chunk_offset(&s->cam, c, off);
+    float half = (float)(s->cam.chunk_size * 0.5), mn[3], mx[3];
+    for (int k = 0; k < 3; k++) {
+        mn[k] = (float)off[k] - half;
+        mx[k] = (float)off[k] + half;
+    }
+    return !box_outside(planes, mn, mx);
+}
+
+static void upload_chunk(scene *s, scene_chunk *sc)
+{
+    double t0 = now_seconds();
+    add_chunk(s, sc);
+    s->upload_seconds += now_seconds() - t0;
+}
+
+/* Takes delivered chunks within budget_ms: those in view are uploaded at once, the others
+ * deferred; then, unless view_only, deferred ones while the budget lasts. */
+static void update(scene *s, double budget_ms, bool view_only)
 {
     double start = now_seconds();
     /* Re-prioritising rebuilds the streamer's work queue: only when the view changed. */
@@ -526,21 +585,49 @@ void scene_update(scene *s, double budget_ms)
     while ((n = stream_poll_evictions(s->stream, gone, 64)) > 0)
         for (size_t i = 0; i < n; i++)
             drop_chunk(s, gone[i]);
-    do {
+    float planes[6][4];
+    view_planes(s, planes);
+    bool more = true, uploaded = false;
+    while (more && (now_seconds() - start) * 1000.0 < budget_ms) {
         stream_item item;
-        if (!stream_poll(s->stream, &item, 1))
-            break;
-        if (item.failed) {
+        if (!stream_poll(s->stream, &item, 1)) {
+            more = false;
+        } else if (item.failed) {
             scene_failure_entry *f = add_failure(s, item.coord, false);
             if (f)
                 snprintf(f->message, sizeof f->message, "%s", item.error);
-            continue;
+        } else if (chunk_in_view(s, (const float(*)[4])planes, item.coord)) {
+            upload_chunk(s, item.payload);
+            uploaded = true;
+        } else if (s->deferred_count < s->deferred_cap
+                   || reserve_chunks(&s->deferred, &s->deferred_cap, s->deferred_count + 1)) {
+            s->deferred[s->deferred_count++] = item.payload;
+        } else {
+            upload_chunk(s, item.payload);
+            uploaded = true;
         }
-        double t0 = now_seconds();
-        add_chunk(s, item.payload);
-        s->upload_seconds += now_seconds() - t0;
-    } while ((now_seconds() - start) * 1000.0 < budget_ms);
+    }
+    /* At least one upload per call, so the window fills in even with a tiny budget; chunks the
+     * camera has turned to since first. */
+    while (!view_only && s->deferred_count && (!uploaded || (now_seconds() - start) * 1000.0 < budget_ms)) {
+        size_t pick = s->deferred_count - 1;
+        for (size_t i = 0; i < s->deferred_count; i++) {
+            if (chunk_in_view(s, (const float(*)[4])planes, s->deferred[i]->mc.coord)) {
+                pick = i;
+                break;
+            }
+        }
+        scene_chunk *sc = s->deferred[pick];
+        s->deferred[pick] = s->deferred[--s->deferred_count];
+        upload_chunk(s, sc);
+        uploaded = true;
+    }
     update_visibility(s, false);
+}
+
+void scene_update(scene *s, double budget_ms)
+{
+    update(s, budget_ms, false);
 }
 
 bool scene_view_complete(const scene *s)
@@ -552,15 +639,16 @@ bool scene_wait_view(scene *s, double timeout_s)
 {
     double start = now_seconds();
     for (;;) {
-        scene_update(s, 50.0);
+        update(s, 50.0, true);
         if (scene_view_complete(s)) {
             /* Take what finished (or failed) between the poll and the check. */
-            scene_update(s, 50.0);
+            update(s, 50.0, true);
             return true;
         }
         if (now_seconds() - start > timeout_s)
             return false;
-        nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+        /* Nothing delivered yet: the workers are busy; look again soon. */
+        nanosleep(&(struct timespec){ 0, 200000 }, NULL);
     }
 }
 
@@ -771,7 +859,7 @@ void scene_get_stats(const scene *s, scene_stats *out)
     memset(out, 0, sizeof *out);
     out->chunks_present = s->file->levels[s->level].present_chunks;
     out->chunks_loaded = (uint32_t)s->chunk_count;
-    out->chunks_streaming = st.queued + st.in_flight + st.ready;
+    out->chunks_streaming = st.queued + st.in_flight + st.ready + (uint32_t)s->deferred_count;
     out->chunks_failed = st.failed;
     out->triangles = s->last_frame.triangles;
     out->draw_calls = s->last_frame.draw_calls;
@@ -789,25 +877,11 @@ void scene_get_stats(const scene *s, scene_stats *out)
 
 const char *scene_failure(const scene *s)
 {
-    float view[16], proj[16], vp[16], planes[6][4];
-    camera_view_matrix(&s->cam, 0, view);
-    perspective(&s->cam, proj);
-    render_mat4_mul(proj, view, vp);
-    frustum_planes(vp, planes);
+    float planes[6][4];
+    view_planes(s, planes);
     for (uint32_t i = 0; i < s->failure_count; i++) {
         const scene_failure_entry *f = &s->failures[i];
-        if (f->anywhere)
-            return f->message;
-        int32_t c[3];
-        double off[3];
-        chunk_coord_i32(&f->coord, c);
-        camera_chunk_offset(&s->cam, c, off);
-        float half = (float)(s->cam.chunk_size * 0.5), mn[3], mx[3];
-        for (int k = 0; k < 3; k++) {
-            mn[k] = (float)off[k] - half;
-            mx[k] = (float)off[k] + half;
-        }
-        if (!box_outside((const float(*)[4])planes, mn, mx))
+        if (f->anywhere || chunk_in_view(s, (const float(*)[4])planes, f->coord))
             return f->message;
     }
     return NULL;

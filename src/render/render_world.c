@@ -161,20 +161,33 @@ size_t render_world_lights(const render_world *w, render_light *out, size_t max)
 
 /* ---- lit lightmap atlas ------------------------------------------------------------------- */
 
-static void alloc_atlas_layers(render_world *w, uint32_t layers)
+/* (Re)allocates the atlas with `layers` pages (0: a 1x1 placeholder until a chunk needs one;
+ * llvmpipe clears every byte it allocates, so no page is made before it is used). The pages of
+ * the old texture are copied over when the GL can (4.3); returns false when they were not. */
+static bool alloc_atlas_layers(render_world *w, uint32_t layers)
 {
-    if (w->light_atlas)
-        glDeleteTextures(1, &w->light_atlas);
+    GLuint old = w->light_atlas;
+    uint32_t old_layers = w->atlas_layers;
+    GLsizei side = layers ? (GLsizei)w->page_size : 1;
     glGenTextures(1, &w->light_atlas);
     glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);
-    glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_RGBA16F, (GLsizei)w->page_size, (GLsizei)w->page_size,
-                 (GLsizei)layers, 0, GL_RGBA, GL_FLOAT, NULL);
+    glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_RGBA16F, side, side, layers ? (GLsizei)layers : 1, 0, GL_RGBA, GL_FLOAT, NULL);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAX_LEVEL, 0);
     w->atlas_layers = layers;
+    const render_caps *caps = render_get_caps();
+    bool copied = !old_layers;
+    if (old_layers && (caps->gl_major > 4 || (caps->gl_major == 4 && caps->gl_minor >= 3))) {
+        glCopyImageSubData(old, GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, w->light_atlas, GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0,
+                           (GLsizei)w->page_size, (GLsizei)w->page_size, (GLsizei)old_layers);
+        copied = true;
+    }
+    if (old)
+        glDeleteTextures(1, &old);
+    return copied;
 }
 
 static bool light_enabled(const render_world *w, uint32_t id)
@@ -220,13 +233,15 @@ static bool composite_chunk(render_world *w, const mesh_chunk *mc)
     return true;
 }
 
-/* Pages are only ever added by the mesher: grow the texture array and recomposite everything. */
+/* Pages are only ever added by the mesher: grow the texture array (copying, else recompositing
+ * every chunk). */
 static bool ensure_atlas_pages(render_world *w)
 {
     uint32_t pages = mesh_atlas_page_count(w->atlas);
     if (pages <= w->atlas_layers)
         return true;
-    alloc_atlas_layers(w, pages);
+    if (alloc_atlas_layers(w, pages))
+        return true;
     for (size_t i = 0; i < w->chunk_count; i++)
         if (w->chunks[i].mc && !composite_chunk(w, w->chunks[i].mc))
             return false;
@@ -527,7 +542,7 @@ render_world *render_world_create(const render_world_desc *desc, char *err, size
     w->white = upload_rgba(1, 1, white, false);
     w->black = upload_rgba(1, 1, black, false);
     w->page_size = mesh_atlas_page_size(w->atlas);
-    alloc_atlas_layers(w, mesh_atlas_page_count(w->atlas) ? mesh_atlas_page_count(w->atlas) : 1);
+    alloc_atlas_layers(w, 0);
     build_sky_cube(w);
     return w;
 }
