@@ -833,6 +833,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
         render_draw_chunk *dc = &s->draws[count++];
         dc->handle = sc->handle;
         dc->cubes = bits;
+        dc->span_culled = !use_vis;
         for (int k = 0; k < 3; k++)
             dc->offset[k] = (float)off[k];
     }

@@ -844,6 +844,14 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
             };
             if (!item.blended) {
                 item.range_count = mesh_batch_ranges(mc, b, dc->cubes, &w->ranges[range_count]);
+                if (item.range_count > 1 && dc->span_culled) {
+                    /* One command over the gaps: the frustum-culled runs between cost the GL
+                     * less than a draw each (each command is a draw to llvmpipe). */
+                    mesh_draw_range *r = &w->ranges[range_count];
+                    const mesh_draw_range *last = &r[item.range_count - 1];
+                    r->index_count = last->first_index + last->index_count - r->first_index;
+                    item.range_count = 1;
+                }
                 if (item.range_count)
                     w->items[item_count++] = item;
                 range_count += item.range_count;
@@ -879,20 +887,21 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
     }
     if (item_count == 0)
         return;
+    w->draw_serial++;
+    for (size_t i = 0; i < item_count; i++) {
+        if (w->material_mark[w->items[i].material] != w->draw_serial) {
+            w->material_mark[w->items[i].material] = w->draw_serial;
+            stats->materials++;
+        }
+    }
     qsort(w->items, opaque, sizeof *w->items, compare_opaque);
     qsort(w->items + opaque, item_count - opaque, sizeof *w->items, compare_far_to_near);
     if (!reserve((void **)&w->cmds, &w->cmd_cap, range_count + 1, sizeof *w->cmds)
         || !reserve((void **)&w->table, &w->table_cap, range_count + 1, sizeof *w->table))
         return;
     size_t n = 0;
-    w->draw_serial++;
-    for (size_t i = 0; i < item_count; i++) {
+    for (size_t i = 0; i < item_count; i++)
         n = emit_item(w, f, &w->items[i], n, stats);
-        if (w->material_mark[w->items[i].material] != w->draw_serial) {
-            w->material_mark[w->items[i].material] = w->draw_serial;
-            stats->materials++;
-        }
-    }
     w->frame_items = item_count;
     w->frame_opaque = opaque;
     for (size_t i = 0; i < opaque; i++)

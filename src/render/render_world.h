@@ -53,6 +53,8 @@ typedef struct render_draw_chunk {
     int handle;
     float offset[3];                 /* chunk centre minus the camera chunk's centre, metres */
     const uint64_t *cubes;           /* visible cubes (mesh_cube_words bits); NULL = all */
+    bool span_culled;                /* cubes were culled by the frustum only: a batch may draw
+                                        from its first visible run to its last in one command */
 } render_draw_chunk;
 
 enum { RENDER_MODE_FULL, RENDER_MODE_LIGHTMAP, RENDER_MODE_FULLBRIGHT };
