@@ -276,6 +276,8 @@ void scene_close(scene *s)
             render_world_remove(s->world, s->chunks[i]->handle);
         free_scene_chunk(s->chunks[i]);
     }
+    for (size_t i = 0; i < s->deferred_count; i++)
+        free_scene_chunk(s->deferred[i]);
     if (s->skybox_chunk) {
         if (s->world)
             render_world_remove(s->world, s->skybox_chunk->handle);
@@ -288,8 +290,6 @@ void scene_close(scene *s)
     if (s->lvl.arena_)
         pmf_level_free(&s->lvl);
     pmf_close(s->file);
-    for (size_t i = 0; i < s->deferred_count; i++)
-        free_scene_chunk(s->deferred[i]);
     free(s->chunks);
     free(s->deferred);
     free(s->scratch_bits);

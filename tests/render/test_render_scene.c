@@ -1,6 +1,6 @@
 /* test_render_scene.c - the scene API as the window drives it, on a headless context: light
  * toggles after upload (atlas recomposite, fast-light table update), modes, the light list,
- * stats, and streaming with eviction while the camera moves. */
+ * stats, streaming with eviction while the camera moves, uploads of chunks out of view deferred. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -138,6 +138,38 @@ static int test_streaming(void)
     return 0;
 }
 
+/* Chunks delivered outside the view wait: scene_wait_view uploads only those in view, the next
+ * scene_update the rest; closing with some still waiting frees them. Three chunks along +X,
+ * the camera in chunk 0 looking along -X: chunks 1 and 2 are behind it. */
+static int test_deferred(void)
+{
+    RT_CHECK(write_map("map.pmf", 3));
+    for (int pass = 0; pass < 2; pass++) {
+        scene *s = open_scene("map.pmf", 2);
+        RT_CHECK(s);
+        camera cam;
+        scene_default_camera(s, &cam);
+        cam.fov_y = 90.0f;
+        cam.aspect = 1.0f;
+        camera_set_world(&cam, (const double[3]){ 0, 0, 0 }, 90, 0);
+        scene_set_camera(s, &cam);
+        for (int i = 0; i < 200; i++) {
+            RT_CHECK(scene_wait_view(s, 60));
+            usleep(5000);
+        }
+        scene_stats st;
+        scene_get_stats(s, &st);
+        RT_CHECK(st.chunks_loaded == 1 && st.chunks_streaming == 2);
+        if (pass == 0) {
+            scene_update(s, 1000.0);
+            scene_get_stats(s, &st);
+            RT_CHECK(st.chunks_loaded == 3 && st.chunks_streaming == 0);
+        }
+        scene_close(s);
+    }
+    return 0;
+}
+
 /* The camera's cube (1) sees only cube 2 (left wall); cube 3 (right wall) is hidden. Frozen,
  * the set survives a move into a cube without visibility data; unfrozen, it does not. */
 static int test_vis_freeze_wire(void)
@@ -208,6 +240,7 @@ static const rt_test tests[] = {
     { "vis_freeze_wire", test_vis_freeze_wire },
     { "runtime_lights", test_runtime_lights },
     { "streaming", test_streaming },
+    { "deferred", test_deferred },
     { NULL, NULL },
 };
 
