@@ -42,7 +42,14 @@ typedef struct draw_item {
     uint32_t chunk;                  /* index into the frame's chunk list */
     uint32_t first_range, range_count;
     float distance;
+    /* blended: screen rectangle of the cube's box (NDC x0, y0, x1, y1), and the group it draws
+     * in (group_blended) */
+    float rect[4];
+    uint32_t group, order;
 } draw_item;
+
+/* Blended items past this many keep strict far-to-near order (regrouping is quadratic). */
+#define MAX_REGROUPED 1024
 
 typedef struct draw_cmd { GLuint count, instance_count, first_index; GLint base_vertex; GLuint base_instance; } draw_cmd;
 
@@ -812,6 +819,69 @@ static size_t emit_item(render_world *w, const render_frame *f, const draw_item 
     return n;
 }
 
+/* The NDC rectangle a box covers on screen; the whole screen when it reaches behind the eye. */
+static void screen_rect(const float view_proj[16], const float mn[3], const float mx[3], float rect[4])
+{
+    rect[0] = rect[1] = INFINITY;
+    rect[2] = rect[3] = -INFINITY;
+    for (int i = 0; i < 8; i++) {
+        float p[3] = { i & 1 ? mx[0] : mn[0], i & 2 ? mx[1] : mn[1], i & 4 ? mx[2] : mn[2] };
+        float clip[4];
+        for (int r = 0; r < 4; r++)
+            clip[r] = view_proj[r] * p[0] + view_proj[4 + r] * p[1] + view_proj[8 + r] * p[2] + view_proj[12 + r];
+        if (clip[3] <= 1e-4f) {
+            rect[0] = rect[1] = -INFINITY;
+            rect[2] = rect[3] = INFINITY;
+            return;
+        }
+        for (int k = 0; k < 2; k++) {
+            float v = clip[k] / clip[3];
+            rect[k] = fminf(rect[k], v);
+            rect[k + 2] = fmaxf(rect[k + 2], v);
+        }
+    }
+}
+
+static bool rects_meet(const float a[4], const float b[4])
+{
+    return a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3];
+}
+
+static int compare_group(const void *pa, const void *pb)
+{
+    const draw_item *a = pa, *b = pb;
+    if (a->group != b->group)
+        return a->group < b->group ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* Blended items (sorted far to near) regrouped by material where no pixel can tell: an item
+ * joins the last group of its (material, backfaces) unless its screen rectangle meets an item
+ * of a later group (those draw after it, yet lie farther). One multi-draw per group follows. */
+static void group_blended(draw_item *items, size_t n)
+{
+    if (n > MAX_REGROUPED)
+        return;
+    uint32_t groups = 0;
+    for (size_t i = 0; i < n; i++) {
+        draw_item *x = &items[i];
+        x->order = (uint32_t)i;
+        bool found = false;
+        uint32_t g = 0;
+        for (size_t j = 0; j < i; j++) {
+            if (items[j].material == x->material && items[j].backfaces == x->backfaces && (!found || items[j].group > g)) {
+                g = items[j].group;
+                found = true;
+            }
+        }
+        for (size_t j = 0; j < i && found; j++)
+            if (items[j].group > g && rects_meet(items[j].rect, x->rect))
+                found = false;
+        x->group = found ? g : groups++;
+    }
+    qsort(items, n, sizeof *items, compare_group);
+}
+
 /* Gathers the frame's items, sorts them, builds and uploads the draw commands. */
 static void prepare_frame(render_world *w, const render_frame *f, render_frame_stats *stats)
 {
@@ -820,6 +890,8 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
         setup_vao(w);
     /* Gather (chunk, batch) items with their visible ranges. */
     size_t item_count = 0, range_count = 0;
+    float view_proj[16];
+    render_mat4_mul(f->proj, f->view, view_proj);
     for (size_t c = 0; c < f->chunk_count; c++) {
         const render_draw_chunk *dc = &f->chunks[c];
         const gpu_chunk *gc = &w->chunks[dc->handle];
@@ -863,11 +935,14 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
                 if (dc->cubes && !(dc->cubes[run->cube / 64] >> (run->cube % 64) & 1u))
                     continue;
                 const mesh_cube *cube = &mc->cubes[run->cube];
-                float d2 = 0;
+                float d2 = 0, mn[3], mx[3];
                 for (int k = 0; k < 3; k++) {
                     float centre = (cube->min[k] + cube->max[k]) * 0.5f + dc->offset[k] - f->eye[k];
                     d2 += centre * centre;
+                    mn[k] = cube->min[k] + dc->offset[k];
+                    mx[k] = cube->max[k] + dc->offset[k];
                 }
+                screen_rect(view_proj, mn, mx, item.rect);
                 w->ranges[range_count] = (mesh_draw_range){ run->first_index, run->index_count };
                 item.first_range = (uint32_t)range_count++;
                 item.range_count = 1;
@@ -896,6 +971,7 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
     }
     qsort(w->items, opaque, sizeof *w->items, compare_opaque);
     qsort(w->items + opaque, item_count - opaque, sizeof *w->items, compare_far_to_near);
+    group_blended(w->items + opaque, item_count - opaque);
     if (!reserve((void **)&w->cmds, &w->cmd_cap, range_count + 1, sizeof *w->cmds)
         || !reserve((void **)&w->table, &w->table_cap, range_count + 1, sizeof *w->table))
         return;
