@@ -49,6 +49,7 @@ struct scene {
     pmf_chunk_coord skybox_coord;
     bool skybox_failed;
 
+    int radius;                      /* streaming radius, chunks: also how far the world is drawn */
     camera cam;
     bool view_dirty;                 /* the streamer has not seen the current camera yet */
     scene_settings settings;
@@ -227,6 +228,7 @@ scene *scene_open(const scene_desc *desc, scene_error *err)
     if (!s)
         return fail(NULL, err, 3, "%s", "out of memory");
     s->opened_at = now_seconds();
+    s->radius = desc->radius > 0 ? desc->radius : 8;
     s->first_complete = -1;
     s->level = desc->level;
     s->file = pmf_open(desc->path, &perr);
@@ -802,6 +804,13 @@ void scene_draw(scene *s, const scene_viewport *vp)
     if (!ensure_scratch(s, words_total + 1))
         return;
     bool use_vis = s->settings.vis != SCENE_VIS_OFF && s->vis_valid;
+    /* Chunks kept past the radius (eviction hysteresis) are not drawn: the view reaches as far
+     * wherever the camera came from. The streamer measures from the camera's chunk clamped to
+     * the grid. */
+    int32_t limit[3] = { (int32_t)s->lvl.count_x - 1, (int32_t)s->lvl.count_y - 1, (int32_t)s->lvl.count_z - 1 };
+    int32_t anchor[3];
+    for (int k = 0; k < 3; k++)
+        anchor[k] = cam->chunk[k] < 0 ? 0 : cam->chunk[k] > limit[k] ? limit[k] : cam->chunk[k];
     size_t count = 0, word = 0;
     for (size_t i = 0; i < s->chunk_count; i++) {
         scene_chunk *sc = s->chunks[i];
@@ -810,6 +819,8 @@ void scene_draw(scene *s, const scene_viewport *vp)
             continue;
         int32_t c[3];
         chunk_coord_i32(&mc->coord, c);
+        if (abs(c[0] - anchor[0]) > s->radius || abs(c[1] - anchor[1]) > s->radius || abs(c[2] - anchor[2]) > s->radius)
+            continue;
         double off[3];
         camera_chunk_offset(cam, c, off);
         float mn[3], mx[3];
