@@ -305,6 +305,61 @@ static int test_blend_order_cubes(void)
     return 0;
 }
 
+/* Blended cubes are sorted far to near, then regrouped by material where their screen
+ * rectangles do not meet: red and blue glass, each a far and a near 4 m cube, red on the left
+ * and blue on the right, sort as red, blue, red, blue and draw in two multi-draws. Where the
+ * two red glasses overlap: red over (red over black). */
+static int test_blend_groups(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t red = rt_material(l, "red", NULL, PMF_MATERIAL_TRANSPARENT, 0);
+    uint8_t blue = rt_material(l, "blue", NULL, PMF_MATERIAL_TRANSPARENT, 0);
+    memcpy(rt_cmat(l, red)->color, (uint8_t[]){ 255, 0, 0 }, 3);
+    memcpy(rt_cmat(l, blue)->color, (uint8_t[]){ 0, 0, 255 }, 3);
+    rt_cmat(l, red)->alpha = rt_cmat(l, blue)->alpha = 128;
+    rt_chunk *c = rt_chunk_add(l, ORIGIN);
+    uint8_t lm = rt_lightmap(c, 1, 255, 255, 255);
+    /* Cubes 1 (x < 0) and 2 (x > 0) at z < 0, y > 0; in each, a 4 m cube at x far from 0 for
+     * z in [-8, -4] (3, 5) and z in [-4, 0] (4, 6). */
+    rt_parent(c, 0, PMF_OCTANT_NEG_X | PMF_OCTANT_NEG_Z, 1);
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z, 2);
+    rt_parent(c, 1, PMF_OCTANT_NEG_X | PMF_OCTANT_NEG_Z, 3);
+    rt_parent(c, 1, PMF_OCTANT_NEG_X, 4);
+    rt_parent(c, 2, PMF_OCTANT_NEG_Z, 5);
+    rt_parent(c, 2, 0, 6);
+    float q[4][3];
+    rt_wall_z(q, -8, -4, 4, 8, -6, true);
+    rt_geom_quad(c, 3, red, lm, q);
+    rt_wall_z(q, -8, -4, 4, 8, -2, true);
+    rt_geom_quad(c, 4, red, lm, q);
+    rt_wall_z(q, 4, 8, 4, 8, -6, true);
+    rt_geom_quad(c, 5, blue, lm, q);
+    rt_wall_z(q, 4, 8, 4, 8, -2, true);
+    rt_geom_quad(c, 6, blue, lm, q);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    RT_CHECK(rt_run("shot map.pmf -o out.png --size 64x64 --fov 90 --camera 0,6,6,0,0 --stats", NULL) == 0);
+    static char text[4096];
+    FILE *f = fopen("stderr.txt", "r");
+    RT_CHECK(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    const char *baseline = getenv("PMFVIEW_GL_BASELINE");
+    bool mdi = !(baseline && baseline[0] == '1');
+    RT_CHECK(strstr(text, "\nvisible materials: 2\n"));
+    RT_CHECK(strstr(text, mdi ? "\nworld draw calls: 2\n" : "\nworld draw calls: 4\n"));
+    rt_image img;
+    RT_CHECK(rt_load(&img, "out.png"));
+    double a = 128 / 255.0;
+    int twice = (int)lround(255 * a * (2 - a));
+    RT_CHECK(rt_expect(&img, 13, 32, twice, 0, 0));
+    RT_CHECK(rt_expect(&img, 50, 32, 0, 0, twice));
+    rt_free(&img);
+    rt_map_free(&m);
+    return 0;
+}
+
 /* A liquid is where the map puts it at t = 0, and moves at t > 0. */
 static int test_liquid(void)
 {
@@ -511,6 +566,7 @@ static const rt_test tests[] = {
     { "additive", test_additive },
     { "blend_order", test_blend_order },
     { "blend_order_cubes", test_blend_order_cubes },
+    { "blend_groups", test_blend_groups },
     { "liquid", test_liquid },
     { "emission_shading", test_emission_shading },
     { "matcap", test_matcap },
