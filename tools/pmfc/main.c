@@ -20,6 +20,7 @@ typedef struct progress_state {
     pthread_mutex_t lock;
     bool bar;                 /* draw a bar (stderr is a terminal and not --quiet) */
     int level, levels;
+    int tile, tiles;
     int last_percent;
     const char *last_stage;
 } progress_state;
@@ -44,7 +45,11 @@ static void progress(void *user, const char *stage, double fraction)
         int fill = percent * 30 / 100;
         for (int i = 0; i < 30; i++) bar[i] = i < fill ? '#' : '-';
         bar[30] = 0;
-        fprintf(stderr, "\rpmfc: level %d/%d %-14.14s [%s] %3d%%", ps->level + 1, ps->levels, stage, bar, percent);
+        if (ps->tiles > 1)
+            fprintf(stderr, "\rpmfc: level %d/%d tile %d/%d %-14.14s [%s] %3d%%", ps->level + 1, ps->levels, ps->tile + 1, ps->tiles,
+                    stage, bar, percent);
+        else
+            fprintf(stderr, "\rpmfc: level %d/%d %-14.14s [%s] %3d%%", ps->level + 1, ps->levels, stage, bar, percent);
         fflush(stderr);
         ps->last_percent = percent;
         ps->last_stage = stage;
@@ -55,7 +60,7 @@ static void progress(void *user, const char *stage, double fraction)
 static void usage(FILE *out)
 {
     fputs("usage: pmfc SOURCE.pms -o OUT.pmf [--threads N] [--quiet] [--time UNIX_TIME]\n"
-          "       pmfc --generate NAME --chunks XxYxZ --seed N -o OUT.pmf [--threads N] [--quiet] [--time UNIX_TIME]\n"
+          "       pmfc --generate NAME --chunks XxYxZ --seed N -o OUT.pmf [--tile N] [--threads N] [--quiet] [--time UNIX_TIME]\n"
           "The source format is described in docs/pmfc.md. SOURCE_DATE_EPOCH sets the creation time\n"
           "when --time is not given.\n", out);
 }
@@ -66,12 +71,85 @@ static void chunk_job(void *user, size_t i)
 {
     chunk_pass *cp = user;
     chunk_build *cb = &cp->lb->chunks[i];
-    if (cb->present) {
+    if (cb->present && !cb->margin) {
         if (cp->octree) chunk_octree(cp->lb, cb);
         else chunk_unwrap(cp->lb, cb);
     }
     size_t done = __atomic_add_fetch(cp->done, 1, __ATOMIC_RELAXED);
     progress(cp->ps, cp->octree ? "chunks/octree" : "unwrap", (double)done / (double)cp->total);
+}
+
+typedef struct level_totals { uint64_t chunks, cubes, verts, lightmaps, dropped; } level_totals;
+
+/* The brushes touching the window of the tile at (x0, z0) (ts x ts columns and a chunk around). */
+static void tile_brushes(const level_build *lb, uint32_t x0, uint32_t z0, uint32_t ts, level_def *out)
+{
+    const level_def *def = lb->def;
+    double S = lb->S, eps = 1e-3;
+    double lo_x = ((double)x0 - 1 - lb->centre_chunk.x) * S - S / 2 - eps, hi_x = lo_x + (ts + 2) * S + 2 * eps;
+    double lo_z = ((double)z0 - 1 - lb->centre_chunk.z) * S - S / 2 - eps, hi_z = lo_z + (ts + 2) * S + 2 * eps;
+    out->brushes = NULL;
+    out->brush_count = out->brush_cap = 0;
+    for (size_t i = 0; i < def->brush_count; i++) {
+        const brush *b = &def->brushes[i];
+        if (b->hi.x < lo_x || b->lo.x > hi_x || b->hi.z < lo_z || b->lo.z > hi_z) continue;
+        *(brush *)PUSH(out->brushes, out->brush_count, out->brush_cap) = *b;
+    }
+}
+
+/* Builds, bakes and writes the chunks of lb's window, then frees them. */
+static bool build_window(level_build *lb, pmf_writer *w, progress_state *ps, double times[STAGE_COUNT], level_totals *totals)
+{
+    double t = now();
+    progress(ps, "geometry", 0);
+    level_faces(lb);
+    level_clip_to_chunks(lb);
+    times[STAGE_GEOMETRY] += now() - t;
+
+    size_t nchunks = level_chunk_count(lb), done = 0;
+    chunk_pass cp = { lb, false, &done, nchunks, ps };
+    t = now();
+    jobs_parallel_for(nchunks, lb->threads, chunk_job, &cp);
+    times[STAGE_UNWRAP] += now() - t;
+    t = now();
+    done = 0;
+    cp.octree = true;
+    jobs_parallel_for(nchunks, lb->threads, chunk_job, &cp);
+    times[STAGE_CHUNKS] += now() - t;
+
+    bool ok = true;
+    t = now();
+    size_t tri_count;
+    float (*tris)[9] = level_occluders(lb, &tri_count);
+    level_light *ll = level_bake(lb, (const float (*)[9])tris, tri_count, progress, ps);
+    times[STAGE_BAKE] += now() - t;
+    if (!ll) {
+        fputs("pmfc: out of memory while baking\n", stderr);
+        ok = false;
+    }
+    t = now();
+    if (ok && !level_visibility(lb, (const float (*)[9])tris, tri_count, progress, ps)) {
+        fputs("pmfc: out of memory while computing visibility\n", stderr);
+        ok = false;
+    }
+    free(tris);
+    times[STAGE_VIS] += now() - t;
+    t = now();
+    if (ok) ok = level_write(lb, ll, w, progress, ps);
+    times[STAGE_ENCODE] += now() - t;
+    for (size_t c = 0; c < nchunks; c++) {
+        const chunk_build *cb = &lb->chunks[c];
+        if (!cb->present || cb->margin) continue;
+        totals->chunks++;
+        totals->cubes += cb->cube_count;
+        totals->verts += cb->vert_count;
+        totals->lightmaps += cb->lightmap_count;
+        totals->dropped += cb->dropped;
+    }
+    level_light_free(ll);
+    level_visibility_free(lb);
+    level_build_free(lb);
+    return ok;
 }
 
 static bool parse_u64(const char *s, uint64_t *out)
@@ -87,7 +165,7 @@ static bool parse_u64(const char *s, uint64_t *out)
 int main(int argc, char **argv)
 {
     const char *source = NULL, *out_path = NULL, *gen_name = NULL, *chunks_arg = NULL;
-    uint64_t seed = 0, created = 0, threads = 0;
+    uint64_t seed = 0, created = 0, threads = 0, tile = 8;
     bool quiet = false, have_time = false, have_seed = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -101,6 +179,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--time") && has_value) {
             if (!parse_u64(argv[++i], &created)) { fprintf(stderr, "pmfc: bad --time '%s'\n", argv[i]); return 1; }
             have_time = true;
+        } else if (!strcmp(a, "--tile") && has_value) {
+            if (!parse_u64(argv[++i], &tile) || !tile || tile > 4096) { fprintf(stderr, "pmfc: bad --tile '%s'\n", argv[i]); return 1; }
         } else if (!strcmp(a, "--generate") && has_value) gen_name = argv[++i];
         else if (!strcmp(a, "--chunks") && has_value) chunks_arg = argv[++i];
         else if (!strcmp(a, "--seed") && has_value) {
@@ -177,7 +257,7 @@ int main(int argc, char **argv)
     int status = 0;
     if (!w) status = 3;
     ps.levels = (int)map.level_count;
-    uint64_t total_cubes = 0, total_verts = 0, total_chunks = 0, total_lightmaps = 0, total_dropped = 0;
+    level_totals totals = { 0 };
     for (size_t li = 0; !status && li < map.level_count; li++) {
         ps.level = (int)li;
         level_build lb;
@@ -187,58 +267,39 @@ int main(int argc, char **argv)
         lb.index = (int)li;
         lb.threads = (int)threads;
         lb.quiet = quiet;
-        t = now();
         const char *msg = level_layout(&lb);
         if (msg) {
             fprintf(stderr, "%s:%d: %s\n", label, lb.def->line, msg);
             status = 2;
-            level_build_free(&lb);
             break;
         }
-        progress(&ps, "geometry", 0);
-        level_faces(&lb);
-        level_clip_to_chunks(&lb);
-        times[STAGE_GEOMETRY] += now() - t;
-
-        size_t nchunks = (size_t)lb.nx * lb.ny * lb.nz, done = 0;
-        chunk_pass cp = { &lb, false, &done, nchunks, &ps };
-        t = now();
-        jobs_parallel_for(nchunks, lb.threads, chunk_job, &cp);
-        times[STAGE_UNWRAP] += now() - t;
-        t = now();
-        done = 0;
-        cp.octree = true;
-        jobs_parallel_for(nchunks, lb.threads, chunk_job, &cp);
-        times[STAGE_CHUNKS] += now() - t;
-
-        t = now();
-        level_light *ll = level_bake(&lb, progress, &ps);
-        times[STAGE_BAKE] += now() - t;
-        if (!ll) {
-            fputs("pmfc: out of memory while baking\n", stderr);
+        if (!level_begin(&lb, w)) {
             status = 3;
+            break;
         }
-        t = now();
-        if (!status && !level_visibility(&lb, progress, &ps)) {
-            fputs("pmfc: out of memory while computing visibility\n", stderr);
-            status = 3;
-        }
-        times[STAGE_VIS] += now() - t;
-        t = now();
-        if (!status && !level_write(&lb, ll, w, progress, &ps)) status = 3;
-        times[STAGE_ENCODE] += now() - t;
-        for (size_t c = 0; c < nchunks; c++) {
-            const chunk_build *cb = &lb.chunks[c];
-            if (!cb->present) continue;
-            total_chunks++;
-            total_cubes += cb->cube_count;
-            total_verts += cb->vert_count;
-            total_lightmaps += cb->lightmap_count;
-            total_dropped += cb->dropped;
-        }
-        level_light_free(ll);
-        level_visibility_free(&lb);
-        level_build_free(&lb);
+        /* a generated city without visibility data is built a tile at a time: what a tile's
+         * chunks need lies within a chunk of them (lights reach less than a chunk) */
+        uint32_t side = lb.nx > lb.nz ? lb.nx : lb.nz;
+        bool tiled = gen_name && lb.def->no_visibility && tile < side;
+        uint32_t ts = tiled ? (uint32_t)tile : side, tiles_x = (lb.nx + ts - 1) / ts, tiles_z = (lb.nz + ts - 1) / ts;
+        ps.tiles = (int)(tiles_x * tiles_z);
+        for (uint32_t tz = 0; !status && tz < tiles_z; tz++)
+            for (uint32_t tx = 0; !status && tx < tiles_x; tx++) {
+                ps.tile = (int)(tz * tiles_x + tx);
+                level_build tb = lb;
+                level_def tile_def;
+                tb.tiled = tiled;
+                if (tiled) {
+                    t = now();
+                    tile_def = *lb.def;
+                    tile_brushes(&lb, tx * ts, tz * ts, ts, &tile_def);
+                    tb.def = &tile_def;
+                    times[STAGE_GEOMETRY] += now() - t;
+                }
+                level_window(&tb, tx * ts, tz * ts, ts, ts, tiled ? 1 : 0);
+                if (!build_window(&tb, w, &ps, times, &totals)) status = 3;
+                if (tiled) free(tile_def.brushes);
+            }
     }
     t = now();
     if (!status && !pmf_writer_finish(w, out_path, &err)) {
@@ -253,11 +314,11 @@ int main(int argc, char **argv)
     pmf_writer_destroy(w);
     free(archive);
     if (ps.bar) fputs("\r\033[K", stderr);
-    if (!status && total_dropped) fprintf(stderr, "pmfc: warning: %llu triangles found no room in their cubes and were left out\n", (unsigned long long)total_dropped);
+    if (!status && totals.dropped) fprintf(stderr, "pmfc: warning: %llu triangles found no room in their cubes and were left out\n", (unsigned long long)totals.dropped);
     if (!status && !quiet) {
         fprintf(stderr, "pmfc: %s -> %s: %zu level(s), %llu chunks, %llu cubes, %llu vertices, %llu lightmaps\n", label, out_path,
-                map.level_count, (unsigned long long)total_chunks, (unsigned long long)total_cubes,
-                (unsigned long long)total_verts, (unsigned long long)total_lightmaps);
+                map.level_count, (unsigned long long)totals.chunks, (unsigned long long)totals.cubes,
+                (unsigned long long)totals.verts, (unsigned long long)totals.lightmaps);
         for (int s = 0; s < STAGE_COUNT; s++) fprintf(stderr, "  %-14s %8.3f s\n", stage_names[s], times[s]);
         fprintf(stderr, "  %-14s %8.3f s\n", "total", now() - start);
     }

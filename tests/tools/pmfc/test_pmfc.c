@@ -437,6 +437,60 @@ static void test_generator(void)
     free(pc);
 }
 
+/* A city built tile by tile (--tile 8: 3 tiles along X) is the city built at once: every chunk
+ * validates and has the same vertices, lightmaps (lamps lighting across tile borders included)
+ * and light ids. */
+static void test_generator_tiles(void)
+{
+    char whole[512], tiled[512], cmd[2048];
+    snprintf(whole, sizeof whole, "%s/tiles_whole.pmf", workdir);
+    snprintf(tiled, sizeof tiled, "%s/tiles_8.pmf", workdir);
+    const char *outs[2] = { whole, tiled }, *tiles[2] = { "64", "8" };
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "'%s' --generate town --chunks 20x1x4 --seed 5 --tile %s -o '%s' --quiet", pmfc, tiles[i], outs[i]);
+        int st = system(cmd);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+    pmf_file *fw = open_map(whole), *ft = open_map(tiled);
+    CHECK_EQ(ft->levels[0].present_chunks, 80);
+    pmf_level lw, lt;
+    read_level(fw, 0, &lw);
+    read_level(ft, 0, &lt);
+    int lightmaps = 0, differing = 0;
+    for (uint32_t x = 0; x < 20; x++)
+        for (uint32_t z = 0; z < 4; z++) {
+            pmf_chunk a, b;
+            read_chunk(fw, &lw, 0, x, 0, z, &a);
+            read_chunk(ft, &lt, 0, x, 0, z, &b);
+            CHECK_EQ(b.client.vertex_count, a.client.vertex_count);
+            CHECK_EQ(b.client.lightmap_count, a.client.lightmap_count);
+            CHECK_EQ(b.common.dynamic_light_count, a.common.dynamic_light_count);
+            CHECK_EQ(b.common.fast_light_count, a.common.fast_light_count);
+            for (uint32_t k = 0; k < a.common.dynamic_light_count && k < b.common.dynamic_light_count; k++)
+                CHECK_EQ(b.common.dynamic_lights[k].id, a.common.dynamic_lights[k].id);
+            for (uint32_t k = 0; k < a.common.fast_light_count && k < b.common.fast_light_count; k++)
+                CHECK_EQ(b.common.fast_lights[k].id, a.common.fast_lights[k].id);
+            for (uint32_t m = 0; m < a.client.lightmap_count && m < b.client.lightmap_count; m++) {
+                const pmf_lightmap *ma = &a.client.lightmaps[m], *mb = &b.client.lightmaps[m];
+                CHECK_EQ(mb->size_exp, ma->size_exp);
+                size_t n = (size_t)3 << (2 * ma->size_exp);
+                lightmaps++;
+                if (mb->size_exp != ma->size_exp || memcmp(ma->luxels, mb->luxels, n)) {
+                    differing++;
+                    fprintf(stderr, "chunk %u 0 %u lightmap %u differs\n", x, z, m);
+                }
+            }
+            pmf_chunk_free(&a);
+            pmf_chunk_free(&b);
+        }
+    CHECK(lightmaps >= 80);
+    CHECK_EQ(differing, 0);
+    pmf_level_free(&lw);
+    pmf_level_free(&lt);
+    pmf_close(fw);
+    pmf_close(ft);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -451,6 +505,7 @@ int main(int argc, char **argv)
     test_errors();
     test_determinism();
     test_generator();
+    test_generator_tiles();
     test_visibility();
     if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
     return failures ? 1 : 0;

@@ -187,8 +187,8 @@ static void load_regions(const level_build *lb, const chunk_build *cb, arena *ar
         for (int dx = -1; dx <= 1; dx++)
             for (int dz = -1; dz <= 1; dz++) {
                 int64_t x = (int64_t)cb->gx + dx, y = (int64_t)cb->gy + dy, z = (int64_t)cb->gz + dz;
-                if ((!dx && !dy && !dz) || x < 0 || y < 0 || z < 0 || x >= lb->nx || y >= lb->ny || z >= lb->nz) continue;
-                if (!lb->chunks[level_chunk_index(lb, (uint32_t)x, (uint32_t)y, (uint32_t)z)].present) continue;
+                const chunk_build *nb = level_chunk_at(lb, x, y, z);
+                if ((!dx && !dy && !dz) || !nb || !nb->present) continue;
                 r->chunks[r->chunk_count++] = (pmf_chunk_coord){ (uint32_t)x, (uint32_t)y, (uint32_t)z };
             }
     for (size_t i = 0; i < def->region_count && count < 255; i++) {
@@ -207,7 +207,8 @@ static void load_regions(const level_build *lb, const chunk_build *cb, arena *ar
             for (uint32_t x = c0.x; x <= c1.x; x++)
                 for (uint32_t z = c0.z; z <= c1.z; z++) {
                     if (x == cb->gx && y == cb->gy && z == cb->gz) continue;
-                    if (!lb->chunks[level_chunk_index(lb, x, y, z)].present) continue;
+                    const chunk_build *at = level_chunk_at(lb, x, y, z);
+                    if (!at || !at->present) continue;
                     lr->chunks[lr->chunk_count++] = (pmf_chunk_coord){ x, y, z };
                 }
     }
@@ -414,17 +415,32 @@ static void emit_chunk(void *user, size_t i)
     if (job->progress) job->progress(job->user, "encode", (double)done / (double)job->total);
 }
 
-bool level_write(level_build *lb, level_light *ll, pmf_writer *w, void (*progress)(void *, const char *, double), void *user)
+bool level_begin(const level_build *lb, pmf_writer *w)
 {
     arena ar = { 0 };
     pmf_level lvl;
     pmf_error err;
     level_fill(lb, &lvl, &ar);
     bool ok = pmf_writer_begin_level(w, &lvl, &err);
-    size_t nchunks = (size_t)lb->nx * lb->ny * lb->nz, npresent = 0;
+    if (!ok) {
+        char buf[768];
+        fprintf(stderr, "pmfc: writing level '%s': %s\n", lb->def->name, pmf_error_format(&err, buf, sizeof buf));
+    }
+    arena_free(&ar);
+    return ok;
+}
+
+bool level_write(level_build *lb, level_light *ll, pmf_writer *w, void (*progress)(void *, const char *, double), void *user)
+{
+    arena ar = { 0 };
+    pmf_level lvl;
+    pmf_error err;
+    level_fill(lb, &lvl, &ar);
+    bool ok = true;
+    size_t nchunks = level_chunk_count(lb), npresent = 0;
     uint32_t *present = xmalloc(nchunks * sizeof *present);
     for (size_t c = 0; c < nchunks; c++)
-        if (lb->chunks[c].present) present[npresent++] = (uint32_t)c;
+        if (lb->chunks[c].present && !lb->chunks[c].margin) present[npresent++] = (uint32_t)c;
     const size_t batch = 256;
     pmf_encoded_chunk *enc = xcalloc(batch, sizeof *enc);
     bool *oks = xcalloc(batch, sizeof *oks);

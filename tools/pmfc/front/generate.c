@@ -4,13 +4,15 @@
  * (dynamic lights), some signs flicker (fast lights). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "generate.h"
 
 #define CHUNK_EXP 5
 #define STREET 4.0           /* half a street's width, metres */
-#define MAX_FAST_LIGHTS 32
+#define MAX_FAST_LIGHTS 32  /* per FAST_REGION x FAST_REGION chunks */
+#define FAST_REGION 8
 
 typedef struct rng { uint64_t s; } rng;
 
@@ -171,6 +173,8 @@ bool generate_map(map_def *map, const char *name, const uint32_t chunks[3], uint
     int64_t kx0 = -(int64_t)(chunks[0] / 2), kz0 = -(int64_t)(chunks[2] / 2);
     double top = (chunks[1] - 1) * S + S / 2;        /* the grid's ceiling */
     rng r = { seed * 0x2545F4914F6CDD1Dull + 1 };
+    uint32_t regions_z = (chunks[2] + FAST_REGION - 1) / FAST_REGION;
+    uint32_t *region_fast = xcalloc((size_t)((chunks[0] + FAST_REGION - 1) / FAST_REGION) * regions_z, sizeof *region_fast);
     for (uint32_t cx = 0; cx < chunks[0]; cx++)
         for (uint32_t cz = 0; cz < chunks[2]; cz++) {
             double x0 = (double)(kx0 + cx) * S - S / 2, z0 = (double)(kz0 + cz) * S - S / 2;
@@ -204,9 +208,12 @@ bool generate_map(map_def *map, const char *name, const uint32_t chunks[3], uint
                 v3 c = v3_make((bx0 + bx1) / 2, 0.2, (bz0 + bz1) / 2);
                 gen_box(&g, v3_sub(c, v3_make(0.6, 0, 0.6)), v3_add(c, v3_make(0.6, 3.5, 0.6)), mat[M_CONCRETE]);
                 gen_box(&g, v3_add(c, v3_make(-1.2, 3.5, -0.15)), v3_add(c, v3_make(1.2, 4.3, 0.15)), mat[M_NEON]);
-                /* the baker keeps a multiplier per fast light per vertex of the level: a few dozen
-                 * flicker, the other signs glow steadily */
-                gen_light(&g, g.next_fast <= MAX_FAST_LIGHTS ? BAKE_LIGHT_FAST : BAKE_LIGHT_STATIC,
+                /* the baker keeps a multiplier per fast light per vertex of what it bakes at once (a
+                 * tile): a few dozen per region flicker, the other signs glow steadily */
+                uint32_t *fast = &region_fast[(size_t)(cx / FAST_REGION) * regions_z + cz / FAST_REGION];
+                bool flicker = *fast < MAX_FAST_LIGHTS;
+                *fast += flicker;
+                gen_light(&g, flicker ? BAKE_LIGHT_FAST : BAKE_LIGHT_STATIC,
                           v3_add(c, v3_make(0, 3.9, 0.8)), 255, 90, 210, 1.2f, 10);
                 continue;
             }
@@ -250,6 +257,7 @@ bool generate_map(map_def *map, const char *name, const uint32_t chunks[3], uint
                     }
                 }
         }
+    free(region_fast);
     /* make the grid exactly as tall as asked */
     if (chunks[1] > 1) {
         double cx = (double)kx0 * S - S / 2 + 2, cz = (double)kz0 * S - S / 2 + 2;

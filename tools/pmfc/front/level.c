@@ -1,4 +1,5 @@
-/* level.c - a level's chunk grid: size, extent, centre chunk; faces clipped into chunks. */
+/* level.c - a level's chunk grid: size, extent, centre chunk; the window of it being built; faces
+ * clipped into chunks; their occluder triangles. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,21 +90,59 @@ const char *level_layout(level_build *lb)
     lb->centre_chunk.x = centre[0];
     lb->centre_chunk.y = centre[1];
     lb->centre_chunk.z = centre[2];
-    size_t n = (size_t)lb->nx * lb->ny * lb->nz;
-    lb->chunks = xcalloc(n, sizeof *lb->chunks);
-    for (uint32_t y = 0; y < lb->ny; y++)
-        for (uint32_t x = 0; x < lb->nx; x++)
-            for (uint32_t z = 0; z < lb->nz; z++) {
-                chunk_build *cb = &lb->chunks[level_chunk_index(lb, x, y, z)];
-                cb->gx = x; cb->gy = y; cb->gz = z;
-                cb->centre = v3_make(((double)x - centre[0]) * S, ((double)y - centre[1]) * S, ((double)z - centre[2]) * S);
-            }
     /* visibility cells: about 8 m, at most chunk/2 deep */
     double cell = def->vis_cell > 0 ? def->vis_cell : 8;
     int depth = 0;
     while (depth < 6 && S / ldexp(1.0, depth) > cell * 1.5) depth++;
     lb->vis_depth = depth;
     return NULL;
+}
+
+void level_window(level_build *lb, uint32_t x0, uint32_t z0, uint32_t nx, uint32_t nz, uint32_t margin)
+{
+    uint32_t c[3] = { lb->centre_chunk.x, lb->centre_chunk.y, lb->centre_chunk.z };
+    double S = lb->S;
+    lb->wx0 = x0 > margin ? x0 - margin : 0;
+    lb->wz0 = z0 > margin ? z0 - margin : 0;
+    lb->wnx = (x0 + nx + margin < lb->nx ? x0 + nx + margin : lb->nx) - lb->wx0;
+    lb->wnz = (z0 + nz + margin < lb->nz ? z0 + nz + margin : lb->nz) - lb->wz0;
+    lb->chunks = xcalloc(level_chunk_count(lb), sizeof *lb->chunks);
+    for (uint32_t y = 0; y < lb->ny; y++)
+        for (uint32_t x = lb->wx0; x < lb->wx0 + lb->wnx; x++)
+            for (uint32_t z = lb->wz0; z < lb->wz0 + lb->wnz; z++) {
+                chunk_build *cb = &lb->chunks[level_chunk_index(lb, x, y, z)];
+                cb->gx = x; cb->gy = y; cb->gz = z;
+                cb->centre = v3_make(((double)x - c[0]) * S, ((double)y - c[1]) * S, ((double)z - c[2]) * S);
+                cb->margin = x < x0 || x >= x0 + nx || z < z0 || z >= z0 + nz;
+            }
+}
+
+chunk_build *level_chunk_at(const level_build *lb, int64_t x, int64_t y, int64_t z)
+{
+    if (x < lb->wx0 || x >= (int64_t)lb->wx0 + lb->wnx || z < lb->wz0 || z >= (int64_t)lb->wz0 + lb->wnz || y < 0 || y >= lb->ny)
+        return NULL;
+    return &lb->chunks[level_chunk_index(lb, (uint32_t)x, (uint32_t)y, (uint32_t)z)];
+}
+
+float (*level_occluders(const level_build *lb, size_t *count))[9]
+{
+    size_t tri_count = 0;
+    for (size_t i = 0; i < lb->face_count; i++)
+        if (material_opaque(&lb->map->materials[lb->faces[i].material])) tri_count += (size_t)lb->faces[i].n - 2;
+    float (*tris)[9] = xmalloc((tri_count ? tri_count : 1) * sizeof *tris);
+    size_t t = 0;
+    for (size_t i = 0; i < lb->face_count; i++) {
+        const face *f = &lb->faces[i];
+        if (!material_opaque(&lb->map->materials[f->material])) continue;
+        for (int k = 1; k + 1 < f->n; k++) {
+            const v3 *p[3] = { &f->p[0], &f->p[k], &f->p[k + 1] };
+            for (int c = 0; c < 3; c++)
+                for (int a = 0; a < 3; a++) tris[t][c * 3 + a] = (float)p[c]->e[a];
+            t++;
+        }
+    }
+    *count = tri_count;
+    return tris;
 }
 
 /* The chunk's box, widened at the grid's outer sides so faces lying there stay in the grid. */
@@ -125,12 +164,13 @@ void level_clip_to_chunks(level_build *lb)
         v3 lo = f->p[0], hi = f->p[0];
         for (int k = 1; k < f->n; k++) bounds_add(&lo, &hi, f->p[k], f->p[k]);
         int64_t r[6];
-        uint32_t n[3] = { lb->nx, lb->ny, lb->nz }, c[3] = { lb->centre_chunk.x, lb->centre_chunk.y, lb->centre_chunk.z };
+        int64_t w0[3] = { lb->wx0, 0, lb->wz0 }, w1[3] = { (int64_t)lb->wx0 + lb->wnx, lb->ny, (int64_t)lb->wz0 + lb->wnz };
+        uint32_t c[3] = { lb->centre_chunk.x, lb->centre_chunk.y, lb->centre_chunk.z };
         for (int a = 0; a < 3; a++) {
             r[a] = (int64_t)floor((lo.e[a] + S / 2) / S - 1e-9) + c[a];
             r[a + 3] = (int64_t)floor((hi.e[a] + S / 2) / S + 1e-9) + c[a];
-            if (r[a] < 0) r[a] = 0;
-            if (r[a + 3] > (int64_t)n[a] - 1) r[a + 3] = n[a] - 1;
+            if (r[a] < w0[a]) r[a] = w0[a];
+            if (r[a + 3] > w1[a] - 1) r[a + 3] = w1[a] - 1;
         }
         poly in;
         in.n = f->n < POLY_MAX ? f->n : POLY_MAX;
@@ -158,7 +198,7 @@ void level_build_free(level_build *lb)
 {
     for (size_t i = 0; i < lb->face_count; i++) free(lb->faces[i].p);
     free(lb->faces);
-    size_t n = (size_t)lb->nx * lb->ny * lb->nz;
+    size_t n = level_chunk_count(lb);
     for (size_t i = 0; lb->chunks && i < n; i++) {
         chunk_build *cb = &lb->chunks[i];
         for (size_t k = 0; k < cb->face_count; k++) free(cb->faces[k].p);

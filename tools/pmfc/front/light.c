@@ -1,40 +1,58 @@
 /* light.c - describes a level to the baker (occluders, lights, luxel patches, vertices for fast
  * lights, probes for cube lighting) and indexes what comes back for the chunk writer. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "light.h"
 
-static size_t level_chunk_total(const level_build *lb) { return (size_t)lb->nx * lb->ny * lb->nz; }
-
-level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, double), void *user)
+/* True when the light's sphere reaches the box. */
+static bool light_reaches(const light_def *l, v3 lo, v3 hi)
 {
-    const level_def *def = lb->def;
-    size_t nchunks = level_chunk_total(lb);
-    level_light *ll = xcalloc(1, sizeof *ll);
+    double d2 = 0;
+    for (int a = 0; a < 3; a++) {
+        double d = l->pos.e[a] < lo.e[a] ? lo.e[a] - l->pos.e[a] : l->pos.e[a] > hi.e[a] ? l->pos.e[a] - hi.e[a] : 0;
+        d2 += d * d;
+    }
+    return d2 < (double)l->range * l->range;
+}
 
-    /* occluders: every opaque face, fan-triangulated */
-    size_t tri_count = 0;
-    for (size_t i = 0; i < lb->face_count; i++)
-        if (material_opaque(&lb->map->materials[lb->faces[i].material])) tri_count += (size_t)lb->faces[i].n - 2;
-    float (*tris)[9] = xmalloc((tri_count ? tri_count : 1) * sizeof *tris);
-    size_t t = 0;
-    for (size_t i = 0; i < lb->face_count; i++) {
-        const face *f = &lb->faces[i];
-        if (!material_opaque(&lb->map->materials[f->material])) continue;
-        for (int k = 1; k + 1 < f->n; k++) {
-            const v3 *p[3] = { &f->p[0], &f->p[k], &f->p[k + 1] };
-            for (int c = 0; c < 3; c++)
-                for (int a = 0; a < 3; a++) tris[t][c * 3 + a] = (float)p[c]->e[a];
-            t++;
+/* The box of the window's chunks outside its margin. */
+static void tile_box(const level_build *lb, v3 *lo, v3 *hi)
+{
+    *lo = v3_make(1e30, 1e30, 1e30);
+    *hi = v3_make(-1e30, -1e30, -1e30);
+    double h = lb->S / 2;
+    for (size_t c = 0; c < level_chunk_count(lb); c++) {
+        const chunk_build *cb = &lb->chunks[c];
+        if (cb->margin) continue;
+        for (int a = 0; a < 3; a++) {
+            lo->e[a] = fmin(lo->e[a], cb->centre.e[a] - h);
+            hi->e[a] = fmax(hi->e[a], cb->centre.e[a] + h);
         }
     }
+}
 
-    bake_light *lights = xcalloc(def->light_count ? def->light_count : 1, sizeof *lights);
+level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_count,
+                        void (*progress)(void *, const char *, double), void *user)
+{
+    const level_def *def = lb->def;
+    size_t nchunks = level_chunk_count(lb);
+    level_light *ll = xcalloc(1, sizeof *ll);
+
+    /* the lights: all of them, or (in a tile) those reaching it; the baker numbers them from 0 */
+    v3 tlo, thi;
+    tile_box(lb, &tlo, &thi);
+    uint32_t *light_ids = xmalloc((def->light_count ? def->light_count : 1) * sizeof *light_ids);
+    size_t light_count = 0;
+    for (size_t i = 0; i < def->light_count; i++)
+        if (!lb->tiled || light_reaches(&def->lights[i], tlo, thi)) light_ids[light_count++] = (uint32_t)i;
+    bake_light *lights = xcalloc(light_count ? light_count : 1, sizeof *lights);
     ll->fast_ordinal = xmalloc((def->light_count ? def->light_count : 1) * sizeof *ll->fast_ordinal);
+    for (size_t i = 0; i < def->light_count; i++) ll->fast_ordinal[i] = -1;
     uint32_t fast = 0;
-    for (size_t i = 0; i < def->light_count; i++) {
-        const light_def *l = &def->lights[i];
+    for (size_t i = 0; i < light_count; i++) {
+        const light_def *l = &def->lights[light_ids[i]];
         lights[i].kind = l->kind;
         for (int a = 0; a < 3; a++) {
             lights[i].position[a] = (float)l->pos.e[a];
@@ -42,7 +60,7 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
         }
         lights[i].intensity = l->brightness;
         lights[i].range = l->range;
-        ll->fast_ordinal[i] = l->kind == BAKE_LIGHT_FAST ? (int32_t)fast++ : -1;
+        if (l->kind == BAKE_LIGHT_FAST) ll->fast_ordinal[light_ids[i]] = (int32_t)fast++;
     }
     ll->light_count = def->light_count;
 
@@ -104,8 +122,8 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
     }
 
     bake_desc desc = {
-        .triangles = (const float (*)[9])tris, .triangle_count = tri_count,
-        .lights = lights, .light_count = def->light_count,
+        .triangles = tris, .triangle_count = tri_count,
+        .lights = lights, .light_count = light_count,
         .lightmaps = lms, .lightmap_count = lm_count,
         .patches = patches, .patch_count = patch_count,
         .vertices = verts, .vertex_count = verts ? vert_count : 0,
@@ -115,16 +133,22 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
     };
     memcpy(desc.ambient, def->ambient, sizeof desc.ambient);
     bool ok = bake_run(&desc, &ll->res);
-    free(tris);
     free(lights);
     free(lms);
     free(patches);
     free(verts);
     free(probes);
     if (!ok) {
+        free(light_ids);
         level_light_free(ll);
         return NULL;
     }
+    /* back to the level's light indices */
+    for (size_t i = 0; i < ll->res.layer_count; i++) ll->res.layers[i].light = light_ids[ll->res.layers[i].light];
+    for (size_t i = 0; i < probe_count; i++)
+        for (uint32_t r = 0; r < ll->res.probes[i].ref_count; r++)
+            ll->res.probes[i].refs[r].light = light_ids[ll->res.probes[i].refs[r].light];
+    free(light_ids);
     ll->vertex_count = verts ? vert_count : 0;
 
     /* layers by lightmap, for the chunk writer */

@@ -8,9 +8,10 @@
 
 typedef struct cell_ref { uint32_t chunk, cube; } cell_ref;
 
-bool level_visibility(level_build *lb, void (*progress)(void *, const char *, double), void *user)
+bool level_visibility(level_build *lb, const float (*tris)[9], size_t tri_count,
+                      void (*progress)(void *, const char *, double), void *user)
 {
-    size_t nchunks = (size_t)lb->nx * lb->ny * lb->nz;
+    size_t nchunks = level_chunk_count(lb);
     size_t ncells = 0, ntargets = 0;
     if (lb->def->no_visibility) return true;
     for (size_t c = 0; c < nchunks; c++) {
@@ -47,24 +48,8 @@ bool level_visibility(level_build *lb, void (*progress)(void *, const char *, do
             }
         }
     }
-    /* occluders: opaque faces */
-    size_t tri_count = 0;
-    for (size_t i = 0; i < lb->face_count; i++)
-        if (material_opaque(&lb->map->materials[lb->faces[i].material])) tri_count += (size_t)lb->faces[i].n - 2;
-    float (*tris)[9] = xmalloc((tri_count ? tri_count : 1) * sizeof *tris);
-    size_t t = 0;
-    for (size_t i = 0; i < lb->face_count; i++) {
-        const face *f = &lb->faces[i];
-        if (!material_opaque(&lb->map->materials[f->material])) continue;
-        for (int k = 1; k + 1 < f->n; k++) {
-            const v3 *p[3] = { &f->p[0], &f->p[k], &f->p[k + 1] };
-            for (int c = 0; c < 3; c++)
-                for (int a = 0; a < 3; a++) tris[t][c * 3 + a] = (float)p[c]->e[a];
-            t++;
-        }
-    }
     vis_desc desc = {
-        .triangles = (const float (*)[9])tris, .triangle_count = tri_count,
+        .triangles = tris, .triangle_count = tri_count,
         .cells = cells, .cell_count = ncells,
         .targets = targets, .target_count = ntargets,
         .rays_per_pair = lb->def->vis_rays,
@@ -104,7 +89,6 @@ bool level_visibility(level_build *lb, void (*progress)(void *, const char *, do
         }
         vis_result_free(&res, ncells);
     }
-    free(tris);
     free(cells);
     free(targets);
     free(cell_of);
@@ -115,7 +99,7 @@ bool level_visibility(level_build *lb, void (*progress)(void *, const char *, do
 
 void level_visibility_free(level_build *lb)
 {
-    size_t nchunks = (size_t)lb->nx * lb->ny * lb->nz;
+    size_t nchunks = level_chunk_count(lb);
     for (size_t c = 0; lb->chunks && c < nchunks; c++) {
         chunk_build *cb = &lb->chunks[c];
         for (uint32_t i = 0; i < cb->cube_count; i++) {

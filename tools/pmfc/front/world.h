@@ -258,6 +258,7 @@ typedef struct chunk_build {
     int sound_used[256]; int sound_used_count;
     uint32_t dropped;                            /* triangles that found no room (reported) */
     bool present;
+    bool margin;                                 /* outside the tile: only its faces (occluders, presence) */
 } chunk_build;
 
 typedef struct level_build {
@@ -270,18 +271,29 @@ typedef struct level_build {
     pmf_chunk_coord centre_chunk;
     int32_t off_x, off_y, off_z;                 /* grid position of world chunk offset 0 = centre chunk */
     face *faces; size_t face_count, face_cap;
-    chunk_build *chunks;                         /* [pmf grid index] */
+    /* the window of the grid built now: all of it, or a tile with a margin (all Y) */
+    uint32_t wx0, wz0, wnx, wnz;
+    bool tiled;                                  /* only lights reaching the tile are baked */
+    chunk_build *chunks;                         /* [level_chunk_index] */
     int vis_depth;
     int threads;
     bool quiet;                                  /* no notes on stderr */
 } level_build;
 
-/* Index of grid position (x, y, z) in chunks[]. */
+/* Index of grid position (x, y, z), inside the window, in chunks[]. */
 static inline size_t level_chunk_index(const level_build *lb, uint32_t x, uint32_t y, uint32_t z)
-{ return ((size_t)y * lb->nx + x) * lb->nz + z; }
+{ return ((size_t)y * lb->wnx + (x - lb->wx0)) * lb->wnz + (z - lb->wz0); }
+static inline size_t level_chunk_count(const level_build *lb) { return (size_t)lb->wnx * lb->ny * lb->wnz; }
+/* The chunk at grid position (x, y, z), or NULL outside the grid or the window. */
+chunk_build *level_chunk_at(const level_build *lb, int64_t x, int64_t y, int64_t z);
 
 /* Picks the chunk size and grid, and the centre chunk. Returns an error message or NULL. */
 const char *level_layout(level_build *lb);
+/* Makes the chunks of the window: columns [x0, x0 + nx) x [z0, z0 + nz) of the grid and `margin`
+ * more on each side (within the grid), the margin's chunks flagged. */
+void level_window(level_build *lb, uint32_t x0, uint32_t z0, uint32_t nx, uint32_t nz, uint32_t margin);
+/* The occluders of the built faces: every opaque face, fan-triangulated (free the result). */
+float (*level_occluders(const level_build *lb, size_t *count))[9];
 /* Brushes -> visible faces (CSG), then faces -> chunks. */
 void level_faces(level_build *lb);
 void level_clip_to_chunks(level_build *lb);
@@ -291,11 +303,15 @@ void chunk_unwrap(const level_build *lb, chunk_build *cb);
 void chunk_octree(const level_build *lb, chunk_build *cb);
 /* Lights (light.c): describes the level to the baker, runs it, and keeps what each chunk gets. */
 typedef struct level_light level_light;
-level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, double), void *user);
+level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_count,
+                        void (*progress)(void *, const char *, double), void *user);
 /* Visibility (visibility.c): fills cube visibility data of the cells. */
-bool level_visibility(level_build *lb, void (*progress)(void *, const char *, double), void *user);
+bool level_visibility(level_build *lb, const float (*tris)[9], size_t tri_count,
+                      void (*progress)(void *, const char *, double), void *user);
 void level_visibility_free(level_build *lb);
-/* Emission (emit.c): pmf_level for the level and one encoded chunk per present chunk. */
+/* Emission (emit.c): the level's pmf_level (once), then one encoded chunk per present chunk of
+ * the window outside its margin. */
+bool level_begin(const level_build *lb, pmf_writer *w);
 bool level_write(level_build *lb, level_light *ll, pmf_writer *w, void (*progress)(void *, const char *, double), void *user);
 void level_light_free(level_light *ll);
 void level_build_free(level_build *lb);
