@@ -100,6 +100,8 @@ struct render_world {
     size_t cmd_cap;
     draw_params *table;
     size_t table_cap;
+    gpu_vertex *staging;             /* a chunk's vertices on their way to the arena */
+    size_t staging_cap;
     uint32_t *material_mark;         /* per material: the draw serial that last drew it */
     size_t frame_items, frame_opaque;  /* the prepared frame: items, of which opaque first */
     size_t frame_opaque_cmds;          /* commands of the opaque items */
@@ -586,6 +588,7 @@ void render_world_destroy(render_world *w)
     free(w->ranges);
     free(w->cmds);
     free(w->table);
+    free(w->staging);
     free(w->material_mark);
     free(w);
 }
@@ -618,9 +621,10 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
     gpu_chunk *gc = &w->chunks[slot];
     memset(gc, 0, sizeof *gc);
 
-    gpu_vertex *verts = malloc((size_t)mc->vertex_count * sizeof *verts + 1);
-    if (!verts)
+    /* Interleaved in a buffer kept between uploads (fresh memory per chunk costs page faults). */
+    if (!reserve((void **)&w->staging, &w->staging_cap, (size_t)mc->vertex_count + 1, sizeof *w->staging))
         return -1;
+    gpu_vertex *verts = w->staging;
     for (uint32_t i = 0; i < mc->vertex_count; i++) {
         verts[i].v = mc->vertices[i];
         if (mc->fast)
@@ -647,14 +651,12 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
         glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, w->fast_table.buffer);
     }
     if (!ok) {
-        free(verts);
         return -1;
     }
     glBindBuffer(GL_COPY_WRITE_BUFFER, w->vertices.buffer);
     glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)vbase * sizeof *verts, (GLsizeiptr)mc->vertex_count * sizeof *verts, verts);
     glBindBuffer(GL_COPY_WRITE_BUFFER, w->indices.buffer);
     glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)ibase * 4, (GLsizeiptr)mc->index_count * 4, mc->indices);
-    free(verts);
 
     gc->mc = mc;
     w->resident_vertices += mc->vertex_count;
