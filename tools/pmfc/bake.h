@@ -127,5 +127,7 @@ void vis_result_free(vis_result *res, size_t cell_count);
 
 /* Runs fn(user, i) for i in [0, count) on `threads` threads (0 = every core) and waits. */
 void jobs_parallel_for(size_t count, int threads, void (*fn)(void *user, size_t i), void *user);
+/* The number of threads `threads` stands for (0 = every core). */
+int jobs_thread_count(int threads);
 
 #endif

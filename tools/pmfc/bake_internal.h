@@ -10,9 +10,6 @@ typedef struct jobs_progress {
     const char *stage;
 } jobs_progress;
 
-/* The number of threads `threads` stands for (0 = every core). */
-int jobs_thread_count(int threads);
-
 /* jobs_parallel_for that also reports the stage's progress: 0 first, 1 last, and about every
  * percent between. Reports never overlap (they are serialised), but may come from any thread. */
 void jobs_parallel_for_progress(size_t count, int threads, void (*fn)(void *user, size_t i), void *user,

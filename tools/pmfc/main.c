@@ -97,8 +97,8 @@ static void tile_brushes(const level_build *lb, uint32_t x0, uint32_t z0, uint32
     }
 }
 
-/* Builds, bakes and writes the chunks of lb's window, then frees them. */
-static bool build_window(level_build *lb, pmf_writer *w, progress_state *ps, double times[STAGE_COUNT], level_totals *totals)
+/* Builds, bakes and encodes the chunks of lb's window, then frees all but the encoded chunks. */
+static bool build_window(level_build *lb, encoded_chunks *out, progress_state *ps, double times[STAGE_COUNT], level_totals *totals)
 {
     double t = now();
     progress(ps, "geometry", 0);
@@ -135,7 +135,7 @@ static bool build_window(level_build *lb, pmf_writer *w, progress_state *ps, dou
     free(tris);
     times[STAGE_VIS] += now() - t;
     t = now();
-    if (ok) ok = level_write(lb, ll, w, progress, ps);
+    if (ok) ok = level_encode(lb, ll, out, progress, ps);
     times[STAGE_ENCODE] += now() - t;
     for (size_t c = 0; c < nchunks; c++) {
         const chunk_build *cb = &lb->chunks[c];
@@ -150,6 +150,39 @@ static bool build_window(level_build *lb, pmf_writer *w, progress_state *ps, dou
     level_visibility_free(lb);
     level_build_free(lb);
     return ok;
+}
+
+/* A batch of windows built side by side, each on one thread, their chunks then put in order. */
+typedef struct tile_batch {
+    const level_build *lb;
+    bool tiled;
+    uint32_t ts, tiles_x, first;
+    int threads;                      /* per window */
+    progress_state *ps;
+    encoded_chunks *out;
+    bool *ok;
+    double (*times)[STAGE_COUNT];
+    level_totals *totals;
+} tile_batch;
+
+static void tile_job(void *user, size_t i)
+{
+    tile_batch *tb = user;
+    uint32_t tile = tb->first + (uint32_t)i, tx = tile % tb->tiles_x, tz = tile / tb->tiles_x;
+    level_build win = *tb->lb;
+    level_def tile_def;
+    win.tiled = tb->tiled;
+    win.threads = tb->threads;
+    if (tb->tiled) {
+        double t = now();
+        tile_def = *tb->lb->def;
+        tile_brushes(tb->lb, tx * tb->ts, tz * tb->ts, tb->ts, &tile_def);
+        win.def = &tile_def;
+        tb->times[i][STAGE_GEOMETRY] += now() - t;
+    }
+    level_window(&win, tx * tb->ts, tz * tb->ts, tb->ts, tb->ts, tb->tiled ? 1 : 0);
+    tb->ok[i] = build_window(&win, &tb->out[i], tb->ps, tb->times[i], &tb->totals[i]);
+    if (tb->tiled) free(tile_def.brushes);
 }
 
 static bool parse_u64(const char *s, uint64_t *out)
@@ -282,24 +315,37 @@ int main(int argc, char **argv)
         uint32_t side = lb.nx > lb.nz ? lb.nx : lb.nz;
         bool tiled = gen_name && lb.def->no_visibility && tile < side;
         uint32_t ts = tiled ? (uint32_t)tile : side, tiles_x = (lb.nx + ts - 1) / ts, tiles_z = (lb.nz + ts - 1) / ts;
-        ps.tiles = (int)(tiles_x * tiles_z);
-        for (uint32_t tz = 0; !status && tz < tiles_z; tz++)
-            for (uint32_t tx = 0; !status && tx < tiles_x; tx++) {
-                ps.tile = (int)(tz * tiles_x + tx);
-                level_build tb = lb;
-                level_def tile_def;
-                tb.tiled = tiled;
-                if (tiled) {
-                    t = now();
-                    tile_def = *lb.def;
-                    tile_brushes(&lb, tx * ts, tz * ts, ts, &tile_def);
-                    tb.def = &tile_def;
-                    times[STAGE_GEOMETRY] += now() - t;
-                }
-                level_window(&tb, tx * ts, tz * ts, ts, ts, tiled ? 1 : 0);
-                if (!build_window(&tb, w, &ps, times, &totals)) status = 3;
-                if (tiled) free(tile_def.brushes);
+        uint32_t tiles = tiles_x * tiles_z, side_by_side = tiled ? (uint32_t)jobs_thread_count((int)threads) : 1;
+        ps.tiles = (int)tiles;
+        encoded_chunks *out = xcalloc(side_by_side, sizeof *out);
+        bool *oks = xcalloc(side_by_side, sizeof *oks);
+        double (*tile_times)[STAGE_COUNT] = xcalloc(side_by_side, sizeof *tile_times);
+        level_totals *tile_totals = xcalloc(side_by_side, sizeof *tile_totals);
+        for (uint32_t first = 0; !status && first < tiles; first += side_by_side) {
+            uint32_t n = tiles - first < side_by_side ? tiles - first : side_by_side;
+            ps.tile = (int)first;
+            tile_batch batch = { &lb, tiled, ts, tiles_x, first, side_by_side > 1 ? 1 : (int)threads, &ps,
+                                 out, oks, tile_times, tile_totals };
+            jobs_parallel_for(n, (int)n, tile_job, &batch);
+            t = now();
+            for (uint32_t i = 0; i < n; i++) {
+                if (!oks[i]) status = 3;
+                if (!encoded_chunks_put(&out[i], w, lb.def->name)) status = 3;
             }
+            times[STAGE_WRITE] += now() - t;
+        }
+        for (uint32_t i = 0; i < side_by_side; i++) {
+            for (int s = 0; s < STAGE_COUNT; s++) times[s] += tile_times[i][s];
+            totals.chunks += tile_totals[i].chunks;
+            totals.cubes += tile_totals[i].cubes;
+            totals.verts += tile_totals[i].verts;
+            totals.lightmaps += tile_totals[i].lightmaps;
+            totals.dropped += tile_totals[i].dropped;
+        }
+        free(out);
+        free(oks);
+        free(tile_times);
+        free(tile_totals);
     }
     t = now();
     if (!status && !pmf_writer_finish(w, out_path, &err)) {
@@ -310,7 +356,7 @@ int main(int argc, char **argv)
         char buf[768];
         fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, buf, sizeof buf));
     }
-    times[STAGE_WRITE] = now() - t;
+    times[STAGE_WRITE] += now() - t;
     pmf_writer_destroy(w);
     free(archive);
     if (ps.bar) fputs("\r\033[K", stderr);

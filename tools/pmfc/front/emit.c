@@ -430,44 +430,54 @@ bool level_begin(const level_build *lb, pmf_writer *w)
     return ok;
 }
 
-bool level_write(level_build *lb, level_light *ll, pmf_writer *w, void (*progress)(void *, const char *, double), void *user)
+bool level_encode(level_build *lb, level_light *ll, encoded_chunks *out, void (*progress)(void *, const char *, double), void *user)
 {
     arena ar = { 0 };
     pmf_level lvl;
-    pmf_error err;
     level_fill(lb, &lvl, &ar);
-    bool ok = true;
     size_t nchunks = level_chunk_count(lb), npresent = 0;
     uint32_t *present = xmalloc(nchunks * sizeof *present);
     for (size_t c = 0; c < nchunks; c++)
         if (lb->chunks[c].present && !lb->chunks[c].margin) present[npresent++] = (uint32_t)c;
-    const size_t batch = 256;
-    pmf_encoded_chunk *enc = xcalloc(batch, sizeof *enc);
-    bool *oks = xcalloc(batch, sizeof *oks);
-    pmf_error *errs = xcalloc(batch, sizeof *errs);
+    out->coords = xmalloc((npresent ? npresent : 1) * sizeof *out->coords);
+    out->enc = xcalloc(npresent ? npresent : 1, sizeof *out->enc);
+    out->count = npresent;
+    bool *oks = xcalloc(npresent ? npresent : 1, sizeof *oks);
+    pmf_error *errs = xcalloc(npresent ? npresent : 1, sizeof *errs);
     size_t done = 0;
-    for (size_t base = 0; ok && base < npresent; base += batch) {
-        size_t n = npresent - base < batch ? npresent - base : batch;
-        emit_job job = { lb, ll, &lvl, present, enc, oks, errs, base, &done, npresent, progress, user };
-        jobs_parallel_for(n, lb->threads, emit_chunk, &job);
-        for (size_t i = 0; i < n; i++) {
-            if (ok && !oks[i]) {
-                err = errs[i];
-                ok = false;
-            }
-            const chunk_build *cb = &lb->chunks[present[base + i]];
-            if (ok) ok = pmf_writer_put_chunk(w, (pmf_chunk_coord){ cb->gx, cb->gy, cb->gz }, &enc[i], &err);
-            else if (oks[i]) pmf_encoded_chunk_free(&enc[i]);
+    emit_job job = { lb, ll, &lvl, present, out->enc, oks, errs, 0, &done, npresent, progress, user };
+    jobs_parallel_for(npresent, lb->threads, emit_chunk, &job);
+    bool ok = true;
+    for (size_t i = 0; i < npresent; i++) {
+        const chunk_build *cb = &lb->chunks[present[i]];
+        out->coords[i] = (pmf_chunk_coord){ cb->gx, cb->gy, cb->gz };
+        if (ok && !oks[i]) {
+            char buf[768];
+            fprintf(stderr, "pmfc: writing level '%s': %s\n", lb->def->name, pmf_error_format(&errs[i], buf, sizeof buf));
+            ok = false;
         }
     }
-    if (!ok) {
-        char buf[768];
-        fprintf(stderr, "pmfc: writing level '%s': %s\n", lb->def->name, pmf_error_format(&err, buf, sizeof buf));
-    }
-    free(enc);
     free(oks);
     free(errs);
     free(present);
     arena_free(&ar);
+    return ok;
+}
+
+bool encoded_chunks_put(encoded_chunks *ec, pmf_writer *w, const char *level_name)
+{
+    bool ok = true;
+    pmf_error err;
+    for (size_t i = 0; i < ec->count; i++) {
+        if (ok && !pmf_writer_put_chunk(w, ec->coords[i], &ec->enc[i], &err)) {
+            char buf[768];
+            fprintf(stderr, "pmfc: writing level '%s': %s\n", level_name, pmf_error_format(&err, buf, sizeof buf));
+            ok = false;
+        }
+        pmf_encoded_chunk_free(&ec->enc[i]);
+    }
+    free(ec->coords);
+    free(ec->enc);
+    memset(ec, 0, sizeof *ec);
     return ok;
 }

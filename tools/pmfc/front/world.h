@@ -310,9 +310,13 @@ bool level_visibility(level_build *lb, const float (*tris)[9], size_t tri_count,
                       void (*progress)(void *, const char *, double), void *user);
 void level_visibility_free(level_build *lb);
 /* Emission (emit.c): the level's pmf_level (once), then one encoded chunk per present chunk of
- * the window outside its margin. */
+ * the window outside its margin, handed to the writer later (windows are built in parallel, and
+ * put in order). */
 bool level_begin(const level_build *lb, pmf_writer *w);
-bool level_write(level_build *lb, level_light *ll, pmf_writer *w, void (*progress)(void *, const char *, double), void *user);
+typedef struct encoded_chunks { pmf_chunk_coord *coords; pmf_encoded_chunk *enc; size_t count; } encoded_chunks;
+bool level_encode(level_build *lb, level_light *ll, encoded_chunks *out, void (*progress)(void *, const char *, double), void *user);
+/* Puts them all into the writer (which takes their bytes), frees the rest. */
+bool encoded_chunks_put(encoded_chunks *ec, pmf_writer *w, const char *level_name);
 void level_light_free(level_light *ll);
 void level_build_free(level_build *lb);
 
