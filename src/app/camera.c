@@ -1,10 +1,36 @@
 /* camera.c - chunk + local camera position, basis and view matrix (camera.h). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "camera.h"
 
 #define DEG2RAD 0.017453292519943295
+
+const char *camera_parse_pose(const char *text, double pos[3], float *yaw, float *pitch)
+{
+    double v[5];
+    const char *p = text;
+    for (int i = 0; i < 5; i++) {
+        char *end;
+        v[i] = strtod(p, &end);
+        if (end == p || !(v[i] == v[i]) || v[i] > 1e15 || v[i] < -1e15)
+            return NULL;
+        p = end;
+        if (i < 4) {
+            if (*p != ',')
+                return NULL;
+            p++;
+        }
+    }
+    if (*p != '\0' && !strchr(" \t\r\n", *p))
+        return NULL;
+    for (int i = 0; i < 3; i++)
+        pos[i] = v[i];
+    *yaw = (float)v[3];
+    *pitch = (float)v[4];
+    return p;
+}
 
 void camera_init(camera *cam, const camera_desc *desc)
 {

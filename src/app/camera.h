@@ -33,6 +33,11 @@ typedef struct camera {
     int32_t center[3];               /* the level's centre chunk */
 } camera;
 
+/* Parses a pose "X,Y,Z,YAW,PITCH" (world metres, degrees: the --camera, --cameras and bookmark
+ * format) at the start of text. Returns the first character after it, or NULL when malformed
+ * (a number missing, not finite, beyond 1e15, or glued to what follows). */
+const char *camera_parse_pose(const char *text, double pos[3], float *yaw, float *pitch);
+
 void camera_init(camera *cam, const camera_desc *desc);
 /* World position in metres (world origin = centre of the centre chunk). The window should keep
  * pitch within ±89 for mouse look; any pitch renders (the right vector depends on yaw only). */

@@ -98,29 +98,11 @@ static bool parse_u32(const char *s, uint32_t max, uint32_t *out)
     return true;
 }
 
-/* "X,Y,Z,YAW,PITCH" */
+/* "X,Y,Z,YAW,PITCH" and nothing else */
 static bool parse_camera(const char *s, shot_camera *cam)
 {
-    double v[5];
-    char buf[256];
-    if (strlen(s) >= sizeof buf)
-        return false;
-    strcpy(buf, s);
-    char *p = buf;
-    for (int i = 0; i < 5; i++) {
-        char *comma = strchr(p, ',');
-        if ((i < 4) != (comma != NULL))
-            return false;
-        if (comma)
-            *comma = 0;
-        if (!parse_double(p, &v[i]))
-            return false;
-        p = comma ? comma + 1 : p;
-    }
-    memcpy(cam->pos, v, sizeof cam->pos);
-    cam->yaw = (float)v[3];
-    cam->pitch = (float)v[4];
-    return true;
+    const char *end = camera_parse_pose(s, cam->pos, &cam->yaw, &cam->pitch);
+    return end && !*end;
 }
 
 static int parse_args(int argc, char **argv, shot_options *o)

@@ -9,6 +9,7 @@
 #include "pmf/pmf.h"
 #include "view.h"
 #include "view_bookmarks.h"
+#include "camera.h"
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -91,7 +92,8 @@ int cmd_view(int argc, char **argv)
             desc.level = (uint32_t)n;
             i++;
         } else if (!strcmp(a, "--camera")) {
-            if (!view_parse_pose(next, desc.camera_pos, &desc.camera_yaw, &desc.camera_pitch))
+            const char *end = camera_parse_pose(next, desc.camera_pos, &desc.camera_yaw, &desc.camera_pitch);
+            if (!end || *end)
                 return usage_error("--camera wants X,Y,Z,YAW,PITCH, not", next);
             desc.has_camera = true;
             i++;

@@ -1,35 +1,12 @@
 /* view_bookmarks.c - MAP.pmf.cameras: save and recall camera bookmarks. */
 #include "view_bookmarks.h"
 
+#include "camera.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-bool view_parse_pose(const char *text, double pos[3], float *yaw, float *pitch)
-{
-    double v[5];
-    const char *p = text;
-    for (int i = 0; i < 5; i++) {
-        char *end;
-        v[i] = strtod(p, &end);
-        if (end == p || !(v[i] == v[i]) || v[i] > 1e15 || v[i] < -1e15)
-            return false;
-        p = end;
-        if (i < 4) {
-            if (*p != ',')
-                return false;
-            p++;
-        }
-    }
-    if (*p != '\0' && !strchr(" \t\r\n", *p))
-        return false;
-    for (int i = 0; i < 3; i++)
-        pos[i] = v[i];
-    *yaw = (float)v[3];
-    *pitch = (float)v[4];
-    return true;
-}
 
 void view_bookmarks_path(const char *map_path, char *out, size_t size)
 {
@@ -181,7 +158,7 @@ bool view_bookmark_load(const char *file, int slot, double pos[3], float *yaw, f
     bool ok = false;
     if (!line)
         snprintf(err, err_size, "no bookmark %d in %s", slot, file);
-    else if (!(ok = view_parse_pose(line + strspn(line, " \t"), pos, yaw, pitch)))
+    else if (!(ok = camera_parse_pose(line + strspn(line, " \t"), pos, yaw, pitch) != NULL))
         snprintf(err, err_size, "%s: bookmark %d is not X,Y,Z,YAW,PITCH", file, slot);
     free(text);
     return ok;

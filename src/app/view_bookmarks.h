@@ -14,10 +14,6 @@
 
 #define VIEW_BOOKMARK_SLOTS 9
 
-/* Parses "X,Y,Z,YAW,PITCH" (the --camera and bookmark format), optionally followed by blanks
- * and a name; false when malformed. */
-bool view_parse_pose(const char *text, double pos[3], float *yaw, float *pitch);
-
 /* "MAP.cameras" for the map at map_path. */
 void view_bookmarks_path(const char *map_path, char *out, size_t size);
 

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "camera.h"
 #include "pmf.h"
 #include "view_bookmarks.h"
 #include "view_probes.h"
@@ -51,16 +52,16 @@ static void test_parse_pose(void)
 {
     double p[3];
     float yaw, pitch;
-    CHECK(view_parse_pose("1,-2.5,3e2,90,-45", p, &yaw, &pitch), "plain");
+    CHECK(camera_parse_pose("1,-2.5,3e2,90,-45", p, &yaw, &pitch), "plain");
     CHECK(p[0] == 1 && p[1] == -2.5 && p[2] == 300 && yaw == 90 && pitch == -45, "values %g %g %g %g %g", p[0], p[1], p[2], yaw, pitch);
-    CHECK(view_parse_pose("0,0,0,0,0 hall", p, &yaw, &pitch), "with a name");
-    CHECK(view_parse_pose("0,0,0,0,0\n", p, &yaw, &pitch), "line end");
-    CHECK(!view_parse_pose("1,2,3,4", p, &yaw, &pitch), "four numbers");
-    CHECK(!view_parse_pose("1,2,3,4,5,6", p, &yaw, &pitch), "six numbers");
-    CHECK(!view_parse_pose("1,2,x,4,5", p, &yaw, &pitch), "not a number");
-    CHECK(!view_parse_pose("1,2,3,4,5x", p, &yaw, &pitch), "trailing junk");
-    CHECK(!view_parse_pose("nan,2,3,4,5", p, &yaw, &pitch), "NaN");
-    CHECK(!view_parse_pose("", p, &yaw, &pitch), "empty");
+    CHECK(camera_parse_pose("0,0,0,0,0 hall", p, &yaw, &pitch), "with a name");
+    CHECK(camera_parse_pose("0,0,0,0,0\n", p, &yaw, &pitch), "line end");
+    CHECK(!camera_parse_pose("1,2,3,4", p, &yaw, &pitch), "four numbers");
+    CHECK(!camera_parse_pose("1,2,3,4,5,6", p, &yaw, &pitch), "six numbers");
+    CHECK(!camera_parse_pose("1,2,x,4,5", p, &yaw, &pitch), "not a number");
+    CHECK(!camera_parse_pose("1,2,3,4,5x", p, &yaw, &pitch), "trailing junk");
+    CHECK(!camera_parse_pose("nan,2,3,4,5", p, &yaw, &pitch), "NaN");
+    CHECK(!camera_parse_pose("", p, &yaw, &pitch), "empty");
 }
 
 static void test_bookmarks(void)
