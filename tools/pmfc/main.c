@@ -1,6 +1,7 @@
 /* main.c - pmfc, the PMF map compiler: `pmfc SOURCE -o OUT.pmf` compiles a .pms source
  * (docs/pmfc.md); `pmfc --generate NAME --chunks XxYxZ --seed N -o OUT.pmf` builds a city. */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,20 +82,61 @@ static void chunk_job(void *user, size_t i)
 
 typedef struct level_totals { uint64_t chunks, cubes, verts, lightmaps, dropped; } level_totals;
 
-/* The brushes touching the window of the tile at (x0, z0) (ts x ts columns and a chunk around). */
-static void tile_brushes(const level_build *lb, uint32_t x0, uint32_t z0, uint32_t ts, level_def *out)
+/* Whether a brush touches the window of tile (tx, tz): ts x ts columns and a chunk around. */
+static bool brush_in_tile(const level_build *lb, const brush *b, uint32_t tx, uint32_t tz, uint32_t ts)
+{
+    double S = lb->S, eps = 1e-3;
+    double lo_x = ((double)tx * ts - 1 - lb->centre_chunk.x) * S - S / 2 - eps, hi_x = lo_x + (ts + 2) * S + 2 * eps;
+    double lo_z = ((double)tz * ts - 1 - lb->centre_chunk.z) * S - S / 2 - eps, hi_z = lo_z + (ts + 2) * S + 2 * eps;
+    return !(b->hi.x < lo_x || b->lo.x > hi_x || b->hi.z < lo_z || b->lo.z > hi_z);
+}
+
+/* Per tile, the brushes touching its window, in brush order. A brush lands in the few tiles around
+ * it, so listing them for every tile takes two passes over the brushes. */
+typedef struct tile_lists { uint32_t tiles_x, tiles_z, ts; uint32_t *start, *items; } tile_lists;
+
+static size_t tile_lists_pass(const level_build *lb, tile_lists *tl, bool fill)
 {
     const level_def *def = lb->def;
-    double S = lb->S, eps = 1e-3;
-    double lo_x = ((double)x0 - 1 - lb->centre_chunk.x) * S - S / 2 - eps, hi_x = lo_x + (ts + 2) * S + 2 * eps;
-    double lo_z = ((double)z0 - 1 - lb->centre_chunk.z) * S - S / 2 - eps, hi_z = lo_z + (ts + 2) * S + 2 * eps;
-    out->brushes = NULL;
-    out->brush_count = out->brush_cap = 0;
+    double S = lb->S;
+    size_t total = 0;
     for (size_t i = 0; i < def->brush_count; i++) {
         const brush *b = &def->brushes[i];
-        if (b->hi.x < lo_x || b->lo.x > hi_x || b->hi.z < lo_z || b->lo.z > hi_z) continue;
-        *(brush *)PUSH(out->brushes, out->brush_count, out->brush_cap) = *b;
+        int64_t k[4] = { (int64_t)floor((b->lo.x + S / 2) / S) + lb->centre_chunk.x, (int64_t)floor((b->hi.x + S / 2) / S) + lb->centre_chunk.x,
+                         (int64_t)floor((b->lo.z + S / 2) / S) + lb->centre_chunk.z, (int64_t)floor((b->hi.z + S / 2) / S) + lb->centre_chunk.z };
+        int64_t t[4], n[2] = { tl->tiles_x, tl->tiles_z };
+        for (int a = 0; a < 4; a++) {
+            /* two tiles of slack either way (a window reaches a chunk and a hair past its tile);
+             * brush_in_tile then decides */
+            int64_t v = (k[a] < 0 ? k[a] - (int64_t)tl->ts + 1 : k[a]) / (int64_t)tl->ts + (a & 1 ? 2 : -2);
+            t[a] = v < 0 ? 0 : v >= n[a / 2] ? n[a / 2] - 1 : v;
+        }
+        for (int64_t tz = t[2]; tz <= t[3]; tz++)
+            for (int64_t tx = t[0]; tx <= t[1]; tx++) {
+                if (!brush_in_tile(lb, b, (uint32_t)tx, (uint32_t)tz, tl->ts)) continue;
+                size_t tile = (size_t)tz * tl->tiles_x + (size_t)tx;
+                if (fill) tl->items[tl->start[tile]++] = (uint32_t)i;
+                else tl->start[tile + 1]++;
+                total++;
+            }
     }
+    return total;
+}
+
+static void tile_lists_build(const level_build *lb, uint32_t ts, uint32_t tiles_x, uint32_t tiles_z, tile_lists *tl)
+{
+    size_t tiles = (size_t)tiles_x * tiles_z;
+    tl->tiles_x = tiles_x;
+    tl->tiles_z = tiles_z;
+    tl->ts = ts;
+    tl->start = xcalloc(tiles + 1, sizeof *tl->start);
+    size_t total = tile_lists_pass(lb, tl, false);
+    for (size_t i = 0; i < tiles; i++) tl->start[i + 1] += tl->start[i];
+    tl->items = xmalloc((total ? total : 1) * sizeof *tl->items);
+    tile_lists_pass(lb, tl, true);
+    /* the fill moved each start to the next tile's: shift back */
+    memmove(tl->start + 1, tl->start, tiles * sizeof *tl->start);
+    tl->start[0] = 0;
 }
 
 /* Builds, bakes and encodes the chunks of lb's window, then frees all but the encoded chunks. */
@@ -155,6 +197,7 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
 /* A batch of windows built side by side, each on one thread, their chunks then put in order. */
 typedef struct tile_batch {
     const level_build *lb;
+    const tile_lists *lists;          /* when tiled */
     bool tiled;
     uint32_t ts, tiles_x, first;
     int threads;                      /* per window */
@@ -175,8 +218,12 @@ static void tile_job(void *user, size_t i)
     win.threads = tb->threads;
     if (tb->tiled) {
         double t = now();
-        tile_def = *tb->lb->def;
-        tile_brushes(tb->lb, tx * tb->ts, tz * tb->ts, tb->ts, &tile_def);
+        const level_def *def = tb->lb->def;
+        uint32_t first = tb->lists->start[tile], count = tb->lists->start[tile + 1] - first;
+        tile_def = *def;
+        tile_def.brushes = xmalloc((count ? count : 1) * sizeof *tile_def.brushes);
+        tile_def.brush_count = tile_def.brush_cap = count;
+        for (uint32_t k = 0; k < count; k++) tile_def.brushes[k] = def->brushes[tb->lists->items[first + k]];
         win.def = &tile_def;
         tb->times[i][STAGE_GEOMETRY] += now() - t;
     }
@@ -317,6 +364,12 @@ int main(int argc, char **argv)
         uint32_t ts = tiled ? (uint32_t)tile : side, tiles_x = (lb.nx + ts - 1) / ts, tiles_z = (lb.nz + ts - 1) / ts;
         uint32_t tiles = tiles_x * tiles_z, side_by_side = tiled ? (uint32_t)jobs_thread_count((int)threads) : 1;
         ps.tiles = (int)tiles;
+        tile_lists lists = { 0 };
+        if (tiled) {
+            t = now();
+            tile_lists_build(&lb, ts, tiles_x, tiles_z, &lists);
+            times[STAGE_GEOMETRY] += now() - t;
+        }
         encoded_chunks *out = xcalloc(side_by_side, sizeof *out);
         bool *oks = xcalloc(side_by_side, sizeof *oks);
         double (*tile_times)[STAGE_COUNT] = xcalloc(side_by_side, sizeof *tile_times);
@@ -324,7 +377,7 @@ int main(int argc, char **argv)
         for (uint32_t first = 0; !status && first < tiles; first += side_by_side) {
             uint32_t n = tiles - first < side_by_side ? tiles - first : side_by_side;
             ps.tile = (int)first;
-            tile_batch batch = { &lb, tiled, ts, tiles_x, first, side_by_side > 1 ? 1 : (int)threads, &ps,
+            tile_batch batch = { &lb, &lists, tiled, ts, tiles_x, first, side_by_side > 1 ? 1 : (int)threads, &ps,
                                  out, oks, tile_times, tile_totals };
             jobs_parallel_for(n, (int)n, tile_job, &batch);
             t = now();
@@ -342,6 +395,8 @@ int main(int argc, char **argv)
             totals.lightmaps += tile_totals[i].lightmaps;
             totals.dropped += tile_totals[i].dropped;
         }
+        free(lists.start);
+        free(lists.items);
         free(out);
         free(oks);
         free(tile_times);

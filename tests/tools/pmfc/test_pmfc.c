@@ -437,15 +437,15 @@ static void test_generator(void)
     free(pc);
 }
 
-/* A city built tile by tile (--tile 8: 3 tiles along X) is the city built at once: every chunk
- * validates and has the same vertices, lightmaps (lamps lighting across tile borders included)
- * and light ids. */
-static void test_generator_tiles(void)
+/* A city built tile by tile (--tile 8: 3 tiles along X; --tile 1: a margin wider than the tile)
+ * is the city built at once: every chunk validates and has the same vertices, lightmaps (lamps
+ * lighting across tile borders included) and light ids. */
+static void test_generator_tiles(const char *tile)
 {
     char whole[512], tiled[512], cmd[2048];
     snprintf(whole, sizeof whole, "%s/tiles_whole.pmf", workdir);
-    snprintf(tiled, sizeof tiled, "%s/tiles_8.pmf", workdir);
-    const char *outs[2] = { whole, tiled }, *tiles[2] = { "64", "8" };
+    snprintf(tiled, sizeof tiled, "%s/tiles_%s.pmf", workdir, tile);
+    const char *outs[2] = { whole, tiled }, *tiles[2] = { "64", tile };
     for (int i = 0; i < 2; i++) {
         snprintf(cmd, sizeof cmd, "'%s' --generate town --chunks 20x1x4 --seed 5 --tile %s -o '%s' --quiet", pmfc, tiles[i], outs[i]);
         int st = system(cmd);
@@ -466,6 +466,10 @@ static void test_generator_tiles(void)
             CHECK_EQ(b.client.lightmap_count, a.client.lightmap_count);
             CHECK_EQ(b.common.dynamic_light_count, a.common.dynamic_light_count);
             CHECK_EQ(b.common.fast_light_count, a.common.fast_light_count);
+            /* the chunk's own load region lists its present neighbours, across tile borders too */
+            CHECK(a.server.load_region_count >= 1 && b.server.load_region_count >= 1);
+            if (a.server.load_region_count && b.server.load_region_count)
+                CHECK_EQ(b.server.load_regions[0].chunk_count, a.server.load_regions[0].chunk_count);
             for (uint32_t k = 0; k < a.common.dynamic_light_count && k < b.common.dynamic_light_count; k++)
                 CHECK_EQ(b.common.dynamic_lights[k].id, a.common.dynamic_lights[k].id);
             for (uint32_t k = 0; k < a.common.fast_light_count && k < b.common.fast_light_count; k++)
@@ -477,7 +481,7 @@ static void test_generator_tiles(void)
                 lightmaps++;
                 if (mb->size_exp != ma->size_exp || memcmp(ma->luxels, mb->luxels, n)) {
                     differing++;
-                    fprintf(stderr, "chunk %u 0 %u lightmap %u differs\n", x, z, m);
+                    fprintf(stderr, "--tile %s: chunk %u 0 %u lightmap %u differs\n", tile, x, z, m);
                 }
             }
             pmf_chunk_free(&a);
@@ -505,7 +509,8 @@ int main(int argc, char **argv)
     test_errors();
     test_determinism();
     test_generator();
-    test_generator_tiles();
+    test_generator_tiles("8");
+    test_generator_tiles("1");
     test_visibility();
     if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
     return failures ? 1 : 0;
