@@ -1,17 +1,19 @@
-// world.vert - chunk geometry. Positions are chunk-local; a_chunk.xyz moves them to the camera
-// chunk's frame (floating origin), a_chunk.w is the chunk's first slot in the fast-light table.
+// world.vert - chunk geometry. Positions are chunk-local; a_chunk moves them to the camera
+// chunk's frame (floating origin). Fast-light data is stored only for chunks with fast lights:
+// a_fast.x is the chunk's first slot in the fast-light table (-1 = none), and its vertex's
+// slots and multipliers are at gl_VertexID (base vertex included) + a_fast.y in u_fast_vertices.
 layout(location = 0) in vec3 a_pos;
 layout(location = 1) in vec2 a_uv;
 layout(location = 2) in uvec2 a_lm_uv;       // atlas UV in 1/65536
-layout(location = 3) in uvec4 a_fast_slot;   // 255 = unused
-layout(location = 4) in vec4 a_fast_mult;    // normalised multipliers
-layout(location = 5) in vec4 a_chunk;        // per draw: chunk offset, fast-light base
-layout(location = 6) in float a_page;        // per draw: lightmap atlas page
+layout(location = 3) in vec3 a_chunk;        // per draw: chunk offset
+layout(location = 4) in float a_page;        // per draw: lightmap atlas page
+layout(location = 5) in ivec2 a_fast;        // per draw: fast-light base, fast-vertex delta
 
 uniform mat4 u_view_proj;
 uniform mat4 u_view;
 uniform vec2 u_uv_offset;                    // UV scroll × time
 uniform samplerBuffer u_fast_table;          // rgb = colour/255 × intensity/255 (0 when disabled)
+uniform usamplerBuffer u_fast_vertices;      // RG32UI: x = 4 slot bytes (255 = unused), y = 4 multiplier bytes
 // Liquids (docs/materials.md): a standing wave along the horizontal wave + wind direction.
 uniform int u_liquid;
 uniform vec4 u_wave;                         // xy = horizontal direction, z = angular speed, w = scale
@@ -25,16 +27,19 @@ out vec3 v_view_pos;
 
 void main()
 {
-    vec3 pos = a_pos + a_chunk.xyz;
+    vec3 pos = a_pos + a_chunk;
     if (u_liquid != 0) {
         float phase = dot(pos.xz, u_wave.xy) + u_wave_offset;
         pos.y += u_wave.w * sin(phase) * sin(u_wave.z * u_time);
     }
     vec3 fast = vec3(0.0);
-    int base = int(a_chunk.w);
-    for (int i = 0; i < 4; i++) {
-        if (a_fast_slot[i] != 255u)
-            fast += texelFetch(u_fast_table, base + int(a_fast_slot[i])).rgb * a_fast_mult[i];
+    if (a_fast.x >= 0) {
+        uvec2 fv = texelFetch(u_fast_vertices, gl_VertexID + a_fast.y).xy;
+        for (int i = 0; i < 4; i++) {
+            uint slot = (fv.x >> (8 * i)) & 255u;
+            if (slot != 255u)
+                fast += texelFetch(u_fast_table, a_fast.x + int(slot)).rgb * (float((fv.y >> (8 * i)) & 255u) / 255.0);
+        }
     }
     v_fast = fast;
     v_uv = a_uv + u_uv_offset;

@@ -7,15 +7,21 @@
 #include "render_internal.h"
 #include "render_world.h"
 
-enum { ATTR_POS, ATTR_UV, ATTR_LM_UV, ATTR_FAST_SLOT, ATTR_FAST_MULT, ATTR_CHUNK, ATTR_PAGE };
+enum { ATTR_POS, ATTR_UV, ATTR_LM_UV, ATTR_CHUNK, ATTR_PAGE, ATTR_FAST };
 
-/* Per draw command (instance attributes through baseInstance): chunk offset, the chunk's first
- * fast-light slot, the atlas page of the batch. */
-typedef struct draw_params { float offset[3], fast_base, page; } draw_params;
+/* Per draw command (instance attributes through baseInstance): chunk offset, the atlas page of
+ * the batch, the chunk's first fast-light slot (-1 = no fast lights) and where its fast
+ * vertices start relative to its vertices (the fast stream is read at gl_VertexID + delta). */
+typedef struct draw_params { float offset[3], page; int32_t fast_base, fast_delta; } draw_params;
+
+/* Chunks of at most this many vertices keep their indices as u16. */
+#define MAX_U16_VERTICES 65536u
 
 typedef struct gpu_chunk {
     const mesh_chunk *mc;            /* NULL = free slot */
     uint32_t vertex_base, index_base;
+    bool wide;                       /* indices in the u32 arena (more than MAX_U16_VERTICES) */
+    uint32_t fast_vertex_base;       /* first entry in the fast-vertex arena (when mc->fast) */
     uint32_t fast_base;              /* first entry in the fast-light table */
 } gpu_chunk;
 
@@ -29,7 +35,7 @@ typedef struct gpu_material {
 } gpu_material;
 
 typedef struct world_uniforms {
-    GLint view_proj, view, uv_offset, fast_table, liquid, wave, wave_offset, time;
+    GLint view_proj, view, uv_offset, fast_table, fast_vertices, liquid, wave, wave_offset, time;
     GLint texture, light_atlas, matcap, color, emission, shading, shine, exposure, mode, wire, wire_color, luxel_grid;
 } world_uniforms;
 
@@ -39,6 +45,7 @@ typedef struct draw_item {
     uint16_t material, page;
     bool backfaces;
     bool blended;
+    bool wide;                       /* u32 indices: a multi-draw takes one index type */
     uint32_t chunk;                  /* index into the frame's chunk list */
     uint32_t first_range, range_count;
     float distance;
@@ -53,9 +60,6 @@ typedef struct draw_item {
 
 typedef struct draw_cmd { GLuint count, instance_count, first_index; GLint base_vertex; GLuint base_instance; } draw_cmd;
 
-/* What the vertex arena holds per vertex: the mesh vertex and its fast-light slots side by side. */
-typedef struct gpu_vertex { mesh_vertex v; mesh_fast_vertex fast; } gpu_vertex;
-
 struct render_world {
     const pmf_level *lvl;
     mesh_atlas *atlas;
@@ -68,7 +72,12 @@ struct render_world {
     GLuint vao, sky_vao, sky_vbo;
     bool vao_dirty;
 
-    render_arena vertices, indices;
+    render_arena vertices;           /* mesh_vertex */
+    render_arena indices16, indices32;
+    /* mesh_fast_vertex of the chunks that have fast lights only, read through a buffer texture
+     * (RG32UI: slots, multipliers) since a second vertex stream would share the vertex index. */
+    render_arena fast_vertices;
+    GLuint fast_vertex_tex;
     GLuint draw_table;               /* per frame: draw_params per draw command */
     GLuint indirect;
     /* The fast-light table: RGBA32F entries (colour/255 × intensity/255, 0 when disabled), a
@@ -86,7 +95,7 @@ struct render_world {
 
     gpu_chunk *chunks;
     size_t chunk_count, chunk_cap;
-    uint64_t resident_vertices, resident_indices;
+    uint64_t resident_vertices, resident_bytes;
 
     render_light *lights;            /* sorted by (fast, id) */
     size_t light_count, light_cap;
@@ -100,7 +109,7 @@ struct render_world {
     size_t cmd_cap;
     draw_params *table;
     size_t table_cap;
-    gpu_vertex *staging;             /* a chunk's vertices on their way to the arena */
+    uint16_t *staging;               /* a chunk's u16 indices on their way to the arena */
     size_t staging_cap;
     uint32_t *material_mark;         /* per material: the draw serial that last drew it */
     size_t frame_items, frame_opaque;  /* the prepared frame: items, of which opaque first */
@@ -400,30 +409,30 @@ static void setup_vao(render_world *w)
 {
     glBindVertexArray(w->vao);
     glBindBuffer(GL_ARRAY_BUFFER, w->vertices.buffer);
-    const GLsizei stride = sizeof(gpu_vertex);
+    const GLsizei stride = sizeof(mesh_vertex);
     glEnableVertexAttribArray(ATTR_POS);
-    glVertexAttribPointer(ATTR_POS, 3, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(gpu_vertex, v.xyz));
+    glVertexAttribPointer(ATTR_POS, 3, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(mesh_vertex, xyz));
     glEnableVertexAttribArray(ATTR_UV);
-    glVertexAttribPointer(ATTR_UV, 2, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(gpu_vertex, v.uv));
+    glVertexAttribPointer(ATTR_UV, 2, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(mesh_vertex, uv));
     glEnableVertexAttribArray(ATTR_LM_UV);
-    glVertexAttribIPointer(ATTR_LM_UV, 2, GL_UNSIGNED_SHORT, stride, (void *)offsetof(gpu_vertex, v.lm_uv));
-    glEnableVertexAttribArray(ATTR_FAST_SLOT);
-    glVertexAttribIPointer(ATTR_FAST_SLOT, 4, GL_UNSIGNED_BYTE, stride, (void *)offsetof(gpu_vertex, fast.slot));
-    glEnableVertexAttribArray(ATTR_FAST_MULT);
-    glVertexAttribPointer(ATTR_FAST_MULT, 4, GL_UNSIGNED_BYTE, GL_TRUE, stride, (void *)offsetof(gpu_vertex, fast.mult));
+    glVertexAttribIPointer(ATTR_LM_UV, 2, GL_UNSIGNED_SHORT, stride, (void *)offsetof(mesh_vertex, lm_uv));
     if (w->mdi) {
         glBindBuffer(GL_ARRAY_BUFFER, w->draw_table);
         glEnableVertexAttribArray(ATTR_CHUNK);
-        glVertexAttribPointer(ATTR_CHUNK, 4, GL_FLOAT, GL_FALSE, sizeof(draw_params), (void *)0);
+        glVertexAttribPointer(ATTR_CHUNK, 3, GL_FLOAT, GL_FALSE, sizeof(draw_params), (void *)0);
         glVertexAttribDivisor(ATTR_CHUNK, 1);
         glEnableVertexAttribArray(ATTR_PAGE);
         glVertexAttribPointer(ATTR_PAGE, 1, GL_FLOAT, GL_FALSE, sizeof(draw_params), (void *)offsetof(draw_params, page));
         glVertexAttribDivisor(ATTR_PAGE, 1);
+        glEnableVertexAttribArray(ATTR_FAST);
+        glVertexAttribIPointer(ATTR_FAST, 2, GL_INT, sizeof(draw_params), (void *)offsetof(draw_params, fast_base));
+        glVertexAttribDivisor(ATTR_FAST, 1);
     } else {
         glDisableVertexAttribArray(ATTR_CHUNK);
         glDisableVertexAttribArray(ATTR_PAGE);
+        glDisableVertexAttribArray(ATTR_FAST);
     }
-    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, w->indices.buffer);
+    /* The element buffer (u16 or u32 arena) is bound per call (issue). */
     glBindVertexArray(0);
     w->vao_dirty = false;
 }
@@ -471,6 +480,7 @@ static void lookup_uniforms(render_world *w)
     u->view = glGetUniformLocation(p, "u_view");
     u->uv_offset = glGetUniformLocation(p, "u_uv_offset");
     u->fast_table = glGetUniformLocation(p, "u_fast_table");
+    u->fast_vertices = glGetUniformLocation(p, "u_fast_vertices");
     u->liquid = glGetUniformLocation(p, "u_liquid");
     u->wave = glGetUniformLocation(p, "u_wave");
     u->wave_offset = glGetUniformLocation(p, "u_wave_offset");
@@ -492,6 +502,7 @@ static void lookup_uniforms(render_world *w)
     glUniform1i(u->light_atlas, 1);
     glUniform1i(u->matcap, 2);
     glUniform1i(u->fast_table, 3);
+    glUniform1i(u->fast_vertices, 4);
 
     p = w->sky_prog;
     w->su.view_proj = glGetUniformLocation(p, "u_view_proj");
@@ -528,24 +539,30 @@ render_world *render_world_create(const render_world_desc *desc, char *err, size
     }
     lookup_uniforms(w);
 
-    render_arena_init(&w->vertices, GL_ARRAY_BUFFER, sizeof(gpu_vertex));
-    render_arena_init(&w->indices, GL_ELEMENT_ARRAY_BUFFER, sizeof(uint32_t));
+    render_arena_init(&w->vertices, GL_ARRAY_BUFFER, sizeof(mesh_vertex));
+    render_arena_init(&w->indices16, GL_ELEMENT_ARRAY_BUFFER, sizeof(uint16_t));
+    render_arena_init(&w->indices32, GL_ELEMENT_ARRAY_BUFFER, sizeof(uint32_t));
+    render_arena_init(&w->fast_vertices, GL_TEXTURE_BUFFER, sizeof(mesh_fast_vertex));
     render_arena_init(&w->fast_table, GL_TEXTURE_BUFFER, 16);
     glGenVertexArrays(1, &w->vao);
     glGenBuffers(1, &w->draw_table);
     glGenBuffers(1, &w->indirect);
     glGenTextures(1, &w->fast_tex);
+    glGenTextures(1, &w->fast_vertex_tex);
     w->vao_dirty = true;
-    /* One slot that is never freed, so the table's buffer exists before any fast light does. */
+    /* One slot of each that is never freed, so the buffers exist before any fast light does. */
     uint32_t reserved;
     bool moved = false;
-    if (!render_arena_alloc(&w->fast_table, 1, &reserved, &moved)) {
+    if (!render_arena_alloc(&w->fast_table, 1, &reserved, &moved)
+        || !render_arena_alloc(&w->fast_vertices, 1, &reserved, &moved)) {
         snprintf(err, err_size, "out of GPU memory");
         render_world_destroy(w);
         return NULL;
     }
     glBindTexture(GL_TEXTURE_BUFFER, w->fast_tex);
     glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, w->fast_table.buffer);
+    glBindTexture(GL_TEXTURE_BUFFER, w->fast_vertex_tex);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32UI, w->fast_vertices.buffer);
 
     static const uint8_t white[4] = { 255, 255, 255, 255 }, black[4] = { 0, 0, 0, 255 };
     w->white = upload_rgba(1, 1, white, false);
@@ -567,14 +584,16 @@ void render_world_destroy(render_world *w)
         glDeleteTextures(1, &w->textures[i].tex);
         free(w->textures[i].path);
     }
-    GLuint textures[4] = { w->white, w->black, w->light_atlas, w->fast_tex };
-    glDeleteTextures(4, textures);
+    GLuint textures[5] = { w->white, w->black, w->light_atlas, w->fast_tex, w->fast_vertex_tex };
+    glDeleteTextures(5, textures);
     GLuint buffers[3] = { w->draw_table, w->indirect, w->sky_vbo };
     glDeleteBuffers(3, buffers);
     GLuint vaos[2] = { w->vao, w->sky_vao };
     glDeleteVertexArrays(2, vaos);
     render_arena_release(&w->vertices);
-    render_arena_release(&w->indices);
+    render_arena_release(&w->indices16);
+    render_arena_release(&w->indices32);
+    render_arena_release(&w->fast_vertices);
     render_arena_release(&w->fast_table);
     if (w->world_prog)
         glDeleteProgram(w->world_prog);
@@ -595,7 +614,8 @@ void render_world_destroy(render_world *w)
 
 uint64_t render_world_gpu_bytes(const render_world *w)
 {
-    return (uint64_t)w->vertices.capacity * sizeof(gpu_vertex) + (uint64_t)w->indices.capacity * 4u
+    return (uint64_t)w->vertices.capacity * sizeof(mesh_vertex) + (uint64_t)w->fast_vertices.capacity * sizeof(mesh_fast_vertex)
+         + (uint64_t)w->indices16.capacity * 2u + (uint64_t)w->indices32.capacity * 4u
          + (uint64_t)w->fast_table.capacity * 16u
          + (uint64_t)w->atlas_layers * w->page_size * w->page_size * 8u;
 }
@@ -603,10 +623,19 @@ uint64_t render_world_gpu_bytes(const render_world *w)
 void render_world_chunk_bytes(const render_world *w, uint64_t *vertices, uint64_t *bytes)
 {
     *vertices = w->resident_vertices;
-    *bytes = w->resident_vertices * sizeof(gpu_vertex) + w->resident_indices * 4u;
+    *bytes = w->resident_bytes;
 }
 
 /* ---- chunks -------------------------------------------------------------------------------- */
+
+/* What a chunk's vertices, fast vertices and indices take in the arenas. */
+static uint64_t chunk_buffer_bytes(const mesh_chunk *mc)
+{
+    uint64_t bytes = (uint64_t)mc->vertex_count * sizeof(mesh_vertex);
+    if (mc->fast)
+        bytes += (uint64_t)mc->vertex_count * sizeof(mesh_fast_vertex);
+    return bytes + (uint64_t)mc->index_count * (mc->vertex_count > MAX_U16_VERTICES ? 4u : 2u);
+}
 
 int render_world_add(render_world *w, const mesh_chunk *mc)
 {
@@ -621,27 +650,25 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
     gpu_chunk *gc = &w->chunks[slot];
     memset(gc, 0, sizeof *gc);
 
-    /* Interleaved in a buffer kept between uploads (fresh memory per chunk costs page faults). */
-    if (!reserve((void **)&w->staging, &w->staging_cap, (size_t)mc->vertex_count + 1, sizeof *w->staging))
-        return -1;
-    gpu_vertex *verts = w->staging;
-    for (uint32_t i = 0; i < mc->vertex_count; i++) {
-        verts[i].v = mc->vertices[i];
-        if (mc->fast)
-            verts[i].fast = mc->fast[i];
-        else
-            verts[i].fast = (mesh_fast_vertex){ { MESH_FAST_UNUSED, MESH_FAST_UNUSED, MESH_FAST_UNUSED, MESH_FAST_UNUSED }, { 0 } };
-    }
-    uint32_t vbase = 0, ibase = 0, slots = 0;
+    bool wide = mc->vertex_count > MAX_U16_VERTICES;
+    render_arena *indices = wide ? &w->indices32 : &w->indices16;
+    uint32_t fast_count = mc->fast ? mc->vertex_count : 0;
+    uint32_t vbase = 0, ibase = 0, fbase = 0, slots = 0;
     bool moved = false, fast_moved = false;
     bool ok = render_arena_alloc(&w->vertices, mc->vertex_count, &vbase, &moved);
-    if (ok && !render_arena_alloc(&w->indices, mc->index_count, &ibase, &moved)) {
+    if (ok && !render_arena_alloc(indices, mc->index_count, &ibase, &moved)) {
         render_arena_free(&w->vertices, vbase, mc->vertex_count);
+        ok = false;
+    }
+    if (ok && !render_arena_alloc(&w->fast_vertices, fast_count, &fbase, &fast_moved)) {
+        render_arena_free(&w->vertices, vbase, mc->vertex_count);
+        render_arena_free(indices, ibase, mc->index_count);
         ok = false;
     }
     if (ok && !render_arena_alloc(&w->fast_table, mc->fast_light_count, &slots, &fast_moved)) {
         render_arena_free(&w->vertices, vbase, mc->vertex_count);
-        render_arena_free(&w->indices, ibase, mc->index_count);
+        render_arena_free(indices, ibase, mc->index_count);
+        render_arena_free(&w->fast_vertices, fbase, fast_count);
         ok = false;
     }
     if (moved)
@@ -649,20 +676,44 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
     if (fast_moved) {
         glBindTexture(GL_TEXTURE_BUFFER, w->fast_tex);
         glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, w->fast_table.buffer);
+        glBindTexture(GL_TEXTURE_BUFFER, w->fast_vertex_tex);
+        glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32UI, w->fast_vertices.buffer);
     }
-    if (!ok) {
+    /* u16 indices narrowed in a buffer kept between uploads (fresh memory per chunk costs page
+     * faults). */
+    if (ok && !wide && !reserve((void **)&w->staging, &w->staging_cap, (size_t)mc->index_count + 1, sizeof *w->staging)) {
+        render_arena_free(&w->vertices, vbase, mc->vertex_count);
+        render_arena_free(indices, ibase, mc->index_count);
+        render_arena_free(&w->fast_vertices, fbase, fast_count);
+        render_arena_free(&w->fast_table, slots, mc->fast_light_count);
+        ok = false;
+    }
+    if (!ok)
         return -1;
-    }
     glBindBuffer(GL_COPY_WRITE_BUFFER, w->vertices.buffer);
-    glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)vbase * sizeof *verts, (GLsizeiptr)mc->vertex_count * sizeof *verts, verts);
-    glBindBuffer(GL_COPY_WRITE_BUFFER, w->indices.buffer);
-    glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)ibase * 4, (GLsizeiptr)mc->index_count * 4, mc->indices);
+    glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)vbase * sizeof(mesh_vertex),
+                    (GLsizeiptr)mc->vertex_count * sizeof(mesh_vertex), mc->vertices);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, indices->buffer);
+    if (wide) {
+        glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)ibase * 4, (GLsizeiptr)mc->index_count * 4, mc->indices);
+    } else {
+        for (uint32_t i = 0; i < mc->index_count; i++)
+            w->staging[i] = (uint16_t)mc->indices[i];
+        glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)ibase * 2, (GLsizeiptr)mc->index_count * 2, w->staging);
+    }
+    if (fast_count) {
+        glBindBuffer(GL_COPY_WRITE_BUFFER, w->fast_vertices.buffer);
+        glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)fbase * sizeof(mesh_fast_vertex),
+                        (GLsizeiptr)fast_count * sizeof(mesh_fast_vertex), mc->fast);
+    }
 
     gc->mc = mc;
     w->resident_vertices += mc->vertex_count;
-    w->resident_indices += mc->index_count;
+    w->resident_bytes += chunk_buffer_bytes(mc);
     gc->vertex_base = vbase;
     gc->index_base = ibase;
+    gc->wide = wide;
+    gc->fast_vertex_base = fbase;
     gc->fast_base = slots;
 
     /* The first chunk that shows a light gives its colour and, unless the user already chose,
@@ -702,10 +753,11 @@ void render_world_remove(render_world *w, int handle)
         return;
     gpu_chunk *gc = &w->chunks[handle];
     render_arena_free(&w->vertices, gc->vertex_base, gc->mc->vertex_count);
-    render_arena_free(&w->indices, gc->index_base, gc->mc->index_count);
+    render_arena_free(gc->wide ? &w->indices32 : &w->indices16, gc->index_base, gc->mc->index_count);
+    render_arena_free(&w->fast_vertices, gc->fast_vertex_base, gc->mc->fast ? gc->mc->vertex_count : 0);
     render_arena_free(&w->fast_table, gc->fast_base, gc->mc->fast_light_count);
     w->resident_vertices -= gc->mc->vertex_count;
-    w->resident_indices -= gc->mc->index_count;
+    w->resident_bytes -= chunk_buffer_bytes(gc->mc);
     gc->mc = NULL;
 }
 
@@ -731,6 +783,8 @@ static int compare_opaque(const void *pa, const void *pb)
         return a->material < b->material ? -1 : 1;
     if (a->backfaces != b->backfaces)
         return a->backfaces < b->backfaces ? -1 : 1;
+    if (a->wide != b->wide)
+        return a->wide < b->wide ? -1 : 1;
     if (a->distance != b->distance)
         return a->distance < b->distance ? -1 : 1;
     return a->chunk < b->chunk ? -1 : a->chunk > b->chunk;
@@ -788,20 +842,25 @@ static void set_blend(const render_world *w, uint32_t material)
         glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
 }
 
-/* Issues the commands [first, first + count) of the frame's command list. */
-static void issue(render_world *w, size_t first, size_t count, render_frame_stats *stats)
+/* Issues the commands [first, first + count) of the frame's command list, all of one index
+ * type (wide = u32). */
+static void issue(render_world *w, size_t first, size_t count, bool wide, render_frame_stats *stats)
 {
+    GLenum type = wide ? GL_UNSIGNED_INT : GL_UNSIGNED_SHORT;
+    size_t index_size = wide ? 4 : 2;
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, wide ? w->indices32.buffer : w->indices16.buffer);
     if (w->mdi) {
-        glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, (void *)(first * sizeof(draw_cmd)), (GLsizei)count, 0);
+        glMultiDrawElementsIndirect(GL_TRIANGLES, type, (void *)(first * sizeof(draw_cmd)), (GLsizei)count, 0);
         stats->draw_calls++;
     } else {
         for (size_t i = first; i < first + count; i++) {
             const draw_cmd *c = &w->cmds[i];
             const draw_params *t = &w->table[c->base_instance];
-            glVertexAttrib4f(ATTR_CHUNK, t->offset[0], t->offset[1], t->offset[2], t->fast_base);
+            glVertexAttrib3f(ATTR_CHUNK, t->offset[0], t->offset[1], t->offset[2]);
             glVertexAttrib1f(ATTR_PAGE, t->page);
-            glDrawElementsBaseVertex(GL_TRIANGLES, (GLsizei)c->count, GL_UNSIGNED_INT,
-                                     (void *)((size_t)c->first_index * 4), c->base_vertex);
+            glVertexAttribI4i(ATTR_FAST, t->fast_base, t->fast_delta, 0, 0);
+            glDrawElementsBaseVertex(GL_TRIANGLES, (GLsizei)c->count, type,
+                                     (void *)((size_t)c->first_index * index_size), c->base_vertex);
             stats->draw_calls++;
         }
     }
@@ -815,7 +874,9 @@ static size_t emit_item(render_world *w, const render_frame *f, const draw_item 
         const mesh_draw_range *range = &w->ranges[it->first_range + r];
         w->cmds[n] = (draw_cmd){ range->index_count, 1, gc->index_base + range->first_index,
                                  (GLint)gc->vertex_base, (GLuint)n };
-        w->table[n] = (draw_params){ { dc->offset[0], dc->offset[1], dc->offset[2] }, (float)gc->fast_base, it->page };
+        w->table[n] = (draw_params){ { dc->offset[0], dc->offset[1], dc->offset[2] }, it->page,
+                                     gc->mc->fast ? (int32_t)gc->fast_base : -1,
+                                     (int32_t)gc->fast_vertex_base - (int32_t)gc->vertex_base };
         stats->triangles += range->index_count / 3;
     }
     return n;
@@ -858,7 +919,7 @@ static int compare_group(const void *pa, const void *pb)
 }
 
 /* Blended items (sorted far to near) regrouped by material where no pixel can tell: an item
- * joins the last group of its (material, backfaces) unless its screen rectangle meets an item
+ * joins the last group of its (material, backfaces, index type) unless its screen rectangle meets an item
  * of a later group (those draw after it, yet lie farther). One multi-draw per group follows. */
 static void group_blended(draw_item *items, size_t n)
 {
@@ -871,7 +932,8 @@ static void group_blended(draw_item *items, size_t n)
         bool found = false;
         uint32_t g = 0;
         for (size_t j = 0; j < i; j++) {
-            if (items[j].material == x->material && items[j].backfaces == x->backfaces && (!found || items[j].group > g)) {
+            if (items[j].material == x->material && items[j].backfaces == x->backfaces && items[j].wide == x->wide
+                && (!found || items[j].group > g)) {
                 g = items[j].group;
                 found = true;
             }
@@ -913,7 +975,7 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
                 return;
             draw_item item = {
                 .material = batch->material, .page = batch->page, .backfaces = batch->backfaces,
-                .blended = material_blended(w, batch->material), .chunk = (uint32_t)c,
+                .blended = material_blended(w, batch->material), .wide = gc->wide, .chunk = (uint32_t)c,
                 .first_range = (uint32_t)range_count, .distance = near_distance,
             };
             if (!item.blended) {
@@ -1013,6 +1075,8 @@ static void begin_world_state(render_world *w, const render_frame *f)
     glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);
     glActiveTexture(GL_TEXTURE3);
     glBindTexture(GL_TEXTURE_BUFFER, w->fast_tex);
+    glActiveTexture(GL_TEXTURE4);
+    glBindTexture(GL_TEXTURE_BUFFER, w->fast_vertex_tex);
     glActiveTexture(GL_TEXTURE0);
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
@@ -1030,7 +1094,7 @@ static void end_world_state(void)
 }
 
 /* Draws the items [first, last) whose commands start at cmd: one call per group of consecutive
- * items sharing (material, backfaces). Opaque items are sorted by material; blended ones far to
+ * items sharing (material, backfaces, index type). Opaque items are sorted by material; blended ones far to
  * near, so a run of one material keeps its order inside the multi-draw. wire: the wireframe
  * overlay (no material state). */
 static void draw_items(render_world *w, const render_frame *f, size_t first, size_t last, size_t cmd, bool wire,
@@ -1044,7 +1108,8 @@ static void draw_items(render_world *w, const render_frame *f, size_t first, siz
         do {
             cmds += w->items[j].range_count;
             j++;
-        } while (j < last && w->items[j].material == it->material && w->items[j].backfaces == it->backfaces);
+        } while (j < last && w->items[j].material == it->material && w->items[j].backfaces == it->backfaces
+                 && w->items[j].wide == it->wide);
         if (culling != !it->backfaces) {
             culling = !it->backfaces;
             if (culling)
@@ -1057,7 +1122,7 @@ static void draw_items(render_world *w, const render_frame *f, size_t first, siz
             if (it->blended)
                 set_blend(w, it->material);
         }
-        issue(w, cmd, cmds, stats);
+        issue(w, cmd, cmds, it->wide, stats);
         cmd += cmds;
         i = j;
     }

@@ -2,10 +2,15 @@
  * lit lightmap atlas (a texture array: base + enabled dynamic layers), the fast-light table,
  * material textures, the sky, and the draw of one frame. Driven by the scene (src/app/scene.c).
  *
- * Drawing groups every visible batch of every chunk by (material, backfaces): with GL >= 4.3
- * each group is one glMultiDrawElementsIndirect (per-command chunk offset, fast-light base and
- * atlas page via baseInstance into a per-frame table), else one glDrawElementsBaseVertex per
- * range. Transparent and additive batches are drawn after the opaque ones per (chunk, batch,
+ * Chunk buffers: 24-byte mesh vertices in one arena; indices as u16 (one arena) for chunks of
+ * at most 65536 vertices, else u32 (another); the 8-byte fast-light stream only for chunks that
+ * have fast lights, in an arena the vertex shader reads through a buffer texture.
+ *
+ * Drawing groups every visible batch of every chunk by (material, backfaces, index type): with
+ * GL >= 4.3 each group is one glMultiDrawElementsIndirect (per-command chunk offset, atlas page
+ * and fast-light bases via baseInstance into a per-frame table), else one
+ * glDrawElementsBaseVertex per range. Chunks above 65536 vertices are rare (the bench city's
+ * view has none: the same draw calls as with u32 only), so a material is normally one call. Transparent and additive batches are drawn after the opaque ones per (chunk, batch,
  * cube), far to near by the distance to the cube's box centre, without depth writes; a run of
  * consecutive ones of one material is one multi-draw (its commands keep their order).
  */
@@ -104,7 +109,8 @@ void render_mat4_mul(const float a[16], const float b[16], float out[16]);
 
 /* Bytes of vertex, index and atlas memory in use. */
 uint64_t render_world_gpu_bytes(const render_world *w);
-/* The resident chunks' vertices, and the bytes their vertex + index data take in the arenas. */
+/* The resident chunks' vertices, and the bytes their vertex, fast-vertex and index data take in
+ * the arenas. */
 void render_world_chunk_bytes(const render_world *w, uint64_t *vertices, uint64_t *bytes);
 
 #endif

@@ -11,7 +11,7 @@
 #include "pmf.h"
 
 #define RT_MAX_CUBES 64
-#define RT_MAX_VERTS 512
+#define RT_MAX_VERTS 80000         /* index_types needs a chunk of more than 65536 */
 #define RT_MAX_LIGHTMAPS 16
 #define RT_MAX_MATERIALS 16
 #define RT_MAX_LIGHTS 4

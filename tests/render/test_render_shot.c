@@ -256,9 +256,8 @@ static int test_stats(void)
     /* One multi-draw per material (GL 4.3), else one draw per chunk range. */
     RT_CHECK(stat_value(text, "\nvisible materials: ") == 2);
     RT_CHECK(stat_value(text, "\nworld draw calls: ") == (mdi ? 2 : 3));
-    /* 12 vertices, 18 indices: at most the 32-byte vertex + 1.5 32-bit indices. */
-    double bpv = stat_value(text, "\ngpu bytes per vertex: ");
-    RT_CHECK(bpv >= 12 && bpv <= 38);
+    /* 12 vertices of 24 bytes (no fast lights), 18 u16 indices. */
+    RT_CHECK(fabs(stat_value(text, "\ngpu bytes per vertex: ") - 27.0) < 0.006);
     double first = stat_value(text, "\nprocess time to first complete frame: ");
     double from_open = stat_value(text, "\ntime to first complete frame: ");
     RT_CHECK(first > 0 && first < 60 && from_open >= 0 && from_open <= first);
@@ -266,6 +265,75 @@ static int test_stats(void)
     RT_CHECK(render > 0 && render < 10000);
     double fmin = stat_value(text, "frame times: min "), fmed = stat_value(text, ", median "), fmax = stat_value(text, ", max ");
     RT_CHECK(fmin > 0 && fmin <= fmed && fmed <= fmax && render <= fmax);
+    rt_map_free(&m);
+    return 0;
+}
+
+/* Index types and the fast-light stream: the camera at x = 8 m (the border of chunks 0 and 1)
+ * sees chunk 0's wall on the left (4 vertices: u16 indices, no fast lights) and chunk 1's on
+ * the right, the last two of 24480 triangles of 16 extended cubes (the rest degenerate): u32
+ * indices, and a fast light on the wall's 6 vertices, read past vertex 65535. One material:
+ * one multi-draw per index type. */
+static int test_index_types(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 2, 1, 1 }, ORIGIN);
+    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
+    rt_chunk *near = rt_chunk_add(l, ORIGIN), *wide = rt_chunk_add(l, (pmf_chunk_coord){ 1, 0, 0 });
+    float q[4][3];
+    rt_wall_z(q, 0, 8, -8, 8, -4, true);
+    rt_geom_quad(near, 0, mat, rt_lightmap(near, 1, 90, 90, 90), q);
+
+    uint8_t lm = rt_lightmap(wide, 1, 40, 40, 40);
+    rt_parent(wide, 0, 0, 1);
+    rt_parent(wide, 0, 1, 2);
+    for (uint32_t leaf = 0; leaf < 16; leaf++)
+        rt_parent(wide, 1 + leaf / 8, leaf % 8, 3 + leaf);
+    for (uint32_t cube = 3; cube < 19; cube++) {
+        pmf_cube *pc = &wide->cubes[cube];
+        pmf_client_cube *cc = &wide->ccubes[cube];
+        pc->type = PMF_CUBE_EXTGEOMETRY;
+        cc->u.ext.first_vertex = wide->ch.client.vertex_count;
+        for (int f = 0; f < PMF_FACE_COUNT; f++) {
+            pc->u.ext.material[f] = mat;
+            cc->u.ext.lightmap[f] = lm;
+            cc->u.ext.tri_count[f] = 255;
+            for (int v = 0; v < 255 * 3; v++) {
+                pmf_vertex *pv = &wide->verts[wide->ch.client.vertex_count++];
+                memcpy(pv->xyz, (float[]){ -4, 0, -4 }, 12);
+            }
+        }
+    }
+    uint32_t vertex_count = wide->ch.client.vertex_count;
+    rt_wall_z(q, -8, 0, -8, 8, -4, true);
+    static const int tri[6] = { 0, 1, 2, 0, 2, 3 };
+    static const float uv[4][2] = { { 0, 0 }, { 1, 0 }, { 1, 1 }, { 0, 1 } };
+    for (int i = 0; i < 6; i++) {
+        pmf_vertex *pv = &wide->verts[vertex_count - 6 + i];
+        memcpy(pv->xyz, q[tri[i]], 12);
+        memcpy(pv->uv, uv[tri[i]], 8);
+        memcpy(pv->lm_uv, uv[tri[i]], 8);
+    }
+    rt_fast_light(wide, 3, 255, (uint8_t[]){ 200, 100, 0 }, vertex_count - 6, 6, 255);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    RT_CHECK(rt_run("shot map.pmf -o out.png --size 64x64 --fov 90 --camera 8,0,0,0,0 --stats", NULL) == 0);
+    rt_image img;
+    RT_CHECK(rt_load(&img, "out.png"));
+    RT_CHECK(rt_expect(&img, 16, 32, 90, 90, 90));
+    RT_CHECK(rt_expect(&img, 48, 32, 240, 140, 40));
+    rt_free(&img);
+    static char text[8192];
+    FILE *f = fopen("stderr.txt", "r");
+    RT_CHECK(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    const char *baseline = getenv("PMFVIEW_GL_BASELINE");
+    if (!(baseline && baseline[0] == '1'))
+        RT_CHECK(stat_value(text, "\nworld draw calls: ") == 2);
+    /* near: 4 × 24 vertex bytes + 6 u16 indices; wide: 24 + 8 fast bytes + a u32 index each. */
+    double expected = (4 * 24 + 6 * 2 + vertex_count * (24.0 + 8 + 4)) / (vertex_count + 4);
+    RT_CHECK(fabs(stat_value(text, "\ngpu bytes per vertex: ") - expected) < 0.006);
     rt_map_free(&m);
     return 0;
 }
@@ -566,6 +634,7 @@ static const rt_test tests[] = {
     { "bad_chunk", test_bad_chunk },
     { "tiles", test_tiles },
     { "far_origin", test_far_origin },
+    { "index_types", test_index_types },
     { NULL, NULL },
 };
 
