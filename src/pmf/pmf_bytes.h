@@ -148,6 +148,13 @@ static inline uint8_t *pmf_buf_grow(pmf_buf *b, size_t n)
     return p;
 }
 
+/* Makes room for n more bytes without writing them (one allocation for a known total). */
+static inline void pmf_buf_reserve(pmf_buf *b, size_t n)
+{
+    if (pmf_buf_grow(b, n))
+        b->size -= n;
+}
+
 static inline void pmf_put_bytes(pmf_buf *b, const void *src, size_t n)
 {
     uint8_t *p = n ? pmf_buf_grow(b, n) : NULL;

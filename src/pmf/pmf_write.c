@@ -120,7 +120,15 @@ static bool end_level(pmf_writer *w, pmf_error *err)
 {
     if (!w->in_level)
         return true;
+    /* Sized exactly up front and each chunk freed once copied: the peak stays near one copy of
+     * the level (a generated city's chunks run to hundreds of MiB). */
+    size_t total = 1 + 6 * 4 + (size_t)w->compressed[0] + w->compressed[1] + w->compressed[2] + 1 + 4 + 4;
+    for (size_t i = 0; i < w->grid_count; i++) {
+        const pmf_encoded_chunk *e = &w->grid[i];
+        total += 6 * 4 + (size_t)e->compressed[0] + e->compressed[1] + e->compressed[2];
+    }
     pmf_buf b = { 0 };
+    pmf_buf_reserve(&b, total);
     pmf_put_u8(&b, w->frame.flags);
     for (int i = 0; i < 3; i++)
         pmf_put_u32(&b, w->compressed[i]);
@@ -137,8 +145,9 @@ static bool end_level(pmf_writer *w, pmf_error *err)
             pmf_put_u32(&b, w->grid[i].decompressed[k]);
     }
     for (size_t i = 0; i < w->grid_count; i++) {
-        const pmf_encoded_chunk *e = &w->grid[i];
+        pmf_encoded_chunk *e = &w->grid[i];
         pmf_put_bytes(&b, e->bytes, (size_t)e->compressed[0] + e->compressed[1] + e->compressed[2]);
+        pmf_encoded_chunk_free(e);
     }
     uint32_t index = w->level_count;
     drop_level(w);
