@@ -495,6 +495,322 @@ static void test_generator_tiles(const char *tile)
     pmf_close(ft);
 }
 
+/* ---- baked light read back: luxels at world points, vertex multipliers, visibility by segments ---- */
+
+/* pmfc's documented falloff and one light's value at p on a surface with normal n. */
+static double light_value(const float light[3], double range, const float p[3], const float n[3])
+{
+    double l[3], d = 0, ndotl = 0;
+    for (int a = 0; a < 3; a++) { l[a] = light[a] - p[a]; d += l[a] * l[a]; }
+    d = sqrt(d);
+    if (d >= range || d == 0) return 0;
+    for (int a = 0; a < 3; a++) ndotl += n[a] * l[a] / d;
+    double x = 1 - d / range;
+    return (ndotl > 0 ? ndotl : 0) * x * x;
+}
+
+/* Barycentric weights of p in triangle abc, all in 2D. */
+static void barycentric2(const float a[2], const float b[2], const float c[2], const float p[2], double w[3])
+{
+    double det = (double)(b[0] - a[0]) * (c[1] - a[1]) - (double)(c[0] - a[0]) * (b[1] - a[1]);
+    w[1] = ((p[0] - a[0]) * (double)(c[1] - a[1]) - (c[0] - a[0]) * (double)(p[1] - a[1])) / det;
+    w[2] = ((b[0] - a[0]) * (double)(p[1] - a[1]) - (p[0] - a[0]) * (double)(b[1] - a[1])) / det;
+    w[0] = 1 - w[1] - w[2];
+}
+
+/* One drawn triangle of a chunk: geometry cube quads as (v0 v1 v2)(v0 v2 v3) per set face bit,
+ * extended cubes' triangle runs per direction group. */
+typedef struct chunk_tri {
+    const pmf_vertex *v[3];
+    uint32_t cube;
+    int lightmap;           /* chunk lightmap index or PMF_NO_LIGHTMAP */
+} chunk_tri;
+
+/* Every triangle of a chunk; *count of them, to free(). */
+static chunk_tri *chunk_triangles(const pmf_chunk *ch, size_t *count)
+{
+    size_t n = 0, cap = 64;
+    chunk_tri *t = malloc(cap * sizeof *t);
+    for (uint32_t i = 0; i < ch->common.cube_count; i++) {
+        const pmf_cube *c = &ch->common.cubes[i];
+        const pmf_client_cube *cc = &ch->client.cubes[i];
+        for (int f = 0; f < PMF_FACE_COUNT; f++) {
+            int tris = 0, lightmap = 0;
+            uint32_t first = 0;
+            if (c->type == PMF_CUBE_GEOMETRY && (cc->u.geom.face_mask >> f & 1)) {
+                first = cc->u.geom.first_vertex;
+                for (int g = 0; g < f; g++) first += (cc->u.geom.face_mask >> g & 1) * 4;
+                tris = 2;
+                lightmap = cc->u.geom.lightmap;
+            } else if (c->type == PMF_CUBE_EXTGEOMETRY) {
+                first = cc->u.ext.first_vertex;
+                for (int g = 0; g < f; g++) first += cc->u.ext.tri_count[g] * 3;
+                tris = cc->u.ext.tri_count[f];
+                lightmap = cc->u.ext.lightmap[f];
+            }
+            for (int k = 0; k < tris; k++) {
+                uint32_t a = first, b, d;
+                if (c->type == PMF_CUBE_GEOMETRY) { b = first + 1 + k; d = first + 2 + k; }
+                else { a = first + 3 * k; b = a + 1; d = a + 2; }
+                CHECK(d < ch->client.vertex_count);
+                if (d >= ch->client.vertex_count) continue;
+                if (n == cap) t = realloc(t, (cap *= 2) * sizeof *t);
+                t[n++] = (chunk_tri){ { &ch->client.vertices[a], &ch->client.vertices[b], &ch->client.vertices[d] }, i, lightmap };
+            }
+        }
+    }
+    *count = n;
+    return t;
+}
+
+/* An occluder triangle in world space, with its bounds. */
+typedef struct world_tri { float p[3][3], lo[3], hi[3]; } world_tri;
+
+static void world_tri_set(world_tri *w, const chunk_tri *t, const float offset[3])
+{
+    for (int k = 0; k < 3; k++)
+        for (int a = 0; a < 3; a++) w->p[k][a] = t->v[k]->xyz[a] + offset[a];
+    for (int a = 0; a < 3; a++) {
+        w->lo[a] = fminf(w->p[0][a], fminf(w->p[1][a], w->p[2][a]));
+        w->hi[a] = fmaxf(w->p[0][a], fmaxf(w->p[1][a], w->p[2][a]));
+    }
+}
+
+/* True when the open segment a..b crosses one of the triangles (Moller-Trumbore, edges count). */
+static bool segment_blocked(const float a[3], const float b[3], const world_tri *tris, size_t count)
+{
+    double dir[3] = { b[0] - a[0], b[1] - a[1], b[2] - a[2] };
+    float lo[3], hi[3];
+    for (int k = 0; k < 3; k++) { lo[k] = fminf(a[k], b[k]); hi[k] = fmaxf(a[k], b[k]); }
+    for (size_t i = 0; i < count; i++) {
+        const world_tri *t = &tris[i];
+        if (t->hi[0] < lo[0] || t->lo[0] > hi[0] || t->hi[1] < lo[1] || t->lo[1] > hi[1] || t->hi[2] < lo[2] || t->lo[2] > hi[2]) continue;
+        double e1[3], e2[3], s[3];
+        for (int k = 0; k < 3; k++) { e1[k] = t->p[1][k] - t->p[0][k]; e2[k] = t->p[2][k] - t->p[0][k]; s[k] = a[k] - t->p[0][k]; }
+        double pv[3] = { dir[1] * e2[2] - dir[2] * e2[1], dir[2] * e2[0] - dir[0] * e2[2], dir[0] * e2[1] - dir[1] * e2[0] };
+        double det = e1[0] * pv[0] + e1[1] * pv[1] + e1[2] * pv[2];
+        if (fabs(det) < 1e-12) continue;
+        double u = (s[0] * pv[0] + s[1] * pv[1] + s[2] * pv[2]) / det;
+        if (u < -1e-7 || u > 1 + 1e-7) continue;
+        double qv[3] = { s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2], s[0] * e1[1] - s[1] * e1[0] };
+        double v = (dir[0] * qv[0] + dir[1] * qv[1] + dir[2] * qv[2]) / det;
+        if (v < -1e-7 || u + v > 1 + 1e-7) continue;
+        double t_hit = (e2[0] * qv[0] + e2[1] * qv[1] + e2[2] * qv[2]) / det;
+        if (t_hit > 1e-6 && t_hit < 1 - 1e-6) return true;
+    }
+    return false;
+}
+
+typedef struct luxel_ref {
+    int lightmap;            /* chunk lightmap index */
+    size_t index;            /* byte offset of the RGB triple */
+    float centre[3];         /* chunk-local point the luxel's centre maps to */
+} luxel_ref;
+
+/* The luxel under a chunk-local point p lying on a lightmapped triangle in the plane facing
+ * `face`: the triangle's lm_uv interpolated at p, floored. */
+static bool find_luxel(const pmf_chunk *ch, int face, const float p[3], luxel_ref *out)
+{
+    int axis = face % 3, u = (axis + 1) % 3, v = (axis + 2) % 3;
+    size_t count;
+    chunk_tri *tris = chunk_triangles(ch, &count);
+    bool found = false;
+    for (size_t i = 0; i < count && !found; i++) {
+        const pmf_vertex *const *tri = tris[i].v;
+        if (tris[i].lightmap == PMF_NO_LIGHTMAP || tris[i].lightmap >= ch->client.lightmap_count) continue;
+        if (fabsf(tri[0]->xyz[axis] - p[axis]) > 1e-4f || fabsf(tri[1]->xyz[axis] - p[axis]) > 1e-4f || fabsf(tri[2]->xyz[axis] - p[axis]) > 1e-4f) continue;
+        float a[2] = { tri[0]->xyz[u], tri[0]->xyz[v] }, b[2] = { tri[1]->xyz[u], tri[1]->xyz[v] },
+              c[2] = { tri[2]->xyz[u], tri[2]->xyz[v] }, pp[2] = { p[u], p[v] };
+        double w[3];
+        barycentric2(a, b, c, pp, w);
+        if (w[0] < -1e-6 || w[1] < -1e-6 || w[2] < -1e-6) continue;
+        const pmf_lightmap *lm = &ch->client.lightmaps[tris[i].lightmap];
+        int side = 1 << lm->size_exp;
+        float uv[2];
+        for (int k = 0; k < 2; k++) uv[k] = (float)(w[0] * tri[0]->lm_uv[k] + w[1] * tri[1]->lm_uv[k] + w[2] * tri[2]->lm_uv[k]);
+        int lx = (int)floorf(uv[0] * side), ly = (int)floorf(uv[1] * side);
+        /* map the luxel's centre back to the plane: uv -> xyz is affine over the triangle */
+        float cuv[2] = { (lx + 0.5f) / side, (ly + 0.5f) / side };
+        float ta[2] = { tri[0]->lm_uv[0], tri[0]->lm_uv[1] }, tb[2] = { tri[1]->lm_uv[0], tri[1]->lm_uv[1] },
+              tc[2] = { tri[2]->lm_uv[0], tri[2]->lm_uv[1] };
+        barycentric2(ta, tb, tc, cuv, w);
+        for (int k = 0; k < 3; k++) out->centre[k] = (float)(w[0] * tri[0]->xyz[k] + w[1] * tri[1]->xyz[k] + w[2] * tri[2]->xyz[k]);
+        out->lightmap = tris[i].lightmap;
+        out->index = ((size_t)ly * side + lx) * 3;
+        found = true;
+    }
+    free(tris);
+    return found;
+}
+
+/* A floor with ambient 0.2, a white static light (range 10) at (0, 4, 0.5) and a floating box
+ * shadowing the floor point (3, 0, 0.5); (-3, 0, 0.5) is lit at the same distance (5 m: 0.8 x
+ * 0.25 = 0.2, 51). A dynamic light (id 3, range 3) over (-5, 0, -5) and a fast light (id 4,
+ * range 3) over a low block at (5, 0.5, -5). */
+static const char *lit_source =
+    "map \"Lit\"\nmaterial m\nlevel l {\n  chunk_size 4\n  ambient 51 51 51\n"
+    "  box -7 -1 -7 7 0 7 material m\n  box 1 1.5 -0.5 2.5 2.5 1.5 material m\n"
+    "  light static at 0 4 0.5 range 10\n"
+    "  light dynamic 3 at -5 1 -5 range 3\n"
+    "  box 4.5 0 -5.5 5.5 0.5 -4.5 material m\n  light fast 4 at 5 1 -5 range 3\n}\n";
+
+static const float up[3] = { 0, 1, 0 };
+
+/* Lit minus shadowed is the static light's documented value; shadowed is the ambient. */
+static void test_static_shadow(const pmf_chunk *ch)
+{
+    const float light[3] = { 0, 4, 0.5f }, lit_p[3] = { -3, 0, 0.5f }, dark_p[3] = { 3, 0, 0.5f };
+    luxel_ref lit, dark;
+    CHECK(find_luxel(ch, PMF_FACE_POS_Y, lit_p, &lit));
+    CHECK(find_luxel(ch, PMF_FACE_POS_Y, dark_p, &dark));
+    if (!find_luxel(ch, PMF_FACE_POS_Y, lit_p, &lit) || !find_luxel(ch, PMF_FACE_POS_Y, dark_p, &dark)) return;
+    double lit_value = 255 * light_value(light, 10, lit.centre, up), dark_value = 255 * light_value(light, 10, dark.centre, up);
+    for (int k = 0; k < 3; k++) {
+        int l = ch->client.lightmaps[lit.lightmap].luxels[lit.index + k], s = ch->client.lightmaps[dark.lightmap].luxels[dark.index + k];
+        if (k == 0) printf("static: lit luxel %d (expected %.1f), shadowed %d (ambient 51; the light would give %.1f there)\n",
+                           l, 51 + lit_value, s, dark_value);
+        CHECK(abs(s - 51) <= 1);
+        CHECK(fabs(l - (51 + lit_value)) <= 2);
+        CHECK(fabs((l - s) - lit_value) <= 2);
+        CHECK(l - s >= 45);
+    }
+}
+
+/* The dynamic light's layers: zero on every luxel inside a face farther than its range, the
+ * documented value under the lamp. */
+static void test_dynamic_range(const pmf_chunk *ch)
+{
+    const float light[3] = { -5, 1, -5 }, under[3] = { -5, 0, -5 };
+    int k = -1;
+    for (int i = 0; i < ch->common.dynamic_light_count; i++) if (ch->common.dynamic_lights[i].id == 3) k = i;
+    CHECK(k >= 0);
+    if (k < 0) return;
+    const pmf_client_dynamic_light *dl = &ch->client.dynamic_lights[k];
+    luxel_ref at;
+    CHECK(find_luxel(ch, PMF_FACE_POS_Y, under, &at));
+    int checked = 0, zero = 0, lamp = -1;
+    for (int j = 0; j < dl->layer_count; j++) {
+        const pmf_light_layer *layer = &dl->layers[j];
+        int side = 1 << ch->client.lightmaps[layer->target].size_exp;
+        if (layer->target == at.lightmap) lamp = layer->luxels[at.index];
+        /* every luxel whose centre lies inside a far face of this lightmap */
+        for (uint32_t i = 0; i < ch->common.cube_count; i++) {
+            if (ch->common.cubes[i].type != PMF_CUBE_GEOMETRY) continue;
+            const pmf_client_cube *cc = &ch->client.cubes[i];
+            if (cc->u.geom.lightmap != layer->target) continue;
+            uint32_t v = cc->u.geom.first_vertex;
+            for (int f = 0; f < PMF_FACE_COUNT; f++) {
+                if (!(cc->u.geom.face_mask >> f & 1)) continue;
+                const pmf_vertex *q = &ch->client.vertices[v];
+                v += 4;
+                float lo[3], hi[3], uvlo[2] = { 1, 1 }, uvhi[2] = { 0, 0 };
+                double d2 = 0;
+                for (int a = 0; a < 3; a++) {
+                    lo[a] = hi[a] = q[0].xyz[a];
+                    for (int c = 1; c < 4; c++) { lo[a] = fminf(lo[a], q[c].xyz[a]); hi[a] = fmaxf(hi[a], q[c].xyz[a]); }
+                    double e = light[a] < lo[a] ? lo[a] - light[a] : light[a] > hi[a] ? light[a] - hi[a] : 0;
+                    d2 += e * e;
+                }
+                if (sqrt(d2) <= 3 + 0.5) continue;
+                for (int c = 0; c < 4; c++)
+                    for (int a = 0; a < 2; a++) { uvlo[a] = fminf(uvlo[a], q[c].lm_uv[a]); uvhi[a] = fmaxf(uvhi[a], q[c].lm_uv[a]); }
+                for (int y = (int)floorf(uvlo[1] * side); y < (int)ceilf(uvhi[1] * side); y++)
+                    for (int x = (int)floorf(uvlo[0] * side); x < (int)ceilf(uvhi[0] * side); x++) {
+                        if ((x + 0.5f) / side < uvlo[0] || (x + 0.5f) / side > uvhi[0] || (y + 0.5f) / side < uvlo[1] || (y + 0.5f) / side > uvhi[1]) continue;
+                        const uint8_t *px = &layer->luxels[((size_t)y * side + x) * 3];
+                        checked++;
+                        zero += !px[0] && !px[1] && !px[2];
+                    }
+            }
+        }
+    }
+    double expected = 255 * light_value(light, 3, at.centre, up);
+    printf("dynamic: %d layer(s), %d far luxels checked, %d zero; under the lamp %d (expected %.1f)\n",
+           dl->layer_count, checked, zero, lamp, expected);
+    CHECK(checked > 0);
+    CHECK_EQ(zero, checked);
+    CHECK(fabs(lamp - expected) <= 2);
+    CHECK(lamp > 100);
+}
+
+/* The fast light's multipliers (ranges walked from vertex 0) match the documented value on every
+ * face vertex: non-zero near the light, zero beyond its range. */
+static void test_fast_multipliers(const pmf_chunk *ch)
+{
+    const float light[3] = { 5, 1, -5 };
+    int k = -1;
+    for (int i = 0; i < ch->common.fast_light_count; i++) if (ch->common.fast_lights[i].id == 4) k = i;
+    CHECK(k >= 0);
+    if (k < 0) return;
+    uint32_t n = ch->client.vertex_count;
+    uint8_t *mult = calloc(n ? n : 1, 1);
+    const pmf_client_fast_light *fl = &ch->client.fast_lights[k];
+    uint64_t cursor = 0;
+    for (uint32_t r = 0; r < fl->range_count; r++) {
+        cursor += fl->ranges[r].skip;
+        CHECK(cursor + fl->ranges[r].count <= n);
+        for (uint32_t i = 0; i < fl->ranges[r].count && cursor < n; i++) mult[cursor++] = fl->ranges[r].multipliers[i];
+    }
+    /* each vertex's face normal, from the triangles using it */
+    float (*normals)[3] = calloc(n ? n : 1, sizeof *normals);
+    size_t tri_count;
+    chunk_tri *tris = chunk_triangles(ch, &tri_count);
+    for (size_t t = 0; t < tri_count; t++) {
+        const float *a = tris[t].v[0]->xyz, *b = tris[t].v[1]->xyz, *c = tris[t].v[2]->xyz;
+        float e1[3] = { b[0] - a[0], b[1] - a[1], b[2] - a[2] }, e2[3] = { c[0] - a[0], c[1] - a[1], c[2] - a[2] };
+        float nn[3] = { e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0] };
+        float len = sqrtf(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]);
+        for (int k = 0; k < 3; k++)
+            for (int a2 = 0; a2 < 3; a2++) normals[tris[t].v[k] - ch->client.vertices][a2] = nn[a2] / len;
+    }
+    world_tri *occluders = malloc((tri_count ? tri_count : 1) * sizeof *occluders);
+    const float origin[3] = { 0, 0, 0 };
+    for (size_t t = 0; t < tri_count; t++) world_tri_set(&occluders[t], &tris[t], origin);
+    free(tris);
+    int near = 0, near_lit = 0, far = 0, far_zero = 0, off = 0, shadowed = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        const float *p = ch->client.vertices[v].xyz;
+        double d = sqrt((p[0] - light[0]) * (p[0] - light[0]) + (p[1] - light[1]) * (p[1] - light[1]) + (p[2] - light[2]) * (p[2] - light[2]));
+        double expected = 255 * light_value(light, 3, p, normals[v]);
+        /* the documented shadow test: from 2 mm off the vertex along its normal */
+        float from[3] = { p[0] + 0.002f * normals[v][0], p[1] + 0.002f * normals[v][1], p[2] + 0.002f * normals[v][2] };
+        if (expected > 0 && segment_blocked(from, light, occluders, tri_count)) { expected = 0; shadowed++; }
+        if (d >= 3) { far++; far_zero += mult[v] == 0; }
+        else if (expected >= 5) { near++; near_lit += mult[v] > 0; }
+        if (fabs(mult[v] - expected) > 2) off++;
+    }
+    free(normals);
+    free(occluders);
+    printf("fast: %u range(s), %d near lit vertices (%d non-zero), %d far (%d zero), %d shadowed, %d off the formula\n",
+           fl->range_count, near, near_lit, far, far_zero, shadowed, off);
+    CHECK(near >= 4);
+    CHECK_EQ(near_lit, near);
+    CHECK(far > 0);
+    CHECK_EQ(far_zero, far);
+    CHECK_EQ(off, 0);
+    free(mult);
+}
+
+static void test_baked_light(void)
+{
+    char pmf[512];
+    int st = compile("lit", lit_source, NULL, pmf, NULL, 0);
+    CHECK_EQ(st, 0);
+    if (st) return;
+    pmf_file *f = open_map(pmf);
+    pmf_level lvl;
+    read_level(f, 0, &lvl);
+    CHECK_EQ(lvl.count_x * lvl.count_y * lvl.count_z, 1);
+    pmf_chunk ch;
+    read_chunk(f, &lvl, 0, 0, 0, 0, &ch);
+    test_static_shadow(&ch);
+    test_dynamic_range(&ch);
+    test_fast_multipliers(&ch);
+    pmf_chunk_free(&ch);
+    pmf_level_free(&lvl);
+    pmf_close(f);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -512,6 +828,7 @@ int main(int argc, char **argv)
     test_generator_tiles("8");
     test_generator_tiles("1");
     test_visibility();
+    test_baked_light();
     if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
     return failures ? 1 : 0;
 }
