@@ -811,6 +811,156 @@ static void test_baked_light(void)
     pmf_close(f);
 }
 
+/* A deterministic random float in [lo, hi). */
+static float random_in(uint32_t *state, float lo, float hi)
+{
+    *state = *state * 1664525u + 1013904223u;
+    return lo + (hi - lo) * (float)(*state >> 8) / 16777216.0f;
+}
+
+typedef struct vis_target { world_tri tri; float normal[3]; uint32_t chunk, cube; } vis_target;
+
+/* True when the cell (cube `cell` of chunk c) lists target cube t of chunk tc: itself or an
+ * ancestor among its chunk's cubes, or its chunk with no cubes (the whole chunk). */
+static bool vis_lists(const pmf_chunk *c, uint32_t cell, const pmf_chunk *tc, const uint32_t *parents, uint32_t t)
+{
+    const pmf_visibility *vis = &c->common.cubes[cell].vis;
+    const uint32_t *cubes = NULL;
+    uint32_t count = 0;
+    if (tc == c) {
+        cubes = vis->cubes;
+        count = vis->cube_count;
+    } else {
+        uint32_t k = 0;
+        while (k < vis->chunk_count && memcmp(&vis->chunks[k].chunk, &tc->coord, sizeof tc->coord)) k++;
+        if (k == vis->chunk_count) return false;
+        if (!vis->chunks[k].cube_count) return true;
+        cubes = vis->chunks[k].cubes;
+        count = vis->chunks[k].cube_count;
+    }
+    for (uint32_t a = t;; a = parents[a]) {
+        if (tc == c && a == cell) return true;
+        for (uint32_t i = 0; i < count; i++) if (cubes[i] == a) return true;
+        if (a == 0) return false;
+    }
+}
+
+static void cube_parents(const pmf_chunk *ch, uint32_t ci, int depth, uint32_t *parents)
+{
+    const pmf_cube *c = &ch->common.cubes[ci];
+    if (c->type != PMF_CUBE_PARENT || depth >= 24) return;
+    for (int o = 0; o < 8; o++)
+        if (c->u.parent.child_mask >> o & 1 && c->u.parent.children[o] < ch->common.cube_count) {
+            parents[c->u.parent.children[o]] = ci;
+            cube_parents(ch, c->u.parent.children[o], depth + 1, parents);
+        }
+}
+
+/* Two rooms joined by a doorway and a sealed room, 4 m camera cells over three 16 m chunks:
+ * from sampled points in the air of every room and above the roofs, every sampled point on a
+ * face that a straight segment reaches unblocked (tested against every triangle of the map) is
+ * in the visible set of the camera's cell. */
+static void test_visibility_segments(void)
+{
+    char pmf[512];
+    int st = compile("vis_segments", "map \"Vis segments\"\nmaterial m\nlevel l {\n  chunk_size 4\n  vis_cell 4\n"
+                     "  room -12 0 -6 0 5 6 material m door +x 2 3\n  room 0 0 -6 12 5 6 material m door -x 2 3\n"
+                     "  room 14 0 -6 22 5 6 material m\n  box -6 0 -1 -4 2 1 material m\n"
+                     "  light static at -6 3 3\n  light static at 6 3 0\n  light static at 18 3 0\n}\n", NULL, pmf, NULL, 0);
+    CHECK_EQ(st, 0);
+    if (st) return;
+    pmf_file *f = open_map(pmf);
+    pmf_level lvl;
+    read_level(f, 0, &lvl);
+    CHECK_EQ(lvl.count_x, 3);
+    CHECK_EQ(lvl.count_y * lvl.count_z, 1);
+    const float S = 16;
+    uint32_t nchunks = lvl.count_x;
+    pmf_chunk *chunks = calloc(nchunks, sizeof *chunks);
+    uint32_t **parents = calloc(nchunks, sizeof *parents);
+    size_t ntargets = 0;
+    vis_target *targets = NULL;
+    for (uint32_t x = 0; x < nchunks; x++) {
+        read_chunk(f, &lvl, 0, x, 0, 0, &chunks[x]);
+        parents[x] = calloc(chunks[x].common.cube_count, sizeof **parents);
+        cube_parents(&chunks[x], 0, 0, parents[x]);
+        size_t n;
+        chunk_tri *tris = chunk_triangles(&chunks[x], &n);
+        targets = realloc(targets, (ntargets + n + 1) * sizeof *targets);
+        const float offset[3] = { ((float)x - (float)lvl.center.x) * S, ((float)0 - (float)lvl.center.y) * S, ((float)0 - (float)lvl.center.z) * S };
+        for (size_t i = 0; i < n; i++) {
+            vis_target *t = &targets[ntargets];
+            world_tri_set(&t->tri, &tris[i], offset);
+            float e1[3], e2[3];
+            for (int a = 0; a < 3; a++) { e1[a] = t->tri.p[1][a] - t->tri.p[0][a]; e2[a] = t->tri.p[2][a] - t->tri.p[0][a]; }
+            float nn[3] = { e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0] };
+            float len = sqrtf(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]);
+            if (len < 1e-9f) continue;
+            for (int a = 0; a < 3; a++) t->normal[a] = nn[a] / len;
+            t->chunk = x;
+            t->cube = tris[i].cube;
+            ntargets++;
+        }
+        free(tris);
+    }
+    world_tri *occluders = malloc((ntargets + 1) * sizeof *occluders);
+    for (size_t i = 0; i < ntargets; i++) occluders[i] = targets[i].tri;
+    /* air: the three rooms' insides (minus the pillar) and the space above the roofs */
+    const float air[4][2][3] = { { { -11.7f, 0.3f, -5.7f }, { -0.3f, 4.7f, 5.7f } }, { { 0.3f, 0.3f, -5.7f }, { 11.7f, 4.7f, 5.7f } },
+                                 { { 14.3f, 0.3f, -5.7f }, { 21.7f, 4.7f, 5.7f } }, { { -23.5f, 5.3f, -7.7f }, { 23.5f, 7.7f, 7.7f } } };
+    uint32_t rng = 12345;
+    int cameras = 0, pairs = 0, unblocked = 0, missing = 0, culled = 0;
+    for (int cam = 0; cam < 160; cam++) {
+        const float (*box)[3] = air[cam % 4];
+        float p[3];
+        for (int a = 0; a < 3; a++) p[a] = random_in(&rng, box[0][a], box[1][a]);
+        if (p[0] > -6.1f && p[0] < -3.9f && p[1] < 2.1f && p[2] > -1.1f && p[2] < 1.1f) continue;
+        int gx = (int)floorf(p[0] / S + 0.5f) + (int)lvl.center.x;
+        CHECK(gx >= 0 && gx < (int)nchunks);
+        if (gx < 0 || gx >= (int)nchunks) continue;
+        const pmf_chunk *c = &chunks[gx];
+        float local[3] = { p[0] - ((float)gx - (float)lvl.center.x) * S, p[1] + (float)lvl.center.y * S, p[2] + (float)lvl.center.z * S };
+        const pmf_cube *cell = vis_cube_at(c, S, local);
+        CHECK(cell != NULL);
+        if (!cell) continue;
+        cameras++;
+        uint32_t cell_index = (uint32_t)(cell - c->common.cubes);
+        for (int k = 0; k < 250; k++) {
+            const vis_target *t = &targets[(size_t)(random_in(&rng, 0, 1) * ntargets) % ntargets];
+            float u = random_in(&rng, 0, 1), v = random_in(&rng, 0, 1);
+            if (u + v > 1) { u = 1 - u; v = 1 - v; }
+            float q[3], facing = 0;
+            for (int a = 0; a < 3; a++) {
+                q[a] = t->tri.p[0][a] + u * (t->tri.p[1][a] - t->tri.p[0][a]) + v * (t->tri.p[2][a] - t->tri.p[0][a]) + 0.001f * t->normal[a];
+                facing += (p[a] - q[a]) * t->normal[a];
+            }
+            if (facing <= 0.01f) continue;
+            pairs++;
+            bool listed = vis_lists(c, cell_index, &chunks[t->chunk], parents[t->chunk], t->cube);
+            if (segment_blocked(p, q, occluders, ntargets)) { culled += !listed; continue; }
+            unblocked++;
+            if (!listed) {
+                if (missing++ < 5)
+                    fprintf(stderr, "camera (%g %g %g) in chunk %d cell %u sees (%g %g %g) of chunk %u cube %u unblocked, not listed\n",
+                            p[0], p[1], p[2], gx, cell_index, q[0], q[1], q[2], t->chunk, t->cube);
+            }
+        }
+    }
+    printf("visibility: %d cameras, %zu triangles, %d facing pairs, %d unblocked (%d not listed), %d blocked and culled\n",
+           cameras, ntargets, pairs, unblocked, missing, culled);
+    CHECK(cameras >= 100);
+    CHECK(culled >= 1000); /* the walls do hide things: the lists are not everything */
+    CHECK(unblocked >= 1000);
+    CHECK_EQ(missing, 0);
+    free(occluders);
+    free(targets);
+    for (uint32_t x = 0; x < nchunks; x++) { free(parents[x]); pmf_chunk_free(&chunks[x]); }
+    free(parents);
+    free(chunks);
+    pmf_level_free(&lvl);
+    pmf_close(f);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -829,6 +979,7 @@ int main(int argc, char **argv)
     test_generator_tiles("1");
     test_visibility();
     test_baked_light();
+    test_visibility_segments();
     if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
     return failures ? 1 : 0;
 }
