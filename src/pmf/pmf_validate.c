@@ -1,5 +1,136 @@
-/* pmf_validate.c - decodes every level and every present chunk with all parts. */
+/* pmf_validate.c - decodes every level and every present chunk with all parts.
+ *
+ * Chunks are decoded on one thread per core (pmf_chunk_read is thread-safe): full validation of a
+ * large map is bound by LZ4F decompression, and a single thread would leave a core idle. The
+ * error reported is always the one of the first failing chunk in grid order, as a single-threaded
+ * walk would find it. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "pmf_internal.h"
+
+#define VALIDATE_MAX_THREADS 16
+
+typedef struct validate_job {
+    const pmf_file *f;
+    const pmf_level *lvl;
+    uint32_t level;
+    const uint32_t *present;         /* grid indices of the present chunks, ascending */
+    uint32_t present_count;
+    atomic_uint next;                /* next position in present[] to take */
+    pthread_mutex_t lock;
+    uint32_t failed_at;              /* lowest failing position so far; present_count = none */
+    pmf_error error;
+} validate_job;
+
+typedef struct validate_worker {
+    validate_job *job;
+    pmf_level_stats stats;
+    pthread_t thread;
+} validate_worker;
+
+static void *validate_chunks(void *arg)
+{
+    validate_worker *wk = arg;
+    validate_job *job = wk->job;
+    const pmf_level_info *li = &job->f->levels[job->level];
+    for (;;) {
+        uint32_t i = atomic_fetch_add(&job->next, 1);
+        if (i >= job->present_count)
+            break;
+        pthread_mutex_lock(&job->lock);
+        bool past_failure = i > job->failed_at;
+        pthread_mutex_unlock(&job->lock);
+        if (past_failure)
+            break;
+        uint32_t g = job->present[i];
+        pmf_chunk_coord c = { (g / li->count_z) % li->count_x, g / (li->count_z * li->count_x), g % li->count_z };
+        pmf_chunk ch;
+        pmf_error err;
+        if (!pmf_chunk_read(job->f, job->lvl, job->level, c, PMF_PART_ALL, &ch, &err)) {
+            pthread_mutex_lock(&job->lock);
+            if (i < job->failed_at) {
+                job->failed_at = i;
+                job->error = err;
+            }
+            pthread_mutex_unlock(&job->lock);
+            break;
+        }
+        const pmf_chunk_loc *loc = &li->chunks[g];
+        pmf_level_stats *s = &wk->stats;
+        s->present_chunks++;
+        s->cubes += ch.common.cube_count;
+        s->vertices += ch.client.vertex_count;
+        s->lightmaps += ch.client.lightmap_count;
+        s->dynamic_lights += ch.common.dynamic_light_count;
+        s->fast_lights += ch.common.fast_light_count;
+        s->decompressed_bytes += (uint64_t)loc->decompressed[0] + loc->decompressed[1] + loc->decompressed[2];
+        pmf_chunk_free(&ch);
+    }
+    return NULL;
+}
+
+static int validate_thread_count(uint32_t chunks)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = cores < 1 ? 1 : cores > VALIDATE_MAX_THREADS ? VALIDATE_MAX_THREADS : (int)cores;
+    return chunks < (uint32_t)n ? (chunks ? (int)chunks : 1) : n;
+}
+
+/* Validates one level's present chunks; adds their totals to *s. */
+static bool validate_level_chunks(const pmf_file *f, const pmf_level *lvl, uint32_t level, pmf_level_stats *s,
+                                  pmf_error *err)
+{
+    const pmf_level_info *li = &f->levels[level];
+    validate_job job = { .f = f, .lvl = lvl, .level = level };
+    uint32_t count = 0;
+    for (uint32_t g = 0; g < li->chunk_count; g++)
+        count += li->chunks[g].compressed[0] != 0;
+    uint32_t *present = malloc(((size_t)count + 1) * sizeof *present);
+    if (!present) {
+        pmf_error_set(err, f->name, "data", li->offset, "out of memory");
+        return false;
+    }
+    for (uint32_t g = 0; g < li->chunk_count; g++)
+        if (li->chunks[g].compressed[0])
+            present[job.present_count++] = g;
+    job.present = present;
+    job.failed_at = job.present_count;
+    atomic_init(&job.next, 0);
+    pthread_mutex_init(&job.lock, NULL);
+
+    validate_worker workers[VALIDATE_MAX_THREADS] = { 0 };
+    int n = validate_thread_count(job.present_count), started = 0;
+    for (int t = 0; t < n; t++) {
+        workers[t].job = &job;
+        if (t > 0 && pthread_create(&workers[t].thread, NULL, validate_chunks, &workers[t]) != 0)
+            break;
+        started = t + 1;
+    }
+    validate_chunks(&workers[0]);
+    for (int t = 1; t < started; t++)
+        pthread_join(workers[t].thread, NULL);
+    pthread_mutex_destroy(&job.lock);
+    free(present);
+
+    if (job.failed_at < job.present_count) {
+        *err = job.error;
+        return false;
+    }
+    for (int t = 0; t < started; t++) {
+        const pmf_level_stats *w = &workers[t].stats;
+        s->present_chunks += w->present_chunks;
+        s->cubes += w->cubes;
+        s->vertices += w->vertices;
+        s->lightmaps += w->lightmaps;
+        s->dynamic_lights += w->dynamic_lights;
+        s->fast_lights += w->fast_lights;
+        s->decompressed_bytes += w->decompressed_bytes;
+    }
+    return true;
+}
 
 bool pmf_validate(const pmf_file *f, pmf_level_stats *stats, pmf_error *err)
 {
@@ -10,27 +141,10 @@ bool pmf_validate(const pmf_file *f, pmf_level_stats *stats, pmf_error *err)
         if (!pmf_level_read(f, l, PMF_PART_ALL, &lvl, err))
             return false;
         s.decompressed_bytes = (uint64_t)li->decompressed[0] + li->decompressed[1] + li->decompressed[2];
-        for (uint32_t y = 0; y < li->count_y; y++)
-            for (uint32_t x = 0; x < li->count_x; x++)
-                for (uint32_t z = 0; z < li->count_z; z++) {
-                    const pmf_chunk_loc *loc = &li->chunks[pmf_grid_index(li, x, y, z)];
-                    if (!loc->compressed[0])
-                        continue;
-                    pmf_chunk ch;
-                    if (!pmf_chunk_read(f, &lvl, l, (pmf_chunk_coord){ x, y, z }, PMF_PART_ALL, &ch, err)) {
-                        pmf_level_free(&lvl);
-                        return false;
-                    }
-                    s.present_chunks++;
-                    s.cubes += ch.common.cube_count;
-                    s.vertices += ch.client.vertex_count;
-                    s.lightmaps += ch.client.lightmap_count;
-                    s.dynamic_lights += ch.common.dynamic_light_count;
-                    s.fast_lights += ch.common.fast_light_count;
-                    s.decompressed_bytes += (uint64_t)loc->decompressed[0] + loc->decompressed[1] + loc->decompressed[2];
-                    pmf_chunk_free(&ch);
-                }
+        bool ok = validate_level_chunks(f, &lvl, l, &s, err);
         pmf_level_free(&lvl);
+        if (!ok)
+            return false;
         if (stats)
             stats[l] = s;
     }
