@@ -131,9 +131,10 @@ print_table() {
 # ---- build ---------------------------------------------------------------------------------------
 build() {
     log "building pmfview and pmfc (Release) in ${BUILD#$ROOT/}"
-    cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DPMFVIEW_TESTS=OFF >"$BUILD.log" 2>&1 &&
-        cmake --build "$BUILD" -j"$JOBS" --target pmfview pmfc >>"$BUILD.log" 2>&1 ||
-        log "main build failed (see ${BUILD#$ROOT/}.log); figures that need it will be n/a"
+    mkdir -p "$BUILD"
+    cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DPMFVIEW_TESTS=OFF >"$BUILD/build.log" 2>&1 &&
+        cmake --build "$BUILD" -j"$JOBS" --target pmfview pmfc >>"$BUILD/build.log" 2>&1 ||
+        log "main build failed (see ${BUILD#$ROOT/}/build.log); figures that need it will be n/a"
     log "building the baselines in ${TOOLS#$ROOT/}"
     cmake -S "$ROOT/bench" -B "$TOOLS" -DCMAKE_BUILD_TYPE=Release >"$TOOLS.log" 2>&1 &&
         cmake --build "$TOOLS" -j"$JOBS" >>"$TOOLS.log" 2>&1 ||
