@@ -856,8 +856,54 @@ static void cube_parents(const pmf_chunk *ch, uint32_t ci, int depth, uint32_t *
         }
 }
 
+typedef struct cube_box { uint32_t chunk, cube; float lo[3], hi[3]; } cube_box;
+
+/* Every cube with visibility data and its world bounds. */
+static void vis_cells(const pmf_chunk *ch, uint32_t chunk, uint32_t ci, const float lo[3], const float hi[3], int depth,
+                      cube_box **cells, size_t *count)
+{
+    const pmf_cube *c = &ch->common.cubes[ci];
+    if (c->flags & PMF_CUBE_HAS_VISIBILITY) {
+        *cells = realloc(*cells, (*count + 1) * sizeof **cells);
+        cube_box *b = &(*cells)[(*count)++];
+        b->chunk = chunk;
+        b->cube = ci;
+        memcpy(b->lo, lo, sizeof b->lo);
+        memcpy(b->hi, hi, sizeof b->hi);
+    }
+    if (c->type != PMF_CUBE_PARENT || depth >= 24) return;
+    for (int o = 0; o < 8; o++) {
+        if (!(c->u.parent.child_mask >> o & 1) || c->u.parent.children[o] >= ch->common.cube_count) continue;
+        float clo[3], chi[3];
+        for (int a = 0; a < 3; a++) {
+            float mid = (lo[a] + hi[a]) / 2;
+            unsigned neg = a == 0 ? PMF_OCTANT_NEG_X : a == 1 ? PMF_OCTANT_NEG_Y : PMF_OCTANT_NEG_Z;
+            clo[a] = o & neg ? lo[a] : mid;
+            chi[a] = o & neg ? mid : hi[a];
+        }
+        vis_cells(ch, chunk, c->u.parent.children[o], clo, chi, depth + 1, cells, count);
+    }
+}
+
+/* Inside (or within 1 cm of) a wall, floor or ceiling of test_visibility_segments' rooms (their
+ * doorways count as solid) or its pillar. */
+static bool in_solid(const float p[3])
+{
+    const float rooms[3][2][3] = { { { -12, 0, -6 }, { 0, 5, 6 } }, { { 0, 0, -6 }, { 12, 5, 6 } }, { { 14, 0, -6 }, { 22, 5, 6 } } };
+    for (int r = 0; r < 3; r++) {
+        bool outer = true, inner = true;
+        for (int a = 0; a < 3; a++) {
+            outer &= p[a] > rooms[r][0][a] - 0.01f && p[a] < rooms[r][1][a] + 0.01f;
+            inner &= p[a] > rooms[r][0][a] + 0.26f && p[a] < rooms[r][1][a] - 0.26f;
+        }
+        if (outer && !inner) return true;
+    }
+    return p[0] > -6.01f && p[0] < -3.99f && p[1] > -0.01f && p[1] < 2.01f && p[2] > -1.01f && p[2] < 1.01f;
+}
+
 /* Two rooms joined by a doorway and a sealed room, 4 m camera cells over three 16 m chunks:
- * from sampled points in the air of every room and above the roofs, every sampled point on a
+ * from up to three sampled points in the air of every cell with visibility data, every sampled
+ * point on a
  * face that a straight segment reaches unblocked (tested against every triangle of the map) is
  * in the visible set of the camera's cell. */
 static void test_visibility_segments(void)
@@ -905,19 +951,25 @@ static void test_visibility_segments(void)
     }
     world_tri *occluders = malloc((ntargets + 1) * sizeof *occluders);
     for (size_t i = 0; i < ntargets; i++) occluders[i] = targets[i].tri;
-    /* air: the three rooms' insides (minus the pillar) and the space above the roofs */
-    const float air[4][2][3] = { { { -11.7f, 0.3f, -5.7f }, { -0.3f, 4.7f, 5.7f } }, { { 0.3f, 0.3f, -5.7f }, { 11.7f, 4.7f, 5.7f } },
-                                 { { 14.3f, 0.3f, -5.7f }, { 21.7f, 4.7f, 5.7f } }, { { -23.5f, 5.3f, -7.7f }, { 23.5f, 7.7f, 7.7f } } };
+    /* cameras: three points in the air of every cell with visibility data (where it has air) */
+    cube_box *cells = NULL;
+    size_t ncells = 0;
+    for (uint32_t x = 0; x < nchunks; x++) {
+        const float centre[3] = { ((float)x - (float)lvl.center.x) * S, -(float)lvl.center.y * S, -(float)lvl.center.z * S };
+        const float lo[3] = { centre[0] - S / 2, centre[1] - S / 2, centre[2] - S / 2 }, hi[3] = { centre[0] + S / 2, centre[1] + S / 2, centre[2] + S / 2 };
+        vis_cells(&chunks[x], x, 0, lo, hi, 0, &cells, &ncells);
+    }
     uint32_t rng = 12345;
-    int cameras = 0, pairs = 0, unblocked = 0, missing = 0, culled = 0;
-    for (int cam = 0; cam < 160; cam++) {
-        const float (*box)[3] = air[cam % 4];
+    int *sampled = calloc(ncells + 1, sizeof *sampled);
+    int cameras = 0, cells_sampled = 0, pairs = 0, unblocked = 0, missing = 0, culled = 0;
+    for (size_t i = 0; i < ncells * 12; i++) {
+        const cube_box *cb = &cells[i / 12];
+        if (sampled[i / 12] >= 3) continue;
         float p[3];
-        for (int a = 0; a < 3; a++) p[a] = random_in(&rng, box[0][a], box[1][a]);
-        if (p[0] > -6.1f && p[0] < -3.9f && p[1] < 2.1f && p[2] > -1.1f && p[2] < 1.1f) continue;
-        int gx = (int)floorf(p[0] / S + 0.5f) + (int)lvl.center.x;
-        CHECK(gx >= 0 && gx < (int)nchunks);
-        if (gx < 0 || gx >= (int)nchunks) continue;
+        for (int a = 0; a < 3; a++) p[a] = random_in(&rng, cb->lo[a] + 0.01f, cb->hi[a] - 0.01f);
+        if (in_solid(p)) continue;
+        sampled[i / 12]++;
+        int gx = (int)cb->chunk;
         const pmf_chunk *c = &chunks[gx];
         float local[3] = { p[0] - ((float)gx - (float)lvl.center.x) * S, p[1] + (float)lvl.center.y * S, p[2] + (float)lvl.center.z * S };
         const pmf_cube *cell = vis_cube_at(c, S, local);
@@ -925,7 +977,7 @@ static void test_visibility_segments(void)
         if (!cell) continue;
         cameras++;
         uint32_t cell_index = (uint32_t)(cell - c->common.cubes);
-        for (int k = 0; k < 250; k++) {
+        for (int k = 0; k < 100; k++) {
             const vis_target *t = &targets[(size_t)(random_in(&rng, 0, 1) * ntargets) % ntargets];
             float u = random_in(&rng, 0, 1), v = random_in(&rng, 0, 1);
             if (u + v > 1) { u = 1 - u; v = 1 - v; }
@@ -946,12 +998,16 @@ static void test_visibility_segments(void)
             }
         }
     }
-    printf("visibility: %d cameras, %zu triangles, %d facing pairs, %d unblocked (%d not listed), %d blocked and culled\n",
-           cameras, ntargets, pairs, unblocked, missing, culled);
-    CHECK(cameras >= 100);
+    for (size_t i = 0; i < ncells; i++) cells_sampled += sampled[i] > 0;
+    printf("visibility: %zu cells (%d with cameras), %d cameras, %zu triangles, %d facing pairs, %d unblocked (%d not listed), %d blocked and culled\n",
+           ncells, cells_sampled, cameras, ntargets, pairs, unblocked, missing, culled);
+    CHECK(ncells >= 100);
+    CHECK(cells_sampled >= (int)ncells * 3 / 4);
     CHECK(culled >= 1000); /* the walls do hide things: the lists are not everything */
     CHECK(unblocked >= 1000);
     CHECK_EQ(missing, 0);
+    free(sampled);
+    free(cells);
     free(occluders);
     free(targets);
     for (uint32_t x = 0; x < nchunks; x++) { free(parents[x]); pmf_chunk_free(&chunks[x]); }
