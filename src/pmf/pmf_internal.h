@@ -20,6 +20,11 @@ void pmf_error_set(pmf_error *err, const char *file, const char *block, uint64_t
                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* ---- LZ4F blocks ---- */
+/* Decompresses one LZ4F frame that must fill dst_size bytes exactly and end src. Returns NULL on
+ * success, else what went wrong; *produced = bytes written to dst. Also used for PTF texels. */
+const char *pmf_lz4_decompress_exact(const uint8_t *src, size_t src_size, uint8_t *dst, size_t dst_size,
+                                     size_t *produced);
+
 /* Largest decompressed size we accept for a block of `compressed` bytes (see pmf_lz4.c). */
 uint64_t pmf_block_size_cap(uint64_t compressed);
 /* Decompresses one stored block into arena memory; exact size or an error naming `block`.

@@ -20,8 +20,7 @@ uint64_t pmf_block_size_cap(uint64_t compressed)
     return cap < BLOCK_CAP_ABSOLUTE ? cap : BLOCK_CAP_ABSOLUTE;
 }
 
-/* Returns NULL on success, else what went wrong; *produced = bytes written to dst. */
-static const char *frame_decompress(const uint8_t *src, size_t src_size, uint8_t *dst, size_t dst_size,
+const char *pmf_lz4_decompress_exact(const uint8_t *src, size_t src_size, uint8_t *dst, size_t dst_size,
                                     size_t *produced)
 {
     LZ4F_dctx *dctx = NULL;
@@ -92,7 +91,7 @@ bool pmf_block_load(const pmf_file *f, uint64_t offset, uint32_t compressed, uin
         return false;
     }
     size_t produced;
-    const char *problem = frame_decompress(f->data + offset, compressed, dst, decompressed, &produced);
+    const char *problem = pmf_lz4_decompress_exact(f->data + offset, compressed, dst, decompressed, &produced);
     if (problem) {
         pmf_error_set(err, f->name, block, produced, "LZ4F: %s (declared %u bytes)", problem, decompressed);
         return false;

@@ -2,7 +2,6 @@
 #include "ptf.h"
 #include "pmf_internal.h"
 
-#include <lz4frame.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,44 +39,23 @@ bool ptf_info(const void *data, size_t size, const char *name, ptf_format *forma
     return true;
 }
 
-/* Decompresses one LZ4F frame that must fill exactly `expected` bytes and end the input. */
+/* Decompresses the texels: one LZ4F frame that must fill exactly `expected` bytes and end the input. */
 static bool decompress_exact(const uint8_t *src, size_t src_size, size_t expected, const char *name,
                              uint8_t **out_texels, pmf_error *err)
 {
     if (expected > (uint64_t)src_size * LZ4_MAX_RATIO + LZ4_RATIO_SLACK)
         return fail(name, PTF_HEADER_SIZE, err, "%zu compressed bytes cannot hold %zu bytes of texels", src_size, expected);
-    LZ4F_dctx *dctx;
-    if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)))
-        return fail(name, PTF_HEADER_SIZE, err, "out of memory");
-    uint8_t *dst = malloc(expected + 1); /* one spare byte catches a frame that holds too much */
-    size_t used = 0, produced = 0;
-    bool ok = dst != NULL || fail(name, PTF_HEADER_SIZE, err, "out of memory for %zu bytes of texels", expected);
-    while (ok) {
-        size_t in = src_size - used, out = expected + 1 - produced;
-        size_t r = LZ4F_decompress(dctx, dst + produced, &out, src + used, &in, NULL);
-        if (LZ4F_isError(r)) {
-            ok = fail(name, PTF_HEADER_SIZE + used, err, "bad LZ4F frame: %s", LZ4F_getErrorName(r));
-            break;
-        }
-        used += in;
-        produced += out;
-        if (produced > expected) {
-            ok = fail(name, expected, err, "pixel data is longer than the %zu bytes the header declares", expected);
-        } else if (r == 0) {
-            if (produced != expected)
-                ok = fail(name, produced, err, "pixel data is %zu bytes, the header declares %zu", produced, expected);
-            else if (used != src_size)
-                ok = fail(name, PTF_HEADER_SIZE + used, err, "%zu bytes after the LZ4F frame", src_size - used);
-            break;
-        } else if (in == 0 && out == 0) {
-            ok = fail(name, PTF_HEADER_SIZE + used, err, "LZ4F frame is truncated");
-        }
-    }
-    LZ4F_freeDecompressionContext(dctx);
-    if (!ok)
+    uint8_t *dst = malloc(expected ? expected : 1);
+    if (!dst)
+        return fail(name, PTF_HEADER_SIZE, err, "out of memory for %zu bytes of texels", expected);
+    size_t produced;
+    const char *problem = pmf_lz4_decompress_exact(src, src_size, dst, expected, &produced);
+    if (problem) {
         free(dst);
-    *out_texels = ok ? dst : NULL;
-    return ok;
+        return fail(name, PTF_HEADER_SIZE, err, "pixel data (%zu of %zu bytes): %s", produced, expected, problem);
+    }
+    *out_texels = dst;
+    return true;
 }
 
 bool ptf_decode(const void *data, size_t size, const char *name, uint8_t **rgba,
