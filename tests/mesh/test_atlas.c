@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "check.h"
+#include "common/check.h"
 #include "mesh.h"
 
 #define MAX_LIVE 4096

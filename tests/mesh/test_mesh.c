@@ -2,7 +2,7 @@
  * padding, base-colour blocks, fast-light multipliers and slots, dynamic layers, errors. */
 #include <string.h>
 
-#include "check.h"
+#include "common/check.h"
 #include "fixture.h"
 
 static mesh_atlas *atlas_2048(void) { return mesh_atlas_create(&(mesh_atlas_desc){ 0 }); }

@@ -2,7 +2,7 @@
  * fast lights) and prints the figures: GPU bytes per vertex, batches, atlas use, milliseconds. */
 #include <time.h>
 
-#include "check.h"
+#include "common/check.h"
 #include "fixture.h"
 
 static double now_ms(void)

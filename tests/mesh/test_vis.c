@@ -2,7 +2,7 @@
  * parent = subtree, listed chunk with 0 cubes = whole chunk, no data = everything; frustum. */
 #include <string.h>
 
-#include "check.h"
+#include "common/check.h"
 #include "fixture.h"
 
 /* Chunk (1,2,3), side 16:

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "common/check.h"
 #include "pmf/paf.h"
 
 /* ---- a hand-made archive builder: bytes at chosen positions ------------------------------- */

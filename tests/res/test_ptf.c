@@ -4,7 +4,7 @@
 
 #include <lz4frame.h>
 
-#include "check.h"
+#include "common/check.h"
 #include "pmf/ptf.h"
 
 #define W 4u

@@ -8,7 +8,7 @@
 
 #include <stb_image_write.h>
 
-#include "check.h"
+#include "common/check.h"
 #include "pmf/paf.h"
 #include "pmf/ptf.h"
 #include "res/res.h"

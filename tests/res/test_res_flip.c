@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "common/check.h"
 #include "pmf/paf.h"
 #include "pmf/ptf.h"
 

@@ -1,6 +1,6 @@
-/* check.h - the resource tests' assertions: print where and what, count failures, go on. */
-#ifndef TESTS_RES_CHECK_H
-#define TESTS_RES_CHECK_H
+/* check.h - test assertions shared by the test suites: print where and what, count failures, go on. */
+#ifndef TESTS_COMMON_CHECK_H
+#define TESTS_COMMON_CHECK_H
 
 #include <stdio.h>
 
