@@ -224,3 +224,15 @@ void rt_floor_y(float out[4][3], float x0, float x1, float z0, float z1, float y
     float b[4][3] = { { x0, y, z0 }, { x1, y, z0 }, { x1, y, z1 }, { x0, y, z1 } };
     memcpy(out, facing_pos_y ? a : b, sizeof a);
 }
+
+void rt_two_walls(rt_chunk *c, uint8_t left_material, uint8_t left_lightmap, uint8_t right_material,
+                  uint8_t right_lightmap)
+{
+    float q[4][3];
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 1);
+    rt_parent(c, 0, PMF_OCTANT_NEG_Z, 2);
+    rt_wall_z(q, -8, 0, -8, 8, -4, true);
+    rt_geom_quad(c, 1, left_material, left_lightmap, q);
+    rt_wall_z(q, 0, 8, -8, 8, -4, true);
+    rt_geom_quad(c, 2, right_material, right_lightmap, q);
+}

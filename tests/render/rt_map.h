@@ -87,4 +87,9 @@ void rt_wall_z(float out[4][3], float x0, float x1, float y0, float y1, float z,
 void rt_wall_x(float out[4][3], float z0, float z1, float y0, float y1, float x, bool facing_pos_x);
 void rt_floor_y(float out[4][3], float x0, float x1, float z0, float z1, float y, bool facing_pos_y);
 
+/* The tests' usual view of a 16 m chunk: a wall at z = -4 facing +Z over x, y in [-8, 8], split
+ * at x = 0 into cube 1 (the left, -X half) and cube 2 (the right half), children of cube 0. */
+void rt_two_walls(rt_chunk *c, uint8_t left_material, uint8_t left_lightmap, uint8_t right_material,
+                  uint8_t right_lightmap);
+
 #endif

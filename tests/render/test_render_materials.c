@@ -60,13 +60,7 @@ static rt_chunk *two_walls(rt_level *l, uint8_t a, uint8_t b)
 {
     rt_chunk *c = rt_chunk_add(l, ORIGIN);
     uint8_t lm = rt_lightmap(c, 1, 255, 255, 255);
-    float q[4][3];
-    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 1);
-    rt_parent(c, 0, PMF_OCTANT_NEG_Z, 2);
-    rt_wall_z(q, -8, 0, -8, 8, -4, true);
-    rt_geom_quad(c, 1, a, lm, q);
-    rt_wall_z(q, 0, 8, -8, 8, -4, true);
-    rt_geom_quad(c, 2, b, lm, q);
+    rt_two_walls(c, a, lm, b, lm);
     return c;
 }
 
