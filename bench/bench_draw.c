@@ -254,7 +254,7 @@ int main(int argc, char **argv)
     pmf_chunk_coord *coords = NULL;
     size_t coord_cap = 0;
     for (int i = 0; i < frames; i++) {
-        bench_camera cam = bench_path_camera(cams, path_count, i, frames);
+        bench_camera cam = camera_path_pose(cams, path_count, i, frames);
         size_t n = bench_chunks_in_view(li, &cam, &proj, radius, NULL, 0);
         if (n > coord_cap) {
             coord_cap = n;
@@ -382,7 +382,7 @@ int main(int argc, char **argv)
     uint64_t triangles = 0;
     /* Frame -1 is a warm-up (shader and texture first use), not timed. */
     for (int i = -1; i < frames; i++) {
-        bench_camera cam = bench_path_camera(cams, path_count, i < 0 ? 0 : i, frames);
+        bench_camera cam = camera_path_pose(cams, path_count, i < 0 ? 0 : i, frames);
         size_t n = bench_chunks_in_view(li, &cam, &proj, radius, coords, coord_cap);
         GLsizei draws = 0;
         for (size_t k = 0; k < n; k++) {

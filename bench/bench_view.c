@@ -8,12 +8,8 @@
 
 bool bench_camera_parse(const char *s, bench_camera *out)
 {
-    double v[5];
-    char tail;
-    if (sscanf(s, "%lf,%lf,%lf,%lf,%lf%c", &v[0], &v[1], &v[2], &v[3], &v[4], &tail) != 5)
-        return false;
-    *out = (bench_camera){ { v[0], v[1], v[2] }, (float)v[3], (float)v[4] };
-    return true;
+    const char *end = camera_parse_pose(s, out->pos, &out->yaw, &out->pitch);
+    return end && !*end;
 }
 
 static double chunk_side(const pmf_level_info *li)
@@ -133,23 +129,4 @@ bench_camera *bench_path_read(const char *path, size_t *count)
     }
     *count = n;
     return list;
-}
-
-bench_camera bench_path_camera(const bench_camera *path, size_t count, int i, int n)
-{
-    if (count == 1 || n == 1)
-        return path[0];
-    double t = (double)i / (n - 1) * (double)(count - 1);
-    size_t k = (size_t)t;
-    if (k >= count - 1)
-        return path[count - 1];
-    double u = t - (double)k;
-    bench_camera c = path[k];
-    for (int a = 0; a < 3; a++)
-        c.pos[a] = path[k].pos[a] + (path[k + 1].pos[a] - path[k].pos[a]) * u;
-    /* Yaw turns the short way round (350 -> 10 passes 0), as shot does. */
-    double turn = fmod((double)path[k + 1].yaw - path[k].yaw + 540.0, 360.0) - 180.0;
-    c.yaw = (float)(path[k].yaw + turn * u);
-    c.pitch = (float)(path[k].pitch + (path[k + 1].pitch - path[k].pitch) * u);
-    return c;
 }

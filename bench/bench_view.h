@@ -1,7 +1,7 @@
 /* bench_view.h - what the baselines need of the viewer's camera (../shared/conventions.md §2):
  * a camera in world metres, its chunk, the chunks in view (within the streaming radius and
  * meeting the frustum, as the streamer counts them) and the fly paths `pmfview shot --path`
- * reads, interpolated the same way. */
+ * reads. Poses are the viewer's own (src/app/camera.c): parsed and interpolated by the same code. */
 #ifndef PMFVIEW_BENCH_VIEW_H
 #define PMFVIEW_BENCH_VIEW_H
 
@@ -11,15 +11,13 @@
 
 #include <cglm/cglm.h>
 
+#include "app/camera.h"
 #include "pmf.h"
 
 #define BENCH_NEAR_PLANE 0.05f
 #define BENCH_FAR_PLANE 100000.0f
 
-typedef struct bench_camera {
-    double pos[3];                   /* world metres */
-    float yaw, pitch;                /* degrees */
-} bench_camera;
+typedef camera_pose bench_camera;  /* world metres, degrees */
 
 typedef struct bench_projection {
     float fov_y;                     /* degrees */
@@ -45,8 +43,5 @@ size_t bench_chunks_in_view(const pmf_level_info *li, const bench_camera *cam, c
  * malloc'd array, NULL with a message on stderr when unreadable or empty. */
 bench_camera *bench_path_read(const char *path, size_t *count);
 
-/* Frame i of n along the path: linear in position and pitch, yaw the short way round (as
- * `pmfview shot --path`). */
-bench_camera bench_path_camera(const bench_camera *path, size_t count, int i, int n);
 
 #endif

@@ -32,6 +32,24 @@ const char *camera_parse_pose(const char *text, double pos[3], float *yaw, float
     return p;
 }
 
+camera_pose camera_path_pose(const camera_pose *path, size_t count, int i, int n)
+{
+    if (count == 1 || n == 1)
+        return path[0];
+    double t = (double)i / (n - 1) * (double)(count - 1);
+    size_t k = (size_t)t;
+    if (k >= count - 1)
+        return path[count - 1];
+    double u = t - (double)k;
+    camera_pose c;
+    for (int a = 0; a < 3; a++)
+        c.pos[a] = path[k].pos[a] + (path[k + 1].pos[a] - path[k].pos[a]) * u;
+    double turn = fmod((double)path[k + 1].yaw - path[k].yaw + 540.0, 360.0) - 180.0;
+    c.yaw = (float)(path[k].yaw + turn * u);
+    c.pitch = (float)(path[k].pitch + (path[k + 1].pitch - path[k].pitch) * u);
+    return c;
+}
+
 void camera_init(camera *cam, const camera_desc *desc)
 {
     memset(cam, 0, sizeof *cam);

@@ -13,6 +13,7 @@
 #ifndef PMFVIEW_CAMERA_H
 #define PMFVIEW_CAMERA_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pmf/pmf.h"
@@ -32,6 +33,16 @@ typedef struct camera {
     double chunk_size;               /* S = 2^chunk_size_exp */
     int32_t center[3];               /* the level's centre chunk */
 } camera;
+
+/* A camera's place in the world: metres and degrees. */
+typedef struct camera_pose {
+    double pos[3];
+    float yaw, pitch;
+} camera_pose;
+
+/* The pose at frame i of n along a path of count poses (n frames spread evenly over it): linear
+ * in position and pitch, yaw turning the short way round (350 -> 10 passes 0). */
+camera_pose camera_path_pose(const camera_pose *path, size_t count, int i, int n);
 
 /* Parses a pose "X,Y,Z,YAW,PITCH" (world metres, degrees: the --camera, --cameras and bookmark
  * format) at the start of text. Returns the first character after it, or NULL when malformed

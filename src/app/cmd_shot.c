@@ -1,7 +1,6 @@
 /* cmd_shot.c - `pmfview shot`: headless render of one frame per camera to PNG
  * (../shared/conventions.md §4, docs/shot.md). */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +46,7 @@ static const char shot_usage[] =
     "  -h, --help             this help\n";
 
 typedef struct shot_camera {
-    double pos[3];
-    float yaw, pitch;
+    camera_pose pose;
     char name[128];
 } shot_camera;
 
@@ -101,7 +99,7 @@ static bool parse_u32(const char *s, uint32_t max, uint32_t *out)
 /* "X,Y,Z,YAW,PITCH" and nothing else */
 static bool parse_camera(const char *s, shot_camera *cam)
 {
-    const char *end = camera_parse_pose(s, cam->pos, &cam->yaw, &cam->pitch);
+    const char *end = camera_parse_pose(s, cam->pose.pos, &cam->pose.yaw, &cam->pose.pitch);
     return end && !*end;
 }
 
@@ -490,13 +488,13 @@ static void frame_render(shot_frame *fr, scene *s, int w, int h)
     }
 }
 
-static void set_camera(scene *s, const shot_options *o, const shot_camera *sc)
+static void set_camera(scene *s, const shot_options *o, const camera_pose *pose)
 {
     camera cam;
     scene_default_camera(s, &cam);
     cam.fov_y = o->fov;
     cam.aspect = (float)o->width / (float)o->height;
-    camera_set_world(&cam, sc->pos, sc->yaw, sc->pitch);
+    camera_set_world(&cam, pose->pos, pose->yaw, pose->pitch);
     scene_set_camera(s, &cam);
 }
 
@@ -528,26 +526,6 @@ static void print_stats(scene *s, const shot_options *o)
             caps->gl_major, caps->gl_minor, caps->renderer);
 }
 
-/* --frames: the camera at frame i of n along the path (linear in position, yaw and pitch). */
-static shot_camera path_camera(const shot_camera *path, size_t count, int i, int n)
-{
-    if (count == 1 || n == 1)
-        return path[0];
-    double t = (double)i / (n - 1) * (double)(count - 1);
-    size_t k = (size_t)t;
-    if (k >= count - 1)
-        return path[count - 1];
-    double u = t - (double)k;
-    shot_camera c = path[k];
-    for (int j = 0; j < 3; j++)
-        c.pos[j] = path[k].pos[j] + (path[k + 1].pos[j] - path[k].pos[j]) * u;
-    /* Yaw turns the short way round (350 -> 10 passes 0). */
-    double turn = fmod(path[k + 1].yaw - path[k].yaw + 540.0, 360.0) - 180.0;
-    c.yaw = (float)(path[k].yaw + turn * u);
-    c.pitch = (float)(path[k].pitch + (path[k + 1].pitch - path[k].pitch) * u);
-    return c;
-}
-
 static int compare_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -561,7 +539,7 @@ static double median(const double *v, size_t n)
 }
 
 /* Renders every camera (or the --frames benchmark) with a ready scene. Exit code. */
-static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_count, const shot_camera *path,
+static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_count, const camera_pose *path,
                size_t path_count)
 {
     shot_frame fr = { 0 };
@@ -575,7 +553,7 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
     }
     int rc = 0;
     for (size_t c = 0; c < cam_count && !rc; c++) {
-        set_camera(s, o, &cams[c]);
+        set_camera(s, o, &cams[c].pose);
         if (!scene_wait_view(s, WAIT_SECONDS)) {
             fprintf(stderr, "pmfview: %s: chunks in view did not stream in within %.0f s\n", o->file, WAIT_SECONDS);
             rc = EXIT_RUNTIME;
@@ -590,8 +568,8 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
             double total = 0, render = 0;
             for (int i = 0; i < o->frames; i++) {
                 if (path) {
-                    shot_camera pc = path_camera(path, path_count, i, o->frames);
-                    set_camera(s, o, &pc);
+                    camera_pose pose = camera_path_pose(path, path_count, i, o->frames);
+                    set_camera(s, o, &pose);
                 }
                 double t0 = now_seconds();
                 scene_update(s, 4.0);
@@ -613,7 +591,7 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
             fprintf(stderr, "frame times: min %.3f ms, median %.3f ms, max %.3f ms\n", frame_times[0] * 1000.0,
                     median(frame_times, (size_t)o->frames) * 1000.0, frame_times[o->frames - 1] * 1000.0);
             if (path)
-                set_camera(s, o, &cams[c]);
+                set_camera(s, o, &cams[c].pose);
         }
         frame_render(&fr, s, o->width, o->height);
         if (o->first_frame < 0)
@@ -649,13 +627,25 @@ int cmd_shot(int argc, char **argv)
         return rc;
     o.started = started;
     o.first_frame = -1;
-    shot_camera *cams = NULL, *path = NULL;
+    shot_camera *cams = NULL, *path_cams = NULL;
+    camera_pose *path = NULL;
     size_t cam_count = 1, path_count = 0;
     if (o.cameras_file && (rc = read_cameras(o.cameras_file, &cams, &cam_count)))
         return rc;
-    if (o.path_file && (rc = read_cameras(o.path_file, &path, &path_count))) {
+    if (o.path_file && (rc = read_cameras(o.path_file, &path_cams, &path_count))) {
         free(cams);
         return rc;
+    }
+    if (path_cams) {
+        path = malloc(path_count * sizeof *path);
+        for (size_t i = 0; path && i < path_count; i++)
+            path[i] = path_cams[i].pose;
+        free(path_cams);
+        if (!path) {
+            fprintf(stderr, "pmfview: out of memory\n");
+            free(cams);
+            return EXIT_RUNTIME;
+        }
     }
     if (!cams)
         cams = &o.camera;
