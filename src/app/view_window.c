@@ -440,6 +440,13 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
     bool shift = (k->keysym.mod & KMOD_SHIFT) != 0, ctrl = (k->keysym.mod & KMOD_CTRL) != 0;
     bool repeat = k->repeat != 0;
 
+    /* A light key acts on every light streamed in so far, not on the last periodic poll. */
+    if (sym == SDLK_t || sym == SDLK_TAB || sym == SDLK_UP || sym == SDLK_DOWN || sym == SDLK_LEFT ||
+        sym == SDLK_RIGHT || sym == SDLK_RETURN || sym == SDLK_KP_ENTER) {
+        v->next_light_poll = 0;
+        learn_lights(v, t);
+    }
+
     /* Keys that may repeat while held. */
     switch (sym) {
     case SDLK_LEFTBRACKET:
