@@ -84,13 +84,13 @@ start_viewer() {
     WID=
     find_window() { WID=$(xdotool search --name '^pmfview' 2>/dev/null | head -n1); [ -n "$WID" ]; }
     wait_for "the window" find_window
-    xdotool windowfocus "$WID" 2>/dev/null
+    xdotool windowfocus --sync "$WID" 2>/dev/null
 }
 
 # lines PATTERN: how many stdout lines match.
 lines() { grep -c "$1" "$WORK/out"; }
 # key KEYS...: presses keys in the window.
-key() { xdotool windowfocus "$WID" 2>/dev/null; xdotool key --delay 30 "$@"; }
+key() { xdotool windowfocus --sync "$WID" 2>/dev/null; xdotool key --delay 30 "$@"; }
 # event KEYS... -- PATTERN: presses keys, waits for one more stdout line matching PATTERN.
 event() {
     local keys=() pattern
