@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "map_source.h"
 #include "pmf.h"
 
 static void info_usage(FILE *out)
@@ -218,8 +219,12 @@ int cmd_info(int argc, char **argv)
         return EXIT_USAGE;
     }
 
+    map_source src;
+    int rc = map_source_resolve(path, &src);
+    if (rc)
+        return rc;
     pmf_error err;
-    pmf_file *f = pmf_open(path, &err);
+    pmf_file *f = pmf_open(src.pmf_path, &err);
     if (!f)
         return fail_input(&err);
     level_summary *levels = calloc(f->level_count + 1u, sizeof *levels);

@@ -11,6 +11,7 @@
 #include <stb_image_write.h>
 
 #include "commands.h"
+#include "map_source.h"
 #include "render.h"
 #include "scene.h"
 
@@ -625,6 +626,9 @@ int cmd_shot(int argc, char **argv)
     }
     if (rc)
         return rc;
+    map_source src;
+    if ((rc = map_source_resolve(o.file, &src)))
+        return rc;
     o.started = started;
     o.first_frame = -1;
     shot_camera *cams = NULL, *path_cams = NULL;
@@ -667,7 +671,7 @@ int cmd_shot(int argc, char **argv)
     scene_error serr;
     /* A stream worker per core: the main thread mostly waits for the view to stream in. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    scene *s = scene_open(&(scene_desc){ .path = o.file, .level = o.level, .game_dir = o.game_dir, .radius = o.radius,
+    scene *s = scene_open(&(scene_desc){ .path = src.pmf_path, .level = o.level, .game_dir = o.game_dir, .radius = o.radius,
                                          .workers = cores > 1 && cores < 64 ? (int)cores : 0 },
                           &serr);
     if (!s) {

@@ -10,6 +10,7 @@
 #include "view.h"
 #include "view_bookmarks.h"
 #include "camera.h"
+#include "map_source.h"
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -31,8 +32,12 @@ static bool parse_int(const char *s, long min, long max, long *out)
  * the same words as `pmfview shot`. */
 static int check_map(const char *path, uint32_t level)
 {
+    map_source src;
+    int rc = map_source_resolve(path, &src);
+    if (rc)
+        return rc;
     pmf_error err;
-    pmf_file *f = pmf_open(path, &err);
+    pmf_file *f = pmf_open(src.pmf_path, &err);
     if (!f) {
         char line[1024];
         fprintf(stderr, "pmfview: %s\n", pmf_error_format(&err, line, sizeof line));

@@ -11,6 +11,7 @@
 
 #include "front/world.h"
 #include "front/generate.h"
+#include "pmf/file_kind.h"
 
 #define PMFC_VERSION "pmfc 0.1"
 
@@ -301,8 +302,23 @@ int main(int argc, char **argv)
     map_def map;
     map_init(&map);
     bool ok;
-    if (gen_name) ok = generate_map(&map, gen_name, gen_chunks, seed);
-    else ok = parse_file(source, &map);
+    if (gen_name) {
+        ok = generate_map(&map, gen_name, gen_chunks, seed);
+    } else {
+        /* the source's kind is told by its content, not its name (conventions §4) */
+        pmf_file_id id;
+        char why[256];
+        if (!pmf_identify_path(source, &id, why, sizeof why)) {
+            fprintf(stderr, "pmfc: %s: %s\n", source, why);
+            ok = false;
+        } else if (id.kind == PMF_KIND_TEXT) {
+            ok = parse_file(source, &map);
+        } else {
+            fprintf(stderr, "pmfc: %s: %s, not a source map (pmfc compiles its own .pms sources and RMF maps)\n",
+                    source, id.kind == PMF_KIND_PMF || id.kind == PMF_KIND_PMF_LEGACY ? "a compiled map" : id.what);
+            ok = false;
+        }
+    }
     if (!ok) {
         map_free(&map);
         return 2;

@@ -1,0 +1,31 @@
+/* map_source.c - what a command opens for the FILE it was given (see map_source.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "map_source.h"
+
+int map_source_resolve(const char *path, map_source *out)
+{
+    memset(out, 0, sizeof *out);
+    char why[256];
+    if (!pmf_identify_path(path, &out->id, why, sizeof why)) {
+        fprintf(stderr, "pmfview: %s: %s\n", path, why);
+        return EXIT_BAD_INPUT;
+    }
+    switch (out->id.kind) {
+    case PMF_KIND_PMF:
+        if (strlen(path) >= sizeof out->pmf_path) {
+            fprintf(stderr, "pmfview: %s: path too long\n", path);
+            return EXIT_BAD_INPUT;
+        }
+        strcpy(out->pmf_path, path);
+        return 0;
+    case PMF_KIND_TEXT:
+        fprintf(stderr, "pmfview: %s: a text file, not a map (a pmfc source? compile it with 'pmfc %s -o MAP.pmf')\n", path, path);
+        return EXIT_BAD_INPUT;
+    default:
+        fprintf(stderr, "pmfview: %s: %s, not a map this program opens\n", path, out->id.what);
+        return EXIT_BAD_INPUT;
+    }
+}

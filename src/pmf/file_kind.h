@@ -1,0 +1,39 @@
+/* file_kind.h - what a file is, told from its bytes before any parser sees it: PMF 0.0, the
+ * legacy PMF draft, PM4, RMF, a text source, or something recognisable that no command opens
+ * (another PMF major version, an image, an archive). conventions §4 and §6. */
+#ifndef PMF_FILE_KIND_H
+#define PMF_FILE_KIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum pmf_file_kind {
+    PMF_KIND_UNKNOWN,        /* binary of no known kind: `what` shows its first bytes in hex */
+    PMF_KIND_PMF,            /* PMF 0.0 */
+    PMF_KIND_PMF_LEGACY,     /* the legacy PMF draft (specs/pmf-legacy-draft.txt) */
+    PMF_KIND_PM4,            /* PM4 nav mesh (reversed FourCCs, "REVM" first) */
+    PMF_KIND_RMF,            /* Worldcraft / Hammer RMF */
+    PMF_KIND_TEXT,           /* text with no NUL byte: pmfc's own source format */
+    PMF_KIND_OTHER,          /* recognised, but nothing here opens it (`what` names it) */
+} pmf_file_kind;
+
+typedef struct pmf_file_id {
+    pmf_file_kind kind;
+    char what[96];           /* "PMF 0.0", "legacy PMF draft 0.0", "RMF 2.2", "PNG image", ... */
+    float rmf_version;       /* PMF_KIND_RMF */
+    uint8_t legacy_major, legacy_minor;  /* PMF_KIND_PMF_LEGACY */
+} pmf_file_id;
+
+/* Identifies a file from its first bytes. head holds min(file size, what was read) bytes; the
+ * legacy draft is told from PMF 0.0 only by walking its framing, so size is the whole file's and
+ * read_at (may be NULL: then only head is used) reads more of it. */
+typedef bool (*pmf_read_at_fn)(void *user, uint64_t offset, void *buf, size_t len);
+void pmf_identify(const uint8_t *head, size_t head_len, uint64_t size, pmf_read_at_fn read_at, void *user,
+                  pmf_file_id *out);
+
+/* Opens path (regular files only: a FIFO or device is refused at once, never read) and
+ * identifies it. On failure returns false with a one-line reason in err (no file name). */
+bool pmf_identify_path(const char *path, pmf_file_id *out, char *err, size_t err_size);
+
+#endif
