@@ -10,7 +10,7 @@ int map_source_resolve(const char *path, map_source *out)
     memset(out, 0, sizeof *out);
     char why[256];
     if (!pmf_identify_path(path, &out->id, why, sizeof why)) {
-        fprintf(stderr, "pmfview: %s: %s\n", path, why);
+        fprintf(stderr, "pmfview: %s: file, byte 0: %s\n", path, why);
         return EXIT_BAD_INPUT;
     }
     switch (out->id.kind) {
@@ -22,10 +22,10 @@ int map_source_resolve(const char *path, map_source *out)
         strcpy(out->pmf_path, path);
         return 0;
     case PMF_KIND_TEXT:
-        fprintf(stderr, "pmfview: %s: a text file, not a map (a pmfc source? compile it with 'pmfc %s -o MAP.pmf')\n", path, path);
+        fprintf(stderr, "pmfview: %s: file, byte 0: a text file, not a map (a pmfc source? compile it with 'pmfc %s -o MAP.pmf')\n", path, path);
         return EXIT_BAD_INPUT;
     default:
-        fprintf(stderr, "pmfview: %s: %s, not a map this program opens\n", path, out->id.what);
+        fprintf(stderr, "pmfview: %s: file, byte 0: %s, not a map this program opens\n", path, out->id.what);
         return EXIT_BAD_INPUT;
     }
 }

@@ -175,7 +175,7 @@ bool pmf_identify_path(const char *path, pmf_file_id *out, char *err, size_t err
     /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
-        snprintf(err, err_size, "%s", strerror(errno));
+        snprintf(err, err_size, "cannot open: %s", strerror(errno));
         return false;
     }
     struct stat st;
