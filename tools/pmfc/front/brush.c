@@ -9,41 +9,48 @@ static const v3 face_normals[PMF_FACE_COUNT] = {
     { { 1, 0, 0 } }, { { 0, 1, 0 } }, { { 0, 0, 1 } }, { { -1, 0, 0 } }, { { 0, -1, 0 } }, { { 0, 0, -1 } },
 };
 
-static void brush_add_plane(brush *b, v3 n, double d, int material)
+static brush *brush_push(level_def *l, int kind)
 {
-    b->planes[b->plane_count].n = n;
-    b->planes[b->plane_count].d = d;
-    b->material[b->plane_count] = material;
-    b->plane_count++;
+    brush *b = PUSH(l->brushes, l->brush_count, l->brush_cap);
+    b->kind = kind;
+    b->first_side = (uint32_t)l->side_count;
+    return b;
 }
 
-static void brush_axis_planes(brush *b, v3 lo, v3 hi, const int material[PMF_FACE_COUNT], int skip)
+void brush_add_side(level_def *l, brush *b, plane pl, int material, int tex)
+{
+    brush_side *s = PUSH(l->sides, l->side_count, l->side_cap);
+    s->pl = pl;
+    s->material = material;
+    s->tex = tex;
+    b->side_count++;
+}
+
+static void brush_axis_sides(level_def *l, brush *b, v3 lo, v3 hi, const int material[PMF_FACE_COUNT], int skip)
 {
     for (int f = 0; f < PMF_FACE_COUNT; f++) {
         if (f == skip) continue;
-        v3 n = face_normals[f];
-        double d = f < 3 ? hi.e[f] : -lo.e[f - 3];
-        brush_add_plane(b, n, d, material[f]);
+        plane pl = { face_normals[f], f < 3 ? hi.e[f] : -lo.e[f - 3] };
+        brush_add_side(l, b, pl, material[f], -1);
     }
 }
 
-void brush_box(brush *b, v3 lo, v3 hi, const int material[PMF_FACE_COUNT])
+brush *brush_box(level_def *l, v3 lo, v3 hi, const int material[PMF_FACE_COUNT])
 {
-    memset(b, 0, sizeof *b);
-    b->kind = BRUSH_BOX;
+    brush *b = brush_push(l, BRUSH_BOX);
     b->lo = lo;
     b->hi = hi;
-    brush_axis_planes(b, lo, hi, material, -1);
+    brush_axis_sides(l, b, lo, hi, material, -1);
+    return b;
 }
 
-void brush_wedge(brush *b, v3 lo, v3 hi, int rise, const int material[PMF_FACE_COUNT], int slope_material)
+brush *brush_wedge(level_def *l, v3 lo, v3 hi, int rise, const int material[PMF_FACE_COUNT], int slope_material)
 {
-    memset(b, 0, sizeof *b);
-    b->kind = BRUSH_WEDGE;
+    brush *b = brush_push(l, BRUSH_WEDGE);
     b->lo = lo;
     b->hi = hi;
     /* the top face is replaced by the slope; the low end's side shrinks to an edge and drops out */
-    brush_axis_planes(b, lo, hi, material, PMF_FACE_POS_Y);
+    brush_axis_sides(l, b, lo, hi, material, PMF_FACE_POS_Y);
     int axis = rise % 3;                 /* 0 = X, 2 = Z */
     double sign = rise < 3 ? 1.0 : -1.0;
     double run = hi.e[axis] - lo.e[axis], h = hi.y - lo.y;
@@ -53,13 +60,15 @@ void brush_wedge(brush *b, v3 lo, v3 hi, int rise, const int material[PMF_FACE_C
     n = v3_normalize(n);
     v3 p = lo;
     p.e[axis] = sign > 0 ? lo.e[axis] : hi.e[axis];
-    brush_add_plane(b, n, v3_dot(n, p), slope_material);
+    brush_add_side(l, b, (plane){ n, v3_dot(n, p) }, slope_material, -1);
+    return b;
 }
 
-/* The polygon of plane i of a brush: a big square on the plane cut by every other plane. */
-static bool brush_face_poly(const brush *b, int i, poly *out)
+/* The polygon of side i of a brush: a big square on its plane cut by every other side. */
+static bool brush_face_poly(const level_def *l, const brush *b, uint32_t i, poly *out)
 {
-    plane pl = b->planes[i];
+    const brush_side *sides = brush_sides(l, b);
+    plane pl = sides[i].pl;
     v3 n = pl.n;
     v3 hint = fabs(n.y) > 0.9 ? v3_make(0, 0, 1) : v3_make(0, 1, 0);
     v3 t = v3_normalize(v3_cross(hint, n));
@@ -71,14 +80,45 @@ static bool brush_face_poly(const brush *b, int i, poly *out)
     out->p[1] = v3_add(c, v3_add(v3_scale(t, r), v3_scale(bt, -r)));
     out->p[2] = v3_add(c, v3_add(v3_scale(t, r), v3_scale(bt, r)));
     out->p[3] = v3_add(c, v3_add(v3_scale(t, -r), v3_scale(bt, r)));
-    for (int j = 0; j < b->plane_count && out->n >= 3; j++) {
+    for (uint32_t j = 0; j < b->side_count && out->n >= 3; j++) {
         if (j == i) continue;
         poly back;
-        poly_split(out, b->planes[j], v3_scale(n, -1), NULL, &back);
+        poly_split(out, sides[j].pl, v3_scale(n, -1), NULL, &back);
         *out = back;
     }
     poly_simplify(out);
     return out->n >= 3 && poly_area(out) > 1e-8;
+}
+
+brush *brush_begin(level_def *l, int kind)
+{
+    return brush_push(l, kind);
+}
+
+bool brush_finish(level_def *l, brush *b)
+{
+    v3 lo = v3_make(1e30, 1e30, 1e30), hi = v3_make(-1e30, -1e30, -1e30);
+    bool any = false;
+    for (uint32_t i = 0; i < b->side_count; i++) {
+        poly p;
+        if (!brush_face_poly(l, b, i, &p)) continue;
+        any = true;
+        for (int k = 0; k < p.n; k++)
+            for (int a = 0; a < 3; a++) {
+                lo.e[a] = fmin(lo.e[a], p.p[k].e[a]);
+                hi.e[a] = fmax(hi.e[a], p.p[k].e[a]);
+            }
+    }
+    bool solid = any && hi.x - lo.x > GEOM_EPS && hi.y - lo.y > GEOM_EPS && hi.z - lo.z > GEOM_EPS;
+    if (!solid) {
+        /* the brush and its sides are the last ones pushed */
+        l->side_count = b->first_side;
+        l->brush_count--;
+        return false;
+    }
+    b->lo = lo;
+    b->hi = hi;
+    return true;
 }
 
 /* World-space planar texture projection: walls upright, floors seen from above unmirrored. */
@@ -176,14 +216,15 @@ static bool boxes_touch(v3 alo, v3 ahi, v3 blo, v3 bhi)
 typedef struct frag_list { poly *items; size_t count, cap; } frag_list;
 
 /* Removes from the fragments of face (of brush a, on plane pl) what lies inside brush b. */
-static void csg_clip(frag_list *frags, const brush *brushes, size_t a, size_t bi, plane pl)
+static void csg_clip(frag_list *frags, const level_def *l, size_t a, size_t bi, plane pl)
 {
-    const brush *b = &brushes[bi];
+    const brush *b = &l->brushes[bi];
+    const brush_side *sides = brush_sides(l, b);
     frag_list out = { 0 };
     for (size_t k = 0; k < frags->count; k++) {
         poly cur = frags->items[k];
-        for (int j = 0; j < b->plane_count; j++) {
-            plane bp = b->planes[j];
+        for (uint32_t j = 0; j < b->side_count; j++) {
+            plane bp = sides[j].pl;
             bool coplanar = true;
             for (int i = 0; i < cur.n && coplanar; i++)
                 coplanar = fabs(v3_dot(bp.n, cur.p[i]) - bp.d) <= GEOM_EPS;
@@ -219,9 +260,11 @@ void level_faces(level_build *lb)
     uint32_t stamp_id = 0;
     for (size_t a = 0; a < count; a++) {
         const brush *ba = &brushes[a];
-        for (int i = 0; i < ba->plane_count; i++) {
+        const brush_side *sides = brush_sides(def, ba);
+        for (uint32_t i = 0; i < ba->side_count; i++) {
+            int mat = sides[i].material;
             poly p;
-            if (!brush_face_poly(ba, i, &p)) continue;
+            if (mat == BRUSH_SIDE_NODRAW || !brush_face_poly(def, ba, i, &p)) continue;
             frag_list frags = { 0 };
             *(poly *)PUSH(frags.items, frags.count, frags.cap) = p;
             v3 flo = p.p[0], fhi = p.p[0];
@@ -244,19 +287,23 @@ void level_faces(level_build *lb)
                             const brush *bb = &brushes[bi];
                             if (!bb->opaque && ba->opaque) continue;
                             if (!boxes_touch(flo, fhi, bb->lo, bb->hi)) continue;
-                            csg_clip(&frags, brushes, a, bi, ba->planes[i]);
+                            csg_clip(&frags, def, a, bi, sides[i].pl);
                         }
                     }
-            int mat = ba->material[i];
-            const material_def *m = &lb->map->materials[mat];
-            tex_proj tp = face_tex_proj(ba->planes[i].n, ba->tex_scale > 0 ? ba->tex_scale : m->tex_scale, ba->tex_offset);
+            tex_proj tp = { 0 };
+            if (sides[i].tex >= 0)
+                tp = def->tex_projs[sides[i].tex];
+            else if (mat >= 0)
+                tp = face_tex_proj(sides[i].pl.n, ba->tex_scale > 0 ? ba->tex_scale : lb->map->materials[mat].tex_scale,
+                                   ba->tex_offset);
             for (size_t k = 0; k < frags.count; k++) {
                 poly_simplify(&frags.items[k]);
                 if (frags.items[k].n < 3) continue;
-                face *f = PUSH(lb->faces, lb->face_count, lb->face_cap);
+                face *f = mat == BRUSH_SIDE_SKY ? PUSH(lb->sky_faces, lb->sky_face_count, lb->sky_face_cap)
+                                                : PUSH(lb->faces, lb->face_count, lb->face_cap);
                 f->material = mat;
                 f->brush = (int)a;
-                f->pl = ba->planes[i];
+                f->pl = sides[i].pl;
                 f->tex = tp;
                 f->n = frags.items[k].n;
                 f->p = xmalloc((size_t)f->n * sizeof(v3));

@@ -58,8 +58,7 @@ static void gen_box(gen *g, v3 lo, v3 hi, int material)
 {
     int m[PMF_FACE_COUNT];
     for (int f = 0; f < PMF_FACE_COUNT; f++) m[f] = material;
-    brush *b = PUSH(g->level->brushes, g->level->brush_count, g->level->brush_cap);
-    brush_box(b, lo, hi, m);
+    brush *b = brush_box(g->level, lo, hi, m);
     b->opaque = material_opaque(&g->map->materials[material]);
 }
 
@@ -230,8 +229,7 @@ bool generate_map(map_def *map, const char *name, const uint32_t chunks[3], uint
                     /* ground floor: a room with a door toward the nearer street */
                     int fm[PMF_FACE_COUNT];
                     for (int f = 0; f < PMF_FACE_COUNT; f++) fm[f] = mat[M_FLOOR];
-                    brush *b = PUSH(l->brushes, l->brush_count, l->brush_cap);
-                    brush_box(b, v3_make(lx0, y0 - 0.01, lz0), v3_make(lx1, y0 + 0.1, lz1), fm);
+                    brush *b = brush_box(l, v3_make(lx0, y0 - 0.01, lz0), v3_make(lx1, y0 + 0.1, lz1), fm);
                     b->opaque = true;
                     gen_box(&g, v3_make(lx0, y1 - t, lz0), v3_make(lx1, y1, lz1), wall);
                     double door = (lx0 + lx1) / 2;

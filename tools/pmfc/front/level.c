@@ -17,9 +17,15 @@ static void bounds_add(v3 *lo, v3 *hi, v3 a, v3 b)
 
 static void level_translate(level_def *def, v3 d)
 {
+    for (size_t i = 0; i < def->side_count; i++) def->sides[i].pl.d += v3_dot(def->sides[i].pl.n, d);
+    /* a projection's value at p + d must equal its value at p */
+    for (size_t i = 0; i < def->tex_proj_count; i++) {
+        tex_proj *t = &def->tex_projs[i];
+        t->ou -= v3_dot(t->u, d);
+        t->ov -= v3_dot(t->v, d);
+    }
     for (size_t i = 0; i < def->brush_count; i++) {
         brush *b = &def->brushes[i];
-        for (int p = 0; p < b->plane_count; p++) b->planes[p].d += v3_dot(b->planes[p].n, d);
         b->lo = v3_add(b->lo, d);
         b->hi = v3_add(b->hi, d);
     }
@@ -198,6 +204,8 @@ void level_build_free(level_build *lb)
 {
     for (size_t i = 0; i < lb->face_count; i++) free(lb->faces[i].p);
     free(lb->faces);
+    for (size_t i = 0; i < lb->sky_face_count; i++) free(lb->sky_faces[i].p);
+    free(lb->sky_faces);
     size_t n = level_chunk_count(lb);
     for (size_t i = 0; lb->chunks && i < n; i++) {
         chunk_build *cb = &lb->chunks[i];

@@ -466,8 +466,7 @@ static void add_box(parser *p, v3 lo, v3 hi, const int material[PMF_FACE_COUNT],
 {
     for (int a = 0; a < 3; a++)
         if (hi.e[a] - lo.e[a] < 1e-4) return; /* nothing left of a wall split by a door */
-    brush *b = PUSH(p->level->brushes, p->level->brush_count, p->level->brush_cap);
-    brush_box(b, lo, hi, material);
+    brush *b = brush_box(p->level, lo, hi, material);
     b->tex_scale = o->scale;
     b->tex_offset[0] = o->offset[0];
     b->tex_offset[1] = o->offset[1];
@@ -506,8 +505,7 @@ static void parse_solid(parser *p, const char *kind)
     } else if (wedge) {
         if (o.rise < 0) { perr(p, "a wedge needs 'rise +x|-x|+z|-z'"); return; }
         if (!materials_set(p, o.material, PMF_FACE_COUNT) || !materials_set(p, &o.slope, 1)) return;
-        brush *b = PUSH(p->level->brushes, p->level->brush_count, p->level->brush_cap);
-        brush_wedge(b, lo, hi, o.rise, o.material, o.slope);
+        brush *b = brush_wedge(p->level, lo, hi, o.rise, o.material, o.slope);
         b->tex_scale = o.scale;
         b->tex_offset[0] = o.offset[0];
         b->tex_offset[1] = o.offset[1];

@@ -172,7 +172,7 @@ void map_free(map_def *map)
     for (size_t i = 0; i < map->texture_count; i++) free(map->textures[i].rgba);
     for (size_t i = 0; i < map->level_count; i++) {
         level_def *l = &map->levels[i];
-        free(l->brushes); free(l->lights); free(l->skies); free(l->sound_envs);
+        free(l->brushes); free(l->sides); free(l->tex_projs); free(l->lights); free(l->skies); free(l->sound_envs);
         free(l->weathers); free(l->gravities); free(l->regions);
     }
     free(map->textures); free(map->physics); free(map->sounds); free(map->materials); free(map->levels);

@@ -90,18 +90,34 @@ bool material_opaque(const material_def *m);
 /* True when faces of the material get a lightmap (liquids take cube lighting, unshaded none). */
 bool material_lightmapped(const material_def *m);
 
-enum { BRUSH_BOX, BRUSH_WEDGE };
-#define BRUSH_MAX_PLANES 8
+enum { BRUSH_BOX, BRUSH_WEDGE, BRUSH_CONVEX };
 
+/* A planar texture projection: u = dot(p, u) + ou, v = dot(p, v) + ov, in repeats, p in world
+ * metres. */
+typedef struct tex_proj { v3 u, v; double ou, ov; } tex_proj;
+
+/* What a brush side shows: a material index, or nothing (it only bounds the brush), or open sky
+ * (not drawn; the sky shows through and sunlight enters there). */
+enum { BRUSH_SIDE_NODRAW = -1, BRUSH_SIDE_SKY = -2 };
+
+/* One side of a convex brush: its bounding plane (normal pointing out of the brush), what its
+ * face shows, and its texture projection (an index into the level's tex_projs, or -1 for the
+ * world projection from the brush's tex_scale and tex_offset). */
+typedef struct brush_side {
+    plane pl;
+    int material;
+    int tex;
+} brush_side;
+
+/* A convex solid: the intersection of the back half-spaces of its sides, which live in the
+ * level's `sides` array (brushes are copied freely, e.g. into tiles, so they hold no pointers). */
 typedef struct brush {
     int kind;
-    int plane_count;
-    plane planes[BRUSH_MAX_PLANES];
-    int material[BRUSH_MAX_PLANES];              /* per plane */
+    uint32_t first_side, side_count;
     v3 lo, hi;                                   /* bounds */
     double tex_scale;                            /* 0 = the material's */
     double tex_offset[2];
-    bool opaque;
+    bool opaque;                                 /* hides the faces of brushes it covers */
     int line;
 } brush;
 
@@ -153,6 +169,8 @@ typedef struct level_def {
     char default_weather[PMFC_NAME_MAX], default_gravity[PMFC_NAME_MAX];
 
     brush *brushes; size_t brush_count, brush_cap;
+    brush_side *sides; size_t side_count, side_cap;
+    tex_proj *tex_projs; size_t tex_proj_count, tex_proj_cap;
     light_def *lights; size_t light_count, light_cap;
     sky_def *skies; size_t sky_count, sky_cap;
     sound_env_def *sound_envs; size_t sound_env_count, sound_env_cap;
@@ -185,10 +203,18 @@ int map_find_material(const map_def *map, const char *name);
 void map_init(map_def *map);
 void map_free(map_def *map);
 
-/* Brush construction (brush.c). Materials: per face direction (PMF face order), and the slope. */
-void brush_box(brush *b, v3 lo, v3 hi, const int material[PMF_FACE_COUNT]);
+/* Brush construction (brush.c): each appends a brush and its sides to the level and returns it.
+ * Materials: per face direction (PMF face order), and the slope. */
+brush *brush_box(level_def *l, v3 lo, v3 hi, const int material[PMF_FACE_COUNT]);
 /* rise: the PMF face direction (+X, +Z, -X or -Z) toward which the wedge's top slopes up. */
-void brush_wedge(brush *b, v3 lo, v3 hi, int rise, const int material[PMF_FACE_COUNT], int slope_material);
+brush *brush_wedge(level_def *l, v3 lo, v3 hi, int rise, const int material[PMF_FACE_COUNT], int slope_material);
+/* An empty convex brush: add sides with brush_add_side, then call brush_finish, which computes
+ * the bounds from the sides' polygons and returns false (dropping the brush) when nothing of
+ * volume is left. */
+brush *brush_begin(level_def *l, int kind);
+void brush_add_side(level_def *l, brush *b, plane pl, int material, int tex);
+bool brush_finish(level_def *l, brush *b);
+static inline brush_side *brush_sides(const level_def *l, const brush *b) { return &l->sides[b->first_side]; }
 
 /* ---- parsing (parse.c) --------------------------------------------------------------------- */
 
@@ -206,8 +232,6 @@ const char *texture_image(texture_def *tex, const char *path);
 bool textures_archive(const map_def *map, uint8_t **out, size_t *size);
 
 /* ---- the compiled level (level.c and friends) ----------------------------------------------- */
-
-typedef struct tex_proj { v3 u, v; double ou, ov; } tex_proj;
 
 /* A visible polygon after CSG, in world space. */
 typedef struct face {
@@ -271,6 +295,7 @@ typedef struct level_build {
     pmf_chunk_coord centre_chunk;
     int32_t off_x, off_y, off_z;                 /* grid position of world chunk offset 0 = centre chunk */
     face *faces; size_t face_count, face_cap;
+    face *sky_faces; size_t sky_face_count, sky_face_cap;   /* open sky: not drawn, where sunlight enters */
     /* the window of the grid built now: all of it, or a tile with a margin (all Y) */
     uint32_t wx0, wz0, wnx, wnz;
     bool tiled;                                  /* only lights reaching the tile are baked */
