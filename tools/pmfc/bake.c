@@ -11,6 +11,7 @@
 
 #define BAKE_NUDGE 0.002f           /* metres a shadow ray starts off its surface (no self-shadowing) */
 #define BAKE_LIGHT_SLACK 1e-4f      /* shadow rays stop this fraction short of the light */
+#define BAKE_SKY_SAMPLES 16         /* hemisphere directions per luxel for sky light */
 #define BAKE_DILATE_PASSES 2        /* rings of uncovered luxels filled around each patch */
 #define BAKE_VERTEX_BLOCK 256       /* vertices per job */
 #define GRID_MAX_CELLS 64           /* a light reaching more cells is checked everywhere */
@@ -71,7 +72,7 @@ static int compare_grid_entry(const void *a, const void *b)
 
 static bool light_reaches(const bake_light *l)
 {
-    return l->range > 0.0f && l->intensity > 0.0f;
+    return (l->shape == BAKE_SHAPE_SUN || l->range > 0.0f) && l->intensity > 0.0f;
 }
 
 static uint64_t grid_key(int64_t x, int64_t y, int64_t z)
@@ -109,7 +110,7 @@ static bool light_grid_build(const bake_light *lights, size_t count, light_grid 
         return false;
     size_t reaching = 0;
     for (size_t i = 0; i < count; i++)
-        if (light_reaches(&lights[i]))
+        if (light_reaches(&lights[i]) && lights[i].shape != BAKE_SHAPE_SUN)
             ranges[reaching++] = lights[i].range;
     float median = 1.0f;
     if (reaching > 0) {
@@ -126,6 +127,11 @@ static bool light_grid_build(const bake_light *lights, size_t count, light_grid 
         const bake_light *l = &lights[i];
         if (!light_reaches(l))
             continue;
+        if (l->shape == BAKE_SHAPE_SUN) {
+            if (!id_list_push(&global, (uint32_t)i))
+                goto oom;
+            continue;
+        }
         float min[3], max[3];
         for (int a = 0; a < 3; a++) {
             min[a] = l->position[a] - l->range;
@@ -191,6 +197,8 @@ static void light_grid_free(light_grid *grid)
 
 static bool sphere_reaches_box(const bake_light *l, const float min[3], const float max[3])
 {
+    if (l->shape == BAKE_SHAPE_SUN)
+        return true;
     float d2 = 0.0f;
     for (int a = 0; a < 3; a++) {
         float p = l->position[a];
@@ -264,6 +272,8 @@ static bool light_grid_query(const light_grid *grid, const float min[3], const f
 typedef struct bake_ctx {
     const bake_desc *desc;
     bvh tree;
+    bvh sky_tree;               /* open sky (desc->sky_triangles) */
+    float reach;                /* a ray this long from anywhere in the map leaves it */
     light_grid grid;
     uint8_t **masks;            /* [lightmap]: 1 where a patch covers the luxel */
     uint32_t **patch_dynamic;   /* [patch]: dynamic lights reaching it, ascending */
@@ -304,6 +314,53 @@ static uint8_t quantize(float v)
 
 #define NO_OCCLUDER UINT32_MAX
 
+/* Whether a ray from `from` along unit `dir` reaches open sky: it meets no occluder before it
+ * crosses a sky triangle, or before it leaves the map when it crosses none. */
+static bool sees_sky(const bake_ctx *ctx, const float from[3], const float dir[3], uint32_t *occluder)
+{
+    float to[3];
+    for (int a = 0; a < 3; a++)
+        to[a] = from[a] + dir[a] * ctx->reach;
+    float s_sky = 1.0f;
+    bvh_segment_nearest(&ctx->sky_tree, from, to, 0.0f, 1.0f, &s_sky);
+    if (occluder && *occluder != NO_OCCLUDER && bvh_triangle_blocks(ctx->desc->triangles[*occluder], from, to, 0.0f, s_sky))
+        return false;
+    return !bvh_segment_occluded(&ctx->tree, from, to, 0.0f, s_sky, occluder);
+}
+
+/* 0 outside the outer cone, 1 inside the inner one, a smooth step between. */
+static float spot_cone(const bake_light *l, const float to_point[3], float dist)
+{
+    if (!(dist > 0.0f))
+        return 1.0f;
+    float c = (to_point[0] * l->direction[0] + to_point[1] * l->direction[1] + to_point[2] * l->direction[2]) / dist;
+    if (c >= l->cos_inner)
+        return 1.0f;
+    if (!(c > l->cos_outer))
+        return 0.0f;
+    float x = (c - l->cos_outer) / (l->cos_inner - l->cos_outer);
+    return x * x * (3.0f - 2.0f * x);
+}
+
+/* Sunlight at p: I * max(0, n.l) when p sees the sky toward the sun. */
+static float sun_strength(const bake_ctx *ctx, const bake_light *l, const float p[3], const float *n, uint32_t *occluder)
+{
+    float toward[3] = { -l->direction[0], -l->direction[1], -l->direction[2] };
+    float n_dot_l = n ? n[0] * toward[0] + n[1] * toward[1] + n[2] * toward[2] : 1.0f;
+    float strength = l->intensity * n_dot_l;
+    if (!(strength > 0.0f))
+        return 0.0f;
+    if (occluder) {
+        float from[3] = { p[0], p[1], p[2] };
+        if (n)
+            for (int a = 0; a < 3; a++)
+                from[a] += n[a] * BAKE_NUDGE;
+        if (!sees_sky(ctx, from, toward, occluder))
+            return 0.0f;
+    }
+    return strength;
+}
+
 /* I * max(0, n.l) * falloff(d / R) of light l at p, or 0 when out of reach, facing away or (when
  * `occluder` is non-NULL) blocked. n = NULL means unoriented (n.l taken as 1). *occluder is the
  * triangle that last blocked this light for a neighbouring point (or NO_OCCLUDER): tried first,
@@ -311,6 +368,8 @@ static uint8_t quantize(float v)
 static float light_strength(const bake_ctx *ctx, const bake_light *l, const float p[3], const float *n,
                             uint32_t *occluder)
 {
+    if (l->shape == BAKE_SHAPE_SUN)
+        return sun_strength(ctx, l, p, n, occluder);
     float d[3] = { l->position[0] - p[0], l->position[1] - p[1], l->position[2] - p[2] };
     float dist = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     if (!(dist < l->range))
@@ -319,6 +378,10 @@ static float light_strength(const bake_ctx *ctx, const bake_light *l, const floa
     if (n && dist > 0.0f)
         n_dot_l = (n[0] * d[0] + n[1] * d[1] + n[2] * d[2]) / dist;
     float strength = l->intensity * n_dot_l * bake_falloff(dist / l->range);
+    if (l->shape == BAKE_SHAPE_SPOT) {
+        float to_point[3] = { -d[0], -d[1], -d[2] };
+        strength *= spot_cone(l, to_point, dist);
+    }
     if (!(strength > 0.0f))
         return 0.0f;
     if (occluder) {
@@ -371,6 +434,42 @@ static bool patch_valid(const bake_ctx *ctx, const bake_patch *patch)
 static uint32_t lightmap_side(const bake_lightmap *lm)
 {
     return 1u << lm->size_exp;
+}
+
+/* The cosine-weighted fraction of the hemisphere above (p, n) that sees open sky, from
+ * BAKE_SKY_SAMPLES stratified directions rotated by `seed` (a luxel's own, so neighbours don't
+ * share a pattern and the result is the same on any thread). */
+static float sky_fraction(const bake_ctx *ctx, const float p[3], const float n[3], uint32_t seed)
+{
+    float t[3], b[3];
+    float hint[3] = { fabsf(n[1]) < 0.9f ? 0.0f : 1.0f, fabsf(n[1]) < 0.9f ? 1.0f : 0.0f, 0.0f };
+    t[0] = hint[1] * n[2] - hint[2] * n[1];
+    t[1] = hint[2] * n[0] - hint[0] * n[2];
+    t[2] = hint[0] * n[1] - hint[1] * n[0];
+    float len = sqrtf(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+    for (int a = 0; a < 3; a++)
+        t[a] /= len;
+    b[0] = n[1] * t[2] - n[2] * t[1];
+    b[1] = n[2] * t[0] - n[0] * t[2];
+    b[2] = n[0] * t[1] - n[1] * t[0];
+    float from[3];
+    for (int a = 0; a < 3; a++)
+        from[a] = p[a] + n[a] * BAKE_NUDGE;
+    float turn = (float)(seed % 1024u) / 1024.0f;
+    int open = 0;
+    uint32_t occluder = NO_OCCLUDER;
+    for (int k = 0; k < BAKE_SKY_SAMPLES; k++) {
+        /* stratified on the unit disc, lifted onto the hemisphere: cosine-weighted directions */
+        int ring = k / 4, sector = k % 4;
+        float r2 = ((float)ring + 0.5f) / (BAKE_SKY_SAMPLES / 4), r = sqrtf(r2);
+        float phi = 6.2831853f * (((float)sector + 0.5f) / 4.0f + turn + 0.125f * (float)ring);
+        float u = r * cosf(phi), v = r * sinf(phi), w = sqrtf(fmaxf(0.0f, 1.0f - r2));
+        float dir[3];
+        for (int a = 0; a < 3; a++)
+            dir[a] = t[a] * u + b[a] * v + n[a] * w;
+        open += sees_sky(ctx, from, dir, &occluder);
+    }
+    return (float)open / BAKE_SKY_SAMPLES;
 }
 
 /* ---- stage: base lightmaps (and which dynamic lights reach each patch) ------------------ */
@@ -436,6 +535,11 @@ static void bake_patch_job(void *user, size_t index)
                 float s = light_strength(ctx, l, p, n, &occluders[k]);
                 for (int c = 0; c < 3; c++)
                     rgb[c] += l->color[c] * s;
+            }
+            if (n && ctx->sky_tree.node_count) {
+                float open = sky_fraction(ctx, p, n, (uint32_t)(x * 73856093u ^ y * 19349663u ^ index * 83492791u));
+                for (int c = 0; c < 3; c++)
+                    rgb[c] += desc->sky_light[c] * open;
             }
             size_t at = (size_t)y * side + x;
             for (int c = 0; c < 3; c++)
@@ -725,6 +829,7 @@ static void bake_ctx_free(bake_ctx *ctx)
 {
     const bake_desc *desc = ctx->desc;
     bvh_free(&ctx->tree);
+    bvh_free(&ctx->sky_tree);
     light_grid_free(&ctx->grid);
     if (ctx->masks)
         for (size_t i = 0; i < desc->lightmap_count; i++)
@@ -775,8 +880,22 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     jobs_progress progress = { desc->progress, desc->user, "bvh" };
 
     jobs_report(&progress, 0.0);
-    if (!bvh_build(desc->triangles, desc->triangle_count, desc->threads, &ctx.tree))
+    if (!bvh_build(desc->triangles, desc->triangle_count, desc->threads, &ctx.tree) ||
+        !bvh_build(desc->sky_triangles, desc->sky_triangle_count, desc->threads, &ctx.sky_tree))
         goto fail;
+    /* longer than any path inside the bounds of everything (rays toward the sky end there) */
+    float lo[3] = { 0 }, hi[3] = { 0 };
+    for (int t = 0; t < 2; t++) {
+        const bvh *tree = t ? &ctx.sky_tree : &ctx.tree;
+        if (!tree->node_count)
+            continue;
+        for (int a = 0; a < 3; a++) {
+            lo[a] = fminf(lo[a], tree->nodes[0].min[a]);
+            hi[a] = fmaxf(hi[a], tree->nodes[0].max[a]);
+        }
+    }
+    ctx.reach = 2.0f * sqrtf((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                             (hi[2] - lo[2]) * (hi[2] - lo[2])) + 1.0f;
     jobs_report(&progress, 1.0);
     if (!light_grid_build(desc->lights, desc->light_count, &ctx.grid))
         goto fail;

@@ -7,8 +7,10 @@
  *
  * Light model (documented for users in docs/pmfc-lighting.md): a light of colour C (0..1),
  * intensity I and range R lights a point p with normal n at distance d < R by
- *     C * I * max(0, n . l) * falloff(d / R)     (falloff(0) = 1, falloff(1) = 0)
- * when the segment from p (nudged off its surface) to the light hits no occluder. Static lights
+ *     C * I * max(0, n . l) * falloff(d / R) * cone     (falloff(0) = 1, falloff(1) = 0)
+ * when the segment from p (nudged off its surface) to the light hits no occluder; cone is 1 for
+ * point lights and a smooth step from the outer to the inner cone for spots. A sun lights p by
+ * C * I * max(0, n . l) when p sees the sky toward it. Static lights
  * and the ambient term go into the base lightmaps; each dynamic light into its own layers
  * (layer luxel = I * max(0, n.l) * falloff * 255, grey; the renderer multiplies by the light's
  * RGB); each fast light into per-vertex multipliers (same value, per vertex).
@@ -22,12 +24,22 @@
 
 typedef enum bake_light_kind { BAKE_LIGHT_STATIC, BAKE_LIGHT_DYNAMIC, BAKE_LIGHT_FAST } bake_light_kind;
 
+typedef enum bake_light_shape {
+    BAKE_SHAPE_POINT,       /* all around its position, falling off to 0 at its range */
+    BAKE_SHAPE_SPOT,        /* a point light limited to a cone around `direction` */
+    BAKE_SHAPE_SUN,         /* parallel light along `direction`, everywhere, no falloff; it reaches a
+                             * point only through open sky (see bake_desc.sky_triangles) */
+} bake_light_shape;
+
 typedef struct bake_light {
     bake_light_kind kind;
     float position[3];
     float color[3];         /* 0..1 */
     float intensity;        /* 1 = full colour at the light */
-    float range;            /* metres */
+    float range;            /* metres (suns: ignored) */
+    bake_light_shape shape; /* zero: a point light */
+    float direction[3];     /* spot: the cone's axis; sun: the way its light travels (unit vectors) */
+    float cos_inner, cos_outer; /* spot: full strength inside the inner cone, smoothly 0 at the outer */
 } bake_light;
 
 /* A planar face's w x h block of luxels inside lightmap `lightmap` (an index into
@@ -69,6 +81,13 @@ typedef struct bake_desc {
     const bake_light *lights;
     size_t light_count;
     float ambient[3];               /* 0..1, added to every base luxel and probe */
+    /* Open sky: triangles that are not drawn and block nothing, through which sunlight and sky
+     * light enter. A point sees the sun (or the sky in a direction) when the ray that way meets
+     * no occluder before it passes a sky triangle or leaves the occluders' bounds. */
+    const float (*sky_triangles)[9];
+    size_t sky_triangle_count;
+    float sky_light[3];             /* 0..1: a base luxel adds sky_light x the cosine-weighted
+                                     * fraction of its hemisphere that sees sky (0 = none) */
     bake_lightmap *lightmaps;
     size_t lightmap_count;
     const bake_patch *patches;

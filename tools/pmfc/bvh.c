@@ -405,7 +405,9 @@ static inline float dot3(const float a[3], const float b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-static inline bool triangle_hit(const float t[9], const float o[3], const float d[3], float s_min, float s_max)
+/* Where o + s d crosses triangle t (v0, e1, e2), into *s_out, when s_min < s < s_max. */
+static inline bool triangle_hit_at(const float t[9], const float o[3], const float d[3], float s_min, float s_max,
+                                   float *s_out)
 {
     const float *e1 = t + 3, *e2 = t + 6;
     float p[3], q[3], tv[3];
@@ -425,7 +427,14 @@ static inline bool triangle_hit(const float t[9], const float o[3], const float 
     if (v < -BVH_EDGE_SLACK || u + v > 1.0f + BVH_EDGE_SLACK)
         return false;
     float s = dot3(e2, q) * inv_det;
+    *s_out = s;
     return s > s_min && s < s_max;
+}
+
+static inline bool triangle_hit(const float t[9], const float o[3], const float d[3], float s_min, float s_max)
+{
+    float s;
+    return triangle_hit_at(t, o, d, s_min, s_max, &s);
 }
 
 bool bvh_segment_occluded(const bvh *tree, const float from[3], const float to[3], float s_min, float s_max,
@@ -476,6 +485,61 @@ bool bvh_segment_occluded(const bvh *tree, const float from[3], const float to[3
             node = stack[--sp];
         }
     }
+}
+
+bool bvh_segment_nearest(const bvh *tree, const float from[3], const float to[3], float s_min, float s_max, float *s_hit)
+{
+    if (tree->node_count == 0 || !(s_min < s_max))
+        return false;
+    float d[3], inv[3];
+    for (int a = 0; a < 3; a++) {
+        d[a] = to[a] - from[a];
+        float safe = fabsf(d[a]) > 1e-30f ? d[a] : copysignf(1e-30f, d[a]);
+        inv[a] = 1.0f / safe;
+    }
+    /* nearer hits shrink the segment; nodes popped later that start beyond it are skipped */
+    uint32_t stack[BVH_STACK];
+    float stack_enter[BVH_STACK];
+    int sp = 0;
+    bool found = false;
+    float enter;
+    if (!node_hit(&tree->nodes[0], from, inv, s_min, s_max, &enter))
+        return false;
+    stack[sp] = 0;
+    stack_enter[sp++] = enter;
+    while (sp > 0) {
+        sp--;
+        if (stack_enter[sp] >= s_max)
+            continue;
+        const bvh_node *n = &tree->nodes[stack[sp]];
+        if (n->count > 0) {
+            for (uint32_t i = n->index; i < n->index + n->count; i++) {
+                float s;
+                if (triangle_hit_at(tree->triangles[i], from, d, s_min, s_max, &s)) {
+                    s_max = s;
+                    found = true;
+                }
+            }
+            continue;
+        }
+        float e0, e1;
+        bool h0 = node_hit(&tree->nodes[n->index], from, inv, s_min, s_max, &e0);
+        bool h1 = node_hit(&tree->nodes[n->index + 1], from, inv, s_min, s_max, &e1);
+        /* the nearer child goes on top of the stack */
+        if (h0 && h1 && e0 <= e1) {
+            stack[sp] = n->index + 1; stack_enter[sp++] = e1;
+            stack[sp] = n->index; stack_enter[sp++] = e0;
+        } else if (h0 && h1) {
+            stack[sp] = n->index; stack_enter[sp++] = e0;
+            stack[sp] = n->index + 1; stack_enter[sp++] = e1;
+        } else if (h0 || h1) {
+            stack[sp] = h0 ? n->index : n->index + 1;
+            stack_enter[sp++] = h0 ? e0 : e1;
+        }
+    }
+    if (found)
+        *s_hit = s_max;
+    return found;
 }
 
 bool bvh_triangle_blocks(const float triangle[9], const float from[3], const float to[3], float s_min, float s_max)

@@ -34,6 +34,10 @@ void bvh_free(bvh *tree);
 bool bvh_segment_occluded(const bvh *tree, const float from[3], const float to[3], float s_min, float s_max,
                           uint32_t *hit);
 
+/* The nearest s in (s_min, s_max) where from + s (to - from) touches a triangle, into *s_hit;
+ * false when the segment touches none. */
+bool bvh_segment_nearest(const bvh *tree, const float from[3], const float to[3], float s_min, float s_max, float *s_hit);
+
 /* The same test against one triangle (x0 y0 z0 x1 ... z2), e.g. the last one that blocked a
  * similar segment. */
 bool bvh_triangle_blocks(const float triangle[9], const float from[3], const float to[3], float s_min, float s_max);

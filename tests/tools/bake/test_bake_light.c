@@ -51,12 +51,12 @@ static void floor_scene_init(floor_scene *f)
     float cage_min[3] = { -7, 0.5f, 6 }, cage_max[3] = { -6, 1.5f, 7 };
     scene_box(&f->occluders, cage_min, cage_max);
 
-    f->lights[0] = (bake_light){ BAKE_LIGHT_STATIC, { 0, 4, 0 }, { 1.0f, 0.5f, 0.25f }, 1.0f, 10.0f };
-    f->lights[1] = (bake_light){ BAKE_LIGHT_DYNAMIC, { -4, 2, -4 }, { 0, 1, 0 }, 1.0f, 5.0f };
-    f->lights[2] = (bake_light){ BAKE_LIGHT_FAST, { 4, 1, -4 }, { 1, 1, 1 }, 1.0f, 3.0f };
-    f->lights[3] = (bake_light){ BAKE_LIGHT_DYNAMIC, { 0, 100, 0 }, { 1, 1, 1 }, 1.0f, 5.0f };   /* reaches nothing */
-    f->lights[4] = (bake_light){ BAKE_LIGHT_DYNAMIC, { -6.5f, 1, 6.5f }, { 1, 1, 1 }, 1.0f, 4.0f }; /* caged */
-    f->lights[5] = (bake_light){ BAKE_LIGHT_FAST, { -4, 0.5f, 4 }, { 1, 0, 0 }, 0.5f, 2.0f };
+    f->lights[0] = (bake_light){ .kind = BAKE_LIGHT_STATIC, .position = { 0, 4, 0 }, .color = { 1.0f, 0.5f, 0.25f }, .intensity = 1.0f, .range = 10.0f };
+    f->lights[1] = (bake_light){ .kind = BAKE_LIGHT_DYNAMIC, .position = { -4, 2, -4 }, .color = { 0, 1, 0 }, .intensity = 1.0f, .range = 5.0f };
+    f->lights[2] = (bake_light){ .kind = BAKE_LIGHT_FAST, .position = { 4, 1, -4 }, .color = { 1, 1, 1 }, .intensity = 1.0f, .range = 3.0f };
+    f->lights[3] = (bake_light){ .kind = BAKE_LIGHT_DYNAMIC, .position = { 0, 100, 0 }, .color = { 1, 1, 1 }, .intensity = 1.0f, .range = 5.0f };   /* reaches nothing */
+    f->lights[4] = (bake_light){ .kind = BAKE_LIGHT_DYNAMIC, .position = { -6.5f, 1, 6.5f }, .color = { 1, 1, 1 }, .intensity = 1.0f, .range = 4.0f }; /* caged */
+    f->lights[5] = (bake_light){ .kind = BAKE_LIGHT_FAST, .position = { -4, 0.5f, 4 }, .color = { 1, 0, 0 }, .intensity = 0.5f, .range = 2.0f };
 
     f->lightmap.size_exp = 6;
     f->lightmap.luxels = malloc(SIDE * SIDE * 3);
@@ -266,7 +266,7 @@ int main(void)
         { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 0, 1 }, { 0, 1, 0 }, 7, 0, 0, 4, 4 },
         { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 0, 1 }, { 0, 1, 0 }, 0, 60, 62, 10, 10 },
     };
-    bake_light lamp = { BAKE_LIGHT_STATIC, { 2, 1, 2 }, { 1, 1, 1 }, 1.0f, 3.0f };
+    bake_light lamp = { .kind = BAKE_LIGHT_STATIC, .position = { 2, 1, 2 }, .color = { 1, 1, 1 }, .intensity = 1.0f, .range = 3.0f };
     bake_desc edge = { .lights = &lamp, .light_count = 1, .lightmaps = &f.lightmap, .lightmap_count = 1,
                        .patches = odd, .patch_count = 2, .ambient = { 0.1f, 0.1f, 0.1f } };
     CHECK(bake_run(&edge, &res));

@@ -9,6 +9,7 @@
 /* True when the light's sphere reaches the box. */
 static bool light_reaches(const light_def *l, v3 lo, v3 hi)
 {
+    if (l->shape == BAKE_SHAPE_SUN) return true;
     double d2 = 0;
     for (int a = 0; a < 3; a++) {
         double d = l->pos.e[a] < lo.e[a] ? lo.e[a] - l->pos.e[a] : l->pos.e[a] > hi.e[a] ? l->pos.e[a] - hi.e[a] : 0;
@@ -60,6 +61,10 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
         }
         lights[i].intensity = l->brightness;
         lights[i].range = l->range;
+        lights[i].shape = l->shape;
+        for (int a = 0; a < 3; a++) lights[i].direction[a] = (float)l->direction.e[a];
+        lights[i].cos_inner = l->cos_inner;
+        lights[i].cos_outer = l->cos_outer;
         if (l->kind == BAKE_LIGHT_FAST) ll->fast_ordinal[light_ids[i]] = (int32_t)fast++;
     }
     ll->light_count = def->light_count;
@@ -121,8 +126,23 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
         }
     }
 
+    /* open sky, fan-triangulated */
+    size_t sky_count = 0;
+    for (size_t i = 0; i < lb->sky_face_count; i++) sky_count += (size_t)lb->sky_faces[i].n - 2;
+    float (*sky)[9] = xmalloc((sky_count ? sky_count : 1) * sizeof *sky);
+    size_t st = 0;
+    for (size_t i = 0; i < lb->sky_face_count; i++) {
+        const face *f = &lb->sky_faces[i];
+        for (int k = 1; k + 1 < f->n; k++, st++) {
+            const v3 *c[3] = { &f->p[0], &f->p[k], &f->p[k + 1] };
+            for (int v = 0; v < 3; v++)
+                for (int a = 0; a < 3; a++) sky[st][v * 3 + a] = (float)c[v]->e[a];
+        }
+    }
+
     bake_desc desc = {
         .triangles = tris, .triangle_count = tri_count,
+        .sky_triangles = (const float (*)[9])sky, .sky_triangle_count = sky_count,
         .lights = lights, .light_count = light_count,
         .lightmaps = lms, .lightmap_count = lm_count,
         .patches = patches, .patch_count = patch_count,
@@ -132,7 +152,9 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
         .progress = progress, .user = user,
     };
     memcpy(desc.ambient, def->ambient, sizeof desc.ambient);
+    memcpy(desc.sky_light, def->sky_light, sizeof desc.sky_light);
     bool ok = bake_run(&desc, &ll->res);
+    free(sky);
     free(lights);
     free(lms);
     free(patches);

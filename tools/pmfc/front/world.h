@@ -123,8 +123,12 @@ typedef struct brush {
 
 typedef struct light_def {
     bake_light_kind kind;
+    bake_light_shape shape;
     uint32_t id;
     v3 pos;
+    v3 direction;                                /* spots and suns (unit) */
+    float cos_inner, cos_outer;                  /* spots */
+    char name[PMFC_NAME_MAX];                    /* the source's name for it ("" = none) */
     uint8_t color[3];
     float brightness, range;
     uint8_t intensity;                           /* fast lights: initial intensity */
@@ -159,6 +163,7 @@ typedef struct level_def {
     int chunk_exp;                               /* -1 = auto */
     uint8_t flags;
     float ambient[3];                            /* 0..1 */
+    float sky_light[3];                          /* 0..1: light from open sky (bake_desc.sky_light) */
     double luxel_density;                        /* luxels per metre */
     double vis_cell;                             /* metres; 0 = auto */
     bool no_visibility;                          /* write no visibility data */
