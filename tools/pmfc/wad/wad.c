@@ -1,0 +1,410 @@
+/* wad.c - WAD3 reader: directory, name lookup, miptex decoding (see wad.h). */
+#include "wad.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HEADER_SIZE 12u
+#define DIR_ENTRY_SIZE 32u
+#define DIR_NAME_AT 16u            /* name's offset inside a directory entry */
+#define MIPTEX_HEADER_SIZE 40u
+#define MIP_LEVELS 4
+#define MAX_COLOURS 256u           /* texels are 8-bit indices */
+
+typedef struct wad_lump {
+    uint32_t offset, disk_size, size;
+    uint8_t type, compression;
+    char name[WAD_NAME_SIZE];
+} wad_lump;
+
+typedef struct texture_key {
+    char folded[WAD_NAME_SIZE];    /* the name in lower case */
+    uint32_t lump;
+} texture_key;
+
+struct wad_file {
+    const uint8_t *data;
+    size_t size;
+    uint8_t *owned;                /* wad_open's copy of the file; NULL over borrowed memory */
+    wad_lump *lumps;
+    uint32_t count;
+    uint32_t directory;            /* the directory's file offset */
+    texture_key *textures;         /* the miptex lumps, sorted by (folded name, lump index) */
+    uint32_t texture_count;
+};
+
+static uint32_t get_u32(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint16_t get_u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+
+static void set_error(wad_error *err, const char *where, size_t offset, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    snprintf(err->where, sizeof err->where, "%s", where);
+    err->offset = offset;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->what, sizeof err->what, fmt, ap);
+    va_end(ap);
+}
+
+/* Appends bytes to buf (of size, holding a string) with escapes; stops when full, keeping whole escapes. */
+static void append_escaped(char *buf, size_t size, const uint8_t *bytes, size_t n, bool escape_high)
+{
+    size_t len = strlen(buf);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = bytes[i];
+        char one[5];
+        if (c < 0x20 || c == 0x7F || (escape_high && c > 0x7F))
+            snprintf(one, sizeof one, "\\x%02X", c);
+        else if (c == '\\' && escape_high)
+            snprintf(one, sizeof one, "\\\\");
+        else
+            snprintf(one, sizeof one, "%c", c);
+        size_t add = strlen(one);
+        if (len + add >= size)
+            return;
+        memcpy(buf + len, one, add + 1);
+        len += add;
+    }
+}
+
+const char *wad_escape_name(const char *name, char *buf, size_t size)
+{
+    if (!size)
+        return buf;
+    buf[0] = '\0';
+    append_escaped(buf, size, (const uint8_t *)name, strnlen(name, WAD_NAME_SIZE - 1), true);
+    return buf;
+}
+
+const char *wad_error_format(const wad_error *err, const char *file, char *buf, size_t size)
+{
+    if (!size)
+        return buf;
+    buf[0] = '\0';
+    append_escaped(buf, size, (const uint8_t *)file, strlen(file), false);
+    size_t len = strlen(buf);
+    snprintf(buf + len, size - len, ": %s, byte %zu: %s", err->where, err->offset, err->what);
+    /* where / what are built escaped; this keeps the promise whatever a caller put there */
+    for (char *p = buf + len; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7F)
+            *p = '?';
+    return buf;
+}
+
+static void fold_name(const char *name, char folded[WAD_NAME_SIZE])
+{
+    size_t i = 0;
+    for (; i < WAD_NAME_SIZE - 1 && name[i]; i++)
+        folded[i] = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] + ('a' - 'A')) : name[i];
+    memset(folded + i, 0, WAD_NAME_SIZE - i);
+}
+
+static int compare_textures(const void *a, const void *b)
+{
+    const texture_key *ka = a, *kb = b;
+    int c = memcmp(ka->folded, kb->folded, WAD_NAME_SIZE);
+    return c ? c : (ka->lump > kb->lump) - (ka->lump < kb->lump);
+}
+
+static void lump_where(const wad_file *w, uint32_t i, const char *prefix, char *buf, size_t size)
+{
+    char name[4 * WAD_NAME_SIZE];
+    snprintf(buf, size, "%s %u (%s)", prefix, i, wad_escape_name(w->lumps[i].name, name, sizeof name));
+}
+
+static bool read_directory(wad_file *w, wad_error *err)
+{
+    const uint8_t *d = w->data;
+    if (w->size < HEADER_SIZE) {
+        set_error(err, "header", 0, "%zu bytes are shorter than the %u-byte header", w->size, HEADER_SIZE);
+        return false;
+    }
+    if (memcmp(d, "WAD3", 4) != 0) {
+        char magic[24] = "";
+        append_escaped(magic, sizeof magic, d, 4, true);
+        const char *kind = memcmp(d, "WAD2", 4) == 0 ? " (a Quake WAD2; only Half-Life's WAD3 is read)"
+                         : memcmp(d, "IWAD", 4) == 0 || memcmp(d, "PWAD", 4) == 0 ? " (a Doom WAD; only Half-Life's WAD3 is read)" : "";
+        set_error(err, "header", 0, "bad magic '%s' (expected 'WAD3')%s", magic, kind);
+        return false;
+    }
+    uint32_t count = get_u32(d + 4), dir = get_u32(d + 8);
+    if (dir > w->size) {
+        set_error(err, "header", 8, "directory offset %u is past the end of the file (%zu bytes)", dir, w->size);
+        return false;
+    }
+    if (count > (w->size - dir) / DIR_ENTRY_SIZE) {
+        set_error(err, "header", 4, "directory of %u entries (%llu bytes) at byte %u runs past the end of the file (%zu bytes)",
+                  count, (unsigned long long)count * DIR_ENTRY_SIZE, dir, w->size);
+        return false;
+    }
+    w->count = count;
+    w->directory = dir;
+    w->lumps = calloc(count ? count : 1, sizeof *w->lumps);
+    w->textures = calloc(count ? count : 1, sizeof *w->textures);
+    if (!w->lumps || !w->textures) {
+        set_error(err, "directory", dir, "out of memory for %u entries", count);
+        return false;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        size_t at = (size_t)dir + (size_t)i * DIR_ENTRY_SIZE;
+        const uint8_t *e = d + at;
+        wad_lump *l = &w->lumps[i];
+        char where[64];
+        if (!memchr(e + DIR_NAME_AT, '\0', WAD_NAME_SIZE)) {
+            char name[4 * WAD_NAME_SIZE + 8] = "";
+            append_escaped(name, sizeof name, e + DIR_NAME_AT, WAD_NAME_SIZE, true);
+            snprintf(where, sizeof where, "directory entry %u", i);
+            set_error(err, where, at + DIR_NAME_AT, "name '%s' has no NUL within %u bytes", name, WAD_NAME_SIZE);
+            return false;
+        }
+        memcpy(l->name, e + DIR_NAME_AT, WAD_NAME_SIZE);
+        l->offset = get_u32(e);
+        l->disk_size = get_u32(e + 4);
+        l->size = get_u32(e + 8);
+        l->type = e[12];
+        l->compression = e[13];
+        if (l->offset > w->size || l->disk_size > w->size - l->offset) {
+            lump_where(w, i, "directory entry", where, sizeof where);
+            set_error(err, where, at, "lump of %u bytes at byte %u runs past the end of the file (%zu bytes)",
+                      l->disk_size, l->offset, w->size);
+            return false;
+        }
+        if (l->type == WAD_TYPE_MIPTEX) {
+            texture_key *k = &w->textures[w->texture_count++];
+            fold_name(l->name, k->folded);
+            k->lump = i;
+        }
+    }
+    qsort(w->textures, w->texture_count, sizeof *w->textures, compare_textures);
+    return true;
+}
+
+wad_file *wad_open_memory(const uint8_t *data, size_t size, wad_error *err)
+{
+    wad_file *w = calloc(1, sizeof *w);
+    if (!w) {
+        set_error(err, "header", 0, "out of memory");
+        return NULL;
+    }
+    w->data = data;
+    w->size = size;
+    if (!read_directory(w, err)) {
+        wad_close(w);
+        return NULL;
+    }
+    return w;
+}
+
+wad_file *wad_open(const char *path, wad_error *err)
+{
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        set_error(err, "file", 0, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        bool dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+        set_error(err, "file", 0, "%s", dir ? "is a directory" : "not a regular file");
+        close(fd);
+        return NULL;
+    }
+    size_t size = (size_t)st.st_size;
+    uint8_t *bytes = malloc(size ? size : 1);
+    if (!bytes) {
+        set_error(err, "file", 0, "out of memory for %zu bytes", size);
+        close(fd);
+        return NULL;
+    }
+    size_t done = 0;
+    while (done < size) {
+        ssize_t r = read(fd, bytes + done, size - done);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            set_error(err, "file", done, "cannot read: %s", r < 0 ? strerror(errno) : "the file shrank while being read");
+            free(bytes);
+            close(fd);
+            return NULL;
+        }
+        done += (size_t)r;
+    }
+    close(fd);
+    wad_file *w = wad_open_memory(bytes, size, err);
+    if (!w) {
+        free(bytes);
+        return NULL;
+    }
+    w->owned = bytes;
+    return w;
+}
+
+void wad_close(wad_file *w)
+{
+    if (!w)
+        return;
+    free(w->lumps);
+    free(w->textures);
+    free(w->owned);
+    free(w);
+}
+
+uint32_t wad_count(const wad_file *w) { return w->count; }
+const char *wad_name(const wad_file *w, uint32_t i) { return i < w->count ? w->lumps[i].name : NULL; }
+uint8_t wad_type(const wad_file *w, uint32_t i) { return i < w->count ? w->lumps[i].type : 0; }
+
+/* The first texture named `name` (any case) in directory order, or -1. */
+static int64_t find_texture(const wad_file *w, const char *name)
+{
+    if (strnlen(name, WAD_NAME_SIZE) >= WAD_NAME_SIZE)
+        return -1;
+    char key[WAD_NAME_SIZE];
+    fold_name(name, key);
+    uint32_t lo = 0, hi = w->texture_count; /* lower bound: ties are sorted by lump index */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (memcmp(w->textures[mid].folded, key, WAD_NAME_SIZE) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < w->texture_count && memcmp(w->textures[lo].folded, key, WAD_NAME_SIZE) == 0)
+        return w->textures[lo].lump;
+    return -1;
+}
+
+bool wad_has(const wad_file *w, const char *name)
+{
+    return find_texture(w, name) >= 0;
+}
+
+uint32_t wad_animation_frames(const wad_file *w, const char *name)
+{
+    const char *base = name[0] == '+' && name[1] ? name + 2 : name;
+    static const char frames[] = "0123456789abcdefghij";
+    uint32_t found = 0;
+    for (unsigned n = 0; n < sizeof frames - 1; n++) {
+        char member[WAD_NAME_SIZE + 2];
+        if (snprintf(member, sizeof member, "+%c%s", frames[n], base) < (int)WAD_NAME_SIZE && wad_has(w, member))
+            found |= 1u << n;
+    }
+    return found;
+}
+
+/* Checks a miptex lump against itself and decodes mip 0 (see wad.h for what is checked). */
+static int decode_miptex(const wad_file *w, uint32_t index, wad_texture *out, wad_error *err)
+{
+    const wad_lump *l = &w->lumps[index];
+    const uint8_t *lump = w->data + l->offset;
+    size_t base = l->offset, n = l->disk_size;
+    size_t entry = (size_t)w->directory + (size_t)index * DIR_ENTRY_SIZE;
+    char where[96];
+    lump_where(w, index, "lump", where, sizeof where);
+    if (l->compression != 0) {
+        set_error(err, where, entry + 13, "lump is compressed (method %u); only uncompressed lumps are read", l->compression);
+        return -1;
+    }
+    if (n < MIPTEX_HEADER_SIZE) {
+        set_error(err, where, base, "lump of %zu bytes is shorter than the %u-byte miptex header", n, MIPTEX_HEADER_SIZE);
+        return -1;
+    }
+    uint32_t width = get_u32(lump + 16), height = get_u32(lump + 20);
+    const char *side_name[2] = { "width", "height" };
+    uint32_t side[2] = { width, height };
+    for (int s = 0; s < 2; s++) {
+        if (side[s] == 0) {
+            set_error(err, where, base + 16 + 4 * s, "%s 0: a texture needs at least one texel", side_name[s]);
+            return -1;
+        }
+        if (side[s] > WAD_MAX_SIDE) {
+            set_error(err, where, base + 16 + 4 * s, "%s %u is more than %u", side_name[s], side[s], WAD_MAX_SIDE);
+            return -1;
+        }
+    }
+    uint32_t mip_offset[MIP_LEVELS];
+    size_t mip_size[MIP_LEVELS];
+    for (int k = 0; k < MIP_LEVELS; k++) {
+        mip_offset[k] = get_u32(lump + 24 + 4 * k);
+        mip_size[k] = (size_t)(width >> k) * (height >> k);
+        if (mip_offset[k] < MIPTEX_HEADER_SIZE) {
+            set_error(err, where, base + 24 + 4 * k, "mip %d offset %u lies inside the %u-byte miptex header",
+                      k, mip_offset[k], MIPTEX_HEADER_SIZE);
+            return -1;
+        }
+        if (mip_offset[k] > n || mip_size[k] > n - mip_offset[k]) {
+            set_error(err, where, base + 24 + 4 * k, "mip %d (%ux%u texels at lump byte %u) runs past the end of the %zu-byte lump",
+                      k, width >> k, height >> k, mip_offset[k], n);
+            return -1;
+        }
+    }
+    size_t palette = mip_offset[3] + mip_size[3];
+    if (n - palette < 2) {
+        set_error(err, where, base + palette, "palette colour count at lump byte %zu is past the end of the %zu-byte lump", palette, n);
+        return -1;
+    }
+    unsigned colours = get_u16(lump + palette);
+    if (colours == 0 || colours > MAX_COLOURS) {
+        set_error(err, where, base + palette, "palette of %u colours (texels are 8-bit: 1 to %u)", colours, MAX_COLOURS);
+        return -1;
+    }
+    if ((n - palette - 2) / 3 < colours) {
+        set_error(err, where, base + palette, "palette of %u colours at lump byte %zu runs past the end of the %zu-byte lump",
+                  colours, palette + 2, n);
+        return -1;
+    }
+    const uint8_t *texels = lump + mip_offset[0], *rgb = lump + palette + 2;
+    size_t count = mip_size[0];
+    if (colours < MAX_COLOURS) {
+        for (size_t i = 0; i < count; i++) {
+            if (texels[i] >= colours) {
+                set_error(err, where, base + mip_offset[0] + i, "texel (%zu, %zu) is colour %u of a %u-colour palette",
+                          i % width, i / width, texels[i], colours);
+                return -1;
+            }
+        }
+    }
+    uint8_t *rgba = malloc(count * 4);
+    if (!rgba) {
+        set_error(err, where, base, "out of memory for %ux%u texels", width, height);
+        return -1;
+    }
+    /* Half-Life's '{' textures: the last palette entry marks holes (alpha-tested) */
+    int transparent = l->name[0] == '{' ? (int)colours - 1 : -1;
+    for (size_t i = 0; i < count; i++) {
+        uint8_t *o = rgba + 4 * i;
+        if (texels[i] == transparent) {
+            memset(o, 0, 4);
+        } else {
+            memcpy(o, rgb + 3 * texels[i], 3);
+            o[3] = 255;
+        }
+    }
+    memcpy(out->name, l->name, WAD_NAME_SIZE);
+    out->width = width;
+    out->height = height;
+    out->rgba = rgba;
+    return 1;
+}
+
+int wad_load_texture(const wad_file *w, const char *name, wad_texture *out, wad_error *err)
+{
+    int64_t index = find_texture(w, name);
+    return index < 0 ? 0 : decode_miptex(w, (uint32_t)index, out, err);
+}
+
+void wad_texture_free(wad_texture *t)
+{
+    if (!t)
+        return;
+    free(t->rgba);
+    t->rgba = NULL;
+}
