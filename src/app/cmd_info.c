@@ -8,13 +8,15 @@
 #include "commands.h"
 #include "map_source.h"
 #include "pmf.h"
+#include "pmf_cameras.h"
 
 static void info_usage(FILE *out)
 {
     fputs("usage: pmfview info FILE [--json]\n"
           "\n"
           "Validates every level and every chunk of the PMF map FILE and prints a summary:\n"
-          "header, archive, extensions and, per level, flags, grid, materials and totals.\n"
+          "header, archive, extensions, start cameras and, per level, flags, grid, materials,\n"
+          "totals and bounds.\n"
           "\n"
           "  --json    print one JSON object instead (schema: docs/info.md)\n"
           "  --help    show this help\n"
@@ -39,7 +41,40 @@ static const char *format_created(uint64_t created, char *buf, size_t size)
 typedef struct level_summary {
     pmf_level lvl;             /* common + client */
     pmf_level_stats stats;
+    bool has_bounds;           /* false: the level has no vertex */
+    double min[3], max[3];     /* world metres of every vertex of its present chunks */
 } level_summary;
+
+/* The world box of every vertex of the level's present chunks (conventions §2: a chunk's centre
+ * is at (c - center) x S). */
+static bool level_bounds(const pmf_file *f, uint32_t l, level_summary *ls, pmf_error *err)
+{
+    const pmf_level_info *li = &f->levels[l];
+    double side = (double)(1ull << li->chunk_size_exp);
+    for (uint32_t y = 0; y < li->count_y; y++)
+        for (uint32_t x = 0; x < li->count_x; x++)
+            for (uint32_t z = 0; z < li->count_z; z++) {
+                pmf_chunk_coord c = { x, y, z };
+                if (!pmf_chunk_present(f, l, c))
+                    continue;
+                pmf_chunk ch;
+                if (!pmf_chunk_read(f, &ls->lvl, l, c, PMF_PART_CLIENT, &ch, err))
+                    return false;
+                double centre[3] = { ((double)x - li->center.x) * side, ((double)y - li->center.y) * side,
+                                     ((double)z - li->center.z) * side };
+                for (uint32_t v = 0; v < ch.client.vertex_count; v++)
+                    for (int k = 0; k < 3; k++) {
+                        double w = centre[k] + ch.client.vertices[v].xyz[k];
+                        if (!ls->has_bounds || w < ls->min[k])
+                            ls->min[k] = w;
+                        if (!ls->has_bounds || w > ls->max[k])
+                            ls->max[k] = w;
+                        ls->has_bounds |= k == 2;
+                    }
+                pmf_chunk_free(&ch);
+            }
+    return true;
+}
 
 static const char *const level_flag_names[] = { "keep in-chunk offset", "keep chunk offset", "keep velocity" };
 
@@ -86,7 +121,20 @@ static void print_names(FILE *out, const char *label, const void *array, size_t 
     free(names);
 }
 
-static void print_text(FILE *out, const char *path, const pmf_file *f, const level_summary *levels)
+/* A float as the shortest decimal that reads back to it. */
+static double shortest(float v)
+{
+    char buf[32];
+    for (int digits = 6; digits < 9; digits++) {
+        snprintf(buf, sizeof buf, "%.*g", digits, (double)v);
+        if ((float)strtod(buf, NULL) == v)
+            return strtod(buf, NULL);
+    }
+    return (double)v;
+}
+
+static void print_text(FILE *out, const char *path, const pmf_file *f, const level_summary *levels,
+                       const pmf_cameras *cams)
 {
     char created[32];
     print_field(out, "file:", path);
@@ -103,6 +151,14 @@ static void print_text(FILE *out, const char *path, const pmf_file *f, const lev
         fprintf(out, "%s%llu", i ? ", " : " (bytes: ", (unsigned long long)f->extensions[i].size);
     fputs(f->extension_count ? ")\n" : "\n", out);
     fprintf(out, "%-13s %u\n", "entities:", f->global_entity_count);
+    fprintf(out, "%-13s %u\n", "cameras:", cams->count);
+    for (uint32_t i = 0; i < cams->count; i++) {
+        const pmf_camera *c = &cams->list[i];
+        fprintf(out, "  %u: ", i + 1);
+        print_clean(out, c->name[0] ? c->name : "\"\"");
+        fprintf(out, " (level %u) at %g, %g, %g yaw %g pitch %g\n", c->level, shortest(c->pos[0]), shortest(c->pos[1]),
+                shortest(c->pos[2]), shortest(c->yaw), shortest(c->pitch));
+    }
     fprintf(out, "%-13s %u\n", "levels:", f->level_count);
     for (unsigned l = 0; l < f->level_count; l++) {
         const pmf_level *lvl = &levels[l].lvl;
@@ -124,6 +180,12 @@ static void print_text(FILE *out, const char *path, const pmf_file *f, const lev
         fprintf(out, "  %-17s %llu\n", "dynamic lights:", (unsigned long long)s->dynamic_lights);
         fprintf(out, "  %-17s %llu\n", "fast lights:", (unsigned long long)s->fast_lights);
         print_names(out, "sky environments:", lvl->client.sky_envs, lvl->client.sky_env_count, sizeof *lvl->client.sky_envs);
+        const level_summary *ls = &levels[l];
+        if (ls->has_bounds)
+            fprintf(out, "  %-17s (%g, %g, %g) to (%g, %g, %g) m\n", "bounds:", ls->min[0], ls->min[1], ls->min[2],
+                    ls->max[0], ls->max[1], ls->max[2]);
+        else
+            fprintf(out, "  %-17s none (no vertices)\n", "bounds:");
     }
 }
 
@@ -144,7 +206,29 @@ static cJSON *json_names(const void *array, size_t count, size_t stride)
     return a;
 }
 
-static cJSON *build_json(const char *path, const pmf_file *f, const level_summary *levels)
+static cJSON *json_vec3(const double v[3])
+{
+    return cJSON_CreateDoubleArray(v, 3);
+}
+
+static cJSON *json_cameras(const pmf_cameras *cams)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (uint32_t i = 0; arr && i < cams->count; i++) {
+        const pmf_camera *c = &cams->list[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", c->name);
+        cJSON_AddNumberToObject(o, "level", c->level);
+        double pos[3] = { shortest(c->pos[0]), shortest(c->pos[1]), shortest(c->pos[2]) };
+        cJSON_AddItemToObject(o, "position", json_vec3(pos));
+        cJSON_AddNumberToObject(o, "yaw", shortest(c->yaw));
+        cJSON_AddNumberToObject(o, "pitch", shortest(c->pitch));
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
+static cJSON *build_json(const char *path, const pmf_file *f, const level_summary *levels, const pmf_cameras *cams)
 {
     char created[32];
     cJSON *root = cJSON_CreateObject();
@@ -161,6 +245,7 @@ static cJSON *build_json(const char *path, const pmf_file *f, const level_summar
     for (unsigned i = 0; i < f->extension_count; i++)
         cJSON_AddItemToArray(ext, cJSON_CreateNumber((double)f->extensions[i].size));
     cJSON_AddNumberToObject(root, "global_entities", f->global_entity_count);
+    cJSON_AddItemToObject(root, "cameras", json_cameras(cams));
     cJSON *arr = cJSON_AddArrayToObject(root, "levels");
     for (unsigned l = 0; l < f->level_count; l++) {
         const pmf_level *lvl = &levels[l].lvl;
@@ -182,6 +267,13 @@ static cJSON *build_json(const char *path, const pmf_file *f, const level_summar
         cJSON_AddItemToObject(o, "sky_environments",
                               json_names(lvl->client.sky_envs, lvl->client.sky_env_count, sizeof *lvl->client.sky_envs));
         cJSON_AddNumberToObject(o, "decompressed_bytes", (double)s->decompressed_bytes);
+        if (levels[l].has_bounds) {
+            cJSON *b = cJSON_AddObjectToObject(o, "bounds");
+            cJSON_AddItemToObject(b, "min", json_vec3(levels[l].min));
+            cJSON_AddItemToObject(b, "max", json_vec3(levels[l].max));
+        } else {
+            cJSON_AddNullToObject(o, "bounds");
+        }
         cJSON_AddItemToArray(arr, o);
     }
     return root;
@@ -237,16 +329,22 @@ int cmd_info(int argc, char **argv)
         return EXIT_RUNTIME;
     }
     int status = 0;
-    if (!pmf_validate(f, stats, &err))
+    pmf_cameras *cams = malloc(sizeof *cams);
+    if (!cams) {
+        fputs("pmfview: out of memory\n", stderr);
+        status = EXIT_RUNTIME;
+    } else if (!pmf_validate(f, stats, &err) || !pmf_cameras_read(f, cams, &err)) {
         status = fail_input(&err);
+    }
     for (unsigned l = 0; !status && l < f->level_count; l++) {
         levels[l].stats = stats[l];
-        if (!pmf_level_read(f, l, PMF_PART_COMMON | PMF_PART_CLIENT, &levels[l].lvl, &err))
+        if (!pmf_level_read(f, l, PMF_PART_COMMON | PMF_PART_CLIENT, &levels[l].lvl, &err) ||
+            !level_bounds(f, l, &levels[l], &err))
             status = fail_input(&err);
     }
     if (!status) {
         if (json) {
-            cJSON *root = build_json(path, f, levels);
+            cJSON *root = build_json(path, f, levels, cams);
             char *text = root ? cJSON_Print(root) : NULL;
             if (text) {
                 puts(text);
@@ -257,13 +355,14 @@ int cmd_info(int argc, char **argv)
             }
             cJSON_Delete(root);
         } else {
-            print_text(stdout, path, f, levels);
+            print_text(stdout, path, f, levels, cams);
         }
     }
     for (unsigned l = 0; l < f->level_count; l++)
         pmf_level_free(&levels[l].lvl);
     free(levels);
     free(stats);
+    free(cams);
     pmf_close(f);
     return status;
 }

@@ -27,7 +27,8 @@ static const char shot_usage[] =
     "  -o, --output OUT       output PNG; with --cameras a pattern (%s = name, %d or %03d =\n"
     "                         index from 0) or a directory (OUT/NAME.png, else OUT/NNN.png)\n"
     "  --size WxH             image size, 1..8192 each (default 1280x720)\n"
-    "  --camera X,Y,Z,YAW,PITCH  world metres and degrees (default 0,0,0,0,0)\n"
+    "  --camera X,Y,Z,YAW,PITCH  world metres and degrees (default: the level's first start\n"
+    "                         camera when the map has them, else 0,0,0,0,0)\n"
     "  --fov DEG              vertical field of view (default 75)\n"
     "  --level N              level index from 0 (default 0)\n"
     "  --mode MODE            full | lightmap | fullbright (default full)\n"
@@ -55,6 +56,7 @@ typedef struct shot_options {
     const char *file, *output, *game_dir, *cameras_file, *path_file;
     int width, height;
     shot_camera camera;
+    bool has_camera;                 /* --camera given; else the level's default camera */
     float fov;
     uint32_t level;
     scene_settings settings;
@@ -160,6 +162,7 @@ static int parse_args(int argc, char **argv, shot_options *o)
         } else if (!strcmp(a, "--camera")) {
             if (!parse_camera(v, &o->camera))
                 return usage_error("--camera wants X,Y,Z,YAW,PITCH, got '%s'", v);
+            o->has_camera = true;
         } else if (!strcmp(a, "--fov")) {
             double d;
             if (!parse_double(v, &d) || d <= 0 || d >= 180)
@@ -678,6 +681,13 @@ int cmd_shot(int argc, char **argv)
         fprintf(stderr, "pmfview: %s\n", serr.message);
         rc = serr.exit_code;
     } else {
+        if (cams == &o.camera && !o.has_camera) {
+            camera start;
+            scene_default_camera(s, &start);
+            camera_get_world(&start, o.camera.pose.pos);
+            o.camera.pose.yaw = start.yaw;
+            o.camera.pose.pitch = start.pitch;
+        }
         scene_set_settings(s, &o.settings);
         for (int i = 0; i < o.light_count; i++)
             scene_set_dynamic_light(s, o.lights[i].id, o.lights[i].on);

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "mesh.h"
+#include "pmf/pmf_cameras.h"
 #include "render/render_world.h"
 #include "res/res.h"
 #include "scene.h"
@@ -35,6 +36,7 @@ typedef struct scene_chunk {
 struct scene {
     pmf_file *file;
     uint32_t level;
+    pmf_cameras *cameras;            /* the file's start cameras (every level) */
     pmf_level lvl;
     res_context *res;
     mesh_atlas *atlas;
@@ -241,6 +243,10 @@ scene *scene_open(const scene_desc *desc, scene_error *err)
     }
     if (!pmf_level_read(s->file, desc->level, PMF_PART_COMMON | PMF_PART_CLIENT, &s->lvl, &perr))
         return fail(s, err, 2, "%s", pmf_error_format(&perr, line, sizeof line));
+    if (!(s->cameras = malloc(sizeof *s->cameras)))
+        return fail(s, err, 3, "%s", "out of memory");
+    if (!pmf_cameras_read(s->file, s->cameras, &perr))
+        return fail(s, err, 2, "%s", pmf_error_format(&perr, line, sizeof line));
     s->res = res_create(&(res_desc){ .game_dir = desc->game_dir, .map = s->file });
     s->atlas = mesh_atlas_create(&(mesh_atlas_desc){ 0 });
     if (!s->res || !s->atlas)
@@ -292,6 +298,7 @@ void scene_close(scene *s)
     if (s->lvl.arena_)
         pmf_level_free(&s->lvl);
     pmf_close(s->file);
+    free(s->cameras);
     free(s->chunks);
     free(s->deferred);
     free(s->scratch_bits);
@@ -302,7 +309,16 @@ void scene_close(scene *s)
 void scene_default_camera(const scene *s, camera *out)
 {
     camera_init(out, &(camera_desc){ .chunk_size_exp = s->lvl.chunk_size_exp, .center = s->lvl.center });
-    camera_set_world(out, (const double[3]){ 0, 0, 0 }, 0, 0);
+    const pmf_camera *start = s->cameras ? pmf_cameras_first(s->cameras, s->level) : NULL;
+    if (start)
+        camera_set_world(out, (const double[3]){ start->pos[0], start->pos[1], start->pos[2] }, start->yaw, start->pitch);
+    else
+        camera_set_world(out, (const double[3]){ 0, 0, 0 }, 0, 0);
+}
+
+const pmf_cameras *scene_start_cameras(const scene *s)
+{
+    return s->cameras;
 }
 
 static bool same_view(const camera *a, const camera *b)

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "camera.h"
+#include "pmf/pmf_cameras.h"
 
 typedef struct scene scene;
 
@@ -45,8 +46,13 @@ typedef struct scene_desc {
 scene *scene_open(const scene_desc *desc, scene_error *err);
 void scene_close(scene *s);
 
-/* The level's camera setup (chunk size, centre) at the default pose: world origin, yaw 0, pitch 0. */
+/* The level's camera setup (chunk size, centre) at the default pose (conventions §2): the level's
+ * first start camera when the file has the pmfview.cameras extension, else the world origin,
+ * yaw 0, pitch 0. */
 void scene_default_camera(const scene *s, camera *out);
+/* Every start camera of the file (all levels, file order; count 0 when it has none). A damaged
+ * extension fails scene_open (exit 2). */
+const pmf_cameras *scene_start_cameras(const scene *s);
 void scene_set_camera(scene *s, const camera *cam);
 
 typedef enum scene_mode {

@@ -10,6 +10,8 @@
  * Variant 2 adds, on level 0, dynamic light 7 (red, enabled, a layer of luxels 100 over the
  * wall's lightmap: L += (100, 0, 0)) and fast light 9 (green, intensity 255, multiplier 128 on
  * the wall's four vertices: L += (0, 128, 0) at full intensity): lightmap (215, 228, 140).
+ * Variant 3 is variant 0 with the pmfview.cameras extension: "far" (level 0, 0,0,4 yaw 0),
+ * "aside" (level 0, 1,0.5,2 yaw 20 pitch 5), "below" (level 1, 0,-1,1 yaw -10 pitch 10).
  *
  * usage: view_test_map OUT.pmf [VARIANT]
  */
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include "pmf.h"
+#include "pmf_cameras.h"
 
 static void build_level(pmf_level *l, pmf_material *mat, pmf_physics_material *phys, pmf_sound_material *snd,
                         pmf_client_material *cm)
@@ -111,6 +114,22 @@ int main(int argc, char **argv)
                        .authors = "pmfview tests", .compiler = "view_test_map" };
     pmf_data_desc data = { .string_table = { (const uint8_t *)"", 1 } };
     pmf_error err;
+    static const pmf_camera cams[] = {
+        { "far", 0, { 0, 0, 4 }, 0, 0 },
+        { "aside", 0, { 1, 0.5f, 2 }, 20, 5 },
+        { "below", 1, { 0, -1, 1 }, -10, 10 },
+    };
+    pmf_blob ext = { 0 };
+    uint8_t *blob = NULL;
+    if (variant == 3) {
+        if (!pmf_cameras_encode(cams, 3, &blob, &ext.size, &err)) {
+            fprintf(stderr, "view_test_map: %s\n", err.message);
+            return 1;
+        }
+        ext.data = blob;
+        data.extension_count = 1;
+        data.extensions = &ext;
+    }
     pmf_writer *w = pmf_writer_create(&hdr, &data, &err);
     bool ok = w != NULL;
     for (uint32_t level = 0; ok && level < 2; level++) {
@@ -124,6 +143,7 @@ int main(int argc, char **argv)
     }
     ok = ok && pmf_writer_finish(w, argv[1], &err);
     pmf_writer_destroy(w);
+    free(blob);
     if (!ok) {
         char line[1024];
         fprintf(stderr, "view_test_map: %s\n", pmf_error_format(&err, line, sizeof line));

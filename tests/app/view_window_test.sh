@@ -18,6 +18,15 @@ rm -rf "$WORK" && mkdir -p "$WORK/shots" || exit 1
 "$MAKEMAP" "$WORK/map.pmf" 0 || fail "cannot write the test map"
 MAP=$WORK/map.pmf
 
+# near "R G B" "R G B": each channel within 3.
+near() {
+    set -- $1 $2
+    for i in 1 2 3; do
+        local a=${!i} j=$((i + 3)); local b=${!j}
+        [ $((a > b ? a - b : b - a)) -le 3 ] || return 1
+    done
+}
+
 # ---- cases that need no display ----
 case $CASE in
 no_display)
@@ -44,6 +53,31 @@ bad_input)
         [ $rc -eq 1 ] || fail "'$args': exit $rc, want 1"
         grep -q "^pmfview: " "$WORK/err" || fail "'$args': no 'pmfview:' line"
     done
+    exit 0 ;;
+default_camera)
+    # Variant 3 carries start cameras: without --camera a shot starts at the level's first one
+    # (level 0 "far" 0,0,4; level 1 "below"), pixel for pixel; a map without them at the origin.
+    "$MAKEMAP" "$WORK/cams.pmf" 3 || fail "cannot write the camera map"
+    s() { "$PMFVIEW" shot "$@" --size 160x120 >"$WORK/out" 2>"$WORK/err" || fail "shot $*: exit $?"; }
+    s "$WORK/cams.pmf" -o "$WORK/default.png"
+    s "$WORK/cams.pmf" -o "$WORK/far.png" --camera 0,0,4,0,0
+    s "$WORK/cams.pmf" -o "$WORK/origin.png" --camera 0,0,0,0,0
+    [ "$("$PROBE" diff "$WORK/default.png" "$WORK/far.png")" -eq 0 ] || fail "default shot differs from the first start camera's"
+    [ "$("$PROBE" diff "$WORK/default.png" "$WORK/origin.png")" -gt 1000 ] || fail "default shot is the origin's"
+    s "$WORK/cams.pmf" -o "$WORK/default1.png" --level 1
+    s "$WORK/cams.pmf" -o "$WORK/below.png" --level 1 --camera 0,-1,1,-10,10
+    [ "$("$PROBE" diff "$WORK/default1.png" "$WORK/below.png")" -eq 0 ] || fail "level 1 default differs from camera 'below'"
+    s "$MAP" -o "$WORK/plain.png"
+    expect="90 59 55"; got=$("$PROBE" pixel "$WORK/plain.png" 80 60)
+    near "$got" "$expect" || fail "no extension: centre $got, want $expect (the origin)"
+    # A damaged extension (count 200 past its end): exit 2, one line naming it and the byte.
+    at=$(grep -boa 'pmfview.cameras' "$WORK/cams.pmf" | head -n1 | cut -d: -f1)
+    printf '\310' | dd of="$WORK/cams.pmf" bs=1 seek=$((at + 16)) conv=notrunc status=none
+    "$PMFVIEW" shot "$WORK/cams.pmf" -o "$WORK/bad.png" >"$WORK/out" 2>"$WORK/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "damaged cameras: exit $rc, want 2"
+    [ "$(cat "$WORK/err")" = "pmfview: $WORK/cams.pmf: extension pmfview.cameras, byte $((at + 17)): 200 cameras need at least 4400 bytes, 79 left" ] ||
+        fail "damaged cameras: $(cat "$WORK/err")"
     exit 0 ;;
 esac
 
@@ -106,14 +140,6 @@ shot() {
     event "${1:-F12}" -- '^screenshot '
     SHOT=$(grep '^screenshot ' "$WORK/out" | tail -n1 | cut -d' ' -f2)
     [ -f "$SHOT" ] || fail "screenshot $SHOT is missing"
-}
-# near "R G B" "R G B": each channel within 3.
-near() {
-    set -- $1 $2
-    for i in 1 2 3; do
-        local a=${!i} j=$((i + 3)); local b=${!j}
-        [ $((a > b ? a - b : b - a)) -le 3 ] || return 1
-    done
 }
 centre() { "$PROBE" pixel "$1" 80 60; }
 expect_centre() { local got; got=$(centre "$1"); near "$got" "$2" || fail "$3: centre pixel $got, want $2"; }

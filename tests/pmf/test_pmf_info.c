@@ -2,13 +2,16 @@
  *   json     the JSON object holds the kitchen sink's header, levels and totals
  *   text     the human summary names the same things
  *   damaged  a damaged map gives exactly one stderr line starting "pmfview:", exit 2
- *   usage    --help (stdout, 0), no FILE / unknown option (1), missing file (2) */
+ *   usage    --help (stdout, 0), no FILE / unknown option (1), missing file (2)
+ *   cameras  a map carrying the pmfview.cameras extension: `cameras` in JSON and text, per-level
+ *            `bounds` against the vertices the map was built from, none = [], a damaged one = exit 2 */
 #include <cjson/cJSON.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "block_patch.h"
+#include "pmf_cameras.h"
 #include "sample_map.h"
 #include "test_util.h"
 
@@ -217,10 +220,140 @@ static void test_usage(void)
     expect_one_error_line(args, 2, "does-not-exist.pmf: file, byte 0: cannot open");
 }
 
+/* Writes the kitchen sink with the sample's own extensions plus a cameras blob; the expected
+ * bounds of each level come from the vertices it was built from. */
+static bool write_camera_map(const char *path, const uint8_t *blob, size_t blob_size, double bounds[][2][3])
+{
+    sample_map m;
+    sample_map_build(&m, SAMPLE_MAP_KITCHEN_SINK);
+    pmf_blob exts[8];
+    uint16_t n = m.data.extension_count;
+    memcpy(exts, m.data.extensions, n * sizeof *exts);
+    exts[n++] = (pmf_blob){ blob, blob_size };
+    m.data.extensions = exts;
+    m.data.extension_count = n;
+    for (uint32_t l = 0; bounds && l < m.level_count; l++) {
+        const pmf_level *lvl = &m.levels[l].level;
+        double side = (double)(1u << lvl->chunk_size_exp);
+        bool any = false;
+        for (uint32_t c = 0; c < m.levels[l].chunk_count; c++) {
+            const pmf_chunk *ch = &m.levels[l].chunks[c];
+            uint32_t grid[3] = { ch->coord.x, ch->coord.y, ch->coord.z }, centre[3] = { lvl->center.x, lvl->center.y, lvl->center.z };
+            for (uint32_t v = 0; v < ch->client.vertex_count; v++, any = true)
+                for (int k = 0; k < 3; k++) {
+                    double w = ((double)grid[k] - centre[k]) * side + ch->client.vertices[v].xyz[k];
+                    if (!any || w < bounds[l][0][k])
+                        bounds[l][0][k] = w;
+                    if (!any || w > bounds[l][1][k])
+                        bounds[l][1][k] = w;
+                }
+        }
+    }
+    pmf_error err;
+    bool ok = sample_map_write_file(&m, path, &err);
+    sample_map_free(&m);
+    CHECK(ok, "write %s: %s", path, err.message);
+    return ok;
+}
+
+static void test_cameras(const char *map)
+{
+    const pmf_camera cams[] = {
+        { "spawn", 0, { 1.5f, 0.7112f, -3.25f }, -90.0f, 0.0f },
+        { "upstairs", 1, { -10.0f, 4.5f, 2.0f }, 135.0f, -20.5f },
+        { "esc\x1b[31mred", 0, { 0, 0, 0 }, 0, 0 },
+    };
+    uint8_t *blob;
+    size_t size;
+    pmf_error err;
+    CHECK(pmf_cameras_encode(cams, 3, &blob, &size, &err), "encode: %s", err.message);
+    double bounds[SAMPLE_MAX_LEVELS][2][3];
+    if (!write_camera_map(map, blob, size, bounds)) {
+        free(blob);
+        return;
+    }
+    char args[700];
+    snprintf(args, sizeof args, "info '%s' --json", map);
+    run_result r = run(args);
+    CHECK(r.status == 0, "exit %d: %s", r.status, r.err);
+    cJSON *root = cJSON_Parse(r.out);
+    CHECK(root != NULL, "stdout is not JSON: %.200s", r.out);
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "cameras");
+    CHECK(cJSON_GetArraySize(arr) == 3, "3 cameras");
+    for (int i = 0; i < 3 && i < cJSON_GetArraySize(arr); i++) {
+        const cJSON *c = cJSON_GetArrayItem(arr, i), *pos = cJSON_GetObjectItem(c, "position");
+        CHECK(!strcmp(str(c, "name"), cams[i].name), "camera %d name '%s'", i, str(c, "name"));
+        CHECK(num(c, "level") == cams[i].level && num(c, "yaw") == cams[i].yaw && num(c, "pitch") == cams[i].pitch,
+              "camera %d level, yaw, pitch", i);
+        CHECK(cJSON_GetArraySize(pos) == 3, "camera %d position has 3 numbers", i);
+        for (int k = 0; k < 3; k++)
+            CHECK((float)cJSON_GetArrayItem(pos, k)->valuedouble == cams[i].pos[k], "camera %d position[%d]", i, k);
+    }
+    /* The shortest decimal: 0.7112, not 0.71119999885559082. */
+    CHECK(strstr(r.out, "0.7112,") || strstr(r.out, "0.7112 "), "0.7112 printed as written: %.400s", strstr(r.out, "\"cameras\""));
+    const cJSON *levels = cJSON_GetObjectItem(root, "levels");
+    for (int l = 0; l < 2; l++) {
+        const cJSON *b = cJSON_GetObjectItem(cJSON_GetArrayItem(levels, l), "bounds");
+        const cJSON *mn = cJSON_GetObjectItem(b, "min"), *mx = cJSON_GetObjectItem(b, "max");
+        CHECK(cJSON_GetArraySize(mn) == 3 && cJSON_GetArraySize(mx) == 3, "level %d bounds", l);
+        for (int k = 0; k < 3 && cJSON_GetArraySize(mn) == 3 && cJSON_GetArraySize(mx) == 3; k++)
+            CHECK(cJSON_GetArrayItem(mn, k)->valuedouble == bounds[l][0][k] &&
+                      cJSON_GetArrayItem(mx, k)->valuedouble == bounds[l][1][k],
+                  "level %d bounds[%d] %g..%g, want %g..%g", l, k, cJSON_GetArrayItem(mn, k)->valuedouble,
+                  cJSON_GetArrayItem(mx, k)->valuedouble, bounds[l][0][k], bounds[l][1][k]);
+    }
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(levels, 2), "bounds")), "level 2 (no chunks): bounds null");
+    cJSON_Delete(root);
+    run_free(&r);
+
+    snprintf(args, sizeof args, "info '%s'", map);
+    r = run(args);
+    CHECK(r.status == 0, "text: exit %d", r.status);
+    char bounds_line[300];
+    snprintf(bounds_line, sizeof bounds_line, "  bounds:           (%g, %g, %g) to (%g, %g, %g) m\n", bounds[0][0][0],
+             bounds[0][0][1], bounds[0][0][2], bounds[0][1][0], bounds[0][1][1], bounds[0][1][2]);
+    const char *lines[] = {
+        "cameras:      3\n  1: spawn (level 0) at 1.5, 0.7112, -3.25 yaw -90 pitch 0\n"
+        "  2: upstairs (level 1) at -10, 4.5, 2 yaw 135 pitch -20.5\n  3: esc",
+        "[31mred (level 0) at 0, 0, 0 yaw 0 pitch 0\n",
+        bounds_line,
+        "  bounds:           none (no vertices)\n",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+        CHECK(strstr(r.out, lines[i]) != NULL, "stdout lacks:\n%s\nstdout:\n%s", lines[i], r.out);
+    CHECK(!memchr(r.out, 0x1b, r.out_size), "an escape byte reached the terminal");
+    run_free(&r);
+
+    /* A count past the end: exit 2, one line naming the extension and the count's file offset. */
+    blob[16] = 200;
+    if (write_camera_map(map, blob, size, NULL)) {
+        pmf_file *f = pmf_open(map, &err);
+        CHECK(f != NULL, "open");
+        char needle[200];
+        snprintf(needle, sizeof needle, "extension pmfview.cameras, byte %llu: 200 cameras need at least",
+                 f ? (unsigned long long)f->extensions[3].offset + 17 : 0ull);
+        pmf_close(f);
+        snprintf(args, sizeof args, "info '%s' --json", map);
+        expect_one_error_line(args, 2, needle);
+    }
+    free(blob);
+
+    /* No extension: an empty array. */
+    if (write_map(map, SAMPLE_MAP_KITCHEN_SINK)) {
+        snprintf(args, sizeof args, "info '%s' --json", map);
+        r = run(args);
+        root = cJSON_Parse(r.out);
+        arr = cJSON_GetObjectItemCaseSensitive(root, "cameras");
+        CHECK(cJSON_IsArray(arr) && cJSON_GetArraySize(arr) == 0, "no extension: cameras []");
+        cJSON_Delete(root);
+        run_free(&r);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_pmf_info PMFVIEW json|text|damaged|usage\n", stderr);
+        fputs("usage: test_pmf_info PMFVIEW json|text|damaged|usage|cameras\n", stderr);
         return 2;
     }
     pmfview = argv[1];
@@ -239,6 +372,8 @@ int main(int argc, char **argv)
         test_damaged();
     else if (!strcmp(mode, "usage"))
         test_usage();
+    else if (!strcmp(mode, "cameras"))
+        test_cameras(map);
     unlink(map);
     char path[700];
     snprintf(path, sizeof path, "%s/stdout", dir);
