@@ -3,7 +3,7 @@
 # Idempotent; run as root (or through sudo) on Debian 12.
 set -eu
 PACKAGES="build-essential cmake pkg-config clang libclang-rt-14-dev
-  libsdl2-dev libcglm-dev liblz4-dev python3-glad libstb-dev libcjson-dev
+  libsdl2-dev libcglm-dev liblz4-dev python3-glad libstb-dev libcjson-dev libpng-dev libjpeg62-turbo-dev
   libegl-dev libgl-dev libgl1-mesa-dri libegl-mesa0
   xvfb xdotool xauth"
 

@@ -9,6 +9,7 @@
 #include "map_source.h"
 #include "pmf.h"
 #include "pmf_cameras.h"
+#include "text_clean.h"
 
 static void info_usage(FILE *out)
 {
@@ -78,17 +79,10 @@ static bool level_bounds(const pmf_file *f, uint32_t l, level_summary *ls, pmf_e
 
 static const char *const level_flag_names[] = { "keep in-chunk offset", "keep chunk offset", "keep velocity" };
 
-/* Text output keeps every field on one line: control characters become '?'. */
-static void print_clean(FILE *out, const char *s)
-{
-    for (; *s; s++)
-        fputc((unsigned char)*s < 0x20 || *s == 0x7F ? '?' : *s, out);
-}
-
 static void print_field(FILE *out, const char *label, const char *value)
 {
     fprintf(out, "%-13s ", label);
-    print_clean(out, value);
+    text_clean_fputs(value, out);
     fputc('\n', out);
 }
 
@@ -98,7 +92,7 @@ static void print_list(FILE *out, const char *const *names, size_t count)
     fprintf(out, "%zu", count);
     for (size_t i = 0; i < count; i++) {
         fputs(i ? ", " : ": ", out);
-        print_clean(out, names[i][0] ? names[i] : "\"\"");
+        text_clean_fputs(names[i][0] ? names[i] : "\"\"", out);
     }
     fputc('\n', out);
 }
@@ -155,7 +149,7 @@ static void print_text(FILE *out, const char *path, const pmf_file *f, const lev
     for (uint32_t i = 0; i < cams->count; i++) {
         const pmf_camera *c = &cams->list[i];
         fprintf(out, "  %u: ", i + 1);
-        print_clean(out, c->name[0] ? c->name : "\"\"");
+        text_clean_fputs(c->name[0] ? c->name : "\"\"", out);
         fprintf(out, " (level %u) at %g, %g, %g yaw %g pitch %g\n", c->level, shortest(c->pos[0]), shortest(c->pos[1]),
                 shortest(c->pos[2]), shortest(c->yaw), shortest(c->pitch));
     }
@@ -198,10 +192,21 @@ static cJSON *json_coord(uint32_t x, uint32_t y, uint32_t z)
     return o;
 }
 
+/* A JSON string of file text: always valid UTF-8 (U+FFFD for each bad byte). */
+static cJSON *json_text(const char *s)
+{
+    char *clean = text_clean_utf8(s);
+    cJSON *item = clean ? cJSON_CreateString(clean) : NULL;
+    free(clean);
+    return item;
+}
+
 static cJSON *json_names(const void *array, size_t count, size_t stride)
 {
     const char **names = collect_names(array, count, stride);
-    cJSON *a = names ? cJSON_CreateStringArray(names, (int)count) : NULL;
+    cJSON *a = names ? cJSON_CreateArray() : NULL;
+    for (size_t i = 0; a && i < count; i++)
+        cJSON_AddItemToArray(a, json_text(names[i]));
     free(names);
     return a;
 }
@@ -232,14 +237,14 @@ static cJSON *build_json(const char *path, const pmf_file *f, const level_summar
 {
     char created[32];
     cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "file", path);
-    cJSON_AddStringToObject(root, "name", f->header.name);
-    cJSON_AddStringToObject(root, "description", f->header.description);
-    cJSON_AddStringToObject(root, "authors", f->header.authors);
-    cJSON_AddStringToObject(root, "compiler", f->header.compiler);
+    cJSON_AddItemToObject(root, "file", json_text(path));
+    cJSON_AddItemToObject(root, "name", json_text(f->header.name));
+    cJSON_AddItemToObject(root, "description", json_text(f->header.description));
+    cJSON_AddItemToObject(root, "authors", json_text(f->header.authors));
+    cJSON_AddItemToObject(root, "compiler", json_text(f->header.compiler));
     cJSON_AddStringToObject(root, "created", format_created(f->header.created, created, sizeof created));
     cJSON_AddNumberToObject(root, "created_unix", (double)f->header.created);
-    cJSON_AddItemToObject(root, "gamemodes", cJSON_CreateStringArray(f->header.gamemodes, f->header.gamemode_count));
+    cJSON_AddItemToObject(root, "gamemodes", json_names(f->header.gamemodes, f->header.gamemode_count, sizeof *f->header.gamemodes));
     cJSON_AddNumberToObject(root, "archive_size", (double)f->archive.size);
     cJSON *ext = cJSON_AddArrayToObject(root, "extension_sizes");
     for (unsigned i = 0; i < f->extension_count; i++)
@@ -345,7 +350,9 @@ int cmd_info(int argc, char **argv)
     if (!status) {
         if (json) {
             cJSON *root = build_json(path, f, levels, cams);
-            char *text = root ? cJSON_Print(root) : NULL;
+            char *printed = root ? cJSON_Print(root) : NULL;
+            char *text = printed ? text_clean_json(printed) : NULL;
+            free(printed);
             if (text) {
                 puts(text);
                 free(text);

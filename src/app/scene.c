@@ -12,6 +12,7 @@
 #include "res/res.h"
 #include "scene.h"
 #include "stream.h"
+#include "text_clean.h"
 
 #define NEAR_PLANE 0.05
 
@@ -719,8 +720,11 @@ static scene_chunk *skybox_chunk(scene *s, pmf_chunk_coord c)
     pmf_chunk_free(&chunk);
     if (!sc) {
         scene_failure_entry *f = add_failure(s, c, true);
-        if (f)
-            snprintf(f->message, sizeof f->message, "%.200s: %.300s", s->file->name, msg);
+        if (f) {
+            char raw[sizeof f->message];
+            snprintf(raw, sizeof raw, "%.200s: %.300s", s->file->name, msg);
+            text_clean(raw, f->message, sizeof f->message);
+        }
         return NULL;
     }
     sc->handle = render_world_add(s->world, &sc->mc);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pmf_internal.h"
+#include "text_clean.h"
 
 void pmf_error_set(pmf_error *err, const char *file, const char *block, uint64_t offset, const char *fmt, ...)
 {
@@ -20,12 +21,8 @@ void pmf_error_set(pmf_error *err, const char *file, const char *block, uint64_t
 
 char *pmf_error_format(const pmf_error *err, char *buf, size_t size)
 {
-    if (!size)
-        return buf;
-    snprintf(buf, size, "%s: %s, byte %llu: %s", err->file, err->block, (unsigned long long)err->offset, err->message);
-    /* one line, whatever the file name holds */
-    for (char *p = buf; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
-    return buf;
+    char raw[sizeof err->file + sizeof err->block + sizeof err->message + 48];
+    snprintf(raw, sizeof raw, "%s: %s, byte %llu: %s", err->file, err->block, (unsigned long long)err->offset, err->message);
+    /* one line with no control bytes, whatever the file name or the file's strings hold */
+    return text_clean(raw, buf, size);
 }

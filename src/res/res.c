@@ -13,8 +13,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include <stb_image.h>
-
 #define MAX_RESOURCE_BYTES (256u << 20)  /* a texture file larger than this is refused */
 #define CHECKER_SIDE 64u
 #define CHECKER_CELL 8u
@@ -36,30 +34,7 @@ static bool fail(pmf_error *err, const char *file, const char *block, uint64_t o
     return false;
 }
 
-/* ---- images ---------------------------------------------------------------------------------- */
-
-bool res_image_decode(const void *data, size_t size, const char *name, res_image *out, pmf_error *err)
-{
-    if (size >= 3 && memcmp(data, "PTF", 3) == 0)
-        return ptf_decode(data, size, name, &out->rgba, &out->width, &out->height, err);
-    int w, h, n;
-    if (size == 0)
-        return fail(err, name, "texture", 0, "empty file");
-    if (size > INT_MAX)
-        return fail(err, name, "texture", 0, "image of %zu bytes is too large", size);
-    if (!stbi_info_from_memory(data, (int)size, &w, &h, &n))
-        return fail(err, name, "texture", 0, "not a PTF, PNG, JPEG, TGA or BMP image (%s)", stbi_failure_reason());
-    if (w > (1 << PTF_MAX_SIDE_EXP) || h > (1 << PTF_MAX_SIDE_EXP))
-        return fail(err, name, "texture", 0, "image of %dx%d texels exceeds %d per side", w, h, 1 << PTF_MAX_SIDE_EXP);
-    uint8_t *rgba = stbi_load_from_memory(data, (int)size, &w, &h, &n, 4);
-    if (!rgba)
-        return fail(err, name, "texture", 0, "cannot decode image: %s", stbi_failure_reason());
-    /* stb's buffer goes through plain free() like PTF's: both come from malloc. */
-    out->rgba = rgba;
-    out->width = (uint32_t)w;
-    out->height = (uint32_t)h;
-    return true;
-}
+/* ---- images (decoding: image.c) ----------------------------------------------------------- */
 
 void res_image_free(res_image *img)
 {
@@ -404,7 +379,7 @@ static void load_entry(const res_context *ctx, cache_entry *e)
 res_status res_load_texture(res_context *ctx, const char *path, const res_image **image, pmf_error *err)
 {
     /* One lock around lookup and decode: every texture is decoded exactly once, and
-     * stbi_failure_reason() (a global) is only touched by one thread at a time. */
+     * stbi_failure_reason() (a global, image.c) is only touched by one thread at a time. */
     pthread_mutex_lock(&ctx->lock);
     res_status status;
     cache_entry **slot = cache_slot(ctx, path);

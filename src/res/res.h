@@ -10,7 +10,7 @@
  *   "map:textures/brick"                     -> textures/brick.* in the map's embedded PAF archive
  * A path without an extension tries .ptf, .png, .jpg, .tga, .bmp in that order (the first that
  * exists wins, even if it then fails to decode). Components "." / ".." and absolute paths are
- * refused. The file's content decides its decoder (PTF magic, else stb_image).
+ * refused. The file's content decides its decoder (PTF, PNG, JPEG and BMP by their magic, else TGA: image.c).
  *
  * Usage:
  *   res_desc desc = { .game_dir = "games/demo", .map = pmf };

@@ -4,7 +4,9 @@
  *   damaged  a damaged map gives exactly one stderr line starting "pmfview:", exit 2
  *   usage    --help (stdout, 0), no FILE / unknown option (1), missing file (2)
  *   cameras  a map carrying the pmfview.cameras extension: `cameras` in JSON and text, per-level
- *            `bounds` against the vertices the map was built from, none = [], a damaged one = exit 2 */
+ *            `bounds` against the vertices the map was built from, none = [], a damaged one = exit 2
+ *   hostile  names with ESC sequences, C1 controls and bad UTF-8: no control byte reaches the
+ *            terminal (shown as \xNN), --json stays valid UTF-8 with U+FFFD per bad byte */
 #include <cjson/cJSON.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -14,6 +16,7 @@
 #include "pmf_cameras.h"
 #include "sample_map.h"
 #include "test_util.h"
+#include "text_clean.h"
 
 static const char *pmfview;
 static char dir[] = "/tmp/pmf_info_XXXXXX";
@@ -350,10 +353,102 @@ static void test_cameras(const char *map)
     }
 }
 
+/* True when s[0..size) is valid UTF-8 with no control byte but '\n' (and '\t' when tabs) */
+static bool terminal_safe_tabs(const char *s, size_t size, bool tabs)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < size;) {
+        unsigned char c = p[i];
+        size_t len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        if (!len || i + len > size || (c < 0x20 && c != '\n' && !(tabs && c == '\t')) || c == 0x7F || (c == 0xC2 && p[i + 1] < 0xA0))
+            return false;
+        for (size_t k = 1; k < len; k++)
+            if ((p[i + k] & 0xC0) != 0x80)
+                return false;
+        i += len;
+    }
+    return true;
+}
+
+static bool terminal_safe(const char *s, size_t size)
+{
+    return terminal_safe_tabs(s, size, false);
+}
+
+static void test_hostile(void)
+{
+    /* ESC [2J (clear screen), a lone C1 CSI byte, C1 CSI as UTF-8, bytes never valid, a cut sequence */
+    static const char evil_name[] = "evil\x1b[2J\x9b\xc2\x9b\xff\xfe end\xe2\x82";
+    static const char evil_desc[] = "clip\x1b]52;c;ZXZpbA==\x07 ok \xc3\xa9";
+    static const char evil_material[] = "mat\x1b[31m\xc0\xaf";
+
+    char buf[200];
+    pmf_error perr = { .offset = 7 };
+    snprintf(perr.file, sizeof perr.file, "f\x1b[2J.pmf");
+    snprintf(perr.block, sizeof perr.block, "level 0 common data");
+    snprintf(perr.message, sizeof perr.message, "material '%s' \xc2\x9b\nbad", evil_material);
+    pmf_error_format(&perr, buf, sizeof buf);
+    CHECK(!strcmp(buf, "f\\x1B[2J.pmf: level 0 common data, byte 7: material 'mat\\x1B[31m\\xC0\\xAF' \\xC2\\x9B\\x0Abad"),
+          "pmf_error_format: '%s'", buf);
+    pmf_error_format(&perr, buf, 12); /* cut at a whole escape, never inside one */
+    CHECK(!strcmp(buf, "f\\x1B[2J.pm"), "pmf_error_format cut: '%s'", buf);
+
+    char map[600], args[1400];
+    snprintf(map, sizeof map, "%s/hostile.pmf", dir);
+    sample_map m;
+    sample_map_build(&m, SAMPLE_MAP_SMALL);
+    m.header.name = evil_name;
+    m.header.description = evil_desc;
+    sample_level *sl = &m.levels[0];
+    const char *old = sl->level.common.materials[0].name;
+    sl->level.common.materials[0].name = evil_material;
+    for (uint32_t c = 0; c < sl->chunk_count; c++) /* chunks name the materials they use */
+        for (unsigned u = 0; u < sl->chunks[c].common.used_material_count; u++)
+            if (!strcmp(sl->chunks[c].common.used_materials[u], old))
+                sl->chunks[c].common.used_materials[u] = evil_material;
+    bool ok = sample_map_write_file(&m, map, &perr);
+    sample_map_free(&m);
+    CHECK(ok, "write %s: %s", map, perr.message);
+
+    snprintf(args, sizeof args, "info '%s'", map);
+    run_result r = run(args);
+    CHECK(r.status == 0, "info: exit %d: %s", r.status, r.err);
+    CHECK(terminal_safe(r.out, r.out_size), "info: control bytes or bad UTF-8 on stdout:\n%s", r.out);
+    CHECK(strstr(r.out, "name:         evil\\x1B[2J\\x9B\\xC2\\x9B\\xFF\\xFE end\\xE2\\x82\n") != NULL, "info name:\n%s", r.out);
+    CHECK(strstr(r.out, "description:  clip\\x1B]52;c;ZXZpbA==\\x07 ok \xc3\xa9\n") != NULL, "info description:\n%s", r.out);
+    CHECK(strstr(r.out, ": mat\\x1B[31m\\xC0\\xAF, ") != NULL, "info material:\n%s", r.out);
+    run_free(&r);
+
+    snprintf(args, sizeof args, "info '%s' --json", map);
+    r = run(args);
+    CHECK(r.status == 0, "info --json: exit %d: %s", r.status, r.err);
+    CHECK(terminal_safe_tabs(r.out, r.out_size, true), "info --json: control bytes or bad UTF-8 on stdout:\n%s", r.out);
+    cJSON *root = cJSON_Parse(r.out);
+    CHECK(root != NULL, "stdout is not one JSON object: %.300s", r.out);
+    if (root) {
+        CHECK(!strcmp(str(root, "name"), "evil\x1b[2J\xef\xbf\xbd\xc2\x9b\xef\xbf\xbd\xef\xbf\xbd end\xef\xbf\xbd\xef\xbf\xbd"),
+              "json name '%s'", str(root, "name"));
+        CHECK(!strcmp(str(root, "description"), evil_desc), "json description '%s'", str(root, "description"));
+        const cJSON *l0 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "levels"), 0);
+        CHECK(l0 && !strcmp(item_str(l0, "materials", 0), "mat\x1b[31m\xef\xbf\xbd\xef\xbf\xbd"), "json material '%s'",
+              l0 ? item_str(l0, "materials", 0) : "(no level)");
+        cJSON_Delete(root);
+    }
+    run_free(&r);
+
+    /* a hostile file name in the error line */
+    snprintf(args, sizeof args, "info '%s/gone\x1b[2J\x9b.pmf'", dir);
+    r = run(args);
+    CHECK(r.status == 2 && terminal_safe(r.err, r.err_size) && strstr(r.err, "gone\\x1B[2J\\x9B.pmf: file, byte 0: "),
+          "missing hostile name: exit %d, stderr '%s'", r.status, r.err);
+    run_free(&r);
+    unlink(map);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_pmf_info PMFVIEW json|text|damaged|usage|cameras\n", stderr);
+        fputs("usage: test_pmf_info PMFVIEW json|text|damaged|usage|cameras|hostile\n", stderr);
         return 2;
     }
     pmfview = argv[1];
@@ -374,6 +469,8 @@ int main(int argc, char **argv)
         test_usage();
     else if (!strcmp(mode, "cameras"))
         test_cameras(map);
+    else if (!strcmp(mode, "hostile"))
+        test_hostile();
     unlink(map);
     char path[700];
     snprintf(path, sizeof path, "%s/stdout", dir);

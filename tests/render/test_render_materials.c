@@ -102,7 +102,8 @@ static int test_texture_game_dir(void)
     rt_map m = { 0 };
     rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
     uint8_t found = rt_material(l, "found", "textures/g", 0, 0);
-    uint8_t missing = rt_material(l, "missing", "textures/none", 0, 0);
+    /* the missing texture's path tries OSC 52 (clipboard write) and ESC [2J on the terminal */
+    uint8_t missing = rt_material(l, "missing", "textures/none\x1b]52;c;ZXZpbA==\x07\x1b[2J\x9b", 0, 0);
     two_walls(l, found, missing);
     RT_CHECK(rt_write(&m, "map.pmf"));
     RT_CHECK(mkdir("game", 0755) == 0 && mkdir("game/textures", 0755) == 0);
@@ -114,6 +115,10 @@ static int test_texture_game_dir(void)
     RT_CHECK(rt_run("shot map.pmf -o out.png --size 64x64 --fov 90 --game game", err) == 0);
     /* The missing texture is reported once, as one line. */
     RT_CHECK(strstr(err, "checkerboard") && strchr(err, '\n') == err + strlen(err) - 1);
+    /* ... with every control byte and bad byte of the path shown as \xNN */
+    RT_CHECK(strstr(err, "textures/none\\x1B]52;c;ZXZpbA==\\x07\\x1B[2J\\x9B"));
+    for (const char *c = err; *c; c++)
+        RT_CHECK(*c == '\n' || ((unsigned char)*c >= 0x20 && (unsigned char)*c < 0x7F));
     rt_image img;
     RT_CHECK(rt_load(&img, "out.png"));
     RT_CHECK(rt_expect(&img, 16, 32, 90, 45, 180));
