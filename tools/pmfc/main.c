@@ -1,6 +1,7 @@
 /* main.c - pmfc, the PMF map compiler: `pmfc SOURCE -o OUT.pmf` compiles a .pms source
  * (docs/pmfc.md); `pmfc --generate NAME --chunks XxYxZ --seed N -o OUT.pmf` builds a city. */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -12,6 +13,8 @@
 #include "front/world.h"
 #include "front/generate.h"
 #include "pmf/file_kind.h"
+#include "pmf/pmf_cameras.h"
+#include "pmf/pmf_lights.h"
 
 #define PMFC_VERSION "pmfc 0.1"
 
@@ -61,9 +64,11 @@ static void progress(void *user, const char *stage, double fraction)
 
 static void usage(FILE *out)
 {
-    fputs("usage: pmfc SOURCE.pms -o OUT.pmf [--threads N] [--quiet] [--time UNIX_TIME]\n"
+    fputs("usage: pmfc SOURCE -o OUT.pmf [--threads N] [--quiet] [--time UNIX_TIME]\n"
+          "            [--wad FILE]... [--game DIR] [--scale METRES_PER_UNIT]   (RMF sources)\n"
           "       pmfc --generate NAME --chunks XxYxZ --seed N -o OUT.pmf [--tile N] [--threads N] [--quiet] [--time UNIX_TIME]\n"
-          "The source format is described in docs/pmfc.md. SOURCE_DATE_EPOCH sets the creation time\n"
+          "SOURCE is the project's own source format (docs/pmfc.md) or a Worldcraft/Hammer RMF map\n"
+          "(docs/rmf.md), told apart by content. SOURCE_DATE_EPOCH sets the creation time\n"
           "when --time is not given.\n", out);
 }
 
@@ -243,39 +248,112 @@ static bool parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
+/* Every light of every level as the pmfview.lights extension (none: *blob stays NULL). */
+static bool lights_extension(const map_def *map, pmf_blob *ext, uint8_t **blob, pmf_error *err)
+{
+    size_t count = 0;
+    for (size_t li = 0; li < map->level_count; li++) count += map->levels[li].light_count;
+    *blob = NULL;
+    if (!count) return true;
+    pmf_light_info *infos = xcalloc(count, sizeof *infos);
+    size_t n = 0;
+    for (size_t li = 0; li < map->level_count; li++)
+        for (size_t i = 0; i < map->levels[li].light_count; i++, n++) {
+            const light_def *l = &map->levels[li].lights[i];
+            pmf_light_info *o = &infos[n];
+            o->level = (uint8_t)li;
+            o->kind = l->kind == BAKE_LIGHT_DYNAMIC ? PMF_LIGHT_DYNAMIC : l->kind == BAKE_LIGHT_FAST ? PMF_LIGHT_FAST : PMF_LIGHT_STATIC;
+            o->shape = l->shape == BAKE_SHAPE_SPOT ? PMF_LIGHT_SPOT : l->shape == BAKE_SHAPE_SUN ? PMF_LIGHT_SUN : PMF_LIGHT_POINT;
+            o->id = l->kind == BAKE_LIGHT_STATIC ? 0 : l->id;
+            for (int a = 0; a < 3; a++) {
+                o->position[a] = l->shape == BAKE_SHAPE_SUN ? 0.0f : (float)l->pos.e[a];
+                o->direction[a] = (float)l->direction.e[a];
+            }
+            memcpy(o->color, l->color, 3);
+            o->intensity = l->brightness;
+            o->range = l->shape == BAKE_SHAPE_SUN ? 0.0f : l->range;
+            o->cos_inner = l->cos_inner;
+            o->cos_outer = l->cos_outer;
+            o->name = l->name;
+        }
+    size_t size;
+    bool ok = pmf_lights_encode(infos, count, blob, &size, err);
+    free(infos);
+    if (ok) *ext = (pmf_blob){ *blob, size };
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
-    const char *source = NULL, *out_path = NULL, *gen_name = NULL, *chunks_arg = NULL;
+    const char *source = NULL, *out_path = NULL, *gen_name = NULL, *chunks_arg = NULL, *game_dir = NULL;
     uint64_t seed = 0, created = 0, threads = 0, tile = 8;
     bool quiet = false, have_time = false, have_seed = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_value = i + 1 < argc;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-        else if (!strcmp(a, "--version")) { puts(PMFC_VERSION); return 0; }
-        else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = true;
-        else if (!strcmp(a, "-o") && has_value) out_path = argv[++i];
-        else if (!strcmp(a, "--threads") && has_value) {
-            if (!parse_u64(argv[++i], &threads) || threads > 256) { fprintf(stderr, "pmfc: bad --threads '%s'\n", argv[i]); return 1; }
-        } else if (!strcmp(a, "--time") && has_value) {
-            if (!parse_u64(argv[++i], &created)) { fprintf(stderr, "pmfc: bad --time '%s'\n", argv[i]); return 1; }
+    const char **wads = NULL;
+    size_t wad_count = 0;
+    double scale = 0;
+    enum { OPT_THREADS = 256, OPT_TIME, OPT_TILE, OPT_GENERATE, OPT_CHUNKS, OPT_SEED, OPT_WAD, OPT_GAME, OPT_SCALE, OPT_VERSION };
+    static const struct option options[] = {
+        { "help", no_argument, NULL, 'h' },       { "version", no_argument, NULL, OPT_VERSION },
+        { "quiet", no_argument, NULL, 'q' },      { "output", required_argument, NULL, 'o' },
+        { "threads", required_argument, NULL, OPT_THREADS }, { "time", required_argument, NULL, OPT_TIME },
+        { "tile", required_argument, NULL, OPT_TILE }, { "generate", required_argument, NULL, OPT_GENERATE },
+        { "chunks", required_argument, NULL, OPT_CHUNKS }, { "seed", required_argument, NULL, OPT_SEED },
+        { "wad", required_argument, NULL, OPT_WAD }, { "game", required_argument, NULL, OPT_GAME },
+        { "scale", required_argument, NULL, OPT_SCALE }, { NULL, 0, NULL, 0 },
+    };
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, ":ho:q", options, NULL)) != -1) {
+        switch (opt) {
+        case 'h': usage(stdout); free(wads); return 0;
+        case OPT_VERSION: puts(PMFC_VERSION); free(wads); return 0;
+        case 'q': quiet = true; break;
+        case 'o': out_path = optarg; break;
+        case OPT_THREADS:
+            if (!parse_u64(optarg, &threads) || threads > 256) { fprintf(stderr, "pmfc: bad --threads '%s'\n", optarg); free(wads); return 1; }
+            break;
+        case OPT_TIME:
+            if (!parse_u64(optarg, &created)) { fprintf(stderr, "pmfc: bad --time '%s'\n", optarg); free(wads); return 1; }
             have_time = true;
-        } else if (!strcmp(a, "--tile") && has_value) {
-            if (!parse_u64(argv[++i], &tile) || !tile || tile > 4096) { fprintf(stderr, "pmfc: bad --tile '%s'\n", argv[i]); return 1; }
-        } else if (!strcmp(a, "--generate") && has_value) gen_name = argv[++i];
-        else if (!strcmp(a, "--chunks") && has_value) chunks_arg = argv[++i];
-        else if (!strcmp(a, "--seed") && has_value) {
-            if (!parse_u64(argv[++i], &seed)) { fprintf(stderr, "pmfc: bad --seed '%s'\n", argv[i]); return 1; }
+            break;
+        case OPT_TILE:
+            if (!parse_u64(optarg, &tile) || !tile || tile > 4096) { fprintf(stderr, "pmfc: bad --tile '%s'\n", optarg); free(wads); return 1; }
+            break;
+        case OPT_GENERATE: gen_name = optarg; break;
+        case OPT_CHUNKS: chunks_arg = optarg; break;
+        case OPT_SEED:
+            if (!parse_u64(optarg, &seed)) { fprintf(stderr, "pmfc: bad --seed '%s'\n", optarg); free(wads); return 1; }
             have_seed = true;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "pmfc: unknown option or missing value: '%s'\n", a);
+            break;
+        case OPT_WAD:
+            wads = xrealloc(wads, (wad_count + 1) * sizeof *wads);
+            wads[wad_count++] = optarg;
+            break;
+        case OPT_GAME: game_dir = optarg; break;
+        case OPT_SCALE: {
+            char *end;
+            scale = strtod(optarg, &end);
+            if (end == optarg || *end || !(scale >= 1e-4 && scale <= 100)) {
+                fprintf(stderr, "pmfc: bad --scale '%s' (metres per unit, 0.0001..100)\n", optarg);
+                free(wads);
+                return 1;
+            }
+            break;
+        }
+        default:
+            fprintf(stderr, "pmfc: unknown option or missing value: '%s'\n", argv[optind - 1]);
             usage(stderr);
+            free(wads);
             return 1;
-        } else if (!source) source = a;
-        else { fprintf(stderr, "pmfc: more than one source: '%s'\n", a); usage(stderr); return 1; }
+        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (source) { fprintf(stderr, "pmfc: more than one source: '%s'\n", argv[i]); usage(stderr); free(wads); return 1; }
+        source = argv[i];
     }
     if (!out_path || (!source && !gen_name) || (source && gen_name)) {
         usage(stderr);
+        free(wads);
         return 1;
     }
     uint32_t gen_chunks[3] = { 0, 0, 0 };
@@ -313,12 +391,16 @@ int main(int argc, char **argv)
             ok = false;
         } else if (id.kind == PMF_KIND_TEXT) {
             ok = parse_file(source, &map);
+        } else if (id.kind == PMF_KIND_RMF) {
+            rmf_import_desc rd = { .wads = wads, .wad_count = wad_count, .game_dir = game_dir, .scale = scale, .quiet = quiet };
+            ok = rmf_import(source, &rd, &map);
         } else {
             fprintf(stderr, "pmfc: %s: %s, not a source map (pmfc compiles its own .pms sources and RMF maps)\n",
                     source, id.kind == PMF_KIND_PMF || id.kind == PMF_KIND_PMF_LEGACY ? "a compiled map" : id.what);
             ok = false;
         }
     }
+    free(wads);
     if (!ok) {
         map_free(&map);
         return 2;
@@ -349,6 +431,61 @@ int main(int argc, char **argv)
     memset(&data, 0, sizeof data);
     data.archive = (pmf_blob){ archive, archive_size };
     pmf_error err;
+    /* every level's grid first: it may move the level (world = source + shift), and the
+     * extensions below give world positions */
+    level_build *layouts = xcalloc(map.level_count + 1, sizeof *layouts);
+    for (size_t li = 0; li < map.level_count; li++) {
+        level_build *lb = &layouts[li];
+        lb->map = &map;
+        lb->def = &map.levels[li];
+        lb->index = (int)li;
+        lb->threads = (int)threads;
+        lb->quiet = quiet;
+        const char *msg = level_layout(lb);
+        if (msg) {
+            fprintf(stderr, "%s:%d: %s\n", label, lb->def->line, msg);
+            free(layouts);
+            free(archive);
+            map_free(&map);
+            return 2;
+        }
+    }
+    pmf_blob extensions[2];
+    uint8_t *lights_blob = NULL;
+    if (!lights_extension(&map, &extensions[data.extension_count], &lights_blob, &err)) {
+        char buf[768];
+        fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, buf, sizeof buf));
+        free(layouts);
+        free(archive);
+        map_free(&map);
+        return 3;
+    }
+    if (lights_blob) data.extension_count++;
+    data.extensions = extensions;
+    /* start cameras (RMF player starts and editor cameras) as the pmfview.cameras extension */
+    uint8_t *cameras_blob = NULL;
+    size_t cameras_size = 0;
+    if (map.camera_count) {
+        size_t n = map.camera_count < PMF_CAMERAS_MAX ? map.camera_count : PMF_CAMERAS_MAX;
+        pmf_camera *cams = xcalloc(n, sizeof *cams);
+        for (size_t i = 0; i < n; i++) {
+            const start_camera *sc = &map.cameras[i];
+            v3 p = v3_add(sc->pos, map.levels[sc->level].shift);
+            cams[i] = (pmf_camera){ sc->name, sc->level, { (float)p.x, (float)p.y, (float)p.z }, (float)sc->yaw, (float)sc->pitch };
+        }
+        bool encoded = pmf_cameras_encode(cams, n, &cameras_blob, &cameras_size, &err);
+        free(cams);
+        if (!encoded) {
+            char buf[768];
+            fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, buf, sizeof buf));
+            free(layouts);
+            free(lights_blob);
+            free(archive);
+            map_free(&map);
+            return 3;
+        }
+        extensions[data.extension_count++] = (pmf_blob){ cameras_blob, cameras_size };
+    }
     pmf_writer *w = pmf_writer_create(&header, &data, &err);
     int status = 0;
     if (!w) status = 3;
@@ -356,19 +493,7 @@ int main(int argc, char **argv)
     level_totals totals = { 0 };
     for (size_t li = 0; !status && li < map.level_count; li++) {
         ps.level = (int)li;
-        level_build lb;
-        memset(&lb, 0, sizeof lb);
-        lb.map = &map;
-        lb.def = &map.levels[li];
-        lb.index = (int)li;
-        lb.threads = (int)threads;
-        lb.quiet = quiet;
-        const char *msg = level_layout(&lb);
-        if (msg) {
-            fprintf(stderr, "%s:%d: %s\n", label, lb.def->line, msg);
-            status = 2;
-            break;
-        }
+        level_build lb = layouts[li];
         if (!level_begin(&lb, w)) {
             status = 3;
             break;
@@ -430,6 +555,9 @@ int main(int argc, char **argv)
     times[STAGE_WRITE] += now() - t;
     pmf_writer_destroy(w);
     free(archive);
+    free(cameras_blob);
+    free(lights_blob);
+    free(layouts);
     if (ps.bar) fputs("\r\033[K", stderr);
     if (!status && totals.dropped) fprintf(stderr, "pmfc: warning: %llu triangles found no room in their cubes and were left out\n", (unsigned long long)totals.dropped);
     if (!status && !quiet) {

@@ -17,6 +17,7 @@ static void bounds_add(v3 *lo, v3 *hi, v3 a, v3 b)
 
 static void level_translate(level_def *def, v3 d)
 {
+    def->shift = v3_add(def->shift, d);
     for (size_t i = 0; i < def->side_count; i++) def->sides[i].pl.d += v3_dot(def->sides[i].pl.n, d);
     /* a projection's value at p + d must equal its value at p */
     for (size_t i = 0; i < def->tex_proj_count; i++) {
@@ -42,7 +43,7 @@ const char *level_layout(level_build *lb)
 {
     level_def *def = lb->def;
     static char msg[256];
-    if (!def->brush_count) {
+    if (!def->brush_count && !def->allow_empty) {
         snprintf(msg, sizeof msg, "level '%s' has no solids", def->name);
         return msg;
     }
@@ -50,6 +51,7 @@ const char *level_layout(level_build *lb)
     for (size_t i = 0; i < def->brush_count; i++) bounds_add(&lo, &hi, def->brushes[i].lo, def->brushes[i].hi);
     for (size_t i = 0; i < def->sky_count; i++)
         if (def->skies[i].has_3d) bounds_add(&lo, &hi, def->skies[i].skybox_point, def->skies[i].skybox_point);
+    if (!def->brush_count) lo = hi = v3_make(0, 0, 0); /* an empty level: one void chunk */
     double ext = fmax(hi.x - lo.x, fmax(hi.y - lo.y, hi.z - lo.z));
     int exp = def->chunk_exp;
     if (exp < 0) {

@@ -189,7 +189,7 @@ const char *texture_procedural(texture_def *tex, const char *kind, uint32_t size
     return NULL;
 }
 
-const char *texture_image(texture_def *tex, const char *path)
+static const char *image_load(texture_def *tex, const char *path, bool any_size)
 {
     static char msg[PMFC_PATH_MAX * 2 + 64];
     int w, h, n;
@@ -198,7 +198,8 @@ const char *texture_image(texture_def *tex, const char *path)
         snprintf(msg, sizeof msg, "cannot load '%s': %s", path, stbi_failure_reason());
         return msg;
     }
-    if (w <= 0 || h <= 0 || w & (w - 1) || h & (h - 1) || w > (1 << PTF_MAX_SIDE_EXP) || h > (1 << PTF_MAX_SIDE_EXP)) {
+    bool pow2 = !(w & (w - 1)) && !(h & (h - 1));
+    if (w <= 0 || h <= 0 || (!any_size && !pow2) || w > (1 << PTF_MAX_SIDE_EXP) || h > (1 << PTF_MAX_SIDE_EXP)) {
         stbi_image_free(px);
         snprintf(msg, sizeof msg, "'%s' is %dx%d; image sides must be powers of two", path, w, h);
         return msg;
@@ -209,6 +210,16 @@ const char *texture_image(texture_def *tex, const char *path)
     memcpy(tex->rgba, px, (size_t)w * h * 4);
     stbi_image_free(px);
     return NULL;
+}
+
+const char *texture_image(texture_def *tex, const char *path)
+{
+    return image_load(tex, path, false);
+}
+
+const char *texture_image_any(texture_def *tex, const char *path)
+{
+    return image_load(tex, path, true);
 }
 
 bool textures_archive(const map_def *map, uint8_t **out, size_t *size)

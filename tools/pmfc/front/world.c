@@ -175,6 +175,7 @@ void map_free(map_def *map)
         free(l->brushes); free(l->sides); free(l->tex_projs); free(l->lights); free(l->skies); free(l->sound_envs);
         free(l->weathers); free(l->gravities); free(l->regions);
     }
+    free(map->cameras);
     free(map->textures); free(map->physics); free(map->sounds); free(map->materials); free(map->levels);
     memset(map, 0, sizeof *map);
 }

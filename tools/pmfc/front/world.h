@@ -164,6 +164,8 @@ typedef struct level_def {
     uint8_t flags;
     float ambient[3];                            /* 0..1 */
     float sky_light[3];                          /* 0..1: light from open sky (bake_desc.sky_light) */
+    v3 shift;                                    /* world = source + shift (level_layout) */
+    bool allow_empty;                            /* no solids is not an error (RMF maps of entities only) */
     double luxel_density;                        /* luxels per metre */
     double vis_cell;                             /* metres; 0 = auto */
     bool no_visibility;                          /* write no visibility data */
@@ -185,6 +187,14 @@ typedef struct level_def {
     int line;
 } level_def;
 
+/* A start camera (the pmfview.cameras extension, conventions §4): world metres, degrees. */
+typedef struct start_camera {
+    char name[PMFC_NAME_MAX];
+    uint8_t level;
+    v3 pos;
+    double yaw, pitch;
+} start_camera;
+
 typedef struct map_def {
     char name[256], description[1024], authors[256];
     int gamemode_count;
@@ -194,6 +204,7 @@ typedef struct map_def {
     sound_def *sounds; size_t sound_count, sound_cap;
     material_def *materials; size_t material_count, material_cap;
     level_def *levels; size_t level_count, level_cap;
+    start_camera *cameras; size_t camera_count, camera_cap;
 } map_def;
 
 /* Grows a dynamic array by one zeroed element and returns it (exits on out of memory). */
@@ -227,12 +238,28 @@ static inline brush_side *brush_sides(const level_def *l, const brush *b) { retu
  * stderr and returns false. */
 bool parse_file(const char *path, map_def *map);
 
+/* ---- the RMF front end (rmf_import.c, docs/rmf.md) ------------------------------------------ */
+
+typedef struct rmf_import_desc {
+    const char *const *wads;                     /* --wad files, searched first, in order */
+    size_t wad_count;
+    const char *game_dir;                        /* --game DIR (NULL: none) */
+    double scale;                                /* metres per Hammer unit; 0 = 0.0254 */
+    bool quiet;
+} rmf_import_desc;
+
+/* Reads a Worldcraft / Hammer RMF into map (after map_init), per conventions §5. On error prints
+ * one "pmfc: FILE: OBJECT, byte N: message" line and returns false. */
+bool rmf_import(const char *path, const rmf_import_desc *desc, map_def *map);
+
 /* ---- textures (texture.c) --------------------------------------------------------------------- */
 
 /* Fills tex->rgba from a procedural recipe. Returns NULL or an error message. */
 const char *texture_procedural(texture_def *tex, const char *kind, uint32_t size,
                                const uint8_t color[3], const uint8_t color2[3], uint32_t seed);
 const char *texture_image(texture_def *tex, const char *path);
+/* The same for an image of any size (callers resample it to powers of two). */
+const char *texture_image_any(texture_def *tex, const char *path);
 /* Encodes every texture as PTF into a PAF archive (textures/NAME.ptf). */
 bool textures_archive(const map_def *map, uint8_t **out, size_t *size);
 

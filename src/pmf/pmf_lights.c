@@ -1,0 +1,133 @@
+/* pmf_lights.c - encoder and decoder of the `pmfview.lights` extension (pmf_lights.h). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "pmf_lights.h"
+#include "pmf_internal.h"
+
+#define BLOCK "extension " PMF_LIGHTS_EXTENSION
+#define LIGHT_FIXED_BYTES (3 + 4 + 6 * 4 + 3 + 5 * 4)  /* everything but the name */
+
+static bool finite_light(const pmf_light_info *l)
+{
+    float v[] = { l->position[0], l->position[1], l->position[2], l->direction[0], l->direction[1], l->direction[2],
+                  l->intensity, l->range, l->cos_inner, l->cos_outer, l->size };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (!isfinite(v[i])) return false;
+    return true;
+}
+
+bool pmf_lights_encode(const pmf_light_info *lights, size_t count, uint8_t **out, size_t *size, pmf_error *err)
+{
+    *out = NULL;
+    *size = 0;
+    if (count > UINT32_MAX) {
+        pmf_error_set(err, "(writer)", BLOCK, 0, "%zu lights do not fit a u32 count", count);
+        return false;
+    }
+    pmf_buf b = { 0 };
+    pmf_put_bytes(&b, PMF_LIGHTS_EXTENSION, sizeof PMF_LIGHTS_EXTENSION);
+    pmf_put_u32(&b, (uint32_t)count);
+    for (size_t i = 0; i < count; i++) {
+        const pmf_light_info *l = &lights[i];
+        if (!finite_light(l)) {
+            pmf_buf_free(&b);
+            pmf_error_set(err, "(writer)", BLOCK, 0, "light %zu has a number that is not finite", i);
+            return false;
+        }
+        pmf_put_u8(&b, l->level);
+        pmf_put_u8(&b, l->kind);
+        pmf_put_u8(&b, l->shape);
+        pmf_put_u32(&b, l->id);
+        pmf_put_f32s(&b, l->position, 3);
+        pmf_put_f32s(&b, l->direction, 3);
+        pmf_put_bytes(&b, l->color, 3);
+        pmf_put_f32(&b, l->intensity);
+        pmf_put_f32(&b, l->range);
+        pmf_put_f32(&b, l->cos_inner);
+        pmf_put_f32(&b, l->cos_outer);
+        pmf_put_f32(&b, l->size);
+        const char *name = l->name ? l->name : "";
+        pmf_put_bytes(&b, name, strlen(name) + 1);
+    }
+    if (b.oom) {
+        pmf_buf_free(&b);
+        pmf_error_set(err, "(writer)", BLOCK, 0, "out of memory");
+        return false;
+    }
+    *out = b.data;
+    *size = b.size;
+    return true;
+}
+
+static bool decode(pmf_cursor *c, const pmf_file *f, pmf_lights *out)
+{
+    pmf_take(c, sizeof PMF_LIGHTS_EXTENSION, "extension name");
+    uint32_t count = pmf_read_u32(c, "light count");
+    if (c->failed || !pmf_cursor_fits(c, count, LIGHT_FIXED_BYTES + 1, "lights"))
+        return false;
+    out->list = calloc(count ? count : 1, sizeof *out->list);
+    if (!out->list)
+        return pmf_cursor_fail_at(c, c->pos, "out of memory for %u lights", count);
+    for (uint32_t i = 0; i < count && !c->failed; i++) {
+        pmf_light_info *l = &out->list[i];
+        size_t at = c->pos;
+        l->level = pmf_read_u8(c, "light level");
+        l->kind = pmf_read_u8(c, "light kind");
+        l->shape = pmf_read_u8(c, "light shape");
+        l->id = pmf_read_u32(c, "light id");
+        pmf_read_f32s(c, l->position, 3, "light position");
+        pmf_read_f32s(c, l->direction, 3, "light direction");
+        const uint8_t *rgb = pmf_take(c, 3, "light colour");
+        if (rgb)
+            memcpy(l->color, rgb, 3);
+        l->intensity = pmf_read_f32(c, "light intensity");
+        l->range = pmf_read_f32(c, "light range");
+        l->cos_inner = pmf_read_f32(c, "light inner cone");
+        l->cos_outer = pmf_read_f32(c, "light outer cone");
+        l->size = pmf_read_f32(c, "light size");
+        if (c->failed)
+            return false;
+        if (l->level >= f->level_count)
+            return pmf_cursor_fail_at(c, at, "light %u is on level %u, the file has %u", i, l->level, f->level_count);
+        if (l->kind > PMF_LIGHT_FAST || l->shape > PMF_LIGHT_SUN)
+            return pmf_cursor_fail_at(c, at + 1, "light %u has kind %u / shape %u (known: 0..2)", i, l->kind, l->shape);
+        if (!finite_light(l))
+            return pmf_cursor_fail_at(c, at + 7, "light %u has a number that is not finite", i);
+        size_t name_at = c->pos;
+        const char *name = (const char *)c->data + c->pos;
+        const char *nul = memchr(name, 0, c->size - c->pos);
+        if (!nul)
+            return pmf_cursor_fail_at(c, name_at, "light %u name: no NUL before the end of the extension", i);
+        pmf_take(c, (size_t)(nul - name) + 1, "light name");
+        l->name = name;
+        out->count = i + 1;
+    }
+    return pmf_cursor_expect_end(c, "the lights");
+}
+
+bool pmf_lights_read(const pmf_file *f, pmf_lights *out, pmf_error *err)
+{
+    out->count = 0;
+    out->list = NULL;
+    for (unsigned i = 0; i < f->extension_count; i++) {
+        const uint8_t *data = f->data + f->extensions[i].offset;
+        size_t size = (size_t)f->extensions[i].size;
+        if (size < sizeof PMF_LIGHTS_EXTENSION || memcmp(data, PMF_LIGHTS_EXTENSION, sizeof PMF_LIGHTS_EXTENSION))
+            continue;
+        pmf_cursor c = pmf_cursor_make(data, size, f->extensions[i].offset, f->name, BLOCK, err);
+        if (!decode(&c, f, out)) {
+            pmf_lights_free(out);
+            return false;
+        }
+        return true;
+    }
+    return true;
+}
+
+void pmf_lights_free(pmf_lights *lights)
+{
+    free(lights->list);
+    lights->list = NULL;
+    lights->count = 0;
+}

@@ -1,0 +1,887 @@
+/* rmf_import.c - the RMF front end: a Worldcraft / Hammer map (read by rmf/rmf.h) becomes pmfc's
+ * world model (conventions §5): brushes with Hammer's texture projection, materials and their
+ * WAD3 textures, lights, the sky and start cameras. docs/rmf.md is the user's side of it. */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "world.h"
+#include "rmf.h"
+#include "wad.h"
+#include "pmf/text_clean.h"
+
+#define RMF_DEFAULT_SCALE 0.0254     /* metres per Hammer unit */
+#define RMF_EYE_HEIGHT 28.0          /* units above a player start's origin */
+#define RMF_STANDIN_SIZE 64
+#define RMF_ANIM_FRAMES 10
+#define RMF_ANIM_ADVANCE_US 100000   /* 10 frames per second */
+
+/* The project's reading of Half-Life light values (docs/rmf.md "Lights"). */
+#define RMF_LIGHT_INTENSITY_PER_BRIGHTNESS (1.0 / 150.0)
+#define RMF_LIGHT_RANGE_UNITS_PER_BRIGHTNESS 3.3
+#define RMF_SUN_INTENSITY_PER_BRIGHTNESS (1.0 / 200.0)
+#define RMF_SKY_LIGHT_SHARE 0.3      /* sky light without _diffuse_light: this share of the sun's */
+#define RMF_AMBIENT 0.03f
+#define RMF_LUXELS_PER_METRE 4.0
+#define RMF_MIN_CUBE 0.0625          /* metres: detailed brushwork needs small cubes to fit */
+
+/* A texture name the map uses, resolved once. */
+typedef struct rmf_texture {
+    char name[64];                   /* upper case, as the material is named */
+    int texture;                     /* index in map->textures */
+    uint32_t width, height;          /* as the WAD has it (UVs divide by these) */
+    int frames[RMF_ANIM_FRAMES];     /* +0NAME..+9NAME: texture indices of the frames found */
+    int frame_count;
+    bool missing;
+} rmf_texture;
+
+typedef struct import_ctx {
+    const char *path;
+    const rmf_import_desc *desc;
+    map_def *map;
+    level_def *level;
+    double s;                        /* metres per unit */
+    const rmf_map *rmf;
+    wad_file **wads; char **wad_names; size_t wad_count;
+    char **missing_wads; size_t missing_wad_count, missing_wad_cap;
+    rmf_texture *textures; size_t texture_count, texture_cap;
+    char **missing_textures; size_t missing_texture_count, missing_texture_cap;
+    uint32_t next_dynamic_id;
+    bool has_sun;
+    uint8_t sun_color[3];
+    bool failed;
+} import_ctx;
+
+/* ---- small helpers --------------------------------------------------------------------- */
+
+static void import_fail(import_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void import_fail(import_ctx *c, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char clean[1024];
+    fprintf(stderr, "pmfc: %s\n", text_clean(msg, clean, sizeof clean));
+    c->failed = true;
+}
+
+/* Hammer units (x, y, z) -> world metres (x, z, -y) (conventions §5). */
+static v3 to_world(const import_ctx *c, const float p[3])
+{
+    return v3_make(p[0] * c->s, p[2] * c->s, -(double)p[1] * c->s);
+}
+
+/* A direction (no scale) from Hammer axes to world axes. */
+static v3 dir_to_world(v3 h)
+{
+    return v3_make(h.x, h.z, -h.y);
+}
+
+static const char *kv_get(const rmf_entity *e, const char *key)
+{
+    for (uint32_t i = 0; i < e->kv_count; i++)
+        if (e->kv[i].key && !strcasecmp(e->kv[i].key, key)) return e->kv[i].value ? e->kv[i].value : "";
+    return NULL;
+}
+
+static double kv_number(const rmf_entity *e, const char *key, double fallback)
+{
+    const char *v = kv_get(e, key);
+    if (!v) return fallback;
+    char *end;
+    double d = strtod(v, &end);
+    return end != v && isfinite(d) ? d : fallback;
+}
+
+/* Up to n numbers from a key ("pitch yaw roll", "R G B BRIGHTNESS"); returns how many parsed. */
+static int kv_numbers(const rmf_entity *e, const char *key, double *out, int n)
+{
+    const char *v = kv_get(e, key);
+    int got = 0;
+    while (v && got < n) {
+        char *end;
+        double d = strtod(v, &end);
+        if (end == v || !isfinite(d)) break;
+        out[got++] = d;
+        v = end;
+    }
+    return got;
+}
+
+static void upper_copy(char *dst, size_t size, const char *src)
+{
+    size_t i = 0;
+    for (; src[i] && i + 1 < size; i++) dst[i] = (char)toupper((unsigned char)src[i]);
+    dst[i] = 0;
+}
+
+static void push_name(char ***list, size_t *count, size_t *cap, const char *name)
+{
+    for (size_t i = 0; i < *count; i++)
+        if (!strcasecmp((*list)[i], name)) return;
+    char **slot = grow((void **)list, count, cap, sizeof **list);
+    *slot = xmalloc(strlen(name) + 1);
+    strcpy(*slot, name);
+}
+
+static void free_names(char **list, size_t count)
+{
+    for (size_t i = 0; i < count; i++) free(list[i]);
+    free(list);
+}
+
+/* ---- what a texture name means (conventions §5) ---------------------------------------- */
+
+static bool is_tool_texture(const char *name)
+{
+    static const char *const tools[] = { "clip", "null", "origin", "aaatrigger", "hint", "skip", "bevel" };
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
+        if (!strcasecmp(name, tools[i])) return true;
+    return false;
+}
+
+static bool is_liquid_texture(const char *name)
+{
+    return name[0] == '!' || !strncasecmp(name, "water", 5);
+}
+
+/* Brush entities that are volumes only: none of their faces is drawn. */
+static bool is_volume_class(const char *cls)
+{
+    static const char *const volumes[] = { "func_ladder", "func_buyzone", "func_bomb_target", "func_hostage_rescue",
+                                           "func_vip_safetyzone", "func_escapezone" };
+    if (!strncasecmp(cls, "trigger_", 8)) return true;
+    for (size_t i = 0; i < sizeof volumes / sizeof volumes[0]; i++)
+        if (!strcasecmp(cls, volumes[i])) return true;
+    return false;
+}
+
+/* ---- WADs and textures ------------------------------------------------------------------ */
+
+static bool file_exists(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f) fclose(f);
+    return f != NULL;
+}
+
+static bool open_wad(import_ctx *c, const char *path, const char *shown)
+{
+    wad_error err;
+    wad_file *w = wad_open(path, &err);
+    if (!w) {
+        char line[1024];
+        import_fail(c, "%s", wad_error_format(&err, path, line, sizeof line));
+        return false;
+    }
+    c->wads = xrealloc(c->wads, (c->wad_count + 1) * sizeof *c->wads);
+    c->wad_names = xrealloc(c->wad_names, (c->wad_count + 1) * sizeof *c->wad_names);
+    c->wads[c->wad_count] = w;
+    c->wad_names[c->wad_count] = xmalloc(strlen(shown) + 1);
+    strcpy(c->wad_names[c->wad_count], shown);
+    c->wad_count++;
+    return true;
+}
+
+/* The worldspawn `wad` key: ';'-separated paths as the editor wrote them (often Windows paths).
+ * Each is tried as written, then by its file name in --game DIR and beside the RMF. */
+static void open_worldspawn_wads(import_ctx *c, const char *list)
+{
+    char *copy = xmalloc(strlen(list) + 1);
+    strcpy(copy, list);
+    char dir[PMFC_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", c->path);
+    char *slash = strrchr(dir, '/');
+    if (slash) slash[1] = 0;
+    else dir[0] = 0;
+    for (char *save = NULL, *item = strtok_r(copy, ";", &save); item && !c->failed; item = strtok_r(NULL, ";", &save)) {
+        while (*item == ' ') item++;
+        size_t len = strlen(item);
+        while (len && item[len - 1] == ' ') item[--len] = 0;
+        if (!len) continue;
+        for (char *p = item; *p; p++)
+            if (*p == '\\') *p = '/';
+        const char *base = strrchr(item, '/') ? strrchr(item, '/') + 1 : item;
+        char candidates[3][PMFC_PATH_MAX * 2];
+        int n = 0;
+        snprintf(candidates[n++], sizeof candidates[0], "%s", item);
+        if (c->desc->game_dir) snprintf(candidates[n++], sizeof candidates[0], "%s/%s", c->desc->game_dir, base);
+        snprintf(candidates[n++], sizeof candidates[0], "%s%s", dir, base);
+        bool found = false;
+        for (int k = 0; k < n && !found && !c->failed; k++)
+            if (file_exists(candidates[k])) found = open_wad(c, candidates[k], candidates[k]);
+        if (!found && !c->failed) push_name(&c->missing_wads, &c->missing_wad_count, &c->missing_wad_cap, base);
+    }
+    free(copy);
+}
+
+/* A resource-safe file name for a texture: lower case, anything but [a-z0-9_-] as _XX. */
+static void texture_file_name(const char *name, char *out, size_t size)
+{
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)name; *p && o + 4 < size; p++) {
+        if (isalnum(*p) || *p == '_' || *p == '-') out[o++] = (char)tolower(*p);
+        else o += (size_t)snprintf(out + o, size - o, "_%02x", *p);
+    }
+    out[o] = 0;
+}
+
+static uint32_t next_pow2(uint32_t v)
+{
+    uint32_t p = 1;
+    while (p < v) p <<= 1;
+    return p;
+}
+
+/* Adds a texture to the map: power-of-two sides as PTF wants, by nearest-neighbour resampling of
+ * any other size (each source texel keeps a block of whole texels, so the look is kept). */
+static int add_map_texture(import_ctx *c, const char *name, uint32_t w, uint32_t h, const uint8_t *rgba)
+{
+    texture_def *t = PUSH(c->map->textures, c->map->texture_count, c->map->texture_cap);
+    texture_file_name(name, t->name, sizeof t->name);
+    t->width = next_pow2(w);
+    t->height = next_pow2(h);
+    t->rgba = xmalloc((size_t)t->width * t->height * 4);
+    for (uint32_t y = 0; y < t->height; y++)
+        for (uint32_t x = 0; x < t->width; x++) {
+            uint32_t sx = (uint32_t)((uint64_t)x * w / t->width), sy = (uint32_t)((uint64_t)y * h / t->height);
+            memcpy(t->rgba + ((size_t)y * t->width + x) * 4, rgba + ((size_t)sy * w + sx) * 4, 4);
+        }
+    return (int)(c->map->texture_count - 1);
+}
+
+/* A checker in a colour derived from the name, for a texture found in no WAD. */
+static int add_standin(import_ctx *c, const char *name)
+{
+    uint32_t hash = 2166136261u;
+    for (const char *p = name; *p; p++) hash = (hash ^ (uint8_t)toupper((unsigned char)*p)) * 16777619u;
+    uint8_t a[3] = { (uint8_t)(96 + (hash & 127)), (uint8_t)(96 + ((hash >> 8) & 127)), (uint8_t)(96 + ((hash >> 16) & 127)) };
+    uint8_t *rgba = xmalloc(RMF_STANDIN_SIZE * RMF_STANDIN_SIZE * 4);
+    for (int y = 0; y < RMF_STANDIN_SIZE; y++)
+        for (int x = 0; x < RMF_STANDIN_SIZE; x++) {
+            bool dark = ((x / 16) + (y / 16)) & 1;
+            uint8_t *px = rgba + ((size_t)y * RMF_STANDIN_SIZE + x) * 4;
+            for (int k = 0; k < 3; k++) px[k] = dark ? (uint8_t)(a[k] / 2) : a[k];
+            px[3] = 255;
+        }
+    int i = add_map_texture(c, name, RMF_STANDIN_SIZE, RMF_STANDIN_SIZE, rgba);
+    free(rgba);
+    return i;
+}
+
+/* Loads `name` from the first WAD that has it: 1 loaded, 0 in none, -1 a damaged WAD. */
+static int load_wad_texture(import_ctx *c, const char *name, wad_texture *out)
+{
+    for (size_t i = 0; i < c->wad_count; i++) {
+        wad_error err;
+        int r = wad_load_texture(c->wads[i], name, out, &err);
+        if (r < 0) {
+            char line[1024];
+            import_fail(c, "%s", wad_error_format(&err, c->wad_names[i], line, sizeof line));
+            return -1;
+        }
+        if (r > 0) return 1;
+    }
+    return 0;
+}
+
+/* The texture a face names, loaded on first use. "+NNAME" animation frames all resolve to their
+ * animation, "+0NAME" (conventions §5). Returns an index in c->textures, or -1 on failure. */
+static int use_texture(import_ctx *c, const char *raw)
+{
+    char name[64];
+    upper_copy(name, sizeof name, raw);
+    if (name[0] == '+' && name[1] >= '0' && name[1] <= '9' && name[2]) name[1] = '0';
+    for (size_t i = 0; i < c->texture_count; i++)
+        if (!strcmp(c->textures[i].name, name)) return (int)i;
+    rmf_texture *t = PUSH(c->textures, c->texture_count, c->texture_cap);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    wad_texture wt;
+    int r = load_wad_texture(c, name, &wt);
+    if (r < 0) return -1;
+    if (r == 0) {
+        t->missing = true;
+        t->width = t->height = RMF_STANDIN_SIZE;
+        t->texture = add_standin(c, name);
+        push_name(&c->missing_textures, &c->missing_texture_count, &c->missing_texture_cap, name);
+        return (int)(c->texture_count - 1);
+    }
+    t->width = wt.width;
+    t->height = wt.height;
+    t->texture = add_map_texture(c, name, wt.width, wt.height, wt.rgba);
+    wad_texture_free(&wt);
+    if (name[0] == '+' && name[1] == '0') {
+        /* the animation's frames: +0NAME, +1NAME, ... for as long as they are found */
+        t->frames[t->frame_count++] = t->texture;
+        for (int k = 1; k < RMF_ANIM_FRAMES; k++) {
+            char frame[64];
+            snprintf(frame, sizeof frame, "%s", name);
+            frame[1] = (char)('0' + k);
+            r = load_wad_texture(c, frame, &wt);
+            if (r < 0) return -1;
+            if (r == 0) break;
+            /* frames draw with the first frame's UVs: keep its size */
+            t->frames[t->frame_count++] = add_map_texture(c, frame, wt.width, wt.height, wt.rgba);
+            wad_texture_free(&wt);
+        }
+        t = &c->textures[c->texture_count - 1];
+    }
+    return (int)(c->texture_count - 1);
+}
+
+/* ---- materials ------------------------------------------------------------------------- */
+
+/* How a brush entity draws its faces (Half-Life render modes). */
+typedef struct render_look {
+    int mode;                        /* 0 normal, 2 texture, 4 solid, 5 additive; others draw normal */
+    int amount;                      /* renderamt 0..255 */
+    bool liquid;                     /* func_water */
+} render_look;
+
+static render_look entity_look(const rmf_entity *e)
+{
+    render_look look = { 0, 255, false };
+    if (!e) return look;
+    int mode = (int)kv_number(e, "rendermode", 0);
+    if (mode == 2 || mode == 4 || mode == 5) {
+        look.mode = mode;
+        double amt = kv_number(e, "renderamt", 255);
+        look.amount = amt < 0 ? 0 : amt > 255 ? 255 : (int)amt;
+    }
+    look.liquid = e->classname && !strcasecmp(e->classname, "func_water");
+    return look;
+}
+
+static int material_for(import_ctx *c, int tex, render_look look)
+{
+    const rmf_texture *t = &c->textures[tex];
+    bool liquid = look.liquid || is_liquid_texture(t->name);
+    bool alpha_test = t->name[0] == '{';
+    char name[PMFC_NAME_MAX + 32];
+    if (look.mode) snprintf(name, sizeof name, "%s#m%d,a%d", t->name, look.mode, look.amount);
+    else snprintf(name, sizeof name, "%s", t->name);
+    if (liquid && !is_liquid_texture(t->name)) snprintf(name + strlen(name), sizeof name - strlen(name), "#liquid");
+    int found = map_find_material(c->map, name);
+    if (found >= 0) return found;
+    material_def *m = PUSH(c->map->materials, c->map->material_count, c->map->material_cap);
+    snprintf(m->name, sizeof m->name, "%s", name);
+    memset(m->color, 255, 3);
+    m->alpha = 255;
+    m->shading = 255;
+    m->tex_scale = 1;
+    snprintf(m->texture, sizeof m->texture, "map:textures/%s", c->map->textures[t->texture].name);
+    for (int k = 1; k < t->frame_count && k <= PMFC_MAX_FRAMES; k++)
+        snprintf(m->frames[m->frame_count++], sizeof m->frames[0], "map:textures/%s", c->map->textures[t->frames[k]].name);
+    if (m->frame_count) m->advance_us = RMF_ANIM_ADVANCE_US;
+    /* '{' textures' holes: the transparent palette colour has texel alpha 0, and a transparent
+     * material's alpha is multiplied by the texel's (conventions §3) */
+    if (alpha_test) m->flags |= PMF_MATERIAL_TRANSPARENT;
+    if (look.mode == 2 || look.mode == 4) {
+        m->flags |= PMF_MATERIAL_TRANSPARENT;
+        m->alpha = (uint8_t)look.amount;
+    } else if (look.mode == 5) {
+        m->render_mode = PMF_RENDMODE_ADD;
+        m->alpha = (uint8_t)look.amount;
+    }
+    if (liquid) m->flags |= PMF_MATERIAL_LIQUID;
+    return (int)(c->map->material_count - 1);
+}
+
+/* ---- brushes ----------------------------------------------------------------------------- */
+
+/* Quake's texture axes for a plane (TextureAxisFromPlane), rotated by `angle` degrees: what
+ * editors before RMF 2.2 use, as they store no axes. */
+static void quake_axes(v3 n, double angle, v3 *u, v3 *v)
+{
+    static const double base[6][3][3] = {
+        { { 0, 0, 1 }, { 1, 0, 0 }, { 0, -1, 0 } },  /* floor */
+        { { 0, 0, -1 }, { 1, 0, 0 }, { 0, -1, 0 } }, /* ceiling */
+        { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, -1 } },  /* west wall */
+        { { -1, 0, 0 }, { 0, 1, 0 }, { 0, 0, -1 } }, /* east wall */
+        { { 0, 1, 0 }, { 1, 0, 0 }, { 0, 0, -1 } },  /* south wall */
+        { { 0, -1, 0 }, { 1, 0, 0 }, { 0, 0, -1 } }, /* north wall */
+    };
+    int best = 0;
+    double best_dot = 0;
+    for (int i = 0; i < 6; i++) {
+        double d = n.x * base[i][0][0] + n.y * base[i][0][1] + n.z * base[i][0][2];
+        if (d > best_dot) { best_dot = d; best = i; }
+    }
+    double vecs[2][3];
+    memcpy(vecs[0], base[best][1], sizeof vecs[0]);
+    memcpy(vecs[1], base[best][2], sizeof vecs[1]);
+    double s, c;
+    if (angle == 0) { s = 0; c = 1; }
+    else if (angle == 90) { s = 1; c = 0; }
+    else if (angle == 180) { s = 0; c = -1; }
+    else if (angle == 270) { s = -1; c = 0; }
+    else { s = sin(angle * M_PI / 180); c = cos(angle * M_PI / 180); }
+    int sv = vecs[0][0] ? 0 : vecs[0][1] ? 1 : 2;
+    int tv = vecs[1][0] ? 0 : vecs[1][1] ? 1 : 2;
+    for (int i = 0; i < 2; i++) {
+        double ns = c * vecs[i][sv] - s * vecs[i][tv];
+        double nt = s * vecs[i][sv] + c * vecs[i][tv];
+        vecs[i][sv] = ns;
+        vecs[i][tv] = nt;
+    }
+    *u = v3_make(vecs[0][0], vecs[0][1], vecs[0][2]);
+    *v = v3_make(vecs[1][0], vecs[1][1], vecs[1][2]);
+}
+
+/* Hammer's projection, u = (p . U / scale_u + shift_u) / width with p in units, written for p in
+ * world metres: p_units . U = p_world . (U.x, U.z, -U.y) / s. */
+static tex_proj hammer_projection(const import_ctx *c, const rmf_face *f, v3 hammer_normal, const rmf_texture *t)
+{
+    v3 u, v;
+    if (f->has_axes) {
+        u = v3_make(f->u_axis[0], f->u_axis[1], f->u_axis[2]);
+        v = v3_make(f->v_axis[0], f->v_axis[1], f->v_axis[2]);
+    } else {
+        quake_axes(hammer_normal, f->rotation, &u, &v);
+    }
+    double su = f->scale[0] != 0 && isfinite(f->scale[0]) ? f->scale[0] : 1;
+    double sv = f->scale[1] != 0 && isfinite(f->scale[1]) ? f->scale[1] : 1;
+    tex_proj tp;
+    tp.u = v3_scale(dir_to_world(u), 1.0 / (c->s * su * t->width));
+    tp.v = v3_scale(dir_to_world(v), 1.0 / (c->s * sv * t->height));
+    tp.ou = f->shift[0] / t->width;
+    tp.ov = f->shift[1] / t->height;
+    return tp;
+}
+
+/* One solid: a brush whose sides are its faces' planes, outward. */
+static void import_solid(import_ctx *c, const rmf_object *o, const rmf_entity *owner)
+{
+    if (!o->face_count) return;
+    render_look look = entity_look(owner);
+    /* the centre of its vertices is inside the convex solid: planes are turned to face away */
+    v3 centre = v3_make(0, 0, 0);
+    size_t nv = 0;
+    for (uint32_t i = 0; i < o->face_count; i++)
+        for (uint32_t k = 0; k < o->faces[i].vertex_count; k++, nv++)
+            centre = v3_add(centre, v3_make(o->faces[i].vertices[k][0], o->faces[i].vertices[k][1], o->faces[i].vertices[k][2]));
+    if (!nv) return;
+    centre = v3_scale(centre, 1.0 / (double)nv);
+    level_def *l = c->level;
+    brush *b = brush_begin(l, BRUSH_CONVEX);
+    uint32_t brush_index = (uint32_t)(l->brush_count - 1);
+    bool drawn = false, sky = false;
+    for (uint32_t i = 0; i < o->face_count && !c->failed; i++) {
+        const rmf_face *f = &o->faces[i];
+        v3 p0 = v3_make(f->plane[0][0], f->plane[0][1], f->plane[0][2]);
+        v3 p1 = v3_make(f->plane[1][0], f->plane[1][1], f->plane[1][2]);
+        v3 p2 = v3_make(f->plane[2][0], f->plane[2][1], f->plane[2][2]);
+        v3 n = v3_cross(v3_sub(p2, p0), v3_sub(p1, p0));
+        double len = sqrt(v3_dot(n, n));
+        if (!(len > 1e-9) || !isfinite(len)) {
+            /* a degenerate plane: fall back to the face's polygon */
+            if (f->vertex_count < 3) continue;
+            p0 = v3_make(f->vertices[0][0], f->vertices[0][1], f->vertices[0][2]);
+            n = v3_make(0, 0, 0);
+            for (uint32_t k = 1; k + 1 < f->vertex_count; k++) {
+                v3 a = v3_sub(v3_make(f->vertices[k][0], f->vertices[k][1], f->vertices[k][2]), p0);
+                v3 bb = v3_sub(v3_make(f->vertices[k + 1][0], f->vertices[k + 1][1], f->vertices[k + 1][2]), p0);
+                n = v3_add(n, v3_cross(a, bb));
+            }
+            len = sqrt(v3_dot(n, n));
+            if (!(len > 1e-9) || !isfinite(len)) continue;
+        }
+        n = v3_scale(n, 1.0 / len);
+        if (v3_dot(n, centre) > v3_dot(n, p0)) n = v3_scale(n, -1);
+        int material = BRUSH_SIDE_NODRAW, tex = -1;
+        if (!strcasecmp(f->texture, "sky")) {
+            material = BRUSH_SIDE_SKY;
+            sky = true;
+        } else if (!is_tool_texture(f->texture) && !is_volume_class(owner && owner->classname ? owner->classname : "")) {
+            int t = use_texture(c, f->texture);
+            if (t < 0) return;
+            material = material_for(c, t, look);
+            tex_proj *tp = PUSH(l->tex_projs, l->tex_proj_count, l->tex_proj_cap);
+            *tp = hammer_projection(c, f, n, &c->textures[t]);
+            tex = (int)(l->tex_proj_count - 1);
+            drawn = true;
+        }
+        v3 wn = dir_to_world(n);
+        v3 wp = to_world(c, (const float[3]){ (float)p0.x, (float)p0.y, (float)p0.z });
+        brush_add_side(l, &l->brushes[brush_index], (plane){ wn, v3_dot(wn, wp) }, material, tex);
+    }
+    b = &l->brushes[brush_index];
+    b->line = (int)o->index;
+    if (!drawn && !sky) {
+        /* clip, trigger, hint...: nothing drawn, and it hides nothing */
+        l->side_count = b->first_side;
+        l->brush_count--;
+        return;
+    }
+    /* world brushes are solid; brush entities are separate models in Half-Life: they hide no
+     * world face (a door keeps the frame's faces) */
+    b->opaque = !owner;
+    for (uint32_t i = 0; i < b->side_count && b->opaque; i++) {
+        int m = brush_sides(l, b)[i].material;
+        if (m >= 0 && !material_opaque(&c->map->materials[m])) b->opaque = false;
+    }
+    brush_finish(l, b);
+}
+
+/* ---- point entities ------------------------------------------------------------------------ */
+
+/* The direction an entity points, read as Half-Life does: yaw from `angle` (else `angles`' yaw),
+ * -1 straight up, -2 straight down; pitch from `pitch` when non-zero, else `angles`' pitch. */
+static v3 entity_direction(const rmf_entity *e)
+{
+    double angles[3] = { 0, 0, 0 };
+    kv_numbers(e, "angles", angles, 3);
+    double yaw = kv_number(e, "angle", 0);
+    if (yaw == -1) return v3_make(0, 0, 1);
+    if (yaw == -2) return v3_make(0, 0, -1);
+    if (yaw == 0) yaw = angles[1];
+    double pitch = kv_number(e, "pitch", 0);
+    if (pitch == 0) pitch = angles[0];
+    double y = yaw * M_PI / 180, p = pitch * M_PI / 180;
+    return v3_make(cos(y) * cos(p), sin(y) * cos(p), sin(p));
+}
+
+/* `_light`: "R G B BRIGHTNESS" (colour 0..255 scaled by brightness / 255), "R G B" (each an
+ * intensity of its own) or "V" (grey), as hlrad reads it. Colour normalised to its brightest
+ * channel; *brightness = that channel's value. */
+static void entity_light_value(const rmf_entity *e, const char *key, double fallback, uint8_t color[3], double *brightness)
+{
+    double v[4];
+    int n = kv_numbers(e, key, v, 4);
+    double rgb[3] = { fallback, fallback, fallback };
+    if (n == 1) rgb[0] = rgb[1] = rgb[2] = v[0];
+    else if (n == 3) { rgb[0] = v[0]; rgb[1] = v[1]; rgb[2] = v[2]; }
+    else if (n == 4) for (int k = 0; k < 3; k++) rgb[k] = v[k] / 255.0 * v[3];
+    double top = fmax(rgb[0], fmax(rgb[1], rgb[2]));
+    if (!(top > 0)) {
+        memset(color, 0, 3);
+        *brightness = 0;
+        return;
+    }
+    for (int k = 0; k < 3; k++) color[k] = (uint8_t)lround(fmax(0, rgb[k]) / top * 255);
+    *brightness = top;
+}
+
+static void import_light(import_ctx *c, const rmf_entity *e, bool spot)
+{
+    uint8_t color[3];
+    double brightness;
+    entity_light_value(e, "_light", 200, color, &brightness);
+    if (!(brightness > 0)) return;
+    light_def *l = PUSH(c->level->lights, c->level->light_count, c->level->light_cap);
+    l->shape = spot ? BAKE_SHAPE_SPOT : BAKE_SHAPE_POINT;
+    l->pos = to_world(c, e->origin);
+    memcpy(l->color, color, 3);
+    l->brightness = (float)(brightness * RMF_LIGHT_INTENSITY_PER_BRIGHTNESS);
+    l->range = (float)(brightness * RMF_LIGHT_RANGE_UNITS_PER_BRIGHTNESS * c->s);
+    l->enabled = true;
+    if (spot) {
+        l->direction = dir_to_world(entity_direction(e));
+        double inner = kv_number(e, "_cone", 30), outer = kv_number(e, "_cone2", 45);
+        inner = fmin(fmax(inner, 0), 90);
+        outer = fmin(fmax(outer, inner), 90);
+        l->cos_inner = (float)cos(inner * M_PI / 180);
+        l->cos_outer = (float)cos(outer * M_PI / 180);
+        if (l->cos_outer >= l->cos_inner) l->cos_outer = l->cos_inner - 1e-4f;
+    }
+    const char *target = kv_get(e, "targetname");
+    if (target && *target) {
+        /* switchable in Half-Life: a dynamic light the viewer can toggle; starts off when flag 1 */
+        l->kind = BAKE_LIGHT_DYNAMIC;
+        l->id = ++c->next_dynamic_id;
+        l->enabled = !(e->spawnflags & 1);
+        snprintf(l->name, sizeof l->name, "%s", target);
+    } else {
+        l->kind = BAKE_LIGHT_STATIC;
+    }
+}
+
+static void import_sun(import_ctx *c, const rmf_entity *e)
+{
+    uint8_t color[3];
+    double brightness;
+    entity_light_value(e, "_light", 200, color, &brightness);
+    light_def *l = PUSH(c->level->lights, c->level->light_count, c->level->light_cap);
+    l->kind = BAKE_LIGHT_STATIC;
+    l->shape = BAKE_SHAPE_SUN;
+    l->direction = dir_to_world(entity_direction(e));
+    memcpy(l->color, color, 3);
+    l->brightness = (float)(brightness * RMF_SUN_INTENSITY_PER_BRIGHTNESS);
+    l->enabled = true;
+    /* sky light: _diffuse_light when set, else a share of the sun's */
+    uint8_t sky[3];
+    double sky_brightness;
+    if (kv_get(e, "_diffuse_light")) {
+        entity_light_value(e, "_diffuse_light", 0, sky, &sky_brightness);
+        sky_brightness *= RMF_SUN_INTENSITY_PER_BRIGHTNESS;
+    } else {
+        memcpy(sky, color, 3);
+        sky_brightness = l->brightness * RMF_SKY_LIGHT_SHARE;
+    }
+    for (int k = 0; k < 3; k++) c->level->sky_light[k] = (float)(sky[k] / 255.0 * sky_brightness);
+    c->has_sun = true;
+    memcpy(c->sun_color, color, 3);
+}
+
+static void add_camera(import_ctx *c, const char *name, v3 pos, double yaw, double pitch)
+{
+    start_camera *cam = PUSH(c->map->cameras, c->map->camera_count, c->map->camera_cap);
+    snprintf(cam->name, sizeof cam->name, "%s", name);
+    cam->level = 0;
+    cam->pos = pos;
+    cam->yaw = yaw;
+    cam->pitch = pitch;
+}
+
+static void import_player_starts(import_ctx *c, const char *cls, const rmf_object *const *ents, size_t count)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        const rmf_entity *e = &ents[i]->entity;
+        if (!e->classname || strcasecmp(e->classname, cls)) continue;
+        double angles[3] = { 0, 0, 0 };
+        kv_numbers(e, "angles", angles, 3);
+        double yaw = kv_get(e, "angle") ? kv_number(e, "angle", 0) : angles[1];
+        float eye[3] = { e->origin[0], e->origin[1], (float)(e->origin[2] + RMF_EYE_HEIGHT) };
+        char name[PMFC_NAME_MAX];
+        const char *target = kv_get(e, "targetname");
+        if (target && *target) snprintf(name, sizeof name, "%s", target);
+        else snprintf(name, sizeof name, "%s %u", cls, ++n);
+        add_camera(c, name, to_world(c, eye), remainder(yaw - 90, 360), 0);
+    }
+}
+
+/* ---- the object tree ------------------------------------------------------------------------ */
+
+static bool object_hidden(const import_ctx *c, const rmf_object *o)
+{
+    for (uint32_t i = 0; i < o->visgroup_count; i++)
+        for (uint32_t k = 0; k < c->rmf->visgroup_count; k++)
+            if (c->rmf->visgroups[k].id == o->visgroups[i] && !c->rmf->visgroups[k].visible) return true;
+    return false;
+}
+
+typedef struct walk_item { const rmf_object *o; const rmf_entity *owner; } walk_item;
+
+/* Every visible solid into brushes (iteratively: groups nest hundreds deep); point entities
+ * collected in file order. */
+static void walk_objects(import_ctx *c, const rmf_object ***points, size_t *point_count)
+{
+    walk_item *stack = NULL;
+    size_t sp = 0, cap = 0;
+    size_t pcap = 0;
+    *(walk_item *)grow((void **)&stack, &sp, &cap, sizeof *stack) = (walk_item){ &c->rmf->world, NULL };
+    while (sp && !c->failed) {
+        walk_item it = stack[--sp];
+        const rmf_object *o = it.o;
+        if (o->kind != RMF_WORLD && object_hidden(c, o)) continue;
+        if (o->kind == RMF_SOLID) {
+            import_solid(c, o, it.owner);
+            continue;
+        }
+        const rmf_entity *owner = it.owner;
+        if (o->kind == RMF_ENTITY) {
+            if (!o->child_count) {
+                *(const rmf_object **)grow((void **)points, point_count, &pcap, sizeof **points) = o;
+                continue;
+            }
+            owner = &o->entity;
+        }
+        /* children pushed last-first so they come off the stack in file order */
+        for (uint32_t i = o->child_count; i-- > 0;)
+            *(walk_item *)grow((void **)&stack, &sp, &cap, sizeof *stack) = (walk_item){ &o->children[i], owner };
+    }
+    free(stack);
+}
+
+/* ---- sky --------------------------------------------------------------------------------- */
+
+/* The six skybox materials: NAME{rt,up,ft,lf,dn,bk} from --game DIR/gfx/env/ for PMF's +X, +Y,
+ * +Z, -X, -Y, -Z (Hammer x, z, -y: Quake's rt is +X, bk +Y, up +Z), else a generated sky tinted
+ * like the sun. */
+static void import_sky(import_ctx *c, const char *skyname)
+{
+    static const char *const suffix[PMF_FACE_COUNT] = { "rt", "up", "ft", "lf", "dn", "bk" };
+    sky_def *s = PUSH(c->level->skies, c->level->sky_count, c->level->sky_cap);
+    snprintf(s->name, sizeof s->name, "sky");
+    snprintf(c->level->default_sky, sizeof c->level->default_sky, "sky");
+    s->cloud_top = s->cloud_bottom = -1;
+    int textures[PMF_FACE_COUNT];
+    bool found = c->desc->game_dir != NULL;
+    for (int f = 0; f < PMF_FACE_COUNT && found; f++) {
+        static const char *const ext[] = { "tga", "bmp", "TGA", "BMP" };
+        bool got = false;
+        for (size_t e = 0; e < sizeof ext / sizeof ext[0] && !got; e++) {
+            char path[PMFC_PATH_MAX * 2];
+            snprintf(path, sizeof path, "%s/gfx/env/%s%s.%s", c->desc->game_dir, skyname, suffix[f], ext[e]);
+            if (!file_exists(path)) continue;
+            texture_def tmp = { 0 };
+            const char *msg = texture_image_any(&tmp, path);
+            if (msg) {
+                fprintf(stderr, "pmfc: warning: sky image %s: %s\n", path, msg);
+                break;
+            }
+            char name[64];
+            snprintf(name, sizeof name, "sky_%s%s", skyname, suffix[f]);
+            textures[f] = add_map_texture(c, name, tmp.width, tmp.height, tmp.rgba);
+            free(tmp.rgba);
+            got = true;
+        }
+        found = got;
+    }
+    if (!found) {
+        /* generated: the sun's tint over a blue sky, lighter toward the horizon */
+        uint8_t tint[3] = { 255, 244, 224 };
+        if (c->has_sun) memcpy(tint, c->sun_color, 3);
+        uint8_t top[3], horizon[3];
+        static const uint8_t blue[3] = { 70, 120, 200 }, haze[3] = { 190, 210, 230 };
+        for (int k = 0; k < 3; k++) {
+            top[k] = (uint8_t)(blue[k] * (128 + tint[k] / 2) / 255);
+            horizon[k] = (uint8_t)(haze[k] * (128 + tint[k] / 2) / 255);
+        }
+        texture_def side = { 0 }, up = { 0 }, down = { 0 };
+        texture_procedural(&side, "sky", 64, top, horizon, 1);
+        texture_procedural(&up, "sky", 64, top, top, 1);
+        texture_procedural(&down, "sky", 64, horizon, horizon, 1);
+        int ts = add_map_texture(c, "sky_generated_side", side.width, side.height, side.rgba);
+        int tu = add_map_texture(c, "sky_generated_up", up.width, up.height, up.rgba);
+        int td = add_map_texture(c, "sky_generated_down", down.width, down.height, down.rgba);
+        free(side.rgba); free(up.rgba); free(down.rgba);
+        for (int f = 0; f < PMF_FACE_COUNT; f++) textures[f] = f == PMF_FACE_POS_Y ? tu : f == PMF_FACE_NEG_Y ? td : ts;
+    }
+    for (int f = 0; f < PMF_FACE_COUNT; f++) {
+        char name[PMFC_NAME_MAX];
+        snprintf(name, sizeof name, "#SKY%d", f);
+        material_def *m = PUSH(c->map->materials, c->map->material_count, c->map->material_cap);
+        snprintf(m->name, sizeof m->name, "%s", name);
+        memset(m->color, 255, 3);
+        m->alpha = 255;
+        m->tex_scale = 1;
+        snprintf(m->texture, sizeof m->texture, "map:textures/%s", c->map->textures[textures[f]].name);
+        s->skybox[f] = (int)(c->map->material_count - 1);
+    }
+}
+
+/* ---- the whole map ------------------------------------------------------------------------ */
+
+static void name_from_path(const char *path, char *out, size_t size)
+{
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    snprintf(out, size, "%s", base);
+    char *dot = strrchr(out, '.');
+    if (dot && dot != out) *dot = 0;
+    char clean[512];
+    snprintf(out, size, "%s", text_clean(out, clean, sizeof clean));
+}
+
+static void overview_camera(import_ctx *c)
+{
+    const level_def *l = c->level;
+    v3 lo = v3_make(1e30, 1e30, 1e30), hi = v3_make(-1e30, -1e30, -1e30);
+    for (size_t i = 0; i < l->brush_count; i++)
+        for (int a = 0; a < 3; a++) {
+            lo.e[a] = fmin(lo.e[a], l->brushes[i].lo.e[a]);
+            hi.e[a] = fmax(hi.e[a], l->brushes[i].hi.e[a]);
+        }
+    if (!l->brush_count) lo = hi = v3_make(0, 0, 0);
+    v3 centre = v3_scale(v3_add(lo, hi), 0.5), size = v3_sub(hi, lo);
+    double r = fmax(1, sqrt(v3_dot(size, size)) * 0.6);
+    /* from the +X +Z corner, above, looking down at the centre */
+    v3 eye = v3_add(centre, v3_make(r * 0.6, r * 0.5, r * 0.6));
+    v3 d = v3_normalize(v3_sub(centre, eye));
+    add_camera(c, "overview", eye, atan2(-d.x, -d.z) * 180 / M_PI, asin(d.y) * 180 / M_PI);
+}
+
+bool rmf_import(const char *path, const rmf_import_desc *desc, map_def *map)
+{
+    rmf_map rmf;
+    rmf_error rerr;
+    if (!rmf_read_file(path, &rmf, &rerr)) {
+        char line[1024];
+        fprintf(stderr, "pmfc: %s\n", rmf_error_format(&rerr, path, line, sizeof line));
+        return false;
+    }
+    import_ctx c = { .path = path, .desc = desc, .map = map, .rmf = &rmf };
+    c.s = desc->scale > 0 ? desc->scale : RMF_DEFAULT_SCALE;
+    name_from_path(path, map->name, sizeof map->name);
+    snprintf(map->description, sizeof map->description, "Compiled from a Worldcraft/Hammer RMF %.1f map", (double)rmf.version);
+    level_def *l = PUSH(map->levels, map->level_count, map->level_cap);
+    c.level = l;
+    snprintf(l->name, sizeof l->name, "world");
+    l->chunk_exp = -1;
+    l->luxel_density = RMF_LUXELS_PER_METRE;
+    l->ambient[0] = l->ambient[1] = l->ambient[2] = RMF_AMBIENT;
+    l->min_cube = RMF_MIN_CUBE;
+    l->allow_empty = true;
+
+    for (size_t i = 0; i < desc->wad_count && !c.failed; i++) {
+        if (!file_exists(desc->wads[i])) import_fail(&c, "--wad %s: no such file", desc->wads[i]);
+        else open_wad(&c, desc->wads[i], desc->wads[i]);
+    }
+    const char *wad_key = kv_get(&rmf.world.entity, "wad");
+    if (wad_key && !c.failed) open_worldspawn_wads(&c, wad_key);
+
+    const rmf_object **points = NULL;
+    size_t point_count = 0;
+    if (!c.failed) walk_objects(&c, &points, &point_count);
+    for (size_t i = 0; i < point_count && !c.failed; i++) {
+        const rmf_entity *e = &points[i]->entity;
+        const char *cls = e->classname ? e->classname : "";
+        if (!strcasecmp(cls, "light")) import_light(&c, e, false);
+        else if (!strcasecmp(cls, "light_spot")) import_light(&c, e, true);
+        else if (!strcasecmp(cls, "light_environment")) import_sun(&c, e);
+    }
+    if (!c.failed) {
+        import_player_starts(&c, "info_player_start", points, point_count);
+        import_player_starts(&c, "info_player_deathmatch", points, point_count);
+        for (uint32_t i = 0; i < rmf.camera_count; i++) {
+            v3 eye = to_world(&c, rmf.cameras[i].eye), look = to_world(&c, rmf.cameras[i].look);
+            v3 d = v3_sub(look, eye);
+            double len = sqrt(v3_dot(d, d));
+            char name[32];
+            snprintf(name, sizeof name, "camera %u", i + 1);
+            if (len > 0) add_camera(&c, name, eye, atan2(-d.x, -d.z) * 180 / M_PI, asin(d.y / len) * 180 / M_PI);
+            else add_camera(&c, name, eye, 0, 0);
+        }
+        const char *skyname = kv_get(&rmf.world.entity, "skyname");
+        import_sky(&c, skyname && *skyname ? skyname : "desert");
+        if (!map->camera_count) overview_camera(&c);
+    }
+    if (!c.failed && !l->brush_count && !desc->quiet)
+        fprintf(stderr, "pmfc: warning: no solid of the map is drawn (each is hidden, a tool texture or a volume)\n");
+
+    if (!c.failed && c.missing_wad_count && !desc->quiet) {
+        fprintf(stderr, "pmfc: warning: %zu WAD file(s) of the map's wad key not found (looked as written, in --game DIR and beside the map):", c.missing_wad_count);
+        for (size_t i = 0; i < c.missing_wad_count; i++) {
+            char clean[512];
+            fprintf(stderr, "%s %s", i ? "," : "", text_clean(c.missing_wads[i], clean, sizeof clean));
+        }
+        fputc('\n', stderr);
+    }
+    if (!c.failed && c.missing_texture_count) {
+        fprintf(stderr, "pmfc: warning: %zu texture(s) found in no WAD, drawn as checkers:", c.missing_texture_count);
+        for (size_t i = 0; i < c.missing_texture_count; i++) {
+            char clean[256];
+            fprintf(stderr, "%s %s", i ? "," : "", c.missing_textures[i][0] ? text_clean(c.missing_textures[i], clean, sizeof clean) : "\"\"");
+        }
+        fputc('\n', stderr);
+    }
+    free(points);
+    for (size_t i = 0; i < c.wad_count; i++) {
+        wad_close(c.wads[i]);
+        free(c.wad_names[i]);
+    }
+    free(c.wads);
+    free(c.wad_names);
+    free_names(c.missing_wads, c.missing_wad_count);
+    free_names(c.missing_textures, c.missing_texture_count);
+    free(c.textures);
+    rmf_free(&rmf);
+    return !c.failed;
+}
