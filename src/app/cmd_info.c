@@ -9,6 +9,7 @@
 #include "map_source.h"
 #include "pmf.h"
 #include "pmf_cameras.h"
+#include "pmf_lights.h"
 #include "text_clean.h"
 
 static void info_usage(FILE *out)
@@ -127,8 +128,11 @@ static double shortest(float v)
     return (double)v;
 }
 
+static const char *const light_kind_names[] = { "static", "dynamic", "fast" };
+static const char *const light_shape_names[] = { "point", "spot", "sun" };
+
 static void print_text(FILE *out, const char *path, const pmf_file *f, const level_summary *levels,
-                       const pmf_cameras *cams)
+                       const pmf_cameras *cams, const pmf_lights *lights)
 {
     char created[32];
     print_field(out, "file:", path);
@@ -152,6 +156,16 @@ static void print_text(FILE *out, const char *path, const pmf_file *f, const lev
         text_clean_fputs(c->name[0] ? c->name : "\"\"", out);
         fprintf(out, " (level %u) at %g, %g, %g yaw %g pitch %g\n", c->level, shortest(c->pos[0]), shortest(c->pos[1]),
                 shortest(c->pos[2]), shortest(c->yaw), shortest(c->pitch));
+    }
+    /* the compiler's light list (pmfview.lights): switchable lights by ID and name */
+    fprintf(out, "%-13s %u\n", "lights:", lights->count);
+    for (uint32_t i = 0; i < lights->count; i++) {
+        const pmf_light_info *li = &lights->list[i];
+        if (li->kind == PMF_LIGHT_STATIC)
+            continue;
+        fprintf(out, "  %s %u: ", light_kind_names[li->kind], li->id);
+        text_clean_fputs(li->name[0] ? li->name : "\"\"", out);
+        fprintf(out, " (level %u, %s)\n", li->level, light_shape_names[li->shape]);
     }
     fprintf(out, "%-13s %u\n", "levels:", f->level_count);
     for (unsigned l = 0; l < f->level_count; l++) {
@@ -233,7 +247,36 @@ static cJSON *json_cameras(const pmf_cameras *cams)
     return arr;
 }
 
-static cJSON *build_json(const char *path, const pmf_file *f, const level_summary *levels, const pmf_cameras *cams)
+static cJSON *json_lights(const pmf_lights *lights)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (uint32_t i = 0; arr && i < lights->count; i++) {
+        const pmf_light_info *l = &lights->list[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToObject(o, "name", json_text(l->name));
+        cJSON_AddNumberToObject(o, "level", l->level);
+        cJSON_AddStringToObject(o, "kind", light_kind_names[l->kind]);
+        cJSON_AddStringToObject(o, "shape", light_shape_names[l->shape]);
+        cJSON_AddNumberToObject(o, "id", l->id);
+        double pos[3] = { shortest(l->position[0]), shortest(l->position[1]), shortest(l->position[2]) };
+        double dir[3] = { shortest(l->direction[0]), shortest(l->direction[1]), shortest(l->direction[2]) };
+        double color[3] = { l->color[0], l->color[1], l->color[2] };
+        cJSON_AddItemToObject(o, "position", json_vec3(pos));
+        cJSON_AddItemToObject(o, "direction", json_vec3(dir));
+        cJSON_AddItemToObject(o, "color", json_vec3(color));
+        cJSON_AddNumberToObject(o, "intensity", shortest(l->intensity));
+        cJSON_AddNumberToObject(o, "range", shortest(l->range));
+        if (l->shape == PMF_LIGHT_SPOT) {
+            cJSON_AddNumberToObject(o, "cos_inner", shortest(l->cos_inner));
+            cJSON_AddNumberToObject(o, "cos_outer", shortest(l->cos_outer));
+        }
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
+static cJSON *build_json(const char *path, const pmf_file *f, const level_summary *levels, const pmf_cameras *cams,
+                         const pmf_lights *lights)
 {
     char created[32];
     cJSON *root = cJSON_CreateObject();
@@ -251,6 +294,7 @@ static cJSON *build_json(const char *path, const pmf_file *f, const level_summar
         cJSON_AddItemToArray(ext, cJSON_CreateNumber((double)f->extensions[i].size));
     cJSON_AddNumberToObject(root, "global_entities", f->global_entity_count);
     cJSON_AddItemToObject(root, "cameras", json_cameras(cams));
+    cJSON_AddItemToObject(root, "lights", json_lights(lights));
     cJSON *arr = cJSON_AddArrayToObject(root, "levels");
     for (unsigned l = 0; l < f->level_count; l++) {
         const pmf_level *lvl = &levels[l].lvl;
@@ -335,10 +379,11 @@ int cmd_info(int argc, char **argv)
     }
     int status = 0;
     pmf_cameras *cams = malloc(sizeof *cams);
+    pmf_lights lights = { 0 };
     if (!cams) {
         fputs("pmfview: out of memory\n", stderr);
         status = EXIT_RUNTIME;
-    } else if (!pmf_validate(f, stats, &err) || !pmf_cameras_read(f, cams, &err)) {
+    } else if (!pmf_validate(f, stats, &err) || !pmf_cameras_read(f, cams, &err) || !pmf_lights_read(f, &lights, &err)) {
         status = fail_input(&err);
     }
     for (unsigned l = 0; !status && l < f->level_count; l++) {
@@ -349,7 +394,7 @@ int cmd_info(int argc, char **argv)
     }
     if (!status) {
         if (json) {
-            cJSON *root = build_json(path, f, levels, cams);
+            cJSON *root = build_json(path, f, levels, cams, &lights);
             char *printed = root ? cJSON_Print(root) : NULL;
             char *text = printed ? text_clean_json(printed) : NULL;
             free(printed);
@@ -362,7 +407,7 @@ int cmd_info(int argc, char **argv)
             }
             cJSON_Delete(root);
         } else {
-            print_text(stdout, path, f, levels, cams);
+            print_text(stdout, path, f, levels, cams, &lights);
         }
     }
     for (unsigned l = 0; l < f->level_count; l++)
@@ -370,6 +415,7 @@ int cmd_info(int argc, char **argv)
     free(levels);
     free(stats);
     free(cams);
+    pmf_lights_free(&lights);
     pmf_close(f);
     return status;
 }

@@ -1,0 +1,488 @@
+/* test_rmf_import.c - RMF maps and WAD3 files written by the test, compiled by the real pmfc and
+ * rendered by `pmfview shot`: Hammer's texture projection to the texel, a light's documented
+ * value, sunlight through sky faces (and the shadow of a wall), a named light toggled, '{' holes,
+ * hidden visgroups, render modes. Usage: test_rmf_import PMFC PMFVIEW WORKDIR */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cjson/cJSON.h>
+#include <stb_image.h>
+
+#include "check.h"
+#include "rmf_build.h"
+#include "wad_build.h"
+
+#define S 0.0254                /* metres per unit (conventions §5) */
+#define W 320
+#define H 240
+#define FOV 75.0
+
+static const char *pmfc, *pmfview, *workdir;
+
+static int run(const char *cmd)
+{
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void path_of(char *out, size_t size, const char *name)
+{
+    snprintf(out, size, "%s/%s", workdir, name);
+}
+
+/* ---- textures --------------------------------------------------------------------------- */
+
+/* GRID: 16 x 16 texels, texel (x, y) = (16x + 8, 16y + 8, 128): every texel its own colour. */
+static void grid_texel(int x, int y, uint8_t rgb[3])
+{
+    rgb[0] = (uint8_t)(16 * x + 8);
+    rgb[1] = (uint8_t)(16 * y + 8);
+    rgb[2] = 128;
+}
+
+static void add_solid_texture(wad_build *w, const char *name, uint8_t r, uint8_t g, uint8_t b)
+{
+    uint8_t rgba[16 * 16 * 4];
+    for (int i = 0; i < 16 * 16; i++) {
+        rgba[i * 4] = r;
+        rgba[i * 4 + 1] = g;
+        rgba[i * 4 + 2] = b;
+        rgba[i * 4 + 3] = 255;
+    }
+    CHECK(wad_build_add_rgba(w, name, 16, 16, rgba));
+}
+
+static void write_wad(const char *path)
+{
+    wad_build *w = wad_build_create();
+    uint8_t indices[256], palette[256 * 3];
+    for (int y = 0; y < 16; y++)
+        for (int x = 0; x < 16; x++) {
+            indices[y * 16 + x] = (uint8_t)(y * 16 + x);
+            grid_texel(x, y, &palette[(y * 16 + x) * 3]);
+        }
+    CHECK(wad_build_add_indexed(w, "GRID", 16, 16, indices, palette, 256));
+    add_solid_texture(w, "GREEN", 40, 200, 60);
+    add_solid_texture(w, "RED", 220, 30, 30);
+    add_solid_texture(w, "WHITE", 255, 255, 255);
+    /* {FENCE: the left half of every row is the transparent (last) palette colour */
+    uint8_t fence[16 * 16 * 4];
+    for (int i = 0; i < 16 * 16; i++) {
+        bool hole = (i % 16) < 8;
+        fence[i * 4] = hole ? 0 : 200;
+        fence[i * 4 + 1] = hole ? 0 : 20;
+        fence[i * 4 + 2] = hole ? 255 : 20;
+        fence[i * 4 + 3] = hole ? 0 : 255;
+    }
+    CHECK(wad_build_add_rgba(w, "{FENCE", 16, 16, fence));
+    CHECK(wad_build_write_file(w, path));
+    wad_build_destroy(w);
+}
+
+/* ---- maps --------------------------------------------------------------------------------- */
+
+static rmf_build *new_map(const char *wad_path, float version)
+{
+    static rmf_kv kv[1];
+    static char wad_value[600];
+    snprintf(wad_value, sizeof wad_value, "%s", wad_path);
+    kv[0] = (rmf_kv){ "wad", wad_value };
+    rmf_build_desc d = { .version = version, .world = { .classname = "worldspawn", .kv = kv, .kv_count = wad_path ? 1 : 0 } };
+    return rmf_build_new(&d);
+}
+
+static void box(rmf_build *b, float x0, float y0, float z0, float x1, float y1, float z1, const char *tex)
+{
+    rmf_build_box(b, (float[3]){ x0, y0, z0 }, (float[3]){ x1, y1, z1 }, tex);
+}
+
+/* A closed room of 16-unit walls around the inside box [lo, hi]. */
+static void room(rmf_build *b, const float lo[3], const float hi[3], const char *tex, const char *roof)
+{
+    float t = 16;
+    box(b, lo[0] - t, lo[1] - t, lo[2] - t, hi[0] + t, hi[1] + t, lo[2], tex);      /* floor */
+    box(b, lo[0] - t, lo[1] - t, hi[2], hi[0] + t, hi[1] + t, hi[2] + t, roof);     /* roof */
+    box(b, lo[0] - t, lo[1] - t, lo[2], lo[0], hi[1] + t, hi[2], tex);
+    box(b, hi[0], lo[1] - t, lo[2], hi[0] + t, hi[1] + t, hi[2], tex);
+    box(b, lo[0], lo[1] - t, lo[2], hi[0], lo[1], hi[2], tex);
+    box(b, lo[0], hi[1], lo[2], hi[0], hi[1] + t, hi[2], tex);
+}
+
+static void point_entity(rmf_build *b, const char *cls, const float origin[3], rmf_kv *kv, uint32_t kv_count)
+{
+    rmf_entity e = { .classname = (char *)cls, .kv = kv, .kv_count = kv_count };
+    memcpy(e.origin, origin, sizeof e.origin);
+    rmf_build_point_entity(b, &e, NULL);
+}
+
+static bool finish(rmf_build *b, const char *name, char *rmf_path, size_t size)
+{
+    path_of(rmf_path, size, name);
+    bool ok = rmf_build_write_file(b, rmf_path);
+    CHECK(ok);
+    return ok;
+}
+
+/* pmfc RMF -o PMF [extra]; returns the exit status. */
+static int compile(const char *rmf_path, const char *pmf_path, const char *extra)
+{
+    char cmd[2400];
+    snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --quiet --time 1 %s 2>'%s.log'", pmfc, rmf_path, pmf_path, extra ? extra : "", pmf_path);
+    return run(cmd);
+}
+
+typedef struct image { int w, h; uint8_t *px; } image;
+
+/* Renders a shot (world camera in metres and degrees); false when pmfview fails. */
+static bool shot(const char *pmf_path, const char *png, double x, double y, double z, double yaw, double pitch,
+                 const char *extra, image *out)
+{
+    char cmd[2400];
+    snprintf(cmd, sizeof cmd, "'%s' shot '%s' -o '%s' --size %dx%d --camera %.6f,%.6f,%.6f,%g,%g %s 2>'%s.log'", pmfview, pmf_path,
+             png, W, H, x, y, z, yaw, pitch, extra ? extra : "", png);
+    if (run(cmd) != 0) {
+        fprintf(stderr, "shot failed: %s\n", cmd);
+        return false;
+    }
+    int n;
+    out->px = stbi_load(png, &out->w, &out->h, &n, 3);
+    return out->px != NULL;
+}
+
+static const uint8_t *pixel(const image *im, int x, int y)
+{
+    return im->px + ((size_t)y * im->w + x) * 3;
+}
+
+static bool near_rgb(const uint8_t *p, int r, int g, int b, int tol)
+{
+    return abs(p[0] - r) <= tol && abs(p[1] - g) <= tol && abs(p[2] - b) <= tol;
+}
+
+/* The view ray through pixel (x, y) of a camera at yaw 0, pitch 0 (conventions §2): camera space
+ * = world, looking along -Z. */
+static void pixel_ray(int x, int y, double dir[3])
+{
+    double t = tan(FOV * M_PI / 360.0), aspect = (double)W / H;
+    dir[0] = ((x + 0.5) / W * 2 - 1) * t * aspect;
+    dir[1] = (1 - (y + 0.5) / H * 2) * t;
+    dir[2] = -1;
+}
+
+/* ---- the tests ----------------------------------------------------------------------------- */
+
+/* A wall in front of the camera with Hammer axes, shift and scale: each pixel near a texel's
+ * centre shows the texel Hammer's formula u = (p.U / scale_u + shift_u) / width puts there. */
+static void test_texture_projection(const char *wad, float version)
+{
+    rmf_build *b = new_map(wad, version);
+    rmf_face faces[6];
+    float verts[24][3];
+    /* the wall's front face lies at Hammer y = 64 (world z = -64 s), facing the camera */
+    rmf_build_box_faces((float[3]){ -512, 64, -512 }, (float[3]){ 512, 80, 512 }, "GRID", faces, verts);
+    double su = 4, sv = 3, shu = 5, shv = -3;
+    for (int i = 0; i < 6; i++) {
+        faces[i].scale[0] = (float)su;
+        faces[i].scale[1] = (float)sv;
+        faces[i].shift[0] = (float)shu;
+        faces[i].shift[1] = (float)shv;
+    }
+    rmf_build_solid(b, faces, 6, NULL);
+    char rmf[600], pmf[700], png[720];
+    char name[64];
+    snprintf(name, sizeof name, "uv_%.1f.rmf", (double)version);
+    if (!finish(b, name, rmf, sizeof rmf)) return;
+    snprintf(pmf, sizeof pmf, "%s.pmf", rmf);
+    snprintf(png, sizeof png, "%s.png", rmf);
+    CHECK_EQ(compile(rmf, pmf, NULL), 0);
+    image im;
+    if (!shot(pmf, png, 0, 0, 0, 0, 0, "--mode fullbright", &im)) { CHECK(0); return; }
+    /* the -Y face (the one the camera sees): U = (1,0,0), V = (0,0,-1) in 2.2 as Hammer saves a
+     * box, and the same from Quake's rule for a face facing -Y before 2.2 */
+    int checked = 0, wrong = 0;
+    for (int y = 0; y < H; y += 3)
+        for (int x = 0; x < W; x += 3) {
+            double d[3];
+            pixel_ray(x, y, d);
+            double t = (64 * S) / -d[2];
+            double wx = d[0] * t, wy = d[1] * t;
+            double hx = wx / S, hz = wy / S;              /* Hammer (x, y, z) = (wx, -wz, wy) / s */
+            double u = (hx * 1 / su + shu) / 16, v = (-hz / sv + shv) / 16;
+            double fu = (u - floor(u)) * 16, fv = (v - floor(v)) * 16;
+            /* near a texel's centre (bilinear filtering mixes in at most 10% of a neighbour: 16
+             * levels apart, except across the wrap from texel 15 to 0) */
+            if (fabs(fu - floor(fu) - 0.5) > 0.1 || fabs(fv - floor(fv) - 0.5) > 0.1) continue;
+            if (floor(fu) == 0 || floor(fu) == 15 || floor(fv) == 0 || floor(fv) == 15) continue;
+            uint8_t want[3];
+            grid_texel((int)floor(fu), (int)floor(fv), want);
+            const uint8_t *p = pixel(&im, x, y);
+            checked++;
+            if (!near_rgb(p, want[0], want[1], want[2], 3)) {
+                if (wrong++ < 5)
+                    fprintf(stderr, "  uv %.1f: pixel %d,%d is %d %d %d, texel (%d,%d) is %d %d %d\n", (double)version, x, y, p[0], p[1],
+                            p[2], (int)floor(fu), (int)floor(fv), want[0], want[1], want[2]);
+            }
+        }
+    printf("texture projection (RMF %.1f): %d pixels at texel centres, %d wrong\n", (double)version, checked, wrong);
+    CHECK(checked > 150);
+    CHECK_EQ(wrong, 0);
+    stbi_image_free(im.px);
+}
+
+/* The docs' light model: _light "255 255 255 B" gives intensity B / 150 and range 3.3 B units, so
+ * the floor 64 units below a B = 50 light is ambient + I (1 - d / R)^2. */
+static double light_value(double brightness, double units_below)
+{
+    double intensity = brightness / 150, range = brightness * 3.3 * S, d = units_below * S;
+    double x = d / range;
+    return 0.03 + (x < 1 ? intensity * (1 - x) * (1 - x) : 0);
+}
+
+static void test_light_value(const char *wad)
+{
+    rmf_build *b = new_map(wad, 2.2f);
+    room(b, (float[3]){ -256, -256, 0 }, (float[3]){ 256, 256, 256 }, "WHITE", "WHITE");
+    rmf_kv kv[2] = { { "_light", "255 255 255 50" }, { "targetname", "lamp" } };
+    point_entity(b, "light", (float[3]){ 0, 0, 64 }, kv, 1);
+    point_entity(b, "light", (float[3]){ 160, 160, 64 }, kv, 2);
+    char rmf[600], pmf[700], png[720];
+    if (!finish(b, "light.rmf", rmf, sizeof rmf)) return;
+    snprintf(pmf, sizeof pmf, "%s.pmf", rmf);
+    CHECK_EQ(compile(rmf, pmf, NULL), 0);
+    image im;
+    snprintf(png, sizeof png, "%s.static.png", rmf);
+    /* looking straight down from the static light's place: the floor 64 units below */
+    if (!shot(pmf, png, 0, 64 * S, 0, 0, -90, "--mode lightmap", &im)) { CHECK(0); return; }
+    const uint8_t *p = pixel(&im, W / 2, H / 2);
+    double want = light_value(50, 64) * 255;
+    printf("static light: floor below %d %d %d, documented %.1f\n", p[0], p[1], p[2], want);
+    CHECK(near_rgb(p, (int)lround(want), (int)lround(want), (int)lround(want), 3));
+    stbi_image_free(im.px);
+
+    /* the named light is dynamic light 1: on by default, off with --light 1=off */
+    image on, off;
+    snprintf(png, sizeof png, "%s.on.png", rmf);
+    bool ok = shot(pmf, png, 160 * S, 64 * S, -160 * S, 0, -90, "--mode lightmap", &on);
+    snprintf(png, sizeof png, "%s.off.png", rmf);
+    ok = ok && shot(pmf, png, 160 * S, 64 * S, -160 * S, 0, -90, "--mode lightmap --light 1=off", &off);
+    CHECK(ok);
+    if (ok) {
+        const uint8_t *a = pixel(&on, W / 2, H / 2), *c = pixel(&off, W / 2, H / 2);
+        printf("named light: floor below %d on, %d off (documented %.1f and %.1f)\n", a[0], c[0], want, 0.03 * 255);
+        CHECK(abs(a[0] - (int)lround(want)) <= 3);
+        CHECK(abs(c[0] - (int)lround(0.03 * 255)) <= 2);
+        stbi_image_free(on.px);
+        stbi_image_free(off.px);
+    }
+    /* info names it */
+    char cmd[2200], json_path[700];
+    snprintf(json_path, sizeof json_path, "%s.json", rmf);
+    snprintf(cmd, sizeof cmd, "'%s' info --json '%s' > '%s'", pmfview, pmf, json_path);
+    CHECK_EQ(run(cmd), 0);
+    FILE *f = fopen(json_path, "rb");
+    char text[1 << 16];
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[n] = 0;
+    cJSON *root = cJSON_Parse(text);
+    CHECK(root != NULL);
+    int named = 0;
+    cJSON *l;
+    cJSON_ArrayForEach(l, cJSON_GetObjectItem(root, "lights")) {
+        const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(l, "kind"));
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(l, "name"));
+        if (kind && !strcmp(kind, "dynamic") && name && !strcmp(name, "lamp") && cJSON_GetObjectItem(l, "id")->valuedouble == 1) named++;
+    }
+    CHECK_EQ(named, 1);
+    cJSON_Delete(root);
+}
+
+/* A courtyard roofed with sky beside a roofed room; the sun straight down lights the courtyard's
+ * floor fully and leaves the room's at the ambient; a slanting sun leaves the foot of the wall
+ * toward it in shadow. */
+static void test_sun(const char *wad)
+{
+    for (int slanted = 0; slanted < 2; slanted++) {
+        rmf_build *b = new_map(wad, 2.2f);
+        float t = 16;
+        box(b, -272, -144, -16, 288, 144, 0, "WHITE");          /* floor under both */
+        box(b, -272, -144, 0, -256, 144, 192, "WHITE");         /* west wall */
+        box(b, 272, -144, 0, 288, 144, 192, "WHITE");           /* east wall */
+        box(b, 0, -128, 0, 16, 128, 192, "WHITE");              /* the wall between */
+        box(b, -256, -144, 0, 272, -128, 192, "WHITE");         /* south */
+        box(b, -256, 128, 0, 272, 144, 192, "WHITE");           /* north */
+        box(b, -272, -144, 192, 0, 144, 192 + t, "sky");        /* courtyard: open sky */
+        box(b, 0, -144, 192, 288, 144, 192 + t, "WHITE");       /* room: a roof */
+        rmf_kv kv[2] = { { "_light", "255 255 255 200" }, { "pitch", slanted ? "-45" : "-90" } };
+        point_entity(b, "light_environment", (float[3]){ -128, 0, 128 }, kv, 2);
+        char rmf[600], pmf[700], png[720];
+        if (!finish(b, slanted ? "sun_slanted.rmf" : "sun.rmf", rmf, sizeof rmf)) return;
+        snprintf(pmf, sizeof pmf, "%s.pmf", rmf);
+        CHECK_EQ(compile(rmf, pmf, NULL), 0);
+        /* camera 96 units above the floor point, looking down */
+        /* the courtyard: its middle (overhead sun), or near its sunny east side (a 45 degree sun
+         * from the west is shadowed by the west wall up to 192 units from it) */
+        double points[3][2] = { { slanted ? -32 : -128, 0 }, { 144, 0 }, { -240, 0 } };
+        int value[3];
+        for (int i = 0; i < 3; i++) {
+            image im;
+            snprintf(png, sizeof png, "%s.%d.png", rmf, i);
+            if (!shot(pmf, png, points[i][0] * S, 96 * S, -points[i][1] * S, 0, -90, "--mode lightmap", &im)) { CHECK(0); return; }
+            value[i] = pixel(&im, W / 2, H / 2)[0];
+            stbi_image_free(im.px);
+        }
+        printf("sun %s: courtyard centre %d, room %d, foot of the west wall %d\n", slanted ? "at 45 degrees" : "overhead", value[0],
+               value[1], value[2]);
+        CHECK(value[1] <= 12);                           /* roofed: ambient only */
+        if (!slanted) {
+            CHECK(value[0] >= 250);                      /* sun (1.0) + sky + ambient */
+            CHECK(value[2] >= 200);
+        } else {
+            CHECK(value[0] >= 180);                      /* cos 45 of the sun + sky */
+            CHECK(value[2] < value[0] - 100);            /* the west wall's shadow */
+            CHECK(value[2] > value[1]);                  /* ... still lit by the open sky */
+        }
+    }
+}
+
+/* '{' texels of the transparent colour are holes; a hidden visgroup's solid is not drawn. */
+static void test_holes_and_visgroups(const char *wad)
+{
+    for (int hidden = 0; hidden < 2; hidden++) {
+        rmf_build *b = new_map(wad, 2.2f);
+        rmf_build_visgroup(b, &(rmf_visgroup){ .name = "props", .id = 7, .visible = !hidden });
+        box(b, -512, 128, -512, 512, 144, 512, "GREEN");                 /* back wall, 128 units away */
+        rmf_face faces[6];
+        float verts[24][3];
+        rmf_build_box_faces((float[3]){ -512, 64, -512 }, (float[3]){ 512, 66, 512 }, "{FENCE", faces, verts);
+        for (int i = 0; i < 6; i++) faces[i].scale[0] = faces[i].scale[1] = 4;     /* a texel is 4 units */
+        rmf_build_solid(b, faces, 6, NULL);
+        const int32_t group = 7;
+        rmf_build_object in_group = { .visgroups = &group, .visgroup_count = 1 };
+        rmf_build_box_faces((float[3]){ -16, 32, -16 }, (float[3]){ 16, 40, 16 }, "RED", faces, verts);
+        rmf_build_solid(b, faces, 6, &in_group);                         /* a red plate in front */
+        char rmf[600], pmf[700], png[720];
+        if (!finish(b, hidden ? "visgroup_hidden.rmf" : "visgroup_shown.rmf", rmf, sizeof rmf)) return;
+        snprintf(pmf, sizeof pmf, "%s.pmf", rmf);
+        CHECK_EQ(compile(rmf, pmf, NULL), 0);
+        image im;
+        snprintf(png, sizeof png, "%s.png", rmf);
+        if (!shot(pmf, png, 0, 0, 0, 0, 0, "--mode fullbright", &im)) { CHECK(0); return; }
+        /* the plate covers the screen's middle: a pixel there whose ray meets the fence in the
+         * middle of a hole shows the plate, or the green wall when the plate is hidden */
+        int px = -1;
+        for (int x = 0; x < W && px < 0; x++) {
+            double d[3];
+            pixel_ray(x, H / 2, d);
+            double hx = d[0] * (64 * S) / -d[2] / S;
+            if (hx > 13.5 && hx < 14.5) px = x;          /* fence texel 3.5 of 0..7 (holes) */
+        }
+        const uint8_t *c = pixel(&im, px, H / 2);
+        printf("visgroup %s: pixel %d,%d %d %d %d\n", hidden ? "hidden" : "shown", px, H / 2, c[0], c[1], c[2]);
+        if (hidden) CHECK(near_rgb(c, 40, 200, 60, 3));
+        else CHECK(near_rgb(c, 220, 30, 30, 3));
+        /* along a row away from the plate: fence texels are red, holes show the green wall */
+        int holes = 0, bars = 0, wrong = 0;
+        int y = 12; /* above the plate */
+        for (int x = 0; x < W; x++) {
+            double d[3];
+            pixel_ray(x, y, d);
+            double t = (64 * S) / -d[2];
+            double hx = d[0] * t / S;
+            double u = hx / 4 / 16;                       /* U = (1,0,0), scale 4, shift 0 */
+            double fu = (u - floor(u)) * 16;
+            if (fabs(fu - floor(fu) - 0.5) > 0.1 || floor(fu) == 0 || floor(fu) == 7 || floor(fu) == 8 || floor(fu) == 15) continue;
+            const uint8_t *p = pixel(&im, x, y);
+            bool hole = fu < 8, right = hole ? near_rgb(p, 40, 200, 60, 3) : near_rgb(p, 200, 20, 20, 3);
+            holes += hole;
+            bars += !hole;
+            if (!right && wrong++ < 5) fprintf(stderr, "  fence pixel %d,%d (texel %.2f) is %d %d %d\n", x, y, fu, p[0], p[1], p[2]);
+        }
+        printf("fence row: %d hole pixels, %d bar pixels, %d wrong\n", holes, bars, wrong);
+        CHECK(holes > 10 && bars > 10);
+        CHECK_EQ(wrong, 0);
+        stbi_image_free(im.px);
+    }
+}
+
+/* Damaged RMFs end in one pmfc line and exit 2: truncations of a small map at every 13th byte
+ * and 200 seeded byte flips (the reader's own tests try every truncation and thousands of flips
+ * in process; this checks the compiler's side of it). */
+static void test_damaged(const char *wad)
+{
+    rmf_build *b = new_map(wad, 2.2f);
+    room(b, (float[3]){ -64, -64, 0 }, (float[3]){ 64, 64, 96 }, "WHITE", "WHITE");
+    rmf_kv kv[1] = { { "_light", "255 255 255 50" } };
+    point_entity(b, "light", (float[3]){ 0, 0, 48 }, kv, 1);
+    uint8_t *data;
+    size_t size;
+    CHECK(rmf_build_finish(b, &data, &size));
+    char path[600], pmf[600], log[700], cmd[2400];
+    path_of(path, sizeof path, "damaged.rmf");
+    path_of(pmf, sizeof pmf, "damaged.pmf");
+    snprintf(log, sizeof log, "%s.log", pmf);
+    int bad = 0, runs = 0;
+    uint32_t seed = 12345;
+    for (size_t cut = 8; cut < size + 200 * 13; cut += 13, runs++) {
+        uint8_t *copy = malloc(size);
+        memcpy(copy, data, size);
+        size_t len = size;
+        bool flipped = cut >= size;
+        if (flipped) {
+            seed = seed * 1103515245u + 12345u;
+            size_t at = (seed >> 8) % size;
+            copy[at] ^= (uint8_t)(1u << ((seed >> 4) & 7));
+        } else {
+            len = cut;
+        }
+        FILE *f = fopen(path, "wb");
+        fwrite(copy, 1, len, f);
+        fclose(f);
+        free(copy);
+        snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --quiet 2>'%s'", pmfc, path, pmf, log);
+        int st = run(cmd);
+        f = fopen(log, "rb");
+        char text[4096];
+        size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f) fclose(f);
+        text[n] = 0;
+        int lines = 0;
+        bool clean = true;
+        for (size_t i = 0; i < n; i++) {
+            lines += text[i] == '\n';
+            if (((unsigned char)text[i] < 0x20 && text[i] != '\n') || text[i] == 0x7f) clean = false;
+        }
+        /* a flip may leave a valid map (a coordinate or a texture byte): then exit 0 */
+        bool ok = (st == 2 && lines == 1 && !strncmp(text, "pmfc: ", 6) && clean) || (flipped && st == 0 && clean);
+        if (!ok && bad++ < 5) fprintf(stderr, "  damaged run %d (cut %zu): exit %d, stderr '%s'\n", runs, cut, st, text);
+    }
+    printf("damaged RMFs: %d runs, %d not clean\n", runs, bad);
+    CHECK_EQ(bad, 0);
+    free(data);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fputs("usage: test_rmf_import PMFC PMFVIEW WORKDIR\n", stderr);
+        return 2;
+    }
+    pmfc = argv[1];
+    pmfview = argv[2];
+    workdir = argv[3];
+    mkdir(workdir, 0755);
+    char wad[600];
+    path_of(wad, sizeof wad, "test.wad");
+    write_wad(wad);
+    test_texture_projection(wad, 2.2f);
+    test_texture_projection(wad, 1.8f);
+    test_light_value(wad);
+    test_sun(wad);
+    test_holes_and_visgroups(wad);
+    test_damaged(wad);
+    return check_report("test_rmf_import");
+}
