@@ -443,7 +443,8 @@ int main(int argc, char **argv)
         lb->quiet = quiet;
         const char *msg = level_layout(lb);
         if (msg) {
-            fprintf(stderr, "%s:%d: %s\n", label, lb->def->line, msg);
+            if (lb->def->line) fprintf(stderr, "%s:%d: %s\n", label, lb->def->line, msg);
+            else fprintf(stderr, "pmfc: %s: %s\n", label, msg);
             free(layouts);
             free(archive);
             map_free(&map);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -465,16 +466,141 @@ static void test_damaged(const char *wad)
     free(data);
 }
 
+/* ---- the shared real maps -------------------------------------------------------------- */
+
+static cJSON *info_json(const char *pmf)
+{
+    char cmd[2200], out[720];
+    snprintf(out, sizeof out, "%s.json", pmf);
+    snprintf(cmd, sizeof cmd, "'%s' info --json '%s' > '%s'", pmfview, pmf, out);
+    if (run(cmd) != 0) return NULL;
+    FILE *f = fopen(out, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)n + 1);
+    size_t got = fread(text, 1, (size_t)n, f);
+    text[got] = 0;
+    fclose(f);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    return root;
+}
+
+static bool is_tool(const char *t)
+{
+    static const char *const tools[] = { "sky", "clip", "null", "origin", "aaatrigger", "hint", "skip", "bevel" };
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
+        if (!strcasecmp(t, tools[i])) return true;
+    return false;
+}
+
+static bool hidden(const rmf_map *m, const rmf_object *o)
+{
+    for (uint32_t i = 0; i < o->visgroup_count; i++)
+        for (uint32_t k = 0; k < m->visgroup_count; k++)
+            if (m->visgroups[k].id == o->visgroups[i] && !m->visgroups[k].visible) return true;
+    return false;
+}
+
+/* The world box (conventions §5: (x, z, -y) x s) of the vertices of every face that is drawn:
+ * not hidden, not a tool texture, not in a volume-only brush entity. */
+static void drawn_bounds(const rmf_map *m, const rmf_object *o, bool volume, double lo[3], double hi[3], int *faces)
+{
+    if (o->kind != RMF_WORLD && hidden(m, o)) return;
+    if (o->kind == RMF_ENTITY && o->child_count) {
+        const char *cls = o->entity.classname ? o->entity.classname : "";
+        static const char *const volumes[] = { "func_ladder", "func_buyzone", "func_bomb_target", "func_hostage_rescue",
+                                               "func_vip_safetyzone", "func_escapezone" };
+        volume = !strncasecmp(cls, "trigger_", 8);
+        for (size_t i = 0; i < sizeof volumes / sizeof volumes[0]; i++) volume = volume || !strcasecmp(cls, volumes[i]);
+    }
+    for (uint32_t i = 0; o->kind == RMF_SOLID && !volume && i < o->face_count; i++) {
+        const rmf_face *f = &o->faces[i];
+        if (is_tool(f->texture)) continue;
+        (*faces)++;
+        for (uint32_t k = 0; k < f->vertex_count; k++) {
+            double w[3] = { f->vertices[k][0] * S, f->vertices[k][2] * S, -(double)f->vertices[k][1] * S };
+            for (int a = 0; a < 3; a++) {
+                lo[a] = fmin(lo[a], w[a]);
+                hi[a] = fmax(hi[a], w[a]);
+            }
+        }
+    }
+    for (uint32_t i = 0; i < o->child_count; i++) drawn_bounds(m, &o->children[i], volume, lo, hi, faces);
+}
+
+static int test_shared_maps(const char *dir)
+{
+    static const char *const maps[] = { "08", "08_visgroups", "09", "14", "16", "18", "22", "decay_test",
+        "mess_macro_brush_example", "mess_macro_cover_example", "mess_macro_fill_example", "mess_macro_insert_example",
+        "mess_mess_counter_multisource", "mess_mess_multisource", "mess_message_system", "mess_monster_warp", "mess_rat",
+        "mess_rathunt_example", "prefab_1.5b", "prefab_2.1", "test-cube-1.6", "test-cube-2.2" };
+    double versions_box[6][2][3];
+    int version_vertices[6], v = 0;
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
+        char rmf_path[1200], pmf[700];
+        snprintf(rmf_path, sizeof rmf_path, "%s/%s.rmf", dir, maps[i]);
+        snprintf(pmf, sizeof pmf, "%s/shared_%s.pmf", workdir, maps[i]);
+        int st = compile(rmf_path, pmf, NULL);
+        CHECK_EQ(st, 0);
+        cJSON *root = st == 0 ? info_json(pmf) : NULL;
+        CHECK(root != NULL);
+        if (!root) continue;
+        rmf_map m;
+        rmf_error err;
+        if (!rmf_read_file(rmf_path, &m, &err)) { CHECK(0); cJSON_Delete(root); continue; }
+        double lo[3] = { 1e30, 1e30, 1e30 }, hi[3] = { -1e30, -1e30, -1e30 };
+        int faces = 0;
+        drawn_bounds(&m, &m.world, false, lo, hi, &faces);
+        cJSON *level = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "levels"), 0);
+        cJSON *bounds = cJSON_GetObjectItem(level, "bounds");
+        cJSON *bmin = cJSON_GetObjectItem(bounds, "min"), *bmax = cJSON_GetObjectItem(bounds, "max");
+        int vertices = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(level, "vertices"));
+        if (!faces) {
+            printf("%-30s no face drawn, %d vertices\n", maps[i], vertices);
+            CHECK_EQ(vertices, 0);
+        } else {
+            double worst = 0;
+            for (int a = 0; a < 3; a++) {
+                worst = fmax(worst, fabs(cJSON_GetArrayItem(bmin, a)->valuedouble - lo[a]));
+                worst = fmax(worst, fabs(cJSON_GetArrayItem(bmax, a)->valuedouble - hi[a]));
+            }
+            printf("%-30s %5d faces drawn, %6d vertices, bounds (%.3f %.3f %.3f)..(%.3f %.3f %.3f) m, off by %.4f m\n", maps[i], faces,
+                   vertices, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], worst);
+            CHECK(worst <= 0.01);
+        }
+        if (i < 7 && i != 1) { /* 08, 09, 14, 16, 18, 22: the same map */
+            memcpy(versions_box[v][0], lo, sizeof lo);
+            memcpy(versions_box[v][1], hi, sizeof hi);
+            version_vertices[v++] = vertices;
+        }
+        rmf_free(&m);
+        cJSON_Delete(root);
+    }
+    for (int k = 1; k < v; k++) {
+        CHECK_EQ(version_vertices[k], version_vertices[0]);
+        for (int a = 0; a < 3; a++) {
+            CHECK(fabs(versions_box[k][0][a] - versions_box[0][0][a]) < 1e-4);
+            CHECK(fabs(versions_box[k][1][a] - versions_box[0][1][a]) < 1e-4);
+        }
+    }
+    return check_report("test_rmf_import shared");
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fputs("usage: test_rmf_import PMFC PMFVIEW WORKDIR\n", stderr);
+    if (argc != 4 && argc != 5) {
+        fputs("usage: test_rmf_import PMFC PMFVIEW WORKDIR [SHARED_RMF_DIR]\n", stderr);
         return 2;
     }
     pmfc = argv[1];
     pmfview = argv[2];
     workdir = argv[3];
     mkdir(workdir, 0755);
+    if (argc == 5)
+        return test_shared_maps(argv[4]);
     char wad[600];
     path_of(wad, sizeof wad, "test.wad");
     write_wad(wad);

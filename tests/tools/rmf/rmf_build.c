@@ -111,7 +111,7 @@ void rmf_build_visgroup(rmf_build *b, const rmf_visgroup *v)
         if (v->id < 0 || v->id > 255)
             misuse("0.9 visgroup ids are bytes");
         pmf_put_u8(&b->visgroups, (uint8_t)v->id);
-        pmf_put_u8(&b->visgroups, v->visible);
+        pmf_put_u8(&b->visgroups, !v->visible);       /* 0.9 stores a "hidden" flag */
         pmf_put_u16(&b->visgroups, 0);
     } else {
         pmf_put_u32(&b->visgroups, (uint32_t)v->id);

@@ -52,6 +52,7 @@ const char *level_layout(level_build *lb)
     for (size_t i = 0; i < def->sky_count; i++)
         if (def->skies[i].has_3d) bounds_add(&lo, &hi, def->skies[i].skybox_point, def->skies[i].skybox_point);
     if (!def->brush_count) lo = hi = v3_make(0, 0, 0); /* an empty level: one void chunk */
+    if (def->keep_origin) bounds_add(&lo, &hi, v3_make(0, 0, 0), v3_make(0, 0, 0));
     double ext = fmax(hi.x - lo.x, fmax(hi.y - lo.y, hi.z - lo.z));
     int exp = def->chunk_exp;
     if (exp < 0) {

@@ -155,8 +155,12 @@ static bool fits_geometry(const octree_ctx *o, const item *items, size_t count)
     return true;
 }
 
-/* Direction group of each item for an extended cube; -1 = no room. Returns false when an item
- * had to move to a free group or was dropped (only allowed at the smallest cube size). */
+/* Group of each item for an extended cube; -1 = no room. A group is a label with one material and
+ * lightmap (the reader draws each group with its own, whatever way its triangles face): an item
+ * goes to its own direction's group when that shares its key, else to any group holding its key,
+ * else to a free one. Returns false when the items need more than the six groups or mix
+ * double-sided with single-sided ones; with `force` (the smallest cube size) what does not fit is
+ * dropped instead. */
 static bool ext_groups(const octree_ctx *o, const item *items, size_t count, int *group, bool force)
 {
     uint32_t key[PMF_FACE_COUNT];
@@ -166,17 +170,12 @@ static bool ext_groups(const octree_ctx *o, const item *items, size_t count, int
     for (size_t i = 0; i < count; i++) {
         uint32_t k = item_key(o, &items[i]);
         int d = items[i].dir, t = items[i].p.n - 2;
-        if ((k & 1) != sided) clean = false;
-        if (!used[d] || (key[d] == k && tris[d] + t <= 255)) {
-            used[d] = true;
-            key[d] = k;
-            tris[d] += t;
-            group[i] = d;
-            continue;
+        if ((k & 1) != sided) {
+            clean = false;
+            if (!force) return false;
         }
-        clean = false;
-        if (!force) return false;
         group[i] = -1;
+        if (!used[d] || (key[d] == k && tris[d] + t <= 255)) group[i] = d;
         for (int e = 0; e < PMF_FACE_COUNT && group[i] < 0; e++)
             if (used[e] && key[e] == k && tris[e] + t <= 255) group[i] = e;
         for (int e = 0; e < PMF_FACE_COUNT && group[i] < 0; e++)
@@ -185,9 +184,11 @@ static bool ext_groups(const octree_ctx *o, const item *items, size_t count, int
             used[group[i]] = true;
             key[group[i]] = k;
             tris[group[i]] += t;
-        } else {
-            o->cb->dropped += (uint32_t)t;
+            continue;
         }
+        clean = false;
+        if (!force) return false;
+        o->cb->dropped += (uint32_t)t;
     }
     return clean;
 }

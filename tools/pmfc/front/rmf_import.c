@@ -26,8 +26,10 @@
 #define RMF_SUN_INTENSITY_PER_BRIGHTNESS (1.0 / 200.0)
 #define RMF_SKY_LIGHT_SHARE 0.3      /* sky light without _diffuse_light: this share of the sun's */
 #define RMF_AMBIENT 0.03f
+#define RMF_MAX_BRIGHTNESS 100000.0
 #define RMF_LUXELS_PER_METRE 4.0
 #define RMF_MIN_CUBE 0.0625          /* metres: detailed brushwork needs small cubes to fit */
+#define RMF_COORD_LIMIT 32768.0      /* units: the largest editor grid (832 m at the default scale) */
 
 /* A texture name the map uses, resolved once. */
 typedef struct rmf_texture {
@@ -455,10 +457,28 @@ static tex_proj hammer_projection(const import_ctx *c, const rmf_face *f, v3 ham
     return tp;
 }
 
+/* A solid's coordinates must be finite and inside the editor's grid. */
+static bool solid_in_range(import_ctx *c, const rmf_object *o)
+{
+    for (uint32_t i = 0; i < o->face_count; i++) {
+        const rmf_face *f = &o->faces[i];
+        for (uint32_t k = 0; k < f->vertex_count + 3; k++) {
+            const float *p = k < f->vertex_count ? f->vertices[k] : f->plane[k - f->vertex_count];
+            for (int a = 0; a < 3; a++)
+                if (!(fabsf(p[a]) <= RMF_COORD_LIMIT)) {
+                    import_fail(c, "%s: solid %u face %u, byte %zu: coordinate %g is outside the editor's grid (+-%g units)",
+                                c->path, o->index, i, f->offset, (double)p[a], RMF_COORD_LIMIT);
+                    return false;
+                }
+        }
+    }
+    return true;
+}
+
 /* One solid: a brush whose sides are its faces' planes, outward. */
 static void import_solid(import_ctx *c, const rmf_object *o, const rmf_entity *owner)
 {
-    if (!o->face_count) return;
+    if (!o->face_count || !solid_in_range(c, o)) return;
     render_look look = entity_look(owner);
     /* the centre of its vertices is inside the convex solid: planes are turned to face away */
     v3 centre = v3_make(0, 0, 0);
@@ -526,7 +546,16 @@ static void import_solid(import_ctx *c, const rmf_object *o, const rmf_entity *o
         int m = brush_sides(l, b)[i].material;
         if (m >= 0 && !material_opaque(&c->map->materials[m])) b->opaque = false;
     }
-    brush_finish(l, b);
+    if (!brush_finish(l, b)) return;
+    b = &l->brushes[l->brush_count - 1];
+    double limit = RMF_COORD_LIMIT * c->s;
+    for (int a = 0; a < 3; a++)
+        if (!(b->lo.e[a] >= -limit && b->hi.e[a] <= limit)) {
+            /* in-range points on planes that enclose something far larger: a damaged solid */
+            import_fail(c, "%s: solid %u, byte %zu: its face planes enclose a solid reaching outside the editor's grid (+-%g units)",
+                        c->path, o->index, o->offset, RMF_COORD_LIMIT);
+            return;
+        }
 }
 
 /* ---- point entities ------------------------------------------------------------------------ */
@@ -559,13 +588,14 @@ static void entity_light_value(const rmf_entity *e, const char *key, double fall
     else if (n == 3) { rgb[0] = v[0]; rgb[1] = v[1]; rgb[2] = v[2]; }
     else if (n == 4) for (int k = 0; k < 3; k++) rgb[k] = v[k] / 255.0 * v[3];
     double top = fmax(rgb[0], fmax(rgb[1], rgb[2]));
-    if (!(top > 0)) {
+    if (!(top > 0) || !isfinite(top)) {
         memset(color, 0, 3);
         *brightness = 0;
         return;
     }
     for (int k = 0; k < 3; k++) color[k] = (uint8_t)lround(fmax(0, rgb[k]) / top * 255);
-    *brightness = top;
+    /* far past any real light (hlrad's brightest are a few thousand) */
+    *brightness = fmin(top, RMF_MAX_BRIGHTNESS);
 }
 
 static void import_light(import_ctx *c, const rmf_entity *e, bool spot)
@@ -819,6 +849,7 @@ bool rmf_import(const char *path, const rmf_import_desc *desc, map_def *map)
     l->ambient[0] = l->ambient[1] = l->ambient[2] = RMF_AMBIENT;
     l->min_cube = RMF_MIN_CUBE;
     l->allow_empty = true;
+    l->keep_origin = true;                       /* the Hammer origin is the world origin */
 
     for (size_t i = 0; i < desc->wad_count && !c.failed; i++) {
         if (!file_exists(desc->wads[i])) import_fail(&c, "--wad %s: no such file", desc->wads[i]);
@@ -832,6 +863,11 @@ bool rmf_import(const char *path, const rmf_import_desc *desc, map_def *map)
     if (!c.failed) walk_objects(&c, &points, &point_count);
     for (size_t i = 0; i < point_count && !c.failed; i++) {
         const rmf_entity *e = &points[i]->entity;
+        if (!(fabsf(e->origin[0]) <= RMF_COORD_LIMIT && fabsf(e->origin[1]) <= RMF_COORD_LIMIT && fabsf(e->origin[2]) <= RMF_COORD_LIMIT)) {
+            import_fail(&c, "%s: entity %u, byte %zu: origin outside the editor's grid (+-%g units)", path, points[i]->index,
+                        points[i]->offset, RMF_COORD_LIMIT);
+            break;
+        }
         const char *cls = e->classname ? e->classname : "";
         if (!strcasecmp(cls, "light")) import_light(&c, e, false);
         else if (!strcasecmp(cls, "light_spot")) import_light(&c, e, true);
@@ -840,7 +876,14 @@ bool rmf_import(const char *path, const rmf_import_desc *desc, map_def *map)
     if (!c.failed) {
         import_player_starts(&c, "info_player_start", points, point_count);
         import_player_starts(&c, "info_player_deathmatch", points, point_count);
-        for (uint32_t i = 0; i < rmf.camera_count; i++) {
+        for (uint32_t i = 0; i < rmf.camera_count && !c.failed; i++) {
+            bool inside = true;
+            for (int a = 0; a < 3; a++)
+                inside = inside && fabsf(rmf.cameras[i].eye[a]) <= RMF_COORD_LIMIT && fabsf(rmf.cameras[i].look[a]) <= RMF_COORD_LIMIT;
+            if (!inside) {
+                import_fail(&c, "%s: docinfo camera %u: a position outside the editor's grid (+-%g units)", path, i, RMF_COORD_LIMIT);
+                break;
+            }
             v3 eye = to_world(&c, rmf.cameras[i].eye), look = to_world(&c, rmf.cameras[i].look);
             v3 d = v3_sub(look, eye);
             double len = sqrt(v3_dot(d, d));

@@ -166,6 +166,7 @@ typedef struct level_def {
     float sky_light[3];                          /* 0..1: light from open sky (bake_desc.sky_light) */
     v3 shift;                                    /* world = source + shift (level_layout) */
     bool allow_empty;                            /* no solids is not an error (RMF maps of entities only) */
+    bool keep_origin;                            /* the grid holds the source origin: world = source */
     double luxel_density;                        /* luxels per metre */
     double vis_cell;                             /* metres; 0 = auto */
     bool no_visibility;                          /* write no visibility data */

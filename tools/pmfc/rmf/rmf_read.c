@@ -489,7 +489,9 @@ static bool read_old_visgroups(reader *r, rmf_map *map)
         if (c)
             memcpy(v->color, c, 3);
         v->id = read_u8(r, "id");
-        v->visible = read_u8(r, "visible") != 0;
+        /* a "hidden" flag, not "visible": it is 0 in every shared 0.8 / 0.9 map, and the same map
+         * saved by later versions (14 .. 22) marks those groups visible */
+        v->visible = read_u8(r, "hidden flag") == 0;
         skip(r, 2, "visgroup");
         if (!r->failed)
             map->visgroup_count = i + 1;
