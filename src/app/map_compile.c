@@ -336,6 +336,5 @@ void map_compile_cancel(map_compile *mc)
     if (mc->log)
         fclose(mc->log);
     mc->log = NULL;
-    if (mc->state == MAP_COMPILE_RUNNING)
-        mc->state = MAP_COMPILE_FAILED;
+    mc->state = MAP_COMPILE_IDLE;
 }

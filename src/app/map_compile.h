@@ -32,6 +32,7 @@ typedef struct map_compile_desc {
 } map_compile_desc;
 
 typedef enum map_compile_state {
+    MAP_COMPILE_IDLE = 0,            /* nothing started (or cancelled) */
     MAP_COMPILE_FAILED,              /* exit_code and message say why */
     MAP_COMPILE_CACHED,              /* out_path is ready */
     MAP_COMPILE_RUNNING,             /* pmfc runs: poll */
@@ -57,7 +58,8 @@ map_compile_state map_compile_start(map_compile *mc, const map_compile_desc *des
 bool map_compile_poll(map_compile *mc);
 /* Seconds since pmfc started. */
 double map_compile_elapsed(const map_compile *mc);
-/* Stops a running pmfc (SIGTERM, reaped) and removes its temporary file; safe on any state. */
+/* Stops a running pmfc (SIGTERM, reaped), removes its temporary file, and leaves mc IDLE; safe
+ * on any state. */
 void map_compile_cancel(map_compile *mc);
 
 /* Writes text into out with every control byte, DEL and byte that is not part of valid UTF-8

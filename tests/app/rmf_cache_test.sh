@@ -2,9 +2,9 @@
 # rmf_cache_test.sh CASE PMFVIEW VIEW_TEST_MAP PNG_PROBE WORKDIR
 #
 # An RMF given to pmfview goes through the compile cache (conventions §4, src/app/map_compile.h).
-# PMFVIEW_PMFC points at a stub compiler this script writes: it logs each call, copies a known
-# PMF (view_test_map variant 3: a lit wall with start cameras) to the -o path, sleeps when
-# STUB_SLEEP is set, and fails with STUB_FAIL on stderr and exit STUB_EXIT (default 2).
+# PMFVIEW_PMFC points at stub_pmfc.sh: it logs each call, copies a known PMF (view_test_map
+# variant 3: a lit wall with start cameras) to the -o path, sleeps when STUB_SLEEP is set, and
+# fails with STUB_FAIL on stderr and exit STUB_EXIT (default 2).
 set -u
 CASE=$1 PMFVIEW=$2 MAKEMAP=$3 PROBE=$4 WORK=$5
 
@@ -12,24 +12,7 @@ fail() { echo "FAIL ($CASE): $*" >&2; for f in out err log; do [ -f "$WORK/$f" ]
 
 rm -rf "$WORK" && mkdir -p "$WORK/cache" "$WORK/maps" || exit 1
 "$MAKEMAP" "$WORK/known.pmf" 3 || fail "cannot write the known map"
-cat >"$WORK/pmfc" <<'EOF'
-#!/bin/sh
-echo "$*" >>"$STUB_LOG"
-out=
-while [ $# -gt 0 ]; do [ "$1" = "-o" ] && out=$2; shift; done
-[ -n "${STUB_SLEEP:-}" ] && sleep "$STUB_SLEEP"
-if [ -n "${STUB_FAIL:-}" ]; then
-    echo "pmfc: warning: 2 textures missing" >&2
-    printf '%b\n' "$STUB_FAIL" >&2
-    exit "${STUB_EXIT:-2}"
-fi
-# Written in two halves with a pause: a reader of the -o file before it is complete would fail.
-head -c 100 "$STUB_PMF" >"$out"
-sleep "${STUB_HALF:-0}"
-tail -c +101 "$STUB_PMF" >>"$out"
-EOF
-chmod +x "$WORK/pmfc"
-export PMFVIEW_PMFC=$WORK/pmfc STUB_LOG=$WORK/log STUB_PMF=$WORK/known.pmf XDG_CACHE_HOME=$WORK/cache
+export PMFVIEW_PMFC=$(cd "$(dirname "$0")" && pwd)/stub_pmfc.sh STUB_LOG=$WORK/log STUB_PMF=$WORK/known.pmf XDG_CACHE_HOME=$WORK/cache
 unset STUB_SLEEP STUB_FAIL STUB_EXIT STUB_HALF
 : >"$WORK/log"
 
