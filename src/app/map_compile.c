@@ -148,7 +148,7 @@ static bool find_pmfc(map_compile *mc, char *out, size_t size)
     if (env && env[0]) {
         snprintf(out, size, "%s", env);
     } else {
-        char self[PATH_MAX];
+        char self[PATH_MAX - 8];   /* room for "/pmfc" */
         ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
         if (n <= 0)
             return fail(mc, EXIT_RUNTIME, "cannot find pmfc: /proc/self/exe: %s (set PMFVIEW_PMFC)", strerror(errno)), false;

@@ -20,8 +20,13 @@ unset STUB_SLEEP STUB_FAIL STUB_EXIT STUB_HALF
 RMF=$WORK/maps/room.rmf
 printf '\xcd\xcc\x0c\x40RMF\0\0\0\0\x0aCMapWorld' >"$RMF"
 
-# run ARGS...: pmfview with stdout and stderr captured; RC holds the exit status.
-run() { "$PMFVIEW" "$@" >"$WORK/out" 2>"$WORK/err"; RC=$?; }
+# run ARGS...: pmfview with stdout and stderr captured; RC holds the exit status. Under ASan,
+# leak detection is off for `shot` only: Mesa keeps allocations at exit (as tests/render does).
+run() {
+    local asan=${ASAN_OPTIONS:-}
+    [ "$1" = shot ] && asan=${asan:+$asan:}detect_leaks=0
+    ASAN_OPTIONS=$asan "$PMFVIEW" "$@" >"$WORK/out" 2>"$WORK/err"; RC=$?
+}
 calls() { wc -l <"$WORK/log"; }
 cache_files() { find "$WORK/cache/pmfview" -maxdepth 1 -name '*.pmf' ! -name '.*' | wc -l; }
 
