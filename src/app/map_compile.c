@@ -262,7 +262,22 @@ static void last_line(FILE *log, char *out, size_t size)
     map_compile_clean_line(line, len, out, size);
 }
 
-/* Removes the other cache files of the same source: older versions, other options. */
+/* True for ".SRC-KEY.PID.N.tmp.pmf" of this source whose process is gone (killed mid-compile). */
+static bool orphaned_temp(const char *name, const char *source_key)
+{
+    size_t klen = strlen(source_key);
+    if (name[0] != '.' || strncmp(name + 1, source_key, klen) || name[1 + klen] != '-' || strlen(name) < 2 + klen + 17)
+        return false;
+    const char *p = name + 2 + klen + 16;
+    if (*p != '.')
+        return false;
+    char *end;
+    long pid = strtol(p + 1, &end, 10);
+    return *end == '.' && pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Removes the other cache files of the same source (older versions, other options) and the
+ * temporary files of compiles whose process died. */
 static void remove_stale(const map_compile *mc)
 {
     DIR *d = opendir(mc->cache_dir);
@@ -272,7 +287,8 @@ static void remove_stale(const map_compile *mc)
     size_t klen = strlen(mc->source_key);
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (!strncmp(e->d_name, mc->source_key, klen) && e->d_name[klen] == '-' && strcmp(e->d_name, keep)) {
+        bool stale = !strncmp(e->d_name, mc->source_key, klen) && e->d_name[klen] == '-' && strcmp(e->d_name, keep);
+        if (stale || orphaned_temp(e->d_name, mc->source_key)) {
             char path[4400];
             snprintf(path, sizeof path, "%s/%s", mc->cache_dir, e->d_name);
             unlink(path);

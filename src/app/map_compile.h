@@ -5,7 +5,7 @@
  * everything that changes the output (that path, the source's size and mtime, --game, and pmfc's
  * own real path, size and mtime, so a rebuilt compiler recompiles), NAME is the source's file
  * name for people. A hit is reused as it is; after a compile, the other SRC-* files of the same
- * source (stale versions) are removed. pmfc writes a temporary file unique to this process in the
+ * source (stale versions) are removed, and so are its temporary files whose process is gone. pmfc writes a temporary file unique to this process in the
  * cache directory, renamed to the final name only once pmfc exited 0, so a concurrent pmfview
  * never reads a half-written cache file (at worst two processes compile the same version and the
  * last rename wins, both whole).

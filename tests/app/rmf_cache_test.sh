@@ -47,10 +47,16 @@ reuse)
     run info "$RMF"
     [ $RC -eq 0 ] && [ "$(calls)" -eq 1 ] || fail "second open: exit $RC, $(calls) pmfc calls (want 1: reused)"
     [ -s "$WORK/err" ] && fail "a cached open printed on stderr"
+    # The temporary file of a compile whose process died (its PID is gone) goes with the stale ones.
+    src=$(basename "$first" | cut -d- -f1)
+    dead=$(sh -c 'echo $$')
+    orphan=$WORK/cache/pmfview/.$src-0123456789abcdef.$dead.0.tmp.pmf
+    : >"$orphan"
     touch -d '2001-02-03 04:05:06' "$RMF"
     run info "$RMF"
     [ $RC -eq 0 ] && [ "$(calls)" -eq 2 ] || fail "after touch: exit $RC, $(calls) pmfc calls (want 2)"
     [ "$(cache_files)" -eq 1 ] && [ ! -e "$first" ] || fail "stale cache file kept: $(ls "$WORK/cache/pmfview")"
+    [ ! -e "$orphan" ] || fail "orphaned temporary file kept"
     # Another size is another version too; the same source by another path is the same source.
     printf 'more' >>"$RMF"
     (cd "$WORK/maps" && "$PMFVIEW" info ./room.rmf >"$WORK/out" 2>"$WORK/err") || fail "relative path: exit $?"
