@@ -72,6 +72,15 @@ default_camera)
     s "$MAP" -o "$WORK/plain.png"
     expect="90 59 55"; got=$("$PROBE" pixel "$WORK/plain.png" 80 60)
     near "$got" "$expect" || fail "no extension: centre $got, want $expect (the origin)"
+    # The same on a map pmfc compiled from a .pms source (the feature demo), given start cameras
+    # by pmf_add_cameras (PMF_ADD_CAMERAS, PMS_MAP from CMake).
+    "$PMF_ADD_CAMERAS" "$PMS_MAP" "$WORK/demo.pmf" "courtyard@0=2,1.7,10,20,-5" "house@0=-10,1.7,5,90,0" ||
+        fail "pmf_add_cameras"
+    s "$WORK/demo.pmf" -o "$WORK/demo_default.png"
+    s "$WORK/demo.pmf" -o "$WORK/demo_courtyard.png" --camera 2,1.7,10,20,-5
+    s "$WORK/demo.pmf" -o "$WORK/demo_origin.png" --camera 0,0,0,0,0
+    [ "$("$PROBE" diff "$WORK/demo_default.png" "$WORK/demo_courtyard.png")" -eq 0 ] || fail "demo: default shot is not the courtyard camera's"
+    [ "$("$PROBE" diff "$WORK/demo_default.png" "$WORK/demo_origin.png")" -gt 1000 ] || fail "demo: default shot is the origin's"
     # A damaged extension (count 200 past its end): exit 2, one line naming it and the byte.
     at=$(grep -boa 'pmfview.cameras' "$WORK/cams.pmf" | head -n1 | cut -d: -f1)
     printf '\310' | dd of="$WORK/cams.pmf" bs=1 seek=$((at + 16)) conv=notrunc status=none
