@@ -630,7 +630,7 @@ int cmd_shot(int argc, char **argv)
     if (rc)
         return rc;
     map_source src;
-    if ((rc = map_source_resolve(o.file, &src)))
+    if ((rc = map_source_open(&(map_source_desc){ .path = o.file, .game_dir = o.game_dir }, &src)))
         return rc;
     o.started = started;
     o.first_frame = -1;

@@ -29,15 +29,16 @@ static bool parse_int(const char *s, long min, long max, long *out)
 }
 
 /* Checks the map opens (header, Data, chunk index) and has the level: exit 2 otherwise, with
- * the same words as `pmfview shot`. */
-static int check_map(const char *path, uint32_t level)
+ * the same words as `pmfview shot`. An RMF is compiled (or found in the cache) into src. */
+static int check_map(const view_desc *desc, map_source *src)
 {
-    map_source src;
-    int rc = map_source_resolve(path, &src);
+    const char *path = desc->path;
+    uint32_t level = desc->level;
+    int rc = map_source_open(&(map_source_desc){ .path = path, .game_dir = desc->game_dir }, src);
     if (rc)
         return rc;
     pmf_error err;
-    pmf_file *f = pmf_open(src.pmf_path, &err);
+    pmf_file *f = pmf_open(src->pmf_path, &err);
     if (!f) {
         char line[1024];
         fprintf(stderr, "pmfview: %s\n", pmf_error_format(&err, line, sizeof line));
@@ -135,8 +136,9 @@ int cmd_view(int argc, char **argv)
 
     /* A bad map is reported before a missing display, so the answer does not depend on where
      * the program runs. Without FILE, the demo map is looked for only once a window can open. */
+    map_source src;
     if (desc.path) {
-        int rc = check_map(desc.path, desc.level);
+        int rc = check_map(&desc, &src);
         if (rc)
             return rc;
     }
@@ -146,12 +148,14 @@ int cmd_view(int argc, char **argv)
     }
     if (!desc.path) {
         desc.path = PMFVIEW_DEFAULT_MAP;
-        int rc = check_map(desc.path, desc.level);
+        int rc = check_map(&desc, &src);
         if (rc) {
             SDL_Quit();
             return rc;
         }
     }
+    desc.pmf_path = src.pmf_path;
+    desc.compiled = src.id.kind == PMF_KIND_RMF;
     int rc = view_run(&desc);
     SDL_Quit();
     return rc;

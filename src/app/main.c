@@ -19,6 +19,8 @@ void print_usage(FILE *out)
           "  --shots DIR              where F12 screenshots go (default: the current directory)\n"
           "  --game DIR               game directory for unprefixed texture paths\n"
           "  --size WxH               window size (default 1280x720)\n"
+          "FILE may be a PMF map or an RMF (compiled with pmfc into the cache, $XDG_CACHE_HOME/pmfview;\n"
+          "$PMFVIEW_PMFC names the compiler, else the pmfc beside pmfview).\n"
           "In the window, F1 lists every key; docs/viewer.md has them all.\n"
           "\n"
           "Run 'pmfview info --help' or 'pmfview shot --help' for their options.\n", out);

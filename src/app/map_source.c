@@ -1,13 +1,47 @@
 /* map_source.c - what a command opens for the FILE it was given (see map_source.h). */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "commands.h"
+#include "map_compile.h"
 #include "map_source.h"
 #include "text_clean.h"
 
+#define PROGRESS_AFTER_SECONDS 1.0
+
+/* Compiles (or finds in the cache) the RMF at path into out->pmf_path. */
+static int compile_rmf(const map_source_desc *desc, map_source *out)
+{
+    map_compile mc;
+    map_compile_start(&mc, &(map_compile_desc){ .source = desc->path, .game_dir = desc->game_dir });
+    bool announced = false;
+    while (!map_compile_poll(&mc)) {
+        if (!announced && map_compile_elapsed(&mc) > PROGRESS_AFTER_SECONDS) {
+            fprintf(stderr, "pmfview: compiling %s (first open or changed since) ...", desc->path);
+            fflush(stderr);
+            announced = true;
+        }
+        nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+    }
+    if (announced)
+        fprintf(stderr, " %s after %.1f s\n", mc.state == MAP_COMPILE_DONE ? "done" : "failed", map_compile_elapsed(&mc));
+    if (mc.state == MAP_COMPILE_FAILED) {
+        fprintf(stderr, "pmfview: %s\n", mc.message);
+        return mc.exit_code;
+    }
+    snprintf(out->pmf_path, sizeof out->pmf_path, "%s", mc.out_path);
+    return 0;
+}
+
 int map_source_resolve(const char *path, map_source *out)
 {
+    return map_source_open(&(map_source_desc){ .path = path }, out);
+}
+
+int map_source_open(const map_source_desc *desc, map_source *out)
+{
+    const char *path = desc->path;
     memset(out, 0, sizeof *out);
     char why[256], shown[1024]; /* the path as the terminal may show it */
     text_clean(path, shown, sizeof shown);
@@ -23,6 +57,8 @@ int map_source_resolve(const char *path, map_source *out)
         }
         strcpy(out->pmf_path, path);
         return 0;
+    case PMF_KIND_RMF:
+        return compile_rmf(desc, out);
     case PMF_KIND_TEXT:
         fprintf(stderr, "pmfview: %s: file, byte 0: a text file, not a map (a pmfc source? compile it with 'pmfc %s -o MAP.pmf')\n", shown, shown);
         return EXIT_BAD_INPUT;

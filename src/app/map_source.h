@@ -1,18 +1,27 @@
 /* map_source.h - from the FILE a user names to what a command opens: a PMF as it is, an RMF
- * through the compile cache (conventions §4), the legacy draft and PM4 through their readers;
- * anything else is named ("a PNG image", "unknown (first bytes ...)") and refused. */
+ * through the compile cache (conventions §4, map_compile.h), the legacy draft and PM4 through
+ * their readers; anything else is named ("a PNG image", "unknown (first bytes ...)") and refused.
+ * The kind is told by content, never by the file name. */
 #ifndef PMFVIEW_APP_MAP_SOURCE_H
 #define PMFVIEW_APP_MAP_SOURCE_H
 
 #include "pmf/file_kind.h"
+
+typedef struct map_source_desc {
+    const char *path;                /* FILE as given */
+    const char *game_dir;            /* --game: passed to pmfc for an RMF (and part of its cache key) */
+} map_source_desc;
 
 typedef struct map_source {
     pmf_file_id id;
     char pmf_path[4096];     /* PMF_KIND_PMF: the file itself; PMF_KIND_RMF: its compiled cache file */
 } map_source;
 
-/* Identifies path and, for an RMF, compiles it (or reuses the cache). Returns 0, or the exit
- * code (conventions §4) after printing one `pmfview:` line. */
+/* Identifies desc->path and, for an RMF, compiles it (or reuses the cache), with a progress line
+ * on stderr once a compile takes over a second. Returns 0, or the exit code (conventions §4)
+ * after printing one `pmfview:` line. */
+int map_source_open(const map_source_desc *desc, map_source *out);
+/* map_source_open with no options. */
 int map_source_resolve(const char *path, map_source *out);
 
 #endif

@@ -3,7 +3,7 @@
  * cmd_view.c parses the command line into a view_desc; view_run() opens the SDL window and flies.
  * The pieces: view_window.c (window, GL context, main loop, input), view_hud.c (what the HUD
  * says), view_bookmarks.c (camera bookmarks), view_probes.c (light-probe overlay), view_watch.c
- * (live reload), view_shot.c (screenshots).
+ * (live reload), view_shot.c (screenshots); map_compile.c recompiles an RMF on a child process.
  */
 #ifndef PMFVIEW_APP_VIEW_H
 #define PMFVIEW_APP_VIEW_H
@@ -13,7 +13,9 @@
 
 /* Zero means default. */
 typedef struct view_desc {
-    const char *path;                /* the map; NULL = the bundled feature demo */
+    const char *path;                /* the map as named (a PMF, or an RMF: see pmf_path); watched for live reload */
+    const char *pmf_path;            /* the PMF to open: path itself, or an RMF's compiled cache file */
+    bool compiled;                   /* path is an RMF: a saved change is recompiled (map_compile.h) */
     uint32_t level;
     bool has_camera;                 /* --camera given */
     double camera_pos[3];

@@ -18,6 +18,8 @@ static const char *const key_help[][2] = {
     { "right mouse (hold)", "look around" },
     { "M", "capture the mouse (look without holding)" },
     { "R / Home", "back to the start camera" },
+    { "Alt+1..9", "jump to the map's start camera 1..9" },
+    { "G / Shift+G", "next / previous start camera of the level" },
     { "PageUp / PageDown", "previous / next level" },
     { "F2 F3 F4", "mode: full / lightmap / fullbright" },
     { "F5", "wireframe overlay" },

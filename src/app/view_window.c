@@ -1,5 +1,6 @@
 /* view_window.c - the viewer's window: SDL + GL context, the frame loop, flying, keys, live
- * reload, level switching, screenshots and bookmarks (docs/viewer.md). */
+ * reload (an RMF recompiled on a child process), level switching, start cameras, screenshots
+ * and bookmarks (docs/viewer.md). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "render/hud.h"
 #include "render/render.h"
+#include "map_compile.h"
 #include "scene.h"
 #include "view.h"
 #include "view_bookmarks.h"
@@ -57,6 +59,9 @@ typedef struct viewer {
     int fast_anim;
 
     view_watch watch;
+    char pmf_path[4096];           /* the PMF on screen: desc->path, or the RMF's cache file */
+    map_compile compile;           /* an RMF's recompile after a save (state RUNNING while it runs) */
+    int start_camera;              /* index into the start cameras of the last one jumped to; -1 = none */
     view_probes probes;
     bool probes_on;
 
@@ -69,7 +74,7 @@ typedef struct viewer {
 
     char message[1024];
     double message_until;
-    char error[1024];
+    char error[1200];
 } viewer;
 
 static double now_seconds(void)
@@ -231,7 +236,7 @@ static void change_fast_intensity(viewer *v, int delta, double t)
 
 static scene *open_scene(const viewer *v, uint32_t level, scene_error *err)
 {
-    scene_desc d = { .path = v->desc->path, .level = level, .game_dir = v->desc->game_dir,
+    scene_desc d = { .path = v->pmf_path, .level = level, .game_dir = v->desc->game_dir,
                      .radius = v->desc->radius };
     return scene_open(&d, err);
 }
@@ -274,11 +279,13 @@ static void install_scene(viewer *v, scene *s, uint32_t level, bool keep_view, d
     view_probes_close(&v->probes);
     if (v->probes_on) {
         char err[512];
-        if (!view_probes_open(&v->probes, v->desc->path, level, err, sizeof err))
+        if (!view_probes_open(&v->probes, v->pmf_path, level, err, sizeof err))
             snprintf(v->error, sizeof v->error, "probes: %s", err);
     }
     v->announced_ready = false;
     v->next_light_poll = 0;
+    if (!keep_view)
+        v->start_camera = -1;
     char title[300];
     const char *name = strrchr(v->desc->path, '/');
     snprintf(title, sizeof title, "pmfview - %s - level %u", name ? name + 1 : v->desc->path, level);
@@ -289,7 +296,7 @@ static void reload(viewer *v, double t)
 {
     scene_error e;
     uint32_t count = v->level_count;
-    scene *s = map_level_count(v->desc->path, &count, e.message, sizeof e.message) ? open_scene(v, v->level, &e) : NULL;
+    scene *s = map_level_count(v->pmf_path, &count, e.message, sizeof e.message) ? open_scene(v, v->level, &e) : NULL;
     if (!s) {
         snprintf(v->error, sizeof v->error, "reload failed: %s", e.message);
         fprintf(stderr, "pmfview: %s\n", e.message);
@@ -300,6 +307,35 @@ static void reload(viewer *v, double t)
     v->error[0] = '\0';
     install_scene(v, s, v->level, true, t);
     say(v, "reloaded %s", v->desc->path);
+}
+
+/* A saved RMF: pmfc runs on a child process polled once per frame (the window keeps drawing). */
+static void start_recompile(viewer *v)
+{
+    map_compile_cancel(&v->compile);
+    map_compile_start(&v->compile, &(map_compile_desc){ .source = v->desc->path, .game_dir = v->desc->game_dir });
+    if (v->compile.state == MAP_COMPILE_RUNNING)
+        say(v, "compiling %s ...", v->desc->path);
+}
+
+static void poll_recompile(viewer *v, double t)
+{
+    map_compile *mc = &v->compile;
+    if (mc->state == MAP_COMPILE_IDLE)
+        return;
+    if (mc->state == MAP_COMPILE_RUNNING && !map_compile_poll(mc)) {
+        v->message_until = t + MESSAGE_SECONDS;   /* "compiling" stays up while it runs */
+        return;
+    }
+    if (mc->state == MAP_COMPILE_FAILED) {
+        snprintf(v->error, sizeof v->error, "compile failed: %s", mc->message);
+        fprintf(stderr, "pmfview: %s\n", mc->message);
+        say(v, "compile failed; still showing the previous version");
+    } else if (mc->state == MAP_COMPILE_DONE || mc->state == MAP_COMPILE_CACHED) {
+        snprintf(v->pmf_path, sizeof v->pmf_path, "%s", mc->out_path);
+        reload(v, t);
+    }
+    mc->state = MAP_COMPILE_IDLE;
 }
 
 static void switch_level(viewer *v, int delta, double t)
@@ -318,6 +354,42 @@ static void switch_level(viewer *v, int delta, double t)
     }
     install_scene(v, s, (uint32_t)level, false, t);
     say(v, "level %d", level);
+}
+
+/* Start camera `index` of the file (conventions §4), on its own level (switched to if needed). */
+static void jump_to_start_camera(viewer *v, int index, double t)
+{
+    const pmf_cameras *cams = scene_start_cameras(v->scene);
+    if (index < 0 || (uint32_t)index >= cams->count) {
+        say(v, "no start camera %d (the map has %u)", index + 1, cams->count);
+        return;
+    }
+    const pmf_camera c = cams->list[index];
+    char name[256];
+    map_compile_clean_line(c.name, strlen(c.name), name, sizeof name);
+    if (c.level != v->level) {
+        switch_level(v, (int)c.level - (int)v->level, t);
+        if (c.level != v->level)
+            return;
+    }
+    camera_set_world(&v->cam, (const double[3]){ c.pos[0], c.pos[1], c.pos[2] }, c.yaw, c.pitch);
+    v->start_camera = index;
+    say(v, "start camera %d: %s", index + 1, name);
+}
+
+/* G / Shift+G: the next / previous start camera of the current level. */
+static void cycle_start_camera(viewer *v, int step, double t)
+{
+    const pmf_cameras *cams = scene_start_cameras(v->scene);
+    int n = (int)cams->count, from = v->start_camera >= 0 ? v->start_camera : step > 0 ? n - 1 : 0;
+    for (int k = 1; k <= n; k++) {
+        int i = ((from + step * k) % n + n) % n;
+        if (cams->list[i].level == v->level) {
+            jump_to_start_camera(v, i, t);
+            return;
+        }
+    }
+    say(v, "level %u has no start cameras", v->level);
 }
 
 /* ---- screenshots and bookmarks ------------------------------------------------------------- */
@@ -475,7 +547,10 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
     if (repeat)
         return;
     if (sc >= SDL_SCANCODE_1 && sc <= SDL_SCANCODE_9) {
-        bookmark(v, (int)(sc - SDL_SCANCODE_1) + 1, shift);
+        if (k->keysym.mod & KMOD_ALT)
+            jump_to_start_camera(v, (int)(sc - SDL_SCANCODE_1), t);
+        else
+            bookmark(v, (int)(sc - SDL_SCANCODE_1) + 1, shift);
         return;
     }
     switch (sym) {
@@ -488,7 +563,7 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
         v->probes_on = !v->probes_on;
         if (v->probes_on && !v->probes.file) {
             char err[512];
-            if (!view_probes_open(&v->probes, v->desc->path, v->level, err, sizeof err)) {
+            if (!view_probes_open(&v->probes, v->pmf_path, v->level, err, sizeof err)) {
                 v->probes_on = false;
                 say(v, "probes: %s", err);
                 break;
@@ -533,6 +608,7 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
         say(v, "fast light animation %s", v->fast_anim == VIEW_ANIM_FLICKER ? "flicker" : v->fast_anim == VIEW_ANIM_PULSE ? "pulse" : "off");
         break;
     case SDLK_h: v->hud_hidden = !v->hud_hidden; break;
+    case SDLK_g: cycle_start_camera(v, shift ? -1 : 1, t); break;
     case SDLK_m: set_capture(v, !v->mouse_captured); break;
     case SDLK_r:
     case SDLK_HOME: v->cam = v->start_cam; say(v, "start camera"); break;
@@ -641,8 +717,13 @@ static int run_loop(viewer *v)
         }
         handle_events(v, t);
         fly(v, dt);
-        if (view_watch_poll(&v->watch, t))
-            reload(v, t);
+        if (view_watch_poll(&v->watch, t)) {
+            if (v->desc->compiled)
+                start_recompile(v);
+            else
+                reload(v, t);
+        }
+        poll_recompile(v, t);
 
         v->settings.time = t - t0;
         int w, h;
@@ -715,10 +796,12 @@ int view_run(const view_desc *desc)
     v.desc = desc;
     v.speed = 8.0;
     v.settings.exposure = 1.0f;
+    v.start_camera = -1;
+    snprintf(v.pmf_path, sizeof v.pmf_path, "%s", desc->pmf_path ? desc->pmf_path : desc->path);
     view_bookmarks_path(desc->path, v.cameras_path, sizeof v.cameras_path);
 
     char err[600];
-    if (!map_level_count(desc->path, &v.level_count, err, sizeof err)) {
+    if (!map_level_count(v.pmf_path, &v.level_count, err, sizeof err)) {
         fprintf(stderr, "pmfview: %s\n", err);
         return 2;
     }
@@ -757,6 +840,7 @@ int view_run(const view_desc *desc)
                 install_scene(&v, s, desc->level, false, t);
                 view_watch_init(&v.watch, desc->path, t);
                 rc = run_loop(&v);
+                map_compile_cancel(&v.compile);
                 scene_close(v.scene);
             }
             free(v.lights);

@@ -3,6 +3,7 @@
  *   png_probe size FILE          -> "W H"
  *   png_probe pixel FILE X Y     -> "R G B" (X, Y from the top-left)
  *   png_probe lit FILE           -> how many pixels are not black
+ *   png_probe count FILE R G B   -> how many pixels are within 3 of that colour in every channel
  *   png_probe diff A B           -> how many pixels differ by more than 2 in a channel
  *                                   (exit 1 when the sizes differ)
  * Exit 2 when a file does not decode.
@@ -53,6 +54,16 @@ int main(int argc, char **argv)
         stbi_image_free(px);
         return 0;
     }
+    if (argc == 6 && !strcmp(argv[1], "count")) {
+        unsigned char *px = load(argv[2], &w, &h);
+        int want[3] = { atoi(argv[3]), atoi(argv[4]), atoi(argv[5]) };
+        long n = 0;
+        for (size_t i = 0; i < (size_t)w * h; i++)
+            n += abs(px[i * 3] - want[0]) <= 3 && abs(px[i * 3 + 1] - want[1]) <= 3 && abs(px[i * 3 + 2] - want[2]) <= 3;
+        printf("%ld\n", n);
+        stbi_image_free(px);
+        return 0;
+    }
     if (argc == 4 && !strcmp(argv[1], "diff")) {
         unsigned char *a = load(argv[2], &w, &h), *b = load(argv[3], &w2, &h2);
         if (w != w2 || h != h2) {
@@ -71,6 +82,6 @@ int main(int argc, char **argv)
         stbi_image_free(b);
         return 0;
     }
-    fputs("usage: png_probe size FILE | pixel FILE X Y | lit FILE | diff A B\n", stderr);
+    fputs("usage: png_probe size FILE | pixel FILE X Y | lit FILE | count FILE R G B | diff A B\n", stderr);
     return 1;
 }

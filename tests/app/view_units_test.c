@@ -1,5 +1,6 @@
 /* view_units_test.c - the viewer's window-free parts: pose parsing, the cameras file, the live
- * reload watch, screenshot names and the light-probe overlay's cube lighting data. */
+ * reload watch, screenshot names, the light-probe overlay's cube lighting data and the line
+ * cleaning that relays pmfc's errors. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "camera.h"
+#include "map_compile.h"
 #include "pmf.h"
 #include "view_bookmarks.h"
 #include "view_probes.h"
@@ -140,6 +142,28 @@ static void test_watch(void)
     CHECK(view_watch_poll(&w, 106.0), "back and stable");
 }
 
+/* pmfc's messages reach the terminal only as valid UTF-8 without control characters. */
+static void test_clean_line(void)
+{
+    static const struct { const char *in, *out; } cases[] = {
+        { "plain text, caf\xc3\xa9 \xe2\x98\x85 \xf0\x9f\x99\x82", "plain text, caf\xc3\xa9 \xe2\x98\x85 \xf0\x9f\x99\x82" },
+        { "\x1b[2J\x07\x7f\ttab", "\\x1b[2J\\x07\\x7f\\x09tab" },
+        { "c1 csi \xc2\x9b" "31m, nbsp \xc2\xa0", "c1 csi \\xc2\\x9b31m, nbsp \xc2\xa0" },
+        { "overlong \xc0\xaf, surrogate \xed\xa0\x80", "overlong \\xc0\\xaf, surrogate \\xed\\xa0\\x80" },
+        { "past U+10FFFF \xf4\x90\x80\x80", "past U+10FFFF \\xf4\\x90\\x80\\x80" },
+        { "cut \xe2\x98", "cut \\xe2\\x98" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[256];
+        map_compile_clean_line(cases[i].in, strlen(cases[i].in), out, sizeof out);
+        CHECK(!strcmp(out, cases[i].out), "case %zu: got '%s', want '%s'", i, out, cases[i].out);
+    }
+    /* A small buffer is cut at a whole character or escape, always terminated. */
+    char small[8];
+    map_compile_clean_line("ab\x1b\x1b\x1b", 5, small, sizeof small);
+    CHECK(!strcmp(small, "ab\\x1b"), "small buffer: '%s'", small);
+}
+
 static void test_shot_path(void)
 {
     char dir[1100], path[1300], want[1300];
@@ -255,6 +279,7 @@ int main(int argc, char **argv)
     test_watch();
     test_shot_path();
     test_probes();
+    test_clean_line();
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);
     return failures ? 1 : 0;

@@ -59,6 +59,8 @@ default_camera)
     # (level 0 "far" 0,0,4; level 1 "below"), pixel for pixel; a map without them at the origin.
     "$MAKEMAP" "$WORK/cams.pmf" 3 || fail "cannot write the camera map"
     s() { "$PMFVIEW" shot "$@" --size 160x120 >"$WORK/out" 2>"$WORK/err" || fail "shot $*: exit $?"; }
+    # Under ASan: Mesa keeps allocations at exit (tests/render turns leak detection off too).
+    export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
     s "$WORK/cams.pmf" -o "$WORK/default.png"
     s "$WORK/cams.pmf" -o "$WORK/far.png" --camera 0,0,4,0,0
     s "$WORK/cams.pmf" -o "$WORK/origin.png" --camera 0,0,0,0,0
@@ -70,6 +72,15 @@ default_camera)
     s "$MAP" -o "$WORK/plain.png"
     expect="90 59 55"; got=$("$PROBE" pixel "$WORK/plain.png" 80 60)
     near "$got" "$expect" || fail "no extension: centre $got, want $expect (the origin)"
+    # The same on a map pmfc compiled from a .pms source (the feature demo), given start cameras
+    # by pmf_add_cameras (PMF_ADD_CAMERAS, PMS_MAP from CMake).
+    "$PMF_ADD_CAMERAS" "$PMS_MAP" "$WORK/demo.pmf" "courtyard@0=2,1.7,10,20,-5" "house@0=-10,1.7,5,90,0" ||
+        fail "pmf_add_cameras"
+    s "$WORK/demo.pmf" -o "$WORK/demo_default.png"
+    s "$WORK/demo.pmf" -o "$WORK/demo_courtyard.png" --camera 2,1.7,10,20,-5
+    s "$WORK/demo.pmf" -o "$WORK/demo_origin.png" --camera 0,0,0,0,0
+    [ "$("$PROBE" diff "$WORK/demo_default.png" "$WORK/demo_courtyard.png")" -eq 0 ] || fail "demo: default shot is not the courtyard camera's"
+    [ "$("$PROBE" diff "$WORK/demo_default.png" "$WORK/demo_origin.png")" -gt 1000 ] || fail "demo: default shot is the origin's"
     # A damaged extension (count 200 past its end): exit 2, one line naming it and the byte.
     at=$(grep -boa 'pmfview.cameras' "$WORK/cams.pmf" | head -n1 | cut -d: -f1)
     printf '\310' | dd of="$WORK/cams.pmf" bs=1 seek=$((at + 16)) conv=notrunc status=none
@@ -258,6 +269,67 @@ lights)
     event Tab Down Left -- '^fast light 9 intensity 239'; shot; expect_centre "$SHOT" "215 220 140" "fast 9 at 239"
     event Return -- '^fast light 9 off'; shot; expect_centre "$SHOT" "215 100 140" "fast 9 off"
     event Up Return -- '^dynamic light 7 off'; shot; expect_centre "$SHOT" "115 100 140" "dynamic 7 off"
+    ;;
+start_cameras)
+    # Variant 3's start cameras: the window starts at "far"; Alt+2 jumps to "aside", G cycles
+    # through level 0's (skipping level 1's "below"), Alt+3 switches to level 1 for "below".
+    # Each view matches a headless shot from that camera.
+    "$MAKEMAP" "$MAP" 3 || fail "cannot write the camera map"
+    headless() { ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$PMFVIEW" shot "$MAP" -o "$WORK/$1.png" --size 160x120 "${@:2}" >/dev/null 2>&1 || fail "shot $1"; }
+    headless far --camera 0,0,4,0,0
+    headless aside --camera 1,0.5,2,20,5
+    headless below --level 1 --camera 0,-1,1,-10,10
+    same_as() { local d; d=$("$PROBE" diff "$SHOT" "$WORK/$1.png"); [ "$d" -eq 0 ] || fail "$2: $d pixels differ from the shot at '$1'"; }
+    start_viewer "$MAP"
+    shot; same_as far "the window's first view"
+    event alt+2 -- '^start camera 2: aside$'; shot; same_as aside "Alt+2"
+    event g -- '^start camera 1: far$'; shot; same_as far "G after camera 2"
+    event g -- '^start camera 2: aside$'
+    event shift+g -- '^start camera 1: far$'
+    event alt+3 -- '^start camera 3: below$'
+    wait_for "level 1's view" sh -c "[ \$(grep -c '^ready .* level 1' '$WORK/out') -ge 1 ]"
+    shot; same_as below "Alt+3 (level 1)"
+    event alt+4 -- '^no start camera 4 (the map has 3)$'
+    ;;
+rmf_reload)
+    # An RMF opened through the cache (stub compiler: the source's MAP: line names the PMF it
+    # "compiles" to). Saving by temp file + rename recompiles and reloads with the camera kept;
+    # a slow compile leaves the window responsive; a failing one keeps the last good map on
+    # screen with the error in red in the HUD.
+    export PMFVIEW_PMFC=$(cd "$(dirname "$0")" && pwd)/stub_pmfc.sh XDG_CACHE_HOME=$WORK/cache STUB_LOG=$WORK/pmfc.log
+    "$MAKEMAP" "$WORK/v1.pmf" 1 || fail "cannot write variant 1"
+    RMF=$WORK/room.rmf
+    save() { { printf '\xcd\xcc\x0c\x40RMF\0\0\0\0\x0aCMapWorld\n'; printf '%s\n' "$@"; } >"$RMF.tmp" && mv "$RMF.tmp" "$RMF"; }
+    save "MAP:$MAP"
+    start_viewer "$RMF" --camera 0,0,1,0,0
+    event F3 -- '^mode lightmap'
+    xdotool keydown w; sleep 0.3; xdotool keyup w
+    shot; expect_centre "$SHOT" "115 100 140" "before the save"
+    before=$SHOT lit_before=$("$PROBE" lit "$SHOT")
+    save "MAP:$WORK/v1.pmf" "SLEEP:1.5"
+    wait_for "the recompile to start" grep -q "^compiling $RMF \.\.\.$" "$WORK/out"
+    event F4 -- '^mode fullbright'
+    grep -q '^reloaded ' "$WORK/out" && fail "the window waited for the compile (or the compile was not slow)"
+    event F3 -- '^mode lightmap'
+    wait_for "the reload" grep -q "^reloaded $RMF$" "$WORK/out"
+    wait_for "the reloaded view" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -ge 2 ]"
+    shot; expect_centre "$SHOT" "175 100 140" "after the save (variant 1's luxels)"
+    [ "$("$PROBE" lit "$SHOT")" -eq "$lit_before" ] || fail "camera moved: the wall covers $lit_before then $("$PROBE" lit "$SHOT") pixels"
+    good=$SHOT
+    [ "$(wc -l <"$WORK/pmfc.log")" -eq 2 ] || fail "$(wc -l <"$WORK/pmfc.log") pmfc calls, want 2"
+    save "FAIL:room.rmf: solid 3 face 1, byte 99: plane points are collinear"
+    wait_for "the failed compile" grep -q '^compile failed; still showing the previous version$' "$WORK/out"
+    grep -q '^pmfview: room.rmf: solid 3 face 1, byte 99: plane points are collinear$' "$WORK/err" || fail "no relayed error on stderr"
+    shot; [ "$("$PROBE" diff "$good" "$SHOT")" -eq 0 ] || fail "a failed compile changed the picture"
+    shot ctrl+F12
+    [ "$("$PROBE" count "$SHOT" 255 90 90)" -gt 20 ] || fail "no red error text in the HUD"
+    # Fixed again: the error clears and the map reloads.
+    save "MAP:$MAP"
+    wait_for "the second reload" sh -c "[ \$(grep -c '^reloaded ' '$WORK/out') -ge 2 ]"
+    wait_for "the view after the fix" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -ge 3 ]"
+    shot; expect_centre "$SHOT" "115 100 140" "after the fix"
+    [ "$("$PROBE" diff "$before" "$SHOT")" -eq 0 ] || fail "after the fix the view differs from before the first save"
+    quit_viewer
     ;;
 levels)
     start_viewer "$MAP"

@@ -540,15 +540,22 @@ bool sample_map_write_file(const sample_map *m, const char *path, pmf_error *err
 
 bool sample_rewrite(const pmf_file *f, uint8_t **out, size_t *size, pmf_error *err)
 {
-    pmf_blob *ext = calloc(f->extension_count + 1u, sizeof *ext);
+    return sample_rewrite_extended(f, NULL, out, size, err);
+}
+
+bool sample_rewrite_extended(const pmf_file *f, const pmf_blob *extra, uint8_t **out, size_t *size, pmf_error *err)
+{
+    pmf_blob *ext = calloc(f->extension_count + 2u, sizeof *ext);
     if (!ext)
         return false;
     for (unsigned i = 0; i < f->extension_count; i++)
         ext[i] = (pmf_blob){ f->data + f->extensions[i].offset, f->extensions[i].size };
+    if (extra)
+        ext[f->extension_count] = *extra;
     pmf_data_desc d = {
         .string_table = f->string_table,
         .archive = { f->data + f->archive.offset, f->archive.size },
-        .extension_count = f->extension_count,
+        .extension_count = (uint16_t)(f->extension_count + (extra != NULL)),
         .extensions = ext,
         .global_entity_count = f->global_entity_count,
         .global_entities = { f->data + f->global_entities.offset, f->global_entities.size },

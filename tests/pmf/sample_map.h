@@ -38,6 +38,8 @@ bool sample_map_write_file(const sample_map *m, const char *path, pmf_error *err
 
 /* Writes f again from its decoded structs (every level and chunk, header, Data parts). */
 bool sample_rewrite(const pmf_file *f, uint8_t **out, size_t *size, pmf_error *err);
+/* The same with one more extension after the file's own (NULL = none). */
+bool sample_rewrite_extended(const pmf_file *f, const pmf_blob *extra, uint8_t **out, size_t *size, pmf_error *err);
 /* Decodes both files completely and compares every level and chunk field by field. */
 bool sample_compare_files(const pmf_file *a, const pmf_file *b, char *why, size_t why_size);
 

@@ -1,0 +1,356 @@
+/* map_compile.c - the RMF compile cache: key, lookup, pmfc as a child process (map_compile.h). */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "map_compile.h"
+
+extern char **environ;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static map_compile_state fail(map_compile *mc, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static map_compile_state fail(map_compile *mc, int code, const char *fmt, ...)
+{
+    char raw[sizeof mc->message];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    map_compile_clean_line(raw, strlen(raw), mc->message, sizeof mc->message);
+    mc->exit_code = code;
+    mc->state = MAP_COMPILE_FAILED;
+    return mc->state;
+}
+
+void map_compile_clean_line(const char *text, size_t len, char *out, size_t out_size)
+{
+    size_t o = 0;
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t i = 0; i < len && o + 5 < out_size;) {
+        unsigned char b = s[i];
+        size_t n = b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 0;
+        bool ok = n > 0 && i + n <= len && !(n == 1 && (b < 0x20 || b == 0x7F));
+        for (size_t k = 1; ok && k < n; k++)
+            ok = (s[i + k] & 0xC0) == 0x80;
+        /* Overlong forms, surrogates, past U+10FFFF, and C1 controls (U+0080..U+009F) are not shown raw. */
+        if (ok && n == 2)
+            ok = b >= 0xC2 && !(b == 0xC2 && s[i + 1] < 0xA0);
+        if (ok && n == 3)
+            ok = !(b == 0xE0 && s[i + 1] < 0xA0) && !(b == 0xED && s[i + 1] >= 0xA0);
+        if (ok && n == 4)
+            ok = b <= 0xF4 && !(b == 0xF0 && s[i + 1] < 0x90) && !(b == 0xF4 && s[i + 1] >= 0x90);
+        if (!ok) {
+            o += (size_t)snprintf(out + o, out_size - o, "\\x%02x", b);
+            i++;
+            continue;
+        }
+        if (o + n + 1 > out_size)
+            break;
+        memcpy(out + o, s + i, n);
+        o += n;
+        i += n;
+    }
+    out[o < out_size ? o : out_size - 1] = '\0';
+}
+
+/* FNV-1a, 64 bits: a file name from a key, not a security boundary. */
+static uint64_t hash_add(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+    return hash_add(h, s, strlen(s) + 1);
+}
+
+static uint64_t hash_file(uint64_t h, const struct stat *st)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%lld:%lld.%09ld", (long long)st->st_size, (long long)st->st_mtim.tv_sec,
+             (long)st->st_mtim.tv_nsec);
+    return hash_str(h, buf);
+}
+
+/* mkdir -p with mode 0700 (XDG base directory spec); false with errno set. */
+static bool make_dirs(const char *path)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+        errno = ENAMETOOLONG;
+        return false;
+    }
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || !*p) {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+                return false;
+            *p = c;
+            if (!c)
+                break;
+        }
+    }
+    struct stat st;
+    if (stat(buf, &st) != 0)
+        return false;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return false;
+    }
+    return access(buf, W_OK | X_OK) == 0;
+}
+
+static bool find_cache_dir(map_compile *mc)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n;
+    /* The XDG spec: a relative XDG_CACHE_HOME is invalid and ignored. */
+    if (xdg && xdg[0] == '/')
+        n = snprintf(mc->cache_dir, sizeof mc->cache_dir, "%s/pmfview", xdg);
+    else if (home && home[0])
+        n = snprintf(mc->cache_dir, sizeof mc->cache_dir, "%s/.cache/pmfview", home);
+    else
+        return fail(mc, EXIT_RUNTIME, "no cache directory for compiled maps: neither XDG_CACHE_HOME nor HOME is set"), false;
+    if (n >= (int)sizeof mc->cache_dir - 256)
+        return fail(mc, EXIT_RUNTIME, "cache directory path too long: %s", mc->cache_dir), false;
+    if (!make_dirs(mc->cache_dir))
+        return fail(mc, EXIT_RUNTIME, "cannot create the cache directory %s: %s", mc->cache_dir, strerror(errno)), false;
+    return true;
+}
+
+/* $PMFVIEW_PMFC, else the pmfc beside this program. */
+static bool find_pmfc(map_compile *mc, char *out, size_t size)
+{
+    const char *env = getenv("PMFVIEW_PMFC");
+    if (env && env[0]) {
+        snprintf(out, size, "%s", env);
+    } else {
+        char self[PATH_MAX - 8];   /* room for "/pmfc" */
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0)
+            return fail(mc, EXIT_RUNTIME, "cannot find pmfc: /proc/self/exe: %s (set PMFVIEW_PMFC)", strerror(errno)), false;
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        *slash = '\0';
+        snprintf(out, size, "%s/pmfc", self);
+    }
+    if (access(out, X_OK) != 0)
+        return fail(mc, EXIT_RUNTIME, "cannot run the map compiler %s: %s (set PMFVIEW_PMFC)", out, strerror(errno)), false;
+    return true;
+}
+
+/* The source's file name with anything but [A-Za-z0-9._-] as '_', at most 64 bytes. */
+static void plain_name(const char *path, char *out, size_t size)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t o = 0;
+    for (; *base && o + 1 < size && o < 64; base++)
+        out[o++] = (isalnum((unsigned char)*base) && (unsigned char)*base < 0x80) || strchr("._-", *base) ? *base : '_';
+    out[o] = '\0';
+}
+
+map_compile_state map_compile_start(map_compile *mc, const map_compile_desc *desc)
+{
+    memset(mc, 0, sizeof *mc);
+    mc->pid = -1;
+    char real[PATH_MAX], pmfc[PATH_MAX], pmfc_real[PATH_MAX], game[PATH_MAX];
+    struct stat src_st, pmfc_st;
+    if (!realpath(desc->source, real) || stat(real, &src_st) != 0)
+        return fail(mc, EXIT_BAD_INPUT, "%s: file, byte 0: cannot open: %s", desc->source, strerror(errno));
+    if (!find_pmfc(mc, pmfc, sizeof pmfc) || !find_cache_dir(mc))
+        return mc->state;
+    if (!realpath(pmfc, pmfc_real) || stat(pmfc_real, &pmfc_st) != 0)
+        return fail(mc, EXIT_RUNTIME, "cannot run the map compiler %s: %s", pmfc, strerror(errno));
+
+    uint64_t src = hash_str(0xcbf29ce484222325ull, real);
+    uint64_t key = hash_file(src, &src_st);
+    key = hash_str(key, desc->game_dir ? (realpath(desc->game_dir, game) ? game : desc->game_dir) : "");
+    key = hash_file(hash_str(key, pmfc_real), &pmfc_st);
+    char name[72];
+    plain_name(real, name, sizeof name);
+    snprintf(mc->source_key, sizeof mc->source_key, "%016llx", (unsigned long long)src);
+    snprintf(mc->out_path, sizeof mc->out_path, "%s/%s-%016llx-%s.pmf", mc->cache_dir, mc->source_key,
+             (unsigned long long)key, name);
+    struct stat st;
+    if (stat(mc->out_path, &st) == 0 && S_ISREG(st.st_mode))
+        return mc->state = MAP_COMPILE_CACHED;
+
+    static unsigned serial;
+    snprintf(mc->tmp_path, sizeof mc->tmp_path, "%s/.%s-%016llx.%ld.%u.tmp.pmf", mc->cache_dir, mc->source_key,
+             (unsigned long long)key, (long)getpid(), serial++);
+    if (!(mc->log = tmpfile()))
+        return fail(mc, EXIT_RUNTIME, "cannot make a temporary file for pmfc's output: %s", strerror(errno));
+    /* A source named "-x" would read as an option. */
+    char source_arg[PATH_MAX + 2];
+    snprintf(source_arg, sizeof source_arg, "%s%s", desc->source[0] == '-' ? "./" : "", desc->source);
+    char *argv[9];
+    int argc = 0;
+    argv[argc++] = pmfc;
+    argv[argc++] = source_arg;
+    argv[argc++] = "-o";
+    argv[argc++] = mc->tmp_path;
+    if (desc->game_dir) {
+        argv[argc++] = "--game";
+        argv[argc++] = (char *)desc->game_dir;
+    }
+    argv[argc++] = "--quiet";
+    argv[argc] = NULL;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, fileno(mc->log), 1);
+    posix_spawn_file_actions_adddup2(&actions, fileno(mc->log), 2);
+    int rc = posix_spawn(&mc->pid, pmfc, &actions, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) {
+        mc->pid = -1;
+        fclose(mc->log);
+        mc->log = NULL;
+        return fail(mc, EXIT_RUNTIME, "cannot run the map compiler %s: %s", pmfc, strerror(rc));
+    }
+    mc->started = now_seconds();
+    return mc->state = MAP_COMPILE_RUNNING;
+}
+
+/* The last non-empty line pmfc wrote (its error), "pmfc: " dropped, cleaned. */
+static void last_line(FILE *log, char *out, size_t size)
+{
+    char tail[4096];
+    out[0] = '\0';
+    fflush(log);
+    if (fseek(log, 0, SEEK_END) != 0)
+        return;
+    long end = ftell(log), start = end > (long)sizeof tail ? end - (long)sizeof tail : 0;
+    if (fseek(log, start, SEEK_SET) != 0)
+        return;
+    size_t n = fread(tail, 1, (size_t)(end - start), log);
+    while (n && (tail[n - 1] == '\n' || tail[n - 1] == '\r' || tail[n - 1] == ' '))
+        n--;
+    size_t from = n;
+    while (from && tail[from - 1] != '\n')
+        from--;
+    const char *line = tail + from;
+    size_t len = n - from;
+    if (len >= 6 && !memcmp(line, "pmfc: ", 6)) {
+        line += 6;
+        len -= 6;
+    }
+    map_compile_clean_line(line, len, out, size);
+}
+
+/* True for ".SRC-KEY.PID.N.tmp.pmf" of this source whose process is gone (killed mid-compile). */
+static bool orphaned_temp(const char *name, const char *source_key)
+{
+    size_t klen = strlen(source_key);
+    if (name[0] != '.' || strncmp(name + 1, source_key, klen) || name[1 + klen] != '-' || strlen(name) < 2 + klen + 17)
+        return false;
+    const char *p = name + 2 + klen + 16;
+    if (*p != '.')
+        return false;
+    char *end;
+    long pid = strtol(p + 1, &end, 10);
+    return *end == '.' && pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Removes the other cache files of the same source (older versions, other options) and the
+ * temporary files of compiles whose process died. */
+static void remove_stale(const map_compile *mc)
+{
+    DIR *d = opendir(mc->cache_dir);
+    if (!d)
+        return;
+    const char *keep = strrchr(mc->out_path, '/') + 1;
+    size_t klen = strlen(mc->source_key);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        bool stale = !strncmp(e->d_name, mc->source_key, klen) && e->d_name[klen] == '-' && strcmp(e->d_name, keep);
+        if (stale || orphaned_temp(e->d_name, mc->source_key)) {
+            char path[4400];
+            snprintf(path, sizeof path, "%s/%s", mc->cache_dir, e->d_name);
+            unlink(path);
+        }
+    }
+    closedir(d);
+}
+
+bool map_compile_poll(map_compile *mc)
+{
+    if (mc->state != MAP_COMPILE_RUNNING)
+        return true;
+    int status;
+    pid_t r = waitpid(mc->pid, &status, WNOHANG);
+    if (r == 0)
+        return false;
+    mc->pid = -1;
+    char line[sizeof mc->message];
+    last_line(mc->log, line, sizeof line);
+    fclose(mc->log);
+    mc->log = NULL;
+    if (r < 0) {
+        unlink(mc->tmp_path);
+        return fail(mc, EXIT_RUNTIME, "waiting for pmfc: %s", strerror(errno)), true;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        if (rename(mc->tmp_path, mc->out_path) != 0) {
+            int e = errno;
+            unlink(mc->tmp_path);
+            return fail(mc, EXIT_RUNTIME, "pmfc succeeded but its output %s cannot be moved into the cache: %s",
+                        mc->tmp_path, strerror(e)), true;
+        }
+        remove_stale(mc);
+        mc->state = MAP_COMPILE_DONE;
+        return true;
+    }
+    unlink(mc->tmp_path);
+    int code = WIFEXITED(status) && WEXITSTATUS(status) == 2 ? EXIT_BAD_INPUT : EXIT_RUNTIME;
+    if (line[0])
+        fail(mc, code, "%s", line);
+    else if (WIFEXITED(status))
+        fail(mc, code, "pmfc failed (exit %d) without saying why", WEXITSTATUS(status));
+    else
+        fail(mc, code, "pmfc was killed by signal %d", WTERMSIG(status));
+    return true;
+}
+
+double map_compile_elapsed(const map_compile *mc)
+{
+    return now_seconds() - mc->started;
+}
+
+void map_compile_cancel(map_compile *mc)
+{
+    if (mc->state == MAP_COMPILE_RUNNING && mc->pid > 0) {
+        kill(mc->pid, SIGTERM);
+        waitpid(mc->pid, NULL, 0);
+        mc->pid = -1;
+        unlink(mc->tmp_path);
+    }
+    if (mc->log)
+        fclose(mc->log);
+    mc->log = NULL;
+    mc->state = MAP_COMPILE_IDLE;
+}
