@@ -4,11 +4,18 @@
 
 #include "commands.h"
 #include "map_source.h"
+#include "pm4_world.h"
 
 int map_source_resolve(const char *path, map_source *out)
 {
     memset(out, 0, sizeof *out);
     char why[256];
+    if (pm4_directory_has_tiles(path)) {
+        out->id.kind = PMF_KIND_PM4;
+        snprintf(out->id.what, sizeof out->id.what, "a directory of PM4 tiles");
+        out->pm4_directory = true;
+        return 0;
+    }
     if (!pmf_identify_path(path, &out->id, why, sizeof why)) {
         fprintf(stderr, "pmfview: %s: file, byte 0: %s\n", path, why);
         return EXIT_BAD_INPUT;
@@ -21,6 +28,9 @@ int map_source_resolve(const char *path, map_source *out)
         }
         strcpy(out->pmf_path, path);
         return 0;
+    case PMF_KIND_PMF_LEGACY:
+    case PMF_KIND_PM4:
+        return 0; /* read by their own modules (formats_*.c) */
     case PMF_KIND_TEXT:
         fprintf(stderr, "pmfview: %s: file, byte 0: a text file, not a map (a pmfc source? compile it with 'pmfc %s -o MAP.pmf')\n", path, path);
         return EXIT_BAD_INPUT;

@@ -1,0 +1,27 @@
+/* pm4_world.h - PM4 tiles opened as one world: a single .pm4 file, or a directory whose
+ * *_XX_YY.pm4 files are the tiles (other files are ignored). Tiles are sorted by (YY, XX). */
+#ifndef PM4_WORLD_H
+#define PM4_WORLD_H
+
+#include "pm4.h"
+
+#define PM4_WORLD_MAX_TILES 4096         /* a 64 x 64 map */
+#define PM4_WORLD_MAX_BYTES (1ull << 30) /* all tiles' files together: bounded memory */
+
+typedef struct pm4_world {
+    bool directory;
+    uint32_t tile_count;
+    pm4_tile *tiles[PM4_WORLD_MAX_TILES];
+    uint64_t total_bytes;                /* of the tiles' files */
+    bool has_bounds;
+    float bounds_min[3], bounds_max[3];  /* view frame, over every tile */
+} pm4_world;
+
+/* Opens a file or a tile directory; the first bad tile fails the whole world. */
+pm4_world *pm4_world_open(const char *path, pmf_error *err);
+void pm4_world_close(pm4_world *w);
+
+/* True when path is a directory holding at least one *_XX_YY.pm4 file. */
+bool pm4_directory_has_tiles(const char *path);
+
+#endif
