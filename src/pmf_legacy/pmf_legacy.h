@@ -47,6 +47,7 @@ typedef struct pmfl_cube {
     float fill, pitch, yaw;              /* angled */
     uint32_t parent;                     /* PMFL_NO_PARENT for a section root or an unreachable cube */
     uint8_t depth;                       /* 0 at a section root */
+    uint32_t offset;                     /* of its type byte in the shared data (for errors) */
 } pmfl_cube;
 
 typedef struct pmfl_point { float pos[3], uv[2], lightmap_uv[2]; } pmfl_point;

@@ -93,6 +93,7 @@ static bool read_cube(pmf_cursor *c, pmfl_map *m, uint32_t i)
 {
     pmfl_cube *cube = &m->cubes[i];
     size_t at = c->pos;
+    cube->offset = (uint32_t)at;
     uint8_t type = pmf_read_u8(c, "cube type");
     if (c->failed)
         return false;
@@ -188,13 +189,15 @@ static bool check_tree(pmfl_map *m, pmf_arena *a, pmf_error *err)
                 continue;
             for (int k = 0; k < 8; k++) {
                 uint32_t child = cube->children[k];
+                uint64_t child_at = cube->offset + 1ull + (cube->flags & PMFL_CUBE_HAS_LIGHTING ? 8 : 0) +
+                                    (cube->flags & PMFL_CUBE_IS_CHUNK ? 12 : 0) + 4ull * (unsigned)k;
                 if (seen[child]) {
-                    pmf_error_set(err, m->file, "shared data", 0, "cube %u: child %d (cube %u) is already in the tree", i, k,
-                                  child);
+                    pmf_error_set(err, m->file, "shared data", child_at, "cube %u: child %d (cube %u) is already in the tree",
+                                  i, k, child);
                     return false;
                 }
                 if (cube->depth + 1 > MAX_TREE_DEPTH) {
-                    pmf_error_set(err, m->file, "shared data", 0, "cube %u: the tree is deeper than %d levels", child,
+                    pmf_error_set(err, m->file, "shared data", child_at, "cube %u: the tree is deeper than %d levels", child,
                                   MAX_TREE_DEPTH);
                     return false;
                 }
@@ -219,7 +222,7 @@ static bool read_shared(pmf_cursor *c, pmf_arena *a, pmfl_map *m, pmf_error *err
     uint32_t nsections = (uint32_t)m->sections_x * m->sections_z;
     size_t sections_at = c->pos;
     m->sections = pmf_read_array(c, a, nsections, 4, sizeof *m->sections, "section cube indices");
-    for (uint32_t s = 0; s < nsections; s++)
+    for (uint32_t s = 0; s < nsections && !c->failed; s++)
         m->sections[s] = pmf_read_u32(c, "section cube index");
     at = c->pos;
     m->cube_count = pmf_read_u32(c, "cube count");
@@ -313,7 +316,9 @@ static bool link_triangles(pmfl_map *m, pmf_arena *a, pmf_error *err)
         if (cube->type != PMFL_CUBE_SOLID && cube->type != PMFL_CUBE_ANGLED)
             continue;
         if ((uint64_t)cube->triangle_index + cube->triangle_count > m->triangle_count) {
-            pmf_error_set(err, m->file, "shared data", 0, "cube %u: triangles %u..%llu are past the triangle count %u", i,
+            uint64_t index_at = cube->offset + 5ull + (cube->flags & PMFL_CUBE_HAS_LIGHTING ? 8 : 0) +
+                                (cube->flags & PMFL_CUBE_IS_CHUNK ? 12 : 0);
+            pmf_error_set(err, m->file, "shared data", index_at, "cube %u: triangles %u..%llu are past the triangle count %u", i,
                           cube->triangle_index, (unsigned long long)cube->triangle_index + cube->triangle_count - 1,
                           m->triangle_count);
             return false;
