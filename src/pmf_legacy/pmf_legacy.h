@@ -96,4 +96,8 @@ pmfl_map *pmfl_open(const char *path, pmf_error *err);
 pmfl_map *pmfl_open_memory(const void *data, size_t size, const char *name, pmf_error *err);
 void pmfl_close(pmfl_map *m);
 
+/* Writes the map as a PMF 0.0 file the viewer draws (docs/formats.md): its triangles with their
+ * cube's material (the resource path is the texture) and base light (else fullbright). */
+bool pmfl_to_pmf(const pmfl_map *m, const char *path, pmf_error *err);
+
 #endif
