@@ -244,7 +244,8 @@ static bool derive(pm4_tile *t, pmf_arena *a, pmf_error *err)
         if (t->msur[i].index_count >= 3)
             t->triangles += t->msur[i].index_count - 2u;
     }
-    qsort(keys, n, 4, compare_u32);
+    if (n)
+        qsort(keys, n, 4, compare_u32);
     for (uint32_t i = 0; i < n; i++)
         t->groups += !i || keys[i] != keys[i - 1];
     bool any = false;
