@@ -11,6 +11,8 @@
 #include "view_bookmarks.h"
 #include "camera.h"
 #include "map_source.h"
+#include "formats_scene.h"
+#include "pm4_world.h"
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -29,13 +31,19 @@ static bool parse_int(const char *s, long min, long max, long *out)
 }
 
 /* Checks the map opens (header, Data, chunk index) and has the level: exit 2 otherwise, with
- * the same words as `pmfview shot`. */
-static int check_map(const char *path, uint32_t level)
+ * the same words as `pmfview shot`. A legacy draft or PM4 file is read and written as the PMF
+ * the window opens (formats). */
+static int check_map(const char *path, uint32_t level, formats_scene *formats)
 {
     map_source src;
     int rc = map_source_resolve(path, &src);
     if (rc)
         return rc;
+    if (src.id.kind == PMF_KIND_PMF_LEGACY || src.id.kind == PMF_KIND_PM4) {
+        if ((rc = formats_scene_open(path, &src, PM4_LAYER_ALL, formats)))
+            return rc;
+        snprintf(src.pmf_path, sizeof src.pmf_path, "%s", formats->pmf_path);
+    }
     pmf_error err;
     pmf_file *f = pmf_open(src.pmf_path, &err);
     if (!f) {
@@ -135,18 +143,26 @@ int cmd_view(int argc, char **argv)
 
     /* A bad map is reported before a missing display, so the answer does not depend on where
      * the program runs. Without FILE, the demo map is looked for only once a window can open. */
+    formats_scene formats = { 0 };
     if (desc.path) {
-        int rc = check_map(desc.path, desc.level);
-        if (rc)
+        int rc = check_map(desc.path, desc.level, &formats);
+        if (rc) {
+            formats_scene_close(&formats);
             return rc;
+        }
+        if (formats.kind) {
+            desc.path = formats.pmf_path;
+            desc.formats = &formats;
+        }
     }
     if (!have_display()) {
+        formats_scene_close(&formats);
         fputs("pmfview: no display; use 'pmfview shot FILE -o OUT.png' to render without a window\n", stderr);
         return EXIT_RUNTIME;
     }
     if (!desc.path) {
         desc.path = PMFVIEW_DEFAULT_MAP;
-        int rc = check_map(desc.path, desc.level);
+        int rc = check_map(desc.path, desc.level, &formats);
         if (rc) {
             SDL_Quit();
             return rc;
@@ -154,5 +170,6 @@ int cmd_view(int argc, char **argv)
     }
     int rc = view_run(&desc);
     SDL_Quit();
+    formats_scene_close(&formats);
     return rc;
 }

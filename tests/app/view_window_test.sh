@@ -233,6 +233,22 @@ lights)
     event Return -- '^fast light 9 off'; shot; expect_centre "$SHOT" "215 100 140" "fast 9 off"
     event Up Return -- '^dynamic light 7 off'; shot; expect_centre "$SHOT" "115 100 140" "dynamic 7 off"
     ;;
+pm4_layers)
+    # MAKEMAP is format_sample_write: variant 1 is the PM4 tile. Looking down on its walkable
+    # square (view y = 10) away from the path and markers: Ctrl+1 hides the surfaces, again shows them.
+    "$MAKEMAP" "$WORK/w_1_2.pm4" 1 || fail "cannot write the PM4 tile"
+    start_viewer "$WORK/w_1_2.pm4" --camera 7,40,-3,0,-90
+    shot
+    square=$(centre "$SHOT")
+    near "$square" "0 0 0" && fail "the square is not drawn: $square"
+    event ctrl+1 -- '^surfaces off'
+    wait_for "the view without surfaces" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -ge 2 ]"
+    shot; expect_centre "$SHOT" "0 0 0" "surfaces off"
+    event ctrl+1 -- '^surfaces on'
+    wait_for "the view with surfaces" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -ge 3 ]"
+    shot; expect_centre "$SHOT" "$square" "surfaces on again"
+    quit_viewer
+    ;;
 levels)
     start_viewer "$MAP"
     event Next -- '^level 1'
