@@ -12,12 +12,12 @@
 #define SLOT_MAX_TRIANGLES 255
 #define MAX_LIGHTMAPS 255                /* index 255 means "no lightmap" */
 
-static bool fail(pmf_error *err, const char *fmt, const char *arg)
+static bool fail(pmf_error *err, const char *message)
 {
     snprintf(err->file, sizeof err->file, "%s", "");
     snprintf(err->block, sizeof err->block, "%s", "build");
     err->offset = 0;
-    snprintf(err->message, sizeof err->message, fmt, arg);
+    snprintf(err->message, sizeof err->message, "%s", message);
     return false;
 }
 
@@ -128,7 +128,7 @@ static bool assign_keys(chunk_work *w, pmf_error *err)
         int32_t u = w->used_of_level[t->material];
         if (u < 0) {
             if (w->used_count == 255)
-                return fail(err, "more than 255 materials in one chunk%s", "");
+                return fail(err, "more than 255 materials in one chunk");
             u = (int32_t)w->used_count;
             w->used[w->used_count++] = t->material;
             w->used_of_level[t->material] = u;
@@ -140,7 +140,7 @@ static bool assign_keys(chunk_work *w, pmf_error *err)
                 lm = k;
         if (t->lit && lm == PMF_NO_LIGHTMAP) {
             if (w->light_count == MAX_LIGHTMAPS - 1)
-                return fail(err, "more than 254 distinct light colours in one chunk%s", "");
+                return fail(err, "more than 254 distinct light colours in one chunk");
             memcpy(w->lights[w->light_count], t->light, 3);
             lm = w->light_count++;
         }
@@ -200,7 +200,7 @@ static bool emit_chunk(chunk_work *w, const pmf_level *lvl, const uint32_t cell[
     const char *used_names[256];
     bool ok = cubes && ccubes && scubes && verts && lightmaps;
     if (!ok)
-        fail(err, "out of memory for a chunk of %s triangles", "many");
+        fail(err, "out of memory for a chunk");
     for (uint32_t j = 1; ok && j < levels; j++)
         for (uint32_t i = 0; i < level_size[j]; i++) {
             pmf_cube *p = &cubes[level_first[j] + i];
@@ -316,7 +316,7 @@ static bool build(const pmf_build_desc *d, const grid *g, const sorted_triangle 
     pmf_writer *writer = NULL;
     bool ok = mats && cmats && w.used_of_level && w.tri_slot && w.tri_used && w.tri_lightmap && w.leaves && !ext.oom;
     if (!ok)
-        fail(err, "out of memory for %s", "the map");
+        fail(err, "out of memory for the map");
     for (uint16_t i = 0; ok && i < d->material_count; i++) {
         mats[i] = (pmf_material){ .name = d->materials[i].name, .type = "" };
         cmats[i] = (pmf_client_material){ .texture = d->materials[i].texture, .alpha = 255, .shading = 255, .matcap = "" };
@@ -369,18 +369,18 @@ static bool build(const pmf_build_desc *d, const grid *g, const sorted_triangle 
 bool pmf_build_write(const pmf_build_desc *d, const char *path, pmf_error *err)
 {
     if (d->triangle_count > (size_t)UINT32_MAX / 3)
-        return fail(err, "%s", "too many triangles for one map");
+        return fail(err, "too many triangles for one map");
     grid g;
     if (!choose_grid(d, &g))
-        return fail(err, "%s", "the triangles span more than the PMF chunk grid can hold");
+        return fail(err, "the triangles span more than the PMF chunk grid can hold");
     sorted_triangle *sorted = malloc((d->triangle_count + 1) * sizeof *sorted);
     if (!sorted)
-        return fail(err, "%s", "out of memory");
+        return fail(err, "out of memory");
     for (size_t i = 0; i < d->triangle_count; i++) {
         const pmf_build_triangle *t = &d->triangles[i];
         if (t->material >= d->material_count) {
             free(sorted);
-            return fail(err, "%s", "a triangle names a material past the list");
+            return fail(err, "a triangle names a material past the list");
         }
         uint32_t cell[3];
         float local[3];
