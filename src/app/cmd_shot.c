@@ -68,6 +68,7 @@ typedef struct shot_options {
     struct { uint32_t id; uint8_t intensity; } fasts[256];
     int fast_count;
     unsigned pm4_layers;             /* PM4_LAYER_* */
+    bool has_camera;                 /* --camera given */
     double started;                  /* cmd_shot entry, before the GL context */
     double first_frame;              /* seconds from started to the first complete frame; <0 = none yet */
 } shot_options;
@@ -165,6 +166,7 @@ static int parse_args(int argc, char **argv, shot_options *o)
         } else if (!strcmp(a, "--camera")) {
             if (!parse_camera(v, &o->camera))
                 return usage_error("--camera wants X,Y,Z,YAW,PITCH, got '%s'", v);
+            o->has_camera = true;
         } else if (!strcmp(a, "--fov")) {
             double d;
             if (!parse_double(v, &d) || d <= 0 || d >= 180)
@@ -679,6 +681,12 @@ int cmd_shot(int argc, char **argv)
         if ((rc = formats_scene_open(o.file, &src, o.pm4_layers, &formats)))
             goto done;
         snprintf(src.pmf_path, sizeof src.pmf_path, "%s", formats.pmf_path);
+        if (formats.has_camera && !o.has_camera && cams == &o.camera) {
+            for (int k = 0; k < 3; k++)
+                o.camera.pose.pos[k] = formats.camera_pos[k];
+            o.camera.pose.yaw = formats.camera_yaw;
+            o.camera.pose.pitch = formats.camera_pitch;
+        }
     }
     char err[512];
     render_headless *ctx = render_headless_create(err, sizeof err);

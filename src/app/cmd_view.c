@@ -154,6 +154,13 @@ int cmd_view(int argc, char **argv)
             desc.path = formats.pmf_path;
             desc.formats = &formats;
         }
+        if (formats.has_camera && !desc.has_camera) {
+            for (int k = 0; k < 3; k++)
+                desc.camera_pos[k] = formats.camera_pos[k];
+            desc.camera_yaw = formats.camera_yaw;
+            desc.camera_pitch = formats.camera_pitch;
+            desc.has_camera = true;
+        }
     }
     if (!have_display()) {
         formats_scene_close(&formats);

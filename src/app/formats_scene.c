@@ -58,6 +58,8 @@ int formats_scene_open(const char *path, const map_source *src, unsigned layers,
         return EXIT_RUNTIME;
     }
     close(fd);
+    if (out->kind == PMF_KIND_PM4)
+        out->has_camera = pm4_world_overview(out->source_, out->camera_pos, &out->camera_yaw, &out->camera_pitch);
     if (!write_pmf(out, &err)) {
         fprintf(stderr, "pmfview: %s\n", pmf_error_format(&err, line, sizeof line));
         formats_scene_close(out);

@@ -14,6 +14,8 @@ typedef struct formats_scene {
     pmf_file_kind kind;              /* PMF_KIND_PMF_LEGACY or PMF_KIND_PM4 */
     unsigned layers;                 /* PM4_LAYER_* drawn */
     char pmf_path[4096];             /* the PMF written for the scene */
+    bool has_camera;                 /* PM4: an overview start camera, for when none is given */
+    float camera_pos[3], camera_yaw, camera_pitch;
     void *source_;                   /* the open pmfl_map / pm4_world */
 } formats_scene;
 

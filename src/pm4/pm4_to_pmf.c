@@ -205,6 +205,24 @@ static void add_marker(tri_list *l, const float p[3], float r, int material)
     }
 }
 
+bool pm4_world_overview(const pm4_world *w, float pos[3], float *yaw, float *pitch)
+{
+    if (!w->has_bounds)
+        return false;
+    /* from above and behind (+Z), 0.6 and 0.8 of the largest extent away: pitch atan(0.6/0.8) down */
+    float c[3], e = 1;
+    for (int k = 0; k < 3; k++) {
+        c[k] = (w->bounds_min[k] + w->bounds_max[k]) * 0.5f;
+        e = fmaxf(e, w->bounds_max[k] - w->bounds_min[k]);
+    }
+    pos[0] = c[0];
+    pos[1] = c[1] + 0.6f * e;
+    pos[2] = c[2] + 0.8f * e;
+    *yaw = 0;
+    *pitch = -36.87f;
+    return true;
+}
+
 bool pm4_world_to_pmf(const pm4_world *w, unsigned layers, const char *path, pmf_error *err)
 {
     tri_list l = { 0 };
@@ -238,19 +256,7 @@ bool pm4_world_to_pmf(const pm4_world *w, unsigned layers, const char *path, pmf
     }
     pmf_build_desc d = { .name = "PM4", .description = "PM4 nav mesh tiles", .materials = mats, .material_count = MAT_COUNT,
                          .triangles = l.items, .triangle_count = l.count, .chunk_size_exp = 9 };
-    if (w->has_bounds) {
-        /* the start camera looks at the middle of the world from above and behind */
-        float c[3], e = 1;
-        for (int k = 0; k < 3; k++) {
-            c[k] = (w->bounds_min[k] + w->bounds_max[k]) * 0.5f;
-            e = fmaxf(e, w->bounds_max[k] - w->bounds_min[k]);
-        }
-        d.has_camera = true;
-        d.camera_pos[0] = c[0];
-        d.camera_pos[1] = c[1] + 0.6f * e;
-        d.camera_pos[2] = c[2] + 0.8f * e;
-        d.camera_pitch = -36.87f;
-    }
+    d.has_camera = pm4_world_overview(w, d.camera_pos, &d.camera_yaw, &d.camera_pitch);
     bool ok = pmf_build_write(&d, path, err);
     if (!ok && w->tile_count)
         snprintf(err->file, sizeof err->file, "%s", w->tiles[0]->file);

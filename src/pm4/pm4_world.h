@@ -30,6 +30,9 @@ enum { PM4_LAYER_SURFACES = 1u, PM4_LAYER_PATHS = 2u, PM4_LAYER_EXTERIOR = 4u, P
  * with blue) lit by pm4_surface_shade; MSPV/MSPI paths as thin crossed ribbons; MSCN and MPRL
  * points as small octahedra; all in 512 m chunks, with an overview start camera. */
 bool pm4_world_to_pmf(const pm4_world *w, unsigned layers, const char *path, pmf_error *err);
+/* A start camera (view frame, degrees) looking at the middle of the world's bounds from above and
+ * behind; false when the world has no points. */
+bool pm4_world_overview(const pm4_world *w, float pos[3], float *yaw, float *pitch);
 /* A surface's colour, and the light (grey luxel) a surface with that view-frame normal gets. */
 void pm4_surface_color(const pm4_msur *s, uint8_t out[3]);
 uint8_t pm4_surface_shade(const float view_normal[3]);

@@ -96,6 +96,13 @@ static int test_pm4_surfaces(void)
     RT_CHECK(rt_expect(&img, 32, 32, prop[0], prop[1], prop[2]));
     RT_CHECK(prop[0] != walkable[0] || prop[1] != walkable[1] || prop[2] != walkable[2]);
     rt_free(&img);
+    /* no --camera: the overview start camera at (10, 18, 11.5), pitch -36.87 (bounds (0,0,-10) ..
+     * (20,12,1)): the square's middle (5, 10, -5) is 5 m left, 3.5 m up and 18 m deep in its view,
+     * so at column (1 - 5/18) x 32 = 23, row (1 - 3.5/18) x 32 = 26 */
+    RT_CHECK(rt_shot("w_29_31.pm4", "overview.png", "") == 0);
+    RT_CHECK(rt_load(&img, "overview.png"));
+    RT_CHECK(rt_expect(&img, 23, 26, walkable[0], walkable[1], walkable[2]));
+    rt_free(&img);
     /* with the surfaces layer off, the square is gone */
     RT_CHECK(rt_shot("w_29_31.pm4", "off.png", "--camera 5,40,-5,0,-90 --layer surfaces=off") == 0);
     RT_CHECK(rt_load(&img, "off.png"));
