@@ -233,6 +233,20 @@ lights)
     event Return -- '^fast light 9 off'; shot; expect_centre "$SHOT" "215 100 140" "fast 9 off"
     event Up Return -- '^dynamic light 7 off'; shot; expect_centre "$SHOT" "115 100 140" "dynamic 7 off"
     ;;
+legacy)
+    # MAKEMAP is format_sample_write: map.pmf is the legacy draft map, variant 2 its textures. The
+    # left wall is grey 200 lit by base light 128: full 100, lightmap 128, fullbright 200; the
+    # right wall is unlit (fullbright) blue.
+    "$MAKEMAP" "$WORK/game" 2 || fail "cannot write the textures"
+    start_viewer "$MAP" --game "$WORK/game" --camera -4,0,0,0,0
+    shot; expect_centre "$SHOT" "100 100 100" "lit wall, full"
+    event F3 -- '^mode lightmap'; shot; expect_centre "$SHOT" "128 128 128" "lit wall, lightmap"
+    event F4 -- '^mode fullbright'; shot; expect_centre "$SHOT" "200 200 200" "lit wall, fullbright"
+    quit_viewer
+    start_viewer "$MAP" --game "$WORK/game" --camera 4,0,0,0,0
+    shot; expect_centre "$SHOT" "30 60 250" "unlit wall"
+    quit_viewer
+    ;;
 pm4_layers)
     # MAKEMAP is format_sample_write: variant 1 is the PM4 tile. Looking down on its walkable
     # square (view y = 10) away from the path and markers: Ctrl+1 hides the surfaces, again shows them.

@@ -28,6 +28,11 @@ typedef struct legacy_sample_desc {
 /* malloc'ed bytes; NULL when out of memory. */
 uint8_t *legacy_sample_build(const legacy_sample_desc *desc, size_t *size);
 
+/* GAME_DIR/textures/grey.png and blue.png, 4 x 4 texels of one colour each, for --game. */
+#define LEGACY_GREY_TEXEL 200, 200, 200
+#define LEGACY_BLUE_TEXEL 30, 60, 250
+bool legacy_sample_write_textures(const char *game_dir);
+
 /* ---- PM4: MVER 1, MSHD, two CK24 groups of MSUR surfaces over 8 MSVT vertices, a path strip
  * of 4 MSPV vertices through 4 MSPI indices with one MSLK entry, 3 MSCN points, 2 MPRL
  * references, 2 MPRR entries and an unknown chunk "XTRA" skipped by size.

@@ -17,20 +17,6 @@ static bool write_bytes(const char *path, uint8_t *bytes, size_t size)
     return ok;
 }
 
-/* DIR/textures/NAME.png: 4 x 4 texels of one colour. */
-static bool write_texture(const char *name, uint8_t r, uint8_t g, uint8_t b)
-{
-    uint8_t rgba[16 * 4], *png;
-    size_t size;
-    for (int i = 0; i < 16; i++)
-        memcpy(rgba + 4 * i, (uint8_t[4]){ r, g, b, 255 }, 4);
-    char path[256];
-    snprintf(path, sizeof path, "game/textures/%s.png", name);
-    bool ok = rt_png(rgba, 4, 4, &png, &size) && rt_write_file(path, png, size);
-    free(png);
-    return ok;
-}
-
 /* Walls on z = -8 seen from the origin: the lit grey quad at column 16, the fullbright blue one
  * at column 48, the angled cube's orange-lit quad at row 16. */
 static int test_legacy(void)
@@ -38,8 +24,7 @@ static int test_legacy(void)
     size_t size;
     uint8_t *bytes = legacy_sample_build(&(legacy_sample_desc){ .lz4 = true }, &size);
     RT_CHECK(write_bytes("old.pmf", bytes, size));
-    RT_CHECK(mkdir("game", 0700) == 0 && mkdir("game/textures", 0700) == 0);
-    RT_CHECK(write_texture("grey", 200, 200, 200) && write_texture("blue", 30, 60, 250));
+    RT_CHECK(legacy_sample_write_textures("game"));
     RT_CHECK(rt_shot("old.pmf", "legacy.png", "--game game") == 0);
     rt_image img;
     RT_CHECK(rt_load(&img, "legacy.png"));
