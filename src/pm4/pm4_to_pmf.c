@@ -14,6 +14,9 @@
 #define PATH_HALF_WIDTH 0.15f
 #define EXTERIOR_RADIUS 0.3f
 #define REFERENCE_RADIUS 0.5f
+/* Surfaces of 255 indices and 8-triangle markers multiply a file's bytes: this bounds the memory
+ * a drawn world takes (about 1.5 GiB at the cap) */
+#define MAX_DRAWN_TRIANGLES (16u << 20)
 
 /* Materials: walkable colours, M2 prop colours, both again marked as liquid, then the layers. */
 enum { MAT_WALKABLE = 0, MAT_PROP = MAT_WALKABLE + WALKABLE_COLORS, MAT_LIQUID = MAT_PROP + PROP_COLORS,
@@ -74,10 +77,14 @@ uint8_t pm4_surface_shade(const float view_normal[3])
     return (uint8_t)lroundf(roundf(shade * 63.0f) / 63.0f * 255.0f);
 }
 
-typedef struct tri_list { pmf_build_triangle *items; size_t count, cap; bool oom; } tri_list;
+typedef struct tri_list { pmf_build_triangle *items; size_t count, cap; bool oom, too_many; } tri_list;
 
 static pmf_build_triangle *push(tri_list *l)
 {
+    if (l->count == MAX_DRAWN_TRIANGLES) {
+        l->too_many = true;
+        return NULL;
+    }
     if (l->count == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 1024;
         pmf_build_triangle *grown = l->oom ? NULL : realloc(l->items, cap * sizeof *grown);
@@ -238,9 +245,14 @@ bool pm4_world_to_pmf(const pm4_world *w, unsigned layers, const char *path, pmf
         for (uint32_t k = 0; (layers & PM4_LAYER_REFERENCES) && k < t->entries[PM4_MPRL]; k++)
             pm4_mprl_world(t, k, wp), view_point(wp, v), add_marker(&l, v, REFERENCE_RADIUS, MAT_REFERENCE);
     }
-    if (l.oom) {
+    if (l.oom || l.too_many) {
         free(l.items);
-        pmf_error_set(err, w->tile_count ? w->tiles[0]->file : "", "build", 0, "out of memory for the triangles");
+        const char *file = w->tile_count ? w->tiles[0]->file : "";
+        if (l.too_many)
+            pmf_error_set(err, file, "build", 0, "more than %u triangles to draw (leave out a layer with --layer)",
+                          MAX_DRAWN_TRIANGLES);
+        else
+            pmf_error_set(err, file, "build", 0, "out of memory for %zu triangles", l.count);
         return false;
     }
     char names[MAT_COUNT][32];
