@@ -13,7 +13,6 @@ int map_source_resolve(const char *path, map_source *out)
     if (pm4_directory_has_tiles(path)) {
         out->id.kind = PMF_KIND_PM4;
         snprintf(out->id.what, sizeof out->id.what, "a directory of PM4 tiles");
-        out->pm4_directory = true;
         return 0;
     }
     if (!pmf_identify_path(path, &out->id, why, sizeof why)) {

@@ -9,7 +9,6 @@
 typedef struct map_source {
     pmf_file_id id;
     char pmf_path[4096];     /* PMF_KIND_PMF: the file itself; PMF_KIND_RMF: its compiled cache file */
-    bool pm4_directory;      /* PMF_KIND_PM4 from a directory of *_XX_YY.pm4 tiles */
 } map_source;
 
 /* Identifies path and, for an RMF, compiles it (or reuses the cache). Returns 0, or the exit
