@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "info_formats.h"
 #include "map_source.h"
 #include "pmf.h"
 #include "pmf_cameras.h"
@@ -364,6 +365,8 @@ int cmd_info(int argc, char **argv)
     int rc = map_source_resolve(path, &src);
     if (rc)
         return rc;
+    if (src.id.kind == PMF_KIND_PMF_LEGACY || src.id.kind == PMF_KIND_PM4)
+        return info_formats(path, &src, json);
     pmf_error err;
     pmf_file *f = pmf_open(src.pmf_path, &err);
     if (!f)

@@ -11,7 +11,9 @@
 #include <stb_image_write.h>
 
 #include "commands.h"
+#include "formats_scene.h"
 #include "map_source.h"
+#include "pm4_world.h"
 #include "render.h"
 #include "scene.h"
 
@@ -37,6 +39,7 @@ static const char shot_usage[] =
     "  --light ID=on|off      dynamic light enable by global ID (repeatable)\n"
     "  --fast ID=0..255       fast light intensity by global ID (repeatable)\n"
     "  --no-vis               ignore visibility data (frustum culling only)\n"
+    "  --layer NAME=on|off    PM4: draw surfaces, paths, exterior or references (default all on)\n"
     "  --luxel-grid           draw the lightmap luxel grid over the picture\n"
     "  --radius N             streaming radius in chunks (default 8)\n"
     "  --msaa N               multisample anti-aliasing with N samples\n"
@@ -66,6 +69,7 @@ typedef struct shot_options {
     int light_count;
     struct { uint32_t id; uint8_t intensity; } fasts[256];
     int fast_count;
+    unsigned pm4_layers;             /* PM4_LAYER_* */
     double started;                  /* cmd_shot entry, before the GL context */
     double first_frame;              /* seconds from started to the first complete frame; <0 = none yet */
 } shot_options;
@@ -113,6 +117,7 @@ static int parse_args(int argc, char **argv, shot_options *o)
     o->height = 720;
     o->fov = 75.0f;
     o->settings.exposure = 1.0f;
+    o->pm4_layers = PM4_LAYER_ALL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -213,6 +218,13 @@ static int parse_args(int argc, char **argv, shot_options *o)
                 o->lights[o->light_count].id = id;
                 o->lights[o->light_count++].on = !strcmp(eq + 1, "on");
             }
+        } else if (!strcmp(a, "--layer")) {
+            char buf[32];
+            char *eq = strlen(v) < sizeof buf ? strchr(strcpy(buf, v), '=') : NULL;
+            unsigned layer = eq ? (*eq = 0, formats_layer_parse(buf)) : 0;
+            if (!layer || (strcmp(eq + 1, "on") && strcmp(eq + 1, "off")))
+                return usage_error("--layer wants surfaces|paths|exterior|references=on|off, got '%s'", v);
+            o->pm4_layers = !strcmp(eq + 1, "on") ? o->pm4_layers | layer : o->pm4_layers & ~layer;
         } else if (!strcmp(a, "--radius")) {
             uint32_t n;
             if (!parse_u32(v, 64, &n) || !n)
@@ -632,6 +644,7 @@ int cmd_shot(int argc, char **argv)
     map_source src;
     if ((rc = map_source_open(&(map_source_desc){ .path = o.file, .game_dir = o.game_dir }, &src)))
         return rc;
+    formats_scene formats = { 0 };
     o.started = started;
     o.first_frame = -1;
     shot_camera *cams = NULL, *path_cams = NULL;
@@ -664,6 +677,12 @@ int cmd_shot(int argc, char **argv)
         }
     }
 
+    /* the legacy draft and PM4 are drawn through a PMF written for them (formats_scene.h) */
+    if (src.id.kind == PMF_KIND_PMF_LEGACY || src.id.kind == PMF_KIND_PM4) {
+        if ((rc = formats_scene_open(o.file, &src, o.pm4_layers, &formats)))
+            goto done;
+        snprintf(src.pmf_path, sizeof src.pmf_path, "%s", formats.pmf_path);
+    }
     char err[512];
     render_headless *ctx = render_headless_create(err, sizeof err);
     if (!ctx) {
@@ -703,5 +722,6 @@ done:
     if (cams != &o.camera)
         free(cams);
     free(path);
+    formats_scene_close(&formats);
     return rc;
 }

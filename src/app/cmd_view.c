@@ -11,6 +11,8 @@
 #include "view_bookmarks.h"
 #include "camera.h"
 #include "map_source.h"
+#include "formats_scene.h"
+#include "pm4_world.h"
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -29,14 +31,20 @@ static bool parse_int(const char *s, long min, long max, long *out)
 }
 
 /* Checks the map opens (header, Data, chunk index) and has the level: exit 2 otherwise, with
- * the same words as `pmfview shot`. An RMF is compiled (or found in the cache) into src. */
-static int check_map(const view_desc *desc, map_source *src)
+ * the same words as `pmfview shot`. An RMF is compiled (or found in the cache) into src; a legacy
+ * draft or PM4 file is read and written as the PMF the window opens (formats). */
+static int check_map(const view_desc *desc, map_source *src, formats_scene *formats)
 {
     const char *path = desc->path;
     uint32_t level = desc->level;
     int rc = map_source_open(&(map_source_desc){ .path = path, .game_dir = desc->game_dir }, src);
     if (rc)
         return rc;
+    if (src->id.kind == PMF_KIND_PMF_LEGACY || src->id.kind == PMF_KIND_PM4) {
+        if ((rc = formats_scene_open(path, src, PM4_LAYER_ALL, formats)))
+            return rc;
+        snprintf(src->pmf_path, sizeof src->pmf_path, "%s", formats->pmf_path);
+    }
     pmf_error err;
     pmf_file *f = pmf_open(src->pmf_path, &err);
     if (!f) {
@@ -137,18 +145,26 @@ int cmd_view(int argc, char **argv)
     /* A bad map is reported before a missing display, so the answer does not depend on where
      * the program runs. Without FILE, the demo map is looked for only once a window can open. */
     map_source src;
+    formats_scene formats = { 0 };
     if (desc.path) {
-        int rc = check_map(&desc, &src);
-        if (rc)
+        int rc = check_map(&desc, &src, &formats);
+        if (rc) {
+            formats_scene_close(&formats);
             return rc;
+        }
+        if (formats.kind) {
+            desc.path = formats.pmf_path;
+            desc.formats = &formats;
+        }
     }
     if (!have_display()) {
+        formats_scene_close(&formats);
         fputs("pmfview: no display; use 'pmfview shot FILE -o OUT.png' to render without a window\n", stderr);
         return EXIT_RUNTIME;
     }
     if (!desc.path) {
         desc.path = PMFVIEW_DEFAULT_MAP;
-        int rc = check_map(&desc, &src);
+        int rc = check_map(&desc, &src, &formats);
         if (rc) {
             SDL_Quit();
             return rc;
@@ -158,5 +174,6 @@ int cmd_view(int argc, char **argv)
     desc.compiled = src.id.kind == PMF_KIND_RMF;
     int rc = view_run(&desc);
     SDL_Quit();
+    formats_scene_close(&formats);
     return rc;
 }

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "map_compile.h"
 #include "map_source.h"
+#include "pm4_world.h"
 #include "text_clean.h"
 
 #define PROGRESS_AFTER_SECONDS 1.0
@@ -45,6 +46,11 @@ int map_source_open(const map_source_desc *desc, map_source *out)
     memset(out, 0, sizeof *out);
     char why[256], shown[1024]; /* the path as the terminal may show it */
     text_clean(path, shown, sizeof shown);
+    if (pm4_directory_has_tiles(path)) {
+        out->id.kind = PMF_KIND_PM4;
+        snprintf(out->id.what, sizeof out->id.what, "a directory of PM4 tiles");
+        return 0;
+    }
     if (!pmf_identify_path(path, &out->id, why, sizeof why)) {
         fprintf(stderr, "pmfview: %s: file, byte 0: %s\n", shown, why);
         return EXIT_BAD_INPUT;
@@ -59,6 +65,9 @@ int map_source_open(const map_source_desc *desc, map_source *out)
         return 0;
     case PMF_KIND_RMF:
         return compile_rmf(desc, out);
+    case PMF_KIND_PMF_LEGACY:
+    case PMF_KIND_PM4:
+        return 0; /* read by their own modules (formats_*.c) */
     case PMF_KIND_TEXT:
         fprintf(stderr, "pmfview: %s: file, byte 0: a text file, not a map (a pmfc source? compile it with 'pmfc %s -o MAP.pmf')\n", shown, shown);
         return EXIT_BAD_INPUT;

@@ -26,6 +26,7 @@ typedef struct view_desc {
     const char *shots_dir;           /* NULL = the current directory */
     const char *game_dir;
     int width, height;               /* window size; 0 = 1280x720 */
+    struct formats_scene *formats;   /* path was written for a legacy draft / PM4 file (Ctrl+1..4: PM4 layers) */
 } view_desc;
 
 /* Returns the process exit code (0, 2 bad map, 3 runtime failure). */

@@ -35,6 +35,7 @@ static const char *const key_help[][2] = {
     { "T", "toggle all lights" },
     { "K", "animate fast lights: off / flicker / pulse" },
     { "1..9, Shift+1..9", "recall / save camera bookmark" },
+    { "Ctrl+1..4", "PM4: surfaces / paths / exterior / references" },
     { "F12 / Shift+F12 / Ctrl+F12", "screenshot / 4x size / with the HUD" },
     { "F11", "fullscreen" },
     { "H", "hide / show the HUD" },

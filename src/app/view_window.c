@@ -14,6 +14,7 @@
 
 #include "render/hud.h"
 #include "render/render.h"
+#include "formats_scene.h"
 #include "map_compile.h"
 #include "scene.h"
 #include "view.h"
@@ -338,6 +339,24 @@ static void poll_recompile(viewer *v, double t)
     mc->state = MAP_COMPILE_IDLE;
 }
 
+/* A PM4 layer on or off: the map is written again with the new layers and reloaded, camera kept. */
+static void toggle_pm4_layer(viewer *v, unsigned layer, double t)
+{
+    formats_scene *fs = v->desc->formats;
+    if (fs->kind != PMF_KIND_PM4) {
+        say(v, "layers are for PM4 files");
+        return;
+    }
+    char err[600];
+    if (!formats_scene_set_layers(fs, fs->layers ^ layer, err, sizeof err)) {
+        snprintf(v->error, sizeof v->error, "%s", err);
+        return;
+    }
+    reload(v, t);
+    view_watch_init(&v->watch, v->desc->path, t);
+    say(v, "%s %s", formats_layer_name(layer), fs->layers & layer ? "on" : "off");
+}
+
 static void switch_level(viewer *v, int delta, double t)
 {
     int level = (int)v->level + delta;
@@ -546,6 +565,10 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
     }
     if (repeat)
         return;
+    if (ctrl && v->desc->formats && sc >= SDL_SCANCODE_1 && sc <= SDL_SCANCODE_4) {
+        toggle_pm4_layer(v, 1u << (sc - SDL_SCANCODE_1), t);
+        return;
+    }
     if (sc >= SDL_SCANCODE_1 && sc <= SDL_SCANCODE_9) {
         if (k->keysym.mod & KMOD_ALT)
             jump_to_start_camera(v, (int)(sc - SDL_SCANCODE_1), t);

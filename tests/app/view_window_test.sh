@@ -329,6 +329,35 @@ rmf_reload)
     wait_for "the view after the fix" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -ge 3 ]"
     shot; expect_centre "$SHOT" "115 100 140" "after the fix"
     [ "$("$PROBE" diff "$before" "$SHOT")" -eq 0 ] || fail "after the fix the view differs from before the first save"
+    ;;
+legacy)
+    # MAKEMAP is format_sample_write: map.pmf is the legacy draft map, variant 2 its textures. The
+    # left wall is grey 200 lit by base light 128: full 100, lightmap 128, fullbright 200; the
+    # right wall is unlit (fullbright) blue.
+    "$MAKEMAP" "$WORK/game" 2 || fail "cannot write the textures"
+    start_viewer "$MAP" --game "$WORK/game" --camera -4,0,0,0,0
+    shot; expect_centre "$SHOT" "100 100 100" "lit wall, full"
+    event F3 -- '^mode lightmap'; shot; expect_centre "$SHOT" "128 128 128" "lit wall, lightmap"
+    event F4 -- '^mode fullbright'; shot; expect_centre "$SHOT" "200 200 200" "lit wall, fullbright"
+    quit_viewer
+    start_viewer "$MAP" --game "$WORK/game" --camera 4,0,0,0,0
+    shot; expect_centre "$SHOT" "30 60 250" "unlit wall"
+    quit_viewer
+    ;;
+pm4_layers)
+    # MAKEMAP is format_sample_write: variant 1 is the PM4 tile. Looking down on its walkable
+    # square (view y = 10) away from the path and markers: Ctrl+1 hides the surfaces, again shows them.
+    "$MAKEMAP" "$WORK/w_1_2.pm4" 1 || fail "cannot write the PM4 tile"
+    start_viewer "$WORK/w_1_2.pm4" --camera 7,40,-3,0,-90
+    shot
+    square=$(centre "$SHOT")
+    near "$square" "0 0 0" && fail "the square is not drawn: $square"
+    event ctrl+1 -- '^surfaces off'
+    wait_for "the view without surfaces" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -ge 2 ]"
+    shot; expect_centre "$SHOT" "0 0 0" "surfaces off"
+    event ctrl+1 -- '^surfaces on'
+    wait_for "the view with surfaces" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -ge 3 ]"
+    shot; expect_centre "$SHOT" "$square" "surfaces on again"
     quit_viewer
     ;;
 levels)

@@ -395,8 +395,9 @@ int main(int argc, char **argv)
             rmf_import_desc rd = { .wads = wads, .wad_count = wad_count, .game_dir = game_dir, .scale = scale, .quiet = quiet };
             ok = rmf_import(source, &rd, &map);
         } else {
-            fprintf(stderr, "pmfc: %s: %s, not a source map (pmfc compiles its own .pms sources and RMF maps)\n",
-                    source, id.kind == PMF_KIND_PMF || id.kind == PMF_KIND_PMF_LEGACY ? "a compiled map" : id.what);
+            bool compiled = id.kind == PMF_KIND_PMF || id.kind == PMF_KIND_PMF_LEGACY;
+            fprintf(stderr, "pmfc: %s: %s%s, not a source map (pmfc compiles its own .pms sources and RMF maps)\n",
+                    source, compiled ? "a compiled map, " : "", id.what);
             ok = false;
         }
     }
