@@ -131,7 +131,7 @@ static bool finish(rmf_build *b, const char *name, char *rmf_path, size_t size)
 /* pmfc RMF -o PMF [extra]; returns the exit status. */
 static int compile(const char *rmf_path, const char *pmf_path, const char *extra)
 {
-    char cmd[2400];
+    char cmd[4096];
     snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --quiet --time 1 %s 2>'%s.log'", pmfc, rmf_path, pmf_path, extra ? extra : "", pmf_path);
     return run(cmd);
 }
@@ -234,11 +234,11 @@ static void test_texture_projection(const char *wad, float version)
     stbi_image_free(im.px);
 }
 
-/* The docs' light model: _light "255 255 255 B" gives intensity B / 150 and range 3.3 B units, so
+/* The docs' light model: _light "255 255 255 B" gives intensity B / 150 and range 4.5 B units, so
  * the floor 64 units below a B = 50 light is ambient + I (1 - d / R)^2. */
 static double light_value(double brightness, double units_below)
 {
-    double intensity = brightness / 150, range = brightness * 3.3 * S, d = units_below * S;
+    double intensity = brightness / 150, range = brightness * 4.5 * S, d = units_below * S;
     double x = d / range;
     return 0.03 + (x < 1 ? intensity * (1 - x) * (1 - x) : 0);
 }

@@ -22,7 +22,7 @@
 
 /* The project's reading of Half-Life light values (docs/rmf.md "Lights"). */
 #define RMF_LIGHT_INTENSITY_PER_BRIGHTNESS (1.0 / 150.0)
-#define RMF_LIGHT_RANGE_UNITS_PER_BRIGHTNESS 3.3
+#define RMF_LIGHT_RANGE_UNITS_PER_BRIGHTNESS 4.5
 #define RMF_SUN_INTENSITY_PER_BRIGHTNESS (1.0 / 200.0)
 #define RMF_SKY_LIGHT_SHARE 0.3      /* sky light without _diffuse_light: this share of the sun's */
 #define RMF_AMBIENT 0.03f
