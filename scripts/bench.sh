@@ -9,7 +9,7 @@
 # and the baseline it is compared with in this run, prints a table and writes
 # bench/results/latest.json. A figure that cannot be measured is reported as "n/a (reason)".
 #   --quick        small maps and short paths: a smoke run of the whole suite in a few minutes
-#   --only LIST    figures to run, comma-separated from 1..6 (default: all)
+#   --only LIST    figures to run, comma-separated from 1..7 (default: all)
 #   --regenerate   generate the maps again even when cached
 # Environment: BENCH_JOBS (build jobs, default 2), BENCH_SEED (default 1), BENCH_GEN_TIMEOUT
 # (seconds one map's generation may take, default 900),
@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
 
 QUICK=0
-ONLY="1,2,3,4,5,6"
+ONLY="1,2,3,4,5,6,7"
 REGENERATE=0
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -383,6 +383,34 @@ figure_compiler() {
     fi
 }
 
+# 7: the largest real RMF of ../shared/data/rmf compiled, per 1000 faces (target: a 10,000-face
+# map in 10 s on 2 cores, so <= 1 s per 1000 faces, and under 1 GiB).
+figure_rmf() {
+    local dir="$ROOT/../shared/data/rmf" rmf faces wall rss
+    rmf=$(ls -S "$dir"/*.rmf 2>/dev/null | head -n 1)
+    if [ ! -x "$PMFC" ]; then
+        na rmf_compile "7 pmfc RMF per 1000 faces" "pmfc did not build"
+        return
+    elif [ -z "$rmf" ]; then
+        na rmf_compile "7 pmfc RMF per 1000 faces" "no RMF in ../shared/data/rmf"
+        return
+    fi
+    log "7 RMF: pmfc $(basename "$rmf")"
+    if ! wall=$(best_of 3 rmf_compile "$PMFC" "$rmf" -o "$WORK/rmf.pmf" --time 0); then
+        na rmf_compile "7 pmfc RMF per 1000 faces" "pmfc failed: $(why rmf_compile)"
+        return
+    fi
+    faces=$(awk '/RMF [0-9.]+, [0-9]+ solids, [0-9]+ faces/ { for (i = 1; i <= NF; i++) if ($(i + 1) ~ /^faces/) { print $i; exit } }' "$WORK/rmf_compile.out")
+    rss=$(field "$WORK/rmf_compile.run" "maxrss_kb ")
+    if [ -z "$faces" ] || [ "$faces" -eq 0 ]; then
+        na rmf_compile "7 pmfc RMF per 1000 faces" "no face count in pmfc's output"
+        return
+    fi
+    record rmf_compile "7 pmfc RMF per 1000 faces" "$(calc "$wall / $faces * 1000")" s "" "" "<=1" \
+        "$(basename "$rmf"): $faces faces in $(show "$wall") s (best of 3, wall)"
+    record rmf_memory "7 pmfc RMF peak RSS" "$(calc "$rss / 1024")" MiB "" "" "<=1024" "$(basename "$rmf")"
+}
+
 # ---- main ----------------------------------------------------------------------------------------
 mkdir -p "$BUILD" "$WORK"
 build
@@ -397,5 +425,6 @@ wants 3 && figure_frame_cost
 wants 4 && figure_memory
 wants 5 && figure_smoothness
 wants 6 && figure_compiler
+wants 7 && figure_rmf
 write_json
 print_table

@@ -27,7 +27,7 @@
 #define RMF_SKY_LIGHT_SHARE 0.3      /* sky light without _diffuse_light: this share of the sun's */
 #define RMF_AMBIENT 0.03f
 #define RMF_MAX_BRIGHTNESS 100000.0
-#define RMF_LUXELS_PER_METRE 4.0
+#define RMF_UNITS_PER_LUXEL 16.0     /* Half-Life's lightmap density */
 #define RMF_MIN_CUBE 0.0625          /* metres: detailed brushwork needs small cubes to fit */
 #define RMF_COORD_LIMIT 32768.0      /* units: the largest editor grid (832 m at the default scale) */
 
@@ -845,7 +845,7 @@ bool rmf_import(const char *path, const rmf_import_desc *desc, map_def *map)
     c.level = l;
     snprintf(l->name, sizeof l->name, "world");
     l->chunk_exp = -1;
-    l->luxel_density = RMF_LUXELS_PER_METRE;
+    l->luxel_density = 1.0 / (RMF_UNITS_PER_LUXEL * c.s);
     l->ambient[0] = l->ambient[1] = l->ambient[2] = RMF_AMBIENT;
     l->min_cube = RMF_MIN_CUBE;
     l->allow_empty = true;
@@ -915,6 +915,9 @@ bool rmf_import(const char *path, const rmf_import_desc *desc, map_def *map)
         }
         fputc('\n', stderr);
     }
+    if (!c.failed && !desc->quiet)
+        fprintf(stderr, "pmfc: RMF %.1f, %u solids, %u faces, %zu brushes drawn, %zu lights, %zu start cameras\n",
+                (double)rmf.version, rmf.solid_count, rmf.face_count, l->brush_count, l->light_count, map->camera_count);
     free(points);
     for (size_t i = 0; i < c.wad_count; i++) {
         wad_close(c.wads[i]);
