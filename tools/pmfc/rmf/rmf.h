@@ -79,7 +79,7 @@ typedef struct rmf_object {
                                   later versions one id (0 = none -> count 0) */
     uint32_t visgroup_count;
     uint8_t color[3];          /* RGB (converted from BGR before 2.2) */
-    struct rmf_object *children;   /* groups, solids, entities (world, groups, brush entities) */
+    struct rmf_object *children;   /* world, groups and entities (a solid with children is refused) */
     uint32_t child_count;
     rmf_face *faces;           /* solids */
     uint32_t face_count;

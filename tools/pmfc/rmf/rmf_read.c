@@ -377,8 +377,11 @@ static bool read_object_head(reader *r, rmf_object *o, bool root)
         o->color[2] = c[bgr ? 0 : 2];
     }
     uint32_t n;
+    size_t count_at = r->pos;
     if (!read_count(r, &n, MIN_OBJECT, "child count"))
         return false;
+    if (o->kind == RMF_SOLID && n)
+        return fail_at(r, count_at, "child count %u: a solid has no children", n);
     o->children = alloc_array(r, n, sizeof *o->children);
     if (r->failed)
         return false;
