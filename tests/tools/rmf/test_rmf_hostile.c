@@ -395,6 +395,40 @@ static void test_deep_nesting(void)
     free(data);
 }
 
+/* The cheapest records per byte: empty key-values (2 bytes each) and faces without vertices. */
+static void test_memory_per_byte(void)
+{
+    enum { KEYS = 200000, FACES = 5000 };
+    rmf_kv *kv = malloc(KEYS * sizeof *kv);
+    for (int i = 0; i < KEYS; i++)
+        kv[i] = (rmf_kv){ "", "" };
+    rmf_build *b = rmf_build_new(&(rmf_build_desc){ .version = 0.9f });
+    rmf_build_point_entity(b, &(rmf_entity){ .classname = "", .kv = kv, .kv_count = KEYS }, NULL);
+    rmf_face *faces = calloc(FACES, sizeof *faces);
+    rmf_build_solid(b, faces, FACES, NULL);
+    uint8_t *data;
+    size_t size;
+    CHECK(rmf_build_finish(b, &data, &size));
+    size_t before = heap_in_use();
+    rmf_map map;
+    rmf_error err;
+    bool ok = rmf_read(data, size, &map, &err);
+    CHECK(ok);
+    if (ok) {
+        size_t held = heap_in_use() - before;
+        fprintf(stderr, "  %d empty key-values, %d empty faces: %zu bytes of file, %zu bytes held (%.1fx)\n", KEYS, FACES,
+                size, held, (double)held / (double)size);
+        CHECK_EQ(map.world.children[0].entity.kv_count, KEYS);
+        CHECK_EQ(map.face_count, FACES);
+        if (HEAP_MEASURED)
+            CHECK(held <= 10 * size);
+        rmf_free(&map);
+    }
+    free(data);
+    free(faces);
+    free(kv);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -405,6 +439,7 @@ int main(int argc, char **argv)
     test_where();
     test_exhausting_counts();
     test_deep_nesting();
+    test_memory_per_byte();
     test_truncations();
     test_flips();
     return check_report("test_rmf_hostile");

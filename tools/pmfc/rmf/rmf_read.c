@@ -24,11 +24,13 @@ struct rmf_arena {
     size_t next_size;          /* grows so small maps stay small and big ones need few blocks */
 };
 
-static void *arena_alloc(struct rmf_arena *a, size_t n)
+/* Zeroed memory aligned to align (a power of two up to 16): strings take 1, so a file of empty
+ * key-values cannot cost 16 bytes of memory per byte. */
+static void *arena_alloc(struct rmf_arena *a, size_t n, size_t align)
 {
-    n = (n + 15) & ~(size_t)15;
     arena_block *b = a->head;
-    if (!b || b->size - b->used < n) {
+    size_t start = b ? (b->used + align - 1) & ~(align - 1) : 0;
+    if (!b || start > b->size || b->size - start < n) {
         if (!a->next_size)
             a->next_size = 4096;
         size_t size = n > a->next_size ? n : a->next_size;
@@ -40,9 +42,10 @@ static void *arena_alloc(struct rmf_arena *a, size_t n)
         b->size = size;
         b->next = a->head;
         a->head = b;
+        start = 0;
     }
-    void *p = b->data + b->used;
-    b->used += n;
+    void *p = b->data + start;
+    b->used = start + n;
     return p;
 }
 
@@ -223,13 +226,15 @@ static void read_fixed_string(reader *r, char *out, size_t len, const char *what
     out[n] = 0;
 }
 
-static void *alloc(reader *r, size_t n)
+static void *alloc_aligned(reader *r, size_t n, size_t align)
 {
-    void *p = arena_alloc(r->arena, n ? n : 1);
+    void *p = arena_alloc(r->arena, n ? n : 1, align);
     if (!p)
         fail_at(r, r->pos, "out of memory (%zu bytes)", n);
     return p;
 }
+
+static void *alloc(reader *r, size_t n) { return alloc_aligned(r, n, 16); }
 
 /* A length-prefixed string (the u8 length counts the NUL), copied up to its first NUL. */
 static char *read_pstring(reader *r, const char *what)
@@ -240,7 +245,7 @@ static char *read_pstring(reader *r, const char *what)
         return NULL;
     const uint8_t *nul = memchr(p, 0, len);
     size_t n = nul ? (size_t)(nul - p) : len;
-    char *s = alloc(r, n + 1);
+    char *s = alloc_aligned(r, n + 1, 1);
     if (s) {
         memcpy(s, p, n);
         s[n] = 0;
