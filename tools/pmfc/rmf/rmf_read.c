@@ -305,7 +305,7 @@ static void set_object_where(reader *r, const rmf_object *o)
 {
     if (o->kind == RMF_WORLD)
         set_where(r, "world");
-    else if (o->kind == RMF_ENTITY && o->entity.classname) {
+    else if (o->kind == RMF_ENTITY && o->entity.classname && o->entity.classname[0]) {
         char cls[48];
         escape_bytes(cls, sizeof cls, o->entity.classname, strlen(o->entity.classname));
         set_where(r, "entity %u (%s)", o->index, cls);
