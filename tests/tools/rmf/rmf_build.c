@@ -17,7 +17,7 @@ typedef struct open_object {
 struct rmf_build {
     float version;
     size_t texture_len, face_pad;
-    bool axes, old_visgroups, entity_pad, paths, bgr;
+    bool axes, old_visgroups, entity_pad, paths;
     pmf_buf visgroups, body, path_list, cameras;
     uint32_t visgroup_count, path_count, camera_count;
     int32_t active_camera;
@@ -80,9 +80,9 @@ rmf_build *rmf_build_new(const rmf_build_desc *desc)
     if (b->version == 2.2f) {
         b->texture_len = 260, b->face_pad = 16, b->axes = true, b->entity_pad = true, b->paths = true;
     } else if (b->version == 1.8f) {
-        b->texture_len = 260, b->face_pad = 16, b->entity_pad = true, b->paths = true, b->bgr = true;
+        b->texture_len = 260, b->face_pad = 16, b->entity_pad = true, b->paths = true;
     } else if (b->version == 0.9f) {
-        b->texture_len = 40, b->old_visgroups = true, b->bgr = true;
+        b->texture_len = 40, b->old_visgroups = true;
     } else {
         misuse("version is not 2.2, 1.8 or 0.9");
     }
@@ -97,7 +97,7 @@ rmf_build *rmf_build_new(const rmf_build_desc *desc)
     /* the world's head: type, visgroups, colour, child count patched at the end */
     put_pstring(&b->body, "CMapWorld");
     pmf_put_u32(&b->body, 0);
-    pmf_put_bytes(&b->body, (uint8_t[3]){ 220, 220, 220 }, 3);
+    pmf_put_bytes(&b->body, (uint8_t[3]){ 220, 220, 220 }, 3);   /* Hammer's world colour */
     b->stack[0].count_at = b->body.size;
     pmf_put_u32(&b->body, 0);
     return b;
@@ -140,7 +140,7 @@ static void put_head(rmf_build *b, const char *type, const rmf_build_object *obj
             misuse("one visgroup per object from 1.4 on");
         pmf_put_u32(&b->body, o.visgroup_count ? (uint32_t)o.visgroups[0] : 0);
     }
-    uint8_t c[3] = { o.color[b->bgr ? 2 : 0], o.color[1], o.color[b->bgr ? 0 : 2] };
+    uint8_t c[3] = { o.color[2], o.color[1], o.color[0] };   /* BGR */
     pmf_put_bytes(&b->body, c, 3);
     if (opens) {
         if (b->depth == b->cap) {

@@ -33,7 +33,7 @@ typedef struct rmf_build_desc {
 typedef struct rmf_build_object {
     const int32_t *visgroups;      /* 2.2 / 1.8: at most one id; 0.9: ids 1..255 */
     uint32_t visgroup_count;
-    uint8_t color[3];              /* RGB (written BGR before 2.2) */
+    uint8_t color[3];              /* RGB (written BGR, as every version stores it) */
 } rmf_build_object;
 
 rmf_build *rmf_build_new(const rmf_build_desc *desc);

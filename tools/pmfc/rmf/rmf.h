@@ -22,7 +22,12 @@
  *               header (140-byte records) and one int32 id per object
  *   entity pad  -     -     -     12    12    12    unused bytes closing the entity data
  *   paths       -     -     yes   yes   yes   yes   after the world's entity data
- *   colours     BGR before 2.2 (converted: every colour here is RGB)
+ *   colours     object colours are stored BGR in every version, visgroup colours RGB (every colour
+ *               here is RGB). SOURCES.md and the brief said BGR before 2.2 only, but the shared
+ *               maps disagree: an object in a visgroup stores its visgroup's colour with the bytes
+ *               reversed in all six versions (22.rmf: func_button 00 69 0e, visgroup 1 0e 69 00;
+ *               08.rmf: ff 00 00 / 00 00 ff), and the same object keeps the same bytes from 0.8
+ *               to 2.2 (tests/tools/rmf checks both on the shared maps).
  * DOCINFO (cameras) is optional and, when present, ends the file.
  *
  * Untrusted input: every count is checked against the bytes left before anything is allocated
@@ -79,7 +84,7 @@ typedef struct rmf_object {
     int32_t *visgroups;        /* visgroup ids; 0.8/0.9 store a list (zero bytes are dropped),
                                   later versions one id (0 = none -> count 0) */
     uint32_t visgroup_count;
-    uint8_t color[3];          /* RGB (converted from BGR before 2.2) */
+    uint8_t color[3];          /* RGB (stored BGR) */
     struct rmf_object *children;   /* world, groups and entities (a solid with children is refused) */
     uint32_t child_count;
     rmf_face *faces;           /* solids */

@@ -91,16 +91,15 @@ typedef struct rmf_layout {
     bool visgroups_in_world;   /* 0.8 / 0.9: visgroups after the world's entity data */
     bool entity_pad;           /* 12 unused bytes closing entity data */
     bool paths;
-    bool bgr;                  /* object colours stored BGR */
 } rmf_layout;
 
 static const rmf_layout layouts[] = {
-    { 0.8f, 16, false, 0, true, false, false, true },
-    { 0.9f, 40, false, 0, true, false, false, true },
-    { 1.4f, 40, false, 4, false, false, true, true },
-    { 1.6f, 40, false, 4, false, true, true, true },
-    { 1.8f, 260, false, 16, false, true, true, true },
-    { 2.2f, 260, true, 16, false, true, true, false },
+    { 0.8f, 16, false, 0, true, false, false },
+    { 0.9f, 40, false, 0, true, false, false },
+    { 1.4f, 40, false, 4, false, false, true },
+    { 1.6f, 40, false, 4, false, true, true },
+    { 1.8f, 260, false, 16, false, true, true },
+    { 2.2f, 260, true, 16, false, true, true },
 };
 
 /* Fixed sizes: the least bytes each listed thing can take, for checking declared counts. */
@@ -374,12 +373,12 @@ static bool read_object_head(reader *r, rmf_object *o, bool root)
             }
         }
     }
+    /* BGR in every version (rmf.h) */
     const uint8_t *c = take(r, 3, "colour");
     if (c) {
-        bool bgr = r->layout->bgr;
-        o->color[0] = c[bgr ? 2 : 0];
+        o->color[0] = c[2];
         o->color[1] = c[1];
-        o->color[2] = c[bgr ? 0 : 2];
+        o->color[2] = c[0];
     }
     uint32_t n;
     size_t count_at = r->pos;
