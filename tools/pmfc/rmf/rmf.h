@@ -35,14 +35,16 @@
  * bytes already promised to enclosing lists), so the memory held is a small multiple of the file
  * size: at most about 10x for the cheapest records (tests/tools/rmf measures 5.2x for 100000
  * nested groups, 5.1x for empty key-values and vertex-less faces), and files over 1 GiB are
- * refused. Groups may nest to any depth: the tree is read without recursion. Errors never echo raw bytes: strings from the file
- * appear escaped (bytes < 0x20 and 0x7F..0xFF as \xNN).
+ * refused. Groups may nest to any depth: the tree is read without recursion. Errors never echo
+ * raw bytes: strings from the file appear escaped (bytes < 0x20 and 0x7F..0xFF as \xNN).
+ * NaN or infinite coordinates, axes, shifts, scales, rotations and camera positions are refused.
  *
  * Face orientation (checked on every solid of the shared maps by tests/tools/rmf):
  *   - vertices are stored clockwise seen from outside the solid, so with v0, v1, v2 the first
  *     three stored vertices the outward normal is  normalize((v2 - v0) x (v1 - v0));
- *   - plane[0..2] are three of the face's vertices in the same clockwise order, so the outward
- *     normal is also  normalize((plane[2] - plane[0]) x (plane[1] - plane[0])),  and the plane is
+ *   - plane[0..2] are three points in the same clockwise order (Hammer writes the face's first
+ *     three vertices, as rmf_build_box does), so the outward normal is also
+ *     normalize((plane[2] - plane[0]) x (plane[1] - plane[0])),  and the plane is
  *     n . p = n . plane[0]. The solid lies on the side n . p <= n . plane[0].
  * Before 2.2 no texture axes are stored (has_axes false): derive them from the plane as Quake's
  * editors do (TextureAxisFromPlane, then rotate by `rotation` degrees).
