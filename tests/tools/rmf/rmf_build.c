@@ -17,7 +17,7 @@ typedef struct open_object {
 struct rmf_build {
     float version;
     size_t texture_len, face_pad;
-    bool axes, old_visgroups, entity_pad, paths, bgr;
+    bool axes, old_visgroups, entity_pad, paths;
     pmf_buf visgroups, body, path_list, cameras;
     uint32_t visgroup_count, path_count, camera_count;
     int32_t active_camera;
@@ -43,15 +43,16 @@ static void put_fixed(pmf_buf *out, const char *s, size_t len)
         pmf_put_u8(out, 0);
 }
 
-/* u8 length counting the NUL, the bytes, the NUL. */
+/* u8 length counting the NUL, the bytes, the NUL (none for 255 bytes, which fill the length). */
 static void put_pstring(pmf_buf *out, const char *s)
 {
     size_t n = s ? strlen(s) : 0;
-    if (n > 254)
-        misuse("string over 254 bytes");
-    pmf_put_u8(out, (uint8_t)(n + 1));
+    if (n > 255)
+        misuse("string over 255 bytes");
+    pmf_put_u8(out, (uint8_t)(n < 255 ? n + 1 : n));
     pmf_put_bytes(out, s, n);
-    pmf_put_u8(out, 0);
+    if (n < 255)
+        pmf_put_u8(out, 0);
 }
 
 static void put_entity_data(const rmf_build *b, pmf_buf *out, const rmf_entity *e, const char *default_class)
@@ -79,9 +80,9 @@ rmf_build *rmf_build_new(const rmf_build_desc *desc)
     if (b->version == 2.2f) {
         b->texture_len = 260, b->face_pad = 16, b->axes = true, b->entity_pad = true, b->paths = true;
     } else if (b->version == 1.8f) {
-        b->texture_len = 260, b->face_pad = 16, b->entity_pad = true, b->paths = true, b->bgr = true;
+        b->texture_len = 260, b->face_pad = 16, b->entity_pad = true, b->paths = true;
     } else if (b->version == 0.9f) {
-        b->texture_len = 40, b->old_visgroups = true, b->bgr = true;
+        b->texture_len = 40, b->old_visgroups = true;
     } else {
         misuse("version is not 2.2, 1.8 or 0.9");
     }
@@ -96,7 +97,7 @@ rmf_build *rmf_build_new(const rmf_build_desc *desc)
     /* the world's head: type, visgroups, colour, child count patched at the end */
     put_pstring(&b->body, "CMapWorld");
     pmf_put_u32(&b->body, 0);
-    pmf_put_bytes(&b->body, (uint8_t[3]){ 220, 220, 220 }, 3);
+    pmf_put_bytes(&b->body, (uint8_t[3]){ 220, 220, 220 }, 3);   /* Hammer's world colour */
     b->stack[0].count_at = b->body.size;
     pmf_put_u32(&b->body, 0);
     return b;
@@ -139,7 +140,7 @@ static void put_head(rmf_build *b, const char *type, const rmf_build_object *obj
             misuse("one visgroup per object from 1.4 on");
         pmf_put_u32(&b->body, o.visgroup_count ? (uint32_t)o.visgroups[0] : 0);
     }
-    uint8_t c[3] = { o.color[b->bgr ? 2 : 0], o.color[1], o.color[b->bgr ? 0 : 2] };
+    uint8_t c[3] = { o.color[2], o.color[1], o.color[0] };   /* BGR */
     pmf_put_bytes(&b->body, c, 3);
     if (opens) {
         if (b->depth == b->cap) {
@@ -251,7 +252,7 @@ void rmf_build_begin_brush_entity(rmf_build *b, const rmf_entity *e, const rmf_b
     open_object *top = &b->stack[b->depth - 1];
     top->brush_entity = true;
     put_entity_data(b, &top->entity_data, e, "");
-    put_entity_tail(&top->entity_data, false, e->origin);
+    put_entity_tail(&top->entity_data, e->point, e->origin);
 }
 
 void rmf_build_begin_group(rmf_build *b, const rmf_build_object *object)
@@ -309,6 +310,11 @@ void rmf_build_camera(rmf_build *b, const rmf_camera *camera, bool active)
     if (active)
         b->active_camera = (int32_t)b->camera_count;
     b->camera_count++;
+}
+
+void rmf_build_active_camera(rmf_build *b, int32_t index)
+{
+    b->active_camera = index;
 }
 
 static void release(rmf_build *b)
@@ -376,4 +382,93 @@ bool rmf_build_write_file(rmf_build *b, const char *path)
         ok = false;
     free(data);
     return ok;
+}
+
+bool rmf_build_sample(float version, uint8_t **data, size_t *size)
+{
+    rmf_build *b = rmf_build_new(&(rmf_build_desc){
+        .version = version,
+        .world = { .kv = (rmf_kv[]){ { "wad", "a.wad" } }, .kv_count = 1 },
+    });
+    for (int i = 0; i < 5; i++)
+        rmf_build_visgroup(b, &(rmf_visgroup){ "vis", { 1, 2, 3 }, i + 1, i % 2 });
+    rmf_build_begin_group(b, &(rmf_build_object){ (const int32_t[]){ 2 }, 1, { 9, 9, 9 } });
+    rmf_build_box(b, (float[3]){ 0, 0, 0 }, (float[3]){ 64, 64, 8 }, "FLOOR");
+    rmf_build_begin_group(b, NULL);
+    rmf_build_box(b, (float[3]){ 0, 0, 8 }, (float[3]){ 8, 64, 64 }, "WALL");
+    rmf_build_end(b);
+    rmf_build_end(b);
+    rmf_kv light_kv[] = { { "_light", "255 255 255 200" }, { "targetname", "l1" } };
+    rmf_build_point_entity(b, &(rmf_entity){ .classname = "light", .kv = light_kv, .kv_count = 2, .origin = { 32, 32, 48 } },
+                           NULL);
+    rmf_build_begin_brush_entity(b, &(rmf_entity){ .classname = "func_wall", .kv = (rmf_kv[]){ { "rendermode", "4" } },
+                                                   .kv_count = 1 },
+                                 NULL);
+    rmf_build_box(b, (float[3]){ 56, 0, 8 }, (float[3]){ 64, 64, 64 }, "GLASS");
+    rmf_build_end(b);
+    if (b->paths) {
+        rmf_path_node nodes[] = { { { 1, 2, 3 }, 1, "", (rmf_kv[]){ { "wait", "1" } }, 1 }, { { 4, 5, 6 }, 2, "n2", NULL, 0 } };
+        rmf_build_path(b, &(rmf_path){ "p", "path_corner", 0, nodes, 2 });
+    }
+    rmf_build_camera(b, &(rmf_camera){ { 0, -200, 64 }, { 0, 0, 0 } }, true);
+    rmf_build_camera(b, &(rmf_camera){ { 200, 0, 64 }, { 0, 0, 0 } }, false);
+    return rmf_build_finish(b, data, size);
+}
+
+static rmf_build_object object_desc(const rmf_object *o)
+{
+    return (rmf_build_object){ o->visgroups, o->visgroup_count, { o->color[0], o->color[1], o->color[2] } };
+}
+
+bool rmf_build_map(const rmf_map *map, uint8_t **data, size_t *size)
+{
+    if (map->version != 2.2f && map->version != 1.8f && map->version != 0.9f)
+        return false;
+    rmf_build *b = rmf_build_new(&(rmf_build_desc){
+        .version = map->version, .world = map->world.entity, .docinfo = map->has_docinfo });
+    for (uint32_t i = 0; i < map->visgroup_count; i++)
+        rmf_build_visgroup(b, &map->visgroups[i]);
+    /* the tree in file order, without recursion: a frame per open object */
+    typedef struct { const rmf_object *object; uint32_t next; } walk_frame;
+    size_t depth = 1, cap = 64;
+    walk_frame *stack = malloc(cap * sizeof *stack);
+    if (!stack)
+        misuse("out of memory");
+    stack[0] = (walk_frame){ &map->world, 0 };
+    while (depth) {
+        walk_frame *top = &stack[depth - 1];
+        if (top->next == top->object->child_count) {
+            if (--depth)
+                rmf_build_end(b);
+            continue;
+        }
+        const rmf_object *o = &top->object->children[top->next++];
+        rmf_build_object desc = object_desc(o);
+        bool opens = o->kind == RMF_GROUP || (o->kind == RMF_ENTITY && (o->child_count || !o->entity.point));
+        if (o->kind == RMF_GROUP)
+            rmf_build_begin_group(b, &desc);
+        else if (o->kind == RMF_SOLID)
+            rmf_build_solid(b, o->faces, o->face_count, &desc);
+        else if (opens)
+            rmf_build_begin_brush_entity(b, &o->entity, &desc);
+        else
+            rmf_build_point_entity(b, &o->entity, &desc);
+        if (!opens)
+            continue;
+        if (depth == cap) {
+            walk_frame *grown = realloc(stack, 2 * cap * sizeof *grown);
+            if (!grown)
+                misuse("out of memory");
+            stack = grown;
+            cap *= 2;
+        }
+        stack[depth++] = (walk_frame){ o, 0 };
+    }
+    free(stack);
+    for (uint32_t i = 0; i < map->path_count; i++)
+        rmf_build_path(b, &map->paths[i]);
+    for (uint32_t i = 0; i < map->camera_count; i++)
+        rmf_build_camera(b, &map->cameras[i], false);
+    rmf_build_active_camera(b, map->active_camera);
+    return rmf_build_finish(b, data, size);
 }

@@ -10,7 +10,7 @@
  *
  * Objects are streamed in file order: rmf_build_begin_group / rmf_build_begin_brush_entity open
  * an object that takes the following objects as children until rmf_build_end. Misuse (an end
- * without a begin, a string over 254 bytes, a path in 0.9) aborts with a message: it is a bug in
+ * without a begin, a string over 255 bytes, a path in 0.9) aborts with a message: it is a bug in
  * the test. */
 #ifndef TESTS_RMF_BUILD_H
 #define TESTS_RMF_BUILD_H
@@ -33,7 +33,7 @@ typedef struct rmf_build_desc {
 typedef struct rmf_build_object {
     const int32_t *visgroups;      /* 2.2 / 1.8: at most one id; 0.9: ids 1..255 */
     uint32_t visgroup_count;
-    uint8_t color[3];              /* RGB (written BGR before 2.2) */
+    uint8_t color[3];              /* RGB (written BGR, as every version stores it) */
 } rmf_build_object;
 
 rmf_build *rmf_build_new(const rmf_build_desc *desc);
@@ -55,7 +55,8 @@ void rmf_build_box_faces(const float lo[3], const float hi[3], const char *textu
 /* rmf_build_box_faces as a solid with no visgroup and colour (0, 0, 0). */
 void rmf_build_box(rmf_build *b, const float lo[3], const float hi[3], const char *texture);
 
-/* Entities: classname, spawnflags, kv and origin are written (point is implied by the call). */
+/* Entities: classname, spawnflags, kv and origin are written. A point entity is stored with the
+ * point flag; a brush entity with the flag as entity->point says (false for every real one). */
 void rmf_build_point_entity(rmf_build *b, const rmf_entity *entity, const rmf_build_object *object);
 void rmf_build_begin_brush_entity(rmf_build *b, const rmf_entity *entity, const rmf_build_object *object);
 void rmf_build_begin_group(rmf_build *b, const rmf_build_object *object);
@@ -66,6 +67,17 @@ void rmf_build_path(rmf_build *b, const rmf_path *path);
 
 /* DOCINFO cameras; the last one added with active set is the active camera (else -1). */
 void rmf_build_camera(rmf_build *b, const rmf_camera *camera, bool active);
+/* Stores any active camera index, even one that names no camera (as a damaged file may). */
+void rmf_build_active_camera(rmf_build *b, int32_t index);
+
+/* A small map with every kind of record, for damage tests and fuzz seeds: 5 visgroups, a group
+ * (visgroup 2) holding a box and a nested group holding a box, a light with two keys, a func_wall
+ * with a box, a path of two nodes (not in 0.9), two cameras. */
+bool rmf_build_sample(float version, uint8_t **data, size_t *size);
+
+/* Writes a map read by rmf_read again, in its own version (2.2, 1.8 or 0.9; false for others):
+ * everything but the world's colour and visgroups, which the writer fixes, and byte offsets. */
+bool rmf_build_map(const rmf_map *map, uint8_t **data, size_t *size);
 
 /* The file's bytes (malloc'd, the caller frees them); frees b. False only when out of memory. */
 bool rmf_build_finish(rmf_build *b, uint8_t **data, size_t *size);

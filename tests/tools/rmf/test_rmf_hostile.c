@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rmf_build.h"
+#include "rmf_compare.h"
 #include "rmf_test_util.h"
 
 static const char *maps_dir;
@@ -42,9 +43,10 @@ static void touch(const rmf_object *o, size_t depth, void *user)
     }
 }
 
-typedef struct outcome { uint32_t ok, failed, bad_lines; } outcome;
+typedef struct outcome { uint32_t ok, failed, bad_lines, rewritten, rewrite_differs; } outcome;
 
-/* Reads any bytes: true, or false with a clean one-line error inside the file. */
+/* Reads any bytes: true, or false with a clean one-line error inside the file. What reads, in a
+ * version the writer knows, is written again and must read back the same. */
 static void read_any(const uint8_t *data, size_t size, outcome *out)
 {
     rmf_map map;
@@ -57,6 +59,19 @@ static void read_any(const uint8_t *data, size_t size, outcome *out)
             for (uint32_t j = 0; j < map.paths[i].node_count; j++)
                 sum += map.paths[i].nodes[j].kv_count;
         out->ok++;
+        uint8_t *again_data;
+        size_t again_size;
+        if (rmf_build_map(&map, &again_data, &again_size)) {
+            rmf_map again;
+            char why[256] = "does not read";
+            out->rewritten++;
+            bool same = rmf_read(again_data, again_size, &again, &err) && rmf_compare_maps(&map, &again, why, sizeof why);
+            if (!same && out->rewrite_differs++ < 5)
+                fprintf(stderr, "  written again: %s\n", why);
+            if (same)
+                rmf_free(&again);
+            free(again_data);
+        }
         rmf_free(&map);
         return;
     }
@@ -67,35 +82,6 @@ static void read_any(const uint8_t *data, size_t size, outcome *out)
         if (out->bad_lines++ < 5)
             fprintf(stderr, "  bad error line: %s\n", line);
     }
-}
-
-/* A map with every kind of record: visgroups, nested groups, entities with keys, a brush entity,
- * a path with nodes, cameras. */
-static bool feature_map(uint8_t **data, size_t *size)
-{
-    rmf_build *b = rmf_build_new(&(rmf_build_desc){
-        .world = { .kv = (rmf_kv[]){ { "wad", "a.wad" } }, .kv_count = 1 } });
-    for (int i = 0; i < 5; i++)
-        rmf_build_visgroup(b, &(rmf_visgroup){ "vis", { 1, 2, 3 }, i + 1, i % 2 });
-    rmf_build_begin_group(b, &(rmf_build_object){ (const int32_t[]){ 2 }, 1, { 9, 9, 9 } });
-    rmf_build_box(b, (float[3]){ 0, 0, 0 }, (float[3]){ 64, 64, 8 }, "FLOOR");
-    rmf_build_begin_group(b, NULL);
-    rmf_build_box(b, (float[3]){ 0, 0, 8 }, (float[3]){ 8, 64, 64 }, "WALL");
-    rmf_build_end(b);
-    rmf_build_end(b);
-    rmf_build_point_entity(b, &(rmf_entity){ .classname = "light", .kv = (rmf_kv[]){ { "_light", "255 255 255 200" },
-                                                                                        { "targetname", "l1" } },
-                                             .kv_count = 2, .origin = { 32, 32, 48 } }, NULL);
-    rmf_build_begin_brush_entity(b, &(rmf_entity){ .classname = "func_wall", .kv = (rmf_kv[]){ { "rendermode", "4" } },
-                                                   .kv_count = 1 }, NULL);
-    rmf_build_box(b, (float[3]){ 56, 0, 8 }, (float[3]){ 64, 64, 64 }, "GLASS");
-    rmf_build_end(b);
-    rmf_build_path(b, &(rmf_path){ "p", "path_corner", 0,
-                                  (rmf_path_node[]){ { { 1, 2, 3 }, 1, "", (rmf_kv[]){ { "wait", "1" } }, 1 },
-                                                     { { 4, 5, 6 }, 2, "n2", NULL, 0 } }, 2 });
-    rmf_build_camera(b, &(rmf_camera){ { 0, -200, 64 }, { 0, 0, 0 } }, true);
-    rmf_build_camera(b, &(rmf_camera){ { 200, 0, 64 }, { 0, 0, 0 } }, false);
-    return rmf_build_finish(b, data, size);
 }
 
 static void test_truncations(void)
@@ -109,7 +95,7 @@ static void test_truncations(void)
             snprintf(path, sizeof path, "%s/%s", maps_dir, names[i]);
             data = read_whole_file(path, &size);
         } else {
-            CHECK(feature_map(&data, &size));
+            CHECK(rmf_build_sample(2.2f, &data, &size));
         }
         CHECK(data != NULL);
         if (!data)
@@ -149,7 +135,7 @@ static void test_flips(void)
             snprintf(path, sizeof path, "%s/%s", maps_dir, names[i]);
             data = read_whole_file(path, &size);
         } else {
-            CHECK(feature_map(&data, &size));
+            CHECK(rmf_build_sample(2.2f, &data, &size));
         }
         CHECK(data != NULL);
         if (!data || !size)
@@ -166,9 +152,10 @@ static void test_flips(void)
             read_any(copy, size, &out);
             total++;
         }
-        fprintf(stderr, "  %s: 1000 flipped copies, %u read, %u refused\n", i < 7 ? names[i] : "feature map", out.ok,
-                out.failed);
+        fprintf(stderr, "  %s: 1000 flipped copies, %u read (%u written again alike), %u refused\n",
+                i < 7 ? names[i] : "feature map", out.ok, out.rewritten, out.failed);
         CHECK_EQ(out.bad_lines, 0);
+        CHECK_EQ(out.rewrite_differs, 0);
         CHECK(out.failed > 0);
         free(copy);
         free(data);
@@ -216,7 +203,7 @@ static void test_where(void)
 {
     uint8_t *data;
     size_t size;
-    CHECK(feature_map(&data, &size));
+    CHECK(rmf_build_sample(2.2f, &data, &size));
     expect_error(data, 5, "header", "magic needs 3 bytes, 1 are left");
     /* cut short, lists are refused by their count before their items are read */
     expect_error(data, 11 + 3 * 140 + 130, "header", "visgroup count 5 needs 700 bytes, 550 are left");
@@ -252,6 +239,11 @@ static void test_where(void)
     size_t inner = find(copy + type + 1, size - type - 1, "\x0a" "CMapGroup", 10) + type + 1;
     put_i32(copy + inner + 11 + 4 + 3, -1);
     expect_error(copy, size, "group 1", "child count -1 is negative");
+    /* a solid claiming a child */
+    memcpy(copy, data, size);
+    size_t solid = find(copy, size, "\x0a" "CMapSolid", 10);
+    put_i32(copy + solid + 18, 1);
+    expect_error(copy, size, "solid 0", "child count 1: a solid has no children");
     /* a NaN vertex */
     memcpy(copy, data, size);
     size_t wall = find(copy, size, "WALL", 5);
@@ -299,7 +291,7 @@ static void test_exhausting_counts(void)
 {
     uint8_t *data, *copy;
     size_t size;
-    CHECK(feature_map(&data, &size));
+    CHECK(rmf_build_sample(2.2f, &data, &size));
     copy = malloc(size);
     rmf_map map;
     rmf_error err;
@@ -403,6 +395,40 @@ static void test_deep_nesting(void)
     free(data);
 }
 
+/* The cheapest records per byte: empty key-values (2 bytes each) and faces without vertices. */
+static void test_memory_per_byte(void)
+{
+    enum { KEYS = 200000, FACES = 5000 };
+    rmf_kv *kv = malloc(KEYS * sizeof *kv);
+    for (int i = 0; i < KEYS; i++)
+        kv[i] = (rmf_kv){ "", "" };
+    rmf_build *b = rmf_build_new(&(rmf_build_desc){ .version = 0.9f });
+    rmf_build_point_entity(b, &(rmf_entity){ .classname = "", .kv = kv, .kv_count = KEYS }, NULL);
+    rmf_face *faces = calloc(FACES, sizeof *faces);
+    rmf_build_solid(b, faces, FACES, NULL);
+    uint8_t *data;
+    size_t size;
+    CHECK(rmf_build_finish(b, &data, &size));
+    size_t before = heap_in_use();
+    rmf_map map;
+    rmf_error err;
+    bool ok = rmf_read(data, size, &map, &err);
+    CHECK(ok);
+    if (ok) {
+        size_t held = heap_in_use() - before;
+        fprintf(stderr, "  %d empty key-values, %d empty faces: %zu bytes of file, %zu bytes held (%.1fx)\n", KEYS, FACES,
+                size, held, (double)held / (double)size);
+        CHECK_EQ(map.world.children[0].entity.kv_count, KEYS);
+        CHECK_EQ(map.face_count, FACES);
+        if (HEAP_MEASURED)
+            CHECK(held <= 10 * size);
+        rmf_free(&map);
+    }
+    free(data);
+    free(faces);
+    free(kv);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -413,6 +439,7 @@ int main(int argc, char **argv)
     test_where();
     test_exhausting_counts();
     test_deep_nesting();
+    test_memory_per_byte();
     test_truncations();
     test_flips();
     return check_report("test_rmf_hostile");

@@ -261,6 +261,50 @@ static void test_visgroups(void)
     }
 }
 
+/* Objects in a visgroup carry its colour: stored reversed in every version, so object colours
+ * are BGR from 0.8 to 2.2 (rmf.h). */
+typedef struct colour_check {
+    const rmf_map *map;
+    uint32_t in_visgroup, same_colour;
+    uint8_t button[3];         /* the func_button's colour */
+} colour_check;
+
+static void check_visgroup_colour(const rmf_object *o, size_t depth, void *user)
+{
+    (void)depth;
+    colour_check *c = user;
+    if (o->kind == RMF_ENTITY && strcmp(o->entity.classname, "func_button") == 0)
+        memcpy(c->button, o->color, 3);
+    if (!o->visgroup_count)
+        return;
+    c->in_visgroup++;
+    for (uint32_t i = 0; i < c->map->visgroup_count; i++)
+        if (c->map->visgroups[i].id == o->visgroups[0] && memcmp(c->map->visgroups[i].color, o->color, 3) == 0)
+            c->same_colour++;
+}
+
+static void test_colours(void)
+{
+    static const char *const names[] = { "08.rmf", "09.rmf", "14.rmf", "16.rmf", "18.rmf", "22.rmf", "08_visgroups.rmf" };
+    uint32_t in_visgroup = 0, same_colour = 0;
+    for (int i = 0; i < 7; i++) {
+        rmf_map map;
+        if (!load(names[i], &map))
+            continue;
+        colour_check c = { &map, 0, 0, { 0 } };
+        rmf_walk(&map.world, check_visgroup_colour, &c);
+        in_visgroup += c.in_visgroup;
+        same_colour += c.same_colour;
+        /* the button is in visgroup 1 everywhere; from 1.4 on that visgroup is (14, 105, 0) */
+        if (i >= 2 && i <= 5)
+            CHECK(memcmp(c.button, (uint8_t[3]){ 14, 105, 0 }, 3) == 0);
+        rmf_free(&map);
+    }
+    fprintf(stderr, "  colours: %u objects in a visgroup, %u with its colour\n", in_visgroup, same_colour);
+    CHECK_EQ(in_visgroup, 8);
+    CHECK_EQ(same_colour, 8);
+}
+
 /* ---- face orientation (rmf.h): checked on every face of every shared map -------------------- */
 
 static void sub3(const float a[3], const float b[3], double out[3])
@@ -433,6 +477,7 @@ int main(int argc, char **argv)
     test_counts();
     test_six_versions();
     test_visgroups();
+    test_colours();
     test_orientation();
     test_box_as_hammer_saves();
     test_not_regular_files(argv[2]);

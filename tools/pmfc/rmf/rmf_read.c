@@ -24,11 +24,13 @@ struct rmf_arena {
     size_t next_size;          /* grows so small maps stay small and big ones need few blocks */
 };
 
-static void *arena_alloc(struct rmf_arena *a, size_t n)
+/* Zeroed memory aligned to align (a power of two up to 16): strings take 1, so a file of empty
+ * key-values cannot cost 16 bytes of memory per byte. */
+static void *arena_alloc(struct rmf_arena *a, size_t n, size_t align)
 {
-    n = (n + 15) & ~(size_t)15;
     arena_block *b = a->head;
-    if (!b || b->size - b->used < n) {
+    size_t start = b ? (b->used + align - 1) & ~(align - 1) : 0;
+    if (!b || start > b->size || b->size - start < n) {
         if (!a->next_size)
             a->next_size = 4096;
         size_t size = n > a->next_size ? n : a->next_size;
@@ -40,9 +42,10 @@ static void *arena_alloc(struct rmf_arena *a, size_t n)
         b->size = size;
         b->next = a->head;
         a->head = b;
+        start = 0;
     }
-    void *p = b->data + b->used;
-    b->used += n;
+    void *p = b->data + start;
+    b->used = start + n;
     return p;
 }
 
@@ -88,16 +91,15 @@ typedef struct rmf_layout {
     bool visgroups_in_world;   /* 0.8 / 0.9: visgroups after the world's entity data */
     bool entity_pad;           /* 12 unused bytes closing entity data */
     bool paths;
-    bool bgr;                  /* object colours stored BGR */
 } rmf_layout;
 
 static const rmf_layout layouts[] = {
-    { 0.8f, 16, false, 0, true, false, false, true },
-    { 0.9f, 40, false, 0, true, false, false, true },
-    { 1.4f, 40, false, 4, false, false, true, true },
-    { 1.6f, 40, false, 4, false, true, true, true },
-    { 1.8f, 260, false, 16, false, true, true, true },
-    { 2.2f, 260, true, 16, false, true, true, false },
+    { 0.8f, 16, false, 0, true, false, false },
+    { 0.9f, 40, false, 0, true, false, false },
+    { 1.4f, 40, false, 4, false, false, true },
+    { 1.6f, 40, false, 4, false, true, true },
+    { 1.8f, 260, false, 16, false, true, true },
+    { 2.2f, 260, true, 16, false, true, true },
 };
 
 /* Fixed sizes: the least bytes each listed thing can take, for checking declared counts. */
@@ -223,13 +225,15 @@ static void read_fixed_string(reader *r, char *out, size_t len, const char *what
     out[n] = 0;
 }
 
-static void *alloc(reader *r, size_t n)
+static void *alloc_aligned(reader *r, size_t n, size_t align)
 {
-    void *p = arena_alloc(r->arena, n ? n : 1);
+    void *p = arena_alloc(r->arena, n ? n : 1, align);
     if (!p)
         fail_at(r, r->pos, "out of memory (%zu bytes)", n);
     return p;
 }
+
+static void *alloc(reader *r, size_t n) { return alloc_aligned(r, n, 16); }
 
 /* A length-prefixed string (the u8 length counts the NUL), copied up to its first NUL. */
 static char *read_pstring(reader *r, const char *what)
@@ -240,7 +244,7 @@ static char *read_pstring(reader *r, const char *what)
         return NULL;
     const uint8_t *nul = memchr(p, 0, len);
     size_t n = nul ? (size_t)(nul - p) : len;
-    char *s = alloc(r, n + 1);
+    char *s = alloc_aligned(r, n + 1, 1);
     if (s) {
         memcpy(s, p, n);
         s[n] = 0;
@@ -300,7 +304,7 @@ static void set_object_where(reader *r, const rmf_object *o)
 {
     if (o->kind == RMF_WORLD)
         set_where(r, "world");
-    else if (o->kind == RMF_ENTITY && o->entity.classname) {
+    else if (o->kind == RMF_ENTITY && o->entity.classname && o->entity.classname[0]) {
         char cls[48];
         escape_bytes(cls, sizeof cls, o->entity.classname, strlen(o->entity.classname));
         set_where(r, "entity %u (%s)", o->index, cls);
@@ -369,16 +373,19 @@ static bool read_object_head(reader *r, rmf_object *o, bool root)
             }
         }
     }
+    /* BGR in every version (rmf.h) */
     const uint8_t *c = take(r, 3, "colour");
     if (c) {
-        bool bgr = r->layout->bgr;
-        o->color[0] = c[bgr ? 2 : 0];
+        o->color[0] = c[2];
         o->color[1] = c[1];
-        o->color[2] = c[bgr ? 0 : 2];
+        o->color[2] = c[0];
     }
     uint32_t n;
+    size_t count_at = r->pos;
     if (!read_count(r, &n, MIN_OBJECT, "child count"))
         return false;
+    if (o->kind == RMF_SOLID && n)
+        return fail_at(r, count_at, "child count %u: a solid has no children", n);
     o->children = alloc_array(r, n, sizeof *o->children);
     if (r->failed)
         return false;
