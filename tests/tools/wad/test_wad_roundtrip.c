@@ -253,6 +253,26 @@ static void test_files(const char *dir)
     }
     free(rgba);
 
+    /* damaged files on disk: the same errors as in memory, with the file's name */
+    static const struct { const char *name, *bytes; size_t size; const char *line; } damaged[] = {
+        { "empty.wad", "", 0, "empty.wad: header, byte 0: 0 bytes are shorter than the 12-byte header" },
+        { "text.wad", "{\n\"classname\" \"worldspawn\"\n}\n", 28, "text.wad: header, byte 0: bad magic '{\\x0A\"c' (expected 'WAD3')" },
+        { "cut.wad", "WAD3\x01\x00\x00\x00\x0c\x00\x00\x00", 12,
+          "cut.wad: header, byte 4: directory of 1 entry (32 bytes) at byte 12 runs past the end of the file (12 bytes)" },
+    };
+    for (size_t i = 0; i < sizeof damaged / sizeof damaged[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, damaged[i].name);
+        FILE *fp = fopen(path, "wb");
+        CHECK(fp && fwrite(damaged[i].bytes, 1, damaged[i].size, fp) == damaged[i].size);
+        if (fp)
+            fclose(fp);
+        CHECK(wad_open(path, &err) == NULL);
+        wad_error_format(&err, path, line, sizeof line);
+        printf("  %s\n", line);
+        const char *tail = strstr(line, damaged[i].name);
+        CHECK(tail && strcmp(tail, damaged[i].line) == 0);
+    }
+
     snprintf(path, sizeof path, "%s/missing.wad", dir);
     remove(path);
     CHECK(wad_open(path, &err) == NULL);
