@@ -18,7 +18,7 @@
 #define MAX_COLOURS 256u           /* texels are 8-bit indices */
 
 typedef struct wad_lump {
-    uint32_t offset, disk_size, size;
+    uint32_t offset, disk_size;
     uint8_t type, compression;
     char name[WAD_NAME_SIZE];
 } wad_lump;
@@ -166,7 +166,7 @@ static bool read_directory(wad_file *w, wad_error *err)
         size_t at = (size_t)dir + (size_t)i * DIR_ENTRY_SIZE;
         const uint8_t *e = d + at;
         wad_lump *l = &w->lumps[i];
-        char where[64];
+        char where[sizeof err->where];
         if (!memchr(e + DIR_NAME_AT, '\0', WAD_NAME_SIZE)) {
             char name[4 * WAD_NAME_SIZE + 8] = "";
             append_escaped(name, sizeof name, e + DIR_NAME_AT, WAD_NAME_SIZE, true);
@@ -177,7 +177,6 @@ static bool read_directory(wad_file *w, wad_error *err)
         memcpy(l->name, e + DIR_NAME_AT, WAD_NAME_SIZE);
         l->offset = get_u32(e);
         l->disk_size = get_u32(e + 4);
-        l->size = get_u32(e + 8);
         l->type = e[12];
         l->compression = e[13];
         if (l->offset > w->size || l->disk_size > w->size - l->offset) {
@@ -333,7 +332,7 @@ static int decode_miptex(const wad_file *w, uint32_t index, wad_texture *out, wa
     const uint8_t *lump = w->data + l->offset;
     size_t base = l->offset, n = l->disk_size;
     size_t entry = (size_t)w->directory + (size_t)index * DIR_ENTRY_SIZE;
-    char where[96];
+    char where[sizeof err->where];
     lump_where(w, index, "lump", where, sizeof where);
     if (l->compression != 0) {
         set_error(err, where, entry + 13, "lump is compressed (method %u); only uncompressed lumps are read", l->compression);
