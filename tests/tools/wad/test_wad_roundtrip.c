@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/check.h"
 #include "wad.h"
@@ -272,6 +273,18 @@ static void test_files(const char *dir)
         const char *tail = strstr(line, damaged[i].name);
         CHECK(tail && strcmp(tail, damaged[i].line) == 0);
     }
+
+    /* a sparse 3 GiB file that starts like a WAD3 is refused unread */
+    snprintf(path, sizeof path, "%s/huge.wad", dir);
+    FILE *fp = fopen(path, "wb");
+    CHECK(fp && fwrite("WAD3\0\0\0\0\x0c\0\0\0", 1, 12, fp) == 12 && ftruncate(fileno(fp), (off_t)3 << 30) == 0);
+    if (fp)
+        fclose(fp);
+    CHECK(wad_open(path, &err) == NULL);
+    wad_error_format(&err, path, line, sizeof line);
+    printf("  %s\n", line);
+    CHECK(strstr(line, "huge.wad: file, byte 0: 3221225472 bytes are more than the 2 GiB a WAD3 can address") != NULL);
+    remove(path);
 
     snprintf(path, sizeof path, "%s/missing.wad", dir);
     remove(path);

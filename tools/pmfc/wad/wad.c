@@ -16,6 +16,8 @@
 #define MIPTEX_HEADER_SIZE 40u
 #define MIP_LEVELS 4
 #define MAX_COLOURS 256u           /* texels are 8-bit indices */
+/* Valve's lump offsets and sizes are signed 32-bit: no WAD3 needs more, so no file gets more memory */
+#define MAX_FILE_SIZE ((uint64_t)1 << 31)
 
 typedef struct wad_lump {
     uint32_t offset, disk_size;
@@ -240,6 +242,12 @@ wad_file *wad_open(const char *path, wad_error *err)
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         bool dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
         set_error(err, "file", 0, "%s", dir ? "is a directory" : "not a regular file");
+        close(fd);
+        return NULL;
+    }
+    if ((uint64_t)st.st_size > MAX_FILE_SIZE) {
+        set_error(err, "file", 0, "%llu bytes are more than the 2 GiB a WAD3 can address (signed 32-bit offsets)",
+                  (unsigned long long)st.st_size);
         close(fd);
         return NULL;
     }

@@ -55,7 +55,8 @@ typedef struct wad_texture {
 } wad_texture;
 
 /* Opens a regular file (a FIFO, device or directory is refused without blocking) and reads it
- * whole into memory the wad_file owns. */
+ * whole into memory the wad_file owns: after its first 12 bytes say "WAD3", and only up to 2 GiB
+ * (Valve's offsets are signed 32-bit; a bigger file is refused unread). */
 wad_file *wad_open(const char *path, wad_error *err);
 
 /* Same over memory it BORROWS: the caller keeps data alive and unchanged until wad_close. */
