@@ -3,6 +3,7 @@
  * animation frames, lump listing, and wad_open on real files, directories and FIFOs.
  * Usage: test_wad_roundtrip WORK_DIR */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -104,6 +105,56 @@ static void test_sizes(void)
     for (int i = 0; i < N; i++)
         free(rgba[i]);
     free(file);
+}
+
+/* wad.h: any number of threads may load from one wad_file at once. */
+typedef struct load_job { const wad_file *w; const char *name; const uint8_t *expected; size_t bytes; int wrong; } load_job;
+
+static void *load_many(void *arg)
+{
+    load_job *job = arg;
+    for (int i = 0; i < 50; i++) {
+        wad_texture t;
+        wad_error err;
+        if (wad_load_texture(job->w, job->name, &t, &err) != 1) {
+            job->wrong++;
+            continue;
+        }
+        job->wrong += memcmp(t.rgba, job->expected, job->bytes) != 0;
+        wad_texture_free(&t);
+    }
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    enum { THREADS = 4 };
+    uint8_t *rgba = pattern_rgba(128, 64, 9);
+    wad_build *b = wad_build_create();
+    CHECK(wad_build_add_rgba(b, "shared", 128, 64, rgba));
+    uint8_t *file;
+    size_t size;
+    CHECK(wad_build_finish(b, &file, &size));
+    wad_build_destroy(b);
+    wad_error err;
+    wad_file *w = wad_open_memory(file, size, &err);
+    CHECK(w != NULL);
+    pthread_t threads[THREADS];
+    load_job jobs[THREADS];
+    int wrong = 0;
+    for (int i = 0; w && i < THREADS; i++) {
+        jobs[i] = (load_job){ w, i % 2 ? "SHARED" : "shared", rgba, 128 * 64 * 4, 0 };
+        CHECK(pthread_create(&threads[i], NULL, load_many, &jobs[i]) == 0);
+    }
+    for (int i = 0; w && i < THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        wrong += jobs[i].wrong;
+    }
+    printf("threads: %d threads x 50 loads of one texture, %d wrong\n", THREADS, wrong);
+    CHECK_EQ(wrong, 0);
+    wad_close(w);
+    free(file);
+    free(rgba);
 }
 
 /* '{' textures: the last palette colour is a hole (0,0,0,0); every other texel is opaque, even
@@ -320,6 +371,7 @@ int main(int argc, char **argv)
     test_sizes();
     test_holes();
     test_directory();
+    test_threads();
     test_files(argv[1]);
     return check_report("test_wad_roundtrip");
 }
