@@ -80,8 +80,9 @@ uint32_t wad_animation_frames(const wad_file *w, const char *name);
 
 /* Finds the texture of that name and decodes mip 0 to RGBA8. Returns 1 when found and decoded,
  * 0 when no texture has that name, -1 when it is damaged (err says where: "lump 12 (BRICK1)"
- * and the byte); out is only written on 1. Each call decodes again: load a texture once. Texels are (r, g, b, 255); in a texture whose name starts
- * with '{' the palette's last colour is transparent: those texels are (0, 0, 0, 0). */
+ * and the byte); out is only written on 1. Each call decodes again: load a texture once.
+ * Texels are (r, g, b, 255); in a texture whose name starts with '{' the palette's last colour
+ * (index count - 1: 255 in any real WAD) is transparent: those texels are (0, 0, 0, 0). */
 int wad_load_texture(const wad_file *w, const char *name, wad_texture *out, wad_error *err);
 void wad_texture_free(wad_texture *t);
 
@@ -89,7 +90,7 @@ void wad_texture_free(wad_texture *t);
  * A buf of 4 * WAD_NAME_SIZE bytes holds any lump name whole. */
 const char *wad_escape_name(const char *name, char *buf, size_t size);
 
-/* "FILE: WHERE, byte OFFSET: WHAT", one line without control bytes (file is escaped too). */
+/* "FILE: WHERE, byte OFFSET: WHAT", one line without control bytes (those in file become \xNN). */
 const char *wad_error_format(const wad_error *err, const char *file, char *buf, size_t size);
 
 #endif
