@@ -3,9 +3,11 @@
  * animation frames, lump listing, and wad_open on real files, directories and FIFOs.
  * Usage: test_wad_roundtrip WORK_DIR */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/check.h"
 #include "wad.h"
@@ -103,6 +105,56 @@ static void test_sizes(void)
     for (int i = 0; i < N; i++)
         free(rgba[i]);
     free(file);
+}
+
+/* wad.h: any number of threads may load from one wad_file at once. */
+typedef struct load_job { const wad_file *w; const char *name; const uint8_t *expected; size_t bytes; int wrong; } load_job;
+
+static void *load_many(void *arg)
+{
+    load_job *job = arg;
+    for (int i = 0; i < 50; i++) {
+        wad_texture t;
+        wad_error err;
+        if (wad_load_texture(job->w, job->name, &t, &err) != 1) {
+            job->wrong++;
+            continue;
+        }
+        job->wrong += memcmp(t.rgba, job->expected, job->bytes) != 0;
+        wad_texture_free(&t);
+    }
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    enum { THREADS = 4 };
+    uint8_t *rgba = pattern_rgba(128, 64, 9);
+    wad_build *b = wad_build_create();
+    CHECK(wad_build_add_rgba(b, "shared", 128, 64, rgba));
+    uint8_t *file;
+    size_t size;
+    CHECK(wad_build_finish(b, &file, &size));
+    wad_build_destroy(b);
+    wad_error err;
+    wad_file *w = wad_open_memory(file, size, &err);
+    CHECK(w != NULL);
+    pthread_t threads[THREADS];
+    load_job jobs[THREADS];
+    int wrong = 0;
+    for (int i = 0; w && i < THREADS; i++) {
+        jobs[i] = (load_job){ w, i % 2 ? "SHARED" : "shared", rgba, 128 * 64 * 4, 0 };
+        CHECK(pthread_create(&threads[i], NULL, load_many, &jobs[i]) == 0);
+    }
+    for (int i = 0; w && i < THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        wrong += jobs[i].wrong;
+    }
+    printf("threads: %d threads x 50 loads of one texture, %d wrong\n", THREADS, wrong);
+    CHECK_EQ(wrong, 0);
+    wad_close(w);
+    free(file);
+    free(rgba);
 }
 
 /* '{' textures: the last palette colour is a hole (0,0,0,0); every other texel is opaque, even
@@ -253,6 +305,38 @@ static void test_files(const char *dir)
     }
     free(rgba);
 
+    /* damaged files on disk: the same errors as in memory, with the file's name */
+    static const struct { const char *name, *bytes; size_t size; const char *line; } damaged[] = {
+        { "empty.wad", "", 0, "empty.wad: header, byte 0: 0 bytes are shorter than the 12-byte header" },
+        { "text.wad", "{\n\"classname\" \"worldspawn\"\n}\n", 28, "text.wad: header, byte 0: bad magic '{\\x0A\"c' (expected 'WAD3')" },
+        { "cut.wad", "WAD3\x01\x00\x00\x00\x0c\x00\x00\x00", 12,
+          "cut.wad: header, byte 4: directory of 1 entry (32 bytes) at byte 12 runs past the end of the file (12 bytes)" },
+    };
+    for (size_t i = 0; i < sizeof damaged / sizeof damaged[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, damaged[i].name);
+        FILE *fp = fopen(path, "wb");
+        CHECK(fp && fwrite(damaged[i].bytes, 1, damaged[i].size, fp) == damaged[i].size);
+        if (fp)
+            fclose(fp);
+        CHECK(wad_open(path, &err) == NULL);
+        wad_error_format(&err, path, line, sizeof line);
+        printf("  %s\n", line);
+        const char *tail = strstr(line, damaged[i].name);
+        CHECK(tail && strcmp(tail, damaged[i].line) == 0);
+    }
+
+    /* a sparse 3 GiB file that starts like a WAD3 is refused unread */
+    snprintf(path, sizeof path, "%s/huge.wad", dir);
+    FILE *fp = fopen(path, "wb");
+    CHECK(fp && fwrite("WAD3\0\0\0\0\x0c\0\0\0", 1, 12, fp) == 12 && ftruncate(fileno(fp), (off_t)3 << 30) == 0);
+    if (fp)
+        fclose(fp);
+    CHECK(wad_open(path, &err) == NULL);
+    wad_error_format(&err, path, line, sizeof line);
+    printf("  %s\n", line);
+    CHECK(strstr(line, "huge.wad: file, byte 0: 3221225472 bytes are more than the 2 GiB a WAD3 can address") != NULL);
+    remove(path);
+
     snprintf(path, sizeof path, "%s/missing.wad", dir);
     remove(path);
     CHECK(wad_open(path, &err) == NULL);
@@ -287,6 +371,7 @@ int main(int argc, char **argv)
     test_sizes();
     test_holes();
     test_directory();
+    test_threads();
     test_files(argv[1]);
     return check_report("test_wad_roundtrip");
 }

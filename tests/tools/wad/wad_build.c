@@ -121,9 +121,8 @@ bool wad_build_add_rgba(wad_build *b, const char *name, uint32_t width, uint32_t
     bool holes = name[0] == '{';
     unsigned limit = holes ? 255 : 256, used = 0;
     uint8_t palette[256 * 3] = { 0 };
-    if (holes) {
+    if (holes)
         palette[255 * 3 + 2] = 255;
-    }
     size_t count = (size_t)width * height;
     uint8_t *indices = malloc(count);
     if (!indices)

@@ -16,9 +16,11 @@
 #define MIPTEX_HEADER_SIZE 40u
 #define MIP_LEVELS 4
 #define MAX_COLOURS 256u           /* texels are 8-bit indices */
+/* Valve's lump offsets and sizes are signed 32-bit: no WAD3 needs more, so no file gets more memory */
+#define MAX_FILE_SIZE ((uint64_t)1 << 31)
 
 typedef struct wad_lump {
-    uint32_t offset, disk_size, size;
+    uint32_t offset, disk_size;
     uint8_t type, compression;
     char name[WAD_NAME_SIZE];
 } wad_lump;
@@ -89,7 +91,8 @@ const char *wad_error_format(const wad_error *err, const char *file, char *buf, 
     if (!size)
         return buf;
     buf[0] = '\0';
-    append_escaped(buf, size, (const uint8_t *)file, strlen(file), false);
+    if (file)
+        append_escaped(buf, size, (const uint8_t *)file, strlen(file), false);
     size_t len = strlen(buf);
     snprintf(buf + len, size - len, ": %s, byte %zu: %s", err->where, err->offset, err->what);
     /* where / what are built escaped; this keeps the promise whatever a caller put there */
@@ -120,11 +123,11 @@ static void lump_where(const wad_file *w, uint32_t i, const char *prefix, char *
     snprintf(buf, size, "%s %u (%s)", prefix, i, wad_escape_name(w->lumps[i].name, name, sizeof name));
 }
 
-static bool read_directory(wad_file *w, wad_error *err)
+/* The header's size and magic: what wad_open checks before reading the rest of a file. */
+static bool check_magic(const uint8_t *d, size_t size, wad_error *err)
 {
-    const uint8_t *d = w->data;
-    if (w->size < HEADER_SIZE) {
-        set_error(err, "header", 0, "%zu bytes are shorter than the %u-byte header", w->size, HEADER_SIZE);
+    if (size < HEADER_SIZE) {
+        set_error(err, "header", 0, "%zu bytes are shorter than the %u-byte header", size, HEADER_SIZE);
         return false;
     }
     if (memcmp(d, "WAD3", 4) != 0) {
@@ -135,14 +138,22 @@ static bool read_directory(wad_file *w, wad_error *err)
         set_error(err, "header", 0, "bad magic '%s' (expected 'WAD3')%s", magic, kind);
         return false;
     }
+    return true;
+}
+
+static bool read_directory(wad_file *w, wad_error *err)
+{
+    const uint8_t *d = w->data;
+    if (!check_magic(d, w->size, err))
+        return false;
     uint32_t count = get_u32(d + 4), dir = get_u32(d + 8);
     if (dir > w->size) {
         set_error(err, "header", 8, "directory offset %u is past the end of the file (%zu bytes)", dir, w->size);
         return false;
     }
     if (count > (w->size - dir) / DIR_ENTRY_SIZE) {
-        set_error(err, "header", 4, "directory of %u entries (%llu bytes) at byte %u runs past the end of the file (%zu bytes)",
-                  count, (unsigned long long)count * DIR_ENTRY_SIZE, dir, w->size);
+        set_error(err, "header", 4, "directory of %u %s (%llu bytes) at byte %u runs past the end of the file (%zu bytes)",
+                  count, count == 1 ? "entry" : "entries", (unsigned long long)count * DIR_ENTRY_SIZE, dir, w->size);
         return false;
     }
     w->count = count;
@@ -157,7 +168,7 @@ static bool read_directory(wad_file *w, wad_error *err)
         size_t at = (size_t)dir + (size_t)i * DIR_ENTRY_SIZE;
         const uint8_t *e = d + at;
         wad_lump *l = &w->lumps[i];
-        char where[64];
+        char where[sizeof err->where];
         if (!memchr(e + DIR_NAME_AT, '\0', WAD_NAME_SIZE)) {
             char name[4 * WAD_NAME_SIZE + 8] = "";
             append_escaped(name, sizeof name, e + DIR_NAME_AT, WAD_NAME_SIZE, true);
@@ -168,7 +179,6 @@ static bool read_directory(wad_file *w, wad_error *err)
         memcpy(l->name, e + DIR_NAME_AT, WAD_NAME_SIZE);
         l->offset = get_u32(e);
         l->disk_size = get_u32(e + 4);
-        l->size = get_u32(e + 8);
         l->type = e[12];
         l->compression = e[13];
         if (l->offset > w->size || l->disk_size > w->size - l->offset) {
@@ -203,6 +213,23 @@ wad_file *wad_open_memory(const uint8_t *data, size_t size, wad_error *err)
     return w;
 }
 
+/* Reads size bytes at the file position (byte `at`); a short file is an error, not a hang. */
+static bool read_fully(int fd, uint8_t *buf, size_t size, size_t at, wad_error *err)
+{
+    size_t done = 0;
+    while (done < size) {
+        ssize_t r = read(fd, buf + done, size - done);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            set_error(err, "file", at + done, "cannot read: %s", r < 0 ? strerror(errno) : "the file shrank while being read");
+            return false;
+        }
+        done += (size_t)r;
+    }
+    return true;
+}
+
 wad_file *wad_open(const char *path, wad_error *err)
 {
     /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below */
@@ -218,25 +245,31 @@ wad_file *wad_open(const char *path, wad_error *err)
         close(fd);
         return NULL;
     }
+    if ((uint64_t)st.st_size > MAX_FILE_SIZE) {
+        set_error(err, "file", 0, "%llu bytes are more than the 2 GiB a WAD3 can address (signed 32-bit offsets)",
+                  (unsigned long long)st.st_size);
+        close(fd);
+        return NULL;
+    }
     size_t size = (size_t)st.st_size;
+    /* a file that is no WAD3 is refused before it is read whole */
+    uint8_t head[HEADER_SIZE];
+    size_t head_size = size < HEADER_SIZE ? size : HEADER_SIZE;
+    if (!read_fully(fd, head, head_size, 0, err) || !check_magic(head, head_size, err)) {
+        close(fd);
+        return NULL;
+    }
     uint8_t *bytes = malloc(size ? size : 1);
     if (!bytes) {
         set_error(err, "file", 0, "out of memory for %zu bytes", size);
         close(fd);
         return NULL;
     }
-    size_t done = 0;
-    while (done < size) {
-        ssize_t r = read(fd, bytes + done, size - done);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            set_error(err, "file", done, "cannot read: %s", r < 0 ? strerror(errno) : "the file shrank while being read");
-            free(bytes);
-            close(fd);
-            return NULL;
-        }
-        done += (size_t)r;
+    memcpy(bytes, head, head_size);
+    if (!read_fully(fd, bytes + head_size, size - head_size, head_size, err)) {
+        free(bytes);
+        close(fd);
+        return NULL;
     }
     close(fd);
     wad_file *w = wad_open_memory(bytes, size, err);
@@ -307,7 +340,7 @@ static int decode_miptex(const wad_file *w, uint32_t index, wad_texture *out, wa
     const uint8_t *lump = w->data + l->offset;
     size_t base = l->offset, n = l->disk_size;
     size_t entry = (size_t)w->directory + (size_t)index * DIR_ENTRY_SIZE;
-    char where[96];
+    char where[sizeof err->where];
     lump_where(w, index, "lump", where, sizeof where);
     if (l->compression != 0) {
         set_error(err, where, entry + 13, "lump is compressed (method %u); only uncompressed lumps are read", l->compression);

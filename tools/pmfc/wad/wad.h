@@ -55,7 +55,8 @@ typedef struct wad_texture {
 } wad_texture;
 
 /* Opens a regular file (a FIFO, device or directory is refused without blocking) and reads it
- * whole into memory the wad_file owns. */
+ * whole into memory the wad_file owns: after its first 12 bytes say "WAD3", and only up to 2 GiB
+ * (Valve's offsets are signed 32-bit; a bigger file is refused unread). */
 wad_file *wad_open(const char *path, wad_error *err);
 
 /* Same over memory it BORROWS: the caller keeps data alive and unchanged until wad_close. */
@@ -63,7 +64,8 @@ wad_file *wad_open_memory(const uint8_t *data, size_t size, wad_error *err);
 
 void wad_close(wad_file *w);
 
-/* Every lump of the directory, in file order (i < wad_count). wad_name is the raw name. */
+/* Every lump of the directory, in file order. wad_name is the raw name (NUL-terminated, valid
+ * until wad_close), NULL when i >= wad_count; wad_type is the lump's type byte (0x43 miptex). */
 uint32_t wad_count(const wad_file *w);
 const char *wad_name(const wad_file *w, uint32_t i);
 uint8_t wad_type(const wad_file *w, uint32_t i);
@@ -77,9 +79,10 @@ bool wad_has(const wad_file *w, const char *name);
 uint32_t wad_animation_frames(const wad_file *w, const char *name);
 
 /* Finds the texture of that name and decodes mip 0 to RGBA8. Returns 1 when found and decoded,
- * 0 when no texture has that name (out untouched), -1 when it is damaged (err says where:
- * "lump 12 (BRICK1)" and the byte). Texels are (r, g, b, 255); in a texture whose name starts
- * with '{' the palette's last colour is transparent: those texels are (0, 0, 0, 0). */
+ * 0 when no texture has that name, -1 when it is damaged (err says where: "lump 12 (BRICK1)"
+ * and the byte); out is only written on 1. Each call decodes again: load a texture once.
+ * Texels are (r, g, b, 255); in a texture whose name starts with '{' the palette's last colour
+ * (index count - 1: 255 in any real WAD) is transparent: those texels are (0, 0, 0, 0). */
 int wad_load_texture(const wad_file *w, const char *name, wad_texture *out, wad_error *err);
 void wad_texture_free(wad_texture *t);
 
@@ -87,7 +90,7 @@ void wad_texture_free(wad_texture *t);
  * A buf of 4 * WAD_NAME_SIZE bytes holds any lump name whole. */
 const char *wad_escape_name(const char *name, char *buf, size_t size);
 
-/* "FILE: WHERE, byte OFFSET: WHAT", one line without control bytes (file is escaped too). */
+/* "FILE: WHERE, byte OFFSET: WHAT", one line without control bytes (those in file become \xNN). */
 const char *wad_error_format(const wad_error *err, const char *file, char *buf, size_t size);
 
 #endif
