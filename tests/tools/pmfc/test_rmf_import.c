@@ -410,6 +410,70 @@ static void test_holes_and_visgroups(const char *wad)
     }
 }
 
+/* Faces' physics and sound materials: liquids (func_water) are swum through, func_illusionary
+ * walked through, and a texture Half-Life's materials.txt lists as metal sounds like metal. */
+static void test_surface_materials(const char *wad)
+{
+    char game[600], sound_dir[700], materials[800];
+    path_of(game, sizeof game, "game");
+    snprintf(sound_dir, sizeof sound_dir, "%s/sound", game);
+    snprintf(materials, sizeof materials, "%s/materials.txt", sound_dir);
+    mkdir(game, 0755);
+    mkdir(sound_dir, 0755);
+    FILE *f = fopen(materials, "w");
+    fputs("// texture types\nM RED\nC WHITE\n", f);
+    fclose(f);
+    rmf_build *b = new_map(wad, 2.2f);
+    box(b, -128, -128, -16, 128, 128, 0, "RED");
+    rmf_build_begin_brush_entity(b, &(rmf_entity){ .classname = "func_water" }, NULL);
+    box(b, -64, -64, 0, 0, 64, 32, "GREEN");
+    rmf_build_end(b);
+    rmf_build_begin_brush_entity(b, &(rmf_entity){ .classname = "func_illusionary" }, NULL);
+    box(b, 32, -64, 0, 64, 64, 32, "WHITE");
+    rmf_build_end(b);
+    box(b, -32, -32, 256, 32, 32, 320, "WHITE");           /* alone in the air: its cubes are all WHITE */
+    char rmf[600], pmf[700], extra[800];
+    if (!finish(b, "surfaces.rmf", rmf, sizeof rmf)) return;
+    snprintf(pmf, sizeof pmf, "%s.pmf", rmf);
+    snprintf(extra, sizeof extra, "--game '%s'", game);
+    CHECK_EQ(compile(rmf, pmf, extra), 0);
+    pmf_error err;
+    pmf_file *pf = pmf_open(pmf, &err);
+    CHECK(pf != NULL);
+    if (!pf) return;
+    pmf_level lvl;
+    CHECK(pmf_level_read(pf, 0, PMF_PART_COMMON, &lvl, &err));
+    bool water = false, nonsolid = false;
+    for (unsigned i = 0; i < lvl.common.physics_material_count; i++) {
+        const pmf_physics_material *pm = &lvl.common.physics_materials[i];
+        if (!strcmp(pm->name, "water")) water = (pm->flags & PMF_PHYSICS_NOT_SOLID) != 0;
+        if (!strcmp(pm->name, "nonsolid")) nonsolid = (pm->flags & PMF_PHYSICS_NOT_SOLID) != 0;
+    }
+    CHECK(water);
+    CHECK(nonsolid);
+    /* the chunks name what their faces use */
+    int metal = 0, concrete = 0, water_used = 0;
+    for (uint32_t y = 0; y < lvl.count_y; y++)
+        for (uint32_t x = 0; x < lvl.count_x; x++)
+            for (uint32_t z = 0; z < lvl.count_z; z++) {
+                pmf_chunk_coord cc = { x, y, z };
+                pmf_chunk ch;
+                if (!pmf_chunk_present(pf, 0, cc) || !pmf_chunk_read(pf, &lvl, 0, cc, PMF_PART_COMMON, &ch, &err)) continue;
+                for (unsigned i = 0; i < ch.common.used_sound_material_count; i++) {
+                    metal += !strcmp(ch.common.used_sound_materials[i], "metal");
+                    concrete += !strcmp(ch.common.used_sound_materials[i], "concrete");
+                }
+                for (unsigned i = 0; i < ch.common.used_physics_material_count; i++)
+                    water_used += !strcmp(ch.common.used_physics_materials[i], "water");
+                pmf_chunk_free(&ch);
+            }
+    printf("surface materials: water %d, nonsolid %d, chunks using metal %d, concrete %d, water %d\n", water, nonsolid, metal,
+           concrete, water_used);
+    CHECK(metal > 0 && concrete > 0 && water_used > 0);
+    pmf_level_free(&lvl);
+    pmf_close(pf);
+}
+
 /* Damaged RMFs end in one pmfc line and exit 2: truncations of a small map at every 13th byte
  * and 200 seeded byte flips (the reader's own tests try every truncation and thousands of flips
  * in process; this checks the compiler's side of it). */
@@ -609,6 +673,7 @@ int main(int argc, char **argv)
     test_light_value(wad);
     test_sun(wad);
     test_holes_and_visgroups(wad);
+    test_surface_materials(wad);
     test_damaged(wad);
     return check_report("test_rmf_import");
 }

@@ -241,7 +241,23 @@ static void emit_ext(const octree_ctx *o, uint32_t ci, const item *items, size_t
     pmf_client_cube *cc = &cb->ccubes[ci];
     c->type = PMF_CUBE_EXTGEOMETRY;
     cc->u.ext.first_vertex = cb->vert_count;
-    bool sound_set = false;
+    /* an extended cube has one sound material: that of the material with the most triangles */
+    int sound_from = -1;
+    size_t best = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (group[i] < 0) continue;
+        int sound = o->lb->map->materials[item_face(o, &items[i])->material].sound;
+        size_t tris = 0;
+        for (size_t k = 0; k < count; k++)
+            if (group[k] >= 0 && o->lb->map->materials[item_face(o, &items[k])->material].sound == sound)
+                tris += (size_t)items[k].p.n - 2;
+        if (tris > best) {
+            best = tris;
+            sound_from = item_face(o, &items[i])->material;
+        }
+    }
+    if (sound_from >= 0)
+        c->u.ext.sound_material = used_index(cb->sound_used, &cb->sound_used_count, o->lb->map->materials[sound_from].sound, NULL);
     for (int d = 0; d < PMF_FACE_COUNT; d++) {
         cc->u.ext.lightmap[d] = PMF_NO_LIGHTMAP;
         int tris = 0;
@@ -249,9 +265,7 @@ static void emit_ext(const octree_ctx *o, uint32_t ci, const item *items, size_t
             if (group[i] != d) continue;
             const face *f = item_face(o, &items[i]);
             if (!tris) {
-                cube_materials(o, f->material, &c->u.ext.material[d], &c->u.ext.physics_material[d],
-                               sound_set ? NULL : &c->u.ext.sound_material);
-                sound_set = true;
+                cube_materials(o, f->material, &c->u.ext.material[d], &c->u.ext.physics_material[d], NULL);
                 cc->u.ext.lightmap[d] = cb->faces[items[i].cf].lightmap;
                 if (o->lb->map->materials[f->material].double_sided) c->flags |= PMF_CUBE_DRAW_BACKFACES;
             }

@@ -41,6 +41,10 @@ typedef struct rmf_texture {
     bool missing;
 } rmf_texture;
 
+/* A line of Half-Life's sound/materials.txt: a texture name (its first 12 characters) and the
+ * kind of surface its footsteps and impacts sound like. */
+typedef struct hl_texture_type { char name[13]; char type; } hl_texture_type;
+
 typedef struct import_ctx {
     const char *path;
     const rmf_import_desc *desc;
@@ -52,6 +56,7 @@ typedef struct import_ctx {
     char **missing_wads; size_t missing_wad_count, missing_wad_cap;
     rmf_texture *textures; size_t texture_count, texture_cap;
     char **missing_textures; size_t missing_texture_count, missing_texture_cap;
+    hl_texture_type *types; size_t type_count, type_cap;   /* --game DIR/sound/materials.txt */
     uint32_t next_dynamic_id;
     bool has_sun;
     uint8_t sun_color[3];
@@ -344,12 +349,14 @@ typedef struct render_look {
     int mode;                        /* 0 normal, 2 texture, 4 solid, 5 additive; others draw normal */
     int amount;                      /* renderamt 0..255 */
     bool liquid;                     /* func_water */
+    bool not_solid;                  /* func_illusionary: seen, walked through */
 } render_look;
 
 static render_look entity_look(const rmf_entity *e)
 {
-    render_look look = { 0, 255, false };
+    render_look look = { 0, 255, false, false };
     if (!e) return look;
+    look.not_solid = e->classname && !strcasecmp(e->classname, "func_illusionary");
     int mode = (int)kv_number(e, "rendermode", 0);
     if (mode == 2 || mode == 4 || mode == 5) {
         look.mode = mode;
@@ -358,6 +365,70 @@ static render_look entity_look(const rmf_entity *e)
     }
     look.liquid = e->classname && !strcasecmp(e->classname, "func_water");
     return look;
+}
+
+/* The physics material of a name, made on first use: "default" (solid) exists in every map. */
+static int physics_material(import_ctx *c, const char *name, uint8_t flags, float friction)
+{
+    for (size_t i = 0; i < c->map->physics_count; i++)
+        if (!strcmp(c->map->physics[i].name, name)) return (int)i;
+    physics_def *p = PUSH(c->map->physics, c->map->physics_count, c->map->physics_cap);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->pm.flags = flags;
+    p->pm.friction = friction;
+    p->pm.traction = 1;
+    return (int)(c->map->physics_count - 1);
+}
+
+/* Half-Life's surface kinds (materials.txt letters) as sound materials: how much a surface of
+ * that kind dampens sound's volume and high frequencies (docs/rmf.md). */
+static const struct { char type; const char *name; float volume, frequency; } hl_sound_kinds[] = {
+    { 'C', "concrete", 0.30f, 0.20f }, { 'M', "metal", 0.10f, 0.05f },    { 'D', "dirt", 0.60f, 0.50f },
+    { 'V', "vent", 0.20f, 0.10f },     { 'G', "grate", 0.20f, 0.10f },    { 'T', "tile", 0.15f, 0.10f },
+    { 'S', "slosh", 0.50f, 0.40f },    { 'W', "wood", 0.40f, 0.30f },     { 'P', "computer", 0.25f, 0.15f },
+    { 'Y', "glass", 0.05f, 0.05f },    { 'F', "flesh", 0.80f, 0.70f },    { 'N', "snow", 0.70f, 0.60f },
+};
+
+/* The texture's kind as Half-Life finds it: materials.txt names compared on their first 12
+ * characters, after the texture's '+N' / '-N' prefix or its '{' / '!' (pm_shared's rule). */
+static int sound_material(import_ctx *c, const char *texture)
+{
+    const char *t = texture;
+    if ((t[0] == '+' || t[0] == '-') && t[1]) t += 2;
+    else if (t[0] == '{' || t[0] == '!') t += 1;
+    char type = 0;
+    for (size_t i = 0; i < c->type_count && !type; i++)
+        if (!strncasecmp(c->types[i].name, t, 12)) type = c->types[i].type;
+    for (size_t k = 0; type && k < sizeof hl_sound_kinds / sizeof hl_sound_kinds[0]; k++) {
+        if (hl_sound_kinds[k].type != type) continue;
+        for (size_t i = 0; i < c->map->sound_count; i++)
+            if (!strcmp(c->map->sounds[i].name, hl_sound_kinds[k].name)) return (int)i;
+        sound_def *d = PUSH(c->map->sounds, c->map->sound_count, c->map->sound_cap);
+        snprintf(d->name, sizeof d->name, "%s", hl_sound_kinds[k].name);
+        d->sm.volume_dampening = hl_sound_kinds[k].volume;
+        d->sm.frequency_dampening = hl_sound_kinds[k].frequency;
+        return (int)(c->map->sound_count - 1);
+    }
+    return 0; /* "default" */
+}
+
+/* --game DIR/sound/materials.txt, when there is one: "TYPE NAME" lines, // comments. */
+static void read_texture_types(import_ctx *c)
+{
+    if (!c->desc->game_dir) return;
+    char path[PMFC_PATH_MAX * 2];
+    snprintf(path, sizeof path, "%s/sound/materials.txt", c->desc->game_dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        char type, name[64];
+        if (line[0] == '/' || sscanf(line, " %c %63s", &type, name) != 2) continue;
+        hl_texture_type *t = PUSH(c->types, c->type_count, c->type_cap);
+        t->type = (char)toupper((unsigned char)type);
+        snprintf(t->name, sizeof t->name, "%.12s", name);
+    }
+    fclose(f);
 }
 
 static int material_for(import_ctx *c, int tex, render_look look)
@@ -369,6 +440,7 @@ static int material_for(import_ctx *c, int tex, render_look look)
     if (look.mode) snprintf(name, sizeof name, "%s#m%d,a%d", t->name, look.mode, look.amount);
     else snprintf(name, sizeof name, "%s", t->name);
     if (liquid && !is_liquid_texture(t->name)) snprintf(name + strlen(name), sizeof name - strlen(name), "#liquid");
+    if (look.not_solid && !liquid) snprintf(name + strlen(name), sizeof name - strlen(name), "#nonsolid");
     int found = map_find_material(c->map, name);
     if (found >= 0) return found;
     material_def *m = PUSH(c->map->materials, c->map->material_count, c->map->material_cap);
@@ -392,6 +464,10 @@ static int material_for(import_ctx *c, int tex, render_look look)
         m->alpha = (uint8_t)look.amount;
     }
     if (liquid) m->flags |= PMF_MATERIAL_LIQUID;
+    /* physics: liquids are swum through (at most 3 m/s), func_illusionary walked through */
+    if (liquid) m->physics = physics_material(c, "water", PMF_PHYSICS_NOT_SOLID, 3.0f);
+    else if (look.not_solid) m->physics = physics_material(c, "nonsolid", PMF_PHYSICS_NOT_SOLID, 1e6f);
+    m->sound = sound_material(c, t->name);
     return (int)(c->map->material_count - 1);
 }
 
@@ -855,6 +931,7 @@ bool rmf_import(const char *path, const rmf_import_desc *desc, map_def *map)
         if (!file_exists(desc->wads[i])) import_fail(&c, "--wad %s: no such file", desc->wads[i]);
         else open_wad(&c, desc->wads[i], desc->wads[i]);
     }
+    read_texture_types(&c);
     const char *wad_key = kv_get(&rmf.world.entity, "wad");
     if (wad_key && !c.failed) open_worldspawn_wads(&c, wad_key);
 
@@ -928,6 +1005,7 @@ bool rmf_import(const char *path, const rmf_import_desc *desc, map_def *map)
     free_names(c.missing_wads, c.missing_wad_count);
     free_names(c.missing_textures, c.missing_texture_count);
     free(c.textures);
+    free(c.types);
     rmf_free(&rmf);
     return !c.failed;
 }
