@@ -174,6 +174,8 @@ static void pixel_ray(int x, int y, double dir[3])
     dir[2] = -1;
 }
 
+static cJSON *info_json(const char *pmf);
+
 /* ---- the tests ----------------------------------------------------------------------------- */
 
 /* A wall in front of the camera with Hammer axes, shift and scale: each pixel near a texel's
@@ -474,6 +476,51 @@ static void test_surface_materials(const char *wad)
     pmf_close(pf);
 }
 
+/* `pmfview info` / `shot` on the RMF itself: compiled once through the cache (XDG_CACHE_HOME), the
+ * player start is the default camera (origin + 28 units up, Hammer yaw 90 = viewer yaw 0). */
+static void test_direct_open(const char *wad)
+{
+    rmf_build *b = new_map(wad, 2.2f);
+    room(b, (float[3]){ -256, -256, 0 }, (float[3]){ 256, 256, 256 }, "GRID", "WHITE");
+    rmf_kv start_kv[1] = { { "angles", "0 90 0" } };
+    point_entity(b, "info_player_start", (float[3]){ 64, 32, 0 }, start_kv, 1);
+    rmf_kv light_kv[1] = { { "_light", "255 240 200 200" } };
+    point_entity(b, "light", (float[3]){ 0, 0, 200 }, light_kv, 1);
+    char rmf[600], cache[700], cmd[4096], png_a[720], png_b[720], pmf[720];
+    if (!finish(b, "direct.rmf", rmf, sizeof rmf)) return;
+    snprintf(cache, sizeof cache, "%s/cache", workdir);
+    setenv("XDG_CACHE_HOME", cache, 1);
+    cJSON *root = info_json(rmf);
+    CHECK(root != NULL);
+    if (!root) return;
+    cJSON *cam = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "cameras"), 0);
+    cJSON *pos = cJSON_GetObjectItem(cam, "position");
+    double want[3] = { 64 * S, 28 * S, -32 * S };
+    for (int a = 0; a < 3; a++) CHECK(fabs(cJSON_GetArrayItem(pos, a)->valuedouble - want[a]) < 1e-4);
+    CHECK(fabs(cJSON_GetObjectItem(cam, "yaw")->valuedouble) < 1e-4);
+    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(cam, "name")), "info_player_start 1"));
+    cJSON_Delete(root);
+    /* shot on the RMF with its default camera = shot on the compiled map from that camera */
+    snprintf(png_a, sizeof png_a, "%s/direct_a.png", workdir);
+    snprintf(png_b, sizeof png_b, "%s/direct_b.png", workdir);
+    snprintf(pmf, sizeof pmf, "%s/direct.pmf", workdir);
+    CHECK_EQ(compile(rmf, pmf, NULL), 0);
+    snprintf(cmd, sizeof cmd, "'%s' shot '%s' -o '%s' --size %dx%d 2>/dev/null", pmfview, rmf, png_a, W, H);
+    CHECK_EQ(run(cmd), 0);
+    snprintf(cmd, sizeof cmd, "'%s' shot '%s' -o '%s' --size %dx%d --camera %.7g,%.7g,%.7g,0,0 2>/dev/null", pmfview, pmf, png_b, W,
+             H, want[0], want[1], want[2]);
+    CHECK_EQ(run(cmd), 0);
+    int n, wa, ha, wb, hb, differ = 0;
+    uint8_t *a = stbi_load(png_a, &wa, &ha, &n, 3), *c = stbi_load(png_b, &wb, &hb, &n, 3);
+    CHECK(a && c && wa == wb && ha == hb);
+    for (int i = 0; a && c && i < wa * ha * 3; i++) differ += abs(a[i] - c[i]) > 1;
+    printf("direct open: default camera from the player start, %d channels differ from the compiled map's shot\n", differ);
+    CHECK_EQ(differ, 0);
+    stbi_image_free(a);
+    stbi_image_free(c);
+    unsetenv("XDG_CACHE_HOME");
+}
+
 /* Damaged RMFs end in one pmfc line and exit 2: truncations of a small map at every 13th byte
  * and 200 seeded byte flips (the reader's own tests try every truncation and thousands of flips
  * in process; this checks the compiler's side of it). */
@@ -674,6 +721,7 @@ int main(int argc, char **argv)
     test_sun(wad);
     test_holes_and_visgroups(wad);
     test_surface_materials(wad);
+    test_direct_open(wad);
     test_damaged(wad);
     return check_report("test_rmf_import");
 }
