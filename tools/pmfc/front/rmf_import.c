@@ -1,6 +1,6 @@
 /* rmf_import.c - the RMF front end: a Worldcraft / Hammer map (read by rmf/rmf.h) becomes pmfc's
- * world model (conventions §5): brushes with Hammer's texture projection, materials and their
- * WAD3 textures, lights, the sky and start cameras. docs/rmf.md is the user's side of it. */
+ * world model (conventions §5): brushes with Hammer's texture projection, lights and start
+ * cameras; rmf_materials.c adds the textures, materials and sky. docs/rmf.md is the user's side. */
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
@@ -9,16 +9,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "world.h"
-#include "rmf.h"
-#include "wad.h"
+#include "rmf_import.h"
 #include "pmf/text_clean.h"
 
 #define RMF_DEFAULT_SCALE 0.0254     /* metres per Hammer unit */
 #define RMF_EYE_HEIGHT 28.0          /* units above a player start's origin */
-#define RMF_STANDIN_SIZE 64
-#define RMF_ANIM_FRAMES 10
-#define RMF_ANIM_ADVANCE_US 100000   /* 10 frames per second */
 
 /* The project's reading of Half-Life light values (docs/rmf.md "Lights"). */
 #define RMF_LIGHT_INTENSITY_PER_BRIGHTNESS (1.0 / 150.0)
@@ -31,42 +26,9 @@
 #define RMF_MIN_CUBE 0.0625          /* metres: detailed brushwork needs small cubes to fit */
 #define RMF_COORD_LIMIT 32768.0      /* units: the largest editor grid (832 m at the default scale) */
 
-/* A texture name the map uses, resolved once. */
-typedef struct rmf_texture {
-    char name[64];                   /* upper case, as the material is named */
-    int texture;                     /* index in map->textures */
-    uint32_t width, height;          /* as the WAD has it (UVs divide by these) */
-    int frames[RMF_ANIM_FRAMES];     /* +0NAME..+9NAME: texture indices of the frames found */
-    int frame_count;
-    bool missing;
-} rmf_texture;
-
-/* A line of Half-Life's sound/materials.txt: a texture name (its first 12 characters) and the
- * kind of surface its footsteps and impacts sound like. */
-typedef struct hl_texture_type { char name[13]; char type; } hl_texture_type;
-
-typedef struct import_ctx {
-    const char *path;
-    const rmf_import_desc *desc;
-    map_def *map;
-    level_def *level;
-    double s;                        /* metres per unit */
-    const rmf_map *rmf;
-    wad_file **wads; char **wad_names; size_t wad_count;
-    char **missing_wads; size_t missing_wad_count, missing_wad_cap;
-    rmf_texture *textures; size_t texture_count, texture_cap;
-    char **missing_textures; size_t missing_texture_count, missing_texture_cap;
-    hl_texture_type *types; size_t type_count, type_cap;   /* --game DIR/sound/materials.txt */
-    uint32_t next_dynamic_id;
-    bool has_sun;
-    uint8_t sun_color[3];
-    bool failed;
-} import_ctx;
-
 /* ---- small helpers --------------------------------------------------------------------- */
 
-static void import_fail(import_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void import_fail(import_ctx *c, const char *fmt, ...)
+void import_fail(import_ctx *c, const char *fmt, ...)
 {
     char msg[768];
     va_list ap;
@@ -90,14 +52,14 @@ static v3 dir_to_world(v3 h)
     return v3_make(h.x, h.z, -h.y);
 }
 
-static const char *kv_get(const rmf_entity *e, const char *key)
+const char *kv_get(const rmf_entity *e, const char *key)
 {
     for (uint32_t i = 0; i < e->kv_count; i++)
         if (e->kv[i].key && !strcasecmp(e->kv[i].key, key)) return e->kv[i].value ? e->kv[i].value : "";
     return NULL;
 }
 
-static double kv_number(const rmf_entity *e, const char *key, double fallback)
+double kv_number(const rmf_entity *e, const char *key, double fallback)
 {
     const char *v = kv_get(e, key);
     if (!v) return fallback;
@@ -121,28 +83,6 @@ static int kv_numbers(const rmf_entity *e, const char *key, double *out, int n)
     return got;
 }
 
-static void upper_copy(char *dst, size_t size, const char *src)
-{
-    size_t i = 0;
-    for (; src[i] && i + 1 < size; i++) dst[i] = (char)toupper((unsigned char)src[i]);
-    dst[i] = 0;
-}
-
-static void push_name(char ***list, size_t *count, size_t *cap, const char *name)
-{
-    for (size_t i = 0; i < *count; i++)
-        if (!strcasecmp((*list)[i], name)) return;
-    char **slot = grow((void **)list, count, cap, sizeof **list);
-    *slot = xmalloc(strlen(name) + 1);
-    strcpy(*slot, name);
-}
-
-static void free_names(char **list, size_t count)
-{
-    for (size_t i = 0; i < count; i++) free(list[i]);
-    free(list);
-}
-
 /* ---- what a texture name means (conventions §5) ---------------------------------------- */
 
 static bool is_tool_texture(const char *name)
@@ -153,10 +93,6 @@ static bool is_tool_texture(const char *name)
     return false;
 }
 
-static bool is_liquid_texture(const char *name)
-{
-    return name[0] == '!' || !strncasecmp(name, "water", 5);
-}
 
 /* Brush entities that are volumes only: none of their faces is drawn. */
 static bool is_volume_class(const char *cls)
@@ -167,308 +103,6 @@ static bool is_volume_class(const char *cls)
     for (size_t i = 0; i < sizeof volumes / sizeof volumes[0]; i++)
         if (!strcasecmp(cls, volumes[i])) return true;
     return false;
-}
-
-/* ---- WADs and textures ------------------------------------------------------------------ */
-
-static bool file_exists(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f) fclose(f);
-    return f != NULL;
-}
-
-static bool open_wad(import_ctx *c, const char *path, const char *shown)
-{
-    wad_error err;
-    wad_file *w = wad_open(path, &err);
-    if (!w) {
-        char line[1024];
-        import_fail(c, "%s", wad_error_format(&err, path, line, sizeof line));
-        return false;
-    }
-    c->wads = xrealloc(c->wads, (c->wad_count + 1) * sizeof *c->wads);
-    c->wad_names = xrealloc(c->wad_names, (c->wad_count + 1) * sizeof *c->wad_names);
-    c->wads[c->wad_count] = w;
-    c->wad_names[c->wad_count] = xmalloc(strlen(shown) + 1);
-    strcpy(c->wad_names[c->wad_count], shown);
-    c->wad_count++;
-    return true;
-}
-
-/* The worldspawn `wad` key: ';'-separated paths as the editor wrote them (often Windows paths).
- * Each is tried as written, then by its file name in --game DIR and beside the RMF. */
-static void open_worldspawn_wads(import_ctx *c, const char *list)
-{
-    char *copy = xmalloc(strlen(list) + 1);
-    strcpy(copy, list);
-    char dir[PMFC_PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", c->path);
-    char *slash = strrchr(dir, '/');
-    if (slash) slash[1] = 0;
-    else dir[0] = 0;
-    for (char *save = NULL, *item = strtok_r(copy, ";", &save); item && !c->failed; item = strtok_r(NULL, ";", &save)) {
-        while (*item == ' ') item++;
-        size_t len = strlen(item);
-        while (len && item[len - 1] == ' ') item[--len] = 0;
-        if (!len) continue;
-        for (char *p = item; *p; p++)
-            if (*p == '\\') *p = '/';
-        const char *base = strrchr(item, '/') ? strrchr(item, '/') + 1 : item;
-        char candidates[3][PMFC_PATH_MAX * 2];
-        int n = 0;
-        snprintf(candidates[n++], sizeof candidates[0], "%s", item);
-        if (c->desc->game_dir) snprintf(candidates[n++], sizeof candidates[0], "%s/%s", c->desc->game_dir, base);
-        snprintf(candidates[n++], sizeof candidates[0], "%s%s", dir, base);
-        bool found = false;
-        for (int k = 0; k < n && !found && !c->failed; k++)
-            if (file_exists(candidates[k])) found = open_wad(c, candidates[k], candidates[k]);
-        if (!found && !c->failed) push_name(&c->missing_wads, &c->missing_wad_count, &c->missing_wad_cap, base);
-    }
-    free(copy);
-}
-
-/* A resource-safe file name for a texture: lower case, anything but [a-z0-9_-] as _XX. */
-static void texture_file_name(const char *name, char *out, size_t size)
-{
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)name; *p && o + 4 < size; p++) {
-        if (isalnum(*p) || *p == '_' || *p == '-') out[o++] = (char)tolower(*p);
-        else o += (size_t)snprintf(out + o, size - o, "_%02x", *p);
-    }
-    out[o] = 0;
-}
-
-static uint32_t next_pow2(uint32_t v)
-{
-    uint32_t p = 1;
-    while (p < v) p <<= 1;
-    return p;
-}
-
-/* Adds a texture to the map: power-of-two sides as PTF wants, by nearest-neighbour resampling of
- * any other size (each source texel keeps a block of whole texels, so the look is kept). */
-static int add_map_texture(import_ctx *c, const char *name, uint32_t w, uint32_t h, const uint8_t *rgba)
-{
-    texture_def *t = PUSH(c->map->textures, c->map->texture_count, c->map->texture_cap);
-    texture_file_name(name, t->name, sizeof t->name);
-    t->width = next_pow2(w);
-    t->height = next_pow2(h);
-    t->rgba = xmalloc((size_t)t->width * t->height * 4);
-    for (uint32_t y = 0; y < t->height; y++)
-        for (uint32_t x = 0; x < t->width; x++) {
-            uint32_t sx = (uint32_t)((uint64_t)x * w / t->width), sy = (uint32_t)((uint64_t)y * h / t->height);
-            memcpy(t->rgba + ((size_t)y * t->width + x) * 4, rgba + ((size_t)sy * w + sx) * 4, 4);
-        }
-    return (int)(c->map->texture_count - 1);
-}
-
-/* A checker in a colour derived from the name, for a texture found in no WAD. */
-static int add_standin(import_ctx *c, const char *name)
-{
-    uint32_t hash = 2166136261u;
-    for (const char *p = name; *p; p++) hash = (hash ^ (uint8_t)toupper((unsigned char)*p)) * 16777619u;
-    uint8_t a[3] = { (uint8_t)(96 + (hash & 127)), (uint8_t)(96 + ((hash >> 8) & 127)), (uint8_t)(96 + ((hash >> 16) & 127)) };
-    uint8_t *rgba = xmalloc(RMF_STANDIN_SIZE * RMF_STANDIN_SIZE * 4);
-    for (int y = 0; y < RMF_STANDIN_SIZE; y++)
-        for (int x = 0; x < RMF_STANDIN_SIZE; x++) {
-            bool dark = ((x / 16) + (y / 16)) & 1;
-            uint8_t *px = rgba + ((size_t)y * RMF_STANDIN_SIZE + x) * 4;
-            for (int k = 0; k < 3; k++) px[k] = dark ? (uint8_t)(a[k] / 2) : a[k];
-            px[3] = 255;
-        }
-    int i = add_map_texture(c, name, RMF_STANDIN_SIZE, RMF_STANDIN_SIZE, rgba);
-    free(rgba);
-    return i;
-}
-
-/* Loads `name` from the first WAD that has it: 1 loaded, 0 in none, -1 a damaged WAD. */
-static int load_wad_texture(import_ctx *c, const char *name, wad_texture *out)
-{
-    for (size_t i = 0; i < c->wad_count; i++) {
-        wad_error err;
-        int r = wad_load_texture(c->wads[i], name, out, &err);
-        if (r < 0) {
-            char line[1024];
-            import_fail(c, "%s", wad_error_format(&err, c->wad_names[i], line, sizeof line));
-            return -1;
-        }
-        if (r > 0) return 1;
-    }
-    return 0;
-}
-
-/* The texture a face names, loaded on first use. "+NNAME" animation frames all resolve to their
- * animation, "+0NAME" (conventions §5). Returns an index in c->textures, or -1 on failure. */
-static int use_texture(import_ctx *c, const char *raw)
-{
-    char name[64];
-    upper_copy(name, sizeof name, raw);
-    if (name[0] == '+' && name[1] >= '0' && name[1] <= '9' && name[2]) name[1] = '0';
-    for (size_t i = 0; i < c->texture_count; i++)
-        if (!strcmp(c->textures[i].name, name)) return (int)i;
-    rmf_texture *t = PUSH(c->textures, c->texture_count, c->texture_cap);
-    snprintf(t->name, sizeof t->name, "%s", name);
-    wad_texture wt;
-    int r = load_wad_texture(c, name, &wt);
-    if (r < 0) return -1;
-    if (r == 0) {
-        t->missing = true;
-        t->width = t->height = RMF_STANDIN_SIZE;
-        t->texture = add_standin(c, name);
-        push_name(&c->missing_textures, &c->missing_texture_count, &c->missing_texture_cap, name);
-        return (int)(c->texture_count - 1);
-    }
-    t->width = wt.width;
-    t->height = wt.height;
-    t->texture = add_map_texture(c, name, wt.width, wt.height, wt.rgba);
-    wad_texture_free(&wt);
-    if (name[0] == '+' && name[1] == '0') {
-        /* the animation's frames: +0NAME, +1NAME, ... for as long as they are found */
-        t->frames[t->frame_count++] = t->texture;
-        for (int k = 1; k < RMF_ANIM_FRAMES; k++) {
-            char frame[64];
-            snprintf(frame, sizeof frame, "%s", name);
-            frame[1] = (char)('0' + k);
-            r = load_wad_texture(c, frame, &wt);
-            if (r < 0) return -1;
-            if (r == 0) break;
-            /* frames draw with the first frame's UVs: keep its size */
-            t->frames[t->frame_count++] = add_map_texture(c, frame, wt.width, wt.height, wt.rgba);
-            wad_texture_free(&wt);
-        }
-        t = &c->textures[c->texture_count - 1];
-    }
-    return (int)(c->texture_count - 1);
-}
-
-/* ---- materials ------------------------------------------------------------------------- */
-
-/* How a brush entity draws its faces (Half-Life render modes). */
-typedef struct render_look {
-    int mode;                        /* 0 normal, 2 texture, 4 solid, 5 additive; others draw normal */
-    int amount;                      /* renderamt 0..255 */
-    bool liquid;                     /* func_water */
-    bool not_solid;                  /* func_illusionary: seen, walked through */
-} render_look;
-
-static render_look entity_look(const rmf_entity *e)
-{
-    render_look look = { 0, 255, false, false };
-    if (!e) return look;
-    look.not_solid = e->classname && !strcasecmp(e->classname, "func_illusionary");
-    int mode = (int)kv_number(e, "rendermode", 0);
-    if (mode == 2 || mode == 4 || mode == 5) {
-        look.mode = mode;
-        double amt = kv_number(e, "renderamt", 255);
-        look.amount = amt < 0 ? 0 : amt > 255 ? 255 : (int)amt;
-    }
-    look.liquid = e->classname && !strcasecmp(e->classname, "func_water");
-    return look;
-}
-
-/* The physics material of a name, made on first use: "default" (solid) exists in every map. */
-static int physics_material(import_ctx *c, const char *name, uint8_t flags, float friction)
-{
-    for (size_t i = 0; i < c->map->physics_count; i++)
-        if (!strcmp(c->map->physics[i].name, name)) return (int)i;
-    physics_def *p = PUSH(c->map->physics, c->map->physics_count, c->map->physics_cap);
-    snprintf(p->name, sizeof p->name, "%s", name);
-    p->pm.flags = flags;
-    p->pm.friction = friction;
-    p->pm.traction = 1;
-    return (int)(c->map->physics_count - 1);
-}
-
-/* Half-Life's surface kinds (materials.txt letters) as sound materials: how much a surface of
- * that kind dampens sound's volume and high frequencies (docs/rmf.md). */
-static const struct { char type; const char *name; float volume, frequency; } hl_sound_kinds[] = {
-    { 'C', "concrete", 0.30f, 0.20f }, { 'M', "metal", 0.10f, 0.05f },    { 'D', "dirt", 0.60f, 0.50f },
-    { 'V', "vent", 0.20f, 0.10f },     { 'G', "grate", 0.20f, 0.10f },    { 'T', "tile", 0.15f, 0.10f },
-    { 'S', "slosh", 0.50f, 0.40f },    { 'W', "wood", 0.40f, 0.30f },     { 'P', "computer", 0.25f, 0.15f },
-    { 'Y', "glass", 0.05f, 0.05f },    { 'F', "flesh", 0.80f, 0.70f },    { 'N', "snow", 0.70f, 0.60f },
-};
-
-/* The texture's kind as Half-Life finds it: materials.txt names compared on their first 12
- * characters, after the texture's '+N' / '-N' prefix or its '{' / '!' (pm_shared's rule). */
-static int sound_material(import_ctx *c, const char *texture)
-{
-    const char *t = texture;
-    if ((t[0] == '+' || t[0] == '-') && t[1]) t += 2;
-    else if (t[0] == '{' || t[0] == '!') t += 1;
-    char type = 0;
-    for (size_t i = 0; i < c->type_count && !type; i++)
-        if (!strncasecmp(c->types[i].name, t, 12)) type = c->types[i].type;
-    for (size_t k = 0; type && k < sizeof hl_sound_kinds / sizeof hl_sound_kinds[0]; k++) {
-        if (hl_sound_kinds[k].type != type) continue;
-        for (size_t i = 0; i < c->map->sound_count; i++)
-            if (!strcmp(c->map->sounds[i].name, hl_sound_kinds[k].name)) return (int)i;
-        sound_def *d = PUSH(c->map->sounds, c->map->sound_count, c->map->sound_cap);
-        snprintf(d->name, sizeof d->name, "%s", hl_sound_kinds[k].name);
-        d->sm.volume_dampening = hl_sound_kinds[k].volume;
-        d->sm.frequency_dampening = hl_sound_kinds[k].frequency;
-        return (int)(c->map->sound_count - 1);
-    }
-    return 0; /* "default" */
-}
-
-/* --game DIR/sound/materials.txt, when there is one: "TYPE NAME" lines, // comments. */
-static void read_texture_types(import_ctx *c)
-{
-    if (!c->desc->game_dir) return;
-    char path[PMFC_PATH_MAX * 2];
-    snprintf(path, sizeof path, "%s/sound/materials.txt", c->desc->game_dir);
-    FILE *f = fopen(path, "r");
-    if (!f) return;
-    char line[256];
-    while (fgets(line, sizeof line, f)) {
-        char type, name[64];
-        if (line[0] == '/' || sscanf(line, " %c %63s", &type, name) != 2) continue;
-        hl_texture_type *t = PUSH(c->types, c->type_count, c->type_cap);
-        t->type = (char)toupper((unsigned char)type);
-        snprintf(t->name, sizeof t->name, "%.12s", name);
-    }
-    fclose(f);
-}
-
-static int material_for(import_ctx *c, int tex, render_look look)
-{
-    const rmf_texture *t = &c->textures[tex];
-    bool liquid = look.liquid || is_liquid_texture(t->name);
-    bool alpha_test = t->name[0] == '{';
-    char name[PMFC_NAME_MAX + 32];
-    if (look.mode) snprintf(name, sizeof name, "%s#m%d,a%d", t->name, look.mode, look.amount);
-    else snprintf(name, sizeof name, "%s", t->name);
-    if (liquid && !is_liquid_texture(t->name)) snprintf(name + strlen(name), sizeof name - strlen(name), "#liquid");
-    if (look.not_solid && !liquid) snprintf(name + strlen(name), sizeof name - strlen(name), "#nonsolid");
-    int found = map_find_material(c->map, name);
-    if (found >= 0) return found;
-    material_def *m = PUSH(c->map->materials, c->map->material_count, c->map->material_cap);
-    snprintf(m->name, sizeof m->name, "%s", name);
-    memset(m->color, 255, 3);
-    m->alpha = 255;
-    m->shading = 255;
-    m->tex_scale = 1;
-    snprintf(m->texture, sizeof m->texture, "map:textures/%s", c->map->textures[t->texture].name);
-    for (int k = 1; k < t->frame_count && k <= PMFC_MAX_FRAMES; k++)
-        snprintf(m->frames[m->frame_count++], sizeof m->frames[0], "map:textures/%s", c->map->textures[t->frames[k]].name);
-    if (m->frame_count) m->advance_us = RMF_ANIM_ADVANCE_US;
-    /* '{' textures' holes: the transparent palette colour has texel alpha 0, and a transparent
-     * material's alpha is multiplied by the texel's (conventions §3) */
-    if (alpha_test) m->flags |= PMF_MATERIAL_TRANSPARENT;
-    if (look.mode == 2 || look.mode == 4) {
-        m->flags |= PMF_MATERIAL_TRANSPARENT;
-        m->alpha = (uint8_t)look.amount;
-    } else if (look.mode == 5) {
-        m->render_mode = PMF_RENDMODE_ADD;
-        m->alpha = (uint8_t)look.amount;
-    }
-    if (liquid) m->flags |= PMF_MATERIAL_LIQUID;
-    /* physics: liquids are swum through (at most 3 m/s), func_illusionary walked through */
-    if (liquid) m->physics = physics_material(c, "water", PMF_PHYSICS_NOT_SOLID, 3.0f);
-    else if (look.not_solid) m->physics = physics_material(c, "nonsolid", PMF_PHYSICS_NOT_SOLID, 1e6f);
-    m->sound = sound_material(c, t->name);
-    return (int)(c->map->material_count - 1);
 }
 
 /* ---- brushes ----------------------------------------------------------------------------- */
@@ -555,7 +189,7 @@ static bool solid_in_range(import_ctx *c, const rmf_object *o)
 static void import_solid(import_ctx *c, const rmf_object *o, const rmf_entity *owner)
 {
     if (!o->face_count || !solid_in_range(c, o)) return;
-    render_look look = entity_look(owner);
+    render_look look = rmf_entity_look(owner);
     /* the centre of its vertices is inside the convex solid: planes are turned to face away */
     v3 centre = v3_make(0, 0, 0);
     size_t nv = 0;
@@ -595,9 +229,9 @@ static void import_solid(import_ctx *c, const rmf_object *o, const rmf_entity *o
             material = BRUSH_SIDE_SKY;
             sky = true;
         } else if (!is_tool_texture(f->texture) && !is_volume_class(owner && owner->classname ? owner->classname : "")) {
-            int t = use_texture(c, f->texture);
+            int t = rmf_use_texture(c, f->texture);
             if (t < 0) return;
-            material = material_for(c, t, look);
+            material = rmf_material(c, t, look);
             tex_proj *tp = PUSH(l->tex_projs, l->tex_proj_count, l->tex_proj_cap);
             *tp = hammer_projection(c, f, n, &c->textures[t]);
             tex = (int)(l->tex_proj_count - 1);
@@ -806,74 +440,6 @@ static void walk_objects(import_ctx *c, const rmf_object ***points, size_t *poin
     free(stack);
 }
 
-/* ---- sky --------------------------------------------------------------------------------- */
-
-/* The six skybox materials: NAME{rt,up,ft,lf,dn,bk} from --game DIR/gfx/env/ for PMF's +X, +Y,
- * +Z, -X, -Y, -Z (Hammer x, z, -y: Quake's rt is +X, bk +Y, up +Z), else a generated sky tinted
- * like the sun. */
-static void import_sky(import_ctx *c, const char *skyname)
-{
-    static const char *const suffix[PMF_FACE_COUNT] = { "rt", "up", "ft", "lf", "dn", "bk" };
-    sky_def *s = PUSH(c->level->skies, c->level->sky_count, c->level->sky_cap);
-    snprintf(s->name, sizeof s->name, "sky");
-    snprintf(c->level->default_sky, sizeof c->level->default_sky, "sky");
-    s->cloud_top = s->cloud_bottom = -1;
-    int textures[PMF_FACE_COUNT];
-    bool found = c->desc->game_dir != NULL;
-    for (int f = 0; f < PMF_FACE_COUNT && found; f++) {
-        static const char *const ext[] = { "tga", "bmp", "TGA", "BMP" };
-        bool got = false;
-        for (size_t e = 0; e < sizeof ext / sizeof ext[0] && !got; e++) {
-            char path[PMFC_PATH_MAX * 2];
-            snprintf(path, sizeof path, "%s/gfx/env/%s%s.%s", c->desc->game_dir, skyname, suffix[f], ext[e]);
-            if (!file_exists(path)) continue;
-            texture_def tmp = { 0 };
-            const char *msg = texture_image_any(&tmp, path);
-            if (msg) {
-                fprintf(stderr, "pmfc: warning: sky image %s: %s\n", path, msg);
-                break;
-            }
-            char name[64];
-            snprintf(name, sizeof name, "sky_%s%s", skyname, suffix[f]);
-            textures[f] = add_map_texture(c, name, tmp.width, tmp.height, tmp.rgba);
-            free(tmp.rgba);
-            got = true;
-        }
-        found = got;
-    }
-    if (!found) {
-        /* generated: the sun's tint over a blue sky, lighter toward the horizon */
-        uint8_t tint[3] = { 255, 244, 224 };
-        if (c->has_sun) memcpy(tint, c->sun_color, 3);
-        uint8_t top[3], horizon[3];
-        static const uint8_t blue[3] = { 70, 120, 200 }, haze[3] = { 190, 210, 230 };
-        for (int k = 0; k < 3; k++) {
-            top[k] = (uint8_t)(blue[k] * (128 + tint[k] / 2) / 255);
-            horizon[k] = (uint8_t)(haze[k] * (128 + tint[k] / 2) / 255);
-        }
-        texture_def side = { 0 }, up = { 0 }, down = { 0 };
-        texture_procedural(&side, "sky", 64, top, horizon, 1);
-        texture_procedural(&up, "sky", 64, top, top, 1);
-        texture_procedural(&down, "sky", 64, horizon, horizon, 1);
-        int ts = add_map_texture(c, "sky_generated_side", side.width, side.height, side.rgba);
-        int tu = add_map_texture(c, "sky_generated_up", up.width, up.height, up.rgba);
-        int td = add_map_texture(c, "sky_generated_down", down.width, down.height, down.rgba);
-        free(side.rgba); free(up.rgba); free(down.rgba);
-        for (int f = 0; f < PMF_FACE_COUNT; f++) textures[f] = f == PMF_FACE_POS_Y ? tu : f == PMF_FACE_NEG_Y ? td : ts;
-    }
-    for (int f = 0; f < PMF_FACE_COUNT; f++) {
-        char name[PMFC_NAME_MAX];
-        snprintf(name, sizeof name, "#SKY%d", f);
-        material_def *m = PUSH(c->map->materials, c->map->material_count, c->map->material_cap);
-        snprintf(m->name, sizeof m->name, "%s", name);
-        memset(m->color, 255, 3);
-        m->alpha = 255;
-        m->tex_scale = 1;
-        snprintf(m->texture, sizeof m->texture, "map:textures/%s", c->map->textures[textures[f]].name);
-        s->skybox[f] = (int)(c->map->material_count - 1);
-    }
-}
-
 /* ---- the whole map ------------------------------------------------------------------------ */
 
 static void name_from_path(const char *path, char *out, size_t size)
@@ -927,13 +493,8 @@ bool rmf_import(const char *path, const rmf_import_desc *desc, map_def *map)
     l->allow_empty = true;
     l->keep_origin = true;                       /* the Hammer origin is the world origin */
 
-    for (size_t i = 0; i < desc->wad_count && !c.failed; i++) {
-        if (!file_exists(desc->wads[i])) import_fail(&c, "--wad %s: no such file", desc->wads[i]);
-        else open_wad(&c, desc->wads[i], desc->wads[i]);
-    }
-    read_texture_types(&c);
-    const char *wad_key = kv_get(&rmf.world.entity, "wad");
-    if (wad_key && !c.failed) open_worldspawn_wads(&c, wad_key);
+    rmf_open_wads(&c, kv_get(&rmf.world.entity, "wad"));
+    rmf_read_texture_types(&c);
 
     const rmf_object **points = NULL;
     size_t point_count = 0;
@@ -970,42 +531,19 @@ bool rmf_import(const char *path, const rmf_import_desc *desc, map_def *map)
             else add_camera(&c, name, eye, 0, 0);
         }
         const char *skyname = kv_get(&rmf.world.entity, "skyname");
-        import_sky(&c, skyname && *skyname ? skyname : "desert");
+        rmf_import_sky(&c, skyname && *skyname ? skyname : "desert");
         if (!map->camera_count) overview_camera(&c);
     }
     if (!c.failed && !l->brush_count && !desc->quiet)
         fprintf(stderr, "pmfc: warning: no solid of the map is drawn (each is hidden, a tool texture or a volume)\n");
 
-    if (!c.failed && c.missing_wad_count && !desc->quiet) {
-        fprintf(stderr, "pmfc: warning: %zu WAD file(s) of the map's wad key not found (looked as written, in --game DIR and beside the map):", c.missing_wad_count);
-        for (size_t i = 0; i < c.missing_wad_count; i++) {
-            char clean[512];
-            fprintf(stderr, "%s %s", i ? "," : "", text_clean(c.missing_wads[i], clean, sizeof clean));
-        }
-        fputc('\n', stderr);
-    }
-    if (!c.failed && c.missing_texture_count) {
-        fprintf(stderr, "pmfc: warning: %zu texture(s) found in no WAD, drawn as checkers:", c.missing_texture_count);
-        for (size_t i = 0; i < c.missing_texture_count; i++) {
-            char clean[256];
-            fprintf(stderr, "%s %s", i ? "," : "", c.missing_textures[i][0] ? text_clean(c.missing_textures[i], clean, sizeof clean) : "\"\"");
-        }
-        fputc('\n', stderr);
-    }
+    if (!c.failed)
+        rmf_report_missing(&c);
     if (!c.failed && !desc->quiet)
         fprintf(stderr, "pmfc: RMF %.1f, %u solids, %u faces, %zu brushes drawn, %zu lights, %zu start cameras\n",
                 (double)rmf.version, rmf.solid_count, rmf.face_count, l->brush_count, l->light_count, map->camera_count);
     free(points);
-    for (size_t i = 0; i < c.wad_count; i++) {
-        wad_close(c.wads[i]);
-        free(c.wad_names[i]);
-    }
-    free(c.wads);
-    free(c.wad_names);
-    free_names(c.missing_wads, c.missing_wad_count);
-    free_names(c.missing_textures, c.missing_texture_count);
-    free(c.textures);
-    free(c.types);
+    rmf_materials_free(&c);
     rmf_free(&rmf);
     return !c.failed;
 }
