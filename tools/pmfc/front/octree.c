@@ -29,18 +29,27 @@ static int face_dir(v3 n)
     return n.z > 0 ? PMF_FACE_POS_Z : PMF_FACE_NEG_Z;
 }
 
-static const face *item_face(const octree_ctx *o, const item *it)
+/* A leaf polygon on its way out: its outline after sealing; `fan` when sealing added vertices to
+ * it (then it is drawn as a fan around its centre, as a fan from a corner would give triangles
+ * of no area along the split edges and leave the seam open). */
+typedef struct shape { int cf, dir, n; const v3 *p; bool fan; } shape;
+
+static const face *cf_face(const octree_ctx *o, int cf)
 {
-    return &o->lb->faces[o->cb->faces[it->cf].face];
+    return &o->lb->faces[o->cb->faces[cf].face];
 }
 
+static const face *item_face(const octree_ctx *o, const item *it) { return cf_face(o, it->cf); }
+
 /* (material, lightmap, double-sided): what one geometry cube or one direction group shares. */
-static uint32_t item_key(const octree_ctx *o, const item *it)
+static uint32_t cf_key(const octree_ctx *o, int cf)
 {
-    const face *f = item_face(o, it);
+    const face *f = cf_face(o, cf);
     const material_def *m = &o->lb->map->materials[f->material];
-    return ((uint32_t)f->material << 9) | ((uint32_t)o->cb->faces[it->cf].lightmap << 1) | (m->double_sided ? 1u : 0u);
+    return ((uint32_t)f->material << 9) | ((uint32_t)o->cb->faces[cf].lightmap << 1) | (m->double_sided ? 1u : 0u);
 }
+
+static uint32_t item_key(const octree_ctx *o, const item *it) { return cf_key(o, it->cf); }
 
 static bool item_is_quad(const octree_ctx *o, const item *it)
 {
@@ -115,7 +124,7 @@ static void cube_materials(const octree_ctx *o, int material, uint8_t *mat, uint
     if (sound) *sound = used_index(cb->sound_used, &cb->sound_used_count, m->sound, NULL);
 }
 
-static void emit_vertex(const octree_ctx *o, const item *it, v3 p)
+static void emit_vertex(const octree_ctx *o, int cfi, v3 p)
 {
     chunk_build *cb = o->cb;
     if (cb->vert_count == cb->vert_cap) {
@@ -123,7 +132,7 @@ static void emit_vertex(const octree_ctx *o, const item *it, v3 p)
         cb->verts = xrealloc(cb->verts, cb->vert_cap * sizeof *cb->verts);
         cb->normals = xrealloc(cb->normals, cb->vert_cap * sizeof *cb->normals);
     }
-    const chunk_face *cf = &cb->faces[it->cf];
+    const chunk_face *cf = &cb->faces[cfi];
     const face *f = &o->lb->faces[cf->face];
     pmf_vertex *v = &cb->verts[cb->vert_count];
     for (int a = 0; a < 3; a++) {
@@ -157,15 +166,15 @@ static bool fits_geometry(const octree_ctx *o, const item *items, size_t count)
 
 /* Direction group of each item for an extended cube; -1 = no room. Returns false when an item
  * had to move to a free group or was dropped (only allowed at the smallest cube size). */
-static bool ext_groups(const octree_ctx *o, const item *items, size_t count, int *group, bool force)
+static bool ext_groups(const octree_ctx *o, const shape *shapes, size_t count, int *group, bool force)
 {
     uint32_t key[PMF_FACE_COUNT];
     int tris[PMF_FACE_COUNT] = { 0 };
     bool used[PMF_FACE_COUNT] = { false }, clean = true;
-    uint32_t sided = item_key(o, &items[0]) & 1;
+    uint32_t sided = cf_key(o, shapes[0].cf) & 1;
     for (size_t i = 0; i < count; i++) {
-        uint32_t k = item_key(o, &items[i]);
-        int d = items[i].dir, t = items[i].p.n - 2;
+        uint32_t k = cf_key(o, shapes[i].cf);
+        int d = shapes[i].dir, t = shapes[i].fan ? shapes[i].n : shapes[i].n - 2;
         if ((k & 1) != sided) clean = false;
         if (!used[d] || (key[d] == k && tris[d] + t <= 255)) {
             used[d] = true;
@@ -192,12 +201,12 @@ static bool ext_groups(const octree_ctx *o, const item *items, size_t count, int
     return clean;
 }
 
-static void emit_geometry(const octree_ctx *o, uint32_t ci, const item *items, size_t count)
+static void emit_geometry(const octree_ctx *o, uint32_t ci, const shape *items, size_t count)
 {
     chunk_build *cb = o->cb;
     pmf_cube *c = &cb->cubes[ci];
     pmf_client_cube *cc = &cb->ccubes[ci];
-    const face *f = item_face(o, &items[0]);
+    const face *f = cf_face(o, items[0].cf);
     c->type = PMF_CUBE_GEOMETRY;
     if (o->lb->map->materials[f->material].double_sided) c->flags |= PMF_CUBE_DRAW_BACKFACES;
     cube_materials(o, f->material, &c->u.geom.material, &c->u.geom.physics_material, &c->u.geom.sound_material);
@@ -207,15 +216,15 @@ static void emit_geometry(const octree_ctx *o, uint32_t ci, const item *items, s
         for (size_t i = 0; i < count; i++)
             if (items[i].dir == d) {
                 cc->u.geom.face_mask |= (uint8_t)(1u << d);
-                for (int k = 0; k < 4; k++) emit_vertex(o, &items[i], items[i].p.p[k]);
+                for (int k = 0; k < 4; k++) emit_vertex(o, items[i].cf, items[i].p[k]);
             }
 }
 
 /* The corners of an extended cube that lie above a wedge's slope move down onto it. */
-static void ext_moved_points(const octree_ctx *o, pmf_cube *c, const cube_info *ci, const item *items, size_t count)
+static void ext_moved_points(const octree_ctx *o, pmf_cube *c, const cube_info *ci, const shape *items, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
-        const face *f = item_face(o, &items[i]);
+        const face *f = cf_face(o, items[i].cf);
         const brush *b = &o->lb->def->brushes[f->brush];
         if (b->kind != BRUSH_WEDGE || fabs(f->pl.n.y) < 1e-6 || fabs(fabs(f->pl.n.y) - 1) < 1e-9) continue;
         for (int oc = 0; oc < 8; oc++) {
@@ -233,7 +242,7 @@ static void ext_moved_points(const octree_ctx *o, pmf_cube *c, const cube_info *
     }
 }
 
-static void emit_ext(const octree_ctx *o, uint32_t ci, const item *items, size_t count, const int *group)
+static void emit_ext(const octree_ctx *o, uint32_t ci, const shape *items, size_t count, const int *group)
 {
     chunk_build *cb = o->cb;
     pmf_cube *c = &cb->cubes[ci];
@@ -246,7 +255,7 @@ static void emit_ext(const octree_ctx *o, uint32_t ci, const item *items, size_t
         int tris = 0;
         for (size_t i = 0; i < count; i++) {
             if (group[i] != d) continue;
-            const face *f = item_face(o, &items[i]);
+            const face *f = cf_face(o, items[i].cf);
             if (!tris) {
                 cube_materials(o, f->material, &c->u.ext.material[d], &c->u.ext.physics_material[d],
                                sound_set ? NULL : &c->u.ext.sound_material);
@@ -254,16 +263,42 @@ static void emit_ext(const octree_ctx *o, uint32_t ci, const item *items, size_t
                 cc->u.ext.lightmap[d] = cb->faces[items[i].cf].lightmap;
                 if (o->lb->map->materials[f->material].double_sided) c->flags |= PMF_CUBE_DRAW_BACKFACES;
             }
-            for (int k = 1; k + 1 < items[i].p.n; k++) {
-                emit_vertex(o, &items[i], items[i].p.p[0]);
-                emit_vertex(o, &items[i], items[i].p.p[k]);
-                emit_vertex(o, &items[i], items[i].p.p[k + 1]);
+            const shape *s = &items[i];
+            if (s->fan) {
+                v3 centre = v3_make(0, 0, 0);
+                for (int k = 0; k < s->n; k++) centre = v3_add(centre, s->p[k]);
+                centre = v3_scale(centre, 1.0 / s->n);
+                for (int k = 0; k < s->n; k++) {
+                    emit_vertex(o, s->cf, centre);
+                    emit_vertex(o, s->cf, s->p[k]);
+                    emit_vertex(o, s->cf, s->p[(k + 1) % s->n]);
+                    tris++;
+                }
+                continue;
+            }
+            for (int k = 1; k + 1 < s->n; k++) {
+                emit_vertex(o, s->cf, s->p[0]);
+                emit_vertex(o, s->cf, s->p[k]);
+                emit_vertex(o, s->cf, s->p[k + 1]);
                 tris++;
             }
         }
         cc->u.ext.tri_count[d] = (uint8_t)tris;
     }
     ext_moved_points(o, c, &cb->info[ci], items, count);
+}
+
+/* Keeps a leaf's polygons for sealing and emission (chunk_octree_emit). */
+static void leaf_add(const octree_ctx *o, uint32_t ci, const item *items, size_t count, bool geometry)
+{
+    chunk_build *cb = o->cb;
+    octree_leaf *lf = PUSH(cb->leaves, cb->leaf_count, cb->leaf_cap);
+    *lf = (octree_leaf){ ci, (uint32_t)cb->leaf_poly_count, (uint32_t)count, geometry };
+    for (size_t i = 0; i < count; i++) {
+        leaf_poly *lp = PUSH(cb->leaf_polys, cb->leaf_poly_count, cb->leaf_poly_cap);
+        *lp = (leaf_poly){ items[i].cf, items[i].dir, items[i].p.n, (uint32_t)cb->leaf_point_count };
+        for (int k = 0; k < items[i].p.n; k++) *(v3 *)PUSH(cb->leaf_points, cb->leaf_point_count, cb->leaf_point_cap) = items[i].p.p[k];
+    }
 }
 
 static bool wants_probe(const octree_ctx *o, const item *items, size_t count)
@@ -294,19 +329,22 @@ static uint32_t build_node(const octree_ctx *o, int depth, v3 lo, v3 hi, item *i
         }
         cb->info[ci].probe = wants_probe(o, items, count);
         if (fits_geometry(o, items, count)) {
-            emit_geometry(o, ci, items, count);
+            leaf_add(o, ci, items, count, true);
             return ci;
         }
         int *group = xmalloc(count * sizeof *group);
+        shape *shapes = xmalloc(count * sizeof *shapes);
+        for (size_t i = 0; i < count; i++) shapes[i] = (shape){ items[i].cf, items[i].dir, items[i].p.n, items[i].p.p, false };
         /* the smallest cubes put what does not fit into free direction groups */
         double min_cube = o->lb->def->min_cube > 0 ? o->lb->def->min_cube : 2.0;
         bool last = size / 2 < min_cube || depth >= MAX_DEPTH;
-        if (ext_groups(o, items, count, group, last) || last) {
-            emit_ext(o, ci, items, count, group);
-            free(group);
+        bool fits = ext_groups(o, shapes, count, group, false) || last;
+        free(shapes);
+        free(group);
+        if (fits) {
+            leaf_add(o, ci, items, count, false);
             return ci;
         }
-        free(group);
         cb->info[ci].probe = false;
     }
     /* parent: octants in PMF order (bit 0 = -X, bit 1 = -Z, bit 2 = -Y) */
@@ -366,10 +404,49 @@ void chunk_octree(const level_build *lb, chunk_build *cb)
     }
     build_node(&o, 0, lo, hi, items, cb->face_count);
     free(items);
-    /* the polygons live on in the vertices; the baker needs only the faces' lightmap blocks */
-    for (size_t i = 0; i < cb->face_count; i++) {
-        free(cb->faces[i].p);
-        cb->faces[i].p = NULL;
-        cb->faces[i].n = 0;
+}
+
+/* A leaf's cube: a geometry cube while sealing left its quads alone, else an extended one. */
+static void emit_leaf(const octree_ctx *o, const octree_leaf *lf, const sealed_polys *sp)
+{
+    chunk_build *cb = o->cb;
+    shape *shapes = xmalloc(lf->count * sizeof *shapes);
+    int *group = xmalloc(lf->count * sizeof *group);
+    bool sealed = false;
+    for (uint32_t i = 0; i < lf->count; i++) {
+        uint32_t k = lf->first + i;
+        const leaf_poly *lp = &cb->leaf_polys[k];
+        int n = (int)(sp->start[k + 1] - sp->start[k]);
+        shapes[i] = (shape){ lp->cf, lp->dir, n, &sp->points[sp->start[k]], n != lp->n };
+        sealed = sealed || shapes[i].fan;
     }
+    if (lf->geometry && !sealed) {
+        emit_geometry(o, lf->cube, shapes, lf->count);
+    } else {
+        ext_groups(o, shapes, lf->count, group, true);
+        emit_ext(o, lf->cube, shapes, lf->count, group);
+    }
+    free(group);
+    free(shapes);
+}
+
+void chunk_octree_emit(const level_build *lb, chunk_build *cb)
+{
+    octree_ctx o = { lb, cb };
+    sealed_polys sp;
+    chunk_seal(lb, cb, &sp);
+    for (size_t i = 0; i < cb->leaf_count; i++) emit_leaf(&o, &cb->leaves[i], &sp);
+    free(sp.start);
+    free(sp.points);
+}
+
+void chunk_octree_discard(chunk_build *cb)
+{
+    for (int k = 0; k < cb->lightmap_count; k++) free(cb->lightmaps[k].luxels);
+    free(cb->lightmaps);
+    cb->lightmaps = NULL;
+    cb->lightmap_count = 0;
+    for (size_t i = 0; i < cb->face_count; i++) cb->faces[i].lightmap = PMF_NO_LIGHTMAP;
+    cb->cube_count = 0;
+    cb->leaf_count = cb->leaf_poly_count = cb->leaf_point_count = 0;
 }

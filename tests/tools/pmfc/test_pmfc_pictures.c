@@ -1,0 +1,166 @@
+/* test_pmfc_pictures.c - what compiled maps look like: sources built here, compiled by the real
+ * pmfc, rendered by `pmfview shot` and read back pixel by pixel (and with the format library).
+ * Usage: test_pmfc_pictures PMFC PMFVIEW WORKDIR CASE */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <stb_image.h>
+
+#include "pmf/pmf.h"
+
+static const char *pmfc, *pmfview, *workdir;
+static int failures;
+
+#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
+#define CHECK_EQ(a, b) do { long long a_ = (long long)(a), b_ = (long long)(b); if (a_ != b_) { \
+    fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, a_, #b, b_); failures++; } } while (0)
+
+/* A growing text buffer for generated sources. */
+typedef struct text { char *s; size_t len, cap; } text;
+
+static void addf(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void addf(text *t, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+        va_end(ap);
+        if (t->s && t->len + (size_t)n < t->cap) { t->len += (size_t)n; return; }
+        t->cap = (t->cap + (size_t)n + 1) * 2;
+        t->s = realloc(t->s, t->cap);
+        if (!t->s) exit(1);
+    }
+}
+
+static void write_file(const char *path, const char *data)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) { perror(path); exit(1); }
+    fputs(data, f);
+    fclose(f);
+}
+
+static int run(const char *cmd)
+{
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Compiles source into WORKDIR/NAME.pmf; returns pmfc's exit code (stderr into WORKDIR/NAME.log). */
+static int compile(const char *name, const char *source)
+{
+    char path[512], cmd[2048];
+    snprintf(path, sizeof path, "%s/%s.pms", workdir, name);
+    write_file(path, source);
+    snprintf(cmd, sizeof cmd, "'%s' '%s/%s.pms' -o '%s/%s.pmf' --quiet --time 1 2>'%s/%s.log'", pmfc, workdir, name, workdir, name,
+             workdir, name);
+    return run(cmd);
+}
+
+typedef struct image { int w, h; unsigned char *rgb; } image;
+
+/* `pmfview shot WORKDIR/MAP.pmf -o WORKDIR/OUT.png EXTRA` and the picture it wrote. */
+static bool shot(const char *map, const char *out, const char *extra, image *img)
+{
+    char cmd[2048], png[512];
+    snprintf(png, sizeof png, "%s/%s.png", workdir, out);
+    snprintf(cmd, sizeof cmd, "'%s' shot '%s/%s.pmf' -o '%s' %s", pmfview, workdir, map, png, extra);
+    if (run(cmd) != 0) {
+        fprintf(stderr, "failed: %s\n", cmd);
+        return false;
+    }
+    int n;
+    img->rgb = stbi_load(png, &img->w, &img->h, &n, 3);
+    return img->rgb != NULL;
+}
+
+static const unsigned char *pixel(const image *img, int x, int y) { return img->rgb + ((size_t)y * img->w + x) * 3; }
+
+/* ---- 1: no cracks -------------------------------------------------------------------------- */
+
+/* A closed hall of 16 m chunks, 120 m long, with 60 small boxes on its walls, floor and ceiling:
+ * the boxes split the faces behind them into small cubes next to big ones, across cube and
+ * chunk boundaries, where T-junctions would be. The sky is magenta and nothing inside is: a
+ * magenta pixel anywhere is a crack. */
+static int test_cracks(void)
+{
+    text src = { 0 };
+    addf(&src, "map \"Cracks\"\nmaterial wall color 150 150 150 shading 0\nmaterial block color 90 120 90 shading 0\n"
+               "material magenta color 255 0 255 shading 0\n"
+               "level main {\n  chunk_size 4\n  sky s {\n    all magenta\n  }\n  default sky s\n"
+               "  room -3 -1 -60 3 4 60 material wall thickness 0.5\n");
+    uint32_t seed = 3;
+    for (int i = 0; i < 60; i++) {
+        double r[4];
+        for (int k = 0; k < 4; k++) {
+            seed = seed * 1664525u + 1013904223u;
+            r[k] = (seed >> 8) / 16777216.0;
+        }
+        double z = -58 + i * 1.93, s = (double[]){ 0.1, 0.2, 0.35 }[(int)(r[0] * 3)];
+        double a = 1 + r[2] * 2, b = r[2] * 4 - 2;
+        switch ((int)(r[1] * 4)) {
+        case 0: addf(&src, "  box -2.5 %.3f %.3f %.3f %.3f %.3f material block\n", a, z, -2.5 + s, a + s, z + s); break;
+        case 1: addf(&src, "  box %.3f %.3f %.3f 2.5 %.3f %.3f material block\n", 2.5 - s, a, z, a + s, z + s); break;
+        case 2: addf(&src, "  box %.3f %.3f %.3f %.3f 3.5 %.3f material block\n", b, 3.5 - s, z, b + s, z + s); break;
+        default: addf(&src, "  box %.3f -0.5 %.3f %.3f %.3f %.3f material block\n", b, z, b + s, -0.5 + s, z + s); break;
+        }
+    }
+    addf(&src, "}\n");
+    CHECK_EQ(compile("cracks", src.s), 0);
+    free(src.s);
+    const char *cameras[] = { "0,1.5,55,0,0", "0,1.5,55,5,3", "0,1.5,-55,180,-3", "1.5,3,0,10,8", "-1,0.5,30,-8,-5",
+                              "2,0.2,50,-4,6", "-2,3.2,-50,176,-7", "0,1.5,0,0,0" };
+    long cracks = 0, views = 0;
+    for (size_t c = 0; c < sizeof cameras / sizeof *cameras; c++) {
+        char extra[256];
+        image img;
+        snprintf(extra, sizeof extra, "--camera %s --size 1280x720%s", cameras[c], c & 1 ? " --no-vis" : "");
+        if (!shot("cracks", "cracks", extra, &img)) { failures++; continue; }
+        views++;
+        for (int y = 0; y < img.h; y++)
+            for (int x = 0; x < img.w; x++) {
+                const unsigned char *p = pixel(&img, x, y);
+                if (p[0] - p[1] > 20 && p[2] - p[1] > 20) {
+                    if (cracks < 5) fprintf(stderr, "crack: camera %s pixel (%d,%d) = %d %d %d\n", cameras[c], x, y, p[0], p[1], p[2]);
+                    cracks++;
+                }
+            }
+        stbi_image_free(img.rgb);
+    }
+    printf("cracks: %ld background pixels in %ld views of 1280x720\n", cracks, views);
+    CHECK_EQ(views, 8);
+    CHECK_EQ(cracks, 0);
+    return 0;
+}
+
+typedef struct pic_test { const char *name; int (*run)(void); } pic_test;
+
+static const pic_test tests[] = {
+    { "cracks", test_cracks },
+};
+
+int main(int argc, char **argv)
+{
+    if (argc != 5) {
+        fputs("usage: test_pmfc_pictures PMFC PMFVIEW WORKDIR CASE\n", stderr);
+        return 1;
+    }
+    pmfc = argv[1];
+    pmfview = argv[2];
+    workdir = argv[3];
+    mkdir(workdir, 0777);
+    for (size_t i = 0; i < sizeof tests / sizeof *tests; i++)
+        if (!strcmp(tests[i].name, argv[4])) {
+            tests[i].run();
+            if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
+            return failures ? 1 : 0;
+        }
+    fprintf(stderr, "unknown case '%s'\n", argv[4]);
+    return 1;
+}
