@@ -70,6 +70,7 @@ struct render_world {
     world_uniforms wu;
     sky_uniforms su;
     GLuint vao, sky_vao, sky_vbo;
+    GLuint sky_sampler;              /* clamp to edge: a skybox face must not filter in its opposite edge */
     bool vao_dirty;
 
     render_arena vertices;           /* mesh_vertex */
@@ -470,6 +471,11 @@ static void build_sky_cube(render_world *w)
     glEnableVertexAttribArray(1);
     glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, 20, (void *)12);
     glBindVertexArray(0);
+    glGenSamplers(1, &w->sky_sampler);
+    glSamplerParameteri(w->sky_sampler, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glSamplerParameteri(w->sky_sampler, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glSamplerParameteri(w->sky_sampler, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glSamplerParameteri(w->sky_sampler, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
 }
 
 static void lookup_uniforms(render_world *w)
@@ -590,6 +596,7 @@ void render_world_destroy(render_world *w)
     glDeleteBuffers(3, buffers);
     GLuint vaos[2] = { w->vao, w->sky_vao };
     glDeleteVertexArrays(2, vaos);
+    glDeleteSamplers(1, &w->sky_sampler);
     render_arena_release(&w->vertices);
     render_arena_release(&w->indices16);
     render_arena_release(&w->indices32);
@@ -1215,6 +1222,9 @@ void render_world_draw_sky(render_world *w, const render_sky *sky, const render_
         glUniform1i(w->su.cloud, layer < 6 ? 0 : layer == 6 ? 1 : 2);
         glUniform2f(w->su.uv_offset, (float)fmod(cm->uv_scroll[0] * f->time, 4096.0), (float)fmod(cm->uv_scroll[1] * f->time, 4096.0));
         glBindTexture(GL_TEXTURE_2D, material_frame(w, (uint32_t)material, f->time));
+        /* skybox faces sample as the sides of a cube map would (unless they scroll: then they repeat) */
+        bool clamp = layer < 6 && cm->uv_scroll[0] == 0 && cm->uv_scroll[1] == 0;
+        glBindSampler(0, clamp ? w->sky_sampler : 0);
         if (layer < 6)
             glDrawArrays(GL_TRIANGLES, layer * 6, 6);
         else
@@ -1223,6 +1233,7 @@ void render_world_draw_sky(render_world *w, const render_sky *sky, const render_
         stats->triangles += layer < 6 ? 2 : 12;
         glDisable(GL_BLEND);
     }
+    glBindSampler(0, 0);
     glDepthMask(GL_TRUE);
     glDepthFunc(GL_LESS);
     glBindVertexArray(0);
