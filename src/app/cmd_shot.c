@@ -42,7 +42,8 @@ static const char shot_usage[] =
     "  --game DIR             game directory for unprefixed texture paths\n"
     "  --cameras FILE         one camera per line: X,Y,Z,YAW,PITCH [name]; one PNG each\n"
     "  --frames N             render N frames and report the average frame time\n"
-    "  --path FILE            with --frames: cameras (as --cameras) interpolated over the frames\n"
+    "  --path FILE            with --frames: cameras (as --cameras) interpolated over the frames;\n"
+    "                         the PNG is the path's end\n"
     "  --stats                print chunk, triangle, draw-call and timing figures to stderr\n"
     "  -h, --help             this help\n";
 
@@ -539,6 +540,20 @@ static double median(const double *v, size_t n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) * 0.5;
 }
 
+/* Waits until every chunk in view has streamed in. Exit code. */
+static int wait_view(scene *s, const shot_options *o)
+{
+    if (!scene_wait_view(s, WAIT_SECONDS)) {
+        fprintf(stderr, "pmfview: %s: chunks in view did not stream in within %.0f s\n", o->file, WAIT_SECONDS);
+        return EXIT_RUNTIME;
+    }
+    if (scene_failure(s)) {
+        fprintf(stderr, "pmfview: %s\n", scene_failure(s));
+        return EXIT_BAD_INPUT;
+    }
+    return 0;
+}
+
 /* Renders every camera (or the --frames benchmark) with a ready scene. Exit code. */
 static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_count, const camera_pose *path,
                size_t path_count)
@@ -555,16 +570,8 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
     int rc = 0;
     for (size_t c = 0; c < cam_count && !rc; c++) {
         set_camera(s, o, &cams[c].pose);
-        if (!scene_wait_view(s, WAIT_SECONDS)) {
-            fprintf(stderr, "pmfview: %s: chunks in view did not stream in within %.0f s\n", o->file, WAIT_SECONDS);
-            rc = EXIT_RUNTIME;
+        if ((rc = wait_view(s, o)))
             break;
-        }
-        if (scene_failure(s)) {
-            fprintf(stderr, "pmfview: %s\n", scene_failure(s));
-            rc = EXIT_BAD_INPUT;
-            break;
-        }
         if (o->frames) {
             double total = 0, render = 0;
             for (int i = 0; i < o->frames; i++) {
@@ -591,8 +598,14 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
             fprintf(stderr, "render time: average %.3f ms\n", render / o->frames * 1000.0);
             fprintf(stderr, "frame times: min %.3f ms, median %.3f ms, max %.3f ms\n", frame_times[0] * 1000.0,
                     median(frame_times, (size_t)o->frames) * 1000.0, frame_times[o->frames - 1] * 1000.0);
-            if (path)
-                set_camera(s, o, &cams[c].pose);
+            /* the picture is the last frame (the end of the path), complete: the frames may have
+             * flown past what streams in */
+            if (path) {
+                camera_pose last = camera_path_pose(path, path_count, o->frames - 1, o->frames);
+                set_camera(s, o, &last);
+            }
+            if ((rc = wait_view(s, o)))
+                break;
         }
         frame_render(&fr, s, o->width, o->height);
         if (o->first_frame < 0)

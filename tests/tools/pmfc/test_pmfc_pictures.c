@@ -169,11 +169,52 @@ static int test_water(void)
     return 0;
 }
 
+/* ---- 7: shot --frames --path ends on the path's last frame, complete --------------------------- */
+
+static long differing_pixels(const image *a, const image *b)
+{
+    if (a->w != b->w || a->h != b->h) return -1;
+    long n = 0;
+    for (size_t i = 0; i < (size_t)a->w * a->h; i++)
+        for (int c = 0; c < 3; c++)
+            if (abs(a->rgb[i * 3 + c] - b->rgb[i * 3 + c]) > 1) { n++; break; }
+    return n;
+}
+
+/* A generated town 12 chunks long flown through in 3 frames with a streaming radius of 2: the
+ * frames outrun the streaming, and the PNG is still the path's end with everything in view: the
+ * same picture as a plain shot from there. */
+static int test_path_end(void)
+{
+    char cmd[2048], path[512];
+    snprintf(cmd, sizeof cmd, "'%s' --generate town --chunks 12x1x2 --seed 5 -o '%s/town.pmf' --quiet", pmfc, workdir);
+    CHECK_EQ(run(cmd), 0);
+    snprintf(path, sizeof path, "%s/path.txt", workdir);
+    write_file(path, "150,1.7,-16,90,0\n-150,1.7,-16,270,-5\n");
+    char extra[1024];
+    snprintf(extra, sizeof extra, "--size 320x180 --radius 2 --frames 3 --path '%s' --stats 2>'%s/path.log'", path, workdir);
+    image flown, still;
+    if (!shot("town", "flown", extra, &flown) || !shot("town", "still", "--size 320x180 --radius 2 --camera -150,1.7,-16,270,-5", &still)) {
+        failures++;
+        return 0;
+    }
+    long diff = differing_pixels(&flown, &still);
+    long sky = 0;
+    for (size_t i = 0; i < (size_t)still.w * still.h; i++) sky += still.rgb[i * 3 + 2] > still.rgb[i * 3] + 40;
+    printf("path_end: %ld of %d pixels differ from a shot at the path's end (%ld sky-blue there)\n", diff, still.w * still.h, sky);
+    CHECK_EQ(diff, 0);
+    CHECK(sky < still.w * still.h / 2);   /* the end of the street, not an empty sky */
+    stbi_image_free(flown.rgb);
+    stbi_image_free(still.rgb);
+    return 0;
+}
+
 typedef struct pic_test { const char *name; int (*run)(void); } pic_test;
 
 static const pic_test tests[] = {
     { "cracks", test_cracks },
     { "water", test_water },
+    { "path_end", test_path_end },
 };
 
 int main(int argc, char **argv)
