@@ -11,6 +11,7 @@
 #include <stb_image_write.h>
 
 #include "commands.h"
+#include "light_ids.h"
 #include "map_source.h"
 #include "render.h"
 #include "scene.h"
@@ -315,21 +316,25 @@ static int read_cameras(const char *path, shot_camera **out, size_t *count)
     return 0;
 }
 
+/* -o names a directory: an existing one, or any path ending in '/' (made when missing). */
+static bool output_is_dir(const char *out)
+{
+    struct stat st;
+    size_t len = strlen(out);
+    return (len && out[len - 1] == '/') || (!strchr(out, '%') && stat(out, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
 /* The output path of camera `index` for a pattern (%s name, %d / %0Nd index) or a directory. */
 static bool output_path(const char *out, const shot_camera *cam, size_t index, char *buf, size_t size)
 {
     char idx[32], name[160];
     snprintf(idx, sizeof idx, "%03zu", index);
     snprintf(name, sizeof name, "%s", cam->name[0] ? cam->name : idx);
-    const char *pct = strchr(out, '%');
-    if (!pct) {
-        struct stat st;
+    if (output_is_dir(out)) {
         size_t len = strlen(out);
-        if ((stat(out, &st) == 0 && S_ISDIR(st.st_mode)) || (len && out[len - 1] == '/'))
-            return snprintf(buf, size, "%s%s%s.png", out, len && out[len - 1] == '/' ? "" : "/", name) < (int)size;
-        return false;
+        return snprintf(buf, size, "%s%s%s.png", out, out[len - 1] == '/' ? "" : "/", name) < (int)size;
     }
-    /* One conversion: %s, %d or %0Nd; "%%" is a literal percent. */
+    /* Conversions: %s, %d or %0Nd, each as often as wanted; "%%" is a literal percent. */
     size_t o = 0;
     bool used = false;
     for (const char *p = out; *p; p++) {
@@ -340,7 +345,7 @@ static bool output_path(const char *out, const shot_camera *cam, size_t index, c
         } else if (p[1] == '%') {
             strcpy(piece, "%");
             p++;
-        } else if (p[1] == 's' && !used) {
+        } else if (p[1] == 's') {
             snprintf(piece, sizeof piece, "%s", name);
             p++;
             used = true;
@@ -351,7 +356,7 @@ static bool output_path(const char *out, const shot_camera *cam, size_t index, c
                 q++;
             while (*q >= '0' && *q <= '9' && width < 20)
                 width = width * 10 + (*q++ - '0');
-            if (*q != 'd' || used)
+            if (*q != 'd')
                 return false;
             snprintf(piece, sizeof piece, "%0*zu", width, index);
             p = q;
@@ -368,6 +373,33 @@ static bool output_path(const char *out, const shot_camera *cam, size_t index, c
 }
 
 /* ---- output ---------------------------------------------------------------------------------- */
+
+/* Makes the directories path's file goes in (mkdir -p of its parent). */
+static bool make_parents(const char *path)
+{
+    char dir[4096];
+    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
+        return false;
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return true;
+    *slash = 0;
+    for (char *p = dir + 1;; p++) {
+        if (*p && *p != '/')
+            continue;
+        char c = *p;
+        *p = 0;
+        struct stat st;
+        bool exists = stat(dir, &st) == 0;
+        if ((exists && !S_ISDIR(st.st_mode)) || (!exists && mkdir(dir, 0777) != 0 && errno != EEXIST)) {
+            fprintf(stderr, "pmfview: shot: cannot create directory '%s': %s\n", dir, strerror(exists ? ENOTDIR : errno));
+            return false;
+        }
+        if (!c)
+            return true;
+        *p = c;
+    }
+}
 
 static void write_to_file(void *ctx, void *data, int size)
 {
@@ -540,6 +572,29 @@ static double median(const double *v, size_t n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) * 0.5;
 }
 
+/* --light / --fast naming an ID the level has no light of that kind for: a warning naming the
+ * IDs it has (the option is still applied, in case chunks add such a light later). */
+static void warn_unknown_lights(const shot_options *o, const char *pmf_path)
+{
+    if (!o->light_count && !o->fast_count)
+        return;
+    light_ids ids;
+    if (!light_ids_read(pmf_path, o->level, &ids))
+        return;
+    char dyn[256], fast[256];
+    light_ids_format(ids.dynamic, ids.dynamic_count, dyn, sizeof dyn);
+    light_ids_format(ids.fast, ids.fast_count, fast, sizeof fast);
+    for (int i = 0; i < o->light_count; i++)
+        if (!light_ids_has(ids.dynamic, ids.dynamic_count, o->lights[i].id))
+            fprintf(stderr, "pmfview: shot: warning: --light %u: level %u has no dynamic light %u (dynamic lights: %s; fast lights: %s)\n",
+                    o->lights[i].id, o->level, o->lights[i].id, dyn, fast);
+    for (int i = 0; i < o->fast_count; i++)
+        if (!light_ids_has(ids.fast, ids.fast_count, o->fasts[i].id))
+            fprintf(stderr, "pmfview: shot: warning: --fast %u: level %u has no fast light %u (fast lights: %s; dynamic lights: %s)\n",
+                    o->fasts[i].id, o->level, o->fasts[i].id, fast, dyn);
+    light_ids_free(&ids);
+}
+
 /* Waits until every chunk in view has streamed in. Exit code. */
 static int wait_view(scene *s, const shot_options *o)
 {
@@ -611,7 +666,7 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         if (o->first_frame < 0)
             o->first_frame = now_seconds() - o->started;
         char out[4096];
-        if (cam_count > 1 || o->cameras_file) {
+        if (cam_count > 1 || o->cameras_file || output_is_dir(o->output)) {
             if (!output_path(o->output, &cams[c], c, out, sizeof out)) {
                 fprintf(stderr, "pmfview: shot: with --cameras, -o must hold %%s or %%d, or name a directory\n");
                 rc = EXIT_USAGE;
@@ -620,7 +675,7 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         } else {
             snprintf(out, sizeof out, "%s", o->output);
         }
-        if (!write_png(out, o->width, o->height, fr.image))
+        if (!make_parents(out) || !write_png(out, o->width, o->height, fr.image))
             rc = EXIT_RUNTIME;
     }
     free(frame_times);
@@ -666,12 +721,19 @@ int cmd_shot(int argc, char **argv)
     }
     if (!cams)
         cams = &o.camera;
-    if (o.cameras_file) {
-        char probe[4096];
-        if (!output_path(o.output, &cams[0], 0, probe, sizeof probe)) {
+    /* the first output's directory exists before anything is rendered */
+    char first_out[4096];
+    if (o.cameras_file || output_is_dir(o.output)) {
+        if (!output_path(o.output, &cams[0], 0, first_out, sizeof first_out)) {
             rc = usage_error("with --cameras, -o must hold %%s or %%d, or name a directory: '%s'", o.output);
             goto done;
         }
+    } else {
+        snprintf(first_out, sizeof first_out, "%s", o.output);
+    }
+    if (!make_parents(first_out)) {
+        rc = EXIT_RUNTIME;
+        goto done;
     }
 
     char err[512];
@@ -692,6 +754,7 @@ int cmd_shot(int argc, char **argv)
         rc = serr.exit_code;
     } else {
         scene_set_settings(s, &o.settings);
+        warn_unknown_lights(&o, src.pmf_path);
         for (int i = 0; i < o.light_count; i++)
             scene_set_dynamic_light(s, o.lights[i].id, o.lights[i].on);
         for (int i = 0; i < o.fast_count; i++)
