@@ -505,8 +505,9 @@ static int test_cli(void)
     return 0;
 }
 
-/* Output patterns with both %d and %s, directories made when missing (before rendering), and
- * warnings for --light / --fast IDs the level has no such light for, naming those it has. */
+/* Output patterns with both %d and %s, directories made when missing (before rendering),
+ * warnings for --light / --fast IDs the level has no such light for, naming those it has, and
+ * --wireframe. */
 static int test_cli_batch(void)
 {
     rt_map m = { 0 };
@@ -534,6 +535,21 @@ static int test_cli_batch(void)
     RT_CHECK(!strstr(err, "--light 7") && !strstr(err, "--fast 3"));
     RT_CHECK(rt_run("shot map.pmf -o l.png --size 8x8 --light 7=on --fast 3=0", err) == 0);
     RT_CHECK(!strstr(err, "warning"));
+    /* --wireframe: white lines over the wall (its edges and the quad's diagonal), the rest as shaded */
+    rt_image plain, wire;
+    RT_CHECK(rt_shot("map.pmf", "plain.png", "--light 7=off --fast 3=0") == 0 && rt_load(&plain, "plain.png"));
+    RT_CHECK(rt_shot("map.pmf", "wire.png", "--light 7=off --fast 3=0 --wireframe") == 0 && rt_load(&wire, "wire.png"));
+    RT_CHECK(rt_run("shot map.pmf -o x.png --wireframe=1", NULL) == 1);
+    int white = 0, other = 0;
+    for (int i = 0; i < 64 * 64; i++) {
+        bool same = !memcmp(&plain.rgb[i * 3], &wire.rgb[i * 3], 3);
+        white += !same && wire.rgb[i * 3] == 255 && wire.rgb[i * 3 + 1] == 255 && wire.rgb[i * 3 + 2] == 255;
+        other += !same && !(wire.rgb[i * 3] == 255 && wire.rgb[i * 3 + 1] == 255 && wire.rgb[i * 3 + 2] == 255);
+    }
+    RT_CHECK(rt_expect_all(&plain, 50, 50, 50));
+    RT_CHECK(white >= 64 && other == 0);
+    rt_free(&plain);
+    rt_free(&wire);
     rt_map_free(&m);
     return 0;
 }
