@@ -16,6 +16,7 @@
 #include "scene.h"
 #include "view.h"
 #include "view_bookmarks.h"
+#include "view_teleport.h"
 #include "view_hud.h"
 #include "view_probes.h"
 #include "view_shot.h"
@@ -66,6 +67,7 @@ typedef struct viewer {
     bool shot_with_hud;            /* Ctrl+F12: the window as shown, HUD included */
     double shot_requested;
     char cameras_path[1100];
+    view_teleport teleport;        /* G: type a position */
 
     char message[1024];
     double message_until;
@@ -302,22 +304,23 @@ static void reload(viewer *v, double t)
     say(v, "reloaded %s", v->desc->path);
 }
 
-static void switch_level(viewer *v, int delta, double t)
+static bool switch_level(viewer *v, long delta, double t)
 {
-    int level = (int)v->level + delta;
-    if (level < 0 || level >= (int)v->level_count) {
-        say(v, "no level %d (the map has %u)", level, v->level_count);
-        return;
+    long level = (long)v->level + delta;
+    if (level < 0 || level >= (long)v->level_count) {
+        say(v, "no level %ld (the map has %u)", level, v->level_count);
+        return false;
     }
     scene_error e;
     scene *s = open_scene(v, (uint32_t)level, &e);
     if (!s) {
-        snprintf(v->error, sizeof v->error, "level %d: %s", level, e.message);
+        snprintf(v->error, sizeof v->error, "level %ld: %s", level, e.message);
         fprintf(stderr, "pmfview: %s\n", e.message);
-        return;
+        return false;
     }
     install_scene(v, s, (uint32_t)level, false, t);
-    say(v, "level %d", level);
+    say(v, "level %ld", level);
+    return true;
 }
 
 /* ---- screenshots and bookmarks ------------------------------------------------------------- */
@@ -404,20 +407,24 @@ static void take_shot(viewer *v, int w, int h)
     v->pending_shot = 0;
 }
 
-static void bookmark(viewer *v, int slot, bool save)
+static void bookmark(viewer *v, int slot, bool save, double t)
 {
     char err[1300];
     double world[3];
     if (save) {
         camera_get_world(&v->cam, world);
-        if (view_bookmark_save(v->cameras_path, slot, world, v->cam.yaw, v->cam.pitch, err, sizeof err))
+        if (view_bookmark_save(v->cameras_path, slot, v->level, world, v->cam.yaw, v->cam.pitch, err, sizeof err))
             say(v, "bookmark %d saved to %s", slot, v->cameras_path);
         else
             say(v, "%s", err);
         return;
     }
     float yaw, pitch;
-    if (view_bookmark_load(v->cameras_path, slot, world, &yaw, &pitch, err, sizeof err)) {
+    long level;
+    if (view_bookmark_load(v->cameras_path, slot, &level, world, &yaw, &pitch, err, sizeof err)) {
+        /* back to the level it was saved in first */
+        if (level >= 0 && level != (long)v->level && !switch_level(v, level - (long)v->level, t))
+            return;
         camera_set_world(&v->cam, world, yaw, pitch);
         say(v, "bookmark %d recalled", slot);
     } else {
@@ -433,12 +440,47 @@ static void set_capture(viewer *v, bool on)
     SDL_SetRelativeMouseMode(on || v->right_look ? SDL_TRUE : SDL_FALSE);
 }
 
+/* Keys while the teleport prompt is open (typed characters come as text input). */
+static void teleport_key(viewer *v, SDL_Keycode sym)
+{
+    if (sym == SDLK_BACKSPACE) {
+        view_teleport_backspace(&v->teleport);
+        return;
+    }
+    if (sym != SDLK_RETURN && sym != SDLK_KP_ENTER && sym != SDLK_ESCAPE)
+        return;
+    view_teleport_close(&v->teleport);
+    SDL_StopTextInput();
+    if (sym == SDLK_ESCAPE)
+        return;
+    double pos[3];
+    float yaw = v->cam.yaw, pitch = v->cam.pitch;
+    bool angles;
+    if (!view_teleport_parse(v->teleport.text, pos, &yaw, &pitch, &angles)) {
+        say(v, "not a position: '%s' (X,Y,Z or X,Y,Z,YAW,PITCH)", v->teleport.text);
+        return;
+    }
+    pitch = pitch > 89.0f ? 89.0f : pitch < -89.0f ? -89.0f : pitch;
+    camera_set_world(&v->cam, pos, yaw, pitch);
+    say(v, "teleported to %s", v->teleport.text);
+}
+
 static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
 {
     SDL_Keycode sym = k->keysym.sym;
     SDL_Scancode sc = k->keysym.scancode;
     bool shift = (k->keysym.mod & KMOD_SHIFT) != 0, ctrl = (k->keysym.mod & KMOD_CTRL) != 0;
     bool repeat = k->repeat != 0;
+
+    if (v->teleport.open) {
+        teleport_key(v, sym);
+        return;
+    }
+    if (sym == SDLK_g && !repeat) {
+        view_teleport_open(&v->teleport);
+        SDL_StartTextInput();
+        return;
+    }
 
     /* A light key acts on every light streamed in so far, not on the last periodic poll. */
     if (sym == SDLK_t || sym == SDLK_TAB || sym == SDLK_UP || sym == SDLK_DOWN || sym == SDLK_LEFT ||
@@ -475,7 +517,7 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
     if (repeat)
         return;
     if (sc >= SDL_SCANCODE_1 && sc <= SDL_SCANCODE_9) {
-        bookmark(v, (int)(sc - SDL_SCANCODE_1) + 1, shift);
+        bookmark(v, (int)(sc - SDL_SCANCODE_1) + 1, shift, t);
         return;
     }
     switch (sym) {
@@ -555,6 +597,10 @@ static void handle_events(viewer *v, double t)
         switch (ev.type) {
         case SDL_QUIT: v->quit = true; break;
         case SDL_KEYDOWN: on_key(v, &ev.key, t); break;
+        case SDL_TEXTINPUT:
+            if (v->teleport.open)
+                view_teleport_type(&v->teleport, ev.text.text);
+            break;
         case SDL_MOUSEBUTTONDOWN:
         case SDL_MOUSEBUTTONUP:
             if (ev.button.button == SDL_BUTTON_RIGHT) {
@@ -640,7 +686,8 @@ static int run_loop(viewer *v)
             fps_since = t;
         }
         handle_events(v, t);
-        fly(v, dt);
+        if (!v->teleport.open)
+            fly(v, dt);
         if (view_watch_poll(&v->watch, t))
             reload(v, t);
 
@@ -682,7 +729,7 @@ static int run_loop(viewer *v)
                 .mouse_captured = v->mouse_captured, .probes = v->probes_on, .probe_count = v->probes.count,
                 .lights_panel = v->lights_panel, .help = v->help, .fast_anim = v->fast_anim,
                 .lights = v->shown, .light_count = v->light_count, .selected = v->selected,
-                .message = t < v->message_until ? v->message : "", .error = v->error,
+                .message = v->teleport.open ? v->teleport.line : t < v->message_until ? v->message : "", .error = v->error,
             };
             view_hud_draw(v->hud, w, h, &info);
         }
@@ -735,6 +782,8 @@ int view_run(const view_desc *desc)
         return 3;
     }
     int rc = 3;
+    /* text input only while the teleport prompt is open (its opening G is not typed into it) */
+    SDL_StopTextInput();
     SDL_GL_SetSwapInterval(desc->no_vsync ? 0 : 1);
     if (!render_load_gl((render_getproc)SDL_GL_GetProcAddress, err, sizeof err)) {
         fprintf(stderr, "pmfview: %s\n", err);

@@ -202,6 +202,24 @@ bookmark)
     event 2 -- '^bookmark 2 recalled'
     shot
     [ "$("$PROBE" diff "$saved" "$SHOT")" -eq 0 ] || fail "recalled bookmark gives another picture"
+    # The teleport prompt: G, the position typed, Enter; Esc closes it without moving.
+    xdotool keydown d; sleep 0.3; xdotool keyup d
+    key g; sleep 0.2; xdotool type --delay 20 '1,0.5,3,20,5'
+    event Return -- '^teleported to 1,0.5,3,20,5'
+    shot
+    [ "$("$PROBE" diff "$saved" "$SHOT")" -eq 0 ] || fail "teleport gives another picture"
+    key g; sleep 0.2; xdotool type --delay 20 '9,9'
+    event Return -- "^not a position: '9,9'"
+    # A bookmark remembers its level: saved in level 1, recalled from level 0.
+    event Next -- '^level 1'
+    event shift+3 -- '^bookmark 3 saved'
+    grep -Eq '^1,0\.5,3,20,5 bookmark3@1$' "$MAP.cameras" || fail "cameras file: $(cat "$MAP.cameras")"
+    event Prior -- '^level 0'
+    event 3 -- '^bookmark 3 recalled'
+    grep -q '^level 1$' <(grep '^level ' "$WORK/out" | tail -n1) || fail "recall did not return to level 1"
+    wait_for "level 1's view" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -ge 4 ]"
+    shot
+    expect_centre "$SHOT" "0 0 100" "bookmark 3 in level 1"
     ;;
 reload)
     # In lightmap mode: the reload must keep the mode and show the new luxels (red + 60).
