@@ -477,6 +477,9 @@ static bool frame_create(shot_frame *fr, int w, int h, int msaa)
     const char *tile_env = getenv("PMFVIEW_SHOT_TILE");
     if (tile_env && atoi(tile_env) > 0 && atoi(tile_env) < limit)
         limit = atoi(tile_env);
+    /* even, so tiles keep the frame's 2x2 pixel quads (texture derivatives) */
+    if (limit > 1)
+        limit &= ~1;
     fr->tile = w <= limit && h <= limit ? 0 : limit;
     int tw = fr->tile ? fr->tile : w, th = fr->tile ? fr->tile : h;
     char err[256];

@@ -757,9 +757,16 @@ void scene_draw(scene *s, const scene_viewport *vp)
     perspective(cam, proj);
     render_mat4_mul(proj, f.view, vp_full);
     frustum_planes(vp_full, planes);
-    tile_projection(&full, proj, f.proj);
-
-    render_world_begin(s->world, full.tile_w, full.tile_h);
+    /* A tile of a frame that fits the GL viewport limits is the whole frame's viewport shifted:
+     * every pixel then rasterises exactly as untiled. Bigger frames scale the projection. */
+    const render_caps *caps = render_get_caps();
+    if (full.width <= caps->max_viewport[0] && full.height <= caps->max_viewport[1]) {
+        memcpy(f.proj, proj, sizeof proj);
+        render_world_begin(s->world, -full.tile_x, -full.tile_y, full.width, full.height);
+    } else {
+        tile_projection(&full, proj, f.proj);
+        render_world_begin(s->world, 0, 0, full.tile_w, full.tile_h);
+    }
 
     render_frame_stats stats = { 0 };
     int env = current_sky_env(s);

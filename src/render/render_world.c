@@ -1174,10 +1174,10 @@ void render_world_draw(render_world *w, const render_frame *f, render_frame_stat
     render_world_draw_blended(w, f, stats);
 }
 
-void render_world_begin(render_world *w, int width, int height)
+void render_world_begin(render_world *w, int x, int y, int width, int height)
 {
     (void)w;
-    glViewport(0, 0, width, height);
+    glViewport(x, y, width, height);
     glDepthMask(GL_TRUE);
     glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
     glClearDepth(1.0);

@@ -84,8 +84,9 @@ typedef struct render_frame_stats {
     uint32_t materials;              /* distinct materials among the batches drawn */
 } render_frame_stats;
 
-/* Starts a frame in the bound framebuffer: viewport (0, 0, width, height), colour black, depth 1. */
-void render_world_begin(render_world *w, int width, int height);
+/* Starts a frame in the bound framebuffer: viewport (x, y, width, height) (x, y <= 0 puts a tile
+ * of a bigger frame in the framebuffer), the framebuffer cleared to black, depth 1. */
+void render_world_begin(render_world *w, int x, int y, int width, int height);
 /* After the 3D skybox: the level then draws in front of it. */
 void render_world_clear_depth(render_world *w);
 

@@ -65,12 +65,12 @@ static int compile(const char *name, const char *source)
 
 typedef struct image { int w, h; unsigned char *rgb; } image;
 
-/* `pmfview shot WORKDIR/MAP.pmf -o WORKDIR/OUT.png EXTRA` and the picture it wrote. */
-static bool shot(const char *map, const char *out, const char *extra, image *img)
+/* `[ENV] pmfview shot WORKDIR/MAP.pmf -o WORKDIR/OUT.png EXTRA` and the picture it wrote. */
+static bool shot_env(const char *env, const char *map, const char *out, const char *extra, image *img)
 {
     char cmd[2048], png[512];
     snprintf(png, sizeof png, "%s/%s.png", workdir, out);
-    snprintf(cmd, sizeof cmd, "'%s' shot '%s/%s.pmf' -o '%s' %s", pmfview, workdir, map, png, extra);
+    snprintf(cmd, sizeof cmd, "%s '%s' shot '%s/%s.pmf' -o '%s' %s", env, pmfview, workdir, map, png, extra);
     if (run(cmd) != 0) {
         fprintf(stderr, "failed: %s\n", cmd);
         return false;
@@ -78,6 +78,11 @@ static bool shot(const char *map, const char *out, const char *extra, image *img
     int n;
     img->rgb = stbi_load(png, &img->w, &img->h, &n, 3);
     return img->rgb != NULL;
+}
+
+static bool shot(const char *map, const char *out, const char *extra, image *img)
+{
+    return shot_env("", map, out, extra, img);
 }
 
 static const unsigned char *pixel(const image *img, int x, int y) { return img->rgb + ((size_t)y * img->w + x) * 3; }
@@ -209,12 +214,54 @@ static int test_path_end(void)
     return 0;
 }
 
+/* ---- 6: tiled shots ---------------------------------------------------------------------------- */
+
+/* A textured, lit room seen at grazing angles, drawn whole and in 100-pixel tiles
+ * (PMFVIEW_SHOT_TILE), with and without MSAA: every pixel within 1 (docs/shot.md). */
+static int test_tiles(void)
+{
+    CHECK_EQ(compile("tiles", "map \"Tiles\"\n"
+                             "texture floor procedural tiles 64 color 180 180 190 color2 60 60 70\n"
+                             "texture wall procedural bricks 64 color 160 80 60 color2 200 200 190\n"
+                             "texture sky procedural sky 64 color 90 140 220 color2 200 220 240\n"
+                             "material floor texture floor scale 1\nmaterial wall texture wall scale 2\n"
+                             "material sky texture sky shading 0\n"
+                             "level main {\n  chunk_size 4\n  sky s {\n    all sky\n  }\n  default sky s\n"
+                             "  room -20 -1 -12 20 6 12 floor floor walls wall ceiling wall open +y door +z 4 4\n"
+                             "  box -3 0 -3 3 2 3 material wall\n  box 8 0 -8 9 5 -7 material wall\n"
+                             "  light static at -10 4 0 range 30\n  light static at 12 3 5 color 255 180 120 range 25\n}\n"), 0);
+    const char *cameras[] = { "-18,0.3,0,270,-5", "15,4,9,60,-25", "0,1,-10,180,10" };
+    int worst = 0;
+    long off = 0;
+    for (size_t c = 0; c < sizeof cameras / sizeof *cameras; c++)
+        for (int msaa = 0; msaa < 2; msaa++) {
+            char extra[256];
+            snprintf(extra, sizeof extra, "--camera %s --size 640x360%s", cameras[c], msaa ? " --msaa 4" : "");
+            image whole, tiled;
+            if (!shot("tiles", "whole", extra, &whole) || !shot_env("PMFVIEW_SHOT_TILE=100", "tiles", "tiled", extra, &tiled)) {
+                failures++;
+                continue;
+            }
+            for (size_t i = 0; i < (size_t)whole.w * whole.h * 3; i++) {
+                int d = abs(whole.rgb[i] - tiled.rgb[i]);
+                worst = d > worst ? d : worst;
+                off += d > 1;
+            }
+            stbi_image_free(whole.rgb);
+            stbi_image_free(tiled.rgb);
+        }
+    printf("tiles: 6 views, %ld channels differ by more than 1, the most by %d\n", off, worst);
+    CHECK(worst <= 1);
+    return 0;
+}
+
 typedef struct pic_test { const char *name; int (*run)(void); } pic_test;
 
 static const pic_test tests[] = {
     { "cracks", test_cracks },
     { "water", test_water },
     { "path_end", test_path_end },
+    { "tiles", test_tiles },
 };
 
 int main(int argc, char **argv)
