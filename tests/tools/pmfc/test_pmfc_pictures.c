@@ -255,6 +255,114 @@ static int test_tiles(void)
     return 0;
 }
 
+/* ---- 4, 5: far from the origin --------------------------------------------------------------- */
+
+/* A lit room with a table at X, and a marker box at MARKER so the grid stays 1563 chunks of 128 m
+ * long (the room's chunk is then 1562 chunks from the origin's, or is the origin's). */
+static const char *far_source(text *t, long x, long marker)
+{
+    t->len = 0;
+    addf(t, "map \"Far\"\ntexture tiles procedural tiles 64 color 180 180 190 color2 60 60 70\n"
+            "material stone texture tiles scale 2\n"
+            "level main {\n  chunk_size 7\n  box %ld -1 -1 %ld 1 1 material stone\n"
+            "  room %ld 0 -10 %ld 5 10 material stone door +z 2 3\n  box %ld 0.25 -3.3 %ld.7 1.5 2 material stone\n"
+            "  light static at %ld 4 0.5 range 20\n  light static at %ld.25 2 -6 color 255 120 60 range 9\n}\n",
+         marker - 1, marker + 1, x - 10, x + 10, x - 3, x + 2, x, x + 5);
+    return t->s;
+}
+
+static bool read_room_chunk(const char *name, uint32_t gx, pmf_file **f, pmf_level *lvl, pmf_chunk *ch)
+{
+    char path[512];
+    pmf_error err;
+    snprintf(path, sizeof path, "%s/%s.pmf", workdir, name);
+    if (!(*f = pmf_open(path, &err))) return false;
+    if (!pmf_level_read(*f, 0, PMF_PART_ALL, lvl, &err)) return false;
+    return pmf_chunk_read(*f, lvl, 0, (pmf_chunk_coord){ gx, 0, 0 }, PMF_PART_ALL, ch, &err) && ch->parts;
+}
+
+/* The same room compiled at x = 0 and at x = 199,936 m (1562 chunks of 128 m out, a whole number
+ * of 2 m texture repeats): the room's chunk holds the same chunk-local vertices (positions,
+ * lightmap UVs, texture UVs: chunk-local, whole repeats taken off, so all within 64 m / 2 m + 1
+ * repeats) and the same lightmaps (within 1 per channel: the baker's float rounding). */
+static int test_far_origin(void)
+{
+    text src = { 0 };
+    CHECK_EQ(compile("near", far_source(&src, 0, -199936)), 0);
+    CHECK_EQ(compile("far", far_source(&src, 199936, 0)), 0);
+    free(src.s);
+    pmf_file *fn = NULL, *ff = NULL;
+    pmf_level ln, lf;
+    pmf_chunk cn, cf;
+    if (!read_room_chunk("near", 1562, &fn, &ln, &cn) || !read_room_chunk("far", 1562, &ff, &lf, &cf)) {
+        fprintf(stderr, "cannot read the room's chunk\n");
+        return ++failures;
+    }
+    CHECK_EQ(ln.count_x, 1563);
+    CHECK_EQ(lf.count_x, 1563);
+    CHECK_EQ(ln.center.x, 1562);
+    CHECK_EQ(lf.center.x, 0);
+    uint32_t nv = cn.client.vertex_count;
+    printf("far_origin: the room's chunk has %u vertices near the origin, %u at x = 199936\n", nv, cf.client.vertex_count);
+    CHECK(nv > 500);
+    CHECK_EQ(cf.client.vertex_count, nv);
+    CHECK_EQ(cf.common.cube_count, cn.common.cube_count);
+    int pos_off = 0, uv_off = 0, lm_off = 0;
+    double uv_worst = 0, uv_max = 0;
+    for (uint32_t i = 0; i < nv && i < cf.client.vertex_count; i++) {
+        const pmf_vertex *a = &cn.client.vertices[i], *b = &cf.client.vertices[i];
+        for (int k = 0; k < 3; k++) pos_off += a->xyz[k] != b->xyz[k];
+        for (int k = 0; k < 2; k++) {
+            double d = fabs(a->uv[k] - b->uv[k]);
+            uv_max = fmax(uv_max, fmax(fabs(a->uv[k]), fabs(b->uv[k])));
+            uv_worst = d > uv_worst ? d : uv_worst;
+            uv_off += d > 1e-5;
+            lm_off += fabs(a->lm_uv[k] - b->lm_uv[k]) > 1e-6;
+        }
+    }
+    long luxels = 0, luxel_off = 0;
+    int luxel_worst = 0;
+    CHECK_EQ(cf.client.lightmap_count, cn.client.lightmap_count);
+    for (uint32_t m = 0; m < cn.client.lightmap_count && m < cf.client.lightmap_count; m++) {
+        CHECK_EQ(cf.client.lightmaps[m].size_exp, cn.client.lightmaps[m].size_exp);
+        if (cf.client.lightmaps[m].size_exp != cn.client.lightmaps[m].size_exp) continue;
+        size_t n = (size_t)3 << (2 * cn.client.lightmaps[m].size_exp);
+        for (size_t k = 0; k < n; k++) {
+            int d = abs(cn.client.lightmaps[m].luxels[k] - cf.client.lightmaps[m].luxels[k]);
+            luxels++;
+            luxel_off += d > 1;
+            luxel_worst = d > luxel_worst ? d : luxel_worst;
+        }
+    }
+    printf("far_origin: %d position and %d lightmap-UV components differ; texture UVs differ by up to %g (largest %g); "
+           "%ld of %ld luxel channels differ by more than 1 (the most by %d)\n",
+           pos_off, lm_off, uv_worst, uv_max, luxel_off, luxels, luxel_worst);
+    CHECK_EQ(pos_off, 0);
+    CHECK_EQ(lm_off, 0);
+    CHECK_EQ(uv_off, 0);
+    CHECK(uv_max <= 33);
+    /* and they look the same: the tiled floor and walls, seen from the same place in the room */
+    image near, far;
+    if (shot("near", "near", "--camera 0,2,8,10,-25 --size 320x180", &near) &&
+        shot("far", "far", "--camera 199936,2,8,10,-25 --size 320x180", &far)) {
+        long diff = differing_pixels(&near, &far);
+        printf("far_origin: %ld of %d pixels differ between the pictures\n", diff, near.w * near.h);
+        CHECK_EQ(diff, 0);
+        stbi_image_free(near.rgb);
+        stbi_image_free(far.rgb);
+    } else {
+        failures++;
+    }
+    CHECK_EQ(luxel_off, 0);
+    pmf_chunk_free(&cn);
+    pmf_chunk_free(&cf);
+    pmf_level_free(&ln);
+    pmf_level_free(&lf);
+    pmf_close(fn);
+    pmf_close(ff);
+    return 0;
+}
+
 typedef struct pic_test { const char *name; int (*run)(void); } pic_test;
 
 static const pic_test tests[] = {
@@ -262,6 +370,7 @@ static const pic_test tests[] = {
     { "water", test_water },
     { "path_end", test_path_end },
     { "tiles", test_tiles },
+    { "far_origin", test_far_origin },
 };
 
 int main(int argc, char **argv)

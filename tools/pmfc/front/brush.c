@@ -56,7 +56,8 @@ void brush_wedge(brush *b, v3 lo, v3 hi, int rise, const int material[PMF_FACE_C
     brush_add_plane(b, n, v3_dot(n, p), slope_material);
 }
 
-/* The polygon of plane i of a brush: a big square on the plane cut by every other plane. */
+/* The polygon of plane i of a brush: a square on the plane around the brush (centred on its
+ * bounds, not on the world origin: far out the square would miss it), cut by every other plane. */
 static bool brush_face_poly(const brush *b, int i, poly *out)
 {
     plane pl = b->planes[i];
@@ -64,8 +65,9 @@ static bool brush_face_poly(const brush *b, int i, poly *out)
     v3 hint = fabs(n.y) > 0.9 ? v3_make(0, 0, 1) : v3_make(0, 1, 0);
     v3 t = v3_normalize(v3_cross(hint, n));
     v3 bt = v3_cross(n, t);
-    v3 c = v3_scale(n, pl.d);
-    double r = 1e5;
+    v3 mid = v3_scale(v3_add(b->lo, b->hi), 0.5), size = v3_sub(b->hi, b->lo);
+    v3 c = v3_sub(mid, v3_scale(n, v3_dot(n, mid) - pl.d));
+    double r = sqrt(v3_dot(size, size)) + 1;
     out->n = 4;
     out->p[0] = v3_add(c, v3_add(v3_scale(t, -r), v3_scale(bt, -r)));
     out->p[1] = v3_add(c, v3_add(v3_scale(t, r), v3_scale(bt, -r)));

@@ -139,8 +139,12 @@ static void emit_vertex(const octree_ctx *o, int cfi, v3 p)
         v->xyz[a] = (float)(p.e[a] - cb->centre.e[a]);
         cb->normals[cb->vert_count][a] = (float)f->pl.n.e[a];
     }
-    v->uv[0] = (float)(v3_dot(p, f->tex.u) + f->tex.ou);
-    v->uv[1] = (float)(v3_dot(p, f->tex.v) + f->tex.ov);
+    /* texture UVs chunk-local: the projection's phase at the chunk centre (whole repeats taken
+     * off) plus the chunk-local part, so they stay small (and exact in float) anywhere */
+    double phase_u = v3_dot(cb->centre, f->tex.u) + f->tex.ou, phase_v = v3_dot(cb->centre, f->tex.v) + f->tex.ov;
+    v3 local = v3_sub(p, cb->centre);
+    v->uv[0] = (float)(v3_dot(local, f->tex.u) + (phase_u - floor(phase_u)));
+    v->uv[1] = (float)(v3_dot(local, f->tex.v) + (phase_v - floor(phase_v)));
     if (cf->lightmap != PMF_NO_LIGHTMAP) {
         double side = ldexp(1.0, cb->lightmaps[cf->lightmap].size_exp);
         v3 d = v3_sub(p, cf->lm_origin);
