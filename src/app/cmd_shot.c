@@ -39,6 +39,7 @@ static const char shot_usage[] =
     "  --no-vis               ignore visibility data (frustum culling only)\n"
     "  --luxel-grid           draw the lightmap luxel grid over the picture\n"
     "  --wireframe            draw the triangles' edges in white over the picture\n"
+    "  --fog                  distance fog, full at the streaming radius (as in the window)\n"
     "  --radius N             streaming radius in chunks (default 8)\n"
     "  --msaa N               multisample anti-aliasing with N samples\n"
     "  --game DIR             game directory for unprefixed texture paths\n"
@@ -129,7 +130,8 @@ static int parse_args(int argc, char **argv, shot_options *o)
         }
         if (!strcmp(a, "-h") || !strcmp(a, "--help"))
             return -1;
-        if (eq && (!strcmp(a, "--no-vis") || !strcmp(a, "--stats") || !strcmp(a, "--luxel-grid") || !strcmp(a, "--wireframe")))
+        if (eq && (!strcmp(a, "--no-vis") || !strcmp(a, "--stats") || !strcmp(a, "--luxel-grid") || !strcmp(a, "--wireframe") ||
+                   !strcmp(a, "--fog")))
             return usage_error("option '%s' takes no value", a);
         if (!strcmp(a, "--no-vis")) {
             o->settings.vis = SCENE_VIS_OFF;
@@ -142,6 +144,9 @@ static int parse_args(int argc, char **argv, shot_options *o)
             takes = false;
         } else if (!strcmp(a, "--wireframe")) {
             o->settings.wireframe = true;
+            takes = false;
+        } else if (!strcmp(a, "--fog")) {
+            o->settings.fog = true;
             takes = false;
         } else if (a[0] != '-') {
             if (o->file)

@@ -749,7 +749,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
         full.tile_h = full.height;
     }
     render_frame f = { .mode = (int)s->settings.mode, .exposure = s->settings.exposure, .time = s->settings.time,
-                       .wireframe = s->settings.wireframe, .luxel_grid = s->settings.luxel_grid,
+                       .wireframe = s->settings.wireframe, .luxel_grid = s->settings.luxel_grid, .fog = s->settings.fog,
                        .eye = { (float)cam->local[0], (float)cam->local[1], (float)cam->local[2] } };
     memcpy(f.wind, s->wind, sizeof f.wind);
     float proj[16], vp_full[16], planes[6][4];
@@ -778,6 +778,12 @@ void scene_draw(scene *s, const scene_viewport *vp)
         rs.cloud_top = material_index(&s->lvl, sky->cloud_top);
         rs.cloud_bottom = material_index(&s->lvl, sky->cloud_bottom);
     }
+    /* fog: from half the streaming radius to all of it, where the drawn world ends */
+    if (f.fog) {
+        f.fog_end = (float)(s->radius * cam->chunk_size);
+        f.fog_start = 0.5f * f.fog_end;
+        render_world_fog_color(s->world, sky ? &rs : NULL, f.fog_color);
+    }
     /* With a 3D skybox the sky goes first (the skybox chunk draws over it, then the depth is
      * cleared); else after the opaque world, at the far plane, only where the world left room. */
     bool sky_first = sky && (sky->flags & PMF_SKY_3D_SKYBOX);
@@ -790,6 +796,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
             camera_view_matrix(cam, 1, sf.view);
             memset(sf.eye, 0, sizeof sf.eye);
             sf.wireframe = false;
+            sf.fog = false;
             sf.chunks = &dc;
             sf.chunk_count = 1;
             render_world_draw(s->world, &sf, &stats);

@@ -545,6 +545,7 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
         break;
     case SDLK_F6: v->settings.luxel_grid = !v->settings.luxel_grid; say(v, "luxel grid %s", v->settings.luxel_grid ? "on" : "off"); break;
     case SDLK_F9: v->settings.no_sky = !v->settings.no_sky; say(v, "sky %s", v->settings.no_sky ? "off" : "on"); break;
+    case SDLK_F10: v->settings.fog = !v->settings.fog; say(v, "fog %s", v->settings.fog ? "on" : "off"); break;
     case SDLK_F11: {
         bool full = (SDL_GetWindowFlags(v->window) & SDL_WINDOW_FULLSCREEN_DESKTOP) != 0;
         SDL_SetWindowFullscreen(v->window, full ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP);
@@ -762,6 +763,7 @@ int view_run(const view_desc *desc)
     v.desc = desc;
     v.speed = 8.0;
     v.settings.exposure = 1.0f;
+    v.settings.fog = true;           /* the world fades out where streaming ends, not abruptly */
     view_bookmarks_path(desc->path, v.cameras_path, sizeof v.cameras_path);
 
     char err[600];

@@ -363,6 +363,47 @@ static int test_far_origin(void)
     return 0;
 }
 
+/* ---- 9: fog at the streaming horizon -------------------------------------------------------- */
+
+/* A grey floor 400 m long under a flat orange sky, streamed 4 chunks of 16 m around the camera:
+ * without fog the floor ends in a hard edge against the sky; with --fog it fades into the sky's
+ * horizon colour, full at 64 m, so no step up the picture is big, and the near floor is as it was. */
+static int test_fog(void)
+{
+    CHECK_EQ(compile("fog", "map \"Fog\"\nmaterial floor color 100 100 100 shading 0\nmaterial sky color 200 100 50 shading 0\n"
+                           "level main {\n  chunk_size 4\n  sky s {\n    all sky\n  }\n  default sky s\n"
+                           "  box -8 -1 -400 8 0 8 material floor\n}\n"), 0);
+    image plain, fog;
+    const char *view = "--camera 0,2,0,0,-5 --size 320x240 --fov 60 --radius 4";
+    char extra[256];
+    snprintf(extra, sizeof extra, "%s --fog", view);
+    if (!shot("fog", "plain", view, &plain) || !shot("fog", "fogged", extra, &fog)) {
+        failures++;
+        return 0;
+    }
+    int step_plain = 0, step_fog = 0;
+    for (int y = 80; y < 239; y++)
+        for (int c = 0; c < 3; c++) {
+            int a = abs(pixel(&plain, 160, y)[c] - pixel(&plain, 160, y + 1)[c]);
+            int b = abs(pixel(&fog, 160, y)[c] - pixel(&fog, 160, y + 1)[c]);
+            step_plain = a > step_plain ? a : step_plain;
+            step_fog = b > step_fog ? b : step_fog;
+        }
+    const unsigned char *near = pixel(&fog, 160, 220), *horizon = pixel(&fog, 160, 106), *sky = pixel(&fog, 160, 60);
+    printf("fog: biggest step up the middle column %d without fog, %d with; near floor %d %d %d, "
+           "horizon %d %d %d, sky %d %d %d\n", step_plain, step_fog, near[0], near[1], near[2], horizon[0], horizon[1],
+           horizon[2], sky[0], sky[1], sky[2]);
+    CHECK(step_plain >= 90);
+    CHECK(step_fog <= 30);
+    CHECK(near[0] == 100 && near[1] == 100 && near[2] == 100);
+    CHECK(!memcmp(pixel(&plain, 160, 220), near, 3));
+    CHECK(abs(horizon[0] - 200) <= 1 && abs(horizon[1] - 100) <= 1 && abs(horizon[2] - 50) <= 1);
+    CHECK(!memcmp(sky, (unsigned char[]){ 200, 100, 50 }, 3));
+    stbi_image_free(plain.rgb);
+    stbi_image_free(fog.rgb);
+    return 0;
+}
+
 typedef struct pic_test { const char *name; int (*run)(void); } pic_test;
 
 static const pic_test tests[] = {
@@ -371,6 +412,7 @@ static const pic_test tests[] = {
     { "path_end", test_path_end },
     { "tiles", test_tiles },
     { "far_origin", test_far_origin },
+    { "fog", test_fog },
 };
 
 int main(int argc, char **argv)
