@@ -11,6 +11,11 @@
 #include "world.h"
 
 #define MAX_DEPTH 20
+/* Faces a fast light reaches carry its light per vertex: they are cut into cells of at most
+ * this side (metres, on a world-aligned grid), in cubes of at most FAST_LIT_CUBE, so the
+ * interpolated light reads as a round pool, not as diamonds over two big triangles. */
+#define FAST_LIT_CELL 0.5
+#define FAST_LIT_CUBE 2.0
 
 /* facing: the side a face lying in a cube side belongs to (its normal, except on the grid's
  * outer sides where nothing lies beyond) */
@@ -19,6 +24,7 @@ typedef struct item { int cf; int dir; v3 facing; poly p; } item;
 typedef struct octree_ctx {
     const level_build *lb;
     chunk_build *cb;
+    bool *fast_lit;                  /* [chunk face]: a fast light's range reaches it */
 } octree_ctx;
 
 static int face_dir(v3 n)
@@ -292,17 +298,90 @@ static void emit_ext(const octree_ctx *o, uint32_t ci, const shape *items, size_
     ext_moved_points(o, c, &cb->info[ci], items, count);
 }
 
-/* Keeps a leaf's polygons for sealing and emission (chunk_octree_emit). */
+static void leaf_poly_add(chunk_build *cb, const item *it, const poly *p)
+{
+    leaf_poly *lp = PUSH(cb->leaf_polys, cb->leaf_poly_count, cb->leaf_poly_cap);
+    *lp = (leaf_poly){ it->cf, it->dir, p->n, (uint32_t)cb->leaf_point_count };
+    for (int k = 0; k < p->n; k++) *(v3 *)PUSH(cb->leaf_points, cb->leaf_point_count, cb->leaf_point_cap) = p->p[k];
+}
+
+/* A fast-lit polygon cut into FAST_LIT_CELL cells across its plane; returns the piece count. */
+static int leaf_add_cells(chunk_build *cb, const item *it)
+{
+    int a = it->dir % 3, b = (a + 1) % 3, c = (a + 2) % 3;
+    v3 lo = it->p.p[0], hi = it->p.p[0];
+    for (int k = 1; k < it->p.n; k++)
+        for (int e = 0; e < 3; e++) {
+            lo.e[e] = fmin(lo.e[e], it->p.p[k].e[e]);
+            hi.e[e] = fmax(hi.e[e], it->p.p[k].e[e]);
+        }
+    int pieces = 0;
+    for (double u = floor(lo.e[b] / FAST_LIT_CELL) * FAST_LIT_CELL; u < hi.e[b] - GEOM_EPS; u += FAST_LIT_CELL)
+        for (double w = floor(lo.e[c] / FAST_LIT_CELL) * FAST_LIT_CELL; w < hi.e[c] - GEOM_EPS; w += FAST_LIT_CELL) {
+            v3 clo = lo, chi = hi;
+            clo.e[a] -= 1;
+            chi.e[a] += 1;
+            clo.e[b] = fmax(lo.e[b], u);
+            chi.e[b] = fmin(hi.e[b], u + FAST_LIT_CELL);
+            clo.e[c] = fmax(lo.e[c], w);
+            chi.e[c] = fmin(hi.e[c], w + FAST_LIT_CELL);
+            poly cell;
+            if (!poly_clip_box(&it->p, it->facing, clo, chi, &cell)) continue;
+            leaf_poly_add(cb, it, &cell);
+            pieces++;
+        }
+    return pieces;
+}
+
+/* Keeps a leaf's polygons for sealing and emission (chunk_octree_emit); fast-lit ones in cells
+ * (the leaf is then an extended cube). */
 static void leaf_add(const octree_ctx *o, uint32_t ci, const item *items, size_t count, bool geometry)
 {
     chunk_build *cb = o->cb;
+    size_t leaf = cb->leaf_count;
     octree_leaf *lf = PUSH(cb->leaves, cb->leaf_count, cb->leaf_cap);
-    *lf = (octree_leaf){ ci, (uint32_t)cb->leaf_poly_count, (uint32_t)count, geometry };
+    *lf = (octree_leaf){ ci, (uint32_t)cb->leaf_poly_count, 0, geometry };
+    uint32_t polys = 0;
     for (size_t i = 0; i < count; i++) {
-        leaf_poly *lp = PUSH(cb->leaf_polys, cb->leaf_poly_count, cb->leaf_poly_cap);
-        *lp = (leaf_poly){ items[i].cf, items[i].dir, items[i].p.n, (uint32_t)cb->leaf_point_count };
-        for (int k = 0; k < items[i].p.n; k++) *(v3 *)PUSH(cb->leaf_points, cb->leaf_point_count, cb->leaf_point_cap) = items[i].p.p[k];
+        if (o->fast_lit[items[i].cf]) {
+            int pieces = leaf_add_cells(cb, &items[i]);
+            polys += (uint32_t)pieces;
+            if (pieces != 1) cb->leaves[leaf].geometry = false;
+        } else {
+            leaf_poly_add(cb, &items[i], &items[i].p);
+            polys++;
+        }
     }
+    cb->leaves[leaf].count = polys;
+}
+
+/* Whether a fast light's sphere reaches the polygon's bounds. */
+static bool reaches_fast_light(const level_def *def, const v3 *p, int n)
+{
+    v3 lo = p[0], hi = p[0];
+    for (int k = 1; k < n; k++)
+        for (int e = 0; e < 3; e++) {
+            lo.e[e] = fmin(lo.e[e], p[k].e[e]);
+            hi.e[e] = fmax(hi.e[e], p[k].e[e]);
+        }
+    for (size_t l = 0; l < def->light_count; l++) {
+        const light_def *ld = &def->lights[l];
+        if (ld->kind != BAKE_LIGHT_FAST) continue;
+        double d2 = 0;
+        for (int e = 0; e < 3; e++) {
+            double d = ld->pos.e[e] < lo.e[e] ? lo.e[e] - ld->pos.e[e] : ld->pos.e[e] > hi.e[e] ? ld->pos.e[e] - hi.e[e] : 0;
+            d2 += d * d;
+        }
+        if (d2 < (double)ld->range * ld->range) return true;
+    }
+    return false;
+}
+
+static bool any_fast_lit(const octree_ctx *o, const item *items, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (o->fast_lit[items[i].cf]) return true;
+    return false;
 }
 
 static bool wants_probe(const octree_ctx *o, const item *items, size_t count)
@@ -325,6 +404,8 @@ static uint32_t build_node(const octree_ctx *o, int depth, v3 lo, v3 hi, item *i
     cb->info[ci].has_geometry = count > 0;
     double size = hi.x - lo.x;
     bool split = depth < o->lb->vis_depth;
+    if (!split && count && size > FAST_LIT_CUBE + GEOM_EPS && depth < MAX_DEPTH && any_fast_lit(o, items, count))
+        split = true;
     if (!split) {
         if (!count) {
             cb->cubes[ci].type = PMF_CUBE_EMPTY;
@@ -380,7 +461,8 @@ static uint32_t build_node(const octree_ctx *o, int depth, v3 lo, v3 hi, item *i
 
 void chunk_octree(const level_build *lb, chunk_build *cb)
 {
-    octree_ctx o = { lb, cb };
+    octree_ctx o = { lb, cb, xmalloc((cb->face_count ? cb->face_count : 1) * sizeof(bool)) };
+    for (size_t i = 0; i < cb->face_count; i++) o.fast_lit[i] = reaches_fast_light(lb->def, cb->faces[i].p, cb->faces[i].n);
     cb->mat_used = xmalloc(lb->map->material_count * sizeof *cb->mat_used);
     for (size_t i = 0; i < lb->map->material_count; i++) cb->mat_used[i] = -1;
     item *items = xmalloc((cb->face_count ? cb->face_count : 1) * sizeof *items);
@@ -408,6 +490,7 @@ void chunk_octree(const level_build *lb, chunk_build *cb)
     }
     build_node(&o, 0, lo, hi, items, cb->face_count);
     free(items);
+    free(o.fast_lit);
 }
 
 /* A leaf's cube: a geometry cube while sealing left its quads alone, else an extended one. */
@@ -436,7 +519,7 @@ static void emit_leaf(const octree_ctx *o, const octree_leaf *lf, const sealed_p
 
 void chunk_octree_emit(const level_build *lb, chunk_build *cb)
 {
-    octree_ctx o = { lb, cb };
+    octree_ctx o = { lb, cb, NULL };
     sealed_polys sp;
     chunk_seal(lb, cb, &sp);
     for (size_t i = 0; i < cb->leaf_count; i++) emit_leaf(&o, &cb->leaves[i], &sp);
