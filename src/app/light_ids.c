@@ -97,7 +97,7 @@ void light_ids_free(light_ids *ids)
 
 bool light_ids_has(const uint32_t *ids, size_t count, uint32_t id)
 {
-    return bsearch(&id, ids, count, sizeof *ids, compare_u32) != NULL;
+    return count && bsearch(&id, ids, count, sizeof *ids, compare_u32) != NULL;
 }
 
 void light_ids_format(const uint32_t *ids, size_t count, char *buf, size_t size)

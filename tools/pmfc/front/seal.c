@@ -38,7 +38,7 @@ static v3 *seal_candidates(const level_build *lb, const chunk_build *cb, size_t 
     v3 lo = v3_sub(cb->centre, v3_make(h, h, h)), hi = v3_add(cb->centre, v3_make(h, h, h));
     size_t n = cb->leaf_point_count, cap = n ? n : 1;
     v3 *pts = xmalloc(cap * sizeof *pts);
-    memcpy(pts, cb->leaf_points, n * sizeof *pts);
+    if (n) memcpy(pts, cb->leaf_points, n * sizeof *pts);
     for (int dy = -1; dy <= 1; dy++)
         for (int dx = -1; dx <= 1; dx++)
             for (int dz = -1; dz <= 1; dz++) {
@@ -51,7 +51,7 @@ static v3 *seal_candidates(const level_build *lb, const chunk_build *cb, size_t 
                     pts[n++] = nb->leaf_points[i];
                 }
             }
-    qsort(pts, n, sizeof *pts, cmp_x);
+    if (n) qsort(pts, n, sizeof *pts, cmp_x);
     *count = n;
     return pts;
 }
@@ -98,7 +98,7 @@ void chunk_seal(const level_build *lb, const chunk_build *cb, sealed_polys *out)
                 }
                 found[nfound++] = (on_edge){ t, cand[c] };
             }
-            qsort(found, nfound, sizeof *found, cmp_t);
+            if (nfound) qsort(found, nfound, sizeof *found, cmp_t);
             double last = 0;
             for (size_t f = 0; f < nfound; f++) {
                 if ((found[f].t - last) * len <= GEOM_EPS) continue;   /* the same vertex again */
