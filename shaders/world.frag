@@ -18,6 +18,9 @@ uniform int u_mode;                          // 0 full, 1 lightmap, 2 fullbright
 uniform int u_wire;                          // 1: flat wireframe colour
 uniform vec4 u_wire_color;
 uniform int u_luxel_grid;                   // 1: darken lightmap luxel edges (density check)
+uniform vec3 u_fog;                          // x = start, y = full (metres from the eye), z = 1 on
+uniform vec3 u_fog_color;
+uniform int u_additive;                      // additive materials fade out instead
 
 out vec4 o_color;
 
@@ -32,6 +35,15 @@ vec3 luxel_grid(vec3 c)
     return mix(c, vec3(1.0, 0.85, 0.1), 0.7 * max(line.x, line.y));
 }
 
+// Distance fog (docs/viewer.md): full at the streaming radius, where the drawn world ends.
+vec4 fogged(vec4 c)
+{
+    if (u_fog.z == 0.0)
+        return c;
+    float f = clamp((length(v_view_pos) - u_fog.x) / max(u_fog.y - u_fog.x, 1e-3), 0.0, 1.0);
+    return u_additive != 0 ? vec4(c.rgb * (1.0 - f), c.a) : vec4(mix(c.rgb, u_fog_color, f), c.a);
+}
+
 void main()
 {
     if (u_wire != 0) {
@@ -40,7 +52,7 @@ void main()
     }
     vec3 L = texture(u_light_atlas, v_lm_uv).rgb + v_fast;
     if (u_mode == 1) {
-        o_color = vec4(luxel_grid(clamp(u_exposure * L, 0.0, 1.0)), 1.0);
+        o_color = fogged(vec4(luxel_grid(clamp(u_exposure * L, 0.0, 1.0)), 1.0));
         return;
     }
     if (u_mode == 2)
@@ -54,5 +66,5 @@ void main()
         m = texture(u_matcap, vec2(0.5 + 0.5 * n.x, 0.5 - 0.5 * n.y)).rgb;
     }
     vec3 lit = a * ((1.0 - u_shading) + u_shading * L) + u_emission + u_shine * m;
-    o_color = vec4(luxel_grid(clamp(u_exposure * lit, 0.0, 1.0)), u_color.a * texel.a);
+    o_color = fogged(vec4(luxel_grid(clamp(u_exposure * lit, 0.0, 1.0)), u_color.a * texel.a));
 }

@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "formats_scene.h"
+#include "light_ids.h"
 #include "map_source.h"
 #include "pm4_world.h"
 #include "render.h"
@@ -41,12 +42,15 @@ static const char shot_usage[] =
     "  --no-vis               ignore visibility data (frustum culling only)\n"
     "  --layer NAME=on|off    PM4: draw surfaces, paths, exterior or references (default all on)\n"
     "  --luxel-grid           draw the lightmap luxel grid over the picture\n"
+    "  --wireframe            draw the triangles' edges in white over the picture\n"
+    "  --fog                  distance fog, full at the streaming radius (as in the window)\n"
     "  --radius N             streaming radius in chunks (default 8)\n"
     "  --msaa N               multisample anti-aliasing with N samples\n"
     "  --game DIR             game directory for unprefixed texture paths\n"
     "  --cameras FILE         one camera per line: X,Y,Z,YAW,PITCH [name]; one PNG each\n"
     "  --frames N             render N frames and report the average frame time\n"
-    "  --path FILE            with --frames: cameras (as --cameras) interpolated over the frames\n"
+    "  --path FILE            with --frames: cameras (as --cameras) interpolated over the frames;\n"
+    "                         the PNG is the path's end\n"
     "  --stats                print chunk, triangle, draw-call and timing figures to stderr\n"
     "  -h, --help             this help\n";
 
@@ -133,7 +137,8 @@ static int parse_args(int argc, char **argv, shot_options *o)
         }
         if (!strcmp(a, "-h") || !strcmp(a, "--help"))
             return -1;
-        if (eq && (!strcmp(a, "--no-vis") || !strcmp(a, "--stats") || !strcmp(a, "--luxel-grid")))
+        if (eq && (!strcmp(a, "--no-vis") || !strcmp(a, "--stats") || !strcmp(a, "--luxel-grid") || !strcmp(a, "--wireframe") ||
+                   !strcmp(a, "--fog")))
             return usage_error("option '%s' takes no value", a);
         if (!strcmp(a, "--no-vis")) {
             o->settings.vis = SCENE_VIS_OFF;
@@ -143,6 +148,12 @@ static int parse_args(int argc, char **argv, shot_options *o)
             takes = false;
         } else if (!strcmp(a, "--luxel-grid")) {
             o->settings.luxel_grid = true;
+            takes = false;
+        } else if (!strcmp(a, "--wireframe")) {
+            o->settings.wireframe = true;
+            takes = false;
+        } else if (!strcmp(a, "--fog")) {
+            o->settings.fog = true;
             takes = false;
         } else if (a[0] != '-') {
             if (o->file)
@@ -329,21 +340,25 @@ static int read_cameras(const char *path, shot_camera **out, size_t *count)
     return 0;
 }
 
+/* -o names a directory: an existing one, or any path ending in '/' (made when missing). */
+static bool output_is_dir(const char *out)
+{
+    struct stat st;
+    size_t len = strlen(out);
+    return (len && out[len - 1] == '/') || (!strchr(out, '%') && stat(out, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
 /* The output path of camera `index` for a pattern (%s name, %d / %0Nd index) or a directory. */
 static bool output_path(const char *out, const shot_camera *cam, size_t index, char *buf, size_t size)
 {
     char idx[32], name[160];
     snprintf(idx, sizeof idx, "%03zu", index);
     snprintf(name, sizeof name, "%s", cam->name[0] ? cam->name : idx);
-    const char *pct = strchr(out, '%');
-    if (!pct) {
-        struct stat st;
+    if (output_is_dir(out)) {
         size_t len = strlen(out);
-        if ((stat(out, &st) == 0 && S_ISDIR(st.st_mode)) || (len && out[len - 1] == '/'))
-            return snprintf(buf, size, "%s%s%s.png", out, len && out[len - 1] == '/' ? "" : "/", name) < (int)size;
-        return false;
+        return snprintf(buf, size, "%s%s%s.png", out, out[len - 1] == '/' ? "" : "/", name) < (int)size;
     }
-    /* One conversion: %s, %d or %0Nd; "%%" is a literal percent. */
+    /* Conversions: %s, %d or %0Nd, each as often as wanted; "%%" is a literal percent. */
     size_t o = 0;
     bool used = false;
     for (const char *p = out; *p; p++) {
@@ -354,7 +369,7 @@ static bool output_path(const char *out, const shot_camera *cam, size_t index, c
         } else if (p[1] == '%') {
             strcpy(piece, "%");
             p++;
-        } else if (p[1] == 's' && !used) {
+        } else if (p[1] == 's') {
             snprintf(piece, sizeof piece, "%s", name);
             p++;
             used = true;
@@ -365,7 +380,7 @@ static bool output_path(const char *out, const shot_camera *cam, size_t index, c
                 q++;
             while (*q >= '0' && *q <= '9' && width < 20)
                 width = width * 10 + (*q++ - '0');
-            if (*q != 'd' || used)
+            if (*q != 'd')
                 return false;
             snprintf(piece, sizeof piece, "%0*zu", width, index);
             p = q;
@@ -382,6 +397,33 @@ static bool output_path(const char *out, const shot_camera *cam, size_t index, c
 }
 
 /* ---- output ---------------------------------------------------------------------------------- */
+
+/* Makes the directories path's file goes in (mkdir -p of its parent). */
+static bool make_parents(const char *path)
+{
+    char dir[4096];
+    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
+        return false;
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return true;
+    *slash = 0;
+    for (char *p = dir + 1;; p++) {
+        if (*p && *p != '/')
+            continue;
+        char c = *p;
+        *p = 0;
+        struct stat st;
+        bool exists = stat(dir, &st) == 0;
+        if ((exists && !S_ISDIR(st.st_mode)) || (!exists && mkdir(dir, 0777) != 0 && errno != EEXIST)) {
+            fprintf(stderr, "pmfview: shot: cannot create directory '%s': %s\n", dir, strerror(exists ? ENOTDIR : errno));
+            return false;
+        }
+        if (!c)
+            return true;
+        *p = c;
+    }
+}
 
 static void write_to_file(void *ctx, void *data, int size)
 {
@@ -455,6 +497,9 @@ static bool frame_create(shot_frame *fr, int w, int h, int msaa)
     const char *tile_env = getenv("PMFVIEW_SHOT_TILE");
     if (tile_env && atoi(tile_env) > 0 && atoi(tile_env) < limit)
         limit = atoi(tile_env);
+    /* even, so tiles keep the frame's 2x2 pixel quads (texture derivatives) */
+    if (limit > 1)
+        limit &= ~1;
     fr->tile = w <= limit && h <= limit ? 0 : limit;
     int tw = fr->tile ? fr->tile : w, th = fr->tile ? fr->tile : h;
     char err[256];
@@ -554,6 +599,43 @@ static double median(const double *v, size_t n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) * 0.5;
 }
 
+/* --light / --fast naming an ID the level has no light of that kind for: a warning naming the
+ * IDs it has (the option is still applied, in case chunks add such a light later). */
+static void warn_unknown_lights(const shot_options *o, const char *pmf_path)
+{
+    if (!o->light_count && !o->fast_count)
+        return;
+    light_ids ids;
+    if (!light_ids_read(pmf_path, o->level, &ids))
+        return;
+    char dyn[256], fast[256];
+    light_ids_format(ids.dynamic, ids.dynamic_count, dyn, sizeof dyn);
+    light_ids_format(ids.fast, ids.fast_count, fast, sizeof fast);
+    for (int i = 0; i < o->light_count; i++)
+        if (!light_ids_has(ids.dynamic, ids.dynamic_count, o->lights[i].id))
+            fprintf(stderr, "pmfview: shot: warning: --light %u: level %u has no dynamic light %u (dynamic lights: %s; fast lights: %s)\n",
+                    o->lights[i].id, o->level, o->lights[i].id, dyn, fast);
+    for (int i = 0; i < o->fast_count; i++)
+        if (!light_ids_has(ids.fast, ids.fast_count, o->fasts[i].id))
+            fprintf(stderr, "pmfview: shot: warning: --fast %u: level %u has no fast light %u (fast lights: %s; dynamic lights: %s)\n",
+                    o->fasts[i].id, o->level, o->fasts[i].id, fast, dyn);
+    light_ids_free(&ids);
+}
+
+/* Waits until every chunk in view has streamed in. Exit code. */
+static int wait_view(scene *s, const shot_options *o)
+{
+    if (!scene_wait_view(s, WAIT_SECONDS)) {
+        fprintf(stderr, "pmfview: %s: chunks in view did not stream in within %.0f s\n", o->file, WAIT_SECONDS);
+        return EXIT_RUNTIME;
+    }
+    if (scene_failure(s)) {
+        fprintf(stderr, "pmfview: %s\n", scene_failure(s));
+        return EXIT_BAD_INPUT;
+    }
+    return 0;
+}
+
 /* Renders every camera (or the --frames benchmark) with a ready scene. Exit code. */
 static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_count, const camera_pose *path,
                size_t path_count)
@@ -570,16 +652,8 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
     int rc = 0;
     for (size_t c = 0; c < cam_count && !rc; c++) {
         set_camera(s, o, &cams[c].pose);
-        if (!scene_wait_view(s, WAIT_SECONDS)) {
-            fprintf(stderr, "pmfview: %s: chunks in view did not stream in within %.0f s\n", o->file, WAIT_SECONDS);
-            rc = EXIT_RUNTIME;
+        if ((rc = wait_view(s, o)))
             break;
-        }
-        if (scene_failure(s)) {
-            fprintf(stderr, "pmfview: %s\n", scene_failure(s));
-            rc = EXIT_BAD_INPUT;
-            break;
-        }
         if (o->frames) {
             double total = 0, render = 0;
             for (int i = 0; i < o->frames; i++) {
@@ -606,14 +680,20 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
             fprintf(stderr, "render time: average %.3f ms\n", render / o->frames * 1000.0);
             fprintf(stderr, "frame times: min %.3f ms, median %.3f ms, max %.3f ms\n", frame_times[0] * 1000.0,
                     median(frame_times, (size_t)o->frames) * 1000.0, frame_times[o->frames - 1] * 1000.0);
-            if (path)
-                set_camera(s, o, &cams[c].pose);
+            /* the picture is the last frame (the end of the path), complete: the frames may have
+             * flown past what streams in */
+            if (path) {
+                camera_pose last = camera_path_pose(path, path_count, o->frames - 1, o->frames);
+                set_camera(s, o, &last);
+            }
+            if ((rc = wait_view(s, o)))
+                break;
         }
         frame_render(&fr, s, o->width, o->height);
         if (o->first_frame < 0)
             o->first_frame = now_seconds() - o->started;
         char out[4096];
-        if (cam_count > 1 || o->cameras_file) {
+        if (cam_count > 1 || o->cameras_file || output_is_dir(o->output)) {
             if (!output_path(o->output, &cams[c], c, out, sizeof out)) {
                 fprintf(stderr, "pmfview: shot: with --cameras, -o must hold %%s or %%d, or name a directory\n");
                 rc = EXIT_USAGE;
@@ -622,7 +702,7 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         } else {
             snprintf(out, sizeof out, "%s", o->output);
         }
-        if (!write_png(out, o->width, o->height, fr.image))
+        if (!make_parents(out) || !write_png(out, o->width, o->height, fr.image))
             rc = EXIT_RUNTIME;
     }
     free(frame_times);
@@ -669,12 +749,19 @@ int cmd_shot(int argc, char **argv)
     }
     if (!cams)
         cams = &o.camera;
-    if (o.cameras_file) {
-        char probe[4096];
-        if (!output_path(o.output, &cams[0], 0, probe, sizeof probe)) {
+    /* the first output's directory exists before anything is rendered */
+    char first_out[4096];
+    if (o.cameras_file || output_is_dir(o.output)) {
+        if (!output_path(o.output, &cams[0], 0, first_out, sizeof first_out)) {
             rc = usage_error("with --cameras, -o must hold %%s or %%d, or name a directory: '%s'", o.output);
             goto done;
         }
+    } else {
+        snprintf(first_out, sizeof first_out, "%s", o.output);
+    }
+    if (!make_parents(first_out)) {
+        rc = EXIT_RUNTIME;
+        goto done;
     }
 
     /* the legacy draft and PM4 are drawn through a PMF written for them (formats_scene.h) */
@@ -708,6 +795,7 @@ int cmd_shot(int argc, char **argv)
             o.camera.pose.pitch = start.pitch;
         }
         scene_set_settings(s, &o.settings);
+        warn_unknown_lights(&o, src.pmf_path);
         for (int i = 0; i < o.light_count; i++)
             scene_set_dynamic_light(s, o.lights[i].id, o.lights[i].on);
         for (int i = 0; i < o.fast_count; i++)

@@ -769,7 +769,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
         full.tile_h = full.height;
     }
     render_frame f = { .mode = (int)s->settings.mode, .exposure = s->settings.exposure, .time = s->settings.time,
-                       .wireframe = s->settings.wireframe, .luxel_grid = s->settings.luxel_grid,
+                       .wireframe = s->settings.wireframe, .luxel_grid = s->settings.luxel_grid, .fog = s->settings.fog,
                        .eye = { (float)cam->local[0], (float)cam->local[1], (float)cam->local[2] } };
     memcpy(f.wind, s->wind, sizeof f.wind);
     float proj[16], vp_full[16], planes[6][4];
@@ -777,9 +777,16 @@ void scene_draw(scene *s, const scene_viewport *vp)
     perspective(cam, proj);
     render_mat4_mul(proj, f.view, vp_full);
     frustum_planes(vp_full, planes);
-    tile_projection(&full, proj, f.proj);
-
-    render_world_begin(s->world, full.tile_w, full.tile_h);
+    /* A tile of a frame that fits the GL viewport limits is the whole frame's viewport shifted:
+     * every pixel then rasterises exactly as untiled. Bigger frames scale the projection. */
+    const render_caps *caps = render_get_caps();
+    if (full.width <= caps->max_viewport[0] && full.height <= caps->max_viewport[1]) {
+        memcpy(f.proj, proj, sizeof proj);
+        render_world_begin(s->world, -full.tile_x, -full.tile_y, full.width, full.height);
+    } else {
+        tile_projection(&full, proj, f.proj);
+        render_world_begin(s->world, 0, 0, full.tile_w, full.tile_h);
+    }
 
     render_frame_stats stats = { 0 };
     int env = current_sky_env(s);
@@ -790,6 +797,12 @@ void scene_draw(scene *s, const scene_viewport *vp)
             rs.skybox[i] = material_index(&s->lvl, sky->skybox[i]);
         rs.cloud_top = material_index(&s->lvl, sky->cloud_top);
         rs.cloud_bottom = material_index(&s->lvl, sky->cloud_bottom);
+    }
+    /* fog: from half the streaming radius to all of it, where the drawn world ends */
+    if (f.fog) {
+        f.fog_end = (float)(s->radius * cam->chunk_size);
+        f.fog_start = 0.5f * f.fog_end;
+        render_world_fog_color(s->world, sky ? &rs : NULL, f.fog_color);
     }
     /* With a 3D skybox the sky goes first (the skybox chunk draws over it, then the depth is
      * cleared); else after the opaque world, at the far plane, only where the world left room. */
@@ -803,6 +816,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
             camera_view_matrix(cam, 1, sf.view);
             memset(sf.eye, 0, sizeof sf.eye);
             sf.wireframe = false;
+            sf.fog = false;
             sf.chunks = &dc;
             sf.chunk_count = 1;
             render_world_draw(s->world, &sf, &stats);

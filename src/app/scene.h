@@ -75,6 +75,7 @@ typedef struct scene_settings {
     bool wireframe;                  /* lines over the shaded frame */
     bool luxel_grid;                 /* lightmap luxel edges drawn over the frame (density check) */
     bool no_sky;                     /* black background instead of the sky */
+    bool fog;                        /* distance fog, full at the streaming radius (scene_fog_range) */
     double time;                     /* seconds: texture animation, UV scroll, liquids, clouds */
 } scene_settings;
 

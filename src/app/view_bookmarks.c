@@ -72,14 +72,31 @@ static const char *line_name(const char *line, size_t line_len, size_t *len)
     return line + i;
 }
 
-static bool is_slot_name(const char *name, size_t len, int slot)
+/* "bookmarkN" (level 0) or "bookmarkN@L": true for slot N, with L in *level. */
+static bool is_slot_name(const char *name, size_t len, int slot, long *level)
 {
     char want[16];
-    int n = snprintf(want, sizeof want, "bookmark%d", slot);
-    return len == (size_t)n && !memcmp(name, want, len);
+    size_t n = (size_t)snprintf(want, sizeof want, "bookmark%d", slot);
+    if (len < n || memcmp(name, want, n))
+        return false;
+    *level = 0;
+    if (len == n)
+        return true;
+    if (name[n] != '@' || len == n + 1 || len > n + 11)
+        return false;
+    long l = 0;
+    for (size_t i = n + 1; i < len; i++) {
+        if (name[i] < '0' || name[i] > '9')
+            return false;
+        l = l * 10 + (name[i] - '0');
+    }
+    if (l > UINT32_MAX)
+        return false;
+    *level = l;
+    return true;
 }
 
-bool view_bookmark_save(const char *file, int slot, const double pos[3], float yaw, float pitch,
+bool view_bookmark_save(const char *file, int slot, uint32_t level, const double pos[3], float yaw, float pitch,
                         char *err, size_t err_size)
 {
     char *old = read_all(file);
@@ -87,12 +104,14 @@ bool view_bookmark_save(const char *file, int slot, const double pos[3], float y
         snprintf(err, err_size, "%s: cannot read: %s", file, strerror(errno));
         return false;
     }
-    char num[5][32], line[200];
+    char num[5][32], line[200], at[16] = "";
+    if (level)
+        snprintf(at, sizeof at, "@%u", level);
     for (int i = 0; i < 3; i++)
         format_exact(pos[i], false, num[i], sizeof num[i]);
     format_exact(yaw, true, num[3], sizeof num[3]);
     format_exact(pitch, true, num[4], sizeof num[4]);
-    snprintf(line, sizeof line, "%s,%s,%s,%s,%s bookmark%d\n", num[0], num[1], num[2], num[3], num[4], slot);
+    snprintf(line, sizeof line, "%s,%s,%s,%s,%s bookmark%d%s\n", num[0], num[1], num[2], num[3], num[4], slot, at);
 
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.tmp", file);
@@ -107,8 +126,9 @@ bool view_bookmark_save(const char *file, int slot, const double pos[3], float y
         const char *nl = strchr(p, '\n');
         size_t line_len = nl ? (size_t)(nl - p) : strlen(p);
         size_t name_len;
+        long old_level;
         const char *name = line_name(p, line_len, &name_len);
-        if (name && is_slot_name(name, name_len, slot)) {
+        if (name && is_slot_name(name, name_len, slot, &old_level)) {
             if (!written)
                 fputs(line, f);
             written = true;
@@ -131,7 +151,7 @@ bool view_bookmark_save(const char *file, int slot, const double pos[3], float y
     return true;
 }
 
-bool view_bookmark_load(const char *file, int slot, double pos[3], float *yaw, float *pitch,
+bool view_bookmark_load(const char *file, int slot, long *level, double pos[3], float *yaw, float *pitch,
                         char *err, size_t err_size)
 {
     char *text = read_all(file);
@@ -140,6 +160,7 @@ bool view_bookmark_load(const char *file, int slot, double pos[3], float *yaw, f
         return false;
     }
     const char *named = NULL, *nth = NULL;
+    long named_level = -1;
     int index = 0;
     for (const char *p = text; *p;) {
         const char *nl = strchr(p, '\n');
@@ -149,12 +170,13 @@ bool view_bookmark_load(const char *file, int slot, double pos[3], float *yaw, f
         if (name) {
             if (++index == slot)
                 nth = p;
-            if (!named && is_slot_name(name, name_len, slot))
+            if (!named && is_slot_name(name, name_len, slot, &named_level))
                 named = p;
         }
         p += line_len + (nl ? 1 : 0);
     }
     const char *line = named ? named : nth;
+    *level = named ? named_level : -1;
     bool ok = false;
     if (!line)
         snprintf(err, err_size, "no bookmark %d in %s", slot, file);

@@ -19,6 +19,7 @@
 #include "scene.h"
 #include "view.h"
 #include "view_bookmarks.h"
+#include "view_teleport.h"
 #include "view_hud.h"
 #include "view_probes.h"
 #include "view_shot.h"
@@ -72,6 +73,7 @@ typedef struct viewer {
     bool shot_with_hud;            /* Ctrl+F12: the window as shown, HUD included */
     double shot_requested;
     char cameras_path[1100];
+    view_teleport teleport;        /* G: type a position */
 
     char message[1024];
     double message_until;
@@ -357,22 +359,23 @@ static void toggle_pm4_layer(viewer *v, unsigned layer, double t)
     say(v, "%s %s", formats_layer_name(layer), fs->layers & layer ? "on" : "off");
 }
 
-static void switch_level(viewer *v, int delta, double t)
+static bool switch_level(viewer *v, long delta, double t)
 {
-    int level = (int)v->level + delta;
-    if (level < 0 || level >= (int)v->level_count) {
-        say(v, "no level %d (the map has %u)", level, v->level_count);
-        return;
+    long level = (long)v->level + delta;
+    if (level < 0 || level >= (long)v->level_count) {
+        say(v, "no level %ld (the map has %u)", level, v->level_count);
+        return false;
     }
     scene_error e;
     scene *s = open_scene(v, (uint32_t)level, &e);
     if (!s) {
-        snprintf(v->error, sizeof v->error, "level %d: %s", level, e.message);
+        snprintf(v->error, sizeof v->error, "level %ld: %s", level, e.message);
         fprintf(stderr, "pmfview: %s\n", e.message);
-        return;
+        return false;
     }
     install_scene(v, s, (uint32_t)level, false, t);
-    say(v, "level %d", level);
+    say(v, "level %ld", level);
+    return true;
 }
 
 /* Start camera `index` of the file (conventions §4), on its own level (switched to if needed). */
@@ -396,7 +399,7 @@ static void jump_to_start_camera(viewer *v, int index, double t)
     say(v, "start camera %d: %s", index + 1, name);
 }
 
-/* G / Shift+G: the next / previous start camera of the current level. */
+/* N / Shift+N: the next / previous start camera of the current level. */
 static void cycle_start_camera(viewer *v, int step, double t)
 {
     const pmf_cameras *cams = scene_start_cameras(v->scene);
@@ -495,20 +498,24 @@ static void take_shot(viewer *v, int w, int h)
     v->pending_shot = 0;
 }
 
-static void bookmark(viewer *v, int slot, bool save)
+static void bookmark(viewer *v, int slot, bool save, double t)
 {
     char err[1300];
     double world[3];
     if (save) {
         camera_get_world(&v->cam, world);
-        if (view_bookmark_save(v->cameras_path, slot, world, v->cam.yaw, v->cam.pitch, err, sizeof err))
+        if (view_bookmark_save(v->cameras_path, slot, v->level, world, v->cam.yaw, v->cam.pitch, err, sizeof err))
             say(v, "bookmark %d saved to %s", slot, v->cameras_path);
         else
             say(v, "%s", err);
         return;
     }
     float yaw, pitch;
-    if (view_bookmark_load(v->cameras_path, slot, world, &yaw, &pitch, err, sizeof err)) {
+    long level;
+    if (view_bookmark_load(v->cameras_path, slot, &level, world, &yaw, &pitch, err, sizeof err)) {
+        /* back to the level it was saved in first */
+        if (level >= 0 && level != (long)v->level && !switch_level(v, level - (long)v->level, t))
+            return;
         camera_set_world(&v->cam, world, yaw, pitch);
         say(v, "bookmark %d recalled", slot);
     } else {
@@ -524,12 +531,47 @@ static void set_capture(viewer *v, bool on)
     SDL_SetRelativeMouseMode(on || v->right_look ? SDL_TRUE : SDL_FALSE);
 }
 
+/* Keys while the teleport prompt is open (typed characters come as text input). */
+static void teleport_key(viewer *v, SDL_Keycode sym)
+{
+    if (sym == SDLK_BACKSPACE) {
+        view_teleport_backspace(&v->teleport);
+        return;
+    }
+    if (sym != SDLK_RETURN && sym != SDLK_KP_ENTER && sym != SDLK_ESCAPE)
+        return;
+    view_teleport_close(&v->teleport);
+    SDL_StopTextInput();
+    if (sym == SDLK_ESCAPE)
+        return;
+    double pos[3];
+    float yaw = v->cam.yaw, pitch = v->cam.pitch;
+    bool angles;
+    if (!view_teleport_parse(v->teleport.text, pos, &yaw, &pitch, &angles)) {
+        say(v, "not a position: '%s' (X,Y,Z or X,Y,Z,YAW,PITCH)", v->teleport.text);
+        return;
+    }
+    pitch = pitch > 89.0f ? 89.0f : pitch < -89.0f ? -89.0f : pitch;
+    camera_set_world(&v->cam, pos, yaw, pitch);
+    say(v, "teleported to %s", v->teleport.text);
+}
+
 static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
 {
     SDL_Keycode sym = k->keysym.sym;
     SDL_Scancode sc = k->keysym.scancode;
     bool shift = (k->keysym.mod & KMOD_SHIFT) != 0, ctrl = (k->keysym.mod & KMOD_CTRL) != 0;
     bool repeat = k->repeat != 0;
+
+    if (v->teleport.open) {
+        teleport_key(v, sym);
+        return;
+    }
+    if (sym == SDLK_g && !repeat) {
+        view_teleport_open(&v->teleport);
+        SDL_StartTextInput();
+        return;
+    }
 
     /* A light key acts on every light streamed in so far, not on the last periodic poll. */
     if (sym == SDLK_t || sym == SDLK_TAB || sym == SDLK_UP || sym == SDLK_DOWN || sym == SDLK_LEFT ||
@@ -573,7 +615,7 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
         if (k->keysym.mod & KMOD_ALT)
             jump_to_start_camera(v, (int)(sc - SDL_SCANCODE_1), t);
         else
-            bookmark(v, (int)(sc - SDL_SCANCODE_1) + 1, shift);
+            bookmark(v, (int)(sc - SDL_SCANCODE_1) + 1, shift, t);
         return;
     }
     switch (sym) {
@@ -601,6 +643,7 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
         break;
     case SDLK_F6: v->settings.luxel_grid = !v->settings.luxel_grid; say(v, "luxel grid %s", v->settings.luxel_grid ? "on" : "off"); break;
     case SDLK_F9: v->settings.no_sky = !v->settings.no_sky; say(v, "sky %s", v->settings.no_sky ? "off" : "on"); break;
+    case SDLK_F10: v->settings.fog = !v->settings.fog; say(v, "fog %s", v->settings.fog ? "on" : "off"); break;
     case SDLK_F11: {
         bool full = (SDL_GetWindowFlags(v->window) & SDL_WINDOW_FULLSCREEN_DESKTOP) != 0;
         SDL_SetWindowFullscreen(v->window, full ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP);
@@ -631,7 +674,7 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
         say(v, "fast light animation %s", v->fast_anim == VIEW_ANIM_FLICKER ? "flicker" : v->fast_anim == VIEW_ANIM_PULSE ? "pulse" : "off");
         break;
     case SDLK_h: v->hud_hidden = !v->hud_hidden; break;
-    case SDLK_g: cycle_start_camera(v, shift ? -1 : 1, t); break;
+    case SDLK_n: cycle_start_camera(v, shift ? -1 : 1, t); break;
     case SDLK_m: set_capture(v, !v->mouse_captured); break;
     case SDLK_r:
     case SDLK_HOME: v->cam = v->start_cam; say(v, "start camera"); break;
@@ -654,6 +697,10 @@ static void handle_events(viewer *v, double t)
         switch (ev.type) {
         case SDL_QUIT: v->quit = true; break;
         case SDL_KEYDOWN: on_key(v, &ev.key, t); break;
+        case SDL_TEXTINPUT:
+            if (v->teleport.open)
+                view_teleport_type(&v->teleport, ev.text.text);
+            break;
         case SDL_MOUSEBUTTONDOWN:
         case SDL_MOUSEBUTTONUP:
             if (ev.button.button == SDL_BUTTON_RIGHT) {
@@ -739,7 +786,8 @@ static int run_loop(viewer *v)
             fps_since = t;
         }
         handle_events(v, t);
-        fly(v, dt);
+        if (!v->teleport.open)
+            fly(v, dt);
         if (view_watch_poll(&v->watch, t)) {
             if (v->desc->compiled)
                 start_recompile(v);
@@ -786,7 +834,7 @@ static int run_loop(viewer *v)
                 .mouse_captured = v->mouse_captured, .probes = v->probes_on, .probe_count = v->probes.count,
                 .lights_panel = v->lights_panel, .help = v->help, .fast_anim = v->fast_anim,
                 .lights = v->shown, .light_count = v->light_count, .selected = v->selected,
-                .message = t < v->message_until ? v->message : "", .error = v->error,
+                .message = v->teleport.open ? v->teleport.line : t < v->message_until ? v->message : "", .error = v->error,
             };
             view_hud_draw(v->hud, w, h, &info);
         }
@@ -821,6 +869,7 @@ int view_run(const view_desc *desc)
     v.settings.exposure = 1.0f;
     v.start_camera = -1;
     snprintf(v.pmf_path, sizeof v.pmf_path, "%s", desc->pmf_path ? desc->pmf_path : desc->path);
+    v.settings.fog = true;           /* the world fades out where streaming ends, not abruptly */
     view_bookmarks_path(desc->path, v.cameras_path, sizeof v.cameras_path);
 
     char err[600];
@@ -841,6 +890,8 @@ int view_run(const view_desc *desc)
         return 3;
     }
     int rc = 3;
+    /* text input only while the teleport prompt is open (its opening G is not typed into it) */
+    SDL_StopTextInput();
     SDL_GL_SetSwapInterval(desc->no_vsync ? 0 : 1);
     if (!render_load_gl((render_getproc)SDL_GL_GetProcAddress, err, sizeof err)) {
         fprintf(stderr, "pmfview: %s\n", err);

@@ -25,7 +25,8 @@ typedef struct gpu_chunk {
     uint32_t fast_base;              /* first entry in the fast-light table */
 } gpu_chunk;
 
-typedef struct gpu_texture { char *path; GLuint tex; } gpu_texture;
+/* horizon: the mean colour of the middle row (a skybox side's horizon, for the fog colour) */
+typedef struct gpu_texture { char *path; GLuint tex; float horizon[3]; } gpu_texture;
 
 typedef struct gpu_material {
     bool loaded;
@@ -37,6 +38,7 @@ typedef struct gpu_material {
 typedef struct world_uniforms {
     GLint view_proj, view, uv_offset, fast_table, fast_vertices, liquid, wave, wave_offset, time;
     GLint texture, light_atlas, matcap, color, emission, shading, shine, exposure, mode, wire, wire_color, luxel_grid;
+    GLint fog, fog_color, additive;
 } world_uniforms;
 
 typedef struct sky_uniforms { GLint view_proj, texture, color, cloud, uv_offset, exposure; } sky_uniforms;
@@ -70,6 +72,7 @@ struct render_world {
     world_uniforms wu;
     sky_uniforms su;
     GLuint vao, sky_vao, sky_vbo;
+    GLuint sky_sampler;              /* clamp to edge: a skybox face must not filter in its opposite edge */
     bool vao_dirty;
 
     render_arena vertices;           /* mesh_vertex */
@@ -360,7 +363,12 @@ static GLuint texture_for(render_world *w, const char *path)
         return w->white;
     }
     GLuint tex = upload_rgba(img->width, img->height, img->rgba, true);
-    w->textures[w->texture_count++] = (gpu_texture){ copy, tex };
+    gpu_texture *gt = &w->textures[w->texture_count++];
+    *gt = (gpu_texture){ copy, tex, { 0, 0, 0 } };
+    const uint8_t *row = img->rgba + (size_t)(img->height / 2) * img->width * 4;
+    for (uint32_t x = 0; x < img->width; x++)
+        for (int c = 0; c < 3; c++)
+            gt->horizon[c] += row[x * 4 + c] / (255.0f * (float)img->width);
     return tex;
 }
 
@@ -470,6 +478,11 @@ static void build_sky_cube(render_world *w)
     glEnableVertexAttribArray(1);
     glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, 20, (void *)12);
     glBindVertexArray(0);
+    glGenSamplers(1, &w->sky_sampler);
+    glSamplerParameteri(w->sky_sampler, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glSamplerParameteri(w->sky_sampler, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glSamplerParameteri(w->sky_sampler, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glSamplerParameteri(w->sky_sampler, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
 }
 
 static void lookup_uniforms(render_world *w)
@@ -497,6 +510,9 @@ static void lookup_uniforms(render_world *w)
     u->wire = glGetUniformLocation(p, "u_wire");
     u->wire_color = glGetUniformLocation(p, "u_wire_color");
     u->luxel_grid = glGetUniformLocation(p, "u_luxel_grid");
+    u->fog = glGetUniformLocation(p, "u_fog");
+    u->fog_color = glGetUniformLocation(p, "u_fog_color");
+    u->additive = glGetUniformLocation(p, "u_additive");
     glUseProgram(p);
     glUniform1i(u->texture, 0);
     glUniform1i(u->light_atlas, 1);
@@ -590,6 +606,7 @@ void render_world_destroy(render_world *w)
     glDeleteBuffers(3, buffers);
     GLuint vaos[2] = { w->vao, w->sky_vao };
     glDeleteVertexArrays(2, vaos);
+    glDeleteSamplers(1, &w->sky_sampler);
     render_arena_release(&w->vertices);
     render_arena_release(&w->indices16);
     render_arena_release(&w->indices32);
@@ -812,6 +829,7 @@ static void set_material(render_world *w, const render_frame *f, uint32_t index)
     glUniform1f(u->shading, cm->shading / 255.0f);
     glUniform1f(u->shine, gm->matcap ? cm->shine / 255.0f : 0.0f);
     glUniform2f(u->uv_offset, (float)fmod(cm->uv_scroll[0] * f->time, 4096.0), (float)fmod(cm->uv_scroll[1] * f->time, 4096.0));
+    glUniform1i(u->additive, m->render_mode == PMF_RENDMODE_ADD);
     bool liquid = m->flags & PMF_MATERIAL_LIQUID;
     glUniform1i(u->liquid, liquid);
     if (liquid) {
@@ -1070,6 +1088,8 @@ static void begin_world_state(render_world *w, const render_frame *f)
     glUniform1i(u->mode, f->mode);
     glUniform1i(u->wire, 0);
     glUniform1i(u->luxel_grid, f->luxel_grid);
+    glUniform3f(u->fog, f->fog_start, f->fog_end, f->fog ? 1.0f : 0.0f);
+    glUniform3fv(u->fog_color, 1, f->fog_color);
     glUniform1f(u->time, (float)f->time);
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);
@@ -1167,10 +1187,10 @@ void render_world_draw(render_world *w, const render_frame *f, render_frame_stat
     render_world_draw_blended(w, f, stats);
 }
 
-void render_world_begin(render_world *w, int width, int height)
+void render_world_begin(render_world *w, int x, int y, int width, int height)
 {
     (void)w;
-    glViewport(0, 0, width, height);
+    glViewport(x, y, width, height);
     glDepthMask(GL_TRUE);
     glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
     glClearDepth(1.0);
@@ -1182,6 +1202,30 @@ void render_world_clear_depth(render_world *w)
     (void)w;
     glDepthMask(GL_TRUE);
     glClear(GL_DEPTH_BUFFER_BIT);
+}
+
+void render_world_fog_color(render_world *w, const render_sky *sky, float out[3])
+{
+    static const int sides[4] = { 0, 2, 3, 5 };      /* +X +Z -X -Z */
+    int n = 0;
+    out[0] = out[1] = out[2] = 0.0f;
+    for (int i = 0; i < 4; i++) {
+        int material = sky ? sky->skybox[sides[i]] : -1;
+        if (material < 0 || material >= w->lvl->common.material_count)
+            continue;
+        load_material(w, (uint32_t)material);
+        const pmf_client_material *cm = &w->lvl->client.materials[material];
+        GLuint tex = material_frame(w, (uint32_t)material, 0.0);
+        float horizon[3] = { 1.0f, 1.0f, 1.0f };     /* untextured: white */
+        for (size_t t = 0; t < w->texture_count; t++)
+            if (w->textures[t].tex == tex)
+                memcpy(horizon, w->textures[t].horizon, sizeof horizon);
+        for (int c = 0; c < 3; c++)
+            out[c] += horizon[c] * cm->color[c] / 255.0f;
+        n++;
+    }
+    for (int c = 0; n && c < 3; c++)
+        out[c] /= (float)n;
 }
 
 void render_world_draw_sky(render_world *w, const render_sky *sky, const render_frame *f, render_frame_stats *stats)
@@ -1215,6 +1259,9 @@ void render_world_draw_sky(render_world *w, const render_sky *sky, const render_
         glUniform1i(w->su.cloud, layer < 6 ? 0 : layer == 6 ? 1 : 2);
         glUniform2f(w->su.uv_offset, (float)fmod(cm->uv_scroll[0] * f->time, 4096.0), (float)fmod(cm->uv_scroll[1] * f->time, 4096.0));
         glBindTexture(GL_TEXTURE_2D, material_frame(w, (uint32_t)material, f->time));
+        /* skybox faces sample as the sides of a cube map would (unless they scroll: then they repeat) */
+        bool clamp = layer < 6 && cm->uv_scroll[0] == 0 && cm->uv_scroll[1] == 0;
+        glBindSampler(0, clamp ? w->sky_sampler : 0);
         if (layer < 6)
             glDrawArrays(GL_TRIANGLES, layer * 6, 6);
         else
@@ -1223,6 +1270,7 @@ void render_world_draw_sky(render_world *w, const render_sky *sky, const render_
         stats->triangles += layer < 6 ? 2 : 12;
         glDisable(GL_BLEND);
     }
+    glBindSampler(0, 0);
     glDepthMask(GL_TRUE);
     glDepthFunc(GL_LESS);
     glBindVertexArray(0);

@@ -74,6 +74,8 @@ typedef struct render_frame {
     float wind[3];                   /* the weather environment's wind, for liquids */
     bool wireframe;
     bool luxel_grid;                 /* lightmap luxel edges over the frame */
+    bool fog;                        /* distance fog: linear from fog_start to fog_end (metres) */
+    float fog_start, fog_end, fog_color[3];
     const render_draw_chunk *chunks;
     size_t chunk_count;
 } render_frame;
@@ -84,8 +86,9 @@ typedef struct render_frame_stats {
     uint32_t materials;              /* distinct materials among the batches drawn */
 } render_frame_stats;
 
-/* Starts a frame in the bound framebuffer: viewport (0, 0, width, height), colour black, depth 1. */
-void render_world_begin(render_world *w, int width, int height);
+/* Starts a frame in the bound framebuffer: viewport (x, y, width, height) (x, y <= 0 puts a tile
+ * of a bigger frame in the framebuffer), the framebuffer cleared to black, depth 1. */
+void render_world_begin(render_world *w, int x, int y, int width, int height);
 /* After the 3D skybox: the level then draws in front of it. */
 void render_world_clear_depth(render_world *w);
 
@@ -101,6 +104,9 @@ typedef struct render_sky {
     int skybox[6];                   /* level material per face (+X +Y +Z -X -Y -Z), -1 = none */
     int cloud_top, cloud_bottom;     /* level materials, -1 = none */
 } render_sky;
+/* The fog colour of a sky: the mean horizon colour (middle texture row x material colour) of
+ * its four side faces; black without them. */
+void render_world_fog_color(render_world *w, const render_sky *sky, float out[3]);
 /* Draws the skybox and cloud layers at infinity (rotation of f->view only), no depth writes. */
 void render_world_draw_sky(render_world *w, const render_sky *sky, const render_frame *f, render_frame_stats *stats);
 

@@ -14,6 +14,7 @@
 #include "view_bookmarks.h"
 #include "view_probes.h"
 #include "view_shot.h"
+#include "view_teleport.h"
 #include "view_watch.h"
 
 static int failures;
@@ -76,18 +77,19 @@ static void test_bookmarks(void)
 
     double p[3];
     float yaw, pitch;
-    CHECK(!view_bookmark_load(file, 1, p, &yaw, &pitch, err, sizeof err), "no file, no bookmark");
+    long level;
+    CHECK(!view_bookmark_load(file, 1, &level, p, &yaw, &pitch, err, sizeof err), "no file, no bookmark");
 
     /* A hand-written file: recall by position when no line is named bookmarkN. */
     write_file(file, "# my cameras\n10,20,30,45,-5 door\n\n-1,-2,-3,180,10 roof\n");
-    CHECK(view_bookmark_load(file, 2, p, &yaw, &pitch, err, sizeof err), "%s", err);
-    CHECK(p[0] == -1 && p[1] == -2 && p[2] == -3 && yaw == 180 && pitch == 10, "2nd camera line");
-    CHECK(!view_bookmark_load(file, 3, p, &yaw, &pitch, err, sizeof err), "only two cameras");
+    CHECK(view_bookmark_load(file, 2, &level, p, &yaw, &pitch, err, sizeof err), "%s", err);
+    CHECK(p[0] == -1 && p[1] == -2 && p[2] == -3 && yaw == 180 && pitch == 10 && level == -1, "2nd camera line");
+    CHECK(!view_bookmark_load(file, 3, &level, p, &yaw, &pitch, err, sizeof err), "only two cameras");
 
     /* Saving keeps the other lines and reads back bit-exact. */
     const double pos[3] = { 0.1, -1234.5678901234567, 1e-7 };
-    CHECK(view_bookmark_save(file, 2, pos, 33.3f, -12.25f, err, sizeof err), "%s", err);
-    CHECK(view_bookmark_load(file, 2, p, &yaw, &pitch, err, sizeof err), "%s", err);
+    CHECK(view_bookmark_save(file, 2, 0, pos, 33.3f, -12.25f, err, sizeof err), "%s", err);
+    CHECK(view_bookmark_load(file, 2, &level, p, &yaw, &pitch, err, sizeof err), "%s", err);
     CHECK(p[0] == pos[0] && p[1] == pos[1] && p[2] == pos[2] && yaw == 33.3f && pitch == -12.25f,
           "round trip %.17g %.17g %.17g %.9g %.9g", p[0], p[1], p[2], yaw, pitch);
     const char *text = read_file(file);
@@ -95,7 +97,7 @@ static void test_bookmarks(void)
     CHECK(strstr(text, "0.1,-1234.5678901234567,1e-07,33.3,-12.25 bookmark2\n") != NULL, "saved line: %s", text);
 
     /* Saving the same slot again replaces its line. */
-    CHECK(view_bookmark_save(file, 2, (const double[3]){ 1, 2, 3 }, 4, 5, err, sizeof err), "%s", err);
+    CHECK(view_bookmark_save(file, 2, 0, (const double[3]){ 1, 2, 3 }, 4, 5, err, sizeof err), "%s", err);
     text = read_file(file);
     CHECK(strstr(text, "1,2,3,4,5 bookmark2\n") && !strstr(text, "1e-07"), "replaced: %s", text);
     int lines = 0;
@@ -103,9 +105,44 @@ static void test_bookmarks(void)
         lines += *c == '\n';
     CHECK(lines == 5, "%d lines", lines);
     /* The named line wins over the positional one. */
-    CHECK(view_bookmark_load(file, 2, p, &yaw, &pitch, err, sizeof err) && p[0] == 1 && yaw == 4, "named bookmark2");
+    CHECK(view_bookmark_load(file, 2, &level, p, &yaw, &pitch, err, sizeof err) && p[0] == 1 && yaw == 4, "named bookmark2");
+    CHECK(level == 0, "bookmark2 is level 0's: %ld", level);
+    /* The level it was saved in: bookmarkN@L; saving slot 2 in level 3 replaces level 0's slot 2. */
+    CHECK(view_bookmark_save(file, 2, 3, (const double[3]){ 7, 8, 9 }, 10, 11, err, sizeof err), "%s", err);
+    text = read_file(file);
+    CHECK(strstr(text, "7,8,9,10,11 bookmark2@3\n") && !strstr(text, "bookmark2\n"), "level 3: %s", text);
+    CHECK(view_bookmark_load(file, 2, &level, p, &yaw, &pitch, err, sizeof err) && level == 3 && p[2] == 9, "recall level %ld", level);
+    write_file(file, "1,2,3,4,5 bookmark1@x\n1,2,3,4,5 bookmark12@1\n");
+    CHECK(view_bookmark_load(file, 1, &level, p, &yaw, &pitch, err, sizeof err) && level == -1, "not a level: positional, %ld", level);
     write_file(file, "1,2,oops,4,5 bookmark1\n");
-    CHECK(!view_bookmark_load(file, 1, p, &yaw, &pitch, err, sizeof err) && strstr(err, "bookmark 1"), "bad line: %s", err);
+    CHECK(!view_bookmark_load(file, 1, &level, p, &yaw, &pitch, err, sizeof err) && strstr(err, "bookmark 1"), "bad line: %s", err);
+}
+
+static void test_teleport(void)
+{
+    view_teleport t;
+    view_teleport_open(&t);
+    view_teleport_type(&t, "1.5, -2,3e1");
+    view_teleport_type(&t, "x\x1b!");                       /* not part of a pose: dropped */
+    CHECK(!strcmp(t.text, "1.5, -2,3e1"), "typed '%s'", t.text);
+    CHECK(!strcmp(t.line, "go to X,Y,Z[,YAW,PITCH]: 1.5, -2,3e1_"), "line '%s'", t.line);
+    double p[3];
+    float yaw = 7, pitch = 8;
+    bool angles = true;
+    CHECK(view_teleport_parse(t.text, p, &yaw, &pitch, &angles) && p[0] == 1.5 && p[1] == -2 && p[2] == 30 && !angles &&
+              yaw == 7 && pitch == 8, "three numbers keep the angles");
+    CHECK(view_teleport_parse(" 1,2,3, 90 ,-10 ", p, &yaw, &pitch, &angles) && angles && yaw == 90 && pitch == -10, "five numbers");
+    const char *bad[] = { "", "1,2", "1,2,3,4", "1,2,3,4,5,6", "1,,3", "1,2,3,", "1e999,2,3", "1 2 3" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        CHECK(!view_teleport_parse(bad[i], p, &yaw, &pitch, &angles), "'%s' accepted", bad[i]);
+    view_teleport_backspace(&t);
+    view_teleport_backspace(&t);
+    CHECK(!strcmp(t.text, "1.5, -2,3"), "backspace '%s'", t.text);
+    for (int i = 0; i < 200; i++)
+        view_teleport_type(&t, "9");
+    CHECK(t.len == sizeof t.text - 1 && strlen(t.text) == t.len, "bounded at %zu", t.len);
+    view_teleport_close(&t);
+    CHECK(!t.open, "closed");
 }
 
 static void test_watch(void)
@@ -276,6 +313,7 @@ int main(int argc, char **argv)
     mkdir(work, 0777);
     test_parse_pose();
     test_bookmarks();
+    test_teleport();
     test_watch();
     test_shot_path();
     test_probes();

@@ -239,6 +239,24 @@ bookmark)
     event 2 -- '^bookmark 2 recalled'
     shot
     [ "$("$PROBE" diff "$saved" "$SHOT")" -eq 0 ] || fail "recalled bookmark gives another picture"
+    # The teleport prompt: G, the position typed, Enter; Esc closes it without moving.
+    xdotool keydown d; sleep 0.3; xdotool keyup d
+    key g; sleep 0.2; xdotool type --delay 20 '1,0.5,3,20,5'
+    event Return -- '^teleported to 1,0.5,3,20,5'
+    shot
+    [ "$("$PROBE" diff "$saved" "$SHOT")" -eq 0 ] || fail "teleport gives another picture"
+    key g; sleep 0.2; xdotool type --delay 20 '9,9'
+    event Return -- "^not a position: '9,9'"
+    # A bookmark remembers its level: saved in level 1, recalled from level 0.
+    event Next -- '^level 1'
+    event shift+3 -- '^bookmark 3 saved'
+    grep -Eq '^1,0\.5,3,20,5 bookmark3@1$' "$MAP.cameras" || fail "cameras file: $(cat "$MAP.cameras")"
+    event Prior -- '^level 0'
+    event 3 -- '^bookmark 3 recalled'
+    grep -q '^level 1$' <(grep '^level ' "$WORK/out" | tail -n1) || fail "recall did not return to level 1"
+    wait_for "level 1's view" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -ge 4 ]"
+    shot
+    expect_centre "$SHOT" "0 0 100" "bookmark 3 in level 1"
     ;;
 reload)
     # In lightmap mode: the reload must keep the mode and show the new luxels (red + 60).
@@ -271,7 +289,7 @@ lights)
     event Up Return -- '^dynamic light 7 off'; shot; expect_centre "$SHOT" "115 100 140" "dynamic 7 off"
     ;;
 start_cameras)
-    # Variant 3's start cameras: the window starts at "far"; Alt+2 jumps to "aside", G cycles
+    # Variant 3's start cameras: the window starts at "far"; Alt+2 jumps to "aside", N cycles
     # through level 0's (skipping level 1's "below"), Alt+3 switches to level 1 for "below".
     # Each view matches a headless shot from that camera.
     "$MAKEMAP" "$MAP" 3 || fail "cannot write the camera map"
@@ -283,9 +301,9 @@ start_cameras)
     start_viewer "$MAP"
     shot; same_as far "the window's first view"
     event alt+2 -- '^start camera 2: aside$'; shot; same_as aside "Alt+2"
-    event g -- '^start camera 1: far$'; shot; same_as far "G after camera 2"
-    event g -- '^start camera 2: aside$'
-    event shift+g -- '^start camera 1: far$'
+    event n -- '^start camera 1: far$'; shot; same_as far "N after camera 2"
+    event n -- '^start camera 2: aside$'
+    event shift+n -- '^start camera 1: far$'
     event alt+3 -- '^start camera 3: below$'
     wait_for "level 1's view" sh -c "[ \$(grep -c '^ready .* level 1' '$WORK/out') -ge 1 ]"
     shot; same_as below "Alt+3 (level 1)"

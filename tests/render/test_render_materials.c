@@ -492,6 +492,54 @@ static int test_skybox(void)
     return 0;
 }
 
+/* Skybox faces meet without seams: one texture of four flat quadrants on all six faces, so a face
+ * filtered with its opposite edge (GL_REPEAT) would draw a line of another colour along every
+ * cube edge. Along a vertical edge (yaw 135: between +Z and -X) and a horizontal one (pitch 45:
+ * between +Z and +Y), the pixels next to the edge equal those four pixels further in (away from
+ * the quadrant boundaries crossing the middle of the picture and the cube's corners). */
+static int test_skybox_seams(void)
+{
+    rt_map m = { 0 };
+    rt_level *l = sky_level(&m, false);
+    rt_material(l, "quadrants", "map:textures/q", 0, 0);
+    for (int f = 0; f < 6; f++)
+        l->skies[0].skybox[f] = "quadrants";
+    uint8_t px[8 * 8 * 4], *png = NULL;
+    size_t png_size;
+    for (int y = 0; y < 8; y++)
+        for (int x = 0; x < 8; x++) {
+            uint8_t *p = &px[(y * 8 + x) * 4];
+            p[0] = (uint8_t)((x < 4 ? 40 : 140) + (y < 4 ? 0 : 100));
+            p[1] = (uint8_t)(x < 4 ? 200 : 30);
+            p[2] = (uint8_t)(y < 4 ? 60 : 220);
+            p[3] = 255;
+        }
+    RT_CHECK(rt_png(px, 8, 8, &png, &png_size));
+    const char *paths[1] = { "textures/q.png" };
+    RT_CHECK(rt_archive(&m, 1, paths, &png, &png_size));
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    rt_image v, h;
+    RT_CHECK(rt_shot("map.pmf", "v.png", "--camera 0,0,0,135,0") == 0 && rt_load(&v, "v.png"));
+    RT_CHECK(rt_shot("map.pmf", "h.png", "--camera 0,0,0,180,45") == 0 && rt_load(&h, "h.png"));
+    int seams = 0;
+    for (int i = 12; i < 52; i++) {
+        if (abs(i - 32) < 5) continue;
+        const uint8_t *row = v.rgb + (size_t)i * 64 * 3;
+        for (int c = 0; c < 3; c++) {
+            seams += abs(row[31 * 3 + c] - row[27 * 3 + c]) > 1 || abs(row[32 * 3 + c] - row[36 * 3 + c]) > 1;
+            seams += abs(h.rgb[(31 * 64 + i) * 3 + c] - h.rgb[(27 * 64 + i) * 3 + c]) > 1 ||
+                     abs(h.rgb[(32 * 64 + i) * 3 + c] - h.rgb[(36 * 64 + i) * 3 + c]) > 1;
+        }
+    }
+    if (seams) fprintf(stderr, "skybox_seams: %d edge pixel channels differ from their neighbours\n", seams);
+    RT_CHECK(seams == 0);
+    rt_free(&v);
+    rt_free(&h);
+    free(png);
+    rt_map_free(&m);
+    return 0;
+}
+
 static int test_sky_region(void)
 {
     rt_map m = { 0 };
@@ -570,6 +618,7 @@ static const rt_test tests[] = {
     { "emission_shading", test_emission_shading },
     { "matcap", test_matcap },
     { "skybox", test_skybox },
+    { "skybox_seams", test_skybox_seams },
     { "sky_region", test_sky_region },
     { "clouds", test_clouds },
     { "skybox_3d", test_skybox_3d },

@@ -505,6 +505,55 @@ static int test_cli(void)
     return 0;
 }
 
+/* Output patterns with both %d and %s, directories made when missing (before rendering),
+ * warnings for --light / --fast IDs the level has no such light for, naming those it has, and
+ * --wireframe. */
+static int test_cli_batch(void)
+{
+    rt_map m = { 0 };
+    rt_chunk *c = wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 50, 50, 50 }, NULL);
+    rt_dynamic_light(c, 7, true, (uint8_t[]){ 255, 128, 0 }, 0, 100);
+    rt_fast_light(c, 3, 255, (uint8_t[]){ 200, 100, 0 }, 0, 4, 255);
+    RT_CHECK(rt_write(&m, "map.pmf"));
+    FILE *f = fopen("cams.txt", "w");
+    fputs("0,0,0,0,0 front\n0,0,0,180,0\n", f);
+    fclose(f);
+    RT_CHECK(rt_run("shot map.pmf -o 'out/c_%d_%s.png' --size 8x8 --cameras cams.txt", NULL) == 0);
+    RT_CHECK(access("out/c_0_front.png", F_OK) == 0 && access("out/c_1_001.png", F_OK) == 0);
+    RT_CHECK(rt_run("shot map.pmf -o newdir/ --size 8x8", NULL) == 0);
+    RT_CHECK(access("newdir/000.png", F_OK) == 0);
+    RT_CHECK(rt_run("shot map.pmf -o deep/er/x.png --size 8x8", NULL) == 0);
+    RT_CHECK(access("deep/er/x.png", F_OK) == 0);
+    char err[1024];
+    f = fopen("file", "w");
+    fclose(f);
+    RT_CHECK(rt_run("shot map.pmf -o file/x.png --size 8x8", err) == 3);
+    RT_CHECK(strstr(err, "pmfview: shot: cannot create directory 'file'") == err);
+    RT_CHECK(rt_run("shot map.pmf -o l.png --size 8x8 --light 99=off --fast 7=100 --light 7=off --fast 3=9", err) == 0);
+    RT_CHECK(strstr(err, "pmfview: shot: warning: --light 99: level 0 has no dynamic light 99 (dynamic lights: 7; fast lights: 3)\n"));
+    RT_CHECK(strstr(err, "pmfview: shot: warning: --fast 7: level 0 has no fast light 7 (fast lights: 3; dynamic lights: 7)\n"));
+    RT_CHECK(!strstr(err, "--light 7") && !strstr(err, "--fast 3"));
+    RT_CHECK(rt_run("shot map.pmf -o l.png --size 8x8 --light 7=on --fast 3=0", err) == 0);
+    RT_CHECK(!strstr(err, "warning"));
+    /* --wireframe: white lines over the wall (its edges and the quad's diagonal), the rest as shaded */
+    rt_image plain, wire;
+    RT_CHECK(rt_shot("map.pmf", "plain.png", "--light 7=off --fast 3=0") == 0 && rt_load(&plain, "plain.png"));
+    RT_CHECK(rt_shot("map.pmf", "wire.png", "--light 7=off --fast 3=0 --wireframe") == 0 && rt_load(&wire, "wire.png"));
+    RT_CHECK(rt_run("shot map.pmf -o x.png --wireframe=1", NULL) == 1);
+    int white = 0, other = 0;
+    for (int i = 0; i < 64 * 64; i++) {
+        bool same = !memcmp(&plain.rgb[i * 3], &wire.rgb[i * 3], 3);
+        white += !same && wire.rgb[i * 3] == 255 && wire.rgb[i * 3 + 1] == 255 && wire.rgb[i * 3 + 2] == 255;
+        other += !same && !(wire.rgb[i * 3] == 255 && wire.rgb[i * 3 + 1] == 255 && wire.rgb[i * 3 + 2] == 255);
+    }
+    RT_CHECK(rt_expect_all(&plain, 50, 50, 50));
+    RT_CHECK(white >= 64 && other == 0);
+    rt_free(&plain);
+    rt_free(&wire);
+    rt_map_free(&m);
+    return 0;
+}
+
 /* A chunk that fails to decode: exit 2 when it is in view, a normal render when it is not. */
 static int test_bad_chunk(void)
 {
@@ -619,6 +668,7 @@ static const rt_test tests[] = {
     { "extended_cube", test_extended_cube },
     { "no_lightmap", test_no_lightmap },
     { "cli", test_cli },
+    { "cli_batch", test_cli_batch },
     { "bad_chunk", test_bad_chunk },
     { "tiles", test_tiles },
     { "far_origin", test_far_origin },

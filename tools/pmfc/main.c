@@ -72,18 +72,22 @@ static void usage(FILE *out)
           "when --time is not given.\n", out);
 }
 
-typedef struct chunk_pass { level_build *lb; bool octree; size_t *done; size_t total; progress_state *ps; } chunk_pass;
+/* The per-chunk passes, in order; margin chunks get lightmap blocks and an octree too, as the
+ * emission seals each chunk's polygons against its neighbours'. */
+enum { PASS_UNWRAP, PASS_OCTREE, PASS_EMIT };
+typedef struct chunk_pass { level_build *lb; int pass; size_t *done; size_t total; progress_state *ps; } chunk_pass;
 
 static void chunk_job(void *user, size_t i)
 {
     chunk_pass *cp = user;
     chunk_build *cb = &cp->lb->chunks[i];
-    if (cb->present && !cb->margin) {
-        if (cp->octree) chunk_octree(cp->lb, cb);
-        else chunk_unwrap(cp->lb, cb);
+    if (cb->present) {
+        if (cp->pass == PASS_UNWRAP) chunk_unwrap(cp->lb, cb);
+        else if (cp->pass == PASS_OCTREE) chunk_octree(cp->lb, cb);
+        else if (!cb->margin) chunk_octree_emit(cp->lb, cb);
     }
     size_t done = __atomic_add_fetch(cp->done, 1, __ATOMIC_RELAXED);
-    progress(cp->ps, cp->octree ? "chunks/octree" : "unwrap", (double)done / (double)cp->total);
+    progress(cp->ps, cp->pass == PASS_UNWRAP ? "unwrap" : "chunks/octree", (double)done / (double)cp->total);
 }
 
 typedef struct level_totals { uint64_t chunks, cubes, verts, lightmaps, dropped; } level_totals;
@@ -155,14 +159,19 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
     times[STAGE_GEOMETRY] += now() - t;
 
     size_t nchunks = level_chunk_count(lb), done = 0;
-    chunk_pass cp = { lb, false, &done, nchunks, ps };
+    chunk_pass cp = { lb, PASS_UNWRAP, &done, nchunks, ps };
     t = now();
     jobs_parallel_for(nchunks, lb->threads, chunk_job, &cp);
     times[STAGE_UNWRAP] += now() - t;
     t = now();
     done = 0;
-    cp.octree = true;
+    cp.pass = PASS_OCTREE;
     jobs_parallel_for(nchunks, lb->threads, chunk_job, &cp);
+    done = 0;
+    cp.pass = PASS_EMIT;
+    jobs_parallel_for(nchunks, lb->threads, chunk_job, &cp);
+    for (size_t c = 0; c < nchunks; c++)
+        if (lb->chunks[c].margin) chunk_octree_discard(&lb->chunks[c]);
     times[STAGE_CHUNKS] += now() - t;
 
     bool ok = true;

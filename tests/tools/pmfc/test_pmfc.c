@@ -284,9 +284,17 @@ static void test_features(void)
         }
     CHECK(ext >= 1);
     CHECK(moved >= 1);
-    /* the water cube has lighting data; every chunk names the load regions of its neighbour */
+    /* the water is lightmapped like any lit face; every chunk names the load regions of its neighbour */
     int lit = 0;
-    for (uint32_t i = 0; i < b.common.cube_count; i++) lit += (b.common.cubes[i].flags & PMF_CUBE_HAS_LIGHTING) != 0;
+    for (uint32_t i = 0; i < b.common.cube_count; i++) {
+        const pmf_cube *c = &b.common.cubes[i];
+        const pmf_client_cube *cc = &b.client.cubes[i];
+        if (c->type == PMF_CUBE_GEOMETRY)
+            lit += b.common.material_map[c->u.geom.material] == 2 && cc->u.geom.lightmap != PMF_NO_LIGHTMAP;
+        if (c->type == PMF_CUBE_EXTGEOMETRY)
+            for (int d = 0; d < PMF_FACE_COUNT; d++)
+                lit += cc->u.ext.tri_count[d] && b.common.material_map[c->u.ext.material[d]] == 2 && cc->u.ext.lightmap[d] != PMF_NO_LIGHTMAP;
+    }
     CHECK(lit >= 1);
     CHECK(a.server.load_region_count >= 1);
     if (a.server.load_region_count) {

@@ -64,7 +64,8 @@ brush *brush_wedge(level_def *l, v3 lo, v3 hi, int rise, const int material[PMF_
     return b;
 }
 
-/* The polygon of side i of a brush: a big square on its plane cut by every other side. */
+/* The polygon of side i of a brush: a square on its plane around the brush (centred on its
+ * bounds, not on the world origin: far out the square would miss it), cut by every other side. */
 static bool brush_face_poly(const level_def *l, const brush *b, uint32_t i, poly *out)
 {
     const brush_side *sides = brush_sides(l, b);
@@ -73,8 +74,9 @@ static bool brush_face_poly(const level_def *l, const brush *b, uint32_t i, poly
     v3 hint = fabs(n.y) > 0.9 ? v3_make(0, 0, 1) : v3_make(0, 1, 0);
     v3 t = v3_normalize(v3_cross(hint, n));
     v3 bt = v3_cross(n, t);
-    v3 c = v3_scale(n, pl.d);
-    double r = 1e5;
+    v3 mid = v3_scale(v3_add(b->lo, b->hi), 0.5), size = v3_sub(b->hi, b->lo);
+    v3 c = v3_sub(mid, v3_scale(n, v3_dot(n, mid) - pl.d));
+    double r = sqrt(v3_dot(size, size)) + 1;
     out->n = 4;
     out->p[0] = v3_add(c, v3_add(v3_scale(t, -r), v3_scale(bt, -r)));
     out->p[1] = v3_add(c, v3_add(v3_scale(t, r), v3_scale(bt, -r)));
@@ -90,9 +92,12 @@ static bool brush_face_poly(const level_def *l, const brush *b, uint32_t i, poly
     return out->n >= 3 && poly_area(out) > 1e-8;
 }
 
-brush *brush_begin(level_def *l, int kind)
+brush *brush_begin(level_def *l, int kind, v3 lo, v3 hi)
 {
-    return brush_push(l, kind);
+    brush *b = brush_push(l, kind);
+    b->lo = lo;
+    b->hi = hi;
+    return b;
 }
 
 bool brush_finish(level_def *l, brush *b)

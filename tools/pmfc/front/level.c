@@ -218,6 +218,7 @@ void level_build_free(level_build *lb)
         free(cb->lightmaps);
         free(cb->cubes); free(cb->ccubes); free(cb->info);
         free(cb->verts); free(cb->normals); free(cb->mat_used);
+        free(cb->leaves); free(cb->leaf_polys); free(cb->leaf_points);
     }
     free(lb->chunks);
     memset(lb, 0, sizeof *lb);

@@ -191,15 +191,22 @@ static void import_solid(import_ctx *c, const rmf_object *o, const rmf_entity *o
     if (!o->face_count || !solid_in_range(c, o)) return;
     render_look look = rmf_entity_look(owner);
     /* the centre of its vertices is inside the convex solid: planes are turned to face away */
-    v3 centre = v3_make(0, 0, 0);
+    v3 centre = v3_make(0, 0, 0), lo = v3_make(1e30, 1e30, 1e30), hi = v3_make(-1e30, -1e30, -1e30);
     size_t nv = 0;
     for (uint32_t i = 0; i < o->face_count; i++)
-        for (uint32_t k = 0; k < o->faces[i].vertex_count; k++, nv++)
-            centre = v3_add(centre, v3_make(o->faces[i].vertices[k][0], o->faces[i].vertices[k][1], o->faces[i].vertices[k][2]));
+        for (uint32_t k = 0; k < o->faces[i].vertex_count; k++, nv++) {
+            const float *p = o->faces[i].vertices[k];
+            centre = v3_add(centre, v3_make(p[0], p[1], p[2]));
+            v3 w = to_world(c, p);
+            for (int a = 0; a < 3; a++) {
+                lo.e[a] = fmin(lo.e[a], w.e[a]);
+                hi.e[a] = fmax(hi.e[a], w.e[a]);
+            }
+        }
     if (!nv) return;
     centre = v3_scale(centre, 1.0 / (double)nv);
     level_def *l = c->level;
-    brush *b = brush_begin(l, BRUSH_CONVEX);
+    brush *b = brush_begin(l, BRUSH_CONVEX, lo, hi);
     uint32_t brush_index = (uint32_t)(l->brush_count - 1);
     bool drawn = false, sky = false;
     for (uint32_t i = 0; i < o->face_count && !c->failed; i++) {

@@ -146,7 +146,7 @@ bool material_opaque(const material_def *m)
 
 bool material_lightmapped(const material_def *m)
 {
-    return m->shading > 0 && !(m->flags & PMF_MATERIAL_LIQUID);
+    return m->shading > 0;
 }
 
 int map_find_material(const map_def *map, const char *name)

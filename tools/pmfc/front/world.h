@@ -225,10 +225,11 @@ void map_free(map_def *map);
 brush *brush_box(level_def *l, v3 lo, v3 hi, const int material[PMF_FACE_COUNT]);
 /* rise: the PMF face direction (+X, +Z, -X or -Z) toward which the wedge's top slopes up. */
 brush *brush_wedge(level_def *l, v3 lo, v3 hi, int rise, const int material[PMF_FACE_COUNT], int slope_material);
-/* An empty convex brush: add sides with brush_add_side, then call brush_finish, which computes
- * the bounds from the sides' polygons and returns false (dropping the brush) when nothing of
+/* An empty convex brush around the box [lo, hi] (a box holding it: its sides' polygons start as
+ * squares that size): add sides with brush_add_side, then call brush_finish, which sets the
+ * exact bounds from the sides' polygons and returns false (dropping the brush) when nothing of
  * volume is left. */
-brush *brush_begin(level_def *l, int kind);
+brush *brush_begin(level_def *l, int kind, v3 lo, v3 hi);
 void brush_add_side(level_def *l, brush *b, plane pl, int material, int tex);
 bool brush_finish(level_def *l, brush *b);
 static inline brush_side *brush_sides(const level_def *l, const brush *b) { return &l->sides[b->first_side]; }
@@ -295,6 +296,11 @@ typedef struct cube_info {
     bool has_geometry;                           /* something drawn in its subtree */
 } cube_info;
 
+/* An octree leaf and its polygons (world space), kept from chunk_octree until the chunk and its
+ * neighbours are sealed and emitted. */
+typedef struct leaf_poly { int cf, dir, n; uint32_t first; } leaf_poly;   /* leaf_points[first, first + n) */
+typedef struct octree_leaf { uint32_t cube, first, count; bool geometry; } octree_leaf;   /* leaf_polys[first, first + count) */
+
 typedef struct chunk_build {
     uint32_t gx, gy, gz;                         /* grid position */
     v3 centre;                                   /* world */
@@ -306,6 +312,9 @@ typedef struct chunk_build {
     /* octree */
     pmf_cube *cubes; pmf_client_cube *ccubes; cube_info *info;
     uint32_t cube_count, cube_cap;
+    octree_leaf *leaves; size_t leaf_count, leaf_cap;
+    leaf_poly *leaf_polys; size_t leaf_poly_count, leaf_poly_cap;
+    v3 *leaf_points; size_t leaf_point_count, leaf_point_cap;
     pmf_vertex *verts; float (*normals)[3];
     uint32_t vert_count, vert_cap;
     uint32_t bake_vertex_base;
@@ -357,8 +366,20 @@ void level_faces(level_build *lb);
 void level_clip_to_chunks(level_build *lb);
 /* Per chunk: lightmap blocks and packing (lightmap.c). */
 void chunk_unwrap(const level_build *lb, chunk_build *cb);
-/* Per chunk: octree, cubes, vertices (octree.c). */
+/* Per chunk: the octree's cubes and leaf polygons (octree.c); margin chunks too, as their
+ * neighbours seal against them. */
 void chunk_octree(const level_build *lb, chunk_build *cb);
+/* Per chunk outside the margin, once every chunk of the window has its leaves: seals the leaf
+ * polygons against the chunk's and its neighbours' (seal.c) and writes the vertices. */
+void chunk_octree_emit(const level_build *lb, chunk_build *cb);
+/* Margin chunks, after the emission: forget their lightmaps and cubes (another window builds them). */
+void chunk_octree_discard(chunk_build *cb);
+/* Seals a chunk's leaf polygons (seal.c): every vertex of a leaf polygon of the chunk, or of a
+ * neighbour on the chunk's boundary, that lies inside an edge of a leaf polygon is inserted into
+ * that edge, so no edge ends in the middle of another (no T-junctions, no cracks).
+ * start[leaf_poly_count + 1] indexes the sealed outlines in points (free both). */
+typedef struct sealed_polys { uint32_t *start; v3 *points; size_t point_count, point_cap; } sealed_polys;
+void chunk_seal(const level_build *lb, const chunk_build *cb, sealed_polys *out);
 /* Lights (light.c): describes the level to the baker, runs it, and keeps what each chunk gets. */
 typedef struct level_light level_light;
 level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_count,
