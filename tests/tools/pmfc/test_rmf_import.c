@@ -521,6 +521,41 @@ static void test_direct_open(const char *wad)
     unsetenv("XDG_CACHE_HOME");
 }
 
+/* No cracks where brushes meet: a closed white room whose walls, floor and roof are cut by 40
+ * boxes of odd sizes (T-junctions everywhere), seen fullbright from inside: every pixel is white. */
+static void test_watertight(const char *wad)
+{
+    rmf_build *b = new_map(wad, 2.2f);
+    room(b, (float[3]){ -384, -320, 0 }, (float[3]){ 352, 288, 224 }, "WHITE", "WHITE");
+    uint32_t seed = 7;
+    for (int i = 0; i < 40; i++) {
+        float p[6];
+        for (int k = 0; k < 6; k++) {
+            seed = seed * 1103515245u + 12345u;
+            p[k] = (float)((seed >> 9) % 97) * 3.0f + (float)k;       /* odd sizes, off any grid */
+        }
+        float x = -384 + p[0] * 2.4f, y = -320 + p[1] * 2.0f, w = 13 + p[3] * 0.5f, d = 11 + p[4] * 0.4f, h = 9 + p[5] * 0.6f;
+        float z = i % 3 == 0 ? 224 - h : 0;                          /* on the floor, or from the roof */
+        box(b, x, y, z, x + w, y + d, z + h, "WHITE");
+    }
+    box(b, -400, -20, 60, -370, 20, 100, "WHITE");                   /* through a wall */
+    char rmf[600], pmf[700], png[720];
+    if (!finish(b, "watertight.rmf", rmf, sizeof rmf)) return;
+    snprintf(pmf, sizeof pmf, "%s.pmf", rmf);
+    CHECK_EQ(compile(rmf, pmf, NULL), 0);
+    double views[4][5] = { { 0, 2.5, 0, 30, -20 }, { -7, 1, 6, 140, 10 }, { 6, 4.5, -5, 260, -35 }, { -2, 0.3, -2, 200, 25 } };
+    int gaps = 0;
+    for (int v = 0; v < 4; v++) {
+        image im;
+        snprintf(png, sizeof png, "%s.%d.png", rmf, v);
+        if (!shot(pmf, png, views[v][0], views[v][1], views[v][2], views[v][3], views[v][4], "--mode fullbright", &im)) { CHECK(0); return; }
+        for (int i = 0; i < W * H; i++) gaps += !near_rgb(im.px + i * 3, 255, 255, 255, 2);
+        stbi_image_free(im.px);
+    }
+    printf("watertight: %d pixels that are not the room's white in 4 views\n", gaps);
+    CHECK_EQ(gaps, 0);
+}
+
 /* Damaged RMFs end in one pmfc line and exit 2: truncations of a small map at every 13th byte
  * and 200 seeded byte flips (the reader's own tests try every truncation and thousands of flips
  * in process; this checks the compiler's side of it). */
@@ -722,6 +757,7 @@ int main(int argc, char **argv)
     test_holes_and_visgroups(wad);
     test_surface_materials(wad);
     test_direct_open(wad);
+    test_watertight(wad);
     test_damaged(wad);
     return check_report("test_rmf_import");
 }
