@@ -556,6 +556,80 @@ static void test_watertight(const char *wad)
     CHECK_EQ(gaps, 0);
 }
 
+/* An uncompressed 24-bit TGA, first row at the top: quadrants TL, TR, BL, BR in the given colours. */
+static void write_quadrant_tga(const char *path, const uint8_t q[4][3])
+{
+    uint8_t header[18] = { 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 64, 0, 64, 0, 24, 0x20 };
+    FILE *f = fopen(path, "wb");
+    fwrite(header, 1, sizeof header, f);
+    for (int y = 0; y < 64; y++)
+        for (int x = 0; x < 64; x++) {
+            const uint8_t *c = q[(y >= 32) * 2 + (x >= 32)];
+            uint8_t bgr[3] = { c[2], c[1], c[0] };
+            fwrite(bgr, 1, 3, f);
+        }
+    fclose(f);
+}
+
+/* skyname's six images from --game DIR/gfx/env/ on the faces Half-Life puts them (Quake 2's sky
+ * tables): each view of the sky shows the expected image, upright and unmirrored on the sides,
+ * the up and down images turned as the game shows them. */
+static void test_sky_images(const char *wad)
+{
+    static const char *const suffix[6] = { "ft", "bk", "lf", "rt", "up", "dn" };
+    static const uint8_t face_colour[6][3] = { { 255, 0, 0 }, { 200, 0, 200 }, { 0, 200, 200 }, { 255, 128, 0 }, { 128, 128, 128 }, { 255, 255, 255 } };
+    char dir[700], path[800];
+    snprintf(dir, sizeof dir, "%s/skygame", workdir);
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/gfx", dir);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/gfx/env", dir);
+    mkdir(path, 0755);
+    for (int i = 0; i < 6; i++) {
+        uint8_t q[4][3] = { { 0 }, { 0, 255, 0 }, { 0, 0, 255 }, { 255, 255, 0 } };
+        memcpy(q[0], face_colour[i], 3);             /* the top-left quadrant names the image */
+        snprintf(path, sizeof path, "%s/gfx/env/quad%s.tga", dir, suffix[i]);
+        write_quadrant_tga(path, q);
+    }
+    rmf_kv kv[2] = { { "wad", (char *)wad }, { "skyname", "quad" } };
+    rmf_build *b = rmf_build_new(&(rmf_build_desc){ .version = 2.2f, .world = { .classname = "worldspawn", .kv = kv, .kv_count = 2 } });
+    box(b, -16, -16, -512, 16, 16, -496, "WHITE");   /* far below: only sky around the camera */
+    char rmf[600], pmf[700], png[720], extra[800];
+    if (!finish(b, "sky.rmf", rmf, sizeof rmf)) return;
+    snprintf(pmf, sizeof pmf, "%s.pmf", rmf);
+    snprintf(extra, sizeof extra, "--game '%s'", dir);
+    CHECK_EQ(compile(rmf, pmf, extra), 0);
+    /* views: yaw, pitch; and the quadrants (TL, TR, BL, BR of the screen) they must show, as image
+     * index (face colour) or quadrant colour: sides show their image as it is */
+    struct { const char *what; double yaw, pitch; int image; int screen[4]; } views[] = {
+        { "-Z (bk)", 0, 0, 1, { 0, 1, 2, 3 } },     { "+X (rt)", 270, 0, 3, { 0, 1, 2, 3 } },
+        { "-X (lf)", 90, 0, 2, { 0, 1, 2, 3 } },    { "+Z (ft)", 180, 0, 0, { 0, 1, 2, 3 } },
+        /* up, looking up from yaw 0 (screen right +X, top +Z): the up image's top lies toward -X
+         * and its right toward +Z: screen TL, TR, BL, BR = its TR, BR, TL, BL */
+        { "up", 0, 89.9, 4, { 1, 3, 0, 2 } },
+        /* down, from yaw 0 (screen right +X, top -Z): top toward +X, right toward +Z */
+        { "down", 0, -89.9, 5, { 2, 0, 3, 1 } },
+    };
+    for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
+        image im;
+        snprintf(png, sizeof png, "%s.%zu.png", rmf, v);
+        if (!shot(pmf, png, 0, 0, 0, views[v].yaw, views[v].pitch, "--fov 60", &im)) { CHECK(0); return; }
+        int px[4][2] = { { W / 2 - W / 8, H / 2 - H / 8 }, { W / 2 + W / 8, H / 2 - H / 8 }, { W / 2 - W / 8, H / 2 + H / 8 },
+                         { W / 2 + W / 8, H / 2 + H / 8 } };
+        int wrong = 0;
+        for (int k = 0; k < 4; k++) {
+            int q = views[v].screen[k];
+            uint8_t want[3] = { 0, 0, 0 };
+            static const uint8_t others[4][3] = { { 0 }, { 0, 255, 0 }, { 0, 0, 255 }, { 255, 255, 0 } };
+            memcpy(want, q == 0 ? face_colour[views[v].image] : others[q], 3);
+            wrong += !near_rgb(pixel(&im, px[k][0], px[k][1]), want[0], want[1], want[2], 3);
+        }
+        printf("sky %s: %d of 4 quadrants wrong\n", views[v].what, wrong);
+        CHECK_EQ(wrong, 0);
+        stbi_image_free(im.px);
+    }
+}
+
 /* Damaged RMFs end in one pmfc line and exit 2: truncations of a small map at every 13th byte
  * and 200 seeded byte flips (the reader's own tests try every truncation and thousands of flips
  * in process; this checks the compiler's side of it). */
@@ -758,6 +832,7 @@ int main(int argc, char **argv)
     test_surface_materials(wad);
     test_direct_open(wad);
     test_watertight(wad);
+    test_sky_images(wad);
     test_damaged(wad);
     return check_report("test_rmf_import");
 }

@@ -350,6 +350,25 @@ int rmf_material(import_ctx *c, int tex, render_look look)
 /* The six skybox materials: NAME{rt,up,ft,lf,dn,bk} from --game DIR/gfx/env/ for PMF's +X, +Y,
  * +Z, -X, -Y, -Z (Hammer x, z, -y: Quake's rt is +X, bk +Y, up +Z), else a generated sky tinted
  * like the sun. */
+/* Half-Life's up and down images lie on the sky cube as Quake 2's tables put them (up: its top
+ * toward -X, its right toward +Z; down: its top toward +X, its right toward +Z, in world axes);
+ * PMF's +Y and -Y faces have their top toward -Z and their right toward +X (docs/materials.md).
+ * So the up image is mirrored across its main diagonal, the down image across the other one. */
+static void sky_cap_turn(texture_def *t, bool up)
+{
+    uint32_t w = t->width, h = t->height;
+    uint8_t *out = xmalloc((size_t)w * h * 4);
+    for (uint32_t y = 0; y < w; y++)          /* the result is h wide and w tall */
+        for (uint32_t x = 0; x < h; x++) {
+            uint32_t sx = up ? y : w - 1 - y, sy = up ? x : h - 1 - x;
+            memcpy(out + ((size_t)y * h + x) * 4, t->rgba + ((size_t)sy * w + sx) * 4, 4);
+        }
+    free(t->rgba);
+    t->rgba = out;
+    t->width = h;
+    t->height = w;
+}
+
 void rmf_import_sky(import_ctx *c, const char *skyname)
 {
     static const char *const suffix[PMF_FACE_COUNT] = { "rt", "up", "ft", "lf", "dn", "bk" };
@@ -372,6 +391,7 @@ void rmf_import_sky(import_ctx *c, const char *skyname)
                 fprintf(stderr, "pmfc: warning: sky image %s: %s\n", path, msg);
                 break;
             }
+            if (f == PMF_FACE_POS_Y || f == PMF_FACE_NEG_Y) sky_cap_turn(&tmp, f == PMF_FACE_POS_Y);
             char name[64];
             snprintf(name, sizeof name, "sky_%s%s", skyname, suffix[f]);
             textures[f] = add_map_texture(c, name, tmp.width, tmp.height, tmp.rgba);
