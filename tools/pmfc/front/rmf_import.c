@@ -189,6 +189,12 @@ static bool solid_in_range(import_ctx *c, const rmf_object *o)
 static void import_solid(import_ctx *c, const rmf_object *o, const rmf_entity *owner)
 {
     if (!o->face_count || !solid_in_range(c, o)) return;
+    /* a face's polygon starts as a square cut by every other side: it must fit a poly */
+    if (o->face_count > POLY_MAX - 4) {
+        import_fail(c, "%s: solid %u, byte %zu: %u faces, more than the %d one solid may have", c->path, o->index, o->offset,
+                    o->face_count, POLY_MAX - 4);
+        return;
+    }
     render_look look = rmf_entity_look(owner);
     /* the centre of its vertices is inside the convex solid: planes are turned to face away */
     v3 centre = v3_make(0, 0, 0), lo = v3_make(1e30, 1e30, 1e30), hi = v3_make(-1e30, -1e30, -1e30);

@@ -34,7 +34,7 @@ v3 v3_normalize(v3 a);
 typedef struct plane { v3 n; double d; } plane;
 
 /* A convex polygon, counter-clockwise seen from its front. */
-#define POLY_MAX 40
+#define POLY_MAX 96                      /* a convex face of a brush of up to 92 sides */
 typedef struct poly { int n; v3 p[POLY_MAX]; } poly;
 
 #define GEOM_EPS 1e-5
