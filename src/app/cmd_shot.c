@@ -574,6 +574,11 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
                 }
                 double t0 = now_seconds();
                 scene_update(s, 4.0);
+                if (scene_failure(s)) { /* e.g. the file shrank while we fly */
+                    fprintf(stderr, "pmfview: %s\n", scene_failure(s));
+                    rc = EXIT_BAD_INPUT;
+                    break;
+                }
                 double t1 = now_seconds();
                 render_target_bind(&fr.target);
                 scene_draw(s, &(scene_viewport){ .width = fr.target.width, .height = fr.target.height });
@@ -585,6 +590,8 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
                 total += t2 - t0;
                 render += t2 - t1;
             }
+            if (rc)
+                break;
             fprintf(stderr, "frames: %d, average frame time: %.3f ms (%.1f fps)\n", o->frames,
                     total / o->frames * 1000.0, o->frames / (total > 0 ? total : 1e-9));
             qsort(frame_times, (size_t)o->frames, sizeof *frame_times, compare_double);

@@ -19,6 +19,10 @@ void *pmf_arena_user(const pmf_arena *a);
 void pmf_error_set(pmf_error *err, const char *file, const char *block, uint64_t offset,
                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* ---- reading a mapped file that may shrink under us ---- */
+/* Runs fn(user); a SIGBUS on this thread meanwhile ends it: false with *faulted set. */
+bool pmf_guard_run(bool (*fn)(void *user), void *user, bool *faulted);
+
 /* ---- LZ4F blocks ---- */
 /* Decompresses one LZ4F frame that must fill dst_size bytes exactly and end src. Returns NULL on
  * success, else what went wrong; *produced = bytes written to dst. Also used for PTF texels. */

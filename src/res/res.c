@@ -97,6 +97,7 @@ typedef struct cache_entry {
 struct res_context {
     char *game_dir, *base_dir, *instance_dir, *user_dir;
     const pmf_file *map;
+    uint8_t *archive_bytes;          /* the embedded archive read out of the file (it may change on disk) */
     paf_archive archive;
     bool archive_ok;
     pmf_error archive_err;           /* why map: is unavailable when !archive_ok */
@@ -152,9 +153,13 @@ res_context *res_create(const res_desc *desc)
     } else if (ctx->map->archive.offset > ctx->map->size || ctx->map->archive.size > ctx->map->size - ctx->map->archive.offset) {
         fail(&ctx->archive_err, ctx->map->name, "embedded archive", ctx->map->archive.offset,
              "embedded archive runs past the end of the file");
-    } else {
-        ctx->archive_ok = paf_open(ctx->map->data + ctx->map->archive.offset, (size_t)ctx->map->archive.size,
-                                   ctx->map->name, ctx->map->archive.offset, &ctx->archive, &ctx->archive_err);
+    } else if (!(ctx->archive_bytes = malloc((size_t)ctx->map->archive.size))) {
+        fail(&ctx->archive_err, ctx->map->name, "embedded archive", ctx->map->archive.offset,
+             "out of memory for the embedded archive");
+    } else if (pmf_file_read(ctx->map, ctx->map->archive.offset, (size_t)ctx->map->archive.size, ctx->archive_bytes,
+                             "embedded archive", &ctx->archive_err)) {
+        ctx->archive_ok = paf_open(ctx->archive_bytes, (size_t)ctx->map->archive.size, ctx->map->name,
+                                   ctx->map->archive.offset, &ctx->archive, &ctx->archive_err);
     }
     return ctx;
 }
@@ -172,6 +177,7 @@ void res_destroy(res_context *ctx)
         }
     }
     free(ctx->slots);
+    free(ctx->archive_bytes);
     free(ctx->game_dir);
     free(ctx->base_dir);
     free(ctx->instance_dir);

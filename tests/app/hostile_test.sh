@@ -1,0 +1,67 @@
+#!/bin/bash
+# hostile_test.sh CASE PMFVIEW PMFC PEAK_RSS HOSTILE_MAPS WORKDIR MAX_RSS_KIB
+#
+# Maps that attack the viewer (issue 11): a file truncated while shot flies across it, and
+# maps whose few bytes ask for far more memory than they are worth. Every case checks the
+# exit code, the one clean stderr line and, through peak_rss (getrusage of the child), that
+# peak RSS stayed under MAX_RSS_KIB.
+set -u
+CASE=$1 PMFVIEW=$2 PMFC=$3 PEAK=$4 MAKEMAPS=$5 WORK=$6 MAX_RSS=$7
+
+fail() { echo "FAIL ($CASE): $*" >&2; [ -f "$WORK/err" ] && sed 's/^/  stderr: /' "$WORK/err" >&2; exit 1; }
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp:print_suppressions=0"
+rm -rf "$WORK" && mkdir -p "$WORK" || exit 1
+cd "$WORK" || exit 1
+
+# one_line FILE: exactly one line, starting "pmfview: ", no control bytes but the newline
+one_line() {
+    [ "$(wc -l <"$1")" -eq 1 ] || return 1
+    grep -q '^pmfview: ' "$1" || return 1
+    ! LC_ALL=C grep -q '[[:cntrl:]]' "$1"
+}
+
+# run_rss WANT_EXIT ARGS...: runs pmfview under peak_rss; checks exit and the RSS ceiling
+run_rss() {
+    local want=$1; shift
+    "$PEAK" rss "$PMFVIEW" "$@" >out 2>err || fail "peak_rss failed"
+    local status rss
+    status=$(sed -n 1p rss); rss=$(sed -n 's/^peak_rss_kib //p' rss)
+    echo "$CASE: pmfview $*: $status, peak RSS $((rss / 1024)) MiB"
+    [ "$status" = "exit $want" ] || fail "pmfview $*: $status, want exit $want"
+    [ "$rss" -le "$MAX_RSS" ] || fail "pmfview $*: peak RSS $rss KiB is over $MAX_RSS KiB"
+}
+
+case $CASE in
+truncate_race)
+    # A city flown across at radius 2 keeps loading chunks; the file is cut to a quarter
+    # while it flies. Several runs, cut at different moments: always exit 2, one line naming
+    # a chunk and the shrink, never a signal.
+    "$PMFC" --generate city --chunks 12x1x12 --seed 3 -o city.pmf --quiet || fail "pmfc"
+    size=$(stat -c %s city.pmf)
+    # 20 laps of a square over the grid in 20000 frames: a new chunk every ~60 frames
+    for lap in $(seq 20); do
+        printf '%s\n' "-170,30,-170,45,-10" "170,30,170,225,-10" "-170,30,170,135,-10" "170,30,-170,315,-10"
+    done >path.txt
+    midflight=0
+    for delay in 1 2 3 4; do
+        cp city.pmf race.pmf
+        "$PMFVIEW" shot race.pmf -o race.png --size 160x90 --radius 2 --frames 20000 --path path.txt >out 2>err &
+        pid=$!
+        sleep "$delay"
+        truncate -s $((size / 4)) race.pmf
+        wait $pid
+        rc=$?
+        [ $rc -eq 2 ] || fail "cut after ${delay} s: exit $rc, want 2"
+        one_line err || fail "cut after ${delay} s: want one clean 'pmfview:' line"
+        grep -q "^pmfview: race.pmf: " err || fail "cut after ${delay} s: the line does not name the file"
+        # cut before the open finished (slow start): the framing error is the usual one
+        grep -Eq "^pmfview: race.pmf: level 0 chunk \([0-9]+,0,[0-9]+\) [a-z]+ data, byte [0-9]+: the file shrank while open" err &&
+            midflight=$((midflight + 1))
+        echo "cut after ${delay} s: $(cat err)"
+    done
+    [ "$midflight" -ge 2 ] || fail "only $midflight of 4 cuts landed while chunks were streaming"
+    rm -f race.png ;;
+*)
+    fail "unknown case" ;;
+esac
+exit 0
