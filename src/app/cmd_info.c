@@ -5,18 +5,20 @@
 #include <string.h>
 #include <time.h>
 
+#include "memory_option.h"
 #include "commands.h"
 #include "map_source.h"
 #include "pmf.h"
 
 static void info_usage(FILE *out)
 {
-    fputs("usage: pmfview info FILE [--json]\n"
+    fputs("usage: pmfview info FILE [--json] [--memory MIB]\n"
           "\n"
           "Validates every level and every chunk of the PMF map FILE and prints a summary:\n"
           "header, archive, extensions and, per level, flags, grid, materials and totals.\n"
           "\n"
           "  --json    print one JSON object instead (schema: docs/info.md)\n"
+          "  --memory MIB  memory budget for decoding (default from the machine, docs/memory.md)\n"
           "  --help    show this help\n"
           "\n"
           "Exit status: 0 valid map, 1 usage error, 2 unreadable or invalid map (one line on\n"
@@ -204,6 +206,12 @@ int cmd_info(int argc, char **argv)
             return 0;
         } else if (!strcmp(argv[i], "--json")) {
             json = true;
+        } else if (!strcmp(argv[i], "--memory") || !strncmp(argv[i], "--memory=", 9)) {
+            const char *v = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : "";
+            if (!memory_option_set(v)) {
+                fprintf(stderr, "pmfview: info: --memory wants MiB in 64..1048576, got '%s'\n", v);
+                return EXIT_USAGE;
+            }
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "pmfview: info: unknown option '%s' (see 'pmfview info --help')\n", argv[i]);
             return EXIT_USAGE;

@@ -10,6 +10,7 @@
 
 #include <stb_image_write.h>
 
+#include "memory_option.h"
 #include "commands.h"
 #include "map_source.h"
 #include "render.h"
@@ -44,6 +45,7 @@ static const char shot_usage[] =
     "  --frames N             render N frames and report the average frame time\n"
     "  --path FILE            with --frames: cameras (as --cameras) interpolated over the frames\n"
     "  --stats                print chunk, triangle, draw-call and timing figures to stderr\n"
+    MEMORY_OPTION_HELP
     "  -h, --help             this help\n";
 
 typedef struct shot_camera {
@@ -215,6 +217,9 @@ static int parse_args(int argc, char **argv, shot_options *o)
             if (!parse_u32(v, 64, &n) || !n)
                 return usage_error("--radius wants 1..64 chunks, got '%s'", v);
             o->radius = (int)n;
+        } else if (!strcmp(a, "--memory")) {
+            if (!memory_option_set(v))
+                return usage_error("--memory wants MiB in 64..1048576, got '%s'", v);
         } else if (!strcmp(a, "--msaa")) {
             uint32_t n;
             if (!parse_u32(v, 64, &n))
@@ -617,6 +622,8 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         if (!write_png(out, o->width, o->height, fr.image))
             rc = EXIT_RUNTIME;
     }
+    if (scene_budget_warning(s))
+        fprintf(stderr, "pmfview: warning: %s\n", scene_budget_warning(s));
     free(frame_times);
     frame_destroy(&fr);
     return rc;

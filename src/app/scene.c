@@ -71,6 +71,8 @@ struct scene {
     uint32_t visible_chunks;
     scene_failure_entry failures[16];  /* the first chunks that failed to load */
     uint32_t failure_count;
+    char budget_warning[400];          /* the first chunk the memory budget dropped, "" = none */
+    uint32_t budget_dropped;
 };
 
 static double now_seconds(void)
@@ -594,6 +596,11 @@ static void update(scene *s, double budget_ms, bool view_only)
         stream_item item;
         if (!stream_poll(s->stream, &item, 1)) {
             more = false;
+        } else if (item.failed && item.over_budget) {
+            /* not broken, only too much for now: drawn without it, said once */
+            if (!s->budget_dropped++)
+                snprintf(s->budget_warning, sizeof s->budget_warning,
+                         "%s: not drawn, nor any chunk that does not fit in what is left", item.error);
         } else if (item.failed) {
             scene_failure_entry *f = add_failure(s, item.coord, false);
             if (f)
@@ -885,6 +892,11 @@ void scene_get_stats(const scene *s, scene_stats *out)
     out->gpu_bytes = render_world_gpu_bytes(s->world);
     render_world_chunk_bytes(s->world, &out->chunk_vertices, &out->chunk_buffer_bytes);
     out->multi_draw_indirect = render_get_caps()->multi_draw_indirect;
+}
+
+const char *scene_budget_warning(const scene *s)
+{
+    return s->budget_dropped ? s->budget_warning : NULL;
 }
 
 const char *scene_failure(const scene *s)

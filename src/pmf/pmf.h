@@ -31,6 +31,7 @@ typedef struct pmf_error {
     char block[96];    /* "header", "data", "level 0 common data", "level 0 chunk (3,0,5) client data" */
     uint64_t offset;   /* file offset for header/data; offset in the *decompressed* block otherwise */
     char message[256]; /* what is wrong, lower case, no trailing period */
+    bool over_budget;  /* the memory budget (pmf_budget.h) refused it: the file may be fine */
 } pmf_error;
 
 /* "FILE: BLOCK, byte OFFSET: MESSAGE" (one line, no newline). Returns buf. */

@@ -61,6 +61,26 @@ truncate_race)
     done
     [ "$midflight" -ge 2 ] || fail "only $midflight of 4 cuts landed while chunks were streaming"
     rm -f race.png ;;
+empty_cubes)
+    # 2^22 empty cubes per chunk: ~18 KB stored each, ~870 MB decoded. info refuses (exit 2,
+    # naming the budget and the chunk), shot draws without them (exit 0, one warning).
+    "$PMFC" --generate city --chunks 3x1x3 --seed 1 -o city.pmf --quiet || fail "pmfc"
+    "$MAKEMAPS" cubes city.pmf cubes.pmf || fail "hostile_maps"
+    [ "$(stat -c %s cubes.pmf)" -lt 300000 ] || fail "the repro is not small"
+    for json in "" --json; do
+        run_rss 2 info cubes.pmf $json
+        one_line err || fail "info $json: want one clean line"
+        grep -Eq "^pmfview: cubes.pmf: level 0 chunk \(0,0,0\) common data, byte 15: 4194304 cubes need [0-9]+ MiB, more than the memory budget leaves \([0-9]+ of [0-9]+ MiB in use; see --memory\)$" err ||
+            fail "info $json: the line does not name the chunk and the budget"
+        [ ! -s out ] || fail "info $json: wrote to stdout"
+    done
+    run_rss 0 shot cubes.pmf -o cubes.png --size 64x64
+    one_line err && grep -q "^pmfview: warning: cubes.pmf: level 0 chunk ([0-9],0,[0-9]) common data, byte 15: 4194304 cubes need .* memory budget.*: not drawn" err ||
+        fail "shot: want one warning naming a chunk and the budget"
+    [ -s cubes.png ] || fail "shot wrote no PNG"
+    # a budget too small for the map's own level data is refused, not a crash
+    "$PMFVIEW" info cubes.pmf --memory 32 >out 2>err; [ $? -eq 1 ] || fail "--memory 32: want usage error"
+    "$PMFVIEW" shot cubes.pmf -o x.png --memory lots >out 2>err; [ $? -eq 1 ] || fail "--memory lots: want usage error" ;;
 *)
     fail "unknown case" ;;
 esac
