@@ -622,8 +622,9 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         if (!write_png(out, o->width, o->height, fr.image))
             rc = EXIT_RUNTIME;
     }
-    if (scene_budget_warning(s))
-        fprintf(stderr, "pmfview: warning: %s\n", scene_budget_warning(s));
+    const char *warnings[2];
+    for (size_t i = 0, n = scene_budget_warnings(s, warnings); i < n; i++)
+        fprintf(stderr, "pmfview: warning: %s\n", warnings[i]);
     free(frame_times);
     frame_destroy(&fr);
     return rc;

@@ -1,5 +1,6 @@
 /* scene.c - open level -> streamer (meshing on its workers) -> GPU uploads -> culled draw
  * (scene.h). */
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <time.h>
 
 #include "mesh.h"
+#include "pmf_budget.h"
 #include "render/render_world.h"
 #include "res/res.h"
 #include "scene.h"
@@ -15,6 +17,9 @@
 #define NEAR_PLANE 0.05
 
 typedef struct sky_region { float planes[6][4]; int env; } sky_region;
+
+#define TRIM_AFTER_EVICTIONS 16
+#define TRIM_INTERVAL_SECONDS 2.0
 
 typedef struct scene_failure_entry {
     pmf_chunk_coord coord;
@@ -71,7 +76,11 @@ struct scene {
     uint32_t visible_chunks;
     scene_failure_entry failures[16];  /* the first chunks that failed to load */
     uint32_t failure_count;
-    char budget_warning[400];          /* the first chunk the memory budget dropped, "" = none */
+    uint32_t evicted_since_trim;
+    double trimmed_at;
+    char budget_warning[400];
+    char lowered_warning[640];         /* lightmaps lowered to fit the atlas, "" = none */
+    uint32_t lowered_exp;              /* 1 + the smallest lowered side's exponent, 0 = none */          /* the first chunk the memory budget dropped, "" = none */
     uint32_t budget_dropped;
 };
 
@@ -222,6 +231,14 @@ static scene *fail(scene *s, scene_error *err, int code, const char *fmt, const 
     return NULL;
 }
 
+/* The lit atlas (RGBA16F pages of 2048^2 on the GPU, 32 MiB each) may take half the budget. */
+static uint32_t atlas_pages_for_budget(void)
+{
+    uint64_t limit = pmf_budget_limit(), page = 2048ull * 2048ull * 8ull;
+    uint64_t pages = limit ? limit / 2 / page : 64;
+    return pages < 1 ? 1 : pages > 64 ? 64 : (uint32_t)pages;
+}
+
 scene *scene_open(const scene_desc *desc, scene_error *err)
 {
     char line[sizeof err->message];
@@ -244,7 +261,7 @@ scene *scene_open(const scene_desc *desc, scene_error *err)
     if (!pmf_level_read(s->file, desc->level, PMF_PART_COMMON | PMF_PART_CLIENT, &s->lvl, &perr))
         return fail(s, err, 2, "%s", pmf_error_format(&perr, line, sizeof line));
     s->res = res_create(&(res_desc){ .game_dir = desc->game_dir, .map = s->file });
-    s->atlas = mesh_atlas_create(&(mesh_atlas_desc){ 0 });
+    s->atlas = mesh_atlas_create(&(mesh_atlas_desc){ .max_pages = atlas_pages_for_budget() });
     if (!s->res || !s->atlas)
         return fail(s, err, 3, "%s", "out of memory");
     s->world = render_world_create(&(render_world_desc){ .lvl = &s->lvl, .atlas = s->atlas, .res = s->res },
@@ -569,6 +586,14 @@ static bool chunk_in_view(const scene *s, const float planes[6][4], pmf_chunk_co
 
 static void upload_chunk(scene *s, scene_chunk *sc)
 {
+    if (sc->mc.lightmaps_lowered && (!s->lowered_exp || sc->mc.lightmap_exp_cap + 1u < s->lowered_exp)) {
+        s->lowered_exp = sc->mc.lightmap_exp_cap + 1u;
+        snprintf(s->lowered_warning, sizeof s->lowered_warning,
+                 "%s: lightmaps lowered to at most %u x %u luxels: the lightmap atlas is full at %u pages of %u "
+                 "(half the memory budget of %llu MiB; see --memory)", s->file->name, 1u << sc->mc.lightmap_exp_cap,
+                 1u << sc->mc.lightmap_exp_cap, mesh_atlas_max_pages(s->atlas), mesh_atlas_page_size(s->atlas),
+                 (unsigned long long)(pmf_budget_limit() >> 20));
+    }
     double t0 = now_seconds();
     add_chunk(s, sc);
     s->upload_seconds += now_seconds() - t0;
@@ -586,9 +611,18 @@ static void update(scene *s, double budget_ms, bool view_only)
     }
     pmf_chunk_coord gone[64];
     size_t n;
-    while ((n = stream_poll_evictions(s->stream, gone, 64)) > 0)
+    while ((n = stream_poll_evictions(s->stream, gone, 64)) > 0) {
         for (size_t i = 0; i < n; i++)
             drop_chunk(s, gone[i]);
+        s->evicted_since_trim += (uint32_t)n;
+    }
+    /* Chunks come and go on several threads: what they free stays in the allocator's per-thread
+     * arenas (RSS that only grows, docs/memory.md) unless handed back now and then. */
+    if (s->evicted_since_trim >= TRIM_AFTER_EVICTIONS && start - s->trimmed_at >= TRIM_INTERVAL_SECONDS) {
+        malloc_trim(0);
+        s->trimmed_at = start;
+        s->evicted_since_trim = 0;
+    }
     float planes[6][4];
     view_planes(s, planes);
     bool more = true, uploaded = false;
@@ -894,9 +928,14 @@ void scene_get_stats(const scene *s, scene_stats *out)
     out->multi_draw_indirect = render_get_caps()->multi_draw_indirect;
 }
 
-const char *scene_budget_warning(const scene *s)
+size_t scene_budget_warnings(const scene *s, const char *out[2])
 {
-    return s->budget_dropped ? s->budget_warning : NULL;
+    size_t n = 0;
+    if (s->budget_dropped)
+        out[n++] = s->budget_warning;
+    if (s->lowered_exp)
+        out[n++] = s->lowered_warning;
+    return n;
 }
 
 const char *scene_failure(const scene *s)

@@ -3,12 +3,18 @@
  * (tests/pmf/block_patch.h), so each case is a small file built by the test itself.
  *
  *   cubes   every present chunk of level 0 holds 2^22 empty cubes (~18 KB stored, ~870 MB decoded):
- *           common block = empty string table and lists, then 2^22 zero bytes; no client or server data */
+ *           common block = empty string table and lists, then 2^22 zero bytes; no client or server data
+ *
+ * hostile_maps lightmaps OUT.pmf: a valid map of 6 chunks (3 x 1 x 2, 16 m, chunk (1,0,0) at the
+ * origin), each a wall at z = -4 over x, y in [-8, 8] cut into 6 strips, every strip with its
+ * own 2048^2 lightmap of flat colour (96, 160, 48): 36 lightmaps of 2048^2 (~1.1 GiB as
+ * RGBA16F atlas pages). Built with the render tests' map writer (tests/render/rt_map.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "block_patch.h"
+#include "rt_map.h"
 
 #define EMPTY_CUBES (1u << 22)
 
@@ -67,10 +73,33 @@ static bool patch_chunks(test_bytes *file, int part, const uint8_t *content, siz
     return true;
 }
 
+static int write_lightmaps_map(const char *out)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 3, 1, 2 }, (pmf_chunk_coord){ 1, 0, 0 });
+    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
+    for (uint32_t z = 0; z < 2; z++)
+        for (uint32_t x = 0; x < 3; x++) {
+            rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ x, 0, z });
+            for (uint32_t i = 0; i < 6; i++) {
+                float quad[4][3];
+                float y0 = -8.0f + 16.0f * (float)i / 6.0f, y1 = -8.0f + 16.0f * (float)(i + 1) / 6.0f;
+                rt_wall_z(quad, -8, 8, y0, y1, -4, true);
+                rt_parent(c, 0, i, i + 1);
+                rt_geom_quad(c, i + 1, mat, rt_lightmap(c, 11, 96, 160, 48), quad);
+            }
+        }
+    bool ok = rt_map_write(&m, out);
+    rt_map_free(&m);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "lightmaps"))
+        return write_lightmaps_map(argv[2]);
     if (argc != 4) {
-        fprintf(stderr, "usage: hostile_maps cubes IN.pmf OUT.pmf\n");
+        fprintf(stderr, "usage: hostile_maps cubes IN.pmf OUT.pmf | hostile_maps lightmaps OUT.pmf\n");
         return 1;
     }
     test_bytes file;

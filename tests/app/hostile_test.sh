@@ -1,12 +1,12 @@
 #!/bin/bash
-# hostile_test.sh CASE PMFVIEW PMFC PEAK_RSS HOSTILE_MAPS WORKDIR MAX_RSS_KIB
+# hostile_test.sh CASE PMFVIEW PMFC PEAK_RSS HOSTILE_MAPS WORKDIR MAX_RSS_KIB PNG_PROBE
 #
 # Maps that attack the viewer (issue 11): a file truncated while shot flies across it, and
 # maps whose few bytes ask for far more memory than they are worth. Every case checks the
 # exit code, the one clean stderr line and, through peak_rss (getrusage of the child), that
 # peak RSS stayed under MAX_RSS_KIB.
 set -u
-CASE=$1 PMFVIEW=$2 PMFC=$3 PEAK=$4 MAKEMAPS=$5 WORK=$6 MAX_RSS=$7
+CASE=$1 PMFVIEW=$2 PMFC=$3 PEAK=$4 MAKEMAPS=$5 WORK=$6 MAX_RSS=$7 PROBE=$8
 
 fail() { echo "FAIL ($CASE): $*" >&2; [ -f "$WORK/err" ] && sed 's/^/  stderr: /' "$WORK/err" >&2; exit 1; }
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp:print_suppressions=0"
@@ -81,6 +81,18 @@ empty_cubes)
     # a budget too small for the map's own level data is refused, not a crash
     "$PMFVIEW" info cubes.pmf --memory 32 >out 2>err; [ $? -eq 1 ] || fail "--memory 32: want usage error"
     "$PMFVIEW" shot cubes.pmf -o x.png --memory lots >out 2>err; [ $? -eq 1 ] || fail "--memory lots: want usage error" ;;
+lightmaps)
+    # A valid map of 36 lightmaps of 2048^2 (~1.9 MB): more atlas than the budget allows. It
+    # renders (exit 0) with the lightmaps lowered, said in one warning, colours unchanged.
+    "$MAKEMAPS" lightmaps lm.pmf || fail "hostile_maps"
+    run_rss 0 info lm.pmf
+    grep -q "^  lightmaps: *36$" out || fail "info: want 36 lightmaps"
+    run_rss 0 shot lm.pmf -o lm.png --camera 0,0,4,0,0 --mode lightmap --size 320x180
+    one_line err && grep -Eq "^pmfview: warning: lm.pmf: lightmaps lowered to at most [0-9]+ x [0-9]+ luxels: the lightmap atlas is full at [0-9]+ pages of 2048 \(half the memory budget of [0-9]+ MiB; see --memory\)$" err ||
+        fail "shot: want one warning naming the lowered lightmaps"
+    for xy in "160 90" "40 30" "280 150"; do
+        [ "$("$PROBE" pixel lm.png $xy)" = "96 160 48" ] || fail "pixel $xy: $("$PROBE" pixel lm.png $xy), want the lightmap's 96 160 48"
+    done ;;
 *)
     fail "unknown case" ;;
 esac
