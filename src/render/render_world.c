@@ -91,6 +91,7 @@ struct render_world {
     GLuint white, black;
     gpu_texture *textures;
     size_t texture_count, texture_cap;
+    bool reduced_texture_said;   /* the one warning about textures above RES_MAX_TEXTURE_SIDE */
     gpu_material *materials;
 
     gpu_chunk *chunks;
@@ -359,8 +360,15 @@ static GLuint texture_for(render_world *w, const char *path)
         free(copy);
         return w->white;
     }
+    if (img->stored_width > img->width && !w->reduced_texture_said) {
+        w->reduced_texture_said = true;
+        fprintf(stderr, "pmfview: warning: %s: %ux%u texels reduced to %ux%u (a texture keeps at most %u a side; docs/memory.md)\n",
+                path, img->stored_width, img->stored_height, img->width, img->height, RES_MAX_TEXTURE_SIDE);
+    }
     GLuint tex = upload_rgba(img->width, img->height, img->rgba, true);
     w->textures[w->texture_count++] = (gpu_texture){ copy, tex };
+    if (st == RES_OK) /* the GPU has it now: the decoded copy goes */
+        res_release_texture(w->res, path);
     return tex;
 }
 

@@ -2,6 +2,7 @@
 #include "res.h"
 
 #include "pmf/paf.h"
+#include "pmf/pmf_budget.h"
 #include "pmf/ptf.h"
 
 #include <limits.h>
@@ -41,7 +42,12 @@ static bool fail(pmf_error *err, const char *file, const char *block, uint64_t o
 bool res_image_decode(const void *data, size_t size, const char *name, res_image *out, pmf_error *err)
 {
     if (size >= 3 && memcmp(data, "PTF", 3) == 0)
-        return ptf_decode(data, size, name, &out->rgba, &out->width, &out->height, err);
+    {
+        ptf_format format;
+        *out = (res_image){ 0 };
+        return ptf_info(data, size, name, &format, &out->stored_width, &out->stored_height, err) &&
+               ptf_decode_fit(data, size, name, RES_MAX_TEXTURE_SIDE, &out->rgba, &out->width, &out->height, err);
+    }
     int w, h, n;
     if (size == 0)
         return fail(err, name, "texture", 0, "empty file");
@@ -51,13 +57,54 @@ bool res_image_decode(const void *data, size_t size, const char *name, res_image
         return fail(err, name, "texture", 0, "not a PTF, PNG, JPEG, TGA or BMP image (%s)", stbi_failure_reason());
     if (w > (1 << PTF_MAX_SIDE_EXP) || h > (1 << PTF_MAX_SIDE_EXP))
         return fail(err, name, "texture", 0, "image of %dx%d texels exceeds %d per side", w, h, 1 << PTF_MAX_SIDE_EXP);
+    /* the decode is transient (the cache keeps at most RES_MAX_TEXTURE_SIDE), but it must fit the budget */
+    uint64_t need = (uint64_t)w * (uint64_t)h * 4;
+    if (!pmf_budget_take(need))
+        return fail(err, name, "texture", 0, "%dx%d texels need %llu MiB, more than the memory budget leaves (see --memory)", w, h,
+                    (unsigned long long)(need >> 20));
     uint8_t *rgba = stbi_load_from_memory(data, (int)size, &w, &h, &n, 4);
+    pmf_budget_give(need);
     if (!rgba)
         return fail(err, name, "texture", 0, "cannot decode image: %s", stbi_failure_reason());
     /* stb's buffer goes through plain free() like PTF's: both come from malloc. */
     out->rgba = rgba;
     out->width = (uint32_t)w;
     out->height = (uint32_t)h;
+    return true;
+}
+
+static bool halve(res_image *img)
+{
+    uint32_t w = img->width > 1 ? img->width / 2 : 1, h = img->height > 1 ? img->height / 2 : 1;
+    uint8_t *out = malloc((size_t)w * h * 4);
+    if (!out)
+        return false;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            uint32_t x0 = x * 2 < img->width ? x * 2 : img->width - 1, y0 = y * 2 < img->height ? y * 2 : img->height - 1;
+            uint32_t x1 = x0 + 1 < img->width ? x0 + 1 : x0, y1 = y0 + 1 < img->height ? y0 + 1 : y0;
+            for (int c = 0; c < 4; c++) {
+                unsigned sum = img->rgba[((size_t)y0 * img->width + x0) * 4 + c] + img->rgba[((size_t)y0 * img->width + x1) * 4 + c] +
+                               img->rgba[((size_t)y1 * img->width + x0) * 4 + c] + img->rgba[((size_t)y1 * img->width + x1) * 4 + c];
+                out[((size_t)y * w + x) * 4 + c] = (uint8_t)((sum + 2) / 4);
+            }
+        }
+    free(img->rgba);
+    img->rgba = out;
+    img->width = w;
+    img->height = h;
+    return true;
+}
+
+bool res_image_fit(res_image *img, uint32_t max_side)
+{
+    if (!img->stored_width) {
+        img->stored_width = img->width;
+        img->stored_height = img->height;
+    }
+    while (img->width > max_side || img->height > max_side)
+        if (!halve(img))
+            return false;
     return true;
 }
 
@@ -90,6 +137,7 @@ bool res_checkerboard(res_image *out)
 typedef struct cache_entry {
     char *path;                      /* as requested */
     bool missing;
+    bool released;                   /* texels freed after upload (res_release_texture) */
     res_image image;
     pmf_error err;                   /* why it is missing */
 } cache_entry;
@@ -380,6 +428,12 @@ static bool resolve_root(const res_context *ctx, const char *path, char **dir_ou
     return true;
 }
 
+static void release_entry(cache_entry *e)
+{
+    res_image_free(&e->image);
+    e->released = true;
+}
+
 /* Resolves and decodes e->path into e (missing + err on failure). */
 static void load_entry(const res_context *ctx, cache_entry *e)
 {
@@ -402,9 +456,23 @@ static void load_entry(const res_context *ctx, cache_entry *e)
                  has_texture_ext(rel) ? "" : " + .ptf, .png, .jpg, .tga, .bmp");
     } else if (r == FOUND) {
         e->missing = !res_image_decode(bytes, size, where, &e->image, &e->err);
+        if (!e->missing && !res_image_fit(&e->image, RES_MAX_TEXTURE_SIDE)) {
+            fail(&e->err, where, "texture", 0, "out of memory for %ux%u texels", e->image.width, e->image.height);
+            res_image_free(&e->image);
+            e->missing = true;
+        }
     }
     free(bytes);
     free(dir);
+}
+
+void res_release_texture(res_context *ctx, const char *path)
+{
+    pthread_mutex_lock(&ctx->lock);
+    cache_entry *e = *cache_slot(ctx, path);
+    if (e && !e->missing) /* decoded again if asked for again */
+        release_entry(e);
+    pthread_mutex_unlock(&ctx->lock);
 }
 
 res_status res_load_texture(res_context *ctx, const char *path, const res_image **image, pmf_error *err)
@@ -415,7 +483,11 @@ res_status res_load_texture(res_context *ctx, const char *path, const res_image 
     res_status status;
     cache_entry **slot = cache_slot(ctx, path);
     cache_entry *e = *slot;
-    if (e) {
+    if (e && e->released) {
+        load_entry(ctx, e);
+        e->released = false;
+        status = e->missing ? RES_MISSING_REPORTED : RES_OK;
+    } else if (e) {
         status = e->missing ? RES_MISSING_REPORTED : RES_OK;
     } else {
         status = RES_MISSING;

@@ -8,13 +8,21 @@
  * hostile_maps lightmaps OUT.pmf: a valid map of 6 chunks (3 x 1 x 2, 16 m, chunk (1,0,0) at the
  * origin), each a wall at z = -4 over x, y in [-8, 8] cut into 6 strips, every strip with its
  * own 2048^2 lightmap of flat colour (96, 160, 48): 36 lightmaps of 2048^2 (~1.1 GiB as
- * RGBA16F atlas pages). Built with the render tests' map writer (tests/render/rt_map.h). */
+ * RGBA16F atlas pages). Built with the render tests' map writer (tests/render/rt_map.h).
+ *
+ * hostile_maps textures OUT.pmf: one 16 m chunk, the same wall in two halves (x < 0, x > 0)
+ * with materials textured by two 16384^2 RGB PTF textures in the embedded archive, flat colours
+ * (200, 100, 50) and (40, 80, 160) (~3 MB each: LZ4 of 768 MiB of texels), lightmap white. */
+#include <lz4frame.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptf.h"
+
 #include "block_patch.h"
 #include "rt_map.h"
+#include "rt_shot.h"
 
 #define EMPTY_CUBES (1u << 22)
 
@@ -94,10 +102,77 @@ static int write_lightmaps_map(const char *out)
     return ok ? 0 : 1;
 }
 
+/* A PTF of 2^exp x 2^exp RGB texels of one colour, compressed in slices (never held whole). */
+static uint8_t *flat_ptf(unsigned exp, const uint8_t rgb[3], size_t *size)
+{
+    size_t row = (size_t)3 << exp, rows = (size_t)1 << exp, slice_rows = 64;
+    uint64_t total = (uint64_t)row * rows;
+    LZ4F_preferences_t prefs = { 0 };
+    prefs.frameInfo.contentSize = total;
+    size_t slice = row * slice_rows, bound = LZ4F_compressBound(slice, &prefs);
+    size_t cap = PTF_HEADER_SIZE + LZ4F_HEADER_SIZE_MAX + bound * (rows / slice_rows + 1);
+    uint8_t *out = malloc(cap), *texels = malloc(slice);
+    LZ4F_cctx *cctx = NULL;
+    if (!out || !texels || LZ4F_isError(LZ4F_createCompressionContext(&cctx, LZ4F_VERSION))) {
+        free(out);
+        free(texels);
+        return NULL;
+    }
+    for (size_t i = 0; i < slice; i++)
+        texels[i] = rgb[i % 3];
+    memcpy(out, "PTF", 3);
+    out[3] = PTF_VERSION_MAJOR;
+    out[4] = PTF_FORMAT_RGB;
+    out[5] = (uint8_t)(exp | exp << 4);
+    size_t n = PTF_HEADER_SIZE, r = LZ4F_compressBegin(cctx, out + n, cap - n, &prefs);
+    bool ok = !LZ4F_isError(r);
+    n += ok ? r : 0;
+    for (size_t y = 0; ok && y < rows; y += slice_rows) {
+        r = LZ4F_compressUpdate(cctx, out + n, cap - n, texels, slice, NULL);
+        ok = !LZ4F_isError(r);
+        n += ok ? r : 0;
+    }
+    r = ok ? LZ4F_compressEnd(cctx, out + n, cap - n, NULL) : 0;
+    ok = ok && !LZ4F_isError(r);
+    n += ok ? r : 0;
+    LZ4F_freeCompressionContext(cctx);
+    free(texels);
+    if (!ok) {
+        free(out);
+        return NULL;
+    }
+    *size = n;
+    return realloc(out, n);
+}
+
+static int write_textures_map(const char *path)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 1, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t mats[2] = { rt_material(l, "huge1", "map:textures/huge1", 0, 0), rt_material(l, "huge2", "map:textures/huge2", 0, 0) };
+    rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t lm = rt_lightmap(c, 1, 255, 255, 255);
+    rt_two_walls(c, mats[0], lm, mats[1], lm);
+    static const uint8_t colours[2][3] = { { 200, 100, 50 }, { 40, 80, 160 } };
+    uint8_t *data[2] = { NULL, NULL };
+    size_t sizes[2] = { 0, 0 };
+    const char *paths[2] = { "textures/huge1.ptf", "textures/huge2.ptf" };
+    bool ok = true;
+    for (int i = 0; i < 2; i++)
+        ok = ok && (data[i] = flat_ptf(14, colours[i], &sizes[i])) != NULL;
+    ok = ok && rt_archive(&m, 2, paths, data, sizes) && rt_map_write(&m, path);
+    free(data[0]);
+    free(data[1]);
+    rt_map_free(&m);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "lightmaps"))
         return write_lightmaps_map(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "textures"))
+        return write_textures_map(argv[2]);
     if (argc != 4) {
         fprintf(stderr, "usage: hostile_maps cubes IN.pmf OUT.pmf | hostile_maps lightmaps OUT.pmf\n");
         return 1;

@@ -93,6 +93,15 @@ lightmaps)
     for xy in "160 90" "40 30" "280 150"; do
         [ "$("$PROBE" pixel lm.png $xy)" = "96 160 48" ] || fail "pixel $xy: $("$PROBE" pixel lm.png $xy), want the lightmap's 96 160 48"
     done ;;
+textures)
+    # Two 16384^2 PTF textures in ~6.6 MB (6 GB and 60 s before): decoded a band at a time
+    # straight down to 2048^2, one warning, the texels' colours on the wall.
+    "$MAKEMAPS" textures tex.pmf || fail "hostile_maps"
+    run_rss 0 shot tex.pmf -o tex.png --camera 0,0,4,0,0 --size 320x180
+    one_line err && grep -q "^pmfview: warning: map:textures/huge[12]: 16384x16384 texels reduced to 2048x2048 (a texture keeps at most 2048 a side; docs/memory.md)$" err ||
+        fail "shot: want one warning naming the reduced texture"
+    [ "$("$PROBE" pixel tex.png 80 90)" = "200 100 50" ] || fail "left half: $("$PROBE" pixel tex.png 80 90), want 200 100 50"
+    [ "$("$PROBE" pixel tex.png 240 90)" = "40 80 160" ] || fail "right half: $("$PROBE" pixel tex.png 240 90), want 40 80 160" ;;
 *)
     fail "unknown case" ;;
 esac
