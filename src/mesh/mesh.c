@@ -480,9 +480,11 @@ static bool place_lightmap_blocks(builder *b)
         for (uint32_t i = 0; i < mc->block_count; i++)
             mesh_atlas_free(mc->atlas, &mc->blocks[i].rect);
         mc->block_count = 0;
-        if (cap == 0)
+        if (cap == 0) {
+            pmf_budget_note_refusal(); /* the atlas's pages come from the budget: the chunk is dropped, not broken */
             return fail(b->err, b->err_size, b->ch, "no room in the lightmap atlas (%u pages of %u luxels) even for 1-luxel lightmaps",
                         mesh_atlas_max_pages(mc->atlas), mesh_atlas_page_size(mc->atlas));
+        }
         cap = mesh_atlas_lower_lightmap_cap(mc->atlas, cap);
     }
 }

@@ -50,7 +50,10 @@
  * 2^n × 2^n luxels plus a 1-luxel border copied from the edge luxels (bilinear filtering never
  * reads a neighbour), so the block is (2^n + 2)^2 texels at (x, y) on its page. A lightmap as
  * large as the page fills the page with no border (sample it with CLAMP_TO_EDGE). A lightmap
- * larger than the page is an error. Sample the atlas with GL_LINEAR and no mipmaps (mip levels
+ * larger than the page is an error. When max_pages are full the mesher lowers the atlas's
+ * lightmap cap (mesh_atlas_lightmap_cap) and places the chunk again: its lightmaps and layers get
+ * box-filtered blocks of at most 2^cap a side (mesh_chunk.lightmaps_lowered tells), and so do
+ * all later chunks (docs/memory.md). Sample the atlas with GL_LINEAR and no mipmaps (mip levels
  * would mix neighbouring blocks).
  * Faces with lightmap 255 get a 1×1 block of colour = the cube's lighting base colour when the
  * cube has lighting data, else white (255,255,255) = L 1; one such block per distinct colour

@@ -13,6 +13,7 @@ static _Thread_local bool refused_here;
 
 void pmf_budget_clear_refused(void) { refused_here = false; }
 bool pmf_budget_refused(void) { return refused_here; }
+void pmf_budget_note_refusal(void) { refused_here = true; }
 
 uint64_t pmf_budget_default(void)
 {

@@ -27,5 +27,7 @@ uint64_t pmf_budget_peak(void);   /* the most ever taken at once */
  * a failure deep in a decoder or mesher tell "over budget" from "broken". */
 void pmf_budget_clear_refused(void);
 bool pmf_budget_refused(void);
+/* Records a refusal on this thread by a limit derived from the budget (the lightmap atlas). */
+void pmf_budget_note_refusal(void);
 
 #endif
