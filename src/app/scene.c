@@ -78,7 +78,7 @@ struct scene {
     uint32_t failure_count;
     uint32_t evicted_since_trim;
     double trimmed_at;
-    char budget_warning[400];
+    char budget_warning[640];
     char lowered_warning[640];         /* lightmaps lowered to fit the atlas, "" = none */
     uint32_t lowered_exp;              /* 1 + the smallest lowered side's exponent, 0 = none */          /* the first chunk the memory budget dropped, "" = none */
     uint32_t budget_dropped;
@@ -519,7 +519,20 @@ static bool reserve_chunks(scene_chunk ***list, size_t *cap, size_t need)
 
 static void add_chunk(scene *s, scene_chunk *sc)
 {
+    pmf_budget_clear_refused();
     sc->handle = render_world_add(s->world, &sc->mc);
+    if (sc->handle < 0 && pmf_budget_refused()) {
+        /* its GPU buffers do not fit: not drawn, like a chunk the decoder could not fit */
+        if (!s->budget_dropped++)
+            snprintf(s->budget_warning, sizeof s->budget_warning,
+                     "%s: chunk (%u,%u,%u): its GPU buffers need more than the memory budget leaves (%llu of %llu MiB in use; "
+                     "see --memory): not drawn, nor any chunk that does not fit in what is left",
+                     s->file->name, sc->mc.coord.x, sc->mc.coord.y, sc->mc.coord.z,
+                     (unsigned long long)(pmf_budget_used() >> 20), (unsigned long long)(pmf_budget_limit() >> 20));
+        render_world_remove(s->world, sc->handle);
+        free_scene_chunk(sc);
+        return;
+    }
     if (sc->handle < 0 || !reserve_chunks(&s->chunks, &s->chunk_cap, s->chunk_count + 1)) {
         scene_failure_entry *f = add_failure(s, sc->mc.coord, true);
         if (f)
@@ -589,9 +602,10 @@ static void upload_chunk(scene *s, scene_chunk *sc)
     if (sc->mc.lightmaps_lowered && (!s->lowered_exp || sc->mc.lightmap_exp_cap + 1u < s->lowered_exp)) {
         s->lowered_exp = sc->mc.lightmap_exp_cap + 1u;
         snprintf(s->lowered_warning, sizeof s->lowered_warning,
-                 "%s: lightmaps lowered to at most %u x %u luxels: the lightmap atlas is full at %u pages of %u "
+                 "%s: lightmaps lowered to at most %u x %u luxels: the lightmap atlas is full at %u page%s of %u "
                  "(half the memory budget of %llu MiB; see --memory)", s->file->name, 1u << sc->mc.lightmap_exp_cap,
-                 1u << sc->mc.lightmap_exp_cap, mesh_atlas_max_pages(s->atlas), mesh_atlas_page_size(s->atlas),
+                 1u << sc->mc.lightmap_exp_cap, mesh_atlas_max_pages(s->atlas),
+                 mesh_atlas_max_pages(s->atlas) == 1 ? "" : "s", mesh_atlas_page_size(s->atlas),
                  (unsigned long long)(pmf_budget_limit() >> 20));
     }
     double t0 = now_seconds();

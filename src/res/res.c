@@ -466,6 +466,15 @@ static void load_entry(const res_context *ctx, cache_entry *e)
     free(dir);
 }
 
+bool res_fit_texture(res_context *ctx, const char *path, uint32_t max_side)
+{
+    pthread_mutex_lock(&ctx->lock);
+    cache_entry *e = *cache_slot(ctx, path);
+    bool ok = e && !e->missing && !e->released && res_image_fit(&e->image, max_side);
+    pthread_mutex_unlock(&ctx->lock);
+    return ok;
+}
+
 void res_release_texture(res_context *ctx, const char *path)
 {
     pthread_mutex_lock(&ctx->lock);

@@ -65,6 +65,8 @@ res_status res_load_texture(res_context *ctx, const char *path, const res_image 
 #define RES_MAX_TEXTURE_SIDE 2048u
 /* Halves img until both sides are <= max_side. False (img unchanged) when out of memory. */
 bool res_image_fit(res_image *img, uint32_t max_side);
+/* Halves path's cached texels until they fit max_side (a texture the budget cannot take whole). */
+bool res_fit_texture(res_context *ctx, const char *path, uint32_t max_side);
 /* The caller has uploaded path's texels: they are freed (a later load decodes again). */
 void res_release_texture(res_context *ctx, const char *path);
 
