@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "memory_option.h"
 #include "commands.h"
 #include "info_formats.h"
 #include "map_source.h"
@@ -15,13 +16,14 @@
 
 static void info_usage(FILE *out)
 {
-    fputs("usage: pmfview info FILE [--json]\n"
+    fputs("usage: pmfview info FILE [--json] [--memory MIB]\n"
           "\n"
           "Validates every level and every chunk of the PMF map FILE and prints a summary:\n"
           "header, archive, extensions, start cameras and, per level, flags, grid, materials,\n"
           "totals and bounds.\n"
           "\n"
           "  --json    print one JSON object instead (schema: docs/info.md)\n"
+          "  --memory MIB  memory budget for decoding (default from the machine, docs/memory.md)\n"
           "  --help    show this help\n"
           "\n"
           "Exit status: 0 valid map, 1 usage error, 2 unreadable or invalid map (one line on\n"
@@ -346,6 +348,12 @@ int cmd_info(int argc, char **argv)
             return 0;
         } else if (!strcmp(argv[i], "--json")) {
             json = true;
+        } else if (!strcmp(argv[i], "--memory") || !strncmp(argv[i], "--memory=", 9)) {
+            const char *v = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : "";
+            if (!memory_option_set(v)) {
+                fprintf(stderr, "pmfview: info: --memory wants MiB in 64..1048576, got '%s'\n", v);
+                return EXIT_USAGE;
+            }
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "pmfview: info: unknown option '%s' (see 'pmfview info --help')\n", argv[i]);
             return EXIT_USAGE;
@@ -381,7 +389,7 @@ int cmd_info(int argc, char **argv)
         return EXIT_RUNTIME;
     }
     int status = 0;
-    pmf_cameras *cams = malloc(sizeof *cams);
+    pmf_cameras *cams = calloc(1, sizeof *cams);
     pmf_lights lights = { 0 };
     if (!cams) {
         fputs("pmfview: out of memory\n", stderr);
@@ -417,6 +425,8 @@ int cmd_info(int argc, char **argv)
         pmf_level_free(&levels[l].lvl);
     free(levels);
     free(stats);
+    if (cams)
+        pmf_cameras_free(cams);
     free(cams);
     pmf_lights_free(&lights);
     pmf_close(f);

@@ -10,6 +10,7 @@
 
 #include <stb_image_write.h>
 
+#include "memory_option.h"
 #include "commands.h"
 #include "formats_scene.h"
 #include "light_ids.h"
@@ -52,6 +53,7 @@ static const char shot_usage[] =
     "  --path FILE            with --frames: cameras (as --cameras) interpolated over the frames;\n"
     "                         the PNG is the path's end\n"
     "  --stats                print chunk, triangle, draw-call and timing figures to stderr\n"
+    MEMORY_OPTION_HELP
     "  -h, --help             this help\n";
 
 typedef struct shot_camera {
@@ -241,6 +243,9 @@ static int parse_args(int argc, char **argv, shot_options *o)
             if (!parse_u32(v, 64, &n) || !n)
                 return usage_error("--radius wants 1..64 chunks, got '%s'", v);
             o->radius = (int)n;
+        } else if (!strcmp(a, "--memory")) {
+            if (!memory_option_set(v))
+                return usage_error("--memory wants MiB in 64..1048576, got '%s'", v);
         } else if (!strcmp(a, "--msaa")) {
             uint32_t n;
             if (!parse_u32(v, 64, &n))
@@ -663,6 +668,11 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
                 }
                 double t0 = now_seconds();
                 scene_update(s, 4.0);
+                if (scene_failure(s)) { /* e.g. the file shrank while we fly */
+                    fprintf(stderr, "pmfview: %s\n", scene_failure(s));
+                    rc = EXIT_BAD_INPUT;
+                    break;
+                }
                 double t1 = now_seconds();
                 render_target_bind(&fr.target);
                 scene_draw(s, &(scene_viewport){ .width = fr.target.width, .height = fr.target.height });
@@ -674,6 +684,8 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
                 total += t2 - t0;
                 render += t2 - t1;
             }
+            if (rc)
+                break;
             fprintf(stderr, "frames: %d, average frame time: %.3f ms (%.1f fps)\n", o->frames,
                     total / o->frames * 1000.0, o->frames / (total > 0 ? total : 1e-9));
             qsort(frame_times, (size_t)o->frames, sizeof *frame_times, compare_double);
@@ -705,6 +717,9 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         if (!make_parents(out) || !write_png(out, o->width, o->height, fr.image))
             rc = EXIT_RUNTIME;
     }
+    const char *warnings[2];
+    for (size_t i = 0, n = scene_budget_warnings(s, warnings); i < n; i++)
+        fprintf(stderr, "pmfview: warning: %s\n", warnings[i]);
     free(frame_times);
     frame_destroy(&fr);
     return rc;

@@ -5,6 +5,7 @@
 
 #include <SDL.h>
 
+#include "memory_option.h"
 #include "commands.h"
 #include "pmf/pmf.h"
 #include "view.h"
@@ -122,6 +123,10 @@ int cmd_view(int argc, char **argv)
             if (!parse_int(next, 1, 64, &n))
                 return usage_error("--radius wants chunks in 1..64, not", next);
             desc.radius = (int)n;
+            i++;
+        } else if (!strcmp(a, "--memory")) {
+            if (!memory_option_set(next))
+                return usage_error("--memory wants MiB in 64..1048576, not", next);
             i++;
         } else if (!strcmp(a, "--shots")) {
             desc.shots_dir = next;

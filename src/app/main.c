@@ -2,11 +2,12 @@
 #include <string.h>
 
 #include "commands.h"
+#include "pmf_budget.h"
 
 void print_usage(FILE *out)
 {
     fputs("usage: pmfview [FILE] [options]                 fly through a map in a window\n"
-          "       pmfview info FILE [--json]\n"
+          "       pmfview info FILE [--json] [--memory MIB]\n"
           "       pmfview shot FILE -o OUT.png [options]\n"
           "       pmfview --help | --version\n"
           "\n"
@@ -19,6 +20,7 @@ void print_usage(FILE *out)
           "  --shots DIR              where F12 screenshots go (default: the current directory)\n"
           "  --game DIR               game directory for unprefixed texture paths\n"
           "  --size WxH               window size (default 1280x720)\n"
+          "  --memory MIB             memory budget for the map (default from the machine, docs/memory.md)\n"
           "FILE may be a PMF map or an RMF (compiled with pmfc into the cache, $XDG_CACHE_HOME/pmfview;\n"
           "$PMFVIEW_PMFC names the compiler, else the pmfc beside pmfview).\n"
           "In the window, F1 lists every key; docs/viewer.md has them all.\n"
@@ -28,6 +30,7 @@ void print_usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    pmf_budget_set_limit(pmf_budget_default()); /* --memory overrides it */
     if (argc >= 2) {
         if (!strcmp(argv[1], "info"))
             return cmd_info(argc - 1, argv + 1);

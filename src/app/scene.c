@@ -1,5 +1,6 @@
 /* scene.c - open level -> streamer (meshing on its workers) -> GPU uploads -> culled draw
  * (scene.h). */
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "mesh.h"
 #include "pmf/pmf_cameras.h"
+#include "pmf_budget.h"
 #include "render/render_world.h"
 #include "res/res.h"
 #include "scene.h"
@@ -17,6 +19,9 @@
 #define NEAR_PLANE 0.05
 
 typedef struct sky_region { float planes[6][4]; int env; } sky_region;
+
+#define TRIM_AFTER_EVICTIONS 16
+#define TRIM_INTERVAL_SECONDS 2.0
 
 typedef struct scene_failure_entry {
     pmf_chunk_coord coord;
@@ -74,6 +79,12 @@ struct scene {
     uint32_t visible_chunks;
     scene_failure_entry failures[16];  /* the first chunks that failed to load */
     uint32_t failure_count;
+    uint32_t evicted_since_trim;
+    double trimmed_at;
+    char budget_warning[640];
+    char lowered_warning[640];         /* lightmaps lowered to fit the atlas, "" = none */
+    uint32_t lowered_exp;              /* 1 + the smallest lowered side's exponent, 0 = none */          /* the first chunk the memory budget dropped, "" = none */
+    uint32_t budget_dropped;
 };
 
 static double now_seconds(void)
@@ -223,6 +234,14 @@ static scene *fail(scene *s, scene_error *err, int code, const char *fmt, const 
     return NULL;
 }
 
+/* The lit atlas (RGBA16F pages of 2048^2 on the GPU, 32 MiB each) may take half the budget. */
+static uint32_t atlas_pages_for_budget(void)
+{
+    uint64_t limit = pmf_budget_limit(), page = 2048ull * 2048ull * 8ull;
+    uint64_t pages = limit ? limit / 2 / page : 64;
+    return pages < 1 ? 1 : pages > 64 ? 64 : (uint32_t)pages;
+}
+
 scene *scene_open(const scene_desc *desc, scene_error *err)
 {
     char line[sizeof err->message];
@@ -244,12 +263,12 @@ scene *scene_open(const scene_desc *desc, scene_error *err)
     }
     if (!pmf_level_read(s->file, desc->level, PMF_PART_COMMON | PMF_PART_CLIENT, &s->lvl, &perr))
         return fail(s, err, 2, "%s", pmf_error_format(&perr, line, sizeof line));
-    if (!(s->cameras = malloc(sizeof *s->cameras)))
+    if (!(s->cameras = calloc(1, sizeof *s->cameras)))
         return fail(s, err, 3, "%s", "out of memory");
     if (!pmf_cameras_read(s->file, s->cameras, &perr))
         return fail(s, err, 2, "%s", pmf_error_format(&perr, line, sizeof line));
     s->res = res_create(&(res_desc){ .game_dir = desc->game_dir, .map = s->file });
-    s->atlas = mesh_atlas_create(&(mesh_atlas_desc){ 0 });
+    s->atlas = mesh_atlas_create(&(mesh_atlas_desc){ .max_pages = atlas_pages_for_budget() });
     if (!s->res || !s->atlas)
         return fail(s, err, 3, "%s", "out of memory");
     s->world = render_world_create(&(render_world_desc){ .lvl = &s->lvl, .atlas = s->atlas, .res = s->res },
@@ -299,6 +318,8 @@ void scene_close(scene *s)
     if (s->lvl.arena_)
         pmf_level_free(&s->lvl);
     pmf_close(s->file);
+    if (s->cameras)
+        pmf_cameras_free(s->cameras);
     free(s->cameras);
     free(s->chunks);
     free(s->deferred);
@@ -517,7 +538,20 @@ static bool reserve_chunks(scene_chunk ***list, size_t *cap, size_t need)
 
 static void add_chunk(scene *s, scene_chunk *sc)
 {
+    pmf_budget_clear_refused();
     sc->handle = render_world_add(s->world, &sc->mc);
+    if (sc->handle < 0 && pmf_budget_refused()) {
+        /* its GPU buffers do not fit: not drawn, like a chunk the decoder could not fit */
+        if (!s->budget_dropped++)
+            snprintf(s->budget_warning, sizeof s->budget_warning,
+                     "%s: chunk (%u,%u,%u): its GPU buffers need more than the memory budget leaves (%llu of %llu MiB in use; "
+                     "see --memory): not drawn, nor any chunk that does not fit in what is left",
+                     s->file->name, sc->mc.coord.x, sc->mc.coord.y, sc->mc.coord.z,
+                     (unsigned long long)(pmf_budget_used() >> 20), (unsigned long long)(pmf_budget_limit() >> 20));
+        render_world_remove(s->world, sc->handle);
+        free_scene_chunk(sc);
+        return;
+    }
     if (sc->handle < 0 || !reserve_chunks(&s->chunks, &s->chunk_cap, s->chunk_count + 1)) {
         scene_failure_entry *f = add_failure(s, sc->mc.coord, true);
         if (f)
@@ -584,6 +618,15 @@ static bool chunk_in_view(const scene *s, const float planes[6][4], pmf_chunk_co
 
 static void upload_chunk(scene *s, scene_chunk *sc)
 {
+    if (sc->mc.lightmaps_lowered && (!s->lowered_exp || sc->mc.lightmap_exp_cap + 1u < s->lowered_exp)) {
+        s->lowered_exp = sc->mc.lightmap_exp_cap + 1u;
+        snprintf(s->lowered_warning, sizeof s->lowered_warning,
+                 "%s: lightmaps lowered to at most %u x %u luxels: the lightmap atlas is full at %u page%s of %u "
+                 "(half the memory budget of %llu MiB; see --memory)", s->file->name, 1u << sc->mc.lightmap_exp_cap,
+                 1u << sc->mc.lightmap_exp_cap, mesh_atlas_max_pages(s->atlas),
+                 mesh_atlas_max_pages(s->atlas) == 1 ? "" : "s", mesh_atlas_page_size(s->atlas),
+                 (unsigned long long)(pmf_budget_limit() >> 20));
+    }
     double t0 = now_seconds();
     add_chunk(s, sc);
     s->upload_seconds += now_seconds() - t0;
@@ -601,9 +644,18 @@ static void update(scene *s, double budget_ms, bool view_only)
     }
     pmf_chunk_coord gone[64];
     size_t n;
-    while ((n = stream_poll_evictions(s->stream, gone, 64)) > 0)
+    while ((n = stream_poll_evictions(s->stream, gone, 64)) > 0) {
         for (size_t i = 0; i < n; i++)
             drop_chunk(s, gone[i]);
+        s->evicted_since_trim += (uint32_t)n;
+    }
+    /* Chunks come and go on several threads: what they free stays in the allocator's per-thread
+     * arenas (RSS that only grows, docs/memory.md) unless handed back now and then. */
+    if (s->evicted_since_trim >= TRIM_AFTER_EVICTIONS && start - s->trimmed_at >= TRIM_INTERVAL_SECONDS) {
+        malloc_trim(0);
+        s->trimmed_at = start;
+        s->evicted_since_trim = 0;
+    }
     float planes[6][4];
     view_planes(s, planes);
     bool more = true, uploaded = false;
@@ -611,6 +663,11 @@ static void update(scene *s, double budget_ms, bool view_only)
         stream_item item;
         if (!stream_poll(s->stream, &item, 1)) {
             more = false;
+        } else if (item.failed && item.over_budget) {
+            /* not broken, only too much for now: drawn without it, said once */
+            if (!s->budget_dropped++)
+                snprintf(s->budget_warning, sizeof s->budget_warning,
+                         "%s: not drawn, nor any chunk that does not fit in what is left", item.error);
         } else if (item.failed) {
             scene_failure_entry *f = add_failure(s, item.coord, false);
             if (f)
@@ -919,6 +976,16 @@ void scene_get_stats(const scene *s, scene_stats *out)
     out->gpu_bytes = render_world_gpu_bytes(s->world);
     render_world_chunk_bytes(s->world, &out->chunk_vertices, &out->chunk_buffer_bytes);
     out->multi_draw_indirect = render_get_caps()->multi_draw_indirect;
+}
+
+size_t scene_budget_warnings(const scene *s, const char *out[2])
+{
+    size_t n = 0;
+    if (s->budget_dropped)
+        out[n++] = s->budget_warning;
+    if (s->lowered_exp)
+        out[n++] = s->lowered_warning;
+    return n;
 }
 
 const char *scene_failure(const scene *s)

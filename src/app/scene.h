@@ -144,4 +144,8 @@ void scene_get_stats(const scene *s, scene_stats *out);
  * as "FILE: BLOCK, byte N: MESSAGE"; NULL when none has. Failures out of view are not reported. */
 const char *scene_failure(const scene *s);
 
+/* What the memory budget cost the picture, one line each (none, 1 or 2): the first chunk
+ * dropped because the budget was spent, and the lightmaps lowered to fit the atlas. */
+size_t scene_budget_warnings(const scene *s, const char *out[2]);
+
 #endif

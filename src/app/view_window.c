@@ -807,6 +807,11 @@ static int run_loop(viewer *v)
         scene_set_settings(v->scene, &v->settings);
         scene_set_camera(v->scene, &v->cam);
         scene_update(v->scene, 4.0);
+        if (!v->error[0] && scene_failure(v->scene)) /* e.g. the file shrank: keep what we have, say why */
+            snprintf(v->error, sizeof v->error, "%s", scene_failure(v->scene));
+        const char *warnings[2];
+        if (!v->error[0] && scene_budget_warnings(v->scene, warnings))
+            snprintf(v->error, sizeof v->error, "%s", warnings[0]);
         learn_lights(v, t);
         update_lights(v, t);
         bool complete = scene_view_complete(v->scene);

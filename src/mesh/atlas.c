@@ -33,6 +33,7 @@ struct mesh_atlas {
     atlas_page *pages;
     uint32_t page_count;
     uint64_t used_texels;
+    uint8_t lightmap_cap;        /* under lock */
 };
 
 mesh_atlas *mesh_atlas_create(const mesh_atlas_desc *desc)
@@ -52,6 +53,7 @@ mesh_atlas *mesh_atlas_create(const mesh_atlas_desc *desc)
     }
     a->page_size = size;
     a->max_pages = max_pages;
+    a->lightmap_cap = PMF_MAX_LIGHTMAP_EXP;
     return a;
 }
 
@@ -71,6 +73,25 @@ void mesh_atlas_destroy(mesh_atlas *a)
 }
 
 uint32_t mesh_atlas_page_size(const mesh_atlas *a) { return a->page_size; }
+uint32_t mesh_atlas_max_pages(const mesh_atlas *a) { return a->max_pages; }
+
+uint8_t mesh_atlas_lightmap_cap(mesh_atlas *a)
+{
+    pthread_mutex_lock(&a->lock);
+    uint8_t cap = a->lightmap_cap;
+    pthread_mutex_unlock(&a->lock);
+    return cap;
+}
+
+uint8_t mesh_atlas_lower_lightmap_cap(mesh_atlas *a, uint8_t from)
+{
+    pthread_mutex_lock(&a->lock);
+    if (a->lightmap_cap >= from && from > 0)
+        a->lightmap_cap = (uint8_t)(from - 1);
+    uint8_t cap = a->lightmap_cap;
+    pthread_mutex_unlock(&a->lock);
+    return cap;
+}
 
 uint32_t mesh_atlas_page_count(mesh_atlas *a)
 {

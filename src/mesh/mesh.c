@@ -7,11 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pmf_budget.h"
+
 /* Memory a mesh_chunk owns besides its arrays. */
 typedef struct mesh_pools {
     uint8_t *luxels;             /* every block's and layer's padded luxels */
     uint32_t *vis_cubes;
     pmf_vis_chunk *vis_chunks;
+    uint64_t charged;            /* bytes taken from the memory budget (pmf_budget.h) */
 } mesh_pools;
 
 /* A run of a cube's vertices drawn with one material and lightmap. */
@@ -180,6 +183,7 @@ void mesh_chunk_free(mesh_chunk *mc)
         free(pools->luxels);
         free(pools->vis_cubes);
         free(pools->vis_chunks);
+        pmf_budget_give(pools->charged);
         free(pools);
     }
     free(mc->vertices);
@@ -287,6 +291,7 @@ typedef struct builder {
     char *err;
     size_t err_size;
     bool lightmap_used[256];
+    uint8_t lightmap_exp[256];   /* the side its block got: 2^exp, below the file's when lowered */
     uint32_t lightmaps_used;     /* blocks [0, lightmaps_used) hold lightmaps, the rest base colours */
     uint64_t vertex_total, index_total;
     uint32_t piece_count;
@@ -299,6 +304,18 @@ typedef struct builder {
 } builder;
 
 #define OOM(b) fail((b)->err, (b)->err_size, (b)->ch, "out of memory")
+
+/* Takes the chunk's big arrays from the memory budget before they are allocated. */
+static bool charge(builder *b, uint64_t bytes, const char *what)
+{
+    if (pmf_budget_take(bytes)) {
+        b->pools->charged += bytes;
+        return true;
+    }
+    return fail(b->err, b->err_size, b->ch, "%s need %llu MiB, more than the memory budget leaves (%llu of %llu MiB in use; see --memory)",
+                what, (unsigned long long)((bytes + (1u << 20) - 1) >> 20), (unsigned long long)(pmf_budget_used() >> 20),
+                (unsigned long long)(pmf_budget_limit() >> 20));
+}
 
 /* Quads v0 v1 v2 v3 draw as (v0 v1 v2)(v0 v2 v3): 6 indices per 4 vertices. */
 static uint32_t index_count_of(uint32_t vertices, bool quads) { return quads ? vertices / 4 * 6 : vertices; }
@@ -402,41 +419,119 @@ static size_t padded_bytes(uint32_t size_exp)
     return side * side * 3;
 }
 
+/* Box-filters a side×side RGB lightmap down by 2^shift per axis into dst. */
+static void shrink_luxels(const uint8_t *src, uint32_t side, uint32_t shift, uint8_t *dst)
+{
+    uint32_t out = side >> shift, f = 1u << shift;
+    for (uint32_t r = 0; r < out; r++)
+        for (uint32_t c = 0; c < out; c++)
+            for (int ch = 0; ch < 3; ch++) {
+                uint64_t sum = 0;
+                for (uint32_t y = 0; y < f; y++)
+                    for (uint32_t x = 0; x < f; x++)
+                        sum += src[((size_t)(r * f + y) * side + c * f + x) * 3 + (size_t)ch];
+                dst[((size_t)r * out + c) * 3 + (size_t)ch] = (uint8_t)((sum + (f * f) / 2) >> (2 * shift));
+            }
+}
+
+/* pad_luxels into a block whose side may be smaller than the lightmap's (a lowered lightmap). */
+static bool place_luxels(builder *b, const uint8_t *src, uint32_t src_side, const mesh_atlas_rect *rect, uint8_t *dst)
+{
+    if (src_side == rect->side) {
+        pad_luxels(src, src_side, rect->border, dst);
+        return true;
+    }
+    uint8_t *small = malloc((size_t)rect->side * rect->side * 3);
+    if (!small)
+        return OOM(b);
+    shrink_luxels(src, src_side, (uint32_t)__builtin_ctz(src_side / rect->side), small);
+    pad_luxels(small, rect->side, rect->border, dst);
+    free(small);
+    return true;
+}
+
+/* Places the used lightmaps' blocks, each at most 2^cap luxels a side. When the atlas is full
+ * (its pages are bounded by the memory budget) the atlas-wide cap is lowered and the chunk
+ * placed again: every later chunk then gets lightmaps that much smaller. */
+static bool place_lightmap_blocks(builder *b)
+{
+    const pmf_chunk_client *cl = &b->ch->client;
+    mesh_chunk *mc = b->mc;
+    for (uint32_t l = 0; l < cl->lightmap_count; l++)
+        if (b->lightmap_used[l] && (1u << cl->lightmaps[l].size_exp) > mesh_atlas_page_size(mc->atlas))
+            return fail(b->err, b->err_size, b->ch, "lightmap %u: no room in the lightmap atlas (%u luxels, page %u)", l,
+                        1u << cl->lightmaps[l].size_exp, mesh_atlas_page_size(mc->atlas));
+    for (uint8_t cap = mesh_atlas_lightmap_cap(mc->atlas);;) {
+        bool placed = true;
+        for (uint32_t l = 0; l < cl->lightmap_count && placed; l++) {
+            if (!b->lightmap_used[l])
+                continue;
+            mesh_lightmap_block *blk = &mc->blocks[mc->block_count];
+            uint8_t exp = cl->lightmaps[l].size_exp < cap ? cl->lightmaps[l].size_exp : cap;
+            placed = mesh_atlas_alloc(mc->atlas, 1u << exp, &blk->rect);
+            if (placed) {
+                blk->lightmap = (int16_t)l;
+                mc->lightmap_block[l] = mc->block_count++;
+                b->lightmap_exp[l] = exp;
+            }
+        }
+        if (placed)
+            return true;
+        for (uint32_t i = 0; i < mc->block_count; i++)
+            mesh_atlas_free(mc->atlas, &mc->blocks[i].rect);
+        mc->block_count = 0;
+        if (cap == 0) {
+            pmf_budget_note_refusal(); /* the atlas's pages come from the budget: the chunk is dropped, not broken */
+            return fail(b->err, b->err_size, b->ch, "no room in the lightmap atlas (%u pages of %u luxels) even for 1-luxel lightmaps",
+                        mesh_atlas_max_pages(mc->atlas), mesh_atlas_page_size(mc->atlas));
+        }
+        cap = mesh_atlas_lower_lightmap_cap(mc->atlas, cap);
+    }
+}
+
 /* Atlas blocks: used lightmaps in index order, then one 1×1 block per base colour. */
 static bool stage_blocks(builder *b)
 {
     const pmf_chunk_client *cl = &b->ch->client;
     mesh_chunk *mc = b->mc;
-    size_t bytes = (size_t)b->colours.count * 9 * 3, layers = 0;
+    size_t layers = 0;
+    for (uint32_t d = 0; d < b->ch->common.dynamic_light_count; d++)
+        for (uint32_t k = 0; k < cl->dynamic_lights[d].layer_count; k++)
+            layers += b->lightmap_used[cl->dynamic_lights[d].layers[k].target];
+    mc->blocks = malloc((b->lightmaps_used + b->colours.count + 1) * sizeof *mc->blocks);
+    mc->layers = malloc((layers + 1) * sizeof *mc->layers);
+    if (!mc->blocks || !mc->layers)
+        return OOM(b);
+    if (!place_lightmap_blocks(b))
+        return false;
+    size_t bytes = (size_t)b->colours.count * 9 * 3;
     for (uint32_t l = 0; l < cl->lightmap_count; l++)
-        if (b->lightmap_used[l])
-            bytes += padded_bytes(cl->lightmaps[l].size_exp);
+        if (b->lightmap_used[l]) {
+            bytes += padded_bytes(b->lightmap_exp[l]);
+            if (b->lightmap_exp[l] < cl->lightmaps[l].size_exp &&
+                (!mc->lightmaps_lowered || b->lightmap_exp[l] < mc->lightmap_exp_cap)) {
+                mc->lightmaps_lowered = true;
+                mc->lightmap_exp_cap = b->lightmap_exp[l];
+            }
+        }
     for (uint32_t d = 0; d < b->ch->common.dynamic_light_count; d++)
         for (uint32_t k = 0; k < cl->dynamic_lights[d].layer_count; k++) {
             uint8_t t = cl->dynamic_lights[d].layers[k].target;
-            if (b->lightmap_used[t]) {
-                bytes += padded_bytes(cl->lightmaps[t].size_exp);
-                layers++;
-            }
+            if (b->lightmap_used[t])
+                bytes += padded_bytes(b->lightmap_exp[t]);
         }
-    mc->blocks = malloc((b->lightmaps_used + b->colours.count + 1) * sizeof *mc->blocks);
-    mc->layers = malloc((layers + 1) * sizeof *mc->layers);
+    if (!charge(b, bytes, layers ? "lightmap blocks and dynamic light layers" : "lightmap blocks"))
+        return false;
     b->pools->luxels = b->lux = malloc(bytes + 1);
-    if (!mc->blocks || !mc->layers || !b->lux)
+    if (!b->lux)
         return OOM(b);
-    for (uint32_t l = 0; l < cl->lightmap_count; l++) {
-        if (!b->lightmap_used[l])
-            continue;
-        mesh_lightmap_block *blk = &mc->blocks[mc->block_count];
-        uint32_t side = 1u << cl->lightmaps[l].size_exp;
-        if (!mesh_atlas_alloc(mc->atlas, side, &blk->rect))
-            return fail(b->err, b->err_size, b->ch, "lightmap %u: no room in the lightmap atlas (%u luxels, page %u)",
-                        l, side, mesh_atlas_page_size(mc->atlas));
-        blk->lightmap = (int16_t)l;
+    for (uint32_t i = 0; i < mc->block_count; i++) {
+        mesh_lightmap_block *blk = &mc->blocks[i];
+        const pmf_lightmap *lm = &cl->lightmaps[blk->lightmap];
         blk->luxels = b->lux;
-        pad_luxels(cl->lightmaps[l].luxels, side, blk->rect.border, b->lux);
-        b->lux += padded_bytes(cl->lightmaps[l].size_exp);
-        mc->lightmap_block[l] = mc->block_count++;
+        if (!place_luxels(b, lm->luxels, 1u << lm->size_exp, &blk->rect, b->lux))
+            return false;
+        b->lux += padded_bytes(b->lightmap_exp[blk->lightmap]);
     }
     for (uint32_t k = 0; k < b->colours.count; k++) {
         mesh_lightmap_block *blk = &mc->blocks[mc->block_count];
@@ -460,6 +555,8 @@ static bool stage_vertices(builder *b)
     const pmf_chunk_client *cl = &b->ch->client;
     mesh_chunk *mc = b->mc;
     mc->vertex_count = (uint32_t)b->vertex_total;
+    if (!charge(b, (uint64_t)b->vertex_total * sizeof *mc->vertices, "vertices"))
+        return false;
     mc->vertices = malloc((b->vertex_total + 1) * sizeof *mc->vertices);
     if (!mc->vertices)
         return OOM(b);
@@ -516,6 +613,8 @@ static bool stage_batches(builder *b)
     mc->batch_count = batch_count;
     mc->batches = calloc(batch_count + 1, sizeof *mc->batches);
     mc->index_count = (uint32_t)b->index_total;
+    if (!charge(b, (uint64_t)b->index_total * sizeof *mc->indices, "indices"))
+        return false;
     mc->indices = malloc((b->index_total + 1) * sizeof *mc->indices);
     if (!mc->batches || !mc->indices)
         return OOM(b);
@@ -614,8 +713,9 @@ static bool stage_lights(builder *b)
                 continue;
             const mesh_lightmap_block *blk = &mc->blocks[mc->lightmap_block[t]];
             mc->layers[mc->layer_count++] = (mesh_light_layer){ d, mc->lightmap_block[t], b->lux };
-            pad_luxels(cd->layers[k].luxels, blk->rect.side, blk->rect.border, b->lux);
-            b->lux += padded_bytes(cl->lightmaps[t].size_exp);
+            if (!place_luxels(b, cd->layers[k].luxels, 1u << cl->lightmaps[t].size_exp, &blk->rect, b->lux))
+                return false;
+            b->lux += padded_bytes(b->lightmap_exp[t]);
         }
     }
     if (!cm->fast_light_count)

@@ -50,7 +50,10 @@
  * 2^n × 2^n luxels plus a 1-luxel border copied from the edge luxels (bilinear filtering never
  * reads a neighbour), so the block is (2^n + 2)^2 texels at (x, y) on its page. A lightmap as
  * large as the page fills the page with no border (sample it with CLAMP_TO_EDGE). A lightmap
- * larger than the page is an error. Sample the atlas with GL_LINEAR and no mipmaps (mip levels
+ * larger than the page is an error. When max_pages are full the mesher lowers the atlas's
+ * lightmap cap (mesh_atlas_lightmap_cap) and places the chunk again: its lightmaps and layers get
+ * box-filtered blocks of at most 2^cap a side (mesh_chunk.lightmaps_lowered tells), and so do
+ * all later chunks (docs/memory.md). Sample the atlas with GL_LINEAR and no mipmaps (mip levels
  * would mix neighbouring blocks).
  * Faces with lightmap 255 get a 1×1 block of colour = the cube's lighting base colour when the
  * cube has lighting data, else white (255,255,255) = L 1; one such block per distinct colour
@@ -118,6 +121,12 @@ bool mesh_atlas_alloc(mesh_atlas *atlas, uint32_t side, mesh_atlas_rect *out);
 /* Thread-safe. The space is reused by later allocations. */
 void mesh_atlas_free(mesh_atlas *atlas, const mesh_atlas_rect *rect);
 uint32_t mesh_atlas_page_size(const mesh_atlas *atlas);
+uint32_t mesh_atlas_max_pages(const mesh_atlas *atlas);
+/* Thread-safe. Lightmaps get blocks of at most 2^cap luxels a side (PMF_MAX_LIGHTMAP_EXP until
+ * the atlas fills: the mesher then lowers it, docs/memory.md). */
+uint8_t mesh_atlas_lightmap_cap(mesh_atlas *atlas);
+/* Lowers the cap below `from` (unless another thread already did); returns the cap now. */
+uint8_t mesh_atlas_lower_lightmap_cap(mesh_atlas *atlas, uint8_t from);
 /* Thread-safe. Pages in use so far (never shrinks). */
 uint32_t mesh_atlas_page_count(mesh_atlas *atlas);
 /* Thread-safe. Texels covered by live blocks (including borders), for statistics. */
@@ -207,6 +216,8 @@ typedef struct mesh_chunk {
     pmf_visibility *vis;         /* copies of the cubes' visibility data */
 
     mesh_atlas *atlas;           /* where blocks were allocated */
+    bool lightmaps_lowered;      /* some lightmap got a smaller block than the file's (atlas full) */
+    uint8_t lightmap_exp_cap;    /* then: the smallest such block side, 2^cap */
     void *mem_;                  /* owned memory for vis copies */
 } mesh_chunk;
 

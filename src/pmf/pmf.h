@@ -31,6 +31,7 @@ typedef struct pmf_error {
     char block[96];    /* "header", "data", "level 0 common data", "level 0 chunk (3,0,5) client data" */
     uint64_t offset;   /* file offset for header/data; offset in the *decompressed* block otherwise */
     char message[256]; /* what is wrong, lower case, no trailing period */
+    bool over_budget;  /* the memory budget (pmf_budget.h) refused it: the file may be fine */
 } pmf_error;
 
 /* "FILE: BLOCK, byte OFFSET: MESSAGE" (one line, no newline). Returns buf. */
@@ -380,7 +381,7 @@ static inline uint32_t pmf_grid_index(const pmf_level_info *li, uint32_t x, uint
 
 typedef struct pmf_file {
     char name[256];
-    const uint8_t *data;                 /* the whole file (mmap or memory) */
+    const uint8_t *data;                 /* the whole file for pmf_open_memory; NULL for pmf_open (pmf_file_read) */
     size_t size;
     pmf_header header;
     pmf_blob string_table;               /* Data's string table */
@@ -394,11 +395,21 @@ typedef struct pmf_file {
     void *impl_;
 } pmf_file;
 
-/* Opens and maps a file, parses header and Data, builds the chunk index. NULL on error. */
+/* Opens a regular file (anything else is refused without blocking), parses header and Data,
+ * builds the chunk index. Blocks are read later with pread: a file that shrinks while open
+ * gives an error naming the block, never a signal. NULL on error. */
 pmf_file *pmf_open(const char *path, pmf_error *err);
 /* Same over memory the caller keeps alive until pmf_close; name is used in errors. */
 pmf_file *pmf_open_memory(const void *data, size_t size, const char *name, pmf_error *err);
 void pmf_close(pmf_file *f);
+/* Copies size bytes at a file offset (the archive, extensions, entities) into dst; an error
+ * naming `block` when they lie outside the file or the file has shrunk since pmf_open. */
+bool pmf_file_read(const pmf_file *f, uint64_t offset, size_t size, void *dst, const char *block, pmf_error *err);
+/* The bytes of the file's first extension named `name` (its name and NUL first, conventions §4),
+ * read into *bytes (malloc'ed, the caller frees; NULL when the file has none): *index is its
+ * number. False on a read error or when out of memory (err names `block`). */
+bool pmf_extension_read(const pmf_file *f, const char *name, uint8_t **bytes, unsigned *index, const char *block,
+                        pmf_error *err);
 
 /* Decodes the chosen parts of a level's common / client / server blocks (client needs common:
  * it is decoded too when asked for client). */

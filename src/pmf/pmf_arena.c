@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pmf_budget.h"
 #include "pmf_internal.h"
 
 #define ARENA_BLOCK_SIZE (64u * 1024u)
@@ -17,7 +18,11 @@ struct pmf_arena {
     arena_block *head;   /* current block for small allocations */
     arena_block *large;  /* blocks holding one big allocation each */
     void *user;          /* what the arena's owner keeps with it (a level's name index) */
+    uint64_t charged;    /* bytes taken from the memory budget, given back at destroy */
+    bool over_budget;    /* the last failed allocation was refused by the budget */
 };
+
+bool pmf_arena_over_budget(const pmf_arena *a) { return a->over_budget; }
 
 void pmf_arena_set_user(pmf_arena *a, void *user) { a->user = user; }
 void *pmf_arena_user(const pmf_arena *a) { return a->user; }
@@ -27,14 +32,21 @@ pmf_arena *pmf_arena_create(void)
     return calloc(1, sizeof(pmf_arena));
 }
 
-static arena_block *block_new(size_t size)
+static arena_block *block_new(pmf_arena *a, size_t size)
 {
+    uint64_t bytes = sizeof(arena_block) + size;
+    a->over_budget = !pmf_budget_take(bytes);
+    if (a->over_budget)
+        return NULL;
     arena_block *b = malloc(sizeof *b + size);
-    if (b) {
-        b->next = NULL;
-        b->size = size;
-        b->used = 0;
+    if (!b) {
+        pmf_budget_give(bytes);
+        return NULL;
     }
+    a->charged += bytes;
+    b->next = NULL;
+    b->size = size;
+    b->used = 0;
     return b;
 }
 
@@ -46,7 +58,7 @@ void *pmf_arena_alloc_uninit(pmf_arena *a, size_t size)
     if (size == 0)
         size = ARENA_ALIGN;
     if (size > ARENA_BLOCK_SIZE / 4) {
-        arena_block *b = block_new(size);
+        arena_block *b = block_new(a, size);
         if (!b)
             return NULL;
         b->next = a->large;
@@ -54,7 +66,7 @@ void *pmf_arena_alloc_uninit(pmf_arena *a, size_t size)
         return b->data;
     }
     if (!a->head || a->head->size - a->head->used < size) {
-        arena_block *b = block_new(ARENA_BLOCK_SIZE);
+        arena_block *b = block_new(a, ARENA_BLOCK_SIZE);
         if (!b)
             return NULL;
         b->next = a->head;
@@ -88,5 +100,6 @@ void pmf_arena_destroy(pmf_arena *a)
         return;
     free_chain(a->head);
     free_chain(a->large);
+    pmf_budget_give(a->charged);
     free(a);
 }

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "pmf_budget.h"
 #include "pmf_internal.h"
 
 bool pmf_cursor_fail_at(pmf_cursor *c, size_t pos, const char *fmt, ...)
@@ -85,9 +86,33 @@ void *pmf_read_array(pmf_cursor *c, pmf_arena *a, uint64_t count, size_t min_siz
     if (!pmf_cursor_fits(c, count, min_size, what) || count == 0)
         return NULL;
     void *p = pmf_arena_alloc(a, (size_t)count * elem_size);
-    if (!p)
-        pmf_cursor_fail_at(c, c->pos, "out of memory for %llu %s", (unsigned long long)count, what);
+    if (!p) {
+        char label[96];
+        snprintf(label, sizeof label, "%llu %s", (unsigned long long)count, what);
+        pmf_cursor_fail_alloc(c, a, c->pos, (uint64_t)count * elem_size, label);
+    }
     return p;
+}
+
+void pmf_error_alloc(pmf_error *err, const pmf_arena *a, const char *file, const char *block, uint64_t offset,
+                     uint64_t bytes, const char *what)
+{
+    if (!pmf_arena_over_budget(a)) {
+        pmf_error_set(err, file, block, offset, "out of memory for %s", what);
+        return;
+    }
+    pmf_error_set(err, file, block, offset, "%s need %llu MiB, more than the memory budget leaves (%llu of %llu MiB in use; see --memory)",
+                  what, (unsigned long long)((bytes + (1u << 20) - 1) >> 20), (unsigned long long)(pmf_budget_used() >> 20),
+                  (unsigned long long)(pmf_budget_limit() >> 20));
+    if (err)
+        err->over_budget = true;
+}
+
+bool pmf_cursor_fail_alloc(pmf_cursor *c, const pmf_arena *a, size_t pos, uint64_t bytes, const char *what)
+{
+    c->failed = true;
+    pmf_error_alloc(c->err, a, c->file, c->block, c->base + pos, bytes, what);
+    return false;
 }
 
 int pmf_find_name(const void *array, size_t count, size_t stride, const char *name)

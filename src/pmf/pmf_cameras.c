@@ -1,5 +1,6 @@
 /* pmf_cameras.c - encoder and decoder of the `pmfview.cameras` extension (pmf_cameras.h). */
 #include <math.h>
+#include <stdlib.h>
 
 #include "pmf_cameras.h"
 #include "pmf_internal.h"
@@ -47,11 +48,6 @@ bool pmf_cameras_encode(const pmf_camera *cams, size_t count, uint8_t **out, siz
     return true;
 }
 
-static bool is_cameras_extension(const uint8_t *data, size_t size)
-{
-    return size >= sizeof PMF_CAMERAS_EXTENSION && !memcmp(data, PMF_CAMERAS_EXTENSION, sizeof PMF_CAMERAS_EXTENSION);
-}
-
 static bool decode(pmf_cursor *c, const pmf_file *f, pmf_cameras *out)
 {
     pmf_take(c, sizeof PMF_CAMERAS_EXTENSION, "extension name");
@@ -88,19 +84,27 @@ static bool decode(pmf_cursor *c, const pmf_file *f, pmf_cameras *out)
 bool pmf_cameras_read(const pmf_file *f, pmf_cameras *out, pmf_error *err)
 {
     out->count = 0;
-    for (unsigned i = 0; i < f->extension_count; i++) {
-        const uint8_t *data = f->data + f->extensions[i].offset;
-        size_t size = (size_t)f->extensions[i].size;
-        if (!is_cameras_extension(data, size))
-            continue;
-        pmf_cursor c = pmf_cursor_make(data, size, f->extensions[i].offset, f->name, BLOCK, err);
-        if (!decode(&c, f, out)) {
-            out->count = 0;
-            return false;
-        }
+    out->bytes_ = NULL;
+    uint8_t *bytes;
+    unsigned i;
+    if (!pmf_extension_read(f, PMF_CAMERAS_EXTENSION, &bytes, &i, BLOCK, err))
+        return false;
+    if (!bytes)
         return true;
+    pmf_cursor c = pmf_cursor_make(bytes, (size_t)f->extensions[i].size, f->extensions[i].offset, f->name, BLOCK, err);
+    out->bytes_ = bytes;
+    if (!decode(&c, f, out)) {
+        pmf_cameras_free(out);
+        return false;
     }
     return true;
+}
+
+void pmf_cameras_free(pmf_cameras *cams)
+{
+    free(cams->bytes_);
+    cams->bytes_ = NULL;
+    cams->count = 0;
 }
 
 const pmf_camera *pmf_cameras_first(const pmf_cameras *cams, uint32_t level)

@@ -13,6 +13,7 @@ void pmf_error_set(pmf_error *err, const char *file, const char *block, uint64_t
     snprintf(err->file, sizeof err->file, "%s", file ? file : "");
     snprintf(err->block, sizeof err->block, "%s", block ? block : "");
     err->offset = offset;
+    err->over_budget = false;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err->message, sizeof err->message, fmt, ap);

@@ -12,12 +12,24 @@ pmf_arena *pmf_arena_create(void);
 void *pmf_arena_alloc(pmf_arena *a, size_t size); /* zeroed, 16-byte aligned; NULL when out of memory */
 void *pmf_arena_alloc_uninit(pmf_arena *a, size_t size); /* the same, not zeroed (about to be overwritten) */
 void pmf_arena_destroy(pmf_arena *a);
+/* True when the last failed allocation failed because the memory budget (pmf_budget.h) is spent. */
+bool pmf_arena_over_budget(const pmf_arena *a);
+/* Fails c at pos for an allocation of `bytes` for `what` the arena refused: names the memory
+ * budget (and marks the error over_budget) when that is why, else "out of memory". */
+bool pmf_cursor_fail_alloc(pmf_cursor *c, const pmf_arena *a, size_t pos, uint64_t bytes, const char *what);
+/* The same wording for errors outside a cursor. */
+void pmf_error_alloc(pmf_error *err, const pmf_arena *a, const char *file, const char *block, uint64_t offset,
+                     uint64_t bytes, const char *what);
 void pmf_arena_set_user(pmf_arena *a, void *user);
 void *pmf_arena_user(const pmf_arena *a);
 
 /* ---- errors ---- */
 void pmf_error_set(pmf_error *err, const char *file, const char *block, uint64_t offset,
                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* ---- reading a mapped file that may shrink under us ---- */
+/* Runs fn(user); a SIGBUS on this thread meanwhile ends it: false with *faulted set. */
+bool pmf_guard_run(bool (*fn)(void *user), void *user, bool *faulted);
 
 /* ---- LZ4F blocks ---- */
 /* Decompresses one LZ4F frame that must fill dst_size bytes exactly and end src. Returns NULL on

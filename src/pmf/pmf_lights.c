@@ -108,19 +108,18 @@ static bool decode(pmf_cursor *c, const pmf_file *f, pmf_lights *out)
 
 bool pmf_lights_read(const pmf_file *f, pmf_lights *out, pmf_error *err)
 {
-    out->count = 0;
-    out->list = NULL;
-    for (unsigned i = 0; i < f->extension_count; i++) {
-        const uint8_t *data = f->data + f->extensions[i].offset;
-        size_t size = (size_t)f->extensions[i].size;
-        if (size < sizeof PMF_LIGHTS_EXTENSION || memcmp(data, PMF_LIGHTS_EXTENSION, sizeof PMF_LIGHTS_EXTENSION))
-            continue;
-        pmf_cursor c = pmf_cursor_make(data, size, f->extensions[i].offset, f->name, BLOCK, err);
-        if (!decode(&c, f, out)) {
-            pmf_lights_free(out);
-            return false;
-        }
+    *out = (pmf_lights){ 0 };
+    uint8_t *bytes;
+    unsigned i;
+    if (!pmf_extension_read(f, PMF_LIGHTS_EXTENSION, &bytes, &i, BLOCK, err))
+        return false;
+    if (!bytes)
         return true;
+    out->bytes_ = bytes;
+    pmf_cursor c = pmf_cursor_make(bytes, (size_t)f->extensions[i].size, f->extensions[i].offset, f->name, BLOCK, err);
+    if (!decode(&c, f, out)) {
+        pmf_lights_free(out);
+        return false;
     }
     return true;
 }
@@ -128,6 +127,6 @@ bool pmf_lights_read(const pmf_file *f, pmf_lights *out, pmf_error *err)
 void pmf_lights_free(pmf_lights *lights)
 {
     free(lights->list);
-    lights->list = NULL;
-    lights->count = 0;
+    free(lights->bytes_);
+    *lights = (pmf_lights){ 0 };
 }

@@ -28,12 +28,13 @@ typedef struct pmf_light_info {
     float position[3], direction[3];
     uint8_t color[3];
     float intensity, range, cos_inner, cos_outer, size;
-    const char *name;      /* decoded: points into the file's bytes (lives until pmf_close) */
+    const char *name;      /* decoded: points into the extension's bytes (until pmf_lights_free) */
 } pmf_light_info;
 
 typedef struct pmf_lights {
     uint32_t count;
     pmf_light_info *list;  /* malloc'ed; pmf_lights_free */
+    void *bytes_;          /* the extension's bytes the names point into */
 } pmf_lights;
 
 /* The whole extension blob (name included); *out is malloc'ed. False with err filled when a

@@ -5,6 +5,7 @@
  * more than about 255:1, so the ratio cap only refuses lies; 1 GiB bounds what one malformed
  * block can make us allocate, far above any real chunk or level block. */
 #include <lz4frame.h>
+#include <stdio.h>
 
 #include "pmf_internal.h"
 
@@ -87,11 +88,28 @@ bool pmf_block_load(const pmf_file *f, uint64_t offset, uint32_t compressed, uin
     }
     uint8_t *dst = pmf_arena_alloc_uninit(a, decompressed);
     if (!dst) {
-        pmf_error_set(err, f->name, block, 0, "out of memory for %u decompressed bytes", decompressed);
+        char what[64];
+        snprintf(what, sizeof what, "%u decompressed bytes", decompressed);
+        pmf_error_alloc(err, a, f->name, block, 0, decompressed, what);
         return false;
     }
+    /* a file's bytes come through pread (they may have gone since pmf_open); memory is read in place */
+    uint8_t *stored = NULL;
+    if (!f->data) {
+        stored = malloc(compressed);
+        if (!stored) {
+            pmf_error_set(err, f->name, block, 0, "out of memory for %u compressed bytes", compressed);
+            return false;
+        }
+        if (!pmf_file_read(f, offset, compressed, stored, block, err)) {
+            free(stored);
+            return false;
+        }
+    }
     size_t produced;
-    const char *problem = pmf_lz4_decompress_exact(f->data + offset, compressed, dst, decompressed, &produced);
+    const char *problem = pmf_lz4_decompress_exact(stored ? stored : f->data + offset, compressed, dst, decompressed,
+                                                   &produced);
+    free(stored);
     if (problem) {
         pmf_error_set(err, f->name, block, produced, "LZ4F: %s (declared %u bytes)", problem, decompressed);
         return false;

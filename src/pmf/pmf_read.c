@@ -12,9 +12,8 @@
 const char *const pmf_part_names[3] = { "common", "client", "server" };
 
 typedef struct file_impl {
-    void *map;         /* mmap of the file, NULL for memory */
-    size_t map_size;
-    pmf_arena *arena;  /* extension ranges, level infos, chunk index */
+    int fd;            /* the open file blocks are read from with pread, -1 for memory */
+    pmf_arena *arena;  /* header strings, extension ranges, level infos, chunk index */
 } file_impl;
 
 static bool parse_header(pmf_cursor *c, pmf_header *h)
@@ -171,7 +170,7 @@ static bool parse_data(pmf_cursor *c, pmf_arena *a, pmf_file *f)
     return !c->failed;
 }
 
-pmf_file *pmf_open_memory(const void *data, size_t size, const char *name, pmf_error *err)
+static pmf_file *file_new(const char *name, pmf_error *err)
 {
     pmf_file *f = calloc(1, sizeof *f);
     file_impl *impl = calloc(1, sizeof *impl);
@@ -184,27 +183,86 @@ pmf_file *pmf_open_memory(const void *data, size_t size, const char *name, pmf_e
         return NULL;
     }
     impl->arena = a;
+    impl->fd = -1;
     f->impl_ = impl;
     snprintf(f->name, sizeof f->name, "%s", name ? name : "");
+    return f;
+}
+
+typedef struct parse_job {
+    pmf_file *f;
+    pmf_error *err;
+} parse_job;
+
+static bool parse_file(void *user)
+{
+    parse_job *job = user;
+    pmf_file *f = job->f;
+    file_impl *impl = f->impl_;
+    pmf_cursor c = pmf_cursor_make(f->data, f->size, 0, f->name, "header", job->err);
+    if (!parse_header(&c, &f->header))
+        return false;
+    c.block = "data";
+    return parse_data(&c, impl->arena, f);
+}
+
+pmf_file *pmf_open_memory(const void *data, size_t size, const char *name, pmf_error *err)
+{
+    pmf_file *f = file_new(name, err);
+    if (!f)
+        return NULL;
     f->data = data;
     f->size = size;
-
-    pmf_cursor c = pmf_cursor_make(f->data, size, 0, f->name, "header", err);
-    if (!parse_header(&c, &f->header)) {
-        pmf_close(f);
-        return NULL;
-    }
-    c.block = "data";
-    if (!parse_data(&c, a, f)) {
+    parse_job job = { f, err };
+    if (!parse_file(&job)) {
         pmf_close(f);
         return NULL;
     }
     return f;
 }
 
+/* Header strings and Data's string table into the arena, so nothing points into the mapping. */
+static bool copy_out_of_map(pmf_file *f)
+{
+    pmf_arena *a = ((file_impl *)f->impl_)->arena;
+    const char **strings[4 + PMF_MAX_GAMEMODES] = { &f->header.name, &f->header.description, &f->header.authors,
+                                                    &f->header.compiler };
+    for (unsigned i = 0; i < f->header.gamemode_count; i++)
+        strings[4 + i] = &f->header.gamemodes[i];
+    for (unsigned i = 0; i < 4u + f->header.gamemode_count; i++) {
+        size_t n = strlen(*strings[i]) + 1;
+        char *copy = pmf_arena_alloc_uninit(a, n);
+        if (!copy)
+            return false;
+        memcpy(copy, *strings[i], n);
+        *strings[i] = copy;
+    }
+    if (f->string_table.size) {
+        uint8_t *copy = pmf_arena_alloc_uninit(a, f->string_table.size);
+        if (!copy)
+            return false;
+        memcpy(copy, f->string_table.data, f->string_table.size);
+        f->string_table.data = copy;
+    }
+    return true;
+}
+
+static bool parse_mapped_file(void *user)
+{
+    parse_job *job = user;
+    if (!parse_file(job))
+        return false;
+    if (!copy_out_of_map(job->f)) {
+        pmf_error_set(job->err, job->f->name, "header", 0, "out of memory");
+        return false;
+    }
+    return true;
+}
+
 pmf_file *pmf_open(const char *path, pmf_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO with no writer must not wait; it is refused just below */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         pmf_error_set(err, path, "file", 0, "cannot open: %s", strerror(errno));
         return NULL;
@@ -225,16 +283,27 @@ pmf_file *pmf_open(const char *path, pmf_error *err)
             return NULL;
         }
     }
-    close(fd);
-    pmf_file *f = pmf_open_memory(map ? map : "", size, path, err);
-    if (!f) {
-        if (map)
-            munmap(map, size);
+    pmf_file *f = file_new(path, err);
+    bool ok = f != NULL, faulted = false;
+    if (ok) {
+        f->data = map ? map : (const uint8_t *)"";
+        f->size = size;
+        /* the framing is parsed from a mapping (the chunk index spans the file); afterwards
+         * every block is read with pread, so a file that shrinks later gives an error, not a signal */
+        parse_job job = { f, err };
+        ok = pmf_guard_run(parse_mapped_file, &job, &faulted);
+        f->data = NULL;
+    }
+    if (map)
+        munmap(map, size);
+    if (faulted)
+        pmf_error_set(err, path, "file", 0, "the file shrank below %zu bytes while it was being read", size);
+    if (!ok) {
+        pmf_close(f);
+        close(fd);
         return NULL;
     }
-    file_impl *impl = f->impl_;
-    impl->map = map;
-    impl->map_size = size;
+    ((file_impl *)f->impl_)->fd = fd;
     return f;
 }
 
@@ -244,12 +313,77 @@ void pmf_close(pmf_file *f)
         return;
     file_impl *impl = f->impl_;
     if (impl) {
-        if (impl->map)
-            munmap(impl->map, impl->map_size);
+        if (impl->fd >= 0)
+            close(impl->fd);
         pmf_arena_destroy(impl->arena);
         free(impl);
     }
     free(f);
+}
+
+bool pmf_extension_read(const pmf_file *f, const char *name, uint8_t **bytes, unsigned *index, const char *block,
+                        pmf_error *err)
+{
+    size_t name_size = strlen(name) + 1;
+    *bytes = NULL;
+    uint8_t head[256];
+    if (name_size > sizeof head)
+        return true;
+    for (unsigned i = 0; i < f->extension_count; i++) {
+        const pmf_range *r = &f->extensions[i];
+        if (r->size < name_size)
+            continue;
+        if (!pmf_file_read(f, r->offset, name_size, head, block, err))
+            return false;
+        if (memcmp(head, name, name_size) != 0)
+            continue;
+        *bytes = malloc(r->size ? (size_t)r->size : 1);
+        if (!*bytes) {
+            pmf_error_set(err, f->name, block, r->offset, "out of memory for %llu bytes", (unsigned long long)r->size);
+            return false;
+        }
+        if (!pmf_file_read(f, r->offset, (size_t)r->size, *bytes, block, err)) {
+            free(*bytes);
+            *bytes = NULL;
+            return false;
+        }
+        *index = i;
+        return true;
+    }
+    return true;
+}
+
+bool pmf_file_read(const pmf_file *f, uint64_t offset, size_t size, void *dst, const char *block, pmf_error *err)
+{
+    if (offset > f->size || size > f->size - offset) {
+        pmf_error_set(err, f->name, block, offset, "%zu bytes lie outside the %zu-byte file", size, f->size);
+        return false;
+    }
+    const file_impl *impl = f->impl_;
+    if (impl->fd < 0) {
+        memcpy(dst, f->data + offset, size);
+        return true;
+    }
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = pread(impl->fd, (uint8_t *)dst + done, size - done, (off_t)(offset + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            pmf_error_set(err, f->name, block, offset + done, "cannot read: %s", strerror(errno));
+            return false;
+        }
+        if (n == 0) {
+            struct stat st;
+            long long now = fstat(impl->fd, &st) == 0 ? (long long)st.st_size : -1;
+            pmf_error_set(err, f->name, block, offset + done,
+                          "the file shrank while open (now %lld bytes, was %zu): %zu bytes missing", now, f->size,
+                          size - done);
+            return false;
+        }
+        done += (size_t)n;
+    }
+    return true;
 }
 
 /* ---- levels ---- */

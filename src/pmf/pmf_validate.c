@@ -80,8 +80,8 @@ static int validate_thread_count(uint32_t chunks)
 }
 
 /* Validates one level's present chunks; adds their totals to *s. */
-static bool validate_level_chunks(const pmf_file *f, const pmf_level *lvl, uint32_t level, pmf_level_stats *s,
-                                  pmf_error *err)
+static bool validate_level_chunks(const pmf_file *f, const pmf_level *lvl, uint32_t level, int max_threads,
+                                  pmf_level_stats *s, pmf_error *err)
 {
     const pmf_level_info *li = &f->levels[level];
     validate_job job = { .f = f, .lvl = lvl, .level = level };
@@ -103,6 +103,7 @@ static bool validate_level_chunks(const pmf_file *f, const pmf_level *lvl, uint3
 
     validate_worker workers[VALIDATE_MAX_THREADS] = { 0 };
     int n = validate_thread_count(job.present_count), started = 0;
+    n = n < max_threads ? n : max_threads;
     for (int t = 0; t < n; t++) {
         workers[t].job = &job;
         if (t > 0 && pthread_create(&workers[t].thread, NULL, validate_chunks, &workers[t]) != 0)
@@ -141,7 +142,9 @@ bool pmf_validate(const pmf_file *f, pmf_level_stats *stats, pmf_error *err)
         if (!pmf_level_read(f, l, PMF_PART_ALL, &lvl, err))
             return false;
         s.decompressed_bytes = (uint64_t)li->decompressed[0] + li->decompressed[1] + li->decompressed[2];
-        bool ok = validate_level_chunks(f, &lvl, l, &s, err);
+        bool ok = validate_level_chunks(f, &lvl, l, VALIDATE_MAX_THREADS, &s, err);
+        if (!ok && err && err->over_budget) /* the chunks decoded beside it held the budget: alone, does it fit? */
+            ok = validate_level_chunks(f, &lvl, l, 1, &s, err);
         pmf_level_free(&lvl);
         if (!ok)
             return false;

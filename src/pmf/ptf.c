@@ -1,7 +1,9 @@
 /* ptf.c - PTF 0.0 texture decode / encode (see ptf.h). */
+#include "pmf_budget.h"
 #include "ptf.h"
 #include "pmf_internal.h"
 
+#include <lz4frame.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,22 +41,118 @@ bool ptf_info(const void *data, size_t size, const char *name, ptf_format *forma
     return true;
 }
 
-/* Decompresses the texels: one LZ4F frame that must fill exactly `expected` bytes and end the input. */
-static bool decompress_exact(const uint8_t *src, size_t src_size, size_t expected, const char *name,
-                             uint8_t **out_texels, pmf_error *err)
+static void widen(ptf_format format, const uint8_t *s, uint8_t t[4])
 {
+    switch (format) {
+    case PTF_FORMAT_I:    t[0] = t[1] = t[2] = s[0]; t[3] = 255; break;
+    case PTF_FORMAT_IA:   t[0] = t[1] = t[2] = s[0]; t[3] = s[1]; break;
+    case PTF_FORMAT_RGB:  t[0] = s[0]; t[1] = s[1]; t[2] = s[2]; t[3] = 255; break;
+    default:              memcpy(t, s, 4); break;
+    }
+}
+
+/* One band of fy rows (w texels each) box-filtered into one output row of w / fx texels. */
+static void reduce_band(const uint8_t *band, ptf_format format, uint32_t w, uint32_t fx, uint32_t fy, uint8_t *row)
+{
+    unsigned ch = ptf_format_channels(format);
+    uint64_t count = (uint64_t)fx * fy;
+    for (uint32_t x = 0; x < w / fx; x++) {
+        uint64_t sum[4] = { 0, 0, 0, 0 };
+        for (uint32_t y = 0; y < fy; y++)
+            for (uint32_t i = 0; i < fx; i++) {
+                uint8_t t[4];
+                widen(format, band + ((size_t)y * w + (size_t)x * fx + i) * ch, t);
+                for (int c = 0; c < 4; c++)
+                    sum[c] += t[c];
+            }
+        for (int c = 0; c < 4; c++)
+            row[(size_t)x * 4 + (size_t)c] = (uint8_t)((sum[c] + count / 2) / count);
+    }
+}
+
+/* The texels of a texture larger than max_side stream out of the LZ4F frame a band of rows at
+ * a time and are box-filtered down as they come: the full size is never held. */
+static const char *decode_reduced(const uint8_t *src, size_t src_size, ptf_format format, uint32_t w, uint32_t fx,
+                                  uint32_t fy, uint32_t out_h, uint8_t *band, uint8_t *out, size_t *produced)
+{
+    LZ4F_dctx *dctx = NULL;
+    if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)))
+        return "out of memory for an LZ4F context";
+    size_t band_bytes = (size_t)w * fy * ptf_format_channels(format), filled = 0, in = 0;
+    uint32_t rows = 0;
+    const char *problem = NULL;
+    *produced = 0;
+    for (;;) {
+        uint8_t probe[64];
+        bool full = rows == out_h; /* every texel is in: anything more is too long */
+        size_t dst_len = full ? sizeof probe : band_bytes - filled, src_len = src_size - in;
+        size_t ret = LZ4F_decompress(dctx, full ? probe : band + filled, &dst_len, src + in, &src_len, NULL);
+        if (LZ4F_isError(ret)) {
+            problem = LZ4F_getErrorName(ret);
+            break;
+        }
+        in += src_len;
+        if (full && dst_len) {
+            problem = "frame decompresses to more bytes than declared";
+            break;
+        }
+        filled += full ? 0 : dst_len;
+        *produced += full ? 0 : dst_len;
+        if (!full && filled == band_bytes) {
+            reduce_band(band, format, w, fx, fy, out + (size_t)rows * (w / fx) * 4);
+            rows++;
+            filled = 0;
+        }
+        if (ret == 0) {
+            problem = rows != out_h ? "frame decompresses to fewer bytes than declared"
+                      : in != src_size ? "bytes after the end of the LZ4F frame" : NULL;
+            break;
+        }
+        if (src_len == 0 && dst_len == 0) {
+            problem = "LZ4F frame is truncated";
+            break;
+        }
+    }
+    LZ4F_freeDecompressionContext(dctx);
+    return problem;
+}
+
+bool ptf_decode_fit(const void *data, size_t size, const char *name, uint32_t max_side, uint8_t **rgba,
+                    uint32_t *width, uint32_t *height, pmf_error *err)
+{
+    ptf_format format;
+    uint32_t w, h, fx = 1, fy = 1;
+    if (!ptf_info(data, size, name, &format, &w, &h, err))
+        return false;
+    while (w / fx > max_side)
+        fx *= 2;
+    while (h / fy > max_side)
+        fy *= 2;
+    if (fx == 1 && fy == 1)
+        return ptf_decode(data, size, name, rgba, width, height, err);
+    unsigned ch = ptf_format_channels(format);
+    size_t expected = (size_t)w * h * ch, src_size = size - PTF_HEADER_SIZE;
     if (expected > (uint64_t)src_size * LZ4_MAX_RATIO + LZ4_RATIO_SLACK)
         return fail(name, PTF_HEADER_SIZE, err, "%zu compressed bytes cannot hold %zu bytes of texels", src_size, expected);
-    uint8_t *dst = malloc(expected ? expected : 1);
-    if (!dst)
-        return fail(name, PTF_HEADER_SIZE, err, "out of memory for %zu bytes of texels", expected);
-    size_t produced;
-    const char *problem = pmf_lz4_decompress_exact(src, src_size, dst, expected, &produced);
+    uint32_t out_w = w / fx, out_h = h / fy;
+    size_t band_bytes = (size_t)w * fy * ch, out_bytes = (size_t)out_w * out_h * 4;
+    if (!pmf_budget_take(band_bytes + out_bytes))
+        return fail(name, 5, err, "%ux%u texels reduced to %ux%u need %zu MiB, more than the memory budget leaves (see --memory)",
+                    w, h, out_w, out_h, (band_bytes + out_bytes) >> 20);
+    uint8_t *band = malloc(band_bytes), *out = malloc(out_bytes);
+    size_t produced = 0;
+    const char *problem = band && out ? decode_reduced((const uint8_t *)data + PTF_HEADER_SIZE, src_size, format, w, fx,
+                                                       fy, out_h, band, out, &produced)
+                                      : "out of memory";
+    free(band);
+    pmf_budget_give(band_bytes + out_bytes);
     if (problem) {
-        free(dst);
+        free(out);
         return fail(name, PTF_HEADER_SIZE, err, "pixel data (%zu of %zu bytes): %s", produced, expected, problem);
     }
-    *out_texels = dst;
+    *rgba = out;
+    *width = out_w;
+    *height = out_h;
     return true;
 }
 
@@ -66,26 +164,32 @@ bool ptf_decode(const void *data, size_t size, const char *name, uint8_t **rgba,
     if (!ptf_info(data, size, name, &format, &w, &h, err))
         return false;
     unsigned ch = ptf_format_channels(format);
-    size_t texels = (size_t)w * h;
-    uint8_t *src;
-    if (!decompress_exact((const uint8_t *)data + PTF_HEADER_SIZE, size - PTF_HEADER_SIZE, texels * ch, name, &src, err))
-        return false;
-    uint8_t *out = format == PTF_FORMAT_RGBA ? src : malloc(texels * 4);
+    size_t texels = (size_t)w * h, expected = texels * ch, src_size = size - PTF_HEADER_SIZE;
+    if (expected > (uint64_t)src_size * LZ4_MAX_RATIO + LZ4_RATIO_SLACK)
+        return fail(name, PTF_HEADER_SIZE, err, "%zu compressed bytes cannot hold %zu bytes of texels", src_size, expected);
+    /* the decode is transient (the caller keeps what it uploads), but it must fit the budget */
+    if (!pmf_budget_take(texels * 4))
+        return fail(name, 5, err, "%ux%u texels need %zu MiB, more than the memory budget leaves (%llu of %llu MiB in use; see --memory)",
+                    w, h, (texels * 4) >> 20, (unsigned long long)(pmf_budget_used() >> 20),
+                    (unsigned long long)(pmf_budget_limit() >> 20));
+    /* one buffer: the texels decompress into its start and widen to RGBA in place, last first */
+    uint8_t *out = malloc(texels * 4);
     if (!out) {
-        free(src);
+        pmf_budget_give(texels * 4);
         return fail(name, 0, err, "out of memory for %ux%u texels", w, h);
     }
-    if (format != PTF_FORMAT_RGBA) {
-        for (size_t i = 0; i < texels; i++) {
-            const uint8_t *s = src + i * ch;
-            uint8_t *d = out + i * 4;
-            switch (format) {
-            case PTF_FORMAT_I:   d[0] = d[1] = d[2] = s[0]; d[3] = 255; break;
-            case PTF_FORMAT_IA:  d[0] = d[1] = d[2] = s[0]; d[3] = s[1]; break;
-            default:             d[0] = s[0]; d[1] = s[1]; d[2] = s[2]; d[3] = 255; break;
-            }
-        }
-        free(src);
+    size_t produced;
+    const char *problem = pmf_lz4_decompress_exact((const uint8_t *)data + PTF_HEADER_SIZE, src_size, out, expected,
+                                                   &produced);
+    pmf_budget_give(texels * 4);
+    if (problem) {
+        free(out);
+        return fail(name, PTF_HEADER_SIZE, err, "pixel data (%zu of %zu bytes): %s", produced, expected, problem);
+    }
+    for (size_t i = texels; format != PTF_FORMAT_RGBA && i-- > 0;) {
+        uint8_t t[4];
+        widen(format, out + i * ch, t);
+        memcpy(out + i * 4, t, 4);
     }
     *rgba = out;
     *width = w;

@@ -37,6 +37,11 @@ bool ptf_info(const void *data, size_t size, const char *name, ptf_format *forma
 bool ptf_decode(const void *data, size_t size, const char *name, uint8_t **rgba,
                 uint32_t *width, uint32_t *height, pmf_error *err);
 
+/* The same, box-filtered down (by powers of two) until both sides are <= max_side, streaming:
+ * memory for the reduced texels and one band of rows, never the full size. */
+bool ptf_decode_fit(const void *data, size_t size, const char *name, uint32_t max_side, uint8_t **rgba,
+                    uint32_t *width, uint32_t *height, pmf_error *err);
+
 /* Encodes RGBA8 texels (width and height powers of two <= 2^PTF_MAX_SIDE_EXP) in the given
  * format (PTF_FORMAT_AUTO = smallest exact one; a lossy explicit format drops channels: I keeps
  * red, IA red and alpha, RGB drops alpha). *out is malloc'd (free()). */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pmf_budget.h"
 #include "render_internal.h"
 
 void render_arena_init(render_arena *a, GLenum target, uint32_t elem_size)
@@ -16,6 +17,7 @@ void render_arena_release(render_arena *a)
 {
     if (a->buffer)
         glDeleteBuffers(1, &a->buffer);
+    pmf_budget_give((uint64_t)a->capacity * a->elem_size);
     free(a->free);
     memset(a, 0, sizeof *a);
 }
@@ -60,12 +62,17 @@ static bool grow(render_arena *a, uint32_t need)
         cap *= 2;
     if (cap * a->elem_size > (uint64_t)1 << 31)
         return false;
+    /* the GL's copy is memory too (llvmpipe keeps it in RAM): the new buffer takes from the
+     * budget before it exists, the old one gives back once deleted */
+    if (!pmf_budget_take(cap * a->elem_size))
+        return false;
     GLuint buffer;
     glGenBuffers(1, &buffer);
     glBindBuffer(GL_COPY_WRITE_BUFFER, buffer);
     glBufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)(cap * a->elem_size), NULL, GL_DYNAMIC_DRAW);
     if (glGetError() == GL_OUT_OF_MEMORY) {
         glDeleteBuffers(1, &buffer);
+        pmf_budget_give(cap * a->elem_size);
         return false;
     }
     if (a->buffer) {
@@ -75,6 +82,7 @@ static bool grow(render_arena *a, uint32_t need)
         glDeleteBuffers(1, &a->buffer);
     }
     uint32_t old = a->capacity;
+    pmf_budget_give((uint64_t)old * a->elem_size);
     a->buffer = buffer;
     a->capacity = (uint32_t)cap;
     return put_free(a, old, a->capacity - old);

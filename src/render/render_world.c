@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pmf_budget.h"
 #include "render_internal.h"
 #include "render_world.h"
 
@@ -25,8 +26,9 @@ typedef struct gpu_chunk {
     uint32_t fast_base;              /* first entry in the fast-light table */
 } gpu_chunk;
 
-/* horizon: the mean colour of the middle row (a skybox side's horizon, for the fog colour) */
-typedef struct gpu_texture { char *path; GLuint tex; float horizon[3]; } gpu_texture;
+/* horizon: the mean colour of the middle row (a skybox side's horizon, for the fog colour);
+ * charged: what its GL copy took from the memory budget */
+typedef struct gpu_texture { char *path; GLuint tex; float horizon[3]; uint64_t charged; } gpu_texture;
 
 typedef struct gpu_material {
     bool loaded;
@@ -94,6 +96,8 @@ struct render_world {
     GLuint white, black;
     gpu_texture *textures;
     size_t texture_count, texture_cap;
+    bool reduced_texture_said;   /* the one warning about textures above RES_MAX_TEXTURE_SIDE */
+    bool lowered_texture_said;   /* the one warning about textures lowered to fit the budget */
     gpu_material *materials;
 
     gpu_chunk *chunks;
@@ -362,13 +366,37 @@ static GLuint texture_for(render_world *w, const char *path)
         free(copy);
         return w->white;
     }
+    if (img->stored_width > img->width && !w->reduced_texture_said) {
+        w->reduced_texture_said = true;
+        fprintf(stderr, "pmfview: warning: %s: %ux%u texels reduced to %ux%u (a texture keeps at most %u a side; docs/memory.md)\n",
+                path, img->stored_width, img->stored_height, img->width, img->height, RES_MAX_TEXTURE_SIDE);
+    }
+    /* the GL's copy with its mipmaps takes from the memory budget; what does not fit is halved */
+    uint64_t bytes = (uint64_t)img->width * img->height * 16 / 3;
+    uint32_t wanted = img->width > img->height ? img->width : img->height;
+    while (!pmf_budget_take(bytes)) {
+        uint32_t side = img->width > img->height ? img->width : img->height;
+        if (st != RES_OK || side <= 1 || !res_fit_texture(w->res, path, side / 2)) {
+            bytes = 0; /* the checkerboard, or nothing left to give: uploaded uncounted */
+            break;
+        }
+        bytes = (uint64_t)img->width * img->height * 16 / 3;
+    }
+    if ((img->width > img->height ? img->width : img->height) < wanted && !w->lowered_texture_said) {
+        w->lowered_texture_said = true;
+        fprintf(stderr, "pmfview: warning: %s: lowered to %ux%u texels to fit the memory budget (%llu of %llu MiB in use; see --memory)\n",
+                path, img->width, img->height, (unsigned long long)(pmf_budget_used() >> 20),
+                (unsigned long long)(pmf_budget_limit() >> 20));
+    }
     GLuint tex = upload_rgba(img->width, img->height, img->rgba, true);
     gpu_texture *gt = &w->textures[w->texture_count++];
-    *gt = (gpu_texture){ copy, tex, { 0, 0, 0 } };
+    *gt = (gpu_texture){ copy, tex, { 0, 0, 0 }, bytes };
     const uint8_t *row = img->rgba + (size_t)(img->height / 2) * img->width * 4;
     for (uint32_t x = 0; x < img->width; x++)
         for (int c = 0; c < 3; c++)
             gt->horizon[c] += row[x * 4 + c] / (255.0f * (float)img->width);
+    if (st == RES_OK) /* the GPU has it now: the decoded copy goes */
+        res_release_texture(w->res, path);
     return tex;
 }
 
@@ -598,6 +626,7 @@ void render_world_destroy(render_world *w)
             free(w->materials[i].frames);
     for (size_t i = 0; i < w->texture_count; i++) {
         glDeleteTextures(1, &w->textures[i].tex);
+        pmf_budget_give(w->textures[i].charged);
         free(w->textures[i].path);
     }
     GLuint textures[5] = { w->white, w->black, w->light_atlas, w->fast_tex, w->fast_vertex_tex };

@@ -228,8 +228,12 @@ bool res_image_decode(const void *data, size_t size, const char *name, res_image
     *out = (res_image){0};
     if (size == 0)
         return fail(err, name, 0, "empty file");
-    if (size >= 3 && memcmp(bytes, "PTF", 3) == 0)
-        return ptf_decode(data, size, name, &out->rgba, &out->width, &out->height, err);
+    if (size >= 3 && memcmp(bytes, "PTF", 3) == 0) {
+        /* a PTF larger than the cache keeps is decoded straight to its reduction (docs/memory.md) */
+        ptf_format format;
+        return ptf_info(data, size, name, &format, &out->stored_width, &out->stored_height, err) &&
+               ptf_decode_fit(data, size, name, RES_MAX_TEXTURE_SIDE, &out->rgba, &out->width, &out->height, err);
+    }
     if (size >= 8 && memcmp(bytes, png_signature, 8) == 0)
         return decode_png(bytes, size, name, out, err);
     if (size >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF)

@@ -2,6 +2,7 @@
 #include "res.h"
 
 #include "pmf/paf.h"
+#include "pmf/pmf_budget.h"
 #include "pmf/ptf.h"
 
 #include <limits.h>
@@ -36,6 +37,41 @@ static bool fail(pmf_error *err, const char *file, const char *block, uint64_t o
 
 /* ---- images (decoding: image.c) ----------------------------------------------------------- */
 
+static bool halve(res_image *img)
+{
+    uint32_t w = img->width > 1 ? img->width / 2 : 1, h = img->height > 1 ? img->height / 2 : 1;
+    uint8_t *out = malloc((size_t)w * h * 4);
+    if (!out)
+        return false;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            uint32_t x0 = x * 2 < img->width ? x * 2 : img->width - 1, y0 = y * 2 < img->height ? y * 2 : img->height - 1;
+            uint32_t x1 = x0 + 1 < img->width ? x0 + 1 : x0, y1 = y0 + 1 < img->height ? y0 + 1 : y0;
+            for (int c = 0; c < 4; c++) {
+                unsigned sum = img->rgba[((size_t)y0 * img->width + x0) * 4 + c] + img->rgba[((size_t)y0 * img->width + x1) * 4 + c] +
+                               img->rgba[((size_t)y1 * img->width + x0) * 4 + c] + img->rgba[((size_t)y1 * img->width + x1) * 4 + c];
+                out[((size_t)y * w + x) * 4 + c] = (uint8_t)((sum + 2) / 4);
+            }
+        }
+    free(img->rgba);
+    img->rgba = out;
+    img->width = w;
+    img->height = h;
+    return true;
+}
+
+bool res_image_fit(res_image *img, uint32_t max_side)
+{
+    if (!img->stored_width) {
+        img->stored_width = img->width;
+        img->stored_height = img->height;
+    }
+    while (img->width > max_side || img->height > max_side)
+        if (!halve(img))
+            return false;
+    return true;
+}
+
 void res_image_free(res_image *img)
 {
     free(img->rgba);
@@ -65,6 +101,7 @@ bool res_checkerboard(res_image *out)
 typedef struct cache_entry {
     char *path;                      /* as requested */
     bool missing;
+    bool released;                   /* texels freed after upload (res_release_texture) */
     res_image image;
     pmf_error err;                   /* why it is missing */
 } cache_entry;
@@ -72,6 +109,7 @@ typedef struct cache_entry {
 struct res_context {
     char *game_dir, *base_dir, *instance_dir, *user_dir;
     const pmf_file *map;
+    uint8_t *archive_bytes;          /* the embedded archive read out of the file (it may change on disk) */
     paf_archive archive;
     bool archive_ok;
     pmf_error archive_err;           /* why map: is unavailable when !archive_ok */
@@ -127,9 +165,13 @@ res_context *res_create(const res_desc *desc)
     } else if (ctx->map->archive.offset > ctx->map->size || ctx->map->archive.size > ctx->map->size - ctx->map->archive.offset) {
         fail(&ctx->archive_err, ctx->map->name, "embedded archive", ctx->map->archive.offset,
              "embedded archive runs past the end of the file");
-    } else {
-        ctx->archive_ok = paf_open(ctx->map->data + ctx->map->archive.offset, (size_t)ctx->map->archive.size,
-                                   ctx->map->name, ctx->map->archive.offset, &ctx->archive, &ctx->archive_err);
+    } else if (!(ctx->archive_bytes = malloc((size_t)ctx->map->archive.size))) {
+        fail(&ctx->archive_err, ctx->map->name, "embedded archive", ctx->map->archive.offset,
+             "out of memory for the embedded archive");
+    } else if (pmf_file_read(ctx->map, ctx->map->archive.offset, (size_t)ctx->map->archive.size, ctx->archive_bytes,
+                             "embedded archive", &ctx->archive_err)) {
+        ctx->archive_ok = paf_open(ctx->archive_bytes, (size_t)ctx->map->archive.size, ctx->map->name,
+                                   ctx->map->archive.offset, &ctx->archive, &ctx->archive_err);
     }
     return ctx;
 }
@@ -147,6 +189,7 @@ void res_destroy(res_context *ctx)
         }
     }
     free(ctx->slots);
+    free(ctx->archive_bytes);
     free(ctx->game_dir);
     free(ctx->base_dir);
     free(ctx->instance_dir);
@@ -349,6 +392,12 @@ static bool resolve_root(const res_context *ctx, const char *path, char **dir_ou
     return true;
 }
 
+static void release_entry(cache_entry *e)
+{
+    res_image_free(&e->image);
+    e->released = true;
+}
+
 /* Resolves and decodes e->path into e (missing + err on failure). */
 static void load_entry(const res_context *ctx, cache_entry *e)
 {
@@ -371,9 +420,32 @@ static void load_entry(const res_context *ctx, cache_entry *e)
                  has_texture_ext(rel) ? "" : " + .ptf, .png, .jpg, .tga, .bmp");
     } else if (r == FOUND) {
         e->missing = !res_image_decode(bytes, size, where, &e->image, &e->err);
+        if (!e->missing && !res_image_fit(&e->image, RES_MAX_TEXTURE_SIDE)) {
+            fail(&e->err, where, "texture", 0, "out of memory for %ux%u texels", e->image.width, e->image.height);
+            res_image_free(&e->image);
+            e->missing = true;
+        }
     }
     free(bytes);
     free(dir);
+}
+
+bool res_fit_texture(res_context *ctx, const char *path, uint32_t max_side)
+{
+    pthread_mutex_lock(&ctx->lock);
+    cache_entry *e = *cache_slot(ctx, path);
+    bool ok = e && !e->missing && !e->released && res_image_fit(&e->image, max_side);
+    pthread_mutex_unlock(&ctx->lock);
+    return ok;
+}
+
+void res_release_texture(res_context *ctx, const char *path)
+{
+    pthread_mutex_lock(&ctx->lock);
+    cache_entry *e = *cache_slot(ctx, path);
+    if (e && !e->missing) /* decoded again if asked for again */
+        release_entry(e);
+    pthread_mutex_unlock(&ctx->lock);
 }
 
 res_status res_load_texture(res_context *ctx, const char *path, const res_image **image, pmf_error *err)
@@ -384,7 +456,11 @@ res_status res_load_texture(res_context *ctx, const char *path, const res_image 
     res_status status;
     cache_entry **slot = cache_slot(ctx, path);
     cache_entry *e = *slot;
-    if (e) {
+    if (e && e->released) {
+        load_entry(ctx, e);
+        e->released = false;
+        status = e->missing ? RES_MISSING_REPORTED : RES_OK;
+    } else if (e) {
         status = e->missing ? RES_MISSING_REPORTED : RES_OK;
     } else {
         status = RES_MISSING;

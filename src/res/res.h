@@ -32,6 +32,7 @@
 typedef struct res_image {
     uint32_t width, height;
     uint8_t *rgba;                   /* width * height * 4 bytes */
+    uint32_t stored_width, stored_height; /* as in the file, before RES_MAX_TEXTURE_SIDE (0 = the same) */
 } res_image;
 
 /* Zero means default. A directory left NULL makes its prefix unavailable (loads report it). */
@@ -58,6 +59,16 @@ typedef enum res_status {
 /* Resolves, decodes (once per context) and returns the texture at path. *image stays valid
  * until res_destroy. Never returns a NULL image unless out of memory (then RES_MISSING). */
 res_status res_load_texture(res_context *ctx, const char *path, const res_image **image, pmf_error *err);
+
+/* The largest side a texture keeps after decoding: larger ones are halved (2x2 box filter)
+ * until they fit, so the cache and the GPU hold at most 16 MiB per texture (docs/memory.md). */
+#define RES_MAX_TEXTURE_SIDE 2048u
+/* Halves img until both sides are <= max_side. False (img unchanged) when out of memory. */
+bool res_image_fit(res_image *img, uint32_t max_side);
+/* Halves path's cached texels until they fit max_side (a texture the budget cannot take whole). */
+bool res_fit_texture(res_context *ctx, const char *path, uint32_t max_side);
+/* The caller has uploaded path's texels: they are freed (a later load decodes again). */
+void res_release_texture(res_context *ctx, const char *path);
 
 /* Decodes PTF, PNG, JPEG, TGA or BMP bytes (chosen by content) to RGBA8; name is for errors. */
 bool res_image_decode(const void *data, size_t size, const char *name, res_image *out, pmf_error *err);

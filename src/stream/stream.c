@@ -20,6 +20,7 @@
  * record that leaves range becomes EVICTED until stream_poll_evictions reports it; wanted again
  * before that, it is simply RESIDENT again (the main thread never dropped it).
  */
+#include "pmf_budget.h"
 #include "stream.h"
 
 #include <math.h>
@@ -51,6 +52,7 @@ typedef struct chunk_record {
     double distance;             /* camera to chunk box, metres */
     void *payload;               /* READY only; the main thread owns it once polled */
     bool failed;
+    bool over_budget;            /* failed because the memory budget was spent (retried after eviction) */
     char *error;
     uint32_t region_count;
     load_region *regions;        /* one allocation, the chunk lists follow the array */
@@ -430,6 +432,7 @@ static void view_update(stream *s)
 typedef struct chunk_result {
     void *payload;
     char *error;                 /* failed when set */
+    bool over_budget;            /* failed because the memory budget was spent */
     uint32_t region_count;
     load_region *regions;
     bool decoded;
@@ -471,12 +474,14 @@ static void worker_process(const stream *s, pmf_chunk_coord coord, chunk_result 
     memset(&chunk, 0, sizeof chunk);
     memset(res, 0, sizeof *res);
 
+    pmf_budget_clear_refused();
     double t0 = now_seconds();
     bool ok = pmf_chunk_read(s->desc.file, s->desc.lvl, s->desc.level, coord, PMF_PART_ALL, &chunk, &err);
     double t1 = now_seconds();
     res->decode_seconds = t1 - t0;
     if (!ok) {
         res->error = strdup(pmf_error_format(&err, message, sizeof message));
+        res->over_budget = pmf_budget_refused();
         return;
     }
     copy_load_regions(&chunk, res);
@@ -487,6 +492,7 @@ static void worker_process(const stream *s, pmf_chunk_coord coord, chunk_result 
         if (!message[0])
             snprintf(message, sizeof message, "chunk (%u,%u,%u): prepare failed", coord.x, coord.y, coord.z);
         res->error = strdup(message);
+        res->over_budget = pmf_budget_refused();
     }
 }
 
@@ -515,6 +521,7 @@ static void *worker_main(void *arg)
         rec->payload = res.payload;
         rec->failed = res.payload == NULL;
         rec->error = res.error;
+        rec->over_budget = res.over_budget;
         rec->regions = res.regions;
         rec->region_count = res.region_count;
         rec->decoded = res.decoded;
@@ -648,6 +655,7 @@ size_t stream_poll(stream *s, stream_item *out, size_t max)
         item->coord = rec->coord;
         item->payload = rec->payload;
         item->failed = rec->failed;
+        item->over_budget = rec->over_budget;
         snprintf(item->error, sizeof item->error, "%s", rec->error ? rec->error : "");
         if (rec->counted) {
             s->pending_radius--;

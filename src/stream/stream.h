@@ -41,6 +41,7 @@ typedef struct stream_item {
     pmf_chunk_coord coord;
     void *payload;                   /* NULL when failed */
     bool failed;
+    bool over_budget;                /* failed because the memory budget (pmf_budget.h) was spent */
     char error[320];                 /* pmf_error_format text when failed */
 } stream_item;
 

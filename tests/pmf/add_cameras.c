@@ -31,7 +31,22 @@ int main(int argc, char **argv)
     pmf_error err;
     uint8_t *blob = NULL, *out = NULL;
     size_t blob_size, out_size = 0;
-    pmf_file *f = pmf_open(argv[1], &err);
+    /* the rewrite copies the file's blocks: open it from memory (pmf_open reads them on demand) */
+    uint8_t *whole = NULL;
+    size_t whole_size = 0;
+    FILE *in = fopen(argv[1], "rb");
+    if (in && fseek(in, 0, SEEK_END) == 0) {
+        long end = ftell(in);
+        whole_size = end > 0 ? (size_t)end : 0;
+        whole = malloc(whole_size ? whole_size : 1);
+        if (whole && (fseek(in, 0, SEEK_SET) != 0 || fread(whole, 1, whole_size, in) != whole_size)) {
+            free(whole);
+            whole = NULL;
+        }
+    }
+    if (in)
+        fclose(in);
+    pmf_file *f = whole ? pmf_open_memory(whole, whole_size, argv[1], &err) : pmf_open(argv[1], &err);
     bool ok = f && pmf_cameras_encode(cams, (size_t)n, &blob, &blob_size, &err) &&
               sample_rewrite_extended(f, &(pmf_blob){ blob, blob_size }, &out, &out_size, &err);
     FILE *fp = ok ? fopen(argv[2], "wb") : NULL;
@@ -39,6 +54,7 @@ int main(int argc, char **argv)
     if (fp && fclose(fp) != 0)
         ok = false;
     pmf_close(f);
+    free(whole);
     free(blob);
     free(out);
     if (!ok) {

@@ -65,6 +65,7 @@ static void test_round_trip(void)
         CHECK(signbit(out.list[3].pos[0]), "-0 keeps its sign");
         const pmf_camera *first1 = pmf_cameras_first(&out, 1), *first0 = pmf_cameras_first(&out, 0);
         CHECK(first0 == &out.list[0] && first1 == &out.list[2] && !pmf_cameras_first(&out, 9), "first camera per level");
+        pmf_cameras_free(&out);
         pmf_close(f);
     }
     free(mem);

@@ -1,0 +1,33 @@
+/* pmf_budget.h - one memory budget for everything a map makes us allocate (docs/memory.md).
+ *
+ * Decoded levels and chunks (their arenas, decompressed blocks included), meshes, lightmap
+ * layers, textures and GPU buffers take bytes from it as they are allocated and give them back
+ * when freed. A taking that would pass the limit fails; the caller then degrades (drops a far
+ * chunk, lowers a texture) or refuses the map naming the limit. Process-wide and thread-safe.
+ * The library starts unlimited; pmfview sets the limit (--memory, else pmf_budget_default()). */
+#ifndef PMF_BUDGET_H
+#define PMF_BUDGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The default from the machine: an eighth of physical memory, at least 128 MiB, at most 512 MiB. */
+uint64_t pmf_budget_default(void);
+/* 0 = unlimited. */
+void pmf_budget_set_limit(uint64_t bytes);
+uint64_t pmf_budget_limit(void);
+
+/* Takes bytes; false (nothing taken) when used + bytes would pass the limit. */
+bool pmf_budget_take(uint64_t bytes);
+void pmf_budget_give(uint64_t bytes);
+uint64_t pmf_budget_used(void);
+uint64_t pmf_budget_peak(void);   /* the most ever taken at once */
+
+/* Whether a taking on this thread was refused since the last clear: lets a caller that sees
+ * a failure deep in a decoder or mesher tell "over budget" from "broken". */
+void pmf_budget_clear_refused(void);
+bool pmf_budget_refused(void);
+/* Records a refusal on this thread by a limit derived from the budget (the lightmap atlas). */
+void pmf_budget_note_refusal(void);
+
+#endif

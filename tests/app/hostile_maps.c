@@ -1,0 +1,200 @@
+/* hostile_maps.c - hostile_maps KIND IN.pmf OUT.pmf: rewrites a generated map (pmfc --generate)
+ * into one of issue 11's "memory out of all proportion" repros, by replacing stored blocks
+ * (tests/pmf/block_patch.h), so each case is a small file built by the test itself.
+ *
+ *   cubes   every present chunk of level 0 holds 2^22 empty cubes (~18 KB stored, ~870 MB decoded):
+ *           common block = empty string table and lists, then 2^22 zero bytes; no client or server data
+ *
+ * hostile_maps lightmaps OUT.pmf: a valid map of 6 chunks (3 x 1 x 2, 16 m, chunk (1,0,0) at the
+ * origin), each a wall at z = -4 over x, y in [-8, 8] cut into 6 strips, every strip with its
+ * own 2048^2 lightmap of flat colour (96, 160, 48): 36 lightmaps of 2048^2 (~1.1 GiB as
+ * RGBA16F atlas pages). Built with the render tests' map writer (tests/render/rt_map.h).
+ *
+ * hostile_maps textures OUT.pmf: one 16 m chunk, the same wall in two halves (x < 0, x > 0)
+ * with materials textured by two 16384^2 RGB PTF textures in the embedded archive, flat colours
+ * (200, 100, 50) and (40, 80, 160) (~3 MB each: LZ4 of 768 MiB of texels), lightmap white. */
+#include <lz4frame.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptf.h"
+
+#include "block_patch.h"
+#include "rt_map.h"
+#include "rt_shot.h"
+
+#define EMPTY_CUBES (1u << 22)
+
+static bool read_file(const char *path, test_bytes *out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    out->data = n > 0 ? malloc((size_t)n) : NULL;
+    out->size = (size_t)n;
+    bool ok = out->data && fread(out->data, 1, out->size, f) == out->size;
+    fclose(f);
+    return ok;
+}
+
+/* Common chunk data of `cubes` empty cubes: string table size, 3 used-material counts, 2 region
+ * counts, 2 light counts (all 0), cube count, one flags/type byte per cube. */
+static uint8_t *empty_cubes_block(uint32_t cubes, size_t *size)
+{
+    *size = 4 + 3 + 2 + 2 + 4 + (size_t)cubes;
+    uint8_t *b = calloc(1, *size);
+    if (b)
+        memcpy(b + 4 + 3 + 2 + 2, &cubes, 4); /* little-endian host, as the tests assume */
+    return b;
+}
+
+/* Replaces one block of every present level-0 chunk (content NULL removes it). */
+static bool patch_chunks(test_bytes *file, int part, const uint8_t *content, size_t n)
+{
+    pmf_error err;
+    pmf_file *f = pmf_open_memory(file->data, file->size, "in", &err);
+    if (!f)
+        return false;
+    const pmf_level_info *li = &f->levels[0];
+    uint32_t cx = li->count_x, cy = li->count_y, cz = li->count_z;
+    pmf_close(f);
+    for (uint32_t y = 0; y < cy; y++)
+        for (uint32_t z = 0; z < cz; z++)
+            for (uint32_t x = 0; x < cx; x++) {
+                pmf_chunk_coord c = { x, y, z };
+                f = pmf_open_memory(file->data, file->size, "in", &err);
+                bool present = f && pmf_chunk_present(f, 0, c);
+                pmf_close(f);
+                if (!present)
+                    continue;
+                test_bytes next = block_replace(file->data, file->size, (block_ref){ 0, &c, part }, content, n,
+                                                (uint32_t)n);
+                if (!next.data)
+                    return false;
+                free(file->data);
+                *file = next;
+            }
+    return true;
+}
+
+static int write_lightmaps_map(const char *out)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 3, 1, 2 }, (pmf_chunk_coord){ 1, 0, 0 });
+    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
+    for (uint32_t z = 0; z < 2; z++)
+        for (uint32_t x = 0; x < 3; x++) {
+            rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ x, 0, z });
+            for (uint32_t i = 0; i < 6; i++) {
+                float quad[4][3];
+                float y0 = -8.0f + 16.0f * (float)i / 6.0f, y1 = -8.0f + 16.0f * (float)(i + 1) / 6.0f;
+                rt_wall_z(quad, -8, 8, y0, y1, -4, true);
+                rt_parent(c, 0, i, i + 1);
+                rt_geom_quad(c, i + 1, mat, rt_lightmap(c, 11, 96, 160, 48), quad);
+            }
+        }
+    bool ok = rt_map_write(&m, out);
+    rt_map_free(&m);
+    return ok ? 0 : 1;
+}
+
+/* A PTF of 2^exp x 2^exp RGB texels of one colour, compressed in slices (never held whole). */
+static uint8_t *flat_ptf(unsigned exp, const uint8_t rgb[3], size_t *size)
+{
+    size_t row = (size_t)3 << exp, rows = (size_t)1 << exp, slice_rows = 64;
+    uint64_t total = (uint64_t)row * rows;
+    LZ4F_preferences_t prefs = { 0 };
+    prefs.frameInfo.contentSize = total;
+    size_t slice = row * slice_rows, bound = LZ4F_compressBound(slice, &prefs);
+    size_t cap = PTF_HEADER_SIZE + LZ4F_HEADER_SIZE_MAX + bound * (rows / slice_rows + 1);
+    uint8_t *out = malloc(cap), *texels = malloc(slice);
+    LZ4F_cctx *cctx = NULL;
+    if (!out || !texels || LZ4F_isError(LZ4F_createCompressionContext(&cctx, LZ4F_VERSION))) {
+        free(out);
+        free(texels);
+        return NULL;
+    }
+    for (size_t i = 0; i < slice; i++)
+        texels[i] = rgb[i % 3];
+    memcpy(out, "PTF", 3);
+    out[3] = PTF_VERSION_MAJOR;
+    out[4] = PTF_FORMAT_RGB;
+    out[5] = (uint8_t)(exp | exp << 4);
+    size_t n = PTF_HEADER_SIZE, r = LZ4F_compressBegin(cctx, out + n, cap - n, &prefs);
+    bool ok = !LZ4F_isError(r);
+    n += ok ? r : 0;
+    for (size_t y = 0; ok && y < rows; y += slice_rows) {
+        r = LZ4F_compressUpdate(cctx, out + n, cap - n, texels, slice, NULL);
+        ok = !LZ4F_isError(r);
+        n += ok ? r : 0;
+    }
+    r = ok ? LZ4F_compressEnd(cctx, out + n, cap - n, NULL) : 0;
+    ok = ok && !LZ4F_isError(r);
+    n += ok ? r : 0;
+    LZ4F_freeCompressionContext(cctx);
+    free(texels);
+    if (!ok) {
+        free(out);
+        return NULL;
+    }
+    *size = n;
+    return realloc(out, n);
+}
+
+static int write_textures_map(const char *path)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 1, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t mats[2] = { rt_material(l, "huge1", "map:textures/huge1", 0, 0), rt_material(l, "huge2", "map:textures/huge2", 0, 0) };
+    rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t lm = rt_lightmap(c, 1, 255, 255, 255);
+    rt_two_walls(c, mats[0], lm, mats[1], lm);
+    static const uint8_t colours[2][3] = { { 200, 100, 50 }, { 40, 80, 160 } };
+    uint8_t *data[2] = { NULL, NULL };
+    size_t sizes[2] = { 0, 0 };
+    const char *paths[2] = { "textures/huge1.ptf", "textures/huge2.ptf" };
+    bool ok = true;
+    for (int i = 0; i < 2; i++)
+        ok = ok && (data[i] = flat_ptf(14, colours[i], &sizes[i])) != NULL;
+    ok = ok && rt_archive(&m, 2, paths, data, sizes) && rt_map_write(&m, path);
+    free(data[0]);
+    free(data[1]);
+    rt_map_free(&m);
+    return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "lightmaps"))
+        return write_lightmaps_map(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "textures"))
+        return write_textures_map(argv[2]);
+    if (argc != 4) {
+        fprintf(stderr, "usage: hostile_maps cubes IN.pmf OUT.pmf | hostile_maps lightmaps OUT.pmf\n");
+        return 1;
+    }
+    test_bytes file;
+    if (!read_file(argv[2], &file)) {
+        fprintf(stderr, "hostile_maps: cannot read %s\n", argv[2]);
+        return 1;
+    }
+    bool ok = false;
+    if (!strcmp(argv[1], "cubes")) {
+        size_t n;
+        uint8_t *common = empty_cubes_block(EMPTY_CUBES, &n);
+        ok = common && patch_chunks(&file, 2, NULL, 0) && patch_chunks(&file, 1, NULL, 0) &&
+             patch_chunks(&file, 0, common, n);
+        free(common);
+    }
+    FILE *out = ok ? fopen(argv[3], "wb") : NULL;
+    ok = out && fwrite(file.data, 1, file.size, out) == file.size;
+    ok = out && fclose(out) == 0 && ok;
+    free(file.data);
+    if (!ok)
+        fprintf(stderr, "hostile_maps: cannot make the %s map\n", argv[1]);
+    return ok ? 0 : 1;
+}
