@@ -6,8 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "text_clean.h"
 #include "world.h"
+
+#define PMFC_MAX_SOURCE_BYTES (64 << 20)
 
 #define MAX_TOKENS 128
 
@@ -30,12 +34,15 @@ typedef struct parser {
 static void perr(parser *p, const char *fmt, ...)
 {
     if (p->failed) return;
+    char raw[1024];
+    int n = snprintf(raw, sizeof raw, "%s:%d: ", p->path, p->line);
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s:%d: ", p->path, p->line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(raw + n, sizeof raw - (size_t)n, fmt, ap);
     va_end(ap);
+    /* messages quote the source's words: no control byte of theirs reaches the terminal */
+    text_clean_fputs(raw, stderr);
+    fputc('\n', stderr);
     p->failed = true;
 }
 
@@ -773,28 +780,32 @@ static void parse_sky_line(parser *p)
     end_of_line(p);
 }
 
-bool parse_file(const char *path, map_def *map)
+bool parse_source(const char *name, const char *text, size_t size, map_def *map)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
-        return false;
-    }
     parser p;
     memset(&p, 0, sizeof p);
-    p.path = path;
+    p.path = name;
     p.map = map;
-    const char *slash = strrchr(path, '/');
-    if (slash && (size_t)(slash - path + 1) < sizeof p.dir) memcpy(p.dir, path, (size_t)(slash - path + 1));
+    const char *slash = strrchr(name, '/');
+    if (slash && (size_t)(slash - name + 1) < sizeof p.dir) memcpy(p.dir, name, (size_t)(slash - name + 1));
     char *line = NULL;
     size_t cap = 0;
-    ssize_t len;
-    while (!p.failed && (len = getline(&line, &cap, f)) >= 0) {
+    for (size_t at = 0; !p.failed && at < size;) {
+        const char *nl = memchr(text + at, '\n', size - at);
+        size_t len = nl ? (size_t)(nl - (text + at)) + 1 : size - at;
         p.line++;
-        if (memchr(line, 0, (size_t)len)) {
+        if (memchr(text + at, 0, len)) {
             perr(&p, "NUL byte in the source");
             break;
         }
+        if (len + 1 > cap) {
+            cap = len + 1;
+            line = xrealloc(line, cap);
+        }
+        /* tokenize works in place on a NUL-terminated copy of the line */
+        memcpy(line, text + at, len);
+        line[len] = 0;
+        at += len;
         if (!tokenize(&p, line) || !p.ntok) continue;
         if (!strcmp(p.tok[0], "}") && p.ntok == 1) {
             if (p.scope == SCOPE_TOP) perr(&p, "'}' without a block");
@@ -813,11 +824,34 @@ bool parse_file(const char *path, map_def *map)
         }
     }
     free(line);
-    fclose(f);
     if (!p.failed && p.scope != SCOPE_TOP) {
         p.line++;
         perr(&p, "missing '}' at the end of the file");
     }
     if (!p.failed && !map->level_count) perr(&p, "the map has no level");
     return !p.failed;
+}
+
+bool parse_file(const char *path, map_def *map)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (!f || fstat(fileno(f), &st) != 0) {
+        fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
+        if (f) fclose(f);
+        return false;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size > PMFC_MAX_SOURCE_BYTES) {
+        fprintf(stderr, "%s: %s\n", path, S_ISREG(st.st_mode) ? "source larger than 64 MiB" : "not a regular file");
+        fclose(f);
+        return false;
+    }
+    char *text = xmalloc((size_t)st.st_size + 1);
+    size_t size = fread(text, 1, (size_t)st.st_size, f);
+    bool read_ok = !ferror(f);
+    fclose(f);
+    bool ok = read_ok && parse_source(path, text, size, map);
+    if (!read_ok) fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
+    free(text);
+    return ok;
 }

@@ -195,6 +195,8 @@ void brush_wedge(brush *b, v3 lo, v3 hi, int rise, const int material[PMF_FACE_C
 /* Parses a source file into map (after map_init). On error prints "FILE:LINE: message" to
  * stderr and returns false. */
 bool parse_file(const char *path, map_def *map);
+/* The same over size bytes in memory; name stands for the file in messages and image paths. */
+bool parse_source(const char *name, const char *text, size_t size, map_def *map);
 
 /* ---- textures (texture.c) --------------------------------------------------------------------- */
 
