@@ -12,6 +12,10 @@
 #include "world.h"
 
 #define PMFC_MAX_SOURCE_BYTES (64 << 20)
+#define PMFC_MAX_NUMBER 1e10           /* no quantity of a source comes near: 1e38 is a typo or an attack */
+/* Lightmap texels a level may ask for (solids' box surfaces x luxels^2): pmfc bakes ~1 M luxels
+ * in seconds and 8 M took minutes and 2.4 GB, so more is refused rather than run for hours. */
+#define PMFC_MAX_LEVEL_LUXELS (16.0 * 1024 * 1024)
 
 #define MAX_TOKENS 128
 
@@ -103,6 +107,10 @@ static double number(parser *p, const char *what)
         perr(p, "expected %s (a number), got '%s'", what, s);
         return 0;
     }
+    if (fabs(v) > PMFC_MAX_NUMBER) {
+        perr(p, "%s %g is too large (at most %g)", what, v, PMFC_MAX_NUMBER);
+        return 0;
+    }
     return v;
 }
 
@@ -120,11 +128,18 @@ static void rgb(parser *p, uint8_t out[3], const char *what)
     for (int i = 0; i < 3; i++) out[i] = byte(p, what);
 }
 
+/* A position: within the reach of the PMF chunk grid at its largest chunks (2^12 m), 4096 chunks
+ * across in X and Z and 256 in Y, around the origin. */
 static v3 point(parser *p, const char *what)
 {
+    static const double reach[3] = { 2048.0 * 4096, 128.0 * 4096, 2048.0 * 4096 };
     v3 r;
-    for (int i = 0; i < 3; i++) r.e[i] = number(p, what);
-    return r;
+    for (int i = 0; i < 3 && !p->failed; i++) {
+        r.e[i] = number(p, what);
+        if (!p->failed && fabs(r.e[i]) > reach[i])
+            perr(p, "%c coordinate %g is beyond the format's reach (%g..%g m)", "XYZ"[i], r.e[i], -reach[i], reach[i]);
+    }
+    return p->failed ? v3_make(0, 0, 0) : r;
 }
 
 static void name_copy(parser *p, char *dst, size_t size, const char *src, const char *what)
@@ -780,6 +795,23 @@ static void parse_sky_line(parser *p)
     end_of_line(p);
 }
 
+/* Refuses a level whose lightmaps would take pmfc beyond bounded time and memory, before any is built. */
+static void check_level_cost(parser *p, const level_def *l)
+{
+    double luxels = 0, largest = 0;
+    int largest_line = 0;
+    for (size_t i = 0; i < l->brush_count; i++) {
+        v3 d = v3_sub(l->brushes[i].hi, l->brushes[i].lo);
+        double area = 2 * (d.x * d.y + d.y * d.z + d.z * d.x) * l->luxel_density * l->luxel_density;
+        luxels += area;
+        if (area > largest) largest = area, largest_line = l->brushes[i].line;
+    }
+    if (luxels > PMFC_MAX_LEVEL_LUXELS)
+        perr(p, "level '%s' needs about %.3g lightmap luxels at %g per metre, more than pmfc bakes (%.3g; the largest solid, "
+                "line %d, needs %.3g): lower 'luxels' or make the solids smaller",
+             l->name, luxels, l->luxel_density, PMFC_MAX_LEVEL_LUXELS, largest_line, largest);
+}
+
 bool parse_source(const char *name, const char *text, size_t size, map_def *map)
 {
     parser p;
@@ -812,6 +844,7 @@ bool parse_source(const char *name, const char *text, size_t size, map_def *map)
             else if (p.scope == SCOPE_SKY) p.scope = SCOPE_LEVEL;
             else {
                 if (p.scope == SCOPE_LEVEL && !p.level->brush_count) perr(&p, "level '%s' has no solids", p.level->name);
+                else if (p.scope == SCOPE_LEVEL) check_level_cost(&p, p.level);
                 p.scope = SCOPE_TOP;
             }
             continue;
