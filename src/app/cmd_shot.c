@@ -10,10 +10,12 @@
 
 #include <stb_image_write.h>
 
+#include "atomic_file.h"
 #include "commands.h"
 #include "map_source.h"
 #include "render.h"
 #include "scene.h"
+#include "text_clean.h"
 
 #define MAX_SIZE 8192
 #define MAX_TILE 4096                /* larger frames are drawn in tiles: bounded GPU memory */
@@ -374,7 +376,7 @@ static void write_to_file(void *ctx, void *data, int size)
     fwrite(data, 1, (size_t)size, ctx);
 }
 
-/* RGB PNG written to a temporary file in the same directory, then renamed over path. */
+/* RGB PNG written atomically (atomic_file.h: temp file beside it, mode 0666 - umask, fsync, rename). */
 static bool write_png(const char *path, int w, int h, const uint8_t *rgba)
 {
     size_t n = (size_t)w * h;
@@ -385,30 +387,19 @@ static bool write_png(const char *path, int w, int h, const uint8_t *rgba)
     }
     for (size_t i = 0; i < n; i++)
         memcpy(&rgb[i * 3], &rgba[i * 4], 3);
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 16);
-    if (!tmp) {
-        free(rgb);
-        return false;
+    atomic_file af;
+    char why[300];
+    bool ok = atomic_file_open(&af, path, why, sizeof why);
+    if (ok && !stbi_write_png_to_func(write_to_file, af.fp, w, h, 3, rgb, w * 3)) {
+        snprintf(why, sizeof why, "cannot write: %s", strerror(errno ? errno : EIO));
+        atomic_file_abort(&af);
+        ok = false;
     }
-    snprintf(tmp, len + 16, "%s.tmp-XXXXXX", path);
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-    bool ok = f && stbi_write_png_to_func(write_to_file, f, w, h, 3, rgb, w * 3);
-    if (f) {
-        ok = !ferror(f) && ok;
-        ok = fclose(f) == 0 && ok;
-    } else if (fd >= 0) {
-        close(fd);
-    }
-    if (ok)
-        ok = rename(tmp, path) == 0;
+    ok = ok && atomic_file_commit(&af, why, sizeof why);
     if (!ok) {
-        fprintf(stderr, "pmfview: %s: cannot write: %s\n", path, strerror(errno ? errno : EIO));
-        if (fd >= 0)
-            unlink(tmp);
+        char shown[1024];
+        fprintf(stderr, "pmfview: %s: %s\n", text_clean(path, shown, sizeof shown), why);
     }
-    free(tmp);
     free(rgb);
     return ok;
 }
@@ -618,6 +609,7 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
 int cmd_shot(int argc, char **argv)
 {
     double started = now_seconds();
+    atomic_file_remove_on_signals(); /* a killed shot leaves no temporary PNG behind */
     shot_options o;
     int rc = parse_args(argc, argv, &o);
     if (rc < 0) {

@@ -11,6 +11,7 @@
 
 #include "front/world.h"
 #include "front/generate.h"
+#include "pmf/atomic_file.h"
 #include "pmf/file_kind.h"
 
 #define PMFC_VERSION "pmfc 0.1"
@@ -248,6 +249,7 @@ int main(int argc, char **argv)
     const char *source = NULL, *out_path = NULL, *gen_name = NULL, *chunks_arg = NULL;
     uint64_t seed = 0, created = 0, threads = 0, tile = 8;
     bool quiet = false, have_time = false, have_seed = false;
+    atomic_file_remove_on_signals(); /* a killed pmfc leaves no temporary map behind */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
