@@ -12,6 +12,7 @@
 #include "world.h"
 
 #define PMFC_MAX_SOURCE_BYTES (64 << 20)
+#define PMFC_MAX_TEXELS (4.0 * 4096 * 4096) /* 256 MiB of RGBA: memory stays bounded by this, not by the source */
 #define PMFC_MAX_NUMBER 1e10           /* no quantity of a source comes near: 1e38 is a typo or an attack */
 /* Lightmap texels a level may ask for (solids' box surfaces x luxels^2): pmfc bakes ~1 M luxels
  * in seconds and 8 M took minutes and 2.4 GB, so more is refused rather than run for hours. */
@@ -32,6 +33,7 @@ typedef struct parser {
     sky_def *sky;
     char *tok[MAX_TOKENS];
     int ntok, pos;
+    double texels;                       /* of every texture so far */
     bool failed;
 } parser;
 
@@ -213,6 +215,16 @@ static void texture_ref(parser *p, char *out)
 
 /* ---- top level ------------------------------------------------------------------------- */
 
+/* Counts a texture's texels against what a map may hold (PMFC_MAX_TEXELS). */
+static bool texels_fit(parser *p, double texels)
+{
+    p->texels += texels;
+    if (p->texels > PMFC_MAX_TEXELS)
+        perr(p, "the textures so far hold %.0f texels, more than a map may (%.0f: 4 of 4096x4096)", p->texels,
+             PMFC_MAX_TEXELS);
+    return !p->failed;
+}
+
 static void parse_texture(parser *p)
 {
     const char *name = word(p, "a texture name");
@@ -243,6 +255,7 @@ static void parse_texture(parser *p)
             perr(p, "texture size %g must be a power of two (1..4096)", size);
             return;
         }
+        if (!texels_fit(p, size * size)) return;
         msg = texture_procedural(t, recipe, (uint32_t)size, color, color2, seed);
     } else if (!strcmp(kind, "image")) {
         const char *file = word(p, "an image path");
@@ -252,6 +265,7 @@ static void parse_texture(parser *p)
         if (file[0] == '/') snprintf(path, sizeof path, "%s", file);
         else snprintf(path, sizeof path, "%s%s", p->dir, file);
         msg = texture_image(t, path);
+        if (!msg && !texels_fit(p, (double)t->width * t->height)) return;
     } else {
         perr(p, "expected 'procedural' or 'image', got '%s'", kind);
     }
