@@ -46,6 +46,7 @@ static const char shot_usage[] =
     "  --frames N             render N frames and report the average frame time\n"
     "  --path FILE            with --frames: cameras (as --cameras) interpolated over the frames\n"
     "  --stats                print chunk, triangle, draw-call and timing figures to stderr\n"
+    "  --gl-debug             print the OpenGL driver's debug messages (errors, warnings) to stderr\n"
     "  -h, --help             this help\n";
 
 typedef struct shot_camera {
@@ -128,7 +129,7 @@ static int parse_args(int argc, char **argv, shot_options *o)
         }
         if (!strcmp(a, "-h") || !strcmp(a, "--help"))
             return -1;
-        if (eq && (!strcmp(a, "--no-vis") || !strcmp(a, "--stats") || !strcmp(a, "--luxel-grid")))
+        if (eq && (!strcmp(a, "--no-vis") || !strcmp(a, "--stats") || !strcmp(a, "--luxel-grid") || !strcmp(a, "--gl-debug")))
             return usage_error("option '%s' takes no value", a);
         if (!strcmp(a, "--no-vis")) {
             o->settings.vis = SCENE_VIS_OFF;
@@ -138,6 +139,9 @@ static int parse_args(int argc, char **argv, shot_options *o)
             takes = false;
         } else if (!strcmp(a, "--luxel-grid")) {
             o->settings.luxel_grid = true;
+            takes = false;
+        } else if (!strcmp(a, "--gl-debug")) {
+            render_set_gl_debug(RENDER_GL_DEBUG_REPORT);
             takes = false;
         } else if (a[0] != '-') {
             if (o->file)
