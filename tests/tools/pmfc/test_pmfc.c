@@ -330,11 +330,17 @@ static void test_limits(void)
     st = compile("tex", src, NULL, out, err, sizeof err);
     CHECK_EQ(st, 2);
     CHECK(strstr(err, "tex.pms:6: the textures so far hold 83886080 texels, more than a map may (67108864") != NULL);
+    /* names with control bytes are refused, and the message shows them escaped */
+    st = compile("esc", "map \"x\x1b[2J\xff\"\nmaterial s color 9 9 9\nlevel main {\n  box 0 0 0 1 1 1 material s\n}\n", NULL, out,
+                 err, sizeof err);
+    CHECK_EQ(st, 2);
+    CHECK(strstr(err, "esc.pms:1: map name 'x\\x1B[2J\\xFF' holds a control character or invalid UTF-8") != NULL);
+    CHECK(strchr(err, 0x1b) == NULL);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     struct rusage ru;
     getrusage(RUSAGE_CHILDREN, &ru);
-    fprintf(stderr, "limits: 4 refusals in %.2f s, children's peak RSS %ld KiB\n", seconds, ru.ru_maxrss);
+    fprintf(stderr, "limits: 5 refusals in %.2f s, children's peak RSS %ld KiB\n", seconds, ru.ru_maxrss);
     CHECK(seconds < 20);
     CHECK(ru.ru_maxrss < 512 * 1024);
     if (strstr(err, "tex.pms") == NULL) fprintf(stderr, "%s", err);

@@ -150,6 +150,14 @@ static void name_copy(parser *p, char *dst, size_t size, const char *src, const 
         perr(p, "%s '%s' is too long (at most %zu bytes)", what, src, size - 1);
         return;
     }
+    /* names reach maps and messages: no control characters, valid UTF-8 (what the sanitiser keeps) */
+    char *shown = xmalloc(4 * size + 1);
+    bool clean = strcmp(text_clean(src, shown, 4 * size + 1), src) == 0;
+    free(shown);
+    if (!clean) {
+        perr(p, "%s '%s' holds a control character or invalid UTF-8", what, src);
+        return;
+    }
     strcpy(dst, src);
 }
 
