@@ -146,10 +146,9 @@ bool atomic_file_commit(atomic_file *af, char *why, size_t why_size)
         return false;
     }
     /* the rename itself reaches the disk with the directory */
-    const char *slash = strrchr(af->path, '/');
-    if (slash) {
-        af->path[slash - af->path + (slash == af->path)] = '\0';
-    }
+    char *slash = strrchr(af->path, '/');
+    if (slash)
+        slash[slash == af->path] = '\0'; /* af->path becomes its directory ("/" kept for the root) */
     int dir = open(slash ? af->path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir >= 0) {
         fsync(dir);
