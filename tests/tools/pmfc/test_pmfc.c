@@ -330,6 +330,11 @@ static void test_limits(void)
     st = compile("tex", src, NULL, out, err, sizeof err);
     CHECK_EQ(st, 2);
     CHECK(strstr(err, "tex.pms:6: the textures so far hold 83886080 texels, more than a map may (67108864") != NULL);
+    /* two specks 16 km apart in 4 m chunks: 16 M grid cells (a build record each) */
+    st = compile("sparse", "map \"S\"\nmaterial s color 9 9 9\nlevel main {\n  chunk_size 2\n  box 0 0 0 1 1 1 material s\n"
+                           "  box 16000 0 16000 16001 1 16001 material s\n}\n", NULL, out, err, sizeof err);
+    CHECK_EQ(st, 2);
+    CHECK(strstr(err, "sparse.pms:3: level 'main' spans 16008001 chunks of 4 m (at most 65536)") != NULL);
     /* names with control bytes are refused, and the message shows them escaped */
     st = compile("esc", "map \"x\x1b[2J\xff\"\nmaterial s color 9 9 9\nlevel main {\n  box 0 0 0 1 1 1 material s\n}\n", NULL, out,
                  err, sizeof err);
@@ -340,7 +345,7 @@ static void test_limits(void)
     double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     struct rusage ru;
     getrusage(RUSAGE_CHILDREN, &ru);
-    fprintf(stderr, "limits: 5 refusals in %.2f s, children's peak RSS %ld KiB\n", seconds, ru.ru_maxrss);
+    fprintf(stderr, "limits: 6 refusals in %.2f s, children's peak RSS %ld KiB\n", seconds, ru.ru_maxrss);
     CHECK(seconds < 20);
     CHECK(ru.ru_maxrss < 512 * 1024);
     if (strstr(err, "tex.pms") == NULL) fprintf(stderr, "%s", err);
