@@ -1,10 +1,12 @@
-/* test_atomic_file.c - atomic_file (src/pmf/atomic_file.h): `test_atomic_file [PMFC]`
+/* test_atomic_file.c - atomic_file (src/pmf/atomic_file.h): `test_atomic_file [PMFC [PMFVIEW MAP]]`
  *   - committed files get 0666 minus the umask (022 -> 0644, 027 -> 0640), whole content;
  *   - a symlink at the path is replaced, its target untouched; abort and failures leave nothing;
  *   - SIGTERM / SIGINT while a temporary file is open: the process dies of that signal and the
  *     temporary file is gone;
  *   - with PMFC: pmfc --generate killed with SIGTERM or SIGINT at 12 moments from 10 ms to 2.5 s:
- *     never a temporary file left, and the output is either absent or a whole valid map. */
+ *     never a temporary file left, and the output is either absent or a whole valid map;
+ *   - with PMFVIEW and MAP: `pmfview shot MAP` of 4096x4096 killed the same way at 8 moments up to
+ *     4 s: no temporary PNG left, the output absent or a whole PNG (signature ... IEND). */
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -157,6 +159,50 @@ static void test_killed_pmfc(const char *pmfc)
     unlink(out);
 }
 
+/* True when path is a whole PNG: the signature first, the IEND chunk last. */
+static bool whole_png(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t head[8], tail[12];
+    bool ok = f && fread(head, 1, 8, f) == 8 && !memcmp(head, "\x89PNG\r\n\x1a\n", 8) && fseek(f, -12, SEEK_END) == 0 &&
+              fread(tail, 1, 12, f) == 12 && !memcmp(tail + 4, "IEND", 4);
+    if (f)
+        fclose(f);
+    return ok;
+}
+
+static void test_killed_shot(const char *pmfview, const char *map)
+{
+    char out[200];
+    snprintf(out, sizeof out, "%s/big.png", dir);
+    static const int delays_ms[] = { 200, 500, 900, 1300, 1700, 2100, 2600, 4000 };
+    int killed = 0;
+    for (size_t i = 0; i < sizeof delays_ms / sizeof *delays_ms; i++) {
+        unlink(out);
+        pid_t pid = fork();
+        if (pid == 0) {
+            int null = open("/dev/null", O_WRONLY);
+            dup2(null, 2);
+            execl(pmfview, pmfview, "shot", map, "-o", out, "--size", "4096x4096", (char *)NULL);
+            _exit(127);
+        }
+        struct timespec ts = { delays_ms[i] / 1000, (long)(delays_ms[i] % 1000) * 1000000L };
+        nanosleep(&ts, NULL);
+        int sig = i % 2 ? SIGINT : SIGTERM;
+        kill(pid, sig);
+        int st = 0;
+        waitpid(pid, &st, 0);
+        killed += WIFSIGNALED(st);
+        CHECK((WIFSIGNALED(st) && WTERMSIG(st) == sig) || (WIFEXITED(st) && WEXITSTATUS(st) == 0),
+              "shot after %d ms: status 0x%x", delays_ms[i], st);
+        CHECK(stray_files("big.png") == 0, "shot after %d ms", delays_ms[i]);
+        CHECK(access(out, F_OK) != 0 || whole_png(out), "shot after %d ms: a partial PNG", delays_ms[i]);
+    }
+    fprintf(stderr, "shot killed %d of %zu times before it finished\n", killed, sizeof delays_ms / sizeof *delays_ms);
+    CHECK(killed > 0, "shot always finished before the signal: the test proves nothing");
+    unlink(out);
+}
+
 int main(int argc, char **argv)
 {
     if (!mkdtemp(dir)) {
@@ -168,6 +214,8 @@ int main(int argc, char **argv)
     test_signal(SIGINT);
     if (argc > 1)
         test_killed_pmfc(argv[1]);
+    if (argc > 3)
+        test_killed_shot(argv[2], argv[3]);
     rmdir(dir);
     TEST_DONE();
 }
