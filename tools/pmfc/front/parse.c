@@ -1,12 +1,14 @@
 /* parse.c - the .pms source format (docs/pmfc.md): one statement per line, `#` comments,
  * "quoted strings", blocks opened by a trailing `{` and closed by a line `}`. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "text_clean.h"
 #include "world.h"
@@ -889,11 +891,14 @@ bool parse_source(const char *name, const char *text, size_t size, map_def *map)
 
 bool parse_file(const char *path, map_def *map)
 {
-    FILE *f = fopen(path, "rb");
+    /* O_NONBLOCK: a FIFO is refused below instead of waiting for a writer */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     struct stat st;
-    if (!f || fstat(fileno(f), &st) != 0) {
+    if (!f || fstat(fd, &st) != 0) {
         fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
         if (f) fclose(f);
+        else if (fd >= 0) close(fd);
         return false;
     }
     if (!S_ISREG(st.st_mode) || st.st_size > PMFC_MAX_SOURCE_BYTES) {
