@@ -10,6 +10,7 @@
 
 #include <stb_image_write.h>
 
+#include "atomic_file.h"
 #include "memory_option.h"
 #include "commands.h"
 #include "formats_scene.h"
@@ -18,6 +19,7 @@
 #include "pm4_world.h"
 #include "render.h"
 #include "scene.h"
+#include "text_clean.h"
 
 #define MAX_SIZE 8192
 #define MAX_TILE 4096                /* larger frames are drawn in tiles: bounded GPU memory */
@@ -54,6 +56,7 @@ static const char shot_usage[] =
     "                         the PNG is the path's end\n"
     "  --stats                print chunk, triangle, draw-call and timing figures to stderr\n"
     MEMORY_OPTION_HELP
+    "  --gl-debug             print the OpenGL driver's debug messages (errors, warnings) to stderr\n"
     "  -h, --help             this help\n";
 
 typedef struct shot_camera {
@@ -140,7 +143,7 @@ static int parse_args(int argc, char **argv, shot_options *o)
         if (!strcmp(a, "-h") || !strcmp(a, "--help"))
             return -1;
         if (eq && (!strcmp(a, "--no-vis") || !strcmp(a, "--stats") || !strcmp(a, "--luxel-grid") || !strcmp(a, "--wireframe") ||
-                   !strcmp(a, "--fog")))
+                   !strcmp(a, "--fog") || !strcmp(a, "--gl-debug")))
             return usage_error("option '%s' takes no value", a);
         if (!strcmp(a, "--no-vis")) {
             o->settings.vis = SCENE_VIS_OFF;
@@ -156,6 +159,9 @@ static int parse_args(int argc, char **argv, shot_options *o)
             takes = false;
         } else if (!strcmp(a, "--fog")) {
             o->settings.fog = true;
+            takes = false;
+        } else if (!strcmp(a, "--gl-debug")) {
+            render_set_gl_debug(RENDER_GL_DEBUG_REPORT);
             takes = false;
         } else if (a[0] != '-') {
             if (o->file)
@@ -436,7 +442,7 @@ static void write_to_file(void *ctx, void *data, int size)
     fwrite(data, 1, (size_t)size, ctx);
 }
 
-/* RGB PNG written to a temporary file in the same directory, then renamed over path. */
+/* RGB PNG written atomically (atomic_file.h: temp file beside it, mode 0666 - umask, fsync, rename). */
 static bool write_png(const char *path, int w, int h, const uint8_t *rgba)
 {
     size_t n = (size_t)w * h;
@@ -447,30 +453,19 @@ static bool write_png(const char *path, int w, int h, const uint8_t *rgba)
     }
     for (size_t i = 0; i < n; i++)
         memcpy(&rgb[i * 3], &rgba[i * 4], 3);
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 16);
-    if (!tmp) {
-        free(rgb);
-        return false;
+    atomic_file af;
+    char why[300];
+    bool ok = atomic_file_open(&af, path, why, sizeof why);
+    if (ok && !stbi_write_png_to_func(write_to_file, af.fp, w, h, 3, rgb, w * 3)) {
+        snprintf(why, sizeof why, "cannot write: %s", strerror(errno ? errno : EIO));
+        atomic_file_abort(&af);
+        ok = false;
     }
-    snprintf(tmp, len + 16, "%s.tmp-XXXXXX", path);
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-    bool ok = f && stbi_write_png_to_func(write_to_file, f, w, h, 3, rgb, w * 3);
-    if (f) {
-        ok = !ferror(f) && ok;
-        ok = fclose(f) == 0 && ok;
-    } else if (fd >= 0) {
-        close(fd);
-    }
-    if (ok)
-        ok = rename(tmp, path) == 0;
+    ok = ok && atomic_file_commit(&af, why, sizeof why);
     if (!ok) {
-        fprintf(stderr, "pmfview: %s: cannot write: %s\n", path, strerror(errno ? errno : EIO));
-        if (fd >= 0)
-            unlink(tmp);
+        char shown[1024];
+        fprintf(stderr, "pmfview: %s: %s\n", text_clean(path, shown, sizeof shown), why);
     }
-    free(tmp);
     free(rgb);
     return ok;
 }
@@ -728,6 +723,7 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
 int cmd_shot(int argc, char **argv)
 {
     double started = now_seconds();
+    atomic_file_remove_on_signals(); /* a killed shot leaves no temporary PNG behind */
     shot_options o;
     int rc = parse_args(argc, argv, &o);
     if (rc < 0) {

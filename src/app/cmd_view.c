@@ -14,6 +14,7 @@
 #include "map_source.h"
 #include "formats_scene.h"
 #include "pm4_world.h"
+#include "render.h"
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -99,6 +100,8 @@ int cmd_view(int argc, char **argv)
             desc.path = a;
         } else if (!strcmp(a, "--no-vsync")) {
             desc.no_vsync = true;
+        } else if (!strcmp(a, "--gl-debug")) {
+            render_set_gl_debug(RENDER_GL_DEBUG_REPORT);
         } else if (!next) {
             return usage_error("unknown option or missing value:", a);
         } else if (!strcmp(a, "--level")) {

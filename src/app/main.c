@@ -17,6 +17,7 @@ void print_usage(FILE *out)
           "  --fov DEG                vertical field of view, 1..179 (default 75)\n"
           "  --radius N               streaming radius in chunks, 1..64 (default 8)\n"
           "  --no-vsync               do not wait for the display's refresh\n"
+          "  --gl-debug               print the OpenGL driver's debug messages to stderr\n"
           "  --shots DIR              where F12 screenshots go (default: the current directory)\n"
           "  --game DIR               game directory for unprefixed texture paths\n"
           "  --size WxH               window size (default 1280x720)\n"

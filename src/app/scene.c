@@ -229,7 +229,9 @@ static void release_chunk(void *user, void *payload)
 static scene *fail(scene *s, scene_error *err, int code, const char *fmt, const char *detail)
 {
     err->exit_code = code;
-    snprintf(err->message, sizeof err->message, fmt, detail);
+    char raw[sizeof err->message];
+    snprintf(raw, sizeof raw, fmt, detail);
+    text_clean(raw, err->message, sizeof err->message); /* idempotent: escapes stay as they are */
     scene_close(s);
     return NULL;
 }

@@ -1,12 +1,16 @@
 /* view_bookmarks.c - MAP.pmf.cameras: save and recall camera bookmarks. */
 #include "view_bookmarks.h"
 
+#include "atomic_file.h"
 #include "camera.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void view_bookmarks_path(const char *map_path, char *out, size_t size)
 {
@@ -25,11 +29,20 @@ static void format_exact(double v, bool is_float, char *out, size_t size)
 }
 
 /* The whole file as a NUL-terminated string ("" when it does not exist); NULL on a read error. */
+/* The whole cameras file ("" when there is none). Not through a symlink, not from a FIFO or a
+ * device: the file is ours, next to the map. */
 static char *read_all(const char *file)
 {
-    FILE *f = fopen(file, "rb");
-    if (!f)
+    int fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return errno == ENOENT ? calloc(1, 1) : NULL;
+    struct stat st;
+    FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        close(fd);
+        errno = EINVAL;
+        return NULL;
+    }
     size_t len = 0, cap = 4096;
     char *text = malloc(cap);
     size_t n;
@@ -113,14 +126,14 @@ bool view_bookmark_save(const char *file, int slot, uint32_t level, const double
     format_exact(pitch, true, num[4], sizeof num[4]);
     snprintf(line, sizeof line, "%s,%s,%s,%s,%s bookmark%d%s\n", num[0], num[1], num[2], num[3], num[4], slot, at);
 
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", file);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        snprintf(err, err_size, "%s: cannot write: %s", tmp, strerror(errno));
+    atomic_file af;
+    char why[300];
+    if (!atomic_file_open(&af, file, why, sizeof why)) {
+        snprintf(err, err_size, "%s: %s", file, why);
         free(old);
         return false;
     }
+    FILE *f = af.fp;
     bool written = false;
     for (const char *p = old; *p;) {
         const char *nl = strchr(p, '\n');
@@ -141,11 +154,8 @@ bool view_bookmark_save(const char *file, int slot, uint32_t level, const double
     if (!written)
         fputs(line, f);
     free(old);
-    bool ok = !ferror(f);
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, file) != 0) {
-        snprintf(err, err_size, "%s: cannot write: %s", file, strerror(errno));
-        remove(tmp);
+    if (!atomic_file_commit(&af, why, sizeof why)) {
+        snprintf(err, err_size, "%s: %s", file, why);
         return false;
     }
     return true;

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "pmf_internal.h"
 
 struct pmf_writer {
@@ -284,41 +285,27 @@ bool pmf_writer_finish(pmf_writer *w, const char *path, pmf_error *err)
         return false;
     pmf_buf tail = { 0 };
     put_tail(&tail, w);
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 16);
-    int fd = -1;
-    if (tmp && !tail.oom) {
-        memcpy(tmp, path, len);
-        memcpy(tmp + len, ".tmp.XXXXXX", 12);
-        fd = mkstemp(tmp);
-    }
-    if (fd < 0) {
-        pmf_error_set(err, path, "file", 0, "cannot create a temporary file next to it: %s", strerror(errno));
+    atomic_file af;
+    char why[sizeof err->message];
+    if (tail.oom || !atomic_file_open(&af, path, why, sizeof why)) {
+        pmf_error_set(err, path, "file", 0, "%s", tail.oom ? "out of memory" : why);
         pmf_buf_free(&index);
         pmf_buf_free(&tail);
-        free(tmp);
         return false;
     }
-    fchmod(fd, 0644);
-    FILE *fp = fdopen(fd, "wb");
-    bool ok = fp && write_all(fp, w->head.data, w->head.size) && write_all(fp, index.data, index.size);
+    bool ok = write_all(af.fp, w->head.data, w->head.size) && write_all(af.fp, index.data, index.size);
     for (uint32_t i = 0; ok && i < w->level_count; i++)
-        ok = write_all(fp, w->levels[i].data, w->levels[i].size);
-    ok = ok && write_all(fp, tail.data, tail.size) && fflush(fp) == 0 && fsync(fd) == 0;
-    int saved = errno;
-    if (fp ? fclose(fp) != 0 : close(fd) != 0)
-        ok = false;
-    if (ok && rename(tmp, path) != 0) {
-        saved = errno;
-        ok = false;
-    }
+        ok = write_all(af.fp, w->levels[i].data, w->levels[i].size);
+    ok = ok && write_all(af.fp, tail.data, tail.size);
     if (!ok) {
-        pmf_error_set(err, path, "file", 0, "cannot write: %s", strerror(saved));
-        unlink(tmp);
+        pmf_error_set(err, path, "file", 0, "cannot write: %s", strerror(errno ? errno : EIO));
+        atomic_file_abort(&af);
+    } else if (!atomic_file_commit(&af, why, sizeof why)) {
+        pmf_error_set(err, path, "file", 0, "%s", why);
+        ok = false;
     }
     pmf_buf_free(&index);
     pmf_buf_free(&tail);
-    free(tmp);
     return ok;
 }
 

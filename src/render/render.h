@@ -20,6 +20,19 @@
 typedef void *(*render_getproc)(const char *name);
 bool render_load_gl(render_getproc getproc, char *err, size_t err_size);
 
+/* What render_load_gl does with the context's KHR_debug messages (a synchronous callback):
+ *   OFF     nothing (release builds by default)
+ *   REPORT  every message but notifications on stderr as "pmfview: GL TYPE (SEVERITY): ..."
+ *           (`--gl-debug`, or PMFVIEW_GL_DEBUG=1)
+ *   FATAL   a GL error is printed, then the process aborts; other messages are not printed
+ *           (debug builds, and the tests: PMFVIEW_GL_DEBUG=fatal)
+ * The strongest of the mode set here, the environment's and the build's applies. */
+typedef enum render_gl_debug { RENDER_GL_DEBUG_OFF, RENDER_GL_DEBUG_REPORT, RENDER_GL_DEBUG_FATAL } render_gl_debug;
+/* For contexts loaded after the call. */
+void render_set_gl_debug(render_gl_debug mode);
+/* GL errors the callback has seen since the program started. */
+unsigned render_gl_error_count(void);
+
 /* GL capabilities found by render_load_gl. */
 typedef struct render_caps {
     int gl_major, gl_minor;

@@ -6,8 +6,85 @@
 #include <glad/gl.h>
 
 #include "render.h"
+#include "text_clean.h"
 
 static render_caps caps;
+static render_gl_debug debug_mode;
+static unsigned gl_errors;
+
+void render_set_gl_debug(render_gl_debug mode)
+{
+    debug_mode = mode;
+}
+
+unsigned render_gl_error_count(void)
+{
+    return gl_errors;
+}
+
+static const char *debug_type_name(GLenum type)
+{
+    switch (type) {
+    case GL_DEBUG_TYPE_ERROR: return "error";
+    case GL_DEBUG_TYPE_DEPRECATED_BEHAVIOR: return "deprecated";
+    case GL_DEBUG_TYPE_UNDEFINED_BEHAVIOR: return "undefined behaviour";
+    case GL_DEBUG_TYPE_PORTABILITY: return "portability";
+    case GL_DEBUG_TYPE_PERFORMANCE: return "performance";
+    default: return "message";
+    }
+}
+
+static const char *debug_severity_name(GLenum severity)
+{
+    switch (severity) {
+    case GL_DEBUG_SEVERITY_HIGH: return "high";
+    case GL_DEBUG_SEVERITY_MEDIUM: return "medium";
+    case GL_DEBUG_SEVERITY_LOW: return "low";
+    default: return "notification";
+    }
+}
+
+static void GLAD_API_PTR on_gl_debug(GLenum source, GLenum type, GLuint id, GLenum severity, GLsizei length,
+                                     const GLchar *message, const void *user)
+{
+    (void)source;
+    (void)length;
+    render_gl_debug mode = *(const render_gl_debug *)user;
+    bool error = type == GL_DEBUG_TYPE_ERROR;
+    gl_errors += error;
+    if (severity == GL_DEBUG_SEVERITY_NOTIFICATION || (mode == RENDER_GL_DEBUG_FATAL && !error))
+        return;
+    fprintf(stderr, "pmfview: GL %s (%s, id %u): ", debug_type_name(type), debug_severity_name(severity), id);
+    text_clean_fputs(message, stderr);
+    fputc('\n', stderr);
+    if (error && mode == RENDER_GL_DEBUG_FATAL)
+        abort(); /* the tests' and debug builds' way of never passing over a GL error */
+}
+
+/* Installs the callback on the current context when the mode asks for it and KHR_debug is there. */
+static void install_debug_callback(void)
+{
+    static render_gl_debug active;
+    active = debug_mode;
+    const char *env = getenv("PMFVIEW_GL_DEBUG");
+    if (env && !strcmp(env, "fatal"))
+        active = RENDER_GL_DEBUG_FATAL;
+    else if (env && !strcmp(env, "1") && active < RENDER_GL_DEBUG_REPORT)
+        active = RENDER_GL_DEBUG_REPORT;
+#ifndef NDEBUG
+    active = RENDER_GL_DEBUG_FATAL;
+#endif
+    if (active == RENDER_GL_DEBUG_OFF)
+        return;
+    if (!GLAD_GL_KHR_debug && caps.gl_major * 10 + caps.gl_minor < 43) {
+        fputs("pmfview: this OpenGL has no KHR_debug: GL errors are not reported\n", stderr);
+        return;
+    }
+    glEnable(GL_DEBUG_OUTPUT);
+    glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS); /* the message arrives inside the call at fault */
+    glDebugMessageCallback(on_gl_debug, &active);
+    glDebugMessageControl(GL_DONT_CARE, GL_DONT_CARE, GL_DONT_CARE, 0, NULL, GL_TRUE);
+}
 
 bool render_load_gl(render_getproc getproc, char *err, size_t err_size)
 {
@@ -34,6 +111,7 @@ bool render_load_gl(render_getproc getproc, char *err, size_t err_size)
     glGetIntegerv(GL_MAX_SAMPLES, &caps.max_samples);
     const char *name = (const char *)glGetString(GL_RENDERER);
     snprintf(caps.renderer, sizeof caps.renderer, "%s", name ? name : "unknown");
+    install_debug_callback();
     return true;
 }
 

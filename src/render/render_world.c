@@ -736,16 +736,22 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
     }
     if (!ok)
         return -1;
-    glBindBuffer(GL_COPY_WRITE_BUFFER, w->vertices.buffer);
-    glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)vbase * sizeof(mesh_vertex),
-                    (GLsizeiptr)mc->vertex_count * sizeof(mesh_vertex), mc->vertices);
-    glBindBuffer(GL_COPY_WRITE_BUFFER, indices->buffer);
-    if (wide) {
-        glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)ibase * 4, (GLsizeiptr)mc->index_count * 4, mc->indices);
-    } else {
-        for (uint32_t i = 0; i < mc->index_count; i++)
-            w->staging[i] = (uint16_t)mc->indices[i];
-        glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)ibase * 2, (GLsizeiptr)mc->index_count * 2, w->staging);
+    /* a chunk with nothing to draw (a skybox chunk) has no buffer to write: the arena makes none
+     * for zero elements, and glBufferSubData on buffer 0 is a GL error */
+    if (mc->vertex_count) {
+        glBindBuffer(GL_COPY_WRITE_BUFFER, w->vertices.buffer);
+        glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)vbase * sizeof(mesh_vertex),
+                        (GLsizeiptr)mc->vertex_count * sizeof(mesh_vertex), mc->vertices);
+    }
+    if (mc->index_count) {
+        glBindBuffer(GL_COPY_WRITE_BUFFER, indices->buffer);
+        if (wide) {
+            glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)ibase * 4, (GLsizeiptr)mc->index_count * 4, mc->indices);
+        } else {
+            for (uint32_t i = 0; i < mc->index_count; i++)
+                w->staging[i] = (uint16_t)mc->indices[i];
+            glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)ibase * 2, (GLsizeiptr)mc->index_count * 2, w->staging);
+        }
     }
     if (fast_count) {
         glBindBuffer(GL_COPY_WRITE_BUFFER, w->fast_vertices.buffer);
@@ -997,7 +1003,7 @@ static void group_blended(draw_item *items, size_t n)
 static void prepare_frame(render_world *w, const render_frame *f, render_frame_stats *stats)
 {
     w->frame_items = w->frame_opaque = w->frame_opaque_cmds = 0;
-    if (w->vao_dirty)
+    if (w->vao_dirty && w->vertices.buffer) /* no buffer yet: no vertex to point at, nothing drawn */
         setup_vao(w);
     /* Gather (chunk, batch) items with their visible ranges. */
     size_t item_count = 0, range_count = 0;

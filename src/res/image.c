@@ -29,7 +29,7 @@
 /* Deflate cannot expand a byte to more than 1032 (zlib's documented maximum ratio). */
 #define DEFLATE_MAX_RATIO 1032u
 /* libjpeg's own working memory (progressive coefficients, row buffers) for one image. */
-#define JPEG_MAX_WORKING_BYTES (768ull << 20)
+#define JPEG_MAX_WORKING_BYTES (256ull << 20)
 
 static bool fail(pmf_error *err, const char *name, uint64_t offset, const char *fmt, ...)
 {

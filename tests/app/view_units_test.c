@@ -1,6 +1,8 @@
 /* view_units_test.c - the viewer's window-free parts: pose parsing, the cameras file, the live
- * reload watch, screenshot names, the light-probe overlay's cube lighting data and the line
- * cleaning that relays pmfc's errors. */
+ * reload watch, screenshot names, the light-probe overlay's cube lighting data, the line
+ * cleaning that relays pmfc's errors, and how the screenshot and cameras files are written (mode,
+ * atomically, not through symlinks). */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,6 +309,61 @@ static void test_probes(void)
     CHECK(!view_probes_open(&p, "/nonexistent.pmf", 0, err, sizeof err) && strstr(err, "nonexistent"), "%s", err);
 }
 
+/* Mode of path as created under umask mask, or -1. */
+static int mode_of(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode) ? (int)(st.st_mode & 0777) : -1;
+}
+
+/* Screenshots and the cameras file are written atomically: the umask's mode, no temporary file
+ * left, a symlink in the way replaced (its target untouched), no fixed ".tmp" name used. */
+static void test_output_files(void)
+{
+    char dir[1100], png[1200], victim[1200], file[1200], tmp[1300], err[600];
+    snprintf(dir, sizeof dir, "%s/outputs", work);
+    mkdir(dir, 0777);
+    snprintf(png, sizeof png, "%s/shot.png", dir);
+    const uint8_t rgba[2 * 2 * 4] = { 255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 9, 9, 9, 255 };
+    mode_t old = umask(022);
+    CHECK(view_shot_write_png(png, 2, 2, rgba, err, sizeof err), "%s", err);
+    CHECK(mode_of(png) == 0644, "umask 022: mode %o", mode_of(png));
+    umask(027);
+    unlink(png);
+    CHECK(view_shot_write_png(png, 2, 2, rgba, err, sizeof err), "%s", err);
+    CHECK(mode_of(png) == 0640, "umask 027: mode %o", mode_of(png));
+
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    write_file(victim, "not yours\n");
+    snprintf(file, sizeof file, "%s/map.pmf.cameras", dir);
+    CHECK(symlink("victim", file) == 0, "symlink");
+    snprintf(tmp, sizeof tmp, "%s.tmp", file);
+    write_file(tmp, "someone's file\n");
+    umask(022);
+    /* a symlink is neither read nor written through: refused, the target untouched */
+    CHECK(!view_bookmark_save(file, 1, 0, (const double[3]){ 1, 2, 3 }, 4, 5, err, sizeof err) && strstr(err, "cannot read"),
+          "saved through a symlink: %s", err);
+    CHECK(!strcmp(read_file(victim), "not yours\n"), "the symlink's target was written: %s", read_file(victim));
+    unlink(file);
+    CHECK(view_bookmark_save(file, 1, 0, (const double[3]){ 1, 2, 3 }, 4, 5, err, sizeof err), "%s", err);
+    CHECK(mode_of(file) == 0644, "cameras file: mode %o (not a regular file: -1)", mode_of(file));
+    CHECK(!strcmp(read_file(file), "1,2,3,4,5 bookmark1\n"), "cameras: %s", read_file(file));
+    CHECK(!strcmp(read_file(tmp), "someone's file\n"), "%s was used", tmp);
+    umask(old);
+
+    /* only what was written is there: no temporary ".NAME.XXXXXX" */
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int count = 0;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.' || (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")))
+            CHECK(++count && e->d_name[0] != '.', "left behind: %s", e->d_name);
+    if (d)
+        closedir(d);
+    CHECK(count == 4, "%d files in %s", count, dir);
+    unlink(png), unlink(victim), unlink(file), unlink(tmp), rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
     snprintf(work, sizeof work, "%s", argc > 1 ? argv[1] : "view_units_work");
@@ -318,6 +375,7 @@ int main(int argc, char **argv)
     test_shot_path();
     test_probes();
     test_clean_line();
+    test_output_files();
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);
     return failures ? 1 : 0;

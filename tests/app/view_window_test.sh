@@ -12,6 +12,8 @@ TIMEOUT=${VIEW_TEST_TIMEOUT:-60}
 fail() { echo "FAIL ($CASE): $*" >&2; [ -f "$WORK/out" ] && sed 's/^/  stdout: /' "$WORK/out" >&2; [ -f "$WORK/err" ] && sed 's/^/  stderr: /' "$WORK/err" >&2; exit 1; }
 
 # Under ASan: leaks that system libraries keep at exit are not pmfview's (lsan.supp).
+# Every GL error aborts pmfview (render.h): the case fails.
+export PMFVIEW_GL_DEBUG=fatal
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp:print_suppressions=0"
 
 rm -rf "$WORK" && mkdir -p "$WORK/shots" || exit 1

@@ -1,6 +1,6 @@
-/* make_seeds.c - writes the fuzzers' seed corpora: `make_seeds DIR BLOCKS_DIR`.
- * DIR gets the small and kitchen-sink sample maps and one map per level of the kitchen sink
- * (for fuzz_pmf); BLOCKS_DIR gets the kitchen sink's level 0 blocks and its chunks' blocks in
+/* make_seeds.c - writes the PMF fuzzers' seed corpora: `make_seeds files|blocks DIR`.
+ * files: the small and kitchen-sink sample maps and one map per level of the kitchen sink
+ * (fuzz_pmf); blocks: the kitchen sink's level 0 blocks and its chunks' blocks in
  * fuzz_pmf_blocks' input format. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,42 +60,48 @@ static bool write_block_seed(const char *dir, const char *name, const uint8_t *f
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fputs("usage: make_seeds DIR BLOCKS_DIR\n", stderr);
+    bool files = argc == 3 && !strcmp(argv[1], "files"), blocks = argc == 3 && !strcmp(argv[1], "blocks");
+    if (!files && !blocks) {
+        fputs("usage: make_seeds files|blocks DIR\n", stderr);
         return 1;
     }
+    const char *dir = argv[2];
     bool ok = true;
     sample_map m;
-    sample_map_build(&m, SAMPLE_MAP_SMALL);
-    ok &= write_seed(argv[1], "small", &m);
-    sample_map_free(&m);
+    if (files) {
+        sample_map_build(&m, SAMPLE_MAP_SMALL);
+        ok &= write_seed(dir, "small", &m);
+        sample_map_free(&m);
+    }
 
     sample_map_build(&m, SAMPLE_MAP_KITCHEN_SINK);
-    ok &= write_seed(argv[1], "kitchen_sink", &m);
-    /* each level alone: smaller inputs that still reach every decoder */
-    sample_map one = m;
-    one.data = (pmf_data_desc){ 0 };
-    one.level_count = 1;
-    for (uint32_t l = 0; l < m.level_count; l++) {
-        char name[32];
-        snprintf(name, sizeof name, "level%u", l);
-        one.levels[0] = m.levels[l];
-        ok &= write_seed(argv[1], name, &one);
-    }
-
-    uint8_t *file = NULL;
-    size_t size = 0;
-    pmf_error err;
-    ok &= sample_map_write_memory(&m, &file, &size, &err);
-    if (file) {
-        ok &= write_block_seed(argv[2], "level0", file, size, 1, NULL);
-        for (uint32_t i = 0; i < m.levels[0].chunk_count; i++) {
+    if (files) {
+        ok &= write_seed(dir, "kitchen_sink", &m);
+        /* each level alone: smaller inputs that still reach every decoder */
+        sample_map one = m;
+        one.data = (pmf_data_desc){ 0 };
+        one.level_count = 1;
+        for (uint32_t l = 0; l < m.level_count; l++) {
             char name[32];
-            snprintf(name, sizeof name, "chunk%u", i);
-            ok &= write_block_seed(argv[2], name, file, size, 0, &m.levels[0].chunks[i].coord);
+            snprintf(name, sizeof name, "level%u", l);
+            one.levels[0] = m.levels[l];
+            ok &= write_seed(dir, name, &one);
         }
+    } else {
+        uint8_t *file = NULL;
+        size_t size = 0;
+        pmf_error err;
+        ok &= sample_map_write_memory(&m, &file, &size, &err);
+        if (file) {
+            ok &= write_block_seed(dir, "level0", file, size, 1, NULL);
+            for (uint32_t i = 0; i < m.levels[0].chunk_count; i++) {
+                char name[32];
+                snprintf(name, sizeof name, "chunk%u", i);
+                ok &= write_block_seed(dir, name, file, size, 0, &m.levels[0].chunks[i].coord);
+            }
+        }
+        free(file);
     }
-    free(file);
     sample_map_free(&m);
     return ok ? 0 : 2;
 }

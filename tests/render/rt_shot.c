@@ -21,6 +21,7 @@ int rt_main(int argc, char **argv, const rt_test *tests)
         return 2;
     }
     pmfview = argv[1];
+    setenv("PMFVIEW_GL_DEBUG", "fatal", 1); /* every GL error aborts the program: the test fails */
     for (const rt_test *t = tests; t->name; t++) {
         if (strcmp(t->name, argv[2]))
             continue;

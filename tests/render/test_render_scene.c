@@ -247,6 +247,7 @@ static const rt_test tests[] = {
 int main(int argc, char **argv)
 {
     char err[256];
+    render_set_gl_debug(RENDER_GL_DEBUG_FATAL); /* every GL error aborts: the test fails */
     render_headless *ctx = render_headless_create(err, sizeof err);
     if (!ctx) {
         fprintf(stderr, "no headless GL: %s\n", err);

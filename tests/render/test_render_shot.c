@@ -5,10 +5,12 @@
  *
  * Geometry sits in a 16 m chunk; the camera looks along -Z with a 90° field of view on a
  * 64x64 image, so a wall at distance d covers the screen's [-d, d] square. */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <stb_image.h>
@@ -50,7 +52,17 @@ static int test_lit_quad(void)
     rt_map m2 = { 0 };
     wall_level(&m2, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 128, 128, 128 }, NULL);
     RT_CHECK(rt_write(&m2, "map2.pmf"));
+    /* the PNG: mode from the umask (not mkstemp's 0600), no temporary file left beside it */
+    mode_t old_mask = umask(027);
     RT_CHECK(rt_shot("map2.pmf", "out2.png", "") == 0);
+    umask(old_mask);
+    struct stat st;
+    RT_CHECK(stat("out2.png", &st) == 0 && (st.st_mode & 0777) == 0640);
+    DIR *d = opendir(".");
+    for (struct dirent *e; d && (e = readdir(d));)
+        RT_CHECK(strncmp(e->d_name, ".out", 4) != 0);
+    if (d)
+        closedir(d);
     RT_CHECK(rt_load(&img, "out2.png"));
     RT_CHECK(rt_expect_all(&img, 128, 128, 128));
     rt_free(&img);

@@ -12,6 +12,7 @@
 
 #include "front/world.h"
 #include "front/generate.h"
+#include "pmf/atomic_file.h"
 #include "pmf/file_kind.h"
 #include "pmf/pmf_cameras.h"
 #include "pmf/pmf_lights.h"
@@ -310,6 +311,7 @@ int main(int argc, char **argv)
         { "wad", required_argument, NULL, OPT_WAD }, { "game", required_argument, NULL, OPT_GAME },
         { "scale", required_argument, NULL, OPT_SCALE }, { NULL, 0, NULL, 0 },
     };
+    atomic_file_remove_on_signals(); /* a killed pmfc leaves no temporary map behind */
     opterr = 0;
     int opt;
     while ((opt = getopt_long(argc, argv, ":ho:q", options, NULL)) != -1) {

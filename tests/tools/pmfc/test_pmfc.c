@@ -5,8 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "pmf/pmf.h"
 
@@ -305,6 +308,55 @@ static void test_features(void)
     pmf_chunk_free(&b);
     pmf_level_free(&lvl);
     pmf_close(f);
+}
+
+/* Sources past what the format or pmfc can hold: refused at their line, fast, small, no output. */
+static void test_limits(void)
+{
+    char err[4096], out[600];
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int st = compile("far", "map \"Far\"\nmaterial s color 9 9 9\nlevel main {\n  box 1e38 0 0 1e38 1 1 material s\n}\n", NULL, out,
+                     err, sizeof err);
+    CHECK_EQ(st, 2);
+    CHECK(strstr(err, "far.pms:4: a corner coordinate 1e+38 is too large") != NULL);
+    CHECK(access(out, F_OK) != 0);
+    st = compile("reach", "map \"Reach\"\nmaterial s color 9 9 9\nlevel main {\n  box 0 0 0 1 1 1 material s\n"
+                          "  box 0 600000 0 1 600001 1 material s\n}\n", NULL, out, err, sizeof err);
+    CHECK_EQ(st, 2);
+    CHECK(strstr(err, "reach.pms:5: Y coordinate 600000 is beyond the format's reach (-524288..524288 m)") != NULL);
+    /* a 65536 m box: 1.4e11 luxels at 4 per metre (the run took 119 s and 4.5 GB) */
+    st = compile("wide", "map \"Wide\"\nmaterial s color 9 9 9\nlevel main {\n  box -32768 -1 -32768 32768 0 32768 material s\n}\n",
+                 NULL, out, err, sizeof err);
+    CHECK_EQ(st, 2);
+    CHECK(strstr(err, "wide.pms:5: level 'main' needs about 1.37e+11 lightmap luxels at 4 per metre") != NULL);
+    CHECK(strstr(err, "line 4") != NULL);
+    CHECK(access(out, F_OK) != 0);
+    char src[2048] = "map \"Tex\"\n";
+    for (int i = 0; i < 5; i++)
+        snprintf(src + strlen(src), sizeof src - strlen(src), "texture t%d procedural checker 4096\n", i);
+    st = compile("tex", src, NULL, out, err, sizeof err);
+    CHECK_EQ(st, 2);
+    CHECK(strstr(err, "tex.pms:6: the textures so far hold 83886080 texels, more than a map may (67108864") != NULL);
+    /* two specks 16 km apart in 4 m chunks: 16 M grid cells (a build record each) */
+    st = compile("sparse", "map \"S\"\nmaterial s color 9 9 9\nlevel main {\n  chunk_size 2\n  box 0 0 0 1 1 1 material s\n"
+                           "  box 16000 0 16000 16001 1 16001 material s\n}\n", NULL, out, err, sizeof err);
+    CHECK_EQ(st, 2);
+    CHECK(strstr(err, "sparse.pms:3: level 'main' spans 16008001 chunks of 4 m (at most 65536)") != NULL);
+    /* names with control bytes are refused, and the message shows them escaped */
+    st = compile("esc", "map \"x\x1b[2J\xff\"\nmaterial s color 9 9 9\nlevel main {\n  box 0 0 0 1 1 1 material s\n}\n", NULL, out,
+                 err, sizeof err);
+    CHECK_EQ(st, 2);
+    CHECK(strstr(err, "esc.pms:1: map name 'x\\x1B[2J\\xFF' holds a control character or invalid UTF-8") != NULL);
+    CHECK(strchr(err, 0x1b) == NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    fprintf(stderr, "limits: 6 refusals in %.2f s, children's peak RSS %ld KiB\n", seconds, ru.ru_maxrss);
+    CHECK(seconds < 20);
+    CHECK(ru.ru_maxrss < 512 * 1024);
+    if (strstr(err, "tex.pms") == NULL) fprintf(stderr, "%s", err);
 }
 
 static void test_errors(void)
@@ -1035,6 +1087,7 @@ int main(int argc, char **argv)
     workdir = argv[2];
     mkdir(workdir, 0777);
     test_single_box();
+    test_limits();
     test_features();
     test_errors();
     test_determinism();

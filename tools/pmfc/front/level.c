@@ -7,6 +7,8 @@
 
 #include "world.h"
 
+#define PMFC_MAX_SOURCE_CELLS 65536u
+
 static void bounds_add(v3 *lo, v3 *hi, v3 a, v3 b)
 {
     for (int i = 0; i < 3; i++) {
@@ -73,6 +75,14 @@ const char *level_layout(level_build *lb)
                      def->name, (long long)(kmax[a] - kmin[a] + 1), "XYZ"[a], limit[a]);
             return msg;
         }
+    }
+    /* a source's level (line > 0; generated cities are built a tile at a time) keeps a build
+     * record of ~3 KB per grid cell for the whole grid: bounded here, not by the machine */
+    uint64_t cells = (uint64_t)(kmax[0] - kmin[0] + 1) * (uint64_t)(kmax[1] - kmin[1] + 1) * (uint64_t)(kmax[2] - kmin[2] + 1);
+    if (def->line > 0 && cells > PMFC_MAX_SOURCE_CELLS) {
+        snprintf(msg, sizeof msg, "level '%s' spans %llu chunks of %g m (at most %u): use a bigger chunk_size or bring the solids closer",
+                 def->name, (unsigned long long)cells, S, PMFC_MAX_SOURCE_CELLS);
+        return msg;
     }
     /* the world origin is the centre of the centre chunk: the source origin's chunk when the grid
      * holds it, else the middle of the grid (and the level moves so that chunk sits at 0) */

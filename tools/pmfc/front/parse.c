@@ -1,13 +1,24 @@
 /* parse.c - the .pms source format (docs/pmfc.md): one statement per line, `#` comments,
  * "quoted strings", blocks opened by a trailing `{` and closed by a line `}`. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "text_clean.h"
 #include "world.h"
+
+#define PMFC_MAX_SOURCE_BYTES (64 << 20)
+#define PMFC_MAX_TEXELS (4.0 * 4096 * 4096) /* 256 MiB of RGBA: memory stays bounded by this, not by the source */
+#define PMFC_MAX_NUMBER 1e10           /* no quantity of a source comes near: 1e38 is a typo or an attack */
+/* Lightmap texels a level may ask for (solids' box surfaces x luxels^2): pmfc bakes ~1 M luxels
+ * in seconds and 8 M took minutes and 2.4 GB, so more is refused rather than run for hours. */
+#define PMFC_MAX_LEVEL_LUXELS (16.0 * 1024 * 1024)
 
 #define MAX_TOKENS 128
 
@@ -24,18 +35,22 @@ typedef struct parser {
     sky_def *sky;
     char *tok[MAX_TOKENS];
     int ntok, pos;
+    double texels;                       /* of every texture so far */
     bool failed;
 } parser;
 
 static void perr(parser *p, const char *fmt, ...)
 {
     if (p->failed) return;
+    char raw[1024];
+    int n = snprintf(raw, sizeof raw, "%s:%d: ", p->path, p->line);
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s:%d: ", p->path, p->line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(raw + n, sizeof raw - (size_t)n, fmt, ap);
     va_end(ap);
+    /* messages quote the source's words: no control byte of theirs reaches the terminal */
+    text_clean_fputs(raw, stderr);
+    fputc('\n', stderr);
     p->failed = true;
 }
 
@@ -96,6 +111,10 @@ static double number(parser *p, const char *what)
         perr(p, "expected %s (a number), got '%s'", what, s);
         return 0;
     }
+    if (fabs(v) > PMFC_MAX_NUMBER) {
+        perr(p, "%s %g is too large (at most %g)", what, v, PMFC_MAX_NUMBER);
+        return 0;
+    }
     return v;
 }
 
@@ -113,17 +132,32 @@ static void rgb(parser *p, uint8_t out[3], const char *what)
     for (int i = 0; i < 3; i++) out[i] = byte(p, what);
 }
 
+/* A position: within the reach of the PMF chunk grid at its largest chunks (2^12 m), 4096 chunks
+ * across in X and Z and 256 in Y, around the origin. */
 static v3 point(parser *p, const char *what)
 {
+    static const double reach[3] = { 2048.0 * 4096, 128.0 * 4096, 2048.0 * 4096 };
     v3 r;
-    for (int i = 0; i < 3; i++) r.e[i] = number(p, what);
-    return r;
+    for (int i = 0; i < 3 && !p->failed; i++) {
+        r.e[i] = number(p, what);
+        if (!p->failed && fabs(r.e[i]) > reach[i])
+            perr(p, "%c coordinate %g is beyond the format's reach (%g..%g m)", "XYZ"[i], r.e[i], -reach[i], reach[i]);
+    }
+    return p->failed ? v3_make(0, 0, 0) : r;
 }
 
 static void name_copy(parser *p, char *dst, size_t size, const char *src, const char *what)
 {
     if (strlen(src) >= size) {
         perr(p, "%s '%s' is too long (at most %zu bytes)", what, src, size - 1);
+        return;
+    }
+    /* names reach maps and messages: no control characters, valid UTF-8 (what the sanitiser keeps) */
+    char *shown = xmalloc(4 * size + 1);
+    bool clean = strcmp(text_clean(src, shown, 4 * size + 1), src) == 0;
+    free(shown);
+    if (!clean) {
+        perr(p, "%s '%s' holds a control character or invalid UTF-8", what, src);
         return;
     }
     strcpy(dst, src);
@@ -191,6 +225,16 @@ static void texture_ref(parser *p, char *out)
 
 /* ---- top level ------------------------------------------------------------------------- */
 
+/* Counts a texture's texels against what a map may hold (PMFC_MAX_TEXELS). */
+static bool texels_fit(parser *p, double texels)
+{
+    p->texels += texels;
+    if (p->texels > PMFC_MAX_TEXELS)
+        perr(p, "the textures so far hold %.0f texels, more than a map may (%.0f: 4 of 4096x4096)", p->texels,
+             PMFC_MAX_TEXELS);
+    return !p->failed;
+}
+
 static void parse_texture(parser *p)
 {
     const char *name = word(p, "a texture name");
@@ -221,6 +265,7 @@ static void parse_texture(parser *p)
             perr(p, "texture size %g must be a power of two (1..4096)", size);
             return;
         }
+        if (!texels_fit(p, size * size)) return;
         msg = texture_procedural(t, recipe, (uint32_t)size, color, color2, seed);
     } else if (!strcmp(kind, "image")) {
         const char *file = word(p, "an image path");
@@ -230,6 +275,7 @@ static void parse_texture(parser *p)
         if (file[0] == '/') snprintf(path, sizeof path, "%s", file);
         else snprintf(path, sizeof path, "%s%s", p->dir, file);
         msg = texture_image(t, path);
+        if (!msg && !texels_fit(p, (double)t->width * t->height)) return;
     } else {
         perr(p, "expected 'procedural' or 'image', got '%s'", kind);
     }
@@ -771,34 +817,56 @@ static void parse_sky_line(parser *p)
     end_of_line(p);
 }
 
-bool parse_file(const char *path, map_def *map)
+/* Refuses a level whose lightmaps would take pmfc beyond bounded time and memory, before any is built. */
+static void check_level_cost(parser *p, const level_def *l)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
-        return false;
+    double luxels = 0, largest = 0;
+    int largest_line = 0;
+    for (size_t i = 0; i < l->brush_count; i++) {
+        v3 d = v3_sub(l->brushes[i].hi, l->brushes[i].lo);
+        double area = 2 * (d.x * d.y + d.y * d.z + d.z * d.x) * l->luxel_density * l->luxel_density;
+        luxels += area;
+        if (area > largest) largest = area, largest_line = l->brushes[i].line;
     }
+    if (luxels > PMFC_MAX_LEVEL_LUXELS)
+        perr(p, "level '%s' needs about %.3g lightmap luxels at %g per metre, more than pmfc bakes (%.3g; the largest solid, "
+                "line %d, needs %.3g): lower 'luxels' or make the solids smaller",
+             l->name, luxels, l->luxel_density, PMFC_MAX_LEVEL_LUXELS, largest_line, largest);
+}
+
+bool parse_source(const char *name, const char *text, size_t size, map_def *map)
+{
     parser p;
     memset(&p, 0, sizeof p);
-    p.path = path;
+    p.path = name;
     p.map = map;
-    const char *slash = strrchr(path, '/');
-    if (slash && (size_t)(slash - path + 1) < sizeof p.dir) memcpy(p.dir, path, (size_t)(slash - path + 1));
+    const char *slash = strrchr(name, '/');
+    if (slash && (size_t)(slash - name + 1) < sizeof p.dir) memcpy(p.dir, name, (size_t)(slash - name + 1));
     char *line = NULL;
     size_t cap = 0;
-    ssize_t len;
-    while (!p.failed && (len = getline(&line, &cap, f)) >= 0) {
+    for (size_t at = 0; !p.failed && at < size;) {
+        const char *nl = memchr(text + at, '\n', size - at);
+        size_t len = nl ? (size_t)(nl - (text + at)) + 1 : size - at;
         p.line++;
-        if (memchr(line, 0, (size_t)len)) {
+        if (memchr(text + at, 0, len)) {
             perr(&p, "NUL byte in the source");
             break;
         }
+        if (len + 1 > cap) {
+            cap = len + 1;
+            line = xrealloc(line, cap);
+        }
+        /* tokenize works in place on a NUL-terminated copy of the line */
+        memcpy(line, text + at, len);
+        line[len] = 0;
+        at += len;
         if (!tokenize(&p, line) || !p.ntok) continue;
         if (!strcmp(p.tok[0], "}") && p.ntok == 1) {
             if (p.scope == SCOPE_TOP) perr(&p, "'}' without a block");
             else if (p.scope == SCOPE_SKY) p.scope = SCOPE_LEVEL;
             else {
                 if (p.scope == SCOPE_LEVEL && !p.level->brush_count) perr(&p, "level '%s' has no solids", p.level->name);
+                else if (p.scope == SCOPE_LEVEL) check_level_cost(&p, p.level);
                 p.scope = SCOPE_TOP;
             }
             continue;
@@ -811,11 +879,37 @@ bool parse_file(const char *path, map_def *map)
         }
     }
     free(line);
-    fclose(f);
     if (!p.failed && p.scope != SCOPE_TOP) {
         p.line++;
         perr(&p, "missing '}' at the end of the file");
     }
     if (!p.failed && !map->level_count) perr(&p, "the map has no level");
     return !p.failed;
+}
+
+bool parse_file(const char *path, map_def *map)
+{
+    /* O_NONBLOCK: a FIFO is refused below instead of waiting for a writer */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    struct stat st;
+    if (!f || fstat(fd, &st) != 0) {
+        fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
+        if (f) fclose(f);
+        else if (fd >= 0) close(fd);
+        return false;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size > PMFC_MAX_SOURCE_BYTES) {
+        fprintf(stderr, "%s: %s\n", path, S_ISREG(st.st_mode) ? "source larger than 64 MiB" : "not a regular file");
+        fclose(f);
+        return false;
+    }
+    char *text = xmalloc((size_t)st.st_size + 1);
+    size_t size = fread(text, 1, (size_t)st.st_size, f);
+    bool read_ok = !ferror(f);
+    fclose(f);
+    bool ok = read_ok && parse_source(path, text, size, map);
+    if (!read_ok) fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
+    free(text);
+    return ok;
 }

@@ -239,6 +239,8 @@ static inline brush_side *brush_sides(const level_def *l, const brush *b) { retu
 /* Parses a source file into map (after map_init). On error prints "FILE:LINE: message" to
  * stderr and returns false. */
 bool parse_file(const char *path, map_def *map);
+/* The same over size bytes in memory; name stands for the file in messages and image paths. */
+bool parse_source(const char *name, const char *text, size_t size, map_def *map);
 
 /* ---- the RMF front end (rmf_import.c, docs/rmf.md) ------------------------------------------ */
 

@@ -1,0 +1,174 @@
+/* atomic_file.c - temp file + fsync + rename (see atomic_file.h). */
+#include "atomic_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Temporary files a signal must remove: fixed storage, read by the handler without locks. */
+enum { MAX_PENDING = 16, MAX_TMP_PATH = 4096 };
+static char pending_path[MAX_PENDING][MAX_TMP_PATH];
+static volatile sig_atomic_t pending_used[MAX_PENDING];
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int pending_add(const char *tmp)
+{
+    if (strlen(tmp) >= MAX_TMP_PATH)
+        return -1;
+    pthread_mutex_lock(&pending_lock);
+    int slot = -1;
+    for (int i = 0; i < MAX_PENDING && slot < 0; i++)
+        if (!pending_used[i]) {
+            strcpy(pending_path[i], tmp);
+            pending_used[i] = 1;
+            slot = i;
+        }
+    pthread_mutex_unlock(&pending_lock);
+    return slot;
+}
+
+static void pending_drop(int slot)
+{
+    if (slot >= 0)
+        pending_used[slot] = 0;
+}
+
+static struct sigaction previous[3];
+static const int handled_signals[3] = { SIGINT, SIGTERM, SIGHUP };
+
+static void remove_pending(int sig)
+{
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (pending_used[i])
+            unlink(pending_path[i]);
+    /* then what the signal did before: usually end the process with it */
+    for (int i = 0; i < 3; i++)
+        if (handled_signals[i] == sig)
+            sigaction(sig, &previous[i], NULL);
+    raise(sig);
+}
+
+void atomic_file_remove_on_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = remove_pending;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; i++)
+        sigaddset(&sa.sa_mask, handled_signals[i]);
+    sa.sa_flags = SA_RESETHAND;
+    for (int i = 0; i < 3; i++)
+        sigaction(handled_signals[i], &sa, &previous[i]);
+}
+
+/* 0666 minus the umask: what open(O_CREAT, 0666) gives. Linux reports the umask in
+ * /proc/self/status; elsewhere the umask(2) round trip (not thread-safe, hence the preference). */
+static mode_t new_file_mode(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[128];
+    unsigned mask = 0;
+    bool found = false;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = sscanf(line, "Umask: %o", &mask) == 1;
+    if (f)
+        fclose(f);
+    if (!found) {
+        mode_t m = umask(022);
+        umask(m);
+        mask = m;
+    }
+    return (mode_t)(0666 & ~mask);
+}
+
+static void set_why(char *why, size_t why_size, const char *what, int e)
+{
+    snprintf(why, why_size, "%s: %s", what, strerror(e ? e : EIO));
+}
+
+bool atomic_file_open(atomic_file *af, const char *path, char *why, size_t why_size)
+{
+    *af = (atomic_file){ .slot = -1 };
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+    size_t len = strlen(path);
+    af->path = strdup(path);
+    af->tmp = malloc(len + 16);
+    if (!af->path || !af->tmp) {
+        atomic_file_abort(af);
+        set_why(why, why_size, "cannot write", ENOMEM);
+        return false;
+    }
+    /* hidden, next to the file: same filesystem, so the rename is atomic */
+    snprintf(af->tmp, len + 16, "%.*s.%s.XXXXXX", (int)dir_len, path, path + dir_len);
+    int fd = mkostemp(af->tmp, O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        free(af->tmp);
+        af->tmp = NULL;
+        atomic_file_abort(af);
+        set_why(why, why_size, "cannot create a temporary file next to it", e);
+        return false;
+    }
+    af->slot = pending_add(af->tmp);
+    if (fchmod(fd, new_file_mode()) != 0 || !(af->fp = fdopen(fd, "wb"))) {
+        int e = errno;
+        close(fd);
+        atomic_file_abort(af);
+        set_why(why, why_size, "cannot write", e);
+        return false;
+    }
+    return true;
+}
+
+bool atomic_file_commit(atomic_file *af, char *why, size_t why_size)
+{
+    errno = 0;
+    bool ok = !ferror(af->fp) && fflush(af->fp) == 0 && fsync(fileno(af->fp)) == 0;
+    int e = errno;
+    if (fclose(af->fp) != 0 && ok) {
+        ok = false;
+        e = errno;
+    }
+    af->fp = NULL;
+    if (ok && rename(af->tmp, af->path) != 0) {
+        ok = false;
+        e = errno;
+    }
+    if (!ok) {
+        set_why(why, why_size, "cannot write", e);
+        atomic_file_abort(af);
+        return false;
+    }
+    /* the rename itself reaches the disk with the directory */
+    char *slash = strrchr(af->path, '/');
+    if (slash)
+        slash[slash == af->path] = '\0'; /* af->path becomes its directory ("/" kept for the root) */
+    int dir = open(slash ? af->path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+        fsync(dir);
+        close(dir);
+    }
+    pending_drop(af->slot);
+    free(af->tmp);
+    free(af->path);
+    *af = (atomic_file){ .slot = -1 };
+    return true;
+}
+
+void atomic_file_abort(atomic_file *af)
+{
+    if (af->fp)
+        fclose(af->fp);
+    if (af->tmp)
+        unlink(af->tmp);
+    pending_drop(af->slot);
+    free(af->tmp);
+    free(af->path);
+    *af = (atomic_file){ .slot = -1 };
+}

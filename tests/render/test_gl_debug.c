@@ -1,0 +1,102 @@
+/* test_gl_debug.c - GL errors are seen (render.h, render_gl_debug): `test_gl_debug PMFVIEW`
+ *   - FATAL (the tests' and debug builds' mode): a GL error provoked on purpose prints one
+ *     "pmfview: GL error (...): ..." line and aborts the process;
+ *   - REPORT (`--gl-debug`): the same error is printed and counted, the program goes on;
+ *   - `pmfview shot --gl-debug` renders a map with no GL message and exit 0.
+ * Exit 77 (skipped) without a headless GL. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glad/gl.h>
+
+#include "render.h"
+
+static int failures;
+#define CHECK(cond, ...)                                                        \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            failures++;                                                         \
+            fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond);          \
+            fprintf(stderr, __VA_ARGS__);                                       \
+            fputc('\n', stderr);                                                \
+        }                                                                       \
+    } while (0)
+
+/* Binding a name glGenBuffers never returned is GL_INVALID_OPERATION in a core context. */
+static void provoke_error(void)
+{
+    glBindBuffer(GL_ARRAY_BUFFER, 0x7fff1234u);
+}
+
+/* Runs mode in a child with stderr into text; returns the wait status. */
+static int in_child(render_gl_debug mode, char *text, size_t size)
+{
+    int pipefd[2];
+    if (pipe(pipefd) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(pipefd[1], 2);
+        close(pipefd[0]);
+        unsetenv("PMFVIEW_GL_DEBUG");
+        render_set_gl_debug(mode);
+        char err[256];
+        render_headless *ctx = render_headless_create(err, sizeof err);
+        if (!ctx)
+            _exit(77);
+        unsigned before = render_gl_error_count();
+        provoke_error();
+        bool counted = render_gl_error_count() == before + 1;
+        render_headless_destroy(ctx);
+        _exit(counted ? 0 : 5);
+    }
+    close(pipefd[1]);
+    size_t n = 0;
+    ssize_t got;
+    while (n + 1 < size && (got = read(pipefd[0], text + n, size - 1 - n)) > 0)
+        n += (size_t)got;
+    text[n] = '\0';
+    close(pipefd[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fputs("usage: test_gl_debug PMFVIEW\n", stderr);
+        return 2;
+    }
+    char text[4096];
+    int st = in_child(RENDER_GL_DEBUG_REPORT, text, sizeof text);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
+        fputs("no headless GL: skipped\n", stderr);
+        return 77;
+    }
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "report: status 0x%x, stderr '%s'", st, text);
+    CHECK(!strncmp(text, "pmfview: GL error (high, id ", 28) && strstr(text, "GL_INVALID_OPERATION") &&
+              strchr(text, '\n') == text + strlen(text) - 1,
+          "report: stderr '%s'", text);
+
+    st = in_child(RENDER_GL_DEBUG_FATAL, text, sizeof text);
+    CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "fatal: status 0x%x, stderr '%s'", st, text);
+    CHECK(!strncmp(text, "pmfview: GL error (", 19) && strstr(text, "GL_INVALID_OPERATION"), "fatal: stderr '%s'", text);
+
+    /* the user's switch on a real render: nothing to say, exit 0 */
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' shot '%s' -o /tmp/test_gl_debug_$$.png --size 32x32 --gl-debug 2>&1; rm -f /tmp/test_gl_debug_$$.png",
+             argv[1], PMFVIEW_TEST_MAP);
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(text, 1, sizeof text - 1, p) : 0;
+    text[n] = '\0';
+    int rc = p ? pclose(p) : -1;
+    CHECK(rc == 0 && n == 0, "shot --gl-debug: status %d, output '%s'", rc, text);
+    if (failures)
+        fprintf(stderr, "%d check(s) failed\n", failures);
+    return failures ? 1 : 0;
+}
