@@ -321,6 +321,49 @@ void pmf_close(pmf_file *f)
     free(f);
 }
 
+bool pmf_read_whole_file(const char *path, uint64_t max_size, uint8_t **bytes, size_t *size, pmf_error *err)
+{
+    *bytes = NULL;
+    *size = 0;
+    /* O_NONBLOCK: opening a FIFO with no writer must not wait; it is refused just below */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        pmf_error_set(err, path, "file", 0, "cannot open: %s", strerror(errno));
+        return false;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        pmf_error_set(err, path, "file", 0, "not a regular file");
+        return false;
+    }
+    if ((uint64_t)st.st_size > max_size) {
+        close(fd);
+        pmf_error_set(err, path, "file", 0, "%llu bytes, more than the %llu this kind of file may have",
+                      (unsigned long long)st.st_size, (unsigned long long)max_size);
+        return false;
+    }
+    size_t want = (size_t)st.st_size, done = 0;
+    uint8_t *data = malloc(want ? want : 1);
+    while (data && done < want) {
+        ssize_t n = read(fd, data + done, want - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    close(fd);
+    if (!data || done < want) {
+        free(data);
+        pmf_error_set(err, path, "file", done, data ? "cannot read (the file shrank or a read failed)" : "out of memory");
+        return false;
+    }
+    *bytes = data;
+    *size = want;
+    return true;
+}
+
 bool pmf_extension_read(const pmf_file *f, const char *name, uint8_t **bytes, unsigned *index, const char *block,
                         pmf_error *err)
 {

@@ -390,25 +390,11 @@ pmfl_map *pmfl_open_memory(const void *data, size_t size, const char *name, pmf_
 
 pmfl_map *pmfl_open(const char *path, pmf_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        pmf_error_set(err, path, "file", 0, "cannot open: %s", strerror(errno));
+    uint8_t *bytes;
+    size_t size;
+    if (!pmf_read_whole_file(path, MAX_FILE_SIZE, &bytes, &size, err))
         return NULL;
-    }
-    uint8_t *bytes = NULL;
-    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    bool ok = size >= 0 && (uint64_t)size <= MAX_FILE_SIZE && fseek(f, 0, SEEK_SET) == 0;
-    if (ok && size) {
-        bytes = malloc((size_t)size);
-        ok = bytes && fread(bytes, 1, (size_t)size, f) == (size_t)size;
-    }
-    fclose(f);
-    if (!ok) {
-        free(bytes);
-        pmf_error_set(err, path, "file", 0, size > 0 && (uint64_t)size > MAX_FILE_SIZE ? "larger than 1 GiB" : "cannot read");
-        return NULL;
-    }
-    pmfl_map *m = pmfl_open_memory(bytes, (size_t)size, path, err);
+    pmfl_map *m = pmfl_open_memory(bytes, size, path, err);
     if (!m) {
         free(bytes);
         return NULL;

@@ -314,6 +314,14 @@ static uint8_t quantize(float v)
 
 #define NO_OCCLUDER UINT32_MAX
 
+/* Where a shadow ray from p leaves: nudged off its surface along n (when it has one), so that the
+ * surface does not shadow itself. */
+static void ray_start(const float p[3], const float *n, float out[3])
+{
+    for (int a = 0; a < 3; a++)
+        out[a] = p[a] + (n ? n[a] * BAKE_NUDGE : 0.0f);
+}
+
 /* Whether a ray from `from` along unit `dir` reaches open sky: it meets no occluder before it
  * crosses a sky triangle, or before it leaves the map when it crosses none. */
 static bool sees_sky(const bake_ctx *ctx, const float from[3], const float dir[3], uint32_t *occluder)
@@ -351,10 +359,8 @@ static float sun_strength(const bake_ctx *ctx, const bake_light *l, const float 
     if (!(strength > 0.0f))
         return 0.0f;
     if (occluder) {
-        float from[3] = { p[0], p[1], p[2] };
-        if (n)
-            for (int a = 0; a < 3; a++)
-                from[a] += n[a] * BAKE_NUDGE;
+        float from[3];
+        ray_start(p, n, from);
         if (!sees_sky(ctx, from, toward, occluder))
             return 0.0f;
     }
@@ -385,10 +391,8 @@ static float light_strength(const bake_ctx *ctx, const bake_light *l, const floa
     if (!(strength > 0.0f))
         return 0.0f;
     if (occluder) {
-        float from[3] = { p[0], p[1], p[2] };
-        if (n)
-            for (int a = 0; a < 3; a++)
-                from[a] += n[a] * BAKE_NUDGE;
+        float from[3];
+        ray_start(p, n, from);
         const float s_max = 1.0f - BAKE_LIGHT_SLACK;
         if (*occluder != NO_OCCLUDER &&
             bvh_triangle_blocks(ctx->desc->triangles[*occluder], from, l->position, 0.0f, s_max))
@@ -453,8 +457,7 @@ static float sky_fraction(const bake_ctx *ctx, const float p[3], const float n[3
     b[1] = n[2] * t[0] - n[0] * t[2];
     b[2] = n[0] * t[1] - n[1] * t[0];
     float from[3];
-    for (int a = 0; a < 3; a++)
-        from[a] = p[a] + n[a] * BAKE_NUDGE;
+    ray_start(p, n, from);
     float turn = (float)(seed % 1024u) / 1024.0f;
     int open = 0;
     uint32_t occluder = NO_OCCLUDER;

@@ -437,18 +437,24 @@ static inline bool triangle_hit(const float t[9], const float o[3], const float 
     return triangle_hit_at(t, o, d, s_min, s_max, &s);
 }
 
-bool bvh_segment_occluded(const bvh *tree, const float from[3], const float to[3], float s_min, float s_max,
-                          uint32_t *hit)
+/* A segment's direction and its inverse for the slab test. */
+static void segment_setup(const float from[3], const float to[3], float d[3], float inv[3])
 {
-    if (tree->node_count == 0 || !(s_min < s_max))
-        return false;
-    float d[3], inv[3];
     for (int a = 0; a < 3; a++) {
         d[a] = to[a] - from[a];
         /* A zero component must not give 0 * inf = NaN in the slab test. */
         float safe = fabsf(d[a]) > 1e-30f ? d[a] : copysignf(1e-30f, d[a]);
         inv[a] = 1.0f / safe;
     }
+}
+
+bool bvh_segment_occluded(const bvh *tree, const float from[3], const float to[3], float s_min, float s_max,
+                          uint32_t *hit)
+{
+    if (tree->node_count == 0 || !(s_min < s_max))
+        return false;
+    float d[3], inv[3];
+    segment_setup(from, to, d, inv);
     uint32_t stack[BVH_STACK];
     int sp = 0;
     float enter;
@@ -492,11 +498,7 @@ bool bvh_segment_nearest(const bvh *tree, const float from[3], const float to[3]
     if (tree->node_count == 0 || !(s_min < s_max))
         return false;
     float d[3], inv[3];
-    for (int a = 0; a < 3; a++) {
-        d[a] = to[a] - from[a];
-        float safe = fabsf(d[a]) > 1e-30f ? d[a] : copysignf(1e-30f, d[a]);
-        inv[a] = 1.0f / safe;
-    }
+    segment_setup(from, to, d, inv);
     /* nearer hits shrink the segment; nodes popped later that start beyond it are skipped */
     uint32_t stack[BVH_STACK];
     float stack_enter[BVH_STACK];
