@@ -10,6 +10,10 @@
  * own 2048^2 lightmap of flat colour (96, 160, 48): 36 lightmaps of 2048^2 (~1.1 GiB as
  * RGBA16F atlas pages). Built with the render tests' map writer (tests/render/rt_map.h).
  *
+ * hostile_maps layers OUT.pmf: one 16 m chunk, the wall in 4 strips with 1024^2 lightmaps (black),
+ * and 255 dynamic lights (IDs 1..255, white, on), each with a flat layer (luxel 1) on one of
+ * them: ~800 MB of layers in a small file (issue 11's "255 dynamic lights x layers").
+ *
  * hostile_maps textures OUT.pmf: one 16 m chunk, the same wall in two halves (x < 0, x > 0)
  * with materials textured by two 16384^2 RGB PTF textures in the embedded archive, flat colours
  * (200, 100, 50) and (40, 80, 160) (~3 MB each: LZ4 of 768 MiB of texels), lightmap white. */
@@ -102,6 +106,29 @@ static int write_lightmaps_map(const char *out)
     return ok ? 0 : 1;
 }
 
+static int write_layers_map(const char *out)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 1, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
+    rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t lm[4];
+    for (uint32_t i = 0; i < 4; i++) {
+        float quad[4][3];
+        float y0 = -8.0f + 4.0f * (float)i, y1 = y0 + 4.0f;
+        rt_wall_z(quad, -8, 8, y0, y1, -4, true);
+        rt_parent(c, 0, i, i + 1);
+        lm[i] = rt_lightmap(c, 10, 0, 0, 0);
+        rt_geom_quad(c, i + 1, mat, lm[i], quad);
+    }
+    static const uint8_t white[3] = { 255, 255, 255 };
+    for (uint32_t id = 1; id <= 255; id++)
+        rt_dynamic_light(c, id, true, white, lm[id % 4], 1);
+    bool ok = rt_map_write(&m, out);
+    rt_map_free(&m);
+    return ok ? 0 : 1;
+}
+
 /* A PTF of 2^exp x 2^exp RGB texels of one colour, compressed in slices (never held whole). */
 static uint8_t *flat_ptf(unsigned exp, const uint8_t rgb[3], size_t *size)
 {
@@ -173,8 +200,10 @@ int main(int argc, char **argv)
         return write_lightmaps_map(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "textures"))
         return write_textures_map(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "layers"))
+        return write_layers_map(argv[2]);
     if (argc != 4) {
-        fprintf(stderr, "usage: hostile_maps cubes IN.pmf OUT.pmf | hostile_maps lightmaps OUT.pmf\n");
+        fprintf(stderr, "usage: hostile_maps cubes IN.pmf OUT.pmf | hostile_maps lightmaps|layers|textures OUT.pmf\n");
         return 1;
     }
     test_bytes file;

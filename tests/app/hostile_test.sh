@@ -93,6 +93,19 @@ lightmaps)
     for xy in "160 90" "40 30" "280 150"; do
         [ "$("$PROBE" pixel lm.png $xy)" = "96 160 48" ] || fail "pixel $xy: $("$PROBE" pixel lm.png $xy), want the lightmap's 96 160 48"
     done ;;
+layers)
+    # 255 dynamic lights with 1024^2 layers: ~780 MiB of layers in a 3.4 MB file (4.9 GB for a
+    # map like it before the budget). info refuses the chunk naming the budget (exit 2); shot
+    # draws without it (exit 0, one warning, the background where the wall would be).
+    "$MAKEMAPS" layers layers.pmf || fail "hostile_maps"
+    run_rss 2 info layers.pmf
+    one_line err && grep -q "^pmfview: layers.pmf: level 0 chunk (0,0,0) client data, byte 0: [0-9]* decompressed bytes need [0-9]* MiB, more than the memory budget leaves" err ||
+        fail "info: want one line naming the chunk and the budget"
+    run_rss 0 shot layers.pmf -o layers.png --camera 0,0,4,0,0 --mode lightmap --size 320x180
+    one_line err && grep -q "^pmfview: warning: layers.pmf: level 0 chunk (0,0,0) client data, byte 0: .* not drawn" err ||
+        fail "shot: want one warning naming the chunk not drawn"
+    [ "$("$PROBE" pixel layers.png 160 90)" = "0 0 0" ] || fail "centre: $("$PROBE" pixel layers.png 160 90), want the background"
+    ;;
 textures)
     # Two 16384^2 PTF textures in ~6.6 MB (6 GB and 60 s before): decoded a band at a time
     # straight down to 2048^2, one warning, the texels' colours on the wall.

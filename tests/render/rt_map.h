@@ -14,7 +14,7 @@
 #define RT_MAX_VERTS 80000         /* index_types needs a chunk of more than 65536 */
 #define RT_MAX_LIGHTMAPS 16
 #define RT_MAX_MATERIALS 16
-#define RT_MAX_LIGHTS 4
+#define RT_MAX_LIGHTS 255            /* the hostile dynamic-layers map has 255 */
 #define RT_MAX_CHUNKS 16
 
 typedef struct rt_chunk {
