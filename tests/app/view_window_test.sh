@@ -278,6 +278,21 @@ reload)
     shot
     [ "$("$PROBE" diff "$good" "$SHOT")" -eq 0 ] || fail "a broken file changed the picture"
     ;;
+shrink)
+    # The open map cut short in place (a download rewritten, a compile into the same file): no
+    # signal, the window keeps what it has drawn and shows the error in red in the HUD.
+    start_viewer "$MAP"
+    shot
+    good=$SHOT
+    truncate -s 200 "$MAP"
+    wait_for "the failed reload" grep -q '^reload failed' "$WORK/out"
+    grep -q "^pmfview: .*map.pmf" "$WORK/err" || fail "no error line for the cut file"
+    shot
+    [ "$("$PROBE" diff "$good" "$SHOT")" -eq 0 ] || fail "the cut file changed the picture"
+    shot ctrl+F12
+    [ "$("$PROBE" count "$SHOT" 255 90 90)" -gt 20 ] || fail "no red error text in the HUD"
+    kill -0 "$VPID" || fail "the viewer died"
+    ;;
 lights)
     # Lightmap mode on variant 2: L = base (115,100,140) + dynamic 7 (100,0,0) + fast 9 (0,128,0).
     "$MAKEMAP" "$MAP" 2 || fail "cannot write the lit map"
