@@ -1,7 +1,6 @@
 /* rmf_import.c - the RMF front end: a Worldcraft / Hammer map (read by rmf/rmf.h) becomes pmfc's
  * world model (conventions §5): brushes with Hammer's texture projection, lights and start
  * cameras; rmf_materials.c adds the textures, materials and sky. docs/rmf.md is the user's side. */
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
