@@ -41,6 +41,21 @@ static void level_translate(level_def *def, v3 d)
     }
 }
 
+level_cost level_lightmap_cost(const level_def *l)
+{
+    level_cost cost = { 0, 0, 0 };
+    for (size_t i = 0; i < l->brush_count; i++) {
+        v3 d = v3_sub(l->brushes[i].hi, l->brushes[i].lo);
+        double area = 2 * (d.x * d.y + d.y * d.z + d.z * d.x) * l->luxel_density * l->luxel_density;
+        cost.luxels += area;
+        if (area > cost.largest_luxels) {
+            cost.largest_luxels = area;
+            cost.largest = i;
+        }
+    }
+    return cost;
+}
+
 const char *level_layout(level_build *lb)
 {
     level_def *def = lb->def;

@@ -16,9 +16,6 @@
 #define PMFC_MAX_SOURCE_BYTES (64 << 20)
 #define PMFC_MAX_TEXELS (4.0 * 4096 * 4096) /* 256 MiB of RGBA: memory stays bounded by this, not by the source */
 #define PMFC_MAX_NUMBER 1e10           /* no quantity of a source comes near: 1e38 is a typo or an attack */
-/* Lightmap texels a level may ask for (solids' box surfaces x luxels^2): pmfc bakes ~1 M luxels
- * in seconds and 8 M took minutes and 2.4 GB, so more is refused rather than run for hours. */
-#define PMFC_MAX_LEVEL_LUXELS (16.0 * 1024 * 1024)
 
 #define MAX_TOKENS 128
 
@@ -817,21 +814,13 @@ static void parse_sky_line(parser *p)
     end_of_line(p);
 }
 
-/* Refuses a level whose lightmaps would take pmfc beyond bounded time and memory, before any is built. */
 static void check_level_cost(parser *p, const level_def *l)
 {
-    double luxels = 0, largest = 0;
-    int largest_line = 0;
-    for (size_t i = 0; i < l->brush_count; i++) {
-        v3 d = v3_sub(l->brushes[i].hi, l->brushes[i].lo);
-        double area = 2 * (d.x * d.y + d.y * d.z + d.z * d.x) * l->luxel_density * l->luxel_density;
-        luxels += area;
-        if (area > largest) largest = area, largest_line = l->brushes[i].line;
-    }
-    if (luxels > PMFC_MAX_LEVEL_LUXELS)
+    level_cost cost = level_lightmap_cost(l);
+    if (cost.luxels > PMFC_MAX_LEVEL_LUXELS)
         perr(p, "level '%s' needs about %.3g lightmap luxels at %g per metre, more than pmfc bakes (%.3g; the largest solid, "
                 "line %d, needs %.3g): lower 'luxels' or make the solids smaller",
-             l->name, luxels, l->luxel_density, PMFC_MAX_LEVEL_LUXELS, largest_line, largest);
+             l->name, cost.luxels, l->luxel_density, PMFC_MAX_LEVEL_LUXELS, l->brushes[cost.largest].line, cost.largest_luxels);
 }
 
 bool parse_source(const char *name, const char *text, size_t size, map_def *map)

@@ -546,6 +546,10 @@ bool rmf_import(const char *path, const rmf_import_desc *desc, map_def *map)
         rmf_import_sky(&c, skyname && *skyname ? skyname : "desert");
         if (!map->camera_count) overview_camera(&c);
     }
+    level_cost cost = level_lightmap_cost(l);
+    if (!c.failed && cost.luxels > PMFC_MAX_LEVEL_LUXELS)
+        import_fail(&c, "%s: the map needs about %.3g lightmap luxels, more than pmfc bakes (%.3g; the largest, solid %d, needs %.3g)",
+                    path, cost.luxels, PMFC_MAX_LEVEL_LUXELS, l->brushes[cost.largest].line, cost.largest_luxels);
     if (!c.failed && !l->brush_count && !desc->quiet)
         fprintf(stderr, "pmfc: warning: no solid of the map is drawn (each is hidden, a tool texture or a volume)\n");
 

@@ -356,6 +356,13 @@ static inline size_t level_chunk_count(const level_build *lb) { return (size_t)l
 /* The chunk at grid position (x, y, z), or NULL outside the grid or the window. */
 chunk_build *level_chunk_at(const level_build *lb, int64_t x, int64_t y, int64_t z);
 
+/* The most lightmap luxels pmfc bakes in one level (its solids' box surfaces x luxels^2, estimated
+ * before anything is built): pmfc bakes ~1 M luxels in seconds and 8 M took minutes and 2.4 GB,
+ * so more is refused rather than run for hours. */
+#define PMFC_MAX_LEVEL_LUXELS (16.0 * 1024 * 1024)
+typedef struct level_cost { double luxels; size_t largest; double largest_luxels; } level_cost;
+level_cost level_lightmap_cost(const level_def *l);
+
 /* Picks the chunk size and grid, and the centre chunk. Returns an error message or NULL. */
 const char *level_layout(level_build *lb);
 /* Makes the chunks of the window: columns [x0, x0 + nx) x [z0, z0 + nz) of the grid and `margin`
