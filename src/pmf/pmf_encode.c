@@ -68,13 +68,15 @@ static void strtab_register(strtab *t, uint32_t off)
     }
 }
 
-/* Starts a table with the caller's bytes (kept as they are) or a single NUL. */
-static void strtab_init(strtab *t, pmf_blob prefix)
+/* Starts a table with the caller's bytes (kept as they are) or, when there are none and `seed`,
+ * a single NUL. A table that keeps a file's bytes is not seeded: an empty one stays empty (and
+ * gets a NUL only when a string is added), so write(read(f)) gives f back. */
+static void strtab_init(strtab *t, pmf_blob prefix, bool seed)
 {
     memset(t, 0, sizeof *t);
     if (prefix.size)
         pmf_put_bytes(&t->bytes, prefix.data, prefix.size);
-    else
+    else if (seed)
         pmf_put_u8(&t->bytes, 0);
     t->prefix_size = prefix.size;
     if (t->bytes.oom)
@@ -141,7 +143,7 @@ static void put_table_and_body(pmf_buf *out, const strtab *t, const pmf_buf *bod
 static void encode_level_common(const pmf_level_common *lc, pmf_buf *out)
 {
     strtab t;
-    strtab_init(&t, (pmf_blob){ NULL, 0 });
+    strtab_init(&t, (pmf_blob){ NULL, 0 }, true);
     pmf_buf b = { 0 };
     pmf_put_u16(&b, lc->material_count);
     for (unsigned i = 0; i < lc->material_count; i++) {
@@ -196,7 +198,7 @@ static void encode_level_client(const pmf_level *lvl, pmf_buf *out)
 {
     const pmf_level_client *cl = &lvl->client;
     strtab t;
-    strtab_init(&t, (pmf_blob){ NULL, 0 });
+    strtab_init(&t, (pmf_blob){ NULL, 0 }, true);
     pmf_buf b = { 0 };
     pmf_put_u8(&b, cl->sound_env_count);
     for (unsigned i = 0; i < cl->sound_env_count; i++) {
@@ -479,7 +481,7 @@ static void encode_chunk_server(const pmf_chunk *ch, pmf_buf *out)
 {
     const pmf_chunk_server *sv = &ch->server;
     strtab t;
-    strtab_init(&t, sv->string_table);
+    strtab_init(&t, sv->string_table, false);
     pmf_buf b = { 0 };
     pmf_put_u8(&b, sv->load_region_count);
     for (unsigned i = 0; i < sv->load_region_count; i++) {
@@ -556,7 +558,7 @@ bool pmf_chunk_encode(const pmf_level *lvl, const pmf_chunk *chunk, pmf_encoded_
     }
     /* common and client strings share the common table, which precedes both bodies */
     strtab t;
-    strtab_init(&t, (pmf_blob){ NULL, 0 });
+    strtab_init(&t, (pmf_blob){ NULL, 0 }, true);
     pmf_buf common_body = { 0 }, blocks[3] = { { 0 } };
     encode_chunk_common(&chunk->common, &t, &common_body);
     encode_chunk_client(chunk, &t, &blocks[1]);
