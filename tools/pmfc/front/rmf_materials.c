@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "rmf_import.h"
 #include "pmf/text_clean.h"
@@ -43,11 +44,11 @@ static bool is_liquid_texture(const char *name)
 
 /* ---- WADs and textures ------------------------------------------------------------------ */
 
+/* A regular file there (looked at without opening it: a FIFO must not block the compile). */
 static bool file_exists(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (f) fclose(f);
-    return f != NULL;
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 static bool open_wad(import_ctx *c, const char *path, const char *shown)
@@ -216,10 +217,8 @@ int rmf_use_texture(import_ctx *c, const char *raw)
 
 void rmf_open_wads(import_ctx *c, const char *wad_key)
 {
-    for (size_t i = 0; i < c->desc->wad_count && !c->failed; i++) {
-        if (!file_exists(c->desc->wads[i])) import_fail(c, "--wad %s: no such file", c->desc->wads[i]);
-        else open_wad(c, c->desc->wads[i], c->desc->wads[i]);
-    }
+    /* an explicit --wad must open: wad_open names what is wrong (missing, a FIFO, damaged) */
+    for (size_t i = 0; i < c->desc->wad_count && !c->failed; i++) open_wad(c, c->desc->wads[i], c->desc->wads[i]);
     if (wad_key && !c->failed) open_worldspawn_wads(c, wad_key);
 }
 
