@@ -46,40 +46,7 @@ static const char *format_created(uint64_t created, char *buf, size_t size)
 typedef struct level_summary {
     pmf_level lvl;             /* common + client */
     pmf_level_stats stats;
-    bool has_bounds;           /* false: the level has no vertex */
-    double min[3], max[3];     /* world metres of every vertex of its present chunks */
 } level_summary;
-
-/* The world box of every vertex of the level's present chunks (conventions §2: a chunk's centre
- * is at (c - center) x S). */
-static bool level_bounds(const pmf_file *f, uint32_t l, level_summary *ls, pmf_error *err)
-{
-    const pmf_level_info *li = &f->levels[l];
-    double side = (double)(1ull << li->chunk_size_exp);
-    for (uint32_t y = 0; y < li->count_y; y++)
-        for (uint32_t x = 0; x < li->count_x; x++)
-            for (uint32_t z = 0; z < li->count_z; z++) {
-                pmf_chunk_coord c = { x, y, z };
-                if (!pmf_chunk_present(f, l, c))
-                    continue;
-                pmf_chunk ch;
-                if (!pmf_chunk_read(f, &ls->lvl, l, c, PMF_PART_CLIENT, &ch, err))
-                    return false;
-                double centre[3] = { ((double)x - li->center.x) * side, ((double)y - li->center.y) * side,
-                                     ((double)z - li->center.z) * side };
-                for (uint32_t v = 0; v < ch.client.vertex_count; v++)
-                    for (int k = 0; k < 3; k++) {
-                        double w = centre[k] + ch.client.vertices[v].xyz[k];
-                        if (!ls->has_bounds || w < ls->min[k])
-                            ls->min[k] = w;
-                        if (!ls->has_bounds || w > ls->max[k])
-                            ls->max[k] = w;
-                        ls->has_bounds |= k == 2;
-                    }
-                pmf_chunk_free(&ch);
-            }
-    return true;
-}
 
 static const char *const level_flag_names[] = { "keep in-chunk offset", "keep chunk offset", "keep velocity" };
 
@@ -191,10 +158,9 @@ static void print_text(FILE *out, const char *path, const pmf_file *f, const lev
         fprintf(out, "  %-17s %llu\n", "dynamic lights:", (unsigned long long)s->dynamic_lights);
         fprintf(out, "  %-17s %llu\n", "fast lights:", (unsigned long long)s->fast_lights);
         print_names(out, "sky environments:", lvl->client.sky_envs, lvl->client.sky_env_count, sizeof *lvl->client.sky_envs);
-        const level_summary *ls = &levels[l];
-        if (ls->has_bounds)
-            fprintf(out, "  %-17s (%g, %g, %g) to (%g, %g, %g) m\n", "bounds:", ls->min[0], ls->min[1], ls->min[2],
-                    ls->max[0], ls->max[1], ls->max[2]);
+        if (s->has_bounds)
+            fprintf(out, "  %-17s (%g, %g, %g) to (%g, %g, %g) m\n", "bounds:", s->min[0], s->min[1], s->min[2],
+                    s->max[0], s->max[1], s->max[2]);
         else
             fprintf(out, "  %-17s none (no vertices)\n", "bounds:");
     }
@@ -319,10 +285,10 @@ static cJSON *build_json(const char *path, const pmf_file *f, const level_summar
         cJSON_AddItemToObject(o, "sky_environments",
                               json_names(lvl->client.sky_envs, lvl->client.sky_env_count, sizeof *lvl->client.sky_envs));
         cJSON_AddNumberToObject(o, "decompressed_bytes", (double)s->decompressed_bytes);
-        if (levels[l].has_bounds) {
+        if (s->has_bounds) {
             cJSON *b = cJSON_AddObjectToObject(o, "bounds");
-            cJSON_AddItemToObject(b, "min", json_vec3(levels[l].min));
-            cJSON_AddItemToObject(b, "max", json_vec3(levels[l].max));
+            cJSON_AddItemToObject(b, "min", json_vec3(s->min));
+            cJSON_AddItemToObject(b, "max", json_vec3(s->max));
         } else {
             cJSON_AddNullToObject(o, "bounds");
         }
@@ -399,8 +365,7 @@ int cmd_info(int argc, char **argv)
     }
     for (unsigned l = 0; !status && l < f->level_count; l++) {
         levels[l].stats = stats[l];
-        if (!pmf_level_read(f, l, PMF_PART_COMMON | PMF_PART_CLIENT, &levels[l].lvl, &err) ||
-            !level_bounds(f, l, &levels[l], &err))
+        if (!pmf_level_read(f, l, PMF_PART_COMMON | PMF_PART_CLIENT, &levels[l].lvl, &err))
             status = fail_input(&err);
     }
     if (!status) {

@@ -433,6 +433,9 @@ typedef struct pmf_level_stats {
     uint32_t present_chunks;
     uint64_t cubes, vertices, lightmaps, dynamic_lights, fast_lights;
     uint64_t decompressed_bytes;
+    bool has_bounds;                     /* false: the level has no vertex */
+    double min[3], max[3];               /* world metres of every vertex of its present chunks
+                                          * (conventions §2: a chunk's centre is at (c - center) x S) */
 } pmf_level_stats;
 bool pmf_validate(const pmf_file *f, pmf_level_stats *stats /* [level_count] or NULL */, pmf_error *err);
 

@@ -31,6 +31,18 @@ typedef struct validate_worker {
     pthread_t thread;
 } validate_worker;
 
+/* Widens the stats' bounds to hold the box [lo, hi]. */
+static void stats_add_box(pmf_level_stats *s, const double lo[3], const double hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        if (!s->has_bounds || lo[k] < s->min[k])
+            s->min[k] = lo[k];
+        if (!s->has_bounds || hi[k] > s->max[k])
+            s->max[k] = hi[k];
+    }
+    s->has_bounds = true;
+}
+
 static void *validate_chunks(void *arg)
 {
     validate_worker *wk = arg;
@@ -67,6 +79,15 @@ static void *validate_chunks(void *arg)
         s->dynamic_lights += ch.common.dynamic_light_count;
         s->fast_lights += ch.common.fast_light_count;
         s->decompressed_bytes += (uint64_t)loc->decompressed[0] + loc->decompressed[1] + loc->decompressed[2];
+        double side = (double)(1ull << li->chunk_size_exp);
+        double centre[3] = { ((double)c.x - li->center.x) * side, ((double)c.y - li->center.y) * side,
+                             ((double)c.z - li->center.z) * side };
+        for (uint32_t v = 0; v < ch.client.vertex_count; v++) {
+            double w[3];
+            for (int k = 0; k < 3; k++)
+                w[k] = centre[k] + ch.client.vertices[v].xyz[k];
+            stats_add_box(s, w, w);
+        }
         pmf_chunk_free(&ch);
     }
     return NULL;
@@ -129,6 +150,8 @@ static bool validate_level_chunks(const pmf_file *f, const pmf_level *lvl, uint3
         s->dynamic_lights += w->dynamic_lights;
         s->fast_lights += w->fast_lights;
         s->decompressed_bytes += w->decompressed_bytes;
+        if (w->has_bounds)
+            stats_add_box(s, w->min, w->max);
     }
     return true;
 }
