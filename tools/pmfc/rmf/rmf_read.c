@@ -480,12 +480,12 @@ static bool read_entity_tail(reader *r, rmf_object *o)
     return !r->failed;
 }
 
-/* 0.8 / 0.9: the visgroups follow the world's entity data. */
-static bool read_old_visgroups(reader *r, rmf_map *map)
+/* The visgroup records: a block after the header from 1.4 on; in 0.8 / 0.9 they follow the
+ * world's entity data, with a byte id and a "hidden" flag (`old`). */
+static bool read_visgroups(reader *r, rmf_map *map, bool old)
 {
-    set_where(r, "world");
     uint32_t n;
-    if (!read_count(r, &n, OLD_VISGROUP_SIZE, "visgroup count"))
+    if (!read_count(r, &n, old ? OLD_VISGROUP_SIZE : VISGROUP_SIZE, "visgroup count"))
         return false;
     map->visgroups = alloc_array(r, n, sizeof *map->visgroups);
     for (uint32_t i = 0; i < n && !r->failed; i++) {
@@ -495,11 +495,17 @@ static bool read_old_visgroups(reader *r, rmf_map *map)
         const uint8_t *c = take(r, 4, "colour");
         if (c)
             memcpy(v->color, c, 3);
-        v->id = read_u8(r, "id");
-        /* a "hidden" flag, not "visible": it is 0 in every shared 0.8 / 0.9 map, and the same map
-         * saved by later versions (14 .. 22) marks those groups visible */
-        v->visible = read_u8(r, "hidden flag") == 0;
-        skip(r, 2, "visgroup");
+        if (old) {
+            v->id = read_u8(r, "id");
+            /* a "hidden" flag, not "visible": it is 0 in every shared 0.8 / 0.9 map, and the same
+             * map saved by later versions (14 .. 22) marks those groups visible */
+            v->visible = read_u8(r, "hidden flag") == 0;
+            skip(r, 2, "visgroup");
+        } else {
+            v->id = read_i32(r, "id");
+            v->visible = read_u8(r, "visible") != 0;
+            skip(r, 3, "visgroup");
+        }
         if (!r->failed)
             map->visgroup_count = i + 1;
     }
@@ -553,8 +559,11 @@ static bool read_world_tail(reader *r, rmf_map *map)
     set_where(r, "world");
     if (!read_entity_data(r, &map->world.entity, &map->world))
         return false;
-    if (r->layout->visgroups_in_world && !read_old_visgroups(r, map))
-        return false;
+    if (r->layout->visgroups_in_world) {
+        set_where(r, "world");   /* the count is named as the world's: the records follow its data */
+        if (!read_visgroups(r, map, true))
+            return false;
+    }
     if (r->layout->paths && !read_paths(r, map))
         return false;
     return true;
@@ -656,26 +665,7 @@ static bool read_header(reader *r, rmf_map *map)
     if (!r->layout)
         return fail_at(r, 0, "RMF version %g is not one of 0.8, 0.9, 1.4, 1.6, 1.8, 2.2", (double)version);
     map->version = version;
-    if (r->layout->visgroups_in_world)
-        return true;
-    uint32_t n;
-    if (!read_count(r, &n, VISGROUP_SIZE, "visgroup count"))
-        return false;
-    map->visgroups = alloc_array(r, n, sizeof *map->visgroups);
-    for (uint32_t i = 0; i < n && !r->failed; i++) {
-        rmf_visgroup *v = &map->visgroups[i];
-        set_where(r, "visgroup %u", i);
-        read_fixed_string(r, v->name, 128, "name");
-        const uint8_t *c = take(r, 4, "colour");
-        if (c)
-            memcpy(v->color, c, 3);
-        v->id = read_i32(r, "id");
-        v->visible = read_u8(r, "visible") != 0;
-        skip(r, 3, "visgroup");
-        if (!r->failed)
-            map->visgroup_count = i + 1;
-    }
-    return !r->failed;
+    return r->layout->visgroups_in_world || read_visgroups(r, map, false);
 }
 
 bool rmf_read(const uint8_t *data, size_t size, rmf_map *out, rmf_error *err)
