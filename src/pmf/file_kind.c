@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "file_kind.h"
+#include "pmf_internal.h"
 
 /* Bytes of the file read through a small window: head first, then read_at. */
 typedef struct byte_source {
@@ -159,15 +160,7 @@ void pmf_identify(const uint8_t *head, size_t head_len, uint64_t size, pmf_read_
 
 static bool fd_read_at(void *user, uint64_t offset, void *buf, size_t len)
 {
-    int fd = *(int *)user;
-    size_t done = 0;
-    while (done < len) {
-        ssize_t r = pread(fd, (char *)buf + done, len - done, (off_t)(offset + done));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return false;
-        done += (size_t)r;
-    }
-    return true;
+    return pmf_pread_full(*(int *)user, offset, buf, len) == len;
 }
 
 bool pmf_identify_path(const char *path, pmf_file_id *out, char *err, size_t err_size)

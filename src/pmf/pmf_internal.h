@@ -27,6 +27,11 @@ void *pmf_arena_user(const pmf_arena *a);
 void pmf_error_set(pmf_error *err, const char *file, const char *block, uint64_t offset,
                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* ---- reading files ---- */
+/* Reads len bytes at offset, through EINTR and short reads. Returns how many it got: fewer at the
+ * end of the file (errno 0) or on a read error (errno set). */
+size_t pmf_pread_full(int fd, uint64_t offset, void *dst, size_t len);
+
 /* ---- reading a mapped file that may shrink under us ---- */
 /* Runs fn(user); a SIGBUS on this thread meanwhile ends it: false with *faulted set. */
 bool pmf_guard_run(bool (*fn)(void *user), void *user, bool *faulted);

@@ -343,16 +343,9 @@ bool pmf_read_whole_file(const char *path, uint64_t max_size, uint8_t **bytes, s
                       (unsigned long long)st.st_size, (unsigned long long)max_size);
         return false;
     }
-    size_t want = (size_t)st.st_size, done = 0;
+    size_t want = (size_t)st.st_size;
     uint8_t *data = malloc(want ? want : 1);
-    while (data && done < want) {
-        ssize_t n = read(fd, data + done, want - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        done += (size_t)n;
-    }
+    size_t done = data ? pmf_pread_full(fd, 0, data, want) : 0;
     close(fd);
     if (!data || done < want) {
         free(data);
@@ -407,26 +400,35 @@ bool pmf_file_read(const pmf_file *f, uint64_t offset, size_t size, void *dst, c
         memcpy(dst, f->data + offset, size);
         return true;
     }
+    size_t done = pmf_pread_full(impl->fd, offset, dst, size);
+    if (done == size)
+        return true;
+    if (errno) {
+        pmf_error_set(err, f->name, block, offset + done, "cannot read: %s", strerror(errno));
+        return false;
+    }
+    struct stat st;
+    long long now = fstat(impl->fd, &st) == 0 ? (long long)st.st_size : -1;
+    pmf_error_set(err, f->name, block, offset + done, "the file shrank while open (now %lld bytes, was %zu): %zu bytes missing",
+                  now, f->size, size - done);
+    return false;
+}
+
+size_t pmf_pread_full(int fd, uint64_t offset, void *dst, size_t len)
+{
     size_t done = 0;
-    while (done < size) {
-        ssize_t n = pread(impl->fd, (uint8_t *)dst + done, size - done, (off_t)(offset + done));
+    while (done < len) {
+        ssize_t n = pread(fd, (uint8_t *)dst + done, len - done, (off_t)(offset + done));
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0) {
-            pmf_error_set(err, f->name, block, offset + done, "cannot read: %s", strerror(errno));
-            return false;
-        }
-        if (n == 0) {
-            struct stat st;
-            long long now = fstat(impl->fd, &st) == 0 ? (long long)st.st_size : -1;
-            pmf_error_set(err, f->name, block, offset + done,
-                          "the file shrank while open (now %lld bytes, was %zu): %zu bytes missing", now, f->size,
-                          size - done);
-            return false;
+        if (n <= 0) {
+            if (n == 0)
+                errno = 0;
+            break;
         }
         done += (size_t)n;
     }
-    return true;
+    return done;
 }
 
 /* ---- levels ---- */
