@@ -211,8 +211,7 @@ static void import_solid(import_ctx *c, const rmf_object *o, const rmf_entity *o
     if (!nv) return;
     centre = v3_scale(centre, 1.0 / (double)nv);
     level_def *l = c->level;
-    brush *b = brush_begin(l, BRUSH_CONVEX, lo, hi);
-    uint32_t brush_index = (uint32_t)(l->brush_count - 1);
+    brush *b = brush_begin(l, BRUSH_CONVEX, lo, hi);   /* sides and textures added below leave it in place */
     bool drawn = false, sky = false;
     for (uint32_t i = 0; i < o->face_count && !c->failed; i++) {
         const rmf_face *f = &o->faces[i];
@@ -251,9 +250,8 @@ static void import_solid(import_ctx *c, const rmf_object *o, const rmf_entity *o
         }
         v3 wn = dir_to_world(n);
         v3 wp = to_world(c, (const float[3]){ (float)p0.x, (float)p0.y, (float)p0.z });
-        brush_add_side(l, &l->brushes[brush_index], (plane){ wn, v3_dot(wn, wp) }, material, tex);
+        brush_add_side(l, b, (plane){ wn, v3_dot(wn, wp) }, material, tex);
     }
-    b = &l->brushes[brush_index];
     b->line = (int)o->index;
     if (!drawn && !sky) {
         /* clip, trigger, hint...: nothing drawn, and it hides nothing */
@@ -269,7 +267,6 @@ static void import_solid(import_ctx *c, const rmf_object *o, const rmf_entity *o
         if (m >= 0 && !material_opaque(&c->map->materials[m])) b->opaque = false;
     }
     if (!brush_finish(l, b)) return;
-    b = &l->brushes[l->brush_count - 1];
     double limit = RMF_COORD_LIMIT * c->s;
     for (int a = 0; a < 3; a++)
         if (!(b->lo.e[a] >= -limit && b->hi.e[a] <= limit)) {
