@@ -19,7 +19,7 @@ static void info_usage(FILE *out)
     fputs("usage: pmfview info FILE [--json] [--memory MIB]\n"
           "\n"
           "Validates every level and every chunk of the PMF map FILE and prints a summary:\n"
-          "header, archive, extensions, start cameras and, per level, flags, grid, materials,\n"
+          "header, archive, extensions, start cameras, lights and, per level, flags, grid, materials,\n"
           "totals and bounds.\n"
           "\n"
           "  --json    print one JSON object instead (schema: docs/info.md)\n"
