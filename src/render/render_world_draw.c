@@ -1,0 +1,420 @@
+/* render_world_draw.c - the frame's draw: visible (chunk, batch) items gathered, sorted (opaque by
+ * state near to far, blended far to near and regrouped), turned into multi-draw commands. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cglm/mat4.h>
+
+#include "render_world_internal.h"
+
+void world_setup_vao(render_world *w)
+{
+    glBindVertexArray(w->vao);
+    glBindBuffer(GL_ARRAY_BUFFER, w->vertices.buffer);
+    const GLsizei stride = sizeof(mesh_vertex);
+    glEnableVertexAttribArray(ATTR_POS);
+    glVertexAttribPointer(ATTR_POS, 3, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(mesh_vertex, xyz));
+    glEnableVertexAttribArray(ATTR_UV);
+    glVertexAttribPointer(ATTR_UV, 2, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(mesh_vertex, uv));
+    glEnableVertexAttribArray(ATTR_LM_UV);
+    glVertexAttribIPointer(ATTR_LM_UV, 2, GL_UNSIGNED_SHORT, stride, (void *)offsetof(mesh_vertex, lm_uv));
+    if (w->mdi) {
+        glBindBuffer(GL_ARRAY_BUFFER, w->draw_table);
+        glEnableVertexAttribArray(ATTR_CHUNK);
+        glVertexAttribPointer(ATTR_CHUNK, 3, GL_FLOAT, GL_FALSE, sizeof(draw_params), (void *)0);
+        glVertexAttribDivisor(ATTR_CHUNK, 1);
+        glEnableVertexAttribArray(ATTR_PAGE);
+        glVertexAttribPointer(ATTR_PAGE, 1, GL_FLOAT, GL_FALSE, sizeof(draw_params), (void *)offsetof(draw_params, page));
+        glVertexAttribDivisor(ATTR_PAGE, 1);
+        glEnableVertexAttribArray(ATTR_FAST);
+        glVertexAttribIPointer(ATTR_FAST, 2, GL_INT, sizeof(draw_params), (void *)offsetof(draw_params, fast_base));
+        glVertexAttribDivisor(ATTR_FAST, 1);
+    } else {
+        glDisableVertexAttribArray(ATTR_CHUNK);
+        glDisableVertexAttribArray(ATTR_PAGE);
+        glDisableVertexAttribArray(ATTR_FAST);
+    }
+    /* The element buffer (u16 or u32 arena) is bound per call (issue). */
+    glBindVertexArray(0);
+    w->vao_dirty = false;
+}
+
+/* ---- drawing --------------------------------------------------------------------------------- */
+
+void render_mat4_mul(const float a[16], const float b[16], float out[16])
+{
+    mat4 r;
+    glm_mat4_mul((vec4 *)a, (vec4 *)b, r); /* cglm takes non-const matrices but only reads them */
+    memcpy(out, r, sizeof r);
+}
+
+static int compare_opaque(const void *pa, const void *pb)
+{
+    const draw_item *a = pa, *b = pb;
+    if (a->material != b->material)
+        return a->material < b->material ? -1 : 1;
+    if (a->backfaces != b->backfaces)
+        return a->backfaces < b->backfaces ? -1 : 1;
+    if (a->wide != b->wide)
+        return a->wide < b->wide ? -1 : 1;
+    if (a->distance != b->distance)
+        return a->distance < b->distance ? -1 : 1;
+    return a->chunk < b->chunk ? -1 : a->chunk > b->chunk;
+}
+
+static int compare_far_to_near(const void *pa, const void *pb)
+{
+    const draw_item *a = pa, *b = pb;
+    if (a->distance != b->distance)
+        return a->distance > b->distance ? -1 : 1;
+    if (a->chunk != b->chunk)
+        return a->chunk < b->chunk ? -1 : 1;
+    return a->first_range < b->first_range ? -1 : a->first_range > b->first_range;
+}
+
+
+/* Issues the commands [first, first + count) of the frame's command list, all of one index
+ * type (wide = u32). */
+static void issue(render_world *w, size_t first, size_t count, bool wide, render_frame_stats *stats)
+{
+    GLenum type = wide ? GL_UNSIGNED_INT : GL_UNSIGNED_SHORT;
+    size_t index_size = wide ? 4 : 2;
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, wide ? w->indices32.buffer : w->indices16.buffer);
+    if (w->mdi) {
+        glMultiDrawElementsIndirect(GL_TRIANGLES, type, (void *)(first * sizeof(draw_cmd)), (GLsizei)count, 0);
+        stats->draw_calls++;
+    } else {
+        for (size_t i = first; i < first + count; i++) {
+            const draw_cmd *c = &w->cmds[i];
+            const draw_params *t = &w->table[c->base_instance];
+            glVertexAttrib3f(ATTR_CHUNK, t->offset[0], t->offset[1], t->offset[2]);
+            glVertexAttrib1f(ATTR_PAGE, t->page);
+            glVertexAttribI4i(ATTR_FAST, t->fast_base, t->fast_delta, 0, 0);
+            glDrawElementsBaseVertex(GL_TRIANGLES, (GLsizei)c->count, type,
+                                     (void *)((size_t)c->first_index * index_size), c->base_vertex);
+            stats->draw_calls++;
+        }
+    }
+}
+
+static size_t emit_item(render_world *w, const render_frame *f, const draw_item *it, size_t n, render_frame_stats *stats)
+{
+    const render_draw_chunk *dc = &f->chunks[it->chunk];
+    const gpu_chunk *gc = &w->chunks[dc->handle];
+    for (uint32_t r = 0; r < it->range_count; r++, n++) {
+        const mesh_draw_range *range = &w->ranges[it->first_range + r];
+        w->cmds[n] = (draw_cmd){ range->index_count, 1, gc->index_base + range->first_index,
+                                 (GLint)gc->vertex_base, (GLuint)n };
+        w->table[n] = (draw_params){ { dc->offset[0], dc->offset[1], dc->offset[2] }, it->page,
+                                     gc->mc->fast ? (int32_t)gc->fast_base : -1,
+                                     (int32_t)gc->fast_vertex_base - (int32_t)gc->vertex_base };
+        stats->triangles += range->index_count / 3;
+    }
+    return n;
+}
+
+/* The NDC rectangle a box covers on screen; the whole screen when it reaches behind the eye. */
+static void screen_rect(const float view_proj[16], const float mn[3], const float mx[3], float rect[4])
+{
+    rect[0] = rect[1] = INFINITY;
+    rect[2] = rect[3] = -INFINITY;
+    for (int i = 0; i < 8; i++) {
+        float p[3] = { i & 1 ? mx[0] : mn[0], i & 2 ? mx[1] : mn[1], i & 4 ? mx[2] : mn[2] };
+        float clip[4];
+        for (int r = 0; r < 4; r++)
+            clip[r] = view_proj[r] * p[0] + view_proj[4 + r] * p[1] + view_proj[8 + r] * p[2] + view_proj[12 + r];
+        if (clip[3] <= 1e-4f) {
+            rect[0] = rect[1] = -INFINITY;
+            rect[2] = rect[3] = INFINITY;
+            return;
+        }
+        for (int k = 0; k < 2; k++) {
+            float v = clip[k] / clip[3];
+            rect[k] = fminf(rect[k], v);
+            rect[k + 2] = fmaxf(rect[k + 2], v);
+        }
+    }
+}
+
+static bool rects_meet(const float a[4], const float b[4])
+{
+    return a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3];
+}
+
+static int compare_group(const void *pa, const void *pb)
+{
+    const draw_item *a = pa, *b = pb;
+    if (a->group != b->group)
+        return a->group < b->group ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* Blended items (sorted far to near) regrouped by material where no pixel can tell: an item
+ * joins the last group of its (material, backfaces, index type) unless its screen rectangle meets an item
+ * of a later group (those draw after it, yet lie farther). One multi-draw per group follows. */
+static void group_blended(draw_item *items, size_t n)
+{
+    if (n > MAX_REGROUPED)
+        return;
+    uint32_t groups = 0;
+    for (size_t i = 0; i < n; i++) {
+        draw_item *x = &items[i];
+        x->order = (uint32_t)i;
+        bool found = false;
+        uint32_t g = 0;
+        for (size_t j = 0; j < i; j++) {
+            if (items[j].material == x->material && items[j].backfaces == x->backfaces && items[j].wide == x->wide
+                && (!found || items[j].group > g)) {
+                g = items[j].group;
+                found = true;
+            }
+        }
+        for (size_t j = 0; j < i && found; j++)
+            if (items[j].group > g && rects_meet(items[j].rect, x->rect))
+                found = false;
+        x->group = found ? g : groups++;
+    }
+    qsort(items, n, sizeof *items, compare_group);
+}
+
+/* Gathers the frame's items, sorts them, builds and uploads the draw commands. */
+static void prepare_frame(render_world *w, const render_frame *f, render_frame_stats *stats)
+{
+    w->frame_items = w->frame_opaque = w->frame_opaque_cmds = 0;
+    if (w->vao_dirty && w->vertices.buffer) /* no buffer yet: no vertex to point at, nothing drawn */
+        world_setup_vao(w);
+    /* Gather (chunk, batch) items with their visible ranges. */
+    size_t item_count = 0, range_count = 0;
+    float view_proj[16];
+    render_mat4_mul(f->proj, f->view, view_proj);
+    for (size_t c = 0; c < f->chunk_count; c++) {
+        const render_draw_chunk *dc = &f->chunks[c];
+        const gpu_chunk *gc = &w->chunks[dc->handle];
+        const mesh_chunk *mc = gc->mc;
+        /* Opaque groups draw near chunks first, so the depth test spares far fragments. */
+        float near_distance = 0;
+        for (int k = 0; k < 3; k++) {
+            float d = (mc->min[k] + mc->max[k]) * 0.5f + dc->offset[k] - f->eye[k];
+            near_distance += d * d;
+        }
+        for (uint32_t b = 0; b < mc->batch_count; b++) {
+            const mesh_batch *batch = &mc->batches[b];
+            if (batch->material >= w->lvl->common.material_count)
+                continue;
+            if (!world_reserve((void **)&w->ranges, &w->range_cap, range_count + batch->run_count, sizeof *w->ranges)
+                || !world_reserve((void **)&w->items, &w->item_cap, item_count + batch->run_count, sizeof *w->items))
+                return;
+            draw_item item = {
+                .material = batch->material, .page = batch->page, .backfaces = batch->backfaces,
+                .blended = world_material_blended(w, batch->material), .wide = gc->wide, .chunk = (uint32_t)c,
+                .first_range = (uint32_t)range_count, .distance = near_distance,
+            };
+            if (!item.blended) {
+                item.range_count = mesh_batch_ranges(mc, b, dc->cubes, &w->ranges[range_count]);
+                if (item.range_count > 1 && dc->span_culled) {
+                    /* One command over the gaps: the frustum-culled runs between cost the GL
+                     * less than a draw each (each command is a draw to llvmpipe). */
+                    mesh_draw_range *r = &w->ranges[range_count];
+                    const mesh_draw_range *last = &r[item.range_count - 1];
+                    r->index_count = last->first_index + last->index_count - r->first_index;
+                    item.range_count = 1;
+                }
+                if (item.range_count)
+                    w->items[item_count++] = item;
+                range_count += item.range_count;
+                continue;
+            }
+            /* Blended: one item per visible cube, sorted by the distance to the cube's box. */
+            for (uint32_t r = batch->first_run; r < batch->first_run + batch->run_count; r++) {
+                const mesh_run *run = &mc->runs[r];
+                if (dc->cubes && !(dc->cubes[run->cube / 64] >> (run->cube % 64) & 1u))
+                    continue;
+                const mesh_cube *cube = &mc->cubes[run->cube];
+                float d2 = 0, mn[3], mx[3];
+                for (int k = 0; k < 3; k++) {
+                    float centre = (cube->min[k] + cube->max[k]) * 0.5f + dc->offset[k] - f->eye[k];
+                    d2 += centre * centre;
+                    mn[k] = cube->min[k] + dc->offset[k];
+                    mx[k] = cube->max[k] + dc->offset[k];
+                }
+                screen_rect(view_proj, mn, mx, item.rect);
+                w->ranges[range_count] = (mesh_draw_range){ run->first_index, run->index_count };
+                item.first_range = (uint32_t)range_count++;
+                item.range_count = 1;
+                item.distance = sqrtf(d2);
+                w->items[item_count++] = item;
+            }
+        }
+    }
+    /* Opaque first (grouped by state), then blended far to near. */
+    size_t opaque = 0;
+    for (size_t i = 0; i < item_count; i++) {
+        if (!w->items[i].blended) {
+            draw_item t = w->items[opaque];
+            w->items[opaque++] = w->items[i];
+            w->items[i] = t;
+        }
+    }
+    if (item_count == 0)
+        return;
+    w->draw_serial++;
+    for (size_t i = 0; i < item_count; i++) {
+        if (w->material_mark[w->items[i].material] != w->draw_serial) {
+            w->material_mark[w->items[i].material] = w->draw_serial;
+            stats->materials++;
+        }
+    }
+    qsort(w->items, opaque, sizeof *w->items, compare_opaque);
+    qsort(w->items + opaque, item_count - opaque, sizeof *w->items, compare_far_to_near);
+    group_blended(w->items + opaque, item_count - opaque);
+    if (!world_reserve((void **)&w->cmds, &w->cmd_cap, range_count + 1, sizeof *w->cmds)
+        || !world_reserve((void **)&w->table, &w->table_cap, range_count + 1, sizeof *w->table))
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < item_count; i++)
+        n = emit_item(w, f, &w->items[i], n, stats);
+    w->frame_items = item_count;
+    w->frame_opaque = opaque;
+    for (size_t i = 0; i < opaque; i++)
+        w->frame_opaque_cmds += w->items[i].range_count;
+    if (w->mdi) {
+        glBindBuffer(GL_ARRAY_BUFFER, w->draw_table);
+        glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(n * sizeof *w->table), w->table, GL_STREAM_DRAW);
+        glBindBuffer(GL_DRAW_INDIRECT_BUFFER, w->indirect);
+        glBufferData(GL_DRAW_INDIRECT_BUFFER, (GLsizeiptr)(n * sizeof(draw_cmd)), w->cmds, GL_STREAM_DRAW);
+    }
+}
+
+/* Program, frame uniforms, textures and depth state of the world pass. */
+static void begin_world_state(render_world *w, const render_frame *f)
+{
+    glBindVertexArray(w->vao);
+    if (w->mdi)
+        glBindBuffer(GL_DRAW_INDIRECT_BUFFER, w->indirect);
+    const world_uniforms *u = &w->wu;
+    float view_proj[16];
+    render_mat4_mul(f->proj, f->view, view_proj);
+    glUseProgram(w->world_prog);
+    glUniformMatrix4fv(u->view_proj, 1, GL_FALSE, view_proj);
+    glUniformMatrix4fv(u->view, 1, GL_FALSE, f->view);
+    glUniform1f(u->exposure, f->exposure);
+    glUniform1i(u->mode, f->mode);
+    glUniform1i(u->wire, 0);
+    glUniform1i(u->luxel_grid, f->luxel_grid);
+    glUniform3f(u->fog, f->fog_start, f->fog_end, f->fog ? 1.0f : 0.0f);
+    glUniform3fv(u->fog_color, 1, f->fog_color);
+    glUniform1f(u->time, (float)f->time);
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);
+    glActiveTexture(GL_TEXTURE3);
+    glBindTexture(GL_TEXTURE_BUFFER, w->fast_tex);
+    glActiveTexture(GL_TEXTURE4);
+    glBindTexture(GL_TEXTURE_BUFFER, w->fast_vertex_tex);
+    glActiveTexture(GL_TEXTURE0);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_TRUE);
+    glDisable(GL_BLEND);
+    glFrontFace(GL_CCW);
+    glCullFace(GL_BACK);
+}
+
+static void end_world_state(void)
+{
+    glDisable(GL_CULL_FACE);
+    glBindVertexArray(0);
+    glUseProgram(0);
+}
+
+/* Draws the items [first, last) whose commands start at cmd: one call per group of consecutive
+ * items sharing (material, backfaces, index type). Opaque items are sorted by material; blended ones far to
+ * near, so a run of one material keeps its order inside the multi-draw. wire: the wireframe
+ * overlay (no material state). */
+static void draw_items(render_world *w, const render_frame *f, size_t first, size_t last, size_t cmd, bool wire,
+                       render_frame_stats *stats)
+{
+    bool culling = false;
+    glDisable(GL_CULL_FACE);
+    for (size_t i = first; i < last;) {
+        const draw_item *it = &w->items[i];
+        size_t j = i, cmds = 0;
+        do {
+            cmds += w->items[j].range_count;
+            j++;
+        } while (j < last && w->items[j].material == it->material && w->items[j].backfaces == it->backfaces
+                 && w->items[j].wide == it->wide);
+        if (culling != !it->backfaces) {
+            culling = !it->backfaces;
+            if (culling)
+                glEnable(GL_CULL_FACE);
+            else
+                glDisable(GL_CULL_FACE);
+        }
+        if (!wire) {
+            world_set_material(w, f, it->material);
+            if (it->blended)
+                world_set_blend(w, it->material);
+        }
+        issue(w, cmd, cmds, it->wide, stats);
+        cmd += cmds;
+        i = j;
+    }
+}
+
+void render_world_draw_opaque(render_world *w, const render_frame *f, render_frame_stats *stats)
+{
+    prepare_frame(w, f, stats);
+    if (!w->frame_opaque)
+        return;
+    begin_world_state(w, f);
+    draw_items(w, f, 0, w->frame_opaque, 0, false, stats);
+    end_world_state();
+}
+
+void render_world_draw_blended(render_world *w, const render_frame *f, render_frame_stats *stats)
+{
+    if (!w->frame_items)
+        return;
+    begin_world_state(w, f);
+    if (w->frame_items > w->frame_opaque) {
+        glDepthMask(GL_FALSE);
+        draw_items(w, f, w->frame_opaque, w->frame_items, w->frame_opaque_cmds, false, stats);
+        glDisable(GL_BLEND);
+        glDepthMask(GL_TRUE);
+    }
+    if (f->wireframe) {
+        glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+        glUniform1i(w->wu.wire, 1);
+        glUniform4f(w->wu.wire_color, 1.0f, 1.0f, 1.0f, 1.0f);
+        glDepthFunc(GL_LEQUAL);
+        draw_items(w, f, 0, w->frame_opaque, 0, true, stats);
+        glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+        glDepthFunc(GL_LESS);
+    }
+    end_world_state();
+}
+
+void render_world_draw(render_world *w, const render_frame *f, render_frame_stats *stats)
+{
+    render_world_draw_opaque(w, f, stats);
+    render_world_draw_blended(w, f, stats);
+}
+
+void render_world_begin(render_world *w, int x, int y, int width, int height)
+{
+    (void)w;
+    glViewport(x, y, width, height);
+    glDepthMask(GL_TRUE);
+    glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+    glClearDepth(1.0);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+}
+
+void render_world_clear_depth(render_world *w)
+{
+    (void)w;
+    glDepthMask(GL_TRUE);
+    glClear(GL_DEPTH_BUFFER_BIT);
+}
+

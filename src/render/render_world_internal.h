@@ -1,0 +1,152 @@
+/* render_world_internal.h - what the render_world_*.c files share: the world's GL state and the
+ * helpers one concern offers the others (uploads: render_world.c; lights and the lit lightmap
+ * atlas: render_world_lights.c; textures and materials: render_world_materials.c; the frame's
+ * draw: render_world_draw.c; the sky: render_world_sky.c). */
+#ifndef PMFVIEW_RENDER_WORLD_INTERNAL_H
+#define PMFVIEW_RENDER_WORLD_INTERNAL_H
+
+#include "render_internal.h"
+#include "render_world.h"
+
+enum { ATTR_POS, ATTR_UV, ATTR_LM_UV, ATTR_CHUNK, ATTR_PAGE, ATTR_FAST };
+
+/* Per draw command (instance attributes through baseInstance): chunk offset, the atlas page of
+ * the batch, the chunk's first fast-light slot (-1 = no fast lights) and where its fast
+ * vertices start relative to its vertices (the fast stream is read at gl_VertexID + delta). */
+typedef struct draw_params { float offset[3], page; int32_t fast_base, fast_delta; } draw_params;
+
+/* Chunks of at most this many vertices keep their indices as u16. */
+#define MAX_U16_VERTICES 65536u
+
+typedef struct gpu_chunk {
+    const mesh_chunk *mc;            /* NULL = free slot */
+    uint32_t vertex_base, index_base;
+    bool wide;                       /* indices in the u32 arena (more than MAX_U16_VERTICES) */
+    uint32_t fast_vertex_base;       /* first entry in the fast-vertex arena (when mc->fast) */
+    uint32_t fast_base;              /* first entry in the fast-light table */
+} gpu_chunk;
+
+/* horizon: the mean colour of the middle row (a skybox side's horizon, for the fog colour);
+ * charged: what its GL copy took from the memory budget */
+typedef struct gpu_texture { char *path; GLuint tex; float horizon[3]; uint64_t charged; } gpu_texture;
+
+typedef struct gpu_material {
+    bool loaded;
+    uint32_t frame_count;
+    GLuint *frames;                  /* texture, then extra textures; white when untextured */
+    GLuint matcap;                   /* 0 = none */
+} gpu_material;
+
+typedef struct world_uniforms {
+    GLint view_proj, view, uv_offset, fast_table, fast_vertices, liquid, wave, wave_offset, time;
+    GLint texture, light_atlas, matcap, color, emission, shading, shine, exposure, mode, wire, wire_color, luxel_grid;
+    GLint fog, fog_color, additive;
+} world_uniforms;
+
+typedef struct sky_uniforms { GLint view_proj, texture, color, cloud, uv_offset, exposure; } sky_uniforms;
+
+typedef struct draw_item {
+    uint16_t material, page;
+    bool backfaces;
+    bool blended;
+    bool wide;                       /* u32 indices: a multi-draw takes one index type */
+    uint32_t chunk;                  /* index into the frame's chunk list */
+    uint32_t first_range, range_count;
+    float distance;
+    /* blended: screen rectangle of the cube's box (NDC x0, y0, x1, y1), and the group it draws
+     * in (group_blended) */
+    float rect[4];
+    uint32_t group, order;
+} draw_item;
+
+/* Blended items past this many keep strict far-to-near order (regrouping is quadratic). */
+#define MAX_REGROUPED 1024
+
+typedef struct draw_cmd { GLuint count, instance_count, first_index; GLint base_vertex; GLuint base_instance; } draw_cmd;
+
+struct render_world {
+    const pmf_level *lvl;
+    mesh_atlas *atlas;
+    res_context *res;
+    bool mdi;
+
+    GLuint world_prog, sky_prog;
+    world_uniforms wu;
+    sky_uniforms su;
+    GLuint vao, sky_vao, sky_vbo;
+    GLuint sky_sampler;              /* clamp to edge: a skybox face must not filter in its opposite edge */
+    bool vao_dirty;
+
+    render_arena vertices;           /* mesh_vertex */
+    render_arena indices16, indices32;
+    /* mesh_fast_vertex of the chunks that have fast lights only, read through a buffer texture
+     * (RG32UI: slots, multipliers) since a second vertex stream would share the vertex index. */
+    render_arena fast_vertices;
+    GLuint fast_vertex_tex;
+    GLuint draw_table;               /* per frame: draw_params per draw command */
+    GLuint indirect;
+    /* The fast-light table: RGBA32F entries (colour/255 × intensity/255, 0 when disabled), a
+     * run per chunk, read through a buffer texture. */
+    render_arena fast_table;
+    GLuint fast_tex;
+
+    GLuint light_atlas;              /* GL_TEXTURE_2D_ARRAY RGBA16F */
+    uint32_t atlas_layers, page_size;
+
+    GLuint white, black;
+    gpu_texture *textures;
+    size_t texture_count, texture_cap;
+    bool reduced_texture_said;   /* the one warning about textures above RES_MAX_TEXTURE_SIDE */
+    bool lowered_texture_said;   /* the one warning about textures lowered to fit the budget */
+    gpu_material *materials;
+
+    gpu_chunk *chunks;
+    size_t chunk_count, chunk_cap;
+    uint64_t resident_vertices, resident_bytes;
+
+    render_light *lights;            /* sorted by (fast, id) */
+    size_t light_count, light_cap;
+
+    /* per-frame scratch */
+    draw_item *items;
+    size_t item_cap;
+    mesh_draw_range *ranges;
+    size_t range_cap;
+    draw_cmd *cmds;
+    size_t cmd_cap;
+    draw_params *table;
+    size_t table_cap;
+    uint16_t *staging;               /* a chunk's u16 indices on their way to the arena */
+    size_t staging_cap;
+    uint32_t *material_mark;         /* per material: the draw serial that last drew it */
+    size_t frame_items, frame_opaque;  /* the prepared frame: items, of which opaque first */
+    size_t frame_opaque_cmds;          /* commands of the opaque items */
+    uint32_t draw_serial;
+};
+
+/* Grows *p (of *cap elements of elem bytes) to hold need elements, doubling. */
+bool world_reserve(void **p, size_t *cap, size_t need, size_t elem);
+
+/* render_world_lights.c */
+render_light *world_register_light(render_world *w, bool fast, uint32_t id, const uint8_t color[3], bool enabled,
+                                   uint8_t intensity);
+bool world_alloc_atlas_layers(render_world *w, uint32_t layers);
+bool world_ensure_atlas_pages(render_world *w);
+bool world_composite_chunk(render_world *w, const mesh_chunk *mc);
+void world_write_fast_entry(render_world *w, uint32_t slot, const mesh_fast_light *fl);
+
+/* render_world_materials.c */
+GLuint world_upload_rgba(uint32_t width, uint32_t height, const uint8_t *rgba, bool mipmaps);
+void world_load_material(render_world *w, uint32_t index);
+GLuint world_material_frame(const render_world *w, uint32_t index, double time);
+bool world_material_blended(const render_world *w, uint32_t index);
+void world_set_material(render_world *w, const render_frame *f, uint32_t index);
+void world_set_blend(const render_world *w, uint32_t material);
+
+/* render_world_draw.c */
+void world_setup_vao(render_world *w);
+
+/* render_world_sky.c */
+void world_build_sky_cube(render_world *w);
+
+#endif

@@ -1,0 +1,191 @@
+/* render_world_lights.c - the light registry, the lit lightmap atlas (base + enabled dynamic
+ * layers, composited on the CPU) and the fast-light table. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "render_world_internal.h"
+
+/* ---- lights ------------------------------------------------------------------------------- */
+
+static render_light *find_light(const render_world *w, bool fast, uint32_t id)
+{
+    size_t lo = 0, hi = w->light_count;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const render_light *l = &w->lights[mid];
+        if (l->fast == fast && l->id == id)
+            return (render_light *)l;
+        if (l->fast < fast || (l->fast == fast && l->id < id))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* The registry entry for a light; a new one takes the given state (loaded stays false until a
+ * chunk shows the light). */
+render_light *world_register_light(render_world *w, bool fast, uint32_t id, const uint8_t color[3],
+                                    bool enabled, uint8_t intensity)
+{
+    render_light *l = find_light(w, fast, id);
+    if (l)
+        return l;
+    if (!world_reserve((void **)&w->lights, &w->light_cap, w->light_count + 1, sizeof *w->lights))
+        return NULL;
+    size_t i = 0;
+    while (i < w->light_count && (w->lights[i].fast < fast || (w->lights[i].fast == fast && w->lights[i].id < id)))
+        i++;
+    memmove(&w->lights[i + 1], &w->lights[i], (w->light_count - i) * sizeof *w->lights);
+    w->lights[i] = (render_light){ .id = id, .fast = fast, .enabled = enabled, .intensity = intensity, .loaded = false };
+    memcpy(w->lights[i].color, color, 3);
+    w->light_count++;
+    return &w->lights[i];
+}
+
+size_t render_world_lights(const render_world *w, render_light *out, size_t max)
+{
+    for (size_t i = 0; i < w->light_count && i < max; i++)
+        out[i] = w->lights[i];
+    return w->light_count;
+}
+
+/* ---- lit lightmap atlas ------------------------------------------------------------------- */
+
+/* (Re)allocates the atlas with `layers` pages (0: a 1x1 placeholder until a chunk needs one;
+ * llvmpipe clears every byte it allocates, so no page is made before it is used). The pages of
+ * the old texture are copied over when the GL can (4.3); returns false when they were not. */
+bool world_alloc_atlas_layers(render_world *w, uint32_t layers)
+{
+    GLuint old = w->light_atlas;
+    uint32_t old_layers = w->atlas_layers;
+    GLsizei side = layers ? (GLsizei)w->page_size : 1;
+    glGenTextures(1, &w->light_atlas);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);
+    glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_RGBA16F, side, side, layers ? (GLsizei)layers : 1, 0, GL_RGBA, GL_FLOAT, NULL);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAX_LEVEL, 0);
+    w->atlas_layers = layers;
+    const render_caps *caps = render_get_caps();
+    bool copied = !old_layers;
+    if (old_layers && (caps->gl_major > 4 || (caps->gl_major == 4 && caps->gl_minor >= 3))) {
+        glCopyImageSubData(old, GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, w->light_atlas, GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0,
+                           (GLsizei)w->page_size, (GLsizei)w->page_size, (GLsizei)old_layers);
+        copied = true;
+    }
+    if (old)
+        glDeleteTextures(1, &old);
+    return copied;
+}
+
+static bool light_enabled(const render_world *w, uint32_t id)
+{
+    const render_light *l = find_light(w, false, id);
+    return l && l->enabled;
+}
+
+/* L = base / 255 + Σ enabled layers / 255 × colour / 255, for every block of the chunk. */
+bool world_composite_chunk(render_world *w, const mesh_chunk *mc)
+{
+    float *buf = NULL;
+    size_t buf_cap = 0;
+    for (uint32_t b = 0; b < mc->block_count; b++) {
+        const mesh_lightmap_block *blk = &mc->blocks[b];
+        uint32_t side = mesh_atlas_block_side(&blk->rect);
+        size_t texels = (size_t)side * side;
+        if (!world_reserve((void **)&buf, &buf_cap, texels * 4, sizeof *buf)) {
+            free(buf);
+            return false;
+        }
+        for (size_t t = 0; t < texels; t++) {
+            for (int c = 0; c < 3; c++)
+                buf[t * 4 + c] = blk->luxels[t * 3 + c] / 255.0f;
+            buf[t * 4 + 3] = 1.0f;
+        }
+        for (uint32_t l = 0; l < mc->layer_count; l++) {
+            const mesh_light_layer *layer = &mc->layers[l];
+            const mesh_dynamic_light *light = &mc->dynamic_lights[layer->light];
+            if (layer->block != b || !light_enabled(w, light->id))
+                continue;
+            float rgb[3] = { light->color[0] / 255.0f, light->color[1] / 255.0f, light->color[2] / 255.0f };
+            for (size_t t = 0; t < texels; t++)
+                for (int c = 0; c < 3; c++)
+                    buf[t * 4 + c] += layer->luxels[t * 3 + c] / 255.0f * rgb[c];
+        }
+        glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, blk->rect.x, blk->rect.y, blk->rect.page,
+                        (GLsizei)side, (GLsizei)side, 1, GL_RGBA, GL_FLOAT, buf);
+    }
+    free(buf);
+    return true;
+}
+
+/* Pages are only ever added by the mesher: grow the texture array (copying, else recompositing
+ * every chunk). */
+bool world_ensure_atlas_pages(render_world *w)
+{
+    uint32_t pages = mesh_atlas_page_count(w->atlas);
+    if (pages <= w->atlas_layers)
+        return true;
+    if (world_alloc_atlas_layers(w, pages))
+        return true;
+    for (size_t i = 0; i < w->chunk_count; i++)
+        if (w->chunks[i].mc && !world_composite_chunk(w, w->chunks[i].mc))
+            return false;
+    return true;
+}
+
+void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled)
+{
+    /* A light no chunk has shown yet is registered with the requested state (colour unknown). */
+    static const uint8_t unknown[3] = { 0, 0, 0 };
+    render_light *l = world_register_light(w, false, id, unknown, enabled, 0);
+    if (!l || l->enabled == enabled)
+        return;
+    l->enabled = enabled;
+    for (size_t i = 0; i < w->chunk_count; i++) {
+        const mesh_chunk *mc = w->chunks[i].mc;
+        if (!mc)
+            continue;
+        for (uint32_t d = 0; d < mc->dynamic_light_count; d++) {
+            if (mc->dynamic_lights[d].id == id) {
+                world_composite_chunk(w, mc);
+                break;
+            }
+        }
+    }
+}
+
+/* ---- fast lights ------------------------------------------------------------------------- */
+
+/* Writes the table entry of one fast light of a chunk. */
+void world_write_fast_entry(render_world *w, uint32_t slot, const mesh_fast_light *fl)
+{
+    const render_light *l = find_light(w, true, fl->id);
+    float k = l && l->enabled ? l->intensity / (255.0f * 255.0f) : 0.0f;
+    float e[4] = { fl->color[0] * k, fl->color[1] * k, fl->color[2] * k, 0.0f };
+    glBindBuffer(GL_TEXTURE_BUFFER, w->fast_table.buffer);
+    glBufferSubData(GL_TEXTURE_BUFFER, (GLintptr)slot * sizeof e, sizeof e, e);
+}
+
+void render_world_set_fast_light(render_world *w, uint32_t id, uint8_t intensity)
+{
+    static const uint8_t unknown[3] = { 0, 0, 0 };
+    render_light *l = world_register_light(w, true, id, unknown, true, intensity);
+    if (!l)
+        return;
+    l->intensity = intensity;
+    for (size_t i = 0; i < w->chunk_count; i++) {
+        const gpu_chunk *gc = &w->chunks[i];
+        if (!gc->mc)
+            continue;
+        for (uint32_t f = 0; f < gc->mc->fast_light_count; f++) {
+            if (gc->mc->fast_lights[f].id == id)
+                world_write_fast_entry(w, gc->fast_base + f, &gc->mc->fast_lights[f]);
+        }
+    }
+}
