@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "memory_option.h"
 #include "commands.h"
 #include "info_formats.h"
@@ -304,39 +305,52 @@ static int fail_input(const pmf_error *err)
     return EXIT_BAD_INPUT;
 }
 
+typedef struct info_options { const char *path; bool json; } info_options;
+
+static const struct option info_long_options[] = {
+    { "help", no_argument, NULL, 'h' },
+    { "json", no_argument, NULL, 'j' },
+    { "memory", required_argument, NULL, 'm' },
+    { NULL, 0, NULL, 0 },
+};
+
+static int info_option(void *user, int id, const char *value)
+{
+    info_options *o = user;
+    switch (id) {
+    case 'h':
+        info_usage(stdout);
+        return CLI_DONE;
+    case 'j':
+        o->json = true;
+        return 0;
+    case 'm':
+        return memory_option_set(value) ? 0 : cli_usage_error("info", "--memory wants MiB in 64..1048576, got '%s'", value);
+    case CLI_OPERAND:
+        if (o->path)
+            return cli_usage_error("info", "more than one FILE given: '%s'", value);
+        o->path = value;
+        return 0;
+    }
+    return 0; /* getopt_long hands over only the ids of info_long_options */
+}
+
 int cmd_info(int argc, char **argv)
 {
-    const char *path = NULL;
-    bool json = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            info_usage(stdout);
-            return 0;
-        } else if (!strcmp(argv[i], "--json")) {
-            json = true;
-        } else if (!strcmp(argv[i], "--memory") || !strncmp(argv[i], "--memory=", 9)) {
-            const char *v = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : "";
-            if (!memory_option_set(v)) {
-                fprintf(stderr, "pmfview: info: --memory wants MiB in 64..1048576, got '%s'\n", v);
-                return EXIT_USAGE;
-            }
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "pmfview: info: unknown option '%s' (see 'pmfview info --help')\n", argv[i]);
-            return EXIT_USAGE;
-        } else if (path) {
-            fprintf(stderr, "pmfview: info: more than one FILE given (see 'pmfview info --help')\n");
-            return EXIT_USAGE;
-        } else {
-            path = argv[i];
-        }
-    }
+    info_options o = { 0 };
+    int rc = cli_parse(&(cli_desc){ .command = "info", .short_options = "h", .long_options = info_long_options,
+                                    .handle = info_option, .user = &o }, argc, argv);
+    if (rc)
+        return rc == CLI_DONE ? 0 : rc;
+    const char *path = o.path;
+    bool json = o.json;
     if (!path) {
         fprintf(stderr, "pmfview: info: no FILE given (usage: pmfview info FILE [--json])\n");
         return EXIT_USAGE;
     }
 
     map_source src;
-    int rc = map_source_resolve(path, &src);
+    rc = map_source_resolve(path, &src);
     if (rc)
         return rc;
     if (src.id.kind == PMF_KIND_PMF_LEGACY || src.id.kind == PMF_KIND_PM4)

@@ -11,6 +11,7 @@
 #include <stb_image_write.h>
 
 #include "atomic_file.h"
+#include "cli.h"
 #include "memory_option.h"
 #include "commands.h"
 #include "formats_scene.h"
@@ -85,10 +86,7 @@ typedef struct shot_options {
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    fputs("pmfview: shot: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs(" (see 'pmfview shot --help')\n", stderr);
-    return EXIT_USAGE;
+    return cli_usage_error("shot", fmt, arg);
 }
 
 static bool parse_double(const char *s, double *out)
@@ -119,6 +117,181 @@ static bool parse_camera(const char *s, shot_camera *cam)
     return end && !*end;
 }
 
+enum {
+    OPT_SIZE = 256, OPT_CAMERA, OPT_FOV, OPT_LEVEL, OPT_MODE, OPT_EXPOSURE, OPT_TIME, OPT_LIGHT, OPT_FAST, OPT_NO_VIS,
+    OPT_LAYER, OPT_LUXEL_GRID, OPT_WIREFRAME, OPT_FOG, OPT_RADIUS, OPT_MSAA, OPT_GAME, OPT_CAMERAS, OPT_FRAMES, OPT_PATH,
+    OPT_STATS, OPT_MEMORY, OPT_GL_DEBUG,
+};
+
+static const struct option shot_long_options[] = {
+    { "help", no_argument, NULL, 'h' },
+    { "output", required_argument, NULL, 'o' },
+    { "size", required_argument, NULL, OPT_SIZE },
+    { "camera", required_argument, NULL, OPT_CAMERA },
+    { "fov", required_argument, NULL, OPT_FOV },
+    { "level", required_argument, NULL, OPT_LEVEL },
+    { "mode", required_argument, NULL, OPT_MODE },
+    { "exposure", required_argument, NULL, OPT_EXPOSURE },
+    { "time", required_argument, NULL, OPT_TIME },
+    { "light", required_argument, NULL, OPT_LIGHT },
+    { "fast", required_argument, NULL, OPT_FAST },
+    { "no-vis", no_argument, NULL, OPT_NO_VIS },
+    { "layer", required_argument, NULL, OPT_LAYER },
+    { "luxel-grid", no_argument, NULL, OPT_LUXEL_GRID },
+    { "wireframe", no_argument, NULL, OPT_WIREFRAME },
+    { "fog", no_argument, NULL, OPT_FOG },
+    { "radius", required_argument, NULL, OPT_RADIUS },
+    { "msaa", required_argument, NULL, OPT_MSAA },
+    { "game", required_argument, NULL, OPT_GAME },
+    { "cameras", required_argument, NULL, OPT_CAMERAS },
+    { "frames", required_argument, NULL, OPT_FRAMES },
+    { "path", required_argument, NULL, OPT_PATH },
+    { "stats", no_argument, NULL, OPT_STATS },
+    { "memory", required_argument, NULL, OPT_MEMORY },
+    { "gl-debug", no_argument, NULL, OPT_GL_DEBUG },
+    { NULL, 0, NULL, 0 },
+};
+
+/* One option or operand of the command line (cli_desc.handle). */
+static int shot_option(void *user, int id, const char *v)
+{
+    shot_options *o = user;
+    switch (id) {
+    case 'h':
+        return CLI_DONE;
+    case CLI_OPERAND:
+        if (o->file)
+            return usage_error("more than one FILE: '%s'", v);
+        o->file = v;
+        return 0;
+    case 'o': o->output = v; return 0;
+    case OPT_NO_VIS: o->settings.vis = SCENE_VIS_OFF; return 0;
+    case OPT_STATS: o->stats = true; return 0;
+    case OPT_LUXEL_GRID: o->settings.luxel_grid = true; return 0;
+    case OPT_WIREFRAME: o->settings.wireframe = true; return 0;
+    case OPT_FOG: o->settings.fog = true; return 0;
+    case OPT_GL_DEBUG: render_set_gl_debug(RENDER_GL_DEBUG_REPORT); return 0;
+    case OPT_GAME: o->game_dir = v; return 0;
+    case OPT_CAMERAS: o->cameras_file = v; return 0;
+    case OPT_PATH: o->path_file = v; return 0;
+    case OPT_SIZE: {
+        uint32_t w, h;
+        char buf[32];
+        char *x = strlen(v) < sizeof buf ? strchr(strcpy(buf, v), 'x') : NULL;
+        if (!x)
+            return usage_error("--size wants WxH, got '%s'", v);
+        *x = 0;
+        if (!parse_u32(buf, MAX_SIZE, &w) || !parse_u32(x + 1, MAX_SIZE, &h) || !w || !h)
+            return usage_error("--size wants WxH with 1..8192 each, got '%s'", v);
+        o->width = (int)w;
+        o->height = (int)h;
+        return 0;
+    }
+    case OPT_CAMERA:
+        if (!parse_camera(v, &o->camera))
+            return usage_error("--camera wants X,Y,Z,YAW,PITCH, got '%s'", v);
+        o->has_camera = true;
+        return 0;
+    case OPT_FOV: {
+        double d;
+        if (!parse_double(v, &d) || d <= 0 || d >= 180)
+            return usage_error("--fov wants degrees in (0, 180), got '%s'", v);
+        o->fov = (float)d;
+        return 0;
+    }
+    case OPT_LEVEL:
+        if (!parse_u32(v, UINT32_MAX, &o->level))
+            return usage_error("--level wants a level index, got '%s'", v);
+        return 0;
+    case OPT_MODE:
+        if (!strcmp(v, "full"))
+            o->settings.mode = SCENE_MODE_FULL;
+        else if (!strcmp(v, "lightmap"))
+            o->settings.mode = SCENE_MODE_LIGHTMAP;
+        else if (!strcmp(v, "fullbright"))
+            o->settings.mode = SCENE_MODE_FULLBRIGHT;
+        else
+            return usage_error("--mode wants full, lightmap or fullbright, got '%s'", v);
+        return 0;
+    case OPT_EXPOSURE: {
+        double d;
+        if (!parse_double(v, &d) || d <= 0)
+            return usage_error("--exposure wants a number > 0, got '%s'", v);
+        o->settings.exposure = (float)d;
+        return 0;
+    }
+    case OPT_TIME: {
+        double d;
+        if (!parse_double(v, &d) || d < 0)
+            return usage_error("--time wants seconds >= 0, got '%s'", v);
+        o->settings.time = d;
+        return 0;
+    }
+    case OPT_LIGHT:
+    case OPT_FAST: {
+        char buf[64];
+        char *eq = strlen(v) < sizeof buf ? strchr(strcpy(buf, v), '=') : NULL;
+        uint32_t light, value = 0;
+        bool fast = id == OPT_FAST;
+        if (eq)
+            *eq = 0;
+        bool ok = eq && parse_u32(buf, UINT32_MAX, &light);
+        if (ok && fast)
+            ok = parse_u32(eq + 1, 255, &value);
+        else if (ok)
+            ok = !strcmp(eq + 1, "on") || !strcmp(eq + 1, "off");
+        if (!ok)
+            return usage_error(fast ? "--fast wants ID=0..255, got '%s'" : "--light wants ID=on|off, got '%s'", v);
+        if ((fast ? o->fast_count : o->light_count) >= 256)
+            return usage_error("too many %s options", fast ? "--fast" : "--light");
+        if (fast) {
+            o->fasts[o->fast_count].id = light;
+            o->fasts[o->fast_count++].intensity = (uint8_t)value;
+        } else {
+            o->lights[o->light_count].id = light;
+            o->lights[o->light_count++].on = !strcmp(eq + 1, "on");
+        }
+        return 0;
+    }
+    case OPT_LAYER: {
+        char buf[32];
+        char *eq = strlen(v) < sizeof buf ? strchr(strcpy(buf, v), '=') : NULL;
+        unsigned layer = eq ? (*eq = 0, formats_layer_parse(buf)) : 0;
+        if (!layer || (strcmp(eq + 1, "on") && strcmp(eq + 1, "off")))
+            return usage_error("--layer wants surfaces|paths|exterior|references=on|off, got '%s'", v);
+        o->pm4_layers = !strcmp(eq + 1, "on") ? o->pm4_layers | layer : o->pm4_layers & ~layer;
+        return 0;
+    }
+    case OPT_RADIUS: {
+        uint32_t n;
+        if (!parse_u32(v, 64, &n) || !n)
+            return usage_error("--radius wants 1..64 chunks, got '%s'", v);
+        o->radius = (int)n;
+        return 0;
+    }
+    case OPT_MEMORY:
+        if (!memory_option_set(v))
+            return usage_error("--memory wants MiB in 64..1048576, got '%s'", v);
+        return 0;
+    case OPT_MSAA: {
+        uint32_t n;
+        if (!parse_u32(v, 64, &n))
+            return usage_error("--msaa wants a sample count, got '%s'", v);
+        o->msaa = (int)n;
+        return 0;
+    }
+    case OPT_FRAMES: {
+        uint32_t n;
+        if (!parse_u32(v, 1000000, &n) || !n)
+            return usage_error("--frames wants a count >= 1, got '%s'", v);
+        o->frames = (int)n;
+        return 0;
+    }
+    }
+    return 0; /* getopt_long hands over only the ids of shot_long_options */
+}
+
+/* 0, CLI_DONE (help printed) or an exit code. */
 static int parse_args(int argc, char **argv, shot_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -127,153 +300,10 @@ static int parse_args(int argc, char **argv, shot_options *o)
     o->fov = 75.0f;
     o->settings.exposure = 1.0f;
     o->pm4_layers = PM4_LAYER_ALL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes = true;
-        /* "--name=value" is "--name value". */
-        char name[32];
-        const char *eq = strncmp(a, "--", 2) ? NULL : strchr(a, '=');
-        if (eq && (size_t)(eq - a) < sizeof name) {
-            memcpy(name, a, (size_t)(eq - a));
-            name[eq - a] = 0;
-            a = name;
-            v = eq + 1;
-        }
-        if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-            return -1;
-        if (eq && (!strcmp(a, "--no-vis") || !strcmp(a, "--stats") || !strcmp(a, "--luxel-grid") || !strcmp(a, "--wireframe") ||
-                   !strcmp(a, "--fog") || !strcmp(a, "--gl-debug")))
-            return usage_error("option '%s' takes no value", a);
-        if (!strcmp(a, "--no-vis")) {
-            o->settings.vis = SCENE_VIS_OFF;
-            takes = false;
-        } else if (!strcmp(a, "--stats")) {
-            o->stats = true;
-            takes = false;
-        } else if (!strcmp(a, "--luxel-grid")) {
-            o->settings.luxel_grid = true;
-            takes = false;
-        } else if (!strcmp(a, "--wireframe")) {
-            o->settings.wireframe = true;
-            takes = false;
-        } else if (!strcmp(a, "--fog")) {
-            o->settings.fog = true;
-            takes = false;
-        } else if (!strcmp(a, "--gl-debug")) {
-            render_set_gl_debug(RENDER_GL_DEBUG_REPORT);
-            takes = false;
-        } else if (a[0] != '-') {
-            if (o->file)
-                return usage_error("more than one FILE: '%s'", a);
-            o->file = a;
-            takes = false;
-        } else if (!v) {
-            return usage_error("option '%s' needs a value", a);
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            o->output = v;
-        } else if (!strcmp(a, "--size")) {
-            uint32_t w, h;
-            char buf[32];
-            char *x = strlen(v) < sizeof buf ? strchr(strcpy(buf, v), 'x') : NULL;
-            if (!x)
-                return usage_error("--size wants WxH, got '%s'", v);
-            *x = 0;
-            if (!parse_u32(buf, MAX_SIZE, &w) || !parse_u32(x + 1, MAX_SIZE, &h) || !w || !h)
-                return usage_error("--size wants WxH with 1..8192 each, got '%s'", v);
-            o->width = (int)w;
-            o->height = (int)h;
-        } else if (!strcmp(a, "--camera")) {
-            if (!parse_camera(v, &o->camera))
-                return usage_error("--camera wants X,Y,Z,YAW,PITCH, got '%s'", v);
-            o->has_camera = true;
-        } else if (!strcmp(a, "--fov")) {
-            double d;
-            if (!parse_double(v, &d) || d <= 0 || d >= 180)
-                return usage_error("--fov wants degrees in (0, 180), got '%s'", v);
-            o->fov = (float)d;
-        } else if (!strcmp(a, "--level")) {
-            if (!parse_u32(v, UINT32_MAX, &o->level))
-                return usage_error("--level wants a level index, got '%s'", v);
-        } else if (!strcmp(a, "--mode")) {
-            if (!strcmp(v, "full"))
-                o->settings.mode = SCENE_MODE_FULL;
-            else if (!strcmp(v, "lightmap"))
-                o->settings.mode = SCENE_MODE_LIGHTMAP;
-            else if (!strcmp(v, "fullbright"))
-                o->settings.mode = SCENE_MODE_FULLBRIGHT;
-            else
-                return usage_error("--mode wants full, lightmap or fullbright, got '%s'", v);
-        } else if (!strcmp(a, "--exposure")) {
-            double d;
-            if (!parse_double(v, &d) || d <= 0)
-                return usage_error("--exposure wants a number > 0, got '%s'", v);
-            o->settings.exposure = (float)d;
-        } else if (!strcmp(a, "--time")) {
-            double d;
-            if (!parse_double(v, &d) || d < 0)
-                return usage_error("--time wants seconds >= 0, got '%s'", v);
-            o->settings.time = d;
-        } else if (!strcmp(a, "--light") || !strcmp(a, "--fast")) {
-            char buf[64];
-            char *eq = strlen(v) < sizeof buf ? strchr(strcpy(buf, v), '=') : NULL;
-            uint32_t id, value = 0;
-            bool fast = !strcmp(a, "--fast");
-            if (eq)
-                *eq = 0;
-            bool ok = eq && parse_u32(buf, UINT32_MAX, &id);
-            if (ok && fast)
-                ok = parse_u32(eq + 1, 255, &value);
-            else if (ok)
-                ok = !strcmp(eq + 1, "on") || !strcmp(eq + 1, "off");
-            if (!ok)
-                return usage_error(fast ? "--fast wants ID=0..255, got '%s'" : "--light wants ID=on|off, got '%s'", v);
-            if ((fast ? o->fast_count : o->light_count) >= 256)
-                return usage_error("too many %s options", a);
-            if (fast) {
-                o->fasts[o->fast_count].id = id;
-                o->fasts[o->fast_count++].intensity = (uint8_t)value;
-            } else {
-                o->lights[o->light_count].id = id;
-                o->lights[o->light_count++].on = !strcmp(eq + 1, "on");
-            }
-        } else if (!strcmp(a, "--layer")) {
-            char buf[32];
-            char *eq = strlen(v) < sizeof buf ? strchr(strcpy(buf, v), '=') : NULL;
-            unsigned layer = eq ? (*eq = 0, formats_layer_parse(buf)) : 0;
-            if (!layer || (strcmp(eq + 1, "on") && strcmp(eq + 1, "off")))
-                return usage_error("--layer wants surfaces|paths|exterior|references=on|off, got '%s'", v);
-            o->pm4_layers = !strcmp(eq + 1, "on") ? o->pm4_layers | layer : o->pm4_layers & ~layer;
-        } else if (!strcmp(a, "--radius")) {
-            uint32_t n;
-            if (!parse_u32(v, 64, &n) || !n)
-                return usage_error("--radius wants 1..64 chunks, got '%s'", v);
-            o->radius = (int)n;
-        } else if (!strcmp(a, "--memory")) {
-            if (!memory_option_set(v))
-                return usage_error("--memory wants MiB in 64..1048576, got '%s'", v);
-        } else if (!strcmp(a, "--msaa")) {
-            uint32_t n;
-            if (!parse_u32(v, 64, &n))
-                return usage_error("--msaa wants a sample count, got '%s'", v);
-            o->msaa = (int)n;
-        } else if (!strcmp(a, "--frames")) {
-            uint32_t n;
-            if (!parse_u32(v, 1000000, &n) || !n)
-                return usage_error("--frames wants a count >= 1, got '%s'", v);
-            o->frames = (int)n;
-        } else if (!strcmp(a, "--game")) {
-            o->game_dir = v;
-        } else if (!strcmp(a, "--cameras")) {
-            o->cameras_file = v;
-        } else if (!strcmp(a, "--path")) {
-            o->path_file = v;
-        } else {
-            return usage_error("unknown option '%s'", a);
-        }
-        if (takes && !eq)
-            i++;
-    }
+    int rc = cli_parse(&(cli_desc){ .command = "shot", .short_options = "ho:", .long_options = shot_long_options,
+                                    .handle = shot_option, .user = o }, argc, argv);
+    if (rc)
+        return rc;
     if (!o->file)
         return usage_error("%s", "no FILE given");
     if (!o->output)
@@ -726,7 +756,7 @@ int cmd_shot(int argc, char **argv)
     atomic_file_remove_on_signals(); /* a killed shot leaves no temporary PNG behind */
     shot_options o;
     int rc = parse_args(argc, argv, &o);
-    if (rc < 0) {
+    if (rc == CLI_DONE) {
         fputs(shot_usage, stdout);
         return 0;
     }

@@ -5,6 +5,7 @@
 
 #include <SDL.h>
 
+#include "cli.h"
 #include "memory_option.h"
 #include "commands.h"
 #include "pmf/pmf.h"
@@ -16,10 +17,9 @@
 #include "pm4_world.h"
 #include "render.h"
 
-static int usage_error(const char *what, const char *arg)
+static int usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "pmfview: %s '%s' (see pmfview --help)\n", what, arg);
-    return EXIT_USAGE;
+    return cli_usage_error(NULL, fmt, arg);
 }
 
 static bool parse_int(const char *s, long min, long max, long *out)
@@ -84,78 +84,95 @@ static bool have_display(void)
     return true;
 }
 
+enum { OPT_NO_VSYNC = 256, OPT_GL_DEBUG, OPT_LEVEL, OPT_CAMERA, OPT_FOV, OPT_RADIUS, OPT_MEMORY, OPT_SHOTS, OPT_GAME, OPT_SIZE };
+
+static const struct option view_long_options[] = {
+    { "help", no_argument, NULL, 'h' },
+    { "no-vsync", no_argument, NULL, OPT_NO_VSYNC },
+    { "gl-debug", no_argument, NULL, OPT_GL_DEBUG },
+    { "level", required_argument, NULL, OPT_LEVEL },
+    { "camera", required_argument, NULL, OPT_CAMERA },
+    { "fov", required_argument, NULL, OPT_FOV },
+    { "radius", required_argument, NULL, OPT_RADIUS },
+    { "memory", required_argument, NULL, OPT_MEMORY },
+    { "shots", required_argument, NULL, OPT_SHOTS },
+    { "game", required_argument, NULL, OPT_GAME },
+    { "size", required_argument, NULL, OPT_SIZE },
+    { NULL, 0, NULL, 0 },
+};
+
+/* One option or operand of the window's command line (cli_desc.handle). */
+static int view_option(void *user, int id, const char *v)
+{
+    view_desc *desc = user;
+    long n;
+    switch (id) {
+    case 'h':
+        print_usage(stdout);
+        return CLI_DONE;
+    case CLI_OPERAND:
+        if (desc->path)
+            return usage_error("more than one map file given: '%s'", v);
+        desc->path = v;
+        return 0;
+    case OPT_NO_VSYNC: desc->no_vsync = true; return 0;
+    case OPT_GL_DEBUG: render_set_gl_debug(RENDER_GL_DEBUG_REPORT); return 0;
+    case OPT_SHOTS: desc->shots_dir = v; return 0;
+    case OPT_GAME: desc->game_dir = v; return 0;
+    case OPT_LEVEL:
+        if (!parse_int(v, 0, 255, &n))
+            return usage_error("--level wants a level number from 0, not '%s'", v);
+        desc->level = (uint32_t)n;
+        return 0;
+    case OPT_CAMERA: {
+        const char *end = camera_parse_pose(v, desc->camera_pos, &desc->camera_yaw, &desc->camera_pitch);
+        if (!end || *end)
+            return usage_error("--camera wants X,Y,Z,YAW,PITCH, not '%s'", v);
+        desc->has_camera = true;
+        return 0;
+    }
+    case OPT_FOV: {
+        char *end;
+        double fov = strtod(v, &end);
+        if (end == v || *end || !(fov >= 1.0 && fov <= 179.0))
+            return usage_error("--fov wants degrees in 1..179, not '%s'", v);
+        desc->fov = (float)fov;
+        return 0;
+    }
+    case OPT_RADIUS:
+        if (!parse_int(v, 1, 64, &n))
+            return usage_error("--radius wants chunks in 1..64, not '%s'", v);
+        desc->radius = (int)n;
+        return 0;
+    case OPT_MEMORY:
+        return memory_option_set(v) ? 0 : usage_error("--memory wants MiB in 64..1048576, not '%s'", v);
+    case OPT_SIZE: {
+        int w = 0, h = 0;
+        char tail;
+        if (sscanf(v, "%dx%d%c", &w, &h, &tail) != 2 || w < 16 || h < 16 || w > 16384 || h > 16384)
+            return usage_error("--size wants WxH (16..16384), not '%s'", v);
+        desc->width = w;
+        desc->height = h;
+        return 0;
+    }
+    }
+    return 0; /* getopt_long hands over only the ids of view_long_options */
+}
+
 int cmd_view(int argc, char **argv)
 {
     view_desc desc = { 0 };
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-        long n;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            print_usage(stdout);
-            return 0;
-        } else if (a[0] != '-' || !a[1]) {
-            if (desc.path)
-                return usage_error("more than one map file given:", a);
-            desc.path = a;
-        } else if (!strcmp(a, "--no-vsync")) {
-            desc.no_vsync = true;
-        } else if (!strcmp(a, "--gl-debug")) {
-            render_set_gl_debug(RENDER_GL_DEBUG_REPORT);
-        } else if (!next) {
-            return usage_error("unknown option or missing value:", a);
-        } else if (!strcmp(a, "--level")) {
-            if (!parse_int(next, 0, 255, &n))
-                return usage_error("--level wants a level number from 0, not", next);
-            desc.level = (uint32_t)n;
-            i++;
-        } else if (!strcmp(a, "--camera")) {
-            const char *end = camera_parse_pose(next, desc.camera_pos, &desc.camera_yaw, &desc.camera_pitch);
-            if (!end || *end)
-                return usage_error("--camera wants X,Y,Z,YAW,PITCH, not", next);
-            desc.has_camera = true;
-            i++;
-        } else if (!strcmp(a, "--fov")) {
-            char *end;
-            double fov = strtod(next, &end);
-            if (end == next || *end || !(fov >= 1.0 && fov <= 179.0))
-                return usage_error("--fov wants degrees in 1..179, not", next);
-            desc.fov = (float)fov;
-            i++;
-        } else if (!strcmp(a, "--radius")) {
-            if (!parse_int(next, 1, 64, &n))
-                return usage_error("--radius wants chunks in 1..64, not", next);
-            desc.radius = (int)n;
-            i++;
-        } else if (!strcmp(a, "--memory")) {
-            if (!memory_option_set(next))
-                return usage_error("--memory wants MiB in 64..1048576, not", next);
-            i++;
-        } else if (!strcmp(a, "--shots")) {
-            desc.shots_dir = next;
-            i++;
-        } else if (!strcmp(a, "--game")) {
-            desc.game_dir = next;
-            i++;
-        } else if (!strcmp(a, "--size")) {
-            int w = 0, h = 0;
-            char tail;
-            if (sscanf(next, "%dx%d%c", &w, &h, &tail) != 2 || w < 16 || h < 16 || w > 16384 || h > 16384)
-                return usage_error("--size wants WxH (16..16384), not", next);
-            desc.width = w;
-            desc.height = h;
-            i++;
-        } else {
-            return usage_error("unknown option", a);
-        }
-    }
+    int rc = cli_parse(&(cli_desc){ .short_options = "h", .long_options = view_long_options, .handle = view_option,
+                                    .user = &desc }, argc, argv);
+    if (rc)
+        return rc == CLI_DONE ? 0 : rc;
 
     /* A bad map is reported before a missing display, so the answer does not depend on where
      * the program runs. Without FILE, the demo map is looked for only once a window can open. */
     map_source src;
     formats_scene formats = { 0 };
     if (desc.path) {
-        int rc = check_map(&desc, &src, &formats);
+        rc = check_map(&desc, &src, &formats);
         if (rc) {
             formats_scene_close(&formats);
             return rc;
@@ -172,7 +189,7 @@ int cmd_view(int argc, char **argv)
     }
     if (!desc.path) {
         desc.path = PMFVIEW_DEFAULT_MAP;
-        int rc = check_map(&desc, &src, &formats);
+        rc = check_map(&desc, &src, &formats);
         if (rc) {
             SDL_Quit();
             return rc;
@@ -180,7 +197,7 @@ int cmd_view(int argc, char **argv)
     }
     desc.pmf_path = src.pmf_path;
     desc.compiled = src.id.kind == PMF_KIND_RMF;
-    int rc = view_run(&desc);
+    rc = view_run(&desc);
     SDL_Quit();
     formats_scene_close(&formats);
     return rc;
