@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cglm/cam.h>
+
 #include "camera.h"
 
 #define DEG2RAD 0.017453292519943295
@@ -113,22 +115,14 @@ void camera_basis(const camera *cam, float forward[3], float right[3], float up[
 
 void camera_view_matrix(const camera *cam, int rotation_only, float out[16])
 {
-    float f[3], r[3], u[3];
+    vec3 f, r, u, eye = { 0, 0, 0 };
     camera_basis(cam, f, r, u);
-    double p[3] = { 0, 0, 0 };
     if (!rotation_only)
-        memcpy(p, cam->local, sizeof p);
-    /* Rows r, u, -f; translation -R p. Column-major. */
-    for (int i = 0; i < 3; i++) {
-        out[i * 4 + 0] = r[i];
-        out[i * 4 + 1] = u[i];
-        out[i * 4 + 2] = -f[i];
-        out[i * 4 + 3] = 0.0f;
-    }
-    out[12] = (float)-(r[0] * p[0] + r[1] * p[1] + r[2] * p[2]);
-    out[13] = (float)-(u[0] * p[0] + u[1] * p[1] + u[2] * p[2]);
-    out[14] = (float)(f[0] * p[0] + f[1] * p[1] + f[2] * p[2]);
-    out[15] = 1.0f;
+        for (int i = 0; i < 3; i++)
+            eye[i] = (float)cam->local[i]; /* chunk-local: small, so float keeps it exact enough */
+    mat4 m;
+    glm_look(eye, f, u, m);
+    memcpy(out, m, sizeof m);
 }
 
 void camera_chunk_offset(const camera *cam, const int32_t c[3], double out[3])

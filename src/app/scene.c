@@ -7,6 +7,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <cglm/box.h>
+#include <cglm/cam.h>
+#include <cglm/frustum.h>
+
 #include "mesh.h"
 #include "pmf/pmf_cameras.h"
 #include "pmf_budget.h"
@@ -405,30 +409,22 @@ size_t scene_lights(const scene *s, scene_light *out, size_t max)
 
 static void perspective(const camera *cam, float out[16])
 {
-    double f = 1.0 / tan(cam->fov_y * 0.5 * 0.017453292519943295);
-    double aspect = cam->aspect > 0 ? cam->aspect : 16.0 / 9.0;
-    memset(out, 0, 16 * sizeof *out);
-    /* Infinite far plane: depth 1 is reached only at infinity, where the sky is drawn. */
-    out[0] = (float)(f / aspect);
-    out[5] = (float)f;
-    out[10] = -1.0f;
-    out[11] = -1.0f;
-    out[14] = (float)(-2.0 * NEAR_PLANE);
+    mat4 m;
+    glm_perspective(glm_rad(cam->fov_y), cam->aspect > 0 ? cam->aspect : 16.0f / 9.0f, NEAR_PLANE, 1.0f, m);
+    /* Infinite far plane (the limit of far -> infinity): depth 1 is reached only at infinity,
+     * where the sky is drawn. */
+    m[2][2] = -1.0f;
+    m[3][2] = -2.0f * NEAR_PLANE;
+    memcpy(out, m, sizeof m);
 }
 
-/* Left, right, bottom, top, near planes of view_proj (Gribb-Hartmann); the far plane is at
- * infinity, so the sixth plane keeps everything. Inside: a x + b y + c z + d >= 0. */
+/* Left, right, bottom, top, near, far planes of view_proj; inside: a x + b y + c z + d >= 0.
+ * The far plane is at infinity: cglm makes it all zeros, which keeps everything. */
 static void frustum_planes(const float m[16], float planes[6][4])
 {
-    for (int i = 0; i < 4; i++) {
-        float row3 = m[i * 4 + 3];
-        planes[0][i] = row3 + m[i * 4 + 0];
-        planes[1][i] = row3 - m[i * 4 + 0];
-        planes[2][i] = row3 + m[i * 4 + 1];
-        planes[3][i] = row3 - m[i * 4 + 1];
-        planes[4][i] = row3 + m[i * 4 + 2];
-        planes[5][i] = i == 3 ? 1.0f : 0.0f;
-    }
+    mat4 vp;
+    memcpy(vp, m, sizeof vp);
+    glm_frustum_planes(vp, (vec4 *)planes);
 }
 
 /* Plane moved from the camera chunk's frame to a frame whose origin is at `origin` in it. */
@@ -442,14 +438,8 @@ static void shift_planes(const float in[6][4], const double origin[3], float out
 
 static bool box_outside(const float planes[6][4], const float mn[3], const float mx[3])
 {
-    for (int p = 0; p < 6; p++) {
-        float x = planes[p][0] >= 0 ? mx[0] : mn[0];
-        float y = planes[p][1] >= 0 ? mx[1] : mn[1];
-        float z = planes[p][2] >= 0 ? mx[2] : mn[2];
-        if (planes[p][0] * x + planes[p][1] * y + planes[p][2] * z + planes[p][3] < 0)
-            return true;
-    }
-    return false;
+    vec3 box[2] = { { mn[0], mn[1], mn[2] }, { mx[0], mx[1], mx[2] } };
+    return !glm_aabb_frustum(box, (vec4 *)planes); /* cglm only reads the planes */
 }
 
 static scene_chunk *find_chunk(const scene *s, const int32_t c[3])
