@@ -38,7 +38,7 @@ static const char shot_usage[] =
     "                         camera when the map has them, else 0,0,0,0,0)\n"
     "  --fov DEG              vertical field of view (default 75)\n"
     "  --level N              level index from 0 (default 0)\n"
-    "  --mode MODE            full | lightmap | fullbright (default full)\n"
+    "  --mode MODE            full | lightmap | fullbright | density (default full)\n"
     "  --exposure E           multiplies the result before clamping (default 1)\n"
     "  --time SECONDS         animation, UV scroll, liquids and clouds time (default 0)\n"
     "  --light ID=on|off      dynamic light enable by global ID (repeatable)\n"
@@ -210,8 +210,10 @@ static int shot_option(void *user, int id, const char *v)
             o->settings.mode = SCENE_MODE_LIGHTMAP;
         else if (!strcmp(v, "fullbright"))
             o->settings.mode = SCENE_MODE_FULLBRIGHT;
+        else if (!strcmp(v, "density"))
+            o->settings.mode = SCENE_MODE_DENSITY;
         else
-            return usage_error("--mode wants full, lightmap or fullbright, got '%s'", v);
+            return usage_error("--mode wants full, lightmap, fullbright or density, got '%s'", v);
         return 0;
     case OPT_EXPOSURE: {
         double d;

@@ -59,6 +59,7 @@ typedef enum scene_mode {
     SCENE_MODE_FULL = 0,             /* the whole equation (conventions §3) */
     SCENE_MODE_LIGHTMAP,             /* out = clamp(k L) */
     SCENE_MODE_FULLBRIGHT,           /* L = 1 */
+    SCENE_MODE_DENSITY,              /* lightmap luxels per metre as a heat-map (docs/viewer.md) */
 } scene_mode;
 
 typedef enum scene_vis {

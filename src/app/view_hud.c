@@ -23,6 +23,7 @@ static const char *const key_help[][2] = {
     { "PageUp / PageDown", "previous / next level" },
     { "G", "teleport: type X,Y,Z[,YAW,PITCH]" },
     { "F2 F3 F4", "mode: full / lightmap / fullbright" },
+    { "B", "mode: lightmap density heat-map (F2 back)" },
     { "F5", "wireframe overlay" },
     { "F6", "lightmap luxel grid" },
     { "F7", "light-probe overlay (cube lighting)" },
@@ -50,6 +51,7 @@ static const char *mode_name(scene_mode m)
     switch (m) {
     case SCENE_MODE_LIGHTMAP: return "lightmap";
     case SCENE_MODE_FULLBRIGHT: return "fullbright";
+    case SCENE_MODE_DENSITY: return "density";
     default: return "full";
     }
 }

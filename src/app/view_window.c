@@ -623,6 +623,7 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
     case SDLK_F2: v->settings.mode = SCENE_MODE_FULL; say(v, "mode full"); break;
     case SDLK_F3: v->settings.mode = SCENE_MODE_LIGHTMAP; say(v, "mode lightmap"); break;
     case SDLK_F4: v->settings.mode = SCENE_MODE_FULLBRIGHT; say(v, "mode fullbright"); break;
+    case SDLK_b: v->settings.mode = SCENE_MODE_DENSITY; say(v, "mode density"); break;
     case SDLK_F5: v->settings.wireframe = !v->settings.wireframe; say(v, "wireframe %s", v->settings.wireframe ? "on" : "off"); break;
     case SDLK_F7:
         v->probes_on = !v->probes_on;

@@ -1,0 +1,172 @@
+/* test_view_tools.c - the level designer's tools of issue 16 (docs/viewer.md): the lightmap density
+ * heat-map, comparing two compiles, region overlays and the atlas figures of `info --json`.
+ * Maps are .pms sources written here and compiled by the real pmfc; pictures come from
+ * `pmfview shot` and are read back pixel by pixel.
+ * Usage: test_view_tools PMFC PMFVIEW WORKDIR CASE */
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <stb_image.h>
+
+static const char *pmfc, *pmfview, *workdir;
+static int failures;
+
+#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
+#define CHECK_EQ(a, b) do { long long a_ = (long long)(a), b_ = (long long)(b); if (a_ != b_) { \
+    fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, a_, #b, b_); failures++; } } while (0)
+
+static void write_file(const char *path, const char *data)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) { perror(path); exit(1); }
+    fputs(data, f);
+    fclose(f);
+}
+
+static int run(const char *cmd)
+{
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Compiles source into WORKDIR/NAME.pmf; returns pmfc's exit code. */
+static int compile(const char *name, const char *source)
+{
+    char path[512], cmd[2048];
+    snprintf(path, sizeof path, "%s/%s.pms", workdir, name);
+    write_file(path, source);
+    snprintf(cmd, sizeof cmd, "'%s' '%s/%s.pms' -o '%s/%s.pmf' --quiet 2>'%s/%s.log'", pmfc, workdir, name, workdir, name,
+             workdir, name);
+    return run(cmd);
+}
+
+typedef struct image { int w, h; unsigned char *rgb; } image;
+
+/* `pmfview shot WORKDIR/MAP.pmf -o WORKDIR/OUT.png EXTRA > WORKDIR/OUT.txt` and the picture. */
+static bool shot(const char *map, const char *out, const char *extra, image *img)
+{
+    char cmd[2048], png[512];
+    snprintf(png, sizeof png, "%s/%s.png", workdir, out);
+    snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=detect_leaks=0 '%s' shot '%s/%s.pmf' -o '%s' %s >'%s/%s.txt'", pmfview, workdir, map,
+             png, extra, workdir, out);
+    if (run(cmd) != 0) {
+        fprintf(stderr, "failed: %s\n", cmd);
+        return false;
+    }
+    int n;
+    img->rgb = stbi_load(png, &img->w, &img->h, &n, 3);
+    return img->rgb != NULL;
+}
+
+static const unsigned char *pixel(const image *img, int x, int y) { return img->rgb + ((size_t)y * img->w + x) * 3; }
+
+static bool near_rgb(const unsigned char *p, int r, int g, int b, int tol)
+{
+    return abs(p[0] - r) <= tol && abs(p[1] - g) <= tol && abs(p[2] - b) <= tol;
+}
+
+#define CHECK_RGB(img, x, y, r, g, b, tol) do { const unsigned char *p_ = pixel(img, x, y); \
+    if (!near_rgb(p_, r, g, b, tol)) { fprintf(stderr, "%s:%d: pixel (%d, %d) is %d %d %d, expected %d %d %d\n", \
+        __FILE__, __LINE__, (int)(x), (int)(y), p_[0], p_[1], p_[2], (int)(r), (int)(g), (int)(b)); failures++; } } while (0)
+
+/* ---- density heat-map ---------------------------------------------------------------------- */
+
+/* docs/viewer.md's scale: viridis stops at log2(luxels per metre) 0..4, linear between. */
+static void density_ramp(double per_metre, int out[3])
+{
+    static const int stops[5][3] = { { 68, 1, 84 }, { 59, 82, 139 }, { 33, 145, 140 }, { 94, 201, 98 }, { 253, 231, 37 } };
+    double x = log2(per_metre), c = x < 0 ? 0 : x > 4 ? 4 : x;
+    int i = c >= 3 ? 3 : (int)c;
+    for (int k = 0; k < 3; k++)
+        out[k] = (int)lround(stops[i][k] + (stops[i + 1][k] - stops[i][k]) * (c - i));
+}
+
+/* Whether window pixel (x, y) from the top-left of an H-high image is on a flag stripe. */
+static bool on_stripe(int x, int y, int h)
+{
+    double fx = x + 0.5, fy = (h - 1 - y) + 0.5;
+    return (long)floor((fx + fy) / 8.0) % 2 == 0;
+}
+
+/* A 4 m floor seen from straight above at several `luxels` densities: every pixel of the floor
+ * has the scale's colour of that density; too coarse and wasteful ones are striped; a floor
+ * without a lightmap (shading 0) is grey. */
+static void test_density(void)
+{
+    static const struct { const char *luxels; double per_metre; } cases[] = {
+        { "4", 4 }, { "2", 2 }, { "8", 8 }, { "1.41421356", 1.41421356 }, { "0.5", 0.5 }, { "32", 32 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char src[1024], name[64];
+        snprintf(src, sizeof src,
+                 "map \"Density\"\nmaterial floor color 200 200 200\n"
+                 "level main {\n  chunk_size 4\n  luxels %s\n  box -2 -1 -2 2 0 2 material floor\n}\n", cases[i].luxels);
+        snprintf(name, sizeof name, "density_%zu", i);
+        CHECK_EQ(compile(name, src), 0);
+        image img;
+        if (!shot(name, name, "--mode density --size 64x64 --fov 60 --camera 0,3,0,0,-90", &img)) {
+            failures++;
+            continue;
+        }
+        int want[3];
+        density_ramp(cases[i].per_metre, want);
+        bool flagged = cases[i].per_metre < 1 || cases[i].per_metre > 16;
+        int stripes = 0;
+        for (int y = 24; y < 40; y++)
+            for (int x = 24; x < 40; x++) {
+                if (flagged && on_stripe(x, y, img.h)) {
+                    stripes++;
+                    if (cases[i].per_metre < 1)
+                        CHECK_RGB(&img, x, y, 255, 0, 0, 1);
+                    else
+                        CHECK_RGB(&img, x, y, 255, 0, 255, 1);
+                } else {
+                    CHECK_RGB(&img, x, y, want[0], want[1], want[2], 2);
+                }
+            }
+        CHECK(!flagged || stripes > 100);
+        stbi_image_free(img.rgb);
+    }
+    CHECK_EQ(compile("density_unlit", "map \"Unlit\"\nmaterial floor color 200 200 200 shading 0\n"
+                                      "level main {\n  chunk_size 4\n  box -2 -1 -2 2 0 2 material floor\n}\n"), 0);
+    image img;
+    if (shot("density_unlit", "density_unlit", "--mode density --size 64x64 --fov 60 --camera 0,3,0,0,-90", &img)) {
+        CHECK_RGB(&img, 32, 32, 128, 128, 128, 1);
+        stbi_image_free(img.rgb);
+    } else {
+        failures++;
+    }
+}
+
+typedef struct tool_test { const char *name; void (*run)(void); } tool_test;
+
+static const tool_test tests[] = {
+    { "density", test_density },
+};
+
+int main(int argc, char **argv)
+{
+    if (argc != 5) {
+        fputs("usage: test_view_tools PMFC PMFVIEW WORKDIR CASE\n", stderr);
+        return 1;
+    }
+    pmfc = argv[1];
+    pmfview = argv[2];
+    workdir = argv[3];
+    mkdir(workdir, 0777);
+    for (size_t i = 0; i < sizeof tests / sizeof *tests; i++)
+        if (!strcmp(tests[i].name, argv[4])) {
+            tests[i].run();
+            if (failures)
+                fprintf(stderr, "%d check(s) failed\n", failures);
+            return failures ? 1 : 0;
+        }
+    fprintf(stderr, "unknown case '%s'\n", argv[4]);
+    return 1;
+}
