@@ -15,6 +15,7 @@
 #include "memory_option.h"
 #include "commands.h"
 #include "formats_scene.h"
+#include "image_compare.h"
 #include "light_ids.h"
 #include "map_source.h"
 #include "pm4_world.h"
@@ -56,6 +57,8 @@ static const char shot_usage[] =
     "  --path FILE            with --frames: cameras (as --cameras) interpolated over the frames;\n"
     "                         the PNG is the path's end\n"
     "  --stats                print chunk, triangle, draw-call and timing figures to stderr\n"
+    "  --compare B            render FILE and map B with the same camera and write where they\n"
+    "                         differ (signed colour scale); changed-pixel figures on stdout\n"
     MEMORY_OPTION_HELP
     "  --gl-debug             print the OpenGL driver's debug messages (errors, warnings) to stderr\n"
     "  -h, --help             this help\n";
@@ -67,6 +70,7 @@ typedef struct shot_camera {
 
 typedef struct shot_options {
     const char *file, *output, *game_dir, *cameras_file, *path_file;
+    const char *compare_file;        /* --compare: the second map */
     int width, height;
     shot_camera camera;
     bool has_camera;                 /* --camera given; else the level's default camera */
@@ -121,6 +125,7 @@ enum {
     OPT_SIZE = 256, OPT_CAMERA, OPT_FOV, OPT_LEVEL, OPT_MODE, OPT_EXPOSURE, OPT_TIME, OPT_LIGHT, OPT_FAST, OPT_NO_VIS,
     OPT_LAYER, OPT_LUXEL_GRID, OPT_WIREFRAME, OPT_FOG, OPT_RADIUS, OPT_MSAA, OPT_GAME, OPT_CAMERAS, OPT_FRAMES, OPT_PATH,
     OPT_STATS, OPT_MEMORY, OPT_GL_DEBUG,
+    OPT_COMPARE,
 };
 
 static const struct option shot_long_options[] = {
@@ -149,6 +154,7 @@ static const struct option shot_long_options[] = {
     { "stats", no_argument, NULL, OPT_STATS },
     { "memory", required_argument, NULL, OPT_MEMORY },
     { "gl-debug", no_argument, NULL, OPT_GL_DEBUG },
+    { "compare", required_argument, NULL, OPT_COMPARE },
     { NULL, 0, NULL, 0 },
 };
 
@@ -174,6 +180,7 @@ static int shot_option(void *user, int id, const char *v)
     case OPT_GAME: o->game_dir = v; return 0;
     case OPT_CAMERAS: o->cameras_file = v; return 0;
     case OPT_PATH: o->path_file = v; return 0;
+    case OPT_COMPARE: o->compare_file = v; return 0;
     case OPT_SIZE: {
         uint32_t w, h;
         char buf[32];
@@ -312,6 +319,8 @@ static int parse_args(int argc, char **argv, shot_options *o)
         return usage_error("%s", "no output given (-o OUT.png)");
     if (o->path_file && !o->frames)
         return usage_error("%s", "--path needs --frames N");
+    if (o->compare_file && (o->cameras_file || o->frames))
+        return usage_error("%s", "--compare renders one camera: not with --cameras or --frames");
     return 0;
 }
 
@@ -752,6 +761,84 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
     return rc;
 }
 
+/* The level of a map, streaming, with the command line's settings and light states applied.
+ * NULL with *err filled. */
+static scene *open_scene(const shot_options *o, const char *pmf_path, scene_error *err)
+{
+    /* A stream worker per core: the main thread mostly waits for the view to stream in. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    scene *s = scene_open(&(scene_desc){ .path = pmf_path, .level = o->level, .game_dir = o->game_dir, .radius = o->radius,
+                                         .workers = cores > 1 && cores < 64 ? (int)cores : 0 },
+                          err);
+    if (!s)
+        return NULL;
+    scene_set_settings(s, &o->settings);
+    for (int i = 0; i < o->light_count; i++)
+        scene_set_dynamic_light(s, o->lights[i].id, o->lights[i].on);
+    for (int i = 0; i < o->fast_count; i++)
+        scene_set_fast_light(s, o->fasts[i].id, o->fasts[i].intensity);
+    return s;
+}
+
+/* --compare: FILE's picture (scene a), then B's from the same camera with the same settings, and
+ * the signed difference written to -o (image_compare.h); the figures go to stdout. Exit code. */
+static int run_compare(scene *a, shot_options *o)
+{
+    map_source src;
+    formats_scene formats = { 0 };
+    int rc = map_source_open(&(map_source_desc){ .path = o->compare_file, .game_dir = o->game_dir }, &src);
+    if (rc)
+        return rc;
+    if ((src.id.kind == PMF_KIND_PMF_LEGACY || src.id.kind == PMF_KIND_PM4) &&
+        (rc = formats_scene_open(o->compare_file, &src, o->pm4_layers, &formats)))
+        return rc;
+    if (formats.pmf_path[0])
+        snprintf(src.pmf_path, sizeof src.pmf_path, "%s", formats.pmf_path);
+    size_t pixels = (size_t)o->width * (size_t)o->height;
+    uint8_t *first = malloc(pixels * 4), *diff = malloc(pixels * 4);
+    shot_frame fr = { 0 };
+    scene *b = NULL;
+    if (!first || !diff || !frame_create(&fr, o->width, o->height, o->msaa)) {
+        if (!first || !diff)
+            fprintf(stderr, "pmfview: out of memory for a %dx%d image\n", o->width, o->height);
+        rc = EXIT_RUNTIME;
+        goto out;
+    }
+    set_camera(a, o, &o->camera.pose);
+    if ((rc = wait_view(a, o)))
+        goto out;
+    frame_render(&fr, a, o->width, o->height);
+    memcpy(first, fr.image, pixels * 4);
+    scene_error serr;
+    if (!(b = open_scene(o, src.pmf_path, &serr))) {
+        fprintf(stderr, "pmfview: %s\n", serr.message);
+        rc = serr.exit_code;
+        goto out;
+    }
+    set_camera(b, o, &o->camera.pose);
+    if ((rc = wait_view(b, o)))
+        goto out;
+    frame_render(&fr, b, o->width, o->height);
+    image_compare_stats st;
+    image_compare(first, fr.image, pixels, diff, &st);
+    if (!write_png(o->output, o->width, o->height, diff)) {
+        rc = EXIT_RUNTIME;
+        goto out;
+    }
+    char line[256];
+    image_compare_format(&st, line, sizeof line);
+    printf("%s\n", line);
+    fflush(stdout);
+out:
+    if (b)
+        scene_close(b);
+    frame_destroy(&fr);
+    free(first);
+    free(diff);
+    formats_scene_close(&formats);
+    return rc;
+}
+
 int cmd_shot(int argc, char **argv)
 {
     double started = now_seconds();
@@ -821,11 +908,7 @@ int cmd_shot(int argc, char **argv)
         goto done;
     }
     scene_error serr;
-    /* A stream worker per core: the main thread mostly waits for the view to stream in. */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    scene *s = scene_open(&(scene_desc){ .path = src.pmf_path, .level = o.level, .game_dir = o.game_dir, .radius = o.radius,
-                                         .workers = cores > 1 && cores < 64 ? (int)cores : 0 },
-                          &serr);
+    scene *s = open_scene(&o, src.pmf_path, &serr);
     if (!s) {
         fprintf(stderr, "pmfview: %s\n", serr.message);
         rc = serr.exit_code;
@@ -837,13 +920,8 @@ int cmd_shot(int argc, char **argv)
             o.camera.pose.yaw = start.yaw;
             o.camera.pose.pitch = start.pitch;
         }
-        scene_set_settings(s, &o.settings);
         warn_unknown_lights(&o, src.pmf_path);
-        for (int i = 0; i < o.light_count; i++)
-            scene_set_dynamic_light(s, o.lights[i].id, o.lights[i].on);
-        for (int i = 0; i < o.fast_count; i++)
-            scene_set_fast_light(s, o.fasts[i].id, o.fasts[i].intensity);
-        rc = run(s, &o, cams, cam_count, path, path_count);
+        rc = o.compare_file ? run_compare(s, &o) : run(s, &o, cams, cam_count, path, path_count);
         if (o.stats && !rc)
             print_stats(s, &o);
         scene_close(s);

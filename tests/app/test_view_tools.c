@@ -144,10 +144,109 @@ static void test_density(void)
     }
 }
 
+/* ---- compare two compiles ------------------------------------------------------------------ */
+
+/* A 16 m floor lit by a white light that stays and a warm one at (LIGHT_X, 1, 0), range 3. */
+static int compile_lights(const char *name, int light_x)
+{
+    char src[1024];
+    snprintf(src, sizeof src,
+             "map \"Compare\"\nmaterial floor color 200 200 200\n"
+             "level main {\n  chunk_size 4\n  ambient 20 20 20\n"
+             "  light static at 0 2 -5 color 255 255 255 brightness 1 range 3\n"
+             "  light static at %d 1 0 color 255 200 100 brightness 1 range 3\n"
+             "  box -8 -1 -8 8 0 8 material floor\n}\n", light_x);
+    return compile(name, src);
+}
+
+static bool read_text(const char *name, char *buf, size_t size)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.txt", workdir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, size - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return true;
+}
+
+/* The same source compiled twice compares as zero; moving the warm light from x = -4 to x = 4
+ * changes pixels only within its reach on the floor (range 3 at height 1: 2.83 m, plus a luxel
+ * of filtering), darker where it was, brighter where it went, and the figures on stdout count
+ * exactly the changed pixels of the picture. */
+static void test_compare(void)
+{
+    CHECK_EQ(compile_lights("before", -4), 0);
+    CHECK_EQ(compile_lights("before_again", -4), 0);
+    CHECK_EQ(compile_lights("after", 4), 0);
+    const char *view = "--size 256x256 --fov 90 --camera 0,8,0,0,-90";
+    char extra[512], text[512];
+    image img;
+    snprintf(extra, sizeof extra, "%s --compare '%s/before_again.pmf'", view, workdir);
+    if (shot("before", "same", extra, &img)) {
+        CHECK(read_text("same", text, sizeof text));
+        CHECK(!strcmp(text, "changed pixels: 0 of 65536 (0.000%), brighter 0, darker 0, max difference 0, mean difference 0.00\n"));
+        int coloured = 0;
+        for (int i = 0; i < img.w * img.h; i++)
+            coloured += img.rgb[i * 3] != img.rgb[i * 3 + 1] || img.rgb[i * 3 + 1] != img.rgb[i * 3 + 2];
+        CHECK_EQ(coloured, 0);
+        stbi_image_free(img.rgb);
+    } else {
+        failures++;
+    }
+    snprintf(extra, sizeof extra, "%s --compare '%s/after.pmf'", view, workdir);
+    if (!shot("before", "moved", extra, &img)) {
+        failures++;
+        return;
+    }
+    unsigned long long changed = 0, total = 0, brighter = 0, darker = 0;
+    int max_diff = 0;
+    CHECK(read_text("moved", text, sizeof text));
+    CHECK_EQ(sscanf(text, "changed pixels: %llu of %llu (%*f%%), brighter %llu, darker %llu, max difference %d", &changed, &total,
+                    &brighter, &darker, &max_diff), 5);
+    CHECK_EQ(total, 65536);
+    CHECK_EQ(brighter + darker, changed);
+    CHECK(max_diff > 40);
+    /* 8 m above the floor with a 90 degree view: 16 pixels per metre, +X right, -Z up. */
+    unsigned long long warm = 0, cold = 0, outside = 0;
+    for (int y = 0; y < img.h; y++)
+        for (int x = 0; x < img.w; x++) {
+            const unsigned char *p = pixel(&img, x, y);
+            if (p[0] == p[1] && p[1] == p[2])
+                continue;
+            double wx = (x + 0.5 - 128) / 16.0, wz = (y + 0.5 - 128) / 16.0;
+            double to_old = hypot(wx + 4, wz), to_new = hypot(wx - 4, wz);
+            bool is_warm = p[0] > p[2];
+            if (is_warm ? to_new > 2.83 + 0.5 : to_old > 2.83 + 0.5)
+                outside++;
+            if (is_warm)
+                warm++;
+            else
+                cold++;
+        }
+    CHECK_EQ(outside, 0);
+    CHECK_EQ(warm, brighter);
+    CHECK_EQ(cold, darker);
+    /* most of each disc of reach (2.83 m = 45 px radius: 6400 px) changed */
+    CHECK(warm > 4000 && cold > 4000);
+    stbi_image_free(img.rgb);
+    /* one camera only; B must be a map */
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' shot '%s/before.pmf' -o '%s/x.png' --compare '%s/after.pmf' --frames 2 2>/dev/null", pmfview,
+             workdir, workdir, workdir);
+    CHECK_EQ(run(cmd), 1);
+    snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=detect_leaks=0 '%s' shot '%s/before.pmf' -o '%s/x.png' --compare '%s/before.pms' 2>'%s/bad.txt'",
+             pmfview, workdir, workdir, workdir, workdir);
+    CHECK_EQ(run(cmd), 2);
+}
+
 typedef struct tool_test { const char *name; void (*run)(void); } tool_test;
 
 static const tool_test tests[] = {
     { "density", test_density },
+    { "compare", test_compare },
 };
 
 int main(int argc, char **argv)
