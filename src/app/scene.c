@@ -358,6 +358,11 @@ void scene_set_camera(scene *s, const camera *cam)
     s->cam = *cam;
 }
 
+void scene_get_camera(const scene *s, camera *out)
+{
+    *out = s->cam;
+}
+
 void scene_set_settings(scene *s, const scene_settings *settings)
 {
     s->settings = *settings;
@@ -414,6 +419,14 @@ static void perspective(const camera *cam, float out[16])
     out[10] = -1.0f;
     out[11] = -1.0f;
     out[14] = (float)(-2.0 * NEAR_PLANE);
+}
+
+void scene_view_proj(const scene *s, float out[16])
+{
+    float view[16], proj[16];
+    camera_view_matrix(&s->cam, 0, view);
+    perspective(&s->cam, proj);
+    render_mat4_mul(proj, view, out);
 }
 
 /* Left, right, bottom, top, near planes of view_proj (Gribb-Hartmann); the far plane is at

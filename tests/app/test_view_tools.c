@@ -242,11 +242,78 @@ static void test_compare(void)
     CHECK_EQ(run(cmd), 2);
 }
 
+/* ---- region overlays --------------------------------------------------------------------------- */
+
+/* Blending as the overlay does: colour over base at REGION_OVERLAY_ALPHA 77 of 255. */
+static int tint(int colour, int base)
+{
+    return (int)lround((colour * 77 + base * (255 - 77)) / 255.0);
+}
+
+/* Pixels of a 256x256 top-down view from (0, 10, 0) with a 90 degree field of view: 128 / (10 - y)
+ * pixels per metre at height y, +X right, -Z up. */
+static bool check_area(const image *plain, const image *over, int x0, int x1, int y0, int y1, const int *rgb)
+{
+    bool ok = true;
+    for (int y = y0; y <= y1; y++)
+        for (int x = x0; x <= x1; x++) {
+            const unsigned char *b = pixel(plain, x, y), *p = pixel(over, x, y);
+            bool good = rgb ? near_rgb(p, tint(rgb[0], b[0]), tint(rgb[1], b[1]), tint(rgb[2], b[2]), 2) : near_rgb(p, b[0], b[1], b[2], 1);
+            if (!good && ok)
+                fprintf(stderr, "pixel (%d, %d): %d %d %d over %d %d %d\n", x, y, p[0], p[1], p[2], b[0], b[1], b[2]);
+            ok = ok && good;
+        }
+    return ok;
+}
+
+/* A weather region at x -6..-2 and a gravity region at x 2..6 (z -2..2, y 0..4, in one chunk) seen
+ * from above: with their overlay on, every pixel inside a box's picture (away from its edges and
+ * label) is the floor tinted with the kind's colour, and every pixel far outside is as without. */
+static void test_overlay(void)
+{
+    CHECK_EQ(compile("regions", "map \"Regions\"\nmaterial floor color 200 200 200\n"
+                                "level main {\n  chunk_size 4\n  ambient 120 120 120\n"
+                                "  weather rain wind 1 0 0\n  gravity low 0 -3 0\n"
+                                "  box -8 -1 -8 8 0 8 material floor\n"
+                                "  region weather rain -6 0 -2 -2 4 2\n  region gravity low 2 0 -2 6 4 2\n}\n"), 0);
+    const char *view = "--size 256x256 --fov 90 --camera 0,10,0,0,-90";
+    char extra[512];
+    image plain, weather, all;
+    snprintf(extra, sizeof extra, "%s", view);
+    bool ok = shot("regions", "plain", extra, &plain);
+    snprintf(extra, sizeof extra, "%s --overlay weather", view);
+    ok = ok && shot("regions", "weather", extra, &weather);
+    snprintf(extra, sizeof extra, "%s --overlay=all", view);
+    ok = ok && shot("regions", "all", extra, &all);
+    CHECK(ok);
+    if (!ok)
+        return;
+    static const int blue[3] = { 60, 140, 255 }, violet[3] = { 190, 70, 255 };
+    /* Weather: its top face (y 4: 21.3 px/m) over x 0..85, its bottom (y 0: 12.8 px/m) over
+     * x 51..102, y 102..154; inside both, away from the edges, above and below the label. */
+    CHECK(check_area(&plain, &weather, 56, 81, 107, 116, blue));
+    CHECK(check_area(&plain, &weather, 56, 81, 141, 149, blue));
+    CHECK(check_area(&plain, &all, 56, 81, 107, 116, blue));
+    /* gravity, mirrored: shown with all, not with weather alone */
+    CHECK(check_area(&plain, &all, 174, 199, 107, 116, violet));
+    CHECK(check_area(&plain, &weather, 174, 199, 107, 116, NULL));
+    /* far from both boxes: untouched */
+    CHECK(check_area(&plain, &all, 110, 146, 0, 60, NULL));
+    CHECK(check_area(&plain, &all, 0, 255, 200, 255, NULL));
+    stbi_image_free(plain.rgb);
+    stbi_image_free(weather.rgb);
+    stbi_image_free(all.rgb);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' shot '%s/regions.pmf' -o '%s/x.png' --overlay weather,fog 2>/dev/null", pmfview, workdir, workdir);
+    CHECK_EQ(run(cmd), 1);
+}
+
 typedef struct tool_test { const char *name; void (*run)(void); } tool_test;
 
 static const tool_test tests[] = {
     { "density", test_density },
     { "compare", test_compare },
+    { "overlay", test_overlay },
 };
 
 int main(int argc, char **argv)
