@@ -12,7 +12,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <cjson/cJSON.h>
 #include <stb_image.h>
+
+#include "pmf/pmf.h"
 
 static const char *pmfc, *pmfview, *workdir;
 static int failures;
@@ -308,12 +311,110 @@ static void test_overlay(void)
     CHECK_EQ(run(cmd), 1);
 }
 
+/* ---- atlas use in info --json ----------------------------------------------------------------- */
+
+/* `pmfview info --json WORKDIR/NAME.pmf`, parsed; NULL on failure. */
+static cJSON *info_json(const char *name)
+{
+    char cmd[1024], path[512];
+    snprintf(path, sizeof path, "%s/%s.json", workdir, name);
+    snprintf(cmd, sizeof cmd, "'%s' info --json '%s/%s.pmf' >'%s'", pmfview, workdir, name, path);
+    if (run(cmd) != 0)
+        return NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    static char text[1 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    return cJSON_Parse(text);
+}
+
+static double number(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+/* Level 0's lightmaps read with the format library: Σ luxels and Σ padded block texels. */
+static void count_lightmaps(const char *name, uint64_t *lightmaps, uint64_t *luxels, uint64_t *blocks)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.pmf", workdir, name);
+    *lightmaps = *luxels = *blocks = 0;
+    pmf_error err;
+    pmf_file *f = pmf_open(path, &err);
+    pmf_level lvl;
+    if (!f || !pmf_level_read(f, 0, PMF_PART_COMMON | PMF_PART_CLIENT, &lvl, &err)) {
+        failures++;
+        if (f)
+            pmf_close(f);
+        return;
+    }
+    const pmf_level_info *li = &f->levels[0];
+    for (uint32_t x = 0; x < li->count_x; x++)
+        for (uint32_t y = 0; y < li->count_y; y++)
+            for (uint32_t z = 0; z < li->count_z; z++) {
+                pmf_chunk_coord c = { x, y, z };
+                pmf_chunk ch;
+                if (!pmf_chunk_present(f, 0, c) || !pmf_chunk_read(f, &lvl, 0, c, PMF_PART_COMMON | PMF_PART_CLIENT, &ch, &err))
+                    continue;
+                for (unsigned m = 0; m < ch.client.lightmap_count; m++) {
+                    uint64_t side = 1ull << ch.client.lightmaps[m].size_exp;
+                    (*lightmaps)++;
+                    *luxels += side * side;
+                    *blocks += (side + 2) * (side + 2);
+                }
+                pmf_chunk_free(&ch);
+            }
+    pmf_level_free(&lvl);
+    pmf_close(f);
+}
+
+/* info --json's per-level atlas figures agree with the lightmaps the file holds: luxels, their
+ * RGB8 bytes, the padded blocks on one 2048² page and the share of it they fill; a level
+ * without lightmaps uses no page. */
+static void test_atlas(void)
+{
+    CHECK_EQ(compile("lit", "map \"Atlas\"\nmaterial floor color 200 200 200\nmaterial wall color 100 100 100\n"
+                            "material unlit color 50 50 50 shading 0\n"
+                            "level main {\n  chunk_size 4\n  luxels 8\n  box -8 -1 -8 8 0 8 material floor\n"
+                            "  box -2 0 -2 2 3 2 material wall\n}\n"
+                            "level unlit {\n  chunk_size 4\n  box -2 -1 -2 2 0 2 material unlit\n}\n"), 0);
+    cJSON *root = info_json("lit");
+    CHECK(root != NULL);
+    if (!root)
+        return;
+    const cJSON *levels = cJSON_GetObjectItemCaseSensitive(root, "levels");
+    CHECK_EQ(cJSON_GetArraySize(levels), 2);
+    const cJSON *a0 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(levels, 0), "atlas");
+    const cJSON *a1 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(levels, 1), "atlas");
+    uint64_t lightmaps, luxels, blocks;
+    count_lightmaps("lit", &lightmaps, &luxels, &blocks);
+    CHECK(lightmaps > 0);
+    CHECK_EQ(number(a0, "lightmaps"), lightmaps);
+    CHECK_EQ(number(a0, "luxels"), luxels);
+    CHECK_EQ(number(a0, "bytes"), luxels * 3);
+    CHECK_EQ(number(a0, "block_texels"), blocks);
+    CHECK_EQ(number(a0, "page_size"), 2048);
+    CHECK_EQ(number(a0, "pages"), 1);
+    CHECK(fabs(number(a0, "filled") - (double)blocks / (2048.0 * 2048.0)) < 1e-12);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a0, "complete")));
+    CHECK_EQ(number(a1, "lightmaps"), 0);
+    CHECK_EQ(number(a1, "luxels"), 0);
+    CHECK_EQ(number(a1, "pages"), 0);
+    CHECK_EQ(number(a1, "filled"), 0);
+    cJSON_Delete(root);
+}
+
 typedef struct tool_test { const char *name; void (*run)(void); } tool_test;
 
 static const tool_test tests[] = {
     { "density", test_density },
     { "compare", test_compare },
     { "overlay", test_overlay },
+    { "atlas", test_atlas },
 };
 
 int main(int argc, char **argv)
