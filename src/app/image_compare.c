@@ -2,6 +2,7 @@
 #include "image_compare.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,7 +42,7 @@ void image_compare(const uint8_t *a, const uint8_t *b, size_t pixel_count, uint8
         }
         stats->changed++;
         sum += d;
-        int brighter = luma(pb) >= la;
+        bool brighter = luma(pb) >= la;
         if (brighter)
             stats->brighter++;
         else

@@ -61,6 +61,10 @@ static void label_groups(hud *h, const view_regions *r, const float vp[16], int 
         }
     }
     static const uint8_t label_bg[4] = { 0, 0, 0, 140 };
+    enum { MAX_LABELS = 256 };
+    typedef struct label_rect { float x, y, w, h; } label_rect;
+    label_rect placed[MAX_LABELS];
+    size_t placed_count = 0;
     hud_begin(h, width, height, 1.0f);
     for (size_t i = 0; i < r->count; i++) {
         const view_region *v = &r->regions[i];
@@ -77,10 +81,19 @@ static void label_groups(hud *h, const view_regions *r, const float vp[16], int 
         float tw = hud_text_width(h, v->label), th = hud_line_height(h);
         if (x + tw / 2 < 0 || x - tw / 2 > (float)width || y + th < 0 || y - th > (float)height)
             continue;
+        /* labels of regions whose centres meet on screen go one under the other */
+        float lx = x - tw / 2 - 2, ly = y - th / 2 - 2, lw = tw + 4, lh = th + 2;
+        for (size_t k = 0; k < placed_count; k++)
+            if (lx < placed[k].x + placed[k].w && placed[k].x < lx + lw && ly < placed[k].y + placed[k].h && placed[k].y < ly + lh) {
+                ly = placed[k].y + placed[k].h;
+                k = (size_t)-1;     /* check the new place against every label again */
+            }
+        if (placed_count < MAX_LABELS)
+            placed[placed_count++] = (label_rect){ lx, ly, lw, lh };
         const uint8_t *col = view_region_color(v->kind);
         const uint8_t text[4] = { (uint8_t)(128 + col[0] / 2), (uint8_t)(128 + col[1] / 2), (uint8_t)(128 + col[2] / 2), 255 };
-        hud_rect(h, x - tw / 2 - 2, y - th / 2 - 2, tw + 4, th + 2, label_bg);
-        hud_text(h, x - tw / 2, y - th / 2, v->label, text);
+        hud_rect(h, lx, ly, lw, lh, label_bg);
+        hud_text(h, lx + 2, ly + 2, v->label, text);
     }
     hud_end(h);
     free(boxes);

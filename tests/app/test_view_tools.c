@@ -16,6 +16,7 @@
 #include <stb_image.h>
 
 #include "pmf/pmf.h"
+#include "sample_map.h"
 
 static const char *pmfc, *pmfview, *workdir;
 static int failures;
@@ -278,7 +279,8 @@ static void test_overlay(void)
                                 "level main {\n  chunk_size 4\n  ambient 120 120 120\n"
                                 "  weather rain wind 1 0 0\n  gravity low 0 -3 0\n"
                                 "  box -8 -1 -8 8 0 8 material floor\n"
-                                "  region weather rain -6 0 -2 -2 4 2\n  region gravity low 2 0 -2 6 4 2\n}\n"), 0);
+                                "  region weather rain -6 0 -2 -2 4 2\n  region gravity low 2 0 -2 6 4 2\n"
+                                "  load -6 0 2.5 -2 2 5.5 activate -8 -8 -8 8 8 8\n}\n"), 0);
     const char *view = "--size 256x256 --fov 90 --camera 0,10,0,0,-90";
     char extra[512];
     image plain, weather, all;
@@ -291,7 +293,7 @@ static void test_overlay(void)
     CHECK(ok);
     if (!ok)
         return;
-    static const int blue[3] = { 60, 140, 255 }, violet[3] = { 190, 70, 255 };
+    static const int blue[3] = { 60, 140, 255 }, violet[3] = { 190, 70, 255 }, orange[3] = { 255, 100, 30 };
     /* Weather: its top face (y 4: 21.3 px/m) over x 0..85, its bottom (y 0: 12.8 px/m) over
      * x 51..102, y 102..154; inside both, away from the edges, above and below the label. */
     CHECK(check_area(&plain, &weather, 56, 81, 107, 116, blue));
@@ -300,9 +302,13 @@ static void test_overlay(void)
     /* gravity, mirrored: shown with all, not with weather alone */
     CHECK(check_area(&plain, &all, 174, 199, 107, 116, violet));
     CHECK(check_area(&plain, &weather, 174, 199, 107, 116, NULL));
-    /* far from both boxes: untouched */
+    /* the load region (x -6..-2, z 2.5..5.5, y 0..2): top over x 32..96, y 168..216, bottom over
+     * x 51..102, y 160..198; above its label */
+    CHECK(check_area(&plain, &all, 56, 91, 171, 176, orange));
+    CHECK(check_area(&plain, &weather, 56, 91, 171, 176, NULL));
+    /* far from the boxes: untouched */
     CHECK(check_area(&plain, &all, 110, 146, 0, 60, NULL));
-    CHECK(check_area(&plain, &all, 0, 255, 200, 255, NULL));
+    CHECK(check_area(&plain, &all, 0, 255, 225, 255, NULL));
     stbi_image_free(plain.rgb);
     stbi_image_free(weather.rgb);
     stbi_image_free(all.rgb);
@@ -408,12 +414,46 @@ static void test_atlas(void)
     cJSON_Delete(root);
 }
 
+/* Pathfinding data: the small sample map (tests/pmf/sample_map.c) has two cubes with pathfinding
+ * attributes; their edges (pink, opaque) show with `--overlay path` only. */
+static void test_overlay_path(void)
+{
+    sample_map m;
+    sample_map_build(&m, SAMPLE_MAP_SMALL);
+    char path[512];
+    snprintf(path, sizeof path, "%s/sample.pmf", workdir);
+    pmf_error err;
+    CHECK(sample_map_write_file(&m, path, &err));
+    sample_map_free(&m);
+    const char *view = "--size 320x240 --camera 0,40,40,0,-45 2>/dev/null";
+    char extra[256];
+    static const char *const kinds[] = { "none", "path", "sky" };
+    unsigned long pink[3];
+    for (int k = 0; k < 3; k++) {
+        image img;
+        snprintf(extra, sizeof extra, "%s%s %s", k ? "--overlay " : "", k ? kinds[k] : "", view);
+        if (!shot("sample", kinds[k], extra, &img)) {
+            failures++;
+            return;
+        }
+        pink[k] = 0;
+        for (int y = 0; y < img.h; y++)
+            for (int x = 0; x < img.w; x++)
+                pink[k] += near_rgb(pixel(&img, x, y), 255, 60, 150, 0);
+        stbi_image_free(img.rgb);
+    }
+    CHECK_EQ(pink[0], 0);
+    CHECK(pink[1] > 100);
+    CHECK_EQ(pink[2], 0);
+}
+
 typedef struct tool_test { const char *name; void (*run)(void); } tool_test;
 
 static const tool_test tests[] = {
     { "density", test_density },
     { "compare", test_compare },
     { "overlay", test_overlay },
+    { "overlay_path", test_overlay_path },
     { "atlas", test_atlas },
 };
 
