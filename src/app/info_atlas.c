@@ -13,12 +13,13 @@ bool info_atlas_measure(const uint64_t by_exp[PMF_MAX_LIGHTMAP_EXP + 1], info_at
     if (!atlas)
         return false;
     out->page_size = mesh_atlas_page_size(atlas);
+    uint64_t placed = 0;
     for (int n = PMF_MAX_LIGHTMAP_EXP; n >= 0; n--) {
         out->lightmaps += by_exp[n];
         out->luxels += by_exp[n] << (2 * n);
         for (uint64_t i = 0; i < by_exp[n] && out->complete; i++) {
             mesh_atlas_rect rect;
-            out->complete = mesh_atlas_alloc(atlas, 1u << n, &rect);
+            out->complete = ++placed <= INFO_ATLAS_MAX_PLACED && mesh_atlas_alloc(atlas, 1u << n, &rect);
         }
     }
     out->bytes = out->luxels * 3;

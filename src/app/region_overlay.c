@@ -79,7 +79,7 @@ static void label_groups(hud *h, const view_regions *r, const float vp[16], int 
             continue;
         float x = (clip[0] / clip[3] * 0.5f + 0.5f) * (float)width, y = (0.5f - clip[1] / clip[3] * 0.5f) * (float)height;
         float tw = hud_text_width(h, v->label), th = hud_line_height(h);
-        if (x + tw / 2 < 0 || x - tw / 2 > (float)width || y + th < 0 || y - th > (float)height)
+        if (!isfinite(x) || !isfinite(y) || x + tw / 2 < 0 || x - tw / 2 > (float)width || y + th < 0 || y - th > (float)height)
             continue;
         /* labels of regions whose centres meet on screen go one under the other */
         float lx = x - tw / 2 - 2, ly = y - th / 2 - 2, lw = tw + 4, lh = th + 2;
