@@ -164,7 +164,7 @@ static void print_text(FILE *out, const char *path, const pmf_file *f, const lev
         fprintf(out, "  %-17s %llu lightmap%s, %llu luxels (%llu bytes), %u page%s of %u^2, %.3g%% filled%s\n", "atlas:",
                 (unsigned long long)a->lightmaps, a->lightmaps == 1 ? "" : "s", (unsigned long long)a->luxels,
                 (unsigned long long)a->bytes, a->pages, a->pages == 1 ? "" : "s", a->page_size, 100.0 * a->filled,
-                a->complete ? "" : " (more pages than counted)");
+                a->complete ? "" : " (not all placed: pages and share of the largest)");
         print_names(out, "sky environments:", lvl->client.sky_envs, lvl->client.sky_env_count, sizeof *lvl->client.sky_envs);
         if (s->has_bounds)
             fprintf(out, "  %-17s (%g, %g, %g) to (%g, %g, %g) m\n", "bounds:", s->min[0], s->min[1], s->min[2],
