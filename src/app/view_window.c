@@ -144,12 +144,16 @@ static uint8_t fast_intensity(const viewer *v, const light_state *l, double t)
     return (uint8_t)lrint(l->intensity * k);
 }
 
+/* To both versions of a reload, so their difference (V) is the map's, not the light settings'. */
 static void apply_light(viewer *v, const light_state *l, double t)
 {
-    if (l->fast)
-        scene_set_fast_light(v->scene, l->id, fast_intensity(v, l, t));
-    else
-        scene_set_dynamic_light(v->scene, l->id, l->enabled);
+    scene *versions[2] = { v->scene, v->other };
+    for (int i = 0; i < 2 && versions[i]; i++) {
+        if (l->fast)
+            scene_set_fast_light(versions[i], l->id, fast_intensity(v, l, t));
+        else
+            scene_set_dynamic_light(versions[i], l->id, l->enabled);
+    }
 }
 
 static int compare_lights(const void *pa, const void *pb)
