@@ -430,6 +430,8 @@ compare)
     # X while it is on: still previous -> current
     event x -- '^showing the previous version$'; shot; expect_centre "$SHOT" "245 208 0" "the difference after X"
     event v -- '^difference off$'; shot; expect_centre "$SHOT" "115 100 140" "difference off, previous shown"
+    event v -- '^difference: changed pixels: '
+    quit_viewer
     ;;
 tools)
     # B, Y, Z in the window give the pictures of `shot --mode density` and `shot --overlay`.
@@ -452,6 +454,7 @@ tools)
     event shift+j -- '^path regions on$'; shot; same_as regions "no sound, sky, load or path regions in the map"
     event y -- '^weather regions off$'; shot
     [ "$("$PROBE" diff "$SHOT" "$WORK/regions.png")" -gt 100 ] || fail "Y did not hide the weather region"
+    quit_viewer
     ;;
 *) fail "unknown case" ;;
 esac
