@@ -14,7 +14,7 @@ uniform vec3 u_emission;
 uniform float u_shading;
 uniform float u_shine;                       // 0 when the material has no matcap
 uniform float u_exposure;
-uniform int u_mode;                          // 0 full, 1 lightmap, 2 fullbright
+uniform int u_mode;                          // 0 full, 1 lightmap, 2 fullbright, 3 density
 uniform int u_wire;                          // 1: flat wireframe colour
 uniform vec4 u_wire_color;
 uniform int u_luxel_grid;                   // 1: darken lightmap luxel edges (density check)
@@ -44,10 +44,43 @@ vec4 fogged(vec4 c)
     return u_additive != 0 ? vec4(c.rgb * (1.0 - f), c.a) : vec4(mix(c.rgb, u_fog_color, f), c.a);
 }
 
+// ---- density heat-map (u_mode 3; docs/viewer.md "Lightmap density heat-map") ----------------
+// Luxels per metre from screen-space derivatives: lightmap UV and position are both affine over a
+// triangle, so the luxel area one pixel covers over the metre area it covers is exact per pixel.
+// Colour: a viridis ramp over log2(luxels per metre) from 1 to 16; coarser than 1 (a luxel wider
+// than a metre) in red stripes over the ramp's low end, finer than 16 (wasteful) in magenta
+// stripes over its high end; faces without a lightmap grey.
+vec3 density_color()
+{
+    const vec3 ramp[5] = vec3[5](vec3(68, 1, 84), vec3(59, 82, 139), vec3(33, 145, 140), vec3(94, 201, 98),
+                                 vec3(253, 231, 37));
+    vec2 t = v_lm_uv.xy * vec2(textureSize(u_light_atlas, 0).xy);
+    vec2 tx = dFdx(t), ty = dFdy(t);
+    float luxel_area = abs(tx.x * ty.y - tx.y * ty.x);
+    float metre_area = length(cross(dFdx(v_view_pos), dFdy(v_view_pos)));
+    if (luxel_area < 1e-9 || metre_area <= 0.0)
+        return vec3(0.5);
+    float x = 0.5 * log2(luxel_area / metre_area);   // log2(luxels per metre)
+    float c = clamp(x, 0.0, 4.0);
+    int i = min(int(c), 3);
+    vec3 rgb = mix(ramp[i], ramp[i + 1], c - float(i)) / 255.0;
+    bool stripe = mod(floor((gl_FragCoord.x + gl_FragCoord.y) / 8.0), 2.0) == 0.0;
+    if (x < 0.0 && stripe)
+        rgb = vec3(1.0, 0.0, 0.0);
+    if (x > 4.0 && stripe)
+        rgb = vec3(1.0, 0.0, 1.0);
+    return rgb;
+}
+// ---- end density heat-map -----------------------------------------------------------------------
+
 void main()
 {
     if (u_wire != 0) {
         o_color = u_wire_color;
+        return;
+    }
+    if (u_mode == 3) {
+        o_color = vec4(luxel_grid(density_color()), 1.0);
         return;
     }
     vec3 L = texture(u_light_atlas, v_lm_uv).rgb + v_fast;

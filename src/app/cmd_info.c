@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "info_atlas.h"
 #include "memory_option.h"
 #include "commands.h"
 #include "info_formats.h"
@@ -47,6 +48,7 @@ static const char *format_created(uint64_t created, char *buf, size_t size)
 typedef struct level_summary {
     pmf_level lvl;             /* common + client */
     pmf_level_stats stats;
+    info_atlas atlas;
 } level_summary;
 
 static const char *const level_flag_names[] = { "keep in-chunk offset", "keep chunk offset", "keep velocity" };
@@ -158,6 +160,11 @@ static void print_text(FILE *out, const char *path, const pmf_file *f, const lev
         fprintf(out, "  %-17s %llu\n", "lightmaps:", (unsigned long long)s->lightmaps);
         fprintf(out, "  %-17s %llu\n", "dynamic lights:", (unsigned long long)s->dynamic_lights);
         fprintf(out, "  %-17s %llu\n", "fast lights:", (unsigned long long)s->fast_lights);
+        const info_atlas *a = &levels[l].atlas;
+        fprintf(out, "  %-17s %llu lightmap%s, %llu luxels (%llu bytes), %u page%s of %u^2, %.3g%% filled%s\n", "atlas:",
+                (unsigned long long)a->lightmaps, a->lightmaps == 1 ? "" : "s", (unsigned long long)a->luxels,
+                (unsigned long long)a->bytes, a->pages, a->pages == 1 ? "" : "s", a->page_size, 100.0 * a->filled,
+                a->complete ? "" : " (not all placed: pages and share of the largest)");
         print_names(out, "sky environments:", lvl->client.sky_envs, lvl->client.sky_env_count, sizeof *lvl->client.sky_envs);
         if (s->has_bounds)
             fprintf(out, "  %-17s (%g, %g, %g) to (%g, %g, %g) m\n", "bounds:", s->min[0], s->min[1], s->min[2],
@@ -283,6 +290,16 @@ static cJSON *build_json(const char *path, const pmf_file *f, const level_summar
         cJSON_AddNumberToObject(o, "lightmaps", (double)s->lightmaps);
         cJSON_AddNumberToObject(o, "dynamic_lights", (double)s->dynamic_lights);
         cJSON_AddNumberToObject(o, "fast_lights", (double)s->fast_lights);
+        const info_atlas *a = &levels[l].atlas;
+        cJSON *atlas = cJSON_AddObjectToObject(o, "atlas");
+        cJSON_AddNumberToObject(atlas, "lightmaps", (double)a->lightmaps);
+        cJSON_AddNumberToObject(atlas, "luxels", (double)a->luxels);
+        cJSON_AddNumberToObject(atlas, "bytes", (double)a->bytes);
+        cJSON_AddNumberToObject(atlas, "block_texels", (double)a->block_texels);
+        cJSON_AddNumberToObject(atlas, "page_size", a->page_size);
+        cJSON_AddNumberToObject(atlas, "pages", a->pages);
+        cJSON_AddNumberToObject(atlas, "filled", a->filled);
+        cJSON_AddBoolToObject(atlas, "complete", a->complete);
         cJSON_AddItemToObject(o, "sky_environments",
                               json_names(lvl->client.sky_envs, lvl->client.sky_env_count, sizeof *lvl->client.sky_envs));
         cJSON_AddNumberToObject(o, "decompressed_bytes", (double)s->decompressed_bytes);
@@ -379,7 +396,10 @@ int cmd_info(int argc, char **argv)
     }
     for (unsigned l = 0; !status && l < f->level_count; l++) {
         levels[l].stats = stats[l];
-        if (!pmf_level_read(f, l, PMF_PART_COMMON | PMF_PART_CLIENT, &levels[l].lvl, &err))
+        if (!info_atlas_measure(stats[l].lightmaps_by_exp, &levels[l].atlas)) {
+            fputs("pmfview: out of memory\n", stderr);
+            status = EXIT_RUNTIME;
+        } else if (!pmf_level_read(f, l, PMF_PART_COMMON | PMF_PART_CLIENT, &levels[l].lvl, &err))
             status = fail_input(&err);
     }
     if (!status) {

@@ -15,9 +15,11 @@
 #include "memory_option.h"
 #include "commands.h"
 #include "formats_scene.h"
+#include "image_compare.h"
 #include "light_ids.h"
 #include "map_source.h"
 #include "pm4_world.h"
+#include "region_overlay.h"
 #include "render.h"
 #include "scene.h"
 #include "text_clean.h"
@@ -38,7 +40,7 @@ static const char shot_usage[] =
     "                         camera when the map has them, else 0,0,0,0,0)\n"
     "  --fov DEG              vertical field of view (default 75)\n"
     "  --level N              level index from 0 (default 0)\n"
-    "  --mode MODE            full | lightmap | fullbright (default full)\n"
+    "  --mode MODE            full | lightmap | fullbright | density (default full)\n"
     "  --exposure E           multiplies the result before clamping (default 1)\n"
     "  --time SECONDS         animation, UV scroll, liquids and clouds time (default 0)\n"
     "  --light ID=on|off      dynamic light enable by global ID (repeatable)\n"
@@ -56,6 +58,10 @@ static const char shot_usage[] =
     "  --path FILE            with --frames: cameras (as --cameras) interpolated over the frames;\n"
     "                         the PNG is the path's end\n"
     "  --stats                print chunk, triangle, draw-call and timing figures to stderr\n"
+    "  --overlay KINDS        region overlays, comma-separated: weather, gravity, sound, sky,\n"
+    "                         load, path (pathfinding data), or all\n"
+    "  --compare B            render FILE and map B with the same camera and write where they\n"
+    "                         differ (signed colour scale); changed-pixel figures on stdout\n"
     MEMORY_OPTION_HELP
     "  --gl-debug             print the OpenGL driver's debug messages (errors, warnings) to stderr\n"
     "  -h, --help             this help\n";
@@ -67,6 +73,10 @@ typedef struct shot_camera {
 
 typedef struct shot_options {
     const char *file, *output, *game_dir, *cameras_file, *path_file;
+    const char *compare_file;        /* --compare: the second map */
+    unsigned overlays;               /* --overlay: VIEW_REGION_BIT()s */
+    view_regions *regions;           /* opened for --overlay, with the hud that draws them */
+    hud *overlay_hud;
     int width, height;
     shot_camera camera;
     bool has_camera;                 /* --camera given; else the level's default camera */
@@ -121,6 +131,7 @@ enum {
     OPT_SIZE = 256, OPT_CAMERA, OPT_FOV, OPT_LEVEL, OPT_MODE, OPT_EXPOSURE, OPT_TIME, OPT_LIGHT, OPT_FAST, OPT_NO_VIS,
     OPT_LAYER, OPT_LUXEL_GRID, OPT_WIREFRAME, OPT_FOG, OPT_RADIUS, OPT_MSAA, OPT_GAME, OPT_CAMERAS, OPT_FRAMES, OPT_PATH,
     OPT_STATS, OPT_MEMORY, OPT_GL_DEBUG,
+    OPT_COMPARE, OPT_OVERLAY,
 };
 
 static const struct option shot_long_options[] = {
@@ -149,6 +160,8 @@ static const struct option shot_long_options[] = {
     { "stats", no_argument, NULL, OPT_STATS },
     { "memory", required_argument, NULL, OPT_MEMORY },
     { "gl-debug", no_argument, NULL, OPT_GL_DEBUG },
+    { "compare", required_argument, NULL, OPT_COMPARE },
+    { "overlay", required_argument, NULL, OPT_OVERLAY },
     { NULL, 0, NULL, 0 },
 };
 
@@ -174,6 +187,22 @@ static int shot_option(void *user, int id, const char *v)
     case OPT_GAME: o->game_dir = v; return 0;
     case OPT_CAMERAS: o->cameras_file = v; return 0;
     case OPT_PATH: o->path_file = v; return 0;
+    case OPT_COMPARE: o->compare_file = v; return 0;
+    case OPT_OVERLAY: {
+        char buf[128];
+        if (strlen(v) >= sizeof buf)
+            return usage_error("--overlay wants kinds among weather, gravity, sound, sky, load, path, all, got '%s'", v);
+        strcpy(buf, v);
+        for (char *save = NULL, *kind = strtok_r(buf, ",", &save); kind; kind = strtok_r(NULL, ",", &save)) {
+            unsigned bit = !strcmp(kind, "all") ? VIEW_REGION_BIT(VIEW_REGION_KIND_COUNT) - 1 : view_region_kind_parse(kind);
+            if (!bit)
+                return usage_error("--overlay wants kinds among weather, gravity, sound, sky, load, path, all, got '%s'", v);
+            o->overlays |= bit;
+        }
+        if (!o->overlays)
+            return usage_error("--overlay wants kinds among weather, gravity, sound, sky, load, path, all, got '%s'", v);
+        return 0;
+    }
     case OPT_SIZE: {
         uint32_t w, h;
         char buf[32];
@@ -210,8 +239,10 @@ static int shot_option(void *user, int id, const char *v)
             o->settings.mode = SCENE_MODE_LIGHTMAP;
         else if (!strcmp(v, "fullbright"))
             o->settings.mode = SCENE_MODE_FULLBRIGHT;
+        else if (!strcmp(v, "density"))
+            o->settings.mode = SCENE_MODE_DENSITY;
         else
-            return usage_error("--mode wants full, lightmap or fullbright, got '%s'", v);
+            return usage_error("--mode wants full, lightmap, fullbright or density, got '%s'", v);
         return 0;
     case OPT_EXPOSURE: {
         double d;
@@ -310,6 +341,8 @@ static int parse_args(int argc, char **argv, shot_options *o)
         return usage_error("%s", "no output given (-o OUT.png)");
     if (o->path_file && !o->frames)
         return usage_error("%s", "--path needs --frames N");
+    if (o->compare_file && (o->cameras_file || o->frames))
+        return usage_error("%s", "--compare renders one camera: not with --cameras or --frames");
     return 0;
 }
 
@@ -506,6 +539,8 @@ typedef struct shot_frame {
     render_target target;
     int tile;                        /* tile side; the whole image when it fits */
     uint8_t *image, *tile_pixels;
+    hud *overlay_hud;                /* --overlay: region volumes over one-tile images */
+    view_regions *regions;
 } shot_frame;
 
 static double now_seconds(void)
@@ -515,8 +550,9 @@ static double now_seconds(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static bool frame_create(shot_frame *fr, int w, int h, int msaa)
+static bool frame_create(shot_frame *fr, const shot_options *o)
 {
+    int w = o->width, h = o->height, msaa = o->msaa;
     const render_caps *caps = render_get_caps();
     int limit = caps->max_renderbuffer_size < MAX_TILE ? caps->max_renderbuffer_size : MAX_TILE;
     if (caps->max_viewport[0] < limit)
@@ -531,6 +567,12 @@ static bool frame_create(shot_frame *fr, int w, int h, int msaa)
     if (limit > 1)
         limit &= ~1;
     fr->tile = w <= limit && h <= limit ? 0 : limit;
+    if (o->regions && fr->tile)
+        fprintf(stderr, "pmfview: shot: warning: --overlay is drawn only on images of one tile (at most %d pixels a side)\n", limit);
+    else if (o->regions) {
+        fr->regions = o->regions;
+        fr->overlay_hud = o->overlay_hud;
+    }
     int tw = fr->tile ? fr->tile : w, th = fr->tile ? fr->tile : h;
     char err[256];
     if (!render_target_create(tw, th, msaa, &fr->target, err, sizeof err)) {
@@ -559,6 +601,8 @@ static void frame_render(shot_frame *fr, scene *s, int w, int h)
     if (!fr->tile) {
         render_target_bind(&fr->target);
         scene_draw(s, &(scene_viewport){ .width = w, .height = h });
+        if (fr->regions)
+            region_overlay_draw(fr->overlay_hud, fr->regions, s, w, h);
         render_target_read(&fr->target, fr->image);
         return;
     }
@@ -672,7 +716,7 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
 {
     shot_frame fr = { 0 };
     double *frame_times = o->frames ? malloc((size_t)o->frames * sizeof *frame_times) : NULL;
-    if ((o->frames && !frame_times) || !frame_create(&fr, o->width, o->height, o->msaa)) {
+    if ((o->frames && !frame_times) || !frame_create(&fr, o)) {
         if (o->frames && !frame_times)
             fprintf(stderr, "pmfview: out of memory\n");
         free(frame_times);
@@ -750,6 +794,105 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
     return rc;
 }
 
+/* The level of a map, streaming, with the command line's settings and light states applied.
+ * NULL with *err filled. */
+static scene *open_scene(const shot_options *o, const char *pmf_path, scene_error *err)
+{
+    /* A stream worker per core: the main thread mostly waits for the view to stream in. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    scene *s = scene_open(&(scene_desc){ .path = pmf_path, .level = o->level, .game_dir = o->game_dir, .radius = o->radius,
+                                         .workers = cores > 1 && cores < 64 ? (int)cores : 0 },
+                          err);
+    if (!s)
+        return NULL;
+    scene_set_settings(s, &o->settings);
+    for (int i = 0; i < o->light_count; i++)
+        scene_set_dynamic_light(s, o->lights[i].id, o->lights[i].on);
+    for (int i = 0; i < o->fast_count; i++)
+        scene_set_fast_light(s, o->fasts[i].id, o->fasts[i].intensity);
+    return s;
+}
+
+/* --overlay: the regions of the map and the hud that draws them. Exit code. */
+static int open_overlays(shot_options *o, const char *pmf_path)
+{
+    if (!o->overlays)
+        return 0;
+    char err[512];
+    o->regions = malloc(sizeof *o->regions);
+    if (!o->regions || !(o->overlay_hud = hud_create(err, sizeof err))) {
+        fprintf(stderr, "pmfview: %s\n", o->regions ? err : "out of memory");
+        return EXIT_RUNTIME;
+    }
+    if (!view_regions_open(o->regions, pmf_path, o->level, err, sizeof err)) {
+        fprintf(stderr, "pmfview: %s\n", err);
+        free(o->regions);
+        o->regions = NULL;
+        return EXIT_BAD_INPUT;
+    }
+    o->regions->kinds = o->overlays;
+    return 0;
+}
+
+/* --compare: FILE's picture (scene a), then B's from the same camera with the same settings, and
+ * the signed difference written to -o (image_compare.h); the figures go to stdout. Exit code. */
+static int run_compare(scene *a, shot_options *o)
+{
+    map_source src;
+    formats_scene formats = { 0 };
+    int rc = map_source_open(&(map_source_desc){ .path = o->compare_file, .game_dir = o->game_dir }, &src);
+    if (rc)
+        return rc;
+    if ((src.id.kind == PMF_KIND_PMF_LEGACY || src.id.kind == PMF_KIND_PM4) &&
+        (rc = formats_scene_open(o->compare_file, &src, o->pm4_layers, &formats)))
+        return rc;
+    if (formats.pmf_path[0])
+        snprintf(src.pmf_path, sizeof src.pmf_path, "%s", formats.pmf_path);
+    size_t pixels = (size_t)o->width * (size_t)o->height;
+    uint8_t *first = malloc(pixels * 4), *diff = malloc(pixels * 4);
+    shot_frame fr = { 0 };
+    scene *b = NULL;
+    if (!first || !diff || !frame_create(&fr, o)) {
+        if (!first || !diff)
+            fprintf(stderr, "pmfview: out of memory for a %dx%d image\n", o->width, o->height);
+        rc = EXIT_RUNTIME;
+        goto out;
+    }
+    set_camera(a, o, &o->camera.pose);
+    if ((rc = wait_view(a, o)))
+        goto out;
+    frame_render(&fr, a, o->width, o->height);
+    memcpy(first, fr.image, pixels * 4);
+    scene_error serr;
+    if (!(b = open_scene(o, src.pmf_path, &serr))) {
+        fprintf(stderr, "pmfview: %s\n", serr.message);
+        rc = serr.exit_code;
+        goto out;
+    }
+    set_camera(b, o, &o->camera.pose);
+    if ((rc = wait_view(b, o)))
+        goto out;
+    frame_render(&fr, b, o->width, o->height);
+    image_compare_stats st;
+    image_compare(first, fr.image, pixels, diff, &st);
+    if (!write_png(o->output, o->width, o->height, diff)) {
+        rc = EXIT_RUNTIME;
+        goto out;
+    }
+    char line[256];
+    image_compare_format(&st, line, sizeof line);
+    printf("%s\n", line);
+    fflush(stdout);
+out:
+    if (b)
+        scene_close(b);
+    frame_destroy(&fr);
+    free(first);
+    free(diff);
+    formats_scene_close(&formats);
+    return rc;
+}
+
 int cmd_shot(int argc, char **argv)
 {
     double started = now_seconds();
@@ -819,11 +962,7 @@ int cmd_shot(int argc, char **argv)
         goto done;
     }
     scene_error serr;
-    /* A stream worker per core: the main thread mostly waits for the view to stream in. */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    scene *s = scene_open(&(scene_desc){ .path = src.pmf_path, .level = o.level, .game_dir = o.game_dir, .radius = o.radius,
-                                         .workers = cores > 1 && cores < 64 ? (int)cores : 0 },
-                          &serr);
+    scene *s = open_scene(&o, src.pmf_path, &serr);
     if (!s) {
         fprintf(stderr, "pmfview: %s\n", serr.message);
         rc = serr.exit_code;
@@ -835,17 +974,20 @@ int cmd_shot(int argc, char **argv)
             o.camera.pose.yaw = start.yaw;
             o.camera.pose.pitch = start.pitch;
         }
-        scene_set_settings(s, &o.settings);
         warn_unknown_lights(&o, src.pmf_path);
-        for (int i = 0; i < o.light_count; i++)
-            scene_set_dynamic_light(s, o.lights[i].id, o.lights[i].on);
-        for (int i = 0; i < o.fast_count; i++)
-            scene_set_fast_light(s, o.fasts[i].id, o.fasts[i].intensity);
-        rc = run(s, &o, cams, cam_count, path, path_count);
+        rc = open_overlays(&o, src.pmf_path);
+        if (!rc)
+            rc = o.compare_file ? run_compare(s, &o) : run(s, &o, cams, cam_count, path, path_count);
         if (o.stats && !rc)
             print_stats(s, &o);
         scene_close(s);
     }
+    if (o.regions && o.regions->error[0])
+        fprintf(stderr, "pmfview: shot: warning: --overlay: %s\n", o.regions->error);
+    if (o.regions)
+        view_regions_close(o.regions);
+    free(o.regions);
+    hud_destroy(o.overlay_hud);
     render_headless_destroy(ctx);
 done:
     if (cams != &o.camera)

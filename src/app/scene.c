@@ -362,6 +362,11 @@ void scene_set_camera(scene *s, const camera *cam)
     s->cam = *cam;
 }
 
+void scene_get_camera(const scene *s, camera *out)
+{
+    *out = s->cam;
+}
+
 void scene_set_settings(scene *s, const scene_settings *settings)
 {
     s->settings = *settings;
@@ -416,6 +421,14 @@ static void perspective(const camera *cam, float out[16])
     m[2][2] = -1.0f;
     m[3][2] = -2.0f * NEAR_PLANE;
     memcpy(out, m, sizeof m);
+}
+
+void scene_view_proj(const scene *s, float out[16])
+{
+    float view[16], proj[16];
+    camera_view_matrix(&s->cam, 0, view);
+    perspective(&s->cam, proj);
+    render_mat4_mul(proj, view, out);
 }
 
 /* Left, right, bottom, top, near, far planes of view_proj; inside: a x + b y + c z + d >= 0.

@@ -54,11 +54,17 @@ void scene_default_camera(const scene *s, camera *out);
  * extension fails scene_open (exit 2). */
 const pmf_cameras *scene_start_cameras(const scene *s);
 void scene_set_camera(scene *s, const camera *cam);
+void scene_get_camera(const scene *s, camera *out);
+/* The camera's projection x view of a whole (untiled) frame as scene_draw uses it (column-major,
+ * the camera chunk's frame, infinite far plane): overlays drawn with it depth-test against the
+ * scene's depth buffer. */
+void scene_view_proj(const scene *s, float out[16]);
 
 typedef enum scene_mode {
     SCENE_MODE_FULL = 0,             /* the whole equation (conventions §3) */
     SCENE_MODE_LIGHTMAP,             /* out = clamp(k L) */
     SCENE_MODE_FULLBRIGHT,           /* L = 1 */
+    SCENE_MODE_DENSITY,              /* lightmap luxels per metre as a heat-map (docs/viewer.md) */
 } scene_mode;
 
 typedef enum scene_vis {

@@ -23,6 +23,12 @@ static const char *const key_help[][2] = {
     { "PageUp / PageDown", "previous / next level" },
     { "G", "teleport: type X,Y,Z[,YAW,PITCH]" },
     { "F2 F3 F4", "mode: full / lightmap / fullbright" },
+    { "B", "mode: lightmap density heat-map (F2 back)" },
+    { "X", "after a reload: previous / current version" },
+    { "V", "after a reload: difference previous -> current" },
+    { "Y, Z", "weather / gravity regions" },
+    { ", .", "sound / sky regions" },
+    { "J / Shift+J", "load regions / pathfinding data" },
     { "F5", "wireframe overlay" },
     { "F6", "lightmap luxel grid" },
     { "F7", "light-probe overlay (cube lighting)" },
@@ -50,6 +56,7 @@ static const char *mode_name(scene_mode m)
     switch (m) {
     case SCENE_MODE_LIGHTMAP: return "lightmap";
     case SCENE_MODE_FULLBRIGHT: return "fullbright";
+    case SCENE_MODE_DENSITY: return "density";
     default: return "full";
     }
 }
@@ -111,9 +118,9 @@ static void draw_status(hud *h, const view_hud_info *in)
     char probes[32] = "";
     if (in->probes)
         snprintf(probes, sizeof probes, "  probes %zu", in->probe_count);
-    snprintf(l[5], sizeof l[5], "mode %s  exp %.2f  vis %s%s%s%s", mode_name(in->settings->mode),
+    snprintf(l[5], sizeof l[5], "mode %s  exp %.2f  vis %s%s%s%s%s", mode_name(in->settings->mode),
              in->settings->exposure > 0 ? in->settings->exposure : 1.0f, vis_name(in->settings->vis),
-             in->settings->wireframe ? "  wire" : "", probes, in->settings->no_sky ? "  no sky" : "");
+             in->settings->wireframe ? "  wire" : "", probes, in->settings->no_sky ? "  no sky" : "", in->tools ? in->tools : "");
     snprintf(l[6], sizeof l[6], "speed %.2f m/s%s", in->speed, in->mouse_captured ? "  mouse captured" : "");
     snprintf(l[7], sizeof l[7], "level %u of %u  %s", in->level, in->level_count, name);
     snprintf(l[8], sizeof l[8], "F1 keys  H hide HUD");

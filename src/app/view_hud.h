@@ -29,6 +29,7 @@ typedef struct view_hud_info {
     const scene_light *lights;       /* as shown (effective enable / intensity) */
     size_t light_count;
     size_t selected;                 /* index into lights */
+    const char *tools;               /* the designer's tools on (region overlays, compare), "" = none */
     const char *message;             /* latest event, "" = none */
     const char *error;               /* persistent problem (failed reload), "" = none */
 } view_hud_info;

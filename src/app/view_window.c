@@ -21,6 +21,8 @@
 #include "view_bookmarks.h"
 #include "view_teleport.h"
 #include "view_hud.h"
+#include "region_overlay.h"
+#include "view_compare.h"
 #include "view_probes.h"
 #include "view_shot.h"
 #include "view_watch.h"
@@ -66,6 +68,11 @@ typedef struct viewer {
     int start_camera;              /* index into the start cameras of the last one jumped to; -1 = none */
     view_probes probes;
     bool probes_on;
+    view_regions regions;          /* region overlays; regions.kinds = the kinds shown */
+    scene *other;                  /* the other version: before the last reload (after it while X shows the previous) */
+    bool showing_previous;         /* X: scene is the version before the reload, other the current one */
+    bool difference, difference_reported;   /* V: the difference of the two versions is drawn */
+    view_compare compare;
 
     double speed;
     bool mouse_captured, right_look, hud_hidden, help, lights_panel, quit;
@@ -137,12 +144,16 @@ static uint8_t fast_intensity(const viewer *v, const light_state *l, double t)
     return (uint8_t)lrint(l->intensity * k);
 }
 
+/* To both versions of a reload, so their difference (V) is the map's, not the light settings'. */
 static void apply_light(viewer *v, const light_state *l, double t)
 {
-    if (l->fast)
-        scene_set_fast_light(v->scene, l->id, fast_intensity(v, l, t));
-    else
-        scene_set_dynamic_light(v->scene, l->id, l->enabled);
+    scene *versions[2] = { v->scene, v->other };
+    for (int i = 0; i < 2 && versions[i]; i++) {
+        if (l->fast)
+            scene_set_fast_light(versions[i], l->id, fast_intensity(v, l, t));
+        else
+            scene_set_dynamic_light(versions[i], l->id, l->enabled);
+    }
 }
 
 static int compare_lights(const void *pa, const void *pb)
@@ -262,7 +273,21 @@ static void install_scene(viewer *v, scene *s, uint32_t level, bool keep_view, d
     float yaw = v->cam.yaw, pitch = v->cam.pitch, fov = v->cam.fov_y;
     if (v->scene)
         camera_get_world(&v->cam, world);
-    scene_close(v->scene);
+    if (v->showing_previous) {
+        scene *current = v->other;
+        v->other = v->scene;
+        v->scene = current;
+        v->showing_previous = false;
+    }
+    /* A reload keeps the version it replaces, to compare with (X, V); another level does not. */
+    scene_close(v->other);
+    v->other = NULL;
+    if (keep_view)
+        v->other = v->scene;
+    else
+        scene_close(v->scene);
+    v->difference = v->difference && v->other;
+    v->difference_reported = false;
     v->scene = s;
     v->level = level;
     start_camera(v, s, &v->start_cam);
@@ -284,6 +309,15 @@ static void install_scene(viewer *v, scene *s, uint32_t level, bool keep_view, d
         char err[512];
         if (!view_probes_open(&v->probes, v->pmf_path, level, err, sizeof err))
             snprintf(v->error, sizeof v->error, "probes: %s", err);
+    }
+    unsigned region_kinds = v->regions.kinds;
+    view_regions_close(&v->regions);
+    if (region_kinds) {
+        char err[512];
+        if (view_regions_open(&v->regions, v->pmf_path, level, err, sizeof err))
+            v->regions.kinds = region_kinds;
+        else
+            snprintf(v->error, sizeof v->error, "regions: %s", err);
     }
     v->announced_ready = false;
     v->next_light_poll = 0;
@@ -523,6 +557,68 @@ static void bookmark(viewer *v, int slot, bool save, double t)
     }
 }
 
+/* ---- level designer's tools: region overlays, the two versions of a reload ------------------- */
+
+static void toggle_regions(viewer *v, int kind)
+{
+    if (!v->regions.file) {
+        char err[512];
+        if (!view_regions_open(&v->regions, v->pmf_path, v->level, err, sizeof err)) {
+            say(v, "regions: %s", err);
+            return;
+        }
+    }
+    v->regions.kinds ^= VIEW_REGION_BIT(kind);
+    say(v, "%s regions %s", view_region_kind_name(kind), v->regions.kinds & VIEW_REGION_BIT(kind) ? "on" : "off");
+}
+
+/* X: the version before the last reload and the current one, in turn. */
+static void flip_versions(viewer *v)
+{
+    if (!v->other) {
+        say(v, "no previous version yet (one is kept at the next reload)");
+        return;
+    }
+    scene *shown = v->other;
+    v->other = v->scene;
+    v->scene = shown;
+    v->showing_previous = !v->showing_previous;
+    say(v, "showing the %s version", v->showing_previous ? "previous" : "current");
+}
+
+/* V: the signed difference, previous to current (image_compare.h). */
+static void toggle_difference(viewer *v)
+{
+    if (!v->other) {
+        say(v, "no previous version yet (one is kept at the next reload)");
+        return;
+    }
+    v->difference = !v->difference;
+    v->difference_reported = false;
+    say(v, "difference %s", v->difference ? "on" : "off");
+}
+
+/* Draws the difference instead of the scene when V is on; false when the scene is to be drawn. */
+static bool draw_difference(viewer *v, int w, int h, bool complete)
+{
+    if (!v->difference || !v->other)
+        return false;
+    scene *before = v->showing_previous ? v->scene : v->other, *after = v->showing_previous ? v->other : v->scene;
+    char err[256];
+    if (!view_compare_draw(&v->compare, before, after, w, h, err, sizeof err)) {
+        v->difference = false;
+        say(v, "difference: %s", err);
+        return false;
+    }
+    if (!v->difference_reported && complete && scene_view_complete(v->other)) {
+        char line[256];
+        image_compare_format(&v->compare.stats, line, sizeof line);
+        v->difference_reported = true;
+        say(v, "difference: %s", line);
+    }
+    return true;
+}
+
 /* ---- input ----------------------------------------------------------------------------------- */
 
 static void set_capture(viewer *v, bool on)
@@ -623,6 +719,14 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
     case SDLK_F2: v->settings.mode = SCENE_MODE_FULL; say(v, "mode full"); break;
     case SDLK_F3: v->settings.mode = SCENE_MODE_LIGHTMAP; say(v, "mode lightmap"); break;
     case SDLK_F4: v->settings.mode = SCENE_MODE_FULLBRIGHT; say(v, "mode fullbright"); break;
+    case SDLK_b: v->settings.mode = SCENE_MODE_DENSITY; say(v, "mode density"); break;
+    case SDLK_x: flip_versions(v); break;
+    case SDLK_v: toggle_difference(v); break;
+    case SDLK_y: toggle_regions(v, VIEW_REGION_WEATHER); break;
+    case SDLK_z: toggle_regions(v, VIEW_REGION_GRAVITY); break;
+    case SDLK_COMMA: toggle_regions(v, VIEW_REGION_SOUND); break;
+    case SDLK_PERIOD: toggle_regions(v, VIEW_REGION_SKY); break;
+    case SDLK_j: toggle_regions(v, shift ? VIEW_REGION_PATH : VIEW_REGION_LOAD); break;
     case SDLK_F5: v->settings.wireframe = !v->settings.wireframe; say(v, "wireframe %s", v->settings.wireframe ? "on" : "off"); break;
     case SDLK_F7:
         v->probes_on = !v->probes_on;
@@ -807,6 +911,11 @@ static int run_loop(viewer *v)
         scene_set_settings(v->scene, &v->settings);
         scene_set_camera(v->scene, &v->cam);
         scene_update(v->scene, 4.0);
+        if (v->difference && v->other) {
+            scene_set_settings(v->other, &v->settings);
+            scene_set_camera(v->other, &v->cam);
+            scene_update(v->other, 2.0);
+        }
         if (!v->error[0] && scene_failure(v->scene)) /* e.g. the file shrank: keep what we have, say why */
             snprintf(v->error, sizeof v->error, "%s", scene_failure(v->scene));
         const char *warnings[2];
@@ -817,7 +926,10 @@ static int run_loop(viewer *v)
         bool complete = scene_view_complete(v->scene);
 
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
-        scene_draw(v->scene, &(scene_viewport){ .width = w, .height = h });
+        if (!draw_difference(v, w, h, complete))
+            scene_draw(v->scene, &(scene_viewport){ .width = w, .height = h });
+        if (v->regions.kinds)
+            region_overlay_draw(v->hud, &v->regions, v->scene, w, h);
         if (v->probes_on)
             draw_probes(v, w, h);
         if (complete && !v->announced_ready) {
@@ -832,6 +944,13 @@ static int run_loop(viewer *v)
         if (!v->hud_hidden || v->help) {
             scene_stats stats;
             scene_get_stats(v->scene, &stats);
+            char tools[160] = "";
+            for (int k = 0; k < VIEW_REGION_KIND_COUNT; k++)
+                if (v->regions.kinds & VIEW_REGION_BIT(k))
+                    snprintf(tools + strlen(tools), sizeof tools - strlen(tools), "%s%s", strchr(tools, ':') ? "," : "  regions:",
+                             view_region_kind_name(k));
+            snprintf(tools + strlen(tools), sizeof tools - strlen(tools), "%s%s", v->showing_previous ? "  previous version" : "",
+                     v->difference && v->other ? "  difference" : "");
             view_hud_info info = {
                 .path = v->desc->path, .level = v->level, .level_count = v->level_count,
                 .fps = fps, .frame_ms = frame_ms, .cam = &v->cam, .stats = &stats,
@@ -839,6 +958,7 @@ static int run_loop(viewer *v)
                 .mouse_captured = v->mouse_captured, .probes = v->probes_on, .probe_count = v->probes.count,
                 .lights_panel = v->lights_panel, .help = v->help, .fast_anim = v->fast_anim,
                 .lights = v->shown, .light_count = v->light_count, .selected = v->selected,
+                .tools = tools,
                 .message = v->teleport.open ? v->teleport.line : t < v->message_until ? v->message : "", .error = v->error,
             };
             view_hud_draw(v->hud, w, h, &info);
@@ -921,11 +1041,14 @@ int view_run(const view_desc *desc)
                 rc = run_loop(&v);
                 map_compile_cancel(&v.compile);
                 scene_close(v.scene);
+                scene_close(v.other);
             }
             free(v.lights);
             free(v.shown);
         }
         view_probes_close(&v.probes);
+        view_regions_close(&v.regions);
+        view_compare_free(&v.compare);
         hud_destroy(v.hud);
     }
     SDL_GL_DeleteContext(v.gl);

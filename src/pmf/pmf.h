@@ -433,6 +433,7 @@ typedef struct pmf_level_stats {
     uint32_t present_chunks;
     uint64_t cubes, vertices, lightmaps, dynamic_lights, fast_lights;
     uint64_t decompressed_bytes;
+    uint64_t lightmaps_by_exp[PMF_MAX_LIGHTMAP_EXP + 1];   /* lightmaps of side 2^n, by n */
     bool has_bounds;                     /* false: the level has no vertex */
     double min[3], max[3];               /* world metres of every vertex of its present chunks
                                           * (conventions §2: a chunk's centre is at (c - center) x S) */

@@ -76,6 +76,8 @@ static void *validate_chunks(void *arg)
         s->cubes += ch.common.cube_count;
         s->vertices += ch.client.vertex_count;
         s->lightmaps += ch.client.lightmap_count;
+        for (unsigned m = 0; m < ch.client.lightmap_count; m++)
+            s->lightmaps_by_exp[ch.client.lightmaps[m].size_exp]++;
         s->dynamic_lights += ch.common.dynamic_light_count;
         s->fast_lights += ch.common.fast_light_count;
         s->decompressed_bytes += (uint64_t)loc->decompressed[0] + loc->decompressed[1] + loc->decompressed[2];
@@ -147,6 +149,8 @@ static bool validate_level_chunks(const pmf_file *f, const pmf_level *lvl, uint3
         s->cubes += w->cubes;
         s->vertices += w->vertices;
         s->lightmaps += w->lightmaps;
+        for (int n = 0; n <= PMF_MAX_LIGHTMAP_EXP; n++)
+            s->lightmaps_by_exp[n] += w->lightmaps_by_exp[n];
         s->dynamic_lights += w->dynamic_lights;
         s->fast_lights += w->fast_lights;
         s->decompressed_bytes += w->decompressed_bytes;

@@ -82,12 +82,9 @@ static hud_vertex *reserve(hud *h, size_t verts)
     return h->verts + h->count;
 }
 
-/* Uploads the queued quads and draws them as indexed triangles (0 1 2, 0 2 3 per quad). */
-static void flush(hud *h, const float transform[16])
+/* Uploads the queued vertices into the streaming VBO (and binds the program and VAO). */
+static void upload(hud *h, const float transform[16])
 {
-    size_t quads = h->count / 4;
-    if (!quads)
-        return;
     glUseProgram(h->program);
     glUniformMatrix4fv(h->u_transform, 1, GL_FALSE, transform);
     glBindVertexArray(h->vao);
@@ -97,6 +94,15 @@ static void flush(hud *h, const float transform[16])
         glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(h->vbo_capacity * sizeof(hud_vertex)), NULL, GL_STREAM_DRAW);
     }
     glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)(h->count * sizeof(hud_vertex)), h->verts);
+}
+
+/* Uploads the queued quads and draws them as indexed triangles (0 1 2, 0 2 3 per quad). */
+static void flush(hud *h, const float transform[16])
+{
+    size_t quads = h->count / 4;
+    if (!quads)
+        return;
+    upload(h, transform);
     if (quads > h->ebo_quads) {
         size_t n = h->capacity / 4;
         uint32_t *idx = malloc(n * 6 * sizeof *idx);
@@ -115,6 +121,17 @@ static void flush(hud *h, const float transform[16])
         h->ebo_quads = n;
     }
     glDrawElements(GL_TRIANGLES, (GLsizei)(quads * 6), GL_UNSIGNED_INT, NULL);
+    glBindVertexArray(0);
+    h->count = 0;
+}
+
+/* Uploads the queued vertices and draws them as lines (pairs). */
+static void flush_lines(hud *h, const float transform[16])
+{
+    if (h->count < 2)
+        return;
+    upload(h, transform);
+    glDrawArrays(GL_LINES, 0, (GLsizei)(h->count & ~(size_t)1));
     glBindVertexArray(0);
     h->count = 0;
 }
@@ -238,4 +255,77 @@ void hud_boxes(hud *h, const float view_proj[16], size_t count, const float (*bo
         flush(h, view_proj);
         glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
     }
+}
+
+void hud_volumes(hud *h, const float view_proj[16], const float eye[3], size_t count, const float (*corners)[8][3],
+                 const uint8_t (*rgba)[4])
+{
+    /* Per face: the octant bit it keeps clear or set, and its corners in order round the face. */
+    static const uint8_t faces[6][4] = {
+        { 0, 2, 6, 4 }, { 1, 3, 7, 5 },          /* +X, -X */
+        { 0, 1, 3, 2 }, { 4, 5, 7, 6 },          /* +Y, -Y */
+        { 0, 1, 5, 4 }, { 2, 3, 7, 6 },          /* +Z, -Z */
+    };
+    h->count = 0;
+    hud_vertex *v = reserve(h, count * 48);
+    if (!v)
+        return;
+    size_t filled = 0;
+    for (size_t b = 0; b < count; b++) {
+        float centre[3] = { 0, 0, 0 };
+        for (int c = 0; c < 8; c++)
+            for (int k = 0; k < 3; k++)
+                centre[k] += corners[b][c][k] / 8.0f;
+        bool front[6], any = false;
+        for (int f = 0; f < 6; f++) {
+            float fc[3] = { 0, 0, 0 }, d = 0;
+            for (int c = 0; c < 4; c++)
+                for (int k = 0; k < 3; k++)
+                    fc[k] += corners[b][faces[f][c]][k] / 4.0f;
+            for (int k = 0; k < 3; k++)
+                d += (fc[k] - centre[k]) * (eye[k] - fc[k]);
+            front[f] = d > 0;
+            any |= front[f];
+        }
+        for (int f = 0; f < 6; f++) {
+            if (any && !front[f])
+                continue;
+            for (int c = 0; c < 4; c++, v++) {
+                memcpy(v->xyz, corners[b][faces[f][c]], sizeof v->xyz);
+                memcpy(v->rgba, rgba[b], 4);
+            }
+            filled += 4;
+        }
+    }
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LEQUAL);
+    glDepthMask(GL_FALSE);
+    glDisable(GL_CULL_FACE);
+    glEnable(GL_POLYGON_OFFSET_FILL);
+    glPolygonOffset(-1.0f, -4.0f);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+    h->count = filled;
+    flush(h, view_proj);
+    glDisable(GL_BLEND);
+    /* The 12 edges: corner pairs differing in one octant bit. */
+    v = reserve(h, count * 24);
+    if (v) {
+        for (size_t b = 0; b < count; b++)
+            for (int c = 0; c < 8; c++)
+                for (int bit = 1; bit <= 4; bit <<= 1) {
+                    if (c & bit)
+                        continue;
+                    for (int end = 0; end < 2; end++, v++) {
+                        memcpy(v->xyz, corners[b][end ? c | bit : c], sizeof v->xyz);
+                        memcpy(v->rgba, rgba[b], 3);
+                        v->rgba[3] = 255;
+                    }
+                }
+        h->count = count * 24;
+        flush_lines(h, view_proj);
+    }
+    glDisable(GL_POLYGON_OFFSET_FILL);
+    glDepthMask(GL_TRUE);
 }

@@ -62,7 +62,7 @@ typedef struct render_draw_chunk {
                                         from its first visible run to its last in one command */
 } render_draw_chunk;
 
-enum { RENDER_MODE_FULL, RENDER_MODE_LIGHTMAP, RENDER_MODE_FULLBRIGHT };
+enum { RENDER_MODE_FULL, RENDER_MODE_LIGHTMAP, RENDER_MODE_FULLBRIGHT, RENDER_MODE_DENSITY };
 
 typedef struct render_frame {
     float view[16];                  /* column-major, camera-chunk frame */

@@ -1,5 +1,6 @@
 /* view_units_test.c - the viewer's window-free parts: pose parsing, the cameras file, the live
- * reload watch, screenshot names, the light-probe overlay's cube lighting data, the line
+ * reload watch, screenshot names, the light-probe overlay's cube lighting data, the compare
+ * picture's signed scale, the region overlay kinds, the line
  * cleaning that relays pmfc's errors, and how the screenshot and cameras files are written (mode,
  * atomically, not through symlinks). */
 #include <dirent.h>
@@ -11,10 +12,12 @@
 #include <unistd.h>
 
 #include "camera.h"
+#include "image_compare.h"
 #include "map_compile.h"
 #include "pmf.h"
 #include "view_bookmarks.h"
 #include "view_probes.h"
+#include "view_regions.h"
 #include "view_shot.h"
 #include "view_teleport.h"
 #include "view_watch.h"
@@ -364,6 +367,52 @@ static void test_output_files(void)
     unlink(png), unlink(victim), unlink(file), unlink(tmp), rmdir(dir);
 }
 
+/* image_compare.h's scale, pixel by pixel: the tolerance's edge, both signs, the clamp at 64. */
+static void test_image_compare(void)
+{
+    static const uint8_t a[][4] = {
+        { 100, 100, 100, 255 }, { 100, 100, 100, 255 }, { 100, 100, 100, 255 }, { 100, 100, 100, 255 },
+        { 100, 100, 100, 255 }, { 0, 0, 0, 255 }, { 200, 0, 0, 255 },
+    };
+    static const uint8_t b[][4] = {
+        { 100, 100, 100, 0 },   { 102, 98, 100, 255 }, { 103, 100, 100, 255 }, { 100, 100, 68, 255 },
+        { 100, 100, 100, 255 }, { 255, 255, 255, 255 }, { 0, 100, 0, 255 },
+    };
+    static const uint8_t want[][3] = {
+        { 25, 25, 25 },          /* the same: a quarter of the luma */
+        { 25, 25, 25 },          /* d = 2: within the tolerance */
+        { 103, 41, 0 },          /* d = 3, brighter: t = 3/64 */
+        { 0, 126, 176 },         /* d = 32, darker (less blue): t = 1/2 */
+        { 25, 25, 25 },
+        { 255, 220, 0 },         /* d = 255: t clamps to 1 */
+        { 255, 220, 0 },         /* d = 200, luma 42.5 -> 71.5: brighter */
+    };
+    enum { N = sizeof a / sizeof a[0] };
+    uint8_t out[N][4];
+    image_compare_stats st;
+    image_compare(&a[0][0], &b[0][0], N, &out[0][0], &st);
+    for (int i = 0; i < N; i++)
+        CHECK(out[i][0] == want[i][0] && out[i][1] == want[i][1] && out[i][2] == want[i][2] && out[i][3] == 255,
+              "pixel %d: %u %u %u %u", i, out[i][0], out[i][1], out[i][2], out[i][3]);
+    CHECK(st.pixels == N && st.changed == 4 && st.brighter == 3 && st.darker == 1 && st.max_difference == 255,
+          "%llu %llu %llu %llu %d", (unsigned long long)st.pixels, (unsigned long long)st.changed,
+          (unsigned long long)st.brighter, (unsigned long long)st.darker, st.max_difference);
+    char line[256];
+    image_compare_format(&st, line, sizeof line);
+    CHECK(!strcmp(line, "changed pixels: 4 of 7 (57.143%), brighter 3, darker 1, max difference 255, mean difference 122.50"),
+          "%s", line);
+}
+
+static void test_region_kinds(void)
+{
+    static const char *const names[] = { "weather", "gravity", "sound", "sky", "load", "path" };
+    for (int k = 0; k < VIEW_REGION_KIND_COUNT; k++) {
+        CHECK(view_region_kind_parse(names[k]) == VIEW_REGION_BIT(k), "%s", names[k]);
+        CHECK(!strcmp(view_region_kind_name(k), names[k]), "%d", k);
+    }
+    CHECK(view_region_kind_parse("all") == 0 && view_region_kind_parse("") == 0 && view_region_kind_parse("Weather") == 0, "unknown");
+}
+
 int main(int argc, char **argv)
 {
     snprintf(work, sizeof work, "%s", argc > 1 ? argv[1] : "view_units_work");
@@ -376,6 +425,8 @@ int main(int argc, char **argv)
     test_probes();
     test_clean_line();
     test_output_files();
+    test_image_compare();
+    test_region_kinds();
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);
     return failures ? 1 : 0;

@@ -404,6 +404,58 @@ levels)
     event Prior -- '^level 0'
     event Prior -- '^no level -1'
     ;;
+compare)
+    # Issue 16's compare: a reload keeps the previous version; X flips between the two, V shows
+    # their signed difference (variant 1's luxels are red + 60: brighter, t = 60/64, warm).
+    start_viewer "$MAP"
+    event F3 -- '^mode lightmap'
+    event x -- '^no previous version yet'
+    "$MAKEMAP" "$MAP.new" 1 && mv "$MAP.new" "$MAP" || fail "cannot rewrite the map"
+    wait_for "the reload" grep -q '^reloaded ' "$WORK/out"
+    wait_for "the reloaded view" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -ge 2 ]"
+    shot; expect_centre "$SHOT" "175 100 140" "the current version"
+    current=$SHOT
+    event x -- '^showing the previous version$'; shot; expect_centre "$SHOT" "115 100 140" "the previous version (X)"
+    event x -- '^showing the current version$'; shot
+    [ "$("$PROBE" diff "$current" "$SHOT")" -eq 0 ] || fail "X twice does not give the current version back"
+    event v -- '^difference: changed pixels: '
+    stats=$(grep '^difference: changed pixels: ' "$WORK/out" | tail -n1)
+    lit=$("$PROBE" lit "$current")
+    [[ $stats =~ ^difference:\ changed\ pixels:\ ([0-9]+)\ of\ 19200\ .*brighter\ ([0-9]+),\ darker\ 0,\ max\ difference\ 6[01], ]] ||
+        fail "difference figures: $stats"
+    [ "${BASH_REMATCH[1]}" -eq "${BASH_REMATCH[2]}" ] && [ "${BASH_REMATCH[1]}" -gt 1000 ] && [ "${BASH_REMATCH[1]}" -le "$lit" ] ||
+        fail "difference figures: $stats (the wall covers $lit pixels)"
+    shot; expect_centre "$SHOT" "245 208 0" "the difference (V)"
+    [ "$("$PROBE" count "$SHOT" 245 208 0)" -eq "${BASH_REMATCH[1]}" ] || fail "the picture's warm pixels are not the changed ones"
+    # X while it is on: still previous -> current
+    event x -- '^showing the previous version$'; shot; expect_centre "$SHOT" "245 208 0" "the difference after X"
+    event v -- '^difference off$'; shot; expect_centre "$SHOT" "115 100 140" "difference off, previous shown"
+    event v -- '^difference: changed pixels: '
+    quit_viewer
+    ;;
+tools)
+    # B, Y, Z in the window give the pictures of `shot --mode density` and `shot --overlay`.
+    printf '%s\n' 'map "Tools"' 'material floor color 200 200 200' 'level main {' '  chunk_size 4' '  ambient 120 120 120' \
+        '  weather rain wind 1 0 0' '  gravity low 0 -3 0' '  box -8 -1 -8 8 0 8 material floor' \
+        '  region weather rain -6 0 -2 -2 4 2' '  region gravity low 2 0 -2 6 4 2' '}' >"$WORK/tools.pms"
+    "$PMFC" "$WORK/tools.pms" -o "$WORK/tools.pmf" --quiet || fail "pmfc tools.pms"
+    headless() { ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$PMFVIEW" shot "$WORK/tools.pmf" -o "$WORK/$1.png" --size 160x120 --camera 0,10,3,0,-70 "${@:2}" >/dev/null 2>&1 || fail "shot $1"; }
+    headless density --mode density
+    headless regions --overlay weather,gravity
+    same_as() { local d; d=$("$PROBE" diff "$SHOT" "$WORK/$1.png"); [ "$d" -eq 0 ] || fail "$2: $d pixels differ from the shot '$1'"; }
+    start_viewer "$WORK/tools.pmf" --camera 0,10,3,0,-70
+    event b -- '^mode density$'; shot; same_as density "B"
+    event F2 -- '^mode full$'
+    event y -- '^weather regions on$'
+    event z -- '^gravity regions on$'; shot; same_as regions "Y and Z"
+    event comma -- '^sound regions on$'
+    event period -- '^sky regions on$'
+    event j -- '^load regions on$'
+    event shift+j -- '^path regions on$'; shot; same_as regions "no sound, sky, load or path regions in the map"
+    event y -- '^weather regions off$'; shot
+    [ "$("$PROBE" diff "$SHOT" "$WORK/regions.png")" -gt 100 ] || fail "Y did not hide the weather region"
+    quit_viewer
+    ;;
 *) fail "unknown case" ;;
 esac
 exit 0

@@ -1,0 +1,223 @@
+/* view_regions.c - regions and pathfinding cubes around the camera, for the region overlays. */
+#include "view_regions.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "text_clean.h"
+
+static const char *const kind_names[VIEW_REGION_KIND_COUNT] = { "weather", "gravity", "sound", "sky", "load", "path" };
+static const uint8_t kind_colors[VIEW_REGION_KIND_COUNT][3] = {
+    { 60, 140, 255 },                /* weather: blue */
+    { 190, 70, 255 },                /* gravity: violet */
+    { 40, 220, 110 },                /* sound: green */
+    { 255, 200, 40 },                /* sky: amber */
+    { 255, 100, 30 },                /* load: orange */
+    { 255, 60, 150 },                /* path: pink */
+};
+
+const char *view_region_kind_name(int kind)
+{
+    return kind >= 0 && kind < VIEW_REGION_KIND_COUNT ? kind_names[kind] : "?";
+}
+
+unsigned view_region_kind_parse(const char *name)
+{
+    for (int k = 0; k < VIEW_REGION_KIND_COUNT; k++)
+        if (!strcmp(name, kind_names[k]))
+            return VIEW_REGION_BIT(k);
+    return 0;
+}
+
+const uint8_t *view_region_color(int kind)
+{
+    return kind_colors[kind >= 0 && kind < VIEW_REGION_KIND_COUNT ? kind : 0];
+}
+
+bool view_regions_open(view_regions *r, const char *path, uint32_t level, char *err, size_t err_size)
+{
+    memset(r, 0, sizeof *r);
+    pmf_error e;
+    r->file = pmf_open(path, &e);
+    if (r->file && !pmf_level_read(r->file, level, PMF_PART_ALL, &r->lvl, &e)) {
+        pmf_close(r->file);
+        r->file = NULL;
+    }
+    if (!r->file) {
+        pmf_error_format(&e, err, err_size);
+        return false;
+    }
+    r->level = level;
+    return true;
+}
+
+void view_regions_close(view_regions *r)
+{
+    if (r->file) {
+        pmf_level_free(&r->lvl);
+        pmf_close(r->file);
+    }
+    free(r->regions);
+    memset(r, 0, sizeof *r);
+}
+
+static view_region *push(view_regions *r, int kind)
+{
+    if (r->count >= VIEW_REGIONS_MAX)
+        return NULL;
+    if (r->count == r->capacity) {
+        size_t cap = r->capacity ? r->capacity * 2 : 64;
+        view_region *grown = realloc(r->regions, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        r->regions = grown;
+        r->capacity = cap;
+    }
+    view_region *v = &r->regions[r->count++];
+    memset(v, 0, sizeof *v);
+    v->kind = kind;
+    return v;
+}
+
+/* The 8 corners (octant order) of the box centre ± half, moved by offset. */
+static void box_corners(const double center[3], const double half[3], const double offset[3], float out[8][3])
+{
+    for (uint32_t o = 0; o < 8; o++) {
+        out[o][0] = (float)(offset[0] + center[0] + ((o & PMF_OCTANT_NEG_X) ? -half[0] : half[0]));
+        out[o][1] = (float)(offset[1] + center[1] + ((o & PMF_OCTANT_NEG_Y) ? -half[1] : half[1]));
+        out[o][2] = (float)(offset[2] + center[2] + ((o & PMF_OCTANT_NEG_Z) ? -half[2] : half[2]));
+    }
+}
+
+static void add_env(view_regions *r, int kind, const pmf_env_region *regions, unsigned count, const double offset[3])
+{
+    if (!(r->kinds & VIEW_REGION_BIT(kind)))
+        return;
+    for (unsigned i = 0; i < count; i++) {
+        view_region *v = push(r, kind);
+        if (!v)
+            return;
+        for (int c = 0; c < 8; c++)
+            for (int k = 0; k < 3; k++)
+                v->corners[c][k] = (float)(offset[k] + regions[i].corners[c][k]);
+        char name[64];
+        snprintf(v->label, sizeof v->label, "%s %s", kind_names[kind], text_clean(regions[i].env ? regions[i].env : "", name, sizeof name));
+    }
+}
+
+/* Pathfinding cubes: the octree walked from cube 0 (bounded by the cube count, so a malformed
+ * tree cannot loop), each cube with pathfinding data drawn a little inside its bounds. */
+static void add_paths(view_regions *r, const pmf_chunk *ch, const double offset[3], double side)
+{
+    typedef struct { uint32_t cube; double center[3], half; } node;
+    uint32_t n = ch->common.cube_count;
+    if (!ch->server.cubes)
+        return;
+    node *stack = malloc((size_t)n * 8 * sizeof *stack + sizeof *stack);
+    if (!stack)
+        return;
+    size_t top = 0, visited = 0;
+    stack[top++] = (node){ 0, { 0, 0, 0 }, side / 2 };
+    while (top && visited++ < n) {
+        node nd = stack[--top];
+        const pmf_cube *c = &ch->common.cubes[nd.cube];
+        if (c->flags & PMF_CUBE_HAS_PATHFINDING) {
+            view_region *v = push(r, VIEW_REGION_PATH);
+            if (!v)
+                break;
+            double half[3] = { nd.half * 0.9, nd.half * 0.9, nd.half * 0.9 };
+            box_corners(nd.center, half, offset, v->corners);
+            const pmf_server_cube *sc = &ch->server.cubes[nd.cube];
+            char name[64];
+            snprintf(v->label, sizeof v->label, "path %s", sc->attr_count && sc->attrs[0].name ?
+                     text_clean(sc->attrs[0].name, name, sizeof name) : "");
+        }
+        if (c->type != PMF_CUBE_PARENT)
+            continue;
+        for (uint32_t o = 0; o < 8; o++) {
+            uint32_t child = c->u.parent.children[o];
+            if (!(c->u.parent.child_mask & (1u << o)) || child >= n)
+                continue;
+            double q = nd.half / 2;
+            stack[top++] = (node){ child,
+                { nd.center[0] + ((o & PMF_OCTANT_NEG_X) ? -q : q),
+                  nd.center[1] + ((o & PMF_OCTANT_NEG_Y) ? -q : q),
+                  nd.center[2] + ((o & PMF_OCTANT_NEG_Z) ? -q : q) }, q };
+        }
+    }
+    free(stack);
+}
+
+static void add_chunk(view_regions *r, const pmf_chunk *ch, const double offset[3], double side)
+{
+    add_env(r, VIEW_REGION_WEATHER, ch->common.weather_regions, ch->common.weather_region_count, offset);
+    add_env(r, VIEW_REGION_GRAVITY, ch->common.gravity_regions, ch->common.gravity_region_count, offset);
+    add_env(r, VIEW_REGION_SOUND, ch->client.sound_regions, ch->client.sound_region_count, offset);
+    add_env(r, VIEW_REGION_SKY, ch->client.sky_regions, ch->client.sky_region_count, offset);
+    if (r->kinds & VIEW_REGION_BIT(VIEW_REGION_LOAD))
+        for (unsigned i = 0; i < ch->server.load_region_count; i++) {
+            const pmf_region *lr = &ch->server.load_regions[i];
+            /* pmfc gives every chunk one over all of it (its neighbours stay active): noise here */
+            bool whole = true;
+            for (int k = 0; k < 3; k++)
+                whole = whole && fabs(lr->min[k] + side / 2) < 1e-3 && fabs(lr->max[k] - side / 2) < 1e-3;
+            if (whole)
+                continue;
+            view_region *v = push(r, VIEW_REGION_LOAD);
+            if (!v)
+                return;
+            double center[3], half[3];
+            for (int k = 0; k < 3; k++) {
+                center[k] = 0.5 * ((double)lr->max[k] + lr->min[k]);
+                half[k] = 0.5 * ((double)lr->max[k] - lr->min[k]);
+            }
+            box_corners(center, half, offset, v->corners);
+            snprintf(v->label, sizeof v->label, "load: %u chunk%s", lr->chunk_count, lr->chunk_count == 1 ? "" : "s");
+        }
+    if (r->kinds & VIEW_REGION_BIT(VIEW_REGION_PATH))
+        add_paths(r, ch, offset, side);
+}
+
+void view_regions_update(view_regions *r, const camera *cam)
+{
+    if (!r->file || (r->built && r->built_kinds == r->kinds && !memcmp(r->built_chunk, cam->chunk, sizeof r->built_chunk)))
+        return;
+    r->count = 0;
+    r->error[0] = '\0';
+    memcpy(r->built_chunk, cam->chunk, sizeof r->built_chunk);
+    r->built = true;
+    r->built_kinds = r->kinds;
+    if (!r->kinds)
+        return;
+    const pmf_level_info *li = &r->file->levels[r->level];
+    const uint32_t counts[3] = { li->count_x, li->count_y, li->count_z };
+    /* Around the grid chunk nearest the camera, so a camera outside the grid still sees some. */
+    int32_t centre[3];
+    for (int k = 0; k < 3; k++)
+        centre[k] = cam->chunk[k] < 0 ? 0 : cam->chunk[k] >= (int32_t)counts[k] ? (int32_t)counts[k] - 1 : cam->chunk[k];
+    const int R = VIEW_REGIONS_RADIUS;
+    for (int dy = -R; dy <= R; dy++)
+        for (int dx = -R; dx <= R; dx++)
+            for (int dz = -R; dz <= R; dz++) {
+                int32_t c[3] = { centre[0] + dx, centre[1] + dy, centre[2] + dz };
+                if (c[0] < 0 || c[1] < 0 || c[2] < 0 || (uint32_t)c[0] >= counts[0] || (uint32_t)c[1] >= counts[1] ||
+                    (uint32_t)c[2] >= counts[2])
+                    continue;
+                pmf_chunk_coord cc = { (uint32_t)c[0], (uint32_t)c[1], (uint32_t)c[2] };
+                if (!pmf_chunk_present(r->file, r->level, cc))
+                    continue;
+                pmf_chunk ch;
+                pmf_error e;
+                if (!pmf_chunk_read(r->file, &r->lvl, r->level, cc, PMF_PART_ALL, &ch, &e)) {
+                    if (!r->error[0])
+                        pmf_error_format(&e, r->error, sizeof r->error);
+                    continue;
+                }
+                double offset[3];
+                camera_chunk_offset(cam, c, offset);
+                add_chunk(r, &ch, offset, cam->chunk_size);
+                pmf_chunk_free(&ch);
+            }
+}
