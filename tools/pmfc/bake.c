@@ -11,7 +11,11 @@
 
 #define BAKE_NUDGE 0.002f           /* metres a shadow ray starts off its surface (no self-shadowing) */
 #define BAKE_LIGHT_SLACK 1e-4f      /* shadow rays stop this fraction short of the light */
-#define BAKE_SKY_SAMPLES 16         /* hemisphere directions per luxel for sky light */
+#define BAKE_SKY_SAMPLES 16         /* hemisphere directions per luxel for sky light (and at least
+                                     * this many for dirt) */
+#define BAKE_SKY_PER_SAMPLE 8       /* with several samples per luxel: sky directions per sample */
+#define BAKE_SOFT_RAYS 4            /* least rays per luxel toward a light with a size */
+#define BAKE_REFINE 4               /* a luxel whose rays disagree takes this many times more */
 #define BAKE_DILATE_PASSES 2        /* rings of uncovered luxels filled around each patch */
 #define BAKE_VERTEX_BLOCK 256       /* vertices per job */
 #define GRID_MAX_CELLS 64           /* a light reaching more cells is checked everywhere */
@@ -350,57 +354,138 @@ static float spot_cone(const bake_light *l, const float to_point[3], float dist)
     return x * x * (3.0f - 2.0f * x);
 }
 
-/* Sunlight at p: I * max(0, n.l) when p sees the sky toward the sun. */
-static float sun_strength(const bake_ctx *ctx, const bake_light *l, const float p[3], const float *n, uint32_t *occluder)
+/* The way a shadow ray toward light l leaves p: straight at the light's position (the sun's own
+ * direction) for disc = NULL, else at point `disc` of the unit disc scaled to the light's size,
+ * held across the ray. For a sun, *to is a unit direction; for the others, a point. */
+static void light_target(const bake_light *l, const float p[3], const float *disc, float to[3])
 {
-    float toward[3] = { -l->direction[0], -l->direction[1], -l->direction[2] };
-    float n_dot_l = n ? n[0] * toward[0] + n[1] * toward[1] + n[2] * toward[2] : 1.0f;
-    float strength = l->intensity * n_dot_l;
-    if (!(strength > 0.0f))
-        return 0.0f;
-    if (occluder) {
-        float from[3];
-        ray_start(p, n, from);
-        if (!sees_sky(ctx, from, toward, occluder))
-            return 0.0f;
+    bool sun = l->shape == BAKE_SHAPE_SUN;
+    float axis[3];
+    for (int a = 0; a < 3; a++) {
+        axis[a] = sun ? -l->direction[a] : l->position[a] - p[a];
+        to[a] = sun ? axis[a] : l->position[a];
     }
-    return strength;
+    float len = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    if (!disc || !(l->radius > 0.0f) || !(len > 0.0f))
+        return;
+    for (int a = 0; a < 3; a++)
+        axis[a] /= len;
+    float t[3], b[3];
+    sample_basis(axis, t, b);
+    float size = sun ? tanf(fminf(l->radius, 1.4f)) : l->radius;
+    for (int a = 0; a < 3; a++)
+        to[a] += size * (disc[0] * t[a] + disc[1] * b[a]);
+    if (sun) {
+        len = sqrtf(to[0] * to[0] + to[1] * to[1] + to[2] * to[2]);
+        for (int a = 0; a < 3; a++)
+            to[a] /= len;
+    }
 }
 
-/* I * max(0, n.l) * falloff(d / R) of light l at p, or 0 when out of reach, facing away or (when
- * `occluder` is non-NULL) blocked. n = NULL means unoriented (n.l taken as 1). *occluder is the
- * triangle that last blocked this light for a neighbouring point (or NO_OCCLUDER): tried first,
- * since neighbours tend to be shadowed by the same face. */
-static float light_strength(const bake_ctx *ctx, const bake_light *l, const float p[3], const float *n,
-                            uint32_t *occluder)
+/* I * max(0, sn . l) * falloff(d / R) * cone of light l at p, unshadowed; a sun: I * max(0, sn . l).
+ * sn = NULL means unoriented (sn . l taken as 1). */
+static float light_unshadowed(const bake_light *l, const float p[3], const float *sn)
 {
-    if (l->shape == BAKE_SHAPE_SUN)
-        return sun_strength(ctx, l, p, n, occluder);
+    if (l->shape == BAKE_SHAPE_SUN) {
+        float toward[3] = { -l->direction[0], -l->direction[1], -l->direction[2] };
+        float n_dot_l = sn ? sn[0] * toward[0] + sn[1] * toward[1] + sn[2] * toward[2] : 1.0f;
+        return l->intensity * n_dot_l;
+    }
     float d[3] = { l->position[0] - p[0], l->position[1] - p[1], l->position[2] - p[2] };
     float dist = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     if (!(dist < l->range))
         return 0.0f;
     float n_dot_l = 1.0f;
-    if (n && dist > 0.0f)
-        n_dot_l = (n[0] * d[0] + n[1] * d[1] + n[2] * d[2]) / dist;
+    if (sn && dist > 0.0f)
+        n_dot_l = (sn[0] * d[0] + sn[1] * d[1] + sn[2] * d[2]) / dist;
     float strength = l->intensity * n_dot_l * bake_falloff(dist / l->range);
     if (l->shape == BAKE_SHAPE_SPOT) {
         float to_point[3] = { -d[0], -d[1], -d[2] };
         strength *= spot_cone(l, to_point, dist);
     }
+    return strength;
+}
+
+/* Whether the shadow ray from p (nudged off its surface along the true normal n) toward light l
+ * (see light_target) is free. *occluder is the triangle that last blocked this light for a
+ * neighbouring ray (or NO_OCCLUDER): tried first, since neighbours tend to be shadowed by the
+ * same face. */
+static bool light_visible(const bake_ctx *ctx, const bake_light *l, const float p[3], const float *n, const float *disc,
+                          uint32_t *occluder)
+{
+    float from[3], to[3];
+    ray_start(p, n, from);
+    light_target(l, p, disc, to);
+    if (l->shape == BAKE_SHAPE_SUN)
+        return sees_sky(ctx, from, to, occluder);
+    const float s_max = 1.0f - BAKE_LIGHT_SLACK;
+    if (*occluder != NO_OCCLUDER && bvh_triangle_blocks(ctx->desc->triangles[*occluder], from, to, 0.0f, s_max))
+        return false;
+    return !bvh_segment_occluded(&ctx->tree, from, to, 0.0f, s_max, occluder);
+}
+
+/* Light l at p aimed at its centre: unshadowed when `occluder` is NULL, else 0 when blocked. */
+static float light_strength(const bake_ctx *ctx, const bake_light *l, const float p[3], const float *n,
+                            uint32_t *occluder)
+{
+    float strength = light_unshadowed(l, p, n);
     if (!(strength > 0.0f))
         return 0.0f;
-    if (occluder) {
-        float from[3];
-        ray_start(p, n, from);
-        const float s_max = 1.0f - BAKE_LIGHT_SLACK;
-        if (*occluder != NO_OCCLUDER &&
-            bvh_triangle_blocks(ctx->desc->triangles[*occluder], from, l->position, 0.0f, s_max))
-            return 0.0f;
-        if (bvh_segment_occluded(&ctx->tree, from, l->position, 0.0f, s_max, occluder))
-            return 0.0f;
-    }
+    if (occluder && !light_visible(ctx, l, p, n, NULL, occluder))
+        return 0.0f;
     return strength;
+}
+
+/* One luxel as the sampler sees it: its centre and square, its true and shading normals, its hash. */
+typedef struct luxel_site {
+    float centre[3];
+    const float *step_u, *step_v;
+    const float *n, *sn;        /* NULL = unoriented */
+    uint32_t seed;
+    int samples;
+} luxel_site;
+
+/* Sample k of a luxel: a point of its square (its centre when the bake takes one sample) and a
+ * point of the unit disc (where on the light the shadow ray aims). */
+static void site_sample(const luxel_site *site, uint32_t k, float p[3], float disc[2])
+{
+    float r[4];
+    sample_point(site->seed, k, r);
+    for (int a = 0; a < 3; a++)
+        p[a] = site->centre[a] +
+               (site->samples > 1 ? (r[0] - 0.5f) * site->step_u[a] + (r[1] - 0.5f) * site->step_v[a] : 0.0f);
+    sample_disc(r[2], r[3], disc);
+}
+
+/* The mean of light l over a luxel's samples. One sample at the centre aimed at the light's centre
+ * is the plain light_strength; with a size or several samples, BAKE_SOFT_RAYS (or `samples`)
+ * rays first, BAKE_REFINE times more where they disagree (the luxel straddles a shadow's edge). */
+static float luxel_light(const bake_ctx *ctx, const bake_light *l, const luxel_site *site, uint32_t *occluder)
+{
+    bool soft = l->radius > 0.0f;
+    if (site->samples <= 1 && !soft)
+        return light_strength(ctx, l, site->centre, site->n, occluder);
+    uint32_t first = (uint32_t)(site->samples > 1 ? site->samples : 1);
+    if (soft && first < BAKE_SOFT_RAYS)
+        first = BAKE_SOFT_RAYS;
+    uint32_t total = first, lit = 0, dark = 0;
+    float sum = 0.0f;
+    for (uint32_t k = 0; k < total; k++) {
+        float p[3], disc[2];
+        site_sample(site, k, p, disc);
+        float strength = light_unshadowed(l, p, site->sn);
+        if (!(strength > 0.0f))
+            continue;
+        if (light_visible(ctx, l, p, site->n, disc, occluder)) {
+            sum += strength;
+            lit++;
+        } else {
+            dark++;
+        }
+        if (k + 1 == first && lit && dark)
+            total = first * (1 + BAKE_REFINE);
+    }
+    return sum / (float)total;
 }
 
 /* A unit normal, or false for a zero one (then the point is unoriented). */
@@ -446,16 +531,7 @@ static uint32_t lightmap_side(const bake_lightmap *lm)
 static float sky_fraction(const bake_ctx *ctx, const float p[3], const float n[3], uint32_t seed)
 {
     float t[3], b[3];
-    float hint[3] = { fabsf(n[1]) < 0.9f ? 0.0f : 1.0f, fabsf(n[1]) < 0.9f ? 1.0f : 0.0f, 0.0f };
-    t[0] = hint[1] * n[2] - hint[2] * n[1];
-    t[1] = hint[2] * n[0] - hint[0] * n[2];
-    t[2] = hint[0] * n[1] - hint[1] * n[0];
-    float len = sqrtf(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
-    for (int a = 0; a < 3; a++)
-        t[a] /= len;
-    b[0] = n[1] * t[2] - n[2] * t[1];
-    b[1] = n[2] * t[0] - n[0] * t[2];
-    b[2] = n[0] * t[1] - n[1] * t[0];
+    sample_basis(n, t, b);
     float from[3];
     ray_start(p, n, from);
     float turn = (float)(seed % 1024u) / 1024.0f;
@@ -473,6 +549,89 @@ static float sky_fraction(const bake_ctx *ctx, const float p[3], const float n[3
         open += sees_sky(ctx, from, dir, &occluder);
     }
     return (float)open / BAKE_SKY_SAMPLES;
+}
+
+/* Rays for the sky dome or dirt at a luxel: `least`, or BAKE_SKY_PER_SAMPLE per sample. */
+static uint32_t hemisphere_rays(const luxel_site *site, uint32_t least)
+{
+    uint32_t rays = (uint32_t)(site->samples > 1 ? site->samples : 1) * BAKE_SKY_PER_SAMPLE;
+    return rays > least ? rays : least;
+}
+
+/* sky_fraction over a luxel's samples: cosine-weighted around the shading normal, from points
+ * spread over the luxel's square. */
+static float sky_fraction_sampled(const bake_ctx *ctx, const luxel_site *site)
+{
+    float t[3], b[3];
+    sample_basis(site->sn, t, b);
+    uint32_t rays = hemisphere_rays(site, BAKE_SKY_SAMPLES), open = 0;
+    uint32_t occluder = NO_OCCLUDER;
+    for (uint32_t k = 0; k < rays; k++) {
+        float p[3], disc[2], from[3], dir[3];
+        site_sample(site, k, p, disc);
+        /* the disc point (uniform) lifted onto the hemisphere: cosine-weighted */
+        float w = sqrtf(fmaxf(0.0f, 1.0f - disc[0] * disc[0] - disc[1] * disc[1]));
+        for (int a = 0; a < 3; a++)
+            dir[a] = t[a] * disc[0] + b[a] * disc[1] + site->sn[a] * w;
+        ray_start(p, site->n, from);
+        open += sees_sky(ctx, from, dir, &occluder);
+    }
+    return (float)open / (float)rays;
+}
+
+/* Ambient occlusion: the mean over cosine-weighted rays of (1 - hit distance / dirt_distance),
+ * 0 for rays that meet nothing within it. */
+static float dirt_occlusion(const bake_ctx *ctx, const luxel_site *site)
+{
+    float t[3], b[3];
+    sample_basis(site->n, t, b);
+    uint32_t rays = hemisphere_rays(site, BAKE_SKY_SAMPLES);
+    float sum = 0.0f, reach = ctx->desc->dirt_distance;
+    for (uint32_t k = 0; k < rays; k++) {
+        float p[3], disc[2], from[3], to[3];
+        site_sample(site, k, p, disc);
+        float w = sqrtf(fmaxf(0.0f, 1.0f - disc[0] * disc[0] - disc[1] * disc[1]));
+        ray_start(p, site->n, from);
+        for (int a = 0; a < 3; a++)
+            to[a] = from[a] + reach * (t[a] * disc[0] + b[a] * disc[1] + site->n[a] * w);
+        float hit;
+        if (bvh_segment_nearest(&ctx->tree, from, to, 0.0f, 1.0f, &hit))
+            sum += 1.0f - hit;
+    }
+    return sum / (float)rays;
+}
+
+static bool sky_lit(const bake_desc *desc)
+{
+    return desc->sky_light[0] > 0.0f || desc->sky_light[1] > 0.0f || desc->sky_light[2] > 0.0f;
+}
+
+/* Luxel (i, j) of a patch: its centre, true normal n (NULL when the patch has none) and shading
+ * normal (in `shade`, or n itself when the patch is flat). */
+static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *patch, const float *n, int i, int j,
+                      uint32_t seed, float shade[3])
+{
+    luxel_position(patch, i, j, site->centre);
+    site->step_u = patch->step_u;
+    site->step_v = patch->step_v;
+    site->n = site->sn = n;
+    site->seed = sample_hash(seed);
+    site->samples = ctx->desc->samples;
+    bool smooth = false;
+    for (int a = 0; a < 3; a++)
+        smooth |= patch->normal_du[a] != 0.0f || patch->normal_dv[a] != 0.0f;
+    if (n && smooth) {
+        float raw[3];
+        for (int a = 0; a < 3; a++)
+            raw[a] = n[a] + ((float)i + 0.5f) * patch->normal_du[a] + ((float)j + 0.5f) * patch->normal_dv[a];
+        if (unit_normal(raw, shade))
+            site->sn = shade;
+    }
+}
+
+static uint32_t luxel_seed(uint32_t x, uint32_t y, size_t patch)
+{
+    return (uint32_t)(x * 73856093u ^ y * 19349663u ^ patch * 83492791u);
 }
 
 /* ---- stage: base lightmaps (and which dynamic lights reach each patch) ------------------ */
@@ -521,6 +680,7 @@ static void bake_patch_job(void *user, size_t index)
     }
     for (size_t k = 0; k < lights.count; k++)
         occluders[k] = NO_OCCLUDER;
+    bool dirt = n && desc->dirt_distance > 0.0f && desc->dirt_strength > 0.0f;
     for (int j = 0; j < patch->h; j++) {
         uint32_t y = (uint32_t)patch->y + (uint32_t)j;
         if (y >= side)
@@ -529,20 +689,27 @@ static void bake_patch_job(void *user, size_t index)
             uint32_t x = (uint32_t)patch->x + (uint32_t)i;
             if (x >= side)
                 break;
-            float p[3], rgb[3] = { desc->ambient[0], desc->ambient[1], desc->ambient[2] };
-            luxel_position(patch, i, j, p);
+            float rgb[3] = { desc->ambient[0], desc->ambient[1], desc->ambient[2] }, shade[3];
+            luxel_site site;
+            site_init(&site, ctx, patch, n, i, j, luxel_seed(x, y, index), shade);
             for (size_t k = 0; k < lights.count; k++) {
                 const bake_light *l = &desc->lights[lights.ids[k]];
                 if (l->kind != BAKE_LIGHT_STATIC)
                     continue;
-                float s = light_strength(ctx, l, p, n, &occluders[k]);
+                float s = luxel_light(ctx, l, &site, &occluders[k]);
                 for (int c = 0; c < 3; c++)
                     rgb[c] += l->color[c] * s;
             }
-            if (n && ctx->sky_tree.node_count) {
-                float open = sky_fraction(ctx, p, n, (uint32_t)(x * 73856093u ^ y * 19349663u ^ index * 83492791u));
+            if (n && sky_lit(desc)) {
+                float open = site.samples > 1 || site.sn != n ? sky_fraction_sampled(ctx, &site)
+                                                              : sky_fraction(ctx, site.centre, n, luxel_seed(x, y, index));
                 for (int c = 0; c < 3; c++)
                     rgb[c] += desc->sky_light[c] * open;
+            }
+            if (dirt) {
+                float keep = 1.0f - fminf(desc->dirt_strength, 1.0f) * dirt_occlusion(ctx, &site);
+                for (int c = 0; c < 3; c++)
+                    rgb[c] *= keep;
             }
             size_t at = (size_t)y * side + x;
             for (int c = 0; c < 3; c++)
@@ -587,9 +754,10 @@ static void bake_layer_job(void *user, size_t index)
             uint32_t x = (uint32_t)patch->x + (uint32_t)i;
             if (x >= side)
                 break;
-            float p[3];
-            luxel_position(patch, i, j, p);
-            uint8_t v = quantize(light_strength(ctx, l, p, n, &occluder) * 255.0f);
+            float shade[3];
+            luxel_site site;
+            site_init(&site, ctx, patch, n, i, j, luxel_seed(x, y, task->patch), shade);
+            uint8_t v = quantize(luxel_light(ctx, l, &site, &occluder) * 255.0f);
             size_t at = ((size_t)y * side + x) * 3;
             luxels[at] = luxels[at + 1] = luxels[at + 2] = v;
             lit |= v != 0;
