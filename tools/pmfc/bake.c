@@ -617,13 +617,11 @@ static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *p
     site->n = site->sn = n;
     site->seed = sample_hash(seed);
     site->samples = ctx->desc->samples;
-    bool smooth = false;
-    for (int a = 0; a < 3; a++)
-        smooth |= patch->normal_du[a] != 0.0f || patch->normal_dv[a] != 0.0f;
+    bool smooth = patch->shade_normal[0] != 0.0f || patch->shade_normal[1] != 0.0f || patch->shade_normal[2] != 0.0f;
     if (n && smooth) {
         float raw[3];
         for (int a = 0; a < 3; a++)
-            raw[a] = n[a] + ((float)i + 0.5f) * patch->normal_du[a] + ((float)j + 0.5f) * patch->normal_dv[a];
+            raw[a] = patch->shade_normal[a] + ((float)i + 0.5f) * patch->shade_du[a] + ((float)j + 0.5f) * patch->shade_dv[a];
         if (unit_normal(raw, shade))
             site->sn = shade;
     }

@@ -53,9 +53,9 @@ typedef struct bake_patch {
     uint32_t lightmap;
     uint16_t x, y, w, h;    /* placement inside the lightmap, luxels */
     /* Smooth shading: the normal light is measured against at block coordinates (s, t) (luxel
-     * (i, j)'s centre is (i + 0.5, j + 0.5)) is normalise(normal + s normal_du + t normal_dv);
-     * both zero = the flat `normal`. Shadow rays always leave along the flat one. */
-    float normal_du[3], normal_dv[3];
+     * (i, j)'s centre is (i + 0.5, j + 0.5)) is normalise(shade_normal + s shade_du + t shade_dv);
+     * shade_normal zero = the flat `normal`. Shadow rays always leave along the flat one. */
+    float shade_normal[3], shade_du[3], shade_dv[3];
 } bake_patch;
 
 typedef struct bake_lightmap {

@@ -65,6 +65,7 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
         for (int a = 0; a < 3; a++) lights[i].direction[a] = (float)l->direction.e[a];
         lights[i].cos_inner = l->cos_inner;
         lights[i].cos_outer = l->cos_outer;
+        lights[i].radius = l->radius;
         if (l->kind == BAKE_LIGHT_FAST) ll->fast_ordinal[light_ids[i]] = (int32_t)fast++;
     }
     ll->light_count = def->light_count;
@@ -86,6 +87,7 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
     bake_patch *patches = xcalloc(patch_count ? patch_count : 1, sizeof *patches);
     bake_vertex *verts = fast ? xcalloc(vert_count ? vert_count : 1, sizeof *verts) : NULL;
     bake_probe *probes = xcalloc(probe_count ? probe_count : 1, sizeof *probes);
+    smooth_normals *smooth = level_smooth_normals(lb);
     size_t p = 0, q = 0;
     for (size_t c = 0; c < nchunks; c++) {
         chunk_build *cb = &lb->chunks[c];
@@ -109,6 +111,7 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
             bp->y = (uint16_t)cf->lm_y;
             bp->w = (uint16_t)cf->lm_w;
             bp->h = (uint16_t)cf->lm_h;
+            if (smooth) smooth_patch(lb, smooth, cf, bp);
         }
         if (verts)
             for (uint32_t i = 0; i < cb->vert_count; i++)
@@ -140,6 +143,7 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
         }
     }
 
+    smooth_normals_free(smooth);
     bake_desc desc = {
         .triangles = tris, .triangle_count = tri_count,
         .sky_triangles = (const float (*)[9])sky, .sky_triangle_count = sky_count,
@@ -148,6 +152,8 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
         .patches = patches, .patch_count = patch_count,
         .vertices = verts, .vertex_count = verts ? vert_count : 0,
         .probes = probes, .probe_count = probe_count,
+        .samples = def->samples,
+        .dirt_distance = def->dirt_distance, .dirt_strength = def->dirt_strength,
         .threads = lb->threads,
         .progress = progress, .user = user,
     };

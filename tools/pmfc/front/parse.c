@@ -340,6 +340,7 @@ static void material_props(parser *p, material_def *m)
         else if (!strcmp(k, "emission")) rgb(p, m->emission, "an emission component");
         else if (!strcmp(k, "shading")) m->shading = byte(p, "shading");
         else if (!strcmp(k, "shine")) m->shine = byte(p, "shine");
+        else if (!strcmp(k, "smooth")) m->smooth_angle = number_in(p, "a smoothing angle (degrees)", 0, 180);
         else if (!strcmp(k, "matcap")) texture_ref(p, m->matcap);
         else if (!strcmp(k, "wave")) {
             for (int a = 0; a < 3; a++) m->wave.velocity[a] = (float)number(p, "a wave velocity");
@@ -600,6 +601,7 @@ static void parse_light(parser *p)
     memset(l->color, 255, 3);
     l->brightness = 1;
     l->range = 10;
+    l->radius = (float)PMFC_LIGHT_RADIUS;
     l->intensity = 255;
     l->enabled = true;
     if (!strcmp(kind, "static")) l->kind = BAKE_LIGHT_STATIC;
@@ -614,6 +616,7 @@ static void parse_light(parser *p)
         else if (!strcmp(k, "color")) rgb(p, l->color, "a colour component");
         else if (!strcmp(k, "brightness")) l->brightness = (float)number_in(p, "a brightness", 0, 1e6);
         else if (!strcmp(k, "range")) l->range = (float)number_in(p, "a range", 0.01, 1e6);
+        else if (!strcmp(k, "radius")) l->radius = (float)number_in(p, "a light radius", 0, 1e3);
         else if (!strcmp(k, "intensity") && l->kind == BAKE_LIGHT_FAST) l->intensity = byte(p, "an intensity");
         else if (!strcmp(k, "off") && l->kind != BAKE_LIGHT_STATIC) l->enabled = false;
         else if (!strcmp(k, "preserve") && l->kind != BAKE_LIGHT_STATIC) l->preserve = true;
@@ -677,6 +680,15 @@ static void parse_level_line(parser *p)
         uint8_t c[3];
         rgb(p, c, "an ambient component");
         for (int i = 0; i < 3; i++) l->ambient[i] = c[i] / 255.0f;
+    } else if (!strcmp(k, "dirt")) {
+        l->dirt_distance = (float)PMFC_DIRT_DISTANCE;
+        l->dirt_strength = (float)PMFC_DIRT_STRENGTH;
+        while (more(p) && !p->failed) {
+            const char *o = word(p, "a dirt option");
+            if (!strcmp(o, "distance")) l->dirt_distance = (float)number_in(p, "a dirt distance", 0, 1e3);
+            else if (!strcmp(o, "strength")) l->dirt_strength = (float)number_in(p, "a dirt strength", 0, 1);
+            else perr(p, "unknown dirt option '%s'", o);
+        }
     } else if (!strcmp(k, "luxels")) l->luxel_density = number_in(p, "luxels per metre", 0.05, 64);
     else if (!strcmp(k, "vis_cell")) l->vis_cell = number_in(p, "a cell size", 0.5, 4096);
     else if (!strcmp(k, "min_cube")) l->min_cube = number_in(p, "a cube size", 0.01, 4096);

@@ -17,6 +17,9 @@
 #define PMFC_NAME_MAX 64
 #define PMFC_PATH_MAX 256
 #define PMFC_MAX_FRAMES 16
+#define PMFC_LIGHT_RADIUS 0.1           /* metres: a light's default size (.pms `radius`) */
+#define PMFC_DIRT_DISTANCE 2.0          /* metres: ambient occlusion's default reach */
+#define PMFC_DIRT_STRENGTH 0.5          /* its default strength (0..1) */
 
 /* ---- vectors (double: CSG and clipping want the headroom) ------------------------------ */
 
@@ -82,6 +85,8 @@ typedef struct material_def {
     int physics, sound;                          /* indices into the map's lists */
     bool double_sided;
     double tex_scale;                            /* metres per texture repeat */
+    double smooth_angle;                         /* degrees: its faces meeting at less than this bake
+                                                  * with smoothed normals (0 = flat; smooth.c) */
     int line;
 } material_def;
 
@@ -131,6 +136,7 @@ typedef struct light_def {
     char name[PMFC_NAME_MAX];                    /* the source's name for it ("" = none) */
     uint8_t color[3];
     float brightness, range;
+    float radius;                                /* bake_light.radius: metres; suns: radians */
     uint8_t intensity;                           /* fast lights: initial intensity */
     bool enabled, preserve;
     int line;
@@ -164,6 +170,8 @@ typedef struct level_def {
     uint8_t flags;
     float ambient[3];                            /* 0..1 */
     float sky_light[3];                          /* 0..1: light from open sky (bake_desc.sky_light) */
+    int samples;                                 /* bake_desc.samples (pmfc --samples) */
+    float dirt_distance, dirt_strength;          /* bake_desc: ambient occlusion, 0 = none */
     v3 shift;                                    /* world = source + shift (level_layout) */
     bool allow_empty;                            /* no solids is not an error (RMF maps of entities only) */
     bool keep_origin;                            /* the grid holds the source origin: world = source */
