@@ -15,6 +15,7 @@
                                      * this many for dirt) */
 #define BAKE_SKY_PER_SAMPLE 8       /* with several samples per luxel: sky directions per sample */
 #define BAKE_SOFT_RAYS 4            /* least rays per luxel toward a light with a size */
+#define BAKE_MAX_SAMPLES 64         /* samples per luxel at most */
 #define BAKE_REFINE 4               /* a luxel whose rays disagree takes this many times more */
 #define BAKE_DILATE_PASSES 2        /* rings of uncovered luxels filled around each patch */
 #define BAKE_VERTEX_BLOCK 256       /* vertices per job */
@@ -436,31 +437,54 @@ static float light_strength(const bake_ctx *ctx, const bake_light *l, const floa
     return strength;
 }
 
-/* One luxel as the sampler sees it: its centre and square, its true and shading normals, its hash. */
+#define SITE_CACHE (BAKE_MAX_SAMPLES * (1 + BAKE_REFINE))
+
+/* One luxel as the sampler sees it: its centre and square, its true and shading normals, its hash,
+ * and which of its sample points lie behind a wall (see site_sample). */
 typedef struct luxel_site {
+    const bake_ctx *ctx;
     float centre[3];
     const float *step_u, *step_v;
     const float *n, *sn;        /* NULL = unoriented */
     uint32_t seed;
     int samples;
+    uint8_t walled[SITE_CACHE]; /* 0 unknown, 1 open, 2 behind a wall */
 } luxel_site;
 
 /* Sample k of a luxel: a point of its square (its centre when the bake takes one sample) and a
- * point of the unit disc (where on the light the shadow ray aims). */
-static void site_sample(const luxel_site *site, uint32_t k, float p[3], float disc[2])
+ * point of the unit disc (where on the light the shadow ray aims). A point the luxel's centre
+ * does not see (the square reaching past an inner corner into a wall) is replaced by the centre,
+ * so walls meeting a floor do not leave dark specks along the seam. */
+static void site_sample(luxel_site *site, uint32_t k, float p[3], float disc[2])
 {
     float r[4];
     sample_point(site->seed, k, r);
+    sample_disc(r[2], r[3], disc);
     for (int a = 0; a < 3; a++)
         p[a] = site->centre[a] +
                (site->samples > 1 ? (r[0] - 0.5f) * site->step_u[a] + (r[1] - 0.5f) * site->step_v[a] : 0.0f);
-    sample_disc(r[2], r[3], disc);
+    if (site->samples <= 1)
+        return;
+    uint8_t walled = k < SITE_CACHE ? site->walled[k] : 0;
+    if (!walled) {
+        float from[3], to[3];
+        ray_start(site->centre, site->n, from);
+        ray_start(p, site->n, to);
+        walled = bvh_segment_occluded(&site->ctx->tree, from, to, 0.0f, 1.0f, NULL) ? 2 : 1;
+        if (k < SITE_CACHE)
+            site->walled[k] = walled;
+    }
+    if (walled == 2)
+        memcpy(p, site->centre, sizeof site->centre);
 }
 
 /* The mean of light l over a luxel's samples. One sample at the centre aimed at the light's centre
- * is the plain light_strength; with a size or several samples, BAKE_SOFT_RAYS (or `samples`)
- * rays first, BAKE_REFINE times more where they disagree (the luxel straddles a shadow's edge). */
-static float luxel_light(const bake_ctx *ctx, const bake_light *l, const luxel_site *site, uint32_t *occluder)
+ * is the plain light_strength. Otherwise a first pass of `samples` rays (at least BAKE_SOFT_RAYS
+ * toward a light with a size, aimed at evenly turned points of its rim: if the rim is all seen or
+ * all hidden, so is the disc) decides; where they disagree (the luxel straddles a shadow's edge or
+ * lies in a penumbra) BAKE_REFINE times as many fresh rays over the luxel and the whole disc
+ * give the value. */
+static float luxel_light(const bake_ctx *ctx, const bake_light *l, luxel_site *site, uint32_t *occluder)
 {
     bool soft = l->radius > 0.0f;
     if (site->samples <= 1 && !soft)
@@ -468,11 +492,16 @@ static float luxel_light(const bake_ctx *ctx, const bake_light *l, const luxel_s
     uint32_t first = (uint32_t)(site->samples > 1 ? site->samples : 1);
     if (soft && first < BAKE_SOFT_RAYS)
         first = BAKE_SOFT_RAYS;
-    uint32_t total = first, lit = 0, dark = 0;
-    float sum = 0.0f;
-    for (uint32_t k = 0; k < total; k++) {
+    uint32_t lit = 0, dark = 0;
+    float sum = 0.0f, turn = (float)(site->seed >> 8) * (6.2831853f / 16777216.0f);
+    for (uint32_t k = 0; k < first; k++) {
         float p[3], disc[2];
         site_sample(site, k, p, disc);
+        if (soft) {
+            float angle = turn + 6.2831853f * (float)k / (float)first;
+            disc[0] = cosf(angle);
+            disc[1] = sinf(angle);
+        }
         float strength = light_unshadowed(l, p, site->sn);
         if (!(strength > 0.0f))
             continue;
@@ -482,10 +511,19 @@ static float luxel_light(const bake_ctx *ctx, const bake_light *l, const luxel_s
         } else {
             dark++;
         }
-        if (k + 1 == first && lit && dark)
-            total = first * (1 + BAKE_REFINE);
     }
-    return sum / (float)total;
+    if (!(lit && dark))
+        return sum / (float)first;
+    sum = 0.0f;
+    uint32_t more = first * BAKE_REFINE;
+    for (uint32_t k = first; k < first + more; k++) {
+        float p[3], disc[2];
+        site_sample(site, k, p, disc);
+        float strength = light_unshadowed(l, p, site->sn);
+        if (strength > 0.0f && light_visible(ctx, l, p, site->n, disc, occluder))
+            sum += strength;
+    }
+    return sum / (float)more;
 }
 
 /* A unit normal, or false for a zero one (then the point is unoriented). */
@@ -560,7 +598,7 @@ static uint32_t hemisphere_rays(const luxel_site *site, uint32_t least)
 
 /* sky_fraction over a luxel's samples: cosine-weighted around the shading normal, from points
  * spread over the luxel's square. */
-static float sky_fraction_sampled(const bake_ctx *ctx, const luxel_site *site)
+static float sky_fraction_sampled(const bake_ctx *ctx, luxel_site *site)
 {
     float t[3], b[3];
     sample_basis(site->sn, t, b);
@@ -581,7 +619,7 @@ static float sky_fraction_sampled(const bake_ctx *ctx, const luxel_site *site)
 
 /* Ambient occlusion: the mean over cosine-weighted rays of (1 - hit distance / dirt_distance),
  * 0 for rays that meet nothing within it. */
-static float dirt_occlusion(const bake_ctx *ctx, const luxel_site *site)
+static float dirt_occlusion(const bake_ctx *ctx, luxel_site *site)
 {
     float t[3], b[3];
     sample_basis(site->n, t, b);
@@ -611,12 +649,14 @@ static bool sky_lit(const bake_desc *desc)
 static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *patch, const float *n, int i, int j,
                       uint32_t seed, float shade[3])
 {
+    site->ctx = ctx;
+    memset(site->walled, 0, sizeof site->walled);
     luxel_position(patch, i, j, site->centre);
     site->step_u = patch->step_u;
     site->step_v = patch->step_v;
     site->n = site->sn = n;
     site->seed = sample_hash(seed);
-    site->samples = ctx->desc->samples;
+    site->samples = ctx->desc->samples < BAKE_MAX_SAMPLES ? ctx->desc->samples : BAKE_MAX_SAMPLES;
     bool smooth = patch->shade_normal[0] != 0.0f || patch->shade_normal[1] != 0.0f || patch->shade_normal[2] != 0.0f;
     if (n && smooth) {
         float raw[3];

@@ -97,7 +97,7 @@ typedef struct bake_desc {
     float sky_light[3];             /* 0..1: a base luxel adds sky_light x the cosine-weighted
                                      * fraction of its hemisphere that sees sky (0 = none) */
     /* Samples per luxel, spread over its square (jittered the same way on every run): 0 or 1 =
-     * one at its centre. Luxels where a light's rays disagree (a shadow's edge) take 4x more. */
+     * one at its centre; at most 64. Luxels where a light's rays disagree (a shadow's edge) take 4x more. */
     int samples;
     /* Ambient occlusion ("dirt"): base luxels darken by dirt_strength (0..1) x the mean of
      * (1 - hit distance / dirt_distance) over rays into their half-sphere. 0 = off. */

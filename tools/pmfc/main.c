@@ -338,7 +338,7 @@ int main(int argc, char **argv)
             if (!parse_u64(optarg, &tile) || !tile || tile > 4096) { fprintf(stderr, "pmfc: bad --tile '%s'\n", optarg); free(wads); return 1; }
             break;
         case OPT_SAMPLES:
-            if (!parse_u64(optarg, &samples) || !samples || samples > 256) { fprintf(stderr, "pmfc: bad --samples '%s' (1..256)\n", optarg); free(wads); return 1; }
+            if (!parse_u64(optarg, &samples) || !samples || samples > 64) { fprintf(stderr, "pmfc: bad --samples '%s' (1..64)\n", optarg); free(wads); return 1; }
             break;
         case OPT_DIRT: dirt = true; break;
         case OPT_GENERATE: gen_name = optarg; break;
