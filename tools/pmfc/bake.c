@@ -644,10 +644,10 @@ static bool sky_lit(const bake_desc *desc)
     return desc->sky_light[0] > 0.0f || desc->sky_light[1] > 0.0f || desc->sky_light[2] > 0.0f;
 }
 
-/* Luxel (i, j) of a patch: its centre, true normal n (NULL when the patch has none) and shading
+/* Luxel (i, j) of a patch, at (x, y) in its lightmap: its centre, true normal n (NULL when the patch has none) and shading
  * normal (in `shade`, or n itself when the patch is flat). */
 static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *patch, const float *n, int i, int j,
-                      uint32_t seed, float shade[3])
+                      uint32_t x, uint32_t y, float shade[3])
 {
     site->ctx = ctx;
     memset(site->walled, 0, sizeof site->walled);
@@ -655,7 +655,9 @@ static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *p
     site->step_u = patch->step_u;
     site->step_v = patch->step_v;
     site->n = site->sn = n;
-    site->seed = sample_hash(seed);
+    /* from its place in the lightmap alone: the same in a tile as in the whole level, and wherever
+     * the level lies (a lightmap's packing does not depend on either) */
+    site->seed = sample_hash(x * 73856093u ^ y * 19349663u);
     site->samples = ctx->desc->samples < BAKE_MAX_SAMPLES ? ctx->desc->samples : BAKE_MAX_SAMPLES;
     bool smooth = patch->shade_normal[0] != 0.0f || patch->shade_normal[1] != 0.0f || patch->shade_normal[2] != 0.0f;
     if (n && smooth) {
@@ -667,6 +669,7 @@ static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *p
     }
 }
 
+/* A luxel's seed (sky_fraction's, kept as it was: it also takes the patch's index) */
 static uint32_t luxel_seed(uint32_t x, uint32_t y, size_t patch)
 {
     return (uint32_t)(x * 73856093u ^ y * 19349663u ^ patch * 83492791u);
@@ -729,7 +732,7 @@ static void bake_patch_job(void *user, size_t index)
                 break;
             float rgb[3] = { desc->ambient[0], desc->ambient[1], desc->ambient[2] }, shade[3];
             luxel_site site;
-            site_init(&site, ctx, patch, n, i, j, luxel_seed(x, y, index), shade);
+            site_init(&site, ctx, patch, n, i, j, x, y, shade);
             for (size_t k = 0; k < lights.count; k++) {
                 const bake_light *l = &desc->lights[lights.ids[k]];
                 if (l->kind != BAKE_LIGHT_STATIC)
@@ -794,7 +797,7 @@ static void bake_layer_job(void *user, size_t index)
                 break;
             float shade[3];
             luxel_site site;
-            site_init(&site, ctx, patch, n, i, j, luxel_seed(x, y, task->patch), shade);
+            site_init(&site, ctx, patch, n, i, j, x, y, shade);
             uint8_t v = quantize(luxel_light(ctx, l, &site, &occluder) * 255.0f);
             size_t at = ((size_t)y * side + x) * 3;
             luxels[at] = luxels[at + 1] = luxels[at + 2] = v;

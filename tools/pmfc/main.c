@@ -181,15 +181,15 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
 
     bool ok = true;
     t = now();
-    size_t tri_count;
-    float (*tris)[9] = level_occluders(lb, &tri_count);
-    level_light *ll = level_bake(lb, (const float (*)[9])tris, tri_count, progress, ps);
+    level_light *ll = level_bake(lb, progress, ps);
     times[STAGE_BAKE] += now() - t;
     if (!ll) {
         fputs("pmfc: out of memory while baking\n", stderr);
         ok = false;
     }
     t = now();
+    size_t tri_count;
+    float (*tris)[9] = level_occluders(lb, v3_make(0, 0, 0), &tri_count);
     if (ok && !level_visibility(lb, (const float (*)[9])tris, tri_count, progress, ps)) {
         fputs("pmfc: out of memory while computing visibility\n", stderr);
         ok = false;
