@@ -15,6 +15,7 @@
                                      * this many for dirt) */
 #define BAKE_SKY_PER_SAMPLE 8       /* with several samples per luxel: sky directions per sample */
 #define BAKE_SOFT_RAYS 4            /* least rays per luxel toward a light with a size */
+#define BAKE_SEAM_BACK 0.01f        /* a sample point's wall test starts this share behind the centre */
 #define BAKE_MAX_SAMPLES 64         /* samples per luxel at most */
 #define BAKE_REFINE 4               /* a luxel whose rays disagree takes this many times more */
 #define BAKE_DILATE_PASSES 2        /* rings of uncovered luxels filled around each patch */
@@ -467,9 +468,13 @@ static void site_sample(luxel_site *site, uint32_t k, float p[3], float disc[2])
         return;
     uint8_t walled = k < SITE_CACHE ? site->walled[k] : 0;
     if (!walled) {
+        /* from a hair behind the centre: a wall through the centre itself (a luxel centred on the
+         * seam) counts too */
         float from[3], to[3];
-        ray_start(site->centre, site->n, from);
         ray_start(p, site->n, to);
+        ray_start(site->centre, site->n, from);
+        for (int a = 0; a < 3; a++)
+            from[a] -= BAKE_SEAM_BACK * (to[a] - from[a]);
         walled = bvh_segment_occluded(&site->ctx->tree, from, to, 0.0f, 1.0f, NULL) ? 2 : 1;
         if (k < SITE_CACHE)
             site->walled[k] = walled;
