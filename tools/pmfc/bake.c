@@ -11,13 +11,11 @@
 
 #define BAKE_NUDGE 0.002f           /* metres a shadow ray starts off its surface (no self-shadowing) */
 #define BAKE_LIGHT_SLACK 1e-4f      /* shadow rays stop this fraction short of the light */
-#define BAKE_SKY_SAMPLES 16         /* hemisphere directions per luxel for sky light (and at least
-                                     * this many for dirt) */
-#define BAKE_SKY_PER_SAMPLE 8       /* with several samples per luxel: sky directions per sample */
+#define BAKE_SKY_SAMPLES 16         /* hemisphere directions per luxel for sky light and dirt */
 #define BAKE_SOFT_RAYS 4            /* least rays per luxel toward a light with a size */
 #define BAKE_SEAM_BACK 0.01f        /* a sample point's wall test starts this share behind the centre */
 #define BAKE_MAX_SAMPLES 64         /* samples per luxel at most */
-#define BAKE_REFINE 4               /* a luxel whose rays disagree takes this many times more */
+#define BAKE_REFINE 8               /* a luxel whose rays disagree takes this many times more */
 #define BAKE_DILATE_PASSES 2        /* rings of uncovered luxels filled around each patch */
 #define BAKE_VERTEX_BLOCK 256       /* vertices per job */
 #define GRID_MAX_CELLS 64           /* a light reaching more cells is checked everywhere */
@@ -452,20 +450,19 @@ typedef struct luxel_site {
     uint8_t walled[SITE_CACHE]; /* 0 unknown, 1 open, 2 behind a wall */
 } luxel_site;
 
-/* Sample k of a luxel: a point of its square (its centre when the bake takes one sample) and a
- * point of the unit disc (where on the light the shadow ray aims). A point the luxel's centre
- * does not see (the square reaching past an inner corner into a wall) is replaced by the centre,
- * so walls meeting a floor do not leave dark specks along the seam. */
-static void site_sample(luxel_site *site, uint32_t k, float p[3], float disc[2])
+/* Point k of a luxel's square (its centre when the bake takes one sample). A point the luxel's
+ * centre does not see (the square reaching past an inner corner into a wall) is replaced by the
+ * centre, so walls meeting a floor leave no dark specks along the seam. */
+static void site_point(luxel_site *site, uint32_t k, float p[3])
 {
+    if (site->samples <= 1) {
+        memcpy(p, site->centre, sizeof site->centre);
+        return;
+    }
     float r[4];
     sample_point(site->seed, k, r);
-    sample_disc(r[2], r[3], disc);
     for (int a = 0; a < 3; a++)
-        p[a] = site->centre[a] +
-               (site->samples > 1 ? (r[0] - 0.5f) * site->step_u[a] + (r[1] - 0.5f) * site->step_v[a] : 0.0f);
-    if (site->samples <= 1)
-        return;
+        p[a] = site->centre[a] + (r[0] - 0.5f) * site->step_u[a] + (r[1] - 0.5f) * site->step_v[a];
     uint8_t walled = k < SITE_CACHE ? site->walled[k] : 0;
     if (!walled) {
         /* from a hair behind the centre: a wall through the centre itself (a luxel centred on the
@@ -481,6 +478,15 @@ static void site_sample(luxel_site *site, uint32_t k, float p[3], float disc[2])
     }
     if (walled == 2)
         memcpy(p, site->centre, sizeof site->centre);
+}
+
+/* Point k of the unit disc, spread like the points of the square (where on a light a shadow ray
+ * aims, or, lifted onto the half-sphere, a direction toward the sky). */
+static void site_disc(const luxel_site *site, uint32_t k, float disc[2])
+{
+    float r[4];
+    sample_point(site->seed, k, r);
+    sample_disc(r[2], r[3], disc);
 }
 
 /* The mean of light l over a luxel's samples. One sample at the centre aimed at the light's centre
@@ -501,7 +507,7 @@ static float luxel_light(const bake_ctx *ctx, const bake_light *l, luxel_site *s
     float sum = 0.0f, turn = (float)(site->seed >> 8) * (6.2831853f / 16777216.0f);
     for (uint32_t k = 0; k < first; k++) {
         float p[3], disc[2];
-        site_sample(site, k, p, disc);
+        site_point(site, k, p);
         if (soft) {
             float angle = turn + 6.2831853f * (float)k / (float)first;
             disc[0] = cosf(angle);
@@ -523,7 +529,8 @@ static float luxel_light(const bake_ctx *ctx, const bake_light *l, luxel_site *s
     uint32_t more = first * BAKE_REFINE;
     for (uint32_t k = first; k < first + more; k++) {
         float p[3], disc[2];
-        site_sample(site, k, p, disc);
+        site_point(site, k, p);
+        site_disc(site, k, disc);
         float strength = light_unshadowed(l, p, site->sn);
         if (strength > 0.0f && light_visible(ctx, l, p, site->n, disc, occluder))
             sum += strength;
@@ -594,32 +601,33 @@ static float sky_fraction(const bake_ctx *ctx, const float p[3], const float n[3
     return (float)open / BAKE_SKY_SAMPLES;
 }
 
-/* Rays for the sky dome or dirt at a luxel: `least`, or BAKE_SKY_PER_SAMPLE per sample. */
-static uint32_t hemisphere_rays(const luxel_site *site, uint32_t least)
+/* Where hemisphere ray k of a luxel (sky or dirt) leaves from, and which way it goes: cosine-
+ * weighted around `axis`. BAKE_SKY_SAMPLES of them, from the luxel's first `samples` points in
+ * turn (whose wall tests the light rays share). */
+static void site_hemisphere_ray(luxel_site *site, uint32_t k, const float axis[3], const float t[3], const float b[3],
+                                float from[3], float dir[3])
 {
-    uint32_t rays = (uint32_t)(site->samples > 1 ? site->samples : 1) * BAKE_SKY_PER_SAMPLE;
-    return rays > least ? rays : least;
+    float p[3], disc[2];
+    site_point(site, site->samples > 1 ? k % (uint32_t)site->samples : 0, p);
+    site_disc(site, k, disc);
+    ray_start(p, site->n, from);
+    float w = sqrtf(fmaxf(0.0f, 1.0f - disc[0] * disc[0] - disc[1] * disc[1]));
+    for (int a = 0; a < 3; a++)
+        dir[a] = t[a] * disc[0] + b[a] * disc[1] + axis[a] * w;
 }
 
-/* sky_fraction over a luxel's samples: cosine-weighted around the shading normal, from points
- * spread over the luxel's square. */
+/* sky_fraction over a luxel's samples, cosine-weighted around the shading normal. */
 static float sky_fraction_sampled(const bake_ctx *ctx, luxel_site *site)
 {
     float t[3], b[3];
     sample_basis(site->sn, t, b);
-    uint32_t rays = hemisphere_rays(site, BAKE_SKY_SAMPLES), open = 0;
-    uint32_t occluder = NO_OCCLUDER;
-    for (uint32_t k = 0; k < rays; k++) {
-        float p[3], disc[2], from[3], dir[3];
-        site_sample(site, k, p, disc);
-        /* the disc point (uniform) lifted onto the hemisphere: cosine-weighted */
-        float w = sqrtf(fmaxf(0.0f, 1.0f - disc[0] * disc[0] - disc[1] * disc[1]));
-        for (int a = 0; a < 3; a++)
-            dir[a] = t[a] * disc[0] + b[a] * disc[1] + site->sn[a] * w;
-        ray_start(p, site->n, from);
+    uint32_t open = 0, occluder = NO_OCCLUDER;
+    for (uint32_t k = 0; k < BAKE_SKY_SAMPLES; k++) {
+        float from[3], dir[3];
+        site_hemisphere_ray(site, k, site->sn, t, b, from, dir);
         open += sees_sky(ctx, from, dir, &occluder);
     }
-    return (float)open / (float)rays;
+    return (float)open / BAKE_SKY_SAMPLES;
 }
 
 /* Ambient occlusion: the mean over cosine-weighted rays of (1 - hit distance / dirt_distance),
@@ -628,20 +636,17 @@ static float dirt_occlusion(const bake_ctx *ctx, luxel_site *site)
 {
     float t[3], b[3];
     sample_basis(site->n, t, b);
-    uint32_t rays = hemisphere_rays(site, BAKE_SKY_SAMPLES);
     float sum = 0.0f, reach = ctx->desc->dirt_distance;
-    for (uint32_t k = 0; k < rays; k++) {
-        float p[3], disc[2], from[3], to[3];
-        site_sample(site, k, p, disc);
-        float w = sqrtf(fmaxf(0.0f, 1.0f - disc[0] * disc[0] - disc[1] * disc[1]));
-        ray_start(p, site->n, from);
+    for (uint32_t k = 0; k < BAKE_SKY_SAMPLES; k++) {
+        float from[3], dir[3], to[3];
+        site_hemisphere_ray(site, k, site->n, t, b, from, dir);
         for (int a = 0; a < 3; a++)
-            to[a] = from[a] + reach * (t[a] * disc[0] + b[a] * disc[1] + site->n[a] * w);
+            to[a] = from[a] + reach * dir[a];
         float hit;
         if (bvh_segment_nearest(&ctx->tree, from, to, 0.0f, 1.0f, &hit))
             sum += 1.0f - hit;
     }
-    return sum / (float)rays;
+    return sum / BAKE_SKY_SAMPLES;
 }
 
 static bool sky_lit(const bake_desc *desc)

@@ -15,15 +15,26 @@ uint32_t sample_hash(uint32_t x)
     return x;
 }
 
-/* The 4-D R-sequence (Roberts): point k is frac(offset + k alpha), alpha_i = 1 / phi4^i with phi4
- * the root of x^5 = x + 1. Every prefix is well spread, so refining a luxel only adds points. */
+static double radical_inverse(uint32_t k, uint32_t base)
+{
+    double inverse = 1.0 / base, scale = inverse, v = 0.0;
+    for (; k; k /= base, scale *= inverse)
+        v += (double)(k % base) * scale;
+    return v;
+}
+
+/* Point k: the Halton sequence (bases 2, 3) in the first two dimensions (where on the luxel) and
+ * Roberts' R2 sequence in the last two (where on a light, or which way to the sky): each pair is
+ * well spread for every prefix, so refining a luxel only adds points, and the two pairs do not
+ * line up with each other. Each luxel's seed shifts all four (mod 1). */
 void sample_point(uint32_t seed, uint32_t k, float out[4])
 {
-    static const double alpha[4] = { 0.8566748838545029, 0.7338918566271260, 0.6287067210378086, 0.5385972572236101 };
+    double v[4] = { radical_inverse(k, 2), radical_inverse(k, 3), (double)k * 0.7548776662466927,
+                    (double)k * 0.5698402909980532 };
     for (int d = 0; d < 4; d++) {
         double offset = (double)(sample_hash(seed + 0x9e3779b9u * (uint32_t)(d + 1)) >> 8) / 16777216.0;
-        double v = offset + (double)k * alpha[d];
-        out[d] = (float)(v - floor(v));
+        double x = v[d] + offset;
+        out[d] = (float)(x - floor(x));
     }
 }
 

@@ -130,7 +130,7 @@ static int intermediate_values(int samples, float radius)
     int between = 0;
     for (int i = last_lit + 1; i < first_dark; i++) {
         if (getenv("BAKE_SOFT_VERBOSE")) printf("%d ", at(&f, i, row));
-        CHECK(at(&f, i, row) <= at(&f, i - 1, row) + peak / 16 + 1);     /* within one refined ray's share */
+        CHECK(at(&f, i, row) <= at(&f, i - 1, row) + peak / 32 + 1);     /* within one refined ray's share */
         between++;
     }
     printf("staircase: samples %d radius %.2f: %d luxels between light (%d) and shadow at row %d\n", samples,
