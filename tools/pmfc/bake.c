@@ -436,15 +436,16 @@ static float light_strength(const bake_ctx *ctx, const bake_light *l, const floa
     return strength;
 }
 
-#define SITE_CACHE (BAKE_MAX_SAMPLES * (1 + BAKE_REFINE))
+#define SITE_CACHE BAKE_MAX_SAMPLES
 
 /* One luxel as the sampler sees it: its centre and square, its true and shading normals, its hash,
- * and which of its sample points lie behind a wall (see site_sample). */
+ * and which of its sample points lie behind a wall (see site_point). */
 typedef struct luxel_site {
     const bake_ctx *ctx;
     float centre[3];
     const float *step_u, *step_v;
-    const float *n, *sn;        /* NULL = unoriented */
+    const float *n, *sn;        /* NULL = unoriented; sn is n or `shade` */
+    float shade[3];
     uint32_t seed;
     int samples;
     uint8_t walled[SITE_CACHE]; /* 0 unknown, 1 open, 2 behind a wall */
@@ -489,54 +490,6 @@ static void site_disc(const luxel_site *site, uint32_t k, float disc[2])
     sample_disc(r[2], r[3], disc);
 }
 
-/* The mean of light l over a luxel's samples. One sample at the centre aimed at the light's centre
- * is the plain light_strength. Otherwise a first pass of `samples` rays (at least BAKE_SOFT_RAYS
- * toward a light with a size, aimed at evenly turned points of its rim: if the rim is all seen or
- * all hidden, so is the disc) decides; where they disagree (the luxel straddles a shadow's edge or
- * lies in a penumbra) BAKE_REFINE times as many fresh rays over the luxel and the whole disc
- * give the value. */
-static float luxel_light(const bake_ctx *ctx, const bake_light *l, luxel_site *site, uint32_t *occluder)
-{
-    bool soft = l->radius > 0.0f;
-    if (site->samples <= 1 && !soft)
-        return light_strength(ctx, l, site->centre, site->n, occluder);
-    uint32_t first = (uint32_t)(site->samples > 1 ? site->samples : 1);
-    if (soft && first < BAKE_SOFT_RAYS)
-        first = BAKE_SOFT_RAYS;
-    uint32_t lit = 0, dark = 0;
-    float sum = 0.0f, turn = (float)(site->seed >> 8) * (6.2831853f / 16777216.0f);
-    for (uint32_t k = 0; k < first; k++) {
-        float p[3], disc[2];
-        site_point(site, k, p);
-        if (soft) {
-            float angle = turn + 6.2831853f * (float)k / (float)first;
-            disc[0] = cosf(angle);
-            disc[1] = sinf(angle);
-        }
-        float strength = light_unshadowed(l, p, site->sn);
-        if (!(strength > 0.0f))
-            continue;
-        if (light_visible(ctx, l, p, site->n, disc, occluder)) {
-            sum += strength;
-            lit++;
-        } else {
-            dark++;
-        }
-    }
-    if (!(lit && dark))
-        return sum / (float)first;
-    sum = 0.0f;
-    uint32_t more = first * BAKE_REFINE;
-    for (uint32_t k = first; k < first + more; k++) {
-        float p[3], disc[2];
-        site_point(site, k, p);
-        site_disc(site, k, disc);
-        float strength = light_unshadowed(l, p, site->sn);
-        if (strength > 0.0f && light_visible(ctx, l, p, site->n, disc, occluder))
-            sum += strength;
-    }
-    return sum / (float)more;
-}
 
 /* A unit normal, or false for a zero one (then the point is unoriented). */
 static bool unit_normal(const float in[3], float out[3])
@@ -654,10 +607,9 @@ static bool sky_lit(const bake_desc *desc)
     return desc->sky_light[0] > 0.0f || desc->sky_light[1] > 0.0f || desc->sky_light[2] > 0.0f;
 }
 
-/* Luxel (i, j) of a patch, at (x, y) in its lightmap: its centre, true normal n (NULL when the patch has none) and shading
- * normal (in `shade`, or n itself when the patch is flat). */
-static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *patch, const float *n, int i, int j,
-                      uint32_t x, uint32_t y, float shade[3])
+/* Luxel (i, j) of a patch: its centre, true normal n (NULL when the patch has none) and shading
+ * normal (n itself when the patch is flat). */
+static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *patch, const float *n, int i, int j)
 {
     site->ctx = ctx;
     memset(site->walled, 0, sizeof site->walled);
@@ -667,6 +619,7 @@ static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *p
     site->n = site->sn = n;
     /* from its place in the lightmap alone: the same in a tile as in the whole level, and wherever
      * the level lies (a lightmap's packing does not depend on either) */
+    uint32_t x = (uint32_t)patch->x + (uint32_t)i, y = (uint32_t)patch->y + (uint32_t)j;
     site->seed = sample_hash(x * 73856093u ^ y * 19349663u);
     site->samples = ctx->desc->samples < BAKE_MAX_SAMPLES ? ctx->desc->samples : BAKE_MAX_SAMPLES;
     bool smooth = patch->shade_normal[0] != 0.0f || patch->shade_normal[1] != 0.0f || patch->shade_normal[2] != 0.0f;
@@ -674,8 +627,8 @@ static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *p
         float raw[3];
         for (int a = 0; a < 3; a++)
             raw[a] = patch->shade_normal[a] + ((float)i + 0.5f) * patch->shade_du[a] + ((float)j + 0.5f) * patch->shade_dv[a];
-        if (unit_normal(raw, shade))
-            site->sn = shade;
+        if (unit_normal(raw, site->shade))
+            site->sn = site->shade;
     }
 }
 
@@ -683,6 +636,99 @@ static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *p
 static uint32_t luxel_seed(uint32_t x, uint32_t y, size_t patch)
 {
     return (uint32_t)(x * 73856093u ^ y * 19349663u ^ patch * 83492791u);
+}
+
+/* The mean of light l over points of a luxel's square, each ray aimed at its own point of the
+ * light's disc (a hard light: at its centre): `first` rays, and `most` where those disagree. */
+static float luxel_light_sampled(const bake_ctx *ctx, const bake_light *l, luxel_site *site, uint32_t first,
+                                 uint32_t most, uint32_t *occluder)
+{
+    float sum = 0.0f;
+    uint32_t rays = first, seen = 0, hidden = 0;
+    for (uint32_t k = 0; k < rays; k++) {
+        float p[3], disc[2];
+        site_point(site, k, p);
+        site_disc(site, k, disc);
+        float strength = light_unshadowed(l, p, site->sn);
+        if (strength > 0.0f) {
+            if (light_visible(ctx, l, p, site->n, disc, occluder)) {
+                sum += strength;
+                seen++;
+            } else {
+                hidden++;
+            }
+        }
+        if (k + 1 == first && seen && hidden)
+            rays = most;
+    }
+    return sum / (float)rays;
+}
+
+/* Whether BAKE_SOFT_RAYS rays from the luxel's centre toward evenly turned points of the light's rim
+ * disagree with `lit` (its ray to the light's centre): then part of the disc is hidden. */
+static bool luxel_rim_mixed(const bake_ctx *ctx, const bake_light *l, const luxel_site *site, bool lit,
+                            uint32_t *occluder)
+{
+    float turn = (float)(site->seed >> 8) * (6.2831853f / 16777216.0f);
+    for (uint32_t k = 0; k < BAKE_SOFT_RAYS; k++) {
+        float angle = turn + 6.2831853f * (float)k / BAKE_SOFT_RAYS, disc[2] = { cosf(angle), sinf(angle) };
+        if (light_visible(ctx, l, site->centre, site->n, disc, occluder) != lit)
+            return true;
+    }
+    return false;
+}
+
+static float vector_length(const float v[3])
+{
+    return sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+/* Light l over a patch's first w x h luxels into strength[j * w + i]: first each luxel's centre
+ * aimed at the light's centre (the plain light model; with one sample and a point light that is
+ * all). Then the luxels that may straddle a shadow's edge take `samples` (at least BAKE_SOFT_RAYS)
+ * rays over their square and the light's disc, BAKE_REFINE times more where those disagree: the
+ * luxels whose centre disagrees with a neighbour's, and, for a light
+ * wider than half a luxel (a sun with a size, or a lamp whose penumbra may span several luxels),
+ * those whose rim rays disagree with their centre. `lit` is scratch of w x h bytes. Where the light
+ * only fades (its range, a surface turning away, a spot's cone) nothing is refined: that is smooth. */
+enum { CENTRE_UNLIT, CENTRE_SEES, CENTRE_HIDDEN };    /* patch_light's first pass, per luxel */
+
+static void patch_light(const bake_ctx *ctx, const bake_light *l, const bake_patch *patch, const float *n, int w, int h,
+                        uint32_t *occluder, float *strength, uint8_t *lit)
+{
+    luxel_site site;
+    for (int at = 0; at < w * h; at++) {
+        site_init(&site, ctx, patch, n, at % w, at / w);
+        float s = light_unshadowed(l, site.centre, site.sn);
+        lit[at] = !(s > 0.0f) ? CENTRE_UNLIT : light_visible(ctx, l, site.centre, site.n, NULL, occluder) ? CENTRE_SEES
+                                                                                                      : CENTRE_HIDDEN;
+        strength[at] = lit[at] == CENTRE_SEES ? s : 0.0f;
+    }
+    int samples = ctx->desc->samples < BAKE_MAX_SAMPLES ? ctx->desc->samples : BAKE_MAX_SAMPLES;
+    if (samples <= 1 && !(l->radius > 0.0f))
+        return;
+    uint32_t first = (uint32_t)(samples > BAKE_SOFT_RAYS ? samples : BAKE_SOFT_RAYS), most = first * BAKE_REFINE;
+    float luxel = fmaxf(vector_length(patch->step_u), vector_length(patch->step_v));
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            int at = j * w + i;
+            bool edge = false;
+            for (int dj = -1; dj <= 1 && !edge; dj++)
+                for (int di = -1; di <= 1 && !edge; di++) {
+                    int ni = i + di, nj = j + dj;
+                    /* a shadow's edge, not where the light fades out (range, facing, cone) */
+                    edge = ni >= 0 && nj >= 0 && ni < w && nj < h && lit[at] != CENTRE_UNLIT &&
+                           lit[nj * w + ni] != CENTRE_UNLIT && lit[nj * w + ni] != lit[at];
+                }
+            bool wide = l->radius > 0.0f && (l->shape == BAKE_SHAPE_SUN || l->radius > 0.5f * luxel);
+            if (!edge && !wide)
+                continue;
+            site_init(&site, ctx, patch, n, i, j);
+            if (!edge && lit[at] != CENTRE_UNLIT)
+                edge = luxel_rim_mixed(ctx, l, &site, lit[at] == CENTRE_SEES, occluder);
+            if (edge)
+                strength[at] = luxel_light_sampled(ctx, l, &site, first, most, occluder);
+        }
 }
 
 /* ---- stage: base lightmaps (and which dynamic lights reach each patch) ------------------ */
@@ -723,52 +769,63 @@ static void bake_patch_job(void *user, size_t index)
                 ids[ctx->patch_dynamic_count[index]++] = lights.ids[k];
     }
 
+    /* the part of the patch inside its lightmap */
+    int w = patch->x < side ? (int)(side - patch->x < patch->w ? side - patch->x : patch->w) : 0;
+    int h = patch->y < side ? (int)(side - patch->y < patch->h ? side - patch->y : patch->h) : 0;
+    size_t count = (size_t)w * (size_t)h;
     uint32_t *occluders = malloc((lights.count + 1) * sizeof *occluders);
-    if (!occluders) {
+    float *rgb = malloc((count * 3 + 1) * sizeof *rgb), *strength = malloc((count + 1) * sizeof *strength);
+    uint8_t *lit = malloc(count + 1);
+    if (!occluders || !rgb || !strength || !lit) {
+        free(occluders);
+        free(rgb);
+        free(strength);
+        free(lit);
         free(lights.ids);
         atomic_store(&ctx->failed, true);
         return;
     }
     for (size_t k = 0; k < lights.count; k++)
         occluders[k] = NO_OCCLUDER;
+    for (size_t at = 0; at < count; at++)
+        memcpy(&rgb[at * 3], desc->ambient, sizeof desc->ambient);
+    /* light by light (each luxel adds them in the same order as ever) */
+    for (size_t k = 0; k < lights.count; k++) {
+        const bake_light *l = &desc->lights[lights.ids[k]];
+        if (l->kind != BAKE_LIGHT_STATIC)
+            continue;
+        patch_light(ctx, l, patch, n, w, h, &occluders[k], strength, lit);
+        for (size_t at = 0; at < count; at++)
+            for (int c = 0; c < 3; c++)
+                rgb[at * 3 + c] += l->color[c] * strength[at];
+    }
     bool dirt = n && desc->dirt_distance > 0.0f && desc->dirt_strength > 0.0f;
-    for (int j = 0; j < patch->h; j++) {
-        uint32_t y = (uint32_t)patch->y + (uint32_t)j;
-        if (y >= side)
-            break;
-        for (int i = 0; i < patch->w; i++) {
-            uint32_t x = (uint32_t)patch->x + (uint32_t)i;
-            if (x >= side)
-                break;
-            float rgb[3] = { desc->ambient[0], desc->ambient[1], desc->ambient[2] }, shade[3];
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            uint32_t x = (uint32_t)patch->x + (uint32_t)i, y = (uint32_t)patch->y + (uint32_t)j;
+            float *out = &rgb[((size_t)j * w + i) * 3];
             luxel_site site;
-            site_init(&site, ctx, patch, n, i, j, x, y, shade);
-            for (size_t k = 0; k < lights.count; k++) {
-                const bake_light *l = &desc->lights[lights.ids[k]];
-                if (l->kind != BAKE_LIGHT_STATIC)
-                    continue;
-                float s = luxel_light(ctx, l, &site, &occluders[k]);
-                for (int c = 0; c < 3; c++)
-                    rgb[c] += l->color[c] * s;
-            }
+            site_init(&site, ctx, patch, n, i, j);
             if (n && sky_lit(desc)) {
                 float open = site.samples > 1 || site.sn != n ? sky_fraction_sampled(ctx, &site)
                                                               : sky_fraction(ctx, site.centre, n, luxel_seed(x, y, index));
                 for (int c = 0; c < 3; c++)
-                    rgb[c] += desc->sky_light[c] * open;
+                    out[c] += desc->sky_light[c] * open;
             }
             if (dirt) {
                 float keep = 1.0f - fminf(desc->dirt_strength, 1.0f) * dirt_occlusion(ctx, &site);
                 for (int c = 0; c < 3; c++)
-                    rgb[c] *= keep;
+                    out[c] *= keep;
             }
             size_t at = (size_t)y * side + x;
             for (int c = 0; c < 3; c++)
-                lm->luxels[at * 3 + c] = quantize(rgb[c] * 255.0f);
+                lm->luxels[at * 3 + c] = quantize(out[c] * 255.0f);
             mask[at] = 1;
         }
-    }
     free(occluders);
+    free(rgb);
+    free(strength);
+    free(lit);
     free(lights.ids);
 }
 
@@ -795,26 +852,30 @@ static void bake_layer_job(void *user, size_t index)
     uint32_t side = lightmap_side(&desc->lightmaps[task->lightmap]);
     float normal[3];
     const float *n = unit_normal(patch->normal, normal) ? normal : NULL;
-    bool lit = false;
+    int w = patch->x < side ? (int)(side - patch->x < patch->w ? side - patch->x : patch->w) : 0;
+    int h = patch->y < side ? (int)(side - patch->y < patch->h ? side - patch->y : patch->h) : 0;
+    size_t count = (size_t)w * (size_t)h;
+    float *strength = malloc((count + 1) * sizeof *strength);
+    uint8_t *lit_scratch = malloc(count + 1);
+    if (!strength || !lit_scratch) {
+        free(strength);
+        free(lit_scratch);
+        atomic_store(&ctx->failed, true);
+        return;
+    }
     uint32_t occluder = NO_OCCLUDER;
-    for (int j = 0; j < patch->h; j++) {
-        uint32_t y = (uint32_t)patch->y + (uint32_t)j;
-        if (y >= side)
-            break;
-        for (int i = 0; i < patch->w; i++) {
-            uint32_t x = (uint32_t)patch->x + (uint32_t)i;
-            if (x >= side)
-                break;
-            float shade[3];
-            luxel_site site;
-            site_init(&site, ctx, patch, n, i, j, x, y, shade);
-            uint8_t v = quantize(luxel_light(ctx, l, &site, &occluder) * 255.0f);
-            size_t at = ((size_t)y * side + x) * 3;
+    patch_light(ctx, l, patch, n, w, h, &occluder, strength, lit_scratch);
+    bool lit = false;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            uint8_t v = quantize(strength[(size_t)j * w + i] * 255.0f);
+            size_t at = (((size_t)patch->y + (size_t)j) * side + patch->x + (size_t)i) * 3;
             luxels[at] = luxels[at + 1] = luxels[at + 2] = v;
             lit |= v != 0;
         }
-    }
     ctx->task_lit[index] = lit;
+    free(strength);
+    free(lit_scratch);
 }
 
 /* Tasks (light, lightmap, patch) sorted, one zeroed layer per (light, lightmap). */
