@@ -731,6 +731,30 @@ static void patch_light(const bake_ctx *ctx, const bake_light *l, const bake_pat
         }
 }
 
+/* Each of a patch's w x h values becomes the mean of its 3 x 3 neighbourhood inside the patch;
+ * with skip_zero, neighbours at 0 (a border luxel inside a wall sees no sky) count only for a
+ * luxel that is 0 itself. `scratch` holds w x h floats. */
+static void patch_blur(float *values, int w, int h, bool skip_zero, float *scratch)
+{
+    memcpy(scratch, values, (size_t)w * (size_t)h * sizeof *values);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            float own = scratch[j * w + i], sum = 0.0f;
+            int count = 0;
+            for (int nj = j - 1; nj <= j + 1; nj++)
+                for (int ni = i - 1; ni <= i + 1; ni++) {
+                    if (ni < 0 || nj < 0 || ni >= w || nj >= h)
+                        continue;
+                    float v = scratch[nj * w + ni];
+                    if (skip_zero && v == 0.0f && own != 0.0f)
+                        continue;
+                    sum += v;
+                    count++;
+                }
+            values[j * w + i] = sum / (float)count;
+        }
+}
+
 /* ---- stage: base lightmaps (and which dynamic lights reach each patch) ------------------ */
 
 static void bake_patch_job(void *user, size_t index)
@@ -775,11 +799,14 @@ static void bake_patch_job(void *user, size_t index)
     size_t count = (size_t)w * (size_t)h;
     uint32_t *occluders = malloc((lights.count + 1) * sizeof *occluders);
     float *rgb = malloc((count * 3 + 1) * sizeof *rgb), *strength = malloc((count + 1) * sizeof *strength);
+    float *occlusion = malloc((count + 1) * sizeof *occlusion), *scratch = malloc((count + 1) * sizeof *scratch);
     uint8_t *lit = malloc(count + 1);
-    if (!occluders || !rgb || !strength || !lit) {
+    if (!occluders || !rgb || !strength || !occlusion || !scratch || !lit) {
         free(occluders);
         free(rgb);
         free(strength);
+        free(occlusion);
+        free(scratch);
         free(lit);
         free(lights.ids);
         atomic_store(&ctx->failed, true);
@@ -799,32 +826,45 @@ static void bake_patch_job(void *user, size_t index)
             for (int c = 0; c < 3; c++)
                 rgb[at * 3 + c] += l->color[c] * strength[at];
     }
-    bool dirt = n && desc->dirt_distance > 0.0f && desc->dirt_strength > 0.0f;
-    for (int j = 0; j < h; j++)
+    /* the sky's share and dirt's occlusion per luxel; with several samples each is then averaged
+     * with its neighbours' (16 rays a luxel leave noise that 9 luxels' 144 do not) */
+    bool sky = n && sky_lit(desc), dirt = n && desc->dirt_distance > 0.0f && desc->dirt_strength > 0.0f;
+    bool blur = desc->samples > 1;
+    for (int j = 0; j < h && (sky || dirt); j++)
         for (int i = 0; i < w; i++) {
-            uint32_t x = (uint32_t)patch->x + (uint32_t)i, y = (uint32_t)patch->y + (uint32_t)j;
-            float *out = &rgb[((size_t)j * w + i) * 3];
+            size_t at = (size_t)j * w + i;
             luxel_site site;
             site_init(&site, ctx, patch, n, i, j);
-            if (n && sky_lit(desc)) {
-                float open = site.samples > 1 || site.sn != n ? sky_fraction_sampled(ctx, &site)
-                                                              : sky_fraction(ctx, site.centre, n, luxel_seed(x, y, index));
-                for (int c = 0; c < 3; c++)
-                    out[c] += desc->sky_light[c] * open;
-            }
-            if (dirt) {
-                float keep = 1.0f - fminf(desc->dirt_strength, 1.0f) * dirt_occlusion(ctx, &site);
-                for (int c = 0; c < 3; c++)
-                    out[c] *= keep;
-            }
-            size_t at = (size_t)y * side + x;
+            uint32_t x = (uint32_t)patch->x + (uint32_t)i, y = (uint32_t)patch->y + (uint32_t)j;
+            if (sky)
+                strength[at] = site.samples > 1 || site.sn != n ? sky_fraction_sampled(ctx, &site)
+                                                                : sky_fraction(ctx, site.centre, n, luxel_seed(x, y, index));
+            if (dirt)
+                occlusion[at] = dirt_occlusion(ctx, &site);
+        }
+    if (sky && blur)
+        patch_blur(strength, w, h, true, scratch);
+    if (dirt && blur)
+        patch_blur(occlusion, w, h, false, scratch);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            size_t at = (size_t)j * w + i;
+            float *out = &rgb[at * 3];
+            for (int c = 0; c < 3 && sky; c++)
+                out[c] += desc->sky_light[c] * strength[at];
+            float keep = dirt ? 1.0f - fminf(desc->dirt_strength, 1.0f) * occlusion[at] : 1.0f;
+            for (int c = 0; c < 3 && dirt; c++)
+                out[c] *= keep;
+            size_t luxel = ((size_t)patch->y + (size_t)j) * side + patch->x + (size_t)i;
             for (int c = 0; c < 3; c++)
-                lm->luxels[at * 3 + c] = quantize(out[c] * 255.0f);
-            mask[at] = 1;
+                lm->luxels[luxel * 3 + c] = quantize(out[c] * 255.0f);
+            mask[luxel] = 1;
         }
     free(occluders);
     free(rgb);
     free(strength);
+    free(occlusion);
+    free(scratch);
     free(lit);
     free(lights.ids);
 }

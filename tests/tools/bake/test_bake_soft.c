@@ -163,9 +163,10 @@ static void test_sky(void)
     floor_bake_run(&f);
     int centre = at(&f, 30, 30), foot = at(&f, 1, 30), room = at(&f, 90, 30);
     printf("sky: courtyard centre %d, foot of its wall %d, roofed room %d\n", centre, foot, room);
-    CHECK(centre > foot + 40 && foot > 0 && room == 0);
-    /* the middle sees the sky above the walls: 6 m across, 4 m high: about 1 - 1 / (1 + 0.75^2) x ... */
-    CHECK(centre > 100 && centre < 255);
+    CHECK(centre > foot + 25 && foot > 0 && room == 0);
+    /* the middle sees the 6 x 6 m opening 4 m up: a round opening of the same area (radius 3.39 m)
+     * gives the cosine-weighted share sin^2(atan(3.39 / 4)) = 0.418, 107 of 255 */
+    CHECK(abs(centre - 107) <= 16);
     free(f.lightmap.luxels);
     scene_free(&s);
 }
@@ -200,7 +201,7 @@ static void test_seam_and_dirt(void)
     int dirty_foot = at(&f, 1, 10), dirty_open = at(&f, 25, 10);
     printf("dirt: foot of the wall %d -> %d, open floor %d -> %d\n", plain_foot, dirty_foot, plain_open, dirty_open);
     CHECK(dirty_open == plain_open);                /* nothing within a metre: untouched */
-    CHECK(dirty_foot < plain_foot * 0.9 && dirty_foot > plain_foot * 0.5);
+    CHECK(dirty_foot < plain_foot * 0.95 && dirty_foot > plain_foot * 0.5);
     free(f.lightmap.luxels);
     scene_free(&s);
 }

@@ -630,6 +630,38 @@ static void parse_light(parser *p)
     }
 }
 
+/* `sun toward X Y Z [color R G B] [brightness B] [size DEG] [sky R G B]`: parallel light travelling
+ * along (X, Y, Z), entering through open sides; `sky` is the sky dome's colour (none without). */
+static void parse_sun(parser *p)
+{
+    light_def *l = PUSH(p->level->lights, p->level->light_count, p->level->light_cap);
+    l->line = p->line;
+    l->kind = BAKE_LIGHT_STATIC;
+    l->shape = BAKE_SHAPE_SUN;
+    memset(l->color, 255, 3);
+    l->brightness = 1;
+    l->radius = (float)(PMFC_SUN_SIZE * M_PI / 180);
+    l->enabled = true;
+    bool toward = false;
+    while (more(p) && !p->failed) {
+        const char *k = word(p, "a sun option");
+        if (!strcmp(k, "toward")) {
+            v3 d = point(p, "a direction component");
+            if (!p->failed && !(v3_dot(d, d) > 1e-12)) perr(p, "the sun's direction is zero");
+            else l->direction = v3_normalize(d);
+            toward = true;
+        } else if (!strcmp(k, "color")) rgb(p, l->color, "a colour component");
+        else if (!strcmp(k, "brightness")) l->brightness = (float)number_in(p, "a brightness", 0, 1e6);
+        else if (!strcmp(k, "size")) l->radius = (float)(number_in(p, "the sun's angular radius (degrees)", 0, 45) * M_PI / 180);
+        else if (!strcmp(k, "sky")) {
+            uint8_t c[3];
+            rgb(p, c, "a sky colour component");
+            for (int i = 0; i < 3; i++) p->level->sky_light[i] = c[i] / 255.0f;
+        } else perr(p, "unknown sun option '%s'", k);
+    }
+    if (!p->failed && !toward) perr(p, "a sun needs 'toward X Y Z'");
+}
+
 static bool env_exists(const level_def *l, int kind, const char *name)
 {
     if (kind == REGION_SKY) { for (size_t i = 0; i < l->sky_count; i++) if (!strcmp(l->skies[i].name, name)) return true; }
@@ -673,6 +705,7 @@ static void parse_level_line(parser *p)
     const char *k = word(p, "a statement");
     if (!strcmp(k, "box") || !strcmp(k, "wedge") || !strcmp(k, "room")) { parse_solid(p, k); return; }
     if (!strcmp(k, "light")) { parse_light(p); return; }
+    if (!strcmp(k, "sun")) { parse_sun(p); return; }
     if (!strcmp(k, "chunk_size")) {
         if (!strcmp(peek(p), "auto")) { p->pos++; l->chunk_exp = -1; }
         else l->chunk_exp = (int)number_in(p, "a chunk size exponent", 2, 12);

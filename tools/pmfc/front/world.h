@@ -18,6 +18,7 @@
 #define PMFC_PATH_MAX 256
 #define PMFC_MAX_FRAMES 16
 #define PMFC_LIGHT_RADIUS 0.1           /* metres: a light's default size (.pms `radius`) */
+#define PMFC_SUN_SIZE 1.0               /* degrees: a sun's default angular radius (.pms `size`) */
 #define PMFC_DIRT_DISTANCE 2.0          /* metres: ambient occlusion's default reach */
 #define PMFC_DIRT_STRENGTH 0.5          /* its default strength (0..1) */
 
