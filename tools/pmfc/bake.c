@@ -12,7 +12,7 @@
 #define BAKE_NUDGE 0.002f           /* metres a shadow ray starts off its surface (no self-shadowing) */
 #define BAKE_LIGHT_SLACK 1e-4f      /* shadow rays stop this fraction short of the light */
 #define BAKE_SKY_SAMPLES 16         /* hemisphere directions per luxel for sky light and dirt */
-#define BAKE_SOFT_RAYS 4            /* least rays per luxel toward a light with a size */
+#define BAKE_SOFT_RAYS 4            /* rays at a wide light's rim; least rays in a refined luxel */
 #define BAKE_SEAM_BACK 0.01f        /* a sample point's wall test starts this share behind the centre */
 #define BAKE_MAX_SAMPLES 64         /* samples per luxel at most */
 #define BAKE_REFINE 8               /* a luxel whose rays disagree takes this many times more */
@@ -490,7 +490,6 @@ static void site_disc(const luxel_site *site, uint32_t k, float disc[2])
     sample_disc(r[2], r[3], disc);
 }
 
-
 /* A unit normal, or false for a zero one (then the point is unoriented). */
 static bool unit_normal(const float in[3], float out[3])
 {
@@ -632,7 +631,8 @@ static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *p
     }
 }
 
-/* A luxel's seed (sky_fraction's, kept as it was: it also takes the patch's index) */
+/* The one-sample sky pattern's seed, as it always was (it takes the patch's index, so a tiled build may turn
+ * it differently; the sampled sky uses the luxel's place alone, see site_init) */
 static uint32_t luxel_seed(uint32_t x, uint32_t y, size_t patch)
 {
     return (uint32_t)(x * 73856093u ^ y * 19349663u ^ patch * 83492791u);
