@@ -7,21 +7,28 @@
 
 #include "light.h"
 
-#define SMOOTH_WELD 1e-4    /* metres: corners this close are the same corner */
+#define SMOOTH_WELD 1e-4    /* metres: corners in the same cell of this size are the same corner */
+#define SMOOTH_RUN_MAX 256  /* a corner shared by more faces than this stays flat (bounded work) */
 
 struct smooth_normals {
     size_t *first;          /* [face]: its corners' run in `normals`, or SIZE_MAX when flat */
     v3 *normals;
 };
 
-typedef struct corner { double x; uint32_t face; int k; } corner;
+typedef struct corner { int64_t cell[3]; uint32_t face; int k; } corner;
 
 static int compare_corner(const void *a, const void *b)
 {
     const corner *p = a, *q = b;
-    if (p->x != q->x) return p->x < q->x ? -1 : 1;
+    for (int i = 0; i < 3; i++)
+        if (p->cell[i] != q->cell[i]) return p->cell[i] < q->cell[i] ? -1 : 1;
     if (p->face != q->face) return p->face < q->face ? -1 : 1;
     return (p->k > q->k) - (p->k < q->k);
+}
+
+static bool same_cell(const corner *p, const corner *q)
+{
+    return p->cell[0] == q->cell[0] && p->cell[1] == q->cell[1] && p->cell[2] == q->cell[2];
 }
 
 static double face_smooth_angle(const level_build *lb, const face *f)
@@ -46,27 +53,27 @@ smooth_normals *level_smooth_normals(const level_build *lb)
         if (!(face_smooth_angle(lb, f) > 0)) continue;
         sn->first[i] = at;
         for (int k = 0; k < f->n; k++, at++) {
-            corners[at] = (corner){ f->p[k].x, (uint32_t)i, k };
+            corners[at] = (corner){ { llround(f->p[k].x / SMOOTH_WELD), llround(f->p[k].y / SMOOTH_WELD),
+                                      llround(f->p[k].z / SMOOTH_WELD) }, (uint32_t)i, k };
             sn->normals[at] = f->pl.n;
         }
     }
-    /* sorted along x, each corner meets the others within SMOOTH_WELD in a short run */
+    /* sorted by cell, the faces meeting at a corner form one run */
     qsort(corners, count, sizeof *corners, compare_corner);
-    for (size_t a = 0; a < count; a++) {
-        const face *fa = &lb->faces[corners[a].face];
-        v3 pa = fa->p[corners[a].k];
-        for (size_t b = a + 1; b < count && corners[b].x - corners[a].x <= SMOOTH_WELD; b++) {
-            if (corners[b].face == corners[a].face) continue;
-            const face *fb = &lb->faces[corners[b].face];
-            v3 d = v3_sub(fb->p[corners[b].k], pa);
-            if (v3_dot(d, d) > SMOOTH_WELD * SMOOTH_WELD) continue;
-            double limit = fmin(face_smooth_angle(lb, fa), face_smooth_angle(lb, fb));
-            if (v3_dot(fa->pl.n, fb->pl.n) <= cos(limit * M_PI / 180)) continue;
-            size_t ia = sn->first[corners[a].face] + (size_t)corners[a].k;
-            size_t ib = sn->first[corners[b].face] + (size_t)corners[b].k;
-            sn->normals[ia] = v3_add(sn->normals[ia], fb->pl.n);
-            sn->normals[ib] = v3_add(sn->normals[ib], fa->pl.n);
-        }
+    for (size_t start = 0, end; start < count; start = end) {
+        for (end = start + 1; end < count && same_cell(&corners[end], &corners[start]); end++) {}
+        if (end - start > SMOOTH_RUN_MAX) continue;
+        for (size_t a = start; a < end; a++)
+            for (size_t b = a + 1; b < end; b++) {
+                if (corners[b].face == corners[a].face) continue;
+                const face *fa = &lb->faces[corners[a].face], *fb = &lb->faces[corners[b].face];
+                double limit = fmin(face_smooth_angle(lb, fa), face_smooth_angle(lb, fb));
+                if (v3_dot(fa->pl.n, fb->pl.n) <= cos(limit * M_PI / 180)) continue;
+                size_t ia = sn->first[corners[a].face] + (size_t)corners[a].k;
+                size_t ib = sn->first[corners[b].face] + (size_t)corners[b].k;
+                sn->normals[ia] = v3_add(sn->normals[ia], fb->pl.n);
+                sn->normals[ib] = v3_add(sn->normals[ib], fa->pl.n);
+            }
     }
     for (size_t i = 0; i < count; i++) sn->normals[i] = v3_normalize(sn->normals[i]);
     free(corners);
