@@ -11,7 +11,11 @@
 
 #define BAKE_NUDGE 0.002f           /* metres a shadow ray starts off its surface (no self-shadowing) */
 #define BAKE_LIGHT_SLACK 1e-4f      /* shadow rays stop this fraction short of the light */
-#define BAKE_SKY_SAMPLES 16         /* hemisphere directions per luxel for sky light */
+#define BAKE_SKY_SAMPLES 16         /* hemisphere directions per luxel for sky light and dirt */
+#define BAKE_SOFT_RAYS 4            /* rays at a wide light's rim; least rays in a refined luxel */
+#define BAKE_SEAM_BACK 0.01f        /* a sample point's wall test starts this share behind the centre */
+#define BAKE_MAX_SAMPLES 64         /* samples per luxel at most */
+#define BAKE_REFINE 8               /* a luxel whose rays disagree takes this many times more */
 #define BAKE_DILATE_PASSES 2        /* rings of uncovered luxels filled around each patch */
 #define BAKE_VERTEX_BLOCK 256       /* vertices per job */
 #define GRID_MAX_CELLS 64           /* a light reaching more cells is checked everywhere */
@@ -350,57 +354,140 @@ static float spot_cone(const bake_light *l, const float to_point[3], float dist)
     return x * x * (3.0f - 2.0f * x);
 }
 
-/* Sunlight at p: I * max(0, n.l) when p sees the sky toward the sun. */
-static float sun_strength(const bake_ctx *ctx, const bake_light *l, const float p[3], const float *n, uint32_t *occluder)
+/* The way a shadow ray toward light l leaves p: straight at the light's position (the sun's own
+ * direction) for disc = NULL, else at point `disc` of the unit disc scaled to the light's size,
+ * held across the ray. For a sun, *to is a unit direction; for the others, a point. */
+static void light_target(const bake_light *l, const float p[3], const float *disc, float to[3])
 {
-    float toward[3] = { -l->direction[0], -l->direction[1], -l->direction[2] };
-    float n_dot_l = n ? n[0] * toward[0] + n[1] * toward[1] + n[2] * toward[2] : 1.0f;
-    float strength = l->intensity * n_dot_l;
-    if (!(strength > 0.0f))
-        return 0.0f;
-    if (occluder) {
-        float from[3];
-        ray_start(p, n, from);
-        if (!sees_sky(ctx, from, toward, occluder))
-            return 0.0f;
+    bool sun = l->shape == BAKE_SHAPE_SUN;
+    float axis[3];
+    for (int a = 0; a < 3; a++) {
+        axis[a] = sun ? -l->direction[a] : l->position[a] - p[a];
+        to[a] = sun ? axis[a] : l->position[a];
     }
-    return strength;
+    float len = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    if (!disc || !(l->radius > 0.0f) || !(len > 0.0f))
+        return;
+    for (int a = 0; a < 3; a++)
+        axis[a] /= len;
+    float t[3], b[3];
+    sample_basis(axis, t, b);
+    float size = sun ? tanf(fminf(l->radius, 1.4f)) : l->radius;
+    for (int a = 0; a < 3; a++)
+        to[a] += size * (disc[0] * t[a] + disc[1] * b[a]);
+    if (sun) {
+        len = sqrtf(to[0] * to[0] + to[1] * to[1] + to[2] * to[2]);
+        for (int a = 0; a < 3; a++)
+            to[a] /= len;
+    }
 }
 
-/* I * max(0, n.l) * falloff(d / R) of light l at p, or 0 when out of reach, facing away or (when
- * `occluder` is non-NULL) blocked. n = NULL means unoriented (n.l taken as 1). *occluder is the
- * triangle that last blocked this light for a neighbouring point (or NO_OCCLUDER): tried first,
- * since neighbours tend to be shadowed by the same face. */
-static float light_strength(const bake_ctx *ctx, const bake_light *l, const float p[3], const float *n,
-                            uint32_t *occluder)
+/* I * max(0, sn . l) * falloff(d / R) * cone of light l at p, unshadowed; a sun: I * max(0, sn . l).
+ * sn = NULL means unoriented (sn . l taken as 1). */
+static float light_unshadowed(const bake_light *l, const float p[3], const float *sn)
 {
-    if (l->shape == BAKE_SHAPE_SUN)
-        return sun_strength(ctx, l, p, n, occluder);
+    if (l->shape == BAKE_SHAPE_SUN) {
+        float toward[3] = { -l->direction[0], -l->direction[1], -l->direction[2] };
+        float n_dot_l = sn ? sn[0] * toward[0] + sn[1] * toward[1] + sn[2] * toward[2] : 1.0f;
+        return l->intensity * n_dot_l;
+    }
     float d[3] = { l->position[0] - p[0], l->position[1] - p[1], l->position[2] - p[2] };
     float dist = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     if (!(dist < l->range))
         return 0.0f;
     float n_dot_l = 1.0f;
-    if (n && dist > 0.0f)
-        n_dot_l = (n[0] * d[0] + n[1] * d[1] + n[2] * d[2]) / dist;
+    if (sn && dist > 0.0f)
+        n_dot_l = (sn[0] * d[0] + sn[1] * d[1] + sn[2] * d[2]) / dist;
     float strength = l->intensity * n_dot_l * bake_falloff(dist / l->range);
     if (l->shape == BAKE_SHAPE_SPOT) {
         float to_point[3] = { -d[0], -d[1], -d[2] };
         strength *= spot_cone(l, to_point, dist);
     }
+    return strength;
+}
+
+/* Whether the shadow ray from p (nudged off its surface along the true normal n) toward light l
+ * (see light_target) is free. *occluder is the triangle that last blocked this light for a
+ * neighbouring ray (or NO_OCCLUDER): tried first, since neighbours tend to be shadowed by the
+ * same face. */
+static bool light_visible(const bake_ctx *ctx, const bake_light *l, const float p[3], const float *n, const float *disc,
+                          uint32_t *occluder)
+{
+    float from[3], to[3];
+    ray_start(p, n, from);
+    light_target(l, p, disc, to);
+    if (l->shape == BAKE_SHAPE_SUN)
+        return sees_sky(ctx, from, to, occluder);
+    const float s_max = 1.0f - BAKE_LIGHT_SLACK;
+    if (*occluder != NO_OCCLUDER && bvh_triangle_blocks(ctx->desc->triangles[*occluder], from, to, 0.0f, s_max))
+        return false;
+    return !bvh_segment_occluded(&ctx->tree, from, to, 0.0f, s_max, occluder);
+}
+
+/* Light l at p aimed at its centre: unshadowed when `occluder` is NULL, else 0 when blocked. */
+static float light_strength(const bake_ctx *ctx, const bake_light *l, const float p[3], const float *n,
+                            uint32_t *occluder)
+{
+    float strength = light_unshadowed(l, p, n);
     if (!(strength > 0.0f))
         return 0.0f;
-    if (occluder) {
-        float from[3];
-        ray_start(p, n, from);
-        const float s_max = 1.0f - BAKE_LIGHT_SLACK;
-        if (*occluder != NO_OCCLUDER &&
-            bvh_triangle_blocks(ctx->desc->triangles[*occluder], from, l->position, 0.0f, s_max))
-            return 0.0f;
-        if (bvh_segment_occluded(&ctx->tree, from, l->position, 0.0f, s_max, occluder))
-            return 0.0f;
-    }
+    if (occluder && !light_visible(ctx, l, p, n, NULL, occluder))
+        return 0.0f;
     return strength;
+}
+
+#define SITE_CACHE BAKE_MAX_SAMPLES
+
+/* One luxel as the sampler sees it: its centre and square, its true and shading normals, its hash,
+ * and which of its sample points lie behind a wall (see site_point). */
+typedef struct luxel_site {
+    const bake_ctx *ctx;
+    float centre[3];
+    const float *step_u, *step_v;
+    const float *n, *sn;        /* NULL = unoriented; sn is n or `shade` */
+    float shade[3];
+    uint32_t seed;
+    int samples;
+    uint8_t walled[SITE_CACHE]; /* 0 unknown, 1 open, 2 behind a wall */
+} luxel_site;
+
+/* Point k of a luxel's square (its centre when the bake takes one sample). A point the luxel's
+ * centre does not see (the square reaching past an inner corner into a wall) is replaced by the
+ * centre, so walls meeting a floor leave no dark specks along the seam. */
+static void site_point(luxel_site *site, uint32_t k, float p[3])
+{
+    if (site->samples <= 1) {
+        memcpy(p, site->centre, sizeof site->centre);
+        return;
+    }
+    float r[4];
+    sample_point(site->seed, k, r);
+    for (int a = 0; a < 3; a++)
+        p[a] = site->centre[a] + (r[0] - 0.5f) * site->step_u[a] + (r[1] - 0.5f) * site->step_v[a];
+    uint8_t walled = k < SITE_CACHE ? site->walled[k] : 0;
+    if (!walled) {
+        /* from a hair behind the centre: a wall through the centre itself (a luxel centred on the
+         * seam) counts too */
+        float from[3], to[3];
+        ray_start(p, site->n, to);
+        ray_start(site->centre, site->n, from);
+        for (int a = 0; a < 3; a++)
+            from[a] -= BAKE_SEAM_BACK * (to[a] - from[a]);
+        walled = bvh_segment_occluded(&site->ctx->tree, from, to, 0.0f, 1.0f, NULL) ? 2 : 1;
+        if (k < SITE_CACHE)
+            site->walled[k] = walled;
+    }
+    if (walled == 2)
+        memcpy(p, site->centre, sizeof site->centre);
+}
+
+/* Point k of the unit disc, spread like the points of the square (where on a light a shadow ray
+ * aims, or, lifted onto the half-sphere, a direction toward the sky). */
+static void site_disc(const luxel_site *site, uint32_t k, float disc[2])
+{
+    float r[4];
+    sample_point(site->seed, k, r);
+    sample_disc(r[2], r[3], disc);
 }
 
 /* A unit normal, or false for a zero one (then the point is unoriented). */
@@ -446,16 +533,7 @@ static uint32_t lightmap_side(const bake_lightmap *lm)
 static float sky_fraction(const bake_ctx *ctx, const float p[3], const float n[3], uint32_t seed)
 {
     float t[3], b[3];
-    float hint[3] = { fabsf(n[1]) < 0.9f ? 0.0f : 1.0f, fabsf(n[1]) < 0.9f ? 1.0f : 0.0f, 0.0f };
-    t[0] = hint[1] * n[2] - hint[2] * n[1];
-    t[1] = hint[2] * n[0] - hint[0] * n[2];
-    t[2] = hint[0] * n[1] - hint[1] * n[0];
-    float len = sqrtf(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
-    for (int a = 0; a < 3; a++)
-        t[a] /= len;
-    b[0] = n[1] * t[2] - n[2] * t[1];
-    b[1] = n[2] * t[0] - n[0] * t[2];
-    b[2] = n[0] * t[1] - n[1] * t[0];
+    sample_basis(n, t, b);
     float from[3];
     ray_start(p, n, from);
     float turn = (float)(seed % 1024u) / 1024.0f;
@@ -473,6 +551,208 @@ static float sky_fraction(const bake_ctx *ctx, const float p[3], const float n[3
         open += sees_sky(ctx, from, dir, &occluder);
     }
     return (float)open / BAKE_SKY_SAMPLES;
+}
+
+/* Where hemisphere ray k of a luxel (sky or dirt) leaves from, and which way it goes: cosine-
+ * weighted around `axis`. BAKE_SKY_SAMPLES of them, from the luxel's first `samples` points in
+ * turn (whose wall tests the light rays share). */
+static void site_hemisphere_ray(luxel_site *site, uint32_t k, const float axis[3], const float t[3], const float b[3],
+                                float from[3], float dir[3])
+{
+    float p[3], disc[2];
+    site_point(site, site->samples > 1 ? k % (uint32_t)site->samples : 0, p);
+    site_disc(site, k, disc);
+    ray_start(p, site->n, from);
+    float w = sqrtf(fmaxf(0.0f, 1.0f - disc[0] * disc[0] - disc[1] * disc[1]));
+    for (int a = 0; a < 3; a++)
+        dir[a] = t[a] * disc[0] + b[a] * disc[1] + axis[a] * w;
+}
+
+/* sky_fraction over a luxel's samples, cosine-weighted around the shading normal. */
+static float sky_fraction_sampled(const bake_ctx *ctx, luxel_site *site)
+{
+    float t[3], b[3];
+    sample_basis(site->sn, t, b);
+    uint32_t open = 0, occluder = NO_OCCLUDER;
+    for (uint32_t k = 0; k < BAKE_SKY_SAMPLES; k++) {
+        float from[3], dir[3];
+        site_hemisphere_ray(site, k, site->sn, t, b, from, dir);
+        open += sees_sky(ctx, from, dir, &occluder);
+    }
+    return (float)open / BAKE_SKY_SAMPLES;
+}
+
+/* Ambient occlusion: the mean over cosine-weighted rays of (1 - hit distance / dirt_distance),
+ * 0 for rays that meet nothing within it. */
+static float dirt_occlusion(const bake_ctx *ctx, luxel_site *site)
+{
+    float t[3], b[3];
+    sample_basis(site->n, t, b);
+    float sum = 0.0f, reach = ctx->desc->dirt_distance;
+    for (uint32_t k = 0; k < BAKE_SKY_SAMPLES; k++) {
+        float from[3], dir[3], to[3];
+        site_hemisphere_ray(site, k, site->n, t, b, from, dir);
+        for (int a = 0; a < 3; a++)
+            to[a] = from[a] + reach * dir[a];
+        float hit;
+        if (bvh_segment_nearest(&ctx->tree, from, to, 0.0f, 1.0f, &hit))
+            sum += 1.0f - hit;
+    }
+    return sum / BAKE_SKY_SAMPLES;
+}
+
+static bool sky_lit(const bake_desc *desc)
+{
+    return desc->sky_light[0] > 0.0f || desc->sky_light[1] > 0.0f || desc->sky_light[2] > 0.0f;
+}
+
+/* Luxel (i, j) of a patch: its centre, true normal n (NULL when the patch has none) and shading
+ * normal (n itself when the patch is flat). */
+static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *patch, const float *n, int i, int j)
+{
+    site->ctx = ctx;
+    memset(site->walled, 0, sizeof site->walled);
+    luxel_position(patch, i, j, site->centre);
+    site->step_u = patch->step_u;
+    site->step_v = patch->step_v;
+    site->n = site->sn = n;
+    /* from its place in the lightmap alone: the same in a tile as in the whole level, and wherever
+     * the level lies (a lightmap's packing does not depend on either) */
+    uint32_t x = (uint32_t)patch->x + (uint32_t)i, y = (uint32_t)patch->y + (uint32_t)j;
+    site->seed = sample_hash(x * 73856093u ^ y * 19349663u);
+    site->samples = ctx->desc->samples < BAKE_MAX_SAMPLES ? ctx->desc->samples : BAKE_MAX_SAMPLES;
+    bool smooth = patch->shade_normal[0] != 0.0f || patch->shade_normal[1] != 0.0f || patch->shade_normal[2] != 0.0f;
+    if (n && smooth) {
+        float raw[3];
+        for (int a = 0; a < 3; a++)
+            raw[a] = patch->shade_normal[a] + ((float)i + 0.5f) * patch->shade_du[a] + ((float)j + 0.5f) * patch->shade_dv[a];
+        if (unit_normal(raw, site->shade))
+            site->sn = site->shade;
+    }
+}
+
+/* The one-sample sky pattern's seed, as it always was (it takes the patch's index, so a tiled build may turn
+ * it differently; the sampled sky uses the luxel's place alone, see site_init) */
+static uint32_t luxel_seed(uint32_t x, uint32_t y, size_t patch)
+{
+    return (uint32_t)(x * 73856093u ^ y * 19349663u ^ patch * 83492791u);
+}
+
+/* The mean of light l over points of a luxel's square, each ray aimed at its own point of the
+ * light's disc (a hard light: at its centre): `first` rays, and `most` where those disagree. */
+static float luxel_light_sampled(const bake_ctx *ctx, const bake_light *l, luxel_site *site, uint32_t first,
+                                 uint32_t most, uint32_t *occluder)
+{
+    float sum = 0.0f;
+    uint32_t rays = first, seen = 0, hidden = 0;
+    for (uint32_t k = 0; k < rays; k++) {
+        float p[3], disc[2];
+        site_point(site, k, p);
+        site_disc(site, k, disc);
+        float strength = light_unshadowed(l, p, site->sn);
+        if (strength > 0.0f) {
+            if (light_visible(ctx, l, p, site->n, disc, occluder)) {
+                sum += strength;
+                seen++;
+            } else {
+                hidden++;
+            }
+        }
+        if (k + 1 == first && seen && hidden)
+            rays = most;
+    }
+    return sum / (float)rays;
+}
+
+/* Whether BAKE_SOFT_RAYS rays from the luxel's centre toward evenly turned points of the light's rim
+ * disagree with `lit` (its ray to the light's centre): then part of the disc is hidden. */
+static bool luxel_rim_mixed(const bake_ctx *ctx, const bake_light *l, const luxel_site *site, bool lit,
+                            uint32_t *occluder)
+{
+    float turn = (float)(site->seed >> 8) * (6.2831853f / 16777216.0f);
+    for (uint32_t k = 0; k < BAKE_SOFT_RAYS; k++) {
+        float angle = turn + 6.2831853f * (float)k / BAKE_SOFT_RAYS, disc[2] = { cosf(angle), sinf(angle) };
+        if (light_visible(ctx, l, site->centre, site->n, disc, occluder) != lit)
+            return true;
+    }
+    return false;
+}
+
+static float vector_length(const float v[3])
+{
+    return sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+/* Light l over a patch's first w x h luxels into strength[j * w + i]: first each luxel's centre
+ * aimed at the light's centre (the plain light model; with one sample and a point light that is
+ * all). Then the luxels that may straddle a shadow's edge take `samples` (at least BAKE_SOFT_RAYS)
+ * rays over their square and the light's disc, BAKE_REFINE times more where those disagree: the
+ * luxels whose centre disagrees with a neighbour's, and, for a light
+ * wider than half a luxel (a sun with a size, or a lamp whose penumbra may span several luxels),
+ * those whose rim rays disagree with their centre. `lit` is scratch of w x h bytes. Where the light
+ * only fades (its range, a surface turning away, a spot's cone) nothing is refined: that is smooth. */
+enum { CENTRE_UNLIT, CENTRE_SEES, CENTRE_HIDDEN };    /* patch_light's first pass, per luxel */
+
+static void patch_light(const bake_ctx *ctx, const bake_light *l, const bake_patch *patch, const float *n, int w, int h,
+                        uint32_t *occluder, float *strength, uint8_t *lit)
+{
+    luxel_site site;
+    for (int at = 0; at < w * h; at++) {
+        site_init(&site, ctx, patch, n, at % w, at / w);
+        float s = light_unshadowed(l, site.centre, site.sn);
+        lit[at] = !(s > 0.0f) ? CENTRE_UNLIT : light_visible(ctx, l, site.centre, site.n, NULL, occluder) ? CENTRE_SEES
+                                                                                                      : CENTRE_HIDDEN;
+        strength[at] = lit[at] == CENTRE_SEES ? s : 0.0f;
+    }
+    int samples = ctx->desc->samples < BAKE_MAX_SAMPLES ? ctx->desc->samples : BAKE_MAX_SAMPLES;
+    if (samples <= 1 && !(l->radius > 0.0f))
+        return;
+    uint32_t first = (uint32_t)(samples > BAKE_SOFT_RAYS ? samples : BAKE_SOFT_RAYS), most = first * BAKE_REFINE;
+    float luxel = fmaxf(vector_length(patch->step_u), vector_length(patch->step_v));
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            int at = j * w + i;
+            bool edge = false;
+            for (int dj = -1; dj <= 1 && !edge; dj++)
+                for (int di = -1; di <= 1 && !edge; di++) {
+                    int ni = i + di, nj = j + dj;
+                    /* a shadow's edge, not where the light fades out (range, facing, cone) */
+                    edge = ni >= 0 && nj >= 0 && ni < w && nj < h && lit[at] != CENTRE_UNLIT &&
+                           lit[nj * w + ni] != CENTRE_UNLIT && lit[nj * w + ni] != lit[at];
+                }
+            bool wide = l->radius > 0.0f && (l->shape == BAKE_SHAPE_SUN || l->radius > 0.5f * luxel);
+            if (!edge && !wide)
+                continue;
+            site_init(&site, ctx, patch, n, i, j);
+            if (!edge && lit[at] != CENTRE_UNLIT)
+                edge = luxel_rim_mixed(ctx, l, &site, lit[at] == CENTRE_SEES, occluder);
+            if (edge)
+                strength[at] = luxel_light_sampled(ctx, l, &site, first, most, occluder);
+        }
+}
+
+/* Each of a patch's w x h values becomes the mean of its 3 x 3 neighbourhood inside the patch;
+ * with skip_zero, neighbours at 0 (a border luxel inside a wall sees no sky) count only for a
+ * luxel that is 0 itself. `scratch` holds w x h floats. */
+static void patch_blur(float *values, int w, int h, bool skip_zero, float *scratch)
+{
+    memcpy(scratch, values, (size_t)w * (size_t)h * sizeof *values);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            float own = scratch[j * w + i], sum = 0.0f;
+            int count = 0;
+            for (int nj = j - 1; nj <= j + 1; nj++)
+                for (int ni = i - 1; ni <= i + 1; ni++) {
+                    if (ni < 0 || nj < 0 || ni >= w || nj >= h)
+                        continue;
+                    float v = scratch[nj * w + ni];
+                    if (skip_zero && v == 0.0f && own != 0.0f)
+                        continue;
+                    sum += v;
+                    count++;
+                }
+            values[j * w + i] = sum / (float)count;
+        }
 }
 
 /* ---- stage: base lightmaps (and which dynamic lights reach each patch) ------------------ */
@@ -513,44 +793,79 @@ static void bake_patch_job(void *user, size_t index)
                 ids[ctx->patch_dynamic_count[index]++] = lights.ids[k];
     }
 
+    /* the part of the patch inside its lightmap */
+    int w = patch->x < side ? (int)(side - patch->x < patch->w ? side - patch->x : patch->w) : 0;
+    int h = patch->y < side ? (int)(side - patch->y < patch->h ? side - patch->y : patch->h) : 0;
+    size_t count = (size_t)w * (size_t)h;
     uint32_t *occluders = malloc((lights.count + 1) * sizeof *occluders);
-    if (!occluders) {
+    float *rgb = malloc((count * 3 + 1) * sizeof *rgb), *strength = malloc((count + 1) * sizeof *strength);
+    float *occlusion = malloc((count + 1) * sizeof *occlusion), *scratch = malloc((count + 1) * sizeof *scratch);
+    uint8_t *lit = malloc(count + 1);
+    if (!occluders || !rgb || !strength || !occlusion || !scratch || !lit) {
+        free(occluders);
+        free(rgb);
+        free(strength);
+        free(occlusion);
+        free(scratch);
+        free(lit);
         free(lights.ids);
         atomic_store(&ctx->failed, true);
         return;
     }
     for (size_t k = 0; k < lights.count; k++)
         occluders[k] = NO_OCCLUDER;
-    for (int j = 0; j < patch->h; j++) {
-        uint32_t y = (uint32_t)patch->y + (uint32_t)j;
-        if (y >= side)
-            break;
-        for (int i = 0; i < patch->w; i++) {
-            uint32_t x = (uint32_t)patch->x + (uint32_t)i;
-            if (x >= side)
-                break;
-            float p[3], rgb[3] = { desc->ambient[0], desc->ambient[1], desc->ambient[2] };
-            luxel_position(patch, i, j, p);
-            for (size_t k = 0; k < lights.count; k++) {
-                const bake_light *l = &desc->lights[lights.ids[k]];
-                if (l->kind != BAKE_LIGHT_STATIC)
-                    continue;
-                float s = light_strength(ctx, l, p, n, &occluders[k]);
-                for (int c = 0; c < 3; c++)
-                    rgb[c] += l->color[c] * s;
-            }
-            if (n && ctx->sky_tree.node_count) {
-                float open = sky_fraction(ctx, p, n, (uint32_t)(x * 73856093u ^ y * 19349663u ^ index * 83492791u));
-                for (int c = 0; c < 3; c++)
-                    rgb[c] += desc->sky_light[c] * open;
-            }
-            size_t at = (size_t)y * side + x;
+    for (size_t at = 0; at < count; at++)
+        memcpy(&rgb[at * 3], desc->ambient, sizeof desc->ambient);
+    /* light by light (each luxel adds them in the same order as ever) */
+    for (size_t k = 0; k < lights.count; k++) {
+        const bake_light *l = &desc->lights[lights.ids[k]];
+        if (l->kind != BAKE_LIGHT_STATIC)
+            continue;
+        patch_light(ctx, l, patch, n, w, h, &occluders[k], strength, lit);
+        for (size_t at = 0; at < count; at++)
             for (int c = 0; c < 3; c++)
-                lm->luxels[at * 3 + c] = quantize(rgb[c] * 255.0f);
-            mask[at] = 1;
-        }
+                rgb[at * 3 + c] += l->color[c] * strength[at];
     }
+    /* the sky's share and dirt's occlusion per luxel; with several samples each is then averaged
+     * with its neighbours' (16 rays a luxel leave noise that 9 luxels' 144 do not) */
+    bool sky = n && sky_lit(desc), dirt = n && desc->dirt_distance > 0.0f && desc->dirt_strength > 0.0f;
+    bool blur = desc->samples > 1;
+    for (int j = 0; j < h && (sky || dirt); j++)
+        for (int i = 0; i < w; i++) {
+            size_t at = (size_t)j * w + i;
+            luxel_site site;
+            site_init(&site, ctx, patch, n, i, j);
+            uint32_t x = (uint32_t)patch->x + (uint32_t)i, y = (uint32_t)patch->y + (uint32_t)j;
+            if (sky)
+                strength[at] = site.samples > 1 || site.sn != n ? sky_fraction_sampled(ctx, &site)
+                                                                : sky_fraction(ctx, site.centre, n, luxel_seed(x, y, index));
+            if (dirt)
+                occlusion[at] = dirt_occlusion(ctx, &site);
+        }
+    if (sky && blur)
+        patch_blur(strength, w, h, true, scratch);
+    if (dirt && blur)
+        patch_blur(occlusion, w, h, false, scratch);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            size_t at = (size_t)j * w + i;
+            float *out = &rgb[at * 3];
+            for (int c = 0; c < 3 && sky; c++)
+                out[c] += desc->sky_light[c] * strength[at];
+            float keep = dirt ? 1.0f - fminf(desc->dirt_strength, 1.0f) * occlusion[at] : 1.0f;
+            for (int c = 0; c < 3 && dirt; c++)
+                out[c] *= keep;
+            size_t luxel = ((size_t)patch->y + (size_t)j) * side + patch->x + (size_t)i;
+            for (int c = 0; c < 3; c++)
+                lm->luxels[luxel * 3 + c] = quantize(out[c] * 255.0f);
+            mask[luxel] = 1;
+        }
     free(occluders);
+    free(rgb);
+    free(strength);
+    free(occlusion);
+    free(scratch);
+    free(lit);
     free(lights.ids);
 }
 
@@ -577,25 +892,30 @@ static void bake_layer_job(void *user, size_t index)
     uint32_t side = lightmap_side(&desc->lightmaps[task->lightmap]);
     float normal[3];
     const float *n = unit_normal(patch->normal, normal) ? normal : NULL;
-    bool lit = false;
+    int w = patch->x < side ? (int)(side - patch->x < patch->w ? side - patch->x : patch->w) : 0;
+    int h = patch->y < side ? (int)(side - patch->y < patch->h ? side - patch->y : patch->h) : 0;
+    size_t count = (size_t)w * (size_t)h;
+    float *strength = malloc((count + 1) * sizeof *strength);
+    uint8_t *lit_scratch = malloc(count + 1);
+    if (!strength || !lit_scratch) {
+        free(strength);
+        free(lit_scratch);
+        atomic_store(&ctx->failed, true);
+        return;
+    }
     uint32_t occluder = NO_OCCLUDER;
-    for (int j = 0; j < patch->h; j++) {
-        uint32_t y = (uint32_t)patch->y + (uint32_t)j;
-        if (y >= side)
-            break;
-        for (int i = 0; i < patch->w; i++) {
-            uint32_t x = (uint32_t)patch->x + (uint32_t)i;
-            if (x >= side)
-                break;
-            float p[3];
-            luxel_position(patch, i, j, p);
-            uint8_t v = quantize(light_strength(ctx, l, p, n, &occluder) * 255.0f);
-            size_t at = ((size_t)y * side + x) * 3;
+    patch_light(ctx, l, patch, n, w, h, &occluder, strength, lit_scratch);
+    bool lit = false;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            uint8_t v = quantize(strength[(size_t)j * w + i] * 255.0f);
+            size_t at = (((size_t)patch->y + (size_t)j) * side + patch->x + (size_t)i) * 3;
             luxels[at] = luxels[at + 1] = luxels[at + 2] = v;
             lit |= v != 0;
         }
-    }
     ctx->task_lit[index] = lit;
+    free(strength);
+    free(lit_scratch);
 }
 
 /* Tasks (light, lightmap, patch) sorted, one zeroed layer per (light, lightmap). */

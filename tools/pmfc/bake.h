@@ -10,7 +10,8 @@
  *     C * I * max(0, n . l) * falloff(d / R) * cone     (falloff(0) = 1, falloff(1) = 0)
  * when the segment from p (nudged off its surface) to the light hits no occluder; cone is 1 for
  * point lights and a smooth step from the outer to the inner cone for spots. A sun lights p by
- * C * I * max(0, n . l) when p sees the sky toward it. Static lights
+ * C * I * max(0, n . l) when p sees the sky toward it. A light with a radius (a sun with an angular
+ * radius) gives the mean of that over points of its disc: soft shadows. Static lights
  * and the ambient term go into the base lightmaps; each dynamic light into its own layers
  * (layer luxel = I * max(0, n.l) * falloff * 255, grey; the renderer multiplies by the light's
  * RGB); each fast light into per-vertex multipliers (same value, per vertex).
@@ -40,6 +41,9 @@ typedef struct bake_light {
     bake_light_shape shape; /* zero: a point light */
     float direction[3];     /* spot: the cone's axis; sun: the way its light travels (unit vectors) */
     float cos_inner, cos_outer; /* spot: full strength inside the inner cone, smoothly 0 at the outer */
+    float radius;           /* point and spot: the light's radius, metres; sun: its angular radius,
+                             * radians. 0 = a point (a parallel sun): hard shadows. Shadow rays
+                             * then aim at points over a disc of this size (penumbrae) */
 } bake_light;
 
 /* A planar face's w x h block of luxels inside lightmap `lightmap` (an index into
@@ -48,6 +52,10 @@ typedef struct bake_patch {
     float origin[3], step_u[3], step_v[3], normal[3];
     uint32_t lightmap;
     uint16_t x, y, w, h;    /* placement inside the lightmap, luxels */
+    /* Smooth shading: the normal light is measured against at block coordinates (s, t) (luxel
+     * (i, j)'s centre is (i + 0.5, j + 0.5)) is normalise(shade_normal + s shade_du + t shade_dv);
+     * shade_normal zero = the flat `normal`. Shadow rays always leave along the flat one. */
+    float shade_normal[3], shade_du[3], shade_dv[3];
 } bake_patch;
 
 typedef struct bake_lightmap {
@@ -88,6 +96,12 @@ typedef struct bake_desc {
     size_t sky_triangle_count;
     float sky_light[3];             /* 0..1: a base luxel adds sky_light x the cosine-weighted
                                      * fraction of its hemisphere that sees sky (0 = none) */
+    /* Samples per luxel, spread over its square (jittered the same way on every run): 0 or 1 =
+     * one at its centre; at most 64. Luxels where a light's rays disagree (a shadow's edge) take 4x more. */
+    int samples;
+    /* Ambient occlusion ("dirt"): base luxels darken by dirt_strength (0..1) x the mean of
+     * (1 - hit distance / dirt_distance) over rays into their half-sphere. 0 = off. */
+    float dirt_distance, dirt_strength;
     bake_lightmap *lightmaps;
     size_t lightmap_count;
     const bake_patch *patches;

@@ -63,14 +63,18 @@ static void progress(void *user, const char *stage, double fraction)
     pthread_mutex_unlock(&ps->lock);
 }
 
+#define PMFC_SAMPLES 4     /* light samples per luxel without --samples */
+
 static void usage(FILE *out)
 {
-    fputs("usage: pmfc SOURCE -o OUT.pmf [--threads N] [--quiet] [--time UNIX_TIME]\n"
+    fputs("usage: pmfc SOURCE -o OUT.pmf [--threads N] [--quiet] [--time UNIX_TIME] [--samples N] [--dirt]\n"
           "            [--wad FILE]... [--game DIR] [--scale METRES_PER_UNIT]   (RMF sources)\n"
           "       pmfc --generate NAME --chunks XxYxZ --seed N -o OUT.pmf [--tile N] [--threads N] [--quiet] [--time UNIX_TIME]\n"
           "SOURCE is the project's own source format (docs/pmfc.md) or a Worldcraft/Hammer RMF map\n"
           "(docs/rmf.md), told apart by content. SOURCE_DATE_EPOCH sets the creation time\n"
-          "when --time is not given.\n", out);
+          "when --time is not given. --samples: light samples per luxel (default 4, 1 = one at\n"
+          "its centre); --dirt: ambient occlusion in every level that does not set its own\n"
+          "(docs/pmfc-lighting.md).\n", out);
 }
 
 /* The per-chunk passes, in order; margin chunks get lightmap blocks and an octree too, as the
@@ -177,15 +181,15 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
 
     bool ok = true;
     t = now();
-    size_t tri_count;
-    float (*tris)[9] = level_occluders(lb, &tri_count);
-    level_light *ll = level_bake(lb, (const float (*)[9])tris, tri_count, progress, ps);
+    level_light *ll = level_bake(lb, progress, ps);
     times[STAGE_BAKE] += now() - t;
     if (!ll) {
         fputs("pmfc: out of memory while baking\n", stderr);
         ok = false;
     }
     t = now();
+    size_t tri_count;
+    float (*tris)[9] = level_occluders(lb, v3_make(0, 0, 0), &tri_count);
     if (ok && !level_visibility(lb, (const float (*)[9])tris, tri_count, progress, ps)) {
         fputs("pmfc: out of memory while computing visibility\n", stderr);
         ok = false;
@@ -284,6 +288,7 @@ static bool lights_extension(const map_def *map, pmf_blob *ext, uint8_t **blob, 
             o->range = l->shape == BAKE_SHAPE_SUN ? 0.0f : l->range;
             o->cos_inner = l->cos_inner;
             o->cos_outer = l->cos_outer;
+            o->size = l->shape == BAKE_SHAPE_SUN ? 0.0f : l->radius;   /* metres; a sun's angle is no size */
             o->name = l->name;
         }
     size_t size;
@@ -296,12 +301,13 @@ static bool lights_extension(const map_def *map, pmf_blob *ext, uint8_t **blob, 
 int main(int argc, char **argv)
 {
     const char *source = NULL, *out_path = NULL, *gen_name = NULL, *chunks_arg = NULL, *game_dir = NULL;
-    uint64_t seed = 0, created = 0, threads = 0, tile = 8;
+    uint64_t seed = 0, created = 0, threads = 0, tile = 8, samples = PMFC_SAMPLES;
+    bool dirt = false;
     bool quiet = false, have_time = false, have_seed = false;
     const char **wads = NULL;
     size_t wad_count = 0;
     double scale = 0;
-    enum { OPT_THREADS = 256, OPT_TIME, OPT_TILE, OPT_GENERATE, OPT_CHUNKS, OPT_SEED, OPT_WAD, OPT_GAME, OPT_SCALE, OPT_VERSION };
+    enum { OPT_THREADS = 256, OPT_TIME, OPT_TILE, OPT_GENERATE, OPT_CHUNKS, OPT_SEED, OPT_WAD, OPT_GAME, OPT_SCALE, OPT_VERSION, OPT_SAMPLES, OPT_DIRT };
     static const struct option options[] = {
         { "help", no_argument, NULL, 'h' },       { "version", no_argument, NULL, OPT_VERSION },
         { "quiet", no_argument, NULL, 'q' },      { "output", required_argument, NULL, 'o' },
@@ -309,7 +315,8 @@ int main(int argc, char **argv)
         { "tile", required_argument, NULL, OPT_TILE }, { "generate", required_argument, NULL, OPT_GENERATE },
         { "chunks", required_argument, NULL, OPT_CHUNKS }, { "seed", required_argument, NULL, OPT_SEED },
         { "wad", required_argument, NULL, OPT_WAD }, { "game", required_argument, NULL, OPT_GAME },
-        { "scale", required_argument, NULL, OPT_SCALE }, { NULL, 0, NULL, 0 },
+        { "scale", required_argument, NULL, OPT_SCALE }, { "samples", required_argument, NULL, OPT_SAMPLES },
+        { "dirt", no_argument, NULL, OPT_DIRT }, { NULL, 0, NULL, 0 },
     };
     atomic_file_remove_on_signals(); /* a killed pmfc leaves no temporary map behind */
     opterr = 0;
@@ -330,6 +337,10 @@ int main(int argc, char **argv)
         case OPT_TILE:
             if (!parse_u64(optarg, &tile) || !tile || tile > 4096) { fprintf(stderr, "pmfc: bad --tile '%s'\n", optarg); free(wads); return 1; }
             break;
+        case OPT_SAMPLES:
+            if (!parse_u64(optarg, &samples) || !samples || samples > 64) { fprintf(stderr, "pmfc: bad --samples '%s' (1..64)\n", optarg); free(wads); return 1; }
+            break;
+        case OPT_DIRT: dirt = true; break;
         case OPT_GENERATE: gen_name = optarg; break;
         case OPT_CHUNKS: chunks_arg = optarg; break;
         case OPT_SEED:
@@ -453,6 +464,11 @@ int main(int argc, char **argv)
         lb->index = (int)li;
         lb->threads = (int)threads;
         lb->quiet = quiet;
+        lb->def->samples = (int)samples;
+        if (dirt && !(lb->def->dirt_distance > 0)) {
+            lb->def->dirt_distance = (float)PMFC_DIRT_DISTANCE;
+            lb->def->dirt_strength = (float)PMFC_DIRT_STRENGTH;
+        }
         const char *msg = level_layout(lb);
         if (msg) {
             if (lb->def->line) fprintf(stderr, "%s:%d: %s\n", label, lb->def->line, msg);

@@ -372,7 +372,29 @@ static void test_errors(void)
     st = compile("bad3", "level x {\n  box 0 0 0 1 1 1\n}\n", NULL, NULL, err, sizeof err);
     CHECK_EQ(st, 2);
     CHECK(strstr(err, "bad3.pms:2:") != NULL);
+    /* the lighting keys: a sun needs a direction that is not zero, a radius is not negative */
+    st = compile("bad4", "map \"Bad\"\nmaterial m\nlevel l {\n  box 0 0 0 1 1 1 material m\n  sun color 255 255 255\n}\n",
+                 NULL, NULL, err, sizeof err);
+    CHECK_EQ(st, 2);
+    CHECK(strstr(err, "bad4.pms:5: a sun needs 'toward X Y Z'") != NULL);
+    st = compile("bad5", "map \"Bad\"\nmaterial m\nlevel l {\n  box 0 0 0 1 1 1 material m\n  sun toward 0 0 0\n}\n", NULL, NULL,
+                 err, sizeof err);
+    CHECK_EQ(st, 2);
+    CHECK(strstr(err, "bad5.pms:5: the sun's direction is zero") != NULL);
+    st = compile("bad6", "map \"Bad\"\nmaterial m smooth 200\n", NULL, NULL, err, sizeof err);
+    CHECK_EQ(st, 2);
+    CHECK(strstr(err, "bad6.pms:2:") != NULL);
+    st = compile("bad7", "map \"Bad\"\nmaterial m\nlevel l {\n  box 0 0 0 1 1 1 material m\n  light static at 0 2 0 radius -1\n}\n",
+                 NULL, NULL, err, sizeof err);
+    CHECK_EQ(st, 2);
+    CHECK(strstr(err, "bad7.pms:5:") != NULL);
+    st = compile("bad8", "map \"Bad\"\nmaterial m\nlevel l {\n  box 0 0 0 1 1 1 material m\n  dirt distance 1 sharpness 2\n}\n",
+                 NULL, NULL, err, sizeof err);
+    CHECK_EQ(st, 2);
+    CHECK(strstr(err, "bad8.pms:5: unknown dirt option 'sharpness'") != NULL);
     char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' '%s/box.pms' -o '%s/x.pmf' --samples 0 2>/dev/null", pmfc, workdir, workdir);
+    CHECK_EQ(WEXITSTATUS(system(cmd)), 1);
     snprintf(cmd, sizeof cmd, "'%s' 2>/dev/null", pmfc);
     int s = system(cmd);
     CHECK(WIFEXITED(s) && WEXITSTATUS(s) == 1);
@@ -871,6 +893,38 @@ static void test_baked_light(void)
     pmf_close(f);
 }
 
+/* A .pms sun straight down (brightness 0.4, hard) and a sky dome of 51 over a floor open above,
+ * no ambient: an open floor luxel gets 0.4 + 0.2 (102 + 51), the floor under a floating slab
+ * none of the sun and, seeing the sky only past the slab's edges, less sky. */
+static void test_sun(void)
+{
+    char pmf[512];
+    int st = compile("sun", "map \"Sun\"\nmaterial m\nlevel l {\n  chunk_size 4\n  ambient 0 0 0\n"
+                            "  box -7 -1 -7 7 0 7 material m\n  box -2 3 -2 2 3.5 2 material m\n"
+                            "  sun toward 0 -1 0 brightness 0.4 size 0 sky 51 51 51\n}\n", "--samples 1", pmf, NULL, 0);
+    CHECK_EQ(st, 0);
+    if (st) return;
+    pmf_file *f = open_map(pmf);
+    pmf_level lvl;
+    read_level(f, 0, &lvl);
+    pmf_chunk ch;
+    read_chunk(f, &lvl, 0, 0, 0, 0, &ch);
+    const float open_p[3] = { 5, 0, 5 }, under_p[3] = { 0, 0, 0 };
+    luxel_ref open_l, under_l;
+    if (find_luxel(&ch, PMF_FACE_POS_Y, open_p, &open_l) && find_luxel(&ch, PMF_FACE_POS_Y, under_p, &under_l)) {
+        int open_v = ch.client.lightmaps[open_l.lightmap].luxels[open_l.index];
+        int under_v = ch.client.lightmaps[under_l.lightmap].luxels[under_l.index];
+        printf("sun: open floor %d (sun 102 + sky 51), under the slab %d (some sky, no sun)\n", open_v, under_v);
+        CHECK(open_v >= 102 + 51 * 14 / 16 && open_v <= 154);    /* the slab may take one or two of the 16 sky rays */
+        CHECK(under_v > 0 && under_v < 51);
+    } else {
+        CHECK(0);
+    }
+    pmf_chunk_free(&ch);
+    pmf_level_free(&lvl);
+    pmf_close(f);
+}
+
 /* A deterministic random float in [lo, hi). */
 static float random_in(uint32_t *state, float lo, float hi)
 {
@@ -1096,6 +1150,7 @@ int main(int argc, char **argv)
     test_generator_tiles("1");
     test_visibility();
     test_baked_light();
+    test_sun();
     test_visibility_segments();
     if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
     return failures ? 1 : 0;

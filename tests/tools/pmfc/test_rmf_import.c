@@ -306,6 +306,89 @@ static void test_light_value(const char *wad)
     cJSON_Delete(root);
 }
 
+/* A 16-sided cylinder (radius 128 units, one solid) lit from the side in a closed room, seen level
+ * from the front: with the default smoothing angle (45 degrees) the row of pixels across it brightens
+ * smoothly (neighbours differ by at most 4); with worldspawn `_phong_angle 0` its facets show as
+ * steps. Returns the largest neighbour difference. */
+static int cylinder_steps(const char *wad, const char *phong)
+{
+    static rmf_kv kv[2];
+    static char wad_value[600];
+    snprintf(wad_value, sizeof wad_value, "%s", wad);
+    kv[0] = (rmf_kv){ "wad", wad_value };
+    kv[1] = (rmf_kv){ "_phong_angle", (char *)phong };
+    rmf_build_desc d = { .version = 2.2f, .world = { .classname = "worldspawn", .kv = kv, .kv_count = phong ? 2 : 1 } };
+    rmf_build *b = rmf_build_new(&d);
+    room(b, (float[3]){ -512, -512, 0 }, (float[3]){ 512, 512, 320 }, "WHITE", "WHITE");
+    enum { SIDES = 16 };
+    const float r = 128, z0 = 0, z1 = 256;
+    rmf_face faces[SIDES + 2];
+    float verts[SIDES * 4 + 2 * SIDES][3];
+    memset(faces, 0, sizeof faces);
+    for (int k = 0; k < SIDES; k++) {
+        double a0 = 2 * M_PI * k / SIDES, a1 = 2 * M_PI * (k + 1) / SIDES;
+        float (*v)[3] = &verts[4 * k];
+        /* clockwise seen from outside, as Hammer writes a box's +X face */
+        float pts[4][3] = { { (float)(r * cos(a1)), (float)(r * sin(a1)), z0 }, { (float)(r * cos(a0)), (float)(r * sin(a0)), z0 },
+                            { (float)(r * cos(a0)), (float)(r * sin(a0)), z1 }, { (float)(r * cos(a1)), (float)(r * sin(a1)), z1 } };
+        memcpy(v, pts, sizeof pts);
+        rmf_face *f = &faces[k];
+        snprintf(f->texture, sizeof f->texture, "WHITE");
+        double mid = (a0 + a1) / 2;
+        f->u_axis[0] = (float)-sin(mid);
+        f->u_axis[1] = (float)cos(mid);
+        f->v_axis[2] = -1;
+        f->scale[0] = f->scale[1] = 1;
+        f->vertex_count = 4;
+        f->vertices = v;
+        memcpy(f->plane, pts, sizeof f->plane);
+    }
+    for (int cap = 0; cap < 2; cap++) {     /* top: clockwise seen from above; bottom: from below */
+        float (*v)[3] = &verts[4 * SIDES + cap * SIDES];
+        for (int k = 0; k < SIDES; k++) {
+            int i = cap == 0 ? SIDES - 1 - k : k;
+            double a = 2 * M_PI * i / SIDES;
+            v[k][0] = (float)(r * cos(a));
+            v[k][1] = (float)(r * sin(a));
+            v[k][2] = cap == 0 ? z1 : z0;
+        }
+        rmf_face *f = &faces[SIDES + cap];
+        snprintf(f->texture, sizeof f->texture, "WHITE");
+        f->u_axis[0] = 1;
+        f->v_axis[1] = -1;
+        f->scale[0] = f->scale[1] = 1;
+        f->vertex_count = SIDES;
+        f->vertices = v;
+        memcpy(f->plane, v, sizeof f->plane);
+    }
+    rmf_build_solid(b, faces, SIDES + 2, NULL);
+    rmf_kv light[1] = { { "_light", "255 255 255 160" } };
+    point_entity(b, "light", (float[3]){ -200, -220, 128 }, light, 1);
+    char name[64], rmf[600], pmf[700], png[720];
+    snprintf(name, sizeof name, "cylinder_%s.rmf", phong ? phong : "default");
+    if (!finish(b, name, rmf, sizeof rmf)) return -1;
+    snprintf(pmf, sizeof pmf, "%s.pmf", rmf);
+    CHECK_EQ(compile(rmf, pmf, NULL), 0);
+    snprintf(png, sizeof png, "%s.png", rmf);
+    image im;
+    /* level with the cylinder's middle, 260 units in front of its axis (toward -Y), looking at it */
+    if (!shot(pmf, png, 0, 128 * S, 260 * S, 0, 0, "--mode lightmap", &im)) { CHECK(0); return -1; }
+    int worst = 0;
+    for (int x = W / 2 - 50; x < W / 2 + 50; x++)
+        worst = fmax(worst, abs(pixel(&im, x + 1, H / 2)[0] - pixel(&im, x, H / 2)[0]));
+    printf("cylinder (_phong_angle %s): pixels %d .. %d across it, neighbours differ by up to %d\n", phong ? phong : "default",
+           pixel(&im, W / 2 - 50, H / 2)[0], pixel(&im, W / 2 + 50, H / 2)[0], worst);
+    stbi_image_free(im.px);
+    return worst;
+}
+
+static void test_smooth_cylinder(const char *wad)
+{
+    int smooth = cylinder_steps(wad, NULL), flat = cylinder_steps(wad, "0");
+    CHECK(smooth >= 0 && smooth <= 4);
+    CHECK(flat > 8);
+}
+
 /* A courtyard roofed with sky beside a roofed room; the sun straight down lights the courtyard's
  * floor fully and leaves the room's at the ambient; a slanting sun leaves the foot of the wall
  * toward it in shadow. */
@@ -830,6 +913,7 @@ int main(int argc, char **argv)
     test_texture_projection(wad, 1.8f);
     test_light_value(wad);
     test_sun(wad);
+    test_smooth_cylinder(wad);
     test_holes_and_visgroups(wad);
     test_surface_materials(wad);
     test_direct_open(wad);

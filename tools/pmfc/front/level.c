@@ -158,7 +158,7 @@ chunk_build *level_chunk_at(const level_build *lb, int64_t x, int64_t y, int64_t
     return &lb->chunks[level_chunk_index(lb, (uint32_t)x, (uint32_t)y, (uint32_t)z)];
 }
 
-float (*level_occluders(const level_build *lb, size_t *count))[9]
+float (*level_occluders(const level_build *lb, v3 origin, size_t *count))[9]
 {
     size_t tri_count = 0;
     for (size_t i = 0; i < lb->face_count; i++)
@@ -171,7 +171,7 @@ float (*level_occluders(const level_build *lb, size_t *count))[9]
         for (int k = 1; k + 1 < f->n; k++) {
             const v3 *p[3] = { &f->p[0], &f->p[k], &f->p[k + 1] };
             for (int c = 0; c < 3; c++)
-                for (int a = 0; a < 3; a++) tris[t][c * 3 + a] = (float)p[c]->e[a];
+                for (int a = 0; a < 3; a++) tris[t][c * 3 + a] = (float)(p[c]->e[a] - origin.e[a]);
             t++;
         }
     }

@@ -34,9 +34,29 @@ static void tile_box(const level_build *lb, v3 *lo, v3 *hi)
     }
 }
 
-level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_count,
-                        void (*progress)(void *, const char *, double), void *user)
+#define BAKE_FRAME_NEAR 4096.0     /* metres: a grid within this of the origin bakes in world coordinates */
+
+/* The baker's frame (positions go to it less this): the world's for a grid near the origin, else
+ * the centre of the grid's middle chunk, so that a level moved by whole chunks far out (or built
+ * tile by tile) gives the baker the same floats and bakes the same bytes. Far from the origin
+ * floats are coarse, and sampled shadows would show their rounding. */
+static v3 bake_frame(const level_build *lb)
 {
+    uint32_t n[3] = { lb->nx, lb->ny, lb->nz }, c[3] = { lb->centre_chunk.x, lb->centre_chunk.y, lb->centre_chunk.z };
+    v3 frame = v3_make(0, 0, 0);
+    bool near = true;
+    for (int a = 0; a < 3; a++) {
+        near = near && ((double)c[a] + 1) * lb->S <= BAKE_FRAME_NEAR && ((double)(n[a] - c[a])) * lb->S <= BAKE_FRAME_NEAR;
+        frame.e[a] = ((double)(n[a] / 2) - (double)c[a]) * lb->S;
+    }
+    return near ? v3_make(0, 0, 0) : frame;
+}
+
+level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, double), void *user)
+{
+    v3 frame = bake_frame(lb);
+    size_t tri_count;
+    float (*tris)[9] = level_occluders(lb, frame, &tri_count);
     const level_def *def = lb->def;
     size_t nchunks = level_chunk_count(lb);
     level_light *ll = xcalloc(1, sizeof *ll);
@@ -56,7 +76,7 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
         const light_def *l = &def->lights[light_ids[i]];
         lights[i].kind = l->kind;
         for (int a = 0; a < 3; a++) {
-            lights[i].position[a] = (float)l->pos.e[a];
+            lights[i].position[a] = (float)(l->pos.e[a] - frame.e[a]);
             lights[i].color[a] = l->color[a] / 255.0f;
         }
         lights[i].intensity = l->brightness;
@@ -65,6 +85,7 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
         for (int a = 0; a < 3; a++) lights[i].direction[a] = (float)l->direction.e[a];
         lights[i].cos_inner = l->cos_inner;
         lights[i].cos_outer = l->cos_outer;
+        lights[i].radius = l->radius;
         if (l->kind == BAKE_LIGHT_FAST) ll->fast_ordinal[light_ids[i]] = (int32_t)fast++;
     }
     ll->light_count = def->light_count;
@@ -86,6 +107,7 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
     bake_patch *patches = xcalloc(patch_count ? patch_count : 1, sizeof *patches);
     bake_vertex *verts = fast ? xcalloc(vert_count ? vert_count : 1, sizeof *verts) : NULL;
     bake_probe *probes = xcalloc(probe_count ? probe_count : 1, sizeof *probes);
+    smooth_normals *smooth = level_smooth_normals(lb);
     size_t p = 0, q = 0;
     for (size_t c = 0; c < nchunks; c++) {
         chunk_build *cb = &lb->chunks[c];
@@ -99,7 +121,7 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
             bake_patch *bp = &patches[p++];
             v3 n = lb->faces[cf->face].pl.n;
             for (int a = 0; a < 3; a++) {
-                bp->origin[a] = (float)cf->lm_origin.e[a];
+                bp->origin[a] = (float)(cf->lm_origin.e[a] - frame.e[a]);
                 bp->step_u[a] = (float)(cf->lm_t.e[a] / cf->lm_density);
                 bp->step_v[a] = (float)(cf->lm_b.e[a] / cf->lm_density);
                 bp->normal[a] = (float)n.e[a];
@@ -109,18 +131,19 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
             bp->y = (uint16_t)cf->lm_y;
             bp->w = (uint16_t)cf->lm_w;
             bp->h = (uint16_t)cf->lm_h;
+            if (smooth) smooth_patch(lb, smooth, cf, bp);
         }
         if (verts)
             for (uint32_t i = 0; i < cb->vert_count; i++)
                 for (int a = 0; a < 3; a++) {
-                    verts[cb->bake_vertex_base + i].position[a] = (float)(cb->verts[i].xyz[a] + cb->centre.e[a]);
+                    verts[cb->bake_vertex_base + i].position[a] = (float)(cb->verts[i].xyz[a] + cb->centre.e[a] - frame.e[a]);
                     verts[cb->bake_vertex_base + i].normal[a] = cb->normals[i][a];
                 }
         for (uint32_t i = 0; i < cb->cube_count; i++) {
             if (!cb->info[i].probe) continue;
             for (int a = 0; a < 3; a++) {
-                probes[q].min[a] = (float)cb->info[i].lo.e[a];
-                probes[q].max[a] = (float)cb->info[i].hi.e[a];
+                probes[q].min[a] = (float)(cb->info[i].lo.e[a] - frame.e[a]);
+                probes[q].max[a] = (float)(cb->info[i].hi.e[a] - frame.e[a]);
             }
             q++;
         }
@@ -136,18 +159,21 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
         for (int k = 1; k + 1 < f->n; k++, st++) {
             const v3 *c[3] = { &f->p[0], &f->p[k], &f->p[k + 1] };
             for (int v = 0; v < 3; v++)
-                for (int a = 0; a < 3; a++) sky[st][v * 3 + a] = (float)c[v]->e[a];
+                for (int a = 0; a < 3; a++) sky[st][v * 3 + a] = (float)(c[v]->e[a] - frame.e[a]);
         }
     }
 
+    smooth_normals_free(smooth);
     bake_desc desc = {
-        .triangles = tris, .triangle_count = tri_count,
+        .triangles = (const float (*)[9])tris, .triangle_count = tri_count,
         .sky_triangles = (const float (*)[9])sky, .sky_triangle_count = sky_count,
         .lights = lights, .light_count = light_count,
         .lightmaps = lms, .lightmap_count = lm_count,
         .patches = patches, .patch_count = patch_count,
         .vertices = verts, .vertex_count = verts ? vert_count : 0,
         .probes = probes, .probe_count = probe_count,
+        .samples = def->samples,
+        .dirt_distance = def->dirt_distance, .dirt_strength = def->dirt_strength,
         .threads = lb->threads,
         .progress = progress, .user = user,
     };
@@ -155,6 +181,7 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
     memcpy(desc.sky_light, def->sky_light, sizeof desc.sky_light);
     bool ok = bake_run(&desc, &ll->res);
     free(sky);
+    free(tris);
     free(lights);
     free(lms);
     free(patches);

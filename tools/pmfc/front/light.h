@@ -14,4 +14,13 @@ struct level_light {
     uint32_t *layer_order;             /* res.layers indices sorted by lightmap */
 };
 
+/* Smooth shading (smooth.c): every corner of every face whose material smooths, with the mean
+ * normal of the faces meeting there at less than both materials' smoothing angles. */
+typedef struct smooth_normals smooth_normals;
+/* NULL when no material of the map smooths. */
+smooth_normals *level_smooth_normals(const level_build *lb);
+/* Fills the patch's shade_* fields for the chunk face (left zero, flat, when nothing smooths it). */
+void smooth_patch(const level_build *lb, const smooth_normals *sn, const chunk_face *cf, bake_patch *bp);
+void smooth_normals_free(smooth_normals *sn);
+
 #endif

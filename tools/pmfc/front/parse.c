@@ -340,6 +340,7 @@ static void material_props(parser *p, material_def *m)
         else if (!strcmp(k, "emission")) rgb(p, m->emission, "an emission component");
         else if (!strcmp(k, "shading")) m->shading = byte(p, "shading");
         else if (!strcmp(k, "shine")) m->shine = byte(p, "shine");
+        else if (!strcmp(k, "smooth")) m->smooth_angle = number_in(p, "a smoothing angle (degrees)", 0, 180);
         else if (!strcmp(k, "matcap")) texture_ref(p, m->matcap);
         else if (!strcmp(k, "wave")) {
             for (int a = 0; a < 3; a++) m->wave.velocity[a] = (float)number(p, "a wave velocity");
@@ -600,6 +601,7 @@ static void parse_light(parser *p)
     memset(l->color, 255, 3);
     l->brightness = 1;
     l->range = 10;
+    l->radius = (float)PMFC_LIGHT_RADIUS;
     l->intensity = 255;
     l->enabled = true;
     if (!strcmp(kind, "static")) l->kind = BAKE_LIGHT_STATIC;
@@ -614,6 +616,7 @@ static void parse_light(parser *p)
         else if (!strcmp(k, "color")) rgb(p, l->color, "a colour component");
         else if (!strcmp(k, "brightness")) l->brightness = (float)number_in(p, "a brightness", 0, 1e6);
         else if (!strcmp(k, "range")) l->range = (float)number_in(p, "a range", 0.01, 1e6);
+        else if (!strcmp(k, "radius")) l->radius = (float)number_in(p, "a light radius", 0, 1e3);
         else if (!strcmp(k, "intensity") && l->kind == BAKE_LIGHT_FAST) l->intensity = byte(p, "an intensity");
         else if (!strcmp(k, "off") && l->kind != BAKE_LIGHT_STATIC) l->enabled = false;
         else if (!strcmp(k, "preserve") && l->kind != BAKE_LIGHT_STATIC) l->preserve = true;
@@ -625,6 +628,38 @@ static void parse_light(parser *p)
         if (l->kind != BAKE_LIGHT_STATIC && o->kind == l->kind && o->id == l->id)
             perr(p, "%s light ID %u is already used on line %d", kind, l->id, o->line);
     }
+}
+
+/* `sun toward X Y Z [color R G B] [brightness B] [size DEG] [sky R G B]`: parallel light travelling
+ * along (X, Y, Z), entering through open sides; `sky` is the sky dome's colour (none without). */
+static void parse_sun(parser *p)
+{
+    light_def *l = PUSH(p->level->lights, p->level->light_count, p->level->light_cap);
+    l->line = p->line;
+    l->kind = BAKE_LIGHT_STATIC;
+    l->shape = BAKE_SHAPE_SUN;
+    memset(l->color, 255, 3);
+    l->brightness = 1;
+    l->radius = (float)(PMFC_SUN_SIZE * M_PI / 180);
+    l->enabled = true;
+    bool toward = false;
+    while (more(p) && !p->failed) {
+        const char *k = word(p, "a sun option");
+        if (!strcmp(k, "toward")) {
+            v3 d = point(p, "a direction component");
+            if (!p->failed && !(v3_dot(d, d) > 1e-12)) perr(p, "the sun's direction is zero");
+            else l->direction = v3_normalize(d);
+            toward = true;
+        } else if (!strcmp(k, "color")) rgb(p, l->color, "a colour component");
+        else if (!strcmp(k, "brightness")) l->brightness = (float)number_in(p, "a brightness", 0, 1e6);
+        else if (!strcmp(k, "size")) l->radius = (float)(number_in(p, "the sun's angular radius (degrees)", 0, 45) * M_PI / 180);
+        else if (!strcmp(k, "sky")) {
+            uint8_t c[3];
+            rgb(p, c, "a sky colour component");
+            for (int i = 0; i < 3; i++) p->level->sky_light[i] = c[i] / 255.0f;
+        } else perr(p, "unknown sun option '%s'", k);
+    }
+    if (!p->failed && !toward) perr(p, "a sun needs 'toward X Y Z'");
 }
 
 static bool env_exists(const level_def *l, int kind, const char *name)
@@ -670,6 +705,7 @@ static void parse_level_line(parser *p)
     const char *k = word(p, "a statement");
     if (!strcmp(k, "box") || !strcmp(k, "wedge") || !strcmp(k, "room")) { parse_solid(p, k); return; }
     if (!strcmp(k, "light")) { parse_light(p); return; }
+    if (!strcmp(k, "sun")) { parse_sun(p); return; }
     if (!strcmp(k, "chunk_size")) {
         if (!strcmp(peek(p), "auto")) { p->pos++; l->chunk_exp = -1; }
         else l->chunk_exp = (int)number_in(p, "a chunk size exponent", 2, 12);
@@ -677,6 +713,15 @@ static void parse_level_line(parser *p)
         uint8_t c[3];
         rgb(p, c, "an ambient component");
         for (int i = 0; i < 3; i++) l->ambient[i] = c[i] / 255.0f;
+    } else if (!strcmp(k, "dirt")) {
+        l->dirt_distance = (float)PMFC_DIRT_DISTANCE;
+        l->dirt_strength = (float)PMFC_DIRT_STRENGTH;
+        while (more(p) && !p->failed) {
+            const char *o = word(p, "a dirt option");
+            if (!strcmp(o, "distance")) l->dirt_distance = (float)number_in(p, "a dirt distance", 0, 1e3);
+            else if (!strcmp(o, "strength")) l->dirt_strength = (float)number_in(p, "a dirt strength", 0, 1);
+            else perr(p, "unknown dirt option '%s'", o);
+        }
     } else if (!strcmp(k, "luxels")) l->luxel_density = number_in(p, "luxels per metre", 0.05, 64);
     else if (!strcmp(k, "vis_cell")) l->vis_cell = number_in(p, "a cell size", 0.5, 4096);
     else if (!strcmp(k, "min_cube")) l->min_cube = number_in(p, "a cube size", 0.01, 4096);

@@ -20,6 +20,10 @@
 #define RMF_SUN_INTENSITY_PER_BRIGHTNESS (1.0 / 200.0)
 #define RMF_SKY_LIGHT_SHARE 0.3      /* sky light without _diffuse_light: this share of the sun's */
 #define RMF_AMBIENT 0.03f
+#define RMF_LIGHT_RADIUS_UNITS 4.0   /* a light's size without `_deviance` */
+#define RMF_SUN_RADIUS_DEGREES 1.0   /* the sun's angular radius without `_sunlight_penumbra` */
+#define RMF_PHONG_ANGLE 45.0         /* smoothing angle without worldspawn `_phong_angle` */
+#define RMF_DIRT_DEPTH_UNITS 128.0   /* ambient occlusion's reach without `_dirtdepth` */
 #define RMF_MAX_BRIGHTNESS 100000.0
 #define RMF_UNITS_PER_LUXEL 16.0     /* Half-Life's lightmap density */
 #define RMF_MIN_CUBE 0.0625          /* metres: detailed brushwork needs small cubes to fit */
@@ -329,6 +333,7 @@ static void import_light(import_ctx *c, const rmf_entity *e, bool spot)
     memcpy(l->color, color, 3);
     l->brightness = (float)(brightness * RMF_LIGHT_INTENSITY_PER_BRIGHTNESS);
     l->range = (float)(brightness * RMF_LIGHT_RANGE_UNITS_PER_BRIGHTNESS * c->s);
+    l->radius = (float)(fmin(fmax(kv_number(e, "_deviance", RMF_LIGHT_RADIUS_UNITS), 0), 1024) * c->s);
     l->enabled = true;
     if (spot) {
         l->direction = dir_to_world(entity_direction(e));
@@ -362,6 +367,8 @@ static void import_sun(import_ctx *c, const rmf_entity *e)
     l->direction = dir_to_world(entity_direction(e));
     memcpy(l->color, color, 3);
     l->brightness = (float)(brightness * RMF_SUN_INTENSITY_PER_BRIGHTNESS);
+    double penumbra = kv_number(e, "_sunlight_penumbra", kv_number(&c->rmf->world.entity, "_sunlight_penumbra", RMF_SUN_RADIUS_DEGREES));
+    l->radius = (float)(fmin(fmax(penumbra, 0), 45) * M_PI / 180);
     l->enabled = true;
     /* sky light: _diffuse_light when set, else a share of the sun's */
     uint8_t sky[3];
@@ -538,6 +545,13 @@ bool rmf_import(const char *path, const rmf_import_desc *desc, map_def *map)
             snprintf(name, sizeof name, "camera %u", i + 1);
             if (len > 0) add_camera(&c, name, eye, atan2(-d.x, -d.z) * 180 / M_PI, asin(d.y / len) * 180 / M_PI);
             else add_camera(&c, name, eye, 0, 0);
+        }
+        /* smoothing and dirt: worldspawn keys as ericw-tools spells them */
+        double phong = fmin(fmax(kv_number(&rmf.world.entity, "_phong_angle", RMF_PHONG_ANGLE), 0), 180);
+        for (size_t i = 0; i < map->material_count; i++) map->materials[i].smooth_angle = phong;
+        if (kv_number(&rmf.world.entity, "_dirt", 0) >= 1) {
+            l->dirt_distance = (float)(fmin(fmax(kv_number(&rmf.world.entity, "_dirtdepth", RMF_DIRT_DEPTH_UNITS), 0), 4096) * c.s);
+            l->dirt_strength = (float)fmin(fmax(kv_number(&rmf.world.entity, "_dirtscale", PMFC_DIRT_STRENGTH), 0), 1);
         }
         const char *skyname = kv_get(&rmf.world.entity, "skyname");
         rmf_import_sky(&c, skyname && *skyname ? skyname : "desert");

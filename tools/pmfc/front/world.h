@@ -17,6 +17,10 @@
 #define PMFC_NAME_MAX 64
 #define PMFC_PATH_MAX 256
 #define PMFC_MAX_FRAMES 16
+#define PMFC_LIGHT_RADIUS 0.1           /* metres: a light's default size (.pms `radius`) */
+#define PMFC_SUN_SIZE 1.0               /* degrees: a sun's default angular radius (.pms `size`) */
+#define PMFC_DIRT_DISTANCE 2.0          /* metres: ambient occlusion's default reach */
+#define PMFC_DIRT_STRENGTH 0.5          /* its default strength (0..1) */
 
 /* ---- vectors (double: CSG and clipping want the headroom) ------------------------------ */
 
@@ -82,6 +86,8 @@ typedef struct material_def {
     int physics, sound;                          /* indices into the map's lists */
     bool double_sided;
     double tex_scale;                            /* metres per texture repeat */
+    double smooth_angle;                         /* degrees: its faces meeting at less than this bake
+                                                  * with smoothed normals (0 = flat; smooth.c) */
     int line;
 } material_def;
 
@@ -131,6 +137,7 @@ typedef struct light_def {
     char name[PMFC_NAME_MAX];                    /* the source's name for it ("" = none) */
     uint8_t color[3];
     float brightness, range;
+    float radius;                                /* bake_light.radius: metres; suns: radians */
     uint8_t intensity;                           /* fast lights: initial intensity */
     bool enabled, preserve;
     int line;
@@ -164,6 +171,8 @@ typedef struct level_def {
     uint8_t flags;
     float ambient[3];                            /* 0..1 */
     float sky_light[3];                          /* 0..1: light from open sky (bake_desc.sky_light) */
+    int samples;                                 /* bake_desc.samples (pmfc --samples) */
+    float dirt_distance, dirt_strength;          /* bake_desc: ambient occlusion, 0 = none */
     v3 shift;                                    /* world = source + shift (level_layout) */
     bool allow_empty;                            /* no solids is not an error (RMF maps of entities only) */
     bool keep_origin;                            /* the grid holds the source origin: world = source */
@@ -368,8 +377,9 @@ const char *level_layout(level_build *lb);
 /* Makes the chunks of the window: columns [x0, x0 + nx) x [z0, z0 + nz) of the grid and `margin`
  * more on each side (within the grid), the margin's chunks flagged. */
 void level_window(level_build *lb, uint32_t x0, uint32_t z0, uint32_t nx, uint32_t nz, uint32_t margin);
-/* The occluders of the built faces: every opaque face, fan-triangulated (free the result). */
-float (*level_occluders(const level_build *lb, size_t *count))[9];
+/* The occluders of the built faces: every opaque face, fan-triangulated, less `origin` (free the
+ * result). */
+float (*level_occluders(const level_build *lb, v3 origin, size_t *count))[9];
 /* Brushes -> visible faces (CSG), then faces -> chunks. */
 void level_faces(level_build *lb);
 void level_clip_to_chunks(level_build *lb);
@@ -391,8 +401,7 @@ typedef struct sealed_polys { uint32_t *start; v3 *points; size_t point_count, p
 void chunk_seal(const level_build *lb, const chunk_build *cb, sealed_polys *out);
 /* Lights (light.c): describes the level to the baker, runs it, and keeps what each chunk gets. */
 typedef struct level_light level_light;
-level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_count,
-                        void (*progress)(void *, const char *, double), void *user);
+level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, double), void *user);
 /* Visibility (visibility.c): fills cube visibility data of the cells. */
 bool level_visibility(level_build *lb, const float (*tris)[9], size_t tri_count,
                       void (*progress)(void *, const char *, double), void *user);
