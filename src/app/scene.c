@@ -176,6 +176,24 @@ static void free_scene_chunk(scene_chunk *sc)
     free(sc);
 }
 
+/* Decodes the textures of the chunk's materials here on the worker (res caches them with their
+ * mipmaps) rather than on the GL thread when the chunk is uploaded. */
+static void prefetch_textures(scene *s, const mesh_chunk *mc)
+{
+    for (uint32_t b = 0; b < mc->batch_count; b++) {
+        if (mc->batches[b].material >= s->lvl.common.material_count)
+            continue;
+        const pmf_client_material *cm = &s->lvl.client.materials[mc->batches[b].material];
+        if (cm->texture[0])
+            res_prefetch_texture(s->res, cm->texture);
+        for (uint32_t i = 0; cm->texture[0] && i < cm->extra_texture_count; i++)
+            if (cm->extra_textures[i][0])
+                res_prefetch_texture(s->res, cm->extra_textures[i]);
+        if (cm->matcap[0])
+            res_prefetch_texture(s->res, cm->matcap);
+    }
+}
+
 static scene_chunk *build_scene_chunk(scene *s, pmf_chunk *chunk, char *err, size_t err_size)
 {
     scene_chunk *sc = calloc(1, sizeof *sc);
@@ -188,6 +206,7 @@ static scene_chunk *build_scene_chunk(scene *s, pmf_chunk *chunk, char *err, siz
         free(sc);
         return NULL;
     }
+    prefetch_textures(s, &sc->mc);
     uint32_t n = chunk->client.sky_region_count;
     if (n) {
         sc->sky_regions = calloc(n, sizeof *sc->sky_regions);

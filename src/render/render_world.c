@@ -120,8 +120,8 @@ render_world *render_world_create(const render_world_desc *desc, char *err, size
     glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32UI, w->fast_vertices.buffer);
 
     static const uint8_t white[4] = { 255, 255, 255, 255 }, black[4] = { 0, 0, 0, 255 };
-    w->white = world_upload_rgba(1, 1, white, false);
-    w->black = world_upload_rgba(1, 1, black, false);
+    w->white = world_upload_rgba(1, 1, white, NULL, 0);
+    w->black = world_upload_rgba(1, 1, black, NULL, 0);
     w->page_size = mesh_atlas_page_size(w->atlas);
     world_alloc_atlas_layers(w, 0);
     world_build_sky_cube(w);

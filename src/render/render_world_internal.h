@@ -136,7 +136,8 @@ bool world_composite_chunk(render_world *w, const mesh_chunk *mc);
 void world_write_fast_entry(render_world *w, uint32_t slot, const mesh_fast_light *fl);
 
 /* render_world_materials.c */
-GLuint world_upload_rgba(uint32_t width, uint32_t height, const uint8_t *rgba, bool mipmaps);
+/* An RGBA8 texture with mip_levels levels below rgba (res_image's mips; 0 = none, GL_LINEAR). */
+GLuint world_upload_rgba(uint32_t width, uint32_t height, const uint8_t *rgba, const uint8_t *mips, uint32_t mip_levels);
 void world_load_material(render_world *w, uint32_t index);
 GLuint world_material_frame(const render_world *w, uint32_t index, double time);
 bool world_material_blended(const render_world *w, uint32_t index);
