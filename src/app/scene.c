@@ -255,10 +255,10 @@ static scene *fail(scene *s, scene_error *err, int code, const char *fmt, const 
     return NULL;
 }
 
-/* The lit atlas (RGBA16F pages of 2048^2 on the GPU, 32 MiB each) may take half the budget. */
+/* The lit atlas (RGB9_E5 pages of 2048^2 on the GPU, 16 MiB each) may take half the budget. */
 static uint32_t atlas_pages_for_budget(void)
 {
-    uint64_t limit = pmf_budget_limit(), page = 2048ull * 2048ull * 8ull;
+    uint64_t limit = pmf_budget_limit(), page = 2048ull * 2048ull * 4ull;
     uint64_t pages = limit ? limit / 2 / page : 64;
     return pages < 1 ? 1 : pages > 64 ? 64 : (uint32_t)pages;
 }

@@ -174,7 +174,7 @@ uint64_t render_world_gpu_bytes(const render_world *w)
     return (uint64_t)w->vertices.capacity * sizeof(mesh_vertex) + (uint64_t)w->fast_vertices.capacity * sizeof(mesh_fast_vertex)
          + (uint64_t)w->indices16.capacity * 2u + (uint64_t)w->indices32.capacity * 4u
          + (uint64_t)w->fast_table.capacity * 16u
-         + (uint64_t)w->atlas_layers * w->page_size * w->page_size * 8u;
+         + (uint64_t)w->atlas_layers * w->page_size * w->page_size * 4u;
 }
 
 void render_world_chunk_bytes(const render_world *w, uint64_t *vertices, uint64_t *bytes)

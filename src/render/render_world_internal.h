@@ -90,7 +90,7 @@ struct render_world {
     render_arena fast_table;
     GLuint fast_tex;
 
-    GLuint light_atlas;              /* GL_TEXTURE_2D_ARRAY RGBA16F */
+    GLuint light_atlas;              /* GL_TEXTURE_2D_ARRAY RGB9_E5 (4 bytes a texel, light above 1 kept) */
     uint32_t atlas_layers, page_size;
 
     GLuint white, black;
