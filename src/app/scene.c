@@ -885,9 +885,10 @@ void scene_draw(scene *s, const scene_viewport *vp)
     /* With a 3D skybox the sky goes first (the skybox chunk draws over it, then the depth is
      * cleared); else after the opaque world, at the far plane, only where the world left room. */
     bool sky_first = sky && (sky->flags & PMF_SKY_3D_SKYBOX);
+    scene_chunk *sb = sky_first ? skybox_chunk(s, sky->skybox_chunk) : NULL;
+    render_world_commit(s->world); /* the chunks uploaded since the last frame, the skybox's too */
     if (sky_first) {
         render_world_draw_sky(s->world, &rs, &f, &stats);
-        scene_chunk *sb = skybox_chunk(s, sky->skybox_chunk);
         if (sb) {
             render_draw_chunk dc = { .handle = sb->handle };
             render_frame sf = f;

@@ -300,10 +300,7 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
         }
         world_write_fast_entry(w, slots + f, fl);
     }
-    if (!world_ensure_atlas_pages(w) || !world_composite_chunk(w, mc)) {
-        render_world_remove(w, (int)slot);
-        return -1;
-    }
+    w->unlit_chunks++;
     for (uint32_t b = 0; b < mc->batch_count; b++)
         if (mc->batches[b].material < w->lvl->common.material_count)
             world_load_material(w, mc->batches[b].material);
@@ -321,5 +318,7 @@ void render_world_remove(render_world *w, int handle)
     render_arena_free(&w->fast_table, gc->fast_base, gc->mc->fast_light_count);
     w->resident_vertices -= gc->mc->vertex_count;
     w->resident_bytes -= chunk_buffer_bytes(gc->mc);
+    if (!gc->lit)
+        w->unlit_chunks--;
     gc->mc = NULL;
 }

@@ -86,6 +86,11 @@ typedef struct render_frame_stats {
     uint32_t materials;              /* distinct materials among the batches drawn */
 } render_frame_stats;
 
+/* Before a frame: sizes the lit lightmap atlas to the pages the mesher uses, once for every chunk
+ * added since the last call, and composites those chunks into it (render_world_add leaves them
+ * unlit, so a view that streams in allocates the atlas once instead of once per page added). */
+void render_world_commit(render_world *w);
+
 /* Starts a frame in the bound framebuffer: viewport (x, y, width, height) (x, y <= 0 puts a tile
  * of a bigger frame in the framebuffer), the framebuffer cleared to black, depth 1. */
 void render_world_begin(render_world *w, int x, int y, int width, int height);

@@ -24,6 +24,7 @@ typedef struct gpu_chunk {
     bool wide;                       /* indices in the u32 arena (more than MAX_U16_VERTICES) */
     uint32_t fast_vertex_base;       /* first entry in the fast-vertex arena (when mc->fast) */
     uint32_t fast_base;              /* first entry in the fast-light table */
+    bool lit;                        /* composited into the lit atlas (render_world_commit) */
 } gpu_chunk;
 
 /* horizon: the mean colour of the middle row (a skybox side's horizon, for the fog colour);
@@ -92,6 +93,7 @@ struct render_world {
 
     GLuint light_atlas;              /* GL_TEXTURE_2D_ARRAY RGB9_E5 (4 bytes a texel, light above 1 kept) */
     uint32_t atlas_layers, page_size;
+    uint32_t unlit_chunks;           /* added, not yet composited (render_world_commit) */
 
     GLuint white, black;
     gpu_texture *textures;
@@ -131,7 +133,6 @@ bool world_reserve(void **p, size_t *cap, size_t need, size_t elem);
 render_light *world_register_light(render_world *w, bool fast, uint32_t id, const uint8_t color[3], bool enabled,
                                    uint8_t intensity);
 bool world_alloc_atlas_layers(render_world *w, uint32_t layers);
-bool world_ensure_atlas_pages(render_world *w);
 bool world_composite_chunk(render_world *w, const mesh_chunk *mc);
 void world_write_fast_entry(render_world *w, uint32_t slot, const mesh_fast_light *fl);
 

@@ -159,19 +159,30 @@ bool world_composite_chunk(render_world *w, const mesh_chunk *mc)
     return true;
 }
 
-/* Pages are only ever added by the mesher: grow the texture array (copying, else recompositing
- * every chunk). */
-bool world_ensure_atlas_pages(render_world *w)
+void render_world_commit(render_world *w)
 {
     uint32_t pages = mesh_atlas_page_count(w->atlas);
-    if (pages <= w->atlas_layers)
-        return true;
-    if (world_alloc_atlas_layers(w, pages))
-        return true;
-    for (size_t i = 0; i < w->chunk_count; i++)
-        if (w->chunks[i].mc && !world_composite_chunk(w, w->chunks[i].mc))
-            return false;
-    return true;
+    if (pages > w->atlas_layers) {
+        /* Pages are only ever added by the mesher. Past the first allocation one spare page comes
+         * with each growth, so a view that keeps moving reallocates (and copies) less often. */
+        uint32_t layers = pages;
+        if (w->atlas_layers && layers < mesh_atlas_max_pages(w->atlas))
+            layers++;
+        if (!world_alloc_atlas_layers(w, layers)) {   /* not copied: composite every chunk again */
+            for (size_t i = 0; i < w->chunk_count; i++)
+                if (w->chunks[i].mc && w->chunks[i].lit) {
+                    w->chunks[i].lit = false;
+                    w->unlit_chunks++;
+                }
+        }
+    }
+    for (size_t i = 0; i < w->chunk_count && w->unlit_chunks; i++) {
+        gpu_chunk *gc = &w->chunks[i];
+        if (gc->mc && !gc->lit && world_composite_chunk(w, gc->mc)) {
+            gc->lit = true;
+            w->unlit_chunks--;
+        }
+    }
 }
 
 void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled)
@@ -184,7 +195,7 @@ void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled)
     l->enabled = enabled;
     for (size_t i = 0; i < w->chunk_count; i++) {
         const mesh_chunk *mc = w->chunks[i].mc;
-        if (!mc)
+        if (!mc || !w->chunks[i].lit) /* composited when committed, with the state set now */
             continue;
         for (uint32_t d = 0; d < mc->dynamic_light_count; d++) {
             if (mc->dynamic_lights[d].id == id) {
