@@ -300,7 +300,12 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
         }
         world_write_fast_entry(w, slots + f, fl);
     }
-    w->unlit_chunks++;
+    /* Composited now when its pages exist (within the caller's upload budget), else by the next
+     * render_world_commit, which sizes the atlas once for all such chunks. */
+    if (world_chunk_pages_exist(w, mc) && world_composite_chunk(w, mc))
+        gc->lit = true;
+    else
+        w->unlit_chunks++;
     for (uint32_t b = 0; b < mc->batch_count; b++)
         if (mc->batches[b].material < w->lvl->common.material_count)
             world_load_material(w, mc->batches[b].material);

@@ -159,6 +159,14 @@ bool world_composite_chunk(render_world *w, const mesh_chunk *mc)
     return true;
 }
 
+bool world_chunk_pages_exist(const render_world *w, const mesh_chunk *mc)
+{
+    for (uint32_t b = 0; b < mc->block_count; b++)
+        if (mc->blocks[b].rect.page >= w->atlas_layers)
+            return false;
+    return true;
+}
+
 void render_world_commit(render_world *w)
 {
     uint32_t pages = mesh_atlas_page_count(w->atlas);
