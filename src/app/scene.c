@@ -60,6 +60,8 @@ struct scene {
     int radius;                      /* streaming radius, chunks: also how far the world is drawn */
     camera cam;
     bool view_dirty;                 /* the streamer has not seen the current camera yet */
+    bool buffers_presized;           /* presize_buffers done */
+    bool drawn;                      /* scene_draw has run */
     scene_settings settings;
     float wind[3];
 
@@ -653,6 +655,22 @@ static void upload_chunk(scene *s, scene_chunk *sc)
     s->upload_seconds += now_seconds() - t0;
 }
 
+/* Once the first view is in and drawn: the chunk buffers and the lit atlas grown at once for the chunks the radius can hold,
+ * estimated from those in (their average size x the grid positions within the radius x the share
+ * of the level's positions that have a chunk), so that flying on does not double them on the way
+ * (a grow-and-copy of tens of MiB in one frame). */
+static void presize_buffers(scene *s)
+{
+    const pmf_level_info *li = &s->file->levels[s->level];
+    uint64_t side = 2u * (uint64_t)s->radius + 1u;
+    uint64_t positions = (side < li->count_x ? side : li->count_x) * (side < li->count_y ? side : li->count_y)
+                         * (side < li->count_z ? side : li->count_z);
+    double expected = (double)positions * li->present_chunks / (li->chunk_count ? li->chunk_count : 1);
+    double scale = expected / (double)s->chunk_count;
+    if (scale > 1.0)
+        render_world_reserve(s->world, scale < 8.0 ? scale : 8.0);
+}
+
 /* Takes delivered chunks within budget_ms: those in view are uploaded at once, the others
  * deferred; then, unless view_only, deferred ones while the budget lasts. */
 static void update(scene *s, double budget_ms, bool view_only)
@@ -718,6 +736,11 @@ static void update(scene *s, double budget_ms, bool view_only)
         s->deferred[pick] = s->deferred[--s->deferred_count];
         upload_chunk(s, sc);
         uploaded = true;
+    }
+    /* after a first frame: not on the way to the first picture */
+    if (!view_only && s->drawn && !s->buffers_presized && s->chunk_count && scene_view_complete(s)) {
+        presize_buffers(s);
+        s->buffers_presized = true;
     }
     update_visibility(s, false);
 }
@@ -839,6 +862,7 @@ static bool ensure_scratch(scene *s, size_t words)
 
 void scene_draw(scene *s, const scene_viewport *vp)
 {
+    s->drawn = true;
     const camera *cam = &s->cam;
     scene_viewport full = *vp;
     if (full.tile_w <= 0 || full.tile_h <= 0) {

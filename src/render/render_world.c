@@ -1,5 +1,6 @@
 /* render_world.c - the world's GL objects and chunk uploads (render_world.h); lights, materials,
  * the draw and the sky are in render_world_*.c beside it. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,38 @@ void render_world_chunk_bytes(const render_world *w, uint64_t *vertices, uint64_
 
 /* ---- chunks -------------------------------------------------------------------------------- */
 
+/* The buffer textures that read the fast-light arenas, after those moved. */
+static void bind_fast_buffers(render_world *w)
+{
+    glBindTexture(GL_TEXTURE_BUFFER, w->fast_tex);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, w->fast_table.buffer);
+    glBindTexture(GL_TEXTURE_BUFFER, w->fast_vertex_tex);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32UI, w->fast_vertices.buffer);
+}
+
+void render_world_reserve(render_world *w, double scale)
+{
+    render_arena *chunk_arenas[] = { &w->vertices, &w->indices16, &w->indices32 };
+    bool moved = false, fast_moved = false;
+    for (size_t i = 0; i < sizeof chunk_arenas / sizeof *chunk_arenas; i++)
+        render_arena_reserve(chunk_arenas[i], (uint64_t)(render_arena_used(chunk_arenas[i]) * scale), &moved);
+    render_arena_reserve(&w->fast_vertices, (uint64_t)(render_arena_used(&w->fast_vertices) * scale), &fast_moved);
+    render_arena_reserve(&w->fast_table, (uint64_t)(render_arena_used(&w->fast_table) * scale), &fast_moved);
+    if (moved)
+        w->vao_dirty = true;
+    if (fast_moved)
+        bind_fast_buffers(w);
+    /* the lit atlas likewise, from the luxels in use; shelves leave a quarter of a page unused */
+    uint64_t page = (uint64_t)w->page_size * w->page_size;
+    double pages = ceil((double)mesh_atlas_used_texels(w->atlas) * scale * 1.25 / (double)page);
+    uint32_t max_pages = mesh_atlas_max_pages(w->atlas);
+    uint32_t layers = pages < max_pages ? (uint32_t)pages : max_pages;
+    if (layers < mesh_atlas_page_count(w->atlas))
+        layers = mesh_atlas_page_count(w->atlas);
+    if (layers > w->atlas_layers)
+        world_grow_atlas(w, layers);
+}
+
 /* What a chunk's vertices, fast vertices and indices take in the arenas. */
 static uint64_t chunk_buffer_bytes(const mesh_chunk *mc)
 {
@@ -230,12 +263,8 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
     }
     if (moved)
         w->vao_dirty = true;
-    if (fast_moved) {
-        glBindTexture(GL_TEXTURE_BUFFER, w->fast_tex);
-        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, w->fast_table.buffer);
-        glBindTexture(GL_TEXTURE_BUFFER, w->fast_vertex_tex);
-        glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32UI, w->fast_vertices.buffer);
-    }
+    if (fast_moved)
+        bind_fast_buffers(w);
     /* u16 indices narrowed in a buffer kept between uploads (fresh memory per chunk costs page
      * faults). */
     if (ok && !wide && !world_reserve((void **)&w->staging, &w->staging_cap, (size_t)mc->index_count + 1, sizeof *w->staging)) {

@@ -39,6 +39,10 @@ void render_world_destroy(render_world *w);
  * Returns a handle >= 0, or -1 when out of memory. */
 int render_world_add(render_world *w, const mesh_chunk *mc);
 void render_world_remove(render_world *w, int handle);
+/* Grows the chunk buffers and the lit atlas at once to scale x what they hold (when that is more
+ * than they have), so chunks that come later find room without a grow-and-copy on their frame.
+ * Best effort: what the memory budget refuses is grown later as needed. */
+void render_world_reserve(render_world *w, double scale);
 
 /* Light state by global ID, kept for chunks that arrive later. */
 void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled);

@@ -133,6 +133,9 @@ bool world_reserve(void **p, size_t *cap, size_t need, size_t elem);
 render_light *world_register_light(render_world *w, bool fast, uint32_t id, const uint8_t color[3], bool enabled,
                                    uint8_t intensity);
 bool world_alloc_atlas_layers(render_world *w, uint32_t layers);
+/* Reallocates the lit atlas with `layers` pages, its content kept (copied, else recomposited by
+ * the next render_world_commit). */
+void world_grow_atlas(render_world *w, uint32_t layers);
 /* Every lightmap block of the chunk lies on a page the atlas texture has. */
 bool world_chunk_pages_exist(const render_world *w, const mesh_chunk *mc);
 bool world_composite_chunk(render_world *w, const mesh_chunk *mc);

@@ -167,6 +167,17 @@ bool world_chunk_pages_exist(const render_world *w, const mesh_chunk *mc)
     return true;
 }
 
+void world_grow_atlas(render_world *w, uint32_t layers)
+{
+    if (!world_alloc_atlas_layers(w, layers)) {   /* not copied: composite every chunk again */
+        for (size_t i = 0; i < w->chunk_count; i++)
+            if (w->chunks[i].mc && w->chunks[i].lit) {
+                w->chunks[i].lit = false;
+                w->unlit_chunks++;
+            }
+    }
+}
+
 void render_world_commit(render_world *w)
 {
     uint32_t pages = mesh_atlas_page_count(w->atlas);
@@ -176,13 +187,7 @@ void render_world_commit(render_world *w)
         uint32_t layers = pages;
         if (w->atlas_layers && layers < mesh_atlas_max_pages(w->atlas))
             layers++;
-        if (!world_alloc_atlas_layers(w, layers)) {   /* not copied: composite every chunk again */
-            for (size_t i = 0; i < w->chunk_count; i++)
-                if (w->chunks[i].mc && w->chunks[i].lit) {
-                    w->chunks[i].lit = false;
-                    w->unlit_chunks++;
-                }
-        }
+        world_grow_atlas(w, layers);
     }
     for (size_t i = 0; i < w->chunk_count && w->unlit_chunks; i++) {
         gpu_chunk *gc = &w->chunks[i];
