@@ -163,6 +163,20 @@ static void test_resolver(void)
     CHECK_EQ(res_load_texture(ctx, "textures/nothing", &again, &err), RES_MISSING_REPORTED);
     CHECK(again == img && strstr(err.message, "not found") != NULL);
     CHECK_EQ(res_load_texture(ctx, "map:textures/nothing", &img, &err), RES_MISSING);
+    /* a prefetch (a stream worker) decodes without reporting: the first load still says why */
+    res_prefetch_texture(ctx, "textures/nothing2");
+    CHECK_EQ(res_load_texture(ctx, "textures/nothing2", &img, &err), RES_MISSING);
+    CHECK(strstr(err.message, "not found") != NULL);
+    CHECK_EQ(res_load_texture(ctx, "textures/nothing2", &img, &err), RES_MISSING_REPORTED);
+    /* ... and a prefetched texture comes with its mipmaps (2x2: one level, 1x1) */
+    res_prefetch_texture(ctx, "game:other/textures/g.png");
+    CHECK_EQ(res_load_texture(ctx, "game:other/textures/g.png", &img, &err), RES_OK);
+    CHECK(img->mip_levels == 1 && img->mips && img->mips[0] == 90 && img->mips[3] == 255);
+    /* released by the renderer, prefetched again, loaded again: decoded again, whole */
+    res_release_texture(ctx, "game:other/textures/g.png");
+    res_prefetch_texture(ctx, "game:other/textures/g.png");
+    CHECK_EQ(res_load_texture(ctx, "game:other/textures/g.png", &img, &err), RES_OK);
+    CHECK(img->rgba != NULL && img->mip_levels == 1);
     CHECK_EQ(res_load_texture(ctx, "textures/broken.png", &img, &err), RES_MISSING);
     CHECK(strcmp(err.block, "texture") == 0);
     CHECK_EQ(res_load_texture(ctx, "textures/empty", &img, &err), RES_MISSING);
