@@ -1,8 +1,7 @@
 /* png_write.h - the one PNG writer of pmfview's pictures (`pmfview shot`, the window's F12
  * screenshots, the bench's floor program): RGBA8 pixels written as an RGB PNG through libpng at
- * zlib level 1 (the feature demo at 1280x720 in ~45 ms, 600 KB; zlib's default level takes over
- * 1 s for 450 KB), atomically
- * (atomic_file.h: a temporary file beside the path, mode 0666 minus the umask, fsync, rename). */
+ * zlib level 1 (docs/shot.md), atomically (atomic_file.h: a temporary file beside the path, mode
+ * 0666 minus the umask, fsync, rename). */
 #ifndef PMF_RES_PNG_WRITE_H
 #define PMF_RES_PNG_WRITE_H
 
