@@ -12,7 +12,8 @@
 #   --only LIST    figures to run, comma-separated from 1..7 (default: all)
 #   --regenerate   generate the maps again even when cached
 # Environment: BENCH_JOBS (build jobs, default 2), BENCH_SEED (default 1), BENCH_GEN_TIMEOUT
-# (seconds one map's generation may take, default 900),
+# (seconds one map's generation may take, default 900), BENCH_REPEATS (runs of each side of a
+# timed comparison, the minimum taken, default 5; 2 with --quick),
 # BENCH_BIG / BENCH_SMALL / BENCH_HUGE (map grids, default 64x2x64 / 16x1x16 / 128x1x128).
 set -u
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -38,10 +39,10 @@ GEN_TIMEOUT=${BENCH_GEN_TIMEOUT:-900}
 SEED=${BENCH_SEED:-1}
 if [ "$QUICK" = 1 ]; then
     BIG=${BENCH_BIG:-8x2x8}; SMALL=${BENCH_SMALL:-4x1x4}; HUGE=${BENCH_HUGE:-16x1x16}
-    FRAMES_DRAW=20; FRAMES_FLY=60; FRAMES_MEM=40
+    FRAMES_DRAW=20; FRAMES_FLY=60; FRAMES_MEM=40; REPEATS=${BENCH_REPEATS:-2}
 else
     BIG=${BENCH_BIG:-64x2x64}; SMALL=${BENCH_SMALL:-16x1x16}; HUGE=${BENCH_HUGE:-128x1x128}
-    FRAMES_DRAW=60; FRAMES_FLY=240; FRAMES_MEM=120
+    FRAMES_DRAW=60; FRAMES_FLY=240; FRAMES_MEM=120; REPEATS=${BENCH_REPEATS:-5}
 fi
 RADIUS=8                    # pmfview's default streaming radius
 SIZE=1280x720               # pmfview shot's default size
@@ -192,64 +193,131 @@ run() {
 }
 # The reason a run failed: its last output line.
 why() { tail -n 1 "$WORK/$1.out" 2>/dev/null | cut -c1-120; }
-# best_of N NAME CMD...: the fastest of N runs; leaves that run's files as NAME.*; prints its wall.
+# summarise NAME N: of runs NAME.1..N, leaves the fastest (wall) as NAME.out / NAME.run and writes
+# NAME.best: the minimum wall and CPU times over the runs and how far each spread (max / min - 1).
+summarise() {
+    local name=$1 n=$2 i
+    for i in $(seq "$n"); do
+        printf '%s %s %s\n' "$(field "$WORK/$name.$i.run" "wall_s ")" "$(field "$WORK/$name.$i.run" "cpu_s ")" "$i"
+    done | sort -g | awk 'NR == 1 { w0 = $1; fastest = $3 } { w1 = $1 } NR == 1 || $2 < c0 { c0 = $2 } NR == 1 || $2 > c1 { c1 = $2 }
+        END { printf "wall_min %s\ncpu_min %s\nwall_spread %.6f\ncpu_spread %.6f\nfastest %s\n", w0, c0,
+              (w0 > 0 ? w1 / w0 - 1 : 0), (c0 > 0 ? c1 / c0 - 1 : 0), fastest }' >"$WORK/$name.best"
+    i=$(field "$WORK/$name.best" "fastest ")
+    cp "$WORK/$name.$i.out" "$WORK/$name.out"
+    cp "$WORK/$name.$i.run" "$WORK/$name.run"
+}
+
+# best_of N NAME CMD...: N runs; leaves the fastest run's files as NAME.* (and NAME.best, see
+# summarise); prints its wall.
 best_of() {
-    local n=$1 name=$2 best="" i wall
+    local n=$1 name=$2 i
     shift 2
     for i in $(seq "$n"); do
         run "$name.$i" "$@" || { cp "$WORK/$name.$i.out" "$WORK/$name.out"; return 1; }
-        wall=$(field "$WORK/$name.$i.run" "wall_s ")
-        if [ -z "$best" ] || awk -v a="$wall" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-            best=$wall
-            cp "$WORK/$name.$i.out" "$WORK/$name.out"
-            cp "$WORK/$name.$i.run" "$WORK/$name.run"
+    done
+    summarise "$name" "$n"
+    field "$WORK/$name.best" "wall_min "
+}
+
+# best_of_pair N A B: runs the commands in the arrays PAIR_A and PAIR_B in turn, N times each (so
+# the machine's load falls on both alike), summarised as A and B. Fails naming the one that failed.
+best_of_pair() {
+    local n=$1 a=$2 b=$3 i
+    for i in $(seq "$n"); do
+        run "$a.$i" "${PAIR_A[@]}" || { cp "$WORK/$a.$i.out" "$WORK/$a.out"; echo "$a"; return 1; }
+        run "$b.$i" "${PAIR_B[@]}" || { cp "$WORK/$b.$i.out" "$WORK/$b.out"; echo "$b"; return 1; }
+    done
+    summarise "$a" "$n"
+    summarise "$b" "$n"
+}
+PAIR_A=()
+PAIR_B=()
+
+# judge_pair ID LABEL A B TARGET NOTE: a figure measured as A / B, both best_of runs, in wall and
+# in CPU time (minimum of the repeats each). Both rows are shown; the target is judged on the
+# steadier measure (the smaller spread of A's and B's repeats), and the note says which.
+judge_pair() {
+    local id=$1 label=$2 a=$3 b=$4 target=$5 note=$6 ws cs judged m aw bw spread
+    ws=$(awk -v x="$(field "$WORK/$a.best" "wall_spread ")" -v y="$(field "$WORK/$b.best" "wall_spread ")" \
+        'BEGIN { print (x > y ? x : y) }')
+    cs=$(awk -v x="$(field "$WORK/$a.best" "cpu_spread ")" -v y="$(field "$WORK/$b.best" "cpu_spread ")" \
+        'BEGIN { print (x > y ? x : y) }')
+    judged=$(awk -v w="$ws" -v c="$cs" 'BEGIN { print (c <= w ? "cpu" : "wall") }')
+    for m in cpu wall; do
+        aw=$(field "$WORK/$a.best" "${m}_min ")
+        bw=$(field "$WORK/$b.best" "${m}_min ")
+        spread=$ws
+        [ "$m" = cpu ] && spread=$cs
+        spread="spread $(show "$(calc "100 * $spread")")% over the repeats"
+        if [ "$m" = "$judged" ]; then
+            record "$id" "$label ($m)" "$(calc "$aw")" s "$(calc "$bw")" "$(calc "$aw / $bw")" "$target" \
+                "judged on $m time, the steadier ($spread); $note"
+        else
+            record "${id}_$m" "$label ($m)" "$(calc "$aw")" s "$(calc "$bw")" "$(calc "$aw / $bw")" "" \
+                "shown, not judged ($spread)"
         fi
     done
-    printf '%s\n' "$best"
 }
 
 # ---- figures -------------------------------------------------------------------------------------
 figure_decode() {
-    local m info lz4 bytes
+    local m bytes failed info lz4
     map "$BIG"
     m=$MAP
     [ -n "$m" ] || { na decode "1 decode: info vs LZ4F only" "no $BIG map: $MAP_FAILURE"; return; }
-    log "1 decode: pmfview info vs bench_lz4 on $BIG"
-    info=$(best_of 3 info "$PMFVIEW" info "$m") ||
-        { na decode "1 decode: info vs LZ4F only" "pmfview info failed: $(why info)"; return; }
-    lz4=$(best_of 3 lz4 "$TOOLS/bench_lz4" "$m") ||
-        { na decode "1 decode: info vs LZ4F only" "bench_lz4 failed: $(why lz4)"; return; }
+    log "1 decode: pmfview info vs bench_lz4 on $BIG, $REPEATS times each in turn"
+    PAIR_A=("$PMFVIEW" info "$m")
+    PAIR_B=("$TOOLS/bench_lz4" "$m")
+    if ! failed=$(best_of_pair "$REPEATS" info lz4); then
+        na decode "1 decode: info vs LZ4F only" "$failed failed: $(why "$failed")"
+        return
+    fi
     bytes=$(field "$WORK/lz4.out" "decompressed bytes: ")
-    record decode "1 decode: info vs LZ4F only" "$(calc "$info")" s "$(calc "$lz4")" \
-        "$(calc "$info / $lz4")" "<=1.2" "$BIG, $(show "$(calc "$bytes / 1048576")") MiB decompressed"
-    record decode_rate "1 decode throughput" "$(calc "$bytes / 1048576 / $info")" "MiB/s" \
-        "$(calc "$bytes / 1048576 / $lz4")" "$(calc "$lz4 / $info")" "" "decompressed bytes per second"
+    judge_pair decode "1 decode: info vs LZ4F only" info lz4 "<=1.2" \
+        "$BIG, $(show "$(calc "$bytes / 1048576")") MiB decompressed"
+    info=$(field "$WORK/info.best" "cpu_min ")
+    lz4=$(field "$WORK/lz4.best" "cpu_min ")
+    record decode_rate "1 decode throughput (cpu)" "$(calc "$bytes / 1048576 / $info")" "MiB/s" \
+        "$(calc "$bytes / 1048576 / $lz4")" "$(calc "$lz4 / $info")" "" "decompressed bytes per CPU second"
+}
+
+# 2: `pmfview shot` against the floor program (bench_floor: context, one clear, read-back, the
+# same PNG writer, same size), whole processes, on the big city and on the feature demo.
+# first_frame_row ID LABEL MAP CAMERA
+first_frame_row() {
+    local id=$1 label=$2 m=$3 cam=$4 failed
+    PAIR_A=("$PMFVIEW" shot "$m" -o "$WORK/first.png" --size "$SIZE" --stats ${cam:+--camera "$cam"})
+    PAIR_B=("$TOOLS/bench_floor" -o "$WORK/floor.png" --size "$SIZE")
+    if ! failed=$(best_of_pair "$REPEATS" "$id" floor_$id); then
+        na "$id" "$label" "$failed failed: $(why "$failed")"
+        return
+    fi
+    RENDERER=$(sed -n 's/^renderer: //p' "$WORK/floor_$id.out")
+    judge_pair "$id" "$label" "$id" "floor_$id" "<=1.5" \
+        "process to PNG on disk; shot: $(field "$WORK/$id.out" "chunks loaded: ") chunks, $(field "$WORK/$id.out" "triangles: ") triangles, first complete frame at $(field "$WORK/$id.out" "process time to first complete frame: ") s"
 }
 
 figure_first_frame() {
-    local m cam ctx dec total shot_first how
+    local m cam demo="$ROOT/assets/feature_demo.pms" dec
     map "$BIG"
     m=$MAP
-    [ -n "$m" ] || { na first_frame "2 time to first frame" "no $BIG map: $MAP_FAILURE"; return; }
     cam="-16,$EYE,0,0,0"
-    log "2 first frame: pmfview shot --stats vs bench_egl + bench_decode on $BIG"
-    total=$(best_of 2 shot "$PMFVIEW" shot "$m" -o "$WORK/first.png" --camera "$cam" --stats) ||
-        { na first_frame "2 time to first frame" "pmfview shot failed: $(why shot)"; return; }
-    ctx=$(best_of 2 egl "$TOOLS/bench_egl") ||
-        { na first_frame "2 time to first frame" "bench_egl failed: $(why egl)"; return; }
-    RENDERER=$(sed -n 's/^renderer: //p' "$WORK/egl.out")
-    run decode "$TOOLS/bench_decode" "$m" --camera "$cam" --radius "$RADIUS" --size "$SIZE" ||
-        { na first_frame "2 time to first frame" "bench_decode failed: $(why decode)"; return; }
-    dec=$(field "$WORK/decode.out" "decode time: ")
-    shot_first=$(field "$WORK/shot.out" "process time to first complete frame: ")
-    how="shot's process time to first complete frame"
-    if [ -z "$shot_first" ]; then
-        shot_first=$total
-        how="shot process wall incl. PNG write (no 'process time to first complete frame' line)"
+    log "2 first frame: pmfview shot vs bench_floor, $REPEATS times each in turn"
+    if [ -z "$m" ]; then
+        na first_frame "2 first frame vs floor, $BIG" "no $BIG map: $MAP_FAILURE"
+    else
+        first_frame_row first_frame "2 first frame vs floor, $BIG" "$m" "$cam"
+        if run decode "$TOOLS/bench_decode" "$m" --camera "$cam" --radius "$RADIUS" --size "$SIZE"; then
+            dec=$(field "$WORK/decode.out" "decode time: ")
+            record first_frame_decode "2 one-thread decode of the view" "$(calc "$dec")" s "" "" "" \
+                "bench_decode: the $(field "$WORK/decode.out" "chunks in view: ") chunks shot waits for, all parts (shown: part of shot's work the floor has not)"
+        fi
     fi
-    record first_frame "2 time to first frame" "$(calc "$shot_first")" s "$(calc "$ctx + $dec")" \
-        "$(calc "$shot_first / ($ctx + $dec)")" "<=1.5" \
-        "$how; baseline = context $(show "$ctx") s + 1-thread decode of $(field "$WORK/decode.out" "chunks in view: ") chunks $(show "$dec") s"
+    if [ -x "$PMFC" ] && [ -f "$demo" ] && "$PMFC" "$demo" -o "$WORK/first_demo.pmf" >"$WORK/first_demo.log" 2>&1; then
+        first_frame_row first_frame_demo "2 first frame vs floor, feature_demo" "$WORK/first_demo.pmf" ""
+    else
+        na first_frame_demo "2 first frame vs floor, feature_demo" "cannot compile assets/feature_demo.pms"
+    fi
 }
 
 figure_frame_cost() {

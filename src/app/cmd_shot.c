@@ -8,8 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <stb_image_write.h>
-
 #include "atomic_file.h"
 #include "cli.h"
 #include "memory_option.h"
@@ -21,6 +19,7 @@
 #include "pm4_world.h"
 #include "region_overlay.h"
 #include "render.h"
+#include "res/png_write.h"
 #include "scene.h"
 #include "text_clean.h"
 
@@ -499,38 +498,15 @@ static bool make_parents(const char *path)
     }
 }
 
-static void write_to_file(void *ctx, void *data, int size)
-{
-    /* A short write leaves the stream's error flag set: write_png checks ferror. */
-    fwrite(data, 1, (size_t)size, ctx);
-}
-
-/* RGB PNG written atomically (atomic_file.h: temp file beside it, mode 0666 - umask, fsync, rename). */
+/* The PNG written atomically (res/png_write.h). */
 static bool write_png(const char *path, int w, int h, const uint8_t *rgba)
 {
-    size_t n = (size_t)w * h;
-    uint8_t *rgb = malloc(n * 3);
-    if (!rgb) {
-        fprintf(stderr, "pmfview: %s: out of memory\n", path);
-        return false;
-    }
-    for (size_t i = 0; i < n; i++)
-        memcpy(&rgb[i * 3], &rgba[i * 4], 3);
-    atomic_file af;
     char why[300];
-    bool ok = atomic_file_open(&af, path, why, sizeof why);
-    if (ok && !stbi_write_png_to_func(write_to_file, af.fp, w, h, 3, rgb, w * 3)) {
-        snprintf(why, sizeof why, "cannot write: %s", strerror(errno ? errno : EIO));
-        atomic_file_abort(&af);
-        ok = false;
-    }
-    ok = ok && atomic_file_commit(&af, why, sizeof why);
-    if (!ok) {
-        char shown[1024];
-        fprintf(stderr, "pmfview: %s: %s\n", text_clean(path, shown, sizeof shown), why);
-    }
-    free(rgb);
-    return ok;
+    if (png_write_rgba(path, (uint32_t)w, (uint32_t)h, rgba, why, sizeof why))
+        return true;
+    char shown[1024];
+    fprintf(stderr, "pmfview: %s: %s\n", text_clean(path, shown, sizeof shown), why);
+    return false;
 }
 
 /* ---- rendering ------------------------------------------------------------------------------- */

@@ -64,6 +64,8 @@ struct scene {
     int radius;                      /* streaming radius, chunks: also how far the world is drawn */
     camera cam;
     bool view_dirty;                 /* the streamer has not seen the current camera yet */
+    bool buffers_presized;           /* presize_buffers done */
+    bool drawn;                      /* scene_draw has run */
     scene_settings settings;
     float wind[3];
 
@@ -180,6 +182,24 @@ static void free_scene_chunk(scene_chunk *sc)
     free(sc);
 }
 
+/* Decodes the textures of the chunk's materials here on the worker (res caches them with their
+ * mipmaps) rather than on the GL thread when the chunk is uploaded. */
+static void prefetch_textures(scene *s, const mesh_chunk *mc)
+{
+    for (uint32_t b = 0; b < mc->batch_count; b++) {
+        if (mc->batches[b].material >= s->lvl.common.material_count)
+            continue;
+        const pmf_client_material *cm = &s->lvl.client.materials[mc->batches[b].material];
+        if (cm->texture[0])
+            res_prefetch_texture(s->res, cm->texture);
+        for (uint32_t i = 0; cm->texture[0] && i < cm->extra_texture_count; i++)
+            if (cm->extra_textures[i][0])
+                res_prefetch_texture(s->res, cm->extra_textures[i]);
+        if (cm->matcap[0])
+            res_prefetch_texture(s->res, cm->matcap);
+    }
+}
+
 static scene_chunk *build_scene_chunk(scene *s, pmf_chunk *chunk, char *err, size_t err_size)
 {
     scene_chunk *sc = calloc(1, sizeof *sc);
@@ -192,6 +212,7 @@ static scene_chunk *build_scene_chunk(scene *s, pmf_chunk *chunk, char *err, siz
         free(sc);
         return NULL;
     }
+    prefetch_textures(s, &sc->mc);
     uint32_t n = chunk->client.sky_region_count;
     if (n) {
         sc->sky_regions = calloc(n, sizeof *sc->sky_regions);
@@ -240,10 +261,10 @@ static scene *fail(scene *s, scene_error *err, int code, const char *fmt, const 
     return NULL;
 }
 
-/* The lit atlas (RGBA16F pages of 2048^2 on the GPU, 32 MiB each) may take half the budget. */
+/* The lit atlas (RGB9_E5 pages of 2048^2 on the GPU, 16 MiB each) may take half the budget. */
 static uint32_t atlas_pages_for_budget(void)
 {
-    uint64_t limit = pmf_budget_limit(), page = 2048ull * 2048ull * 8ull;
+    uint64_t limit = pmf_budget_limit(), page = 2048ull * 2048ull * 4ull;
     uint64_t pages = limit ? limit / 2 / page : 64;
     return pages < 1 ? 1 : pages > 64 ? 64 : (uint32_t)pages;
 }
@@ -637,6 +658,22 @@ static void upload_chunk(scene *s, scene_chunk *sc)
     s->upload_seconds += now_seconds() - t0;
 }
 
+/* Once the first view is in and drawn: the chunk buffers and the lit atlas grown at once for the chunks the radius can hold,
+ * estimated from those in (their average size x the grid positions within the radius x the share
+ * of the level's positions that have a chunk), so that flying on does not double them on the way
+ * (a grow-and-copy of tens of MiB in one frame). */
+static void presize_buffers(scene *s)
+{
+    const pmf_level_info *li = &s->file->levels[s->level];
+    uint64_t side = 2u * (uint64_t)s->radius + 1u;
+    uint64_t positions = (side < li->count_x ? side : li->count_x) * (side < li->count_y ? side : li->count_y)
+                         * (side < li->count_z ? side : li->count_z);
+    double expected = (double)positions * li->present_chunks / (li->chunk_count ? li->chunk_count : 1);
+    double scale = expected / (double)s->chunk_count;
+    if (scale > 1.0)
+        render_world_reserve(s->world, scale < 8.0 ? scale : 8.0);
+}
+
 /* Takes delivered chunks within budget_ms: those in view are uploaded at once, the others
  * deferred; then, unless view_only, deferred ones while the budget lasts. */
 static void update(scene *s, double budget_ms, bool view_only)
@@ -702,6 +739,11 @@ static void update(scene *s, double budget_ms, bool view_only)
         s->deferred[pick] = s->deferred[--s->deferred_count];
         upload_chunk(s, sc);
         uploaded = true;
+    }
+    /* after a first frame: not on the way to the first picture */
+    if (!view_only && s->drawn && !s->buffers_presized && s->chunk_count && scene_view_complete(s)) {
+        presize_buffers(s);
+        s->buffers_presized = true;
     }
     update_visibility(s, false);
 }
@@ -823,6 +865,7 @@ static bool ensure_scratch(scene *s, size_t words)
 
 void scene_draw(scene *s, const scene_viewport *vp)
 {
+    s->drawn = true;
     const camera *cam = &s->cam;
     scene_viewport full = *vp;
     if (full.tile_w <= 0 || full.tile_h <= 0) {
@@ -869,9 +912,10 @@ void scene_draw(scene *s, const scene_viewport *vp)
     /* With a 3D skybox the sky goes first (the skybox chunk draws over it, then the depth is
      * cleared); else after the opaque world, at the far plane, only where the world left room. */
     bool sky_first = sky && (sky->flags & PMF_SKY_3D_SKYBOX);
+    scene_chunk *sb = sky_first ? skybox_chunk(s, sky->skybox_chunk) : NULL;
+    render_world_commit(s->world); /* the chunks uploaded since the last frame, the skybox's too */
     if (sky_first) {
         render_world_draw_sky(s->world, &rs, &f, &stats);
-        scene_chunk *sb = skybox_chunk(s, sky->skybox_chunk);
         if (sb) {
             render_draw_chunk dc = { .handle = sb->handle };
             render_frame sf = f;

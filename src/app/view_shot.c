@@ -1,4 +1,4 @@
-/* view_shot.c - screenshot names, framebuffer read-back and PNG writing. */
+/* view_shot.c - screenshot names and framebuffer read-back (the PNG: res/png_write.h). */
 #include "view_shot.h"
 
 #include <errno.h>
@@ -8,8 +8,6 @@
 #include <unistd.h>
 
 #include <glad/gl.h>
-#include "atomic_file.h"
-#include <stb_image_write.h>
 
 bool view_shot_path(const char *dir, time_t when, char *out, size_t size)
 {
@@ -46,35 +44,4 @@ void view_shot_read(int width, int height, uint8_t *rgba)
             b[i] = c;
         }
     }
-}
-
-/* stb's callback: a short write leaves the stream's error flag set for atomic_file_commit. */
-static void write_to_file(void *ctx, void *data, int size)
-{
-    fwrite(data, 1, (size_t)size, ctx);
-}
-
-bool view_shot_write_png(const char *path, int width, int height, const uint8_t *rgba, char *err, size_t err_size)
-{
-    size_t pixels = (size_t)width * height;
-    uint8_t *rgb = malloc(pixels * 3);
-    if (!rgb) {
-        snprintf(err, err_size, "%s: out of memory for a %dx%d shot", path, width, height);
-        return false;
-    }
-    for (size_t i = 0; i < pixels; i++)
-        memcpy(rgb + i * 3, rgba + i * 4, 3);
-    atomic_file af;
-    char why[300];
-    bool ok = atomic_file_open(&af, path, why, sizeof why);
-    if (ok && !stbi_write_png_to_func(write_to_file, af.fp, width, height, 3, rgb, width * 3)) {
-        snprintf(why, sizeof why, "cannot write PNG: out of memory");
-        atomic_file_abort(&af);
-        ok = false;
-    }
-    ok = ok && atomic_file_commit(&af, why, sizeof why);
-    free(rgb);
-    if (!ok)
-        snprintf(err, err_size, "%s: %s", path, why);
-    return ok;
 }

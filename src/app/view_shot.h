@@ -1,4 +1,4 @@
-/* view_shot.h - the window's screenshots: timestamped names, framebuffer read-back, PNG. */
+/* view_shot.h - the window's screenshots: timestamped names, framebuffer read-back. */
 #ifndef PMFVIEW_APP_VIEW_SHOT_H
 #define PMFVIEW_APP_VIEW_SHOT_H
 
@@ -13,9 +13,5 @@ bool view_shot_path(const char *dir, time_t when, char *out, size_t size);
 
 /* Reads width x height RGBA8 pixels of the bound read framebuffer into rgba, top row first. */
 void view_shot_read(int width, int height, uint8_t *rgba);
-
-/* Writes RGBA8 pixels (top row first) as an RGB PNG, atomically (atomic_file.h). False with a
- * message in err. */
-bool view_shot_write_png(const char *path, int width, int height, const uint8_t *rgba, char *err, size_t err_size);
 
 #endif

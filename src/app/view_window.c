@@ -14,6 +14,7 @@
 
 #include "render/hud.h"
 #include "render/render.h"
+#include "res/png_write.h"
 #include "formats_scene.h"
 #include "map_compile.h"
 #include "scene.h"
@@ -452,10 +453,10 @@ static void cycle_start_camera(viewer *v, int step, double t)
 
 static bool write_rgba_png(viewer *v, const char *path, int w, int h, const uint8_t *rgba)
 {
-    char err[600];
-    if (!view_shot_write_png(path, w, h, rgba, err, sizeof err)) {
-        fprintf(stderr, "pmfview: %s\n", err);
-        snprintf(v->error, sizeof v->error, "%s", err);
+    char why[300];
+    if (!png_write_rgba(path, (uint32_t)w, (uint32_t)h, rgba, why, sizeof why)) {
+        snprintf(v->error, sizeof v->error, "%.*s: %s", (int)(sizeof v->error - sizeof why - 3), path, why);
+        fprintf(stderr, "pmfview: %s\n", v->error);
         return false;
     }
     return true;

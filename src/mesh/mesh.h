@@ -67,7 +67,7 @@
  * mesh_chunk.layers: for each layer of each dynamic light of the chunk, its light (index into
  * mesh_chunk.dynamic_lights: global ID, colour, flags) and the block of its target lightmap;
  * luxels are padded exactly like the base block. Recommended composition: the renderer keeps
- * an RGBA16F "light" atlas (same pages, same rects) = base/255 + Σ enabled layers/255 × colour/255,
+ * an RGB9_E5 "light" atlas (same pages, same rects) = base/255 + Σ enabled layers/255 × colour/255,
  * recomposited for a block when a light is toggled. Layers whose target lightmap no face uses
  * are dropped (the lightmap gets no block).
  *

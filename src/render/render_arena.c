@@ -116,6 +116,24 @@ bool render_arena_alloc(render_arena *a, uint32_t count, uint32_t *offset, bool 
     return false;
 }
 
+uint64_t render_arena_used(const render_arena *a)
+{
+    uint64_t used = a->capacity;
+    for (uint32_t i = 0; i < a->free_count; i++)
+        used -= a->free[i].size;
+    return used;
+}
+
+bool render_arena_reserve(render_arena *a, uint64_t capacity, bool *moved)
+{
+    if (capacity <= a->capacity)
+        return true;
+    if (capacity > UINT32_MAX || !grow(a, (uint32_t)(capacity - a->capacity)))
+        return false;
+    *moved = true;
+    return true;
+}
+
 void render_arena_free(render_arena *a, uint32_t offset, uint32_t count)
 {
     /* Out of memory here only leaks the span (it stays allocated), which is harmless. */

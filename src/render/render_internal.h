@@ -30,5 +30,10 @@ void render_arena_release(render_arena *a);
  * *moved is set true when the buffer was replaced. False when out of memory. */
 bool render_arena_alloc(render_arena *a, uint32_t count, uint32_t *offset, bool *moved);
 void render_arena_free(render_arena *a, uint32_t offset, uint32_t count);
+/* Elements allocated (capacity minus the free spans). */
+uint64_t render_arena_used(const render_arena *a);
+/* Grows the buffer to hold at least capacity elements in one step (as render_arena_alloc grows
+ * it); *moved as there. False when out of memory (the arena unchanged). */
+bool render_arena_reserve(render_arena *a, uint64_t capacity, bool *moved);
 
 #endif

@@ -1,5 +1,6 @@
 /* render_world.c - the world's GL objects and chunk uploads (render_world.h); lights, materials,
  * the draw and the sky are in render_world_*.c beside it. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,8 +121,8 @@ render_world *render_world_create(const render_world_desc *desc, char *err, size
     glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32UI, w->fast_vertices.buffer);
 
     static const uint8_t white[4] = { 255, 255, 255, 255 }, black[4] = { 0, 0, 0, 255 };
-    w->white = world_upload_rgba(1, 1, white, false);
-    w->black = world_upload_rgba(1, 1, black, false);
+    w->white = world_upload_rgba(1, 1, white, NULL, 0);
+    w->black = world_upload_rgba(1, 1, black, NULL, 0);
     w->page_size = mesh_atlas_page_size(w->atlas);
     world_alloc_atlas_layers(w, 0);
     world_build_sky_cube(w);
@@ -174,7 +175,7 @@ uint64_t render_world_gpu_bytes(const render_world *w)
     return (uint64_t)w->vertices.capacity * sizeof(mesh_vertex) + (uint64_t)w->fast_vertices.capacity * sizeof(mesh_fast_vertex)
          + (uint64_t)w->indices16.capacity * 2u + (uint64_t)w->indices32.capacity * 4u
          + (uint64_t)w->fast_table.capacity * 16u
-         + (uint64_t)w->atlas_layers * w->page_size * w->page_size * 8u;
+         + (uint64_t)w->atlas_layers * w->page_size * w->page_size * 4u;
 }
 
 void render_world_chunk_bytes(const render_world *w, uint64_t *vertices, uint64_t *bytes)
@@ -184,6 +185,38 @@ void render_world_chunk_bytes(const render_world *w, uint64_t *vertices, uint64_
 }
 
 /* ---- chunks -------------------------------------------------------------------------------- */
+
+/* The buffer textures that read the fast-light arenas, after those moved. */
+static void bind_fast_buffers(render_world *w)
+{
+    glBindTexture(GL_TEXTURE_BUFFER, w->fast_tex);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, w->fast_table.buffer);
+    glBindTexture(GL_TEXTURE_BUFFER, w->fast_vertex_tex);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32UI, w->fast_vertices.buffer);
+}
+
+void render_world_reserve(render_world *w, double scale)
+{
+    render_arena *chunk_arenas[] = { &w->vertices, &w->indices16, &w->indices32 };
+    bool moved = false, fast_moved = false;
+    for (size_t i = 0; i < sizeof chunk_arenas / sizeof *chunk_arenas; i++)
+        render_arena_reserve(chunk_arenas[i], (uint64_t)(render_arena_used(chunk_arenas[i]) * scale), &moved);
+    render_arena_reserve(&w->fast_vertices, (uint64_t)(render_arena_used(&w->fast_vertices) * scale), &fast_moved);
+    render_arena_reserve(&w->fast_table, (uint64_t)(render_arena_used(&w->fast_table) * scale), &fast_moved);
+    if (moved)
+        w->vao_dirty = true;
+    if (fast_moved)
+        bind_fast_buffers(w);
+    /* the lit atlas likewise, from the luxels in use; shelves leave a quarter of a page unused */
+    uint64_t page = (uint64_t)w->page_size * w->page_size;
+    double pages = ceil((double)mesh_atlas_used_texels(w->atlas) * scale * 1.25 / (double)page);
+    uint32_t max_pages = mesh_atlas_max_pages(w->atlas);
+    uint32_t layers = pages < max_pages ? (uint32_t)pages : max_pages;
+    if (layers < mesh_atlas_page_count(w->atlas))
+        layers = mesh_atlas_page_count(w->atlas);
+    if (layers > w->atlas_layers)
+        world_grow_atlas(w, layers);
+}
 
 /* What a chunk's vertices, fast vertices and indices take in the arenas. */
 static uint64_t chunk_buffer_bytes(const mesh_chunk *mc)
@@ -230,12 +263,8 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
     }
     if (moved)
         w->vao_dirty = true;
-    if (fast_moved) {
-        glBindTexture(GL_TEXTURE_BUFFER, w->fast_tex);
-        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, w->fast_table.buffer);
-        glBindTexture(GL_TEXTURE_BUFFER, w->fast_vertex_tex);
-        glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32UI, w->fast_vertices.buffer);
-    }
+    if (fast_moved)
+        bind_fast_buffers(w);
     /* u16 indices narrowed in a buffer kept between uploads (fresh memory per chunk costs page
      * faults). */
     if (ok && !wide && !world_reserve((void **)&w->staging, &w->staging_cap, (size_t)mc->index_count + 1, sizeof *w->staging)) {
@@ -300,10 +329,12 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
         }
         world_write_fast_entry(w, slots + f, fl);
     }
-    if (!world_ensure_atlas_pages(w) || !world_composite_chunk(w, mc)) {
-        render_world_remove(w, (int)slot);
-        return -1;
-    }
+    /* Composited now when its pages exist (within the caller's upload budget), else by the next
+     * render_world_commit, which sizes the atlas once for all such chunks. */
+    if (world_chunk_pages_exist(w, mc) && world_composite_chunk(w, mc))
+        gc->lit = true;
+    else
+        w->unlit_chunks++;
     for (uint32_t b = 0; b < mc->batch_count; b++)
         if (mc->batches[b].material < w->lvl->common.material_count)
             world_load_material(w, mc->batches[b].material);
@@ -321,5 +352,7 @@ void render_world_remove(render_world *w, int handle)
     render_arena_free(&w->fast_table, gc->fast_base, gc->mc->fast_light_count);
     w->resident_vertices -= gc->mc->vertex_count;
     w->resident_bytes -= chunk_buffer_bytes(gc->mc);
+    if (!gc->lit)
+        w->unlit_chunks--;
     gc->mc = NULL;
 }

@@ -34,10 +34,15 @@ render_world *render_world_create(const render_world_desc *desc, char *err, size
 void render_world_destroy(render_world *w);
 
 /* Uploads a chunk (vertices, indices, lightmap blocks composited with its dynamic layers, fast
- * lights) and loads the textures of its materials. mc must stay alive until removed.
+ * lights) and loads the textures of its materials. Lightmap blocks on a page the atlas texture
+ * does not have yet wait for render_world_commit. mc must stay alive until removed.
  * Returns a handle >= 0, or -1 when out of memory. */
 int render_world_add(render_world *w, const mesh_chunk *mc);
 void render_world_remove(render_world *w, int handle);
+/* Grows the chunk buffers and the lit atlas at once to scale x what they hold (when that is more
+ * than they have), so chunks that come later find room without a grow-and-copy on their frame.
+ * Best effort: what the memory budget refuses is grown later as needed. */
+void render_world_reserve(render_world *w, double scale);
 
 /* Light state by global ID, kept for chunks that arrive later. */
 void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled);
@@ -85,6 +90,12 @@ typedef struct render_frame_stats {
     uint32_t draw_calls;
     uint32_t materials;              /* distinct materials among the batches drawn */
 } render_frame_stats;
+
+/* Before a frame: sizes the lit lightmap atlas to the pages the mesher uses, once for every chunk
+ * added since the last call on a page it did not have, and composites those chunks into it
+ * (render_world_add leaves them unlit, so a view that streams in allocates the atlas once instead
+ * of once per page added). */
+void render_world_commit(render_world *w);
 
 /* Starts a frame in the bound framebuffer: viewport (x, y, width, height) (x, y <= 0 puts a tile
  * of a bigger frame in the framebuffer), the framebuffer cleared to black, depth 1. */

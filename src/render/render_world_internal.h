@@ -24,6 +24,7 @@ typedef struct gpu_chunk {
     bool wide;                       /* indices in the u32 arena (more than MAX_U16_VERTICES) */
     uint32_t fast_vertex_base;       /* first entry in the fast-vertex arena (when mc->fast) */
     uint32_t fast_base;              /* first entry in the fast-light table */
+    bool lit;                        /* composited into the lit atlas (render_world_commit) */
 } gpu_chunk;
 
 /* horizon: the mean colour of the middle row (a skybox side's horizon, for the fog colour);
@@ -90,8 +91,9 @@ struct render_world {
     render_arena fast_table;
     GLuint fast_tex;
 
-    GLuint light_atlas;              /* GL_TEXTURE_2D_ARRAY RGBA16F */
+    GLuint light_atlas;              /* GL_TEXTURE_2D_ARRAY RGB9_E5 (4 bytes a texel, light above 1 kept) */
     uint32_t atlas_layers, page_size;
+    uint32_t unlit_chunks;           /* added, not yet composited (render_world_commit) */
 
     GLuint white, black;
     gpu_texture *textures;
@@ -131,12 +133,17 @@ bool world_reserve(void **p, size_t *cap, size_t need, size_t elem);
 render_light *world_register_light(render_world *w, bool fast, uint32_t id, const uint8_t color[3], bool enabled,
                                    uint8_t intensity);
 bool world_alloc_atlas_layers(render_world *w, uint32_t layers);
-bool world_ensure_atlas_pages(render_world *w);
+/* Reallocates the lit atlas with `layers` pages, its content kept (copied, else recomposited by
+ * the next render_world_commit). */
+void world_grow_atlas(render_world *w, uint32_t layers);
+/* Every lightmap block of the chunk lies on a page the atlas texture has. */
+bool world_chunk_pages_exist(const render_world *w, const mesh_chunk *mc);
 bool world_composite_chunk(render_world *w, const mesh_chunk *mc);
 void world_write_fast_entry(render_world *w, uint32_t slot, const mesh_fast_light *fl);
 
 /* render_world_materials.c */
-GLuint world_upload_rgba(uint32_t width, uint32_t height, const uint8_t *rgba, bool mipmaps);
+/* An RGBA8 texture with mip_levels levels below rgba (res_image's mips; 0 = none, GL_LINEAR). */
+GLuint world_upload_rgba(uint32_t width, uint32_t height, const uint8_t *rgba, const uint8_t *mips, uint32_t mip_levels);
 void world_load_material(render_world *w, uint32_t index);
 GLuint world_material_frame(const render_world *w, uint32_t index, double time);
 bool world_material_blended(const render_world *w, uint32_t index);

@@ -1,5 +1,6 @@
 /* render_world_lights.c - the light registry, the lit lightmap atlas (base + enabled dynamic
  * layers, composited on the CPU) and the fast-light table. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,35 @@ size_t render_world_lights(const render_world *w, render_light *out, size_t max)
 
 /* ---- lit lightmap atlas ------------------------------------------------------------------- */
 
+/* A texel of GL_RGB9_E5 (4 bytes, light above 1 kept): the shared exponent packing of the GL
+ * specification (glTexImage: "Encoding of Special Internal Formats"), rounded to nearest. */
+static uint32_t pack_rgb9e5(const float rgb[3])
+{
+    enum { MANTISSA = 9, BIAS = 15 };
+    const float max_value = 65408.0f; /* (2^9 - 1) / 2^9 * 2^(31 - 15) */
+    float c[3];
+    for (int k = 0; k < 3; k++)
+        c[k] = rgb[k] > 0.0f ? (rgb[k] < max_value ? rgb[k] : max_value) : 0.0f;
+    float top = c[0] > c[1] ? c[0] : c[1];
+    top = top > c[2] ? top : c[2];
+    /* floor(log2(top)) from the float's exponent bits; below 2^-16 every value is 0 anyway */
+    uint32_t bits;
+    memcpy(&bits, &top, sizeof bits);
+    int exponent = (int)((bits >> 23) & 0xff) - 127;
+    if (exponent < -BIAS - 1)
+        exponent = -BIAS - 1;
+    exponent += 1 + BIAS;
+    float scale = ldexpf(1.0f, MANTISSA + BIAS - exponent);
+    if ((uint32_t)(top * scale + 0.5f) == 1u << MANTISSA) {
+        exponent++;
+        scale *= 0.5f;
+    }
+    uint32_t m[3];
+    for (int k = 0; k < 3; k++)
+        m[k] = (uint32_t)(c[k] * scale + 0.5f);
+    return m[0] | m[1] << 9 | m[2] << 18 | (uint32_t)exponent << 27;
+}
+
 /* (Re)allocates the atlas with `layers` pages (0: a 1x1 placeholder until a chunk needs one;
  * llvmpipe clears every byte it allocates, so no page is made before it is used). The pages of
  * the old texture are copied over when the GL can (4.3); returns false when they were not. */
@@ -62,7 +92,8 @@ bool world_alloc_atlas_layers(render_world *w, uint32_t layers)
     GLsizei side = layers ? (GLsizei)w->page_size : 1;
     glGenTextures(1, &w->light_atlas);
     glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);
-    glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_RGBA16F, side, side, layers ? (GLsizei)layers : 1, 0, GL_RGBA, GL_FLOAT, NULL);
+    glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_RGB9_E5, side, side, layers ? (GLsizei)layers : 1, 0, GL_RGB,
+                 GL_UNSIGNED_INT_5_9_9_9_REV, NULL);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
@@ -87,56 +118,84 @@ static bool light_enabled(const render_world *w, uint32_t id)
     return l && l->enabled;
 }
 
-/* L = base / 255 + Σ enabled layers / 255 × colour / 255, for every block of the chunk. */
+/* L = base / 255 + Σ enabled layers / 255 × colour / 255, for every block of the chunk, packed
+ * to RGB9_E5. */
 bool world_composite_chunk(render_world *w, const mesh_chunk *mc)
 {
-    float *buf = NULL;
-    size_t buf_cap = 0;
+    float *light = NULL;
+    uint32_t *packed = NULL;
+    size_t light_cap = 0, packed_cap = 0;
     for (uint32_t b = 0; b < mc->block_count; b++) {
         const mesh_lightmap_block *blk = &mc->blocks[b];
         uint32_t side = mesh_atlas_block_side(&blk->rect);
         size_t texels = (size_t)side * side;
-        if (!world_reserve((void **)&buf, &buf_cap, texels * 4, sizeof *buf)) {
-            free(buf);
+        if (!world_reserve((void **)&light, &light_cap, texels * 3, sizeof *light)
+            || !world_reserve((void **)&packed, &packed_cap, texels, sizeof *packed)) {
+            free(light);
+            free(packed);
             return false;
         }
-        for (size_t t = 0; t < texels; t++) {
-            for (int c = 0; c < 3; c++)
-                buf[t * 4 + c] = blk->luxels[t * 3 + c] / 255.0f;
-            buf[t * 4 + 3] = 1.0f;
-        }
+        for (size_t t = 0; t < texels * 3; t++)
+            light[t] = blk->luxels[t] / 255.0f;
         for (uint32_t l = 0; l < mc->layer_count; l++) {
             const mesh_light_layer *layer = &mc->layers[l];
-            const mesh_dynamic_light *light = &mc->dynamic_lights[layer->light];
-            if (layer->block != b || !light_enabled(w, light->id))
+            const mesh_dynamic_light *dl = &mc->dynamic_lights[layer->light];
+            if (layer->block != b || !light_enabled(w, dl->id))
                 continue;
-            float rgb[3] = { light->color[0] / 255.0f, light->color[1] / 255.0f, light->color[2] / 255.0f };
+            float rgb[3] = { dl->color[0] / 255.0f, dl->color[1] / 255.0f, dl->color[2] / 255.0f };
             for (size_t t = 0; t < texels; t++)
                 for (int c = 0; c < 3; c++)
-                    buf[t * 4 + c] += layer->luxels[t * 3 + c] / 255.0f * rgb[c];
+                    light[t * 3 + c] += layer->luxels[t * 3 + c] / 255.0f * rgb[c];
         }
+        for (size_t t = 0; t < texels; t++)
+            packed[t] = pack_rgb9e5(&light[t * 3]);
         glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);
         glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
         glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, blk->rect.x, blk->rect.y, blk->rect.page,
-                        (GLsizei)side, (GLsizei)side, 1, GL_RGBA, GL_FLOAT, buf);
+                        (GLsizei)side, (GLsizei)side, 1, GL_RGB, GL_UNSIGNED_INT_5_9_9_9_REV, packed);
     }
-    free(buf);
+    free(light);
+    free(packed);
     return true;
 }
 
-/* Pages are only ever added by the mesher: grow the texture array (copying, else recompositing
- * every chunk). */
-bool world_ensure_atlas_pages(render_world *w)
+bool world_chunk_pages_exist(const render_world *w, const mesh_chunk *mc)
 {
-    uint32_t pages = mesh_atlas_page_count(w->atlas);
-    if (pages <= w->atlas_layers)
-        return true;
-    if (world_alloc_atlas_layers(w, pages))
-        return true;
-    for (size_t i = 0; i < w->chunk_count; i++)
-        if (w->chunks[i].mc && !world_composite_chunk(w, w->chunks[i].mc))
+    for (uint32_t b = 0; b < mc->block_count; b++)
+        if (mc->blocks[b].rect.page >= w->atlas_layers)
             return false;
     return true;
+}
+
+void world_grow_atlas(render_world *w, uint32_t layers)
+{
+    if (!world_alloc_atlas_layers(w, layers)) {   /* not copied: composite every chunk again */
+        for (size_t i = 0; i < w->chunk_count; i++)
+            if (w->chunks[i].mc && w->chunks[i].lit) {
+                w->chunks[i].lit = false;
+                w->unlit_chunks++;
+            }
+    }
+}
+
+void render_world_commit(render_world *w)
+{
+    uint32_t pages = mesh_atlas_page_count(w->atlas);
+    if (pages > w->atlas_layers) {
+        /* Pages are only ever added by the mesher. Past the first allocation one spare page comes
+         * with each growth, so a view that keeps moving reallocates (and copies) less often. */
+        uint32_t layers = pages;
+        if (w->atlas_layers && layers < mesh_atlas_max_pages(w->atlas))
+            layers++;
+        world_grow_atlas(w, layers);
+    }
+    for (size_t i = 0; i < w->chunk_count && w->unlit_chunks; i++) {
+        gpu_chunk *gc = &w->chunks[i];
+        if (gc->mc && !gc->lit && world_composite_chunk(w, gc->mc)) {
+            gc->lit = true;
+            w->unlit_chunks--;
+        }
+    }
 }
 
 void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled)
@@ -149,7 +208,7 @@ void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled)
     l->enabled = enabled;
     for (size_t i = 0; i < w->chunk_count; i++) {
         const mesh_chunk *mc = w->chunks[i].mc;
-        if (!mc)
+        if (!mc || !w->chunks[i].lit) /* composited when committed, with the state set now */
             continue;
         for (uint32_t d = 0; d < mc->dynamic_light_count; d++) {
             if (mc->dynamic_lights[d].id == id) {

@@ -10,22 +10,27 @@
 
 /* ---- textures and materials ------------------------------------------------------------------ */
 
-GLuint world_upload_rgba(uint32_t width, uint32_t height, const uint8_t *rgba, bool mipmaps)
+GLuint world_upload_rgba(uint32_t width, uint32_t height, const uint8_t *rgba, const uint8_t *mips, uint32_t mip_levels)
 {
     GLuint tex;
     glGenTextures(1, &tex);
     glBindTexture(GL_TEXTURE_2D, tex);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, (GLsizei)width, (GLsizei)height, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    /* The chain comes built on the CPU (res): glGenerateMipmap would JIT-compile a blit shader on
+     * the first frame's path (150-290 ms on llvmpipe, not kept by Mesa's disk cache). */
+    for (uint32_t level = 1; level <= mip_levels; level++) {
+        width = width > 1 ? width / 2 : 1;
+        height = height > 1 ? height / 2 : 1;
+        glTexImage2D(GL_TEXTURE_2D, (GLint)level, GL_RGBA8, (GLsizei)width, (GLsizei)height, 0, GL_RGBA,
+                     GL_UNSIGNED_BYTE, mips);
+        mips += (size_t)width * height * 4;
+    }
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, (GLint)mip_levels);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-    if (mipmaps) {
-        glGenerateMipmap(GL_TEXTURE_2D);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
-    } else {
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-    }
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, mip_levels ? GL_LINEAR_MIPMAP_LINEAR : GL_LINEAR);
     return tex;
 }
 
@@ -72,7 +77,7 @@ static GLuint texture_for(render_world *w, const char *path)
                 path, img->width, img->height, (unsigned long long)(pmf_budget_used() >> 20),
                 (unsigned long long)(pmf_budget_limit() >> 20));
     }
-    GLuint tex = world_upload_rgba(img->width, img->height, img->rgba, true);
+    GLuint tex = world_upload_rgba(img->width, img->height, img->rgba, img->mips, img->mip_levels);
     gpu_texture *gt = &w->textures[w->texture_count++];
     *gt = (gpu_texture){ copy, tex, { 0, 0, 0 }, bytes };
     const uint8_t *row = img->rgba + (size_t)(img->height / 2) * img->width * 4;

@@ -37,26 +37,101 @@ static bool fail(pmf_error *err, const char *file, const char *block, uint64_t o
 
 /* ---- images (decoding: image.c) ----------------------------------------------------------- */
 
+static uint32_t half_side(uint32_t side) { return side > 1 ? side / 2 : 1; }
+
+/* Where a destination texel samples along one side: texels i0, i1 and i1's weight in 1/256. */
+typedef struct half_tap { uint32_t i0, i1, weight; } half_tap;
+
+static void half_taps(uint32_t src_side, uint32_t dst_side, half_tap *taps)
+{
+    for (uint32_t x = 0; x < dst_side; x++) {
+        double u = (x + 0.5) * src_side / dst_side - 0.5;
+        uint32_t i = u > 0 ? (uint32_t)u : 0;
+        uint32_t weight = u > 0 ? (uint32_t)((u - i) * 256.0 + 0.5) : 0;
+        if (weight >= 256) {
+            weight -= 256;
+            i++;
+        }
+        taps[x] = (half_tap){ i < src_side ? i : src_side - 1, i + 1 < src_side ? i + 1 : src_side - 1, weight };
+    }
+}
+
+static int lerp8(int a, int b, int weight) { return a + (((b - a) * weight + 128) >> 8); }
+
+/* dst (half_side(w) x half_side(h)) = src (w x h) filtered as llvmpipe's glGenerateMipmap does
+ * (a bilinear blit at the destination texel centres, 8-bit weights, rounded): the same texels,
+ * so pictures stay as they were with the GL's mipmaps (for even sides a 2x2 average; a few odd
+ * sides over 1000 texels differ by 1 in some texels). */
+static bool gl_halve(const uint8_t *src, uint32_t sw, uint32_t sh, uint8_t *dst)
+{
+    uint32_t w = half_side(sw), h = half_side(sh);
+    half_tap *tx = malloc(((size_t)w + h) * sizeof *tx), *ty = tx + w;
+    if (!tx)
+        return false;
+    half_taps(sw, w, tx);
+    half_taps(sh, h, ty);
+    for (uint32_t y = 0; y < h; y++) {
+        const uint8_t *r0 = src + (size_t)ty[y].i0 * sw * 4, *r1 = src + (size_t)ty[y].i1 * sw * 4;
+        for (uint32_t x = 0; x < w; x++) {
+            const uint8_t *a = r0 + tx[x].i0 * 4, *b = r0 + tx[x].i1 * 4, *c = r1 + tx[x].i0 * 4, *d = r1 + tx[x].i1 * 4;
+            uint8_t *o = dst + ((size_t)y * w + x) * 4;
+            for (int k = 0; k < 4; k++)
+                o[k] = (uint8_t)lerp8(lerp8(a[k], b[k], (int)tx[x].weight), lerp8(c[k], d[k], (int)tx[x].weight),
+                                      (int)ty[y].weight);
+        }
+    }
+    free(tx);
+    return true;
+}
+
 static bool halve(res_image *img)
 {
-    uint32_t w = img->width > 1 ? img->width / 2 : 1, h = img->height > 1 ? img->height / 2 : 1;
+    uint32_t w = half_side(img->width), h = half_side(img->height);
     uint8_t *out = malloc((size_t)w * h * 4);
-    if (!out)
+    if (!out || !gl_halve(img->rgba, img->width, img->height, out)) {
+        free(out);
         return false;
-    for (uint32_t y = 0; y < h; y++)
-        for (uint32_t x = 0; x < w; x++) {
-            uint32_t x0 = x * 2 < img->width ? x * 2 : img->width - 1, y0 = y * 2 < img->height ? y * 2 : img->height - 1;
-            uint32_t x1 = x0 + 1 < img->width ? x0 + 1 : x0, y1 = y0 + 1 < img->height ? y0 + 1 : y0;
-            for (int c = 0; c < 4; c++) {
-                unsigned sum = img->rgba[((size_t)y0 * img->width + x0) * 4 + c] + img->rgba[((size_t)y0 * img->width + x1) * 4 + c] +
-                               img->rgba[((size_t)y1 * img->width + x0) * 4 + c] + img->rgba[((size_t)y1 * img->width + x1) * 4 + c];
-                out[((size_t)y * w + x) * 4 + c] = (uint8_t)((sum + 2) / 4);
-            }
-        }
+    }
     free(img->rgba);
     img->rgba = out;
     img->width = w;
     img->height = h;
+    free(img->mips); /* of the old size */
+    img->mips = NULL;
+    img->mip_levels = 0;
+    return true;
+}
+
+bool res_image_build_mips(res_image *img)
+{
+    free(img->mips);
+    img->mips = NULL;
+    img->mip_levels = 0;
+    size_t bytes = 0;
+    uint32_t levels = 0;
+    for (uint32_t w = img->width, h = img->height; w > 1 || h > 1; levels++) {
+        w = half_side(w);
+        h = half_side(h);
+        bytes += (size_t)w * h * 4;
+    }
+    if (!levels)
+        return true;
+    if (!(img->mips = malloc(bytes)))
+        return false;
+    const uint8_t *src = img->rgba;
+    uint8_t *dst = img->mips;
+    for (uint32_t l = 0, w = img->width, h = img->height; l < levels; l++) {
+        if (!gl_halve(src, w, h, dst)) {
+            free(img->mips);
+            img->mips = NULL;
+            return false;
+        }
+        w = half_side(w);
+        h = half_side(h);
+        src = dst;
+        dst += (size_t)w * h * 4;
+    }
+    img->mip_levels = levels;
     return true;
 }
 
@@ -75,6 +150,7 @@ bool res_image_fit(res_image *img, uint32_t max_side)
 void res_image_free(res_image *img)
 {
     free(img->rgba);
+    free(img->mips);
     *img = (res_image){0};
 }
 
@@ -101,6 +177,7 @@ bool res_checkerboard(res_image *out)
 typedef struct cache_entry {
     char *path;                      /* as requested */
     bool missing;
+    bool reported;                   /* missing, and res_load_texture has said why once */
     bool released;                   /* texels freed after upload (res_release_texture) */
     res_image image;
     pmf_error err;                   /* why it is missing */
@@ -136,7 +213,8 @@ res_context *res_create(const res_desc *desc)
     ctx->slot_count = 64;
     ctx->slots = calloc(ctx->slot_count, sizeof *ctx->slots);
     bool ok = ctx->slots && dup_opt(&ctx->game_dir, desc->game_dir) && dup_opt(&ctx->instance_dir, desc->instance_dir)
-              && dup_opt(&ctx->user_dir, desc->user_dir) && res_checkerboard(&ctx->checker);
+              && dup_opt(&ctx->user_dir, desc->user_dir) && res_checkerboard(&ctx->checker)
+              && res_image_build_mips(&ctx->checker);
     if (ok && desc->base_dir) {
         ok = dup_opt(&ctx->base_dir, desc->base_dir);
     } else if (ok && desc->game_dir) {
@@ -152,7 +230,7 @@ res_context *res_create(const res_desc *desc)
         free(ctx->base_dir);
         free(ctx->instance_dir);
         free(ctx->user_dir);
-        free(ctx->checker.rgba);
+        res_image_free(&ctx->checker);
         free(ctx);
         return NULL;
     }
@@ -420,7 +498,7 @@ static void load_entry(const res_context *ctx, cache_entry *e)
                  has_texture_ext(rel) ? "" : " + .ptf, .png, .jpg, .tga, .bmp");
     } else if (r == FOUND) {
         e->missing = !res_image_decode(bytes, size, where, &e->image, &e->err);
-        if (!e->missing && !res_image_fit(&e->image, RES_MAX_TEXTURE_SIDE)) {
+        if (!e->missing && (!res_image_fit(&e->image, RES_MAX_TEXTURE_SIDE) || !res_image_build_mips(&e->image))) {
             fail(&e->err, where, "texture", 0, "out of memory for %ux%u texels", e->image.width, e->image.height);
             res_image_free(&e->image);
             e->missing = true;
@@ -434,7 +512,7 @@ bool res_fit_texture(res_context *ctx, const char *path, uint32_t max_side)
 {
     pthread_mutex_lock(&ctx->lock);
     cache_entry *e = *cache_slot(ctx, path);
-    bool ok = e && !e->missing && !e->released && res_image_fit(&e->image, max_side);
+    bool ok = e && !e->missing && !e->released && res_image_fit(&e->image, max_side) && res_image_build_mips(&e->image);
     pthread_mutex_unlock(&ctx->lock);
     return ok;
 }
@@ -448,22 +526,15 @@ void res_release_texture(res_context *ctx, const char *path)
     pthread_mutex_unlock(&ctx->lock);
 }
 
-res_status res_load_texture(res_context *ctx, const char *path, const res_image **image, pmf_error *err)
+/* The entry of path, decoded now when new; NULL when out of memory (err set). Under ctx->lock. */
+static cache_entry *entry_for(res_context *ctx, const char *path, pmf_error *err)
 {
-    /* One lock around lookup and decode: every texture is decoded exactly once, and
-     * stbi_failure_reason() (a global, image.c) is only touched by one thread at a time. */
-    pthread_mutex_lock(&ctx->lock);
-    res_status status;
     cache_entry **slot = cache_slot(ctx, path);
     cache_entry *e = *slot;
     if (e && e->released) {
         load_entry(ctx, e);
         e->released = false;
-        status = e->missing ? RES_MISSING_REPORTED : RES_OK;
-    } else if (e) {
-        status = e->missing ? RES_MISSING_REPORTED : RES_OK;
-    } else {
-        status = RES_MISSING;
+    } else if (!e) {
         if ((ctx->used + 1) * 4 > ctx->slot_count * 3 && cache_grow(ctx))
             slot = cache_slot(ctx, path);
         e = (ctx->used + 1) * 4 <= ctx->slot_count * 3 ? calloc(1, sizeof *e) : NULL;
@@ -471,19 +542,41 @@ res_status res_load_texture(res_context *ctx, const char *path, const res_image 
             free(e);
             e = NULL;
         }
-        if (e) {
-            load_entry(ctx, e);
-            *slot = e;
-            ctx->used++;
-            if (!e->missing)
-                status = RES_OK;
-        } else {
+        if (!e) {
             fail(err, path, "resource", 0, "out of memory");
+            return NULL;
         }
+        load_entry(ctx, e);
+        *slot = e;
+        ctx->used++;
     }
-    if (e && e->missing && err)
-        *err = e->err;
+    return e;
+}
+
+res_status res_load_texture(res_context *ctx, const char *path, const res_image **image, pmf_error *err)
+{
+    /* One lock around lookup and decode: every texture is decoded exactly once, and
+     * stbi_failure_reason() (a global, image.c) is only touched by one thread at a time. */
+    pthread_mutex_lock(&ctx->lock);
+    cache_entry *e = entry_for(ctx, path, err);
+    res_status status = RES_MISSING;
+    if (e && e->missing) {
+        status = e->reported ? RES_MISSING_REPORTED : RES_MISSING;
+        e->reported = true;
+        if (err)
+            *err = e->err;
+    } else if (e) {
+        status = RES_OK;
+    }
     *image = e && !e->missing ? &e->image : &ctx->checker;
     pthread_mutex_unlock(&ctx->lock);
     return status;
+}
+
+void res_prefetch_texture(res_context *ctx, const char *path)
+{
+    pthread_mutex_lock(&ctx->lock);
+    if (!*cache_slot(ctx, path))
+        entry_for(ctx, path, NULL);
+    pthread_mutex_unlock(&ctx->lock);
 }

@@ -33,6 +33,10 @@ typedef struct res_image {
     uint32_t width, height;
     uint8_t *rgba;                   /* width * height * 4 bytes */
     uint32_t stored_width, stored_height; /* as in the file, before RES_MAX_TEXTURE_SIDE (0 = the same) */
+    /* The mipmap chain below rgba (res_image_build_mips), levels 1..mip_levels one after another,
+     * each max(1, side / 2) of the one above; NULL / 0 = not built (a 1x1 image has none). */
+    uint8_t *mips;
+    uint32_t mip_levels;
 } res_image;
 
 /* Zero means default. A directory left NULL makes its prefix unavailable (loads report it). */
@@ -56,16 +60,27 @@ typedef enum res_status {
     RES_MISSING_REPORTED = 2,        /* same failure again: *image = checkerboard, *err repeats it */
 } res_status;
 
-/* Resolves, decodes (once per context) and returns the texture at path. *image stays valid
- * until res_destroy. Never returns a NULL image unless out of memory (then RES_MISSING). */
+/* Resolves, decodes (once per context, with its mipmap chain) and returns the texture at path.
+ * *image stays valid until res_destroy. Never returns a NULL image unless out of memory (then
+ * RES_MISSING). */
 res_status res_load_texture(res_context *ctx, const char *path, const res_image **image, pmf_error *err);
+/* Decodes path into the cache when it has never been asked for, so that the res_load_texture
+ * that follows (the renderer's, on the GL thread) finds it ready: the stream workers call it for
+ * the materials of the chunks they mesh. A failure is kept for that res_load_texture to report. */
+void res_prefetch_texture(res_context *ctx, const char *path);
 
-/* The largest side a texture keeps after decoding: larger ones are halved (2x2 box filter)
+/* The largest side a texture keeps after decoding: larger ones are halved (as a mipmap level)
  * until they fit, so the cache and the GPU hold at most 16 MiB per texture (docs/memory.md). */
 #define RES_MAX_TEXTURE_SIDE 2048u
-/* Halves img until both sides are <= max_side. False (img unchanged) when out of memory. */
+/* Halves img until both sides are <= max_side (dropping its mipmap chain when it does). False
+ * (img unchanged) when out of memory. */
 bool res_image_fit(res_image *img, uint32_t max_side);
-/* Halves path's cached texels until they fit max_side (a texture the budget cannot take whole). */
+/* (Re)builds img's mipmap chain down to 1x1, each level filtered from the one above as Mesa's
+ * glGenerateMipmap does (a bilinear blit at the texel centres, 8-bit weights: a rounded 2x2
+ * average for even sides). False when out of memory. */
+bool res_image_build_mips(res_image *img);
+/* Halves path's cached texels until they fit max_side (a texture the budget cannot take whole),
+ * its mipmap chain rebuilt. */
 bool res_fit_texture(res_context *ctx, const char *path, uint32_t max_side);
 /* The caller has uploaded path's texels: they are freed (a later load decodes again). */
 void res_release_texture(res_context *ctx, const char *path);

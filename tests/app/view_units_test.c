@@ -15,6 +15,8 @@
 #include "image_compare.h"
 #include "map_compile.h"
 #include "pmf.h"
+#include "res/png_write.h"
+#include "res/res.h"
 #include "view_bookmarks.h"
 #include "view_probes.h"
 #include "view_regions.h"
@@ -327,13 +329,26 @@ static void test_output_files(void)
     snprintf(dir, sizeof dir, "%s/outputs", work);
     mkdir(dir, 0777);
     snprintf(png, sizeof png, "%s/shot.png", dir);
-    const uint8_t rgba[2 * 2 * 4] = { 255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 9, 9, 9, 255 };
+    const uint8_t rgba[2 * 2 * 4] = { 255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 9, 9, 9, 7 };
     mode_t old = umask(022);
-    CHECK(view_shot_write_png(png, 2, 2, rgba, err, sizeof err), "%s", err);
+    CHECK(png_write_rgba(png, 2, 2, rgba, err, sizeof err), "%s", err);
     CHECK(mode_of(png) == 0644, "umask 022: mode %o", mode_of(png));
+    /* the pixels read back as written, alpha dropped (an RGB PNG: decoded alpha 255) */
+    FILE *f = fopen(png, "rb");
+    uint8_t bytes[4096];
+    size_t size = f ? fread(bytes, 1, sizeof bytes, f) : 0;
+    if (f)
+        fclose(f);
+    res_image img = { 0 };
+    pmf_error perr;
+    const uint8_t written[2 * 2 * 4] = { 255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 9, 9, 9, 255 };
+    CHECK(res_image_decode(bytes, size, "shot.png", &img, &perr) && img.width == 2 && img.height == 2
+          && !memcmp(img.rgba, written, sizeof written), "%zu bytes do not decode to the pixels written", size);
+    CHECK(bytes[25] == 2, "PNG colour type %u, want 2 (RGB)", bytes[25]);
+    res_image_free(&img);
     umask(027);
     unlink(png);
-    CHECK(view_shot_write_png(png, 2, 2, rgba, err, sizeof err), "%s", err);
+    CHECK(png_write_rgba(png, 2, 2, rgba, err, sizeof err), "%s", err);
     CHECK(mode_of(png) == 0640, "umask 027: mode %o", mode_of(png));
 
     snprintf(victim, sizeof victim, "%s/victim", dir);

@@ -163,6 +163,20 @@ static void test_resolver(void)
     CHECK_EQ(res_load_texture(ctx, "textures/nothing", &again, &err), RES_MISSING_REPORTED);
     CHECK(again == img && strstr(err.message, "not found") != NULL);
     CHECK_EQ(res_load_texture(ctx, "map:textures/nothing", &img, &err), RES_MISSING);
+    /* a prefetch (a stream worker) decodes without reporting: the first load still says why */
+    res_prefetch_texture(ctx, "textures/nothing2");
+    CHECK_EQ(res_load_texture(ctx, "textures/nothing2", &img, &err), RES_MISSING);
+    CHECK(strstr(err.message, "not found") != NULL);
+    CHECK_EQ(res_load_texture(ctx, "textures/nothing2", &img, &err), RES_MISSING_REPORTED);
+    /* ... and a prefetched texture comes with its mipmaps (2x2: one level, 1x1) */
+    res_prefetch_texture(ctx, "game:other/textures/g.png");
+    CHECK_EQ(res_load_texture(ctx, "game:other/textures/g.png", &img, &err), RES_OK);
+    CHECK(img->mip_levels == 1 && img->mips && img->mips[0] == 90 && img->mips[3] == 255);
+    /* released by the renderer, prefetched again, loaded again: decoded again, whole */
+    res_release_texture(ctx, "game:other/textures/g.png");
+    res_prefetch_texture(ctx, "game:other/textures/g.png");
+    CHECK_EQ(res_load_texture(ctx, "game:other/textures/g.png", &img, &err), RES_OK);
+    CHECK(img->rgba != NULL && img->mip_levels == 1);
     CHECK_EQ(res_load_texture(ctx, "textures/broken.png", &img, &err), RES_MISSING);
     CHECK(strcmp(err.block, "texture") == 0);
     CHECK_EQ(res_load_texture(ctx, "textures/empty", &img, &err), RES_MISSING);
@@ -206,6 +220,48 @@ static void test_resolver(void)
     free(file);
 }
 
+/* res_image_build_mips: every level down to 1x1 (max(1, side / 2) each), a rounded 2x2
+ * average for even sides, Mesa's bilinear blit weights for odd ones; rebuilt after a fit. */
+static void test_mips(void)
+{
+    uint8_t px[4 * 2 * 4];
+    const uint8_t red[8] = { 0, 1, 10, 255, 100, 200, 3, 2 };  /* red channel of the 4x2 image */
+    for (int i = 0; i < 8; i++) {
+        px[i * 4 + 0] = red[i];
+        px[i * 4 + 1] = (uint8_t)(i * 30);
+        px[i * 4 + 2] = 7;
+        px[i * 4 + 3] = 255;
+    }
+    res_image img = { .width = 4, .height = 2, .rgba = malloc(sizeof px) };
+    memcpy(img.rgba, px, sizeof px);
+    CHECK(res_image_build_mips(&img));
+    CHECK_EQ(img.mip_levels, 2u); /* 2x1, 1x1 */
+    /* texel (0,0) of level 1: lerp(lerp(0, 1), lerp(100, 200)) = lerp(1, 150) = 76 (each lerp
+     * rounded: a + ((b - a) * 128 + 128 >> 8)) */
+    CHECK_EQ(img.mips[0], 76);
+    CHECK_EQ(img.mips[4], 68);    /* lerp(lerp(10, 255) = 133, lerp(3, 2) = 3) */
+    CHECK_EQ(img.mips[1], 75);    /* green: lerp(lerp(0, 30) = 15, lerp(120, 150) = 135) */
+    CHECK_EQ(img.mips[3], 255);
+    CHECK_EQ(img.mips[8], 72);    /* level 2: lerp(76, 68) */
+    /* a fit to 2 halves the image and rebuilds the chain from the new level 0 */
+    CHECK(res_image_fit(&img, 2) && img.width == 2 && img.height == 1 && img.rgba[0] == 76 && img.rgba[4] == 68);
+    CHECK(img.mips == NULL && img.mip_levels == 0);
+    CHECK(res_image_build_mips(&img) && img.mip_levels == 1 && img.mips[0] == 72);
+    res_image_free(&img);
+
+    /* 3x1 -> 1x1 samples the middle texel alone (blit centre at 1.5 = texel 1's centre) */
+    const uint8_t odd[12] = { 5, 5, 5, 5, 77, 77, 77, 77, 200, 200, 200, 200 };
+    img = (res_image){ .width = 3, .height = 1, .rgba = malloc(sizeof odd) };
+    memcpy(img.rgba, odd, sizeof odd);
+    CHECK(res_image_build_mips(&img) && img.mip_levels == 1 && img.mips[0] == 77 && img.mips[3] == 77);
+    res_image_free(&img);
+
+    /* a 1x1 image has no chain */
+    img = (res_image){ .width = 1, .height = 1, .rgba = calloc(1, 4) };
+    CHECK(res_image_build_mips(&img) && img.mip_levels == 0 && img.mips == NULL);
+    res_image_free(&img);
+}
+
 int main(void)
 {
     snprintf(root, sizeof root, "/tmp/pmfview-res-XXXXXX");
@@ -214,6 +270,7 @@ int main(void)
         return 1;
     }
     test_resolver();
+    test_mips();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     CHECK_EQ(system(cmd), 0);
