@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "formats_scene.h"
 #include "light_ids.h"
+#include "light_select.h"
 #include "map_source.h"
 #include "pm4_world.h"
 #include "render.h"
@@ -58,6 +59,9 @@ static const char shot_usage[] =
     "  --stats                print chunk, triangle, draw-call and timing figures to stderr\n"
     MEMORY_OPTION_HELP
     "  --gl-debug             print the OpenGL driver's debug messages (errors, warnings) to stderr\n"
+    "  --solo ID|#N|NAME      only this light lights the world (repeatable; static lights by\n"
+    "                         their unshadowed direct term, docs/viewer.md)\n"
+    "  --mute ID|#N|NAME      take this light out of the picture (repeatable)\n"
     "  -h, --help             this help\n";
 
 typedef struct shot_camera {
@@ -79,6 +83,8 @@ typedef struct shot_options {
     int light_count;
     struct { uint32_t id; uint8_t intensity; } fasts[256];
     int fast_count;
+    const char *solo[64], *mute[64]; /* light tools: --solo / --mute arguments (light_select.h) */
+    int solo_count, mute_count;
     unsigned pm4_layers;             /* PM4_LAYER_* */
     double started;                  /* cmd_shot entry, before the GL context */
     double first_frame;              /* seconds from started to the first complete frame; <0 = none yet */
@@ -121,6 +127,7 @@ enum {
     OPT_SIZE = 256, OPT_CAMERA, OPT_FOV, OPT_LEVEL, OPT_MODE, OPT_EXPOSURE, OPT_TIME, OPT_LIGHT, OPT_FAST, OPT_NO_VIS,
     OPT_LAYER, OPT_LUXEL_GRID, OPT_WIREFRAME, OPT_FOG, OPT_RADIUS, OPT_MSAA, OPT_GAME, OPT_CAMERAS, OPT_FRAMES, OPT_PATH,
     OPT_STATS, OPT_MEMORY, OPT_GL_DEBUG,
+    OPT_SOLO, OPT_MUTE,
 };
 
 static const struct option shot_long_options[] = {
@@ -149,6 +156,8 @@ static const struct option shot_long_options[] = {
     { "stats", no_argument, NULL, OPT_STATS },
     { "memory", required_argument, NULL, OPT_MEMORY },
     { "gl-debug", no_argument, NULL, OPT_GL_DEBUG },
+    { "solo", required_argument, NULL, OPT_SOLO },
+    { "mute", required_argument, NULL, OPT_MUTE },
     { NULL, 0, NULL, 0 },
 };
 
@@ -251,6 +260,19 @@ static int shot_option(void *user, int id, const char *v)
             o->lights[o->light_count].id = light;
             o->lights[o->light_count++].on = !strcmp(eq + 1, "on");
         }
+        return 0;
+    }
+    case OPT_SOLO:
+    case OPT_MUTE: {
+        bool solo = id == OPT_SOLO;
+        if (!*v)
+            return usage_error(solo ? "--solo wants ID, #N or NAME, got '%s'" : "--mute wants ID, #N or NAME, got '%s'", v);
+        if ((solo ? o->solo_count : o->mute_count) >= 64)
+            return usage_error("too many %s options", solo ? "--solo" : "--mute");
+        if (solo)
+            o->solo[o->solo_count++] = v;
+        else
+            o->mute[o->mute_count++] = v;
         return 0;
     }
     case OPT_LAYER: {
@@ -652,6 +674,37 @@ static void warn_unknown_lights(const shot_options *o, const char *pmf_path)
     light_ids_free(&ids);
 }
 
+/* --solo / --mute: resolved against the level's lights once the map is open. Exit code. */
+static int apply_light_filter(scene *s, const shot_options *o, const char *pmf_path)
+{
+    if (!o->solo_count && !o->mute_count)
+        return 0;
+    if (o->solo_count && o->mute_count)
+        return usage_error("--solo and --mute do not go together%s", "");
+    light_ids ids = { 0 };
+    if (!light_ids_read(pmf_path, o->level, &ids))
+        memset(&ids, 0, sizeof ids);
+    light_selection sel = { 0 };
+    int n = o->solo_count ? o->solo_count : o->mute_count;
+    const char *const *specs = o->solo_count ? o->solo : o->mute;
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        char err[512];
+        if (!light_select_add(&sel, specs[i], scene_light_infos(s), o->level, &ids, err, sizeof err)) {
+            char line[600];
+            snprintf(line, sizeof line, "%s %s: %s", o->solo_count ? "--solo" : "--mute", specs[i], err);
+            rc = usage_error("%s", line);
+        }
+    }
+    if (!rc && !scene_set_light_filter(s, o->solo_count > 0, sel.refs, sel.count)) {
+        fprintf(stderr, "pmfview: out of memory\n");
+        rc = EXIT_RUNTIME;
+    }
+    light_select_free(&sel);
+    light_ids_free(&ids);
+    return rc;
+}
+
 /* Waits until every chunk in view has streamed in. Exit code. */
 static int wait_view(scene *s, const shot_options *o)
 {
@@ -841,7 +894,9 @@ int cmd_shot(int argc, char **argv)
             scene_set_dynamic_light(s, o.lights[i].id, o.lights[i].on);
         for (int i = 0; i < o.fast_count; i++)
             scene_set_fast_light(s, o.fasts[i].id, o.fasts[i].intensity);
-        rc = run(s, &o, cams, cam_count, path, path_count);
+        rc = apply_light_filter(s, &o, src.pmf_path);
+        if (!rc)
+            rc = run(s, &o, cams, cam_count, path, path_count);
         if (o.stats && !rc)
             print_stats(s, &o);
         scene_close(s);

@@ -7,8 +7,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "light_direct.h"
 #include "mesh.h"
 #include "pmf/pmf_cameras.h"
+#include "pmf/pmf_lights.h"
 #include "pmf_budget.h"
 #include "render/render_world.h"
 #include "res/res.h"
@@ -43,6 +45,8 @@ struct scene {
     pmf_file *file;
     uint32_t level;
     pmf_cameras *cameras;            /* the file's start cameras (every level) */
+    pmf_lights lights;               /* the file's pmfview.lights metadata (every level) */
+    light_direct_set static_terms;   /* the light tools' static lights (solo / mute) */
     pmf_level lvl;
     res_context *res;
     mesh_atlas *atlas;
@@ -269,6 +273,8 @@ scene *scene_open(const scene_desc *desc, scene_error *err)
         return fail(s, err, 3, "%s", "out of memory");
     if (!pmf_cameras_read(s->file, s->cameras, &perr))
         return fail(s, err, 2, "%s", pmf_error_format(&perr, line, sizeof line));
+    if (!pmf_lights_read(s->file, &s->lights, &perr))
+        return fail(s, err, 2, "%s", pmf_error_format(&perr, line, sizeof line));
     s->res = res_create(&(res_desc){ .game_dir = desc->game_dir, .map = s->file });
     s->atlas = mesh_atlas_create(&(mesh_atlas_desc){ .max_pages = atlas_pages_for_budget() });
     if (!s->res || !s->atlas)
@@ -323,6 +329,8 @@ void scene_close(scene *s)
     if (s->cameras)
         pmf_cameras_free(s->cameras);
     free(s->cameras);
+    pmf_lights_free(&s->lights);
+    free((void *)s->static_terms.lights);
     free(s->chunks);
     free(s->deferred);
     free(s->scratch_bits);
@@ -399,6 +407,57 @@ size_t scene_lights(const scene *s, scene_light *out, size_t max)
     }
     free(all);
     return n;
+}
+
+const pmf_lights *scene_light_infos(const scene *s)
+{
+    return &s->lights;
+}
+
+bool scene_set_light_filter(scene *s, bool solo, const scene_light_ref *refs, size_t count)
+{
+    uint32_t *dynamic = malloc((count + 1) * sizeof *dynamic), *fast = malloc((count + 1) * sizeof *fast);
+    pmf_light_info *statics = malloc((count + 1) * sizeof *statics);
+    size_t nd = 0, nf = 0, ns = 0;
+    bool ok = dynamic && fast && statics;
+    for (size_t i = 0; ok && i < count; i++) {
+        if (refs[i].kind == PMF_LIGHT_DYNAMIC)
+            dynamic[nd++] = refs[i].id;
+        else if (refs[i].kind == PMF_LIGHT_FAST)
+            fast[nf++] = refs[i].id;
+        else if (refs[i].id < s->lights.count)
+            statics[ns++] = s->lights.list[refs[i].id];
+    }
+    free((void *)s->static_terms.lights);
+    s->static_terms = (light_direct_set){ .lights = ok ? statics : NULL, .count = ok ? ns : 0 };
+    s->static_terms.center[0] = (int32_t)s->lvl.center.x;
+    s->static_terms.center[1] = (int32_t)s->lvl.center.y;
+    s->static_terms.center[2] = (int32_t)s->lvl.center.z;
+    if (!ok) {
+        free(statics);
+        count = nd = nf = 0;
+        solo = false;
+    }
+    render_light_filter f = { .solo = solo && count, .dynamic_ids = dynamic, .dynamic_count = nd, .fast_ids = fast,
+                              .fast_count = nf };
+    if (ns) {
+        f.static_term = light_direct_block;
+        f.user = &s->static_terms;
+    }
+    ok = render_world_set_light_filter(s->world, &f) && ok;
+    free(dynamic);
+    free(fast);
+    return ok;
+}
+
+size_t scene_chunk_count(const scene *s)
+{
+    return s->chunk_count;
+}
+
+const mesh_chunk *scene_chunk_mesh(const scene *s, size_t i)
+{
+    return &s->chunks[i]->mc;
 }
 
 /* ---- camera geometry ------------------------------------------------------------------------- */
