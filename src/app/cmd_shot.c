@@ -15,11 +15,13 @@
 #include "memory_option.h"
 #include "commands.h"
 #include "formats_scene.h"
+#include "light_gizmos.h"
 #include "light_ids.h"
 #include "light_select.h"
 #include "map_source.h"
 #include "pm4_world.h"
 #include "render.h"
+#include "render/hud.h"
 #include "scene.h"
 #include "text_clean.h"
 
@@ -62,6 +64,8 @@ static const char shot_usage[] =
     "  --solo ID|#N|NAME      only this light lights the world (repeatable; static lights by\n"
     "                         their unshadowed direct term, docs/viewer.md)\n"
     "  --mute ID|#N|NAME      take this light out of the picture (repeatable)\n"
+    "  --gizmos               draw every light (pmfview.lights) as an icon in its colour with\n"
+    "                         its reach and name (frames up to 4096x4096)\n"
     "  -h, --help             this help\n";
 
 typedef struct shot_camera {
@@ -85,6 +89,7 @@ typedef struct shot_options {
     int fast_count;
     const char *solo[64], *mute[64]; /* light tools: --solo / --mute arguments (light_select.h) */
     int solo_count, mute_count;
+    bool gizmos;                     /* light gizmos over the picture, every light labelled */
     unsigned pm4_layers;             /* PM4_LAYER_* */
     double started;                  /* cmd_shot entry, before the GL context */
     double first_frame;              /* seconds from started to the first complete frame; <0 = none yet */
@@ -127,7 +132,7 @@ enum {
     OPT_SIZE = 256, OPT_CAMERA, OPT_FOV, OPT_LEVEL, OPT_MODE, OPT_EXPOSURE, OPT_TIME, OPT_LIGHT, OPT_FAST, OPT_NO_VIS,
     OPT_LAYER, OPT_LUXEL_GRID, OPT_WIREFRAME, OPT_FOG, OPT_RADIUS, OPT_MSAA, OPT_GAME, OPT_CAMERAS, OPT_FRAMES, OPT_PATH,
     OPT_STATS, OPT_MEMORY, OPT_GL_DEBUG,
-    OPT_SOLO, OPT_MUTE,
+    OPT_SOLO, OPT_MUTE, OPT_GIZMOS,
 };
 
 static const struct option shot_long_options[] = {
@@ -158,6 +163,7 @@ static const struct option shot_long_options[] = {
     { "gl-debug", no_argument, NULL, OPT_GL_DEBUG },
     { "solo", required_argument, NULL, OPT_SOLO },
     { "mute", required_argument, NULL, OPT_MUTE },
+    { "gizmos", no_argument, NULL, OPT_GIZMOS },
     { NULL, 0, NULL, 0 },
 };
 
@@ -176,6 +182,7 @@ static int shot_option(void *user, int id, const char *v)
     case 'o': o->output = v; return 0;
     case OPT_NO_VIS: o->settings.vis = SCENE_VIS_OFF; return 0;
     case OPT_STATS: o->stats = true; return 0;
+    case OPT_GIZMOS: o->gizmos = true; return 0;
     case OPT_LUXEL_GRID: o->settings.luxel_grid = true; return 0;
     case OPT_WIREFRAME: o->settings.wireframe = true; return 0;
     case OPT_FOG: o->settings.fog = true; return 0;
@@ -332,6 +339,8 @@ static int parse_args(int argc, char **argv, shot_options *o)
         return usage_error("%s", "no output given (-o OUT.png)");
     if (o->path_file && !o->frames)
         return usage_error("%s", "--path needs --frames N");
+    if (o->gizmos && (o->width > MAX_TILE || o->height > MAX_TILE))
+        return usage_error("--gizmos draws frames up to 4096x4096%s", "");
     return 0;
 }
 
@@ -528,6 +537,9 @@ typedef struct shot_frame {
     render_target target;
     int tile;                        /* tile side; the whole image when it fits */
     uint8_t *image, *tile_pixels;
+    /* drawn over an untiled frame before it is read (the light gizmos); NULL = none */
+    void (*overlay)(void *user, scene *s, int w, int h);
+    void *overlay_user;
 } shot_frame;
 
 static double now_seconds(void)
@@ -581,6 +593,8 @@ static void frame_render(shot_frame *fr, scene *s, int w, int h)
     if (!fr->tile) {
         render_target_bind(&fr->target);
         scene_draw(s, &(scene_viewport){ .width = w, .height = h });
+        if (fr->overlay)
+            fr->overlay(fr->overlay_user, s, w, h);
         render_target_read(&fr->target, fr->image);
         return;
     }
@@ -719,6 +733,18 @@ static int wait_view(scene *s, const shot_options *o)
     return 0;
 }
 
+typedef struct shot_gizmos { hud *hud; const shot_options *o; } shot_gizmos;
+
+static void draw_gizmos(void *user, scene *s, int w, int h)
+{
+    const shot_gizmos *g = user;
+    float view_proj[16];
+    scene_view_proj(s, view_proj);
+    light_gizmos_draw(g->hud, &(light_gizmos_desc){ .lights = scene_light_infos(s), .level = g->o->level,
+                                                    .view_proj = view_proj, .cam = scene_camera(s), .width = w,
+                                                    .height = h, .hover_x = -1, .hover_y = -1, .label_all = true });
+}
+
 /* Renders every camera (or the --frames benchmark) with a ready scene. Exit code. */
 static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_count, const camera_pose *path,
                size_t path_count)
@@ -731,6 +757,23 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         free(frame_times);
         frame_destroy(&fr);
         return EXIT_RUNTIME;
+    }
+    shot_gizmos gizmos = { .o = o };
+    if (o->gizmos) {
+        char err[512];
+        if (!(gizmos.hud = hud_create(err, sizeof err))) {
+            fprintf(stderr, "pmfview: %s\n", err);
+            free(frame_times);
+            frame_destroy(&fr);
+            return EXIT_RUNTIME;
+        }
+        if (fr.tile)
+            fprintf(stderr, "pmfview: shot: warning: --gizmos: the frame is drawn in tiles here: no gizmos\n");
+        if (!scene_light_infos(s)->count)
+            fprintf(stderr, "pmfview: shot: warning: --gizmos: %s has no pmfview.lights extension: its lights' places (and its static lights) are unknown\n",
+                    o->file);
+        fr.overlay = draw_gizmos;
+        fr.overlay_user = &gizmos;
     }
     int rc = 0;
     for (size_t c = 0; c < cam_count && !rc; c++) {
@@ -800,6 +843,7 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         fprintf(stderr, "pmfview: warning: %s\n", warnings[i]);
     free(frame_times);
     frame_destroy(&fr);
+    hud_destroy(gizmos.hud);
     return rc;
 }
 

@@ -475,6 +475,19 @@ static void perspective(const camera *cam, float out[16])
     out[14] = (float)(-2.0 * NEAR_PLANE);
 }
 
+const camera *scene_camera(const scene *s)
+{
+    return &s->cam;
+}
+
+void scene_view_proj(const scene *s, float out[16])
+{
+    float view[16], proj[16];
+    camera_view_matrix(&s->cam, 0, view);
+    perspective(&s->cam, proj);
+    render_mat4_mul(proj, view, out);
+}
+
 /* Left, right, bottom, top, near planes of view_proj (Gribb-Hartmann); the far plane is at
  * infinity, so the sixth plane keeps everything. Inside: a x + b y + c z + d >= 0. */
 static void frustum_planes(const float m[16], float planes[6][4])

@@ -118,6 +118,12 @@ bool scene_set_light_filter(scene *s, bool solo, const scene_light_ref *refs, si
 size_t scene_chunk_count(const scene *s);
 const mesh_chunk *scene_chunk_mesh(const scene *s, size_t i);
 
+/* The camera scene_set_camera last set. */
+const camera *scene_camera(const scene *s);
+/* The frame's view x projection (column-major), in the camera chunk's frame (metres from its
+ * centre): what scene_draw uses for the whole frame. */
+void scene_view_proj(const scene *s, float out[16]);
+
 /* Takes streamed chunks and uploads them within budget_ms milliseconds (at least one chunk per
  * call), drops evicted chunks, re-prioritises the streamer around the camera. */
 void scene_update(scene *s, double budget_ms);
