@@ -12,6 +12,7 @@
 #include "map_source.h"
 #include "pmf.h"
 #include "pmf_cameras.h"
+#include "json_text.h"
 #include "pmf_lights.h"
 #include "text_clean.h"
 
@@ -179,14 +180,6 @@ static cJSON *json_coord(uint32_t x, uint32_t y, uint32_t z)
 }
 
 /* A JSON string of file text: always valid UTF-8 (U+FFFD for each bad byte). */
-static cJSON *json_text(const char *s)
-{
-    char *clean = text_clean_utf8(s);
-    cJSON *item = clean ? cJSON_CreateString(clean) : NULL;
-    free(clean);
-    return item;
-}
-
 static cJSON *json_names(const void *array, size_t count, size_t stride)
 {
     const char **names = collect_names(array, count, stride);

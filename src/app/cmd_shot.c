@@ -15,6 +15,7 @@
 #include "memory_option.h"
 #include "commands.h"
 #include "formats_scene.h"
+#include "inspect.h"
 #include "light_gizmos.h"
 #include "light_ids.h"
 #include "light_select.h"
@@ -31,6 +32,7 @@
 
 static const char shot_usage[] =
     "usage: pmfview shot FILE -o OUT.png [options]\n"
+    "       pmfview shot FILE --inspect X,Y [options]\n"
     "\n"
     "Renders frames without a window or display (EGL surfaceless) and writes PNG files.\n"
     "\n"
@@ -64,6 +66,8 @@ static const char shot_usage[] =
     "  --solo ID|#N|NAME      only this light lights the world (repeatable; static lights by\n"
     "                         their unshadowed direct term, docs/viewer.md)\n"
     "  --mute ID|#N|NAME      take this light out of the picture (repeatable)\n"
+    "  --inspect X,Y          print the surface under pixel X,Y (from the top-left) as JSON on\n"
+    "                         stdout: material, lightmap, luxel, lights (-o optional then)\n"
     "  --gizmos               draw every light (pmfview.lights) as an icon in its colour with\n"
     "                         its reach and name (frames up to 4096x4096)\n"
     "  -h, --help             this help\n";
@@ -90,6 +94,7 @@ typedef struct shot_options {
     const char *solo[64], *mute[64]; /* light tools: --solo / --mute arguments (light_select.h) */
     int solo_count, mute_count;
     bool gizmos;                     /* light gizmos over the picture, every light labelled */
+    int inspect[2];                  /* --inspect X,Y: the surface inspector's JSON; x < 0 = none */
     unsigned pm4_layers;             /* PM4_LAYER_* */
     double started;                  /* cmd_shot entry, before the GL context */
     double first_frame;              /* seconds from started to the first complete frame; <0 = none yet */
@@ -132,7 +137,7 @@ enum {
     OPT_SIZE = 256, OPT_CAMERA, OPT_FOV, OPT_LEVEL, OPT_MODE, OPT_EXPOSURE, OPT_TIME, OPT_LIGHT, OPT_FAST, OPT_NO_VIS,
     OPT_LAYER, OPT_LUXEL_GRID, OPT_WIREFRAME, OPT_FOG, OPT_RADIUS, OPT_MSAA, OPT_GAME, OPT_CAMERAS, OPT_FRAMES, OPT_PATH,
     OPT_STATS, OPT_MEMORY, OPT_GL_DEBUG,
-    OPT_SOLO, OPT_MUTE, OPT_GIZMOS,
+    OPT_SOLO, OPT_MUTE, OPT_GIZMOS, OPT_INSPECT,
 };
 
 static const struct option shot_long_options[] = {
@@ -164,6 +169,7 @@ static const struct option shot_long_options[] = {
     { "solo", required_argument, NULL, OPT_SOLO },
     { "mute", required_argument, NULL, OPT_MUTE },
     { "gizmos", no_argument, NULL, OPT_GIZMOS },
+    { "inspect", required_argument, NULL, OPT_INSPECT },
     { NULL, 0, NULL, 0 },
 };
 
@@ -183,6 +189,16 @@ static int shot_option(void *user, int id, const char *v)
     case OPT_NO_VIS: o->settings.vis = SCENE_VIS_OFF; return 0;
     case OPT_STATS: o->stats = true; return 0;
     case OPT_GIZMOS: o->gizmos = true; return 0;
+    case OPT_INSPECT: {
+        uint32_t x, y;
+        char buf[32];
+        char *comma = strlen(v) < sizeof buf ? strchr(strcpy(buf, v), ',') : NULL;
+        if (!comma || (*comma = 0, !parse_u32(buf, MAX_SIZE - 1, &x)) || !parse_u32(comma + 1, MAX_SIZE - 1, &y))
+            return usage_error("--inspect wants a pixel X,Y (from the top-left), got '%s'", v);
+        o->inspect[0] = (int)x;
+        o->inspect[1] = (int)y;
+        return 0;
+    }
     case OPT_LUXEL_GRID: o->settings.luxel_grid = true; return 0;
     case OPT_WIREFRAME: o->settings.wireframe = true; return 0;
     case OPT_FOG: o->settings.fog = true; return 0;
@@ -329,14 +345,20 @@ static int parse_args(int argc, char **argv, shot_options *o)
     o->fov = 75.0f;
     o->settings.exposure = 1.0f;
     o->pm4_layers = PM4_LAYER_ALL;
+    o->inspect[0] = o->inspect[1] = -1;
     int rc = cli_parse(&(cli_desc){ .command = "shot", .short_options = "ho:", .long_options = shot_long_options,
                                     .handle = shot_option, .user = o }, argc, argv);
     if (rc)
         return rc;
     if (!o->file)
         return usage_error("%s", "no FILE given");
-    if (!o->output)
+    if (!o->output && o->inspect[0] < 0)
         return usage_error("%s", "no output given (-o OUT.png)");
+    if (o->inspect[0] >= o->width || o->inspect[1] >= o->height) {
+        char px[64];
+        snprintf(px, sizeof px, "%d,%d", o->inspect[0], o->inspect[1]);
+        return usage_error("--inspect %s lies outside the frame (--size)", px);
+    }
     if (o->path_file && !o->frames)
         return usage_error("%s", "--path needs --frames N");
     if (o->gizmos && (o->width > MAX_TILE || o->height > MAX_TILE))
@@ -825,6 +847,21 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         frame_render(&fr, s, o->width, o->height);
         if (o->first_frame < 0)
             o->first_frame = now_seconds() - o->started;
+        if (o->inspect[0] >= 0) {
+            inspect_result ir;
+            inspect_pixel(s, o->inspect[0], o->inspect[1], o->width, o->height, &ir);
+            char *json = inspect_json(&ir);
+            if (!json) {
+                fprintf(stderr, "pmfview: out of memory\n");
+                rc = EXIT_RUNTIME;
+                break;
+            }
+            printf("%s\n", json);
+            fflush(stdout);
+            free(json);
+        }
+        if (!o->output)
+            continue;
         char out[4096];
         if (cam_count > 1 || o->cameras_file || output_is_dir(o->output)) {
             if (!output_path(o->output, &cams[c], c, out, sizeof out)) {
@@ -889,7 +926,9 @@ int cmd_shot(int argc, char **argv)
         cams = &o.camera;
     /* the first output's directory exists before anything is rendered */
     char first_out[4096];
-    if (o.cameras_file || output_is_dir(o.output)) {
+    if (!o.output) {
+        first_out[0] = '\0';
+    } else if (o.cameras_file || output_is_dir(o.output)) {
         if (!output_path(o.output, &cams[0], 0, first_out, sizeof first_out)) {
             rc = usage_error("with --cameras, -o must hold %%s or %%d, or name a directory: '%s'", o.output);
             goto done;
@@ -897,7 +936,7 @@ int cmd_shot(int argc, char **argv)
     } else {
         snprintf(first_out, sizeof first_out, "%s", o.output);
     }
-    if (!make_parents(first_out)) {
+    if (first_out[0] && !make_parents(first_out)) {
         rc = EXIT_RUNTIME;
         goto done;
     }

@@ -475,6 +475,16 @@ static void perspective(const camera *cam, float out[16])
     out[14] = (float)(-2.0 * NEAR_PLANE);
 }
 
+const pmf_level *scene_level(const scene *s)
+{
+    return &s->lvl;
+}
+
+uint32_t scene_level_index(const scene *s)
+{
+    return s->level;
+}
+
 const camera *scene_camera(const scene *s)
 {
     return &s->cam;

@@ -118,6 +118,9 @@ bool scene_set_light_filter(scene *s, bool solo, const scene_light_ref *refs, si
 size_t scene_chunk_count(const scene *s);
 const mesh_chunk *scene_chunk_mesh(const scene *s, size_t i);
 
+/* The open level (materials, centre chunk) and its index. */
+const pmf_level *scene_level(const scene *s);
+uint32_t scene_level_index(const scene *s);
 /* The camera scene_set_camera last set. */
 const camera *scene_camera(const scene *s);
 /* The frame's view x projection (column-major), in the camera chunk's frame (metres from its
