@@ -21,6 +21,7 @@
 #include "view_bookmarks.h"
 #include "view_teleport.h"
 #include "view_hud.h"
+#include "view_lights.h"
 #include "view_probes.h"
 #include "view_shot.h"
 #include "view_watch.h"
@@ -66,6 +67,7 @@ typedef struct viewer {
     int start_camera;              /* index into the start cameras of the last one jumped to; -1 = none */
     view_probes probes;
     bool probes_on;
+    view_lights tools;             /* L, O, U, I: light gizmos, solo / mute, surface inspector */
 
     double speed;
     bool mouse_captured, right_look, hud_hidden, help, lights_panel, quit;
@@ -75,6 +77,7 @@ typedef struct viewer {
     char cameras_path[1100];
     view_teleport teleport;        /* G: type a position */
 
+    int frame_w, frame_h;          /* the drawable, pixels (the last frame's) */
     char message[1024];
     double message_until;
     char error[1200];
@@ -276,6 +279,10 @@ static void install_scene(viewer *v, scene *s, uint32_t level, bool keep_view, d
         v->selected = 0;
     }
     scene_set_settings(s, &v->settings);
+    if (keep_view)
+        view_lights_apply(&v->tools, s);
+    else
+        view_lights_reset(&v->tools, s);
     for (size_t i = 0; i < v->light_count; i++)
         if (v->lights[i].touched || (v->lights[i].fast && v->fast_anim != VIEW_ANIM_OFF))
             apply_light(v, &v->lights[i], t);
@@ -666,6 +673,17 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
         break;
     }
     case SDLK_t: toggle_all_lights(v, t); break;
+    case SDLK_l:
+    case SDLK_o:
+    case SDLK_u: {
+        char msg[512];
+        const scene_light *sel = v->lights_panel && v->selected < v->light_count ? &v->shown[v->selected] : NULL;
+        view_lights_key(&v->tools, v->scene, sym == SDLK_l ? 'l' : sym == SDLK_o ? 'o' : 'u', shift, sel, msg, sizeof msg);
+        if (msg[0])
+            say(v, "%s", msg);
+        break;
+    }
+    case SDLK_i: view_lights_inspect_key(&v->tools, true); break;
     case SDLK_k:
         v->fast_anim = (v->fast_anim + 1) % VIEW_ANIM_COUNT;
         for (size_t i = 0; i < v->light_count; i++)
@@ -690,6 +708,21 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
     }
 }
 
+/* The mouse in drawable pixels (from the top-left); the frame's centre while it is captured. */
+static void frame_mouse(const viewer *v, int *x, int *y)
+{
+    int ww, wh;
+    SDL_GetWindowSize(v->window, &ww, &wh);
+    if (v->mouse_captured || ww < 1 || wh < 1) {
+        *x = v->frame_w / 2;
+        *y = v->frame_h / 2;
+        return;
+    }
+    SDL_GetMouseState(x, y);
+    *x = (int)((long long)*x * v->frame_w / ww);
+    *y = (int)((long long)*y * v->frame_h / wh);
+}
+
 static void handle_events(viewer *v, double t)
 {
     SDL_Event ev;
@@ -697,12 +730,23 @@ static void handle_events(viewer *v, double t)
         switch (ev.type) {
         case SDL_QUIT: v->quit = true; break;
         case SDL_KEYDOWN: on_key(v, &ev.key, t); break;
+        case SDL_KEYUP:
+            if (ev.key.keysym.sym == SDLK_i)
+                view_lights_inspect_key(&v->tools, false);
+            break;
         case SDL_TEXTINPUT:
             if (v->teleport.open)
                 view_teleport_type(&v->teleport, ev.text.text);
             break;
         case SDL_MOUSEBUTTONDOWN:
         case SDL_MOUSEBUTTONUP:
+            if (ev.button.button == SDL_BUTTON_LEFT && ev.type == SDL_MOUSEBUTTONDOWN) {
+                int x, y;
+                frame_mouse(v, &x, &y);
+                char msg[512];
+                if (view_lights_click(&v->tools, v->scene, x, y, v->frame_w, v->frame_h, msg, sizeof msg))
+                    say(v, "%s", msg);
+            }
             if (ev.button.button == SDL_BUTTON_RIGHT) {
                 v->right_look = ev.type == SDL_MOUSEBUTTONDOWN;
                 set_capture(v, v->mouse_captured);
@@ -820,6 +864,14 @@ static int run_loop(viewer *v)
         scene_draw(v->scene, &(scene_viewport){ .width = w, .height = h });
         if (v->probes_on)
             draw_probes(v, w, h);
+        v->frame_w = w;
+        v->frame_h = h;
+        if (v->tools.gizmos || v->tools.inspector) {
+            int mx = -1, my = -1;
+            if (!v->mouse_captured)
+                frame_mouse(v, &mx, &my);
+            view_lights_draw(&v->tools, v->hud, v->scene, w, h, mx, my);
+        }
         if (complete && !v->announced_ready) {
             v->announced_ready = true;
             printf("ready %s level %u\n", v->desc->path, v->level);
@@ -869,6 +921,7 @@ int view_run(const view_desc *desc)
 {
     viewer v;
     memset(&v, 0, sizeof v);
+    view_lights_init(&v.tools);
     v.desc = desc;
     v.speed = 8.0;
     v.settings.exposure = 1.0f;
@@ -926,6 +979,7 @@ int view_run(const view_desc *desc)
             free(v.shown);
         }
         view_probes_close(&v.probes);
+        view_lights_free(&v.tools);
         hud_destroy(v.hud);
     }
     SDL_GL_DeleteContext(v.gl);
