@@ -242,7 +242,7 @@ static void draw_inspector(const view_lights *vl, hud *h, int w, int hgt)
     hud_end(h);
 }
 
-void view_lights_draw(view_lights *vl, hud *h, const scene *s, int w, int hgt, int mouse_x, int mouse_y)
+void view_lights_draw_gizmos(view_lights *vl, hud *h, const scene *s, int w, int hgt, int mouse_x, int mouse_y)
 {
     vl->hovered = -1;
     if (vl->gizmos) {
@@ -252,6 +252,10 @@ void view_lights_draw(view_lights *vl, hud *h, const scene *s, int w, int hgt, i
             .lights = scene_light_infos(s), .level = scene_level_index(s), .view_proj = view_proj, .cam = scene_camera(s),
             .width = w, .height = hgt, .scale = w >= 1000 ? 2.0f : 1.0f, .hover_x = mouse_x, .hover_y = mouse_y });
     }
+}
+
+void view_lights_draw_panel(const view_lights *vl, hud *h, int w, int hgt)
+{
     if (vl->inspector)
         draw_inspector(vl, h, w, hgt);
 }

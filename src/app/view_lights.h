@@ -44,7 +44,10 @@ void view_lights_key(view_lights *vl, scene *s, char key, bool shift, const scen
 void view_lights_inspect_key(view_lights *vl, bool down);
 /* A left click at (x, y) of a w x h frame: inspects when I is held. True when it did. */
 bool view_lights_click(view_lights *vl, const scene *s, int x, int y, int w, int h, char *msg, size_t msg_size);
-/* Gizmos and the inspector panel over the frame (mouse in frame pixels, < 0 = none). */
-void view_lights_draw(view_lights *vl, hud *h, const scene *s, int w, int hgt, int mouse_x, int mouse_y);
+/* The gizmos over the frame (mouse in frame pixels, < 0 = none): part of the view, as F12
+ * shoots it. */
+void view_lights_draw_gizmos(view_lights *vl, hud *h, const scene *s, int w, int hgt, int mouse_x, int mouse_y);
+/* The inspector's panel and mark: part of the HUD. */
+void view_lights_draw_panel(const view_lights *vl, hud *h, int w, int hgt);
 
 #endif

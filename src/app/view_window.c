@@ -866,11 +866,11 @@ static int run_loop(viewer *v)
             draw_probes(v, w, h);
         v->frame_w = w;
         v->frame_h = h;
-        if (v->tools.gizmos || v->tools.inspector) {
+        if (v->tools.gizmos) {
             int mx = -1, my = -1;
             if (!v->mouse_captured)
                 frame_mouse(v, &mx, &my);
-            view_lights_draw(&v->tools, v->hud, v->scene, w, h, mx, my);
+            view_lights_draw_gizmos(&v->tools, v->hud, v->scene, w, h, mx, my);
         }
         if (complete && !v->announced_ready) {
             v->announced_ready = true;
@@ -881,6 +881,7 @@ static int run_loop(viewer *v)
         if (shot_now && !v->shot_with_hud)
             take_shot(v, w, h);
 
+        view_lights_draw_panel(&v->tools, v->hud, w, h);
         if (!v->hud_hidden || v->help) {
             scene_stats stats;
             scene_get_stats(v->scene, &stats);
