@@ -64,7 +64,7 @@ static const char shot_usage[] =
     MEMORY_OPTION_HELP
     "  --gl-debug             print the OpenGL driver's debug messages (errors, warnings) to stderr\n"
     "  --solo ID|#N|NAME      only this light lights the world (repeatable; static lights by\n"
-    "                         their unshadowed direct term, docs/viewer.md)\n"
+    "                         their direct term, shadowed by the loaded geometry)\n"
     "  --mute ID|#N|NAME      take this light out of the picture (repeatable)\n"
     "  --inspect X,Y          print the surface under pixel X,Y (from the top-left) as JSON on\n"
     "                         stdout: material, lightmap, luxel, lights (-o optional then)\n"

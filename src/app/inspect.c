@@ -188,16 +188,31 @@ static void describe(const scene *s, const pick *p, inspect_result *r)
         }
     }
 
-    /* static lights: their direct term here (unshadowed) */
-    for (uint32_t i = 0; i < infos->count; i++) {
-        const pmf_light_info *l = &infos->list[i];
-        if (l->level != scene_level_index(s) || l->kind != PMF_LIGHT_STATIC)
-            continue;
-        inspect_light il = { .kind = PMF_LIGHT_STATIC, .index = (int32_t)i, .name = l->name, .on = true };
-        light_direct(l, world, n, il.value);
+    /* static lights: their direct term here, shadowed by the resident chunks */
+    frame.lights = infos->count ? malloc(infos->count * sizeof *frame.lights) : NULL;
+    const mesh_chunk **meshes = malloc((scene_chunk_count(s) + 1) * sizeof *meshes);
+    uint32_t *index = infos->count ? malloc(infos->count * sizeof *index) : NULL;
+    for (uint32_t i = 0; frame.lights && index && i < infos->count; i++)
+        if (infos->list[i].level == scene_level_index(s) && infos->list[i].kind == PMF_LIGHT_STATIC) {
+            index[frame.count] = i;
+            ((pmf_light_info *)frame.lights)[frame.count++] = infos->list[i];
+        }
+    if (frame.count && meshes) {
+        for (size_t i = 0; i < scene_chunk_count(s); i++)
+            meshes[i] = scene_chunk_mesh(s, i);
+        light_direct_occluders(&frame, lvl, meshes, scene_chunk_count(s));
+    }
+    for (size_t i = 0; i < frame.count; i++) {
+        const pmf_light_info *l = &frame.lights[i];
+        inspect_light il = { .kind = PMF_LIGHT_STATIC, .index = (int32_t)index[i], .name = infos->list[index[i]].name, .on = true };
+        light_direct_shadowed(&frame, l, world, n, il.value);
         if (il.value[0] + il.value[1] + il.value[2] > 0.0f)
             add_light(r, il);
     }
+    light_direct_free(&frame);
+    free((void *)frame.lights);
+    free(meshes);
+    free(index);
     /* dynamic lights: their layer's luxel on this block */
     scene_light state[256];
     size_t states = scene_lights(s, state, 256);

@@ -9,8 +9,9 @@
  * stored, its size in metres), the lights reaching the point with what each adds to L there, and
  * whether the cube has visibility and lighting data.
  *
- * What each light adds: a static light its direct term by the baker's formula at the point
- * (light_direct.h, unshadowed: the lightmap may hold less where it is shadowed); a dynamic light
+ * What each light adds: a static light its direct term by the baker's formula at the point,
+ * shadowed by the resident chunks (light_direct.h; the name points into scene_light_infos,
+ * the strings into the scene's level: valid while the scene is open); a dynamic light
  * its layer's luxel x colour (what it adds when on); a fast light colour x intensity x the
  * multiplier interpolated at the point. share = the light's part of the luxel's total light
  * (base luxel + enabled layers + fast lights), by the channel sum.

@@ -49,6 +49,90 @@ void light_direct(const pmf_light_info *l, const float p[3], const float n[3], f
         out[c] = l->color[c] / 255.0f * strength;
 }
 
+#define NUDGE 0.002f                 /* metres off the surface a shadow segment starts (bake.c) */
+#define LIGHT_SLACK 1e-4f            /* it stops this fraction short of the light (bake.c) */
+#define SUN_REACH 1.0e4f
+
+void light_direct_shadowed(const light_direct_set *set, const pmf_light_info *l, const float p[3], const float n[3],
+                           float out[3])
+{
+    light_direct(l, p, n, out);
+    if (!set->occluders.node_count || !(out[0] + out[1] + out[2] > 0.0f))
+        return;
+    float from[3], to[3];
+    for (int k = 0; k < 3; k++) {
+        from[k] = p[k] + n[k] * NUDGE;
+        to[k] = l->shape == PMF_LIGHT_SUN ? from[k] - l->direction[k] * SUN_REACH : l->position[k];
+    }
+    if (bvh_segment_occluded(&set->occluders, from, to, 0.0f, 1.0f - LIGHT_SLACK, NULL))
+        out[0] = out[1] = out[2] = 0.0f;
+}
+
+static bool opaque(const pmf_level *lvl, uint16_t material)
+{
+    if (material >= lvl->common.material_count)
+        return true;
+    const pmf_material *m = &lvl->common.materials[material];
+    return !(m->flags & (PMF_MATERIAL_TRANSPARENT | PMF_MATERIAL_LIQUID)) && m->render_mode != PMF_RENDMODE_ADD;
+}
+
+/* Whether a chunk's box (world) comes within reach of one of the set's lights. */
+static bool chunk_reached(const light_direct_set *set, const mesh_chunk *mc)
+{
+    float mn[3], mx[3];
+    light_direct_world(set, mc, mc->min, mn);
+    light_direct_world(set, mc, mc->max, mx);
+    for (size_t i = 0; i < set->count; i++) {
+        const pmf_light_info *l = &set->lights[i];
+        if (l->shape == PMF_LIGHT_SUN)
+            return true;
+        float d2 = 0.0f;
+        for (int k = 0; k < 3; k++) {
+            float d = l->position[k] < mn[k] ? mn[k] - l->position[k] : l->position[k] > mx[k] ? l->position[k] - mx[k] : 0.0f;
+            d2 += d * d;
+        }
+        if (d2 <= l->range * l->range)
+            return true;
+    }
+    return false;
+}
+
+bool light_direct_occluders(light_direct_set *set, const pmf_level *lvl, const mesh_chunk *const *chunks, size_t count)
+{
+    bvh_free(&set->occluders);
+    size_t total = 0;
+    for (size_t c = 0; c < count; c++)
+        if (chunks[c]->min[0] <= chunks[c]->max[0] && chunk_reached(set, chunks[c]))
+            total += chunks[c]->index_count / 3;
+    float (*tris)[9] = malloc((total + 1) * sizeof *tris);
+    if (!tris)
+        return false;
+    size_t n = 0;
+    for (size_t c = 0; c < count; c++) {
+        const mesh_chunk *mc = chunks[c];
+        if (mc->min[0] > mc->max[0] || !chunk_reached(set, mc))
+            continue;
+        for (uint32_t b = 0; b < mc->batch_count; b++) {
+            const mesh_batch *bt = &mc->batches[b];
+            if (!opaque(lvl, bt->material))
+                continue;
+            for (uint32_t i = bt->first_index; i + 2 < bt->first_index + bt->index_count && n < total; i += 3, n++)
+                for (int v = 0; v < 3; v++)
+                    light_direct_world(set, mc, mc->vertices[mc->indices[i + v]].xyz, &tris[n][v * 3]);
+        }
+    }
+    bool ok = bvh_build((const float(*)[9])tris, n, 0, &set->occluders);
+    free(tris);
+    if (!ok)
+        memset(&set->occluders, 0, sizeof set->occluders);
+    return ok;
+}
+
+void light_direct_free(light_direct_set *set)
+{
+    bvh_free(&set->occluders);
+}
+
 void light_direct_world(const light_direct_set *set, const mesh_chunk *mc, const float local[3], float out[3])
 {
     const uint32_t coord[3] = { mc->coord.x, mc->coord.y, mc->coord.z };
@@ -148,7 +232,7 @@ void light_direct_block(void *user, const mesh_chunk *mc, uint32_t block, float 
         float p[3], sum[3] = { 0, 0, 0 }, one[3];
         light_direct_world(set, mc, tex[i].pos, p);
         for (size_t l = 0; l < set->count; l++) {
-            light_direct(&set->lights[l], p, tex[i].normal, one);
+            light_direct_shadowed(set, &set->lights[l], p, tex[i].normal, one);
             for (int c = 0; c < 3; c++)
                 sum[c] += one[c];
         }

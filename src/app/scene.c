@@ -47,6 +47,9 @@ struct scene {
     pmf_cameras *cameras;            /* the file's start cameras (every level) */
     pmf_lights lights;               /* the file's pmfview.lights metadata (every level) */
     light_direct_set static_terms;   /* the light tools' static lights (solo / mute) */
+    scene_light_ref *filter_refs;    /* the light tools' filter (scene_set_light_filter) */
+    size_t filter_count;
+    bool filter_solo;
     pmf_level lvl;
     res_context *res;
     mesh_atlas *atlas;
@@ -330,7 +333,9 @@ void scene_close(scene *s)
         pmf_cameras_free(s->cameras);
     free(s->cameras);
     pmf_lights_free(&s->lights);
+    light_direct_free(&s->static_terms);
     free((void *)s->static_terms.lights);
+    free(s->filter_refs);
     free(s->chunks);
     free(s->deferred);
     free(s->scratch_bits);
@@ -414,32 +419,41 @@ const pmf_lights *scene_light_infos(const scene *s)
     return &s->lights;
 }
 
-bool scene_set_light_filter(scene *s, bool solo, const scene_light_ref *refs, size_t count)
+/* Hands the light tools' filter to the renderer: the static lights' terms with shadows from the
+ * resident chunks (rebuilt when chunks arrive: update). */
+static bool apply_light_filter(scene *s)
 {
+    size_t count = s->filter_count;
     uint32_t *dynamic = malloc((count + 1) * sizeof *dynamic), *fast = malloc((count + 1) * sizeof *fast);
     pmf_light_info *statics = malloc((count + 1) * sizeof *statics);
+    const mesh_chunk **meshes = malloc((s->chunk_count + 1) * sizeof *meshes);
     size_t nd = 0, nf = 0, ns = 0;
-    bool ok = dynamic && fast && statics;
+    bool ok = dynamic && fast && statics && meshes;
     for (size_t i = 0; ok && i < count; i++) {
-        if (refs[i].kind == PMF_LIGHT_DYNAMIC)
-            dynamic[nd++] = refs[i].id;
-        else if (refs[i].kind == PMF_LIGHT_FAST)
-            fast[nf++] = refs[i].id;
-        else if (refs[i].id < s->lights.count)
-            statics[ns++] = s->lights.list[refs[i].id];
+        const scene_light_ref *r = &s->filter_refs[i];
+        if (r->kind == PMF_LIGHT_DYNAMIC)
+            dynamic[nd++] = r->id;
+        else if (r->kind == PMF_LIGHT_FAST)
+            fast[nf++] = r->id;
+        else if (r->id < s->lights.count)
+            statics[ns++] = s->lights.list[r->id];
     }
+    light_direct_free(&s->static_terms);
     free((void *)s->static_terms.lights);
-    s->static_terms = (light_direct_set){ .lights = ok ? statics : NULL, .count = ok ? ns : 0 };
-    s->static_terms.center[0] = (int32_t)s->lvl.center.x;
-    s->static_terms.center[1] = (int32_t)s->lvl.center.y;
-    s->static_terms.center[2] = (int32_t)s->lvl.center.z;
+    s->static_terms = (light_direct_set){ .lights = ok ? statics : NULL, .count = ok ? ns : 0,
+                                          .center = { (int32_t)s->lvl.center.x, (int32_t)s->lvl.center.y,
+                                                      (int32_t)s->lvl.center.z } };
     if (!ok) {
         free(statics);
-        count = nd = nf = 0;
-        solo = false;
+        nd = nf = ns = 0;
     }
-    render_light_filter f = { .solo = solo && count, .dynamic_ids = dynamic, .dynamic_count = nd, .fast_ids = fast,
-                              .fast_count = nf };
+    if (ns) {
+        for (size_t i = 0; i < s->chunk_count; i++)
+            meshes[i] = &s->chunks[i]->mc;
+        ok = light_direct_occluders(&s->static_terms, &s->lvl, meshes, s->chunk_count) && ok;
+    }
+    render_light_filter f = { .solo = ok && s->filter_solo && count, .dynamic_ids = dynamic, .dynamic_count = nd,
+                              .fast_ids = fast, .fast_count = nf };
     if (ns) {
         f.static_term = light_direct_block;
         f.user = &s->static_terms;
@@ -447,7 +461,22 @@ bool scene_set_light_filter(scene *s, bool solo, const scene_light_ref *refs, si
     ok = render_world_set_light_filter(s->world, &f) && ok;
     free(dynamic);
     free(fast);
+    free(meshes);
     return ok;
+}
+
+bool scene_set_light_filter(scene *s, bool solo, const scene_light_ref *refs, size_t count)
+{
+    scene_light_ref *copy = count ? malloc(count * sizeof *copy) : NULL;
+    if (count && !copy)
+        count = 0;
+    if (count)
+        memcpy(copy, refs, count * sizeof *copy);
+    free(s->filter_refs);
+    s->filter_refs = copy;
+    s->filter_count = count;
+    s->filter_solo = solo;
+    return apply_light_filter(s) && (copy || !refs || !count);
 }
 
 size_t scene_chunk_count(const scene *s)
@@ -782,6 +811,9 @@ static void update(scene *s, double budget_ms, bool view_only)
         upload_chunk(s, sc);
         uploaded = true;
     }
+    /* static solo / mute: new geometry may cast shadows on what is already there */
+    if (uploaded && s->static_terms.count)
+        apply_light_filter(s);
     update_visibility(s, false);
 }
 

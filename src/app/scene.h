@@ -109,9 +109,10 @@ const pmf_lights *scene_light_infos(const scene *s);
  * PMF_LIGHT_STATIC with its index in scene_light_infos. */
 typedef struct scene_light_ref { uint8_t kind; uint32_t id; } scene_light_ref;
 /* solo: only these lights light the world (dynamic and fast ones exactly, static ones by their
- * unshadowed direct term, light_direct.h); else these are muted (a static one's term taken off
- * the lightmap). count 0 without solo = every light as set. Recomposites the resident chunks.
- * False when out of memory (the filter is then off). */
+ * direct term with shadows from the resident chunks, light_direct.h); else these are muted (a
+ * static one's term taken off the lightmap). count 0 without solo = every light as set.
+ * Recomposites the resident chunks (again whenever chunks arrive while a static light is listed:
+ * they may cast shadows). False when out of memory (the filter is then off). */
 bool scene_set_light_filter(scene *s, bool solo, const scene_light_ref *refs, size_t count);
 
 /* The resident chunks' meshes (the surface inspector's picking), valid until scene_update. */

@@ -120,8 +120,7 @@ static void key_solo(view_lights *vl, scene *s, bool shift, char *msg, size_t si
     if (vl->solo_on) {
         char what[160];
         describe(s, vl->solo, what, sizeof what);
-        snprintf(msg, size, "solo %s%s", what,
-                 vl->solo.kind == PMF_LIGHT_STATIC ? " (direct term, unshadowed)" : "");
+        snprintf(msg, size, "solo %s%s", what, vl->solo.kind == PMF_LIGHT_STATIC ? " (direct term)" : "");
     } else {
         snprintf(msg, size, "solo off");
     }

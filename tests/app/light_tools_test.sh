@@ -96,6 +96,30 @@ solo_static)
     shot mute0 "$WORK/lights.pmf" $VIEW --mode lightmap --mute lamp
     shot switchable "$WORK/switchable.pmf" $VIEW --mode lightmap
     same mute0 switchable
+    # Shadows: a 2 m box beside a light at (3, 1.5, 0). The floor at (-3, 0, 0) lies in its
+    # shadow (the segment to the light passes through the box): 0, where unshadowed it would get
+    # 255 x (1.5 / 6.18) x (1 - 0.618)^2 = 9; the whole view matches the baked lightmap.
+    cat >"$WORK/shadow.pms" <<'PMS'
+map "Shadow"
+material floor texture none
+level main {
+    ambient 0 0 0
+    box -8 -1 -8 8 0 8 material floor
+    box -1 0 -1 1 1 1 material floor
+    light static at 3 1.5 0 color 255 255 255 range 10 name lamp
+}
+PMS
+    "$PMFC" "$WORK/shadow.pms" -o "$WORK/shadow.pmf" --quiet 2>"$WORK/err" || fail "pmfc shadow"
+    shot shadow_baked "$WORK/shadow.pmf" --camera -2,8,6,-20,-50 --mode lightmap
+    shot shadow_solo "$WORK/shadow.pmf" --camera -2,8,6,-20,-50 --mode lightmap --solo lamp
+    same shadow_baked shadow_solo
+    shot shadowed "$WORK/shadow.pmf" --camera -3,3,0,0,-90 --mode lightmap --solo lamp
+    near "$(pixel shadowed 80 60)" "0 0 0" || fail "in the box's shadow: $(pixel shadowed 80 60), want 0"
+    shot lit_side "$WORK/shadow.pmf" --camera 3,3,3,0,-90 --mode lightmap --solo lamp
+    # (3, 0, 3): d = sqrt(9 + 2.25) = 3.354, n.l = 1.5 / 3.354, (1 - 0.3354)^2 -> 255 x 0.1975 = 50
+    near "$(pixel lit_side 80 60)" "50 50 50" || fail "lit beside the box: $(pixel lit_side 80 60), want 50"
+    shot none_shadow "$WORK/shadow.pmf" --camera -2,8,6,-20,-50 --mode lightmap --mute lamp
+    [ "$("$PROBE" lit "$WORK/none_shadow.png")" -eq 0 ] || fail "the shadow map's only light muted: $("$PROBE" lit "$WORK/none_shadow.png") pixels lit"
     ;;
 gizmos)
     # Looking along -Z at a light 8 m ahead: its icon sits at the frame's centre in its colour.

@@ -448,7 +448,7 @@ PMS
     event shift+u -- '^every light unmuted$'; shot; same_as plain "Shift+U"
     gizmos on
     xdotool mousemove --window "$WID" 5 5; sleep 0.3
-    event o -- '^solo static #0 lamp (direct term, unshadowed)$'
+    event o -- '^solo static #0 lamp (direct term)$'
     event o -- '^solo dynamic 7 red$'
     event o -- '^solo fast 9 blue$'
     event o -- '^solo off$'
