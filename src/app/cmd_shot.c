@@ -850,7 +850,7 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         if (o->inspect[0] >= 0) {
             inspect_result ir;
             inspect_pixel(s, o->inspect[0], o->inspect[1], o->width, o->height, &ir);
-            char *json = inspect_json(&ir);
+            char *json = inspect_json(&ir, false);
             if (!json) {
                 fprintf(stderr, "pmfview: out of memory\n");
                 rc = EXIT_RUNTIME;

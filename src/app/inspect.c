@@ -324,7 +324,7 @@ static double r4(double v)
     return round(v * 1e4) / 1e4;
 }
 
-char *inspect_json(const inspect_result *r)
+char *inspect_json(const inspect_result *r, bool one_line)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
@@ -377,7 +377,7 @@ char *inspect_json(const inspect_result *r)
         cJSON_AddBoolToObject(o, "visibility_data", r->visibility_data);
         cJSON_AddBoolToObject(o, "lighting_data", r->lighting_data);
     }
-    char *printed = cJSON_Print(o);
+    char *printed = one_line ? cJSON_PrintUnformatted(o) : cJSON_Print(o);
     cJSON_Delete(o);
     char *clean = printed ? text_clean_json(printed) : NULL;
     free(printed);

@@ -63,9 +63,9 @@ typedef struct inspect_result {
  * scene's camera (its aspect should be width / height). out->hit false when the ray meets
  * nothing resident. */
 void inspect_pixel(const scene *s, int x, int y, int width, int height, inspect_result *out);
-/* The result as a printed JSON document (every string through text_clean_utf8), malloc'ed;
- * NULL when out of memory. docs/viewer.md lists the fields. */
-char *inspect_json(const inspect_result *r);
+/* The result as a printed JSON document (every string through text_clean_utf8), indented or on
+ * one line; malloc'ed, NULL when out of memory. docs/viewer.md lists the fields. */
+char *inspect_json(const inspect_result *r, bool one_line);
 /* The result as the HUD's lines ('\n' between them). */
 void inspect_text(const inspect_result *r, char *buf, size_t size);
 

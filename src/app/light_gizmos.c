@@ -164,6 +164,20 @@ static void diamond(hud *h, const float at[2], float r, const uint8_t rgba[4])
     hud_quad(h, xy, rgba);
 }
 
+/* The light's name on a dark strip beside its icon: right of it, else left when it would leave
+ * the frame. */
+static void label(hud *h, const light_gizmos_desc *d, const pmf_lights *lights, uint32_t index, const float at[2])
+{
+    static const uint8_t shadow[4] = { 0, 0, 0, 160 };
+    char text[192];
+    light_gizmo_label(lights, index, text, sizeof text);
+    float w = hud_text_width(h, text), x = at[0] + ICON_RADIUS + RIM + 3, y = at[1] - hud_line_height(h) / 2;
+    if (x + w + 2 > d->width)
+        x = at[0] - ICON_RADIUS - RIM - 3 - w;
+    hud_rect(h, x - 2, y - 2, w + 4, hud_line_height(h) + 2, shadow);
+    hud_text(h, x, y, text, NULL);
+}
+
 int light_gizmos_draw(hud *h, const light_gizmos_desc *d)
 {
     const pmf_lights *lights = d->lights;
@@ -179,7 +193,7 @@ int light_gizmos_draw(hud *h, const light_gizmos_desc *d)
     int hovered = -1;
     float best = (ICON_RADIUS + RIM) * (ICON_RADIUS + RIM) + 1.0f;
     float hover_at[2] = { 0, 0 };
-    static const uint8_t rim[4] = { 200, 200, 200, 255 }, shadow[4] = { 0, 0, 0, 160 };
+    static const uint8_t rim[4] = { 200, 200, 200, 255 };
     for (uint32_t i = 0; i < lights->count; i++) {
         const pmf_light_info *l = &lights->list[i];
         float at[2];
@@ -194,21 +208,11 @@ int light_gizmos_draw(hud *h, const light_gizmos_desc *d)
             hovered = (int)i;
             memcpy(hover_at, at, sizeof at);
         }
-        if (d->label_all) {
-            char label[192];
-            light_gizmo_label(lights, i, label, sizeof label);
-            float x = at[0] + ICON_RADIUS + RIM + 3, y = at[1] - hud_line_height(h) / 2;
-            hud_rect(h, x - 2, y - 2, hud_text_width(h, label) + 4, hud_line_height(h) + 2, shadow);
-            hud_text(h, x, y, label, NULL);
-        }
+        if (d->label_all)
+            label(h, d, lights, i, at);
     }
-    if (hovered >= 0 && !d->label_all) {
-        char label[192];
-        light_gizmo_label(lights, (uint32_t)hovered, label, sizeof label);
-        float x = hover_at[0] + ICON_RADIUS + RIM + 3, y = hover_at[1] - hud_line_height(h) / 2;
-        hud_rect(h, x - 2, y - 2, hud_text_width(h, label) + 4, hud_line_height(h) + 2, shadow);
-        hud_text(h, x, y, label, NULL);
-    }
+    if (hovered >= 0 && !d->label_all)
+        label(h, d, lights, (uint32_t)hovered, hover_at);
     hud_end(h);
     return hovered;
 }

@@ -195,7 +195,7 @@ bool view_lights_click(view_lights *vl, const scene *s, int x, int y, int w, int
     inspect_pixel(s, x, y, w, h, &vl->inspect);
     vl->inspector = true;
     /* stdout gets the JSON too, for scripts driving the window */
-    char *json = inspect_json(&vl->inspect);
+    char *json = inspect_json(&vl->inspect, true);
     if (json) {
         printf("inspect %s\n", json);
         fflush(stdout);

@@ -461,8 +461,9 @@ PMS
     xdotool mousemove --window "$WID" 80 100 keydown i click 1 keyup i
     more() { [ "$(lines '^inspected floor at ')" -gt "$before" ]; }
     wait_for "the inspector" more
-    grep -q '^inspect {' "$WORK/out" || fail "no inspector JSON on stdout"
-    grep -q '"material":	"floor"' "$WORK/out" || fail "the inspector JSON names no floor"
+    grep '^inspect {' "$WORK/out" | tail -n1 | cut -d' ' -f2- >"$WORK/inspect.json"
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["hit"] and r["material"] == "floor" and r["pixel"] == [80, 100], r' \
+        "$WORK/inspect.json" || fail "the inspector's JSON line: $(cat "$WORK/inspect.json")"
     event l -- '^light gizmos off$'
     quit_viewer
     ;;
