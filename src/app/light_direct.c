@@ -163,7 +163,7 @@ void light_direct_block(void *user, const mesh_chunk *mc, uint32_t block, float 
 {
     const light_direct_set *set = user;
     const mesh_lightmap_block *blk = &mc->blocks[block];
-    if (blk->lightmap < 0 || !set->count)
+    if (blk->lightmap < 0 || !set->count || !chunk_reached(set, mc))
         return;
     const int side = (int)mesh_atlas_block_side(&blk->rect);
     const float page = (float)mesh_atlas_page_size(mc->atlas);

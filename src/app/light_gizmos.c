@@ -15,6 +15,7 @@
 #define CIRCLE_SEGMENTS 48
 #define REACH_ALPHA 90
 #define SUN_DISTANCE 1.0e4f          /* metres: far enough to stand for infinity, near enough for floats */
+#define MAX_LINE_VERTICES (1u << 20)  /* reach lines of ~3600 lights (16 MiB): a hostile list stays bounded */
 
 static const char *const kind_names[] = { "static", "dynamic", "fast" };
 static const char *const shape_names[] = { "point", "spot", "sun" };
@@ -89,6 +90,8 @@ typedef struct line_list { hud_vertex *v; size_t count, cap; } line_list;
 
 static void push_line(line_list *ll, const float a[3], const float b[3], const uint8_t rgba[4])
 {
+    if (ll->count + 2 > MAX_LINE_VERTICES)
+        return;
     if (ll->count + 2 > ll->cap) {
         size_t cap = ll->cap ? ll->cap * 2 : 1024;
         hud_vertex *grown = realloc(ll->v, cap * sizeof *grown);
@@ -164,17 +167,37 @@ static void diamond(hud *h, const float at[2], float r, const uint8_t rgba[4])
     hud_quad(h, xy, rgba);
 }
 
+#define MAX_LABELS 256
+
+/* The labels drawn so far (x0, y0, x1, y1), so that label_all leaves out those that would
+ * overlap one (a crowd of lights stays readable). */
+typedef struct label_list { float rect[MAX_LABELS][4]; int count; } label_list;
+
 /* The light's name on a dark strip beside its icon: right of it, else left when it would leave
- * the frame. */
-static void label(hud *h, const light_gizmos_desc *d, const pmf_lights *lights, uint32_t index, const float at[2])
+ * the frame; with `placed`, not at all when it would overlap a label there already. */
+static void label(hud *h, const light_gizmos_desc *d, const pmf_lights *lights, uint32_t index, const float at[2],
+                  label_list *placed)
 {
     static const uint8_t shadow[4] = { 0, 0, 0, 160 };
     char text[192];
     light_gizmo_label(lights, index, text, sizeof text);
-    float w = hud_text_width(h, text), x = at[0] + ICON_RADIUS + RIM + 3, y = at[1] - hud_line_height(h) / 2;
+    float w = hud_text_width(h, text), lh = hud_line_height(h);
+    float x = at[0] + ICON_RADIUS + RIM + 3, y = at[1] - lh / 2;
     if (x + w + 2 > d->width)
         x = at[0] - ICON_RADIUS - RIM - 3 - w;
-    hud_rect(h, x - 2, y - 2, w + 4, hud_line_height(h) + 2, shadow);
+    x = x < 2 ? 2 : x;
+    const float r[4] = { x - 2, y - 2, x + w + 2, y + lh };
+    if (placed) {
+        if (placed->count == MAX_LABELS)
+            return;
+        for (int i = 0; i < placed->count; i++) {
+            const float *o = placed->rect[i];
+            if (r[0] < o[2] && o[0] < r[2] && r[1] < o[3] && o[1] < r[3])
+                return;
+        }
+        memcpy(placed->rect[placed->count++], r, sizeof r);
+    }
+    hud_rect(h, r[0], r[1], r[2] - r[0], r[3] - r[1], shadow);
     hud_text(h, x, y, text, NULL);
 }
 
@@ -194,6 +217,7 @@ int light_gizmos_draw(hud *h, const light_gizmos_desc *d)
     float best = (ICON_RADIUS + RIM) * (ICON_RADIUS + RIM) + 1.0f;
     float hover_at[2] = { 0, 0 };
     static const uint8_t rim[4] = { 200, 200, 200, 255 };
+    label_list *placed = d->label_all ? calloc(1, sizeof *placed) : NULL;
     for (uint32_t i = 0; i < lights->count; i++) {
         const pmf_light_info *l = &lights->list[i];
         float at[2];
@@ -208,11 +232,12 @@ int light_gizmos_draw(hud *h, const light_gizmos_desc *d)
             hovered = (int)i;
             memcpy(hover_at, at, sizeof at);
         }
-        if (d->label_all)
-            label(h, d, lights, i, at);
+        if (d->label_all && placed)
+            label(h, d, lights, i, at, placed);
     }
+    free(placed);
     if (hovered >= 0 && !d->label_all)
-        label(h, d, lights, (uint32_t)hovered, hover_at);
+        label(h, d, lights, (uint32_t)hovered, hover_at, NULL);
     hud_end(h);
     return hovered;
 }

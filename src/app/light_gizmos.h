@@ -5,7 +5,8 @@
  *     it is out of view, so its direction always shows);
  *   - its reach: a faint sphere of radius `range` (three great circles) for a point light, the
  *     outer cone to its range for a spot;
- *   - its name: beside the icon the mouse is over (or beside every icon: label_all).
+ *   - its name: beside the icon the mouse is over (label_all: beside every icon whose label
+ *     does not overlap one drawn before, in the list's order).
  * Lines and icons go through the HUD's program (hud_lines, hud_quad): no world shader change.
  */
 #ifndef PMFVIEW_LIGHT_GIZMOS_H

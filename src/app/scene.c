@@ -23,6 +23,7 @@
 typedef struct sky_region { float planes[6][4]; int env; } sky_region;
 
 #define TRIM_AFTER_EVICTIONS 16
+#define FILTER_INTERVAL_SECONDS 0.5
 #define TRIM_INTERVAL_SECONDS 2.0
 
 typedef struct scene_failure_entry {
@@ -50,6 +51,8 @@ struct scene {
     scene_light_ref *filter_refs;    /* the light tools' filter (scene_set_light_filter) */
     size_t filter_count;
     bool filter_solo;
+    bool filter_stale;               /* chunks arrived since the static terms were computed */
+    double filter_applied_at;
     pmf_level lvl;
     res_context *res;
     mesh_atlas *atlas;
@@ -423,6 +426,8 @@ const pmf_lights *scene_light_infos(const scene *s)
  * resident chunks (rebuilt when chunks arrive: update). */
 static bool apply_light_filter(scene *s)
 {
+    s->filter_stale = false;
+    s->filter_applied_at = now_seconds();
     size_t count = s->filter_count;
     uint32_t *dynamic = malloc((count + 1) * sizeof *dynamic), *fast = malloc((count + 1) * sizeof *fast);
     pmf_light_info *statics = malloc((count + 1) * sizeof *statics);
@@ -811,8 +816,11 @@ static void update(scene *s, double budget_ms, bool view_only)
         upload_chunk(s, sc);
         uploaded = true;
     }
-    /* static solo / mute: new geometry may cast shadows on what is already there */
-    if (uploaded && s->static_terms.count)
+    /* static solo / mute: new geometry may cast shadows on what is already there. Every chunk is
+     * recomposited, so while chunks stream in, at most twice a second and when the view is
+     * complete. */
+    s->filter_stale |= uploaded && s->static_terms.count;
+    if (s->filter_stale && (now_seconds() - s->filter_applied_at >= FILTER_INTERVAL_SECONDS || scene_view_complete(s)))
         apply_light_filter(s);
     update_visibility(s, false);
 }
