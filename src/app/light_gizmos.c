@@ -217,7 +217,14 @@ int light_gizmos_draw(hud *h, const light_gizmos_desc *d)
     float best = (ICON_RADIUS + RIM) * (ICON_RADIUS + RIM) + 1.0f;
     float hover_at[2] = { 0, 0 };
     static const uint8_t rim[4] = { 200, 200, 200, 255 };
+    /* labels first: the icons stay on top of them */
     label_list *placed = d->label_all ? calloc(1, sizeof *placed) : NULL;
+    for (uint32_t i = 0; placed && i < lights->count; i++) {
+        float at[2];
+        if (lights->list[i].level == d->level && light_gizmo_position(d, &lights->list[i], at))
+            label(h, d, lights, i, at, placed);
+    }
+    free(placed);
     for (uint32_t i = 0; i < lights->count; i++) {
         const pmf_light_info *l = &lights->list[i];
         float at[2];
@@ -232,10 +239,7 @@ int light_gizmos_draw(hud *h, const light_gizmos_desc *d)
             hovered = (int)i;
             memcpy(hover_at, at, sizeof at);
         }
-        if (d->label_all && placed)
-            label(h, d, lights, i, at, placed);
     }
-    free(placed);
     if (hovered >= 0 && !d->label_all)
         label(h, d, lights, (uint32_t)hovered, hover_at, NULL);
     hud_end(h);

@@ -129,8 +129,11 @@ gizmos)
     near "$(pixel giz_lamp 80 60)" "255 255 255" || fail "lamp's icon: $(pixel giz_lamp 80 60)"
     shot plain_lamp "$WORK/lights.pmf" --camera -4,4,8,0,0
     near "$(pixel plain_lamp 80 60)" "0 0 0" || fail "no --gizmos: $(pixel plain_lamp 80 60) where the icon would be"
-    # The icon is small (a diamond of 7 px half-diagonal, grey rim): 10 px off centre is not it.
-    [ "$(pixel giz_lamp 100 60)" != "255 255 255" ] || fail "the lamp's icon is too large"
+    # The icon is small (a diamond of 7 px half-diagonal, grey rim; its name on the right):
+    # 12 px left of or below the centre is not it.
+    [ "$(pixel giz_lamp 68 60)" != "255 255 255" ] && [ "$(pixel giz_lamp 80 72)" != "255 255 255" ] || fail "the lamp's icon is too large"
+    # its rim, 8 px above the centre: grey 200
+    near "$(pixel giz_lamp 80 52)" "200 200 200" || fail "the lamp's icon rim: $(pixel giz_lamp 80 52)"
     # Reach: a faint circle of the lamp's colour crosses pixels the plain shot leaves black.
     [ "$("$PROBE" lit "$WORK/giz_lamp.png")" -gt "$(("$("$PROBE" lit "$WORK/plain_lamp.png")" + 100))" ] || fail "no reach lines"
     # A map without the extension: a warning, and the picture as without --gizmos.
