@@ -189,14 +189,15 @@ static void describe(const scene *s, const pick *p, inspect_result *r)
     }
 
     /* static lights: their direct term here, shadowed by the resident chunks */
-    frame.lights = infos->count ? malloc(infos->count * sizeof *frame.lights) : NULL;
+    pmf_light_info *statics = infos->count ? malloc(infos->count * sizeof *statics) : NULL;
     const mesh_chunk **meshes = malloc((scene_chunk_count(s) + 1) * sizeof *meshes);
     uint32_t *index = infos->count ? malloc(infos->count * sizeof *index) : NULL;
-    for (uint32_t i = 0; frame.lights && index && i < infos->count; i++)
+    for (uint32_t i = 0; statics && index && i < infos->count; i++)
         if (infos->list[i].level == scene_level_index(s) && infos->list[i].kind == PMF_LIGHT_STATIC) {
             index[frame.count] = i;
-            ((pmf_light_info *)frame.lights)[frame.count++] = infos->list[i];
+            statics[frame.count++] = infos->list[i];
         }
+    frame.lights = statics;
     if (frame.count && meshes) {
         for (size_t i = 0; i < scene_chunk_count(s); i++)
             meshes[i] = scene_chunk_mesh(s, i);
@@ -210,7 +211,7 @@ static void describe(const scene *s, const pick *p, inspect_result *r)
             add_light(r, il);
     }
     light_direct_free(&frame);
-    free((void *)frame.lights);
+    free(statics);
     free(meshes);
     free(index);
     /* dynamic lights: their layer's luxel on this block */
