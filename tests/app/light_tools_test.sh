@@ -193,6 +193,14 @@ errors)
     usage "gizmos too large" "--gizmos draws frames up to 4096x4096" "$WORK/lights.pmf" -o "$WORK/x.png" --gizmos --size 5000x100
     usage "no output" "no output given" "$WORK/lights.pmf"
     [ ! -e "$WORK/x.png" ] || fail "a refused command wrote a PNG"
+    # pmfc: a light's name is one word of at most 63 bytes
+    long=$(printf 'n%.0s' $(seq 64))
+    sed "s/name lamp/name $long/" "$WORK/lights.pms" >"$WORK/long.pms"
+    "$PMFC" "$WORK/long.pms" -o "$WORK/long.pmf" --quiet 2>"$WORK/err"; rc=$?
+    [ $rc -eq 2 ] && grep -q "long.pms:6: light name '$long' is too long" "$WORK/err" || fail "a 64-byte light name: exit $rc"
+    sed "s/ name lamp/ name/" "$WORK/lights.pms" >"$WORK/noname.pms"
+    "$PMFC" "$WORK/noname.pms" -o "$WORK/noname.pmf" --quiet 2>"$WORK/err"; rc=$?
+    [ $rc -eq 2 ] && grep -q "noname.pms:6: expected a light name" "$WORK/err" || fail "'name' without one: exit $rc"
     ;;
 *) fail "unknown case" ;;
 esac
