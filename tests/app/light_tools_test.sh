@@ -1,11 +1,11 @@
 #!/bin/bash
-# light_tools_test.sh CASE PMFVIEW PMFC PNG_PROBE WORKDIR
+# light_tools_test.sh CASE PMFVIEW PMFC PNG_PROBE WORKDIR LIGHTMAP_PROBE
 #
 # The light tools headless (docs/viewer.md "Light tools"): shot --solo / --mute / --gizmos /
 # --inspect on small maps pmfc compiles from sources written here; pixels predicted by the
 # rendering equation and the baker's light model (docs/pmfc-lighting.md).
 set -u
-CASE=$1 PMFVIEW=$2 PMFC=$3 PROBE=$4 WORK=$5
+CASE=$1 PMFVIEW=$2 PMFC=$3 PROBE=$4 WORK=$5 LMPROBE=$6
 export PMFVIEW_GL_DEBUG=fatal
 # Mesa keeps allocations at exit (the render tests turn leak detection off too).
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
@@ -144,9 +144,14 @@ gizmos)
     ;;
 inspect)
     "$PMFVIEW" shot "$WORK/lights.pmf" $DOWN --size 160x120 --inspect 80,60 >"$WORK/i.json" 2>"$WORK/err" || fail "inspect: exit $?"
-    python3 - "$WORK/i.json" <<'PY' || fail "inspect JSON: $(cat "$WORK/i.json")"
-import json, sys
+    python3 - "$WORK/i.json" "$LMPROBE" "$WORK/lights.pmf" <<'PY' || fail "inspect JSON: $(cat "$WORK/i.json")"
+import json, subprocess, sys
 r = json.load(open(sys.argv[1]))
+# the luxel as the file stores it (lightmap_probe reads the chunk's lightmap itself)
+chunk = ",".join(str(c) for c in r["chunk"])
+stored = subprocess.run([sys.argv[2], sys.argv[3], "0", chunk, str(r["lightmap"]), str(r["luxel"]["x"]), str(r["luxel"]["y"])],
+                        capture_output=True, text=True, check=True).stdout.split()
+assert int(stored[0]) == r["lightmap_size"] and [int(v) for v in stored[1:]] == r["luxel"]["rgb"], (stored, r)
 assert r["hit"] and r["pixel"] == [80, 60], r
 assert r["material"] == "floor" and r["texture"] == "" and r["material_index"] == 0, r
 assert r["chunk"] == [0, 0, 0], r
