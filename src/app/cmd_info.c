@@ -13,6 +13,7 @@
 #include "map_source.h"
 #include "pmf.h"
 #include "pmf_cameras.h"
+#include "json_text.h"
 #include "pmf_lights.h"
 #include "text_clean.h"
 
@@ -130,13 +131,15 @@ static void print_text(FILE *out, const char *path, const pmf_file *f, const lev
         fprintf(out, " (level %u) at %g, %g, %g yaw %g pitch %g\n", c->level, shortest(c->pos[0]), shortest(c->pos[1]),
                 shortest(c->pos[2]), shortest(c->yaw), shortest(c->pitch));
     }
-    /* the compiler's light list (pmfview.lights): switchable lights by ID and name */
+    /* the compiler's light list (pmfview.lights): switchable lights by ID, static ones by their
+     * place in the list (#N, as --solo / --mute take them), with their names */
     fprintf(out, "%-13s %u\n", "lights:", lights->count);
     for (uint32_t i = 0; i < lights->count; i++) {
         const pmf_light_info *li = &lights->list[i];
         if (li->kind == PMF_LIGHT_STATIC)
-            continue;
-        fprintf(out, "  %s %u: ", light_kind_names[li->kind], li->id);
+            fprintf(out, "  static #%u: ", i);
+        else
+            fprintf(out, "  %s %u: ", light_kind_names[li->kind], li->id);
         text_clean_fputs(li->name[0] ? li->name : "\"\"", out);
         fprintf(out, " (level %u, %s)\n", li->level, light_shape_names[li->shape]);
     }
@@ -184,14 +187,6 @@ static cJSON *json_coord(uint32_t x, uint32_t y, uint32_t z)
 }
 
 /* A JSON string of file text: always valid UTF-8 (U+FFFD for each bad byte). */
-static cJSON *json_text(const char *s)
-{
-    char *clean = text_clean_utf8(s);
-    cJSON *item = clean ? cJSON_CreateString(clean) : NULL;
-    free(clean);
-    return item;
-}
-
 static cJSON *json_names(const void *array, size_t count, size_t stride)
 {
     const char **names = collect_names(array, count, stride);
@@ -243,6 +238,7 @@ static cJSON *json_lights(const pmf_lights *lights)
         cJSON_AddItemToObject(o, "color", json_vec3(color));
         cJSON_AddNumberToObject(o, "intensity", shortest(l->intensity));
         cJSON_AddNumberToObject(o, "range", shortest(l->range));
+        cJSON_AddNumberToObject(o, "size", shortest(l->size));
         if (l->shape == PMF_LIGHT_SPOT) {
             cJSON_AddNumberToObject(o, "cos_inner", shortest(l->cos_inner));
             cJSON_AddNumberToObject(o, "cos_outer", shortest(l->cos_outer));

@@ -14,12 +14,16 @@
 #include "commands.h"
 #include "formats_scene.h"
 #include "image_compare.h"
+#include "inspect.h"
+#include "light_gizmos.h"
 #include "light_ids.h"
+#include "light_select.h"
 #include "map_source.h"
 #include "pm4_world.h"
 #include "region_overlay.h"
 #include "render.h"
 #include "res/png_write.h"
+#include "render/hud.h"
 #include "scene.h"
 #include "text_clean.h"
 
@@ -29,6 +33,7 @@
 
 static const char shot_usage[] =
     "usage: pmfview shot FILE -o OUT.png [options]\n"
+    "       pmfview shot FILE --inspect X,Y [options]\n"
     "\n"
     "Renders frames without a window or display (EGL surfaceless) and writes PNG files.\n"
     "\n"
@@ -63,6 +68,13 @@ static const char shot_usage[] =
     "                         differ (signed colour scale); changed-pixel figures on stdout\n"
     MEMORY_OPTION_HELP
     "  --gl-debug             print the OpenGL driver's debug messages (errors, warnings) to stderr\n"
+    "  --solo ID|#N|NAME      only this light lights the world (repeatable; static lights by\n"
+    "                         their direct term, shadowed by the loaded geometry)\n"
+    "  --mute ID|#N|NAME      take this light out of the picture (repeatable)\n"
+    "  --inspect X,Y          print the surface under pixel X,Y (from the top-left) as JSON on\n"
+    "                         stdout: material, lightmap, luxel, lights (-o optional then)\n"
+    "  --gizmos               draw every light (pmfview.lights) as an icon in its colour with\n"
+    "                         its reach and name (frames up to 4096x4096)\n"
     "  -h, --help             this help\n";
 
 typedef struct shot_camera {
@@ -88,6 +100,10 @@ typedef struct shot_options {
     int light_count;
     struct { uint32_t id; uint8_t intensity; } fasts[256];
     int fast_count;
+    const char *solo[64], *mute[64]; /* light tools: --solo / --mute arguments (light_select.h) */
+    int solo_count, mute_count;
+    bool gizmos;                     /* light gizmos over the picture, every light labelled */
+    int inspect[2];                  /* --inspect X,Y: the surface inspector's JSON; x < 0 = none */
     unsigned pm4_layers;             /* PM4_LAYER_* */
     double started;                  /* cmd_shot entry, before the GL context */
     double first_frame;              /* seconds from started to the first complete frame; <0 = none yet */
@@ -131,6 +147,7 @@ enum {
     OPT_LAYER, OPT_LUXEL_GRID, OPT_WIREFRAME, OPT_FOG, OPT_RADIUS, OPT_MSAA, OPT_GAME, OPT_CAMERAS, OPT_FRAMES, OPT_PATH,
     OPT_STATS, OPT_MEMORY, OPT_GL_DEBUG,
     OPT_COMPARE, OPT_OVERLAY,
+    OPT_SOLO, OPT_MUTE, OPT_GIZMOS, OPT_INSPECT,
 };
 
 static const struct option shot_long_options[] = {
@@ -161,6 +178,10 @@ static const struct option shot_long_options[] = {
     { "gl-debug", no_argument, NULL, OPT_GL_DEBUG },
     { "compare", required_argument, NULL, OPT_COMPARE },
     { "overlay", required_argument, NULL, OPT_OVERLAY },
+    { "solo", required_argument, NULL, OPT_SOLO },
+    { "mute", required_argument, NULL, OPT_MUTE },
+    { "gizmos", no_argument, NULL, OPT_GIZMOS },
+    { "inspect", required_argument, NULL, OPT_INSPECT },
     { NULL, 0, NULL, 0 },
 };
 
@@ -179,6 +200,17 @@ static int shot_option(void *user, int id, const char *v)
     case 'o': o->output = v; return 0;
     case OPT_NO_VIS: o->settings.vis = SCENE_VIS_OFF; return 0;
     case OPT_STATS: o->stats = true; return 0;
+    case OPT_GIZMOS: o->gizmos = true; return 0;
+    case OPT_INSPECT: {
+        uint32_t x, y;
+        char buf[32];
+        char *comma = strlen(v) < sizeof buf ? strchr(strcpy(buf, v), ',') : NULL;
+        if (!comma || (*comma = 0, !parse_u32(buf, MAX_SIZE - 1, &x)) || !parse_u32(comma + 1, MAX_SIZE - 1, &y))
+            return usage_error("--inspect wants a pixel X,Y (from the top-left), got '%s'", v);
+        o->inspect[0] = (int)x;
+        o->inspect[1] = (int)y;
+        return 0;
+    }
     case OPT_LUXEL_GRID: o->settings.luxel_grid = true; return 0;
     case OPT_WIREFRAME: o->settings.wireframe = true; return 0;
     case OPT_FOG: o->settings.fog = true; return 0;
@@ -283,6 +315,19 @@ static int shot_option(void *user, int id, const char *v)
         }
         return 0;
     }
+    case OPT_SOLO:
+    case OPT_MUTE: {
+        bool solo = id == OPT_SOLO;
+        if (!*v)
+            return usage_error(solo ? "--solo wants ID, #N or NAME, got '%s'" : "--mute wants ID, #N or NAME, got '%s'", v);
+        if ((solo ? o->solo_count : o->mute_count) >= 64)
+            return usage_error("too many %s options", solo ? "--solo" : "--mute");
+        if (solo)
+            o->solo[o->solo_count++] = v;
+        else
+            o->mute[o->mute_count++] = v;
+        return 0;
+    }
     case OPT_LAYER: {
         char buf[32];
         char *eq = strlen(v) < sizeof buf ? strchr(strcpy(buf, v), '=') : NULL;
@@ -330,18 +375,26 @@ static int parse_args(int argc, char **argv, shot_options *o)
     o->fov = 75.0f;
     o->settings.exposure = 1.0f;
     o->pm4_layers = PM4_LAYER_ALL;
+    o->inspect[0] = o->inspect[1] = -1;
     int rc = cli_parse(&(cli_desc){ .command = "shot", .short_options = "ho:", .long_options = shot_long_options,
                                     .handle = shot_option, .user = o }, argc, argv);
     if (rc)
         return rc;
     if (!o->file)
         return usage_error("%s", "no FILE given");
-    if (!o->output)
+    if (!o->output && o->inspect[0] < 0)
         return usage_error("%s", "no output given (-o OUT.png)");
+    if (o->inspect[0] >= o->width || o->inspect[1] >= o->height) {
+        char px[64];
+        snprintf(px, sizeof px, "%d,%d", o->inspect[0], o->inspect[1]);
+        return usage_error("--inspect %s lies outside the frame (--size)", px);
+    }
     if (o->path_file && !o->frames)
         return usage_error("%s", "--path needs --frames N");
     if (o->compare_file && (o->cameras_file || o->frames))
         return usage_error("%s", "--compare renders one camera: not with --cameras or --frames");
+    if (o->gizmos && (o->width > MAX_TILE || o->height > MAX_TILE))
+        return usage_error("--gizmos draws frames up to 4096x4096%s", "");
     return 0;
 }
 
@@ -517,6 +570,9 @@ typedef struct shot_frame {
     uint8_t *image, *tile_pixels;
     hud *overlay_hud;                /* --overlay: region volumes over one-tile images */
     view_regions *regions;
+    /* drawn over an untiled frame before it is read (the light gizmos); NULL = none */
+    void (*overlay)(void *user, scene *s, int w, int h);
+    void *overlay_user;
 } shot_frame;
 
 static double now_seconds(void)
@@ -579,6 +635,8 @@ static void frame_render(shot_frame *fr, scene *s, int w, int h)
         scene_draw(s, &(scene_viewport){ .width = w, .height = h });
         if (fr->regions)
             region_overlay_draw(fr->overlay_hud, fr->regions, s, w, h);
+        if (fr->overlay)
+            fr->overlay(fr->overlay_user, s, w, h);
         render_target_read(&fr->target, fr->image);
         return;
     }
@@ -672,6 +730,37 @@ static void warn_unknown_lights(const shot_options *o, const char *pmf_path)
     light_ids_free(&ids);
 }
 
+/* --solo / --mute: resolved against the level's lights once the map is open. Exit code. */
+static int apply_light_filter(scene *s, const shot_options *o, const char *pmf_path)
+{
+    if (!o->solo_count && !o->mute_count)
+        return 0;
+    if (o->solo_count && o->mute_count)
+        return usage_error("--solo and --mute do not go together%s", "");
+    light_ids ids = { 0 };
+    if (!light_ids_read(pmf_path, o->level, &ids))
+        memset(&ids, 0, sizeof ids);
+    light_selection sel = { 0 };
+    int n = o->solo_count ? o->solo_count : o->mute_count;
+    const char *const *specs = o->solo_count ? o->solo : o->mute;
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        char err[512];
+        if (!light_select_add(&sel, specs[i], scene_light_infos(s), o->level, &ids, err, sizeof err)) {
+            char line[600];
+            snprintf(line, sizeof line, "%s %s: %s", o->solo_count ? "--solo" : "--mute", specs[i], err);
+            rc = usage_error("%s", line);
+        }
+    }
+    if (!rc && !scene_set_light_filter(s, o->solo_count > 0, sel.refs, sel.count)) {
+        fprintf(stderr, "pmfview: out of memory\n");
+        rc = EXIT_RUNTIME;
+    }
+    light_select_free(&sel);
+    light_ids_free(&ids);
+    return rc;
+}
+
 /* Waits until every chunk in view has streamed in. Exit code. */
 static int wait_view(scene *s, const shot_options *o)
 {
@@ -686,6 +775,18 @@ static int wait_view(scene *s, const shot_options *o)
     return 0;
 }
 
+typedef struct shot_gizmos { hud *hud; const shot_options *o; } shot_gizmos;
+
+static void draw_gizmos(void *user, scene *s, int w, int h)
+{
+    const shot_gizmos *g = user;
+    float view_proj[16];
+    scene_view_proj(s, view_proj);
+    light_gizmos_draw(g->hud, &(light_gizmos_desc){ .lights = scene_light_infos(s), .level = g->o->level,
+                                                    .view_proj = view_proj, .cam = scene_camera(s), .width = w,
+                                                    .height = h, .hover_x = -1, .hover_y = -1, .label_all = true });
+}
+
 /* Renders every camera (or the --frames benchmark) with a ready scene. Exit code. */
 static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_count, const camera_pose *path,
                size_t path_count)
@@ -698,6 +799,23 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         free(frame_times);
         frame_destroy(&fr);
         return EXIT_RUNTIME;
+    }
+    shot_gizmos gizmos = { .o = o };
+    if (o->gizmos) {
+        char err[512];
+        if (!(gizmos.hud = hud_create(err, sizeof err))) {
+            fprintf(stderr, "pmfview: %s\n", err);
+            free(frame_times);
+            frame_destroy(&fr);
+            return EXIT_RUNTIME;
+        }
+        if (fr.tile)
+            fprintf(stderr, "pmfview: shot: warning: --gizmos: the frame is drawn in tiles here: no gizmos\n");
+        if (!scene_light_infos(s)->count)
+            fprintf(stderr, "pmfview: shot: warning: --gizmos: %s has no pmfview.lights extension: its lights' places (and its static lights) are unknown\n",
+                    o->file);
+        fr.overlay = draw_gizmos;
+        fr.overlay_user = &gizmos;
     }
     int rc = 0;
     for (size_t c = 0; c < cam_count && !rc; c++) {
@@ -749,6 +867,21 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         frame_render(&fr, s, o->width, o->height);
         if (o->first_frame < 0)
             o->first_frame = now_seconds() - o->started;
+        if (o->inspect[0] >= 0) {
+            inspect_result ir;
+            inspect_pixel(s, o->inspect[0], o->inspect[1], o->width, o->height, &ir);
+            char *json = inspect_json(&ir, false);
+            if (!json) {
+                fprintf(stderr, "pmfview: out of memory\n");
+                rc = EXIT_RUNTIME;
+                break;
+            }
+            printf("%s\n", json);
+            fflush(stdout);
+            free(json);
+        }
+        if (!o->output)
+            continue;
         char out[4096];
         if (cam_count > 1 || o->cameras_file || output_is_dir(o->output)) {
             if (!output_path(o->output, &cams[c], c, out, sizeof out)) {
@@ -767,6 +900,7 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         fprintf(stderr, "pmfview: warning: %s\n", warnings[i]);
     free(frame_times);
     frame_destroy(&fr);
+    hud_destroy(gizmos.hud);
     return rc;
 }
 
@@ -845,6 +979,8 @@ static int run_compare(scene *a, shot_options *o)
         rc = serr.exit_code;
         goto out;
     }
+    if ((rc = apply_light_filter(b, o, src.pmf_path)))
+        goto out;
     set_camera(b, o, &o->camera.pose);
     if ((rc = wait_view(b, o)))
         goto out;
@@ -911,7 +1047,9 @@ int cmd_shot(int argc, char **argv)
         cams = &o.camera;
     /* the first output's directory exists before anything is rendered */
     char first_out[4096];
-    if (o.cameras_file || output_is_dir(o.output)) {
+    if (!o.output) {
+        first_out[0] = '\0';
+    } else if (o.cameras_file || output_is_dir(o.output)) {
         if (!output_path(o.output, &cams[0], 0, first_out, sizeof first_out)) {
             rc = usage_error("with --cameras, -o must hold %%s or %%d, or name a directory: '%s'", o.output);
             goto done;
@@ -919,7 +1057,7 @@ int cmd_shot(int argc, char **argv)
     } else {
         snprintf(first_out, sizeof first_out, "%s", o.output);
     }
-    if (!make_parents(first_out)) {
+    if (first_out[0] && !make_parents(first_out)) {
         rc = EXIT_RUNTIME;
         goto done;
     }
@@ -951,7 +1089,9 @@ int cmd_shot(int argc, char **argv)
             o.camera.pose.pitch = start.pitch;
         }
         warn_unknown_lights(&o, src.pmf_path);
-        rc = open_overlays(&o, src.pmf_path);
+        rc = apply_light_filter(s, &o, src.pmf_path);
+        if (!rc)
+            rc = open_overlays(&o, src.pmf_path);
         if (!rc)
             rc = o.compare_file ? run_compare(s, &o) : run(s, &o, cams, cam_count, path, path_count);
         if (o.stats && !rc)

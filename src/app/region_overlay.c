@@ -101,9 +101,8 @@ static void label_groups(hud *h, const view_regions *r, const float vp[16], int 
 
 void region_overlay_draw(hud *h, view_regions *r, const scene *s, int width, int height)
 {
-    camera cam;
-    scene_get_camera(s, &cam);
-    view_regions_update(r, &cam);
+    const camera *cam = scene_camera(s);
+    view_regions_update(r, cam);
     if (!r->count)
         return;
     float (*corners)[8][3] = malloc(r->count * sizeof *corners);
@@ -120,7 +119,7 @@ void region_overlay_draw(hud *h, view_regions *r, const scene *s, int width, int
     }
     float vp[16];
     scene_view_proj(s, vp);
-    const float eye[3] = { (float)cam.local[0], (float)cam.local[1], (float)cam.local[2] };
+    const float eye[3] = { (float)cam->local[0], (float)cam->local[1], (float)cam->local[2] };
     glViewport(0, 0, width, height);
     hud_volumes(h, vp, eye, r->count, (const float (*)[8][3])corners, (const uint8_t (*)[4])rgba);
     free(corners);

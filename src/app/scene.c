@@ -11,8 +11,10 @@
 #include <cglm/cam.h>
 #include <cglm/frustum.h>
 
+#include "light_direct.h"
 #include "mesh.h"
 #include "pmf/pmf_cameras.h"
+#include "pmf/pmf_lights.h"
 #include "pmf_budget.h"
 #include "render/render_world.h"
 #include "res/res.h"
@@ -25,6 +27,7 @@
 typedef struct sky_region { float planes[6][4]; int env; } sky_region;
 
 #define TRIM_AFTER_EVICTIONS 16
+#define FILTER_INTERVAL_SECONDS 0.5
 #define TRIM_INTERVAL_SECONDS 2.0
 
 typedef struct scene_failure_entry {
@@ -47,6 +50,13 @@ struct scene {
     pmf_file *file;
     uint32_t level;
     pmf_cameras *cameras;            /* the file's start cameras (every level) */
+    pmf_lights lights;               /* the file's pmfview.lights metadata (every level) */
+    light_direct_set static_terms;   /* the light tools' static lights (solo / mute) */
+    scene_light_ref *filter_refs;    /* the light tools' filter (scene_set_light_filter) */
+    size_t filter_count;
+    bool filter_solo;
+    bool filter_stale;               /* chunks arrived since the static terms were computed */
+    double filter_applied_at;
     pmf_level lvl;
     res_context *res;
     mesh_atlas *atlas;
@@ -294,6 +304,8 @@ scene *scene_open(const scene_desc *desc, scene_error *err)
         return fail(s, err, 3, "%s", "out of memory");
     if (!pmf_cameras_read(s->file, s->cameras, &perr))
         return fail(s, err, 2, "%s", pmf_error_format(&perr, line, sizeof line));
+    if (!pmf_lights_read(s->file, &s->lights, &perr))
+        return fail(s, err, 2, "%s", pmf_error_format(&perr, line, sizeof line));
     s->res = res_create(&(res_desc){ .game_dir = desc->game_dir, .map = s->file });
     s->atlas = mesh_atlas_create(&(mesh_atlas_desc){ .max_pages = atlas_pages_for_budget() });
     if (!s->res || !s->atlas)
@@ -348,6 +360,10 @@ void scene_close(scene *s)
     if (s->cameras)
         pmf_cameras_free(s->cameras);
     free(s->cameras);
+    pmf_lights_free(&s->lights);
+    light_direct_free(&s->static_terms);
+    free((void *)s->static_terms.lights);
+    free(s->filter_refs);
     free(s->chunks);
     free(s->deferred);
     free(s->scratch_bits);
@@ -381,11 +397,6 @@ void scene_set_camera(scene *s, const camera *cam)
     if (!same_view(&s->cam, cam))
         s->view_dirty = true;
     s->cam = *cam;
-}
-
-void scene_get_camera(const scene *s, camera *out)
-{
-    *out = s->cam;
 }
 
 void scene_set_settings(scene *s, const scene_settings *settings)
@@ -431,6 +442,83 @@ size_t scene_lights(const scene *s, scene_light *out, size_t max)
     return n;
 }
 
+const pmf_lights *scene_light_infos(const scene *s)
+{
+    return &s->lights;
+}
+
+/* Hands the light tools' filter to the renderer: the static lights' terms with shadows from the
+ * resident chunks (rebuilt when chunks arrive: update). */
+static bool apply_light_filter(scene *s)
+{
+    s->filter_stale = false;
+    s->filter_applied_at = now_seconds();
+    size_t count = s->filter_count;
+    uint32_t *dynamic = malloc((count + 1) * sizeof *dynamic), *fast = malloc((count + 1) * sizeof *fast);
+    pmf_light_info *statics = malloc((count + 1) * sizeof *statics);
+    const mesh_chunk **meshes = malloc((s->chunk_count + 1) * sizeof *meshes);
+    size_t nd = 0, nf = 0, ns = 0;
+    bool ok = dynamic && fast && statics && meshes;
+    for (size_t i = 0; ok && i < count; i++) {
+        const scene_light_ref *r = &s->filter_refs[i];
+        if (r->kind == PMF_LIGHT_DYNAMIC)
+            dynamic[nd++] = r->id;
+        else if (r->kind == PMF_LIGHT_FAST)
+            fast[nf++] = r->id;
+        else if (r->id < s->lights.count)
+            statics[ns++] = s->lights.list[r->id];
+    }
+    light_direct_free(&s->static_terms);
+    free((void *)s->static_terms.lights);
+    s->static_terms = (light_direct_set){ .lights = ok ? statics : NULL, .count = ok ? ns : 0,
+                                          .center = { (int32_t)s->lvl.center.x, (int32_t)s->lvl.center.y,
+                                                      (int32_t)s->lvl.center.z } };
+    if (!ok) {
+        free(statics);
+        nd = nf = ns = 0;
+    }
+    if (ns) {
+        for (size_t i = 0; i < s->chunk_count; i++)
+            meshes[i] = &s->chunks[i]->mc;
+        ok = light_direct_occluders(&s->static_terms, &s->lvl, meshes, s->chunk_count) && ok;
+    }
+    render_light_filter f = { .solo = ok && s->filter_solo && count, .dynamic_ids = dynamic, .dynamic_count = nd,
+                              .fast_ids = fast, .fast_count = nf };
+    if (ns) {
+        f.static_term = light_direct_block;
+        f.user = &s->static_terms;
+    }
+    ok = render_world_set_light_filter(s->world, &f) && ok;
+    free(dynamic);
+    free(fast);
+    free(meshes);
+    return ok;
+}
+
+bool scene_set_light_filter(scene *s, bool solo, const scene_light_ref *refs, size_t count)
+{
+    scene_light_ref *copy = count ? malloc(count * sizeof *copy) : NULL;
+    if (count && !copy)
+        count = 0;
+    if (count)
+        memcpy(copy, refs, count * sizeof *copy);
+    free(s->filter_refs);
+    s->filter_refs = copy;
+    s->filter_count = count;
+    s->filter_solo = solo;
+    return apply_light_filter(s) && (copy || !refs || !count);
+}
+
+size_t scene_chunk_count(const scene *s)
+{
+    return s->chunk_count;
+}
+
+const mesh_chunk *scene_chunk_mesh(const scene *s, size_t i)
+{
+    return &s->chunks[i]->mc;
+}
+
 /* ---- camera geometry ------------------------------------------------------------------------- */
 
 static void perspective(const camera *cam, float out[16])
@@ -442,6 +530,21 @@ static void perspective(const camera *cam, float out[16])
     m[2][2] = -1.0f;
     m[3][2] = -2.0f * NEAR_PLANE;
     memcpy(out, m, sizeof m);
+}
+
+const pmf_level *scene_level(const scene *s)
+{
+    return &s->lvl;
+}
+
+uint32_t scene_level_index(const scene *s)
+{
+    return s->level;
+}
+
+const camera *scene_camera(const scene *s)
+{
+    return &s->cam;
 }
 
 void scene_view_proj(const scene *s, float out[16])
@@ -745,6 +848,12 @@ static void update(scene *s, double budget_ms, bool view_only)
         presize_buffers(s);
         s->buffers_presized = true;
     }
+    /* static solo / mute: new geometry may cast shadows on what is already there. Every chunk is
+     * recomposited, so while chunks stream in, at most twice a second and when the view is
+     * complete. */
+    s->filter_stale |= uploaded && s->static_terms.count;
+    if (s->filter_stale && (now_seconds() - s->filter_applied_at >= FILTER_INTERVAL_SECONDS || scene_view_complete(s)))
+        apply_light_filter(s);
     update_visibility(s, false);
 }
 

@@ -24,7 +24,9 @@
 #include <stdint.h>
 
 #include "camera.h"
+#include "mesh.h"
 #include "pmf/pmf_cameras.h"
+#include "pmf/pmf_lights.h"
 
 typedef struct scene scene;
 
@@ -54,7 +56,6 @@ void scene_default_camera(const scene *s, camera *out);
  * extension fails scene_open (exit 2). */
 const pmf_cameras *scene_start_cameras(const scene *s);
 void scene_set_camera(scene *s, const camera *cam);
-void scene_get_camera(const scene *s, camera *out);
 /* The camera's projection x view of a whole (untiled) frame as scene_draw uses it (column-major,
  * the camera chunk's frame, infinite far plane): overlays drawn with it depth-test against the
  * scene's depth buffer. */
@@ -104,6 +105,30 @@ typedef struct scene_light {
 /* The lights of the chunks seen so far, ordered dynamic then fast, by ID. Returns the total
  * count (may exceed max; only max are written). */
 size_t scene_lights(const scene *s, scene_light *out, size_t max);
+
+/* The file's pmfview.lights metadata, every level (count 0 when the file has none: static
+ * lights are then unknown to the light tools). A damaged extension fails scene_open (exit 2). */
+const pmf_lights *scene_light_infos(const scene *s);
+
+/* A light the light tools point at: kind PMF_LIGHT_DYNAMIC / FAST with its global ID, or
+ * PMF_LIGHT_STATIC with its index in scene_light_infos. */
+typedef struct scene_light_ref { uint8_t kind; uint32_t id; } scene_light_ref;
+/* solo: only these lights light the world (dynamic and fast ones exactly, static ones by their
+ * direct term with shadows from the resident chunks, light_direct.h); else these are muted (a
+ * static one's term taken off the lightmap). count 0 without solo = every light as set.
+ * Recomposites the resident chunks (again whenever chunks arrive while a static light is listed:
+ * they may cast shadows). False when out of memory (the filter is then off). */
+bool scene_set_light_filter(scene *s, bool solo, const scene_light_ref *refs, size_t count);
+
+/* The resident chunks' meshes (the surface inspector's picking), valid until scene_update. */
+size_t scene_chunk_count(const scene *s);
+const mesh_chunk *scene_chunk_mesh(const scene *s, size_t i);
+
+/* The open level (materials, centre chunk) and its index. */
+const pmf_level *scene_level(const scene *s);
+uint32_t scene_level_index(const scene *s);
+/* The camera scene_set_camera last set. */
+const camera *scene_camera(const scene *s);
 
 /* Takes streamed chunks and uploads them within budget_ms milliseconds (at least one chunk per
  * call), drops evicted chunks, re-prioritises the streamer around the camera. */

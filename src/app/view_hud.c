@@ -42,6 +42,10 @@ static const char *const key_help[][2] = {
     { "Left / Right", "fast light intensity -16 / +16" },
     { "T", "toggle all lights" },
     { "K", "animate fast lights: off / flicker / pulse" },
+    { "L", "light gizmos: icon, reach and name (mouse over) of every light" },
+    { "O / Shift+O", "solo the light under the mouse, else the next / previous; then off" },
+    { "U / Shift+U", "mute the light under the mouse (or the panel's) / unmute all" },
+    { "I + click", "surface inspector on that pixel; I alone closes it" },
     { "1..9, Shift+1..9", "recall / save camera bookmark" },
     { "Ctrl+1..4", "PM4: surfaces / paths / exterior / references" },
     { "F12 / Shift+F12 / Ctrl+F12", "screenshot / 4x size / with the HUD" },
@@ -170,7 +174,10 @@ static void draw_lights(hud *h, int width, const view_hud_info *in)
     panel(h, (float)width - w - lh, lh / 3, lines, (const uint8_t (*)[4])colors, n);
 }
 
-static void draw_help(hud *h, int width, int height)
+/* The key list in as many columns as the window's height needs. */
+typedef struct help_layout { int rows; float keys_w, column_w, w, hgt; } help_layout;
+
+static help_layout layout_help(const hud *h, int height)
 {
     enum { N = sizeof key_help / sizeof key_help[0] };
     float lh = hud_line_height(h), pad = lh / 4, keys_w = 0, what_w = hud_text_width(h, "keys (F1 closes)");
@@ -179,15 +186,28 @@ static void draw_help(hud *h, int width, int height)
         keys_w = kw > keys_w ? kw : keys_w;
         what_w = ww > what_w ? ww : what_w;
     }
-    float gap = lh, w = keys_w + gap + what_w + 2 * pad, hgt = (N + 1) * lh + 2 * pad;
-    float x = ((float)width - w) / 2, y = ((float)height - hgt) / 2;
+    int rows = (int)(((float)height - 2 * pad) / lh) - 1;
+    rows = rows < 1 ? 1 : rows > N ? N : rows;
+    int columns = (N + rows - 1) / rows;
+    rows = (N + columns - 1) / columns;
+    float gap = lh, column_w = keys_w + gap + what_w + 2 * gap;
+    return (help_layout){ rows, keys_w, column_w, columns * column_w - 2 * gap + 2 * pad, (rows + 1) * lh + 2 * pad };
+}
+
+static void draw_help(hud *h, int width, int height)
+{
+    enum { N = sizeof key_help / sizeof key_help[0] };
+    help_layout l = layout_help(h, height);
+    float lh = hud_line_height(h), pad = lh / 4, gap = lh;
+    float x = ((float)width - l.w) / 2, y = ((float)height - l.hgt) / 2;
     x = x > 0 ? x : 0;
     y = y > 0 ? y : 0;
-    hud_rect(h, x, y, w, hgt, panel_bg);
+    hud_rect(h, x, y, l.w, l.hgt, panel_bg);
     hud_text(h, x + pad, y + pad, "keys (F1 closes)", text_hot);
     for (int i = 0; i < N; i++) {
-        hud_text(h, x + pad, y + pad + (i + 1) * lh, key_help[i][0], text_hot);
-        hud_text(h, x + pad + keys_w + gap, y + pad + (i + 1) * lh, key_help[i][1], NULL);
+        float cx = x + pad + (i / l.rows) * l.column_w, cy = y + pad + (i % l.rows + 1) * lh;
+        hud_text(h, cx, cy, key_help[i][0], text_hot);
+        hud_text(h, cx + l.keys_w + gap, cy, key_help[i][1], NULL);
     }
 }
 
@@ -208,6 +228,8 @@ void view_hud_draw(hud *h, int width, int height, const view_hud_info *in)
 {
     /* stb_easy_font's glyphs are ~6x7 pixels: double them on big windows. */
     hud_begin(h, width, height, width >= 1000 ? 2.0f : 1.0f);
+    if (in->help && layout_help(h, height).w > width)
+        hud_begin(h, width, height, 1.0f); /* the key list keeps to the window */
     float lh = hud_line_height(h);
     if (in->help) {
         draw_help(h, width, height);

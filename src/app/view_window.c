@@ -24,6 +24,7 @@
 #include "view_hud.h"
 #include "region_overlay.h"
 #include "view_compare.h"
+#include "view_lights.h"
 #include "view_probes.h"
 #include "view_shot.h"
 #include "view_watch.h"
@@ -74,6 +75,7 @@ typedef struct viewer {
     bool showing_previous;         /* X: scene is the version before the reload, other the current one */
     bool difference, difference_reported;   /* V: the difference of the two versions is drawn */
     view_compare compare;
+    view_lights tools;             /* L, O, U, I: light gizmos, solo / mute, surface inspector */
 
     double speed;
     bool mouse_captured, right_look, hud_hidden, help, lights_panel, quit;
@@ -83,6 +85,7 @@ typedef struct viewer {
     char cameras_path[1100];
     view_teleport teleport;        /* G: type a position */
 
+    int frame_w, frame_h;          /* the drawable, pixels (the last frame's) */
     char message[1024];
     double message_until;
     char error[1200];
@@ -302,6 +305,10 @@ static void install_scene(viewer *v, scene *s, uint32_t level, bool keep_view, d
         v->selected = 0;
     }
     scene_set_settings(s, &v->settings);
+    if (keep_view)
+        view_lights_apply(&v->tools, s);
+    else
+        view_lights_reset(&v->tools, s);
     for (size_t i = 0; i < v->light_count; i++)
         if (v->lights[i].touched || (v->lights[i].fast && v->fast_anim != VIEW_ANIM_OFF))
             apply_light(v, &v->lights[i], t);
@@ -771,6 +778,17 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
         break;
     }
     case SDLK_t: toggle_all_lights(v, t); break;
+    case SDLK_l:
+    case SDLK_o:
+    case SDLK_u: {
+        char msg[512];
+        const scene_light *sel = v->lights_panel && v->selected < v->light_count ? &v->shown[v->selected] : NULL;
+        view_lights_key(&v->tools, v->scene, sym == SDLK_l ? 'l' : sym == SDLK_o ? 'o' : 'u', shift, sel, msg, sizeof msg);
+        if (msg[0])
+            say(v, "%s", msg);
+        break;
+    }
+    case SDLK_i: view_lights_inspect_key(&v->tools, true); break;
     case SDLK_k:
         v->fast_anim = (v->fast_anim + 1) % VIEW_ANIM_COUNT;
         for (size_t i = 0; i < v->light_count; i++)
@@ -795,6 +813,21 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
     }
 }
 
+/* The mouse in drawable pixels (from the top-left); the frame's centre while it is captured. */
+static void frame_mouse(const viewer *v, int *x, int *y)
+{
+    int ww, wh;
+    SDL_GetWindowSize(v->window, &ww, &wh);
+    if (v->mouse_captured || ww < 1 || wh < 1) {
+        *x = v->frame_w / 2;
+        *y = v->frame_h / 2;
+        return;
+    }
+    SDL_GetMouseState(x, y);
+    *x = (int)((long long)*x * v->frame_w / ww);
+    *y = (int)((long long)*y * v->frame_h / wh);
+}
+
 static void handle_events(viewer *v, double t)
 {
     SDL_Event ev;
@@ -802,12 +835,23 @@ static void handle_events(viewer *v, double t)
         switch (ev.type) {
         case SDL_QUIT: v->quit = true; break;
         case SDL_KEYDOWN: on_key(v, &ev.key, t); break;
+        case SDL_KEYUP:
+            if (ev.key.keysym.sym == SDLK_i)
+                view_lights_inspect_key(&v->tools, false);
+            break;
         case SDL_TEXTINPUT:
             if (v->teleport.open)
                 view_teleport_type(&v->teleport, ev.text.text);
             break;
         case SDL_MOUSEBUTTONDOWN:
         case SDL_MOUSEBUTTONUP:
+            if (ev.button.button == SDL_BUTTON_LEFT && ev.type == SDL_MOUSEBUTTONDOWN) {
+                int x, y;
+                frame_mouse(v, &x, &y);
+                char msg[512];
+                if (view_lights_click(&v->tools, v->scene, x, y, v->frame_w, v->frame_h, msg, sizeof msg))
+                    say(v, "%s", msg);
+            }
             if (ev.button.button == SDL_BUTTON_RIGHT) {
                 v->right_look = ev.type == SDL_MOUSEBUTTONDOWN;
                 set_capture(v, v->mouse_captured);
@@ -933,6 +977,14 @@ static int run_loop(viewer *v)
             region_overlay_draw(v->hud, &v->regions, v->scene, w, h);
         if (v->probes_on)
             draw_probes(v, w, h);
+        v->frame_w = w;
+        v->frame_h = h;
+        if (v->tools.gizmos) {
+            int mx = -1, my = -1;
+            if (!v->mouse_captured)
+                frame_mouse(v, &mx, &my);
+            view_lights_draw_gizmos(&v->tools, v->hud, v->scene, w, h, mx, my);
+        }
         if (complete && !v->announced_ready) {
             v->announced_ready = true;
             printf("ready %s level %u\n", v->desc->path, v->level);
@@ -942,6 +994,7 @@ static int run_loop(viewer *v)
         if (shot_now && !v->shot_with_hud)
             take_shot(v, w, h);
 
+        view_lights_draw_panel(&v->tools, v->hud, w, h);
         if (!v->hud_hidden || v->help) {
             scene_stats stats;
             scene_get_stats(v->scene, &stats);
@@ -990,6 +1043,7 @@ int view_run(const view_desc *desc)
 {
     viewer v;
     memset(&v, 0, sizeof v);
+    view_lights_init(&v.tools);
     v.desc = desc;
     v.speed = 8.0;
     v.settings.exposure = 1.0f;
@@ -1050,6 +1104,7 @@ int view_run(const view_desc *desc)
         view_probes_close(&v.probes);
         view_regions_close(&v.regions);
         view_compare_free(&v.compare);
+        view_lights_free(&v.tools);
         hud_destroy(v.hud);
     }
     SDL_GL_DeleteContext(v.gl);

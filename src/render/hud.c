@@ -189,6 +189,42 @@ float hud_line_height(const hud *h)
     return 12.0f * h->scale;
 }
 
+void hud_quad(hud *h, const float xy[4][2], const uint8_t rgba[4])
+{
+    hud_vertex *v = reserve(h, 4);
+    if (!v)
+        return;
+    for (int i = 0; i < 4; i++) {
+        v[i].xyz[0] = xy[i][0];
+        v[i].xyz[1] = xy[i][1];
+        v[i].xyz[2] = 0.0f;
+        memcpy(v[i].rgba, rgba, 4);
+    }
+    h->count += 4;
+}
+
+void hud_lines(hud *h, const float view_proj[16], size_t count, const hud_vertex *verts)
+{
+    if (count < 2)
+        return;
+    glUseProgram(h->program);
+    glUniformMatrix4fv(h->u_transform, 1, GL_FALSE, view_proj);
+    glBindVertexArray(h->vao);
+    glBindBuffer(GL_ARRAY_BUFFER, h->vbo);
+    if (count > h->vbo_capacity) {
+        h->vbo_capacity = count;
+        glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(count * sizeof(hud_vertex)), NULL, GL_STREAM_DRAW);
+    }
+    glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)(count * sizeof(hud_vertex)), verts);
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_CULL_FACE);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glDrawArrays(GL_LINES, 0, (GLsizei)(count & ~(size_t)1));
+    glDisable(GL_BLEND);
+    glBindVertexArray(0);
+}
+
 void hud_end(hud *h)
 {
     /* Window pixels to clip space, y down. */

@@ -38,7 +38,13 @@ float hud_text(hud *h, float x, float y, const char *text, const uint8_t rgba[4]
 /* Size of text at the batch's scale, in pixels. */
 float hud_text_width(const hud *h, const char *text);
 float hud_line_height(const hud *h);
+/* A filled quad in window pixels, corners in order. */
+void hud_quad(hud *h, const float xy[4][2], const uint8_t rgba[4]);
 void hud_end(hud *h);
+
+/* Line segments (count vertices, two per segment) in the space view_proj maps to clip space,
+ * alpha-blended, drawn over everything (no depth test). Call outside hud_begin / hud_end. */
+void hud_lines(hud *h, const float view_proj[16], size_t count, const hud_vertex *verts);
 
 /* Axis-aligned boxes, boxes[i] = centre xyz + half size, in the space view_proj maps to clip
  * space (column-major 4x4), filled with rgb[i] and, with outline, edged in a lighter tint of it

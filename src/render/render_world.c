@@ -161,6 +161,8 @@ void render_world_destroy(render_world *w)
     free(w->materials);
     free(w->chunks);
     free(w->lights);
+    free((void *)w->filter.dynamic_ids);
+    free((void *)w->filter.fast_ids);
     free(w->items);
     free(w->ranges);
     free(w->cmds);

@@ -48,6 +48,23 @@ void render_world_reserve(render_world *w, double scale);
 void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled);
 void render_world_set_fast_light(render_world *w, uint32_t id, uint8_t intensity);
 
+/* What the light tools show (docs/viewer.md "Light tools"); zero = every light as set.
+ * solo: only the listed lights light the world (the base lightmap is left out; a listed
+ * dynamic or fast light shows even when it is switched off). Else the listed lights are muted.
+ * Static lights have no layer: static_term adds sign x their direct term to a lightmap block
+ * (block_side^2 RGBA floats, the block's rows bottom-up), sign +1 for solo and -1 for mute
+ * (light then clamped at 0). NULL when no static light is listed. */
+typedef struct render_light_filter {
+    bool solo;
+    const uint32_t *dynamic_ids, *fast_ids;
+    size_t dynamic_count, fast_count;
+    void (*static_term)(void *user, const mesh_chunk *mc, uint32_t block, float sign, float *rgba);
+    void *user;
+} render_light_filter;
+/* Recomposites every resident chunk's atlas blocks and rewrites the fast-light table. The
+ * filter's lists are copied. False when out of memory (the filter is then off). */
+bool render_world_set_light_filter(render_world *w, const render_light_filter *filter);
+
 typedef struct render_light {
     uint32_t id;
     bool fast;

@@ -108,6 +108,7 @@ struct render_world {
 
     render_light *lights;            /* sorted by (fast, id) */
     size_t light_count, light_cap;
+    render_light_filter filter;      /* its id lists owned (copies) */
 
     /* per-frame scratch */
     draw_item *items;

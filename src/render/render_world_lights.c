@@ -112,49 +112,73 @@ bool world_alloc_atlas_layers(render_world *w, uint32_t layers)
     return copied;
 }
 
-static bool light_enabled(const render_world *w, uint32_t id)
+static bool id_listed(const uint32_t *ids, size_t count, uint32_t id)
 {
-    const render_light *l = find_light(w, false, id);
-    return l && l->enabled;
+    for (size_t i = 0; i < count; i++)
+        if (ids[i] == id)
+            return true;
+    return false;
 }
 
-/* L = base / 255 + Σ enabled layers / 255 × colour / 255, for every block of the chunk, packed
+/* Whether a light adds to the picture: its own state, then the light tools' solo / mute. */
+static bool light_shows(const render_world *w, bool fast, uint32_t id)
+{
+    const render_light_filter *f = &w->filter;
+    bool listed = fast ? id_listed(f->fast_ids, f->fast_count, id) : id_listed(f->dynamic_ids, f->dynamic_count, id);
+    if (f->solo)
+        return listed;
+    const render_light *l = find_light(w, fast, id);
+    return l && l->enabled && !listed;
+}
+
+/* L = base / 255 + Σ enabled layers / 255 × colour / 255, for every block of the chunk (the
+ * light filter: solo leaves the base out, static lights' direct terms added or taken off), packed
  * to RGB9_E5. */
 bool world_composite_chunk(render_world *w, const mesh_chunk *mc)
 {
-    float *light = NULL;
+    float *buf = NULL;               /* RGBA per texel: what the light filter's static term takes */
     uint32_t *packed = NULL;
-    size_t light_cap = 0, packed_cap = 0;
+    size_t buf_cap = 0, packed_cap = 0;
     for (uint32_t b = 0; b < mc->block_count; b++) {
         const mesh_lightmap_block *blk = &mc->blocks[b];
         uint32_t side = mesh_atlas_block_side(&blk->rect);
         size_t texels = (size_t)side * side;
-        if (!world_reserve((void **)&light, &light_cap, texels * 3, sizeof *light)
+        if (!world_reserve((void **)&buf, &buf_cap, texels * 4, sizeof *buf)
             || !world_reserve((void **)&packed, &packed_cap, texels, sizeof *packed)) {
-            free(light);
+            free(buf);
             free(packed);
             return false;
         }
-        for (size_t t = 0; t < texels * 3; t++)
-            light[t] = blk->luxels[t] / 255.0f;
+        float base = w->filter.solo ? 0.0f : 1.0f / 255.0f;
+        for (size_t t = 0; t < texels; t++) {
+            for (int c = 0; c < 3; c++)
+                buf[t * 4 + c] = blk->luxels[t * 3 + c] * base;
+            buf[t * 4 + 3] = 1.0f;
+        }
         for (uint32_t l = 0; l < mc->layer_count; l++) {
             const mesh_light_layer *layer = &mc->layers[l];
-            const mesh_dynamic_light *dl = &mc->dynamic_lights[layer->light];
-            if (layer->block != b || !light_enabled(w, dl->id))
+            const mesh_dynamic_light *light = &mc->dynamic_lights[layer->light];
+            if (layer->block != b || !light_shows(w, false, light->id))
                 continue;
-            float rgb[3] = { dl->color[0] / 255.0f, dl->color[1] / 255.0f, dl->color[2] / 255.0f };
+            float rgb[3] = { light->color[0] / 255.0f, light->color[1] / 255.0f, light->color[2] / 255.0f };
             for (size_t t = 0; t < texels; t++)
                 for (int c = 0; c < 3; c++)
-                    light[t * 3 + c] += layer->luxels[t * 3 + c] / 255.0f * rgb[c];
+                    buf[t * 4 + c] += layer->luxels[t * 3 + c] / 255.0f * rgb[c];
+        }
+        if (w->filter.static_term) {
+            w->filter.static_term(w->filter.user, mc, b, w->filter.solo ? 1.0f : -1.0f, buf);
+            for (size_t t = 0; t < texels; t++)
+                for (int c = 0; c < 3; c++)
+                    buf[t * 4 + c] = buf[t * 4 + c] < 0.0f ? 0.0f : buf[t * 4 + c];
         }
         for (size_t t = 0; t < texels; t++)
-            packed[t] = pack_rgb9e5(&light[t * 3]);
+            packed[t] = pack_rgb9e5(&buf[t * 4]);
         glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);
         glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
         glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, blk->rect.x, blk->rect.y, blk->rect.page,
                         (GLsizei)side, (GLsizei)side, 1, GL_RGB, GL_UNSIGNED_INT_5_9_9_9_REV, packed);
     }
-    free(light);
+    free(buf);
     free(packed);
     return true;
 }
@@ -225,7 +249,7 @@ void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled)
 void world_write_fast_entry(render_world *w, uint32_t slot, const mesh_fast_light *fl)
 {
     const render_light *l = find_light(w, true, fl->id);
-    float k = l && l->enabled ? l->intensity / (255.0f * 255.0f) : 0.0f;
+    float k = l && light_shows(w, true, fl->id) ? l->intensity / (255.0f * 255.0f) : 0.0f;
     float e[4] = { fl->color[0] * k, fl->color[1] * k, fl->color[2] * k, 0.0f };
     glBindBuffer(GL_TEXTURE_BUFFER, w->fast_table.buffer);
     glBufferSubData(GL_TEXTURE_BUFFER, (GLintptr)slot * sizeof e, sizeof e, e);
@@ -247,4 +271,41 @@ void render_world_set_fast_light(render_world *w, uint32_t id, uint8_t intensity
                 world_write_fast_entry(w, gc->fast_base + f, &gc->mc->fast_lights[f]);
         }
     }
+}
+
+/* ---- light tools: solo / mute --------------------------------------------------------------- */
+
+static bool copy_ids(const uint32_t *ids, size_t count, const uint32_t **out)
+{
+    uint32_t *copy = NULL;
+    if (count && !(copy = malloc(count * sizeof *copy)))
+        return false;
+    if (count)
+        memcpy(copy, ids, count * sizeof *copy);
+    *out = copy;
+    return true;
+}
+
+bool render_world_set_light_filter(render_world *w, const render_light_filter *filter)
+{
+    free((void *)w->filter.dynamic_ids);
+    free((void *)w->filter.fast_ids);
+    w->filter = (render_light_filter){ 0 };
+    render_light_filter f = *filter;
+    f.dynamic_ids = f.fast_ids = NULL;
+    bool ok = copy_ids(filter->dynamic_ids, filter->dynamic_count, &f.dynamic_ids) &&
+              copy_ids(filter->fast_ids, filter->fast_count, &f.fast_ids);
+    if (ok)
+        w->filter = f;
+    else
+        free((void *)f.dynamic_ids);
+    for (size_t i = 0; i < w->chunk_count; i++) {
+        const gpu_chunk *gc = &w->chunks[i];
+        if (!gc->mc)
+            continue;
+        world_composite_chunk(w, gc->mc);
+        for (uint32_t k = 0; k < gc->mc->fast_light_count; k++)
+            world_write_fast_entry(w, gc->fast_base + k, &gc->mc->fast_lights[k]);
+    }
+    return ok;
 }

@@ -456,6 +456,69 @@ tools)
     [ "$("$PROBE" diff "$SHOT" "$WORK/regions.png")" -gt 100 ] || fail "Y did not hide the weather region"
     quit_viewer
     ;;
+light_tools)
+    # The light tools on a map pmfc compiles (PMFC from CMake): a static lamp, dynamic 7 "red"
+    # straight ahead of the camera, fast 9 "blue". L shows the gizmos (the window as shown,
+    # Ctrl+F12: the red icon at the centre, its name beside it while the mouse is over it); O and
+    # U on the icon solo and mute it, each view matching a headless shot with --solo / --mute;
+    # O with the mouse elsewhere cycles through the lights; I + click inspects the floor.
+    cat >"$WORK/lights.pms" <<'PMS'
+map "Lights"
+material floor texture none
+level main {
+    ambient 0 0 0
+    box -8 -1 -8 8 0 8 material floor
+    light static at -4 4 0 color 255 255 255 range 10 name lamp
+    light dynamic 7 at 4 3 0 color 255 128 0 range 6 name red
+    light fast 9 at 0 2 4 color 0 128 255 range 5 name blue
+}
+PMS
+    "$PMFC" "$WORK/lights.pms" -o "$MAP" --quiet || fail "pmfc"
+    CAM="--camera 4,3,8,0,-10"
+    headless() { ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$PMFVIEW" shot "$MAP" -o "$WORK/$1.png" --size 160x120 $CAM "${@:2}" >/dev/null 2>&1 || fail "shot $1"; }
+    same_as() { local d; d=$("$PROBE" diff "$SHOT" "$WORK/$1.png"); [ "$d" -eq 0 ] || fail "$2: $d pixels differ from the shot with $1"; }
+    headless solo7 --solo 7
+    headless mute7 --mute red
+    headless plain
+    start_viewer "$MAP" $CAM
+    key h                                   # the HUD's text would cover the corners
+    xdotool mousemove --window "$WID" 5 5
+    event l -- '^light gizmos on$'
+    # red at (4,3,0) seen from (4,3,8) pitched 10 degrees down: above the centre, at
+    # y = 60 - 60 * tan(10 deg) / tan(37.5 deg) = 46
+    shot ctrl+F12; got=$("$PROBE" pixel "$SHOT" 80 46)
+    near "$got" "255 128 0" || fail "the red light's icon: $got at 80,46"
+    white_away=$("$PROBE" count "$SHOT" 255 255 255)
+    xdotool mousemove --window "$WID" 80 46; sleep 0.3
+    shot ctrl+F12
+    [ "$("$PROBE" count "$SHOT" 255 255 255)" -gt $((white_away + 20)) ] || fail "no name beside the hovered icon"
+    # F12 shoots the view with the gizmos (as the probes): L hides them for the comparisons.
+    gizmos() { event l -- "^light gizmos $1\$"; sleep 0.3; }
+    event o -- '^solo dynamic 7 red$'; gizmos off; shot; same_as solo7 "O on red's icon"
+    gizmos on; event o -- '^solo off$'; gizmos off; shot; same_as plain "O again"
+    gizmos on; event u -- '^muted dynamic 7 red (1 muted)$'; gizmos off; shot; same_as mute7 "U on red's icon"
+    event shift+u -- '^every light unmuted$'; shot; same_as plain "Shift+U"
+    gizmos on
+    xdotool mousemove --window "$WID" 5 5; sleep 0.3
+    event o -- '^solo static #0 lamp (direct term)$'
+    event o -- '^solo dynamic 7 red$'
+    event o -- '^solo fast 9 blue$'
+    event o -- '^solo off$'
+    event shift+o -- '^solo fast 9 blue$'
+    event shift+o -- '^solo dynamic 7 red$'
+    event o -- '^solo fast 9 blue$'
+    event o -- '^solo off$'
+    # I held + a click on the floor below the centre
+    before=$(lines '^inspected floor at ')
+    xdotool mousemove --window "$WID" 80 100 keydown i click 1 keyup i
+    more() { [ "$(lines '^inspected floor at ')" -gt "$before" ]; }
+    wait_for "the inspector" more
+    grep '^inspect {' "$WORK/out" | tail -n1 | cut -d' ' -f2- >"$WORK/inspect.json"
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["hit"] and r["material"] == "floor" and r["pixel"] == [80, 100], r' \
+        "$WORK/inspect.json" || fail "the inspector's JSON line: $(cat "$WORK/inspect.json")"
+    event l -- '^light gizmos off$'
+    quit_viewer
+    ;;
 *) fail "unknown case" ;;
 esac
 exit 0

@@ -620,6 +620,12 @@ static void parse_light(parser *p)
         else if (!strcmp(k, "intensity") && l->kind == BAKE_LIGHT_FAST) l->intensity = byte(p, "an intensity");
         else if (!strcmp(k, "off") && l->kind != BAKE_LIGHT_STATIC) l->enabled = false;
         else if (!strcmp(k, "preserve") && l->kind != BAKE_LIGHT_STATIC) l->preserve = true;
+        else if (!strcmp(k, "name")) {
+            const char *name = word(p, "a light name");
+            if (p->failed) break;
+            if (strlen(name) >= sizeof l->name) perr(p, "light name '%s' is too long", name);
+            else strcpy(l->name, name);
+        }
         else perr(p, "unknown light option '%s'", k);
     }
     if (!p->failed && !at) perr(p, "a light needs 'at X Y Z'");
