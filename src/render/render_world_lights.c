@@ -303,7 +303,8 @@ bool render_world_set_light_filter(render_world *w, const render_light_filter *f
         const gpu_chunk *gc = &w->chunks[i];
         if (!gc->mc)
             continue;
-        world_composite_chunk(w, gc->mc);
+        if (gc->lit) /* an unlit chunk is composited when committed, with the filter set now */
+            world_composite_chunk(w, gc->mc);
         for (uint32_t k = 0; k < gc->mc->fast_light_count; k++)
             world_write_fast_entry(w, gc->fast_base + k, &gc->mc->fast_lights[k]);
     }
