@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BAKE_NUDGE 0.002f           /* metres a shadow ray starts off its surface (no self-shadowing) */
 #define BAKE_LIGHT_SLACK 1e-4f      /* shadow rays stop this fraction short of the light */
 #define BAKE_SKY_SAMPLES 16         /* hemisphere directions per luxel for sky light */
 #define BAKE_DILATE_PASSES 2        /* rings of uncovered luxels filled around each patch */
@@ -278,7 +277,7 @@ typedef struct bake_ctx {
     uint8_t **masks;            /* [lightmap]: 1 where a patch covers the luxel */
     uint32_t **patch_dynamic;   /* [patch]: dynamic lights reaching it, ascending */
     uint32_t *patch_dynamic_count;
-    struct layer_task *tasks;
+    layer_task *tasks;
     size_t task_count;
     uint8_t *task_lit;          /* [task]: the task wrote a non-zero luxel */
     bake_result *out;
@@ -286,10 +285,6 @@ typedef struct bake_ctx {
     bake_probe_result *probes;  /* each with its own refs until pack_probes */
     atomic_bool failed;
 } bake_ctx;
-
-typedef struct layer_task {
-    uint32_t light, lightmap, patch, layer;
-} layer_task;
 
 /* falloff(d / R): 1 at the light, 0 at its range, with a zero slope at the range so that the
  * edge of a light's reach shows no ring. */
@@ -926,6 +921,10 @@ bool bake_run(const bake_desc *desc, bake_result *out)
 
     progress.stage = "layers";
     jobs_parallel_for_progress(ctx.task_count, threads, bake_layer_job, &ctx, &progress);
+    bounce_input bounce = { desc, &ctx.tree, &ctx.sky_tree, ctx.reach, ctx.masks, ctx.tasks, ctx.task_count,
+                            ctx.task_lit, out->layers, &progress };
+    if (!bake_bounce(&bounce))
+        goto fail;
     drop_dark_layers(&ctx);
 
     progress.stage = "dilate";

@@ -2,6 +2,7 @@
 # A static library of its own so that tests/tools/bake can link it without the front end.
 add_library(pmfc_bake STATIC
     ${CMAKE_CURRENT_LIST_DIR}/bake.c
+    ${CMAKE_CURRENT_LIST_DIR}/bake_bounce.c
     ${CMAKE_CURRENT_LIST_DIR}/bvh.c
     ${CMAKE_CURRENT_LIST_DIR}/vis.c
     ${CMAKE_CURRENT_LIST_DIR}/jobs.c)

@@ -1,0 +1,644 @@
+/* bake_bounce.c - bounced light: diffuse interreflection added to the direct light bake.c put in
+ * the base lightmaps and the dynamic-light layers (the model is in bake.h, the formula for users in
+ * docs/pmfc-lighting.md).
+ *
+ * Each patch is cut into cells of cell x cell luxels. From the middle of every cell BOUNCE_RAYS
+ * cosine-weighted rays are traced once, and the cell each ray meets is kept (the hit table). A
+ * bounce is then table look-ups only: a cell gathers the mean of the exitance (albedo x light
+ * received) of the cells its rays met in the previous bounce, which for cosine-weighted rays is the
+ * irradiance that light gives it. So many bounces, and the same bounces for every dynamic light,
+ * cost little beyond the one trace. Each luxel takes its cells' bounced light bilinearly. Every
+ * ray's directions come from its cell's own index, and sums run in cell order: the result does not
+ * depend on the thread count. */
+#include "bake_internal.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BOUNCE_RINGS 8
+#define BOUNCE_SECTORS 8
+#define BOUNCE_RAYS (BOUNCE_RINGS * BOUNCE_SECTORS)     /* per cell */
+#define BOUNCE_CELL 4                   /* luxels per cell side, doubled until the hit table fits */
+#define BOUNCE_HIT_BUDGET (64u << 20)   /* bytes of hit table at most */
+#define BOUNCE_STOP 0.01                /* auto: stop when the next bounce would add less */
+#define BOUNCE_CELL_BLOCK 256           /* cells per gathering job */
+#define BOUNCE_MISS UINT32_MAX          /* left through the sky or the map, or met a face with no patch */
+#define BOUNCE_BACK (UINT32_MAX - 1)    /* met a face from behind: the ray started inside a solid */
+#define BOUNCE_INSIDE (BOUNCE_RAYS / 4) /* more back hits than this: the cell lies inside a solid */
+
+typedef struct keyed { uint32_t key, value; } keyed;    /* sorted by key, then value */
+
+typedef struct bounce_ctx {
+    const bounce_input *in;
+    const bake_desc *desc;
+    uint32_t cell;              /* luxels per cell side */
+    uint32_t *cell_base;        /* [patch_count + 1]: each patch's first cell */
+    uint32_t *cell_patch;       /* [cell] */
+    size_t cell_count;
+    uint32_t *hits;             /* [cell * BOUNCE_RAYS + ray]: the cell met, BOUNCE_MISS or BOUNCE_BACK */
+    uint8_t *cell_open;         /* [cell]: 1 when its middle is not inside a solid (it gathers) */
+    keyed *by_surface;          /* baked patches (value) by surface (key) */
+    size_t by_surface_count;
+    atomic_bool failed;
+} bounce_ctx;
+
+/* The cells light travels between in one set of bounces: every cell (the base lightmaps) or the
+ * cells of the patches one dynamic light reaches. */
+typedef struct bounce_set {
+    const uint32_t *patches;    /* ascending; NULL = every patch, local cell = cell */
+    const uint32_t *local_base; /* [patch_count + 1]: each listed patch's first local cell */
+    size_t patch_count, cell_count;
+    float (*sent)[3];           /* exitance of the bounce before, per local cell */
+    float (*gathered)[3];       /* irradiance this bounce brings */
+    float (*indirect)[3];       /* sum over the bounces */
+} bounce_set;
+
+static float clamp_albedo(float a)
+{
+    return a > 0.0f ? (a < 1.0f ? a : 1.0f) : 0.0f;
+}
+
+static bool patch_baked(const bounce_input *in, const bake_patch *patch)
+{
+    return patch->lightmap < in->desc->lightmap_count && in->masks[patch->lightmap] != NULL;
+}
+
+static uint32_t lightmap_side(const bake_lightmap *lm)
+{
+    return 1u << lm->size_exp;
+}
+
+static uint32_t cells_along(uint32_t luxels, uint32_t cell)
+{
+    return (luxels + cell - 1) / cell;
+}
+
+static uint32_t hash32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+void bake_tangent_basis(const float n[3], float t[3], float b[3])
+{
+    float hint[3] = { fabsf(n[1]) < 0.9f ? 0.0f : 1.0f, fabsf(n[1]) < 0.9f ? 1.0f : 0.0f, 0.0f };
+    t[0] = hint[1] * n[2] - hint[2] * n[1];
+    t[1] = hint[2] * n[0] - hint[0] * n[2];
+    t[2] = hint[0] * n[1] - hint[1] * n[0];
+    float len = sqrtf(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+    for (int a = 0; a < 3; a++)
+        t[a] /= len;
+    b[0] = n[1] * t[2] - n[2] * t[1];
+    b[1] = n[2] * t[0] - n[0] * t[2];
+    b[2] = n[0] * t[1] - n[1] * t[0];
+}
+
+static bool unit(const float in[3], float out[3])
+{
+    float len = sqrtf(in[0] * in[0] + in[1] * in[1] + in[2] * in[2]);
+    if (!(len > 0.0f))
+        return false;
+    for (int a = 0; a < 3; a++)
+        out[a] = in[a] / len;
+    return true;
+}
+
+/* The luxel rectangle [i0, i1) x [j0, j1) of a patch's cell (ci, cj). */
+static void cell_luxels(const bounce_ctx *ctx, const bake_patch *patch, uint32_t ci, uint32_t cj, uint32_t *i0,
+                        uint32_t *i1, uint32_t *j0, uint32_t *j1)
+{
+    *i0 = ci * ctx->cell;
+    *j0 = cj * ctx->cell;
+    *i1 = *i0 + ctx->cell < patch->w ? *i0 + ctx->cell : patch->w;
+    *j1 = *j0 + ctx->cell < patch->h ? *j0 + ctx->cell : patch->h;
+}
+
+/* ---- which cell a ray meets ------------------------------------------------------------- */
+
+static int compare_keyed(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    if (x->key != y->key)
+        return (x->key > y->key) - (x->key < y->key);
+    return (x->value > y->value) - (x->value < y->value);
+}
+
+/* The cell of the patch on `surface` holding point h, preferring a patch whose face (inside its
+ * one-luxel border) holds it; BOUNCE_BACK when that patch faces away from the ray, BOUNCE_MISS
+ * when no patch holds it. */
+static uint32_t cell_at(const bounce_ctx *ctx, uint32_t surface, const float h[3], const float dir[3])
+{
+    const bake_patch *patches = ctx->desc->patches;
+    size_t lo = 0, hi = ctx->by_surface_count;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (ctx->by_surface[mid].key < surface)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t best = BOUNCE_MISS;
+    for (size_t k = lo; k < ctx->by_surface_count && ctx->by_surface[k].key == surface; k++) {
+        uint32_t p = ctx->by_surface[k].value;
+        const bake_patch *patch = &patches[p];
+        float rel[3] = { h[0] - patch->origin[0], h[1] - patch->origin[1], h[2] - patch->origin[2] };
+        float uu = 0.0f, uv = 0.0f, vv = 0.0f, ru = 0.0f, rv = 0.0f;
+        for (int a = 0; a < 3; a++) {
+            uu += patch->step_u[a] * patch->step_u[a];
+            vv += patch->step_v[a] * patch->step_v[a];
+            uv += patch->step_u[a] * patch->step_v[a];
+            ru += rel[a] * patch->step_u[a];
+            rv += rel[a] * patch->step_v[a];
+        }
+        float det = uu * vv - uv * uv;
+        if (!(det > 0.0f))
+            continue;
+        float u = (ru * vv - rv * uv) / det, v = (rv * uu - ru * uv) / det;
+        if (!(u >= 0.0f && v >= 0.0f && u < (float)patch->w && v < (float)patch->h))
+            continue;
+        bool inside_face = u >= 1.0f && v >= 1.0f && u < (float)patch->w - 1.0f && v < (float)patch->h - 1.0f;
+        if (best != BOUNCE_MISS && !inside_face)
+            continue;
+        float facing = dir[0] * patch->normal[0] + dir[1] * patch->normal[1] + dir[2] * patch->normal[2];
+        if (facing > 0.0f) {
+            best = BOUNCE_BACK;
+        } else {
+            uint32_t cw = cells_along(patch->w, ctx->cell);
+            best = ctx->cell_base[p] + ((uint32_t)v / ctx->cell) * cw + (uint32_t)u / ctx->cell;
+        }
+        if (inside_face)
+            break;
+    }
+    return best;
+}
+
+/* Traces the rays of one patch's cells into the hit table. */
+static void trace_job(void *user, size_t index)
+{
+    bounce_ctx *ctx = user;
+    const bounce_input *in = ctx->in;
+    const bake_patch *patch = &ctx->desc->patches[index];
+    uint32_t first = ctx->cell_base[index], end = ctx->cell_base[index + 1];
+    float n[3], t[3], b[3];
+    bool oriented = first < end && unit(patch->normal, n);
+    if (oriented)
+        bake_tangent_basis(n, t, b);
+    uint32_t cw = cells_along(patch->w, ctx->cell);
+    for (uint32_t c = first; c < end; c++) {
+        uint32_t *hits = ctx->hits + (size_t)c * BOUNCE_RAYS;
+        if (!oriented) {
+            for (int k = 0; k < BOUNCE_RAYS; k++)
+                hits[k] = BOUNCE_BACK;
+            continue;
+        }
+        uint32_t i0, i1, j0, j1;
+        cell_luxels(ctx, patch, (c - first) % cw, (c - first) / cw, &i0, &i1, &j0, &j1);
+        float u = 0.5f * (float)(i0 + i1), v = 0.5f * (float)(j0 + j1), from[3];
+        for (int a = 0; a < 3; a++)
+            from[a] = patch->origin[a] + u * patch->step_u[a] + v * patch->step_v[a] + n[a] * BAKE_NUDGE;
+        int backs = 0;
+        for (int k = 0; k < BOUNCE_RAYS; k++) {
+            /* stratified on the unit disc, jittered per cell and ray, lifted onto the hemisphere */
+            uint32_t h = hash32(c * (uint32_t)BOUNCE_RAYS + (uint32_t)k);
+            float jr = (float)(h & 0xffffu) / 65536.0f, jp = (float)(h >> 16) / 65536.0f;
+            float r2 = ((float)(k / BOUNCE_SECTORS) + jr) / BOUNCE_RINGS, r = sqrtf(r2);
+            float phi = 6.2831853f * ((float)(k % BOUNCE_SECTORS) + jp) / BOUNCE_SECTORS;
+            float du = r * cosf(phi), dv = r * sinf(phi), dw = sqrtf(fmaxf(0.0f, 1.0f - r2));
+            float dir[3], to[3];
+            for (int a = 0; a < 3; a++) {
+                dir[a] = t[a] * du + b[a] * dv + n[a] * dw;
+                to[a] = from[a] + dir[a] * in->reach;
+            }
+            float s_sky = 1.0f, s;
+            uint32_t triangle;
+            bvh_segment_nearest(in->sky_tree, from, to, 0.0f, 1.0f, &s_sky);
+            hits[k] = BOUNCE_MISS;
+            if (bvh_segment_nearest_triangle(in->tree, from, to, 0.0f, s_sky, &s, &triangle)) {
+                float at[3];
+                for (int a = 0; a < 3; a++)
+                    at[a] = from[a] + s * (to[a] - from[a]);
+                hits[k] = cell_at(ctx, ctx->desc->triangle_surfaces[triangle], at, dir);
+            }
+            backs += hits[k] == BOUNCE_BACK;
+        }
+        ctx->cell_open[c] = backs <= BOUNCE_INSIDE;
+    }
+}
+
+/* ---- bounces over a set of cells -------------------------------------------------------- */
+
+/* The local index of cell c in the set, or BOUNCE_MISS when it is not in it. */
+static uint32_t local_cell(const bounce_ctx *ctx, const bounce_set *set, uint32_t c)
+{
+    if (c >= ctx->cell_count)
+        return BOUNCE_MISS;
+    if (!set->patches)
+        return c;
+    uint32_t p = ctx->cell_patch[c];
+    size_t lo = 0, hi = set->patch_count;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (set->patches[mid] < p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == set->patch_count || set->patches[lo] != p)
+        return BOUNCE_MISS;
+    return set->local_base[lo] + (c - ctx->cell_base[p]);
+}
+
+/* The global cell of local cell l. */
+static uint32_t global_cell(const bounce_ctx *ctx, const bounce_set *set, size_t patch_slot, uint32_t l)
+{
+    if (!set->patches)
+        return l;
+    uint32_t p = set->patches[patch_slot];
+    return ctx->cell_base[p] + (l - set->local_base[patch_slot]);
+}
+
+/* One bounce for local cells [first, end) of the patch in `slot`: gathered = mean of what its rays
+ * meet in `sent`. */
+static void gather_cells(const bounce_ctx *ctx, const bounce_set *set, size_t slot, uint32_t first, uint32_t end)
+{
+    for (uint32_t l = first; l < end; l++) {
+        uint32_t c = global_cell(ctx, set, slot, l);
+        float sum[3] = { 0.0f, 0.0f, 0.0f };
+        if (ctx->cell_open[c]) {
+            const uint32_t *hits = ctx->hits + (size_t)c * BOUNCE_RAYS;
+            for (int k = 0; k < BOUNCE_RAYS; k++) {
+                uint32_t met = local_cell(ctx, set, hits[k]);
+                if (met == BOUNCE_MISS)
+                    continue;
+                for (int ch = 0; ch < 3; ch++)
+                    sum[ch] += set->sent[met][ch];
+            }
+        }
+        for (int ch = 0; ch < 3; ch++)
+            set->gathered[l][ch] = sum[ch] / BOUNCE_RAYS;
+    }
+}
+
+typedef struct gather_block_job { const bounce_ctx *ctx; const bounce_set *set; } gather_block_job;
+
+static void gather_block(void *user, size_t block)
+{
+    const gather_block_job *job = user;
+    uint32_t first = (uint32_t)(block * BOUNCE_CELL_BLOCK), end = first + BOUNCE_CELL_BLOCK;
+    if (end > job->set->cell_count)
+        end = (uint32_t)job->set->cell_count;
+    gather_cells(job->ctx, job->set, 0, first, end);
+}
+
+/* The number of luxels in local cell l of the patch in `slot`. */
+static float cell_area(const bounce_ctx *ctx, const bounce_set *set, size_t slot, uint32_t l)
+{
+    uint32_t c = global_cell(ctx, set, slot, l), p = ctx->cell_patch[c];
+    const bake_patch *patch = &ctx->desc->patches[p];
+    uint32_t cw = cells_along(patch->w, ctx->cell), i0, i1, j0, j1;
+    cell_luxels(ctx, patch, (c - ctx->cell_base[p]) % cw, (c - ctx->cell_base[p]) / cw, &i0, &i1, &j0, &j1);
+    return (float)((i1 - i0) * (j1 - j0));
+}
+
+/* Runs the bounces of a set whose `sent` holds the direct light's exitance and `gathered` the
+ * direct irradiance: `indirect` receives their sum. `threads` > 1 spreads each bounce over threads
+ * (the base set); a dynamic light's set runs on the calling thread. */
+static void run_bounces(const bounce_ctx *ctx, bounce_set *set, int threads)
+{
+    double total = 0.0, before = 0.0;
+    size_t slot = 0;
+    for (uint32_t l = 0; l < set->cell_count; l++) {
+        while (set->patches && l >= set->local_base[slot + 1])
+            slot++;
+        float area = cell_area(ctx, set, slot, l);
+        for (int ch = 0; ch < 3; ch++) {
+            total += (double)set->gathered[l][ch] * area;
+            set->indirect[l][ch] = 0.0f;
+        }
+    }
+    before = total;
+    int limit = ctx->desc->bounces == BAKE_BOUNCE_AUTO ? BAKE_BOUNCE_MAX : ctx->desc->bounces;
+    for (int bounce = 0; bounce < limit; bounce++) {
+        if (threads > 1 && !set->patches) {
+            gather_block_job job = { ctx, set };
+            jobs_parallel_for((set->cell_count + BOUNCE_CELL_BLOCK - 1) / BOUNCE_CELL_BLOCK, threads, gather_block, &job);
+        } else {
+            for (size_t s = 0; s < (set->patches ? set->patch_count : 1); s++)
+                gather_cells(ctx, set, s, set->patches ? set->local_base[s] : 0,
+                             set->patches ? set->local_base[s + 1] : (uint32_t)set->cell_count);
+        }
+        double added = 0.0;
+        slot = 0;
+        for (uint32_t l = 0; l < set->cell_count; l++) {
+            while (set->patches && l >= set->local_base[slot + 1])
+                slot++;
+            uint32_t p = ctx->cell_patch[global_cell(ctx, set, slot, l)];
+            float area = cell_area(ctx, set, slot, l);
+            for (int ch = 0; ch < 3; ch++) {
+                set->indirect[l][ch] += set->gathered[l][ch];
+                set->sent[l][ch] = clamp_albedo(ctx->desc->patches[p].albedo[ch]) * set->gathered[l][ch];
+                added += (double)set->gathered[l][ch] * area;
+            }
+        }
+        total += added;
+        /* the next bounce adds about this one times the ratio of this one to the one before */
+        if (ctx->desc->bounces == BAKE_BOUNCE_AUTO && (!(before > 0.0) || added * (added / before) < BOUNCE_STOP * total))
+            break;
+        before = added;
+    }
+}
+
+/* The bounced light of local luxel (i, j) of the patch in `slot`: its cells' sums, bilinearly,
+ * taking only cells that gather (or the nearest one that does when none around it does). */
+static bool luxel_indirect(const bounce_ctx *ctx, const bounce_set *set, size_t slot, uint32_t p, uint32_t i,
+                           uint32_t j, float out[3])
+{
+    const bake_patch *patch = &ctx->desc->patches[p];
+    uint32_t cw = cells_along(patch->w, ctx->cell), chh = cells_along(patch->h, ctx->cell);
+    uint32_t first_local = set->patches ? set->local_base[slot] : ctx->cell_base[p];
+    float fx = ((float)i + 0.5f) / (float)ctx->cell - 0.5f, fy = ((float)j + 0.5f) / (float)ctx->cell - 0.5f;
+    fx = fminf(fmaxf(fx, 0.0f), (float)(cw - 1));
+    fy = fminf(fmaxf(fy, 0.0f), (float)(chh - 1));
+    uint32_t x0 = (uint32_t)fx, y0 = (uint32_t)fy;
+    uint32_t x1 = x0 + 1 < cw ? x0 + 1 : x0, y1 = y0 + 1 < chh ? y0 + 1 : y0;
+    float ax = fx - (float)x0, ay = fy - (float)y0, weight = 0.0f;
+    out[0] = out[1] = out[2] = 0.0f;
+    const uint32_t xs[2] = { x0, x1 }, ys[2] = { y0, y1 };
+    const float wx[2] = { 1.0f - ax, ax }, wy[2] = { 1.0f - ay, ay };
+    for (int b = 0; b < 2; b++)
+        for (int a = 0; a < 2; a++) {
+            uint32_t k = ys[b] * cw + xs[a];
+            float w = wx[a] * wy[b];
+            if (!ctx->cell_open[ctx->cell_base[p] + k] || !(w > 0.0f))
+                continue;
+            for (int ch = 0; ch < 3; ch++)
+                out[ch] += w * set->indirect[first_local + k][ch];
+            weight += w;
+        }
+    if (weight > 0.0f) {
+        for (int ch = 0; ch < 3; ch++)
+            out[ch] /= weight;
+        return true;
+    }
+    float best = INFINITY;
+    for (uint32_t k = 0; k < cw * chh; k++) {
+        if (!ctx->cell_open[ctx->cell_base[p] + k])
+            continue;
+        float dx = (float)(k % cw) - fx, dy = (float)(k / cw) - fy, d = dx * dx + dy * dy;
+        if (d < best) {
+            best = d;
+            memcpy(out, set->indirect[first_local + k], sizeof(float[3]));
+        }
+    }
+    return best < INFINITY;
+}
+
+/* Adds the set's bounced light to the luxels (RGB8) of patch p; true when one of them is non-zero. */
+static bool apply_patch(const bounce_ctx *ctx, const bounce_set *set, size_t slot, uint32_t p, uint8_t *luxels)
+{
+    const bake_patch *patch = &ctx->desc->patches[p];
+    uint32_t side = lightmap_side(&ctx->desc->lightmaps[patch->lightmap]);
+    bool lit = false;
+    for (uint32_t j = 0; j < patch->h && patch->y + j < side; j++)
+        for (uint32_t i = 0; i < patch->w && patch->x + i < side; i++) {
+            size_t at = ((size_t)(patch->y + j) * side + patch->x + i) * 3;
+            float add[3];
+            if (luxel_indirect(ctx, set, slot, p, i, j, add))
+                for (int ch = 0; ch < 3; ch++)
+                    if (add[ch] > 0.0f) {
+                        float v = (float)luxels[at + ch] + add[ch] * 255.0f;
+                        luxels[at + ch] = v >= 254.5f ? 255 : (uint8_t)(v + 0.5f);
+                    }
+            lit |= (luxels[at] | luxels[at + 1] | luxels[at + 2]) != 0;
+        }
+    return lit;
+}
+
+/* The mean over a cell's luxels of (luxel / 255 - floor), at least 0 per colour. */
+static void cell_direct(const bounce_ctx *ctx, uint32_t c, const uint8_t *luxels, const float floor_[3], float out[3])
+{
+    uint32_t p = ctx->cell_patch[c];
+    const bake_patch *patch = &ctx->desc->patches[p];
+    uint32_t side = lightmap_side(&ctx->desc->lightmaps[patch->lightmap]);
+    uint32_t cw = cells_along(patch->w, ctx->cell), i0, i1, j0, j1;
+    cell_luxels(ctx, patch, (c - ctx->cell_base[p]) % cw, (c - ctx->cell_base[p]) / cw, &i0, &i1, &j0, &j1);
+    double sum[3] = { 0.0, 0.0, 0.0 };
+    unsigned count = 0;
+    for (uint32_t j = j0; j < j1 && patch->y + j < side; j++)
+        for (uint32_t i = i0; i < i1 && patch->x + i < side; i++) {
+            size_t at = ((size_t)(patch->y + j) * side + patch->x + i) * 3;
+            for (int ch = 0; ch < 3; ch++)
+                sum[ch] += fmax(0.0, luxels[at + ch] / 255.0 - floor_[ch]);
+            count++;
+        }
+    for (int ch = 0; ch < 3; ch++)
+        out[ch] = count ? (float)(sum[ch] / count) : 0.0f;
+}
+
+/* Sets a set's starting light from luxels: gathered = direct irradiance, sent = albedo x it. */
+static void set_direct(const bounce_ctx *ctx, bounce_set *set, size_t slot, uint32_t l, const uint8_t *luxels,
+                       const float floor_[3])
+{
+    uint32_t c = global_cell(ctx, set, slot, l);
+    cell_direct(ctx, c, luxels, floor_, set->gathered[l]);
+    for (int ch = 0; ch < 3; ch++)
+        set->sent[l][ch] = clamp_albedo(ctx->desc->patches[ctx->cell_patch[c]].albedo[ch]) * set->gathered[l][ch];
+}
+
+static bool set_alloc(bounce_set *set)
+{
+    size_t n = set->cell_count + 1;
+    set->sent = malloc(n * sizeof *set->sent);
+    set->gathered = malloc(n * sizeof *set->gathered);
+    set->indirect = malloc(n * sizeof *set->indirect);
+    return set->sent && set->gathered && set->indirect;
+}
+
+static void set_free(bounce_set *set)
+{
+    free(set->sent);
+    free(set->gathered);
+    free(set->indirect);
+}
+
+/* ---- the base lightmaps ----------------------------------------------------------------- */
+
+typedef struct base_job { const bounce_ctx *ctx; bounce_set *set; } base_job;
+
+static void base_direct_job(void *user, size_t p)
+{
+    const base_job *job = user;
+    const bounce_ctx *ctx = job->ctx;
+    const bake_patch *patch = &ctx->desc->patches[p];
+    for (uint32_t c = ctx->cell_base[p]; c < ctx->cell_base[p + 1]; c++)
+        set_direct(ctx, job->set, 0, c, ctx->desc->lightmaps[patch->lightmap].luxels, ctx->desc->ambient);
+}
+
+static void base_apply_job(void *user, size_t p)
+{
+    const base_job *job = user;
+    const bounce_ctx *ctx = job->ctx;
+    if (ctx->cell_base[p] < ctx->cell_base[p + 1])
+        apply_patch(ctx, job->set, 0, (uint32_t)p, ctx->desc->lightmaps[ctx->desc->patches[p].lightmap].luxels);
+}
+
+/* ---- the dynamic lights' layers --------------------------------------------------------- */
+
+typedef struct light_run { size_t first, end; } light_run;   /* tasks of one light */
+typedef struct layers_job { bounce_ctx *ctx; const light_run *runs; } layers_job;
+
+static void light_layers_job(void *user, size_t r)
+{
+    const layers_job *job = user;
+    bounce_ctx *ctx = job->ctx;
+    const bounce_input *in = ctx->in;
+    const light_run *run = &job->runs[r];
+    size_t count = run->end - run->first;
+    bounce_set set = { 0 };
+    uint32_t *patches = malloc(count * sizeof *patches), *base = malloc((count + 1) * sizeof *base);
+    uint32_t *task_of = malloc(count * sizeof *task_of);
+    keyed *order = malloc(count * sizeof *order);     /* tasks (value) by patch (key): one each */
+    if (!patches || !base || !task_of || !order)
+        goto fail;
+    for (size_t k = 0; k < count; k++)
+        order[k] = (keyed){ in->tasks[run->first + k].patch, (uint32_t)(run->first + k) };
+    qsort(order, count, sizeof *order, compare_keyed);
+    for (size_t k = 0; k < count; k++) {
+        patches[k] = order[k].key;
+        task_of[k] = order[k].value;
+    }
+    base[0] = 0;
+    for (size_t k = 0; k < count; k++)
+        base[k + 1] = base[k] + (ctx->cell_base[patches[k] + 1] - ctx->cell_base[patches[k]]);
+    set.patches = patches;
+    set.local_base = base;
+    set.patch_count = count;
+    set.cell_count = base[count];
+    if (!set_alloc(&set))
+        goto fail;
+    const float none[3] = { 0.0f, 0.0f, 0.0f };
+    for (size_t k = 0; k < count; k++)
+        for (uint32_t l = base[k]; l < base[k + 1]; l++)
+            set_direct(ctx, &set, k, l, in->layers[in->tasks[task_of[k]].layer].luxels, none);
+    run_bounces(ctx, &set, 1);
+    for (size_t k = 0; k < count; k++)
+        if (base[k] < base[k + 1]) {
+            const layer_task *task = &in->tasks[task_of[k]];
+            in->task_lit[task_of[k]] |= apply_patch(ctx, &set, k, task->patch, in->layers[task->layer].luxels);
+        }
+    goto done;
+fail:
+    atomic_store(&ctx->failed, true);
+done:
+    set_free(&set);
+    free(patches);
+    free(base);
+    free(task_of);
+    free(order);
+}
+
+/* ---- the whole of it -------------------------------------------------------------------- */
+
+static bool any_albedo(const bake_desc *desc)
+{
+    for (size_t p = 0; p < desc->patch_count; p++)
+        for (int ch = 0; ch < 3; ch++)
+            if (clamp_albedo(desc->patches[p].albedo[ch]) > 0.0f)
+                return true;
+    return false;
+}
+
+/* Cuts the baked patches into cells, as small as BOUNCE_HIT_BUDGET allows. */
+static bool plan_cells(bounce_ctx *ctx)
+{
+    const bake_desc *desc = ctx->desc;
+    ctx->cell_base = malloc((desc->patch_count + 1) * sizeof *ctx->cell_base);
+    if (!ctx->cell_base)
+        return false;
+    for (ctx->cell = BOUNCE_CELL;; ctx->cell *= 2) {
+        size_t cells = 0;
+        for (size_t p = 0; p < desc->patch_count; p++)
+            if (patch_baked(ctx->in, &desc->patches[p]))
+                cells += (size_t)cells_along(desc->patches[p].w, ctx->cell) * cells_along(desc->patches[p].h, ctx->cell);
+        if (cells * BOUNCE_RAYS * sizeof(uint32_t) <= BOUNCE_HIT_BUDGET || ctx->cell >= 256) {
+            ctx->cell_count = cells;
+            break;
+        }
+    }
+    size_t c = 0;
+    for (size_t p = 0; p < desc->patch_count; p++) {
+        ctx->cell_base[p] = (uint32_t)c;
+        if (patch_baked(ctx->in, &desc->patches[p]))
+            c += (size_t)cells_along(desc->patches[p].w, ctx->cell) * cells_along(desc->patches[p].h, ctx->cell);
+    }
+    ctx->cell_base[desc->patch_count] = (uint32_t)c;
+    ctx->cell_patch = malloc((ctx->cell_count + 1) * sizeof *ctx->cell_patch);
+    ctx->cell_open = calloc(ctx->cell_count + 1, 1);
+    ctx->hits = malloc((ctx->cell_count * BOUNCE_RAYS + 1) * sizeof *ctx->hits);
+    ctx->by_surface = malloc((desc->patch_count + 1) * sizeof *ctx->by_surface);
+    if (!ctx->cell_patch || !ctx->cell_open || !ctx->hits || !ctx->by_surface)
+        return false;
+    for (size_t p = 0; p < desc->patch_count; p++) {
+        for (uint32_t k = ctx->cell_base[p]; k < ctx->cell_base[p + 1]; k++)
+            ctx->cell_patch[k] = (uint32_t)p;
+        if (patch_baked(ctx->in, &desc->patches[p]))
+            ctx->by_surface[ctx->by_surface_count++] = (keyed){ desc->patches[p].surface, (uint32_t)p };
+    }
+    qsort(ctx->by_surface, ctx->by_surface_count, sizeof *ctx->by_surface, compare_keyed);
+    return true;
+}
+
+bool bake_bounce(const bounce_input *in)
+{
+    const bake_desc *desc = in->desc;
+    if (desc->bounces == 0 || !desc->triangle_surfaces || !any_albedo(desc))
+        return true;
+    bounce_ctx ctx = { .in = in, .desc = desc };
+    atomic_init(&ctx.failed, false);
+    bounce_set base = { 0 };
+    light_run *runs = NULL;
+    bool ok = plan_cells(&ctx);
+    if (!ok)
+        goto done;
+    jobs_progress progress = *in->progress;
+    progress.stage = "bounce";
+    jobs_parallel_for_progress(desc->patch_count, desc->threads, trace_job, &ctx, &progress);
+
+    base.cell_count = ctx.cell_count;
+    ok = set_alloc(&base);
+    if (!ok)
+        goto done;
+    base_job job = { &ctx, &base };
+    jobs_parallel_for(desc->patch_count, desc->threads, base_direct_job, &job);
+    run_bounces(&ctx, &base, jobs_thread_count(desc->threads));
+    jobs_parallel_for(desc->patch_count, desc->threads, base_apply_job, &job);
+
+    size_t run_count = 0;
+    runs = malloc((in->task_count + 1) * sizeof *runs);
+    ok = runs != NULL;
+    if (!ok)
+        goto done;
+    for (size_t t = 0; t < in->task_count; t++) {
+        if (t == 0 || in->tasks[t].light != in->tasks[t - 1].light)
+            runs[run_count++] = (light_run){ t, t };
+        runs[run_count - 1].end = t + 1;
+    }
+    layers_job layers = { &ctx, runs };
+    jobs_parallel_for(run_count, desc->threads, light_layers_job, &layers);
+    ok = !atomic_load(&ctx.failed);
+done:
+    set_free(&base);
+    free(runs);
+    free(ctx.cell_base);
+    free(ctx.cell_patch);
+    free(ctx.cell_open);
+    free(ctx.hits);
+    free(ctx.by_surface);
+    return ok;
+}
