@@ -18,6 +18,31 @@ static bool light_reaches(const light_def *l, v3 lo, v3 hi)
     return d2 < (double)l->range * l->range;
 }
 
+/* The share of light a material reflects diffusely (docs/pmfc-lighting.md, "Bounced light"): what
+ * the renderer multiplies light by, colour / 255 x the texture's mean texel (white untextured, and
+ * for a texture that is not the map's own) x shading / 255; a texture's holes (alpha < 128) left out. */
+static void material_albedo(const map_def *map, const material_def *m, float out[3])
+{
+    double mean[3] = { 1, 1, 1 };
+    const char *prefix = "map:textures/";
+    if (!strncmp(m->texture, prefix, strlen(prefix)))
+        for (size_t t = 0; t < map->texture_count; t++) {
+            const texture_def *tex = &map->textures[t];
+            if (strcmp(tex->name, m->texture + strlen(prefix)) || !tex->rgba) continue;
+            double sum[3] = { 0, 0, 0 };
+            size_t texels = (size_t)tex->width * tex->height, solid = 0;
+            for (size_t k = 0; k < texels; k++) {
+                const uint8_t *px = tex->rgba + k * 4;
+                if (px[3] < 128) continue;
+                for (int c = 0; c < 3; c++) sum[c] += px[c];
+                solid++;
+            }
+            for (int c = 0; c < 3; c++) mean[c] = solid ? sum[c] / (255.0 * (double)solid) : 0;
+            break;
+        }
+    for (int c = 0; c < 3; c++) out[c] = (float)(m->color[c] / 255.0 * mean[c] * (m->shading / 255.0));
+}
+
 /* The box of the window's chunks outside its margin. */
 static void tile_box(const level_build *lb, v3 *lo, v3 *hi)
 {
@@ -34,7 +59,7 @@ static void tile_box(const level_build *lb, v3 *lo, v3 *hi)
     }
 }
 
-level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_count,
+level_light *level_bake(level_build *lb, const float (*tris)[9], const uint32_t *tri_faces, size_t tri_count,
                         void (*progress)(void *, const char *, double), void *user)
 {
     const level_def *def = lb->def;
@@ -86,6 +111,8 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
     bake_patch *patches = xcalloc(patch_count ? patch_count : 1, sizeof *patches);
     bake_vertex *verts = fast ? xcalloc(vert_count ? vert_count : 1, sizeof *verts) : NULL;
     bake_probe *probes = xcalloc(probe_count ? probe_count : 1, sizeof *probes);
+    float (*albedo)[3] = xmalloc((lb->map->material_count ? lb->map->material_count : 1) * sizeof *albedo);
+    for (size_t i = 0; i < lb->map->material_count; i++) material_albedo(lb->map, &lb->map->materials[i], albedo[i]);
     size_t p = 0, q = 0;
     for (size_t c = 0; c < nchunks; c++) {
         chunk_build *cb = &lb->chunks[c];
@@ -109,6 +136,8 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
             bp->y = (uint16_t)cf->lm_y;
             bp->w = (uint16_t)cf->lm_w;
             bp->h = (uint16_t)cf->lm_h;
+            memcpy(bp->albedo, albedo[lb->faces[cf->face].material], sizeof bp->albedo);
+            bp->surface = (uint32_t)cf->face;
         }
         if (verts)
             for (uint32_t i = 0; i < cb->vert_count; i++)
@@ -148,6 +177,7 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
         .patches = patches, .patch_count = patch_count,
         .vertices = verts, .vertex_count = verts ? vert_count : 0,
         .probes = probes, .probe_count = probe_count,
+        .triangle_surfaces = tri_faces, .bounces = lb->bounces,
         .threads = lb->threads,
         .progress = progress, .user = user,
     };
@@ -160,6 +190,7 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
     free(patches);
     free(verts);
     free(probes);
+    free(albedo);
     if (!ok) {
         free(light_ids);
         level_light_free(ll);

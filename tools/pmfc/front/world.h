@@ -346,6 +346,7 @@ typedef struct level_build {
     chunk_build *chunks;                         /* [level_chunk_index] */
     int vis_depth;
     int threads;
+    int bounces;                                 /* bake_desc.bounces (--bounce) */
     bool quiet;                                  /* no notes on stderr */
 } level_build;
 
@@ -368,8 +369,9 @@ const char *level_layout(level_build *lb);
 /* Makes the chunks of the window: columns [x0, x0 + nx) x [z0, z0 + nz) of the grid and `margin`
  * more on each side (within the grid), the margin's chunks flagged. */
 void level_window(level_build *lb, uint32_t x0, uint32_t z0, uint32_t nx, uint32_t nz, uint32_t margin);
-/* The occluders of the built faces: every opaque face, fan-triangulated (free the result). */
-float (*level_occluders(const level_build *lb, size_t *count))[9];
+/* The occluders of the built faces: every opaque face, fan-triangulated (free the result); when
+ * `faces` is non-NULL, *faces receives each triangle's index in lb->faces (free it too). */
+float (*level_occluders(const level_build *lb, size_t *count, uint32_t **faces))[9];
 /* Brushes -> visible faces (CSG), then faces -> chunks. */
 void level_faces(level_build *lb);
 void level_clip_to_chunks(level_build *lb);
@@ -391,7 +393,7 @@ typedef struct sealed_polys { uint32_t *start; v3 *points; size_t point_count, p
 void chunk_seal(const level_build *lb, const chunk_build *cb, sealed_polys *out);
 /* Lights (light.c): describes the level to the baker, runs it, and keeps what each chunk gets. */
 typedef struct level_light level_light;
-level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_count,
+level_light *level_bake(level_build *lb, const float (*tris)[9], const uint32_t *tri_faces, size_t tri_count,
                         void (*progress)(void *, const char *, double), void *user);
 /* Visibility (visibility.c): fills cube visibility data of the cells. */
 bool level_visibility(level_build *lb, const float (*tris)[9], size_t tri_count,
