@@ -23,6 +23,7 @@
 #define BOUNCE_CELL 4                   /* luxels per cell side, doubled until the hit table fits */
 #define BOUNCE_HIT_BUDGET (64u << 20)   /* bytes of hit table at most */
 #define BOUNCE_STOP 0.01                /* auto: stop when the next bounce would add less */
+#define BOUNCE_TAIL_MAX 0.9             /* the largest bounce-to-bounce ratio the rest is estimated with */
 #define BOUNCE_CELL_BLOCK 256           /* cells per gathering job */
 #define BOUNCE_MISS UINT32_MAX          /* left through the sky or the map, or met a face with no patch */
 #define BOUNCE_BACK (UINT32_MAX - 1)    /* met a face from behind: the ray started inside a solid */
@@ -347,9 +348,16 @@ static void run_bounces(const bounce_ctx *ctx, bounce_set *set, int threads)
             }
         }
         total += added;
-        /* the next bounce adds about this one times the ratio of this one to the one before */
-        if (ctx->desc->bounces == BAKE_BOUNCE_AUTO && (!(before > 0.0) || added * (added / before) < BOUNCE_STOP * total))
+        /* The next bounce adds about this one times r, the ratio of this one to the one before:
+         * when that is little, the rest of the series (this one x r / (1 - r)) is added at once. */
+        double r = before > 0.0 ? added / before : 0.0;
+        if (ctx->desc->bounces == BAKE_BOUNCE_AUTO && added * r < BOUNCE_STOP * total) {
+            float rest = (float)(fmin(r, BOUNCE_TAIL_MAX) / (1.0 - fmin(r, BOUNCE_TAIL_MAX)));
+            for (uint32_t l = 0; l < set->cell_count; l++)
+                for (int ch = 0; ch < 3; ch++)
+                    set->indirect[l][ch] += set->gathered[l][ch] * rest;
             break;
+        }
         before = added;
     }
 }
