@@ -3,13 +3,15 @@
  * docs/pmfc-lighting.md).
  *
  * Each patch is cut into cells of cell x cell luxels. From the middle of every cell BOUNCE_RAYS
- * cosine-weighted rays are traced once, and the cell each ray meets is kept (the hit table). A
+ * cosine-weighted rays are traced once, and the luxel each ray meets is kept (the hit table). A
  * bounce is then table look-ups only: a cell gathers the mean of the exitance (albedo x light
- * received) of the cells its rays met in the previous bounce, which for cosine-weighted rays is the
- * irradiance that light gives it. So many bounces, and the same bounces for every dynamic light,
- * cost little beyond the one trace. Each luxel takes its cells' bounced light bilinearly. Every
- * ray's directions come from its cell's own index, and sums run in cell order: the result does not
- * depend on the thread count. */
+ * received) met by its rays in the previous bounce - the direct light of the very luxel met, then
+ * the bounced light of that luxel's cell - which for cosine-weighted rays is the irradiance that
+ * light gives it. So many bounces, and the same bounces for every dynamic light, cost little beyond
+ * the one trace. Each luxel takes the bounced light of the cells around it that it sees, bilinearly
+ * (a face running on behind a thin wall takes none from the far side). Every ray's directions come
+ * from its cell's own index, and sums run in cell order: the result does not depend on the thread
+ * count. */
 #include "bake_internal.h"
 
 #include <math.h>
@@ -38,7 +40,10 @@ typedef struct bounce_ctx {
     uint32_t *cell_base;        /* [patch_count + 1]: each patch's first cell */
     uint32_t *cell_patch;       /* [cell] */
     size_t cell_count;
-    uint32_t *hits;             /* [cell * BOUNCE_RAYS + ray]: the cell met, BOUNCE_MISS or BOUNCE_BACK */
+    uint32_t *luxel_base;       /* [patch_count + 1]: each patch's first luxel (w x h of them, row by row) */
+    uint32_t *luxel_cell;       /* [luxel] */
+    size_t luxel_count;
+    uint32_t *hits;             /* [cell * BOUNCE_RAYS + ray]: the luxel met, BOUNCE_MISS or BOUNCE_BACK */
     uint8_t *cell_open;         /* [cell]: 1 when its middle is not inside a solid (it gathers) */
     keyed *by_surface;          /* baked patches (value) by surface (key) */
     size_t by_surface_count;
@@ -50,6 +55,8 @@ typedef struct bounce_ctx {
 typedef struct bounce_set {
     const uint32_t *patches;    /* ascending; NULL = every patch, local cell = cell */
     const uint32_t *local_base; /* [patch_count + 1]: each listed patch's first local cell */
+    uint8_t *const *luxels;     /* [listed patch]: the RGB8 its direct light is in (NULL: its lightmap) */
+    float floor_[3];            /* taken off every luxel's direct light (the ambient, in the base) */
     size_t patch_count, cell_count;
     float (*sent)[3];           /* exitance of the bounce before, per local cell */
     float (*gathered)[3];       /* irradiance this bounce brings */
@@ -120,7 +127,18 @@ static void cell_luxels(const bounce_ctx *ctx, const bake_patch *patch, uint32_t
     *j1 = *j0 + ctx->cell < patch->h ? *j0 + ctx->cell : patch->h;
 }
 
-/* ---- which cell a ray meets ------------------------------------------------------------- */
+/* The middle of a patch's cell (ci, cj), nudged off the patch along unit normal n. */
+static void cell_point(const bounce_ctx *ctx, const bake_patch *patch, uint32_t ci, uint32_t cj, const float n[3],
+                       float out[3])
+{
+    uint32_t i0, i1, j0, j1;
+    cell_luxels(ctx, patch, ci, cj, &i0, &i1, &j0, &j1);
+    float u = 0.5f * (float)(i0 + i1), v = 0.5f * (float)(j0 + j1);
+    for (int a = 0; a < 3; a++)
+        out[a] = patch->origin[a] + u * patch->step_u[a] + v * patch->step_v[a] + n[a] * BAKE_NUDGE;
+}
+
+/* ---- which luxel a ray meets ------------------------------------------------------------- */
 
 static int compare_keyed(const void *a, const void *b)
 {
@@ -130,10 +148,10 @@ static int compare_keyed(const void *a, const void *b)
     return (x->value > y->value) - (x->value < y->value);
 }
 
-/* The cell of the patch on `surface` holding point h, preferring a patch whose face (inside its
+/* The luxel of the patch on `surface` holding point h, preferring a patch whose face (inside its
  * one-luxel border) holds it; BOUNCE_BACK when that patch faces away from the ray, BOUNCE_MISS
  * when no patch holds it. */
-static uint32_t cell_at(const bounce_ctx *ctx, uint32_t surface, const float h[3], const float dir[3])
+static uint32_t luxel_at(const bounce_ctx *ctx, uint32_t surface, const float h[3], const float dir[3])
 {
     const bake_patch *patches = ctx->desc->patches;
     size_t lo = 0, hi = ctx->by_surface_count;
@@ -170,8 +188,7 @@ static uint32_t cell_at(const bounce_ctx *ctx, uint32_t surface, const float h[3
         if (facing > 0.0f) {
             best = BOUNCE_BACK;
         } else {
-            uint32_t cw = cells_along(patch->w, ctx->cell);
-            best = ctx->cell_base[p] + ((uint32_t)v / ctx->cell) * cw + (uint32_t)u / ctx->cell;
+            best = ctx->luxel_base[p] + (uint32_t)v * patch->w + (uint32_t)u;
         }
         if (inside_face)
             break;
@@ -198,11 +215,8 @@ static void trace_job(void *user, size_t index)
                 hits[k] = BOUNCE_BACK;
             continue;
         }
-        uint32_t i0, i1, j0, j1;
-        cell_luxels(ctx, patch, (c - first) % cw, (c - first) / cw, &i0, &i1, &j0, &j1);
-        float u = 0.5f * (float)(i0 + i1), v = 0.5f * (float)(j0 + j1), from[3];
-        for (int a = 0; a < 3; a++)
-            from[a] = patch->origin[a] + u * patch->step_u[a] + v * patch->step_v[a] + n[a] * BAKE_NUDGE;
+        float from[3];
+        cell_point(ctx, patch, (c - first) % cw, (c - first) / cw, n, from);
         int backs = 0;
         for (int k = 0; k < BOUNCE_RAYS; k++) {
             /* stratified on the unit disc, jittered per cell and ray, lifted onto the hemisphere */
@@ -224,7 +238,7 @@ static void trace_job(void *user, size_t index)
                 float at[3];
                 for (int a = 0; a < 3; a++)
                     at[a] = from[a] + s * (to[a] - from[a]);
-                hits[k] = cell_at(ctx, ctx->desc->triangle_surfaces[triangle], at, dir);
+                hits[k] = luxel_at(ctx, ctx->desc->triangle_surfaces[triangle], at, dir);
             }
             backs += hits[k] == BOUNCE_BACK;
         }
@@ -234,14 +248,11 @@ static void trace_job(void *user, size_t index)
 
 /* ---- bounces over a set of cells -------------------------------------------------------- */
 
-/* The local index of cell c in the set, or BOUNCE_MISS when it is not in it. */
-static uint32_t local_cell(const bounce_ctx *ctx, const bounce_set *set, uint32_t c)
+/* The slot of patch p in the set, or BOUNCE_MISS when it is not in it. */
+static uint32_t set_slot(const bounce_set *set, uint32_t p)
 {
-    if (c >= ctx->cell_count)
-        return BOUNCE_MISS;
     if (!set->patches)
-        return c;
-    uint32_t p = ctx->cell_patch[c];
+        return 0;
     size_t lo = 0, hi = set->patch_count;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -250,9 +261,34 @@ static uint32_t local_cell(const bounce_ctx *ctx, const bounce_set *set, uint32_
         else
             hi = mid;
     }
-    if (lo == set->patch_count || set->patches[lo] != p)
-        return BOUNCE_MISS;
-    return set->local_base[lo] + (c - ctx->cell_base[p]);
+    return lo < set->patch_count && set->patches[lo] == p ? (uint32_t)lo : BOUNCE_MISS;
+}
+
+/* The local index of cell c in the set, or BOUNCE_MISS when it is not in it. */
+static uint32_t local_cell(const bounce_ctx *ctx, const bounce_set *set, uint32_t c)
+{
+    if (!set->patches)
+        return c;
+    uint32_t p = ctx->cell_patch[c], slot = set_slot(set, p);
+    return slot == BOUNCE_MISS ? BOUNCE_MISS : set->local_base[slot] + (c - ctx->cell_base[p]);
+}
+
+/* The direct light's exitance at luxel x (a hit): albedo x (luxel / 255 - floor), 0 outside the set. */
+static void luxel_sent(const bounce_ctx *ctx, const bounce_set *set, uint32_t x, float out[3])
+{
+    uint32_t p = ctx->cell_patch[ctx->luxel_cell[x]], slot = set_slot(set, p);
+    out[0] = out[1] = out[2] = 0.0f;
+    if (slot == BOUNCE_MISS)
+        return;
+    const bake_patch *patch = &ctx->desc->patches[p];
+    const bake_lightmap *lm = &ctx->desc->lightmaps[patch->lightmap];
+    uint32_t side = lightmap_side(lm), i = (x - ctx->luxel_base[p]) % patch->w, j = (x - ctx->luxel_base[p]) / patch->w;
+    if (patch->x + i >= side || patch->y + j >= side)
+        return;
+    const uint8_t *luxels = set->luxels ? set->luxels[slot] : lm->luxels;
+    const uint8_t *at = luxels + ((size_t)(patch->y + j) * side + patch->x + i) * 3;
+    for (int ch = 0; ch < 3; ch++)
+        out[ch] = clamp_albedo(patch->albedo[ch]) * fmaxf(0.0f, (float)at[ch] / 255.0f - set->floor_[ch]);
 }
 
 /* The global cell of local cell l. */
@@ -265,8 +301,9 @@ static uint32_t global_cell(const bounce_ctx *ctx, const bounce_set *set, size_t
 }
 
 /* One bounce for local cells [first, end) of the patch in `slot`: gathered = mean of what its rays
- * meet in `sent`. */
-static void gather_cells(const bounce_ctx *ctx, const bounce_set *set, size_t slot, uint32_t first, uint32_t end)
+ * meet (the first bounce: the direct light of the luxel met; then `sent` of its cell). */
+static void gather_cells(const bounce_ctx *ctx, const bounce_set *set, size_t slot, uint32_t first, uint32_t end,
+                         bool first_bounce)
 {
     for (uint32_t l = first; l < end; l++) {
         uint32_t c = global_cell(ctx, set, slot, l);
@@ -274,7 +311,16 @@ static void gather_cells(const bounce_ctx *ctx, const bounce_set *set, size_t sl
         if (ctx->cell_open[c]) {
             const uint32_t *hits = ctx->hits + (size_t)c * BOUNCE_RAYS;
             for (int k = 0; k < BOUNCE_RAYS; k++) {
-                uint32_t met = local_cell(ctx, set, hits[k]);
+                if (hits[k] >= ctx->luxel_count)
+                    continue;
+                if (first_bounce) {
+                    float sent[3];
+                    luxel_sent(ctx, set, hits[k], sent);
+                    for (int ch = 0; ch < 3; ch++)
+                        sum[ch] += sent[ch];
+                    continue;
+                }
+                uint32_t met = local_cell(ctx, set, ctx->luxel_cell[hits[k]]);
                 if (met == BOUNCE_MISS)
                     continue;
                 for (int ch = 0; ch < 3; ch++)
@@ -286,7 +332,7 @@ static void gather_cells(const bounce_ctx *ctx, const bounce_set *set, size_t sl
     }
 }
 
-typedef struct gather_block_job { const bounce_ctx *ctx; const bounce_set *set; } gather_block_job;
+typedef struct gather_block_job { const bounce_ctx *ctx; const bounce_set *set; bool first_bounce; } gather_block_job;
 
 static void gather_block(void *user, size_t block)
 {
@@ -294,7 +340,7 @@ static void gather_block(void *user, size_t block)
     uint32_t first = (uint32_t)(block * BOUNCE_CELL_BLOCK), end = first + BOUNCE_CELL_BLOCK;
     if (end > job->set->cell_count)
         end = (uint32_t)job->set->cell_count;
-    gather_cells(job->ctx, job->set, 0, first, end);
+    gather_cells(job->ctx, job->set, 0, first, end, job->first_bounce);
 }
 
 /* The number of luxels in local cell l of the patch in `slot`. */
@@ -327,12 +373,12 @@ static void run_bounces(const bounce_ctx *ctx, bounce_set *set, int threads)
     int limit = ctx->desc->bounces == BAKE_BOUNCE_AUTO ? BAKE_BOUNCE_MAX : ctx->desc->bounces;
     for (int bounce = 0; bounce < limit; bounce++) {
         if (threads > 1 && !set->patches) {
-            gather_block_job job = { ctx, set };
+            gather_block_job job = { ctx, set, bounce == 0 };
             jobs_parallel_for((set->cell_count + BOUNCE_CELL_BLOCK - 1) / BOUNCE_CELL_BLOCK, threads, gather_block, &job);
         } else {
             for (size_t s = 0; s < (set->patches ? set->patch_count : 1); s++)
                 gather_cells(ctx, set, s, set->patches ? set->local_base[s] : 0,
-                             set->patches ? set->local_base[s + 1] : (uint32_t)set->cell_count);
+                             set->patches ? set->local_base[s + 1] : (uint32_t)set->cell_count, bounce == 0);
         }
         double added = 0.0;
         slot = 0;
@@ -362,8 +408,23 @@ static void run_bounces(const bounce_ctx *ctx, bounce_set *set, int threads)
     }
 }
 
+/* Whether luxel (i, j) of a patch sees the middle of its cell k: always for the block's border ring
+ * (outside the face, there only for filtering), else when nothing lies between them. */
+static bool luxel_sees_cell(const bounce_ctx *ctx, const bake_patch *patch, uint32_t i, uint32_t j, uint32_t k)
+{
+    float n[3];
+    if (i == 0 || j == 0 || i + 1 >= patch->w || j + 1 >= patch->h || !unit(patch->normal, n))
+        return true;
+    uint32_t cw = cells_along(patch->w, ctx->cell);
+    float from[3], to[3];
+    for (int a = 0; a < 3; a++)
+        from[a] = patch->origin[a] + ((float)i + 0.5f) * patch->step_u[a] + ((float)j + 0.5f) * patch->step_v[a] + n[a] * BAKE_NUDGE;
+    cell_point(ctx, patch, k % cw, k / cw, n, to);
+    return !bvh_segment_occluded(ctx->in->tree, from, to, 0.0f, 1.0f, NULL);
+}
+
 /* The bounced light of local luxel (i, j) of the patch in `slot`: its cells' sums, bilinearly,
- * taking only cells that gather (or the nearest one that does when none around it does). */
+ * taking only cells that gather and that it sees (or the nearest such one when none around it is). */
 static bool luxel_indirect(const bounce_ctx *ctx, const bounce_set *set, size_t slot, uint32_t p, uint32_t i,
                            uint32_t j, float out[3])
 {
@@ -383,7 +444,7 @@ static bool luxel_indirect(const bounce_ctx *ctx, const bounce_set *set, size_t 
         for (int a = 0; a < 2; a++) {
             uint32_t k = ys[b] * cw + xs[a];
             float w = wx[a] * wy[b];
-            if (!ctx->cell_open[ctx->cell_base[p] + k] || !(w > 0.0f))
+            if (!ctx->cell_open[ctx->cell_base[p] + k] || !(w > 0.0f) || !luxel_sees_cell(ctx, patch, i, j, k))
                 continue;
             for (int ch = 0; ch < 3; ch++)
                 out[ch] += w * set->indirect[first_local + k][ch];
@@ -399,7 +460,7 @@ static bool luxel_indirect(const bounce_ctx *ctx, const bounce_set *set, size_t 
         if (!ctx->cell_open[ctx->cell_base[p] + k])
             continue;
         float dx = (float)(k % cw) - fx, dy = (float)(k / cw) - fy, d = dx * dx + dy * dy;
-        if (d < best) {
+        if (d < best && luxel_sees_cell(ctx, patch, i, j, k)) {
             best = d;
             memcpy(out, set->indirect[first_local + k], sizeof(float[3]));
         }
@@ -428,12 +489,15 @@ static bool apply_patch(const bounce_ctx *ctx, const bounce_set *set, size_t slo
     return lit;
 }
 
-/* The mean over a cell's luxels of (luxel / 255 - floor), at least 0 per colour. */
-static void cell_direct(const bounce_ctx *ctx, uint32_t c, const uint8_t *luxels, const float floor_[3], float out[3])
+/* The direct light of local cell l of the patch in `slot` into gathered[l] (its luxels' mean of
+ * luxel / 255 - floor, at least 0 per colour): the light the bounces start from. */
+static void set_direct(const bounce_ctx *ctx, bounce_set *set, size_t slot, uint32_t l)
 {
-    uint32_t p = ctx->cell_patch[c];
+    uint32_t c = global_cell(ctx, set, slot, l), p = ctx->cell_patch[c];
     const bake_patch *patch = &ctx->desc->patches[p];
-    uint32_t side = lightmap_side(&ctx->desc->lightmaps[patch->lightmap]);
+    const bake_lightmap *lm = &ctx->desc->lightmaps[patch->lightmap];
+    const uint8_t *luxels = set->luxels ? set->luxels[slot] : lm->luxels;
+    uint32_t side = lightmap_side(lm);
     uint32_t cw = cells_along(patch->w, ctx->cell), i0, i1, j0, j1;
     cell_luxels(ctx, patch, (c - ctx->cell_base[p]) % cw, (c - ctx->cell_base[p]) / cw, &i0, &i1, &j0, &j1);
     double sum[3] = { 0.0, 0.0, 0.0 };
@@ -442,21 +506,11 @@ static void cell_direct(const bounce_ctx *ctx, uint32_t c, const uint8_t *luxels
         for (uint32_t i = i0; i < i1 && patch->x + i < side; i++) {
             size_t at = ((size_t)(patch->y + j) * side + patch->x + i) * 3;
             for (int ch = 0; ch < 3; ch++)
-                sum[ch] += fmax(0.0, luxels[at + ch] / 255.0 - floor_[ch]);
+                sum[ch] += fmax(0.0, luxels[at + ch] / 255.0 - set->floor_[ch]);
             count++;
         }
     for (int ch = 0; ch < 3; ch++)
-        out[ch] = count ? (float)(sum[ch] / count) : 0.0f;
-}
-
-/* Sets a set's starting light from luxels: gathered = direct irradiance, sent = albedo x it. */
-static void set_direct(const bounce_ctx *ctx, bounce_set *set, size_t slot, uint32_t l, const uint8_t *luxels,
-                       const float floor_[3])
-{
-    uint32_t c = global_cell(ctx, set, slot, l);
-    cell_direct(ctx, c, luxels, floor_, set->gathered[l]);
-    for (int ch = 0; ch < 3; ch++)
-        set->sent[l][ch] = clamp_albedo(ctx->desc->patches[ctx->cell_patch[c]].albedo[ch]) * set->gathered[l][ch];
+        set->gathered[l][ch] = count ? (float)(sum[ch] / count) : 0.0f;
 }
 
 static bool set_alloc(bounce_set *set)
@@ -483,9 +537,8 @@ static void base_direct_job(void *user, size_t p)
 {
     const base_job *job = user;
     const bounce_ctx *ctx = job->ctx;
-    const bake_patch *patch = &ctx->desc->patches[p];
     for (uint32_t c = ctx->cell_base[p]; c < ctx->cell_base[p + 1]; c++)
-        set_direct(ctx, job->set, 0, c, ctx->desc->lightmaps[patch->lightmap].luxels, ctx->desc->ambient);
+        set_direct(ctx, job->set, 0, c);
 }
 
 static void base_apply_job(void *user, size_t p)
@@ -511,8 +564,9 @@ static void light_layers_job(void *user, size_t r)
     bounce_set set = { 0 };
     uint32_t *patches = malloc(count * sizeof *patches), *base = malloc((count + 1) * sizeof *base);
     uint32_t *task_of = malloc(count * sizeof *task_of);
+    uint8_t **luxels = malloc(count * sizeof *luxels);
     keyed *order = malloc(count * sizeof *order);     /* tasks (value) by patch (key): one each */
-    if (!patches || !base || !task_of || !order)
+    if (!patches || !base || !task_of || !luxels || !order)
         goto fail;
     for (size_t k = 0; k < count; k++)
         order[k] = (keyed){ in->tasks[run->first + k].patch, (uint32_t)(run->first + k) };
@@ -520,6 +574,7 @@ static void light_layers_job(void *user, size_t r)
     for (size_t k = 0; k < count; k++) {
         patches[k] = order[k].key;
         task_of[k] = order[k].value;
+        luxels[k] = in->layers[in->tasks[task_of[k]].layer].luxels;
     }
     base[0] = 0;
     for (size_t k = 0; k < count; k++)
@@ -528,12 +583,12 @@ static void light_layers_job(void *user, size_t r)
     set.local_base = base;
     set.patch_count = count;
     set.cell_count = base[count];
+    set.luxels = luxels;
     if (!set_alloc(&set))
         goto fail;
-    const float none[3] = { 0.0f, 0.0f, 0.0f };
     for (size_t k = 0; k < count; k++)
         for (uint32_t l = base[k]; l < base[k + 1]; l++)
-            set_direct(ctx, &set, k, l, in->layers[in->tasks[task_of[k]].layer].luxels, none);
+            set_direct(ctx, &set, k, l);
     run_bounces(ctx, &set, 1);
     for (size_t k = 0; k < count; k++)
         if (base[k] < base[k + 1]) {
@@ -548,6 +603,7 @@ done:
     free(patches);
     free(base);
     free(task_of);
+    free(luxels);
     free(order);
 }
 
@@ -586,6 +642,29 @@ static bool plan_cells(bounce_ctx *ctx)
             c += (size_t)cells_along(desc->patches[p].w, ctx->cell) * cells_along(desc->patches[p].h, ctx->cell);
     }
     ctx->cell_base[desc->patch_count] = (uint32_t)c;
+    ctx->luxel_base = malloc((desc->patch_count + 1) * sizeof *ctx->luxel_base);
+    if (!ctx->luxel_base)
+        return false;
+    for (size_t p = 0; p < desc->patch_count; p++) {
+        ctx->luxel_base[p] = (uint32_t)ctx->luxel_count;
+        if (ctx->cell_base[p] < ctx->cell_base[p + 1])
+            ctx->luxel_count += (size_t)desc->patches[p].w * desc->patches[p].h;
+        if (ctx->luxel_count >= BOUNCE_BACK)   /* ids must stay below the markers */
+            return false;
+    }
+    ctx->luxel_base[desc->patch_count] = (uint32_t)ctx->luxel_count;
+    ctx->luxel_cell = malloc((ctx->luxel_count + 1) * sizeof *ctx->luxel_cell);
+    if (!ctx->luxel_cell)
+        return false;
+    for (size_t p = 0; p < desc->patch_count; p++) {
+        const bake_patch *patch = &desc->patches[p];
+        if (ctx->cell_base[p] == ctx->cell_base[p + 1])
+            continue;
+        uint32_t cw = cells_along(patch->w, ctx->cell);
+        for (uint32_t j = 0; j < patch->h; j++)
+            for (uint32_t i = 0; i < patch->w; i++)
+                ctx->luxel_cell[ctx->luxel_base[p] + j * patch->w + i] = ctx->cell_base[p] + (j / ctx->cell) * cw + i / ctx->cell;
+    }
     ctx->cell_patch = malloc((ctx->cell_count + 1) * sizeof *ctx->cell_patch);
     ctx->cell_open = calloc(ctx->cell_count + 1, 1);
     ctx->hits = malloc((ctx->cell_count * BOUNCE_RAYS + 1) * sizeof *ctx->hits);
@@ -619,6 +698,7 @@ bool bake_bounce(const bounce_input *in)
     jobs_parallel_for_progress(desc->patch_count, desc->threads, trace_job, &ctx, &progress);
 
     base.cell_count = ctx.cell_count;
+    memcpy(base.floor_, desc->ambient, sizeof base.floor_);
     ok = set_alloc(&base);
     if (!ok)
         goto done;
@@ -644,6 +724,8 @@ done:
     set_free(&base);
     free(runs);
     free(ctx.cell_base);
+    free(ctx.luxel_base);
+    free(ctx.luxel_cell);
     free(ctx.cell_patch);
     free(ctx.cell_open);
     free(ctx.hits);
