@@ -2,8 +2,8 @@
  * the base lightmaps and the dynamic-light layers (the model is in bake.h, the formula for users in
  * docs/pmfc-lighting.md).
  *
- * Each patch is cut into cells of cell x cell luxels. From the middle of every cell BOUNCE_RAYS
- * cosine-weighted rays are traced once, and the luxel each ray meets is kept (the hit table). A
+ * Each patch is cut into cells of cell x cell luxels. From the middle of every cell one
+ * cosine-weighted ray per luxel (16 to 64) is traced once, and the luxel each ray meets is kept (the hit table). A
  * bounce is then table look-ups only: a cell gathers the mean of the exitance (albedo x light
  * received) met by its rays in the previous bounce - the direct light of the very luxel met, then
  * the bounced light of that luxel's cell - which for cosine-weighted rays is the irradiance that
@@ -19,17 +19,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BOUNCE_RINGS 8
-#define BOUNCE_SECTORS 8
-#define BOUNCE_RAYS (BOUNCE_RINGS * BOUNCE_SECTORS)     /* per cell */
-#define BOUNCE_CELL 4                   /* luxels per cell side, doubled until the hit table fits */
+#define BOUNCE_SECTORS 8                /* rays per ring of the disc the directions are drawn on */
+#define BOUNCE_MIN_RAYS 16              /* per cell (one per luxel, within these bounds) */
+#define BOUNCE_MAX_RAYS 64
+#define BOUNCE_CELL 8                   /* luxels per cell side, doubled until the hit table fits */
 #define BOUNCE_HIT_BUDGET (64u << 20)   /* bytes of hit table at most */
 #define BOUNCE_STOP 0.01                /* auto: stop when the next bounce would add less */
 #define BOUNCE_TAIL_MAX 0.9             /* the largest bounce-to-bounce ratio the rest is estimated with */
 #define BOUNCE_CELL_BLOCK 256           /* cells per gathering job */
 #define BOUNCE_MISS UINT32_MAX          /* left through the sky or the map, or met a face with no patch */
 #define BOUNCE_BACK (UINT32_MAX - 1)    /* met a face from behind: the ray started inside a solid */
-#define BOUNCE_INSIDE (BOUNCE_RAYS / 4) /* more back hits than this: the cell lies inside a solid */
+#define BOUNCE_INSIDE 4                 /* more than 1 / this of back hits: the cell lies inside a solid */
 
 typedef struct keyed { uint32_t key, value; } keyed;    /* sorted by key, then value */
 
@@ -42,9 +42,13 @@ typedef struct bounce_ctx {
     size_t cell_count;
     uint32_t *luxel_base;       /* [patch_count + 1]: each patch's first luxel (w x h of them, row by row) */
     uint32_t *luxel_cell;       /* [luxel] */
+    uint8_t *luxel_sees;        /* [luxel]: the footprint cells it takes bounced light from (sight_job) */
     size_t luxel_count;
-    uint32_t *hits;             /* [cell * BOUNCE_RAYS + ray]: the luxel met, BOUNCE_MISS or BOUNCE_BACK */
+    uint32_t *ray_base;         /* [cell_count + 1]: each cell's first ray in `hits` */
+    uint32_t *hits;             /* [ray]: the luxel met, BOUNCE_MISS or BOUNCE_BACK */
     uint8_t *cell_open;         /* [cell]: 1 when its middle is not inside a solid (it gathers) */
+    uint8_t *cell_clear;        /* [cell]: 1 when no occluder comes near it or its neighbour cells
+                                 * (its luxels see those cells' middles without a test) */
     keyed *by_surface;          /* baked patches (value) by surface (key) */
     size_t by_surface_count;
     atomic_bool failed;
@@ -55,6 +59,7 @@ typedef struct bounce_ctx {
 typedef struct bounce_set {
     const uint32_t *patches;    /* ascending; NULL = every patch, local cell = cell */
     const uint32_t *local_base; /* [patch_count + 1]: each listed patch's first local cell */
+    const uint32_t *slot_of;    /* [desc patch]: its index in `patches`, or BOUNCE_MISS */
     uint8_t *const *luxels;     /* [listed patch]: the RGB8 its direct light is in (NULL: its lightmap) */
     float floor_[3];            /* taken off every luxel's direct light (the ambient, in the base) */
     size_t patch_count, cell_count;
@@ -196,6 +201,24 @@ static uint32_t luxel_at(const bounce_ctx *ctx, uint32_t surface, const float h[
     return best;
 }
 
+/* Whether an occluder other than the patch's own plane comes within its cell (ci, cj) or the cells
+ * around it, at the height the luxels' visibility segments run (BAKE_NUDGE off the patch). */
+static bool cell_crowded(const bounce_ctx *ctx, const bake_patch *patch, uint32_t ci, uint32_t cj, const float n[3],
+                         uint32_t **ids, size_t *capacity)
+{
+    float u0 = ci > 0 ? (float)((ci - 1) * ctx->cell) : 0.0f, v0 = cj > 0 ? (float)((cj - 1) * ctx->cell) : 0.0f;
+    float u1 = fminf((float)((ci + 2) * ctx->cell), (float)patch->w), v1 = fminf((float)((cj + 2) * ctx->cell), (float)patch->h);
+    float min[3], max[3];
+    for (int a = 0; a < 3; a++) {
+        float base = patch->origin[a] + n[a] * BAKE_NUDGE;
+        float du0 = u0 * patch->step_u[a], du1 = u1 * patch->step_u[a], dv0 = v0 * patch->step_v[a], dv1 = v1 * patch->step_v[a];
+        min[a] = base + fminf(du0, du1) + fminf(dv0, dv1) - 0.25f * BAKE_NUDGE;
+        max[a] = base + fmaxf(du0, du1) + fmaxf(dv0, dv1) + 0.25f * BAKE_NUDGE;
+    }
+    size_t count = bvh_query_box(ctx->in->tree, min, max, ids, capacity, 0);
+    return count != 0;     /* (size_t)-1, out of memory, counts as crowded: every luxel tests */
+}
+
 /* Traces the rays of one patch's cells into the hit table. */
 static void trace_job(void *user, size_t index)
 {
@@ -208,21 +231,24 @@ static void trace_job(void *user, size_t index)
     if (oriented)
         bake_tangent_basis(n, t, b);
     uint32_t cw = cells_along(patch->w, ctx->cell);
+    uint32_t *ids = NULL;
+    size_t capacity = 0;
     for (uint32_t c = first; c < end; c++) {
-        uint32_t *hits = ctx->hits + (size_t)c * BOUNCE_RAYS;
+        uint32_t *hits = ctx->hits + ctx->ray_base[c], rays = ctx->ray_base[c + 1] - ctx->ray_base[c];
+        ctx->cell_clear[c] = oriented && !cell_crowded(ctx, patch, (c - first) % cw, (c - first) / cw, n, &ids, &capacity);
         if (!oriented) {
-            for (int k = 0; k < BOUNCE_RAYS; k++)
+            for (uint32_t k = 0; k < rays; k++)
                 hits[k] = BOUNCE_BACK;
             continue;
         }
         float from[3];
         cell_point(ctx, patch, (c - first) % cw, (c - first) / cw, n, from);
-        int backs = 0;
-        for (int k = 0; k < BOUNCE_RAYS; k++) {
+        uint32_t backs = 0, rings = rays / BOUNCE_SECTORS;
+        for (uint32_t k = 0; k < rays; k++) {
             /* stratified on the unit disc, jittered per cell and ray, lifted onto the hemisphere */
-            uint32_t h = hash32(c * (uint32_t)BOUNCE_RAYS + (uint32_t)k);
+            uint32_t h = hash32(ctx->ray_base[c] + k);
             float jr = (float)(h & 0xffffu) / 65536.0f, jp = (float)(h >> 16) / 65536.0f;
-            float r2 = ((float)(k / BOUNCE_SECTORS) + jr) / BOUNCE_RINGS, r = sqrtf(r2);
+            float r2 = ((float)(k / BOUNCE_SECTORS) + jr) / (float)rings, r = sqrtf(r2);
             float phi = 6.2831853f * ((float)(k % BOUNCE_SECTORS) + jp) / BOUNCE_SECTORS;
             float du = r * cosf(phi), dv = r * sinf(phi), dw = sqrtf(fmaxf(0.0f, 1.0f - r2));
             float dir[3], to[3];
@@ -242,8 +268,9 @@ static void trace_job(void *user, size_t index)
             }
             backs += hits[k] == BOUNCE_BACK;
         }
-        ctx->cell_open[c] = backs <= BOUNCE_INSIDE;
+        ctx->cell_open[c] = backs * BOUNCE_INSIDE <= rays;
     }
+    free(ids);
 }
 
 /* ---- bounces over a set of cells -------------------------------------------------------- */
@@ -251,17 +278,7 @@ static void trace_job(void *user, size_t index)
 /* The slot of patch p in the set, or BOUNCE_MISS when it is not in it. */
 static uint32_t set_slot(const bounce_set *set, uint32_t p)
 {
-    if (!set->patches)
-        return 0;
-    size_t lo = 0, hi = set->patch_count;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (set->patches[mid] < p)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < set->patch_count && set->patches[lo] == p ? (uint32_t)lo : BOUNCE_MISS;
+    return set->patches ? set->slot_of[p] : 0;
 }
 
 /* The local index of cell c in the set, or BOUNCE_MISS when it is not in it. */
@@ -306,11 +323,11 @@ static void gather_cells(const bounce_ctx *ctx, const bounce_set *set, size_t sl
                          bool first_bounce)
 {
     for (uint32_t l = first; l < end; l++) {
-        uint32_t c = global_cell(ctx, set, slot, l);
+        uint32_t c = global_cell(ctx, set, slot, l), rays = ctx->ray_base[c + 1] - ctx->ray_base[c];
         float sum[3] = { 0.0f, 0.0f, 0.0f };
         if (ctx->cell_open[c]) {
-            const uint32_t *hits = ctx->hits + (size_t)c * BOUNCE_RAYS;
-            for (int k = 0; k < BOUNCE_RAYS; k++) {
+            const uint32_t *hits = ctx->hits + ctx->ray_base[c];
+            for (uint32_t k = 0; k < rays; k++) {
                 if (hits[k] >= ctx->luxel_count)
                     continue;
                 if (first_bounce) {
@@ -328,7 +345,7 @@ static void gather_cells(const bounce_ctx *ctx, const bounce_set *set, size_t sl
             }
         }
         for (int ch = 0; ch < 3; ch++)
-            set->gathered[l][ch] = sum[ch] / BOUNCE_RAYS;
+            set->gathered[l][ch] = sum[ch] / (float)rays;
     }
 }
 
@@ -408,19 +425,68 @@ static void run_bounces(const bounce_ctx *ctx, bounce_set *set, int threads)
     }
 }
 
-/* Whether luxel (i, j) of a patch sees the middle of its cell k: always for the block's border ring
- * (outside the face, there only for filtering), else when nothing lies between them. */
-static bool luxel_sees_cell(const bounce_ctx *ctx, const bake_patch *patch, uint32_t i, uint32_t j, uint32_t k)
+/* Whether luxel (i, j) of patch p sees the middle of its cell k: always for the block's border ring
+ * (outside the face, there only for filtering) and for a neighbour cell when no occluder is near,
+ * else when nothing lies between them. */
+static bool luxel_sees_cell(const bounce_ctx *ctx, uint32_t p, uint32_t i, uint32_t j, uint32_t k)
 {
+    const bake_patch *patch = &ctx->desc->patches[p];
     float n[3];
     if (i == 0 || j == 0 || i + 1 >= patch->w || j + 1 >= patch->h || !unit(patch->normal, n))
         return true;
-    uint32_t cw = cells_along(patch->w, ctx->cell);
+    uint32_t cw = cells_along(patch->w, ctx->cell), ci = i / ctx->cell, cj = j / ctx->cell;
+    uint32_t di = ci > k % cw ? ci - k % cw : k % cw - ci, dj = cj > k / cw ? cj - k / cw : k / cw - cj;
+    if (di <= 1 && dj <= 1 && ctx->cell_clear[ctx->cell_base[p] + cj * cw + ci])
+        return true;
     float from[3], to[3];
     for (int a = 0; a < 3; a++)
         from[a] = patch->origin[a] + ((float)i + 0.5f) * patch->step_u[a] + ((float)j + 0.5f) * patch->step_v[a] + n[a] * BAKE_NUDGE;
     cell_point(ctx, patch, k % cw, k / cw, n, to);
     return !bvh_segment_occluded(ctx->in->tree, from, to, 0.0f, 1.0f, NULL);
+}
+
+/* The four cells (patch-local) luxel (i, j) of patch p takes bounced light from, and their
+ * bilinear weights (corner b * 2 + a). */
+static void luxel_footprint(const bounce_ctx *ctx, const bake_patch *patch, uint32_t i, uint32_t j, uint32_t cells[4],
+                            float weights[4], float *fx_out, float *fy_out)
+{
+    uint32_t cw = cells_along(patch->w, ctx->cell), chh = cells_along(patch->h, ctx->cell);
+    float fx = ((float)i + 0.5f) / (float)ctx->cell - 0.5f, fy = ((float)j + 0.5f) / (float)ctx->cell - 0.5f;
+    fx = fminf(fmaxf(fx, 0.0f), (float)(cw - 1));
+    fy = fminf(fmaxf(fy, 0.0f), (float)(chh - 1));
+    uint32_t x0 = (uint32_t)fx, y0 = (uint32_t)fy;
+    uint32_t x1 = x0 + 1 < cw ? x0 + 1 : x0, y1 = y0 + 1 < chh ? y0 + 1 : y0;
+    float ax = fx - (float)x0, ay = fy - (float)y0;
+    const uint32_t xs[2] = { x0, x1 }, ys[2] = { y0, y1 };
+    const float wx[2] = { 1.0f - ax, ax }, wy[2] = { 1.0f - ay, ay };
+    for (int b = 0; b < 2; b++)
+        for (int a = 0; a < 2; a++) {
+            cells[b * 2 + a] = ys[b] * cw + xs[a];
+            weights[b * 2 + a] = wx[a] * wy[b];
+        }
+    *fx_out = fx;
+    *fy_out = fy;
+}
+
+/* Which of its footprint's cells every luxel of patch p sees (luxel_sees: bit b * 2 + a). */
+static void sight_job(void *user, size_t p)
+{
+    bounce_ctx *ctx = user;
+    const bake_patch *patch = &ctx->desc->patches[p];
+    if (ctx->cell_base[p] == ctx->cell_base[p + 1])
+        return;
+    for (uint32_t j = 0; j < patch->h; j++)
+        for (uint32_t i = 0; i < patch->w; i++) {
+            uint32_t cells[4];
+            float weights[4], fx, fy;
+            luxel_footprint(ctx, patch, i, j, cells, weights, &fx, &fy);
+            uint8_t sees = 0;
+            for (int k = 0; k < 4; k++)
+                if (weights[k] > 0.0f && ctx->cell_open[ctx->cell_base[p] + cells[k]] &&
+                    luxel_sees_cell(ctx, (uint32_t)p, i, j, cells[k]))
+                    sees |= (uint8_t)(1u << k);
+            ctx->luxel_sees[ctx->luxel_base[p] + j * patch->w + i] = sees;
+        }
 }
 
 /* The bounced light of local luxel (i, j) of the patch in `slot`: its cells' sums, bilinearly,
@@ -431,25 +497,18 @@ static bool luxel_indirect(const bounce_ctx *ctx, const bounce_set *set, size_t 
     const bake_patch *patch = &ctx->desc->patches[p];
     uint32_t cw = cells_along(patch->w, ctx->cell), chh = cells_along(patch->h, ctx->cell);
     uint32_t first_local = set->patches ? set->local_base[slot] : ctx->cell_base[p];
-    float fx = ((float)i + 0.5f) / (float)ctx->cell - 0.5f, fy = ((float)j + 0.5f) / (float)ctx->cell - 0.5f;
-    fx = fminf(fmaxf(fx, 0.0f), (float)(cw - 1));
-    fy = fminf(fmaxf(fy, 0.0f), (float)(chh - 1));
-    uint32_t x0 = (uint32_t)fx, y0 = (uint32_t)fy;
-    uint32_t x1 = x0 + 1 < cw ? x0 + 1 : x0, y1 = y0 + 1 < chh ? y0 + 1 : y0;
-    float ax = fx - (float)x0, ay = fy - (float)y0, weight = 0.0f;
+    uint32_t cells[4];
+    float weights[4], fx, fy, weight = 0.0f;
+    luxel_footprint(ctx, patch, i, j, cells, weights, &fx, &fy);
+    uint8_t sees = ctx->luxel_sees[ctx->luxel_base[p] + j * patch->w + i];
     out[0] = out[1] = out[2] = 0.0f;
-    const uint32_t xs[2] = { x0, x1 }, ys[2] = { y0, y1 };
-    const float wx[2] = { 1.0f - ax, ax }, wy[2] = { 1.0f - ay, ay };
-    for (int b = 0; b < 2; b++)
-        for (int a = 0; a < 2; a++) {
-            uint32_t k = ys[b] * cw + xs[a];
-            float w = wx[a] * wy[b];
-            if (!ctx->cell_open[ctx->cell_base[p] + k] || !(w > 0.0f) || !luxel_sees_cell(ctx, patch, i, j, k))
-                continue;
-            for (int ch = 0; ch < 3; ch++)
-                out[ch] += w * set->indirect[first_local + k][ch];
-            weight += w;
-        }
+    for (int c = 0; c < 4; c++) {
+        if (!(sees & (1u << c)))
+            continue;
+        for (int ch = 0; ch < 3; ch++)
+            out[ch] += weights[c] * set->indirect[first_local + cells[c]][ch];
+        weight += weights[c];
+    }
     if (weight > 0.0f) {
         for (int ch = 0; ch < 3; ch++)
             out[ch] /= weight;
@@ -460,7 +519,7 @@ static bool luxel_indirect(const bounce_ctx *ctx, const bounce_set *set, size_t 
         if (!ctx->cell_open[ctx->cell_base[p] + k])
             continue;
         float dx = (float)(k % cw) - fx, dy = (float)(k / cw) - fy, d = dx * dx + dy * dy;
-        if (d < best && luxel_sees_cell(ctx, patch, i, j, k)) {
+        if (d < best && luxel_sees_cell(ctx, p, i, j, k)) {
             best = d;
             memcpy(out, set->indirect[first_local + k], sizeof(float[3]));
         }
@@ -566,8 +625,11 @@ static void light_layers_job(void *user, size_t r)
     uint32_t *task_of = malloc(count * sizeof *task_of);
     uint8_t **luxels = malloc(count * sizeof *luxels);
     keyed *order = malloc(count * sizeof *order);     /* tasks (value) by patch (key): one each */
-    if (!patches || !base || !task_of || !luxels || !order)
+    uint32_t *slot_of = malloc((ctx->desc->patch_count + 1) * sizeof *slot_of);
+    if (!patches || !base || !task_of || !luxels || !order || !slot_of)
         goto fail;
+    for (size_t p = 0; p < ctx->desc->patch_count; p++)
+        slot_of[p] = BOUNCE_MISS;
     for (size_t k = 0; k < count; k++)
         order[k] = (keyed){ in->tasks[run->first + k].patch, (uint32_t)(run->first + k) };
     qsort(order, count, sizeof *order, compare_keyed);
@@ -575,6 +637,7 @@ static void light_layers_job(void *user, size_t r)
         patches[k] = order[k].key;
         task_of[k] = order[k].value;
         luxels[k] = in->layers[in->tasks[task_of[k]].layer].luxels;
+        slot_of[patches[k]] = (uint32_t)k;
     }
     base[0] = 0;
     for (size_t k = 0; k < count; k++)
@@ -584,6 +647,7 @@ static void light_layers_job(void *user, size_t r)
     set.patch_count = count;
     set.cell_count = base[count];
     set.luxels = luxels;
+    set.slot_of = slot_of;
     if (!set_alloc(&set))
         goto fail;
     for (size_t k = 0; k < count; k++)
@@ -605,6 +669,7 @@ done:
     free(task_of);
     free(luxels);
     free(order);
+    free(slot_of);
 }
 
 /* ---- the whole of it -------------------------------------------------------------------- */
@@ -618,6 +683,23 @@ static bool any_albedo(const bake_desc *desc)
     return false;
 }
 
+/* The rays a cell of `luxels` luxels traces: one per luxel, a whole number of rings, within bounds. */
+static uint32_t cell_rays(uint32_t luxels)
+{
+    uint32_t rays = (luxels + BOUNCE_SECTORS - 1) / BOUNCE_SECTORS * BOUNCE_SECTORS;
+    return rays < BOUNCE_MIN_RAYS ? BOUNCE_MIN_RAYS : rays > BOUNCE_MAX_RAYS ? BOUNCE_MAX_RAYS : rays;
+}
+
+/* The rays all cells of a patch trace, with cells of `cell` luxels a side. */
+static size_t patch_rays(const bake_patch *patch, uint32_t cell)
+{
+    size_t rays = 0;
+    for (uint32_t j0 = 0; j0 < patch->h; j0 += cell)
+        for (uint32_t i0 = 0; i0 < patch->w; i0 += cell)
+            rays += cell_rays((patch->w - i0 < cell ? patch->w - i0 : cell) * (patch->h - j0 < cell ? patch->h - j0 : cell));
+    return rays;
+}
+
 /* Cuts the baked patches into cells, as small as BOUNCE_HIT_BUDGET allows. */
 static bool plan_cells(bounce_ctx *ctx)
 {
@@ -625,16 +707,22 @@ static bool plan_cells(bounce_ctx *ctx)
     ctx->cell_base = malloc((desc->patch_count + 1) * sizeof *ctx->cell_base);
     if (!ctx->cell_base)
         return false;
+    size_t ray_count = 0;
     for (ctx->cell = BOUNCE_CELL;; ctx->cell *= 2) {
         size_t cells = 0;
+        ray_count = 0;
         for (size_t p = 0; p < desc->patch_count; p++)
-            if (patch_baked(ctx->in, &desc->patches[p]))
+            if (patch_baked(ctx->in, &desc->patches[p])) {
                 cells += (size_t)cells_along(desc->patches[p].w, ctx->cell) * cells_along(desc->patches[p].h, ctx->cell);
-        if (cells * BOUNCE_RAYS * sizeof(uint32_t) <= BOUNCE_HIT_BUDGET || ctx->cell >= 256) {
+                ray_count += patch_rays(&desc->patches[p], ctx->cell);
+            }
+        if (ray_count * sizeof(uint32_t) <= BOUNCE_HIT_BUDGET || ctx->cell >= 256) {
             ctx->cell_count = cells;
             break;
         }
     }
+    if (ray_count >= UINT32_MAX)
+        return false;
     size_t c = 0;
     for (size_t p = 0; p < desc->patch_count; p++) {
         ctx->cell_base[p] = (uint32_t)c;
@@ -654,7 +742,8 @@ static bool plan_cells(bounce_ctx *ctx)
     }
     ctx->luxel_base[desc->patch_count] = (uint32_t)ctx->luxel_count;
     ctx->luxel_cell = malloc((ctx->luxel_count + 1) * sizeof *ctx->luxel_cell);
-    if (!ctx->luxel_cell)
+    ctx->luxel_sees = malloc(ctx->luxel_count + 1);
+    if (!ctx->luxel_cell || !ctx->luxel_sees)
         return false;
     for (size_t p = 0; p < desc->patch_count; p++) {
         const bake_patch *patch = &desc->patches[p];
@@ -667,16 +756,27 @@ static bool plan_cells(bounce_ctx *ctx)
     }
     ctx->cell_patch = malloc((ctx->cell_count + 1) * sizeof *ctx->cell_patch);
     ctx->cell_open = calloc(ctx->cell_count + 1, 1);
-    ctx->hits = malloc((ctx->cell_count * BOUNCE_RAYS + 1) * sizeof *ctx->hits);
+    ctx->cell_clear = calloc(ctx->cell_count + 1, 1);
+    ctx->hits = malloc((ray_count + 1) * sizeof *ctx->hits);
+    ctx->ray_base = malloc((ctx->cell_count + 1) * sizeof *ctx->ray_base);
     ctx->by_surface = malloc((desc->patch_count + 1) * sizeof *ctx->by_surface);
-    if (!ctx->cell_patch || !ctx->cell_open || !ctx->hits || !ctx->by_surface)
+    if (!ctx->cell_patch || !ctx->cell_open || !ctx->cell_clear || !ctx->hits || !ctx->ray_base || !ctx->by_surface)
         return false;
+    uint32_t next_ray = 0;
     for (size_t p = 0; p < desc->patch_count; p++) {
-        for (uint32_t k = ctx->cell_base[p]; k < ctx->cell_base[p + 1]; k++)
+        const bake_patch *patch = &desc->patches[p];
+        uint32_t cw = cells_along(patch->w, ctx->cell);
+        for (uint32_t k = ctx->cell_base[p]; k < ctx->cell_base[p + 1]; k++) {
+            uint32_t i0, i1, j0, j1;
+            cell_luxels(ctx, patch, (k - ctx->cell_base[p]) % cw, (k - ctx->cell_base[p]) / cw, &i0, &i1, &j0, &j1);
             ctx->cell_patch[k] = (uint32_t)p;
+            ctx->ray_base[k] = next_ray;
+            next_ray += cell_rays((i1 - i0) * (j1 - j0));
+        }
         if (patch_baked(ctx->in, &desc->patches[p]))
             ctx->by_surface[ctx->by_surface_count++] = (keyed){ desc->patches[p].surface, (uint32_t)p };
     }
+    ctx->ray_base[ctx->cell_count] = next_ray;
     qsort(ctx->by_surface, ctx->by_surface_count, sizeof *ctx->by_surface, compare_keyed);
     return true;
 }
@@ -696,6 +796,7 @@ bool bake_bounce(const bounce_input *in)
     jobs_progress progress = *in->progress;
     progress.stage = "bounce";
     jobs_parallel_for_progress(desc->patch_count, desc->threads, trace_job, &ctx, &progress);
+    jobs_parallel_for(desc->patch_count, desc->threads, sight_job, &ctx);
 
     base.cell_count = ctx.cell_count;
     memcpy(base.floor_, desc->ambient, sizeof base.floor_);
@@ -726,9 +827,12 @@ done:
     free(ctx.cell_base);
     free(ctx.luxel_base);
     free(ctx.luxel_cell);
+    free(ctx.luxel_sees);
     free(ctx.cell_patch);
     free(ctx.cell_open);
+    free(ctx.cell_clear);
     free(ctx.hits);
+    free(ctx.ray_base);
     free(ctx.by_surface);
     return ok;
 }
