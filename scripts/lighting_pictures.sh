@@ -44,8 +44,7 @@ picture() {
 }
 
 # ---- bounced light: --bounce 0 (direct light only) against the default --------------------------
-picture bounce-lighting-demo "$ROOT/assets/lighting_demo.pms" -9,2.5,6.5,-140,-8 "--bounce 0" ""
+picture bounce-lighting-demo "$ROOT/assets/lighting_demo.pms" 11,3.5,0,90,-12 "--bounce 0" ""
 picture bounce-feature-demo "$ROOT/assets/feature_demo.pms" start "--bounce 0" ""
-picture bounce-rmf-cover "$RMF/mess_macro_cover_example.rmf" start "--bounce 0" ""
 picture bounce-rmf-rathunt "$RMF/mess_rathunt_example.rmf" start "--bounce 0" ""
 picture bounce-rmf-cover-lightmap "$RMF/mess_macro_cover_example.rmf" start "--bounce 0" "" "--mode lightmap"
