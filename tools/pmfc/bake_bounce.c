@@ -3,7 +3,7 @@
  * docs/pmfc-lighting.md).
  *
  * Each patch is cut into cells of cell x cell luxels. From the middle of every cell one
- * cosine-weighted ray per luxel (16 to 64) is traced once, and the luxel each ray meets is kept (the hit table). A
+ * cosine-weighted ray per two luxels (16 to 64) is traced once, and the luxel each ray meets is kept (the hit table). A
  * bounce is then table look-ups only: a cell gathers the mean of the exitance (albedo x light
  * received) met by its rays in the previous bounce - the direct light of the very luxel met, then
  * the bounced light of that luxel's cell - which for cosine-weighted rays is the irradiance that
@@ -20,7 +20,8 @@
 #include <string.h>
 
 #define BOUNCE_SECTORS 8                /* rays per ring of the disc the directions are drawn on */
-#define BOUNCE_MIN_RAYS 16              /* per cell (one per luxel, within these bounds) */
+#define BOUNCE_LUXELS_PER_RAY 2         /* a cell traces one ray per this many luxels ... */
+#define BOUNCE_MIN_RAYS 16              /* ... within these bounds */
 #define BOUNCE_MAX_RAYS 64
 #define BOUNCE_CELL 8                   /* luxels per cell side, doubled until the hit table fits */
 #define BOUNCE_HIT_BUDGET (64u << 20)   /* bytes of hit table at most */
@@ -42,13 +43,14 @@ typedef struct bounce_ctx {
     size_t cell_count;
     uint32_t *luxel_base;       /* [patch_count + 1]: each patch's first luxel (w x h of them, row by row) */
     uint32_t *luxel_cell;       /* [luxel] */
-    uint8_t *luxel_sees;        /* [luxel]: the footprint cells it takes bounced light from (sight_job) */
+    uint8_t *luxel_sees;        /* [luxel]: the footprint cells it takes bounced light from, or the
+                                 * nearest cell it sees when none (sight_job) */
     size_t luxel_count;
     uint32_t *ray_base;         /* [cell_count + 1]: each cell's first ray in `hits` */
     uint32_t *hits;             /* [ray]: the luxel met, BOUNCE_MISS or BOUNCE_BACK */
     uint8_t *cell_open;         /* [cell]: 1 when its middle is not inside a solid (it gathers) */
-    uint8_t *cell_clear;        /* [cell]: 1 when no occluder comes near it or its neighbour cells
-                                 * (its luxels see those cells' middles without a test) */
+    uint8_t *cell_clear;        /* [cell]: 1 when no occluder comes into it (its luxels see its
+                                 * middle without a test) */
     keyed *by_surface;          /* baked patches (value) by surface (key) */
     size_t by_surface_count;
     atomic_bool failed;
@@ -201,13 +203,18 @@ static uint32_t luxel_at(const bounce_ctx *ctx, uint32_t surface, const float h[
     return best;
 }
 
-/* Whether an occluder other than the patch's own plane comes within its cell (ci, cj) or the cells
- * around it, at the height the luxels' visibility segments run (BAKE_NUDGE off the patch). */
+/* Whether an occluder other than the patch's own plane comes within its cell (ci, cj) inside the
+ * face (the block less its border ring, where the luxels that test sight lie), at the height the
+ * sight segments run (BAKE_NUDGE off the patch). A face standing on its edge does not count. */
 static bool cell_crowded(const bounce_ctx *ctx, const bake_patch *patch, uint32_t ci, uint32_t cj, const float n[3],
                          uint32_t **ids, size_t *capacity)
 {
-    float u0 = ci > 0 ? (float)((ci - 1) * ctx->cell) : 0.0f, v0 = cj > 0 ? (float)((cj - 1) * ctx->cell) : 0.0f;
-    float u1 = fminf((float)((ci + 2) * ctx->cell), (float)patch->w), v1 = fminf((float)((cj + 2) * ctx->cell), (float)patch->h);
+    const float inset = 0.01f;    /* luxels */
+    float u0 = fmaxf((float)(ci * ctx->cell), 1.0f) + inset, v0 = fmaxf((float)(cj * ctx->cell), 1.0f) + inset;
+    float u1 = fminf((float)((ci + 1) * ctx->cell), (float)patch->w - 1.0f) - inset;
+    float v1 = fminf((float)((cj + 1) * ctx->cell), (float)patch->h - 1.0f) - inset;
+    if (!(u0 < u1 && v0 < v1))
+        return false;
     float min[3], max[3];
     for (int a = 0; a < 3; a++) {
         float base = patch->origin[a] + n[a] * BAKE_NUDGE;
@@ -425,24 +432,27 @@ static void run_bounces(const bounce_ctx *ctx, bounce_set *set, int threads)
     }
 }
 
-/* Whether luxel (i, j) of patch p sees the middle of its cell k: always for the block's border ring
- * (outside the face, there only for filtering) and for a neighbour cell when no occluder is near,
- * else when nothing lies between them. */
-static bool luxel_sees_cell(const bounce_ctx *ctx, uint32_t p, uint32_t i, uint32_t j, uint32_t k)
+/* Whether the segment between two points BAKE_NUDGE off patch p (at luxel coordinates (ua, va)
+ * and (ub, vb)) is clear of occluders. */
+static bool clear_between(const bounce_ctx *ctx, const bake_patch *patch, const float n[3], float ua, float va, float ub,
+                          float vb)
 {
-    const bake_patch *patch = &ctx->desc->patches[p];
-    float n[3];
-    if (i == 0 || j == 0 || i + 1 >= patch->w || j + 1 >= patch->h || !unit(patch->normal, n))
-        return true;
-    uint32_t cw = cells_along(patch->w, ctx->cell), ci = i / ctx->cell, cj = j / ctx->cell;
-    uint32_t di = ci > k % cw ? ci - k % cw : k % cw - ci, dj = cj > k / cw ? cj - k / cw : k / cw - cj;
-    if (di <= 1 && dj <= 1 && ctx->cell_clear[ctx->cell_base[p] + cj * cw + ci])
-        return true;
     float from[3], to[3];
-    for (int a = 0; a < 3; a++)
-        from[a] = patch->origin[a] + ((float)i + 0.5f) * patch->step_u[a] + ((float)j + 0.5f) * patch->step_v[a] + n[a] * BAKE_NUDGE;
-    cell_point(ctx, patch, k % cw, k / cw, n, to);
+    for (int a = 0; a < 3; a++) {
+        float base = patch->origin[a] + n[a] * BAKE_NUDGE;
+        from[a] = base + ua * patch->step_u[a] + va * patch->step_v[a];
+        to[a] = base + ub * patch->step_u[a] + vb * patch->step_v[a];
+    }
     return !bvh_segment_occluded(ctx->in->tree, from, to, 0.0f, 1.0f, NULL);
+}
+
+/* The middle of cell (ci, cj) in luxel coordinates. */
+static void cell_middle(const bounce_ctx *ctx, const bake_patch *patch, uint32_t ci, uint32_t cj, float *u, float *v)
+{
+    uint32_t i0, i1, j0, j1;
+    cell_luxels(ctx, patch, ci, cj, &i0, &i1, &j0, &j1);
+    *u = 0.5f * (float)(i0 + i1);
+    *v = 0.5f * (float)(j0 + j1);
 }
 
 /* The four cells (patch-local) luxel (i, j) of patch p takes bounced light from, and their
@@ -468,25 +478,110 @@ static void luxel_footprint(const bounce_ctx *ctx, const bake_patch *patch, uint
     *fy_out = fy;
 }
 
-/* Which of its footprint's cells every luxel of patch p sees (luxel_sees: bit b * 2 + a). */
+/* Whether luxel (i, j) of a patch sees the middle of its cell k (the block's border ring: always). */
+static bool luxel_sees_middle(const bounce_ctx *ctx, const bake_patch *patch, uint32_t i, uint32_t j, uint32_t k)
+{
+    float n[3], ku, kv;
+    if (i == 0 || j == 0 || i + 1 >= patch->w || j + 1 >= patch->h || !unit(patch->normal, n))
+        return true;
+    uint32_t cw = cells_along(patch->w, ctx->cell);
+    cell_middle(ctx, patch, k % cw, k / cw, &ku, &kv);
+    return clear_between(ctx, patch, n, (float)i + 0.5f, (float)j + 0.5f, ku, kv);
+}
+
+/* For a luxel that sees none of its footprint cells: the nearest open cell around its own (3 x 3)
+ * that it sees, as (3 * (dj + 1) + di + 1 + 1) << 4, or 0 when there is none. */
+static uint8_t nearest_seen(const bounce_ctx *ctx, const bake_patch *patch, uint32_t first, uint32_t i, uint32_t j,
+                            float fx, float fy)
+{
+    uint32_t cw = cells_along(patch->w, ctx->cell), chh = cells_along(patch->h, ctx->cell);
+    uint32_t ci = i / ctx->cell, cj = j / ctx->cell;
+    float best = INFINITY;
+    uint8_t found = 0;
+    for (uint32_t dy = 0; dy < 3; dy++)
+        for (uint32_t dx = 0; dx < 3; dx++) {
+            uint32_t nx = ci + dx, ny = cj + dy;     /* neighbour + 1 */
+            if (nx < 1 || ny < 1 || nx > cw || ny > chh || !ctx->cell_open[first + (ny - 1) * cw + nx - 1])
+                continue;
+            float ex = (float)(nx - 1) - fx, ey = (float)(ny - 1) - fy, d = ex * ex + ey * ey;
+            if (d < best && luxel_sees_middle(ctx, patch, i, j, (ny - 1) * cw + nx - 1)) {
+                best = d;
+                found = (uint8_t)((dy * 3 + dx + 1) << 4);
+            }
+        }
+    return found;
+}
+
+#define LINKS_KNOWN 0x8000u     /* links[cell] bit 15: its bits (3 x 3 neighbours, 3 * dj + di) are set */
+
+/* Which footprint cells each luxel of patch p takes bounced light from (luxel_sees: bit b * 2 + a):
+ * open cells it sees. A luxel sees its own cell when the segment to its middle is clear (always in
+ * a cell no occluder comes into), and a neighbour cell when it sees its own and its own cell's
+ * middle sees the neighbour's (tested once per pair of cells); a luxel that does not see its own
+ * cell's middle tests each one directly. The block's border ring (outside the face, there only for
+ * filtering) sees all around it. */
 static void sight_job(void *user, size_t p)
 {
     bounce_ctx *ctx = user;
     const bake_patch *patch = &ctx->desc->patches[p];
-    if (ctx->cell_base[p] == ctx->cell_base[p + 1])
+    uint32_t first = ctx->cell_base[p], end = ctx->cell_base[p + 1];
+    float n[3];
+    bool oriented = unit(patch->normal, n);
+    if (first == end)
         return;
+    uint32_t cw = cells_along(patch->w, ctx->cell), chh = cells_along(patch->h, ctx->cell);
+    uint16_t *links = calloc(end - first, sizeof *links);
+    if (!links) {
+        atomic_store(&ctx->failed, true);
+        return;
+    }
     for (uint32_t j = 0; j < patch->h; j++)
         for (uint32_t i = 0; i < patch->w; i++) {
             uint32_t cells[4];
             float weights[4], fx, fy;
             luxel_footprint(ctx, patch, i, j, cells, weights, &fx, &fy);
+            uint32_t ci = i / ctx->cell, cj = j / ctx->cell, own = cj * cw + ci;
+            bool border = i == 0 || j == 0 || i + 1 >= patch->w || j + 1 >= patch->h;
+            bool free_sight = border || !oriented;
+            float lu = (float)i + 0.5f, lv = (float)j + 0.5f, ou, ov;
+            cell_middle(ctx, patch, ci, cj, &ou, &ov);
+            bool sees_own = free_sight || ctx->cell_clear[first + own] || clear_between(ctx, patch, n, lu, lv, ou, ov);
             uint8_t sees = 0;
-            for (int k = 0; k < 4; k++)
-                if (weights[k] > 0.0f && ctx->cell_open[ctx->cell_base[p] + cells[k]] &&
-                    luxel_sees_cell(ctx, (uint32_t)p, i, j, cells[k]))
+            for (int k = 0; k < 4; k++) {
+                uint32_t c = cells[k], kx = c % cw, ky = c / cw;
+                if (!(weights[k] > 0.0f) || !ctx->cell_open[first + c])
+                    continue;
+                bool seen;
+                float ku, kv;
+                cell_middle(ctx, patch, kx, ky, &ku, &kv);
+                if (free_sight || c == own) {
+                    seen = sees_own;
+                } else if (!sees_own) {
+                    seen = clear_between(ctx, patch, n, lu, lv, ku, kv);
+                } else {
+                    if (!(links[own] & LINKS_KNOWN)) {
+                        links[own] = LINKS_KNOWN;
+                        for (uint32_t dy = 0; dy < 3; dy++)
+                            for (uint32_t dx = 0; dx < 3; dx++) {
+                                uint32_t nx = ci + dx, ny = cj + dy;     /* neighbour + 1 */
+                                if (nx < 1 || ny < 1 || nx > cw || ny > chh)
+                                    continue;
+                                float mu, mv;
+                                cell_middle(ctx, patch, nx - 1, ny - 1, &mu, &mv);
+                                if (clear_between(ctx, patch, n, ou, ov, mu, mv))
+                                    links[own] |= (uint16_t)(1u << (dy * 3 + dx));
+                            }
+                    }
+                    seen = links[own] & (1u << ((ky + 1 - cj) * 3 + (kx + 1 - ci)));
+                }
+                if (seen)
                     sees |= (uint8_t)(1u << k);
+            }
+            if (!sees)
+                sees = nearest_seen(ctx, patch, first, i, j, fx, fy);
             ctx->luxel_sees[ctx->luxel_base[p] + j * patch->w + i] = sees;
         }
+    free(links);
 }
 
 /* The bounced light of local luxel (i, j) of the patch in `slot`: its cells' sums, bilinearly,
@@ -495,7 +590,7 @@ static bool luxel_indirect(const bounce_ctx *ctx, const bounce_set *set, size_t 
                            uint32_t j, float out[3])
 {
     const bake_patch *patch = &ctx->desc->patches[p];
-    uint32_t cw = cells_along(patch->w, ctx->cell), chh = cells_along(patch->h, ctx->cell);
+    uint32_t cw = cells_along(patch->w, ctx->cell);
     uint32_t first_local = set->patches ? set->local_base[slot] : ctx->cell_base[p];
     uint32_t cells[4];
     float weights[4], fx, fy, weight = 0.0f;
@@ -514,17 +609,11 @@ static bool luxel_indirect(const bounce_ctx *ctx, const bounce_set *set, size_t 
             out[ch] /= weight;
         return true;
     }
-    float best = INFINITY;
-    for (uint32_t k = 0; k < cw * chh; k++) {
-        if (!ctx->cell_open[ctx->cell_base[p] + k])
-            continue;
-        float dx = (float)(k % cw) - fx, dy = (float)(k / cw) - fy, d = dx * dx + dy * dy;
-        if (d < best && luxel_sees_cell(ctx, p, i, j, k)) {
-            best = d;
-            memcpy(out, set->indirect[first_local + k], sizeof(float[3]));
-        }
-    }
-    return best < INFINITY;
+    if (!(sees >> 4))
+        return false;
+    uint32_t near = (sees >> 4) - 1, ci = i / ctx->cell + near % 3, cj = j / ctx->cell + near / 3;   /* neighbour + 1 */
+    memcpy(out, set->indirect[first_local + (cj - 1) * cw + ci - 1], sizeof(float[3]));
+    return true;
 }
 
 /* Adds the set's bounced light to the luxels (RGB8) of patch p; true when one of them is non-zero. */
@@ -683,10 +772,11 @@ static bool any_albedo(const bake_desc *desc)
     return false;
 }
 
-/* The rays a cell of `luxels` luxels traces: one per luxel, a whole number of rings, within bounds. */
+/* The rays a cell of `luxels` luxels traces: a whole number of rings, within bounds. */
 static uint32_t cell_rays(uint32_t luxels)
 {
-    uint32_t rays = (luxels + BOUNCE_SECTORS - 1) / BOUNCE_SECTORS * BOUNCE_SECTORS;
+    uint32_t per_ring = BOUNCE_SECTORS * BOUNCE_LUXELS_PER_RAY;
+    uint32_t rays = (luxels + per_ring - 1) / per_ring * BOUNCE_SECTORS;
     return rays < BOUNCE_MIN_RAYS ? BOUNCE_MIN_RAYS : rays > BOUNCE_MAX_RAYS ? BOUNCE_MAX_RAYS : rays;
 }
 
