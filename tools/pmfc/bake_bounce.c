@@ -3,15 +3,15 @@
  * docs/pmfc-lighting.md).
  *
  * Each patch is cut into cells of cell x cell luxels. From the middle of every cell one
- * cosine-weighted ray per two luxels (16 to 64) is traced once, and the luxel each ray meets is kept (the hit table). A
- * bounce is then table look-ups only: a cell gathers the mean of the exitance (albedo x light
- * received) met by its rays in the previous bounce - the direct light of the very luxel met, then
- * the bounced light of that luxel's cell - which for cosine-weighted rays is the irradiance that
- * light gives it. So many bounces, and the same bounces for every dynamic light, cost little beyond
- * the one trace. Each luxel takes the bounced light of the cells around it that it sees, bilinearly
- * (a face running on behind a thin wall takes none from the far side). Every ray's directions come
- * from its cell's own index, and sums run in cell order: the result does not depend on the thread
- * count. */
+ * cosine-weighted ray per two luxels (16 to 64) is traced once, and the luxel each ray meets is
+ * kept (the hit table). A bounce is then table look-ups only: a cell gathers the mean of the
+ * exitance (albedo x light received) met by its rays in the previous bounce - the direct light of
+ * the very luxel met, then the bounced light of that luxel's cell - which for cosine-weighted rays
+ * is the irradiance that light gives it. So many bounces, and the same bounces for every dynamic
+ * light, cost little beyond the one trace. Each luxel takes the bounced light of the cells around
+ * it that it sees, bilinearly (a face running on behind a thin wall takes none from the far side).
+ * Every ray's directions come from its own index, and sums run in cell order: the result does not
+ * depend on the thread count. */
 #include "bake_internal.h"
 
 #include <math.h>
