@@ -141,6 +141,13 @@ static void test_furnace(void)
     CHECK(memcmp(direct, full, sizeof direct) == 0);
     furnace_free(&f);
 
+    /* --bounce 0 with albedos and surfaces = the bake of a desc without them (as before bounced
+     * light existed), byte for byte */
+    furnace_init(&f, 0.5f, 0.5f, 0.5f, BAKE_LIGHT_STATIC);
+    bake_base(&f, 0, 2, full);
+    CHECK(memcmp(direct, full, sizeof direct) == 0);
+    furnace_free(&f);
+
     /* no surfaces for the occluders: no bounce either, whatever the albedo */
     furnace_init(&f, 0.5f, 0.5f, 0.5f, BAKE_LIGHT_STATIC);
     f.desc.triangle_surfaces = NULL;
