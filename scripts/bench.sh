@@ -425,6 +425,32 @@ compile_row() {
     record "$1" "$2" "$(calc "$total")" s "" "" "" "$5$stages"
 }
 
+# bake_row ID LABEL SOURCE...: pmfc's bake stage for a source with its default lighting (every
+# lighting feature) beside the same bake with direct light only (--bounce 0), CPU-bound and summed
+# over the tiles a city bakes side by side (pmfc's per-stage line), each the best of 3 runs; target:
+# at most 4 times the direct-only bake.
+bake_stage() { awk '$1 == "bake" && $3 == "s" { print $2; exit }' "$1"; }
+bake_row() {
+    local id=$1 label=$2 which best direct="" full="" t i
+    shift 2
+    for which in direct full; do
+        best=""
+        for i in 1 2 3; do
+            if [ "$which" = direct ]; then
+                run "$id.$which" "$PMFC" "$@" --bounce 0 -o "$WORK/$id.pmf" --time 0 || { na "$id" "$label" "pmfc failed: $(why "$id.$which")"; return; }
+            else
+                run "$id.$which" "$PMFC" "$@" -o "$WORK/$id.pmf" --time 0 || { na "$id" "$label" "pmfc failed: $(why "$id.$which")"; return; }
+            fi
+            t=$(bake_stage "$WORK/$id.$which.out")
+            [ -n "$t" ] || { na "$id" "$label" "no bake line in pmfc's output"; return; }
+            if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$t; fi
+        done
+        if [ "$which" = direct ]; then direct=$best; else full=$best; fi
+    done
+    record "$id" "$label" "$full" s "$direct" "$(calc "$full / ($direct > 0 ? $direct : 1e-9)")" "<=4" \
+        "bake stage with bounced light beside --bounce 0 (best of 3 each)"
+}
+
 figure_compiler() {
     local demo="$ROOT/assets/feature_demo.pms" m
     if [ ! -x "$PMFC" ]; then
@@ -448,6 +474,10 @@ figure_compiler() {
     else
         compile_row compile_big "6 pmfc --generate $BIG" "$m.log" "$m.run" \
             "cached map, generated $(date -u -r "$m" +%Y-%m-%dT%H:%MZ) (--regenerate to redo); "
+    fi
+    if [ -x "$PMFC" ]; then
+        log "6 bake: pmfc --generate city --chunks $BIG lit fully and with direct light only"
+        bake_row bake_big "6 pmfc bake $BIG vs direct only" --generate city --chunks "$BIG" --seed "$SEED"
     fi
 }
 
@@ -477,6 +507,8 @@ figure_rmf() {
     record rmf_compile "7 pmfc RMF per 1000 faces" "$(calc "$wall / $faces * 1000")" s "" "" "<=1" \
         "$(basename "$rmf"): $faces faces in $(show "$wall") s (best of 3, wall)"
     record rmf_memory "7 pmfc RMF peak RSS" "$(calc "$rss / 1024")" MiB "" "" "<=1024" "$(basename "$rmf")"
+    log "7 bake: pmfc $(basename "$rmf") lit fully and with direct light only"
+    bake_row rmf_bake "7 pmfc RMF bake vs direct only" "$rmf"
 }
 
 # ---- main ----------------------------------------------------------------------------------------

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BAKE_NUDGE 0.002f           /* metres a shadow ray starts off its surface (no self-shadowing) */
 #define BAKE_LIGHT_SLACK 1e-4f      /* shadow rays stop this fraction short of the light */
 #define BAKE_SKY_SAMPLES 16         /* hemisphere directions per luxel for sky light and dirt */
 #define BAKE_SOFT_RAYS 4            /* rays at a wide light's rim; least rays in a refined luxel */
@@ -282,7 +281,7 @@ typedef struct bake_ctx {
     uint8_t **masks;            /* [lightmap]: 1 where a patch covers the luxel */
     uint32_t **patch_dynamic;   /* [patch]: dynamic lights reaching it, ascending */
     uint32_t *patch_dynamic_count;
-    struct layer_task *tasks;
+    layer_task *tasks;
     size_t task_count;
     uint8_t *task_lit;          /* [task]: the task wrote a non-zero luxel */
     bake_result *out;
@@ -290,10 +289,6 @@ typedef struct bake_ctx {
     bake_probe_result *probes;  /* each with its own refs until pack_probes */
     atomic_bool failed;
 } bake_ctx;
-
-typedef struct layer_task {
-    uint32_t light, lightmap, patch, layer;
-} layer_task;
 
 /* falloff(d / R): 1 at the light, 0 at its range, with a zero slope at the range so that the
  * edge of a light's reach shows no ring. */
@@ -491,16 +486,6 @@ static void site_disc(const luxel_site *site, uint32_t k, float disc[2])
 }
 
 /* A unit normal, or false for a zero one (then the point is unoriented). */
-static bool unit_normal(const float in[3], float out[3])
-{
-    float len = sqrtf(in[0] * in[0] + in[1] * in[1] + in[2] * in[2]);
-    if (!(len > 0.0f))
-        return false;
-    for (int a = 0; a < 3; a++)
-        out[a] = in[a] / len;
-    return true;
-}
-
 static void luxel_position(const bake_patch *patch, int i, int j, float out[3])
 {
     for (int a = 0; a < 3; a++)
@@ -626,7 +611,7 @@ static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *p
         float raw[3];
         for (int a = 0; a < 3; a++)
             raw[a] = patch->shade_normal[a] + ((float)i + 0.5f) * patch->shade_du[a] + ((float)j + 0.5f) * patch->shade_dv[a];
-        if (unit_normal(raw, site->shade))
+        if (bake_unit(raw, site->shade))
             site->sn = site->shade;
     }
 }
@@ -768,7 +753,7 @@ static void bake_patch_job(void *user, size_t index)
     uint32_t side = lightmap_side(lm);
     uint8_t *mask = ctx->masks[patch->lightmap];
     float normal[3];
-    const float *n = unit_normal(patch->normal, normal) ? normal : NULL;
+    const float *n = bake_unit(patch->normal, normal) ? normal : NULL;
 
     float min[3], max[3];
     patch_bounds(patch, min, max);
@@ -891,7 +876,7 @@ static void bake_layer_job(void *user, size_t index)
     uint8_t *luxels = ctx->out->layers[task->layer].luxels;
     uint32_t side = lightmap_side(&desc->lightmaps[task->lightmap]);
     float normal[3];
-    const float *n = unit_normal(patch->normal, normal) ? normal : NULL;
+    const float *n = bake_unit(patch->normal, normal) ? normal : NULL;
     int w = patch->x < side ? (int)(side - patch->x < patch->w ? side - patch->x : patch->w) : 0;
     int h = patch->y < side ? (int)(side - patch->y < patch->h ? side - patch->y : patch->h) : 0;
     size_t count = (size_t)w * (size_t)h;
@@ -1091,7 +1076,7 @@ static void fast_job(void *user, size_t block)
             break;
         }
         float normal[3];
-        const float *n = unit_normal(vertex->normal, normal) ? normal : NULL;
+        const float *n = bake_unit(vertex->normal, normal) ? normal : NULL;
         for (size_t k = 0; k < lights.count; k++) {
             float s = light_strength(ctx, &desc->lights[lights.ids[k]], vertex->position, n, &occluders[lights.ids[k]]);
             ctx->out->fast_multipliers[(size_t)ctx->fast_ordinal[lights.ids[k]] * desc->vertex_count + v] =
@@ -1246,6 +1231,10 @@ bool bake_run(const bake_desc *desc, bake_result *out)
 
     progress.stage = "layers";
     jobs_parallel_for_progress(ctx.task_count, threads, bake_layer_job, &ctx, &progress);
+    bounce_input bounce = { desc, &ctx.tree, &ctx.sky_tree, ctx.reach, ctx.masks, ctx.tasks, ctx.task_count,
+                            ctx.task_lit, out->layers, &progress };
+    if (!bake_bounce(&bounce))
+        goto fail;
     drop_dark_layers(&ctx);
 
     progress.stage = "dilate";

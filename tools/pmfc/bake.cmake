@@ -3,6 +3,7 @@
 add_library(pmfc_bake STATIC
     ${CMAKE_CURRENT_LIST_DIR}/bake.c
     ${CMAKE_CURRENT_LIST_DIR}/bake_sample.c
+    ${CMAKE_CURRENT_LIST_DIR}/bake_bounce.c
     ${CMAKE_CURRENT_LIST_DIR}/bvh.c
     ${CMAKE_CURRENT_LIST_DIR}/vis.c
     ${CMAKE_CURRENT_LIST_DIR}/jobs.c)

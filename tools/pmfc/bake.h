@@ -15,6 +15,12 @@
  * and the ambient term go into the base lightmaps; each dynamic light into its own layers
  * (layer luxel = I * max(0, n.l) * falloff * 255, grey; the renderer multiplies by the light's
  * RGB); each fast light into per-vertex multipliers (same value, per vertex).
+ *
+ * Bounced light (bake_bounce.c, bake_desc.bounces): each patch reflects the share `albedo` of the
+ * light it receives (static lights, suns and sky light; not the ambient term) diffusely; every
+ * bounce, each luxel gathers the previous bounce's exitance over its hemisphere. A dynamic light's
+ * layers hold its direct and bounced light together (RGB: tinted by the albedos it bounced off);
+ * fast-light multipliers stay direct.
  */
 #ifndef PMFC_BAKE_H
 #define PMFC_BAKE_H
@@ -56,6 +62,8 @@ typedef struct bake_patch {
      * (i, j)'s centre is (i + 0.5, j + 0.5)) is normalise(shade_normal + s shade_du + t shade_dv);
      * shade_normal zero = the flat `normal`. Shadow rays always leave along the flat one. */
     float shade_normal[3], shade_du[3], shade_dv[3];
+    float albedo[3];        /* 0..1: the share of each colour it reflects (0 = bounces nothing) */
+    uint32_t surface;       /* the occluder surface it lies on (see bake_desc.triangle_surfaces) */
 } bake_patch;
 
 typedef struct bake_lightmap {
@@ -110,10 +118,19 @@ typedef struct bake_desc {
     size_t vertex_count;
     const bake_probe *probes;
     size_t probe_count;
+    /* Bounced light: the surface each occluder triangle belongs to ([triangle_count], NULL = no
+     * bounces). A bounce ray meeting triangle t takes its light from the patch whose surface is
+     * triangle_surfaces[t] and whose block holds the point met. */
+    const uint32_t *triangle_surfaces;
+    int bounces;                    /* 0 = none (direct light only), BAKE_BOUNCE_AUTO = until the
+                                     * next would add < 1% of the light (at most BAKE_BOUNCE_MAX) */
     int threads;                    /* 0 = every core */
     void (*progress)(void *user, const char *stage, double fraction); /* may be NULL */
     void *user;
 } bake_desc;
+
+#define BAKE_BOUNCE_AUTO (-1)
+#define BAKE_BOUNCE_MAX 32
 
 typedef struct bake_result {
     bake_layer *layers;

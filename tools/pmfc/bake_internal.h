@@ -1,9 +1,15 @@
-/* bake_internal.h - what the baker's own files (bake.c, bake_sample.c, vis.c, jobs.c) share; not for the front end. */
+/* bake_internal.h - what the baker's own files (bake.c, bake_sample.c, bake_bounce.c, vis.c, jobs.c)
+ * share; not for the front end. */
 #ifndef PMFC_BAKE_INTERNAL_H
 #define PMFC_BAKE_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "bake.h"
+#include "bvh.h"
+
+#define BAKE_NUDGE 0.002f           /* metres a ray starts off its surface (no self-shadowing) */
 
 typedef struct jobs_progress {
     void (*fn)(void *user, const char *stage, double fraction);    /* NULL = no reports */
@@ -28,7 +34,31 @@ void sample_point(uint32_t seed, uint32_t k, float out[4]);
 void sample_disc(float u, float v, float out[2]);
 /* Unit t, b with (t, b, n) orthonormal, for unit n. */
 void sample_basis(const float n[3], float t[3], float b[3]);
+/* in / |in| into out; false (out untouched) for a zero or NaN length. */
+bool bake_unit(const float in[3], float out[3]);
 /* The unit square onto the half-sphere around n, in proportion to cos theta. */
 void sample_cosine(const float n[3], const float t[3], const float b[3], float u, float v, float dir[3]);
+/* One dynamic light's work on one patch; its luxels go to out->layers[layer]. */
+typedef struct layer_task {
+    uint32_t light, lightmap, patch, layer;
+} layer_task;
+
+/* What bake_bounce needs of a bake in progress: direct light already in the lightmaps and layers. */
+typedef struct bounce_input {
+    const bake_desc *desc;
+    const bvh *tree, *sky_tree;     /* occluders, open sky */
+    float reach;                    /* a ray this long leaves the map */
+    uint8_t *const *masks;          /* [lightmap]: NULL for a lightmap that is not baked */
+    const layer_task *tasks;        /* sorted by light, then lightmap, then patch */
+    size_t task_count;
+    uint8_t *task_lit;              /* [task]: set when bouncing lights one of its luxels */
+    bake_layer *layers;
+    const jobs_progress *progress;
+} bounce_input;
+
+/* Adds desc->bounces bounces of diffuse interreflection to the base lightmaps and to each dynamic
+ * light's layers (bake.h). False only when out of memory. */
+bool bake_bounce(const bounce_input *in);
+
 
 #endif

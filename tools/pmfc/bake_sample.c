@@ -57,6 +57,16 @@ void sample_disc(float u, float v, float out[2])
     out[1] = r * sinf(phi);
 }
 
+bool bake_unit(const float in[3], float out[3])
+{
+    float len = sqrtf(in[0] * in[0] + in[1] * in[1] + in[2] * in[2]);
+    if (!(len > 0.0f))
+        return false;
+    for (int a = 0; a < 3; a++)
+        out[a] = in[a] / len;
+    return true;
+}
+
 void sample_basis(const float n[3], float t[3], float b[3])
 {
     float hint[3] = { fabsf(n[1]) < 0.9f ? 0.0f : 1.0f, fabsf(n[1]) < 0.9f ? 1.0f : 0.0f, 0.0f };

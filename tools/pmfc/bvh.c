@@ -495,6 +495,12 @@ bool bvh_segment_occluded(const bvh *tree, const float from[3], const float to[3
 
 bool bvh_segment_nearest(const bvh *tree, const float from[3], const float to[3], float s_min, float s_max, float *s_hit)
 {
+    return bvh_segment_nearest_triangle(tree, from, to, s_min, s_max, s_hit, NULL);
+}
+
+bool bvh_segment_nearest_triangle(const bvh *tree, const float from[3], const float to[3], float s_min, float s_max,
+                                  float *s_hit, uint32_t *hit)
+{
     if (tree->node_count == 0 || !(s_min < s_max))
         return false;
     float d[3], inv[3];
@@ -520,6 +526,8 @@ bool bvh_segment_nearest(const bvh *tree, const float from[3], const float to[3]
                 if (triangle_hit_at(tree->triangles[i], from, d, s_min, s_max, &s)) {
                     s_max = s;
                     found = true;
+                    if (hit)
+                        *hit = tree->triangle_ids[i];
                 }
             }
             continue;

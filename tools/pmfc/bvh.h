@@ -37,6 +37,9 @@ bool bvh_segment_occluded(const bvh *tree, const float from[3], const float to[3
 /* The nearest s in (s_min, s_max) where from + s (to - from) touches a triangle, into *s_hit;
  * false when the segment touches none. */
 bool bvh_segment_nearest(const bvh *tree, const float from[3], const float to[3], float s_min, float s_max, float *s_hit);
+/* The same, also giving the input index of the nearest triangle touched into *hit (when non-NULL). */
+bool bvh_segment_nearest_triangle(const bvh *tree, const float from[3], const float to[3], float s_min, float s_max,
+                                  float *s_hit, uint32_t *hit);
 
 /* The same test against one triangle (x0 y0 z0 x1 ... z2), e.g. the last one that blocked a
  * similar segment. */

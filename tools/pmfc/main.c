@@ -67,14 +67,15 @@ static void progress(void *user, const char *stage, double fraction)
 
 static void usage(FILE *out)
 {
-    fputs("usage: pmfc SOURCE -o OUT.pmf [--threads N] [--quiet] [--time UNIX_TIME] [--samples N] [--dirt]\n"
+    fputs("usage: pmfc SOURCE -o OUT.pmf [--threads N] [--bounce N] [--samples N] [--dirt] [--quiet] [--time UNIX_TIME]\n"
           "            [--wad FILE]... [--game DIR] [--scale METRES_PER_UNIT]   (RMF sources)\n"
-          "       pmfc --generate NAME --chunks XxYxZ --seed N -o OUT.pmf [--tile N] [--threads N] [--quiet] [--time UNIX_TIME]\n"
+          "       pmfc --generate NAME --chunks XxYxZ --seed N -o OUT.pmf [--tile N] [--threads N] [--bounce N] [--quiet] [--time UNIX_TIME]\n"
           "SOURCE is the project's own source format (docs/pmfc.md) or a Worldcraft/Hammer RMF map\n"
           "(docs/rmf.md), told apart by content. SOURCE_DATE_EPOCH sets the creation time\n"
-          "when --time is not given. --samples: light samples per luxel (default 4, 1 = one at\n"
-          "its centre); --dirt: ambient occlusion in every level that does not set its own\n"
-          "(docs/pmfc-lighting.md).\n", out);
+          "when --time is not given. --bounce N bakes N bounces of light (0 = direct light only;\n"
+          "default: until the next would add under 1%, at most 32); --samples: light samples per\n"
+          "luxel (default 4, 1 = one at its centre); --dirt: ambient occlusion in every level that\n"
+          "does not set its own (docs/pmfc-lighting.md).\n", out);
 }
 
 /* The per-chunk passes, in order; margin chunks get lightmap blocks and an octree too, as the
@@ -189,7 +190,7 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
     }
     t = now();
     size_t tri_count;
-    float (*tris)[9] = level_occluders(lb, v3_make(0, 0, 0), &tri_count);
+    float (*tris)[9] = level_occluders(lb, v3_make(0, 0, 0), &tri_count, NULL);
     if (ok && !level_visibility(lb, (const float (*)[9])tris, tri_count, progress, ps)) {
         fputs("pmfc: out of memory while computing visibility\n", stderr);
         ok = false;
@@ -303,11 +304,12 @@ int main(int argc, char **argv)
     const char *source = NULL, *out_path = NULL, *gen_name = NULL, *chunks_arg = NULL, *game_dir = NULL;
     uint64_t seed = 0, created = 0, threads = 0, tile = 8, samples = PMFC_SAMPLES;
     bool dirt = false;
+    int bounces = BAKE_BOUNCE_AUTO;
     bool quiet = false, have_time = false, have_seed = false;
     const char **wads = NULL;
     size_t wad_count = 0;
     double scale = 0;
-    enum { OPT_THREADS = 256, OPT_TIME, OPT_TILE, OPT_GENERATE, OPT_CHUNKS, OPT_SEED, OPT_WAD, OPT_GAME, OPT_SCALE, OPT_VERSION, OPT_SAMPLES, OPT_DIRT };
+    enum { OPT_THREADS = 256, OPT_TIME, OPT_TILE, OPT_GENERATE, OPT_CHUNKS, OPT_SEED, OPT_WAD, OPT_GAME, OPT_SCALE, OPT_VERSION, OPT_SAMPLES, OPT_DIRT, OPT_BOUNCE };
     static const struct option options[] = {
         { "help", no_argument, NULL, 'h' },       { "version", no_argument, NULL, OPT_VERSION },
         { "quiet", no_argument, NULL, 'q' },      { "output", required_argument, NULL, 'o' },
@@ -316,7 +318,8 @@ int main(int argc, char **argv)
         { "chunks", required_argument, NULL, OPT_CHUNKS }, { "seed", required_argument, NULL, OPT_SEED },
         { "wad", required_argument, NULL, OPT_WAD }, { "game", required_argument, NULL, OPT_GAME },
         { "scale", required_argument, NULL, OPT_SCALE }, { "samples", required_argument, NULL, OPT_SAMPLES },
-        { "dirt", no_argument, NULL, OPT_DIRT }, { NULL, 0, NULL, 0 },
+        { "dirt", no_argument, NULL, OPT_DIRT }, { "bounce", required_argument, NULL, OPT_BOUNCE },
+        { NULL, 0, NULL, 0 },
     };
     atomic_file_remove_on_signals(); /* a killed pmfc leaves no temporary map behind */
     opterr = 0;
@@ -334,6 +337,16 @@ int main(int argc, char **argv)
             if (!parse_u64(optarg, &created)) { fprintf(stderr, "pmfc: bad --time '%s'\n", optarg); free(wads); return 1; }
             have_time = true;
             break;
+        case OPT_BOUNCE: {
+            uint64_t n;
+            if (!parse_u64(optarg, &n) || n > BAKE_BOUNCE_MAX) {
+                fprintf(stderr, "pmfc: bad --bounce '%s' (0..%d)\n", optarg, BAKE_BOUNCE_MAX);
+                free(wads);
+                return 1;
+            }
+            bounces = (int)n;
+            break;
+        }
         case OPT_TILE:
             if (!parse_u64(optarg, &tile) || !tile || tile > 4096) { fprintf(stderr, "pmfc: bad --tile '%s'\n", optarg); free(wads); return 1; }
             break;
@@ -463,6 +476,7 @@ int main(int argc, char **argv)
         lb->def = &map.levels[li];
         lb->index = (int)li;
         lb->threads = (int)threads;
+        lb->bounces = bounces;
         lb->quiet = quiet;
         lb->def->samples = (int)samples;
         if (dirt && !(lb->def->dirt_distance > 0)) {

@@ -62,7 +62,8 @@ static void floor_scene_init(floor_scene *f)
     f->lightmap.luxels = malloc(SIDE * SIDE * 3);
     CHECK(f->lightmap.luxels != NULL);
     memset(f->lightmap.luxels, 0xAB, SIDE * SIDE * 3);  /* the bake overwrites every luxel */
-    f->patch = (bake_patch){ { -8.25f, 0, -8.25f }, { 0.5f, 0, 0 }, { 0, 0, 0.5f }, { 0, 1, 0 }, 0, 2, 2, 33, 33, { 0 }, { 0 }, { 0 } };
+    f->patch = (bake_patch){ .origin = { -8.25f, 0, -8.25f }, .step_u = { 0.5f, 0, 0 }, .step_v = { 0, 0, 0.5f },
+                             .normal = { 0, 1, 0 }, .lightmap = 0, .x = 2, .y = 2, .w = 33, .h = 33 };
 
     /* A 9 x 9 grid of floor vertices every 2 m, one facing down and one on the cage's top. */
     int v = 0;
@@ -263,8 +264,8 @@ int main(void)
     /* Patches that do not fit: one on a lightmap that does not exist is skipped, one running off
      * the lightmap's edge is cut there. */
     bake_patch odd[2] = {
-        { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 0, 1 }, { 0, 1, 0 }, 7, 0, 0, 4, 4, { 0 }, { 0 }, { 0 } },
-        { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 0, 1 }, { 0, 1, 0 }, 0, 60, 62, 10, 10, { 0 }, { 0 }, { 0 } },
+        { .step_u = { 1, 0, 0 }, .step_v = { 0, 0, 1 }, .normal = { 0, 1, 0 }, .lightmap = 7, .w = 4, .h = 4 },
+        { .step_u = { 1, 0, 0 }, .step_v = { 0, 0, 1 }, .normal = { 0, 1, 0 }, .lightmap = 0, .x = 60, .y = 62, .w = 10, .h = 10 },
     };
     bake_light lamp = { .kind = BAKE_LIGHT_STATIC, .position = { 2, 1, 2 }, .color = { 1, 1, 1 }, .intensity = 1.0f, .range = 3.0f };
     bake_desc edge = { .lights = &lamp, .light_count = 1, .lightmaps = &f.lightmap, .lightmap_count = 1,

@@ -158,12 +158,13 @@ chunk_build *level_chunk_at(const level_build *lb, int64_t x, int64_t y, int64_t
     return &lb->chunks[level_chunk_index(lb, (uint32_t)x, (uint32_t)y, (uint32_t)z)];
 }
 
-float (*level_occluders(const level_build *lb, v3 origin, size_t *count))[9]
+float (*level_occluders(const level_build *lb, v3 origin, size_t *count, uint32_t **faces))[9]
 {
     size_t tri_count = 0;
     for (size_t i = 0; i < lb->face_count; i++)
         if (material_opaque(&lb->map->materials[lb->faces[i].material])) tri_count += (size_t)lb->faces[i].n - 2;
     float (*tris)[9] = xmalloc((tri_count ? tri_count : 1) * sizeof *tris);
+    if (faces) *faces = xmalloc((tri_count ? tri_count : 1) * sizeof **faces);
     size_t t = 0;
     for (size_t i = 0; i < lb->face_count; i++) {
         const face *f = &lb->faces[i];
@@ -172,6 +173,7 @@ float (*level_occluders(const level_build *lb, v3 origin, size_t *count))[9]
             const v3 *p[3] = { &f->p[0], &f->p[k], &f->p[k + 1] };
             for (int c = 0; c < 3; c++)
                 for (int a = 0; a < 3; a++) tris[t][c * 3 + a] = (float)(p[c]->e[a] - origin.e[a]);
+            if (faces) (*faces)[t] = (uint32_t)i;
             t++;
         }
     }

@@ -18,6 +18,31 @@ static bool light_reaches(const light_def *l, v3 lo, v3 hi)
     return d2 < (double)l->range * l->range;
 }
 
+/* The share of light a material reflects diffusely (docs/pmfc-lighting.md, "Bounced light"): what
+ * the renderer multiplies light by, colour / 255 x the texture's mean texel (white untextured, and
+ * for a texture that is not the map's own) x shading / 255; a texture's holes (alpha < 128) left out. */
+static void material_albedo(const map_def *map, const material_def *m, float out[3])
+{
+    double mean[3] = { 1, 1, 1 };
+    const char *prefix = "map:textures/";
+    if (!strncmp(m->texture, prefix, strlen(prefix)))
+        for (size_t t = 0; t < map->texture_count; t++) {
+            const texture_def *tex = &map->textures[t];
+            if (strcmp(tex->name, m->texture + strlen(prefix)) || !tex->rgba) continue;
+            double sum[3] = { 0, 0, 0 };
+            size_t texels = (size_t)tex->width * tex->height, solid = 0;
+            for (size_t k = 0; k < texels; k++) {
+                const uint8_t *px = tex->rgba + k * 4;
+                if (px[3] < 128) continue;
+                for (int c = 0; c < 3; c++) sum[c] += px[c];
+                solid++;
+            }
+            for (int c = 0; c < 3; c++) mean[c] = solid ? sum[c] / (255.0 * (double)solid) : 0;
+            break;
+        }
+    for (int c = 0; c < 3; c++) out[c] = (float)(m->color[c] / 255.0 * mean[c] * (m->shading / 255.0));
+}
+
 /* The box of the window's chunks outside its margin. */
 static void tile_box(const level_build *lb, v3 *lo, v3 *hi)
 {
@@ -56,7 +81,8 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
 {
     v3 frame = bake_frame(lb);
     size_t tri_count;
-    float (*tris)[9] = level_occluders(lb, frame, &tri_count);
+    uint32_t *tri_faces = NULL;
+    float (*tris)[9] = level_occluders(lb, frame, &tri_count, lb->bounces ? &tri_faces : NULL);
     const level_def *def = lb->def;
     size_t nchunks = level_chunk_count(lb);
     level_light *ll = xcalloc(1, sizeof *ll);
@@ -108,6 +134,8 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
     bake_vertex *verts = fast ? xcalloc(vert_count ? vert_count : 1, sizeof *verts) : NULL;
     bake_probe *probes = xcalloc(probe_count ? probe_count : 1, sizeof *probes);
     smooth_normals *smooth = level_smooth_normals(lb);
+    float (*albedo)[3] = xmalloc((lb->map->material_count ? lb->map->material_count : 1) * sizeof *albedo);
+    for (size_t i = 0; i < lb->map->material_count; i++) material_albedo(lb->map, &lb->map->materials[i], albedo[i]);
     size_t p = 0, q = 0;
     for (size_t c = 0; c < nchunks; c++) {
         chunk_build *cb = &lb->chunks[c];
@@ -132,6 +160,8 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
             bp->w = (uint16_t)cf->lm_w;
             bp->h = (uint16_t)cf->lm_h;
             if (smooth) smooth_patch(lb, smooth, cf, bp);
+            memcpy(bp->albedo, albedo[lb->faces[cf->face].material], sizeof bp->albedo);
+            bp->surface = (uint32_t)cf->face;
         }
         if (verts)
             for (uint32_t i = 0; i < cb->vert_count; i++)
@@ -174,6 +204,7 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
         .probes = probes, .probe_count = probe_count,
         .samples = def->samples,
         .dirt_distance = def->dirt_distance, .dirt_strength = def->dirt_strength,
+        .triangle_surfaces = tri_faces, .bounces = lb->bounces,
         .threads = lb->threads,
         .progress = progress, .user = user,
     };
@@ -182,11 +213,13 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
     bool ok = bake_run(&desc, &ll->res);
     free(sky);
     free(tris);
+    free(tri_faces);
     free(lights);
     free(lms);
     free(patches);
     free(verts);
     free(probes);
+    free(albedo);
     if (!ok) {
         free(light_ids);
         level_light_free(ll);

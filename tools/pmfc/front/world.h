@@ -355,6 +355,7 @@ typedef struct level_build {
     chunk_build *chunks;                         /* [level_chunk_index] */
     int vis_depth;
     int threads;
+    int bounces;                                 /* bake_desc.bounces (--bounce) */
     bool quiet;                                  /* no notes on stderr */
 } level_build;
 
@@ -378,8 +379,9 @@ const char *level_layout(level_build *lb);
  * more on each side (within the grid), the margin's chunks flagged. */
 void level_window(level_build *lb, uint32_t x0, uint32_t z0, uint32_t nx, uint32_t nz, uint32_t margin);
 /* The occluders of the built faces: every opaque face, fan-triangulated, less `origin` (free the
- * result). */
-float (*level_occluders(const level_build *lb, v3 origin, size_t *count))[9];
+ * result); when `faces` is non-NULL, *faces receives each triangle's index in lb->faces (free it
+ * too). */
+float (*level_occluders(const level_build *lb, v3 origin, size_t *count, uint32_t **faces))[9];
 /* Brushes -> visible faces (CSG), then faces -> chunks. */
 void level_faces(level_build *lb);
 void level_clip_to_chunks(level_build *lb);
