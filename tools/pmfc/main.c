@@ -499,9 +499,14 @@ int main(int argc, char **argv)
         }
         extensions[data.extension_count++] = (pmf_blob){ cameras_blob, cameras_size };
     }
+    /* chunks go to a scratch file beside the output as tiles finish: memory holds none of them */
     pmf_writer *w = pmf_writer_create(&header, &data, &err);
     int status = 0;
-    if (!w) status = 3;
+    if (!w || !pmf_writer_stream(w, out_path, &err)) {
+        char buf[768];
+        fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, buf, sizeof buf));
+        status = 3;
+    }
     ps.levels = (int)map.level_count;
     level_totals totals = { 0 };
     for (size_t li = 0; !status && li < map.level_count; li++) {
@@ -561,9 +566,6 @@ int main(int argc, char **argv)
         char buf[768];
         fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, buf, sizeof buf));
         status = 3;
-    } else if (status == 3 && !w) {
-        char buf[768];
-        fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, buf, sizeof buf));
     }
     times[STAGE_WRITE] += now() - t;
     pmf_writer_destroy(w);
