@@ -19,8 +19,8 @@ static void *arena_alloc(arena *a, size_t size)
 
 static void arena_free(arena *a)
 {
-    for (size_t i = 0; i < a->count; i++) free(a->ptrs[i]);
-    free(a->ptrs);
+    for (size_t i = 0; i < a->count; i++) xfree(a->ptrs[i]);
+    xfree(a->ptrs);
     memset(a, 0, sizeof *a);
 }
 
@@ -457,9 +457,9 @@ bool level_encode(level_build *lb, level_light *ll, encoded_chunks *out, void (*
             ok = false;
         }
     }
-    free(oks);
-    free(errs);
-    free(present);
+    xfree(oks);
+    xfree(errs);
+    xfree(present);
     arena_free(&ar);
     return ok;
 }
@@ -476,8 +476,8 @@ bool encoded_chunks_put(encoded_chunks *ec, pmf_writer *w, const char *level_nam
         }
         pmf_encoded_chunk_free(&ec->enc[i]);
     }
-    free(ec->coords);
-    free(ec->enc);
+    xfree(ec->coords);
+    xfree(ec->enc);
     memset(ec, 0, sizeof *ec);
     return ok;
 }

@@ -154,14 +154,14 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
     memcpy(desc.ambient, def->ambient, sizeof desc.ambient);
     memcpy(desc.sky_light, def->sky_light, sizeof desc.sky_light);
     bool ok = bake_run(&desc, &ll->res);
-    free(sky);
-    free(lights);
-    free(lms);
-    free(patches);
-    free(verts);
-    free(probes);
+    xfree(sky);
+    xfree(lights);
+    xfree(lms);
+    xfree(patches);
+    xfree(verts);
+    xfree(probes);
     if (!ok) {
-        free(light_ids);
+        xfree(light_ids);
         level_light_free(ll);
         return NULL;
     }
@@ -170,7 +170,7 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
     for (size_t i = 0; i < probe_count; i++)
         for (uint32_t r = 0; r < ll->res.probes[i].ref_count; r++)
             ll->res.probes[i].refs[r].light = light_ids[ll->res.probes[i].refs[r].light];
-    free(light_ids);
+    xfree(light_ids);
     ll->vertex_count = verts ? vert_count : 0;
 
     /* layers by lightmap, for the chunk writer */
@@ -181,7 +181,7 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
     uint32_t *fill = xmalloc((lm_count + 1) * sizeof *fill);
     memcpy(fill, ll->lm_layer_start, (lm_count + 1) * sizeof *fill);
     for (size_t i = 0; i < ll->res.layer_count; i++) ll->layer_order[fill[ll->res.layers[i].lightmap]++] = (uint32_t)i;
-    free(fill);
+    xfree(fill);
     return ll;
 }
 
@@ -189,9 +189,9 @@ void level_light_free(level_light *ll)
 {
     if (!ll) return;
     bake_result_free(&ll->res);
-    free(ll->fast_ordinal);
-    free(ll->probe_base);
-    free(ll->lm_layer_start);
-    free(ll->layer_order);
-    free(ll);
+    xfree(ll->fast_ordinal);
+    xfree(ll->probe_base);
+    xfree(ll->lm_layer_start);
+    xfree(ll->layer_order);
+    xfree(ll);
 }
