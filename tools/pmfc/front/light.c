@@ -34,6 +34,15 @@ static void tile_box(const level_build *lb, v3 *lo, v3 *hi)
     }
 }
 
+/* What the baker hands back (it allocates it itself): taken from the budget when it arrives. */
+static uint64_t bake_result_bytes(const bake_result *res, const bake_lightmap *lms, size_t probe_count, size_t multipliers)
+{
+    uint64_t bytes = res->layer_count * sizeof *res->layers + multipliers + probe_count * sizeof *res->probes;
+    for (size_t i = 0; i < res->layer_count; i++) bytes += (uint64_t)3 << (2 * lms[res->layers[i].lightmap].size_exp);
+    for (size_t i = 0; i < probe_count; i++) bytes += res->probes[i].ref_count * sizeof *res->probes[i].refs;
+    return bytes;
+}
+
 level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_count,
                         void (*progress)(void *, const char *, double), void *user)
 {
@@ -154,6 +163,10 @@ level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_coun
     memcpy(desc.ambient, def->ambient, sizeof desc.ambient);
     memcpy(desc.sky_light, def->sky_light, sizeof desc.sky_light);
     bool ok = bake_run(&desc, &ll->res);
+    if (ok) {
+        ll->charged = bake_result_bytes(&ll->res, lms, probe_count, ll->res.fast_light_count * (verts ? vert_count : 0));
+        memory_take(ll->charged, "the baked layers");
+    }
     xfree(sky);
     xfree(lights);
     xfree(lms);
@@ -189,6 +202,7 @@ void level_light_free(level_light *ll)
 {
     if (!ll) return;
     bake_result_free(&ll->res);
+    memory_give(ll->charged);
     xfree(ll->fast_ordinal);
     xfree(ll->probe_base);
     xfree(ll->lm_layer_start);

@@ -44,29 +44,32 @@ static _Noreturn void out_of_memory(void)
     exit(3);
 }
 
-/* One line, from the first thread over the budget; the others wait for the exit. */
-static _Noreturn void over_budget(uint64_t bytes)
+/* One line, from the first thread over the budget; the others wait for the exit, which skips
+ * atexit work while they still run (nothing is on disk to remove). */
+_Noreturn void memory_over_budget(uint64_t bytes, const char *what)
 {
     static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&once);
     char source[256];
     text_clean(atomic_load(&where_source), source, sizeof source);
     int line = atomic_load(&where_line);
-    char at[32] = "";
+    char at[32] = "", more[48] = "";
     if (line > 0)
         snprintf(at, sizeof at, ":%d", line);
+    if (bytes)
+        snprintf(more, sizeof more, ", %llu MiB more needed", (unsigned long long)((bytes + MIB - 1) / MIB));
     /* the front end's style: "FILE:LINE: message" at a source line, else "pmfc: FILE: message" */
-    fprintf(stderr, "%s%s%s: over the memory budget of %llu MiB while %s: %llu MiB more needed, %llu MiB in use (see --memory)\n",
+    fprintf(stderr, "%s%s%s: over the memory budget of %llu MiB while %s%s%s%s: %llu MiB in use%s (see --memory)\n",
             line > 0 ? "" : "pmfc: ", source, at, (unsigned long long)(pmf_budget_limit() / MIB), atomic_load(&where_stage),
-            (unsigned long long)((bytes + MIB - 1) / MIB), (unsigned long long)(pmf_budget_used() / MIB));
-    exit(2);
+            what ? " (" : "", what ? what : "", what ? ")" : "", (unsigned long long)(pmf_budget_used() / MIB), more);
+    fflush(stderr);
+    _exit(2);
 }
 
 void memory_take(uint64_t bytes, const char *what)
 {
-    (void)what;
     if (!pmf_budget_take(bytes))
-        over_budget(bytes);
+        memory_over_budget(bytes, what);
 }
 
 void memory_give(uint64_t bytes)
@@ -81,7 +84,7 @@ static void *accounted(void *p)
     size_t size = malloc_usable_size(p);
     if (size >= ACCOUNTED_MIN && !pmf_budget_take(size)) {
         free(p);
-        over_budget(size);
+        memory_over_budget(size, NULL);
     }
     return p;
 }

@@ -221,6 +221,9 @@ void xfree(void *p);
  * as xmalloc would; given back with memory_give. */
 void memory_take(uint64_t bytes, const char *what);
 void memory_give(uint64_t bytes);
+/* Stops pmfc over the budget: bytes more were needed (0 = unknown) for what (NULL = the stage's
+ * work). One line, exit 2. */
+_Noreturn void memory_over_budget(uint64_t bytes, const char *what);
 /* What pmfc is building, for the over-budget line: the source file (and the line of the level's
  * definition, 0 = none; NULL keeps them) and the stage. Process-wide; the stage is a static string. */
 void memory_where(const char *source, int line, const char *stage);
