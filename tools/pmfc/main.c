@@ -233,6 +233,25 @@ typedef struct tile_batch {
     level_totals *totals;
 } tile_batch;
 
+/* A tile keeps only the lights that reach its window (margin included): the per-face and
+ * per-chunk light scans then cost the tile's lights, not the whole city's (quadratic in the
+ * city's size before). Their order is kept, so the output is the same. */
+static void tile_lights(const level_build *win, const level_def *def, level_def *tile_def)
+{
+    v3 lo = v3_make(1e30, 1e30, 1e30), hi = v3_make(-1e30, -1e30, -1e30);
+    double h = win->S / 2;
+    for (size_t c = 0; c < level_chunk_count(win); c++)
+        for (int a = 0; a < 3; a++) {
+            lo.e[a] = fmin(lo.e[a], win->chunks[c].centre.e[a] - h);
+            hi.e[a] = fmax(hi.e[a], win->chunks[c].centre.e[a] + h);
+        }
+    tile_def->lights = xmalloc((def->light_count ? def->light_count : 1) * sizeof *tile_def->lights);
+    tile_def->light_count = 0;
+    for (size_t i = 0; i < def->light_count; i++)
+        if (light_reaches(&def->lights[i], lo, hi)) tile_def->lights[tile_def->light_count++] = def->lights[i];
+    tile_def->light_cap = tile_def->light_count;
+}
+
 static void tile_job(void *user, size_t i)
 {
     tile_batch *tb = user;
@@ -253,8 +272,12 @@ static void tile_job(void *user, size_t i)
         tb->times[i][STAGE_GEOMETRY] += now() - t;
     }
     level_window(&win, tx * tb->ts, tz * tb->ts, tb->ts, tb->ts, tb->tiled ? 1 : 0);
+    if (tb->tiled) tile_lights(&win, tb->lb->def, &tile_def);
     tb->ok[i] = build_window(&win, &tb->out[i], tb->ps, tb->times[i], &tb->totals[i]);
-    if (tb->tiled) xfree(tile_def.brushes);
+    if (tb->tiled) {
+        xfree(tile_def.brushes);
+        xfree(tile_def.lights);
+    }
 }
 
 static bool parse_u64(const char *s, uint64_t *out)

@@ -6,8 +6,7 @@
 
 #include "light.h"
 
-/* True when the light's sphere reaches the box. */
-static bool light_reaches(const light_def *l, v3 lo, v3 hi)
+bool light_reaches(const light_def *l, v3 lo, v3 hi)
 {
     if (l->shape == BAKE_SHAPE_SUN) return true;
     double d2 = 0;

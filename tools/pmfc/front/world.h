@@ -406,6 +406,8 @@ typedef struct sealed_polys { uint32_t *start; v3 *points; size_t point_count, p
 void chunk_seal(const level_build *lb, const chunk_build *cb, sealed_polys *out);
 /* Lights (light.c): describes the level to the baker, runs it, and keeps what each chunk gets. */
 typedef struct level_light level_light;
+/* True when the light's sphere reaches the box (a sun reaches everything). */
+bool light_reaches(const light_def *l, v3 lo, v3 hi);
 level_light *level_bake(level_build *lb, const float (*tris)[9], size_t tri_count,
                         void (*progress)(void *, const char *, double), void *user);
 /* Visibility (visibility.c): fills cube visibility data of the cells. */
