@@ -4,6 +4,8 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -279,6 +281,17 @@ static void check_streamed_writing(const sample_map *m)
     free(expected);
     free(copy);
     free(written);
+    /* a scratch file that cannot grow (the file size limit): the chunk that did not fit is named */
+    struct rlimit old_limit, tiny = { 16, 16 };
+    void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    if (getrlimit(RLIMIT_FSIZE, &old_limit) == 0 && setrlimit(RLIMIT_FSIZE, &tiny) == 0) {
+        bool written = sample_map_write_streamed(m, path, NULL, NULL, &err);
+        setrlimit(RLIMIT_FSIZE, &old_limit);
+        CHECK(!written && strstr(err.message, "cannot write the scratch file") && strstr(err.block, "chunk ("),
+              "file size limit: %s: %s", err.block, err.message);
+        CHECK(entries_in(dir) == 1, "%d entries in %s after a failed write", entries_in(dir), dir);
+    }
+    signal(SIGXFSZ, old_handler);
     /* no directory for the scratch file: refused at once, naming it */
     snprintf(path, sizeof path, "%s/missing/x.pmf", dir);
     CHECK(!sample_map_write_streamed(m, path, NULL, NULL, &err) && strstr(err.message, "scratch file") &&
