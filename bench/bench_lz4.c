@@ -1,6 +1,7 @@
-/* bench_lz4.c - figure 1's baseline: LZ4F-decompress every stored block of a PMF file (each
- * level's common/client/server data and every chunk's three blocks), single thread, no parsing
- * of what comes out. The blocks are found through the reader's chunk index (pmf_open).
+/* bench_lz4.c - figure 1's baseline: read (pread, as the reader does) and LZ4F-decompress every
+ * stored block of a PMF file (each level's common/client/server data and every chunk's three
+ * blocks), single thread, no parsing of what comes out. The blocks are found through the
+ * reader's chunk index (pmf_open).
  *
  *   bench_lz4 FILE
  *
@@ -25,26 +26,38 @@ static double now_seconds(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Decompresses one frame into buf (grown as needed). False when it is broken or the wrong size. */
+typedef struct lz4_buffers {
+    uint8_t *in, *out;
+    size_t in_cap, out_cap;
+} lz4_buffers;
+
+static bool ensure(uint8_t **buf, size_t *cap, size_t size)
+{
+    if (size <= *cap)
+        return true;
+    uint8_t *grown = realloc(*buf, size);
+    if (!grown)
+        return false;
+    *buf = grown;
+    *cap = size;
+    return true;
+}
+
+/* Reads and decompresses one frame (buffers grown as needed). False when it is broken or the wrong size. */
 static bool decompress_block(LZ4F_dctx *dctx, const pmf_file *f, uint64_t offset, uint32_t compressed,
-                             uint32_t decompressed, uint8_t **buf, size_t *cap, lz4_totals *totals)
+                             uint32_t decompressed, lz4_buffers *b, lz4_totals *totals)
 {
     if (!compressed)
         return true;
-    if (offset > f->size || compressed > f->size - offset)
+    pmf_error err;
+    if (!ensure(&b->in, &b->in_cap, compressed) || !ensure(&b->out, &b->out_cap, decompressed) ||
+        !pmf_file_read(f, offset, compressed, b->in, "block", &err))
         return false;
-    if (decompressed > *cap) {
-        uint8_t *grown = realloc(*buf, decompressed);
-        if (!grown)
-            return false;
-        *buf = grown;
-        *cap = decompressed;
-    }
     LZ4F_resetDecompressionContext(dctx);
     size_t in = 0, out = 0;
     for (;;) {
-        size_t src_len = compressed - in, dst_len = *cap - out;
-        size_t ret = LZ4F_decompress(dctx, *buf + out, &dst_len, f->data + offset + in, &src_len, NULL);
+        size_t src_len = compressed - in, dst_len = b->out_cap - out;
+        size_t ret = LZ4F_decompress(dctx, b->out + out, &dst_len, b->in + in, &src_len, NULL);
         if (LZ4F_isError(ret))
             return false;
         in += src_len;
@@ -79,28 +92,27 @@ int main(int argc, char **argv)
         pmf_close(f);
         return 3;
     }
-    uint8_t *buf = NULL;
-    size_t cap = 0;
+    lz4_buffers buffers = { 0 };
     lz4_totals totals = { 0 };
     bool ok = true;
     double t0 = now_seconds();
     for (uint32_t l = 0; ok && l < f->level_count; l++) {
         const pmf_level_info *li = &f->levels[l];
         for (int b = 0; ok && b < 3; b++)
-            ok = decompress_block(dctx, f, li->block_offset[b], li->compressed[b], li->decompressed[b], &buf, &cap,
-                                  &totals);
+            ok = decompress_block(dctx, f, li->block_offset[b], li->compressed[b], li->decompressed[b], &buffers, &totals);
         for (uint32_t c = 0; ok && c < li->chunk_count; c++) {
             const pmf_chunk_loc *loc = &li->chunks[c];
             uint64_t offset = loc->offset;
             for (int b = 0; ok && b < 3; b++) {
-                ok = decompress_block(dctx, f, offset, loc->compressed[b], loc->decompressed[b], &buf, &cap, &totals);
+                ok = decompress_block(dctx, f, offset, loc->compressed[b], loc->decompressed[b], &buffers, &totals);
                 offset += loc->compressed[b];
             }
         }
     }
     double elapsed = now_seconds() - t0;
     LZ4F_freeDecompressionContext(dctx);
-    free(buf);
+    free(buffers.in);
+    free(buffers.out);
     pmf_close(f);
     if (!ok) {
         fprintf(stderr, "bench_lz4: %s: a block does not decompress to its declared size\n", argv[1]);

@@ -14,7 +14,8 @@
 # Environment: BENCH_JOBS (build jobs, default 2), BENCH_SEED (default 1), BENCH_GEN_TIMEOUT
 # (seconds one map's generation may take, default 900), BENCH_REPEATS (runs of each side of a
 # timed comparison, the minimum taken, default 5; 2 with --quick),
-# BENCH_BIG / BENCH_SMALL / BENCH_HUGE (map grids, default 64x2x64 / 16x1x16 / 128x1x128).
+# BENCH_BIG / BENCH_SMALL / BENCH_HUGE (map grids, default 64x2x64 / 16x1x16 / 128x1x128),
+# BENCH_COMPILE (figure 6's largest compile, default 256x1x256).
 set -u
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 cd "$(dirname "$0")/.." || exit 1
@@ -38,10 +39,10 @@ JOBS=${BENCH_JOBS:-2}
 GEN_TIMEOUT=${BENCH_GEN_TIMEOUT:-900}
 SEED=${BENCH_SEED:-1}
 if [ "$QUICK" = 1 ]; then
-    BIG=${BENCH_BIG:-8x2x8}; SMALL=${BENCH_SMALL:-4x1x4}; HUGE=${BENCH_HUGE:-16x1x16}
+    BIG=${BENCH_BIG:-8x2x8}; SMALL=${BENCH_SMALL:-4x1x4}; HUGE=${BENCH_HUGE:-16x1x16}; COMPILE=${BENCH_COMPILE:-32x1x32}
     FRAMES_DRAW=20; FRAMES_FLY=60; FRAMES_MEM=40; REPEATS=${BENCH_REPEATS:-2}
 else
-    BIG=${BENCH_BIG:-64x2x64}; SMALL=${BENCH_SMALL:-16x1x16}; HUGE=${BENCH_HUGE:-128x1x128}
+    BIG=${BENCH_BIG:-64x2x64}; SMALL=${BENCH_SMALL:-16x1x16}; HUGE=${BENCH_HUGE:-128x1x128}; COMPILE=${BENCH_COMPILE:-256x1x256}
     FRAMES_DRAW=60; FRAMES_FLY=240; FRAMES_MEM=120; REPEATS=${BENCH_REPEATS:-5}
 fi
 RADIUS=8                    # pmfview's default streaming radius
@@ -451,6 +452,18 @@ bake_row() {
         "bake stage with bounced light beside --bounce 0 (best of 3 each)"
 }
 
+# compile_memory ID LABEL MAP: the peak RSS of the map's generation against what pmfc may use:
+# 256 MiB + a quarter of the output (it streams chunks to disk as tiles finish).
+compile_memory() {
+    local rss size allowed
+    rss=$(field "$3.run" "maxrss_kb ")
+    [ -n "$rss" ] || { na "$1" "$2" "no peak RSS recorded for ${3##*/}"; return; }
+    size=$(stat -c %s "$3")
+    allowed=$(calc "256 + 0.25 * $size / 1048576")
+    record "$1" "$2" "$(calc "$rss / 1024")" MiB "$allowed" "$(calc "$rss / 1024 / $allowed")" "<=1" \
+        "baseline = 256 MiB + 0.25 x the $(show "$(calc "$size / 1048576")") MiB output"
+}
+
 figure_compiler() {
     local demo="$ROOT/assets/feature_demo.pms" m
     if [ ! -x "$PMFC" ]; then
@@ -479,6 +492,21 @@ figure_compiler() {
         log "6 bake: pmfc --generate city --chunks $BIG lit fully and with direct light only"
         bake_row bake_big "6 pmfc bake $BIG vs direct only" --generate city --chunks "$BIG" --seed "$SEED"
     fi
+    [ -z "$m" ] || compile_memory compile_big_rss "6 pmfc --generate $BIG peak RSS" "$m"
+    map "$COMPILE"
+    m=$MAP
+    if [ -z "$m" ]; then
+        na compile_largest "6 pmfc --generate $COMPILE" "$MAP_FAILURE"
+        na compile_largest_rss "6 pmfc --generate $COMPILE peak RSS" "$MAP_FAILURE"
+        return
+    fi
+    if [ -n "${REGENERATED[$COMPILE]:-}" ]; then
+        compile_row compile_largest "6 pmfc --generate $COMPILE" "$m.log" "$m.run" ""
+    else
+        compile_row compile_largest "6 pmfc --generate $COMPILE" "$m.log" "$m.run" \
+            "cached map, generated $(date -u -r "$m" +%Y-%m-%dT%H:%MZ) (--regenerate to redo); "
+    fi
+    compile_memory compile_largest_rss "6 pmfc --generate $COMPILE peak RSS" "$m"
 }
 
 # 7: the largest real RMF of ../shared/data/rmf compiled, per 1000 faces (target: a 10,000-face

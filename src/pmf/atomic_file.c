@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,4 +172,31 @@ void atomic_file_abort(atomic_file *af)
     free(af->tmp);
     free(af->path);
     *af = (atomic_file){ .slot = -1 };
+}
+
+int atomic_file_scratch(const char *path, char *why, size_t why_size)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+    char *tmp = malloc(dir_len + 32);
+    if (!tmp) {
+        set_why(why, why_size, "cannot create a scratch file next to it", ENOMEM);
+        return -1;
+    }
+    snprintf(tmp, dir_len + 32, "%.*s", dir_len ? (int)dir_len : 1, dir_len ? path : ".");
+    int fd = -1;
+#ifdef O_TMPFILE
+    fd = open(tmp, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#endif
+    if (fd < 0) {
+        /* a filesystem without O_TMPFILE: a name that lives only between these two calls */
+        snprintf(tmp, dir_len + 32, "%.*s.pmf-scratch.XXXXXX", (int)dir_len, path);
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd >= 0)
+            unlink(tmp);
+    }
+    if (fd < 0)
+        set_why(why, why_size, "cannot create a scratch file next to it", errno);
+    free(tmp);
+    return fd;
 }

@@ -32,6 +32,11 @@ bool atomic_file_commit(atomic_file *af, char *why, size_t why_size);
 /* Closes and removes the temporary file. */
 void atomic_file_abort(atomic_file *af);
 
+/* An unnamed scratch file (O_TMPFILE, else created and unlinked at once) in path's directory,
+ * open for reading and writing: it has no name to remove, so no error, signal or kill leaves it
+ * behind. Its fd, or -1 with the reason in why. */
+int atomic_file_scratch(const char *path, char *why, size_t why_size);
+
 /* Installs the SIGINT/SIGTERM/SIGHUP handler that removes open temporary files. */
 void atomic_file_remove_on_signals(void);
 

@@ -466,6 +466,10 @@ typedef struct pmf_writer pmf_writer;
 pmf_writer *pmf_writer_create(const pmf_header *header, const pmf_data_desc *data, pmf_error *err);
 /* Starts a level: lvl must have all three parts filled. Chunks then come in any order. */
 bool pmf_writer_begin_level(pmf_writer *w, const pmf_level *lvl, pmf_error *err);
+/* From now on keeps the chunks put in an unnamed scratch file in path's directory (the output's,
+ * so the same disk) instead of memory: the writer then holds only their sizes, and finishing
+ * copies them in place. Without it (tests, small maps) chunks stay in memory. */
+bool pmf_writer_stream(pmf_writer *w, const char *path, pmf_error *err);
 /* Takes ownership of enc's bytes. */
 bool pmf_writer_put_chunk(pmf_writer *w, pmf_chunk_coord c, pmf_encoded_chunk *enc, pmf_error *err);
 /* Writes to path atomically (temp file + rename), or to memory (caller frees *out). */

@@ -81,17 +81,30 @@ bool pmf_cursor_expect_end(pmf_cursor *c, const char *what)
     return true;
 }
 
-void *pmf_read_array(pmf_cursor *c, pmf_arena *a, uint64_t count, size_t min_size, size_t elem_size, const char *what)
+static void *read_array(pmf_cursor *c, pmf_arena *a, uint64_t count, size_t min_size, size_t elem_size, bool zeroed,
+                        const char *what)
 {
     if (!pmf_cursor_fits(c, count, min_size, what) || count == 0)
         return NULL;
-    void *p = pmf_arena_alloc(a, (size_t)count * elem_size);
+    size_t bytes = (size_t)count * elem_size;
+    void *p = zeroed ? pmf_arena_alloc(a, bytes) : pmf_arena_alloc_uninit(a, bytes);
     if (!p) {
         char label[96];
         snprintf(label, sizeof label, "%llu %s", (unsigned long long)count, what);
         pmf_cursor_fail_alloc(c, a, c->pos, (uint64_t)count * elem_size, label);
     }
     return p;
+}
+
+void *pmf_read_array(pmf_cursor *c, pmf_arena *a, uint64_t count, size_t min_size, size_t elem_size, const char *what)
+{
+    return read_array(c, a, count, min_size, elem_size, true, what);
+}
+
+void *pmf_read_array_uninit(pmf_cursor *c, pmf_arena *a, uint64_t count, size_t min_size, size_t elem_size,
+                            const char *what)
+{
+    return read_array(c, a, count, min_size, elem_size, false, what);
 }
 
 void pmf_error_alloc(pmf_error *err, const pmf_arena *a, const char *file, const char *block, uint64_t offset,

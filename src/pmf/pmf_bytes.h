@@ -82,9 +82,30 @@ static inline float pmf_read_f32(pmf_cursor *c, const char *what)
     return f;
 }
 
-static inline void pmf_read_f32s(pmf_cursor *c, float *out, int n, const char *what)
+/* n little-endian f32s or u32s to out: copied as they are on a little-endian host. */
+static inline void pmf_copy_le32s(void *out, const uint8_t *p, size_t n)
 {
-    for (int i = 0; i < n; i++)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(out, p, n * 4);
+#else
+    uint8_t *o = out;
+    for (size_t i = 0; i < n; i++, p += 4, o += 4) {
+        uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        memcpy(o, &u, 4);
+    }
+#endif
+}
+
+/* The bounds checked once for all n; when they do not all fit, read one by one so the error
+ * names the same byte as before. */
+static inline void pmf_read_f32s(pmf_cursor *c, float *out, size_t n, const char *what)
+{
+    if (!c->failed && n <= (c->size - c->pos) / 4) {
+        pmf_copy_le32s(out, c->data + c->pos, n);
+        c->pos += n * 4;
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
         out[i] = pmf_read_f32(c, what);
 }
 

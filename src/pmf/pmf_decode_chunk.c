@@ -11,6 +11,9 @@
  * stored, so this bounds what one block can make us allocate (~900 MiB). A complete octree
  * 7 levels deep has 2.4 M cubes. */
 #define PMF_MAX_CUBES (1u << 22)
+/* A stored vertex is seven f32s, laid out as pmf_vertex: the array is read in one copy. */
+#define PMF_VERTEX_SIZE 28
+_Static_assert(sizeof(pmf_vertex) == PMF_VERTEX_SIZE, "pmf_vertex must be the stored vertex's seven floats, unpadded");
 
 typedef struct chunk_decoder {
     const pmf_level *lvl;
@@ -356,12 +359,10 @@ static bool decode_client(pmf_cursor *c, chunk_decoder *d, pmf_blob t)
     }
 
     cl->vertex_count = pmf_read_u32(c, "vertex count");
-    cl->vertices = pmf_read_array(c, a, cl->vertex_count, 28, sizeof *cl->vertices, "vertices");
-    for (uint32_t i = 0; i < cl->vertex_count && !c->failed; i++) {
-        pmf_read_f32s(c, cl->vertices[i].xyz, 3, "vertex XYZ");
-        pmf_read_f32s(c, cl->vertices[i].uv, 2, "vertex UV");
-        pmf_read_f32s(c, cl->vertices[i].lm_uv, 2, "vertex lightmap UV");
-    }
+    cl->vertices = pmf_read_array_uninit(c, a, cl->vertex_count, PMF_VERTEX_SIZE, sizeof *cl->vertices, "vertices");
+    const uint8_t *stored = cl->vertices ? pmf_take(c, (size_t)cl->vertex_count * PMF_VERTEX_SIZE, "vertices") : NULL;
+    if (stored)
+        pmf_copy_le32s(cl->vertices, stored, (size_t)cl->vertex_count * (PMF_VERTEX_SIZE / 4));
 
     if (!c->failed && cc->dynamic_light_count) {
         cl->dynamic_lights = pmf_arena_alloc(a, cc->dynamic_light_count * sizeof *cl->dynamic_lights);

@@ -71,6 +71,9 @@ int pmf_find_name(const void *array, size_t count, size_t stride, const char *na
 /* Allocates count zeroed elements after checking count items of min_size bytes still fit.
  * NULL for count 0 or after an error (which it records). */
 void *pmf_read_array(pmf_cursor *c, pmf_arena *a, uint64_t count, size_t min_size, size_t elem_size, const char *what);
+/* The same, not zeroed: for arrays the caller fills whole. */
+void *pmf_read_array_uninit(pmf_cursor *c, pmf_arena *a, uint64_t count, size_t min_size, size_t elem_size,
+                            const char *what);
 
 /* Reads a String into out that must be empty or make ok_expr (which sees it as `name`) true. */
 #define PMF_READ_NAME_REF(c, table, what, ok_expr, out)                                                      \

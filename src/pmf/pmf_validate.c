@@ -43,6 +43,22 @@ static void stats_add_box(pmf_level_stats *s, const double lo[3], const double h
     s->has_bounds = true;
 }
 
+/* The box around a chunk's vertices (chunk-local); false when it has none. */
+static bool chunk_vertex_box(const pmf_chunk_client *cl, float lo[3], float hi[3])
+{
+    if (cl->vertex_count == 0)
+        return false;
+    for (int k = 0; k < 3; k++)
+        lo[k] = hi[k] = cl->vertices[0].xyz[k];
+    for (uint32_t v = 1; v < cl->vertex_count; v++)
+        for (int k = 0; k < 3; k++) {
+            float x = cl->vertices[v].xyz[k];
+            lo[k] = x < lo[k] ? x : lo[k];
+            hi[k] = x > hi[k] ? x : hi[k];
+        }
+    return true;
+}
+
 static void *validate_chunks(void *arg)
 {
     validate_worker *wk = arg;
@@ -84,11 +100,15 @@ static void *validate_chunks(void *arg)
         double side = (double)(1ull << li->chunk_size_exp);
         double centre[3] = { ((double)c.x - li->center.x) * side, ((double)c.y - li->center.y) * side,
                              ((double)c.z - li->center.z) * side };
-        for (uint32_t v = 0; v < ch.client.vertex_count; v++) {
-            double w[3];
-            for (int k = 0; k < 3; k++)
-                w[k] = centre[k] + ch.client.vertices[v].xyz[k];
-            stats_add_box(s, w, w);
+        /* the chunk's own box first: adding the centre keeps the order, so the bounds are the same */
+        float lo[3], hi[3];
+        if (chunk_vertex_box(&ch.client, lo, hi)) {
+            double wlo[3], whi[3];
+            for (int k = 0; k < 3; k++) {
+                wlo[k] = centre[k] + lo[k];
+                whi[k] = centre[k] + hi[k];
+            }
+            stats_add_box(s, wlo, whi);
         }
         pmf_chunk_free(&ch);
     }

@@ -500,11 +500,14 @@ void sample_map_free(sample_map *m)
     memset(m, 0, sizeof *m);
 }
 
-static pmf_writer *write_all(const sample_map *m, pmf_error *err)
+/* stream_path: spool the chunks beside it (pmf_writer_stream), else keep them in memory */
+static pmf_writer *write_all(const sample_map *m, const char *stream_path, pmf_error *err)
 {
     pmf_writer *w = pmf_writer_create(&m->header, &m->data, err);
     if (!w)
         return NULL;
+    if (stream_path && !pmf_writer_stream(w, stream_path, err))
+        goto fail;
     for (uint32_t l = 0; l < m->level_count; l++) {
         const sample_level *sl = &m->levels[l];
         if (!pmf_writer_begin_level(w, &sl->level, err))
@@ -524,7 +527,7 @@ fail:
 
 bool sample_map_write_memory(const sample_map *m, uint8_t **out, size_t *size, pmf_error *err)
 {
-    pmf_writer *w = write_all(m, err);
+    pmf_writer *w = write_all(m, NULL, err);
     bool ok = w && pmf_writer_finish_memory(w, out, size, err);
     pmf_writer_destroy(w);
     return ok;
@@ -532,8 +535,16 @@ bool sample_map_write_memory(const sample_map *m, uint8_t **out, size_t *size, p
 
 bool sample_map_write_file(const sample_map *m, const char *path, pmf_error *err)
 {
-    pmf_writer *w = write_all(m, err);
+    pmf_writer *w = write_all(m, NULL, err);
     bool ok = w && pmf_writer_finish(w, path, err);
+    pmf_writer_destroy(w);
+    return ok;
+}
+
+bool sample_map_write_streamed(const sample_map *m, const char *path, uint8_t **copy, size_t *copy_size, pmf_error *err)
+{
+    pmf_writer *w = write_all(m, path, err);
+    bool ok = w && pmf_writer_finish(w, path, err) && (!copy || pmf_writer_finish_memory(w, copy, copy_size, err));
     pmf_writer_destroy(w);
     return ok;
 }

@@ -4,6 +4,9 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "block_patch.h"
@@ -235,6 +238,69 @@ static void check_file_writing(const sample_map *m)
     rmdir(dir);
 }
 
+static int entries_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int entries = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            entries++;
+    if (d)
+        closedir(d);
+    return entries;
+}
+
+/* Chunks spooled to a scratch file as they are put give the very bytes of the in-memory writer,
+ * finished to a file or to memory, and leave nothing but the map behind. */
+static void check_streamed_writing(const sample_map *m)
+{
+    char dir[] = "/tmp/pmf_stream_XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0, "mkdtemp");
+        return;
+    }
+    char path[512];
+    snprintf(path, sizeof path, "%s/kitchen.pmf", dir);
+    pmf_error err;
+    uint8_t *expected = NULL, *copy = NULL;
+    size_t expected_size = 0, copy_size = 0;
+    CHECK(sample_map_write_memory(m, &expected, &expected_size, &err), "write memory: %s", err.message);
+    CHECK(sample_map_write_streamed(m, path, &copy, &copy_size, &err), "write streamed: %s", err.message);
+    CHECK(copy && copy_size == expected_size && !memcmp(copy, expected, expected_size),
+          "streamed, finished to memory: %zu bytes, %zu expected", copy_size, expected_size);
+    uint8_t *written = NULL;
+    size_t written_size = 0;
+    CHECK(pmf_read_whole_file(path, 1u << 24, &written, &written_size, &err), "read back: %s", err.message);
+    CHECK(written && written_size == expected_size && !memcmp(written, expected, expected_size),
+          "streamed file: %zu bytes, %zu expected", written_size, expected_size);
+    struct stat st;
+    mode_t mask = umask(022);
+    umask(mask);
+    CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == (0666 & ~mask), "mode %o", (unsigned)st.st_mode & 0777);
+    CHECK(entries_in(dir) == 1, "%d entries in %s", entries_in(dir), dir);
+    free(expected);
+    free(copy);
+    free(written);
+    /* a scratch file that cannot grow (the file size limit): the chunk that did not fit is named */
+    struct rlimit old_limit, tiny = { 16, 16 };
+    void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    if (getrlimit(RLIMIT_FSIZE, &old_limit) == 0 && setrlimit(RLIMIT_FSIZE, &tiny) == 0) {
+        bool written = sample_map_write_streamed(m, path, NULL, NULL, &err);
+        setrlimit(RLIMIT_FSIZE, &old_limit);
+        CHECK(!written && strstr(err.message, "cannot write the scratch file") && strstr(err.block, "chunk ("),
+              "file size limit: %s: %s", err.block, err.message);
+        CHECK(entries_in(dir) == 1, "%d entries in %s after a failed write", entries_in(dir), dir);
+    }
+    signal(SIGXFSZ, old_handler);
+    /* no directory for the scratch file: refused at once, naming it */
+    snprintf(path, sizeof path, "%s/missing/x.pmf", dir);
+    CHECK(!sample_map_write_streamed(m, path, NULL, NULL, &err) && strstr(err.message, "scratch file") &&
+              !strcmp(err.block, "file"), "bad path: %s", err.message);
+    snprintf(path, sizeof path, "%s/kitchen.pmf", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* A server string table that already holds every pathfinding name (one as a suffix of another
  * string) is written unchanged: entities may refer into it. Found by fuzzing. */
 static void check_server_table_kept(sample_map *m)
@@ -301,6 +367,7 @@ int main(void)
         pmf_close(f);
     }
     check_file_writing(&m);
+    check_streamed_writing(&m);
 
     sample_map small;
     sample_map_build(&small, SAMPLE_MAP_SMALL);

@@ -12,7 +12,9 @@
 
 #include "front/world.h"
 #include "front/generate.h"
+#include "memory_option.h"
 #include "pmf/atomic_file.h"
+#include "pmf/pmf_budget.h"
 #include "pmf/file_kind.h"
 #include "pmf/pmf_cameras.h"
 #include "pmf/pmf_lights.h"
@@ -70,6 +72,8 @@ static void usage(FILE *out)
     fputs("usage: pmfc SOURCE -o OUT.pmf [--threads N] [--bounce N] [--samples N] [--dirt] [--quiet] [--time UNIX_TIME]\n"
           "            [--wad FILE]... [--game DIR] [--scale METRES_PER_UNIT]   (RMF sources)\n"
           "       pmfc --generate NAME --chunks XxYxZ --seed N -o OUT.pmf [--tile N] [--threads N] [--bounce N] [--quiet] [--time UNIX_TIME]\n"
+          "both take --memory MIB: the memory budget (default half the machine's memory, at least 1 GiB;\n"
+          "docs/memory.md); a map that needs more is refused with exit 2.\n"
           "SOURCE is the project's own source format (docs/pmfc.md) or a Worldcraft/Hammer RMF map\n"
           "(docs/rmf.md), told apart by content. SOURCE_DATE_EPOCH sets the creation time\n"
           "when --time is not given. --bounce N bakes N bounces of light (0 = direct light only;\n"
@@ -160,6 +164,7 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
 {
     double t = now();
     progress(ps, "geometry", 0);
+    memory_where(NULL, 0, "building geometry");
     level_faces(lb);
     level_clip_to_chunks(lb);
     times[STAGE_GEOMETRY] += now() - t;
@@ -167,6 +172,7 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
     size_t nchunks = level_chunk_count(lb), done = 0;
     chunk_pass cp = { lb, PASS_UNWRAP, &done, nchunks, ps };
     t = now();
+    memory_where(NULL, 0, "building lightmaps and octrees");
     jobs_parallel_for(nchunks, lb->threads, chunk_job, &cp);
     times[STAGE_UNWRAP] += now() - t;
     t = now();
@@ -182,6 +188,7 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
 
     bool ok = true;
     t = now();
+    memory_where(NULL, 0, "baking light");
     level_light *ll = level_bake(lb, progress, ps);
     times[STAGE_BAKE] += now() - t;
     if (!ll) {
@@ -189,15 +196,17 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
         ok = false;
     }
     t = now();
+    memory_where(NULL, 0, "computing visibility");
     size_t tri_count;
     float (*tris)[9] = level_occluders(lb, v3_make(0, 0, 0), &tri_count, NULL);
     if (ok && !level_visibility(lb, (const float (*)[9])tris, tri_count, progress, ps)) {
         fputs("pmfc: out of memory while computing visibility\n", stderr);
         ok = false;
     }
-    free(tris);
+    xfree(tris);
     times[STAGE_VIS] += now() - t;
     t = now();
+    memory_where(NULL, 0, "encoding chunks");
     if (ok) ok = level_encode(lb, ll, out, progress, ps);
     times[STAGE_ENCODE] += now() - t;
     for (size_t c = 0; c < nchunks; c++) {
@@ -229,6 +238,25 @@ typedef struct tile_batch {
     level_totals *totals;
 } tile_batch;
 
+/* A tile keeps only the lights that reach its window (margin included): the per-face and
+ * per-chunk light scans then cost the tile's lights, not the whole city's (quadratic in the
+ * city's size before). Their order is kept, so the output is the same. */
+static void tile_lights(const level_build *win, const level_def *def, level_def *tile_def)
+{
+    v3 lo = v3_make(1e30, 1e30, 1e30), hi = v3_make(-1e30, -1e30, -1e30);
+    double h = win->S / 2;
+    for (size_t c = 0; c < level_chunk_count(win); c++)
+        for (int a = 0; a < 3; a++) {
+            lo.e[a] = fmin(lo.e[a], win->chunks[c].centre.e[a] - h);
+            hi.e[a] = fmax(hi.e[a], win->chunks[c].centre.e[a] + h);
+        }
+    tile_def->lights = xmalloc((def->light_count ? def->light_count : 1) * sizeof *tile_def->lights);
+    tile_def->light_count = 0;
+    for (size_t i = 0; i < def->light_count; i++)
+        if (light_reaches(&def->lights[i], lo, hi)) tile_def->lights[tile_def->light_count++] = def->lights[i];
+    tile_def->light_cap = tile_def->light_count;
+}
+
 static void tile_job(void *user, size_t i)
 {
     tile_batch *tb = user;
@@ -249,8 +277,12 @@ static void tile_job(void *user, size_t i)
         tb->times[i][STAGE_GEOMETRY] += now() - t;
     }
     level_window(&win, tx * tb->ts, tz * tb->ts, tb->ts, tb->ts, tb->tiled ? 1 : 0);
+    if (tb->tiled) tile_lights(&win, tb->lb->def, &tile_def);
     tb->ok[i] = build_window(&win, &tb->out[i], tb->ps, tb->times[i], &tb->totals[i]);
-    if (tb->tiled) free(tile_def.brushes);
+    if (tb->tiled) {
+        xfree(tile_def.brushes);
+        xfree(tile_def.lights);
+    }
 }
 
 static bool parse_u64(const char *s, uint64_t *out)
@@ -294,7 +326,7 @@ static bool lights_extension(const map_def *map, pmf_blob *ext, uint8_t **blob, 
         }
     size_t size;
     bool ok = pmf_lights_encode(infos, count, blob, &size, err);
-    free(infos);
+    xfree(infos);
     if (ok) *ext = (pmf_blob){ *blob, size };
     return ok;
 }
@@ -309,7 +341,7 @@ int main(int argc, char **argv)
     const char **wads = NULL;
     size_t wad_count = 0;
     double scale = 0;
-    enum { OPT_THREADS = 256, OPT_TIME, OPT_TILE, OPT_GENERATE, OPT_CHUNKS, OPT_SEED, OPT_WAD, OPT_GAME, OPT_SCALE, OPT_VERSION, OPT_SAMPLES, OPT_DIRT, OPT_BOUNCE };
+    enum { OPT_THREADS = 256, OPT_TIME, OPT_TILE, OPT_GENERATE, OPT_CHUNKS, OPT_SEED, OPT_WAD, OPT_GAME, OPT_SCALE, OPT_VERSION, OPT_SAMPLES, OPT_DIRT, OPT_BOUNCE, OPT_MEMORY };
     static const struct option options[] = {
         { "help", no_argument, NULL, 'h' },       { "version", no_argument, NULL, OPT_VERSION },
         { "quiet", no_argument, NULL, 'q' },      { "output", required_argument, NULL, 'o' },
@@ -319,45 +351,47 @@ int main(int argc, char **argv)
         { "wad", required_argument, NULL, OPT_WAD }, { "game", required_argument, NULL, OPT_GAME },
         { "scale", required_argument, NULL, OPT_SCALE }, { "samples", required_argument, NULL, OPT_SAMPLES },
         { "dirt", no_argument, NULL, OPT_DIRT }, { "bounce", required_argument, NULL, OPT_BOUNCE },
+        { "memory", required_argument, NULL, OPT_MEMORY },
         { NULL, 0, NULL, 0 },
     };
     atomic_file_remove_on_signals(); /* a killed pmfc leaves no temporary map behind */
+    pmf_budget_set_limit(memory_default_budget());
     opterr = 0;
     int opt;
     while ((opt = getopt_long(argc, argv, ":ho:q", options, NULL)) != -1) {
         switch (opt) {
-        case 'h': usage(stdout); free(wads); return 0;
-        case OPT_VERSION: puts(PMFC_VERSION); free(wads); return 0;
+        case 'h': usage(stdout); xfree(wads); return 0;
+        case OPT_VERSION: puts(PMFC_VERSION); xfree(wads); return 0;
         case 'q': quiet = true; break;
         case 'o': out_path = optarg; break;
         case OPT_THREADS:
-            if (!parse_u64(optarg, &threads) || threads > 256) { fprintf(stderr, "pmfc: bad --threads '%s'\n", optarg); free(wads); return 1; }
+            if (!parse_u64(optarg, &threads) || threads > 256) { fprintf(stderr, "pmfc: bad --threads '%s'\n", optarg); xfree(wads); return 1; }
             break;
         case OPT_TIME:
-            if (!parse_u64(optarg, &created)) { fprintf(stderr, "pmfc: bad --time '%s'\n", optarg); free(wads); return 1; }
+            if (!parse_u64(optarg, &created)) { fprintf(stderr, "pmfc: bad --time '%s'\n", optarg); xfree(wads); return 1; }
             have_time = true;
             break;
         case OPT_BOUNCE: {
             uint64_t n;
             if (!parse_u64(optarg, &n) || n > BAKE_BOUNCE_MAX) {
                 fprintf(stderr, "pmfc: bad --bounce '%s' (0..%d)\n", optarg, BAKE_BOUNCE_MAX);
-                free(wads);
+                xfree(wads);
                 return 1;
             }
             bounces = (int)n;
             break;
         }
         case OPT_TILE:
-            if (!parse_u64(optarg, &tile) || !tile || tile > 4096) { fprintf(stderr, "pmfc: bad --tile '%s'\n", optarg); free(wads); return 1; }
+            if (!parse_u64(optarg, &tile) || !tile || tile > 4096) { fprintf(stderr, "pmfc: bad --tile '%s'\n", optarg); xfree(wads); return 1; }
             break;
         case OPT_SAMPLES:
-            if (!parse_u64(optarg, &samples) || !samples || samples > 64) { fprintf(stderr, "pmfc: bad --samples '%s' (1..64)\n", optarg); free(wads); return 1; }
+            if (!parse_u64(optarg, &samples) || !samples || samples > 64) { fprintf(stderr, "pmfc: bad --samples '%s' (1..64)\n", optarg); xfree(wads); return 1; }
             break;
         case OPT_DIRT: dirt = true; break;
         case OPT_GENERATE: gen_name = optarg; break;
         case OPT_CHUNKS: chunks_arg = optarg; break;
         case OPT_SEED:
-            if (!parse_u64(optarg, &seed)) { fprintf(stderr, "pmfc: bad --seed '%s'\n", optarg); free(wads); return 1; }
+            if (!parse_u64(optarg, &seed)) { fprintf(stderr, "pmfc: bad --seed '%s'\n", optarg); xfree(wads); return 1; }
             have_seed = true;
             break;
         case OPT_WAD:
@@ -365,12 +399,15 @@ int main(int argc, char **argv)
             wads[wad_count++] = optarg;
             break;
         case OPT_GAME: game_dir = optarg; break;
+        case OPT_MEMORY:
+            if (!memory_option_set(optarg)) { fprintf(stderr, "pmfc: --memory wants MiB in 64..1048576, got '%s'\n", optarg); xfree(wads); return 1; }
+            break;
         case OPT_SCALE: {
             char *end;
             scale = strtod(optarg, &end);
             if (end == optarg || *end || !(scale >= 1e-4 && scale <= 100)) {
                 fprintf(stderr, "pmfc: bad --scale '%s' (metres per unit, 0.0001..100)\n", optarg);
-                free(wads);
+                xfree(wads);
                 return 1;
             }
             break;
@@ -378,17 +415,17 @@ int main(int argc, char **argv)
         default:
             fprintf(stderr, "pmfc: unknown option or missing value: '%s'\n", argv[optind - 1]);
             usage(stderr);
-            free(wads);
+            xfree(wads);
             return 1;
         }
     }
     for (int i = optind; i < argc; i++) {
-        if (source) { fprintf(stderr, "pmfc: more than one source: '%s'\n", argv[i]); usage(stderr); free(wads); return 1; }
+        if (source) { fprintf(stderr, "pmfc: more than one source: '%s'\n", argv[i]); usage(stderr); xfree(wads); return 1; }
         source = argv[i];
     }
     if (!out_path || (!source && !gen_name) || (source && gen_name)) {
         usage(stderr);
-        free(wads);
+        xfree(wads);
         return 1;
     }
     uint32_t gen_chunks[3] = { 0, 0, 0 };
@@ -414,6 +451,7 @@ int main(int argc, char **argv)
     progress_state ps = { .lock = PTHREAD_MUTEX_INITIALIZER, .bar = !quiet && isatty(2), .last_percent = -1 };
     map_def map;
     map_init(&map);
+    memory_where(source ? source : gen_name, 0, "reading the source");
     bool ok;
     if (gen_name) {
         ok = generate_map(&map, gen_name, gen_chunks, seed);
@@ -436,12 +474,13 @@ int main(int argc, char **argv)
             ok = false;
         }
     }
-    free(wads);
+    xfree(wads);
     if (!ok) {
         map_free(&map);
         return 2;
     }
     const char *label = source ? source : gen_name;
+    memory_where(label, 0, "packing the textures");
     times[STAGE_PARSE] = now() - t;
 
     uint8_t *archive = NULL;
@@ -487,7 +526,7 @@ int main(int argc, char **argv)
         if (msg) {
             if (lb->def->line) fprintf(stderr, "%s:%d: %s\n", label, lb->def->line, msg);
             else fprintf(stderr, "pmfc: %s: %s\n", label, msg);
-            free(layouts);
+            xfree(layouts);
             free(archive);
             map_free(&map);
             return 2;
@@ -498,7 +537,7 @@ int main(int argc, char **argv)
     if (!lights_extension(&map, &extensions[data.extension_count], &lights_blob, &err)) {
         char buf[768];
         fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, buf, sizeof buf));
-        free(layouts);
+        xfree(layouts);
         free(archive);
         map_free(&map);
         return 3;
@@ -517,11 +556,11 @@ int main(int argc, char **argv)
             cams[i] = (pmf_camera){ sc->name, sc->level, { (float)p.x, (float)p.y, (float)p.z }, (float)sc->yaw, (float)sc->pitch };
         }
         bool encoded = pmf_cameras_encode(cams, n, &cameras_blob, &cameras_size, &err);
-        free(cams);
+        xfree(cams);
         if (!encoded) {
             char buf[768];
             fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, buf, sizeof buf));
-            free(layouts);
+            xfree(layouts);
             free(lights_blob);
             free(archive);
             map_free(&map);
@@ -529,14 +568,20 @@ int main(int argc, char **argv)
         }
         extensions[data.extension_count++] = (pmf_blob){ cameras_blob, cameras_size };
     }
+    /* chunks go to a scratch file beside the output as tiles finish: memory holds none of them */
     pmf_writer *w = pmf_writer_create(&header, &data, &err);
     int status = 0;
-    if (!w) status = 3;
+    if (!w || !pmf_writer_stream(w, out_path, &err)) {
+        char buf[768];
+        fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, buf, sizeof buf));
+        status = 3;
+    }
     ps.levels = (int)map.level_count;
     level_totals totals = { 0 };
     for (size_t li = 0; !status && li < map.level_count; li++) {
         ps.level = (int)li;
         level_build lb = layouts[li];
+        memory_where(label, lb.def->line, "building the level");
         if (!level_begin(&lb, w)) {
             status = 3;
             break;
@@ -579,28 +624,26 @@ int main(int argc, char **argv)
             totals.lightmaps += tile_totals[i].lightmaps;
             totals.dropped += tile_totals[i].dropped;
         }
-        free(lists.start);
-        free(lists.items);
-        free(out);
-        free(oks);
-        free(tile_times);
-        free(tile_totals);
+        xfree(lists.start);
+        xfree(lists.items);
+        xfree(out);
+        xfree(oks);
+        xfree(tile_times);
+        xfree(tile_totals);
     }
     t = now();
+    memory_where(label, 0, "writing the output");
     if (!status && !pmf_writer_finish(w, out_path, &err)) {
         char buf[768];
         fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, buf, sizeof buf));
         status = 3;
-    } else if (status == 3 && !w) {
-        char buf[768];
-        fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, buf, sizeof buf));
     }
     times[STAGE_WRITE] += now() - t;
     pmf_writer_destroy(w);
     free(archive);
     free(cameras_blob);
     free(lights_blob);
-    free(layouts);
+    xfree(layouts);
     if (ps.bar) fputs("\r\033[K", stderr);
     if (!status && totals.dropped) fprintf(stderr, "pmfc: warning: %llu triangles found no room in their cubes and were left out\n", (unsigned long long)totals.dropped);
     if (!status && !quiet) {

@@ -249,7 +249,7 @@ static void csg_clip(frag_list *frags, const level_def *l, size_t a, size_t bi, 
             cur = back;
         }
     }
-    free(frags->items);
+    xfree(frags->items);
     *frags = out;
 }
 
@@ -314,10 +314,10 @@ void level_faces(level_build *lb)
                 f->p = xmalloc((size_t)f->n * sizeof(v3));
                 memcpy(f->p, frags.items[k].p, (size_t)f->n * sizeof(v3));
             }
-            free(frags.items);
+            xfree(frags.items);
         }
     }
-    free(stamp);
-    free(grid.start);
-    free(grid.items);
+    xfree(stamp);
+    xfree(grid.start);
+    xfree(grid.items);
 }

@@ -7,6 +7,11 @@
 
 #include "light.h"
 
+static uint64_t encoded_bytes(const pmf_encoded_chunk *enc)
+{
+    return (uint64_t)enc->compressed[0] + enc->compressed[1] + enc->compressed[2];
+}
+
 /* Everything one chunk's pmf_chunk points at, freed at once. */
 typedef struct arena { void **ptrs; size_t count, cap; } arena;
 
@@ -19,8 +24,8 @@ static void *arena_alloc(arena *a, size_t size)
 
 static void arena_free(arena *a)
 {
-    for (size_t i = 0; i < a->count; i++) free(a->ptrs[i]);
-    free(a->ptrs);
+    for (size_t i = 0; i < a->count; i++) xfree(a->ptrs[i]);
+    xfree(a->ptrs);
     memset(a, 0, sizeof *a);
 }
 
@@ -410,6 +415,8 @@ static void emit_chunk(void *user, size_t i)
     ch.server.cubes = arena_alloc(&ar, cb->cube_count * sizeof *ch.server.cubes);
 
     job->ok[i] = pmf_chunk_encode(job->lvl, &ch, &job->enc[i], &job->errs[i]);
+    /* held until the window's chunks are put (the writer then spools them) */
+    if (job->ok[i]) memory_take(encoded_bytes(&job->enc[i]), "encoded chunks");
     arena_free(&ar);
     size_t done = __atomic_add_fetch(job->done, 1, __ATOMIC_RELAXED);
     if (job->progress) job->progress(job->user, "encode", (double)done / (double)job->total);
@@ -452,14 +459,15 @@ bool level_encode(level_build *lb, level_light *ll, encoded_chunks *out, void (*
         const chunk_build *cb = &lb->chunks[present[i]];
         out->coords[i] = (pmf_chunk_coord){ cb->gx, cb->gy, cb->gz };
         if (ok && !oks[i]) {
+            if (errs[i].over_budget) memory_over_budget(0, "the encoder's check decode");
             char buf[768];
             fprintf(stderr, "pmfc: writing level '%s': %s\n", lb->def->name, pmf_error_format(&errs[i], buf, sizeof buf));
             ok = false;
         }
     }
-    free(oks);
-    free(errs);
-    free(present);
+    xfree(oks);
+    xfree(errs);
+    xfree(present);
     arena_free(&ar);
     return ok;
 }
@@ -469,6 +477,7 @@ bool encoded_chunks_put(encoded_chunks *ec, pmf_writer *w, const char *level_nam
     bool ok = true;
     pmf_error err;
     for (size_t i = 0; i < ec->count; i++) {
+        memory_give(encoded_bytes(&ec->enc[i]));
         if (ok && !pmf_writer_put_chunk(w, ec->coords[i], &ec->enc[i], &err)) {
             char buf[768];
             fprintf(stderr, "pmfc: writing level '%s': %s\n", level_name, pmf_error_format(&err, buf, sizeof buf));
@@ -476,8 +485,8 @@ bool encoded_chunks_put(encoded_chunks *ec, pmf_writer *w, const char *level_nam
         }
         pmf_encoded_chunk_free(&ec->enc[i]);
     }
-    free(ec->coords);
-    free(ec->enc);
+    xfree(ec->coords);
+    xfree(ec->enc);
     memset(ec, 0, sizeof *ec);
     return ok;
 }

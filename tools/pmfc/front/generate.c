@@ -255,7 +255,7 @@ bool generate_map(map_def *map, const char *name, const uint32_t chunks[3], uint
                     }
                 }
         }
-    free(region_fast);
+    xfree(region_fast);
     /* make the grid exactly as tall as asked */
     if (chunks[1] > 1) {
         double cx = (double)kx0 * S - S / 2 + 2, cz = (double)kz0 * S - S / 2 + 2;

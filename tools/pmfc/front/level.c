@@ -232,21 +232,21 @@ void level_clip_to_chunks(level_build *lb)
 
 void level_build_free(level_build *lb)
 {
-    for (size_t i = 0; i < lb->face_count; i++) free(lb->faces[i].p);
-    free(lb->faces);
-    for (size_t i = 0; i < lb->sky_face_count; i++) free(lb->sky_faces[i].p);
-    free(lb->sky_faces);
+    for (size_t i = 0; i < lb->face_count; i++) xfree(lb->faces[i].p);
+    xfree(lb->faces);
+    for (size_t i = 0; i < lb->sky_face_count; i++) xfree(lb->sky_faces[i].p);
+    xfree(lb->sky_faces);
     size_t n = level_chunk_count(lb);
     for (size_t i = 0; lb->chunks && i < n; i++) {
         chunk_build *cb = &lb->chunks[i];
-        for (size_t k = 0; k < cb->face_count; k++) free(cb->faces[k].p);
-        free(cb->faces);
-        for (int k = 0; k < cb->lightmap_count; k++) free(cb->lightmaps[k].luxels);
-        free(cb->lightmaps);
-        free(cb->cubes); free(cb->ccubes); free(cb->info);
-        free(cb->verts); free(cb->normals); free(cb->mat_used);
-        free(cb->leaves); free(cb->leaf_polys); free(cb->leaf_points);
+        for (size_t k = 0; k < cb->face_count; k++) xfree(cb->faces[k].p);
+        xfree(cb->faces);
+        for (int k = 0; k < cb->lightmap_count; k++) xfree(cb->lightmaps[k].luxels);
+        xfree(cb->lightmaps);
+        xfree(cb->cubes); xfree(cb->ccubes); xfree(cb->info);
+        xfree(cb->verts); xfree(cb->normals); xfree(cb->mat_used);
+        xfree(cb->leaves); xfree(cb->leaf_polys); xfree(cb->leaf_points);
     }
-    free(lb->chunks);
+    xfree(lb->chunks);
     memset(lb, 0, sizeof *lb);
 }

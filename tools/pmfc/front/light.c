@@ -6,8 +6,7 @@
 
 #include "light.h"
 
-/* True when the light's sphere reaches the box. */
-static bool light_reaches(const light_def *l, v3 lo, v3 hi)
+bool light_reaches(const light_def *l, v3 lo, v3 hi)
 {
     if (l->shape == BAKE_SHAPE_SUN) return true;
     double d2 = 0;
@@ -57,6 +56,15 @@ static void tile_box(const level_build *lb, v3 *lo, v3 *hi)
             hi->e[a] = fmax(hi->e[a], cb->centre.e[a] + h);
         }
     }
+}
+
+/* What the baker hands back (it allocates it itself): taken from the budget when it arrives. */
+static uint64_t bake_result_bytes(const bake_result *res, const bake_lightmap *lms, size_t probe_count, size_t multipliers)
+{
+    uint64_t bytes = res->layer_count * sizeof *res->layers + multipliers + probe_count * sizeof *res->probes;
+    for (size_t i = 0; i < res->layer_count; i++) bytes += (uint64_t)3 << (2 * lms[res->layers[i].lightmap].size_exp);
+    for (size_t i = 0; i < probe_count; i++) bytes += res->probes[i].ref_count * sizeof *res->probes[i].refs;
+    return bytes;
 }
 
 #define BAKE_FRAME_NEAR 4096.0     /* metres: a grid within this of the origin bakes in world coordinates */
@@ -211,17 +219,21 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
     memcpy(desc.ambient, def->ambient, sizeof desc.ambient);
     memcpy(desc.sky_light, def->sky_light, sizeof desc.sky_light);
     bool ok = bake_run(&desc, &ll->res);
-    free(sky);
-    free(tris);
-    free(tri_faces);
-    free(lights);
-    free(lms);
-    free(patches);
-    free(verts);
-    free(probes);
-    free(albedo);
+    if (ok) {
+        ll->charged = bake_result_bytes(&ll->res, lms, probe_count, ll->res.fast_light_count * (verts ? vert_count : 0));
+        memory_take(ll->charged, "the baked layers");
+    }
+    xfree(sky);
+    xfree(tris);
+    xfree(tri_faces);
+    xfree(lights);
+    xfree(lms);
+    xfree(patches);
+    xfree(verts);
+    xfree(probes);
+    xfree(albedo);
     if (!ok) {
-        free(light_ids);
+        xfree(light_ids);
         level_light_free(ll);
         return NULL;
     }
@@ -230,7 +242,7 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
     for (size_t i = 0; i < probe_count; i++)
         for (uint32_t r = 0; r < ll->res.probes[i].ref_count; r++)
             ll->res.probes[i].refs[r].light = light_ids[ll->res.probes[i].refs[r].light];
-    free(light_ids);
+    xfree(light_ids);
     ll->vertex_count = verts ? vert_count : 0;
 
     /* layers by lightmap, for the chunk writer */
@@ -241,7 +253,7 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
     uint32_t *fill = xmalloc((lm_count + 1) * sizeof *fill);
     memcpy(fill, ll->lm_layer_start, (lm_count + 1) * sizeof *fill);
     for (size_t i = 0; i < ll->res.layer_count; i++) ll->layer_order[fill[ll->res.layers[i].lightmap]++] = (uint32_t)i;
-    free(fill);
+    xfree(fill);
     return ll;
 }
 
@@ -249,9 +261,10 @@ void level_light_free(level_light *ll)
 {
     if (!ll) return;
     bake_result_free(&ll->res);
-    free(ll->fast_ordinal);
-    free(ll->probe_base);
-    free(ll->lm_layer_start);
-    free(ll->layer_order);
-    free(ll);
+    memory_give(ll->charged);
+    xfree(ll->fast_ordinal);
+    xfree(ll->probe_base);
+    xfree(ll->lm_layer_start);
+    xfree(ll->layer_order);
+    xfree(ll);
 }

@@ -103,7 +103,7 @@ void chunk_unwrap(const level_build *lb, chunk_build *cb)
         }
         remaining = keep;
     }
-    free(nodes);
-    free(rects);
-    free(owner);
+    xfree(nodes);
+    xfree(rects);
+    xfree(owner);
 }

@@ -439,8 +439,8 @@ static uint32_t build_node(const octree_ctx *o, int depth, v3 lo, v3 hi, item *i
         double min_cube = o->lb->def->min_cube > 0 ? o->lb->def->min_cube : 2.0;
         bool last = size / 2 < min_cube || depth >= MAX_DEPTH;
         bool fits = ext_groups(o, shapes, count, group, false) || last;
-        free(shapes);
-        free(group);
+        xfree(shapes);
+        xfree(group);
         if (fits) {
             leaf_add(o, ci, items, count, false);
             return ci;
@@ -470,7 +470,7 @@ static uint32_t build_node(const octree_ctx *o, int depth, v3 lo, v3 hi, item *i
         cb->cubes[ci].u.parent.children[oc] = child;
         if (cb->info[child].has_geometry) cb->info[ci].has_geometry = true;
     }
-    free(sub);
+    xfree(sub);
     return ci;
 }
 
@@ -504,8 +504,8 @@ void chunk_octree(const level_build *lb, chunk_build *cb)
         }
     }
     build_node(&o, 0, lo, hi, items, cb->face_count);
-    free(items);
-    free(o.fast_lit);
+    xfree(items);
+    xfree(o.fast_lit);
 }
 
 /* A leaf's cube: a geometry cube while sealing left its quads alone, else an extended one. */
@@ -528,8 +528,8 @@ static void emit_leaf(const octree_ctx *o, const octree_leaf *lf, const sealed_p
         ext_groups(o, shapes, lf->count, group, true);
         emit_ext(o, lf->cube, shapes, lf->count, group);
     }
-    free(group);
-    free(shapes);
+    xfree(group);
+    xfree(shapes);
 }
 
 void chunk_octree_emit(const level_build *lb, chunk_build *cb)
@@ -538,14 +538,14 @@ void chunk_octree_emit(const level_build *lb, chunk_build *cb)
     sealed_polys sp;
     chunk_seal(lb, cb, &sp);
     for (size_t i = 0; i < cb->leaf_count; i++) emit_leaf(&o, &cb->leaves[i], &sp);
-    free(sp.start);
-    free(sp.points);
+    xfree(sp.start);
+    xfree(sp.points);
 }
 
 void chunk_octree_discard(chunk_build *cb)
 {
-    for (int k = 0; k < cb->lightmap_count; k++) free(cb->lightmaps[k].luxels);
-    free(cb->lightmaps);
+    for (int k = 0; k < cb->lightmap_count; k++) xfree(cb->lightmaps[k].luxels);
+    xfree(cb->lightmaps);
     cb->lightmaps = NULL;
     cb->lightmap_count = 0;
     for (size_t i = 0; i < cb->face_count; i++) cb->faces[i].lightmap = PMF_NO_LIGHTMAP;

@@ -152,7 +152,7 @@ static void name_copy(parser *p, char *dst, size_t size, const char *src, const 
     /* names reach maps and messages: no control characters, valid UTF-8 (what the sanitiser keeps) */
     char *shown = xmalloc(4 * size + 1);
     bool clean = strcmp(text_clean(src, shown, 4 * size + 1), src) == 0;
-    free(shown);
+    xfree(shown);
     if (!clean) {
         perr(p, "%s '%s' holds a control character or invalid UTF-8", what, src);
         return;
@@ -918,7 +918,7 @@ bool parse_source(const char *name, const char *text, size_t size, map_def *map)
         case SCOPE_SKY: parse_sky_line(&p); break;
         }
     }
-    free(line);
+    xfree(line);
     if (!p.failed && p.scope != SCOPE_TOP) {
         p.line++;
         perr(&p, "missing '}' at the end of the file");
@@ -950,6 +950,6 @@ bool parse_file(const char *path, map_def *map)
     fclose(f);
     bool ok = read_ok && parse_source(path, text, size, map);
     if (!read_ok) fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
-    free(text);
+    xfree(text);
     return ok;
 }

@@ -453,7 +453,7 @@ static void walk_objects(import_ctx *c, const rmf_object ***points, size_t *poin
         for (uint32_t i = o->child_count; i-- > 0;)
             *(walk_item *)grow((void **)&stack, &sp, &cap, sizeof *stack) = (walk_item){ &o->children[i], owner };
     }
-    free(stack);
+    xfree(stack);
 }
 
 /* ---- the whole map ------------------------------------------------------------------------ */
@@ -569,7 +569,7 @@ bool rmf_import(const char *path, const rmf_import_desc *desc, map_def *map)
     if (!c.failed && !desc->quiet)
         fprintf(stderr, "pmfc: RMF %.1f, %u solids, %u faces, %zu brushes drawn, %zu lights, %zu start cameras\n",
                 (double)rmf.version, rmf.solid_count, rmf.face_count, l->brush_count, l->light_count, map->camera_count);
-    free(points);
+    xfree(points);
     rmf_materials_free(&c);
     rmf_free(&rmf);
     return !c.failed;

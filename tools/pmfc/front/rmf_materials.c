@@ -33,8 +33,8 @@ static void push_name(char ***list, size_t *count, size_t *cap, const char *name
 
 static void free_names(char **list, size_t count)
 {
-    for (size_t i = 0; i < count; i++) free(list[i]);
-    free(list);
+    for (size_t i = 0; i < count; i++) xfree(list[i]);
+    xfree(list);
 }
 
 static bool is_liquid_texture(const char *name)
@@ -98,7 +98,7 @@ static void open_worldspawn_wads(import_ctx *c, const char *list)
             if (file_exists(candidates[k])) found = open_wad(c, candidates[k], candidates[k]);
         if (!found && !c->failed) push_name(&c->missing_wads, &c->missing_wad_count, &c->missing_wad_cap, base);
     }
-    free(copy);
+    xfree(copy);
 }
 
 /* A resource-safe file name for a texture: lower case, anything but [a-z0-9_-] as _XX. */
@@ -151,7 +151,7 @@ static int add_standin(import_ctx *c, const char *name)
             px[3] = 255;
         }
     int i = add_map_texture(c, name, RMF_STANDIN_SIZE, RMF_STANDIN_SIZE, rgba);
-    free(rgba);
+    xfree(rgba);
     return i;
 }
 
@@ -362,7 +362,7 @@ static void sky_cap_turn(texture_def *t, bool up)
             uint32_t sx = up ? y : w - 1 - y, sy = up ? x : h - 1 - x;
             memcpy(out + ((size_t)y * h + x) * 4, t->rgba + ((size_t)sy * w + sx) * 4, 4);
         }
-    free(t->rgba);
+    xfree(t->rgba);
     t->rgba = out;
     t->width = h;
     t->height = w;
@@ -394,7 +394,7 @@ void rmf_import_sky(import_ctx *c, const char *skyname)
             char name[64];
             snprintf(name, sizeof name, "sky_%s%s", skyname, suffix[f]);
             textures[f] = add_map_texture(c, name, tmp.width, tmp.height, tmp.rgba);
-            free(tmp.rgba);
+            xfree(tmp.rgba);
             got = true;
         }
         found = got;
@@ -416,7 +416,7 @@ void rmf_import_sky(import_ctx *c, const char *skyname)
         int ts = add_map_texture(c, "sky_generated_side", side.width, side.height, side.rgba);
         int tu = add_map_texture(c, "sky_generated_up", up.width, up.height, up.rgba);
         int td = add_map_texture(c, "sky_generated_down", down.width, down.height, down.rgba);
-        free(side.rgba); free(up.rgba); free(down.rgba);
+        xfree(side.rgba); xfree(up.rgba); xfree(down.rgba);
         for (int f = 0; f < PMF_FACE_COUNT; f++) textures[f] = f == PMF_FACE_POS_Y ? tu : f == PMF_FACE_NEG_Y ? td : ts;
     }
     for (int f = 0; f < PMF_FACE_COUNT; f++) {
@@ -456,12 +456,12 @@ void rmf_materials_free(import_ctx *c)
 {
     for (size_t i = 0; i < c->wad_count; i++) {
         wad_close(c->wads[i]);
-        free(c->wad_names[i]);
+        xfree(c->wad_names[i]);
     }
-    free(c->wads);
-    free(c->wad_names);
+    xfree(c->wads);
+    xfree(c->wad_names);
     free_names(c->missing_wads, c->missing_wad_count);
     free_names(c->missing_textures, c->missing_texture_count);
-    free(c->textures);
-    free(c->types);
+    xfree(c->textures);
+    xfree(c->types);
 }

@@ -149,7 +149,7 @@ void chunk_seal(const level_build *lb, const chunk_build *cb, sealed_polys *out)
         }
     }
     out->start[cb->leaf_poly_count] = (uint32_t)out->point_count;
-    free(found);
-    free(grid.start);
-    free(grid.pts);
+    xfree(found);
+    xfree(grid.start);
+    xfree(grid.pts);
 }

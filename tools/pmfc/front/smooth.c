@@ -76,7 +76,7 @@ smooth_normals *level_smooth_normals(const level_build *lb)
             }
     }
     for (size_t i = 0; i < count; i++) sn->normals[i] = v3_normalize(sn->normals[i]);
-    free(corners);
+    xfree(corners);
     return sn;
 }
 
@@ -133,7 +133,7 @@ void smooth_patch(const level_build *lb, const smooth_normals *sn, const chunk_f
 void smooth_normals_free(smooth_normals *sn)
 {
     if (!sn) return;
-    free(sn->first);
-    free(sn->normals);
-    free(sn);
+    xfree(sn->first);
+    xfree(sn->normals);
+    xfree(sn);
 }

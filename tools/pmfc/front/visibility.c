@@ -89,11 +89,11 @@ bool level_visibility(level_build *lb, const float (*tris)[9], size_t tri_count,
         }
         vis_result_free(&res, ncells);
     }
-    free(cells);
-    free(targets);
-    free(cell_of);
-    free(target_of);
-    free(chunk_targets);
+    xfree(cells);
+    xfree(targets);
+    xfree(cell_of);
+    xfree(target_of);
+    xfree(chunk_targets);
     return ok;
 }
 
@@ -105,9 +105,9 @@ void level_visibility_free(level_build *lb)
         for (uint32_t i = 0; i < cb->cube_count; i++) {
             pmf_visibility *vis = &cb->cubes[i].vis;
             if (!(cb->cubes[i].flags & PMF_CUBE_HAS_VISIBILITY)) continue;
-            for (uint32_t k = 0; k < vis->chunk_count; k++) free(vis->chunks[k].cubes);
-            free(vis->cubes);
-            free(vis->chunks);
+            for (uint32_t k = 0; k < vis->chunk_count; k++) xfree(vis->chunks[k].cubes);
+            xfree(vis->cubes);
+            xfree(vis->chunks);
             cb->cubes[i].flags &= (uint8_t)~PMF_CUBE_HAS_VISIBILITY;
         }
     }

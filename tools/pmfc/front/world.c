@@ -6,36 +6,6 @@
 
 #include "world.h"
 
-void *xmalloc(size_t size)
-{
-    void *p = malloc(size ? size : 1);
-    if (!p) {
-        fputs("pmfc: out of memory\n", stderr);
-        exit(3);
-    }
-    return p;
-}
-
-void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) {
-        fputs("pmfc: out of memory\n", stderr);
-        exit(3);
-    }
-    return p;
-}
-
-void *xrealloc(void *p, size_t size)
-{
-    p = realloc(p, size ? size : 1);
-    if (!p) {
-        fputs("pmfc: out of memory\n", stderr);
-        exit(3);
-    }
-    return p;
-}
-
 void *grow(void **items, size_t *count, size_t *cap, size_t size)
 {
     if (*count == *cap) {
@@ -169,13 +139,13 @@ void map_init(map_def *map)
 
 void map_free(map_def *map)
 {
-    for (size_t i = 0; i < map->texture_count; i++) free(map->textures[i].rgba);
+    for (size_t i = 0; i < map->texture_count; i++) xfree(map->textures[i].rgba);
     for (size_t i = 0; i < map->level_count; i++) {
         level_def *l = &map->levels[i];
-        free(l->brushes); free(l->sides); free(l->tex_projs); free(l->lights); free(l->skies); free(l->sound_envs);
-        free(l->weathers); free(l->gravities); free(l->regions);
+        xfree(l->brushes); xfree(l->sides); xfree(l->tex_projs); xfree(l->lights); xfree(l->skies); xfree(l->sound_envs);
+        xfree(l->weathers); xfree(l->gravities); xfree(l->regions);
     }
-    free(map->cameras);
-    free(map->textures); free(map->physics); free(map->sounds); free(map->materials); free(map->levels);
+    xfree(map->cameras);
+    xfree(map->textures); xfree(map->physics); xfree(map->sounds); xfree(map->materials); xfree(map->levels);
     memset(map, 0, sizeof *map);
 }

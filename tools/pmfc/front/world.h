@@ -220,9 +220,24 @@ typedef struct map_def {
 /* Grows a dynamic array by one zeroed element and returns it (exits on out of memory). */
 void *grow(void **items, size_t *count, size_t *cap, size_t size);
 #define PUSH(arr, count, cap) grow((void **)&(arr), &(count), &(cap), sizeof *(arr))
+/* The front end's allocations, accounted against the memory budget (memory.c): out of memory
+ * exits 3, over the budget exits 2 naming it. What they return is freed with xfree. */
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
+void xfree(void *p);
+/* Budget for the bytes of a buffer another allocator makes (the baker's, the encoder's), taken
+ * as xmalloc would; given back with memory_give. */
+void memory_take(uint64_t bytes, const char *what);
+void memory_give(uint64_t bytes);
+/* Stops pmfc over the budget: bytes more were needed (0 = unknown) for what (NULL = the stage's
+ * work). One line, exit 2. */
+_Noreturn void memory_over_budget(uint64_t bytes, const char *what);
+/* What pmfc is building, for the over-budget line: the source file (and the line of the level's
+ * definition, 0 = none; NULL keeps them) and the stage. Process-wide; the stage is a static string. */
+void memory_where(const char *source, int line, const char *stage);
+/* pmfc's default budget: half the physical memory, at least 1 GiB (docs/memory.md). */
+uint64_t memory_default_budget(void);
 
 int map_find_material(const map_def *map, const char *name);
 /* Adds the "default" physics and sound materials every map has. */
@@ -403,6 +418,8 @@ typedef struct sealed_polys { uint32_t *start; v3 *points; size_t point_count, p
 void chunk_seal(const level_build *lb, const chunk_build *cb, sealed_polys *out);
 /* Lights (light.c): describes the level to the baker, runs it, and keeps what each chunk gets. */
 typedef struct level_light level_light;
+/* True when the light's sphere reaches the box (a sun reaches everything). */
+bool light_reaches(const light_def *l, v3 lo, v3 hi);
 level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, double), void *user);
 /* Visibility (visibility.c): fills cube visibility data of the cells. */
 bool level_visibility(level_build *lb, const float (*tris)[9], size_t tri_count,
