@@ -970,6 +970,9 @@ void scene_get_stats(const scene *s, scene_stats *out)
     out->draw_calls = s->last_frame.draw_calls;
     out->world_draw_calls = s->last_world.draw_calls;
     out->visible_materials = s->last_world.materials;
+    out->shader_variants = s->last_world.variants;
+    out->blend_splits = s->last_world.blend_splits;
+    out->state_splits = s->last_world.state_splits;
     out->visible_chunks = s->visible_chunks;
     out->first_complete_seconds = s->first_complete;
     out->decode_seconds = st.decode_seconds;

@@ -62,7 +62,7 @@ typedef struct render_draw_chunk {
                                         from its first visible run to its last in one command */
 } render_draw_chunk;
 
-enum { RENDER_MODE_FULL, RENDER_MODE_LIGHTMAP, RENDER_MODE_FULLBRIGHT };
+enum { RENDER_MODE_FULL, RENDER_MODE_LIGHTMAP, RENDER_MODE_FULLBRIGHT, RENDER_MODE_COUNT };
 
 typedef struct render_frame {
     float view[16];                  /* column-major, camera-chunk frame */
@@ -84,6 +84,11 @@ typedef struct render_frame_stats {
     uint64_t triangles;
     uint32_t draw_calls;
     uint32_t materials;              /* distinct materials among the batches drawn */
+    uint32_t variants;               /* shader variants drawn with */
+    /* Calls beyond one per material: a blended material drawn in several groups to keep far-to-
+     * near order where its cubes overlap others on screen; an opaque one drawn with and without
+     * back faces, or with u16 and u32 indices. */
+    uint32_t blend_splits, state_splits;
 } render_frame_stats;
 
 /* Starts a frame in the bound framebuffer: viewport (x, y, width, height) (x, y <= 0 puts a tile

@@ -1,6 +1,7 @@
 /* render_world_draw.c - the frame's draw: visible (chunk, batch) items gathered, sorted (opaque by
  * state near to far, blended far to near and regrouped), turned into multi-draw commands. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,8 @@ void render_mat4_mul(const float a[16], const float b[16], float out[16])
 static int compare_opaque(const void *pa, const void *pb)
 {
     const draw_item *a = pa, *b = pb;
+    if (a->variant != b->variant)
+        return a->variant < b->variant ? -1 : 1;
     if (a->material != b->material)
         return a->material < b->material ? -1 : 1;
     if (a->backfaces != b->backfaces)
@@ -206,6 +209,7 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
                 || !world_reserve((void **)&w->items, &w->item_cap, item_count + batch->run_count, sizeof *w->items))
                 return;
             draw_item item = {
+                .variant = world_variant_key(w, f, world_material_switches(w, batch->material), false),
                 .material = batch->material, .page = batch->page, .backfaces = batch->backfaces,
                 .blended = world_material_blended(w, batch->material), .wide = gc->wide, .chunk = (uint32_t)c,
                 .first_range = (uint32_t)range_count, .distance = near_distance,
@@ -259,12 +263,17 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
     if (item_count == 0)
         return;
     w->draw_serial++;
+    w->frame_opaque_materials = 0;
     for (size_t i = 0; i < item_count; i++) {
         if (w->material_mark[w->items[i].material] != w->draw_serial) {
             w->material_mark[w->items[i].material] = w->draw_serial;
             stats->materials++;
+            w->frame_opaque_materials += i < opaque;
+            if (!world_variant_start(w, w->items[i].variant))
+                return;
         }
     }
+    w->frame_blended_materials = stats->materials - w->frame_opaque_materials;
     qsort(w->items, opaque, sizeof *w->items, compare_opaque);
     qsort(w->items + opaque, item_count - opaque, sizeof *w->items, compare_far_to_near);
     group_blended(w->items + opaque, item_count - opaque);
@@ -286,25 +295,12 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
     }
 }
 
-/* Program, frame uniforms, textures and depth state of the world pass. */
-static void begin_world_state(render_world *w, const render_frame *f)
+/* Textures and depth state of the world pass (programs and their frame uniforms: use_variant). */
+static void begin_world_state(render_world *w)
 {
     glBindVertexArray(w->vao);
     if (w->mdi)
         glBindBuffer(GL_DRAW_INDIRECT_BUFFER, w->indirect);
-    const world_uniforms *u = &w->wu;
-    float view_proj[16];
-    render_mat4_mul(f->proj, f->view, view_proj);
-    glUseProgram(w->world_prog);
-    glUniformMatrix4fv(u->view_proj, 1, GL_FALSE, view_proj);
-    glUniformMatrix4fv(u->view, 1, GL_FALSE, f->view);
-    glUniform1f(u->exposure, f->exposure);
-    glUniform1i(u->mode, f->mode);
-    glUniform1i(u->wire, 0);
-    glUniform1i(u->luxel_grid, f->luxel_grid);
-    glUniform3f(u->fog, f->fog_start, f->fog_end, f->fog ? 1.0f : 0.0f);
-    glUniform3fv(u->fog_color, 1, f->fog_color);
-    glUniform1f(u->time, (float)f->time);
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);
     glActiveTexture(GL_TEXTURE3);
@@ -320,6 +316,36 @@ static void begin_world_state(render_world *w, const render_frame *f)
     glCullFace(GL_BACK);
 }
 
+/* Makes the variant current, its frame uniforms set once a frame; NULL when it does not build
+ * (said once: its items are left out). */
+static const world_variant *use_variant(render_world *w, const render_frame *f, uint32_t key, render_frame_stats *stats)
+{
+    char err[640];
+    world_variant *v = world_variant_get(w, key, err, sizeof err);
+    if (!v) {
+        if (!w->variant_failure_said)
+            fprintf(stderr, "pmfview: %s\n", err);
+        w->variant_failure_said = true;
+        return NULL;
+    }
+    glUseProgram(v->prog);
+    if (v->frame_serial == w->draw_serial)
+        return v;
+    v->frame_serial = w->draw_serial;
+    stats->variants++;
+    const world_uniforms *u = &v->u;
+    float view_proj[16];
+    render_mat4_mul(f->proj, f->view, view_proj);
+    glUniformMatrix4fv(u->view_proj, 1, GL_FALSE, view_proj);
+    glUniformMatrix4fv(u->view, 1, GL_FALSE, f->view);
+    glUniform1f(u->exposure, f->exposure);
+    glUniform3f(u->fog, f->fog_start, f->fog_end, 1.0f);
+    glUniform3fv(u->fog_color, 1, f->fog_color);
+    glUniform1f(u->time, (float)f->time);
+    glUniform4f(u->wire_color, 1.0f, 1.0f, 1.0f, 1.0f);
+    return v;
+}
+
 static void end_world_state(void)
 {
     glDisable(GL_CULL_FACE);
@@ -328,13 +354,15 @@ static void end_world_state(void)
 }
 
 /* Draws the items [first, last) whose commands start at cmd: one call per group of consecutive
- * items sharing (material, backfaces, index type). Opaque items are sorted by material; blended ones far to
- * near, so a run of one material keeps its order inside the multi-draw. wire: the wireframe
- * overlay (no material state). */
-static void draw_items(render_world *w, const render_frame *f, size_t first, size_t last, size_t cmd, bool wire,
-                       render_frame_stats *stats)
+ * items sharing (material, backfaces, index type). Opaque items are sorted by variant and
+ * material; blended ones far to near, so a run of one material keeps its order inside the
+ * multi-draw. wire: the wireframe overlay. Returns the calls' groups. */
+static uint32_t draw_items(render_world *w, const render_frame *f, size_t first, size_t last, size_t cmd, bool wire,
+                           render_frame_stats *stats)
 {
     bool culling = false;
+    uint32_t groups = 0, key = UINT32_MAX;
+    const world_variant *v = NULL;
     glDisable(GL_CULL_FACE);
     for (size_t i = first; i < last;) {
         const draw_item *it = &w->items[i];
@@ -351,15 +379,22 @@ static void draw_items(render_world *w, const render_frame *f, size_t first, siz
             else
                 glDisable(GL_CULL_FACE);
         }
-        if (!wire) {
-            world_set_material(w, f, it->material);
-            if (it->blended)
-                world_set_blend(w, it->material);
+        uint32_t want = wire ? world_variant_key(w, f, world_material_switches(w, it->material), true) : it->variant;
+        if (want != key) {
+            key = want;
+            v = use_variant(w, f, key, stats);
         }
-        issue(w, cmd, cmds, it->wide, stats);
+        if (v) {
+            world_set_material(w, f, it->material, &v->u);
+            if (it->blended && !wire)
+                world_set_blend(w, it->material);
+            issue(w, cmd, cmds, it->wide, stats);
+            groups++;
+        }
         cmd += cmds;
         i = j;
     }
+    return groups;
 }
 
 void render_world_draw_opaque(render_world *w, const render_frame *f, render_frame_stats *stats)
@@ -367,8 +402,9 @@ void render_world_draw_opaque(render_world *w, const render_frame *f, render_fra
     prepare_frame(w, f, stats);
     if (!w->frame_opaque)
         return;
-    begin_world_state(w, f);
-    draw_items(w, f, 0, w->frame_opaque, 0, false, stats);
+    begin_world_state(w);
+    uint32_t groups = draw_items(w, f, 0, w->frame_opaque, 0, false, stats);
+    stats->state_splits += groups > w->frame_opaque_materials ? groups - w->frame_opaque_materials : 0;
     end_world_state();
 }
 
@@ -376,17 +412,16 @@ void render_world_draw_blended(render_world *w, const render_frame *f, render_fr
 {
     if (!w->frame_items)
         return;
-    begin_world_state(w, f);
+    begin_world_state(w);
     if (w->frame_items > w->frame_opaque) {
         glDepthMask(GL_FALSE);
-        draw_items(w, f, w->frame_opaque, w->frame_items, w->frame_opaque_cmds, false, stats);
+        uint32_t groups = draw_items(w, f, w->frame_opaque, w->frame_items, w->frame_opaque_cmds, false, stats);
+        stats->blend_splits += groups > w->frame_blended_materials ? groups - w->frame_blended_materials : 0;
         glDisable(GL_BLEND);
         glDepthMask(GL_TRUE);
     }
     if (f->wireframe) {
         glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
-        glUniform1i(w->wu.wire, 1);
-        glUniform4f(w->wu.wire_color, 1.0f, 1.0f, 1.0f, 1.0f);
         glDepthFunc(GL_LEQUAL);
         draw_items(w, f, 0, w->frame_opaque, 0, true, stats);
         glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
