@@ -15,19 +15,25 @@ void world_setup_vao(render_world *w)
     glBindBuffer(GL_ARRAY_BUFFER, w->vertices.buffer);
     const GLsizei stride = sizeof(mesh_vertex);
     glEnableVertexAttribArray(ATTR_POS);
-    glVertexAttribPointer(ATTR_POS, 3, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(mesh_vertex, xyz));
+    glVertexAttribIPointer(ATTR_POS, 4, GL_UNSIGNED_SHORT, stride, (void *)offsetof(mesh_vertex, pos));
     glEnableVertexAttribArray(ATTR_UV);
-    glVertexAttribPointer(ATTR_UV, 2, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(mesh_vertex, uv));
+    glVertexAttribIPointer(ATTR_UV, 2, GL_UNSIGNED_SHORT, stride, (void *)offsetof(mesh_vertex, uv));
     glEnableVertexAttribArray(ATTR_LM_UV);
     glVertexAttribIPointer(ATTR_LM_UV, 2, GL_UNSIGNED_SHORT, stride, (void *)offsetof(mesh_vertex, lm_uv));
     if (w->mdi) {
+        static const struct { GLuint attr; GLint size; size_t offset; } floats[] = {
+            { ATTR_CHUNK, 3, offsetof(draw_params, origin) },
+            { ATTR_PAGE, 1, offsetof(draw_params, page) },
+            { ATTR_STEP, 3, offsetof(draw_params, step) },
+            { ATTR_UV_FRAME, 4, offsetof(draw_params, uv_origin) },
+        };
         glBindBuffer(GL_ARRAY_BUFFER, w->draw_table);
-        glEnableVertexAttribArray(ATTR_CHUNK);
-        glVertexAttribPointer(ATTR_CHUNK, 3, GL_FLOAT, GL_FALSE, sizeof(draw_params), (void *)0);
-        glVertexAttribDivisor(ATTR_CHUNK, 1);
-        glEnableVertexAttribArray(ATTR_PAGE);
-        glVertexAttribPointer(ATTR_PAGE, 1, GL_FLOAT, GL_FALSE, sizeof(draw_params), (void *)offsetof(draw_params, page));
-        glVertexAttribDivisor(ATTR_PAGE, 1);
+        for (size_t i = 0; i < sizeof floats / sizeof *floats; i++) {
+            glEnableVertexAttribArray(floats[i].attr);
+            glVertexAttribPointer(floats[i].attr, floats[i].size, GL_FLOAT, GL_FALSE, sizeof(draw_params),
+                                  (void *)floats[i].offset);
+            glVertexAttribDivisor(floats[i].attr, 1);
+        }
         glEnableVertexAttribArray(ATTR_FAST);
         glVertexAttribIPointer(ATTR_FAST, 2, GL_INT, sizeof(draw_params), (void *)offsetof(draw_params, fast_base));
         glVertexAttribDivisor(ATTR_FAST, 1);
@@ -35,6 +41,8 @@ void world_setup_vao(render_world *w)
         glDisableVertexAttribArray(ATTR_CHUNK);
         glDisableVertexAttribArray(ATTR_PAGE);
         glDisableVertexAttribArray(ATTR_FAST);
+        glDisableVertexAttribArray(ATTR_STEP);
+        glDisableVertexAttribArray(ATTR_UV_FRAME);
     }
     /* The element buffer (u16 or u32 arena) is bound per call (issue). */
     glBindVertexArray(0);
@@ -91,8 +99,10 @@ static void issue(render_world *w, size_t first, size_t count, bool wide, render
         for (size_t i = first; i < first + count; i++) {
             const draw_cmd *c = &w->cmds[i];
             const draw_params *t = &w->table[c->base_instance];
-            glVertexAttrib3f(ATTR_CHUNK, t->offset[0], t->offset[1], t->offset[2]);
+            glVertexAttrib3fv(ATTR_CHUNK, t->origin);
             glVertexAttrib1f(ATTR_PAGE, t->page);
+            glVertexAttrib3fv(ATTR_STEP, t->step);
+            glVertexAttrib4f(ATTR_UV_FRAME, t->uv_origin[0], t->uv_origin[1], t->uv_step[0], t->uv_step[1]);
             glVertexAttribI4i(ATTR_FAST, t->fast_base, t->fast_delta, 0, 0);
             glDrawElementsBaseVertex(GL_TRIANGLES, (GLsizei)c->count, type,
                                      (void *)((size_t)c->first_index * index_size), c->base_vertex);
@@ -105,13 +115,21 @@ static size_t emit_item(render_world *w, const render_frame *f, const draw_item 
 {
     const render_draw_chunk *dc = &f->chunks[it->chunk];
     const gpu_chunk *gc = &w->chunks[dc->handle];
+    const mesh_chunk *mc = gc->mc;
+    const mesh_batch *bt = &mc->batches[it->batch];
     for (uint32_t r = 0; r < it->range_count; r++, n++) {
         const mesh_draw_range *range = &w->ranges[it->first_range + r];
         w->cmds[n] = (draw_cmd){ range->index_count, 1, gc->index_base + range->first_index,
                                  (GLint)gc->vertex_base, (GLuint)n };
-        w->table[n] = (draw_params){ { dc->offset[0], dc->offset[1], dc->offset[2] }, it->page,
-                                     gc->mc->fast ? (int32_t)gc->fast_base : -1,
-                                     (int32_t)gc->fast_vertex_base - (int32_t)gc->vertex_base };
+        w->table[n] = (draw_params){
+            .origin = { dc->offset[0] + mc->origin[0], dc->offset[1] + mc->origin[1], dc->offset[2] + mc->origin[2] },
+            .page = it->page,
+            .step = { mc->step[0], mc->step[1], mc->step[2] },
+            .uv_origin = { bt->uv_origin[0], bt->uv_origin[1] },
+            .uv_step = { bt->uv_step[0], bt->uv_step[1] },
+            .fast_base = mc->fast ? (int32_t)gc->fast_base : -1,
+            .fast_delta = (int32_t)gc->fast_vertex_base - (int32_t)gc->vertex_base,
+        };
         stats->triangles += range->index_count / 3;
     }
     return n;
@@ -210,7 +228,7 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
                 return;
             draw_item item = {
                 .variant = world_variant_key(w, f, world_material_switches(w, batch->material), false),
-                .material = batch->material, .page = batch->page, .backfaces = batch->backfaces,
+                .batch = b, .material = batch->material, .page = batch->page, .backfaces = batch->backfaces,
                 .blended = world_material_blended(w, batch->material), .wide = gc->wide, .chunk = (uint32_t)c,
                 .first_range = (uint32_t)range_count, .distance = near_distance,
             };

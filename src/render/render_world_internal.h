@@ -8,12 +8,19 @@
 #include "render_internal.h"
 #include "render_world.h"
 
-enum { ATTR_POS, ATTR_UV, ATTR_LM_UV, ATTR_CHUNK, ATTR_PAGE, ATTR_FAST };
+enum { ATTR_POS, ATTR_UV, ATTR_LM_UV, ATTR_CHUNK, ATTR_PAGE, ATTR_FAST, ATTR_STEP, ATTR_UV_FRAME };
 
-/* Per draw command (instance attributes through baseInstance): chunk offset, the atlas page of
- * the batch, the chunk's first fast-light slot (-1 = no fast lights) and where its fast
- * vertices start relative to its vertices (the fast stream is read at gl_VertexID + delta). */
-typedef struct draw_params { float offset[3], page; int32_t fast_base, fast_delta; } draw_params;
+/* Per draw command (instance attributes through baseInstance): the chunk's quantisation origin
+ * in the camera chunk's frame, the atlas page of the batch, the chunk's position step, the
+ * batch's UV origin and step, the chunk's first fast-light slot (-1 = no fast lights) and where
+ * its fast vertices start relative to its vertices (the fast stream is read at gl_VertexID +
+ * delta). */
+typedef struct draw_params {
+    float origin[3], page;
+    float step[3];
+    float uv_origin[2], uv_step[2];
+    int32_t fast_base, fast_delta;
+} draw_params;
 
 /* Chunks of at most this many vertices keep their indices as u16. */
 #define MAX_U16_VERTICES 65536u
@@ -73,6 +80,7 @@ typedef struct sky_uniforms { GLint view_proj, texture, color, cloud, uv_offset,
 
 typedef struct draw_item {
     uint32_t variant;                /* key */
+    uint32_t batch;                  /* in the chunk */
     uint16_t material, page;
     bool backfaces;
     bool blended;

@@ -197,7 +197,7 @@ static void mutate_and_mesh(const pmf_level *lvl, pmf_chunk *ch, mesh_atlas *atl
             cm->used_material_count = (uint8_t)(rand() % (used + 1));
         mesh_chunk mc;
         char err[256] = "";
-        if (mesh_build_chunk(lvl, ch, &(mesh_desc){ atlas }, &mc, err, sizeof err)) {
+        if (mesh_build_chunk(lvl, ch, &(mesh_desc){ .atlas = atlas }, &mc, err, sizeof err)) {
             check_invariants(&mc, ch, atlas);
             float p[3] = { (float)(rand() % 33 - 16), (float)(rand() % 33 - 16), (float)(rand() % 33 - 16) };
             mesh_vis_set set;
@@ -271,7 +271,7 @@ int main(void)
                     }
                     mesh_chunk mc;
                     char err[256];
-                    bool ok = mesh_build_chunk(&lvl, &ch, &(mesh_desc){ atlas }, &mc, err, sizeof err);
+                    bool ok = mesh_build_chunk(&lvl, &ch, &(mesh_desc){ .atlas = atlas }, &mc, err, sizeof err);
                     CHECK(ok);
                     if (!ok) {
                         fprintf(stderr, "%s\n", err);
