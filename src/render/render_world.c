@@ -53,13 +53,8 @@ render_world *render_world_create(const render_world_desc *desc, char *err, size
     w->atlas = desc->atlas;
     w->res = desc->res;
     w->mdi = render_get_caps()->multi_draw_indirect;
-    /* The level's variants build while the sky's does and the chunks stream; the plain one is
-     * checked here, so a shader that does not build fails now. */
-    if (!world_variants_start_level(w)) {
-        snprintf(err, err_size, "out of memory");
-        render_world_destroy(w);
-        return NULL;
-    }
+    /* The plain variant is built here, so a shader that does not build fails now; the others
+     * while the chunks stream (render_world_prepare_variants). */
     w->sky_prog = render_program_build("sky", render_shader_sky_vert, render_shader_sky_frag, err, err_size);
     if (!w->sky_prog || !world_variant_get(w, RENDER_MODE_FULL << WV_MODE_SHIFT, err, err_size)) {
         render_world_destroy(w);

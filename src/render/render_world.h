@@ -97,6 +97,11 @@ void render_world_begin(render_world *w, int x, int y, int width, int height);
 /* After the 3D skybox: the level then draws in front of it. */
 void render_world_clear_depth(render_world *w);
 
+/* Builds, for at most about budget_ms, the shader variants frames with f's mode, fog, luxel grid
+ * and wireframe will draw the level's materials with, so that a first draw compiles nothing:
+ * call it while the first chunks stream. True while some are left to build. */
+bool render_world_prepare_variants(render_world *w, const render_frame *f, double budget_ms);
+
 /* Draws the chunks (opaque, then blended) into the bound framebuffer; adds to *stats. */
 void render_world_draw(render_world *w, const render_frame *f, render_frame_stats *stats);
 /* The same in two steps, so the sky can go between them: behind the opaque world, where the

@@ -108,6 +108,8 @@ struct render_world {
     world_variant *variants;         /* started or built, in the order first asked for */
     size_t variant_count, variant_cap;
     uint32_t fast_chunks;            /* resident chunks with fast lights (WV_FAST_LIGHTS) */
+    bool prepared;                   /* every variant the materials need under these settings is built: */
+    uint32_t prepared_settings;      /* render_world_prepare_variants' key of them */
     GLuint sky_prog;
     sky_uniforms su;
     GLuint vao, sky_vao, sky_vbo;
@@ -195,9 +197,6 @@ bool world_variant_start(render_world *w, uint32_t key);
 /* The variant built (waiting for the driver if needed), or NULL when it does not build (the
  * message in err). */
 world_variant *world_variant_get(render_world *w, uint32_t key, char *err, size_t err_size);
-/* Starts the variants the level's materials can need in the full mode, fog on or off, before
- * any chunk arrives. */
-bool world_variants_start_level(render_world *w);
 void world_variants_release(render_world *w);
 
 /* render_world_sky.c */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "render_world_internal.h"
 
@@ -121,18 +122,39 @@ world_variant *world_variant_get(render_world *w, uint32_t key, char *err, size_
     return v;
 }
 
-bool world_variants_start_level(render_world *w)
+static double now_seconds(void)
 {
-    const render_frame frames[2] = { { .mode = RENDER_MODE_FULL }, { .mode = RENDER_MODE_FULL, .fog = true } };
-    for (uint32_t fast = 0; fast < 2; fast++) {
-        w->fast_chunks = fast;
-        for (uint32_t m = 0; m < w->lvl->common.material_count; m++)
-            for (int f = 0; f < 2; f++)
-                if (!world_variant_start(w, world_variant_key(w, &frames[f], world_material_switches(w, m), false)))
-                    return false;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+bool render_world_prepare_variants(render_world *w, const render_frame *f, double budget_ms)
+{
+    /* Everything the materials need under these settings was built already: nothing to look at. */
+    uint32_t settings = world_variant_key(w, f, 0, false) | (f->wireframe ? 1u << 31 : 0u);
+    if (w->prepared && w->prepared_settings == settings)
+        return false;
+    double start = now_seconds();
+    char err[640];
+    for (uint32_t m = 0; m < w->lvl->common.material_count; m++) {
+        uint32_t switches = world_material_switches(w, m);
+        for (int wire = 0; wire <= (int)f->wireframe; wire++) {
+            uint32_t key = world_variant_key(w, f, switches, wire);
+            world_variant *v = find(w, key);
+            if (v && (v->finished || !render_program_ready(v->prog)))
+                continue;
+            if ((now_seconds() - start) * 1000.0 >= budget_ms)
+                return true;
+            if (!v && !world_variant_start(w, key))
+                return false;
+            if (render_program_ready(find(w, key)->prog))
+                world_variant_get(w, key, err, sizeof err); /* a failure is said when it is drawn */
+        }
     }
-    w->fast_chunks = 0;
-    return true;
+    w->prepared = true;
+    w->prepared_settings = settings;
+    return false;
 }
 
 void world_variants_release(render_world *w)
