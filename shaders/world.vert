@@ -2,7 +2,8 @@
 // format): q × step + origin, where a_chunk is the chunk's origin moved to the camera chunk's
 // frame (floating origin) and a_uv_frame the batch's UV origin and step. Fast-light data is stored only for chunks with fast lights:
 // a_fast.x is the chunk's first slot in the fast-light table (-1 = none), and its vertex's
-// slots and multipliers are at gl_VertexID (base vertex included) + a_fast.y in u_fast_vertices.
+// slots and multipliers are at gl_VertexID (base vertex included) + a_fast.y in u_fast_vertices,
+// for the vertices below a_fast.z (those a fast light reaches come first; the others have none).
 // Variant switches (render_world_variants.c puts them, 0 or 1, before this source):
 //   FAST_LIGHTS  the frame has chunks with fast lights;  LIQUID  the material's standing wave;
 //   WIRE  the wireframe overlay (no varyings but the position).
@@ -11,7 +12,7 @@ layout(location = 1) in uvec2 a_uv;          // u, v high bits
 layout(location = 2) in uvec2 a_lm_uv;       // atlas UV in 1/65536
 layout(location = 3) in vec3 a_chunk;        // per draw: chunk origin in the camera chunk's frame
 layout(location = 4) in float a_page;        // per draw: lightmap atlas page
-layout(location = 5) in ivec2 a_fast;        // per draw: fast-light base, fast-vertex delta
+layout(location = 5) in ivec3 a_fast;        // per draw: fast-light base, fast-vertex delta and end
 layout(location = 6) in vec3 a_step;         // per draw: the chunk's position step
 layout(location = 7) in vec4 a_uv_frame;     // per draw: the batch's UV origin (xy) and step (zw)
 
@@ -49,7 +50,7 @@ void main()
 #if !WIRE
 #if FAST_LIGHTS
     vec3 fast = vec3(0.0);
-    if (a_fast.x >= 0) {
+    if (a_fast.x >= 0 && gl_VertexID < a_fast.z) {
         uvec2 fv = texelFetch(u_fast_vertices, gl_VertexID + a_fast.y).xy;
         for (int i = 0; i < 4; i++) {
             uint slot = (fv.x >> (8 * i)) & 255u;

@@ -302,6 +302,7 @@ typedef struct builder {
     uint64_t *keys;              /* distinct batch keys, sorted */
     colour_set colours;
     uint32_t *src_of;            /* output vertex -> chunk vertex (quantising, the fast stream) */
+    mesh_fast_vertex *slots;     /* per chunk vertex: its fast lights (NULL without fast lights) */
     uint8_t *lux;                /* next free byte of pools->luxels */
 } builder;
 
@@ -548,6 +549,32 @@ static bool stage_blocks(builder *b)
     return true;
 }
 
+/* Each chunk vertex's fast lights: up to 4, the strongest (mesh.h). */
+static bool stage_fast_slots(builder *b)
+{
+    const pmf_chunk_common *cm = &b->ch->common;
+    const pmf_chunk_client *cl = &b->ch->client;
+    if (!cm->fast_light_count)
+        return true;
+    b->slots = malloc(((size_t)cl->vertex_count + 1) * sizeof *b->slots);
+    if (!b->slots)
+        return OOM(b);
+    for (uint32_t v = 0; v < cl->vertex_count; v++)
+        b->slots[v] = (mesh_fast_vertex){ { MESH_FAST_UNUSED, MESH_FAST_UNUSED, MESH_FAST_UNUSED, MESH_FAST_UNUSED }, { 0 } };
+    for (uint32_t f = 0; f < cm->fast_light_count; f++)
+        fast_walk(&cl->fast_lights[f], cl->vertex_count, NULL, b->slots, (uint8_t)f);
+    return true;
+}
+
+/* Whether a fast light reaches a vertex of the face group (a vertex's first slot fills first). */
+static bool group_lit(const builder *b, const face_group *g)
+{
+    for (uint32_t k = 0; b->slots && k < g->count; k++)
+        if (b->slots[g->first + k].slot[0] != MESH_FAST_UNUSED)
+            return true;
+    return false;
+}
+
 /* Vertices in cube order with lightmap UVs moved into the atlas (positions and UVs: stage_quantise);
  * one piece per face group. */
 static bool stage_vertices(builder *b)
@@ -563,38 +590,48 @@ static bool stage_vertices(builder *b)
         return OOM(b);
     const float scale = 65536.0f / (float)mesh_atlas_page_size(mc->atlas);
     face_group g[PMF_FACE_COUNT];
-    uint32_t out_v = 0, pi = 0;
-    for (uint32_t c = 0; c < cm->cube_count; c++) {
-        if (!mc->cubes[c].reachable)
-            continue;
-        mesh_cube *mcube = &mc->cubes[c];
-        uint64_t backfaces = (cm->cubes[c].flags & PMF_CUBE_DRAW_BACKFACES) ? 1 : 0;
-        uint32_t groups = cube_groups(b->ch, c, g);
-        for (uint32_t i = 0; i < groups; i++, pi++) {
-            bool base = g[i].lightmap == PMF_NO_LIGHTMAP;
-            uint32_t block = base ? b->lightmaps_used + b->piece_colour[pi] : mc->lightmap_block[g[i].lightmap];
-            const mesh_atlas_rect *r = &mc->blocks[block].rect;
-            b->pieces[pi] = (piece){ (uint64_t)cm->material_map[g[i].material] << 17 | backfaces << 16 | r->page,
-                                     c, 0, out_v, g[i].count, g[i].quads };
-            b->keys[pi] = b->pieces[pi].key;
-            float ox = (float)(r->x + r->border), oy = (float)(r->y + r->border);
-            uint16_t centre_u = lm_coord((float)r->x + 1.5f, scale), centre_v = lm_coord((float)r->y + 1.5f, scale);
-            for (uint32_t k = 0; k < g[i].count; k++, out_v++) {
-                const pmf_vertex *sv = &cl->vertices[g[i].first + k];
-                mesh_vertex *dv = &mc->vertices[out_v];
-                dv->lm_uv[0] = base ? centre_u : lm_coord(ox + clamp01(sv->lm_uv[0]) * r->side, scale);
-                dv->lm_uv[1] = base ? centre_v : lm_coord(oy + clamp01(sv->lm_uv[1]) * r->side, scale);
-                for (int a = 0; a < 3; a++) {
-                    if (sv->xyz[a] < mcube->min[a]) mcube->min[a] = sv->xyz[a];
-                    if (sv->xyz[a] > mcube->max[a]) mcube->max[a] = sv->xyz[a];
+    uint32_t out_v = 0;
+    /* Face groups a fast light reaches first: the fast stream then covers only them. */
+    for (int pass = b->slots ? 0 : 1; pass < 2; pass++) {
+        uint32_t pi = 0;
+        for (uint32_t c = 0; c < cm->cube_count; c++) {
+            if (!mc->cubes[c].reachable)
+                continue;
+            mesh_cube *mcube = &mc->cubes[c];
+            uint64_t backfaces = (cm->cubes[c].flags & PMF_CUBE_DRAW_BACKFACES) ? 1 : 0;
+            uint32_t groups = cube_groups(b->ch, c, g);
+            for (uint32_t i = 0; i < groups; i++, pi++) {
+                if (group_lit(b, &g[i]) != (pass == 0))
+                    continue;
+                bool base = g[i].lightmap == PMF_NO_LIGHTMAP;
+                uint32_t block = base ? b->lightmaps_used + b->piece_colour[pi] : mc->lightmap_block[g[i].lightmap];
+                const mesh_atlas_rect *r = &mc->blocks[block].rect;
+                b->pieces[pi] = (piece){ (uint64_t)cm->material_map[g[i].material] << 17 | backfaces << 16 | r->page,
+                                         c, 0, out_v, g[i].count, g[i].quads };
+                b->keys[pi] = b->pieces[pi].key;
+                float ox = (float)(r->x + r->border), oy = (float)(r->y + r->border);
+                uint16_t centre_u = lm_coord((float)r->x + 1.5f, scale), centre_v = lm_coord((float)r->y + 1.5f, scale);
+                for (uint32_t k = 0; k < g[i].count; k++, out_v++) {
+                    const pmf_vertex *sv = &cl->vertices[g[i].first + k];
+                    mesh_vertex *dv = &mc->vertices[out_v];
+                    dv->lm_uv[0] = base ? centre_u : lm_coord(ox + clamp01(sv->lm_uv[0]) * r->side, scale);
+                    dv->lm_uv[1] = base ? centre_v : lm_coord(oy + clamp01(sv->lm_uv[1]) * r->side, scale);
+                    for (int a = 0; a < 3; a++) {
+                        if (sv->xyz[a] < mcube->min[a]) mcube->min[a] = sv->xyz[a];
+                        if (sv->xyz[a] > mcube->max[a]) mcube->max[a] = sv->xyz[a];
+                    }
+                    b->src_of[out_v] = g[i].first + k;
                 }
-                b->src_of[out_v] = g[i].first + k;
+            }
+            if (pass == 1) {
+                for (int a = 0; a < 3; a++) {
+                    if (mcube->min[a] < mc->min[a]) mc->min[a] = mcube->min[a];
+                    if (mcube->max[a] > mc->max[a]) mc->max[a] = mcube->max[a];
+                }
             }
         }
-        for (int a = 0; a < 3; a++) {
-            if (mcube->min[a] < mc->min[a]) mc->min[a] = mcube->min[a];
-            if (mcube->max[a] > mc->max[a]) mc->max[a] = mcube->max[a];
-        }
+        if (pass == 0)
+            mc->fast_vertex_count = out_v;
     }
     return true;
 }
@@ -815,23 +852,16 @@ static bool stage_lights(builder *b)
     }
     if (!cm->fast_light_count)
         return true;
-    mesh_fast_vertex *slots = malloc(((size_t)cl->vertex_count + 1) * sizeof *slots);
-    mc->fast = malloc((b->vertex_total + 1) * sizeof *mc->fast);
-    if (!slots || !mc->fast) {
-        free(slots);
-        return OOM(b);
-    }
-    for (uint32_t v = 0; v < cl->vertex_count; v++)
-        slots[v] = (mesh_fast_vertex){ { MESH_FAST_UNUSED, MESH_FAST_UNUSED, MESH_FAST_UNUSED, MESH_FAST_UNUSED }, { 0 } };
     for (uint32_t f = 0; f < cm->fast_light_count; f++) {
         const pmf_client_fast_light *cf = &cl->fast_lights[f];
         mc->fast_lights[f] = (mesh_fast_light){ cm->fast_lights[f].id, { cf->color[0], cf->color[1], cf->color[2] },
                                                 cm->fast_lights[f].intensity, cm->fast_lights[f].flags };
-        fast_walk(cf, cl->vertex_count, NULL, slots, (uint8_t)f);
     }
-    for (uint32_t v = 0; v < b->vertex_total; v++)
-        mc->fast[v] = slots[b->src_of[v]];
-    free(slots);
+    mc->fast = malloc(((size_t)mc->fast_vertex_count + 1) * sizeof *mc->fast);
+    if (!mc->fast)
+        return OOM(b);
+    for (uint32_t v = 0; v < mc->fast_vertex_count; v++)
+        mc->fast[v] = b->slots[b->src_of[v]];
     return true;
 }
 
@@ -858,7 +888,7 @@ bool mesh_build_chunk(const pmf_level *lvl, const pmf_chunk *ch, const mesh_desc
     }
     b.pools = mc->mem_ = calloc(1, sizeof *b.pools);
     bool ok = b.pools ? stage_cubes(&b) : OOM(&b);
-    ok = ok && stage_count(&b) && stage_colours(&b) && stage_blocks(&b) && stage_vertices(&b) &&
+    ok = ok && stage_count(&b) && stage_colours(&b) && stage_blocks(&b) && stage_fast_slots(&b) && stage_vertices(&b) &&
          stage_batches(&b) && stage_quantise(&b) && stage_lights(&b);
     if (ok && desc->sources) {
         mc->sources = b.src_of;
@@ -870,6 +900,7 @@ bool mesh_build_chunk(const pmf_level *lvl, const pmf_chunk *ch, const mesh_desc
     free(b.pieces);
     free(b.keys);
     free(b.src_of);
+    free(b.slots);
     if (!ok)
         mesh_chunk_free(mc);
     return ok;

@@ -28,7 +28,8 @@
  * The lightmap page a vertex samples is not in the vertex: it is mesh_batch.page.
  *
  * ---- Fast lights (optional second stream, 8 bytes per vertex, mesh_fast_vertex) ---------------
- * Present (fast != NULL) only when the chunk has fast lights. Per vertex up to MESH_FAST_SLOTS
+ * Present (fast != NULL) only when the chunk has fast lights, and only for the vertices
+ * [0, fast_vertex_count): the face groups a fast light reaches come first (below). Per vertex up to MESH_FAST_SLOTS
  * (4) fast lights: slot[i] indexes mesh_chunk.fast_lights (255 = unused, mult 0), mult[i] is the
  * decoded multiplier (conventions §3 skip/count walk). When more than 4 fast lights reach a
  * vertex with a non-zero multiplier, the 4 largest multipliers are kept (ties: lower light
@@ -40,7 +41,9 @@
  *
  * Vertices are emitted cube by cube (cube index order), each face group's vertices copied from
  * the chunk, so the buffer holds only vertices that faces use (a vertex two faces share with
- * different lightmaps gets a copy each).
+ * different lightmaps gets a copy each); in a chunk with fast lights, the face groups a fast
+ * light reaches go first, in that order, then the others (indices, runs and batches keep cube
+ * order: only where the vertices sit changes).
  *
  * ---- Index buffer, batches, runs ------------------------------------------------------------
  * One u32 index buffer per chunk, indices into the chunk's own vertex buffer. Geometry cube
@@ -206,7 +209,8 @@ typedef struct mesh_chunk {
 
     uint32_t vertex_count;
     mesh_vertex *vertices;
-    mesh_fast_vertex *fast;      /* vertex_count of them, or NULL when no fast lights */
+    mesh_fast_vertex *fast;      /* fast_vertex_count of them, or NULL when no fast lights */
+    uint32_t fast_vertex_count;  /* vertices [0, fast_vertex_count) have fast data; the rest none */
     uint32_t *sources;           /* vertex -> the chunk's vertex it came from (mesh_desc.sources) */
     uint32_t index_count;
     uint32_t *indices;

@@ -157,7 +157,7 @@ static uint64_t chunk_buffer_bytes(const mesh_chunk *mc)
 {
     uint64_t bytes = (uint64_t)mc->vertex_count * sizeof(mesh_vertex);
     if (mc->fast)
-        bytes += (uint64_t)mc->vertex_count * sizeof(mesh_fast_vertex);
+        bytes += (uint64_t)mc->fast_vertex_count * sizeof(mesh_fast_vertex);
     return bytes + (uint64_t)mc->index_count * (mc->vertex_count > MAX_U16_VERTICES ? 4u : 2u);
 }
 
@@ -176,7 +176,7 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
 
     bool wide = mc->vertex_count > MAX_U16_VERTICES;
     render_arena *indices = wide ? &w->indices32 : &w->indices16;
-    uint32_t fast_count = mc->fast ? mc->vertex_count : 0;
+    uint32_t fast_count = mc->fast ? mc->fast_vertex_count : 0;
     uint32_t vbase = 0, ibase = 0, fbase = 0, slots = 0;
     bool moved = false, fast_moved = false;
     bool ok = render_arena_alloc(&w->vertices, mc->vertex_count, &vbase, &moved);
@@ -285,7 +285,7 @@ void render_world_remove(render_world *w, int handle)
     gpu_chunk *gc = &w->chunks[handle];
     render_arena_free(&w->vertices, gc->vertex_base, gc->mc->vertex_count);
     render_arena_free(gc->wide ? &w->indices32 : &w->indices16, gc->index_base, gc->mc->index_count);
-    render_arena_free(&w->fast_vertices, gc->fast_vertex_base, gc->mc->fast ? gc->mc->vertex_count : 0);
+    render_arena_free(&w->fast_vertices, gc->fast_vertex_base, gc->mc->fast ? gc->mc->fast_vertex_count : 0);
     render_arena_free(&w->fast_table, gc->fast_base, gc->mc->fast_light_count);
     w->fast_chunks -= gc->mc->fast != NULL;
     w->resident_vertices -= gc->mc->vertex_count;

@@ -35,7 +35,7 @@ void world_setup_vao(render_world *w)
             glVertexAttribDivisor(floats[i].attr, 1);
         }
         glEnableVertexAttribArray(ATTR_FAST);
-        glVertexAttribIPointer(ATTR_FAST, 2, GL_INT, sizeof(draw_params), (void *)offsetof(draw_params, fast_base));
+        glVertexAttribIPointer(ATTR_FAST, 3, GL_INT, sizeof(draw_params), (void *)offsetof(draw_params, fast_base));
         glVertexAttribDivisor(ATTR_FAST, 1);
     } else {
         glDisableVertexAttribArray(ATTR_CHUNK);
@@ -103,7 +103,7 @@ static void issue(render_world *w, size_t first, size_t count, bool wide, render
             glVertexAttrib1f(ATTR_PAGE, t->page);
             glVertexAttrib3fv(ATTR_STEP, t->step);
             glVertexAttrib4f(ATTR_UV_FRAME, t->uv_origin[0], t->uv_origin[1], t->uv_step[0], t->uv_step[1]);
-            glVertexAttribI4i(ATTR_FAST, t->fast_base, t->fast_delta, 0, 0);
+            glVertexAttribI4i(ATTR_FAST, t->fast_base, t->fast_delta, t->fast_end, 0);
             glDrawElementsBaseVertex(GL_TRIANGLES, (GLsizei)c->count, type,
                                      (void *)((size_t)c->first_index * index_size), c->base_vertex);
             stats->draw_calls++;
@@ -129,6 +129,7 @@ static size_t emit_item(render_world *w, const render_frame *f, const draw_item 
             .uv_step = { bt->uv_step[0], bt->uv_step[1] },
             .fast_base = mc->fast ? (int32_t)gc->fast_base : -1,
             .fast_delta = (int32_t)gc->fast_vertex_base - (int32_t)gc->vertex_base,
+            .fast_end = (int32_t)(gc->vertex_base + mc->fast_vertex_count),
         };
         stats->triangles += range->index_count / 3;
     }

@@ -12,14 +12,14 @@ enum { ATTR_POS, ATTR_UV, ATTR_LM_UV, ATTR_CHUNK, ATTR_PAGE, ATTR_FAST, ATTR_STE
 
 /* Per draw command (instance attributes through baseInstance): the chunk's quantisation origin
  * in the camera chunk's frame, the atlas page of the batch, the chunk's position step, the
- * batch's UV origin and step, the chunk's first fast-light slot (-1 = no fast lights) and where
+ * batch's UV origin and step, the chunk's first fast-light slot (-1 = no fast lights), where
  * its fast vertices start relative to its vertices (the fast stream is read at gl_VertexID +
- * delta). */
+ * delta) and the gl_VertexID they end at (mesh_chunk.fast_vertex_count). */
 typedef struct draw_params {
     float origin[3], page;
     float step[3];
     float uv_origin[2], uv_step[2];
-    int32_t fast_base, fast_delta;
+    int32_t fast_base, fast_delta, fast_end;
 } draw_params;
 
 /* Chunks of at most this many vertices keep their indices as u16. */
