@@ -1,50 +1,70 @@
 // world.frag - the rendering equation of conventions §3, exactly:
 //   a = colour/255 × texel;  L = lightmap (+ enabled dynamic layers, composited) + fast lights
 //   out = clamp(k × (a × ((1 - s) + s × L) + e + shine/255 × m), 0, 1)
+// Variant switches (render_world_variants.c puts them before this source; a term a variant
+// leaves out is one that adds exactly 0 for the draws it is chosen for):
+//   MODE  MODE_FULL, MODE_LIGHTMAP, MODE_FULLBRIGHT or MODE_DENSITY (render_world.h RENDER_MODE_*);
+//   FAST_LIGHTS  L += the fast lights;  MATCAP  the matcap term (shine > 0);
+//   FOG  distance fog;  ADDITIVE  fog fades an additive material out instead;
+//   LUXEL_GRID  lightmap luxel edges;  WIRE  the flat wireframe colour.
+#if !WIRE
 in vec2 v_uv;
 in vec3 v_lm_uv;
-in vec3 v_fast;
 in vec3 v_view_pos;
+#if FAST_LIGHTS
+in vec3 v_fast;
+#endif
 
 uniform sampler2D u_texture;                 // white 1×1 when untextured
 uniform sampler2DArray u_light_atlas;        // base + enabled dynamic layers, linear RGB
-uniform sampler2D u_matcap;
 uniform vec4 u_color;                        // rgb = colour/255, a = alpha/255 (1 when opaque)
 uniform vec3 u_emission;
 uniform float u_shading;
-uniform float u_shine;                       // 0 when the material has no matcap
 uniform float u_exposure;
-uniform int u_mode;                          // 0 full, 1 lightmap, 2 fullbright, 3 density
-uniform int u_wire;                          // 1: flat wireframe colour
-uniform vec4 u_wire_color;
-uniform int u_luxel_grid;                   // 1: darken lightmap luxel edges (density check)
-uniform vec3 u_fog;                          // x = start, y = full (metres from the eye), z = 1 on
+#if MATCAP
+uniform sampler2D u_matcap;
+uniform float u_shine;
+#endif
+#if FOG
+uniform vec3 u_fog;                          // x = start, y = full (metres from the eye)
 uniform vec3 u_fog_color;
-uniform int u_additive;                      // additive materials fade out instead
+#endif
+#else
+uniform vec4 u_wire_color;
+#endif
 
 out vec4 o_color;
 
+#if !WIRE
 // Atlas texels are the lightmaps' luxels one to one, so their edges are the luxel grid.
 vec3 luxel_grid(vec3 c)
 {
-    if (u_luxel_grid == 0)
-        return c;
+#if LUXEL_GRID
     vec2 t = v_lm_uv.xy * vec2(textureSize(u_light_atlas, 0).xy);
     vec2 from_edge = abs(fract(t) - 0.5);
     vec2 line = smoothstep(vec2(0.5) - fwidth(t), vec2(0.5), from_edge);
     return mix(c, vec3(1.0, 0.85, 0.1), 0.7 * max(line.x, line.y));
+#else
+    return c;
+#endif
 }
 
 // Distance fog (docs/viewer.md): full at the streaming radius, where the drawn world ends.
 vec4 fogged(vec4 c)
 {
-    if (u_fog.z == 0.0)
-        return c;
+#if FOG
     float f = clamp((length(v_view_pos) - u_fog.x) / max(u_fog.y - u_fog.x, 1e-3), 0.0, 1.0);
-    return u_additive != 0 ? vec4(c.rgb * (1.0 - f), c.a) : vec4(mix(c.rgb, u_fog_color, f), c.a);
+#if ADDITIVE
+    return vec4(c.rgb * (1.0 - f), c.a);
+#else
+    return vec4(mix(c.rgb, u_fog_color, f), c.a);
+#endif
+#else
+    return c;
+#endif
 }
 
-// ---- density heat-map (u_mode 3; docs/viewer.md "Lightmap density heat-map") ----------------
+// ---- density heat-map (MODE_DENSITY; docs/viewer.md "Lightmap density heat-map") ----------------
 // Luxels per metre from screen-space derivatives: lightmap UV and position are both affine over a
 // triangle, so the luxel area one pixel covers over the metre area it covers is exact per pixel.
 // Colour: a viridis ramp over log2(luxels per metre) from 1 to 16; coarser than 1 (a luxel wider
@@ -73,31 +93,36 @@ vec3 density_color()
 }
 // ---- end density heat-map -----------------------------------------------------------------------
 
+vec3 light()
+{
+#if MODE == MODE_FULLBRIGHT
+    return vec3(1.0);
+#elif FAST_LIGHTS
+    return texture(u_light_atlas, v_lm_uv).rgb + v_fast;
+#else
+    return texture(u_light_atlas, v_lm_uv).rgb;
+#endif
+}
+#endif
+
 void main()
 {
-    if (u_wire != 0) {
-        o_color = u_wire_color;
-        return;
-    }
-    if (u_mode == 3) {
-        o_color = vec4(luxel_grid(density_color()), 1.0);
-        return;
-    }
-    vec3 L = texture(u_light_atlas, v_lm_uv).rgb + v_fast;
-    if (u_mode == 1) {
-        o_color = fogged(vec4(luxel_grid(clamp(u_exposure * L, 0.0, 1.0)), 1.0));
-        return;
-    }
-    if (u_mode == 2)
-        L = vec3(1.0);
+#if WIRE
+    o_color = u_wire_color;
+#elif MODE == MODE_LIGHTMAP
+    o_color = fogged(vec4(luxel_grid(clamp(u_exposure * light(), 0.0, 1.0)), 1.0));
+#elif MODE == MODE_DENSITY
+    o_color = vec4(luxel_grid(density_color()), 1.0);
+#else
+    vec3 L = light();
     vec4 texel = texture(u_texture, v_uv);
     vec3 a = u_color.rgb * texel.rgb;
-    vec3 m = vec3(0.0);
-    if (u_shine > 0.0) {
-        // No normal attribute: the face normal from screen-space derivatives of the view position.
-        vec3 n = normalize(cross(dFdx(v_view_pos), dFdy(v_view_pos)));
-        m = texture(u_matcap, vec2(0.5 + 0.5 * n.x, 0.5 - 0.5 * n.y)).rgb;
-    }
-    vec3 lit = a * ((1.0 - u_shading) + u_shading * L) + u_emission + u_shine * m;
+    vec3 lit = a * ((1.0 - u_shading) + u_shading * L) + u_emission;
+#if MATCAP
+    // No normal attribute: the face normal from screen-space derivatives of the view position.
+    vec3 n = normalize(cross(dFdx(v_view_pos), dFdy(v_view_pos)));
+    lit += u_shine * texture(u_matcap, vec2(0.5 + 0.5 * n.x, 0.5 - 0.5 * n.y)).rgb;
+#endif
     o_color = fogged(vec4(luxel_grid(clamp(u_exposure * lit, 0.0, 1.0)), u_color.a * texel.a));
+#endif
 }

@@ -679,6 +679,9 @@ static void print_stats(scene *s, const shot_options *o)
             "draw calls: %u\n"
             "world draw calls: %u\n"
             "visible materials: %u\n"
+            "shader variants: %u\n"
+            "blend splits: %u\n"
+            "state splits: %u\n"
             "time to first complete frame: %.3f s\n"
             "process time to first complete frame: %.3f s\n"
             "decode time: %.3f s (summed over stream workers)\n"
@@ -689,6 +692,7 @@ static void print_stats(scene *s, const shot_options *o)
             "draw path: %s (OpenGL %d.%d, %s)\n",
             st.chunks_loaded, st.chunks_present, st.chunks_streaming, st.chunks_failed, st.visible_chunks,
             (unsigned long long)st.triangles, st.draw_calls, st.world_draw_calls, st.visible_materials,
+            st.shader_variants, st.blend_splits, st.state_splits,
             st.first_complete_seconds, o->first_frame, st.decode_seconds, st.mesh_seconds, st.upload_seconds,
             st.gpu_bytes / 1048576.0, st.chunk_vertices ? (double)st.chunk_buffer_bytes / (double)st.chunk_vertices : 0.0,
             st.multi_draw_indirect ? "glMultiDrawElementsIndirect" : "glDrawElementsBaseVertex",

@@ -83,8 +83,10 @@ static void pick_chunk(const mesh_chunk *mc, const float o[3], const float d[3],
         for (uint32_t i = run->first_index; i + 2 < run->first_index + run->index_count; i += 3) {
             const uint32_t *ix = &mc->indices[i];
             float t, bary[3];
-            if (ray_triangle(o, d, mc->vertices[ix[0]].xyz, mc->vertices[ix[1]].xyz, mc->vertices[ix[2]].xyz, two_sided,
-                             &t, bary) && t < best->t) {
+            float xyz[3][3];
+            for (int k = 0; k < 3; k++)
+                mesh_vertex_position(mc, &mc->vertices[ix[k]], xyz[k]);
+            if (ray_triangle(o, d, xyz[0], xyz[1], xyz[2], two_sided, &t, bary) && t < best->t) {
                 *best = (pick){ .mc = mc, .run = r, .first = i, .t = t };
                 memcpy(best->bary, bary, sizeof bary);
             }
@@ -138,11 +140,13 @@ static void describe(const scene *s, const pick *p, inspect_result *r)
     r->lighting_data = (cube->flags & PMF_CUBE_HAS_LIGHTING) != 0;
     r->lights_known = infos->count > 0;
 
-    float local[3], e1[3], e2[3], n[3];
+    float xyz[3][3], local[3], e1[3], e2[3], n[3];
+    for (int i = 0; i < 3; i++)
+        mesh_vertex_position(mc, v[i], xyz[i]);
     for (int k = 0; k < 3; k++) {
-        local[k] = p->bary[0] * v[0]->xyz[k] + p->bary[1] * v[1]->xyz[k] + p->bary[2] * v[2]->xyz[k];
-        e1[k] = v[1]->xyz[k] - v[0]->xyz[k];
-        e2[k] = v[2]->xyz[k] - v[0]->xyz[k];
+        local[k] = p->bary[0] * xyz[0][k] + p->bary[1] * xyz[1][k] + p->bary[2] * xyz[2][k];
+        e1[k] = xyz[1][k] - xyz[0][k];
+        e2[k] = xyz[2][k] - xyz[0][k];
     }
     glm_vec3_cross(e1, e2, n);
     float world_area = glm_vec3_norm(n) * 0.5f;

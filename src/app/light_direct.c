@@ -117,8 +117,11 @@ bool light_direct_occluders(light_direct_set *set, const pmf_level *lvl, const m
             if (!opaque(lvl, bt->material))
                 continue;
             for (uint32_t i = bt->first_index; i + 2 < bt->first_index + bt->index_count && n < total; i += 3, n++)
-                for (int v = 0; v < 3; v++)
-                    light_direct_world(set, mc, mc->vertices[mc->indices[i + v]].xyz, &tris[n][v * 3]);
+                for (int v = 0; v < 3; v++) {
+                    float local[3];
+                    mesh_vertex_position(mc, &mc->vertices[mc->indices[i + v]], local);
+                    light_direct_world(set, mc, local, &tris[n][v * 3]);
+                }
         }
     }
     bool ok = bvh_build((const float(*)[9])tris, n, 0, &set->occluders);
@@ -182,6 +185,9 @@ void light_direct_block(void *user, const mesh_chunk *mc, uint32_t block, float 
         for (uint32_t i = bt->first_index; i + 2 < bt->first_index + bt->index_count; i += 3) {
             const mesh_vertex *v[3] = { &mc->vertices[mc->indices[i]], &mc->vertices[mc->indices[i + 1]],
                                         &mc->vertices[mc->indices[i + 2]] };
+            float xyz[3][3];
+            for (int k = 0; k < 3; k++)
+                mesh_vertex_position(mc, v[k], xyz[k]);
             float t[3][2], lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY };
             for (int k = 0; k < 3; k++)
                 for (int a = 0; a < 2; a++) {
@@ -195,8 +201,8 @@ void light_direct_block(void *user, const mesh_chunk *mc, uint32_t block, float 
                 continue;
             float e1[3], e2[3], n[3];
             for (int k = 0; k < 3; k++) {
-                e1[k] = v[1]->xyz[k] - v[0]->xyz[k];
-                e2[k] = v[2]->xyz[k] - v[0]->xyz[k];
+                e1[k] = xyz[1][k] - xyz[0][k];
+                e2[k] = xyz[2][k] - xyz[0][k];
             }
             n[0] = e1[1] * e2[2] - e1[2] * e2[1];
             n[1] = e1[2] * e2[0] - e1[0] * e2[2];
@@ -219,7 +225,7 @@ void light_direct_block(void *user, const mesh_chunk *mc, uint32_t block, float 
                         continue;
                     ts->best = d;
                     for (int k = 0; k < 3; k++) {
-                        float local = bary[0] * v[0]->xyz[k] + bary[1] * v[1]->xyz[k] + bary[2] * v[2]->xyz[k];
+                        float local = bary[0] * xyz[0][k] + bary[1] * xyz[1][k] + bary[2] * xyz[2][k];
                         ts->pos[k] = local;
                         ts->normal[k] = n[k] / len;
                     }

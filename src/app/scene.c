@@ -857,9 +857,19 @@ static void update(scene *s, double budget_ms, bool view_only)
     update_visibility(s, false);
 }
 
+/* The world shader variants the current settings need, built while the workers decode (true
+ * while some are left). */
+static bool prepare_variants(scene *s, double budget_ms)
+{
+    render_frame f = { .mode = (int)s->settings.mode, .wireframe = s->settings.wireframe,
+                       .luxel_grid = s->settings.luxel_grid, .fog = s->settings.fog };
+    return render_world_prepare_variants(s->world, &f, budget_ms);
+}
+
 void scene_update(scene *s, double budget_ms)
 {
     update(s, budget_ms, false);
+    prepare_variants(s, 1.0);
 }
 
 bool scene_view_complete(const scene *s)
@@ -879,8 +889,9 @@ bool scene_wait_view(scene *s, double timeout_s)
         }
         if (now_seconds() - start > timeout_s)
             return false;
-        /* Nothing delivered yet: the workers are busy; look again soon. */
-        nanosleep(&(struct timespec){ 0, 200000 }, NULL);
+        /* Nothing delivered yet: the workers are busy; build shaders meanwhile, or look again soon. */
+        if (!prepare_variants(s, 1.0))
+            nanosleep(&(struct timespec){ 0, 200000 }, NULL);
     }
 }
 
@@ -1126,6 +1137,9 @@ void scene_get_stats(const scene *s, scene_stats *out)
     out->draw_calls = s->last_frame.draw_calls;
     out->world_draw_calls = s->last_world.draw_calls;
     out->visible_materials = s->last_world.materials;
+    out->shader_variants = s->last_world.variants;
+    out->blend_splits = s->last_world.blend_splits;
+    out->state_splits = s->last_world.state_splits;
     out->visible_chunks = s->visible_chunks;
     out->first_complete_seconds = s->first_complete;
     out->decode_seconds = st.decode_seconds;

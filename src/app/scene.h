@@ -159,6 +159,8 @@ typedef struct scene_stats {
     uint32_t draw_calls;             /* GL draw calls in the last frame (multi-draws count 1) */
     uint32_t world_draw_calls;       /* of those, the chunks' (sky and 3D skybox not counted) */
     uint32_t visible_materials;      /* distinct level materials among the chunks' batches drawn */
+    uint32_t shader_variants;        /* world shader variants the last frame drew with */
+    uint32_t blend_splits, state_splits;  /* world calls beyond one per material (render_frame_stats) */
     uint32_t visible_chunks;         /* chunks drawn in the last frame */
     double first_complete_seconds;   /* scene_open to the first frame drawn with the view complete; <0 = not yet */
     double decode_seconds;           /* summed over stream workers: read + LZ4F + decode */

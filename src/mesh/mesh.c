@@ -2,6 +2,7 @@
 #include "mesh.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +188,7 @@ void mesh_chunk_free(mesh_chunk *mc)
         free(pools);
     }
     free(mc->vertices);
+    free(mc->sources);
     free(mc->fast);
     free(mc->indices);
     free(mc->batches);
@@ -299,7 +301,8 @@ typedef struct builder {
     uint32_t *piece_colour;      /* base colour index of pieces with lightmap 255 */
     uint64_t *keys;              /* distinct batch keys, sorted */
     colour_set colours;
-    uint32_t *src_of;            /* output vertex -> chunk vertex, kept for the fast stream */
+    uint32_t *src_of;            /* output vertex -> chunk vertex (quantising, the fast stream) */
+    mesh_fast_vertex *slots;     /* per chunk vertex: its fast lights (NULL without fast lights) */
     uint8_t *lux;                /* next free byte of pools->luxels */
 } builder;
 
@@ -396,10 +399,8 @@ static bool stage_colours(builder *b)
     b->piece_colour = malloc((b->piece_count + 1) * sizeof *b->piece_colour);
     b->pieces = malloc((b->piece_count + 1) * sizeof *b->pieces);
     b->keys = malloc((b->piece_count + 1) * sizeof *b->keys);
-    if (b->ch->common.fast_light_count)
-        b->src_of = malloc((b->vertex_total + 1) * sizeof *b->src_of);
-    if (!b->colours.slots || !b->colours.colours || !b->piece_colour || !b->pieces || !b->keys ||
-        (b->ch->common.fast_light_count && !b->src_of))
+    b->src_of = malloc((b->vertex_total + 1) * sizeof *b->src_of);
+    if (!b->colours.slots || !b->colours.colours || !b->piece_colour || !b->pieces || !b->keys || !b->src_of)
         return OOM(b);
     face_group g[PMF_FACE_COUNT];
     uint32_t pi = 0;
@@ -548,7 +549,34 @@ static bool stage_blocks(builder *b)
     return true;
 }
 
-/* Vertices in cube order with lightmap UVs moved into the atlas; one piece per face group. */
+/* Each chunk vertex's fast lights: up to 4, the strongest (mesh.h). */
+static bool stage_fast_slots(builder *b)
+{
+    const pmf_chunk_common *cm = &b->ch->common;
+    const pmf_chunk_client *cl = &b->ch->client;
+    if (!cm->fast_light_count)
+        return true;
+    b->slots = malloc(((size_t)cl->vertex_count + 1) * sizeof *b->slots);
+    if (!b->slots)
+        return OOM(b);
+    for (uint32_t v = 0; v < cl->vertex_count; v++)
+        b->slots[v] = (mesh_fast_vertex){ { MESH_FAST_UNUSED, MESH_FAST_UNUSED, MESH_FAST_UNUSED, MESH_FAST_UNUSED }, { 0 } };
+    for (uint32_t f = 0; f < cm->fast_light_count; f++)
+        fast_walk(&cl->fast_lights[f], cl->vertex_count, NULL, b->slots, (uint8_t)f);
+    return true;
+}
+
+/* Whether a fast light reaches a vertex of the face group (a vertex's first slot fills first). */
+static bool group_lit(const builder *b, const face_group *g)
+{
+    for (uint32_t k = 0; b->slots && k < g->count; k++)
+        if (b->slots[g->first + k].slot[0] != MESH_FAST_UNUSED)
+            return true;
+    return false;
+}
+
+/* Vertices in cube order with lightmap UVs moved into the atlas (positions and UVs: stage_quantise);
+ * one piece per face group. */
 static bool stage_vertices(builder *b)
 {
     const pmf_chunk_common *cm = &b->ch->common;
@@ -562,41 +590,48 @@ static bool stage_vertices(builder *b)
         return OOM(b);
     const float scale = 65536.0f / (float)mesh_atlas_page_size(mc->atlas);
     face_group g[PMF_FACE_COUNT];
-    uint32_t out_v = 0, pi = 0;
-    for (uint32_t c = 0; c < cm->cube_count; c++) {
-        if (!mc->cubes[c].reachable)
-            continue;
-        mesh_cube *mcube = &mc->cubes[c];
-        uint64_t backfaces = (cm->cubes[c].flags & PMF_CUBE_DRAW_BACKFACES) ? 1 : 0;
-        uint32_t groups = cube_groups(b->ch, c, g);
-        for (uint32_t i = 0; i < groups; i++, pi++) {
-            bool base = g[i].lightmap == PMF_NO_LIGHTMAP;
-            uint32_t block = base ? b->lightmaps_used + b->piece_colour[pi] : mc->lightmap_block[g[i].lightmap];
-            const mesh_atlas_rect *r = &mc->blocks[block].rect;
-            b->pieces[pi] = (piece){ (uint64_t)cm->material_map[g[i].material] << 17 | backfaces << 16 | r->page,
-                                     c, 0, out_v, g[i].count, g[i].quads };
-            b->keys[pi] = b->pieces[pi].key;
-            float ox = (float)(r->x + r->border), oy = (float)(r->y + r->border);
-            uint16_t centre_u = lm_coord((float)r->x + 1.5f, scale), centre_v = lm_coord((float)r->y + 1.5f, scale);
-            for (uint32_t k = 0; k < g[i].count; k++, out_v++) {
-                const pmf_vertex *sv = &cl->vertices[g[i].first + k];
-                mesh_vertex *dv = &mc->vertices[out_v];
-                memcpy(dv->xyz, sv->xyz, sizeof dv->xyz);
-                memcpy(dv->uv, sv->uv, sizeof dv->uv);
-                dv->lm_uv[0] = base ? centre_u : lm_coord(ox + clamp01(sv->lm_uv[0]) * r->side, scale);
-                dv->lm_uv[1] = base ? centre_v : lm_coord(oy + clamp01(sv->lm_uv[1]) * r->side, scale);
-                for (int a = 0; a < 3; a++) {
-                    if (sv->xyz[a] < mcube->min[a]) mcube->min[a] = sv->xyz[a];
-                    if (sv->xyz[a] > mcube->max[a]) mcube->max[a] = sv->xyz[a];
-                }
-                if (b->src_of)
+    uint32_t out_v = 0;
+    /* Face groups a fast light reaches first: the fast stream then covers only them. */
+    for (int pass = b->slots ? 0 : 1; pass < 2; pass++) {
+        uint32_t pi = 0;
+        for (uint32_t c = 0; c < cm->cube_count; c++) {
+            if (!mc->cubes[c].reachable)
+                continue;
+            mesh_cube *mcube = &mc->cubes[c];
+            uint64_t backfaces = (cm->cubes[c].flags & PMF_CUBE_DRAW_BACKFACES) ? 1 : 0;
+            uint32_t groups = cube_groups(b->ch, c, g);
+            for (uint32_t i = 0; i < groups; i++, pi++) {
+                if (group_lit(b, &g[i]) != (pass == 0))
+                    continue;
+                bool base = g[i].lightmap == PMF_NO_LIGHTMAP;
+                uint32_t block = base ? b->lightmaps_used + b->piece_colour[pi] : mc->lightmap_block[g[i].lightmap];
+                const mesh_atlas_rect *r = &mc->blocks[block].rect;
+                b->pieces[pi] = (piece){ (uint64_t)cm->material_map[g[i].material] << 17 | backfaces << 16 | r->page,
+                                         c, 0, out_v, g[i].count, g[i].quads };
+                b->keys[pi] = b->pieces[pi].key;
+                float ox = (float)(r->x + r->border), oy = (float)(r->y + r->border);
+                uint16_t centre_u = lm_coord((float)r->x + 1.5f, scale), centre_v = lm_coord((float)r->y + 1.5f, scale);
+                for (uint32_t k = 0; k < g[i].count; k++, out_v++) {
+                    const pmf_vertex *sv = &cl->vertices[g[i].first + k];
+                    mesh_vertex *dv = &mc->vertices[out_v];
+                    dv->lm_uv[0] = base ? centre_u : lm_coord(ox + clamp01(sv->lm_uv[0]) * r->side, scale);
+                    dv->lm_uv[1] = base ? centre_v : lm_coord(oy + clamp01(sv->lm_uv[1]) * r->side, scale);
+                    for (int a = 0; a < 3; a++) {
+                        if (sv->xyz[a] < mcube->min[a]) mcube->min[a] = sv->xyz[a];
+                        if (sv->xyz[a] > mcube->max[a]) mcube->max[a] = sv->xyz[a];
+                    }
                     b->src_of[out_v] = g[i].first + k;
+                }
+            }
+            if (pass == 1) {
+                for (int a = 0; a < 3; a++) {
+                    if (mcube->min[a] < mc->min[a]) mc->min[a] = mcube->min[a];
+                    if (mcube->max[a] > mc->max[a]) mc->max[a] = mcube->max[a];
+                }
             }
         }
-        for (int a = 0; a < 3; a++) {
-            if (mcube->min[a] < mc->min[a]) mc->min[a] = mcube->min[a];
-            if (mcube->max[a] > mc->max[a]) mc->max[a] = mcube->max[a];
-        }
+        if (pass == 0)
+            mc->fast_vertex_count = out_v;
     }
     return true;
 }
@@ -691,6 +726,103 @@ static bool stage_batches(builder *b)
     return true;
 }
 
+/* The step that splits [lo, hi] into 2^bits - 1 (1 for an empty or degenerate span). */
+static float quantum(float lo, float hi, int bits)
+{
+    float step = (float)(((double)hi - lo) / (double)((1u << bits) - 1u));
+    return step > 0 && step <= FLT_MAX ? step : 1.0f;
+}
+
+/* x in steps from origin, rounded, within [0, 2^bits - 1] (NaN: 0). */
+static uint32_t quantise(float x, float origin, float step, int bits)
+{
+    double q = ((double)x - origin) / step + 0.5;
+    double top = (double)((1u << bits) - 1u);
+    return q >= 0 ? (uint32_t)(q < top ? q : top) : 0u;
+}
+
+/* Positions in the chunk's frame, UVs in their batch's (mesh.h, vertex format). */
+static bool stage_quantise(builder *b)
+{
+    mesh_chunk *mc = b->mc;
+    const pmf_vertex *src = b->ch->client.vertices;
+    /* Frames over the finite values (an infinite or NaN one decodes to an end of the frame). */
+    float lo[3] = { FLT_MAX, FLT_MAX, FLT_MAX }, hi[3] = { -FLT_MAX, -FLT_MAX, -FLT_MAX };
+    float (*uv_span)[4] = malloc(((size_t)mc->batch_count + 1) * sizeof *uv_span);   /* min u, v, max u, v */
+    if (!uv_span)
+        return OOM(b);
+    for (uint32_t k = 0; k < mc->batch_count; k++)
+        uv_span[k][0] = uv_span[k][1] = FLT_MAX, uv_span[k][2] = uv_span[k][3] = -FLT_MAX;
+    for (uint32_t i = 0; i < b->piece_count; i++) {
+        const piece *p = &b->pieces[i];
+        float *span = uv_span[p->batch];
+        for (uint32_t v = p->first_vertex; v < p->first_vertex + p->vertex_count; v++) {
+            const pmf_vertex *sv = &src[b->src_of[v]];
+            for (int a = 0; a < 3; a++) {
+                if (isfinite(sv->xyz[a])) {
+                    lo[a] = fminf(lo[a], sv->xyz[a]);
+                    hi[a] = fmaxf(hi[a], sv->xyz[a]);
+                }
+            }
+            for (int a = 0; a < 2; a++) {
+                if (isfinite(sv->uv[a])) {
+                    span[a] = fminf(span[a], sv->uv[a]);
+                    span[a + 2] = fmaxf(span[a + 2], sv->uv[a]);
+                }
+            }
+        }
+    }
+    for (int a = 0; a < 3; a++) {
+        mc->origin[a] = lo[a] <= hi[a] ? lo[a] : 0.0f;
+        mc->step[a] = lo[a] <= hi[a] ? quantum(lo[a], hi[a], MESH_POS_BITS) : 1.0f;
+    }
+    for (uint32_t k = 0; k < mc->batch_count; k++) {
+        for (int a = 0; a < 2; a++) {
+            bool any = uv_span[k][a] <= uv_span[k][a + 2];
+            mc->batches[k].uv_origin[a] = any ? uv_span[k][a] : 0.0f;
+            mc->batches[k].uv_step[a] = any ? quantum(uv_span[k][a], uv_span[k][a + 2], MESH_UV_BITS) : 1.0f;
+        }
+    }
+    free(uv_span);
+    for (uint32_t i = 0; i < b->piece_count; i++) {
+        const piece *p = &b->pieces[i];
+        const mesh_batch *bt = &mc->batches[p->batch];
+        for (uint32_t v = p->first_vertex; v < p->first_vertex + p->vertex_count; v++) {
+            const pmf_vertex *sv = &src[b->src_of[v]];
+            mesh_vertex *dv = &mc->vertices[v];
+            uint32_t low = 0;
+            for (int a = 0; a < 3; a++) {
+                uint32_t q = quantise(sv->xyz[a], mc->origin[a], mc->step[a], MESH_POS_BITS);
+                dv->pos[a] = (uint16_t)(q >> (MESH_POS_BITS - 16));
+                low |= (q & 15u) << (4 * a);
+            }
+            for (int a = 0; a < 2; a++) {
+                uint32_t q = quantise(sv->uv[a], bt->uv_origin[a], bt->uv_step[a], MESH_UV_BITS);
+                dv->uv[a] = (uint16_t)(q >> (MESH_UV_BITS - 16));
+                low |= (q & 3u) << (12 + 2 * a);
+            }
+            dv->pos[3] = (uint16_t)low;
+        }
+    }
+    return true;
+}
+
+void mesh_vertex_position(const mesh_chunk *mc, const mesh_vertex *v, float out[3])
+{
+    for (int a = 0; a < 3; a++) {
+        uint32_t q = (uint32_t)v->pos[a] << (MESH_POS_BITS - 16) | ((v->pos[3] >> (4 * a)) & 15u);
+        out[a] = (float)q * mc->step[a] + mc->origin[a];
+    }
+}
+
+void mesh_vertex_uv(const mesh_batch *bt, const mesh_vertex *v, float out[2])
+{
+    for (int a = 0; a < 2; a++) {
+        uint32_t q = (uint32_t)v->uv[a] << (MESH_UV_BITS - 16) | ((v->pos[3] >> (12 + 2 * a)) & 3u);
+        out[a] = (float)q * bt->uv_step[a] + bt->uv_origin[a];
+    }
+}
+
 /* Dynamic lights with their layers on their target blocks; fast lights and the fast stream. */
 static bool stage_lights(builder *b)
 {
@@ -720,23 +852,16 @@ static bool stage_lights(builder *b)
     }
     if (!cm->fast_light_count)
         return true;
-    mesh_fast_vertex *slots = malloc(((size_t)cl->vertex_count + 1) * sizeof *slots);
-    mc->fast = malloc((b->vertex_total + 1) * sizeof *mc->fast);
-    if (!slots || !mc->fast) {
-        free(slots);
-        return OOM(b);
-    }
-    for (uint32_t v = 0; v < cl->vertex_count; v++)
-        slots[v] = (mesh_fast_vertex){ { MESH_FAST_UNUSED, MESH_FAST_UNUSED, MESH_FAST_UNUSED, MESH_FAST_UNUSED }, { 0 } };
     for (uint32_t f = 0; f < cm->fast_light_count; f++) {
         const pmf_client_fast_light *cf = &cl->fast_lights[f];
         mc->fast_lights[f] = (mesh_fast_light){ cm->fast_lights[f].id, { cf->color[0], cf->color[1], cf->color[2] },
                                                 cm->fast_lights[f].intensity, cm->fast_lights[f].flags };
-        fast_walk(cf, cl->vertex_count, NULL, slots, (uint8_t)f);
     }
-    for (uint32_t v = 0; v < b->vertex_total; v++)
-        mc->fast[v] = slots[b->src_of[v]];
-    free(slots);
+    mc->fast = malloc(((size_t)mc->fast_vertex_count + 1) * sizeof *mc->fast);
+    if (!mc->fast)
+        return OOM(b);
+    for (uint32_t v = 0; v < mc->fast_vertex_count; v++)
+        mc->fast[v] = b->slots[b->src_of[v]];
     return true;
 }
 
@@ -763,14 +888,19 @@ bool mesh_build_chunk(const pmf_level *lvl, const pmf_chunk *ch, const mesh_desc
     }
     b.pools = mc->mem_ = calloc(1, sizeof *b.pools);
     bool ok = b.pools ? stage_cubes(&b) : OOM(&b);
-    ok = ok && stage_count(&b) && stage_colours(&b) && stage_blocks(&b) && stage_vertices(&b) &&
-         stage_batches(&b) && stage_lights(&b);
+    ok = ok && stage_count(&b) && stage_colours(&b) && stage_blocks(&b) && stage_fast_slots(&b) && stage_vertices(&b) &&
+         stage_batches(&b) && stage_quantise(&b) && stage_lights(&b);
+    if (ok && desc->sources) {
+        mc->sources = b.src_of;
+        b.src_of = NULL;
+    }
     free(b.colours.slots);
     free(b.colours.colours);
     free(b.piece_colour);
     free(b.pieces);
     free(b.keys);
     free(b.src_of);
+    free(b.slots);
     if (!ok)
         mesh_chunk_free(mc);
     return ok;

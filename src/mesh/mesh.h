@@ -7,17 +7,29 @@
  *   main thread:    upload vertices / fast / indices / lightmap blocks / layers to the GPU,
  *                   draw batches through mesh_batch_ranges(), mesh_chunk_free() at eviction.
  *
- * ---- Vertex format (24 bytes, mesh_vertex) ---------------------------------------------------
- *   xyz    float3  chunk-local metres (relative to the chunk centre)
- *   uv     float2  texture repeats, as in the file
+ * ---- Vertex format (16 bytes, mesh_vertex) ---------------------------------------------------
+ *   pos    u16x4   position in steps of mesh_chunk.step from mesh_chunk.origin (chunk-local),
+ *                  MESH_POS_BITS (20) bits an axis: pos[0..2] the high 16 bits of x, y, z;
+ *                  pos[3] the low bits: x bits 0-3, y 4-7, z 8-11, then u 12-13 and v 14-15
+ *   uv     u16x2   texture repeats in steps of the batch's uv_step from its uv_origin,
+ *                  MESH_UV_BITS (18) bits: uv[0..1] the high 16 bits of u, v (low 2 in pos[3])
  *   lm_uv  u16x2   atlas-page UV in units of 1/65536: atlas_uv = lm_uv * MESH_LM_UV_SCALE.
  *                  Bind as GL_UNSIGNED_SHORT, normalized = GL_FALSE (the shader multiplies by
  *                  1/65536; this is exact for texel centres on power-of-two pages up to 32768).
  *                  Rows: lightmap V = 0 is the block's first row = the lowest atlas row (GL t).
+ * Decoded as float(q) * step + origin (mesh_vertex_position, mesh_vertex_uv: the shader's sum).
+ * Each vertex belongs to one batch (a face group's vertices are its own), so the UV frame can be
+ * the batch's. The steps split the extent of the chunk's vertices (of the batch's UVs) into
+ * 2^bits - 1, so a vertex moves by at most extent / 2^21 plus float rounding: 0.1 mm for
+ * vertices spanning up to 209 m on an axis (a chunk of up to 128 m, or 256 m with some
+ * margin); a UV by at most its batch's UV extent / 2^19 repeats (1/512 of a texel of a 1024-
+ * texel texture over 1 repeat, 1/16 over 32 repeats). tests/mesh test_mesh_quantize holds
+ * every demo map and a generated city to 0.1 mm and to the UV bound.
  * The lightmap page a vertex samples is not in the vertex: it is mesh_batch.page.
  *
  * ---- Fast lights (optional second stream, 8 bytes per vertex, mesh_fast_vertex) ---------------
- * Present (fast != NULL) only when the chunk has fast lights. Per vertex up to MESH_FAST_SLOTS
+ * Present (fast != NULL) only when the chunk has fast lights, and only for the vertices
+ * [0, fast_vertex_count): the face groups a fast light reaches come first (below). Per vertex up to MESH_FAST_SLOTS
  * (4) fast lights: slot[i] indexes mesh_chunk.fast_lights (255 = unused, mult 0), mult[i] is the
  * decoded multiplier (conventions §3 skip/count walk). When more than 4 fast lights reach a
  * vertex with a non-zero multiplier, the 4 largest multipliers are kept (ties: lower light
@@ -29,7 +41,9 @@
  *
  * Vertices are emitted cube by cube (cube index order), each face group's vertices copied from
  * the chunk, so the buffer holds only vertices that faces use (a vertex two faces share with
- * different lightmaps gets a copy each).
+ * different lightmaps gets a copy each); in a chunk with fast lights, the face groups a fast
+ * light reaches go first, in that order, then the others (indices, runs and batches keep cube
+ * order: only where the vertices sit changes).
  *
  * ---- Index buffer, batches, runs ------------------------------------------------------------
  * One u32 index buffer per chunk, indices into the chunk's own vertex buffer. Geometry cube
@@ -134,11 +148,14 @@ uint64_t mesh_atlas_used_texels(mesh_atlas *atlas);
 
 /* ---- chunk mesh ------------------------------------------------------------------------------ */
 
+#define MESH_POS_BITS 20
+#define MESH_UV_BITS 18
+
 typedef struct mesh_vertex {
-    float xyz[3];
-    float uv[2];
+    uint16_t pos[4];             /* high bits of x, y, z; their low bits and u's and v's */
+    uint16_t uv[2];              /* high bits of u, v */
     uint16_t lm_uv[2];           /* × MESH_LM_UV_SCALE = atlas page UV */
-} mesh_vertex;                   /* 24 bytes */
+} mesh_vertex;                   /* 16 bytes */
 
 typedef struct mesh_fast_vertex {
     uint8_t slot[MESH_FAST_SLOTS];   /* index into mesh_chunk.fast_lights, MESH_FAST_UNUSED = none */
@@ -149,6 +166,7 @@ typedef struct mesh_batch {
     uint16_t material;           /* LEVEL material index (chunk used index resolved) */
     uint16_t page;               /* atlas page sampled by every vertex of the batch */
     bool backfaces;              /* draw without face culling */
+    float uv_origin[2], uv_step[2];  /* texture UV = float(q) * uv_step + uv_origin */
     uint32_t first_index, index_count;
     uint32_t first_run, run_count;   /* into mesh_chunk.runs, cube order */
 } mesh_batch;
@@ -187,10 +205,13 @@ typedef struct mesh_chunk {
     pmf_chunk_coord coord;
     float size;                  /* chunk side S in metres; cube 0 spans [-S/2, S/2]^3 */
     float min[3], max[3];        /* AABB of all vertices; min > max when empty */
+    float origin[3], step[3];    /* chunk-local position = float(q) * step + origin */
 
     uint32_t vertex_count;
     mesh_vertex *vertices;
-    mesh_fast_vertex *fast;      /* vertex_count of them, or NULL when no fast lights */
+    mesh_fast_vertex *fast;      /* fast_vertex_count of them, or NULL when no fast lights */
+    uint32_t fast_vertex_count;  /* vertices [0, fast_vertex_count) have fast data; the rest none */
+    uint32_t *sources;           /* vertex -> the chunk's vertex it came from (mesh_desc.sources) */
     uint32_t index_count;
     uint32_t *indices;
 
@@ -223,6 +244,7 @@ typedef struct mesh_chunk {
 
 typedef struct mesh_desc {
     mesh_atlas *atlas;           /* required */
+    bool sources;                /* keep mesh_chunk.sources (tests and tools) */
 } mesh_desc;
 
 /* Meshes one decoded chunk (needs PMF_PART_COMMON | PMF_PART_CLIENT) of lvl (its material count
@@ -230,6 +252,10 @@ typedef struct mesh_desc {
  * one line ("chunk (x,y,z): cube N: ...") and leaves *out empty (nothing to free). */
 bool mesh_build_chunk(const pmf_level *lvl, const pmf_chunk *chunk, const mesh_desc *desc,
                       mesh_chunk *out, char *err, size_t err_size);
+/* A vertex's chunk-local position and texture UV (v in batch bt), as the shader decodes them. */
+void mesh_vertex_position(const mesh_chunk *mc, const mesh_vertex *v, float out[3]);
+void mesh_vertex_uv(const mesh_batch *bt, const mesh_vertex *v, float out[2]);
+
 /* Frees memory and atlas blocks. Safe on a zeroed mesh_chunk. */
 void mesh_chunk_free(mesh_chunk *mc);
 

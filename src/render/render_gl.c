@@ -112,6 +112,9 @@ bool render_load_gl(render_getproc getproc, char *err, size_t err_size)
     const char *name = (const char *)glGetString(GL_RENDERER);
     snprintf(caps.renderer, sizeof caps.renderer, "%s", name ? name : "unknown");
     install_debug_callback();
+    /* Shader variants build in the background where the driver can (render_program_start). */
+    if (GLAD_GL_KHR_parallel_shader_compile)
+        glMaxShaderCompilerThreadsKHR(0xFFFFFFFFu);
     return true;
 }
 

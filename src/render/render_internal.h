@@ -12,6 +12,13 @@ extern const char render_shader_sky_vert[], render_shader_sky_frag[];
 
 /* Compiles and links a "#version 330 core" program. 0 with a message on failure. */
 GLuint render_program_build(const char *name, const char *vert, const char *frag, char *err, size_t err_size);
+/* The same in steps: start asks for the compile and link of "#version 330 core", defines (NULL =
+ * none), then each source; ready tells without waiting whether the driver is done (always true
+ * without GL_KHR_parallel_shader_compile); finish waits and checks: the program, or 0 with a
+ * message (and the program deleted). */
+GLuint render_program_start(const char *defines, const char *vert, const char *frag);
+bool render_program_ready(GLuint prog);
+GLuint render_program_finish(GLuint prog, const char *name, char *err, size_t err_size);
 
 /* First-fit allocator of element ranges inside a growable GL buffer. */
 typedef struct render_span { uint32_t offset, size; } render_span;

@@ -1,57 +1,84 @@
-/* render_program.c - GLSL program building from the embedded sources. */
+/* render_program.c - GLSL program building from the embedded sources. A program is started
+ * (compile and link asked for) and finished (status checked) apart, so that with
+ * GL_KHR_parallel_shader_compile the driver builds it while the caller does other work. */
 #include <stdio.h>
 
 #include "render_internal.h"
 
-static GLuint compile(GLenum type, const char *name, const char *src, char *err, size_t err_size)
+static GLuint start_shader(GLenum type, const char *defines, const char *src)
 {
-    const char *parts[2] = { "#version 330 core\n", src };
+    const char *parts[3] = { "#version 330 core\n", defines ? defines : "", src };
     GLuint sh = glCreateShader(type);
-    glShaderSource(sh, 2, parts, NULL);
+    glShaderSource(sh, 3, parts, NULL);
     glCompileShader(sh);
-    GLint ok = 0;
-    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        char log[512] = "";
-        glGetShaderInfoLog(sh, sizeof log, NULL, log);
-        for (char *p = log; *p; p++)
-            if (*p == '\n')
-                *p = ' ';
-        snprintf(err, err_size, "shader %s (%s) does not compile: %s", name,
-                 type == GL_VERTEX_SHADER ? "vertex" : "fragment", log);
-        glDeleteShader(sh);
-        return 0;
-    }
     return sh;
 }
 
-GLuint render_program_build(const char *name, const char *vert, const char *frag, char *err, size_t err_size)
+/* The GL's log on one line (its newlines would break the one-line error). */
+static void one_line(char *log)
 {
-    GLuint vs = compile(GL_VERTEX_SHADER, name, vert, err, err_size);
-    if (!vs)
-        return 0;
-    GLuint fs = compile(GL_FRAGMENT_SHADER, name, frag, err, err_size);
-    if (!fs) {
-        glDeleteShader(vs);
-        return 0;
-    }
+    for (char *p = log; *p; p++)
+        if (*p == '\n')
+            *p = ' ';
+}
+
+GLuint render_program_start(const char *defines, const char *vert, const char *frag)
+{
     GLuint prog = glCreateProgram();
+    GLuint vs = start_shader(GL_VERTEX_SHADER, defines, vert);
+    GLuint fs = start_shader(GL_FRAGMENT_SHADER, defines, frag);
     glAttachShader(prog, vs);
     glAttachShader(prog, fs);
     glLinkProgram(prog);
+    /* Flagged for deletion: they go with the program, or when render_program_finish detaches them. */
     glDeleteShader(vs);
     glDeleteShader(fs);
+    return prog;
+}
+
+bool render_program_ready(GLuint prog)
+{
+    if (!GLAD_GL_KHR_parallel_shader_compile)
+        return true;
+    GLint done = GL_TRUE;
+    glGetProgramiv(prog, GL_COMPLETION_STATUS_KHR, &done);
+    return done;
+}
+
+GLuint render_program_finish(GLuint prog, const char *name, char *err, size_t err_size)
+{
+    GLuint shaders[2];
+    GLsizei count = 0;
+    glGetAttachedShaders(prog, 2, &count, shaders);
     GLint ok = 0;
+    char log[512] = "";
+    for (GLsizei i = 0; i < count; i++) {
+        glGetShaderiv(shaders[i], GL_COMPILE_STATUS, &ok);
+        if (!ok) {
+            GLint type = 0;
+            glGetShaderiv(shaders[i], GL_SHADER_TYPE, &type);
+            glGetShaderInfoLog(shaders[i], sizeof log, NULL, log);
+            one_line(log);
+            snprintf(err, err_size, "shader %s (%s) does not compile: %s", name,
+                     type == GL_VERTEX_SHADER ? "vertex" : "fragment", log);
+            glDeleteProgram(prog);
+            return 0;
+        }
+    }
     glGetProgramiv(prog, GL_LINK_STATUS, &ok);
     if (!ok) {
-        char log[512] = "";
         glGetProgramInfoLog(prog, sizeof log, NULL, log);
-        for (char *p = log; *p; p++)
-            if (*p == '\n')
-                *p = ' ';
+        one_line(log);
         snprintf(err, err_size, "shader %s does not link: %s", name, log);
         glDeleteProgram(prog);
         return 0;
     }
+    for (GLsizei i = 0; i < count; i++)
+        glDetachShader(prog, shaders[i]);
     return prog;
+}
+
+GLuint render_program_build(const char *name, const char *vert, const char *frag, char *err, size_t err_size)
+{
+    return render_program_finish(render_program_start(NULL, vert, frag), name, err, err_size);
 }

@@ -25,42 +25,9 @@ bool world_reserve(void **p, size_t *cap, size_t need, size_t elem)
 
 /* ---- create / destroy ---------------------------------------------------------------------- */
 
-static void lookup_uniforms(render_world *w)
+static void lookup_sky_uniforms(render_world *w)
 {
-    GLuint p = w->world_prog;
-    world_uniforms *u = &w->wu;
-    u->view_proj = glGetUniformLocation(p, "u_view_proj");
-    u->view = glGetUniformLocation(p, "u_view");
-    u->uv_offset = glGetUniformLocation(p, "u_uv_offset");
-    u->fast_table = glGetUniformLocation(p, "u_fast_table");
-    u->fast_vertices = glGetUniformLocation(p, "u_fast_vertices");
-    u->liquid = glGetUniformLocation(p, "u_liquid");
-    u->wave = glGetUniformLocation(p, "u_wave");
-    u->wave_offset = glGetUniformLocation(p, "u_wave_offset");
-    u->time = glGetUniformLocation(p, "u_time");
-    u->texture = glGetUniformLocation(p, "u_texture");
-    u->light_atlas = glGetUniformLocation(p, "u_light_atlas");
-    u->matcap = glGetUniformLocation(p, "u_matcap");
-    u->color = glGetUniformLocation(p, "u_color");
-    u->emission = glGetUniformLocation(p, "u_emission");
-    u->shading = glGetUniformLocation(p, "u_shading");
-    u->shine = glGetUniformLocation(p, "u_shine");
-    u->exposure = glGetUniformLocation(p, "u_exposure");
-    u->mode = glGetUniformLocation(p, "u_mode");
-    u->wire = glGetUniformLocation(p, "u_wire");
-    u->wire_color = glGetUniformLocation(p, "u_wire_color");
-    u->luxel_grid = glGetUniformLocation(p, "u_luxel_grid");
-    u->fog = glGetUniformLocation(p, "u_fog");
-    u->fog_color = glGetUniformLocation(p, "u_fog_color");
-    u->additive = glGetUniformLocation(p, "u_additive");
-    glUseProgram(p);
-    glUniform1i(u->texture, 0);
-    glUniform1i(u->light_atlas, 1);
-    glUniform1i(u->matcap, 2);
-    glUniform1i(u->fast_table, 3);
-    glUniform1i(u->fast_vertices, 4);
-
-    p = w->sky_prog;
+    GLuint p = w->sky_prog;
     w->su.view_proj = glGetUniformLocation(p, "u_view_proj");
     w->su.texture = glGetUniformLocation(p, "u_texture");
     w->su.color = glGetUniformLocation(p, "u_color");
@@ -87,13 +54,14 @@ render_world *render_world_create(const render_world_desc *desc, char *err, size
     w->atlas = desc->atlas;
     w->res = desc->res;
     w->mdi = render_get_caps()->multi_draw_indirect;
-    w->world_prog = render_program_build("world", render_shader_world_vert, render_shader_world_frag, err, err_size);
-    w->sky_prog = w->world_prog ? render_program_build("sky", render_shader_sky_vert, render_shader_sky_frag, err, err_size) : 0;
-    if (!w->sky_prog) {
+    /* The plain variant is built here, so a shader that does not build fails now; the others
+     * while the chunks stream (render_world_prepare_variants). */
+    w->sky_prog = render_program_build("sky", render_shader_sky_vert, render_shader_sky_frag, err, err_size);
+    if (!w->sky_prog || !world_variant_get(w, RENDER_MODE_FULL << WV_MODE_SHIFT, err, err_size)) {
         render_world_destroy(w);
         return NULL;
     }
-    lookup_uniforms(w);
+    lookup_sky_uniforms(w);
 
     render_arena_init(&w->vertices, GL_ARRAY_BUFFER, sizeof(mesh_vertex));
     render_arena_init(&w->indices16, GL_ELEMENT_ARRAY_BUFFER, sizeof(uint16_t));
@@ -153,8 +121,7 @@ void render_world_destroy(render_world *w)
     render_arena_release(&w->indices32);
     render_arena_release(&w->fast_vertices);
     render_arena_release(&w->fast_table);
-    if (w->world_prog)
-        glDeleteProgram(w->world_prog);
+    world_variants_release(w);
     if (w->sky_prog)
         glDeleteProgram(w->sky_prog);
     free(w->textures);
@@ -225,7 +192,7 @@ static uint64_t chunk_buffer_bytes(const mesh_chunk *mc)
 {
     uint64_t bytes = (uint64_t)mc->vertex_count * sizeof(mesh_vertex);
     if (mc->fast)
-        bytes += (uint64_t)mc->vertex_count * sizeof(mesh_fast_vertex);
+        bytes += (uint64_t)mc->fast_vertex_count * sizeof(mesh_fast_vertex);
     return bytes + (uint64_t)mc->index_count * (mc->vertex_count > MAX_U16_VERTICES ? 4u : 2u);
 }
 
@@ -244,7 +211,7 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
 
     bool wide = mc->vertex_count > MAX_U16_VERTICES;
     render_arena *indices = wide ? &w->indices32 : &w->indices16;
-    uint32_t fast_count = mc->fast ? mc->vertex_count : 0;
+    uint32_t fast_count = mc->fast ? mc->fast_vertex_count : 0;
     uint32_t vbase = 0, ibase = 0, fbase = 0, slots = 0;
     bool moved = false, fast_moved = false;
     bool ok = render_arena_alloc(&w->vertices, mc->vertex_count, &vbase, &moved);
@@ -302,6 +269,7 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
     }
 
     gc->mc = mc;
+    w->fast_chunks += mc->fast != NULL;
     w->resident_vertices += mc->vertex_count;
     w->resident_bytes += chunk_buffer_bytes(mc);
     gc->vertex_base = vbase;
@@ -350,8 +318,9 @@ void render_world_remove(render_world *w, int handle)
     gpu_chunk *gc = &w->chunks[handle];
     render_arena_free(&w->vertices, gc->vertex_base, gc->mc->vertex_count);
     render_arena_free(gc->wide ? &w->indices32 : &w->indices16, gc->index_base, gc->mc->index_count);
-    render_arena_free(&w->fast_vertices, gc->fast_vertex_base, gc->mc->fast ? gc->mc->vertex_count : 0);
+    render_arena_free(&w->fast_vertices, gc->fast_vertex_base, gc->mc->fast ? gc->mc->fast_vertex_count : 0);
     render_arena_free(&w->fast_table, gc->fast_base, gc->mc->fast_light_count);
+    w->fast_chunks -= gc->mc->fast != NULL;
     w->resident_vertices -= gc->mc->vertex_count;
     w->resident_bytes -= chunk_buffer_bytes(gc->mc);
     if (!gc->lit)

@@ -84,7 +84,7 @@ typedef struct render_draw_chunk {
                                         from its first visible run to its last in one command */
 } render_draw_chunk;
 
-enum { RENDER_MODE_FULL, RENDER_MODE_LIGHTMAP, RENDER_MODE_FULLBRIGHT, RENDER_MODE_DENSITY };
+enum { RENDER_MODE_FULL, RENDER_MODE_LIGHTMAP, RENDER_MODE_FULLBRIGHT, RENDER_MODE_DENSITY, RENDER_MODE_COUNT };
 
 typedef struct render_frame {
     float view[16];                  /* column-major, camera-chunk frame */
@@ -106,6 +106,11 @@ typedef struct render_frame_stats {
     uint64_t triangles;
     uint32_t draw_calls;
     uint32_t materials;              /* distinct materials among the batches drawn */
+    uint32_t variants;               /* shader variants drawn with */
+    /* Calls beyond one per material: a blended material drawn in several groups to keep far-to-
+     * near order where its cubes overlap others on screen; an opaque one drawn with and without
+     * back faces, or with u16 and u32 indices. */
+    uint32_t blend_splits, state_splits;
 } render_frame_stats;
 
 /* Before a frame: sizes the lit lightmap atlas to the pages the mesher uses, once for every chunk
@@ -119,6 +124,11 @@ void render_world_commit(render_world *w);
 void render_world_begin(render_world *w, int x, int y, int width, int height);
 /* After the 3D skybox: the level then draws in front of it. */
 void render_world_clear_depth(render_world *w);
+
+/* Builds, for at most about budget_ms, the shader variants frames with f's mode, fog, luxel grid
+ * and wireframe will draw the level's materials with, so that a first draw compiles nothing:
+ * call it while the first chunks stream. True while some are left to build. */
+bool render_world_prepare_variants(render_world *w, const render_frame *f, double budget_ms);
 
 /* Draws the chunks (opaque, then blended) into the bound framebuffer; adds to *stats. */
 void render_world_draw(render_world *w, const render_frame *f, render_frame_stats *stats);

@@ -1,6 +1,7 @@
 /* render_world_draw.c - the frame's draw: visible (chunk, batch) items gathered, sorted (opaque by
  * state near to far, blended far to near and regrouped), turned into multi-draw commands. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,26 +15,34 @@ void world_setup_vao(render_world *w)
     glBindBuffer(GL_ARRAY_BUFFER, w->vertices.buffer);
     const GLsizei stride = sizeof(mesh_vertex);
     glEnableVertexAttribArray(ATTR_POS);
-    glVertexAttribPointer(ATTR_POS, 3, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(mesh_vertex, xyz));
+    glVertexAttribIPointer(ATTR_POS, 4, GL_UNSIGNED_SHORT, stride, (void *)offsetof(mesh_vertex, pos));
     glEnableVertexAttribArray(ATTR_UV);
-    glVertexAttribPointer(ATTR_UV, 2, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(mesh_vertex, uv));
+    glVertexAttribIPointer(ATTR_UV, 2, GL_UNSIGNED_SHORT, stride, (void *)offsetof(mesh_vertex, uv));
     glEnableVertexAttribArray(ATTR_LM_UV);
     glVertexAttribIPointer(ATTR_LM_UV, 2, GL_UNSIGNED_SHORT, stride, (void *)offsetof(mesh_vertex, lm_uv));
     if (w->mdi) {
+        static const struct { GLuint attr; GLint size; size_t offset; } floats[] = {
+            { ATTR_CHUNK, 3, offsetof(draw_params, origin) },
+            { ATTR_PAGE, 1, offsetof(draw_params, page) },
+            { ATTR_STEP, 3, offsetof(draw_params, step) },
+            { ATTR_UV_FRAME, 4, offsetof(draw_params, uv_origin) },
+        };
         glBindBuffer(GL_ARRAY_BUFFER, w->draw_table);
-        glEnableVertexAttribArray(ATTR_CHUNK);
-        glVertexAttribPointer(ATTR_CHUNK, 3, GL_FLOAT, GL_FALSE, sizeof(draw_params), (void *)0);
-        glVertexAttribDivisor(ATTR_CHUNK, 1);
-        glEnableVertexAttribArray(ATTR_PAGE);
-        glVertexAttribPointer(ATTR_PAGE, 1, GL_FLOAT, GL_FALSE, sizeof(draw_params), (void *)offsetof(draw_params, page));
-        glVertexAttribDivisor(ATTR_PAGE, 1);
+        for (size_t i = 0; i < sizeof floats / sizeof *floats; i++) {
+            glEnableVertexAttribArray(floats[i].attr);
+            glVertexAttribPointer(floats[i].attr, floats[i].size, GL_FLOAT, GL_FALSE, sizeof(draw_params),
+                                  (void *)floats[i].offset);
+            glVertexAttribDivisor(floats[i].attr, 1);
+        }
         glEnableVertexAttribArray(ATTR_FAST);
-        glVertexAttribIPointer(ATTR_FAST, 2, GL_INT, sizeof(draw_params), (void *)offsetof(draw_params, fast_base));
+        glVertexAttribIPointer(ATTR_FAST, 3, GL_INT, sizeof(draw_params), (void *)offsetof(draw_params, fast_base));
         glVertexAttribDivisor(ATTR_FAST, 1);
     } else {
         glDisableVertexAttribArray(ATTR_CHUNK);
         glDisableVertexAttribArray(ATTR_PAGE);
         glDisableVertexAttribArray(ATTR_FAST);
+        glDisableVertexAttribArray(ATTR_STEP);
+        glDisableVertexAttribArray(ATTR_UV_FRAME);
     }
     /* The element buffer (u16 or u32 arena) is bound per call (issue). */
     glBindVertexArray(0);
@@ -52,6 +61,8 @@ void render_mat4_mul(const float a[16], const float b[16], float out[16])
 static int compare_opaque(const void *pa, const void *pb)
 {
     const draw_item *a = pa, *b = pb;
+    if (a->variant != b->variant)
+        return a->variant < b->variant ? -1 : 1;
     if (a->material != b->material)
         return a->material < b->material ? -1 : 1;
     if (a->backfaces != b->backfaces)
@@ -88,9 +99,11 @@ static void issue(render_world *w, size_t first, size_t count, bool wide, render
         for (size_t i = first; i < first + count; i++) {
             const draw_cmd *c = &w->cmds[i];
             const draw_params *t = &w->table[c->base_instance];
-            glVertexAttrib3f(ATTR_CHUNK, t->offset[0], t->offset[1], t->offset[2]);
+            glVertexAttrib3fv(ATTR_CHUNK, t->origin);
             glVertexAttrib1f(ATTR_PAGE, t->page);
-            glVertexAttribI4i(ATTR_FAST, t->fast_base, t->fast_delta, 0, 0);
+            glVertexAttrib3fv(ATTR_STEP, t->step);
+            glVertexAttrib4f(ATTR_UV_FRAME, t->uv_origin[0], t->uv_origin[1], t->uv_step[0], t->uv_step[1]);
+            glVertexAttribI4i(ATTR_FAST, t->fast_base, t->fast_delta, t->fast_end, 0);
             glDrawElementsBaseVertex(GL_TRIANGLES, (GLsizei)c->count, type,
                                      (void *)((size_t)c->first_index * index_size), c->base_vertex);
             stats->draw_calls++;
@@ -102,13 +115,22 @@ static size_t emit_item(render_world *w, const render_frame *f, const draw_item 
 {
     const render_draw_chunk *dc = &f->chunks[it->chunk];
     const gpu_chunk *gc = &w->chunks[dc->handle];
+    const mesh_chunk *mc = gc->mc;
+    const mesh_batch *bt = &mc->batches[it->batch];
     for (uint32_t r = 0; r < it->range_count; r++, n++) {
         const mesh_draw_range *range = &w->ranges[it->first_range + r];
         w->cmds[n] = (draw_cmd){ range->index_count, 1, gc->index_base + range->first_index,
                                  (GLint)gc->vertex_base, (GLuint)n };
-        w->table[n] = (draw_params){ { dc->offset[0], dc->offset[1], dc->offset[2] }, it->page,
-                                     gc->mc->fast ? (int32_t)gc->fast_base : -1,
-                                     (int32_t)gc->fast_vertex_base - (int32_t)gc->vertex_base };
+        w->table[n] = (draw_params){
+            .origin = { dc->offset[0] + mc->origin[0], dc->offset[1] + mc->origin[1], dc->offset[2] + mc->origin[2] },
+            .page = it->page,
+            .step = { mc->step[0], mc->step[1], mc->step[2] },
+            .uv_origin = { bt->uv_origin[0], bt->uv_origin[1] },
+            .uv_step = { bt->uv_step[0], bt->uv_step[1] },
+            .fast_base = mc->fast ? (int32_t)gc->fast_base : -1,
+            .fast_delta = (int32_t)gc->fast_vertex_base - (int32_t)gc->vertex_base,
+            .fast_end = (int32_t)(gc->vertex_base + mc->fast_vertex_count),
+        };
         stats->triangles += range->index_count / 3;
     }
     return n;
@@ -206,7 +228,8 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
                 || !world_reserve((void **)&w->items, &w->item_cap, item_count + batch->run_count, sizeof *w->items))
                 return;
             draw_item item = {
-                .material = batch->material, .page = batch->page, .backfaces = batch->backfaces,
+                .variant = world_variant_key(w, f, world_material_switches(w, batch->material), false),
+                .batch = b, .material = batch->material, .page = batch->page, .backfaces = batch->backfaces,
                 .blended = world_material_blended(w, batch->material), .wide = gc->wide, .chunk = (uint32_t)c,
                 .first_range = (uint32_t)range_count, .distance = near_distance,
             };
@@ -259,12 +282,17 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
     if (item_count == 0)
         return;
     w->draw_serial++;
+    w->frame_opaque_materials = 0;
     for (size_t i = 0; i < item_count; i++) {
         if (w->material_mark[w->items[i].material] != w->draw_serial) {
             w->material_mark[w->items[i].material] = w->draw_serial;
             stats->materials++;
+            w->frame_opaque_materials += i < opaque;
+            if (!world_variant_start(w, w->items[i].variant))
+                return;
         }
     }
+    w->frame_blended_materials = stats->materials - w->frame_opaque_materials;
     qsort(w->items, opaque, sizeof *w->items, compare_opaque);
     qsort(w->items + opaque, item_count - opaque, sizeof *w->items, compare_far_to_near);
     group_blended(w->items + opaque, item_count - opaque);
@@ -286,25 +314,12 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
     }
 }
 
-/* Program, frame uniforms, textures and depth state of the world pass. */
-static void begin_world_state(render_world *w, const render_frame *f)
+/* Textures and depth state of the world pass (programs and their frame uniforms: use_variant). */
+static void begin_world_state(render_world *w)
 {
     glBindVertexArray(w->vao);
     if (w->mdi)
         glBindBuffer(GL_DRAW_INDIRECT_BUFFER, w->indirect);
-    const world_uniforms *u = &w->wu;
-    float view_proj[16];
-    render_mat4_mul(f->proj, f->view, view_proj);
-    glUseProgram(w->world_prog);
-    glUniformMatrix4fv(u->view_proj, 1, GL_FALSE, view_proj);
-    glUniformMatrix4fv(u->view, 1, GL_FALSE, f->view);
-    glUniform1f(u->exposure, f->exposure);
-    glUniform1i(u->mode, f->mode);
-    glUniform1i(u->wire, 0);
-    glUniform1i(u->luxel_grid, f->luxel_grid);
-    glUniform3f(u->fog, f->fog_start, f->fog_end, f->fog ? 1.0f : 0.0f);
-    glUniform3fv(u->fog_color, 1, f->fog_color);
-    glUniform1f(u->time, (float)f->time);
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);
     glActiveTexture(GL_TEXTURE3);
@@ -320,6 +335,36 @@ static void begin_world_state(render_world *w, const render_frame *f)
     glCullFace(GL_BACK);
 }
 
+/* Makes the variant current, its frame uniforms set once a frame; NULL when it does not build
+ * (said once: its items are left out). */
+static const world_variant *use_variant(render_world *w, const render_frame *f, uint32_t key, render_frame_stats *stats)
+{
+    char err[640];
+    world_variant *v = world_variant_get(w, key, err, sizeof err);
+    if (!v) {
+        if (!w->variant_failure_said)
+            fprintf(stderr, "pmfview: %s\n", err);
+        w->variant_failure_said = true;
+        return NULL;
+    }
+    glUseProgram(v->prog);
+    if (v->frame_serial == w->draw_serial)
+        return v;
+    v->frame_serial = w->draw_serial;
+    stats->variants++;
+    const world_uniforms *u = &v->u;
+    float view_proj[16];
+    render_mat4_mul(f->proj, f->view, view_proj);
+    glUniformMatrix4fv(u->view_proj, 1, GL_FALSE, view_proj);
+    glUniformMatrix4fv(u->view, 1, GL_FALSE, f->view);
+    glUniform1f(u->exposure, f->exposure);
+    glUniform3f(u->fog, f->fog_start, f->fog_end, 1.0f);
+    glUniform3fv(u->fog_color, 1, f->fog_color);
+    glUniform1f(u->time, (float)f->time);
+    glUniform4f(u->wire_color, 1.0f, 1.0f, 1.0f, 1.0f);
+    return v;
+}
+
 static void end_world_state(void)
 {
     glDisable(GL_CULL_FACE);
@@ -328,13 +373,15 @@ static void end_world_state(void)
 }
 
 /* Draws the items [first, last) whose commands start at cmd: one call per group of consecutive
- * items sharing (material, backfaces, index type). Opaque items are sorted by material; blended ones far to
- * near, so a run of one material keeps its order inside the multi-draw. wire: the wireframe
- * overlay (no material state). */
-static void draw_items(render_world *w, const render_frame *f, size_t first, size_t last, size_t cmd, bool wire,
-                       render_frame_stats *stats)
+ * items sharing (material, backfaces, index type). Opaque items are sorted by variant and
+ * material; blended ones far to near, so a run of one material keeps its order inside the
+ * multi-draw. wire: the wireframe overlay. Returns the calls' groups. */
+static uint32_t draw_items(render_world *w, const render_frame *f, size_t first, size_t last, size_t cmd, bool wire,
+                           render_frame_stats *stats)
 {
     bool culling = false;
+    uint32_t groups = 0, key = UINT32_MAX;
+    const world_variant *v = NULL;
     glDisable(GL_CULL_FACE);
     for (size_t i = first; i < last;) {
         const draw_item *it = &w->items[i];
@@ -351,15 +398,22 @@ static void draw_items(render_world *w, const render_frame *f, size_t first, siz
             else
                 glDisable(GL_CULL_FACE);
         }
-        if (!wire) {
-            world_set_material(w, f, it->material);
-            if (it->blended)
-                world_set_blend(w, it->material);
+        uint32_t want = wire ? world_variant_key(w, f, world_material_switches(w, it->material), true) : it->variant;
+        if (want != key) {
+            key = want;
+            v = use_variant(w, f, key, stats);
         }
-        issue(w, cmd, cmds, it->wide, stats);
+        if (v) {
+            world_set_material(w, f, it->material, &v->u);
+            if (it->blended && !wire)
+                world_set_blend(w, it->material);
+            issue(w, cmd, cmds, it->wide, stats);
+            groups++;
+        }
         cmd += cmds;
         i = j;
     }
+    return groups;
 }
 
 void render_world_draw_opaque(render_world *w, const render_frame *f, render_frame_stats *stats)
@@ -367,8 +421,9 @@ void render_world_draw_opaque(render_world *w, const render_frame *f, render_fra
     prepare_frame(w, f, stats);
     if (!w->frame_opaque)
         return;
-    begin_world_state(w, f);
-    draw_items(w, f, 0, w->frame_opaque, 0, false, stats);
+    begin_world_state(w);
+    uint32_t groups = draw_items(w, f, 0, w->frame_opaque, 0, false, stats);
+    stats->state_splits += groups > w->frame_opaque_materials ? groups - w->frame_opaque_materials : 0;
     end_world_state();
 }
 
@@ -376,17 +431,16 @@ void render_world_draw_blended(render_world *w, const render_frame *f, render_fr
 {
     if (!w->frame_items)
         return;
-    begin_world_state(w, f);
+    begin_world_state(w);
     if (w->frame_items > w->frame_opaque) {
         glDepthMask(GL_FALSE);
-        draw_items(w, f, w->frame_opaque, w->frame_items, w->frame_opaque_cmds, false, stats);
+        uint32_t groups = draw_items(w, f, w->frame_opaque, w->frame_items, w->frame_opaque_cmds, false, stats);
+        stats->blend_splits += groups > w->frame_blended_materials ? groups - w->frame_blended_materials : 0;
         glDisable(GL_BLEND);
         glDepthMask(GL_TRUE);
     }
     if (f->wireframe) {
         glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
-        glUniform1i(w->wu.wire, 1);
-        glUniform4f(w->wu.wire_color, 1.0f, 1.0f, 1.0f, 1.0f);
         glDepthFunc(GL_LEQUAL);
         draw_items(w, f, 0, w->frame_opaque, 0, true, stats);
         glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);

@@ -8,12 +8,19 @@
 #include "render_internal.h"
 #include "render_world.h"
 
-enum { ATTR_POS, ATTR_UV, ATTR_LM_UV, ATTR_CHUNK, ATTR_PAGE, ATTR_FAST };
+enum { ATTR_POS, ATTR_UV, ATTR_LM_UV, ATTR_CHUNK, ATTR_PAGE, ATTR_FAST, ATTR_STEP, ATTR_UV_FRAME };
 
-/* Per draw command (instance attributes through baseInstance): chunk offset, the atlas page of
- * the batch, the chunk's first fast-light slot (-1 = no fast lights) and where its fast
- * vertices start relative to its vertices (the fast stream is read at gl_VertexID + delta). */
-typedef struct draw_params { float offset[3], page; int32_t fast_base, fast_delta; } draw_params;
+/* Per draw command (instance attributes through baseInstance): the chunk's quantisation origin
+ * in the camera chunk's frame, the atlas page of the batch, the chunk's position step, the
+ * batch's UV origin and step, the chunk's first fast-light slot (-1 = no fast lights), where
+ * its fast vertices start relative to its vertices (the fast stream is read at gl_VertexID +
+ * delta) and the gl_VertexID they end at (mesh_chunk.fast_vertex_count). */
+typedef struct draw_params {
+    float origin[3], page;
+    float step[3];
+    float uv_origin[2], uv_step[2];
+    int32_t fast_base, fast_delta, fast_end;
+} draw_params;
 
 /* Chunks of at most this many vertices keep their indices as u16. */
 #define MAX_U16_VERTICES 65536u
@@ -38,15 +45,43 @@ typedef struct gpu_material {
     GLuint matcap;                   /* 0 = none */
 } gpu_material;
 
+/* A variant leaves out the uniforms it does not use: their locations are -1, and glUniform*
+ * ignores those. */
 typedef struct world_uniforms {
-    GLint view_proj, view, uv_offset, fast_table, fast_vertices, liquid, wave, wave_offset, time;
-    GLint texture, light_atlas, matcap, color, emission, shading, shine, exposure, mode, wire, wire_color, luxel_grid;
-    GLint fog, fog_color, additive;
+    GLint view_proj, view, uv_offset, fast_table, fast_vertices, wave, wave_offset, time;
+    GLint texture, light_atlas, matcap, color, emission, shading, shine, exposure, wire_color;
+    GLint fog, fog_color;
 } world_uniforms;
+
+/* Shader variants (shaders/world.*): a key is switch bits | RENDER_MODE_* << WV_MODE_SHIFT; each
+ * switch is the #define of its name in world_variant_switch_names (render_world_variants.c). A
+ * material gives LIQUID, MATCAP and ADDITIVE (world_material_switches), the frame the rest
+ * (world_variant_key). */
+enum {
+    WV_FAST_LIGHTS = 1u << 0,
+    WV_LIQUID = 1u << 1,
+    WV_MATCAP = 1u << 2,
+    WV_ADDITIVE = 1u << 3,
+    WV_FOG = 1u << 4,
+    WV_LUXEL_GRID = 1u << 5,
+    WV_WIRE = 1u << 6,
+    WV_SWITCH_COUNT = 7,
+    WV_MODE_SHIFT = 8,
+};
+
+typedef struct world_variant {
+    uint32_t key;
+    GLuint prog;                     /* 0 = failed to build */
+    bool finished;                   /* compile and link checked, uniforms looked up */
+    uint32_t frame_serial;           /* the draw_serial its frame uniforms were last set for */
+    world_uniforms u;
+} world_variant;
 
 typedef struct sky_uniforms { GLint view_proj, texture, color, cloud, uv_offset, exposure; } sky_uniforms;
 
 typedef struct draw_item {
+    uint32_t variant;                /* key */
+    uint32_t batch;                  /* in the chunk */
     uint16_t material, page;
     bool backfaces;
     bool blended;
@@ -71,8 +106,12 @@ struct render_world {
     res_context *res;
     bool mdi;
 
-    GLuint world_prog, sky_prog;
-    world_uniforms wu;
+    world_variant *variants;         /* started or built, in the order first asked for */
+    size_t variant_count, variant_cap;
+    uint32_t fast_chunks;            /* resident chunks with fast lights (WV_FAST_LIGHTS) */
+    bool prepared;                   /* every variant the materials need under these settings is built: */
+    uint32_t prepared_settings;      /* render_world_prepare_variants' key of them */
+    GLuint sky_prog;
     sky_uniforms su;
     GLuint vao, sky_vao, sky_vbo;
     GLuint sky_sampler;              /* clamp to edge: a skybox face must not filter in its opposite edge */
@@ -124,6 +163,8 @@ struct render_world {
     uint32_t *material_mark;         /* per material: the draw serial that last drew it */
     size_t frame_items, frame_opaque;  /* the prepared frame: items, of which opaque first */
     size_t frame_opaque_cmds;          /* commands of the opaque items */
+    uint32_t frame_opaque_materials, frame_blended_materials;  /* distinct, among the items */
+    bool variant_failure_said;
     uint32_t draw_serial;
 };
 
@@ -148,11 +189,23 @@ GLuint world_upload_rgba(uint32_t width, uint32_t height, const uint8_t *rgba, c
 void world_load_material(render_world *w, uint32_t index);
 GLuint world_material_frame(const render_world *w, uint32_t index, double time);
 bool world_material_blended(const render_world *w, uint32_t index);
-void world_set_material(render_world *w, const render_frame *f, uint32_t index);
+/* LIQUID, MATCAP and ADDITIVE as the material (once loaded) draws. */
+uint32_t world_material_switches(const render_world *w, uint32_t index);
+void world_set_material(render_world *w, const render_frame *f, uint32_t index, const world_uniforms *u);
 void world_set_blend(const render_world *w, uint32_t material);
 
 /* render_world_draw.c */
 void world_setup_vao(render_world *w);
+
+/* render_world_variants.c */
+/* The variant a draw of a material with these switches takes in frame f (wire: the overlay). */
+uint32_t world_variant_key(const render_world *w, const render_frame *f, uint32_t material_switches, bool wire);
+/* Starts building the variant unless it is already there; false when out of memory. */
+bool world_variant_start(render_world *w, uint32_t key);
+/* The variant built (waiting for the driver if needed), or NULL when it does not build (the
+ * message in err). */
+world_variant *world_variant_get(render_world *w, uint32_t key, char *err, size_t err_size);
+void world_variants_release(render_world *w);
 
 /* render_world_sky.c */
 void world_build_sky_cube(render_world *w);

@@ -128,9 +128,18 @@ bool world_material_blended(const render_world *w, uint32_t index)
     return (m->flags & PMF_MATERIAL_TRANSPARENT) || m->render_mode == PMF_RENDMODE_ADD;
 }
 
-void world_set_material(render_world *w, const render_frame *f, uint32_t index)
+uint32_t world_material_switches(const render_world *w, uint32_t index)
 {
-    const world_uniforms *u = &w->wu;
+    const pmf_material *m = &w->lvl->common.materials[index];
+    const pmf_client_material *cm = &w->lvl->client.materials[index];
+    const gpu_material *gm = &w->materials[index];
+    bool matcap = gm->loaded ? gm->matcap != 0 : cm->matcap[0] != 0; /* before loading: as it will */
+    return ((m->flags & PMF_MATERIAL_LIQUID) ? WV_LIQUID : 0u) | (matcap && cm->shine > 0 ? WV_MATCAP : 0u)
+         | (m->render_mode == PMF_RENDMODE_ADD ? WV_ADDITIVE : 0u);
+}
+
+void world_set_material(render_world *w, const render_frame *f, uint32_t index, const world_uniforms *u)
+{
     const pmf_material *m = &w->lvl->common.materials[index];
     const pmf_client_material *cm = &w->lvl->client.materials[index];
     const gpu_material *gm = &w->materials[index];
@@ -140,10 +149,7 @@ void world_set_material(render_world *w, const render_frame *f, uint32_t index)
     glUniform1f(u->shading, cm->shading / 255.0f);
     glUniform1f(u->shine, gm->matcap ? cm->shine / 255.0f : 0.0f);
     glUniform2f(u->uv_offset, (float)fmod(cm->uv_scroll[0] * f->time, 4096.0), (float)fmod(cm->uv_scroll[1] * f->time, 4096.0));
-    glUniform1i(u->additive, m->render_mode == PMF_RENDMODE_ADD);
-    bool liquid = m->flags & PMF_MATERIAL_LIQUID;
-    glUniform1i(u->liquid, liquid);
-    if (liquid) {
+    if (m->flags & PMF_MATERIAL_LIQUID) {
         const pmf_wave_info *wave = &cm->wave;
         float v[3];
         for (int c = 0; c < 3; c++)

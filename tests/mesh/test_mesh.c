@@ -1,5 +1,6 @@
 /* test_mesh.c - the mesher: geometry and extended cubes, batches, runs, lightmap placement and
  * padding, base-colour blocks, fast-light multipliers and slots, dynamic layers, errors. */
+#include <math.h>
 #include <string.h>
 
 #include "common/check.h"
@@ -10,7 +11,7 @@ static mesh_atlas *atlas_2048(void) { return mesh_atlas_create(&(mesh_atlas_desc
 static bool build(fixture *f, mesh_atlas *a, mesh_chunk *mc)
 {
     char err[256];
-    bool ok = mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ a }, mc, err, sizeof err);
+    bool ok = mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, mc, err, sizeof err);
     if (!ok)
         fprintf(stderr, "  mesh_build_chunk: %s\n", err);
     return ok;
@@ -29,9 +30,12 @@ static void test_geometry_cube(void)
     CHECK_EQ(mc.vertex_count, 12);
     CHECK_EQ(mc.index_count, 18);
     for (uint32_t v = 0; v < mc.vertex_count; v++) {
-        CHECK(mc.vertices[v].xyz[0] == (float)(5 + v));
-        CHECK(mc.vertices[v].xyz[2] == 3.0f * (5 + v));
-        CHECK(mc.vertices[v].uv[1] == -(float)(5 + v));
+        float xyz[3], uv[2];
+        mesh_vertex_position(&mc, &mc.vertices[v], xyz);
+        mesh_vertex_uv(&mc.batches[0], &mc.vertices[v], uv);
+        CHECK(fabsf(xyz[0] - (float)(5 + v)) <= 1e-4f);
+        CHECK(fabsf(xyz[2] - 3.0f * (5 + v)) <= 1e-4f);
+        CHECK(fabsf(uv[1] + (float)(5 + v)) <= 1e-4f);
     }
     static const uint32_t quad[6] = { 0, 1, 2, 0, 2, 3 };
     for (uint32_t i = 0; i < 18; i++)
@@ -135,7 +139,7 @@ static void test_whole_page_lightmap(void)
     free(f->lightmaps[0].luxels);
     f->lightmaps[0].luxels = calloc(32 * 32, 3);
     char err[256];
-    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ a }, &mc, err, sizeof err));
+    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
     CHECK(strstr(err, "chunk (1,2,3): lightmap 0") == err);
     CHECK_EQ(mesh_atlas_used_texels(a), 0);
     fx_free(f);
@@ -160,8 +164,11 @@ static void test_extended_cube(void)
     mesh_chunk mc;
     CHECK(build(f, a, &mc));
     CHECK_EQ(mc.vertex_count, 12);
-    for (uint32_t v = 0; v < 12; v++)
-        CHECK(mc.vertices[v].xyz[0] == (float)(10 + v));
+    for (uint32_t v = 0; v < 12; v++) {
+        float xyz[3];
+        mesh_vertex_position(&mc, &mc.vertices[v], xyz);
+        CHECK(fabsf(xyz[0] - (float)(10 + v)) <= 1e-4f);
+    }
     CHECK_EQ(mc.batch_count, 2);
     CHECK_EQ(mc.batches[0].material, 1);   /* used 1 -> level 1: the +Y face */
     CHECK_EQ(mc.batches[0].index_count, 6);
@@ -397,31 +404,78 @@ static void test_errors(void)
     mesh_chunk mc;
 
     fx_geom(f, 1, 0, lm, 5, 0x01);   /* vertices 5..8 of 8 */
-    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ a }, &mc, err, sizeof err));
+    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
     CHECK(strcmp(err, "chunk (1,2,3): cube 1: vertices 5..8 past the vertex count 8") == 0);
     fx_geom(f, 1, 1, lm, 0, 0x01);
-    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ a }, &mc, err, sizeof err));
+    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
     CHECK(strstr(err, "cube 1: material 1") != NULL);
     f->material_map[0] = 1;          /* level has only 1 material */
     fx_geom(f, 1, 0, lm, 0, 0x01);
-    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ a }, &mc, err, sizeof err));
+    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
     f->material_map[0] = 0;
     fx_geom(f, 1, 0, 3, 0, 0x01);
-    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ a }, &mc, err, sizeof err));
+    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
     CHECK(strstr(err, "lightmap 3 past the lightmap count 1") != NULL);
     fx_geom(f, 1, 0, lm, 0, 0x01);
     fx_parent(f, 0, 1, 1);           /* cube 1 twice */
-    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ a }, &mc, err, sizeof err));
+    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
     CHECK(strstr(err, "reached twice") != NULL);
     f->cubes[0].u.parent.child_mask = 1;
     f->ch.parts = PMF_PART_COMMON;
-    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ a }, &mc, err, sizeof err));
+    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
     f->ch.parts = PMF_PART_COMMON | PMF_PART_CLIENT;
-    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ NULL }, &mc, err, sizeof err));
+    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = NULL }, &mc, err, sizeof err));
     CHECK(build(f, a, &mc));
     mesh_chunk_free(&mc);
     mesh_chunk_free(&mc);   /* safe twice: zeroed */
     CHECK_EQ(mesh_atlas_used_texels(a), 0);
+    fx_free(f);
+    mesh_atlas_destroy(a);
+}
+
+/* The 16-byte vertex at its limits: a 1 km span keeps extent / 2^21 (about 0.5 mm), UVs their
+ * batch's extent / 2^19, and NaN or infinite coordinates decode finite, at an end of the frame. */
+static void test_quantise_limits(void)
+{
+    mesh_atlas *a = atlas_2048();
+    fixture *f = fx_new(10, 1, 2, 8, (const uint16_t[]){ 0 }, 1);
+    fx_parent(f, 0, 0, 1);
+    fx_geom(f, 1, 0, PMF_NO_LIGHTMAP, 0, 0x01 | 0x02);
+    static const float xyz[8][3] = {
+        { -500.0f, 0, 0 }, { 500.0f, 0, 0 }, { 123.456789f, -7.25f, 0.001f }, { 0.0001f, 0.0002f, 0.0003f },
+        { NAN, 1.0f, 2.0f }, { INFINITY, 3.0f, 4.0f }, { -INFINITY, 5.0f, 6.0f }, { 499.99f, -499.99f, 12.5f },
+    };
+    for (int v = 0; v < 8; v++) {
+        memcpy(f->vertices[v].xyz, xyz[v], sizeof xyz[v]);
+        f->vertices[v].uv[0] = v == 3 ? 100000.0f : 0.37f * v;
+        f->vertices[v].uv[1] = v == 5 ? NAN : -0.5f * v;
+    }
+    mesh_chunk mc;
+    CHECK(build(f, a, &mc));
+    CHECK_EQ(mc.vertex_count, 8);
+    CHECK_EQ(mc.batch_count, 1);
+    for (uint32_t v = 0; v < mc.vertex_count; v++) {
+        float p[3], uv[2];
+        mesh_vertex_position(&mc, &mc.vertices[v], p);
+        mesh_vertex_uv(&mc.batches[0], &mc.vertices[v], uv);
+        for (int k = 0; k < 3; k++) {
+            CHECK(isfinite(p[k]));
+            if (isfinite(xyz[v][k]))
+                CHECK(fabsf(p[k] - xyz[v][k]) <= 1000.0f / (1 << 21) + 1e-4f);
+        }
+        CHECK(isfinite(uv[0]) && isfinite(uv[1]));
+        CHECK(fabsf(uv[0] - f->vertices[v].uv[0]) <= 100000.0f / (1 << 19) * 1.001f);
+        if (v != 5)
+            CHECK(fabsf(uv[1] + 0.5f * v) <= 3.5f / (1 << 19) * 1.001f);
+    }
+    float p[3];
+    mesh_vertex_position(&mc, &mc.vertices[4], p);
+    CHECK(p[0] == mc.origin[0]);                               /* NaN: the frame's low end */
+    mesh_vertex_position(&mc, &mc.vertices[5], p);
+    CHECK(fabsf(p[0] - 500.0f) <= 1e-3f);                      /* +inf: its high end */
+    mesh_vertex_position(&mc, &mc.vertices[6], p);
+    CHECK(p[0] == -500.0f);                                    /* -inf: its low end */
+    mesh_chunk_free(&mc);
     fx_free(f);
     mesh_atlas_destroy(a);
 }
@@ -438,5 +492,6 @@ int main(void)
     test_fast_slots();
     test_dynamic_layers();
     test_errors();
+    test_quantise_limits();
     return check_report("test_mesh");
 }

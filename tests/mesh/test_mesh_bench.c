@@ -49,7 +49,7 @@ int main(void)
     double best = 1e9;
     for (int run = 0; run < 5; run++) {
         double t0 = now_ms();
-        bool ok = mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ a }, &mc, err, sizeof err);
+        bool ok = mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err);
         double t = now_ms() - t0;
         CHECK(ok);
         if (!ok) {
@@ -62,7 +62,7 @@ int main(void)
             mesh_chunk_free(&mc);
     }
     if (!check_failures) {
-        CHECK_EQ(sizeof(mesh_vertex), 24);
+        CHECK_EQ(sizeof(mesh_vertex), 16);
         CHECK_EQ(sizeof(mesh_fast_vertex), 8);
         CHECK_EQ(mc.vertex_count, VERTS);
         CHECK_EQ(mc.index_count, LEAVES * 36);

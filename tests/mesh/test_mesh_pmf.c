@@ -2,6 +2,7 @@
  * sample map of tests/pmf): exact figures for the rich chunk, structural invariants for every
  * chunk, visibility over real data, and a mutation loop over decoded chunks (bad indices must
  * fail cleanly or mesh consistently, never crash). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,11 +68,29 @@ static void check_invariants(const mesh_chunk *mc, const pmf_chunk *ch, const me
             CHECK_EQ(cube->cube_run_count, 0);
     }
     CHECK_EQ(cube_run_sum, mc->run_count);
-    for (uint32_t v = 0; mc->fast && v < mc->vertex_count; v++)
+    CHECK(mc->fast_vertex_count <= mc->vertex_count);
+    for (uint32_t v = 0; mc->fast && v < mc->fast_vertex_count; v++)
         for (int s = 0; s < MESH_FAST_SLOTS; s++) {
             uint8_t slot = mc->fast[v].slot[s];
             CHECK(slot == MESH_FAST_UNUSED ? mc->fast[v].mult[s] == 0 : slot < mc->fast_light_count);
         }
+    /* With sources: the vertices past the fast stream are those no fast light reaches, and the
+     * stream's slots carry the file's multipliers. */
+    uint8_t *mult = mc->sources && mc->fast ? malloc(ch->client.vertex_count + 1u) : NULL;
+    for (uint32_t f = 0; mult && f < ch->common.fast_light_count; f++) {
+        mesh_fast_multipliers(&ch->client.fast_lights[f], ch->client.vertex_count, mult);
+        for (uint32_t v = 0; v < mc->vertex_count; v++) {
+            uint8_t m = mult[mc->sources[v]];
+            if (v >= mc->fast_vertex_count) {
+                CHECK_EQ(m, 0);
+                continue;
+            }
+            for (int s = 0; s < MESH_FAST_SLOTS; s++)
+                if (mc->fast[v].slot[s] == f)
+                    CHECK_EQ(mc->fast[v].mult[s], m);
+        }
+    }
+    free(mult);
     CHECK_EQ(mc->fast_light_count, ch->common.fast_light_count);
     CHECK((mc->fast != NULL) == (ch->common.fast_light_count > 0));
 }
@@ -80,6 +99,16 @@ static void check_invariants(const mesh_chunk *mc, const pmf_chunk *ch, const me
  * extended (+X 1 tri water lm 0, +Y 2 tris stone lm 1, -X 1 tri water lm 0, -Z 2 tris glass
  * no lightmap, base 1 2 3), cube 5 geometry (+X +Z, glass, no lightmap, base 200 100 0), cube 6
  * unreachable. Level materials: stone 0, glass 1, water 2. */
+/* The output vertex meshed from chunk vertex src. */
+static uint32_t out_of(const mesh_chunk *mc, uint32_t src)
+{
+    for (uint32_t v = 0; v < mc->vertex_count; v++)
+        if (mc->sources[v] == src)
+            return v;
+    CHECK(!"a chunk vertex meshed");
+    return 0;
+}
+
 static void check_kitchen(const mesh_chunk *mc)
 {
     CHECK_EQ(mc->vertex_count, 50);
@@ -95,15 +124,15 @@ static void check_kitchen(const mesh_chunk *mc)
         CHECK_EQ(mc->batches[b].index_count, want[b].count);
         CHECK_EQ(mc->batches[b].run_count, want[b].runs);
     }
-    /* output vertices follow chunk vertices here: +Y of cube 2 is 27..32, water is 24..26 33..35 */
-    CHECK_EQ(mc->indices[0], 27);
-    CHECK_EQ(mc->indices[5], 32);
+    /* in chunk vertices: +Y of cube 2 is 27..32, water is 24..26 33..35 */
+    CHECK_EQ(mc->sources[mc->indices[0]], 27);
+    CHECK_EQ(mc->sources[mc->indices[5]], 32);
     static const uint32_t water[6] = { 24, 25, 26, 33, 34, 35 };
     for (int i = 0; i < 6; i++)
-        CHECK_EQ(mc->indices[60 + i], water[i]);
-    CHECK_EQ(mc->indices[42], 36);   /* glass: cube 2 -Z, then cube 5's quads */
-    CHECK_EQ(mc->indices[48], 42);
-    CHECK_EQ(mc->indices[53], 45);
+        CHECK_EQ(mc->sources[mc->indices[60 + i]], water[i]);
+    CHECK_EQ(mc->sources[mc->indices[42]], 36);   /* glass: cube 2 -Z, then cube 5's quads */
+    CHECK_EQ(mc->sources[mc->indices[48]], 42);
+    CHECK_EQ(mc->sources[mc->indices[53]], 45);
     CHECK(!mc->cubes[6].reachable);
     CHECK_EQ(mc->cubes[2].cube_run_count, 3);
     /* blocks: lightmaps 0 and 1, then base colours (1,2,3) and (200,100,0) */
@@ -119,14 +148,19 @@ static void check_kitchen(const mesh_chunk *mc)
     CHECK_EQ(mc->layers[2].light, 1);
     CHECK_EQ(mc->layers[2].block, 1);
     CHECK_EQ(mc->dynamic_lights[1].id, 0xFFFFFFF0u);
-    /* fast: light 0 reaches vertices 0..3 and 24..29, light 1 42..49 (multipliers 3 + i * 7) */
-    CHECK_EQ(mc->fast[0].slot[0], 0);
-    CHECK_EQ(mc->fast[0].mult[0], 1);
-    CHECK_EQ(mc->fast[24].slot[0], 0);
-    CHECK_EQ(mc->fast[24].mult[0], 2);
-    CHECK_EQ(mc->fast[4].slot[0], MESH_FAST_UNUSED);
-    CHECK_EQ(mc->fast[43].slot[0], 1);
-    CHECK_EQ(mc->fast[43].mult[0], 10);
+    /* fast: light 0 reaches chunk vertices 0..3 and 24..29, light 1 42..49 (multipliers 3 + i *
+     * 7); their face groups come first: cube 1 (one group of 24), cube 2 +X and +Y (3 + 6),
+     * cube 5 (8) */
+    CHECK_EQ(mc->fast_vertex_count, 24 + 3 + 6 + 8);
+    CHECK_EQ(mc->fast[out_of(mc, 0)].slot[0], 0);
+    CHECK_EQ(mc->fast[out_of(mc, 0)].mult[0], 1);
+    CHECK_EQ(mc->fast[out_of(mc, 24)].slot[0], 0);
+    CHECK_EQ(mc->fast[out_of(mc, 24)].mult[0], 2);
+    CHECK_EQ(mc->fast[out_of(mc, 30)].slot[0], MESH_FAST_UNUSED);   /* in a lit face group */
+    CHECK(out_of(mc, 33) >= mc->fast_vertex_count);                /* cube 2 -X: no fast light */
+    CHECK(out_of(mc, 36) >= mc->fast_vertex_count);                /* cube 2 -Z */
+    CHECK_EQ(mc->fast[out_of(mc, 43)].slot[0], 1);
+    CHECK_EQ(mc->fast[out_of(mc, 43)].mult[0], 10);
     CHECK_EQ(mc->fast_lights[0].intensity, 200);
     CHECK_EQ(mc->vis_count, 2);
 }
@@ -197,7 +231,7 @@ static void mutate_and_mesh(const pmf_level *lvl, pmf_chunk *ch, mesh_atlas *atl
             cm->used_material_count = (uint8_t)(rand() % (used + 1));
         mesh_chunk mc;
         char err[256] = "";
-        if (mesh_build_chunk(lvl, ch, &(mesh_desc){ atlas }, &mc, err, sizeof err)) {
+        if (mesh_build_chunk(lvl, ch, &(mesh_desc){ .atlas = atlas }, &mc, err, sizeof err)) {
             check_invariants(&mc, ch, atlas);
             float p[3] = { (float)(rand() % 33 - 16), (float)(rand() % 33 - 16), (float)(rand() % 33 - 16) };
             mesh_vis_set set;
@@ -271,7 +305,8 @@ int main(void)
                     }
                     mesh_chunk mc;
                     char err[256];
-                    bool ok = mesh_build_chunk(&lvl, &ch, &(mesh_desc){ atlas }, &mc, err, sizeof err);
+                    bool ok = mesh_build_chunk(&lvl, &ch, &(mesh_desc){ .atlas = atlas, .sources = true }, &mc, err,
+                                               sizeof err);
                     CHECK(ok);
                     if (!ok) {
                         fprintf(stderr, "%s\n", err);

@@ -51,11 +51,11 @@ static void test_vis(void)
     fixture *f = vis_fixture();
     mesh_chunk mc, other, far;
     char err[256];
-    CHECK(mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ a }, &mc, err, sizeof err));
+    CHECK(mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
     f->ch.coord = (pmf_chunk_coord){ 0, 0, 1 };
-    CHECK(mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ a }, &other, err, sizeof err));
+    CHECK(mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &other, err, sizeof err));
     f->ch.coord = (pmf_chunk_coord){ 4, 0, 0 };
-    CHECK(mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ a }, &far, err, sizeof err));
+    CHECK(mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &far, err, sizeof err));
     CHECK_EQ(mc.vis_count, 2);
 
     /* locate: octant descent, ties to the + side, missing child stops, outside = none */
@@ -105,7 +105,7 @@ static void test_vis(void)
     CHECK(mesh_vis_set_build(NULL, (const float[]){ 0, 0, 0 }, &set));
     CHECK(set.everything);
     mesh_vis_set_free(&set);
-    CHECK(mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ a }, &mc, err, sizeof err));
+    CHECK(mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
 
     /* camera in cube 2: no data on its path: everything (reachable cubes) */
     CHECK(mesh_vis_set_build(&mc, (const float[]){ -3, -3, -3 }, &set));
