@@ -3,7 +3,7 @@
  *     C × I × max(0, n · l) × falloff(d / R) × cone        (suns: C × I × max(0, −n · s))
  * Shadows as the baker casts them, against the LOADED geometry: the segment from the point
  * (2 mm off its surface) to the light, stopping 0.01 % short, through pmfc's own BVH
- * (tools/pmfc/bvh.h) over the opaque triangles of the resident chunks within the lights' reach;
+ * (src/raytrace/bvh.h) over the opaque triangles of the resident chunks within the lights' reach;
  * a sun's ray toward the sun, 10 km long (sky faces are not drawn, so they neither block it nor
  * let it through: a roof the viewer has not loaded lets the sun in). Geometry beyond the streaming
  * radius casts no shadow.

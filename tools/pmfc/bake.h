@@ -173,11 +173,7 @@ typedef struct vis_result {
 bool vis_run(const vis_desc *desc, vis_result *out);
 void vis_result_free(vis_result *res, size_t cell_count);
 
-/* ---- a shared worker pool (also used by the front end for parallel chunk encoding) ------ */
-
-/* Runs fn(user, i) for i in [0, count) on `threads` threads (0 = every core) and waits. */
-void jobs_parallel_for(size_t count, int threads, void (*fn)(void *user, size_t i), void *user);
-/* The number of threads `threads` stands for (0 = every core). */
-int jobs_thread_count(int threads);
+/* The worker pool (also used by the front end for parallel chunk encoding): src/raytrace/jobs.h. */
+#include "jobs.h"
 
 #endif

@@ -1,7 +1,7 @@
 /* bvh.h - bounding volume hierarchy over world triangles for the baker's shadow and visibility
- * rays: binned-SAH build, any-hit segment queries and box queries. */
-#ifndef PMFC_BVH_H
-#define PMFC_BVH_H
+ * rays (and the viewer's light tools' shadows): binned-SAH build, any-hit segment queries and box queries. */
+#ifndef RAYTRACE_BVH_H
+#define RAYTRACE_BVH_H
 
 #include <stdbool.h>
 #include <stddef.h>

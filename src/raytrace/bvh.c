@@ -1,6 +1,6 @@
 /* bvh.c - binned-SAH BVH over triangles, any-hit segment queries (Moller-Trumbore) and box queries. */
 #include "bvh.h"
-#include "bake.h"
+#include "jobs.h"
 
 #include <float.h>
 #include <math.h>

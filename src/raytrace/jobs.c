@@ -1,6 +1,5 @@
 /* jobs.c - fork-join worker pool: threads pull indices from one atomic counter. */
-#include "bake.h"
-#include "bake_internal.h"
+#include "jobs.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
