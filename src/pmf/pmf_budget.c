@@ -1,5 +1,8 @@
 /* pmf_budget.c - the process-wide memory budget (see pmf_budget.h). */
+#include <malloc.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "pmf_budget.h"
@@ -9,6 +12,7 @@
 static _Atomic uint64_t budget_limit; /* 0 = unlimited */
 static _Atomic uint64_t budget_used;
 static _Atomic uint64_t budget_peak;
+static _Atomic uint64_t budget_refusals;
 static _Thread_local bool refused_here;
 
 void pmf_budget_clear_refused(void) { refused_here = false; }
@@ -35,6 +39,7 @@ bool pmf_budget_take(uint64_t bytes)
         now = used + bytes;
         if (now < used || (limit && now > limit)) {
             refused_here = true;
+            atomic_fetch_add(&budget_refusals, 1);
             return false;
         }
     } while (!atomic_compare_exchange_weak(&budget_used, &used, now));
@@ -45,3 +50,55 @@ bool pmf_budget_take(uint64_t bytes)
 }
 
 void pmf_budget_give(uint64_t bytes) { atomic_fetch_sub(&budget_used, bytes); }
+
+uint64_t pmf_budget_refusals(void) { return atomic_load(&budget_refusals); }
+
+/* What a block takes from the budget: its usable size, or nothing for a small one. */
+static size_t charge_of(void *p)
+{
+    size_t size = p ? malloc_usable_size(p) : 0;
+    return size >= PMF_BUDGET_MIN_BLOCK ? size : 0;
+}
+
+static void *taken(void *p)
+{
+    size_t charge = charge_of(p);
+    if (charge && !pmf_budget_take(charge)) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void *pmf_budget_malloc(size_t size) { return taken(malloc(size)); }
+
+void *pmf_budget_calloc(size_t count, size_t size) { return taken(calloc(count, size)); }
+
+/* A new block and a copy, so that a refusal leaves the old block untouched. */
+void *pmf_budget_realloc(void *p, size_t size)
+{
+    if (!p)
+        return pmf_budget_malloc(size);
+    size_t old = malloc_usable_size(p);
+    if (size < PMF_BUDGET_MIN_BLOCK && old < PMF_BUDGET_MIN_BLOCK) {
+        void *q = realloc(p, size); /* an uncounted block; one that grew past the line is counted */
+        size_t charge = charge_of(q);
+        if (charge)
+            atomic_fetch_add(&budget_used, charge);
+        return q;
+    }
+    void *q = pmf_budget_malloc(size);
+    if (!q)
+        return NULL;
+    memcpy(q, p, old < size ? old : size);
+    pmf_budget_free(p);
+    return q;
+}
+
+void pmf_budget_free(void *p)
+{
+    size_t charge = charge_of(p);
+    if (charge)
+        pmf_budget_give(charge);
+    free(p);
+}

@@ -9,6 +9,7 @@
 #define PMF_BUDGET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* The default from the machine: an eighth of physical memory, at least 128 MiB, at most 512 MiB. */
@@ -29,5 +30,20 @@ void pmf_budget_clear_refused(void);
 bool pmf_budget_refused(void);
 /* Records a refusal on this thread by a limit derived from the budget (the lightmap atlas). */
 void pmf_budget_note_refusal(void);
+
+/* How many takings were refused so far, on any thread: a caller that saw a worker pool fail can
+ * tell "over budget" from "out of memory" by comparing counts. */
+uint64_t pmf_budget_refusals(void);
+
+/* malloc / calloc / realloc / free whose blocks of PMF_BUDGET_MIN_BLOCK bytes or more are taken
+ * from the budget by their usable size (and given back when freed): for code that allocates as
+ * it goes (pmfc's baker and visibility, the BVH). NULL when the budget or memory runs out; a
+ * failed realloc leaves the block as it was. Smaller blocks are many and short-lived and their sum
+ * stays small next to the arrays, so they are not counted. */
+#define PMF_BUDGET_MIN_BLOCK 4096u
+void *pmf_budget_malloc(size_t size);
+void *pmf_budget_calloc(size_t count, size_t size);
+void *pmf_budget_realloc(void *p, size_t size);
+void pmf_budget_free(void *p);
 
 #endif

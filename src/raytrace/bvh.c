@@ -1,6 +1,7 @@
 /* bvh.c - binned-SAH BVH over triangles, any-hit segment queries (Moller-Trumbore) and box queries. */
 #include "bvh.h"
 #include "jobs.h"
+#include "pmf/pmf_budget.h"
 
 #include <float.h>
 #include <math.h>
@@ -209,7 +210,7 @@ static bool part_reserve(bvh_part *part, size_t need)
     if (need <= part->capacity)
         return true;
     size_t grown = part->capacity * 2 > need ? part->capacity * 2 : need;
-    bvh_node *nodes = realloc(part->nodes, grown * sizeof *nodes);
+    bvh_node *nodes = pmf_budget_realloc(part->nodes, grown * sizeof *nodes);
     if (!nodes)
         return false;
     part->nodes = nodes;
@@ -264,7 +265,7 @@ bool bvh_build(const float (*triangles)[9], size_t count, int threads, bvh *out)
     memset(out, 0, sizeof *out);
     if (count == 0 || count > UINT32_MAX / 2)
         return count == 0;
-    bvh_ref *refs = malloc(count * sizeof *refs);
+    bvh_ref *refs = pmf_budget_malloc(count * sizeof *refs);
     bvh_part parts[BVH_PARTS];
     memset(parts, 0, sizeof parts);
     size_t part_count = 0;
@@ -288,7 +289,7 @@ bool bvh_build(const float (*triangles)[9], size_t count, int threads, bvh *out)
     /* The top levels breadth first, on this thread, until there are subtrees for every worker;
      * the subtrees in parallel; then their nodes are appended in order (the same tree whatever
      * the thread count). */
-    out->nodes = malloc(2 * BVH_PARTS * sizeof *out->nodes);
+    out->nodes = pmf_budget_malloc(2 * BVH_PARTS * sizeof *out->nodes);
     if (!out->nodes)
         goto oom;
     bvh_task queue[2 * BVH_PARTS];
@@ -319,7 +320,7 @@ bool bvh_build(const float (*triangles)[9], size_t count, int threads, bvh *out)
             goto oom;
         total += parts[p].count - 1;
     }
-    bvh_node *nodes = realloc(out->nodes, total * sizeof *nodes);
+    bvh_node *nodes = pmf_budget_realloc(out->nodes, total * sizeof *nodes);
     if (!nodes)
         goto oom;
     out->nodes = nodes;
@@ -333,12 +334,12 @@ bool bvh_build(const float (*triangles)[9], size_t count, int threads, bvh *out)
             out->nodes[i == 0 ? parts[p].root.node : base + i - 1] = node;
         }
         out->node_count += parts[p].count - 1;
-        free(parts[p].nodes);
+        pmf_budget_free(parts[p].nodes);
         parts[p].nodes = NULL;
     }
 
-    out->triangles = malloc(count * sizeof *out->triangles);
-    out->triangle_ids = malloc(count * sizeof *out->triangle_ids);
+    out->triangles = pmf_budget_malloc(count * sizeof *out->triangles);
+    out->triangle_ids = pmf_budget_malloc(count * sizeof *out->triangle_ids);
     if (!out->triangles || !out->triangle_ids)
         goto oom;
     for (size_t i = 0; i < count; i++) {
@@ -351,23 +352,23 @@ bool bvh_build(const float (*triangles)[9], size_t count, int threads, bvh *out)
         }
         out->triangle_ids[i] = refs[i].id;
     }
-    free(refs);
+    pmf_budget_free(refs);
     out->triangle_count = count;
     return true;
 
 oom:
     for (size_t p = 0; p < BVH_PARTS; p++)
-        free(parts[p].nodes);
-    free(refs);
+        pmf_budget_free(parts[p].nodes);
+    pmf_budget_free(refs);
     bvh_free(out);
     return false;
 }
 
 void bvh_free(bvh *tree)
 {
-    free(tree->nodes);
-    free(tree->triangles);
-    free(tree->triangle_ids);
+    pmf_budget_free(tree->nodes);
+    pmf_budget_free(tree->triangles);
+    pmf_budget_free(tree->triangle_ids);
     memset(tree, 0, sizeof *tree);
 }
 
@@ -599,7 +600,7 @@ size_t bvh_query_box(const bvh *tree, const float min[3], const float max[3], ui
                 continue;
             if (count == *capacity) {
                 size_t grown = *capacity ? *capacity * 2 : 64;
-                uint32_t *more = realloc(*ids, grown * sizeof *more);
+                uint32_t *more = pmf_budget_realloc(*ids, grown * sizeof *more);
                 if (!more)
                     return (size_t)-1;
                 *ids = more;

@@ -3,6 +3,7 @@
 #include "bake.h"
 #include "bake_internal.h"
 #include "bvh.h"
+#include "pmf/pmf_budget.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -49,7 +50,7 @@ static bool id_list_push(id_list *list, uint32_t id)
 {
     if (list->count == list->capacity) {
         size_t grown = list->capacity ? list->capacity * 2 : 16;
-        uint32_t *more = realloc(list->ids, grown * sizeof *more);
+        uint32_t *more = pmf_budget_realloc(list->ids, grown * sizeof *more);
         if (!more)
             return false;
         list->ids = more;
@@ -108,7 +109,7 @@ static bool light_grid_build(const bake_light *lights, size_t count, light_grid 
     grid->lights = lights;
     grid->light_count = count;
     /* Cells about the size of a typical light's reach: most lights land in a handful. */
-    float *ranges = malloc((count + 1) * sizeof *ranges);
+    float *ranges = pmf_budget_malloc((count + 1) * sizeof *ranges);
     if (!ranges)
         return false;
     size_t reaching = 0;
@@ -120,7 +121,7 @@ static bool light_grid_build(const bake_light *lights, size_t count, light_grid 
         qsort(ranges, reaching, sizeof *ranges, compare_float);
         median = ranges[reaching / 2];
     }
-    free(ranges);
+    pmf_budget_free(ranges);
     grid->cell = fmaxf(median, 1e-3f);
 
     size_t entry_count = 0, entry_capacity = 0;
@@ -151,7 +152,7 @@ static bool light_grid_build(const bake_light *lights, size_t count, light_grid 
                 for (int64_t z = c0[2]; z <= c1[2]; z++) {
                     if (entry_count == entry_capacity) {
                         entry_capacity = entry_capacity ? entry_capacity * 2 : 64;
-                        grid_entry *more = realloc(entries, entry_capacity * sizeof *more);
+                        grid_entry *more = pmf_budget_realloc(entries, entry_capacity * sizeof *more);
                         if (!more)
                             goto oom;
                         entries = more;
@@ -161,9 +162,9 @@ static bool light_grid_build(const bake_light *lights, size_t count, light_grid 
     }
     if (entry_count > 0)
         qsort(entries, entry_count, sizeof *entries, compare_grid_entry);
-    grid->keys = malloc((entry_count + 1) * sizeof *grid->keys);
-    grid->starts = malloc((entry_count + 1) * sizeof *grid->starts);
-    grid->entries = malloc((entry_count + 1) * sizeof *grid->entries);
+    grid->keys = pmf_budget_malloc((entry_count + 1) * sizeof *grid->keys);
+    grid->starts = pmf_budget_malloc((entry_count + 1) * sizeof *grid->starts);
+    grid->entries = pmf_budget_malloc((entry_count + 1) * sizeof *grid->entries);
     if (!grid->keys || !grid->starts || !grid->entries)
         goto oom;
     for (size_t i = 0; i < entry_count; i++) {
@@ -174,27 +175,27 @@ static bool light_grid_build(const bake_light *lights, size_t count, light_grid 
         grid->entries[i] = entries[i].light;
     }
     grid->starts[grid->key_count] = (uint32_t)entry_count;
-    free(entries);
+    pmf_budget_free(entries);
     grid->global = global.ids;
     grid->global_count = global.count;
     return true;
 
 oom:
-    free(entries);
-    free(global.ids);
-    free(grid->keys);
-    free(grid->starts);
-    free(grid->entries);
+    pmf_budget_free(entries);
+    pmf_budget_free(global.ids);
+    pmf_budget_free(grid->keys);
+    pmf_budget_free(grid->starts);
+    pmf_budget_free(grid->entries);
     memset(grid, 0, sizeof *grid);
     return false;
 }
 
 static void light_grid_free(light_grid *grid)
 {
-    free(grid->keys);
-    free(grid->starts);
-    free(grid->entries);
-    free(grid->global);
+    pmf_budget_free(grid->keys);
+    pmf_budget_free(grid->starts);
+    pmf_budget_free(grid->entries);
+    pmf_budget_free(grid->global);
     memset(grid, 0, sizeof *grid);
 }
 
@@ -766,9 +767,9 @@ static void bake_patch_job(void *user, size_t index)
     for (size_t k = 0; k < lights.count; k++)
         dynamic += desc->lights[lights.ids[k]].kind == BAKE_LIGHT_DYNAMIC;
     if (dynamic > 0) {
-        uint32_t *ids = malloc(dynamic * sizeof *ids);
+        uint32_t *ids = pmf_budget_malloc(dynamic * sizeof *ids);
         if (!ids) {
-            free(lights.ids);
+            pmf_budget_free(lights.ids);
             atomic_store(&ctx->failed, true);
             return;
         }
@@ -782,18 +783,18 @@ static void bake_patch_job(void *user, size_t index)
     int w = patch->x < side ? (int)(side - patch->x < patch->w ? side - patch->x : patch->w) : 0;
     int h = patch->y < side ? (int)(side - patch->y < patch->h ? side - patch->y : patch->h) : 0;
     size_t count = (size_t)w * (size_t)h;
-    uint32_t *occluders = malloc((lights.count + 1) * sizeof *occluders);
-    float *rgb = malloc((count * 3 + 1) * sizeof *rgb), *strength = malloc((count + 1) * sizeof *strength);
-    float *occlusion = malloc((count + 1) * sizeof *occlusion), *scratch = malloc((count + 1) * sizeof *scratch);
-    uint8_t *lit = malloc(count + 1);
+    uint32_t *occluders = pmf_budget_malloc((lights.count + 1) * sizeof *occluders);
+    float *rgb = pmf_budget_malloc((count * 3 + 1) * sizeof *rgb), *strength = pmf_budget_malloc((count + 1) * sizeof *strength);
+    float *occlusion = pmf_budget_malloc((count + 1) * sizeof *occlusion), *scratch = pmf_budget_malloc((count + 1) * sizeof *scratch);
+    uint8_t *lit = pmf_budget_malloc(count + 1);
     if (!occluders || !rgb || !strength || !occlusion || !scratch || !lit) {
-        free(occluders);
-        free(rgb);
-        free(strength);
-        free(occlusion);
-        free(scratch);
-        free(lit);
-        free(lights.ids);
+        pmf_budget_free(occluders);
+        pmf_budget_free(rgb);
+        pmf_budget_free(strength);
+        pmf_budget_free(occlusion);
+        pmf_budget_free(scratch);
+        pmf_budget_free(lit);
+        pmf_budget_free(lights.ids);
         atomic_store(&ctx->failed, true);
         return;
     }
@@ -845,13 +846,13 @@ static void bake_patch_job(void *user, size_t index)
                 lm->luxels[luxel * 3 + c] = quantize(out[c] * 255.0f);
             mask[luxel] = 1;
         }
-    free(occluders);
-    free(rgb);
-    free(strength);
-    free(occlusion);
-    free(scratch);
-    free(lit);
-    free(lights.ids);
+    pmf_budget_free(occluders);
+    pmf_budget_free(rgb);
+    pmf_budget_free(strength);
+    pmf_budget_free(occlusion);
+    pmf_budget_free(scratch);
+    pmf_budget_free(lit);
+    pmf_budget_free(lights.ids);
 }
 
 /* ---- stage: dynamic-light layers -------------------------------------------------------- */
@@ -880,11 +881,11 @@ static void bake_layer_job(void *user, size_t index)
     int w = patch->x < side ? (int)(side - patch->x < patch->w ? side - patch->x : patch->w) : 0;
     int h = patch->y < side ? (int)(side - patch->y < patch->h ? side - patch->y : patch->h) : 0;
     size_t count = (size_t)w * (size_t)h;
-    float *strength = malloc((count + 1) * sizeof *strength);
-    uint8_t *lit_scratch = malloc(count + 1);
+    float *strength = pmf_budget_malloc((count + 1) * sizeof *strength);
+    uint8_t *lit_scratch = pmf_budget_malloc(count + 1);
     if (!strength || !lit_scratch) {
-        free(strength);
-        free(lit_scratch);
+        pmf_budget_free(strength);
+        pmf_budget_free(lit_scratch);
         atomic_store(&ctx->failed, true);
         return;
     }
@@ -899,8 +900,8 @@ static void bake_layer_job(void *user, size_t index)
             lit |= v != 0;
         }
     ctx->task_lit[index] = lit;
-    free(strength);
-    free(lit_scratch);
+    pmf_budget_free(strength);
+    pmf_budget_free(lit_scratch);
 }
 
 /* Tasks (light, lightmap, patch) sorted, one zeroed layer per (light, lightmap). */
@@ -912,8 +913,8 @@ static bool plan_layers(bake_ctx *ctx)
         count += ctx->patch_dynamic_count[p];
     if (count == 0)
         return true;
-    ctx->tasks = malloc(count * sizeof *ctx->tasks);
-    ctx->task_lit = calloc(count, 1);
+    ctx->tasks = pmf_budget_malloc(count * sizeof *ctx->tasks);
+    ctx->task_lit = pmf_budget_calloc(count, 1);
     if (!ctx->tasks || !ctx->task_lit)
         return false;
     for (size_t p = 0; p < desc->patch_count; p++)
@@ -926,7 +927,7 @@ static bool plan_layers(bake_ctx *ctx)
         if (t == 0 || ctx->tasks[t].light != ctx->tasks[t - 1].light ||
             ctx->tasks[t].lightmap != ctx->tasks[t - 1].lightmap)
             layers++;
-    ctx->out->layers = calloc(layers, sizeof *ctx->out->layers);
+    ctx->out->layers = pmf_budget_calloc(layers, sizeof *ctx->out->layers);
     if (!ctx->out->layers)
         return false;
     for (size_t t = 0; t < count; t++) {
@@ -936,7 +937,7 @@ static bool plan_layers(bake_ctx *ctx)
             bake_layer *layer = &ctx->out->layers[ctx->out->layer_count];
             layer->light = task->light;
             layer->lightmap = task->lightmap;
-            layer->luxels = calloc(side * side, 3);
+            layer->luxels = pmf_budget_calloc(side * side, 3);
             if (!layer->luxels)
                 return false;
             ctx->out->layer_count++;
@@ -950,7 +951,7 @@ static bool plan_layers(bake_ctx *ctx)
 static void drop_dark_layers(bake_ctx *ctx)
 {
     bake_result *out = ctx->out;
-    uint8_t *lit = calloc(out->layer_count + 1, 1);
+    uint8_t *lit = pmf_budget_calloc(out->layer_count + 1, 1);
     if (lit) {
         for (size_t t = 0; t < ctx->task_count; t++)
             lit[ctx->tasks[t].layer] |= ctx->task_lit[t];
@@ -958,13 +959,13 @@ static void drop_dark_layers(bake_ctx *ctx)
     size_t kept = 0;
     for (size_t i = 0; i < out->layer_count; i++) {
         if (lit && !lit[i]) {
-            free(out->layers[i].luxels);
+            pmf_budget_free(out->layers[i].luxels);
             continue;
         }
         out->layers[kept++] = out->layers[i];
     }
     out->layer_count = kept;
-    free(lit);
+    pmf_budget_free(lit);
 }
 
 /* ---- stage: dilation -------------------------------------------------------------------- */
@@ -974,8 +975,8 @@ static void drop_dark_layers(bake_ctx *ctx)
 static bool dilate(uint8_t *luxels, const uint8_t *mask, uint32_t side)
 {
     size_t n = (size_t)side * side;
-    uint8_t *state = malloc(n);
-    uint32_t *row_lo = malloc(side * sizeof *row_lo), *row_hi = malloc(side * sizeof *row_hi);
+    uint8_t *state = pmf_budget_malloc(n);
+    uint32_t *row_lo = pmf_budget_malloc(side * sizeof *row_lo), *row_hi = pmf_budget_malloc(side * sizeof *row_hi);
     bool ok = state && row_lo && row_hi;
     if (!ok)
         goto done;
@@ -1029,9 +1030,9 @@ static bool dilate(uint8_t *luxels, const uint8_t *mask, uint32_t side)
         }
     }
 done:
-    free(state);
-    free(row_lo);
-    free(row_hi);
+    pmf_budget_free(state);
+    pmf_budget_free(row_lo);
+    pmf_budget_free(row_hi);
     return ok;
 }
 
@@ -1059,7 +1060,7 @@ static void fast_job(void *user, size_t block)
     bake_ctx *ctx = user;
     const bake_desc *desc = ctx->desc;
     id_list lights = { 0 };
-    uint32_t *occluders = malloc((desc->light_count + 1) * sizeof *occluders);   /* [light] within this block */
+    uint32_t *occluders = pmf_budget_malloc((desc->light_count + 1) * sizeof *occluders);   /* [light] within this block */
     if (!occluders) {
         atomic_store(&ctx->failed, true);
         return;
@@ -1083,8 +1084,8 @@ static void fast_job(void *user, size_t block)
                 quantize(s * 255.0f);
         }
     }
-    free(occluders);
-    free(lights.ids);
+    pmf_budget_free(occluders);
+    pmf_budget_free(lights.ids);
 }
 
 /* ---- stage: probes (cube lighting data) ------------------------------------------------- */
@@ -1107,9 +1108,9 @@ static void probe_job(void *user, size_t index)
     for (size_t k = 0; k < lights.count; k++)
         refs += desc->lights[lights.ids[k]].kind != BAKE_LIGHT_STATIC;
     if (refs > 0) {
-        res->refs = malloc(refs * sizeof *res->refs);
+        res->refs = pmf_budget_malloc(refs * sizeof *res->refs);
         if (!res->refs) {
-            free(lights.ids);
+            pmf_budget_free(lights.ids);
             atomic_store(&ctx->failed, true);
             return;
         }
@@ -1128,7 +1129,7 @@ static void probe_job(void *user, size_t index)
     }
     for (int c = 0; c < 3; c++)
         res->base[c] = quantize(rgb[c] * 255.0f);
-    free(lights.ids);
+    pmf_budget_free(lights.ids);
 }
 
 /* ---- the whole bake --------------------------------------------------------------------- */
@@ -1141,20 +1142,20 @@ static void bake_ctx_free(bake_ctx *ctx)
     light_grid_free(&ctx->grid);
     if (ctx->masks)
         for (size_t i = 0; i < desc->lightmap_count; i++)
-            free(ctx->masks[i]);
-    free(ctx->masks);
+            pmf_budget_free(ctx->masks[i]);
+    pmf_budget_free(ctx->masks);
     if (ctx->patch_dynamic)
         for (size_t p = 0; p < desc->patch_count; p++)
-            free(ctx->patch_dynamic[p]);
-    free(ctx->patch_dynamic);
-    free(ctx->patch_dynamic_count);
-    free(ctx->tasks);
-    free(ctx->task_lit);
-    free(ctx->fast_ordinal);
+            pmf_budget_free(ctx->patch_dynamic[p]);
+    pmf_budget_free(ctx->patch_dynamic);
+    pmf_budget_free(ctx->patch_dynamic_count);
+    pmf_budget_free(ctx->tasks);
+    pmf_budget_free(ctx->task_lit);
+    pmf_budget_free(ctx->fast_ordinal);
     if (ctx->probes)
         for (size_t i = 0; i < desc->probe_count; i++)
-            free(ctx->probes[i].refs);
-    free(ctx->probes);
+            pmf_budget_free(ctx->probes[i].refs);
+    pmf_budget_free(ctx->probes);
 }
 
 /* Moves the probe results and all their refs into one block, so bake_result_free needs no count. */
@@ -1164,7 +1165,7 @@ static bool pack_probes(bake_ctx *ctx)
     for (size_t i = 0; i < count; i++)
         refs += ctx->probes[i].ref_count;
     /* sizeof(bake_probe_result) keeps the refs that follow aligned. */
-    bake_probe_result *block = malloc(count * sizeof *block + refs * sizeof(bake_light_ref));
+    bake_probe_result *block = pmf_budget_malloc(count * sizeof *block + refs * sizeof(bake_light_ref));
     if (!block)
         return false;
     bake_light_ref *next = (bake_light_ref *)(block + count);
@@ -1208,9 +1209,9 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     if (!light_grid_build(desc->lights, desc->light_count, &ctx.grid))
         goto fail;
 
-    ctx.masks = calloc(desc->lightmap_count + 1, sizeof *ctx.masks);
-    ctx.patch_dynamic = calloc(desc->patch_count + 1, sizeof *ctx.patch_dynamic);
-    ctx.patch_dynamic_count = calloc(desc->patch_count + 1, sizeof *ctx.patch_dynamic_count);
+    ctx.masks = pmf_budget_calloc(desc->lightmap_count + 1, sizeof *ctx.masks);
+    ctx.patch_dynamic = pmf_budget_calloc(desc->patch_count + 1, sizeof *ctx.patch_dynamic);
+    ctx.patch_dynamic_count = pmf_budget_calloc(desc->patch_count + 1, sizeof *ctx.patch_dynamic_count);
     if (!ctx.masks || !ctx.patch_dynamic || !ctx.patch_dynamic_count)
         goto fail;
     for (size_t i = 0; i < desc->lightmap_count; i++) {
@@ -1218,7 +1219,7 @@ bool bake_run(const bake_desc *desc, bake_result *out)
         if (lm->size_exp > 15 || !lm->luxels)
             continue;
         size_t side = lightmap_side(lm);
-        ctx.masks[i] = calloc(side * side, 1);
+        ctx.masks[i] = pmf_budget_calloc(side * side, 1);
         if (!ctx.masks[i])
             goto fail;
         memset(lm->luxels, 0, side * side * 3);
@@ -1242,14 +1243,14 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     if (atomic_load(&ctx.failed))
         goto fail;
 
-    ctx.fast_ordinal = calloc(desc->light_count + 1, sizeof *ctx.fast_ordinal);
+    ctx.fast_ordinal = pmf_budget_calloc(desc->light_count + 1, sizeof *ctx.fast_ordinal);
     if (!ctx.fast_ordinal)
         goto fail;
     for (size_t i = 0; i < desc->light_count; i++)
         if (desc->lights[i].kind == BAKE_LIGHT_FAST)
             ctx.fast_ordinal[i] = (uint32_t)out->fast_light_count++;
     if (out->fast_light_count > 0 && desc->vertex_count > 0) {
-        out->fast_multipliers = calloc(out->fast_light_count, desc->vertex_count);
+        out->fast_multipliers = pmf_budget_calloc(out->fast_light_count, desc->vertex_count);
         if (!out->fast_multipliers)
             goto fail;
     }
@@ -1258,7 +1259,7 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     jobs_parallel_for_progress(blocks, threads, fast_job, &ctx, &progress);
 
     if (desc->probe_count > 0) {
-        ctx.probes = calloc(desc->probe_count, sizeof *ctx.probes);
+        ctx.probes = pmf_budget_calloc(desc->probe_count, sizeof *ctx.probes);
         if (!ctx.probes)
             goto fail;
     }
@@ -1279,9 +1280,9 @@ fail:
 void bake_result_free(bake_result *res)
 {
     for (size_t i = 0; i < res->layer_count; i++)
-        free(res->layers[i].luxels);
-    free(res->layers);
-    free(res->fast_multipliers);
-    free(res->probes);  /* one block: the results, then every probe's refs */
+        pmf_budget_free(res->layers[i].luxels);
+    pmf_budget_free(res->layers);
+    pmf_budget_free(res->fast_multipliers);
+    pmf_budget_free(res->probes);  /* one block: the results, then every probe's refs */
     memset(res, 0, sizeof *res);
 }

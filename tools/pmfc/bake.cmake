@@ -6,4 +6,4 @@ add_library(pmfc_bake STATIC
     ${CMAKE_CURRENT_LIST_DIR}/bake_bounce.c
     ${CMAKE_CURRENT_LIST_DIR}/vis.c)
 target_include_directories(pmfc_bake PUBLIC ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(pmfc_bake PUBLIC raytrace Threads::Threads m)
+target_link_libraries(pmfc_bake PUBLIC raytrace pmf Threads::Threads m)

@@ -13,6 +13,7 @@
  * Every ray's directions come from its own index, and sums run in cell order: the result does not
  * depend on the thread count. */
 #include "bake_internal.h"
+#include "pmf/pmf_budget.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -243,7 +244,7 @@ static void trace_job(void *user, size_t index)
         }
         ctx->cell_open[c] = backs * BOUNCE_INSIDE <= rays;
     }
-    free(ids);
+    pmf_budget_free(ids);
 }
 
 /* ---- bounces over a set of cells -------------------------------------------------------- */
@@ -496,7 +497,7 @@ static void sight_job(void *user, size_t p)
     if (first == end)
         return;
     uint32_t cw = cells_along(patch->w, ctx->cell), chh = cells_along(patch->h, ctx->cell);
-    uint16_t *links = calloc(end - first, sizeof *links);
+    uint16_t *links = pmf_budget_calloc(end - first, sizeof *links);
     if (!links) {
         atomic_store(&ctx->failed, true);
         return;
@@ -547,7 +548,7 @@ static void sight_job(void *user, size_t p)
                 sees = nearest_seen(ctx, patch, first, i, j, fx, fy);
             ctx->luxel_sees[ctx->luxel_base[p] + j * patch->w + i] = sees;
         }
-    free(links);
+    pmf_budget_free(links);
 }
 
 /* The bounced light of local luxel (i, j) of the patch in `slot`: its cells' sums, bilinearly,
@@ -630,17 +631,17 @@ static void set_direct(const bounce_ctx *ctx, bounce_set *set, size_t slot, uint
 static bool set_alloc(bounce_set *set)
 {
     size_t n = set->cell_count + 1;
-    set->sent = malloc(n * sizeof *set->sent);
-    set->gathered = malloc(n * sizeof *set->gathered);
-    set->indirect = malloc(n * sizeof *set->indirect);
+    set->sent = pmf_budget_malloc(n * sizeof *set->sent);
+    set->gathered = pmf_budget_malloc(n * sizeof *set->gathered);
+    set->indirect = pmf_budget_malloc(n * sizeof *set->indirect);
     return set->sent && set->gathered && set->indirect;
 }
 
 static void set_free(bounce_set *set)
 {
-    free(set->sent);
-    free(set->gathered);
-    free(set->indirect);
+    pmf_budget_free(set->sent);
+    pmf_budget_free(set->gathered);
+    pmf_budget_free(set->indirect);
 }
 
 /* ---- the base lightmaps ----------------------------------------------------------------- */
@@ -676,11 +677,11 @@ static void light_layers_job(void *user, size_t r)
     const light_run *run = &job->runs[r];
     size_t count = run->end - run->first;
     bounce_set set = { 0 };
-    uint32_t *patches = malloc(count * sizeof *patches), *base = malloc((count + 1) * sizeof *base);
-    uint32_t *task_of = malloc(count * sizeof *task_of);
-    uint8_t **luxels = malloc(count * sizeof *luxels);
-    keyed *order = malloc(count * sizeof *order);     /* tasks (value) by patch (key): one each */
-    uint32_t *slot_of = malloc((ctx->desc->patch_count + 1) * sizeof *slot_of);
+    uint32_t *patches = pmf_budget_malloc(count * sizeof *patches), *base = pmf_budget_malloc((count + 1) * sizeof *base);
+    uint32_t *task_of = pmf_budget_malloc(count * sizeof *task_of);
+    uint8_t **luxels = pmf_budget_malloc(count * sizeof *luxels);
+    keyed *order = pmf_budget_malloc(count * sizeof *order);     /* tasks (value) by patch (key): one each */
+    uint32_t *slot_of = pmf_budget_malloc((ctx->desc->patch_count + 1) * sizeof *slot_of);
     if (!patches || !base || !task_of || !luxels || !order || !slot_of)
         goto fail;
     for (size_t p = 0; p < ctx->desc->patch_count; p++)
@@ -719,12 +720,12 @@ fail:
     atomic_store(&ctx->failed, true);
 done:
     set_free(&set);
-    free(patches);
-    free(base);
-    free(task_of);
-    free(luxels);
-    free(order);
-    free(slot_of);
+    pmf_budget_free(patches);
+    pmf_budget_free(base);
+    pmf_budget_free(task_of);
+    pmf_budget_free(luxels);
+    pmf_budget_free(order);
+    pmf_budget_free(slot_of);
 }
 
 /* ---- the whole of it -------------------------------------------------------------------- */
@@ -760,7 +761,7 @@ static size_t patch_rays(const bake_patch *patch, uint32_t cell)
 static bool plan_cells(bounce_ctx *ctx)
 {
     const bake_desc *desc = ctx->desc;
-    ctx->cell_base = malloc((desc->patch_count + 1) * sizeof *ctx->cell_base);
+    ctx->cell_base = pmf_budget_malloc((desc->patch_count + 1) * sizeof *ctx->cell_base);
     if (!ctx->cell_base)
         return false;
     size_t ray_count = 0;
@@ -786,7 +787,7 @@ static bool plan_cells(bounce_ctx *ctx)
             c += (size_t)cells_along(desc->patches[p].w, ctx->cell) * cells_along(desc->patches[p].h, ctx->cell);
     }
     ctx->cell_base[desc->patch_count] = (uint32_t)c;
-    ctx->luxel_base = malloc((desc->patch_count + 1) * sizeof *ctx->luxel_base);
+    ctx->luxel_base = pmf_budget_malloc((desc->patch_count + 1) * sizeof *ctx->luxel_base);
     if (!ctx->luxel_base)
         return false;
     for (size_t p = 0; p < desc->patch_count; p++) {
@@ -797,8 +798,8 @@ static bool plan_cells(bounce_ctx *ctx)
             return false;
     }
     ctx->luxel_base[desc->patch_count] = (uint32_t)ctx->luxel_count;
-    ctx->luxel_cell = malloc((ctx->luxel_count + 1) * sizeof *ctx->luxel_cell);
-    ctx->luxel_sees = malloc(ctx->luxel_count + 1);
+    ctx->luxel_cell = pmf_budget_malloc((ctx->luxel_count + 1) * sizeof *ctx->luxel_cell);
+    ctx->luxel_sees = pmf_budget_malloc(ctx->luxel_count + 1);
     if (!ctx->luxel_cell || !ctx->luxel_sees)
         return false;
     for (size_t p = 0; p < desc->patch_count; p++) {
@@ -810,12 +811,12 @@ static bool plan_cells(bounce_ctx *ctx)
             for (uint32_t i = 0; i < patch->w; i++)
                 ctx->luxel_cell[ctx->luxel_base[p] + j * patch->w + i] = ctx->cell_base[p] + (j / ctx->cell) * cw + i / ctx->cell;
     }
-    ctx->cell_patch = malloc((ctx->cell_count + 1) * sizeof *ctx->cell_patch);
-    ctx->cell_open = calloc(ctx->cell_count + 1, 1);
-    ctx->cell_clear = calloc(ctx->cell_count + 1, 1);
-    ctx->hits = malloc((ray_count + 1) * sizeof *ctx->hits);
-    ctx->ray_base = malloc((ctx->cell_count + 1) * sizeof *ctx->ray_base);
-    ctx->by_surface = malloc((desc->patch_count + 1) * sizeof *ctx->by_surface);
+    ctx->cell_patch = pmf_budget_malloc((ctx->cell_count + 1) * sizeof *ctx->cell_patch);
+    ctx->cell_open = pmf_budget_calloc(ctx->cell_count + 1, 1);
+    ctx->cell_clear = pmf_budget_calloc(ctx->cell_count + 1, 1);
+    ctx->hits = pmf_budget_malloc((ray_count + 1) * sizeof *ctx->hits);
+    ctx->ray_base = pmf_budget_malloc((ctx->cell_count + 1) * sizeof *ctx->ray_base);
+    ctx->by_surface = pmf_budget_malloc((desc->patch_count + 1) * sizeof *ctx->by_surface);
     if (!ctx->cell_patch || !ctx->cell_open || !ctx->cell_clear || !ctx->hits || !ctx->ray_base || !ctx->by_surface)
         return false;
     uint32_t next_ray = 0;
@@ -865,7 +866,7 @@ bool bake_bounce(const bounce_input *in)
     jobs_parallel_for(desc->patch_count, desc->threads, base_apply_job, &job);
 
     size_t run_count = 0;
-    runs = malloc((in->task_count + 1) * sizeof *runs);
+    runs = pmf_budget_malloc((in->task_count + 1) * sizeof *runs);
     ok = runs != NULL;
     if (!ok)
         goto done;
@@ -879,16 +880,16 @@ bool bake_bounce(const bounce_input *in)
     ok = !atomic_load(&ctx.failed);
 done:
     set_free(&base);
-    free(runs);
-    free(ctx.cell_base);
-    free(ctx.luxel_base);
-    free(ctx.luxel_cell);
-    free(ctx.luxel_sees);
-    free(ctx.cell_patch);
-    free(ctx.cell_open);
-    free(ctx.cell_clear);
-    free(ctx.hits);
-    free(ctx.ray_base);
-    free(ctx.by_surface);
+    pmf_budget_free(runs);
+    pmf_budget_free(ctx.cell_base);
+    pmf_budget_free(ctx.luxel_base);
+    pmf_budget_free(ctx.luxel_cell);
+    pmf_budget_free(ctx.luxel_sees);
+    pmf_budget_free(ctx.cell_patch);
+    pmf_budget_free(ctx.cell_open);
+    pmf_budget_free(ctx.cell_clear);
+    pmf_budget_free(ctx.hits);
+    pmf_budget_free(ctx.ray_base);
+    pmf_budget_free(ctx.by_surface);
     return ok;
 }

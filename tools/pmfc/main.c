@@ -189,8 +189,11 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
     bool ok = true;
     t = now();
     memory_where(NULL, 0, "baking light");
+    uint64_t refusals = pmf_budget_refusals();
     level_light *ll = level_bake(lb, progress, ps);
     times[STAGE_BAKE] += now() - t;
+    if (!ll && pmf_budget_refusals() != refusals) /* the baker takes from the budget too */
+        memory_over_budget(0, NULL);
     if (!ll) {
         fputs("pmfc: out of memory while baking\n", stderr);
         ok = false;
@@ -199,7 +202,10 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
     memory_where(NULL, 0, "computing visibility");
     size_t tri_count;
     float (*tris)[9] = level_occluders(lb, v3_make(0, 0, 0), &tri_count, NULL);
+    refusals = pmf_budget_refusals();
     if (ok && !level_visibility(lb, (const float (*)[9])tris, tri_count, progress, ps)) {
+        if (pmf_budget_refusals() != refusals)
+            memory_over_budget(0, NULL);
         fputs("pmfc: out of memory while computing visibility\n", stderr);
         ok = false;
     }

@@ -13,6 +13,7 @@
 #include "bake.h"
 #include "bake_internal.h"
 #include "bvh.h"
+#include "pmf/pmf_budget.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -331,7 +332,7 @@ static uint32_t plane_node_alloc(plane_build *b)
     }
     if (tree->node_count + 4 > b->node_capacity) {
         size_t grown = b->node_capacity ? b->node_capacity * 2 : 64;
-        uint32_t *more = realloc(tree->nodes, grown * sizeof *more);
+        uint32_t *more = pmf_budget_realloc(tree->nodes, grown * sizeof *more);
         if (!more) {
             b->failed = true;
             return 0;
@@ -352,7 +353,7 @@ static uint32_t plane_leaf(plane_build *b, size_t list_at, size_t count)
         return VIS_NODE_MIXED;
     if (tree->leaf_count + 1 > b->leaf_capacity) {
         size_t grown = b->leaf_capacity ? b->leaf_capacity * 2 : 16;
-        vis_leaf *more = realloc(tree->leaves, grown * sizeof *more);
+        vis_leaf *more = pmf_budget_realloc(tree->leaves, grown * sizeof *more);
         if (!more) {
             b->failed = true;
             return VIS_NODE_MIXED;
@@ -363,7 +364,7 @@ static uint32_t plane_leaf(plane_build *b, size_t list_at, size_t count)
     if (tree->leaf_tri_count + count > b->leaf_tri_capacity) {
         size_t grown = b->leaf_tri_capacity * 2 > tree->leaf_tri_count + count ? b->leaf_tri_capacity * 2
                                                                                  : tree->leaf_tri_count + count;
-        uint32_t *more = realloc(tree->leaf_tris, grown * sizeof *more);
+        uint32_t *more = pmf_budget_realloc(tree->leaf_tris, grown * sizeof *more);
         if (!more) {
             b->failed = true;
             return VIS_NODE_MIXED;
@@ -400,7 +401,7 @@ static uint32_t plane_node_build(plane_build *b, double u, double v, double size
         size_t child_at = b->list_count, child_count = 0;
         if (b->list_count + count > b->list_capacity) {
             size_t grown = b->list_capacity * 2 > b->list_count + count ? b->list_capacity * 2 : b->list_count + count;
-            uint32_t *more = realloc(b->lists, grown * sizeof *more);
+            uint32_t *more = pmf_budget_realloc(b->lists, grown * sizeof *more);
             if (!more) {
                 b->failed = true;
                 return VIS_NODE_MIXED;
@@ -434,10 +435,10 @@ static void plane_build_job(void *user, size_t index)
         .tri_count = ctx->plane_tri_start[index + 1] - ctx->plane_tri_start[index],
     };
     int a = tree->axis, u = (a + 1) % 3, v = (a + 2) % 3;
-    tree->tris = malloc((b.tri_count + 1) * sizeof *tree->tris);
+    tree->tris = pmf_budget_malloc((b.tri_count + 1) * sizeof *tree->tris);
     b.list_capacity = b.tri_count * 4 + 16;
-    b.lists = malloc(b.list_capacity * sizeof *b.lists);
-    b.pieces[0] = malloc(2 * VIS_MAX_PIECES * sizeof(vis_poly));
+    b.lists = pmf_budget_malloc(b.list_capacity * sizeof *b.lists);
+    b.pieces[0] = pmf_budget_malloc(2 * VIS_MAX_PIECES * sizeof(vis_poly));
     if (!tree->tris || !b.lists || !b.pieces[0]) {
         atomic_store(&ctx->failed, true);
         goto done;
@@ -485,8 +486,8 @@ static void plane_build_job(void *user, size_t index)
     if (b.failed)
         atomic_store(&ctx->failed, true);
 done:
-    free(b.lists);
-    free(b.pieces[0]);
+    pmf_budget_free(b.lists);
+    pmf_budget_free(b.pieces[0]);
 }
 
 /* Groups the axis-aligned occluders by plane and builds each plane's coverage quadtree. */
@@ -494,11 +495,11 @@ static bool planes_build(vis_ctx *ctx, const jobs_progress *progress)
 {
     const vis_desc *desc = ctx->desc;
     size_t n = desc->triangle_count;
-    vis_plane_key *keys = malloc((n + 1) * sizeof *keys);
-    ctx->triangle_plane = malloc((n + 1) * sizeof *ctx->triangle_plane);
-    ctx->plane_tris = malloc((n + 1) * sizeof *ctx->plane_tris);
+    vis_plane_key *keys = pmf_budget_malloc((n + 1) * sizeof *keys);
+    ctx->triangle_plane = pmf_budget_malloc((n + 1) * sizeof *ctx->triangle_plane);
+    ctx->plane_tris = pmf_budget_malloc((n + 1) * sizeof *ctx->plane_tris);
     if (!keys || !ctx->triangle_plane || !ctx->plane_tris) {
-        free(keys);
+        pmf_budget_free(keys);
         return false;
     }
     size_t flat = 0;
@@ -512,10 +513,10 @@ static bool planes_build(vis_ctx *ctx, const jobs_progress *progress)
     size_t planes = 0;
     for (size_t i = 0; i < flat; i++)
         planes += i == 0 || keys[i].axis != keys[i - 1].axis || keys[i].k != keys[i - 1].k;
-    ctx->planes = calloc(planes + 1, sizeof *ctx->planes);
-    ctx->plane_tri_start = malloc((planes + 1) * sizeof *ctx->plane_tri_start);
+    ctx->planes = pmf_budget_calloc(planes + 1, sizeof *ctx->planes);
+    ctx->plane_tri_start = pmf_budget_malloc((planes + 1) * sizeof *ctx->plane_tri_start);
     if (!ctx->planes || !ctx->plane_tri_start) {
-        free(keys);
+        pmf_budget_free(keys);
         return false;
     }
     for (size_t i = 0; i < flat; i++) {
@@ -527,7 +528,7 @@ static bool planes_build(vis_ctx *ctx, const jobs_progress *progress)
         ctx->triangle_plane[keys[i].triangle] = (uint32_t)(ctx->plane_count - 1);
     }
     ctx->plane_tri_start[ctx->plane_count] = (uint32_t)flat;
-    free(keys);
+    pmf_budget_free(keys);
     jobs_parallel_for_progress(ctx->plane_count, ctx->desc->threads, plane_build_job, ctx, progress);
     return !atomic_load(&ctx->failed);
 }
@@ -741,8 +742,8 @@ static void target_node_fill(vis_ctx *ctx, uint32_t node, uint32_t first, uint32
 static bool targets_build(vis_ctx *ctx)
 {
     size_t count = ctx->desc->target_count;
-    ctx->target_order = malloc((count + 1) * sizeof *ctx->target_order);
-    ctx->target_nodes = malloc((2 * count + 1) * sizeof *ctx->target_nodes);
+    ctx->target_order = pmf_budget_malloc((count + 1) * sizeof *ctx->target_order);
+    ctx->target_nodes = pmf_budget_malloc((2 * count + 1) * sizeof *ctx->target_nodes);
     if (!ctx->target_order || !ctx->target_nodes)
         return false;
     for (size_t i = 0; i < count; i++)
@@ -805,7 +806,7 @@ static void vis_cell_job(void *user, size_t cell)
         return;
     const vis_box *c = &desc->cells[cell];
     vis_scratch s = { 0 };
-    s.pieces[0] = malloc(2 * VIS_MAX_PIECES * sizeof(vis_poly));
+    s.pieces[0] = pmf_budget_malloc(2 * VIS_MAX_PIECES * sizeof(vis_poly));
     if (!s.pieces[0]) {
         atomic_store(&ctx->failed, true);
         return;
@@ -832,11 +833,11 @@ static void vis_cell_job(void *user, size_t cell)
                 continue;
             if (count == capacity) {
                 capacity = capacity ? capacity * 2 : 16;
-                uint32_t *more = realloc(visible, capacity * sizeof *more);
+                uint32_t *more = pmf_budget_realloc(visible, capacity * sizeof *more);
                 if (!more) {
                     atomic_store(&ctx->failed, true);
-                    free(visible);
-                    free(s.pieces[0]);
+                    pmf_budget_free(visible);
+                    pmf_budget_free(s.pieces[0]);
                     return;
                 }
                 visible = more;
@@ -844,7 +845,7 @@ static void vis_cell_job(void *user, size_t cell)
             visible[count++] = t;
         }
     }
-    free(s.pieces[0]);
+    pmf_budget_free(s.pieces[0]);
     if (count > 1)
         qsort(visible, count, sizeof *visible, compare_u32);
     ctx->out->visible[cell] = visible;
@@ -855,17 +856,17 @@ static void vis_ctx_free(vis_ctx *ctx)
 {
     bvh_free(&ctx->tree);
     for (size_t i = 0; i < ctx->plane_count; i++) {
-        free(ctx->planes[i].nodes);
-        free(ctx->planes[i].tris);
-        free(ctx->planes[i].leaves);
-        free(ctx->planes[i].leaf_tris);
+        pmf_budget_free(ctx->planes[i].nodes);
+        pmf_budget_free(ctx->planes[i].tris);
+        pmf_budget_free(ctx->planes[i].leaves);
+        pmf_budget_free(ctx->planes[i].leaf_tris);
     }
-    free(ctx->planes);
-    free(ctx->plane_tri_start);
-    free(ctx->plane_tris);
-    free(ctx->triangle_plane);
-    free(ctx->target_nodes);
-    free(ctx->target_order);
+    pmf_budget_free(ctx->planes);
+    pmf_budget_free(ctx->plane_tri_start);
+    pmf_budget_free(ctx->plane_tris);
+    pmf_budget_free(ctx->triangle_plane);
+    pmf_budget_free(ctx->target_nodes);
+    pmf_budget_free(ctx->target_order);
 }
 
 bool vis_run(const vis_desc *desc, vis_result *out)
@@ -883,8 +884,8 @@ bool vis_run(const vis_desc *desc, vis_result *out)
     jobs_report(&progress, 1.0);
     progress.stage = "occluder planes";
     ok = ok && planes_build(&ctx, &progress) && targets_build(&ctx);
-    out->visible = calloc(desc->cell_count + 1, sizeof *out->visible);
-    out->visible_count = calloc(desc->cell_count + 1, sizeof *out->visible_count);
+    out->visible = pmf_budget_calloc(desc->cell_count + 1, sizeof *out->visible);
+    out->visible_count = pmf_budget_calloc(desc->cell_count + 1, sizeof *out->visible_count);
     if (ok && out->visible && out->visible_count) {
         progress.stage = "visibility";
         jobs_parallel_for_progress(desc->cell_count, desc->threads, vis_cell_job, &ctx, &progress);
@@ -902,8 +903,8 @@ void vis_result_free(vis_result *res, size_t cell_count)
 {
     if (res->visible)
         for (size_t i = 0; i < cell_count; i++)
-            free(res->visible[i]);
-    free(res->visible);
-    free(res->visible_count);
+            pmf_budget_free(res->visible[i]);
+    pmf_budget_free(res->visible);
+    pmf_budget_free(res->visible_count);
     memset(res, 0, sizeof *res);
 }

@@ -58,15 +58,6 @@ static void tile_box(const level_build *lb, v3 *lo, v3 *hi)
     }
 }
 
-/* What the baker hands back (it allocates it itself): taken from the budget when it arrives. */
-static uint64_t bake_result_bytes(const bake_result *res, const bake_lightmap *lms, size_t probe_count, size_t multipliers)
-{
-    uint64_t bytes = res->layer_count * sizeof *res->layers + multipliers + probe_count * sizeof *res->probes;
-    for (size_t i = 0; i < res->layer_count; i++) bytes += (uint64_t)3 << (2 * lms[res->layers[i].lightmap].size_exp);
-    for (size_t i = 0; i < probe_count; i++) bytes += res->probes[i].ref_count * sizeof *res->probes[i].refs;
-    return bytes;
-}
-
 #define BAKE_FRAME_NEAR 4096.0     /* metres: a grid within this of the origin bakes in world coordinates */
 
 /* The baker's frame (positions go to it less this): the world's for a grid near the origin, else
@@ -219,10 +210,6 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
     memcpy(desc.ambient, def->ambient, sizeof desc.ambient);
     memcpy(desc.sky_light, def->sky_light, sizeof desc.sky_light);
     bool ok = bake_run(&desc, &ll->res);
-    if (ok) {
-        ll->charged = bake_result_bytes(&ll->res, lms, probe_count, ll->res.fast_light_count * (verts ? vert_count : 0));
-        memory_take(ll->charged, "the baked layers");
-    }
     xfree(sky);
     xfree(tris);
     xfree(tri_faces);
@@ -261,7 +248,6 @@ void level_light_free(level_light *ll)
 {
     if (!ll) return;
     bake_result_free(&ll->res);
-    memory_give(ll->charged);
     xfree(ll->fast_ordinal);
     xfree(ll->probe_base);
     xfree(ll->lm_layer_start);

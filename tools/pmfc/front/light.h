@@ -12,7 +12,6 @@ struct level_light {
     uint32_t *probe_base;              /* [chunk] -> its first probe in res.probes */
     uint32_t *lm_layer_start;          /* [bake lightmap + 1] prefix sums into layer_order */
     uint32_t *layer_order;             /* res.layers indices sorted by lightmap */
-    uint64_t charged;                  /* res's bytes, taken from the memory budget */
 };
 
 /* Smooth shading (smooth.c): every corner of every face whose material smooths, with the mean
