@@ -48,3 +48,10 @@ picture bounce-lighting-demo "$ROOT/assets/lighting_demo.pms" 11,3.5,0,90,-12 "-
 picture bounce-feature-demo "$ROOT/assets/feature_demo.pms" start "--bounce 0" ""
 picture bounce-rmf-rathunt "$RMF/mess_rathunt_example.rmf" start "--bounce 0" ""
 picture bounce-rmf-cover-lightmap "$RMF/mess_macro_cover_example.rmf" start "--bounce 0" "" "--mode lightmap"
+
+# ---- supersampling and soft shadows: one ray from each luxel's centre against the default ------
+picture samples-lighting-demo "$ROOT/assets/lighting_demo.pms" 1,5,4,30,-60 "--bounce 0 --samples 1" "--bounce 0" "--mode lightmap"
+picture samples-rmf-cover "$RMF/mess_macro_cover_example.rmf" start "--bounce 0 --samples 1" "--bounce 0" "--mode lightmap"
+
+# ---- ambient occlusion: off (the default) against --dirt ------------------------------------------
+picture dirt-lighting-demo "$ROOT/assets/lighting_demo.pms" 1,5,4,30,-60 "--bounce 0" "--bounce 0 --dirt" "--mode lightmap"
