@@ -247,10 +247,10 @@ static void describe(const scene *s, const pick *p, inspect_result *r)
         const mesh_fast_light *fl = &mc->fast_lights[f];
         float mult = 0.0f;
         for (int i = 0; i < 3; i++) {
-            uint32_t vi = mc->indices[p->first + i];
-            if (vi >= mc->fast_vertex_count) /* only the vertices fast lights reach have fast data */
+            uint32_t vertex = mc->indices[p->first + i];
+            if (vertex >= mc->fast_vertex_count) /* no fast light reaches it (mesh.h) */
                 continue;
-            const mesh_fast_vertex *fv = &mc->fast[vi];
+            const mesh_fast_vertex *fv = &mc->fast[vertex];
             for (int slot = 0; slot < MESH_FAST_SLOTS; slot++)
                 if (fv->slot[slot] == f)
                     mult += p->bary[i] * fv->mult[slot];

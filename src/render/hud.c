@@ -359,8 +359,17 @@ void hud_volumes(hud *h, const float view_proj[16], const float eye[3], size_t c
                         v->rgba[3] = 255;
                     }
                 }
+        /* The polygon offset does not reach lines, so an edge lying on a floor or wall would
+         * z-fight with it: shown or hidden by the last bits of that surface's depth (its
+         * quantised vertices, a 24- or 32-bit depth buffer). The edges are pulled towards the
+         * eye instead: clip z -= pull x clip w, pull / 2 in window depth (8 steps of 24 bits). */
+        const float pull = 0x1p-20f;
+        float pulled[16];
+        memcpy(pulled, view_proj, sizeof pulled);
+        for (int col = 0; col < 4; col++)
+            pulled[col * 4 + 2] -= pull * pulled[col * 4 + 3];
         h->count = count * 24;
-        flush_lines(h, view_proj);
+        flush_lines(h, pulled);
     }
     glDisable(GL_POLYGON_OFFSET_FILL);
     glDepthMask(GL_TRUE);

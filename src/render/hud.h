@@ -56,7 +56,8 @@ void hud_boxes(hud *h, const float view_proj[16], size_t count, const float (*bo
  * the space view_proj maps to clip space, seen from eye (same space): the faces turned to the eye
  * (all of them when the eye is inside) filled with rgba[i] blended over what is drawn, so each
  * pixel is tinted once; then every edge in rgba[i]'s colour, opaque. Depth-tested against what is
- * drawn (pulled a little towards the eye, so a face lying on a wall shows), no depth writes. */
+ * drawn (faces and edges pulled a little towards the eye, so one lying on a wall shows), no depth
+ * writes. */
 void hud_volumes(hud *h, const float view_proj[16], const float eye[3], size_t count, const float (*corners)[8][3],
                  const uint8_t (*rgba)[4]);
 

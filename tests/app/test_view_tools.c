@@ -270,6 +270,24 @@ static bool check_area(const image *plain, const image *over, int x0, int x1, in
     return ok;
 }
 
+/* The boxes' bottom edges lie on the floor (y 0): they are drawn all along, never z-fighting with
+ * it (the edges are pulled towards the eye as the faces are). Seen from (0, 10, 3) pitched 70
+ * degrees down at 160x120, the inner ones (x -2 and 2, z -2..2) run down columns 64 and 95, rows
+ * 66..78, opaque in the kinds' colours. */
+static void test_overlay_edges_on_floor(void)
+{
+    image img;
+    if (!shot("regions", "edges", "--size 160x120 --camera 0,10,3,0,-70 --overlay weather,gravity", &img)) {
+        failures++;
+        return;
+    }
+    for (int y = 66; y <= 78; y++) {
+        CHECK_RGB(&img, 64, y, 60, 140, 255, 0);
+        CHECK_RGB(&img, 95, y, 190, 70, 255, 0);
+    }
+    stbi_image_free(img.rgb);
+}
+
 /* A weather region at x -6..-2 and a gravity region at x 2..6 (z -2..2, y 0..4, in one chunk) seen
  * from above: with their overlay on, every pixel inside a box's picture (away from its edges and
  * label) is the floor tinted with the kind's colour, and every pixel far outside is as without. */
@@ -315,6 +333,7 @@ static void test_overlay(void)
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "'%s' shot '%s/regions.pmf' -o '%s/x.png' --overlay weather,fog 2>/dev/null", pmfview, workdir, workdir);
     CHECK_EQ(run(cmd), 1);
+    test_overlay_edges_on_floor();
 }
 
 /* ---- atlas use in info --json ----------------------------------------------------------------- */
