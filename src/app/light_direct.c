@@ -1,33 +1,11 @@
 /* light_direct.c - a light's direct term from its metadata, per point and per lightmap block. */
 #include "light_direct.h"
 
+#include "light_model.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* falloff(x) = (1 − x)² below 1, 0 from 1 on (docs/pmfc-lighting.md). */
-static float falloff(float x)
-{
-    if (!(x < 1.0f))
-        return 0.0f;
-    if (x <= 0.0f)
-        return 1.0f;
-    return (1.0f - x) * (1.0f - x);
-}
-
-/* 1 inside the inner cone, 0 outside the outer one, 3t² − 2t³ between. */
-static float cone(const pmf_light_info *l, const float to_point[3], float dist)
-{
-    if (!(dist > 0.0f))
-        return 1.0f;
-    float c = (to_point[0] * l->direction[0] + to_point[1] * l->direction[1] + to_point[2] * l->direction[2]) / dist;
-    if (c >= l->cos_inner)
-        return 1.0f;
-    if (!(c > l->cos_outer))
-        return 0.0f;
-    float t = (c - l->cos_outer) / (l->cos_inner - l->cos_outer);
-    return t * t * (3.0f - 2.0f * t);
-}
 
 void light_direct(const pmf_light_info *l, const float p[3], const float n[3], float out[3])
 {
@@ -38,10 +16,10 @@ void light_direct(const pmf_light_info *l, const float p[3], const float n[3], f
         float d[3] = { l->position[0] - p[0], l->position[1] - p[1], l->position[2] - p[2] };
         float dist = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         float n_dot_l = dist > 0.0f ? (n[0] * d[0] + n[1] * d[1] + n[2] * d[2]) / dist : 1.0f;
-        strength = l->range > 0.0f ? n_dot_l * falloff(dist / l->range) : 0.0f;
+        strength = l->range > 0.0f ? n_dot_l * light_falloff(dist / l->range) : 0.0f;
         if (l->shape == PMF_LIGHT_SPOT) {
             float to_point[3] = { -d[0], -d[1], -d[2] };
-            strength *= cone(l, to_point, dist);
+            strength *= light_cone(l->direction, l->cos_inner, l->cos_outer, to_point, dist);
         }
     }
     strength = strength > 0.0f ? strength * l->intensity : 0.0f;

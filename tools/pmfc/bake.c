@@ -3,6 +3,7 @@
 #include "bake.h"
 #include "bake_internal.h"
 #include "bvh.h"
+#include "light_model.h"
 #include "pmf/pmf_budget.h"
 
 #include <math.h>
@@ -291,18 +292,6 @@ typedef struct bake_ctx {
     atomic_bool failed;
 } bake_ctx;
 
-/* falloff(d / R): 1 at the light, 0 at its range, with a zero slope at the range so that the
- * edge of a light's reach shows no ring. */
-static float bake_falloff(float x)
-{
-    if (!(x < 1.0f))
-        return 0.0f;
-    if (x <= 0.0f)
-        return 1.0f;
-    float y = 1.0f - x;
-    return y * y;
-}
-
 static uint8_t quantize(float v)
 {
     if (!(v > 0.0f))
@@ -334,20 +323,6 @@ static bool sees_sky(const bake_ctx *ctx, const float from[3], const float dir[3
     if (occluder && *occluder != NO_OCCLUDER && bvh_triangle_blocks(ctx->desc->triangles[*occluder], from, to, 0.0f, s_sky))
         return false;
     return !bvh_segment_occluded(&ctx->tree, from, to, 0.0f, s_sky, occluder);
-}
-
-/* 0 outside the outer cone, 1 inside the inner one, a smooth step between. */
-static float spot_cone(const bake_light *l, const float to_point[3], float dist)
-{
-    if (!(dist > 0.0f))
-        return 1.0f;
-    float c = (to_point[0] * l->direction[0] + to_point[1] * l->direction[1] + to_point[2] * l->direction[2]) / dist;
-    if (c >= l->cos_inner)
-        return 1.0f;
-    if (!(c > l->cos_outer))
-        return 0.0f;
-    float x = (c - l->cos_outer) / (l->cos_inner - l->cos_outer);
-    return x * x * (3.0f - 2.0f * x);
 }
 
 /* The way a shadow ray toward light l leaves p: straight at the light's position (the sun's own
@@ -394,10 +369,10 @@ static float light_unshadowed(const bake_light *l, const float p[3], const float
     float n_dot_l = 1.0f;
     if (sn && dist > 0.0f)
         n_dot_l = (sn[0] * d[0] + sn[1] * d[1] + sn[2] * d[2]) / dist;
-    float strength = l->intensity * n_dot_l * bake_falloff(dist / l->range);
+    float strength = l->intensity * n_dot_l * light_falloff(dist / l->range);
     if (l->shape == BAKE_SHAPE_SPOT) {
         float to_point[3] = { -d[0], -d[1], -d[2] };
-        strength *= spot_cone(l, to_point, dist);
+        strength *= light_cone(l->direction, l->cos_inner, l->cos_outer, to_point, dist);
     }
     return strength;
 }
