@@ -7,26 +7,15 @@
 bool view_probes_open(view_probes *p, const char *path, uint32_t level, char *err, size_t err_size)
 {
     memset(p, 0, sizeof *p);
-    pmf_error e;
-    p->file = pmf_open(path, &e);
-    if (p->file && !pmf_level_read(p->file, level, PMF_PART_COMMON, &p->lvl, &e)) {
-        pmf_close(p->file);
-        p->file = NULL;
-    }
-    if (!p->file) {
-        pmf_error_format(&e, err, err_size);
+    if (!level_file_open(&p->lf, path, level, PMF_PART_COMMON, err, err_size))
         return false;
-    }
     p->level = level;
     return true;
 }
 
 void view_probes_close(view_probes *p)
 {
-    if (p->file) {
-        pmf_level_free(&p->lvl);
-        pmf_close(p->file);
-    }
+    level_file_close(&p->lf);
     free(p->boxes);
     free(p->rgb);
     memset(p, 0, sizeof *p);
@@ -89,13 +78,13 @@ static void add_chunk(view_probes *p, const pmf_chunk *ch, const double offset[3
 
 void view_probes_update(view_probes *p, const camera *cam)
 {
-    if (!p->file || (p->built && !memcmp(p->built_chunk, cam->chunk, sizeof p->built_chunk)))
+    if (!p->lf.file || (p->built && !memcmp(p->built_chunk, cam->chunk, sizeof p->built_chunk)))
         return;
     p->count = 0;
     p->error[0] = '\0';
     memcpy(p->built_chunk, cam->chunk, sizeof p->built_chunk);
     p->built = true;
-    const pmf_level_info *li = &p->file->levels[p->level];
+    const pmf_level_info *li = &p->lf.file->levels[p->level];
     /* Around the grid chunk nearest the camera, so a camera outside the grid still sees some. */
     const uint32_t counts[3] = { li->count_x, li->count_y, li->count_z };
     int32_t centre[3];
@@ -109,11 +98,11 @@ void view_probes_update(view_probes *p, const camera *cam)
                     (uint32_t)c[1] >= li->count_y || (uint32_t)c[2] >= li->count_z)
                     continue;
                 pmf_chunk_coord cc = { (uint32_t)c[0], (uint32_t)c[1], (uint32_t)c[2] };
-                if (!pmf_chunk_present(p->file, p->level, cc))
+                if (!pmf_chunk_present(p->lf.file, p->level, cc))
                     continue;
                 pmf_chunk ch;
                 pmf_error e;
-                if (!pmf_chunk_read(p->file, &p->lvl, p->level, cc, PMF_PART_COMMON | PMF_PART_CLIENT, &ch, &e)) {
+                if (!pmf_chunk_read(p->lf.file, &p->lf.lvl, p->level, cc, PMF_PART_COMMON | PMF_PART_CLIENT, &ch, &e)) {
                     if (!p->error[0])
                         pmf_error_format(&e, p->error, sizeof p->error);
                     continue;

@@ -13,11 +13,11 @@
 #include <stdint.h>
 
 #include "camera.h"
+#include "level_file.h"
 #include "pmf/pmf.h"
 
 typedef struct view_probes {
-    pmf_file *file;
-    pmf_level lvl;
+    level_file lf;                   /* the map's level, kept open */
     uint32_t level;
     bool built;
     int32_t built_chunk[3];          /* boxes are relative to this chunk's centre */

@@ -39,26 +39,15 @@ const uint8_t *view_region_color(int kind)
 bool view_regions_open(view_regions *r, const char *path, uint32_t level, char *err, size_t err_size)
 {
     memset(r, 0, sizeof *r);
-    pmf_error e;
-    r->file = pmf_open(path, &e);
-    if (r->file && !pmf_level_read(r->file, level, PMF_PART_ALL, &r->lvl, &e)) {
-        pmf_close(r->file);
-        r->file = NULL;
-    }
-    if (!r->file) {
-        pmf_error_format(&e, err, err_size);
+    if (!level_file_open(&r->lf, path, level, PMF_PART_ALL, err, err_size))
         return false;
-    }
     r->level = level;
     return true;
 }
 
 void view_regions_close(view_regions *r)
 {
-    if (r->file) {
-        pmf_level_free(&r->lvl);
-        pmf_close(r->file);
-    }
+    level_file_close(&r->lf);
     free(r->regions);
     memset(r, 0, sizeof *r);
 }
@@ -182,7 +171,7 @@ static void add_chunk(view_regions *r, const pmf_chunk *ch, const double offset[
 
 void view_regions_update(view_regions *r, const camera *cam)
 {
-    if (!r->file || (r->built && r->built_kinds == r->kinds && !memcmp(r->built_chunk, cam->chunk, sizeof r->built_chunk)))
+    if (!r->lf.file || (r->built && r->built_kinds == r->kinds && !memcmp(r->built_chunk, cam->chunk, sizeof r->built_chunk)))
         return;
     r->count = 0;
     r->error[0] = '\0';
@@ -191,7 +180,7 @@ void view_regions_update(view_regions *r, const camera *cam)
     r->built_kinds = r->kinds;
     if (!r->kinds)
         return;
-    const pmf_level_info *li = &r->file->levels[r->level];
+    const pmf_level_info *li = &r->lf.file->levels[r->level];
     const uint32_t counts[3] = { li->count_x, li->count_y, li->count_z };
     /* Around the grid chunk nearest the camera, so a camera outside the grid still sees some. */
     int32_t centre[3];
@@ -206,11 +195,11 @@ void view_regions_update(view_regions *r, const camera *cam)
                     (uint32_t)c[2] >= counts[2])
                     continue;
                 pmf_chunk_coord cc = { (uint32_t)c[0], (uint32_t)c[1], (uint32_t)c[2] };
-                if (!pmf_chunk_present(r->file, r->level, cc))
+                if (!pmf_chunk_present(r->lf.file, r->level, cc))
                     continue;
                 pmf_chunk ch;
                 pmf_error e;
-                if (!pmf_chunk_read(r->file, &r->lvl, r->level, cc, PMF_PART_ALL, &ch, &e)) {
+                if (!pmf_chunk_read(r->lf.file, &r->lf.lvl, r->level, cc, PMF_PART_ALL, &ch, &e)) {
                     if (!r->error[0])
                         pmf_error_format(&e, r->error, sizeof r->error);
                     continue;

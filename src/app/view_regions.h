@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "camera.h"
+#include "level_file.h"
 #include "pmf/pmf.h"
 
 #define VIEW_REGIONS_RADIUS 2
@@ -42,8 +43,7 @@ typedef struct view_region {
 } view_region;
 
 typedef struct view_regions {
-    pmf_file *file;
-    pmf_level lvl;
+    level_file lf;                   /* the map's level, kept open */
     uint32_t level;
     unsigned kinds;                  /* VIEW_REGION_BIT()s shown */
     bool built;

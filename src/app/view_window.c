@@ -569,7 +569,7 @@ static void bookmark(viewer *v, int slot, bool save, double t)
 
 static void toggle_regions(viewer *v, int kind)
 {
-    if (!v->regions.file) {
+    if (!v->regions.lf.file) {
         char err[512];
         if (!view_regions_open(&v->regions, v->pmf_path, v->level, err, sizeof err)) {
             say(v, "regions: %s", err);
@@ -738,7 +738,7 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
     case SDLK_F5: v->settings.wireframe = !v->settings.wireframe; say(v, "wireframe %s", v->settings.wireframe ? "on" : "off"); break;
     case SDLK_F7:
         v->probes_on = !v->probes_on;
-        if (v->probes_on && !v->probes.file) {
+        if (v->probes_on && !v->probes.lf.file) {
             char err[512];
             if (!view_probes_open(&v->probes, v->pmf_path, v->level, err, sizeof err)) {
                 v->probes_on = false;

@@ -1,0 +1,23 @@
+/* level_file.h - one level of a map file, kept open beside the scene by the overlays that read
+ * what the streamer does not hand the renderer (light probes, regions). */
+#ifndef PMFVIEW_APP_LEVEL_FILE_H
+#define PMFVIEW_APP_LEVEL_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmf.h"
+
+typedef struct level_file {
+    pmf_file *file;                  /* NULL when closed */
+    pmf_level lvl;
+} level_file;
+
+/* Opens path and reads the given parts (PMF_PART_*) of level `level`. False with the reader's
+ * one-line error in err (nothing left open). */
+bool level_file_open(level_file *lf, const char *path, uint32_t level, unsigned parts, char *err, size_t err_size);
+/* Safe on a closed or zeroed level_file. */
+void level_file_close(level_file *lf);
+
+#endif
