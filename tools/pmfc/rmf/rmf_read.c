@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "rmf.h"
+#include "pmf/pmf_budget.h"
 
 /* ---- arena: every allocation of a map, released at once ---------------------------------- */
 
@@ -36,7 +37,7 @@ static void *arena_alloc(struct rmf_arena *a, size_t n, size_t align)
         size_t size = n > a->next_size ? n : a->next_size;
         if (a->next_size < ((size_t)1 << 20))
             a->next_size *= 2;
-        b = calloc(1, sizeof *b + size);
+        b = pmf_budget_calloc(1, sizeof *b + size);
         if (!b)
             return NULL;
         b->size = size;
@@ -55,9 +56,9 @@ static void arena_free(struct rmf_arena *a)
         return;
     for (arena_block *b = a->head, *next; b; b = next) {
         next = b->next;
-        free(b);
+        pmf_budget_free(b);
     }
-    free(a);
+    pmf_budget_free(a);
 }
 
 /* ---- escaping: bytes from the file never reach a terminal raw ---------------------------- */
@@ -578,7 +579,7 @@ typedef struct frame {
 static bool read_tree(reader *r, rmf_map *map)
 {
     size_t depth = 1, cap = 64;
-    frame *stack = malloc(cap * sizeof *stack);
+    frame *stack = pmf_budget_malloc(cap * sizeof *stack);
     if (!stack)
         return fail_at(r, r->pos, "out of memory");
     stack[0] = (frame){ &map->world, 0 };
@@ -593,7 +594,7 @@ static bool read_tree(reader *r, rmf_map *map)
             set_object_where(r, o);
             snprintf(r->where + strlen(r->where), sizeof r->where - strlen(r->where), " child %u", i);
             if (depth == cap) {
-                frame *grown = realloc(stack, 2 * cap * sizeof *stack);
+                frame *grown = pmf_budget_realloc(stack, 2 * cap * sizeof *stack);
                 if (!grown) {
                     ok = fail_at(r, r->pos, "out of memory");
                     break;
@@ -614,7 +615,7 @@ static bool read_tree(reader *r, rmf_map *map)
         }
         depth--;
     }
-    free(stack);
+    pmf_budget_free(stack);
     return ok;
 }
 
@@ -672,7 +673,7 @@ bool rmf_read(const uint8_t *data, size_t size, rmf_map *out, rmf_error *err)
 {
     memset(out, 0, sizeof *out);
     reader r = { .data = data, .size = size, .err = err };
-    out->arena = calloc(1, sizeof *out->arena);
+    out->arena = pmf_budget_calloc(1, sizeof *out->arena);
     if (!out->arena) {
         set_where(&r, "file");
         return fail_at(&r, 0, "out of memory");
@@ -724,7 +725,7 @@ bool rmf_read_file(const char *path, rmf_map *out, rmf_error *err)
                        (long long)RMF_MAX_FILE_SIZE);
     }
     size_t size = (size_t)st.st_size;
-    uint8_t *data = malloc(size ? size : 1);
+    uint8_t *data = pmf_budget_malloc(size ? size : 1);
     if (!data) {
         close(fd);
         return fail_at(&r, 0, "out of memory (%zu bytes)", size);
@@ -737,14 +738,14 @@ bool rmf_read_file(const char *path, rmf_map *out, rmf_error *err)
         if (n <= 0) {
             int e = errno;
             close(fd);
-            free(data);
+            pmf_budget_free(data);
             return fail_at(&r, done, "cannot read: %s", n < 0 ? strerror(e) : "the file shrank while being read");
         }
         done += (size_t)n;
     }
     close(fd);
     bool ok = rmf_read(data, size, out, err);
-    free(data);
+    pmf_budget_free(data);
     return ok;
 }
 

@@ -1,5 +1,6 @@
 /* wad.c - WAD3 reader: directory, name lookup, miptex decoding (see wad.h). */
 #include "wad.h"
+#include "pmf/pmf_budget.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -158,8 +159,8 @@ static bool read_directory(wad_file *w, wad_error *err)
     }
     w->count = count;
     w->directory = dir;
-    w->lumps = calloc(count ? count : 1, sizeof *w->lumps);
-    w->textures = calloc(count ? count : 1, sizeof *w->textures);
+    w->lumps = pmf_budget_calloc(count ? count : 1, sizeof *w->lumps);
+    w->textures = pmf_budget_calloc(count ? count : 1, sizeof *w->textures);
     if (!w->lumps || !w->textures) {
         set_error(err, "directory", dir, "out of memory for %u entries", count);
         return false;
@@ -199,7 +200,7 @@ static bool read_directory(wad_file *w, wad_error *err)
 
 wad_file *wad_open_memory(const uint8_t *data, size_t size, wad_error *err)
 {
-    wad_file *w = calloc(1, sizeof *w);
+    wad_file *w = pmf_budget_calloc(1, sizeof *w);
     if (!w) {
         set_error(err, "header", 0, "out of memory");
         return NULL;
@@ -259,7 +260,7 @@ wad_file *wad_open(const char *path, wad_error *err)
         close(fd);
         return NULL;
     }
-    uint8_t *bytes = malloc(size ? size : 1);
+    uint8_t *bytes = pmf_budget_malloc(size ? size : 1);
     if (!bytes) {
         set_error(err, "file", 0, "out of memory for %zu bytes", size);
         close(fd);
@@ -267,14 +268,14 @@ wad_file *wad_open(const char *path, wad_error *err)
     }
     memcpy(bytes, head, head_size);
     if (!read_fully(fd, bytes + head_size, size - head_size, head_size, err)) {
-        free(bytes);
+        pmf_budget_free(bytes);
         close(fd);
         return NULL;
     }
     close(fd);
     wad_file *w = wad_open_memory(bytes, size, err);
     if (!w) {
-        free(bytes);
+        pmf_budget_free(bytes);
         return NULL;
     }
     w->owned = bytes;
@@ -285,10 +286,10 @@ void wad_close(wad_file *w)
 {
     if (!w)
         return;
-    free(w->lumps);
-    free(w->textures);
-    free(w->owned);
-    free(w);
+    pmf_budget_free(w->lumps);
+    pmf_budget_free(w->textures);
+    pmf_budget_free(w->owned);
+    pmf_budget_free(w);
 }
 
 uint32_t wad_count(const wad_file *w) { return w->count; }
@@ -405,7 +406,7 @@ static int decode_miptex(const wad_file *w, uint32_t index, wad_texture *out, wa
             }
         }
     }
-    uint8_t *rgba = malloc(count * 4);
+    uint8_t *rgba = pmf_budget_malloc(count * 4);
     if (!rgba) {
         set_error(err, where, base, "out of memory for %ux%u texels", width, height);
         return -1;
@@ -438,6 +439,6 @@ void wad_texture_free(wad_texture *t)
 {
     if (!t)
         return;
-    free(t->rgba);
+    pmf_budget_free(t->rgba);
     t->rgba = NULL;
 }
