@@ -1,5 +1,6 @@
 /* pmf_budget.c - the process-wide memory budget (see pmf_budget.h). */
 #include <malloc.h>
+#include <stdint.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,9 +71,25 @@ static void *taken(void *p)
     return p;
 }
 
-void *pmf_budget_malloc(size_t size) { return taken(malloc(size)); }
+/* Refuses before allocating what cannot fit (a hostile count asks for more than the machine has). */
+static bool may_fit(size_t size)
+{
+    uint64_t limit = atomic_load(&budget_limit);
+    if (size < PMF_BUDGET_MIN_BLOCK || !limit || atomic_load(&budget_used) + (uint64_t)size <= limit)
+        return true;
+    refused_here = true;
+    atomic_fetch_add(&budget_refusals, 1);
+    return false;
+}
 
-void *pmf_budget_calloc(size_t count, size_t size) { return taken(calloc(count, size)); }
+void *pmf_budget_malloc(size_t size) { return may_fit(size) ? taken(malloc(size)) : NULL; }
+
+void *pmf_budget_calloc(size_t count, size_t size)
+{
+    if (size && count > SIZE_MAX / size)
+        return NULL;
+    return may_fit(count * size) ? taken(calloc(count, size)) : NULL;
+}
 
 /* A new block and a copy, so that a refusal leaves the old block untouched. */
 void *pmf_budget_realloc(void *p, size_t size)

@@ -1,6 +1,8 @@
 /* test_pmf_budget.c - the memory budget (pmf_budget.h): takings past the limit are refused and
  * flagged on the refusing thread, decoded levels and chunks take from it and give everything
- * back when freed, and a decode the budget refuses fails with over_budget and a line naming it. */
+ * back when freed, and a decode the budget refuses fails with over_budget and a line naming it;
+ * the accounted allocator (pmf_budget_malloc family) charges and gives back exactly. */
+#include <stdint.h>
 #include <string.h>
 
 #include "pmf_budget.h"
@@ -82,9 +84,36 @@ static void test_decoding(void)
     free(bytes);
 }
 
+/* The accounted allocator: blocks of 4 KiB or more are charged by their usable size and given
+ * back when freed; what cannot fit is refused before anything is allocated; small blocks are
+ * not charged; realloc across the line keeps the count exact. */
+static void test_allocator(void)
+{
+    uint64_t base = pmf_budget_used(), refusals = pmf_budget_refusals();
+    pmf_budget_set_limit(base + (1u << 20));
+    uint8_t *big = pmf_budget_malloc(256u << 10);
+    CHECK(big != NULL && pmf_budget_used() >= base + (256u << 10), "256 KiB charged: %llu", (unsigned long long)(pmf_budget_used() - base));
+    big[0] = 7;
+    CHECK(pmf_budget_malloc((size_t)1 << 40) == NULL && pmf_budget_refusals() == refusals + 1, "1 TiB refused before allocating");
+    CHECK(pmf_budget_calloc(SIZE_MAX / 2, 4) == NULL, "calloc's count x size overflow refused");
+    uint8_t *small = pmf_budget_malloc(100);
+    uint64_t with_small = pmf_budget_used();
+    CHECK(small != NULL, "a small block");
+    small = pmf_budget_realloc(small, 64u << 10);
+    CHECK(small != NULL && pmf_budget_used() >= with_small + (64u << 10), "a block grown past the line is charged");
+    small = pmf_budget_realloc(small, 50);
+    CHECK(small != NULL && pmf_budget_used() == with_small, "and given back when it shrinks below it");
+    CHECK(pmf_budget_realloc(big, 2u << 20) == NULL && big[0] == 7, "a refused realloc keeps the block");
+    pmf_budget_free(small);
+    pmf_budget_free(big);
+    CHECK(pmf_budget_used() == base, "everything given back: %lld", (long long)(pmf_budget_used() - base));
+    pmf_budget_set_limit(0);
+}
+
 int main(void)
 {
     test_take_give();
     test_decoding();
+    test_allocator();
     TEST_DONE();
 }
