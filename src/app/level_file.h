@@ -20,4 +20,11 @@ bool level_file_open(level_file *lf, const char *path, uint32_t level, unsigned 
 /* Safe on a closed or zeroed level_file. */
 void level_file_close(level_file *lf);
 
+/* Walks a decoded chunk's octree from cube 0, calling visit(user, cube, centre, half) for each
+ * cube reached: centre = origin + the cube's centre in the chunk, half = half its side (the root's
+ * is side / 2). At most cube_count cubes are visited, so a malformed tree cannot loop. visit
+ * returns false to stop; so does running out of memory. */
+void level_file_walk_cubes(const pmf_chunk *ch, const double origin[3], double side,
+                           bool (*visit)(void *user, uint32_t cube, const double center[3], double half), void *user);
+
 #endif

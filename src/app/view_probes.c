@@ -45,35 +45,19 @@ static bool push_probe(view_probes *p, const double center[3], double half, cons
     return true;
 }
 
-/* Walks the octree from cube 0 (bounded by the cube count, so a malformed tree cannot loop). */
+typedef struct probe_walk { view_probes *p; const pmf_chunk *ch; } probe_walk;
+
+static bool visit_probe(void *user, uint32_t cube, const double center[3], double half)
+{
+    const probe_walk *w = user;
+    if (!(w->ch->common.cubes[cube].flags & PMF_CUBE_HAS_LIGHTING))
+        return true;
+    return push_probe(w->p, center, half, w->ch->client.cubes[cube].lighting.base);
+}
+
 static void add_chunk(view_probes *p, const pmf_chunk *ch, const double offset[3], double side)
 {
-    typedef struct { uint32_t cube; double center[3], half; } node;
-    uint32_t n = ch->common.cube_count;
-    node *stack = malloc((size_t)n * 8 * sizeof *stack + sizeof *stack);
-    if (!stack)
-        return;
-    size_t top = 0, visited = 0;
-    stack[top++] = (node){ 0, { offset[0], offset[1], offset[2] }, side / 2 };
-    while (top && visited++ < n) {
-        node nd = stack[--top];
-        const pmf_cube *c = &ch->common.cubes[nd.cube];
-        if ((c->flags & PMF_CUBE_HAS_LIGHTING) && !push_probe(p, nd.center, nd.half, ch->client.cubes[nd.cube].lighting.base))
-            break;
-        if (c->type != PMF_CUBE_PARENT)
-            continue;
-        for (uint32_t o = 0; o < 8; o++) {
-            uint32_t child = c->u.parent.children[o];
-            if (!(c->u.parent.child_mask & (1u << o)) || child >= n)
-                continue;
-            double q = nd.half / 2;
-            stack[top++] = (node){ child,
-                { nd.center[0] + ((o & PMF_OCTANT_NEG_X) ? -q : q),
-                  nd.center[1] + ((o & PMF_OCTANT_NEG_Y) ? -q : q),
-                  nd.center[2] + ((o & PMF_OCTANT_NEG_Z) ? -q : q) }, q };
-        }
-    }
-    free(stack);
+    level_file_walk_cubes(ch, offset, side, visit_probe, &(probe_walk){ p, ch });
 }
 
 void view_probes_update(view_probes *p, const camera *cam)

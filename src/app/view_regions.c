@@ -96,47 +96,31 @@ static void add_env(view_regions *r, int kind, const pmf_env_region *regions, un
     }
 }
 
-/* Pathfinding cubes: the octree walked from cube 0 (bounded by the cube count, so a malformed
- * tree cannot loop), each cube with pathfinding data drawn a little inside its bounds. */
+typedef struct path_walk { view_regions *r; const pmf_chunk *ch; const double *offset; } path_walk;
+
+/* A cube with pathfinding data, drawn a little inside its bounds. */
+static bool visit_path(void *user, uint32_t cube, const double center[3], double half)
+{
+    const path_walk *w = user;
+    if (!(w->ch->common.cubes[cube].flags & PMF_CUBE_HAS_PATHFINDING))
+        return true;
+    view_region *v = push(w->r, VIEW_REGION_PATH);
+    if (!v)
+        return false;
+    double inside[3] = { half * 0.9, half * 0.9, half * 0.9 };
+    box_corners(center, inside, w->offset, v->corners);
+    const pmf_server_cube *sc = &w->ch->server.cubes[cube];
+    char name[64];
+    snprintf(v->label, sizeof v->label, "path %s", sc->attr_count && sc->attrs[0].name ?
+             text_clean(sc->attrs[0].name, name, sizeof name) : "");
+    return true;
+}
+
+/* Pathfinding cubes of the chunk (its server part). */
 static void add_paths(view_regions *r, const pmf_chunk *ch, const double offset[3], double side)
 {
-    typedef struct { uint32_t cube; double center[3], half; } node;
-    uint32_t n = ch->common.cube_count;
-    if (!ch->server.cubes)
-        return;
-    node *stack = malloc((size_t)n * 8 * sizeof *stack + sizeof *stack);
-    if (!stack)
-        return;
-    size_t top = 0, visited = 0;
-    stack[top++] = (node){ 0, { 0, 0, 0 }, side / 2 };
-    while (top && visited++ < n) {
-        node nd = stack[--top];
-        const pmf_cube *c = &ch->common.cubes[nd.cube];
-        if (c->flags & PMF_CUBE_HAS_PATHFINDING) {
-            view_region *v = push(r, VIEW_REGION_PATH);
-            if (!v)
-                break;
-            double half[3] = { nd.half * 0.9, nd.half * 0.9, nd.half * 0.9 };
-            box_corners(nd.center, half, offset, v->corners);
-            const pmf_server_cube *sc = &ch->server.cubes[nd.cube];
-            char name[64];
-            snprintf(v->label, sizeof v->label, "path %s", sc->attr_count && sc->attrs[0].name ?
-                     text_clean(sc->attrs[0].name, name, sizeof name) : "");
-        }
-        if (c->type != PMF_CUBE_PARENT)
-            continue;
-        for (uint32_t o = 0; o < 8; o++) {
-            uint32_t child = c->u.parent.children[o];
-            if (!(c->u.parent.child_mask & (1u << o)) || child >= n)
-                continue;
-            double q = nd.half / 2;
-            stack[top++] = (node){ child,
-                { nd.center[0] + ((o & PMF_OCTANT_NEG_X) ? -q : q),
-                  nd.center[1] + ((o & PMF_OCTANT_NEG_Y) ? -q : q),
-                  nd.center[2] + ((o & PMF_OCTANT_NEG_Z) ? -q : q) }, q };
-        }
-    }
-    free(stack);
+    if (ch->server.cubes)
+        level_file_walk_cubes(ch, (const double[3]){ 0, 0, 0 }, side, visit_path, &(path_walk){ r, ch, offset });
 }
 
 static void add_chunk(view_regions *r, const pmf_chunk *ch, const double offset[3], double side)
