@@ -1,9 +1,8 @@
 /* memory.c - the front end's allocator: every block of 4 KiB or more is taken from the memory
- * budget (src/pmf/pmf_budget.h) by its usable size and given back by xfree, so pmfc's memory is
- * accounted as it is allocated, not estimated before the build. Over the budget, pmfc stops
+ * budget by its usable size (src/pmf/pmf_budget.h's pmf_budget_malloc family) and given back by
+ * xfree, so pmfc's memory is accounted as it is allocated, not estimated before the build. Over the budget, pmfc stops
  * with one line naming the limit and what it was building (exit 2); nothing is left on disk,
  * since the output exists only as an unnamed scratch file until the end (pmf_writer_stream). */
-#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -14,8 +13,6 @@
 #include "pmf/text_clean.h"
 #include "world.h"
 
-/* Smaller blocks are many and short-lived: their sum stays small next to the arrays. */
-#define ACCOUNTED_MIN 4096u
 #define MIB (1ull << 20)
 
 static _Atomic(const char *) where_source = "pmfc";
@@ -77,45 +74,36 @@ void memory_give(uint64_t bytes)
     pmf_budget_give(bytes);
 }
 
-static void *accounted(void *p)
+/* What the budget's allocator returned: NULL is over the budget when it refused on this thread,
+ * else out of memory. */
+static void *checked(void *p, size_t size)
 {
+    if (!p && pmf_budget_refused())
+        memory_over_budget(size, NULL);
     if (!p)
         out_of_memory();
-    size_t size = malloc_usable_size(p);
-    if (size >= ACCOUNTED_MIN && !pmf_budget_take(size)) {
-        free(p);
-        memory_over_budget(size, NULL);
-    }
     return p;
 }
 
 void *xmalloc(size_t size)
 {
-    return accounted(malloc(size ? size : 1));
+    pmf_budget_clear_refused();
+    return checked(pmf_budget_malloc(size ? size : 1), size);
 }
 
 void *xcalloc(size_t n, size_t size)
 {
-    return accounted(calloc(n ? n : 1, size ? size : 1));
+    pmf_budget_clear_refused();
+    return checked(pmf_budget_calloc(n ? n : 1, size ? size : 1), n * size);
 }
 
 void *xrealloc(void *p, size_t size)
 {
-    size_t old = p ? malloc_usable_size(p) : 0;
-    void *q = realloc(p, size ? size : 1);
-    if (!q)
-        out_of_memory();
-    if (old >= ACCOUNTED_MIN)
-        pmf_budget_give(old);
-    return accounted(q);
+    pmf_budget_clear_refused();
+    return checked(pmf_budget_realloc(p, size ? size : 1), size);
 }
 
 void xfree(void *p)
 {
-    if (!p)
-        return;
-    size_t size = malloc_usable_size(p);
-    if (size >= ACCOUNTED_MIN)
-        pmf_budget_give(size);
-    free(p);
+    pmf_budget_free(p);
 }
