@@ -8,14 +8,25 @@
  * Same defaults as `pmfview shot` (radius 8, 1280x720, 75 degrees). The shader samples a texture
  * by UV and a lightmap by lightmap UV and multiplies them; back faces are culled, counter-clockwise
  * is front. Prints "chunks: N", "vertices: N", "triangles per frame: N" (average),
- * "draw calls per frame: 1" and "average frame time: T ms". */
+ * "draw calls per frame: 1" and "average frame time: T ms".
+ *
+ *   bench_draw FILE --camera X,Y,Z,YAW,PITCH --png OUT.png [--radius N] [--size WxH] ...
+ *
+ * Figure 2's lower bound: the floor program's work plus drawing the view's triangles, nothing
+ * else. The view is read into the buffers first (one thread, before any GL), then the context,
+ * one frame with no warm-up (textures without mipmaps), the read-back and the PNG written by
+ * shot's writer. Prints "cpu before the context: A s" and "cpu to the png: T s" (process CPU
+ * time, all threads): T - A is what drawing the picture costs past reading the map. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include <sys/resource.h>
+
 #include "bench_gl.h"
 #include "bench_view.h"
+#include "png_write.h"
 
 typedef struct draw_vertex {
     float xyz[3];                    /* relative to the origin chunk's centre */
@@ -50,6 +61,14 @@ static const char fragment_src[] =
     "layout(binding = 1) uniform sampler2D lightmap;\n"
     "out vec4 color;\n"
     "void main() { color = vec4(texture(tex, v_uv).rgb * texture(lightmap, v_lm_uv).rgb, 1.0); }\n";
+
+static double process_cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec
+           + ru.ru_stime.tv_usec * 1e-6;
+}
 
 static double now_seconds(void)
 {
@@ -151,8 +170,9 @@ static GLuint compile(GLenum type, const char *src)
     return s;
 }
 
-/* A mipmapped texture of side `side`: a checker when checker, else a smooth light gradient. */
-static GLuint make_texture(int side, bool checker)
+/* A texture of side `side`: a mipmapped checker when checker, else a smooth light gradient;
+ * no mipmaps at all when plain. */
+static GLuint make_texture(int side, bool checker, bool plain)
 {
     uint8_t *px = malloc((size_t)side * side * 4);
     if (!px)
@@ -170,8 +190,9 @@ static GLuint make_texture(int side, bool checker)
     glGenTextures(1, &t);
     glBindTexture(GL_TEXTURE_2D, t);
     glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, side, side, 0, GL_RGBA, GL_UNSIGNED_BYTE, px);
-    glGenerateMipmap(GL_TEXTURE_2D);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, checker ? GL_LINEAR_MIPMAP_LINEAR : GL_LINEAR);
+    if (!plain)
+        glGenerateMipmap(GL_TEXTURE_2D);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, checker && !plain ? GL_LINEAR_MIPMAP_LINEAR : GL_LINEAR);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, checker ? GL_REPEAT : GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, checker ? GL_REPEAT : GL_CLAMP_TO_EDGE);
@@ -194,7 +215,7 @@ static draw_chunk *find_chunk(draw_chunk *chunks, size_t count, uint64_t grid)
 
 int main(int argc, char **argv)
 {
-    const char *path = NULL, *path_file = NULL;
+    const char *path = NULL, *path_file = NULL, *camera = NULL, *png = NULL;
     bench_projection proj = { 75.0f, 0 };
     int radius = 8, width = 1280, height = 720, frames = 0;
     unsigned level = 0;
@@ -207,12 +228,16 @@ int main(int argc, char **argv)
         }
         if (!strcmp(argv[i], "--path"))
             path_file = v;
+        else if (!strcmp(argv[i], "--camera"))
+            camera = v;
+        else if (!strcmp(argv[i], "--png"))
+            png = v;
         else if (!strcmp(argv[i], "--frames"))
             ok = sscanf(v, "%d", &frames) == 1 && frames > 0;
         else if (!strcmp(argv[i], "--radius"))
             ok = sscanf(v, "%d", &radius) == 1 && radius > 0;
         else if (!strcmp(argv[i], "--size"))
-            ok = sscanf(v, "%dx%d", &width, &height) == 2 && width > 0 && height > 0;
+            ok = sscanf(v, "%dx%d", &width, &height) == 2 && width > 0 && height > 0 && width <= 8192 && height <= 8192;
         else if (!strcmp(argv[i], "--fov"))
             ok = sscanf(v, "%f", &proj.fov_y) == 1;
         else if (!strcmp(argv[i], "--level"))
@@ -225,15 +250,24 @@ int main(int argc, char **argv)
         }
         i++;
     }
-    if (!path || !path_file || !frames) {
-        fputs("usage: bench_draw FILE --path FILE --frames N [--radius N] [--size WxH] [--fov DEG] [--level N]\n", stderr);
+    if (png && camera && !path_file && !frames)
+        frames = 1;
+    if (!path || !frames || !(path_file ? !camera && !png : camera && png)) {
+        fputs("usage: bench_draw FILE --path FILE --frames N [--radius N] [--size WxH] [--fov DEG] [--level N]\n"
+              "       bench_draw FILE --camera X,Y,Z,YAW,PITCH --png OUT.png [--radius N] [--size WxH] [--fov DEG] [--level N]\n",
+              stderr);
         return 1;
     }
     proj.aspect = (float)width / (float)height;
-    size_t path_count;
-    bench_camera *cams = bench_path_read(path_file, &path_count);
+    size_t path_count = 1;
+    bench_camera *cams = path_file ? bench_path_read(path_file, &path_count) : malloc(sizeof *cams);
     if (!cams)
         return 2;
+    if (camera && !bench_camera_parse(camera, cams)) {
+        fprintf(stderr, "bench_draw: --camera wants X,Y,Z,YAW,PITCH\n");
+        free(cams);
+        return 1;
+    }
     pmf_error err;
     char msg[768];
     pmf_file *f = pmf_open(path, &err);
@@ -311,6 +345,7 @@ int main(int argc, char **argv)
         pmf_chunk_free(&ch);
     }
     pmf_level_free(&lvl);
+    double cpu_loaded = process_cpu_seconds();
 
     char gl_err[256];
     bench_gl *gl = bench_gl_create(gl_err, sizeof gl_err);
@@ -359,7 +394,7 @@ int main(int argc, char **argv)
     free(mesh.vertices);
     free(mesh.indices);
 
-    GLuint textures[2] = { make_texture(64, true), make_texture(256, false) };
+    GLuint textures[2] = { make_texture(64, true, png != NULL), make_texture(256, false, png != NULL) };
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, textures[0]);
     glActiveTexture(GL_TEXTURE1);
@@ -380,8 +415,8 @@ int main(int argc, char **argv)
     }
     double total = 0;
     uint64_t triangles = 0;
-    /* Frame -1 is a warm-up (shader and texture first use), not timed. */
-    for (int i = -1; i < frames; i++) {
+    /* Frame -1 is a warm-up (shader and texture first use), not timed; none for the first frame. */
+    for (int i = png ? 0 : -1; i < frames; i++) {
         bench_camera cam = camera_path_pose(cams, path_count, i < 0 ? 0 : i, frames);
         size_t n = bench_chunks_in_view(li, &cam, &proj, radius, coords, coord_cap);
         GLsizei draws = 0;
@@ -403,6 +438,27 @@ int main(int argc, char **argv)
         glFinish();
         if (i >= 0)
             total += now_seconds() - t0;
+    }
+    if (png) {
+        uint8_t *rgba = malloc((size_t)width * height * 4);
+        glPixelStorei(GL_PACK_ALIGNMENT, 1);
+        if (rgba) {
+            glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+            /* GL's rows run bottom-up, a PNG's top-down (as shot writes it) */
+            size_t row = (size_t)width * 4;
+            uint8_t tmp[4 * 8192];
+            for (int y = 0; y < height / 2; y++) {
+                memcpy(tmp, rgba + y * row, row);
+                memcpy(rgba + y * row, rgba + (height - 1 - y) * row, row);
+                memcpy(rgba + (height - 1 - y) * row, tmp, row);
+            }
+        }
+        if (!rgba || !png_write_rgba(png, (unsigned)width, (unsigned)height, rgba, gl_err, sizeof gl_err)) {
+            fprintf(stderr, "bench_draw: %s: %s\n", png, rgba ? gl_err : "out of memory");
+            return 3;
+        }
+        free(rgba);
+        printf("cpu before the context: %.6f s\ncpu to the png: %.6f s\n", cpu_loaded, process_cpu_seconds());
     }
     GLenum gl_error = glGetError();
     printf("chunks: %zu\nvertices: %zu\ntriangles per frame: %.0f\ndraw calls per frame: 1\n"

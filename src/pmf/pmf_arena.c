@@ -32,20 +32,33 @@ pmf_arena *pmf_arena_create(void)
     return calloc(1, sizeof(pmf_arena));
 }
 
+/* Blocks are rounded up to a step of an eighth of their power of two, so that a block freed by
+ * one chunk fits a similar request of the next (pmf_thread_block_take). */
+static size_t block_capacity(size_t size)
+{
+    size_t step = (size_t)1 << (63 - __builtin_clzll((unsigned long long)size) - 3);
+    return size > SIZE_MAX - step ? size : (size + step - 1) & ~(step - 1);
+}
+
 static arena_block *block_new(pmf_arena *a, size_t size)
 {
-    uint64_t bytes = sizeof(arena_block) + size;
-    a->over_budget = !pmf_budget_take(bytes);
-    if (a->over_budget)
-        return NULL;
-    arena_block *b = malloc(sizeof *b + size);
-    if (!b) {
-        pmf_budget_give(bytes);
+    size_t capacity;
+    arena_block *b = pmf_thread_block_take(sizeof *b + size, &capacity);
+    if (!b)
+        capacity = sizeof *b + block_capacity(size);
+    a->over_budget = !pmf_budget_take(capacity);
+    if (a->over_budget) {
+        if (b && !pmf_thread_block_keep(b, capacity))
+            free(b);
         return NULL;
     }
-    a->charged += bytes;
+    if (!b && !(b = malloc(capacity))) {
+        pmf_budget_give(capacity);
+        return NULL;
+    }
+    a->charged += capacity;
     b->next = NULL;
-    b->size = size;
+    b->size = capacity - sizeof *b;
     b->used = 0;
     return b;
 }
@@ -89,7 +102,8 @@ static void free_chain(arena_block *b)
 {
     while (b) {
         arena_block *next = b->next;
-        free(b);
+        if (!pmf_thread_block_keep(b, sizeof *b + b->size))
+            free(b);
         b = next;
     }
 }

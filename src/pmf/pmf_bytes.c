@@ -11,7 +11,8 @@ bool pmf_cursor_fail_at(pmf_cursor *c, size_t pos, const char *fmt, ...)
         return false;
     c->failed = true;
     if (c->err) {
-        pmf_error_set(c->err, c->file, c->block, c->base + pos, "%s", "");
+        char name[sizeof c->err->block];
+        pmf_error_set(c->err, c->file, pmf_block_name(c->block, c->block_part, name), c->base + pos, "%s", "");
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(c->err->message, sizeof c->err->message, fmt, ap);
@@ -124,7 +125,8 @@ void pmf_error_alloc(pmf_error *err, const pmf_arena *a, const char *file, const
 bool pmf_cursor_fail_alloc(pmf_cursor *c, const pmf_arena *a, size_t pos, uint64_t bytes, const char *what)
 {
     c->failed = true;
-    pmf_error_alloc(c->err, a, c->file, c->block, c->base + pos, bytes, what);
+    char name[sizeof c->err->block];
+    pmf_error_alloc(c->err, a, c->file, pmf_block_name(c->block, c->block_part, name), c->base + pos, bytes, what);
     return false;
 }
 

@@ -21,12 +21,13 @@ typedef struct pmf_cursor {
     const char *file, *block;  /* for errors */
     pmf_error *err;
     bool failed;
+    const char *block_part;    /* set: errors name the block "BLOCK PART data" (pmf_block_name) */
 } pmf_cursor;
 
 static inline pmf_cursor pmf_cursor_make(const uint8_t *data, size_t size, uint64_t base,
                                          const char *file, const char *block, pmf_error *err)
 {
-    pmf_cursor c = { data, size, 0, base, file, block, err, false };
+    pmf_cursor c = { data, size, 0, base, file, block, err, false, NULL };
     return c;
 }
 

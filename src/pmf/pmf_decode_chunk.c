@@ -330,6 +330,18 @@ static bool accept_empty_client(pmf_cursor *c, chunk_decoder *d)
     return d->ch->client.cubes || pmf_cursor_fail_at(c, 0, "out of memory");
 }
 
+/* Whether stored vertices can be used without a copy: little-endian floats laid out as pmf_vertex,
+ * at an address aligned for it. */
+static bool vertices_in_place(const uint8_t *stored)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return sizeof(pmf_vertex) == PMF_VERTEX_SIZE && (uintptr_t)stored % _Alignof(pmf_vertex) == 0;
+#else
+    (void)stored;
+    return false;
+#endif
+}
+
 static bool decode_client(pmf_cursor *c, chunk_decoder *d, pmf_blob t)
 {
     if (c->size == 0)
@@ -359,10 +371,18 @@ static bool decode_client(pmf_cursor *c, chunk_decoder *d, pmf_blob t)
     }
 
     cl->vertex_count = pmf_read_u32(c, "vertex count");
-    cl->vertices = pmf_read_array_uninit(c, a, cl->vertex_count, PMF_VERTEX_SIZE, sizeof *cl->vertices, "vertices");
-    const uint8_t *stored = cl->vertices ? pmf_take(c, (size_t)cl->vertex_count * PMF_VERTEX_SIZE, "vertices") : NULL;
-    if (stored)
-        pmf_copy_le32s(cl->vertices, stored, (size_t)cl->vertex_count * (PMF_VERTEX_SIZE / 4));
+    if (pmf_cursor_fits(c, cl->vertex_count, PMF_VERTEX_SIZE, "vertices") && cl->vertex_count) {
+        const uint8_t *stored = c->data + c->pos;
+        if (vertices_in_place(stored)) {
+            /* the block is arena memory the chunk owns: the vertices are read where they lie */
+            cl->vertices = (pmf_vertex *)(uintptr_t)stored;
+            pmf_take(c, (size_t)cl->vertex_count * PMF_VERTEX_SIZE, "vertices");
+        } else if ((cl->vertices = pmf_read_array_uninit(c, a, cl->vertex_count, PMF_VERTEX_SIZE, sizeof *cl->vertices,
+                                                         "vertices"))) {
+            pmf_copy_le32s(cl->vertices, pmf_take(c, (size_t)cl->vertex_count * PMF_VERTEX_SIZE, "vertices"),
+                           (size_t)cl->vertex_count * (PMF_VERTEX_SIZE / 4));
+        }
+    }
 
     if (!c->failed && cc->dynamic_light_count) {
         cl->dynamic_lights = pmf_arena_alloc(a, cc->dynamic_light_count * sizeof *cl->dynamic_lights);
@@ -517,9 +537,8 @@ bool pmf_decode_chunk_blocks(const pmf_level *lvl, const char *file, const char 
                              pmf_arena *a, pmf_chunk *out, pmf_error *err)
 {
     chunk_decoder d = { lvl, a, out, NULL };
-    char block[96];
-    snprintf(block, sizeof block, "%s common data", block_prefix);
-    pmf_cursor c = pmf_cursor_make(data[0], size[0], 0, file, block, err);
+    pmf_cursor c = pmf_cursor_make(data[0], size[0], 0, file, block_prefix, err);
+    c.block_part = pmf_part_names[0];
     pmf_blob common_table;
     bool ok = decode_common(&c, &d, &common_table);
     free(d.cube_offsets);
@@ -527,15 +546,15 @@ bool pmf_decode_chunk_blocks(const pmf_level *lvl, const char *file, const char 
         return false;
     out->parts = PMF_PART_COMMON;
     if (parts & PMF_PART_CLIENT) {
-        snprintf(block, sizeof block, "%s client data", block_prefix);
-        c = pmf_cursor_make(data[1], size[1], 0, file, block, err);
+        c = pmf_cursor_make(data[1], size[1], 0, file, block_prefix, err);
+        c.block_part = pmf_part_names[1];
         if (!decode_client(&c, &d, common_table))
             return false;
         out->parts |= PMF_PART_CLIENT;
     }
     if (parts & PMF_PART_SERVER) {
-        snprintf(block, sizeof block, "%s server data", block_prefix);
-        c = pmf_cursor_make(data[2], size[2], 0, file, block, err);
+        c = pmf_cursor_make(data[2], size[2], 0, file, block_prefix, err);
+        c.block_part = pmf_part_names[2];
         if (!decode_server(&c, &d))
             return false;
         out->parts |= PMF_PART_SERVER;

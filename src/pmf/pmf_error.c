@@ -20,6 +20,14 @@ void pmf_error_set(pmf_error *err, const char *file, const char *block, uint64_t
     va_end(ap);
 }
 
+const char *pmf_block_name(const char *prefix, const char *part, char buf[PMF_BLOCK_NAME_SIZE])
+{
+    if (!part)
+        return prefix;
+    snprintf(buf, PMF_BLOCK_NAME_SIZE, "%s %s data", prefix, part);
+    return buf;
+}
+
 char *pmf_error_format(const pmf_error *err, char *buf, size_t size)
 {
     char raw[sizeof err->file + sizeof err->block + sizeof err->message + 48];

@@ -23,7 +23,23 @@ void pmf_error_alloc(pmf_error *err, const pmf_arena *a, const char *file, const
 void pmf_arena_set_user(pmf_arena *a, void *user);
 void *pmf_arena_user(const pmf_arena *a);
 
+/* ---- what a decoding thread reuses from chunk to chunk (pmf_thread_cache.c) ---- */
+/* This thread's LZ4F context, reset for a new frame; NULL out of memory. */
+struct LZ4F_dctx_s *pmf_thread_dctx(void);
+/* A buffer of at least size bytes for stored bytes; give it back with pmf_thread_scratch_return
+ * once read. NULL out of memory. */
+void *pmf_thread_scratch(size_t size);
+void pmf_thread_scratch_return(void *p);
+/* A kept block of at least min (and at most 2 x min) bytes, its size in *capacity; NULL when none. */
+void *pmf_thread_block_take(size_t min, size_t *capacity);
+/* Keeps a malloc'ed block for a later take on this thread; false when the keep is full (free it). */
+bool pmf_thread_block_keep(void *block, size_t capacity);
+
 /* ---- errors ---- */
+/* A block's name for an error, "PREFIX PART data" ("level 0 chunk (3,0,5)" + "client"), or PREFIX
+ * when part is NULL: made only when an error names it, not for every block read. */
+#define PMF_BLOCK_NAME_SIZE 96
+const char *pmf_block_name(const char *prefix, const char *part, char buf[PMF_BLOCK_NAME_SIZE]);
 void pmf_error_set(pmf_error *err, const char *file, const char *block, uint64_t offset,
                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
@@ -37,17 +53,20 @@ size_t pmf_pread_full(int fd, uint64_t offset, void *dst, size_t len);
 bool pmf_guard_run(bool (*fn)(void *user), void *user, bool *faulted);
 
 /* ---- LZ4F blocks ---- */
-/* Decompresses one LZ4F frame that must fill dst_size bytes exactly and end src. Returns NULL on
- * success, else what went wrong; *produced = bytes written to dst. Also used for PTF texels. */
+/* Decompresses one LZ4F frame that must fill dst_size bytes exactly and end src. dst_capacity
+ * (>= dst_size) is what may be written: with PMF_LZ4_SLACK bytes past dst_size, LZ4F decodes
+ * every block in place. Returns NULL on success, else what went wrong; *produced = bytes of the
+ * frame in dst. Also used for PTF texels and legacy blocks. */
+#define PMF_LZ4_SLACK (64u << 10)   /* LZ4F's default (and our writer's) largest block */
 const char *pmf_lz4_decompress_exact(const uint8_t *src, size_t src_size, uint8_t *dst, size_t dst_size,
-                                     size_t *produced);
+                                     size_t dst_capacity, size_t *produced);
 
 /* Largest decompressed size we accept for a block of `compressed` bytes (see pmf_lz4.c). */
 uint64_t pmf_block_size_cap(uint64_t compressed);
-/* Decompresses one stored block into arena memory; exact size or an error naming `block`.
- * A block with both sizes 0 gives *out = NULL. */
+/* Decompresses one stored block into arena memory; exact size or an error naming the block
+ * (pmf_block_name(prefix, part)). A block with both sizes 0 gives *out = NULL. */
 bool pmf_block_load(const pmf_file *f, uint64_t offset, uint32_t compressed, uint32_t decompressed,
-                    pmf_arena *a, const char *block, const uint8_t **out, pmf_error *err);
+                    pmf_arena *a, const char *prefix, const char *part, const uint8_t **out, pmf_error *err);
 /* Compresses into one LZ4 frame (content size recorded). *out is malloc'ed. */
 bool pmf_block_compress(const uint8_t *src, size_t size, uint8_t **out, size_t *out_size);
 
@@ -89,7 +108,8 @@ void *pmf_read_array_uninit(pmf_cursor *c, pmf_arena *a, uint64_t count, size_t 
 bool pmf_cursor_expect_end(pmf_cursor *c, const char *what);
 
 /* Decodes a chunk's decompressed blocks (data[i] NULL with size 0 for an empty block).
- * block_prefix is e.g. "level 0 chunk (3,0,5)"; parts must include PMF_PART_COMMON. */
+ * block_prefix is e.g. "level 0 chunk (3,0,5)"; parts must include PMF_PART_COMMON. The chunk
+ * points into data (luxels, names, and the vertices when they sit aligned): keep data as long. */
 bool pmf_decode_chunk_blocks(const pmf_level *lvl, const char *file, const char *block_prefix,
                              const uint8_t *const data[3], const size_t size[3], unsigned parts,
                              pmf_arena *a, pmf_chunk *out, pmf_error *err);

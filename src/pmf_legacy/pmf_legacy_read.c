@@ -78,7 +78,7 @@ static bool read_block(pmf_cursor *c, pmf_arena *a, int index, pmf_blob *out, pm
     if (size && !dst)
         return pmf_cursor_fail_at(c, at, "%s: out of memory for %llu bytes", what, (unsigned long long)size);
     size_t produced;
-    const char *problem = pmf_lz4_decompress_exact(bytes, (size_t)stored, dst, (size_t)size, &produced);
+    const char *problem = pmf_lz4_decompress_exact(bytes, (size_t)stored, dst, (size_t)size, (size_t)size, &produced);
     if (problem)
         return pmf_cursor_fail_at(c, (size_t)(info->offset - c->base), "%s: LZ4F: %s (declared %llu bytes)", what, problem,
                                   (unsigned long long)size);
