@@ -64,9 +64,11 @@ const char *pmf_lz4_decompress_exact(const uint8_t *src, size_t src_size, uint8_
 /* Largest decompressed size we accept for a block of `compressed` bytes (see pmf_lz4.c). */
 uint64_t pmf_block_size_cap(uint64_t compressed);
 /* Decompresses one stored block into arena memory; exact size or an error naming the block
- * (pmf_block_name(prefix, part)). A block with both sizes 0 gives *out = NULL. */
+ * (pmf_block_name(prefix, part)). read: its compressed bytes when the caller has read them, else
+ * NULL (read here). A block with both sizes 0 gives *out = NULL. */
 bool pmf_block_load(const pmf_file *f, uint64_t offset, uint32_t compressed, uint32_t decompressed,
-                    pmf_arena *a, const char *prefix, const char *part, const uint8_t **out, pmf_error *err);
+                    const uint8_t *read, pmf_arena *a, const char *prefix, const char *part, const uint8_t **out,
+                    pmf_error *err);
 /* Compresses into one LZ4 frame (content size recorded). *out is malloc'ed. */
 bool pmf_block_compress(const uint8_t *src, size_t size, uint8_t **out, size_t *out_size);
 

@@ -66,20 +66,23 @@ const char *pmf_lz4_decompress_exact(const uint8_t *src, size_t src_size, uint8_
 }
 
 bool pmf_block_load(const pmf_file *f, uint64_t offset, uint32_t compressed, uint32_t decompressed,
-                    pmf_arena *a, const char *prefix, const char *part, const uint8_t **out, pmf_error *err)
+                    const uint8_t *read, pmf_arena *a, const char *prefix, const char *part, const uint8_t **out,
+                    pmf_error *err)
 {
     *out = NULL;
     char name[PMF_BLOCK_NAME_SIZE];
     if (compressed == 0) {
         if (decompressed != 0) {
-            pmf_error_set(err, f->name, pmf_block_name(prefix, part, name), 0, "no compressed bytes but %u decompressed bytes declared", decompressed);
+            pmf_error_set(err, f->name, pmf_block_name(prefix, part, name), 0,
+                          "no compressed bytes but %u decompressed bytes declared", decompressed);
             return false;
         }
         return true;
     }
     uint64_t cap = pmf_block_size_cap(compressed);
     if (decompressed > cap) {
-        pmf_error_set(err, f->name, pmf_block_name(prefix, part, name), 0, "declared decompressed size %u exceeds the cap of %llu bytes for %u compressed bytes",
+        pmf_error_set(err, f->name, pmf_block_name(prefix, part, name), 0,
+                      "declared decompressed size %u exceeds the cap of %llu bytes for %u compressed bytes",
                       decompressed, (unsigned long long)cap, compressed);
         return false;
     }
@@ -97,11 +100,13 @@ bool pmf_block_load(const pmf_file *f, uint64_t offset, uint32_t compressed, uin
         return false;
     }
     /* a file's bytes come through pread (they may have gone since pmf_open); memory is read in place */
+    const uint8_t *src = read ? read : f->data ? f->data + offset : NULL;
     uint8_t *stored = NULL;
-    if (!f->data) {
-        stored = pmf_thread_scratch(compressed);
+    if (!src) {
+        src = stored = pmf_thread_scratch(compressed);
         if (!stored) {
-            pmf_error_set(err, f->name, pmf_block_name(prefix, part, name), 0, "out of memory for %u compressed bytes", compressed);
+            pmf_error_set(err, f->name, pmf_block_name(prefix, part, name), 0, "out of memory for %u compressed bytes",
+                          compressed);
             return false;
         }
         if (!pmf_file_read(f, offset, compressed, stored, prefix, err)) {
@@ -112,11 +117,12 @@ bool pmf_block_load(const pmf_file *f, uint64_t offset, uint32_t compressed, uin
         }
     }
     size_t produced;
-    const char *problem = pmf_lz4_decompress_exact(stored ? stored : f->data + offset, compressed, dst, decompressed,
-                                                   (size_t)decompressed + PMF_LZ4_SLACK, &produced);
+    const char *problem = pmf_lz4_decompress_exact(src, compressed, dst, decompressed, (size_t)decompressed + PMF_LZ4_SLACK,
+                                                   &produced);
     pmf_thread_scratch_return(stored);
     if (problem) {
-        pmf_error_set(err, f->name, pmf_block_name(prefix, part, name), produced, "LZ4F: %s (declared %u bytes)", problem, decompressed);
+        pmf_error_set(err, f->name, pmf_block_name(prefix, part, name), produced, "LZ4F: %s (declared %u bytes)", problem,
+                      decompressed);
         return false;
     }
     *out = dst;

@@ -464,8 +464,8 @@ bool pmf_level_read(const pmf_file *f, uint32_t level, unsigned parts, pmf_level
         char prefix[32];
         snprintf(prefix, sizeof prefix, "level %u", level);
         const uint8_t *data;
-        if (!pmf_block_load(f, li->block_offset[i], li->compressed[i], li->decompressed[i], a, prefix, pmf_part_names[i],
-                            &data, err)) {
+        if (!pmf_block_load(f, li->block_offset[i], li->compressed[i], li->decompressed[i], NULL, a, prefix,
+                            pmf_part_names[i], &data, err)) {
             pmf_level_free(out);
             return false;
         }
@@ -527,21 +527,35 @@ bool pmf_chunk_read(const pmf_file *f, const pmf_level *lvl, uint32_t level, pmf
         return false;
     }
     parts |= PMF_PART_COMMON;
+    /* the blocks lie back to back: one read for all that are wanted (when it falls short, each
+     * block reads its own, to name the one that cannot be read) */
+    int last = parts & PMF_PART_SERVER ? 2 : parts & PMF_PART_CLIENT ? 1 : 0;
+    uint64_t span = 0;
+    for (int i = 0; i <= last; i++)
+        span += loc->compressed[i];
+    uint8_t *stored = !f->data && last && span <= f->size ? pmf_thread_scratch((size_t)span) : NULL;
+    if (stored && !pmf_file_read(f, loc->offset, (size_t)span, stored, prefix, NULL)) {
+        pmf_thread_scratch_return(stored);
+        stored = NULL;
+    }
     const uint8_t *data[3] = { NULL, NULL, NULL };
     size_t size[3] = { 0, 0, 0 };
     uint64_t offset = loc->offset;
-    for (int i = 0; i < 3; i++) {
+    bool ok = true;
+    for (int i = 0; i < 3 && ok; i++) {
         if (parts & (1u << i)) {
-            if (!pmf_block_load(f, offset, loc->compressed[i], loc->decompressed[i], a, prefix, pmf_part_names[i], &data[i],
-                                err)) {
-                pmf_arena_destroy(a);
-                return false;
-            }
+            ok = pmf_block_load(f, offset, loc->compressed[i], loc->decompressed[i],
+                                stored ? stored + (offset - loc->offset) : NULL, a, prefix, pmf_part_names[i], &data[i],
+                                err);
             size[i] = loc->decompressed[i];
         }
         offset += loc->compressed[i];
     }
-    if (getenv("SKIPDEC")) { out->arena_ = a; return true; }
+    pmf_thread_scratch_return(stored);
+    if (!ok) {
+        pmf_arena_destroy(a);
+        return false;
+    }
     if (!pmf_decode_chunk_blocks(lvl, f->name, prefix, data, size, parts, a, out, err)) {
         pmf_arena_destroy(a);
         memset(out, 0, sizeof *out);
