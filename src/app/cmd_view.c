@@ -3,7 +3,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <SDL.h>
 
 #include "cli.h"
 #include "memory_option.h"
@@ -16,6 +15,7 @@
 #include "formats_scene.h"
 #include "pm4_world.h"
 #include "render.h"
+#include "sdl_api.h"
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -63,22 +63,29 @@ static int check_map(const view_desc *desc, map_source *src, formats_scene *form
     return 0;
 }
 
+/* Whether a window can open; false with a line on stderr when not. */
 static bool have_display(void)
 {
     const char *x11 = getenv("DISPLAY"), *wayland = getenv("WAYLAND_DISPLAY");
-    if ((!x11 || !*x11) && (!wayland || !*wayland))
+    char err[300];
+    if ((!x11 || !*x11) && (!wayland || !*wayland)) {
+        fputs("pmfview: no display; use 'pmfview shot FILE -o OUT.png' to render without a window\n", stderr);
         return false;
+    }
+    if (!sdl_api_load(err, sizeof err)) {
+        fprintf(stderr, "pmfview: no window: %s; 'pmfview shot FILE -o OUT.png' renders without one\n", err);
+        return false;
+    }
     /* Only the kind of display that is named: probing the other one prints errors of its own
      * (libwayland's XDG_RUNTIME_DIR complaint). SDL_VIDEODRIVER in the environment still wins. */
     bool has_x11 = x11 && *x11, has_wayland = wayland && *wayland;
     if (has_x11 != has_wayland)
         SDL_SetHint(SDL_HINT_VIDEODRIVER, has_x11 ? "x11" : "wayland");
-    if (SDL_Init(SDL_INIT_VIDEO) != 0)
-        return false;
     /* When the named display cannot be reached SDL falls back to drivers that show nothing. */
-    const char *driver = SDL_GetCurrentVideoDriver();
+    const char *driver = SDL_Init(SDL_INIT_VIDEO) == 0 ? SDL_GetCurrentVideoDriver() : NULL;
     if (!driver || !strcmp(driver, "offscreen") || !strcmp(driver, "dummy")) {
         SDL_Quit();
+        fputs("pmfview: no display; use 'pmfview shot FILE -o OUT.png' to render without a window\n", stderr);
         return false;
     }
     return true;
@@ -184,7 +191,6 @@ int cmd_view(int argc, char **argv)
     }
     if (!have_display()) {
         formats_scene_close(&formats);
-        fputs("pmfview: no display; use 'pmfview shot FILE -o OUT.png' to render without a window\n", stderr);
         return EXIT_RUNTIME;
     }
     if (!desc.path) {

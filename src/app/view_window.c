@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <SDL.h>
 #include <cglm/cglm.h>
 #include <glad/gl.h>
 
@@ -28,6 +27,7 @@
 #include "view_probes.h"
 #include "view_shot.h"
 #include "view_watch.h"
+#include "sdl_api.h"
 
 #define VIEW_MAX_LIGHTS 4096
 #define HIRES_FACTOR 4
