@@ -10,13 +10,14 @@
  * is front. Prints "chunks: N", "vertices: N", "triangles per frame: N" (average),
  * "draw calls per frame: 1" and "average frame time: T ms".
  *
- *   bench_draw FILE --camera X,Y,Z,YAW,PITCH --png OUT.png [--radius N] [--size WxH] ...
+ *   bench_draw FILE --camera X,Y,Z,YAW,PITCH|start --png OUT.png [--radius N] [--size WxH] ...
  *
  * Figure 2's lower bound: the floor program's work plus drawing the view's triangles, nothing
  * else. The view is read into the buffers first (one thread, before any GL), then the context,
  * one frame with no warm-up (textures without mipmaps), the read-back and the PNG written by
  * shot's writer. Prints "cpu before the context: A s" and "cpu to the png: T s" (process CPU
- * time, all threads): T - A is what drawing the picture costs past reading the map. */
+ * time, all threads): T - A is what drawing the picture costs past reading the map. `start` is
+ * the camera `pmfview shot` takes by default: the level's first start camera, else the origin. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 
 #include "bench_gl.h"
 #include "bench_view.h"
+#include "pmf_cameras.h"
 #include "png_write.h"
 
 typedef struct draw_vertex {
@@ -263,7 +265,8 @@ int main(int argc, char **argv)
     bench_camera *cams = path_file ? bench_path_read(path_file, &path_count) : malloc(sizeof *cams);
     if (!cams)
         return 2;
-    if (camera && !bench_camera_parse(camera, cams)) {
+    bool start_camera = camera && !strcmp(camera, "start");
+    if (camera && !start_camera && !bench_camera_parse(camera, cams)) {
         fprintf(stderr, "bench_draw: --camera wants X,Y,Z,YAW,PITCH\n");
         free(cams);
         return 1;
@@ -281,6 +284,22 @@ int main(int argc, char **argv)
         return 2;
     }
     const pmf_level_info *li = &f->levels[level];
+    if (start_camera) {
+        pmf_cameras starts;
+        if (!pmf_cameras_read(f, &starts, &err)) {
+            fprintf(stderr, "bench_draw: %s\n", pmf_error_format(&err, msg, sizeof msg));
+            return 2;
+        }
+        *cams = (bench_camera){ { 0, 0, 0 }, 0, 0 };
+        for (uint32_t i = 0; i < starts.count; i++) {
+            const pmf_camera *c = &starts.list[i];
+            if (c->level == level) {
+                *cams = (bench_camera){ { c->pos[0], c->pos[1], c->pos[2] }, c->yaw, c->pitch };
+                break;
+            }
+        }
+        pmf_cameras_free(&starts);
+    }
 
     /* Every chunk some frame of the path sees, in grid order. */
     uint64_t *grids = NULL;

@@ -298,21 +298,21 @@ first_frame_row() {
         "process to PNG on disk; shot: $(field "$WORK/$id.out" "chunks loaded: ") chunks, $(field "$WORK/$id.out" "triangles: ") triangles, first complete frame at $(field "$WORK/$id.out" "process time to first complete frame: ") s"
 }
 
-# first_frame_bound MAP CAMERA: the least figure 2 could show on this view. bench_draw --png does
-# the floor's work plus drawing the view's triangles in one call with the simplest shader, the map
-# read into its buffers beforehand; its CPU past that reading, against the floor's CPU.
+# first_frame_bound ID LABEL MAP CAMERA FLOOR: the least figure 2 could show on this view.
+# bench_draw --png does the floor's work plus drawing the view's triangles in one call with the
+# simplest shader, the map read into its buffers beforehand; its CPU past that reading, against
+# the CPU of the floor runs FLOOR (CAMERA "start": shot's default camera).
 first_frame_bound() {
-    local i best="" cpu floor
+    local id=$1 label=$2 i best="" cpu floor
     for i in $(seq "$REPEATS"); do
-        run bound.$i "$TOOLS/bench_draw" "$1" --camera "$2" --png "$WORK/bound.png" --radius "$RADIUS" --size "$SIZE" ||
-            { na first_frame_bound "2 lower bound: floor + the view in one draw" "bench_draw --png failed: $(why bound.$i)"; return; }
-        cpu=$(calc "$(field "$WORK/bound.$i.out" "cpu to the png: ") - $(field "$WORK/bound.$i.out" "cpu before the context: ")")
+        run "$id.$i" "$TOOLS/bench_draw" "$3" --camera "$4" --png "$WORK/$id.png" --radius "$RADIUS" --size "$SIZE" ||
+            { na "$id" "$label" "bench_draw --png failed: $(why "$id.$i")"; return; }
+        cpu=$(calc "$(field "$WORK/$id.$i.out" "cpu to the png: ") - $(field "$WORK/$id.$i.out" "cpu before the context: ")")
         best=$(awk -v a="$cpu" -v b="$best" 'BEGIN { print (b == "" || a < b) ? a : b }')
     done
-    floor=$(field "$WORK/floor_first_frame.best" "cpu_min ")
-    [ -n "$floor" ] || { na first_frame_bound "2 lower bound: floor + the view in one draw" "no floor figure"; return; }
-    record first_frame_bound "2 lower bound: floor + the view in one draw (cpu)" "$best" s "$floor" \
-        "$(calc "$best / $floor")" "" \
+    floor=$(field "$WORK/$5.best" "cpu_min ")
+    [ -n "$floor" ] || { na "$id" "$label" "no floor figure"; return; }
+    record "$id" "$label (cpu)" "$best" s "$floor" "$(calc "$best / $floor")" "" \
         "bench_draw --png, the map read beforehand and not counted: no first frame of this view can cost less (min of $REPEATS)"
 }
 
@@ -326,7 +326,8 @@ figure_first_frame() {
         na first_frame "2 first frame vs floor, $BIG" "no $BIG map: $MAP_FAILURE"
     else
         first_frame_row first_frame "2 first frame vs floor, $BIG" "$m" "$cam"
-        first_frame_bound "$m" "$cam"
+        first_frame_bound first_frame_bound "2 lower bound: floor + the view in one draw, $BIG" "$m" "$cam" \
+            floor_first_frame
         if run decode "$TOOLS/bench_decode" "$m" --camera "$cam" --radius "$RADIUS" --size "$SIZE"; then
             dec=$(field "$WORK/decode.out" "decode time: ")
             record first_frame_decode "2 one-thread decode of the view" "$(calc "$dec")" s "" "" "" \
@@ -335,6 +336,8 @@ figure_first_frame() {
     fi
     if [ -x "$PMFC" ] && [ -f "$demo" ] && "$PMFC" "$demo" -o "$WORK/first_demo.pmf" >"$WORK/first_demo.log" 2>&1; then
         first_frame_row first_frame_demo "2 first frame vs floor, feature_demo" "$WORK/first_demo.pmf" ""
+        first_frame_bound first_frame_demo_bound "2 lower bound: floor + the view in one draw, feature_demo" \
+            "$WORK/first_demo.pmf" start floor_first_frame_demo
     else
         na first_frame_demo "2 first frame vs floor, feature_demo" "cannot compile assets/feature_demo.pms"
     fi

@@ -49,8 +49,8 @@ typedef struct stream_stats {
     uint32_t resident;               /* delivered and not evicted */
     uint32_t queued, in_flight, ready;
     uint32_t failed;                 /* failed chunks held: reported, or waiting in the ready queue */
-    double decode_seconds;           /* summed over workers: read + LZ4F + decode */
-    double prepare_seconds;          /* summed over workers: desc.prepare */
+    double decode_seconds;           /* CPU summed over workers: read + LZ4F + decode */
+    double prepare_seconds;          /* CPU summed over workers: desc.prepare */
     uint32_t decoded;                /* chunks the workers have read (decode_seconds covers them) */
     uint32_t records;                /* chunks the streamer tracks: bounded by the radius, not the map */
     uint32_t record_capacity;        /* slots of its chunk hash map */
