@@ -1,0 +1,17 @@
+/* light_texels.h - texels of the lit lightmap atlas (GL_RGB9_E5, 4 bytes, light above 1 kept),
+ * made on the CPU: no GL. */
+#ifndef PMFVIEW_LIGHT_TEXELS_H
+#define PMFVIEW_LIGHT_TEXELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The shared exponent packing of the GL specification (glTexImage: "Encoding of Special
+ * Internal Formats"), rounded to nearest; negative and NaN components are 0, large ones 65408. */
+uint32_t light_texel_pack(const float rgb[3]);
+
+/* count RGB8 luxels as light L = luxel x (1 / 255.0f): exactly light_texel_pack of those floats,
+ * from tables (thread-safe). */
+void light_texels_from_luxels(const uint8_t *rgb8, size_t count, uint32_t *out);
+
+#endif
