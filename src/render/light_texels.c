@@ -17,7 +17,7 @@ static float power_of_two(int e)
 
 static uint32_t mantissa(float c, float scale) { return (uint32_t)(c * scale + 0.5f); }
 
-uint32_t light_texel_pack(const float rgb[3])
+static inline uint32_t pack(const float rgb[3])
 {
     const float max_value = 65408.0f; /* (2^9 - 1) / 2^9 * 2^(31 - 15) */
     float c[3];
@@ -38,6 +38,14 @@ uint32_t light_texel_pack(const float rgb[3])
         scale *= 0.5f;
     }
     return mantissa(c[0], scale) | mantissa(c[1], scale) << 9 | mantissa(c[2], scale) << 18 | (uint32_t)exponent << 27;
+}
+
+uint32_t light_texel_pack(const float rgb[3]) { return pack(rgb); }
+
+void light_texels_pack(const float *rgba, size_t count, uint32_t *out)
+{
+    for (size_t t = 0; t < count; t++)
+        out[t] = pack(&rgba[t * 4]);
 }
 
 /* A texel's exponent follows from its largest luxel, and each mantissa from its luxel and the

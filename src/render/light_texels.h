@@ -9,6 +9,8 @@
 /* The shared exponent packing of the GL specification (glTexImage: "Encoding of Special
  * Internal Formats"), rounded to nearest; negative and NaN components are 0, large ones 65408. */
 uint32_t light_texel_pack(const float rgb[3]);
+/* count texels of RGBA floats (alpha unused), packed. */
+void light_texels_pack(const float *rgba, size_t count, uint32_t *out);
 
 /* count RGB8 luxels as light L = luxel x (1 / 255.0f): exactly light_texel_pack of those floats,
  * from tables (thread-safe). */

@@ -155,8 +155,7 @@ bool world_composite_chunk(render_world *w, const mesh_chunk *mc)
                     for (int c = 0; c < 3; c++)
                         buf[t * 4 + c] = buf[t * 4 + c] < 0.0f ? 0.0f : buf[t * 4 + c];
             }
-            for (size_t t = 0; t < texels; t++)
-                packed[t] = light_texel_pack(&buf[t * 4]);
+            light_texels_pack(buf, texels, packed);
         }
         glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);
         glPixelStorei(GL_UNPACK_ALIGNMENT, 4);

@@ -28,6 +28,13 @@ static void test_pack(void)
     CHECK_EQ(light_texel_pack((const float[3]){ INFINITY, 0.0f, 0.0f }), texel(511, 0, 0, 31));
     /* below 2^-16 the exponent stays at 0: 1e-6 x 2^24 + 0.5 = 17.3 */
     CHECK_EQ(light_texel_pack((const float[3]){ 1e-6f, 0.0f, 0.0f }), texel(17, 0, 0, 0));
+    /* the same, RGBA texels at a time (alpha ignored) */
+    static const float rgba[3][4] = { { 3.0f, 1.5f, 0.1f, 1.0f }, { 0.9995f, 0.0f, 0.0f, 7.0f }, { 0.5f, 0.25f, 0.0f, -1.0f } };
+    uint32_t out[3];
+    light_texels_pack(&rgba[0][0], 3, out);
+    CHECK_EQ(out[0], texel(384, 192, 13, 17));
+    CHECK_EQ(out[1], texel(256, 0, 0, 16));
+    CHECK_EQ(out[2], texel(256, 128, 0, 15));
 }
 
 static void test_luxels(void)
