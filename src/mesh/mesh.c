@@ -35,6 +35,7 @@ typedef struct piece {
     uint32_t block;              /* its lightmap's or base colour's atlas block */
     uint8_t material, lightmap;
     bool quads;
+    bool finite;                 /* all its positions and UVs are finite */
 } piece;
 
 #define WHITE 0xFFFFFFu
@@ -735,28 +736,29 @@ static float quantum(float lo, float hi, int bits)
     return step > 0 && step <= FLT_MAX ? step : 1.0f;
 }
 
-/* x in steps from origin, rounded, within [0, 2^bits - 1] (NaN: 0). */
-static inline uint32_t quantise(float x, double origin, double step, double top)
+/* x in steps from origin, rounded, within [0, top = 2^bits - 1] (NaN: 0). A finite x inside the
+ * frame lands there unclamped: origin is the frame's smallest value and step splits its span
+ * into top steps rounded by at most 2^-24, so the rounded count reaches at most top + 0.57. */
+static inline uint32_t quantise(float x, double origin, double step, double top, bool clamp)
 {
     double q = ((double)x - origin) / step + 0.5;
-    q = q > 0.0 ? q : 0.0;
-    return (uint32_t)(q < top ? q : top);
+    if (clamp) {
+        q = q > 0.0 ? q : 0.0;
+        q = q < top ? q : top;
+    }
+    return (uint32_t)q;
 }
 
-/* Component c of a vertex: x, y, z, u, v. */
-static float component(const pmf_vertex *v, int c) { return c < 3 ? v->xyz[c] : v->uv[c - 3]; }
-
-/* The smallest and largest finite value of component c over the vertices of a batch (MESH_NONE:
- * all), later ones winning ties (+0 against -0). */
-static void finite_span(const builder *b, uint32_t batch, int c, float *lo, float *hi)
+/* The smallest and largest finite position on axis a, later values winning ties (+0 against -0). */
+static void finite_span(const builder *b, int a, float *lo, float *hi)
 {
     const pmf_vertex *src = b->ch->client.vertices;
     *lo = FLT_MAX;
     *hi = -FLT_MAX;
     for (uint32_t i = 0; i < b->piece_count; i++) {
         const piece *p = &b->pieces[i];
-        for (uint32_t k = p->source; (batch == MESH_NONE || p->batch == batch) && k < p->source + p->vertex_count; k++) {
-            float x = component(&src[k], c);
+        for (uint32_t k = p->source; k < p->source + p->vertex_count; k++) {
+            float x = src[k].xyz[a];
             if (isfinite(x)) {
                 *lo = *lo < x ? *lo : x;
                 *hi = *hi > x ? *hi : x;
@@ -782,27 +784,43 @@ static bool stage_vertices(builder *b)
     mc->sources = sources;
     for (uint32_t k = 0; k < mc->batch_count; k++)
         uv_span[k][0] = uv_span[k][1] = FLT_MAX, uv_span[k][2] = uv_span[k][3] = -FLT_MAX;
-    /* Boxes over the positions and UV spans over the UVs that are not NaN, the first of equal
-     * values winning in a box, the last in a span: the frames are over finite values only, later
-     * ones winning ties (an infinite or NaN value decodes to an end of the frame). */
+    /* Boxes over the positions that are not NaN, the first of equal values winning; UV frames
+     * over the finite UVs, the last winning (an infinite or NaN value decodes to an end of the
+     * frame). A piece whose values are all finite, nearly every one, takes its UV spans without a
+     * test per value and is quantised without clamping. */
     for (uint32_t i = 0; i < b->piece_count; i++) {
-        const piece *p = &b->pieces[i];
-        float *box = mc->cubes[p->cube].min, *span = uv_span[p->batch];
-        float lo[3] = { box[0], box[1], box[2] }, hi[3] = { box[3], box[4], box[5] };
+        piece *p = &b->pieces[i];
+        mesh_cube *mcube = &mc->cubes[p->cube];
+        float *span = uv_span[p->batch];
+        float lo[3] = { mcube->min[0], mcube->min[1], mcube->min[2] }, hi[3] = { mcube->max[0], mcube->max[1], mcube->max[2] };
         float uv_lo[2] = { span[0], span[1] }, uv_hi[2] = { span[2], span[3] };
-        for (const pmf_vertex *sv = &src[p->source], *end = sv + p->vertex_count; sv < end; sv++) {
+        float sum[5] = { 0 };   /* not finite when a value is not (or the sum overflows) */
+        const pmf_vertex *first = &src[p->source], *end = first + p->vertex_count;
+        for (const pmf_vertex *sv = first; sv < end; sv++) {
             for (int a = 0; a < 3; a++) {
                 lo[a] = sv->xyz[a] < lo[a] ? sv->xyz[a] : lo[a];
                 hi[a] = sv->xyz[a] > hi[a] ? sv->xyz[a] : hi[a];
+                sum[a] += sv->xyz[a];
             }
             for (int a = 0; a < 2; a++) {
-                uv_lo[a] = sv->uv[a] <= uv_lo[a] ? sv->uv[a] : uv_lo[a];
-                uv_hi[a] = sv->uv[a] >= uv_hi[a] ? sv->uv[a] : uv_hi[a];
+                uv_lo[a] = uv_lo[a] < sv->uv[a] ? uv_lo[a] : sv->uv[a];
+                uv_hi[a] = uv_hi[a] > sv->uv[a] ? uv_hi[a] : sv->uv[a];
+                sum[3 + a] += sv->uv[a];
             }
         }
-        memcpy(box, lo, sizeof lo);
-        memcpy(box + 3, hi, sizeof hi);
-        span[0] = uv_lo[0], span[1] = uv_lo[1], span[2] = uv_hi[0], span[3] = uv_hi[1];
+        p->finite = isfinite(sum[0] + sum[1] + sum[2] + sum[3] + sum[4]);
+        memcpy(mcube->min, lo, sizeof lo);
+        memcpy(mcube->max, hi, sizeof hi);
+        if (p->finite) {
+            span[0] = uv_lo[0], span[1] = uv_lo[1], span[2] = uv_hi[0], span[3] = uv_hi[1];
+        } else {   /* the spans again, over the finite UVs */
+            for (const pmf_vertex *sv = first; sv < end; sv++)
+                for (int a = 0; a < 2; a++)
+                    if (isfinite(sv->uv[a])) {
+                        span[a] = span[a] < sv->uv[a] ? span[a] : sv->uv[a];
+                        span[a + 2] = span[a + 2] > sv->uv[a] ? span[a + 2] : sv->uv[a];
+                    }
+        }
     }
     for (uint32_t c = 0; c < mc->cube_count; c++) {
         const mesh_cube *mcube = &mc->cubes[c];
@@ -816,14 +834,12 @@ static bool stage_vertices(builder *b)
     for (int a = 0; a < 3; a++) {
         float lo = mc->min[a], hi = mc->max[a];
         if (!isfinite(lo) || !isfinite(hi) || lo == 0.0f || hi == 0.0f)
-            finite_span(b, MESH_NONE, a, &lo, &hi);
+            finite_span(b, a, &lo, &hi);
         mc->origin[a] = lo <= hi ? lo : 0.0f;
         mc->step[a] = lo <= hi ? quantum(lo, hi, MESH_POS_BITS) : 1.0f;
     }
     for (uint32_t k = 0; k < mc->batch_count; k++) {
         for (int a = 0; a < 2; a++) {
-            if (!isfinite(uv_span[k][a]) || !isfinite(uv_span[k][a + 2]))
-                finite_span(b, k, 3 + a, &uv_span[k][a], &uv_span[k][a + 2]);
             bool any = uv_span[k][a] <= uv_span[k][a + 2];
             mc->batches[k].uv_origin[a] = any ? uv_span[k][a] : 0.0f;
             mc->batches[k].uv_step[a] = any ? quantum(uv_span[k][a], uv_span[k][a + 2], MESH_UV_BITS) : 1.0f;
@@ -845,12 +861,13 @@ static bool stage_vertices(builder *b)
         const uint16_t centre_u = lm_coord((float)r->x + 1.5f, scale), centre_v = lm_coord((float)r->y + 1.5f, scale);
         const pmf_vertex *sv = &src[p->source];
         mesh_vertex *dv = &mc->vertices[p->first_vertex];
+        const bool clamp = !p->finite;
         for (uint32_t k = 0; k < p->vertex_count; k++, sv++, dv++) {
-            uint32_t x = quantise(sv->xyz[0], origin[0], step[0], pos_top);
-            uint32_t y = quantise(sv->xyz[1], origin[1], step[1], pos_top);
-            uint32_t z = quantise(sv->xyz[2], origin[2], step[2], pos_top);
-            uint32_t u = quantise(sv->uv[0], uv_origin[0], uv_step[0], uv_top);
-            uint32_t v = quantise(sv->uv[1], uv_origin[1], uv_step[1], uv_top);
+            uint32_t x = quantise(sv->xyz[0], origin[0], step[0], pos_top, clamp);
+            uint32_t y = quantise(sv->xyz[1], origin[1], step[1], pos_top, clamp);
+            uint32_t z = quantise(sv->xyz[2], origin[2], step[2], pos_top, clamp);
+            uint32_t u = quantise(sv->uv[0], uv_origin[0], uv_step[0], uv_top, clamp);
+            uint32_t v = quantise(sv->uv[1], uv_origin[1], uv_step[1], uv_top, clamp);
             *dv = (mesh_vertex){
                 .pos = { (uint16_t)(x >> (MESH_POS_BITS - 16)), (uint16_t)(y >> (MESH_POS_BITS - 16)),
                          (uint16_t)(z >> (MESH_POS_BITS - 16)),
