@@ -49,13 +49,17 @@ void light_texels_pack(const float *rgba, size_t count, uint32_t *out)
 }
 
 /* A texel's exponent follows from its largest luxel, and each mantissa from its luxel and the
- * exponent: 256 exponents and 32 x 256 mantissas (only the exponents bytes reach are filled). */
+ * exponent: 256 exponents and 32 x 256 mantissas (only the exponents bytes reach are filled).
+ * unit[v] = v / 255.0f, the division a layer's luxel takes. */
 static uint8_t exponent_of_largest[256];
 static uint16_t mantissa_of[EXPONENTS][256];
+static float unit[256];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void build_tables(void)
 {
+    for (int v = 0; v < 256; v++)
+        unit[v] = (float)v / 255.0f;
     for (int top = 0; top < 256; top++) {
         float c = (float)top * (1.0f / 255.0f);
         uint32_t exponent = light_texel_pack((const float[3]){ c, c, c }) >> 27;
@@ -75,5 +79,25 @@ void light_texels_from_luxels(const uint8_t *rgb8, size_t count, uint32_t *out)
         uint32_t exponent = exponent_of_largest[top];
         const uint16_t *m = mantissa_of[exponent];
         out[t] = m[rgb8[0]] | (uint32_t)m[rgb8[1]] << 9 | (uint32_t)m[rgb8[2]] << 18 | exponent << 27;
+    }
+}
+
+void light_texels_base(const uint8_t *rgb8, size_t count, float scale, float *rgba)
+{
+    for (size_t t = 0; t < count; t++, rgb8 += 3, rgba += 4) {
+        for (int c = 0; c < 3; c++)
+            rgba[c] = rgb8[c] * scale;
+        rgba[3] = 1.0f;
+    }
+}
+
+void light_texels_add_layer(const uint8_t *rgb8, size_t count, const float colour[3], float *rgba)
+{
+    pthread_once(&tables_once, build_tables);
+    const float r = colour[0], g = colour[1], b = colour[2];
+    for (size_t t = 0; t < count; t++, rgb8 += 3, rgba += 4) {
+        rgba[0] += unit[rgb8[0]] * r;
+        rgba[1] += unit[rgb8[1]] * g;
+        rgba[2] += unit[rgb8[2]] * b;
     }
 }

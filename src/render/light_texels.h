@@ -12,6 +12,11 @@ uint32_t light_texel_pack(const float rgb[3]);
 /* count texels of RGBA floats (alpha unused), packed. */
 void light_texels_pack(const float *rgba, size_t count, uint32_t *out);
 
+/* rgba[t] = luxel x scale (1 / 255.0f, or 0 to leave the base out), alpha 1. */
+void light_texels_base(const uint8_t *rgb8, size_t count, float scale, float *rgba);
+/* rgba[t] += luxel / 255.0f x colour: a dynamic light's layer. */
+void light_texels_add_layer(const uint8_t *rgb8, size_t count, const float colour[3], float *rgba);
+
 /* count RGB8 luxels as light L = luxel x (1 / 255.0f): exactly light_texel_pack of those floats,
  * from tables (thread-safe). */
 void light_texels_from_luxels(const uint8_t *rgb8, size_t count, uint32_t *out);

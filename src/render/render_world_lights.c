@@ -133,21 +133,14 @@ bool world_composite_chunk(render_world *w, const mesh_chunk *mc)
         if (base_only) {
             light_texels_from_luxels(blk->luxels, texels, packed);
         } else {
-            float base = w->filter.solo ? 0.0f : 1.0f / 255.0f;
-            for (size_t t = 0; t < texels; t++) {
-                for (int c = 0; c < 3; c++)
-                    buf[t * 4 + c] = blk->luxels[t * 3 + c] * base;
-                buf[t * 4 + 3] = 1.0f;
-            }
+            light_texels_base(blk->luxels, texels, w->filter.solo ? 0.0f : 1.0f / 255.0f, buf);
             for (uint32_t l = 0; l < mc->layer_count; l++) {
                 const mesh_light_layer *layer = &mc->layers[l];
                 const mesh_dynamic_light *light = &mc->dynamic_lights[layer->light];
                 if (layer->block != b || !light_shows(w, false, light->id))
                     continue;
                 float rgb[3] = { light->color[0] / 255.0f, light->color[1] / 255.0f, light->color[2] / 255.0f };
-                for (size_t t = 0; t < texels; t++)
-                    for (int c = 0; c < 3; c++)
-                        buf[t * 4 + c] += layer->luxels[t * 3 + c] / 255.0f * rgb[c];
+                light_texels_add_layer(layer->luxels, texels, rgb, buf);
             }
             if (w->filter.static_term) {
                 w->filter.static_term(w->filter.user, mc, b, w->filter.solo ? 1.0f : -1.0f, buf);
