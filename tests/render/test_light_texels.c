@@ -50,6 +50,23 @@ static void test_luxels(void)
     CHECK_EQ(out[4], texel(0, 256, 7, 16));   /* 7 / 255 x 256 + 0.5 = 7.53 */
 }
 
+/* A block with a dynamic layer: base / 255 + layer / 255 x colour, then packed. */
+static void test_layers(void)
+{
+    static const uint8_t base[2][3] = { { 255, 0, 0 }, { 0, 0, 128 } }, layer[2][3] = { { 255, 51, 0 }, { 0, 0, 255 } };
+    float rgba[2][4];
+    light_texels_base(&base[0][0], 2, 1.0f / 255.0f, &rgba[0][0]);
+    CHECK(rgba[0][0] == 1.0f && rgba[0][1] == 0.0f && rgba[0][3] == 1.0f);
+    CHECK(rgba[1][2] == 128 * (1.0f / 255.0f));
+    light_texels_add_layer(&layer[0][0], 2, (const float[3]){ 1.0f, 0.5f, 0.25f }, &rgba[0][0]);
+    CHECK(rgba[0][0] == 2.0f && rgba[0][1] == 51 / 255.0f * 0.5f && rgba[0][2] == 0.0f && rgba[0][3] == 1.0f);
+    CHECK(rgba[1][2] == 128 * (1.0f / 255.0f) + 0.25f);
+    uint32_t out[2];
+    light_texels_pack(&rgba[0][0], 2, out);
+    CHECK_EQ(out[0], texel(256, 13, 0, 17));    /* (2, 0.1, 0): 2^7 x 2, 0.1 x 128 + 0.5 = 13.3 */
+    CHECK_EQ(out[1], texel(0, 0, 385, 15));     /* 128 / 255 + 0.25 = 0.75196, x 512 = 385.004, + 0.5 */
+}
+
 /* Every RGB8 colour: the tables give exactly the float packing of luxel x (1 / 255.0f). */
 static void test_every_colour(void)
 {
@@ -80,6 +97,7 @@ int main(void)
 {
     test_pack();
     test_luxels();
+    test_layers();
     test_every_colour();
     return check_report("test_light_texels");
 }
