@@ -35,6 +35,7 @@ typedef struct piece {
     uint32_t block;              /* its lightmap's or base colour's atlas block */
     uint8_t material, lightmap;
     bool quads;
+    bool lit;                    /* a fast light reaches one of its vertices */
     bool finite;                 /* all its positions and UVs are finite */
 } piece;
 
@@ -617,15 +618,14 @@ static bool stage_layout(builder *b)
         uint64_t backfaces = (cm->cubes[p->cube].flags & PMF_CUBE_DRAW_BACKFACES) ? 1 : 0;
         p->key = (uint64_t)cm->material_map[p->material] << 17 | backfaces << 16 | mc->blocks[p->block].rect.page;
         p->batch = key_find_or_add(&b->keys, p->key);   /* first-use index until the keys are sorted */
-        p->first_vertex = piece_lit(b, p) ? MESH_NONE : 0;
-        if (p->first_vertex == MESH_NONE)
-            lit_vertices += p->vertex_count;
+        p->lit = piece_lit(b, p);
+        lit_vertices += p->lit ? p->vertex_count : 0;
     }
     mc->fast_vertex_count = b->slots ? lit_vertices : 0;
     uint32_t lit_at = 0, unlit_at = lit_vertices;
     for (uint32_t i = 0; i < b->piece_count; i++) {
         piece *p = &b->pieces[i];
-        uint32_t *at = p->first_vertex == MESH_NONE ? &lit_at : &unlit_at;
+        uint32_t *at = p->lit ? &lit_at : &unlit_at;
         p->first_vertex = *at;
         *at += p->vertex_count;
     }
@@ -737,8 +737,9 @@ static float quantum(float lo, float hi, int bits)
 }
 
 /* x in steps from origin, rounded, within [0, top = 2^bits - 1] (NaN: 0). A finite x inside the
- * frame lands there unclamped: origin is the frame's smallest value and step splits its span
- * into top steps rounded by at most 2^-24, so the rounded count reaches at most top + 0.57. */
+ * frame lands there unclamped when step is a normal float: origin is the frame's smallest value
+ * and step splits its span into top steps rounded by at most 2^-24, so the count reaches at most
+ * top + 0.57 (a subnormal step is rounded by up to half of itself). */
 static inline uint32_t quantise(float x, double origin, double step, double top, bool clamp)
 {
     double q = ((double)x - origin) / step + 0.5;
@@ -851,6 +852,7 @@ static bool stage_vertices(builder *b)
     const double origin[3] = { mc->origin[0], mc->origin[1], mc->origin[2] };
     const double step[3] = { mc->step[0], mc->step[1], mc->step[2] };
     const float scale = 65536.0f / (float)mesh_atlas_page_size(mc->atlas);
+    const bool normal_steps = mc->step[0] >= FLT_MIN && mc->step[1] >= FLT_MIN && mc->step[2] >= FLT_MIN;
     for (uint32_t i = 0; i < b->piece_count; i++) {
         const piece *p = &b->pieces[i];
         const mesh_batch *bt = &mc->batches[p->batch];
@@ -861,7 +863,7 @@ static bool stage_vertices(builder *b)
         const uint16_t centre_u = lm_coord((float)r->x + 1.5f, scale), centre_v = lm_coord((float)r->y + 1.5f, scale);
         const pmf_vertex *sv = &src[p->source];
         mesh_vertex *dv = &mc->vertices[p->first_vertex];
-        const bool clamp = !p->finite;
+        const bool clamp = !(p->finite && normal_steps && bt->uv_step[0] >= FLT_MIN && bt->uv_step[1] >= FLT_MIN);
         for (uint32_t k = 0; k < p->vertex_count; k++, sv++, dv++) {
             uint32_t x = quantise(sv->xyz[0], origin[0], step[0], pos_top, clamp);
             uint32_t y = quantise(sv->xyz[1], origin[1], step[1], pos_top, clamp);

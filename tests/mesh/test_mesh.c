@@ -550,6 +550,29 @@ static void test_exact_vertex_words(void)
     mesh_atlas_destroy(a);
 }
 
+/* A frame so narrow its step is a subnormal float (rounded by up to half of itself): the top
+ * vertex is still clamped to the top count, not wrapped. x spans 6606022 x 2^-149 from 2e-38:
+ * 6.3 x 2^-149 a step, stored as 6 x 2^-149. */
+static void test_subnormal_step(void)
+{
+    mesh_atlas *a = atlas_2048();
+    fixture *f = fx_new(5, 1, 2, 4, (const uint16_t[]){ 0 }, 1);
+    fx_parent(f, 0, 0, 1);
+    fx_geom(f, 1, 0, PMF_NO_LIGHTMAP, 0, 0x01);
+    const float lo = 2e-38f, hi = (float)((double)lo + 6606022.0 * 0x1p-149);
+    for (int v = 0; v < 4; v++)
+        f->vertices[v] = (pmf_vertex){ { v == 1 ? hi : lo, 1, 1 }, { 0, 0 }, { 0, 0 } };
+    mesh_chunk mc;
+    CHECK(build(f, a, &mc));
+    CHECK(mc.step[0] == 6 * 0x1p-149f);
+    CHECK_EQ(mc.vertices[0].pos[0], 0);
+    CHECK_EQ(mc.vertices[1].pos[0], 0xFFFF);
+    CHECK_EQ(mc.vertices[1].pos[3] & 15, 15);
+    mesh_chunk_free(&mc);
+    fx_free(f);
+    mesh_atlas_destroy(a);
+}
+
 int main(void)
 {
     test_geometry_cube();
@@ -564,5 +587,6 @@ int main(void)
     test_errors();
     test_quantise_limits();
     test_exact_vertex_words();
+    test_subnormal_step();
     return check_report("test_mesh");
 }
