@@ -750,6 +750,38 @@ static inline uint32_t quantise(float x, double origin, double step, double top,
     return (uint32_t)q;
 }
 
+/* What a piece's vertices are written with: the chunk's position frame, its batch's UV frame and
+ * its atlas block. */
+typedef struct piece_frame {
+    double origin[3], step[3], uv_origin[2], uv_step[2];
+    float scale;                 /* atlas texels to lm_uv units */
+    bool base;                   /* a base colour block: every vertex samples its centre */
+    float lm_origin[2], lm_side;
+    uint16_t centre[2];
+} piece_frame;
+
+/* Written for clamp true and false apart (inlined into each call), so the loop has no test. */
+static inline __attribute__((always_inline)) void write_vertices(const piece_frame *f, const pmf_vertex *sv, uint32_t count,
+                                                                 bool clamp, mesh_vertex *dv)
+{
+    const double pos_top = (double)((1u << MESH_POS_BITS) - 1u), uv_top = (double)((1u << MESH_UV_BITS) - 1u);
+    for (uint32_t k = 0; k < count; k++, sv++, dv++) {
+        uint32_t x = quantise(sv->xyz[0], f->origin[0], f->step[0], pos_top, clamp);
+        uint32_t y = quantise(sv->xyz[1], f->origin[1], f->step[1], pos_top, clamp);
+        uint32_t z = quantise(sv->xyz[2], f->origin[2], f->step[2], pos_top, clamp);
+        uint32_t u = quantise(sv->uv[0], f->uv_origin[0], f->uv_step[0], uv_top, clamp);
+        uint32_t v = quantise(sv->uv[1], f->uv_origin[1], f->uv_step[1], uv_top, clamp);
+        *dv = (mesh_vertex){
+            .pos = { (uint16_t)(x >> (MESH_POS_BITS - 16)), (uint16_t)(y >> (MESH_POS_BITS - 16)),
+                     (uint16_t)(z >> (MESH_POS_BITS - 16)),
+                     (uint16_t)((x & 15u) | (y & 15u) << 4 | (z & 15u) << 8 | (u & 3u) << 12 | (v & 3u) << 14) },
+            .uv = { (uint16_t)(u >> (MESH_UV_BITS - 16)), (uint16_t)(v >> (MESH_UV_BITS - 16)) },
+            .lm_uv = { f->base ? f->centre[0] : lm_coord(f->lm_origin[0] + clamp01(sv->lm_uv[0]) * f->lm_side, f->scale),
+                       f->base ? f->centre[1] : lm_coord(f->lm_origin[1] + clamp01(sv->lm_uv[1]) * f->lm_side, f->scale) },
+        };
+    }
+}
+
 /* The smallest and largest finite position on axis a, later values winning ties (+0 against -0). */
 static void finite_span(const builder *b, int a, float *lo, float *hi)
 {
@@ -848,37 +880,24 @@ static bool stage_vertices(builder *b)
     }
     free(uv_span);
 
-    const double pos_top = (double)((1u << MESH_POS_BITS) - 1u), uv_top = (double)((1u << MESH_UV_BITS) - 1u);
-    const double origin[3] = { mc->origin[0], mc->origin[1], mc->origin[2] };
-    const double step[3] = { mc->step[0], mc->step[1], mc->step[2] };
-    const float scale = 65536.0f / (float)mesh_atlas_page_size(mc->atlas);
+    piece_frame f = { .origin = { mc->origin[0], mc->origin[1], mc->origin[2] }, .step = { mc->step[0], mc->step[1], mc->step[2] },
+                      .scale = 65536.0f / (float)mesh_atlas_page_size(mc->atlas) };
     const bool normal_steps = mc->step[0] >= FLT_MIN && mc->step[1] >= FLT_MIN && mc->step[2] >= FLT_MIN;
     for (uint32_t i = 0; i < b->piece_count; i++) {
         const piece *p = &b->pieces[i];
         const mesh_batch *bt = &mc->batches[p->batch];
-        const double uv_origin[2] = { bt->uv_origin[0], bt->uv_origin[1] }, uv_step[2] = { bt->uv_step[0], bt->uv_step[1] };
         const mesh_atlas_rect *r = &mc->blocks[p->block].rect;
-        const bool base = p->lightmap == PMF_NO_LIGHTMAP;
-        const float ox = (float)(r->x + r->border), oy = (float)(r->y + r->border), side = (float)r->side;
-        const uint16_t centre_u = lm_coord((float)r->x + 1.5f, scale), centre_v = lm_coord((float)r->y + 1.5f, scale);
+        f.uv_origin[0] = bt->uv_origin[0], f.uv_origin[1] = bt->uv_origin[1];
+        f.uv_step[0] = bt->uv_step[0], f.uv_step[1] = bt->uv_step[1];
+        f.base = p->lightmap == PMF_NO_LIGHTMAP;
+        f.lm_origin[0] = (float)(r->x + r->border), f.lm_origin[1] = (float)(r->y + r->border), f.lm_side = (float)r->side;
+        f.centre[0] = lm_coord((float)r->x + 1.5f, f.scale), f.centre[1] = lm_coord((float)r->y + 1.5f, f.scale);
         const pmf_vertex *sv = &src[p->source];
         mesh_vertex *dv = &mc->vertices[p->first_vertex];
-        const bool clamp = !(p->finite && normal_steps && bt->uv_step[0] >= FLT_MIN && bt->uv_step[1] >= FLT_MIN);
-        for (uint32_t k = 0; k < p->vertex_count; k++, sv++, dv++) {
-            uint32_t x = quantise(sv->xyz[0], origin[0], step[0], pos_top, clamp);
-            uint32_t y = quantise(sv->xyz[1], origin[1], step[1], pos_top, clamp);
-            uint32_t z = quantise(sv->xyz[2], origin[2], step[2], pos_top, clamp);
-            uint32_t u = quantise(sv->uv[0], uv_origin[0], uv_step[0], uv_top, clamp);
-            uint32_t v = quantise(sv->uv[1], uv_origin[1], uv_step[1], uv_top, clamp);
-            *dv = (mesh_vertex){
-                .pos = { (uint16_t)(x >> (MESH_POS_BITS - 16)), (uint16_t)(y >> (MESH_POS_BITS - 16)),
-                         (uint16_t)(z >> (MESH_POS_BITS - 16)),
-                         (uint16_t)((x & 15u) | (y & 15u) << 4 | (z & 15u) << 8 | (u & 3u) << 12 | (v & 3u) << 14) },
-                .uv = { (uint16_t)(u >> (MESH_UV_BITS - 16)), (uint16_t)(v >> (MESH_UV_BITS - 16)) },
-                .lm_uv = { base ? centre_u : lm_coord(ox + clamp01(sv->lm_uv[0]) * side, scale),
-                           base ? centre_v : lm_coord(oy + clamp01(sv->lm_uv[1]) * side, scale) },
-            };
-        }
+        if (p->finite && normal_steps && bt->uv_step[0] >= FLT_MIN && bt->uv_step[1] >= FLT_MIN)
+            write_vertices(&f, sv, p->vertex_count, false, dv);
+        else
+            write_vertices(&f, sv, p->vertex_count, true, dv);
         if (sources)
             for (uint32_t k = 0; k < p->vertex_count; k++)
                 sources[p->first_vertex + k] = p->source + k;
