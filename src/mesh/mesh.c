@@ -800,21 +800,14 @@ static void finite_span(const builder *b, int a, float *lo, float *hi)
     }
 }
 
-/* Cube and chunk boxes, then the vertices: positions in the chunk's frame, UVs in their batch's
- * (mesh.h, vertex format), lightmap UVs moved into the atlas; the fast stream. */
-static bool stage_vertices(builder *b)
+/* Cube and chunk boxes; the position frame and the batches' UV frames (mesh.h, vertex format). */
+static bool stage_frames(builder *b)
 {
     mesh_chunk *mc = b->mc;
     const pmf_vertex *src = b->ch->client.vertices;
     float (*uv_span)[4] = malloc(((size_t)mc->batch_count + 1) * sizeof *uv_span);   /* min u, v, max u, v */
-    uint32_t *sources = b->keep_sources ? malloc((b->vertex_total + 1) * sizeof *sources) : NULL;
-    mc->fast = b->slots ? malloc(((size_t)mc->fast_vertex_count + 1) * sizeof *mc->fast) : NULL;
-    if (!uv_span || (b->keep_sources && !sources) || (b->slots && !mc->fast)) {
-        free(uv_span);
-        free(sources);
+    if (!uv_span)
         return OOM(b);
-    }
-    mc->sources = sources;
     for (uint32_t k = 0; k < mc->batch_count; k++)
         uv_span[k][0] = uv_span[k][1] = FLT_MAX, uv_span[k][2] = uv_span[k][3] = -FLT_MAX;
     /* Boxes over the positions that are not NaN, the first of equal values winning; UV frames
@@ -879,7 +872,22 @@ static bool stage_vertices(builder *b)
         }
     }
     free(uv_span);
+    return true;
+}
 
+/* The vertices: positions in the chunk's frame, UVs in their batch's, lightmap UVs moved into the
+ * atlas; the fast stream and the sources. */
+static bool stage_vertices(builder *b)
+{
+    mesh_chunk *mc = b->mc;
+    const pmf_vertex *src = b->ch->client.vertices;
+    uint32_t *sources = b->keep_sources ? malloc((b->vertex_total + 1) * sizeof *sources) : NULL;
+    mc->fast = b->slots ? malloc(((size_t)mc->fast_vertex_count + 1) * sizeof *mc->fast) : NULL;
+    if ((b->keep_sources && !sources) || (b->slots && !mc->fast)) {
+        free(sources);
+        return OOM(b);
+    }
+    mc->sources = sources;
     piece_frame f = { .origin = { mc->origin[0], mc->origin[1], mc->origin[2] }, .step = { mc->step[0], mc->step[1], mc->step[2] },
                       .scale = 65536.0f / (float)mesh_atlas_page_size(mc->atlas) };
     const bool normal_steps = mc->step[0] >= FLT_MIN && mc->step[1] >= FLT_MIN && mc->step[2] >= FLT_MIN;
@@ -982,7 +990,7 @@ bool mesh_build_chunk(const pmf_level *lvl, const pmf_chunk *ch, const mesh_desc
     b.pools = mc->mem_ = calloc(1, sizeof *b.pools);
     bool ok = b.pools ? stage_cubes(&b) : OOM(&b);
     ok = ok && stage_count(&b) && stage_pieces(&b) && stage_blocks(&b) && stage_fast_slots(&b) && stage_layout(&b) &&
-         stage_batches(&b) && stage_vertices(&b) && stage_lights(&b);
+         stage_batches(&b) && stage_frames(&b) && stage_vertices(&b) && stage_lights(&b);
     key_set_free(&b.colours);
     key_set_free(&b.keys);
     free(b.pieces);
