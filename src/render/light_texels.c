@@ -49,7 +49,7 @@ void light_texels_pack(const float *rgba, size_t count, uint32_t *out)
 }
 
 /* A texel's exponent follows from its largest luxel, and each mantissa from its luxel and the
- * exponent: 256 exponents and 32 x 256 mantissas (only the exponents bytes reach are filled).
+ * exponent: 256 exponents and 32 x 256 mantissas (filled for the exponents a byte colour reaches).
  * unit[v] = v / 255.0f, the division a layer's luxel takes. */
 static uint8_t exponent_of_largest[256];
 static uint16_t mantissa_of[EXPONENTS][256];
