@@ -29,8 +29,14 @@ typedef struct face_group {
 typedef struct piece {
     uint64_t key;                /* material << 17 | backfaces << 16 | page */
     uint32_t cube, batch;
+    uint32_t source;             /* its first chunk vertex */
     uint32_t first_vertex, vertex_count;
+    uint32_t colour;             /* lightmap 255: index of its cube's base colour */
+    uint32_t block;              /* its lightmap's or base colour's atlas block */
+    uint8_t material, lightmap;
     bool quads;
+    bool lit;                    /* a fast light reaches one of its vertices */
+    bool finite;                 /* all its positions and UVs are finite */
 } piece;
 
 #define WHITE 0xFFFFFFu
@@ -82,21 +88,37 @@ static uint32_t base_colour(const pmf_chunk *ch, uint32_t c)
     return (uint32_t)b[0] << 16 | (uint32_t)b[1] << 8 | b[2];
 }
 
-/* Open-addressing set of base colours -> their index in first-use order. */
-typedef struct colour_set { uint32_t *slots; uint32_t mask, count; uint32_t *colours; } colour_set;
+/* Open-addressing set of keys (base colours, batch keys) -> their index in first-use order. */
+typedef struct key_set { uint32_t *slots; uint32_t mask, count; uint64_t *keys; } key_set;
 
-static uint32_t colour_find_or_add(colour_set *s, uint32_t colour)
+/* Room for `most` keys at half load at most. */
+static bool key_set_init(key_set *s, uint32_t most)
 {
-    uint32_t h = (colour * 2654435761u) & s->mask;
+    uint32_t cap = 8;
+    while (cap < 2 * most)
+        cap *= 2;
+    *s = (key_set){ calloc(cap, sizeof *s->slots), cap - 1, 0, malloc(((size_t)most + 1) * sizeof *s->keys) };
+    return s->slots && s->keys;
+}
+
+static uint32_t key_find_or_add(key_set *s, uint64_t key)
+{
+    uint32_t h = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & s->mask;
     for (;; h = (h + 1) & s->mask) {
         if (s->slots[h] == 0) {
             s->slots[h] = s->count + 1;
-            s->colours[s->count] = colour;
+            s->keys[s->count] = key;
             return s->count++;
         }
-        if (s->colours[s->slots[h] - 1] == colour)
+        if (s->keys[s->slots[h] - 1] == key)
             return s->slots[h] - 1;
     }
+}
+
+static void key_set_free(key_set *s)
+{
+    free(s->slots);
+    free(s->keys);
 }
 
 /* Copies a side×side RGB lightmap into a (side + 2 border)^2 block, edges repeated. */
@@ -115,13 +137,18 @@ static void pad_luxels(const uint8_t *src, uint32_t side, uint32_t border, uint8
     }
 }
 
+/* texel >= 0 (an atlas position) */
 static uint16_t lm_coord(float texel, float scale)
 {
     float v = texel * scale + 0.5f;
-    return v >= 65535.0f ? 65535 : v <= 0.0f ? 0 : (uint16_t)v;
+    return (uint16_t)(v < 65535.0f ? v : 65535.0f);
 }
 
-static float clamp01(float v) { return v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f; }
+static float clamp01(float v)
+{
+    v = v > 0.0f ? v : 0.0f;   /* NaN: 0 */
+    return v < 1.0f ? v : 1.0f;
+}
 
 /* Walks a fast light's ranges (conventions §3): into mult[] and/or the vertices' slots. */
 static void fast_walk(const pmf_client_fast_light *light, uint32_t vertex_count, uint8_t *mult,
@@ -165,12 +192,6 @@ void mesh_fast_multipliers(const pmf_client_fast_light *light, uint32_t vertex_c
 {
     memset(out, 0, vertex_count);
     fast_walk(light, vertex_count, out, NULL, 0);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 void mesh_chunk_free(mesh_chunk *mc)
@@ -297,11 +318,10 @@ typedef struct builder {
     uint32_t lightmaps_used;     /* blocks [0, lightmaps_used) hold lightmaps, the rest base colours */
     uint64_t vertex_total, index_total;
     uint32_t piece_count;
-    piece *pieces;
-    uint32_t *piece_colour;      /* base colour index of pieces with lightmap 255 */
-    uint64_t *keys;              /* distinct batch keys, sorted */
-    colour_set colours;
-    uint32_t *src_of;            /* output vertex -> chunk vertex (quantising, the fast stream) */
+    piece *pieces;               /* one per face group, cube order */
+    key_set colours;             /* base colours of lightmap-255 pieces */
+    key_set keys;                /* batch keys */
+    bool keep_sources;           /* mesh_desc.sources */
     mesh_fast_vertex *slots;     /* per chunk vertex: its fast lights (NULL without fast lights) */
     uint8_t *lux;                /* next free byte of pools->luxels */
 } builder;
@@ -389,18 +409,12 @@ static bool stage_count(builder *b)
     return true;
 }
 
-/* Scratch arrays, and the distinct base colours of lightmap-255 pieces in first-use order. */
-static bool stage_colours(builder *b)
+/* The pieces (one per face group, cube order) and the distinct base colours of lightmap-255
+ * pieces in first-use order. */
+static bool stage_pieces(builder *b)
 {
-    uint32_t cap = 8;
-    while (cap < 2 * b->piece_count)
-        cap *= 2;
-    b->colours = (colour_set){ calloc(cap, sizeof(uint32_t)), cap - 1, 0, malloc((b->piece_count + 1) * sizeof(uint32_t)) };
-    b->piece_colour = malloc((b->piece_count + 1) * sizeof *b->piece_colour);
     b->pieces = malloc((b->piece_count + 1) * sizeof *b->pieces);
-    b->keys = malloc((b->piece_count + 1) * sizeof *b->keys);
-    b->src_of = malloc((b->vertex_total + 1) * sizeof *b->src_of);
-    if (!b->colours.slots || !b->colours.colours || !b->piece_colour || !b->pieces || !b->keys || !b->src_of)
+    if (!b->pieces || !key_set_init(&b->colours, b->piece_count) || !key_set_init(&b->keys, b->piece_count))
         return OOM(b);
     face_group g[PMF_FACE_COUNT];
     uint32_t pi = 0;
@@ -408,8 +422,12 @@ static bool stage_colours(builder *b)
         if (!b->mc->cubes[c].reachable)
             continue;
         uint32_t groups = cube_groups(b->ch, c, g);
-        for (uint32_t i = 0; i < groups; i++, pi++)
-            b->piece_colour[pi] = g[i].lightmap == PMF_NO_LIGHTMAP ? colour_find_or_add(&b->colours, base_colour(b->ch, c)) : 0;
+        for (uint32_t i = 0; i < groups; i++, pi++) {
+            bool base = g[i].lightmap == PMF_NO_LIGHTMAP;
+            b->pieces[pi] = (piece){ .cube = c, .source = g[i].first, .vertex_count = g[i].count,
+                                     .colour = base ? key_find_or_add(&b->colours, base_colour(b->ch, c)) : 0,
+                                     .material = g[i].material, .lightmap = g[i].lightmap, .quads = g[i].quads };
+        }
     }
     return true;
 }
@@ -538,7 +556,7 @@ static bool stage_blocks(builder *b)
         mesh_lightmap_block *blk = &mc->blocks[mc->block_count];
         if (!mesh_atlas_alloc(mc->atlas, 1, &blk->rect))
             return fail(b->err, b->err_size, b->ch, "no room in the lightmap atlas for base colours");
-        uint32_t colour = b->colours.colours[k];
+        uint32_t colour = (uint32_t)b->colours.keys[k];
         uint8_t rgb[3] = { (uint8_t)(colour >> 16), (uint8_t)(colour >> 8), (uint8_t)colour };
         blk->lightmap = -1;
         blk->luxels = b->lux;
@@ -566,21 +584,26 @@ static bool stage_fast_slots(builder *b)
     return true;
 }
 
-/* Whether a fast light reaches a vertex of the face group (a vertex's first slot fills first). */
-static bool group_lit(const builder *b, const face_group *g)
+/* Whether a fast light reaches a vertex of the piece (a vertex's first slot fills first). */
+static bool piece_lit(const builder *b, const piece *p)
 {
-    for (uint32_t k = 0; b->slots && k < g->count; k++)
-        if (b->slots[g->first + k].slot[0] != MESH_FAST_UNUSED)
+    for (uint32_t k = 0; b->slots && k < p->vertex_count; k++)
+        if (b->slots[p->source + k].slot[0] != MESH_FAST_UNUSED)
             return true;
     return false;
 }
 
-/* Vertices in cube order with lightmap UVs moved into the atlas (positions and UVs: stage_quantise);
- * one piece per face group. */
-static bool stage_vertices(builder *b)
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Each piece's block, batch and place in the vertex buffer (the pieces a fast light reaches
+ * first: the fast stream then covers only them); the batches, one per distinct key in order. */
+static bool stage_layout(builder *b)
 {
     const pmf_chunk_common *cm = &b->ch->common;
-    const pmf_chunk_client *cl = &b->ch->client;
     mesh_chunk *mc = b->mc;
     mc->vertex_count = (uint32_t)b->vertex_total;
     if (!charge(b, (uint64_t)b->vertex_total * sizeof *mc->vertices, "vertices"))
@@ -588,86 +611,66 @@ static bool stage_vertices(builder *b)
     mc->vertices = malloc((b->vertex_total + 1) * sizeof *mc->vertices);
     if (!mc->vertices)
         return OOM(b);
-    const float scale = 65536.0f / (float)mesh_atlas_page_size(mc->atlas);
-    face_group g[PMF_FACE_COUNT];
-    uint32_t out_v = 0;
-    /* Face groups a fast light reaches first: the fast stream then covers only them. */
-    for (int pass = b->slots ? 0 : 1; pass < 2; pass++) {
-        uint32_t pi = 0;
-        for (uint32_t c = 0; c < cm->cube_count; c++) {
-            if (!mc->cubes[c].reachable)
-                continue;
-            mesh_cube *mcube = &mc->cubes[c];
-            uint64_t backfaces = (cm->cubes[c].flags & PMF_CUBE_DRAW_BACKFACES) ? 1 : 0;
-            uint32_t groups = cube_groups(b->ch, c, g);
-            for (uint32_t i = 0; i < groups; i++, pi++) {
-                if (group_lit(b, &g[i]) != (pass == 0))
-                    continue;
-                bool base = g[i].lightmap == PMF_NO_LIGHTMAP;
-                uint32_t block = base ? b->lightmaps_used + b->piece_colour[pi] : mc->lightmap_block[g[i].lightmap];
-                const mesh_atlas_rect *r = &mc->blocks[block].rect;
-                b->pieces[pi] = (piece){ (uint64_t)cm->material_map[g[i].material] << 17 | backfaces << 16 | r->page,
-                                         c, 0, out_v, g[i].count, g[i].quads };
-                b->keys[pi] = b->pieces[pi].key;
-                float ox = (float)(r->x + r->border), oy = (float)(r->y + r->border);
-                uint16_t centre_u = lm_coord((float)r->x + 1.5f, scale), centre_v = lm_coord((float)r->y + 1.5f, scale);
-                for (uint32_t k = 0; k < g[i].count; k++, out_v++) {
-                    const pmf_vertex *sv = &cl->vertices[g[i].first + k];
-                    mesh_vertex *dv = &mc->vertices[out_v];
-                    dv->lm_uv[0] = base ? centre_u : lm_coord(ox + clamp01(sv->lm_uv[0]) * r->side, scale);
-                    dv->lm_uv[1] = base ? centre_v : lm_coord(oy + clamp01(sv->lm_uv[1]) * r->side, scale);
-                    for (int a = 0; a < 3; a++) {
-                        if (sv->xyz[a] < mcube->min[a]) mcube->min[a] = sv->xyz[a];
-                        if (sv->xyz[a] > mcube->max[a]) mcube->max[a] = sv->xyz[a];
-                    }
-                    b->src_of[out_v] = g[i].first + k;
-                }
-            }
-            if (pass == 1) {
-                for (int a = 0; a < 3; a++) {
-                    if (mcube->min[a] < mc->min[a]) mc->min[a] = mcube->min[a];
-                    if (mcube->max[a] > mc->max[a]) mc->max[a] = mcube->max[a];
-                }
-            }
-        }
-        if (pass == 0)
-            mc->fast_vertex_count = out_v;
+    uint32_t lit_vertices = 0;
+    for (uint32_t i = 0; i < b->piece_count; i++) {
+        piece *p = &b->pieces[i];
+        p->block = p->lightmap == PMF_NO_LIGHTMAP ? b->lightmaps_used + p->colour : mc->lightmap_block[p->lightmap];
+        uint64_t backfaces = (cm->cubes[p->cube].flags & PMF_CUBE_DRAW_BACKFACES) ? 1 : 0;
+        p->key = (uint64_t)cm->material_map[p->material] << 17 | backfaces << 16 | mc->blocks[p->block].rect.page;
+        p->batch = key_find_or_add(&b->keys, p->key);   /* first-use index until the keys are sorted */
+        p->lit = piece_lit(b, p);
+        lit_vertices += p->lit ? p->vertex_count : 0;
     }
+    mc->fast_vertex_count = b->slots ? lit_vertices : 0;
+    uint32_t lit_at = 0, unlit_at = lit_vertices;
+    for (uint32_t i = 0; i < b->piece_count; i++) {
+        piece *p = &b->pieces[i];
+        uint32_t *at = p->lit ? &lit_at : &unlit_at;
+        p->first_vertex = *at;
+        *at += p->vertex_count;
+    }
+    uint32_t batch_count = b->keys.count;
+    mc->batch_count = batch_count;
+    mc->batches = calloc(batch_count + 1, sizeof *mc->batches);
+    uint64_t *sorted = malloc((batch_count + 1) * sizeof *sorted);
+    uint32_t *rank = malloc((batch_count + 1) * sizeof *rank);   /* first-use index -> batch */
+    if (!mc->batches || !sorted || !rank) {
+        free(sorted);
+        free(rank);
+        return OOM(b);
+    }
+    memcpy(sorted, b->keys.keys, batch_count * sizeof *sorted);
+    qsort(sorted, batch_count, sizeof *sorted, cmp_u64);
+    for (uint32_t k = 0; k < batch_count; k++) {
+        mc->batches[k].material = (uint16_t)(sorted[k] >> 17);
+        mc->batches[k].backfaces = (sorted[k] >> 16) & 1;
+        mc->batches[k].page = (uint16_t)sorted[k];
+        uint64_t *at = bsearch(&b->keys.keys[k], sorted, batch_count, sizeof *sorted, cmp_u64);
+        rank[k] = (uint32_t)(at - sorted);
+    }
+    for (uint32_t i = 0; i < b->piece_count; i++)
+        b->pieces[i].batch = rank[b->pieces[i].batch];
+    free(sorted);
+    free(rank);
     return true;
 }
 
-/* Batches (distinct keys in order), runs ((batch, cube) groups) and indices batch by batch. */
+/* Runs ((batch, cube) groups) and indices batch by batch. */
 static bool stage_batches(builder *b)
 {
     mesh_chunk *mc = b->mc;
-    qsort(b->keys, b->piece_count, sizeof *b->keys, cmp_u64);
-    uint32_t batch_count = 0;
-    for (uint32_t i = 0; i < b->piece_count; i++)
-        if (i == 0 || b->keys[i] != b->keys[batch_count - 1])
-            b->keys[batch_count++] = b->keys[i];
-    mc->batch_count = batch_count;
-    mc->batches = calloc(batch_count + 1, sizeof *mc->batches);
+    uint32_t batch_count = mc->batch_count;
     mc->index_count = (uint32_t)b->index_total;
     if (!charge(b, (uint64_t)b->index_total * sizeof *mc->indices, "indices"))
         return false;
     mc->indices = malloc((b->index_total + 1) * sizeof *mc->indices);
-    if (!mc->batches || !mc->indices)
+    if (!mc->indices)
         return OOM(b);
-    for (uint32_t k = 0; k < batch_count; k++) {
-        mc->batches[k].material = (uint16_t)(b->keys[k] >> 17);
-        mc->batches[k].backfaces = (b->keys[k] >> 16) & 1;
-        mc->batches[k].page = (uint16_t)b->keys[k];
+    for (uint32_t k = 0; k < batch_count; k++)
         mc->batches[k].first_run = MESH_NONE;   /* here: the last cube seen, to count runs */
-    }
     for (uint32_t i = 0; i < b->piece_count; i++) {
-        piece *p = &b->pieces[i];
-        uint32_t lo = 0, hi = batch_count;
-        while (hi - lo > 1) {
-            uint32_t mid = (lo + hi) / 2;
-            if (b->keys[mid] <= p->key) lo = mid; else hi = mid;
-        }
-        p->batch = lo;
-        mesh_batch *bt = &mc->batches[lo];
+        const piece *p = &b->pieces[i];
+        mesh_batch *bt = &mc->batches[p->batch];
         bt->index_count += index_count_of(p->vertex_count, p->quads);
         if (bt->first_run != p->cube) {
             bt->first_run = p->cube;
@@ -733,48 +736,133 @@ static float quantum(float lo, float hi, int bits)
     return step > 0 && step <= FLT_MAX ? step : 1.0f;
 }
 
-/* x in steps from origin, rounded, within [0, 2^bits - 1] (NaN: 0). */
-static uint32_t quantise(float x, float origin, float step, int bits)
+/* x in steps from origin, rounded, within [0, top = 2^bits - 1] (NaN: 0). A finite x inside the
+ * frame lands there unclamped when step is a normal float: origin is the frame's smallest value
+ * and step splits its span into top steps rounded by at most 2^-24, so the count reaches at most
+ * top + 0.57 (a subnormal step is rounded by up to half of itself). */
+static inline uint32_t quantise(float x, double origin, double step, double top, bool clamp)
 {
     double q = ((double)x - origin) / step + 0.5;
-    double top = (double)((1u << bits) - 1u);
-    return q >= 0 ? (uint32_t)(q < top ? q : top) : 0u;
+    if (clamp) {
+        q = q > 0.0 ? q : 0.0;
+        q = q < top ? q : top;
+    }
+    return (uint32_t)q;
 }
 
-/* Positions in the chunk's frame, UVs in their batch's (mesh.h, vertex format). */
-static bool stage_quantise(builder *b)
+/* What a piece's vertices are written with: the chunk's position frame, its batch's UV frame and
+ * its atlas block. */
+typedef struct piece_frame {
+    double origin[3], step[3], uv_origin[2], uv_step[2];
+    float scale;                 /* atlas texels to lm_uv units */
+    bool base;                   /* a base colour block: every vertex samples its centre */
+    float lm_origin[2], lm_side;
+    uint16_t centre[2];
+} piece_frame;
+
+/* Written for clamp true and false apart (inlined into each call), so the loop has no test. */
+static inline __attribute__((always_inline)) void write_vertices(const piece_frame *f, const pmf_vertex *sv, uint32_t count,
+                                                                 bool clamp, mesh_vertex *dv)
+{
+    const double pos_top = (double)((1u << MESH_POS_BITS) - 1u), uv_top = (double)((1u << MESH_UV_BITS) - 1u);
+    for (uint32_t k = 0; k < count; k++, sv++, dv++) {
+        uint32_t x = quantise(sv->xyz[0], f->origin[0], f->step[0], pos_top, clamp);
+        uint32_t y = quantise(sv->xyz[1], f->origin[1], f->step[1], pos_top, clamp);
+        uint32_t z = quantise(sv->xyz[2], f->origin[2], f->step[2], pos_top, clamp);
+        uint32_t u = quantise(sv->uv[0], f->uv_origin[0], f->uv_step[0], uv_top, clamp);
+        uint32_t v = quantise(sv->uv[1], f->uv_origin[1], f->uv_step[1], uv_top, clamp);
+        *dv = (mesh_vertex){
+            .pos = { (uint16_t)(x >> (MESH_POS_BITS - 16)), (uint16_t)(y >> (MESH_POS_BITS - 16)),
+                     (uint16_t)(z >> (MESH_POS_BITS - 16)),
+                     (uint16_t)((x & 15u) | (y & 15u) << 4 | (z & 15u) << 8 | (u & 3u) << 12 | (v & 3u) << 14) },
+            .uv = { (uint16_t)(u >> (MESH_UV_BITS - 16)), (uint16_t)(v >> (MESH_UV_BITS - 16)) },
+            .lm_uv = { f->base ? f->centre[0] : lm_coord(f->lm_origin[0] + clamp01(sv->lm_uv[0]) * f->lm_side, f->scale),
+                       f->base ? f->centre[1] : lm_coord(f->lm_origin[1] + clamp01(sv->lm_uv[1]) * f->lm_side, f->scale) },
+        };
+    }
+}
+
+/* The smallest and largest finite position on axis a, later values winning ties (+0 against -0). */
+static void finite_span(const builder *b, int a, float *lo, float *hi)
+{
+    const pmf_vertex *src = b->ch->client.vertices;
+    *lo = FLT_MAX;
+    *hi = -FLT_MAX;
+    for (uint32_t i = 0; i < b->piece_count; i++) {
+        const piece *p = &b->pieces[i];
+        for (uint32_t k = p->source; k < p->source + p->vertex_count; k++) {
+            float x = src[k].xyz[a];
+            if (isfinite(x)) {
+                *lo = *lo < x ? *lo : x;
+                *hi = *hi > x ? *hi : x;
+            }
+        }
+    }
+}
+
+/* Cube and chunk boxes; the position frame and the batches' UV frames (mesh.h, vertex format). */
+static bool stage_frames(builder *b)
 {
     mesh_chunk *mc = b->mc;
     const pmf_vertex *src = b->ch->client.vertices;
-    /* Frames over the finite values (an infinite or NaN one decodes to an end of the frame). */
-    float lo[3] = { FLT_MAX, FLT_MAX, FLT_MAX }, hi[3] = { -FLT_MAX, -FLT_MAX, -FLT_MAX };
     float (*uv_span)[4] = malloc(((size_t)mc->batch_count + 1) * sizeof *uv_span);   /* min u, v, max u, v */
     if (!uv_span)
         return OOM(b);
     for (uint32_t k = 0; k < mc->batch_count; k++)
         uv_span[k][0] = uv_span[k][1] = FLT_MAX, uv_span[k][2] = uv_span[k][3] = -FLT_MAX;
+    /* Boxes over the positions that are not NaN, the first of equal values winning; UV frames
+     * over the finite UVs, the last winning (an infinite or NaN value decodes to an end of the
+     * frame). A piece whose values are all finite, nearly every one, takes its UV spans without a
+     * test per value and is quantised without clamping. */
     for (uint32_t i = 0; i < b->piece_count; i++) {
-        const piece *p = &b->pieces[i];
+        piece *p = &b->pieces[i];
+        mesh_cube *mcube = &mc->cubes[p->cube];
         float *span = uv_span[p->batch];
-        for (uint32_t v = p->first_vertex; v < p->first_vertex + p->vertex_count; v++) {
-            const pmf_vertex *sv = &src[b->src_of[v]];
+        float lo[3] = { mcube->min[0], mcube->min[1], mcube->min[2] }, hi[3] = { mcube->max[0], mcube->max[1], mcube->max[2] };
+        float uv_lo[2] = { span[0], span[1] }, uv_hi[2] = { span[2], span[3] };
+        float sum[5] = { 0 };   /* not finite when a value is not (or the sum overflows) */
+        const pmf_vertex *first = &src[p->source], *end = first + p->vertex_count;
+        for (const pmf_vertex *sv = first; sv < end; sv++) {
             for (int a = 0; a < 3; a++) {
-                if (isfinite(sv->xyz[a])) {
-                    lo[a] = fminf(lo[a], sv->xyz[a]);
-                    hi[a] = fmaxf(hi[a], sv->xyz[a]);
-                }
+                lo[a] = sv->xyz[a] < lo[a] ? sv->xyz[a] : lo[a];
+                hi[a] = sv->xyz[a] > hi[a] ? sv->xyz[a] : hi[a];
+                sum[a] += sv->xyz[a];
             }
             for (int a = 0; a < 2; a++) {
-                if (isfinite(sv->uv[a])) {
-                    span[a] = fminf(span[a], sv->uv[a]);
-                    span[a + 2] = fmaxf(span[a + 2], sv->uv[a]);
-                }
+                uv_lo[a] = uv_lo[a] < sv->uv[a] ? uv_lo[a] : sv->uv[a];
+                uv_hi[a] = uv_hi[a] > sv->uv[a] ? uv_hi[a] : sv->uv[a];
+                sum[3 + a] += sv->uv[a];
             }
         }
+        p->finite = isfinite(sum[0] + sum[1] + sum[2] + sum[3] + sum[4]);
+        memcpy(mcube->min, lo, sizeof lo);
+        memcpy(mcube->max, hi, sizeof hi);
+        if (p->finite) {
+            span[0] = uv_lo[0], span[1] = uv_lo[1], span[2] = uv_hi[0], span[3] = uv_hi[1];
+        } else {   /* the spans again, over the finite UVs */
+            for (const pmf_vertex *sv = first; sv < end; sv++)
+                for (int a = 0; a < 2; a++)
+                    if (isfinite(sv->uv[a])) {
+                        span[a] = span[a] < sv->uv[a] ? span[a] : sv->uv[a];
+                        span[a + 2] = span[a + 2] > sv->uv[a] ? span[a + 2] : sv->uv[a];
+                    }
+        }
     }
+    for (uint32_t c = 0; c < mc->cube_count; c++) {
+        const mesh_cube *mcube = &mc->cubes[c];
+        for (int a = 0; mcube->reachable && a < 3; a++) {
+            if (mcube->min[a] < mc->min[a]) mc->min[a] = mcube->min[a];
+            if (mcube->max[a] > mc->max[a]) mc->max[a] = mcube->max[a];
+        }
+    }
+    /* The chunk's box is the position frame unless an axis has infinities or a zero bound (the
+     * box keeps the first of +0 and -0, the frame the last). */
     for (int a = 0; a < 3; a++) {
-        mc->origin[a] = lo[a] <= hi[a] ? lo[a] : 0.0f;
-        mc->step[a] = lo[a] <= hi[a] ? quantum(lo[a], hi[a], MESH_POS_BITS) : 1.0f;
+        float lo = mc->min[a], hi = mc->max[a];
+        if (!isfinite(lo) || !isfinite(hi) || lo == 0.0f || hi == 0.0f)
+            finite_span(b, a, &lo, &hi);
+        mc->origin[a] = lo <= hi ? lo : 0.0f;
+        mc->step[a] = lo <= hi ? quantum(lo, hi, MESH_POS_BITS) : 1.0f;
     }
     for (uint32_t k = 0; k < mc->batch_count; k++) {
         for (int a = 0; a < 2; a++) {
@@ -784,25 +872,45 @@ static bool stage_quantise(builder *b)
         }
     }
     free(uv_span);
+    return true;
+}
+
+/* The vertices: positions in the chunk's frame, UVs in their batch's, lightmap UVs moved into the
+ * atlas; the fast stream and the sources. */
+static bool stage_vertices(builder *b)
+{
+    mesh_chunk *mc = b->mc;
+    const pmf_vertex *src = b->ch->client.vertices;
+    uint32_t *sources = b->keep_sources ? malloc((b->vertex_total + 1) * sizeof *sources) : NULL;
+    mc->fast = b->slots ? malloc(((size_t)mc->fast_vertex_count + 1) * sizeof *mc->fast) : NULL;
+    if ((b->keep_sources && !sources) || (b->slots && !mc->fast)) {
+        free(sources);
+        return OOM(b);
+    }
+    mc->sources = sources;
+    piece_frame f = { .origin = { mc->origin[0], mc->origin[1], mc->origin[2] }, .step = { mc->step[0], mc->step[1], mc->step[2] },
+                      .scale = 65536.0f / (float)mesh_atlas_page_size(mc->atlas) };
+    const bool normal_steps = mc->step[0] >= FLT_MIN && mc->step[1] >= FLT_MIN && mc->step[2] >= FLT_MIN;
     for (uint32_t i = 0; i < b->piece_count; i++) {
         const piece *p = &b->pieces[i];
         const mesh_batch *bt = &mc->batches[p->batch];
-        for (uint32_t v = p->first_vertex; v < p->first_vertex + p->vertex_count; v++) {
-            const pmf_vertex *sv = &src[b->src_of[v]];
-            mesh_vertex *dv = &mc->vertices[v];
-            uint32_t low = 0;
-            for (int a = 0; a < 3; a++) {
-                uint32_t q = quantise(sv->xyz[a], mc->origin[a], mc->step[a], MESH_POS_BITS);
-                dv->pos[a] = (uint16_t)(q >> (MESH_POS_BITS - 16));
-                low |= (q & 15u) << (4 * a);
-            }
-            for (int a = 0; a < 2; a++) {
-                uint32_t q = quantise(sv->uv[a], bt->uv_origin[a], bt->uv_step[a], MESH_UV_BITS);
-                dv->uv[a] = (uint16_t)(q >> (MESH_UV_BITS - 16));
-                low |= (q & 3u) << (12 + 2 * a);
-            }
-            dv->pos[3] = (uint16_t)low;
-        }
+        const mesh_atlas_rect *r = &mc->blocks[p->block].rect;
+        f.uv_origin[0] = bt->uv_origin[0], f.uv_origin[1] = bt->uv_origin[1];
+        f.uv_step[0] = bt->uv_step[0], f.uv_step[1] = bt->uv_step[1];
+        f.base = p->lightmap == PMF_NO_LIGHTMAP;
+        f.lm_origin[0] = (float)(r->x + r->border), f.lm_origin[1] = (float)(r->y + r->border), f.lm_side = (float)r->side;
+        f.centre[0] = lm_coord((float)r->x + 1.5f, f.scale), f.centre[1] = lm_coord((float)r->y + 1.5f, f.scale);
+        const pmf_vertex *sv = &src[p->source];
+        mesh_vertex *dv = &mc->vertices[p->first_vertex];
+        if (p->finite && normal_steps && bt->uv_step[0] >= FLT_MIN && bt->uv_step[1] >= FLT_MIN)
+            write_vertices(&f, sv, p->vertex_count, false, dv);
+        else
+            write_vertices(&f, sv, p->vertex_count, true, dv);
+        if (sources)
+            for (uint32_t k = 0; k < p->vertex_count; k++)
+                sources[p->first_vertex + k] = p->source + k;
+        if (p->first_vertex < mc->fast_vertex_count)
+            memcpy(&mc->fast[p->first_vertex], &b->slots[p->source], p->vertex_count * sizeof *mc->fast);
     }
     return true;
 }
@@ -823,7 +931,7 @@ void mesh_vertex_uv(const mesh_batch *bt, const mesh_vertex *v, float out[2])
     }
 }
 
-/* Dynamic lights with their layers on their target blocks; fast lights and the fast stream. */
+/* Dynamic lights with their layers on their target blocks; fast lights. */
 static bool stage_lights(builder *b)
 {
     const pmf_chunk_common *cm = &b->ch->common;
@@ -850,18 +958,11 @@ static bool stage_lights(builder *b)
             b->lux += padded_bytes(b->lightmap_exp[t]);
         }
     }
-    if (!cm->fast_light_count)
-        return true;
     for (uint32_t f = 0; f < cm->fast_light_count; f++) {
         const pmf_client_fast_light *cf = &cl->fast_lights[f];
         mc->fast_lights[f] = (mesh_fast_light){ cm->fast_lights[f].id, { cf->color[0], cf->color[1], cf->color[2] },
                                                 cm->fast_lights[f].intensity, cm->fast_lights[f].flags };
     }
-    mc->fast = malloc(((size_t)mc->fast_vertex_count + 1) * sizeof *mc->fast);
-    if (!mc->fast)
-        return OOM(b);
-    for (uint32_t v = 0; v < mc->fast_vertex_count; v++)
-        mc->fast[v] = b->slots[b->src_of[v]];
     return true;
 }
 
@@ -875,7 +976,7 @@ bool mesh_build_chunk(const pmf_level *lvl, const pmf_chunk *ch, const mesh_desc
         return fail(err, n, ch, "common and client data are needed to mesh");
     if (ch->common.cube_count == 0)
         return fail(err, n, ch, "no cubes");
-    builder b = { .lvl = lvl, .ch = ch, .mc = mc, .err = err, .err_size = n };
+    builder b = { .lvl = lvl, .ch = ch, .mc = mc, .err = err, .err_size = n, .keep_sources = desc->sources };
     mc->coord = ch->coord;
     mc->size = 1.0f;
     for (uint32_t i = 0; i < lvl->chunk_size_exp; i++)   /* 2^n for any u8 n, no shift overflow */
@@ -888,18 +989,11 @@ bool mesh_build_chunk(const pmf_level *lvl, const pmf_chunk *ch, const mesh_desc
     }
     b.pools = mc->mem_ = calloc(1, sizeof *b.pools);
     bool ok = b.pools ? stage_cubes(&b) : OOM(&b);
-    ok = ok && stage_count(&b) && stage_colours(&b) && stage_blocks(&b) && stage_fast_slots(&b) && stage_vertices(&b) &&
-         stage_batches(&b) && stage_quantise(&b) && stage_lights(&b);
-    if (ok && desc->sources) {
-        mc->sources = b.src_of;
-        b.src_of = NULL;
-    }
-    free(b.colours.slots);
-    free(b.colours.colours);
-    free(b.piece_colour);
+    ok = ok && stage_count(&b) && stage_pieces(&b) && stage_blocks(&b) && stage_fast_slots(&b) && stage_layout(&b) &&
+         stage_batches(&b) && stage_frames(&b) && stage_vertices(&b) && stage_lights(&b);
+    key_set_free(&b.colours);
+    key_set_free(&b.keys);
     free(b.pieces);
-    free(b.keys);
-    free(b.src_of);
     free(b.slots);
     if (!ok)
         mesh_chunk_free(mc);

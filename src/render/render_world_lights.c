@@ -1,9 +1,9 @@
 /* render_world_lights.c - the light registry, the lit lightmap atlas (base + enabled dynamic
  * layers, composited on the CPU) and the fast-light table. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "light_texels.h"
 #include "render_world_internal.h"
 
 /* ---- lights ------------------------------------------------------------------------------- */
@@ -52,35 +52,6 @@ size_t render_world_lights(const render_world *w, render_light *out, size_t max)
 }
 
 /* ---- lit lightmap atlas ------------------------------------------------------------------- */
-
-/* A texel of GL_RGB9_E5 (4 bytes, light above 1 kept): the shared exponent packing of the GL
- * specification (glTexImage: "Encoding of Special Internal Formats"), rounded to nearest. */
-static uint32_t pack_rgb9e5(const float rgb[3])
-{
-    enum { MANTISSA = 9, BIAS = 15 };
-    const float max_value = 65408.0f; /* (2^9 - 1) / 2^9 * 2^(31 - 15) */
-    float c[3];
-    for (int k = 0; k < 3; k++)
-        c[k] = rgb[k] > 0.0f ? (rgb[k] < max_value ? rgb[k] : max_value) : 0.0f;
-    float top = c[0] > c[1] ? c[0] : c[1];
-    top = top > c[2] ? top : c[2];
-    /* floor(log2(top)) from the float's exponent bits; below 2^-16 every value is 0 anyway */
-    uint32_t bits;
-    memcpy(&bits, &top, sizeof bits);
-    int exponent = (int)((bits >> 23) & 0xff) - 127;
-    if (exponent < -BIAS - 1)
-        exponent = -BIAS - 1;
-    exponent += 1 + BIAS;
-    float scale = ldexpf(1.0f, MANTISSA + BIAS - exponent);
-    if ((uint32_t)(top * scale + 0.5f) == 1u << MANTISSA) {
-        exponent++;
-        scale *= 0.5f;
-    }
-    uint32_t m[3];
-    for (int k = 0; k < 3; k++)
-        m[k] = (uint32_t)(c[k] * scale + 0.5f);
-    return m[0] | m[1] << 9 | m[2] << 18 | (uint32_t)exponent << 27;
-}
 
 /* (Re)allocates the atlas with `layers` pages (0: a 1x1 placeholder until a chunk needs one;
  * llvmpipe clears every byte it allocates, so no page is made before it is used). The pages of
@@ -131,9 +102,18 @@ static bool light_shows(const render_world *w, bool fast, uint32_t id)
     return l && l->enabled && !listed;
 }
 
+/* Whether a layer of the chunk on block b adds to the picture. */
+static bool block_has_shown_layer(const render_world *w, const mesh_chunk *mc, uint32_t b)
+{
+    for (uint32_t l = 0; l < mc->layer_count; l++)
+        if (mc->layers[l].block == b && light_shows(w, false, mc->dynamic_lights[mc->layers[l].light].id))
+            return true;
+    return false;
+}
+
 /* L = base / 255 + Σ enabled layers / 255 × colour / 255, for every block of the chunk (the
  * light filter: solo leaves the base out, static lights' direct terms added or taken off), packed
- * to RGB9_E5. */
+ * to RGB9_E5. A block that is its base alone (no shown layer, no light tool) packs from tables. */
 bool world_composite_chunk(render_world *w, const mesh_chunk *mc)
 {
     float *buf = NULL;               /* RGBA per texel: what the light filter's static term takes */
@@ -143,36 +123,33 @@ bool world_composite_chunk(render_world *w, const mesh_chunk *mc)
         const mesh_lightmap_block *blk = &mc->blocks[b];
         uint32_t side = mesh_atlas_block_side(&blk->rect);
         size_t texels = (size_t)side * side;
-        if (!world_reserve((void **)&buf, &buf_cap, texels * 4, sizeof *buf)
-            || !world_reserve((void **)&packed, &packed_cap, texels, sizeof *packed)) {
+        bool base_only = !w->filter.solo && !w->filter.static_term && !block_has_shown_layer(w, mc, b);
+        if (!world_reserve((void **)&packed, &packed_cap, texels, sizeof *packed)
+            || (!base_only && !world_reserve((void **)&buf, &buf_cap, texels * 4, sizeof *buf))) {
             free(buf);
             free(packed);
             return false;
         }
-        float base = w->filter.solo ? 0.0f : 1.0f / 255.0f;
-        for (size_t t = 0; t < texels; t++) {
-            for (int c = 0; c < 3; c++)
-                buf[t * 4 + c] = blk->luxels[t * 3 + c] * base;
-            buf[t * 4 + 3] = 1.0f;
+        if (base_only) {
+            light_texels_from_luxels(blk->luxels, texels, packed);
+        } else {
+            light_texels_base(blk->luxels, texels, w->filter.solo ? 0.0f : 1.0f / 255.0f, buf);
+            for (uint32_t l = 0; l < mc->layer_count; l++) {
+                const mesh_light_layer *layer = &mc->layers[l];
+                const mesh_dynamic_light *light = &mc->dynamic_lights[layer->light];
+                if (layer->block != b || !light_shows(w, false, light->id))
+                    continue;
+                float rgb[3] = { light->color[0] / 255.0f, light->color[1] / 255.0f, light->color[2] / 255.0f };
+                light_texels_add_layer(layer->luxels, texels, rgb, buf);
+            }
+            if (w->filter.static_term) {
+                w->filter.static_term(w->filter.user, mc, b, w->filter.solo ? 1.0f : -1.0f, buf);
+                for (size_t t = 0; t < texels; t++)
+                    for (int c = 0; c < 3; c++)
+                        buf[t * 4 + c] = buf[t * 4 + c] < 0.0f ? 0.0f : buf[t * 4 + c];
+            }
+            light_texels_pack(buf, texels, packed);
         }
-        for (uint32_t l = 0; l < mc->layer_count; l++) {
-            const mesh_light_layer *layer = &mc->layers[l];
-            const mesh_dynamic_light *light = &mc->dynamic_lights[layer->light];
-            if (layer->block != b || !light_shows(w, false, light->id))
-                continue;
-            float rgb[3] = { light->color[0] / 255.0f, light->color[1] / 255.0f, light->color[2] / 255.0f };
-            for (size_t t = 0; t < texels; t++)
-                for (int c = 0; c < 3; c++)
-                    buf[t * 4 + c] += layer->luxels[t * 3 + c] / 255.0f * rgb[c];
-        }
-        if (w->filter.static_term) {
-            w->filter.static_term(w->filter.user, mc, b, w->filter.solo ? 1.0f : -1.0f, buf);
-            for (size_t t = 0; t < texels; t++)
-                for (int c = 0; c < 3; c++)
-                    buf[t * 4 + c] = buf[t * 4 + c] < 0.0f ? 0.0f : buf[t * 4 + c];
-        }
-        for (size_t t = 0; t < texels; t++)
-            packed[t] = pack_rgb9e5(&buf[t * 4]);
         glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);
         glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
         glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, blk->rect.x, blk->rect.y, blk->rect.page,

@@ -480,6 +480,99 @@ static void test_quantise_limits(void)
     mesh_atlas_destroy(a);
 }
 
+/* The vertex words themselves, hand-computed: frames whose steps are powers of two (positions
+ * over [-8, 8 - 2^-16]: 2^-16 m; UVs over [0, 262143 / 1024]: 2^-10 repeats), one piece of finite
+ * values (quantised without clamping) and one with NaN and infinities (clamped: NaN and -inf to
+ * 0, +inf to the top, none of them in a frame). */
+static void test_exact_vertex_words(void)
+{
+    mesh_atlas *a = atlas_2048();
+    fixture *f = fx_new(5, 1, 3, 8, (const uint16_t[]){ 0 }, 1);
+    fx_parent(f, 0, 0, 1);
+    fx_parent(f, 0, 1, 2);
+    uint8_t lm = fx_lightmap(f, 2, 0);
+    fx_geom(f, 1, 0, lm, 0, 0x01);
+    fx_geom(f, 2, 0, PMF_NO_LIGHTMAP, 4, 0x01);
+    const float top = 8.0f - 1.0f / 65536.0f, uv_top = 262143.0f / 1024.0f;
+    const float xyz[8][3] = {
+        { -8, -8, -8 }, { top, top, top }, { 0.25f + 1.0f / 131072.0f, 2, 3 }, { 1, 1, 1 },
+        { NAN, 0, 0 }, { INFINITY, 0, 0 }, { -INFINITY, 0, 0 }, { 2, 2, 2 },
+    };
+    const float uv[8][2] = { { 0, 0 }, { uv_top, 1 }, { 0.5f, 0.5f }, { 1, 2 },
+                             { INFINITY, 0 }, { NAN, 3 }, { -INFINITY, 4 }, { 2, uv_top } };
+    const float lm_uv[4][2] = { { 0, 0 }, { 1, 1 }, { 0.5f, 0.25f }, { -1, NAN } };
+    for (int v = 0; v < 8; v++) {
+        memcpy(f->vertices[v].xyz, xyz[v], sizeof xyz[v]);
+        memcpy(f->vertices[v].uv, uv[v], sizeof uv[v]);
+        if (v < 4)
+            memcpy(f->vertices[v].lm_uv, lm_uv[v], sizeof lm_uv[v]);
+    }
+    /* (x + 8) x 2^16 and u x 2^10, + 0.5, truncated: 8.25 + 2^-17 -> 540672.5 + 0.5 */
+    static const uint32_t qx[8] = { 0, 1048575, 540673, 589824, 0, 1048575, 0, 655360 };
+    static const uint32_t qy[8] = { 0, 1048575, 655360, 589824, 524288, 524288, 524288, 655360 };
+    static const uint32_t qz[8] = { 0, 1048575, 720896, 589824, 524288, 524288, 524288, 655360 };
+    static const uint32_t qu[8] = { 0, 262143, 512, 1024, 262143, 0, 0, 2048 };
+    static const uint32_t qv[8] = { 0, 1024, 512, 2048, 0, 3072, 4096, 262143 };
+    mesh_chunk mc;
+    CHECK(build(f, a, &mc));
+    CHECK_EQ(mc.vertex_count, 8);
+    CHECK_EQ(mc.batch_count, 1);
+    for (int k = 0; k < 3; k++) {
+        CHECK(mc.origin[k] == -8.0f);
+        CHECK(mc.step[k] == 1.0f / 65536.0f);
+    }
+    for (int k = 0; k < 2; k++) {
+        CHECK(mc.batches[0].uv_origin[k] == 0.0f);
+        CHECK(mc.batches[0].uv_step[k] == 1.0f / 1024.0f);
+    }
+    /* atlas UV in 1/65536 of the 2048 page: (x + border + lm_uv x 4 luxels) x 32 + 0.5; the base
+     * colour block's centre texel */
+    const mesh_atlas_rect *r = &mc.blocks[mc.lightmap_block[lm]].rect, *base = &mc.blocks[mc.block_count - 1].rect;
+    const uint32_t lm_u[8] = { (r->x + 1) * 32, (r->x + 5) * 32, (r->x + 3) * 32, (r->x + 1) * 32 };
+    const uint32_t lm_v[8] = { (r->y + 1) * 32, (r->y + 5) * 32, (r->y + 2) * 32, (r->y + 1) * 32 };
+    for (int v = 0; v < 8; v++) {
+        const mesh_vertex *mv = &mc.vertices[v];
+        CHECK_EQ(mv->pos[0], qx[v] >> 4);
+        CHECK_EQ(mv->pos[1], qy[v] >> 4);
+        CHECK_EQ(mv->pos[2], qz[v] >> 4);
+        CHECK_EQ(mv->pos[3], (qx[v] & 15) | (qy[v] & 15) << 4 | (qz[v] & 15) << 8 | (qu[v] & 3) << 12 | (qv[v] & 3) << 14);
+        CHECK_EQ(mv->uv[0], qu[v] >> 2);
+        CHECK_EQ(mv->uv[1], qv[v] >> 2);
+        CHECK_EQ(mv->lm_uv[0], v < 4 ? lm_u[v] : (uint32_t)((base->x + 1.5f) * 32 + 0.5f));
+        CHECK_EQ(mv->lm_uv[1], v < 4 ? lm_v[v] : (uint32_t)((base->y + 1.5f) * 32 + 0.5f));
+    }
+    /* cube boxes over the values that are not NaN (infinities kept), the chunk's the same */
+    CHECK(mc.cubes[1].min[0] == -8.0f && mc.cubes[1].max[0] == top && mc.cubes[1].max[2] == top);
+    CHECK(mc.cubes[2].min[0] == -INFINITY && mc.cubes[2].max[0] == INFINITY && mc.cubes[2].max[1] == 2.0f);
+    CHECK(mc.min[0] == -INFINITY && mc.max[0] == INFINITY && mc.min[1] == -8.0f && mc.max[1] == top);
+    mesh_chunk_free(&mc);
+    fx_free(f);
+    mesh_atlas_destroy(a);
+}
+
+/* A frame so narrow its step is a subnormal float (rounded by up to half of itself): the top
+ * vertex is still clamped to the top count, not wrapped. x spans 6606022 x 2^-149 from 2e-38:
+ * 6.3 x 2^-149 a step, stored as 6 x 2^-149. */
+static void test_subnormal_step(void)
+{
+    mesh_atlas *a = atlas_2048();
+    fixture *f = fx_new(5, 1, 2, 4, (const uint16_t[]){ 0 }, 1);
+    fx_parent(f, 0, 0, 1);
+    fx_geom(f, 1, 0, PMF_NO_LIGHTMAP, 0, 0x01);
+    const float lo = 2e-38f, hi = (float)((double)lo + 6606022.0 * 0x1p-149);
+    for (int v = 0; v < 4; v++)
+        f->vertices[v] = (pmf_vertex){ { v == 1 ? hi : lo, 1, 1 }, { 0, 0 }, { 0, 0 } };
+    mesh_chunk mc;
+    CHECK(build(f, a, &mc));
+    CHECK(mc.step[0] == 6 * 0x1p-149f);
+    CHECK_EQ(mc.vertices[0].pos[0], 0);
+    CHECK_EQ(mc.vertices[1].pos[0], 0xFFFF);
+    CHECK_EQ(mc.vertices[1].pos[3] & 15, 15);
+    mesh_chunk_free(&mc);
+    fx_free(f);
+    mesh_atlas_destroy(a);
+}
+
 int main(void)
 {
     test_geometry_cube();
@@ -493,5 +586,7 @@ int main(void)
     test_dynamic_layers();
     test_errors();
     test_quantise_limits();
+    test_exact_vertex_words();
+    test_subnormal_step();
     return check_report("test_mesh");
 }
