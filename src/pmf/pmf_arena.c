@@ -36,6 +36,8 @@ pmf_arena *pmf_arena_create(void)
  * one chunk fits a similar request of the next (pmf_thread_block_take). */
 static size_t block_capacity(size_t size)
 {
+    if (size < 64)
+        return size;
     size_t step = (size_t)1 << (63 - __builtin_clzll((unsigned long long)size) - 3);
     return size > SIZE_MAX - step ? size : (size + step - 1) & ~(step - 1);
 }
