@@ -132,6 +132,7 @@ struct render_world {
 
     GLuint light_atlas;              /* GL_TEXTURE_2D_ARRAY RGB9_E5 (4 bytes a texel, light above 1 kept) */
     uint32_t atlas_layers, page_size;
+    uint32_t atlas_copies;           /* grown while it had pages (copied or recomposited) */
     uint32_t unlit_chunks;           /* added, not yet composited (render_world_commit) */
 
     GLuint white, black;
