@@ -826,6 +826,7 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
     int rc = 0;
     for (size_t c = 0; c < cam_count && !rc; c++) {
         set_camera(s, o, &cams[c].pose);
+        render_target_bind(&fr.target); /* the scene readies the driver's states for it meanwhile */
         if ((rc = wait_view(s, o)))
             break;
         if (o->frames) {

@@ -923,13 +923,60 @@ static void update(scene *s, double budget_ms, bool view_only)
     update_visibility(s, false);
 }
 
-/* The world shader variants the current settings need, built while the workers decode (true
- * while some are left). */
+/* The sky environment: the camera chunk's sky region holding the camera, else the default. */
+static int current_sky_env(const scene *s)
+{
+    const scene_chunk *cc = find_chunk(s, s->cam.chunk);
+    if (cc) {
+        float p[3] = { (float)s->cam.local[0], (float)s->cam.local[1], (float)s->cam.local[2] };
+        for (uint32_t i = 0; i < cc->sky_region_count; i++) {
+            const sky_region *r = &cc->sky_regions[i];
+            bool inside = r->env >= 0;
+            for (int k = 0; k < 6 && inside; k++)
+                inside = r->planes[k][0] * p[0] + r->planes[k][1] * p[1] + r->planes[k][2] * p[2] + r->planes[k][3] >= 0;
+            if (inside)
+                return r->env;
+        }
+    }
+    return sky_env_index(&s->lvl, s->lvl.client.default_sky_env);
+}
+
+/* The frame settings that choose shader variants and driver states. */
+static render_frame settings_frame(const scene *s)
+{
+    return (render_frame){ .mode = (int)s->settings.mode, .wireframe = s->settings.wireframe,
+                           .luxel_grid = s->settings.luxel_grid, .fog = s->settings.fog };
+}
+
+/* The sky a frame draws now (NULL: none), its materials in *rs. */
+static const pmf_sky_env *frame_sky(const scene *s, render_sky *rs)
+{
+    int env = current_sky_env(s);
+    const pmf_sky_env *sky = env >= 0 && !s->settings.no_sky ? &s->lvl.client.sky_envs[env] : NULL;
+    if (sky) {
+        for (int i = 0; i < 6; i++)
+            rs->skybox[i] = material_index(&s->lvl, sky->skybox[i]);
+        rs->cloud_top = material_index(&s->lvl, sky->cloud_top);
+        rs->cloud_bottom = material_index(&s->lvl, sky->cloud_bottom);
+    }
+    return sky;
+}
+
+/* The driver's code for the states the loaded materials and the sky draw with, made ahead of the
+ * frame that first draws them (render_world_prime). True while some are left. */
+static bool prime_states(scene *s, double budget_ms)
+{
+    render_frame f = settings_frame(s);
+    render_sky rs;
+    return render_world_prime(s->world, &f, frame_sky(s, &rs) ? &rs : NULL, budget_ms);
+}
+
+/* The world shader variants the current settings need, built while the workers decode, then the
+ * driver's states primed (true while some are left). */
 static bool prepare_variants(scene *s, double budget_ms)
 {
-    render_frame f = { .mode = (int)s->settings.mode, .wireframe = s->settings.wireframe,
-                       .luxel_grid = s->settings.luxel_grid, .fog = s->settings.fog };
-    return render_world_prepare_variants(s->world, &f, budget_ms);
+    render_frame f = settings_frame(s);
+    return render_world_prepare_variants(s->world, &f, budget_ms) || prime_states(s, budget_ms);
 }
 
 void scene_update(scene *s, double budget_ms)
@@ -949,8 +996,10 @@ bool scene_wait_view(scene *s, double timeout_s)
     for (;;) {
         update(s, 50.0, true);
         if (scene_view_complete(s)) {
-            /* Take what finished (or failed) between the poll and the check. */
+            /* Take what finished (or failed) between the poll and the check, and make ready
+             * for what the first frame draws. */
             update(s, 50.0, true);
+            prime_states(s, HUGE_VAL);
             return true;
         }
         if (now_seconds() - start > timeout_s)
@@ -962,24 +1011,6 @@ bool scene_wait_view(scene *s, double timeout_s)
 }
 
 /* ---- draw ---------------------------------------------------------------------------------------- */
-
-/* The sky environment: the camera chunk's sky region holding the camera, else the default. */
-static int current_sky_env(const scene *s)
-{
-    const scene_chunk *cc = find_chunk(s, s->cam.chunk);
-    if (cc) {
-        float p[3] = { (float)s->cam.local[0], (float)s->cam.local[1], (float)s->cam.local[2] };
-        for (uint32_t i = 0; i < cc->sky_region_count; i++) {
-            const sky_region *r = &cc->sky_regions[i];
-            bool inside = r->env >= 0;
-            for (int k = 0; k < 6 && inside; k++)
-                inside = r->planes[k][0] * p[0] + r->planes[k][1] * p[1] + r->planes[k][2] * p[2] + r->planes[k][3] >= 0;
-            if (inside)
-                return r->env;
-        }
-    }
-    return sky_env_index(&s->lvl, s->lvl.client.default_sky_env);
-}
 
 /* The 3D skybox chunk is outside the streamed set: read and mesh it here, once. */
 static scene_chunk *skybox_chunk(scene *s, pmf_chunk_coord c)
@@ -1079,15 +1110,8 @@ void scene_draw(scene *s, const scene_viewport *vp)
     }
 
     render_frame_stats stats = { 0 };
-    int env = current_sky_env(s);
-    const pmf_sky_env *sky = env >= 0 && !s->settings.no_sky ? &s->lvl.client.sky_envs[env] : NULL;
     render_sky rs;
-    if (sky) {
-        for (int i = 0; i < 6; i++)
-            rs.skybox[i] = material_index(&s->lvl, sky->skybox[i]);
-        rs.cloud_top = material_index(&s->lvl, sky->cloud_top);
-        rs.cloud_bottom = material_index(&s->lvl, sky->cloud_bottom);
-    }
+    const pmf_sky_env *sky = frame_sky(s, &rs);
     /* fog: from half the streaming radius to all of it, where the drawn world ends */
     if (f.fog) {
         f.fog_end = (float)(s->radius * cam->chunk_size);

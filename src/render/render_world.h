@@ -157,6 +157,14 @@ void render_world_fog_color(render_world *w, const render_sky *sky, float out[3]
 /* Draws the skybox and cloud layers at infinity (rotation of f->view only), no depth writes. */
 void render_world_draw_sky(render_world *w, const render_sky *sky, const render_frame *f, render_frame_stats *stats);
 
+/* A driver may make code for each state at its first draw with it (llvmpipe compiles a variant
+ * per program, blend, depth and texture format, or loads it from its disk cache: a few ms each,
+ * the first frame's main extra cost). For at most about budget_ms, draws each loaded material
+ * (and the sky when given) as f's settings draw it, into the bound framebuffer, with every
+ * vertex outside the view: no pixel changes. Nothing when the framebuffer is not complete. True
+ * while some are left. */
+bool render_world_prime(render_world *w, const render_frame *f, const render_sky *sky, double budget_ms);
+
 /* out = a × b, column-major 4x4 (out may alias a or b). */
 void render_mat4_mul(const float a[16], const float b[16], float out[16]);
 

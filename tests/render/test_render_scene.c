@@ -1,10 +1,12 @@
 /* test_render_scene.c - the scene API as the window drives it, on a headless context: light
  * toggles after upload (atlas recomposite, fast-light table update), modes, the light list,
  * stats, streaming with eviction while the camera moves, uploads of chunks out of view deferred,
- * the GPU buffers sized ahead for a moving camera. */
+ * the GPU buffers sized ahead for a moving camera, the driver's states primed with nothing drawn. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <glad/gl.h>
 
 #include "render.h"
 #include "rt_map.h"
@@ -306,12 +308,43 @@ static int test_reserve_ahead(void)
     return 0;
 }
 
+/* While the view streams in, each material a chunk brought is drawn once with its state into the
+ * bound framebuffer, every vertex outside the view (render_world_prime): its one triangle goes
+ * through the GL, and no pixel changes; a second wait has nothing left to prime. */
+static int test_prime(void)
+{
+    RT_CHECK(write_map("map.pmf", 1));
+    scene *s = open_scene("map.pmf", 1);
+    RT_CHECK(s);
+    render_target_bind(&target);
+    glClearColor(10 / 255.0f, 20 / 255.0f, 30 / 255.0f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    look(s, 0);
+    GLuint query, primitives[2];
+    glGenQueries(1, &query);
+    for (int pass = 0; pass < 2; pass++) {
+        glBeginQuery(GL_PRIMITIVES_GENERATED, query);
+        RT_CHECK(scene_wait_view(s, 60));
+        glEndQuery(GL_PRIMITIVES_GENERATED);
+        glGetQueryObjectuiv(query, GL_QUERY_RESULT, &primitives[pass]);
+    }
+    glDeleteQueries(1, &query);
+    RT_CHECK(primitives[0] == 1 && primitives[1] == 0);
+    render_target_read(&target, pixels);
+    for (int i = 0; i < SIZE * SIZE; i++)
+        RT_CHECK(near(&pixels[i * 4], 10, 20, 30));
+    RT_CHECK(near(draw(s), 150, 250, 50));
+    scene_close(s);
+    return 0;
+}
+
 static const rt_test tests[] = {
     { "vis_freeze_wire", test_vis_freeze_wire },
     { "runtime_lights", test_runtime_lights },
     { "streaming", test_streaming },
     { "deferred", test_deferred },
     { "reserve_ahead", test_reserve_ahead },
+    { "prime", test_prime },
     { NULL, NULL },
 };
 
