@@ -795,12 +795,20 @@ static double resident_bytes(const scene *s)
     return (double)bytes * scale;
 }
 
+/* n x k, held below 2^62 (a chunk index of a broken file can give any sizes; what is reserved is
+ * bounded by the memory budget anyway) */
+static uint64_t scaled(uint64_t n, double k)
+{
+    double v = (double)n * k;
+    return v < 0x1p62 ? (uint64_t)v : (uint64_t)1 << 62;
+}
+
 static render_world_reserve_desc scaled_needs(const render_world_reserve_desc *n, double k)
 {
     return (render_world_reserve_desc){
-        .vertices = (uint64_t)(n->vertices * k), .indices16 = (uint64_t)(n->indices16 * k),
-        .indices32 = (uint64_t)(n->indices32 * k), .fast_vertices = (uint64_t)(n->fast_vertices * k),
-        .fast_lights = (uint64_t)(n->fast_lights * k), .lightmap_texels = (uint64_t)(n->lightmap_texels * k),
+        .vertices = scaled(n->vertices, k), .indices16 = scaled(n->indices16, k),
+        .indices32 = scaled(n->indices32, k), .fast_vertices = scaled(n->fast_vertices, k),
+        .fast_lights = scaled(n->fast_lights, k), .lightmap_texels = scaled(n->lightmap_texels, k),
     };
 }
 
