@@ -422,7 +422,7 @@ figure_memory() {
 }
 
 figure_smoothness() {
-    local m z path median max
+    local m z path median max longest
     map "$BIG"
     m=$MAP
     [ -n "$m" ] || { na smoothness "5 longest frame vs median" "no $BIG map: $MAP_FAILURE"; return; }
@@ -439,8 +439,9 @@ figure_smoothness() {
         na smoothness "5 longest frame vs median" "shot --stats has no 'frame times: ... median X ms, max Y ms' line"
         return
     fi
+    longest=$(sed -n 's/^longest frame: //p' "$WORK/fly.out")
     record smoothness "5 longest frame vs median" "$max" ms "$median" "$(calc "$max / $median")" "<=2" \
-        "$FRAMES_FLY frames across $BIG"
+        "$FRAMES_FLY frames across $BIG${longest:+; longest $longest}"
 }
 
 # compile_row ID LABEL LOG RUN NOTE: the total and per-stage pmfc timings of one compile.

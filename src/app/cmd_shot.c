@@ -689,12 +689,14 @@ static void print_stats(scene *s, const shot_options *o)
             "upload time: %.3f s\n"
             "gpu memory: %.1f MiB\n"
             "gpu bytes per vertex: %.2f\n"
+            "gpu buffer copies: %u\n"
             "draw path: %s (OpenGL %d.%d, %s)\n",
             st.chunks_loaded, st.chunks_present, st.chunks_streaming, st.chunks_failed, st.visible_chunks,
             (unsigned long long)st.triangles, st.draw_calls, st.world_draw_calls, st.visible_materials,
             st.shader_variants, st.blend_splits, st.state_splits,
             st.first_complete_seconds, o->first_frame, st.decode_seconds, st.mesh_seconds, st.upload_seconds,
             st.gpu_bytes / 1048576.0, st.chunk_vertices ? (double)st.chunk_buffer_bytes / (double)st.chunk_vertices : 0.0,
+            st.buffer_copies,
             st.multi_draw_indirect ? "glMultiDrawElementsIndirect" : "glDrawElementsBaseVertex",
             caps->gl_major, caps->gl_minor, caps->renderer);
 }
@@ -824,10 +826,12 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
     int rc = 0;
     for (size_t c = 0; c < cam_count && !rc; c++) {
         set_camera(s, o, &cams[c].pose);
+        render_target_bind(&fr.target); /* the scene readies the driver's states for it meanwhile */
         if ((rc = wait_view(s, o)))
             break;
         if (o->frames) {
-            double total = 0, render = 0;
+            double total = 0, render = 0, longest = -1, longest_update = 0;
+            int longest_at = 0;
             for (int i = 0; i < o->frames; i++) {
                 if (path) {
                     camera_pose pose = camera_path_pose(path, path_count, i, o->frames);
@@ -848,6 +852,11 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
                 if (o->first_frame < 0 && scene_view_complete(s))
                     o->first_frame = t2 - o->started;
                 frame_times[i] = t2 - t0;
+                if (t2 - t0 > longest) {
+                    longest = t2 - t0;
+                    longest_update = t1 - t0;
+                    longest_at = i;
+                }
                 total += t2 - t0;
                 render += t2 - t1;
             }
@@ -859,6 +868,9 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
             fprintf(stderr, "render time: average %.3f ms\n", render / o->frames * 1000.0);
             fprintf(stderr, "frame times: min %.3f ms, median %.3f ms, max %.3f ms\n", frame_times[0] * 1000.0,
                     median(frame_times, (size_t)o->frames) * 1000.0, frame_times[o->frames - 1] * 1000.0);
+            if (o->stats)
+                fprintf(stderr, "longest frame: #%d, update %.3f ms, render %.3f ms\n", longest_at,
+                        longest_update * 1000.0, (longest - longest_update) * 1000.0);
             /* the picture is the last frame (the end of the path), complete: the frames may have
              * flown past what streams in */
             if (path) {
@@ -915,7 +927,8 @@ static scene *open_scene(const shot_options *o, const char *pmf_path, scene_erro
     /* A stream worker per core: the main thread mostly waits for the view to stream in. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     scene *s = scene_open(&(scene_desc){ .path = pmf_path, .level = o->level, .game_dir = o->game_dir, .radius = o->radius,
-                                         .workers = cores > 1 && cores < 64 ? (int)cores : 0 },
+                                         .workers = cores > 1 && cores < 64 ? (int)cores : 0,
+                                         .moving_camera = o->path_file != NULL },
                           err);
     if (!s)
         return NULL;

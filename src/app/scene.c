@@ -26,6 +26,7 @@
 
 typedef struct sky_region { float planes[6][4]; int env; } sky_region;
 
+#define EVICTION_HYSTERESIS 2        /* chunks past the radius before a resident one is dropped */
 #define TRIM_AFTER_EVICTIONS 16
 #define FILTER_INTERVAL_SECONDS 0.5
 #define TRIM_INTERVAL_SECONDS 2.0
@@ -74,8 +75,14 @@ struct scene {
     int radius;                      /* streaming radius, chunks: also how far the world is drawn */
     camera cam;
     bool view_dirty;                 /* the streamer has not seen the current camera yet */
-    bool buffers_presized;           /* presize_buffers done */
-    bool drawn;                      /* scene_draw has run */
+    bool moving_camera;              /* scene_desc.moving_camera */
+    /* Until the first complete view (reserve_ahead): what the chunks uploaded so far take, their
+     * decompressed common + client bytes, the bytes of the chunks that can be resident (0 = not
+     * yet known), what is reserved */
+    bool first_view_done;
+    render_world_reserve_desc uploaded_needs, reserved;
+    uint64_t uploaded_bytes;
+    double resident_bytes;
     scene_settings settings;
     float wind[3];
 
@@ -279,6 +286,19 @@ static uint32_t atlas_pages_for_budget(void)
     return pages < 1 ? 1 : pages > 64 ? 64 : (uint32_t)pages;
 }
 
+/* llvmpipe allocates each draw's vertex output (up to MiBs on a big map) and frees it after the
+ * draw. glibc serves a block above its mmap threshold (128 KiB at first) with a new mapping, each
+ * page faulted in again on every draw, until its dynamic threshold has risen past those blocks:
+ * the first dozen frames of a flight over the 64x2x64 city took 7000 faults (+13 ms) each. Set
+ * from the start to where glibc's dynamic threshold settles for large blocks: blocks up to 32 MiB
+ * from the heap, its top kept up to twice that (the periodic malloc_trim still hands memory
+ * back). */
+static void settle_allocator(void)
+{
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+}
+
 scene *scene_open(const scene_desc *desc, scene_error *err)
 {
     char line[sizeof err->message];
@@ -286,8 +306,10 @@ scene *scene_open(const scene_desc *desc, scene_error *err)
     scene *s = calloc(1, sizeof *s);
     if (!s)
         return fail(NULL, err, 3, "%s", "out of memory");
+    settle_allocator();
     s->opened_at = now_seconds();
     s->radius = desc->radius > 0 ? desc->radius : 8;
+    s->moving_camera = desc->moving_camera;
     s->first_complete = -1;
     s->level = desc->level;
     s->file = pmf_open(desc->path, &perr);
@@ -316,7 +338,8 @@ scene *scene_open(const scene_desc *desc, scene_error *err)
         return fail(s, err, 3, "%s", line);
     s->stream = stream_create(&(stream_desc){
         .file = s->file, .level = desc->level, .lvl = &s->lvl, .workers = desc->workers,
-        .radius = desc->radius, .prepare = prepare_chunk, .release = release_chunk, .user = s,
+        .radius = desc->radius, .hysteresis = EVICTION_HYSTERESIS, .prepare = prepare_chunk,
+        .release = release_chunk, .user = s,
     });
     if (!s->stream)
         return fail(s, err, 3, "%s", "cannot start the streaming threads");
@@ -745,6 +768,89 @@ static bool chunk_in_view(const scene *s, const float planes[6][4], pmf_chunk_co
     return !box_outside(planes, mn, mx);
 }
 
+/* Decompressed common + client bytes of the present chunks that can be resident at once (within
+ * radius + hysteresis of the camera's chunk): those around the camera, scaled to the most grid
+ * positions that distance holds in this level (the start may be by the level's edge). */
+static double resident_bytes(const scene *s)
+{
+    const pmf_level_info *li = &s->file->levels[s->level];
+    uint32_t count[3] = { li->count_x, li->count_y, li->count_z }, lo[3], hi[3];
+    uint32_t keep = (uint32_t)s->radius + EVICTION_HYSTERESIS;
+    double scale = 1.0;
+    for (int k = 0; k < 3; k++) {
+        int32_t c = s->cam.chunk[k];
+        uint32_t anchor = c < 0 ? 0 : (uint32_t)c >= count[k] ? count[k] - 1 : (uint32_t)c;
+        lo[k] = anchor > keep ? anchor - keep : 0;
+        hi[k] = count[k] - 1 - anchor > keep ? anchor + keep : count[k] - 1;
+        uint32_t side = 2 * keep + 1 < count[k] ? 2 * keep + 1 : count[k];
+        scale *= (double)side / (hi[k] - lo[k] + 1);
+    }
+    uint64_t bytes = 0;
+    for (uint32_t y = lo[1]; y <= hi[1]; y++)
+        for (uint32_t x = lo[0]; x <= hi[0]; x++)
+            for (uint32_t z = lo[2]; z <= hi[2]; z++) {
+                const pmf_chunk_loc *loc = &li->chunks[pmf_grid_index(li, x, y, z)];
+                bytes += (uint64_t)loc->decompressed[0] + loc->decompressed[1];
+            }
+    return (double)bytes * scale;
+}
+
+/* n x k, held below 2^62 (a chunk index of a broken file can give any sizes; what is reserved is
+ * bounded by the memory budget anyway) */
+static uint64_t scaled(uint64_t n, double k)
+{
+    double v = (double)n * k;
+    return v < 0x1p62 ? (uint64_t)v : (uint64_t)1 << 62;
+}
+
+static render_world_reserve_desc scaled_needs(const render_world_reserve_desc *n, double k)
+{
+    return (render_world_reserve_desc){
+        .vertices = scaled(n->vertices, k), .indices16 = scaled(n->indices16, k),
+        .indices32 = scaled(n->indices32, k), .fast_vertices = scaled(n->fast_vertices, k),
+        .fast_lights = scaled(n->fast_lights, k), .lightmap_texels = scaled(n->lightmap_texels, k),
+    };
+}
+
+/* An eighth more than expected: the slack before the reservation is raised (and copied) again. */
+static bool raise_need(uint64_t *reserved, uint64_t expected)
+{
+    if (expected <= *reserved)
+        return false;
+    *reserved = expected + expected / 8;
+    return true;
+}
+
+/* Until the first complete view, the chunk buffers and the lit atlas are sized ahead for every
+ * chunk that can be resident, from what the chunks in so far take per decompressed byte (once
+ * they carry a sixteenth of the bytes, or the view is complete: one chunk is a poor sample) and
+ * the bytes the file's chunk index gives: sized while they hold little, so growing them copies
+ * little. In flight, a chunk that does not fit grows and copies a buffer of tens of MiB (and the
+ * atlas) in one frame. */
+static void reserve_ahead(scene *s, const mesh_chunk *mc)
+{
+    const pmf_level_info *li = &s->file->levels[s->level];
+    const pmf_chunk_loc *loc = &li->chunks[pmf_grid_index(li, mc->coord.x, mc->coord.y, mc->coord.z)];
+    render_world_chunk_needs(mc, &s->uploaded_needs);
+    s->uploaded_bytes += (uint64_t)loc->decompressed[0] + loc->decompressed[1];
+    if (!s->resident_bytes)
+        s->resident_bytes = resident_bytes(s);
+    if (!s->uploaded_bytes || (s->uploaded_bytes < s->resident_bytes / 16 && !scene_view_complete(s)))
+        return;
+    render_world_reserve_desc e = scaled_needs(&s->uploaded_needs, s->resident_bytes / (double)s->uploaded_bytes);
+    render_world_reserve_desc *r = &s->reserved;
+    bool more = raise_need(&r->vertices, e.vertices);
+    more |= raise_need(&r->indices16, e.indices16);
+    more |= raise_need(&r->indices32, e.indices32);
+    more |= raise_need(&r->fast_vertices, e.fast_vertices);
+    more |= raise_need(&r->fast_lights, e.fast_lights);
+    more |= raise_need(&r->lightmap_texels, e.lightmap_texels);
+    if (!more)
+        return;
+    render_world_reserve(s->world, r);
+    render_world_commit(s->world); /* the chunks in so far into the atlas, off the first frame */
+}
+
 static void upload_chunk(scene *s, scene_chunk *sc)
 {
     if (sc->mc.lightmaps_lowered && (!s->lowered_exp || sc->mc.lightmap_exp_cap + 1u < s->lowered_exp)) {
@@ -757,24 +863,10 @@ static void upload_chunk(scene *s, scene_chunk *sc)
                  (unsigned long long)(pmf_budget_limit() >> 20));
     }
     double t0 = now_seconds();
+    if (s->moving_camera && !s->first_view_done)
+        reserve_ahead(s, &sc->mc);
     add_chunk(s, sc);
     s->upload_seconds += now_seconds() - t0;
-}
-
-/* Once the first view is in and drawn: the chunk buffers and the lit atlas grown at once for the chunks the radius can hold,
- * estimated from those in (their average size x the grid positions within the radius x the share
- * of the level's positions that have a chunk), so that flying on does not double them on the way
- * (a grow-and-copy of tens of MiB in one frame). */
-static void presize_buffers(scene *s)
-{
-    const pmf_level_info *li = &s->file->levels[s->level];
-    uint64_t side = 2u * (uint64_t)s->radius + 1u;
-    uint64_t positions = (side < li->count_x ? side : li->count_x) * (side < li->count_y ? side : li->count_y)
-                         * (side < li->count_z ? side : li->count_z);
-    double expected = (double)positions * li->present_chunks / (li->chunk_count ? li->chunk_count : 1);
-    double scale = expected / (double)s->chunk_count;
-    if (scale > 1.0)
-        render_world_reserve(s->world, scale < 8.0 ? scale : 8.0);
 }
 
 /* Takes delivered chunks within budget_ms: those in view are uploaded at once, the others
@@ -843,11 +935,7 @@ static void update(scene *s, double budget_ms, bool view_only)
         upload_chunk(s, sc);
         uploaded = true;
     }
-    /* after a first frame: not on the way to the first picture */
-    if (!view_only && s->drawn && !s->buffers_presized && s->chunk_count && scene_view_complete(s)) {
-        presize_buffers(s);
-        s->buffers_presized = true;
-    }
+    s->first_view_done |= s->chunk_count && scene_view_complete(s);
     /* static solo / mute: new geometry may cast shadows on what is already there. Every chunk is
      * recomposited, so while chunks stream in, at most twice a second and when the view is
      * complete. */
@@ -857,13 +945,60 @@ static void update(scene *s, double budget_ms, bool view_only)
     update_visibility(s, false);
 }
 
-/* The world shader variants the current settings need, built while the workers decode (true
- * while some are left). */
+/* The sky environment: the camera chunk's sky region holding the camera, else the default. */
+static int current_sky_env(const scene *s)
+{
+    const scene_chunk *cc = find_chunk(s, s->cam.chunk);
+    if (cc) {
+        float p[3] = { (float)s->cam.local[0], (float)s->cam.local[1], (float)s->cam.local[2] };
+        for (uint32_t i = 0; i < cc->sky_region_count; i++) {
+            const sky_region *r = &cc->sky_regions[i];
+            bool inside = r->env >= 0;
+            for (int k = 0; k < 6 && inside; k++)
+                inside = r->planes[k][0] * p[0] + r->planes[k][1] * p[1] + r->planes[k][2] * p[2] + r->planes[k][3] >= 0;
+            if (inside)
+                return r->env;
+        }
+    }
+    return sky_env_index(&s->lvl, s->lvl.client.default_sky_env);
+}
+
+/* The frame settings that choose shader variants and driver states. */
+static render_frame settings_frame(const scene *s)
+{
+    return (render_frame){ .mode = (int)s->settings.mode, .wireframe = s->settings.wireframe,
+                           .luxel_grid = s->settings.luxel_grid, .fog = s->settings.fog };
+}
+
+/* The sky a frame draws now (NULL: none), its materials in *rs. */
+static const pmf_sky_env *frame_sky(const scene *s, render_sky *rs)
+{
+    int env = current_sky_env(s);
+    const pmf_sky_env *sky = env >= 0 && !s->settings.no_sky ? &s->lvl.client.sky_envs[env] : NULL;
+    if (sky) {
+        for (int i = 0; i < 6; i++)
+            rs->skybox[i] = material_index(&s->lvl, sky->skybox[i]);
+        rs->cloud_top = material_index(&s->lvl, sky->cloud_top);
+        rs->cloud_bottom = material_index(&s->lvl, sky->cloud_bottom);
+    }
+    return sky;
+}
+
+/* The driver's code for the states the loaded materials and the sky draw with, made ahead of the
+ * frame that first draws them (render_world_prime). True while some are left. */
+static bool prime_states(scene *s, double budget_ms)
+{
+    render_frame f = settings_frame(s);
+    render_sky rs;
+    return render_world_prime(s->world, &f, frame_sky(s, &rs) ? &rs : NULL, budget_ms);
+}
+
+/* The world shader variants the current settings need, built while the workers decode, then the
+ * driver's states primed (true while some are left). */
 static bool prepare_variants(scene *s, double budget_ms)
 {
-    render_frame f = { .mode = (int)s->settings.mode, .wireframe = s->settings.wireframe,
-                       .luxel_grid = s->settings.luxel_grid, .fog = s->settings.fog };
-    return render_world_prepare_variants(s->world, &f, budget_ms);
+    render_frame f = settings_frame(s);
+    return render_world_prepare_variants(s->world, &f, budget_ms) || prime_states(s, budget_ms);
 }
 
 void scene_update(scene *s, double budget_ms)
@@ -883,8 +1018,10 @@ bool scene_wait_view(scene *s, double timeout_s)
     for (;;) {
         update(s, 50.0, true);
         if (scene_view_complete(s)) {
-            /* Take what finished (or failed) between the poll and the check. */
+            /* Take what finished (or failed) between the poll and the check, and make ready
+             * for what the first frame draws. */
             update(s, 50.0, true);
+            prime_states(s, HUGE_VAL);
             return true;
         }
         if (now_seconds() - start > timeout_s)
@@ -896,24 +1033,6 @@ bool scene_wait_view(scene *s, double timeout_s)
 }
 
 /* ---- draw ---------------------------------------------------------------------------------------- */
-
-/* The sky environment: the camera chunk's sky region holding the camera, else the default. */
-static int current_sky_env(const scene *s)
-{
-    const scene_chunk *cc = find_chunk(s, s->cam.chunk);
-    if (cc) {
-        float p[3] = { (float)s->cam.local[0], (float)s->cam.local[1], (float)s->cam.local[2] };
-        for (uint32_t i = 0; i < cc->sky_region_count; i++) {
-            const sky_region *r = &cc->sky_regions[i];
-            bool inside = r->env >= 0;
-            for (int k = 0; k < 6 && inside; k++)
-                inside = r->planes[k][0] * p[0] + r->planes[k][1] * p[1] + r->planes[k][2] * p[2] + r->planes[k][3] >= 0;
-            if (inside)
-                return r->env;
-        }
-    }
-    return sky_env_index(&s->lvl, s->lvl.client.default_sky_env);
-}
 
 /* The 3D skybox chunk is outside the streamed set: read and mesh it here, once. */
 static scene_chunk *skybox_chunk(scene *s, pmf_chunk_coord c)
@@ -985,7 +1104,6 @@ static bool ensure_scratch(scene *s, size_t words)
 
 void scene_draw(scene *s, const scene_viewport *vp)
 {
-    s->drawn = true;
     const camera *cam = &s->cam;
     scene_viewport full = *vp;
     if (full.tile_w <= 0 || full.tile_h <= 0) {
@@ -1014,15 +1132,8 @@ void scene_draw(scene *s, const scene_viewport *vp)
     }
 
     render_frame_stats stats = { 0 };
-    int env = current_sky_env(s);
-    const pmf_sky_env *sky = env >= 0 && !s->settings.no_sky ? &s->lvl.client.sky_envs[env] : NULL;
     render_sky rs;
-    if (sky) {
-        for (int i = 0; i < 6; i++)
-            rs.skybox[i] = material_index(&s->lvl, sky->skybox[i]);
-        rs.cloud_top = material_index(&s->lvl, sky->cloud_top);
-        rs.cloud_bottom = material_index(&s->lvl, sky->cloud_bottom);
-    }
+    const pmf_sky_env *sky = frame_sky(s, &rs);
     /* fog: from half the streaming radius to all of it, where the drawn world ends */
     if (f.fog) {
         f.fog_end = (float)(s->radius * cam->chunk_size);
@@ -1147,6 +1258,7 @@ void scene_get_stats(const scene *s, scene_stats *out)
     out->upload_seconds = s->upload_seconds;
     out->gpu_bytes = render_world_gpu_bytes(s->world);
     render_world_chunk_bytes(s->world, &out->chunk_vertices, &out->chunk_buffer_bytes);
+    out->buffer_copies = render_world_copies(s->world);
     out->multi_draw_indirect = render_get_caps()->multi_draw_indirect;
 }
 

@@ -41,6 +41,10 @@ typedef struct scene_desc {
     const char *game_dir;            /* --game: unprefixed texture paths; NULL = none */
     int radius;                      /* streaming radius in chunks; 0 = 8 */
     int workers;                     /* streaming threads; 0 = cores - 1 */
+    /* The camera will move (the window, a flight): the GPU buffers are sized while the first
+     * view streams in for every chunk the radius can hold, not grown (and copied) on the way.
+     * false: sized for what comes (one picture needs no more). */
+    bool moving_camera;
 } scene_desc;
 
 /* Opens the file and level, starts the streamer, builds GPU programs. Needs a current GL
@@ -169,6 +173,7 @@ typedef struct scene_stats {
     uint64_t gpu_bytes;              /* vertex + index + lightmap bytes resident */
     uint64_t chunk_vertices;         /* vertices of the resident chunks */
     uint64_t chunk_buffer_bytes;     /* their vertex + index data in the GPU buffers */
+    uint32_t buffer_copies;          /* chunk buffers / lit atlas grown while holding data (copied) */
     bool multi_draw_indirect;        /* the GL 4.3 path is in use */
 } scene_stats;
 void scene_get_stats(const scene *s, scene_stats *out);

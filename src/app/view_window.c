@@ -255,7 +255,7 @@ static void change_fast_intensity(viewer *v, int delta, double t)
 static scene *open_scene(const viewer *v, uint32_t level, scene_error *err)
 {
     scene_desc d = { .path = v->pmf_path, .level = level, .game_dir = v->desc->game_dir,
-                     .radius = v->desc->radius };
+                     .radius = v->desc->radius, .moving_camera = true };
     return scene_open(&d, err);
 }
 

@@ -55,11 +55,9 @@ static bool put_free(render_arena *a, uint32_t offset, uint32_t size)
     return true;
 }
 
-static bool grow(render_arena *a, uint32_t need)
+/* Replaces the buffer by one of cap elements (more than it has), its contents copied. */
+static bool grow_to(render_arena *a, uint64_t cap)
 {
-    uint64_t cap = a->capacity ? a->capacity : 4096;
-    while (cap < (uint64_t)a->capacity + need)
-        cap *= 2;
     if (cap * a->elem_size > (uint64_t)1 << 31)
         return false;
     /* the GL's copy is memory too (llvmpipe keeps it in RAM): the new buffer takes from the
@@ -76,6 +74,8 @@ static bool grow(render_arena *a, uint32_t need)
         return false;
     }
     if (a->buffer) {
+        if (render_arena_used(a))
+            a->copies++;
         glBindBuffer(GL_COPY_READ_BUFFER, a->buffer);
         glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
                             (GLsizeiptr)a->capacity * a->elem_size);
@@ -86,6 +86,15 @@ static bool grow(render_arena *a, uint32_t need)
     a->buffer = buffer;
     a->capacity = (uint32_t)cap;
     return put_free(a, old, a->capacity - old);
+}
+
+/* Doubling, from 4096 elements, until need more fit. */
+static bool grow(render_arena *a, uint32_t need)
+{
+    uint64_t cap = a->capacity ? a->capacity : 4096;
+    while (cap < (uint64_t)a->capacity + need)
+        cap *= 2;
+    return grow_to(a, cap);
 }
 
 bool render_arena_alloc(render_arena *a, uint32_t count, uint32_t *offset, bool *moved)
@@ -128,7 +137,9 @@ bool render_arena_reserve(render_arena *a, uint64_t capacity, bool *moved)
 {
     if (capacity <= a->capacity)
         return true;
-    if (capacity > UINT32_MAX || !grow(a, (uint32_t)(capacity - a->capacity)))
+    /* in whole 4096-element steps, as the doubling grows */
+    capacity = (capacity + 4095u) / 4096u * 4096u;
+    if (capacity > UINT32_MAX || !grow_to(a, capacity))
         return false;
     *moved = true;
     return true;

@@ -27,6 +27,7 @@ typedef struct render_arena {
     GLenum target;
     uint32_t elem_size;              /* bytes per element */
     uint32_t capacity;               /* elements */
+    uint32_t copies;                 /* times grown while holding data (copied to a new buffer) */
     uint32_t free_count, free_cap;
     render_span *free;               /* sorted by offset, never adjacent */
 } render_arena;
@@ -39,8 +40,8 @@ bool render_arena_alloc(render_arena *a, uint32_t count, uint32_t *offset, bool 
 void render_arena_free(render_arena *a, uint32_t offset, uint32_t count);
 /* Elements allocated (capacity minus the free spans). */
 uint64_t render_arena_used(const render_arena *a);
-/* Grows the buffer to hold at least capacity elements in one step (as render_arena_alloc grows
- * it); *moved as there. False when out of memory (the arena unchanged). */
+/* Grows the buffer to hold at least capacity elements (rounded up to 4096) in one step; *moved
+ * as for render_arena_alloc. False when out of memory (the arena unchanged). */
 bool render_arena_reserve(render_arena *a, uint64_t capacity, bool *moved);
 
 #endif

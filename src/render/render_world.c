@@ -164,27 +164,53 @@ static void bind_fast_buffers(render_world *w)
     glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32UI, w->fast_vertices.buffer);
 }
 
-void render_world_reserve(render_world *w, double scale)
+void render_world_chunk_needs(const mesh_chunk *mc, render_world_reserve_desc *need)
 {
-    render_arena *chunk_arenas[] = { &w->vertices, &w->indices16, &w->indices32 };
+    need->vertices += mc->vertex_count;
+    if (mc->vertex_count > MAX_U16_VERTICES)
+        need->indices32 += mc->index_count;
+    else
+        need->indices16 += mc->index_count;
+    need->fast_vertices += mc->fast ? mc->fast_vertex_count : 0;
+    need->fast_lights += mc->fast_light_count;
+    for (uint32_t b = 0; b < mc->block_count; b++) {
+        uint64_t side = mesh_atlas_block_side(&mc->blocks[b].rect);
+        need->lightmap_texels += side * side;
+    }
+}
+
+void render_world_reserve(render_world *w, const render_world_reserve_desc *desc)
+{
+    /* a wrong guess must not take the memory the chunks themselves need: the buffers get a
+     * quarter of the budget at most */
+    double bytes = (double)desc->vertices * sizeof(mesh_vertex) + (double)desc->indices16 * 2u
+                 + (double)desc->indices32 * 4u + (double)desc->fast_vertices * sizeof(mesh_fast_vertex)
+                 + (double)desc->fast_lights * 16u;
+    uint64_t limit = pmf_budget_limit();
+    double share = limit && bytes > limit / 4.0 ? limit / 4.0 / bytes : 1.0;
     bool moved = false, fast_moved = false;
-    for (size_t i = 0; i < sizeof chunk_arenas / sizeof *chunk_arenas; i++)
-        render_arena_reserve(chunk_arenas[i], (uint64_t)(render_arena_used(chunk_arenas[i]) * scale), &moved);
-    render_arena_reserve(&w->fast_vertices, (uint64_t)(render_arena_used(&w->fast_vertices) * scale), &fast_moved);
-    render_arena_reserve(&w->fast_table, (uint64_t)(render_arena_used(&w->fast_table) * scale), &fast_moved);
+    render_arena_reserve(&w->vertices, (uint64_t)(desc->vertices * share), &moved);
+    render_arena_reserve(&w->indices16, (uint64_t)(desc->indices16 * share), &moved);
+    render_arena_reserve(&w->indices32, (uint64_t)(desc->indices32 * share), &moved);
+    render_arena_reserve(&w->fast_vertices, (uint64_t)(desc->fast_vertices * share), &fast_moved);
+    render_arena_reserve(&w->fast_table, (uint64_t)(desc->fast_lights * share), &fast_moved);
     if (moved)
         w->vao_dirty = true;
     if (fast_moved)
         bind_fast_buffers(w);
-    /* the lit atlas likewise, from the luxels in use; shelves leave a quarter of a page unused */
+    /* the lit atlas likewise; shelves leave a quarter of a page unused */
     uint64_t page = (uint64_t)w->page_size * w->page_size;
-    double pages = ceil((double)mesh_atlas_used_texels(w->atlas) * scale * 1.25 / (double)page);
+    double pages = ceil((double)desc->lightmap_texels * 1.25 / (double)page);
     uint32_t max_pages = mesh_atlas_max_pages(w->atlas);
     uint32_t layers = pages < max_pages ? (uint32_t)pages : max_pages;
-    if (layers < mesh_atlas_page_count(w->atlas))
-        layers = mesh_atlas_page_count(w->atlas);
-    if (layers > w->atlas_layers)
+    if (layers > w->atlas_layers && layers > mesh_atlas_page_count(w->atlas))
         world_grow_atlas(w, layers);
+}
+
+uint32_t render_world_copies(const render_world *w)
+{
+    return w->vertices.copies + w->indices16.copies + w->indices32.copies + w->fast_vertices.copies
+         + w->fast_table.copies + w->atlas_copies;
 }
 
 /* What a chunk's vertices, fast vertices and indices take in the arenas. */

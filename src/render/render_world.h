@@ -39,10 +39,19 @@ void render_world_destroy(render_world *w);
  * Returns a handle >= 0, or -1 when out of memory. */
 int render_world_add(render_world *w, const mesh_chunk *mc);
 void render_world_remove(render_world *w, int handle);
-/* Grows the chunk buffers and the lit atlas at once to scale x what they hold (when that is more
- * than they have), so chunks that come later find room without a grow-and-copy on their frame.
- * Best effort: what the memory budget refuses is grown later as needed. */
-void render_world_reserve(render_world *w, double scale);
+/* Room in the chunk buffers (elements of each) and the lit atlas (luxels). */
+typedef struct render_world_reserve_desc {
+    uint64_t vertices, indices16, indices32, fast_vertices, fast_lights, lightmap_texels;
+} render_world_reserve_desc;
+/* Adds what the chunk takes in them to *need. */
+void render_world_chunk_needs(const mesh_chunk *mc, render_world_reserve_desc *need);
+/* Grows the chunk buffers and the lit atlas at once to what desc asks (when that is more than
+ * they have; the buffers to a quarter of the memory budget at most), so chunks that come later
+ * find room without a grow-and-copy on their frame. Best effort: what the memory budget refuses
+ * is grown later as needed. */
+void render_world_reserve(render_world *w, const render_world_reserve_desc *desc);
+/* How many times a chunk buffer or the lit atlas was grown while it held data (a copy). */
+uint32_t render_world_copies(const render_world *w);
 
 /* Light state by global ID, kept for chunks that arrive later. */
 void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled);
@@ -147,6 +156,14 @@ typedef struct render_sky {
 void render_world_fog_color(render_world *w, const render_sky *sky, float out[3]);
 /* Draws the skybox and cloud layers at infinity (rotation of f->view only), no depth writes. */
 void render_world_draw_sky(render_world *w, const render_sky *sky, const render_frame *f, render_frame_stats *stats);
+
+/* A driver may make code for each state at its first draw with it (llvmpipe compiles a variant
+ * per program, blend, depth and texture format, or loads it from its disk cache: a few ms each,
+ * the first frame's main extra cost). For at most about budget_ms, draws each loaded material
+ * (and the sky when given) as f's settings draw it, into the bound framebuffer, with every
+ * vertex outside the view: no pixel changes. Nothing when the framebuffer is not complete. True
+ * while some are left. */
+bool render_world_prime(render_world *w, const render_frame *f, const render_sky *sky, double budget_ms);
 
 /* out = a × b, column-major 4x4 (out may alias a or b). */
 void render_mat4_mul(const float a[16], const float b[16], float out[16]);

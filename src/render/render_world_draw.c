@@ -449,6 +449,76 @@ void render_world_draw_blended(render_world *w, const render_frame *f, render_fr
     end_world_state();
 }
 
+bool render_world_prime(render_world *w, const render_frame *f, const render_sky *sky, double budget_ms)
+{
+    if (!w->vertices.buffer || glCheckFramebufferStatus(GL_DRAW_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+        return false;
+    double start = world_seconds();
+    /* every vertex at clip (2, 0, 0, 1), right of the view: clipped whole, whatever the view */
+    render_frame pf = *f;
+    memset(pf.proj, 0, sizeof pf.proj);
+    pf.proj[12] = 2.0f;
+    pf.proj[15] = 1.0f;
+    render_frame_stats stats = { 0 };
+    if (sky && (!w->sky_primed || memcmp(&w->primed_sky, sky, sizeof *sky))) {
+        render_world_draw_sky(w, sky, &pf, &stats);
+        w->sky_primed = true;
+        w->primed_sky = *sky;
+    }
+    uint32_t settings = world_settings_key(w, f);
+    bool started = false, left = false;
+    for (uint32_t m = 0; m < w->lvl->common.material_count; m++) {
+        gpu_material *gm = &w->materials[m];
+        if (!gm->loaded || (gm->primed && gm->primed_settings == settings))
+            continue;
+        if ((world_seconds() - start) * 1000.0 >= budget_ms) {
+            left = true;
+            break;
+        }
+        if (!started) {
+            if (w->vao_dirty)
+                world_setup_vao(w);
+            /* the per-draw attributes: no fast lights */
+            static const draw_params none = { .fast_base = -1 };
+            if (w->mdi) {
+                glBindBuffer(GL_ARRAY_BUFFER, w->draw_table);
+                glBufferData(GL_ARRAY_BUFFER, sizeof none, &none, GL_STREAM_DRAW);
+            } else {
+                glVertexAttribI4i(ATTR_FAST, none.fast_base, 0, 0, 0);
+            }
+            w->draw_serial++; /* the variants' frame uniforms: pf's, then the next frame's */
+            begin_world_state(w);
+            started = true;
+        }
+        gm->primed = true;
+        gm->primed_settings = settings;
+        uint32_t switches = world_material_switches(w, m);
+        bool blended = world_material_blended(w, m);
+        for (int wire = 0; wire <= (int)(f->wireframe && !blended); wire++) {
+            const world_variant *v = use_variant(w, &pf, world_variant_key(w, f, switches, wire), &stats);
+            if (!v)
+                continue;
+            world_set_material(w, &pf, m, &v->u);
+            if (blended) {
+                glDepthMask(GL_FALSE);
+                world_set_blend(w, m);
+            }
+            if (wire) {
+                glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+                glDepthFunc(GL_LEQUAL);
+            }
+            glDrawArrays(GL_TRIANGLES, 0, 3);
+            glDisable(GL_BLEND);
+            glDepthMask(GL_TRUE);
+            glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+            glDepthFunc(GL_LESS);
+        }
+    }
+    if (started)
+        end_world_state();
+    return left;
+}
+
 void render_world_draw(render_world *w, const render_frame *f, render_frame_stats *stats)
 {
     render_world_draw_opaque(w, f, stats);

@@ -43,6 +43,8 @@ typedef struct gpu_material {
     uint32_t frame_count;
     GLuint *frames;                  /* texture, then extra textures; white when untextured */
     GLuint matcap;                   /* 0 = none */
+    bool primed;                     /* render_world_prime drew it under primed_settings */
+    uint32_t primed_settings;
 } gpu_material;
 
 /* A variant leaves out the uniforms it does not use: their locations are -1, and glUniform*
@@ -132,6 +134,7 @@ struct render_world {
 
     GLuint light_atlas;              /* GL_TEXTURE_2D_ARRAY RGB9_E5 (4 bytes a texel, light above 1 kept) */
     uint32_t atlas_layers, page_size;
+    uint32_t atlas_copies;           /* grown while it had pages (copied or recomposited) */
     uint32_t unlit_chunks;           /* added, not yet composited (render_world_commit) */
 
     GLuint white, black;
@@ -166,6 +169,8 @@ struct render_world {
     uint32_t frame_opaque_materials, frame_blended_materials;  /* distinct, among the items */
     bool variant_failure_said;
     uint32_t draw_serial;
+    bool sky_primed;                 /* render_world_prime drew primed_sky */
+    render_sky primed_sky;
 };
 
 /* Grows *p (of *cap elements of elem bytes) to hold need elements, doubling. */
@@ -198,6 +203,8 @@ void world_set_blend(const render_world *w, uint32_t material);
 void world_setup_vao(render_world *w);
 
 /* render_world_variants.c */
+/* What of frame f's settings chooses variants (mode, fog, luxel grid, fast lights, wireframe). */
+uint32_t world_settings_key(const render_world *w, const render_frame *f);
 /* The variant a draw of a material with these switches takes in frame f (wire: the overlay). */
 uint32_t world_variant_key(const render_world *w, const render_frame *f, uint32_t material_switches, bool wire);
 /* Starts building the variant unless it is already there; false when out of memory. */
@@ -206,6 +213,8 @@ bool world_variant_start(render_world *w, uint32_t key);
  * message in err). */
 world_variant *world_variant_get(render_world *w, uint32_t key, char *err, size_t err_size);
 void world_variants_release(render_world *w);
+/* A monotonic clock, seconds (the budgets of variant building and priming). */
+double world_seconds(void);
 
 /* render_world_sky.c */
 void world_build_sky_cube(render_world *w);

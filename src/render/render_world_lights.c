@@ -170,6 +170,7 @@ bool world_chunk_pages_exist(const render_world *w, const mesh_chunk *mc)
 
 void world_grow_atlas(render_world *w, uint32_t layers)
 {
+    w->atlas_copies += w->atlas_layers > 0;
     if (!world_alloc_atlas_layers(w, layers)) {   /* not copied: composite every chunk again */
         for (size_t i = 0; i < w->chunk_count; i++)
             if (w->chunks[i].mc && w->chunks[i].lit) {

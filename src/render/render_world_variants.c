@@ -41,6 +41,11 @@ uint32_t world_variant_key(const render_world *w, const render_frame *f, uint32_
     return key | (uint32_t)mode << WV_MODE_SHIFT;
 }
 
+uint32_t world_settings_key(const render_world *w, const render_frame *f)
+{
+    return world_variant_key(w, f, 0, false) | (f->wireframe ? 1u << 31 : 0u);
+}
+
 static world_variant *find(render_world *w, uint32_t key)
 {
     for (size_t i = 0; i < w->variant_count; i++)
@@ -124,7 +129,7 @@ world_variant *world_variant_get(render_world *w, uint32_t key, char *err, size_
     return v;
 }
 
-static double now_seconds(void)
+double world_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -134,10 +139,10 @@ static double now_seconds(void)
 bool render_world_prepare_variants(render_world *w, const render_frame *f, double budget_ms)
 {
     /* Everything the materials need under these settings was built already: nothing to look at. */
-    uint32_t settings = world_variant_key(w, f, 0, false) | (f->wireframe ? 1u << 31 : 0u);
+    uint32_t settings = world_settings_key(w, f);
     if (w->prepared && w->prepared_settings == settings)
         return false;
-    double start = now_seconds();
+    double start = world_seconds();
     char err[640];
     for (uint32_t m = 0; m < w->lvl->common.material_count; m++) {
         uint32_t switches = world_material_switches(w, m);
@@ -146,7 +151,7 @@ bool render_world_prepare_variants(render_world *w, const render_frame *f, doubl
             world_variant *v = find(w, key);
             if (v && (v->finished || !render_program_ready(v->prog)))
                 continue;
-            if ((now_seconds() - start) * 1000.0 >= budget_ms)
+            if ((world_seconds() - start) * 1000.0 >= budget_ms)
                 return true;
             if (!v && !world_variant_start(w, key))
                 return false;

@@ -4,6 +4,8 @@
  *
  *   cubes   every present chunk of level 0 holds 2^22 empty cubes (~18 KB stored, ~870 MB decoded):
  *           common block = empty string table and lists, then 2^22 zero bytes; no client or server data
+ *   sizes   every present chunk of level 0 but (1,0,1) declares 60 MiB of client data in the chunk
+ *           index (its stored bytes unchanged): what a viewer sizing its buffers from the index sees
  *
  * hostile_maps lightmaps OUT.pmf: a valid map of 6 chunks (3 x 1 x 2, 16 m, chunk (1,0,0) at the
  * origin), each a wall at z = -4 over x, y in [-8, 8] cut into 6 strips, every strip with its
@@ -56,8 +58,10 @@ static uint8_t *empty_cubes_block(uint32_t cubes, size_t *size)
     return b;
 }
 
-/* Replaces one block of every present level-0 chunk (content NULL removes it). */
-static bool patch_chunks(test_bytes *file, int part, const uint8_t *content, size_t n)
+/* Replaces one block of every present level-0 chunk but `keep` (content NULL removes it, or
+ * with `declared` keeps its own bytes), declaring `declared` decompressed bytes (0: n). */
+static bool patch_chunks_but(test_bytes *file, int part, const uint8_t *content, size_t n, uint32_t declared,
+                             const pmf_chunk_coord *keep)
 {
     pmf_error err;
     pmf_file *f = pmf_open_memory(file->data, file->size, "in", &err);
@@ -73,16 +77,29 @@ static bool patch_chunks(test_bytes *file, int part, const uint8_t *content, siz
                 f = pmf_open_memory(file->data, file->size, "in", &err);
                 bool present = f && pmf_chunk_present(f, 0, c);
                 pmf_close(f);
-                if (!present)
+                if (!present || (keep && !memcmp(keep, &c, sizeof c)))
                     continue;
-                test_bytes next = block_replace(file->data, file->size, (block_ref){ 0, &c, part }, content, n,
-                                                (uint32_t)n);
+                test_bytes block = { .data = (uint8_t *)content, .size = n };
+                if (!content && declared) {
+                    block = block_get(file->data, file->size, (block_ref){ 0, &c, part });
+                    if (!block.data)
+                        return false;
+                }
+                test_bytes next = block_replace(file->data, file->size, (block_ref){ 0, &c, part }, block.data,
+                                                block.size, declared ? declared : (uint32_t)n);
+                if (block.data != content)
+                    free(block.data);
                 if (!next.data)
                     return false;
                 free(file->data);
                 *file = next;
             }
     return true;
+}
+
+static bool patch_chunks(test_bytes *file, int part, const uint8_t *content, size_t n)
+{
+    return patch_chunks_but(file, part, content, n, 0, NULL);
 }
 
 static int write_lightmaps_map(const char *out)
@@ -203,7 +220,7 @@ int main(int argc, char **argv)
     if (argc == 3 && !strcmp(argv[1], "layers"))
         return write_layers_map(argv[2]);
     if (argc != 4) {
-        fprintf(stderr, "usage: hostile_maps cubes IN.pmf OUT.pmf | hostile_maps lightmaps|layers|textures OUT.pmf\n");
+        fprintf(stderr, "usage: hostile_maps cubes|sizes IN.pmf OUT.pmf | hostile_maps lightmaps|layers|textures OUT.pmf\n");
         return 1;
     }
     test_bytes file;
@@ -218,6 +235,8 @@ int main(int argc, char **argv)
         ok = common && patch_chunks(&file, 2, NULL, 0) && patch_chunks(&file, 1, NULL, 0) &&
              patch_chunks(&file, 0, common, n);
         free(common);
+    } else if (!strcmp(argv[1], "sizes")) {
+        ok = patch_chunks_but(&file, 1, NULL, 0, 60u << 20, &(pmf_chunk_coord){ 1, 0, 1 });
     }
     FILE *out = ok ? fopen(argv[3], "wb") : NULL;
     ok = out && fwrite(file.data, 1, file.size, out) == file.size;

@@ -115,6 +115,20 @@ textures)
         fail "shot: want one warning naming the reduced texture"
     [ "$("$PROBE" pixel tex.png 80 90)" = "200 100 50" ] || fail "left half: $("$PROBE" pixel tex.png 80 90), want 200 100 50"
     [ "$("$PROBE" pixel tex.png 240 90)" = "40 80 160" ] || fail "right half: $("$PROBE" pixel tex.png 240 90), want 40 80 160" ;;
+index_sizes)
+    # Every chunk but the centre declares 60 MiB of client data in the chunk index (a lie the
+    # decoder finds when it loads them: out of view, they are left out quietly). A flight
+    # (shot --path) sizes its GPU buffers ahead from the index: at most a quarter of the
+    # budget for the buffers and half for the lit atlas; exit 0, the centre chunk drawn.
+    "$PMFC" --generate city --chunks 3x1x3 --seed 1 -o city.pmf --quiet || fail "pmfc"
+    "$MAKEMAPS" sizes city.pmf sizes.pmf || fail "hostile_maps"
+    printf '0,2,0,0,-89\n0,2,-1,0,-89\n' >path.txt
+    run_rss 0 shot sizes.pmf -o sizes.png --size 64x64 --fov 10 --camera 0,2,0,0,-89 --frames 2 --path path.txt \
+        --memory 256 --stats
+    gpu=$(sed -n 's/^gpu memory: \([0-9]*\)\..*/\1/p' err)
+    [ -n "$gpu" ] && [ "$gpu" -le 192 ] && [ "$gpu" -ge 64 ] || fail "gpu memory ${gpu:-?} MiB, want 64 to 64 + 128"
+    grep -q "^chunks loaded: 1 " err || fail "want the centre chunk loaded: $(grep '^chunks loaded' err)"
+    [ "$("$PROBE" pixel sizes.png 32 32)" != "0 0 0" ] || fail "centre: the background, want the street" ;;
 *)
     fail "unknown case" ;;
 esac

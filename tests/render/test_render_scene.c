@@ -1,9 +1,12 @@
 /* test_render_scene.c - the scene API as the window drives it, on a headless context: light
  * toggles after upload (atlas recomposite, fast-light table update), modes, the light list,
- * stats, streaming with eviction while the camera moves, uploads of chunks out of view deferred. */
+ * stats, streaming with eviction while the camera moves, uploads of chunks out of view deferred,
+ * the GPU buffers sized ahead for a moving camera, the driver's states primed with nothing drawn. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <glad/gl.h>
 
 #include "render.h"
 #include "rt_map.h"
@@ -236,11 +239,112 @@ static int test_vis_freeze_wire(void)
     return 0;
 }
 
+/* 12 chunks in a row, each one extended cube with two faces of 255 (degenerate) triangles: 1530
+ * vertices a chunk, so the 7 that radius 1 + hysteresis 2 keep resident (10710 vertices) outgrow
+ * the vertex buffer's first 4096. */
+static bool write_heavy_map(const char *path)
+{
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 12, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
+    for (uint32_t x = 0; x < 12; x++) {
+        rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ x, 0, 0 });
+        uint8_t lm = rt_lightmap(c, 1, 40, 40, 40);
+        rt_touch_cube(c, 0);
+        c->cubes[0].type = PMF_CUBE_EXTGEOMETRY;
+        c->ccubes[0].u.ext.first_vertex = 0;
+        for (int f = 0; f < 2; f++) {
+            c->cubes[0].u.ext.material[f] = mat;
+            c->ccubes[0].u.ext.lightmap[f] = lm;
+            c->ccubes[0].u.ext.tri_count[f] = 255;
+            for (int v = 0; v < 255 * 3; v++)
+                memcpy(c->verts[c->ch.client.vertex_count++].xyz, (float[]){ -4, 0, -4 }, 12);
+        }
+    }
+    bool ok = rt_write(&m, path);
+    rt_map_free(&m);
+    return ok;
+}
+
+/* A flight along the row: with moving_camera the buffers are sized for what can be resident while
+ * the first view streams in, and never grow (nor copy) on the way; without, they double as the
+ * chunks come. */
+static int test_reserve_ahead(void)
+{
+    RT_CHECK(write_heavy_map("heavy.pmf"));
+    for (int moving = 1; moving >= 0; moving--) {
+        scene_error err;
+        scene *s = scene_open(&(scene_desc){ .path = "heavy.pmf", .radius = 1, .moving_camera = moving }, &err);
+        RT_CHECK(s);
+        look(s, 16.0);
+        RT_CHECK(scene_wait_view(s, 60));
+        scene_update(s, 1000.0);
+        scene_stats first, last;
+        scene_get_stats(s, &first);
+        RT_CHECK(first.chunk_vertices == 1530u * first.chunks_loaded);
+        uint32_t most = first.chunks_loaded;
+        for (int x = 16; x <= 10 * 16; x += 4) {
+            look(s, x);
+            RT_CHECK(scene_wait_view(s, 60));
+            scene_update(s, 1000.0);
+            draw(s);
+            scene_get_stats(s, &last);
+            most = last.chunks_loaded > most ? last.chunks_loaded : most;
+        }
+        /* moving forward: the chunk ahead, the camera's, and the three behind within hysteresis */
+        RT_CHECK(most == 5 && last.chunks_present == 12);
+        if (moving) {
+            /* 7 chunks (radius + hysteresis each side) and an eighth: 12049 vertices, in 4096
+             * steps; the atlas page; the fast-light buffers' first 4096 */
+            uint64_t expected = 2048u * 2048u * 4u + 12288u * (16u + 2u) + 4096u * (16u + 8u);
+            RT_CHECK(first.gpu_bytes == expected && last.gpu_bytes == expected);
+            RT_CHECK(first.buffer_copies == 0 && last.buffer_copies == 0);
+        } else {
+            /* 5 x 1530 = 7650 vertices and u16 indices: 4096 -> 8192 each */
+            RT_CHECK(last.buffer_copies == 2 && last.gpu_bytes > first.gpu_bytes);
+        }
+        scene_close(s);
+    }
+    return 0;
+}
+
+/* While the view streams in, each material a chunk brought is drawn once with its state into the
+ * bound framebuffer, every vertex outside the view (render_world_prime): its one triangle goes
+ * through the GL, and no pixel changes; a second wait has nothing left to prime. */
+static int test_prime(void)
+{
+    RT_CHECK(write_map("map.pmf", 1));
+    scene *s = open_scene("map.pmf", 1);
+    RT_CHECK(s);
+    render_target_bind(&target);
+    glClearColor(10 / 255.0f, 20 / 255.0f, 30 / 255.0f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    look(s, 0);
+    GLuint query, primitives[2];
+    glGenQueries(1, &query);
+    for (int pass = 0; pass < 2; pass++) {
+        glBeginQuery(GL_PRIMITIVES_GENERATED, query);
+        RT_CHECK(scene_wait_view(s, 60));
+        glEndQuery(GL_PRIMITIVES_GENERATED);
+        glGetQueryObjectuiv(query, GL_QUERY_RESULT, &primitives[pass]);
+    }
+    glDeleteQueries(1, &query);
+    RT_CHECK(primitives[0] == 1 && primitives[1] == 0);
+    render_target_read(&target, pixels);
+    for (int i = 0; i < SIZE * SIZE; i++)
+        RT_CHECK(near(&pixels[i * 4], 10, 20, 30));
+    RT_CHECK(near(draw(s), 150, 250, 50));
+    scene_close(s);
+    return 0;
+}
+
 static const rt_test tests[] = {
     { "vis_freeze_wire", test_vis_freeze_wire },
     { "runtime_lights", test_runtime_lights },
     { "streaming", test_streaming },
     { "deferred", test_deferred },
+    { "reserve_ahead", test_reserve_ahead },
+    { "prime", test_prime },
     { NULL, NULL },
 };
 
