@@ -179,8 +179,8 @@ bool ptf_decode(const void *data, size_t size, const char *name, uint8_t **rgba,
         return fail(name, 0, err, "out of memory for %ux%u texels", w, h);
     }
     size_t produced;
-    const char *problem = pmf_lz4_decompress_exact((const uint8_t *)data + PTF_HEADER_SIZE, src_size, out, expected, expected,
-                                                   &produced);
+    const char *problem = pmf_lz4_decompress_exact((const uint8_t *)data + PTF_HEADER_SIZE, src_size, out, expected,
+                                                   expected, &produced);
     pmf_budget_give(texels * 4);
     if (problem) {
         free(out);
