@@ -40,10 +40,10 @@ GEN_TIMEOUT=${BENCH_GEN_TIMEOUT:-900}
 SEED=${BENCH_SEED:-1}
 if [ "$QUICK" = 1 ]; then
     BIG=${BENCH_BIG:-8x2x8}; SMALL=${BENCH_SMALL:-4x1x4}; HUGE=${BENCH_HUGE:-16x1x16}; COMPILE=${BENCH_COMPILE:-32x1x32}
-    FRAMES_DRAW=20; FRAMES_FLY=60; FRAMES_MEM=40; REPEATS=${BENCH_REPEATS:-2}
+    FRAMES_DRAW=20; FRAMES_FLY=60; FLY_REPEATS=2; FRAMES_MEM=40; REPEATS=${BENCH_REPEATS:-2}
 else
     BIG=${BENCH_BIG:-64x2x64}; SMALL=${BENCH_SMALL:-16x1x16}; HUGE=${BENCH_HUGE:-128x1x128}; COMPILE=${BENCH_COMPILE:-256x1x256}
-    FRAMES_DRAW=60; FRAMES_FLY=240; FRAMES_MEM=120; REPEATS=${BENCH_REPEATS:-5}
+    FRAMES_DRAW=60; FRAMES_FLY=240; FLY_REPEATS=3; FRAMES_MEM=120; REPEATS=${BENCH_REPEATS:-5}
 fi
 RADIUS=8                    # pmfview's default streaming radius
 SIZE=1280x720               # pmfview shot's default size
@@ -421,27 +421,45 @@ figure_memory() {
     fi
 }
 
+# frame_times FILE WHAT: the "median" or "max" of shot --stats' "frame times:" line in FILE.
+frame_times() {
+    awk -v w="$2" 'index($0, "frame times:") == 1 { if (match($0, w " [0-9.]+")) print substr($0, RSTART + length(w) + 1, RLENGTH - length(w) - 1); exit }' "$1"
+}
+
+# 5: the same flight FLY_REPEATS times; the flight whose longest frame is the smallest share of
+# its median is the figure (a minimum over repeats, as the timed figures take theirs: a spike
+# that does not come back is the shared machine), every flight's ratio in the note.
 figure_smoothness() {
-    local m z path median max longest
+    local m z path median max longest i ratio best="" best_ratio="" ratios=""
     map "$BIG"
     m=$MAP
     [ -n "$m" ] || { na smoothness "5 longest frame vs median" "no $BIG map: $MAP_FAILURE"; return; }
     z=$(( ($(grid_z "$BIG") / 2 - 2) * CHUNK ))
     path="$WORK/path-fly.txt"
     write_path "$path" "$z" "-$z" 0 0
-    log "5 smoothness: shot --frames $FRAMES_FLY across $BIG ($(( 2 * z / FRAMES_FLY )) m per frame)"
-    run fly "$PMFVIEW" shot "$m" -o "$WORK/fly.png" --camera "-16,$EYE,$z,0,0" --frames "$FRAMES_FLY" \
-        --path "$path" --stats ||
-        { na smoothness "5 longest frame vs median" "shot --frames failed: $(why fly)"; return; }
-    median=$(awk 'index($0, "frame times:") == 1 { if (match($0, /median [0-9.]+/)) print substr($0, RSTART + 7, RLENGTH - 7); exit }' "$WORK/fly.out")
-    max=$(awk 'index($0, "frame times:") == 1 { if (match($0, /max [0-9.]+/)) print substr($0, RSTART + 4, RLENGTH - 4); exit }' "$WORK/fly.out")
-    if [ -z "$median" ] || [ -z "$max" ]; then
-        na smoothness "5 longest frame vs median" "shot --stats has no 'frame times: ... median X ms, max Y ms' line"
-        return
-    fi
-    longest=$(sed -n 's/^longest frame: //p' "$WORK/fly.out")
-    record smoothness "5 longest frame vs median" "$max" ms "$median" "$(calc "$max / $median")" "<=2" \
-        "$FRAMES_FLY frames across $BIG${longest:+; longest $longest}"
+    log "5 smoothness: shot --frames $FRAMES_FLY across $BIG ($(( 2 * z / FRAMES_FLY )) m per frame), $FLY_REPEATS flights"
+    for i in $(seq "$FLY_REPEATS"); do
+        run "fly.$i" "$PMFVIEW" shot "$m" -o "$WORK/fly.png" --camera "-16,$EYE,$z,0,0" --frames "$FRAMES_FLY" \
+            --path "$path" --stats ||
+            { na smoothness "5 longest frame vs median" "shot --frames failed: $(why "fly.$i")"; return; }
+        median=$(frame_times "$WORK/fly.$i.out" median)
+        max=$(frame_times "$WORK/fly.$i.out" max)
+        if [ -z "$median" ] || [ -z "$max" ]; then
+            na smoothness "5 longest frame vs median" "shot --stats has no 'frame times: ... median X ms, max Y ms' line"
+            return
+        fi
+        ratio=$(calc "$max / $median")
+        ratios="$ratios${ratios:+, }$(show "$ratio")"
+        if [ -z "$best" ] || awk -v a="$ratio" -v b="$best_ratio" 'BEGIN { exit !(a < b) }'; then
+            best=$i
+            best_ratio=$ratio
+        fi
+    done
+    median=$(frame_times "$WORK/fly.$best.out" median)
+    max=$(frame_times "$WORK/fly.$best.out" max)
+    longest=$(sed -n 's/^longest frame: //p' "$WORK/fly.$best.out")
+    record smoothness "5 longest frame vs median" "$max" ms "$median" "$best_ratio" "<=2" \
+        "$FRAMES_FLY frames across $BIG, best of $FLY_REPEATS flights (ratios $ratios)${longest:+; longest $longest}"
 }
 
 # compile_row ID LABEL LOG RUN NOTE: the total and per-stage pmfc timings of one compile.
