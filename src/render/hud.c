@@ -146,17 +146,8 @@ void hud_begin(hud *h, int width, int height, float scale)
 
 void hud_rect(hud *h, float x, float y, float w, float hgt, const uint8_t rgba[4])
 {
-    hud_vertex *v = reserve(h, 4);
-    if (!v)
-        return;
     const float xy[4][2] = { { x, y }, { x + w, y }, { x + w, y + hgt }, { x, y + hgt } };
-    for (int i = 0; i < 4; i++) {
-        v[i].xyz[0] = xy[i][0];
-        v[i].xyz[1] = xy[i][1];
-        v[i].xyz[2] = 0.0f;
-        memcpy(v[i].rgba, rgba, 4);
-    }
-    h->count += 4;
+    hud_quad(h, xy, rgba);
 }
 
 float hud_text(hud *h, float x, float y, const char *text, const uint8_t rgba[4])
