@@ -763,15 +763,8 @@ static void bake_patch_job(void *user, size_t index)
     float *occlusion = pmf_budget_malloc((count + 1) * sizeof *occlusion), *scratch = pmf_budget_malloc((count + 1) * sizeof *scratch);
     uint8_t *lit = pmf_budget_malloc(count + 1);
     if (!occluders || !rgb || !strength || !occlusion || !scratch || !lit) {
-        pmf_budget_free(occluders);
-        pmf_budget_free(rgb);
-        pmf_budget_free(strength);
-        pmf_budget_free(occlusion);
-        pmf_budget_free(scratch);
-        pmf_budget_free(lit);
-        pmf_budget_free(lights.ids);
         atomic_store(&ctx->failed, true);
-        return;
+        goto done;
     }
     for (size_t k = 0; k < lights.count; k++)
         occluders[k] = NO_OCCLUDER;
@@ -821,6 +814,7 @@ static void bake_patch_job(void *user, size_t index)
                 lm->luxels[luxel * 3 + c] = quantize(out[c] * 255.0f);
             mask[luxel] = 1;
         }
+done:
     pmf_budget_free(occluders);
     pmf_budget_free(rgb);
     pmf_budget_free(strength);
