@@ -205,6 +205,15 @@ static void node_from_task(bvh_node *node, const bvh_task *task)
     node->count = task->count;
 }
 
+/* Makes parent an inner node whose children, left and right, are the nodes first and first + 1. */
+static void link_children(bvh_node *parent, uint32_t first, bvh_task *left, bvh_task *right)
+{
+    left->node = first;
+    right->node = first + 1;
+    parent->index = first;
+    parent->count = 0;
+}
+
 static bool part_reserve(bvh_part *part, size_t need)
 {
     if (need <= part->capacity)
@@ -239,11 +248,8 @@ static void part_build(bvh_ref *refs, bvh_part *part)
             part->failed = true;
             return;
         }
-        left.node = (uint32_t)part->count;
-        right.node = left.node + 1;
+        link_children(&part->nodes[task.node], (uint32_t)part->count, &left, &right);
         part->count += 2;
-        part->nodes[task.node].index = left.node;
-        part->nodes[task.node].count = 0;
         stack[sp++] = right;
         stack[sp++] = left;
     }
@@ -301,11 +307,8 @@ bool bvh_build(const float (*triangles)[9], size_t count, int threads, bvh *out)
         node_from_task(&out->nodes[task.node], &task);
         if (!task_split(refs, &task, &left, &right))
             continue;
-        left.node = (uint32_t)out->node_count;
-        right.node = left.node + 1;
+        link_children(&out->nodes[task.node], (uint32_t)out->node_count, &left, &right);
         out->node_count += 2;
-        out->nodes[task.node].index = left.node;
-        out->nodes[task.node].count = 0;
         queue[tail++] = left;
         queue[tail++] = right;
     }
