@@ -541,6 +541,25 @@ bool sample_map_write_file(const sample_map *m, const char *path, pmf_error *err
     return ok;
 }
 
+pmf_file *sample_map_open_written(int variant, const char *path, pmf_level *lvl)
+{
+    sample_map m;
+    sample_map_build(&m, variant);
+    pmf_error err;
+    bool written = sample_map_write_file(&m, path, &err);
+    sample_map_free(&m);
+    pmf_file *f = written ? pmf_open(path, &err) : NULL;
+    if (f && !pmf_level_read(f, 0, PMF_PART_ALL, lvl, &err)) {
+        pmf_close(f);
+        f = NULL;
+    }
+    if (!f) {
+        char line[768];
+        fprintf(stderr, "sample map %s: %s\n", path, pmf_error_format(&err, line, sizeof line));
+    }
+    return f;
+}
+
 bool sample_map_write_streamed(const sample_map *m, const char *path, uint8_t **copy, size_t *copy_size, pmf_error *err)
 {
     pmf_writer *w = write_all(m, path, err);

@@ -35,6 +35,9 @@ void sample_map_free(sample_map *m);
 /* Encodes every chunk and writes the map (to memory: caller frees *out). */
 bool sample_map_write_memory(const sample_map *m, uint8_t **out, size_t *size, pmf_error *err);
 bool sample_map_write_file(const sample_map *m, const char *path, pmf_error *err);
+/* Builds the variant, writes it to path and opens it there with its level 0 decoded (all parts)
+ * into *lvl. NULL with a line on stderr when a step fails (nothing to free then). */
+pmf_file *sample_map_open_written(int variant, const char *path, pmf_level *lvl);
 /* The same with the chunks spooled beside path as they are put (pmf_writer_stream); when copy
  * is given, the same writer also finishes to memory there (caller frees). */
 bool sample_map_write_streamed(const sample_map *m, const char *path, uint8_t **copy, size_t *copy_size, pmf_error *err);

@@ -105,17 +105,11 @@ static void *read_rounds(void *arg)
 
 static void test_kept_memory(void)
 {
-    sample_map m;
-    sample_map_build(&m, SAMPLE_MAP_KITCHEN_SINK);
-    pmf_error err;
-    CHECK(sample_map_write_file(&m, MAP, &err), "write: %s", err.message);
-    sample_map_free(&m);
-    pmf_file *f = pmf_open(MAP, &err);
-    CHECK(f != NULL, "open: %s", err.message);
+    pmf_level lvl;
+    pmf_file *f = sample_map_open_written(SAMPLE_MAP_KITCHEN_SINK, MAP, &lvl);
+    CHECK(f != NULL, "the written sample opens");
     if (!f)
         return;
-    pmf_level lvl;
-    CHECK(pmf_level_read(f, 0, PMF_PART_ALL, &lvl, &err), "level: %s", err.message);
     uint64_t base = pmf_budget_used();
     reader_job one = { f, &lvl, base, 50, 0 };
     read_rounds(&one);
@@ -141,17 +135,12 @@ static void test_kept_memory(void)
 
 static void test_cut_inside_client_block(void)
 {
-    sample_map m;
-    sample_map_build(&m, SAMPLE_MAP_SMALL);
     pmf_error err;
-    CHECK(sample_map_write_file(&m, MAP, &err), "write: %s", err.message);
-    sample_map_free(&m);
-    pmf_file *f = pmf_open(MAP, &err);
-    CHECK(f != NULL && f->data == NULL, "open: %s", err.message);
+    pmf_level lvl;
+    pmf_file *f = sample_map_open_written(SAMPLE_MAP_SMALL, MAP, &lvl);
+    CHECK(f != NULL && f->data == NULL, "the written sample opens, read through pread");
     if (!f)
         return;
-    pmf_level lvl;
-    CHECK(pmf_level_read(f, 0, PMF_PART_ALL, &lvl, &err), "level: %s", err.message);
     const pmf_level_info *li = &f->levels[0];
     const pmf_chunk_loc *loc = NULL;
     pmf_chunk_coord c = { 0, 0, 0 };

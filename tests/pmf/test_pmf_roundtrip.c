@@ -201,6 +201,18 @@ static void check_threads(const pmf_file *f, const sample_map *m)
     pmf_level_free(&lvl);
 }
 
+static int entries_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int entries = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            entries++;
+    if (d)
+        closedir(d);
+    return entries;
+}
+
 static void check_file_writing(const sample_map *m)
 {
     char dir[] = "/tmp/pmf_roundtrip_XXXXXX";
@@ -221,13 +233,7 @@ static void check_file_writing(const sample_map *m)
         pmf_close(f);
     }
     /* nothing but the map is left in the directory (no temp files) */
-    DIR *d = opendir(dir);
-    int entries = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            entries++;
-    if (d)
-        closedir(d);
+    int entries = entries_in(dir);
     CHECK(entries == 1, "%d entries in %s", entries, dir);
     /* a path in a missing directory fails cleanly */
     snprintf(path, sizeof path, "%s/missing/x.pmf", dir);
@@ -236,18 +242,6 @@ static void check_file_writing(const sample_map *m)
     snprintf(path, sizeof path, "%s/kitchen.pmf", dir);
     unlink(path);
     rmdir(dir);
-}
-
-static int entries_in(const char *dir)
-{
-    DIR *d = opendir(dir);
-    int entries = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            entries++;
-    if (d)
-        closedir(d);
-    return entries;
 }
 
 /* Chunks spooled to a scratch file as they are put give the very bytes of the in-memory writer,
