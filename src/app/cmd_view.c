@@ -3,7 +3,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 #include "cli.h"
 #include "memory_option.h"
 #include "commands.h"
@@ -63,13 +62,15 @@ static int check_map(const view_desc *desc, map_source *src, formats_scene *form
     return 0;
 }
 
+#define NO_DISPLAY "pmfview: no display; use 'pmfview shot FILE -o OUT.png' to render without a window\n"
+
 /* Whether a window can open; false with a line on stderr when not. */
 static bool have_display(void)
 {
     const char *x11 = getenv("DISPLAY"), *wayland = getenv("WAYLAND_DISPLAY");
     char err[300];
     if ((!x11 || !*x11) && (!wayland || !*wayland)) {
-        fputs("pmfview: no display; use 'pmfview shot FILE -o OUT.png' to render without a window\n", stderr);
+        fputs(NO_DISPLAY, stderr);
         return false;
     }
     if (!sdl_api_load(err, sizeof err)) {
@@ -85,7 +86,7 @@ static bool have_display(void)
     const char *driver = SDL_Init(SDL_INIT_VIDEO) == 0 ? SDL_GetCurrentVideoDriver() : NULL;
     if (!driver || !strcmp(driver, "offscreen") || !strcmp(driver, "dummy")) {
         SDL_Quit();
-        fputs("pmfview: no display; use 'pmfview shot FILE -o OUT.png' to render without a window\n", stderr);
+        fputs(NO_DISPLAY, stderr);
         return false;
     }
     return true;
