@@ -35,7 +35,7 @@ static const char shot_usage[] =
     "usage: pmfview shot FILE -o OUT.png [options]\n"
     "       pmfview shot FILE --inspect X,Y [options]\n"
     "\n"
-    "Renders frames without a window or display (EGL surfaceless) and writes PNG files.\n"
+    "Renders frames without a window or display (EGL surfaceless, else device) and writes PNG files.\n"
     "\n"
     "  -o, --output OUT       output PNG; with --cameras a pattern (%s = name, %d or %03d =\n"
     "                         index from 0) or a directory (OUT/NAME.png, else OUT/NNN.png)\n"
@@ -667,7 +667,7 @@ static void set_camera(scene *s, const shot_options *o, const camera_pose *pose)
     scene_set_camera(s, &cam);
 }
 
-static void print_stats(scene *s, const shot_options *o)
+static void print_stats(scene *s, const shot_options *o, const char *egl_platform)
 {
     scene_stats st;
     scene_get_stats(s, &st);
@@ -699,6 +699,9 @@ static void print_stats(scene *s, const shot_options *o)
             st.buffer_copies,
             st.multi_draw_indirect ? "glMultiDrawElementsIndirect" : "glDrawElementsBaseVertex",
             caps->gl_major, caps->gl_minor, caps->renderer);
+    fprintf(stderr, "egl platform: %s\n", egl_platform);
+    if (st.gl_verify)
+        fprintf(stderr, "gl verify: %llu uploads\n", (unsigned long long)st.gl_verified);
 }
 
 static int compare_double(const void *a, const void *b)
@@ -1112,7 +1115,7 @@ int cmd_shot(int argc, char **argv)
         if (!rc)
             rc = o.compare_file ? run_compare(s, &o) : run(s, &o, cams, cam_count, path, path_count);
         if (o.stats && !rc)
-            print_stats(s, &o);
+            print_stats(s, &o, render_headless_platform(ctx));
         scene_close(s);
     }
     if (o.regions && o.regions->error[0])

@@ -1233,6 +1233,13 @@ void scene_draw(scene *s, const scene_viewport *vp)
     s->visible_chunks = (uint32_t)count;
     if (s->first_complete < 0 && scene_view_complete(s))
         s->first_complete = now_seconds() - s->opened_at;
+    /* PMFVIEW_GL_VERIFY=1: what this frame used is read back; a difference is a GL bug nothing
+     * here can recover from */
+    char verify_err[400];
+    if (!render_world_verify(s->world, verify_err, sizeof verify_err)) {
+        fprintf(stderr, "pmfview: %s\n", verify_err);
+        exit(3);
+    }
 }
 
 void scene_get_stats(const scene *s, scene_stats *out)
@@ -1260,6 +1267,7 @@ void scene_get_stats(const scene *s, scene_stats *out)
     render_world_chunk_bytes(s->world, &out->chunk_vertices, &out->chunk_buffer_bytes);
     out->buffer_copies = render_world_copies(s->world);
     out->multi_draw_indirect = render_get_caps()->multi_draw_indirect;
+    out->gl_verify = render_world_verifying(s->world, &out->gl_verified);
 }
 
 size_t scene_budget_warnings(const scene *s, const char *out[2])

@@ -175,6 +175,8 @@ typedef struct scene_stats {
     uint64_t chunk_buffer_bytes;     /* their vertex + index data in the GPU buffers */
     uint32_t buffer_copies;          /* chunk buffers / lit atlas grown while holding data (copied) */
     bool multi_draw_indirect;        /* the GL 4.3 path is in use */
+    bool gl_verify;                  /* PMFVIEW_GL_VERIFY=1: uploads read back after their frame */
+    uint64_t gl_verified;            /* uploads read back and found equal */
 } scene_stats;
 void scene_get_stats(const scene *s, scene_stats *out);
 

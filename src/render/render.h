@@ -46,11 +46,14 @@ const render_caps *render_get_caps(void);
 /* Blocks until the GL has finished every command issued so far (frame timing). */
 void render_wait_idle(void);
 
-/* A GL 4.5 (else 3.3) core context with no window and no display: EGL on
- * EGL_PLATFORM_SURFACELESS_MESA (Mesa llvmpipe works on machines without a GPU). Made current
- * and loaded. NULL with a message when there is no way to get one (exit code 3). */
+/* A GL 4.5 (else 3.3) core context with no window and no display: EGL's surfaceless platform
+ * (Mesa; llvmpipe works on machines without a GPU), else its device platform (any GPU's driver),
+ * PMFVIEW_EGL_PLATFORM forcing one (egl/egl_context.h). Made current and loaded. NULL with a
+ * message naming both platforms when there is no way to get one (exit code 3). */
 typedef struct render_headless render_headless;
 render_headless *render_headless_create(char *err, size_t err_size);
+/* "surfaceless", or "device (...)" naming the device. */
+const char *render_headless_platform(const render_headless *h);
 void render_headless_destroy(render_headless *h);
 
 /* An off-screen framebuffer: RGBA8 colour + 24-bit depth, optionally multisampled (resolved

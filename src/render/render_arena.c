@@ -55,6 +55,28 @@ static bool put_free(render_arena *a, uint32_t offset, uint32_t size)
     return true;
 }
 
+/* Copies the allocated spans of the buffer into `to`, and only those. The free spans were never
+ * written, or hold what a freed chunk left: a copy of them would land where the next chunk's
+ * glBufferSubData writes, and a driver that runs the copy after that write (an NVIDIA H200 did,
+ * issue 21) loses the chunk. Nothing later writes into a span copied here while it stays live. */
+static void copy_live_spans(render_arena *a, GLuint to)
+{
+    glBindBuffer(GL_COPY_READ_BUFFER, a->buffer);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, to);
+    uint32_t start = 0;
+    for (uint32_t i = 0; i <= a->free_count; i++) {
+        uint32_t end = i < a->free_count ? a->free[i].offset : a->capacity;
+        if (end > start) {
+            GLintptr at = (GLintptr)start * a->elem_size;
+            glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, at, at,
+                                (GLsizeiptr)(end - start) * a->elem_size);
+            a->copied_elements += end - start;
+        }
+        if (i < a->free_count)
+            start = a->free[i].offset + a->free[i].size;
+    }
+}
+
 /* Replaces the buffer by one of cap elements (more than it has), its contents copied. */
 static bool grow_to(render_arena *a, uint64_t cap)
 {
@@ -76,9 +98,7 @@ static bool grow_to(render_arena *a, uint64_t cap)
     if (a->buffer) {
         if (render_arena_used(a))
             a->copies++;
-        glBindBuffer(GL_COPY_READ_BUFFER, a->buffer);
-        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
-                            (GLsizeiptr)a->capacity * a->elem_size);
+        copy_live_spans(a, buffer);
         glDeleteBuffers(1, &a->buffer);
     }
     uint32_t old = a->capacity;

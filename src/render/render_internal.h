@@ -28,13 +28,14 @@ typedef struct render_arena {
     uint32_t elem_size;              /* bytes per element */
     uint32_t capacity;               /* elements */
     uint32_t copies;                 /* times grown while holding data (copied to a new buffer) */
+    uint64_t copied_elements;        /* elements those copies moved: the live spans only */
     uint32_t free_count, free_cap;
     render_span *free;               /* sorted by offset, never adjacent */
 } render_arena;
 
 void render_arena_init(render_arena *a, GLenum target, uint32_t elem_size);
 void render_arena_release(render_arena *a);
-/* Allocates count elements; grows the buffer (copying its contents, new GL name) when needed.
+/* Allocates count elements; grows the buffer (copying its live spans, new GL name) when needed.
  * *moved is set true when the buffer was replaced. False when out of memory. */
 bool render_arena_alloc(render_arena *a, uint32_t count, uint32_t *offset, bool *moved);
 void render_arena_free(render_arena *a, uint32_t offset, uint32_t count);

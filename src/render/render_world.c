@@ -39,6 +39,15 @@ static void lookup_sky_uniforms(render_world *w)
     glUseProgram(0);
 }
 
+/* The buffer textures that read the fast-light arenas, after those moved. */
+static void bind_fast_buffers(render_world *w)
+{
+    glBindTexture(GL_TEXTURE_BUFFER, w->fast_tex);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, w->fast_table.buffer);
+    glBindTexture(GL_TEXTURE_BUFFER, w->fast_vertex_tex);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32UI, w->fast_vertices.buffer);
+}
+
 render_world *render_world_create(const render_world_desc *desc, char *err, size_t err_size)
 {
     render_world *w = calloc(1, sizeof *w);
@@ -54,6 +63,8 @@ render_world *render_world_create(const render_world_desc *desc, char *err, size
     w->atlas = desc->atlas;
     w->res = desc->res;
     w->mdi = render_get_caps()->multi_draw_indirect;
+    const char *verify = getenv("PMFVIEW_GL_VERIFY");
+    w->verify = verify && !strcmp(verify, "1");
     /* The plain variant is built here, so a shader that does not build fails now; the others
      * while the chunks stream (render_world_prepare_variants). */
     w->sky_prog = render_program_build("sky", render_shader_sky_vert, render_shader_sky_frag, err, err_size);
@@ -83,10 +94,13 @@ render_world *render_world_create(const render_world_desc *desc, char *err, size
         render_world_destroy(w);
         return NULL;
     }
-    glBindTexture(GL_TEXTURE_BUFFER, w->fast_tex);
-    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, w->fast_table.buffer);
-    glBindTexture(GL_TEXTURE_BUFFER, w->fast_vertex_tex);
-    glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32UI, w->fast_vertices.buffer);
+    /* written, so that no byte a later growth copies is undefined */
+    static const uint8_t zeros[16];
+    glBindBuffer(GL_COPY_WRITE_BUFFER, w->fast_table.buffer);
+    glBufferSubData(GL_COPY_WRITE_BUFFER, 0, 16, zeros);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, w->fast_vertices.buffer);
+    glBufferSubData(GL_COPY_WRITE_BUFFER, 0, sizeof(mesh_fast_vertex), zeros);
+    bind_fast_buffers(w);
 
     static const uint8_t white[4] = { 255, 255, 255, 255 }, black[4] = { 0, 0, 0, 255 };
     w->white = world_upload_rgba(1, 1, white, NULL, 0);
@@ -122,6 +136,7 @@ void render_world_destroy(render_world *w)
     render_arena_release(&w->fast_vertices);
     render_arena_release(&w->fast_table);
     world_variants_release(w);
+    world_verify_release(w);
     if (w->sky_prog)
         glDeleteProgram(w->sky_prog);
     free(w->textures);
@@ -154,15 +169,6 @@ void render_world_chunk_bytes(const render_world *w, uint64_t *vertices, uint64_
 }
 
 /* ---- chunks -------------------------------------------------------------------------------- */
-
-/* The buffer textures that read the fast-light arenas, after those moved. */
-static void bind_fast_buffers(render_world *w)
-{
-    glBindTexture(GL_TEXTURE_BUFFER, w->fast_tex);
-    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, w->fast_table.buffer);
-    glBindTexture(GL_TEXTURE_BUFFER, w->fast_vertex_tex);
-    glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32UI, w->fast_vertices.buffer);
-}
 
 void render_world_chunk_needs(const mesh_chunk *mc, render_world_reserve_desc *need)
 {
@@ -198,6 +204,8 @@ void render_world_reserve(render_world *w, const render_world_reserve_desc *desc
         w->vao_dirty = true;
     if (fast_moved)
         bind_fast_buffers(w);
+    if (moved || fast_moved)
+        world_verify_all_buffers(w);
     /* the lit atlas likewise; shelves leave a quarter of a page unused */
     uint64_t page = (uint64_t)w->page_size * w->page_size;
     double pages = ceil((double)desc->lightmap_texels * 1.25 / (double)page);
@@ -260,6 +268,8 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
         w->vao_dirty = true;
     if (fast_moved)
         bind_fast_buffers(w);
+    if (moved || fast_moved)
+        world_verify_all_buffers(w);
     /* u16 indices narrowed in a buffer kept between uploads (fresh memory per chunk costs page
      * faults). */
     if (ok && !wide && !world_reserve((void **)&w->staging, &w->staging_cap, (size_t)mc->index_count + 1, sizeof *w->staging)) {
@@ -327,7 +337,8 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
     }
     /* Composited now when its pages exist (within the caller's upload budget), else by the next
      * render_world_commit, which sizes the atlas once for all such chunks. */
-    if (world_chunk_pages_exist(w, mc) && world_composite_chunk(w, mc))
+    gc->verify_buffers = w->verify;
+    if (world_chunk_pages_exist(w, mc) && world_composite_chunk(w, gc))
         gc->lit = true;
     else
         w->unlit_chunks++;

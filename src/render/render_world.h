@@ -53,6 +53,14 @@ void render_world_reserve(render_world *w, const render_world_reserve_desc *desc
 /* How many times a chunk buffer or the lit atlas was grown while it held data (a copy). */
 uint32_t render_world_copies(const render_world *w);
 
+/* PMFVIEW_GL_VERIFY=1 (read when the world is created): call after each frame is drawn. Every
+ * chunk buffer range, lit-atlas block and texture written (or moved by a growth) since the last
+ * call is read back and compared with what was sent. False with one line ("GL verify: ...",
+ * naming the buffer, byte offset and chunk) at the first difference. Always true when off. */
+bool render_world_verify(render_world *w, char *err, size_t err_size);
+/* Whether verification is on; *verified = the uploads checked so far. */
+bool render_world_verifying(const render_world *w, uint64_t *verified);
+
 /* Light state by global ID, kept for chunks that arrive later. */
 void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled);
 void render_world_set_fast_light(render_world *w, uint32_t id, uint8_t intensity);

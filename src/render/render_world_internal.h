@@ -32,6 +32,8 @@ typedef struct gpu_chunk {
     uint32_t fast_vertex_base;       /* first entry in the fast-vertex arena (when mc->fast) */
     uint32_t fast_base;              /* first entry in the fast-light table */
     bool lit;                        /* composited into the lit atlas (render_world_commit) */
+    /* PMFVIEW_GL_VERIFY: written (or moved) since the last check; read back after the next frame */
+    bool verify_buffers, verify_atlas;
 } gpu_chunk;
 
 /* horizon: the mean colour of the middle row (a skybox side's horizon, for the fog colour);
@@ -135,6 +137,7 @@ struct render_world {
     GLuint light_atlas;              /* GL_TEXTURE_2D_ARRAY RGB9_E5 (4 bytes a texel, light above 1 kept) */
     uint32_t atlas_layers, page_size;
     uint32_t atlas_copies;           /* grown while it had pages (copied or recomposited) */
+    uint64_t atlas_copied_texels;    /* what those copies moved: the lit chunks' blocks only */
     uint32_t unlit_chunks;           /* added, not yet composited (render_world_commit) */
 
     GLuint white, black;
@@ -171,6 +174,12 @@ struct render_world {
     uint32_t draw_serial;
     bool sky_primed;                 /* render_world_prime drew primed_sky */
     render_sky primed_sky;
+
+    /* PMFVIEW_GL_VERIFY=1 (render_world_verify.c) */
+    bool verify;
+    uint64_t verified;               /* uploads read back and found equal */
+    struct verify_texture *verify_textures;  /* texture uploads not read back yet */
+    size_t verify_texture_count, verify_texture_cap;
 };
 
 /* Grows *p (of *cap elements of elem bytes) to hold need elements, doubling. */
@@ -185,8 +194,30 @@ bool world_alloc_atlas_layers(render_world *w, uint32_t layers);
 void world_grow_atlas(render_world *w, uint32_t layers);
 /* Every lightmap block of the chunk lies on a page the atlas texture has. */
 bool world_chunk_pages_exist(const render_world *w, const mesh_chunk *mc);
-bool world_composite_chunk(render_world *w, const mesh_chunk *mc);
+/* What one atlas block of a chunk holds: base / 255 + Σ shown layers / 255 × colour / 255 (the
+ * light filter: solo leaves the base out, static lights' direct terms added or taken off),
+ * packed to RGB9_E5 in scratch->packed. A block that is its base alone packs from tables. */
+typedef struct world_composite_scratch {
+    float *light;                    /* RGBA per texel: what the light filter's static term takes */
+    uint32_t *packed;
+    size_t light_cap, packed_cap;
+} world_composite_scratch;
+bool world_composite_block(render_world *w, const mesh_chunk *mc, uint32_t block, world_composite_scratch *scratch);
+void world_composite_scratch_free(world_composite_scratch *scratch);
+/* Every block of the chunk into the lit atlas. */
+bool world_composite_chunk(render_world *w, gpu_chunk *gc);
+/* A fast light's table entry: colour / 255 × intensity / 255 when it shows, else 0. */
+void world_fast_entry(const render_world *w, const mesh_fast_light *fl, float entry[4]);
 void world_write_fast_entry(render_world *w, uint32_t slot, const mesh_fast_light *fl);
+
+/* render_world_verify.c */
+/* Keeps a copy of a texture's upload (its levels, as world_upload_rgba takes them) for the next
+ * check; nothing when verification is off. */
+void world_verify_texture_uploaded(render_world *w, GLuint tex, uint32_t width, uint32_t height, const uint8_t *rgba,
+                                   const uint8_t *mips, uint32_t mip_levels);
+/* Every chunk's buffers are to be read back again (an arena moved them to a new buffer). */
+void world_verify_all_buffers(render_world *w);
+void world_verify_release(render_world *w);
 
 /* render_world_materials.c */
 /* An RGBA8 texture with mip_levels levels below rgba (res_image's mips; 0 = none, GL_LINEAR). */

@@ -54,8 +54,11 @@ size_t render_world_lights(const render_world *w, render_light *out, size_t max)
 /* ---- lit lightmap atlas ------------------------------------------------------------------- */
 
 /* (Re)allocates the atlas with `layers` pages (0: a 1x1 placeholder until a chunk needs one;
- * llvmpipe clears every byte it allocates, so no page is made before it is used). The pages of
- * the old texture are copied over when the GL can (4.3); returns false when they were not. */
+ * llvmpipe clears every byte it allocates, so no page is made before it is used). When the GL can
+ * copy images (4.3), the blocks of the chunks already composited are copied over, each block on
+ * its own: the rest of an old page was never written or belongs to no chunk now, and a copy of it
+ * could land over a block composited into the new texture next (issue 21). Returns false when
+ * nothing was copied and the chunks must be composited again. */
 bool world_alloc_atlas_layers(render_world *w, uint32_t layers)
 {
     GLuint old = w->light_atlas;
@@ -74,8 +77,19 @@ bool world_alloc_atlas_layers(render_world *w, uint32_t layers)
     const render_caps *caps = render_get_caps();
     bool copied = !old_layers;
     if (old_layers && (caps->gl_major > 4 || (caps->gl_major == 4 && caps->gl_minor >= 3))) {
-        glCopyImageSubData(old, GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, w->light_atlas, GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0,
-                           (GLsizei)w->page_size, (GLsizei)w->page_size, (GLsizei)old_layers);
+        for (size_t i = 0; i < w->chunk_count; i++) {
+            const gpu_chunk *gc = &w->chunks[i];
+            if (!gc->mc || !gc->lit)
+                continue;
+            for (uint32_t b = 0; b < gc->mc->block_count; b++) {
+                const mesh_atlas_rect *r = &gc->mc->blocks[b].rect;
+                GLsizei block = (GLsizei)mesh_atlas_block_side(r);
+                glCopyImageSubData(old, GL_TEXTURE_2D_ARRAY, 0, r->x, r->y, r->page, w->light_atlas,
+                                   GL_TEXTURE_2D_ARRAY, 0, r->x, r->y, r->page, block, block, 1);
+                w->atlas_copied_texels += (uint64_t)block * (uint64_t)block;
+            }
+            w->chunks[i].verify_atlas = w->verify;
+        }
         copied = true;
     }
     if (old)
@@ -111,52 +125,64 @@ static bool block_has_shown_layer(const render_world *w, const mesh_chunk *mc, u
     return false;
 }
 
-/* L = base / 255 + Σ enabled layers / 255 × colour / 255, for every block of the chunk (the
- * light filter: solo leaves the base out, static lights' direct terms added or taken off), packed
- * to RGB9_E5. A block that is its base alone (no shown layer, no light tool) packs from tables. */
-bool world_composite_chunk(render_world *w, const mesh_chunk *mc)
+bool world_composite_block(render_world *w, const mesh_chunk *mc, uint32_t b, world_composite_scratch *scratch)
 {
-    float *buf = NULL;               /* RGBA per texel: what the light filter's static term takes */
-    uint32_t *packed = NULL;
-    size_t buf_cap = 0, packed_cap = 0;
+    const mesh_lightmap_block *blk = &mc->blocks[b];
+    uint32_t side = mesh_atlas_block_side(&blk->rect);
+    size_t texels = (size_t)side * side;
+    bool base_only = !w->filter.solo && !w->filter.static_term && !block_has_shown_layer(w, mc, b);
+    if (!world_reserve((void **)&scratch->packed, &scratch->packed_cap, texels, sizeof *scratch->packed)
+        || (!base_only && !world_reserve((void **)&scratch->light, &scratch->light_cap, texels * 4, sizeof *scratch->light)))
+        return false;
+    if (base_only) {
+        light_texels_from_luxels(blk->luxels, texels, scratch->packed);
+        return true;
+    }
+    float *buf = scratch->light;
+    light_texels_base(blk->luxels, texels, w->filter.solo ? 0.0f : 1.0f / 255.0f, buf);
+    for (uint32_t l = 0; l < mc->layer_count; l++) {
+        const mesh_light_layer *layer = &mc->layers[l];
+        const mesh_dynamic_light *light = &mc->dynamic_lights[layer->light];
+        if (layer->block != b || !light_shows(w, false, light->id))
+            continue;
+        float rgb[3] = { light->color[0] / 255.0f, light->color[1] / 255.0f, light->color[2] / 255.0f };
+        light_texels_add_layer(layer->luxels, texels, rgb, buf);
+    }
+    if (w->filter.static_term) {
+        w->filter.static_term(w->filter.user, mc, b, w->filter.solo ? 1.0f : -1.0f, buf);
+        for (size_t t = 0; t < texels; t++)
+            for (int c = 0; c < 3; c++)
+                buf[t * 4 + c] = buf[t * 4 + c] < 0.0f ? 0.0f : buf[t * 4 + c];
+    }
+    light_texels_pack(buf, texels, scratch->packed);
+    return true;
+}
+
+void world_composite_scratch_free(world_composite_scratch *scratch)
+{
+    free(scratch->light);
+    free(scratch->packed);
+    memset(scratch, 0, sizeof *scratch);
+}
+
+bool world_composite_chunk(render_world *w, gpu_chunk *gc)
+{
+    const mesh_chunk *mc = gc->mc;
+    world_composite_scratch scratch = { 0 };
     for (uint32_t b = 0; b < mc->block_count; b++) {
-        const mesh_lightmap_block *blk = &mc->blocks[b];
-        uint32_t side = mesh_atlas_block_side(&blk->rect);
-        size_t texels = (size_t)side * side;
-        bool base_only = !w->filter.solo && !w->filter.static_term && !block_has_shown_layer(w, mc, b);
-        if (!world_reserve((void **)&packed, &packed_cap, texels, sizeof *packed)
-            || (!base_only && !world_reserve((void **)&buf, &buf_cap, texels * 4, sizeof *buf))) {
-            free(buf);
-            free(packed);
+        if (!world_composite_block(w, mc, b, &scratch)) {
+            world_composite_scratch_free(&scratch);
             return false;
         }
-        if (base_only) {
-            light_texels_from_luxels(blk->luxels, texels, packed);
-        } else {
-            light_texels_base(blk->luxels, texels, w->filter.solo ? 0.0f : 1.0f / 255.0f, buf);
-            for (uint32_t l = 0; l < mc->layer_count; l++) {
-                const mesh_light_layer *layer = &mc->layers[l];
-                const mesh_dynamic_light *light = &mc->dynamic_lights[layer->light];
-                if (layer->block != b || !light_shows(w, false, light->id))
-                    continue;
-                float rgb[3] = { light->color[0] / 255.0f, light->color[1] / 255.0f, light->color[2] / 255.0f };
-                light_texels_add_layer(layer->luxels, texels, rgb, buf);
-            }
-            if (w->filter.static_term) {
-                w->filter.static_term(w->filter.user, mc, b, w->filter.solo ? 1.0f : -1.0f, buf);
-                for (size_t t = 0; t < texels; t++)
-                    for (int c = 0; c < 3; c++)
-                        buf[t * 4 + c] = buf[t * 4 + c] < 0.0f ? 0.0f : buf[t * 4 + c];
-            }
-            light_texels_pack(buf, texels, packed);
-        }
+        const mesh_atlas_rect *r = &mc->blocks[b].rect;
+        GLsizei side = (GLsizei)mesh_atlas_block_side(r);
         glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);
         glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-        glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, blk->rect.x, blk->rect.y, blk->rect.page,
-                        (GLsizei)side, (GLsizei)side, 1, GL_RGB, GL_UNSIGNED_INT_5_9_9_9_REV, packed);
+        glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, r->x, r->y, r->page, side, side, 1, GL_RGB,
+                        GL_UNSIGNED_INT_5_9_9_9_REV, scratch.packed);
     }
-    free(buf);
-    free(packed);
+    world_composite_scratch_free(&scratch);
+    gc->verify_atlas = w->verify;
     return true;
 }
 
@@ -193,7 +219,7 @@ void render_world_commit(render_world *w)
     }
     for (size_t i = 0; i < w->chunk_count && w->unlit_chunks; i++) {
         gpu_chunk *gc = &w->chunks[i];
-        if (gc->mc && !gc->lit && world_composite_chunk(w, gc->mc)) {
+        if (gc->mc && !gc->lit && world_composite_chunk(w, gc)) {
             gc->lit = true;
             w->unlit_chunks--;
         }
@@ -214,7 +240,7 @@ void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled)
             continue;
         for (uint32_t d = 0; d < mc->dynamic_light_count; d++) {
             if (mc->dynamic_lights[d].id == id) {
-                world_composite_chunk(w, mc);
+                world_composite_chunk(w, &w->chunks[i]);
                 break;
             }
         }
@@ -223,12 +249,21 @@ void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled)
 
 /* ---- fast lights ------------------------------------------------------------------------- */
 
-/* Writes the table entry of one fast light of a chunk. */
-void world_write_fast_entry(render_world *w, uint32_t slot, const mesh_fast_light *fl)
+void world_fast_entry(const render_world *w, const mesh_fast_light *fl, float e[4])
 {
     const render_light *l = find_light(w, true, fl->id);
     float k = l && light_shows(w, true, fl->id) ? l->intensity / (255.0f * 255.0f) : 0.0f;
-    float e[4] = { fl->color[0] * k, fl->color[1] * k, fl->color[2] * k, 0.0f };
+    e[0] = fl->color[0] * k;
+    e[1] = fl->color[1] * k;
+    e[2] = fl->color[2] * k;
+    e[3] = 0.0f;
+}
+
+/* Writes the table entry of one fast light of a chunk. */
+void world_write_fast_entry(render_world *w, uint32_t slot, const mesh_fast_light *fl)
+{
+    float e[4];
+    world_fast_entry(w, fl, e);
     glBindBuffer(GL_TEXTURE_BUFFER, w->fast_table.buffer);
     glBufferSubData(GL_TEXTURE_BUFFER, (GLintptr)slot * sizeof e, sizeof e, e);
 }
@@ -245,8 +280,10 @@ void render_world_set_fast_light(render_world *w, uint32_t id, uint8_t intensity
         if (!gc->mc)
             continue;
         for (uint32_t f = 0; f < gc->mc->fast_light_count; f++) {
-            if (gc->mc->fast_lights[f].id == id)
+            if (gc->mc->fast_lights[f].id == id) {
                 world_write_fast_entry(w, gc->fast_base + f, &gc->mc->fast_lights[f]);
+                w->chunks[i].verify_buffers = w->verify;
+            }
         }
     }
 }
@@ -278,13 +315,14 @@ bool render_world_set_light_filter(render_world *w, const render_light_filter *f
     else
         free((void *)f.dynamic_ids);
     for (size_t i = 0; i < w->chunk_count; i++) {
-        const gpu_chunk *gc = &w->chunks[i];
+        gpu_chunk *gc = &w->chunks[i];
         if (!gc->mc)
             continue;
         if (gc->lit) /* an unlit chunk is composited when committed, with the filter set now */
-            world_composite_chunk(w, gc->mc);
+            world_composite_chunk(w, gc);
         for (uint32_t k = 0; k < gc->mc->fast_light_count; k++)
             world_write_fast_entry(w, gc->fast_base + k, &gc->mc->fast_lights[k]);
+        gc->verify_buffers = w->verify;
     }
     return ok;
 }

@@ -78,6 +78,7 @@ static GLuint texture_for(render_world *w, const char *path)
                 (unsigned long long)(pmf_budget_limit() >> 20));
     }
     GLuint tex = world_upload_rgba(img->width, img->height, img->rgba, img->mips, img->mip_levels);
+    world_verify_texture_uploaded(w, tex, img->width, img->height, img->rgba, img->mips, img->mip_levels);
     gpu_texture *gt = &w->textures[w->texture_count++];
     *gt = (gpu_texture){ copy, tex, { 0, 0, 0 }, bytes };
     const uint8_t *row = img->rgba + (size_t)(img->height / 2) * img->width * 4;
