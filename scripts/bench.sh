@@ -9,7 +9,7 @@
 # and the baseline it is compared with in this run, prints a table and writes
 # bench/results/latest.json. A figure that cannot be measured is reported as "n/a (reason)".
 #   --quick        small maps and short paths: a smoke run of the whole suite in a few minutes
-#   --only LIST    figures to run, comma-separated from 1..7 (default: all)
+#   --only LIST    figures to run, comma-separated from 1..8 (default: all)
 #   --regenerate   generate the maps again even when cached
 # Environment: BENCH_JOBS (build jobs, default 2), BENCH_SEED (default 1), BENCH_GEN_TIMEOUT
 # (seconds one map's generation may take, default 900), BENCH_REPEATS (runs of each side of a
@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
 
 QUICK=0
-ONLY="1,2,3,4,5,6,7"
+ONLY="1,2,3,4,5,6,7,8"
 REGENERATE=0
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -509,6 +509,18 @@ compile_memory() {
         "baseline = 256 MiB + 0.25 x the $(show "$(calc "$size / 1048576")") MiB output"
 }
 
+# threads_memory ID LABEL THREADS: pmfc --generate $BIG with --threads THREADS, its peak RSS
+# against the same allowance: pmfc's memory must not grow with the machine's cores (issue 21).
+threads_memory() {
+    local out="$WORK/$1.pmf"
+    log "6 memory: pmfc --generate city --chunks $BIG --threads $3"
+    run "$1" "$PMFC" --generate city --chunks "$BIG" --seed "$SEED" --time 0 --threads "$3" -o "$out" ||
+        { na "$1" "$2" "pmfc failed: $(why "$1")"; return; }
+    cp "$WORK/$1.run" "$out.run"
+    compile_memory "$1" "$2" "$out"
+    rm -f "$out" "$out.run"
+}
+
 figure_compiler() {
     local demo="$ROOT/assets/feature_demo.pms" m
     if [ ! -x "$PMFC" ]; then
@@ -538,6 +550,10 @@ figure_compiler() {
         bake_row bake_big "6 pmfc bake $BIG vs direct only" --generate city --chunks "$BIG" --seed "$SEED"
     fi
     [ -z "$m" ] || compile_memory compile_big_rss "6 pmfc --generate $BIG peak RSS" "$m"
+    if [ -x "$PMFC" ]; then
+        threads_memory compile_big_rss_t2 "6 pmfc --generate $BIG peak RSS, 2 threads" 2
+        threads_memory compile_big_rss_t16 "6 pmfc --generate $BIG peak RSS, 16 threads" 16
+    fi
     map "$COMPILE"
     m=$MAP
     if [ -z "$m" ]; then
@@ -584,6 +600,48 @@ figure_rmf() {
     bake_row rmf_bake "7 pmfc RMF bake vs direct only" "$rmf"
 }
 
+# 8: frames on a GPU (issue 21): FRAMES_FLY frames across $BIG at 1280x720, the render time against
+# bench_draw's on the same path (target 1.2) and the longest frame against the median (target 2:
+# uploads must not stall a frame). n/a where the renderer is software (llvmpipe): there figures 3
+# and 5 measure the same things.
+figure_gpu() {
+    local m z path renderer render draw median max
+    map "$BIG"
+    m=$MAP
+    if [ -z "$m" ]; then
+        na gpu_render "8 GPU render vs bench_draw" "no $BIG map: $MAP_FAILURE"
+        na gpu_smooth "8 GPU longest frame vs median" "no $BIG map: $MAP_FAILURE"
+        return
+    fi
+    run gpu_probe "$PMFVIEW" shot "$m" -o "$WORK/gpu-probe.png" --size 16x16 --stats
+    renderer=$(sed -n 's/^draw path: .*(OpenGL [0-9.]*, \(.*\))$/\1/p' "$WORK/gpu_probe.out")
+    case "$renderer" in
+    llvmpipe*|softpipe*|*swrast*|"")
+        na gpu_render "8 GPU render vs bench_draw" "no GPU (renderer: ${renderer:-none}); scripts/gpu-check.sh on one"
+        na gpu_smooth "8 GPU longest frame vs median" "no GPU (renderer: ${renderer:-none})"
+        return ;;
+    esac
+    z=$(( ($(grid_z "$BIG") / 2 - 2) * CHUNK ))
+    path="$WORK/path-gpu.txt"
+    write_path "$path" "$z" "-$z" 0 0
+    log "8 GPU: shot --frames $FRAMES_FLY across $BIG on $renderer, and bench_draw on the same path"
+    run gpu_fly "$PMFVIEW" shot "$m" -o "$WORK/gpu-fly.png" --camera "-16,$EYE,$z,0,0" --frames "$FRAMES_FLY" \
+        --path "$path" --stats ||
+        { na gpu_render "8 GPU render vs bench_draw" "shot --frames failed: $(why gpu_fly)"; return; }
+    render=$(field "$WORK/gpu_fly.out" "render time: average ")
+    median=$(frame_times "$WORK/gpu_fly.out" median)
+    max=$(frame_times "$WORK/gpu_fly.out" max)
+    if run gpu_draw "$TOOLS/bench_draw" "$m" --path "$path" --frames "$FRAMES_FLY" --radius "$RADIUS" --size "$SIZE"; then
+        draw=$(field "$WORK/gpu_draw.out" "average frame time: ")
+        record gpu_render "8 GPU render vs bench_draw" "$render" ms "$draw" "$(calc "$render / $draw")" "<=1.2" \
+            "$renderer, $SIZE, $FRAMES_FLY frames across $BIG"
+    else
+        na gpu_render "8 GPU render vs bench_draw" "bench_draw failed: $(why gpu_draw)"
+    fi
+    record gpu_smooth "8 GPU longest frame vs median" "$max" ms "$median" "$(calc "$max / $median")" "<=2" \
+        "$renderer, the same flight"
+}
+
 # ---- main ----------------------------------------------------------------------------------------
 mkdir -p "$BUILD" "$WORK"
 build
@@ -599,5 +657,6 @@ wants 4 && figure_memory
 wants 5 && figure_smoothness
 wants 6 && figure_compiler
 wants 7 && figure_rmf
+wants 8 && figure_gpu
 write_json
 print_table

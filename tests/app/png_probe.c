@@ -4,8 +4,8 @@
  *   png_probe pixel FILE X Y     -> "R G B" (X, Y from the top-left)
  *   png_probe lit FILE           -> how many pixels are not black
  *   png_probe count FILE R G B   -> how many pixels are within 3 of that colour in every channel
- *   png_probe diff A B           -> how many pixels differ by more than 2 in a channel
- *                                   (exit 1 when the sizes differ)
+ *   png_probe diff A B [TOL]     -> how many pixels differ by more than TOL (default 2) in a
+ *                                   channel (exit 1 when the sizes differ)
  * Exit 2 when a file does not decode.
  */
 #include <stdio.h>
@@ -64,7 +64,8 @@ int main(int argc, char **argv)
         stbi_image_free(px);
         return 0;
     }
-    if (argc == 4 && !strcmp(argv[1], "diff")) {
+    if ((argc == 4 || argc == 5) && !strcmp(argv[1], "diff")) {
+        int tolerance = argc == 5 ? atoi(argv[4]) : 2;
         unsigned char *a = load(argv[2], &w, &h), *b = load(argv[3], &w2, &h2);
         if (w != w2 || h != h2) {
             printf("size %dx%d vs %dx%d\n", w, h, w2, h2);
@@ -73,7 +74,7 @@ int main(int argc, char **argv)
         long differ = 0;
         for (size_t i = 0; i < (size_t)w * h; i++)
             for (int c = 0; c < 3; c++)
-                if (abs(a[i * 3 + c] - b[i * 3 + c]) > 2) {
+                if (abs(a[i * 3 + c] - b[i * 3 + c]) > tolerance) {
                     differ++;
                     break;
                 }
@@ -82,6 +83,6 @@ int main(int argc, char **argv)
         stbi_image_free(b);
         return 0;
     }
-    fputs("usage: png_probe size FILE | pixel FILE X Y | lit FILE | count FILE R G B | diff A B\n", stderr);
+    fputs("usage: png_probe size FILE | pixel FILE X Y | lit FILE | count FILE R G B | diff A B [TOL]\n", stderr);
     return 1;
 }
