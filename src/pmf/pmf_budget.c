@@ -31,6 +31,7 @@ void pmf_budget_set_limit(uint64_t bytes) { atomic_store(&budget_limit, bytes); 
 uint64_t pmf_budget_limit(void) { return atomic_load(&budget_limit); }
 uint64_t pmf_budget_used(void) { return atomic_load(&budget_used); }
 uint64_t pmf_budget_peak(void) { return atomic_load(&budget_peak); }
+void pmf_budget_reset_peak(void) { atomic_store(&budget_peak, atomic_load(&budget_used)); }
 
 bool pmf_budget_take(uint64_t bytes)
 {

@@ -23,6 +23,7 @@ bool pmf_budget_take(uint64_t bytes);
 void pmf_budget_give(uint64_t bytes);
 uint64_t pmf_budget_used(void);
 uint64_t pmf_budget_peak(void);   /* the most ever taken at once */
+void pmf_budget_reset_peak(void); /* the peak from now on: what is taken now */
 
 /* Whether a taking on this thread was refused since the last clear: lets a caller that sees
  * a failure deep in a decoder or mesher tell "over budget" from "broken". */
