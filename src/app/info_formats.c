@@ -8,6 +8,7 @@
 #include "info_formats.h"
 #include "pm4_world.h"
 #include "pmf_legacy.h"
+#include "text_clean.h"
 
 /* Human output never echoes a control byte from a file: it is shown as \xNN (conventions §4). */
 static void print_clean(FILE *out, const char *s)
@@ -97,8 +98,10 @@ static cJSON *json_bounds(bool any, const float min[3], const float max[3])
 
 static int print_json(cJSON *root)
 {
-    char *text = root ? cJSON_Print(root) : NULL;
+    char *printed = root ? cJSON_Print(root) : NULL;
+    char *text = printed ? text_clean_json(printed) : NULL;
     cJSON_Delete(root);
+    free(printed);
     if (!text) {
         fputs("pmfview: out of memory\n", stderr);
         return EXIT_RUNTIME;

@@ -51,109 +51,111 @@ static void widen(ptf_format format, const uint8_t *s, uint8_t t[4])
     }
 }
 
-/* One band of fy rows (w texels each) box-filtered into one output row of w / fx texels. */
-static void reduce_band(const uint8_t *band, ptf_format format, uint32_t w, uint32_t fx, uint32_t fy, uint8_t *row)
-{
-    unsigned ch = ptf_format_channels(format);
-    uint64_t count = (uint64_t)fx * fy;
-    for (uint32_t x = 0; x < w / fx; x++) {
-        uint64_t sum[4] = { 0, 0, 0, 0 };
-        for (uint32_t y = 0; y < fy; y++)
-            for (uint32_t i = 0; i < fx; i++) {
-                uint8_t t[4];
-                widen(format, band + ((size_t)y * w + (size_t)x * fx + i) * ch, t);
-                for (int c = 0; c < 4; c++)
-                    sum[c] += t[c];
-            }
-        for (int c = 0; c < 4; c++)
-            row[(size_t)x * 4 + (size_t)c] = (uint8_t)((sum[c] + count / 2) / count);
-    }
-}
+struct ptf_rows {
+    const uint8_t *src;              /* the LZ4F frame */
+    size_t src_size, in;
+    ptf_format format;
+    uint32_t width, height, rows;    /* rows handed out so far */
+    size_t row_bytes;
+    uint8_t *row;                    /* one stored row */
+    LZ4F_dctx *dctx;
+    bool frame_ended;                /* LZ4F said the frame is complete */
+    const char *name;
+};
 
-/* The texels of a texture larger than max_side stream out of the LZ4F frame a band of rows at
- * a time and are box-filtered down as they come: the full size is never held. */
-static const char *decode_reduced(const uint8_t *src, size_t src_size, ptf_format format, uint32_t w, uint32_t fx,
-                                  uint32_t fy, uint32_t out_h, uint8_t *band, uint8_t *out, size_t *produced)
-{
-    LZ4F_dctx *dctx = NULL;
-    if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)))
-        return "out of memory for an LZ4F context";
-    size_t band_bytes = (size_t)w * fy * ptf_format_channels(format), filled = 0, in = 0;
-    uint32_t rows = 0;
-    const char *problem = NULL;
-    *produced = 0;
-    for (;;) {
-        uint8_t probe[64];
-        bool full = rows == out_h; /* every texel is in: anything more is too long */
-        size_t dst_len = full ? sizeof probe : band_bytes - filled, src_len = src_size - in;
-        size_t ret = LZ4F_decompress(dctx, full ? probe : band + filled, &dst_len, src + in, &src_len, NULL);
-        if (LZ4F_isError(ret)) {
-            problem = LZ4F_getErrorName(ret);
-            break;
-        }
-        in += src_len;
-        if (full && dst_len) {
-            problem = "frame decompresses to more bytes than declared";
-            break;
-        }
-        filled += full ? 0 : dst_len;
-        *produced += full ? 0 : dst_len;
-        if (!full && filled == band_bytes) {
-            reduce_band(band, format, w, fx, fy, out + (size_t)rows * (w / fx) * 4);
-            rows++;
-            filled = 0;
-        }
-        if (ret == 0) {
-            problem = rows != out_h ? "frame decompresses to fewer bytes than declared"
-                      : in != src_size ? "bytes after the end of the LZ4F frame" : NULL;
-            break;
-        }
-        if (src_len == 0 && dst_len == 0) {
-            problem = "LZ4F frame is truncated";
-            break;
-        }
-    }
-    LZ4F_freeDecompressionContext(dctx);
-    return problem;
-}
-
-bool ptf_decode_fit(const void *data, size_t size, const char *name, uint32_t max_side, uint8_t **rgba,
-                    uint32_t *width, uint32_t *height, pmf_error *err)
+bool ptf_rows_begin(const void *data, size_t size, const char *name, ptf_rows **out, uint32_t *width,
+                    uint32_t *height, pmf_error *err)
 {
     ptf_format format;
-    uint32_t w, h, fx = 1, fy = 1;
+    uint32_t w, h;
+    *out = NULL;
     if (!ptf_info(data, size, name, &format, &w, &h, err))
         return false;
-    while (w / fx > max_side)
-        fx *= 2;
-    while (h / fy > max_side)
-        fy *= 2;
-    if (fx == 1 && fy == 1)
-        return ptf_decode(data, size, name, rgba, width, height, err);
     unsigned ch = ptf_format_channels(format);
     size_t expected = (size_t)w * h * ch, src_size = size - PTF_HEADER_SIZE;
     if (expected > (uint64_t)src_size * LZ4_MAX_RATIO + LZ4_RATIO_SLACK)
         return fail(name, PTF_HEADER_SIZE, err, "%zu compressed bytes cannot hold %zu bytes of texels", src_size, expected);
-    uint32_t out_w = w / fx, out_h = h / fy;
-    size_t band_bytes = (size_t)w * fy * ch, out_bytes = (size_t)out_w * out_h * 4;
-    if (!pmf_budget_take(band_bytes + out_bytes))
-        return fail(name, 5, err, "%ux%u texels reduced to %ux%u need %zu MiB, more than the memory budget leaves (see --memory)",
-                    w, h, out_w, out_h, (band_bytes + out_bytes) >> 20);
-    uint8_t *band = malloc(band_bytes), *out = malloc(out_bytes);
-    size_t produced = 0;
-    const char *problem = band && out ? decode_reduced((const uint8_t *)data + PTF_HEADER_SIZE, src_size, format, w, fx,
-                                                       fy, out_h, band, out, &produced)
-                                      : "out of memory";
-    free(band);
-    pmf_budget_give(band_bytes + out_bytes);
-    if (problem) {
-        free(out);
-        return fail(name, PTF_HEADER_SIZE, err, "pixel data (%zu of %zu bytes): %s", produced, expected, problem);
+    ptf_rows *r = calloc(1, sizeof *r);
+    if (!r || !(r->row = malloc((size_t)w * ch)) || LZ4F_isError(LZ4F_createDecompressionContext(&r->dctx, LZ4F_VERSION))) {
+        if (r)
+            free(r->row);
+        free(r);
+        return fail(name, 0, err, "out of memory for a row of %u texels", w);
     }
-    *rgba = out;
-    *width = out_w;
-    *height = out_h;
+    r->src = (const uint8_t *)data + PTF_HEADER_SIZE;
+    r->src_size = src_size;
+    r->format = format;
+    r->width = w;
+    r->height = h;
+    r->row_bytes = (size_t)w * ch;
+    r->name = name;
+    *out = r;
+    *width = w;
+    *height = h;
     return true;
+}
+
+/* Where a failure sits: the decompressed pixel bytes so far. */
+static bool rows_fail(const ptf_rows *r, size_t filled, pmf_error *err, const char *problem)
+{
+    size_t produced = (size_t)r->rows * r->row_bytes + filled, expected = r->row_bytes * r->height;
+    return fail(r->name, PTF_HEADER_SIZE, err, "pixel data (%zu of %zu bytes): %s", produced, expected, problem);
+}
+
+bool ptf_rows_next(ptf_rows *r, uint8_t *rgba, pmf_error *err)
+{
+    if (r->rows == r->height)
+        return fail(r->name, PTF_HEADER_SIZE, err, "no row past the %u the texture has", r->height);
+    size_t filled = 0;
+    while (filled < r->row_bytes) {
+        if (r->frame_ended)
+            return rows_fail(r, filled, err, "frame decompresses to fewer bytes than declared");
+        size_t dst_len = r->row_bytes - filled, src_len = r->src_size - r->in;
+        size_t ret = LZ4F_decompress(r->dctx, r->row + filled, &dst_len, r->src + r->in, &src_len, NULL);
+        if (LZ4F_isError(ret))
+            return rows_fail(r, filled, err, LZ4F_getErrorName(ret));
+        r->in += src_len;
+        filled += dst_len;
+        r->frame_ended = ret == 0;
+        if (!r->frame_ended && src_len == 0 && dst_len == 0)
+            return rows_fail(r, filled, err, "LZ4F frame is truncated");
+    }
+    r->rows++;
+    unsigned ch = ptf_format_channels(r->format);
+    for (uint32_t x = 0; x < r->width; x++)
+        widen(r->format, r->row + (size_t)x * ch, rgba + (size_t)x * 4);
+    return true;
+}
+
+bool ptf_rows_end(ptf_rows *r, pmf_error *err)
+{
+    if (!r)
+        return true;
+    const char *problem = NULL;
+    if (r->rows == r->height && r->frame_ended && r->in != r->src_size)
+        problem = "bytes after the end of the LZ4F frame";
+    while (r->rows == r->height && !r->frame_ended) { /* every texel is in: the frame must end here */
+        uint8_t probe[64];
+        size_t dst_len = sizeof probe, src_len = r->src_size - r->in;
+        size_t ret = LZ4F_decompress(r->dctx, probe, &dst_len, r->src + r->in, &src_len, NULL);
+        r->in += src_len;
+        if (LZ4F_isError(ret))
+            problem = LZ4F_getErrorName(ret);
+        else if (dst_len)
+            problem = "frame decompresses to more bytes than declared";
+        else if (ret == 0 && r->in != r->src_size)
+            problem = "bytes after the end of the LZ4F frame";
+        else if (ret != 0 && src_len == 0)
+            problem = "LZ4F frame is truncated";
+        else if (ret != 0)
+            continue;
+        break;
+    }
+    bool ok = !problem || rows_fail(r, 0, err, problem);
+    LZ4F_freeDecompressionContext(r->dctx);
+    free(r->row);
+    free(r);
+    return ok;
 }
 
 bool ptf_decode(const void *data, size_t size, const char *name, uint8_t **rgba,

@@ -37,10 +37,19 @@ bool ptf_info(const void *data, size_t size, const char *name, ptf_format *forma
 bool ptf_decode(const void *data, size_t size, const char *name, uint8_t **rgba,
                 uint32_t *width, uint32_t *height, pmf_error *err);
 
-/* The same, box-filtered down (by powers of two) until both sides are <= max_side, streaming:
- * memory for the reduced texels and one band of rows, never the full size. */
-bool ptf_decode_fit(const void *data, size_t size, const char *name, uint32_t max_side, uint8_t **rgba,
-                    uint32_t *width, uint32_t *height, pmf_error *err);
+/* The texels a row at a time, streaming out of the LZ4F frame (memory for one stored row), so a
+ * texture too large to hold can be reduced as it is decoded (src/res/image_reduce.h):
+ *   ptf_rows *r;
+ *   if (!ptf_rows_begin(data, size, name, &r, &w, &h, err)) fail;
+ *   for each of the h rows: ptf_rows_next(r, rgba_row, err)   (w RGBA8 texels, widened as above)
+ *   ptf_rows_end(r, err)   (frees; after the last row it checks the frame ends exactly there)
+ * A row that cannot be read, or a frame longer or shorter than the texels, is an error naming the
+ * decompressed byte it stopped at. */
+typedef struct ptf_rows ptf_rows;
+bool ptf_rows_begin(const void *data, size_t size, const char *name, ptf_rows **rows, uint32_t *width,
+                    uint32_t *height, pmf_error *err);
+bool ptf_rows_next(ptf_rows *rows, uint8_t *rgba, pmf_error *err);
+bool ptf_rows_end(ptf_rows *rows, pmf_error *err);
 
 /* Encodes RGBA8 texels (width and height powers of two <= 2^PTF_MAX_SIDE_EXP) in the given
  * format (PTF_FORMAT_AUTO = smallest exact one; a lossy explicit format drops channels: I keeps

@@ -126,13 +126,16 @@ char *text_clean_json(const char *json)
 {
     static const char hex[] = "0123456789abcdef";
     size_t n = strlen(json);
-    char *out = malloc(n * 3 + 1); /* two bytes grow to six */
+    char *out = malloc(n * 6 + 1); /* DEL grows to six bytes, two C1 bytes to six */
     if (!out)
         return NULL;
     size_t used = 0;
     for (const unsigned char *s = (const unsigned char *)json; *s; s++) {
-        /* outside strings JSON is ASCII, so a C1 sequence can only sit inside one */
-        if (s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F) {
+        /* outside strings JSON is ASCII with no DEL, so DEL and a C1 sequence can only sit inside one */
+        if (s[0] == 0x7F) {
+            memcpy(out + used, "\\u007f", 6);
+            used += 6;
+        } else if (s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F) {
             memcpy(out + used, "\\u00", 4);
             out[used + 4] = hex[s[1] >> 4];
             out[used + 5] = hex[s[1] & 15u];

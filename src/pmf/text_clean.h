@@ -23,8 +23,9 @@ void text_clean_fputs(const char *src, FILE *out);
 /* JSON form of src in a new malloc'd string (NULL when out of memory). */
 char *text_clean_utf8(const char *src);
 
-/* A printed JSON document with each C1 control (valid UTF-8 the JSON writer leaves raw, but a
- * terminal may obey) written as \u0080-\u009F; a new malloc'd string (NULL when out of memory). */
+/* A printed JSON document with DEL and each C1 control (valid UTF-8 the JSON writer leaves raw,
+ * but a terminal may obey) written as \u007f and \u0080-\u009F; a new malloc'd string (NULL when
+ * out of memory). */
 char *text_clean_json(const char *json);
 
 #endif

@@ -16,17 +16,31 @@ GLuint world_upload_rgba(uint32_t width, uint32_t height, const uint8_t *rgba, c
     glGenTextures(1, &tex);
     glBindTexture(GL_TEXTURE_2D, tex);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, (GLsizei)width, (GLsizei)height, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, (GLint)mip_levels);
+    /* Immutable storage (GL 4.2) is allocated once with every level. Level by level, a driver may
+     * allocate for level 0 and reallocate (and copy) when the first draw finds the whole chain:
+     * Mesa held both copies, 16 MiB more for a 2048^2 texture. */
+    const render_caps *caps = render_get_caps();
+    bool storage = caps->gl_major > 4 || (caps->gl_major == 4 && caps->gl_minor >= 2);
+    if (storage) {
+        glTexStorage2D(GL_TEXTURE_2D, (GLsizei)mip_levels + 1, GL_RGBA8, (GLsizei)width, (GLsizei)height);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)width, (GLsizei)height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    } else {
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, (GLsizei)width, (GLsizei)height, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    }
     /* The chain comes built on the CPU (res): glGenerateMipmap would JIT-compile a blit shader on
      * the first frame's path (150-290 ms on llvmpipe, not kept by Mesa's disk cache). */
     for (uint32_t level = 1; level <= mip_levels; level++) {
         width = width > 1 ? width / 2 : 1;
         height = height > 1 ? height / 2 : 1;
-        glTexImage2D(GL_TEXTURE_2D, (GLint)level, GL_RGBA8, (GLsizei)width, (GLsizei)height, 0, GL_RGBA,
-                     GL_UNSIGNED_BYTE, mips);
+        if (storage)
+            glTexSubImage2D(GL_TEXTURE_2D, (GLint)level, 0, 0, (GLsizei)width, (GLsizei)height, GL_RGBA, GL_UNSIGNED_BYTE,
+                            mips);
+        else
+            glTexImage2D(GL_TEXTURE_2D, (GLint)level, GL_RGBA8, (GLsizei)width, (GLsizei)height, 0, GL_RGBA,
+                         GL_UNSIGNED_BYTE, mips);
         mips += (size_t)width * height * 4;
     }
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, (GLint)mip_levels);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);

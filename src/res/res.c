@@ -6,6 +6,7 @@
 #include "pmf/ptf.h"
 
 #include <limits.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -180,6 +181,7 @@ typedef struct cache_entry {
     bool reported;                   /* missing, and res_load_texture has said why once */
     bool released;                   /* texels freed after upload (res_release_texture) */
     res_image image;
+    uint64_t charged;                /* what image holds of the memory budget */
     pmf_error err;                   /* why it is missing */
 } cache_entry;
 
@@ -254,6 +256,50 @@ res_context *res_create(const res_desc *desc)
     return ctx;
 }
 
+/* The texels and mipmap chain of an image, in bytes. */
+static uint64_t image_bytes(const res_image *img)
+{
+    uint64_t bytes = (uint64_t)img->width * img->height * 4;
+    for (uint32_t l = 0, w = img->width, h = img->height; l < img->mip_levels; l++) {
+        w = half_side(w);
+        h = half_side(h);
+        bytes += (uint64_t)w * h * 4;
+    }
+    return bytes;
+}
+
+/* Charges what e's image holds to the memory budget, in place of what it held before. */
+static bool charge_entry(cache_entry *e)
+{
+    pmf_budget_give(e->charged);
+    e->charged = image_bytes(&e->image);
+    if (pmf_budget_take(e->charged))
+        return true;
+    e->charged = 0;
+    return false;
+}
+
+static void free_entry_image(cache_entry *e)
+{
+    res_image_free(&e->image);
+    pmf_budget_give(e->charged);
+    e->charged = 0;
+}
+
+/* Large texels just freed go back to the kernel: the viewer's allocator keeps freed blocks up to
+ * 32 MiB in its heap (scene.c's settle_allocator), and a 2048^2 texture's 21 MiB there is memory
+ * the budget no longer counts. */
+#define TRIM_AFTER_BYTES (4ull << 20)
+
+static void release_entry(cache_entry *e)
+{
+    bool large = e->charged >= TRIM_AFTER_BYTES;
+    free_entry_image(e);
+    e->released = true;
+    if (large)
+        malloc_trim(0);
+}
+
 void res_destroy(res_context *ctx)
 {
     if (!ctx)
@@ -262,7 +308,7 @@ void res_destroy(res_context *ctx)
         cache_entry *e = ctx->slots[i];
         if (e) {
             free(e->path);
-            res_image_free(&e->image);
+            free_entry_image(e);
             free(e);
         }
     }
@@ -470,12 +516,6 @@ static bool resolve_root(const res_context *ctx, const char *path, char **dir_ou
     return true;
 }
 
-static void release_entry(cache_entry *e)
-{
-    res_image_free(&e->image);
-    e->released = true;
-}
-
 /* Resolves and decodes e->path into e (missing + err on failure). */
 static void load_entry(const res_context *ctx, cache_entry *e)
 {
@@ -502,6 +542,12 @@ static void load_entry(const res_context *ctx, cache_entry *e)
             fail(&e->err, where, "texture", 0, "out of memory for %ux%u texels", e->image.width, e->image.height);
             res_image_free(&e->image);
             e->missing = true;
+        } else if (!e->missing && !charge_entry(e)) {
+            fail(&e->err, where, "texture", 0, "%ux%u texels and their mipmaps need %llu MiB, more than the memory budget leaves (%llu of %llu MiB in use; see --memory)",
+                 e->image.width, e->image.height, (unsigned long long)(image_bytes(&e->image) >> 20),
+                 (unsigned long long)(pmf_budget_used() >> 20), (unsigned long long)(pmf_budget_limit() >> 20));
+            res_image_free(&e->image);
+            e->missing = true;
         }
     }
     free(bytes);
@@ -513,6 +559,8 @@ bool res_fit_texture(res_context *ctx, const char *path, uint32_t max_side)
     pthread_mutex_lock(&ctx->lock);
     cache_entry *e = *cache_slot(ctx, path);
     bool ok = e && !e->missing && !e->released && res_image_fit(&e->image, max_side) && res_image_build_mips(&e->image);
+    if (ok)
+        charge_entry(e); /* smaller than before: what it gave back is more than it takes */
     pthread_mutex_unlock(&ctx->lock);
     return ok;
 }

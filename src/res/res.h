@@ -85,8 +85,16 @@ bool res_fit_texture(res_context *ctx, const char *path, uint32_t max_side);
 /* The caller has uploaded path's texels: they are freed (a later load decodes again). */
 void res_release_texture(res_context *ctx, const char *path);
 
-/* Decodes PTF, PNG, JPEG, TGA or BMP bytes (chosen by content) to RGBA8; name is for errors. */
+/* Decodes PTF, PNG, JPEG, TGA or BMP bytes (chosen by content) to RGBA8; name is for errors. An
+ * image larger than RES_MAX_TEXTURE_SIDE comes out reduced as it is decoded, row by row (a box
+ * filter by powers of two; JPEG scaled by its decoder first), so its full size is never held but
+ * by an interlaced PNG, a BMP or a TGA (decoded whole, charged to the memory budget first);
+ * stored_width / stored_height give the file's size. What a decode holds is charged to the
+ * budget: one that does not fit fails ("... more than the memory budget leaves"). */
 bool res_image_decode(const void *data, size_t size, const char *name, res_image *out, pmf_error *err);
+/* The same with another limit than RES_MAX_TEXTURE_SIDE. */
+bool res_image_decode_fit(const void *data, size_t size, const char *name, uint32_t max_side, res_image *out,
+                          pmf_error *err);
 void res_image_free(res_image *img);
 
 /* The missing-texture image: 64x64, 8x8-texel cells, magenta (255,0,255,255) where

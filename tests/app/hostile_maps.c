@@ -18,9 +18,16 @@
  *
  * hostile_maps textures OUT.pmf: one 16 m chunk, the same wall in two halves (x < 0, x > 0)
  * with materials textured by two 16384^2 RGB PTF textures in the embedded archive, flat colours
- * (200, 100, 50) and (40, 80, 160) (~3 MB each: LZ4 of 768 MiB of texels), lightmap white. */
+ * (200, 100, 50) and (40, 80, 160) (~3 MB each: LZ4 of 768 MiB of texels), lightmap white.
+ *
+ * hostile_maps texture FORMAT OUT.pmf: the same wall whole, textured by one 16384^2 image of colour
+ * (200, 100, 50) in FORMAT: ptf, png, png-interlaced or jpeg (issue 22: each is reduced while it
+ * is decoded, but an interlaced PNG, which is decoded whole). */
 #include <lz4frame.h>
-#include <stdio.h>
+#include <stdio.h> /* before jpeglib.h, which uses FILE */
+
+#include <jpeglib.h>
+#include <png.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,8 +218,133 @@ static int write_textures_map(const char *path)
     return ok ? 0 : 1;
 }
 
+/* A growing buffer for the encoders' output. */
+typedef struct out_bytes { uint8_t *data; size_t size, cap; } out_bytes;
+
+static void png_append(png_structp png, png_bytep data, size_t n)
+{
+    out_bytes *o = png_get_io_ptr(png);
+    if (o->size + n > o->cap) {
+        size_t cap = (o->size + n) * 2;
+        uint8_t *grown = realloc(o->data, cap);
+        if (!grown)
+            png_error(png, "out of memory");
+        o->data = grown;
+        o->cap = cap;
+    }
+    memcpy(o->data + o->size, data, n);
+    o->size += n;
+}
+
+static void png_flush_nothing(png_structp png) { (void)png; }
+
+/* A PNG of 2^exp x 2^exp RGB texels of one colour, a row at a time (deflate gets ~1000:1),
+ * Adam7-interlaced when asked. */
+static uint8_t *flat_png(unsigned exp, const uint8_t rgb[3], bool interlaced, size_t *size)
+{
+    uint32_t side = 1u << exp;
+    out_bytes o = { 0 };
+    uint8_t *row = malloc((size_t)side * 3);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!row || !info || setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        free(row);
+        free(o.data);
+        return NULL;
+    }
+    for (uint32_t x = 0; x < side; x++)
+        memcpy(row + (size_t)x * 3, rgb, 3);
+    png_set_write_fn(png, &o, png_append, png_flush_nothing);
+    png_set_compression_level(png, 1);
+    png_set_filter(png, 0, PNG_FILTER_NONE);
+    png_set_IHDR(png, info, side, side, 8, PNG_COLOR_TYPE_RGB, interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    int passes = png_set_interlace_handling(png);
+    for (int p = 0; p < passes; p++)
+        for (uint32_t y = 0; y < side; y++)
+            png_write_row(png, row);
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    free(row);
+    *size = o.size;
+    return o.data;
+}
+
+/* A baseline JPEG of 2^exp x 2^exp texels of one colour, a row at a time. */
+static uint8_t *flat_jpeg(unsigned exp, const uint8_t rgb[3], size_t *size)
+{
+    uint32_t side = 1u << exp;
+    struct jpeg_compress_struct cinfo;
+    struct jpeg_error_mgr jerr;
+    cinfo.err = jpeg_std_error(&jerr);
+    jpeg_create_compress(&cinfo);
+    unsigned char *data = NULL;
+    unsigned long n = 0;
+    jpeg_mem_dest(&cinfo, &data, &n);
+    cinfo.image_width = side;
+    cinfo.image_height = side;
+    cinfo.input_components = 3;
+    cinfo.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, 95, TRUE);
+    uint8_t *row = malloc((size_t)side * 3);
+    for (uint32_t x = 0; row && x < side; x++)
+        memcpy(row + (size_t)x * 3, rgb, 3);
+    jpeg_start_compress(&cinfo, TRUE);
+    while (row && cinfo.next_scanline < side) {
+        JSAMPROW r = row;
+        jpeg_write_scanlines(&cinfo, &r, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    free(row);
+    if (!row) {
+        free(data);
+        return NULL;
+    }
+    *size = n;
+    return data;
+}
+
+/* One wall textured by "map:textures/big", a 16384^2 image of colour (200, 100, 50) in the given
+ * format (ptf, png, png-interlaced, jpeg) in the embedded archive, lightmap white. */
+static int write_texture_map(const char *format, const char *path)
+{
+    static const uint8_t colour[3] = { 200, 100, 50 };
+    size_t size = 0;
+    uint8_t *data = NULL;
+    const char *name;
+    if (!strcmp(format, "ptf")) {
+        data = flat_ptf(14, colour, &size);
+        name = "textures/big.ptf";
+    } else if (!strcmp(format, "png") || !strcmp(format, "png-interlaced")) {
+        data = flat_png(14, colour, !strcmp(format, "png-interlaced"), &size);
+        name = "textures/big.png";
+    } else if (!strcmp(format, "jpeg")) {
+        data = flat_jpeg(14, colour, &size);
+        name = "textures/big.jpg";
+    } else {
+        fprintf(stderr, "hostile_maps: unknown texture format '%s'\n", format);
+        return 1;
+    }
+    rt_map m = { 0 };
+    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 1, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t mat = rt_material(l, "big", "map:textures/big", 0, 0);
+    rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t lm = rt_lightmap(c, 1, 255, 255, 255);
+    rt_two_walls(c, mat, lm, mat, lm);
+    bool ok = data && rt_archive(&m, 1, &name, &data, &size) && rt_map_write(&m, path);
+    free(data);
+    rt_map_free(&m);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && !strcmp(argv[1], "texture"))
+        return write_texture_map(argv[2], argv[3]);
     if (argc == 3 && !strcmp(argv[1], "lightmaps"))
         return write_lightmaps_map(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "textures"))
@@ -220,7 +352,8 @@ int main(int argc, char **argv)
     if (argc == 3 && !strcmp(argv[1], "layers"))
         return write_layers_map(argv[2]);
     if (argc != 4) {
-        fprintf(stderr, "usage: hostile_maps cubes|sizes IN.pmf OUT.pmf | hostile_maps lightmaps|layers|textures OUT.pmf\n");
+        fprintf(stderr, "usage: hostile_maps cubes|sizes IN.pmf OUT.pmf | hostile_maps lightmaps|layers|textures OUT.pmf\n"
+                        "       hostile_maps texture ptf|png|png-interlaced|jpeg OUT.pmf\n");
         return 1;
     }
     test_bytes file;

@@ -381,6 +381,7 @@ static void test_hostile(void)
     static const char evil_name[] = "evil\x1b[2J\x9b\xc2\x9b\xff\xfe end\xe2\x82";
     static const char evil_desc[] = "clip\x1b]52;c;ZXZpbA==\x07 ok \xc3\xa9";
     static const char evil_material[] = "mat\x1b[31m\xc0\xaf";
+    static const char evil_authors[] = "del\x7f author"; /* DEL (issue 22) */
 
     char buf[200];
     pmf_error perr = { .offset = 7 };
@@ -399,6 +400,7 @@ static void test_hostile(void)
     sample_map_build(&m, SAMPLE_MAP_SMALL);
     m.header.name = evil_name;
     m.header.description = evil_desc;
+    m.header.authors = evil_authors;
     sample_level *sl = &m.levels[0];
     const char *old = sl->level.common.materials[0].name;
     sl->level.common.materials[0].name = evil_material;
@@ -417,6 +419,7 @@ static void test_hostile(void)
     CHECK(strstr(r.out, "name:         evil\\x1B[2J\\x9B\\xC2\\x9B\\xFF\\xFE end\\xE2\\x82\n") != NULL, "info name:\n%s", r.out);
     CHECK(strstr(r.out, "description:  clip\\x1B]52;c;ZXZpbA==\\x07 ok \xc3\xa9\n") != NULL, "info description:\n%s", r.out);
     CHECK(strstr(r.out, ": mat\\x1B[31m\\xC0\\xAF, ") != NULL, "info material:\n%s", r.out);
+    CHECK(strstr(r.out, "authors:      del\\x7F author\n") != NULL, "info authors:\n%s", r.out);
     run_free(&r);
 
     snprintf(args, sizeof args, "info '%s' --json", map);
@@ -429,6 +432,8 @@ static void test_hostile(void)
         CHECK(!strcmp(str(root, "name"), "evil\x1b[2J\xef\xbf\xbd\xc2\x9b\xef\xbf\xbd\xef\xbf\xbd end\xef\xbf\xbd\xef\xbf\xbd"),
               "json name '%s'", str(root, "name"));
         CHECK(!strcmp(str(root, "description"), evil_desc), "json description '%s'", str(root, "description"));
+        CHECK(!strcmp(str(root, "authors"), evil_authors), "json authors '%s'", str(root, "authors"));
+        CHECK(strstr(r.out, "\"del\\u007f author\"") != NULL, "json authors not escaped:\n%.400s", r.out);
         const cJSON *l0 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "levels"), 0);
         CHECK(l0 && !strcmp(item_str(l0, "materials", 0), "mat\x1b[31m\xef\xbf\xbd\xef\xbf\xbd"), "json material '%s'",
               l0 ? item_str(l0, "materials", 0) : "(no level)");

@@ -132,9 +132,9 @@ static void test_bad(void)
     free(q);
 }
 
-/* ptf_decode_fit: a 64x32 texture fitted to 16 is the 4x2 box average of the full decode (every
- * format), streamed a band at a time; one that already fits is decoded as is; a cut frame fails. */
-static void test_fit(void)
+/* ptf_rows: row by row, every format, the texels of the full decode; a cut frame fails on the
+ * row it stops in, a frame with bytes to spare fails at the end. */
+static void test_rows(void)
 {
     enum { FW = 64, FH = 32 };
     static uint8_t img[FW * FH * 4];
@@ -142,31 +142,41 @@ static void test_fit(void)
         for (int c = 0; c < 4; c++)
             img[i * 4 + (uint32_t)c] = (uint8_t)((i % FW) * 3 + (i / FW) * 5 + (uint32_t)c * 40);
     for (int f = PTF_FORMAT_I; f <= PTF_FORMAT_RGBA; f++) {
-        uint8_t *ptf = NULL, *full = NULL, *small = NULL;
+        uint8_t *ptf = NULL, *full = NULL, row[FW * 4];
         size_t size = 0;
-        uint32_t w, h, sw, sh;
+        uint32_t w, h;
         pmf_error err = {0};
+        ptf_rows *rows;
         CHECK(ptf_encode(img, FW, FH, (ptf_format)f, &ptf, &size, &err));
         CHECK(ptf_decode(ptf, size, "f.ptf", &full, &w, &h, &err));
-        CHECK(ptf_decode_fit(ptf, size, "f.ptf", 16, &small, &sw, &sh, &err));
-        CHECK(sw == 16 && sh == 16); /* each side halved until it fits: 64/4, 32/2 */
-        bool same = small != NULL && full != NULL;
-        for (uint32_t y = 0; same && y < 16; y++)
-            for (uint32_t x = 0; same && x < 16; x++)
-                for (int c = 0; c < 4; c++) {
-                    unsigned sum = 0;
-                    for (uint32_t dy = 0; dy < 2; dy++)
-                        for (uint32_t dx = 0; dx < 4; dx++)
-                            sum += full[((y * 2 + dy) * FW + x * 4 + dx) * 4 + (uint32_t)c];
-                    same = same && small[(y * 16 + x) * 4 + (uint32_t)c] == (sum + 4) / 8;
-                }
+        CHECK(ptf_rows_begin(ptf, size, "f.ptf", &rows, &w, &h, &err) && w == FW && h == FH);
+        bool same = full != NULL;
+        for (uint32_t y = 0; y < FH; y++) {
+            CHECK(ptf_rows_next(rows, row, &err));
+            same = same && memcmp(row, full + (size_t)y * FW * 4, sizeof row) == 0;
+        }
         CHECK(same);
-        free(small);
-        small = NULL;
-        CHECK(ptf_decode_fit(ptf, size, "f.ptf", 64, &small, &sw, &sh, &err) && sw == FW && sh == FH);
-        CHECK(small && memcmp(small, full, (size_t)FW * FH * 4) == 0);
-        free(small);
-        CHECK_ERROR(ptf_decode_fit(ptf, size - 5, "cut.ptf", 16, &small, &sw, &sh, &err), err, "texture");
+        CHECK_ERROR(ptf_rows_next(rows, row, &err), err, "texture"); /* no row past the last */
+        CHECK(ptf_rows_end(rows, &err));
+        /* cut: some row fails, naming how far the pixel data came */
+        CHECK(ptf_rows_begin(ptf, size - 5, "cut.ptf", &rows, &w, &h, &err));
+        bool all = true;
+        for (uint32_t y = 0; y < FH && all; y++)
+            all = ptf_rows_next(rows, row, &err);
+        CHECK(!all || !ptf_rows_end(rows, &err));
+        if (!all) {
+            CHECK(strstr(err.message, "pixel data (") != NULL);
+            ptf_rows_end(rows, NULL);
+        }
+        /* three bytes after the frame: every row reads, the end does not */
+        uint8_t *tail = malloc(size + 3);
+        memcpy(tail, ptf, size);
+        memset(tail + size, 0, 3);
+        CHECK(ptf_rows_begin(tail, size + 3, "tail.ptf", &rows, &w, &h, &err));
+        for (uint32_t y = 0; y < FH; y++)
+            CHECK(ptf_rows_next(rows, row, &err));
+        CHECK_ERROR(ptf_rows_end(rows, &err), err, "texture");
+        free(tail);
         free(ptf);
         free(full);
     }
@@ -176,6 +186,6 @@ int main(void)
 {
     test_round_trips();
     test_bad();
-    test_fit();
+    test_rows();
     return check_report("test_ptf");
 }
