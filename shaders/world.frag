@@ -21,6 +21,7 @@ uniform vec4 u_color;                        // rgb = colour/255, a = alpha/255 
 uniform vec3 u_emission;
 uniform float u_shading;
 uniform float u_exposure;
+uniform int u_look;                          // 0 raw, 1 goldsrc, 2 quake (conventions §3 "The look")
 #if MATCAP
 uniform sampler2D u_matcap;
 uniform float u_shine;
@@ -93,14 +94,25 @@ vec3 density_color()
 }
 // ---- end density heat-map -----------------------------------------------------------------------
 
+// The game's display curve on light (docs/lighting.md "The game's look"): GoldSrc's light gamma
+// table (lightgamma 2.5, brightness 0: L^(1/2.5)), Quake's overbright (2L); raw leaves L as stored.
+vec3 look(vec3 L)
+{
+    if (u_look == 1)
+        return pow(max(L, vec3(0.0)), vec3(0.4));
+    if (u_look == 2)
+        return 2.0 * L;
+    return L;
+}
+
 vec3 light()
 {
 #if MODE == MODE_FULLBRIGHT
     return vec3(1.0);
 #elif FAST_LIGHTS
-    return texture(u_light_atlas, v_lm_uv).rgb + v_fast;
+    return look(texture(u_light_atlas, v_lm_uv).rgb + v_fast);
 #else
-    return texture(u_light_atlas, v_lm_uv).rgb;
+    return look(texture(u_light_atlas, v_lm_uv).rgb);
 #endif
 }
 #endif

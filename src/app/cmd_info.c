@@ -15,6 +15,7 @@
 #include "pmf_cameras.h"
 #include "json_text.h"
 #include "pmf_lights.h"
+#include "pmf_map_info.h"
 #include "text_clean.h"
 
 static void info_usage(FILE *out)
@@ -105,8 +106,41 @@ static double shortest(float v)
 static const char *const light_kind_names[] = { "static", "dynamic", "fast" };
 static const char *const light_shape_names[] = { "point", "spot", "sun" };
 
+/* What pmfc recorded of the map's origin (pmf_map_info.h). */
+typedef struct map_extras {
+    pmf_source source;
+    pmf_entities entities;
+    pmf_leak leak;
+} map_extras;
+
+static void print_extras(FILE *out, const map_extras *x)
+{
+    if (x->source.present) {
+        fprintf(out, "%-13s ", "source:");
+        text_clean_fputs(x->source.format[0] ? x->source.format : "(unnamed)", out);
+        if (x->source.compiler[0]) {
+            fputs(", compiled by ", out);
+            text_clean_fputs(x->source.compiler, out);
+        }
+        fputc('\n', out);
+        fprintf(out, "%-13s %s\n", "look:", pmf_look_name(x->source.look));
+        if (x->source.flags & PMF_SOURCE_FULLBRIGHT)
+            fprintf(out, "%-13s no lights: fullbright\n", "lighting:");
+    }
+    fprintf(out, "%-13s %u\n", "point ents:", x->entities.count);
+    if (x->leak.present) {
+        fprintf(out, "%-13s the void reaches ", "leak:");
+        text_clean_fputs(x->leak.classname, out);
+        fprintf(out, " (level %u), %u points:", x->leak.level, x->leak.point_count);
+        for (uint32_t i = 0; i < x->leak.point_count; i++)
+            fprintf(out, "%s(%g, %g, %g)", i ? " " : " ", shortest(x->leak.points[i][0]), shortest(x->leak.points[i][1]),
+                    shortest(x->leak.points[i][2]));
+        fputc('\n', out);
+    }
+}
+
 static void print_text(FILE *out, const char *path, const pmf_file *f, const level_summary *levels,
-                       const pmf_cameras *cams, const pmf_lights *lights)
+                       const pmf_cameras *cams, const pmf_lights *lights, const map_extras *extras)
 {
     char created[32];
     print_field(out, "file:", path);
@@ -123,6 +157,7 @@ static void print_text(FILE *out, const char *path, const pmf_file *f, const lev
         fprintf(out, "%s%llu", i ? ", " : " (bytes: ", (unsigned long long)f->extensions[i].size);
     fputs(f->extension_count ? ")\n" : "\n", out);
     fprintf(out, "%-13s %u\n", "entities:", f->global_entity_count);
+    print_extras(out, extras);
     fprintf(out, "%-13s %u\n", "cameras:", cams->count);
     for (uint32_t i = 0; i < cams->count; i++) {
         const pmf_camera *c = &cams->list[i];
@@ -248,8 +283,47 @@ static cJSON *json_lights(const pmf_lights *lights)
     return arr;
 }
 
+static cJSON *json_point(const float p[3])
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int k = 0; k < 3; k++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(shortest(p[k])));
+    return a;
+}
+
+static void json_extras(cJSON *root, const map_extras *x)
+{
+    if (x->source.present) {
+        cJSON *s = cJSON_AddObjectToObject(root, "source");
+        cJSON_AddItemToObject(s, "format", json_text(x->source.format));
+        cJSON_AddItemToObject(s, "compiler", json_text(x->source.compiler));
+        cJSON_AddStringToObject(s, "look", pmf_look_name(x->source.look));
+        cJSON_AddBoolToObject(s, "fullbright", (x->source.flags & PMF_SOURCE_FULLBRIGHT) != 0);
+    }
+    cJSON *ents = cJSON_AddArrayToObject(root, "entities");
+    for (uint32_t i = 0; i < x->entities.count; i++) {
+        const pmf_entity_info *e = &x->entities.list[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToObject(o, "class", json_text(e->classname));
+        cJSON_AddItemToObject(o, "targetname", json_text(e->targetname));
+        cJSON_AddNumberToObject(o, "level", e->level);
+        cJSON_AddItemToObject(o, "position", json_point(e->position));
+        cJSON_AddItemToArray(ents, o);
+    }
+    if (x->leak.present) {
+        cJSON *l = cJSON_AddObjectToObject(root, "leak");
+        cJSON_AddItemToObject(l, "entity", json_text(x->leak.classname));
+        cJSON_AddNumberToObject(l, "level", x->leak.level);
+        cJSON *pts = cJSON_AddArrayToObject(l, "points");
+        for (uint32_t i = 0; i < x->leak.point_count; i++)
+            cJSON_AddItemToArray(pts, json_point(x->leak.points[i]));
+    } else {
+        cJSON_AddNullToObject(root, "leak");
+    }
+}
+
 static cJSON *build_json(const char *path, const pmf_file *f, const level_summary *levels, const pmf_cameras *cams,
-                         const pmf_lights *lights)
+                         const pmf_lights *lights, const map_extras *extras)
 {
     char created[32];
     cJSON *root = cJSON_CreateObject();
@@ -268,6 +342,7 @@ static cJSON *build_json(const char *path, const pmf_file *f, const level_summar
     cJSON_AddNumberToObject(root, "global_entities", f->global_entity_count);
     cJSON_AddItemToObject(root, "cameras", json_cameras(cams));
     cJSON_AddItemToObject(root, "lights", json_lights(lights));
+    json_extras(root, extras);
     cJSON *arr = cJSON_AddArrayToObject(root, "levels");
     for (unsigned l = 0; l < f->level_count; l++) {
         const pmf_level *lvl = &levels[l].lvl;
@@ -384,10 +459,13 @@ int cmd_info(int argc, char **argv)
     int status = 0;
     pmf_cameras *cams = calloc(1, sizeof *cams);
     pmf_lights lights = { 0 };
+    map_extras extras = { 0 };
     if (!cams) {
         fputs("pmfview: out of memory\n", stderr);
         status = EXIT_RUNTIME;
-    } else if (!pmf_validate(f, stats, &err) || !pmf_cameras_read(f, cams, &err) || !pmf_lights_read(f, &lights, &err)) {
+    } else if (!pmf_validate(f, stats, &err) || !pmf_cameras_read(f, cams, &err) || !pmf_lights_read(f, &lights, &err)
+               || !pmf_source_read(f, &extras.source, &err) || !pmf_entities_read(f, &extras.entities, &err)
+               || !pmf_leak_read(f, &extras.leak, &err)) {
         status = fail_input(&err);
     }
     for (unsigned l = 0; !status && l < f->level_count; l++) {
@@ -400,7 +478,7 @@ int cmd_info(int argc, char **argv)
     }
     if (!status) {
         if (json) {
-            cJSON *root = build_json(path, f, levels, cams, &lights);
+            cJSON *root = build_json(path, f, levels, cams, &lights, &extras);
             char *printed = root ? cJSON_Print(root) : NULL;
             char *text = printed ? text_clean_json(printed) : NULL;
             free(printed);
@@ -413,7 +491,7 @@ int cmd_info(int argc, char **argv)
             }
             cJSON_Delete(root);
         } else {
-            print_text(stdout, path, f, levels, cams, &lights);
+            print_text(stdout, path, f, levels, cams, &lights, &extras);
         }
     }
     for (unsigned l = 0; l < f->level_count; l++)
@@ -424,6 +502,9 @@ int cmd_info(int argc, char **argv)
         pmf_cameras_free(cams);
     free(cams);
     pmf_lights_free(&lights);
+    pmf_source_free(&extras.source);
+    pmf_entities_free(&extras.entities);
+    pmf_leak_free(&extras.leak);
     pmf_close(f);
     return status;
 }

@@ -20,6 +20,7 @@
 #include "light_select.h"
 #include "map_source.h"
 #include "pm4_world.h"
+#include "map_markers.h"
 #include "region_overlay.h"
 #include "render.h"
 #include "res/png_write.h"
@@ -46,6 +47,8 @@ static const char shot_usage[] =
     "  --level N              level index from 0 (default 0)\n"
     "  --mode MODE            full | lightmap | fullbright | density (default full)\n"
     "  --exposure E           multiplies the result before clamping (default 1)\n"
+    "  --look LOOK            raw | goldsrc | quake: the display curve on light (default: the\n"
+    "                         map's own, from where it was compiled; raw for .pms maps)\n"
     "  --time SECONDS         animation, UV scroll, liquids and clouds time (default 0)\n"
     "  --light ID=on|off      dynamic light enable by global ID (repeatable)\n"
     "  --fast ID=0..255       fast light intensity by global ID (repeatable)\n"
@@ -62,8 +65,9 @@ static const char shot_usage[] =
     "  --path FILE            with --frames: cameras (as --cameras) interpolated over the frames;\n"
     "                         the PNG is the path's end\n"
     "  --stats                print chunk, triangle, draw-call and timing figures to stderr\n"
-    "  --overlay KINDS        region overlays, comma-separated: weather, gravity, sound, sky,\n"
-    "                         load, path (pathfinding data), or all\n"
+    "  --overlay KINDS        overlays, comma-separated: regions (weather, gravity, sound, sky,\n"
+    "                         load, path: pathfinding data), entities (a box per point entity,\n"
+    "                         labelled), leak (the way the void reaches in), or all\n"
     "  --compare B            render FILE and map B with the same camera and write where they\n"
     "                         differ (signed colour scale); changed-pixel figures on stdout\n"
     MEMORY_OPTION_HELP
@@ -86,6 +90,7 @@ typedef struct shot_options {
     const char *file, *output, *game_dir, *cameras_file, *path_file;
     const char *compare_file;        /* --compare: the second map */
     unsigned overlays;               /* --overlay: VIEW_REGION_BIT()s */
+    bool overlay_entities, overlay_leak;  /* --overlay entities / leak (map_markers.h) */
     view_regions *regions;           /* opened for --overlay, with the hud that draws them */
     hud *overlay_hud;
     int width, height;
@@ -142,12 +147,14 @@ static bool parse_camera(const char *s, shot_camera *cam)
     return end && !*end;
 }
 
+#define OVERLAY_KINDS "weather, gravity, sound, sky, load, path, entities, leak, all"
+
 enum {
     OPT_SIZE = 256, OPT_CAMERA, OPT_FOV, OPT_LEVEL, OPT_MODE, OPT_EXPOSURE, OPT_TIME, OPT_LIGHT, OPT_FAST, OPT_NO_VIS,
     OPT_LAYER, OPT_LUXEL_GRID, OPT_WIREFRAME, OPT_FOG, OPT_RADIUS, OPT_MSAA, OPT_GAME, OPT_CAMERAS, OPT_FRAMES, OPT_PATH,
     OPT_STATS, OPT_MEMORY, OPT_GL_DEBUG,
     OPT_COMPARE, OPT_OVERLAY,
-    OPT_SOLO, OPT_MUTE, OPT_GIZMOS, OPT_INSPECT,
+    OPT_SOLO, OPT_MUTE, OPT_GIZMOS, OPT_INSPECT, OPT_LOOK,
 };
 
 static const struct option shot_long_options[] = {
@@ -182,6 +189,7 @@ static const struct option shot_long_options[] = {
     { "mute", required_argument, NULL, OPT_MUTE },
     { "gizmos", no_argument, NULL, OPT_GIZMOS },
     { "inspect", required_argument, NULL, OPT_INSPECT },
+    { "look", required_argument, NULL, OPT_LOOK },
     { NULL, 0, NULL, 0 },
 };
 
@@ -222,16 +230,21 @@ static int shot_option(void *user, int id, const char *v)
     case OPT_OVERLAY: {
         char buf[128];
         if (strlen(v) >= sizeof buf)
-            return usage_error("--overlay wants kinds among weather, gravity, sound, sky, load, path, all, got '%s'", v);
+            return usage_error("--overlay wants kinds among " OVERLAY_KINDS ", got '%s'", v);
         strcpy(buf, v);
         for (char *save = NULL, *kind = strtok_r(buf, ",", &save); kind; kind = strtok_r(NULL, ",", &save)) {
-            unsigned bit = !strcmp(kind, "all") ? VIEW_REGION_BIT(VIEW_REGION_KIND_COUNT) - 1 : view_region_kind_parse(kind);
-            if (!bit)
-                return usage_error("--overlay wants kinds among weather, gravity, sound, sky, load, path, all, got '%s'", v);
+            bool all = !strcmp(kind, "all");
+            if (all || !strcmp(kind, "entities"))
+                o->overlay_entities = true;
+            if (all || !strcmp(kind, "leak"))
+                o->overlay_leak = true;
+            unsigned bit = all ? VIEW_REGION_BIT(VIEW_REGION_KIND_COUNT) - 1 : view_region_kind_parse(kind);
+            if (!bit && strcmp(kind, "entities") && strcmp(kind, "leak"))
+                return usage_error("--overlay wants kinds among " OVERLAY_KINDS ", got '%s'", v);
             o->overlays |= bit;
         }
-        if (!o->overlays)
-            return usage_error("--overlay wants kinds among weather, gravity, sound, sky, load, path, all, got '%s'", v);
+        if (!o->overlays && !o->overlay_entities && !o->overlay_leak)
+            return usage_error("--overlay wants kinds among " OVERLAY_KINDS ", got '%s'", v);
         return 0;
     }
     case OPT_SIZE: {
@@ -274,6 +287,16 @@ static int shot_option(void *user, int id, const char *v)
             o->settings.mode = SCENE_MODE_DENSITY;
         else
             return usage_error("--mode wants full, lightmap, fullbright or density, got '%s'", v);
+        return 0;
+    case OPT_LOOK:
+        if (!strcmp(v, "raw"))
+            o->settings.look = SCENE_LOOK_RAW;
+        else if (!strcmp(v, "goldsrc"))
+            o->settings.look = SCENE_LOOK_GOLDSRC;
+        else if (!strcmp(v, "quake"))
+            o->settings.look = SCENE_LOOK_QUAKE;
+        else
+            return usage_error("--look wants raw, goldsrc or quake, got '%s'", v);
         return 0;
     case OPT_EXPOSURE: {
         double d;
@@ -700,6 +723,9 @@ static void print_stats(scene *s, const shot_options *o, const char *egl_platfor
             st.multi_draw_indirect ? "glMultiDrawElementsIndirect" : "glDrawElementsBaseVertex",
             caps->gl_major, caps->gl_minor, caps->renderer);
     fprintf(stderr, "egl platform: %s\n", egl_platform);
+    const scene_map_info *mi = scene_map_infos(s);
+    fprintf(stderr, "look: %s%s\n", pmf_look_name((unsigned)scene_look_drawn(s)),
+            mi->source.flags & PMF_SOURCE_FULLBRIGHT ? " (no lights: fullbright)" : "");
     if (st.gl_verify)
         fprintf(stderr, "gl verify: %llu uploads\n", (unsigned long long)st.gl_verified);
 }
@@ -786,14 +812,23 @@ static int wait_view(scene *s, const shot_options *o)
 
 typedef struct shot_gizmos { hud *hud; const shot_options *o; } shot_gizmos;
 
+/* --gizmos, --overlay entities and leak: drawn over an untiled frame, every label shown. */
 static void draw_gizmos(void *user, scene *s, int w, int h)
 {
     const shot_gizmos *g = user;
     float view_proj[16];
     scene_view_proj(s, view_proj);
-    light_gizmos_draw(g->hud, &(light_gizmos_desc){ .lights = scene_light_infos(s), .level = g->o->level,
-                                                    .view_proj = view_proj, .cam = scene_camera(s), .width = w,
-                                                    .height = h, .hover_x = -1, .hover_y = -1, .label_all = true });
+    if (g->o->overlay_entities || g->o->overlay_leak) {
+        const scene_map_info *mi = scene_map_infos(s);
+        map_markers_draw(g->hud, &(map_markers_desc){ .entities = g->o->overlay_entities ? &mi->entities : NULL,
+                                                      .leak = g->o->overlay_leak ? &mi->leak : NULL, .level = g->o->level,
+                                                      .view_proj = view_proj, .cam = scene_camera(s), .width = w,
+                                                      .height = h, .hover_x = -1, .hover_y = -1, .label_all = true });
+    }
+    if (g->o->gizmos)
+        light_gizmos_draw(g->hud, &(light_gizmos_desc){ .lights = scene_light_infos(s), .level = g->o->level,
+                                                        .view_proj = view_proj, .cam = scene_camera(s), .width = w,
+                                                        .height = h, .hover_x = -1, .hover_y = -1, .label_all = true });
 }
 
 /* Renders every camera (or the --frames benchmark) with a ready scene. Exit code. */
@@ -810,7 +845,7 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         return EXIT_RUNTIME;
     }
     shot_gizmos gizmos = { .o = o };
-    if (o->gizmos) {
+    if (o->gizmos || o->overlay_entities || o->overlay_leak) {
         char err[512];
         if (!(gizmos.hud = hud_create(err, sizeof err))) {
             fprintf(stderr, "pmfview: %s\n", err);
@@ -820,7 +855,7 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         }
         if (fr.tile)
             fprintf(stderr, "pmfview: shot: warning: --gizmos: the frame is drawn in tiles here: no gizmos\n");
-        if (!scene_light_infos(s)->count)
+        if (o->gizmos && !scene_light_infos(s)->count)
             fprintf(stderr, "pmfview: shot: warning: --gizmos: %s has no pmfview.lights extension: its lights' places (and its static lights) are unknown\n",
                     o->file);
         fr.overlay = draw_gizmos;

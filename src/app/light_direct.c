@@ -11,12 +11,15 @@ void light_direct(const pmf_light_info *l, const float p[3], const float n[3], f
 {
     float strength;
     if (l->shape == PMF_LIGHT_SUN) {
-        strength = -(n[0] * l->direction[0] + n[1] * l->direction[1] + n[2] * l->direction[2]);
+        strength = light_angle_term(-(n[0] * l->direction[0] + n[1] * l->direction[1] + n[2] * l->direction[2]),
+                                    l->anglescale);
     } else {
         float d[3] = { l->position[0] - p[0], l->position[1] - p[1], l->position[2] - p[2] };
         float dist = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         float n_dot_l = dist > 0.0f ? (n[0] * d[0] + n[1] * d[1] + n[2] * d[2]) / dist : 1.0f;
-        strength = l->range > 0.0f ? n_dot_l * light_falloff(dist / l->range) : 0.0f;
+        strength = l->range > 0.0f ? light_angle_term(n_dot_l, l->anglescale)
+                                         * light_falloff_mode(l->falloff, dist, l->range, l->falloff_distance)
+                                   : 0.0f;
         if (l->shape == PMF_LIGHT_SPOT) {
             float to_point[3] = { -d[0], -d[1], -d[2] };
             strength *= light_cone(l->direction, l->cos_inner, l->cos_outer, to_point, dist);

@@ -52,6 +52,7 @@ struct scene {
     uint32_t level;
     pmf_cameras *cameras;            /* the file's start cameras (every level) */
     pmf_lights lights;               /* the file's pmfview.lights metadata (every level) */
+    scene_map_info map_info;         /* pmfview.source, .entities, .leak */
     light_direct_set static_terms;   /* the light tools' static lights (solo / mute) */
     scene_light_ref *filter_refs;    /* the light tools' filter (scene_set_light_filter) */
     size_t filter_count;
@@ -326,7 +327,8 @@ scene *scene_open(const scene_desc *desc, scene_error *err)
         return fail(s, err, 3, "%s", "out of memory");
     if (!pmf_cameras_read(s->file, s->cameras, &perr))
         return fail(s, err, 2, "%s", pmf_error_format(&perr, line, sizeof line));
-    if (!pmf_lights_read(s->file, &s->lights, &perr))
+    if (!pmf_lights_read(s->file, &s->lights, &perr) || !pmf_source_read(s->file, &s->map_info.source, &perr)
+        || !pmf_entities_read(s->file, &s->map_info.entities, &perr) || !pmf_leak_read(s->file, &s->map_info.leak, &perr))
         return fail(s, err, 2, "%s", pmf_error_format(&perr, line, sizeof line));
     s->res = res_create(&(res_desc){ .game_dir = desc->game_dir, .map = s->file });
     s->atlas = mesh_atlas_create(&(mesh_atlas_desc){ .max_pages = atlas_pages_for_budget() });
@@ -384,6 +386,9 @@ void scene_close(scene *s)
         pmf_cameras_free(s->cameras);
     free(s->cameras);
     pmf_lights_free(&s->lights);
+    pmf_source_free(&s->map_info.source);
+    pmf_entities_free(&s->map_info.entities);
+    pmf_leak_free(&s->map_info.leak);
     light_direct_free(&s->static_terms);
     free((void *)s->static_terms.lights);
     free(s->filter_refs);
@@ -463,6 +468,18 @@ size_t scene_lights(const scene *s, scene_light *out, size_t max)
     }
     free(all);
     return n;
+}
+
+const scene_map_info *scene_map_infos(const scene *s)
+{
+    return &s->map_info;
+}
+
+int scene_look_drawn(const scene *s)
+{
+    if (s->settings.look == SCENE_LOOK_MAP)
+        return s->map_info.source.present ? s->map_info.source.look : RENDER_LOOK_RAW;
+    return (int)s->settings.look - SCENE_LOOK_RAW;
 }
 
 const pmf_lights *scene_light_infos(const scene *s)
@@ -1112,6 +1129,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
         full.tile_h = full.height;
     }
     render_frame f = { .mode = (int)s->settings.mode, .exposure = s->settings.exposure, .time = s->settings.time,
+                       .look = scene_look_drawn(s),
                        .wireframe = s->settings.wireframe, .luxel_grid = s->settings.luxel_grid, .fog = s->settings.fog,
                        .eye = { (float)cam->local[0], (float)cam->local[1], (float)cam->local[2] } };
     memcpy(f.wind, s->wind, sizeof f.wind);

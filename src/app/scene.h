@@ -27,6 +27,7 @@
 #include "mesh.h"
 #include "pmf/pmf_cameras.h"
 #include "pmf/pmf_lights.h"
+#include "pmf/pmf_map_info.h"
 
 typedef struct scene scene;
 
@@ -79,9 +80,14 @@ typedef enum scene_vis {
 } scene_vis;
 
 /* Zero means default. */
+/* The display curve on light (conventions §3 "The look"): the map's own (pmfview.source; raw
+ * without it), or one chosen (shot --look, the window's key). */
+typedef enum scene_look { SCENE_LOOK_MAP = 0, SCENE_LOOK_RAW, SCENE_LOOK_GOLDSRC, SCENE_LOOK_QUAKE } scene_look;
+
 typedef struct scene_settings {
     scene_mode mode;
     float exposure;                  /* k; 0 = 1 */
+    scene_look look;
     scene_vis vis;
     bool wireframe;                  /* lines over the shaded frame */
     bool luxel_grid;                 /* lightmap luxel edges drawn over the frame (density check) */
@@ -92,6 +98,17 @@ typedef struct scene_settings {
 
 void scene_set_settings(scene *s, const scene_settings *settings);
 void scene_get_settings(const scene *s, scene_settings *out);
+/* The look drawn now: RENDER_LOOK_* (the map's when settings.look is SCENE_LOOK_MAP). */
+int scene_look_drawn(const scene *s);
+
+/* What pmfc recorded of where the map came from (pmf_map_info.h): its source and look, point
+ * entities and leak; empty for maps without those extensions. */
+typedef struct scene_map_info {
+    pmf_source source;
+    pmf_entities entities;
+    pmf_leak leak;
+} scene_map_info;
+const scene_map_info *scene_map_infos(const scene *s);
 
 /* Dynamic light enable by global ID: recomposites the affected chunks' lightmap atlases
  * (no re-meshing). Applies to chunks that stream in later too. */

@@ -92,6 +92,25 @@ static bool starts(const uint8_t *head, size_t len, const char *magic, size_t ma
 
 static uint32_t le32(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
 
+/* A .map begins (after blanks and // comments) with the first entity's `{` and a "key". */
+static bool map_text(const uint8_t *p, size_t n)
+{
+    int seen_brace = 0;
+    for (size_t i = 0; i < n;) {
+        if (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n') {
+            i++;
+        } else if (p[i] == '/' && i + 1 < n && p[i + 1] == '/') {
+            while (i < n && p[i] != '\n') i++;
+        } else if (p[i] == '{' && !seen_brace) {
+            seen_brace = 1;
+            i++;
+        } else {
+            return seen_brace && p[i] == '"';
+        }
+    }
+    return false;
+}
+
 void pmf_identify(const uint8_t *head, size_t head_len, uint64_t size, pmf_read_at_fn read_at, void *user,
                   pmf_file_id *out)
 {
@@ -103,8 +122,8 @@ void pmf_identify(const uint8_t *head, size_t head_len, uint64_t size, pmf_read_
         { "WAD3", 4, "a WAD3 texture archive" },      { "WAD2", 4, "a WAD2 texture archive" },
         { "PK\x03\x04", 4, "a ZIP archive" },         { "\x1f\x8b", 2, "a gzip archive" },
         { "\x04\x22\x4d\x18", 4, "an LZ4 frame" },    { "\x28\xb5\x2f\xfd", 4, "a Zstandard frame" },
-        { "IBSP", 4, "a Quake III / Source BSP" },    { "VBSP", 4, "a Source BSP" },
-        { "\x1e\0\0\0", 4, "a Half-Life BSP (version 30)" }, { "\x7f" "ELF", 4, "an ELF executable" },
+        { "IBSP", 4, "a Quake II / III BSP" },        { "VBSP", 4, "a Source BSP" },
+        { "\x7f" "ELF", 4, "an ELF executable" },
         { "%PDF", 4, "a PDF document" },
     };
     if (starts(head, head_len, "PMF", 3) && head_len >= 4) {
@@ -139,12 +158,28 @@ void pmf_identify(const uint8_t *head, size_t head_len, uint64_t size, pmf_read_
             return;
         }
     }
+    static const struct { const char *magic; uint32_t version; const char *what; } bsps[] = {
+        { "\x1d\0\0\0", 29, "Quake BSP v29" }, { "\x1e\0\0\0", 30, "GoldSrc BSP v30" },
+        { "BSP2", 0x32505342u, "Quake BSP2" },   { "2PSB", 0x42535032u, "Quake 2PSB" },
+    };
+    for (size_t i = 0; i < sizeof bsps / sizeof bsps[0]; i++)
+        if (head_len >= 8 && starts(head, head_len, bsps[i].magic, 4)) {
+            out->kind = PMF_KIND_BSP;
+            out->bsp_version = bsps[i].version;
+            snprintf(out->what, sizeof out->what, "%s", bsps[i].what);
+            return;
+        }
     for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
         if (starts(head, head_len, others[i].magic, others[i].len)) {
             out->kind = PMF_KIND_OTHER;
             snprintf(out->what, sizeof out->what, "%s", others[i].what);
             return;
         }
+    if (head_len && !memchr(head, 0, head_len) && map_text(head, head_len)) {
+        out->kind = PMF_KIND_MAP;
+        snprintf(out->what, sizeof out->what, "a Quake-family .map");
+        return;
+    }
     if (head_len && !memchr(head, 0, head_len)) {
         out->kind = PMF_KIND_TEXT;
         snprintf(out->what, sizeof out->what, "a text file");

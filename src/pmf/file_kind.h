@@ -1,5 +1,5 @@
 /* file_kind.h - what a file is, told from its bytes before any parser sees it: PMF 0.0, the
- * legacy PMF draft, PM4, RMF, a text source, or something recognisable that no command opens
+ * legacy PMF draft, PM4, RMF, a .map, a BSP, a text source, or something recognisable that no command opens
  * (another PMF major version, an image, an archive). conventions §4 and §6. */
 #ifndef PMF_FILE_KIND_H
 #define PMF_FILE_KIND_H
@@ -14,6 +14,8 @@ typedef enum pmf_file_kind {
     PMF_KIND_PMF_LEGACY,     /* the legacy PMF draft (specs/pmf-legacy-draft.txt) */
     PMF_KIND_PM4,            /* PM4 nav mesh (reversed FourCCs, "REVM" first) */
     PMF_KIND_RMF,            /* Worldcraft / Hammer RMF */
+    PMF_KIND_MAP,            /* a Quake-family .map: text, `{` then a "key" "value" pair first */
+    PMF_KIND_BSP,            /* a compiled Quake BSP v29, GoldSrc BSP v30, or BSP2 / 2PSB */
     PMF_KIND_TEXT,           /* text with no NUL byte: pmfc's own source format */
     PMF_KIND_OTHER,          /* recognised, but nothing here opens it (`what` names it) */
 } pmf_file_kind;
@@ -22,6 +24,7 @@ typedef struct pmf_file_id {
     pmf_file_kind kind;
     char what[96];           /* "PMF 0.0", "legacy PMF draft 0.0", "RMF 2.2", "PNG image", ... */
     float rmf_version;       /* PMF_KIND_RMF */
+    uint32_t bsp_version;    /* PMF_KIND_BSP: 29, 30, or the BSP2 / 2PSB magic as stored */
     uint8_t legacy_major, legacy_minor;  /* PMF_KIND_PMF_LEGACY */
 } pmf_file_id;
 

@@ -18,6 +18,7 @@
 #ifndef PMF_PMF_H
 #define PMF_PMF_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,16 +27,28 @@
 
 /* ---- errors ---------------------------------------------------------------------------- */
 
+/* The one error of every reader of untrusted bytes: binary formats name a block (or object) and
+ * a byte offset, text formats a line and column. */
 typedef struct pmf_error {
     char file[256];    /* the file's name as given to pmf_open (or the name given for memory) */
     char block[96];    /* "header", "data", "level 0 common data", "level 0 chunk (3,0,5) client data" */
     uint64_t offset;   /* file offset for header/data; offset in the *decompressed* block otherwise */
     char message[256]; /* what is wrong, lower case, no trailing period */
     bool over_budget;  /* the memory budget (pmf_budget.h) refused it: the file may be fine */
+    int line, column;  /* text: from 1 (0 = a binary offset) */
 } pmf_error;
 
-/* "FILE: BLOCK, byte OFFSET: MESSAGE" (one line, no newline). Returns buf. */
+/* "FILE: BLOCK, byte OFFSET: MESSAGE", or for text "FILE:LINE:COLUMN: BLOCK: MESSAGE" (BLOCK left
+ * out when empty); one line, no newline, no control byte. Returns buf. */
 char *pmf_error_format(const pmf_error *err, char *buf, size_t size);
+/* Fills err (when not NULL) for a binary file: what is wrong in block at a byte offset. */
+void pmf_error_set(pmf_error *err, const char *file, const char *block, uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+void pmf_error_vset(pmf_error *err, const char *file, const char *block, uint64_t offset, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
+/* Fills err (when not NULL) for a text file: what is wrong at line and column. */
+void pmf_error_set_text(pmf_error *err, const char *file, const char *block, int line, int column, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 
 /* ---- common small types ------------------------------------------------------------------ */
 

@@ -40,8 +40,6 @@ bool pmf_thread_block_keep(void *block, size_t capacity);
  * when part is NULL: made only when an error names it, not for every block read. */
 #define PMF_BLOCK_NAME_SIZE 96
 const char *pmf_block_name(const char *prefix, const char *part, char buf[PMF_BLOCK_NAME_SIZE]);
-void pmf_error_set(pmf_error *err, const char *file, const char *block, uint64_t offset,
-                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* ---- reading files ---- */
 /* Reads len bytes at offset, through EINTR and short reads. Returns how many it got: fewer at the

@@ -60,6 +60,63 @@ bool pmf_lights_encode(const pmf_light_info *lights, size_t count, uint8_t **out
     return true;
 }
 
+#define MODELS_BLOCK "extension " PMF_LIGHT_MODELS_EXTENSION
+#define FALLOFF_COUNT 6                                /* LIGHT_FALLOFF_COUNT */
+
+bool pmf_light_models_encode(const pmf_light_info *lights, size_t count, uint8_t **out, size_t *size, pmf_error *err)
+{
+    *out = NULL;
+    *size = 0;
+    bool any = false;
+    for (size_t i = 0; i < count && !any; i++)
+        any = lights[i].falloff || lights[i].falloff_distance != 0.0f || lights[i].anglescale != 0.0f || lights[i].style;
+    if (!any)
+        return true;
+    pmf_buf b = { 0 };
+    pmf_put_bytes(&b, PMF_LIGHT_MODELS_EXTENSION, sizeof PMF_LIGHT_MODELS_EXTENSION);
+    pmf_put_u32(&b, (uint32_t)count);
+    for (size_t i = 0; i < count; i++) {
+        if (!isfinite(lights[i].falloff_distance) || !isfinite(lights[i].anglescale) || lights[i].falloff >= FALLOFF_COUNT) {
+            pmf_buf_free(&b);
+            pmf_error_set(err, "(writer)", MODELS_BLOCK, 0, "light %zu has a model that is not finite or known", i);
+            return false;
+        }
+        pmf_put_u8(&b, lights[i].falloff);
+        pmf_put_f32(&b, lights[i].falloff_distance);
+        pmf_put_f32(&b, lights[i].anglescale);
+        pmf_put_u8(&b, lights[i].style);
+    }
+    if (b.oom) {
+        pmf_buf_free(&b);
+        pmf_error_set(err, "(writer)", MODELS_BLOCK, 0, "out of memory");
+        return false;
+    }
+    *out = b.data;
+    *size = b.size;
+    return true;
+}
+
+static bool decode_models(pmf_cursor *c, pmf_lights *out)
+{
+    pmf_take(c, sizeof PMF_LIGHT_MODELS_EXTENSION, "extension name");
+    size_t at = c->pos;
+    uint32_t count = pmf_read_u32(c, "light count");
+    if (!c->failed && count != out->count)
+        return pmf_cursor_fail_at(c, at, "%u light models for %u lights", count, out->count);
+    for (uint32_t i = 0; i < count && !c->failed; i++) {
+        pmf_light_info *l = &out->list[i];
+        at = c->pos;
+        l->falloff = pmf_read_u8(c, "light falloff");
+        l->falloff_distance = pmf_read_f32(c, "light falloff distance");
+        l->anglescale = pmf_read_f32(c, "light anglescale");
+        l->style = pmf_read_u8(c, "light style");
+        if (!c->failed && (l->falloff >= FALLOFF_COUNT || !isfinite(l->falloff_distance) || !isfinite(l->anglescale)))
+            return pmf_cursor_fail_at(c, at, "light %u has falloff %u (known: 0..%d) or a number that is not finite", i,
+                                      l->falloff, FALLOFF_COUNT - 1);
+    }
+    return !c->failed && pmf_cursor_expect_end(c, "the light models");
+}
+
 static bool decode(pmf_cursor *c, const pmf_file *f, pmf_lights *out)
 {
     pmf_take(c, sizeof PMF_LIGHTS_EXTENSION, "extension name");
@@ -120,6 +177,20 @@ bool pmf_lights_read(const pmf_file *f, pmf_lights *out, pmf_error *err)
     if (!decode(&c, f, out)) {
         pmf_lights_free(out);
         return false;
+    }
+    uint8_t *models;
+    if (!pmf_extension_read(f, PMF_LIGHT_MODELS_EXTENSION, &models, &i, MODELS_BLOCK, err)) {
+        pmf_lights_free(out);
+        return false;
+    }
+    if (models) {
+        pmf_cursor m = pmf_cursor_make(models, (size_t)f->extensions[i].size, f->extensions[i].offset, f->name, MODELS_BLOCK, err);
+        bool ok = decode_models(&m, out);
+        free(models);
+        if (!ok) {
+            pmf_lights_free(out);
+            return false;
+        }
     }
     return true;
 }

@@ -14,10 +14,7 @@
 
 static bool fail(pmf_error *err, const char *message)
 {
-    snprintf(err->file, sizeof err->file, "%s", "");
-    snprintf(err->block, sizeof err->block, "%s", "build");
-    err->offset = 0;
-    snprintf(err->message, sizeof err->message, "%s", message);
+    pmf_error_set(err, "", "build", 0, "%s", message);
     return false;
 }
 

@@ -102,6 +102,9 @@ typedef struct render_draw_chunk {
 } render_draw_chunk;
 
 enum { RENDER_MODE_FULL, RENDER_MODE_LIGHTMAP, RENDER_MODE_FULLBRIGHT, RENDER_MODE_DENSITY, RENDER_MODE_COUNT };
+/* The games' display curves on light (conventions §3): as stored, GoldSrc's light gamma table,
+ * Quake's overbright; the values of pmf_map_info.h's PMF_LOOK_*. */
+enum { RENDER_LOOK_RAW, RENDER_LOOK_GOLDSRC, RENDER_LOOK_QUAKE, RENDER_LOOK_COUNT };
 
 typedef struct render_frame {
     float view[16];                  /* column-major, camera-chunk frame */
@@ -109,6 +112,7 @@ typedef struct render_frame {
     float eye[3];                    /* camera position in the camera chunk's frame (blended order) */
     int mode;                        /* RENDER_MODE_* */
     float exposure;
+    int look;                        /* RENDER_LOOK_*: the display curve on light */
     double time;                     /* seconds */
     float wind[3];                   /* the weather environment's wind, for liquids */
     bool wireframe;

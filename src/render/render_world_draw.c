@@ -358,6 +358,7 @@ static const world_variant *use_variant(render_world *w, const render_frame *f, 
     glUniformMatrix4fv(u->view_proj, 1, GL_FALSE, view_proj);
     glUniformMatrix4fv(u->view, 1, GL_FALSE, f->view);
     glUniform1f(u->exposure, f->exposure);
+    glUniform1i(u->look, f->look);
     glUniform3f(u->fog, f->fog_start, f->fog_end, 1.0f);
     glUniform3fv(u->fog_color, 1, f->fog_color);
     glUniform1f(u->time, (float)f->time);

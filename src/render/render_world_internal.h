@@ -53,7 +53,7 @@ typedef struct gpu_material {
  * ignores those. */
 typedef struct world_uniforms {
     GLint view_proj, view, uv_offset, fast_table, fast_vertices, wave, wave_offset, time;
-    GLint texture, light_atlas, matcap, color, emission, shading, shine, exposure, wire_color;
+    GLint texture, light_atlas, matcap, color, emission, shading, shine, exposure, look, wire_color;
     GLint fog, fog_color;
 } world_uniforms;
 

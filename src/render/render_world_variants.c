@@ -93,6 +93,7 @@ static void lookup_uniforms(world_variant *v)
     u->shading = glGetUniformLocation(p, "u_shading");
     u->shine = glGetUniformLocation(p, "u_shine");
     u->exposure = glGetUniformLocation(p, "u_exposure");
+    u->look = glGetUniformLocation(p, "u_look");
     u->wire_color = glGetUniformLocation(p, "u_wire_color");
     u->fog = glGetUniformLocation(p, "u_fog");
     u->fog_color = glGetUniformLocation(p, "u_fog_color");

@@ -35,15 +35,10 @@
 
 static bool fail(pmf_error *err, const char *name, uint64_t offset, const char *fmt, ...)
 {
-    if (err) {
-        va_list ap;
-        snprintf(err->file, sizeof err->file, "%s", name);
-        snprintf(err->block, sizeof err->block, "texture");
-        err->offset = offset;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    pmf_error_vset(err, name, "texture", offset, fmt, ap);
+    va_end(ap);
     return false;
 }
 

@@ -24,15 +24,10 @@ enum { TEXTURE_EXT_COUNT = sizeof texture_exts / sizeof texture_exts[0] };
 
 static bool fail(pmf_error *err, const char *file, const char *block, uint64_t offset, const char *fmt, ...)
 {
-    if (err) {
-        va_list ap;
-        snprintf(err->file, sizeof err->file, "%s", file);
-        snprintf(err->block, sizeof err->block, "%s", block);
-        err->offset = offset;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    pmf_error_vset(err, file, block, offset, fmt, ap);
+    va_end(ap);
     return false;
 }
 

@@ -30,11 +30,11 @@ static pmf_file *write_with(const pmf_blob *exts, uint16_t count, uint8_t **mem)
 }
 
 static const pmf_light_info sample[] = {
-    { 0, PMF_LIGHT_STATIC, PMF_LIGHT_POINT, 0, { 1.5f, 2, -3 }, { 0, 0, 0 }, { 255, 200, 100 }, 1.33f, 22.86f, 0, 0, 0, "" },
-    { 1, PMF_LIGHT_DYNAMIC, PMF_LIGHT_SPOT, 7, { -10, 4.5f, 2 }, { 0, -1, 0 }, { 10, 20, 30 }, 0.5f, 8, 0.866f, 0.707f, 0.1f,
+    { 0, PMF_LIGHT_STATIC, PMF_LIGHT_POINT, 0, { 1.5f, 2, -3 }, { 0, 0, 0 }, { 255, 200, 100 }, 1.33f, 22.86f, 0, 0, 0, 0, 0, 0, 0, "" },
+    { 1, PMF_LIGHT_DYNAMIC, PMF_LIGHT_SPOT, 7, { -10, 4.5f, 2 }, { 0, -1, 0 }, { 10, 20, 30 }, 0.5f, 8, 0.866f, 0.707f, 0.1f, 0, 0, 0, 0,
       "lamp \xc3\xa9" },
-    { 2, PMF_LIGHT_FAST, PMF_LIGHT_POINT, 255, { -0.0f, 1e-30f, 3e30f }, { 0, 0, 0 }, { 1, 2, 3 }, 2, 3, 0, 0, 0, "neon" },
-    { 0, PMF_LIGHT_STATIC, PMF_LIGHT_SUN, 0, { 0, 0, 0 }, { 0.6f, -0.8f, 0 }, { 255, 244, 224 }, 1, 0, 0, 0, 0, "sun" },
+    { 2, PMF_LIGHT_FAST, PMF_LIGHT_POINT, 255, { -0.0f, 1e-30f, 3e30f }, { 0, 0, 0 }, { 1, 2, 3 }, 2, 3, 0, 0, 0, 0, 0, 0, 0, "neon" },
+    { 0, PMF_LIGHT_STATIC, PMF_LIGHT_SUN, 0, { 0, 0, 0 }, { 0.6f, -0.8f, 0 }, { 255, 244, 224 }, 1, 0, 0, 0, 0, 0, 0, 0, 0, "sun" },
 };
 #define SAMPLE_COUNT (sizeof sample / sizeof sample[0])
 

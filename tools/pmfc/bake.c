@@ -353,14 +353,15 @@ static void light_target(const bake_light *l, const float p[3], const float *dis
     }
 }
 
-/* I * max(0, sn . l) * falloff(d / R) * cone of light l at p, unshadowed; a sun: I * max(0, sn . l).
+/* I * angle(sn . l) * falloff(d) * cone of light l at p, unshadowed; a sun: I * angle(sn . l)
+ * (light_model.h: the cosine, scaled by the light's anglescale, 0 facing away; its falloff mode).
  * sn = NULL means unoriented (sn . l taken as 1). */
 static float light_unshadowed(const bake_light *l, const float p[3], const float *sn)
 {
     if (l->shape == BAKE_SHAPE_SUN) {
         float toward[3] = { -l->direction[0], -l->direction[1], -l->direction[2] };
         float n_dot_l = sn ? sn[0] * toward[0] + sn[1] * toward[1] + sn[2] * toward[2] : 1.0f;
-        return l->intensity * n_dot_l;
+        return l->intensity * light_angle_term(n_dot_l, l->anglescale);
     }
     float d[3] = { l->position[0] - p[0], l->position[1] - p[1], l->position[2] - p[2] };
     float dist = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
@@ -369,7 +370,8 @@ static float light_unshadowed(const bake_light *l, const float p[3], const float
     float n_dot_l = 1.0f;
     if (sn && dist > 0.0f)
         n_dot_l = (sn[0] * d[0] + sn[1] * d[1] + sn[2] * d[2]) / dist;
-    float strength = l->intensity * n_dot_l * light_falloff(dist / l->range);
+    float strength = l->intensity * light_angle_term(n_dot_l, l->anglescale)
+                   * light_falloff_mode(l->falloff, dist, l->range, l->falloff_distance);
     if (l->shape == BAKE_SHAPE_SPOT) {
         float to_point[3] = { -d[0], -d[1], -d[2] };
         strength *= light_cone(l->direction, l->cos_inner, l->cos_outer, to_point, dist);

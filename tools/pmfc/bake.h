@@ -50,6 +50,9 @@ typedef struct bake_light {
     float radius;           /* point and spot: the light's radius, metres; sun: its angular radius,
                              * radians. 0 = a point (a parallel sun): hard shadows. Shadow rays
                              * then aim at points over a disc of this size (penumbrae) */
+    int falloff;            /* LIGHT_FALLOFF_* (src/raytrace/light_model.h); zero: pmfc's smooth curve */
+    float falloff_distance; /* metres: where the inverse falloffs give `intensity` */
+    float anglescale;       /* 0: the plain cosine; else (1 - a) + a cos (Quake's _anglescale) */
 } bake_light;
 
 /* A planar face's w x h block of luxels inside lightmap `lightmap` (an index into

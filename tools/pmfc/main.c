@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "extensions.h"
+#include "front/editor.h"
 #include "front/world.h"
 #include "front/generate.h"
 #include "memory_option.h"
@@ -316,42 +318,6 @@ static bool parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
-/* Every light of every level as the pmfview.lights extension (none: *blob stays NULL). */
-static bool lights_extension(const map_def *map, pmf_blob *ext, uint8_t **blob, pmf_error *err)
-{
-    size_t count = 0;
-    for (size_t li = 0; li < map->level_count; li++) count += map->levels[li].light_count;
-    *blob = NULL;
-    if (!count) return true;
-    pmf_light_info *infos = xcalloc(count, sizeof *infos);
-    size_t n = 0;
-    for (size_t li = 0; li < map->level_count; li++)
-        for (size_t i = 0; i < map->levels[li].light_count; i++, n++) {
-            const light_def *l = &map->levels[li].lights[i];
-            pmf_light_info *o = &infos[n];
-            o->level = (uint8_t)li;
-            o->kind = l->kind == BAKE_LIGHT_DYNAMIC ? PMF_LIGHT_DYNAMIC : l->kind == BAKE_LIGHT_FAST ? PMF_LIGHT_FAST : PMF_LIGHT_STATIC;
-            o->shape = l->shape == BAKE_SHAPE_SPOT ? PMF_LIGHT_SPOT : l->shape == BAKE_SHAPE_SUN ? PMF_LIGHT_SUN : PMF_LIGHT_POINT;
-            o->id = l->kind == BAKE_LIGHT_STATIC ? 0 : l->id;
-            for (int a = 0; a < 3; a++) {
-                o->position[a] = l->shape == BAKE_SHAPE_SUN ? 0.0f : (float)l->pos.e[a];
-                o->direction[a] = (float)l->direction.e[a];
-            }
-            memcpy(o->color, l->color, 3);
-            o->intensity = l->brightness;
-            o->range = l->shape == BAKE_SHAPE_SUN ? 0.0f : l->range;
-            o->cos_inner = l->cos_inner;
-            o->cos_outer = l->cos_outer;
-            o->size = l->shape == BAKE_SHAPE_SUN ? 0.0f : l->radius;   /* metres; a sun's angle is no size */
-            o->name = l->name;
-        }
-    size_t size;
-    bool ok = pmf_lights_encode(infos, count, blob, &size, err);
-    xfree(infos);
-    if (ok) *ext = (pmf_blob){ *blob, size };
-    return ok;
-}
-
 int main(int argc, char **argv)
 {
     const char *source = NULL, *out_path = NULL, *gen_name = NULL, *chunks_arg = NULL, *game_dir = NULL;
@@ -490,9 +456,9 @@ int main(int argc, char **argv)
             ok = false;
         } else if (id.kind == PMF_KIND_TEXT) {
             ok = parse_file(source, &map);
-        } else if (id.kind == PMF_KIND_RMF) {
-            rmf_import_desc rd = { .wads = wads, .wad_count = wad_count, .game_dir = game_dir, .scale = scale, .quiet = quiet };
-            ok = rmf_import(source, &rd, &map);
+        } else if (id.kind == PMF_KIND_RMF || id.kind == PMF_KIND_MAP) {
+            editor_import_desc ed = { .wads = wads, .wad_count = wad_count, .game_dir = game_dir, .scale = scale, .quiet = quiet };
+            ok = id.kind == PMF_KIND_RMF ? rmf_import(source, &ed, &map) : map_import(source, &ed, &map);
         } else {
             bool compiled = id.kind == PMF_KIND_PMF || id.kind == PMF_KIND_PMF_LEGACY;
             fprintf(stderr, "pmfc: %s: %s%s, not a source map (pmfc compiles its own .pms sources and RMF maps)\n",
@@ -558,9 +524,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    pmf_blob extensions[2];
-    uint8_t *lights_blob = NULL;
-    if (!lights_extension(&map, &extensions[data.extension_count], &lights_blob, &err)) {
+    map_extensions extensions;
+    if (!map_extensions_build(&map, &extensions, &err)) {
         char buf[768];
         fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, buf, sizeof buf));
         xfree(layouts);
@@ -568,32 +533,8 @@ int main(int argc, char **argv)
         map_free(&map);
         return 3;
     }
-    if (lights_blob) data.extension_count++;
-    data.extensions = extensions;
-    /* start cameras (RMF player starts and editor cameras) as the pmfview.cameras extension */
-    uint8_t *cameras_blob = NULL;
-    size_t cameras_size = 0;
-    if (map.camera_count) {
-        size_t n = map.camera_count < PMF_CAMERAS_MAX ? map.camera_count : PMF_CAMERAS_MAX;
-        pmf_camera *cams = xcalloc(n, sizeof *cams);
-        for (size_t i = 0; i < n; i++) {
-            const start_camera *sc = &map.cameras[i];
-            v3 p = v3_add(sc->pos, map.levels[sc->level].shift);
-            cams[i] = (pmf_camera){ sc->name, sc->level, { (float)p.x, (float)p.y, (float)p.z }, (float)sc->yaw, (float)sc->pitch };
-        }
-        bool encoded = pmf_cameras_encode(cams, n, &cameras_blob, &cameras_size, &err);
-        xfree(cams);
-        if (!encoded) {
-            char buf[768];
-            fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, buf, sizeof buf));
-            xfree(layouts);
-            free(lights_blob);
-            free(archive);
-            map_free(&map);
-            return 3;
-        }
-        extensions[data.extension_count++] = (pmf_blob){ cameras_blob, cameras_size };
-    }
+    data.extensions = extensions.blobs;
+    data.extension_count = (uint16_t)extensions.count;
     /* chunks go to a scratch file beside the output as tiles finish: memory holds none of them */
     pmf_writer *w = pmf_writer_create(&header, &data, &err);
     int status = 0;
@@ -673,8 +614,7 @@ int main(int argc, char **argv)
     times[STAGE_WRITE] += now() - t;
     pmf_writer_destroy(w);
     free(archive);
-    free(cameras_blob);
-    free(lights_blob);
+    map_extensions_free(&extensions);
     xfree(layouts);
     if (ps.bar) fputs("\r\033[K", stderr);
     if (!status && totals.dropped) fprintf(stderr, "pmfc: warning: %llu triangles found no room in their cubes and were left out\n", (unsigned long long)totals.dropped);

@@ -140,12 +140,13 @@ static int compile(const char *rmf_path, const char *pmf_path, const char *extra
 
 typedef struct image { int w, h; uint8_t *px; } image;
 
-/* Renders a shot (world camera in metres and degrees); false when pmfview fails. */
+/* Renders a shot (world camera in metres and degrees) with the stored light (--look raw: the
+ * pixel checks are of the rendering equation); false when pmfview fails. */
 static bool shot(const char *pmf_path, const char *png, double x, double y, double z, double yaw, double pitch,
                  const char *extra, image *out)
 {
     char cmd[2400];
-    snprintf(cmd, sizeof cmd, SHOT_ENV "'%s' shot '%s' -o '%s' --size %dx%d --camera %.6f,%.6f,%.6f,%g,%g %s 2>'%s.log'", pmfview, pmf_path,
+    snprintf(cmd, sizeof cmd, SHOT_ENV "'%s' shot '%s' -o '%s' --look raw --size %dx%d --camera %.6f,%.6f,%.6f,%g,%g %s 2>'%s.log'", pmfview, pmf_path,
              png, W, H, x, y, z, yaw, pitch, extra ? extra : "", png);
     if (run(cmd) != 0) {
         fprintf(stderr, "shot failed: %s\n", cmd);
@@ -877,14 +878,20 @@ static int test_shared_maps(const char *dir)
             printf("%-30s no face drawn, %d vertices\n", maps[i], vertices);
             CHECK_EQ(vertices, 0);
         } else {
-            double worst = 0;
+            /* a map that leaks keeps every face: its bounds are its drawn faces'; a sealed one loses
+             * the faces only the void outside sees (issue 27): its bounds lie within them */
+            bool leaks = cJSON_IsObject(cJSON_GetObjectItem(root, "leak"));
+            double worst = 0, outside = 0;
             for (int a = 0; a < 3; a++) {
-                worst = fmax(worst, fabs(cJSON_GetArrayItem(bmin, a)->valuedouble - lo[a]));
-                worst = fmax(worst, fabs(cJSON_GetArrayItem(bmax, a)->valuedouble - hi[a]));
+                double mn = cJSON_GetArrayItem(bmin, a)->valuedouble, mx = cJSON_GetArrayItem(bmax, a)->valuedouble;
+                worst = fmax(worst, fmax(fabs(mn - lo[a]), fabs(mx - hi[a])));
+                outside = fmax(outside, fmax(lo[a] - mn, mx - hi[a]));
             }
-            printf("%-30s %5d faces drawn, %6d vertices, bounds (%.3f %.3f %.3f)..(%.3f %.3f %.3f) m, off by %.4f m\n", maps[i], faces,
-                   vertices, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], worst);
-            CHECK(worst <= 0.01);
+            printf("%-30s %5d faces drawn, %6d vertices, bounds (%.3f %.3f %.3f)..(%.3f %.3f %.3f) m, off by %.4f m%s\n", maps[i],
+                   faces, vertices, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], worst, leaks ? " (leaks)" : "");
+            CHECK(outside <= 0.01);
+            if (leaks)
+                CHECK(worst <= 0.01);
         }
         if (i < 7 && i != 1) { /* 08, 09, 14, 16, 18, 22: the same map */
             memcpy(versions_box[v][0], lo, sizeof lo);

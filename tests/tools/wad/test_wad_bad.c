@@ -163,10 +163,10 @@ static void targeted(const sample *s)
     uint32_t l0_size = get32(s->bytes + e0 + 4);
 
     expect_error("shorter than the header", s->bytes, 11, AT_OPEN, NULL, "header", 0, "11 bytes are shorter than the 12-byte header");
-    FRESH(); memcpy(f, "WAD2", 4);
-    expect_error("Quake WAD2", f, s->size, AT_OPEN, NULL, "header", 0, "bad magic 'WAD2' (expected 'WAD3') (a Quake WAD2");
+    FRESH(); memcpy(f, "IWAD", 4);
+    expect_error("Doom WAD", f, s->size, AT_OPEN, NULL, "header", 0, "bad magic 'IWAD' (expected 'WAD2' or 'WAD3') (a Doom WAD)");
     FRESH(); memcpy(f, "PK\x03\x04", 4);
-    expect_error("zip magic, escaped", f, s->size, AT_OPEN, NULL, "header", 0, "bad magic 'PK\\x03\\x04' (expected 'WAD3')");
+    expect_error("zip magic, escaped", f, s->size, AT_OPEN, NULL, "header", 0, "bad magic 'PK\\x03\\x04' (expected 'WAD2' or 'WAD3')");
 
     FRESH(); put32(f + 8, (uint32_t)s->size + 1);
     snprintf(msg, sizeof msg, "directory offset %zu is past the end of the file (%zu bytes)", s->size + 1, s->size);

@@ -308,7 +308,7 @@ static void test_files(const char *dir)
     /* damaged files on disk: the same errors as in memory, with the file's name */
     static const struct { const char *name, *bytes; size_t size; const char *line; } damaged[] = {
         { "empty.wad", "", 0, "empty.wad: header, byte 0: 0 bytes are shorter than the 12-byte header" },
-        { "text.wad", "{\n\"classname\" \"worldspawn\"\n}\n", 28, "text.wad: header, byte 0: bad magic '{\\x0A\"c' (expected 'WAD3')" },
+        { "text.wad", "{\n\"classname\" \"worldspawn\"\n}\n", 28, "text.wad: header, byte 0: bad magic '{\\x0A\"c' (expected 'WAD2' or 'WAD3')" },
         { "cut.wad", "WAD3\x01\x00\x00\x00\x0c\x00\x00\x00", 12,
           "cut.wad: header, byte 4: directory of 1 entry (32 bytes) at byte 12 runs past the end of the file (12 bytes)" },
     };

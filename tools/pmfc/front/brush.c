@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fill.h"
 #include "world.h"
 
 static const v3 face_normals[PMF_FACE_COUNT] = {
@@ -253,6 +254,21 @@ static void csg_clip(frag_list *frags, const level_def *l, size_t a, size_t bi, 
     *frags = out;
 }
 
+/* The outside fill (fill.h): faces only the void outside a sealed map sees are not drawn, lit or
+ * seen through; `unseen` (when not NULL) keeps them as occluders only, so light does not slip
+ * between the inner faces of two brushes where the outer ones used to stop it. */
+static void drop_unseen(level_build *lb, face **faces, size_t *count, bool keep_unseen)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < *count; i++) {
+        face *f = &(*faces)[i];
+        if (fill_face_seen(lb->def->fill, f->p, f->n, f->pl.n)) (*faces)[kept++] = *f;
+        else if (keep_unseen) *(face *)PUSH(lb->void_faces, lb->void_face_count, lb->void_face_cap) = *f;
+        else xfree(f->p);
+    }
+    *count = kept;
+}
+
 void level_faces(level_build *lb)
 {
     const level_def *def = lb->def;
@@ -320,4 +336,8 @@ void level_faces(level_build *lb)
     xfree(stamp);
     xfree(grid.start);
     xfree(grid.items);
+    if (def->fill) {
+        drop_unseen(lb, &lb->faces, &lb->face_count, true);
+        drop_unseen(lb, &lb->sky_faces, &lb->sky_face_count, false);
+    }
 }

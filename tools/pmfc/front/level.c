@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fill.h"
 #include "world.h"
 
 #define PMFC_MAX_SOURCE_CELLS 65536u
@@ -33,6 +34,7 @@ static void level_translate(level_def *def, v3 d)
         b->hi = v3_add(b->hi, d);
     }
     for (size_t i = 0; i < def->light_count; i++) def->lights[i].pos = v3_add(def->lights[i].pos, d);
+    fill_translate(def->fill, d);
     for (size_t i = 0; i < def->sky_count; i++) def->skies[i].skybox_point = v3_add(def->skies[i].skybox_point, d);
     for (size_t i = 0; i < def->region_count; i++) {
         region_def *r = &def->regions[i];
@@ -41,12 +43,19 @@ static void level_translate(level_def *def, v3 d)
     }
 }
 
+/* A brush's luxels: its box's surface at its luxel spacing. */
+static double brush_luxels(const level_def *l, const brush *b)
+{
+    v3 d = v3_sub(b->hi, b->lo);
+    double density = l->luxel_density / (b->luxel_scale > 1 ? b->luxel_scale : 1);
+    return 2 * (d.x * d.y + d.y * d.z + d.z * d.x) * density * density;
+}
+
 level_cost level_lightmap_cost(const level_def *l)
 {
     level_cost cost = { 0, 0, 0 };
     for (size_t i = 0; i < l->brush_count; i++) {
-        v3 d = v3_sub(l->brushes[i].hi, l->brushes[i].lo);
-        double area = 2 * (d.x * d.y + d.y * d.z + d.z * d.x) * l->luxel_density * l->luxel_density;
+        double area = brush_luxels(l, &l->brushes[i]);
         cost.luxels += area;
         if (area > cost.largest_luxels) {
             cost.largest_luxels = area;
@@ -54,6 +63,45 @@ level_cost level_lightmap_cost(const level_def *l)
         }
     }
     return cost;
+}
+
+typedef struct luxel_cost { double luxels; size_t brush; } luxel_cost;
+
+static int more_luxels(const void *a, const void *b)
+{
+    const luxel_cost *x = a, *y = b;
+    return x->luxels < y->luxels ? 1 : x->luxels > y->luxels ? -1 : (x->brush > y->brush) - (x->brush < y->brush);
+}
+
+level_fit level_fit_luxels(level_def *l, double limit)
+{
+    level_fit fit = { 0, 1 };
+    level_cost cost = level_lightmap_cost(l);
+    if (cost.luxels <= limit) return fit;
+    /* the largest first: doubling a brush's spacing quarters its luxels; each round doubles the
+     * brushes that hold the most, until the sum fits */
+    luxel_cost *order = xmalloc((l->brush_count ? l->brush_count : 1) * sizeof *order);
+    bool *coarser = xcalloc(l->brush_count ? l->brush_count : 1, sizeof *coarser);
+    double total = cost.luxels;
+    for (int round = 0; total > limit && round < 64; round++) {
+        for (size_t i = 0; i < l->brush_count; i++) order[i] = (luxel_cost){ brush_luxels(l, &l->brushes[i]), i };
+        qsort(order, l->brush_count, sizeof *order, more_luxels);
+        for (size_t k = 0; k < l->brush_count && total > limit; k++) {
+            brush *b = &l->brushes[order[k].brush];
+            if (order[k].luxels < order[0].luxels / 4) break; /* the next round takes the new largest */
+            b->luxel_scale = (b->luxel_scale > 1 ? b->luxel_scale : 1) * 2;
+            total -= order[k].luxels * 0.75;
+            coarser[order[k].brush] = true;
+        }
+    }
+    for (size_t i = 0; i < l->brush_count; i++) {
+        if (!coarser[i]) continue;
+        fit.faces += l->brushes[i].side_count;
+        fit.coarsest = fmax(fit.coarsest, l->brushes[i].luxel_scale);
+    }
+    xfree(order);
+    xfree(coarser);
+    return fit;
 }
 
 const char *level_layout(level_build *lb)
@@ -161,20 +209,28 @@ chunk_build *level_chunk_at(const level_build *lb, int64_t x, int64_t y, int64_t
 float (*level_occluders(const level_build *lb, v3 origin, size_t *count, uint32_t **faces))[9]
 {
     size_t tri_count = 0;
-    for (size_t i = 0; i < lb->face_count; i++)
-        if (material_opaque(&lb->map->materials[lb->faces[i].material])) tri_count += (size_t)lb->faces[i].n - 2;
+    for (int list = 0; list < 2; list++) {
+        const face *fs = list ? lb->void_faces : lb->faces;
+        size_t n = list ? lb->void_face_count : lb->face_count;
+        for (size_t i = 0; i < n; i++)
+            if (material_opaque(&lb->map->materials[fs[i].material])) tri_count += (size_t)fs[i].n - 2;
+    }
     float (*tris)[9] = xmalloc((tri_count ? tri_count : 1) * sizeof *tris);
     if (faces) *faces = xmalloc((tri_count ? tri_count : 1) * sizeof **faces);
     size_t t = 0;
-    for (size_t i = 0; i < lb->face_count; i++) {
-        const face *f = &lb->faces[i];
-        if (!material_opaque(&lb->map->materials[f->material])) continue;
-        for (int k = 1; k + 1 < f->n; k++) {
-            const v3 *p[3] = { &f->p[0], &f->p[k], &f->p[k + 1] };
-            for (int c = 0; c < 3; c++)
-                for (int a = 0; a < 3; a++) tris[t][c * 3 + a] = (float)(p[c]->e[a] - origin.e[a]);
-            if (faces) (*faces)[t] = (uint32_t)i;
-            t++;
+    for (int list = 0; list < 2; list++) {
+        const face *fs = list ? lb->void_faces : lb->faces;
+        size_t n = list ? lb->void_face_count : lb->face_count;
+        for (size_t i = 0; i < n; i++) {
+            const face *f = &fs[i];
+            if (!material_opaque(&lb->map->materials[f->material])) continue;
+            for (int k = 1; k + 1 < f->n; k++) {
+                const v3 *p[3] = { &f->p[0], &f->p[k], &f->p[k + 1] };
+                for (int c = 0; c < 3; c++)
+                    for (int a = 0; a < 3; a++) tris[t][c * 3 + a] = (float)(p[c]->e[a] - origin.e[a]);
+                if (faces) (*faces)[t] = (uint32_t)(list ? lb->face_count + i : i);
+                t++;
+            }
         }
     }
     *count = tri_count;
@@ -236,6 +292,8 @@ void level_build_free(level_build *lb)
     xfree(lb->faces);
     for (size_t i = 0; i < lb->sky_face_count; i++) xfree(lb->sky_faces[i].p);
     xfree(lb->sky_faces);
+    for (size_t i = 0; i < lb->void_face_count; i++) xfree(lb->void_faces[i].p);
+    xfree(lb->void_faces);
     size_t n = level_chunk_count(lb);
     for (size_t i = 0; lb->chunks && i < n; i++) {
         chunk_build *cb = &lb->chunks[i];

@@ -47,8 +47,9 @@ void chunk_unwrap(const level_build *lb, chunk_build *cb)
         chunk_face *cf = &cb->faces[i];
         const face *f = &lb->faces[cf->face];
         cf->lightmap = PMF_NO_LIGHTMAP;
-        if (!material_lightmapped(&lb->map->materials[f->material])) continue;
-        face_unwrap(cf, f, density);
+        if (lb->def->fullbright || !material_lightmapped(&lb->map->materials[f->material])) continue;
+        double scale = lb->def->brushes[f->brush].luxel_scale;
+        face_unwrap(cf, f, scale > 1 ? density / scale : density);
         area += (double)cf->lm_w * cf->lm_h;
         lit++;
     }

@@ -424,10 +424,10 @@ static uint32_t build_node(const octree_ctx *o, int depth, v3 lo, v3 hi, item *i
     if (!split) {
         if (!count) {
             cb->cubes[ci].type = PMF_CUBE_EMPTY;
-            cb->info[ci].probe = true;  /* air a camera or an entity can be in */
+            cb->info[ci].probe = !o->lb->def->fullbright;  /* air a camera or an entity can be in */
             return ci;
         }
-        cb->info[ci].probe = wants_probe(o, items, count);
+        cb->info[ci].probe = !o->lb->def->fullbright && wants_probe(o, items, count);
         if (fits_geometry(o, items, count)) {
             leaf_add(o, ci, items, count, true);
             return ci;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fill.h"
 #include "world.h"
 
 void *grow(void **items, size_t *count, size_t *cap, size_t size)
@@ -144,8 +145,11 @@ void map_free(map_def *map)
         level_def *l = &map->levels[i];
         xfree(l->brushes); xfree(l->sides); xfree(l->tex_projs); xfree(l->lights); xfree(l->skies); xfree(l->sound_envs);
         xfree(l->weathers); xfree(l->gravities); xfree(l->regions);
+        fill_free(l->fill);
     }
     xfree(map->cameras);
+    xfree(map->entities);
+    xfree(map->leak_points);
     xfree(map->textures); xfree(map->physics); xfree(map->sounds); xfree(map->materials); xfree(map->levels);
     memset(map, 0, sizeof *map);
 }

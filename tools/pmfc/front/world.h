@@ -124,6 +124,7 @@ typedef struct brush {
     double tex_scale;                            /* 0 = the material's */
     double tex_offset[2];
     bool opaque;                                 /* hides the faces of brushes it covers */
+    double luxel_scale;                          /* luxels this many times the level's spacing apart (0 = 1) */
     int line;
 } brush;
 
@@ -140,6 +141,9 @@ typedef struct light_def {
     float radius;                                /* bake_light.radius: metres; suns: radians */
     uint8_t intensity;                           /* fast lights: initial intensity */
     bool enabled, preserve;
+    int falloff;                                 /* bake_light.falloff: LIGHT_FALLOFF_* (0 = pmfc's curve) */
+    float falloff_distance, anglescale;          /* bake_light's */
+    int style;                                   /* the game's light style (1.. animate; 0 = none) */
     int line;
 } light_def;
 
@@ -180,6 +184,8 @@ typedef struct level_def {
     double vis_cell;                             /* metres; 0 = auto */
     bool no_visibility;                          /* write no visibility data */
     double min_cube;                             /* metres; 0 = 2 */
+    bool fullbright;                             /* no light: no lightmaps, no cube lighting (shown fullbright) */
+    struct fill_grid *fill;                      /* sealed: faces only the void sees are left out (fill.h) */
     int vis_rays;                                /* vis_desc.rays_per_pair; 0 = the baker's default */
     char air_physics[PMFC_NAME_MAX];
     char default_sky[PMFC_NAME_MAX], default_sound[PMFC_NAME_MAX];
@@ -205,8 +211,23 @@ typedef struct start_camera {
     double yaw, pitch;
 } start_camera;
 
+/* A point entity of the source (the pmfview.entities extension): world metres. */
+typedef struct map_entity {
+    uint8_t level;
+    v3 pos;
+    char classname[PMFC_NAME_MAX], targetname[PMFC_NAME_MAX];
+} map_entity;
+
 typedef struct map_def {
     char name[256], description[1024], authors[256];
+    uint8_t look;                                /* PMF_LOOK_*: the display curve of the game it came from */
+    char source_format[160], source_compiler[128];   /* the pmfview.source extension ("" = none) */
+    map_entity *entities; size_t entity_count, entity_cap;
+    /* the void reaches an entity: the way in (world metres), kept in the pmfview.leak extension */
+    bool leak;
+    uint8_t leak_level;
+    char leak_class[PMFC_NAME_MAX];
+    v3 *leak_points; size_t leak_point_count;
     int gamemode_count;
     char gamemodes[PMF_MAX_GAMEMODES][PMF_MAX_GAMEMODE_LEN + 1];
     texture_def *textures; size_t texture_count, texture_cap;
@@ -266,19 +287,7 @@ bool parse_file(const char *path, map_def *map);
 /* The same over size bytes in memory; name stands for the file in messages and image paths. */
 bool parse_source(const char *name, const char *text, size_t size, map_def *map);
 
-/* ---- the RMF front end (rmf_import.c, docs/rmf.md) ------------------------------------------ */
-
-typedef struct rmf_import_desc {
-    const char *const *wads;                     /* --wad files, searched first, in order */
-    size_t wad_count;
-    const char *game_dir;                        /* --game DIR (NULL: none) */
-    double scale;                                /* metres per Hammer unit; 0 = 0.0254 */
-    bool quiet;
-} rmf_import_desc;
-
-/* Reads a Worldcraft / Hammer RMF into map (after map_init), per conventions §5. On error prints
- * one "pmfc: FILE: OBJECT, byte N: message" line and returns false. */
-bool rmf_import(const char *path, const rmf_import_desc *desc, map_def *map);
+/* The editor front ends (RMF and .map): editor.h. */
 
 /* ---- textures (texture.c) --------------------------------------------------------------------- */
 
@@ -364,6 +373,7 @@ typedef struct level_build {
     int32_t off_x, off_y, off_z;                 /* grid position of world chunk offset 0 = centre chunk */
     face *faces; size_t face_count, face_cap;
     face *sky_faces; size_t sky_face_count, sky_face_cap;   /* open sky: not drawn, where sunlight enters */
+    face *void_faces; size_t void_face_count, void_face_cap; /* only the void sees them: occluders alone (fill.h) */
     /* the window of the grid built now: all of it, or a tile with a margin (all Y) */
     uint32_t wx0, wz0, wnx, wnz;
     bool tiled;                                  /* only lights reaching the tile are baked */
@@ -387,6 +397,11 @@ chunk_build *level_chunk_at(const level_build *lb, int64_t x, int64_t y, int64_t
 #define PMFC_MAX_LEVEL_LUXELS (16.0 * 1024 * 1024)
 typedef struct level_cost { double luxels; size_t largest; double largest_luxels; } level_cost;
 level_cost level_lightmap_cost(const level_def *l);
+/* Coarser luxels for the largest brushes (their spacing doubled, largest first, until the level's
+ * estimate is within limit): how many faces got coarser and the coarsest spacing, in times the
+ * level's (faces 0: it fitted as it was). */
+typedef struct level_fit { size_t faces; double coarsest; } level_fit;
+level_fit level_fit_luxels(level_def *l, double limit);
 
 /* Picks the chunk size and grid, and the centre chunk. Returns an error message or NULL. */
 const char *level_layout(level_build *lb);
@@ -394,8 +409,9 @@ const char *level_layout(level_build *lb);
  * more on each side (within the grid), the margin's chunks flagged. */
 void level_window(level_build *lb, uint32_t x0, uint32_t z0, uint32_t nx, uint32_t nz, uint32_t margin);
 /* The occluders of the built faces: every opaque face, fan-triangulated, less `origin` (free the
- * result); when `faces` is non-NULL, *faces receives each triangle's index in lb->faces (free it
- * too). */
+ * result); the faces only the void sees come last (void_faces). When `faces` is non-NULL, *faces
+ * receives each triangle's index in lb->faces (face_count + k for void face k: no surface) (free
+ * it too). */
 float (*level_occluders(const level_build *lb, v3 origin, size_t *count, uint32_t **faces))[9];
 /* Brushes -> visible faces (CSG), then faces -> chunks. */
 void level_faces(level_build *lb);

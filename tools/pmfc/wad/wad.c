@@ -1,4 +1,4 @@
-/* wad.c - WAD3 reader: directory, name lookup, miptex decoding (see wad.h). */
+/* wad.c - WAD2 / WAD3 reader: directory, name lookup, miptex decoding (see wad.h). */
 #include "wad.h"
 #include "pmf/pmf_budget.h"
 
@@ -40,6 +40,7 @@ struct wad_file {
     uint32_t directory;            /* the directory's file offset */
     texture_key *textures;         /* the miptex lumps, sorted by (folded name, lump index) */
     uint32_t texture_count;
+    int version;                   /* 2 (Quake) or 3 (Half-Life) */
 };
 
 static uint32_t get_u32(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
@@ -131,12 +132,11 @@ static bool check_magic(const uint8_t *d, size_t size, wad_error *err)
         set_error(err, "header", 0, "%zu bytes are shorter than the %u-byte header", size, HEADER_SIZE);
         return false;
     }
-    if (memcmp(d, "WAD3", 4) != 0) {
+    if (memcmp(d, "WAD3", 4) != 0 && memcmp(d, "WAD2", 4) != 0) {
         char magic[24] = "";
         append_escaped(magic, sizeof magic, d, 4, true);
-        const char *kind = memcmp(d, "WAD2", 4) == 0 ? " (a Quake WAD2; only Half-Life's WAD3 is read)"
-                         : memcmp(d, "IWAD", 4) == 0 || memcmp(d, "PWAD", 4) == 0 ? " (a Doom WAD; only Half-Life's WAD3 is read)" : "";
-        set_error(err, "header", 0, "bad magic '%s' (expected 'WAD3')%s", magic, kind);
+        const char *kind = memcmp(d, "IWAD", 4) == 0 || memcmp(d, "PWAD", 4) == 0 ? " (a Doom WAD)" : "";
+        set_error(err, "header", 0, "bad magic '%s' (expected 'WAD2' or 'WAD3')%s", magic, kind);
         return false;
     }
     return true;
@@ -159,6 +159,8 @@ static bool read_directory(wad_file *w, wad_error *err)
     }
     w->count = count;
     w->directory = dir;
+    w->version = d[3] == '2' ? 2 : 3;
+    uint8_t miptex = w->version == 2 ? WAD2_TYPE_MIPTEX : WAD_TYPE_MIPTEX;
     w->lumps = pmf_budget_calloc(count ? count : 1, sizeof *w->lumps);
     w->textures = pmf_budget_calloc(count ? count : 1, sizeof *w->textures);
     if (!w->lumps || !w->textures) {
@@ -188,7 +190,7 @@ static bool read_directory(wad_file *w, wad_error *err)
                       l->disk_size, l->offset, w->size);
             return false;
         }
-        if (l->type == WAD_TYPE_MIPTEX) {
+        if (l->type == miptex) {
             texture_key *k = &w->textures[w->texture_count++];
             fold_name(l->name, k->folded);
             k->lump = i;
@@ -334,21 +336,15 @@ uint32_t wad_animation_frames(const wad_file *w, const char *name)
     return found;
 }
 
-/* Checks a miptex lump against itself and decodes mip 0 (see wad.h for what is checked). */
-static int decode_miptex(const wad_file *w, uint32_t index, wad_texture *out, wad_error *err)
+int wad_decode_miptex(const uint8_t *lump, size_t n, size_t base, const char *where, const char *name,
+                      const uint8_t *palette, wad_texture *out, wad_error *err)
 {
-    const wad_lump *l = &w->lumps[index];
-    const uint8_t *lump = w->data + l->offset;
-    size_t base = l->offset, n = l->disk_size;
-    size_t entry = (size_t)w->directory + (size_t)index * DIR_ENTRY_SIZE;
-    char where[sizeof err->where];
-    lump_where(w, index, "lump", where, sizeof where);
-    if (l->compression != 0) {
-        set_error(err, where, entry + 13, "lump is compressed (method %u); only uncompressed lumps are read", l->compression);
-        return -1;
-    }
     if (n < MIPTEX_HEADER_SIZE) {
         set_error(err, where, base, "lump of %zu bytes is shorter than the %u-byte miptex header", n, MIPTEX_HEADER_SIZE);
+        return -1;
+    }
+    if (!memchr(lump, 0, WAD_NAME_SIZE)) {
+        set_error(err, where, base, "the miptex name has no NUL within %u bytes", WAD_NAME_SIZE);
         return -1;
     }
     uint32_t width = get_u32(lump + 16), height = get_u32(lump + 20);
@@ -380,22 +376,27 @@ static int decode_miptex(const wad_file *w, uint32_t index, wad_texture *out, wa
             return -1;
         }
     }
-    size_t palette = mip_offset[3] + mip_size[3];
-    if (n - palette < 2) {
-        set_error(err, where, base + palette, "palette colour count at lump byte %zu is past the end of the %zu-byte lump", palette, n);
-        return -1;
+    const uint8_t *rgb = palette;
+    unsigned colours = MAX_COLOURS;
+    if (!palette) {
+        size_t at = mip_offset[3] + mip_size[3];
+        if (n - at < 2) {
+            set_error(err, where, base + at, "palette colour count at lump byte %zu is past the end of the %zu-byte lump", at, n);
+            return -1;
+        }
+        colours = get_u16(lump + at);
+        if (colours == 0 || colours > MAX_COLOURS) {
+            set_error(err, where, base + at, "palette of %u colours (texels are 8-bit: 1 to %u)", colours, MAX_COLOURS);
+            return -1;
+        }
+        if ((n - at - 2) / 3 < colours) {
+            set_error(err, where, base + at, "palette of %u colours at lump byte %zu runs past the end of the %zu-byte lump",
+                      colours, at + 2, n);
+            return -1;
+        }
+        rgb = lump + at + 2;
     }
-    unsigned colours = get_u16(lump + palette);
-    if (colours == 0 || colours > MAX_COLOURS) {
-        set_error(err, where, base + palette, "palette of %u colours (texels are 8-bit: 1 to %u)", colours, MAX_COLOURS);
-        return -1;
-    }
-    if ((n - palette - 2) / 3 < colours) {
-        set_error(err, where, base + palette, "palette of %u colours at lump byte %zu runs past the end of the %zu-byte lump",
-                  colours, palette + 2, n);
-        return -1;
-    }
-    const uint8_t *texels = lump + mip_offset[0], *rgb = lump + palette + 2;
+    const uint8_t *texels = lump + mip_offset[0];
     size_t count = mip_size[0];
     if (colours < MAX_COLOURS) {
         for (size_t i = 0; i < count; i++) {
@@ -411,8 +412,8 @@ static int decode_miptex(const wad_file *w, uint32_t index, wad_texture *out, wa
         set_error(err, where, base, "out of memory for %ux%u texels", width, height);
         return -1;
     }
-    /* Half-Life's '{' textures: the last palette entry marks holes (alpha-tested) */
-    int transparent = l->name[0] == '{' ? (int)colours - 1 : -1;
+    /* '{' textures: the last palette entry marks holes (alpha-tested; Quake's index 255 too) */
+    int transparent = (name ? name[0] : (char)lump[0]) == '{' ? (int)colours - 1 : -1;
     for (size_t i = 0; i < count; i++) {
         uint8_t *o = rgba + 4 * i;
         if (texels[i] == transparent) {
@@ -422,17 +423,81 @@ static int decode_miptex(const wad_file *w, uint32_t index, wad_texture *out, wa
             o[3] = 255;
         }
     }
-    memcpy(out->name, l->name, WAD_NAME_SIZE);
+    memcpy(out->name, lump, WAD_NAME_SIZE);
+    out->name[WAD_NAME_SIZE - 1] = 0;
     out->width = width;
     out->height = height;
     out->rgba = rgba;
     return 1;
 }
 
-int wad_load_texture(const wad_file *w, const char *name, wad_texture *out, wad_error *err)
+int wad_load_texture_palette(const wad_file *w, const char *name, const uint8_t *palette, wad_texture *out, wad_error *err)
 {
     int64_t index = find_texture(w, name);
-    return index < 0 ? 0 : decode_miptex(w, (uint32_t)index, out, err);
+    if (index < 0)
+        return 0;
+    const wad_lump *l = &w->lumps[index];
+    size_t entry = (size_t)w->directory + (size_t)index * DIR_ENTRY_SIZE;
+    char where[sizeof err->where];
+    lump_where(w, (uint32_t)index, "lump", where, sizeof where);
+    if (l->compression != 0) {
+        set_error(err, where, entry + 13, "lump is compressed (method %u); only uncompressed lumps are read", l->compression);
+        return -1;
+    }
+    if (w->version == 2 && !palette) {
+        set_error(err, where, l->offset, "a WAD2 texture needs Quake's palette");
+        return -1;
+    }
+    int r = wad_decode_miptex(w->data + l->offset, l->disk_size, l->offset, where, l->name, w->version == 2 ? palette : NULL,
+                              out, err);
+    if (r > 0)
+        memcpy(out->name, l->name, WAD_NAME_SIZE); /* the directory's spelling */
+    return r;
+}
+
+int wad_load_texture(const wad_file *w, const char *name, wad_texture *out, wad_error *err)
+{
+    return wad_load_texture_palette(w, name, NULL, out, err);
+}
+
+int wad_decode_wal(const uint8_t *data, size_t n, const char *where, const uint8_t *palette, wad_texture *out, wad_error *err)
+{
+    enum { WAL_HEADER = 32 + 4 + 4 + 16 + 32 + 12 };
+    if (n < WAL_HEADER) {
+        set_error(err, where, 0, "%zu bytes are shorter than the %d-byte .wal header", n, WAL_HEADER);
+        return -1;
+    }
+    uint32_t width = get_u32(data + 32), height = get_u32(data + 36), offset = get_u32(data + 40);
+    if (!width || !height || width > WAD_MAX_SIDE || height > WAD_MAX_SIDE) {
+        set_error(err, where, 32, "size %ux%u (1 to %u a side)", width, height, WAD_MAX_SIDE);
+        return -1;
+    }
+    size_t count = (size_t)width * height;
+    if (offset < WAL_HEADER || offset > n || count > n - offset) {
+        set_error(err, where, 40, "mip 0 (%ux%u texels at byte %u) runs past the end of the %zu-byte file", width, height,
+                  offset, n);
+        return -1;
+    }
+    uint8_t *rgba = pmf_budget_malloc(count * 4);
+    if (!rgba) {
+        set_error(err, where, 0, "out of memory for %ux%u texels", width, height);
+        return -1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        memcpy(rgba + 4 * i, palette + 3 * data[offset + i], 3);
+        rgba[4 * i + 3] = 255;
+    }
+    memset(out->name, 0, WAD_NAME_SIZE);
+    memcpy(out->name, data, WAD_NAME_SIZE - 1);
+    out->width = width;
+    out->height = height;
+    out->rgba = rgba;
+    return 1;
+}
+
+int wad_version(const wad_file *w)
+{
+    return w->version;
 }
 
 void wad_texture_free(wad_texture *t)

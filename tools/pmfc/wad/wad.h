@@ -1,4 +1,5 @@
-/* wad.h - Half-Life WAD3 texture archives: the directory, and miptex lumps decoded to RGBA8.
+/* wad.h - Half-Life WAD3 and Quake WAD2 texture archives: the directory, and miptex lumps decoded
+ * to RGBA8 (a WAD2's texels through Quake's palette, which the caller gives).
  *
  *   wad_error err;
  *   wad_file *w = wad_open("halflife.wad", &err);   // header and directory, checked
@@ -38,7 +39,8 @@
 
 #define WAD_NAME_SIZE 16           /* 15 characters + NUL */
 #define WAD_MAX_SIDE 4096u         /* widest / tallest texture accepted */
-#define WAD_TYPE_MIPTEX 0x43
+#define WAD_TYPE_MIPTEX 0x43       /* WAD3 */
+#define WAD2_TYPE_MIPTEX 0x44      /* WAD2 (Quake): the same miptex, no palette of its own */
 
 typedef struct wad_error {
     char where[96];   /* "file", "header", "directory entry 3", "lump 12 (BRICK1)" (name escaped) */
@@ -55,7 +57,7 @@ typedef struct wad_texture {
 } wad_texture;
 
 /* Opens a regular file (a FIFO, device or directory is refused without blocking) and reads it
- * whole into memory the wad_file owns: after its first 12 bytes say "WAD3", and only up to 2 GiB
+ * whole into memory the wad_file owns: after its first 12 bytes say "WAD3" or "WAD2", and only up to 2 GiB
  * (Valve's offsets are signed 32-bit; a bigger file is refused unread). */
 wad_file *wad_open(const char *path, wad_error *err);
 
@@ -84,6 +86,21 @@ uint32_t wad_animation_frames(const wad_file *w, const char *name);
  * Texels are (r, g, b, 255); in a texture whose name starts with '{' the palette's last colour
  * (index count - 1: 255 in any real WAD) is transparent: those texels are (0, 0, 0, 0). */
 int wad_load_texture(const wad_file *w, const char *name, wad_texture *out, wad_error *err);
+/* The same for a WAD2 (Quake), whose texels index `palette` (768 bytes: 256 RGB): -1 without one.
+ * A WAD3 ignores it (its textures carry their own). */
+int wad_load_texture_palette(const wad_file *w, const char *name, const uint8_t *palette, wad_texture *out, wad_error *err);
+/* 2 or 3. */
+int wad_version(const wad_file *w);
+/* A Quake 2 .wal texture file of n bytes: name[32], u32 width, u32 height, u32 mip offsets[4],
+ * animation name[32], u32 flags, contents, value; mip 0's texels index `palette` (768 bytes).
+ * 1 decoded, -1 damaged (where names it, the byte offset is the file's). */
+int wad_decode_wal(const uint8_t *data, size_t n, const char *where, const uint8_t *palette, wad_texture *out, wad_error *err);
+/* One miptex (a WAD lump, or a BSP's embedded texture) of n bytes decoded, with the checks
+ * above: its palette after mip 3 (WAD3, BSP v30) when palette is NULL, else the 256 colours
+ * given (WAD2, BSP v29). where and base (the lump's byte in its file) name it in errors; name
+ * (NULL: the miptex's own) says whether it is a '{' texture. 1 decoded, -1 damaged. */
+int wad_decode_miptex(const uint8_t *lump, size_t n, size_t base, const char *where, const char *name,
+                      const uint8_t *palette, wad_texture *out, wad_error *err);
 void wad_texture_free(wad_texture *t);
 
 /* Copies name to buf with bytes < 0x20 or >= 0x7F as "\xNN" (and '\' as "\\"); returns buf.

@@ -1,4 +1,5 @@
-/* rmf_materials.c - the RMF front end's textures (WAD3 files, stand-ins for those found nowhere),
+/* editor_materials.c - the editor front end's textures (WAD3 and WAD2 files, texture folders, Quake 2
+ * .wal files; stand-ins for those found nowhere),
  * materials (render modes, liquids, physics, Half-Life's sound kinds) and sky (conventions §5,
  * docs/rmf.md). */
 #include <ctype.h>
@@ -9,11 +10,11 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "rmf_import.h"
+#include "editor_internal.h"
 #include "pmf/text_clean.h"
 
-#define RMF_STANDIN_SIZE 64
-#define RMF_ANIM_ADVANCE_US 100000   /* 10 frames per second */
+#define EDITOR_STANDIN_SIZE 64
+#define EDITOR_ANIM_ADVANCE_US 100000   /* 10 frames per second */
 
 static void upper_copy(char *dst, size_t size, const char *src)
 {
@@ -37,9 +38,10 @@ static void free_names(char **list, size_t count)
     xfree(list);
 }
 
+/* Half-Life's liquids begin with '!' (or are water*), Quake's with '*'. */
 static bool is_liquid_texture(const char *name)
 {
-    return name[0] == '!' || !strncasecmp(name, "water", 5);
+    return name[0] == '!' || name[0] == '*' || !strncasecmp(name, "water", 5);
 }
 
 /* ---- WADs and textures ------------------------------------------------------------------ */
@@ -142,25 +144,86 @@ static int add_standin(import_ctx *c, const char *name)
     uint32_t hash = 2166136261u;
     for (const char *p = name; *p; p++) hash = (hash ^ (uint8_t)toupper((unsigned char)*p)) * 16777619u;
     uint8_t a[3] = { (uint8_t)(96 + (hash & 127)), (uint8_t)(96 + ((hash >> 8) & 127)), (uint8_t)(96 + ((hash >> 16) & 127)) };
-    uint8_t *rgba = xmalloc(RMF_STANDIN_SIZE * RMF_STANDIN_SIZE * 4);
-    for (int y = 0; y < RMF_STANDIN_SIZE; y++)
-        for (int x = 0; x < RMF_STANDIN_SIZE; x++) {
+    uint8_t *rgba = xmalloc(EDITOR_STANDIN_SIZE * EDITOR_STANDIN_SIZE * 4);
+    for (int y = 0; y < EDITOR_STANDIN_SIZE; y++)
+        for (int x = 0; x < EDITOR_STANDIN_SIZE; x++) {
             bool dark = ((x / 16) + (y / 16)) & 1;
-            uint8_t *px = rgba + ((size_t)y * RMF_STANDIN_SIZE + x) * 4;
+            uint8_t *px = rgba + ((size_t)y * EDITOR_STANDIN_SIZE + x) * 4;
             for (int k = 0; k < 3; k++) px[k] = dark ? (uint8_t)(a[k] / 2) : a[k];
             px[3] = 255;
         }
-    int i = add_map_texture(c, name, RMF_STANDIN_SIZE, RMF_STANDIN_SIZE, rgba);
+    int i = add_map_texture(c, name, EDITOR_STANDIN_SIZE, EDITOR_STANDIN_SIZE, rgba);
     xfree(rgba);
     return i;
 }
 
-/* Loads `name` from the first WAD that has it: 1 loaded, 0 in none, -1 a damaged WAD. */
+/* A whole file into memory (xmalloc); NULL when it is not a regular file or cannot be read. */
+static uint8_t *read_whole(const char *path, size_t limit, size_t *size)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > limit) return NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    uint8_t *data = xmalloc((size_t)st.st_size + 1);
+    *size = fread(data, 1, (size_t)st.st_size, f);
+    fclose(f);
+    if (*size != (size_t)st.st_size) {
+        xfree(data);
+        return NULL;
+    }
+    return data;
+}
+
+/* A Quake 2 .wal from --game DIR/textures/: 1 loaded, 0 none, -1 damaged. */
+static int load_wal(import_ctx *c, const char *name, wad_texture *out)
+{
+    if (!c->desc->game_dir) return 0;
+    char path[PMFC_PATH_MAX * 2];
+    snprintf(path, sizeof path, "%s/textures/%s.wal", c->desc->game_dir, name);
+    for (char *p = path + strlen(c->desc->game_dir); *p; p++) *p = (char)tolower((unsigned char)*p);
+    size_t size;
+    uint8_t *data = read_whole(path, 64u << 20, &size);
+    if (!data) return 0;
+    wad_error err;
+    int r = wad_decode_wal(data, size, "texture", c->palette, out, &err);
+    xfree(data);
+    if (r < 0) {
+        char line[1024];
+        import_fail(c, "%s", wad_error_format(&err, path, line, sizeof line));
+    }
+    return r;
+}
+
+/* TrenchBroom's loose texture folders (worldspawn `_tb_textures`, ';'-separated, relative to
+ * --game DIR or to the map): NAME.png / .tga / .jpg / .bmp in one of them. */
+static int load_folder_texture(import_ctx *c, const char *name, texture_def *out)
+{
+    static const char *const exts[] = { "png", "tga", "jpg", "jpeg", "bmp", "PNG", "TGA", "JPG", "BMP" };
+    const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+    for (size_t d = 0; d < c->folder_count; d++)
+        for (int n = 0; n < 2; n++)
+            for (size_t e = 0; e < sizeof exts / sizeof exts[0]; e++) {
+                char path[PMFC_PATH_MAX * 3];
+                snprintf(path, sizeof path, "%s/%s.%s", c->folders[d], n ? base : name, exts[e]);
+                struct stat st;
+                if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+                const char *msg = texture_image_any(out, path);
+                if (!msg) return 1;
+                fprintf(stderr, "pmfc: warning: texture %s: %s\n", path, msg);
+                return 0;
+            }
+    return 0;
+}
+
+/* Loads `name` from the first WAD that has it (a WAD2's through the palette): 1 loaded, 0 in
+ * none, -1 a damaged WAD. */
 static int load_wad_texture(import_ctx *c, const char *name, wad_texture *out)
 {
+    const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
     for (size_t i = 0; i < c->wad_count; i++) {
         wad_error err;
-        int r = wad_load_texture(c->wads[i], name, out, &err);
+        int r = wad_load_texture_palette(c->wads[i], name, c->palette, out, &err);
+        if (r == 0 && base != name) r = wad_load_texture_palette(c->wads[i], base, c->palette, out, &err);
         if (r < 0) {
             char line[1024];
             import_fail(c, "%s", wad_error_format(&err, c->wad_names[i], line, sizeof line));
@@ -171,69 +234,147 @@ static int load_wad_texture(import_ctx *c, const char *name, wad_texture *out)
     return 0;
 }
 
+/* The texture from wherever it is: the WADs, Quake 2's .wal files, the texture folders (RGBA in
+ * *out, xfree'd by the caller); 1 found, 0 nowhere, -1 damaged. */
+static int find_texture(import_ctx *c, const char *name, texture_def *out)
+{
+    wad_texture wt;
+    int r = load_wad_texture(c, name, &wt);
+    if (r == 0 && c->em->game == EDITOR_GAME_QUAKE2) r = load_wal(c, name, &wt);
+    if (r > 0) {
+        out->width = wt.width;
+        out->height = wt.height;
+        out->rgba = xmalloc((size_t)wt.width * wt.height * 4);
+        memcpy(out->rgba, wt.rgba, (size_t)wt.width * wt.height * 4);
+        wad_texture_free(&wt);
+        return 1;
+    }
+    return r < 0 ? -1 : load_folder_texture(c, name, out);
+}
+
 /* The texture a face names, loaded on first use. "+NNAME" animation frames all resolve to their
  * animation, "+0NAME" (conventions §5). Returns an index in c->textures, or -1 on failure. */
-int rmf_use_texture(import_ctx *c, const char *raw)
+int editor_use_texture(import_ctx *c, const char *raw)
 {
     char name[64];
     upper_copy(name, sizeof name, raw);
     if (name[0] == '+' && name[1] >= '0' && name[1] <= '9' && name[2]) name[1] = '0';
     for (size_t i = 0; i < c->texture_count; i++)
         if (!strcmp(c->textures[i].name, name)) return (int)i;
-    rmf_texture *t = PUSH(c->textures, c->texture_count, c->texture_cap);
+    editor_texture *t = PUSH(c->textures, c->texture_count, c->texture_cap);
     snprintf(t->name, sizeof t->name, "%s", name);
-    wad_texture wt;
-    int r = load_wad_texture(c, name, &wt);
+    texture_def found = { 0 };
+    int r = find_texture(c, name, &found);
     if (r < 0) return -1;
+    t = &c->textures[c->texture_count - 1];
     if (r == 0) {
         t->missing = true;
-        t->width = t->height = RMF_STANDIN_SIZE;
+        t->width = t->height = EDITOR_STANDIN_SIZE;
         t->texture = add_standin(c, name);
         push_name(&c->missing_textures, &c->missing_texture_count, &c->missing_texture_cap, name);
         return (int)(c->texture_count - 1);
     }
-    t->width = wt.width;
-    t->height = wt.height;
-    t->texture = add_map_texture(c, name, wt.width, wt.height, wt.rgba);
-    wad_texture_free(&wt);
+    t->width = found.width;
+    t->height = found.height;
+    t->texture = add_map_texture(c, name, found.width, found.height, found.rgba);
+    xfree(found.rgba);
     if (name[0] == '+' && name[1] == '0') {
         /* the animation's frames: +0NAME, +1NAME, ... for as long as they are found */
         t->frames[t->frame_count++] = t->texture;
-        for (int k = 1; k < RMF_ANIM_FRAMES; k++) {
+        for (int k = 1; k < EDITOR_ANIM_FRAMES; k++) {
             char frame[64];
             snprintf(frame, sizeof frame, "%s", name);
             frame[1] = (char)('0' + k);
-            r = load_wad_texture(c, frame, &wt);
+            texture_def next_frame = { 0 };
+            r = find_texture(c, frame, &next_frame);
             if (r < 0) return -1;
             if (r == 0) break;
             /* frames draw with the first frame's UVs: keep its size */
-            t->frames[t->frame_count++] = add_map_texture(c, frame, wt.width, wt.height, wt.rgba);
-            wad_texture_free(&wt);
+            int index = add_map_texture(c, frame, next_frame.width, next_frame.height, next_frame.rgba);
+            xfree(next_frame.rgba);
+            t = &c->textures[c->texture_count - 1];
+            t->frames[t->frame_count++] = index;
         }
-        t = &c->textures[c->texture_count - 1];
     }
     return (int)(c->texture_count - 1);
 }
 
-void rmf_open_wads(import_ctx *c, const char *wad_key)
+/* Quake's palette from --game DIR/gfx/palette.lmp, Quake 2's from --game DIR/pics/colormap.pcx
+ * (its last 768 bytes), else pmfview's own (palette.c). */
+static void read_palette(import_ctx *c)
 {
+    editor_builtin_palette(c->palette);
+    if (!c->desc->game_dir) return;
+    char path[PMFC_PATH_MAX * 2];
+    size_t size;
+    snprintf(path, sizeof path, "%s/gfx/palette.lmp", c->desc->game_dir);
+    uint8_t *data = read_whole(path, 1u << 20, &size);
+    if (data && size >= 768) {
+        memcpy(c->palette, data, 768);
+        c->game_palette = true;
+    }
+    xfree(data);
+    if (c->game_palette) return;
+    snprintf(path, sizeof path, "%s/pics/colormap.pcx", c->desc->game_dir);
+    data = read_whole(path, 16u << 20, &size);
+    if (data && size >= 128 + 769 && data[size - 769] == 0x0C) {
+        memcpy(c->palette, data + size - 768, 768);
+        c->game_palette = true;
+    }
+    xfree(data);
+}
+
+/* `_tb_textures`: each folder as written under --game DIR, else beside the map. */
+static void open_texture_folders(import_ctx *c, const char *list)
+{
+    char *copy = xmalloc(strlen(list) + 1);
+    strcpy(copy, list);
+    char dir[PMFC_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", c->path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    else snprintf(dir, sizeof dir, ".");
+    for (char *save = NULL, *item = strtok_r(copy, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
+        while (*item == ' ') item++;
+        if (!*item || strstr(item, "..")) continue;
+        for (int k = 0; k < 2; k++) {
+            const char *root = k == 0 ? c->desc->game_dir : dir;
+            if (!root) continue;
+            char path[PMFC_PATH_MAX * 2];
+            snprintf(path, sizeof path, "%s/%s", root, item);
+            struct stat st;
+            if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+            char **slot = grow((void **)&c->folders, &c->folder_count, &c->folder_cap, sizeof *c->folders);
+            *slot = xmalloc(strlen(path) + 1);
+            strcpy(*slot, path);
+            break;
+        }
+    }
+    xfree(copy);
+}
+
+void editor_open_textures(import_ctx *c, const char *wad_key)
+{
+    read_palette(c);
     /* an explicit --wad must open: wad_open names what is wrong (missing, a FIFO, damaged) */
     for (size_t i = 0; i < c->desc->wad_count && !c->failed; i++) open_wad(c, c->desc->wads[i], c->desc->wads[i]);
     if (wad_key && !c->failed) open_worldspawn_wads(c, wad_key);
+    const char *folders = editor_kv_get(&c->em->entities[0], "_tb_textures");
+    if (folders) open_texture_folders(c, folders);
 }
 
 /* ---- materials ------------------------------------------------------------------------- */
 
 
-render_look rmf_entity_look(const rmf_entity *e)
+render_look editor_entity_look(const editor_entity *e)
 {
     render_look look = { 0, 255, false, false };
     if (!e) return look;
     look.not_solid = e->classname && !strcasecmp(e->classname, "func_illusionary");
-    int mode = (int)kv_number(e, "rendermode", 0);
+    int mode = (int)editor_kv_number(e, "rendermode", 0);
     if (mode == 2 || mode == 4 || mode == 5) {
         look.mode = mode;
-        double amt = kv_number(e, "renderamt", 255);
+        double amt = editor_kv_number(e, "renderamt", 255);
         look.amount = amt < 0 ? 0 : amt > 255 ? 255 : (int)amt;
     }
     look.liquid = e->classname && !strcasecmp(e->classname, "func_water");
@@ -286,7 +427,7 @@ static int sound_material(import_ctx *c, const char *texture)
 }
 
 /* --game DIR/sound/materials.txt, when there is one: "TYPE NAME" lines, // comments. */
-void rmf_read_texture_types(import_ctx *c)
+void editor_read_texture_types(import_ctx *c)
 {
     if (!c->desc->game_dir) return;
     char path[PMFC_PATH_MAX * 2];
@@ -304,9 +445,9 @@ void rmf_read_texture_types(import_ctx *c)
     fclose(f);
 }
 
-int rmf_material(import_ctx *c, int tex, render_look look)
+int editor_material(import_ctx *c, int tex, render_look look)
 {
-    const rmf_texture *t = &c->textures[tex];
+    const editor_texture *t = &c->textures[tex];
     bool liquid = look.liquid || is_liquid_texture(t->name);
     bool alpha_test = t->name[0] == '{';
     char name[PMFC_NAME_MAX + 32];
@@ -325,7 +466,7 @@ int rmf_material(import_ctx *c, int tex, render_look look)
     snprintf(m->texture, sizeof m->texture, "map:textures/%s", c->map->textures[t->texture].name);
     for (int k = 1; k < t->frame_count && k <= PMFC_MAX_FRAMES; k++)
         snprintf(m->frames[m->frame_count++], sizeof m->frames[0], "map:textures/%s", c->map->textures[t->frames[k]].name);
-    if (m->frame_count) m->advance_us = RMF_ANIM_ADVANCE_US;
+    if (m->frame_count) m->advance_us = EDITOR_ANIM_ADVANCE_US;
     /* '{' textures' holes: the transparent palette colour has texel alpha 0, and a transparent
      * material's alpha is multiplied by the texel's (conventions §3) */
     if (alpha_test) m->flags |= PMF_MATERIAL_TRANSPARENT;
@@ -368,7 +509,7 @@ static void sky_cap_turn(texture_def *t, bool up)
     t->height = w;
 }
 
-void rmf_import_sky(import_ctx *c, const char *skyname)
+void editor_import_sky(import_ctx *c, const char *skyname)
 {
     static const char *const suffix[PMF_FACE_COUNT] = { "rt", "up", "ft", "lf", "dn", "bk" };
     sky_def *s = PUSH(c->level->skies, c->level->sky_count, c->level->sky_cap);
@@ -432,7 +573,7 @@ void rmf_import_sky(import_ctx *c, const char *skyname)
     }
 }
 
-void rmf_report_missing(const import_ctx *c)
+void editor_report_missing(const import_ctx *c)
 {
     if (c->missing_wad_count) {
         fprintf(stderr, "pmfc: warning: %zu WAD file(s) of the map's wad key not found (looked as written, in --game DIR and beside the map):", c->missing_wad_count);
@@ -443,7 +584,7 @@ void rmf_report_missing(const import_ctx *c)
         fputc('\n', stderr);
     }
     if (c->missing_texture_count) {
-        fprintf(stderr, "pmfc: warning: %zu texture(s) found in no WAD, drawn as checkers:", c->missing_texture_count);
+        fprintf(stderr, "pmfc: warning: %zu texture(s) found in no WAD or texture folder, drawn as checkers:", c->missing_texture_count);
         for (size_t i = 0; i < c->missing_texture_count; i++) {
             char clean[256];
             fprintf(stderr, "%s %s", i ? "," : "", c->missing_textures[i][0] ? text_clean(c->missing_textures[i], clean, sizeof clean) : "\"\"");
@@ -452,7 +593,7 @@ void rmf_report_missing(const import_ctx *c)
     }
 }
 
-void rmf_materials_free(import_ctx *c)
+void editor_materials_free(import_ctx *c)
 {
     for (size_t i = 0; i < c->wad_count; i++) {
         wad_close(c->wads[i]);
@@ -461,6 +602,7 @@ void rmf_materials_free(import_ctx *c)
     xfree(c->wads);
     xfree(c->wad_names);
     free_names(c->missing_wads, c->missing_wad_count);
+    free_names(c->folders, c->folder_count);
     free_names(c->missing_textures, c->missing_texture_count);
     xfree(c->textures);
     xfree(c->types);

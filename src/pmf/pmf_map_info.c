@@ -1,0 +1,254 @@
+/* pmf_map_info.c - the `pmfview.source`, `pmfview.entities` and `pmfview.leak` extensions
+ * (pmf_map_info.h). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "pmf_internal.h"
+#include "pmf_map_info.h"
+
+static const char *const look_names[PMF_LOOK_COUNT] = { "raw", "goldsrc", "quake" };
+
+const char *pmf_look_name(unsigned look)
+{
+    return look < PMF_LOOK_COUNT ? look_names[look] : NULL;
+}
+
+static bool finite3(const float v[3])
+{
+    return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
+}
+
+static void put_string(pmf_buf *b, const char *s)
+{
+    s = s ? s : "";
+    pmf_put_bytes(b, s, strlen(s) + 1);
+}
+
+static bool finish(pmf_buf *b, const char *block, uint8_t **out, size_t *size, pmf_error *err)
+{
+    if (b->oom) {
+        pmf_buf_free(b);
+        pmf_error_set(err, "(writer)", block, 0, "out of memory");
+        return false;
+    }
+    *out = b->data;
+    *size = b->size;
+    return true;
+}
+
+/* A NUL-terminated string in place; NULL (the cursor failed) when no NUL comes before the end. */
+static const char *read_string(pmf_cursor *c, const char *what)
+{
+    if (c->failed)
+        return NULL;
+    const char *s = (const char *)c->data + c->pos;
+    const char *nul = memchr(s, 0, c->size - c->pos);
+    if (!nul) {
+        pmf_cursor_fail_at(c, c->pos, "%s: no NUL before the end of the extension", what);
+        return NULL;
+    }
+    pmf_take(c, (size_t)(nul - s) + 1, what);
+    return s;
+}
+
+/* The extension's bytes in a cursor after its name; false with err set on a read failure, true
+ * with *bytes NULL when the file has none. */
+static bool open_extension(const pmf_file *f, const char *name, const char *block, uint8_t **bytes, pmf_cursor *c,
+                           pmf_error *err)
+{
+    unsigned i;
+    if (!pmf_extension_read(f, name, bytes, &i, block, err))
+        return false;
+    if (*bytes) {
+        *c = pmf_cursor_make(*bytes, (size_t)f->extensions[i].size, f->extensions[i].offset, f->name, block, err);
+        pmf_take(c, strlen(name) + 1, "extension name");
+    }
+    return true;
+}
+
+/* ---- pmfview.source ----------------------------------------------------------------------- */
+
+#define SOURCE_BLOCK "extension " PMF_SOURCE_EXTENSION
+
+bool pmf_source_encode(uint8_t look, uint8_t flags, const char *format, const char *compiler, uint8_t **out,
+                       size_t *size, pmf_error *err)
+{
+    pmf_buf b = { 0 };
+    pmf_put_bytes(&b, PMF_SOURCE_EXTENSION, sizeof PMF_SOURCE_EXTENSION);
+    pmf_put_u8(&b, look);
+    pmf_put_u8(&b, flags);
+    put_string(&b, format);
+    put_string(&b, compiler);
+    return finish(&b, SOURCE_BLOCK, out, size, err);
+}
+
+bool pmf_source_read(const pmf_file *f, pmf_source *out, pmf_error *err)
+{
+    *out = (pmf_source){ 0 };
+    uint8_t *bytes;
+    pmf_cursor c;
+    if (!open_extension(f, PMF_SOURCE_EXTENSION, SOURCE_BLOCK, &bytes, &c, err))
+        return false;
+    if (!bytes)
+        return true;
+    out->bytes_ = bytes;
+    size_t at = c.pos;
+    out->look = pmf_read_u8(&c, "look");
+    out->flags = pmf_read_u8(&c, "flags");
+    out->format = read_string(&c, "format");
+    out->compiler = read_string(&c, "compiler");
+    if (!c.failed && out->look >= PMF_LOOK_COUNT)
+        pmf_cursor_fail_at(&c, at, "look %u (known: 0..%d)", out->look, PMF_LOOK_COUNT - 1);
+    if (c.failed || !pmf_cursor_expect_end(&c, "the source")) {
+        pmf_source_free(out);
+        return false;
+    }
+    out->present = true;
+    return true;
+}
+
+void pmf_source_free(pmf_source *s)
+{
+    free(s->bytes_);
+    *s = (pmf_source){ 0 };
+}
+
+/* ---- pmfview.entities --------------------------------------------------------------------- */
+
+#define ENTITIES_BLOCK "extension " PMF_ENTITIES_EXTENSION
+#define ENTITY_FIXED_BYTES (1 + 12 + 2)      /* level, position, two empty strings */
+
+bool pmf_entities_encode(const pmf_entity_info *list, size_t count, uint8_t **out, size_t *size, pmf_error *err)
+{
+    if (count > UINT32_MAX) {
+        pmf_error_set(err, "(writer)", ENTITIES_BLOCK, 0, "%zu entities do not fit a u32 count", count);
+        return false;
+    }
+    pmf_buf b = { 0 };
+    pmf_put_bytes(&b, PMF_ENTITIES_EXTENSION, sizeof PMF_ENTITIES_EXTENSION);
+    pmf_put_u32(&b, (uint32_t)count);
+    for (size_t i = 0; i < count; i++) {
+        if (!finite3(list[i].position)) {
+            pmf_buf_free(&b);
+            pmf_error_set(err, "(writer)", ENTITIES_BLOCK, 0, "entity %zu has a position that is not finite", i);
+            return false;
+        }
+        pmf_put_u8(&b, list[i].level);
+        pmf_put_f32s(&b, list[i].position, 3);
+        put_string(&b, list[i].classname);
+        put_string(&b, list[i].targetname);
+    }
+    return finish(&b, ENTITIES_BLOCK, out, size, err);
+}
+
+bool pmf_entities_read(const pmf_file *f, pmf_entities *out, pmf_error *err)
+{
+    *out = (pmf_entities){ 0 };
+    uint8_t *bytes;
+    pmf_cursor c;
+    if (!open_extension(f, PMF_ENTITIES_EXTENSION, ENTITIES_BLOCK, &bytes, &c, err))
+        return false;
+    if (!bytes)
+        return true;
+    out->bytes_ = bytes;
+    uint32_t count = pmf_read_u32(&c, "entity count");
+    if (!c.failed && pmf_cursor_fits(&c, count, ENTITY_FIXED_BYTES, "entities")
+        && !(out->list = calloc(count ? count : 1, sizeof *out->list)))
+        pmf_cursor_fail_at(&c, c.pos, "out of memory for %u entities", count);
+    for (uint32_t i = 0; i < count && !c.failed; i++) {
+        pmf_entity_info *e = &out->list[i];
+        size_t at = c.pos;
+        e->level = pmf_read_u8(&c, "entity level");
+        pmf_read_f32s(&c, e->position, 3, "entity position");
+        e->classname = read_string(&c, "entity class");
+        e->targetname = read_string(&c, "entity targetname");
+        if (c.failed)
+            break;
+        if (e->level >= f->level_count)
+            pmf_cursor_fail_at(&c, at, "entity %u is on level %u, the file has %u", i, e->level, f->level_count);
+        else if (!finite3(e->position))
+            pmf_cursor_fail_at(&c, at + 1, "entity %u has a position that is not finite", i);
+        else
+            out->count = i + 1;
+    }
+    if (c.failed || !pmf_cursor_expect_end(&c, "the entities")) {
+        pmf_entities_free(out);
+        return false;
+    }
+    return true;
+}
+
+void pmf_entities_free(pmf_entities *e)
+{
+    free(e->list);
+    free(e->bytes_);
+    *e = (pmf_entities){ 0 };
+}
+
+/* ---- pmfview.leak ------------------------------------------------------------------------- */
+
+#define LEAK_BLOCK "extension " PMF_LEAK_EXTENSION
+
+bool pmf_leak_encode(uint8_t level, const float (*points)[3], size_t count, const char *classname, uint8_t **out,
+                     size_t *size, pmf_error *err)
+{
+    if (count > UINT32_MAX / 12) {
+        pmf_error_set(err, "(writer)", LEAK_BLOCK, 0, "%zu points are too many", count);
+        return false;
+    }
+    pmf_buf b = { 0 };
+    pmf_put_bytes(&b, PMF_LEAK_EXTENSION, sizeof PMF_LEAK_EXTENSION);
+    pmf_put_u8(&b, level);
+    pmf_put_u32(&b, (uint32_t)count);
+    for (size_t i = 0; i < count; i++) {
+        if (!finite3(points[i])) {
+            pmf_buf_free(&b);
+            pmf_error_set(err, "(writer)", LEAK_BLOCK, 0, "leak point %zu is not finite", i);
+            return false;
+        }
+        pmf_put_f32s(&b, points[i], 3);
+    }
+    put_string(&b, classname);
+    return finish(&b, LEAK_BLOCK, out, size, err);
+}
+
+bool pmf_leak_read(const pmf_file *f, pmf_leak *out, pmf_error *err)
+{
+    *out = (pmf_leak){ 0 };
+    uint8_t *bytes;
+    pmf_cursor c;
+    if (!open_extension(f, PMF_LEAK_EXTENSION, LEAK_BLOCK, &bytes, &c, err))
+        return false;
+    if (!bytes)
+        return true;
+    out->bytes_ = bytes;
+    size_t at = c.pos;
+    out->level = pmf_read_u8(&c, "leak level");
+    uint32_t count = pmf_read_u32(&c, "leak point count");
+    if (!c.failed && out->level >= f->level_count)
+        pmf_cursor_fail_at(&c, at, "the leak is on level %u, the file has %u", out->level, f->level_count);
+    if (!c.failed && pmf_cursor_fits(&c, count, 12, "leak points")
+        && !(out->points = malloc(count ? (size_t)count * sizeof *out->points : 1)))
+        pmf_cursor_fail_at(&c, c.pos, "out of memory for %u points", count);
+    for (uint32_t i = 0; i < count && !c.failed; i++) {
+        size_t p = c.pos;
+        pmf_read_f32s(&c, out->points[i], 3, "leak point");
+        if (!c.failed && !finite3(out->points[i]))
+            pmf_cursor_fail_at(&c, p, "leak point %u is not finite", i);
+    }
+    out->point_count = count;
+    out->classname = read_string(&c, "leak class");
+    if (c.failed || !pmf_cursor_expect_end(&c, "the leak")) {
+        pmf_leak_free(out);
+        return false;
+    }
+    out->present = true;
+    return true;
+}
+
+void pmf_leak_free(pmf_leak *l)
+{
+    free(l->points);
+    free(l->bytes_);
+    *l = (pmf_leak){ 0 };
+}

@@ -1,0 +1,76 @@
+/* pmf_map_info.h - what pmfc records of where a map came from, in three extensions (rules of
+ * conventions §4: name, NUL, payload; a reader skips what it does not know):
+ *
+ * "pmfview.source": the look and the origin of the map.
+ *   u8 look (PMF_LOOK_RAW / GOLDSRC / QUAKE: the display curve light is shown through,
+ *   conventions §3), u8 flags (PMF_SOURCE_FULLBRIGHT: the map has no light, it was compiled
+ *   without lightmaps and is shown fullbright), format NUL ("RMF 2.2", ".map (Valve 220)",
+ *   "BSP v30 (GoldSrc)", ...), compiler NUL (the tools that wrote it when the file names them,
+ *   "" otherwise).
+ * "pmfview.entities": the map's point entities.
+ *   u32 count, per entity: u8 level, float[3] position (world metres), class NUL, targetname NUL.
+ * "pmfview.leak": where the void outside a map that is not sealed reaches in.
+ *   u8 level, float[3] x count points after a u32 count (world metres, from outside the map's
+ *   bounds to the entity, through empty space), then the entity's class NUL.
+ *
+ * Each reader returns an empty value when the file has no such extension, and fails (err names
+ * the block "extension NAME" and the file offset) on a damaged one. */
+#ifndef PMF_MAP_INFO_H
+#define PMF_MAP_INFO_H
+
+#include "pmf.h"
+
+#define PMF_SOURCE_EXTENSION "pmfview.source"
+#define PMF_ENTITIES_EXTENSION "pmfview.entities"
+#define PMF_LEAK_EXTENSION "pmfview.leak"
+
+enum { PMF_LOOK_RAW = 0, PMF_LOOK_GOLDSRC = 1, PMF_LOOK_QUAKE = 2, PMF_LOOK_COUNT };
+enum { PMF_SOURCE_FULLBRIGHT = 1 };
+
+/* "raw", "goldsrc", "quake"; NULL past the last. */
+const char *pmf_look_name(unsigned look);
+
+typedef struct pmf_source {
+    bool present;
+    uint8_t look, flags;
+    const char *format, *compiler;   /* decoded: into the extension's bytes */
+    void *bytes_;
+} pmf_source;
+
+typedef struct pmf_entity_info {
+    uint8_t level;
+    float position[3];
+    const char *classname, *targetname;
+} pmf_entity_info;
+
+typedef struct pmf_entities {
+    uint32_t count;
+    pmf_entity_info *list;
+    void *bytes_;
+} pmf_entities;
+
+typedef struct pmf_leak {
+    bool present;
+    uint8_t level;
+    uint32_t point_count;
+    float (*points)[3];
+    const char *classname;
+    void *bytes_;
+} pmf_leak;
+
+/* The whole extension blobs (name included), malloc'ed. False when a number is not finite or
+ * memory runs out. */
+bool pmf_source_encode(uint8_t look, uint8_t flags, const char *format, const char *compiler, uint8_t **out,
+                       size_t *size, pmf_error *err);
+bool pmf_entities_encode(const pmf_entity_info *list, size_t count, uint8_t **out, size_t *size, pmf_error *err);
+bool pmf_leak_encode(uint8_t level, const float (*points)[3], size_t count, const char *classname, uint8_t **out,
+                     size_t *size, pmf_error *err);
+
+bool pmf_source_read(const pmf_file *f, pmf_source *out, pmf_error *err);
+bool pmf_entities_read(const pmf_file *f, pmf_entities *out, pmf_error *err);
+bool pmf_leak_read(const pmf_file *f, pmf_leak *out, pmf_error *err);
+void pmf_source_free(pmf_source *s);
+void pmf_entities_free(pmf_entities *e);
+void pmf_leak_free(pmf_leak *l);
+
+#endif

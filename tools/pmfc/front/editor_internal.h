@@ -1,0 +1,93 @@
+/* editor_internal.h - what the editor front end's files share (private to tools/pmfc/front):
+ * editor_import.c turns an editor map's brushes and entities into brushes, lights and cameras;
+ * editor_materials.c finds the textures (WADs, texture folders) and makes the materials and the
+ * sky; editor_lights.c reads the lights the way the map's game does; fill.c finds the inside. */
+#ifndef PMFC_EDITOR_INTERNAL_H
+#define PMFC_EDITOR_INTERNAL_H
+
+#include "editor.h"
+#include "wad.h"
+
+#define EDITOR_ANIM_FRAMES 10
+
+/* A texture name the map uses, resolved once. */
+typedef struct editor_texture {
+    char name[64];                   /* upper case, as the material is named */
+    int texture;                     /* index in map->textures */
+    uint32_t width, height;          /* as the file has it (UVs divide by these) */
+    int frames[EDITOR_ANIM_FRAMES];  /* +0NAME..+9NAME: texture indices of the frames found */
+    int frame_count;
+    bool missing;
+} editor_texture;
+
+/* A line of Half-Life's sound/materials.txt: a texture name (its first 12 characters) and the
+ * kind of surface its footsteps and impacts sound like. */
+typedef struct hl_texture_type { char name[13]; char type; } hl_texture_type;
+
+typedef struct import_ctx {
+    const char *path;
+    const editor_import_desc *desc;
+    map_def *map;
+    level_def *level;
+    double s;                        /* metres per unit */
+    const editor_map *em;
+    wad_file **wads; char **wad_names; size_t wad_count;
+    char **missing_wads; size_t missing_wad_count, missing_wad_cap;
+    uint8_t palette[768];            /* WAD2 and .wal texels: --game DIR's, else pmfview's own */
+    bool game_palette;               /* the palette is the game's */
+    char **folders; size_t folder_count, folder_cap;   /* _tb_textures, found */
+    editor_texture *textures; size_t texture_count, texture_cap;
+    char **missing_textures; size_t missing_texture_count, missing_texture_cap;
+    hl_texture_type *types; size_t type_count, type_cap;   /* --game DIR/sound/materials.txt */
+    uint32_t next_dynamic_id;
+    bool *seals; size_t seal_count, seal_cap;   /* [brush]: whether it seals the map (fill.h) */
+    bool has_sun;
+    uint8_t sun_color[3];
+    bool failed;
+} import_ctx;
+
+/* How a brush entity draws its faces (Half-Life render modes). */
+typedef struct render_look {
+    int mode;                        /* 0 normal, 2 texture, 4 solid, 5 additive; others draw normal */
+    int amount;                      /* renderamt 0..255 */
+    bool liquid;                     /* func_water */
+    bool not_solid;                  /* func_illusionary: seen, walked through */
+} render_look;
+
+/* One "pmfc: ..." line (escaped); the import then stops. */
+void import_fail(import_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* An entity's numbers from one key ("pitch yaw roll", "R G B BRIGHTNESS"): how many parsed. */
+int editor_kv_numbers(const editor_entity *e, const char *key, double *out, int n);
+/* Whether the class places a player (docs/rmf.md "Start cameras"). */
+bool editor_places_player(const char *cls);
+
+/* ---- editor_lights.c ---- */
+/* The light entities, read the way the map's game reads them. */
+void editor_import_lights(import_ctx *c);
+/* Whether textures of the map emit light (lights.rad, info_texlights, _surface). */
+bool editor_has_texture_lights(const import_ctx *c);
+
+/* ---- palette.c ---- */
+/* pmfview's own 256-colour palette for WAD2 and .wal texels without the game's (docs/map.md). */
+void editor_builtin_palette(uint8_t palette[768]);
+
+/* ---- editor_materials.c ---- */
+/* Opens the --wad files, then those of the worldspawn `wad` / `_wad` key (NULL: none) that are
+ * found; reads the palette WAD2 and .wal textures take. */
+void editor_open_textures(import_ctx *c, const char *wad_key);
+/* --game DIR/sound/materials.txt, when there is one. */
+void editor_read_texture_types(import_ctx *c);
+/* The texture a face names, loaded on first use: an index in c->textures, or -1 on failure. */
+int editor_use_texture(import_ctx *c, const char *name);
+/* How a brush entity (or the world: NULL) draws its faces. */
+render_look editor_entity_look(const editor_entity *e);
+/* The level material for a texture drawn that way. */
+int editor_material(import_ctx *c, int tex, render_look look);
+/* The level's sky from `skyname`. */
+void editor_import_sky(import_ctx *c, const char *skyname);
+/* The warning lines for WADs and textures not found (nothing when all were). */
+void editor_report_missing(const import_ctx *c);
+void editor_materials_free(import_ctx *c);
+
+#endif

@@ -1,0 +1,319 @@
+/* editor_lights.c - an editor map's lights, read the way its game reads them (docs/rmf.md
+ * "Lights", docs/map.md "Lights by dialect"):
+ *   GoldSrc   light, light_spot, light_environment (hlrad's keys: _light "R G B BRIGHTNESS",
+ *             _cone, _cone2, _diffuse_light; a targetname makes a light switchable);
+ *   Quake     every light* class (ericw-tools' light: `light` value, `wait`, `delay` falloff modes,
+ *             `_color`, spotlights by `mangle` or `target`, `style` and switchable lights) and the
+ *             worldspawn's sun (`_sunlight`, `_sun_mangle`, `_sunlight2` sky light) and minlight. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "editor_internal.h"
+#include "light_model.h"
+
+/* The project's reading of Half-Life light values (docs/rmf.md "Lights"). */
+#define GOLDSRC_INTENSITY_PER_BRIGHTNESS (1.0 / 150.0)
+#define GOLDSRC_RANGE_UNITS_PER_BRIGHTNESS 4.5
+#define GOLDSRC_SUN_INTENSITY_PER_BRIGHTNESS (1.0 / 200.0)
+#define GOLDSRC_SKY_LIGHT_SHARE 0.3  /* sky light without _diffuse_light: this share of the sun's */
+#define LIGHT_RADIUS_UNITS 4.0       /* a light's size without `_deviance` */
+#define SUN_RADIUS_DEGREES 1.0       /* the sun's angular radius without `_sunlight_penumbra` */
+#define MAX_BRIGHTNESS 100000.0
+
+/* Quake's light (ericw-tools' defaults). */
+#define QUAKE_DEFAULT_LIGHT 300.0
+#define QUAKE_ANGLESCALE 0.5
+#define QUAKE_FALLOFF_UNITS 128.0    /* where the inverse falloffs give the light's value */
+#define QUAKE_SPOT_ANGLE 20.0        /* a spotlight's cone without `angle` */
+#define QUAKE_INFINITE_UNITS 65536.0 /* delay 3: no falloff, as far as any map goes */
+
+static v3 to_world(const import_ctx *c, const double p[3])
+{
+    return v3_make(p[0] * c->s, p[2] * c->s, -p[1] * c->s);
+}
+
+static v3 dir_to_world(v3 h)
+{
+    return v3_make(h.x, h.z, -h.y);
+}
+
+static double clampd(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Yaw and pitch (degrees, Quake's and Half-Life's axes) as a unit vector. */
+static v3 angles_vector(double yaw, double pitch)
+{
+    double y = yaw * M_PI / 180, p = pitch * M_PI / 180;
+    return v3_make(cos(y) * cos(p), sin(y) * cos(p), sin(p));
+}
+
+/* The direction an entity points, read as Half-Life does: yaw from `angle` (else `angles`' yaw),
+ * -1 straight up, -2 straight down; pitch from `pitch` when non-zero, else `angles`' pitch. */
+static v3 entity_direction(const editor_entity *e)
+{
+    double angles[3] = { 0, 0, 0 };
+    editor_kv_numbers(e, "angles", angles, 3);
+    double yaw = editor_kv_number(e, "angle", 0);
+    if (yaw == -1) return v3_make(0, 0, 1);
+    if (yaw == -2) return v3_make(0, 0, -1);
+    if (yaw == 0) yaw = angles[1];
+    double pitch = editor_kv_number(e, "pitch", 0);
+    if (pitch == 0) pitch = angles[0];
+    return angles_vector(yaw, pitch);
+}
+
+/* "R G B BRIGHTNESS" (colour 0..255 scaled by brightness / 255), "R G B" (each an intensity of its
+ * own) or "V" (grey), as hlrad reads it. Colour normalised to its brightest channel;
+ * *brightness = that channel's value. */
+static void goldsrc_light_value(const editor_entity *e, const char *key, double fallback, uint8_t color[3], double *brightness)
+{
+    double v[4];
+    int n = editor_kv_numbers(e, key, v, 4);
+    double rgb[3] = { fallback, fallback, fallback };
+    if (n == 1) rgb[0] = rgb[1] = rgb[2] = v[0];
+    else if (n == 3) { rgb[0] = v[0]; rgb[1] = v[1]; rgb[2] = v[2]; }
+    else if (n == 4) for (int k = 0; k < 3; k++) rgb[k] = v[k] / 255.0 * v[3];
+    double top = fmax(rgb[0], fmax(rgb[1], rgb[2]));
+    if (!(top > 0) || !isfinite(top)) {
+        memset(color, 0, 3);
+        *brightness = 0;
+        return;
+    }
+    for (int k = 0; k < 3; k++) color[k] = (uint8_t)lround(fmax(0, rgb[k]) / top * 255);
+    /* far past any real light (hlrad's brightest are a few thousand) */
+    *brightness = fmin(top, MAX_BRIGHTNESS);
+}
+
+/* A switchable light (a targetname; Quake: a style too) becomes a dynamic light the viewer can
+ * toggle; the others are static. */
+static void light_kind(import_ctx *c, light_def *l, const editor_entity *e, int style)
+{
+    const char *target = editor_kv_get(e, "targetname");
+    bool named = target && *target;
+    if (!named && style <= 0) {
+        l->kind = BAKE_LIGHT_STATIC;
+        return;
+    }
+    l->kind = BAKE_LIGHT_DYNAMIC;
+    l->id = ++c->next_dynamic_id;
+    /* Half-Life's and Quake's flag 1 (START_OFF) */
+    l->enabled = !(named && (e->spawnflags & 1));
+    l->style = style > 0 ? style : 0;
+    if (named) snprintf(l->name, sizeof l->name, "%s", target);
+    else snprintf(l->name, sizeof l->name, "style %d", style);
+}
+
+/* ---- GoldSrc --------------------------------------------------------------------------------- */
+
+static void goldsrc_light(import_ctx *c, const editor_entity *e, bool spot)
+{
+    uint8_t color[3];
+    double brightness;
+    goldsrc_light_value(e, "_light", 200, color, &brightness);
+    if (!(brightness > 0)) return;
+    light_def *l = PUSH(c->level->lights, c->level->light_count, c->level->light_cap);
+    l->shape = spot ? BAKE_SHAPE_SPOT : BAKE_SHAPE_POINT;
+    l->pos = to_world(c, e->origin);
+    memcpy(l->color, color, 3);
+    l->brightness = (float)(brightness * GOLDSRC_INTENSITY_PER_BRIGHTNESS);
+    l->range = (float)(brightness * GOLDSRC_RANGE_UNITS_PER_BRIGHTNESS * c->s);
+    l->radius = (float)(clampd(editor_kv_number(e, "_deviance", LIGHT_RADIUS_UNITS), 0, 1024) * c->s);
+    l->enabled = true;
+    if (spot) {
+        l->direction = dir_to_world(entity_direction(e));
+        double inner = clampd(editor_kv_number(e, "_cone", 30), 0, 90);
+        double outer = clampd(editor_kv_number(e, "_cone2", 45), inner, 90);
+        l->cos_inner = (float)cos(inner * M_PI / 180);
+        l->cos_outer = (float)cos(outer * M_PI / 180);
+        if (l->cos_outer >= l->cos_inner) l->cos_outer = l->cos_inner - 1e-4f;
+    }
+    light_kind(c, l, e, 0);
+}
+
+static void goldsrc_sun(import_ctx *c, const editor_entity *e)
+{
+    uint8_t color[3];
+    double brightness;
+    goldsrc_light_value(e, "_light", 200, color, &brightness);
+    light_def *l = PUSH(c->level->lights, c->level->light_count, c->level->light_cap);
+    l->kind = BAKE_LIGHT_STATIC;
+    l->shape = BAKE_SHAPE_SUN;
+    l->direction = dir_to_world(entity_direction(e));
+    memcpy(l->color, color, 3);
+    l->brightness = (float)(brightness * GOLDSRC_SUN_INTENSITY_PER_BRIGHTNESS);
+    double penumbra = editor_kv_number(e, "_sunlight_penumbra",
+                                       editor_kv_number(&c->em->entities[0], "_sunlight_penumbra", SUN_RADIUS_DEGREES));
+    l->radius = (float)(clampd(penumbra, 0, 45) * M_PI / 180);
+    l->enabled = true;
+    /* sky light: _diffuse_light when set, else a share of the sun's */
+    uint8_t sky[3];
+    double sky_brightness;
+    if (editor_kv_get(e, "_diffuse_light")) {
+        goldsrc_light_value(e, "_diffuse_light", 0, sky, &sky_brightness);
+        sky_brightness *= GOLDSRC_SUN_INTENSITY_PER_BRIGHTNESS;
+    } else {
+        memcpy(sky, color, 3);
+        sky_brightness = l->brightness * GOLDSRC_SKY_LIGHT_SHARE;
+    }
+    for (int k = 0; k < 3; k++) c->level->sky_light[k] = (float)(sky[k] / 255.0 * sky_brightness);
+    c->has_sun = true;
+    memcpy(c->sun_color, color, 3);
+}
+
+/* ---- Quake ----------------------------------------------------------------------------------- */
+
+/* `_color` (or a sun's colour key): 0..255, or 0..1 when every channel is (ericw-tools' rule); white
+ * without one. */
+static void quake_color(const editor_entity *e, const char *key, uint8_t color[3])
+{
+    double v[3];
+    if (editor_kv_numbers(e, key, v, 3) != 3 || !(v[0] >= 0 && v[1] >= 0 && v[2] >= 0)) {
+        memset(color, 255, 3);
+        return;
+    }
+    if (v[0] <= 1 && v[1] <= 1 && v[2] <= 1)
+        for (int k = 0; k < 3; k++) v[k] *= 255;
+    double top = fmax(v[0], fmax(v[1], v[2]));
+    if (!(top > 0)) {
+        memset(color, 255, 3);
+        return;
+    }
+    for (int k = 0; k < 3; k++) color[k] = (uint8_t)lround(clampd(v[k] / top * 255, 0, 255));
+}
+
+/* The entity named by `target`'s targetname, or NULL. */
+static const editor_entity *find_target(const import_ctx *c, const editor_entity *e)
+{
+    const char *target = editor_kv_get(e, "target");
+    if (!target || !*target) return NULL;
+    for (size_t i = 1; i < c->em->entity_count; i++) {
+        const char *name = editor_kv_get(&c->em->entities[i], "targetname");
+        if (name && !strcmp(name, target)) return &c->em->entities[i];
+    }
+    return NULL;
+}
+
+/* A Quake light: its value at a point is value x angle term x falloff, stored as value / 255 in
+ * the lightmap (the quake look shows it overbright). */
+static void quake_light(import_ctx *c, const editor_entity *e)
+{
+    const editor_entity *world = &c->em->entities[0];
+    double value = editor_kv_number(e, "light", editor_kv_number(e, "_light", QUAKE_DEFAULT_LIGHT));
+    if (!(fabs(value) > 0)) return;
+    light_def *l = PUSH(c->level->lights, c->level->light_count, c->level->light_cap);
+    l->shape = BAKE_SHAPE_POINT;
+    l->pos = to_world(c, e->origin);
+    quake_color(e, "_color", l->color);
+    double v = fmin(fabs(value), MAX_BRIGHTNESS);
+    l->brightness = (float)(v / 255.0);
+    l->anglescale = (float)clampd(editor_kv_number(e, "_anglescale", editor_kv_number(world, "_anglescale",
+                                  editor_kv_number(world, "_anglesense", QUAKE_ANGLESCALE))), 0, 1);
+    l->radius = (float)(clampd(editor_kv_number(e, "_deviance", 0), 0, 1024) * c->s);
+    l->enabled = true;
+    double wait = editor_kv_number(e, "wait", 1);
+    if (!(wait > 0)) wait = 1;
+    int delay = (int)editor_kv_number(e, "delay", 0);
+    l->falloff_distance = (float)(QUAKE_FALLOFF_UNITS * c->s);
+    double range_units;
+    switch (delay) {
+    case 1:
+        l->falloff = LIGHT_FALLOFF_INVERSE;
+        range_units = v * QUAKE_FALLOFF_UNITS;          /* where value x 128 / d falls under 1 */
+        break;
+    case 2:
+        l->falloff = LIGHT_FALLOFF_INVERSE2;
+        range_units = sqrt(v) * QUAKE_FALLOFF_UNITS;
+        break;
+    case 3:
+        l->falloff = LIGHT_FALLOFF_NONE;
+        range_units = QUAKE_INFINITE_UNITS;
+        break;
+    case 5:
+        l->falloff = LIGHT_FALLOFF_INVERSE2A;
+        range_units = (sqrt(v) - 1) * QUAKE_FALLOFF_UNITS;
+        break;
+    default:
+        /* linear: value - distance x wait, or to `_falloff` units */
+        l->falloff = LIGHT_FALLOFF_LINEAR;
+        range_units = editor_kv_number(e, "_falloff", 0) > 0 ? editor_kv_number(e, "_falloff", 0) : v / wait;
+        break;
+    }
+    l->range = (float)(clampd(range_units, 1, QUAKE_INFINITE_UNITS) * c->s);
+    /* a spotlight: `mangle`, or aimed at its target, with `angle` the cone */
+    const editor_entity *target = find_target(c, e);
+    double mangle[3];
+    bool has_mangle = editor_kv_numbers(e, "mangle", mangle, 3) >= 2;
+    if (has_mangle || target) {
+        v3 dir = has_mangle ? angles_vector(mangle[0], mangle[1])
+                            : v3_normalize(v3_make(target->origin[0] - e->origin[0], target->origin[1] - e->origin[1],
+                                                   target->origin[2] - e->origin[2]));
+        double angle = clampd(editor_kv_number(e, "angle", QUAKE_SPOT_ANGLE), 1, 179);
+        double soft = clampd(editor_kv_number(e, "_softangle", 0), 0, angle);
+        l->shape = BAKE_SHAPE_SPOT;
+        l->direction = dir_to_world(dir);
+        l->cos_outer = (float)cos(angle / 2 * M_PI / 180);
+        l->cos_inner = (float)cos((soft > 0 ? soft : angle) / 2 * M_PI / 180);
+        if (l->cos_outer >= l->cos_inner) l->cos_outer = l->cos_inner - 1e-4f;
+    }
+    light_kind(c, l, e, (int)clampd(editor_kv_number(e, "style", 0), 0, 63));
+}
+
+/* The worldspawn's sun (`_sunlight` toward `_sun_mangle`, straight down by default), sky dome
+ * light (`_sunlight2`) and minlight (`light`). */
+static void quake_worldspawn(import_ctx *c)
+{
+    const editor_entity *w = &c->em->entities[0];
+    level_def *level = c->level;
+    double minlight = editor_kv_number(w, "light", editor_kv_number(w, "_minlight", 0));
+    for (int k = 0; k < 3; k++) level->ambient[k] = (float)(clampd(minlight, 0, 255) / 255.0);
+    double sun = editor_kv_number(w, "_sunlight", 0);
+    if (sun > 0) {
+        light_def *l = PUSH(level->lights, level->light_count, level->light_cap);
+        l->kind = BAKE_LIGHT_STATIC;
+        l->shape = BAKE_SHAPE_SUN;
+        double mangle[3] = { 0, -90, 0 };
+        editor_kv_numbers(w, "_sun_mangle", mangle, 3);
+        l->direction = dir_to_world(angles_vector(mangle[0], mangle[1]));
+        quake_color(w, "_sunlight_color", l->color);
+        l->brightness = (float)(fmin(sun, MAX_BRIGHTNESS) / 255.0);
+        l->anglescale = (float)QUAKE_ANGLESCALE;
+        l->radius = (float)(clampd(editor_kv_number(w, "_sunlight_penumbra", 0), 0, 45) * M_PI / 180);
+        l->enabled = true;
+        c->has_sun = true;
+        memcpy(c->sun_color, l->color, 3);
+    }
+    double dome = editor_kv_number(w, "_sunlight2", 0);
+    if (dome > 0) {
+        uint8_t color[3];
+        quake_color(w, "_sunlight2_color", color);
+        for (int k = 0; k < 3; k++) level->sky_light[k] = (float)(color[k] / 255.0 * fmin(dome, 255) / 255.0);
+    }
+}
+
+void editor_import_lights(import_ctx *c)
+{
+    if (c->em->game != EDITOR_GAME_GOLDSRC) quake_worldspawn(c);
+    for (size_t i = 1; i < c->em->entity_count; i++) {
+        const editor_entity *e = &c->em->entities[i];
+        const char *cls = e->classname;
+        if (!e->point) continue;
+        if (c->em->game == EDITOR_GAME_GOLDSRC) {
+            if (!strcasecmp(cls, "light")) goldsrc_light(c, e, false);
+            else if (!strcasecmp(cls, "light_spot")) goldsrc_light(c, e, true);
+            else if (!strcasecmp(cls, "light_environment")) goldsrc_sun(c, e);
+        } else if (!strncasecmp(cls, "light", 5)) {
+            quake_light(c, e);
+        }
+    }
+}
+
+bool editor_has_texture_lights(const import_ctx *c)
+{
+    (void)c;
+    return false;
+}
