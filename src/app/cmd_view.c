@@ -203,7 +203,7 @@ int cmd_view(int argc, char **argv)
         }
     }
     desc.pmf_path = src.pmf_path;
-    desc.compiled = src.id.kind == PMF_KIND_RMF;
+    desc.compiled = map_source_compiled(src.id.kind);
     rc = view_run(&desc);
     SDL_Quit();
     formats_scene_close(&formats);

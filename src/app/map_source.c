@@ -11,8 +11,8 @@
 
 #define PROGRESS_AFTER_SECONDS 1.0
 
-/* Compiles (or finds in the cache) the RMF at path into out->pmf_path. */
-static int compile_rmf(const map_source_desc *desc, map_source *out)
+/* Compiles (or finds in the cache) the source map (RMF, .map, BSP) at path into out->pmf_path. */
+static int compile_source(const map_source_desc *desc, map_source *out)
 {
     map_compile mc;
     map_compile_start(&mc, &(map_compile_desc){ .source = desc->path, .game_dir = desc->game_dir });
@@ -64,7 +64,9 @@ int map_source_open(const map_source_desc *desc, map_source *out)
         strcpy(out->pmf_path, path);
         return 0;
     case PMF_KIND_RMF:
-        return compile_rmf(desc, out);
+    case PMF_KIND_MAP:
+    case PMF_KIND_BSP:
+        return compile_source(desc, out);
     case PMF_KIND_PMF_LEGACY:
     case PMF_KIND_PM4:
         return 0; /* read by their own modules (formats_*.c) */

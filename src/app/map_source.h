@@ -1,5 +1,6 @@
-/* map_source.h - from the FILE a user names to what a command opens: a PMF as it is, an RMF
- * through the compile cache (conventions §4, map_compile.h), the legacy draft and PM4 through
+/* map_source.h - from the FILE a user names to what a command opens: a PMF as it is, a source
+ * map (RMF, Quake-family .map, GoldSrc / Quake BSP) through the compile cache (conventions §4,
+ * map_compile.h), the legacy draft and PM4 through
  * their readers; anything else is named ("a PNG image", "unknown (first bytes ...)") and refused.
  * The kind is told by content, never by the file name. */
 #ifndef PMFVIEW_APP_MAP_SOURCE_H
@@ -9,15 +10,21 @@
 
 typedef struct map_source_desc {
     const char *path;                /* FILE as given */
-    const char *game_dir;            /* --game: passed to pmfc for an RMF (and part of its cache key) */
+    const char *game_dir;            /* --game: passed to pmfc for a source map (and part of its cache key) */
 } map_source_desc;
 
 typedef struct map_source {
     pmf_file_id id;
-    char pmf_path[4096];     /* PMF_KIND_PMF: the file itself; PMF_KIND_RMF: its compiled cache file */
+    char pmf_path[4096];     /* PMF_KIND_PMF: the file itself; a source map: its compiled cache file */
 } map_source;
 
-/* Identifies desc->path and, for an RMF, compiles it (or reuses the cache), with a progress line
+/* Whether files of this kind are compiled by pmfc (through the cache, recompiled when saved). */
+static inline bool map_source_compiled(pmf_file_kind kind)
+{
+    return kind == PMF_KIND_RMF || kind == PMF_KIND_MAP || kind == PMF_KIND_BSP;
+}
+
+/* Identifies desc->path and, for a source map, compiles it (or reuses the cache), with a progress line
  * on stderr once a compile takes over a second. Returns 0, or the exit code (conventions §4)
  * after printing one `pmfview:` line. */
 int map_source_open(const map_source_desc *desc, map_source *out);

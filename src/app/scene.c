@@ -475,11 +475,16 @@ const scene_map_info *scene_map_infos(const scene *s)
     return &s->map_info;
 }
 
+int scene_look_drawn_for(const scene *s, scene_look look)
+{
+    if (look == SCENE_LOOK_MAP)
+        return s->map_info.source.present ? s->map_info.source.look : RENDER_LOOK_RAW;
+    return (int)look - SCENE_LOOK_RAW;
+}
+
 int scene_look_drawn(const scene *s)
 {
-    if (s->settings.look == SCENE_LOOK_MAP)
-        return s->map_info.source.present ? s->map_info.source.look : RENDER_LOOK_RAW;
-    return (int)s->settings.look - SCENE_LOOK_RAW;
+    return scene_look_drawn_for(s, s->settings.look);
 }
 
 const pmf_lights *scene_light_infos(const scene *s)

@@ -100,6 +100,8 @@ void scene_set_settings(scene *s, const scene_settings *settings);
 void scene_get_settings(const scene *s, scene_settings *out);
 /* The look drawn now: RENDER_LOOK_* (the map's when settings.look is SCENE_LOOK_MAP). */
 int scene_look_drawn(const scene *s);
+/* The look a setting would draw. */
+int scene_look_drawn_for(const scene *s, scene_look look);
 
 /* What pmfc recorded of where the map came from (pmf_map_info.h): its source and look, point
  * entities and leak; empty for maps without those extensions. */

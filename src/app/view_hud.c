@@ -43,6 +43,8 @@ static const char *const key_help[][2] = {
     { "T", "toggle all lights" },
     { "K", "animate fast lights: off / flicker / pulse" },
     { "L", "light gizmos: icon, reach and name (mouse over) of every light" },
+    { "P / Shift+P", "point entities (class and name under the mouse) / the leak" },
+    { "F", "look: the map's, raw, goldsrc, quake (the game's display curve)" },
     { "O / Shift+O", "solo the light under the mouse, else the next / previous; then off" },
     { "U / Shift+U", "mute the light under the mouse (or the panel's) / unmute all" },
     { "I + click", "surface inspector on that pixel; I alone closes it" },
@@ -126,7 +128,8 @@ static void draw_status(hud *h, const view_hud_info *in)
              in->settings->exposure > 0 ? in->settings->exposure : 1.0f, vis_name(in->settings->vis),
              in->settings->wireframe ? "  wire" : "", probes, in->settings->no_sky ? "  no sky" : "", in->tools ? in->tools : "");
     snprintf(l[6], sizeof l[6], "speed %.2f m/s%s", in->speed, in->mouse_captured ? "  mouse captured" : "");
-    snprintf(l[7], sizeof l[7], "level %u of %u  %s", in->level, in->level_count, name);
+    snprintf(l[7], sizeof l[7], "level %u of %u  %s  look %s%s", in->level, in->level_count, name, in->look ? in->look : "raw",
+             in->fullbright ? "  no lights: fullbright" : "");
     snprintf(l[8], sizeof l[8], "F1 keys  H hide HUD");
     const char *lines[9];
     uint8_t colors[9][4];

@@ -20,6 +20,8 @@ typedef struct view_hud_info {
     const scene_stats *stats;
     bool view_complete;
     const scene_settings *settings;
+    const char *look;                /* the look drawn: "raw", "goldsrc", "quake" */
+    bool fullbright;                 /* the map has no light: compiled without lightmaps */
     double speed;                    /* m/s, before Shift / Ctrl */
     bool mouse_captured;
     bool probes;                     /* light-probe overlay on */

@@ -21,6 +21,7 @@
 #include "view_bookmarks.h"
 #include "view_teleport.h"
 #include "view_hud.h"
+#include "map_markers.h"
 #include "region_overlay.h"
 #include "view_compare.h"
 #include "view_lights.h"
@@ -76,6 +77,7 @@ typedef struct viewer {
     bool difference, difference_reported;   /* V: the difference of the two versions is drawn */
     view_compare compare;
     view_lights tools;             /* L, O, U, I: light gizmos, solo / mute, surface inspector */
+    bool entities_on, leak_on;     /* P, Shift+P: point entities, the leak (map_markers.h) */
 
     double speed;
     bool mouse_captured, right_look, hud_hidden, help, lights_panel, quit;
@@ -735,6 +737,22 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
     case SDLK_COMMA: toggle_regions(v, VIEW_REGION_SOUND); break;
     case SDLK_PERIOD: toggle_regions(v, VIEW_REGION_SKY); break;
     case SDLK_j: toggle_regions(v, shift ? VIEW_REGION_PATH : VIEW_REGION_LOAD); break;
+    case SDLK_p:
+        if (shift) {
+            v->leak_on = !v->leak_on;
+            say(v, "leak %s%s", v->leak_on ? "on" : "off",
+                v->leak_on && !scene_map_infos(v->scene)->leak.present ? " (the map does not leak)" : "");
+        } else {
+            v->entities_on = !v->entities_on;
+            say(v, "point entities %s (%u)", v->entities_on ? "on" : "off", scene_map_infos(v->scene)->entities.count);
+        }
+        break;
+    case SDLK_f:
+        /* the map's look, then each of the three in turn */
+        v->settings.look = (scene_look)((v->settings.look + 1) % (SCENE_LOOK_QUAKE + 1));
+        say(v, "look %s%s", v->settings.look == SCENE_LOOK_MAP ? "of the map: " : "",
+            pmf_look_name((unsigned)scene_look_drawn_for(v->scene, v->settings.look)));
+        break;
     case SDLK_F5: v->settings.wireframe = !v->settings.wireframe; say(v, "wireframe %s", v->settings.wireframe ? "on" : "off"); break;
     case SDLK_F7:
         v->probes_on = !v->probes_on;
@@ -979,6 +997,19 @@ static int run_loop(viewer *v)
             draw_probes(v, w, h);
         v->frame_w = w;
         v->frame_h = h;
+        if (v->entities_on || v->leak_on) {
+            int mx = -1, my = -1;
+            if (!v->mouse_captured)
+                frame_mouse(v, &mx, &my);
+            const scene_map_info *mi = scene_map_infos(v->scene);
+            float view_proj[16];
+            scene_view_proj(v->scene, view_proj);
+            glViewport(0, 0, w, h);
+            map_markers_draw(v->hud, &(map_markers_desc){ .entities = v->entities_on ? &mi->entities : NULL,
+                                                          .leak = v->leak_on ? &mi->leak : NULL, .level = v->level,
+                                                          .view_proj = view_proj, .cam = &v->cam, .width = w, .height = h,
+                                                          .scale = w >= 1000 ? 2.0f : 1.0f, .hover_x = mx, .hover_y = my });
+        }
         if (v->tools.gizmos) {
             int mx = -1, my = -1;
             if (!v->mouse_captured)
@@ -1006,6 +1037,8 @@ static int run_loop(viewer *v)
             snprintf(tools + strlen(tools), sizeof tools - strlen(tools), "%s%s", v->showing_previous ? "  previous version" : "",
                      v->difference && v->other ? "  difference" : "");
             view_hud_info info = {
+                .look = pmf_look_name((unsigned)scene_look_drawn(v->scene)),
+                .fullbright = (scene_map_infos(v->scene)->source.flags & PMF_SOURCE_FULLBRIGHT) != 0,
                 .path = v->desc->path, .level = v->level, .level_count = v->level_count,
                 .fps = fps, .frame_ms = frame_ms, .cam = &v->cam, .stats = &stats,
                 .view_complete = complete, .settings = &v->settings, .speed = v->speed,

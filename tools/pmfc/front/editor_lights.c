@@ -203,12 +203,17 @@ static const editor_entity *find_target(const import_ctx *c, const editor_entity
 static void quake_light(import_ctx *c, const editor_entity *e)
 {
     const editor_entity *world = &c->em->entities[0];
-    double value = editor_kv_number(e, "light", editor_kv_number(e, "_light", QUAKE_DEFAULT_LIGHT));
+    /* `light`: a value, or Half-Life's form "R G B" / "R G B VALUE" (ericw-tools reads both) */
+    double parts[4];
+    const char *key = editor_kv_get(e, "light") ? "light" : "_light";
+    int n = editor_kv_numbers(e, key, parts, 4);
+    double value = n == 1 ? parts[0] : n == 4 ? parts[3] : QUAKE_DEFAULT_LIGHT;
+    if (n == 3 && fmax(parts[0], fmax(parts[1], parts[2])) > 1) value = fmax(parts[0], fmax(parts[1], parts[2]));
     if (!(fabs(value) > 0)) return;
     light_def *l = PUSH(c->level->lights, c->level->light_count, c->level->light_cap);
     l->shape = BAKE_SHAPE_POINT;
     l->pos = to_world(c, e->origin);
-    quake_color(e, "_color", l->color);
+    quake_color(e, n >= 3 && !editor_kv_get(e, "_color") ? key : "_color", l->color);
     double v = fmin(fabs(value), MAX_BRIGHTNESS);
     l->brightness = (float)(v / 255.0);
     l->anglescale = (float)clampd(editor_kv_number(e, "_anglescale", editor_kv_number(world, "_anglescale",
