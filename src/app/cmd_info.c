@@ -437,6 +437,10 @@ int cmd_info(int argc, char **argv)
         return EXIT_USAGE;
     }
 
+    pmf_file_id id;
+    char why[256];
+    if (pmf_identify_path(path, &id, why, sizeof why) && id.kind == PMF_KIND_BSP)
+        return info_bsp(path, json);
     map_source src;
     rc = map_source_resolve(path, &src);
     if (rc)

@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bsp_read.h"
 #include "commands.h"
 #include "info_formats.h"
+#include "map_read.h"
 #include "pm4_world.h"
 #include "pmf_legacy.h"
 #include "text_clean.h"
@@ -321,5 +323,77 @@ int info_formats(const char *path, const map_source *src, bool json)
             pm4_tile_text(stdout, w->tiles[i]);
     }
     pm4_world_close(w);
+    return rc;
+}
+
+/* ---- compiled Quake-family maps ---- */
+
+/* The worldspawn keys that name the program that wrote a BSP (compilers differ). */
+static const char *const compiler_keys[] = { "compiler", "_compiler", "_generator", "_qbsp_version" };
+
+int info_bsp(const char *path, bool json)
+{
+    pmf_error err;
+    bsp_file b;
+    if (!bsp_read_file(path, &b, &err))
+        return fail_input(&err);
+    qmap ents;
+    pmf_error ent_err;
+    char block[] = "lump entities";
+    bool have_ents = qmap_read((const uint8_t *)b.entities, b.entities_size, path, &ents, &ent_err);
+    if (!have_ents) {
+        snprintf(ent_err.block, sizeof ent_err.block, "%s", block);
+        bsp_free(&b);
+        return fail_input(&ent_err);
+    }
+    const qmap_entity *world = ents.entity_count ? &ents.entities[0] : NULL;
+    const char *compiler = "", *message = world ? qmap_value(&ents, world, "message") : NULL;
+    for (size_t i = 0; world && !*compiler && i < sizeof compiler_keys / sizeof *compiler_keys; i++) {
+        const char *v = qmap_value(&ents, world, compiler_keys[i]);
+        if (v) compiler = v;
+    }
+    unsigned lights = 0, lit_faces = 0, embedded = 0;
+    for (uint32_t e = 0; e < ents.entity_count; e++) {
+        const char *cls = qmap_value(&ents, &ents.entities[e], "classname");
+        lights += cls && strncmp(cls, "light", 5) == 0;
+    }
+    for (uint32_t f = 0; f < b.face_count; f++) lit_faces += b.faces[f].light_offset >= 0;
+    for (uint32_t t = 0; t < b.texture_count; t++) embedded += b.textures[t].embedded;
+    const bsp_model *w = &b.models[0];
+    int rc = 0;
+    if (json) {
+        cJSON *root = cJSON_CreateObject();
+        json_add_string(root, "file", path);
+        cJSON_AddStringToObject(root, "format", bsp_version_name(b.version));
+        cJSON_AddItemToObject(root, "compiler", *compiler ? json_string(compiler) : cJSON_CreateNull());
+        cJSON_AddItemToObject(root, "message", message ? json_string(message) : cJSON_CreateNull());
+        cJSON_AddNumberToObject(root, "faces", b.face_count);
+        cJSON_AddNumberToObject(root, "lit_faces", lit_faces);
+        cJSON_AddNumberToObject(root, "luxel_bytes", b.luxel_bytes);
+        cJSON_AddNumberToObject(root, "lighting_bytes", (double)b.lighting_size);
+        cJSON_AddNumberToObject(root, "models", b.model_count);
+        cJSON_AddNumberToObject(root, "leaves", b.leaf_count);
+        cJSON_AddNumberToObject(root, "textures", b.texture_count);
+        cJSON_AddNumberToObject(root, "embedded_textures", embedded);
+        cJSON_AddNumberToObject(root, "entities", ents.entity_count);
+        cJSON_AddNumberToObject(root, "lights", lights);
+        cJSON_AddBoolToObject(root, "visibility", b.visibility_size > 0);
+        cJSON_AddItemToObject(root, "bounds", json_bounds(true, w->mins, w->maxs));
+        rc = print_json(root);
+    } else {
+        print_field(stdout, "file:", path);
+        print_field(stdout, "format:", bsp_version_name(b.version));
+        print_field(stdout, "compiler:", *compiler ? compiler : "(not named in the entity lump)");
+        if (message) print_field(stdout, "message:", message);
+        printf("%-13s %u (%u lit, %u byte%s a luxel, %zu lighting bytes)\n", "faces:", b.face_count, lit_faces, b.luxel_bytes,
+               b.luxel_bytes == 1 ? "" : "s", b.lighting_size);
+        printf("%-13s %u (the world and %u brush entit%s)\n", "models:", b.model_count, b.model_count - 1, b.model_count == 2 ? "y" : "ies");
+        printf("%-13s %u (%u embedded)\n", "textures:", b.texture_count, embedded);
+        printf("%-13s %u (%u light%s)\n", "entities:", ents.entity_count, lights, lights == 1 ? "" : "s");
+        printf("%-13s %u leaves, %s\n", "visibility:", b.leaf_count, b.visibility_size ? "PVS present" : "no PVS (every leaf sees all)");
+        printf("%-13s (%g %g %g) .. (%g %g %g)\n", "bounds:", w->mins[0], w->mins[1], w->mins[2], w->maxs[0], w->maxs[1], w->maxs[2]);
+    }
+    qmap_free(&ents);
+    bsp_free(&b);
     return rc;
 }

@@ -9,5 +9,8 @@
 
 /* Reads and validates path as src says and prints the summary. Exit code (conventions §4). */
 int info_formats(const char *path, const map_source *src, bool json);
+/* A compiled Quake-family map read as it is: its format, the compiler its entity lump names,
+ * its faces, lightmaps, models, textures, entities and PVS. */
+int info_bsp(const char *path, bool json);
 
 #endif

@@ -459,9 +459,14 @@ int main(int argc, char **argv)
         } else if (id.kind == PMF_KIND_RMF || id.kind == PMF_KIND_MAP) {
             editor_import_desc ed = { .wads = wads, .wad_count = wad_count, .game_dir = game_dir, .scale = scale, .quiet = quiet };
             ok = id.kind == PMF_KIND_RMF ? rmf_import(source, &ed, &map) : map_import(source, &ed, &map);
+        } else if (id.kind == PMF_KIND_BSP) {
+            /* issue 25: the reader exists (pmfview info reads it); the conversion does not yet */
+            fprintf(stderr, "pmfc: %s: %s: converting a compiled map is not supported yet; compile its source (.rmf or .map), "
+                            "or see 'pmfview info %s'\n", source, id.what, source);
+            ok = false;
         } else {
             bool compiled = id.kind == PMF_KIND_PMF || id.kind == PMF_KIND_PMF_LEGACY;
-            fprintf(stderr, "pmfc: %s: %s%s, not a source map (pmfc compiles its own .pms sources and RMF maps)\n",
+            fprintf(stderr, "pmfc: %s: %s%s, not a source map (pmfc compiles its own .pms sources, RMF and .map files)\n",
                     source, compiled ? "a compiled map, " : "", id.what);
             ok = false;
         }

@@ -1,0 +1,514 @@
+/* bsp_read.c - GoldSrc BSP v30, Quake BSP v29, BSP2 and 2PSB (see bsp_read.h). */
+#include "bsp_read.h"
+#include "pmf/pmf_budget.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LUMP_COUNT 15
+#define HEADER_SIZE (4 + LUMP_COUNT * 8)
+#define MAX_FILE_SIZE ((uint64_t)1 << 30)
+#define MIPTEX_HEADER 40u
+#define LUXEL_UNITS 16.0       /* texture units a luxel spans in every engine of this family */
+#define MAX_COORD 1.0e6f       /* no map of this family reaches a million units from the origin */
+
+enum { L_ENTITIES, L_PLANES, L_TEXTURES, L_VERTICES, L_VISIBILITY, L_NODES, L_TEXINFO, L_FACES,
+       L_LIGHTING, L_CLIPNODES, L_LEAVES, L_MARKS, L_EDGES, L_SURFEDGES, L_MODELS };
+
+static const char *const lump_names[LUMP_COUNT] = {
+    "entities", "planes", "textures", "vertices", "visibility", "nodes", "texinfo", "faces",
+    "lighting", "clipnodes", "leaves", "mark surfaces", "edges", "surface edges", "models",
+};
+
+typedef enum { FORM_CLASSIC, FORM_2PSB, FORM_BSP2 } bsp_form;
+
+typedef struct reader {
+    const uint8_t *data;
+    size_t size;
+    const char *name;
+    pmf_error *err;
+    uint32_t offset[LUMP_COUNT], length[LUMP_COUNT];
+    bsp_form form;
+} reader;
+
+static uint32_t u32(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static int32_t i32(const uint8_t *p) { return (int32_t)u32(p); }
+static uint16_t u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static int16_t i16(const uint8_t *p) { return (int16_t)u16(p); }
+static float f32(const uint8_t *p)
+{
+    uint32_t bits = u32(p);
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* The error for a record's field: block "lump NAME record N", the field's file offset. */
+static bool fail(reader *r, int lump, int64_t record, size_t at, const char *fmt, ...)
+{
+    char block[96];
+    if (record >= 0) snprintf(block, sizeof block, "lump %s record %lld", lump_names[lump], (long long)record);
+    else if (lump >= 0) snprintf(block, sizeof block, "lump %s", lump_names[lump]);
+    else snprintf(block, sizeof block, "header");
+    va_list ap;
+    va_start(ap, fmt);
+    pmf_error_vset(r->err, r->name, block, at, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static bool out_of_memory(reader *r, int lump, size_t bytes)
+{
+    fail(r, lump, -1, r->offset[lump], "%zu bytes for its records are more than the memory budget leaves (see --memory)", bytes);
+    if (r->err) r->err->over_budget = true;
+    return false;
+}
+
+/* The lump's record count, after checking it holds whole records of `record` bytes. */
+static bool lump_records(reader *r, int lump, size_t record, uint32_t *count)
+{
+    if (r->length[lump] % record)
+        return fail(r, lump, -1, r->offset[lump], "its %u bytes are not whole %zu-byte records", r->length[lump], record);
+    *count = (uint32_t)(r->length[lump] / record);
+    return true;
+}
+
+static void *alloc_records(reader *r, int lump, uint32_t count, size_t each)
+{
+    size_t bytes = (size_t)(count ? count : 1) * each;
+    void *p = pmf_budget_calloc(count ? count : 1, each);
+    if (!p) out_of_memory(r, lump, bytes);
+    return p;
+}
+
+static bool finite_coord(float f) { return isfinite(f) && fabsf(f) <= MAX_COORD; }
+
+static bool read_header(reader *r, bsp_file *out)
+{
+    if (r->size < HEADER_SIZE)
+        return fail(r, -1, -1, 0, "%zu bytes are shorter than the %u-byte header", r->size, HEADER_SIZE);
+    uint32_t v = u32(r->data);
+    if (v == BSP_VERSION_QUAKE || v == BSP_VERSION_GOLDSRC) r->form = FORM_CLASSIC;
+    else if (v == BSP_VERSION_2PSB) r->form = FORM_2PSB;
+    else if (v == BSP_VERSION_BSP2) r->form = FORM_BSP2;
+    else if (v == 38 && memcmp(r->data, "IBSP", 4) == 0) return fail(r, -1, -1, 0, "a Quake 2 BSP (IBSP), which this reader does not open");
+    else return fail(r, -1, -1, 0, "version %u is none of 29 (Quake), 30 (GoldSrc), BSP2 or 2PSB", v);
+    out->version = v;
+    for (int i = 0; i < LUMP_COUNT; i++) {
+        const uint8_t *p = r->data + 4 + i * 8;
+        int32_t off = i32(p), len = i32(p + 4);
+        size_t at = 4 + (size_t)i * 8;
+        if (off < 0 || len < 0)
+            return fail(r, i, -1, at, off < 0 ? "negative offset %d" : "negative length %d", off < 0 ? off : len);
+        if ((uint64_t)(uint32_t)off + (uint32_t)len > r->size)
+            return fail(r, i, -1, at, "bytes %d..%lld lie past the file's end (%zu bytes)", off,
+                        (long long)off + len, r->size);
+        r->offset[i] = (uint32_t)off;
+        r->length[i] = (uint32_t)len;
+    }
+    return true;
+}
+
+static bool read_planes(reader *r, bsp_file *out)
+{
+    if (!lump_records(r, L_PLANES, 20, &out->plane_count)) return false;
+    if (!(out->planes = alloc_records(r, L_PLANES, out->plane_count, sizeof *out->planes))) return false;
+    for (uint32_t i = 0; i < out->plane_count; i++) {
+        const uint8_t *p = r->data + r->offset[L_PLANES] + (size_t)i * 20;
+        bsp_plane *pl = &out->planes[i];
+        for (int k = 0; k < 3; k++) pl->normal[k] = f32(p + 4 * k);
+        pl->dist = f32(p + 12);
+        float len2 = pl->normal[0] * pl->normal[0] + pl->normal[1] * pl->normal[1] + pl->normal[2] * pl->normal[2];
+        if (!finite_coord(pl->dist) || !(len2 > 0.9f && len2 < 1.1f))
+            return fail(r, L_PLANES, i, (size_t)(p - r->data), "not a plane (normal of length %g, distance %g)", sqrt(len2), pl->dist);
+    }
+    return true;
+}
+
+static bool read_vertices(reader *r, bsp_file *out)
+{
+    if (!lump_records(r, L_VERTICES, 12, &out->vertex_count)) return false;
+    if (!(out->vertices = alloc_records(r, L_VERTICES, out->vertex_count, sizeof *out->vertices))) return false;
+    for (uint32_t i = 0; i < out->vertex_count; i++) {
+        const uint8_t *p = r->data + r->offset[L_VERTICES] + (size_t)i * 12;
+        for (int k = 0; k < 3; k++) {
+            out->vertices[i][k] = f32(p + 4 * k);
+            if (!finite_coord(out->vertices[i][k]))
+                return fail(r, L_VERTICES, i, (size_t)(p - r->data) + 4 * k, "coordinate %g is not a finite number within a million units", out->vertices[i][k]);
+        }
+    }
+    return true;
+}
+
+static bool read_edges(reader *r, bsp_file *out)
+{
+    size_t each = r->form == FORM_CLASSIC ? 4 : 8;
+    if (!lump_records(r, L_EDGES, each, &out->edge_count)) return false;
+    if (!(out->edges = alloc_records(r, L_EDGES, out->edge_count, sizeof *out->edges))) return false;
+    for (uint32_t i = 0; i < out->edge_count; i++) {
+        const uint8_t *p = r->data + r->offset[L_EDGES] + (size_t)i * each;
+        for (int k = 0; k < 2; k++) {
+            uint32_t v = each == 4 ? u16(p + 2 * k) : u32(p + 4 * k);
+            if (v >= out->vertex_count)
+                return fail(r, L_EDGES, i, (size_t)(p - r->data) + (each / 2) * k, "vertex %u of %u", v, out->vertex_count);
+            out->edges[i][k] = v;
+        }
+    }
+    if (!lump_records(r, L_SURFEDGES, 4, &out->surfedge_count)) return false;
+    if (!(out->surfedges = alloc_records(r, L_SURFEDGES, out->surfedge_count, sizeof *out->surfedges))) return false;
+    for (uint32_t i = 0; i < out->surfedge_count; i++) {
+        const uint8_t *p = r->data + r->offset[L_SURFEDGES] + (size_t)i * 4;
+        int32_t e = i32(p);
+        uint32_t index = e < 0 ? (uint32_t)0 - (uint32_t)e : (uint32_t)e;
+        if (index >= out->edge_count)
+            return fail(r, L_SURFEDGES, i, (size_t)(p - r->data), "edge %d of %u", e, out->edge_count);
+        out->surfedges[i] = e;
+    }
+    return true;
+}
+
+static bool read_textures(reader *r, bsp_file *out)
+{
+    uint32_t base = r->offset[L_TEXTURES], len = r->length[L_TEXTURES];
+    if (!len) return true; /* a map with no texture at all */
+    if (len < 4) return fail(r, L_TEXTURES, -1, base, "%u bytes hold no texture count", len);
+    int32_t count = i32(r->data + base);
+    if (count < 0 || (uint64_t)count * 4 + 4 > len)
+        return fail(r, L_TEXTURES, -1, base, "%d textures do not fit its %u bytes", count, len);
+    out->texture_count = (uint32_t)count;
+    if (!(out->textures = alloc_records(r, L_TEXTURES, out->texture_count, sizeof *out->textures))) return false;
+    for (uint32_t i = 0; i < out->texture_count; i++) {
+        size_t at = base + 4 + (size_t)i * 4;
+        int32_t off = i32(r->data + at);
+        bsp_texture *t = &out->textures[i];
+        if (off == -1) continue; /* a missing slot: faces using it are drawn untextured */
+        if (off < 0 || (uint64_t)off + MIPTEX_HEADER > len)
+            return fail(r, L_TEXTURES, i, at, "offset %d puts its 40-byte header past the lump's %u bytes", off, len);
+        const uint8_t *m = r->data + base + off;
+        t->offset = (uint64_t)base + (uint32_t)off;
+        memcpy(t->name, m, 15);
+        t->name[15] = '\0';
+        t->width = u32(m + 16);
+        t->height = u32(m + 20);
+        if (!t->width || !t->height || t->width > 4096 || t->height > 4096 || t->width % 16 || t->height % 16)
+            return fail(r, L_TEXTURES, i, (size_t)(m - r->data) + 16, "size %ux%u is not a multiple of 16 from 16 to 4096", t->width, t->height);
+        uint32_t mip0 = u32(m + 24);
+        if (!mip0) continue; /* its texels are in a WAD */
+        /* four levels, each a quarter of the one before */
+        size_t texels = (size_t)t->width * t->height, need = 0;
+        for (int k = 0; k < 4; k++) {
+            uint32_t mo = u32(m + 24 + 4 * k);
+            size_t level = texels >> (2 * k);
+            if ((uint64_t)mo + level > len - (uint32_t)off)
+                return fail(r, L_TEXTURES, i, (size_t)(m - r->data) + 24 + 4 * k, "mip level %d (%zu texels at %u) lies past the lump", k, level, mo);
+            if (mo + level > need) need = mo + level;
+        }
+        /* GoldSrc follows the levels with its palette: a 16-bit colour count and the colours */
+        if (out->version == BSP_VERSION_GOLDSRC) {
+            if ((uint64_t)need + 2 > len - (uint32_t)off)
+                return fail(r, L_TEXTURES, i, (size_t)(m - r->data) + need, "no palette after the texels");
+            uint16_t colours = u16(m + need);
+            if (!colours || colours > 256 || (uint64_t)need + 2 + (size_t)colours * 3 > len - (uint32_t)off)
+                return fail(r, L_TEXTURES, i, (size_t)(m - r->data) + need, "palette of %u colours (1 to 256 fitting the lump)", colours);
+            need += 2 + (size_t)colours * 3;
+        }
+        t->embedded = true;
+        t->miptex = m;
+        t->miptex_size = need;
+    }
+    return true;
+}
+
+static bool read_texinfo(reader *r, bsp_file *out)
+{
+    if (!lump_records(r, L_TEXINFO, 40, &out->texinfo_count)) return false;
+    if (!(out->texinfos = alloc_records(r, L_TEXINFO, out->texinfo_count, sizeof *out->texinfos))) return false;
+    for (uint32_t i = 0; i < out->texinfo_count; i++) {
+        const uint8_t *p = r->data + r->offset[L_TEXINFO] + (size_t)i * 40;
+        bsp_texinfo *t = &out->texinfos[i];
+        for (int k = 0; k < 4; k++) {
+            t->s[k] = f32(p + 4 * k);
+            t->t[k] = f32(p + 16 + 4 * k);
+            if (!finite_coord(t->s[k]) || !finite_coord(t->t[k]))
+                return fail(r, L_TEXINFO, i, (size_t)(p - r->data), "texture axes hold a number that is not finite");
+        }
+        t->texture = u32(p + 32);
+        t->flags = u32(p + 36);
+        if (t->texture >= out->texture_count && out->texture_count)
+            return fail(r, L_TEXINFO, i, (size_t)(p - r->data) + 32, "texture %u of %u", t->texture, out->texture_count);
+        if (!out->texture_count) t->texture = UINT32_MAX;
+    }
+    return true;
+}
+
+/* A face's lightmap grid the way the engines find it: its corners' texture coordinates, in
+ * luxels of 16 units, floored and ceiled. */
+static bool face_extents(reader *r, bsp_file *out, uint32_t i, bsp_face *f, size_t at)
+{
+    const bsp_texinfo *ti = &out->texinfos[f->texinfo];
+    double lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY };
+    for (uint32_t k = 0; k < f->edge_count; k++) {
+        const float *v = out->vertices[bsp_face_vertex(out, f, k)];
+        const float *axes[2] = { ti->s, ti->t };
+        for (int a = 0; a < 2; a++) {
+            double c = (double)v[0] * axes[a][0] + (double)v[1] * axes[a][1] + (double)v[2] * axes[a][2] + axes[a][3];
+            if (c < lo[a]) lo[a] = c;
+            if (c > hi[a]) hi[a] = c;
+        }
+    }
+    for (int a = 0; a < 2; a++) {
+        double mn = floor(lo[a] / LUXEL_UNITS), mx = ceil(hi[a] / LUXEL_UNITS);
+        if (mx - mn + 1 > BSP_MAX_LUXELS)
+            return fail(r, L_FACES, i, at, "its lightmap spans %.0f luxels (at most %u)", mx - mn + 1, BSP_MAX_LUXELS);
+        f->light_mins[a] = (int32_t)mn;
+        f->light_size[a] = (uint32_t)(mx - mn) + 1;
+    }
+    return true;
+}
+
+static bool read_faces(reader *r, bsp_file *out)
+{
+    bool wide = r->form != FORM_CLASSIC;
+    size_t each = wide ? 28 : 20;
+    if (!lump_records(r, L_FACES, each, &out->face_count)) return false;
+    if (!(out->faces = alloc_records(r, L_FACES, out->face_count, sizeof *out->faces))) return false;
+    for (uint32_t i = 0; i < out->face_count; i++) {
+        const uint8_t *p = r->data + r->offset[L_FACES] + (size_t)i * each;
+        size_t at = (size_t)(p - r->data);
+        bsp_face *f = &out->faces[i];
+        uint32_t side;
+        if (wide) {
+            f->plane = u32(p); side = u32(p + 4); f->first_edge = u32(p + 8); f->edge_count = u32(p + 12); f->texinfo = u32(p + 16);
+        } else {
+            f->plane = u16(p); side = u16(p + 2); f->first_edge = u32(p + 4); f->edge_count = u16(p + 8); f->texinfo = u16(p + 10);
+        }
+        const uint8_t *tail = p + (wide ? 20 : 12);
+        memcpy(f->styles, tail, 4);
+        int32_t light = i32(tail + 4);
+        if (f->plane >= out->plane_count) return fail(r, L_FACES, i, at, "plane %u of %u", f->plane, out->plane_count);
+        if (side > 1) return fail(r, L_FACES, i, at + (wide ? 4 : 2), "side %u is neither 0 nor 1", side);
+        f->back = side == 1;
+        if (f->edge_count < 3 || (uint64_t)f->first_edge + f->edge_count > out->surfedge_count)
+            return fail(r, L_FACES, i, at + (wide ? 8 : 4), "edges %u..%llu of %u (at least 3)", f->first_edge,
+                        (unsigned long long)f->first_edge + f->edge_count, out->surfedge_count);
+        if (f->texinfo >= out->texinfo_count) return fail(r, L_FACES, i, at + (wide ? 16 : 10), "texinfo %u of %u", f->texinfo, out->texinfo_count);
+        f->light_offset = -1;
+        if (light < 0 || f->styles[0] == BSP_NO_STYLE || (out->texinfos[f->texinfo].flags & BSP_TEX_SPECIAL)) continue;
+        if (!face_extents(r, out, i, f, at)) return false;
+        unsigned styles = 0;
+        while (styles < 4 && f->styles[styles] != BSP_NO_STYLE) styles++;
+        uint64_t bytes = (uint64_t)f->light_size[0] * f->light_size[1] * styles * out->luxel_bytes;
+        if ((uint64_t)(uint32_t)light + bytes > out->lighting_size)
+            return fail(r, L_FACES, i, (size_t)(tail + 4 - r->data), "its lightmap (%llu bytes at %d) lies past the lighting lump's %zu bytes",
+                        (unsigned long long)bytes, light, out->lighting_size);
+        f->light_offset = light;
+    }
+    return true;
+}
+
+static bool read_models(reader *r, bsp_file *out)
+{
+    if (!lump_records(r, L_MODELS, 64, &out->model_count)) return false;
+    if (!out->model_count) return fail(r, L_MODELS, -1, r->offset[L_MODELS], "no model: the world is model 0");
+    if (!(out->models = alloc_records(r, L_MODELS, out->model_count, sizeof *out->models))) return false;
+    for (uint32_t i = 0; i < out->model_count; i++) {
+        const uint8_t *p = r->data + r->offset[L_MODELS] + (size_t)i * 64;
+        bsp_model *m = &out->models[i];
+        for (int k = 0; k < 3; k++) {
+            m->mins[k] = f32(p + 4 * k); m->maxs[k] = f32(p + 12 + 4 * k); m->origin[k] = f32(p + 24 + 4 * k);
+            if (!finite_coord(m->mins[k]) || !finite_coord(m->maxs[k]) || !finite_coord(m->origin[k]))
+                return fail(r, L_MODELS, i, (size_t)(p - r->data), "bounds or origin hold a number that is not finite");
+        }
+        m->headnode = i32(p + 36);
+        m->visleafs = u32(p + 52);
+        m->first_face = u32(p + 56);
+        m->face_count = u32(p + 60);
+        if ((uint64_t)m->first_face + m->face_count > out->face_count)
+            return fail(r, L_MODELS, i, (size_t)(p - r->data) + 56, "faces %u..%llu of %u", m->first_face,
+                        (unsigned long long)m->first_face + m->face_count, out->face_count);
+        if (m->headnode < 0 ? (uint32_t)-(m->headnode + 1) >= out->leaf_count && out->leaf_count : (uint32_t)m->headnode >= out->node_count && out->node_count)
+            return fail(r, L_MODELS, i, (size_t)(p - r->data) + 36, "head node %d of %u nodes", m->headnode, out->node_count);
+        if (m->visleafs > out->leaf_count)
+            return fail(r, L_MODELS, i, (size_t)(p - r->data) + 52, "%u visible leaves of %u", m->visleafs, out->leaf_count);
+    }
+    return true;
+}
+
+static bool read_leaves(reader *r, bsp_file *out)
+{
+    size_t each = r->form == FORM_BSP2 ? 44 : r->form == FORM_2PSB ? 32 : 28;
+    if (!lump_records(r, L_LEAVES, each, &out->leaf_count)) return false;
+    if (!(out->leaves = alloc_records(r, L_LEAVES, out->leaf_count, sizeof *out->leaves))) return false;
+    size_t mark_each = r->form == FORM_CLASSIC ? 2 : 4;
+    if (!lump_records(r, L_MARKS, mark_each, &out->mark_count)) return false;
+    if (!(out->marks = alloc_records(r, L_MARKS, out->mark_count, sizeof *out->marks))) return false;
+    for (uint32_t i = 0; i < out->mark_count; i++) {
+        const uint8_t *p = r->data + r->offset[L_MARKS] + (size_t)i * mark_each;
+        out->marks[i] = mark_each == 2 ? u16(p) : u32(p);
+        if (out->marks[i] >= out->face_count)
+            return fail(r, L_MARKS, i, (size_t)(p - r->data), "face %u of %u", out->marks[i], out->face_count);
+    }
+    for (uint32_t i = 0; i < out->leaf_count; i++) {
+        const uint8_t *p = r->data + r->offset[L_LEAVES] + (size_t)i * each;
+        bsp_leaf *l = &out->leaves[i];
+        l->contents = i32(p);
+        int32_t vis = i32(p + 4);
+        const uint8_t *q = p + 8;
+        for (int k = 0; k < 3; k++) {
+            if (r->form == FORM_BSP2) { l->mins[k] = f32(q + 4 * k); l->maxs[k] = f32(q + 12 + 4 * k); }
+            else { l->mins[k] = i16(q + 2 * k); l->maxs[k] = i16(q + 6 + 2 * k); }
+            if (!finite_coord(l->mins[k]) || !finite_coord(l->maxs[k]))
+                return fail(r, L_LEAVES, i, (size_t)(q - r->data), "bounds hold a number that is not finite");
+        }
+        q += r->form == FORM_BSP2 ? 24 : 12;
+        if (r->form == FORM_CLASSIC) { l->first_mark = u16(q); l->mark_count = u16(q + 2); }
+        else { l->first_mark = u32(q); l->mark_count = u32(q + 4); }
+        if ((uint64_t)l->first_mark + l->mark_count > out->mark_count)
+            return fail(r, L_LEAVES, i, (size_t)(q - r->data), "mark surfaces %u..%llu of %u", l->first_mark,
+                        (unsigned long long)l->first_mark + l->mark_count, out->mark_count);
+        if (vis >= 0 && (uint32_t)vis >= out->visibility_size)
+            return fail(r, L_LEAVES, i, (size_t)(p - r->data) + 4, "visibility offset %d past the lump's %zu bytes", vis, out->visibility_size);
+        l->vis_offset = vis < 0 ? -1 : vis;
+    }
+    return true;
+}
+
+static bool read_nodes(reader *r, bsp_file *out)
+{
+    size_t each = r->form == FORM_BSP2 ? 44 : r->form == FORM_2PSB ? 32 : 24;
+    if (!lump_records(r, L_NODES, each, &out->node_count)) return false;
+    if (!(out->nodes = alloc_records(r, L_NODES, out->node_count, sizeof *out->nodes))) return false;
+    for (uint32_t i = 0; i < out->node_count; i++) {
+        const uint8_t *p = r->data + r->offset[L_NODES] + (size_t)i * each;
+        bsp_node *n = &out->nodes[i];
+        n->plane = u32(p);
+        if (n->plane >= out->plane_count) return fail(r, L_NODES, i, (size_t)(p - r->data), "plane %u of %u", n->plane, out->plane_count);
+        for (int k = 0; k < 2; k++) {
+            int32_t c = r->form == FORM_CLASSIC ? i16(p + 4 + 2 * k) : i32(p + 4 + 4 * k);
+            bool ok = c >= 0 ? (uint32_t)c < out->node_count : (uint32_t)-(c + 1) < out->leaf_count;
+            if (!ok)
+                return fail(r, L_NODES, i, (size_t)(p - r->data) + 4, "child %d is neither a node of %u nor a leaf of %u", c, out->node_count, out->leaf_count);
+            n->children[k] = c;
+        }
+        const uint8_t *q = p + (r->form == FORM_CLASSIC ? 8 : 12);
+        for (int k = 0; k < 3; k++) {
+            if (r->form == FORM_BSP2) { n->mins[k] = f32(q + 4 * k); n->maxs[k] = f32(q + 12 + 4 * k); }
+            else { n->mins[k] = i16(q + 2 * k); n->maxs[k] = i16(q + 6 + 2 * k); }
+        }
+    }
+    return true;
+}
+
+static bool read_entities(reader *r, bsp_file *out)
+{
+    size_t len = r->length[L_ENTITIES];
+    char *text = pmf_budget_malloc(len + 1);
+    if (!text) return out_of_memory(r, L_ENTITIES, len + 1);
+    memcpy(text, r->data + r->offset[L_ENTITIES], len);
+    text[len] = '\0';
+    out->entities_size = strlen(text); /* the lump ends at its first NUL, as the engines read it */
+    out->entities = text;
+    return true;
+}
+
+bool bsp_read(const uint8_t *data, size_t size, const char *name, bsp_file *out, pmf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    reader r = { .data = data, .size = size, .name = name, .err = err };
+    if (!read_header(&r, out)) return false;
+    out->luxel_bytes = out->version == BSP_VERSION_GOLDSRC ? 3 : 1;
+    out->lighting = data + r.offset[L_LIGHTING];
+    out->lighting_size = r.length[L_LIGHTING];
+    out->visibility = data + r.offset[L_VISIBILITY];
+    out->visibility_size = r.length[L_VISIBILITY];
+    /* in the order each one's indices need the ones before */
+    bool ok = read_entities(&r, out) && read_planes(&r, out) && read_vertices(&r, out) && read_edges(&r, out) &&
+              read_textures(&r, out) && read_texinfo(&r, out) && read_faces(&r, out) && read_leaves(&r, out) &&
+              read_nodes(&r, out) && read_models(&r, out);
+    if (!ok) {
+        bsp_free(out);
+        return false;
+    }
+    return true;
+}
+
+bool bsp_read_file(const char *path, bsp_file *out, pmf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    if (!pmf_read_whole_file(path, MAX_FILE_SIZE, &bytes, &size, err)) return false;
+    if (!bsp_read(bytes, size, path, out, err)) {
+        free(bytes);
+        return false;
+    }
+    out->data_ = bytes;
+    return true;
+}
+
+void bsp_free(bsp_file *bsp)
+{
+    pmf_budget_free((void *)bsp->entities);
+    pmf_budget_free(bsp->planes);
+    pmf_budget_free(bsp->vertices);
+    pmf_budget_free(bsp->edges);
+    pmf_budget_free(bsp->surfedges);
+    pmf_budget_free(bsp->texinfos);
+    pmf_budget_free(bsp->textures);
+    pmf_budget_free(bsp->faces);
+    pmf_budget_free(bsp->models);
+    pmf_budget_free(bsp->leaves);
+    pmf_budget_free(bsp->nodes);
+    pmf_budget_free(bsp->marks);
+    free(bsp->data_);
+    memset(bsp, 0, sizeof *bsp);
+}
+
+uint32_t bsp_face_vertex(const bsp_file *bsp, const bsp_face *f, uint32_t k)
+{
+    int32_t e = bsp->surfedges[f->first_edge + k];
+    return e >= 0 ? bsp->edges[e][0] : bsp->edges[(uint32_t)0 - (uint32_t)e][1];
+}
+
+bool bsp_leaf_pvs(const bsp_file *bsp, uint32_t leaf, uint64_t *vis, size_t words)
+{
+    uint32_t visleafs = bsp->models[0].visleafs;
+    const bsp_leaf *l = &bsp->leaves[leaf];
+    if (l->vis_offset < 0) {
+        memset(vis, 0xFF, words * sizeof *vis);
+        return true;
+    }
+    memset(vis, 0, words * sizeof *vis);
+    const uint8_t *p = bsp->visibility + l->vis_offset, *end = bsp->visibility + bsp->visibility_size;
+    /* a bit per visible leaf from leaf 1; a zero byte then a count of zero bytes */
+    uint32_t bit = 0, row_bits = (visleafs + 7) / 8 * 8;
+    while (bit < row_bits) {
+        if (p >= end) return false;
+        uint8_t b = *p++;
+        if (!b) {
+            if (p >= end) return false;
+            bit += 8u * *p++;
+            continue;
+        }
+        for (int k = 0; k < 8; k++, bit++) {
+            uint32_t seen = bit + 1;
+            if ((b >> k & 1) && seen < bsp->leaf_count && seen / 64 < words)
+                vis[seen / 64] |= (uint64_t)1 << (seen % 64);
+        }
+    }
+    return true;
+}
+
+const char *bsp_version_name(uint32_t version)
+{
+    switch (version) {
+    case BSP_VERSION_GOLDSRC: return "GoldSrc BSP v30";
+    case BSP_VERSION_QUAKE: return "Quake BSP v29";
+    case BSP_VERSION_BSP2: return "Quake BSP2";
+    case BSP_VERSION_2PSB: return "Quake 2PSB";
+    default: return "BSP";
+    }
+}
