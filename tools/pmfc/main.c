@@ -194,6 +194,7 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
     memory_where(NULL, 0, "baking light");
     uint64_t refusals = pmf_budget_refusals();
     level_light *ll = level_bake(lb, progress, ps);
+    if (ll) level_apply_prelit(lb);
     times[STAGE_BAKE] += now() - t;
     if (!ll && pmf_budget_refusals() != refusals) /* the baker takes from the budget too */
         memory_over_budget(0, NULL);
@@ -460,13 +461,11 @@ int main(int argc, char **argv)
             editor_import_desc ed = { .wads = wads, .wad_count = wad_count, .game_dir = game_dir, .scale = scale, .quiet = quiet };
             ok = id.kind == PMF_KIND_RMF ? rmf_import(source, &ed, &map) : map_import(source, &ed, &map);
         } else if (id.kind == PMF_KIND_BSP) {
-            /* issue 25: the reader exists (pmfview info reads it); the conversion does not yet */
-            fprintf(stderr, "pmfc: %s: %s: converting a compiled map is not supported yet; compile its source (.rmf or .map), "
-                            "or see 'pmfview info %s'\n", source, id.what, source);
-            ok = false;
+            editor_import_desc ed = { .wads = wads, .wad_count = wad_count, .game_dir = game_dir, .scale = scale, .quiet = quiet };
+            ok = bsp_import(source, &ed, &map);
         } else {
             bool compiled = id.kind == PMF_KIND_PMF || id.kind == PMF_KIND_PMF_LEGACY;
-            fprintf(stderr, "pmfc: %s: %s%s, not a source map (pmfc compiles its own .pms sources, RMF and .map files)\n",
+            fprintf(stderr, "pmfc: %s: %s%s, not a source map (pmfc compiles its own .pms sources, RMF, .map and BSP files)\n",
                     source, compiled ? "a compiled map, " : "", id.what);
             ok = false;
         }

@@ -1,5 +1,5 @@
 /* bsp_build.c - see bsp_build.h. Layout per bsp_read.h; only what the reader checks is filled
- * with care (a two-leaf tree: one node, the room's leaf and the solid outside). */
+ * with care (a tree of six nodes, one a wall, over the room's leaf and the solid outside). */
 #include "bsp_build.h"
 
 #include <stdlib.h>
@@ -63,15 +63,19 @@ void bsp_build_room(uint32_t version, uint8_t **out, size_t *size)
         for (int k = 0; k < 3; k++) f32(&lump[3], (float)(corner[v][k] * BSP_BUILD_ROOM_HALF));
     u8(&lump[4], 0x01); /* the room's leaf (1) sees itself */
     u8(&lump[4], 0);
-    /* one node: the floor's plane, the room's leaf in front, the solid leaf behind */
-    u32(&lump[5], 0);
-    if (wide) { u32(&lump[5], (uint32_t)-2); u32(&lump[5], (uint32_t)-1); }
-    else { u16(&lump[5], (uint16_t)-2); u16(&lump[5], (uint16_t)-1); }
-    for (int k = 0; k < 6; k++) {
-        int16_t v = k < 3 ? -BSP_BUILD_ROOM_HALF : BSP_BUILD_ROOM_HALF;
-        if (version == 0x32505342u) f32(&lump[5], v); else u16(&lump[5], (uint16_t)v);
+    /* six nodes, one a wall: node k's front (the room's side) goes on to node k + 1, the last
+     * one's to the room's leaf (1); every back to the solid leaf (0), shared as the compilers do */
+    for (uint32_t k = 0; k < 6; k++) {
+        u32(&lump[5], k);
+        int32_t front = k < 5 ? (int32_t)k + 1 : -2, back = -1;
+        if (wide) { u32(&lump[5], (uint32_t)front); u32(&lump[5], (uint32_t)back); }
+        else { u16(&lump[5], (uint16_t)front); u16(&lump[5], (uint16_t)back); }
+        for (int a = 0; a < 6; a++) {
+            int16_t v = a < 3 ? -BSP_BUILD_ROOM_HALF : BSP_BUILD_ROOM_HALF;
+            if (version == 0x32505342u) f32(&lump[5], v); else u16(&lump[5], (uint16_t)v);
+        }
+        if (wide) { u32(&lump[5], k); u32(&lump[5], 1); } else { u16(&lump[5], (uint16_t)k); u16(&lump[5], 1); }
     }
-    if (wide) { u32(&lump[5], 0); u32(&lump[5], 6); } else { u16(&lump[5], 0); u16(&lump[5], 6); }
     /* texinfo per axis: s and t along the two other axes */
     for (int axis = 0; axis < 3; axis++) {
         float s[3] = { 0 }, t[3] = { 0 };

@@ -32,7 +32,16 @@ typedef enum editor_format {
     EDITOR_FORMAT_MAP_STANDARD,      /* Quake's: ( p ) ( p ) ( p ) TEX shift_u shift_v rot scale_u scale_v */
     EDITOR_FORMAT_MAP_VALVE,         /* Valve 220: TEX [ ux uy uz shift ] [ vx vy vz shift ] rot scale_u scale_v */
     EDITOR_FORMAT_MAP_QUAKE2,        /* standard + contents, surface flags and value */
+    EDITOR_FORMAT_BSP,               /* a compiled map taken apart: its leaves as brushes (bsp_import.c) */
 } editor_format;
+
+/* A texture the map file carries itself (a BSP's embedded miptex), found before any WAD. */
+typedef struct editor_embedded_texture {
+    char name[16];
+    const uint8_t *miptex;           /* the whole record, borrowed from the front end */
+    size_t size;
+    uint64_t offset;                 /* its byte in the file, for errors */
+} editor_embedded_texture;
 
 typedef struct editor_kv { const char *key, *value; } editor_kv;
 
@@ -99,6 +108,10 @@ typedef struct editor_map {
     editor_camera *cameras;
     size_t camera_count, camera_cap;
     uint32_t source_solids, source_faces; /* as the file has them, hidden ones included */
+    const char *format_label;        /* EDITOR_FORMAT_BSP: "GoldSrc BSP v30" ... */
+    editor_embedded_texture *embedded;
+    size_t embedded_count;
+    bool prelit;                     /* it carries its compiler's light: never fullbright for want of lights */
 } editor_map;
 
 typedef struct editor_import_desc {
@@ -120,6 +133,9 @@ void editor_map_free(editor_map *em);
  * Each reads the file into an editor map and imports it; false after one "pmfc: ..." line. */
 bool rmf_import(const char *path, const editor_import_desc *desc, map_def *map);
 bool map_import(const char *path, const editor_import_desc *desc, map_def *map);
+/* A compiled GoldSrc / Quake BSP (bsp_import.c): its solid, liquid and sky leaves become brushes
+ * textured by the faces on their sides, its entity lump the entities. */
+bool bsp_import(const char *path, const editor_import_desc *desc, map_def *map);
 
 /* Builds the world model from an editor map read from path (after map_init). On error prints one
  * "pmfc: ..." line and returns false. */

@@ -15,7 +15,6 @@
 #include "pmf/pmf_map_info.h"
 #include "pmf/text_clean.h"
 
-#define EDITOR_DEFAULT_SCALE 0.0254  /* metres per editor unit */
 #define EDITOR_EYE_HEIGHT 28.0       /* units above a player start's origin */
 #define EDITOR_AMBIENT 0.03f
 #define EDITOR_PHONG_ANGLE 45.0      /* smoothing angle without worldspawn `_phong_angle` */
@@ -509,6 +508,7 @@ static const char *format_name(const editor_map *em, char *buf, size_t size)
     case EDITOR_FORMAT_MAP_STANDARD: snprintf(buf, size, ".map (Quake standard)"); break;
     case EDITOR_FORMAT_MAP_VALVE: snprintf(buf, size, ".map (Valve 220)"); break;
     case EDITOR_FORMAT_MAP_QUAKE2: snprintf(buf, size, ".map (Quake 2)"); break;
+    case EDITOR_FORMAT_BSP: snprintf(buf, size, "%s", em->format_label ? em->format_label : "BSP"); break;
     }
     return buf;
 }
@@ -585,7 +585,7 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
         if (!skyname) skyname = editor_kv_get(world, "sky");
         editor_import_sky(&c, skyname && *skyname ? skyname : "desert");
     }
-    if (!c.failed && !l->light_count && !editor_has_texture_lights(&c)) {
+    if (!c.failed && !l->light_count && !em->prelit && !editor_has_texture_lights(&c)) {
         /* no light: shown fullbright, as the games show a map compiled without light */
         l->fullbright = true;
         if (!desc->quiet) fprintf(stderr, "pmfc: note: no lights: fullbright\n");

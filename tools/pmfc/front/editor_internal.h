@@ -9,6 +9,7 @@
 #include "wad.h"
 
 #define EDITOR_ANIM_FRAMES 10
+#define EDITOR_DEFAULT_SCALE 0.0254  /* metres per editor unit */
 
 /* A texture name the map uses, resolved once. */
 typedef struct editor_texture {
@@ -61,6 +62,12 @@ void import_fail(import_ctx *c, const char *fmt, ...) __attribute__((format(prin
 int editor_kv_numbers(const editor_entity *e, const char *key, double *out, int n);
 /* Whether the class places a player (docs/rmf.md "Start cameras"). */
 bool editor_places_player(const char *cls);
+
+/* ---- map_import.c ---- */
+/* Entity i of a .map or a BSP's entity lump as an editor entity (its key-values borrowed from q;
+ * point and brushes left to the caller). */
+typedef struct qmap qmap;
+editor_entity *editor_push_qmap_entity(editor_map *em, const qmap *q, uint32_t i);
 
 /* ---- editor_lights.c ---- */
 /* The light entities, read the way the map's game reads them. */

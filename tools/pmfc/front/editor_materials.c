@@ -220,6 +220,19 @@ static int load_folder_texture(import_ctx *c, const char *name, texture_def *out
 static int load_wad_texture(import_ctx *c, const char *name, wad_texture *out)
 {
     const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+    for (size_t i = 0; i < c->em->embedded_count; i++) {
+        const editor_embedded_texture *e = &c->em->embedded[i];
+        if (strcasecmp(e->name, name)) continue;
+        /* GoldSrc's carry their palette; Quake's index the game's */
+        wad_error err;
+        const uint8_t *palette = c->em->game == EDITOR_GAME_GOLDSRC ? NULL : c->palette;
+        if (wad_decode_miptex(e->miptex, e->size, e->offset, "embedded texture", e->name, palette, out, &err) < 0) {
+            char line[1024];
+            import_fail(c, "%s", wad_error_format(&err, c->path, line, sizeof line));
+            return -1;
+        }
+        return 1;
+    }
     for (size_t i = 0; i < c->wad_count; i++) {
         wad_error err;
         int r = wad_load_texture_palette(c->wads[i], name, c->palette, out, &err);

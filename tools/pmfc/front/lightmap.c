@@ -12,12 +12,21 @@
 #define LM_MAX_EXP 11
 #define LM_MAX_BLOCK 256   /* luxels per side of one face's block; bigger faces get coarser luxels */
 
-static void face_unwrap(chunk_face *cf, const face *f, double density)
+/* Where the luxel grid lies: along t from u_phase in steps of 1 / density (and w the same). */
+typedef struct luxel_grid { v3 t, b; double u_phase, w_phase; } luxel_grid;
+
+/* The first luxel centre on the grid's phase at or before `min` less the border's luxel. */
+static double snap_start(double min, double phase, double density)
+{
+    return phase + (floor((min - 1.0 / density - phase) * density + 0.5) - 0.5) / density + 1.0 / density;
+}
+
+static void face_unwrap(chunk_face *cf, const face *f, double density, const luxel_grid *grid)
 {
     v3 n = f->pl.n;
     v3 hint = fabs(n.y) > 0.7 ? v3_make(0, 0, 1) : v3_make(0, 1, 0);
-    v3 t = v3_normalize(v3_cross(hint, n));
-    v3 b = v3_cross(n, t);
+    v3 t = grid ? grid->t : v3_normalize(v3_cross(hint, n));
+    v3 b = grid ? grid->b : v3_cross(n, t);
     double u0 = 1e30, u1 = -1e30, w0 = 1e30, w1 = -1e30;
     for (int i = 0; i < cf->n; i++) {
         double u = v3_dot(cf->p[i], t), w = v3_dot(cf->p[i], b);
@@ -25,7 +34,15 @@ static void face_unwrap(chunk_face *cf, const face *f, double density)
         w0 = fmin(w0, w); w1 = fmax(w1, w);
     }
     double ext = fmax(u1 - u0, w1 - w0);
-    if (ext * density > LM_MAX_BLOCK - 2) density = (LM_MAX_BLOCK - 2) / ext;
+    if (ext * density > LM_MAX_BLOCK - 3) {
+        density = (LM_MAX_BLOCK - 3) / ext;
+        grid = NULL;
+    }
+    if (grid) {
+        /* the source's luxel centres are this block's: its light is copied, not resampled */
+        u0 = snap_start(u0, grid->u_phase, density);
+        w0 = snap_start(w0, grid->w_phase, density);
+    }
     cf->lm_w = (int)ceil((u1 - u0) * density - 1e-6) + 2;
     cf->lm_h = (int)ceil((w1 - w0) * density - 1e-6) + 2;
     if (cf->lm_w < 3) cf->lm_w = 3;
@@ -38,6 +55,26 @@ static void face_unwrap(chunk_face *cf, const face *f, double density)
     cf->lm_origin = v3_add(v3_scale(n, f->pl.d), v3_add(v3_scale(t, u0 - border), v3_scale(b, w0 - border)));
 }
 
+/* The prelit source's luxel grid on this face, when its axes lie in the face's plane at right
+ * angles with one spacing (walls and floors of a BSP); NULL otherwise. */
+static const luxel_grid *source_grid(const level_build *lb, const chunk_face *cf, const face *f, double *density, luxel_grid *out)
+{
+    const prelit_source *src = lb->def->prelit;
+    if (!src || !src->grid || !cf->n) return NULL;
+    v3 centre = v3_make(0, 0, 0);
+    for (int i = 0; i < cf->n; i++) centre = v3_add(centre, v3_scale(cf->p[i], 1.0 / cf->n));
+    v3 t, b, luxel;
+    double spacing;
+    if (!src->grid(src, centre, f->pl.n, &t, &b, &spacing, &luxel)) return NULL;
+    if (fabs(v3_dot(t, f->pl.n)) > 1e-4 || fabs(v3_dot(b, f->pl.n)) > 1e-4 || fabs(v3_dot(t, b)) > 1e-4) return NULL;
+    out->t = t;
+    out->b = b;
+    out->u_phase = v3_dot(luxel, t);
+    out->w_phase = v3_dot(luxel, b);
+    *density = 1.0 / spacing;
+    return out;
+}
+
 void chunk_unwrap(const level_build *lb, chunk_build *cb)
 {
     double density = lb->def->luxel_density > 0 ? lb->def->luxel_density : 4;
@@ -48,8 +85,10 @@ void chunk_unwrap(const level_build *lb, chunk_build *cb)
         const face *f = &lb->faces[cf->face];
         cf->lightmap = PMF_NO_LIGHTMAP;
         if (lb->def->fullbright || !material_lightmapped(&lb->map->materials[f->material])) continue;
-        double scale = lb->def->brushes[f->brush].luxel_scale;
-        face_unwrap(cf, f, scale > 1 ? density / scale : density);
+        double scale = lb->def->brushes[f->brush].luxel_scale, face_density = scale > 1 ? density / scale : density;
+        luxel_grid grid;
+        const luxel_grid *g = scale > 1 ? NULL : source_grid(lb, cf, f, &face_density, &grid);
+        face_unwrap(cf, f, face_density, g);
         area += (double)cf->lm_w * cf->lm_h;
         lit++;
     }
@@ -107,4 +146,31 @@ void chunk_unwrap(const level_build *lb, chunk_build *cb)
     xfree(nodes);
     xfree(rects);
     xfree(owner);
+}
+
+void level_apply_prelit(level_build *lb)
+{
+    const prelit_source *src = lb->def->prelit;
+    if (!src) return;
+    size_t nchunks = level_chunk_count(lb);
+    for (size_t c = 0; c < nchunks; c++) {
+        chunk_build *cb = &lb->chunks[c];
+        if (!cb->present || cb->margin) continue;
+        for (size_t i = 0; i < cb->face_count; i++) {
+            const chunk_face *cf = &cb->faces[i];
+            if (cf->lightmap == PMF_NO_LIGHTMAP) continue;
+            pmf_lightmap *lm = &cb->lightmaps[cf->lightmap];
+            size_t side = (size_t)1 << lm->size_exp;
+            v3 n = lb->faces[cf->face].pl.n;
+            for (int y = 0; y < cf->lm_h; y++)
+                for (int x = 0; x < cf->lm_w; x++) {
+                    /* the luxel's centre on the face's plane */
+                    v3 p = v3_add(cf->lm_origin, v3_add(v3_scale(cf->lm_t, (x + 0.5) / cf->lm_density),
+                                                        v3_scale(cf->lm_b, (y + 0.5) / cf->lm_density)));
+                    uint8_t rgb[3];
+                    if (src->sample(src, p, n, rgb))
+                        memcpy(lm->luxels + (((size_t)cf->lm_y + y) * side + cf->lm_x + x) * 3, rgb, 3);
+                }
+        }
+    }
 }

@@ -7,7 +7,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "editor.h"
+#include "editor_internal.h"
 #include "map_read.h"
 #include "pmf/text_clean.h"
 
@@ -80,6 +80,26 @@ static editor_game map_game(const qmap *q, const char *path, const editor_import
     return q->valve ? EDITOR_GAME_GOLDSRC : EDITOR_GAME_QUAKE;
 }
 
+editor_entity *editor_push_qmap_entity(editor_map *em, const qmap *q, uint32_t i)
+{
+    const qmap_entity *qe = &q->entities[i];
+    editor_entity *e = PUSH(em->entities, em->entity_count, em->entity_cap);
+    e->kv = qe->kv_count ? xmalloc(qe->kv_count * sizeof *e->kv) : NULL;
+    for (uint32_t k = 0; k < qe->kv_count; k++) e->kv[k] = (editor_kv){ q->kvs[qe->first_kv + k].key, q->kvs[qe->first_kv + k].value };
+    e->kv_count = qe->kv_count;
+    const char *cls = editor_kv_get(e, "classname");
+    e->classname = cls ? cls : "";
+    e->spawnflags = (int32_t)editor_kv_number(e, "spawnflags", 0);
+    double origin[3] = { 0, 0, 0 };
+    const char *o = editor_kv_get(e, "origin");
+    if (o && sscanf(o, "%lf %lf %lf", &origin[0], &origin[1], &origin[2]) == 3 && isfinite(origin[0])
+        && isfinite(origin[1]) && isfinite(origin[2]))
+        memcpy(e->origin, origin, sizeof origin);
+    e->index = i;
+    e->line = qe->line;
+    return e;
+}
+
 bool map_import(const char *path, const editor_import_desc *desc, map_def *map)
 {
     qmap q;
@@ -96,21 +116,8 @@ bool map_import(const char *path, const editor_import_desc *desc, map_def *map)
     int degenerate_line = 0;
     for (uint32_t i = 0; i < q.entity_count; i++) {
         const qmap_entity *qe = &q.entities[i];
-        editor_entity *e = PUSH(em.entities, em.entity_count, em.entity_cap);
-        e->kv = qe->kv_count ? xmalloc(qe->kv_count * sizeof *e->kv) : NULL;
-        for (uint32_t k = 0; k < qe->kv_count; k++) e->kv[k] = (editor_kv){ q.kvs[qe->first_kv + k].key, q.kvs[qe->first_kv + k].value };
-        e->kv_count = qe->kv_count;
-        const char *cls = editor_kv_get(e, "classname");
-        e->classname = cls ? cls : "";
-        e->spawnflags = (int32_t)editor_kv_number(e, "spawnflags", 0);
+        editor_entity *e = editor_push_qmap_entity(&em, &q, i);
         e->point = qe->brush_count == 0 && i > 0;
-        double origin[3] = { 0, 0, 0 };
-        const char *o = editor_kv_get(e, "origin");
-        if (o && sscanf(o, "%lf %lf %lf", &origin[0], &origin[1], &origin[2]) == 3 && isfinite(origin[0])
-            && isfinite(origin[1]) && isfinite(origin[2]))
-            memcpy(e->origin, origin, sizeof origin);
-        e->index = i;
-        e->line = qe->line;
         for (uint32_t b = 0; b < qe->brush_count; b++) {
             const qmap_brush *qb = &q.brushes[qe->first_brush + b];
             editor_brush *eb = PUSH(em.brushes, em.brush_count, em.brush_cap);

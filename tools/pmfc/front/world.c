@@ -146,6 +146,7 @@ void map_free(map_def *map)
         xfree(l->brushes); xfree(l->sides); xfree(l->tex_projs); xfree(l->lights); xfree(l->skies); xfree(l->sound_envs);
         xfree(l->weathers); xfree(l->gravities); xfree(l->regions);
         fill_free(l->fill);
+        if (l->prelit) l->prelit->free(l->prelit);
     }
     xfree(map->cameras);
     xfree(map->entities);

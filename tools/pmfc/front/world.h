@@ -169,6 +169,18 @@ typedef struct region_def {
     int line;
 } region_def;
 
+/* Light the source baked already (a BSP's lightmaps): after pmfc's bake, each luxel whose world
+ * point it covers takes its value (stored bytes, RGB). Owned by the level: free is called by
+ * map_free. */
+typedef struct prelit_source prelit_source;
+struct prelit_source {
+    bool (*sample)(const prelit_source *src, v3 world, v3 normal, uint8_t rgb[3]);
+    /* The source's luxel grid on the surface at world (NULL or false: pmfc's own): unit axes,
+     * the spacing (metres) and one luxel's centre. Blocks laid on it copy luxels exactly. */
+    bool (*grid)(const prelit_source *src, v3 world, v3 normal, v3 *t, v3 *b, double *spacing, v3 *luxel);
+    void (*free)(prelit_source *src);
+};
+
 typedef struct level_def {
     char name[PMFC_NAME_MAX];
     int chunk_exp;                               /* -1 = auto */
@@ -186,6 +198,7 @@ typedef struct level_def {
     double min_cube;                             /* metres; 0 = 2 */
     bool fullbright;                             /* no light: no lightmaps, no cube lighting (shown fullbright) */
     struct fill_grid *fill;                      /* sealed: faces only the void sees are left out (fill.h) */
+    prelit_source *prelit;                       /* NULL: pmfc's bake alone */
     int vis_rays;                                /* vis_desc.rays_per_pair; 0 = the baker's default */
     char air_physics[PMFC_NAME_MAX];
     char default_sky[PMFC_NAME_MAX], default_sound[PMFC_NAME_MAX];
@@ -437,6 +450,8 @@ typedef struct level_light level_light;
 /* True when the light's sphere reaches the box (a sun reaches everything). */
 bool light_reaches(const light_def *l, v3 lo, v3 hi);
 level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, double), void *user);
+/* The source's own light (level_def.prelit) over the baked luxels it covers (lightmap.c). */
+void level_apply_prelit(level_build *lb);
 /* Visibility (visibility.c): fills cube visibility data of the cells. */
 bool level_visibility(level_build *lb, const float (*tris)[9], size_t tri_count,
                       void (*progress)(void *, const char *, double), void *user);

@@ -1,0 +1,52 @@
+#!/bin/bash
+# bsp_convert_test.sh CASE PMFC PMFVIEW MAKE_BSP_SEEDS WORKDIR [SHARED_BSP]
+#
+# Compiled maps converted to PMF (issue 25). CASE rooms: the bsp_build room in v29, v30 and BSP2
+# converts with its start camera, its embedded texture, its look and the compiler its entity
+# lump names, and 20 luxels looked at on its floor equal the stored bytes within +-1; pmfview
+# opens the BSP itself through the compile cache. CASE shared: the shared GoldSrc map converts
+# and 100 sampled luxels equal hlrad's bytes within +-4 at >= 85% of the points.
+set -u
+CASE=$1 PMFC=$2 PMFVIEW=$3 MAKE=$4 WORK=$5 SHARED=${6:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+fail() { echo "FAIL ($CASE): $*" >&2; [ -f "$WORK/err" ] && sed 's/^/  stderr: /' "$WORK/err" >&2; exit 1; }
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+export XDG_CACHE_HOME=$WORK/cache
+case $CASE in
+rooms)
+    "$MAKE" . || fail "make_bsp_seeds"
+    for pair in "room_v29:Quake BSP v29:quake" "room_v30:GoldSrc BSP v30:goldsrc" "room_bsp2:Quake BSP2:quake"; do
+        IFS=: read -r name format look <<<"$pair"
+        "$PMFC" "$name.bsp" -o "$name.pmf" -q 2>err || fail "pmfc $name.bsp"
+        "$PMFVIEW" info "$name.pmf" --json >info.json 2>err || fail "info $name.pmf"
+        python3 - "$format" "$look" <<'PY' || fail "$name: info"
+import json, sys
+j = json.load(open("info.json"))
+s = j["source"]
+assert s["format"].startswith(sys.argv[1]), s
+assert s["compiler"] == "bsp_build 1.0" and s["look"] == sys.argv[2] and not s["fullbright"], s
+assert j["leak"] is None, j["leak"]
+cams = j["cameras"]
+assert len(cams) == 1 and cams[0]["name"].startswith("info_player_start"), cams
+# the start: (-32 -16 -40) + 28 units of eye, in metres (x, z, -y)
+want = [-32 * 0.0254, (-40 + 28) * 0.0254, 16 * 0.0254]
+assert all(abs(a - b) < 1e-3 for a, b in zip(cams[0]["position"], want)), cams[0]
+PY
+        # the floor under the camera shows the embedded texture
+        "$PMFVIEW" shot "$name.pmf" --size 33x33 --camera 0,0,0,0,-90 --inspect 16,16 >hit.json 2>err || fail "inspect $name"
+        python3 -c 'import json; j = json.load(open("hit.json")); assert j["hit"] and j["material"] == "ROOM_WALL", j' || fail "$name: floor material"
+        python3 "$HERE/prelit_check.py" "$PMFVIEW" "$name.bsp" "$name.pmf" 20 1 >check 2>err || { cat check; fail "$name: luxels"; }
+        echo "$name: $format, $(tail -1 check)"
+    done
+    # pmfview opens a BSP itself (compiled through the cache)
+    "$PMFVIEW" shot room_v30.bsp -o direct.png --size 64x48 2>err || fail "shot room_v30.bsp"
+    [ -s direct.png ] || fail "no picture"
+    ;;
+shared)
+    [ -f "$SHARED" ] || { echo "no shared BSP: skipped"; exit 0; }
+    "$PMFC" "$SHARED" -o shared.pmf -q 2>err || fail "pmfc $SHARED"
+    python3 "$HERE/prelit_check.py" "$PMFVIEW" "$SHARED" shared.pmf 100 4 >check 2>err || { cat check; fail "luxels"; }
+    tail -1 check
+    ;;
+esac
+echo "bsp convert ($CASE): all checks passed"

@@ -1,0 +1,429 @@
+/* bsp_import.c - the BSP front end: a compiled GoldSrc or Quake map (read by bsp/bsp_read.h)
+ * taken apart into an editor map (editor.h); editor_import does the rest (docs/bsp.md).
+ *
+ * A BSP keeps no brushes, but its tree is one: every leaf is the convex intersection of the
+ * half-spaces on its path from the root. Each solid, liquid and sky leaf of a model's tree becomes
+ * a brush of those planes (and the model's box, closing the outside), and each of its sides takes
+ * the texture and texture axes of the BSP face lying on that side; sides no face covers are
+ * between two solids and draw nothing. The entity lump is .map text: its entities are read as a
+ * .map's; "model" "*N" gives a brush entity model N's leaves. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "bsp_read.h"
+#include "editor_internal.h"
+#include "map_read.h"
+#include "pmf/text_clean.h"
+
+enum { CONTENTS_EMPTY = -1, CONTENTS_SOLID = -2, CONTENTS_WATER = -3, CONTENTS_SLIME = -4, CONTENTS_LAVA = -5, CONTENTS_SKY = -6 };
+#define MAX_DEPTH 1024          /* deeper than any compiler builds; a tree past it is damaged */
+#define BOX_MARGIN 16.0         /* units the model's box is widened by to close its outside leaves */
+#define ON_PLANE 0.1            /* units: a face's centre inside a leaf's other sides */
+
+typedef struct side { uint32_t plane; bool front; } side;   /* front: the leaf lies on the plane's front */
+
+typedef struct walk {
+    const bsp_file *b;
+    editor_map *em;
+    uint32_t entity;
+    const double *offset;       /* the model's placement (units) */
+    const uint32_t *plane_first, *plane_faces;   /* faces by plane: plane_faces[plane_first[p] .. plane_first[p + 1]) */
+    side path[MAX_DEPTH];
+    size_t visits, max_visits;
+    const char *fail;
+    uint32_t model;
+} walk;
+
+static bool takes_leaf(int32_t contents)
+{
+    /* GoldSrc's water currents (-9 .. -14) are water */
+    return contents == CONTENTS_SOLID || contents == CONTENTS_WATER || contents == CONTENTS_SLIME || contents == CONTENTS_LAVA
+        || contents == CONTENTS_SKY || (contents <= -9 && contents >= -14);
+}
+
+/* The face of the BSP on this side of the leaf, looking out of it: the one on the same plane,
+ * turned the same way, whose centre lies inside the leaf's other sides. */
+static const bsp_face *side_face(const walk *w, size_t depth, size_t k, float centre_out[3])
+{
+    const bsp_file *b = w->b;
+    const side *s = &w->path[k];
+    for (uint32_t j = w->plane_first[s->plane]; j < w->plane_first[s->plane + 1]; j++) {
+        const bsp_face *f = &b->faces[w->plane_faces[j]];
+        /* a leaf on the front faces out along -normal: its face is turned back */
+        if (f->back != s->front) continue;
+        float c[3] = { 0, 0, 0 };
+        for (uint32_t v = 0; v < f->edge_count; v++)
+            for (int a = 0; a < 3; a++) c[a] += b->vertices[bsp_face_vertex(b, f, v)][a] / (float)f->edge_count;
+        bool inside = true;
+        for (size_t o = 0; o < depth && inside; o++) {
+            if (o == k || w->path[o].plane == s->plane) continue;
+            const bsp_plane *pl = &b->planes[w->path[o].plane];
+            double d = (double)pl->normal[0] * c[0] + (double)pl->normal[1] * c[1] + (double)pl->normal[2] * c[2] - pl->dist;
+            inside = w->path[o].front ? d >= -ON_PLANE : d <= ON_PLANE;
+        }
+        if (inside) {
+            memcpy(centre_out, c, sizeof c);
+            return f;
+        }
+    }
+    return NULL;
+}
+
+static void add_face(editor_map *em, const double n[3], double dist, const char *texture)
+{
+    editor_face *f = PUSH(em->faces, em->face_count, em->face_cap);
+    memcpy(f->normal, n, sizeof f->normal);
+    f->dist = dist;
+    snprintf(f->texture, sizeof f->texture, "%s", texture);
+    f->scale[0] = f->scale[1] = 1;
+    f->index = (uint32_t)(em->face_count - 1);
+}
+
+static void add_leaf_brush(walk *w, size_t depth, uint32_t leaf)
+{
+    const bsp_file *b = w->b;
+    editor_map *em = w->em;
+    const char *nodraw = em->game == EDITOR_GAME_GOLDSRC ? "null" : "skip";
+    editor_brush *eb = PUSH(em->brushes, em->brush_count, em->brush_cap);
+    eb->first_face = (uint32_t)em->face_count;
+    eb->entity = w->entity;
+    eb->index = leaf;
+    for (size_t k = 0; k < depth; k++) {
+        const bsp_plane *pl = &b->planes[w->path[k].plane];
+        double sign = w->path[k].front ? -1 : 1;   /* outward: away from the leaf */
+        double n[3] = { sign * pl->normal[0], sign * pl->normal[1], sign * pl->normal[2] };
+        double dist = sign * pl->dist + n[0] * w->offset[0] + n[1] * w->offset[1] + n[2] * w->offset[2];
+        float centre[3];
+        const bsp_face *f = side_face(w, depth, k, centre);
+        const char *texture = nodraw;
+        const bsp_texinfo *ti = f ? &b->texinfos[f->texinfo] : NULL;
+        if (ti && ti->texture != UINT32_MAX && b->textures[ti->texture].name[0]) texture = b->textures[ti->texture].name;
+        add_face(em, n, dist, texture);
+        if (!ti) continue;
+        editor_face *ef = &em->faces[em->face_count - 1];
+        /* s = p . S + S.w: Valve 220's axis, scale and shift */
+        const float *axes[2] = { ti->s, ti->t };
+        ef->has_axes = true;
+        for (int a = 0; a < 2; a++) {
+            double len = sqrt((double)axes[a][0] * axes[a][0] + (double)axes[a][1] * axes[a][1] + (double)axes[a][2] * axes[a][2]);
+            if (!(len > 1e-6)) len = 1;
+            double *axis = a ? ef->v_axis : ef->u_axis;
+            for (int k2 = 0; k2 < 3; k2++) axis[k2] = axes[a][k2] / len;
+            ef->scale[a] = 1.0 / len;
+            ef->shift[a] = axes[a][3] - (axis[0] * w->offset[0] + axis[1] * w->offset[1] + axis[2] * w->offset[2]) * len;
+        }
+    }
+    /* the model's box closes the leaves on its outside */
+    const bsp_model *m = &b->models[w->model];
+    for (int a = 0; a < 3; a++)
+        for (int s = 0; s < 2; s++) {
+            double n[3] = { 0, 0, 0 };
+            n[a] = s ? 1 : -1;
+            double edge = s ? m->maxs[a] + BOX_MARGIN : -(m->mins[a] - BOX_MARGIN);
+            add_face(em, n, edge + n[a] * w->offset[a], nodraw);
+        }
+    eb->face_count = (uint32_t)em->face_count - eb->first_face;
+    em->source_solids++;
+    em->source_faces += eb->face_count;
+}
+
+static void walk_node(walk *w, int32_t node, size_t depth)
+{
+    if (w->fail) return;
+    if (++w->visits > w->max_visits) { w->fail = "its nodes form no tree (a node is reached twice)"; return; }
+    if (node < 0) {
+        uint32_t leaf = (uint32_t)-(node + 1);
+        if (takes_leaf(w->b->leaves[leaf].contents)) add_leaf_brush(w, depth, leaf);
+        return;
+    }
+    if (depth >= MAX_DEPTH) { w->fail = "its tree is deeper than 1024 nodes"; return; }
+    const bsp_node *n = &w->b->nodes[node];
+    for (int c = 0; c < 2; c++) {
+        w->path[depth] = (side){ n->plane, c == 0 };
+        walk_node(w, n->children[c], depth + 1);
+    }
+}
+
+/* ---- the light the game's compiler baked ------------------------------------------------- */
+
+typedef struct bsp_prelit {
+    prelit_source base;
+    bsp_file b;
+    double s;                   /* metres per unit */
+    uint32_t *model_faces;      /* the brush entities' faces, searched when the world's leaf has none */
+    uint32_t model_face_count;
+} bsp_prelit;
+
+/* How far p lies outside face f's polygon (units; <= 0 inside), in the face's plane. */
+static double outside_polygon(const bsp_file *b, const bsp_face *f, const double p[3], const double fn[3])
+{
+    double c[3] = { 0, 0, 0 };
+    for (uint32_t k = 0; k < f->edge_count; k++)
+        for (int a = 0; a < 3; a++) c[a] += b->vertices[bsp_face_vertex(b, f, k)][a] / f->edge_count;
+    double worst = -1e30;
+    for (uint32_t k = 0; k < f->edge_count; k++) {
+        const float *v0 = b->vertices[bsp_face_vertex(b, f, k)], *v1 = b->vertices[bsp_face_vertex(b, f, (k + 1) % f->edge_count)];
+        double e[3] = { v1[0] - v0[0], v1[1] - v0[1], v1[2] - v0[2] };
+        double en[3] = { e[1] * fn[2] - e[2] * fn[1], e[2] * fn[0] - e[0] * fn[2], e[0] * fn[1] - e[1] * fn[0] };
+        double len = sqrt(en[0] * en[0] + en[1] * en[1] + en[2] * en[2]);
+        if (!(len > 1e-9)) continue;
+        /* outward: away from the centre, whichever way the corners run */
+        if ((c[0] - v0[0]) * en[0] + (c[1] - v0[1]) * en[1] + (c[2] - v0[2]) * en[2] > 0) len = -len;
+        double d = ((p[0] - v0[0]) * en[0] + (p[1] - v0[1]) * en[1] + (p[2] - v0[2]) * en[2]) / len;
+        if (d > worst) worst = d;
+    }
+    return worst;
+}
+
+/* Whether face f lies on p's surface (turned along n, through p), and how far outside it p is. */
+static bool face_fits(const bsp_file *b, uint32_t fi, const double p[3], const double n[3], double *outside)
+{
+    const bsp_face *f = &b->faces[fi];
+    if (f->light_offset < 0) return false;
+    const bsp_plane *pl = &b->planes[f->plane];
+    double sign = f->back ? -1 : 1;
+    double fn[3] = { sign * pl->normal[0], sign * pl->normal[1], sign * pl->normal[2] };
+    if (fn[0] * n[0] + fn[1] * n[1] + fn[2] * n[2] < 0.99) return false;
+    if (fabs(pl->normal[0] * p[0] + pl->normal[1] * p[1] + pl->normal[2] * p[2] - pl->dist) > 2) return false;
+    *outside = outside_polygon(b, f, p, fn);
+    return true;
+}
+
+/* Face f's style-0 lightmap at p, bilinear between its luxels (the engines' grid: luxel i at
+ * texture coordinate (mins + i) * 16). */
+static void sample_face(const bsp_file *b, const bsp_face *f, const double p[3], uint8_t rgb[3])
+{
+    const bsp_texinfo *ti = &b->texinfos[f->texinfo];
+    double st[2];
+    const float *axes[2] = { ti->s, ti->t };
+    for (int a = 0; a < 2; a++) {
+        double c = p[0] * axes[a][0] + p[1] * axes[a][1] + p[2] * axes[a][2] + axes[a][3];
+        st[a] = fmin(fmax(c / 16.0 - f->light_mins[a], 0), f->light_size[a] - 1);
+    }
+    uint32_t x0 = (uint32_t)st[0], y0 = (uint32_t)st[1];
+    uint32_t x1 = x0 + 1 < f->light_size[0] ? x0 + 1 : x0, y1 = y0 + 1 < f->light_size[1] ? y0 + 1 : y0;
+    double fx = st[0] - x0, fy = st[1] - y0;
+    const uint8_t *lm = b->lighting + f->light_offset;
+    unsigned bytes = b->luxel_bytes;
+    for (int ch = 0; ch < 3; ch++) {
+        unsigned c = bytes == 3 ? (unsigned)ch : 0;
+        double v00 = lm[(y0 * f->light_size[0] + x0) * bytes + c], v10 = lm[(y0 * f->light_size[0] + x1) * bytes + c];
+        double v01 = lm[(y1 * f->light_size[0] + x0) * bytes + c], v11 = lm[(y1 * f->light_size[0] + x1) * bytes + c];
+        double v = (v00 * (1 - fx) + v10 * fx) * (1 - fy) + (v01 * (1 - fx) + v11 * fx) * fy;
+        rgb[ch] = (uint8_t)lround(fmin(fmax(v, 0), 255));
+    }
+}
+
+/* The BSP face under a surface point (editor units, its normal n): the face the leaf just in
+ * front of it marks (compilers leave leaves one unit thin), else a brush entity's; -1: none. */
+static int64_t find_face(const bsp_prelit *bp, const double p[3], const double n[3])
+{
+    const bsp_file *b = &bp->b;
+    int64_t best = -1;
+    double best_out = 1e30, out;
+    static const double ahead[] = { 0.5, 2, 8 };
+    for (size_t a = 0; a < sizeof ahead / sizeof *ahead && (best < 0 || best_out > 0); a++) {
+        double q[3] = { p[0] + ahead[a] * n[0], p[1] + ahead[a] * n[1], p[2] + ahead[a] * n[2] };
+        int32_t node = b->models[0].headnode;
+        for (int depth = 0; node >= 0 && (uint32_t)node < b->node_count && depth < MAX_DEPTH; depth++) {
+            const bsp_node *nd = &b->nodes[node];
+            const bsp_plane *pl = &b->planes[nd->plane];
+            node = nd->children[pl->normal[0] * q[0] + pl->normal[1] * q[1] + pl->normal[2] * q[2] - pl->dist >= 0 ? 0 : 1];
+        }
+        if (node >= 0) continue;
+        const bsp_leaf *leaf = &b->leaves[(uint32_t)-(node + 1)];
+        for (uint32_t m = 0; m < leaf->mark_count; m++) {
+            uint32_t fi = b->marks[leaf->first_mark + m];
+            if (face_fits(b, fi, p, n, &out) && out < best_out) { best_out = out; best = fi; }
+        }
+    }
+    if (best < 0 || best_out > 0)
+        for (uint32_t k = 0; k < bp->model_face_count; k++)
+            if (face_fits(b, bp->model_faces[k], p, n, &out) && out < best_out) { best_out = out; best = bp->model_faces[k]; }
+    /* a luxel of border past the face (16 units) still takes the face's edge */
+    return best_out <= 24 ? best : -1;
+}
+
+/* world metres (x, z, -y) back to the editor's units, and the other way */
+static void units_from_world(const bsp_prelit *bp, v3 w, v3 n, double p[3], double un[3])
+{
+    p[0] = w.x / bp->s; p[1] = -w.z / bp->s; p[2] = w.y / bp->s;
+    un[0] = n.x; un[1] = -n.z; un[2] = n.y;
+}
+
+static bool prelit_sample(const prelit_source *src, v3 world, v3 normal, uint8_t rgb[3])
+{
+    const bsp_prelit *bp = (const bsp_prelit *)src;
+    double p[3], n[3];
+    units_from_world(bp, world, normal, p, n);
+    int64_t fi = find_face(bp, p, n);
+    if (fi < 0) return false;
+    sample_face(&bp->b, &bp->b.faces[fi], p, rgb);
+    return true;
+}
+
+static double det3(const double m[3][3])
+{
+    return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+         + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+}
+
+static bool prelit_grid(const prelit_source *src, v3 world, v3 normal, v3 *t, v3 *b, double *spacing, v3 *luxel)
+{
+    const bsp_prelit *bp = (const bsp_prelit *)src;
+    double p[3], n[3];
+    units_from_world(bp, world, normal, p, n);
+    int64_t fi = find_face(bp, p, n);
+    if (fi < 0) return false;
+    const bsp_face *f = &bp->b.faces[fi];
+    const bsp_texinfo *ti = &bp->b.texinfos[f->texinfo];
+    const bsp_plane *pl = &bp->b.planes[f->plane];
+    double ls = sqrt((double)ti->s[0] * ti->s[0] + (double)ti->s[1] * ti->s[1] + (double)ti->s[2] * ti->s[2]);
+    double lt = sqrt((double)ti->t[0] * ti->t[0] + (double)ti->t[1] * ti->t[1] + (double)ti->t[2] * ti->t[2]);
+    if (!(ls > 1e-6) || fabs(ls - lt) > 1e-4 * ls) return false;
+    /* luxel (0, 0): s = mins * 16 and t = mins * 16 on the face's plane (Cramer's rule) */
+    double m[3][3] = { { ti->s[0], ti->s[1], ti->s[2] }, { ti->t[0], ti->t[1], ti->t[2] }, { pl->normal[0], pl->normal[1], pl->normal[2] } };
+    double r[3] = { f->light_mins[0] * 16.0 - ti->s[3], f->light_mins[1] * 16.0 - ti->t[3], pl->dist };
+    double det = det3(m);
+    if (fabs(det) < 1e-9) return false;
+    double c[3];
+    for (int k = 0; k < 3; k++) {
+        double mk[3][3];
+        memcpy(mk, m, sizeof mk);
+        for (int row = 0; row < 3; row++) mk[row][k] = r[row];
+        c[k] = det3(mk) / det;
+    }
+    *luxel = v3_make(c[0] * bp->s, c[2] * bp->s, -c[1] * bp->s);
+    *t = v3_make(ti->s[0] / ls, ti->s[2] / ls, -ti->s[1] / ls);
+    *b = v3_make(ti->t[0] / lt, ti->t[2] / lt, -ti->t[1] / lt);
+    *spacing = 16.0 / ls * bp->s;
+    return true;
+}
+
+static void prelit_free(prelit_source *src)
+{
+    bsp_prelit *bp = (bsp_prelit *)src;
+    xfree(bp->model_faces);
+    bsp_free(&bp->b);
+    xfree(bp);
+}
+
+/* The sampler owns the file from here on. */
+static prelit_source *prelit_create(bsp_file *b, double scale)
+{
+    bsp_prelit *bp = xcalloc(1, sizeof *bp);
+    bp->base = (prelit_source){ prelit_sample, prelit_grid, prelit_free };
+    bp->b = *b;
+    memset(b, 0, sizeof *b);
+    bp->s = scale > 0 ? scale : EDITOR_DEFAULT_SCALE;
+    for (uint32_t m = 1; m < bp->b.model_count; m++) bp->model_face_count += bp->b.models[m].face_count;
+    bp->model_faces = xcalloc(bp->model_face_count + 1, sizeof *bp->model_faces);
+    uint32_t k = 0;
+    for (uint32_t m = 1; m < bp->b.model_count; m++)
+        for (uint32_t f = 0; f < bp->b.models[m].face_count; f++) bp->model_faces[k++] = bp->b.models[m].first_face + f;
+    return &bp->base;
+}
+
+/* The model an entity draws: "*N" in its model key (-1: none). */
+static int64_t entity_model(const editor_entity *e)
+{
+    const char *m = editor_kv_get(e, "model");
+    if (!m || m[0] != '*') return -1;
+    char *end;
+    long n = strtol(m + 1, &end, 10);
+    return *end || n < 0 ? -1 : n;
+}
+
+bool bsp_import(const char *path, const editor_import_desc *desc, map_def *map)
+{
+    bsp_file b;
+    pmf_error err;
+    char line[1024];
+    if (!bsp_read_file(path, &b, &err)) {
+        fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, line, sizeof line));
+        return false;
+    }
+    qmap q;
+    if (!qmap_read((const uint8_t *)b.entities, b.entities_size, path, &q, &err)) {
+        snprintf(err.block, sizeof err.block, "lump entities");
+        fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, line, sizeof line));
+        bsp_free(&b);
+        return false;
+    }
+    editor_map em = { .format = EDITOR_FORMAT_BSP, .format_label = bsp_version_name(b.version),
+                      .game = b.version == BSP_VERSION_GOLDSRC ? EDITOR_GAME_GOLDSRC : EDITOR_GAME_QUAKE,
+                      .prelit = b.lighting_size > 0 };
+    em.embedded = xcalloc(b.texture_count + 1, sizeof *em.embedded);
+    for (uint32_t t = 0; t < b.texture_count; t++)
+        if (b.textures[t].embedded) {
+            editor_embedded_texture *e = &em.embedded[em.embedded_count++];
+            memcpy(e->name, b.textures[t].name, sizeof e->name);
+            e->miptex = b.textures[t].miptex;
+            e->size = b.textures[t].miptex_size;
+            e->offset = b.textures[t].offset;
+        }
+    /* faces by plane, for finding the face on a leaf's side */
+    uint32_t *plane_first = xcalloc(b.plane_count + 1, sizeof *plane_first);
+    uint32_t *plane_faces = xcalloc(b.face_count + 1, sizeof *plane_faces);
+    for (uint32_t f = 0; f < b.face_count; f++) plane_first[b.faces[f].plane + 1]++;
+    for (uint32_t p = 0; p < b.plane_count; p++) plane_first[p + 1] += plane_first[p];
+    uint32_t *fill = xcalloc(b.plane_count + 1, sizeof *fill);
+    for (uint32_t f = 0; f < b.face_count; f++) plane_faces[plane_first[b.faces[f].plane] + fill[b.faces[f].plane]++] = f;
+    xfree(fill);
+
+    walk *w = xcalloc(1, sizeof *w);
+    const char *fail = NULL;
+    uint32_t fail_model = 0;
+    static const double no_offset[3] = { 0, 0, 0 };
+    for (uint32_t i = 0; i < q.entity_count && !fail; i++) {
+        editor_entity *e = editor_push_qmap_entity(&em, &q, i);
+        int64_t model = i == 0 ? 0 : entity_model(e);
+        e->point = i > 0 && model < 0;
+        if (model < 0) continue;
+        if ((uint64_t)model >= b.model_count) {
+            char cls[256];
+            if (!desc->quiet)
+                fprintf(stderr, "pmfc: warning: %s: entity %u (%s) draws model %lld of the %u the file has: left out\n",
+                        text_clean(path, line, sizeof line), i, text_clean(e->classname, cls, sizeof cls), (long long)model, b.model_count);
+            continue;
+        }
+        *w = (walk){ .b = &b, .em = &em, .entity = i, .plane_first = plane_first, .plane_faces = plane_faces,
+                     .max_visits = 2 * (size_t)b.node_count + 1, .model = (uint32_t)model };
+        /* a model with an origin brush is built around its origin and placed there */
+        w->offset = model > 0 && editor_kv_get(e, "origin") ? e->origin : no_offset;
+        int32_t head = b.models[model].headnode;
+        if (head >= 0 && (uint32_t)head >= b.node_count) head = -1;   /* no node: its one leaf */
+        walk_node(w, head, 0);
+        fail = w->fail;
+        fail_model = (uint32_t)model;
+    }
+    xfree(w);
+    xfree(plane_first);
+    xfree(plane_faces);
+    bool ok = false;
+    if (fail) {
+        fprintf(stderr, "pmfc: %s: model %u: %s\n", text_clean(path, line, sizeof line), fail_model, fail);
+    } else {
+        editor_map_group_brushes(&em);
+        ok = editor_import(path, &em, desc, map);
+        /* the compiler's light replaces pmfc's wherever its faces cover a luxel */
+        if (ok && b.lighting_size && !map->levels[0].fullbright) map->levels[0].prelit = prelit_create(&b, desc->scale);
+        /* the program that wrote it, where its worldspawn names it */
+        static const char *const keys[] = { "compiler", "_compiler", "_generator", "_qbsp_version" };
+        for (size_t k = 0; ok && k < sizeof keys / sizeof *keys && em.entity_count; k++) {
+            const char *v = editor_kv_get(&em.entities[0], keys[k]);
+            if (v && *v) {
+                text_clean(v, map->source_compiler, sizeof map->source_compiler);
+                break;
+            }
+        }
+    }
+    xfree(em.embedded);
+    editor_map_free(&em);
+    qmap_free(&q);
+    bsp_free(&b);
+    return ok;
+}
