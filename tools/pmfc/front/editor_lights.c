@@ -216,8 +216,9 @@ static void quake_light(import_ctx *c, const editor_entity *e)
     quake_color(e, n >= 3 && !editor_kv_get(e, "_color") ? key : "_color", l->color);
     double v = fmin(fabs(value), MAX_BRIGHTNESS);
     l->brightness = (float)(v / 255.0);
+    /* ericw's 0 means no angle term at all; the light model's 0 means plain n . l */
     l->anglescale = (float)clampd(editor_kv_number(e, "_anglescale", editor_kv_number(world, "_anglescale",
-                                  editor_kv_number(world, "_anglesense", QUAKE_ANGLESCALE))), 0, 1);
+                                  editor_kv_number(world, "_anglesense", QUAKE_ANGLESCALE))), 1e-6, 1);
     l->radius = (float)(clampd(editor_kv_number(e, "_deviance", 0), 0, 1024) * c->s);
     l->enabled = true;
     double wait = editor_kv_number(e, "wait", 1);

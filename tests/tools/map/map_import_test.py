@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""map_import_test.py CASE PMFC PMFVIEW PNG_PROBE WORKDIR - Quake-family .map import (issue 24),
+on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 units inside:
+
+  texels  a Valve 220 floor with a WAD2 texture (left half palette index 37, right half 38) under
+          --game DIR/gfx/palette.lmp: from above, x = 4 shows colour 37 and x = 12 colour 38, and
+          a shift of 8 texels swaps them (texel u = p . u_axis / scale + shift)
+  delay2  a Quake light with delay 2 (_anglescale 0): the floor's luxel straight under it is
+          twice the one at the same height's distance to the side (inverse-square)
+  style   a light with style 5 is a dynamic light: switched off, the floor under it goes dark
+  leak    the room with a wall left out reports its leak (the warning, info's leak path); sealed,
+          none"""
+import json, os, struct, subprocess, sys
+
+CASE, PMFC, PMFVIEW, PROBE, WORK = sys.argv[1:6]
+S = 0.0254
+os.makedirs(WORK, exist_ok=True)
+os.chdir(WORK)
+PAL = {37: (10, 200, 77), 38: (220, 30, 140), 40: (128, 128, 128)}
+
+def fail(msg):
+    sys.exit("FAIL (%s): %s" % (CASE, msg))
+
+def run(*args):
+    r = subprocess.run(list(args), capture_output=True, text=True)
+    if r.returncode != 0:
+        fail("%s exited %d: %s" % (" ".join(args), r.returncode, r.stderr.strip()))
+    return r
+
+def box(x0, y0, z0, x1, y1, z1, tex, params, top_params=None):
+    top = top_params or params
+    top_tex = "split" if top_params else tex
+    return ("{\n( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s %s\n" % (x0, y0, z0, x0, y0 + 1, z0, x0, y0, z0 + 1, tex, params)
+            + "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s %s\n" % (x1, y1, z1, x1, y1, z1 + 1, x1, y1 + 1, z1, tex, params)
+            + "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s %s\n" % (x0, y0, z0, x0, y0, z0 + 1, x0 + 1, y0, z0, tex, params)
+            + "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s %s\n" % (x1, y1, z1, x1 + 1, y1, z1, x1, y1, z1 + 1, tex, params)
+            + "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s %s\n" % (x0, y0, z0, x0 + 1, y0, z0, x0, y0 + 1, z0, tex, params)
+            + "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s %s\n}\n" % (x1, y1, z1, x1, y1 + 1, z1, x1 + 1, y1, z1, top_tex, top))
+
+def room(floor_top, wall_params, leave_out=None):
+    walls = [(-272, -272, -16, 272, 272, 0), (-272, -272, 256, 272, 272, 272), (-272, -272, 0, -256, 272, 256),
+             (256, -272, 0, 272, 272, 256), (-256, -272, 0, 256, -256, 256), (-256, 256, 0, 256, 272, 256)]
+    out = ""
+    for i, w in enumerate(walls):
+        if i == leave_out: continue
+        # the floor's top face: 'split' with floor_top's axes
+        out += box(*w, "grey", wall_params, floor_top if i == 0 else None)
+    return out
+
+def write_wad():
+    """test.wad: WAD2 with 'split' (16x16, x < 8 index 37, else 38) and 'grey' (index 40)."""
+    lumps = []
+    for name, texel in (("split", lambda x, y: 37 if x < 8 else 38), ("grey", lambda x, y: 40)):
+        mips = b"".join(bytes(texel(x << l, y << l) for y in range(16 >> l) for x in range(16 >> l)) for l in range(4))
+        head = name.encode().ljust(16, b"\0") + struct.pack("<6I", 16, 16, 40, 40 + 256, 40 + 320, 40 + 336)
+        lumps.append((name, head + mips))
+    data, entries = b"", b""
+    for name, body in lumps:
+        entries += struct.pack("<3IBBH", 12 + len(data), len(body), len(body), 0x44, 0, 0) + name.encode().ljust(16, b"\0")
+        data += body
+    open("test.wad", "wb").write(b"WAD2" + struct.pack("<2I", len(lumps), 12 + len(data)) + data + entries)
+    os.makedirs("game/gfx", exist_ok=True)
+    pal = bytearray(768)
+    for i, c in PAL.items(): pal[3 * i:3 * i + 3] = bytes(c)
+    open("game/gfx/palette.lmp", "wb").write(bytes(pal))
+
+def world(extra_keys="", fmt="Valve"):
+    return '// Game: Quake\n// Format: %s\n{\n"classname" "worldspawn"\n"wad" "test.wad"\n%s' % (fmt, extra_keys)
+
+VALVE_WALL = "[ 1 0 0 0 ] [ 0 -1 0 0 ] 0 1 1"
+def compile_map(name, text, *extra):
+    open(name + ".map", "w").write(text)
+    return run(PMFC, name + ".map", "-o", name + ".pmf", "--game", "game", "--bounce", "0", *extra)
+
+def pixel(pmf, x, y, *extra):
+    """The centre pixel seen from 64 units over the floor point (x, y)."""
+    cam = "%f,%f,%f,0,-90" % (x * S, 64 * S, -y * S)
+    run(PMFVIEW, "shot", pmf, "-o", "px.png", "--size", "33x33", "--fov", "5", "--camera", cam, *extra)
+    return tuple(int(v) for v in run(PROBE, "pixel", "px.png", "16", "16").stdout.split())
+
+def luxel(pmf, x, y):
+    cam = "%f,%f,%f,0,-90" % (x * S, 64 * S, -y * S)
+    j = json.loads(run(PMFVIEW, "shot", pmf, "--size", "33x33", "--fov", "5", "--camera", cam, "--look", "raw",
+                       "--inspect", "16,16").stdout)
+    if not j.get("hit") or "luxel" not in j: fail("no luxel under (%d, %d): %s" % (x, y, j))
+    return j["luxel"]["rgb"]
+
+def near(a, b, tol):
+    return all(abs(p - q) <= tol for p, q in zip(a, b))
+
+write_wad()
+if CASE == "texels":
+    for shift, left, right in ((0, 37, 38), (8, 38, 37)):
+        floor = "[ 1 0 0 %d ] [ 0 -1 0 0 ] 0 1 1" % shift
+        compile_map("texels", world() + room(floor, VALVE_WALL) + "}\n")
+        a, b = pixel("texels.pmf", 4, 4, "--mode", "fullbright"), pixel("texels.pmf", 12, 4, "--mode", "fullbright")
+        print("shift %d: x=4 %s, x=12 %s" % (shift, a, b))
+        if not near(a, PAL[left], 3) or not near(b, PAL[right], 3):
+            fail("shift %d: want %s then %s" % (shift, PAL[left], PAL[right]))
+elif CASE == "delay2":
+    light = '{\n"classname" "light"\n"origin" "0 0 128"\n"light" "100"\n"delay" "2"\n"_anglescale" "0"\n}\n'
+    compile_map("delay2", world() + room(VALVE_WALL, VALVE_WALL) + "}\n" + light)
+    under, side = luxel("delay2.pmf", 0, 0), luxel("delay2.pmf", 128, 0)
+    ratio = under[0] / max(side[0], 1)
+    print("under the light %s, 128 units aside %s: ratio %.2f (inverse-square: 2)" % (under, side, ratio))
+    if not 1.8 <= ratio <= 2.2: fail("ratio %.2f is not inverse-square's 2" % ratio)
+elif CASE == "style":
+    light = '{\n"classname" "light"\n"origin" "0 0 128"\n"light" "300"\n"style" "5"\n}\n'
+    compile_map("style", world() + room(VALVE_WALL, VALVE_WALL) + "}\n" + light)
+    lights = json.loads(run(PMFVIEW, "info", "style.pmf", "--json").stdout)["lights"]
+    dyn = [l for l in lights if l["kind"] == "dynamic"]
+    if len(dyn) != 1: fail("want one dynamic light, got %s" % lights)
+    on = pixel("style.pmf", 0, 0)
+    off = pixel("style.pmf", 0, 0, "--light", "%d=off" % dyn[0]["id"])
+    print("style 5 light %d: on %s, off %s" % (dyn[0]["id"], on, off))
+    if sum(on) < sum(off) + 60: fail("switching the style light off changed too little")
+elif CASE == "leak":
+    start = '{\n"classname" "info_player_start"\n"origin" "0 0 40"\n}\n'
+    light = '{\n"classname" "light"\n"origin" "0 0 128"\n"light" "300"\n}\n'
+    r = compile_map("sealed", world() + room(VALVE_WALL, VALVE_WALL) + "}\n" + start + light)
+    if "warning: leak" in r.stderr: fail("the sealed room leaks: " + r.stderr)
+    if json.loads(run(PMFVIEW, "info", "sealed.pmf", "--json").stdout)["leak"] is not None: fail("sealed: info has a leak")
+    r = compile_map("leaky", world() + room(VALVE_WALL, VALVE_WALL, leave_out=3) + "}\n" + start + light)
+    warn = [l for l in r.stderr.splitlines() if "warning: leak" in l]
+    if len(warn) != 1 or "info_player_start" not in warn[0]: fail("want one leak warning naming the start: " + r.stderr)
+    leak = json.loads(run(PMFVIEW, "info", "leaky.pmf", "--json").stdout)["leak"]
+    if not leak or len(leak.get("points", [])) < 2: fail("info's leak: %s" % leak)
+    print("leak: %s; %d points" % (warn[0], len(leak["points"])))
+else:
+    fail("unknown case")
+print("map import (%s): all checks passed" % CASE)
