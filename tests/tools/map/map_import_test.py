@@ -126,6 +126,63 @@ elif CASE == "leak":
     leak = json.loads(run(PMFVIEW, "info", "leaky.pmf", "--json").stdout)["leak"]
     if not leak or len(leak.get("points", [])) < 2: fail("info's leak: %s" % leak)
     print("leak: %s; %d points" % (warn[0], len(leak["points"])))
+elif CASE == "outside":
+    # sealed: from outside, the near wall's outer face is gone and the far wall's inner face is seen
+    light = '{\n"classname" "light"\n"origin" "0 0 128"\n"light" "300"\n}\n'
+    start = '{\n"classname" "info_player_start"\n"origin" "0 0 40"\n}\n'
+    def seen(name):
+        cam = "%f,%f,%f,-90,0" % (-600 * S, 128 * S, 0)
+        return json.loads(run(PMFVIEW, "shot", name + ".pmf", "--size", "33x33", "--fov", "5", "--camera", cam,
+                              "--inspect", "16,16").stdout)
+    compile_map("sealed", world() + room(VALVE_WALL, VALVE_WALL) + "}\n" + light + start)
+    hit = seen("sealed")
+    print("sealed, from outside: hit at x = %.1f units" % (hit["position"][0] / S))
+    if not hit.get("hit") or abs(hit["position"][0] / S - 256) > 1: fail("want the far wall's inner face (x = 256): %s" % hit)
+    # with a gap (the +y wall left out) every face is kept: the near wall's outer face is seen
+    r = compile_map("gap", world() + room(VALVE_WALL, VALVE_WALL, leave_out=5) + "}\n" + light + start)
+    # ... and drawn: the centre pixel is that wall's outer face, unlit (black), not the sky behind
+    cam = "%f,%f,%f,-90,0" % (-600 * S, 128 * S, 0)
+    run(PMFVIEW, "shot", "gap.pmf", "-o", "gap.png", "--size", "33x33", "--fov", "5", "--camera", cam)
+    px = tuple(int(v) for v in run(PROBE, "pixel", "gap.png", "16", "16").stdout.split())
+    print("gap, from outside: the centre pixel is %s" % (px,))
+    if not near(px, (0, 0, 0), 3): fail("want the near wall's unlit outer face, black: %s" % (px,))
+    leak = json.loads(run(PMFVIEW, "info", "gap.pmf", "--json").stdout)["leak"]
+    end = leak["points"][-1]
+    if abs(end[0]) > 0.05 or abs(end[2]) > 0.05: fail("the leak path ends at %s, not at the start (0, _, 0)" % end)
+elif CASE == "cameras":
+    light = '{\n"classname" "light"\n"origin" "0 0 128"\n"light" "300"\n}\n'
+    mod = '{\n"classname" "ms_player_spawn"\n"origin" "100 -50 20"\n"angle" "90"\n}\n'
+    compile_map("mod", world() + room(VALVE_WALL, VALVE_WALL) + "}\n" + light + mod)
+    cams = json.loads(run(PMFVIEW, "info", "mod.pmf", "--json").stdout)["cameras"]
+    want = [100 * S, (20 + 28) * S, 50 * S]
+    if not cams or not cams[0]["name"].startswith("ms_player_spawn") or not near(cams[0]["position"], want, 1e-3):
+        fail("want the first camera at the ms_player_spawn's eye %s: %s" % (want, cams))
+    print("ms_player_spawn: %s at %s" % (cams[0]["name"], cams[0]["position"]))
+    compile_map("nospawn", world() + room(VALVE_WALL, VALVE_WALL) + "}\n" + light)
+    cams = json.loads(run(PMFVIEW, "info", "nospawn.pmf", "--json").stdout)["cameras"]
+    p = cams[0]["position"] if cams else None
+    if not p or not (abs(p[0]) < 256 * S and abs(p[2]) < 256 * S and 0 < p[1] < 256 * S):
+        fail("no spawn: want a camera inside the room: %s" % cams)
+    print("no spawn: %s at %s" % (cams[0]["name"], p))
+elif CASE == "fullbright":
+    r = compile_map("dark", world() + room(VALVE_WALL, VALVE_WALL) + "}\n")
+    if "no lights: fullbright" not in r.stderr: fail("no note: " + r.stderr)
+    src = json.loads(run(PMFVIEW, "info", "dark.pmf", "--json").stdout)["source"]
+    if not src["fullbright"]: fail("info: not fullbright: %s" % src)
+    # under the raw look, fullbright is the texture itself (the quake look doubles it, as Quake does)
+    px = pixel("dark.pmf", 4, 4, "--look", "raw")
+    print("no lights: fullbright, the floor shows %s" % (px,))
+    if not near(px, PAL[37], 3): fail("the floor is not its texture's colour %s" % (PAL[37],))
+elif CASE == "oversized":
+    light = '{\n"classname" "light"\n"origin" "0 0 2000"\n"light" "300"\n}\n'
+    big = ""
+    for w in [(-16016, -16016, -16, 16016, 16016, 0), (-16016, -16016, 8000, 16016, 16016, 8016), (-16016, -16016, 0, -16000, 16016, 8000),
+              (16000, -16016, 0, 16016, 16016, 8000), (-16000, -16016, 0, 16000, -16000, 8000), (-16000, 16000, 0, 16000, 16016, 8000)]:
+        big += box(*w, "grey", VALVE_WALL)
+    r = compile_map("big", world() + big + "}\n" + light)
+    warn = [l for l in r.stderr.splitlines() if "coarser luxels" in l]
+    if len(warn) != 1: fail("want one coarsening warning: " + r.stderr)
+    print(warn[0])
 else:
     fail("unknown case")
 print("map import (%s): all checks passed" % CASE)
