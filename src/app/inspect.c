@@ -26,6 +26,12 @@ static bool ray_box(const float o[3], const float inv[3], const float mn[3], con
 {
     float t0 = 0.0f, t1 = best;
     for (int k = 0; k < 3; k++) {
+        if (!isfinite(inv[k])) {
+            /* parallel to the slab: (0 * inf) would be NaN for an eye on its boundary */
+            if (o[k] < mn[k] || o[k] > mx[k])
+                return false;
+            continue;
+        }
         float a = (mn[k] - o[k]) * inv[k], b = (mx[k] - o[k]) * inv[k];
         if (a > b) {
             float t = a;

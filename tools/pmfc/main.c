@@ -73,7 +73,7 @@ static void progress(void *user, const char *stage, double fraction)
 static void usage(FILE *out)
 {
     fputs("usage: pmfc SOURCE -o OUT.pmf [--threads N] [--bounce N] [--samples N] [--dirt] [--quiet] [--time UNIX_TIME]\n"
-          "            [--wad FILE]... [--game DIR] [--scale METRES_PER_UNIT]   (RMF sources)\n"
+          "            [--wad FILE]... [--game DIR] [--scale METRES_PER_UNIT] [--max-luxels N]   (RMF, .map, BSP)\n"
           "       pmfc --generate NAME --chunks XxYxZ --seed N -o OUT.pmf [--tile N] [--threads N] [--bounce N] [--quiet] [--time UNIX_TIME]\n"
           "both take --memory MIB: the memory budget (default half the machine's memory, at least 1 GiB;\n"
           "docs/memory.md); a map that needs more is refused with exit 2.\n"
@@ -82,7 +82,8 @@ static void usage(FILE *out)
           "when --time is not given. --bounce N bakes N bounces of light (0 = direct light only;\n"
           "default: until the next would add under 1%, at most 32); --samples: light samples per\n"
           "luxel (default 4, 1 = one at its centre); --dirt: ambient occlusion in every level that\n"
-          "does not set its own (docs/pmfc-lighting.md).\n", out);
+          "does not set its own (docs/pmfc-lighting.md). --max-luxels N: the most lightmap luxels an\n"
+          "editor map's level gets before its largest faces get coarser ones (default and most 16777216).\n", out);
 }
 
 /* The per-chunk passes, in order; margin chunks get lightmap blocks and an octree too, as the
@@ -328,8 +329,8 @@ int main(int argc, char **argv)
     bool quiet = false, have_time = false, have_seed = false;
     const char **wads = NULL;
     size_t wad_count = 0;
-    double scale = 0;
-    enum { OPT_THREADS = 256, OPT_TIME, OPT_TILE, OPT_GENERATE, OPT_CHUNKS, OPT_SEED, OPT_WAD, OPT_GAME, OPT_SCALE, OPT_VERSION, OPT_SAMPLES, OPT_DIRT, OPT_BOUNCE, OPT_MEMORY };
+    double scale = 0, max_luxels = 0;
+    enum { OPT_THREADS = 256, OPT_TIME, OPT_TILE, OPT_GENERATE, OPT_CHUNKS, OPT_SEED, OPT_WAD, OPT_GAME, OPT_SCALE, OPT_VERSION, OPT_SAMPLES, OPT_DIRT, OPT_BOUNCE, OPT_MEMORY, OPT_MAX_LUXELS };
     static const struct option options[] = {
         { "help", no_argument, NULL, 'h' },       { "version", no_argument, NULL, OPT_VERSION },
         { "quiet", no_argument, NULL, 'q' },      { "output", required_argument, NULL, 'o' },
@@ -339,7 +340,7 @@ int main(int argc, char **argv)
         { "wad", required_argument, NULL, OPT_WAD }, { "game", required_argument, NULL, OPT_GAME },
         { "scale", required_argument, NULL, OPT_SCALE }, { "samples", required_argument, NULL, OPT_SAMPLES },
         { "dirt", no_argument, NULL, OPT_DIRT }, { "bounce", required_argument, NULL, OPT_BOUNCE },
-        { "memory", required_argument, NULL, OPT_MEMORY },
+        { "memory", required_argument, NULL, OPT_MEMORY }, { "max-luxels", required_argument, NULL, OPT_MAX_LUXELS },
         { NULL, 0, NULL, 0 },
     };
     atomic_file_remove_on_signals(); /* a killed pmfc leaves no temporary map behind */
@@ -395,6 +396,16 @@ int main(int argc, char **argv)
         case OPT_MEMORY:
             if (!memory_option_set(optarg)) { fprintf(stderr, "pmfc: --memory wants MiB in 64..1048576, got '%s'\n", optarg); xfree(wads); return 1; }
             break;
+        case OPT_MAX_LUXELS: {
+            char *end;
+            max_luxels = strtod(optarg, &end);
+            if (end == optarg || *end || !(max_luxels >= 1024 && max_luxels <= PMFC_MAX_LEVEL_LUXELS)) {
+                fprintf(stderr, "pmfc: bad --max-luxels '%s' (1024..%.0f)\n", optarg, PMFC_MAX_LEVEL_LUXELS);
+                xfree(wads);
+                return 1;
+            }
+            break;
+        }
         case OPT_SCALE: {
             char *end;
             scale = strtod(optarg, &end);
@@ -457,12 +468,10 @@ int main(int argc, char **argv)
             ok = false;
         } else if (id.kind == PMF_KIND_TEXT) {
             ok = parse_file(source, &map);
-        } else if (id.kind == PMF_KIND_RMF || id.kind == PMF_KIND_MAP) {
-            editor_import_desc ed = { .wads = wads, .wad_count = wad_count, .game_dir = game_dir, .scale = scale, .quiet = quiet };
-            ok = id.kind == PMF_KIND_RMF ? rmf_import(source, &ed, &map) : map_import(source, &ed, &map);
-        } else if (id.kind == PMF_KIND_BSP) {
-            editor_import_desc ed = { .wads = wads, .wad_count = wad_count, .game_dir = game_dir, .scale = scale, .quiet = quiet };
-            ok = bsp_import(source, &ed, &map);
+        } else if (id.kind == PMF_KIND_RMF || id.kind == PMF_KIND_MAP || id.kind == PMF_KIND_BSP) {
+            editor_import_desc ed = { .wads = wads, .wad_count = wad_count, .game_dir = game_dir, .scale = scale, .quiet = quiet, .max_luxels = max_luxels };
+            ok = id.kind == PMF_KIND_RMF ? rmf_import(source, &ed, &map)
+               : id.kind == PMF_KIND_MAP ? map_import(source, &ed, &map) : bsp_import(source, &ed, &map);
         } else {
             bool compiled = id.kind == PMF_KIND_PMF || id.kind == PMF_KIND_PMF_LEGACY;
             fprintf(stderr, "pmfc: %s: %s%s, not a source map (pmfc compiles its own .pms sources, RMF, .map and BSP files)\n",

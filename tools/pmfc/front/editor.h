@@ -119,6 +119,7 @@ typedef struct editor_import_desc {
     size_t wad_count;
     const char *game_dir;            /* --game DIR (NULL: none) */
     double scale;                    /* metres per unit; 0 = 0.0254 */
+    double max_luxels;               /* lightmap luxels before coarser ones; 0 = PMFC_MAX_LEVEL_LUXELS */
     bool quiet;
 } editor_import_desc;
 

@@ -591,10 +591,11 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
         if (!desc->quiet) fprintf(stderr, "pmfc: note: no lights: fullbright\n");
     }
     if (!c.failed && !l->fullbright) {
-        level_fit fit = level_fit_luxels(l, PMFC_MAX_LEVEL_LUXELS);
+        double limit = desc->max_luxels > 0 ? desc->max_luxels : PMFC_MAX_LEVEL_LUXELS;
+        level_fit fit = level_fit_luxels(l, limit);
         if (fit.faces && !desc->quiet)
             fprintf(stderr, "pmfc: warning: the map needs more lightmap luxels than pmfc bakes (%.3g): %zu faces get coarser luxels, the coarsest %g units apart\n",
-                    PMFC_MAX_LEVEL_LUXELS, fit.faces, EDITOR_UNITS_PER_LUXEL * fit.coarsest);
+                    limit, fit.faces, EDITOR_UNITS_PER_LUXEL * fit.coarsest);
     }
     if (!c.failed && !l->brush_count && !desc->quiet)
         fprintf(stderr, "pmfc: warning: no brush of the map is drawn (each is hidden, a tool texture or a volume)\n");
