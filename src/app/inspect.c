@@ -59,12 +59,14 @@ static bool ray_triangle(const float o[3], const float d[3], const float *p0, co
         return false;
     float inv = 1.0f / det;
     glm_vec3_sub((float *)o, (float *)p0, tv);
+    /* a hair of slack: a ray through the shared edge of two triangles must hit one of them */
+    const float slack = 1e-5f;
     float u = glm_vec3_dot(tv, pv) * inv;
-    if (u < 0.0f || u > 1.0f)
+    if (u < -slack || u > 1.0f + slack)
         return false;
     glm_vec3_cross(tv, e1, qv);
     float v = glm_vec3_dot((float *)d, qv) * inv;
-    if (v < 0.0f || u + v > 1.0f)
+    if (v < -slack || u + v > 1.0f + slack)
         return false;
     *t = glm_vec3_dot(e2, qv) * inv;
     bary[0] = 1.0f - u - v;
