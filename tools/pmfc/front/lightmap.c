@@ -34,8 +34,10 @@ static void face_unwrap(chunk_face *cf, const face *f, double density, const lux
         w0 = fmin(w0, w); w1 = fmax(w1, w);
     }
     double ext = fmax(u1 - u0, w1 - w0);
-    if (ext * density > LM_MAX_BLOCK - 3) {
-        density = (LM_MAX_BLOCK - 3) / ext;
+    /* a block laid on the source's grid may need one luxel more for its phase */
+    double most = grid ? LM_MAX_BLOCK - 3 : LM_MAX_BLOCK - 2;
+    if (ext * density > most) {
+        density = most / ext;
         grid = NULL;
     }
     if (grid) {
