@@ -167,6 +167,12 @@ elif CASE == "cameras":
     if not p or not (abs(p[0]) < 256 * S and abs(p[2]) < 256 * S and 0 < p[1] < 256 * S):
         fail("no spawn: want a camera inside the room: %s" % cams)
     print("no spawn: %s at %s" % (cams[0]["name"], p))
+    # a lone brush has no inside: the camera stands back and the brush is what it sees
+    compile_map("lone", world() + box(-32, -32, 0, 32, 32, 64, "grey", VALVE_WALL) + "}\n")
+    cams = json.loads(run(PMFVIEW, "info", "lone.pmf", "--json").stdout)["cameras"]
+    hit = json.loads(run(PMFVIEW, "shot", "lone.pmf", "--size", "33x33", "--inspect", "16,16").stdout)
+    if not cams or cams[0]["name"] != "overview" or not hit.get("hit"): fail("a lone brush: %s, centre %s" % (cams, hit))
+    print("a lone brush: %s at %s sees it" % (cams[0]["name"], cams[0]["position"]))
 elif CASE == "fullbright":
     r = compile_map("dark", world() + room(VALVE_WALL, VALVE_WALL) + "}\n")
     if "no lights: fullbright" not in r.stderr: fail("no note: " + r.stderr)

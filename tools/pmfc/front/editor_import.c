@@ -395,6 +395,29 @@ static void add_camera(import_ctx *c, const char *name, v3 pos, double yaw, doub
     cam->pitch = pitch;
 }
 
+/* A map with no inside at all (a prefab, a lone brush): a camera standing back from its brushes,
+ * looking down at their centre from in front (yaw 0 looks along -Z), so they are what is seen. */
+static void add_overview_camera(import_ctx *c)
+{
+    const level_def *l = c->level;
+    if (!l->brush_count) {
+        add_camera(c, "origin", v3_make(0, EDITOR_EYE_HEIGHT * c->s, 0), 0, 0);
+        return;
+    }
+    v3 lo = l->brushes[0].lo, hi = l->brushes[0].hi;
+    for (size_t i = 1; i < l->brush_count; i++) {
+        for (int a = 0; a < 3; a++) {
+            lo.e[a] = fmin(lo.e[a], l->brushes[i].lo.e[a]);
+            hi.e[a] = fmax(hi.e[a], l->brushes[i].hi.e[a]);
+        }
+    }
+    v3 centre = v3_scale(v3_add(lo, hi), 0.5), size = v3_sub(hi, lo);
+    double reach = fmax(fmax(size.x, size.y), size.z);
+    v3 eye = v3_make(centre.x, hi.y + reach * 0.35, hi.z + reach * 0.9);
+    double pitch = -atan2(eye.y - centre.y, eye.z - centre.z) * 180 / M_PI;
+    add_camera(c, "overview", eye, 0, pitch);
+}
+
 /* The player starts: info_player_start first, then every other class that places a player, each
  * group in file order; the eye 28 units over the origin, lowered to the origin when that point is
  * inside a solid (a low ceiling). */
@@ -571,7 +594,7 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
         double yaw;
         if (!c.failed && !map->camera_count) {
             if (fill && fill_camera(fill, EDITOR_EYE_HEIGHT * c.s, &pos, &yaw)) add_camera(&c, "inside", pos, yaw, 0);
-            else add_camera(&c, "origin", v3_make(0, EDITOR_EYE_HEIGHT * c.s, 0), 0, 0);
+            else add_overview_camera(&c);
         }
         if (fill != l->fill) fill_free(fill);
         /* smoothing and dirt: worldspawn keys as ericw-tools spells them */

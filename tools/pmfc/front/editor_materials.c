@@ -270,7 +270,8 @@ static int find_texture(import_ctx *c, const char *name, texture_def *out)
 int editor_use_texture(import_ctx *c, const char *raw)
 {
     char name[64];
-    upper_copy(name, sizeof name, raw);
+    /* a face the editor saved with no texture name (Worldcraft 0.8 does) still needs a file name */
+    upper_copy(name, sizeof name, raw[0] ? raw : "unnamed");
     if (name[0] == '+' && name[1] >= '0' && name[1] <= '9' && name[2]) name[1] = '0';
     for (size_t i = 0; i < c->texture_count; i++)
         if (!strcmp(c->textures[i].name, name)) return (int)i;
