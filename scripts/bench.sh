@@ -9,7 +9,7 @@
 # and the baseline it is compared with in this run, prints a table and writes
 # bench/results/latest.json. A figure that cannot be measured is reported as "n/a (reason)".
 #   --quick        small maps and short paths: a smoke run of the whole suite in a few minutes
-#   --only LIST    figures to run, comma-separated from 1..8 (default: all)
+#   --only LIST    figures to run, comma-separated from 1..9 (default: all)
 #   --regenerate   generate the maps again even when cached
 # Environment: BENCH_JOBS (build jobs, default 2), BENCH_SEED (default 1), BENCH_GEN_TIMEOUT
 # (seconds one map's generation may take, default 900), BENCH_REPEATS (runs of each side of a
@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
 
 QUICK=0
-ONLY="1,2,3,4,5,6,7,8"
+ONLY="1,2,3,4,5,6,7,8,9"
 REGENERATE=0
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -642,6 +642,37 @@ figure_gpu() {
         "$renderer, the same flight"
 }
 
+# 9: editor maps of the other formats (issue 24, 25): a generated 1,257-brush Quake .map compiled
+# (target <= 10 s on 2 cores) and the shared hlrad-lit BSP converted, per 3 MB of file (target
+# <= 5 s).
+figure_formats() {
+    local map="$WORK/quake1257.map" wall bsp="$ROOT/../shared/data/goldsrc/foutpost.bsp" size
+    if [ ! -x "$PMFC" ]; then
+        na map_compile "9 pmfc 1,257-brush Quake .map" "pmfc did not build"
+        na bsp_convert "9 pmfc BSP per 3 MB" "pmfc did not build"
+        return
+    fi
+    python3 "$ROOT/bench/gen_quake_map.py" "$map" 1257
+    log "9 .map: pmfc on a generated 1,257-brush Quake map"
+    if wall=$(best_of 3 map_compile "$PMFC" "$map" -o "$WORK/quake1257.pmf" --time 0); then
+        record map_compile "9 pmfc 1,257-brush Quake .map" "$wall" s "" "" "<=10" "best of 3, wall; $(grep -o '[0-9]* brushes drawn' "$WORK/map_compile.out")"
+    else
+        na map_compile "9 pmfc 1,257-brush Quake .map" "pmfc failed: $(why map_compile)"
+    fi
+    if [ ! -f "$bsp" ]; then
+        na bsp_convert "9 pmfc BSP per 3 MB" "no ../shared/data/goldsrc/foutpost.bsp"
+        return
+    fi
+    size=$(stat -c %s "$bsp")
+    log "9 BSP: pmfc $(basename "$bsp")"
+    if wall=$(best_of 3 bsp_convert "$PMFC" "$bsp" -o "$WORK/bsp.pmf" --time 0); then
+        record bsp_convert "9 pmfc BSP per 3 MB" "$(calc "$wall / $size * 3 * 1048576")" s "" "" "<=5" \
+            "$(basename "$bsp"): $size bytes in $(show "$wall") s (best of 3, wall)"
+    else
+        na bsp_convert "9 pmfc BSP per 3 MB" "pmfc failed: $(why bsp_convert)"
+    fi
+}
+
 # ---- main ----------------------------------------------------------------------------------------
 mkdir -p "$BUILD" "$WORK"
 build
@@ -658,5 +689,6 @@ wants 5 && figure_smoothness
 wants 6 && figure_compiler
 wants 7 && figure_rmf
 wants 8 && figure_gpu
+wants 9 && figure_formats
 write_json
 print_table
