@@ -221,12 +221,16 @@ static bool boxes_touch(v3 alo, v3 ahi, v3 blo, v3 bhi)
 
 typedef struct frag_list { poly *items; size_t count, cap; } frag_list;
 
-/* Removes from the fragments of face (of brush a, on plane pl) what lies inside brush b. */
-static void csg_clip(frag_list *frags, const level_def *l, size_t a, size_t bi, plane pl)
+/* Removes from the fragments of face (of brush a, on plane pl) what lies inside brush b. The
+ * result is built in *spare and the two lists swap: they are reused for every clip, as a face cut
+ * by many brushes (a floor under a thousand pillars) holds megabytes of fragments that a fresh
+ * list each time would map, fault in and unmap again. */
+static void csg_clip(frag_list *frags, frag_list *spare, const level_def *l, size_t a, size_t bi, plane pl)
 {
     const brush *b = &l->brushes[bi];
     const brush_side *sides = brush_sides(l, b);
-    frag_list out = { 0 };
+    frag_list out = *spare;
+    out.count = 0;
     for (size_t k = 0; k < frags->count; k++) {
         poly cur = frags->items[k];
         for (uint32_t j = 0; j < b->side_count; j++) {
@@ -250,7 +254,7 @@ static void csg_clip(frag_list *frags, const level_def *l, size_t a, size_t bi, 
             cur = back;
         }
     }
-    xfree(frags->items);
+    *spare = *frags;
     *frags = out;
 }
 
@@ -279,6 +283,7 @@ void level_faces(level_build *lb)
     grid_build(&grid, brushes, count);
     uint32_t *stamp = xcalloc(count, sizeof *stamp);
     uint32_t stamp_id = 0;
+    frag_list frags = { 0 }, spare = { 0 };
     for (size_t a = 0; a < count; a++) {
         const brush *ba = &brushes[a];
         const brush_side *sides = brush_sides(def, ba);
@@ -286,7 +291,7 @@ void level_faces(level_build *lb)
             int mat = sides[i].material;
             poly p;
             if (mat == BRUSH_SIDE_NODRAW || !brush_face_poly(def, ba, i, &p)) continue;
-            frag_list frags = { 0 };
+            frags.count = 0;
             *(poly *)PUSH(frags.items, frags.count, frags.cap) = p;
             v3 flo = p.p[0], fhi = p.p[0];
             for (int k = 1; k < p.n; k++)
@@ -308,7 +313,7 @@ void level_faces(level_build *lb)
                             const brush *bb = &brushes[bi];
                             if (!bb->opaque && ba->opaque) continue;
                             if (!boxes_touch(flo, fhi, bb->lo, bb->hi)) continue;
-                            csg_clip(&frags, def, a, bi, sides[i].pl);
+                            csg_clip(&frags, &spare, def, a, bi, sides[i].pl);
                         }
                     }
             tex_proj tp = { 0 };
@@ -330,9 +335,10 @@ void level_faces(level_build *lb)
                 f->p = xmalloc((size_t)f->n * sizeof(v3));
                 memcpy(f->p, frags.items[k].p, (size_t)f->n * sizeof(v3));
             }
-            xfree(frags.items);
         }
     }
+    xfree(frags.items);
+    xfree(spare.items);
     xfree(stamp);
     xfree(grid.start);
     xfree(grid.items);
