@@ -523,6 +523,12 @@ int main(int argc, char **argv)
         lb->bounces = bounces;
         lb->quiet = quiet;
         lb->def->samples = (int)samples;
+        if (lb->def->prelit) {
+            /* the source's light replaces the bake wherever it covers a luxel: what is left (faces
+             * the source has no luxels for) needs no more than direct light at one sample */
+            lb->bounces = 0;
+            lb->def->samples = 1;
+        }
         if (dirt && !(lb->def->dirt_distance > 0)) {
             lb->def->dirt_distance = (float)PMFC_DIRT_DISTANCE;
             lb->def->dirt_strength = (float)PMFC_DIRT_STRENGTH;
