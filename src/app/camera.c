@@ -130,3 +130,24 @@ void camera_chunk_offset(const camera *cam, const int32_t c[3], double out[3])
     for (int i = 0; i < 3; i++)
         out[i] = (double)(c[i] - cam->chunk[i]) * cam->chunk_size;
 }
+
+void camera_frame_point(const camera *cam, const float world[3], float out[3])
+{
+    for (int k = 0; k < 3; k++)
+        out[k] = (float)(world[k] - (double)(cam->chunk[k] - cam->center[k]) * cam->chunk_size);
+}
+
+bool camera_project_pixel(const float view_proj[16], int width, int height, const float p[3], float out[2], float *w)
+{
+    const float *m = view_proj;
+    float clip[4];
+    for (int r = 0; r < 4; r++)
+        clip[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
+    if (w)
+        *w = clip[3];
+    if (!(clip[3] > 1e-6f))
+        return false;
+    out[0] = (clip[0] / clip[3] * 0.5f + 0.5f) * width;
+    out[1] = (0.5f - clip[1] / clip[3] * 0.5f) * height;
+    return true;
+}

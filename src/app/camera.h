@@ -64,5 +64,10 @@ void camera_basis(const camera *cam, float forward[3], float right[3], float up[
 void camera_view_matrix(const camera *cam, int rotation_only, float out[16]);
 /* The offset of chunk c's centre from the camera chunk's centre, in metres (exact in double). */
 void camera_chunk_offset(const camera *cam, const int32_t c[3], double out[3]);
+/* A world point (metres) in the camera chunk's frame, where scene_view_proj's matrix applies. */
+void camera_frame_point(const camera *cam, const float world[3], float out[3]);
+/* Where a camera-frame point lands on a width x height frame (pixels from the top-left) under
+ * view_proj; *w (when not NULL) gets its clip w. False when it is behind the eye. */
+bool camera_project_pixel(const float view_proj[16], int width, int height, const float p[3], float out[2], float *w);
 
 #endif

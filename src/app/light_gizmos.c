@@ -20,32 +20,16 @@
 static const char *const kind_names[] = { "static", "dynamic", "fast" };
 static const char *const shape_names[] = { "point", "spot", "sun" };
 
-/* A world point in the camera chunk's frame. */
-static void to_camera_frame(const camera *cam, const float world[3], float out[3])
-{
-    for (int k = 0; k < 3; k++)
-        out[k] = (float)(world[k] - (double)(cam->chunk[k] - cam->center[k]) * cam->chunk_size);
-}
-
 static bool project(const light_gizmos_desc *d, const float p[3], float out[2], float *w_out)
 {
-    const float *m = d->view_proj;
-    float clip[4];
-    for (int r = 0; r < 4; r++)
-        clip[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
-    *w_out = clip[3];
-    if (!(clip[3] > 1e-6f))
-        return false;
-    out[0] = (clip[0] / clip[3] * 0.5f + 0.5f) * d->width;
-    out[1] = (0.5f - clip[1] / clip[3] * 0.5f) * d->height;
-    return true;
+    return camera_project_pixel(d->view_proj, d->width, d->height, p, out, w_out);
 }
 
 bool light_gizmo_position(const light_gizmos_desc *d, const pmf_light_info *l, float out[2])
 {
     float p[3], w;
     if (l->shape != PMF_LIGHT_SUN) {
-        to_camera_frame(d->cam, l->position, p);
+        camera_frame_point(d->cam, l->position, p);
         return project(d, p, out, &w);
     }
     /* The sun stands opposite to the way its light travels, at infinity. */
@@ -127,7 +111,7 @@ static void reach(line_list *ll, const light_gizmos_desc *d, const pmf_light_inf
         return;
     const uint8_t rgba[4] = { l->color[0], l->color[1], l->color[2], REACH_ALPHA };
     float c[3];
-    to_camera_frame(d->cam, l->position, c);
+    camera_frame_point(d->cam, l->position, c);
     if (l->shape == PMF_LIGHT_POINT) {
         static const float x[3] = { 1, 0, 0 }, y[3] = { 0, 1, 0 }, z[3] = { 0, 0, 1 };
         push_circle(ll, c, x, y, l->range, rgba);

@@ -15,24 +15,9 @@
 
 static const uint8_t leak_rgba[4] = { 255, 40, 40, 255 };
 
-/* A world point in the camera chunk's frame. */
-static void to_camera_frame(const camera *cam, const float world[3], float out[3])
-{
-    for (int k = 0; k < 3; k++)
-        out[k] = (float)(world[k] - (double)(cam->chunk[k] - cam->center[k]) * cam->chunk_size);
-}
-
 static bool project(const map_markers_desc *d, const float p[3], float out[2])
 {
-    const float *m = d->view_proj;
-    float clip[4];
-    for (int r = 0; r < 4; r++)
-        clip[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
-    if (!(clip[3] > 1e-6f))
-        return false;
-    out[0] = (clip[0] / clip[3] * 0.5f + 0.5f) * d->width;
-    out[1] = (0.5f - clip[1] / clip[3] * 0.5f) * d->height;
-    return isfinite(out[0]) && isfinite(out[1]);
+    return camera_project_pixel(d->view_proj, d->width, d->height, p, out, NULL) && isfinite(out[0]) && isfinite(out[1]);
 }
 
 void map_marker_color(const char *cls, uint8_t rgb[3])
@@ -73,7 +58,7 @@ static void draw_leak(hud *h, const map_markers_desc *d)
     uint8_t (*rgb)[3] = malloc(l->point_count * sizeof *rgb);
     if (v && boxes && rgb) {
         for (size_t i = 0; i < l->point_count; i++) {
-            to_camera_frame(d->cam, l->points[i], boxes[i]);
+            camera_frame_point(d->cam, l->points[i], boxes[i]);
             boxes[i][3] = LEAK_BEND_SIZE;
             memcpy(rgb[i], leak_rgba, 3);
         }
@@ -107,7 +92,7 @@ int map_markers_draw(hud *h, const map_markers_desc *d)
         for (uint32_t i = 0; i < n; i++) {
             if (e->list[i].level != d->level)
                 continue;
-            to_camera_frame(d->cam, e->list[i].position, boxes[count]);
+            camera_frame_point(d->cam, e->list[i].position, boxes[count]);
             boxes[count][3] = MAP_MARKER_SIZE / 2;
             map_marker_color(e->list[i].classname, rgb[count]);
             index[count] = i;
