@@ -80,6 +80,13 @@ bool editor_has_texture_lights(const import_ctx *c);
 void editor_builtin_palette(uint8_t palette[768]);
 
 /* ---- editor_materials.c ---- */
+#define EDITOR_PLACE_MAX (PMFC_PATH_MAX * 2)
+/* The places one entry of a worldspawn `wad` list (';'-separated, as the editor wrote it: often a
+ * Windows path) is looked for, in order: as written, by its file name in --game DIR, beside the
+ * map. Trims the entry's spaces and turns its backslashes in place; returns how many places (0
+ * for an empty entry) and the file name in *base. */
+int editor_wad_places(const char *map_path, const char *game_dir, char *entry, char places[3][EDITOR_PLACE_MAX],
+                      const char **base);
 /* Opens the --wad files, then those of the worldspawn `wad` / `_wad` key (NULL: none) that are
  * found; reads the palette WAD2 and .wal textures take. */
 void editor_open_textures(import_ctx *c, const char *wad_key);

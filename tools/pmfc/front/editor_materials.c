@@ -71,33 +71,41 @@ static bool open_wad(import_ctx *c, const char *path, const char *shown)
     return true;
 }
 
-/* The worldspawn `wad` key: ';'-separated paths as the editor wrote them (often Windows paths).
- * Each is tried as written, then by its file name in --game DIR and beside the RMF. */
+int editor_wad_places(const char *map_path, const char *game_dir, char *entry, char places[3][EDITOR_PLACE_MAX],
+                      const char **base)
+{
+    while (*entry == ' ') entry++;
+    size_t len = strlen(entry);
+    while (len && entry[len - 1] == ' ') entry[--len] = 0;
+    if (!len) return 0;
+    for (char *p = entry; *p; p++)
+        if (*p == '\\') *p = '/';
+    *base = strrchr(entry, '/') ? strrchr(entry, '/') + 1 : entry;
+    char dir[PMFC_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", map_path);
+    char *slash = strrchr(dir, '/');
+    if (slash) slash[1] = 0;
+    else dir[0] = 0;
+    int n = 0;
+    snprintf(places[n++], EDITOR_PLACE_MAX, "%s", entry);
+    if (game_dir) snprintf(places[n++], EDITOR_PLACE_MAX, "%s/%s", game_dir, *base);
+    snprintf(places[n++], EDITOR_PLACE_MAX, "%s%s", dir, *base);
+    return n;
+}
+
+/* The worldspawn `wad` key's WADs, each from the first of its places that opens. */
 static void open_worldspawn_wads(import_ctx *c, const char *list)
 {
     char *copy = xmalloc(strlen(list) + 1);
     strcpy(copy, list);
-    char dir[PMFC_PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", c->path);
-    char *slash = strrchr(dir, '/');
-    if (slash) slash[1] = 0;
-    else dir[0] = 0;
     for (char *save = NULL, *item = strtok_r(copy, ";", &save); item && !c->failed; item = strtok_r(NULL, ";", &save)) {
-        while (*item == ' ') item++;
-        size_t len = strlen(item);
-        while (len && item[len - 1] == ' ') item[--len] = 0;
-        if (!len) continue;
-        for (char *p = item; *p; p++)
-            if (*p == '\\') *p = '/';
-        const char *base = strrchr(item, '/') ? strrchr(item, '/') + 1 : item;
-        char candidates[3][PMFC_PATH_MAX * 2];
-        int n = 0;
-        snprintf(candidates[n++], sizeof candidates[0], "%s", item);
-        if (c->desc->game_dir) snprintf(candidates[n++], sizeof candidates[0], "%s/%s", c->desc->game_dir, base);
-        snprintf(candidates[n++], sizeof candidates[0], "%s%s", dir, base);
+        char places[3][EDITOR_PLACE_MAX];
+        const char *base;
+        int n = editor_wad_places(c->path, c->desc->game_dir, item, places, &base);
+        if (!n) continue;
         bool found = false;
         for (int k = 0; k < n && !found && !c->failed; k++)
-            if (file_exists(candidates[k])) found = open_wad(c, candidates[k], candidates[k]);
+            if (file_exists(places[k])) found = open_wad(c, places[k], places[k]);
         if (!found && !c->failed) push_name(&c->missing_wads, &c->missing_wad_count, &c->missing_wad_cap, base);
     }
     xfree(copy);

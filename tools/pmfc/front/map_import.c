@@ -27,42 +27,36 @@ static bool face_plane(const qmap_face *f, double normal[3], double *dist)
     return true;
 }
 
-/* The WAD a map names first that exists: its magic ("WAD2" Quake, "WAD3" GoldSrc), "" for none. */
+/* The file's magic when it is a WAD ("WAD2" Quake, "WAD3" GoldSrc), else "". */
+static void wad_magic(const char *path, char magic[5])
+{
+    magic[0] = 0;
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    FILE *f = fopen(path, "rb");
+    if (!f) return;
+    size_t got = fread(magic, 1, 4, f);
+    fclose(f);
+    magic[got == 4 ? 4 : 0] = 0;
+    if (strcmp(magic, "WAD2") && strcmp(magic, "WAD3")) magic[0] = 0;
+}
+
+/* The WAD a map names first that exists (--wad, then the `wad` key's places as the import looks
+ * for them): its magic, "" for none. */
 static void first_wad_magic(const char *path, const editor_import_desc *desc, const char *wad_key, char magic[5])
 {
     magic[0] = 0;
-    char candidates[64][512];
-    int n = 0;
-    for (size_t i = 0; i < desc->wad_count && n < 64; i++) snprintf(candidates[n++], sizeof candidates[0], "%s", desc->wads[i]);
-    if (wad_key) {
-        char dir[512];
-        snprintf(dir, sizeof dir, "%s", path);
-        char *slash = strrchr(dir, '/');
-        if (slash) slash[1] = 0;
-        else dir[0] = 0;
-        char list[2048];
-        snprintf(list, sizeof list, "%s", wad_key);
-        for (char *save = NULL, *item = strtok_r(list, ";", &save); item && n < 60; item = strtok_r(NULL, ";", &save)) {
-            for (char *p = item; *p; p++)
-                if (*p == '\\') *p = '/';
-            while (*item == ' ') item++;
-            const char *base = strrchr(item, '/') ? strrchr(item, '/') + 1 : item;
-            snprintf(candidates[n++], sizeof candidates[0], "%s", item);
-            if (desc->game_dir) snprintf(candidates[n++], sizeof candidates[0], "%s/%s", desc->game_dir, base);
-            snprintf(candidates[n++], sizeof candidates[0], "%.255s%.255s", dir, base);
-        }
+    for (size_t i = 0; i < desc->wad_count && !magic[0]; i++) wad_magic(desc->wads[i], magic);
+    if (magic[0] || !wad_key) return;
+    char *list = xmalloc(strlen(wad_key) + 1);
+    strcpy(list, wad_key);
+    for (char *save = NULL, *item = strtok_r(list, ";", &save); item && !magic[0]; item = strtok_r(NULL, ";", &save)) {
+        char places[3][EDITOR_PLACE_MAX];
+        const char *base;
+        int n = editor_wad_places(path, desc->game_dir, item, places, &base);
+        for (int k = 0; k < n && !magic[0]; k++) wad_magic(places[k], magic);
     }
-    for (int i = 0; i < n; i++) {
-        struct stat st;
-        if (stat(candidates[i], &st) != 0 || !S_ISREG(st.st_mode)) continue;
-        FILE *f = fopen(candidates[i], "rb");
-        if (!f) continue;
-        size_t got = fread(magic, 1, 4, f);
-        fclose(f);
-        magic[got == 4 ? 4 : 0] = 0;
-        if (!strcmp(magic, "WAD2") || !strcmp(magic, "WAD3")) return;
-        magic[0] = 0;
-    }
+    xfree(list);
 }
 
 /* docs/map.md "Which game": TrenchBroom's game comment, else the WADs the map names, else the
