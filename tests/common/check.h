@@ -27,6 +27,19 @@ static int check_failures;
     CHECK(strcmp((err).block, (block_name)) == 0); \
 } while (0)
 
+/* Checks that err formats to one line with no control byte in it (the readers' promise). */
+static inline void check_error_line_clean(const pmf_error *err)
+{
+    char line[800];
+    pmf_error_format(err, line, sizeof line);
+    CHECK(line[0] != '\0');
+    for (const unsigned char *p = (const unsigned char *)line; *p; p++)
+        if (*p < 0x20 || *p == 0x7F) {
+            CHECK(!"control byte in the error line");
+            return;
+        }
+}
+
 static int check_report(const char *name)
 {
     if (check_failures)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "bsp_read.h"
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -15,11 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!bsp_read(data, size, "fuzz.bsp", &b, &err)) {
         char line[800];
         pmf_error_format(&err, line, sizeof line);
-        for (const unsigned char *p = (const unsigned char *)line; *p; p++)
-            if (*p < 0x20 || *p == 0x7F) {
-                fprintf(stderr, "control byte 0x%02x in the error line\n", *p);
-                abort();
-            }
+        fuzz_check_line(line);
         return 0;
     }
     volatile uint64_t sum = 0;

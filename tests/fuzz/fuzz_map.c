@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "map_read.h"
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -16,11 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!qmap_read(data, size, "fuzz.map", &m, &err)) {
         char line[800];
         pmf_error_format(&err, line, sizeof line);
-        for (const unsigned char *p = (const unsigned char *)line; *p; p++)
-            if (*p < 0x20 || *p == 0x7F) {
-                fprintf(stderr, "control byte 0x%02x in the error line\n", *p);
-                abort();
-            }
+        fuzz_check_line(line);
         if (!err.over_budget && err.line < 1) {
             fprintf(stderr, "a .map error without a line: %s\n", line);
             abort();
