@@ -9,28 +9,10 @@
 
 #include "common/check.h"
 #include "map_read.h"
+#include "map_samples.h"
 
 #define FLIPS 4000
 
-#define BOX(tex, extra) \
-    "( -64 -64 -16 ) ( -64 -63 -16 ) ( -64 -64 -15 ) " tex " " extra "\n" \
-    "( 64 64 16 ) ( 64 64 17 ) ( 64 65 16 ) " tex " " extra "\n" \
-    "( -64 -64 -16 ) ( -64 -64 -15 ) ( -63 -64 -16 ) " tex " " extra "\n" \
-    "( 64 64 16 ) ( 65 64 16 ) ( 64 64 17 ) " tex " " extra "\n" \
-    "( -64 -64 -16 ) ( -63 -64 -16 ) ( -64 -63 -16 ) " tex " " extra "\n" \
-    "( 64 64 16 ) ( 64 65 16 ) ( 65 64 16 ) " tex " " extra "\n"
-
-static const char standard[] = "// Game: Quake\n// Format: Standard\n{\n\"classname\" \"worldspawn\"\n\"wad\" \"q.wad\"\n"
-    "// a brush\n{\n" BOX("brick1", "8 -4 15 0.5 2") "}\n}\n"
-    "{\n\"classname\" \"func_door\"\n{\n" BOX("\"door one\"", "0 0 0 1 1") "}\n{\n" BOX("*water1", "0 0 0 1 1") "}\n}\n"
-    "{\n\"classname\" \"info_player_start\"\n\"origin\" \"0 0 8\"\n}\n";
-static const char valve[] = "// Game: Half-Life\n// Format: Valve\n{\n\"classname\" \"worldspawn\"\n\"mapversion\" \"220\"\n{\n"
-    BOX("CRATE", "[ 1 0 0 8 ] [ 0 -1 0 4 ] 15 0.5 0.25") "}\n}\n";
-static const char quake2[] = "{\n\"classname\" \"worldspawn\"\n{\n" BOX("e1u1/floor1_1", "0 0 0 1 1 1 8 200") "}\n}\n";
-static const char brushdef[] = "{\n\"classname\" \"worldspawn\"\n{\nbrushDef\n{\n( 0 0 1 0 ) ( ( 1 0 0 ) ( 0 1 0 ) ) \"t\" 0 0 0\n}\n}\n{\n"
-    BOX("x", "0 0 0 1 1") "}\n}\n";
-
-/* .map errors also name their line (or the budget refused) */
 static void check_clean_line(const pmf_error *err)
 {
     check_error_line_clean(err);
@@ -97,7 +79,7 @@ static void check_error(const char *text, int line, int column)
 int main(int argc, char **argv)
 {
     qmap m;
-    if (read_text(standard, &m)) {
+    if (read_text(map_sample_standard, &m)) {
         CHECK(strcmp(m.game, "Quake") == 0);
         CHECK(!m.valve && !m.quake2);
         CHECK_EQ(m.entity_count, 3);
@@ -114,7 +96,7 @@ int main(int argc, char **argv)
         CHECK_EQ(m.entities[2].brush_count, 0);
         qmap_free(&m);
     } else CHECK(!"standard");
-    if (read_text(valve, &m)) {
+    if (read_text(map_sample_valve, &m)) {
         CHECK(strcmp(m.game, "Half-Life") == 0);
         CHECK(m.valve);
         const qmap_face *f = &m.faces[0];
@@ -122,14 +104,14 @@ int main(int argc, char **argv)
         CHECK(f->rotation == 15 && f->scale[0] == 0.5 && f->scale[1] == 0.25);
         qmap_free(&m);
     } else CHECK(!"valve");
-    if (read_text(quake2, &m)) {
+    if (read_text(map_sample_quake2, &m)) {
         CHECK(m.quake2);
         const qmap_face *f = &m.faces[5];
         CHECK(f->quake2 && f->contents == 1 && f->flags == 8 && f->value == 200);
         CHECK(strcmp(f->texture, "e1u1/floor1_1") == 0);
         qmap_free(&m);
     } else CHECK(!"quake2");
-    if (read_text(brushdef, &m)) {
+    if (read_text(map_sample_brushdef, &m)) {
         CHECK_EQ(m.skipped, 1);
         CHECK_EQ(m.skipped_line, 4);
         CHECK_EQ(m.brush_count, 1);
@@ -141,9 +123,9 @@ int main(int argc, char **argv)
     check_error("{\n\"classname\n\" \"x\"\n}\n", 2, 1);
     check_error("{\n\"classname\" \"worldspawn\"\n", 1, 1); /* the entity left open */
 
-    damage(standard);
-    damage(valve);
-    damage(quake2);
+    damage(map_sample_standard);
+    damage(map_sample_valve);
+    damage(map_sample_quake2);
 
     if (argc > 1) {
         DIR *d = opendir(argv[1]);
