@@ -473,6 +473,13 @@ uint32_t bsp_face_vertex(const bsp_file *bsp, const bsp_face *f, uint32_t k)
     return e >= 0 ? bsp->edges[e][0] : bsp->edges[(uint32_t)0 - (uint32_t)e][1];
 }
 
+void bsp_face_centre(const bsp_file *bsp, const bsp_face *f, double out[3])
+{
+    out[0] = out[1] = out[2] = 0;
+    for (uint32_t k = 0; k < f->edge_count; k++)
+        for (int a = 0; a < 3; a++) out[a] += bsp->vertices[bsp_face_vertex(bsp, f, k)][a] / (double)f->edge_count;
+}
+
 bool bsp_leaf_pvs(const bsp_file *bsp, uint32_t leaf, uint64_t *vis, size_t words)
 {
     uint32_t visleafs = bsp->models[0].visleafs;

@@ -108,6 +108,8 @@ void bsp_free(bsp_file *bsp);
 
 /* The vertex index of a face's k-th corner (surfedge sign read), k < edge_count. */
 uint32_t bsp_face_vertex(const bsp_file *bsp, const bsp_face *f, uint32_t k);
+/* The mean of a face's corners. */
+void bsp_face_centre(const bsp_file *bsp, const bsp_face *f, double out[3]);
 /* A leaf's potentially visible set, decompressed: vis[leaf] set for each leaf seen from it (bit
  * per leaf, leaf 0 excluded as the files store it); all set when the leaf has no vis data.
  * words = (leaf_count + 63) / 64. False when the run-length data is damaged. */

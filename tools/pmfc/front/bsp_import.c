@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "bsp_read.h"
 #include "editor_internal.h"
@@ -46,7 +45,7 @@ static bool takes_leaf(int32_t contents)
 
 /* The face of the BSP on this side of the leaf, looking out of it: the one on the same plane,
  * turned the same way, whose centre lies inside the leaf's other sides. */
-static const bsp_face *side_face(const walk *w, size_t depth, size_t k, float centre_out[3])
+static const bsp_face *side_face(const walk *w, size_t depth, size_t k)
 {
     const bsp_file *b = w->b;
     const side *s = &w->path[k];
@@ -54,20 +53,16 @@ static const bsp_face *side_face(const walk *w, size_t depth, size_t k, float ce
         const bsp_face *f = &b->faces[w->plane_faces[j]];
         /* a leaf on the front faces out along -normal: its face is turned back */
         if (f->back != s->front) continue;
-        float c[3] = { 0, 0, 0 };
-        for (uint32_t v = 0; v < f->edge_count; v++)
-            for (int a = 0; a < 3; a++) c[a] += b->vertices[bsp_face_vertex(b, f, v)][a] / (float)f->edge_count;
+        double c[3];
+        bsp_face_centre(b, f, c);
         bool inside = true;
         for (size_t o = 0; o < depth && inside; o++) {
             if (o == k || w->path[o].plane == s->plane) continue;
             const bsp_plane *pl = &b->planes[w->path[o].plane];
-            double d = (double)pl->normal[0] * c[0] + (double)pl->normal[1] * c[1] + (double)pl->normal[2] * c[2] - pl->dist;
+            double d = pl->normal[0] * c[0] + pl->normal[1] * c[1] + pl->normal[2] * c[2] - pl->dist;
             inside = w->path[o].front ? d >= -ON_PLANE : d <= ON_PLANE;
         }
-        if (inside) {
-            memcpy(centre_out, c, sizeof c);
-            return f;
-        }
+        if (inside) return f;
     }
     return NULL;
 }
@@ -96,8 +91,7 @@ static void add_leaf_brush(walk *w, size_t depth, uint32_t leaf)
         double sign = w->path[k].front ? -1 : 1;   /* outward: away from the leaf */
         double n[3] = { sign * pl->normal[0], sign * pl->normal[1], sign * pl->normal[2] };
         double dist = sign * pl->dist + n[0] * w->offset[0] + n[1] * w->offset[1] + n[2] * w->offset[2];
-        float centre[3];
-        const bsp_face *f = side_face(w, depth, k, centre);
+        const bsp_face *f = side_face(w, depth, k);
         const char *texture = nodraw;
         const bsp_texinfo *ti = f ? &b->texinfos[f->texinfo] : NULL;
         if (ti && ti->texture != UINT32_MAX && b->textures[ti->texture].name[0]) texture = b->textures[ti->texture].name;
@@ -160,9 +154,8 @@ typedef struct bsp_prelit {
 /* How far p lies outside face f's polygon (units; <= 0 inside), in the face's plane. */
 static double outside_polygon(const bsp_file *b, const bsp_face *f, const double p[3], const double fn[3])
 {
-    double c[3] = { 0, 0, 0 };
-    for (uint32_t k = 0; k < f->edge_count; k++)
-        for (int a = 0; a < 3; a++) c[a] += b->vertices[bsp_face_vertex(b, f, k)][a] / f->edge_count;
+    double c[3];
+    bsp_face_centre(b, f, c);
     double worst = -1e30;
     for (uint32_t k = 0; k < f->edge_count; k++) {
         const float *v0 = b->vertices[bsp_face_vertex(b, f, k)], *v1 = b->vertices[bsp_face_vertex(b, f, (k + 1) % f->edge_count)];
