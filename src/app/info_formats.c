@@ -328,9 +328,6 @@ int info_formats(const char *path, const map_source *src, bool json)
 
 /* ---- compiled Quake-family maps ---- */
 
-/* The worldspawn keys that name the program that wrote a BSP (compilers differ). */
-static const char *const compiler_keys[] = { "compiler", "_compiler", "_generator", "_qbsp_version" };
-
 int info_bsp(const char *path, bool json)
 {
     pmf_error err;
@@ -338,20 +335,13 @@ int info_bsp(const char *path, bool json)
     if (!bsp_read_file(path, &b, &err))
         return fail_input(&err);
     qmap ents;
-    pmf_error ent_err;
-    char block[] = "lump entities";
-    bool have_ents = qmap_read((const uint8_t *)b.entities, b.entities_size, path, &ents, &ent_err);
-    if (!have_ents) {
-        snprintf(ent_err.block, sizeof ent_err.block, "%s", block);
+    if (!bsp_read_entities(&b, path, &ents, &err)) {
         bsp_free(&b);
-        return fail_input(&ent_err);
+        return fail_input(&err);
     }
     const qmap_entity *world = ents.entity_count ? &ents.entities[0] : NULL;
-    const char *compiler = "", *message = world ? qmap_value(&ents, world, "message") : NULL;
-    for (size_t i = 0; world && !*compiler && i < sizeof compiler_keys / sizeof *compiler_keys; i++) {
-        const char *v = qmap_value(&ents, world, compiler_keys[i]);
-        if (v) compiler = v;
-    }
+    const char *message = world ? qmap_value(&ents, world, "message") : NULL;
+    const char *compiler = bsp_compiler(&ents) ? bsp_compiler(&ents) : "";
     unsigned lights = 0, lit_faces = 0, embedded = 0;
     for (uint32_t e = 0; e < ents.entity_count; e++) {
         const char *cls = qmap_value(&ents, &ents.entities[e], "classname");

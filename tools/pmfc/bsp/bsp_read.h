@@ -114,6 +114,13 @@ void bsp_face_centre(const bsp_file *bsp, const bsp_face *f, double out[3]);
  * per leaf, leaf 0 excluded as the files store it); all set when the leaf has no vis data.
  * words = (leaf_count + 63) / 64. False when the run-length data is damaged. */
 bool bsp_leaf_pvs(const bsp_file *bsp, uint32_t leaf, uint64_t *vis, size_t words);
+/* The entity lump read as the .map text it is (map/map_read.h): an error names the block
+ * "lump entities" (bsp_entities.c). */
+typedef struct qmap qmap;
+bool bsp_read_entities(const bsp_file *bsp, const char *name, qmap *out, pmf_error *err);
+/* The program that wrote the map, where its worldspawn names it; NULL where it does not. */
+const char *bsp_compiler(const qmap *entities);
+
 /* "GoldSrc BSP v30", "Quake BSP v29", "Quake BSP2", "Quake 2PSB". */
 const char *bsp_version_name(uint32_t version);
 

@@ -340,8 +340,7 @@ bool bsp_import(const char *path, const editor_import_desc *desc, map_def *map)
         return false;
     }
     qmap q;
-    if (!qmap_read((const uint8_t *)b.entities, b.entities_size, path, &q, &err)) {
-        snprintf(err.block, sizeof err.block, "lump entities");
+    if (!bsp_read_entities(&b, path, &q, &err)) {
         fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, line, sizeof line));
         bsp_free(&b);
         return false;
@@ -404,15 +403,7 @@ bool bsp_import(const char *path, const editor_import_desc *desc, map_def *map)
         ok = editor_import(path, &em, desc, map);
         /* the compiler's light replaces pmfc's wherever its faces cover a luxel */
         if (ok && b.lighting_size && !map->levels[0].fullbright) map->levels[0].prelit = prelit_create(&b, desc->scale);
-        /* the program that wrote it, where its worldspawn names it */
-        static const char *const keys[] = { "compiler", "_compiler", "_generator", "_qbsp_version" };
-        for (size_t k = 0; ok && k < sizeof keys / sizeof *keys && em.entity_count; k++) {
-            const char *v = editor_kv_get(&em.entities[0], keys[k]);
-            if (v && *v) {
-                text_clean(v, map->source_compiler, sizeof map->source_compiler);
-                break;
-            }
-        }
+        if (ok && bsp_compiler(&q)) text_clean(bsp_compiler(&q), map->source_compiler, sizeof map->source_compiler);
     }
     xfree(em.embedded);
     editor_map_free(&em);
