@@ -37,18 +37,6 @@ void import_fail(import_ctx *c, const char *fmt, ...)
     c->failed = true;
 }
 
-/* Editor units (x, y, z) -> world metres (x, z, -y) (conventions §5). */
-static v3 to_world(const import_ctx *c, const double p[3])
-{
-    return v3_make(p[0] * c->s, p[2] * c->s, -p[1] * c->s);
-}
-
-/* A direction (no scale) from editor axes to world axes. */
-static v3 dir_to_world(v3 h)
-{
-    return v3_make(h.x, h.z, -h.y);
-}
-
 const char *editor_kv_get(const editor_entity *e, const char *key)
 {
     for (uint32_t i = 0; i < e->kv_count; i++)
@@ -243,8 +231,8 @@ static tex_proj editor_projection(const import_ctx *c, const editor_face *f, con
     double su = f->scale[0] != 0 && isfinite(f->scale[0]) ? f->scale[0] : 1;
     double sv = f->scale[1] != 0 && isfinite(f->scale[1]) ? f->scale[1] : 1;
     tex_proj tp;
-    tp.u = v3_scale(dir_to_world(u), 1.0 / (c->s * su * t->width));
-    tp.v = v3_scale(dir_to_world(v), 1.0 / (c->s * sv * t->height));
+    tp.u = v3_scale(editor_dir_to_world(u), 1.0 / (c->s * su * t->width));
+    tp.v = v3_scale(editor_dir_to_world(v), 1.0 / (c->s * sv * t->height));
     tp.ou = f->shift[0] / t->width;
     tp.ov = f->shift[1] / t->height;
     return tp;
@@ -290,8 +278,8 @@ static void import_brush(import_ctx *c, const editor_brush *eb, const editor_ent
     render_look look = editor_entity_look(owner);
     v3 lo, hi;
     if (eb->has_bounds) {
-        lo = to_world(c, eb->lo);
-        hi = to_world(c, eb->hi);
+        lo = editor_to_world(c, eb->lo);
+        hi = editor_to_world(c, eb->hi);
         for (int a = 0; a < 3; a++) {
             double l = fmin(lo.e[a], hi.e[a]), h = fmax(lo.e[a], hi.e[a]);
             lo.e[a] = l;
@@ -331,9 +319,9 @@ static void import_brush(import_ctx *c, const editor_brush *eb, const editor_ent
             tex = (int)(l->tex_proj_count - 1);
             drawn = true;
         }
-        v3 wn = dir_to_world(n);
+        v3 wn = editor_dir_to_world(n);
         double p0[3] = { n.x * f->dist, n.y * f->dist, n.z * f->dist };
-        brush_add_side(l, b, (plane){ wn, v3_dot(wn, to_world(c, p0)) }, material, tex);
+        brush_add_side(l, b, (plane){ wn, v3_dot(wn, editor_to_world(c, p0)) }, material, tex);
     }
     b->line = c->em->format == EDITOR_FORMAT_RMF ? (int)eb->index : eb->line;
     bool world = !owner || is_world_class(cls);
@@ -433,9 +421,9 @@ static void import_player_starts(import_ctx *c, const fill_grid *fill)
             editor_kv_numbers(e, "angles", angles, 3);
             double yaw = editor_kv_get(e, "angle") ? editor_kv_number(e, "angle", 0) : angles[1];
             double eye[3] = { e->origin[0], e->origin[1], e->origin[2] + EDITOR_EYE_HEIGHT };
-            v3 pos = to_world(c, eye);
-            if (fill && fill_point_solid(fill, pos) && !fill_point_solid(fill, to_world(c, e->origin)))
-                pos = to_world(c, e->origin);
+            v3 pos = editor_to_world(c, eye);
+            if (fill && fill_point_solid(fill, pos) && !fill_point_solid(fill, editor_to_world(c, e->origin)))
+                pos = editor_to_world(c, e->origin);
             char name[PMFC_NAME_MAX];
             const char *target = editor_kv_get(e, "targetname");
             if (target && *target) snprintf(name, sizeof name, "%s", target);
@@ -456,7 +444,7 @@ static void import_docinfo_cameras(import_ctx *c)
                         EDITOR_COORD_LIMIT);
             return;
         }
-        v3 eye = to_world(c, cam->eye), look = to_world(c, cam->look);
+        v3 eye = editor_to_world(c, cam->eye), look = editor_to_world(c, cam->look);
         v3 d = v3_sub(look, eye);
         double len = sqrt(v3_dot(d, d));
         char name[32];
@@ -474,7 +462,7 @@ static void import_entities(import_ctx *c, fill_point **points, size_t *count)
         const editor_entity *e = &c->em->entities[i];
         if (!e->point) continue;
         map_entity *me = PUSH(c->map->entities, c->map->entity_count, c->map->entity_cap);
-        me->pos = to_world(c, e->origin);
+        me->pos = editor_to_world(c, e->origin);
         snprintf(me->classname, sizeof me->classname, "%s", e->classname);
         const char *target = editor_kv_get(e, "targetname");
         snprintf(me->targetname, sizeof me->targetname, "%s", target ? target : "");

@@ -55,6 +55,14 @@ typedef struct render_look {
     bool not_solid;                  /* func_illusionary: seen, walked through */
 } render_look;
 
+/* Editor units (x, y, z, Z up) -> world metres (x, z, -y) (conventions §5); a direction alike,
+ * unscaled. */
+static inline v3 editor_to_world(const import_ctx *c, const double p[3])
+{
+    return v3_make(p[0] * c->s, p[2] * c->s, -p[1] * c->s);
+}
+static inline v3 editor_dir_to_world(v3 h) { return v3_make(h.x, h.z, -h.y); }
+
 /* One "pmfc: ..." line (escaped); the import then stops. */
 void import_fail(import_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

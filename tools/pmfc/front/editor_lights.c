@@ -30,16 +30,6 @@
 #define QUAKE_SPOT_ANGLE 20.0        /* a spotlight's cone without `angle` */
 #define QUAKE_INFINITE_UNITS 65536.0 /* delay 3: no falloff, as far as any map goes */
 
-static v3 to_world(const import_ctx *c, const double p[3])
-{
-    return v3_make(p[0] * c->s, p[2] * c->s, -p[1] * c->s);
-}
-
-static v3 dir_to_world(v3 h)
-{
-    return v3_make(h.x, h.z, -h.y);
-}
-
 static double clampd(double v, double lo, double hi)
 {
     return v < lo ? lo : v > hi ? hi : v;
@@ -118,14 +108,14 @@ static void goldsrc_light(import_ctx *c, const editor_entity *e, bool spot)
     if (!(brightness > 0)) return;
     light_def *l = PUSH(c->level->lights, c->level->light_count, c->level->light_cap);
     l->shape = spot ? BAKE_SHAPE_SPOT : BAKE_SHAPE_POINT;
-    l->pos = to_world(c, e->origin);
+    l->pos = editor_to_world(c, e->origin);
     memcpy(l->color, color, 3);
     l->brightness = (float)(brightness * GOLDSRC_INTENSITY_PER_BRIGHTNESS);
     l->range = (float)(brightness * GOLDSRC_RANGE_UNITS_PER_BRIGHTNESS * c->s);
     l->radius = (float)(clampd(editor_kv_number(e, "_deviance", LIGHT_RADIUS_UNITS), 0, 1024) * c->s);
     l->enabled = true;
     if (spot) {
-        l->direction = dir_to_world(entity_direction(e));
+        l->direction = editor_dir_to_world(entity_direction(e));
         double inner = clampd(editor_kv_number(e, "_cone", 30), 0, 90);
         double outer = clampd(editor_kv_number(e, "_cone2", 45), inner, 90);
         l->cos_inner = (float)cos(inner * M_PI / 180);
@@ -143,7 +133,7 @@ static void goldsrc_sun(import_ctx *c, const editor_entity *e)
     light_def *l = PUSH(c->level->lights, c->level->light_count, c->level->light_cap);
     l->kind = BAKE_LIGHT_STATIC;
     l->shape = BAKE_SHAPE_SUN;
-    l->direction = dir_to_world(entity_direction(e));
+    l->direction = editor_dir_to_world(entity_direction(e));
     memcpy(l->color, color, 3);
     l->brightness = (float)(brightness * GOLDSRC_SUN_INTENSITY_PER_BRIGHTNESS);
     double penumbra = editor_kv_number(e, "_sunlight_penumbra",
@@ -212,7 +202,7 @@ static void quake_light(import_ctx *c, const editor_entity *e)
     if (!(fabs(value) > 0)) return;
     light_def *l = PUSH(c->level->lights, c->level->light_count, c->level->light_cap);
     l->shape = BAKE_SHAPE_POINT;
-    l->pos = to_world(c, e->origin);
+    l->pos = editor_to_world(c, e->origin);
     quake_color(e, n >= 3 && !editor_kv_get(e, "_color") ? key : "_color", l->color);
     double v = fmin(fabs(value), MAX_BRIGHTNESS);
     l->brightness = (float)(v / 255.0);
@@ -261,7 +251,7 @@ static void quake_light(import_ctx *c, const editor_entity *e)
         double angle = clampd(editor_kv_number(e, "angle", QUAKE_SPOT_ANGLE), 1, 179);
         double soft = clampd(editor_kv_number(e, "_softangle", 0), 0, angle);
         l->shape = BAKE_SHAPE_SPOT;
-        l->direction = dir_to_world(dir);
+        l->direction = editor_dir_to_world(dir);
         l->cos_outer = (float)cos(angle / 2 * M_PI / 180);
         l->cos_inner = (float)cos((soft > 0 ? soft : angle) / 2 * M_PI / 180);
         if (l->cos_outer >= l->cos_inner) l->cos_outer = l->cos_inner - 1e-4f;
@@ -284,7 +274,7 @@ static void quake_worldspawn(import_ctx *c)
         l->shape = BAKE_SHAPE_SUN;
         double mangle[3] = { 0, -90, 0 };
         editor_kv_numbers(w, "_sun_mangle", mangle, 3);
-        l->direction = dir_to_world(angles_vector(mangle[0], mangle[1]));
+        l->direction = editor_dir_to_world(angles_vector(mangle[0], mangle[1]));
         quake_color(w, "_sunlight_color", l->color);
         l->brightness = (float)(fmin(sun, MAX_BRIGHTNESS) / 255.0);
         l->anglescale = (float)QUAKE_ANGLESCALE;
