@@ -49,7 +49,8 @@ static const char shot_usage[] =
     "  --exposure E           multiplies the result before clamping (default 1)\n"
     "  --look LOOK            raw | goldsrc | quake: the display curve on light (default: the\n"
     "                         map's own, from where it was compiled; raw for .pms maps)\n"
-    "  --time SECONDS         animation, UV scroll, liquids and clouds time (default 0)\n"
+    "  --time SECONDS         animation, UV scroll, liquids, clouds and light styles time (default 0;\n"
+    "                         without it, styled lights show as baked)\n"
     "  --light ID=on|off      dynamic light enable by global ID (repeatable)\n"
     "  --fast ID=0..255       fast light intensity by global ID (repeatable)\n"
     "  --no-vis               ignore visibility data (frustum culling only)\n"
@@ -310,6 +311,7 @@ static int shot_option(void *user, int id, const char *v)
         if (!parse_double(v, &d) || d < 0)
             return usage_error("--time wants seconds >= 0, got '%s'", v);
         o->settings.time = d;
+        o->settings.light_styles = true;
         return 0;
     }
     case OPT_LIGHT:

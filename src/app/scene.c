@@ -14,6 +14,7 @@
 #include "light_direct.h"
 #include "mesh.h"
 #include "pmf/pmf_cameras.h"
+#include "pmf/pmf_light_styles.h"
 #include "pmf/pmf_lights.h"
 #include "pmf_budget.h"
 #include "render/render_world.h"
@@ -427,11 +428,24 @@ void scene_set_camera(scene *s, const camera *cam)
     s->cam = *cam;
 }
 
+/* Each styled dynamic light's brightness at the settings' time (1 when styles do not play). */
+static void play_light_styles(scene *s)
+{
+    for (uint32_t i = 0; i < s->lights.count; i++) {
+        const pmf_light_info *l = &s->lights.list[i];
+        if (l->kind != PMF_LIGHT_DYNAMIC || !pmf_light_style_animated(l->style) || l->level != s->level)
+            continue;
+        float scale = s->settings.light_styles ? pmf_light_style_value(l->style, s->settings.time) : 1.0f;
+        render_world_set_dynamic_scale(s->world, l->id, scale);
+    }
+}
+
 void scene_set_settings(scene *s, const scene_settings *settings)
 {
     s->settings = *settings;
     if (s->settings.exposure <= 0)
         s->settings.exposure = 1.0f;
+    play_light_styles(s);
 }
 
 void scene_get_settings(const scene *s, scene_settings *out)

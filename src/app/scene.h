@@ -94,6 +94,7 @@ typedef struct scene_settings {
     bool no_sky;                     /* black background instead of the sky */
     bool fog;                        /* distance fog, full at the streaming radius (scene_fog_range) */
     double time;                     /* seconds: texture animation, UV scroll, liquids, clouds */
+    bool light_styles;               /* dynamic lights with a game's light style play it at `time` */
 } scene_settings;
 
 void scene_set_settings(scene *s, const scene_settings *settings);

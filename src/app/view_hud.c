@@ -42,6 +42,7 @@ static const char *const key_help[][2] = {
     { "Left / Right", "fast light intensity -16 / +16" },
     { "T", "toggle all lights" },
     { "K", "animate fast lights: off / flicker / pulse" },
+    { "Shift+K", "light styles (flicker, pulse, candle...): play / hold as baked" },
     { "L", "light gizmos: icon, reach and name (mouse over) of every light" },
     { "P / Shift+P", "point entities (class and name under the mouse) / the leak" },
     { "F", "look: the map's, raw, goldsrc, quake (the game's display curve)" },

@@ -808,6 +808,11 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
     }
     case SDLK_i: view_lights_inspect_key(&v->tools, true); break;
     case SDLK_k:
+        if (shift) {
+            v->settings.light_styles = !v->settings.light_styles;
+            say(v, "light styles %s", v->settings.light_styles ? "play" : "held as baked");
+            break;
+        }
         v->fast_anim = (v->fast_anim + 1) % VIEW_ANIM_COUNT;
         for (size_t i = 0; i < v->light_count; i++)
             if (v->lights[i].fast)
@@ -1080,6 +1085,7 @@ int view_run(const view_desc *desc)
     v.desc = desc;
     v.speed = 8.0;
     v.settings.exposure = 1.0f;
+    v.settings.light_styles = true;  /* flickering and pulsing lights play as in the game */
     v.start_camera = -1;
     snprintf(v.pmf_path, sizeof v.pmf_path, "%s", desc->pmf_path ? desc->pmf_path : desc->path);
     v.settings.fog = true;           /* the world fades out where streaming ends, not abruptly */

@@ -322,6 +322,8 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
         render_light *l = world_register_light(w, false, dl->id, dl->color, dl->flags & PMF_LIGHT_ENABLE, 0);
         if (l && !l->loaded) {
             memcpy(l->color, dl->color, 3);
+            if (!l->chosen)
+                l->enabled = dl->flags & PMF_LIGHT_ENABLE;
             l->loaded = true;
         }
     }

@@ -63,6 +63,9 @@ bool render_world_verifying(const render_world *w, uint64_t *verified);
 
 /* Light state by global ID, kept for chunks that arrive later. */
 void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled);
+/* A dynamic light's brightness as its light style plays (pmf_light_styles.h): its layers add
+ * scale x their luxels x its colour; 1 = as baked. Recomposites the chunks it lights when changed. */
+void render_world_set_dynamic_scale(render_world *w, uint32_t id, float scale);
 void render_world_set_fast_light(render_world *w, uint32_t id, uint8_t intensity);
 
 /* What the light tools show (docs/viewer.md "Light tools"); zero = every light as set.
@@ -87,6 +90,8 @@ typedef struct render_light {
     bool fast;
     uint8_t color[3];
     bool enabled;
+    bool chosen;                     /* dynamic lights: the user set `enabled` (else the file's flag) */
+    float scale;                     /* dynamic lights: render_world_set_dynamic_scale (1 = as baked) */
     uint8_t intensity;
     bool loaded;                     /* a chunk has shown it (else only set by the user; colour 0) */
 } render_light;

@@ -38,7 +38,8 @@ render_light *world_register_light(render_world *w, bool fast, uint32_t id, cons
     while (i < w->light_count && (w->lights[i].fast < fast || (w->lights[i].fast == fast && w->lights[i].id < id)))
         i++;
     memmove(&w->lights[i + 1], &w->lights[i], (w->light_count - i) * sizeof *w->lights);
-    w->lights[i] = (render_light){ .id = id, .fast = fast, .enabled = enabled, .intensity = intensity, .loaded = false };
+    w->lights[i] = (render_light){ .id = id, .fast = fast, .enabled = enabled, .scale = 1.0f, .intensity = intensity,
+                                   .loaded = false };
     memcpy(w->lights[i].color, color, 3);
     w->light_count++;
     return &w->lights[i];
@@ -145,7 +146,9 @@ bool world_composite_block(render_world *w, const mesh_chunk *mc, uint32_t b, wo
         const mesh_dynamic_light *light = &mc->dynamic_lights[layer->light];
         if (layer->block != b || !light_shows(w, false, light->id))
             continue;
-        float rgb[3] = { light->color[0] / 255.0f, light->color[1] / 255.0f, light->color[2] / 255.0f };
+        const render_light *state = find_light(w, false, light->id);
+        float k = (state ? state->scale : 1.0f) / 255.0f;
+        float rgb[3] = { light->color[0] * k, light->color[1] * k, light->color[2] * k };
         light_texels_add_layer(layer->luxels, texels, rgb, buf);
     }
     if (w->filter.static_term) {
@@ -226,17 +229,13 @@ void render_world_commit(render_world *w)
     }
 }
 
-void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled)
+/* Composites again the chunks the dynamic light has layers in (the others are composited when
+ * committed, with the state set now). */
+static void recomposite_dynamic(render_world *w, uint32_t id)
 {
-    /* A light no chunk has shown yet is registered with the requested state (colour unknown). */
-    static const uint8_t unknown[3] = { 0, 0, 0 };
-    render_light *l = world_register_light(w, false, id, unknown, enabled, 0);
-    if (!l || l->enabled == enabled)
-        return;
-    l->enabled = enabled;
     for (size_t i = 0; i < w->chunk_count; i++) {
         const mesh_chunk *mc = w->chunks[i].mc;
-        if (!mc || !w->chunks[i].lit) /* composited when committed, with the state set now */
+        if (!mc || !w->chunks[i].lit)
             continue;
         for (uint32_t d = 0; d < mc->dynamic_light_count; d++) {
             if (mc->dynamic_lights[d].id == id) {
@@ -245,6 +244,31 @@ void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled)
             }
         }
     }
+}
+
+/* A light no chunk has shown yet is registered with the requested state (colour unknown). */
+static const uint8_t unknown_color[3] = { 0, 0, 0 };
+
+void render_world_set_dynamic_light(render_world *w, uint32_t id, bool enabled)
+{
+    render_light *l = world_register_light(w, false, id, unknown_color, enabled, 0);
+    if (!l)
+        return;
+    l->chosen = true;
+    if (l->enabled == enabled)
+        return;
+    l->enabled = enabled;
+    recomposite_dynamic(w, id);
+}
+
+void render_world_set_dynamic_scale(render_world *w, uint32_t id, float scale)
+{
+    render_light *l = world_register_light(w, false, id, unknown_color, true, 0);
+    if (!l || l->scale == scale || !(scale >= 0.0f))
+        return;
+    l->scale = scale;
+    if (l->enabled)
+        recomposite_dynamic(w, id);
 }
 
 /* ---- fast lights ------------------------------------------------------------------------- */

@@ -7,7 +7,10 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           a shift of 8 texels swaps them (texel u = p . u_axis / scale + shift)
   delay2  a Quake light with delay 2 (_anglescale 0): the floor's luxel straight under it is
           twice the one at the same height's distance to the side (inverse-square)
-  style   a light with style 5 is a dynamic light: switched off, the floor under it goes dark
+  style   a light with style 5 is a dynamic light: switched off, the floor under it goes dark; its
+          pattern ("jklmnopqrstuvwxyzyxwvutsrqponmlkj", ten letters a second) plays with --time:
+          the light's share at 1.6 s ('z') is 25/12 of the one as baked ('m', 0.3 s, and no
+          --time), and at 0 s ('j') 9/12
   leak    the room with a wall left out reports its leak (the warning, info's leak path); sealed,
           none"""
 import json, os, struct, subprocess, sys
@@ -115,6 +118,17 @@ elif CASE == "style":
     off = pixel("style.pmf", 0, 0, "--light", "%d=off" % dyn[0]["id"])
     print("style 5 light %d: on %s, off %s" % (dyn[0]["id"], on, off))
     if sum(on) < sum(off) + 60: fail("switching the style light off changed too little")
+    # the light alone (lightmap mode), dim enough that 'z' stays below white
+    dim = ("--mode", "lightmap", "--exposure", "0.3")
+    dark = pixel("style.pmf", 0, 0, *dim, "--light", "%d=off" % dyn[0]["id"])[0]
+    baked = pixel("style.pmf", 0, 0, *dim)[0]
+    share = {t: pixel("style.pmf", 0, 0, *dim, "--time", t)[0] - dark for t in ("0.3", "1.6", "0")}
+    print("light alone: off %d, as baked %d; at 0.3 s %+d, 1.6 s %+d, 0 s %+d" % (dark, baked, share["0.3"], share["1.6"], share["0"]))
+    if baked - dark < 40: fail("the light's share as baked is too small to measure: %d" % (baked - dark))
+    if abs(share["0.3"] - (baked - dark)) > 2: fail("'m' (0.3 s) is not the light as baked")
+    for t, want in (("1.6", 25 / 12), ("0", 9 / 12)):
+        got = share[t] / (baked - dark)
+        if abs(got - want) > 0.05 * want + 2 / (baked - dark): fail("at %s s the share is %.3f of baked, want %.3f" % (t, got, want))
 elif CASE == "leak":
     start = '{\n"classname" "info_player_start"\n"origin" "0 0 40"\n}\n'
     light = '{\n"classname" "light"\n"origin" "0 0 128"\n"light" "300"\n}\n'
