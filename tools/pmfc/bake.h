@@ -175,6 +175,8 @@ typedef struct vis_result {
 
 bool vis_run(const vis_desc *desc, vis_result *out);
 void vis_result_free(vis_result *res, size_t cell_count);
+/* Sorts a cell's list of target indices ascending, as vis_result holds them. */
+void vis_list_sort(uint32_t *list, size_t count);
 
 /* The worker pool (also used by the front end for parallel chunk encoding): src/raytrace/jobs.h. */
 #include "jobs.h"

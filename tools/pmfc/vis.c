@@ -846,8 +846,7 @@ static void vis_cell_job(void *user, size_t cell)
         }
     }
     pmf_budget_free(s.pieces[0]);
-    if (count > 1)
-        qsort(visible, count, sizeof *visible, compare_u32);
+    vis_list_sort(visible, count);
     ctx->out->visible[cell] = visible;
     ctx->out->visible_count[cell] = (uint32_t)count;
 }
@@ -897,6 +896,12 @@ bool vis_run(const vis_desc *desc, vis_result *out)
     if (!ok)
         vis_result_free(out, desc->cell_count);
     return ok;
+}
+
+void vis_list_sort(uint32_t *list, size_t count)
+{
+    if (count > 1)
+        qsort(list, count, sizeof *list, compare_u32);
 }
 
 void vis_result_free(vis_result *res, size_t cell_count)

@@ -1,13 +1,15 @@
 #!/bin/bash
-# bsp_convert_test.sh CASE PMFC PMFVIEW MAKE_BSP_SEEDS WORKDIR [SHARED_BSP]
+# bsp_convert_test.sh CASE PMFC PMFVIEW MAKE_BSP_SEEDS WORKDIR [SHARED_BSP PNG_PROBE]
 #
 # Compiled maps converted to PMF (issue 25). CASE rooms: the bsp_build room in v29, v30 and BSP2
 # converts with its start camera, its embedded texture, its look and the compiler its entity
 # lump names, and 20 luxels looked at on its floor equal the stored bytes within +-1; pmfview
 # opens the BSP itself through the compile cache. CASE shared: the shared GoldSrc map converts
-# and 100 sampled luxels equal hlrad's bytes within +-4 at >= 85% of the points.
+# and 100 sampled luxels equal hlrad's bytes within +-4 at >= 85% of the points; its PVS is the
+# PMF's visibility: from every fourth start camera the picture is the one drawn without
+# visibility, pixel for pixel, with no more triangles, and some cameras draw fewer.
 set -u
-CASE=$1 PMFC=$2 PMFVIEW=$3 MAKE=$4 WORK=$5 SHARED=${6:-}
+CASE=$1 PMFC=$2 PMFVIEW=$3 MAKE=$4 WORK=$5 SHARED=${6:-} PNG_PROBE=${7:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 fail() { echo "FAIL ($CASE): $*" >&2; [ -f "$WORK/err" ] && sed 's/^/  stderr: /' "$WORK/err" >&2; exit 1; }
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
@@ -47,6 +49,23 @@ shared)
     "$PMFC" "$SHARED" -o shared.pmf -q 2>err || fail "pmfc $SHARED"
     python3 "$HERE/prelit_check.py" "$PMFVIEW" "$SHARED" shared.pmf 100 4 >check 2>err || { cat check; fail "luxels"; }
     tail -1 check
+    "$PMFVIEW" info shared.pmf --json >info.json 2>err || fail "info shared.pmf"
+    python3 -c '
+import json
+for c in json.load(open("info.json"))["cameras"][::4]: print("%g,%g,%g,%g,%g" % (*c["position"], c["yaw"], c["pitch"]))' >cams
+    [ -s cams ] || fail "no start cameras"
+    fewer=0
+    while read -r cam; do
+        with=$("$PMFVIEW" shot shared.pmf --camera "$cam" --size 160x90 -o vis.png --stats 2>&1 | awk '/^triangles:/ { print $2 }')
+        without=$("$PMFVIEW" shot shared.pmf --camera "$cam" --size 160x90 -o novis.png --no-vis --stats 2>&1 | awk '/^triangles:/ { print $2 }')
+        [ -n "$with" ] && [ -n "$without" ] || fail "$cam: no triangle count"
+        [ "$with" -le "$without" ] || fail "$cam: $with triangles with the PVS, $without without"
+        [ "$with" -lt "$without" ] && fewer=$((fewer + 1))
+        differ=$("$PNG_PROBE" diff vis.png novis.png 2 2>err) || fail "png_probe diff"
+        [ "$differ" = 0 ] || fail "$cam: the PVS hides something seen ($differ pixels differ)"
+        echo "camera $cam: $with triangles with the PVS, $without without, same picture"
+    done <cams
+    [ "$fewer" -gt 0 ] || fail "the PVS culled nothing from any camera"
     ;;
 esac
 echo "bsp convert ($CASE): all checks passed"

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bsp_read.h"
+#include "bsp_visibility.h"
 #include "editor_internal.h"
 #include "map_read.h"
 #include "pmf/text_clean.h"
@@ -401,7 +402,8 @@ bool bsp_import(const char *path, const editor_import_desc *desc, map_def *map)
     } else {
         editor_map_group_brushes(&em);
         ok = editor_import(path, &em, desc, map);
-        /* the compiler's light replaces pmfc's wherever its faces cover a luxel */
+        /* the compiler's visibility and light replace pmfc's wherever they hold */
+        if (ok) map->levels[0].vis_source = bsp_vis_source_create(&b, desc->scale > 0 ? desc->scale : EDITOR_DEFAULT_SCALE);
         if (ok && b.lighting_size && !map->levels[0].fullbright) map->levels[0].prelit = prelit_create(&b, desc->scale);
         if (ok && bsp_compiler(&q)) text_clean(bsp_compiler(&q), map->source_compiler, sizeof map->source_compiler);
     }

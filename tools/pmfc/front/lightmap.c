@@ -67,7 +67,9 @@ static const luxel_grid *source_grid(const level_build *lb, const chunk_face *cf
     for (int i = 0; i < cf->n; i++) centre = v3_add(centre, v3_scale(cf->p[i], 1.0 / cf->n));
     v3 t, b, luxel;
     double spacing;
-    if (!src->grid(src, centre, f->pl.n, &t, &b, &spacing, &luxel)) return NULL;
+    /* the source knows its own coordinates: world less the level's shift */
+    if (!src->grid(src, v3_sub(centre, lb->def->shift), f->pl.n, &t, &b, &spacing, &luxel)) return NULL;
+    luxel = v3_add(luxel, lb->def->shift);
     if (fabs(v3_dot(t, f->pl.n)) > 1e-4 || fabs(v3_dot(b, f->pl.n)) > 1e-4 || fabs(v3_dot(t, b)) > 1e-4) return NULL;
     out->t = t;
     out->b = b;
@@ -170,7 +172,7 @@ void level_apply_prelit(level_build *lb)
                     v3 p = v3_add(cf->lm_origin, v3_add(v3_scale(cf->lm_t, (x + 0.5) / cf->lm_density),
                                                         v3_scale(cf->lm_b, (y + 0.5) / cf->lm_density)));
                     uint8_t rgb[3];
-                    if (src->sample(src, p, n, rgb))
+                    if (src->sample(src, v3_sub(p, lb->def->shift), n, rgb))
                         memcpy(lm->luxels + (((size_t)cf->lm_y + y) * side + cf->lm_x + x) * 3, rgb, 3);
                 }
         }

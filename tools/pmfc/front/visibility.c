@@ -57,7 +57,8 @@ bool level_visibility(level_build *lb, const float (*tris)[9], size_t tri_count,
         .progress = progress, .user = user,
     };
     vis_result res;
-    bool ok = vis_run(&desc, &res);
+    const vis_source *src = lb->def->vis_source;
+    bool ok = src ? src->run(src, lb->def->shift, cells, ncells, targets, ntargets, &res) : vis_run(&desc, &res);
     if (ok) {
         for (size_t c = 0; c < ncells; c++) {
             chunk_build *cb = &lb->chunks[cell_of[c].chunk];

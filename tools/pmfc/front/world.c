@@ -147,6 +147,7 @@ void map_free(map_def *map)
         xfree(l->weathers); xfree(l->gravities); xfree(l->regions);
         fill_free(l->fill);
         if (l->prelit) l->prelit->free(l->prelit);
+        if (l->vis_source) l->vis_source->free(l->vis_source);
     }
     xfree(map->cameras);
     xfree(map->entities);

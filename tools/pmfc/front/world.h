@@ -170,7 +170,8 @@ typedef struct region_def {
 } region_def;
 
 /* Light the source baked already (a BSP's lightmaps): after pmfc's bake, each luxel whose world
- * point it covers takes its value (stored bytes, RGB). Owned by the level: free is called by
+ * point it covers takes its value (stored bytes, RGB). Its points are the source's (world less
+ * the level's shift). Owned by the level: free is called by
  * map_free. */
 typedef struct prelit_source prelit_source;
 struct prelit_source {
@@ -179,6 +180,16 @@ struct prelit_source {
      * the spacing (metres) and one luxel's centre. Blocks laid on it copy luxels exactly. */
     bool (*grid)(const prelit_source *src, v3 world, v3 normal, v3 *t, v3 *b, double *spacing, v3 *luxel);
     void (*free)(prelit_source *src);
+};
+
+/* Visibility the source computed already (a BSP's PVS): fills *out as vis_run would for the
+ * cells and targets (world metres, the level's shift `shift` from source to world), each
+ * cell's list ascending. Owned by the level: free is called by map_free. */
+typedef struct vis_source vis_source;
+struct vis_source {
+    bool (*run)(const vis_source *src, v3 shift, const vis_box *cells, size_t cell_count, const vis_box *targets,
+                size_t target_count, vis_result *out);
+    void (*free)(vis_source *src);
 };
 
 typedef struct level_def {
@@ -199,6 +210,7 @@ typedef struct level_def {
     bool fullbright;                             /* no light: no lightmaps, no cube lighting (shown fullbright) */
     struct fill_grid *fill;                      /* sealed: faces only the void sees are left out (fill.h) */
     prelit_source *prelit;                       /* NULL: pmfc's bake alone */
+    vis_source *vis_source;                      /* NULL: pmfc's own visibility (vis.c) */
     int vis_rays;                                /* vis_desc.rays_per_pair; 0 = the baker's default */
     char air_physics[PMFC_NAME_MAX];
     char default_sky[PMFC_NAME_MAX], default_sound[PMFC_NAME_MAX];
