@@ -194,6 +194,7 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
     t = now();
     memory_where(NULL, 0, "baking light");
     uint64_t refusals = pmf_budget_refusals();
+    level_mark_prelit(lb);
     level_light *ll = level_bake(lb, progress, ps);
     if (ll) level_apply_prelit(lb);
     times[STAGE_BAKE] += now() - t;

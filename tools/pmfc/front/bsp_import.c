@@ -22,6 +22,7 @@ enum { CONTENTS_EMPTY = -1, CONTENTS_SOLID = -2, CONTENTS_WATER = -3, CONTENTS_S
 #define MAX_DEPTH 1024          /* deeper than any compiler builds; a tree past it is damaged */
 #define BOX_MARGIN 16.0         /* units the model's box is widened by to close its outside leaves */
 #define ON_PLANE 0.1            /* units: a face's centre inside a leaf's other sides */
+#define FACE_REACH 24.0         /* units: a luxel of border past a face (16) still takes the face's edge */
 
 typedef struct side { uint32_t plane; bool front; } side;   /* front: the leaf lies on the plane's front */
 
@@ -149,6 +150,7 @@ typedef struct bsp_prelit {
     bsp_file b;
     double s;                   /* metres per unit */
     uint32_t *model_faces;      /* the brush entities' faces, searched when the world's leaf has none */
+    float (*model_face_box)[6]; /* each one's corners' box (min, max), widened by FACE_REACH */
     uint32_t model_face_count;
 } bsp_prelit;
 
@@ -235,10 +237,12 @@ static int64_t find_face(const bsp_prelit *bp, const double p[3], const double n
         }
     }
     if (best < 0 || best_out > 0)
-        for (uint32_t k = 0; k < bp->model_face_count; k++)
+        for (uint32_t k = 0; k < bp->model_face_count; k++) {
+            const float *box = bp->model_face_box[k];
+            if (p[0] < box[0] || p[1] < box[1] || p[2] < box[2] || p[0] > box[3] || p[1] > box[4] || p[2] > box[5]) continue;
             if (face_fits(b, bp->model_faces[k], p, n, &out) && out < best_out) { best_out = out; best = bp->model_faces[k]; }
-    /* a luxel of border past the face (16 units) still takes the face's edge */
-    return best_out <= 24 ? best : -1;
+        }
+    return best_out <= FACE_REACH ? best : -1;
 }
 
 /* world metres (x, z, -y) back to the editor's units, and the other way */
@@ -301,6 +305,7 @@ static void prelit_free(prelit_source *src)
 {
     bsp_prelit *bp = (bsp_prelit *)src;
     xfree(bp->model_faces);
+    xfree(bp->model_face_box);
     bsp_free(&bp->b);
     xfree(bp);
 }
@@ -316,8 +321,19 @@ static prelit_source *prelit_create(bsp_file *b, double scale)
     for (uint32_t m = 1; m < bp->b.model_count; m++) bp->model_face_count += bp->b.models[m].face_count;
     bp->model_faces = xcalloc(bp->model_face_count + 1, sizeof *bp->model_faces);
     uint32_t k = 0;
+    bp->model_face_box = xcalloc(bp->model_face_count + 1, sizeof *bp->model_face_box);
     for (uint32_t m = 1; m < bp->b.model_count; m++)
-        for (uint32_t f = 0; f < bp->b.models[m].face_count; f++) bp->model_faces[k++] = bp->b.models[m].first_face + f;
+        for (uint32_t f = 0; f < bp->b.models[m].face_count; f++, k++) {
+            const bsp_face *face = &bp->b.faces[bp->b.models[m].first_face + f];
+            bp->model_faces[k] = bp->b.models[m].first_face + f;
+            float *box = bp->model_face_box[k];
+            for (int a = 0; a < 3; a++) { box[a] = INFINITY; box[3 + a] = -INFINITY; }
+            for (uint32_t e = 0; e < face->edge_count; e++) {
+                const float *v = bp->b.vertices[bsp_face_vertex(&bp->b, face, e)];
+                for (int a = 0; a < 3; a++) { box[a] = fminf(box[a], v[a]); box[3 + a] = fmaxf(box[3 + a], v[a]); }
+            }
+            for (int a = 0; a < 3; a++) { box[a] -= (float)FACE_REACH; box[3 + a] += (float)FACE_REACH; }
+        }
     return &bp->base;
 }
 

@@ -128,7 +128,7 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
         ll->probe_base[c] = (uint32_t)probe_count;
         lm_count += cb->lightmap_count;
         vert_count += cb->vert_count;
-        for (size_t i = 0; i < cb->face_count; i++) patch_count += cb->faces[i].lightmap != PMF_NO_LIGHTMAP;
+        for (size_t i = 0; i < cb->face_count; i++) patch_count += cb->faces[i].lightmap != PMF_NO_LIGHTMAP && !cb->faces[i].prelit;
         for (uint32_t i = 0; i < cb->cube_count; i++) probe_count += cb->info[i].probe;
     }
     bake_lightmap *lms = xcalloc(lm_count ? lm_count : 1, sizeof *lms);
@@ -147,7 +147,7 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
         }
         for (size_t i = 0; i < cb->face_count; i++) {
             const chunk_face *cf = &cb->faces[i];
-            if (cf->lightmap == PMF_NO_LIGHTMAP) continue;
+            if (cf->lightmap == PMF_NO_LIGHTMAP || cf->prelit) continue;
             bake_patch *bp = &patches[p++];
             v3 n = lb->faces[cf->face].pl.n;
             for (int a = 0; a < 3; a++) {

@@ -152,29 +152,90 @@ void chunk_unwrap(const level_build *lb, chunk_build *cb)
     xfree(owner);
 }
 
-void level_apply_prelit(level_build *lb)
+/* Samples the source's light at each luxel centre of the face's block (source coordinates:
+ * world less the level's shift); with `luxels`, writes what it covers there and marks it in
+ * `covered` (lm_w x lm_h). Returns whether it covers every luxel but the block's border ring
+ * (the luxels past the face's edges, which a compiler's face may not reach). */
+static bool face_prelit(const level_build *lb, const chunk_face *cf, uint8_t *luxels, size_t side, uint8_t *covered)
 {
     const prelit_source *src = lb->def->prelit;
-    if (!src) return;
-    size_t nchunks = level_chunk_count(lb);
-    for (size_t c = 0; c < nchunks; c++) {
-        chunk_build *cb = &lb->chunks[c];
-        if (!cb->present || cb->margin) continue;
-        for (size_t i = 0; i < cb->face_count; i++) {
-            const chunk_face *cf = &cb->faces[i];
-            if (cf->lightmap == PMF_NO_LIGHTMAP) continue;
-            pmf_lightmap *lm = &cb->lightmaps[cf->lightmap];
-            size_t side = (size_t)1 << lm->size_exp;
-            v3 n = lb->faces[cf->face].pl.n;
-            for (int y = 0; y < cf->lm_h; y++)
-                for (int x = 0; x < cf->lm_w; x++) {
-                    /* the luxel's centre on the face's plane */
-                    v3 p = v3_add(cf->lm_origin, v3_add(v3_scale(cf->lm_t, (x + 0.5) / cf->lm_density),
-                                                        v3_scale(cf->lm_b, (y + 0.5) / cf->lm_density)));
-                    uint8_t rgb[3];
-                    if (src->sample(src, v3_sub(p, lb->def->shift), n, rgb))
-                        memcpy(lm->luxels + (((size_t)cf->lm_y + y) * side + cf->lm_x + x) * 3, rgb, 3);
-                }
+    v3 n = lb->faces[cf->face].pl.n;
+    bool inside = true;
+    for (int y = 0; y < cf->lm_h && (inside || luxels); y++)
+        for (int x = 0; x < cf->lm_w && (inside || luxels); x++) {
+            v3 p = v3_add(cf->lm_origin, v3_add(v3_scale(cf->lm_t, (x + 0.5) / cf->lm_density),
+                                                v3_scale(cf->lm_b, (y + 0.5) / cf->lm_density)));
+            uint8_t rgb[3];
+            bool hit = src->sample(src, v3_sub(p, lb->def->shift), n, rgb);
+            if (!hit && x > 0 && y > 0 && x < cf->lm_w - 1 && y < cf->lm_h - 1) inside = false;
+            if (!luxels) continue;
+            covered[y * cf->lm_w + x] = hit;
+            if (hit) memcpy(luxels + (((size_t)cf->lm_y + y) * side + cf->lm_x + x) * 3, rgb, 3);
         }
+    return inside;
+}
+
+/* The luxels of a block the source left uncovered take the mean of their covered neighbours,
+ * ring by ring (the border luxels past the compiler's face). */
+static void dilate_block(const chunk_face *cf, uint8_t *luxels, size_t side, uint8_t *covered)
+{
+    int w = cf->lm_w, h = cf->lm_h;
+    for (bool more = true; more;) {
+        more = false;
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                if (covered[y * w + x]) continue;
+                unsigned sum[3] = { 0, 0, 0 }, n = 0;
+                for (int dy = -1; dy <= 1; dy++)
+                    for (int dx = -1; dx <= 1; dx++) {
+                        int nx = x + dx, ny = y + dy;
+                        if (nx < 0 || ny < 0 || nx >= w || ny >= h || covered[ny * w + nx] != 1) continue;
+                        const uint8_t *c = luxels + (((size_t)cf->lm_y + ny) * side + cf->lm_x + nx) * 3;
+                        for (int k = 0; k < 3; k++) sum[k] += c[k];
+                        n++;
+                    }
+                if (!n) continue;
+                uint8_t *out = luxels + (((size_t)cf->lm_y + y) * side + cf->lm_x + x) * 3;
+                for (int k = 0; k < 3; k++) out[k] = (uint8_t)((sum[k] + n / 2) / n);
+                covered[y * w + x] = 2;   /* filled this ring: a source for the next one only */
+                more = true;
+            }
+        for (int k = 0; k < w * h; k++) covered[k] = covered[k] != 0;
     }
+}
+
+typedef struct prelit_job { level_build *lb; bool apply; } prelit_job;
+
+/* One chunk: marks its faces (before the bake) or lays the source's light on them (after). */
+static void prelit_chunk(void *user, size_t c)
+{
+    const prelit_job *job = user;
+    level_build *lb = job->lb;
+    chunk_build *cb = &lb->chunks[c];
+    if (!cb->present || cb->margin) return;
+    uint8_t *covered = job->apply ? xmalloc((size_t)(LM_MAX_BLOCK + 2) * (LM_MAX_BLOCK + 2)) : NULL;   /* a block with its phase luxel */
+    for (size_t i = 0; i < cb->face_count; i++) {
+        chunk_face *cf = &cb->faces[i];
+        if (cf->lightmap == PMF_NO_LIGHTMAP) continue;
+        if (!job->apply) {
+            /* the compiler's light inside, its border filled from it; else pmfc bakes the face */
+            cf->prelit = face_prelit(lb, cf, NULL, 0, NULL);
+            continue;
+        }
+        pmf_lightmap *lm = &cb->lightmaps[cf->lightmap];
+        size_t side = (size_t)1 << lm->size_exp;
+        face_prelit(lb, cf, lm->luxels, side, covered);
+        if (cf->prelit) dilate_block(cf, lm->luxels, side, covered);
+    }
+    xfree(covered);
+}
+
+void level_mark_prelit(level_build *lb)
+{
+    if (lb->def->prelit) jobs_parallel_for(level_chunk_count(lb), lb->threads, prelit_chunk, &(prelit_job){ lb, false });
+}
+
+void level_apply_prelit(level_build *lb)
+{
+    if (lb->def->prelit) jobs_parallel_for(level_chunk_count(lb), lb->threads, prelit_chunk, &(prelit_job){ lb, true });
 }

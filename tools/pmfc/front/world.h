@@ -346,6 +346,7 @@ typedef struct chunk_face {
     int lm_x, lm_y, lm_w, lm_h;                  /* block, luxels, border included */
     v3 lm_origin, lm_t, lm_b;                    /* lm_t/lm_b: unit axes; luxel = dot(p - origin, axis) * density */
     double lm_density;
+    bool prelit;                                 /* the source's light covers every luxel: not baked */
 } chunk_face;
 
 typedef struct cube_info {
@@ -462,7 +463,10 @@ typedef struct level_light level_light;
 /* True when the light's sphere reaches the box (a sun reaches everything). */
 bool light_reaches(const light_def *l, v3 lo, v3 hi);
 level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, double), void *user);
-/* The source's own light (level_def.prelit) over the baked luxels it covers (lightmap.c). */
+/* Before the bake: marks the faces whose every luxel the source's light (level_def.prelit)
+ * covers, which the bake then leaves out (lightmap.c). */
+void level_mark_prelit(level_build *lb);
+/* After it: the source's own light over the luxels it covers. */
 void level_apply_prelit(level_build *lb);
 /* Visibility (visibility.c): fills cube visibility data of the cells. */
 bool level_visibility(level_build *lb, const float (*tris)[9], size_t tri_count,
