@@ -14,6 +14,7 @@
 #include "pmf.h"
 #include "pmf_cameras.h"
 #include "json_text.h"
+#include "pmf_light_styles.h"
 #include "pmf_lights.h"
 #include "pmf_map_info.h"
 #include "text_clean.h"
@@ -176,7 +177,10 @@ static void print_text(FILE *out, const char *path, const pmf_file *f, const lev
         else
             fprintf(out, "  %s %u: ", light_kind_names[li->kind], li->id);
         text_clean_fputs(li->name[0] ? li->name : "\"\"", out);
-        fprintf(out, " (level %u, %s)\n", li->level, light_shape_names[li->shape]);
+        fprintf(out, " (level %u, %s", li->level, light_shape_names[li->shape]);
+        if (li->style)
+            fprintf(out, ", style %u%s", li->style, pmf_light_style_animated(li->style) ? ": plays" : "");
+        fputs(")\n", out);
     }
     fprintf(out, "%-13s %u\n", "levels:", f->level_count);
     for (unsigned l = 0; l < f->level_count; l++) {
@@ -274,6 +278,7 @@ static cJSON *json_lights(const pmf_lights *lights)
         cJSON_AddNumberToObject(o, "intensity", shortest(l->intensity));
         cJSON_AddNumberToObject(o, "range", shortest(l->range));
         cJSON_AddNumberToObject(o, "size", shortest(l->size));
+        cJSON_AddNumberToObject(o, "style", l->style);
         if (l->shape == PMF_LIGHT_SPOT) {
             cJSON_AddNumberToObject(o, "cos_inner", shortest(l->cos_inner));
             cJSON_AddNumberToObject(o, "cos_outer", shortest(l->cos_outer));

@@ -15,13 +15,13 @@ for pair in "room_v29:Quake BSP v29:1" "room_v30:GoldSrc BSP v30:3" "room_bsp2:Q
     grep -q "^format: *$format\$" out || fail "$name: format line is not '$format'"
     grep -q '^compiler: *bsp_build 1.0$' out || fail "$name: compiler not named"
     grep -q "^faces: *6 (6 lit, $luxel byte" out || fail "$name: faces line"
-    grep -q '^entities: *3 (1 light)$' out || fail "$name: entities line"
+    grep -q '^entities: *4 (2 lights)$' out || fail "$name: entities line"
     "$PMFVIEW" info "$name.bsp" --json >json 2>err || fail "info --json $name.bsp"
     python3 - "$format" <<'PY' || fail "$name: JSON"
 import json, sys
 j = json.load(open("json"))
 assert j["format"] == sys.argv[1], j["format"]
-assert j["compiler"] == "bsp_build 1.0" and j["faces"] == 6 and j["models"] == 1 and j["lights"] == 1, j
+assert j["compiler"] == "bsp_build 1.0" and j["faces"] == 6 and j["models"] == 1 and j["lights"] == 2, j
 assert j["bounds"] == {"min": [-64, -64, -64], "max": [64, 64, 64]}, j["bounds"]
 PY
     echo "$name: $format, compiler named"

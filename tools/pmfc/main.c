@@ -196,7 +196,7 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
     uint64_t refusals = pmf_budget_refusals();
     level_mark_prelit(lb);
     level_light *ll = level_bake(lb, progress, ps);
-    if (ll) level_apply_prelit(lb);
+    if (ll) level_apply_prelit(lb, ll);
     times[STAGE_BAKE] += now() - t;
     if (!ll && pmf_budget_refusals() != refusals) /* the baker takes from the budget too */
         memory_over_budget(0, NULL);

@@ -35,6 +35,7 @@ void bsp_build_room(uint32_t version, uint8_t **out, size_t *size)
     const char *ents =
         "{\n\"classname\" \"worldspawn\"\n\"message\" \"bsp_build room\"\n\"_compiler\" \"bsp_build 1.0\"\n}\n"
         "{\n\"classname\" \"light\"\n\"origin\" \"0 0 32\"\n\"light\" \"300\"\n}\n"
+        "{\n\"classname\" \"light\"\n\"origin\" \"16 16 -32\"\n\"light\" \"100\"\n\"style\" \"5\"\n}\n"
         "{\n\"classname\" \"info_player_start\"\n\"origin\" \"-32 -16 -40\"\n\"angle\" \"90\"\n}\n";
     put(&lump[0], ents, strlen(ents) + 1);
     for (int f = 0; f < 6; f++) { /* planes: normal into the room, at distance -64 */
@@ -97,9 +98,13 @@ void bsp_build_room(uint32_t version, uint8_t **out, size_t *size)
         for (unsigned t = 0; t < BSP_BUILD_FACE_LUXELS; t++)
             for (unsigned s = 0; s < BSP_BUILD_FACE_LUXELS; s++)
                 for (unsigned c = 0; c < luxel_bytes; c++) u8(&lump[8], bsp_build_luxel((unsigned)f, s, t, c));
+        if (f == 0) /* the floor's style lightmap follows its base one */
+            for (unsigned t = 0; t < BSP_BUILD_FACE_LUXELS; t++)
+                for (unsigned s = 0; s < BSP_BUILD_FACE_LUXELS; s++)
+                    for (unsigned c = 0; c < luxel_bytes; c++) u8(&lump[8], bsp_build_style_luxel(s, t, c));
         if (wide) { u32(&lump[7], (uint32_t)f); u32(&lump[7], 0); u32(&lump[7], edge - 1); u32(&lump[7], 4); u32(&lump[7], (uint32_t)axis); }
         else { u16(&lump[7], (uint16_t)f); u16(&lump[7], 0); u32(&lump[7], edge - 1); u16(&lump[7], 4); u16(&lump[7], (uint16_t)axis); }
-        u8(&lump[7], 0); u8(&lump[7], 255); u8(&lump[7], 255); u8(&lump[7], 255);
+        u8(&lump[7], 0); u8(&lump[7], f == 0 ? BSP_BUILD_STYLE : 255); u8(&lump[7], 255); u8(&lump[7], 255);
         u32(&lump[7], light);
         for (int k = 0; k < 4; k++) {
             uint32_t a = (uint32_t)face_corners[f][k], b = (uint32_t)face_corners[f][(k + 1) % 4];

@@ -3,7 +3,9 @@
 conversion (issue 25): luxel centres of the world's lit floor faces, picked at random (seed 1),
 are each looked at from half a metre above through `pmfview shot --inspect`, and the luxel the
 inspector shows must equal the BSP's stored bytes within +-TOLERANCE (4) at >= 85% of the
-points seen. A face is picked again when there are fewer faces than samples."""
+points seen. A face is picked again when there are fewer faces than samples. Where the face has
+light styles besides 0, the layer of the dynamic light `info` gives that style must hold the
+style's stored bytes there too (the inspector's value x 255, same tolerance)."""
 import json, math, random, struct, subprocess, sys
 
 pmfview, bsp_path, pmf_path = sys.argv[1:4]
@@ -50,6 +52,13 @@ def inside(pt, poly):
         if d * sgn < 2: return False
     return True
 
+info = subprocess.run([pmfview, "info", pmf_path, "--json"], capture_output=True, text=True)
+if info.returncode != 0: sys.exit("pmfview info failed: " + info.stderr.strip())
+style_light = {}
+for l in json.loads(info.stdout)["lights"]:
+    if l["kind"] == "dynamic" and l.get("style") and l["style"] not in style_light: style_light[l["style"]] = l["id"]
+styled_seen = 0
+
 rng = random.Random(1)
 candidates = [i for i in range(world_first, world_first + world_count)
               if faces[i][6] >= 0 and faces[i][5][0] == 0 and planes[faces[i][0]][2] * (-1 if faces[i][1] else 1) > 0.99]
@@ -89,8 +98,18 @@ for fi in candidates:
     seen += 1
     shown = j_["luxel"]["rgb"]
     ok = all(abs(a - b) <= tolerance for a, b in zip(shown, stored))
+    for k in range(1, 4):
+        if styles[k] == 255: break
+        at_k = light + (k * size[0] * size[1] + j * size[0] + i) * bpp
+        stored_k = [lighting[at_k + (c if bpp == 3 else 0)] for c in range(3)]
+        layer = [l for l in j_.get("lights", []) if l["kind"] == "dynamic" and l.get("id") == style_light.get(styles[k])]
+        shown_k = [round(v * 255) for v in layer[0]["value"]] if layer else [0, 0, 0]
+        styled_seen += 1
+        if not all(abs(a - b) <= tolerance for a, b in zip(shown_k, stored_k)):
+            ok = False
+            print("face %d luxel (%d,%d) style %d: BSP %s, layer %s" % (fi, i, j, styles[k], stored_k, shown_k))
     match += ok
     if not ok: print("face %d luxel (%d,%d): BSP %s, shown %s" % (fi, i, j, stored, shown))
-print("%d of %d luxels within +-%d of the BSP's bytes" % (match, seen, tolerance))
+print("%d of %d luxels within +-%d of the BSP's bytes (%d light-style layers among them)" % (match, seen, tolerance, styled_seen))
 if seen < want // 2: sys.exit("only %d points seen" % seen)
 if match < 0.85 * seen: sys.exit("fewer than 85% match")

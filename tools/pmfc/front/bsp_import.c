@@ -188,9 +188,9 @@ static bool face_fits(const bsp_file *b, uint32_t fi, const double p[3], const d
     return true;
 }
 
-/* Face f's style-0 lightmap at p, bilinear between its luxels (the engines' grid: luxel i at
- * texture coordinate (mins + i) * 16). */
-static void sample_face(const bsp_file *b, const bsp_face *f, const double p[3], uint8_t rgb[3])
+/* Face f's lightmap of style slot k (its k-th style) at p, bilinear between its luxels (the
+ * engines' grid: luxel i at texture coordinate (mins + i) * 16). */
+static void sample_face(const bsp_file *b, const bsp_face *f, unsigned k, const double p[3], uint8_t rgb[3])
 {
     const bsp_texinfo *ti = &b->texinfos[f->texinfo];
     double st[2];
@@ -202,8 +202,8 @@ static void sample_face(const bsp_file *b, const bsp_face *f, const double p[3],
     uint32_t x0 = (uint32_t)st[0], y0 = (uint32_t)st[1];
     uint32_t x1 = x0 + 1 < f->light_size[0] ? x0 + 1 : x0, y1 = y0 + 1 < f->light_size[1] ? y0 + 1 : y0;
     double fx = st[0] - x0, fy = st[1] - y0;
-    const uint8_t *lm = b->lighting + f->light_offset;
     unsigned bytes = b->luxel_bytes;
+    const uint8_t *lm = b->lighting + f->light_offset + (size_t)k * f->light_size[0] * f->light_size[1] * bytes;
     for (int ch = 0; ch < 3; ch++) {
         unsigned c = bytes == 3 ? (unsigned)ch : 0;
         double v00 = lm[(y0 * f->light_size[0] + x0) * bytes + c], v10 = lm[(y0 * f->light_size[0] + x1) * bytes + c];
@@ -252,14 +252,24 @@ static void units_from_world(const bsp_prelit *bp, v3 w, v3 n, double p[3], doub
     un[0] = n.x; un[1] = -n.z; un[2] = n.y;
 }
 
-static bool prelit_sample(const prelit_source *src, v3 world, v3 normal, uint8_t rgb[3])
+static bool prelit_sample(const prelit_source *src, v3 world, v3 normal, uint8_t rgb[3], prelit_styles *styles)
 {
     const bsp_prelit *bp = (const bsp_prelit *)src;
     double p[3], n[3];
     units_from_world(bp, world, normal, p, n);
     int64_t fi = find_face(bp, p, n);
     if (fi < 0) return false;
-    sample_face(&bp->b, &bp->b.faces[fi], p, rgb);
+    const bsp_face *f = &bp->b.faces[fi];
+    memset(rgb, 0, 3);
+    if (styles) styles->count = 0;
+    /* the reader checked every style's lightmap against the lump */
+    for (unsigned k = 0; k < 4 && f->styles[k] != BSP_NO_STYLE; k++) {
+        if (f->styles[k] == 0) sample_face(&bp->b, f, k, p, rgb);
+        else if (styles) {
+            styles->style[styles->count] = f->styles[k];
+            sample_face(&bp->b, f, k, p, styles->rgb[styles->count++]);
+        }
+    }
     return true;
 }
 
@@ -335,6 +345,50 @@ static prelit_source *prelit_create(bsp_file *b, double scale)
             for (int a = 0; a < 3; a++) { box[a] -= (float)FACE_REACH; box[3 + a] += (float)FACE_REACH; }
         }
     return &bp->base;
+}
+
+/* The BSP's light styles become dynamic lights: a styled or switchable light of the entity lump
+ * carries its style's lightmaps as layers (level_apply_prelit), white since the layers hold its
+ * colour; a style no light entity names gets a light of its own ("style N") at the middle of
+ * the faces it lights. */
+static void style_lights(const bsp_file *b, level_def *level, double s)
+{
+    double sum[256][3] = { { 0 } };
+    uint32_t faces[256] = { 0 };
+    for (uint32_t f = 0; f < b->face_count; f++) {
+        const bsp_face *face = &b->faces[f];
+        if (face->light_offset < 0) continue;
+        for (int k = 0; k < 4 && face->styles[k] != BSP_NO_STYLE; k++) {
+            uint8_t st = face->styles[k];
+            double c[3];
+            bsp_face_centre(b, face, c);
+            for (int a = 0; a < 3; a++) sum[st][a] += c[a];
+            faces[st]++;
+        }
+    }
+    uint32_t next_id = 1;
+    for (size_t i = 0; i < level->light_count; i++)
+        if (level->lights[i].kind == BAKE_LIGHT_DYNAMIC && level->lights[i].id >= next_id) next_id = level->lights[i].id + 1;
+    for (int st = 1; st < 255; st++) {
+        if (!faces[st]) continue;
+        bool named = false;
+        for (size_t i = 0; i < level->light_count; i++) {
+            light_def *l = &level->lights[i];
+            if (l->kind != BAKE_LIGHT_DYNAMIC || l->style != st) continue;
+            memset(l->color, 255, 3);
+            named = true;
+        }
+        if (named) continue;
+        light_def *l = PUSH(level->lights, level->light_count, level->light_cap);
+        l->kind = BAKE_LIGHT_DYNAMIC;
+        l->shape = BAKE_SHAPE_POINT;
+        l->id = next_id++;
+        l->style = st;
+        l->enabled = true;
+        memset(l->color, 255, 3);
+        snprintf(l->name, sizeof l->name, "style %d", st);
+        l->pos = v3_make(sum[st][0] / faces[st] * s, sum[st][2] / faces[st] * s, -sum[st][1] / faces[st] * s);
+    }
 }
 
 /* The model an entity draws: "*N" in its model key (-1: none). */
@@ -420,7 +474,10 @@ bool bsp_import(const char *path, const editor_import_desc *desc, map_def *map)
         ok = editor_import(path, &em, desc, map);
         /* the compiler's visibility and light replace pmfc's wherever they hold */
         if (ok) map->levels[0].vis_source = bsp_vis_source_create(&b, desc->scale > 0 ? desc->scale : EDITOR_DEFAULT_SCALE);
-        if (ok && b.lighting_size && !map->levels[0].fullbright) map->levels[0].prelit = prelit_create(&b, desc->scale);
+        if (ok && b.lighting_size && !map->levels[0].fullbright) {
+            style_lights(&b, &map->levels[0], desc->scale > 0 ? desc->scale : EDITOR_DEFAULT_SCALE);
+            map->levels[0].prelit = prelit_create(&b, desc->scale);
+        }
         if (ok && bsp_compiler(&q)) text_clean(bsp_compiler(&q), map->source_compiler, sizeof map->source_compiler);
     }
     xfree(em.embedded);

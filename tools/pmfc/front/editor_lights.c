@@ -1,7 +1,8 @@
 /* editor_lights.c - an editor map's lights, read the way its game reads them (docs/rmf.md
  * "Lights", docs/map.md "Lights by dialect"):
  *   GoldSrc   light, light_spot, light_environment (hlrad's keys: _light "R G B BRIGHTNESS",
- *             _cone, _cone2, _diffuse_light; a targetname makes a light switchable);
+ *             _cone, _cone2, _diffuse_light; a targetname makes a light switchable, a
+ *             style 1..63 a dynamic light that plays the style's pattern);
  *   Quake     every light* class (ericw-tools' light: `light` value, `wait`, `delay` falloff modes,
  *             `_color`, spotlights by `mangle` or `target`, `style` and switchable lights) and the
  *             worldspawn's sun (`_sunlight`, `_sun_mangle`, `_sunlight2` sky light) and minlight. */
@@ -79,8 +80,8 @@ static void goldsrc_light_value(const editor_entity *e, const char *key, double 
     *brightness = fmin(top, MAX_BRIGHTNESS);
 }
 
-/* A switchable light (a targetname; Quake: a style too) becomes a dynamic light the viewer can
- * toggle; the others are static. */
+/* A switchable light (a targetname) or a styled one becomes a dynamic light the viewer can
+ * toggle (and plays its style's pattern, pmf_light_styles.h); the others are static. */
 static void light_kind(import_ctx *c, light_def *l, const editor_entity *e, int style)
 {
     const char *target = editor_kv_get(e, "targetname");
@@ -122,7 +123,8 @@ static void goldsrc_light(import_ctx *c, const editor_entity *e, bool spot)
         l->cos_outer = (float)cos(outer * M_PI / 180);
         if (l->cos_outer >= l->cos_inner) l->cos_outer = l->cos_inner - 1e-4f;
     }
-    light_kind(c, l, e, 0);
+    /* hlrad bakes a styled light into its style's lightmap, which the engine animates */
+    light_kind(c, l, e, (int)clampd(editor_kv_number(e, "style", 0), 0, 63));
 }
 
 static void goldsrc_sun(import_ctx *c, const editor_entity *e)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "light.h"
+#include "pmf/pmf_budget.h"
 
 bool light_reaches(const light_def *l, v3 lo, v3 hi)
 {
@@ -85,6 +86,7 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
     const level_def *def = lb->def;
     size_t nchunks = level_chunk_count(lb);
     level_light *ll = xcalloc(1, sizeof *ll);
+    pthread_mutex_init(&ll->layers_lock, NULL);
 
     /* the lights: all of them, or (in a tile) those reaching it; the baker numbers them from 0 */
     v3 tlo, thi;
@@ -235,7 +237,21 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
     xfree(light_ids);
     ll->vertex_count = verts ? vert_count : 0;
 
-    /* layers by lightmap, for the chunk writer */
+    ll->lightmap_count = lm_count;
+    ll->lightmap_exp = xmalloc(lm_count + 1);
+    for (size_t c = 0; c < nchunks; c++)
+        for (int i = 0; i < lb->chunks[c].lightmap_count; i++)
+            ((uint8_t *)ll->lightmap_exp)[lb->chunks[c].bake_lightmap_base + i] = lb->chunks[c].lightmaps[i].size_exp;
+    level_light_index_layers(ll);
+    return ll;
+}
+
+/* Layers by lightmap, for the chunk writer. */
+void level_light_index_layers(level_light *ll)
+{
+    size_t lm_count = ll->lightmap_count;
+    xfree(ll->lm_layer_start);
+    xfree(ll->layer_order);
     ll->lm_layer_start = xcalloc(lm_count + 1, sizeof *ll->lm_layer_start);
     ll->layer_order = xmalloc((ll->res.layer_count ? ll->res.layer_count : 1) * sizeof *ll->layer_order);
     for (size_t i = 0; i < ll->res.layer_count; i++) ll->lm_layer_start[ll->res.layers[i].lightmap + 1]++;
@@ -244,7 +260,28 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
     memcpy(fill, ll->lm_layer_start, (lm_count + 1) * sizeof *fill);
     for (size_t i = 0; i < ll->res.layer_count; i++) ll->layer_order[fill[ll->res.layers[i].lightmap]++] = (uint32_t)i;
     xfree(fill);
-    return ll;
+}
+
+uint8_t *level_light_layer(level_light *ll, uint32_t light, uint32_t lightmap, bool add)
+{
+    uint8_t *found = NULL;
+    pthread_mutex_lock(&ll->layers_lock);
+    for (size_t i = 0; i < ll->res.layer_count && !found; i++)
+        if (ll->res.layers[i].light == light && ll->res.layers[i].lightmap == lightmap) found = ll->res.layers[i].luxels;
+    if (!found && add && lightmap < ll->lightmap_count) {
+        /* the baker's arrays: its budget, so that bake_result_free frees them */
+        bake_layer *more = pmf_budget_realloc(ll->res.layers, (ll->res.layer_count + 1) * sizeof *more);
+        uint8_t *luxels = pmf_budget_calloc((size_t)3 << (2 * ll->lightmap_exp[lightmap]), 1);
+        if (more) ll->res.layers = more;
+        if (more && luxels) {
+            ll->res.layers[ll->res.layer_count++] = (bake_layer){ light, lightmap, luxels };
+            found = luxels;
+        } else {
+            pmf_budget_free(luxels);
+        }
+    }
+    pthread_mutex_unlock(&ll->layers_lock);
+    return found;
 }
 
 void level_light_free(level_light *ll)
@@ -255,5 +292,7 @@ void level_light_free(level_light *ll)
     xfree(ll->probe_base);
     xfree(ll->lm_layer_start);
     xfree(ll->layer_order);
+    xfree((void *)ll->lightmap_exp);
+    pthread_mutex_destroy(&ll->layers_lock);
     xfree(ll);
 }

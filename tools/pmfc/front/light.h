@@ -2,6 +2,8 @@
 #ifndef PMFC_LIGHT_H
 #define PMFC_LIGHT_H
 
+#include <pthread.h>
+
 #include "world.h"
 
 struct level_light {
@@ -12,6 +14,9 @@ struct level_light {
     uint32_t *probe_base;              /* [chunk] -> its first probe in res.probes */
     uint32_t *lm_layer_start;          /* [bake lightmap + 1] prefix sums into layer_order */
     uint32_t *layer_order;             /* res.layers indices sorted by lightmap */
+    size_t lightmap_count;             /* bake lightmaps (every chunk's, in chunk order) */
+    const uint8_t *lightmap_exp;       /* [bake lightmap]: its side's exponent (level_bake's, until free) */
+    pthread_mutex_t layers_lock;       /* level_light_layer adds layers from several threads */
 };
 
 /* Smooth shading (smooth.c): every corner of every face whose material smooths, with the mean

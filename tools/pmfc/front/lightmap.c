@@ -152,31 +152,65 @@ void chunk_unwrap(const level_build *lb, chunk_build *cb)
     xfree(owner);
 }
 
+/* The dynamic lights that carry the source's light styles: style[k]'s light is the level's
+ * light[k] (the first dynamic light with that style). */
+#define PRELIT_MAX_STYLED 64
+typedef struct styled_lights { int count; uint8_t style[PRELIT_MAX_STYLED]; uint32_t light[PRELIT_MAX_STYLED]; } styled_lights;
+
+/* Where a face's block writes: the base lightmap and, per styled light, its layer on that
+ * lightmap (NULL until the source shows the style on this lightmap). */
+typedef struct block_out {
+    uint8_t *luxels;                 /* NULL: only count (level_mark_prelit) */
+    size_t side;
+    uint8_t *covered;                /* lm_w x lm_h: what the source covers */
+    level_light *ll;
+    uint32_t lightmap;               /* bake lightmap */
+    const styled_lights *styled;
+    uint8_t *layers[PRELIT_MAX_STYLED];
+} block_out;
+
+static void put_luxel(uint8_t *luxels, size_t side, const chunk_face *cf, int x, int y, const uint8_t rgb[3])
+{
+    memcpy(luxels + (((size_t)cf->lm_y + y) * side + cf->lm_x + x) * 3, rgb, 3);
+}
+
 /* Samples the source's light at each luxel centre of the face's block (source coordinates:
- * world less the level's shift); with `luxels`, writes what it covers there and marks it in
- * `covered` (lm_w x lm_h). Returns whether it covers every luxel but the block's border ring
- * (the luxels past the face's edges, which a compiler's face may not reach). */
-static bool face_prelit(const level_build *lb, const chunk_face *cf, uint8_t *luxels, size_t side, uint8_t *covered)
+ * world less the level's shift), writing what it covers where `out` says. Returns whether it
+ * covers every luxel but the block's border ring (the luxels past the face's edges, which a
+ * compiler's face may not reach). */
+static bool face_prelit(const level_build *lb, const chunk_face *cf, block_out *out)
 {
     const prelit_source *src = lb->def->prelit;
     v3 n = lb->faces[cf->face].pl.n;
     bool inside = true;
-    for (int y = 0; y < cf->lm_h && (inside || luxels); y++)
-        for (int x = 0; x < cf->lm_w && (inside || luxels); x++) {
+    static const uint8_t dark[3] = { 0, 0, 0 };
+    for (int y = 0; y < cf->lm_h && (inside || out->luxels); y++)
+        for (int x = 0; x < cf->lm_w && (inside || out->luxels); x++) {
             v3 p = v3_add(cf->lm_origin, v3_add(v3_scale(cf->lm_t, (x + 0.5) / cf->lm_density),
                                                 v3_scale(cf->lm_b, (y + 0.5) / cf->lm_density)));
             uint8_t rgb[3];
-            bool hit = src->sample(src, v3_sub(p, lb->def->shift), n, rgb);
+            prelit_styles styles;
+            bool hit = src->sample(src, v3_sub(p, lb->def->shift), n, rgb, out->luxels ? &styles : NULL);
             if (!hit && x > 0 && y > 0 && x < cf->lm_w - 1 && y < cf->lm_h - 1) inside = false;
-            if (!luxels) continue;
-            covered[y * cf->lm_w + x] = hit;
-            if (hit) memcpy(luxels + (((size_t)cf->lm_y + y) * side + cf->lm_x + x) * 3, rgb, 3);
+            if (!out->luxels) continue;
+            out->covered[y * cf->lm_w + x] = hit;
+            if (!hit) continue;
+            put_luxel(out->luxels, out->side, cf, x, y, rgb);
+            /* each styled light's layer: the source's style here, else dark (pmfc's bake of it goes) */
+            for (int k = 0; k < out->styled->count; k++) {
+                const uint8_t *value = dark;
+                for (int j = 0; j < styles.count; j++)
+                    if (styles.style[j] == out->styled->style[k]) value = styles.rgb[j];
+                if (!out->layers[k] && value != dark)
+                    out->layers[k] = level_light_layer(out->ll, out->styled->light[k], out->lightmap, true);
+                if (out->layers[k]) put_luxel(out->layers[k], out->side, cf, x, y, value);
+            }
         }
     return inside;
 }
 
 /* The luxels of a block the source left uncovered take the mean of their covered neighbours,
- * ring by ring (the border luxels past the compiler's face). */
+ * ring by ring (the border luxels past the compiler's face); `covered` is left as it was. */
 static void dilate_block(const chunk_face *cf, uint8_t *luxels, size_t side, uint8_t *covered)
 {
     int w = cf->lm_w, h = cf->lm_h;
@@ -195,47 +229,72 @@ static void dilate_block(const chunk_face *cf, uint8_t *luxels, size_t side, uin
                         n++;
                     }
                 if (!n) continue;
-                uint8_t *out = luxels + (((size_t)cf->lm_y + y) * side + cf->lm_x + x) * 3;
-                for (int k = 0; k < 3; k++) out[k] = (uint8_t)((sum[k] + n / 2) / n);
+                uint8_t rgb[3];
+                for (int k = 0; k < 3; k++) rgb[k] = (uint8_t)((sum[k] + n / 2) / n);
+                put_luxel(luxels, side, cf, x, y, rgb);
                 covered[y * w + x] = 2;   /* filled this ring: a source for the next one only */
                 more = true;
             }
-        for (int k = 0; k < w * h; k++) covered[k] = covered[k] != 0;
+        for (int k = 0; k < w * h; k++) covered[k] = covered[k] == 1 || covered[k] == 2;
     }
 }
 
-typedef struct prelit_job { level_build *lb; bool apply; } prelit_job;
+typedef struct prelit_job { level_build *lb; level_light *ll; styled_lights styled; } prelit_job;
 
-/* One chunk: marks its faces (before the bake) or lays the source's light on them (after). */
+/* One chunk: marks its faces (before the bake, no ll) or lays the source's light on them. */
 static void prelit_chunk(void *user, size_t c)
 {
     const prelit_job *job = user;
     level_build *lb = job->lb;
     chunk_build *cb = &lb->chunks[c];
     if (!cb->present || cb->margin) return;
-    uint8_t *covered = job->apply ? xmalloc((size_t)(LM_MAX_BLOCK + 2) * (LM_MAX_BLOCK + 2)) : NULL;   /* a block with its phase luxel */
+    /* a block with its phase luxel, and a copy for each layer's dilation */
+    size_t most = (size_t)(LM_MAX_BLOCK + 2) * (LM_MAX_BLOCK + 2);
+    uint8_t *covered = job->ll ? xmalloc(2 * most) : NULL;
     for (size_t i = 0; i < cb->face_count; i++) {
         chunk_face *cf = &cb->faces[i];
         if (cf->lightmap == PMF_NO_LIGHTMAP) continue;
-        if (!job->apply) {
+        if (!job->ll) {
             /* the compiler's light inside, its border filled from it; else pmfc bakes the face */
-            cf->prelit = face_prelit(lb, cf, NULL, 0, NULL);
+            cf->prelit = face_prelit(lb, cf, &(block_out){ 0 });
             continue;
         }
         pmf_lightmap *lm = &cb->lightmaps[cf->lightmap];
-        size_t side = (size_t)1 << lm->size_exp;
-        face_prelit(lb, cf, lm->luxels, side, covered);
-        if (cf->prelit) dilate_block(cf, lm->luxels, side, covered);
+        block_out out = { .luxels = lm->luxels, .side = (size_t)1 << lm->size_exp, .covered = covered, .ll = job->ll,
+                          .lightmap = cb->bake_lightmap_base + cf->lightmap, .styled = &job->styled };
+        for (int k = 0; k < job->styled.count; k++)
+            out.layers[k] = level_light_layer(job->ll, job->styled.light[k], out.lightmap, false);
+        face_prelit(lb, cf, &out);
+        if (!cf->prelit) continue;
+        size_t cells = (size_t)cf->lm_w * cf->lm_h;
+        memcpy(covered + most, covered, cells);
+        dilate_block(cf, lm->luxels, out.side, covered);
+        for (int k = 0; k < job->styled.count; k++)
+            if (out.layers[k]) {
+                memcpy(covered, covered + most, cells);
+                dilate_block(cf, out.layers[k], out.side, covered);
+            }
     }
     xfree(covered);
 }
 
 void level_mark_prelit(level_build *lb)
 {
-    if (lb->def->prelit) jobs_parallel_for(level_chunk_count(lb), lb->threads, prelit_chunk, &(prelit_job){ lb, false });
+    if (lb->def->prelit) jobs_parallel_for(level_chunk_count(lb), lb->threads, prelit_chunk, &(prelit_job){ .lb = lb });
 }
 
-void level_apply_prelit(level_build *lb)
+void level_apply_prelit(level_build *lb, level_light *ll)
 {
-    if (lb->def->prelit) jobs_parallel_for(level_chunk_count(lb), lb->threads, prelit_chunk, &(prelit_job){ lb, true });
+    if (!lb->def->prelit) return;
+    prelit_job job = { .lb = lb, .ll = ll };
+    bool taken[256] = { false };
+    for (size_t i = 0; i < lb->def->light_count && job.styled.count < PRELIT_MAX_STYLED; i++) {
+        const light_def *l = &lb->def->lights[i];
+        if (l->kind != BAKE_LIGHT_DYNAMIC || l->style <= 0 || l->style > 254 || taken[l->style]) continue;
+        taken[l->style] = true;
+        job.styled.style[job.styled.count] = (uint8_t)l->style;
+        job.styled.light[job.styled.count++] = (uint32_t)i;
+    }
+    jobs_parallel_for(level_chunk_count(lb), lb->threads, prelit_chunk, &job);
+    level_light_index_layers(ll);
 }

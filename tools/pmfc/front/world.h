@@ -174,8 +174,18 @@ typedef struct region_def {
  * the level's shift). Owned by the level: free is called by
  * map_free. */
 typedef struct prelit_source prelit_source;
+/* The source's light styles at a point besides the base (style 0) light: a game's animated or
+ * switchable lights, each in its own lightmap (a BSP face holds up to four). */
+#define PRELIT_MAX_STYLES 4
+typedef struct prelit_styles {
+    int count;
+    uint8_t style[PRELIT_MAX_STYLES];            /* 1..254 */
+    uint8_t rgb[PRELIT_MAX_STYLES][3];
+} prelit_styles;
 struct prelit_source {
-    bool (*sample)(const prelit_source *src, v3 world, v3 normal, uint8_t rgb[3]);
+    /* The base light at the point (0 where only styles light it) and, when styles is not NULL,
+     * the styles'. False where the source has no light there. */
+    bool (*sample)(const prelit_source *src, v3 world, v3 normal, uint8_t rgb[3], prelit_styles *styles);
     /* The source's luxel grid on the surface at world (NULL or false: pmfc's own): unit axes,
      * the spacing (metres) and one luxel's centre. Blocks laid on it copy luxels exactly. */
     bool (*grid)(const prelit_source *src, v3 world, v3 normal, v3 *t, v3 *b, double *spacing, v3 *luxel);
@@ -466,8 +476,13 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
 /* Before the bake: marks the faces whose every luxel the source's light (level_def.prelit)
  * covers, which the bake then leaves out (lightmap.c). */
 void level_mark_prelit(level_build *lb);
-/* After it: the source's own light over the luxels it covers. */
-void level_apply_prelit(level_build *lb);
+/* After it: the source's own light over the luxels it covers, its light styles into the layers
+ * of the dynamic lights with those styles (level_light_layer). */
+void level_apply_prelit(level_build *lb, level_light *ll);
+/* The layer of the level's light on bake lightmap `lightmap`: NULL when it has none and `add`
+ * is false, else made (zeroed) when missing. Thread-safe; call level_light_index_layers after. */
+uint8_t *level_light_layer(level_light *ll, uint32_t light, uint32_t lightmap, bool add);
+void level_light_index_layers(level_light *ll);
 /* Visibility (visibility.c): fills cube visibility data of the cells. */
 bool level_visibility(level_build *lb, const float (*tris)[9], size_t tri_count,
                       void (*progress)(void *, const char *, double), void *user);
