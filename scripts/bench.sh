@@ -570,34 +570,55 @@ figure_compiler() {
     compile_memory compile_largest_rss "6 pmfc --generate $COMPILE peak RSS" "$m"
 }
 
-# 7: the largest real RMF of ../shared/data/rmf compiled, per 1000 faces (target: a 10,000-face
-# map in 10 s on 2 cores, so <= 1 s per 1000 faces, and under 1 GiB).
+# 7: real scale (issue 27): the largest shared RMF (../shared/data/rmf and goldsrc) and a
+# generated 10,000-face indoor map (bench/gen_rooms_map.py: two storeys of rooms with doorways)
+# compiled whole, best of 3: per 1000 faces (target 1 s, so 10,000 faces in 10 s on 2 cores), the
+# visibility stage per 1000 faces (target 2 s), each stage in the note, peak RSS, and the bake
+# with every feature against direct light only.
+stage_note() {   # the stage times pmfc printed, one line
+    awk '/^  [a-z\/]+ +[0-9.]+ s$/ && $1 != "total" { printf "%s%s %s s", (n++ ? ", " : ""), $1, $2 }' "$1"
+}
+stage_time() {   # stage_time OUT STAGE: its seconds
+    awk -v stage="$2" '$1 == stage && $3 == "s" { print $2; exit }' "$1"
+}
+compile_scale() {   # compile_scale ID LABEL SOURCE: the per-1000-faces rows of one map
+    local id=$1 label=$2 src=$3 faces wall rss vis
+    if ! wall=$(best_of 3 "$id" "$PMFC" "$src" -o "$WORK/$id.pmf" --time 0); then
+        na "$id" "$label per 1000 faces" "pmfc failed: $(why "$id")"
+        return 1
+    fi
+    faces=$(grep -oE '[0-9]+ faces' "$WORK/$id.out" | head -n 1 | awk '{ print $1 }')
+    if [ -z "$faces" ] || [ "$faces" -eq 0 ]; then
+        na "$id" "$label per 1000 faces" "no face count in pmfc's output"
+        return 1
+    fi
+    vis=$(stage_time "$WORK/$id.out" visibility)
+    rss=$(field "$WORK/$id.run" "maxrss_kb ")
+    record "$id" "$label per 1000 faces" "$(calc "$wall / $faces * 1000")" s "" "" "<=1" \
+        "$(basename "$src"): $faces faces in $(show "$wall") s (best of 3, wall): $(stage_note "$WORK/$id.out")"
+    record "${id}_vis" "$label visibility per 1000 faces" "$(calc "${vis:-0} / $faces * 1000")" s "" "" "<=2" \
+        "$(show "${vis:-0}") s of visibility"
+    record "${id}_memory" "$label peak RSS" "$(calc "$rss / 1024")" MiB "" "" "<=1024" "$(basename "$src")"
+}
 figure_rmf() {
-    local dir="$ROOT/../shared/data/rmf" rmf faces wall rss
-    rmf=$(ls -S "$dir"/*.rmf 2>/dev/null | head -n 1)
+    local rmf rooms="$WORK/rooms10k.map"
+    rmf=$(ls -S "$ROOT"/../shared/data/rmf/*.rmf "$ROOT"/../shared/data/goldsrc/*.rmf 2>/dev/null | head -n 1)
     if [ ! -x "$PMFC" ]; then
         na rmf_compile "7 pmfc RMF per 1000 faces" "pmfc did not build"
         return
-    elif [ -z "$rmf" ]; then
-        na rmf_compile "7 pmfc RMF per 1000 faces" "no RMF in ../shared/data/rmf"
-        return
     fi
-    log "7 RMF: pmfc $(basename "$rmf")"
-    if ! wall=$(best_of 3 rmf_compile "$PMFC" "$rmf" -o "$WORK/rmf.pmf" --time 0); then
-        na rmf_compile "7 pmfc RMF per 1000 faces" "pmfc failed: $(why rmf_compile)"
-        return
+    if [ -z "$rmf" ]; then
+        na rmf_compile "7 pmfc RMF per 1000 faces" "no RMF in ../shared/data"
+    else
+        log "7 RMF: pmfc $(basename "$rmf")"
+        if compile_scale rmf_compile "7 pmfc RMF" "$rmf"; then
+            log "7 bake: pmfc $(basename "$rmf") lit fully and with direct light only"
+            bake_row rmf_bake "7 pmfc RMF bake vs direct only" "$rmf"
+        fi
     fi
-    faces=$(awk '/RMF [0-9.]+, [0-9]+ solids, [0-9]+ faces/ { for (i = 1; i <= NF; i++) if ($(i + 1) ~ /^faces/) { print $i; exit } }' "$WORK/rmf_compile.out")
-    rss=$(field "$WORK/rmf_compile.run" "maxrss_kb ")
-    if [ -z "$faces" ] || [ "$faces" -eq 0 ]; then
-        na rmf_compile "7 pmfc RMF per 1000 faces" "no face count in pmfc's output"
-        return
-    fi
-    record rmf_compile "7 pmfc RMF per 1000 faces" "$(calc "$wall / $faces * 1000")" s "" "" "<=1" \
-        "$(basename "$rmf"): $faces faces in $(show "$wall") s (best of 3, wall)"
-    record rmf_memory "7 pmfc RMF peak RSS" "$(calc "$rss / 1024")" MiB "" "" "<=1024" "$(basename "$rmf")"
-    log "7 bake: pmfc $(basename "$rmf") lit fully and with direct light only"
-    bake_row rmf_bake "7 pmfc RMF bake vs direct only" "$rmf"
+    python3 "$ROOT/bench/gen_rooms_map.py" "$rooms" 10000
+    log "7 generated: pmfc on a 10,000-face map of rooms"
+    compile_scale rooms_compile "7 pmfc 10k-face rooms" "$rooms"
 }
 
 # 8: frames on a GPU (issue 21): FRAMES_FLY frames across $BIG at 1280x720, the render time against

@@ -11,6 +11,10 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           pattern ("jklmnopqrstuvwxyzyxwvutsrqponmlkj", ten letters a second) plays with --time:
           the light's share at 1.6 s ('z') is 25/12 of the one as baked ('m', 0.3 s, and no
           --time), and at 0 s ('j') 9/12
+  airvis  a hall 66 m wide and 52 m tall beside a low room behind a solid wall: pmfc asks blocks of open air
+          as one box (tools/pmfc/front/visibility.c); from cameras high in the hall's air the
+          picture with visibility equals the one without, pixel for pixel, and from the hall's
+          floor the low room is culled
   leak    the room with a wall left out reports its leak (the warning, info's leak path); sealed,
           none"""
 import json, os, struct, subprocess, sys
@@ -129,6 +133,35 @@ elif CASE == "style":
     for t, want in (("1.6", 25 / 12), ("0", 9 / 12)):
         got = share[t] / (baked - dark)
         if abs(got - want) > 0.05 * want + 2 / (baked - dark): fail("at %s s the share is %.3f of baked, want %.3f" % (t, got, want))
+elif CASE == "airvis":
+    hall = [(-2576, -1296, -16, 16, 1296, 0), (-2576, -1296, 2048, 16, 1296, 2064), (-2576, -1296, 0, -2560, 1296, 2048),
+            (-2560, -1296, 0, 0, -1280, 2048), (-2560, 1280, 0, 0, 1296, 2048), (0, -1296, 0, 16, 1296, 2048)]
+    low = [(16, -272, -16, 544, 272, 0), (16, -272, 256, 544, 272, 272), (528, -272, 0, 544, 272, 256),
+           (16, -272, 0, 528, -256, 256), (16, 256, 0, 528, 272, 256)]
+    # the low room's wall is the hall's: pillars in it to give it many targets
+    pillars = [(96 + 96 * i, -32 + 64 * (i % 2), 0, 128 + 96 * i, 0 + 64 * (i % 2), 200) for i in range(4)]
+    brushes = "".join(box(*b, "grey", VALVE_WALL) for b in hall + low + pillars)
+    lights = ('{\n"classname" "light"\n"origin" "-1280 0 1024"\n"light" "600"\n}\n'
+              '{\n"classname" "light"\n"origin" "272 0 200"\n"light" "300"\n}\n'
+              '{\n"classname" "info_player_start"\n"origin" "-512 0 40"\n}\n')
+    compile_map("air", world() + brushes + "}\n" + lights)
+    def triangles(cam, *extra):
+        r = run(PMFVIEW, "shot", "air.pmf", "-o", "air.png", "--size", "96x64", "--camera", cam, "--stats", *extra)
+        return int([l for l in r.stderr.splitlines() if l.startswith("triangles:")][0].split()[1])
+    for x, z, yaw, pitch in ((-1280, 1500, -90, -20), (-2200, 1900, -60, -40), (-200, 1200, 90, -60)):
+        cam = "%f,%f,%f,%d,%d" % (x * S, z * S, -0.0, yaw, pitch)
+        with_vis = triangles(cam)
+        run(PMFVIEW, "shot", "air.pmf", "-o", "vis.png", "--size", "96x64", "--camera", cam)
+        without = triangles(cam, "--no-vis")
+        run(PMFVIEW, "shot", "air.pmf", "-o", "novis.png", "--size", "96x64", "--camera", cam, "--no-vis")
+        differ = int(run(PROBE, "diff", "vis.png", "novis.png", "2").stdout)
+        print("air camera (%d, %d): %d triangles with visibility, %d without, %d pixels differ" % (x, z, with_vis, without, differ))
+        if differ: fail("visibility hides what is seen from the air at (%d, %d)" % (x, z))
+        if with_vis > without: fail("more triangles with visibility than without")
+    floor = "%f,%f,%f,-90,0" % (-900 * S, 40 * S, 0.0)
+    culled, whole = triangles(floor), triangles(floor, "--no-vis")
+    print("hall floor: %d triangles with visibility, %d without" % (culled, whole))
+    if culled >= whole: fail("nothing culled from the hall's floor")
 elif CASE == "leak":
     start = '{\n"classname" "info_player_start"\n"origin" "0 0 40"\n}\n'
     light = '{\n"classname" "light"\n"origin" "0 0 128"\n"light" "300"\n}\n'

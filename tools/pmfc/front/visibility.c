@@ -1,12 +1,76 @@
 /* visibility.c - the cubes at the cell depth of every chunk are the camera cells; those with
  * geometry below them are the targets. Each cell then lists what it can see: cubes of its own
- * chunk, and other chunks (0 cubes = all of it). */
+ * chunk, and other chunks (0 cubes = all of it).
+ *
+ * Cells of open air (no geometry below them) in whole 4x4x4 or 2x2x2 blocks of a chunk are asked
+ * as one box, as a BSP's large empty leaf has one PVS: what the block sees is a superset of what
+ * each of its cells sees, so the answer stays conservative, and the pairs to test (cells x
+ * targets, most of them air over terrain or in a sky volume) drop by up to 64 there. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "world.h"
 
 typedef struct cell_ref { uint32_t chunk, cube; } cell_ref;
+
+#define AIR_BLOCK_LEVELS 2           /* blocks of 2^2 = 4 cells a side at most */
+
+typedef struct block_key { uint64_t key; uint32_t cell; } block_key;
+
+static int compare_block_key(const void *a, const void *b)
+{
+    const block_key *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->cell > y->cell) - (x->cell < y->cell);
+}
+
+/* The boxes asked for: whole blocks of air cells as one (largest first), every other cell alone.
+ * box_of[cell] gets its box; returns the box count (boxes: ncells long). */
+static size_t camera_boxes(const level_build *lb, const vis_box *cells, const cell_ref *cell_of, size_t ncells,
+                           uint32_t *box_of, vis_box *boxes)
+{
+    size_t nboxes = 0;
+    block_key *keys = xmalloc(ncells * sizeof *keys);
+    for (size_t c = 0; c < ncells; c++) box_of[c] = UINT32_MAX;
+    for (int level = AIR_BLOCK_LEVELS; level >= 1; level--) {
+        size_t n = 0;
+        for (size_t c = 0; c < ncells; c++) {
+            const chunk_build *cb = &lb->chunks[cell_of[c].chunk];
+            if (box_of[c] != UINT32_MAX || cb->info[cell_of[c].cube].has_geometry) continue;
+            /* the cell's place on its chunk's grid of cells (at most 64 a side) */
+            const cube_info *whole = &cb->info[0];
+            double size = cells[c].max[0] - cells[c].min[0];
+            uint64_t key = cell_of[c].chunk;
+            for (int a = 0; a < 3; a++) key = key << 8 | (uint64_t)(lround((cells[c].min[a] - whole->lo.e[a]) / size) >> level);
+            keys[n++] = (block_key){ key, (uint32_t)c };
+        }
+        qsort(keys, n, sizeof *keys, compare_block_key);
+        size_t full = (size_t)1 << (3 * level);
+        for (size_t k = 0; k < n;) {
+            size_t run = 1;
+            while (k + run < n && keys[k + run].key == keys[k].key) run++;
+            if (run == full) {
+                vis_box box = cells[keys[k].cell];
+                for (size_t r = 1; r < run; r++)
+                    for (int a = 0; a < 3; a++) {
+                        box.min[a] = fminf(box.min[a], cells[keys[k + r].cell].min[a]);
+                        box.max[a] = fmaxf(box.max[a], cells[keys[k + r].cell].max[a]);
+                    }
+                for (size_t r = 0; r < run; r++) box_of[keys[k + r].cell] = (uint32_t)nboxes;
+                boxes[nboxes++] = box;
+            }
+            k += run;
+        }
+    }
+    for (size_t c = 0; c < ncells; c++)
+        if (box_of[c] == UINT32_MAX) {
+            box_of[c] = (uint32_t)nboxes;
+            boxes[nboxes++] = cells[c];
+        }
+    xfree(keys);
+    return nboxes;
+}
 
 bool level_visibility(level_build *lb, const float (*tris)[9], size_t tri_count,
                       void (*progress)(void *, const char *, double), void *user)
@@ -48,16 +112,25 @@ bool level_visibility(level_build *lb, const float (*tris)[9], size_t tri_count,
             }
         }
     }
+    /* pmfc's own visibility asks blocks of air as one; a source's (a BSP's PVS) is cheap per cell */
+    const vis_source *src = lb->def->vis_source;
+    uint32_t *box_of = xmalloc(ncells * sizeof *box_of);
+    vis_box *boxes = xmalloc(ncells * sizeof *boxes);
+    size_t nboxes = src ? ncells : camera_boxes(lb, cells, cell_of, ncells, box_of, boxes);
+    if (src)
+        for (size_t c = 0; c < ncells; c++) {
+            box_of[c] = (uint32_t)c;
+            boxes[c] = cells[c];
+        }
     vis_desc desc = {
         .triangles = tris, .triangle_count = tri_count,
-        .cells = cells, .cell_count = ncells,
+        .cells = boxes, .cell_count = nboxes,
         .targets = targets, .target_count = ntargets,
         .rays_per_pair = lb->def->vis_rays,
         .threads = lb->threads,
         .progress = progress, .user = user,
     };
     vis_result res;
-    const vis_source *src = lb->def->vis_source;
     bool ok = src ? src->run(src, lb->def->shift, cells, ncells, targets, ntargets, &res) : vis_run(&desc, &res);
     if (ok) {
         for (size_t c = 0; c < ncells; c++) {
@@ -65,8 +138,8 @@ bool level_visibility(level_build *lb, const float (*tris)[9], size_t tri_count,
             pmf_cube *cube = &cb->cubes[cell_of[c].cube];
             pmf_visibility *vis = &cube->vis;
             memset(vis, 0, sizeof *vis);
-            uint32_t n = res.visible_count[c];
-            const uint32_t *list = res.visible[c];
+            uint32_t n = res.visible_count[box_of[c]];
+            const uint32_t *list = res.visible[box_of[c]];
             vis->cubes = xmalloc((n ? n : 1) * sizeof *vis->cubes);
             vis->chunks = xmalloc((n ? n : 1) * sizeof *vis->chunks);
             for (uint32_t k = 0; k < n;) {
@@ -88,8 +161,10 @@ bool level_visibility(level_build *lb, const float (*tris)[9], size_t tri_count,
             }
             cube->flags |= PMF_CUBE_HAS_VISIBILITY;
         }
-        vis_result_free(&res, ncells);
+        vis_result_free(&res, nboxes);
     }
+    xfree(box_of);
+    xfree(boxes);
     xfree(cells);
     xfree(targets);
     xfree(cell_of);
