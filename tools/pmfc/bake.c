@@ -813,7 +813,7 @@ static void bake_patch_job(void *user, size_t index)
                 out[c] *= keep;
             size_t luxel = ((size_t)patch->y + (size_t)j) * side + patch->x + (size_t)i;
             for (int c = 0; c < 3; c++)
-                lm->luxels[luxel * 3 + c] = quantize(out[c] * 255.0f);
+                lm->luxels[luxel * 3 + c] = quantize(bake_store(desc, out[c]) * 255.0f);
             mask[luxel] = 1;
         }
 done:
@@ -865,7 +865,7 @@ static void bake_layer_job(void *user, size_t index)
     bool lit = false;
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) {
-            uint8_t v = quantize(strength[(size_t)j * w + i] * 255.0f);
+            uint8_t v = quantize(bake_store(desc, strength[(size_t)j * w + i]) * 255.0f);
             size_t at = (((size_t)patch->y + (size_t)j) * side + patch->x + (size_t)i) * 3;
             luxels[at] = luxels[at + 1] = luxels[at + 2] = v;
             lit |= v != 0;
@@ -1099,7 +1099,7 @@ static void probe_job(void *user, size_t index)
         }
     }
     for (int c = 0; c < 3; c++)
-        res->base[c] = quantize(rgb[c] * 255.0f);
+        res->base[c] = quantize(bake_store(desc, rgb[c]) * 255.0f);
     pmf_budget_free(lights.ids);
 }
 

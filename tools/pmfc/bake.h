@@ -127,6 +127,11 @@ typedef struct bake_desc {
     const uint32_t *triangle_surfaces;
     int bounces;                    /* 0 = none (direct light only), BAKE_BOUNCE_AUTO = until the
                                      * next would add < 1% of the light (at most BAKE_BOUNCE_MAX) */
+    /* How light L (0..1 = one byte's range, bounces included) is stored in base luxels, layers
+     * and probes: min(1, (store_scale x L)^store_gamma), as a game's compiler stores it (hlrad:
+     * its light x 2 through gamma 0.55). store_gamma 0 = as it is (linear). Bounces gather the
+     * light linear again. */
+    float store_scale, store_gamma;
     int threads;                    /* 0 = every core */
     void (*progress)(void *user, const char *stage, double fraction); /* may be NULL */
     void *user;

@@ -279,7 +279,7 @@ static void luxel_sent(const bounce_ctx *ctx, const bounce_set *set, uint32_t x,
     const uint8_t *luxels = set->luxels ? set->luxels[slot] : lm->luxels;
     const uint8_t *at = luxels + ((size_t)(patch->y + j) * side + patch->x + i) * 3;
     for (int ch = 0; ch < 3; ch++)
-        out[ch] = clamp_albedo(patch->albedo[ch]) * fmaxf(0.0f, (float)at[ch] / 255.0f - set->floor_[ch]);
+        out[ch] = clamp_albedo(patch->albedo[ch]) * fmaxf(0.0f, bake_unstore(ctx->desc, at[ch]) - set->floor_[ch]);
 }
 
 /* The global cell of local cell l. */
@@ -596,7 +596,8 @@ static bool apply_patch(const bounce_ctx *ctx, const bounce_set *set, size_t slo
             if (luxel_indirect(ctx, set, slot, p, i, j, add))
                 for (int ch = 0; ch < 3; ch++)
                     if (add[ch] > 0.0f) {
-                        float v = (float)luxels[at + ch] + add[ch] * 255.0f;
+                        float light = bake_unstore(ctx->desc, luxels[at + ch]) + add[ch];
+                        float v = bake_store(ctx->desc, light) * 255.0f;
                         luxels[at + ch] = v >= 254.5f ? 255 : (uint8_t)(v + 0.5f);
                     }
             lit |= (luxels[at] | luxels[at + 1] | luxels[at + 2]) != 0;
@@ -621,7 +622,7 @@ static void set_direct(const bounce_ctx *ctx, bounce_set *set, size_t slot, uint
         for (uint32_t i = i0; i < i1 && patch->x + i < side; i++) {
             size_t at = ((size_t)(patch->y + j) * side + patch->x + i) * 3;
             for (int ch = 0; ch < 3; ch++)
-                sum[ch] += fmax(0.0, luxels[at + ch] / 255.0 - set->floor_[ch]);
+                sum[ch] += fmax(0.0, bake_unstore(ctx->desc, luxels[at + ch]) - set->floor_[ch]);
             count++;
         }
     for (int ch = 0; ch < 3; ch++)

@@ -3,6 +3,7 @@
 #ifndef PMFC_BAKE_INTERNAL_H
 #define PMFC_BAKE_INTERNAL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -11,6 +12,24 @@
 #include "jobs.h"
 
 #define BAKE_NUDGE 0.002f           /* metres a ray starts off its surface (no self-shadowing) */
+
+/* bake_desc.store_scale / store_gamma: light (0..1 a byte's range) to the stored 0..1, and a
+ * stored byte back to light. */
+static inline float bake_store(const bake_desc *d, float light)
+{
+    if (!(d->store_gamma > 0.0f) || !(light > 0.0f))
+        return light > 0.0f ? light : 0.0f;
+    float v = powf(d->store_scale * light, d->store_gamma);
+    return v < 1.0f ? v : 1.0f;
+}
+
+static inline float bake_unstore(const bake_desc *d, uint8_t byte)
+{
+    float v = byte / 255.0f;
+    if (!(d->store_gamma > 0.0f) || !(d->store_scale > 0.0f))
+        return v;
+    return powf(v, 1.0f / d->store_gamma) / d->store_scale;
+}
 
 
 /* ---- sampling (bake_sample.c) ---- */

@@ -8,37 +8,40 @@ light styles besides 0, the layer of the dynamic light `info` gives that style m
 style's stored bytes there too (the inspector's value x 255, same tolerance)."""
 import json, math, random, struct, subprocess, sys
 
-pmfview, bsp_path, pmf_path = sys.argv[1:4]
-want = int(sys.argv[4]) if len(sys.argv) > 4 else 100
-tolerance = int(sys.argv[5]) if len(sys.argv) > 5 else 4
-data = open(bsp_path, "rb").read()
-version = struct.unpack_from("<I", data, 0)[0]
-lumps = [struct.unpack_from("<ii", data, 4 + 8 * i) for i in range(15)]
-def lump(i): off, n = lumps[i]; return data[off:off + n]
-planes = [struct.unpack_from("<4f", lump(1), 20 * i) for i in range(len(lump(1)) // 20)]
-verts = [struct.unpack_from("<3f", lump(3), 12 * i) for i in range(len(lump(3)) // 12)]
-wide = version not in (29, 30)
-edges = [struct.unpack_from("<2I" if wide else "<2H", lump(12), (8 if wide else 4) * i) for i in range(len(lump(12)) // (8 if wide else 4))]
-surf = struct.unpack_from("<%di" % (len(lump(13)) // 4), lump(13), 0)
-tex = [struct.unpack_from("<8f", lump(6), 40 * i) for i in range(len(lump(6)) // 40)]
-fsize = 28 if wide else 20
-faces = []
-for i in range(len(lump(7)) // fsize):
-    if wide: plane, side, first, count, ti = struct.unpack_from("<5I", lump(7), fsize * i); rest = lump(7)[fsize * i + 20:fsize * i + 28]
-    else: plane, side, first, count, ti = struct.unpack_from("<HHiHH", lump(7), fsize * i); rest = lump(7)[fsize * i + 12:fsize * i + 20]
-    styles, light = rest[:4], struct.unpack_from("<i", rest, 4)[0]
-    faces.append((plane, side, first, count, ti, styles, light))
-world_first, world_count = struct.unpack_from("<2I", lump(14), 56)
-lighting = lump(8)
-bpp = 3 if version == 30 else 1
-scale = 0.0254
+SCALE = 0.0254
 
-def corners(f):
-    out = []
-    for k in range(f[3]):
-        e = surf[f[2] + k]
-        out.append(verts[edges[e][0]] if e >= 0 else verts[edges[-e][1]])
-    return out
+
+class Bsp:
+    """The lumps of a v29 / v30 / BSP2 file this check needs."""
+    def __init__(self, path):
+        data = open(path, "rb").read()
+        self.version = version = struct.unpack_from("<I", data, 0)[0]
+        lumps = [struct.unpack_from("<ii", data, 4 + 8 * i) for i in range(15)]
+        def lump(i): off, n = lumps[i]; return data[off:off + n]
+        self.planes = [struct.unpack_from("<4f", lump(1), 20 * i) for i in range(len(lump(1)) // 20)]
+        self.verts = [struct.unpack_from("<3f", lump(3), 12 * i) for i in range(len(lump(3)) // 12)]
+        wide = version not in (29, 30)
+        self.edges = [struct.unpack_from("<2I" if wide else "<2H", lump(12), (8 if wide else 4) * i) for i in range(len(lump(12)) // (8 if wide else 4))]
+        self.surf = struct.unpack_from("<%di" % (len(lump(13)) // 4), lump(13), 0)
+        self.tex = [struct.unpack_from("<8f", lump(6), 40 * i) for i in range(len(lump(6)) // 40)]
+        fsize = 28 if wide else 20
+        self.faces = []
+        for i in range(len(lump(7)) // fsize):
+            if wide: plane, side, first, count, ti = struct.unpack_from("<5I", lump(7), fsize * i); rest = lump(7)[fsize * i + 20:fsize * i + 28]
+            else: plane, side, first, count, ti = struct.unpack_from("<HHiHH", lump(7), fsize * i); rest = lump(7)[fsize * i + 12:fsize * i + 20]
+            styles, light = rest[:4], struct.unpack_from("<i", rest, 4)[0]
+            self.faces.append((plane, side, first, count, ti, styles, light))
+        self.world_first, self.world_count = struct.unpack_from("<2I", lump(14), 56)
+        self.lighting = lump(8)
+        self.bpp = 3 if version == 30 else 1
+
+    def corners(self, f):
+        out = []
+        for k in range(f[3]):
+            e = self.surf[f[2] + k]
+            out.append(self.verts[self.edges[e][0]] if e >= 0 else self.verts[self.edges[-e][1]])
+        return out
+
 
 def inside(pt, poly):
     # the point on the floor polygon (z up), a margin of 2 units from every edge
@@ -52,64 +55,87 @@ def inside(pt, poly):
         if d * sgn < 2: return False
     return True
 
-info = subprocess.run([pmfview, "info", pmf_path, "--json"], capture_output=True, text=True)
-if info.returncode != 0: sys.exit("pmfview info failed: " + info.stderr.strip())
-style_light = {}
-for l in json.loads(info.stdout)["lights"]:
-    if l["kind"] == "dynamic" and l.get("style") and l["style"] not in style_light: style_light[l["style"]] = l["id"]
-styled_seen = 0
 
-rng = random.Random(1)
-candidates = [i for i in range(world_first, world_first + world_count)
-              if faces[i][6] >= 0 and faces[i][5][0] == 0 and planes[faces[i][0]][2] * (-1 if faces[i][1] else 1) > 0.99]
-rng.shuffle(candidates)
-candidates = (candidates * (want * 4 // max(len(candidates), 1) + 1))[:max(want * 4, len(candidates))]
-seen = match = 0
-for fi in candidates:
-    if seen >= want: break
-    plane, side, first, count, ti, styles, light = faces[fi]
-    S, T = tex[ti][:4], tex[ti][4:]
-    poly = corners(faces[fi])
-    st = [[S[0] * v[0] + S[1] * v[1] + S[2] * v[2] + S[3] for v in poly], [T[0] * v[0] + T[1] * v[1] + T[2] * v[2] + T[3] for v in poly]]
-    mins = [math.floor(min(c) / 16) for c in st]
-    size = [math.ceil(max(c) / 16) - mins[a] + 1 for a, c in enumerate(st)]
-    i, j = rng.randrange(size[0]), rng.randrange(size[1])
-    s, t = (mins[0] + i) * 16, (mins[1] + j) * 16
-    nx, ny, nz, d = planes[plane]
-    # solve S.p = s - S3, T.p = t - T3, N.p = d
-    m = [[S[0], S[1], S[2]], [T[0], T[1], T[2]], [nx, ny, nz]]
-    r = [s - S[3], t - T[3], d]
-    det = (m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-           + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]))
-    if abs(det) < 1e-9: continue
-    def col(c, k): return [[r[x] if y == k else c[x][y] for y in range(3)] for x in range(3)]
-    def det3(a): return (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
-                         + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]))
-    p = [det3(col(m, k)) / det for k in range(3)]
-    if not inside(p, poly): continue
-    at = light + (j * size[0] + i) * bpp
-    stored = [lighting[at + (c if bpp == 3 else 0)] for c in range(3)]
-    cam = "%f,%f,%f,0,-90" % (p[0] * scale, (p[2] + 20) * scale, -p[1] * scale)
+def floor_points(bsp, want, seed=1):
+    """Luxel centres of the world's lit floor faces picked at random: yields (face index, luxel
+    (i, j), the point in units, the stored bytes of each style slot [(style, rgb)...])."""
+    rng = random.Random(seed)
+    candidates = [i for i in range(bsp.world_first, bsp.world_first + bsp.world_count)
+                  if bsp.faces[i][6] >= 0 and bsp.faces[i][5][0] == 0
+                  and bsp.planes[bsp.faces[i][0]][2] * (-1 if bsp.faces[i][1] else 1) > 0.99]
+    rng.shuffle(candidates)
+    candidates = (candidates * (want * 4 // max(len(candidates), 1) + 1))[:max(want * 4, len(candidates))]
+    for fi in candidates:
+        plane, side, first, count, ti, styles, light = bsp.faces[fi]
+        S, T = bsp.tex[ti][:4], bsp.tex[ti][4:]
+        poly = bsp.corners(bsp.faces[fi])
+        st = [[S[0] * v[0] + S[1] * v[1] + S[2] * v[2] + S[3] for v in poly], [T[0] * v[0] + T[1] * v[1] + T[2] * v[2] + T[3] for v in poly]]
+        mins = [math.floor(min(c) / 16) for c in st]
+        size = [math.ceil(max(c) / 16) - mins[a] + 1 for a, c in enumerate(st)]
+        i, j = rng.randrange(size[0]), rng.randrange(size[1])
+        s, t = (mins[0] + i) * 16, (mins[1] + j) * 16
+        nx, ny, nz, d = bsp.planes[plane]
+        # solve S.p = s - S3, T.p = t - T3, N.p = d
+        m = [[S[0], S[1], S[2]], [T[0], T[1], T[2]], [nx, ny, nz]]
+        r = [s - S[3], t - T[3], d]
+        def det3(a): return (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+                             + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]))
+        det = det3(m)
+        if abs(det) < 1e-9: continue
+        def col(k): return [[r[x] if y == k else m[x][y] for y in range(3)] for x in range(3)]
+        p = [det3(col(k)) / det for k in range(3)]
+        if not inside(p, poly): continue
+        slots = []
+        for k in range(4):
+            if styles[k] == 255: break
+            at = light + (k * size[0] * size[1] + j * size[0] + i) * bsp.bpp
+            slots.append((styles[k], [bsp.lighting[at + (c if bsp.bpp == 3 else 0)] for c in range(3)]))
+        yield fi, (i, j), p, slots
+
+
+def inspect(pmfview, pmf_path, p):
+    """pmfview's surface inspector half a metre over the point (units): its JSON, or None when it
+    does not see the floor there."""
+    cam = "%f,%f,%f,0,-90" % (p[0] * SCALE, (p[2] + 20) * SCALE, -p[1] * SCALE)
     out = subprocess.run([pmfview, "shot", pmf_path, "--size", "33x33", "--camera", cam, "--fov", "10", "--look", "raw",
                           "--inspect", "16,16"], capture_output=True, text=True)
     if out.returncode != 0: sys.exit("pmfview shot --inspect failed: " + out.stderr.strip())
-    j_ = json.loads(out.stdout)
-    if not j_.get("hit") or "luxel" not in j_ or abs(j_["position"][1] - p[2] * scale) > 0.02: continue
-    seen += 1
-    shown = j_["luxel"]["rgb"]
-    ok = all(abs(a - b) <= tolerance for a, b in zip(shown, stored))
-    for k in range(1, 4):
-        if styles[k] == 255: break
-        at_k = light + (k * size[0] * size[1] + j * size[0] + i) * bpp
-        stored_k = [lighting[at_k + (c if bpp == 3 else 0)] for c in range(3)]
-        layer = [l for l in j_.get("lights", []) if l["kind"] == "dynamic" and l.get("id") == style_light.get(styles[k])]
-        shown_k = [round(v * 255) for v in layer[0]["value"]] if layer else [0, 0, 0]
-        styled_seen += 1
-        if not all(abs(a - b) <= tolerance for a, b in zip(shown_k, stored_k)):
-            ok = False
-            print("face %d luxel (%d,%d) style %d: BSP %s, layer %s" % (fi, i, j, styles[k], stored_k, shown_k))
-    match += ok
-    if not ok: print("face %d luxel (%d,%d): BSP %s, shown %s" % (fi, i, j, stored, shown))
-print("%d of %d luxels within +-%d of the BSP's bytes (%d light-style layers among them)" % (match, seen, tolerance, styled_seen))
-if seen < want // 2: sys.exit("only %d points seen" % seen)
-if match < 0.85 * seen: sys.exit("fewer than 85% match")
+    j = json.loads(out.stdout)
+    if not j.get("hit") or "luxel" not in j or abs(j["position"][1] - p[2] * SCALE) > 0.02: return None
+    return j
+
+
+def main():
+    pmfview, bsp_path, pmf_path = sys.argv[1:4]
+    want = int(sys.argv[4]) if len(sys.argv) > 4 else 100
+    tolerance = int(sys.argv[5]) if len(sys.argv) > 5 else 4
+    bsp = Bsp(bsp_path)
+    info = subprocess.run([pmfview, "info", pmf_path, "--json"], capture_output=True, text=True)
+    if info.returncode != 0: sys.exit("pmfview info failed: " + info.stderr.strip())
+    style_light = {}
+    for l in json.loads(info.stdout)["lights"]:
+        if l["kind"] == "dynamic" and l.get("style") and l["style"] not in style_light: style_light[l["style"]] = l["id"]
+    seen = match = styled_seen = 0
+    for fi, (i, j), p, slots in floor_points(bsp, want):
+        if seen >= want: break
+        j_ = inspect(pmfview, pmf_path, p)
+        if not j_: continue
+        seen += 1
+        shown, stored = j_["luxel"]["rgb"], slots[0][1]
+        ok = all(abs(a - b) <= tolerance for a, b in zip(shown, stored))
+        for style, stored_k in slots[1:]:
+            layer = [l for l in j_.get("lights", []) if l["kind"] == "dynamic" and l.get("id") == style_light.get(style)]
+            shown_k = [round(v * 255) for v in layer[0]["value"]] if layer else [0, 0, 0]
+            styled_seen += 1
+            if not all(abs(a - b) <= tolerance for a, b in zip(shown_k, stored_k)):
+                ok = False
+                print("face %d luxel (%d,%d) style %d: BSP %s, layer %s" % (fi, i, j, style, stored_k, shown_k))
+        match += ok
+        if not ok: print("face %d luxel (%d,%d): BSP %s, shown %s" % (fi, i, j, stored, shown))
+    print("%d of %d luxels within +-%d of the BSP's bytes (%d light-style layers among them)" % (match, seen, tolerance, styled_seen))
+    if seen < want // 2: sys.exit("only %d points seen" % seen)
+    if match < 0.85 * seen: sys.exit("fewer than 85% match")
+
+
+if __name__ == "__main__":
+    main()

@@ -239,13 +239,17 @@ static void test_texture_projection(const char *wad, float version)
     stbi_image_free(im.px);
 }
 
-/* The docs' light model: _light "255 255 255 B" gives intensity B / 150 and range 4.5 B units, so
- * the floor 64 units below a B = 50 light is ambient + I (1 - d / R)^2. */
-static double light_value(double brightness, double units_below)
+/* The docs' light model (hlrad's, docs/pmfc-lighting.md): _light "255 255 255 V" adds
+ * V^3 / 10 x cos / d^2 bytes at d units, stored x 2 through gamma 0.55; no ambient term. */
+static double hlrad_bytes(double value, double units, double cosine)
 {
-    double intensity = brightness / 150, range = brightness * 4.5 * S, d = units_below * S;
-    double x = d / range;
-    return 0.03 + (x < 1 ? intensity * (1 - x) * (1 - x) : 0);
+    return value * value * value / 10.0 * cosine / (units * units);
+}
+
+static double hlrad_stored(double bytes)
+{
+    double v = pow(2.0 * 255.0 / 256.0 * bytes / 255.0, 0.55);
+    return 255.0 * (v < 1 ? v : 1);
 }
 
 static void test_light_value(const char *wad)
@@ -264,9 +268,11 @@ static void test_light_value(const char *wad)
     /* looking straight down from the static light's place: the floor 64 units below */
     if (!shot(pmf, png, 0, 64 * S, 0, 0, -90, "--mode lightmap", &im)) { CHECK(0); return; }
     const uint8_t *p = pixel(&im, W / 2, H / 2);
-    double want = light_value(50, 64) * 255;
-    printf("static light: floor below %d %d %d, documented %.1f\n", p[0], p[1], p[2], want);
-    CHECK(near_rgb(p, (int)lround(want), (int)lround(want), (int)lround(want), 3));
+    /* the other (named, dynamic) light is 235 units away at a slant: its layer adds as stored alone */
+    double want = hlrad_stored(hlrad_bytes(50, 64, 1));
+    double far = sqrt(160.0 * 160 * 2 + 64 * 64), other = hlrad_stored(hlrad_bytes(50, far, 64 / far));
+    printf("static light: floor below %d %d %d, documented %.1f\n", p[0], p[1], p[2], want + other);
+    CHECK(near_rgb(p, (int)lround(want + other), (int)lround(want + other), (int)lround(want + other), 2));
     stbi_image_free(im.px);
 
     /* the named light is dynamic light 1: on by default, off with --light 1=off */
@@ -277,10 +283,12 @@ static void test_light_value(const char *wad)
     ok = ok && shot(pmf, png, 160 * S, 64 * S, -160 * S, 0, -90, "--mode lightmap --light 1=off", &off);
     CHECK(ok);
     if (ok) {
+        /* off: the static light as far away; on: the named light's layer added */
+        double base = other;
         const uint8_t *a = pixel(&on, W / 2, H / 2), *c = pixel(&off, W / 2, H / 2);
-        printf("named light: floor below %d on, %d off (documented %.1f and %.1f)\n", a[0], c[0], want, 0.03 * 255);
-        CHECK(abs(a[0] - (int)lround(want)) <= 3);
-        CHECK(abs(c[0] - (int)lround(0.03 * 255)) <= 2);
+        printf("named light: floor below %d on, %d off (documented %.1f and %.1f)\n", a[0], c[0], base + want, base);
+        CHECK(abs(a[0] - (int)lround(base + want)) <= 3);
+        CHECK(abs(c[0] - (int)lround(base)) <= 2);
         stbi_image_free(on.px);
         stbi_image_free(off.px);
     }

@@ -15,11 +15,14 @@
 #include "editor_internal.h"
 #include "light_model.h"
 
-/* The project's reading of Half-Life light values (docs/rmf.md "Lights"). */
-#define GOLDSRC_INTENSITY_PER_BRIGHTNESS (1.0 / 150.0)
-#define GOLDSRC_RANGE_UNITS_PER_BRIGHTNESS 4.5
-#define GOLDSRC_SUN_INTENSITY_PER_BRIGHTNESS (1.0 / 200.0)
-#define GOLDSRC_SKY_LIGHT_SHARE 0.3  /* sky light without _diffuse_light: this share of the sun's */
+/* hlrad's light model (docs/pmfc-lighting.md "GoldSrc sources"), in bytes of stored light before
+ * its x 2 and gamma (bake_desc.store_*): a light of value v (the brightest channel of _light)
+ * adds v^3 / 10 x cos / (d^2 x _fade) at d units (d >= 1); a light_environment adds v x cos as the
+ * sun and its sky v / 2 x the cosine-weighted share of the whole sphere that sees sky (v / 8 on
+ * open ground), _diffuse_light in place of v when set. */
+#define HLRAD_NEAR_UNITS 1.0         /* nearer than this a light counts as this far */
+#define HLRAD_CUT 0.05               /* bytes: a light reaches as far as it adds this much */
+#define HLRAD_SKY_SHARE (1.0 / 8.0)  /* v / 2 x the sphere's cosine-weighted quarter above open ground */
 #define LIGHT_RADIUS_UNITS 4.0       /* a light's size without `_deviance` */
 #define SUN_RADIUS_DEGREES 1.0       /* the sun's angular radius without `_sunlight_penumbra` */
 #define MAX_BRIGHTNESS 100000.0
@@ -111,8 +114,15 @@ static void goldsrc_light(import_ctx *c, const editor_entity *e, bool spot)
     l->shape = spot ? BAKE_SHAPE_SPOT : BAKE_SHAPE_POINT;
     l->pos = editor_to_world(c, e->origin);
     memcpy(l->color, color, 3);
-    l->brightness = (float)(brightness * GOLDSRC_INTENSITY_PER_BRIGHTNESS);
-    l->range = (float)(brightness * GOLDSRC_RANGE_UNITS_PER_BRIGHTNESS * c->s);
+    /* inverse square: the baker's mode holds (ref / d)^2 at its value for d < ref / 4 */
+    double fade = editor_kv_number(e, "_fade", 1);
+    if (!(fade > 0)) fade = 1;
+    double emitted = brightness * brightness * brightness / 10.0 / fade;   /* bytes x units^2 */
+    double ref_units = 4 * HLRAD_NEAR_UNITS;
+    l->falloff = LIGHT_FALLOFF_INVERSE2;
+    l->falloff_distance = (float)(ref_units * c->s);
+    l->brightness = (float)(emitted / (ref_units * ref_units) / 255.0);
+    l->range = (float)(sqrt(emitted / HLRAD_CUT) * c->s);
     l->radius = (float)(clampd(editor_kv_number(e, "_deviance", LIGHT_RADIUS_UNITS), 0, 1024) * c->s);
     l->enabled = true;
     if (spot) {
@@ -137,22 +147,21 @@ static void goldsrc_sun(import_ctx *c, const editor_entity *e)
     l->shape = BAKE_SHAPE_SUN;
     l->direction = editor_dir_to_world(entity_direction(e));
     memcpy(l->color, color, 3);
-    l->brightness = (float)(brightness * GOLDSRC_SUN_INTENSITY_PER_BRIGHTNESS);
+    l->brightness = (float)(brightness / 255.0);
     double penumbra = editor_kv_number(e, "_sunlight_penumbra",
                                        editor_kv_number(&c->em->entities[0], "_sunlight_penumbra", SUN_RADIUS_DEGREES));
     l->radius = (float)(clampd(penumbra, 0, 45) * M_PI / 180);
     l->enabled = true;
-    /* sky light: _diffuse_light when set, else a share of the sun's */
+    /* sky light: _diffuse_light when set, else the sun's own value, as hlrad reads it */
     uint8_t sky[3];
     double sky_brightness;
     if (editor_kv_get(e, "_diffuse_light")) {
         goldsrc_light_value(e, "_diffuse_light", 0, sky, &sky_brightness);
-        sky_brightness *= GOLDSRC_SUN_INTENSITY_PER_BRIGHTNESS;
     } else {
         memcpy(sky, color, 3);
-        sky_brightness = l->brightness * GOLDSRC_SKY_LIGHT_SHARE;
+        sky_brightness = brightness;
     }
-    for (int k = 0; k < 3; k++) c->level->sky_light[k] = (float)(sky[k] / 255.0 * sky_brightness);
+    for (int k = 0; k < 3; k++) c->level->sky_light[k] = (float)(sky[k] / 255.0 * sky_brightness / 255.0 * HLRAD_SKY_SHARE);
     c->has_sun = true;
     memcpy(c->sun_color, color, 3);
 }

@@ -212,6 +212,8 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
         .threads = lb->threads,
         .progress = progress, .user = user,
     };
+    desc.store_scale = def->store_scale;
+    desc.store_gamma = def->store_gamma;
     memcpy(desc.ambient, def->ambient, sizeof desc.ambient);
     memcpy(desc.sky_light, def->sky_light, sizeof desc.sky_light);
     bool ok = bake_run(&desc, &ll->res);

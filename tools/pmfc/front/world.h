@@ -210,6 +210,7 @@ typedef struct level_def {
     float sky_light[3];                          /* 0..1: light from open sky (bake_desc.sky_light) */
     int samples;                                 /* bake_desc.samples (pmfc --samples) */
     float dirt_distance, dirt_strength;          /* bake_desc: ambient occlusion, 0 = none */
+    float store_scale, store_gamma;              /* bake_desc: how light is stored (0 = linear) */
     v3 shift;                                    /* world = source + shift (level_layout) */
     bool allow_empty;                            /* no solids is not an error (RMF maps of entities only) */
     bool keep_origin;                            /* the grid holds the source origin: world = source */
