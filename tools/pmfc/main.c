@@ -73,7 +73,7 @@ static void progress(void *user, const char *stage, double fraction)
 static void usage(FILE *out)
 {
     fputs("usage: pmfc SOURCE -o OUT.pmf [--threads N] [--bounce N] [--samples N] [--dirt] [--quiet] [--time UNIX_TIME]\n"
-          "            [--wad FILE]... [--game DIR] [--scale METRES_PER_UNIT] [--max-luxels N]   (RMF, .map, BSP)\n"
+          "            [--wad FILE]... [--game DIR] [--scale METRES_PER_UNIT] [--max-luxels N] [--rad FILE]   (RMF, .map, BSP)\n"
           "       pmfc --generate NAME --chunks XxYxZ --seed N -o OUT.pmf [--tile N] [--threads N] [--bounce N] [--quiet] [--time UNIX_TIME]\n"
           "both take --memory MIB: the memory budget (default half the machine's memory, at least 1 GiB;\n"
           "docs/memory.md); a map that needs more is refused with exit 2.\n"
@@ -83,7 +83,9 @@ static void usage(FILE *out)
           "default: until the next would add under 1%, at most 32); --samples: light samples per\n"
           "luxel (default 4, 1 = one at its centre); --dirt: ambient occlusion in every level that\n"
           "does not set its own (docs/pmfc-lighting.md). --max-luxels N: the most lightmap luxels an\n"
-          "editor map's level gets before its largest faces get coarser ones (default and most 16777216).\n", out);
+          "editor map's level gets before its largest faces get coarser ones (default and most 16777216).\n"
+          "--rad FILE: a GoldSrc map's texture lights (lights.rad lines: TEXNAME R G B BRIGHTNESS;\n"
+          "default: lights.rad beside the map, then in --game DIR; docs/pmfc-lighting.md).\n", out);
 }
 
 /* The per-chunk passes, in order; margin chunks get lightmap blocks and an octree too, as the
@@ -331,7 +333,8 @@ int main(int argc, char **argv)
     const char **wads = NULL;
     size_t wad_count = 0;
     double scale = 0, max_luxels = 0;
-    enum { OPT_THREADS = 256, OPT_TIME, OPT_TILE, OPT_GENERATE, OPT_CHUNKS, OPT_SEED, OPT_WAD, OPT_GAME, OPT_SCALE, OPT_VERSION, OPT_SAMPLES, OPT_DIRT, OPT_BOUNCE, OPT_MEMORY, OPT_MAX_LUXELS };
+    const char *rad = NULL;
+    enum { OPT_THREADS = 256, OPT_TIME, OPT_TILE, OPT_GENERATE, OPT_CHUNKS, OPT_SEED, OPT_WAD, OPT_GAME, OPT_SCALE, OPT_VERSION, OPT_SAMPLES, OPT_DIRT, OPT_BOUNCE, OPT_MEMORY, OPT_MAX_LUXELS, OPT_RAD };
     static const struct option options[] = {
         { "help", no_argument, NULL, 'h' },       { "version", no_argument, NULL, OPT_VERSION },
         { "quiet", no_argument, NULL, 'q' },      { "output", required_argument, NULL, 'o' },
@@ -342,6 +345,7 @@ int main(int argc, char **argv)
         { "scale", required_argument, NULL, OPT_SCALE }, { "samples", required_argument, NULL, OPT_SAMPLES },
         { "dirt", no_argument, NULL, OPT_DIRT }, { "bounce", required_argument, NULL, OPT_BOUNCE },
         { "memory", required_argument, NULL, OPT_MEMORY }, { "max-luxels", required_argument, NULL, OPT_MAX_LUXELS },
+        { "rad", required_argument, NULL, OPT_RAD },
         { NULL, 0, NULL, 0 },
     };
     atomic_file_remove_on_signals(); /* a killed pmfc leaves no temporary map behind */
@@ -394,6 +398,7 @@ int main(int argc, char **argv)
             wads[wad_count++] = optarg;
             break;
         case OPT_GAME: game_dir = optarg; break;
+        case OPT_RAD: rad = optarg; break;
         case OPT_MEMORY:
             if (!memory_option_set(optarg)) { fprintf(stderr, "pmfc: --memory wants MiB in 64..1048576, got '%s'\n", optarg); xfree(wads); return 1; }
             break;
@@ -470,7 +475,7 @@ int main(int argc, char **argv)
         } else if (id.kind == PMF_KIND_TEXT) {
             ok = parse_file(source, &map);
         } else if (id.kind == PMF_KIND_RMF || id.kind == PMF_KIND_MAP || id.kind == PMF_KIND_BSP) {
-            editor_import_desc ed = { .wads = wads, .wad_count = wad_count, .game_dir = game_dir, .scale = scale, .quiet = quiet, .max_luxels = max_luxels };
+            editor_import_desc ed = { .wads = wads, .wad_count = wad_count, .game_dir = game_dir, .scale = scale, .quiet = quiet, .max_luxels = max_luxels, .rad = rad };
             ok = id.kind == PMF_KIND_RMF ? rmf_import(source, &ed, &map)
                : id.kind == PMF_KIND_MAP ? map_import(source, &ed, &map) : bsp_import(source, &ed, &map);
         } else {

@@ -15,6 +15,11 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           as one box (tools/pmfc/front/visibility.c); from cameras high in the hall's air the
           picture with visibility equals the one without, pixel for pixel, and from the hall's
           floor the low room is culled
+  texlights  texture lights: a Half-Life room whose ceiling texture LAMP is in lights.rad beside
+          the map (then --rad FILE, then info_texlights) has no light entity yet is lit: its
+          floor's luxel is bright, info lists the ceiling's emitters ("texlight LAMP") and the
+          inspector names them among the luxel's lights; without the file it is fullbright. A
+          Quake room's ceiling lit by copies of a `_surface` light template
   leak    the room with a wall left out reports its leak (the warning, info's leak path); sealed,
           none"""
 import json, os, struct, subprocess, sys
@@ -162,6 +167,51 @@ elif CASE == "airvis":
     culled, whole = triangles(floor), triangles(floor, "--no-vis")
     print("hall floor: %d triangles with visibility, %d without" % (culled, whole))
     if culled >= whole: fail("nothing culled from the hall's floor")
+elif CASE == "texlights":
+    def hl_room(extra=""):
+        walls = [(-272, -272, -16, 272, 272, 0), (-272, -272, 0, -256, 272, 256), (256, -272, 0, 272, 272, 256),
+                 (-256, -272, 0, 256, -256, 256), (-256, 256, 0, 256, 272, 256)]
+        text = '// Game: Half-Life\n// Format: Valve\n{\n"classname" "worldspawn"\n'
+        text += "".join(box(*w, "grey", VALVE_WALL) for w in walls) + box(-272, -272, 256, 272, 272, 272, "lamp", VALVE_WALL)
+        return text + "}\n" + '{\n"classname" "info_player_start"\n"origin" "0 0 40"\n}\n' + extra
+    def floor_luxel(pmf):
+        cam = "%f,%f,%f,0,-90" % (0.0, 64 * S, 0.0)
+        return json.loads(run(PMFVIEW, "shot", pmf, "--size", "33x33", "--fov", "5", "--camera", cam, "--look", "raw",
+                              "--inspect", "16,16").stdout)
+    def check_lit(name, how):
+        info = json.loads(run(PMFVIEW, "info", name + ".pmf", "--json").stdout)
+        emitters = [l for l in info["lights"] if l["name"] == "texlight LAMP"]
+        hit = floor_luxel(name + ".pmf")
+        named = [l for l in hit.get("lights", []) if l["name"] == "texlight LAMP"]
+        print("%s: %d emitters, floor luxel %s, %d of them named among its lights" % (how, len(emitters), hit["luxel"]["rgb"], len(named)))
+        if info["source"]["fullbright"]: fail(how + ": fullbright")
+        if len(emitters) < 16: fail(how + ": %d texlight emitters in info" % len(emitters))
+        if min(hit["luxel"]["rgb"]) < 60: fail(how + ": the floor is dark: %s" % hit["luxel"])
+        if not named: fail(how + ": the inspector names no texlight")
+    open("hl.map", "w").write(hl_room())
+    r = run(PMFC, "hl.map", "-o", "dark.pmf", "--bounce", "0")
+    if "no lights: fullbright" not in r.stderr: fail("without lights.rad the room should be fullbright: " + r.stderr)
+    open("lights.rad", "w").write("// texture lights\nLAMP 255 255 255 400\n")
+    run(PMFC, "hl.map", "-o", "rad.pmf", "--bounce", "0")
+    check_lit("rad", "lights.rad beside the map")
+    os.rename("lights.rad", "other.rad")
+    run(PMFC, "hl.map", "-o", "flag.pmf", "--bounce", "0", "--rad", "other.rad")
+    check_lit("flag", "--rad other.rad")
+    open("hl.map", "w").write(hl_room('{\n"classname" "info_texlights"\n"lamp" "255 255 255 400"\n}\n'))
+    run(PMFC, "hl.map", "-o", "ent.pmf", "--bounce", "0")
+    check_lit("ent", "info_texlights")
+    # Quake: a _surface template copied over the ceiling's faces, not lighting from its own place
+    walls = [(-272, -272, -16, 272, 272, 0), (-272, -272, 0, -256, 272, 256), (256, -272, 0, 272, 272, 256),
+             (-256, -272, 0, 256, -256, 256), (-256, 256, 0, 256, 272, 256)]
+    text = world() + "".join(box(*w, "grey", VALVE_WALL) for w in walls) + box(-272, -272, 256, 272, 272, 272, "tlight", VALVE_WALL)
+    text += "}\n" + '{\n"classname" "light"\n"origin" "0 0 128"\n"light" "400"\n"_surface" "tlight"\n}\n'
+    compile_map("surf", text)
+    lights = json.loads(run(PMFVIEW, "info", "surf.pmf", "--json").stdout)["lights"]
+    hit = floor_luxel("surf.pmf")
+    print("_surface: %d lights, floor luxel %s" % (len(lights), hit["luxel"]["rgb"]))
+    if len(lights) < 4: fail("_surface: want copies over the ceiling, got %d lights" % len(lights))
+    if any(abs(l["position"][1] - 128 * S) < 1e-3 for l in lights): fail("the template itself lights")
+    if min(hit["luxel"]["rgb"]) < 20: fail("_surface: the floor is dark: %s" % hit["luxel"])
 elif CASE == "leak":
     start = '{\n"classname" "info_player_start"\n"origin" "0 0 40"\n}\n'
     light = '{\n"classname" "light"\n"origin" "0 0 128"\n"light" "300"\n}\n'

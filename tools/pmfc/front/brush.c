@@ -67,7 +67,7 @@ brush *brush_wedge(level_def *l, v3 lo, v3 hi, int rise, const int material[PMF_
 
 /* The polygon of side i of a brush: a square on its plane around the brush (centred on its
  * bounds, not on the world origin: far out the square would miss it), cut by every other side. */
-static bool brush_face_poly(const level_def *l, const brush *b, uint32_t i, poly *out)
+bool brush_side_poly(const level_def *l, const brush *b, uint32_t i, poly *out)
 {
     const brush_side *sides = brush_sides(l, b);
     plane pl = sides[i].pl;
@@ -107,7 +107,7 @@ bool brush_finish(level_def *l, brush *b)
     bool any = false;
     for (uint32_t i = 0; i < b->side_count; i++) {
         poly p;
-        if (!brush_face_poly(l, b, i, &p)) continue;
+        if (!brush_side_poly(l, b, i, &p)) continue;
         any = true;
         for (int k = 0; k < p.n; k++)
             for (int a = 0; a < 3; a++) {
@@ -290,7 +290,7 @@ void level_faces(level_build *lb)
         for (uint32_t i = 0; i < ba->side_count; i++) {
             int mat = sides[i].material;
             poly p;
-            if (mat == BRUSH_SIDE_NODRAW || !brush_face_poly(def, ba, i, &p)) continue;
+            if (mat == BRUSH_SIDE_NODRAW || !brush_side_poly(def, ba, i, &p)) continue;
             frags.count = 0;
             *(poly *)PUSH(frags.items, frags.count, frags.cap) = p;
             v3 flo = p.p[0], fhi = p.p[0];

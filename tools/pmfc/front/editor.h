@@ -120,6 +120,7 @@ typedef struct editor_import_desc {
     const char *game_dir;            /* --game DIR (NULL: none) */
     double scale;                    /* metres per unit; 0 = 0.0254 */
     double max_luxels;               /* lightmap luxels before coarser ones; 0 = PMFC_MAX_LEVEL_LUXELS */
+    const char *rad;                 /* --rad FILE: GoldSrc texture lights (NULL: lights.rad beside the map, then in --game DIR) */
     bool quiet;
 } editor_import_desc;
 

@@ -605,7 +605,8 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
         if (!skyname) skyname = editor_kv_get(world, "sky");
         editor_import_sky(&c, skyname && *skyname ? skyname : "desert");
     }
-    if (!c.failed && !l->light_count && !em->prelit && !editor_has_texture_lights(&c)) {
+    if (!c.failed) editor_import_texture_lights(&c);
+    if (!c.failed && !l->light_count && !em->prelit) {
         /* no light: shown fullbright, as the games show a map compiled without light */
         l->fullbright = true;
         if (!desc->quiet) fprintf(stderr, "pmfc: note: no lights: fullbright\n");

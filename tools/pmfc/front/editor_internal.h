@@ -80,8 +80,10 @@ editor_entity *editor_push_qmap_entity(editor_map *em, const qmap *q, uint32_t i
 /* ---- editor_lights.c ---- */
 /* The light entities, read the way the map's game reads them. */
 void editor_import_lights(import_ctx *c);
-/* Whether textures of the map emit light (lights.rad, info_texlights, _surface). */
-bool editor_has_texture_lights(const import_ctx *c);
+/* Faces whose textures emit (GoldSrc: lights.rad, MAPNAME.rad, info_texlights, as hlrad's texture
+ * lights; Quake: copies of a `_surface` light over them) get lights; returns how many. After the
+ * brushes. */
+size_t editor_import_texture_lights(import_ctx *c);
 
 /* ---- palette.c ---- */
 /* pmfview's own 256-colour palette for WAD2 and .wal texels without the game's (docs/map.md). */

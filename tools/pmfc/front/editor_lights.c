@@ -6,6 +6,7 @@
  *   Quake     every light* class (ericw-tools' light: `light` value, `wait`, `delay` falloff modes,
  *             `_color`, spotlights by `mangle` or `target`, `style` and switchable lights) and the
  *             worldspawn's sun (`_sunlight`, `_sun_mangle`, `_sunlight2` sky light) and minlight. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,9 @@
 #include <strings.h>
 
 #include "editor_internal.h"
+#include "fill.h"
 #include "light_model.h"
+#include "pmf/text_clean.h"
 
 /* hlrad's light model (docs/pmfc-lighting.md "GoldSrc sources"), in bytes of stored light before
  * its x 2 and gamma (bake_desc.store_*): a light of value v (the brightest channel of _light)
@@ -313,14 +316,218 @@ void editor_import_lights(import_ctx *c)
             if (!strcasecmp(cls, "light")) goldsrc_light(c, e, false);
             else if (!strcasecmp(cls, "light_spot")) goldsrc_light(c, e, true);
             else if (!strcasecmp(cls, "light_environment")) goldsrc_sun(c, e);
-        } else if (!strncasecmp(cls, "light", 5)) {
-            quake_light(c, e);
+        } else if (!strncasecmp(cls, "light", 5) && !editor_kv_get(e, "_surface")) {
+            quake_light(c, e);   /* a _surface light is a template (editor_import_texture_lights) */
         }
     }
 }
 
-bool editor_has_texture_lights(const import_ctx *c)
+/* ---- texture lights ------------------------------------------------------------------------- */
+
+#define TEXLIGHT_SPACING_UNITS 64.0  /* hlrad's patch size: one emitter per piece this wide */
+#define SURFACE_SPACING_UNITS 128.0  /* ericw-tools' surface light subdivision */
+#define SURFACE_OFFSET_UNITS 2.0     /* ericw-tools' _surface_offset */
+#define TEXLIGHT_OFFSET_UNITS 1.0    /* an hlrad emitter sits this far off its face */
+#define TEXLIGHT_MAX_PER_FACE 256    /* larger faces get emitters further apart */
+
+/* A texture that emits: hlrad's value (lights.rad, info_texlights) or a Quake light template. */
+typedef struct texlight {
+    char name[EDITOR_TEXTURE_MAX];
+    uint8_t color[3];
+    double value;                    /* hlrad: bytes of light per unit of area over pi */
+    const editor_entity *surface;    /* Quake: the _surface light copied onto its faces */
+} texlight;
+
+typedef struct texlight_set { texlight *list; size_t count, cap; } texlight_set;
+
+static texlight *texlight_find(texlight_set *set, const char *name)
 {
-    (void)c;
-    return false;
+    for (size_t i = 0; i < set->count; i++)
+        if (!strcasecmp(set->list[i].name, name)) return &set->list[i];
+    return NULL;
+}
+
+/* A new entry, named in upper case as the textures' materials are. */
+static texlight *texlight_new(texlight_set *set, const char *name)
+{
+    texlight *t = PUSH(set->list, set->count, set->cap);
+    size_t n = 0;
+    for (; name[n] && n + 1 < sizeof t->name; n++) t->name[n] = (char)toupper((unsigned char)name[n]);
+    t->name[n] = 0;
+    return t;
+}
+
+/* One "R G B V" / "R G B" / "V" value for a texture (a later one replaces it, as in hlrad). */
+static void texlight_add(texlight_set *set, const char *name, const double *v, int n)
+{
+    double rgb[3];
+    if (n == 1) rgb[0] = rgb[1] = rgb[2] = v[0];
+    else if (n == 3) for (int k = 0; k < 3; k++) rgb[k] = v[k];
+    else if (n == 4) for (int k = 0; k < 3; k++) rgb[k] = v[k] / 255.0 * v[3];
+    else return;
+    double top = fmax(rgb[0], fmax(rgb[1], rgb[2]));
+    if (!(top > 0) || !isfinite(top) || !*name) return;
+    texlight *t = texlight_find(set, name);
+    if (!t) t = texlight_new(set, name);
+    for (int k = 0; k < 3; k++) t->color[k] = (uint8_t)lround(fmax(0, rgb[k]) / top * 255);
+    t->value = fmin(top, MAX_BRIGHTNESS);
+    t->surface = NULL;
+}
+
+/* A lights.rad file: "TEXNAME R G B V" lines ("//" comments); true when it was read. */
+static bool read_rad(texlight_set *set, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *cut = strstr(line, "//");
+        if (cut) *cut = 0;
+        char name[EDITOR_TEXTURE_MAX];
+        double v[4];
+        int n = sscanf(line, " %63s %lf %lf %lf %lf", name, &v[0], &v[1], &v[2], &v[3]);
+        if (n >= 2) texlight_add(set, name, v, n - 1);
+    }
+    fclose(f);
+    return true;
+}
+
+/* GoldSrc: --rad FILE, else lights.rad beside the map, then in --game DIR; the map's own
+ * MAPNAME.rad beside it after those; info_texlights' keys last. Quake: the _surface lights. */
+static void collect_texlights(const import_ctx *c, texlight_set *set)
+{
+    if (c->em->game != EDITOR_GAME_GOLDSRC) {
+        for (size_t i = 1; i < c->em->entity_count; i++) {
+            const editor_entity *e = &c->em->entities[i];
+            const char *tex = editor_kv_get(e, "_surface");
+            if (!e->point || strncasecmp(e->classname, "light", 5) || !tex || !*tex) continue;
+            texlight *t = texlight_find(set, tex);
+            if (!t) t = texlight_new(set, tex);
+            t->surface = e;
+        }
+        return;
+    }
+    char dir[PMFC_PATH_MAX], path[PMFC_PATH_MAX + 64];
+    const char *slash = strrchr(c->path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - c->path) : 1, slash ? c->path : ".");
+    if (c->desc->rad) {
+        if (!read_rad(set, c->desc->rad) && !c->desc->quiet) {
+            char clean[PMFC_PATH_MAX];
+            fprintf(stderr, "pmfc: warning: --rad %s: cannot be read\n", text_clean(c->desc->rad, clean, sizeof clean));
+        }
+    } else {
+        snprintf(path, sizeof path, "%s/lights.rad", dir);
+        if (!read_rad(set, path) && c->desc->game_dir) {
+            snprintf(path, sizeof path, "%s/lights.rad", c->desc->game_dir);
+            read_rad(set, path);
+        }
+    }
+    const char *base = slash ? slash + 1 : c->path, *dot = strrchr(base, '.');
+    snprintf(path, sizeof path, "%s/%.*s.rad", dir, dot ? (int)(dot - base) : (int)strlen(base), base);
+    read_rad(set, path);
+    for (size_t i = 1; i < c->em->entity_count; i++) {
+        const editor_entity *e = &c->em->entities[i];
+        if (strcasecmp(e->classname, "info_texlights")) continue;
+        for (uint32_t k = 0; k < e->kv_count; k++) {
+            const char *key = e->kv[k].key;
+            if (!strcasecmp(key, "classname") || !strcasecmp(key, "origin") || !strcasecmp(key, "angles")) continue;
+            double v[4];
+            texlight_add(set, key, v, editor_kv_numbers(e, key, v, 4));
+        }
+    }
+}
+
+/* The texture a material shows: its name up to the look suffix ("NAME#m5,a255"). */
+static void material_texture(const material_def *m, char *out, size_t size)
+{
+    size_t n = strcspn(m->name, "#");
+    snprintf(out, size, "%.*s", (int)(n < size ? n : size - 1), m->name);
+}
+
+/* hlrad's texture light on one piece of a face: area A (units^2) of value v adds
+ * v x A / pi x cos x cos' / d^2 bytes; the emitter's cos' is the spot's 90-degree smooth cone. */
+static void emit_texlight(import_ctx *c, const texlight *t, v3 at, v3 normal, double area)
+{
+    light_def *l = PUSH(c->level->lights, c->level->light_count, c->level->light_cap);
+    l->kind = BAKE_LIGHT_STATIC;
+    l->shape = BAKE_SHAPE_SPOT;
+    l->pos = at;
+    l->direction = normal;
+    l->cos_inner = 1.0f - 1e-4f;
+    l->cos_outer = 0.0f;
+    memcpy(l->color, t->color, 3);
+    double emitted = t->value * area / M_PI, ref_units = 4 * HLRAD_NEAR_UNITS;
+    l->falloff = LIGHT_FALLOFF_INVERSE2;
+    l->falloff_distance = (float)(ref_units * c->s);
+    l->brightness = (float)(emitted / (ref_units * ref_units) / 255.0);
+    l->range = (float)(sqrt(emitted / HLRAD_CUT) * c->s);
+    l->enabled = true;
+    snprintf(l->name, sizeof l->name, "texlight %.*s", (int)sizeof l->name - 10, t->name);
+}
+
+/* Pieces of a face polygon (world metres) on a grid `spacing` metres wide across its plane:
+ * each piece's centre and area. */
+static void emit_face(import_ctx *c, const texlight *t, const poly *p, v3 n, double spacing)
+{
+    v3 hint = fabs(n.y) > 0.9 ? v3_make(0, 0, 1) : v3_make(0, 1, 0);
+    v3 u = v3_normalize(v3_cross(hint, n)), w = v3_cross(n, u);
+    double u0 = 1e30, u1 = -1e30, w0 = 1e30, w1 = -1e30;
+    for (int k = 0; k < p->n; k++) {
+        u0 = fmin(u0, v3_dot(p->p[k], u)); u1 = fmax(u1, v3_dot(p->p[k], u));
+        w0 = fmin(w0, v3_dot(p->p[k], w)); w1 = fmax(w1, v3_dot(p->p[k], w));
+    }
+    while (ceil((u1 - u0) / spacing) * ceil((w1 - w0) / spacing) > TEXLIGHT_MAX_PER_FACE) spacing *= 2;
+    int nu = (int)fmax(1, ceil((u1 - u0) / spacing)), nw = (int)fmax(1, ceil((w1 - w0) / spacing));
+    double du = (u1 - u0) / nu, dw = (w1 - w0) / nw, off = (t->surface ? SURFACE_OFFSET_UNITS : TEXLIGHT_OFFSET_UNITS) * c->s;
+    for (int i = 0; i < nu; i++)
+        for (int j = 0; j < nw; j++) {
+            /* the polygon inside this cell of the grid */
+            poly cell = *p, in;
+            plane cuts[4] = { { u, u0 + i * du }, { v3_scale(u, -1), -(u0 + (i + 1) * du) },
+                              { w, w0 + j * dw }, { v3_scale(w, -1), -(w0 + (j + 1) * dw) } };
+            bool any = true;
+            for (int k = 0; k < 4 && any; k++) {
+                poly_split(&cell, cuts[k], n, &in, NULL);
+                cell = in;
+                any = cell.n >= 3;
+            }
+            double area = any ? poly_area(&cell) : 0;
+            if (!(area > 1e-8)) continue;
+            v3 mid = v3_make(0, 0, 0);
+            for (int k = 0; k < cell.n; k++) mid = v3_add(mid, v3_scale(cell.p[k], 1.0 / cell.n));
+            v3 at = v3_add(mid, v3_scale(n, off));
+            if (t->surface) {
+                /* a copy of the template light there (ericw-tools' _surface) */
+                editor_entity copy = *t->surface;
+                copy.origin[0] = at.x / c->s; copy.origin[1] = -at.z / c->s; copy.origin[2] = at.y / c->s;
+                quake_light(c, &copy);
+            } else {
+                emit_texlight(c, t, at, n, area / (c->s * c->s));
+            }
+        }
+}
+
+size_t editor_import_texture_lights(import_ctx *c)
+{
+    texlight_set set = { 0 };
+    collect_texlights(c, &set);
+    size_t before = c->level->light_count;
+    level_def *l = c->level;
+    for (size_t i = 0; i < l->brush_count && set.count; i++) {
+        const brush *b = &l->brushes[i];
+        for (uint32_t k = 0; k < b->side_count; k++) {
+            const brush_side *side = &brush_sides(l, b)[k];
+            if (side->material < 0) continue;
+            char tex[EDITOR_TEXTURE_MAX];
+            material_texture(&c->map->materials[side->material], tex, sizeof tex);
+            const texlight *t = texlight_find(&set, tex);
+            poly p;
+            if (!t || !brush_side_poly(l, b, k, &p)) continue;
+            /* a sealed map's faces only the void sees light nothing (fill.h) */
+            if (l->fill && !fill_face_seen(l->fill, p.p, p.n, side->pl.n)) continue;
+            emit_face(c, t, &p, side->pl.n, (t->surface ? SURFACE_SPACING_UNITS : TEXLIGHT_SPACING_UNITS) * c->s);
+        }
+    }
+    xfree(set.list);
+    return c->level->light_count - before;
 }

@@ -312,6 +312,8 @@ brush *brush_wedge(level_def *l, v3 lo, v3 hi, int rise, const int material[PMF_
  * volume is left. */
 brush *brush_begin(level_def *l, int kind, v3 lo, v3 hi);
 void brush_add_side(level_def *l, brush *b, plane pl, int material, int tex);
+/* The polygon of side i of a brush (its plane cut by every other side); false when it has none. */
+bool brush_side_poly(const level_def *l, const brush *b, uint32_t i, poly *out);
 bool brush_finish(level_def *l, brush *b);
 static inline brush_side *brush_sides(const level_def *l, const brush *b) { return &l->sides[b->first_side]; }
 
