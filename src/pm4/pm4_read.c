@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pm4.h"
+#include "pmf_budget.h"
 #include "pmf_internal.h"
 
 #define MAX_FILE_SIZE (1ull << 30)
@@ -372,7 +373,7 @@ pm4_tile *pm4_open(const char *path, pmf_error *err)
         return NULL;
     pm4_tile *t = pm4_open_memory(bytes, size, path, err);
     if (!t) {
-        free(bytes);
+        pmf_budget_free(bytes);
         return NULL;
     }
     ((pm4_impl *)t->impl_)->owned = bytes;
@@ -386,7 +387,7 @@ void pm4_close(pm4_tile *t)
     pm4_impl *impl = t->impl_;
     if (impl) {
         pmf_arena_destroy(impl->arena);
-        free(impl->owned);
+        pmf_budget_free(impl->owned);
         free(impl);
     }
     free(t);

@@ -418,8 +418,9 @@ void pmf_close(pmf_file *f);
 /* Copies size bytes at a file offset (the archive, extensions, entities) into dst; an error
  * naming `block` when they lie outside the file or the file has shrunk since pmf_open. */
 bool pmf_file_read(const pmf_file *f, uint64_t offset, size_t size, void *dst, const char *block, pmf_error *err);
-/* Reads a whole regular file of at most max_size bytes into *bytes (malloc'ed, the caller frees;
- * a FIFO or device is refused without blocking). False with err naming block "file", byte 0. */
+/* Reads a whole regular file of at most max_size bytes into *bytes (charged to the memory budget:
+ * the caller frees it with pmf_budget_free; a FIFO or device is refused without blocking). False
+ * with err naming block "file" and the byte where reading stopped. */
 bool pmf_read_whole_file(const char *path, uint64_t max_size, uint8_t **bytes, size_t *size, pmf_error *err);
 /* The bytes of the file's first extension named `name` (its name and NUL first, conventions §4),
  * read into *bytes (malloc'ed, the caller frees; NULL when the file has none): *index is its

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pmf_budget.h"
 #include "pmf_internal.h"
 
 const char *const pmf_part_names[3] = { "common", "client", "server" };
@@ -345,12 +346,13 @@ bool pmf_read_whole_file(const char *path, uint64_t max_size, uint8_t **bytes, s
         return false;
     }
     size_t want = (size_t)st.st_size;
-    uint8_t *data = malloc(want ? want : 1);
+    uint8_t *data = pmf_budget_malloc(want ? want : 1);
     size_t done = data ? pmf_pread_full(fd, 0, data, want) : 0;
     close(fd);
     if (!data || done < want) {
-        free(data);
-        pmf_error_set(err, path, "file", done, data ? "cannot read (the file shrank or a read failed)" : "out of memory");
+        pmf_budget_free(data);
+        if (data) pmf_error_set(err, path, "file", done, "cannot read (the file shrank or a read failed)");
+        else pmf_error_set(err, path, "file", 0, "%zu bytes are more than the memory budget leaves (see --memory)", want);
         return false;
     }
     *bytes = data;

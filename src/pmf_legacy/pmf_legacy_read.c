@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pmf_budget.h"
 #include "pmf_internal.h"
 #include "pmf_legacy.h"
 
@@ -396,7 +397,7 @@ pmfl_map *pmfl_open(const char *path, pmf_error *err)
         return NULL;
     pmfl_map *m = pmfl_open_memory(bytes, size, path, err);
     if (!m) {
-        free(bytes);
+        pmf_budget_free(bytes);
         return NULL;
     }
     ((legacy_impl *)m->impl_)->owned = bytes;
@@ -410,7 +411,7 @@ void pmfl_close(pmfl_map *m)
     legacy_impl *impl = m->impl_;
     if (impl) {
         pmf_arena_destroy(impl->arena);
-        free(impl->owned);
+        pmf_budget_free(impl->owned);
         free(impl);
     }
     free(m);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "block_patch.h"
+#include "pmf_budget.h"
 #include "sample_map.h"
 #include "test_util.h"
 
@@ -274,7 +275,7 @@ static void check_streamed_writing(const sample_map *m)
     CHECK(entries_in(dir) == 1, "%d entries in %s", entries_in(dir), dir);
     free(expected);
     free(copy);
-    free(written);
+    pmf_budget_free(written);
     /* a scratch file that cannot grow (the file size limit): the chunk that did not fit is named */
     struct rlimit old_limit, tiny = { 16, 16 };
     void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);

@@ -442,7 +442,7 @@ bool bsp_read_file(const char *path, bsp_file *out, pmf_error *err)
     size_t size = 0;
     if (!pmf_read_whole_file(path, MAX_FILE_SIZE, &bytes, &size, err)) return false;
     if (!bsp_read(bytes, size, path, out, err)) {
-        free(bytes);
+        pmf_budget_free(bytes);
         return false;
     }
     out->data_ = bytes;
@@ -463,7 +463,7 @@ void bsp_free(bsp_file *bsp)
     pmf_budget_free(bsp->leaves);
     pmf_budget_free(bsp->nodes);
     pmf_budget_free(bsp->marks);
-    free(bsp->data_);
+    pmf_budget_free(bsp->data_);
     memset(bsp, 0, sizeof *bsp);
 }
 

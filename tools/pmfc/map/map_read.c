@@ -1,15 +1,12 @@
 /* map_read.c - the .map reader (map_read.h). */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "map_read.h"
 #include "pmf/pmf_budget.h"
@@ -439,37 +436,9 @@ bool qmap_read(const uint8_t *data, size_t size, const char *name, qmap *out, pm
 bool qmap_read_file(const char *path, qmap *out, pmf_error *err)
 {
     memset(out, 0, sizeof *out);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        pmf_error_set(err, path, "file", 0, "cannot open: %s", strerror(errno));
-        return false;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_FILE_SIZE) {
-        pmf_error_set(err, path, "file", 0, "%s", !S_ISREG(st.st_mode) ? "not a regular file" : "larger than 1 GiB");
-        close(fd);
-        return false;
-    }
-    size_t size = (size_t)st.st_size;
-    uint8_t *data = pmf_budget_malloc(size ? size : 1);
-    if (!data) {
-        pmf_error_set(err, path, "file", 0, "%zu bytes are more than the memory budget leaves (see --memory)", size);
-        close(fd);
-        return false;
-    }
-    size_t got = 0;
-    while (got < size) {
-        ssize_t n = read(fd, data + got, size - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        got += (size_t)n;
-    }
-    close(fd);
-    if (got != size) {
-        pmf_error_set(err, path, "file", got, "the file shrank while read");
-        pmf_budget_free(data);
-        return false;
-    }
+    uint8_t *data = NULL;
+    size_t size = 0;
+    if (!pmf_read_whole_file(path, MAX_FILE_SIZE, &data, &size, err)) return false;
     bool ok = qmap_read(data, size, path, out, err);
     pmf_budget_free(data);
     return ok;
