@@ -21,7 +21,7 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           inspector names them among the luxel's lights; without the file it is fullbright. A
           Quake room's ceiling lit by copies of a `_surface` light template
   leak    the room with a wall left out reports its leak (the warning, info's leak path); sealed,
-          none"""
+          none; the gap closed by a brush of skip seals (solid, drawn by nothing), of clip leaks"""
 import json, os, struct, subprocess, sys
 
 CASE, PMFC, PMFVIEW, PROBE, WORK = sys.argv[1:6]
@@ -224,6 +224,13 @@ elif CASE == "leak":
     leak = json.loads(run(PMFVIEW, "info", "leaky.pmf", "--json").stdout)["leak"]
     if not leak or len(leak.get("points", [])) < 2: fail("info's leak: %s" % leak)
     print("leak: %s; %d points" % (warn[0], len(leak["points"])))
+    # the gap closed by a brush of skip (draws nothing, solid: seals), then of clip (not solid: leaks)
+    for tool, leaks in (("skip", False), ("clip", True)):
+        r = compile_map("tool", world() + room(VALVE_WALL, VALVE_WALL, leave_out=3) + box(256, -272, 0, 272, 272, 256, tool, VALVE_WALL)
+                        + "}\n" + start + light)
+        said = any("warning: leak" in l for l in r.stderr.splitlines())
+        print("gap closed by %s: %s" % (tool, "leaks" if said else "sealed"))
+        if said != leaks: fail("a wall of %s should %s" % (tool, "leak" if leaks else "seal"))
 elif CASE == "outside":
     # sealed: from outside, the near wall's outer face is gone and the far wall's inner face is seen
     light = '{\n"classname" "light"\n"origin" "0 0 128"\n"light" "300"\n}\n'

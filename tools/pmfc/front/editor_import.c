@@ -148,6 +148,17 @@ static bool is_tool_texture(editor_game game, const char *texture)
     return name_in(name, quake, sizeof quake / sizeof quake[0]);
 }
 
+/* Tool textures of faces that draw nothing on a brush that is still solid, sealing the map and
+ * hiding what it covers: ZHLT's NULL, Quake's skip / nodraw / null. */
+static bool is_solid_tool_texture(editor_game game, const char *texture)
+{
+    static const char *const goldsrc[] = { "null" };
+    static const char *const quake[] = { "skip", "nodraw", "null" };
+    const char *name = base_name(texture);
+    if (game == EDITOR_GAME_GOLDSRC) return name_in(name, goldsrc, sizeof goldsrc / sizeof goldsrc[0]);
+    return name_in(name, quake, sizeof quake / sizeof quake[0]);
+}
+
 static bool is_sky_texture(editor_game game, const editor_face *f)
 {
     const char *name = base_name(f->texture);
@@ -295,9 +306,10 @@ static void import_brush(import_ctx *c, const editor_brush *eb, const editor_ent
     }
     level_def *l = c->level;
     brush *b = brush_begin(l, BRUSH_CONVEX, lo, hi);   /* sides and textures added below leave it in place */
-    bool drawn = false, sky = false, liquid = false;
+    bool drawn = false, sky = false, liquid = false, solid_tool = false;
     for (uint32_t i = 0; i < eb->face_count && !c->failed; i++) {
         const editor_face *f = &c->em->faces[eb->first_face + i];
+        solid_tool = solid_tool || is_solid_tool_texture(c->em->game, f->texture);
         v3 n = v3_make(f->normal[0], f->normal[1], f->normal[2]);
         int material = BRUSH_SIDE_NODRAW, tex = -1;
         if (is_sky_texture(c->em->game, f)) {
@@ -328,8 +340,9 @@ static void import_brush(import_ctx *c, const editor_brush *eb, const editor_ent
     }
     b->line = c->em->format == EDITOR_FORMAT_RMF ? (int)eb->index : eb->line;
     bool world = !owner || is_world_class(cls);
-    if (!drawn && !sky) {
-        /* clip, trigger, hint...: nothing drawn, and it hides nothing */
+    if (!drawn && !sky && !(solid_tool && world && !volume)) {
+        /* clip, trigger, hint...: nothing drawn, and it hides nothing (a world brush of NULL or
+         * skip draws nothing too, but is solid: it seals the map and hides what it covers) */
         l->side_count = b->first_side;
         l->brush_count--;
         return;
