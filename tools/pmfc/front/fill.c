@@ -182,6 +182,24 @@ bool fill_point_solid(const fill_grid *g, v3 p)
     return state_at(g, c) == CELL_SOLID;
 }
 
+bool fill_box_inside(const fill_grid *g, v3 lo, v3 hi)
+{
+    if (!g) return true;
+    int a[3], b[3];
+    cell_of(g, lo, a);
+    cell_of(g, hi, b);
+    for (int k = 0; k < 3; k++) {
+        a[k] = a[k] < 0 ? 0 : a[k];
+        b[k] = b[k] >= g->n[k] ? g->n[k] - 1 : b[k];
+        if (a[k] > b[k]) return false;   /* wholly beyond the grid: the void */
+    }
+    for (int x = a[0]; x <= b[0]; x++)
+        for (int y = a[1]; y <= b[1]; y++)
+            for (int z = a[2]; z <= b[2]; z++)
+                if (g->state[cell_index(g, x, y, z)] == CELL_EMPTY) return true;
+    return false;
+}
+
 bool fill_leak(const fill_grid *g, fill_leak_info *out)
 {
     memset(out, 0, sizeof *out);

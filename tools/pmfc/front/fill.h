@@ -50,6 +50,9 @@ bool fill_face_seen(const fill_grid *g, const v3 *p, int n, v3 normal);
 /* A camera inside (else as deep in the empty space as the map goes): at eye_height over a floor,
  * looking along the longest open way (yaw in conventions §2 degrees). False when no cell is empty. */
 bool fill_camera(const fill_grid *g, double eye_height, v3 *pos, double *yaw);
+/* Whether the box (world metres) reaches empty space inside: false when every cell it meets is
+ * the void's or solid. NULL grid: true. */
+bool fill_box_inside(const fill_grid *g, v3 lo, v3 hi);
 /* Whether p lies in a solid cell. */
 bool fill_point_solid(const fill_grid *g, v3 p);
 void fill_translate(fill_grid *g, v3 d);

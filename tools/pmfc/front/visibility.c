@@ -10,9 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fill.h"
 #include "world.h"
 
 typedef struct cell_ref { uint32_t chunk, cube; } cell_ref;
+
+/* A cell a camera may stand in: in a sealed map, one that reaches empty space inside (fill.h);
+ * the others (the void's or solid) get no visibility data, so a camera there draws everything. */
+static bool camera_cell(const level_build *lb, const cube_info *inf)
+{
+    return inf->has_geometry || fill_box_inside(lb->def->fill, inf->lo, inf->hi);
+}
 
 #define AIR_BLOCK_LEVELS 2           /* blocks of 2^2 = 4 cells a side at most */
 
@@ -83,7 +91,7 @@ bool level_visibility(level_build *lb, const float (*tris)[9], size_t tri_count,
         if (!cb->present) continue;
         for (uint32_t i = 0; i < cb->cube_count; i++)
             if (cb->info[i].cell) {
-                ncells++;
+                ncells += camera_cell(lb, &cb->info[i]);
                 ntargets += cb->info[i].has_geometry;
             }
     }
@@ -103,8 +111,10 @@ bool level_visibility(level_build *lb, const float (*tris)[9], size_t tri_count,
                 box.min[a] = (float)inf->lo.e[a];
                 box.max[a] = (float)inf->hi.e[a];
             }
-            cells[ci] = box;
-            cell_of[ci++] = (cell_ref){ (uint32_t)c, i };
+            if (camera_cell(lb, inf)) {
+                cells[ci] = box;
+                cell_of[ci++] = (cell_ref){ (uint32_t)c, i };
+            }
             if (inf->has_geometry) {
                 targets[ti] = box;
                 target_of[ti++] = (cell_ref){ (uint32_t)c, i };
