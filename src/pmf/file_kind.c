@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "file_kind.h"
+#include "pmf_bytes.h"
 #include "pmf_internal.h"
 
 /* Bytes of the file read through a small window: head first, then read_at. */
@@ -90,7 +91,6 @@ static bool starts(const uint8_t *head, size_t len, const char *magic, size_t ma
     return len >= magic_len && memcmp(head, magic, magic_len) == 0;
 }
 
-static uint32_t le32(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
 
 /* A .map begins (after blanks and // comments) with the first entity's `{` and a "key". */
 static bool map_text(const uint8_t *p, size_t n)
@@ -149,7 +149,7 @@ void pmf_identify(const uint8_t *head, size_t head_len, uint64_t size, pmf_read_
     }
     if (head_len >= 7 && memcmp(head + 4, "RMF", 3) == 0) {
         float version;
-        uint32_t bits = le32(head);
+        uint32_t bits = pmf_le32(head);
         memcpy(&version, &bits, sizeof version);
         if (version > 0.05f && version < 100.0f) {
             out->kind = PMF_KIND_RMF;

@@ -1,6 +1,7 @@
 /* bsp_read.c - GoldSrc BSP v30, Quake BSP v29, BSP2 and 2PSB (see bsp_read.h). */
 #include "bsp_read.h"
 #include "pmf/pmf_budget.h"
+#include "pmf/pmf_bytes.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -34,17 +35,8 @@ typedef struct reader {
     bsp_form form;
 } reader;
 
-static uint32_t u32(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
-static int32_t i32(const uint8_t *p) { return (int32_t)u32(p); }
-static uint16_t u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static int16_t i16(const uint8_t *p) { return (int16_t)u16(p); }
-static float f32(const uint8_t *p)
-{
-    uint32_t bits = u32(p);
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
+static int32_t i32(const uint8_t *p) { return (int32_t)pmf_le32(p); }
+static int16_t i16(const uint8_t *p) { return (int16_t)pmf_le16(p); }
 
 /* The error for a record's field: block "lump NAME record N", the field's file offset. */
 static bool fail(reader *r, int lump, int64_t record, size_t at, const char *fmt, ...)
@@ -90,7 +82,7 @@ static bool read_header(reader *r, bsp_file *out)
 {
     if (r->size < HEADER_SIZE)
         return fail(r, -1, -1, 0, "%zu bytes are shorter than the %u-byte header", r->size, HEADER_SIZE);
-    uint32_t v = u32(r->data);
+    uint32_t v = pmf_le32(r->data);
     if (v == BSP_VERSION_QUAKE || v == BSP_VERSION_GOLDSRC) r->form = FORM_CLASSIC;
     else if (v == BSP_VERSION_2PSB) r->form = FORM_2PSB;
     else if (v == BSP_VERSION_BSP2) r->form = FORM_BSP2;
@@ -119,8 +111,8 @@ static bool read_planes(reader *r, bsp_file *out)
     for (uint32_t i = 0; i < out->plane_count; i++) {
         const uint8_t *p = r->data + r->offset[L_PLANES] + (size_t)i * 20;
         bsp_plane *pl = &out->planes[i];
-        for (int k = 0; k < 3; k++) pl->normal[k] = f32(p + 4 * k);
-        pl->dist = f32(p + 12);
+        for (int k = 0; k < 3; k++) pl->normal[k] = pmf_le_f32(p + 4 * k);
+        pl->dist = pmf_le_f32(p + 12);
         float len2 = pl->normal[0] * pl->normal[0] + pl->normal[1] * pl->normal[1] + pl->normal[2] * pl->normal[2];
         if (!finite_coord(pl->dist) || !(len2 > 0.9f && len2 < 1.1f))
             return fail(r, L_PLANES, i, (size_t)(p - r->data), "not a plane (normal of length %g, distance %g)", sqrt(len2), pl->dist);
@@ -135,7 +127,7 @@ static bool read_vertices(reader *r, bsp_file *out)
     for (uint32_t i = 0; i < out->vertex_count; i++) {
         const uint8_t *p = r->data + r->offset[L_VERTICES] + (size_t)i * 12;
         for (int k = 0; k < 3; k++) {
-            out->vertices[i][k] = f32(p + 4 * k);
+            out->vertices[i][k] = pmf_le_f32(p + 4 * k);
             if (!finite_coord(out->vertices[i][k]))
                 return fail(r, L_VERTICES, i, (size_t)(p - r->data) + 4 * k, "coordinate %g is not a finite number within a million units", out->vertices[i][k]);
         }
@@ -151,7 +143,7 @@ static bool read_edges(reader *r, bsp_file *out)
     for (uint32_t i = 0; i < out->edge_count; i++) {
         const uint8_t *p = r->data + r->offset[L_EDGES] + (size_t)i * each;
         for (int k = 0; k < 2; k++) {
-            uint32_t v = each == 4 ? u16(p + 2 * k) : u32(p + 4 * k);
+            uint32_t v = each == 4 ? pmf_le16(p + 2 * k) : pmf_le32(p + 4 * k);
             if (v >= out->vertex_count)
                 return fail(r, L_EDGES, i, (size_t)(p - r->data) + (each / 2) * k, "vertex %u of %u", v, out->vertex_count);
             out->edges[i][k] = v;
@@ -191,16 +183,16 @@ static bool read_textures(reader *r, bsp_file *out)
         t->offset = (uint64_t)base + (uint32_t)off;
         memcpy(t->name, m, 15);
         t->name[15] = '\0';
-        t->width = u32(m + 16);
-        t->height = u32(m + 20);
+        t->width = pmf_le32(m + 16);
+        t->height = pmf_le32(m + 20);
         if (!t->width || !t->height || t->width > 4096 || t->height > 4096 || t->width % 16 || t->height % 16)
             return fail(r, L_TEXTURES, i, (size_t)(m - r->data) + 16, "size %ux%u is not a multiple of 16 from 16 to 4096", t->width, t->height);
-        uint32_t mip0 = u32(m + 24);
+        uint32_t mip0 = pmf_le32(m + 24);
         if (!mip0) continue; /* its texels are in a WAD */
         /* four levels, each a quarter of the one before */
         size_t texels = (size_t)t->width * t->height, need = 0;
         for (int k = 0; k < 4; k++) {
-            uint32_t mo = u32(m + 24 + 4 * k);
+            uint32_t mo = pmf_le32(m + 24 + 4 * k);
             size_t level = texels >> (2 * k);
             if ((uint64_t)mo + level > len - (uint32_t)off)
                 return fail(r, L_TEXTURES, i, (size_t)(m - r->data) + 24 + 4 * k, "mip level %d (%zu texels at %u) lies past the lump", k, level, mo);
@@ -210,7 +202,7 @@ static bool read_textures(reader *r, bsp_file *out)
         if (out->version == BSP_VERSION_GOLDSRC) {
             if ((uint64_t)need + 2 > len - (uint32_t)off)
                 return fail(r, L_TEXTURES, i, (size_t)(m - r->data) + need, "no palette after the texels");
-            uint16_t colours = u16(m + need);
+            uint16_t colours = pmf_le16(m + need);
             if (!colours || colours > 256 || (uint64_t)need + 2 + (size_t)colours * 3 > len - (uint32_t)off)
                 return fail(r, L_TEXTURES, i, (size_t)(m - r->data) + need, "palette of %u colours (1 to 256 fitting the lump)", colours);
             need += 2 + (size_t)colours * 3;
@@ -230,13 +222,13 @@ static bool read_texinfo(reader *r, bsp_file *out)
         const uint8_t *p = r->data + r->offset[L_TEXINFO] + (size_t)i * 40;
         bsp_texinfo *t = &out->texinfos[i];
         for (int k = 0; k < 4; k++) {
-            t->s[k] = f32(p + 4 * k);
-            t->t[k] = f32(p + 16 + 4 * k);
+            t->s[k] = pmf_le_f32(p + 4 * k);
+            t->t[k] = pmf_le_f32(p + 16 + 4 * k);
             if (!finite_coord(t->s[k]) || !finite_coord(t->t[k]))
                 return fail(r, L_TEXINFO, i, (size_t)(p - r->data), "texture axes hold a number that is not finite");
         }
-        t->texture = u32(p + 32);
-        t->flags = u32(p + 36);
+        t->texture = pmf_le32(p + 32);
+        t->flags = pmf_le32(p + 36);
         if (t->texture >= out->texture_count && out->texture_count)
             return fail(r, L_TEXINFO, i, (size_t)(p - r->data) + 32, "texture %u of %u", t->texture, out->texture_count);
         if (!out->texture_count) t->texture = UINT32_MAX;
@@ -281,9 +273,9 @@ static bool read_faces(reader *r, bsp_file *out)
         bsp_face *f = &out->faces[i];
         uint32_t side;
         if (wide) {
-            f->plane = u32(p); side = u32(p + 4); f->first_edge = u32(p + 8); f->edge_count = u32(p + 12); f->texinfo = u32(p + 16);
+            f->plane = pmf_le32(p); side = pmf_le32(p + 4); f->first_edge = pmf_le32(p + 8); f->edge_count = pmf_le32(p + 12); f->texinfo = pmf_le32(p + 16);
         } else {
-            f->plane = u16(p); side = u16(p + 2); f->first_edge = u32(p + 4); f->edge_count = u16(p + 8); f->texinfo = u16(p + 10);
+            f->plane = pmf_le16(p); side = pmf_le16(p + 2); f->first_edge = pmf_le32(p + 4); f->edge_count = pmf_le16(p + 8); f->texinfo = pmf_le16(p + 10);
         }
         const uint8_t *tail = p + (wide ? 20 : 12);
         memcpy(f->styles, tail, 4);
@@ -318,14 +310,14 @@ static bool read_models(reader *r, bsp_file *out)
         const uint8_t *p = r->data + r->offset[L_MODELS] + (size_t)i * 64;
         bsp_model *m = &out->models[i];
         for (int k = 0; k < 3; k++) {
-            m->mins[k] = f32(p + 4 * k); m->maxs[k] = f32(p + 12 + 4 * k); m->origin[k] = f32(p + 24 + 4 * k);
+            m->mins[k] = pmf_le_f32(p + 4 * k); m->maxs[k] = pmf_le_f32(p + 12 + 4 * k); m->origin[k] = pmf_le_f32(p + 24 + 4 * k);
             if (!finite_coord(m->mins[k]) || !finite_coord(m->maxs[k]) || !finite_coord(m->origin[k]))
                 return fail(r, L_MODELS, i, (size_t)(p - r->data), "bounds or origin hold a number that is not finite");
         }
         m->headnode = i32(p + 36);
-        m->visleafs = u32(p + 52);
-        m->first_face = u32(p + 56);
-        m->face_count = u32(p + 60);
+        m->visleafs = pmf_le32(p + 52);
+        m->first_face = pmf_le32(p + 56);
+        m->face_count = pmf_le32(p + 60);
         if ((uint64_t)m->first_face + m->face_count > out->face_count)
             return fail(r, L_MODELS, i, (size_t)(p - r->data) + 56, "faces %u..%llu of %u", m->first_face,
                         (unsigned long long)m->first_face + m->face_count, out->face_count);
@@ -347,7 +339,7 @@ static bool read_leaves(reader *r, bsp_file *out)
     if (!(out->marks = alloc_records(r, L_MARKS, out->mark_count, sizeof *out->marks))) return false;
     for (uint32_t i = 0; i < out->mark_count; i++) {
         const uint8_t *p = r->data + r->offset[L_MARKS] + (size_t)i * mark_each;
-        out->marks[i] = mark_each == 2 ? u16(p) : u32(p);
+        out->marks[i] = mark_each == 2 ? pmf_le16(p) : pmf_le32(p);
         if (out->marks[i] >= out->face_count)
             return fail(r, L_MARKS, i, (size_t)(p - r->data), "face %u of %u", out->marks[i], out->face_count);
     }
@@ -358,14 +350,14 @@ static bool read_leaves(reader *r, bsp_file *out)
         int32_t vis = i32(p + 4);
         const uint8_t *q = p + 8;
         for (int k = 0; k < 3; k++) {
-            if (r->form == FORM_BSP2) { l->mins[k] = f32(q + 4 * k); l->maxs[k] = f32(q + 12 + 4 * k); }
+            if (r->form == FORM_BSP2) { l->mins[k] = pmf_le_f32(q + 4 * k); l->maxs[k] = pmf_le_f32(q + 12 + 4 * k); }
             else { l->mins[k] = i16(q + 2 * k); l->maxs[k] = i16(q + 6 + 2 * k); }
             if (!finite_coord(l->mins[k]) || !finite_coord(l->maxs[k]))
                 return fail(r, L_LEAVES, i, (size_t)(q - r->data), "bounds hold a number that is not finite");
         }
         q += r->form == FORM_BSP2 ? 24 : 12;
-        if (r->form == FORM_CLASSIC) { l->first_mark = u16(q); l->mark_count = u16(q + 2); }
-        else { l->first_mark = u32(q); l->mark_count = u32(q + 4); }
+        if (r->form == FORM_CLASSIC) { l->first_mark = pmf_le16(q); l->mark_count = pmf_le16(q + 2); }
+        else { l->first_mark = pmf_le32(q); l->mark_count = pmf_le32(q + 4); }
         if ((uint64_t)l->first_mark + l->mark_count > out->mark_count)
             return fail(r, L_LEAVES, i, (size_t)(q - r->data), "mark surfaces %u..%llu of %u", l->first_mark,
                         (unsigned long long)l->first_mark + l->mark_count, out->mark_count);
@@ -384,7 +376,7 @@ static bool read_nodes(reader *r, bsp_file *out)
     for (uint32_t i = 0; i < out->node_count; i++) {
         const uint8_t *p = r->data + r->offset[L_NODES] + (size_t)i * each;
         bsp_node *n = &out->nodes[i];
-        n->plane = u32(p);
+        n->plane = pmf_le32(p);
         if (n->plane >= out->plane_count) return fail(r, L_NODES, i, (size_t)(p - r->data), "plane %u of %u", n->plane, out->plane_count);
         for (int k = 0; k < 2; k++) {
             int32_t c = r->form == FORM_CLASSIC ? i16(p + 4 + 2 * k) : i32(p + 4 + 4 * k);
@@ -395,7 +387,7 @@ static bool read_nodes(reader *r, bsp_file *out)
         }
         const uint8_t *q = p + (r->form == FORM_CLASSIC ? 8 : 12);
         for (int k = 0; k < 3; k++) {
-            if (r->form == FORM_BSP2) { n->mins[k] = f32(q + 4 * k); n->maxs[k] = f32(q + 12 + 4 * k); }
+            if (r->form == FORM_BSP2) { n->mins[k] = pmf_le_f32(q + 4 * k); n->maxs[k] = pmf_le_f32(q + 12 + 4 * k); }
             else { n->mins[k] = i16(q + 2 * k); n->maxs[k] = i16(q + 6 + 2 * k); }
         }
     }

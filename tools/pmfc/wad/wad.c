@@ -1,6 +1,7 @@
 /* wad.c - WAD2 / WAD3 reader: directory, name lookup, miptex decoding (see wad.h). */
 #include "wad.h"
 #include "pmf/pmf_budget.h"
+#include "pmf/pmf_bytes.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,8 +44,6 @@ struct wad_file {
     int version;                   /* 2 (Quake) or 3 (Half-Life) */
 };
 
-static uint32_t get_u32(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
-static uint16_t get_u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
 static void set_error(wad_error *err, const char *where, size_t offset, const char *fmt, ...)
 {
@@ -147,7 +146,7 @@ static bool read_directory(wad_file *w, wad_error *err)
     const uint8_t *d = w->data;
     if (!check_magic(d, w->size, err))
         return false;
-    uint32_t count = get_u32(d + 4), dir = get_u32(d + 8);
+    uint32_t count = pmf_le32(d + 4), dir = pmf_le32(d + 8);
     if (dir > w->size) {
         set_error(err, "header", 8, "directory offset %u is past the end of the file (%zu bytes)", dir, w->size);
         return false;
@@ -180,8 +179,8 @@ static bool read_directory(wad_file *w, wad_error *err)
             return false;
         }
         memcpy(l->name, e + DIR_NAME_AT, WAD_NAME_SIZE);
-        l->offset = get_u32(e);
-        l->disk_size = get_u32(e + 4);
+        l->offset = pmf_le32(e);
+        l->disk_size = pmf_le32(e + 4);
         l->type = e[12];
         l->compression = e[13];
         if (l->offset > w->size || l->disk_size > w->size - l->offset) {
@@ -347,7 +346,7 @@ int wad_decode_miptex(const uint8_t *lump, size_t n, size_t base, const char *wh
         set_error(err, where, base, "the miptex name has no NUL within %u bytes", WAD_NAME_SIZE);
         return -1;
     }
-    uint32_t width = get_u32(lump + 16), height = get_u32(lump + 20);
+    uint32_t width = pmf_le32(lump + 16), height = pmf_le32(lump + 20);
     const char *side_name[2] = { "width", "height" };
     uint32_t side[2] = { width, height };
     for (int s = 0; s < 2; s++) {
@@ -363,7 +362,7 @@ int wad_decode_miptex(const uint8_t *lump, size_t n, size_t base, const char *wh
     uint32_t mip_offset[MIP_LEVELS];
     size_t mip_size[MIP_LEVELS];
     for (int k = 0; k < MIP_LEVELS; k++) {
-        mip_offset[k] = get_u32(lump + 24 + 4 * k);
+        mip_offset[k] = pmf_le32(lump + 24 + 4 * k);
         mip_size[k] = (size_t)(width >> k) * (height >> k);
         if (mip_offset[k] < MIPTEX_HEADER_SIZE) {
             set_error(err, where, base + 24 + 4 * k, "mip %d offset %u lies inside the %u-byte miptex header",
@@ -384,7 +383,7 @@ int wad_decode_miptex(const uint8_t *lump, size_t n, size_t base, const char *wh
             set_error(err, where, base + at, "palette colour count at lump byte %zu is past the end of the %zu-byte lump", at, n);
             return -1;
         }
-        colours = get_u16(lump + at);
+        colours = pmf_le16(lump + at);
         if (colours == 0 || colours > MAX_COLOURS) {
             set_error(err, where, base + at, "palette of %u colours (texels are 8-bit: 1 to %u)", colours, MAX_COLOURS);
             return -1;
@@ -467,7 +466,7 @@ int wad_decode_wal(const uint8_t *data, size_t n, const char *where, const uint8
         set_error(err, where, 0, "%zu bytes are shorter than the %d-byte .wal header", n, WAL_HEADER);
         return -1;
     }
-    uint32_t width = get_u32(data + 32), height = get_u32(data + 36), offset = get_u32(data + 40);
+    uint32_t width = pmf_le32(data + 32), height = pmf_le32(data + 36), offset = pmf_le32(data + 40);
     if (!width || !height || width > WAD_MAX_SIDE || height > WAD_MAX_SIDE) {
         set_error(err, where, 32, "size %ux%u (1 to %u a side)", width, height, WAD_MAX_SIDE);
         return -1;
