@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <glad/gl.h>
+#include "render.h"
 
 #include "text_clean.h"
 
@@ -192,7 +192,7 @@ int light_gizmos_draw(hud *h, const light_gizmos_desc *d)
     for (uint32_t i = 0; i < lights->count; i++)
         if (lights->list[i].level == d->level)
             reach(&ll, d, &lights->list[i]);
-    glViewport(0, 0, d->width, d->height);
+    render_viewport(d->width, d->height);
     hud_lines(h, d->view_proj, ll.count, ll.v);
     free(ll.v);
 

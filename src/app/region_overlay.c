@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <glad/gl.h>
+#include "render.h"
 
 /* ---- labels ---------------------------------------------------------------------------------- */
 
@@ -120,7 +120,7 @@ void region_overlay_draw(hud *h, view_regions *r, const scene *s, int width, int
     float vp[16];
     scene_view_proj(s, vp);
     const float eye[3] = { (float)cam->local[0], (float)cam->local[1], (float)cam->local[2] };
-    glViewport(0, 0, width, height);
+    render_viewport(width, height);
     hud_volumes(h, vp, eye, r->count, (const float (*)[8][3])corners, (const uint8_t (*)[4])rgba);
     free(corners);
     free(rgba);

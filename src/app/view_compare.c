@@ -5,15 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <glad/gl.h>
-
 void view_compare_free(view_compare *c)
 {
     if (c->width) {
         render_target_destroy(&c->before);
         render_target_destroy(&c->after);
-        glDeleteFramebuffers(1, &c->fbo);
-        glDeleteTextures(1, &c->texture);
+        render_picture_destroy(&c->picture);
     }
     free(c->before_rgba);
     free(c->after_rgba);
@@ -39,15 +36,11 @@ static bool resize(view_compare *c, int width, int height, char *err, size_t err
         render_target_destroy(&c->before);
         goto fail;
     }
-    glGenTextures(1, &c->texture);
-    glBindTexture(GL_TEXTURE_2D, c->texture);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glGenFramebuffers(1, &c->fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, c->fbo);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, c->texture, 0);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    if (!render_picture_create(width, height, &c->picture, err, err_size)) {
+        render_target_destroy(&c->before);
+        render_target_destroy(&c->after);
+        goto fail;
+    }
     c->width = width;
     c->height = height;
     return true;
@@ -70,14 +63,6 @@ bool view_compare_draw(view_compare *c, scene *before, scene *after, int width, 
     scene_draw(after, &(scene_viewport){ .width = width, .height = height });
     render_target_read(&c->after, c->after_rgba);
     image_compare(c->before_rgba, c->after_rgba, (size_t)width * (size_t)height, c->diff, &c->stats);
-    /* The rows are top first: uploaded as they are, then blitted upside down. */
-    glBindTexture(GL_TEXTURE_2D, c->texture);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, c->diff);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, c->fbo);
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
-    glBlitFramebuffer(0, 0, width, height, 0, height, width, 0, GL_COLOR_BUFFER_BIT, GL_NEAREST);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    glClear(GL_DEPTH_BUFFER_BIT);
+    render_picture_show(&c->picture, c->diff);
     return true;
 }

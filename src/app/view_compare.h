@@ -13,7 +13,7 @@
 
 typedef struct view_compare {
     render_target before, after;     /* width x height, made on first use and on a resize */
-    unsigned texture, fbo;           /* the difference, blitted into the window */
+    render_picture picture;          /* the difference, shown in the window */
     int width, height;
     uint8_t *before_rgba, *after_rgba, *diff;
     image_compare_stats stats;       /* of the last frame drawn */

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <glad/gl.h>
 
 bool view_shot_path(const char *dir, time_t when, char *out, size_t size)
 {
@@ -30,18 +29,3 @@ bool view_shot_path(const char *dir, time_t when, char *out, size_t size)
     return false;
 }
 
-void view_shot_read(int width, int height, uint8_t *rgba)
-{
-    size_t row = (size_t)width * 4;
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
-    /* GL's rows run bottom-up. */
-    for (int y = 0; y < height / 2; y++) {
-        uint8_t *a = rgba + row * (size_t)y, *b = rgba + row * (size_t)(height - 1 - y);
-        for (size_t i = 0; i < row; i++) {
-            uint8_t c = a[i];
-            a[i] = b[i];
-            b[i] = c;
-        }
-    }
-}

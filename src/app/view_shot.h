@@ -11,7 +11,5 @@
  * N >= 2 that names no existing file. dir NULL or "" = the current directory. */
 bool view_shot_path(const char *dir, time_t when, char *out, size_t size);
 
-/* Reads width x height RGBA8 pixels of the bound read framebuffer into rgba, top row first. */
-void view_shot_read(int width, int height, uint8_t *rgba);
 
 #endif

@@ -9,7 +9,6 @@
 #include <time.h>
 
 #include <cglm/cglm.h>
-#include <glad/gl.h>
 
 #include "render/hud.h"
 #include "render/render.h"
@@ -479,8 +478,8 @@ static void shot_window(viewer *v, int w, int h, const char *path)
         say(v, "out of memory for a screenshot");
         return;
     }
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    view_shot_read(w, h, rgba);
+    render_bind_window(w, h);
+    render_read_pixels(w, h, rgba);
     if (write_rgba_png(v, path, w, h, rgba))
         say(v, "screenshot %s (%dx%d)", path, w, h);
     free(rgba);
@@ -521,7 +520,7 @@ static void shot_hires(viewer *v, int win_w, int win_h, const char *path)
                        (size_t)cw * 4);
         }
     render_target_destroy(&target);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    render_bind_window(win_w, win_h);
     free(part);
     if (write_rgba_png(v, path, w, h, image))
         say(v, "screenshot %s (%dx%d)", path, w, h);
@@ -936,8 +935,8 @@ static void draw_probes(viewer *v, int w, int h)
     glm_perspective(glm_rad(v->cam.fov_y), v->cam.aspect, 0.05f, 100000.0f, proj);
     glm_mat4_mul(proj, view, vp);
     /* Drawn through walls: probes sit inside cubes that geometry often hides. */
-    glViewport(0, 0, w, h);
-    glClear(GL_DEPTH_BUFFER_BIT);
+    render_viewport(w, h);
+    render_clear_depth();
     hud_boxes(v->hud, (const float *)vp, v->probes.count, (const float (*)[4])v->probes.boxes,
               (const uint8_t (*)[3])v->probes.rgb, true);
 }
@@ -993,7 +992,7 @@ static int run_loop(viewer *v)
         update_lights(v, t);
         bool complete = scene_view_complete(v->scene);
 
-        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        render_bind_window(w, h);
         if (!draw_difference(v, w, h, complete))
             scene_draw(v->scene, &(scene_viewport){ .width = w, .height = h });
         if (v->regions.kinds)
@@ -1009,7 +1008,7 @@ static int run_loop(viewer *v)
             const scene_map_info *mi = scene_map_infos(v->scene);
             float view_proj[16];
             scene_view_proj(v->scene, view_proj);
-            glViewport(0, 0, w, h);
+            render_viewport(w, h);
             map_markers_draw(v->hud, &(map_markers_desc){ .entities = v->entities_on ? &mi->entities : NULL,
                                                           .leak = v->leak_on ? &mi->leak : NULL, .level = v->level,
                                                           .view_proj = view_proj, .cam = &v->cam, .width = w, .height = h,

@@ -71,4 +71,20 @@ void render_target_bind(const render_target *t);
 void render_target_read(const render_target *t, uint8_t *rgba);
 void render_target_destroy(render_target *t);
 
+/* The window's own framebuffer: bound, with the viewport over width x height. */
+void render_bind_window(int width, int height);
+/* The viewport over width x height of whatever is bound (overlays drawn over a frame). */
+void render_viewport(int width, int height);
+/* Clears depth only: what follows draws over the frame. */
+void render_clear_depth(void);
+/* Reads width x height RGBA8 pixels of the bound framebuffer into rgba, top row first. */
+void render_read_pixels(int width, int height, uint8_t *rgba);
+
+/* An RGBA8 picture made on the CPU (top row first) shown over the whole window: uploaded to a
+ * texture and blitted upright into the window's framebuffer, its depth cleared. */
+typedef struct render_picture { int width, height; unsigned texture, fbo; } render_picture;
+bool render_picture_create(int width, int height, render_picture *out, char *err, size_t err_size);
+void render_picture_show(const render_picture *p, const uint8_t *rgba);
+void render_picture_destroy(render_picture *p);
+
 #endif
