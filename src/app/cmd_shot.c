@@ -27,6 +27,7 @@
 #include "render/hud.h"
 #include "scene.h"
 #include "text_clean.h"
+#include "pmf_system.h"
 
 #define MAX_SIZE 8192
 #define MAX_TILE 4096                /* larger frames are drawn in tiles: bounded GPU memory */
@@ -600,13 +601,6 @@ typedef struct shot_frame {
     void *overlay_user;
 } shot_frame;
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static bool frame_create(shot_frame *fr, const shot_options *o)
 {
     int w = o->width, h = o->height, msaa = o->msaa;
@@ -877,18 +871,18 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
                     camera_pose pose = camera_path_pose(path, path_count, i, o->frames);
                     set_camera(s, o, &pose);
                 }
-                double t0 = now_seconds();
+                double t0 = pmf_seconds();
                 scene_update(s, 4.0);
                 if (scene_failure(s)) { /* e.g. the file shrank while we fly */
                     fprintf(stderr, "pmfview: %s\n", scene_failure(s));
                     rc = EXIT_BAD_INPUT;
                     break;
                 }
-                double t1 = now_seconds();
+                double t1 = pmf_seconds();
                 render_target_bind(&fr.target);
                 scene_draw(s, &(scene_viewport){ .width = fr.target.width, .height = fr.target.height });
                 render_wait_idle();
-                double t2 = now_seconds();
+                double t2 = pmf_seconds();
                 if (o->first_frame < 0 && scene_view_complete(s))
                     o->first_frame = t2 - o->started;
                 frame_times[i] = t2 - t0;
@@ -922,7 +916,7 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         }
         frame_render(&fr, s, o->width, o->height);
         if (o->first_frame < 0)
-            o->first_frame = now_seconds() - o->started;
+            o->first_frame = pmf_seconds() - o->started;
         if (o->inspect[0] >= 0) {
             inspect_result ir;
             inspect_pixel(s, o->inspect[0], o->inspect[1], o->width, o->height, &ir);
@@ -965,9 +959,9 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
 static scene *open_scene(const shot_options *o, const char *pmf_path, scene_error *err)
 {
     /* A stream worker per core: the main thread mostly waits for the view to stream in. */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int cores = pmf_cores();
     scene *s = scene_open(&(scene_desc){ .path = pmf_path, .level = o->level, .game_dir = o->game_dir, .radius = o->radius,
-                                         .workers = cores > 1 && cores < 64 ? (int)cores : 0,
+                                         .workers = cores > 1 && cores < 64 ? cores : 0,
                                          .moving_camera = o->path_file != NULL },
                           err);
     if (!s)
@@ -1064,7 +1058,7 @@ out:
 
 int cmd_shot(int argc, char **argv)
 {
-    double started = now_seconds();
+    double started = pmf_seconds();
     atomic_file_remove_on_signals(); /* a killed shot leaves no temporary PNG behind */
     shot_options o;
     int rc = parse_args(argc, argv, &o);

@@ -12,20 +12,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "map_compile.h"
+#include "pmf_system.h"
 
 extern char **environ;
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static map_compile_state fail(map_compile *mc, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static map_compile_state fail(map_compile *mc, int code, const char *fmt, ...)
@@ -232,7 +225,7 @@ map_compile_state map_compile_start(map_compile *mc, const map_compile_desc *des
         mc->log = NULL;
         return fail(mc, EXIT_RUNTIME, "cannot run the map compiler %s: %s", pmfc, strerror(rc));
     }
-    mc->started = now_seconds();
+    mc->started = pmf_seconds();
     return mc->state = MAP_COMPILE_RUNNING;
 }
 
@@ -338,7 +331,7 @@ bool map_compile_poll(map_compile *mc)
 
 double map_compile_elapsed(const map_compile *mc)
 {
-    return now_seconds() - mc->started;
+    return pmf_seconds() - mc->started;
 }
 
 void map_compile_cancel(map_compile *mc)

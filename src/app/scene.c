@@ -22,6 +22,7 @@
 #include "scene.h"
 #include "stream.h"
 #include "text_clean.h"
+#include "pmf_system.h"
 
 #define NEAR_PLANE 0.05
 
@@ -111,13 +112,6 @@ struct scene {
     uint32_t lowered_exp;              /* 1 + the smallest lowered side's exponent, 0 = none */          /* the first chunk the memory budget dropped, "" = none */
     uint32_t budget_dropped;
 };
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static scene_failure_entry *add_failure(scene *s, pmf_chunk_coord c, bool anywhere)
 {
@@ -309,7 +303,7 @@ scene *scene_open(const scene_desc *desc, scene_error *err)
     if (!s)
         return fail(NULL, err, 3, "%s", "out of memory");
     settle_allocator();
-    s->opened_at = now_seconds();
+    s->opened_at = pmf_seconds();
     s->radius = desc->radius > 0 ? desc->radius : 8;
     s->moving_camera = desc->moving_camera;
     s->first_complete = -1;
@@ -511,7 +505,7 @@ const pmf_lights *scene_light_infos(const scene *s)
 static bool apply_light_filter(scene *s)
 {
     s->filter_stale = false;
-    s->filter_applied_at = now_seconds();
+    s->filter_applied_at = pmf_seconds();
     size_t count = s->filter_count;
     uint32_t *dynamic = malloc((count + 1) * sizeof *dynamic), *fast = malloc((count + 1) * sizeof *fast);
     pmf_light_info *statics = malloc((count + 1) * sizeof *statics);
@@ -898,18 +892,18 @@ static void upload_chunk(scene *s, scene_chunk *sc)
                  mesh_atlas_max_pages(s->atlas) == 1 ? "" : "s", mesh_atlas_page_size(s->atlas),
                  (unsigned long long)(pmf_budget_limit() >> 20));
     }
-    double t0 = now_seconds();
+    double t0 = pmf_seconds();
     if (s->moving_camera && !s->first_view_done)
         reserve_ahead(s, &sc->mc);
     add_chunk(s, sc);
-    s->upload_seconds += now_seconds() - t0;
+    s->upload_seconds += pmf_seconds() - t0;
 }
 
 /* Takes delivered chunks within budget_ms: those in view are uploaded at once, the others
  * deferred; then, unless view_only, deferred ones while the budget lasts. */
 static void update(scene *s, double budget_ms, bool view_only)
 {
-    double start = now_seconds();
+    double start = pmf_seconds();
     /* Re-prioritising rebuilds the streamer's work queue: only when the view changed. */
     if (s->view_dirty) {
         set_stream_view(s);
@@ -932,7 +926,7 @@ static void update(scene *s, double budget_ms, bool view_only)
     float planes[6][4];
     view_planes(s, planes);
     bool more = true, uploaded = false;
-    while (more && (now_seconds() - start) * 1000.0 < budget_ms) {
+    while (more && (pmf_seconds() - start) * 1000.0 < budget_ms) {
         stream_item item;
         if (!stream_poll(s->stream, &item, 1)) {
             more = false;
@@ -958,7 +952,7 @@ static void update(scene *s, double budget_ms, bool view_only)
     }
     /* At least one upload per call, so the window fills in even with a tiny budget; chunks the
      * camera has turned to since first. */
-    while (!view_only && s->deferred_count && (!uploaded || (now_seconds() - start) * 1000.0 < budget_ms)) {
+    while (!view_only && s->deferred_count && (!uploaded || (pmf_seconds() - start) * 1000.0 < budget_ms)) {
         size_t pick = s->deferred_count - 1;
         for (size_t i = 0; i < s->deferred_count; i++) {
             if (chunk_in_view(s, (const float(*)[4])planes, s->deferred[i]->mc.coord)) {
@@ -976,7 +970,7 @@ static void update(scene *s, double budget_ms, bool view_only)
      * recomposited, so while chunks stream in, at most twice a second and when the view is
      * complete. */
     s->filter_stale |= uploaded && s->static_terms.count;
-    if (s->filter_stale && (now_seconds() - s->filter_applied_at >= FILTER_INTERVAL_SECONDS || scene_view_complete(s)))
+    if (s->filter_stale && (pmf_seconds() - s->filter_applied_at >= FILTER_INTERVAL_SECONDS || scene_view_complete(s)))
         apply_light_filter(s);
     update_visibility(s, false);
 }
@@ -1050,7 +1044,7 @@ bool scene_view_complete(const scene *s)
 
 bool scene_wait_view(scene *s, double timeout_s)
 {
-    double start = now_seconds();
+    double start = pmf_seconds();
     for (;;) {
         update(s, 50.0, true);
         if (scene_view_complete(s)) {
@@ -1060,7 +1054,7 @@ bool scene_wait_view(scene *s, double timeout_s)
             prime_states(s, HUGE_VAL);
             return true;
         }
-        if (now_seconds() - start > timeout_s)
+        if (pmf_seconds() - start > timeout_s)
             return false;
         /* Nothing delivered yet: the workers are busy; build shaders meanwhile, or look again soon. */
         if (!prepare_variants(s, 1.0))
@@ -1269,7 +1263,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
     s->last_frame = stats;
     s->visible_chunks = (uint32_t)count;
     if (s->first_complete < 0 && scene_view_complete(s))
-        s->first_complete = now_seconds() - s->opened_at;
+        s->first_complete = pmf_seconds() - s->opened_at;
     /* PMFVIEW_GL_VERIFY=1: what this frame used is read back; a difference is a GL bug nothing
      * here can recover from */
     char verify_err[400];

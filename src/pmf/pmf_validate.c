@@ -7,9 +7,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "pmf_internal.h"
+#include "pmf_system.h"
 
 #define VALIDATE_MAX_THREADS 16
 
@@ -137,8 +137,8 @@ static void *validate_chunks(void *arg)
 
 static int validate_thread_count(uint32_t chunks)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int n = cores < 1 ? 1 : cores > VALIDATE_MAX_THREADS ? VALIDATE_MAX_THREADS : (int)cores;
+    int cores = pmf_cores();
+    int n = cores > VALIDATE_MAX_THREADS ? VALIDATE_MAX_THREADS : cores;
     return chunks < (uint32_t)n ? (chunks ? (int)chunks : 1) : n;
 }
 

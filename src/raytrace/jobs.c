@@ -1,9 +1,9 @@
 /* jobs.c - fork-join worker pool: threads pull indices from one atomic counter. */
 #include "jobs.h"
+#include "pmf/pmf_system.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
-#include <unistd.h>
 
 typedef struct job_run {
     size_t count;
@@ -21,8 +21,7 @@ int jobs_thread_count(int threads)
 {
     if (threads > 0)
         return threads;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores > 0 ? (int)cores : 1;
+    return pmf_cores();
 }
 
 void jobs_report(const jobs_progress *progress, double fraction)

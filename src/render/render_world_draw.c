@@ -8,6 +8,7 @@
 #include <cglm/mat4.h>
 
 #include "render_world_internal.h"
+#include "pmf/pmf_system.h"
 
 void world_setup_vao(render_world *w)
 {
@@ -454,7 +455,7 @@ bool render_world_prime(render_world *w, const render_frame *f, const render_sky
 {
     if (!w->vertices.buffer || glCheckFramebufferStatus(GL_DRAW_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
         return false;
-    double start = world_seconds();
+    double start = pmf_seconds();
     /* every vertex at clip (2, 0, 0, 1), right of the view: clipped whole, whatever the view */
     render_frame pf = *f;
     memset(pf.proj, 0, sizeof pf.proj);
@@ -472,7 +473,7 @@ bool render_world_prime(render_world *w, const render_frame *f, const render_sky
         gpu_material *gm = &w->materials[m];
         if (!gm->loaded || (gm->primed && gm->primed_settings == settings))
             continue;
-        if ((world_seconds() - start) * 1000.0 >= budget_ms) {
+        if ((pmf_seconds() - start) * 1000.0 >= budget_ms) {
             left = true;
             break;
         }

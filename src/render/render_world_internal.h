@@ -244,8 +244,6 @@ bool world_variant_start(render_world *w, uint32_t key);
  * message in err). */
 world_variant *world_variant_get(render_world *w, uint32_t key, char *err, size_t err_size);
 void world_variants_release(render_world *w);
-/* A monotonic clock, seconds (the budgets of variant building and priming). */
-double world_seconds(void);
 
 /* render_world_sky.c */
 void world_build_sky_cube(render_world *w);

@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "render_world_internal.h"
+#include "pmf/pmf_system.h"
 
 static const char *const switch_names[WV_SWITCH_COUNT] = {
     "FAST_LIGHTS", "LIQUID", "MATCAP", "ADDITIVE", "FOG", "LUXEL_GRID", "WIRE",
@@ -130,20 +130,13 @@ world_variant *world_variant_get(render_world *w, uint32_t key, char *err, size_
     return v;
 }
 
-double world_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 bool render_world_prepare_variants(render_world *w, const render_frame *f, double budget_ms)
 {
     /* Everything the materials need under these settings was built already: nothing to look at. */
     uint32_t settings = world_settings_key(w, f);
     if (w->prepared && w->prepared_settings == settings)
         return false;
-    double start = world_seconds();
+    double start = pmf_seconds();
     char err[640];
     for (uint32_t m = 0; m < w->lvl->common.material_count; m++) {
         uint32_t switches = world_material_switches(w, m);
@@ -152,7 +145,7 @@ bool render_world_prepare_variants(render_world *w, const render_frame *f, doubl
             world_variant *v = find(w, key);
             if (v && (v->finished || !render_program_ready(v->prog)))
                 continue;
-            if ((world_seconds() - start) * 1000.0 >= budget_ms)
+            if ((pmf_seconds() - start) * 1000.0 >= budget_ms)
                 return true;
             if (!v && !world_variant_start(w, key))
                 return false;

@@ -21,6 +21,7 @@
  * before that, it is simply RESIDENT again (the main thread never dropped it).
  */
 #include "pmf_budget.h"
+#include "pmf_system.h"
 #include "stream.h"
 
 #include <math.h>
@@ -29,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 enum { REC_QUEUED, REC_IN_FLIGHT, REC_READY, REC_RESIDENT, REC_FAILED, REC_EVICTED };
 
@@ -577,8 +577,8 @@ stream *stream_create(const stream_desc *desc)
 
     int workers = desc->workers;
     if (workers <= 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        workers = cores > 1 ? (int)cores - 1 : 1;
+        int cores = pmf_cores();
+        workers = cores > 1 ? cores - 1 : 1;
     }
     s->threads = calloc((size_t)workers, sizeof *s->threads);
     if (!s->threads || !records_reserve(s)) {

@@ -21,6 +21,7 @@
 #include "pmf/file_kind.h"
 #include "pmf/pmf_cameras.h"
 #include "pmf/pmf_lights.h"
+#include "pmf/pmf_system.h"
 
 #define PMFC_VERSION "pmfc 0.1"
 
@@ -35,13 +36,6 @@ typedef struct progress_state {
     int last_percent;
     const char *last_stage;
 } progress_state;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void progress(void *user, const char *stage, double fraction)
 {
@@ -168,20 +162,20 @@ static void tile_lists_build(const level_build *lb, uint32_t ts, uint32_t tiles_
 /* Builds, bakes and encodes the chunks of lb's window, then frees all but the encoded chunks. */
 static bool build_window(level_build *lb, encoded_chunks *out, progress_state *ps, double times[STAGE_COUNT], level_totals *totals)
 {
-    double t = now();
+    double t = pmf_seconds();
     progress(ps, "geometry", 0);
     memory_where(NULL, 0, "building geometry");
     level_faces(lb);
     level_clip_to_chunks(lb);
-    times[STAGE_GEOMETRY] += now() - t;
+    times[STAGE_GEOMETRY] += pmf_seconds() - t;
 
     size_t nchunks = level_chunk_count(lb), done = 0;
     chunk_pass cp = { lb, PASS_UNWRAP, &done, nchunks, ps };
-    t = now();
+    t = pmf_seconds();
     memory_where(NULL, 0, "building lightmaps and octrees");
     jobs_parallel_for(nchunks, lb->threads, chunk_job, &cp);
-    times[STAGE_UNWRAP] += now() - t;
-    t = now();
+    times[STAGE_UNWRAP] += pmf_seconds() - t;
+    t = pmf_seconds();
     done = 0;
     cp.pass = PASS_OCTREE;
     jobs_parallel_for(nchunks, lb->threads, chunk_job, &cp);
@@ -190,23 +184,23 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
     jobs_parallel_for(nchunks, lb->threads, chunk_job, &cp);
     for (size_t c = 0; c < nchunks; c++)
         if (lb->chunks[c].margin) chunk_octree_discard(&lb->chunks[c]);
-    times[STAGE_CHUNKS] += now() - t;
+    times[STAGE_CHUNKS] += pmf_seconds() - t;
 
     bool ok = true;
-    t = now();
+    t = pmf_seconds();
     memory_where(NULL, 0, "baking light");
     uint64_t refusals = pmf_budget_refusals();
     level_mark_prelit(lb);
     level_light *ll = level_bake(lb, progress, ps);
     if (ll) level_apply_prelit(lb, ll);
-    times[STAGE_BAKE] += now() - t;
+    times[STAGE_BAKE] += pmf_seconds() - t;
     if (!ll && pmf_budget_refusals() != refusals) /* the baker takes from the budget too */
         memory_over_budget(0, NULL);
     if (!ll) {
         fputs("pmfc: out of memory while baking\n", stderr);
         ok = false;
     }
-    t = now();
+    t = pmf_seconds();
     memory_where(NULL, 0, "computing visibility");
     size_t tri_count;
     float (*tris)[9] = level_occluders(lb, v3_make(0, 0, 0), &tri_count, NULL);
@@ -218,11 +212,11 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
         ok = false;
     }
     xfree(tris);
-    times[STAGE_VIS] += now() - t;
-    t = now();
+    times[STAGE_VIS] += pmf_seconds() - t;
+    t = pmf_seconds();
     memory_where(NULL, 0, "encoding chunks");
     if (ok) ok = level_encode(lb, ll, out, progress, ps);
-    times[STAGE_ENCODE] += now() - t;
+    times[STAGE_ENCODE] += pmf_seconds() - t;
     for (size_t c = 0; c < nchunks; c++) {
         const chunk_build *cb = &lb->chunks[c];
         if (!cb->present || cb->margin) continue;
@@ -280,7 +274,7 @@ static void tile_job(void *user, size_t i)
     win.tiled = tb->tiled;
     win.threads = tb->threads;
     if (tb->tiled) {
-        double t = now();
+        double t = pmf_seconds();
         const level_def *def = tb->lb->def;
         uint32_t first = tb->lists->start[tile], count = tb->lists->start[tile + 1] - first;
         tile_def = *def;
@@ -288,7 +282,7 @@ static void tile_job(void *user, size_t i)
         tile_def.brush_count = tile_def.brush_cap = count;
         for (uint32_t k = 0; k < count; k++) tile_def.brushes[k] = def->brushes[tb->lists->items[first + k]];
         win.def = &tile_def;
-        tb->times[i][STAGE_GEOMETRY] += now() - t;
+        tb->times[i][STAGE_GEOMETRY] += pmf_seconds() - t;
     }
     level_window(&win, tx * tb->ts, tz * tb->ts, tb->ts, tb->ts, tb->tiled ? 1 : 0);
     if (tb->tiled) tile_lights(&win, tb->lb->def, &tile_def);
@@ -457,7 +451,7 @@ int main(int argc, char **argv)
         } /* a generated city is a function of its seed alone: created stays 0 */
     }
 
-    double times[STAGE_COUNT] = { 0 }, t0 = now(), t = t0, start = t0;
+    double times[STAGE_COUNT] = { 0 }, t0 = pmf_seconds(), t = t0, start = t0;
     progress_state ps = { .lock = PTHREAD_MUTEX_INITIALIZER, .bar = !quiet && isatty(2), .last_percent = -1 };
     map_def map;
     map_init(&map);
@@ -492,16 +486,16 @@ int main(int argc, char **argv)
     }
     const char *label = source ? source : gen_name;
     memory_where(label, 0, "packing the textures");
-    times[STAGE_PARSE] = now() - t;
+    times[STAGE_PARSE] = pmf_seconds() - t;
 
     uint8_t *archive = NULL;
     size_t archive_size = 0;
-    t = now();
+    t = pmf_seconds();
     if (!textures_archive(&map, &archive, &archive_size)) {
         map_free(&map);
         return 3;
     }
-    times[STAGE_PARSE] += now() - t;
+    times[STAGE_PARSE] += pmf_seconds() - t;
 
     pmf_header header;
     memset(&header, 0, sizeof header);
@@ -588,9 +582,9 @@ int main(int argc, char **argv)
         ps.tiles = (int)tiles;
         tile_lists lists = { 0 };
         if (tiled) {
-            t = now();
+            t = pmf_seconds();
             tile_lists_build(&lb, ts, tiles_x, tiles_z, &lists);
-            times[STAGE_GEOMETRY] += now() - t;
+            times[STAGE_GEOMETRY] += pmf_seconds() - t;
         }
         encoded_chunks *out = xcalloc(most_side_by_side, sizeof *out);
         bool *oks = xcalloc(most_side_by_side, sizeof *oks);
@@ -607,12 +601,12 @@ int main(int argc, char **argv)
             /* the first tile, built alone on every thread, tells what a tile takes at its peak */
             if (first == 0)
                 side_by_side = tiles_side_by_side(pmf_budget_peak() - before, most_side_by_side);
-            t = now();
+            t = pmf_seconds();
             for (uint32_t i = 0; i < n; i++) {
                 if (!oks[i]) status = 3;
                 if (!encoded_chunks_put(&out[i], w, lb.def->name)) status = 3;
             }
-            times[STAGE_WRITE] += now() - t;
+            times[STAGE_WRITE] += pmf_seconds() - t;
         }
         for (uint32_t i = 0; i < most_side_by_side; i++) {
             for (int s = 0; s < STAGE_COUNT; s++) times[s] += tile_times[i][s];
@@ -629,14 +623,14 @@ int main(int argc, char **argv)
         xfree(tile_times);
         xfree(tile_totals);
     }
-    t = now();
+    t = pmf_seconds();
     memory_where(label, 0, "writing the output");
     if (!status && !pmf_writer_finish(w, out_path, &err)) {
         char buf[768];
         fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, buf, sizeof buf));
         status = 3;
     }
-    times[STAGE_WRITE] += now() - t;
+    times[STAGE_WRITE] += pmf_seconds() - t;
     pmf_writer_destroy(w);
     free(archive);
     map_extensions_free(&extensions);
@@ -648,7 +642,7 @@ int main(int argc, char **argv)
                 map.level_count, (unsigned long long)totals.chunks, (unsigned long long)totals.cubes,
                 (unsigned long long)totals.verts, (unsigned long long)totals.lightmaps);
         for (int s = 0; s < STAGE_COUNT; s++) fprintf(stderr, "  %-14s %8.3f s\n", stage_names[s], times[s]);
-        fprintf(stderr, "  %-14s %8.3f s\n", "total", now() - start);
+        fprintf(stderr, "  %-14s %8.3f s\n", "total", pmf_seconds() - start);
     }
     map_free(&map);
     return status;
