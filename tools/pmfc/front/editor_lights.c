@@ -329,6 +329,7 @@ void editor_import_lights(import_ctx *c)
 #define SURFACE_OFFSET_UNITS 2.0     /* ericw-tools' _surface_offset */
 #define TEXLIGHT_OFFSET_UNITS 1.0    /* an hlrad emitter sits this far off its face */
 #define TEXLIGHT_MAX_PER_FACE 256    /* larger faces get emitters further apart */
+#define TEXLIGHT_MAX_TOTAL 8192      /* and so do all of a map's when they would be more */
 
 /* A texture that emits: hlrad's value (lights.rad, info_texlights) or a Quake light template. */
 typedef struct texlight {
@@ -507,12 +508,17 @@ static void emit_face(import_ctx *c, const texlight *t, const poly *p, v3 n, dou
         }
 }
 
+typedef struct emitting_face { const texlight *t; poly p; v3 n; } emitting_face;
+
 size_t editor_import_texture_lights(import_ctx *c)
 {
     texlight_set set = { 0 };
     collect_texlights(c, &set);
     size_t before = c->level->light_count;
     level_def *l = c->level;
+    emitting_face *faces = NULL;
+    size_t face_count = 0, face_cap = 0;
+    double pieces = 0;   /* at the usual spacing */
     for (size_t i = 0; i < l->brush_count && set.count; i++) {
         const brush *b = &l->brushes[i];
         for (uint32_t k = 0; k < b->side_count; k++) {
@@ -525,9 +531,19 @@ size_t editor_import_texture_lights(import_ctx *c)
             if (!t || !brush_side_poly(l, b, k, &p)) continue;
             /* a sealed map's faces only the void sees light nothing (fill.h) */
             if (l->fill && !fill_face_seen(l->fill, p.p, p.n, side->pl.n)) continue;
-            emit_face(c, t, &p, side->pl.n, (t->surface ? SURFACE_SPACING_UNITS : TEXLIGHT_SPACING_UNITS) * c->s);
+            emitting_face *f = PUSH(faces, face_count, face_cap);
+            *f = (emitting_face){ t, p, side->pl.n };
+            double spacing = (t->surface ? SURFACE_SPACING_UNITS : TEXLIGHT_SPACING_UNITS) * c->s;
+            pieces += fmax(1, poly_area(&p) / (spacing * spacing));
         }
     }
+    /* a map with acres of glowing texture gets its emitters further apart, not a million lights */
+    double spread = pieces > TEXLIGHT_MAX_TOTAL ? sqrt(pieces / TEXLIGHT_MAX_TOTAL) : 1;
+    for (size_t i = 0; i < face_count; i++) {
+        const emitting_face *f = &faces[i];
+        emit_face(c, f->t, &f->p, f->n, (f->t->surface ? SURFACE_SPACING_UNITS : TEXLIGHT_SPACING_UNITS) * c->s * spread);
+    }
+    xfree(faces);
     xfree(set.list);
     return c->level->light_count - before;
 }
