@@ -16,6 +16,9 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           picture with visibility equals the one without, pixel for pixel (and from the void
           outside, where cells get no visibility data), and from the hall's floor the low room
           is culled
+  hlrad   a Half-Life light follows hlrad's model (stored x 2 through gamma 0.55): the floor
+          straight under it against 128 units aside is 2.83^0.55 brighter in inverse square, and
+          2^0.55 with `_falloff 1` (inverse linear)
   texlights  texture lights: a Half-Life room whose ceiling texture LAMP is in lights.rad beside
           the map (then --rad FILE, then info_texlights) has no light entity yet is lit: its
           floor's luxel is bright, info lists the ceiling's emitters ("texlight LAMP") and the
@@ -169,6 +172,20 @@ elif CASE == "airvis":
     culled, whole = triangles(floor), triangles(floor, "--no-vis")
     print("hall floor: %d triangles with visibility, %d without" % (culled, whole))
     if culled >= whole: fail("nothing culled from the hall's floor")
+elif CASE == "hlrad":
+    walls = [(-272, -272, -16, 272, 272, 0), (-272, -272, 256, 272, 272, 272), (-272, -272, 0, -256, 272, 256),
+             (256, -272, 0, 272, 272, 256), (-256, -272, 0, 256, -256, 256), (-256, 256, 0, 256, 272, 256)]
+    head = '// Game: Half-Life\n// Format: Valve\n{\n"classname" "worldspawn"\n"wad" "test.wad"\n'
+    room_text = head + "".join(box(*w, "grey", VALVE_WALL) for w in walls) + "}\n"
+    for name, keys, want in (("square", '"_light" "255 255 255 100"', (2 * 2 ** 0.5) ** 0.55),
+                             ("linear", '"_light" "255 255 255 30"\n"_falloff" "1"', 2 ** 0.55)):
+        open(name + ".map", "w").write(room_text + '{\n"classname" "light"\n"origin" "0 0 128"\n%s\n}\n' % keys)
+        run(PMFC, name + ".map", "-o", name + ".pmf", "--bounce", "0")
+        under, aside = luxel(name + ".pmf", 0, 0), luxel(name + ".pmf", 128, 0)
+        ratio = under[0] / max(aside[0], 1)
+        print("%s: under the light %s, 128 units aside %s: ratio %.3f (want %.3f)" % (name, under, aside, ratio, want))
+        if under[0] >= 250: fail(name + ": saturated")
+        if abs(ratio - want) > 0.1: fail("%s: ratio %.3f, want %.3f" % (name, ratio, want))
 elif CASE == "texlights":
     def hl_room(extra=""):
         walls = [(-272, -272, -16, 272, 272, 0), (-272, -272, 0, -256, 272, 256), (256, -272, 0, 272, 272, 256),

@@ -25,6 +25,7 @@
  * open ground), _diffuse_light in place of v when set. */
 #define HLRAD_NEAR_UNITS 1.0         /* nearer than this a light counts as this far */
 #define HLRAD_CUT 0.05               /* bytes: a light reaches as far as it adds this much */
+#define HLRAD_MAX_REACH_UNITS 65536.0 /* past the largest editor grid */
 #define HLRAD_SKY_SHARE (1.0 / 8.0)  /* v / 2 x the sphere's cosine-weighted quarter above open ground */
 #define LIGHT_RADIUS_UNITS 4.0       /* a light's size without `_deviance` */
 #define SUN_RADIUS_DEGREES 1.0       /* the sun's angular radius without `_sunlight_penumbra` */
@@ -117,15 +118,22 @@ static void goldsrc_light(import_ctx *c, const editor_entity *e, bool spot)
     l->shape = spot ? BAKE_SHAPE_SPOT : BAKE_SHAPE_POINT;
     l->pos = editor_to_world(c, e->origin);
     memcpy(l->color, color, 3);
-    /* inverse square: the baker's mode holds (ref / d)^2 at its value for d < ref / 4 */
+    /* inverse square (ZHLT's _falloff 2, the default) or inverse linear (_falloff 1): the
+     * baker's modes hold (ref / d)^2 and ref / d at their value for d < ref / 4 */
     double fade = editor_kv_number(e, "_fade", 1);
     if (!(fade > 0)) fade = 1;
-    double emitted = brightness * brightness * brightness / 10.0 / fade;   /* bytes x units^2 */
+    double emitted = brightness * brightness * brightness / 10.0 / fade;   /* bytes x units^falloff */
     double ref_units = 4 * HLRAD_NEAR_UNITS;
-    l->falloff = LIGHT_FALLOFF_INVERSE2;
     l->falloff_distance = (float)(ref_units * c->s);
-    l->brightness = (float)(emitted / (ref_units * ref_units) / 255.0);
-    l->range = (float)(sqrt(emitted / HLRAD_CUT) * c->s);
+    if ((int)editor_kv_number(e, "_falloff", 2) == 1) {
+        l->falloff = LIGHT_FALLOFF_INVERSE;
+        l->brightness = (float)(emitted / ref_units / 255.0);
+        l->range = (float)(fmin(emitted / HLRAD_CUT, HLRAD_MAX_REACH_UNITS) * c->s);
+    } else {
+        l->falloff = LIGHT_FALLOFF_INVERSE2;
+        l->brightness = (float)(emitted / (ref_units * ref_units) / 255.0);
+        l->range = (float)(sqrt(emitted / HLRAD_CUT) * c->s);
+    }
     l->radius = (float)(clampd(editor_kv_number(e, "_deviance", LIGHT_RADIUS_UNITS), 0, 1024) * c->s);
     l->enabled = true;
     if (spot) {
