@@ -540,6 +540,10 @@ static bool apply_light_filter(scene *s)
     if (ns) {
         f.static_term = light_direct_block;
         f.user = &s->static_terms;
+        if (s->map_info.source.flags & PMF_SOURCE_HLRAD_STORAGE) {
+            f.store_scale = PMF_HLRAD_STORE_SCALE;
+            f.store_gamma = PMF_HLRAD_STORE_GAMMA;
+        }
     }
     ok = render_world_set_light_filter(s->world, &f) && ok;
     free(dynamic);

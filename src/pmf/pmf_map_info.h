@@ -4,7 +4,8 @@
  * "pmfview.source": the look and the origin of the map.
  *   u8 look (PMF_LOOK_RAW / GOLDSRC / QUAKE: the display curve light is shown through,
  *   conventions §3), u8 flags (PMF_SOURCE_FULLBRIGHT: the map has no light, it was compiled
- *   without lightmaps and is shown fullbright), format NUL ("RMF 2.2", ".map (Valve 220)",
+ *   without lightmaps and is shown fullbright; PMF_SOURCE_HLRAD_STORAGE: its lightmaps are stored
+ *   through hlrad's curve), format NUL ("RMF 2.2", ".map (Valve 220)",
  *   "BSP v30 (GoldSrc)", ...), compiler NUL (the tools that wrote it when the file names them,
  *   "" otherwise).
  * "pmfview.entities": the map's point entities.
@@ -25,7 +26,12 @@
 #define PMF_LEAK_EXTENSION "pmfview.leak"
 
 enum { PMF_LOOK_RAW = 0, PMF_LOOK_GOLDSRC = 1, PMF_LOOK_QUAKE = 2, PMF_LOOK_COUNT };
-enum { PMF_SOURCE_FULLBRIGHT = 1 };
+enum { PMF_SOURCE_FULLBRIGHT = 1, PMF_SOURCE_HLRAD_STORAGE = 2 };
+/* PMF_SOURCE_HLRAD_STORAGE: the lightmaps hold light L as hlrad stores it, a byte of
+ * 255 x min(1, (PMF_HLRAD_STORE_SCALE x L)^PMF_HLRAD_STORE_GAMMA) (docs/pmfc-lighting.md): the
+ * light tools take it back to L before they add or take away a light's term. */
+#define PMF_HLRAD_STORE_SCALE (2.0f * 255.0f / 256.0f)
+#define PMF_HLRAD_STORE_GAMMA 0.55f
 
 /* "raw", "goldsrc", "quake"; NULL past the last. */
 const char *pmf_look_name(unsigned look);

@@ -80,6 +80,9 @@ typedef struct render_light_filter {
     size_t dynamic_count, fast_count;
     void (*static_term)(void *user, const mesh_chunk *mc, uint32_t block, float sign, float *rgba);
     void *user;
+    /* The base lightmap's bytes hold min(1, (store_scale x L)^store_gamma) of light L (hlrad's
+     * storage, pmf_map_info.h): static terms are added to L and the sum stored again. 0 = L. */
+    float store_scale, store_gamma;
 } render_light_filter;
 /* Recomposites every resident chunk's atlas blocks and rewrites the fast-light table. The
  * filter's lists are copied. False when out of memory (the filter is then off). */

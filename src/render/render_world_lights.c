@@ -1,5 +1,6 @@
 /* render_world_lights.c - the light registry, the lit lightmap atlas (base + enabled dynamic
  * layers, composited on the CPU) and the fast-light table. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +142,21 @@ bool world_composite_block(render_world *w, const mesh_chunk *mc, uint32_t b, wo
     }
     float *buf = scratch->light;
     light_texels_base(blk->luxels, texels, w->filter.solo ? 0.0f : 1.0f / 255.0f, buf);
+    if (w->filter.static_term) {
+        /* the static lights' terms are light: on the base taken back to light when it is stored
+         * through a curve, the sum stored again; a muted light leaves at least none */
+        const render_light_filter *f = &w->filter;
+        bool curved = f->store_gamma > 0.0f && f->store_scale > 0.0f;
+        for (size_t t = 0; curved && t < texels; t++)
+            for (int c = 0; c < 3; c++)
+                buf[t * 4 + c] = powf(buf[t * 4 + c], 1.0f / f->store_gamma) / f->store_scale;
+        f->static_term(f->user, mc, b, f->solo ? 1.0f : -1.0f, buf);
+        for (size_t t = 0; t < texels; t++)
+            for (int c = 0; c < 3; c++) {
+                float v = buf[t * 4 + c] < 0.0f ? 0.0f : buf[t * 4 + c];
+                buf[t * 4 + c] = curved ? fminf(1.0f, powf(f->store_scale * v, f->store_gamma)) : v;
+            }
+    }
     for (uint32_t l = 0; l < mc->layer_count; l++) {
         const mesh_light_layer *layer = &mc->layers[l];
         const mesh_dynamic_light *light = &mc->dynamic_lights[layer->light];
@@ -150,12 +166,6 @@ bool world_composite_block(render_world *w, const mesh_chunk *mc, uint32_t b, wo
         float k = (state ? state->scale : 1.0f) / 255.0f;
         float rgb[3] = { light->color[0] * k, light->color[1] * k, light->color[2] * k };
         light_texels_add_layer(layer->luxels, texels, rgb, buf);
-    }
-    if (w->filter.static_term) {
-        w->filter.static_term(w->filter.user, mc, b, w->filter.solo ? 1.0f : -1.0f, buf);
-        for (size_t t = 0; t < texels; t++)
-            for (int c = 0; c < 3; c++)
-                buf[t * 4 + c] = buf[t * 4 + c] < 0.0f ? 0.0f : buf[t * 4 + c];
     }
     light_texels_pack(buf, texels, scratch->packed);
     return true;

@@ -75,12 +75,16 @@ static bool cameras(const map_def *map, map_extensions *ext, pmf_error *err)
 
 static bool source(const map_def *map, map_extensions *ext, pmf_error *err)
 {
-    bool fullbright = false;
-    for (size_t li = 0; li < map->level_count; li++) fullbright = fullbright || map->levels[li].fullbright;
+    bool fullbright = false, hlrad = false;
+    for (size_t li = 0; li < map->level_count; li++) {
+        fullbright = fullbright || map->levels[li].fullbright;
+        hlrad = hlrad || map->levels[li].store_gamma > 0;
+    }
     if (!map->source_format[0] && !fullbright && map->look == PMF_LOOK_RAW) return true;
     uint8_t *blob;
     size_t size;
-    bool ok = pmf_source_encode(map->look, fullbright ? PMF_SOURCE_FULLBRIGHT : 0, map->source_format, map->source_compiler,
+    uint8_t flags = (uint8_t)((fullbright ? PMF_SOURCE_FULLBRIGHT : 0) | (hlrad ? PMF_SOURCE_HLRAD_STORAGE : 0));
+    bool ok = pmf_source_encode(map->look, flags, map->source_format, map->source_compiler,
                                 &blob, &size, err);
     if (ok) add(ext, blob, size);
     return ok;

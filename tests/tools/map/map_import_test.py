@@ -18,7 +18,8 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           is culled
   hlrad   a Half-Life light follows hlrad's model (stored x 2 through gamma 0.55): the floor
           straight under it against 128 units aside is 2.83^0.55 brighter in inverse square, and
-          2^0.55 with `_falloff 1` (inverse linear)
+          2^0.55 with `_falloff 1` (inverse linear); the light tools undo the storage: muting the
+          only light darkens the floor, solo leaves it as it is
   texlights  texture lights: a Half-Life room whose ceiling texture LAMP is in lights.rad beside
           the map (then --rad FILE, then info_texlights) has no light entity yet is lit: its
           floor's luxel is bright, info lists the ceiling's emitters ("texlight LAMP") and the
@@ -186,6 +187,14 @@ elif CASE == "hlrad":
         print("%s: under the light %s, 128 units aside %s: ratio %.3f (want %.3f)" % (name, under, aside, ratio, want))
         if under[0] >= 250: fail(name + ": saturated")
         if abs(ratio - want) > 0.1: fail("%s: ratio %.3f, want %.3f" % (name, ratio, want))
+    # the light tools take the stored bytes back to light: muted, the floor under the only light
+    # goes dark; solo, it is the whole picture
+    plain = pixel("square.pmf", 0, 0, "--mode", "lightmap", "--look", "raw")
+    muted = pixel("square.pmf", 0, 0, "--mode", "lightmap", "--look", "raw", "--mute", "#0")
+    solo = pixel("square.pmf", 0, 0, "--mode", "lightmap", "--look", "raw", "--solo", "#0")
+    print("light tools on stored light: plain %s, muted %s, solo %s" % (plain, muted, solo))
+    if max(muted) > 12: fail("muting the only light leaves %s" % (muted,))
+    if not near(solo, plain, 3): fail("solo of the only light %s is not the picture %s" % (solo, plain))
 elif CASE == "texlights":
     def hl_room(extra=""):
         walls = [(-272, -272, -16, 272, 272, 0), (-272, -272, 0, -256, 272, 256), (256, -272, 0, 272, 272, 256),

@@ -17,9 +17,7 @@
 
 #define EDITOR_EYE_HEIGHT 28.0       /* units above a player start's origin */
 #define EDITOR_AMBIENT 0.03f          /* Quake maps: a floor under their minlight */
-/* hlrad's defaults: -scale 2 (its light doubled), -gamma 0.55, over its 0..256 range */
-#define HLRAD_STORE_SCALE (2.0f * 255.0f / 256.0f)
-#define HLRAD_STORE_GAMMA 0.55f
+
 #define EDITOR_PHONG_ANGLE 45.0      /* smoothing angle without worldspawn `_phong_angle` */
 #define EDITOR_DIRT_DEPTH_UNITS 128.0 /* ambient occlusion's reach without `_dirtdepth` */
 #define EDITOR_UNITS_PER_LUXEL 16.0  /* Half-Life's and Quake's lightmap density */
@@ -563,8 +561,8 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
     l->luxel_density = 1.0 / (EDITOR_UNITS_PER_LUXEL * c.s);
     if (em->game == EDITOR_GAME_GOLDSRC) {
         /* hlrad's storage: no ambient term, its light x 2 through gamma 0.55 (docs/pmfc-lighting.md) */
-        l->store_scale = HLRAD_STORE_SCALE;
-        l->store_gamma = HLRAD_STORE_GAMMA;
+        l->store_scale = PMF_HLRAD_STORE_SCALE;
+        l->store_gamma = PMF_HLRAD_STORE_GAMMA;
     } else {
         l->ambient[0] = l->ambient[1] = l->ambient[2] = EDITOR_AMBIENT;
     }
