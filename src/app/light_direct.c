@@ -22,7 +22,7 @@ void light_direct(const pmf_light_info *l, const float p[3], const float n[3], f
                                    : 0.0f;
         if (l->shape == PMF_LIGHT_SPOT) {
             float to_point[3] = { -d[0], -d[1], -d[2] };
-            strength *= light_cone(l->direction, l->cos_inner, l->cos_outer, to_point, dist);
+            strength *= light_cone_mode(l->cone, l->direction, l->cos_inner, l->cos_outer, to_point, dist);
         }
     }
     strength = strength > 0.0f ? strength * l->intensity : 0.0f;

@@ -62,6 +62,7 @@ bool pmf_lights_encode(const pmf_light_info *lights, size_t count, uint8_t **out
 
 #define MODELS_BLOCK "extension " PMF_LIGHT_MODELS_EXTENSION
 #define FALLOFF_COUNT 6                                /* LIGHT_FALLOFF_COUNT */
+#define CONE_HLRAD_BIT 0x80                            /* the falloff byte's: LIGHT_CONE_HLRAD */
 
 bool pmf_light_models_encode(const pmf_light_info *lights, size_t count, uint8_t **out, size_t *size, pmf_error *err)
 {
@@ -69,19 +70,21 @@ bool pmf_light_models_encode(const pmf_light_info *lights, size_t count, uint8_t
     *size = 0;
     bool any = false;
     for (size_t i = 0; i < count && !any; i++)
-        any = lights[i].falloff || lights[i].falloff_distance != 0.0f || lights[i].anglescale != 0.0f || lights[i].style;
+        any = lights[i].falloff || lights[i].cone || lights[i].falloff_distance != 0.0f || lights[i].anglescale != 0.0f
+              || lights[i].style;
     if (!any)
         return true;
     pmf_buf b = { 0 };
     pmf_put_bytes(&b, PMF_LIGHT_MODELS_EXTENSION, sizeof PMF_LIGHT_MODELS_EXTENSION);
     pmf_put_u32(&b, (uint32_t)count);
     for (size_t i = 0; i < count; i++) {
-        if (!isfinite(lights[i].falloff_distance) || !isfinite(lights[i].anglescale) || lights[i].falloff >= FALLOFF_COUNT) {
+        if (!isfinite(lights[i].falloff_distance) || !isfinite(lights[i].anglescale) || lights[i].falloff >= FALLOFF_COUNT
+            || lights[i].cone > 1) {
             pmf_buf_free(&b);
             pmf_error_set(err, "(writer)", MODELS_BLOCK, 0, "light %zu has a model that is not finite or known", i);
             return false;
         }
-        pmf_put_u8(&b, lights[i].falloff);
+        pmf_put_u8(&b, (uint8_t)(lights[i].falloff | (lights[i].cone ? CONE_HLRAD_BIT : 0)));
         pmf_put_f32(&b, lights[i].falloff_distance);
         pmf_put_f32(&b, lights[i].anglescale);
         pmf_put_u8(&b, lights[i].style);
@@ -106,7 +109,9 @@ static bool decode_models(pmf_cursor *c, pmf_lights *out)
     for (uint32_t i = 0; i < count && !c->failed; i++) {
         pmf_light_info *l = &out->list[i];
         at = c->pos;
-        l->falloff = pmf_read_u8(c, "light falloff");
+        uint8_t falloff = pmf_read_u8(c, "light falloff");
+        l->falloff = falloff & (uint8_t)~CONE_HLRAD_BIT;
+        l->cone = (falloff & CONE_HLRAD_BIT) != 0;
         l->falloff_distance = pmf_read_f32(c, "light falloff distance");
         l->anglescale = pmf_read_f32(c, "light anglescale");
         l->style = pmf_read_u8(c, "light style");

@@ -13,7 +13,8 @@
  * docs/info.md lists it for users.
  *
  * "pmfview.light_models" NUL, u32 count (= the lights'), then per light (same order): u8 falloff
- * (LIGHT_FALLOFF_* of src/raytrace/light_model.h, 0 = pmfc's smooth curve), float falloff
+ * (LIGHT_FALLOFF_* of src/raytrace/light_model.h, 0 = pmfc's smooth curve; its top bit set: a
+ * spot of hlrad's cone, LIGHT_CONE_HLRAD), float falloff
  * distance (metres), float anglescale, u8 style: how a light of a game's model falls off (Quake's
  * `delay`, hlrad's inverse square) and the game's light style that animates it (0 = none; the
  * viewer plays Quake's and Half-Life's patterns, docs/viewer.md). Written only when a light has
@@ -40,6 +41,8 @@ typedef struct pmf_light_info {
     float falloff_distance, anglescale;
     uint8_t style;
     const char *name;      /* decoded: points into the extension's bytes (until pmf_lights_free) */
+    uint8_t cone;          /* pmfview.light_models: LIGHT_CONE_* (0 = pmfc's smooth step), the
+                            * falloff byte's top bit */
 } pmf_light_info;
 
 typedef struct pmf_lights {

@@ -15,18 +15,23 @@ static inline float light_falloff(float x)
     return y * y;
 }
 
-/* A spot's cone: 1 inside the inner cone, 0 outside the outer one, 3t^2 - 2t^3 between, for the
- * point at to_point (dist = its length) from a light along the unit axis. */
-static inline float light_cone(const float axis[3], float cos_inner, float cos_outer, const float to_point[3], float dist)
+/* A spot's cone, for the point at to_point (dist = its length) from a light along the unit
+ * axis. LIGHT_CONE_SMOOTH (pmfc's): 1 inside the inner cone, 0 outside the outer one,
+ * 3t^2 - 2t^3 between. LIGHT_CONE_HLRAD (hlrad's light_spot): the cosine from the axis, falling
+ * linearly in the cosine from the inner cone to nothing at the outer one. */
+enum { LIGHT_CONE_SMOOTH = 0, LIGHT_CONE_HLRAD = 1, LIGHT_CONE_COUNT };
+
+static inline float light_cone_mode(int mode, const float axis[3], float cos_inner, float cos_outer,
+                                    const float to_point[3], float dist)
 {
     if (!(dist > 0.0f))
         return 1.0f;
     float c = (to_point[0] * axis[0] + to_point[1] * axis[1] + to_point[2] * axis[2]) / dist;
-    if (c >= cos_inner)
-        return 1.0f;
     if (!(c > cos_outer))
         return 0.0f;
-    float t = (c - cos_outer) / (cos_inner - cos_outer);
+    float t = c >= cos_inner ? 1.0f : (c - cos_outer) / (cos_inner - cos_outer);
+    if (mode == LIGHT_CONE_HLRAD)
+        return c * t;
     return t * t * (3.0f - 2.0f * t);
 }
 

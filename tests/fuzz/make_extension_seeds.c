@@ -31,10 +31,10 @@ int main(int argc, char **argv)
         { "camera 2", 2, { -10, 4.5f, 2 }, 135, -20.5f },
     };
     const pmf_light_info lights[] = {
-        { 0, PMF_LIGHT_STATIC, PMF_LIGHT_POINT, 0, { 1, 2, 3 }, { 0, 0, 0 }, { 255, 200, 100 }, 1.3f, 20, 0, 0, 0, 0, 0, 0, 0, "" },
-        { 1, PMF_LIGHT_DYNAMIC, PMF_LIGHT_SPOT, 1, { -1, 4, 2 }, { 0, -1, 0 }, { 10, 20, 30 }, 0.5f, 8, 0.87f, 0.71f, 0, 0, 0, 0, 0, "lamp" },
-        { 2, PMF_LIGHT_FAST, PMF_LIGHT_POINT, 9, { 0, 0, 0 }, { 0, 0, 0 }, { 1, 2, 3 }, 2, 3, 0, 0, 0, 0, 0, 0, 0, "neon" },
-        { 0, PMF_LIGHT_STATIC, PMF_LIGHT_SUN, 0, { 0, 0, 0 }, { 0.6f, -0.8f, 0 }, { 255, 244, 224 }, 1, 0, 0, 0, 0, 0, 0, 0, 0, "sun" },
+        { 0, PMF_LIGHT_STATIC, PMF_LIGHT_POINT, 0, { 1, 2, 3 }, { 0, 0, 0 }, { 255, 200, 100 }, 1.3f, 20, 0, 0, 0, 0, 0, 0, 0, "", 0 },
+        { 1, PMF_LIGHT_DYNAMIC, PMF_LIGHT_SPOT, 1, { -1, 4, 2 }, { 0, -1, 0 }, { 10, 20, 30 }, 0.5f, 8, 0.87f, 0.71f, 0, 0, 0, 0, 0, "lamp", 1 },
+        { 2, PMF_LIGHT_FAST, PMF_LIGHT_POINT, 9, { 0, 0, 0 }, { 0, 0, 0 }, { 1, 2, 3 }, 2, 3, 0, 0, 0, 0, 0, 0, 0, "neon", 0 },
+        { 0, PMF_LIGHT_STATIC, PMF_LIGHT_SUN, 0, { 0, 0, 0 }, { 0.6f, -0.8f, 0 }, { 255, 244, 224 }, 1, 0, 0, 0, 0, 0, 0, 0, 0, "sun", 0 },
     };
     pmf_error err;
     uint8_t *blob = NULL;

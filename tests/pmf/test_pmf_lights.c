@@ -30,11 +30,11 @@ static pmf_file *write_with(const pmf_blob *exts, uint16_t count, uint8_t **mem)
 }
 
 static const pmf_light_info sample[] = {
-    { 0, PMF_LIGHT_STATIC, PMF_LIGHT_POINT, 0, { 1.5f, 2, -3 }, { 0, 0, 0 }, { 255, 200, 100 }, 1.33f, 22.86f, 0, 0, 0, 0, 0, 0, 0, "" },
+    { 0, PMF_LIGHT_STATIC, PMF_LIGHT_POINT, 0, { 1.5f, 2, -3 }, { 0, 0, 0 }, { 255, 200, 100 }, 1.33f, 22.86f, 0, 0, 0, 0, 0, 0, 0, "", 0 },
     { 1, PMF_LIGHT_DYNAMIC, PMF_LIGHT_SPOT, 7, { -10, 4.5f, 2 }, { 0, -1, 0 }, { 10, 20, 30 }, 0.5f, 8, 0.866f, 0.707f, 0.1f, 0, 0, 0, 0,
-      "lamp \xc3\xa9" },
-    { 2, PMF_LIGHT_FAST, PMF_LIGHT_POINT, 255, { -0.0f, 1e-30f, 3e30f }, { 0, 0, 0 }, { 1, 2, 3 }, 2, 3, 0, 0, 0, 0, 0, 0, 0, "neon" },
-    { 0, PMF_LIGHT_STATIC, PMF_LIGHT_SUN, 0, { 0, 0, 0 }, { 0.6f, -0.8f, 0 }, { 255, 244, 224 }, 1, 0, 0, 0, 0, 0, 0, 0, 0, "sun" },
+      "lamp \xc3\xa9", 1 },
+    { 2, PMF_LIGHT_FAST, PMF_LIGHT_POINT, 255, { -0.0f, 1e-30f, 3e30f }, { 0, 0, 0 }, { 1, 2, 3 }, 2, 3, 0, 0, 0, 0, 0, 0, 0, "neon", 0 },
+    { 0, PMF_LIGHT_STATIC, PMF_LIGHT_SUN, 0, { 0, 0, 0 }, { 0.6f, -0.8f, 0 }, { 255, 244, 224 }, 1, 0, 0, 0, 0, 0, 0, 0, 0, "sun", 0 },
 };
 #define SAMPLE_COUNT (sizeof sample / sizeof sample[0])
 
@@ -81,6 +81,32 @@ static void test_round_trip(void)
         pmf_close(f);
     }
     free(mem);
+
+    /* the light models: a falloff mode, and hlrad's cone in the falloff byte's top bit */
+    pmf_light_info modelled[SAMPLE_COUNT];
+    memcpy(modelled, sample, sizeof modelled);
+    modelled[1].falloff = 3;
+    modelled[1].falloff_distance = 0.1f;
+    uint8_t *models;
+    size_t models_size;
+    CHECK(pmf_lights_encode(modelled, SAMPLE_COUNT, &blob, &size, &err) &&
+              pmf_light_models_encode(modelled, SAMPLE_COUNT, &models, &models_size, &err) && models,
+          "encode models: %s", err.message);
+    const pmf_blob both[] = { { blob, size }, { models, models_size } };
+    f = write_with(both, 2, &mem);
+    if (f) {
+        pmf_lights out;
+        CHECK(pmf_lights_read(f, &out, &err) && out.count == SAMPLE_COUNT, "read models: %s", err.message);
+        for (size_t i = 0; i < out.count; i++)
+            CHECK(out.list[i].falloff == modelled[i].falloff && out.list[i].cone == modelled[i].cone,
+                  "light %zu: falloff %u cone %u, want %u %u", i, out.list[i].falloff, out.list[i].cone, modelled[i].falloff,
+                  modelled[i].cone);
+        pmf_lights_free(&out);
+        pmf_close(f);
+    }
+    free(mem);
+    free(blob);
+    free(models);
 
     pmf_light_info nan_light = sample[0];
     nan_light.range = NAN;

@@ -374,7 +374,7 @@ static float light_unshadowed(const bake_light *l, const float p[3], const float
                    * light_falloff_mode(l->falloff, dist, l->range, l->falloff_distance);
     if (l->shape == BAKE_SHAPE_SPOT) {
         float to_point[3] = { -d[0], -d[1], -d[2] };
-        strength *= light_cone(l->direction, l->cos_inner, l->cos_outer, to_point, dist);
+        strength *= light_cone_mode(l->cone, l->direction, l->cos_inner, l->cos_outer, to_point, dist);
     }
     return strength;
 }

@@ -46,7 +46,8 @@ typedef struct bake_light {
     float range;            /* metres (suns: ignored) */
     bake_light_shape shape; /* zero: a point light */
     float direction[3];     /* spot: the cone's axis; sun: the way its light travels (unit vectors) */
-    float cos_inner, cos_outer; /* spot: full strength inside the inner cone, smoothly 0 at the outer */
+    float cos_inner, cos_outer; /* spot: full strength inside the inner cone, 0 at the outer */
+    int cone;               /* LIGHT_CONE_* (src/raytrace/light_model.h); zero: pmfc's smooth step */
     float radius;           /* point and spot: the light's radius, metres; sun: its angular radius,
                              * radians. 0 = a point (a parallel sun): hard shadows. Shadow rays
                              * then aim at points over a disc of this size (penumbrae) */

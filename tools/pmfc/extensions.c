@@ -39,6 +39,7 @@ static bool lights(const map_def *map, map_extensions *ext, pmf_error *err)
             o->cos_outer = l->cos_outer;
             o->size = l->shape == BAKE_SHAPE_SUN ? 0.0f : l->radius;   /* metres; a sun's angle is no size */
             o->falloff = (uint8_t)l->falloff;
+            o->cone = (uint8_t)l->cone;
             o->falloff_distance = l->falloff_distance;
             o->anglescale = l->anglescale;
             o->style = (uint8_t)l->style;

@@ -143,6 +143,7 @@ static void goldsrc_light(import_ctx *c, const editor_entity *e, bool spot)
         l->cos_inner = (float)cos(inner * M_PI / 180);
         l->cos_outer = (float)cos(outer * M_PI / 180);
         if (l->cos_outer >= l->cos_inner) l->cos_outer = l->cos_inner - 1e-4f;
+        l->cone = LIGHT_CONE_HLRAD;
     }
     /* hlrad bakes a styled light into its style's lightmap, which the engine animates */
     light_kind(c, l, e, (int)clampd(editor_kv_number(e, "style", 0), 0, 63));

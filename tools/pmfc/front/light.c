@@ -114,6 +114,7 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
         lights[i].cos_outer = l->cos_outer;
         lights[i].radius = l->radius;
         lights[i].falloff = l->falloff;
+        lights[i].cone = l->cone;
         lights[i].falloff_distance = l->falloff_distance;
         lights[i].anglescale = l->anglescale;
         if (l->kind == BAKE_LIGHT_FAST) ll->fast_ordinal[light_ids[i]] = (int32_t)fast++;

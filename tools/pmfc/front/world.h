@@ -142,6 +142,7 @@ typedef struct light_def {
     uint8_t intensity;                           /* fast lights: initial intensity */
     bool enabled, preserve;
     int falloff;                                 /* bake_light.falloff: LIGHT_FALLOFF_* (0 = pmfc's curve) */
+    int cone;                                    /* bake_light.cone: LIGHT_CONE_* (0 = pmfc's smooth step) */
     float falloff_distance, anglescale;          /* bake_light's */
     int style;                                   /* the game's light style (1.. animate; 0 = none) */
     int line;
