@@ -70,4 +70,20 @@ void camera_frame_point(const camera *cam, const float world[3], float out[3]);
  * view_proj; *w (when not NULL) gets its clip w. False when it is behind the eye. */
 bool camera_project_pixel(const float view_proj[16], int width, int height, const float p[3], float out[2], float *w);
 
+/* The frame the overlays (entity markers, light gizmos) are drawn over, and whom for. */
+typedef struct overlay_view {
+    const float *view_proj;          /* scene_view_proj: camera-chunk frame */
+    const camera *cam;
+    uint32_t level;                  /* what is drawn: this level's */
+    int width, height;               /* the frame, pixels */
+    float scale;                     /* HUD scale for the labels; 0 = 1 */
+    int hover_x, hover_y;            /* the mouse (pixels from the top-left); < 0 = none */
+    bool label_all;                  /* every label with room, not only the hovered one */
+} overlay_view;
+/* camera_project_pixel on the overlay's frame. */
+static inline bool overlay_project(const overlay_view *v, const float p[3], float out[2], float *w)
+{
+    return camera_project_pixel(v->view_proj, v->width, v->height, p, out, w);
+}
+
 #endif

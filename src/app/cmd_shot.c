@@ -814,17 +814,15 @@ static void draw_gizmos(void *user, scene *s, int w, int h)
     const shot_gizmos *g = user;
     float view_proj[16];
     scene_view_proj(s, view_proj);
+    const overlay_view view = { .view_proj = view_proj, .cam = scene_camera(s), .level = g->o->level, .width = w,
+                                .height = h, .hover_x = -1, .hover_y = -1, .label_all = true };
     if (g->o->overlay_entities || g->o->overlay_leak) {
         const scene_map_info *mi = scene_map_infos(s);
-        map_markers_draw(g->hud, &(map_markers_desc){ .entities = g->o->overlay_entities ? &mi->entities : NULL,
-                                                      .leak = g->o->overlay_leak ? &mi->leak : NULL, .level = g->o->level,
-                                                      .view_proj = view_proj, .cam = scene_camera(s), .width = w,
-                                                      .height = h, .hover_x = -1, .hover_y = -1, .label_all = true });
+        map_markers_draw(g->hud, &(map_markers_desc){ view, .entities = g->o->overlay_entities ? &mi->entities : NULL,
+                                                      .leak = g->o->overlay_leak ? &mi->leak : NULL });
     }
     if (g->o->gizmos)
-        light_gizmos_draw(g->hud, &(light_gizmos_desc){ .lights = scene_light_infos(s), .level = g->o->level,
-                                                        .view_proj = view_proj, .cam = scene_camera(s), .width = w,
-                                                        .height = h, .hover_x = -1, .hover_y = -1, .label_all = true });
+        light_gizmos_draw(g->hud, &(light_gizmos_desc){ view, .lights = scene_light_infos(s) });
 }
 
 /* Renders every camera (or the --frames benchmark) with a ready scene. Exit code. */

@@ -20,23 +20,18 @@
 static const char *const kind_names[] = { "static", "dynamic", "fast" };
 static const char *const shape_names[] = { "point", "spot", "sun" };
 
-static bool project(const light_gizmos_desc *d, const float p[3], float out[2], float *w_out)
-{
-    return camera_project_pixel(d->view_proj, d->width, d->height, p, out, w_out);
-}
-
 bool light_gizmo_position(const light_gizmos_desc *d, const pmf_light_info *l, float out[2])
 {
     float p[3], w;
     if (l->shape != PMF_LIGHT_SUN) {
-        camera_frame_point(d->cam, l->position, p);
-        return project(d, p, out, &w);
+        camera_frame_point(d->view.cam, l->position, p);
+        return overlay_project(&d->view, p, out, &w);
     }
     /* The sun stands opposite to the way its light travels, at infinity. */
     for (int k = 0; k < 3; k++)
-        p[k] = (float)d->cam->local[k] - l->direction[k] * SUN_DISTANCE;
-    bool front = project(d, p, out, &w);
-    float cx = d->width * 0.5f, cy = d->height * 0.5f, dx = out[0] - cx, dy = out[1] - cy;
+        p[k] = (float)d->view.cam->local[k] - l->direction[k] * SUN_DISTANCE;
+    bool front = overlay_project(&d->view, p, out, &w);
+    float cx = d->view.width * 0.5f, cy = d->view.height * 0.5f, dx = out[0] - cx, dy = out[1] - cy;
     if (!front) { /* behind: the way to turn to face it */
         dx = -dx;
         dy = -dy;
@@ -111,7 +106,7 @@ static void reach(line_list *ll, const light_gizmos_desc *d, const pmf_light_inf
         return;
     const uint8_t rgba[4] = { l->color[0], l->color[1], l->color[2], REACH_ALPHA };
     float c[3];
-    camera_frame_point(d->cam, l->position, c);
+    camera_frame_point(d->view.cam, l->position, c);
     if (l->shape == PMF_LIGHT_POINT) {
         static const float x[3] = { 1, 0, 0 }, y[3] = { 0, 1, 0 }, z[3] = { 0, 0, 1 };
         push_circle(ll, c, x, y, l->range, rgba);
@@ -167,7 +162,7 @@ static void label(hud *h, const light_gizmos_desc *d, const pmf_lights *lights, 
     light_gizmo_label(lights, index, text, sizeof text);
     float w = hud_text_width(h, text), lh = hud_line_height(h);
     float x = at[0] + ICON_RADIUS + RIM + 3, y = at[1] - lh / 2;
-    if (x + w + 2 > d->width)
+    if (x + w + 2 > d->view.width)
         x = at[0] - ICON_RADIUS - RIM - 3 - w;
     x = x < 2 ? 2 : x;
     const float r[4] = { x - 2, y - 2, x + w + 2, y + lh };
@@ -190,41 +185,41 @@ int light_gizmos_draw(hud *h, const light_gizmos_desc *d)
     const pmf_lights *lights = d->lights;
     line_list ll = { 0 };
     for (uint32_t i = 0; i < lights->count; i++)
-        if (lights->list[i].level == d->level)
+        if (lights->list[i].level == d->view.level)
             reach(&ll, d, &lights->list[i]);
-    render_viewport(d->width, d->height);
-    hud_lines(h, d->view_proj, ll.count, ll.v);
+    render_viewport(d->view.width, d->view.height);
+    hud_lines(h, d->view.view_proj, ll.count, ll.v);
     free(ll.v);
 
-    hud_begin(h, d->width, d->height, d->scale);
+    hud_begin(h, d->view.width, d->view.height, d->view.scale);
     int hovered = -1;
     float best = (ICON_RADIUS + RIM) * (ICON_RADIUS + RIM) + 1.0f;
     float hover_at[2] = { 0, 0 };
     static const uint8_t rim[4] = { 200, 200, 200, 255 };
     /* labels first: the icons stay on top of them */
-    label_list *placed = d->label_all ? calloc(1, sizeof *placed) : NULL;
+    label_list *placed = d->view.label_all ? calloc(1, sizeof *placed) : NULL;
     for (uint32_t i = 0; placed && i < lights->count; i++) {
         float at[2];
-        if (lights->list[i].level == d->level && light_gizmo_position(d, &lights->list[i], at))
+        if (lights->list[i].level == d->view.level && light_gizmo_position(d, &lights->list[i], at))
             label(h, d, lights, i, at, placed);
     }
     free(placed);
     for (uint32_t i = 0; i < lights->count; i++) {
         const pmf_light_info *l = &lights->list[i];
         float at[2];
-        if (l->level != d->level || !light_gizmo_position(d, l, at))
+        if (l->level != d->view.level || !light_gizmo_position(d, l, at))
             continue;
         const uint8_t rgba[4] = { l->color[0], l->color[1], l->color[2], 255 };
         diamond(h, at, ICON_RADIUS + RIM, rim);
         diamond(h, at, ICON_RADIUS, rgba);
-        float dx = at[0] - d->hover_x, dy = at[1] - d->hover_y;
-        if (d->hover_x >= 0 && dx * dx + dy * dy < best) {
+        float dx = at[0] - d->view.hover_x, dy = at[1] - d->view.hover_y;
+        if (d->view.hover_x >= 0 && dx * dx + dy * dy < best) {
             best = dx * dx + dy * dy;
             hovered = (int)i;
             memcpy(hover_at, at, sizeof at);
         }
     }
-    if (hovered >= 0 && !d->label_all)
+    if (hovered >= 0 && !d->view.label_all)
         label(h, d, lights, (uint32_t)hovered, hover_at, NULL);
     hud_end(h);
     return hovered;

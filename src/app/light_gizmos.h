@@ -20,14 +20,8 @@
 #include "render/hud.h"
 
 typedef struct light_gizmos_desc {
+    overlay_view view;
     const pmf_lights *lights;        /* scene_light_infos */
-    uint32_t level;
-    const float *view_proj;          /* scene_view_proj: camera-chunk frame */
-    const camera *cam;
-    int width, height;               /* the frame, pixels */
-    float scale;                     /* HUD scale for the labels; 0 = 1 */
-    int hover_x, hover_y;            /* the mouse (pixels from the top-left); < 0 = none */
-    bool label_all;
 } light_gizmos_desc;
 
 /* Where a light's icon goes: pixels from the top-left. False when it is behind the camera. */

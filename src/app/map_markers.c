@@ -15,9 +15,9 @@
 
 static const uint8_t leak_rgba[4] = { 255, 40, 40, 255 };
 
-static bool project(const map_markers_desc *d, const float p[3], float out[2])
+static bool project(const overlay_view *v, const float p[3], float out[2])
 {
-    return camera_project_pixel(d->view_proj, d->width, d->height, p, out, NULL) && isfinite(out[0]) && isfinite(out[1]);
+    return overlay_project(v, p, out, NULL) && isfinite(out[0]) && isfinite(out[1]);
 }
 
 void map_marker_color(const char *cls, uint8_t rgb[3])
@@ -50,7 +50,7 @@ void map_marker_label(const pmf_entities *e, uint32_t i, char *buf, size_t size)
 static void draw_leak(hud *h, const map_markers_desc *d)
 {
     const pmf_leak *l = d->leak;
-    if (!l || !l->present || l->level != d->level || l->point_count < 2)
+    if (!l || !l->present || l->level != d->view.level || l->point_count < 2)
         return;
     size_t segments = l->point_count - 1;
     hud_vertex *v = malloc(segments * 2 * sizeof *v);
@@ -58,7 +58,7 @@ static void draw_leak(hud *h, const map_markers_desc *d)
     uint8_t (*rgb)[3] = malloc(l->point_count * sizeof *rgb);
     if (v && boxes && rgb) {
         for (size_t i = 0; i < l->point_count; i++) {
-            camera_frame_point(d->cam, l->points[i], boxes[i]);
+            camera_frame_point(d->view.cam, l->points[i], boxes[i]);
             boxes[i][3] = LEAK_BEND_SIZE;
             memcpy(rgb[i], leak_rgba, 3);
         }
@@ -67,8 +67,8 @@ static void draw_leak(hud *h, const map_markers_desc *d)
                 memcpy(v[2 * i + e].xyz, boxes[i + e], sizeof v[0].xyz);
                 memcpy(v[2 * i + e].rgba, leak_rgba, 4);
             }
-        hud_boxes(h, d->view_proj, l->point_count, (const float (*)[4])boxes, (const uint8_t (*)[3])rgb, true);
-        hud_lines(h, d->view_proj, segments * 2, v);
+        hud_boxes(h, d->view.view_proj, l->point_count, (const float (*)[4])boxes, (const uint8_t (*)[3])rgb, true);
+        hud_lines(h, d->view.view_proj, segments * 2, v);
     }
     free(v);
     free(boxes);
@@ -90,15 +90,15 @@ int map_markers_draw(hud *h, const map_markers_desc *d)
         size_t count = 0;
         float best = HOVER_PIXELS * HOVER_PIXELS;
         for (uint32_t i = 0; i < n; i++) {
-            if (e->list[i].level != d->level)
+            if (e->list[i].level != d->view.level)
                 continue;
-            camera_frame_point(d->cam, e->list[i].position, boxes[count]);
+            camera_frame_point(d->view.cam, e->list[i].position, boxes[count]);
             boxes[count][3] = MAP_MARKER_SIZE / 2;
             map_marker_color(e->list[i].classname, rgb[count]);
             index[count] = i;
             float at[2];
-            if (d->hover_x >= 0 && project(d, boxes[count], at)) {
-                float dx = at[0] - d->hover_x, dy = at[1] - d->hover_y;
+            if (d->view.hover_x >= 0 && project(&d->view, boxes[count], at)) {
+                float dx = at[0] - d->view.hover_x, dy = at[1] - d->view.hover_y;
                 if (dx * dx + dy * dy < best) {
                     best = dx * dx + dy * dy;
                     hovered = (int)i;
@@ -106,10 +106,10 @@ int map_markers_draw(hud *h, const map_markers_desc *d)
             }
             count++;
         }
-        hud_boxes(h, d->view_proj, count, (const float (*)[4])boxes, (const uint8_t (*)[3])rgb, true);
+        hud_boxes(h, d->view.view_proj, count, (const float (*)[4])boxes, (const uint8_t (*)[3])rgb, true);
         /* labels: the hovered one, or every one that has room (label_all) */
-        float scale = d->scale > 0 ? d->scale : 1.0f;
-        hud_begin(h, d->width, d->height, scale);
+        float scale = d->view.scale > 0 ? d->view.scale : 1.0f;
+        hud_begin(h, d->view.width, d->view.height, scale);
         typedef struct rect { float x, y, w, h; } rect;
         enum { MAX_LABELS = 512 };
         rect placed[MAX_LABELS];
@@ -117,17 +117,17 @@ int map_markers_draw(hud *h, const map_markers_desc *d)
         static const uint8_t bg[4] = { 0, 0, 0, 150 };
         for (size_t k = 0; k < count; k++) {
             uint32_t i = index[k];
-            if (!d->label_all && (int)i != hovered)
+            if (!d->view.label_all && (int)i != hovered)
                 continue;
             float at[2];
-            if (!project(d, boxes[k], at))
+            if (!project(&d->view, boxes[k], at))
                 continue;
             char label[256];
             map_marker_label(e, i, label, sizeof label);
             float w = hud_text_width(h, label) + 4, lh = hud_line_height(h) + 2;
             rect r = { at[0] + 8, at[1] - lh / 2, w, lh };
             bool free_spot = true;
-            for (size_t p = 0; p < placed_count && free_spot && d->label_all; p++)
+            for (size_t p = 0; p < placed_count && free_spot && d->view.label_all; p++)
                 free_spot = !(r.x < placed[p].x + placed[p].w && placed[p].x < r.x + r.w && r.y < placed[p].y + placed[p].h
                               && placed[p].y < r.y + r.h);
             if (!free_spot)

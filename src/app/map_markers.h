@@ -18,15 +18,9 @@
 #define MAP_MARKER_SIZE 0.4f         /* metres: an entity's box (16 editor units) */
 
 typedef struct map_markers_desc {
+    overlay_view view;
     const pmf_entities *entities;    /* NULL: none drawn */
     const pmf_leak *leak;            /* NULL: not drawn */
-    uint32_t level;
-    const float *view_proj;          /* scene_view_proj: camera-chunk frame */
-    const camera *cam;
-    int width, height;               /* the frame, pixels */
-    float scale;                     /* HUD scale for the labels; 0 = 1 */
-    int hover_x, hover_y;            /* the mouse (pixels from the top-left); < 0 = none */
-    bool label_all;
 } map_markers_desc;
 
 /* A class's colour: lights yellow, player starts green, monsters red, items and weapons blue,

@@ -247,9 +247,9 @@ void view_lights_draw_gizmos(view_lights *vl, hud *h, const scene *s, int w, int
     if (vl->gizmos) {
         float view_proj[16];
         scene_view_proj(s, view_proj);
-        vl->hovered = light_gizmos_draw(h, &(light_gizmos_desc){
-            .lights = scene_light_infos(s), .level = scene_level_index(s), .view_proj = view_proj, .cam = scene_camera(s),
-            .width = w, .height = hgt, .scale = w >= 1000 ? 2.0f : 1.0f, .hover_x = mouse_x, .hover_y = mouse_y });
+        overlay_view view = { .view_proj = view_proj, .cam = scene_camera(s), .level = scene_level_index(s), .width = w,
+                              .height = hgt, .scale = w >= 1000 ? 2.0f : 1.0f, .hover_x = mouse_x, .hover_y = mouse_y };
+        vl->hovered = light_gizmos_draw(h, &(light_gizmos_desc){ view, .lights = scene_light_infos(s) });
     }
 }
 

@@ -1009,10 +1009,10 @@ static int run_loop(viewer *v)
             float view_proj[16];
             scene_view_proj(v->scene, view_proj);
             render_viewport(w, h);
-            map_markers_draw(v->hud, &(map_markers_desc){ .entities = v->entities_on ? &mi->entities : NULL,
-                                                          .leak = v->leak_on ? &mi->leak : NULL, .level = v->level,
-                                                          .view_proj = view_proj, .cam = &v->cam, .width = w, .height = h,
-                                                          .scale = w >= 1000 ? 2.0f : 1.0f, .hover_x = mx, .hover_y = my });
+            overlay_view view = { .view_proj = view_proj, .cam = &v->cam, .level = v->level, .width = w, .height = h,
+                                  .scale = w >= 1000 ? 2.0f : 1.0f, .hover_x = mx, .hover_y = my };
+            map_markers_draw(v->hud, &(map_markers_desc){ view, .entities = v->entities_on ? &mi->entities : NULL,
+                                                          .leak = v->leak_on ? &mi->leak : NULL });
         }
         if (v->tools.gizmos) {
             int mx = -1, my = -1;
