@@ -252,14 +252,21 @@ static void units_from_world(const bsp_prelit *bp, v3 w, v3 n, double p[3], doub
     un[0] = n.x; un[1] = -n.z; un[2] = n.y;
 }
 
+/* The BSP face under a world point (NULL: none), and the point in the editor's units. */
+static const bsp_face *face_under(const bsp_prelit *bp, v3 world, v3 normal, double p[3])
+{
+    double n[3];
+    units_from_world(bp, world, normal, p, n);
+    int64_t fi = find_face(bp, p, n);
+    return fi < 0 ? NULL : &bp->b.faces[fi];
+}
+
 static bool prelit_sample(const prelit_source *src, v3 world, v3 normal, uint8_t rgb[3], prelit_styles *styles)
 {
     const bsp_prelit *bp = (const bsp_prelit *)src;
-    double p[3], n[3];
-    units_from_world(bp, world, normal, p, n);
-    int64_t fi = find_face(bp, p, n);
-    if (fi < 0) return false;
-    const bsp_face *f = &bp->b.faces[fi];
+    double p[3];
+    const bsp_face *f = face_under(bp, world, normal, p);
+    if (!f) return false;
     memset(rgb, 0, 3);
     if (styles) styles->count = 0;
     /* the reader checked every style's lightmap against the lump */
@@ -282,11 +289,9 @@ static double det3(const double m[3][3])
 static bool prelit_grid(const prelit_source *src, v3 world, v3 normal, v3 *t, v3 *b, double *spacing, v3 *luxel)
 {
     const bsp_prelit *bp = (const bsp_prelit *)src;
-    double p[3], n[3];
-    units_from_world(bp, world, normal, p, n);
-    int64_t fi = find_face(bp, p, n);
-    if (fi < 0) return false;
-    const bsp_face *f = &bp->b.faces[fi];
+    double p[3];
+    const bsp_face *f = face_under(bp, world, normal, p);
+    if (!f) return false;
     const bsp_texinfo *ti = &bp->b.texinfos[f->texinfo];
     const bsp_plane *pl = &bp->b.planes[f->plane];
     double ls = sqrt((double)ti->s[0] * ti->s[0] + (double)ti->s[1] * ti->s[1] + (double)ti->s[2] * ti->s[2]);
