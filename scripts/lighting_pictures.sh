@@ -3,7 +3,7 @@
 # docs/lighting.md shows what the program really does today.
 #
 # Compiles the demo maps and a few of ../shared/data/rmf's maps once with the "before" options and
-# once with the "after" options, renders each with `pmfview shot` (640x360, the same camera) and
+# once with the "after" options, renders each with `pmfview shot` (320x180, the same camera) and
 # writes docs/lighting/NAME-before.png and NAME-after.png. Each feature adds its cases in the
 # list at the bottom (one `picture` line each).
 #
@@ -35,7 +35,7 @@ picture() {
         if [ "$which" = before ]; then options=$before; else options=$after; fi
         # shellcheck disable=SC2086  # the options are words
         "$PMFC" "$source" -o "$WORK/$name-$which.pmf" --quiet --time 0 $options
-        set -- --size 640x360
+        set -- --size 320x180
         [ "$camera" = start ] || set -- "$@" --camera "$camera"
         # shellcheck disable=SC2086
         "$PMFVIEW" shot "$WORK/$name-$which.pmf" -o "$OUT/$name-$which.png" "$@" $shot_options
