@@ -216,6 +216,8 @@ void mesh_chunk_free(mesh_chunk *mc)
     free(mc->runs);
     free(mc->cubes);
     free(mc->cube_runs);
+    free(mc->tree);
+    free(mc->reachable_bits);
     free(mc->blocks);
     free(mc->layers);
     free(mc->dynamic_lights);
@@ -364,6 +366,63 @@ static bool stage_cubes(builder *b)
         mcube->flags = cm->cubes[c].flags;
     }
     return build_tree(b->ch, mc, b->err, b->err_size) && copy_visibility(b->ch, mc, b->pools, b->err, b->err_size);
+}
+
+/* The reachable cubes depth first with each subtree's box (needs the cubes' boxes and runs), for
+ * mesh_cull_frustum and mesh_vis_set_mark. */
+static bool stage_cull_tree(builder *b)
+{
+    mesh_chunk *mc = b->mc;
+    uint32_t words = mesh_cube_words(mc);
+    mesh_tree_node *tree = malloc(mc->cube_count * sizeof *tree);
+    uint32_t *stack = malloc(mc->cube_count * sizeof *stack), *place = malloc(mc->cube_count * sizeof *place);
+    mc->reachable_bits = calloc(words, sizeof *mc->reachable_bits);
+    if (!tree || !stack || !place || !mc->reachable_bits) {
+        free(tree);
+        free(stack);
+        free(place);
+        return OOM(b);
+    }
+    /* Popping a cube and pushing its children keeps every subtree one span of the walk. */
+    uint32_t count = 0, top = 0;
+    stack[top++] = 0;
+    while (top) {
+        uint32_t c = stack[--top];
+        place[c] = count;
+        tree[count++].cube = c;
+        mc->reachable_bits[c / 64] |= 1ull << (c % 64);
+        for (int o = 7; o >= 0; o--)
+            if (mc->cubes[c].children[o] != MESH_NONE)
+                stack[top++] = mc->cubes[c].children[o];
+    }
+    /* Children come after their parent: backwards, each subtree is complete when its root is met. */
+    for (uint32_t p = count; p-- > 0;) {
+        mesh_tree_node *node = &tree[p];
+        const mesh_cube *cube = &mc->cubes[node->cube];
+        node->has_runs = cube->cube_run_count != 0;
+        node->exact = true;
+        for (int a = 0; node->has_runs && a < 3; a++)
+            node->exact = node->exact && isfinite(cube->min[a]) && isfinite(cube->max[a]) && cube->min[a] <= cube->max[a];
+        memcpy(node->min, cube->min, sizeof node->min);
+        memcpy(node->max, cube->max, sizeof node->max);
+        node->end = p + 1;
+        for (int o = 0; o < 8; o++) {
+            if (cube->children[o] == MESH_NONE)
+                continue;
+            const mesh_tree_node *child = &tree[place[cube->children[o]]];
+            node->exact = node->exact && child->exact;
+            node->end = child->end > node->end ? child->end : node->end;
+            for (int a = 0; a < 3; a++) {
+                node->min[a] = child->min[a] < node->min[a] ? child->min[a] : node->min[a];
+                node->max[a] = child->max[a] > node->max[a] ? child->max[a] : node->max[a];
+            }
+        }
+    }
+    free(stack);
+    free(place);
+    mc->tree = tree;
+    mc->tree_count = count;
+    return true;
 }
 
 /* Validates every face group of the tree and counts vertices, indices and pieces. */
@@ -990,7 +1049,7 @@ bool mesh_build_chunk(const pmf_level *lvl, const pmf_chunk *ch, const mesh_desc
     b.pools = mc->mem_ = calloc(1, sizeof *b.pools);
     bool ok = b.pools ? stage_cubes(&b) : OOM(&b);
     ok = ok && stage_count(&b) && stage_pieces(&b) && stage_blocks(&b) && stage_fast_slots(&b) && stage_layout(&b) &&
-         stage_batches(&b) && stage_frames(&b) && stage_vertices(&b) && stage_lights(&b);
+         stage_batches(&b) && stage_frames(&b) && stage_cull_tree(&b) && stage_vertices(&b) && stage_lights(&b);
     key_set_free(&b.colours);
     key_set_free(&b.keys);
     free(b.pieces);

@@ -186,6 +186,15 @@ typedef struct mesh_cube {
     bool reachable;              /* in the tree of cube 0 */
 } mesh_cube;
 
+/* A cube's place in the depth-first walk of the tree, with its subtree (it and every cube below
+ * it): the subtree is the places [this one, end). exact: every cube in it with runs has a finite,
+ * non-empty AABB, so the subtree's box answers for each of theirs (the frustum cull skips it). */
+typedef struct mesh_tree_node {
+    float min[3], max[3];        /* AABB of the subtree's vertices */
+    uint32_t cube, end;
+    bool exact, has_runs;        /* has_runs: the cube itself has runs */
+} mesh_tree_node;
+
 typedef struct mesh_lightmap_block {
     mesh_atlas_rect rect;
     uint8_t *luxels;             /* block_side^2 RGB8, padded */
@@ -222,6 +231,9 @@ typedef struct mesh_chunk {
     uint32_t cube_count;         /* = pmf cube count */
     mesh_cube *cubes;
     uint32_t *cube_runs;         /* run indices grouped by cube (see mesh_cube) */
+    mesh_tree_node *tree;        /* the cubes reachable from cube 0, depth first: a subtree is a span */
+    uint32_t tree_count;         /* reachable cubes */
+    uint64_t *reachable_bits;    /* mesh_cube_words() words: the reachable cubes' bits */
 
     uint32_t block_count;
     mesh_lightmap_block *blocks;
@@ -294,7 +306,8 @@ typedef struct mesh_vis_set {
     uint32_t camera_cube;        /* deepest cube holding the camera, MESH_NONE if none */
     uint32_t source_cube;        /* it or its nearest ancestor with visibility data */
     uint32_t entry_count;
-    mesh_vis_entry *entries;     /* [0] = the camera chunk: source cube + its listed cubes */
+    mesh_vis_entry *entries;     /* [0] = the camera chunk: source cube + its listed cubes; the
+                                  * rest sorted by chunk (x, then y, then z) */
 } mesh_vis_set;
 
 /* Builds the visible set for a camera at cam_local in camera_chunk (NULL = chunk not loaded:

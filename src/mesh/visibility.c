@@ -52,6 +52,20 @@ void mesh_vis_set_free(mesh_vis_set *set)
     memset(set, 0, sizeof *set);
 }
 
+static int compare_coord(const pmf_chunk_coord *a, const pmf_chunk_coord *b)
+{
+    if (a->x != b->x)
+        return a->x < b->x ? -1 : 1;
+    if (a->y != b->y)
+        return a->y < b->y ? -1 : 1;
+    return a->z < b->z ? -1 : a->z > b->z;
+}
+
+static int compare_entry(const void *a, const void *b)
+{
+    return compare_coord(&((const mesh_vis_entry *)a)->chunk, &((const mesh_vis_entry *)b)->chunk);
+}
+
 bool mesh_vis_set_build(const mesh_chunk *mc, const float cam_local[3], mesh_vis_set *out)
 {
     memset(out, 0, sizeof *out);
@@ -86,11 +100,41 @@ bool mesh_vis_set_build(const mesh_chunk *mc, const float cam_local[3], mesh_vis
         memcpy(pool, vc->cubes, vc->cube_count * sizeof *pool);
         pool += vc->cube_count;
     }
+    /* by chunk, so that marking a chunk finds its entries without reading all (a set can list
+     * thousands of chunks, and every loaded chunk is marked again when the camera moves cube) */
+    qsort(out->entries + 1, vis->chunk_count, sizeof *out->entries, compare_entry);
     return true;
+}
+
+/* The entries of chunk c: entries[0] when it is the camera chunk, then a span of the sorted rest. */
+static const mesh_vis_entry *next_entry(const mesh_vis_set *set, const pmf_chunk_coord *c, const mesh_vis_entry *at)
+{
+    const mesh_vis_entry *end = set->entries + set->entry_count;
+    if (!at) {
+        if (!compare_coord(&set->entries[0].chunk, c))
+            return &set->entries[0];
+        at = &set->entries[0];
+    }
+    if (at == &set->entries[0]) {   /* the first of the sorted entries not before c */
+        const mesh_vis_entry *lo = set->entries + 1, *hi = end;
+        while (lo < hi) {
+            const mesh_vis_entry *mid = lo + (hi - lo) / 2;
+            if (compare_coord(&mid->chunk, c) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo < end && !compare_coord(&lo->chunk, c) ? lo : NULL;
+    }
+    return at + 1 < end && !compare_coord(&at[1].chunk, c) ? at + 1 : NULL;
 }
 
 static void mark_all(const mesh_chunk *mc, uint64_t *bits)
 {
+    if (mc->reachable_bits) {
+        memcpy(bits, mc->reachable_bits, mesh_cube_words(mc) * sizeof *bits);
+        return;
+    }
     for (uint32_t c = 0; c < mc->cube_count; c++)
         if (mc->cubes[c].reachable)
             bit_set(bits, c);
@@ -122,13 +166,10 @@ bool mesh_vis_set_mark(const mesh_vis_set *set, const mesh_chunk *mc, uint64_t *
     uint32_t words = mesh_cube_words(mc);
     memset(bits, 0, words * sizeof *bits);
     bool shown = false, whole = set->everything;
-    for (uint32_t e = 0; e < set->entry_count && !whole; e++) {
-        const mesh_vis_entry *entry = &set->entries[e];
-        if (entry->chunk.x != mc->coord.x || entry->chunk.y != mc->coord.y || entry->chunk.z != mc->coord.z)
-            continue;
+    for (const mesh_vis_entry *e = whole ? NULL : next_entry(set, &mc->coord, NULL); e && !whole;
+         e = next_entry(set, &mc->coord, e)) {
         shown = true;
-        if (entry->cube_count == 0)
-            whole = true;
+        whole = e->cube_count == 0;
     }
     if (whole) {
         mark_all(mc, bits);
@@ -141,36 +182,79 @@ bool mesh_vis_set_mark(const mesh_vis_set *set, const mesh_chunk *mc, uint64_t *
         mark_all(mc, bits);
         return true;
     }
-    for (uint32_t e = 0; e < set->entry_count; e++) {
-        const mesh_vis_entry *entry = &set->entries[e];
-        if (entry->chunk.x != mc->coord.x || entry->chunk.y != mc->coord.y || entry->chunk.z != mc->coord.z)
-            continue;
-        for (uint32_t k = 0; k < entry->cube_count; k++)
-            mark_subtree(mc, entry->cubes[k], bits, stack);
-    }
+    for (const mesh_vis_entry *e = next_entry(set, &mc->coord, NULL); e; e = next_entry(set, &mc->coord, e))
+        for (uint32_t k = 0; k < e->cube_count; k++)
+            mark_subtree(mc, e->cubes[k], bits, stack);
     free(stack);
     return true;
 }
 
+/* Where a box lies against the planes: wholly behind one, wholly in front of all, or across. The
+ * sum is formed the same way for every box, and rounding is monotonic, so a box inside another
+ * is never found less outside or less inside than it. */
+typedef enum box_side { BOX_OUTSIDE, BOX_INSIDE, BOX_ACROSS } box_side;
+
+static float plane_distance(const float pl[4], float x, float y, float z)
+{
+    return pl[0] * x + pl[1] * y + pl[2] * z + pl[3];
+}
+
+static box_side classify_box(const float planes[6][4], const float mn[3], const float mx[3])
+{
+    box_side side = BOX_INSIDE;
+    for (int p = 0; p < 6; p++) {
+        const float *pl = planes[p];
+        /* not >= rather than <: a NaN distance counts as outside, as it always has */
+        if (!(plane_distance(pl, pl[0] >= 0 ? mx[0] : mn[0], pl[1] >= 0 ? mx[1] : mn[1], pl[2] >= 0 ? mx[2] : mn[2]) >= 0.0f))
+            return BOX_OUTSIDE;
+        if (!(plane_distance(pl, pl[0] >= 0 ? mn[0] : mx[0], pl[1] >= 0 ? mn[1] : mx[1], pl[2] >= 0 ? mn[2] : mx[2]) >= 0.0f))
+            side = BOX_ACROSS;
+    }
+    return side;
+}
+
+/* A cube with runs stays when its box is not wholly behind a plane; one without runs always. */
+static void cull_cube(const mesh_chunk *mc, uint32_t c, const float planes[6][4], uint64_t *bits)
+{
+    const mesh_cube *cube = &mc->cubes[c];
+    if (cube->cube_run_count && bit_get(bits, c) && classify_box(planes, cube->min, cube->max) == BOX_OUTSIDE)
+        bits[c / 64] &= ~(1ull << (c % 64));
+}
+
 uint32_t mesh_cull_frustum(const mesh_chunk *mc, const float planes[6][4], uint64_t *bits)
 {
-    uint32_t left = 0;
-    for (uint32_t c = 0; c < mc->cube_count; c++) {
-        if (!bit_get(bits, c))
-            continue;
-        const mesh_cube *cube = &mc->cubes[c];
-        bool inside = true;
-        for (int p = 0; p < 6 && inside && cube->cube_run_count; p++) {
-            const float *pl = planes[p];
-            float x = pl[0] >= 0 ? cube->max[0] : cube->min[0];
-            float y = pl[1] >= 0 ? cube->max[1] : cube->min[1];
-            float z = pl[2] >= 0 ? cube->max[2] : cube->min[2];
-            inside = pl[0] * x + pl[1] * y + pl[2] * z + pl[3] >= 0.0f;
+    if (!mc->tree) {   /* a chunk not from mesh_build_chunk: every cube on its own */
+        for (uint32_t c = 0; c < mc->cube_count; c++)
+            cull_cube(mc, c, planes, bits);
+    } else {
+        /* Depth first: a subtree wholly out of view loses its cubes with runs, one wholly in view
+         * keeps all, without a test each (the same bits as testing each cube). */
+        for (uint32_t p = 0; p < mc->tree_count;) {
+            const mesh_tree_node *node = &mc->tree[p];
+            box_side side = node->exact ? classify_box(planes, node->min, node->max) : BOX_ACROSS;
+            if (side == BOX_ACROSS) {
+                cull_cube(mc, node->cube, planes, bits);
+                p++;
+                continue;
+            }
+            for (; side == BOX_OUTSIDE && p < node->end; p++) {
+                uint32_t c = mc->tree[p].cube;
+                if (mc->tree[p].has_runs)
+                    bits[c / 64] &= ~(1ull << (c % 64));
+            }
+            p = node->end;
         }
-        if (inside)
-            left++;
-        else
-            bits[c / 64] &= ~(1ull << (c % 64));
+        if (mc->tree_count < mc->cube_count)   /* cubes outside the tree, as a file may have */
+            for (uint32_t c = 0; c < mc->cube_count; c++)
+                if (!mc->cubes[c].reachable)
+                    cull_cube(mc, c, planes, bits);
+    }
+    uint32_t left = 0, words = mesh_cube_words(mc);
+    for (uint32_t w = 0; w < words; w++) {
+        uint64_t word = bits[w];
+        if (w == words - 1 && mc->cube_count % 64)
+            word &= (1ull << (mc->cube_count % 64)) - 1;
+        left += (uint32_t)__builtin_popcountll(word);
     }
     return left;
 }

@@ -99,7 +99,8 @@ static void test_vis(void)
     CHECK_EQ(set.source_cube, 1);
     mesh_chunk_free(&mc);
     CHECK_EQ(mark(&set, &other, &shown), B(1) | B(3) | B(4));
-    CHECK_EQ(set.entries[1].chunk.x, 4);
+    CHECK_EQ(set.entries[1].chunk.z, 1);   /* the listed chunks sorted: (0,0,1) before (4,0,0) */
+    CHECK_EQ(set.entries[2].chunk.x, 4);
     mesh_vis_set_free(&set);
     f->ch.coord = (pmf_chunk_coord){ 1, 2, 3 };
     CHECK(mesh_vis_set_build(NULL, (const float[]){ 0, 0, 0 }, &set));
@@ -129,6 +130,31 @@ static void test_vis(void)
     const float planes2[6][4] = { { -1, 0, 0, 3 }, { 0, 0, 0, 1 }, { 0, 0, 0, 1 }, { 0, 0, 0, 1 }, { 0, 0, 0, 1 }, { 0, 0, 0, 1 } };
     CHECK_EQ(mesh_cull_frustum(&mc, planes2, &bits), 3);   /* x <= 3: cube 3 (x = 6) goes */
     CHECK_EQ(bits, B(0) | B(1) | B(4));
+
+    /* The depth-first cull that skips whole subtrees keeps exactly the bits of a test per cube,
+     * and returns the same count, for any frustum (here 3000 random ones, planes through the
+     * cubes' points and beside them, some planes always passed). */
+    CHECK_EQ(mc.tree_count, 5);   /* cube 5 is not in the tree: it is tested on its own */
+    uint32_t seed = 12345, differ = 0, culled_some = 0;
+    for (int t = 0; t < 3000; t++) {
+        float pl[6][4];
+        for (int p = 0; p < 6; p++)
+            for (int k = 0; k < 4; k++) {
+                seed = seed * 1664525u + 1013904223u;
+                int v = (int)(seed >> 24) % 9 - 4;   /* -4..4: normals along axes and diagonals */
+                pl[p][k] = k < 3 ? (float)v : (float)v * 2.0f;
+            }
+        uint64_t tree_bits = B(0) | B(1) | B(2) | B(3) | B(4) | B(5), flat_bits = tree_bits;
+        uint32_t tree_left = mesh_cull_frustum(&mc, (const float(*)[4])pl, &tree_bits);
+        mesh_tree_node *tree = mc.tree;
+        mc.tree = NULL;   /* the per-cube path */
+        uint32_t flat_left = mesh_cull_frustum(&mc, (const float(*)[4])pl, &flat_bits);
+        mc.tree = tree;
+        differ += tree_bits != flat_bits || tree_left != flat_left;
+        culled_some += tree_bits != (B(0) | B(1) | B(2) | B(3) | B(4) | B(5));
+    }
+    CHECK_EQ(differ, 0);
+    CHECK(culled_some > 100);
 
     mesh_chunk_free(&mc);
     mesh_chunk_free(&other);
