@@ -13,9 +13,10 @@
 # with Mesa, and carried), else from Mesa on this machine when its EGL vendor file is there.
 #
 # Frames: a 240-frame flight across the 64x2x64 generated city at 1280x720 and at 3840x2160:
-# frame times (average, median, max), render time, and bench_draw's time on the same path (the
-# one-buffer draw of the same triangles, bench/): render ≤ 1.2 × bench_draw at 720p, longest
-# frame ≤ 2 × median (the GPU targets of bench figure 8).
+# frame times (average, median, max), render time (the CPU's and the GPU's parts of it), and
+# bench_draw's time on the same path (the one-buffer draw of the same triangles, bench/):
+# render ≤ 1.2 × bench_draw at 720p, longest frame ≤ 2 × median (the GPU targets of bench
+# figure 8).
 #
 # It builds nothing: it runs build/pmfview, build/pmfc, build/tests/app/png_probe and
 # build-bench/bench-tools/bench_draw (sh scripts/bench.sh --only 8 builds that one), so a GPU
@@ -156,8 +157,11 @@ if [ "$FRAMES" = 1 ]; then
         median=$(sed -n 's/^frame times: .*median \([0-9.]*\) ms.*/\1/p' "$log")
         max=$(sed -n 's/^frame times: .*max \([0-9.]*\) ms.*/\1/p' "$log")
         render=$(num "$log" "render time: average ")
-        line=$(printf 'flight %-9s frames: average %s ms, median %s ms, max %s ms (longest / median %s); render %s ms' \
-            "$size" "$avg" "$median" "$max" "$(awk -v a="$max" -v b="$median" 'BEGIN { printf "%.2f", a / b }')" "$render")
+        issued=$(sed -n 's/^render time: .*draw calls issued in \([0-9.]*\) ms.*/\1/p' "$log")
+        gpu=$(num "$log" "gpu time: average ")
+        line=$(printf 'flight %-9s frames: average %s ms, median %s ms, max %s ms (longest / median %s); render %s ms (issued %s, GPU %s)' \
+            "$size" "$avg" "$median" "$max" "$(awk -v a="$max" -v b="$median" 'BEGIN { printf "%.2f", a / b }')" "$render" \
+            "${issued:-?}" "${gpu:-?}")
         if [ -x "$BENCH_DRAW" ]; then
             "$BENCH_DRAW" "$city" --path "$path" --frames 240 --size "$size" >"$OUT/draw-$size.txt" 2>&1 ||
                 die "bench_draw at $size failed: $(tail -n 1 "$OUT/draw-$size.txt")"

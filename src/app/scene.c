@@ -32,6 +32,8 @@ typedef struct sky_region { float planes[6][4]; int env; } sky_region;
 #define TRIM_AFTER_EVICTIONS 16
 #define FILTER_INTERVAL_SECONDS 0.5
 #define TRIM_INTERVAL_SECONDS 2.0
+#define SCENE_UPLOAD_BUDGET_MIN_MS 0.5
+#define SCENE_UPLOAD_BUDGET_MAX_MS 4.0
 
 typedef struct scene_failure_entry {
     pmf_chunk_coord coord;
@@ -1033,6 +1035,13 @@ static bool prepare_variants(scene *s, double budget_ms)
 {
     render_frame f = settings_frame(s);
     return render_world_prepare_variants(s->world, &f, budget_ms) || prime_states(s, budget_ms);
+}
+
+double scene_upload_budget_ms(double last_frame_ms)
+{
+    double budget = 0.25 * last_frame_ms;
+    return budget < SCENE_UPLOAD_BUDGET_MIN_MS ? SCENE_UPLOAD_BUDGET_MIN_MS
+         : budget > SCENE_UPLOAD_BUDGET_MAX_MS ? SCENE_UPLOAD_BUDGET_MAX_MS : budget;
 }
 
 void scene_update(scene *s, double budget_ms)

@@ -977,11 +977,12 @@ static int run_loop(viewer *v)
         v->cam.aspect = (float)w / (float)h;
         scene_set_settings(v->scene, &v->settings);
         scene_set_camera(v->scene, &v->cam);
-        scene_update(v->scene, 4.0);
+        double budget_ms = scene_upload_budget_ms(dt * 1000.0);
+        scene_update(v->scene, budget_ms);
         if (v->difference && v->other) {
             scene_set_settings(v->other, &v->settings);
             scene_set_camera(v->other, &v->cam);
-            scene_update(v->other, 2.0);
+            scene_update(v->other, 0.5 * budget_ms);
         }
         if (!v->error[0] && scene_failure(v->scene)) /* e.g. the file shrank: keep what we have, say why */
             snprintf(v->error, sizeof v->error, "%s", scene_failure(v->scene));

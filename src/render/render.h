@@ -45,6 +45,14 @@ typedef struct render_caps {
 const render_caps *render_get_caps(void);
 /* Blocks until the GL has finished every command issued so far (frame timing). */
 void render_wait_idle(void);
+/* The GPU's own time for the commands between begin and end (a GL_TIME_ELAPSED query, core in
+ * 3.3), read after render_wait_idle so that reading never stalls. */
+typedef struct render_gpu_timer { unsigned query; } render_gpu_timer;
+void render_gpu_timer_begin(render_gpu_timer *t);
+void render_gpu_timer_end(const render_gpu_timer *t);
+/* Seconds, or a negative value when the query has no result. */
+double render_gpu_timer_seconds(const render_gpu_timer *t);
+void render_gpu_timer_destroy(render_gpu_timer *t);
 
 /* A GL 4.5 (else 3.3) core context with no window and no display: EGL's surfaceless platform
  * (Mesa; llvmpipe works on machines without a GPU), else its device platform (any GPU's driver),

@@ -127,3 +127,35 @@ void render_wait_idle(void)
 {
     glFinish();
 }
+
+void render_gpu_timer_begin(render_gpu_timer *t)
+{
+    if (!t->query)
+        glGenQueries(1, &t->query);
+    glBeginQuery(GL_TIME_ELAPSED, t->query);
+}
+
+void render_gpu_timer_end(const render_gpu_timer *t)
+{
+    (void)t;
+    glEndQuery(GL_TIME_ELAPSED);
+}
+
+double render_gpu_timer_seconds(const render_gpu_timer *t)
+{
+    GLuint ready = 0;
+    if (t->query)
+        glGetQueryObjectuiv(t->query, GL_QUERY_RESULT_AVAILABLE, &ready);
+    if (!ready)
+        return -1;
+    GLuint64 ns = 0;
+    glGetQueryObjectui64v(t->query, GL_QUERY_RESULT, &ns);
+    return (double)ns * 1e-9;
+}
+
+void render_gpu_timer_destroy(render_gpu_timer *t)
+{
+    if (t->query)
+        glDeleteQueries(1, &t->query);
+    t->query = 0;
+}
