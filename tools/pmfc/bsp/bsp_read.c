@@ -32,11 +32,10 @@ typedef struct reader {
     const char *name;
     pmf_error *err;
     uint32_t offset[LUMP_COUNT], length[LUMP_COUNT];
+    char block[LUMP_COUNT][32];   /* "lump NAME": the block a cursor's own errors name */
     bsp_form form;
+    uint32_t version;
 } reader;
-
-static int32_t i32(const uint8_t *p) { return (int32_t)pmf_le32(p); }
-static int16_t i16(const uint8_t *p) { return (int16_t)pmf_le16(p); }
 
 /* The error for a record's field: block "lump NAME record N", the field's file offset. */
 static bool fail(reader *r, int lump, int64_t record, size_t at, const char *fmt, ...)
@@ -58,6 +57,22 @@ static bool out_of_memory(reader *r, int lump, size_t bytes)
     if (r->err) r->err->over_budget = true;
     return false;
 }
+
+/* The lump's bytes through the shared cursor; the offsets it reports are the file's. */
+static pmf_cursor lump_cursor(reader *r, int lump)
+{
+    return pmf_cursor_make(r->data + r->offset[lump], r->length[lump], r->offset[lump], r->name, r->block[lump], r->err);
+}
+
+/* The same bytes from pos on (pos <= c->size), for records found by offset. */
+static pmf_cursor cursor_from(const pmf_cursor *c, size_t pos)
+{
+    return pmf_cursor_make(c->data + pos, c->size - pos, c->base + pos, c->file, c->block, c->err);
+}
+
+static size_t file_offset(const pmf_cursor *c) { return (size_t)(c->base + c->pos); }
+static int32_t read_i32(pmf_cursor *c, const char *what) { return (int32_t)pmf_read_u32(c, what); }
+static int16_t read_i16(pmf_cursor *c, const char *what) { return (int16_t)pmf_read_u16(c, what); }
 
 /* The lump's record count, after checking it holds whole records of `record` bytes. */
 static bool lump_records(reader *r, int lump, size_t record, uint32_t *count)
@@ -82,17 +97,17 @@ static bool read_header(reader *r, bsp_file *out)
 {
     if (r->size < HEADER_SIZE)
         return fail(r, -1, -1, 0, "%zu bytes are shorter than the %u-byte header", r->size, HEADER_SIZE);
-    uint32_t v = pmf_le32(r->data);
+    pmf_cursor c = pmf_cursor_make(r->data, r->size, 0, r->name, "header", r->err);
+    uint32_t v = pmf_read_u32(&c, "version");
     if (v == BSP_VERSION_QUAKE || v == BSP_VERSION_GOLDSRC) r->form = FORM_CLASSIC;
     else if (v == BSP_VERSION_2PSB) r->form = FORM_2PSB;
     else if (v == BSP_VERSION_BSP2) r->form = FORM_BSP2;
     else if (v == 38 && memcmp(r->data, "IBSP", 4) == 0) return fail(r, -1, -1, 0, "a Quake 2 BSP (IBSP), which this reader does not open");
     else return fail(r, -1, -1, 0, "version %u is none of 29 (Quake), 30 (GoldSrc), BSP2 or 2PSB", v);
-    out->version = v;
+    out->version = r->version = v;
     for (int i = 0; i < LUMP_COUNT; i++) {
-        const uint8_t *p = r->data + 4 + i * 8;
-        int32_t off = i32(p), len = i32(p + 4);
-        size_t at = 4 + (size_t)i * 8;
+        size_t at = c.pos;
+        int32_t off = read_i32(&c, "lump offset"), len = read_i32(&c, "lump length");
         if (off < 0 || len < 0)
             return fail(r, i, -1, at, off < 0 ? "negative offset %d" : "negative length %d", off < 0 ? off : len);
         if ((uint64_t)(uint32_t)off + (uint32_t)len > r->size)
@@ -100,39 +115,42 @@ static bool read_header(reader *r, bsp_file *out)
                         (long long)off + len, r->size);
         r->offset[i] = (uint32_t)off;
         r->length[i] = (uint32_t)len;
+        snprintf(r->block[i], sizeof r->block[i], "lump %s", lump_names[i]);
     }
-    return true;
+    return !c.failed;
 }
 
 static bool read_planes(reader *r, bsp_file *out)
 {
     if (!lump_records(r, L_PLANES, 20, &out->plane_count)) return false;
     if (!(out->planes = alloc_records(r, L_PLANES, out->plane_count, sizeof *out->planes))) return false;
-    for (uint32_t i = 0; i < out->plane_count; i++) {
-        const uint8_t *p = r->data + r->offset[L_PLANES] + (size_t)i * 20;
+    pmf_cursor c = lump_cursor(r, L_PLANES);
+    for (uint32_t i = 0; i < out->plane_count && !c.failed; i++) {
+        size_t at = file_offset(&c);
         bsp_plane *pl = &out->planes[i];
-        for (int k = 0; k < 3; k++) pl->normal[k] = pmf_le_f32(p + 4 * k);
-        pl->dist = pmf_le_f32(p + 12);
+        pmf_read_f32s(&c, pl->normal, 3, "plane normal");
+        pl->dist = pmf_read_f32(&c, "plane distance");
+        pmf_read_u32(&c, "plane type");
         float len2 = pl->normal[0] * pl->normal[0] + pl->normal[1] * pl->normal[1] + pl->normal[2] * pl->normal[2];
         if (!finite_coord(pl->dist) || !(len2 > 0.9f && len2 < 1.1f))
-            return fail(r, L_PLANES, i, (size_t)(p - r->data), "not a plane (normal of length %g, distance %g)", sqrt(len2), pl->dist);
+            return fail(r, L_PLANES, i, at, "not a plane (normal of length %g, distance %g)", sqrt(len2), pl->dist);
     }
-    return true;
+    return !c.failed;
 }
 
 static bool read_vertices(reader *r, bsp_file *out)
 {
     if (!lump_records(r, L_VERTICES, 12, &out->vertex_count)) return false;
     if (!(out->vertices = alloc_records(r, L_VERTICES, out->vertex_count, sizeof *out->vertices))) return false;
-    for (uint32_t i = 0; i < out->vertex_count; i++) {
-        const uint8_t *p = r->data + r->offset[L_VERTICES] + (size_t)i * 12;
-        for (int k = 0; k < 3; k++) {
-            out->vertices[i][k] = pmf_le_f32(p + 4 * k);
+    pmf_cursor c = lump_cursor(r, L_VERTICES);
+    for (uint32_t i = 0; i < out->vertex_count && !c.failed; i++) {
+        size_t at = file_offset(&c);
+        pmf_read_f32s(&c, out->vertices[i], 3, "vertex");
+        for (int k = 0; k < 3; k++)
             if (!finite_coord(out->vertices[i][k]))
-                return fail(r, L_VERTICES, i, (size_t)(p - r->data) + 4 * k, "coordinate %g is not a finite number within a million units", out->vertices[i][k]);
-        }
+                return fail(r, L_VERTICES, i, at + 4 * k, "coordinate %g is not a finite number within a million units", out->vertices[i][k]);
     }
-    return true;
+    return !c.failed;
 }
 
 static bool read_edges(reader *r, bsp_file *out)
@@ -140,26 +158,70 @@ static bool read_edges(reader *r, bsp_file *out)
     size_t each = r->form == FORM_CLASSIC ? 4 : 8;
     if (!lump_records(r, L_EDGES, each, &out->edge_count)) return false;
     if (!(out->edges = alloc_records(r, L_EDGES, out->edge_count, sizeof *out->edges))) return false;
-    for (uint32_t i = 0; i < out->edge_count; i++) {
-        const uint8_t *p = r->data + r->offset[L_EDGES] + (size_t)i * each;
+    pmf_cursor c = lump_cursor(r, L_EDGES);
+    for (uint32_t i = 0; i < out->edge_count && !c.failed; i++) {
+        size_t at = file_offset(&c);
         for (int k = 0; k < 2; k++) {
-            uint32_t v = each == 4 ? pmf_le16(p + 2 * k) : pmf_le32(p + 4 * k);
-            if (v >= out->vertex_count)
-                return fail(r, L_EDGES, i, (size_t)(p - r->data) + (each / 2) * k, "vertex %u of %u", v, out->vertex_count);
+            uint32_t v = each == 4 ? pmf_read_u16(&c, "edge vertex") : pmf_read_u32(&c, "edge vertex");
+            if (v >= out->vertex_count && !c.failed)
+                return fail(r, L_EDGES, i, at + (each / 2) * k, "vertex %u of %u", v, out->vertex_count);
             out->edges[i][k] = v;
         }
     }
+    if (c.failed) return false;
     if (!lump_records(r, L_SURFEDGES, 4, &out->surfedge_count)) return false;
     if (!(out->surfedges = alloc_records(r, L_SURFEDGES, out->surfedge_count, sizeof *out->surfedges))) return false;
-    for (uint32_t i = 0; i < out->surfedge_count; i++) {
-        const uint8_t *p = r->data + r->offset[L_SURFEDGES] + (size_t)i * 4;
-        int32_t e = i32(p);
+    c = lump_cursor(r, L_SURFEDGES);
+    for (uint32_t i = 0; i < out->surfedge_count && !c.failed; i++) {
+        size_t at = file_offset(&c);
+        int32_t e = read_i32(&c, "surface edge");
         uint32_t index = e < 0 ? (uint32_t)0 - (uint32_t)e : (uint32_t)e;
-        if (index >= out->edge_count)
-            return fail(r, L_SURFEDGES, i, (size_t)(p - r->data), "edge %d of %u", e, out->edge_count);
+        if (index >= out->edge_count && !c.failed)
+            return fail(r, L_SURFEDGES, i, at, "edge %d of %u", e, out->edge_count);
         out->surfedges[i] = e;
     }
-    return true;
+    return !c.failed;
+}
+
+/* One miptex header at lump offset off (40 bytes known to fit): name, size, its texels' extent
+ * (four levels and, in GoldSrc, the palette after them) when they are embedded. */
+static bool read_miptex(reader *r, const pmf_cursor *lump, uint32_t i, uint32_t off, bsp_texture *t)
+{
+    pmf_cursor m = cursor_from(lump, off);
+    size_t at = file_offset(&m), len = m.size;
+    pmf_read_bytes(&m, (uint8_t *)t->name, 16, "texture name");
+    t->name[15] = '\0';
+    t->offset = at;
+    t->width = pmf_read_u32(&m, "texture width");
+    t->height = pmf_read_u32(&m, "texture height");
+    if (!t->width || !t->height || t->width > 4096 || t->height > 4096 || t->width % 16 || t->height % 16)
+        return fail(r, L_TEXTURES, i, at + 16, "size %ux%u is not a multiple of 16 from 16 to 4096", t->width, t->height);
+    uint32_t mips[4];
+    for (int k = 0; k < 4; k++) mips[k] = pmf_read_u32(&m, "mip level offset");
+    if (m.failed) return false;
+    if (!mips[0]) return true; /* its texels are in a WAD */
+    /* four levels, each a quarter of the one before */
+    size_t texels = (size_t)t->width * t->height, need = 0;
+    for (int k = 0; k < 4; k++) {
+        size_t level = texels >> (2 * k);
+        if ((uint64_t)mips[k] + level > len)
+            return fail(r, L_TEXTURES, i, at + 24 + 4 * k, "mip level %d (%zu texels at %u) lies past the lump", k, level, mips[k]);
+        if (mips[k] + level > need) need = mips[k] + level;
+    }
+    /* GoldSrc follows the levels with its palette: a 16-bit colour count and the colours */
+    if (r->version == BSP_VERSION_GOLDSRC) {
+        if ((uint64_t)need + 2 > len)
+            return fail(r, L_TEXTURES, i, at + need, "no palette after the texels");
+        pmf_cursor palette = cursor_from(&m, need);
+        uint16_t colours = pmf_read_u16(&palette, "palette size");
+        if (!colours || colours > 256 || (uint64_t)need + 2 + (size_t)colours * 3 > len)
+            return fail(r, L_TEXTURES, i, at + need, "palette of %u colours (1 to 256 fitting the lump)", colours);
+        need += 2 + (size_t)colours * 3;
+    }
+    t->embedded = true;
+    t->miptex = m.data;
+    t->miptex_size = need;
+    return !m.failed;
 }
 
 static bool read_textures(reader *r, bsp_file *out)
@@ -167,73 +229,43 @@ static bool read_textures(reader *r, bsp_file *out)
     uint32_t base = r->offset[L_TEXTURES], len = r->length[L_TEXTURES];
     if (!len) return true; /* a map with no texture at all */
     if (len < 4) return fail(r, L_TEXTURES, -1, base, "%u bytes hold no texture count", len);
-    int32_t count = i32(r->data + base);
+    pmf_cursor c = lump_cursor(r, L_TEXTURES);
+    int32_t count = read_i32(&c, "texture count");
     if (count < 0 || (uint64_t)count * 4 + 4 > len)
         return fail(r, L_TEXTURES, -1, base, "%d textures do not fit its %u bytes", count, len);
     out->texture_count = (uint32_t)count;
     if (!(out->textures = alloc_records(r, L_TEXTURES, out->texture_count, sizeof *out->textures))) return false;
-    for (uint32_t i = 0; i < out->texture_count; i++) {
-        size_t at = base + 4 + (size_t)i * 4;
-        int32_t off = i32(r->data + at);
-        bsp_texture *t = &out->textures[i];
+    for (uint32_t i = 0; i < out->texture_count && !c.failed; i++) {
+        size_t at = file_offset(&c);
+        int32_t off = read_i32(&c, "texture offset");
         if (off == -1) continue; /* a missing slot: faces using it are drawn untextured */
         if (off < 0 || (uint64_t)off + MIPTEX_HEADER > len)
             return fail(r, L_TEXTURES, i, at, "offset %d puts its 40-byte header past the lump's %u bytes", off, len);
-        const uint8_t *m = r->data + base + off;
-        t->offset = (uint64_t)base + (uint32_t)off;
-        memcpy(t->name, m, 15);
-        t->name[15] = '\0';
-        t->width = pmf_le32(m + 16);
-        t->height = pmf_le32(m + 20);
-        if (!t->width || !t->height || t->width > 4096 || t->height > 4096 || t->width % 16 || t->height % 16)
-            return fail(r, L_TEXTURES, i, (size_t)(m - r->data) + 16, "size %ux%u is not a multiple of 16 from 16 to 4096", t->width, t->height);
-        uint32_t mip0 = pmf_le32(m + 24);
-        if (!mip0) continue; /* its texels are in a WAD */
-        /* four levels, each a quarter of the one before */
-        size_t texels = (size_t)t->width * t->height, need = 0;
-        for (int k = 0; k < 4; k++) {
-            uint32_t mo = pmf_le32(m + 24 + 4 * k);
-            size_t level = texels >> (2 * k);
-            if ((uint64_t)mo + level > len - (uint32_t)off)
-                return fail(r, L_TEXTURES, i, (size_t)(m - r->data) + 24 + 4 * k, "mip level %d (%zu texels at %u) lies past the lump", k, level, mo);
-            if (mo + level > need) need = mo + level;
-        }
-        /* GoldSrc follows the levels with its palette: a 16-bit colour count and the colours */
-        if (out->version == BSP_VERSION_GOLDSRC) {
-            if ((uint64_t)need + 2 > len - (uint32_t)off)
-                return fail(r, L_TEXTURES, i, (size_t)(m - r->data) + need, "no palette after the texels");
-            uint16_t colours = pmf_le16(m + need);
-            if (!colours || colours > 256 || (uint64_t)need + 2 + (size_t)colours * 3 > len - (uint32_t)off)
-                return fail(r, L_TEXTURES, i, (size_t)(m - r->data) + need, "palette of %u colours (1 to 256 fitting the lump)", colours);
-            need += 2 + (size_t)colours * 3;
-        }
-        t->embedded = true;
-        t->miptex = m;
-        t->miptex_size = need;
+        if (!read_miptex(r, &c, i, (uint32_t)off, &out->textures[i])) return false;
     }
-    return true;
+    return !c.failed;
 }
 
 static bool read_texinfo(reader *r, bsp_file *out)
 {
     if (!lump_records(r, L_TEXINFO, 40, &out->texinfo_count)) return false;
     if (!(out->texinfos = alloc_records(r, L_TEXINFO, out->texinfo_count, sizeof *out->texinfos))) return false;
-    for (uint32_t i = 0; i < out->texinfo_count; i++) {
-        const uint8_t *p = r->data + r->offset[L_TEXINFO] + (size_t)i * 40;
+    pmf_cursor c = lump_cursor(r, L_TEXINFO);
+    for (uint32_t i = 0; i < out->texinfo_count && !c.failed; i++) {
+        size_t at = file_offset(&c);
         bsp_texinfo *t = &out->texinfos[i];
-        for (int k = 0; k < 4; k++) {
-            t->s[k] = pmf_le_f32(p + 4 * k);
-            t->t[k] = pmf_le_f32(p + 16 + 4 * k);
+        pmf_read_f32s(&c, t->s, 4, "texture axis s");
+        pmf_read_f32s(&c, t->t, 4, "texture axis t");
+        for (int k = 0; k < 4; k++)
             if (!finite_coord(t->s[k]) || !finite_coord(t->t[k]))
-                return fail(r, L_TEXINFO, i, (size_t)(p - r->data), "texture axes hold a number that is not finite");
-        }
-        t->texture = pmf_le32(p + 32);
-        t->flags = pmf_le32(p + 36);
-        if (t->texture >= out->texture_count && out->texture_count)
-            return fail(r, L_TEXINFO, i, (size_t)(p - r->data) + 32, "texture %u of %u", t->texture, out->texture_count);
+                return fail(r, L_TEXINFO, i, at, "texture axes hold a number that is not finite");
+        t->texture = pmf_read_u32(&c, "texinfo texture");
+        t->flags = pmf_read_u32(&c, "texinfo flags");
+        if (t->texture >= out->texture_count && out->texture_count && !c.failed)
+            return fail(r, L_TEXINFO, i, at + 32, "texture %u of %u", t->texture, out->texture_count);
         if (!out->texture_count) t->texture = UINT32_MAX;
     }
-    return true;
+    return !c.failed;
 }
 
 /* A face's lightmap grid the way the engines find it: its corners' texture coordinates, in
@@ -267,19 +299,28 @@ static bool read_faces(reader *r, bsp_file *out)
     size_t each = wide ? 28 : 20;
     if (!lump_records(r, L_FACES, each, &out->face_count)) return false;
     if (!(out->faces = alloc_records(r, L_FACES, out->face_count, sizeof *out->faces))) return false;
-    for (uint32_t i = 0; i < out->face_count; i++) {
-        const uint8_t *p = r->data + r->offset[L_FACES] + (size_t)i * each;
-        size_t at = (size_t)(p - r->data);
+    pmf_cursor c = lump_cursor(r, L_FACES);
+    for (uint32_t i = 0; i < out->face_count && !c.failed; i++) {
+        size_t at = file_offset(&c);
         bsp_face *f = &out->faces[i];
         uint32_t side;
         if (wide) {
-            f->plane = pmf_le32(p); side = pmf_le32(p + 4); f->first_edge = pmf_le32(p + 8); f->edge_count = pmf_le32(p + 12); f->texinfo = pmf_le32(p + 16);
+            f->plane = pmf_read_u32(&c, "face plane");
+            side = pmf_read_u32(&c, "face side");
+            f->first_edge = pmf_read_u32(&c, "face first edge");
+            f->edge_count = pmf_read_u32(&c, "face edge count");
+            f->texinfo = pmf_read_u32(&c, "face texinfo");
         } else {
-            f->plane = pmf_le16(p); side = pmf_le16(p + 2); f->first_edge = pmf_le32(p + 4); f->edge_count = pmf_le16(p + 8); f->texinfo = pmf_le16(p + 10);
+            f->plane = pmf_read_u16(&c, "face plane");
+            side = pmf_read_u16(&c, "face side");
+            f->first_edge = pmf_read_u32(&c, "face first edge");
+            f->edge_count = pmf_read_u16(&c, "face edge count");
+            f->texinfo = pmf_read_u16(&c, "face texinfo");
         }
-        const uint8_t *tail = p + (wide ? 20 : 12);
-        memcpy(f->styles, tail, 4);
-        int32_t light = i32(tail + 4);
+        pmf_read_bytes(&c, f->styles, 4, "face light styles");
+        size_t light_at = file_offset(&c);
+        int32_t light = read_i32(&c, "face lightmap offset");
+        if (c.failed) break;
         if (f->plane >= out->plane_count) return fail(r, L_FACES, i, at, "plane %u of %u", f->plane, out->plane_count);
         if (side > 1) return fail(r, L_FACES, i, at + (wide ? 4 : 2), "side %u is neither 0 nor 1", side);
         f->back = side == 1;
@@ -294,11 +335,11 @@ static bool read_faces(reader *r, bsp_file *out)
         while (styles < 4 && f->styles[styles] != BSP_NO_STYLE) styles++;
         uint64_t bytes = (uint64_t)f->light_size[0] * f->light_size[1] * styles * out->luxel_bytes;
         if ((uint64_t)(uint32_t)light + bytes > out->lighting_size)
-            return fail(r, L_FACES, i, (size_t)(tail + 4 - r->data), "its lightmap (%llu bytes at %d) lies past the lighting lump's %zu bytes",
+            return fail(r, L_FACES, i, light_at, "its lightmap (%llu bytes at %d) lies past the lighting lump's %zu bytes",
                         (unsigned long long)bytes, light, out->lighting_size);
         f->light_offset = light;
     }
-    return true;
+    return !c.failed;
 }
 
 static bool read_models(reader *r, bsp_file *out)
@@ -306,27 +347,58 @@ static bool read_models(reader *r, bsp_file *out)
     if (!lump_records(r, L_MODELS, 64, &out->model_count)) return false;
     if (!out->model_count) return fail(r, L_MODELS, -1, r->offset[L_MODELS], "no model: the world is model 0");
     if (!(out->models = alloc_records(r, L_MODELS, out->model_count, sizeof *out->models))) return false;
-    for (uint32_t i = 0; i < out->model_count; i++) {
-        const uint8_t *p = r->data + r->offset[L_MODELS] + (size_t)i * 64;
+    pmf_cursor c = lump_cursor(r, L_MODELS);
+    for (uint32_t i = 0; i < out->model_count && !c.failed; i++) {
+        size_t at = file_offset(&c);
         bsp_model *m = &out->models[i];
-        for (int k = 0; k < 3; k++) {
-            m->mins[k] = pmf_le_f32(p + 4 * k); m->maxs[k] = pmf_le_f32(p + 12 + 4 * k); m->origin[k] = pmf_le_f32(p + 24 + 4 * k);
+        pmf_read_f32s(&c, m->mins, 3, "model mins");
+        pmf_read_f32s(&c, m->maxs, 3, "model maxs");
+        pmf_read_f32s(&c, m->origin, 3, "model origin");
+        m->headnode = read_i32(&c, "model head node");
+        pmf_take(&c, 12, "model clipping hulls");
+        m->visleafs = pmf_read_u32(&c, "model visible leaves");
+        m->first_face = pmf_read_u32(&c, "model first face");
+        m->face_count = pmf_read_u32(&c, "model face count");
+        if (c.failed) break;
+        for (int k = 0; k < 3; k++)
             if (!finite_coord(m->mins[k]) || !finite_coord(m->maxs[k]) || !finite_coord(m->origin[k]))
-                return fail(r, L_MODELS, i, (size_t)(p - r->data), "bounds or origin hold a number that is not finite");
-        }
-        m->headnode = i32(p + 36);
-        m->visleafs = pmf_le32(p + 52);
-        m->first_face = pmf_le32(p + 56);
-        m->face_count = pmf_le32(p + 60);
+                return fail(r, L_MODELS, i, at, "bounds or origin hold a number that is not finite");
         if ((uint64_t)m->first_face + m->face_count > out->face_count)
-            return fail(r, L_MODELS, i, (size_t)(p - r->data) + 56, "faces %u..%llu of %u", m->first_face,
+            return fail(r, L_MODELS, i, at + 56, "faces %u..%llu of %u", m->first_face,
                         (unsigned long long)m->first_face + m->face_count, out->face_count);
         if (m->headnode < 0 ? (uint32_t)-(m->headnode + 1) >= out->leaf_count && out->leaf_count : (uint32_t)m->headnode >= out->node_count && out->node_count)
-            return fail(r, L_MODELS, i, (size_t)(p - r->data) + 36, "head node %d of %u nodes", m->headnode, out->node_count);
+            return fail(r, L_MODELS, i, at + 36, "head node %d of %u nodes", m->headnode, out->node_count);
         if (m->visleafs > out->leaf_count)
-            return fail(r, L_MODELS, i, (size_t)(p - r->data) + 52, "%u visible leaves of %u", m->visleafs, out->leaf_count);
+            return fail(r, L_MODELS, i, at + 52, "%u visible leaves of %u", m->visleafs, out->leaf_count);
     }
-    return true;
+    return !c.failed;
+}
+
+/* A leaf's or node's box: floats in BSP2, else 16-bit integers. */
+static void read_bounds(reader *r, pmf_cursor *c, float mins[3], float maxs[3])
+{
+    if (r->form == FORM_BSP2) {
+        pmf_read_f32s(c, mins, 3, "bounds");
+        pmf_read_f32s(c, maxs, 3, "bounds");
+        return;
+    }
+    for (int k = 0; k < 3; k++) mins[k] = read_i16(c, "bounds");
+    for (int k = 0; k < 3; k++) maxs[k] = read_i16(c, "bounds");
+}
+
+static bool read_marks(reader *r, bsp_file *out)
+{
+    size_t each = r->form == FORM_CLASSIC ? 2 : 4;
+    if (!lump_records(r, L_MARKS, each, &out->mark_count)) return false;
+    if (!(out->marks = alloc_records(r, L_MARKS, out->mark_count, sizeof *out->marks))) return false;
+    pmf_cursor c = lump_cursor(r, L_MARKS);
+    for (uint32_t i = 0; i < out->mark_count && !c.failed; i++) {
+        size_t at = file_offset(&c);
+        out->marks[i] = each == 2 ? pmf_read_u16(&c, "mark surface") : pmf_read_u32(&c, "mark surface");
+        if (out->marks[i] >= out->face_count && !c.failed)
+            return fail(r, L_MARKS, i, at, "face %u of %u", out->marks[i], out->face_count);
+    }
+    return !c.failed;
 }
 
 static bool read_leaves(reader *r, bsp_file *out)
@@ -334,38 +406,35 @@ static bool read_leaves(reader *r, bsp_file *out)
     size_t each = r->form == FORM_BSP2 ? 44 : r->form == FORM_2PSB ? 32 : 28;
     if (!lump_records(r, L_LEAVES, each, &out->leaf_count)) return false;
     if (!(out->leaves = alloc_records(r, L_LEAVES, out->leaf_count, sizeof *out->leaves))) return false;
-    size_t mark_each = r->form == FORM_CLASSIC ? 2 : 4;
-    if (!lump_records(r, L_MARKS, mark_each, &out->mark_count)) return false;
-    if (!(out->marks = alloc_records(r, L_MARKS, out->mark_count, sizeof *out->marks))) return false;
-    for (uint32_t i = 0; i < out->mark_count; i++) {
-        const uint8_t *p = r->data + r->offset[L_MARKS] + (size_t)i * mark_each;
-        out->marks[i] = mark_each == 2 ? pmf_le16(p) : pmf_le32(p);
-        if (out->marks[i] >= out->face_count)
-            return fail(r, L_MARKS, i, (size_t)(p - r->data), "face %u of %u", out->marks[i], out->face_count);
-    }
-    for (uint32_t i = 0; i < out->leaf_count; i++) {
-        const uint8_t *p = r->data + r->offset[L_LEAVES] + (size_t)i * each;
+    if (!read_marks(r, out)) return false;
+    pmf_cursor c = lump_cursor(r, L_LEAVES);
+    for (uint32_t i = 0; i < out->leaf_count && !c.failed; i++) {
+        size_t at = file_offset(&c);
         bsp_leaf *l = &out->leaves[i];
-        l->contents = i32(p);
-        int32_t vis = i32(p + 4);
-        const uint8_t *q = p + 8;
-        for (int k = 0; k < 3; k++) {
-            if (r->form == FORM_BSP2) { l->mins[k] = pmf_le_f32(q + 4 * k); l->maxs[k] = pmf_le_f32(q + 12 + 4 * k); }
-            else { l->mins[k] = i16(q + 2 * k); l->maxs[k] = i16(q + 6 + 2 * k); }
-            if (!finite_coord(l->mins[k]) || !finite_coord(l->maxs[k]))
-                return fail(r, L_LEAVES, i, (size_t)(q - r->data), "bounds hold a number that is not finite");
+        l->contents = read_i32(&c, "leaf contents");
+        int32_t vis = read_i32(&c, "leaf visibility offset");
+        read_bounds(r, &c, l->mins, l->maxs);
+        size_t marks_at = file_offset(&c);
+        if (r->form == FORM_CLASSIC) {
+            l->first_mark = pmf_read_u16(&c, "leaf first mark");
+            l->mark_count = pmf_read_u16(&c, "leaf mark count");
+        } else {
+            l->first_mark = pmf_read_u32(&c, "leaf first mark");
+            l->mark_count = pmf_read_u32(&c, "leaf mark count");
         }
-        q += r->form == FORM_BSP2 ? 24 : 12;
-        if (r->form == FORM_CLASSIC) { l->first_mark = pmf_le16(q); l->mark_count = pmf_le16(q + 2); }
-        else { l->first_mark = pmf_le32(q); l->mark_count = pmf_le32(q + 4); }
+        pmf_take(&c, 4, "leaf ambient sounds");
+        if (c.failed) break;
+        for (int k = 0; k < 3; k++)
+            if (!finite_coord(l->mins[k]) || !finite_coord(l->maxs[k]))
+                return fail(r, L_LEAVES, i, at + 8, "bounds hold a number that is not finite");
         if ((uint64_t)l->first_mark + l->mark_count > out->mark_count)
-            return fail(r, L_LEAVES, i, (size_t)(q - r->data), "mark surfaces %u..%llu of %u", l->first_mark,
+            return fail(r, L_LEAVES, i, marks_at, "mark surfaces %u..%llu of %u", l->first_mark,
                         (unsigned long long)l->first_mark + l->mark_count, out->mark_count);
         if (vis >= 0 && (uint32_t)vis >= out->visibility_size)
-            return fail(r, L_LEAVES, i, (size_t)(p - r->data) + 4, "visibility offset %d past the lump's %zu bytes", vis, out->visibility_size);
+            return fail(r, L_LEAVES, i, at + 4, "visibility offset %d past the lump's %zu bytes", vis, out->visibility_size);
         l->vis_offset = vis < 0 ? -1 : vis;
     }
-    return true;
+    return !c.failed;
 }
 
 static bool read_nodes(reader *r, bsp_file *out)
@@ -373,37 +442,36 @@ static bool read_nodes(reader *r, bsp_file *out)
     size_t each = r->form == FORM_BSP2 ? 44 : r->form == FORM_2PSB ? 32 : 24;
     if (!lump_records(r, L_NODES, each, &out->node_count)) return false;
     if (!(out->nodes = alloc_records(r, L_NODES, out->node_count, sizeof *out->nodes))) return false;
-    for (uint32_t i = 0; i < out->node_count; i++) {
-        const uint8_t *p = r->data + r->offset[L_NODES] + (size_t)i * each;
+    pmf_cursor c = lump_cursor(r, L_NODES);
+    for (uint32_t i = 0; i < out->node_count && !c.failed; i++) {
+        size_t at = file_offset(&c);
         bsp_node *n = &out->nodes[i];
-        n->plane = pmf_le32(p);
-        if (n->plane >= out->plane_count) return fail(r, L_NODES, i, (size_t)(p - r->data), "plane %u of %u", n->plane, out->plane_count);
+        n->plane = pmf_read_u32(&c, "node plane");
+        if (n->plane >= out->plane_count && !c.failed) return fail(r, L_NODES, i, at, "plane %u of %u", n->plane, out->plane_count);
         for (int k = 0; k < 2; k++) {
-            int32_t c = r->form == FORM_CLASSIC ? i16(p + 4 + 2 * k) : i32(p + 4 + 4 * k);
-            bool ok = c >= 0 ? (uint32_t)c < out->node_count : (uint32_t)-(c + 1) < out->leaf_count;
-            if (!ok)
-                return fail(r, L_NODES, i, (size_t)(p - r->data) + 4, "child %d is neither a node of %u nor a leaf of %u", c, out->node_count, out->leaf_count);
-            n->children[k] = c;
+            int32_t child = r->form == FORM_CLASSIC ? read_i16(&c, "node child") : read_i32(&c, "node child");
+            bool ok = child >= 0 ? (uint32_t)child < out->node_count : (uint32_t)-(child + 1) < out->leaf_count;
+            if (!ok && !c.failed)
+                return fail(r, L_NODES, i, at + 4, "child %d is neither a node of %u nor a leaf of %u", child, out->node_count, out->leaf_count);
+            n->children[k] = child;
         }
-        const uint8_t *q = p + (r->form == FORM_CLASSIC ? 8 : 12);
-        for (int k = 0; k < 3; k++) {
-            if (r->form == FORM_BSP2) { n->mins[k] = pmf_le_f32(q + 4 * k); n->maxs[k] = pmf_le_f32(q + 12 + 4 * k); }
-            else { n->mins[k] = i16(q + 2 * k); n->maxs[k] = i16(q + 6 + 2 * k); }
-        }
+        read_bounds(r, &c, n->mins, n->maxs);
+        pmf_take(&c, r->form == FORM_CLASSIC ? 4 : 8, "node faces");
     }
-    return true;
+    return !c.failed;
 }
 
 static bool read_entities(reader *r, bsp_file *out)
 {
-    size_t len = r->length[L_ENTITIES];
+    pmf_cursor c = lump_cursor(r, L_ENTITIES);
+    size_t len = c.size;
     char *text = pmf_budget_malloc(len + 1);
     if (!text) return out_of_memory(r, L_ENTITIES, len + 1);
-    memcpy(text, r->data + r->offset[L_ENTITIES], len);
-    text[len] = '\0';
+    pmf_read_bytes(&c, (uint8_t *)text, len, "entities");
+    text[c.failed ? 0 : len] = '\0';
     out->entities_size = strlen(text); /* the lump ends at its first NUL, as the engines read it */
     out->entities = text;
-    return true;
+    return !c.failed;
 }
 
 bool bsp_read(const uint8_t *data, size_t size, const char *name, bsp_file *out, pmf_error *err)
@@ -481,15 +549,14 @@ bool bsp_leaf_pvs(const bsp_file *bsp, uint32_t leaf, uint64_t *vis, size_t word
         return true;
     }
     memset(vis, 0, words * sizeof *vis);
-    const uint8_t *p = bsp->visibility + l->vis_offset, *end = bsp->visibility + bsp->visibility_size;
+    pmf_cursor c = pmf_cursor_make(bsp->visibility + l->vis_offset, bsp->visibility_size - (size_t)l->vis_offset,
+                                   (uint64_t)l->vis_offset, NULL, NULL, NULL);
     /* a bit per visible leaf from leaf 1; a zero byte then a count of zero bytes */
     uint32_t bit = 0, row_bits = (visleafs + 7) / 8 * 8;
-    while (bit < row_bits) {
-        if (p >= end) return false;
-        uint8_t b = *p++;
+    while (bit < row_bits && !c.failed) {
+        uint8_t b = pmf_read_u8(&c, "visibility");
         if (!b) {
-            if (p >= end) return false;
-            bit += 8u * *p++;
+            bit += 8u * pmf_read_u8(&c, "visibility run");
             continue;
         }
         for (int k = 0; k < 8; k++, bit++) {
@@ -498,7 +565,7 @@ bool bsp_leaf_pvs(const bsp_file *bsp, uint32_t leaf, uint64_t *vis, size_t word
                 vis[seen / 64] |= (uint64_t)1 << (seen % 64);
         }
     }
-    return true;
+    return !c.failed;
 }
 
 const char *bsp_version_name(uint32_t version)

@@ -13,7 +13,8 @@
  * and leaves to 32-bit indices and float bounds (2PSB keeps 16-bit bounds); v29 lighting is one
  * grey byte a luxel, v30 three (RGB); a v30 texture carries its palette, a v29 one uses Quake's.
  *
- * Untrusted input: every lump lies inside the file and holds whole records; every index a record
+ * Untrusted input: every lump lies inside the file and holds whole records, read through the
+ * shared bounds-checked cursor (pmf_cursor, src/pmf/pmf_bytes.h) over the lump; every index a record
  * holds (plane, edge, vertex, texinfo, texture, face, mark surface, child, light and vis offset)
  * is checked against its lump before use, and each face's lightmap (its extents from its
  * vertices and texture axes) against the lighting lump. An error names the lump and record and
