@@ -56,7 +56,7 @@ static inline const uint8_t *pmf_take(pmf_cursor *c, size_t n, const char *what)
     if (c->failed)
         return NULL;
     if (n > c->size - c->pos) {
-        pmf_cursor_fail_at(c, c->pos, "%s: needs %zu bytes, %zu left", what, n, c->size - c->pos);
+        pmf_cursor_fail_at(c, c->pos, "%s needs %zu bytes, %zu are left", what, n, c->size - c->pos);
         return NULL;
     }
     if (n == 0)

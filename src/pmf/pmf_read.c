@@ -335,8 +335,9 @@ bool pmf_read_whole_file(const char *path, uint64_t max_size, uint8_t **bytes, s
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        bool dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
         close(fd);
-        pmf_error_set(err, path, "file", 0, "not a regular file");
+        pmf_error_set(err, path, "file", 0, "%s", dir ? "is a directory" : "not a regular file");
         return false;
     }
     if ((uint64_t)st.st_size > max_size) {

@@ -13,16 +13,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     rmf_map map;
-    rmf_error err;
-    if (!rmf_read(data, size, &map, &err)) {
+    pmf_error err;
+    if (!rmf_read(data, size, "fuzz.rmf", &map, &err)) {
         char line[512];
-        rmf_error_format(&err, "fuzz.rmf", line, sizeof line);
+        pmf_error_format(&err, line, sizeof line);
         for (const char *p = line; *p; p++)
             if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7F) {
                 fprintf(stderr, "raw byte in the error line: %s\n", line);
                 abort();
             }
-        if (!err.where[0] || !err.what[0] || err.offset > size) {
+        if (!err.block[0] || !err.message[0] || err.offset > size) {
             fprintf(stderr, "error names no place in the file: %s\n", line);
             abort();
         }
@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rmf_build_map(&map, &again_data, &again_size)) {
         rmf_map again;
         char why[256] = "the written map does not read";
-        if (!rmf_read(again_data, again_size, &again, &err) || !rmf_compare_maps(&map, &again, why, sizeof why)) {
+        if (!rmf_read(again_data, again_size, "fuzz.rmf", &again, &err) || !rmf_compare_maps(&map, &again, why, sizeof why)) {
             fprintf(stderr, "write(read(f)) differs: %s\n", why);
             abort();
         }

@@ -11,10 +11,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_error_line(const wad_error *err)
+static void check_error_line(const pmf_error *err)
 {
     char line[600];
-    wad_error_format(err, "fuzz.wad", line, sizeof line);
+    pmf_error_format(err, line, sizeof line);
     fuzz_check_line(line);
 }
 
@@ -30,12 +30,12 @@ static void check_rewrite(const wad_texture *t)
         abort();
     }
     wad_build_destroy(b);
-    wad_error err;
-    wad_file *w = wad_open_memory(bytes, size, &err);
+    pmf_error err;
+    wad_file *w = wad_open_memory(bytes, size, "fuzz.wad", &err);
     wad_texture again;
     if (!w || wad_load_texture(w, name, &again, &err) != 1 || again.width != t->width || again.height != t->height ||
         memcmp(again.rgba, t->rgba, (size_t)t->width * t->height * 4) != 0) {
-        fprintf(stderr, "write(read(texture)) differs: %s\n", err.what);
+        fprintf(stderr, "write(read(texture)) differs: %s\n", err.message);
         abort();
     }
     wad_texture_free(&again);
@@ -45,8 +45,8 @@ static void check_rewrite(const wad_texture *t)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    wad_error err;
-    wad_file *w = wad_open_memory(data, size, &err);
+    pmf_error err;
+    wad_file *w = wad_open_memory(data, size, "fuzz.wad", &err);
     if (!w) {
         check_error_line(&err);
         return 0;

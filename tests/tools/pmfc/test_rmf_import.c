@@ -873,7 +873,7 @@ static int test_shared_maps(const char *dir)
         CHECK(root != NULL);
         if (!root) continue;
         rmf_map m;
-        rmf_error err;
+        pmf_error err;
         if (!rmf_read_file(rmf_path, &m, &err)) { CHECK(0); cJSON_Delete(root); continue; }
         double lo[3] = { 1e30, 1e30, 1e30 }, hi[3] = { -1e30, -1e30, -1e30 };
         int faces = 0;

@@ -75,11 +75,11 @@ static inline size_t rmf_walk(const rmf_object *world, rmf_visit_fn visit, void 
 /* Reads a map, printing the formatted error on failure. */
 static inline bool read_map_file(const char *path, rmf_map *map)
 {
-    rmf_error err;
+    pmf_error err;
     if (rmf_read_file(path, map, &err))
         return true;
     char line[512];
-    fprintf(stderr, "%s\n", rmf_error_format(&err, path, line, sizeof line));
+    fprintf(stderr, "%s\n", pmf_error_format(&err, line, sizeof line));
     return false;
 }
 

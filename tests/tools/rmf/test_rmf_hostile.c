@@ -50,9 +50,9 @@ typedef struct outcome { uint32_t ok, failed, bad_lines, rewritten, rewrite_diff
 static void read_any(const uint8_t *data, size_t size, outcome *out)
 {
     rmf_map map;
-    rmf_error err;
+    pmf_error err;
     memset(&err, 0, sizeof err);
-    if (rmf_read(data, size, &map, &err)) {
+    if (rmf_read(data, size, "x.rmf", &map, &err)) {
         size_t sum = 0;
         rmf_walk(&map.world, touch, &sum);
         for (uint32_t i = 0; i < map.path_count; i++)
@@ -65,7 +65,7 @@ static void read_any(const uint8_t *data, size_t size, outcome *out)
             rmf_map again;
             char why[256] = "does not read";
             out->rewritten++;
-            bool same = rmf_read(again_data, again_size, &again, &err) && rmf_compare_maps(&map, &again, why, sizeof why);
+            bool same = rmf_read(again_data, again_size, "x.rmf", &again, &err) && rmf_compare_maps(&map, &again, why, sizeof why);
             if (!same && out->rewrite_differs++ < 5)
                 fprintf(stderr, "  written again: %s\n", why);
             if (same)
@@ -77,8 +77,8 @@ static void read_any(const uint8_t *data, size_t size, outcome *out)
     }
     out->failed++;
     char line[512];
-    rmf_error_format(&err, "damaged.rmf", line, sizeof line);
-    if (!clean_line(line) || !err.where[0] || !err.what[0] || err.offset > size) {
+    pmf_error_format(&err, line, sizeof line);
+    if (!clean_line(line) || !err.block[0] || !err.message[0] || err.offset > size) {
         if (out->bad_lines++ < 5)
             fprintf(stderr, "  bad error line: %s\n", line);
     }
@@ -168,21 +168,21 @@ static void test_flips(void)
 static void expect_error(const uint8_t *data, size_t size, const char *where, const char *what_start)
 {
     rmf_map map;
-    rmf_error err;
+    pmf_error err;
     memset(&err, 0, sizeof err);
-    bool ok = rmf_read(data, size, &map, &err);
+    bool ok = rmf_read(data, size, "x.rmf", &map, &err);
     CHECK(!ok);
     if (ok) {
         rmf_free(&map);
         return;
     }
     char line[512];
-    fprintf(stderr, "  expected error: %s\n", rmf_error_format(&err, "x.rmf", line, sizeof line));
+    fprintf(stderr, "  expected error: %s\n", pmf_error_format(&err, line, sizeof line));
     CHECK(clean_line(line));
-    if (strcmp(err.where, where) != 0)
-        fprintf(stderr, "  where \"%s\", wanted \"%s\"\n", err.where, where);
-    CHECK(strcmp(err.where, where) == 0);
-    CHECK(strncmp(err.what, what_start, strlen(what_start)) == 0);
+    if (strcmp(err.block, where) != 0)
+        fprintf(stderr, "  where \"%s\", wanted \"%s\"\n", err.block, where);
+    CHECK(strcmp(err.block, where) == 0);
+    CHECK(strncmp(err.message, what_start, strlen(what_start)) == 0);
 }
 
 static void put_i32(uint8_t *p, int32_t v)
@@ -272,8 +272,8 @@ static void test_where(void)
         rmf_build_box(b, (float[3]){ (float)i * 64, 0, 0 }, (float[3]){ (float)i * 64 + 32, 32, 32 }, "BOX");
     CHECK(rmf_build_finish(b, &data, &size));
     rmf_map map;
-    rmf_error err;
-    CHECK(rmf_read(data, size, &map, &err));
+    pmf_error err;
+    CHECK(rmf_read(data, size, "x.rmf", &map, &err));
     size_t face = map.world.children[37].faces[2].offset;
     size_t left = size - (face + 260 + 44 + 16 + 4);
     rmf_free(&map);
@@ -294,8 +294,8 @@ static void test_exhausting_counts(void)
     CHECK(rmf_build_sample(2.2f, &data, &size));
     copy = malloc(size);
     rmf_map map;
-    rmf_error err;
-    CHECK(rmf_read(data, size, &map, &err));
+    pmf_error err;
+    CHECK(rmf_read(data, size, "x.rmf", &map, &err));
     const rmf_object *group = &map.world.children[0];
     const rmf_object *floor = &group->children[0];
     struct { size_t at; const char *where, *what; } counts[] = {
@@ -328,7 +328,7 @@ static void test_exhausting_counts(void)
         rmf_build_box(b, (float[3]){ 0, 0, 0 }, (float[3]){ 1, 1, 1 }, "");
     rmf_build_end(b);
     CHECK(rmf_build_finish(b, &data, &size));
-    CHECK(rmf_read(data, size, &map, &err));
+    CHECK(rmf_read(data, size, "x.rmf", &map, &err));
     size_t outer = map.world.children[0].offset, inner = map.world.children[0].children[0].offset;
     rmf_free(&map);
     int32_t claim = (int32_t)((size - inner - 22) / 21) - 10;
@@ -373,8 +373,8 @@ static void test_deep_nesting(void)
     CHECK(rmf_build_finish(b, &data, &size));
     size_t before = heap_in_use();
     rmf_map map;
-    rmf_error err;
-    bool ok = rmf_read(data, size, &map, &err);
+    pmf_error err;
+    bool ok = rmf_read(data, size, "x.rmf", &map, &err);
     CHECK(ok);
     if (ok) {
         size_t held = heap_in_use() - before;
@@ -411,8 +411,8 @@ static void test_memory_per_byte(void)
     CHECK(rmf_build_finish(b, &data, &size));
     size_t before = heap_in_use();
     rmf_map map;
-    rmf_error err;
-    bool ok = rmf_read(data, size, &map, &err);
+    pmf_error err;
+    bool ok = rmf_read(data, size, "x.rmf", &map, &err);
     CHECK(ok);
     if (ok) {
         size_t held = heap_in_use() - before;

@@ -453,17 +453,17 @@ static void test_not_regular_files(const char *work)
     unlink(fifo);
     CHECK(mkfifo(fifo, 0600) == 0);
     rmf_map map;
-    rmf_error err;
+    pmf_error err;
     CHECK(!rmf_read_file(fifo, &map, &err));
-    fprintf(stderr, "  expected error: %s\n", rmf_error_format(&err, fifo, line, sizeof line));
-    CHECK(strcmp(err.where, "file") == 0 && err.offset == 0 && strcmp(err.what, "not a regular file") == 0);
+    fprintf(stderr, "  expected error: %s\n", pmf_error_format(&err, line, sizeof line));
+    CHECK(strcmp(err.block, "file") == 0 && err.offset == 0 && strcmp(err.message, "not a regular file") == 0);
     unlink(fifo);
     CHECK(!rmf_read_file(work, &map, &err));
-    CHECK(strcmp(err.what, "is a directory") == 0);
+    CHECK(strcmp(err.message, "is a directory") == 0);
     snprintf(fifo, sizeof fifo, "%s/missing.rmf", work);
     CHECK(!rmf_read_file(fifo, &map, &err));
-    fprintf(stderr, "  expected error: %s\n", rmf_error_format(&err, fifo, line, sizeof line));
-    CHECK(strncmp(err.what, "cannot open: ", 13) == 0);
+    fprintf(stderr, "  expected error: %s\n", pmf_error_format(&err, line, sizeof line));
+    CHECK(strncmp(err.message, "cannot open: ", 13) == 0);
 }
 
 int main(int argc, char **argv)

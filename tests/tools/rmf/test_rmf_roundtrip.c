@@ -298,8 +298,8 @@ static void minimal_map(void)
     /* header 7 + visgroup count 4 + world head 22 + entity data 1+11+4+4+4+12 + path count 4 */
     CHECK_EQ(size, 7 + 4 + 22 + 36 + 4);
     rmf_map map;
-    rmf_error err;
-    CHECK(rmf_read(data, size, &map, &err));
+    pmf_error err;
+    CHECK(rmf_read(data, size, "x.rmf", &map, &err));
     CHECK(!map.has_docinfo && map.camera_count == 0 && map.world.child_count == 0 && map.visgroup_count == 0);
     CHECK(strcmp(map.world.entity.classname, "worldspawn") == 0);
     rmf_free(&map);
@@ -320,7 +320,7 @@ static void rewrite_shared_maps(const char *dir)
         char path[1024], why[256];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         rmf_map map, again;
-        rmf_error err;
+        pmf_error err;
         maps++;
         if (!read_map_file(path, &map)) {
             CHECK(!"every shared map reads");
@@ -330,7 +330,7 @@ static void rewrite_shared_maps(const char *dir)
         size_t size;
         if (rmf_build_map(&map, &data, &size)) {
             rewritten++;
-            bool ok = rmf_read(data, size, &again, &err);
+            bool ok = rmf_read(data, size, "x.rmf", &again, &err);
             CHECK(ok);
             if (ok) {
                 bool same = rmf_compare_maps(&map, &again, why, sizeof why);

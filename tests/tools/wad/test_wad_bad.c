@@ -88,11 +88,11 @@ static sample build_sample(void)
  * to be a clean line, every decode to be sane. */
 static int exercise(const uint8_t *data, size_t size, int *bad_lines)
 {
-    wad_error err;
+    pmf_error err;
     char line[600];
-    wad_file *w = wad_open_memory(data, size, &err);
+    wad_file *w = wad_open_memory(data, size, "flip.wad", &err);
     if (!w) {
-        *bad_lines += !clean_line(wad_error_format(&err, "flip.wad", line, sizeof line), "flip.wad");
+        *bad_lines += !clean_line(pmf_error_format(&err, line, sizeof line), "flip.wad");
         return 0;
     }
     int decoded = 0;
@@ -102,7 +102,7 @@ static int exercise(const uint8_t *data, size_t size, int *bad_lines)
         wad_texture t;
         int r = wad_load_texture(w, name, &t, &err);
         if (r < 0) {
-            *bad_lines += !clean_line(wad_error_format(&err, "flip.wad", line, sizeof line), "flip.wad");
+            *bad_lines += !clean_line(pmf_error_format(&err, line, sizeof line), "flip.wad");
         } else if (r > 0) {
             decoded++;
             if (!t.rgba || t.width == 0 || t.height == 0 || t.width > WAD_MAX_SIDE || t.height > WAD_MAX_SIDE)
@@ -124,9 +124,9 @@ static void expect_error(const char *what, const uint8_t *data, size_t size, sta
                          const char *where, long long byte, const char *message)
 {
     printf("  %s\n", what);
-    wad_error err;
+    pmf_error err;
     char line[600], at[160];
-    wad_file *w = wad_open_memory(data, size, &err);
+    wad_file *w = wad_open_memory(data, size, "bad.wad", &err);
     if (st == AT_OPEN) {
         CHECK(w == NULL);
     } else {
@@ -141,7 +141,7 @@ static void expect_error(const char *what, const uint8_t *data, size_t size, sta
         wad_close(w);
         return;
     }
-    wad_error_format(&err, "bad.wad", line, sizeof line);
+    pmf_error_format(&err, line, sizeof line);
     printf("    %s\n", line);
     CHECK(clean_line(line, "bad.wad"));
     snprintf(at, sizeof at, "bad.wad: %s, byte %lld: ", where, byte);
@@ -232,14 +232,16 @@ static void targeted(const sample *s)
     expect_error("texel beyond a 16-colour palette", f, s->size, AT_LOAD, "OTHER", "lump 2 (other)", l2 + texel, "texel (3, 2) is colour 20 of a 16-colour palette");
 
     /* the file name is escaped too */
-    wad_error err = { "header", 3, "what" };
+    pmf_error err;
+    pmf_error_set(&err, "a\nb\x1b.wad", "header", 3, "what");
     char line[200];
-    wad_error_format(&err, "a\nb\x1b.wad", line, sizeof line);
+    pmf_error_format(&err, line, sizeof line);
     CHECK(strcmp(line, "a\\x0Ab\\x1B.wad: header, byte 3: what") == 0);
     /* a short buffer cuts, never overflows, and never splits an escape */
     char tiny[8];
-    wad_error_format(&err, "\x01\x02", tiny, sizeof tiny);
-    CHECK(strcmp(tiny, "\\x01: h") == 0);
+    pmf_error_set(&err, "\x01\x02", "header", 3, "what");
+    pmf_error_format(&err, tiny, sizeof tiny);
+    CHECK(strcmp(tiny, "\\x01") == 0);
     char name[4 * WAD_NAME_SIZE];
     CHECK(strcmp(wad_escape_name("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f", name, sizeof name),
                  "\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\x09\\x0A\\x0B\\x0C\\x0D\\x0E\\x0F") == 0);
@@ -257,8 +259,8 @@ static void truncations(const sample *s)
         uint8_t *cut = malloc(n ? n : 1);
         memcpy(cut, s->bytes, n);
         largest_request = 0;
-        wad_error err;
-        wad_file *w = wad_open_memory(cut, n, &err);
+        pmf_error err;
+        wad_file *w = wad_open_memory(cut, n, "cut.wad", &err);
         if (w) {
             opened++;
             wad_close(w);
@@ -308,8 +310,8 @@ static void flips(const sample *s)
             }
         }
         largest_request = 0;
-        wad_error err;
-        wad_file *w = wad_open_memory(copy, s->size, &err);
+        pmf_error err;
+        wad_file *w = wad_open_memory(copy, s->size, "flip.wad", &err);
         failed_open += w == NULL;
         wad_close(w);
         decoded += exercise(copy, s->size, &bad_lines);

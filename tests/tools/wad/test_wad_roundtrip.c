@@ -36,7 +36,7 @@ static uint8_t *pattern_rgba(uint32_t w, uint32_t h, unsigned seed)
 static void check_texture(const wad_file *w, const char *name, uint32_t width, uint32_t height, const uint8_t *expected)
 {
     wad_texture t;
-    wad_error err;
+    pmf_error err;
     int r = wad_load_texture(w, name, &t, &err);
     CHECK_EQ(r, 1);
     if (r != 1)
@@ -69,8 +69,8 @@ static void test_sizes(void)
     size_t size;
     CHECK(wad_build_finish(b, &file, &size));
     wad_build_destroy(b);
-    wad_error err;
-    wad_file *w = wad_open_memory(file, size, &err);
+    pmf_error err;
+    wad_file *w = wad_open_memory(file, size, "x.wad", &err);
     CHECK(w != NULL);
     if (w) {
         CHECK_EQ(wad_count(w), N);
@@ -115,7 +115,7 @@ static void *load_many(void *arg)
     load_job *job = arg;
     for (int i = 0; i < 50; i++) {
         wad_texture t;
-        wad_error err;
+        pmf_error err;
         if (wad_load_texture(job->w, job->name, &t, &err) != 1) {
             job->wrong++;
             continue;
@@ -136,8 +136,8 @@ static void test_threads(void)
     size_t size;
     CHECK(wad_build_finish(b, &file, &size));
     wad_build_destroy(b);
-    wad_error err;
-    wad_file *w = wad_open_memory(file, size, &err);
+    pmf_error err;
+    wad_file *w = wad_open_memory(file, size, "x.wad", &err);
     CHECK(w != NULL);
     pthread_t threads[THREADS];
     load_job jobs[THREADS];
@@ -189,8 +189,8 @@ static void test_holes(void)
     size_t size;
     CHECK(wad_build_finish(b, &file, &size));
     wad_build_destroy(b);
-    wad_error err;
-    wad_file *w = wad_open_memory(file, size, &err);
+    pmf_error err;
+    wad_file *w = wad_open_memory(file, size, "x.wad", &err);
     CHECK(w != NULL);
     if (!w) {
         free(file);
@@ -256,8 +256,8 @@ static void test_directory(void)
     size_t size;
     CHECK(wad_build_finish(b, &file, &size));
     wad_build_destroy(b);
-    wad_error err;
-    wad_file *w = wad_open_memory(file, size, &err);
+    pmf_error err;
+    wad_file *w = wad_open_memory(file, size, "x.wad", &err);
     CHECK(w != NULL);
     if (!w) {
         free(file);
@@ -296,7 +296,7 @@ static void test_files(const char *dir)
     CHECK(wad_build_add_rgba(b, "STONE", 64, 16, rgba));
     CHECK(wad_build_write_file(b, path));
     wad_build_destroy(b);
-    wad_error err;
+    pmf_error err;
     wad_file *w = wad_open(path, &err);
     CHECK(w != NULL);
     if (w) {
@@ -319,7 +319,7 @@ static void test_files(const char *dir)
         if (fp)
             fclose(fp);
         CHECK(wad_open(path, &err) == NULL);
-        wad_error_format(&err, path, line, sizeof line);
+        pmf_error_format(&err, line, sizeof line);
         printf("  %s\n", line);
         const char *tail = strstr(line, damaged[i].name);
         CHECK(tail && strcmp(tail, damaged[i].line) == 0);
@@ -332,7 +332,7 @@ static void test_files(const char *dir)
     if (fp)
         fclose(fp);
     CHECK(wad_open(path, &err) == NULL);
-    wad_error_format(&err, path, line, sizeof line);
+    pmf_error_format(&err, line, sizeof line);
     printf("  %s\n", line);
     CHECK(strstr(line, "huge.wad: file, byte 0: 3221225472 bytes are more than the 2 GiB a WAD3 can address") != NULL);
     remove(path);
@@ -340,12 +340,12 @@ static void test_files(const char *dir)
     snprintf(path, sizeof path, "%s/missing.wad", dir);
     remove(path);
     CHECK(wad_open(path, &err) == NULL);
-    wad_error_format(&err, path, line, sizeof line);
+    pmf_error_format(&err, line, sizeof line);
     printf("  %s\n", line);
     CHECK(strstr(line, "missing.wad: file, byte 0: cannot open: ") != NULL);
 
     CHECK(wad_open(dir, &err) == NULL);
-    wad_error_format(&err, dir, line, sizeof line);
+    pmf_error_format(&err, line, sizeof line);
     printf("  %s\n", line);
     CHECK(strstr(line, ": file, byte 0: is a directory") != NULL);
 
@@ -353,7 +353,7 @@ static void test_files(const char *dir)
     remove(path);
     if (mkfifo(path, 0600) == 0) {
         CHECK(wad_open(path, &err) == NULL);
-        wad_error_format(&err, path, line, sizeof line);
+        pmf_error_format(&err, line, sizeof line);
         printf("  %s\n", line);
         CHECK(strstr(line, "fifo.wad: file, byte 0: not a regular file") != NULL);
         remove(path);

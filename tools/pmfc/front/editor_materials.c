@@ -55,11 +55,11 @@ static bool file_exists(const char *path)
 
 static bool open_wad(import_ctx *c, const char *path, const char *shown)
 {
-    wad_error err;
+    pmf_error err;
     wad_file *w = wad_open(path, &err);
     if (!w) {
         char line[1024];
-        import_fail(c, "%s", wad_error_format(&err, path, line, sizeof line));
+        import_fail(c, "%s", pmf_error_format(&err, line, sizeof line));
         return false;
     }
     c->wads = xrealloc(c->wads, (c->wad_count + 1) * sizeof *c->wads);
@@ -192,12 +192,12 @@ static int load_wal(import_ctx *c, const char *name, wad_texture *out)
     size_t size;
     uint8_t *data = read_whole(path, 64u << 20, &size);
     if (!data) return 0;
-    wad_error err;
-    int r = wad_decode_wal(data, size, "texture", c->palette, out, &err);
+    pmf_error err;
+    int r = wad_decode_wal(data, size, path, "texture", c->palette, out, &err);
     xfree(data);
     if (r < 0) {
         char line[1024];
-        import_fail(c, "%s", wad_error_format(&err, path, line, sizeof line));
+        import_fail(c, "%s", pmf_error_format(&err, line, sizeof line));
     }
     return r;
 }
@@ -232,22 +232,22 @@ static int load_wad_texture(import_ctx *c, const char *name, wad_texture *out)
         const editor_embedded_texture *e = &c->em->embedded[i];
         if (strcasecmp(e->name, name)) continue;
         /* GoldSrc's carry their palette; Quake's index the game's */
-        wad_error err;
+        pmf_error err;
         const uint8_t *palette = c->em->game == EDITOR_GAME_GOLDSRC ? NULL : c->palette;
-        if (wad_decode_miptex(e->miptex, e->size, e->offset, "embedded texture", e->name, palette, out, &err) < 0) {
+        if (wad_decode_miptex(e->miptex, e->size, e->offset, c->path, "embedded texture", e->name, palette, out, &err) < 0) {
             char line[1024];
-            import_fail(c, "%s", wad_error_format(&err, c->path, line, sizeof line));
+            import_fail(c, "%s", pmf_error_format(&err, line, sizeof line));
             return -1;
         }
         return 1;
     }
     for (size_t i = 0; i < c->wad_count; i++) {
-        wad_error err;
+        pmf_error err;
         int r = wad_load_texture_palette(c->wads[i], name, c->palette, out, &err);
         if (r == 0 && base != name) r = wad_load_texture_palette(c->wads[i], base, c->palette, out, &err);
         if (r < 0) {
             char line[1024];
-            import_fail(c, "%s", wad_error_format(&err, c->wad_names[i], line, sizeof line));
+            import_fail(c, "%s", pmf_error_format(&err, line, sizeof line));
             return -1;
         }
         if (r > 0) return 1;

@@ -143,10 +143,10 @@ static void walk_objects(const rmf_map *rmf, editor_map *em)
 bool rmf_import(const char *path, const editor_import_desc *desc, map_def *map)
 {
     rmf_map rmf;
-    rmf_error rerr;
-    if (!rmf_read_file(path, &rmf, &rerr)) {
+    pmf_error err;
+    if (!rmf_read_file(path, &rmf, &err)) {
         char line[1024];
-        fprintf(stderr, "pmfc: %s\n", rmf_error_format(&rerr, path, line, sizeof line));
+        fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, line, sizeof line));
         return false;
     }
     editor_map em = { .format = EDITOR_FORMAT_RMF, .game = EDITOR_GAME_GOLDSRC, .version = rmf.version };

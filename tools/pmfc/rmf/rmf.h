@@ -1,10 +1,10 @@
 /* rmf.h - reading Worldcraft / Hammer / J.A.C.K. RMF maps, versions 0.8 to 2.2 (no GL, no pmfc).
  *
  *   rmf_map map;
- *   rmf_error err;
- *   char line[512];
+ *   pmf_error err;
+ *   char line[700];
  *   if (!rmf_read_file(path, &map, &err)) {
- *       fprintf(stderr, "%s\n", rmf_error_format(&err, path, line, sizeof line));
+ *       fprintf(stderr, "%s\n", pmf_error_format(&err, line, sizeof line));
  *       return 2;
  *   }
  *   ... walk map.world ...
@@ -55,6 +55,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "pmf/pmf.h"
 
 typedef struct rmf_kv { char *key, *value; } rmf_kv;   /* NUL-terminated, as stored */
 
@@ -134,28 +136,23 @@ typedef struct rmf_map {
     struct rmf_arena *arena;   /* owns every allocation above; released by rmf_free */
 } rmf_map;
 
-typedef struct rmf_error {
-    char where[96];            /* "header", "visgroup 3", "world", "solid 37 face 2", "group 12",
-                                  "entity 5 (light) key 3", "path 1 node 4", "docinfo camera 2",
-                                  "group 4 child 2" (an object of unknown type), "file" */
-    size_t offset;             /* byte offset in the file */
-    char what[256];            /* lower case, no trailing period, file bytes escaped */
-} rmf_error;
+/* Errors are the shared pmf_error (src/pmf/pmf.h), the bytes read through the shared cursor
+ * (pmf_bytes.h). Its block says where: "header", "visgroup 3", "world", "solid 37 face 2",
+ * "group 12", "entity 5 (light) key 3", "path 1 node 4", "docinfo camera 2", "group 4 child 2"
+ * (an object of unknown type), "file"; its offset is the byte in the file; its message is lower
+ * case, with no trailing period and the file's bytes escaped. pmf_error_format prints
+ * "FILE: WHERE, byte OFFSET: WHAT" on one line, e.g.
+ * "x.rmf: solid 37 face 2, byte 1234: vertex count 99999 needs 1199988 bytes, 40 are left". */
 
-/* Reads a whole RMF held in memory. On failure returns false, fills err and leaves out empty
- * (rmf_free on it is harmless). data is not kept. */
-bool rmf_read(const uint8_t *data, size_t size, rmf_map *out, rmf_error *err);
+/* Reads a whole RMF held in memory (name: the file for errors). On failure returns false, fills
+ * err and leaves out empty (rmf_free on it is harmless). data is not kept. */
+bool rmf_read(const uint8_t *data, size_t size, const char *name, rmf_map *out, pmf_error *err);
 
 /* Reads a file (regular files only: a FIFO or device is refused at once, never opened
- * blocking). Open / read failures report where "file", byte 0. */
-bool rmf_read_file(const char *path, rmf_map *out, rmf_error *err);
+ * blocking; pmf_read_whole_file). Open / read failures report block "file", byte 0. */
+bool rmf_read_file(const char *path, rmf_map *out, pmf_error *err);
 
 /* Releases everything rmf_read allocated and zeroes the map. */
 void rmf_free(rmf_map *map);
-
-/* "FILE: WHERE, byte OFFSET: WHAT" on one line, e.g.
- * "x.rmf: solid 37 face 2, byte 1234: vertex count 99999 needs 1199988 bytes, 40 are left".
- * The file name is escaped like file bytes. Returns buf. */
-const char *rmf_error_format(const rmf_error *err, const char *file, char *buf, size_t size);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "rmf.h"
 #include "pmf/pmf_budget.h"
+#include "pmf/pmf_bytes.h"
 
 /* ---- arena: every allocation of a map, released at once ---------------------------------- */
 
@@ -115,13 +116,10 @@ enum {
 };
 
 typedef struct reader {
-    const uint8_t *data;
-    size_t size, pos;
+    pmf_cursor c;              /* the file's bytes (base 0); its errors name the block `where` */
     size_t owed;               /* bytes promised to declared list items not yet read */
     const rmf_layout *layout;
     struct rmf_arena *arena;
-    rmf_error *err;
-    bool failed;
     char where[96];
     uint32_t solids, faces, entities, groups;
 } reader;
@@ -138,21 +136,15 @@ static void set_where(reader *r, const char *fmt, ...)
 static bool fail_at(reader *r, size_t offset, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static bool fail_at(reader *r, size_t offset, const char *fmt, ...)
 {
-    if (r->failed)
-        return false;
-    r->failed = true;
-    if (r->err) {
-        snprintf(r->err->where, sizeof r->err->where, "%s", r->where);
-        r->err->offset = offset;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(r->err->what, sizeof r->err->what, fmt, ap);
-        va_end(ap);
-    }
-    return false;
+    char what[sizeof r->c.err->message];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return pmf_cursor_fail_at(&r->c, offset, "%s", what);
 }
 
-static size_t bytes_left(const reader *r) { return r->size - r->pos; }
+static size_t bytes_left(const reader *r) { return r->c.size - r->c.pos; }
 
 /* Bytes not yet promised to items of enclosing lists. */
 static size_t bytes_free(const reader *r)
@@ -161,52 +153,19 @@ static size_t bytes_free(const reader *r)
     return left > r->owed ? left - r->owed : 0;
 }
 
-static const uint8_t *take(reader *r, size_t n, const char *what)
-{
-    if (r->failed)
-        return NULL;
-    if (n > bytes_left(r)) {
-        fail_at(r, r->pos, "%s needs %zu bytes, %zu are left", what, n, bytes_left(r));
-        return NULL;
-    }
-    const uint8_t *p = r->data + r->pos;
-    r->pos += n;
-    return p;
-}
-
-static uint8_t read_u8(reader *r, const char *what)
-{
-    const uint8_t *p = take(r, 1, what);
-    return p ? p[0] : 0;
-}
-
-static int16_t read_i16(reader *r, const char *what)
-{
-    const uint8_t *p = take(r, 2, what);
-    return p ? (int16_t)(uint16_t)(p[0] | p[1] << 8) : 0;
-}
-
-static int32_t read_i32(reader *r, const char *what)
-{
-    const uint8_t *p = take(r, 4, what);
-    return p ? (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24) : 0;
-}
-
-static float read_f32(reader *r, const char *what)
-{
-    uint32_t u = (uint32_t)read_i32(r, what);
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
+static const uint8_t *take(reader *r, size_t n, const char *what) { return pmf_take(&r->c, n, what); }
+static uint8_t read_u8(reader *r, const char *what) { return pmf_read_u8(&r->c, what); }
+static int16_t read_i16(reader *r, const char *what) { return (int16_t)pmf_read_u16(&r->c, what); }
+static int32_t read_i32(reader *r, const char *what) { return (int32_t)pmf_read_u32(&r->c, what); }
+static float read_f32(reader *r, const char *what) { return pmf_read_f32(&r->c, what); }
 
 /* n floats that must be finite: NaN or infinity in geometry is refused here, not downstream. */
 static void read_floats(reader *r, float *out, int n, const char *what)
 {
-    size_t at = r->pos;
+    size_t at = r->c.pos;
     for (int i = 0; i < n; i++)
         out[i] = read_f32(r, what);
-    for (int i = 0; i < n && !r->failed; i++)
+    for (int i = 0; i < n && !r->c.failed; i++)
         if (!isfinite(out[i]))
             fail_at(r, at + 4 * (size_t)i, "%s is not a finite number", what);
 }
@@ -230,7 +189,7 @@ static void *alloc_aligned(reader *r, size_t n, size_t align)
 {
     void *p = arena_alloc(r->arena, n ? n : 1, align);
     if (!p)
-        fail_at(r, r->pos, "out of memory (%zu bytes)", n);
+        fail_at(r, r->c.pos, "out of memory (%zu bytes)", n);
     return p;
 }
 
@@ -257,10 +216,10 @@ static char *read_pstring(reader *r, const char *what)
  * bytes not yet promised; false (with the error) when it cannot fit. */
 static bool read_count(reader *r, uint32_t *out, size_t item_size, const char *what)
 {
-    size_t at = r->pos;
+    size_t at = r->c.pos;
     int32_t n = read_i32(r, what);
     *out = 0;
-    if (r->failed)
+    if (r->c.failed)
         return false;
     if (n < 0)
         return fail_at(r, at, "%s %d is negative", what, n);
@@ -285,15 +244,15 @@ static bool read_kvs(reader *r, rmf_kv **kv, uint32_t *kv_count, const char *own
     *kv = alloc_array(r, n, sizeof **kv);
     char saved[sizeof r->where];
     memcpy(saved, r->where, sizeof saved);
-    for (uint32_t i = 0; i < n && !r->failed; i++) {
+    for (uint32_t i = 0; i < n && !r->c.failed; i++) {
         set_where(r, "%s key %u", owner, i);
         (*kv)[i].key = read_pstring(r, "key");
         (*kv)[i].value = read_pstring(r, "value");
-        if (!r->failed)
+        if (!r->c.failed)
             *kv_count = i + 1;
     }
     memcpy(r->where, saved, sizeof saved);
-    return !r->failed;
+    return !r->c.failed;
 }
 
 /* ---- objects ------------------------------------------------------------------------------- */
@@ -317,7 +276,7 @@ static void set_object_where(reader *r, const rmf_object *o)
 /* The type string: one of the four class names, NUL-terminated or filling its length. */
 static bool read_kind(reader *r, rmf_kind *kind)
 {
-    size_t at = r->pos;
+    size_t at = r->c.pos;
     size_t len = read_u8(r, "object type");
     const uint8_t *p = take(r, len, "object type");
     if (!p)
@@ -336,7 +295,7 @@ static bool read_kind(reader *r, rmf_kind *kind)
 /* Type, visgroups, colour and child count; allocates the children. */
 static bool read_object_head(reader *r, rmf_object *o, bool root)
 {
-    o->offset = r->pos;
+    o->offset = r->c.pos;
     if (!read_kind(r, &o->kind))
         return false;
     if (root != (o->kind == RMF_WORLD))
@@ -366,7 +325,7 @@ static bool read_object_head(reader *r, rmf_object *o, bool root)
                 o->visgroups[o->visgroup_count++] = ids[i];
     } else {
         int32_t id = read_i32(r, "visgroup id");
-        if (id && !r->failed) {
+        if (id && !r->c.failed) {
             o->visgroups = alloc(r, sizeof *o->visgroups);
             if (o->visgroups) {
                 o->visgroups[0] = id;
@@ -382,13 +341,13 @@ static bool read_object_head(reader *r, rmf_object *o, bool root)
         o->color[2] = c[0];
     }
     uint32_t n;
-    size_t count_at = r->pos;
+    size_t count_at = r->c.pos;
     if (!read_count(r, &n, MIN_OBJECT, "child count"))
         return false;
     if (o->kind == RMF_SOLID && n)
         return fail_at(r, count_at, "child count %u: a solid has no children", n);
     o->children = alloc_array(r, n, sizeof *o->children);
-    if (r->failed)
+    if (r->c.failed)
         return false;
     o->child_count = n;
     r->owed += (size_t)n * MIN_OBJECT;
@@ -410,7 +369,7 @@ static bool read_entity_data(reader *r, rmf_entity *e, rmf_object *o)
         return false;
     if (r->layout->entity_pad)
         skip(r, 12, "entity data");
-    return !r->failed;
+    return !r->c.failed;
 }
 
 static size_t min_face_size(const rmf_layout *l)
@@ -421,7 +380,7 @@ static size_t min_face_size(const rmf_layout *l)
 static bool read_face(reader *r, rmf_face *f)
 {
     const rmf_layout *l = r->layout;
-    f->offset = r->pos;
+    f->offset = r->c.pos;
     read_fixed_string(r, f->texture, l->texture_len, "texture name");
     if (l->axes) {
         f->has_axes = true;
@@ -440,13 +399,13 @@ static bool read_face(reader *r, rmf_face *f)
     if (!read_count(r, &n, 12, "vertex count"))
         return false;
     f->vertices = alloc_array(r, n, sizeof *f->vertices);
-    if (r->failed)
+    if (r->c.failed)
         return false;
     f->vertex_count = n;
     for (uint32_t i = 0; i < n; i++)
         read_floats(r, f->vertices[i], 3, "vertex");
     read_floats(r, &f->plane[0][0], 9, "plane point");
-    return !r->failed;
+    return !r->c.failed;
 }
 
 static bool read_solid_faces(reader *r, rmf_object *o)
@@ -456,7 +415,7 @@ static bool read_solid_faces(reader *r, rmf_object *o)
     if (!read_count(r, &n, face_size, "face count"))
         return false;
     o->faces = alloc_array(r, n, sizeof *o->faces);
-    if (r->failed)
+    if (r->c.failed)
         return false;
     r->owed += (size_t)n * face_size;
     for (uint32_t i = 0; i < n; i++) {
@@ -478,7 +437,7 @@ static bool read_entity_tail(reader *r, rmf_object *o)
     o->entity.point = flag == 2;
     read_floats(r, o->entity.origin, 3, "origin");
     skip(r, 4, "entity tail");
-    return !r->failed;
+    return !r->c.failed;
 }
 
 /* The visgroup records: a block after the header from 1.4 on; in 0.8 / 0.9 they follow the
@@ -489,7 +448,7 @@ static bool read_visgroups(reader *r, rmf_map *map, bool old)
     if (!read_count(r, &n, old ? OLD_VISGROUP_SIZE : VISGROUP_SIZE, "visgroup count"))
         return false;
     map->visgroups = alloc_array(r, n, sizeof *map->visgroups);
-    for (uint32_t i = 0; i < n && !r->failed; i++) {
+    for (uint32_t i = 0; i < n && !r->c.failed; i++) {
         rmf_visgroup *v = &map->visgroups[i];
         set_where(r, "visgroup %u", i);
         read_fixed_string(r, v->name, 128, "name");
@@ -507,10 +466,10 @@ static bool read_visgroups(reader *r, rmf_map *map, bool old)
             v->visible = read_u8(r, "visible") != 0;
             skip(r, 3, "visgroup");
         }
-        if (!r->failed)
+        if (!r->c.failed)
             map->visgroup_count = i + 1;
     }
-    return !r->failed;
+    return !r->c.failed;
 }
 
 static bool read_paths(reader *r, rmf_map *map)
@@ -520,7 +479,7 @@ static bool read_paths(reader *r, rmf_map *map)
     if (!read_count(r, &n, MIN_PATH, "path count"))
         return false;
     map->paths = alloc_array(r, n, sizeof *map->paths);
-    if (r->failed)
+    if (r->c.failed)
         return false;
     r->owed += (size_t)n * MIN_PATH;
     for (uint32_t i = 0; i < n; i++) {
@@ -534,7 +493,7 @@ static bool read_paths(reader *r, rmf_map *map)
         if (!read_count(r, &nodes, MIN_NODE, "node count"))
             return false;
         p->nodes = alloc_array(r, nodes, sizeof *p->nodes);
-        if (r->failed)
+        if (r->c.failed)
             return false;
         r->owed += (size_t)nodes * MIN_NODE;
         for (uint32_t j = 0; j < nodes; j++) {
@@ -581,7 +540,7 @@ static bool read_tree(reader *r, rmf_map *map)
     size_t depth = 1, cap = 64;
     frame *stack = pmf_budget_malloc(cap * sizeof *stack);
     if (!stack)
-        return fail_at(r, r->pos, "out of memory");
+        return fail_at(r, r->c.pos, "out of memory");
     stack[0] = (frame){ &map->world, 0 };
     set_where(r, "world");
     bool ok = read_object_head(r, &map->world, true);
@@ -596,7 +555,7 @@ static bool read_tree(reader *r, rmf_map *map)
             if (depth == cap) {
                 frame *grown = pmf_budget_realloc(stack, 2 * cap * sizeof *stack);
                 if (!grown) {
-                    ok = fail_at(r, r->pos, "out of memory");
+                    ok = fail_at(r, r->c.pos, "out of memory");
                     break;
                 }
                 stack = grown;
@@ -622,7 +581,7 @@ static bool read_tree(reader *r, rmf_map *map)
 static bool read_docinfo(reader *r, rmf_map *map)
 {
     set_where(r, "docinfo");
-    size_t at = r->pos;
+    size_t at = r->c.pos;
     const uint8_t *tag = take(r, 8, "DOCINFO tag");
     if (!tag)
         return false;
@@ -638,14 +597,14 @@ static bool read_docinfo(reader *r, rmf_map *map)
     if (!read_count(r, &n, CAMERA_SIZE, "camera count"))
         return false;
     map->cameras = alloc_array(r, n, sizeof *map->cameras);
-    for (uint32_t i = 0; i < n && !r->failed; i++) {
+    for (uint32_t i = 0; i < n && !r->c.failed; i++) {
         set_where(r, "docinfo camera %u", i);
         read_floats(r, map->cameras[i].eye, 3, "eye position");
         read_floats(r, map->cameras[i].look, 3, "look-at position");
-        if (!r->failed)
+        if (!r->c.failed)
             map->camera_count = i + 1;
     }
-    return !r->failed;
+    return !r->c.failed;
 }
 
 static bool read_header(reader *r, rmf_map *map)
@@ -669,19 +628,20 @@ static bool read_header(reader *r, rmf_map *map)
     return r->layout->visgroups_in_world || read_visgroups(r, map, false);
 }
 
-bool rmf_read(const uint8_t *data, size_t size, rmf_map *out, rmf_error *err)
+bool rmf_read(const uint8_t *data, size_t size, const char *name, rmf_map *out, pmf_error *err)
 {
     memset(out, 0, sizeof *out);
-    reader r = { .data = data, .size = size, .err = err };
+    reader r = { 0 };
+    r.c = pmf_cursor_make(data, size, 0, name, r.where, err);
     out->arena = pmf_budget_calloc(1, sizeof *out->arena);
     if (!out->arena) {
         set_where(&r, "file");
         return fail_at(&r, 0, "out of memory");
     }
     r.arena = out->arena;
-    bool ok = read_header(&r, out) && read_tree(&r, out) && (r.pos == size || read_docinfo(&r, out));
-    if (ok && r.pos != size)
-        ok = fail_at(&r, r.pos, "%zu bytes follow the cameras", size - r.pos);
+    bool ok = read_header(&r, out) && read_tree(&r, out) && (r.c.pos == size || read_docinfo(&r, out));
+    if (ok && r.c.pos != size)
+        ok = fail_at(&r, r.c.pos, "%zu bytes follow the cameras", size - r.c.pos);
     if (!ok) {
         rmf_free(out);
         return false;
@@ -702,57 +662,16 @@ void rmf_free(rmf_map *map)
 }
 
 /* Files larger than this are refused before reading: the largest real maps are a few MB. */
-#define RMF_MAX_FILE_SIZE ((off_t)1 << 30)
+#define RMF_MAX_FILE_SIZE ((uint64_t)1 << 30)
 
-bool rmf_read_file(const char *path, rmf_map *out, rmf_error *err)
+bool rmf_read_file(const char *path, rmf_map *out, pmf_error *err)
 {
     memset(out, 0, sizeof *out);
-    reader r = { .err = err };
-    set_where(&r, "file");
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return fail_at(&r, 0, "cannot open: %s", strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        bool dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
-        close(fd);
-        return fail_at(&r, 0, "%s", dir ? "is a directory" : "not a regular file");
-    }
-    if (st.st_size > RMF_MAX_FILE_SIZE) {
-        close(fd);
-        return fail_at(&r, 0, "%lld bytes is more than the %lld an RMF map may have", (long long)st.st_size,
-                       (long long)RMF_MAX_FILE_SIZE);
-    }
-    size_t size = (size_t)st.st_size;
-    uint8_t *data = pmf_budget_malloc(size ? size : 1);
-    if (!data) {
-        close(fd);
-        return fail_at(&r, 0, "out of memory (%zu bytes)", size);
-    }
-    size_t done = 0;
-    while (done < size) {
-        ssize_t n = pread(fd, data + done, size - done, (off_t)done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            int e = errno;
-            close(fd);
-            pmf_budget_free(data);
-            return fail_at(&r, done, "cannot read: %s", n < 0 ? strerror(e) : "the file shrank while being read");
-        }
-        done += (size_t)n;
-    }
-    close(fd);
-    bool ok = rmf_read(data, size, out, err);
+    uint8_t *data;
+    size_t size;
+    if (!pmf_read_whole_file(path, RMF_MAX_FILE_SIZE, &data, &size, err))
+        return false;
+    bool ok = rmf_read(data, size, path, out, err);
     pmf_budget_free(data);
     return ok;
-}
-
-const char *rmf_error_format(const rmf_error *err, const char *file, char *buf, size_t size)
-{
-    char name[256];
-    escape_bytes(name, sizeof name, file ? file : "", file ? strlen(file) : 0);
-    snprintf(buf, size, "%s: %s, byte %zu: %s", name, err->where, err->offset, err->what);
-    return buf;
 }

@@ -42,18 +42,17 @@ struct wad_file {
     texture_key *textures;         /* the miptex lumps, sorted by (folded name, lump index) */
     uint32_t texture_count;
     int version;                   /* 2 (Quake) or 3 (Half-Life) */
+    char name[];                   /* the file, for errors */
 };
 
 
-static void set_error(wad_error *err, const char *where, size_t offset, const char *fmt, ...)
+static void set_error(pmf_error *err, const char *file, const char *where, size_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void set_error(pmf_error *err, const char *file, const char *where, size_t offset, const char *fmt, ...)
 {
-    if (!err)
-        return;
-    snprintf(err->where, sizeof err->where, "%s", where);
-    err->offset = offset;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->what, sizeof err->what, fmt, ap);
+    pmf_error_vset(err, file, where, offset, fmt, ap);
     va_end(ap);
 }
 
@@ -87,22 +86,6 @@ const char *wad_escape_name(const char *name, char *buf, size_t size)
     return buf;
 }
 
-const char *wad_error_format(const wad_error *err, const char *file, char *buf, size_t size)
-{
-    if (!size)
-        return buf;
-    buf[0] = '\0';
-    if (file)
-        append_escaped(buf, size, (const uint8_t *)file, strlen(file), false);
-    size_t len = strlen(buf);
-    snprintf(buf + len, size - len, ": %s, byte %zu: %s", err->where, err->offset, err->what);
-    /* where / what are built escaped; this keeps the promise whatever a caller put there */
-    for (char *p = buf + len; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7F)
-            *p = '?';
-    return buf;
-}
-
 static void fold_name(const char *name, char folded[WAD_NAME_SIZE])
 {
     size_t i = 0;
@@ -125,67 +108,72 @@ static void lump_where(const wad_file *w, uint32_t i, const char *prefix, char *
 }
 
 /* The header's size and magic: what wad_open checks before reading the rest of a file. */
-static bool check_magic(const uint8_t *d, size_t size, wad_error *err)
+static bool check_magic(const uint8_t *d, size_t size, const char *file, pmf_error *err)
 {
     if (size < HEADER_SIZE) {
-        set_error(err, "header", 0, "%zu bytes are shorter than the %u-byte header", size, HEADER_SIZE);
+        set_error(err, file, "header", 0, "%zu bytes are shorter than the %u-byte header", size, HEADER_SIZE);
         return false;
     }
     if (memcmp(d, "WAD3", 4) != 0 && memcmp(d, "WAD2", 4) != 0) {
         char magic[24] = "";
         append_escaped(magic, sizeof magic, d, 4, true);
         const char *kind = memcmp(d, "IWAD", 4) == 0 || memcmp(d, "PWAD", 4) == 0 ? " (a Doom WAD)" : "";
-        set_error(err, "header", 0, "bad magic '%s' (expected 'WAD2' or 'WAD3')%s", magic, kind);
+        set_error(err, file, "header", 0, "bad magic '%s' (expected 'WAD2' or 'WAD3')%s", magic, kind);
         return false;
     }
     return true;
 }
 
-static bool read_directory(wad_file *w, wad_error *err)
+static bool read_directory(wad_file *w, pmf_error *err)
 {
-    const uint8_t *d = w->data;
-    if (!check_magic(d, w->size, err))
+    if (!check_magic(w->data, w->size, w->name, err))
         return false;
-    uint32_t count = pmf_le32(d + 4), dir = pmf_le32(d + 8);
+    pmf_cursor c = pmf_cursor_make(w->data, w->size, 0, w->name, "header", err);
+    w->version = pmf_take(&c, 4, "magic")[3] == '2' ? 2 : 3;
+    uint32_t count = pmf_read_u32(&c, "lump count"), dir = pmf_read_u32(&c, "directory offset");
     if (dir > w->size) {
-        set_error(err, "header", 8, "directory offset %u is past the end of the file (%zu bytes)", dir, w->size);
+        set_error(err, w->name, "header", 8, "directory offset %u is past the end of the file (%zu bytes)", dir, w->size);
         return false;
     }
     if (count > (w->size - dir) / DIR_ENTRY_SIZE) {
-        set_error(err, "header", 4, "directory of %u %s (%llu bytes) at byte %u runs past the end of the file (%zu bytes)",
+        set_error(err, w->name, "header", 4, "directory of %u %s (%llu bytes) at byte %u runs past the end of the file (%zu bytes)",
                   count, count == 1 ? "entry" : "entries", (unsigned long long)count * DIR_ENTRY_SIZE, dir, w->size);
         return false;
     }
     w->count = count;
     w->directory = dir;
-    w->version = d[3] == '2' ? 2 : 3;
     uint8_t miptex = w->version == 2 ? WAD2_TYPE_MIPTEX : WAD_TYPE_MIPTEX;
     w->lumps = pmf_budget_calloc(count ? count : 1, sizeof *w->lumps);
     w->textures = pmf_budget_calloc(count ? count : 1, sizeof *w->textures);
     if (!w->lumps || !w->textures) {
-        set_error(err, "directory", dir, "out of memory for %u entries", count);
+        set_error(err, w->name, "directory", dir, "out of memory for %u entries", count);
         return false;
     }
+    pmf_cursor entries = pmf_cursor_make(w->data + dir, (size_t)count * DIR_ENTRY_SIZE, dir, w->name, "directory", err);
     for (uint32_t i = 0; i < count; i++) {
-        size_t at = (size_t)dir + (size_t)i * DIR_ENTRY_SIZE;
-        const uint8_t *e = d + at;
+        size_t at = (size_t)(entries.base + entries.pos);
         wad_lump *l = &w->lumps[i];
-        char where[sizeof err->where];
-        if (!memchr(e + DIR_NAME_AT, '\0', WAD_NAME_SIZE)) {
-            char name[4 * WAD_NAME_SIZE + 8] = "";
-            append_escaped(name, sizeof name, e + DIR_NAME_AT, WAD_NAME_SIZE, true);
+        char where[sizeof err->block];
+        l->offset = pmf_read_u32(&entries, "lump offset");
+        l->disk_size = pmf_read_u32(&entries, "lump size");
+        pmf_read_u32(&entries, "lump uncompressed size");
+        l->type = pmf_read_u8(&entries, "lump type");
+        l->compression = pmf_read_u8(&entries, "lump compression");
+        pmf_read_u16(&entries, "lump padding");
+        const uint8_t *name = pmf_take(&entries, WAD_NAME_SIZE, "lump name");
+        if (!name)
+            return false;
+        if (!memchr(name, '\0', WAD_NAME_SIZE)) {
+            char shown[4 * WAD_NAME_SIZE + 8] = "";
+            append_escaped(shown, sizeof shown, name, WAD_NAME_SIZE, true);
             snprintf(where, sizeof where, "directory entry %u", i);
-            set_error(err, where, at + DIR_NAME_AT, "name '%s' has no NUL within %u bytes", name, WAD_NAME_SIZE);
+            set_error(err, w->name, where, at + DIR_NAME_AT, "name '%s' has no NUL within %u bytes", shown, WAD_NAME_SIZE);
             return false;
         }
-        memcpy(l->name, e + DIR_NAME_AT, WAD_NAME_SIZE);
-        l->offset = pmf_le32(e);
-        l->disk_size = pmf_le32(e + 4);
-        l->type = e[12];
-        l->compression = e[13];
+        memcpy(l->name, name, WAD_NAME_SIZE);
         if (l->offset > w->size || l->disk_size > w->size - l->offset) {
             lump_where(w, i, "directory entry", where, sizeof where);
-            set_error(err, where, at, "lump of %u bytes at byte %u runs past the end of the file (%zu bytes)",
+            set_error(err, w->name, where, at, "lump of %u bytes at byte %u runs past the end of the file (%zu bytes)",
                       l->disk_size, l->offset, w->size);
             return false;
         }
@@ -199,13 +187,15 @@ static bool read_directory(wad_file *w, wad_error *err)
     return true;
 }
 
-wad_file *wad_open_memory(const uint8_t *data, size_t size, wad_error *err)
+wad_file *wad_open_memory(const uint8_t *data, size_t size, const char *name, pmf_error *err)
 {
-    wad_file *w = pmf_budget_calloc(1, sizeof *w);
+    size_t name_size = strnlen(name ? name : "", sizeof err->file - 1) + 1;
+    wad_file *w = pmf_budget_calloc(1, sizeof *w + name_size);
     if (!w) {
-        set_error(err, "header", 0, "out of memory");
+        set_error(err, name, "header", 0, "out of memory");
         return NULL;
     }
+    memcpy(w->name, name ? name : "", name_size - 1);
     w->data = data;
     w->size = size;
     if (!read_directory(w, err)) {
@@ -216,7 +206,7 @@ wad_file *wad_open_memory(const uint8_t *data, size_t size, wad_error *err)
 }
 
 /* Reads size bytes at the file position (byte `at`); a short file is an error, not a hang. */
-static bool read_fully(int fd, uint8_t *buf, size_t size, size_t at, wad_error *err)
+static bool read_fully(int fd, uint8_t *buf, size_t size, size_t at, const char *path, pmf_error *err)
 {
     size_t done = 0;
     while (done < size) {
@@ -224,7 +214,7 @@ static bool read_fully(int fd, uint8_t *buf, size_t size, size_t at, wad_error *
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0) {
-            set_error(err, "file", at + done, "cannot read: %s", r < 0 ? strerror(errno) : "the file shrank while being read");
+            set_error(err, path, "file", at + done, "cannot read: %s", r < 0 ? strerror(errno) : "the file shrank while being read");
             return false;
         }
         done += (size_t)r;
@@ -232,23 +222,23 @@ static bool read_fully(int fd, uint8_t *buf, size_t size, size_t at, wad_error *
     return true;
 }
 
-wad_file *wad_open(const char *path, wad_error *err)
+wad_file *wad_open(const char *path, pmf_error *err)
 {
     /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
-        set_error(err, "file", 0, "cannot open: %s", strerror(errno));
+        set_error(err, path, "file", 0, "cannot open: %s", strerror(errno));
         return NULL;
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         bool dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
-        set_error(err, "file", 0, "%s", dir ? "is a directory" : "not a regular file");
+        set_error(err, path, "file", 0, "%s", dir ? "is a directory" : "not a regular file");
         close(fd);
         return NULL;
     }
     if ((uint64_t)st.st_size > MAX_FILE_SIZE) {
-        set_error(err, "file", 0, "%llu bytes are more than the 2 GiB a WAD3 can address (signed 32-bit offsets)",
+        set_error(err, path, "file", 0, "%llu bytes are more than the 2 GiB a WAD3 can address (signed 32-bit offsets)",
                   (unsigned long long)st.st_size);
         close(fd);
         return NULL;
@@ -257,24 +247,24 @@ wad_file *wad_open(const char *path, wad_error *err)
     /* a file that is no WAD3 is refused before it is read whole */
     uint8_t head[HEADER_SIZE];
     size_t head_size = size < HEADER_SIZE ? size : HEADER_SIZE;
-    if (!read_fully(fd, head, head_size, 0, err) || !check_magic(head, head_size, err)) {
+    if (!read_fully(fd, head, head_size, 0, path, err) || !check_magic(head, head_size, path, err)) {
         close(fd);
         return NULL;
     }
     uint8_t *bytes = pmf_budget_malloc(size ? size : 1);
     if (!bytes) {
-        set_error(err, "file", 0, "out of memory for %zu bytes", size);
+        set_error(err, path, "file", 0, "out of memory for %zu bytes", size);
         close(fd);
         return NULL;
     }
     memcpy(bytes, head, head_size);
-    if (!read_fully(fd, bytes + head_size, size - head_size, head_size, err)) {
+    if (!read_fully(fd, bytes + head_size, size - head_size, head_size, path, err)) {
         pmf_budget_free(bytes);
         close(fd);
         return NULL;
     }
     close(fd);
-    wad_file *w = wad_open_memory(bytes, size, err);
+    wad_file *w = wad_open_memory(bytes, size, path, err);
     if (!w) {
         pmf_budget_free(bytes);
         return NULL;
@@ -335,42 +325,44 @@ uint32_t wad_animation_frames(const wad_file *w, const char *name)
     return found;
 }
 
-int wad_decode_miptex(const uint8_t *lump, size_t n, size_t base, const char *where, const char *name,
-                      const uint8_t *palette, wad_texture *out, wad_error *err)
+int wad_decode_miptex(const uint8_t *lump, size_t n, size_t base, const char *file, const char *where, const char *name,
+                      const uint8_t *palette, wad_texture *out, pmf_error *err)
 {
     if (n < MIPTEX_HEADER_SIZE) {
-        set_error(err, where, base, "lump of %zu bytes is shorter than the %u-byte miptex header", n, MIPTEX_HEADER_SIZE);
+        set_error(err, file, where, base, "lump of %zu bytes is shorter than the %u-byte miptex header", n, MIPTEX_HEADER_SIZE);
         return -1;
     }
     if (!memchr(lump, 0, WAD_NAME_SIZE)) {
-        set_error(err, where, base, "the miptex name has no NUL within %u bytes", WAD_NAME_SIZE);
+        set_error(err, file, where, base, "the miptex name has no NUL within %u bytes", WAD_NAME_SIZE);
         return -1;
     }
-    uint32_t width = pmf_le32(lump + 16), height = pmf_le32(lump + 20);
+    pmf_cursor c = pmf_cursor_make(lump, n, base, file, where, err);
+    pmf_take(&c, WAD_NAME_SIZE, "miptex name");
+    uint32_t width = pmf_read_u32(&c, "miptex width"), height = pmf_read_u32(&c, "miptex height");
     const char *side_name[2] = { "width", "height" };
     uint32_t side[2] = { width, height };
     for (int s = 0; s < 2; s++) {
         if (side[s] == 0) {
-            set_error(err, where, base + 16 + 4 * s, "%s 0: a texture needs at least one texel", side_name[s]);
+            set_error(err, file, where, base + 16 + 4 * s, "%s 0: a texture needs at least one texel", side_name[s]);
             return -1;
         }
         if (side[s] > WAD_MAX_SIDE) {
-            set_error(err, where, base + 16 + 4 * s, "%s %u is more than %u", side_name[s], side[s], WAD_MAX_SIDE);
+            set_error(err, file, where, base + 16 + 4 * s, "%s %u is more than %u", side_name[s], side[s], WAD_MAX_SIDE);
             return -1;
         }
     }
     uint32_t mip_offset[MIP_LEVELS];
     size_t mip_size[MIP_LEVELS];
     for (int k = 0; k < MIP_LEVELS; k++) {
-        mip_offset[k] = pmf_le32(lump + 24 + 4 * k);
+        mip_offset[k] = pmf_read_u32(&c, "mip offset");
         mip_size[k] = (size_t)(width >> k) * (height >> k);
         if (mip_offset[k] < MIPTEX_HEADER_SIZE) {
-            set_error(err, where, base + 24 + 4 * k, "mip %d offset %u lies inside the %u-byte miptex header",
+            set_error(err, file, where, base + 24 + 4 * k, "mip %d offset %u lies inside the %u-byte miptex header",
                       k, mip_offset[k], MIPTEX_HEADER_SIZE);
             return -1;
         }
         if (mip_offset[k] > n || mip_size[k] > n - mip_offset[k]) {
-            set_error(err, where, base + 24 + 4 * k, "mip %d (%ux%u texels at lump byte %u) runs past the end of the %zu-byte lump",
+            set_error(err, file, where, base + 24 + 4 * k, "mip %d (%ux%u texels at lump byte %u) runs past the end of the %zu-byte lump",
                       k, width >> k, height >> k, mip_offset[k], n);
             return -1;
         }
@@ -380,16 +372,17 @@ int wad_decode_miptex(const uint8_t *lump, size_t n, size_t base, const char *wh
     if (!palette) {
         size_t at = mip_offset[3] + mip_size[3];
         if (n - at < 2) {
-            set_error(err, where, base + at, "palette colour count at lump byte %zu is past the end of the %zu-byte lump", at, n);
+            set_error(err, file, where, base + at, "palette colour count at lump byte %zu is past the end of the %zu-byte lump", at, n);
             return -1;
         }
-        colours = pmf_le16(lump + at);
+        pmf_cursor count_at = pmf_cursor_make(lump + at, n - at, base + at, file, where, err);
+        colours = pmf_read_u16(&count_at, "palette colour count");
         if (colours == 0 || colours > MAX_COLOURS) {
-            set_error(err, where, base + at, "palette of %u colours (texels are 8-bit: 1 to %u)", colours, MAX_COLOURS);
+            set_error(err, file, where, base + at, "palette of %u colours (texels are 8-bit: 1 to %u)", colours, MAX_COLOURS);
             return -1;
         }
         if ((n - at - 2) / 3 < colours) {
-            set_error(err, where, base + at, "palette of %u colours at lump byte %zu runs past the end of the %zu-byte lump",
+            set_error(err, file, where, base + at, "palette of %u colours at lump byte %zu runs past the end of the %zu-byte lump",
                       colours, at + 2, n);
             return -1;
         }
@@ -400,7 +393,7 @@ int wad_decode_miptex(const uint8_t *lump, size_t n, size_t base, const char *wh
     if (colours < MAX_COLOURS) {
         for (size_t i = 0; i < count; i++) {
             if (texels[i] >= colours) {
-                set_error(err, where, base + mip_offset[0] + i, "texel (%zu, %zu) is colour %u of a %u-colour palette",
+                set_error(err, file, where, base + mip_offset[0] + i, "texel (%zu, %zu) is colour %u of a %u-colour palette",
                           i % width, i / width, texels[i], colours);
                 return -1;
             }
@@ -408,7 +401,7 @@ int wad_decode_miptex(const uint8_t *lump, size_t n, size_t base, const char *wh
     }
     uint8_t *rgba = pmf_budget_malloc(count * 4);
     if (!rgba) {
-        set_error(err, where, base, "out of memory for %ux%u texels", width, height);
+        set_error(err, file, where, base, "out of memory for %ux%u texels", width, height);
         return -1;
     }
     /* '{' textures: the last palette entry marks holes (alpha-tested; Quake's index 255 too) */
@@ -430,56 +423,59 @@ int wad_decode_miptex(const uint8_t *lump, size_t n, size_t base, const char *wh
     return 1;
 }
 
-int wad_load_texture_palette(const wad_file *w, const char *name, const uint8_t *palette, wad_texture *out, wad_error *err)
+int wad_load_texture_palette(const wad_file *w, const char *name, const uint8_t *palette, wad_texture *out, pmf_error *err)
 {
     int64_t index = find_texture(w, name);
     if (index < 0)
         return 0;
     const wad_lump *l = &w->lumps[index];
     size_t entry = (size_t)w->directory + (size_t)index * DIR_ENTRY_SIZE;
-    char where[sizeof err->where];
+    char where[sizeof err->block];
     lump_where(w, (uint32_t)index, "lump", where, sizeof where);
     if (l->compression != 0) {
-        set_error(err, where, entry + 13, "lump is compressed (method %u); only uncompressed lumps are read", l->compression);
+        set_error(err, w->name, where, entry + 13, "lump is compressed (method %u); only uncompressed lumps are read", l->compression);
         return -1;
     }
     if (w->version == 2 && !palette) {
-        set_error(err, where, l->offset, "a WAD2 texture needs Quake's palette");
+        set_error(err, w->name, where, l->offset, "a WAD2 texture needs Quake's palette");
         return -1;
     }
-    int r = wad_decode_miptex(w->data + l->offset, l->disk_size, l->offset, where, l->name, w->version == 2 ? palette : NULL,
-                              out, err);
+    int r = wad_decode_miptex(w->data + l->offset, l->disk_size, l->offset, w->name, where, l->name,
+                              w->version == 2 ? palette : NULL, out, err);
     if (r > 0)
         memcpy(out->name, l->name, WAD_NAME_SIZE); /* the directory's spelling */
     return r;
 }
 
-int wad_load_texture(const wad_file *w, const char *name, wad_texture *out, wad_error *err)
+int wad_load_texture(const wad_file *w, const char *name, wad_texture *out, pmf_error *err)
 {
     return wad_load_texture_palette(w, name, NULL, out, err);
 }
 
-int wad_decode_wal(const uint8_t *data, size_t n, const char *where, const uint8_t *palette, wad_texture *out, wad_error *err)
+int wad_decode_wal(const uint8_t *data, size_t n, const char *file, const char *where, const uint8_t *palette,
+                   wad_texture *out, pmf_error *err)
 {
     enum { WAL_HEADER = 32 + 4 + 4 + 16 + 32 + 12 };
     if (n < WAL_HEADER) {
-        set_error(err, where, 0, "%zu bytes are shorter than the %d-byte .wal header", n, WAL_HEADER);
+        set_error(err, file, where, 0, "%zu bytes are shorter than the %d-byte .wal header", n, WAL_HEADER);
         return -1;
     }
-    uint32_t width = pmf_le32(data + 32), height = pmf_le32(data + 36), offset = pmf_le32(data + 40);
+    pmf_cursor c = pmf_cursor_make(data, n, 0, file, where, err);
+    pmf_take(&c, 32, "name");
+    uint32_t width = pmf_read_u32(&c, "width"), height = pmf_read_u32(&c, "height"), offset = pmf_read_u32(&c, "mip offset");
     if (!width || !height || width > WAD_MAX_SIDE || height > WAD_MAX_SIDE) {
-        set_error(err, where, 32, "size %ux%u (1 to %u a side)", width, height, WAD_MAX_SIDE);
+        set_error(err, file, where, 32, "size %ux%u (1 to %u a side)", width, height, WAD_MAX_SIDE);
         return -1;
     }
     size_t count = (size_t)width * height;
     if (offset < WAL_HEADER || offset > n || count > n - offset) {
-        set_error(err, where, 40, "mip 0 (%ux%u texels at byte %u) runs past the end of the %zu-byte file", width, height,
+        set_error(err, file, where, 40, "mip 0 (%ux%u texels at byte %u) runs past the end of the %zu-byte file", width, height,
                   offset, n);
         return -1;
     }
     uint8_t *rgba = pmf_budget_malloc(count * 4);
     if (!rgba) {
-        set_error(err, where, 0, "out of memory for %ux%u texels", width, height);
+        set_error(err, file, where, 0, "out of memory for %ux%u texels", width, height);
         return -1;
     }
     for (size_t i = 0; i < count; i++) {

@@ -1,7 +1,7 @@
 /* wad.h - Half-Life WAD3 and Quake WAD2 texture archives: the directory, and miptex lumps decoded
  * to RGBA8 (a WAD2's texels through Quake's palette, which the caller gives).
  *
- *   wad_error err;
+ *   pmf_error err;
  *   wad_file *w = wad_open("halflife.wad", &err);   // header and directory, checked
  *   wad_texture t;
  *   int r = wad_load_texture(w, "crate01", &t, &err); // 1 decoded, 0 not here, -1 damaged
@@ -28,7 +28,10 @@
  * Names are raw bytes from the file: print them only through wad_escape_name.
  *
  * A wad_file is immutable after opening: any number of threads may load textures at once.
- * Functions that can fail fill a wad_error (when err is not NULL); none prints or exits.
+ * Functions that can fail fill the shared pmf_error (when err is not NULL; pmf_error_format
+ * prints it as one line "FILE: WHERE, byte OFFSET: WHAT"); its block is where: "file",
+ * "header", "directory entry 3", "lump 12 (BRICK1)" (the name escaped). None prints or exits.
+ * The header, directory entries and miptex headers are read through the shared cursor.
  */
 #ifndef PMFC_WAD_H
 #define PMFC_WAD_H
@@ -37,16 +40,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmf/pmf.h"
+
 #define WAD_NAME_SIZE 16           /* 15 characters + NUL */
 #define WAD_MAX_SIDE 4096u         /* widest / tallest texture accepted */
 #define WAD_TYPE_MIPTEX 0x43       /* WAD3 */
 #define WAD2_TYPE_MIPTEX 0x44      /* WAD2 (Quake): the same miptex, no palette of its own */
-
-typedef struct wad_error {
-    char where[96];   /* "file", "header", "directory entry 3", "lump 12 (BRICK1)" (name escaped) */
-    size_t offset;    /* byte offset in the WAD file */
-    char what[256];   /* what is wrong: lower case, no trailing period, names escaped */
-} wad_error;
 
 typedef struct wad_file wad_file;
 
@@ -59,10 +58,11 @@ typedef struct wad_texture {
 /* Opens a regular file (a FIFO, device or directory is refused without blocking) and reads it
  * whole into memory the wad_file owns: after its first 12 bytes say "WAD3" or "WAD2", and only up to 2 GiB
  * (Valve's offsets are signed 32-bit; a bigger file is refused unread). */
-wad_file *wad_open(const char *path, wad_error *err);
+wad_file *wad_open(const char *path, pmf_error *err);
 
-/* Same over memory it BORROWS: the caller keeps data alive and unchanged until wad_close. */
-wad_file *wad_open_memory(const uint8_t *data, size_t size, wad_error *err);
+/* Same over memory it BORROWS (name: the file for errors): the caller keeps data alive and
+ * unchanged until wad_close. */
+wad_file *wad_open_memory(const uint8_t *data, size_t size, const char *name, pmf_error *err);
 
 void wad_close(wad_file *w);
 
@@ -85,22 +85,23 @@ uint32_t wad_animation_frames(const wad_file *w, const char *name);
  * and the byte); out is only written on 1. Each call decodes again: load a texture once.
  * Texels are (r, g, b, 255); in a texture whose name starts with '{' the palette's last colour
  * (index count - 1: 255 in any real WAD) is transparent: those texels are (0, 0, 0, 0). */
-int wad_load_texture(const wad_file *w, const char *name, wad_texture *out, wad_error *err);
+int wad_load_texture(const wad_file *w, const char *name, wad_texture *out, pmf_error *err);
 /* The same for a WAD2 (Quake), whose texels index `palette` (768 bytes: 256 RGB): -1 without one.
  * A WAD3 ignores it (its textures carry their own). */
-int wad_load_texture_palette(const wad_file *w, const char *name, const uint8_t *palette, wad_texture *out, wad_error *err);
+int wad_load_texture_palette(const wad_file *w, const char *name, const uint8_t *palette, wad_texture *out, pmf_error *err);
 /* 2 or 3. */
 int wad_version(const wad_file *w);
 /* A Quake 2 .wal texture file of n bytes: name[32], u32 width, u32 height, u32 mip offsets[4],
  * animation name[32], u32 flags, contents, value; mip 0's texels index `palette` (768 bytes).
  * 1 decoded, -1 damaged (where names it, the byte offset is the file's). */
-int wad_decode_wal(const uint8_t *data, size_t n, const char *where, const uint8_t *palette, wad_texture *out, wad_error *err);
+int wad_decode_wal(const uint8_t *data, size_t n, const char *file, const char *where, const uint8_t *palette,
+                   wad_texture *out, pmf_error *err);
 /* One miptex (a WAD lump, or a BSP's embedded texture) of n bytes decoded, with the checks
  * above: its palette after mip 3 (WAD3, BSP v30) when palette is NULL, else the 256 colours
- * given (WAD2, BSP v29). where and base (the lump's byte in its file) name it in errors; name
- * (NULL: the miptex's own) says whether it is a '{' texture. 1 decoded, -1 damaged. */
-int wad_decode_miptex(const uint8_t *lump, size_t n, size_t base, const char *where, const char *name,
-                      const uint8_t *palette, wad_texture *out, wad_error *err);
+ * given (WAD2, BSP v29). file, where and base (the lump's byte in its file) name it in errors;
+ * name (NULL: the miptex's own) says whether it is a '{' texture. 1 decoded, -1 damaged. */
+int wad_decode_miptex(const uint8_t *lump, size_t n, size_t base, const char *file, const char *where, const char *name,
+                      const uint8_t *palette, wad_texture *out, pmf_error *err);
 void wad_texture_free(wad_texture *t);
 
 /* Copies name to buf with bytes < 0x20 or >= 0x7F as "\xNN" (and '\' as "\\"); returns buf.
@@ -108,6 +109,6 @@ void wad_texture_free(wad_texture *t);
 const char *wad_escape_name(const char *name, char *buf, size_t size);
 
 /* "FILE: WHERE, byte OFFSET: WHAT", one line without control bytes (those in file become \xNN). */
-const char *wad_error_format(const wad_error *err, const char *file, char *buf, size_t size);
+const char *wad_error_format(const pmf_error *err, const char *file, char *buf, size_t size);
 
 #endif
