@@ -108,7 +108,4 @@ void wad_texture_free(wad_texture *t);
  * A buf of 4 * WAD_NAME_SIZE bytes holds any lump name whole. */
 const char *wad_escape_name(const char *name, char *buf, size_t size);
 
-/* "FILE: WHERE, byte OFFSET: WHAT", one line without control bytes (those in file become \xNN). */
-const char *wad_error_format(const pmf_error *err, const char *file, char *buf, size_t size);
-
 #endif
