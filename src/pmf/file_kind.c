@@ -148,9 +148,8 @@ void pmf_identify(const uint8_t *head, size_t head_len, uint64_t size, pmf_read_
         return;
     }
     if (head_len >= 7 && memcmp(head + 4, "RMF", 3) == 0) {
-        float version;
-        uint32_t bits = pmf_le32(head);
-        memcpy(&version, &bits, sizeof version);
+        pmf_cursor c = pmf_cursor_make(head, head_len, 0, NULL, NULL, NULL);
+        float version = pmf_read_f32(&c, "RMF version");
         if (version > 0.05f && version < 100.0f) {
             out->kind = PMF_KIND_RMF;
             out->rmf_version = version;

@@ -1,5 +1,6 @@
 /* paf.c - PAF 0.0 archive reader and writer (see paf.h for how the spec is read). */
 #include "paf.h"
+#include "pmf_bytes.h"
 #include "pmf_internal.h"
 
 #include <stdio.h>
@@ -17,7 +18,12 @@
 #define fail_at(a, pos, err, ...) \
     (pmf_error_set((err), (a)->name, "embedded archive", (a)->base_offset + (pos), __VA_ARGS__), false)
 
-static uint32_t rd32(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+/* The archive's bytes from pos on (pos <= size, checked by the caller) through the shared cursor;
+ * its errors name the archive's file and the byte in it. */
+static pmf_cursor cursor_at(const paf_archive *a, uint64_t pos, pmf_error *err)
+{
+    return pmf_cursor_make(a->data + pos, a->size - pos, a->base_offset + pos, a->name, "embedded archive", err);
+}
 
 static bool in_bounds(const paf_archive *a, uint64_t pos, uint64_t len) { return pos <= a->size && len <= a->size - pos; }
 
@@ -53,15 +59,16 @@ static bool seg_begin(seg_iter *it, const paf_archive *a, uint32_t pos, const ch
 {
     if (pos == 0 || !in_bounds(a, pos, HEAD_SIZE))
         return fail_at(a, pos, err, "%s position %u is outside the archive (%zu bytes)", what, pos, a->size);
-    const uint8_t *p = a->data + pos;
-    uint32_t total = rd32(p), count = rd32(p + 4);
+    pmf_cursor c = cursor_at(a, pos, err);
+    uint32_t total = pmf_read_u32(&c, "item count"), count = pmf_read_u32(&c, "segment item count");
+    uint32_t next = pmf_read_u32(&c, "continuation");
     if ((uint64_t)total * item_size > a->size)
         return fail_at(a, pos, err, "%s declares %u items, more than the archive holds", what, total);
     if (!in_bounds(a, (uint64_t)pos + HEAD_SIZE, (uint64_t)count * item_size))
         return fail_at(a, pos + 4, err, "%s segment of %u items runs past the archive end", what, count);
     *it = (seg_iter){ .a = a, .what = what, .item_size = item_size, .cont_header = cont_header,
                       .remaining = total, .seg_pos = pos + HEAD_SIZE, .seg_items = count, .pending = true,
-                      .next = rd32(p + 8), .tortoise = pos, .power = 1 };
+                      .next = next, .tortoise = pos, .power = 1 };
     return true;
 }
 
@@ -102,14 +109,15 @@ static bool seg_next(seg_iter *it, uint32_t *data_pos, uint32_t *n, pmf_error *e
         if (!in_bounds(a, pos, it->cont_header))
             return fail_at(a, pos, err, "%s continuation position %u is outside the archive (%zu bytes)",
                            it->what, pos, a->size);
-        uint32_t count = rd32(a->data + pos);
+        pmf_cursor c = cursor_at(a, pos, err);
+        uint32_t count = pmf_read_u32(&c, "segment item count"), next = pmf_read_u32(&c, "continuation");
         if (!in_bounds(a, (uint64_t)pos + it->cont_header, (uint64_t)count * it->item_size))
             return fail_at(a, pos, err, "%s continuation segment of %u items runs past the archive end",
                            it->what, count);
         it->seg_pos = pos + it->cont_header;
         it->seg_items = count;
         it->pending = true;
-        it->next = rd32(a->data + pos + 4);
+        it->next = next;
     }
 }
 
@@ -184,7 +192,8 @@ bool paf_open(const void *data, size_t size, const char *name, uint64_t base_off
         return fail_at(&a, 0, err, "bad magic (expected 'PAF')");
     if (a.data[3] != PAF_VERSION_MAJOR)
         return fail_at(&a, 3, err, "unsupported major version %u", a.data[3]);
-    a.root = rd32(a.data + 4);
+    pmf_cursor c = cursor_at(&a, 4, err);
+    a.root = pmf_read_u32(&c, "root directory");
     seg_iter it;
     if (!seg_begin(&it, &a, a.root, "root directory", DIR_ENTRY_SIZE, 8, err))
         return false;
@@ -196,8 +205,11 @@ typedef struct raw_entry { uint8_t type; uint32_t name, crc, target; uint32_t at
 
 static bool read_entry(const paf_archive *a, uint32_t at, raw_entry *e, pmf_error *err)
 {
-    const uint8_t *p = a->data + at;
-    *e = (raw_entry){ .type = p[0], .name = rd32(p + 1), .crc = rd32(p + 5), .target = rd32(p + 9), .at = at };
+    pmf_cursor c = cursor_at(a, at, err);
+    *e = (raw_entry){ .type = pmf_read_u8(&c, "entry type"), .name = pmf_read_u32(&c, "entry name"),
+                      .crc = pmf_read_u32(&c, "entry name CRC"), .target = pmf_read_u32(&c, "entry target"), .at = at };
+    if (c.failed)
+        return false;
     if (e->type > PAF_DIRENT_LINK)
         return fail_at(a, at, err, "directory entry has unknown type %u", e->type);
     return true;

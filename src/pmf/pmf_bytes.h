@@ -14,21 +14,6 @@
 
 #include "pmf.h"
 
-/* Little-endian fields at p, for readers that check a record's bounds once and then pick its
- * fields at fixed places (the BSP, WAD and file-kind readers). */
-static inline uint16_t pmf_le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static inline uint32_t pmf_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static inline float pmf_le_f32(const uint8_t *p)
-{
-    uint32_t u = pmf_le32(p);
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 typedef struct pmf_cursor {
     const uint8_t *data;
     size_t size, pos;

@@ -1,6 +1,7 @@
 /* ptf.c - PTF 0.0 texture decode / encode (see ptf.h). */
 #include "pmf_budget.h"
 #include "ptf.h"
+#include "pmf_bytes.h"
 #include "pmf_internal.h"
 
 #include <lz4frame.h>
@@ -23,19 +24,20 @@ unsigned ptf_format_channels(ptf_format format)
 bool ptf_info(const void *data, size_t size, const char *name, ptf_format *format,
               uint32_t *width, uint32_t *height, pmf_error *err)
 {
-    const uint8_t *p = data;
     if (size < PTF_HEADER_SIZE)
         return fail(name, 0, err, "%zu bytes are shorter than the %u-byte header", size, PTF_HEADER_SIZE);
-    if (memcmp(p, "PTF", 3) != 0)
+    pmf_cursor c = pmf_cursor_make(data, size, 0, name, "texture", err);
+    if (memcmp(pmf_take(&c, 3, "magic"), "PTF", 3) != 0)
         return fail(name, 0, err, "bad magic (expected 'PTF')");
-    if (p[3] != PTF_VERSION_MAJOR)
-        return fail(name, 3, err, "unsupported major version %u", p[3]);
-    if (p[4] & 0xFCu)
-        return fail(name, 4, err, "reserved info bits set (0x%02x)", p[4]);
-    unsigned wexp = p[5] & 0x0Fu, hexp = p[5] >> 4;
+    uint8_t version = pmf_read_u8(&c, "version"), info = pmf_read_u8(&c, "info"), sides = pmf_read_u8(&c, "resolution");
+    if (version != PTF_VERSION_MAJOR)
+        return fail(name, 3, err, "unsupported major version %u", version);
+    if (info & 0xFCu)
+        return fail(name, 4, err, "reserved info bits set (0x%02x)", info);
+    unsigned wexp = sides & 0x0Fu, hexp = sides >> 4;
     if (wexp > PTF_MAX_SIDE_EXP || hexp > PTF_MAX_SIDE_EXP)
         return fail(name, 5, err, "resolution 2^%u x 2^%u exceeds 2^%d per side", wexp, hexp, PTF_MAX_SIDE_EXP);
-    *format = (ptf_format)(p[4] & 3u);
+    *format = (ptf_format)(info & 3u);
     *width = 1u << wexp;
     *height = 1u << hexp;
     return true;
