@@ -11,7 +11,7 @@
 
 #include <cglm/cglm.h>
 
-#include "app/camera.h"
+#include "camera.h"
 #include "pmf.h"
 
 #define BENCH_NEAR_PLANE 0.05f

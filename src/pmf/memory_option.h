@@ -1,6 +1,6 @@
 /* memory_option.h - `--memory MIB`, the memory budget every command takes (docs/memory.md). */
-#ifndef PMFVIEW_APP_MEMORY_OPTION_H
-#define PMFVIEW_APP_MEMORY_OPTION_H
+#ifndef PMF_MEMORY_OPTION_H
+#define PMF_MEMORY_OPTION_H
 
 #include <stdbool.h>
 

@@ -1,0 +1,154 @@
+/* scene_internal.h - what the scene library's files share (scene.h is the interface): the
+ * scene and chunk structs, and the functions one file gives the others. */
+#ifndef PMFVIEW_SCENE_INTERNAL_H
+#define PMFVIEW_SCENE_INTERNAL_H
+
+#include <malloc.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cglm/box.h>
+#include <cglm/cam.h>
+#include <cglm/frustum.h>
+
+#include "light_direct.h"
+#include "mesh.h"
+#include "pmf/pmf_cameras.h"
+#include "pmf/pmf_light_styles.h"
+#include "pmf/pmf_lights.h"
+#include "pmf_budget.h"
+#include "render/render_world.h"
+#include "res/res.h"
+#include "stream.h"
+#include "text_clean.h"
+#include "pmf_system.h"
+#include "scene.h"
+
+#define NEAR_PLANE 0.05
+
+typedef struct sky_region { float planes[6][4]; int env; } sky_region;
+
+#define EVICTION_HYSTERESIS 2        /* chunks past the radius before a resident one is dropped */
+#define TRIM_AFTER_EVICTIONS 16
+#define FILTER_INTERVAL_SECONDS 0.5
+#define TRIM_INTERVAL_SECONDS 2.0
+#define SCENE_UPLOAD_BUDGET_MIN_MS 0.5
+#define SCENE_UPLOAD_BUDGET_MAX_MS 4.0
+
+typedef struct scene_failure_entry {
+    pmf_chunk_coord coord;
+    bool anywhere;                   /* counts wherever the camera looks (3D skybox, out of memory) */
+    char message[512];
+} scene_failure_entry;
+
+/* What a stream worker prepares for the main thread. */
+typedef struct scene_chunk {
+    mesh_chunk mc;
+    uint32_t sky_region_count;
+    sky_region *sky_regions;
+    int handle;                      /* render_world handle */
+    uint64_t *vis_bits;              /* cubes the visible set shows (mesh_cube_words) */
+    bool vis_shown;                  /* false: the visible set shows nothing of this chunk */
+} scene_chunk;
+
+struct scene {
+    pmf_file *file;
+    uint32_t level;
+    pmf_cameras *cameras;            /* the file's start cameras (every level) */
+    pmf_lights lights;               /* the file's pmfview.lights metadata (every level) */
+    scene_map_info map_info;         /* pmfview.source, .entities, .leak */
+    light_direct_set static_terms;   /* the light tools' static lights (solo / mute) */
+    scene_light_ref *filter_refs;    /* the light tools' filter (scene_set_light_filter) */
+    size_t filter_count;
+    bool filter_solo;
+    bool filter_stale;               /* chunks arrived since the static terms were computed */
+    double filter_applied_at;
+    pmf_level lvl;
+    res_context *res;
+    mesh_atlas *atlas;
+    render_world *world;
+    stream *stream;
+
+    scene_chunk **chunks;            /* resident, uploaded */
+    size_t chunk_count, chunk_cap;
+    scene_chunk **deferred;          /* delivered outside the view: uploaded after those in it */
+    size_t deferred_count, deferred_cap;
+    scene_chunk *skybox_chunk;       /* 3D skybox chunk, loaded on first use */
+    pmf_chunk_coord skybox_coord;
+    bool skybox_failed;
+
+    int radius;                      /* streaming radius, chunks: also how far the world is drawn */
+    camera cam;
+    bool view_dirty;                 /* the streamer has not seen the current camera yet */
+    bool moving_camera;              /* scene_desc.moving_camera */
+    /* Until the first complete view (reserve_ahead): what the chunks uploaded so far take, their
+     * decompressed common + client bytes, the bytes of the chunks that can be resident (0 = not
+     * yet known), what is reserved */
+    bool first_view_done;
+    render_world_reserve_desc uploaded_needs, reserved;
+    uint64_t uploaded_bytes;
+    double resident_bytes;
+    scene_settings settings;
+    float wind[3];
+
+    mesh_vis_set vis;
+    bool vis_valid;
+    int32_t vis_chunk[3];
+    uint32_t vis_cube;
+
+    uint64_t *scratch_bits;
+    size_t scratch_words;
+    render_draw_chunk *draws;
+    size_t draw_cap;
+
+    double opened_at, first_complete, upload_seconds;
+    render_frame_stats last_frame;   /* sky + world */
+    render_frame_stats last_world;   /* the chunks alone */
+    uint32_t visible_chunks;
+    scene_failure_entry failures[16];  /* the first chunks that failed to load */
+    uint32_t failure_count;
+    uint32_t evicted_since_trim;
+    double trimmed_at;
+    char budget_warning[640];          /* the first chunk the memory budget dropped, "" = none */
+    char lowered_warning[640];         /* lightmaps lowered to fit the atlas, "" = none */
+    uint32_t lowered_exp;              /* 1 + the smallest lowered side's exponent, 0 = none */
+    uint32_t budget_dropped;
+};
+
+/* scene.c */
+scene_failure_entry *scene_add_failure(scene *s, pmf_chunk_coord c, bool anywhere);
+
+/* scene_chunks.c */
+int scene_sky_env_index(const pmf_level *lvl, const char *name);
+int scene_material_index(const pmf_level *lvl, const char *name);
+void scene_chunk_free(scene_chunk *sc);
+scene_chunk *scene_chunk_build(scene *s, pmf_chunk *chunk, char *err, size_t err_size);
+void *scene_prepare_chunk(void *user, pmf_chunk *chunk, char *err, size_t err_size);
+void scene_release_chunk(void *user, void *payload);
+
+/* scene_lights.c */
+bool scene_apply_light_filter(scene *s);
+
+/* scene_view.c */
+void scene_perspective(const camera *cam, float out[16]);
+void scene_frustum_planes(const float m[16], float planes[6][4]);
+void scene_shift_planes(const float in[6][4], const double origin[3], float out[6][4]);
+bool scene_box_outside(const float planes[6][4], const float mn[3], const float mx[3]);
+scene_chunk *scene_find_chunk(const scene *s, const int32_t c[3]);
+void scene_chunk_coord_i32(const pmf_chunk_coord *c, int32_t out[3]);
+
+/* scene_stream.c */
+void scene_view_planes(const scene *s, float planes[6][4]);
+bool scene_chunk_in_view(const scene *s, const float planes[6][4], pmf_chunk_coord coord);
+void scene_stream_update(scene *s, double budget_ms, bool view_only);
+
+/* scene_draw.c */
+render_frame scene_settings_frame(const scene *s);
+const pmf_sky_env *scene_frame_sky(const scene *s, render_sky *rs);
+bool scene_prime_states(scene *s, double budget_ms);
+bool scene_prepare_variants(scene *s, double budget_ms);
+scene_chunk *scene_skybox_chunk(scene *s, pmf_chunk_coord c);
+
+#endif
