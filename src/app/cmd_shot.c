@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
+#include "base/stringify.h"
 #include "cli.h"
 #include "memory_option.h"
 #include "commands.h"
@@ -20,6 +21,7 @@
 #include "light_select.h"
 #include "map_source.h"
 #include "pm4_world.h"
+#include "stream.h"
 #include "map_markers.h"
 #include "region_overlay.h"
 #include "render.h"
@@ -41,10 +43,10 @@ static const char shot_usage[] =
     "\n"
     "  -o, --output OUT       output PNG; with --cameras a pattern (%s = name, %d or %03d =\n"
     "                         index from 0) or a directory (OUT/NAME.png, else OUT/NNN.png)\n"
-    "  --size WxH             image size, 1..8192 each (default 1280x720)\n"
+    "  --size WxH             image size, 1..8192 each (default " PMF_STRINGIFY(PMFVIEW_DEFAULT_WIDTH) "x" PMF_STRINGIFY(PMFVIEW_DEFAULT_HEIGHT) ")\n"
     "  --camera X,Y,Z,YAW,PITCH  world metres and degrees (default: the level's first start\n"
     "                         camera when the map has them, else 0,0,0,0,0)\n"
-    "  --fov DEG              vertical field of view (default 75)\n"
+    "  --fov DEG              vertical field of view (default " PMF_STRINGIFY(CAMERA_DEFAULT_FOV) ")\n"
     "  --level N              level index from 0 (default 0)\n"
     "  --mode MODE            full | lightmap | fullbright | density (default full)\n"
     "  --exposure E           multiplies the result before clamping (default 1)\n"
@@ -59,7 +61,7 @@ static const char shot_usage[] =
     "  --luxel-grid           draw the lightmap luxel grid over the picture\n"
     "  --wireframe            draw the triangles' edges in white over the picture\n"
     "  --fog                  distance fog, full at the streaming radius (as in the window)\n"
-    "  --radius N             streaming radius in chunks (default 8)\n"
+    "  --radius N             streaming radius in chunks (default " PMF_STRINGIFY(STREAM_DEFAULT_RADIUS) ")\n"
     "  --msaa N               multisample anti-aliasing with N samples\n"
     "  --game DIR             game directory for unprefixed texture paths\n"
     "  --cameras FILE         one camera per line: X,Y,Z,YAW,PITCH [name]; one PNG each\n"
@@ -396,9 +398,9 @@ static int shot_option(void *user, int id, const char *v)
 static int parse_args(int argc, char **argv, shot_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->width = 1280;
-    o->height = 720;
-    o->fov = 75.0f;
+    o->width = PMFVIEW_DEFAULT_WIDTH;
+    o->height = PMFVIEW_DEFAULT_HEIGHT;
+    o->fov = (float)CAMERA_DEFAULT_FOV;
     o->settings.exposure = 1.0f;
     o->pm4_layers = PM4_LAYER_ALL;
     o->inspect[0] = o->inspect[1] = -1;

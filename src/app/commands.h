@@ -6,6 +6,9 @@
 #include <stdio.h>
 
 #define PMFVIEW_VERSION "0.1.0"
+/* A shot's picture and the window, when no --size says otherwise. */
+#define PMFVIEW_DEFAULT_WIDTH 1280
+#define PMFVIEW_DEFAULT_HEIGHT 720
 
 enum { EXIT_USAGE = 1, EXIT_BAD_INPUT = 2, EXIT_RUNTIME = 3 };
 

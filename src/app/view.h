@@ -20,12 +20,12 @@ typedef struct view_desc {
     bool has_camera;                 /* --camera given */
     double camera_pos[3];
     float camera_yaw, camera_pitch;
-    float fov;                       /* degrees; 0 = 75 */
+    float fov;                       /* degrees; 0 = CAMERA_DEFAULT_FOV */
     int radius;                      /* streaming radius in chunks; 0 = the scene's default */
     bool no_vsync;
     const char *shots_dir;           /* NULL = the current directory */
     const char *game_dir;
-    int width, height;               /* window size; 0 = 1280x720 */
+    int width, height;               /* window size; 0 = PMFVIEW_DEFAULT_WIDTH x _HEIGHT */
     struct formats_scene *formats;   /* path was written for a legacy draft / PM4 file (Ctrl+1..4: PM4 layers) */
 } view_desc;
 

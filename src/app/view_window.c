@@ -12,6 +12,7 @@
 
 #include "render/hud.h"
 #include "render/render.h"
+#include "commands.h"
 #include "res/png_write.h"
 #include "formats_scene.h"
 #include "map_compile.h"
@@ -1077,8 +1078,18 @@ static SDL_GLContext create_context(SDL_Window *window)
     return NULL;
 }
 
-int view_run(const view_desc *desc)
+/* Zero means default: the window's own, resolved here (the scene and the camera resolve theirs). */
+static view_desc view_desc_defaults(const view_desc *desc)
 {
+    view_desc d = *desc;
+    d.width = d.width > 0 ? d.width : PMFVIEW_DEFAULT_WIDTH;
+    d.height = d.height > 0 ? d.height : PMFVIEW_DEFAULT_HEIGHT;
+    return d;
+}
+
+int view_run(const view_desc *given)
+{
+    const view_desc resolved = view_desc_defaults(given), *desc = &resolved;
     viewer v;
     memset(&v, 0, sizeof v);
     view_lights_init(&v.tools);
@@ -1099,7 +1110,7 @@ int view_run(const view_desc *desc)
     SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
     SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 24);
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
-    int w = desc->width ? desc->width : 1280, h = desc->height ? desc->height : 720;
+    int w = desc->width, h = desc->height;
     v.window = SDL_CreateWindow("pmfview", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, w, h,
                                 SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     if (!v.window || !(v.gl = create_context(v.window))) {

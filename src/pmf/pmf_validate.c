@@ -1,13 +1,13 @@
 /* pmf_validate.c - decodes every level and every present chunk with all parts.
  *
- * Chunks are decoded on one thread per core (pmf_chunk_read is thread-safe): full validation of a
- * large map is bound by LZ4F decompression, and a single thread would leave a core idle. The
- * error reported is always the one of the first failing chunk in grid order, as a single-threaded
- * walk would find it. */
+ * Chunks are decoded on the base layer's worker pool, a thread per core (pmf_chunk_read is
+ * thread-safe): full validation of a large map is bound by LZ4F decompression, and a single
+ * thread would leave a core idle. The error reported is always the one of the first failing
+ * chunk in grid order, as a single-threaded walk would find it. */
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 
+#include "jobs.h"
 #include "pmf_internal.h"
 #include "pmf_system.h"
 
@@ -19,17 +19,11 @@ typedef struct validate_job {
     uint32_t level;
     const uint32_t *present;         /* grid indices of the present chunks, ascending */
     uint32_t present_count;
-    atomic_uint next;                /* next position in present[] to take */
-    pthread_mutex_t lock;
+    pthread_mutex_t lock;            /* guards what follows */
     uint32_t failed_at;              /* lowest failing position so far; present_count = none */
     pmf_error error;
+    pmf_level_stats stats;           /* the chunks validated so far */
 } validate_job;
-
-typedef struct validate_worker {
-    validate_job *job;
-    pmf_level_stats stats;
-    pthread_t thread;
-} validate_worker;
 
 /* Widens the stats' bounds to hold the box [lo, hi]. */
 static void stats_add_box(pmf_level_stats *s, const double lo[3], const double hi[3])
@@ -79,60 +73,73 @@ static bool chunk_vertex_box(const pmf_chunk_client *cl, float lo[3], float hi[3
     return true;
 }
 
-static void *validate_chunks(void *arg)
+/* Adds one chunk's (or a set of chunks') totals to *s. */
+static void stats_merge(pmf_level_stats *s, const pmf_level_stats *w)
 {
-    validate_worker *wk = arg;
-    validate_job *job = wk->job;
+    s->present_chunks += w->present_chunks;
+    s->cubes += w->cubes;
+    s->vertices += w->vertices;
+    s->lightmaps += w->lightmaps;
+    for (int n = 0; n <= PMF_MAX_LIGHTMAP_EXP; n++)
+        s->lightmaps_by_exp[n] += w->lightmaps_by_exp[n];
+    s->dynamic_lights += w->dynamic_lights;
+    s->fast_lights += w->fast_lights;
+    s->decompressed_bytes += w->decompressed_bytes;
+    if (w->has_bounds)
+        stats_add_box(s, w->min, w->max);
+}
+
+/* Position i of the present chunks (a worker pool item). */
+static void validate_chunk(void *user, size_t i)
+{
+    validate_job *job = user;
     const pmf_level_info *li = &job->f->levels[job->level];
-    for (;;) {
-        uint32_t i = atomic_fetch_add(&job->next, 1);
-        if (i >= job->present_count)
-            break;
+    pthread_mutex_lock(&job->lock);
+    bool past_failure = i > job->failed_at;
+    pthread_mutex_unlock(&job->lock);
+    if (past_failure)
+        return;
+    uint32_t g = job->present[i];
+    pmf_chunk_coord c = { (g / li->count_z) % li->count_x, g / (li->count_z * li->count_x), g % li->count_z };
+    pmf_chunk ch;
+    pmf_error err;
+    if (!pmf_chunk_read(job->f, job->lvl, job->level, c, PMF_PART_ALL, &ch, &err)) {
         pthread_mutex_lock(&job->lock);
-        bool past_failure = i > job->failed_at;
+        if (i < job->failed_at) {
+            job->failed_at = (uint32_t)i;
+            job->error = err;
+        }
         pthread_mutex_unlock(&job->lock);
-        if (past_failure)
-            break;
-        uint32_t g = job->present[i];
-        pmf_chunk_coord c = { (g / li->count_z) % li->count_x, g / (li->count_z * li->count_x), g % li->count_z };
-        pmf_chunk ch;
-        pmf_error err;
-        if (!pmf_chunk_read(job->f, job->lvl, job->level, c, PMF_PART_ALL, &ch, &err)) {
-            pthread_mutex_lock(&job->lock);
-            if (i < job->failed_at) {
-                job->failed_at = i;
-                job->error = err;
-            }
-            pthread_mutex_unlock(&job->lock);
-            break;
-        }
-        const pmf_chunk_loc *loc = &li->chunks[g];
-        pmf_level_stats *s = &wk->stats;
-        s->present_chunks++;
-        s->cubes += ch.common.cube_count;
-        s->vertices += ch.client.vertex_count;
-        s->lightmaps += ch.client.lightmap_count;
-        for (unsigned m = 0; m < ch.client.lightmap_count; m++)
-            s->lightmaps_by_exp[ch.client.lightmaps[m].size_exp]++;
-        s->dynamic_lights += ch.common.dynamic_light_count;
-        s->fast_lights += ch.common.fast_light_count;
-        s->decompressed_bytes += (uint64_t)loc->decompressed[0] + loc->decompressed[1] + loc->decompressed[2];
-        double side = (double)(1ull << li->chunk_size_exp);
-        double centre[3] = { ((double)c.x - li->center.x) * side, ((double)c.y - li->center.y) * side,
-                             ((double)c.z - li->center.z) * side };
-        /* the chunk's own box first: adding the centre keeps the order, so the bounds are the same */
-        float lo[3], hi[3];
-        if (chunk_vertex_box(&ch.client, lo, hi)) {
-            double wlo[3], whi[3];
-            for (int k = 0; k < 3; k++) {
-                wlo[k] = centre[k] + lo[k];
-                whi[k] = centre[k] + hi[k];
-            }
-            stats_add_box(s, wlo, whi);
-        }
-        pmf_chunk_free(&ch);
+        return;
     }
-    return NULL;
+    const pmf_chunk_loc *loc = &li->chunks[g];
+    pmf_level_stats s = { 0 };
+    s.present_chunks = 1;
+    s.cubes = ch.common.cube_count;
+    s.vertices = ch.client.vertex_count;
+    s.lightmaps = ch.client.lightmap_count;
+    for (unsigned m = 0; m < ch.client.lightmap_count; m++)
+        s.lightmaps_by_exp[ch.client.lightmaps[m].size_exp]++;
+    s.dynamic_lights = ch.common.dynamic_light_count;
+    s.fast_lights = ch.common.fast_light_count;
+    s.decompressed_bytes = (uint64_t)loc->decompressed[0] + loc->decompressed[1] + loc->decompressed[2];
+    double side = (double)(1ull << li->chunk_size_exp);
+    double centre[3] = { ((double)c.x - li->center.x) * side, ((double)c.y - li->center.y) * side,
+                         ((double)c.z - li->center.z) * side };
+    /* the chunk's own box first: adding the centre keeps the order, so the bounds are the same */
+    float lo[3], hi[3];
+    if (chunk_vertex_box(&ch.client, lo, hi)) {
+        double wlo[3], whi[3];
+        for (int k = 0; k < 3; k++) {
+            wlo[k] = centre[k] + lo[k];
+            whi[k] = centre[k] + hi[k];
+        }
+        stats_add_box(&s, wlo, whi);
+    }
+    pmf_chunk_free(&ch);
+    pthread_mutex_lock(&job->lock);
+    stats_merge(&job->stats, &s);
+    pthread_mutex_unlock(&job->lock);
 }
 
 static int validate_thread_count(uint32_t chunks)
@@ -161,42 +168,16 @@ static bool validate_level_chunks(const pmf_file *f, const pmf_level *lvl, uint3
             present[job.present_count++] = g;
     job.present = present;
     job.failed_at = job.present_count;
-    atomic_init(&job.next, 0);
     pthread_mutex_init(&job.lock, NULL);
-
-    validate_worker workers[VALIDATE_MAX_THREADS] = { 0 };
-    int n = validate_thread_count(job.present_count), started = 0;
-    n = n < max_threads ? n : max_threads;
-    for (int t = 0; t < n; t++) {
-        workers[t].job = &job;
-        if (t > 0 && pthread_create(&workers[t].thread, NULL, validate_chunks, &workers[t]) != 0)
-            break;
-        started = t + 1;
-    }
-    validate_chunks(&workers[0]);
-    for (int t = 1; t < started; t++)
-        pthread_join(workers[t].thread, NULL);
+    int n = validate_thread_count(job.present_count);
+    jobs_parallel_for(job.present_count, n < max_threads ? n : max_threads, validate_chunk, &job);
     pthread_mutex_destroy(&job.lock);
     free(present);
-
     if (job.failed_at < job.present_count) {
         *err = job.error;
         return false;
     }
-    for (int t = 0; t < started; t++) {
-        const pmf_level_stats *w = &workers[t].stats;
-        s->present_chunks += w->present_chunks;
-        s->cubes += w->cubes;
-        s->vertices += w->vertices;
-        s->lightmaps += w->lightmaps;
-        for (int n = 0; n <= PMF_MAX_LIGHTMAP_EXP; n++)
-            s->lightmaps_by_exp[n] += w->lightmaps_by_exp[n];
-        s->dynamic_lights += w->dynamic_lights;
-        s->fast_lights += w->fast_lights;
-        s->decompressed_bytes += w->decompressed_bytes;
-        if (w->has_bounds)
-            stats_add_box(s, w->min, w->max);
-    }
+    stats_merge(s, &job.stats);
     return true;
 }
 

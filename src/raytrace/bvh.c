@@ -1,7 +1,7 @@
 /* bvh.c - binned-SAH BVH over triangles, any-hit segment queries (Moller-Trumbore) and box queries. */
 #include "bvh.h"
 #include "jobs.h"
-#include "pmf/pmf_budget.h"
+#include "base/pmf_budget.h"
 
 #include <float.h>
 #include <math.h>

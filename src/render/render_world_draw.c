@@ -8,7 +8,7 @@
 #include <cglm/mat4.h>
 
 #include "render_world_internal.h"
-#include "pmf/pmf_system.h"
+#include "base/pmf_system.h"
 
 void world_setup_vao(render_world *w)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "render_world_internal.h"
-#include "pmf/pmf_system.h"
+#include "base/pmf_system.h"
 
 static const char *const switch_names[WV_SWITCH_COUNT] = {
     "FAST_LIGHTS", "LIQUID", "MATCAP", "ADDITIVE", "FOG", "LUXEL_GRID", "WIRE",

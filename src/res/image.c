@@ -5,7 +5,7 @@
 #include "res.h"
 
 #include "image_reduce.h"
-#include "pmf/pmf_budget.h"
+#include "base/pmf_budget.h"
 #include "pmf/ptf.h"
 
 #include <setjmp.h>

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "image_reduce.h"
-#include "pmf/pmf_budget.h"
+#include "base/pmf_budget.h"
 
 bool image_reducer_init(image_reducer *r, uint32_t width, uint32_t height, uint32_t max_side)
 {

@@ -2,7 +2,7 @@
 #include "res.h"
 
 #include "pmf/paf.h"
-#include "pmf/pmf_budget.h"
+#include "base/pmf_budget.h"
 #include "pmf/ptf.h"
 
 #include <limits.h>

@@ -60,7 +60,7 @@ void camera_init(camera *cam, const camera_desc *desc)
     cam->center[1] = (int32_t)desc->center.y;
     cam->center[2] = (int32_t)desc->center.z;
     memcpy(cam->chunk, cam->center, sizeof cam->chunk);
-    cam->fov_y = desc->fov_y > 0 ? desc->fov_y : 75.0f;
+    cam->fov_y = desc->fov_y > 0 ? desc->fov_y : (float)CAMERA_DEFAULT_FOV;
     cam->aspect = 16.0f / 9.0f;
 }
 

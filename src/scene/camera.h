@@ -18,10 +18,12 @@
 
 #include "pmf/pmf.h"
 
+#define CAMERA_DEFAULT_FOV 75         /* degrees, vertical, when camera_desc.fov_y is 0 */
+
 typedef struct camera_desc {
     uint8_t chunk_size_exp;          /* chunk side = 2^exp metres */
     pmf_chunk_coord center;          /* the level's centre chunk */
-    float fov_y;                     /* vertical field of view, degrees; 0 = 75 */
+    float fov_y;                     /* vertical field of view, degrees; 0 = CAMERA_DEFAULT_FOV */
 } camera_desc;
 
 typedef struct camera {

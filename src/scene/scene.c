@@ -44,8 +44,17 @@ static void settle_allocator(void)
     mallopt(M_TRIM_THRESHOLD, 64 << 20);
 }
 
-scene *scene_open(const scene_desc *desc, scene_error *err)
+/* Zero means default: every default of a scene_desc, resolved here and nowhere else. */
+static scene_desc scene_desc_defaults(const scene_desc *desc)
 {
+    scene_desc d = *desc;
+    d.radius = d.radius > 0 ? d.radius : STREAM_DEFAULT_RADIUS;
+    return d;
+}
+
+scene *scene_open(const scene_desc *given, scene_error *err)
+{
+    const scene_desc resolved = scene_desc_defaults(given), *desc = &resolved;
     char line[sizeof err->message];
     pmf_error perr;
     scene *s = calloc(1, sizeof *s);
@@ -53,7 +62,7 @@ scene *scene_open(const scene_desc *desc, scene_error *err)
         return fail(NULL, err, 3, "%s", "out of memory");
     settle_allocator();
     s->opened_at = pmf_seconds();
-    s->radius = desc->radius > 0 ? desc->radius : 8;
+    s->radius = desc->radius;
     s->moving_camera = desc->moving_camera;
     s->first_complete = -1;
     s->level = desc->level;
@@ -84,7 +93,7 @@ scene *scene_open(const scene_desc *desc, scene_error *err)
         return fail(s, err, 3, "%s", line);
     s->stream = stream_create(&(stream_desc){
         .file = s->file, .level = desc->level, .lvl = &s->lvl, .workers = desc->workers,
-        .radius = desc->radius, .hysteresis = EVICTION_HYSTERESIS, .prepare = scene_prepare_chunk,
+        .radius = desc->radius, .prepare = scene_prepare_chunk,
         .release = scene_release_chunk, .user = s,
     });
     if (!s->stream)

@@ -40,7 +40,7 @@ typedef struct scene_desc {
     const char *path;                /* the .pmf file */
     uint32_t level;                  /* level index, from 0 */
     const char *game_dir;            /* --game: unprefixed texture paths; NULL = none */
-    int radius;                      /* streaming radius in chunks; 0 = 8 */
+    int radius;                      /* streaming radius in chunks; 0 = STREAM_DEFAULT_RADIUS */
     int workers;                     /* streaming threads; 0 = cores - 1 */
     /* The camera will move (the window, a flight): the GPU buffers are sized while the first
      * view streams in for every chunk the radius can hold, not grown (and copied) on the way.

@@ -30,7 +30,6 @@
 
 typedef struct sky_region { float planes[6][4]; int env; } sky_region;
 
-#define EVICTION_HYSTERESIS 2        /* chunks past the radius before a resident one is dropped */
 #define TRIM_AFTER_EVICTIONS 16
 #define FILTER_INTERVAL_SECONDS 0.5
 #define TRIM_INTERVAL_SECONDS 2.0

@@ -157,7 +157,7 @@ static double resident_bytes(const scene *s)
 {
     const pmf_level_info *li = &s->file->levels[s->level];
     uint32_t count[3] = { li->count_x, li->count_y, li->count_z }, lo[3], hi[3];
-    uint32_t keep = (uint32_t)s->radius + EVICTION_HYSTERESIS;
+    uint32_t keep = (uint32_t)s->radius + STREAM_DEFAULT_HYSTERESIS;
     double scale = 1.0;
     for (int k = 0; k < 3; k++) {
         int32_t c = s->cam.chunk[k];

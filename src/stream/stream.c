@@ -557,18 +557,32 @@ static void stream_stop_workers(stream *s)
     s->thread_count = 0;
 }
 
-stream *stream_create(const stream_desc *desc)
+/* Zero means default: every default of a stream_desc, resolved here and nowhere else. */
+static stream_desc stream_desc_defaults(const stream_desc *desc)
 {
-    if (!desc || !desc->file || !desc->lvl || !desc->prepare || desc->level >= desc->file->level_count)
+    stream_desc d = *desc;
+    d.radius = d.radius > 0 ? d.radius : STREAM_DEFAULT_RADIUS;
+    d.hysteresis = d.hysteresis > 0 ? d.hysteresis : STREAM_DEFAULT_HYSTERESIS;
+    if (d.workers <= 0) {   /* a core left to the thread that draws */
+        int cores = pmf_cores();
+        d.workers = cores > 1 ? cores - 1 : 1;
+    }
+    return d;
+}
+
+stream *stream_create(const stream_desc *given)
+{
+    if (!given || !given->file || !given->lvl || !given->prepare || given->level >= given->file->level_count)
         return NULL;
     stream *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->desc = *desc;
+    s->desc = stream_desc_defaults(given);
+    const stream_desc *desc = &s->desc;
     s->info = &desc->file->levels[desc->level];
     s->chunk_side = ldexp(1.0, s->info->chunk_size_exp);
-    s->radius = desc->radius > 0 ? desc->radius : 8;
-    s->hysteresis = desc->hysteresis > 0 ? desc->hysteresis : 2;
+    s->radius = desc->radius;
+    s->hysteresis = desc->hysteresis;
     s->camera[0] = s->info->center.x;
     s->camera[1] = s->info->center.y;
     s->camera[2] = s->info->center.z;
@@ -576,10 +590,6 @@ stream *stream_create(const stream_desc *desc)
     pthread_cond_init(&s->work_cv, NULL);
 
     int workers = desc->workers;
-    if (workers <= 0) {
-        int cores = pmf_cores();
-        workers = cores > 1 ? cores - 1 : 1;
-    }
     s->threads = calloc((size_t)workers, sizeof *s->threads);
     if (!s->threads || !records_reserve(s)) {
         stream_destroy(s);

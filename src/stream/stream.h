@@ -20,13 +20,16 @@
 
 typedef struct stream stream;
 
+#define STREAM_DEFAULT_RADIUS 8      /* chunks, when stream_desc.radius is 0 */
+#define STREAM_DEFAULT_HYSTERESIS 2  /* chunks past the radius before a resident one goes */
+
 typedef struct stream_desc {
     const pmf_file *file;
     uint32_t level;
     const pmf_level *lvl;            /* decoded with at least PMF_PART_COMMON; outlives the stream */
     int workers;                     /* 0 = cores - 1, at least 1 */
-    int radius;                      /* chunks (Chebyshev distance); 0 = 8 */
-    int hysteresis;                  /* extra chunks before eviction; 0 = 2 */
+    int radius;                      /* chunks (Chebyshev distance); 0 = STREAM_DEFAULT_RADIUS */
+    int hysteresis;                  /* extra chunks before eviction; 0 = STREAM_DEFAULT_HYSTERESIS */
     /* On a worker thread: turns a decoded chunk into a payload for the main thread. Takes
      * ownership of *chunk (free it or keep it). Returns NULL and fills err on failure. */
     void *(*prepare)(void *user, pmf_chunk *chunk, char *err, size_t err_size);

@@ -4,7 +4,7 @@
 #include "bake_internal.h"
 #include "bvh.h"
 #include "light_model.h"
-#include "pmf/pmf_budget.h"
+#include "base/pmf_budget.h"
 
 #include <math.h>
 #include <stdatomic.h>

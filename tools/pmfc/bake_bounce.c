@@ -13,7 +13,7 @@
  * Every ray's directions come from its own index, and sums run in cell order: the result does not
  * depend on the thread count. */
 #include "bake_internal.h"
-#include "pmf/pmf_budget.h"
+#include "base/pmf_budget.h"
 
 #include <math.h>
 #include <stdatomic.h>

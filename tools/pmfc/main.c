@@ -16,12 +16,12 @@
 #include "front/world.h"
 #include "front/generate.h"
 #include "memory_option.h"
-#include "pmf/atomic_file.h"
-#include "pmf/pmf_budget.h"
+#include "base/atomic_file.h"
+#include "base/pmf_budget.h"
 #include "pmf/file_kind.h"
 #include "pmf/pmf_cameras.h"
 #include "pmf/pmf_lights.h"
-#include "pmf/pmf_system.h"
+#include "base/pmf_system.h"
 
 #define PMFC_VERSION "pmfc 0.1"
 

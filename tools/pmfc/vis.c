@@ -13,7 +13,7 @@
 #include "bake.h"
 #include "bake_internal.h"
 #include "bvh.h"
-#include "pmf/pmf_budget.h"
+#include "base/pmf_budget.h"
 
 #include <math.h>
 #include <stdatomic.h>

@@ -3,7 +3,7 @@
  * for the bake fails it cleanly (false, a refusal counted, nothing left taken), and the same bake
  * under a budget that fits gives the same bytes as unlimited. */
 #include "city_scene.h"
-#include "pmf/pmf_budget.h"
+#include "base/pmf_budget.h"
 
 static uint8_t *copy_lightmaps(const city *c, size_t *bytes)
 {

@@ -1,6 +1,6 @@
 /* bsp_read.c - GoldSrc BSP v30, Quake BSP v29, BSP2 and 2PSB (see bsp_read.h). */
 #include "bsp_read.h"
-#include "pmf/pmf_budget.h"
+#include "base/pmf_budget.h"
 #include "pmf/pmf_bytes.h"
 
 #include <math.h>

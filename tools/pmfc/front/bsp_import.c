@@ -16,7 +16,7 @@
 #include "bsp_visibility.h"
 #include "editor_internal.h"
 #include "map_read.h"
-#include "pmf/text_clean.h"
+#include "base/text_clean.h"
 
 enum { CONTENTS_EMPTY = -1, CONTENTS_SOLID = -2, CONTENTS_WATER = -3, CONTENTS_SLIME = -4, CONTENTS_LAVA = -5, CONTENTS_SKY = -6 };
 #define MAX_DEPTH 1024          /* deeper than any compiler builds; a tree past it is damaged */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "bsp_visibility.h"
-#include "pmf/pmf_budget.h"
+#include "base/pmf_budget.h"
 
 #define TOUCH_UNITS 1.0          /* boxes widened by this, so a face on a leaf's side touches it */
 #define MAX_DEPTH 1024           /* as bsp_import.c: deeper than any compiler builds */

@@ -13,7 +13,7 @@
 #include "editor_internal.h"
 #include "fill.h"
 #include "pmf/pmf_map_info.h"
-#include "pmf/text_clean.h"
+#include "base/text_clean.h"
 
 #define EDITOR_EYE_HEIGHT 28.0       /* units above a player start's origin */
 #define EDITOR_AMBIENT 0.03f          /* Quake maps: a floor under their minlight */

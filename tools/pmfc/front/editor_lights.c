@@ -16,7 +16,7 @@
 #include "editor_internal.h"
 #include "fill.h"
 #include "light_model.h"
-#include "pmf/text_clean.h"
+#include "base/text_clean.h"
 
 /* hlrad's light model (docs/pmfc-lighting.md "GoldSrc sources"), in bytes of stored light before
  * its x 2 and gamma (bake_desc.store_*): a light of value v (the brightest channel of _light)

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "editor_internal.h"
-#include "pmf/text_clean.h"
+#include "base/text_clean.h"
 
 #define EDITOR_STANDIN_SIZE 64
 #define EDITOR_ANIM_ADVANCE_US 100000   /* 10 frames per second */

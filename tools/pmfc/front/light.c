@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "light.h"
-#include "pmf/pmf_budget.h"
+#include "base/pmf_budget.h"
 
 bool light_reaches(const light_def *l, v3 lo, v3 hi)
 {

@@ -9,7 +9,7 @@
 
 #include "editor_internal.h"
 #include "map_read.h"
-#include "pmf/text_clean.h"
+#include "base/text_clean.h"
 
 /* A face's outward plane from its three points (qbsp's PlaneFromPoints: the points run
  * clockwise seen from outside); false when they lie in a line. */

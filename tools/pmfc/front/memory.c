@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "pmf/pmf_budget.h"
-#include "pmf/text_clean.h"
+#include "base/pmf_budget.h"
+#include "base/text_clean.h"
 #include "world.h"
 
 #define MIB (1ull << 20)

@@ -9,7 +9,7 @@
 #include <strings.h>
 
 #include "map_read.h"
-#include "pmf/pmf_budget.h"
+#include "base/pmf_budget.h"
 
 #define MAX_FILE_SIZE ((uint64_t)1 << 30)
 #define MAX_TOKEN 1024                   /* longest word or string (a texture path, a key's value) */

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "rmf.h"
-#include "pmf/pmf_budget.h"
+#include "base/pmf_budget.h"
 #include "pmf/pmf_bytes.h"
 
 /* ---- arena: every allocation of a map, released at once ---------------------------------- */

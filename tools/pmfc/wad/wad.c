@@ -1,6 +1,6 @@
 /* wad.c - WAD2 / WAD3 reader: directory, name lookup, miptex decoding (see wad.h). */
 #include "wad.h"
-#include "pmf/pmf_budget.h"
+#include "base/pmf_budget.h"
 #include "pmf/pmf_bytes.h"
 
 #include <errno.h>

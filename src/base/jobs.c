@@ -1,6 +1,6 @@
 /* jobs.c - fork-join worker pool: threads pull indices from one atomic counter. */
 #include "jobs.h"
-#include "pmf/pmf_system.h"
+#include "pmf_system.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,7 +1,7 @@
-/* jobs.h - a worker pool for CPU-bound loops: the baker's and the compiler's (parallel chunk
- * encoding), and the BVH build. */
-#ifndef RAYTRACE_JOBS_H
-#define RAYTRACE_JOBS_H
+/* jobs.h - the worker pool for CPU-bound loops: the baker's, the compiler's (parallel chunk
+ * encoding), the BVH build and full validation of a PMF (pmf_validate). */
+#ifndef BASE_JOBS_H
+#define BASE_JOBS_H
 
 #include <stddef.h>
 
