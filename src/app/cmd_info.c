@@ -418,10 +418,10 @@ static int info_option(void *user, int id, const char *value)
         o->json = true;
         return 0;
     case 'm':
-        return memory_option_set(value) ? 0 : cli_usage_error("info", "--memory wants MiB in 64..1048576, got '%s'", value);
+        return memory_option_set(value) ? 0 : cli_usage_error("pmfview", "info", "--memory wants MiB in 64..1048576, got '%s'", value);
     case CLI_OPERAND:
         if (o->path)
-            return cli_usage_error("info", "more than one FILE given: '%s'", value);
+            return cli_usage_error("pmfview", "info", "more than one FILE given: '%s'", value);
         o->path = value;
         return 0;
     }
@@ -431,7 +431,7 @@ static int info_option(void *user, int id, const char *value)
 int cmd_info(int argc, char **argv)
 {
     info_options o = { 0 };
-    int rc = cli_parse(&(cli_desc){ .command = "info", .short_options = "h", .long_options = info_long_options,
+    int rc = cli_parse(&(cli_desc){ .program = "pmfview", .command = "info", .short_options = "h", .long_options = info_long_options,
                                     .handle = info_option, .user = &o }, argc, argv);
     if (rc)
         return rc == CLI_DONE ? 0 : rc;

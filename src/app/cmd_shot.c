@@ -120,7 +120,7 @@ typedef struct shot_options {
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    return cli_usage_error("shot", fmt, arg);
+    return cli_usage_error("pmfview", "shot", fmt, arg);
 }
 
 static bool parse_double(const char *s, double *out)
@@ -404,7 +404,7 @@ static int parse_args(int argc, char **argv, shot_options *o)
     o->settings.exposure = 1.0f;
     o->pm4_layers = PM4_LAYER_ALL;
     o->inspect[0] = o->inspect[1] = -1;
-    int rc = cli_parse(&(cli_desc){ .command = "shot", .short_options = "ho:", .long_options = shot_long_options,
+    int rc = cli_parse(&(cli_desc){ .program = "pmfview", .command = "shot", .short_options = "ho:", .long_options = shot_long_options,
                                     .handle = shot_option, .user = o }, argc, argv);
     if (rc)
         return rc;

@@ -18,7 +18,7 @@
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    return cli_usage_error(NULL, fmt, arg);
+    return cli_usage_error("pmfview", NULL, fmt, arg);
 }
 
 static bool parse_int(const char *s, long min, long max, long *out)
@@ -170,7 +170,7 @@ static int view_option(void *user, int id, const char *v)
 int cmd_view(int argc, char **argv)
 {
     view_desc desc = { 0 };
-    int rc = cli_parse(&(cli_desc){ .short_options = "h", .long_options = view_long_options, .handle = view_option,
+    int rc = cli_parse(&(cli_desc){ .program = "pmfview", .short_options = "h", .long_options = view_long_options, .handle = view_option,
                                     .user = &desc }, argc, argv);
     if (rc)
         return rc == CLI_DONE ? 0 : rc;

@@ -3,18 +3,17 @@
 #include <string.h>
 
 #include "cli.h"
-#include "commands.h"
 #include "text_clean.h"
 
-int cli_usage_error(const char *command, const char *fmt, const char *arg)
+int cli_usage_error(const char *program, const char *command, const char *fmt, const char *arg)
 {
     char clean[256];
-    fputs("pmfview: ", stderr);
+    fprintf(stderr, "%s: ", program);
     if (command)
         fprintf(stderr, "%s: ", command);
     fprintf(stderr, fmt, text_clean(arg ? arg : "", clean, sizeof clean));
-    fprintf(stderr, " (see 'pmfview %s%s--help')\n", command ? command : "", command ? " " : "");
-    return EXIT_USAGE;
+    fprintf(stderr, " (see '%s %s%s--help')\n", program, command ? command : "", command ? " " : "");
+    return CLI_EXIT_USAGE;
 }
 
 /* The long option NAME (without "--", up to '=') names, or NULL. */
@@ -39,15 +38,15 @@ int cli_parse(const cli_desc *desc, int argc, char **argv)
     while ((id = getopt_long(argc, argv, shorts, desc->long_options, NULL)) != -1) {
         const char *arg = argv[optind - 1];
         if (id == ':')
-            return cli_usage_error(desc->command, "option '%s' needs a value", arg);
+            return cli_usage_error(desc->program, desc->command, "option '%s' needs a value", arg);
         if (id == '?') {
             const struct option *o = !strncmp(arg, "--", 2) ? find_long(desc->long_options, arg + 2) : NULL;
             if (o && o->has_arg == no_argument && strchr(arg, '=')) {
                 char name[64];
                 snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
-                return cli_usage_error(desc->command, "option '%s' takes no value", name);
+                return cli_usage_error(desc->program, desc->command, "option '%s' takes no value", name);
             }
-            return cli_usage_error(desc->command, "unknown option '%s'", arg);
+            return cli_usage_error(desc->program, desc->command, "unknown option '%s'", arg);
         }
         if ((rc = desc->handle(desc->user, id, optarg)))
             return rc;
