@@ -17,13 +17,10 @@
 
 #include "pmf/pmf.h"
 #include "sample_map.h"
+#include "common/check.h"
 
 static const char *pmfc, *pmfview, *workdir;
-static int failures;
 
-#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
-#define CHECK_EQ(a, b) do { long long a_ = (long long)(a), b_ = (long long)(b); if (a_ != b_) { \
-    fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, a_, #b, b_); failures++; } } while (0)
 
 static void write_file(const char *path, const char *data)
 {
@@ -77,7 +74,7 @@ static bool near_rgb(const unsigned char *p, int r, int g, int b, int tol)
 
 #define CHECK_RGB(img, x, y, r, g, b, tol) do { const unsigned char *p_ = pixel(img, x, y); \
     if (!near_rgb(p_, r, g, b, tol)) { fprintf(stderr, "%s:%d: pixel (%d, %d) is %d %d %d, expected %d %d %d\n", \
-        __FILE__, __LINE__, (int)(x), (int)(y), p_[0], p_[1], p_[2], (int)(r), (int)(g), (int)(b)); failures++; } } while (0)
+        __FILE__, __LINE__, (int)(x), (int)(y), p_[0], p_[1], p_[2], (int)(r), (int)(g), (int)(b)); check_failures++; } } while (0)
 
 /* ---- density heat-map ---------------------------------------------------------------------- */
 
@@ -115,7 +112,7 @@ static void test_density(void)
         CHECK_EQ(compile(name, src), 0);
         image img;
         if (!shot(name, name, "--mode density --size 64x64 --fov 60 --camera 0,3,0,0,-90", &img)) {
-            failures++;
+            check_failures++;
             continue;
         }
         int want[3];
@@ -144,7 +141,7 @@ static void test_density(void)
         CHECK_RGB(&img, 32, 32, 128, 128, 128, 1);
         stbi_image_free(img.rgb);
     } else {
-        failures++;
+        check_failures++;
     }
 }
 
@@ -198,11 +195,11 @@ static void test_compare(void)
         CHECK_EQ(coloured, 0);
         stbi_image_free(img.rgb);
     } else {
-        failures++;
+        check_failures++;
     }
     snprintf(extra, sizeof extra, "%s --compare '%s/after.pmf'", view, workdir);
     if (!shot("before", "moved", extra, &img)) {
-        failures++;
+        check_failures++;
         return;
     }
     unsigned long long changed = 0, total = 0, brighter = 0, darker = 0;
@@ -278,7 +275,7 @@ static void test_overlay_edges_on_floor(void)
 {
     image img;
     if (!shot("regions", "edges", "--size 160x120 --camera 0,10,3,0,-70 --overlay weather,gravity", &img)) {
-        failures++;
+        check_failures++;
         return;
     }
     for (int y = 66; y <= 78; y++) {
@@ -372,7 +369,7 @@ static void count_lightmaps(const char *name, uint64_t *lightmaps, uint64_t *lux
     pmf_file *f = pmf_open(path, &err);
     pmf_level lvl;
     if (!f || !pmf_level_read(f, 0, PMF_PART_COMMON | PMF_PART_CLIENT, &lvl, &err)) {
-        failures++;
+        check_failures++;
         if (f)
             pmf_close(f);
         return;
@@ -452,7 +449,7 @@ static void test_overlay_path(void)
         image img;
         snprintf(extra, sizeof extra, "%s%s %s", k ? "--overlay " : "", k ? kinds[k] : "", view);
         if (!shot("sample", kinds[k], extra, &img)) {
-            failures++;
+            check_failures++;
             return;
         }
         pink[k] = 0;
@@ -489,9 +486,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++)
         if (!strcmp(tests[i].name, argv[4])) {
             tests[i].run();
-            if (failures)
-                fprintf(stderr, "%d check(s) failed\n", failures);
-            return failures ? 1 : 0;
+            if (check_failures)
+                fprintf(stderr, "%d check(s) failed\n", check_failures);
+            return check_failures ? 1 : 0;
         }
     fprintf(stderr, "unknown case '%s'\n", argv[4]);
     return 1;

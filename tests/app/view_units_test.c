@@ -23,18 +23,9 @@
 #include "view_shot.h"
 #include "view_teleport.h"
 #include "view_watch.h"
+#include "common/check.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                                    \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            failures++;                                                                     \
-            fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond);                      \
-            fprintf(stderr, __VA_ARGS__);                                                   \
-            fputc('\n', stderr);                                                            \
-        }                                                                                   \
-    } while (0)
 
 static char work[1024];
 
@@ -442,7 +433,7 @@ int main(int argc, char **argv)
     test_output_files();
     test_image_compare();
     test_region_kinds();
-    if (failures)
-        fprintf(stderr, "%d check(s) failed\n", failures);
-    return failures ? 1 : 0;
+    if (check_failures)
+        fprintf(stderr, "%d check(s) failed\n", check_failures);
+    return check_failures ? 1 : 0;
 }

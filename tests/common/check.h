@@ -1,22 +1,58 @@
-/* check.h - test assertions shared by the test suites: print where and what, count failures, go on. */
+/* check.h - the one assertion harness of the test suites: print where and what, count failures,
+ * go on; check_report (or TEST_DONE) turns the count into the exit status.
+ *
+ *   CHECK(cond);                          CHECK(cond, "printf format %d", args...);
+ *   CHECK_EQ(a, b);                       integers, both values printed
+ *   CHECK_NEAR(a, b, tolerance);          doubles
+ *   CHECK_ERROR(ok, err, "block");        a failed call whose pmf_error names the block
+ *   check_fail("what %s", why);           a failure found another way */
 #ifndef TESTS_COMMON_CHECK_H
 #define TESTS_COMMON_CHECK_H
 
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "pmf/pmf.h"
 
 static int check_failures;
 
-#define CHECK(cond) \
-    ((cond) ? (void)0 : (void)(check_failures++, fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond)))
+static void check_failed_at(const char *file, int line, const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5), unused));
+static void check_failed_at(const char *file, int line, const char *what, const char *fmt, ...)
+{
+    check_failures++;
+    fprintf(stderr, "%s:%d: %s failed", file, line, what);
+    if (strcmp(fmt, " ") != 0) {   /* " " alone: no message given */
+        va_list ap;
+        va_start(ap, fmt);
+        fputc(':', stderr);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+    }
+    fputc('\n', stderr);
+}
+
+/* The message is optional: the " " before it joins it (a string literal) into one format, or
+ * stands alone when there is none. */
+#define CHECK(cond, ...) do { \
+    if (!(cond)) \
+        check_failed_at(__FILE__, __LINE__, "CHECK(" #cond ")", " " __VA_ARGS__); \
+} while (0)
+
+#define check_fail(...) check_failed_at(__FILE__, __LINE__, "check", " " __VA_ARGS__)
 
 #define CHECK_EQ(a, b) do { \
     long long check_a_ = (long long)(a), check_b_ = (long long)(b); \
-    if (check_a_ != check_b_) { \
-        check_failures++; \
-        fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, #b, check_a_, check_b_); \
-    } \
+    if (check_a_ != check_b_) \
+        check_failed_at(__FILE__, __LINE__, #a " == " #b, " %lld != %lld", check_a_, check_b_); \
+} while (0)
+
+#define CHECK_NEAR(a, b, tolerance) do { \
+    double check_a_ = (double)(a), check_b_ = (double)(b); \
+    if (!(fabs(check_a_ - check_b_) <= (tolerance))) \
+        check_failed_at(__FILE__, __LINE__, #a " ~ " #b, " %g vs %g (tolerance %g)", check_a_, check_b_, (double)(tolerance)); \
 } while (0)
 
 /* Asserts the call failed and the error names the block; prints the error for the log. */
@@ -40,7 +76,7 @@ static inline void check_error_line_clean(const pmf_error *err)
         }
 }
 
-static int check_report(const char *name)
+static inline int check_report(const char *name)
 {
     if (check_failures)
         fprintf(stderr, "%s: %d check(s) failed\n", name, check_failures);
@@ -48,5 +84,8 @@ static int check_report(const char *name)
         printf("%s: all checks passed\n", name);
     return check_failures ? 1 : 0;
 }
+
+/* The end of a test's main(): its exit status. */
+#define TEST_DONE() return check_report(__FILE__)
 
 #endif

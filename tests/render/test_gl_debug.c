@@ -14,17 +14,8 @@
 #include <glad/gl.h>
 
 #include "render.h"
+#include "common/check.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            failures++;                                                         \
-            fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond);          \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fputc('\n', stderr);                                                \
-        }                                                                       \
-    } while (0)
 
 /* Binding a name glGenBuffers never returned is GL_INVALID_OPERATION in a core context. */
 static void provoke_error(void)
@@ -96,7 +87,7 @@ int main(int argc, char **argv)
     text[n] = '\0';
     int rc = p ? pclose(p) : -1;
     CHECK(rc == 0 && n == 0, "shot --gl-debug: status %d, output '%s'", rc, text);
-    if (failures)
-        fprintf(stderr, "%d check(s) failed\n", failures);
-    return failures ? 1 : 0;
+    if (check_failures)
+        fprintf(stderr, "%d check(s) failed\n", check_failures);
+    return check_failures ? 1 : 0;
 }

@@ -14,18 +14,9 @@
 #include "pmf.h"
 #include "sample_map.h"
 #include "stream.h"
+#include "common/check.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond);     \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-            failures++;                                                    \
-        }                                                                  \
-    } while (0)
 
 static double now_seconds(void)
 {
@@ -899,9 +890,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (strcmp(argv[1], cases[i].name) == 0) {
             cases[i].run();
-            if (failures)
-                fprintf(stderr, "%s: %d check(s) failed\n", argv[1], failures);
-            return failures ? 1 : 0;
+            if (check_failures)
+                fprintf(stderr, "%s: %d check(s) failed\n", argv[1], check_failures);
+            return check_failures ? 1 : 0;
         }
     }
     fprintf(stderr, "stream_test: no case '%s'\n", argv[1]);

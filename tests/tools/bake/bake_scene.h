@@ -7,14 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/check.h"
 
-#define CHECK(cond)                                                                     \
-    do {                                                                                \
-        if (!(cond)) {                                                                  \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);    \
-            exit(1);                                                                    \
-        }                                                                               \
-    } while (0)
 
 typedef struct scene {
     float (*tris)[9];

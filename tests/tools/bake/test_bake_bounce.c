@@ -214,5 +214,5 @@ int main(void)
     test_determinism();
     test_dynamic_layer();
     printf("bake_bounce: ok\n");
-    return 0;
+    TEST_DONE();
 }

@@ -96,5 +96,5 @@ int main(void)
     check_vis(); /* first: the budget's peak is then its own (the bake's is larger) */
     check_bake();
     puts("test_bake_budget: ok");
-    return 0;
+    TEST_DONE();
 }

@@ -243,5 +243,5 @@ int main(void)
     parallel_build_is_identical();
     empty_tree_hits_nothing();
     puts("test_bake_bvh: ok");
-    return 0;
+    TEST_DONE();
 }

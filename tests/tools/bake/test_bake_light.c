@@ -286,5 +286,5 @@ int main(void)
     free(f.lightmap.luxels);
     scene_free(&f.occluders);
     puts("test_bake_light: ok");
-    return 0;
+    TEST_DONE();
 }

@@ -114,5 +114,5 @@ int main(void)
     check_bake();
     check_vis();
     puts("test_bake_threads: ok");
-    return 0;
+    TEST_DONE();
 }

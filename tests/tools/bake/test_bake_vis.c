@@ -229,5 +229,5 @@ int main(void)
     walls_hide();
     random_scenes_never_hide_the_visible();
     puts("test_bake_vis: ok");
-    return 0;
+    TEST_DONE();
 }

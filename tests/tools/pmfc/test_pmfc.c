@@ -12,15 +12,12 @@
 #include <unistd.h>
 
 #include "pmf/pmf.h"
+#include "common/check.h"
 
-static int failures;
+#define CHECK_CLOSE(a, b) CHECK_NEAR(a, b, 1e-4)
+
 static const char *pmfc, *workdir;
 
-#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
-#define CHECK_EQ(a, b) do { long long a_ = (long long)(a), b_ = (long long)(b); if (a_ != b_) { \
-    fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, a_, #b, b_); failures++; } } while (0)
-#define CHECK_NEAR(a, b) do { double a_ = (a), b_ = (b); if (fabs(a_ - b_) > 1e-4) { \
-    fprintf(stderr, "%s:%d: %s == %g, expected %g\n", __FILE__, __LINE__, #a, a_, b_); failures++; } } while (0)
 
 static void write_file(const char *path, const char *text)
 {
@@ -64,7 +61,7 @@ static pmf_file *open_map(const char *path)
     if (!pmf_validate(f, NULL, &err)) {
         char buf[768];
         fprintf(stderr, "%s does not validate: %s\n", path, pmf_error_format(&err, buf, sizeof buf));
-        failures++;
+        check_failures++;
     }
     return f;
 }
@@ -105,7 +102,7 @@ static void walk(const pmf_chunk *ch, uint32_t ci, const float lo[3], const floa
             float sign = f < 3 ? 1.0f : -1.0f;
             for (int k = 0; k < 4; k++) {
                 for (int a = 0; a < 3; a++) CHECK(q[k].xyz[a] >= lo[a] - 1e-4f && q[k].xyz[a] <= hi[a] + 1e-4f);
-                CHECK_NEAR(q[k].xyz[axis], q[0].xyz[axis]);
+                CHECK_CLOSE(q[k].xyz[axis], q[0].xyz[axis]);
             }
             float e1[3], e2[3];
             for (int a = 0; a < 3; a++) { e1[a] = q[1].xyz[a] - q[0].xyz[a]; e2[a] = q[2].xyz[a] - q[0].xyz[a]; }
@@ -174,15 +171,15 @@ static void test_single_box(void)
     /* +X quad first: x = 2.5, corners at 0.5 / 2.5 */
     const pmf_vertex *q = &ch.client.vertices[cc->u.geom.first_vertex];
     for (int k = 0; k < 4; k++) {
-        CHECK_NEAR(q[k].xyz[0], 2.5);
+        CHECK_CLOSE(q[k].xyz[0], 2.5);
         CHECK(fabsf(q[k].xyz[1] - 0.5f) < 1e-5f || fabsf(q[k].xyz[1] - 2.5f) < 1e-5f);
         CHECK(fabsf(q[k].xyz[2] - 0.5f) < 1e-5f || fabsf(q[k].xyz[2] - 2.5f) < 1e-5f);
         CHECK(q[k].lm_uv[0] > 0 && q[k].lm_uv[0] < 1 && q[k].lm_uv[1] > 0 && q[k].lm_uv[1] < 1);
     }
     /* -Y quad (the fifth) at y = 0.5, -Z quad (the sixth) at z = 0.5 */
     for (int k = 0; k < 4; k++) {
-        CHECK_NEAR(q[16 + k].xyz[1], 0.5);
-        CHECK_NEAR(q[20 + k].xyz[2], 0.5);
+        CHECK_CLOSE(q[16 + k].xyz[1], 0.5);
+        CHECK_CLOSE(q[20 + k].xyz[2], 0.5);
     }
     int counts[4] = { 0 };
     float lo[3] = { -8, -8, -8 }, hi[3] = { 8, 8, 8 };
@@ -243,12 +240,12 @@ static void test_features(void)
     CHECK_EQ(lvl.common.materials[2].flags, PMF_MATERIAL_TRANSPARENT | PMF_MATERIAL_LIQUID);
     CHECK_EQ(lvl.common.materials[1].render_mode, PMF_RENDMODE_ADD);
     CHECK(!strcmp(lvl.client.materials[2].texture, "map:textures/water"));
-    CHECK_NEAR(lvl.client.materials[2].wave.scale, 0.2);
+    CHECK_CLOSE(lvl.client.materials[2].wave.scale, 0.2);
     CHECK_EQ(lvl.client.sky_env_count, 1);
     CHECK(!strcmp(lvl.client.sky_envs[0].skybox[PMF_FACE_NEG_Z], "sky"));
     CHECK(!strcmp(lvl.client.default_sky_env, "day"));
     CHECK_EQ(lvl.common.gravity_env_count, 1);
-    CHECK_NEAR(lvl.common.gravity_envs[0].gravity[1], -3);
+    CHECK_CLOSE(lvl.common.gravity_envs[0].gravity[1], -3);
     CHECK(!strcmp(lvl.common.default_weather_env, "calm"));
     pmf_chunk a, b;
     read_chunk(f, &lvl, 0, 0, 0, 0, &a);
@@ -272,9 +269,9 @@ static void test_features(void)
     CHECK_EQ(a.common.gravity_region_count, 1);
     CHECK_EQ(b.common.gravity_region_count, 0);
     if (a.common.gravity_region_count) {
-        CHECK_NEAR(a.common.gravity_regions[0].corners[0][0], 4);
-        CHECK_NEAR(a.common.gravity_regions[0].corners[7][0], -8);
-        CHECK_NEAR(a.common.gravity_regions[0].corners[7][1], 0);
+        CHECK_CLOSE(a.common.gravity_regions[0].corners[0][0], 4);
+        CHECK_CLOSE(a.common.gravity_regions[0].corners[7][0], -8);
+        CHECK_CLOSE(a.common.gravity_regions[0].corners[7][1], 0);
         CHECK(!strcmp(a.common.gravity_regions[0].env, "low"));
     }
     CHECK_EQ(b.client.sound_region_count, 1);
@@ -1184,6 +1181,6 @@ int main(int argc, char **argv)
     test_baked_light();
     test_sun();
     test_visibility_segments();
-    if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
-    return failures ? 1 : 0;
+    if (check_failures) fprintf(stderr, "%d check(s) failed\n", check_failures);
+    return check_failures ? 1 : 0;
 }

@@ -16,12 +16,10 @@
 #include <unistd.h>
 
 #include "pmf/pmf.h"
+#include "common/check.h"
 
-static int failures;
 static const char *pmfc, *workdir;
 
-#define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); failures++; } } while (0)
 
 /* Besides the budget: the program, its libraries, thread stacks and small allocations. */
 #define FIXED_OVERHEAD_MIB 64
@@ -196,7 +194,7 @@ int main(int argc, char **argv)
     test_bad_values();
     test_refused_then_compiled();
     test_peak_under_budget();
-    if (failures)
-        fprintf(stderr, "%d check(s) failed\n", failures);
-    return failures ? 1 : 0;
+    if (check_failures)
+        fprintf(stderr, "%d check(s) failed\n", check_failures);
+    return check_failures ? 1 : 0;
 }

@@ -12,13 +12,10 @@
 #include <stb_image.h>
 
 #include "pmf/pmf.h"
+#include "common/check.h"
 
 static const char *pmfc, *pmfview, *workdir;
-static int failures;
 
-#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
-#define CHECK_EQ(a, b) do { long long a_ = (long long)(a), b_ = (long long)(b); if (a_ != b_) { \
-    fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, #a, a_, #b, b_); failures++; } } while (0)
 
 /* A growing text buffer for generated sources. */
 typedef struct text { char *s; size_t len, cap; } text;
@@ -132,7 +129,7 @@ static int test_cracks(void)
         char extra[256];
         image img;
         snprintf(extra, sizeof extra, "--camera %s --size 1280x720%s", cameras[c], c & 1 ? " --no-vis" : "");
-        if (!shot("cracks", "cracks", extra, &img)) { failures++; continue; }
+        if (!shot("cracks", "cracks", extra, &img)) { check_failures++; continue; }
         views++;
         for (int y = 0; y < img.h; y++)
             for (int x = 0; x < img.w; x++) {
@@ -164,7 +161,7 @@ static int test_water(void)
                              "  box -8 -1 -2 8 -0.3 2 material water\n"
                              "  light static at -12 5 0 range 40\n}\n"), 0);
     image img;
-    if (!shot("water", "water", "--camera 0,12,0,0,-90 --size 320x180 --fov 90 --mode lightmap", &img)) { failures++; return 0; }
+    if (!shot("water", "water", "--camera 0,12,0,0,-90 --size 320x180 --fov 90 --mode lightmap", &img)) { check_failures++; return 0; }
     /* 90 degrees across 180 rows at 11.3 m: 7.96 pixels a metre, the pool x = 160 -/+ 63 at y = 90 */
     int max_step = 0, lo = 255, hi = 0;
     for (int x = 108; x < 212; x++) {
@@ -206,7 +203,7 @@ static int test_path_end(void)
     snprintf(extra, sizeof extra, "--size 320x180 --radius 2 --frames 3 --path '%s' --stats 2>'%s/path.log'", path, workdir);
     image flown, still;
     if (!shot("town", "flown", extra, &flown) || !shot("town", "still", "--size 320x180 --radius 2 --camera -150,1.7,-16,270,-5", &still)) {
-        failures++;
+        check_failures++;
         return 0;
     }
     long diff = differing_pixels(&flown, &still);
@@ -245,7 +242,7 @@ static int test_tiles(void)
             snprintf(extra, sizeof extra, "--camera %s --size 640x360%s", cameras[c], msaa ? " --msaa 4" : "");
             image whole, tiled;
             if (!shot("tiles", "whole", extra, &whole) || !shot_env("PMFVIEW_SHOT_TILE=100", "tiles", "tiled", extra, &tiled)) {
-                failures++;
+                check_failures++;
                 continue;
             }
             for (size_t i = 0; i < (size_t)whole.w * whole.h * 3; i++) {
@@ -303,7 +300,7 @@ static int test_far_origin(void)
     pmf_chunk cn, cf;
     if (!read_room_chunk("near", 1562, &fn, &ln, &cn) || !read_room_chunk("far", 1562, &ff, &lf, &cf)) {
         fprintf(stderr, "cannot read the room's chunk\n");
-        return ++failures;
+        return ++check_failures;
     }
     CHECK_EQ(ln.count_x, 1563);
     CHECK_EQ(lf.count_x, 1563);
@@ -358,7 +355,7 @@ static int test_far_origin(void)
         stbi_image_free(near.rgb);
         stbi_image_free(far.rgb);
     } else {
-        failures++;
+        check_failures++;
     }
     CHECK_EQ(luxel_off, 0);
     pmf_chunk_free(&cn);
@@ -385,7 +382,7 @@ static int test_fog(void)
     char extra[256];
     snprintf(extra, sizeof extra, "%s --fog", view);
     if (!shot("fog", "plain", view, &plain) || !shot("fog", "fogged", extra, &fog)) {
-        failures++;
+        check_failures++;
         return 0;
     }
     int step_plain = 0, step_fog = 0;
@@ -425,7 +422,7 @@ static int test_fast_pool(void)
     /* 90 degrees across 240 rows at 10 m: 12 pixels a metre (x right = +X, down = +Z), the
      * light's centre at (163.6, 117.6) */
     if (!shot("pool", "pool", "--camera 0,10,0,0,-90 --size 320x240 --fov 90 --mode lightmap", &img)) {
-        failures++;
+        check_failures++;
         return 0;
     }
     double ppm = 120.0 / 10.0, cx = 160 + 0.3 * ppm, cy = 120 - 0.2 * ppm;
@@ -473,8 +470,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++)
         if (!strcmp(tests[i].name, argv[4])) {
             tests[i].run();
-            if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
-            return failures ? 1 : 0;
+            if (check_failures) fprintf(stderr, "%d check(s) failed\n", check_failures);
+            return check_failures ? 1 : 0;
         }
     fprintf(stderr, "unknown case '%s'\n", argv[4]);
     return 1;
