@@ -9,6 +9,7 @@
 #include "render.h"
 
 #include "text_clean.h"
+#include "base/grow.h"
 
 #define ICON_RADIUS 7.0f             /* pixels: the diamond's half diagonal */
 #define RIM 2.0f
@@ -71,14 +72,8 @@ static void push_line(line_list *ll, const float a[3], const float b[3], const u
 {
     if (ll->count + 2 > MAX_LINE_VERTICES)
         return;
-    if (ll->count + 2 > ll->cap) {
-        size_t cap = ll->cap ? ll->cap * 2 : 1024;
-        hud_vertex *grown = realloc(ll->v, cap * sizeof *grown);
-        if (!grown)
-            return;
-        ll->v = grown;
-        ll->cap = cap;
-    }
+    if (!grow_array((void **)&ll->v, &ll->cap, ll->count + 2, sizeof *ll->v))
+        return;
     memcpy(ll->v[ll->count].xyz, a, sizeof ll->v[0].xyz);
     memcpy(ll->v[ll->count].rgba, rgba, 4);
     memcpy(ll->v[ll->count + 1].xyz, b, sizeof ll->v[0].xyz);

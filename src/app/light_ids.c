@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pmf.h"
+#include "base/grow.h"
 
 static int compare_u32(const void *a, const void *b)
 {
@@ -16,14 +17,8 @@ static int compare_u32(const void *a, const void *b)
 /* Appends id; false when out of memory. */
 static bool add_id(uint32_t **ids, size_t *count, size_t *cap, uint32_t id)
 {
-    if (*count == *cap) {
-        size_t grown_cap = *cap ? *cap * 2 : 16;
-        uint32_t *grown = realloc(*ids, grown_cap * sizeof *grown);
-        if (!grown)
-            return false;
-        *ids = grown;
-        *cap = grown_cap;
-    }
+    if (!grow_array((void **)ids, cap, *count + 1, sizeof **ids))
+        return false;
     (*ids)[(*count)++] = id;
     return true;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "text_clean.h"
+#include "base/grow.h"
 
 bool light_select_has(const light_selection *sel, scene_light_ref ref)
 {
@@ -20,14 +21,8 @@ bool light_select_push(light_selection *sel, scene_light_ref ref)
 {
     if (light_select_has(sel, ref))
         return true;
-    if (sel->count == sel->cap) {
-        size_t cap = sel->cap ? sel->cap * 2 : 8;
-        scene_light_ref *grown = realloc(sel->refs, cap * sizeof *grown);
-        if (!grown)
-            return false;
-        sel->refs = grown;
-        sel->cap = cap;
-    }
+    if (!grow_array((void **)&sel->refs, &sel->cap, sel->count + 1, sizeof *sel->refs))
+        return false;
     sel->refs[sel->count++] = ref;
     return true;
 }

@@ -1,5 +1,6 @@
 /* view_probes.c - cube lighting data around the camera, for the light-probe overlay. */
 #include "view_probes.h"
+#include "base/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,18 +24,12 @@ void view_probes_close(view_probes *p)
 
 static bool push_probe(view_probes *p, const double center[3], double half, const uint8_t rgb[3])
 {
-    if (p->count == p->capacity) {
-        size_t cap = p->capacity ? p->capacity * 2 : 256;
-        float (*boxes)[4] = realloc(p->boxes, cap * sizeof *boxes);
-        if (boxes)
-            p->boxes = boxes;
-        uint8_t (*colors)[3] = realloc(p->rgb, cap * sizeof *colors);
-        if (colors)
-            p->rgb = colors;
-        if (!boxes || !colors)
-            return false;
-        p->capacity = cap;
-    }
+    /* two arrays of one capacity: the second grows to the first's */
+    size_t cap = p->capacity, colors_cap = p->capacity;
+    if (!grow_array((void **)&p->boxes, &cap, p->count + 1, sizeof *p->boxes) ||
+        !grow_array((void **)&p->rgb, &colors_cap, cap, sizeof *p->rgb))
+        return false;
+    p->capacity = cap;
     for (int k = 0; k < 3; k++)
         p->boxes[p->count][k] = (float)center[k];
     /* Small enough not to hide the room, large enough to see from a distance. */

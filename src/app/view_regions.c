@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "text_clean.h"
+#include "base/grow.h"
 
 static const char *const kind_names[VIEW_REGION_KIND_COUNT] = { "weather", "gravity", "sound", "sky", "load", "path" };
 static const uint8_t kind_colors[VIEW_REGION_KIND_COUNT][3] = {
@@ -56,14 +57,8 @@ static view_region *push(view_regions *r, int kind)
 {
     if (r->count >= VIEW_REGIONS_MAX)
         return NULL;
-    if (r->count == r->capacity) {
-        size_t cap = r->capacity ? r->capacity * 2 : 64;
-        view_region *grown = realloc(r->regions, cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        r->regions = grown;
-        r->capacity = cap;
-    }
+    if (!grow_array((void **)&r->regions, &r->capacity, r->count + 1, sizeof *r->regions))
+        return NULL;
     view_region *v = &r->regions[r->count++];
     memset(v, 0, sizeof *v);
     v->kind = kind;

@@ -6,6 +6,7 @@
  * the page's free row spans, which merge, so any block size can reuse them.
  */
 #include "mesh.h"
+#include "base/grow.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -22,7 +23,8 @@ typedef struct atlas_span { uint32_t y0, y1; } atlas_span;   /* free rows [y0, y
 typedef struct atlas_page {
     bool whole;                  /* one lightmap as large as the page */
     atlas_shelf *shelves;
-    uint32_t shelf_count, shelf_cap;
+    uint32_t shelf_count;
+    size_t shelf_cap;
     atlas_span *spans;           /* sorted, disjoint, never adjacent */
     uint32_t span_count, span_cap;
 } atlas_page;
@@ -151,14 +153,8 @@ static atlas_shelf *shelf_open(mesh_atlas *a, atlas_page *pg, uint32_t block)
         i++;
     if (i == pg->span_count)
         return NULL;
-    if (pg->shelf_count == pg->shelf_cap) {
-        uint32_t cap = pg->shelf_cap ? pg->shelf_cap * 2 : 8;
-        atlas_shelf *grown = realloc(pg->shelves, cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        pg->shelves = grown;
-        pg->shelf_cap = cap;
-    }
+    if (!grow_array((void **)&pg->shelves, &pg->shelf_cap, (size_t)pg->shelf_count + 1, sizeof *pg->shelves))
+        return NULL;
     uint32_t slots = a->page_size / block;
     uint64_t *live = calloc((slots + 63) / 64, sizeof *live);
     if (!live)

@@ -8,6 +8,7 @@
 #include "pm4_world.h"
 #include "pmf_build.h"
 #include "pmf_internal.h"
+#include "base/grow.h"
 
 #define WALKABLE_COLORS 12
 #define PROP_COLORS 6
@@ -85,15 +86,9 @@ static pmf_build_triangle *push(tri_list *l)
         l->too_many = true;
         return NULL;
     }
-    if (l->count == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 1024;
-        pmf_build_triangle *grown = l->oom ? NULL : realloc(l->items, cap * sizeof *grown);
-        if (!grown) {
-            l->oom = true;
-            return NULL;
-        }
-        l->items = grown;
-        l->cap = cap;
+    if (l->oom || !grow_array((void **)&l->items, &l->cap, l->count + 1, sizeof *l->items)) {
+        l->oom = true;
+        return NULL;
     }
     pmf_build_triangle *t = &l->items[l->count++];
     memset(t, 0, sizeof *t);

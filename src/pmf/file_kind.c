@@ -199,17 +199,11 @@ static bool fd_read_at(void *user, uint64_t offset, void *buf, size_t len)
 
 bool pmf_identify_path(const char *path, pmf_file_id *out, char *err, size_t err_size)
 {
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        snprintf(err, err_size, "cannot open: %s", strerror(errno));
-        return false;
-    }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        bool dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
-        snprintf(err, err_size, "%s", dir ? "is a directory" : "not a regular file");
-        close(fd);
+    pmf_error perr;
+    int fd = pmf_open_regular(path, &st, &perr);
+    if (fd < 0) {
+        snprintf(err, err_size, "%s", perr.message);
         return false;
     }
     uint8_t head[512];

@@ -2,6 +2,7 @@
 #include "paf.h"
 #include "pmf_bytes.h"
 #include "pmf_internal.h"
+#include "base/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -425,7 +426,8 @@ typedef struct wnode {
     uint8_t *data;                   /* file bytes, or the link path */
     size_t size;
     struct wnode *children;          /* directories */
-    uint32_t child_count, child_cap;
+    uint32_t child_count;
+    size_t child_cap;
 } wnode;
 
 struct paf_writer {
@@ -472,14 +474,8 @@ static wnode *node_child(wnode *dir, const char *name, size_t len)
 
 static wnode *node_add(wnode *dir, const char *name, size_t len, uint8_t type)
 {
-    if (dir->child_count == dir->child_cap) {
-        uint32_t cap = dir->child_cap ? dir->child_cap * 2 : 8;
-        wnode *c = realloc(dir->children, cap * sizeof *c);
-        if (!c)
-            return NULL;
-        dir->children = c;
-        dir->child_cap = cap;
-    }
+    if (!grow_array((void **)&dir->children, &dir->child_cap, (size_t)dir->child_count + 1, sizeof *dir->children))
+        return NULL;
     char *copy = strndup(name, len);
     if (!copy)
         return NULL;

@@ -261,18 +261,31 @@ static bool parse_mapped_file(void *user)
     return true;
 }
 
-pmf_file *pmf_open(const char *path, pmf_error *err)
+int pmf_open_regular(const char *path, struct stat *st, pmf_error *err)
 {
     /* O_NONBLOCK: opening a FIFO with no writer must not wait; it is refused just below */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         pmf_error_set(err, path, "file", 0, "cannot open: %s", strerror(errno));
-        return NULL;
+        return -1;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        pmf_error_set(err, path, "file", 0, "not a regular file");
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        bool dir = fstat(fd, st) == 0 && S_ISDIR(st->st_mode);
         close(fd);
+        pmf_error_set(err, path, "file", 0, "%s", dir ? "is a directory" : "not a regular file");
+        return -1;
+    }
+    return fd;
+}
+
+pmf_file *pmf_open(const char *path, pmf_error *err)
+{
+    struct stat st;
+    int fd = pmf_open_regular(path, &st, err);
+    if (fd < 0) {
+        /* a PMF says "not a regular file" for a directory too, as pmfview always has */
+        if (err && !strcmp(err->message, "is a directory"))
+            pmf_error_set(err, path, "file", 0, "not a regular file");
         return NULL;
     }
     size_t size = (size_t)st.st_size;
@@ -327,19 +340,10 @@ bool pmf_read_whole_file(const char *path, uint64_t max_size, uint8_t **bytes, s
 {
     *bytes = NULL;
     *size = 0;
-    /* O_NONBLOCK: opening a FIFO with no writer must not wait; it is refused just below */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        pmf_error_set(err, path, "file", 0, "cannot open: %s", strerror(errno));
-        return false;
-    }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        bool dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
-        close(fd);
-        pmf_error_set(err, path, "file", 0, "%s", dir ? "is a directory" : "not a regular file");
+    int fd = pmf_open_regular(path, &st, err);
+    if (fd < 0)
         return false;
-    }
     if ((uint64_t)st.st_size > max_size) {
         close(fd);
         pmf_error_set(err, path, "file", 0, "%llu bytes, more than the %llu this kind of file may have",

@@ -2,6 +2,7 @@
 #include "bvh.h"
 #include "jobs.h"
 #include "base/pmf_budget.h"
+#include "base/grow.h"
 
 #include <float.h>
 #include <math.h>
@@ -601,14 +602,8 @@ size_t bvh_query_box(const bvh *tree, const float min[3], const float max[3], ui
             }
             if (!boxes_overlap(tmin, tmax, min, max))
                 continue;
-            if (count == *capacity) {
-                size_t grown = *capacity ? *capacity * 2 : 64;
-                uint32_t *more = pmf_budget_realloc(*ids, grown * sizeof *more);
-                if (!more)
-                    return (size_t)-1;
-                *ids = more;
-                *capacity = grown;
-            }
+            if (!grow_array_budget((void **)ids, capacity, count + 1, sizeof **ids))
+                return (size_t)-1;
             (*ids)[count++] = tree->triangle_ids[i];
         }
     }

@@ -5,6 +5,7 @@
 
 #include "pmf_budget.h"
 #include "render_internal.h"
+#include "base/grow.h"
 
 void render_arena_init(render_arena *a, GLenum target, uint32_t elem_size)
 {
@@ -40,14 +41,8 @@ static bool put_free(render_arena *a, uint32_t offset, uint32_t size)
         a->free[i].offset = offset;
         a->free[i].size += size;
     } else {
-        if (a->free_count == a->free_cap) {
-            uint32_t cap = a->free_cap ? a->free_cap * 2 : 16;
-            render_span *grown = realloc(a->free, cap * sizeof *grown);
-            if (!grown)
-                return false;
-            a->free = grown;
-            a->free_cap = cap;
-        }
+        if (!grow_array((void **)&a->free, &a->free_cap, (size_t)a->free_count + 1, sizeof *a->free))
+            return false;
         memmove(&a->free[i + 1], &a->free[i], (a->free_count - i) * sizeof *a->free);
         a->free[i] = (render_span){ offset, size };
         a->free_count++;

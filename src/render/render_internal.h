@@ -29,7 +29,8 @@ typedef struct render_arena {
     uint32_t capacity;               /* elements */
     uint32_t copies;                 /* times grown while holding data (copied to a new buffer) */
     uint64_t copied_elements;        /* elements those copies moved: the live spans only */
-    uint32_t free_count, free_cap;
+    uint32_t free_count;
+    size_t free_cap;
     render_span *free;               /* sorted by offset, never adjacent */
 } render_arena;
 

@@ -8,21 +8,6 @@
 #include "pmf_budget.h"
 #include "render_world_internal.h"
 
-bool world_reserve(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
-
 /* ---- create / destroy ---------------------------------------------------------------------- */
 
 static void lookup_sky_uniforms(render_world *w)
@@ -185,6 +170,18 @@ void render_world_chunk_needs(const mesh_chunk *mc, render_world_reserve_desc *n
     }
 }
 
+/* After arena growth moved the vertex / index (moved) or fast-light (fast_moved) buffers: the
+ * VAO points at them again, and under PMFVIEW_GL_VERIFY what they held is read back. */
+static void buffers_moved(render_world *w, bool moved, bool fast_moved)
+{
+    if (moved)
+        w->vao_dirty = true;
+    if (fast_moved)
+        bind_fast_buffers(w);
+    if (moved || fast_moved)
+        world_verify_all_buffers(w);
+}
+
 void render_world_reserve(render_world *w, const render_world_reserve_desc *desc)
 {
     /* a wrong guess must not take the memory the chunks themselves need: the buffers get a
@@ -200,12 +197,7 @@ void render_world_reserve(render_world *w, const render_world_reserve_desc *desc
     render_arena_reserve(&w->indices32, (uint64_t)(desc->indices32 * share), &moved);
     render_arena_reserve(&w->fast_vertices, (uint64_t)(desc->fast_vertices * share), &fast_moved);
     render_arena_reserve(&w->fast_table, (uint64_t)(desc->fast_lights * share), &fast_moved);
-    if (moved)
-        w->vao_dirty = true;
-    if (fast_moved)
-        bind_fast_buffers(w);
-    if (moved || fast_moved)
-        world_verify_all_buffers(w);
+    buffers_moved(w, moved, fast_moved);
     /* the lit atlas likewise; shelves leave a quarter of a page unused */
     uint64_t page = (uint64_t)w->page_size * w->page_size;
     double pages = ceil((double)desc->lightmap_texels * 1.25 / (double)page);
@@ -236,7 +228,7 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
     while (slot < w->chunk_count && w->chunks[slot].mc)
         slot++;
     if (slot == w->chunk_count) {
-        if (!world_reserve((void **)&w->chunks, &w->chunk_cap, w->chunk_count + 1, sizeof *w->chunks))
+        if (!grow_array((void **)&w->chunks, &w->chunk_cap, w->chunk_count + 1, sizeof *w->chunks))
             return -1;
         w->chunk_count++;
     }
@@ -264,15 +256,10 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
         render_arena_free(&w->fast_vertices, fbase, fast_count);
         ok = false;
     }
-    if (moved)
-        w->vao_dirty = true;
-    if (fast_moved)
-        bind_fast_buffers(w);
-    if (moved || fast_moved)
-        world_verify_all_buffers(w);
+    buffers_moved(w, moved, fast_moved);
     /* u16 indices narrowed in a buffer kept between uploads (fresh memory per chunk costs page
      * faults). */
-    if (ok && !wide && !world_reserve((void **)&w->staging, &w->staging_cap, (size_t)mc->index_count + 1, sizeof *w->staging)) {
+    if (ok && !wide && !grow_array((void **)&w->staging, &w->staging_cap, (size_t)mc->index_count + 1, sizeof *w->staging)) {
         render_arena_free(&w->vertices, vbase, mc->vertex_count);
         render_arena_free(indices, ibase, mc->index_count);
         render_arena_free(&w->fast_vertices, fbase, fast_count);

@@ -225,8 +225,8 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
             const mesh_batch *batch = &mc->batches[b];
             if (batch->material >= w->lvl->common.material_count)
                 continue;
-            if (!world_reserve((void **)&w->ranges, &w->range_cap, range_count + batch->run_count, sizeof *w->ranges)
-                || !world_reserve((void **)&w->items, &w->item_cap, item_count + batch->run_count, sizeof *w->items))
+            if (!grow_array((void **)&w->ranges, &w->range_cap, range_count + batch->run_count, sizeof *w->ranges)
+                || !grow_array((void **)&w->items, &w->item_cap, item_count + batch->run_count, sizeof *w->items))
                 return;
             draw_item item = {
                 .variant = world_variant_key(w, f, world_material_switches(w, batch->material), false),
@@ -297,8 +297,8 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
     qsort(w->items, opaque, sizeof *w->items, compare_opaque);
     qsort(w->items + opaque, item_count - opaque, sizeof *w->items, compare_far_to_near);
     group_blended(w->items + opaque, item_count - opaque);
-    if (!world_reserve((void **)&w->cmds, &w->cmd_cap, range_count + 1, sizeof *w->cmds)
-        || !world_reserve((void **)&w->table, &w->table_cap, range_count + 1, sizeof *w->table))
+    if (!grow_array((void **)&w->cmds, &w->cmd_cap, range_count + 1, sizeof *w->cmds)
+        || !grow_array((void **)&w->table, &w->table_cap, range_count + 1, sizeof *w->table))
         return;
     size_t n = 0;
     for (size_t i = 0; i < item_count; i++)

@@ -7,6 +7,7 @@
 
 #include "render_internal.h"
 #include "render_world.h"
+#include "base/grow.h"
 
 enum { ATTR_POS, ATTR_UV, ATTR_LM_UV, ATTR_CHUNK, ATTR_PAGE, ATTR_FAST, ATTR_STEP, ATTR_UV_FRAME };
 
@@ -181,9 +182,6 @@ struct render_world {
     struct verify_texture *verify_textures;  /* texture uploads not read back yet */
     size_t verify_texture_count, verify_texture_cap;
 };
-
-/* Grows *p (of *cap elements of elem bytes) to hold need elements, doubling. */
-bool world_reserve(void **p, size_t *cap, size_t need, size_t elem);
 
 /* render_world_lights.c */
 render_light *world_register_light(render_world *w, bool fast, uint32_t id, const uint8_t color[3], bool enabled,

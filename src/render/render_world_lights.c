@@ -33,7 +33,7 @@ render_light *world_register_light(render_world *w, bool fast, uint32_t id, cons
     render_light *l = find_light(w, fast, id);
     if (l)
         return l;
-    if (!world_reserve((void **)&w->lights, &w->light_cap, w->light_count + 1, sizeof *w->lights))
+    if (!grow_array((void **)&w->lights, &w->light_cap, w->light_count + 1, sizeof *w->lights))
         return NULL;
     size_t i = 0;
     while (i < w->light_count && (w->lights[i].fast < fast || (w->lights[i].fast == fast && w->lights[i].id < id)))
@@ -133,8 +133,8 @@ bool world_composite_block(render_world *w, const mesh_chunk *mc, uint32_t b, wo
     uint32_t side = mesh_atlas_block_side(&blk->rect);
     size_t texels = (size_t)side * side;
     bool base_only = !w->filter.solo && !w->filter.static_term && !block_has_shown_layer(w, mc, b);
-    if (!world_reserve((void **)&scratch->packed, &scratch->packed_cap, texels, sizeof *scratch->packed)
-        || (!base_only && !world_reserve((void **)&scratch->light, &scratch->light_cap, texels * 4, sizeof *scratch->light)))
+    if (!grow_array((void **)&scratch->packed, &scratch->packed_cap, texels, sizeof *scratch->packed)
+        || (!base_only && !grow_array((void **)&scratch->light, &scratch->light_cap, texels * 4, sizeof *scratch->light)))
         return false;
     if (base_only) {
         light_texels_from_luxels(blk->luxels, texels, scratch->packed);

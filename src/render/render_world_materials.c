@@ -65,7 +65,7 @@ static GLuint texture_for(render_world *w, const char *path)
     if (!img)
         return w->white;
     char *copy = strdup(path);
-    if (!copy || !world_reserve((void **)&w->textures, &w->texture_cap, w->texture_count + 1, sizeof *w->textures)) {
+    if (!copy || !grow_array((void **)&w->textures, &w->texture_cap, w->texture_count + 1, sizeof *w->textures)) {
         free(copy);
         return w->white;
     }

@@ -58,7 +58,7 @@ bool world_variant_start(render_world *w, uint32_t key)
 {
     if (find(w, key))
         return true;
-    if (!world_reserve((void **)&w->variants, &w->variant_cap, w->variant_count + 1, sizeof *w->variants))
+    if (!grow_array((void **)&w->variants, &w->variant_cap, w->variant_count + 1, sizeof *w->variants))
         return false;
     char defines[512];
     int n = 0;

@@ -33,7 +33,7 @@ void world_verify_texture_uploaded(render_world *w, GLuint tex, uint32_t width, 
     size_t first = (size_t)width * height * 4;
     size_t bytes = rgba_levels_bytes(width, height, mip_levels + 1);
     uint8_t *copy = malloc(bytes);
-    if (!copy || !world_reserve((void **)&w->verify_textures, &w->verify_texture_cap, w->verify_texture_count + 1,
+    if (!copy || !grow_array((void **)&w->verify_textures, &w->verify_texture_cap, w->verify_texture_count + 1,
                                 sizeof *w->verify_textures)) {
         free(copy);
         return;
@@ -69,7 +69,7 @@ typedef struct verify_pass {
 
 static uint8_t *scratch(verify_pass *p, size_t bytes)
 {
-    if (!world_reserve(&p->scratch, &p->scratch_cap, bytes ? bytes : 1, 1))
+    if (!grow_array(&p->scratch, &p->scratch_cap, bytes ? bytes : 1, 1))
         return NULL;
     return p->scratch;
 }

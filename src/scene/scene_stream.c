@@ -1,5 +1,6 @@
 /* scene_stream.c - the visible set, chunks arriving and leaving, the GPU reservation ahead of the view, uploads within a budget (scene.h). */
 #include "scene_internal.h"
+#include "base/grow.h"
 
 /* ---- visibility --------------------------------------------------------------------------------- */
 
@@ -59,15 +60,7 @@ static void set_stream_view(scene *s)
 
 static bool reserve_chunks(scene_chunk ***list, size_t *cap, size_t need)
 {
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap * 2 : 64;
-    scene_chunk **grown = realloc(*list, n * sizeof *grown);
-    if (!grown)
-        return false;
-    *list = grown;
-    *cap = n;
-    return true;
+    return grow_array((void **)list, cap, need, sizeof **list);
 }
 
 static void add_chunk(scene *s, scene_chunk *sc)

@@ -5,6 +5,7 @@
 #include "bvh.h"
 #include "light_model.h"
 #include "base/pmf_budget.h"
+#include "base/grow.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -49,14 +50,8 @@ typedef struct id_list {
 
 static bool id_list_push(id_list *list, uint32_t id)
 {
-    if (list->count == list->capacity) {
-        size_t grown = list->capacity ? list->capacity * 2 : 16;
-        uint32_t *more = pmf_budget_realloc(list->ids, grown * sizeof *more);
-        if (!more)
-            return false;
-        list->ids = more;
-        list->capacity = grown;
-    }
+    if (!grow_array_budget((void **)&list->ids, &list->capacity, list->count + 1, sizeof *list->ids))
+        return false;
     list->ids[list->count++] = id;
     return true;
 }

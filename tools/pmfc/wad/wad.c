@@ -224,19 +224,10 @@ static bool read_fully(int fd, uint8_t *buf, size_t size, size_t at, const char 
 
 wad_file *wad_open(const char *path, pmf_error *err)
 {
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        set_error(err, path, "file", 0, "cannot open: %s", strerror(errno));
-        return NULL;
-    }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        bool dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
-        set_error(err, path, "file", 0, "%s", dir ? "is a directory" : "not a regular file");
-        close(fd);
+    int fd = pmf_open_regular(path, &st, err);
+    if (fd < 0)
         return NULL;
-    }
     if ((uint64_t)st.st_size > MAX_FILE_SIZE) {
         set_error(err, path, "file", 0, "%llu bytes are more than the 2 GiB a WAD3 can address (signed 32-bit offsets)",
                   (unsigned long long)st.st_size);
