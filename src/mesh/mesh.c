@@ -218,6 +218,7 @@ void mesh_chunk_free(mesh_chunk *mc)
     free(mc->cube_runs);
     free(mc->tree);
     free(mc->reachable_bits);
+    free(mc->run_bits);
     free(mc->blocks);
     free(mc->layers);
     free(mc->dynamic_lights);
@@ -377,7 +378,8 @@ static bool stage_cull_tree(builder *b)
     mesh_tree_node *tree = malloc(mc->cube_count * sizeof *tree);
     uint32_t *stack = malloc(mc->cube_count * sizeof *stack), *place = malloc(mc->cube_count * sizeof *place);
     mc->reachable_bits = calloc(words, sizeof *mc->reachable_bits);
-    if (!tree || !stack || !place || !mc->reachable_bits) {
+    mc->run_bits = calloc(words, sizeof *mc->run_bits);
+    if (!tree || !stack || !place || !mc->reachable_bits || !mc->run_bits) {
         free(tree);
         free(stack);
         free(place);
@@ -422,6 +424,19 @@ static bool stage_cull_tree(builder *b)
     free(place);
     mc->tree = tree;
     mc->tree_count = count;
+    for (uint32_t c = 0; c < mc->cube_count; c++)
+        if (mc->cubes[c].cube_run_count)
+            mc->run_bits[c / 64] |= 1ull << (c % 64);
+    mc->batches_contiguous = true;
+    for (uint32_t k = 0; k < mc->batch_count; k++) {
+        const mesh_batch *bt = &mc->batches[k];
+        uint32_t at = bt->first_index;
+        for (uint32_t r = bt->first_run; r < bt->first_run + bt->run_count; r++) {
+            mc->batches_contiguous = mc->batches_contiguous && mc->runs[r].first_index == at;
+            at += mc->runs[r].index_count;
+        }
+        mc->batches_contiguous = mc->batches_contiguous && at == bt->first_index + bt->index_count;
+    }
     return true;
 }
 

@@ -234,6 +234,8 @@ typedef struct mesh_chunk {
     mesh_tree_node *tree;        /* the cubes reachable from cube 0, depth first: a subtree is a span */
     uint32_t tree_count;         /* reachable cubes */
     uint64_t *reachable_bits;    /* mesh_cube_words() words: the reachable cubes' bits */
+    uint64_t *run_bits;          /* mesh_cube_words() words: the bits of the cubes with runs */
+    bool batches_contiguous;     /* each batch's runs tile [first_index, + index_count) in order */
 
     uint32_t block_count;
     mesh_lightmap_block *blocks;
@@ -284,6 +286,11 @@ typedef struct mesh_draw_range { uint32_t first_index, index_count; } mesh_draw_
 /* The index ranges of batch whose cubes have their bit set (bits NULL = all), consecutive runs
  * merged. out must hold batch.run_count ranges. Returns the range count. */
 uint32_t mesh_batch_ranges(const mesh_chunk *mc, uint32_t batch, const uint64_t *bits, mesh_draw_range *out);
+/* True when bits (NULL: all) shows every cube with runs and the batches are contiguous: then
+ * mesh_batch_whole gives each batch's ranges without reading its runs. */
+bool mesh_shows_every_run(const mesh_chunk *mc, const uint64_t *bits);
+/* mesh_batch_ranges of a batch with every cube shown: one range, or none for an empty batch. */
+uint32_t mesh_batch_whole(const mesh_chunk *mc, uint32_t batch, mesh_draw_range *out);
 
 /* Clears the bit of every cube with geometry whose AABB is fully outside one of the planes
  * (a x + b y + c z + d >= 0 inside, chunk-local coordinates). Returns cubes left set. */

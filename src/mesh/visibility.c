@@ -259,6 +259,25 @@ uint32_t mesh_cull_frustum(const mesh_chunk *mc, const float planes[6][4], uint6
     return left;
 }
 
+bool mesh_shows_every_run(const mesh_chunk *mc, const uint64_t *bits)
+{
+    if (!mc->run_bits || !mc->batches_contiguous)
+        return false;
+    for (uint32_t w = 0, words = mesh_cube_words(mc); bits && w < words; w++)
+        if ((bits[w] & mc->run_bits[w]) != mc->run_bits[w])
+            return false;
+    return true;
+}
+
+uint32_t mesh_batch_whole(const mesh_chunk *mc, uint32_t batch, mesh_draw_range *out)
+{
+    const mesh_batch *b = &mc->batches[batch];
+    if (!b->index_count)
+        return 0;
+    out[0] = (mesh_draw_range){ b->first_index, b->index_count };
+    return 1;
+}
+
 uint32_t mesh_batch_ranges(const mesh_chunk *mc, uint32_t batch, const uint64_t *bits, mesh_draw_range *out)
 {
     const mesh_batch *b = &mc->batches[batch];

@@ -215,6 +215,7 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
         const render_draw_chunk *dc = &f->chunks[c];
         const gpu_chunk *gc = &w->chunks[dc->handle];
         const mesh_chunk *mc = gc->mc;
+        bool every_run = mesh_shows_every_run(mc, dc->cubes);   /* ranges without reading the runs */
         /* Opaque groups draw near chunks first, so the depth test spares far fragments. */
         float near_distance = 0;
         for (int k = 0; k < 3; k++) {
@@ -235,7 +236,8 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
                 .first_range = (uint32_t)range_count, .distance = near_distance,
             };
             if (!item.blended) {
-                item.range_count = mesh_batch_ranges(mc, b, dc->cubes, &w->ranges[range_count]);
+                item.range_count = every_run ? mesh_batch_whole(mc, b, &w->ranges[range_count])
+                                             : mesh_batch_ranges(mc, b, dc->cubes, &w->ranges[range_count]);
                 if (item.range_count > 1 && dc->span_culled) {
                     /* One command over the gaps: the frustum-culled runs between cost the GL
                      * less than a draw each (each command is a draw to llvmpipe). */

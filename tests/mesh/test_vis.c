@@ -156,6 +156,18 @@ static void test_vis(void)
     CHECK_EQ(differ, 0);
     CHECK(culled_some > 100);
 
+    /* every cube with runs shown: each batch's ranges without reading its runs, the same */
+    uint64_t all = B(0) | B(1) | B(2) | B(3) | B(4), some = B(0) | B(1) | B(3);
+    CHECK(mc.batches_contiguous);
+    CHECK(mesh_shows_every_run(&mc, &all) && mesh_shows_every_run(&mc, NULL));
+    CHECK(!mesh_shows_every_run(&mc, &some));   /* cubes 2 and 4 have runs */
+    for (uint32_t b = 0; b < mc.batch_count; b++) {
+        mesh_draw_range whole[4], read[64];
+        uint32_t n = mesh_batch_whole(&mc, b, whole), m = mesh_batch_ranges(&mc, b, &all, read);
+        CHECK_EQ(n, m);
+        CHECK(n == 0 || (whole[0].first_index == read[0].first_index && whole[0].index_count == read[0].index_count));
+    }
+
     mesh_chunk_free(&mc);
     mesh_chunk_free(&other);
     mesh_chunk_free(&far);
