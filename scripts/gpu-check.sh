@@ -171,6 +171,7 @@ if [ "$FRAMES" = 1 ]; then
             line="$line; bench_draw: $BENCH_DRAW is missing (sh scripts/bench.sh --only 8 builds it)"
         fi
         printf '%s\n' "$line"
+        sed -n 's/^slowest frames: /  slowest frames: /p' "$log"
     done
 fi
 [ "$WRONG" = 0 ]

@@ -827,16 +827,123 @@ static void draw_gizmos(void *user, scene *s, int w, int h)
         light_gizmos_draw(g->hud, &(light_gizmos_desc){ view, .lights = scene_light_infos(s) });
 }
 
+/* One timed frame of a flight, in seconds: the streaming update, the draw calls issued, the draw
+ * to glFinish, and the GPU's own time for the draw (negative when the GL could not tell). */
+typedef struct flight_frame {
+    int index;
+    double update, issued, render, gpu;
+} flight_frame;
+
+static int compare_slowest(const void *pa, const void *pb)
+{
+    const flight_frame *a = pa, *b = pb;
+    double ta = a->update + a->render, tb = b->update + b->render;
+    return (ta < tb) - (ta > tb);
+}
+
+/* --frames N: the camera flown along the path (or held), each frame streamed, drawn and waited
+ * for; the figures on stderr (docs/shot.md). Exit code. */
+static int fly(scene *s, shot_options *o, shot_frame *fr, const camera_pose *path, size_t path_count)
+{
+    flight_frame *frames = malloc((size_t)o->frames * sizeof *frames);
+    double *totals = malloc((size_t)o->frames * sizeof *totals);
+    if (!frames || !totals) {
+        free(frames);
+        free(totals);
+        fprintf(stderr, "pmfview: out of memory\n");
+        return EXIT_RUNTIME;
+    }
+    render_gpu_timer timer = { 0 };
+    double last_frame_ms = 0;   /* the first frame uploads as little as one after a fast frame */
+    int rc = 0;
+    /* Frame -1 is not timed, as bench_draw's first frames are not: the window has drawn many
+     * before anyone flies, and a driver does its first-use work at the first draw. */
+    for (int i = -1; i < o->frames && !rc; i++) {
+        if (path) {
+            camera_pose pose = camera_path_pose(path, path_count, i < 0 ? 0 : i, o->frames);
+            set_camera(s, o, &pose);
+        }
+        double t0 = pmf_seconds();
+        scene_update(s, scene_upload_budget_ms(last_frame_ms));
+        if (scene_failure(s)) { /* e.g. the file shrank while we fly */
+            fprintf(stderr, "pmfview: %s\n", scene_failure(s));
+            rc = EXIT_BAD_INPUT;
+            break;
+        }
+        double t1 = pmf_seconds();
+        render_target_bind(&fr->target);
+        render_gpu_timer_begin(&timer);
+        scene_draw(s, &(scene_viewport){ .width = fr->target.width, .height = fr->target.height });
+        render_gpu_timer_end(&timer);
+        double issued = pmf_seconds();
+        render_wait_idle();
+        double t2 = pmf_seconds();
+        if (o->first_frame < 0 && scene_view_complete(s))
+            o->first_frame = t2 - o->started;
+        last_frame_ms = (t2 - t0) * 1000.0;
+        if (i >= 0)
+            frames[i] = (flight_frame){ i, t1 - t0, issued - t1, t2 - t1, render_gpu_timer_seconds(&timer) };
+    }
+    render_gpu_timer_destroy(&timer);
+    if (!rc) {
+        double total = 0, render = 0, issued = 0, gpu = 0;
+        int gpu_frames = 0;
+        for (int i = 0; i < o->frames; i++) {
+            const flight_frame *f = &frames[i];
+            totals[i] = f->update + f->render;
+            total += totals[i];
+            render += f->render;
+            issued += f->issued;
+            if (f->gpu >= 0) {
+                gpu += f->gpu;
+                gpu_frames++;
+            }
+        }
+        fprintf(stderr, "frames: %d, average frame time: %.3f ms (%.1f fps)\n", o->frames,
+                total / o->frames * 1000.0, o->frames / (total > 0 ? total : 1e-9));
+        fprintf(stderr, "render time: average %.3f ms (draw calls issued in %.3f ms, then glFinish)\n",
+                render / o->frames * 1000.0, issued / o->frames * 1000.0);
+        if (o->stats && gpu_frames)
+            fprintf(stderr, "gpu time: average %.3f ms (the GPU's own, over %d frames)\n", gpu / gpu_frames * 1000.0,
+                    gpu_frames);
+        qsort(totals, (size_t)o->frames, sizeof *totals, compare_double);
+        fprintf(stderr, "frame times: min %.3f ms, median %.3f ms, max %.3f ms\n", totals[0] * 1000.0,
+                median(totals, (size_t)o->frames) * 1000.0, totals[o->frames - 1] * 1000.0);
+        qsort(frames, (size_t)o->frames, sizeof *frames, compare_slowest);
+        if (o->stats) {
+            fprintf(stderr, "longest frame: #%d, update %.3f ms, render %.3f ms\n", frames[0].index,
+                    frames[0].update * 1000.0, frames[0].render * 1000.0);
+            fputs("slowest frames:", stderr);
+            for (int k = 0; k < 3 && k < o->frames; k++) {
+                const flight_frame *f = &frames[k];
+                fprintf(stderr, "%s #%d %.3f ms (update %.3f, issued %.3f, render %.3f, GPU ", k ? "," : "", f->index,
+                        (f->update + f->render) * 1000.0, f->update * 1000.0, f->issued * 1000.0, f->render * 1000.0);
+                if (f->gpu >= 0)
+                    fprintf(stderr, "%.3f)", f->gpu * 1000.0);
+                else
+                    fputs("?)", stderr);
+            }
+            fputc('\n', stderr);
+        }
+        /* the picture is the last frame (the end of the path), complete: the frames may have
+         * flown past what streams in */
+        if (path) {
+            camera_pose last = camera_path_pose(path, path_count, o->frames - 1, o->frames);
+            set_camera(s, o, &last);
+        }
+        rc = wait_view(s, o);
+    }
+    free(frames);
+    free(totals);
+    return rc;
+}
+
 /* Renders every camera (or the --frames benchmark) with a ready scene. Exit code. */
 static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_count, const camera_pose *path,
                size_t path_count)
 {
     shot_frame fr = { 0 };
-    double *frame_times = o->frames ? malloc((size_t)o->frames * sizeof *frame_times) : NULL;
-    if ((o->frames && !frame_times) || !frame_create(&fr, o)) {
-        if (o->frames && !frame_times)
-            fprintf(stderr, "pmfview: out of memory\n");
-        free(frame_times);
+    if (!frame_create(&fr, o)) {
         frame_destroy(&fr);
         return EXIT_RUNTIME;
     }
@@ -845,7 +952,6 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         char err[512];
         if (!(gizmos.hud = hud_create(err, sizeof err))) {
             fprintf(stderr, "pmfview: %s\n", err);
-            free(frame_times);
             frame_destroy(&fr);
             return EXIT_RUNTIME;
         }
@@ -863,78 +969,8 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         render_target_bind(&fr.target); /* the scene readies the driver's states for it meanwhile */
         if ((rc = wait_view(s, o)))
             break;
-        if (o->frames) {
-            double total = 0, render = 0, submit = 0, gpu = 0, longest = -1, longest_update = 0;
-            int longest_at = 0, gpu_frames = 0;
-            render_gpu_timer timer = { 0 };
-            double last_frame_ms = 0;   /* the first frame uploads as little as one after a fast frame */
-            /* Frame -1 is not timed, as bench_draw's first frames are not: the window has drawn
-             * many before anyone flies, and a driver does its first-use work at the first draw. */
-            for (int i = -1; i < o->frames; i++) {
-                if (path) {
-                    camera_pose pose = camera_path_pose(path, path_count, i < 0 ? 0 : i, o->frames);
-                    set_camera(s, o, &pose);
-                }
-                double t0 = pmf_seconds();
-                scene_update(s, scene_upload_budget_ms(last_frame_ms));
-                if (scene_failure(s)) { /* e.g. the file shrank while we fly */
-                    fprintf(stderr, "pmfview: %s\n", scene_failure(s));
-                    rc = EXIT_BAD_INPUT;
-                    break;
-                }
-                double t1 = pmf_seconds();
-                render_target_bind(&fr.target);
-                render_gpu_timer_begin(&timer);
-                scene_draw(s, &(scene_viewport){ .width = fr.target.width, .height = fr.target.height });
-                render_gpu_timer_end(&timer);
-                double issued = pmf_seconds();
-                render_wait_idle();
-                double t2 = pmf_seconds();
-                if (o->first_frame < 0 && scene_view_complete(s))
-                    o->first_frame = t2 - o->started;
-                last_frame_ms = (t2 - t0) * 1000.0;
-                if (i < 0)
-                    continue;
-                double gpu_seconds = render_gpu_timer_seconds(&timer);
-                if (gpu_seconds >= 0) {
-                    gpu += gpu_seconds;
-                    gpu_frames++;
-                }
-                submit += issued - t1;
-                frame_times[i] = t2 - t0;
-                if (t2 - t0 > longest) {
-                    longest = t2 - t0;
-                    longest_update = t1 - t0;
-                    longest_at = i;
-                }
-                total += t2 - t0;
-                render += t2 - t1;
-            }
-            render_gpu_timer_destroy(&timer);
-            if (rc)
-                break;
-            fprintf(stderr, "frames: %d, average frame time: %.3f ms (%.1f fps)\n", o->frames,
-                    total / o->frames * 1000.0, o->frames / (total > 0 ? total : 1e-9));
-            qsort(frame_times, (size_t)o->frames, sizeof *frame_times, compare_double);
-            fprintf(stderr, "render time: average %.3f ms (draw calls issued in %.3f ms, then glFinish)\n",
-                    render / o->frames * 1000.0, submit / o->frames * 1000.0);
-            if (o->stats && gpu_frames)
-                fprintf(stderr, "gpu time: average %.3f ms (the GPU's own, over %d frames)\n", gpu / gpu_frames * 1000.0,
-                        gpu_frames);
-            fprintf(stderr, "frame times: min %.3f ms, median %.3f ms, max %.3f ms\n", frame_times[0] * 1000.0,
-                    median(frame_times, (size_t)o->frames) * 1000.0, frame_times[o->frames - 1] * 1000.0);
-            if (o->stats)
-                fprintf(stderr, "longest frame: #%d, update %.3f ms, render %.3f ms\n", longest_at,
-                        longest_update * 1000.0, (longest - longest_update) * 1000.0);
-            /* the picture is the last frame (the end of the path), complete: the frames may have
-             * flown past what streams in */
-            if (path) {
-                camera_pose last = camera_path_pose(path, path_count, o->frames - 1, o->frames);
-                set_camera(s, o, &last);
-            }
-            if ((rc = wait_view(s, o)))
-                break;
-        }
+        if (o->frames && (rc = fly(s, o, &fr, path, path_count)))
+            break;
         frame_render(&fr, s, o->width, o->height);
         if (o->first_frame < 0)
             o->first_frame = pmf_seconds() - o->started;
@@ -969,7 +1005,6 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
     const char *warnings[2];
     for (size_t i = 0, n = scene_budget_warnings(s, warnings); i < n; i++)
         fprintf(stderr, "pmfview: warning: %s\n", warnings[i]);
-    free(frame_times);
     frame_destroy(&fr);
     hud_destroy(gizmos.hud);
     return rc;
