@@ -91,6 +91,16 @@ static void *alloc_records(reader *r, int lump, uint32_t count, size_t each)
     return p;
 }
 
+/* A lump of whole records of `each` bytes: their count, a zeroed array of as many `size`-byte
+ * items, and a cursor at the lump's start. */
+static bool open_records(reader *r, int lump, size_t each, uint32_t *count, void **items, size_t size, pmf_cursor *c)
+{
+    if (!lump_records(r, lump, each, count) || !(*items = alloc_records(r, lump, *count, size)))
+        return false;
+    *c = lump_cursor(r, lump);
+    return true;
+}
+
 static bool finite_coord(float f) { return isfinite(f) && fabsf(f) <= MAX_COORD; }
 
 static bool read_header(reader *r, bsp_file *out)
@@ -122,9 +132,9 @@ static bool read_header(reader *r, bsp_file *out)
 
 static bool read_planes(reader *r, bsp_file *out)
 {
-    if (!lump_records(r, L_PLANES, 20, &out->plane_count)) return false;
-    if (!(out->planes = alloc_records(r, L_PLANES, out->plane_count, sizeof *out->planes))) return false;
-    pmf_cursor c = lump_cursor(r, L_PLANES);
+    pmf_cursor c;
+    if (!open_records(r, L_PLANES, 20, &out->plane_count, (void **)&out->planes, sizeof *out->planes, &c))
+        return false;
     for (uint32_t i = 0; i < out->plane_count && !c.failed; i++) {
         size_t at = file_offset(&c);
         bsp_plane *pl = &out->planes[i];
@@ -140,9 +150,9 @@ static bool read_planes(reader *r, bsp_file *out)
 
 static bool read_vertices(reader *r, bsp_file *out)
 {
-    if (!lump_records(r, L_VERTICES, 12, &out->vertex_count)) return false;
-    if (!(out->vertices = alloc_records(r, L_VERTICES, out->vertex_count, sizeof *out->vertices))) return false;
-    pmf_cursor c = lump_cursor(r, L_VERTICES);
+    pmf_cursor c;
+    if (!open_records(r, L_VERTICES, 12, &out->vertex_count, (void **)&out->vertices, sizeof *out->vertices, &c))
+        return false;
     for (uint32_t i = 0; i < out->vertex_count && !c.failed; i++) {
         size_t at = file_offset(&c);
         pmf_read_f32s(&c, out->vertices[i], 3, "vertex");
@@ -156,9 +166,9 @@ static bool read_vertices(reader *r, bsp_file *out)
 static bool read_edges(reader *r, bsp_file *out)
 {
     size_t each = r->form == FORM_CLASSIC ? 4 : 8;
-    if (!lump_records(r, L_EDGES, each, &out->edge_count)) return false;
-    if (!(out->edges = alloc_records(r, L_EDGES, out->edge_count, sizeof *out->edges))) return false;
-    pmf_cursor c = lump_cursor(r, L_EDGES);
+    pmf_cursor c;
+    if (!open_records(r, L_EDGES, each, &out->edge_count, (void **)&out->edges, sizeof *out->edges, &c))
+        return false;
     for (uint32_t i = 0; i < out->edge_count && !c.failed; i++) {
         size_t at = file_offset(&c);
         for (int k = 0; k < 2; k++) {
@@ -169,9 +179,8 @@ static bool read_edges(reader *r, bsp_file *out)
         }
     }
     if (c.failed) return false;
-    if (!lump_records(r, L_SURFEDGES, 4, &out->surfedge_count)) return false;
-    if (!(out->surfedges = alloc_records(r, L_SURFEDGES, out->surfedge_count, sizeof *out->surfedges))) return false;
-    c = lump_cursor(r, L_SURFEDGES);
+    if (!open_records(r, L_SURFEDGES, 4, &out->surfedge_count, (void **)&out->surfedges, sizeof *out->surfedges, &c))
+        return false;
     for (uint32_t i = 0; i < out->surfedge_count && !c.failed; i++) {
         size_t at = file_offset(&c);
         int32_t e = read_i32(&c, "surface edge");
@@ -248,9 +257,9 @@ static bool read_textures(reader *r, bsp_file *out)
 
 static bool read_texinfo(reader *r, bsp_file *out)
 {
-    if (!lump_records(r, L_TEXINFO, 40, &out->texinfo_count)) return false;
-    if (!(out->texinfos = alloc_records(r, L_TEXINFO, out->texinfo_count, sizeof *out->texinfos))) return false;
-    pmf_cursor c = lump_cursor(r, L_TEXINFO);
+    pmf_cursor c;
+    if (!open_records(r, L_TEXINFO, 40, &out->texinfo_count, (void **)&out->texinfos, sizeof *out->texinfos, &c))
+        return false;
     for (uint32_t i = 0; i < out->texinfo_count && !c.failed; i++) {
         size_t at = file_offset(&c);
         bsp_texinfo *t = &out->texinfos[i];
@@ -297,9 +306,9 @@ static bool read_faces(reader *r, bsp_file *out)
 {
     bool wide = r->form != FORM_CLASSIC;
     size_t each = wide ? 28 : 20;
-    if (!lump_records(r, L_FACES, each, &out->face_count)) return false;
-    if (!(out->faces = alloc_records(r, L_FACES, out->face_count, sizeof *out->faces))) return false;
-    pmf_cursor c = lump_cursor(r, L_FACES);
+    pmf_cursor c;
+    if (!open_records(r, L_FACES, each, &out->face_count, (void **)&out->faces, sizeof *out->faces, &c))
+        return false;
     for (uint32_t i = 0; i < out->face_count && !c.failed; i++) {
         size_t at = file_offset(&c);
         bsp_face *f = &out->faces[i];
@@ -389,9 +398,9 @@ static void read_bounds(reader *r, pmf_cursor *c, float mins[3], float maxs[3])
 static bool read_marks(reader *r, bsp_file *out)
 {
     size_t each = r->form == FORM_CLASSIC ? 2 : 4;
-    if (!lump_records(r, L_MARKS, each, &out->mark_count)) return false;
-    if (!(out->marks = alloc_records(r, L_MARKS, out->mark_count, sizeof *out->marks))) return false;
-    pmf_cursor c = lump_cursor(r, L_MARKS);
+    pmf_cursor c;
+    if (!open_records(r, L_MARKS, each, &out->mark_count, (void **)&out->marks, sizeof *out->marks, &c))
+        return false;
     for (uint32_t i = 0; i < out->mark_count && !c.failed; i++) {
         size_t at = file_offset(&c);
         out->marks[i] = each == 2 ? pmf_read_u16(&c, "mark surface") : pmf_read_u32(&c, "mark surface");
@@ -440,9 +449,9 @@ static bool read_leaves(reader *r, bsp_file *out)
 static bool read_nodes(reader *r, bsp_file *out)
 {
     size_t each = r->form == FORM_BSP2 ? 44 : r->form == FORM_2PSB ? 32 : 24;
-    if (!lump_records(r, L_NODES, each, &out->node_count)) return false;
-    if (!(out->nodes = alloc_records(r, L_NODES, out->node_count, sizeof *out->nodes))) return false;
-    pmf_cursor c = lump_cursor(r, L_NODES);
+    pmf_cursor c;
+    if (!open_records(r, L_NODES, each, &out->node_count, (void **)&out->nodes, sizeof *out->nodes, &c))
+        return false;
     for (uint32_t i = 0; i < out->node_count && !c.failed; i++) {
         size_t at = file_offset(&c);
         bsp_node *n = &out->nodes[i];
