@@ -164,7 +164,8 @@ bool rt_map_write(rt_map *m, const char *path)
     pmf_error err;
     char line[768];
     pmf_header header = { .name = "render test", .description = "", .authors = "", .compiler = "rt_map" };
-    pmf_data_desc data = { .archive = { m->archive, m->archive_size } };
+    pmf_data_desc data = { .archive = { m->archive, m->archive_size }, .extensions = m->extensions,
+                           .extension_count = m->extension_count };
     pmf_writer *w = pmf_writer_create(&header, &data, &err);
     bool ok = w != NULL;
     for (uint32_t li = 0; ok && li < m->level_count; li++) {

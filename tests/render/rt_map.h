@@ -52,6 +52,8 @@ typedef struct rt_map {
     uint32_t level_count;
     uint8_t *archive;                /* embedded PAF bytes (malloc'd) or NULL */
     size_t archive_size;
+    const pmf_blob *extensions;      /* written as they are (the caller keeps them), or none */
+    uint16_t extension_count;
 } rt_map;
 
 /* A level with a grid of count chunks of side 2^exp, centre chunk center. */
