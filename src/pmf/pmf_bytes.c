@@ -141,3 +141,15 @@ int pmf_find_name(const void *array, size_t count, size_t stride, const char *na
     }
     return -1;
 }
+
+bool pmf_buf_take(pmf_buf *b, const char *block, uint8_t **out, size_t *size, pmf_error *err)
+{
+    if (b->oom) {
+        pmf_buf_free(b);
+        pmf_error_set(err, "(writer)", block, 0, "out of memory");
+        return false;
+    }
+    *out = b->data;
+    *size = b->size;
+    return true;
+}

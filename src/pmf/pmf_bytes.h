@@ -217,6 +217,10 @@ static inline void pmf_put_f32s(pmf_buf *b, const float *f, int n)
         pmf_put_f32(b, f[i]);
 }
 
+/* An encoder's end: the buffer's bytes handed to *out (the caller frees them), or false with an
+ * "out of memory" error on block when a write was dropped (the buffer freed). */
+bool pmf_buf_take(pmf_buf *b, const char *block, uint8_t **out, size_t *size, pmf_error *err);
+
 static inline void pmf_buf_free(pmf_buf *b)
 {
     free(b->data);

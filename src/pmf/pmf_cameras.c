@@ -38,14 +38,7 @@ bool pmf_cameras_encode(const pmf_camera *cams, size_t count, uint8_t **out, siz
         pmf_put_f32(&b, c->yaw);
         pmf_put_f32(&b, c->pitch);
     }
-    if (b.oom) {
-        pmf_buf_free(&b);
-        pmf_error_set(err, "(writer)", BLOCK, 0, "out of memory");
-        return false;
-    }
-    *out = b.data;
-    *size = b.size;
-    return true;
+    return pmf_buf_take(&b, BLOCK, out, size, err);
 }
 
 static bool decode(pmf_cursor *c, const pmf_file *f, pmf_cameras *out)

@@ -50,14 +50,7 @@ bool pmf_lights_encode(const pmf_light_info *lights, size_t count, uint8_t **out
         const char *name = l->name ? l->name : "";
         pmf_put_bytes(&b, name, strlen(name) + 1);
     }
-    if (b.oom) {
-        pmf_buf_free(&b);
-        pmf_error_set(err, "(writer)", BLOCK, 0, "out of memory");
-        return false;
-    }
-    *out = b.data;
-    *size = b.size;
-    return true;
+    return pmf_buf_take(&b, BLOCK, out, size, err);
 }
 
 #define MODELS_BLOCK "extension " PMF_LIGHT_MODELS_EXTENSION
@@ -89,14 +82,7 @@ bool pmf_light_models_encode(const pmf_light_info *lights, size_t count, uint8_t
         pmf_put_f32(&b, lights[i].anglescale);
         pmf_put_u8(&b, lights[i].style);
     }
-    if (b.oom) {
-        pmf_buf_free(&b);
-        pmf_error_set(err, "(writer)", MODELS_BLOCK, 0, "out of memory");
-        return false;
-    }
-    *out = b.data;
-    *size = b.size;
-    return true;
+    return pmf_buf_take(&b, MODELS_BLOCK, out, size, err);
 }
 
 static bool decode_models(pmf_cursor *c, pmf_lights *out)

@@ -24,18 +24,6 @@ static void put_string(pmf_buf *b, const char *s)
     pmf_put_bytes(b, s, strlen(s) + 1);
 }
 
-static bool finish(pmf_buf *b, const char *block, uint8_t **out, size_t *size, pmf_error *err)
-{
-    if (b->oom) {
-        pmf_buf_free(b);
-        pmf_error_set(err, "(writer)", block, 0, "out of memory");
-        return false;
-    }
-    *out = b->data;
-    *size = b->size;
-    return true;
-}
-
 /* A NUL-terminated string in place; NULL (the cursor failed) when no NUL comes before the end. */
 static const char *read_string(pmf_cursor *c, const char *what)
 {
@@ -79,7 +67,7 @@ bool pmf_source_encode(uint8_t look, uint8_t flags, const char *format, const ch
     pmf_put_u8(&b, flags);
     put_string(&b, format);
     put_string(&b, compiler);
-    return finish(&b, SOURCE_BLOCK, out, size, err);
+    return pmf_buf_take(&b, SOURCE_BLOCK, out, size, err);
 }
 
 bool pmf_source_read(const pmf_file *f, pmf_source *out, pmf_error *err)
@@ -138,7 +126,7 @@ bool pmf_entities_encode(const pmf_entity_info *list, size_t count, uint8_t **ou
         put_string(&b, list[i].classname);
         put_string(&b, list[i].targetname);
     }
-    return finish(&b, ENTITIES_BLOCK, out, size, err);
+    return pmf_buf_take(&b, ENTITIES_BLOCK, out, size, err);
 }
 
 bool pmf_entities_read(const pmf_file *f, pmf_entities *out, pmf_error *err)
@@ -209,7 +197,7 @@ bool pmf_leak_encode(uint8_t level, const float (*points)[3], size_t count, cons
         pmf_put_f32s(&b, points[i], 3);
     }
     put_string(&b, classname);
-    return finish(&b, LEAK_BLOCK, out, size, err);
+    return pmf_buf_take(&b, LEAK_BLOCK, out, size, err);
 }
 
 bool pmf_leak_read(const pmf_file *f, pmf_leak *out, pmf_error *err)
