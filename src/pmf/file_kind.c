@@ -1,6 +1,5 @@
 /* file_kind.c - telling a file's kind from its bytes (see file_kind.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>

@@ -1,13 +1,9 @@
 /* rmf_read.c - the RMF reader (see rmf.h for the layout of each version). */
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "rmf.h"
 #include "base/pmf_budget.h"

@@ -4,7 +4,6 @@
 #include "pmf/pmf_bytes.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
