@@ -10,7 +10,7 @@
  * hostile_maps lightmaps OUT.pmf: a valid map of 6 chunks (3 x 1 x 2, 16 m, chunk (1,0,0) at the
  * origin), each a wall at z = -4 over x, y in [-8, 8] cut into 6 strips, every strip with its
  * own 2048^2 lightmap of flat colour (96, 160, 48): 36 lightmaps of 2048^2 (~1.1 GiB as
- * RGBA16F atlas pages). Built with the render tests' map writer (tests/render/rt_map.h).
+ * RGBA16F atlas pages). Built with the render tests' map writer (tests/render/fx_map.h).
  *
  * hostile_maps layers OUT.pmf: one 16 m chunk, the wall in 4 strips with 1024^2 lightmaps (black),
  * and 255 dynamic lights (IDs 1..255, white, on), each with a flat layer (luxel 1) on one of
@@ -34,7 +34,7 @@
 #include "ptf.h"
 
 #include "block_patch.h"
-#include "rt_map.h"
+#include "fixture_map.h"
 #include "rt_shot.h"
 
 #define EMPTY_CUBES (1u << 22)
@@ -111,45 +111,45 @@ static bool patch_chunks(test_bytes *file, int part, const uint8_t *content, siz
 
 static int write_lightmaps_map(const char *out)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 3, 1, 2 }, (pmf_chunk_coord){ 1, 0, 0 });
-    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, (pmf_chunk_coord){ 3, 1, 2 }, (pmf_chunk_coord){ 1, 0, 0 });
+    uint8_t mat = fx_material(l, "wall", NULL, 0, 0);
     for (uint32_t z = 0; z < 2; z++)
         for (uint32_t x = 0; x < 3; x++) {
-            rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ x, 0, z });
+            fx_chunk *c = fx_chunk_add(l, (pmf_chunk_coord){ x, 0, z });
             for (uint32_t i = 0; i < 6; i++) {
                 float quad[4][3];
                 float y0 = -8.0f + 16.0f * (float)i / 6.0f, y1 = -8.0f + 16.0f * (float)(i + 1) / 6.0f;
-                rt_wall_z(quad, -8, 8, y0, y1, -4, true);
-                rt_parent(c, 0, i, i + 1);
-                rt_geom_quad(c, i + 1, mat, rt_lightmap(c, 11, 96, 160, 48), quad);
+                fx_wall_z(quad, -8, 8, y0, y1, -4, true);
+                fx_parent(c, 0, i, i + 1);
+                fx_geom_quad(c, i + 1, mat, fx_lightmap(c, 11, 96, 160, 48), quad);
             }
         }
-    bool ok = rt_map_write(&m, out);
-    rt_map_free(&m);
+    bool ok = fx_map_write(&m, out);
+    fx_map_free(&m);
     return ok ? 0 : 1;
 }
 
 static int write_layers_map(const char *out)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 1, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
-    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
-    rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, (pmf_chunk_coord){ 1, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t mat = fx_material(l, "wall", NULL, 0, 0);
+    fx_chunk *c = fx_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
     uint8_t lm[4];
     for (uint32_t i = 0; i < 4; i++) {
         float quad[4][3];
         float y0 = -8.0f + 4.0f * (float)i, y1 = y0 + 4.0f;
-        rt_wall_z(quad, -8, 8, y0, y1, -4, true);
-        rt_parent(c, 0, i, i + 1);
-        lm[i] = rt_lightmap(c, 10, 0, 0, 0);
-        rt_geom_quad(c, i + 1, mat, lm[i], quad);
+        fx_wall_z(quad, -8, 8, y0, y1, -4, true);
+        fx_parent(c, 0, i, i + 1);
+        lm[i] = fx_lightmap(c, 10, 0, 0, 0);
+        fx_geom_quad(c, i + 1, mat, lm[i], quad);
     }
     static const uint8_t white[3] = { 255, 255, 255 };
     for (uint32_t id = 1; id <= 255; id++)
-        rt_dynamic_light(c, id, true, white, lm[id % 4], 1);
-    bool ok = rt_map_write(&m, out);
-    rt_map_free(&m);
+        fx_dynamic_light(c, id, true, white, lm[id % 4], 1);
+    bool ok = fx_map_write(&m, out);
+    fx_map_free(&m);
     return ok ? 0 : 1;
 }
 
@@ -198,12 +198,12 @@ static uint8_t *flat_ptf(unsigned exp, const uint8_t rgb[3], size_t *size)
 
 static int write_textures_map(const char *path)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 1, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
-    uint8_t mats[2] = { rt_material(l, "huge1", "map:textures/huge1", 0, 0), rt_material(l, "huge2", "map:textures/huge2", 0, 0) };
-    rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
-    uint8_t lm = rt_lightmap(c, 1, 255, 255, 255);
-    rt_two_walls(c, mats[0], lm, mats[1], lm);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, (pmf_chunk_coord){ 1, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t mats[2] = { fx_material(l, "huge1", "map:textures/huge1", 0, 0), fx_material(l, "huge2", "map:textures/huge2", 0, 0) };
+    fx_chunk *c = fx_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t lm = fx_lightmap(c, 1, 255, 255, 255);
+    fx_two_walls(c, mats[0], lm, mats[1], lm);
     static const uint8_t colours[2][3] = { { 200, 100, 50 }, { 40, 80, 160 } };
     uint8_t *data[2] = { NULL, NULL };
     size_t sizes[2] = { 0, 0 };
@@ -211,10 +211,10 @@ static int write_textures_map(const char *path)
     bool ok = true;
     for (int i = 0; i < 2; i++)
         ok = ok && (data[i] = flat_ptf(14, colours[i], &sizes[i])) != NULL;
-    ok = ok && rt_archive(&m, 2, paths, data, sizes) && rt_map_write(&m, path);
+    ok = ok && fx_map_archive(&m, 2, paths, data, sizes) && fx_map_write(&m, path);
     free(data[0]);
     free(data[1]);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return ok ? 0 : 1;
 }
 
@@ -329,15 +329,15 @@ static int write_texture_map(const char *format, const char *path)
         fprintf(stderr, "hostile_maps: unknown texture format '%s'\n", format);
         return 1;
     }
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 1, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
-    uint8_t mat = rt_material(l, "big", "map:textures/big", 0, 0);
-    rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
-    uint8_t lm = rt_lightmap(c, 1, 255, 255, 255);
-    rt_two_walls(c, mat, lm, mat, lm);
-    bool ok = data && rt_archive(&m, 1, &name, &data, &size) && rt_map_write(&m, path);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, (pmf_chunk_coord){ 1, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t mat = fx_material(l, "big", "map:textures/big", 0, 0);
+    fx_chunk *c = fx_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t lm = fx_lightmap(c, 1, 255, 255, 255);
+    fx_two_walls(c, mat, lm, mat, lm);
+    bool ok = data && fx_map_archive(&m, 1, &name, &data, &size) && fx_map_write(&m, path);
     free(data);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return ok ? 0 : 1;
 }
 

@@ -430,7 +430,7 @@ static void test_atlas(void)
     cJSON_Delete(root);
 }
 
-/* Pathfinding data: the small sample map (tests/pmf/sample_map.c) has two cubes with pathfinding
+/* Pathfinding data: the small sample map (tests/fixtures/sample_map.c) has two cubes with pathfinding
  * attributes; their edges (pink, opaque) show with `--overlay path` only. */
 static void test_overlay_path(void)
 {

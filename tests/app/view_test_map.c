@@ -1,4 +1,4 @@
-/* view_test_map.c - writes the viewer tests' map (with the render tests' map builder, rt_map.h):
+/* view_test_map.c - writes the viewer tests' map (with the render tests' map builder, fx_map.h):
  * per level one chunk (16 m) whose root cube is a single quad, a wall facing +Z at z = -4
  * spanning x, y in [-4, 4], with a known material and lightmap, so a camera at the origin
  * looking along -Z sees pixels the equation predicts:
@@ -22,17 +22,17 @@
 
 #include "pmf.h"
 #include "pmf_cameras.h"
-#include "rt_map.h"
+#include "fixture_map.h"
 
 /* One level: the wall, its lightmap by column, and in variant 2 (level 0) the two lights. */
-static void add_level(rt_map *m, uint32_t level, int variant)
+static void add_level(fx_map *m, uint32_t level, int variant)
 {
-    rt_level *l = rt_level_add(m, 4, (pmf_chunk_coord){ 1, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
-    uint8_t wall = rt_material(l, "wall", NULL, 0, 0);
-    pmf_client_material *cm = rt_cmat(l, wall);
+    fx_level *l = fx_level_add(m, 4, (pmf_chunk_coord){ 1, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t wall = fx_material(l, "wall", NULL, 0, 0);
+    pmf_client_material *cm = fx_cmat(l, wall);
     cm->color[0] = 200, cm->color[1] = 150, cm->color[2] = 100;
-    rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
-    uint8_t lm = rt_lightmap(c, 2, 0, 0, 0);
+    fx_chunk *c = fx_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t lm = fx_lightmap(c, 2, 0, 0, 0);
     for (int y = 0; y < 4; y++)
         for (int x = 0; x < 4; x++) {
             uint8_t *p = c->lightmaps[lm].luxels + (y * 4 + x) * 3;
@@ -45,13 +45,13 @@ static void add_level(rt_map *m, uint32_t level, int variant)
             }
         }
     float q[4][3];
-    rt_wall_z(q, -4, 4, -4, 4, -4, true);
-    rt_geom_quad(c, 0, wall, lm, q);
+    fx_wall_z(q, -4, 4, -4, 4, -4, true);
+    fx_geom_quad(c, 0, wall, lm, q);
     c->cubes[0].flags |= PMF_CUBE_DRAW_BACKFACES;
     c->ccubes[0].u.geom.face_mask = 1u << PMF_FACE_POS_Z;
     if (variant == 2 && level == 0) {
-        rt_dynamic_light(c, 7, true, (const uint8_t[3]){ 255, 0, 0 }, lm, 100);
-        rt_fast_light(c, 9, 255, (const uint8_t[3]){ 0, 255, 0 }, 0, 4, 128);
+        fx_dynamic_light(c, 7, true, (const uint8_t[3]){ 255, 0, 0 }, lm, 100);
+        fx_fast_light(c, 9, 255, (const uint8_t[3]){ 0, 255, 0 }, 0, 4, 128);
     }
 }
 
@@ -67,7 +67,7 @@ int main(int argc, char **argv)
         { "aside", 0, { 1, 0.5f, 2 }, 20, 5 },
         { "below", 1, { 0, -1, 1 }, -10, 10 },
     };
-    rt_map *m = calloc(1, sizeof *m);
+    fx_map *m = calloc(1, sizeof *m);
     pmf_blob ext = { 0 };
     uint8_t *blob = NULL;
     if (variant == 3) {
@@ -82,8 +82,8 @@ int main(int argc, char **argv)
     }
     for (uint32_t level = 0; level < 2; level++)
         add_level(m, level, variant);
-    bool ok = rt_map_write(m, argv[1]);
-    rt_map_free(m);
+    bool ok = fx_map_write(m, argv[1]);
+    fx_map_free(m);
     free(m);
     free(blob);
     return ok ? 0 : 1;

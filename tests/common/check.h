@@ -2,6 +2,7 @@
  * go on; check_report (or TEST_DONE) turns the count into the exit status.
  *
  *   CHECK(cond);                          CHECK(cond, "printf format %d", args...);
+ *   REQUIRE(cond);                        the same, then `return 1` from the test function
  *   CHECK_EQ(a, b);                       integers, both values printed
  *   CHECK_NEAR(a, b, tolerance);          doubles
  *   CHECK_ERROR(ok, err, "block");        a failed call whose pmf_error names the block
@@ -39,6 +40,14 @@ static void check_failed_at(const char *file, int line, const char *what, const 
 #define CHECK(cond, ...) do { \
     if (!(cond)) \
         check_failed_at(__FILE__, __LINE__, "CHECK(" #cond ")", " " __VA_ARGS__); \
+} while (0)
+
+/* For the tests that stop at their first failure (the render tests' functions return 1). */
+#define REQUIRE(cond, ...) do { \
+    if (!(cond)) { \
+        check_failed_at(__FILE__, __LINE__, "REQUIRE(" #cond ")", " " __VA_ARGS__); \
+        return 1; \
+    } \
 } while (0)
 
 #define check_fail(...) check_failed_at(__FILE__, __LINE__, "check", " " __VA_ARGS__)

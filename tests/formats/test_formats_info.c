@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "common/check.h"
 #include "format_samples.h"
 
 static const char *pmfview;

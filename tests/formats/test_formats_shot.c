@@ -23,22 +23,22 @@ static int test_legacy(void)
 {
     size_t size;
     uint8_t *bytes = legacy_sample_build(&(legacy_sample_desc){ .lz4 = true }, &size);
-    RT_CHECK(write_bytes("old.pmf", bytes, size));
-    RT_CHECK(legacy_sample_write_textures("game"));
-    RT_CHECK(rt_shot("old.pmf", "legacy.png", "--game game") == 0);
+    REQUIRE(write_bytes("old.pmf", bytes, size));
+    REQUIRE(legacy_sample_write_textures("game"));
+    REQUIRE(rt_shot("old.pmf", "legacy.png", "--game game") == 0);
     rt_image img;
-    RT_CHECK(rt_load(&img, "legacy.png"));
+    REQUIRE(rt_load(&img, "legacy.png"));
     int lit = rt_eq(200, 128);
-    RT_CHECK(rt_expect(&img, 16, 32, lit, lit, lit));
-    RT_CHECK(rt_expect(&img, 48, 32, 30, 60, 250));
-    RT_CHECK(rt_expect(&img, 32, 16, rt_eq(200, 255), rt_eq(200, 64), 0));
-    RT_CHECK(rt_expect(&img, 32, 32, 0, 0, 0));
+    REQUIRE(rt_expect(&img, 16, 32, lit, lit, lit));
+    REQUIRE(rt_expect(&img, 48, 32, 30, 60, 250));
+    REQUIRE(rt_expect(&img, 32, 16, rt_eq(200, 255), rt_eq(200, 64), 0));
+    REQUIRE(rt_expect(&img, 32, 32, 0, 0, 0));
     rt_free(&img);
     /* without the textures: the missing-texture checkerboard, still lit by the base light */
-    RT_CHECK(rt_shot("old.pmf", "plain.png", "") == 0);
-    RT_CHECK(rt_load(&img, "plain.png"));
+    REQUIRE(rt_shot("old.pmf", "plain.png", "") == 0);
+    REQUIRE(rt_load(&img, "plain.png"));
     const uint8_t *p = &img.rgb[(32 * 64 + 48) * 3];
-    RT_CHECK((p[0] == 255 && p[1] == 0 && p[2] == 255) || (p[0] == 0 && p[1] == 0 && p[2] == 0));
+    REQUIRE((p[0] == 255 && p[1] == 0 && p[2] == 255) || (p[0] == 0 && p[1] == 0 && p[2] == 0));
     rt_free(&img);
     return 0;
 }
@@ -65,33 +65,33 @@ static void surface_pixel(uint8_t group_key, uint8_t attr, uint32_t ck24, const 
  * is at column 32 + 2/30 x 32, row likewise. The M2 prop triangle (view x = 20) seen along -X. */
 static int test_pm4_surfaces(void)
 {
-    RT_CHECK(write_pm4("w_29_31.pm4"));
-    RT_CHECK(rt_shot("w_29_31.pm4", "top.png", "--camera 5,40,-5,0,-90") == 0);
+    REQUIRE(write_pm4("w_29_31.pm4"));
+    REQUIRE(rt_shot("w_29_31.pm4", "top.png", "--camera 5,40,-5,0,-90") == 0);
     rt_image img;
-    RT_CHECK(rt_load(&img, "top.png"));
+    REQUIRE(rt_load(&img, "top.png"));
     int walkable[3], prop[3];
     surface_pixel(1, 0, PM4_SAMPLE_CK24_A, (const float[3]){ 0, 1, 0 }, walkable);
     surface_pixel(0, 0x80, PM4_SAMPLE_CK24_B, (const float[3]){ 1, 0, 0 }, prop);
-    RT_CHECK(rt_expect(&img, 34, 34, walkable[0], walkable[1], walkable[2]));
-    RT_CHECK(walkable[0] + walkable[1] + walkable[2] > 100);
-    RT_CHECK(rt_expect(&img, 2, 2, 0, 0, 0)); /* past the square's corner (x < 0) */
+    REQUIRE(rt_expect(&img, 34, 34, walkable[0], walkable[1], walkable[2]));
+    REQUIRE(walkable[0] + walkable[1] + walkable[2] > 100);
+    REQUIRE(rt_expect(&img, 2, 2, 0, 0, 0)); /* past the square's corner (x < 0) */
     rt_free(&img);
-    RT_CHECK(rt_shot("w_29_31.pm4", "side.png", "--camera 30,2,-2,90,0") == 0);
-    RT_CHECK(rt_load(&img, "side.png"));
-    RT_CHECK(rt_expect(&img, 32, 32, prop[0], prop[1], prop[2]));
-    RT_CHECK(prop[0] != walkable[0] || prop[1] != walkable[1] || prop[2] != walkable[2]);
+    REQUIRE(rt_shot("w_29_31.pm4", "side.png", "--camera 30,2,-2,90,0") == 0);
+    REQUIRE(rt_load(&img, "side.png"));
+    REQUIRE(rt_expect(&img, 32, 32, prop[0], prop[1], prop[2]));
+    REQUIRE(prop[0] != walkable[0] || prop[1] != walkable[1] || prop[2] != walkable[2]);
     rt_free(&img);
     /* no --camera: the overview start camera at (10, 18, 11.5), pitch -36.87 (bounds (0,0,-10) ..
      * (20,12,1)): the square's middle (5, 10, -5) is 5 m left, 3.5 m up and 18 m deep in its view,
      * so at column (1 - 5/18) x 32 = 23, row (1 - 3.5/18) x 32 = 26 */
-    RT_CHECK(rt_shot("w_29_31.pm4", "overview.png", "") == 0);
-    RT_CHECK(rt_load(&img, "overview.png"));
-    RT_CHECK(rt_expect(&img, 23, 26, walkable[0], walkable[1], walkable[2]));
+    REQUIRE(rt_shot("w_29_31.pm4", "overview.png", "") == 0);
+    REQUIRE(rt_load(&img, "overview.png"));
+    REQUIRE(rt_expect(&img, 23, 26, walkable[0], walkable[1], walkable[2]));
     rt_free(&img);
     /* with the surfaces layer off, the square is gone */
-    RT_CHECK(rt_shot("w_29_31.pm4", "off.png", "--camera 5,40,-5,0,-90 --layer surfaces=off") == 0);
-    RT_CHECK(rt_load(&img, "off.png"));
-    RT_CHECK(rt_expect(&img, 34, 34, 0, 0, 0));
+    REQUIRE(rt_shot("w_29_31.pm4", "off.png", "--camera 5,40,-5,0,-90 --layer surfaces=off") == 0);
+    REQUIRE(rt_load(&img, "off.png"));
+    REQUIRE(rt_expect(&img, 34, 34, 0, 0, 0));
     rt_free(&img);
     return 0;
 }
@@ -101,15 +101,15 @@ static int layer_pixel(const char *camera, const char *layer, int r, int g, int 
 {
     char extra[256];
     snprintf(extra, sizeof extra, "--camera %s", camera);
-    RT_CHECK(rt_shot("w_29_31.pm4", "on.png", extra) == 0);
+    REQUIRE(rt_shot("w_29_31.pm4", "on.png", extra) == 0);
     rt_image img;
-    RT_CHECK(rt_load(&img, "on.png"));
-    RT_CHECK(rt_expect(&img, 32, 32, r, g, b));
+    REQUIRE(rt_load(&img, "on.png"));
+    REQUIRE(rt_expect(&img, 32, 32, r, g, b));
     rt_free(&img);
     snprintf(extra, sizeof extra, "--camera %s --layer %s=off", camera, layer);
-    RT_CHECK(rt_shot("w_29_31.pm4", "off.png", extra) == 0);
-    RT_CHECK(rt_load(&img, "off.png"));
-    RT_CHECK(rt_expect(&img, 32, 32, 0, 0, 0));
+    REQUIRE(rt_shot("w_29_31.pm4", "off.png", extra) == 0);
+    REQUIRE(rt_load(&img, "off.png"));
+    REQUIRE(rt_expect(&img, 32, 32, 0, 0, 0));
     rt_free(&img);
     return 0;
 }
@@ -118,35 +118,35 @@ static int layer_pixel(const char *camera, const char *layer, int r, int g, int 
  * (world (2,-1,3)), the MPRL reference at view (15,1,0) (world (15,0,1)). */
 static int test_pm4_layers(void)
 {
-    RT_CHECK(write_pm4("w_29_31.pm4"));
-    RT_CHECK(layer_pixel("5,4,-2.5,0,-90", "paths", 255, 220, 0) == 0);
-    RT_CHECK(layer_pixel("2,8,1,0,-90", "exterior", 0, 230, 230) == 0);
-    RT_CHECK(layer_pixel("15,5,0,0,-90", "references", 255, 0, 200) == 0);
+    REQUIRE(write_pm4("w_29_31.pm4"));
+    REQUIRE(layer_pixel("5,4,-2.5,0,-90", "paths", 255, 220, 0) == 0);
+    REQUIRE(layer_pixel("2,8,1,0,-90", "exterior", 0, 230, 230) == 0);
+    REQUIRE(layer_pixel("15,5,0,0,-90", "references", 255, 0, 200) == 0);
     char err[1024];
-    RT_CHECK(rt_run("shot w_29_31.pm4 -o x.png --layer water=off", err) == 1);
-    RT_CHECK(strstr(err, "--layer wants") != NULL);
+    REQUIRE(rt_run("shot w_29_31.pm4 -o x.png --layer water=off", err) == 1);
+    REQUIRE(strstr(err, "--layer wants") != NULL);
     return 0;
 }
 
 /* `pmfview shot DIR`: three tiles of a directory drawn as one world. */
 static int test_pm4_directory(void)
 {
-    RT_CHECK(mkdir("tiles", 0700) == 0);
-    RT_CHECK(write_pm4("tiles/w_30_30.pm4") && write_pm4("tiles/w_31_30.pm4") && write_pm4("tiles/w_30_31.pm4"));
-    RT_CHECK(rt_shot("tiles", "dir.png", "--camera 5,40,-5,0,-90") == 0);
+    REQUIRE(mkdir("tiles", 0700) == 0);
+    REQUIRE(write_pm4("tiles/w_30_30.pm4") && write_pm4("tiles/w_31_30.pm4") && write_pm4("tiles/w_30_31.pm4"));
+    REQUIRE(rt_shot("tiles", "dir.png", "--camera 5,40,-5,0,-90") == 0);
     rt_image img;
-    RT_CHECK(rt_load(&img, "dir.png"));
+    REQUIRE(rt_load(&img, "dir.png"));
     int walkable[3];
     surface_pixel(1, 0, PM4_SAMPLE_CK24_A, (const float[3]){ 0, 1, 0 }, walkable);
-    RT_CHECK(rt_expect(&img, 34, 34, walkable[0], walkable[1], walkable[2]));
+    REQUIRE(rt_expect(&img, 34, 34, walkable[0], walkable[1], walkable[2]));
     rt_free(&img);
     /* a damaged tile: exit 2, one line naming it */
     size_t size;
     uint8_t *bytes = pm4_sample_build(&(pm4_sample_desc){ 0 }, &size);
-    RT_CHECK(write_bytes("tiles/w_31_30.pm4", bytes, 100));
+    REQUIRE(write_bytes("tiles/w_31_30.pm4", bytes, 100));
     char err[1024];
-    RT_CHECK(rt_run("shot tiles -o dir.png", err) == 2);
-    RT_CHECK(strstr(err, "w_31_30.pm4: file, byte ") != NULL && strchr(err, '\n') == strrchr(err, '\n'));
+    REQUIRE(rt_run("shot tiles -o dir.png", err) == 2);
+    REQUIRE(strstr(err, "w_31_30.pm4: file, byte ") != NULL && strchr(err, '\n') == strrchr(err, '\n'));
     return 0;
 }
 

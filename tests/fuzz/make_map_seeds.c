@@ -1,5 +1,5 @@
 /* make_map_seeds.c - writes fuzz_map's seed corpus: `make_map_seeds SHARED_MAP_DIR DIR`: the
- * reader test's map in each dialect (tests/tools/map/map_samples.h), and the real .map files
+ * reader test's map in each dialect (tests/fixtures/map_samples.h), and the real .map files
  * of ../shared/data/map, read there (never stored here). */
 #include <dirent.h>
 #include <stdio.h>

@@ -1,17 +1,19 @@
 /* test_mesh.c - the mesher: geometry and extended cubes, batches, runs, lightmap placement and
  * padding, base-colour blocks, fast-light multipliers and slots, dynamic layers, errors. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/check.h"
-#include "fixture.h"
+#include "fixture_chunk.h"
+#include "mesh.h"
 
 static mesh_atlas *atlas_2048(void) { return mesh_atlas_create(&(mesh_atlas_desc){ 0 }); }
 
-static bool build(fixture *f, mesh_atlas *a, mesh_chunk *mc)
+static bool build(fx_input *f, mesh_atlas *a, mesh_chunk *mc)
 {
     char err[256];
-    bool ok = mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, mc, err, sizeof err);
+    bool ok = mesh_build_chunk(&f->lvl, &f->c->ch, &(mesh_desc){ .atlas = a }, mc, err, sizeof err);
     if (!ok)
         fprintf(stderr, "  mesh_build_chunk: %s\n", err);
     return ok;
@@ -21,10 +23,10 @@ static bool build(fixture *f, mesh_atlas *a, mesh_chunk *mc)
 static void test_geometry_cube(void)
 {
     mesh_atlas *a = atlas_2048();
-    fixture *f = fx_new(4, 3, 2, 20, (const uint16_t[]){ 2 }, 1);
-    fx_parent(f, 0, 0, 1);
-    uint8_t lm = fx_lightmap(f, 3, 7);
-    fx_geom(f, 1, 0, lm, 5, 0x01 | 0x04 | 0x10);
+    fx_input *f = fx_input_new(4, 3, 2, 20, (const uint16_t[]){ 2 }, 1);
+    fx_parent(f->c, 0, 0, 1);
+    uint8_t lm = fx_lightmap_ramp(f->c, 3, 7);
+    fx_geom(f->c, 1, 0, lm, 5, 0x01 | 0x04 | 0x10);
     mesh_chunk mc;
     CHECK(build(f, a, &mc));
     CHECK_EQ(mc.vertex_count, 12);
@@ -57,7 +59,7 @@ static void test_geometry_cube(void)
     CHECK(mc.fast == NULL);
     mesh_chunk_free(&mc);
     CHECK_EQ(mesh_atlas_used_texels(a), 0);
-    fx_free(f);
+    fx_input_free(f);
     mesh_atlas_destroy(a);
 }
 
@@ -68,15 +70,15 @@ static void test_lightmap_placement(void)
     mesh_atlas *a = atlas_2048();
     mesh_atlas_rect taken;   /* shifts the chunk's block off the origin */
     CHECK(mesh_atlas_alloc(a, 8, &taken));
-    fixture *f = fx_new(4, 1, 2, 4, (const uint16_t[]){ 0 }, 1);
-    fx_parent(f, 0, 3, 1);
-    fx_lightmap(f, 2, 1);   /* unused by any face: gets no block */
-    uint8_t lm = fx_lightmap(f, 3, 9);
-    fx_geom(f, 1, 0, lm, 0, 0x02);
-    f->vertices[0].lm_uv[0] = 0.5f;  f->vertices[0].lm_uv[1] = 0.5f;
-    f->vertices[1].lm_uv[0] = 4.5f / 8; f->vertices[1].lm_uv[1] = 0.5f / 8;
-    f->vertices[2].lm_uv[0] = 1.0f;  f->vertices[2].lm_uv[1] = 0.0f;
-    f->vertices[3].lm_uv[0] = 7.0f;  f->vertices[3].lm_uv[1] = -2.0f;   /* clamped to [0,1] */
+    fx_input *f = fx_input_new(4, 1, 2, 4, (const uint16_t[]){ 0 }, 1);
+    fx_parent(f->c, 0, 3, 1);
+    fx_lightmap_ramp(f->c, 2, 1);   /* unused by any face: gets no block */
+    uint8_t lm = fx_lightmap_ramp(f->c, 3, 9);
+    fx_geom(f->c, 1, 0, lm, 0, 0x02);
+    f->c->verts[0].lm_uv[0] = 0.5f;  f->c->verts[0].lm_uv[1] = 0.5f;
+    f->c->verts[1].lm_uv[0] = 4.5f / 8; f->c->verts[1].lm_uv[1] = 0.5f / 8;
+    f->c->verts[2].lm_uv[0] = 1.0f;  f->c->verts[2].lm_uv[1] = 0.0f;
+    f->c->verts[3].lm_uv[0] = 7.0f;  f->c->verts[3].lm_uv[1] = -2.0f;   /* clamped to [0,1] */
     mesh_chunk mc;
     CHECK(build(f, a, &mc));
     CHECK_EQ(mc.block_count, 1);
@@ -112,7 +114,7 @@ static void test_lightmap_placement(void)
     mesh_chunk_free(&mc);
     mesh_atlas_free(a, &taken);
     CHECK_EQ(mesh_atlas_used_texels(a), 0);
-    fx_free(f);
+    fx_input_free(f);
     mesh_atlas_destroy(a);
 }
 
@@ -120,29 +122,29 @@ static void test_lightmap_placement(void)
 static void test_whole_page_lightmap(void)
 {
     mesh_atlas *a = mesh_atlas_create(&(mesh_atlas_desc){ .page_size = 16 });
-    fixture *f = fx_new(4, 1, 2, 4, (const uint16_t[]){ 0 }, 1);
-    fx_parent(f, 0, 0, 1);
-    uint8_t lm = fx_lightmap(f, 4, 3);
-    fx_geom(f, 1, 0, lm, 0, 0x01);
-    f->vertices[0].lm_uv[0] = 0.25f;
-    f->vertices[1].lm_uv[0] = 1.0f;
+    fx_input *f = fx_input_new(4, 1, 2, 4, (const uint16_t[]){ 0 }, 1);
+    fx_parent(f->c, 0, 0, 1);
+    uint8_t lm = fx_lightmap_ramp(f->c, 4, 3);
+    fx_geom(f->c, 1, 0, lm, 0, 0x01);
+    f->c->verts[0].lm_uv[0] = 0.25f;
+    f->c->verts[1].lm_uv[0] = 1.0f;
     mesh_chunk mc;
     CHECK(build(f, a, &mc));
     CHECK_EQ(mc.blocks[0].rect.border, 0);
     CHECK_EQ(mesh_atlas_block_side(&mc.blocks[0].rect), 16);
     CHECK_EQ(mc.vertices[0].lm_uv[0], 16384);
     CHECK_EQ(mc.vertices[1].lm_uv[0], 65535);
-    CHECK(memcmp(mc.blocks[0].luxels, f->lightmaps[0].luxels, 16 * 16 * 3) == 0);
+    CHECK(memcmp(mc.blocks[0].luxels, f->c->lightmaps[0].luxels, 16 * 16 * 3) == 0);
     mesh_chunk_free(&mc);
     /* 2^5 > page: an error, and nothing stays allocated */
-    f->lightmaps[0].size_exp = 5;
-    free(f->lightmaps[0].luxels);
-    f->lightmaps[0].luxels = calloc(32 * 32, 3);
+    f->c->lightmaps[0].size_exp = 5;
+    free(f->c->lightmaps[0].luxels);
+    f->c->lightmaps[0].luxels = calloc(32 * 32, 3);
     char err[256];
-    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
+    CHECK(!mesh_build_chunk(&f->lvl, &f->c->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
     CHECK(strstr(err, "chunk (1,2,3): lightmap 0") == err);
     CHECK_EQ(mesh_atlas_used_texels(a), 0);
-    fx_free(f);
+    fx_input_free(f);
     mesh_atlas_destroy(a);
 }
 
@@ -151,13 +153,13 @@ static void test_whole_page_lightmap(void)
 static void test_extended_cube(void)
 {
     mesh_atlas *a = atlas_2048();
-    fixture *f = fx_new(4, 4, 2, 40, (const uint16_t[]){ 3, 1 }, 2);
-    fx_parent(f, 0, 5, 1);
-    uint8_t lm0 = fx_lightmap(f, 1, 0), lm1 = fx_lightmap(f, 2, 1);
-    pmf_cube *c = &f->cubes[1];
+    fx_input *f = fx_input_new(4, 4, 2, 40, (const uint16_t[]){ 3, 1 }, 2);
+    fx_parent(f->c, 0, 5, 1);
+    uint8_t lm0 = fx_lightmap_ramp(f->c, 1, 0), lm1 = fx_lightmap_ramp(f->c, 2, 1);
+    pmf_cube *c = &f->c->cubes[1];
     c->type = PMF_CUBE_EXTGEOMETRY;
     memcpy(c->u.ext.material, (const uint8_t[]){ 0, 1, 0, 0, 0, 0 }, 6);
-    pmf_client_cube *cc = &f->ccubes[1];
+    pmf_client_cube *cc = &f->c->ccubes[1];
     cc->u.ext.first_vertex = 10;
     memcpy(cc->u.ext.tri_count, (const uint8_t[]){ 1, 2, 0, 0, 0, 1 }, 6);
     memcpy(cc->u.ext.lightmap, (const uint8_t[]){ lm0, lm1, 0, 0, 0, lm0 }, 6);
@@ -189,7 +191,7 @@ static void test_extended_cube(void)
     CHECK_EQ(mc.vertices[3].lm_uv[0], (r1->x + 1) * 32);
     CHECK_EQ(mc.vertices[9].lm_uv[1], (r0->y + 1) * 32);
     mesh_chunk_free(&mc);
-    fx_free(f);
+    fx_input_free(f);
     mesh_atlas_destroy(a);
 }
 
@@ -198,15 +200,15 @@ static void test_extended_cube(void)
 static void test_batches_and_runs(void)
 {
     mesh_atlas *a = atlas_2048();
-    fixture *f = fx_new(4, 2, 5, 40, (const uint16_t[]){ 0 }, 1);
-    fx_parent(f, 0, 0, 1);
-    fx_parent(f, 0, 1, 2);
-    fx_parent(f, 0, 2, 3);
-    uint8_t lm = fx_lightmap(f, 0, 0);
-    fx_geom(f, 1, 0, lm, 0, 0x03);
-    fx_geom(f, 2, 0, lm, 8, 0x01);
-    fx_geom(f, 3, 0, lm, 12, 0x01);
-    fx_geom(f, 4, 0, lm, 16, 0x3F);
+    fx_input *f = fx_input_new(4, 2, 5, 40, (const uint16_t[]){ 0 }, 1);
+    fx_parent(f->c, 0, 0, 1);
+    fx_parent(f->c, 0, 1, 2);
+    fx_parent(f->c, 0, 2, 3);
+    uint8_t lm = fx_lightmap_ramp(f->c, 0, 0);
+    fx_geom(f->c, 1, 0, lm, 0, 0x03);
+    fx_geom(f->c, 2, 0, lm, 8, 0x01);
+    fx_geom(f->c, 3, 0, lm, 12, 0x01);
+    fx_geom(f->c, 4, 0, lm, 16, 0x3F);
     mesh_chunk mc;
     CHECK(build(f, a, &mc));
     CHECK_EQ(mc.vertex_count, 16);
@@ -230,7 +232,7 @@ static void test_batches_and_runs(void)
     CHECK_EQ(mesh_batch_ranges(&mc, 0, &bits, ranges), 0);
     mesh_chunk_free(&mc);
 
-    f->cubes[2].flags |= PMF_CUBE_DRAW_BACKFACES;
+    f->c->cubes[2].flags |= PMF_CUBE_DRAW_BACKFACES;
     CHECK(build(f, a, &mc));
     CHECK_EQ(mc.batch_count, 2);
     CHECK_EQ(mc.batches[0].backfaces, false);
@@ -244,7 +246,7 @@ static void test_batches_and_runs(void)
     CHECK_EQ(mc.indices[18], 8);   /* cube 2's vertices come after cube 1's 8 */
     CHECK_EQ(mc.batches[0].material, mc.batches[1].material);
     mesh_chunk_free(&mc);
-    fx_free(f);
+    fx_input_free(f);
     mesh_atlas_destroy(a);
 }
 
@@ -253,17 +255,17 @@ static void test_batches_and_runs(void)
 static void test_base_colour(void)
 {
     mesh_atlas *a = atlas_2048();
-    fixture *f = fx_new(4, 1, 4, 12, (const uint16_t[]){ 0 }, 1);
-    fx_parent(f, 0, 0, 1);
-    fx_parent(f, 0, 1, 2);
-    fx_parent(f, 0, 2, 3);
-    fx_geom(f, 1, 0, PMF_NO_LIGHTMAP, 0, 0x01);
-    fx_geom(f, 2, 0, PMF_NO_LIGHTMAP, 4, 0x01);
-    fx_geom(f, 3, 0, PMF_NO_LIGHTMAP, 8, 0x01);
-    f->cubes[1].flags |= PMF_CUBE_HAS_LIGHTING;
-    f->cubes[3].flags |= PMF_CUBE_HAS_LIGHTING;
-    memcpy(f->ccubes[1].lighting.base, (const uint8_t[]){ 10, 20, 30 }, 3);
-    memcpy(f->ccubes[3].lighting.base, (const uint8_t[]){ 10, 20, 30 }, 3);
+    fx_input *f = fx_input_new(4, 1, 4, 12, (const uint16_t[]){ 0 }, 1);
+    fx_parent(f->c, 0, 0, 1);
+    fx_parent(f->c, 0, 1, 2);
+    fx_parent(f->c, 0, 2, 3);
+    fx_geom(f->c, 1, 0, PMF_NO_LIGHTMAP, 0, 0x01);
+    fx_geom(f->c, 2, 0, PMF_NO_LIGHTMAP, 4, 0x01);
+    fx_geom(f->c, 3, 0, PMF_NO_LIGHTMAP, 8, 0x01);
+    f->c->cubes[1].flags |= PMF_CUBE_HAS_LIGHTING;
+    f->c->cubes[3].flags |= PMF_CUBE_HAS_LIGHTING;
+    memcpy(f->c->ccubes[1].lighting.base, (const uint8_t[]){ 10, 20, 30 }, 3);
+    memcpy(f->c->ccubes[3].lighting.base, (const uint8_t[]){ 10, 20, 30 }, 3);
     mesh_chunk mc;
     CHECK(build(f, a, &mc));
     CHECK_EQ(mc.block_count, 2);
@@ -282,7 +284,7 @@ static void test_base_colour(void)
     }
     mesh_chunk_free(&mc);
     CHECK_EQ(mesh_atlas_used_texels(a), 0);
-    fx_free(f);
+    fx_input_free(f);
     mesh_atlas_destroy(a);
 }
 
@@ -312,17 +314,17 @@ static void test_fast_multipliers(void)
 static void test_fast_slots(void)
 {
     mesh_atlas *a = atlas_2048();
-    fixture *f = fx_new(4, 1, 2, 8, (const uint16_t[]){ 0 }, 1);
-    fx_parent(f, 0, 0, 1);
-    fx_geom(f, 1, 0, PMF_NO_LIGHTMAP, 4, 0x01);   /* output vertices 0..3 = chunk vertices 4..7 */
+    fx_input *f = fx_input_new(4, 1, 2, 8, (const uint16_t[]){ 0 }, 1);
+    fx_parent(f->c, 0, 0, 1);
+    fx_geom(f->c, 1, 0, PMF_NO_LIGHTMAP, 4, 0x01);   /* output vertices 0..3 = chunk vertices 4..7 */
     /* light l gives chunk vertex 4 multiplier mult4[l], vertex 5 mult5[l] */
     static uint8_t mult[6][2] = { { 9, 0 }, { 50, 0 }, { 9, 7 }, { 60, 0 }, { 70, 0 }, { 9, 0 } };
     static pmf_fast_range ranges[6];
-    f->ch.common.fast_light_count = 6;
+    f->c->ch.common.fast_light_count = 6;
     for (int l = 0; l < 6; l++) {
         ranges[l] = (pmf_fast_range){ 4, 2, mult[l] };
-        f->fast[l] = (pmf_fast_light){ PMF_LIGHT_ENABLE, (uint8_t)(100 + l), 500u + l };
-        f->client_fast[l] = (pmf_client_fast_light){ { (uint8_t)l, 0, 0 }, 1, &ranges[l] };
+        f->c->fast[l] = (pmf_fast_light){ PMF_LIGHT_ENABLE, (uint8_t)(100 + l), 500u + l };
+        f->c->cfast[l] = (pmf_client_fast_light){ { (uint8_t)l, 0, 0 }, 1, &ranges[l] };
     }
     mesh_chunk mc;
     CHECK(build(f, a, &mc));
@@ -353,7 +355,7 @@ static void test_fast_slots(void)
     for (int s = 0; s < 4; s++)
         CHECK_EQ(mc.fast[3].slot[s], MESH_FAST_UNUSED);
     mesh_chunk_free(&mc);
-    fx_free(f);
+    fx_input_free(f);
     mesh_atlas_destroy(a);
 }
 
@@ -362,17 +364,17 @@ static void test_fast_slots(void)
 static void test_dynamic_layers(void)
 {
     mesh_atlas *a = atlas_2048();
-    fixture *f = fx_new(4, 1, 2, 4, (const uint16_t[]){ 0 }, 1);
-    fx_parent(f, 0, 0, 1);
-    uint8_t unused = fx_lightmap(f, 1, 0), lm = fx_lightmap(f, 1, 1);
-    fx_geom(f, 1, 0, lm, 0, 0x01);
+    fx_input *f = fx_input_new(4, 1, 2, 4, (const uint16_t[]){ 0 }, 1);
+    fx_parent(f->c, 0, 0, 1);
+    uint8_t unused = fx_lightmap_ramp(f->c, 1, 0), lm = fx_lightmap_ramp(f->c, 1, 1);
+    fx_geom(f->c, 1, 0, lm, 0, 0x01);
     static uint8_t layer_lux[4 * 3] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
     static pmf_light_layer layers[2];
     layers[0] = (pmf_light_layer){ unused, layer_lux };
     layers[1] = (pmf_light_layer){ lm, layer_lux };
-    f->ch.common.dynamic_light_count = 1;
-    f->dynamic[0] = (pmf_dynamic_light){ PMF_LIGHT_ENABLE, 4242 };
-    f->client_dynamic[0] = (pmf_client_dynamic_light){ { 200, 100, 50 }, 2, layers };
+    f->c->ch.common.dynamic_light_count = 1;
+    f->c->dyn[0] = (pmf_dynamic_light){ PMF_LIGHT_ENABLE, 4242 };
+    f->c->cdyn[0] = (pmf_client_dynamic_light){ { 200, 100, 50 }, 2, layers };
     mesh_chunk mc;
     CHECK(build(f, a, &mc));
     CHECK_EQ(mc.dynamic_light_count, 1);
@@ -389,7 +391,7 @@ static void test_dynamic_layers(void)
     CHECK(memcmp(mc.layers[0].luxels + 12, want_row0, 12) == 0);
     CHECK(memcmp(mc.layers[0].luxels + 36, want_row3, 12) == 0);
     mesh_chunk_free(&mc);
-    fx_free(f);
+    fx_input_free(f);
     mesh_atlas_destroy(a);
 }
 
@@ -397,39 +399,39 @@ static void test_dynamic_layers(void)
 static void test_errors(void)
 {
     mesh_atlas *a = atlas_2048();
-    fixture *f = fx_new(4, 1, 2, 8, (const uint16_t[]){ 0 }, 1);
-    fx_parent(f, 0, 0, 1);
-    uint8_t lm = fx_lightmap(f, 2, 0);
+    fx_input *f = fx_input_new(4, 1, 2, 8, (const uint16_t[]){ 0 }, 1);
+    fx_parent(f->c, 0, 0, 1);
+    uint8_t lm = fx_lightmap_ramp(f->c, 2, 0);
     char err[256];
     mesh_chunk mc;
 
-    fx_geom(f, 1, 0, lm, 5, 0x01);   /* vertices 5..8 of 8 */
-    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
+    fx_geom(f->c, 1, 0, lm, 5, 0x01);   /* vertices 5..8 of 8 */
+    CHECK(!mesh_build_chunk(&f->lvl, &f->c->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
     CHECK(strcmp(err, "chunk (1,2,3): cube 1: vertices 5..8 past the vertex count 8") == 0);
-    fx_geom(f, 1, 1, lm, 0, 0x01);
-    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
+    fx_geom(f->c, 1, 1, lm, 0, 0x01);
+    CHECK(!mesh_build_chunk(&f->lvl, &f->c->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
     CHECK(strstr(err, "cube 1: material 1") != NULL);
-    f->material_map[0] = 1;          /* level has only 1 material */
-    fx_geom(f, 1, 0, lm, 0, 0x01);
-    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
-    f->material_map[0] = 0;
-    fx_geom(f, 1, 0, 3, 0, 0x01);
-    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
+    f->c->material_map[0] = 1;          /* level has only 1 material */
+    fx_geom(f->c, 1, 0, lm, 0, 0x01);
+    CHECK(!mesh_build_chunk(&f->lvl, &f->c->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
+    f->c->material_map[0] = 0;
+    fx_geom(f->c, 1, 0, 3, 0, 0x01);
+    CHECK(!mesh_build_chunk(&f->lvl, &f->c->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
     CHECK(strstr(err, "lightmap 3 past the lightmap count 1") != NULL);
-    fx_geom(f, 1, 0, lm, 0, 0x01);
-    fx_parent(f, 0, 1, 1);           /* cube 1 twice */
-    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
+    fx_geom(f->c, 1, 0, lm, 0, 0x01);
+    fx_parent(f->c, 0, 1, 1);           /* cube 1 twice */
+    CHECK(!mesh_build_chunk(&f->lvl, &f->c->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
     CHECK(strstr(err, "reached twice") != NULL);
-    f->cubes[0].u.parent.child_mask = 1;
-    f->ch.parts = PMF_PART_COMMON;
-    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
-    f->ch.parts = PMF_PART_COMMON | PMF_PART_CLIENT;
-    CHECK(!mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = NULL }, &mc, err, sizeof err));
+    f->c->cubes[0].u.parent.child_mask = 1;
+    f->c->ch.parts = PMF_PART_COMMON;
+    CHECK(!mesh_build_chunk(&f->lvl, &f->c->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
+    f->c->ch.parts = PMF_PART_COMMON | PMF_PART_CLIENT;
+    CHECK(!mesh_build_chunk(&f->lvl, &f->c->ch, &(mesh_desc){ .atlas = NULL }, &mc, err, sizeof err));
     CHECK(build(f, a, &mc));
     mesh_chunk_free(&mc);
     mesh_chunk_free(&mc);   /* safe twice: zeroed */
     CHECK_EQ(mesh_atlas_used_texels(a), 0);
-    fx_free(f);
+    fx_input_free(f);
     mesh_atlas_destroy(a);
 }
 
@@ -438,17 +440,17 @@ static void test_errors(void)
 static void test_quantise_limits(void)
 {
     mesh_atlas *a = atlas_2048();
-    fixture *f = fx_new(10, 1, 2, 8, (const uint16_t[]){ 0 }, 1);
-    fx_parent(f, 0, 0, 1);
-    fx_geom(f, 1, 0, PMF_NO_LIGHTMAP, 0, 0x01 | 0x02);
+    fx_input *f = fx_input_new(10, 1, 2, 8, (const uint16_t[]){ 0 }, 1);
+    fx_parent(f->c, 0, 0, 1);
+    fx_geom(f->c, 1, 0, PMF_NO_LIGHTMAP, 0, 0x01 | 0x02);
     static const float xyz[8][3] = {
         { -500.0f, 0, 0 }, { 500.0f, 0, 0 }, { 123.456789f, -7.25f, 0.001f }, { 0.0001f, 0.0002f, 0.0003f },
         { NAN, 1.0f, 2.0f }, { INFINITY, 3.0f, 4.0f }, { -INFINITY, 5.0f, 6.0f }, { 499.99f, -499.99f, 12.5f },
     };
     for (int v = 0; v < 8; v++) {
-        memcpy(f->vertices[v].xyz, xyz[v], sizeof xyz[v]);
-        f->vertices[v].uv[0] = v == 3 ? 100000.0f : 0.37f * v;
-        f->vertices[v].uv[1] = v == 5 ? NAN : -0.5f * v;
+        memcpy(f->c->verts[v].xyz, xyz[v], sizeof xyz[v]);
+        f->c->verts[v].uv[0] = v == 3 ? 100000.0f : 0.37f * v;
+        f->c->verts[v].uv[1] = v == 5 ? NAN : -0.5f * v;
     }
     mesh_chunk mc;
     CHECK(build(f, a, &mc));
@@ -464,7 +466,7 @@ static void test_quantise_limits(void)
                 CHECK(fabsf(p[k] - xyz[v][k]) <= 1000.0f / (1 << 21) + 1e-4f);
         }
         CHECK(isfinite(uv[0]) && isfinite(uv[1]));
-        CHECK(fabsf(uv[0] - f->vertices[v].uv[0]) <= 100000.0f / (1 << 19) * 1.001f);
+        CHECK(fabsf(uv[0] - f->c->verts[v].uv[0]) <= 100000.0f / (1 << 19) * 1.001f);
         if (v != 5)
             CHECK(fabsf(uv[1] + 0.5f * v) <= 3.5f / (1 << 19) * 1.001f);
     }
@@ -476,7 +478,7 @@ static void test_quantise_limits(void)
     mesh_vertex_position(&mc, &mc.vertices[6], p);
     CHECK(p[0] == -500.0f);                                    /* -inf: its low end */
     mesh_chunk_free(&mc);
-    fx_free(f);
+    fx_input_free(f);
     mesh_atlas_destroy(a);
 }
 
@@ -487,12 +489,12 @@ static void test_quantise_limits(void)
 static void test_exact_vertex_words(void)
 {
     mesh_atlas *a = atlas_2048();
-    fixture *f = fx_new(5, 1, 3, 8, (const uint16_t[]){ 0 }, 1);
-    fx_parent(f, 0, 0, 1);
-    fx_parent(f, 0, 1, 2);
-    uint8_t lm = fx_lightmap(f, 2, 0);
-    fx_geom(f, 1, 0, lm, 0, 0x01);
-    fx_geom(f, 2, 0, PMF_NO_LIGHTMAP, 4, 0x01);
+    fx_input *f = fx_input_new(5, 1, 3, 8, (const uint16_t[]){ 0 }, 1);
+    fx_parent(f->c, 0, 0, 1);
+    fx_parent(f->c, 0, 1, 2);
+    uint8_t lm = fx_lightmap_ramp(f->c, 2, 0);
+    fx_geom(f->c, 1, 0, lm, 0, 0x01);
+    fx_geom(f->c, 2, 0, PMF_NO_LIGHTMAP, 4, 0x01);
     const float top = 8.0f - 1.0f / 65536.0f, uv_top = 262143.0f / 1024.0f;
     const float xyz[8][3] = {
         { -8, -8, -8 }, { top, top, top }, { 0.25f + 1.0f / 131072.0f, 2, 3 }, { 1, 1, 1 },
@@ -502,10 +504,10 @@ static void test_exact_vertex_words(void)
                              { INFINITY, 0 }, { NAN, 3 }, { -INFINITY, 4 }, { 2, uv_top } };
     const float lm_uv[4][2] = { { 0, 0 }, { 1, 1 }, { 0.5f, 0.25f }, { -1, NAN } };
     for (int v = 0; v < 8; v++) {
-        memcpy(f->vertices[v].xyz, xyz[v], sizeof xyz[v]);
-        memcpy(f->vertices[v].uv, uv[v], sizeof uv[v]);
+        memcpy(f->c->verts[v].xyz, xyz[v], sizeof xyz[v]);
+        memcpy(f->c->verts[v].uv, uv[v], sizeof uv[v]);
         if (v < 4)
-            memcpy(f->vertices[v].lm_uv, lm_uv[v], sizeof lm_uv[v]);
+            memcpy(f->c->verts[v].lm_uv, lm_uv[v], sizeof lm_uv[v]);
     }
     /* (x + 8) x 2^16 and u x 2^10, + 0.5, truncated: 8.25 + 2^-17 -> 540672.5 + 0.5 */
     static const uint32_t qx[8] = { 0, 1048575, 540673, 589824, 0, 1048575, 0, 655360 };
@@ -546,7 +548,7 @@ static void test_exact_vertex_words(void)
     CHECK(mc.cubes[2].min[0] == -INFINITY && mc.cubes[2].max[0] == INFINITY && mc.cubes[2].max[1] == 2.0f);
     CHECK(mc.min[0] == -INFINITY && mc.max[0] == INFINITY && mc.min[1] == -8.0f && mc.max[1] == top);
     mesh_chunk_free(&mc);
-    fx_free(f);
+    fx_input_free(f);
     mesh_atlas_destroy(a);
 }
 
@@ -556,12 +558,12 @@ static void test_exact_vertex_words(void)
 static void test_subnormal_step(void)
 {
     mesh_atlas *a = atlas_2048();
-    fixture *f = fx_new(5, 1, 2, 4, (const uint16_t[]){ 0 }, 1);
-    fx_parent(f, 0, 0, 1);
-    fx_geom(f, 1, 0, PMF_NO_LIGHTMAP, 0, 0x01);
+    fx_input *f = fx_input_new(5, 1, 2, 4, (const uint16_t[]){ 0 }, 1);
+    fx_parent(f->c, 0, 0, 1);
+    fx_geom(f->c, 1, 0, PMF_NO_LIGHTMAP, 0, 0x01);
     const float lo = 2e-38f, hi = (float)((double)lo + 6606022.0 * 0x1p-149);
     for (int v = 0; v < 4; v++)
-        f->vertices[v] = (pmf_vertex){ { v == 1 ? hi : lo, 1, 1 }, { 0, 0 }, { 0, 0 } };
+        f->c->verts[v] = (pmf_vertex){ { v == 1 ? hi : lo, 1, 1 }, { 0, 0 }, { 0, 0 } };
     mesh_chunk mc;
     CHECK(build(f, a, &mc));
     CHECK(mc.step[0] == 6 * 0x1p-149f);
@@ -569,7 +571,7 @@ static void test_subnormal_step(void)
     CHECK_EQ(mc.vertices[1].pos[0], 0xFFFF);
     CHECK_EQ(mc.vertices[1].pos[3] & 15, 15);
     mesh_chunk_free(&mc);
-    fx_free(f);
+    fx_input_free(f);
     mesh_atlas_destroy(a);
 }
 

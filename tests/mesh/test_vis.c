@@ -3,7 +3,8 @@
 #include <string.h>
 
 #include "common/check.h"
-#include "fixture.h"
+#include "fixture_chunk.h"
+#include "mesh.h"
 
 /* Chunk (1,2,3), side 16:
  *   cube 0 parent: octant 0 (+X+Y+Z) -> cube 1, octant 7 (-X-Y-Z) -> cube 2
@@ -13,26 +14,26 @@
 static uint32_t vis_cubes_1[1] = { 2 }, other_cubes[1] = { 1 };
 static pmf_vis_chunk vis_chunks_1[2] = { { { 4, 0, 0 }, 0, NULL }, { { 0, 0, 1 }, 1, other_cubes } };
 
-static fixture *vis_fixture(void)
+static fx_input *vis_fixture(void)
 {
-    fixture *f = fx_new(4, 1, 6, 16, (const uint16_t[]){ 0 }, 1);
-    fx_parent(f, 0, 0, 1);
-    fx_parent(f, 0, 7, 2);
-    fx_parent(f, 1, 0, 3);
-    fx_parent(f, 1, 7, 4);
+    fx_input *f = fx_input_new(4, 1, 6, 16, (const uint16_t[]){ 0 }, 1);
+    fx_parent(f->c, 0, 0, 1);
+    fx_parent(f->c, 0, 7, 2);
+    fx_parent(f->c, 1, 0, 3);
+    fx_parent(f->c, 1, 7, 4);
     for (int i = 0; i < 4; i++) {   /* cube 3 sits at +6, cube 4 at +2, cube 2 at -4 */
-        f->vertices[8 + i].xyz[0] = 6; f->vertices[8 + i].xyz[1] = 6; f->vertices[8 + i].xyz[2] = 6;
-        f->vertices[12 + i].xyz[0] = 2; f->vertices[12 + i].xyz[1] = 2; f->vertices[12 + i].xyz[2] = 2;
-        f->vertices[4 + i].xyz[0] = -4; f->vertices[4 + i].xyz[1] = -4; f->vertices[4 + i].xyz[2] = -4;
+        f->c->verts[8 + i].xyz[0] = 6; f->c->verts[8 + i].xyz[1] = 6; f->c->verts[8 + i].xyz[2] = 6;
+        f->c->verts[12 + i].xyz[0] = 2; f->c->verts[12 + i].xyz[1] = 2; f->c->verts[12 + i].xyz[2] = 2;
+        f->c->verts[4 + i].xyz[0] = -4; f->c->verts[4 + i].xyz[1] = -4; f->c->verts[4 + i].xyz[2] = -4;
     }
-    fx_geom(f, 2, 0, PMF_NO_LIGHTMAP, 4, 0x01);
-    fx_geom(f, 3, 0, PMF_NO_LIGHTMAP, 8, 0x01);
-    fx_geom(f, 4, 0, PMF_NO_LIGHTMAP, 12, 0x01);
-    fx_geom(f, 5, 0, PMF_NO_LIGHTMAP, 0, 0x01);
-    f->cubes[1].flags |= PMF_CUBE_HAS_VISIBILITY;
-    f->cubes[1].vis = (pmf_visibility){ 1, vis_cubes_1, 2, vis_chunks_1 };
-    f->cubes[3].flags |= PMF_CUBE_HAS_VISIBILITY;
-    f->cubes[5].flags |= PMF_CUBE_HAS_VISIBILITY;   /* unreachable: never consulted */
+    fx_geom(f->c, 2, 0, PMF_NO_LIGHTMAP, 4, 0x01);
+    fx_geom(f->c, 3, 0, PMF_NO_LIGHTMAP, 8, 0x01);
+    fx_geom(f->c, 4, 0, PMF_NO_LIGHTMAP, 12, 0x01);
+    fx_geom(f->c, 5, 0, PMF_NO_LIGHTMAP, 0, 0x01);
+    f->c->cubes[1].flags |= PMF_CUBE_HAS_VISIBILITY;
+    f->c->cubes[1].vis = (pmf_visibility){ 1, vis_cubes_1, 2, vis_chunks_1 };
+    f->c->cubes[3].flags |= PMF_CUBE_HAS_VISIBILITY;
+    f->c->cubes[5].flags |= PMF_CUBE_HAS_VISIBILITY;   /* unreachable: never consulted */
     return f;
 }
 
@@ -48,14 +49,14 @@ static uint64_t mark(const mesh_vis_set *set, const mesh_chunk *mc, bool *shown)
 static void test_vis(void)
 {
     mesh_atlas *a = mesh_atlas_create(NULL);
-    fixture *f = vis_fixture();
+    fx_input *f = vis_fixture();
     mesh_chunk mc, other, far;
     char err[256];
-    CHECK(mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
-    f->ch.coord = (pmf_chunk_coord){ 0, 0, 1 };
-    CHECK(mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &other, err, sizeof err));
-    f->ch.coord = (pmf_chunk_coord){ 4, 0, 0 };
-    CHECK(mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &far, err, sizeof err));
+    CHECK(mesh_build_chunk(&f->lvl, &f->c->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
+    f->c->ch.coord = (pmf_chunk_coord){ 0, 0, 1 };
+    CHECK(mesh_build_chunk(&f->lvl, &f->c->ch, &(mesh_desc){ .atlas = a }, &other, err, sizeof err));
+    f->c->ch.coord = (pmf_chunk_coord){ 4, 0, 0 };
+    CHECK(mesh_build_chunk(&f->lvl, &f->c->ch, &(mesh_desc){ .atlas = a }, &far, err, sizeof err));
     CHECK_EQ(mc.vis_count, 2);
 
     /* locate: octant descent, ties to the + side, missing child stops, outside = none */
@@ -102,11 +103,11 @@ static void test_vis(void)
     CHECK_EQ(set.entries[1].chunk.z, 1);   /* the listed chunks sorted: (0,0,1) before (4,0,0) */
     CHECK_EQ(set.entries[2].chunk.x, 4);
     mesh_vis_set_free(&set);
-    f->ch.coord = (pmf_chunk_coord){ 1, 2, 3 };
+    f->c->ch.coord = (pmf_chunk_coord){ 1, 2, 3 };
     CHECK(mesh_vis_set_build(NULL, (const float[]){ 0, 0, 0 }, &set));
     CHECK(set.everything);
     mesh_vis_set_free(&set);
-    CHECK(mesh_build_chunk(&f->lvl, &f->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
+    CHECK(mesh_build_chunk(&f->lvl, &f->c->ch, &(mesh_desc){ .atlas = a }, &mc, err, sizeof err));
 
     /* camera in cube 2: no data on its path: everything (reachable cubes) */
     CHECK(mesh_vis_set_build(&mc, (const float[]){ -3, -3, -3 }, &set));
@@ -171,7 +172,7 @@ static void test_vis(void)
     mesh_chunk_free(&mc);
     mesh_chunk_free(&other);
     mesh_chunk_free(&far);
-    fx_free(f);
+    fx_input_free(f);
     mesh_atlas_destroy(a);
 }
 

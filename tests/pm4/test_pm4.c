@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "common/check.h"
 #include "format_samples.h"
 #include "pm4_world.h"
 

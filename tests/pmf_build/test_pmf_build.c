@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "common/check.h"
 #include "pmf_build.h"
 
 static char path[] = "/tmp/pmf_build_XXXXXX";

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "common/check.h"
 #include "format_samples.h"
 #include "pmf_legacy.h"
 

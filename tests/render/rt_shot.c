@@ -6,9 +6,6 @@
 #include <unistd.h>
 
 #include <stb_image.h>
-#include <stb_image_write.h>
-
-#include "paf.h"
 
 #include "rt_shot.h"
 
@@ -44,11 +41,6 @@ int rt_main(int argc, char **argv, const rt_test *tests)
     }
     fprintf(stderr, "unknown test '%s'\n", argv[2]);
     return 2;
-}
-
-bool rt_write(rt_map *m, const char *path)
-{
-    return rt_map_write(m, path);
 }
 
 int rt_run(const char *args, char err[1024])
@@ -117,55 +109,4 @@ bool rt_expect_all(const rt_image *img, int r, int g, int b)
 int rt_eq(int a, int b)
 {
     return (int)lround(a * b / 255.0);
-}
-
-typedef struct png_sink { uint8_t *data; size_t size; bool failed; } png_sink;
-
-static void png_append(void *ctx, void *data, int size)
-{
-    png_sink *s = ctx;
-    uint8_t *grown = realloc(s->data, s->size + (size_t)size);
-    if (!grown) {
-        s->failed = true;
-        return;
-    }
-    memcpy(grown + s->size, data, (size_t)size);
-    s->data = grown;
-    s->size += (size_t)size;
-}
-
-bool rt_png(const uint8_t *rgba, int w, int h, uint8_t **out, size_t *size)
-{
-    png_sink s = { 0 };
-    if (!stbi_write_png_to_func(png_append, &s, w, h, 4, rgba, w * 4) || s.failed) {
-        free(s.data);
-        return false;
-    }
-    *out = s.data;
-    *size = s.size;
-    return true;
-}
-
-bool rt_write_file(const char *path, const void *data, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return false;
-    bool ok = fwrite(data, 1, size, f) == size;
-    return fclose(f) == 0 && ok;
-}
-
-bool rt_archive(rt_map *m, int count, const char *const *paths, uint8_t *const *data, const size_t *sizes)
-{
-    pmf_error err;
-    char line[768];
-    paf_writer *w = paf_writer_create();
-    bool ok = w != NULL;
-    for (int i = 0; ok && i < count; i++)
-        ok = paf_writer_add_file(w, paths[i], data[i], sizes[i], &err);
-    ok = ok && paf_writer_finish(w, &m->archive, &m->archive_size, &err);
-    if (!ok)
-        fprintf(stderr, "rt_archive: %s\n", pmf_error_format(&err, line, sizeof line));
-    paf_writer_destroy(w);
-    return ok;
 }

@@ -6,22 +6,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "rt_map.h"
-
-#define RT_CHECK(cond)                                                               \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            return 1;                                                                \
-        }                                                                            \
-    } while (0)
+#include "common/check.h"
+#include "fixture_map.h"
 
 typedef struct rt_test { const char *name; int (*run)(void); } rt_test;
 
 /* argv: PMFVIEW TEST. Runs TEST in a fresh temporary directory (removed when it passes). */
 int rt_main(int argc, char **argv, const rt_test *tests);
 
-bool rt_write(rt_map *m, const char *path);
 /* `pmfview shot MAP -o OUT --size 64x64 --fov 90 EXTRA`; returns the exit code. */
 int rt_shot(const char *map, const char *out, const char *extra);
 /* `pmfview ARGS`; returns the exit code; stderr (up to 1023 bytes) into err when not NULL. */
@@ -34,13 +26,6 @@ void rt_free(rt_image *img);
 bool rt_expect(const rt_image *img, int x, int y, int r, int g, int b);
 /* Every pixel is (r, g, b) ± 1. */
 bool rt_expect_all(const rt_image *img, int r, int g, int b);
-/* PNG bytes of an RGBA8 image (malloc'd). */
-bool rt_png(const uint8_t *rgba, int w, int h, uint8_t **out, size_t *size);
-/* Writes bytes to a file (directories must exist). */
-bool rt_write_file(const char *path, const void *data, size_t size);
-/* Makes m's embedded archive from (path, bytes, size) triples. */
-bool rt_archive(rt_map *m, int count, const char *const *paths, uint8_t *const *data, const size_t *sizes);
-
 /* round(a × b / 255): an 8-bit product as the equation gives it. */
 int rt_eq(int a, int b);
 

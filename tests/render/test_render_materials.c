@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "ptf.h"
-#include "rt_map.h"
+#include "fixture_map.h"
 #include "rt_shot.h"
 
 static const pmf_chunk_coord ONE = { 1, 1, 1 }, ORIGIN = { 0, 0, 0 };
@@ -40,104 +40,104 @@ static uint8_t *solid(int w, int h, uint8_t r, uint8_t g, uint8_t b, uint8_t a)
 static uint8_t *solid_png(uint8_t r, uint8_t g, uint8_t b, size_t *size)
 {
     uint8_t *px = solid(4, 4, r, g, b, 255), *png = NULL;
-    rt_png(px, 4, 4, &png, size);
+    fx_png(px, 4, 4, &png, size);
     free(px);
     return png;
 }
 
 /* One chunk; a full-screen wall at z = -4 (cube 0) of material mat lit by a flat luxel. */
-static rt_chunk *wall(rt_level *l, uint8_t mat, uint8_t luxel)
+static fx_chunk *wall(fx_level *l, uint8_t mat, uint8_t luxel)
 {
-    rt_chunk *c = rt_chunk_add(l, ORIGIN);
+    fx_chunk *c = fx_chunk_add(l, ORIGIN);
     float q[4][3];
-    rt_wall_z(q, -8, 8, -8, 8, -4, true);
-    rt_geom_quad(c, 0, mat, rt_lightmap(c, 1, luxel, luxel, luxel), q);
+    fx_wall_z(q, -8, 8, -8, 8, -4, true);
+    fx_geom_quad(c, 0, mat, fx_lightmap(c, 1, luxel, luxel, luxel), q);
     return c;
 }
 
 /* Left half (cube 1) and right half (cube 2) walls at z, of materials a and b, luxel 255. */
-static rt_chunk *two_walls(rt_level *l, uint8_t a, uint8_t b)
+static fx_chunk *two_walls(fx_level *l, uint8_t a, uint8_t b)
 {
-    rt_chunk *c = rt_chunk_add(l, ORIGIN);
-    uint8_t lm = rt_lightmap(c, 1, 255, 255, 255);
-    rt_two_walls(c, a, lm, b, lm);
+    fx_chunk *c = fx_chunk_add(l, ORIGIN);
+    uint8_t lm = fx_lightmap(c, 1, 255, 255, 255);
+    fx_two_walls(c, a, lm, b, lm);
     return c;
 }
 
 static int test_texture_archive(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
-    uint8_t png_mat = rt_material(l, "png", "map:textures/t", 0, 0);
-    uint8_t ptf_mat = rt_material(l, "ptf", "map:textures/p", 0, 0);
-    memcpy(rt_cmat(l, png_mat)->color, (uint8_t[]){ 255, 200, 255 }, 3);
-    rt_chunk *c = two_walls(l, png_mat, ptf_mat);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t png_mat = fx_material(l, "png", "map:textures/t", 0, 0);
+    uint8_t ptf_mat = fx_material(l, "ptf", "map:textures/p", 0, 0);
+    memcpy(fx_cmat(l, png_mat)->color, (uint8_t[]){ 255, 200, 255 }, 3);
+    fx_chunk *c = two_walls(l, png_mat, ptf_mat);
     memset(c->lightmaps[0].luxels, 200, 4 * 3);
 
     size_t png_size, ptf_size;
     uint8_t *png = solid_png(128, 255, 64, &png_size);
     uint8_t *px = solid(4, 4, 10, 20, 30, 255), *ptf = NULL;
     pmf_error err;
-    RT_CHECK(ptf_encode(px, 4, 4, PTF_FORMAT_RGB, &ptf, &ptf_size, &err));
+    REQUIRE(ptf_encode(px, 4, 4, PTF_FORMAT_RGB, &ptf, &ptf_size, &err));
     const char *paths[2] = { "textures/t.png", "textures/p.ptf" };
     uint8_t *data[2] = { png, ptf };
     size_t sizes[2] = { png_size, ptf_size };
-    RT_CHECK(rt_archive(&m, 2, paths, data, sizes));
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    REQUIRE(fx_map_archive(&m, 2, paths, data, sizes));
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
     /* colour × texel × luxel. */
-    RT_CHECK(rt_expect(&img, 16, 32, PROD(255, 128, 200), PROD(200, 255, 200), PROD(255, 64, 200)));
-    RT_CHECK(rt_expect(&img, 48, 32, PROD(10, 200), PROD(20, 200), PROD(30, 200)));
+    REQUIRE(rt_expect(&img, 16, 32, PROD(255, 128, 200), PROD(200, 255, 200), PROD(255, 64, 200)));
+    REQUIRE(rt_expect(&img, 48, 32, PROD(10, 200), PROD(20, 200), PROD(30, 200)));
     rt_free(&img);
     free(png);
     free(px);
     free(ptf);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
 static int test_texture_game_dir(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
-    uint8_t found = rt_material(l, "found", "textures/g", 0, 0);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t found = fx_material(l, "found", "textures/g", 0, 0);
     /* the missing texture's path tries OSC 52 (clipboard write) and ESC [2J on the terminal */
-    uint8_t missing = rt_material(l, "missing", "textures/none\x1b]52;c;ZXZpbA==\x07\x1b[2J\x9b", 0, 0);
+    uint8_t missing = fx_material(l, "missing", "textures/none\x1b]52;c;ZXZpbA==\x07\x1b[2J\x9b", 0, 0);
     two_walls(l, found, missing);
-    RT_CHECK(rt_write(&m, "map.pmf"));
-    RT_CHECK(mkdir("game", 0755) == 0 && mkdir("game/textures", 0755) == 0);
+    REQUIRE(fx_map_write(&m, "map.pmf"));
+    REQUIRE(mkdir("game", 0755) == 0 && mkdir("game/textures", 0755) == 0);
     size_t size;
     uint8_t *png = solid_png(90, 45, 180, &size);
-    RT_CHECK(rt_write_file("game/textures/g.png", png, size));
+    REQUIRE(fx_write_file("game/textures/g.png", png, size));
     free(png);
     char err[1024];
-    RT_CHECK(rt_run("shot map.pmf -o out.png --size 64x64 --fov 90 --game game", err) == 0);
+    REQUIRE(rt_run("shot map.pmf -o out.png --size 64x64 --fov 90 --game game", err) == 0);
     /* The missing texture is reported once, as one line. */
-    RT_CHECK(strstr(err, "checkerboard") && strchr(err, '\n') == err + strlen(err) - 1);
+    REQUIRE(strstr(err, "checkerboard") && strchr(err, '\n') == err + strlen(err) - 1);
     /* ... with every control byte and bad byte of the path shown as \xNN */
-    RT_CHECK(strstr(err, "textures/none\\x1B]52;c;ZXZpbA==\\x07\\x1B[2J\\x9B"));
+    REQUIRE(strstr(err, "textures/none\\x1B]52;c;ZXZpbA==\\x07\\x1B[2J\\x9B"));
     for (const char *c = err; *c; c++)
-        RT_CHECK(*c == '\n' || ((unsigned char)*c >= 0x20 && (unsigned char)*c < 0x7F));
+        REQUIRE(*c == '\n' || ((unsigned char)*c >= 0x20 && (unsigned char)*c < 0x7F));
     rt_image img;
-    RT_CHECK(rt_load(&img, "out.png"));
-    RT_CHECK(rt_expect(&img, 16, 32, 90, 45, 180));
+    REQUIRE(rt_load(&img, "out.png"));
+    REQUIRE(rt_expect(&img, 16, 32, 90, 45, 180));
     /* Checkerboard: magenta or black texels (8-texel cells over 64 texels across 32 pixels). */
     for (int y = 8; y < 64; y += 16) {
         const uint8_t *p = &img.rgb[((size_t)y * 64 + 40) * 3];
-        RT_CHECK((p[0] > 200 && p[1] < 60 && p[2] > 200) || (p[0] < 60 && p[1] < 60 && p[2] < 60));
+        REQUIRE((p[0] > 200 && p[1] < 60 && p[2] > 200) || (p[0] < 60 && p[1] < 60 && p[2] < 60));
     }
     rt_free(&img);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
 static int test_animation(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
-    uint8_t mat = rt_material(l, "anim", "map:textures/a", 0, 0);
-    pmf_client_material *cm = rt_cmat(l, mat);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t mat = fx_material(l, "anim", "map:textures/a", 0, 0);
+    pmf_client_material *cm = fx_cmat(l, mat);
     l->extra[mat][0] = "map:textures/b";
     l->extra[mat][1] = "map:textures/c";
     cm->extra_texture_count = 2;
@@ -146,8 +146,8 @@ static int test_animation(void)
     size_t s[3];
     uint8_t *d[3] = { solid_png(255, 0, 0, &s[0]), solid_png(0, 255, 0, &s[1]), solid_png(0, 0, 255, &s[2]) };
     const char *paths[3] = { "textures/a.png", "textures/b.png", "textures/c.png" };
-    RT_CHECK(rt_archive(&m, 3, paths, d, s));
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    REQUIRE(fx_map_archive(&m, 3, paths, d, s));
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     static const struct { const char *time; int r, g, b; } frames[] = {
         { "0", 255, 0, 0 }, { "0.6", 0, 255, 0 }, { "1.2", 0, 0, 255 }, { "1.7", 255, 0, 0 },
     };
@@ -155,13 +155,13 @@ static int test_animation(void)
         char args[64];
         rt_image img;
         snprintf(args, sizeof args, "--time %s", frames[i].time);
-        RT_CHECK(rt_shot("map.pmf", "out.png", args) == 0 && rt_load(&img, "out.png"));
-        RT_CHECK(rt_expect(&img, 32, 32, frames[i].r, frames[i].g, frames[i].b));
+        REQUIRE(rt_shot("map.pmf", "out.png", args) == 0 && rt_load(&img, "out.png"));
+        REQUIRE(rt_expect(&img, 32, 32, frames[i].r, frames[i].g, frames[i].b));
         rt_free(&img);
     }
     for (int i = 0; i < 3; i++)
         free(d[i]);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
@@ -169,65 +169,65 @@ static int test_animation(void)
  * 64 pixels); scrolling u by 0.5 swaps the halves. */
 static int test_uv_scroll(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
-    uint8_t mat = rt_material(l, "scroll", "map:textures/s", 0, 0);
-    rt_cmat(l, mat)->uv_scroll[0] = 0.25f;
-    rt_chunk *c = rt_chunk_add(l, ORIGIN);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t mat = fx_material(l, "scroll", "map:textures/s", 0, 0);
+    fx_cmat(l, mat)->uv_scroll[0] = 0.25f;
+    fx_chunk *c = fx_chunk_add(l, ORIGIN);
     float q[4][3];
-    rt_wall_z(q, -4, 4, -4, 4, -4, true);
-    rt_geom_quad(c, 0, mat, rt_lightmap(c, 1, 255, 255, 255), q);
+    fx_wall_z(q, -4, 4, -4, 4, -4, true);
+    fx_geom_quad(c, 0, mat, fx_lightmap(c, 1, 255, 255, 255), q);
     uint8_t px[16] = { 255, 0, 0, 255, 255, 0, 0, 255, 0, 0, 255, 255, 0, 0, 255, 255 }, *png;
     size_t size;
-    RT_CHECK(rt_png(px, 4, 1, &png, &size));
+    REQUIRE(fx_png(px, 4, 1, &png, &size));
     const char *paths[1] = { "textures/s.png" };
-    RT_CHECK(rt_archive(&m, 1, paths, &png, &size));
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    REQUIRE(fx_map_archive(&m, 1, paths, &png, &size));
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image a, b;
-    RT_CHECK(rt_shot("map.pmf", "a.png", "") == 0 && rt_load(&a, "a.png"));
-    RT_CHECK(rt_shot("map.pmf", "b.png", "--time 2") == 0 && rt_load(&b, "b.png"));
-    RT_CHECK(rt_expect(&a, 16, 32, 255, 0, 0) && rt_expect(&a, 48, 32, 0, 0, 255));
-    RT_CHECK(rt_expect(&b, 16, 32, 0, 0, 255) && rt_expect(&b, 48, 32, 255, 0, 0));
+    REQUIRE(rt_shot("map.pmf", "a.png", "") == 0 && rt_load(&a, "a.png"));
+    REQUIRE(rt_shot("map.pmf", "b.png", "--time 2") == 0 && rt_load(&b, "b.png"));
+    REQUIRE(rt_expect(&a, 16, 32, 255, 0, 0) && rt_expect(&a, 48, 32, 0, 0, 255));
+    REQUIRE(rt_expect(&b, 16, 32, 0, 0, 255) && rt_expect(&b, 48, 32, 255, 0, 0));
     rt_free(&a);
     rt_free(&b);
     free(png);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
 /* An opaque back wall at z = -6 and a blended wall at z = -4 covering the left half. */
 static int blend_case(uint8_t flags, uint8_t mode, const uint8_t front[3], uint8_t alpha, rt_image *img)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
-    uint8_t back = rt_material(l, "back", NULL, 0, 0);
-    uint8_t glass = rt_material(l, "glass", NULL, flags, mode);
-    memcpy(rt_cmat(l, back)->color, (uint8_t[]){ 200, 100, 100 }, 3);
-    memcpy(rt_cmat(l, glass)->color, front, 3);
-    rt_cmat(l, glass)->alpha = alpha;
-    rt_chunk *c = rt_chunk_add(l, ORIGIN);
-    uint8_t lm = rt_lightmap(c, 1, 255, 255, 255);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t back = fx_material(l, "back", NULL, 0, 0);
+    uint8_t glass = fx_material(l, "glass", NULL, flags, mode);
+    memcpy(fx_cmat(l, back)->color, (uint8_t[]){ 200, 100, 100 }, 3);
+    memcpy(fx_cmat(l, glass)->color, front, 3);
+    fx_cmat(l, glass)->alpha = alpha;
+    fx_chunk *c = fx_chunk_add(l, ORIGIN);
+    uint8_t lm = fx_lightmap(c, 1, 255, 255, 255);
     float q[4][3];
-    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 1);
-    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X | PMF_OCTANT_NEG_Y, 2);
-    rt_wall_z(q, -8, 8, -8, 8, -6, true);
-    rt_geom_quad(c, 2, back, lm, q);
-    rt_wall_z(q, -8, 0, -8, 8, -4, true);
-    rt_geom_quad(c, 1, glass, lm, q);
-    RT_CHECK(rt_write(&m, "map.pmf"));
-    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(img, "out.png"));
-    rt_map_free(&m);
+    fx_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 1);
+    fx_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X | PMF_OCTANT_NEG_Y, 2);
+    fx_wall_z(q, -8, 8, -8, 8, -6, true);
+    fx_geom_quad(c, 2, back, lm, q);
+    fx_wall_z(q, -8, 0, -8, 8, -4, true);
+    fx_geom_quad(c, 1, glass, lm, q);
+    REQUIRE(fx_map_write(&m, "map.pmf"));
+    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(img, "out.png"));
+    fx_map_free(&m);
     return 0;
 }
 
 static int test_transparency(void)
 {
     rt_image img;
-    RT_CHECK(blend_case(PMF_MATERIAL_TRANSPARENT, PMF_RENDMODE_NORMAL, (uint8_t[]){ 0, 0, 255 }, 128, &img) == 0);
+    REQUIRE(blend_case(PMF_MATERIAL_TRANSPARENT, PMF_RENDMODE_NORMAL, (uint8_t[]){ 0, 0, 255 }, 128, &img) == 0);
     double a = 128 / 255.0;
-    RT_CHECK(rt_expect(&img, 16, 32, (int)lround(200 * (1 - a)), (int)lround(100 * (1 - a)),
+    REQUIRE(rt_expect(&img, 16, 32, (int)lround(200 * (1 - a)), (int)lround(100 * (1 - a)),
                        (int)lround(255 * a + 100 * (1 - a))));
-    RT_CHECK(rt_expect(&img, 48, 32, 200, 100, 100));
+    REQUIRE(rt_expect(&img, 48, 32, 200, 100, 100));
     rt_free(&img);
     return 0;
 }
@@ -235,9 +235,9 @@ static int test_transparency(void)
 static int test_additive(void)
 {
     rt_image img;
-    RT_CHECK(blend_case(0, PMF_RENDMODE_ADD, (uint8_t[]){ 0, 100, 50 }, 255, &img) == 0);
-    RT_CHECK(rt_expect(&img, 16, 32, 200, 200, 150));
-    RT_CHECK(rt_expect(&img, 48, 32, 200, 100, 100));
+    REQUIRE(blend_case(0, PMF_RENDMODE_ADD, (uint8_t[]){ 0, 100, 50 }, 255, &img) == 0);
+    REQUIRE(rt_expect(&img, 16, 32, 200, 200, 150));
+    REQUIRE(rt_expect(&img, 48, 32, 200, 100, 100));
     rt_free(&img);
     return 0;
 }
@@ -246,31 +246,31 @@ static int test_additive(void)
  * and a blue glass in the near chunk, both α = 0.5, over black: blue over (red over black). */
 static int test_blend_order(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 1, 1, 2 }, (pmf_chunk_coord){ 0, 0, 1 });
-    uint8_t red = rt_material(l, "red", NULL, PMF_MATERIAL_TRANSPARENT, 0);
-    uint8_t blue = rt_material(l, "blue", NULL, PMF_MATERIAL_TRANSPARENT, 0);
-    memcpy(rt_cmat(l, red)->color, (uint8_t[]){ 255, 0, 0 }, 3);
-    memcpy(rt_cmat(l, blue)->color, (uint8_t[]){ 0, 0, 255 }, 3);
-    rt_cmat(l, red)->alpha = rt_cmat(l, blue)->alpha = 128;
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, (pmf_chunk_coord){ 1, 1, 2 }, (pmf_chunk_coord){ 0, 0, 1 });
+    uint8_t red = fx_material(l, "red", NULL, PMF_MATERIAL_TRANSPARENT, 0);
+    uint8_t blue = fx_material(l, "blue", NULL, PMF_MATERIAL_TRANSPARENT, 0);
+    memcpy(fx_cmat(l, red)->color, (uint8_t[]){ 255, 0, 0 }, 3);
+    memcpy(fx_cmat(l, blue)->color, (uint8_t[]){ 0, 0, 255 }, 3);
+    fx_cmat(l, red)->alpha = fx_cmat(l, blue)->alpha = 128;
     float q[4][3];
     /* Near chunk (0,0,1) holds the camera; its glass is at z = -4. The blue one is listed first
      * in the file and the near chunk is added second, so only sorting gets the order right. */
-    rt_chunk *near = rt_chunk_add(l, (pmf_chunk_coord){ 0, 0, 1 });
-    rt_wall_z(q, -8, 8, -8, 8, -4, true);
-    rt_geom_quad(near, 0, blue, rt_lightmap(near, 1, 255, 255, 255), q);
+    fx_chunk *near = fx_chunk_add(l, (pmf_chunk_coord){ 0, 0, 1 });
+    fx_wall_z(q, -8, 8, -8, 8, -4, true);
+    fx_geom_quad(near, 0, blue, fx_lightmap(near, 1, 255, 255, 255), q);
     /* Far chunk (0,0,0), centre at world z = -16: its glass at world z = -12. */
-    rt_chunk *far = rt_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
-    rt_wall_z(q, -8, 8, -8, 8, 4, true);
-    rt_geom_quad(far, 0, red, rt_lightmap(far, 1, 255, 255, 255), q);
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    fx_chunk *far = fx_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
+    fx_wall_z(q, -8, 8, -8, 8, 4, true);
+    fx_geom_quad(far, 0, red, fx_lightmap(far, 1, 255, 255, 255), q);
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
     double a = 128 / 255.0;
     int r = (int)lround(255 * a * (1 - a)), b = (int)lround(255 * a);
-    RT_CHECK(rt_expect(&img, 32, 32, r, 0, b));
+    REQUIRE(rt_expect(&img, 32, 32, r, 0, b));
     rt_free(&img);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
@@ -278,29 +278,29 @@ static int test_blend_order(void)
  * z = -4) over the red glass (cube 2, material 1, z = -6). */
 static int test_blend_order_cubes(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
-    uint8_t blue = rt_material(l, "blue", NULL, PMF_MATERIAL_TRANSPARENT, 0);
-    uint8_t red = rt_material(l, "red", NULL, PMF_MATERIAL_TRANSPARENT, 0);
-    memcpy(rt_cmat(l, red)->color, (uint8_t[]){ 255, 0, 0 }, 3);
-    memcpy(rt_cmat(l, blue)->color, (uint8_t[]){ 0, 0, 255 }, 3);
-    rt_cmat(l, red)->alpha = rt_cmat(l, blue)->alpha = 128;
-    rt_chunk *c = rt_chunk_add(l, ORIGIN);
-    uint8_t lm = rt_lightmap(c, 1, 255, 255, 255);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t blue = fx_material(l, "blue", NULL, PMF_MATERIAL_TRANSPARENT, 0);
+    uint8_t red = fx_material(l, "red", NULL, PMF_MATERIAL_TRANSPARENT, 0);
+    memcpy(fx_cmat(l, red)->color, (uint8_t[]){ 255, 0, 0 }, 3);
+    memcpy(fx_cmat(l, blue)->color, (uint8_t[]){ 0, 0, 255 }, 3);
+    fx_cmat(l, red)->alpha = fx_cmat(l, blue)->alpha = 128;
+    fx_chunk *c = fx_chunk_add(l, ORIGIN);
+    uint8_t lm = fx_lightmap(c, 1, 255, 255, 255);
     float q[4][3];
-    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 1);
-    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X | PMF_OCTANT_NEG_Y, 2);
-    rt_wall_z(q, -8, 8, -8, 8, -4, true);
-    rt_geom_quad(c, 1, blue, lm, q);
-    rt_wall_z(q, -8, 8, -8, 8, -6, true);
-    rt_geom_quad(c, 2, red, lm, q);
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    fx_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 1);
+    fx_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X | PMF_OCTANT_NEG_Y, 2);
+    fx_wall_z(q, -8, 8, -8, 8, -4, true);
+    fx_geom_quad(c, 1, blue, lm, q);
+    fx_wall_z(q, -8, 8, -8, 8, -6, true);
+    fx_geom_quad(c, 2, red, lm, q);
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
     double a = 128 / 255.0;
-    RT_CHECK(rt_expect(&img, 32, 32, (int)lround(255 * a * (1 - a)), 0, (int)lround(255 * a)));
+    REQUIRE(rt_expect(&img, 32, 32, (int)lround(255 * a * (1 - a)), 0, (int)lround(255 * a)));
     rt_free(&img);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
@@ -310,119 +310,119 @@ static int test_blend_order_cubes(void)
  * two red glasses overlap: red over (red over black). */
 static int test_blend_groups(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
-    uint8_t red = rt_material(l, "red", NULL, PMF_MATERIAL_TRANSPARENT, 0);
-    uint8_t blue = rt_material(l, "blue", NULL, PMF_MATERIAL_TRANSPARENT, 0);
-    memcpy(rt_cmat(l, red)->color, (uint8_t[]){ 255, 0, 0 }, 3);
-    memcpy(rt_cmat(l, blue)->color, (uint8_t[]){ 0, 0, 255 }, 3);
-    rt_cmat(l, red)->alpha = rt_cmat(l, blue)->alpha = 128;
-    rt_chunk *c = rt_chunk_add(l, ORIGIN);
-    uint8_t lm = rt_lightmap(c, 1, 255, 255, 255);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t red = fx_material(l, "red", NULL, PMF_MATERIAL_TRANSPARENT, 0);
+    uint8_t blue = fx_material(l, "blue", NULL, PMF_MATERIAL_TRANSPARENT, 0);
+    memcpy(fx_cmat(l, red)->color, (uint8_t[]){ 255, 0, 0 }, 3);
+    memcpy(fx_cmat(l, blue)->color, (uint8_t[]){ 0, 0, 255 }, 3);
+    fx_cmat(l, red)->alpha = fx_cmat(l, blue)->alpha = 128;
+    fx_chunk *c = fx_chunk_add(l, ORIGIN);
+    uint8_t lm = fx_lightmap(c, 1, 255, 255, 255);
     /* Cubes 1 (x < 0) and 2 (x > 0) at z < 0, y > 0; in each, a 4 m cube at x far from 0 for
      * z in [-8, -4] (3, 5) and z in [-4, 0] (4, 6). */
-    rt_parent(c, 0, PMF_OCTANT_NEG_X | PMF_OCTANT_NEG_Z, 1);
-    rt_parent(c, 0, PMF_OCTANT_NEG_Z, 2);
-    rt_parent(c, 1, PMF_OCTANT_NEG_X | PMF_OCTANT_NEG_Z, 3);
-    rt_parent(c, 1, PMF_OCTANT_NEG_X, 4);
-    rt_parent(c, 2, PMF_OCTANT_NEG_Z, 5);
-    rt_parent(c, 2, 0, 6);
+    fx_parent(c, 0, PMF_OCTANT_NEG_X | PMF_OCTANT_NEG_Z, 1);
+    fx_parent(c, 0, PMF_OCTANT_NEG_Z, 2);
+    fx_parent(c, 1, PMF_OCTANT_NEG_X | PMF_OCTANT_NEG_Z, 3);
+    fx_parent(c, 1, PMF_OCTANT_NEG_X, 4);
+    fx_parent(c, 2, PMF_OCTANT_NEG_Z, 5);
+    fx_parent(c, 2, 0, 6);
     float q[4][3];
-    rt_wall_z(q, -8, -4, 4, 8, -6, true);
-    rt_geom_quad(c, 3, red, lm, q);
-    rt_wall_z(q, -8, -4, 4, 8, -2, true);
-    rt_geom_quad(c, 4, red, lm, q);
-    rt_wall_z(q, 4, 8, 4, 8, -6, true);
-    rt_geom_quad(c, 5, blue, lm, q);
-    rt_wall_z(q, 4, 8, 4, 8, -2, true);
-    rt_geom_quad(c, 6, blue, lm, q);
-    RT_CHECK(rt_write(&m, "map.pmf"));
-    RT_CHECK(rt_run("shot map.pmf -o out.png --size 64x64 --fov 90 --camera 0,6,6,0,0 --stats", NULL) == 0);
+    fx_wall_z(q, -8, -4, 4, 8, -6, true);
+    fx_geom_quad(c, 3, red, lm, q);
+    fx_wall_z(q, -8, -4, 4, 8, -2, true);
+    fx_geom_quad(c, 4, red, lm, q);
+    fx_wall_z(q, 4, 8, 4, 8, -6, true);
+    fx_geom_quad(c, 5, blue, lm, q);
+    fx_wall_z(q, 4, 8, 4, 8, -2, true);
+    fx_geom_quad(c, 6, blue, lm, q);
+    REQUIRE(fx_map_write(&m, "map.pmf"));
+    REQUIRE(rt_run("shot map.pmf -o out.png --size 64x64 --fov 90 --camera 0,6,6,0,0 --stats", NULL) == 0);
     static char text[4096];
     FILE *f = fopen("stderr.txt", "r");
-    RT_CHECK(f);
+    REQUIRE(f);
     size_t n = fread(text, 1, sizeof text - 1, f);
     fclose(f);
     text[n] = 0;
     const char *baseline = getenv("PMFVIEW_GL_BASELINE");
     bool mdi = !(baseline && baseline[0] == '1');
-    RT_CHECK(strstr(text, "\nvisible materials: 2\n"));
-    RT_CHECK(strstr(text, mdi ? "\nworld draw calls: 2\n" : "\nworld draw calls: 4\n"));
+    REQUIRE(strstr(text, "\nvisible materials: 2\n"));
+    REQUIRE(strstr(text, mdi ? "\nworld draw calls: 2\n" : "\nworld draw calls: 4\n"));
     rt_image img;
-    RT_CHECK(rt_load(&img, "out.png"));
+    REQUIRE(rt_load(&img, "out.png"));
     double a = 128 / 255.0;
     int twice = (int)lround(255 * a * (2 - a));
-    RT_CHECK(rt_expect(&img, 13, 32, twice, 0, 0));
-    RT_CHECK(rt_expect(&img, 50, 32, 0, 0, twice));
+    REQUIRE(rt_expect(&img, 13, 32, twice, 0, 0));
+    REQUIRE(rt_expect(&img, 50, 32, 0, 0, twice));
     rt_free(&img);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
 /* A liquid is where the map puts it at t = 0, and moves at t > 0. */
 static int test_liquid(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
-    uint8_t water = rt_material(l, "water", NULL, PMF_MATERIAL_LIQUID, 0);
-    memcpy(rt_cmat(l, water)->color, (uint8_t[]){ 40, 90, 200 }, 3);
-    rt_cmat(l, water)->wave = (pmf_wave_info){ .velocity = { 2, 0, 0 }, .scale = 0.5f };
-    rt_chunk *c = rt_chunk_add(l, ORIGIN);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t water = fx_material(l, "water", NULL, PMF_MATERIAL_LIQUID, 0);
+    memcpy(fx_cmat(l, water)->color, (uint8_t[]){ 40, 90, 200 }, 3);
+    fx_cmat(l, water)->wave = (pmf_wave_info){ .velocity = { 2, 0, 0 }, .scale = 0.5f };
+    fx_chunk *c = fx_chunk_add(l, ORIGIN);
     float q[4][3];
-    rt_floor_y(q, -8, 8, -8, 0, -1, true);
-    rt_geom_quad(c, 0, water, rt_lightmap(c, 1, 255, 255, 255), q);
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    fx_floor_y(q, -8, 8, -8, 0, -1, true);
+    fx_geom_quad(c, 0, water, fx_lightmap(c, 1, 255, 255, 255), q);
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image still, moving;
-    RT_CHECK(rt_shot("map.pmf", "still.png", "") == 0 && rt_load(&still, "still.png"));
-    RT_CHECK(rt_shot("map.pmf", "moving.png", "--time 0.7") == 0 && rt_load(&moving, "moving.png"));
+    REQUIRE(rt_shot("map.pmf", "still.png", "") == 0 && rt_load(&still, "still.png"));
+    REQUIRE(rt_shot("map.pmf", "moving.png", "--time 0.7") == 0 && rt_load(&moving, "moving.png"));
     /* At t = 0 the floor at y = -1 (z in [-8, 0]) fills the view below row 36 (its far edge). */
-    RT_CHECK(rt_expect(&still, 32, 50, 40, 90, 200) && rt_expect(&still, 32, 29, 0, 0, 0));
-    RT_CHECK(rt_expect(&still, 10, 60, 40, 90, 200) && rt_expect(&still, 10, 3, 0, 0, 0));
+    REQUIRE(rt_expect(&still, 32, 50, 40, 90, 200) && rt_expect(&still, 32, 29, 0, 0, 0));
+    REQUIRE(rt_expect(&still, 10, 60, 40, 90, 200) && rt_expect(&still, 10, 3, 0, 0, 0));
     int differ = 0;
     for (int i = 0; i < 64 * 64 * 3; i++)
         differ += still.rgb[i] != moving.rgb[i];
-    RT_CHECK(differ > 0);
+    REQUIRE(differ > 0);
     rt_free(&still);
     rt_free(&moving);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
 static int test_emission_shading(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
-    uint8_t glow = rt_material(l, "glow", NULL, 0, 0), flat = rt_material(l, "flat", NULL, 0, 0);
-    memcpy(rt_cmat(l, glow)->color, (uint8_t[]){ 100, 100, 100 }, 3);
-    memcpy(rt_cmat(l, glow)->emission, (uint8_t[]){ 20, 30, 40 }, 3);
-    memcpy(rt_cmat(l, flat)->color, (uint8_t[]){ 100, 150, 200 }, 3);
-    rt_cmat(l, flat)->shading = 0;
-    rt_chunk *c = two_walls(l, glow, flat);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t glow = fx_material(l, "glow", NULL, 0, 0), flat = fx_material(l, "flat", NULL, 0, 0);
+    memcpy(fx_cmat(l, glow)->color, (uint8_t[]){ 100, 100, 100 }, 3);
+    memcpy(fx_cmat(l, glow)->emission, (uint8_t[]){ 20, 30, 40 }, 3);
+    memcpy(fx_cmat(l, flat)->color, (uint8_t[]){ 100, 150, 200 }, 3);
+    fx_cmat(l, flat)->shading = 0;
+    fx_chunk *c = two_walls(l, glow, flat);
     memset(c->lightmaps[0].luxels, 128, 4 * 3);
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
-    RT_CHECK(rt_expect(&img, 16, 32, PROD(100, 128) + 20, PROD(100, 128) + 30, PROD(100, 128) + 40));
-    RT_CHECK(rt_expect(&img, 48, 32, 100, 150, 200));          /* shading 0: L ignored */
+    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_expect(&img, 16, 32, PROD(100, 128) + 20, PROD(100, 128) + 30, PROD(100, 128) + 40));
+    REQUIRE(rt_expect(&img, 48, 32, 100, 150, 200));          /* shading 0: L ignored */
     rt_free(&img);
     /* Half shading: a × ((1 - s) + s × L). */
-    rt_cmat(l, flat)->shading = 128;
-    RT_CHECK(rt_write(&m, "map2.pmf"));
-    RT_CHECK(rt_shot("map2.pmf", "half.png", "") == 0 && rt_load(&img, "half.png"));
+    fx_cmat(l, flat)->shading = 128;
+    REQUIRE(fx_map_write(&m, "map2.pmf"));
+    REQUIRE(rt_shot("map2.pmf", "half.png", "") == 0 && rt_load(&img, "half.png"));
     double s = 128 / 255.0, L = 128 / 255.0;
-    RT_CHECK(rt_expect(&img, 48, 32, (int)lround(100 * ((1 - s) + s * L)), (int)lround(150 * ((1 - s) + s * L)),
+    REQUIRE(rt_expect(&img, 48, 32, (int)lround(100 * ((1 - s) + s * L)), (int)lround(150 * ((1 - s) + s * L)),
                        (int)lround(200 * ((1 - s) + s * L))));
     rt_free(&img);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
 static int test_matcap(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
-    uint8_t mat = rt_material(l, "shiny", NULL, 0, 0);
-    pmf_client_material *cm = rt_cmat(l, mat);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t mat = fx_material(l, "shiny", NULL, 0, 0);
+    pmf_client_material *cm = fx_cmat(l, mat);
     memcpy(cm->color, (uint8_t[]){ 100, 100, 100 }, 3);
     cm->shine = 255;
     cm->matcap = "map:textures/m";
@@ -430,29 +430,29 @@ static int test_matcap(void)
     size_t size;
     uint8_t *png = solid_png(40, 60, 80, &size);
     const char *paths[1] = { "textures/m.png" };
-    RT_CHECK(rt_archive(&m, 1, paths, &png, &size));
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    REQUIRE(fx_map_archive(&m, 1, paths, &png, &size));
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
-    RT_CHECK(rt_expect(&img, 32, 32, 140, 160, 180));          /* a × L + shine × m */
+    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_expect(&img, 32, 32, 140, 160, 180));          /* a × L + shine × m */
     rt_free(&img);
     free(png);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
 /* A level with an empty chunk and sky environments: "outer" (default) and "inner". Skybox
  * face f of env e has colour (40 f + 10, 100 e + 20, 200). */
-static rt_level *sky_level(rt_map *m, bool with_region)
+static fx_level *sky_level(fx_map *m, bool with_region)
 {
     static const char *names[2][6] = {
         { "o0", "o1", "o2", "o3", "o4", "o5" }, { "i0", "i1", "i2", "i3", "i4", "i5" },
     };
-    rt_level *l = rt_level_add(m, 4, (pmf_chunk_coord){ 2, 1, 1 }, ORIGIN);
+    fx_level *l = fx_level_add(m, 4, (pmf_chunk_coord){ 2, 1, 1 }, ORIGIN);
     for (int e = 0; e < 2; e++) {
         for (int f = 0; f < 6; f++) {
-            uint8_t mat = rt_material(l, names[e][f], NULL, 0, 0);
-            memcpy(rt_cmat(l, mat)->color, (uint8_t[]){ (uint8_t)(40 * f + 10), (uint8_t)(100 * e + 20), 200 }, 3);
+            uint8_t mat = fx_material(l, names[e][f], NULL, 0, 0);
+            memcpy(fx_cmat(l, mat)->color, (uint8_t[]){ (uint8_t)(40 * f + 10), (uint8_t)(100 * e + 20), 200 }, 3);
         }
         pmf_sky_env *sky = &l->skies[l->lvl.client.sky_env_count++];
         *sky = (pmf_sky_env){ .name = e ? "inner" : "outer", .cloud_top = "", .cloud_bottom = "" };
@@ -460,7 +460,7 @@ static rt_level *sky_level(rt_map *m, bool with_region)
             sky->skybox[f] = names[e][f];
     }
     l->lvl.client.default_sky_env = "outer";
-    rt_chunk *c = rt_chunk_add(l, ORIGIN);
+    fx_chunk *c = fx_chunk_add(l, ORIGIN);
     if (with_region) {
         pmf_env_region *r = &c->sky_regions[c->ch.client.sky_region_count++];
         for (int o = 0; o < 8; o++) {
@@ -475,20 +475,20 @@ static rt_level *sky_level(rt_map *m, bool with_region)
 
 static int test_skybox(void)
 {
-    rt_map m = { 0 };
+    fx_map m = { 0 };
     sky_level(&m, false);
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     /* +X, +Y, +Z, -X, -Y, -Z. */
     static const char *dirs[6] = { "0,0,0,-90,0", "0,0,0,0,90", "0,0,0,180,0", "0,0,0,90,0", "0,0,0,0,-90", "0,0,0,0,0" };
     for (int f = 0; f < 6; f++) {
         char args[64];
         rt_image img;
         snprintf(args, sizeof args, "--camera %s", dirs[f]);
-        RT_CHECK(rt_shot("map.pmf", "out.png", args) == 0 && rt_load(&img, "out.png"));
-        RT_CHECK(rt_expect(&img, 32, 32, 40 * f + 10, 20, 200));
+        REQUIRE(rt_shot("map.pmf", "out.png", args) == 0 && rt_load(&img, "out.png"));
+        REQUIRE(rt_expect(&img, 32, 32, 40 * f + 10, 20, 200));
         rt_free(&img);
     }
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
@@ -499,9 +499,9 @@ static int test_skybox(void)
  * the quadrant boundaries crossing the middle of the picture and the cube's corners). */
 static int test_skybox_seams(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = sky_level(&m, false);
-    rt_material(l, "quadrants", "map:textures/q", 0, 0);
+    fx_map m = { 0 };
+    fx_level *l = sky_level(&m, false);
+    fx_material(l, "quadrants", "map:textures/q", 0, 0);
     for (int f = 0; f < 6; f++)
         l->skies[0].skybox[f] = "quadrants";
     uint8_t px[8 * 8 * 4], *png = NULL;
@@ -514,13 +514,13 @@ static int test_skybox_seams(void)
             p[2] = (uint8_t)(y < 4 ? 60 : 220);
             p[3] = 255;
         }
-    RT_CHECK(rt_png(px, 8, 8, &png, &png_size));
+    REQUIRE(fx_png(px, 8, 8, &png, &png_size));
     const char *paths[1] = { "textures/q.png" };
-    RT_CHECK(rt_archive(&m, 1, paths, &png, &png_size));
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    REQUIRE(fx_map_archive(&m, 1, paths, &png, &png_size));
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image v, h;
-    RT_CHECK(rt_shot("map.pmf", "v.png", "--camera 0,0,0,135,0") == 0 && rt_load(&v, "v.png"));
-    RT_CHECK(rt_shot("map.pmf", "h.png", "--camera 0,0,0,180,45") == 0 && rt_load(&h, "h.png"));
+    REQUIRE(rt_shot("map.pmf", "v.png", "--camera 0,0,0,135,0") == 0 && rt_load(&v, "v.png"));
+    REQUIRE(rt_shot("map.pmf", "h.png", "--camera 0,0,0,180,45") == 0 && rt_load(&h, "h.png"));
     int seams = 0;
     for (int i = 12; i < 52; i++) {
         if (abs(i - 32) < 5) continue;
@@ -532,47 +532,47 @@ static int test_skybox_seams(void)
         }
     }
     if (seams) fprintf(stderr, "skybox_seams: %d edge pixel channels differ from their neighbours\n", seams);
-    RT_CHECK(seams == 0);
+    REQUIRE(seams == 0);
     rt_free(&v);
     rt_free(&h);
     free(png);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
 static int test_sky_region(void)
 {
-    rt_map m = { 0 };
+    fx_map m = { 0 };
     sky_level(&m, true);
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image in, out;
-    RT_CHECK(rt_shot("map.pmf", "in.png", "--camera 1,0,0,0,0") == 0 && rt_load(&in, "in.png"));
-    RT_CHECK(rt_shot("map.pmf", "out.png", "--camera 3,0,0,0,0") == 0 && rt_load(&out, "out.png"));
-    RT_CHECK(rt_expect(&in, 32, 32, 40 * 5 + 10, 120, 200));
-    RT_CHECK(rt_expect(&out, 32, 32, 40 * 5 + 10, 20, 200));
+    REQUIRE(rt_shot("map.pmf", "in.png", "--camera 1,0,0,0,0") == 0 && rt_load(&in, "in.png"));
+    REQUIRE(rt_shot("map.pmf", "out.png", "--camera 3,0,0,0,0") == 0 && rt_load(&out, "out.png"));
+    REQUIRE(rt_expect(&in, 32, 32, 40 * 5 + 10, 120, 200));
+    REQUIRE(rt_expect(&out, 32, 32, 40 * 5 + 10, 20, 200));
     rt_free(&in);
     rt_free(&out);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
 /* The default sky's top cloud layer covers the +Y face. */
 static int test_clouds(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = sky_level(&m, false);
-    uint8_t cloud = rt_material(l, "cloud", NULL, 0, 0);
-    memcpy(rt_cmat(l, cloud)->color, (uint8_t[]){ 0, 255, 0 }, 3);
+    fx_map m = { 0 };
+    fx_level *l = sky_level(&m, false);
+    uint8_t cloud = fx_material(l, "cloud", NULL, 0, 0);
+    memcpy(fx_cmat(l, cloud)->color, (uint8_t[]){ 0, 255, 0 }, 3);
     l->skies[0].cloud_top = "cloud";
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image up, ahead;
-    RT_CHECK(rt_shot("map.pmf", "up.png", "--camera 0,0,0,0,90") == 0 && rt_load(&up, "up.png"));
-    RT_CHECK(rt_shot("map.pmf", "ahead.png", "--camera 0,0,0,0,-30") == 0 && rt_load(&ahead, "ahead.png"));
-    RT_CHECK(rt_expect(&up, 32, 32, 0, 255, 0));
-    RT_CHECK(rt_expect(&ahead, 32, 32, 40 * 5 + 10, 20, 200));   /* below the horizon: no cloud */
+    REQUIRE(rt_shot("map.pmf", "up.png", "--camera 0,0,0,0,90") == 0 && rt_load(&up, "up.png"));
+    REQUIRE(rt_shot("map.pmf", "ahead.png", "--camera 0,0,0,0,-30") == 0 && rt_load(&ahead, "ahead.png"));
+    REQUIRE(rt_expect(&up, 32, 32, 0, 255, 0));
+    REQUIRE(rt_expect(&ahead, 32, 32, 40 * 5 + 10, 20, 200));   /* below the horizon: no cloud */
     rt_free(&up);
     rt_free(&ahead);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
@@ -580,27 +580,27 @@ static int test_clouds(void)
  * behind the camera chunk's wall (left half only). */
 static int test_skybox_3d(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = sky_level(&m, false);
+    fx_map m = { 0 };
+    fx_level *l = sky_level(&m, false);
     l->skies[0].flags = PMF_SKY_3D_SKYBOX;
     l->skies[0].skybox_chunk = (pmf_chunk_coord){ 1, 0, 0 };
-    uint8_t near = rt_material(l, "near", NULL, 0, 0), far = rt_material(l, "far", NULL, 0, 0);
-    memcpy(rt_cmat(l, near)->color, (uint8_t[]){ 250, 250, 250 }, 3);
-    memcpy(rt_cmat(l, far)->color, (uint8_t[]){ 5, 150, 5 }, 3);
-    rt_chunk *c = l->chunks[0];
+    uint8_t near = fx_material(l, "near", NULL, 0, 0), far = fx_material(l, "far", NULL, 0, 0);
+    memcpy(fx_cmat(l, near)->color, (uint8_t[]){ 250, 250, 250 }, 3);
+    memcpy(fx_cmat(l, far)->color, (uint8_t[]){ 5, 150, 5 }, 3);
+    fx_chunk *c = l->chunks[0];
     float q[4][3];
-    rt_wall_z(q, -8, 0, -8, 8, -4, true);
-    rt_geom_quad(c, 0, near, rt_lightmap(c, 1, 255, 255, 255), q);
-    rt_chunk *sb = rt_chunk_add(l, (pmf_chunk_coord){ 1, 0, 0 });
-    rt_wall_z(q, -8, 8, -8, 8, -6, true);
-    rt_geom_quad(sb, 0, far, rt_lightmap(sb, 1, 255, 255, 255), q);
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    fx_wall_z(q, -8, 0, -8, 8, -4, true);
+    fx_geom_quad(c, 0, near, fx_lightmap(c, 1, 255, 255, 255), q);
+    fx_chunk *sb = fx_chunk_add(l, (pmf_chunk_coord){ 1, 0, 0 });
+    fx_wall_z(q, -8, 8, -8, 8, -6, true);
+    fx_geom_quad(sb, 0, far, fx_lightmap(sb, 1, 255, 255, 255), q);
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
-    RT_CHECK(rt_expect(&img, 16, 32, 250, 250, 250));
-    RT_CHECK(rt_expect(&img, 48, 32, 5, 150, 5));
+    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_expect(&img, 16, 32, 250, 250, 250));
+    REQUIRE(rt_expect(&img, 48, 32, 5, 150, 5));
     rt_free(&img);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 

@@ -10,7 +10,7 @@
 #include <glad/gl.h>
 
 #include "render.h"
-#include "rt_map.h"
+#include "fixture_map.h"
 #include "rt_shot.h"
 #include "scene.h"
 
@@ -41,21 +41,21 @@ static bool near(const uint8_t *p, int r, int g, int b)
  * multiplier 255) in chunk 0. */
 static bool write_map(const char *path, uint32_t count)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ count, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
-    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, (pmf_chunk_coord){ count, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t mat = fx_material(l, "wall", NULL, 0, 0);
     for (uint32_t x = 0; x < count; x++) {
-        rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ x, 0, 0 });
+        fx_chunk *c = fx_chunk_add(l, (pmf_chunk_coord){ x, 0, 0 });
         float q[4][3];
-        rt_wall_z(q, -8, 8, -8, 8, -4, true);
-        rt_geom_quad(c, 0, mat, rt_lightmap(c, 1, 50, 50, 50), q);
+        fx_wall_z(q, -8, 8, -8, 8, -4, true);
+        fx_geom_quad(c, 0, mat, fx_lightmap(c, 1, 50, 50, 50), q);
         if (x == 0) {
-            rt_dynamic_light(c, 7, true, (uint8_t[]){ 255, 0, 0 }, 0, 100);
-            rt_fast_light(c, 3, 255, (uint8_t[]){ 0, 200, 0 }, 0, 4, 255);
+            fx_dynamic_light(c, 7, true, (uint8_t[]){ 255, 0, 0 }, 0, 100);
+            fx_fast_light(c, 3, 255, (uint8_t[]){ 0, 200, 0 }, 0, 4, 255);
         }
     }
-    bool ok = rt_write(&m, path);
-    rt_map_free(&m);
+    bool ok = fx_map_write(&m, path);
+    fx_map_free(&m);
     return ok;
 }
 
@@ -80,40 +80,40 @@ static void look(scene *s, double x)
 
 static int test_runtime_lights(void)
 {
-    RT_CHECK(write_map("map.pmf", 1));
+    REQUIRE(write_map("map.pmf", 1));
     scene *s = open_scene("map.pmf", 0);
-    RT_CHECK(s);
+    REQUIRE(s);
     look(s, 0);
-    RT_CHECK(scene_wait_view(s, 60));
-    RT_CHECK(near(draw(s), 150, 250, 50));                 /* base + layer × red + fast green */
+    REQUIRE(scene_wait_view(s, 60));
+    REQUIRE(near(draw(s), 150, 250, 50));                 /* base + layer × red + fast green */
     scene_set_dynamic_light(s, 7, false);
-    RT_CHECK(near(draw(s), 50, 250, 50));                  /* the same frame: no re-streaming */
+    REQUIRE(near(draw(s), 50, 250, 50));                  /* the same frame: no re-streaming */
     scene_set_fast_light(s, 3, 0);
-    RT_CHECK(near(draw(s), 50, 50, 50));
+    REQUIRE(near(draw(s), 50, 50, 50));
     scene_set_fast_light(s, 3, 51);
     scene_set_dynamic_light(s, 7, true);
-    RT_CHECK(near(draw(s), 150, 90, 50));                  /* 50 + 200 × 51/255 */
+    REQUIRE(near(draw(s), 150, 90, 50));                  /* 50 + 200 × 51/255 */
 
     scene_light lights[4];
-    RT_CHECK(scene_lights(s, lights, 4) == 2);
-    RT_CHECK(!lights[0].fast && lights[0].id == 7 && lights[0].enabled && lights[0].color[0] == 255);
-    RT_CHECK(lights[1].fast && lights[1].id == 3 && lights[1].intensity == 51 && lights[1].color[1] == 200);
+    REQUIRE(scene_lights(s, lights, 4) == 2);
+    REQUIRE(!lights[0].fast && lights[0].id == 7 && lights[0].enabled && lights[0].color[0] == 255);
+    REQUIRE(lights[1].fast && lights[1].id == 3 && lights[1].intensity == 51 && lights[1].color[1] == 200);
 
     scene_settings st;
     scene_get_settings(s, &st);
     st.mode = SCENE_MODE_LIGHTMAP;
     st.exposure = 0.5f;
     scene_set_settings(s, &st);
-    RT_CHECK(near(draw(s), 75, 45, 25));
+    REQUIRE(near(draw(s), 75, 45, 25));
     st.mode = SCENE_MODE_FULLBRIGHT;
     st.exposure = 1.0f;
     scene_set_settings(s, &st);
-    RT_CHECK(near(draw(s), 255, 255, 255));
+    REQUIRE(near(draw(s), 255, 255, 255));
 
     scene_stats stats;
     scene_get_stats(s, &stats);
-    RT_CHECK(stats.chunks_present == 1 && stats.chunks_loaded == 1 && stats.triangles == 2);
-    RT_CHECK(stats.draw_calls >= 1 && stats.first_complete_seconds >= 0 && !scene_failure(s));
+    REQUIRE(stats.chunks_present == 1 && stats.chunks_loaded == 1 && stats.triangles == 2);
+    REQUIRE(stats.draw_calls >= 1 && stats.first_complete_seconds >= 0 && !scene_failure(s));
     scene_close(s);
     return 0;
 }
@@ -122,22 +122,22 @@ static int test_runtime_lights(void)
  * the chunks left behind (beyond radius + hysteresis). */
 static int test_streaming(void)
 {
-    RT_CHECK(write_map("map.pmf", 8));
+    REQUIRE(write_map("map.pmf", 8));
     scene *s = open_scene("map.pmf", 1);
-    RT_CHECK(s);
+    REQUIRE(s);
     look(s, 0);
-    RT_CHECK(scene_wait_view(s, 60));
-    RT_CHECK(near(draw(s), 150, 250, 50));
+    REQUIRE(scene_wait_view(s, 60));
+    REQUIRE(near(draw(s), 150, 250, 50));
     look(s, 7 * 16.0);
-    RT_CHECK(scene_wait_view(s, 60));
+    REQUIRE(scene_wait_view(s, 60));
     for (int i = 0; i < 50; i++) {
         scene_update(s, 4.0);
         usleep(2000);
     }
-    RT_CHECK(near(draw(s), 50, 50, 50));
+    REQUIRE(near(draw(s), 50, 50, 50));
     scene_stats stats;
     scene_get_stats(s, &stats);
-    RT_CHECK(stats.chunks_present == 8 && stats.chunks_loaded >= 2 && stats.chunks_loaded <= 4);
+    REQUIRE(stats.chunks_present == 8 && stats.chunks_loaded >= 2 && stats.chunks_loaded <= 4);
     scene_close(s);
     return 0;
 }
@@ -147,10 +147,10 @@ static int test_streaming(void)
  * the camera in chunk 0 looking along -X: chunks 1 and 2 are behind it. */
 static int test_deferred(void)
 {
-    RT_CHECK(write_map("map.pmf", 3));
+    REQUIRE(write_map("map.pmf", 3));
     for (int pass = 0; pass < 2; pass++) {
         scene *s = open_scene("map.pmf", 2);
-        RT_CHECK(s);
+        REQUIRE(s);
         camera cam;
         scene_default_camera(s, &cam);
         cam.fov_y = 90.0f;
@@ -158,16 +158,16 @@ static int test_deferred(void)
         camera_set_world(&cam, (const double[3]){ 0, 0, 0 }, 90, 0);
         scene_set_camera(s, &cam);
         for (int i = 0; i < 200; i++) {
-            RT_CHECK(scene_wait_view(s, 60));
+            REQUIRE(scene_wait_view(s, 60));
             usleep(5000);
         }
         scene_stats st;
         scene_get_stats(s, &st);
-        RT_CHECK(st.chunks_loaded == 1 && st.chunks_streaming == 2);
+        REQUIRE(st.chunks_loaded == 1 && st.chunks_streaming == 2);
         if (pass == 0) {
             scene_update(s, 1000.0);
             scene_get_stats(s, &st);
-            RT_CHECK(st.chunks_loaded == 3 && st.chunks_streaming == 0);
+            REQUIRE(st.chunks_loaded == 3 && st.chunks_streaming == 0);
         }
         scene_close(s);
     }
@@ -178,38 +178,38 @@ static int test_deferred(void)
  * the set survives a move into a cube without visibility data; unfrozen, it does not. */
 static int test_vis_freeze_wire(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 1, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
-    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
-    rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
-    uint8_t lm = rt_lightmap(c, 1, 100, 100, 100);
-    rt_parent(c, 0, 0, 1);
-    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 2);
-    rt_parent(c, 0, PMF_OCTANT_NEG_Z, 3);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, (pmf_chunk_coord){ 1, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t mat = fx_material(l, "wall", NULL, 0, 0);
+    fx_chunk *c = fx_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t lm = fx_lightmap(c, 1, 100, 100, 100);
+    fx_parent(c, 0, 0, 1);
+    fx_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 2);
+    fx_parent(c, 0, PMF_OCTANT_NEG_Z, 3);
     float q[4][3];
-    rt_wall_z(q, -8, 0, 0, 8, -4, true);
-    rt_geom_quad(c, 2, mat, lm, q);
-    rt_wall_z(q, 0, 8, 0, 8, -4, true);
-    rt_geom_quad(c, 3, mat, lm, q);
+    fx_wall_z(q, -8, 0, 0, 8, -4, true);
+    fx_geom_quad(c, 2, mat, lm, q);
+    fx_wall_z(q, 0, 8, 0, 8, -4, true);
+    fx_geom_quad(c, 3, mat, lm, q);
     static uint32_t visible[1] = { 2 };
     c->cubes[1].flags |= PMF_CUBE_HAS_VISIBILITY;
     c->cubes[1].vis = (pmf_visibility){ .cube_count = 1, .cubes = visible };
-    RT_CHECK(rt_write(&m, "map.pmf"));
-    rt_map_free(&m);
+    REQUIRE(fx_map_write(&m, "map.pmf"));
+    fx_map_free(&m);
 
     scene *s = open_scene("map.pmf", 0);
-    RT_CHECK(s);
+    REQUIRE(s);
     camera cam;
     scene_default_camera(s, &cam);
     cam.fov_y = 90.0f;
     cam.aspect = 1.0f;
     camera_set_world(&cam, (const double[3]){ 0.5, 4, 4 }, 0, 0);
     scene_set_camera(s, &cam);
-    RT_CHECK(scene_wait_view(s, 60));
+    REQUIRE(scene_wait_view(s, 60));
     /* Right of centre, above the horizon: the right wall. */
     draw(s);
     const uint8_t *right = &pixels[((SIZE / 4) * SIZE + SIZE * 3 / 4) * 4];
-    RT_CHECK(near(right, 0, 0, 0));
+    REQUIRE(near(right, 0, 0, 0));
     scene_settings st;
     scene_get_settings(s, &st);
     st.vis = SCENE_VIS_FROZEN;
@@ -221,12 +221,12 @@ static int test_vis_freeze_wire(void)
     scene_set_camera(s, &cam);
     scene_update(s, 4);
     draw(s);
-    RT_CHECK(near(right, 0, 0, 0));
+    REQUIRE(near(right, 0, 0, 0));
     st.vis = SCENE_VIS_ON;
     scene_set_settings(s, &st);
     scene_update(s, 4);
     draw(s);
-    RT_CHECK(near(right, 100, 100, 100));
+    REQUIRE(near(right, 100, 100, 100));
 
     /* Wireframe: white lines over the triangles' edges (the quad's diagonal crosses the view). */
     st.wireframe = true;
@@ -235,7 +235,7 @@ static int test_vis_freeze_wire(void)
     int white = 0;
     for (int i = 0; i < SIZE * SIZE; i++)
         white += pixels[i * 4] == 255 && pixels[i * 4 + 1] == 255 && pixels[i * 4 + 2] == 255;
-    RT_CHECK(white > 10);
+    REQUIRE(white > 10);
     scene_close(s);
     return 0;
 }
@@ -245,13 +245,13 @@ static int test_vis_freeze_wire(void)
  * the vertex buffer's first 4096. */
 static bool write_heavy_map(const char *path)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 12, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
-    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, (pmf_chunk_coord){ 12, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
+    uint8_t mat = fx_material(l, "wall", NULL, 0, 0);
     for (uint32_t x = 0; x < 12; x++) {
-        rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ x, 0, 0 });
-        uint8_t lm = rt_lightmap(c, 1, 40, 40, 40);
-        rt_touch_cube(c, 0);
+        fx_chunk *c = fx_chunk_add(l, (pmf_chunk_coord){ x, 0, 0 });
+        uint8_t lm = fx_lightmap(c, 1, 40, 40, 40);
+        fx_touch_cube(c, 0);
         c->cubes[0].type = PMF_CUBE_EXTGEOMETRY;
         c->ccubes[0].u.ext.first_vertex = 0;
         for (int f = 0; f < 2; f++) {
@@ -262,8 +262,8 @@ static bool write_heavy_map(const char *path)
                 memcpy(c->verts[c->ch.client.vertex_count++].xyz, (float[]){ -4, 0, -4 }, 12);
         }
     }
-    bool ok = rt_write(&m, path);
-    rt_map_free(&m);
+    bool ok = fx_map_write(&m, path);
+    fx_map_free(&m);
     return ok;
 }
 
@@ -272,37 +272,37 @@ static bool write_heavy_map(const char *path)
  * chunks come. */
 static int test_reserve_ahead(void)
 {
-    RT_CHECK(write_heavy_map("heavy.pmf"));
+    REQUIRE(write_heavy_map("heavy.pmf"));
     for (int moving = 1; moving >= 0; moving--) {
         scene_error err;
         scene *s = scene_open(&(scene_desc){ .path = "heavy.pmf", .radius = 1, .moving_camera = moving }, &err);
-        RT_CHECK(s);
+        REQUIRE(s);
         look(s, 16.0);
-        RT_CHECK(scene_wait_view(s, 60));
+        REQUIRE(scene_wait_view(s, 60));
         scene_update(s, 1000.0);
         scene_stats first, last;
         scene_get_stats(s, &first);
-        RT_CHECK(first.chunk_vertices == 1530u * first.chunks_loaded);
+        REQUIRE(first.chunk_vertices == 1530u * first.chunks_loaded);
         uint32_t most = first.chunks_loaded;
         for (int x = 16; x <= 10 * 16; x += 4) {
             look(s, x);
-            RT_CHECK(scene_wait_view(s, 60));
+            REQUIRE(scene_wait_view(s, 60));
             scene_update(s, 1000.0);
             draw(s);
             scene_get_stats(s, &last);
             most = last.chunks_loaded > most ? last.chunks_loaded : most;
         }
         /* moving forward: the chunk ahead, the camera's, and the three behind within hysteresis */
-        RT_CHECK(most == 5 && last.chunks_present == 12);
+        REQUIRE(most == 5 && last.chunks_present == 12);
         if (moving) {
             /* 7 chunks (radius + hysteresis each side) and an eighth: 12049 vertices, in 4096
              * steps; the atlas page; the fast-light buffers' first 4096 */
             uint64_t expected = 2048u * 2048u * 4u + 12288u * (16u + 2u) + 4096u * (16u + 8u);
-            RT_CHECK(first.gpu_bytes == expected && last.gpu_bytes == expected);
-            RT_CHECK(first.buffer_copies == 0 && last.buffer_copies == 0);
+            REQUIRE(first.gpu_bytes == expected && last.gpu_bytes == expected);
+            REQUIRE(first.buffer_copies == 0 && last.buffer_copies == 0);
         } else {
             /* 5 x 1530 = 7650 vertices and u16 indices: 4096 -> 8192 each */
-            RT_CHECK(last.buffer_copies == 2 && last.gpu_bytes > first.gpu_bytes);
+            REQUIRE(last.buffer_copies == 2 && last.gpu_bytes > first.gpu_bytes);
         }
         scene_close(s);
     }
@@ -314,9 +314,9 @@ static int test_reserve_ahead(void)
  * through the GL, and no pixel changes; a second wait has nothing left to prime. */
 static int test_prime(void)
 {
-    RT_CHECK(write_map("map.pmf", 1));
+    REQUIRE(write_map("map.pmf", 1));
     scene *s = open_scene("map.pmf", 1);
-    RT_CHECK(s);
+    REQUIRE(s);
     render_target_bind(&target);
     glClearColor(10 / 255.0f, 20 / 255.0f, 30 / 255.0f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
@@ -325,16 +325,16 @@ static int test_prime(void)
     glGenQueries(1, &query);
     for (int pass = 0; pass < 2; pass++) {
         glBeginQuery(GL_PRIMITIVES_GENERATED, query);
-        RT_CHECK(scene_wait_view(s, 60));
+        REQUIRE(scene_wait_view(s, 60));
         glEndQuery(GL_PRIMITIVES_GENERATED);
         glGetQueryObjectuiv(query, GL_QUERY_RESULT, &primitives[pass]);
     }
     glDeleteQueries(1, &query);
-    RT_CHECK(primitives[0] == 1 && primitives[1] == 0);
+    REQUIRE(primitives[0] == 1 && primitives[1] == 0);
     render_target_read(&target, pixels);
     for (int i = 0; i < SIZE * SIZE; i++)
-        RT_CHECK(near(&pixels[i * 4], 10, 20, 30));
-    RT_CHECK(near(draw(s), 150, 250, 50));
+        REQUIRE(near(&pixels[i * 4], 10, 20, 30));
+    REQUIRE(near(draw(s), 150, 250, 50));
     scene_close(s);
     return 0;
 }
@@ -347,14 +347,14 @@ static int test_prime(void)
 static int test_verify_corrupt(void)
 {
     const char *map = getenv("RT_VERIFY_MAP");
-    RT_CHECK(map && getenv("PMFVIEW_GL_VERIFY"));
+    REQUIRE(map && getenv("PMFVIEW_GL_VERIFY"));
     /* the exit below skips rt_main's clean-up of this run's (empty) directory */
     char dir[512];
-    RT_CHECK(getcwd(dir, sizeof dir) && chdir("/") == 0 && rmdir(dir) == 0);
+    REQUIRE(getcwd(dir, sizeof dir) && chdir("/") == 0 && rmdir(dir) == 0);
     scene *s = open_scene(map, 1);
-    RT_CHECK(s);
+    REQUIRE(s);
     look(s, 0);
-    RT_CHECK(scene_wait_view(s, 60));
+    REQUIRE(scene_wait_view(s, 60));
     draw(s); /* verified: every upload equal */
     /* the world's vertex buffer: what feeds attribute 0 as u16x4 (mesh_vertex.pos) in some VAO */
     GLint vbo = 0;
@@ -370,7 +370,7 @@ static int test_verify_corrupt(void)
             glGetVertexAttribiv(0, GL_VERTEX_ATTRIB_ARRAY_BUFFER_BINDING, &vbo);
     }
     glBindVertexArray(0);
-    RT_CHECK(vbo);
+    REQUIRE(vbo);
     static const uint8_t junk[16] = { 0xAB, 0xAB, 0xAB, 0xAB };
     glBindBuffer(GL_COPY_WRITE_BUFFER, (GLuint)vbo);
     glBufferSubData(GL_COPY_WRITE_BUFFER, 0, sizeof junk, junk);
@@ -381,12 +381,12 @@ static int test_verify_corrupt(void)
 
 static int test_verify_catches(void)
 {
-    RT_CHECK(write_map("map.pmf", 1));
+    REQUIRE(write_map("map.pmf", 1));
     char map[600], dir[512];
-    RT_CHECK(getcwd(dir, sizeof dir));
+    REQUIRE(getcwd(dir, sizeof dir));
     snprintf(map, sizeof map, "%s/map.pmf", dir);
     int pipefd[2];
-    RT_CHECK(pipe(pipefd) == 0);
+    REQUIRE(pipe(pipefd) == 0);
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
@@ -409,10 +409,10 @@ static int test_verify_catches(void)
     int st = 0;
     waitpid(pid, &st, 0);
     fprintf(stderr, "child: %s", text);
-    RT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 3);
-    RT_CHECK(!strncmp(text, "pmfview: GL verify: vertex buffer byte ", 39));
-    RT_CHECK(strstr(text, "chunk (0,0,0)") != NULL);
-    RT_CHECK(n > 0 && strchr(text, '\n') == text + n - 1); /* one line */
+    REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+    REQUIRE(!strncmp(text, "pmfview: GL verify: vertex buffer byte ", 39));
+    REQUIRE(strstr(text, "chunk (0,0,0)") != NULL);
+    REQUIRE(n > 0 && strchr(text, '\n') == text + n - 1); /* one line */
     return 0;
 }
 

@@ -15,23 +15,23 @@
 
 #include <stb_image.h>
 
-#include "rt_map.h"
+#include "fixture_map.h"
 #include "rt_shot.h"
 
 static const pmf_chunk_coord ONE = { 1, 1, 1 }, ORIGIN = { 0, 0, 0 };
 
 /* A level with one 16 m chunk whose cube 0 is a full-screen wall at z = -4 of a material with
  * colour col, lit by a flat lightmap. */
-static rt_chunk *wall_level(rt_map *m, const uint8_t col[3], const uint8_t lux[3], uint8_t *material)
+static fx_chunk *wall_level(fx_map *m, const uint8_t col[3], const uint8_t lux[3], uint8_t *material)
 {
-    rt_level *l = rt_level_add(m, 4, ONE, ORIGIN);
-    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
-    memcpy(rt_cmat(l, mat)->color, col, 3);
-    rt_chunk *c = rt_chunk_add(l, ORIGIN);
-    uint8_t lm = rt_lightmap(c, 2, lux[0], lux[1], lux[2]);
+    fx_level *l = fx_level_add(m, 4, ONE, ORIGIN);
+    uint8_t mat = fx_material(l, "wall", NULL, 0, 0);
+    memcpy(fx_cmat(l, mat)->color, col, 3);
+    fx_chunk *c = fx_chunk_add(l, ORIGIN);
+    uint8_t lm = fx_lightmap(c, 2, lux[0], lux[1], lux[2]);
     float q[4][3];
-    rt_wall_z(q, -8, 8, -8, 8, -4, true);
-    rt_geom_quad(c, 0, mat, lm, q);
+    fx_wall_z(q, -8, 8, -8, 8, -4, true);
+    fx_geom_quad(c, 0, mat, lm, q);
     if (material)
         *material = mat;
     return c;
@@ -39,62 +39,62 @@ static rt_chunk *wall_level(rt_map *m, const uint8_t col[3], const uint8_t lux[3
 
 static int test_lit_quad(void)
 {
-    rt_map m = { 0 };
+    fx_map m = { 0 };
     wall_level(&m, (uint8_t[]){ 200, 100, 50 }, (uint8_t[]){ 128, 64, 255 }, NULL);
-    RT_CHECK(rt_write(&m, "map.pmf"));
-    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0);
+    REQUIRE(fx_map_write(&m, "map.pmf"));
+    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0);
     rt_image img;
-    RT_CHECK(rt_load(&img, "out.png"));
+    REQUIRE(rt_load(&img, "out.png"));
     /* a × L = colour/255 × luxel/255. */
-    RT_CHECK(rt_expect_all(&img, rt_eq(200, 128), rt_eq(100, 64), rt_eq(50, 255)));
+    REQUIRE(rt_expect_all(&img, rt_eq(200, 128), rt_eq(100, 64), rt_eq(50, 255)));
     rt_free(&img);
 
-    rt_map m2 = { 0 };
+    fx_map m2 = { 0 };
     wall_level(&m2, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 128, 128, 128 }, NULL);
-    RT_CHECK(rt_write(&m2, "map2.pmf"));
+    REQUIRE(fx_map_write(&m2, "map2.pmf"));
     /* the PNG: mode from the umask (not mkstemp's 0600), no temporary file left beside it */
     mode_t old_mask = umask(027);
-    RT_CHECK(rt_shot("map2.pmf", "out2.png", "") == 0);
+    REQUIRE(rt_shot("map2.pmf", "out2.png", "") == 0);
     umask(old_mask);
     struct stat st;
-    RT_CHECK(stat("out2.png", &st) == 0 && (st.st_mode & 0777) == 0640);
+    REQUIRE(stat("out2.png", &st) == 0 && (st.st_mode & 0777) == 0640);
     DIR *d = opendir(".");
     for (struct dirent *e; d && (e = readdir(d));)
-        RT_CHECK(strncmp(e->d_name, ".out", 4) != 0);
+        REQUIRE(strncmp(e->d_name, ".out", 4) != 0);
     if (d)
         closedir(d);
-    RT_CHECK(rt_load(&img, "out2.png"));
-    RT_CHECK(rt_expect_all(&img, 128, 128, 128));
+    REQUIRE(rt_load(&img, "out2.png"));
+    REQUIRE(rt_expect_all(&img, 128, 128, 128));
     rt_free(&img);
-    rt_map_free(&m);
-    rt_map_free(&m2);
+    fx_map_free(&m);
+    fx_map_free(&m2);
     return 0;
 }
 
 static int test_dynamic_light(void)
 {
-    rt_map m = { 0 };
-    rt_chunk *c = wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 50, 50, 50 }, NULL);
-    rt_dynamic_light(c, 7, true, (uint8_t[]){ 255, 128, 0 }, 0, 100);
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    fx_map m = { 0 };
+    fx_chunk *c = wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 50, 50, 50 }, NULL);
+    fx_dynamic_light(c, 7, true, (uint8_t[]){ 255, 128, 0 }, 0, 100);
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image on, off, forced;
-    RT_CHECK(rt_shot("map.pmf", "on.png", "") == 0 && rt_load(&on, "on.png"));
-    RT_CHECK(rt_shot("map.pmf", "off.png", "--light 7=off") == 0 && rt_load(&off, "off.png"));
+    REQUIRE(rt_shot("map.pmf", "on.png", "") == 0 && rt_load(&on, "on.png"));
+    REQUIRE(rt_shot("map.pmf", "off.png", "--light 7=off") == 0 && rt_load(&off, "off.png"));
     /* L = 50/255 + 100/255 × colour/255. */
-    RT_CHECK(rt_expect_all(&on, 150, (int)lround(50 + 100 * 128 / 255.0), 50));
-    RT_CHECK(rt_expect_all(&off, 50, 50, 50));
+    REQUIRE(rt_expect_all(&on, 150, (int)lround(50 + 100 * 128 / 255.0), 50));
+    REQUIRE(rt_expect_all(&off, 50, 50, 50));
     /* A light the file disables, switched on. */
-    rt_map m2 = { 0 };
+    fx_map m2 = { 0 };
     c = wall_level(&m2, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 50, 50, 50 }, NULL);
-    rt_dynamic_light(c, 9, false, (uint8_t[]){ 0, 255, 255 }, 0, 60);
-    RT_CHECK(rt_write(&m2, "map2.pmf"));
-    RT_CHECK(rt_shot("map2.pmf", "forced.png", "--light 9=on") == 0 && rt_load(&forced, "forced.png"));
-    RT_CHECK(rt_expect_all(&forced, 50, 110, 110));
+    fx_dynamic_light(c, 9, false, (uint8_t[]){ 0, 255, 255 }, 0, 60);
+    REQUIRE(fx_map_write(&m2, "map2.pmf"));
+    REQUIRE(rt_shot("map2.pmf", "forced.png", "--light 9=on") == 0 && rt_load(&forced, "forced.png"));
+    REQUIRE(rt_expect_all(&forced, 50, 110, 110));
     rt_free(&on);
     rt_free(&off);
     rt_free(&forced);
-    rt_map_free(&m);
-    rt_map_free(&m2);
+    fx_map_free(&m);
+    fx_map_free(&m2);
     return 0;
 }
 
@@ -102,51 +102,51 @@ static int test_dynamic_light(void)
  * left wall's 4 vertices and gives the right wall's multiplier 255. */
 static int test_fast_light(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
-    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
-    rt_chunk *c = rt_chunk_add(l, ORIGIN);
-    uint8_t lm = rt_lightmap(c, 1, 40, 40, 40);
-    rt_two_walls(c, mat, lm, mat, lm);
-    rt_fast_light(c, 3, 255, (uint8_t[]){ 200, 100, 0 }, 4, 4, 255);
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t mat = fx_material(l, "wall", NULL, 0, 0);
+    fx_chunk *c = fx_chunk_add(l, ORIGIN);
+    uint8_t lm = fx_lightmap(c, 1, 40, 40, 40);
+    fx_two_walls(c, mat, lm, mat, lm);
+    fx_fast_light(c, 3, 255, (uint8_t[]){ 200, 100, 0 }, 4, 4, 255);
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image full, zero, half;
-    RT_CHECK(rt_shot("map.pmf", "full.png", "") == 0 && rt_load(&full, "full.png"));
-    RT_CHECK(rt_shot("map.pmf", "zero.png", "--fast 3=0") == 0 && rt_load(&zero, "zero.png"));
-    RT_CHECK(rt_shot("map.pmf", "half.png", "--fast 3=128") == 0 && rt_load(&half, "half.png"));
-    RT_CHECK(rt_expect(&full, 16, 32, 40, 40, 40));          /* skipped: multiplier 0 */
-    RT_CHECK(rt_expect(&full, 48, 32, 240, 140, 40));        /* 40 + colour × 255/255 × 255/255 */
-    RT_CHECK(rt_expect(&zero, 48, 32, 40, 40, 40));
-    RT_CHECK(rt_expect(&half, 48, 32, (int)lround(40 + 200 * 128 / 255.0), (int)lround(40 + 100 * 128 / 255.0), 40));
+    REQUIRE(rt_shot("map.pmf", "full.png", "") == 0 && rt_load(&full, "full.png"));
+    REQUIRE(rt_shot("map.pmf", "zero.png", "--fast 3=0") == 0 && rt_load(&zero, "zero.png"));
+    REQUIRE(rt_shot("map.pmf", "half.png", "--fast 3=128") == 0 && rt_load(&half, "half.png"));
+    REQUIRE(rt_expect(&full, 16, 32, 40, 40, 40));          /* skipped: multiplier 0 */
+    REQUIRE(rt_expect(&full, 48, 32, 240, 140, 40));        /* 40 + colour × 255/255 × 255/255 */
+    REQUIRE(rt_expect(&zero, 48, 32, 40, 40, 40));
+    REQUIRE(rt_expect(&half, 48, 32, (int)lround(40 + 200 * 128 / 255.0), (int)lround(40 + 100 * 128 / 255.0), 40));
     /* A fast light the file disables stays off whatever its intensity. */
     c->fast[0].flags = 0;
-    RT_CHECK(rt_write(&m, "off.pmf"));
+    REQUIRE(fx_map_write(&m, "off.pmf"));
     rt_image off;
-    RT_CHECK(rt_shot("off.pmf", "off.png", "--fast 3=255") == 0 && rt_load(&off, "off.png"));
-    RT_CHECK(rt_expect(&off, 48, 32, 40, 40, 40));
+    REQUIRE(rt_shot("off.pmf", "off.png", "--fast 3=255") == 0 && rt_load(&off, "off.png"));
+    REQUIRE(rt_expect(&off, 48, 32, 40, 40, 40));
     rt_free(&off);
     rt_free(&full);
     rt_free(&zero);
     rt_free(&half);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
 static int test_modes(void)
 {
-    rt_map m = { 0 };
+    fx_map m = { 0 };
     uint8_t mat;
     wall_level(&m, (uint8_t[]){ 200, 100, 50 }, (uint8_t[]){ 128, 64, 32 }, &mat);
-    rt_cmat(&m.levels[0], mat)->emission[2] = 10;
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    fx_cmat(&m.levels[0], mat)->emission[2] = 10;
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image lmap, fb;
-    RT_CHECK(rt_shot("map.pmf", "lm.png", "--mode lightmap") == 0 && rt_load(&lmap, "lm.png"));
-    RT_CHECK(rt_shot("map.pmf", "fb.png", "--mode fullbright") == 0 && rt_load(&fb, "fb.png"));
-    RT_CHECK(rt_expect_all(&lmap, 128, 64, 32));               /* L alone */
-    RT_CHECK(rt_expect_all(&fb, 200, 100, 60));                /* L = 1: a + e */
+    REQUIRE(rt_shot("map.pmf", "lm.png", "--mode lightmap") == 0 && rt_load(&lmap, "lm.png"));
+    REQUIRE(rt_shot("map.pmf", "fb.png", "--mode fullbright") == 0 && rt_load(&fb, "fb.png"));
+    REQUIRE(rt_expect_all(&lmap, 128, 64, 32));               /* L alone */
+    REQUIRE(rt_expect_all(&fb, 200, 100, 60));                /* L = 1: a + e */
     rt_free(&lmap);
     rt_free(&fb);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
@@ -154,11 +154,11 @@ static int test_modes(void)
  * the one luxel edge in view is the wall's centre line: yellow there, L on either side. */
 static int test_luxel_grid(void)
 {
-    rt_map m = { 0 };
+    fx_map m = { 0 };
     wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 128, 64, 32 }, NULL);
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    RT_CHECK(rt_shot("map.pmf", "grid.png", "--mode lightmap --luxel-grid") == 0 && rt_load(&img, "grid.png"));
+    REQUIRE(rt_shot("map.pmf", "grid.png", "--mode lightmap --luxel-grid") == 0 && rt_load(&img, "grid.png"));
     int y = img.h * 5 / 8, lines = 0;
     for (int x = 2; x < img.w - 2; x++) {
         const uint8_t *p = img.rgb + 3 * ((size_t)y * img.w + x);
@@ -167,26 +167,26 @@ static int test_luxel_grid(void)
     bool plain = rt_expect(&img, img.w / 4, y, 128, 64, 32) && rt_expect(&img, img.w * 3 / 4, y, 128, 64, 32);
     bool centre = rt_expect(&img, img.w / 2, y, 172, 117, 30);
     rt_free(&img);
-    rt_map_free(&m);
-    RT_CHECK(plain && centre);
-    RT_CHECK(lines >= 1 && lines <= 3);
-    RT_CHECK(rt_shot("map.pmf", "bad.png", "--luxel-grid=1") == 1);
+    fx_map_free(&m);
+    REQUIRE(plain && centre);
+    REQUIRE(lines >= 1 && lines <= 3);
+    REQUIRE(rt_shot("map.pmf", "bad.png", "--luxel-grid=1") == 1);
     return 0;
 }
 
 static int test_exposure(void)
 {
-    rt_map m = { 0 };
+    fx_map m = { 0 };
     wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 60, 100, 200 }, NULL);
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    RT_CHECK(rt_shot("map.pmf", "out.png", "--exposure 2") == 0 && rt_load(&img, "out.png"));
-    RT_CHECK(rt_expect_all(&img, 120, 200, 255));              /* clamp(k × out) */
+    REQUIRE(rt_shot("map.pmf", "out.png", "--exposure 2") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_expect_all(&img, 120, 200, 255));              /* clamp(k × out) */
     rt_free(&img);
-    RT_CHECK(rt_shot("map.pmf", "half.png", "--exposure 0.5") == 0 && rt_load(&img, "half.png"));
-    RT_CHECK(rt_expect_all(&img, 30, 50, 100));
+    REQUIRE(rt_shot("map.pmf", "half.png", "--exposure 0.5") == 0 && rt_load(&img, "half.png"));
+    REQUIRE(rt_expect_all(&img, 30, 50, 100));
     rt_free(&img);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
@@ -195,32 +195,32 @@ static int test_exposure(void)
  * chunk's (through the void chunk 1) the right half. */
 static int test_grid_void(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 3, 1, 1 }, ORIGIN);
-    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
-    rt_chunk *near = rt_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
-    rt_chunk *far = rt_chunk_add(l, (pmf_chunk_coord){ 2, 0, 0 });
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, (pmf_chunk_coord){ 3, 1, 1 }, ORIGIN);
+    uint8_t mat = fx_material(l, "wall", NULL, 0, 0);
+    fx_chunk *near = fx_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
+    fx_chunk *far = fx_chunk_add(l, (pmf_chunk_coord){ 2, 0, 0 });
     float q[4][3];
     /* Looking +X, the left of the screen is -Z. Near wall at world x = 0 (chunk 0 centre). */
-    rt_wall_x(q, -8, 0, -8, 8, 0, false);
-    rt_geom_quad(near, 0, mat, rt_lightmap(near, 1, 90, 90, 90), q);
+    fx_wall_x(q, -8, 0, -8, 8, 0, false);
+    fx_geom_quad(near, 0, mat, fx_lightmap(near, 1, 90, 90, 90), q);
     /* Far wall at world x = 32 (chunk 2 centre), covering z in [0, 64]. */
-    rt_wall_x(q, 0, 64, -64, 64, 0, false);
-    rt_geom_quad(far, 0, mat, rt_lightmap(far, 1, 30, 160, 30), q);
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    fx_wall_x(q, 0, 64, -64, 64, 0, false);
+    fx_geom_quad(far, 0, mat, fx_lightmap(far, 1, 30, 160, 30), q);
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
     char err[1024];
-    RT_CHECK(rt_run("shot map.pmf -o out.png --size 64x64 --fov 90 --camera -20,0,0,-90,0 --stats", err) == 0);
-    RT_CHECK(rt_load(&img, "out.png"));
-    RT_CHECK(rt_expect(&img, 20, 32, 90, 90, 90));
-    RT_CHECK(rt_expect(&img, 44, 32, 30, 160, 30));
+    REQUIRE(rt_run("shot map.pmf -o out.png --size 64x64 --fov 90 --camera -20,0,0,-90,0 --stats", err) == 0);
+    REQUIRE(rt_load(&img, "out.png"));
+    REQUIRE(rt_expect(&img, 20, 32, 90, 90, 90));
+    REQUIRE(rt_expect(&img, 44, 32, 30, 160, 30));
     rt_free(&img);
     /* One material over two chunks: one multi-draw (GL 4.3), else a draw per chunk range. */
     const char *baseline = getenv("PMFVIEW_GL_BASELINE");
     bool mdi = !(baseline && baseline[0] == '1');
-    RT_CHECK(strstr(err, "chunks loaded: 2 ") && strstr(err, "triangles: 4\n"));
-    RT_CHECK(strstr(err, mdi ? "draw calls: 1\n" : "draw calls: 2\n"));
-    rt_map_free(&m);
+    REQUIRE(strstr(err, "chunks loaded: 2 ") && strstr(err, "triangles: 4\n"));
+    REQUIRE(strstr(err, mdi ? "draw calls: 1\n" : "draw calls: 2\n"));
+    fx_map_free(&m);
     return 0;
 }
 
@@ -235,43 +235,43 @@ static double stat_value(const char *text, const char *name)
  * row seen from the side, material "a" in the first and last, "b" in the middle. */
 static int test_stats(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 3, 1, 1 }, ORIGIN);
-    uint8_t a = rt_material(l, "a", NULL, 0, 0), b = rt_material(l, "b", NULL, 0, 0);
-    rt_chunk *c[3];
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, (pmf_chunk_coord){ 3, 1, 1 }, ORIGIN);
+    uint8_t a = fx_material(l, "a", NULL, 0, 0), b = fx_material(l, "b", NULL, 0, 0);
+    fx_chunk *c[3];
     for (uint32_t i = 0; i < 3; i++)
-        c[i] = rt_chunk_add(l, (pmf_chunk_coord){ i, 0, 0 });
+        c[i] = fx_chunk_add(l, (pmf_chunk_coord){ i, 0, 0 });
     float q[4][3];
-    rt_wall_x(q, -8, 0, -8, 8, 0, false);
-    rt_geom_quad(c[0], 0, a, rt_lightmap(c[0], 1, 90, 90, 90), q);
-    rt_wall_x(q, 0, 8, -8, 8, 0, false);
-    rt_geom_quad(c[1], 0, b, rt_lightmap(c[1], 1, 90, 90, 90), q);
-    rt_wall_x(q, 0, 64, -64, 64, 0, false);
-    rt_geom_quad(c[2], 0, a, rt_lightmap(c[2], 1, 90, 90, 90), q);
-    RT_CHECK(rt_write(&m, "map.pmf"));
-    RT_CHECK(rt_run("shot map.pmf -o out.png --size 64x64 --fov 90 --camera -20,0,0,-90,0 --frames 3 --stats", NULL) == 0);
+    fx_wall_x(q, -8, 0, -8, 8, 0, false);
+    fx_geom_quad(c[0], 0, a, fx_lightmap(c[0], 1, 90, 90, 90), q);
+    fx_wall_x(q, 0, 8, -8, 8, 0, false);
+    fx_geom_quad(c[1], 0, b, fx_lightmap(c[1], 1, 90, 90, 90), q);
+    fx_wall_x(q, 0, 64, -64, 64, 0, false);
+    fx_geom_quad(c[2], 0, a, fx_lightmap(c[2], 1, 90, 90, 90), q);
+    REQUIRE(fx_map_write(&m, "map.pmf"));
+    REQUIRE(rt_run("shot map.pmf -o out.png --size 64x64 --fov 90 --camera -20,0,0,-90,0 --frames 3 --stats", NULL) == 0);
     static char text[8192];
     FILE *f = fopen("stderr.txt", "r");
-    RT_CHECK(f);
+    REQUIRE(f);
     size_t n = fread(text, 1, sizeof text - 1, f);
     fclose(f);
     text[n] = 0;
     const char *baseline = getenv("PMFVIEW_GL_BASELINE");
     bool mdi = !(baseline && baseline[0] == '1');
-    RT_CHECK(stat_value(text, "\ntriangles: ") == 6);
+    REQUIRE(stat_value(text, "\ntriangles: ") == 6);
     /* One multi-draw per material (GL 4.3), else one draw per chunk range. */
-    RT_CHECK(stat_value(text, "\nvisible materials: ") == 2);
-    RT_CHECK(stat_value(text, "\nworld draw calls: ") == (mdi ? 2 : 3));
+    REQUIRE(stat_value(text, "\nvisible materials: ") == 2);
+    REQUIRE(stat_value(text, "\nworld draw calls: ") == (mdi ? 2 : 3));
     /* 12 vertices of 16 bytes (no fast lights), 18 u16 indices. */
-    RT_CHECK(fabs(stat_value(text, "\ngpu bytes per vertex: ") - 19.0) < 0.006);
+    REQUIRE(fabs(stat_value(text, "\ngpu bytes per vertex: ") - 19.0) < 0.006);
     double first = stat_value(text, "\nprocess time to first complete frame: ");
     double from_open = stat_value(text, "\ntime to first complete frame: ");
-    RT_CHECK(first > 0 && first < 60 && from_open >= 0 && from_open <= first);
+    REQUIRE(first > 0 && first < 60 && from_open >= 0 && from_open <= first);
     double render = stat_value(text, "render time: average ");
-    RT_CHECK(render > 0 && render < 10000);
+    REQUIRE(render > 0 && render < 10000);
     double fmin = stat_value(text, "frame times: min "), fmed = stat_value(text, ", median "), fmax = stat_value(text, ", max ");
-    RT_CHECK(fmin > 0 && fmin <= fmed && fmed <= fmax && render <= fmax);
-    rt_map_free(&m);
+    REQUIRE(fmin > 0 && fmin <= fmed && fmed <= fmax && render <= fmax);
+    fx_map_free(&m);
     return 0;
 }
 
@@ -282,19 +282,19 @@ static int test_stats(void)
  * one multi-draw per index type. */
 static int test_index_types(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 2, 1, 1 }, ORIGIN);
-    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
-    rt_chunk *near = rt_chunk_add(l, ORIGIN), *wide = rt_chunk_add(l, (pmf_chunk_coord){ 1, 0, 0 });
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, (pmf_chunk_coord){ 2, 1, 1 }, ORIGIN);
+    uint8_t mat = fx_material(l, "wall", NULL, 0, 0);
+    fx_chunk *near = fx_chunk_add(l, ORIGIN), *wide = fx_chunk_add(l, (pmf_chunk_coord){ 1, 0, 0 });
     float q[4][3];
-    rt_wall_z(q, 0, 8, -8, 8, -4, true);
-    rt_geom_quad(near, 0, mat, rt_lightmap(near, 1, 90, 90, 90), q);
+    fx_wall_z(q, 0, 8, -8, 8, -4, true);
+    fx_geom_quad(near, 0, mat, fx_lightmap(near, 1, 90, 90, 90), q);
 
-    uint8_t lm = rt_lightmap(wide, 1, 40, 40, 40);
-    rt_parent(wide, 0, 0, 1);
-    rt_parent(wide, 0, 1, 2);
+    uint8_t lm = fx_lightmap(wide, 1, 40, 40, 40);
+    fx_parent(wide, 0, 0, 1);
+    fx_parent(wide, 0, 1, 2);
     for (uint32_t leaf = 0; leaf < 16; leaf++)
-        rt_parent(wide, 1 + leaf / 8, leaf % 8, 3 + leaf);
+        fx_parent(wide, 1 + leaf / 8, leaf % 8, 3 + leaf);
     for (uint32_t cube = 3; cube < 19; cube++) {
         pmf_cube *pc = &wide->cubes[cube];
         pmf_client_cube *cc = &wide->ccubes[cube];
@@ -311,7 +311,7 @@ static int test_index_types(void)
         }
     }
     uint32_t vertex_count = wide->ch.client.vertex_count;
-    rt_wall_z(q, -8, 0, -8, 8, -4, true);
+    fx_wall_z(q, -8, 0, -8, 8, -4, true);
     static const int tri[6] = { 0, 1, 2, 0, 2, 3 };
     static const float uv[4][2] = { { 0, 0 }, { 1, 0 }, { 1, 1 }, { 0, 1 } };
     for (int i = 0; i < 6; i++) {
@@ -320,28 +320,28 @@ static int test_index_types(void)
         memcpy(pv->uv, uv[tri[i]], 8);
         memcpy(pv->lm_uv, uv[tri[i]], 8);
     }
-    rt_fast_light(wide, 3, 255, (uint8_t[]){ 200, 100, 0 }, vertex_count - 6, 6, 255);
-    RT_CHECK(rt_write(&m, "map.pmf"));
-    RT_CHECK(rt_run("shot map.pmf -o out.png --size 64x64 --fov 90 --camera 8,0,0,0,0 --stats", NULL) == 0);
+    fx_fast_light(wide, 3, 255, (uint8_t[]){ 200, 100, 0 }, vertex_count - 6, 6, 255);
+    REQUIRE(fx_map_write(&m, "map.pmf"));
+    REQUIRE(rt_run("shot map.pmf -o out.png --size 64x64 --fov 90 --camera 8,0,0,0,0 --stats", NULL) == 0);
     rt_image img;
-    RT_CHECK(rt_load(&img, "out.png"));
-    RT_CHECK(rt_expect(&img, 16, 32, 90, 90, 90));
-    RT_CHECK(rt_expect(&img, 48, 32, 240, 140, 40));
+    REQUIRE(rt_load(&img, "out.png"));
+    REQUIRE(rt_expect(&img, 16, 32, 90, 90, 90));
+    REQUIRE(rt_expect(&img, 48, 32, 240, 140, 40));
     rt_free(&img);
     static char text[8192];
     FILE *f = fopen("stderr.txt", "r");
-    RT_CHECK(f);
+    REQUIRE(f);
     size_t n = fread(text, 1, sizeof text - 1, f);
     fclose(f);
     text[n] = 0;
     const char *baseline = getenv("PMFVIEW_GL_BASELINE");
     if (!(baseline && baseline[0] == '1'))
-        RT_CHECK(stat_value(text, "\nworld draw calls: ") == 2);
+        REQUIRE(stat_value(text, "\nworld draw calls: ") == 2);
     /* near: 4 × 16 vertex bytes + 6 u16 indices; wide: 16 + a u32 index each, and 8 fast bytes
      * for the 255 × 3 vertices of the one face group the fast light reaches. */
     double expected = (4 * 16 + 6 * 2 + vertex_count * (16.0 + 4) + 255 * 3 * 8) / (vertex_count + 4);
-    RT_CHECK(fabs(stat_value(text, "\ngpu bytes per vertex: ") - expected) < 0.006);
-    rt_map_free(&m);
+    REQUIRE(fabs(stat_value(text, "\ngpu bytes per vertex: ") - expected) < 0.006);
+    fx_map_free(&m);
     return 0;
 }
 
@@ -349,52 +349,52 @@ static int test_index_types(void)
  * (the left wall) as visible; cube 3 (the right wall) is in the frustum but hidden. */
 static int test_visibility(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
-    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
-    rt_chunk *c = rt_chunk_add(l, ORIGIN);
-    uint8_t lm = rt_lightmap(c, 1, 100, 100, 100);
-    rt_parent(c, 0, 0, 1);
-    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 2);
-    rt_parent(c, 0, PMF_OCTANT_NEG_Z, 3);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t mat = fx_material(l, "wall", NULL, 0, 0);
+    fx_chunk *c = fx_chunk_add(l, ORIGIN);
+    uint8_t lm = fx_lightmap(c, 1, 100, 100, 100);
+    fx_parent(c, 0, 0, 1);
+    fx_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 2);
+    fx_parent(c, 0, PMF_OCTANT_NEG_Z, 3);
     float q[4][3];
-    rt_wall_z(q, -8, 0, 0, 8, -4, true);
-    rt_geom_quad(c, 2, mat, lm, q);
-    rt_wall_z(q, 0, 8, 0, 8, -4, true);
-    rt_geom_quad(c, 3, mat, lm, q);
+    fx_wall_z(q, -8, 0, 0, 8, -4, true);
+    fx_geom_quad(c, 2, mat, lm, q);
+    fx_wall_z(q, 0, 8, 0, 8, -4, true);
+    fx_geom_quad(c, 3, mat, lm, q);
     static uint32_t visible[1] = { 2 };
     c->cubes[1].flags |= PMF_CUBE_HAS_VISIBILITY;
     c->cubes[1].vis = (pmf_visibility){ .cube_count = 1, .cubes = visible };
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image vis, novis;
     /* Camera at (0.5, 4, 4): looking -Z the walls at z = -4 are 8 m away, split at x = 0. */
-    RT_CHECK(rt_shot("map.pmf", "vis.png", "--camera 0.5,4,4,0,0") == 0 && rt_load(&vis, "vis.png"));
-    RT_CHECK(rt_shot("map.pmf", "novis.png", "--camera 0.5,4,4,0,0 --no-vis") == 0 && rt_load(&novis, "novis.png"));
-    RT_CHECK(rt_expect(&vis, 16, 20, 100, 100, 100));
-    RT_CHECK(rt_expect(&vis, 50, 20, 0, 0, 0));
-    RT_CHECK(rt_expect(&novis, 16, 20, 100, 100, 100));
-    RT_CHECK(rt_expect(&novis, 50, 20, 100, 100, 100));
+    REQUIRE(rt_shot("map.pmf", "vis.png", "--camera 0.5,4,4,0,0") == 0 && rt_load(&vis, "vis.png"));
+    REQUIRE(rt_shot("map.pmf", "novis.png", "--camera 0.5,4,4,0,0 --no-vis") == 0 && rt_load(&novis, "novis.png"));
+    REQUIRE(rt_expect(&vis, 16, 20, 100, 100, 100));
+    REQUIRE(rt_expect(&vis, 50, 20, 0, 0, 0));
+    REQUIRE(rt_expect(&novis, 16, 20, 100, 100, 100));
+    REQUIRE(rt_expect(&novis, 50, 20, 100, 100, 100));
     rt_free(&vis);
     rt_free(&novis);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
 static int test_levels(void)
 {
-    rt_map m = { 0 };
+    fx_map m = { 0 };
     wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 10, 20, 30 }, NULL);
     wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 70, 80, 90 }, NULL);
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image a, b;
-    RT_CHECK(rt_shot("map.pmf", "l0.png", "") == 0 && rt_load(&a, "l0.png"));
-    RT_CHECK(rt_shot("map.pmf", "l1.png", "--level 1") == 0 && rt_load(&b, "l1.png"));
-    RT_CHECK(rt_expect_all(&a, 10, 20, 30));
-    RT_CHECK(rt_expect_all(&b, 70, 80, 90));
-    RT_CHECK(rt_shot("map.pmf", "l2.png", "--level 2") == 2);
+    REQUIRE(rt_shot("map.pmf", "l0.png", "") == 0 && rt_load(&a, "l0.png"));
+    REQUIRE(rt_shot("map.pmf", "l1.png", "--level 1") == 0 && rt_load(&b, "l1.png"));
+    REQUIRE(rt_expect_all(&a, 10, 20, 30));
+    REQUIRE(rt_expect_all(&b, 70, 80, 90));
+    REQUIRE(rt_shot("map.pmf", "l2.png", "--level 2") == 2);
     rt_free(&a);
     rt_free(&b);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
@@ -402,16 +402,16 @@ static int test_levels(void)
  * and -Z (two triangles, right half, material B, lightmap B). */
 static int test_extended_cube(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
-    uint8_t ma = rt_material(l, "a", NULL, 0, 0), mb = rt_material(l, "b", NULL, 0, 0);
-    memcpy(rt_cmat(l, ma)->color, (uint8_t[]){ 255, 0, 255 }, 3);
-    memcpy(rt_cmat(l, mb)->color, (uint8_t[]){ 255, 255, 0 }, 3);
-    rt_chunk *c = rt_chunk_add(l, ORIGIN);
-    uint8_t la = rt_lightmap(c, 1, 200, 200, 200), lb = rt_lightmap(c, 1, 100, 100, 100);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t ma = fx_material(l, "a", NULL, 0, 0), mb = fx_material(l, "b", NULL, 0, 0);
+    memcpy(fx_cmat(l, ma)->color, (uint8_t[]){ 255, 0, 255 }, 3);
+    memcpy(fx_cmat(l, mb)->color, (uint8_t[]){ 255, 255, 0 }, 3);
+    fx_chunk *c = fx_chunk_add(l, ORIGIN);
+    uint8_t la = fx_lightmap(c, 1, 200, 200, 200), lb = fx_lightmap(c, 1, 100, 100, 100);
     float left[4][3], right[4][3];
-    rt_wall_z(left, -8, 0, -8, 8, -4, true);
-    rt_wall_z(right, 0, 8, -8, 8, -4, true);
+    fx_wall_z(left, -8, 0, -8, 8, -4, true);
+    fx_wall_z(right, 0, 8, -8, 8, -4, true);
     uint32_t first = c->ch.client.vertex_count;
     const float(*quads[2])[3] = { left, right };
     for (int qd = 0; qd < 2; qd++) {
@@ -435,86 +435,86 @@ static int test_extended_cube(void)
     cc->u.ext.lightmap[PMF_FACE_NEG_Z] = lb;
     cc->u.ext.tri_count[PMF_FACE_POS_X] = 2;
     cc->u.ext.tri_count[PMF_FACE_NEG_Z] = 2;
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
-    RT_CHECK(rt_expect(&img, 16, 32, 200, 0, 200));
-    RT_CHECK(rt_expect(&img, 48, 32, 100, 100, 0));
+    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_expect(&img, 16, 32, 200, 0, 200));
+    REQUIRE(rt_expect(&img, 48, 32, 100, 100, 0));
     rt_free(&img);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
 /* A face without a lightmap takes its cube's lighting base colour, else L = 1. */
 static int test_no_lightmap(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
-    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
-    memcpy(rt_cmat(l, mat)->color, (uint8_t[]){ 100, 150, 200 }, 3);
-    rt_chunk *c = rt_chunk_add(l, ORIGIN);
-    rt_two_walls(c, mat, PMF_NO_LIGHTMAP, mat, PMF_NO_LIGHTMAP);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t mat = fx_material(l, "wall", NULL, 0, 0);
+    memcpy(fx_cmat(l, mat)->color, (uint8_t[]){ 100, 150, 200 }, 3);
+    fx_chunk *c = fx_chunk_add(l, ORIGIN);
+    fx_two_walls(c, mat, PMF_NO_LIGHTMAP, mat, PMF_NO_LIGHTMAP);
     c->cubes[2].flags |= PMF_CUBE_HAS_LIGHTING;
     c->ccubes[2].lighting = (pmf_cube_lighting){ .base = { 255, 51, 102 } };
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    RT_CHECK(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
-    RT_CHECK(rt_expect(&img, 16, 32, 100, 150, 200));
-    RT_CHECK(rt_expect(&img, 48, 32, 100, 30, 80));
+    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_expect(&img, 16, 32, 100, 150, 200));
+    REQUIRE(rt_expect(&img, 48, 32, 100, 30, 80));
     rt_free(&img);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
 static int test_cli(void)
 {
-    rt_map m = { 0 };
+    fx_map m = { 0 };
     wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 128, 128, 128 }, NULL);
-    RT_CHECK(rt_write(&m, "map.pmf"));
-    RT_CHECK(rt_run("shot --help", NULL) == 0);
-    RT_CHECK(rt_run("shot map.pmf", NULL) == 1);                        /* no -o */
-    RT_CHECK(rt_run("shot map.pmf -o x.png --size 0x5", NULL) == 1);
-    RT_CHECK(rt_run("shot map.pmf -o x.png --mode nope", NULL) == 1);
-    RT_CHECK(rt_run("shot map.pmf -o x.png --bogus", NULL) == 1);
-    RT_CHECK(rt_run("shot missing.pmf -o x.png", NULL) == 2);
+    REQUIRE(fx_map_write(&m, "map.pmf"));
+    REQUIRE(rt_run("shot --help", NULL) == 0);
+    REQUIRE(rt_run("shot map.pmf", NULL) == 1);                        /* no -o */
+    REQUIRE(rt_run("shot map.pmf -o x.png --size 0x5", NULL) == 1);
+    REQUIRE(rt_run("shot map.pmf -o x.png --mode nope", NULL) == 1);
+    REQUIRE(rt_run("shot map.pmf -o x.png --bogus", NULL) == 1);
+    REQUIRE(rt_run("shot missing.pmf -o x.png", NULL) == 2);
     FILE *f = fopen("junk.pmf", "wb");
     fputs("PMF\x01 not a map", f);
     fclose(f);
     char err[1024];
-    RT_CHECK(rt_run("shot junk.pmf -o x.png", err) == 2);
-    RT_CHECK(!strncmp(err, "pmfview: ", 9) && strchr(err, '\n') == err + strlen(err) - 1);
+    REQUIRE(rt_run("shot junk.pmf -o x.png", err) == 2);
+    REQUIRE(!strncmp(err, "pmfview: ", 9) && strchr(err, '\n') == err + strlen(err) - 1);
     /* Cameras file: one PNG per line, named or numbered. */
     f = fopen("cams.txt", "w");
     fputs("# two views\n0,0,0,0,0 front\n\n0,0,0,180,0\n", f);
     fclose(f);
-    RT_CHECK(rt_run("shot map.pmf -o cam_%s.png --size 16x8 --cameras cams.txt", NULL) == 0);
+    REQUIRE(rt_run("shot map.pmf -o cam_%s.png --size 16x8 --cameras cams.txt", NULL) == 0);
     rt_image a, b;
-    RT_CHECK(rt_load(&a, "cam_front.png") && a.w == 16 && a.h == 8);
-    RT_CHECK(rt_expect_all(&a, 128, 128, 128));
-    RT_CHECK(rt_load(&b, "cam_001.png"));
-    RT_CHECK(rt_expect_all(&b, 0, 0, 0));                             /* looking away: black */
+    REQUIRE(rt_load(&a, "cam_front.png") && a.w == 16 && a.h == 8);
+    REQUIRE(rt_expect_all(&a, 128, 128, 128));
+    REQUIRE(rt_load(&b, "cam_001.png"));
+    REQUIRE(rt_expect_all(&b, 0, 0, 0));                             /* looking away: black */
     rt_free(&a);
     rt_free(&b);
-    RT_CHECK(rt_run("shot map.pmf -o shot_%03d.png --size 8x8 --cameras cams.txt", NULL) == 0);
-    RT_CHECK(access("shot_000.png", F_OK) == 0 && access("shot_001.png", F_OK) == 0);
-    RT_CHECK(system("mkdir -p outdir") == 0);
-    RT_CHECK(rt_run("shot map.pmf -o outdir --size 8x8 --cameras cams.txt", NULL) == 0);
-    RT_CHECK(access("outdir/front.png", F_OK) == 0 && access("outdir/001.png", F_OK) == 0);
+    REQUIRE(rt_run("shot map.pmf -o shot_%03d.png --size 8x8 --cameras cams.txt", NULL) == 0);
+    REQUIRE(access("shot_000.png", F_OK) == 0 && access("shot_001.png", F_OK) == 0);
+    REQUIRE(system("mkdir -p outdir") == 0);
+    REQUIRE(rt_run("shot map.pmf -o outdir --size 8x8 --cameras cams.txt", NULL) == 0);
+    REQUIRE(access("outdir/front.png", F_OK) == 0 && access("outdir/001.png", F_OK) == 0);
     /* MSAA and stats. */
-    RT_CHECK(rt_run("shot map.pmf -o msaa.png --size 32x32 --msaa 4 --stats", err) == 0);
-    RT_CHECK(strstr(err, "triangles: 2\n") && strstr(err, "draw calls: 1\n") && strstr(err, "chunks loaded: 1"));
-    RT_CHECK(rt_load(&a, "msaa.png"));
-    RT_CHECK(rt_expect_all(&a, 128, 128, 128));
+    REQUIRE(rt_run("shot map.pmf -o msaa.png --size 32x32 --msaa 4 --stats", err) == 0);
+    REQUIRE(strstr(err, "triangles: 2\n") && strstr(err, "draw calls: 1\n") && strstr(err, "chunks loaded: 1"));
+    REQUIRE(rt_load(&a, "msaa.png"));
+    REQUIRE(rt_expect_all(&a, 128, 128, 128));
     rt_free(&a);
-    RT_CHECK(rt_run("shot map.pmf -o bench.png --size 32x32 --frames 3", err) == 0);
-    RT_CHECK(strstr(err, "frames: 3, average frame time:") != NULL);
+    REQUIRE(rt_run("shot map.pmf -o bench.png --size 32x32 --frames 3", err) == 0);
+    REQUIRE(strstr(err, "frames: 3, average frame time:") != NULL);
     f = fopen("path.txt", "w");
     fputs("0,0,0,-20,0\n0,0,0,20,0\n", f);
     fclose(f);
-    RT_CHECK(rt_run("shot map.pmf -o path.png --size 32x32 --frames 4 --path path.txt", err) == 0);
-    RT_CHECK(strstr(err, "frames: 4, average frame time:") != NULL);
-    RT_CHECK(rt_run("shot map.pmf -o path.png --path path.txt", NULL) == 1);       /* --path needs --frames */
-    rt_map_free(&m);
+    REQUIRE(rt_run("shot map.pmf -o path.png --size 32x32 --frames 4 --path path.txt", err) == 0);
+    REQUIRE(strstr(err, "frames: 4, average frame time:") != NULL);
+    REQUIRE(rt_run("shot map.pmf -o path.png --path path.txt", NULL) == 1);       /* --path needs --frames */
+    fx_map_free(&m);
     return 0;
 }
 
@@ -523,118 +523,118 @@ static int test_cli(void)
  * --wireframe. */
 static int test_cli_batch(void)
 {
-    rt_map m = { 0 };
-    rt_chunk *c = wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 50, 50, 50 }, NULL);
-    rt_dynamic_light(c, 7, true, (uint8_t[]){ 255, 128, 0 }, 0, 100);
-    rt_fast_light(c, 3, 255, (uint8_t[]){ 200, 100, 0 }, 0, 4, 255);
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    fx_map m = { 0 };
+    fx_chunk *c = wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 50, 50, 50 }, NULL);
+    fx_dynamic_light(c, 7, true, (uint8_t[]){ 255, 128, 0 }, 0, 100);
+    fx_fast_light(c, 3, 255, (uint8_t[]){ 200, 100, 0 }, 0, 4, 255);
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     FILE *f = fopen("cams.txt", "w");
     fputs("0,0,0,0,0 front\n0,0,0,180,0\n", f);
     fclose(f);
-    RT_CHECK(rt_run("shot map.pmf -o 'out/c_%d_%s.png' --size 8x8 --cameras cams.txt", NULL) == 0);
-    RT_CHECK(access("out/c_0_front.png", F_OK) == 0 && access("out/c_1_001.png", F_OK) == 0);
-    RT_CHECK(rt_run("shot map.pmf -o newdir/ --size 8x8", NULL) == 0);
-    RT_CHECK(access("newdir/000.png", F_OK) == 0);
-    RT_CHECK(rt_run("shot map.pmf -o deep/er/x.png --size 8x8", NULL) == 0);
-    RT_CHECK(access("deep/er/x.png", F_OK) == 0);
+    REQUIRE(rt_run("shot map.pmf -o 'out/c_%d_%s.png' --size 8x8 --cameras cams.txt", NULL) == 0);
+    REQUIRE(access("out/c_0_front.png", F_OK) == 0 && access("out/c_1_001.png", F_OK) == 0);
+    REQUIRE(rt_run("shot map.pmf -o newdir/ --size 8x8", NULL) == 0);
+    REQUIRE(access("newdir/000.png", F_OK) == 0);
+    REQUIRE(rt_run("shot map.pmf -o deep/er/x.png --size 8x8", NULL) == 0);
+    REQUIRE(access("deep/er/x.png", F_OK) == 0);
     char err[1024];
     f = fopen("file", "w");
     fclose(f);
-    RT_CHECK(rt_run("shot map.pmf -o file/x.png --size 8x8", err) == 3);
-    RT_CHECK(strstr(err, "pmfview: shot: cannot create directory 'file'") == err);
-    RT_CHECK(rt_run("shot map.pmf -o l.png --size 8x8 --light 99=off --fast 7=100 --light 7=off --fast 3=9", err) == 0);
-    RT_CHECK(strstr(err, "pmfview: shot: warning: --light 99: level 0 has no dynamic light 99 (dynamic lights: 7; fast lights: 3)\n"));
-    RT_CHECK(strstr(err, "pmfview: shot: warning: --fast 7: level 0 has no fast light 7 (fast lights: 3; dynamic lights: 7)\n"));
-    RT_CHECK(!strstr(err, "--light 7") && !strstr(err, "--fast 3"));
-    RT_CHECK(rt_run("shot map.pmf -o l.png --size 8x8 --light 7=on --fast 3=0", err) == 0);
-    RT_CHECK(!strstr(err, "warning"));
+    REQUIRE(rt_run("shot map.pmf -o file/x.png --size 8x8", err) == 3);
+    REQUIRE(strstr(err, "pmfview: shot: cannot create directory 'file'") == err);
+    REQUIRE(rt_run("shot map.pmf -o l.png --size 8x8 --light 99=off --fast 7=100 --light 7=off --fast 3=9", err) == 0);
+    REQUIRE(strstr(err, "pmfview: shot: warning: --light 99: level 0 has no dynamic light 99 (dynamic lights: 7; fast lights: 3)\n"));
+    REQUIRE(strstr(err, "pmfview: shot: warning: --fast 7: level 0 has no fast light 7 (fast lights: 3; dynamic lights: 7)\n"));
+    REQUIRE(!strstr(err, "--light 7") && !strstr(err, "--fast 3"));
+    REQUIRE(rt_run("shot map.pmf -o l.png --size 8x8 --light 7=on --fast 3=0", err) == 0);
+    REQUIRE(!strstr(err, "warning"));
     /* --wireframe: white lines over the wall (its edges and the quad's diagonal), the rest as shaded */
     rt_image plain, wire;
-    RT_CHECK(rt_shot("map.pmf", "plain.png", "--light 7=off --fast 3=0") == 0 && rt_load(&plain, "plain.png"));
-    RT_CHECK(rt_shot("map.pmf", "wire.png", "--light 7=off --fast 3=0 --wireframe") == 0 && rt_load(&wire, "wire.png"));
-    RT_CHECK(rt_run("shot map.pmf -o x.png --wireframe=1", NULL) == 1);
+    REQUIRE(rt_shot("map.pmf", "plain.png", "--light 7=off --fast 3=0") == 0 && rt_load(&plain, "plain.png"));
+    REQUIRE(rt_shot("map.pmf", "wire.png", "--light 7=off --fast 3=0 --wireframe") == 0 && rt_load(&wire, "wire.png"));
+    REQUIRE(rt_run("shot map.pmf -o x.png --wireframe=1", NULL) == 1);
     int white = 0, other = 0;
     for (int i = 0; i < 64 * 64; i++) {
         bool same = !memcmp(&plain.rgb[i * 3], &wire.rgb[i * 3], 3);
         white += !same && wire.rgb[i * 3] == 255 && wire.rgb[i * 3 + 1] == 255 && wire.rgb[i * 3 + 2] == 255;
         other += !same && !(wire.rgb[i * 3] == 255 && wire.rgb[i * 3 + 1] == 255 && wire.rgb[i * 3 + 2] == 255);
     }
-    RT_CHECK(rt_expect_all(&plain, 50, 50, 50));
-    RT_CHECK(white >= 64 && other == 0);
+    REQUIRE(rt_expect_all(&plain, 50, 50, 50));
+    REQUIRE(white >= 64 && other == 0);
     rt_free(&plain);
     rt_free(&wire);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
 /* A chunk that fails to decode: exit 2 when it is in view, a normal render when it is not. */
 static int test_bad_chunk(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, (pmf_chunk_coord){ 3, 1, 1 }, (pmf_chunk_coord){ 1, 0, 0 });
-    uint8_t mat = rt_material(l, "wall", NULL, 0, 0);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, (pmf_chunk_coord){ 3, 1, 1 }, (pmf_chunk_coord){ 1, 0, 0 });
+    uint8_t mat = fx_material(l, "wall", NULL, 0, 0);
     for (uint32_t x = 0; x < 3; x++) {
-        rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ x, 0, 0 });
+        fx_chunk *c = fx_chunk_add(l, (pmf_chunk_coord){ x, 0, 0 });
         float q[4][3];
-        rt_wall_z(q, -8, 8, -8, 8, -4, true);
-        rt_geom_quad(c, 0, mat, rt_lightmap(c, 1, 100, 100, 100), q);
+        fx_wall_z(q, -8, 8, -8, 8, -4, true);
+        fx_geom_quad(c, 0, mat, fx_lightmap(c, 1, 100, 100, 100), q);
     }
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     pmf_error err;
     pmf_file *f = pmf_open("map.pmf", &err);
-    RT_CHECK(f);
+    REQUIRE(f);
     const pmf_chunk_loc *loc = &f->levels[0].chunks[pmf_grid_index(&f->levels[0], 2, 0, 0)];
     uint64_t at = loc->offset + loc->compressed[0] / 2;
     pmf_close(f);
     FILE *fp = fopen("map.pmf", "r+b");
-    RT_CHECK(fp && fseek(fp, (long)at, SEEK_SET) == 0);
+    REQUIRE(fp && fseek(fp, (long)at, SEEK_SET) == 0);
     for (int i = 0; i < 8; i++)
         fputc(0xA5, fp);
     fclose(fp);
     char msg[1024];
     /* Chunk (2,0,0) spans world x 8..24: looking -Z from x = -16 it is out of view. */
-    RT_CHECK(rt_run("shot map.pmf -o ok.png --size 16x16 --fov 90 --camera -16,0,0,0,0", msg) == 0);
-    RT_CHECK(rt_run("shot map.pmf -o bad.png --size 16x16 --fov 90 --camera 16,0,0,0,0", msg) == 2);
-    RT_CHECK(!strncmp(msg, "pmfview: ", 9) && strstr(msg, "chunk (2,0,0)") && strchr(msg, '\n') == msg + strlen(msg) - 1);
-    RT_CHECK(access("bad.png", F_OK) != 0);
-    rt_map_free(&m);
+    REQUIRE(rt_run("shot map.pmf -o ok.png --size 16x16 --fov 90 --camera -16,0,0,0,0", msg) == 0);
+    REQUIRE(rt_run("shot map.pmf -o bad.png --size 16x16 --fov 90 --camera 16,0,0,0,0", msg) == 2);
+    REQUIRE(!strncmp(msg, "pmfview: ", 9) && strstr(msg, "chunk (2,0,0)") && strchr(msg, '\n') == msg + strlen(msg) - 1);
+    REQUIRE(access("bad.png", F_OK) != 0);
+    fx_map_free(&m);
     return 0;
 }
 
 /* A frame drawn in 24-pixel tiles (sub-frustums) is the frame drawn at once. */
 static int test_tiles(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 4, ONE, ORIGIN);
-    uint8_t a = rt_material(l, "a", NULL, 0, 0), b = rt_material(l, "b", NULL, 0, 0);
-    memcpy(rt_cmat(l, b)->color, (uint8_t[]){ 30, 200, 90 }, 3);
-    rt_chunk *c = rt_chunk_add(l, ORIGIN);
-    uint8_t lm = rt_lightmap(c, 1, 200, 150, 100);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 4, ONE, ORIGIN);
+    uint8_t a = fx_material(l, "a", NULL, 0, 0), b = fx_material(l, "b", NULL, 0, 0);
+    memcpy(fx_cmat(l, b)->color, (uint8_t[]){ 30, 200, 90 }, 3);
+    fx_chunk *c = fx_chunk_add(l, ORIGIN);
+    uint8_t lm = fx_lightmap(c, 1, 200, 150, 100);
     float q[4][3];
-    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 1);
-    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_Y, 2);
-    rt_wall_z(q, -3, 1, -1, 2, -4, true);
-    rt_geom_quad(c, 1, a, lm, q);
-    rt_floor_y(q, -2, 3, -6, -1, -1.5f, true);
-    rt_geom_quad(c, 2, b, lm, q);
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    fx_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 1);
+    fx_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_Y, 2);
+    fx_wall_z(q, -3, 1, -1, 2, -4, true);
+    fx_geom_quad(c, 1, a, lm, q);
+    fx_floor_y(q, -2, 3, -6, -1, -1.5f, true);
+    fx_geom_quad(c, 2, b, lm, q);
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image whole, tiled;
-    RT_CHECK(rt_run("shot map.pmf -o whole.png --size 70x50 --camera 0.3,0.2,0,10,-5", NULL) == 0);
-    RT_CHECK(setenv("PMFVIEW_SHOT_TILE", "24", 1) == 0);
-    RT_CHECK(rt_run("shot map.pmf -o tiled.png --size 70x50 --camera 0.3,0.2,0,10,-5", NULL) == 0);
+    REQUIRE(rt_run("shot map.pmf -o whole.png --size 70x50 --camera 0.3,0.2,0,10,-5", NULL) == 0);
+    REQUIRE(setenv("PMFVIEW_SHOT_TILE", "24", 1) == 0);
+    REQUIRE(rt_run("shot map.pmf -o tiled.png --size 70x50 --camera 0.3,0.2,0,10,-5", NULL) == 0);
     unsetenv("PMFVIEW_SHOT_TILE");
-    RT_CHECK(rt_load(&whole, "whole.png") && rt_load(&tiled, "tiled.png"));
-    RT_CHECK(whole.w == 70 && whole.h == 50 && tiled.w == 70 && tiled.h == 50);
+    REQUIRE(rt_load(&whole, "whole.png") && rt_load(&tiled, "tiled.png"));
+    REQUIRE(whole.w == 70 && whole.h == 50 && tiled.w == 70 && tiled.h == 50);
     int differ = 0, lit = 0;
     for (int i = 0; i < 70 * 50 * 3; i++) {
         differ += abs(whole.rgb[i] - tiled.rgb[i]) > 1;
         lit += whole.rgb[i] > 0;
     }
     /* Edge pixels may fall on either side of a triangle edge after the sub-frustum's rounding. */
-    RT_CHECK(differ <= 6 && lit > 1000);
+    REQUIRE(differ <= 6 && lit > 1000);
     rt_free(&whole);
     rt_free(&tiled);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 
@@ -643,27 +643,27 @@ static int test_tiles(void)
  * must fall exactly on the image's centre column. */
 static int test_far_origin(void)
 {
-    rt_map m = { 0 };
-    rt_level *l = rt_level_add(&m, 12, (pmf_chunk_coord){ 1000, 1, 1 }, ORIGIN);
-    uint8_t a = rt_material(l, "a", NULL, 0, 0), b = rt_material(l, "b", NULL, 0, 0);
-    memcpy(rt_cmat(l, a)->color, (uint8_t[]){ 250, 0, 0 }, 3);
-    memcpy(rt_cmat(l, b)->color, (uint8_t[]){ 0, 0, 250 }, 3);
-    rt_chunk *c = rt_chunk_add(l, (pmf_chunk_coord){ 999, 0, 0 });
-    uint8_t lm = rt_lightmap(c, 1, 255, 255, 255);
+    fx_map m = { 0 };
+    fx_level *l = fx_level_add(&m, 12, (pmf_chunk_coord){ 1000, 1, 1 }, ORIGIN);
+    uint8_t a = fx_material(l, "a", NULL, 0, 0), b = fx_material(l, "b", NULL, 0, 0);
+    memcpy(fx_cmat(l, a)->color, (uint8_t[]){ 250, 0, 0 }, 3);
+    memcpy(fx_cmat(l, b)->color, (uint8_t[]){ 0, 0, 250 }, 3);
+    fx_chunk *c = fx_chunk_add(l, (pmf_chunk_coord){ 999, 0, 0 });
+    uint8_t lm = fx_lightmap(c, 1, 255, 255, 255);
     float q[4][3];
-    rt_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 1);
-    rt_parent(c, 0, PMF_OCTANT_NEG_Z, 2);
-    rt_wall_z(q, -2, 0.25f, -2, 2, -2, true);
-    rt_geom_quad(c, 1, a, lm, q);
-    rt_wall_z(q, 0.25f, 3, -2, 2, -2, true);
-    rt_geom_quad(c, 2, b, lm, q);
-    RT_CHECK(rt_write(&m, "map.pmf"));
+    fx_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 1);
+    fx_parent(c, 0, PMF_OCTANT_NEG_Z, 2);
+    fx_wall_z(q, -2, 0.25f, -2, 2, -2, true);
+    fx_geom_quad(c, 1, a, lm, q);
+    fx_wall_z(q, 0.25f, 3, -2, 2, -2, true);
+    fx_geom_quad(c, 2, b, lm, q);
+    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    RT_CHECK(rt_shot("map.pmf", "out.png", "--camera 4091904.25,0,0,0,0") == 0 && rt_load(&img, "out.png"));
-    RT_CHECK(rt_expect(&img, 31, 32, 250, 0, 0) && rt_expect(&img, 32, 32, 0, 0, 250));
-    RT_CHECK(rt_expect(&img, 1, 5, 250, 0, 0) && rt_expect(&img, 62, 60, 0, 0, 250));
+    REQUIRE(rt_shot("map.pmf", "out.png", "--camera 4091904.25,0,0,0,0") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_expect(&img, 31, 32, 250, 0, 0) && rt_expect(&img, 32, 32, 0, 0, 250));
+    REQUIRE(rt_expect(&img, 1, 5, 250, 0, 0) && rt_expect(&img, 62, 60, 0, 0, 250));
     rt_free(&img);
-    rt_map_free(&m);
+    fx_map_free(&m);
     return 0;
 }
 

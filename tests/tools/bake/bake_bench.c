@@ -2,7 +2,7 @@
  * visibility, in CPU seconds. Not a test (build the target and run it by hand):
  *   bake_bench [blocks] [face split] [lights] [threads] */
 #include "bvh.h"
-#include "city_scene.h"
+#include "city_soup.h"
 
 #include <math.h>
 #include <time.h>
@@ -51,10 +51,10 @@ int main(int argc, char **argv)
     city c;
     city_build(&c, 1234, blocks, extent, 0.5f, lights, 24);
     /* Subdivide every box face so the occluders number in the millions, like a big map's. */
-    scene_free(&c.occluders);
+    soup_free(&c.occluders);
     for (size_t i = 0; i < c.box_count; i++)
-        scene_box_split(&c.occluders, c.boxes[i].min, c.boxes[i].max, split);
-    printf("scene: %zu triangles, %zu patches, %zu lightmaps, %zu lights, %zu vertices, %zu probes\n",
+        soup_box_split(&c.occluders, c.boxes[i].min, c.boxes[i].max, split);
+    printf("soup: %zu triangles, %zu patches, %zu lightmaps, %zu lights, %zu vertices, %zu probes\n",
            c.occluders.count, c.patch_count, c.lightmap_count, c.light_count, c.vertex_count, c.probe_count);
 
     double t0 = now();

@@ -4,7 +4,7 @@
  * the same bytes on any thread count, and a dynamic light's layer holding what a static bake of that
  * one light gives. */
 #include "bake.h"
-#include "bake_scene.h"
+#include "soup.h"
 
 #include <math.h>
 
@@ -12,7 +12,7 @@
 #define SIDE 64         /* the lightmap holds the six faces' blocks */
 
 typedef struct furnace {
-    scene occluders;
+    soup occluders;
     uint32_t surfaces[12];
     bake_patch patches[6];
     bake_light light;
@@ -34,7 +34,7 @@ static void furnace_init(furnace *f, float rho_r, float rho_g, float rho_b, bake
             q[k][u] = (k == 1 || k == 2) ? h : -h;
             q[k][v] = k >= 2 ? h : -h;
         }
-        scene_quad(&f->occluders, q[0], q[1], q[2], q[3]);
+        soup_quad(&f->occluders, q[0], q[1], q[2], q[3]);
         f->surfaces[face * 2] = f->surfaces[face * 2 + 1] = (uint32_t)face;
         bake_patch *p = &f->patches[face];
         p->origin[axis] = side;
@@ -65,7 +65,7 @@ static void furnace_init(furnace *f, float rho_r, float rho_g, float rho_b, bake
 static void furnace_free(furnace *f)
 {
     free(f->lightmap.luxels);
-    scene_free(&f->occluders);
+    soup_free(&f->occluders);
 }
 
 /* Bakes with `bounces` and copies the base lightmap into out (SIDE^2 RGB). */

@@ -2,7 +2,7 @@
  * they allocate it: every byte taken is given back once the results are freed, a budget too small
  * for the bake fails it cleanly (false, a refusal counted, nothing left taken), and the same bake
  * under a budget that fits gives the same bytes as unlimited. */
-#include "city_scene.h"
+#include "city_soup.h"
 #include "base/pmf_budget.h"
 
 static uint8_t *copy_lightmaps(const city *c, size_t *bytes)

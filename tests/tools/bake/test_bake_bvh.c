@@ -1,5 +1,5 @@
 /* BVH any-hit queries against a brute-force test over every triangle; seams do not leak. */
-#include "bake_scene.h"
+#include "soup.h"
 #include "bvh.h"
 
 #include <math.h>
@@ -46,14 +46,14 @@ static int brute_hit(const float t[9], const float p[3], const float q[3], doubl
 static void random_soup_agrees(void)
 {
     uint64_t rng = 42;
-    scene s = { 0 };
+    soup s = { 0 };
     for (int i = 0; i < 3000; i++) {
         float c[3] = { rng_range(&rng, -20, 20), rng_range(&rng, -20, 20), rng_range(&rng, -20, 20) };
         float v[3][3];
         for (int k = 0; k < 3; k++)
             for (int a = 0; a < 3; a++)
                 v[k][a] = c[a] + rng_range(&rng, -2, 2);
-        scene_triangle(&s, v[0], v[1], v[2]);
+        soup_triangle(&s, v[0], v[1], v[2]);
     }
     /* Axis-aligned boxes too: their triangles are flat along an axis (zero-thickness boxes). */
     for (int i = 0; i < 40; i++) {
@@ -62,7 +62,7 @@ static void random_soup_agrees(void)
             min[a] = rng_range(&rng, -20, 18);
             max[a] = min[a] + rng_range(&rng, 0.1f, 4);
         }
-        scene_box(&s, min, max);
+        soup_box(&s, min, max);
     }
     bvh tree;
     CHECK(bvh_build((const float (*)[9])s.tris, s.count, 2, &tree));
@@ -117,16 +117,16 @@ static void random_soup_agrees(void)
     CHECK(found == want_found && found > 0);
     free(ids);
     bvh_free(&tree);
-    scene_free(&s);
+    soup_free(&s);
 }
 
 /* Segments leaving a closed box made of many quads always hit it, even through shared edges and
  * corners (segments aimed exactly at grid vertices). */
 static void closed_mesh_is_watertight(void)
 {
-    scene s = { 0 };
+    soup s = { 0 };
     float min[3] = { -1, -1, -1 }, max[3] = { 1, 1, 1 };
-    scene_box_split(&s, min, max, 8);
+    soup_box_split(&s, min, max, 8);
     bvh tree;
     CHECK(bvh_build((const float (*)[9])s.tris, s.count, 2, &tree));
     uint64_t rng = 7;
@@ -160,21 +160,21 @@ static void closed_mesh_is_watertight(void)
         CHECK(!bvh_segment_occluded(&tree, p, q, 0.0f, 1.0f, NULL));
     }
     bvh_free(&tree);
-    scene_free(&s);
+    soup_free(&s);
 }
 
 /* Enough triangles for the parallel build: the same tree on 1 and 2 threads, still exact. */
 static void parallel_build_is_identical(void)
 {
     uint64_t rng = 99;
-    scene s = { 0 };
+    soup s = { 0 };
     for (int i = 0; i < 70000; i++) {
         float c[3] = { rng_range(&rng, -50, 50), rng_range(&rng, -50, 50), rng_range(&rng, -50, 50) };
         float v[3][3];
         for (int k = 0; k < 3; k++)
             for (int a = 0; a < 3; a++)
                 v[k][a] = c[a] + rng_range(&rng, -1, 1);
-        scene_triangle(&s, v[0], v[1], v[2]);
+        soup_triangle(&s, v[0], v[1], v[2]);
     }
     bvh one, two;
     CHECK(bvh_build((const float (*)[9])s.tris, s.count, 1, &one));
@@ -224,7 +224,7 @@ static void parallel_build_is_identical(void)
     CHECK(checked > 80);
     bvh_free(&one);
     bvh_free(&two);
-    scene_free(&s);
+    soup_free(&s);
 }
 
 static void empty_tree_hits_nothing(void)

@@ -1,7 +1,7 @@
 /* Light values: a floor lit by a static light with a box casting a shadow, range, ambient,
  * dilation, a dynamic light's layer, fast-light vertex multipliers and probes. */
 #include "bake.h"
-#include "bake_scene.h"
+#include "soup.h"
 
 #include <math.h>
 
@@ -29,7 +29,7 @@ static void check_near(int got, double want)
 }
 
 typedef struct floor_scene {
-    scene occluders;
+    soup occluders;
     bake_light lights[6];
     bake_patch patch;
     bake_lightmap lightmap;
@@ -44,12 +44,12 @@ static void floor_scene_init(floor_scene *f)
 {
     memset(f, 0, sizeof *f);
     float a[3] = { -8.25f, 0, -8.25f }, b[3] = { 8.25f, 0, -8.25f }, c[3] = { 8.25f, 0, 8.25f }, d[3] = { -8.25f, 0, 8.25f };
-    scene_quad(&f->occluders, a, b, c, d);
+    soup_quad(&f->occluders, a, b, c, d);
     float box_min[3] = { 3, 1, -1 }, box_max[3] = { 4, 2, 1 };
-    scene_box(&f->occluders, box_min, box_max);
+    soup_box(&f->occluders, box_min, box_max);
     /* A closed box shutting a dynamic light in: it lights nothing and gets no layer. */
     float cage_min[3] = { -7, 0.5f, 6 }, cage_max[3] = { -6, 1.5f, 7 };
-    scene_box(&f->occluders, cage_min, cage_max);
+    soup_box(&f->occluders, cage_min, cage_max);
 
     f->lights[0] = (bake_light){ .kind = BAKE_LIGHT_STATIC, .position = { 0, 4, 0 }, .color = { 1.0f, 0.5f, 0.25f }, .intensity = 1.0f, .range = 10.0f };
     f->lights[1] = (bake_light){ .kind = BAKE_LIGHT_DYNAMIC, .position = { -4, 2, -4 }, .color = { 0, 1, 0 }, .intensity = 1.0f, .range = 5.0f };
@@ -284,7 +284,7 @@ int main(void)
     bake_result_free(&res);
 
     free(f.lightmap.luxels);
-    scene_free(&f.occluders);
+    soup_free(&f.occluders);
     puts("test_bake_light: ok");
     TEST_DONE();
 }

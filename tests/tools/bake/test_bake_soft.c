@@ -6,10 +6,10 @@
 #include <math.h>
 
 #include "bake.h"
-#include "bake_scene.h"
+#include "soup.h"
 
 /* mixed_scene_hash(1, 0, any) as the baker before soft shadows, samples and dirt bakes it (this
- * file's scene code built against that commit's bake.c) */
+ * file's soup code built against that commit's bake.c) */
 #define BAKE_OFF_HASH 0x42012ee346560651ull
 
 #define LUXEL 0.1f
@@ -23,7 +23,7 @@ typedef struct floor_bake {
     bake_desc desc;
 } floor_bake;
 
-static void floor_bake_init(floor_bake *f, const scene *s, float x0, float z0, int w, int h)
+static void floor_bake_init(floor_bake *f, const soup *s, float x0, float z0, int w, int h)
 {
     memset(f, 0, sizeof *f);
     f->lightmap.size_exp = SIDE_EXP;
@@ -48,10 +48,10 @@ static int at(const floor_bake *f, int i, int j)
     return f->lightmap.luxels[((size_t)j * SIDE + (size_t)i) * 3];
 }
 
-static void add_floor(scene *s, float x0, float z0, float x1, float z1)
+static void add_floor(soup *s, float x0, float z0, float x1, float z1)
 {
     float a[3] = { x0, 0, z0 }, b[3] = { x1, 0, z0 }, c[3] = { x1, 0, z1 }, d[3] = { x0, 0, z1 };
-    scene_quad(s, a, b, c, d);
+    soup_quad(s, a, b, c, d);
 }
 
 /* A light of radius r at height h over a plate at height d whose edge runs along z at x = 0: the
@@ -59,11 +59,11 @@ static void add_floor(scene *s, float x0, float z0, float x1, float z1)
 static void test_penumbra(void)
 {
     const float h = 4, d = 2, r = 0.5f;
-    scene s = { 0 }, open = { 0 };
+    soup s = { 0 }, open = { 0 };
     add_floor(&s, -4, -2, 4, 2);
     add_floor(&open, -4, -2, 4, 2);
     float plate_min[3] = { -6, d - 0.01f, -3 }, plate_max[3] = { 0, d, 3 };
-    scene_box(&s, plate_min, plate_max);
+    soup_box(&s, plate_min, plate_max);
     bake_light light = { .kind = BAKE_LIGHT_STATIC, .position = { 0, h, 0 }, .color = { 1, 1, 1 }, .intensity = 1.0f,
                          .range = 20, .radius = r };
     floor_bake shadowed, lit;
@@ -92,8 +92,8 @@ static void test_penumbra(void)
     CHECK(fabs(partial - want) <= 1.0);
     free(shadowed.lightmap.luxels);
     free(lit.lightmap.luxels);
-    scene_free(&s);
-    scene_free(&open);
+    soup_free(&s);
+    soup_free(&open);
 }
 
 /* A light over a plate whose edge runs at 10 degrees to the luxel rows (z < x tan 10 deg): along a
@@ -101,11 +101,11 @@ static void test_penumbra(void)
  * (a staircase); four, refined at the edge, step down through several values. Returns how many. */
 static int intermediate_values(int samples, float radius)
 {
-    scene s = { 0 };
+    soup s = { 0 };
     add_floor(&s, -4, -2, 4, 2);
     float slope = tanf(10.0f * 3.14159265f / 180.0f);
     float a[3] = { -6, 2, -3 }, b[3] = { -6, 2, -6 * slope }, c[3] = { 6, 2, 6 * slope }, e[3] = { 6, 2, -3 };
-    scene_quad(&s, a, b, c, e);
+    soup_quad(&s, a, b, c, e);
     bake_light light = { .kind = BAKE_LIGHT_STATIC, .position = { 0, 4, 0 }, .color = { 1, 1, 1 }, .intensity = 1.0f,
                          .range = 20, .radius = radius };
     floor_bake f;
@@ -136,14 +136,14 @@ static int intermediate_values(int samples, float radius)
     printf("staircase: samples %d radius %.2f: %d luxels between light (%d) and shadow at row %d\n", samples,
            (double)radius, between, peak, row);
     free(f.lightmap.luxels);
-    scene_free(&s);
+    soup_free(&s);
     return between;
 }
 
 /* A 6 x 6 m courtyard with 4 m walls, open above, and beside it a roofed room: sky light only. */
 static void test_sky(void)
 {
-    scene s = { 0 };
+    soup s = { 0 };
     add_floor(&s, -3, -3, 9, 3);
     float walls[5][2][3] = {
         { { -3.2f, 0, -3.2f }, { -3, 4, 3.2f } },   /* west */
@@ -153,9 +153,9 @@ static void test_sky(void)
         { { 9, 0, -3.2f }, { 9.2f, 4, 3.2f } },     /* east */
     };
     for (int k = 0; k < 5; k++)
-        scene_box(&s, walls[k][0], walls[k][1]);
+        soup_box(&s, walls[k][0], walls[k][1]);
     float roof_min[3] = { 3, 4, -3.2f }, roof_max[3] = { 9.2f, 4.2f, 3.2f };
-    scene_box(&s, roof_min, roof_max);
+    soup_box(&s, roof_min, roof_max);
     floor_bake f;
     floor_bake_init(&f, &s, -3, -3, 120, 60);
     f.desc.sky_light[0] = f.desc.sky_light[1] = f.desc.sky_light[2] = 1.0f;
@@ -168,7 +168,7 @@ static void test_sky(void)
      * gives the cosine-weighted share sin^2(atan(3.39 / 4)) = 0.418, 107 of 255 */
     CHECK(abs(centre - 107) <= 16);
     free(f.lightmap.luxels);
-    scene_free(&s);
+    soup_free(&s);
 }
 
 /* A floor meeting a wall, with four samples per luxel: the luxels whose square reaches under the
@@ -177,10 +177,10 @@ static void test_sky(void)
  * darkens the foot of the wall. */
 static void test_seam_and_dirt(void)
 {
-    scene s = { 0 };
+    soup s = { 0 };
     add_floor(&s, -3, -3, 3, 3);
     float wall_min[3] = { -3.5f, 0, -3 }, wall_max[3] = { -2, 3, 3 };   /* its face at x = -2 */
-    scene_box(&s, wall_min, wall_max);
+    soup_box(&s, wall_min, wall_max);
     bake_light light = { .kind = BAKE_LIGHT_STATIC, .position = { 0, 2, 0 }, .color = { 1, 1, 1 }, .intensity = 1.5f,
                          .range = 10, .radius = 0.1f };
     floor_bake f;
@@ -203,7 +203,7 @@ static void test_seam_and_dirt(void)
     CHECK(dirty_open == plain_open);                /* nothing within a metre: untouched */
     CHECK(dirty_foot < plain_foot * 0.95 && dirty_foot > plain_foot * 0.5);
     free(f.lightmap.luxels);
-    scene_free(&s);
+    soup_free(&s);
 }
 
 static uint64_t fnv(const uint8_t *p, size_t n)
@@ -217,12 +217,12 @@ static uint64_t fnv(const uint8_t *p, size_t n)
 /* Every light shape, sky and a sun over a floor with boxes: the lightmap's hash. */
 static uint64_t mixed_scene_hash(int samples, float radius, int threads)
 {
-    scene s = { 0 };
+    soup s = { 0 };
     add_floor(&s, -6, -6, 6, 6);
     float box_min[3] = { -1, 0, -1 }, box_max[3] = { 1, 1.5f, 1 };
-    scene_box(&s, box_min, box_max);
+    soup_box(&s, box_min, box_max);
     float wall_min[3] = { 2, 0, -3 }, wall_max[3] = { 2.3f, 3, 3 };
-    scene_box(&s, wall_min, wall_max);
+    soup_box(&s, wall_min, wall_max);
     bake_light lights[3] = {
         { .kind = BAKE_LIGHT_STATIC, .position = { -2, 3, -2 }, .color = { 1, 0.8f, 0.6f }, .intensity = 1, .range = 9, .radius = radius },
         { .kind = BAKE_LIGHT_STATIC, .position = { 4, 2, 0 }, .color = { 0.3f, 0.5f, 1 }, .intensity = 1, .range = 8,
@@ -238,9 +238,9 @@ static uint64_t mixed_scene_hash(int samples, float radius, int threads)
     f.desc.sky_light[0] = 0.2f;
     f.desc.sky_light[1] = 0.25f;
     f.desc.sky_light[2] = 0.3f;
-    scene sky = { 0 };      /* a lid of open sky (the baker before this fix saw sky only through one) */
+    soup sky = { 0 };      /* a lid of open sky (the baker before this fix saw sky only through one) */
     float a[3] = { -8, 5, -8 }, b[3] = { 8, 5, -8 }, c[3] = { 8, 5, 8 }, d[3] = { -8, 5, 8 };
-    scene_quad(&sky, a, b, c, d);
+    soup_quad(&sky, a, b, c, d);
     f.desc.sky_triangles = (const float (*)[9])sky.tris;
     f.desc.sky_triangle_count = sky.count;
     f.desc.samples = samples;
@@ -248,8 +248,8 @@ static uint64_t mixed_scene_hash(int samples, float radius, int threads)
     floor_bake_run(&f);
     uint64_t h = fnv(f.lightmap.luxels, SIDE * SIDE * 3);
     free(f.lightmap.luxels);
-    scene_free(&s);
-    scene_free(&sky);
+    soup_free(&s);
+    soup_free(&sky);
     return h;
 }
 

@@ -1,7 +1,7 @@
 /* Visibility: walls hide what is behind them, holes and nearby targets do not, and for random
  * scenes nothing a brute-force search can see through is ever left out. */
 #include "bake.h"
-#include "bake_scene.h"
+#include "soup.h"
 
 #include <math.h>
 
@@ -13,7 +13,7 @@ static int listed(const vis_result *res, size_t cell, uint32_t target)
     return 0;
 }
 
-static void run(const scene *occluders, const vis_box *cells, size_t cell_count, const vis_box *targets,
+static void run(const soup *occluders, const vis_box *cells, size_t cell_count, const vis_box *targets,
                 size_t target_count, int threads, vis_result *res)
 {
     vis_desc desc = {
@@ -28,7 +28,7 @@ static void run(const scene *occluders, const vis_box *cells, size_t cell_count,
 }
 
 /* A wall at x = 5 over y, z in [-50, 50], as n x n quads. */
-static void wall(scene *s, int n, float x)
+static void wall(soup *s, int n, float x)
 {
     float min[3] = { x, -50, -50 }, max[3] = { x, 50, 50 };
     for (int i = 0; i < n; i++)
@@ -37,7 +37,7 @@ static void wall(scene *s, int n, float x)
             float b[3] = { x, min[1] + 100.0f * (i + 1) / n, a[2] };
             float c[3] = { x, b[1], min[2] + 100.0f * (j + 1) / n };
             float d[3] = { x, a[1], c[2] };
-            scene_quad(s, a, b, c, d);
+            soup_quad(s, a, b, c, d);
         }
     (void)max;
 }
@@ -54,7 +54,7 @@ static void walls_hide(void)
         { { 30, -40, -40 }, { 40, 80, 80 } },   /* 5: far behind the wall, huge */
     };
     for (int n = 1; n <= 16; n *= 4) {   /* one quad, or seams everywhere */
-        scene s = { 0 };
+        soup s = { 0 };
         wall(&s, n, 5.0f);
         vis_result res;
         run(&s, &cell, 1, targets, 6, 2, &res);
@@ -62,34 +62,34 @@ static void walls_hide(void)
         CHECK(!listed(&res, 0, 4) && !listed(&res, 0, 5));
         CHECK(res.visible_count[0] == 3);
         vis_result_free(&res, 1);
-        scene_free(&s);
+        soup_free(&s);
     }
     /* The same wall with a 1 m hole at y, z in [10, 11]: target 4 shows through it. */
-    scene s = { 0 };
+    soup s = { 0 };
     float parts[4][4] = { { -50, 10, -50, 50 }, { 11, 50, -50, 50 }, { 10, 11, -50, 10 }, { 10, 11, 11, 50 } };
     for (int i = 0; i < 4; i++) {
         float a[3] = { 5, parts[i][0], parts[i][2] }, b[3] = { 5, parts[i][1], parts[i][2] };
         float c[3] = { 5, parts[i][1], parts[i][3] }, d[3] = { 5, parts[i][0], parts[i][3] };
-        scene_quad(&s, a, b, c, d);
+        soup_quad(&s, a, b, c, d);
     }
     vis_result res;
     run(&s, &cell, 1, targets, 6, 1, &res);
     CHECK(!listed(&res, 0, 0) && listed(&res, 0, 4) && listed(&res, 0, 5));
     vis_result_free(&res, 1);
     /* A target's own faces, and a wall coinciding with its side, never hide it. */
-    scene_free(&s);
+    soup_free(&s);
     float bmin[3] = { 9, 0, 0 }, bmax[3] = { 10, 1, 1 };
-    scene_box(&s, bmin, bmax);
+    soup_box(&s, bmin, bmax);
     wall(&s, 1, 9.0f);
     run(&s, &cell, 1, targets, 1, 1, &res);
     CHECK(listed(&res, 0, 0));
     vis_result_free(&res, 1);
-    scene_free(&s);
+    soup_free(&s);
 }
 
 /* The part of p -> q between leaving c and entering t (what vis.c calls the segment) is blocked,
  * exactly in double precision. */
-static int brute_blocked(const scene *s, const vis_box *c, const vis_box *t, const double p[3], const double q[3])
+static int brute_blocked(const soup *s, const vis_box *c, const vis_box *t, const double p[3], const double q[3])
 {
     double d[3], exit_c = 1.0, enter_t = 0.0, len = 0.0;
     for (int a = 0; a < 3; a++) {
@@ -148,7 +148,7 @@ static void random_scenes_never_hide_the_visible(void)
     int hidden = 0, pairs = 0;
     for (uint64_t seed = 1; seed <= SCENES; seed++) {
         uint64_t rng = seed * 1000003;
-        scene s = { 0 };
+        soup s = { 0 };
         /* Walls (thin in one axis, large in the others), some split in two with a gap, and blocks. */
         for (int w = 0; w < 7; w++) {
             vis_box b;
@@ -161,14 +161,14 @@ static void random_scenes_never_hide_the_visible(void)
                 float cut = 0.5f * (b.min[along] + b.max[along]);
                 b.max[along] = cut;
                 second.min[along] = cut + rng_range(&rng, 0.01f, 0.6f);
-                scene_box(&s, second.min, second.max);
+                soup_box(&s, second.min, second.max);
             }
-            scene_box_split(&s, b.min, b.max, 1 + (int)(rng_next(&rng) % 3));
+            soup_box_split(&s, b.min, b.max, 1 + (int)(rng_next(&rng) % 3));
         }
         for (int k = 0; k < 6; k++) {
             vis_box b;
             random_box(&rng, -15, 12, 0.5f, 4, &b);
-            scene_box(&s, b.min, b.max);
+            soup_box(&s, b.min, b.max);
         }
         vis_box cells[CELLS], targets[TARGETS];
         for (int c = 0; c < CELLS; c++)
@@ -195,14 +195,14 @@ static void random_scenes_never_hide_the_visible(void)
                         }
                     }
                     if (!brute_blocked(&s, &cells[c], &targets[t], p, q)) {
-                        fprintf(stderr, "scene %d: cell %d sees target %d along (%g %g %g) -> (%g %g %g)\n",
+                        fprintf(stderr, "soup %d: cell %d sees target %d along (%g %g %g) -> (%g %g %g)\n",
                                 (int)seed, c, t, p[0], p[1], p[2], q[0], q[1], q[2]);
                         CHECK(!"a visible target was left out");
                     }
                 }
             }
         vis_result_free(&res, CELLS);
-        scene_free(&s);
+        soup_free(&s);
     }
     printf("vis: %d of %d random pairs proven hidden, each checked with %d segments\n", hidden, pairs, SEGMENTS + 64);
     CHECK(hidden > pairs / 20);    /* the proofs do find occlusion, not only "all visible" */
@@ -213,7 +213,7 @@ static void degenerate_inputs(void)
 {
     const vis_box cells[2] = { { { 0, 0, 0 }, { 1, 1, 1 } }, { { 50, 0, 0 }, { 51, 1, 1 } } };
     const vis_box targets[3] = { { { 10, 0, 0 }, { 11, 1, 1 } }, { { -30, 5, 5 }, { -29, 6, 6 } }, { { 50, 0, 0 }, { 51, 1, 1 } } };
-    scene none = { 0 };
+    soup none = { 0 };
     vis_result res;
     run(&none, cells, 2, targets, 3, 0, &res);
     CHECK(res.visible_count[0] == 3 && res.visible_count[1] == 3);

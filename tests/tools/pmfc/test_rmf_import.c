@@ -13,7 +13,7 @@
 #include <cjson/cJSON.h>
 #include <stb_image.h>
 
-#include "check.h"
+#include "common/check.h"
 #include "rmf_build.h"
 #include "wad_build.h"
 

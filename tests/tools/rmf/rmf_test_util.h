@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "common/check.h"
 #include "rmf.h"
 
 static inline uint8_t *read_whole_file(const char *path, size_t *size)
