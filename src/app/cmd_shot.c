@@ -1205,8 +1205,8 @@ int cmd_shot(int argc, char **argv)
             print_stats(s, &o, render_headless_platform(ctx));
         scene_close(s);
     }
-    if (o.regions && o.regions->error[0])
-        fprintf(stderr, "pmfview: shot: warning: --overlay: %s\n", o.regions->error);
+    if (o.regions && o.regions->lf.error[0])
+        fprintf(stderr, "pmfview: shot: warning: --overlay: %s\n", o.regions->lf.error);
     if (o.regions)
         view_regions_close(o.regions);
     free(o.regions);

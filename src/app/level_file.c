@@ -17,6 +17,7 @@ bool level_file_open(level_file *lf, const char *path, uint32_t level, unsigned 
         pmf_error_format(&e, err, err_size);
         return false;
     }
+    lf->level = level;
     return true;
 }
 
@@ -27,6 +28,47 @@ void level_file_close(level_file *lf)
         pmf_close(lf->file);
     }
     memset(lf, 0, sizeof *lf);
+}
+
+bool level_file_moved(const level_file *lf, const camera *cam)
+{
+    return !lf->walked || memcmp(lf->walked_chunk, cam->chunk, sizeof lf->walked_chunk) != 0;
+}
+
+void level_file_walk_near(level_file *lf, const camera *cam, int radius, unsigned parts,
+                          void (*visit)(void *user, const pmf_chunk *ch, const double origin[3], double side),
+                          void *user)
+{
+    lf->error[0] = '\0';
+    memcpy(lf->walked_chunk, cam->chunk, sizeof lf->walked_chunk);
+    lf->walked = true;
+    const pmf_level_info *li = &lf->file->levels[lf->level];
+    const uint32_t counts[3] = { li->count_x, li->count_y, li->count_z };
+    int32_t centre[3];
+    for (int k = 0; k < 3; k++)
+        centre[k] = cam->chunk[k] < 0 ? 0 : cam->chunk[k] >= (int32_t)counts[k] ? (int32_t)counts[k] - 1 : cam->chunk[k];
+    for (int dy = -radius; dy <= radius; dy++)
+        for (int dx = -radius; dx <= radius; dx++)
+            for (int dz = -radius; dz <= radius; dz++) {
+                int32_t c[3] = { centre[0] + dx, centre[1] + dy, centre[2] + dz };
+                if (c[0] < 0 || c[1] < 0 || c[2] < 0 || (uint32_t)c[0] >= counts[0] || (uint32_t)c[1] >= counts[1] ||
+                    (uint32_t)c[2] >= counts[2])
+                    continue;
+                pmf_chunk_coord cc = { (uint32_t)c[0], (uint32_t)c[1], (uint32_t)c[2] };
+                if (!pmf_chunk_present(lf->file, lf->level, cc))
+                    continue;
+                pmf_chunk ch;
+                pmf_error e;
+                if (!pmf_chunk_read(lf->file, &lf->lvl, lf->level, cc, parts, &ch, &e)) {
+                    if (!lf->error[0])
+                        pmf_error_format(&e, lf->error, sizeof lf->error);
+                    continue;
+                }
+                double origin[3];
+                camera_chunk_offset(cam, c, origin);
+                visit(user, &ch, origin, cam->chunk_size);
+                pmf_chunk_free(&ch);
+            }
 }
 
 void level_file_walk_cubes(const pmf_chunk *ch, const double origin[3], double side,

@@ -8,10 +8,7 @@
 bool view_probes_open(view_probes *p, const char *path, uint32_t level, char *err, size_t err_size)
 {
     memset(p, 0, sizeof *p);
-    if (!level_file_open(&p->lf, path, level, PMF_PART_COMMON, err, err_size))
-        return false;
-    p->level = level;
-    return true;
+    return level_file_open(&p->lf, path, level, PMF_PART_COMMON, err, err_size);
 }
 
 void view_probes_close(view_probes *p)
@@ -50,45 +47,15 @@ static bool visit_probe(void *user, uint32_t cube, const double center[3], doubl
     return push_probe(w->p, center, half, w->ch->client.cubes[cube].lighting.base);
 }
 
-static void add_chunk(view_probes *p, const pmf_chunk *ch, const double offset[3], double side)
+static void add_chunk(void *user, const pmf_chunk *ch, const double offset[3], double side)
 {
-    level_file_walk_cubes(ch, offset, side, visit_probe, &(probe_walk){ p, ch });
+    level_file_walk_cubes(ch, offset, side, visit_probe, &(probe_walk){ user, ch });
 }
 
 void view_probes_update(view_probes *p, const camera *cam)
 {
-    if (!p->lf.file || (p->built && !memcmp(p->built_chunk, cam->chunk, sizeof p->built_chunk)))
+    if (!p->lf.file || !level_file_moved(&p->lf, cam))
         return;
     p->count = 0;
-    p->error[0] = '\0';
-    memcpy(p->built_chunk, cam->chunk, sizeof p->built_chunk);
-    p->built = true;
-    const pmf_level_info *li = &p->lf.file->levels[p->level];
-    /* Around the grid chunk nearest the camera, so a camera outside the grid still sees some. */
-    const uint32_t counts[3] = { li->count_x, li->count_y, li->count_z };
-    int32_t centre[3];
-    for (int k = 0; k < 3; k++)
-        centre[k] = cam->chunk[k] < 0 ? 0 : cam->chunk[k] >= (int32_t)counts[k] ? (int32_t)counts[k] - 1 : cam->chunk[k];
-    for (int dy = -1; dy <= 1; dy++)
-        for (int dx = -1; dx <= 1; dx++)
-            for (int dz = -1; dz <= 1; dz++) {
-                int32_t c[3] = { centre[0] + dx, centre[1] + dy, centre[2] + dz };
-                if (c[0] < 0 || c[1] < 0 || c[2] < 0 || (uint32_t)c[0] >= li->count_x ||
-                    (uint32_t)c[1] >= li->count_y || (uint32_t)c[2] >= li->count_z)
-                    continue;
-                pmf_chunk_coord cc = { (uint32_t)c[0], (uint32_t)c[1], (uint32_t)c[2] };
-                if (!pmf_chunk_present(p->lf.file, p->level, cc))
-                    continue;
-                pmf_chunk ch;
-                pmf_error e;
-                if (!pmf_chunk_read(p->lf.file, &p->lf.lvl, p->level, cc, PMF_PART_COMMON | PMF_PART_CLIENT, &ch, &e)) {
-                    if (!p->error[0])
-                        pmf_error_format(&e, p->error, sizeof p->error);
-                    continue;
-                }
-                double offset[3];
-                camera_chunk_offset(cam, c, offset);
-                add_chunk(p, &ch, offset, cam->chunk_size);
-                pmf_chunk_free(&ch);
-            }
+    level_file_walk_near(&p->lf, cam, 1, PMF_PART_COMMON | PMF_PART_CLIENT, add_chunk, p);
 }

@@ -17,14 +17,11 @@
 #include "pmf/pmf.h"
 
 typedef struct view_probes {
-    level_file lf;                   /* the map's level, kept open */
-    uint32_t level;
-    bool built;
-    int32_t built_chunk[3];          /* boxes are relative to this chunk's centre */
+    level_file lf;                   /* the map's level, kept open; boxes are relative to its
+                                        walked chunk's centre; its error names a chunk that failed */
     float (*boxes)[4];               /* centre xyz + half size */
     uint8_t (*rgb)[3];
     size_t count, capacity;
-    char error[512];                 /* first chunk that failed to decode, "" if none */
 } view_probes;
 
 /* Opens its own handle on the map. False with a one-line message in err. */

@@ -40,10 +40,7 @@ const uint8_t *view_region_color(int kind)
 bool view_regions_open(view_regions *r, const char *path, uint32_t level, char *err, size_t err_size)
 {
     memset(r, 0, sizeof *r);
-    if (!level_file_open(&r->lf, path, level, PMF_PART_ALL, err, err_size))
-        return false;
-    r->level = level;
-    return true;
+    return level_file_open(&r->lf, path, level, PMF_PART_ALL, err, err_size);
 }
 
 void view_regions_close(view_regions *r)
@@ -118,8 +115,9 @@ static void add_paths(view_regions *r, const pmf_chunk *ch, const double offset[
         level_file_walk_cubes(ch, (const double[3]){ 0, 0, 0 }, side, visit_path, &(path_walk){ r, ch, offset });
 }
 
-static void add_chunk(view_regions *r, const pmf_chunk *ch, const double offset[3], double side)
+static void add_chunk(void *user, const pmf_chunk *ch, const double offset[3], double side)
 {
+    view_regions *r = user;
     add_env(r, VIEW_REGION_WEATHER, ch->common.weather_regions, ch->common.weather_region_count, offset);
     add_env(r, VIEW_REGION_GRAVITY, ch->common.gravity_regions, ch->common.gravity_region_count, offset);
     add_env(r, VIEW_REGION_SOUND, ch->client.sound_regions, ch->client.sound_region_count, offset);
@@ -150,42 +148,9 @@ static void add_chunk(view_regions *r, const pmf_chunk *ch, const double offset[
 
 void view_regions_update(view_regions *r, const camera *cam)
 {
-    if (!r->lf.file || (r->built && r->built_kinds == r->kinds && !memcmp(r->built_chunk, cam->chunk, sizeof r->built_chunk)))
+    if (!r->lf.file || (!level_file_moved(&r->lf, cam) && r->built_kinds == r->kinds))
         return;
     r->count = 0;
-    r->error[0] = '\0';
-    memcpy(r->built_chunk, cam->chunk, sizeof r->built_chunk);
-    r->built = true;
     r->built_kinds = r->kinds;
-    if (!r->kinds)
-        return;
-    const pmf_level_info *li = &r->lf.file->levels[r->level];
-    const uint32_t counts[3] = { li->count_x, li->count_y, li->count_z };
-    /* Around the grid chunk nearest the camera, so a camera outside the grid still sees some. */
-    int32_t centre[3];
-    for (int k = 0; k < 3; k++)
-        centre[k] = cam->chunk[k] < 0 ? 0 : cam->chunk[k] >= (int32_t)counts[k] ? (int32_t)counts[k] - 1 : cam->chunk[k];
-    const int R = VIEW_REGIONS_RADIUS;
-    for (int dy = -R; dy <= R; dy++)
-        for (int dx = -R; dx <= R; dx++)
-            for (int dz = -R; dz <= R; dz++) {
-                int32_t c[3] = { centre[0] + dx, centre[1] + dy, centre[2] + dz };
-                if (c[0] < 0 || c[1] < 0 || c[2] < 0 || (uint32_t)c[0] >= counts[0] || (uint32_t)c[1] >= counts[1] ||
-                    (uint32_t)c[2] >= counts[2])
-                    continue;
-                pmf_chunk_coord cc = { (uint32_t)c[0], (uint32_t)c[1], (uint32_t)c[2] };
-                if (!pmf_chunk_present(r->lf.file, r->level, cc))
-                    continue;
-                pmf_chunk ch;
-                pmf_error e;
-                if (!pmf_chunk_read(r->lf.file, &r->lf.lvl, r->level, cc, PMF_PART_ALL, &ch, &e)) {
-                    if (!r->error[0])
-                        pmf_error_format(&e, r->error, sizeof r->error);
-                    continue;
-                }
-                double offset[3];
-                camera_chunk_offset(cam, c, offset);
-                add_chunk(r, &ch, offset, cam->chunk_size);
-                pmf_chunk_free(&ch);
-            }
+    level_file_walk_near(&r->lf, cam, r->kinds ? VIEW_REGIONS_RADIUS : -1, PMF_PART_ALL, add_chunk, r);
 }

@@ -43,15 +43,12 @@ typedef struct view_region {
 } view_region;
 
 typedef struct view_regions {
-    level_file lf;                   /* the map's level, kept open */
-    uint32_t level;
+    level_file lf;                   /* the map's level, kept open; corners are relative to its
+                                        walked chunk's centre; its error names a chunk that failed */
     unsigned kinds;                  /* VIEW_REGION_BIT()s shown */
-    bool built;
-    unsigned built_kinds;
-    int32_t built_chunk[3];          /* corners are relative to this chunk's centre */
+    unsigned built_kinds;            /* those of the last walk */
     view_region *regions;
     size_t count, capacity;
-    char error[512];                 /* first chunk that failed to decode, "" if none */
 } view_regions;
 
 /* Opens its own handle on the map. False with a one-line message in err. */

@@ -282,7 +282,7 @@ static void test_probes(void)
     camera_init(&cam, &(camera_desc){ .chunk_size_exp = 4, .center = { 1, 0, 0 } });
     camera_set_world(&cam, (const double[3]){ 1, 2, 3 }, 0, 0);
     view_probes_update(&p, &cam);
-    CHECK(p.count == 2 && !p.error[0], "%zu probes, error '%s'", p.count, p.error);
+    CHECK(p.count == 2 && !p.lf.error[0], "%zu probes, error '%s'", p.count, p.lf.error);
     /* Octant 0 child: centre (+4,+4,+4), half 4 -> box 0.5 (capped); octant 7: (-4,-4,-4). */
     for (size_t i = 0; i < p.count; i++) {
         bool first = p.rgb[i][0] == 10;
