@@ -30,6 +30,7 @@
 #include "scene.h"
 #include "text_clean.h"
 #include "pmf_system.h"
+#include "base/order.h"
 
 #define MAX_SIZE 8192
 #define MAX_TILE 4096                /* larger frames are drawn in tiles: bounded GPU memory */
@@ -728,12 +729,6 @@ static void print_stats(scene *s, const shot_options *o, const char *egl_platfor
         fprintf(stderr, "gl verify: %llu uploads\n", (unsigned long long)st.gl_verified);
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Of sorted values. */
 static double median(const double *v, size_t n)
 {
@@ -906,7 +901,7 @@ static int fly(scene *s, shot_options *o, shot_frame *fr, const camera_pose *pat
         if (o->stats && gpu_frames)
             fprintf(stderr, "gpu time: average %.3f ms (the GPU's own, over %d frames)\n", gpu / gpu_frames * 1000.0,
                     gpu_frames);
-        qsort(totals, (size_t)o->frames, sizeof *totals, compare_double);
+        qsort(totals, (size_t)o->frames, sizeof *totals, order_double);
         fprintf(stderr, "frame times: min %.3f ms, median %.3f ms, max %.3f ms\n", totals[0] * 1000.0,
                 median(totals, (size_t)o->frames) * 1000.0, totals[o->frames - 1] * 1000.0);
         qsort(frames, (size_t)o->frames, sizeof *frames, compare_slowest);

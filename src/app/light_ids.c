@@ -7,12 +7,7 @@
 
 #include "pmf.h"
 #include "base/grow.h"
-
-static int compare_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
+#include "base/order.h"
 
 /* Appends id; false when out of memory. */
 static bool add_id(uint32_t **ids, size_t *count, size_t *cap, uint32_t id)
@@ -27,7 +22,7 @@ static size_t sort_unique(uint32_t *ids, size_t count)
 {
     if (!count)
         return 0;
-    qsort(ids, count, sizeof *ids, compare_u32);
+    qsort(ids, count, sizeof *ids, order_u32);
     size_t n = 1;
     for (size_t i = 1; i < count; i++)
         if (ids[i] != ids[n - 1])
@@ -92,7 +87,7 @@ void light_ids_free(light_ids *ids)
 
 bool light_ids_has(const uint32_t *ids, size_t count, uint32_t id)
 {
-    return count && bsearch(&id, ids, count, sizeof *ids, compare_u32) != NULL;
+    return count && bsearch(&id, ids, count, sizeof *ids, order_u32) != NULL;
 }
 
 void light_ids_format(const uint32_t *ids, size_t count, char *buf, size_t size)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pmf_budget.h"
+#include "base/order.h"
 
 /* Memory a mesh_chunk owns besides its arrays. */
 typedef struct mesh_pools {
@@ -667,12 +668,6 @@ static bool piece_lit(const builder *b, const piece *p)
     return false;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Each piece's block, batch and place in the vertex buffer (the pieces a fast light reaches
  * first: the fast stream then covers only them); the batches, one per distinct key in order. */
 static bool stage_layout(builder *b)
@@ -714,12 +709,12 @@ static bool stage_layout(builder *b)
         return OOM(b);
     }
     memcpy(sorted, b->keys.keys, batch_count * sizeof *sorted);
-    qsort(sorted, batch_count, sizeof *sorted, cmp_u64);
+    qsort(sorted, batch_count, sizeof *sorted, order_u64);
     for (uint32_t k = 0; k < batch_count; k++) {
         mc->batches[k].material = (uint16_t)(sorted[k] >> 17);
         mc->batches[k].backfaces = (sorted[k] >> 16) & 1;
         mc->batches[k].page = (uint16_t)sorted[k];
-        uint64_t *at = bsearch(&b->keys.keys[k], sorted, batch_count, sizeof *sorted, cmp_u64);
+        uint64_t *at = bsearch(&b->keys.keys[k], sorted, batch_count, sizeof *sorted, order_u64);
         rank[k] = (uint32_t)(at - sorted);
     }
     for (uint32_t i = 0; i < b->piece_count; i++)

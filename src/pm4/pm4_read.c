@@ -6,6 +6,7 @@
 #include "pm4.h"
 #include "pmf_budget.h"
 #include "pmf_internal.h"
+#include "base/order.h"
 
 #define MAX_FILE_SIZE (1ull << 30)
 
@@ -226,12 +227,6 @@ static void grow_bounds(pm4_tile *t, const float world[3], bool *any)
     *any = true;
 }
 
-static int compare_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static bool derive(pm4_tile *t, pmf_arena *a, pmf_error *err)
 {
     uint32_t n = t->entries[PM4_MSUR];
@@ -246,7 +241,7 @@ static bool derive(pm4_tile *t, pmf_arena *a, pmf_error *err)
             t->triangles += t->msur[i].index_count - 2u;
     }
     if (n)
-        qsort(keys, n, 4, compare_u32);
+        qsort(keys, n, 4, order_u32);
     for (uint32_t i = 0; i < n; i++)
         t->groups += !i || keys[i] != keys[i - 1];
     bool any = false;

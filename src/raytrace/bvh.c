@@ -3,6 +3,7 @@
 #include "jobs.h"
 #include "base/pmf_budget.h"
 #include "base/grow.h"
+#include "base/order.h"
 
 #include <float.h>
 #include <math.h>
@@ -50,16 +51,6 @@ typedef struct bvh_part {
     bool failed;
 } bvh_part;
 
-static inline float min_f(float a, float b)
-{
-    return a < b ? a : b;
-}
-
-static inline float max_f(float a, float b)
-{
-    return a > b ? a : b;
-}
-
 static void box_reset(bvh_box *b)
 {
     for (int a = 0; a < 3; a++) {
@@ -72,18 +63,18 @@ static void box_add_ref(bvh_box *b, const bvh_ref *r)
 {
     for (int a = 0; a < 3; a++) {
         float c = r->min[a] + r->max[a];
-        b->min[a] = min_f(b->min[a], r->min[a]);
-        b->max[a] = max_f(b->max[a], r->max[a]);
-        b->cmin[a] = min_f(b->cmin[a], c);
-        b->cmax[a] = max_f(b->cmax[a], c);
+        b->min[a] = min_float(b->min[a], r->min[a]);
+        b->max[a] = max_float(b->max[a], r->max[a]);
+        b->cmin[a] = min_float(b->cmin[a], c);
+        b->cmax[a] = max_float(b->cmax[a], c);
     }
 }
 
 static void bin_add_ref(bvh_bin *b, const bvh_ref *r)
 {
     for (int a = 0; a < 3; a++) {
-        b->min[a] = min_f(b->min[a], r->min[a]);
-        b->max[a] = max_f(b->max[a], r->max[a]);
+        b->min[a] = min_float(b->min[a], r->min[a]);
+        b->max[a] = max_float(b->max[a], r->max[a]);
     }
     b->count++;
 }
@@ -91,8 +82,8 @@ static void bin_add_ref(bvh_bin *b, const bvh_ref *r)
 static void bin_merge(bvh_bin *b, const bvh_bin *o)
 {
     for (int a = 0; a < 3; a++) {
-        b->min[a] = min_f(b->min[a], o->min[a]);
-        b->max[a] = max_f(b->max[a], o->max[a]);
+        b->min[a] = min_float(b->min[a], o->min[a]);
+        b->max[a] = max_float(b->max[a], o->max[a]);
     }
     b->count += o->count;
 }
@@ -284,8 +275,8 @@ bool bvh_build(const float (*triangles)[9], size_t count, int threads, bvh *out)
         const float *t = triangles[i];
         bvh_ref *r = &refs[i];
         for (int a = 0; a < 3; a++) {
-            r->min[a] = min_f(t[a], min_f(t[3 + a], t[6 + a]));
-            r->max[a] = max_f(t[a], max_f(t[3 + a], t[6 + a]));
+            r->min[a] = min_float(t[a], min_float(t[3 + a], t[6 + a]));
+            r->max[a] = max_float(t[a], max_float(t[3 + a], t[6 + a]));
         }
         r->id = (uint32_t)i;
         r->unused = 0.0f;
@@ -597,8 +588,8 @@ size_t bvh_query_box(const bvh *tree, const float min[3], const float max[3], ui
             float tmin[3], tmax[3];
             for (int a = 0; a < 3; a++) {
                 float v1 = t[a] + t[3 + a], v2 = t[a] + t[6 + a];
-                tmin[a] = min_f(t[a], min_f(v1, v2));
-                tmax[a] = max_f(t[a], max_f(v1, v2));
+                tmin[a] = min_float(t[a], min_float(v1, v2));
+                tmax[a] = max_float(t[a], max_float(v1, v2));
             }
             if (!boxes_overlap(tmin, tmax, min, max))
                 continue;

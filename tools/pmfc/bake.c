@@ -6,6 +6,7 @@
 #include "light_model.h"
 #include "base/pmf_budget.h"
 #include "base/grow.h"
+#include "base/order.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -54,12 +55,6 @@ static bool id_list_push(id_list *list, uint32_t id)
         return false;
     list->ids[list->count++] = id;
     return true;
-}
-
-static int compare_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
 }
 
 static int compare_grid_entry(const void *a, const void *b)
@@ -114,7 +109,7 @@ static bool light_grid_build(const bake_light *lights, size_t count, light_grid 
             ranges[reaching++] = lights[i].range;
     float median = 1.0f;
     if (reaching > 0) {
-        qsort(ranges, reaching, sizeof *ranges, compare_float);
+        qsort(ranges, reaching, sizeof *ranges, order_float);
         median = ranges[reaching / 2];
     }
     pmf_budget_free(ranges);

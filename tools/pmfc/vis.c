@@ -14,6 +14,7 @@
 #include "bake_internal.h"
 #include "bvh.h"
 #include "base/pmf_budget.h"
+#include "base/order.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -92,22 +93,6 @@ typedef struct vis_ctx {
     vis_result *out;
     atomic_bool failed;
 } vis_ctx;
-
-static inline double vis_min(double a, double b)
-{
-    return a < b ? a : b;
-}
-
-static inline double vis_max(double a, double b)
-{
-    return a > b ? a : b;
-}
-
-static int compare_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
 
 static int compare_plane_key(const void *a, const void *b)
 {
@@ -267,17 +252,17 @@ static bool poly_covered(const vis_poly *region, const double (*tris)[6], const 
     cur[0] = *region;
     for (size_t i = 0; i < count && live > 0; i++) {
         const double *tri = tris[list[i]];
-        double tmin_u = vis_min(tri[0], vis_min(tri[2], tri[4])), tmax_u = vis_max(tri[0], vis_max(tri[2], tri[4]));
-        double tmin_v = vis_min(tri[1], vis_min(tri[3], tri[5])), tmax_v = vis_max(tri[1], vis_max(tri[3], tri[5]));
+        double tmin_u = min_double(tri[0], min_double(tri[2], tri[4])), tmax_u = max_double(tri[0], max_double(tri[2], tri[4]));
+        double tmin_v = min_double(tri[1], min_double(tri[3], tri[5])), tmax_v = max_double(tri[1], max_double(tri[3], tri[5]));
         int next_count = 0;
         for (int p = 0; p < live; p++) {
             vis_poly *piece = &cur[p];
             double pmin_u = piece->x[0], pmax_u = piece->x[0], pmin_v = piece->y[0], pmax_v = piece->y[0];
             for (int n = 1; n < piece->n; n++) {
-                pmin_u = vis_min(pmin_u, piece->x[n]);
-                pmax_u = vis_max(pmax_u, piece->x[n]);
-                pmin_v = vis_min(pmin_v, piece->y[n]);
-                pmax_v = vis_max(pmax_v, piece->y[n]);
+                pmin_u = min_double(pmin_u, piece->x[n]);
+                pmax_u = max_double(pmax_u, piece->x[n]);
+                pmin_v = min_double(pmin_v, piece->y[n]);
+                pmax_v = max_double(pmax_v, piece->y[n]);
             }
             if (pmax_u <= tmin_u || pmin_u >= tmax_u || pmax_v <= tmin_v || pmin_v >= tmax_v) {
                 if (next_count == VIS_MAX_PIECES)
@@ -412,8 +397,8 @@ static uint32_t plane_node_build(plane_build *b, double u, double v, double size
         for (size_t i = 0; i < count; i++) {
             uint32_t t = b->lists[list_at + i];
             const double *tri = b->tree->tris[t];
-            if (vis_max(tri[0], vis_max(tri[2], tri[4])) <= cu || vis_min(tri[0], vis_min(tri[2], tri[4])) >= cu + half ||
-                vis_max(tri[1], vis_max(tri[3], tri[5])) <= cv || vis_min(tri[1], vis_min(tri[3], tri[5])) >= cv + half)
+            if (max_double(tri[0], max_double(tri[2], tri[4])) <= cu || min_double(tri[0], min_double(tri[2], tri[4])) >= cu + half ||
+                max_double(tri[1], max_double(tri[3], tri[5])) <= cv || min_double(tri[1], min_double(tri[3], tri[5])) >= cv + half)
                 continue;
             b->lists[child_at + child_count++] = t;
         }
@@ -463,10 +448,10 @@ static void plane_build_job(void *user, size_t index)
             out[5] = y;
         }
         for (int corner = 0; corner < 3; corner++) {
-            lo[0] = vis_min(lo[0], out[corner * 2]);
-            hi[0] = vis_max(hi[0], out[corner * 2]);
-            lo[1] = vis_min(lo[1], out[corner * 2 + 1]);
-            hi[1] = vis_max(hi[1], out[corner * 2 + 1]);
+            lo[0] = min_double(lo[0], out[corner * 2]);
+            hi[0] = max_double(hi[0], out[corner * 2]);
+            lo[1] = min_double(lo[1], out[corner * 2 + 1]);
+            hi[1] = max_double(hi[1], out[corner * 2 + 1]);
         }
         b.lists[b.list_count] = (uint32_t)b.list_count;
         b.list_count++;
@@ -480,8 +465,8 @@ static void plane_build_job(void *user, size_t index)
     tree->min[1] = lo[1];
     tree->extent_max[0] = hi[0];
     tree->extent_max[1] = hi[1];
-    tree->size = vis_max(hi[0] - lo[0], hi[1] - lo[1]);
-    b.min_size = vis_max(VIS_CELL_MIN, tree->size / (double)(1 << VIS_PLANE_DEPTH));
+    tree->size = max_double(hi[0] - lo[0], hi[1] - lo[1]);
+    b.min_size = max_double(VIS_CELL_MIN, tree->size / (double)(1 << VIS_PLANE_DEPTH));
     tree->root = plane_node_build(&b, lo[0], lo[1], tree->size, 0, count);
     if (b.failed)
         atomic_store(&ctx->failed, true);
@@ -553,10 +538,10 @@ static bool plane_covers(vis_scratch *s, const vis_box *c, const vis_box *t, con
             box_corner(t, j, q);
             double f = (k - p[a]) / ((double)q[a] - p[a]);
             double cu = p[u] + f * ((double)q[u] - p[u]), cv = p[v] + f * ((double)q[v] - p[v]);
-            rmin[0] = vis_min(rmin[0], cu);
-            rmax[0] = vis_max(rmax[0], cu);
-            rmin[1] = vis_min(rmin[1], cv);
-            rmax[1] = vis_max(rmax[1], cv);
+            rmin[0] = min_double(rmin[0], cu);
+            rmax[0] = max_double(rmax[0], cu);
+            rmin[1] = min_double(rmin[1], cv);
+            rmax[1] = max_double(rmax[1], cv);
         }
     if (plane->root == VIS_NODE_EMPTY || rmin[0] < plane->min[0] || rmin[1] < plane->min[1] ||
         rmax[0] > plane->extent_max[0] || rmax[1] > plane->extent_max[1])
@@ -574,8 +559,8 @@ static bool plane_covers(vis_scratch *s, const vis_box *c, const vis_box *t, con
             return false;
         if (at.node >= VIS_NODE_LIST) {
             /* The part of the crossing set in this square must be covered by the leaf's triangles. */
-            double u0 = vis_max(at.u, rmin[0]), u1 = vis_min(at.u + at.size, rmax[0]);
-            double v0 = vis_max(at.v, rmin[1]), v1 = vis_min(at.v + at.size, rmax[1]);
+            double u0 = max_double(at.u, rmin[0]), u1 = min_double(at.u + at.size, rmax[0]);
+            double v0 = max_double(at.v, rmin[1]), v1 = min_double(at.v + at.size, rmax[1]);
             vis_poly part = { 4, { u0, u1, u1, u0 }, { v0, v0, v1, v1 } };
             const vis_leaf *leaf = &plane->leaves[at.node - VIS_NODE_LIST];
             if (!poly_covered(&part, (const double (*)[6])plane->tris, plane->leaf_tris + leaf->first, leaf->count,
@@ -901,7 +886,7 @@ bool vis_run(const vis_desc *desc, vis_result *out)
 void vis_list_sort(uint32_t *list, size_t count)
 {
     if (count > 1)
-        qsort(list, count, sizeof *list, compare_u32);
+        qsort(list, count, sizeof *list, order_u32);
 }
 
 void vis_result_free(vis_result *res, size_t cell_count)
