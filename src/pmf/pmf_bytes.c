@@ -82,6 +82,20 @@ bool pmf_cursor_expect_end(pmf_cursor *c, const char *what)
     return true;
 }
 
+bool pmf_read_entity_count(pmf_cursor *c, const char *kind, const char *part, uint32_t *count)
+{
+    char label[48];
+    snprintf(label, sizeof label, "%s entity count", kind);
+    size_t at = c->pos;
+    *count = pmf_read_u32(c, label);
+    if (!c->failed && *count > pmf_cursor_left(c))
+        return pmf_cursor_fail_at(c, at, "%u %s entities cannot fit in the %zu bytes left", *count, kind,
+                                  pmf_cursor_left(c));
+    if (!c->failed && *count == 0 && pmf_cursor_left(c))
+        return pmf_cursor_expect_end(c, part);
+    return !c->failed;
+}
+
 static void *read_array(pmf_cursor *c, pmf_arena *a, uint64_t count, size_t min_size, size_t elem_size, bool zeroed,
                         const char *what)
 {

@@ -519,14 +519,8 @@ static bool decode_server(pmf_cursor *c, chunk_decoder *d)
         }
     }
 
-    size_t at = c->pos;
-    sv->entity_count = pmf_read_u32(c, "chunk entity count");
-    /* entities have no published layout; each takes at least one byte */
-    if (!c->failed && sv->entity_count > pmf_cursor_left(c))
-        return pmf_cursor_fail_at(c, at, "%u chunk entities cannot fit in the %zu bytes left", sv->entity_count,
-                                  pmf_cursor_left(c));
-    if (!c->failed && sv->entity_count == 0 && pmf_cursor_left(c))
-        return pmf_cursor_expect_end(c, "the server chunk data");
+    if (!pmf_read_entity_count(c, "chunk", "the server chunk data", &sv->entity_count))
+        return false;
     sv->entities.size = pmf_cursor_left(c);
     sv->entities.data = pmf_take(c, sv->entities.size, "chunk entities");
     return !c->failed;

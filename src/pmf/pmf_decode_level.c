@@ -255,14 +255,8 @@ bool pmf_decode_level_server(pmf_cursor *c, pmf_arena *a, pmf_level *lvl)
     if (c->size == 0)
         return true; /* empty: no entities */
     sv->string_table = pmf_read_table(c, "string table");
-    size_t at = c->pos;
-    sv->entity_count = pmf_read_u32(c, "level-wide entity count");
-    /* entities have no published layout; each takes at least one byte */
-    if (!c->failed && sv->entity_count > pmf_cursor_left(c))
-        return pmf_cursor_fail_at(c, at, "%u level-wide entities cannot fit in the %zu bytes left", sv->entity_count,
-                                  pmf_cursor_left(c));
-    if (!c->failed && sv->entity_count == 0 && pmf_cursor_left(c))
-        return pmf_cursor_expect_end(c, "the server level data");
+    if (!pmf_read_entity_count(c, "level-wide", "the server level data", &sv->entity_count))
+        return false;
     sv->entities.size = pmf_cursor_left(c);
     sv->entities.data = pmf_take(c, sv->entities.size, "level-wide entities");
     return !c->failed;

@@ -107,6 +107,12 @@ void *pmf_read_array_uninit(pmf_cursor *c, pmf_arena *a, uint64_t count, size_t 
 /* Fails at pos unless the block was read to its last byte. */
 bool pmf_cursor_expect_end(pmf_cursor *c, const char *what);
 
+/* The entity count that the file and the server data parts end with; every byte after it is the
+ * entities (they have no published layout, so each takes at least one byte and a count past the
+ * bytes left fails). kind names them ("chunk", "level-wide", "global"); part is what must end
+ * there when the count is 0. Leaves the cursor on the entities' first byte. */
+bool pmf_read_entity_count(pmf_cursor *c, const char *kind, const char *part, uint32_t *count);
+
 /* Decodes a chunk's decompressed blocks (data[i] NULL with size 0 for an empty block).
  * block_prefix is e.g. "level 0 chunk (3,0,5)"; parts must include PMF_PART_COMMON. The chunk
  * points into data (luxels, names, and the vertices when they sit aligned): keep data as long. */

@@ -159,14 +159,8 @@ static bool parse_data(pmf_cursor *c, pmf_arena *a, pmf_file *f)
         c->pos += sizes[i];
     }
 
-    at = c->pos;
-    f->global_entity_count = pmf_read_u32(c, "global entity count");
-    /* entities have no published layout; each takes at least one byte */
-    if (!c->failed && f->global_entity_count > pmf_cursor_left(c))
-        return pmf_cursor_fail_at(c, at, "%u global entities cannot fit in the %zu bytes left", f->global_entity_count,
-                                  pmf_cursor_left(c));
-    if (!c->failed && f->global_entity_count == 0 && pmf_cursor_left(c))
-        return pmf_cursor_expect_end(c, "the file");
+    if (!pmf_read_entity_count(c, "global", "the file", &f->global_entity_count))
+        return false;
     f->global_entities.offset = c->base + c->pos;
     f->global_entities.size = pmf_cursor_left(c);
     return !c->failed;
