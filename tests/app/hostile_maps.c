@@ -10,7 +10,7 @@
  * hostile_maps lightmaps OUT.pmf: a valid map of 6 chunks (3 x 1 x 2, 16 m, chunk (1,0,0) at the
  * origin), each a wall at z = -4 over x, y in [-8, 8] cut into 6 strips, every strip with its
  * own 2048^2 lightmap of flat colour (96, 160, 48): 36 lightmaps of 2048^2 (~1.1 GiB as
- * RGBA16F atlas pages). Built with the render tests' map writer (tests/render/fx_map.h).
+ * RGBA16F atlas pages). Built with the fixture library's map builder (tests/fixtures/fixture_map.h).
  *
  * hostile_maps layers OUT.pmf: one 16 m chunk, the wall in 4 strips with 1024^2 lightmaps (black),
  * and 255 dynamic lights (IDs 1..255, white, on), each with a flat layer (luxel 1) on one of

@@ -1,4 +1,4 @@
-/* view_test_map.c - writes the viewer tests' map (with the render tests' map builder, fx_map.h):
+/* view_test_map.c - writes the viewer tests' map (built with tests/fixtures/fixture_map.h):
  * per level one chunk (16 m) whose root cube is a single quad, a wall facing +Z at z = -4
  * spanning x, y in [-4, 4], with a known material and lightmap, so a camera at the origin
  * looking along -Z sees pixels the equation predicts:
