@@ -69,6 +69,11 @@ int rt_shot(const char *map, const char *out, const char *extra)
     return rt_run(args, NULL);
 }
 
+bool rt_shot_map(fx_map *m, const char *extra, rt_image *img)
+{
+    return fx_map_write(m, "map.pmf") && rt_shot("map.pmf", "out.png", extra) == 0 && rt_load(img, "out.png");
+}
+
 bool rt_load(rt_image *img, const char *path)
 {
     int n;

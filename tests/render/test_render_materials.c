@@ -45,16 +45,6 @@ static uint8_t *solid_png(uint8_t r, uint8_t g, uint8_t b, size_t *size)
     return png;
 }
 
-/* One chunk; a full-screen wall at z = -4 (cube 0) of material mat lit by a flat luxel. */
-static fx_chunk *wall(fx_level *l, uint8_t mat, uint8_t luxel)
-{
-    fx_chunk *c = fx_chunk_add(l, ORIGIN);
-    float q[4][3];
-    fx_wall_z(q, -8, 8, -8, 8, -4, true);
-    fx_geom_quad(c, 0, mat, fx_lightmap(c, 1, luxel, luxel, luxel), q);
-    return c;
-}
-
 /* Left half (cube 1) and right half (cube 2) walls at z, of materials a and b, luxel 255. */
 static fx_chunk *two_walls(fx_level *l, uint8_t a, uint8_t b)
 {
@@ -83,9 +73,8 @@ static int test_texture_archive(void)
     uint8_t *data[2] = { png, ptf };
     size_t sizes[2] = { png_size, ptf_size };
     REQUIRE(fx_map_archive(&m, 2, paths, data, sizes));
-    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_shot_map(&m, "", &img));
     /* colour × texel × luxel. */
     REQUIRE(rt_expect(&img, 16, 32, PROD(255, 128, 200), PROD(200, 255, 200), PROD(255, 64, 200)));
     REQUIRE(rt_expect(&img, 48, 32, PROD(10, 200), PROD(20, 200), PROD(30, 200)));
@@ -142,7 +131,7 @@ static int test_animation(void)
     l->extra[mat][1] = "map:textures/c";
     cm->extra_texture_count = 2;
     cm->advance_time_us = 500000;
-    wall(l, mat, 255);
+    fx_wall_chunk(l, ORIGIN, mat, 1, (uint8_t[]){ 255, 255, 255 });
     size_t s[3];
     uint8_t *d[3] = { solid_png(255, 0, 0, &s[0]), solid_png(0, 255, 0, &s[1]), solid_png(0, 0, 255, &s[2]) };
     const char *paths[3] = { "textures/a.png", "textures/b.png", "textures/c.png" };
@@ -263,9 +252,8 @@ static int test_blend_order(void)
     fx_chunk *far = fx_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
     fx_wall_z(q, -8, 8, -8, 8, 4, true);
     fx_geom_quad(far, 0, red, fx_lightmap(far, 1, 255, 255, 255), q);
-    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_shot_map(&m, "", &img));
     double a = 128 / 255.0;
     int r = (int)lround(255 * a * (1 - a)), b = (int)lround(255 * a);
     REQUIRE(rt_expect(&img, 32, 32, r, 0, b));
@@ -294,9 +282,8 @@ static int test_blend_order_cubes(void)
     fx_geom_quad(c, 1, blue, lm, q);
     fx_wall_z(q, -8, 8, -8, 8, -6, true);
     fx_geom_quad(c, 2, red, lm, q);
-    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_shot_map(&m, "", &img));
     double a = 128 / 255.0;
     REQUIRE(rt_expect(&img, 32, 32, (int)lround(255 * a * (1 - a)), 0, (int)lround(255 * a)));
     rt_free(&img);
@@ -399,9 +386,8 @@ static int test_emission_shading(void)
     fx_cmat(l, flat)->shading = 0;
     fx_chunk *c = two_walls(l, glow, flat);
     memset(c->lightmaps[0].luxels, 128, 4 * 3);
-    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_shot_map(&m, "", &img));
     REQUIRE(rt_expect(&img, 16, 32, PROD(100, 128) + 20, PROD(100, 128) + 30, PROD(100, 128) + 40));
     REQUIRE(rt_expect(&img, 48, 32, 100, 150, 200));          /* shading 0: L ignored */
     rt_free(&img);
@@ -426,14 +412,13 @@ static int test_matcap(void)
     memcpy(cm->color, (uint8_t[]){ 100, 100, 100 }, 3);
     cm->shine = 255;
     cm->matcap = "map:textures/m";
-    wall(l, mat, 255);
+    fx_wall_chunk(l, ORIGIN, mat, 1, (uint8_t[]){ 255, 255, 255 });
     size_t size;
     uint8_t *png = solid_png(40, 60, 80, &size);
     const char *paths[1] = { "textures/m.png" };
     REQUIRE(fx_map_archive(&m, 1, paths, &png, &size));
-    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_shot_map(&m, "", &img));
     REQUIRE(rt_expect(&img, 32, 32, 140, 160, 180));          /* a × L + shine × m */
     rt_free(&img);
     free(png);
@@ -594,9 +579,8 @@ static int test_skybox_3d(void)
     fx_chunk *sb = fx_chunk_add(l, (pmf_chunk_coord){ 1, 0, 0 });
     fx_wall_z(q, -8, 8, -8, 8, -6, true);
     fx_geom_quad(sb, 0, far, fx_lightmap(sb, 1, 255, 255, 255), q);
-    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_shot_map(&m, "", &img));
     REQUIRE(rt_expect(&img, 16, 32, 250, 250, 250));
     REQUIRE(rt_expect(&img, 48, 32, 5, 150, 5));
     rt_free(&img);

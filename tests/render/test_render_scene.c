@@ -180,20 +180,7 @@ static int test_vis_freeze_wire(void)
 {
     fx_map m = { 0 };
     fx_level *l = fx_level_add(&m, 4, (pmf_chunk_coord){ 1, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
-    uint8_t mat = fx_material(l, "wall", NULL, 0, 0);
-    fx_chunk *c = fx_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
-    uint8_t lm = fx_lightmap(c, 1, 100, 100, 100);
-    fx_parent(c, 0, 0, 1);
-    fx_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 2);
-    fx_parent(c, 0, PMF_OCTANT_NEG_Z, 3);
-    float q[4][3];
-    fx_wall_z(q, -8, 0, 0, 8, -4, true);
-    fx_geom_quad(c, 2, mat, lm, q);
-    fx_wall_z(q, 0, 8, 0, 8, -4, true);
-    fx_geom_quad(c, 3, mat, lm, q);
-    static uint32_t visible[1] = { 2 };
-    c->cubes[1].flags |= PMF_CUBE_HAS_VISIBILITY;
-    c->cubes[1].vis = (pmf_visibility){ .cube_count = 1, .cubes = visible };
+    fx_visibility_chunk(l, fx_material(l, "wall", NULL, 0, 0), 100);
     REQUIRE(fx_map_write(&m, "map.pmf"));
     fx_map_free(&m);
 

@@ -27,11 +27,7 @@ static fx_chunk *wall_level(fx_map *m, const uint8_t col[3], const uint8_t lux[3
     fx_level *l = fx_level_add(m, 4, ONE, ORIGIN);
     uint8_t mat = fx_material(l, "wall", NULL, 0, 0);
     memcpy(fx_cmat(l, mat)->color, col, 3);
-    fx_chunk *c = fx_chunk_add(l, ORIGIN);
-    uint8_t lm = fx_lightmap(c, 2, lux[0], lux[1], lux[2]);
-    float q[4][3];
-    fx_wall_z(q, -8, 8, -8, 8, -4, true);
-    fx_geom_quad(c, 0, mat, lm, q);
+    fx_chunk *c = fx_wall_chunk(l, ORIGIN, mat, 2, lux);
     if (material)
         *material = mat;
     return c;
@@ -178,9 +174,8 @@ static int test_exposure(void)
 {
     fx_map m = { 0 };
     wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 60, 100, 200 }, NULL);
-    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    REQUIRE(rt_shot("map.pmf", "out.png", "--exposure 2") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_shot_map(&m, "--exposure 2", &img));
     REQUIRE(rt_expect_all(&img, 120, 200, 255));              /* clamp(k × out) */
     rt_free(&img);
     REQUIRE(rt_shot("map.pmf", "half.png", "--exposure 0.5") == 0 && rt_load(&img, "half.png"));
@@ -351,20 +346,7 @@ static int test_visibility(void)
 {
     fx_map m = { 0 };
     fx_level *l = fx_level_add(&m, 4, ONE, ORIGIN);
-    uint8_t mat = fx_material(l, "wall", NULL, 0, 0);
-    fx_chunk *c = fx_chunk_add(l, ORIGIN);
-    uint8_t lm = fx_lightmap(c, 1, 100, 100, 100);
-    fx_parent(c, 0, 0, 1);
-    fx_parent(c, 0, PMF_OCTANT_NEG_Z | PMF_OCTANT_NEG_X, 2);
-    fx_parent(c, 0, PMF_OCTANT_NEG_Z, 3);
-    float q[4][3];
-    fx_wall_z(q, -8, 0, 0, 8, -4, true);
-    fx_geom_quad(c, 2, mat, lm, q);
-    fx_wall_z(q, 0, 8, 0, 8, -4, true);
-    fx_geom_quad(c, 3, mat, lm, q);
-    static uint32_t visible[1] = { 2 };
-    c->cubes[1].flags |= PMF_CUBE_HAS_VISIBILITY;
-    c->cubes[1].vis = (pmf_visibility){ .cube_count = 1, .cubes = visible };
+    fx_visibility_chunk(l, fx_material(l, "wall", NULL, 0, 0), 100);
     REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image vis, novis;
     /* Camera at (0.5, 4, 4): looking -Z the walls at z = -4 are 8 m away, split at x = 0. */
@@ -435,9 +417,8 @@ static int test_extended_cube(void)
     cc->u.ext.lightmap[PMF_FACE_NEG_Z] = lb;
     cc->u.ext.tri_count[PMF_FACE_POS_X] = 2;
     cc->u.ext.tri_count[PMF_FACE_NEG_Z] = 2;
-    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_shot_map(&m, "", &img));
     REQUIRE(rt_expect(&img, 16, 32, 200, 0, 200));
     REQUIRE(rt_expect(&img, 48, 32, 100, 100, 0));
     rt_free(&img);
@@ -456,9 +437,8 @@ static int test_no_lightmap(void)
     fx_two_walls(c, mat, PMF_NO_LIGHTMAP, mat, PMF_NO_LIGHTMAP);
     c->cubes[2].flags |= PMF_CUBE_HAS_LIGHTING;
     c->ccubes[2].lighting = (pmf_cube_lighting){ .base = { 255, 51, 102 } };
-    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_shot_map(&m, "", &img));
     REQUIRE(rt_expect(&img, 16, 32, 100, 150, 200));
     REQUIRE(rt_expect(&img, 48, 32, 100, 30, 80));
     rt_free(&img);
@@ -657,9 +637,8 @@ static int test_far_origin(void)
     fx_geom_quad(c, 1, a, lm, q);
     fx_wall_z(q, 0.25f, 3, -2, 2, -2, true);
     fx_geom_quad(c, 2, b, lm, q);
-    REQUIRE(fx_map_write(&m, "map.pmf"));
     rt_image img;
-    REQUIRE(rt_shot("map.pmf", "out.png", "--camera 4091904.25,0,0,0,0") == 0 && rt_load(&img, "out.png"));
+    REQUIRE(rt_shot_map(&m, "--camera 4091904.25,0,0,0,0", &img));
     REQUIRE(rt_expect(&img, 31, 32, 250, 0, 0) && rt_expect(&img, 32, 32, 0, 0, 250));
     REQUIRE(rt_expect(&img, 1, 5, 250, 0, 0) && rt_expect(&img, 62, 60, 0, 0, 250));
     rt_free(&img);
