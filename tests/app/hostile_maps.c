@@ -24,9 +24,8 @@
  * (200, 100, 50) in FORMAT: ptf, png, png-interlaced or jpeg (issue 22: each is reduced while it
  * is decoded, but an interlaced PNG, which is decoded whole). */
 #include <lz4frame.h>
-#include <stdio.h> /* before jpeglib.h, which uses FILE */
+#include <stdio.h>
 
-#include <jpeglib.h>
 #include <png.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,40 +271,22 @@ static uint8_t *flat_png(unsigned exp, const uint8_t rgb[3], bool interlaced, si
     return o.data;
 }
 
+typedef struct flat_rows { const uint8_t *rgb; uint32_t side; } flat_rows;
+
+static void flat_row(void *user, uint32_t y, uint8_t *out)
+{
+    (void)y;
+    const flat_rows *f = user;
+    for (uint32_t x = 0; x < f->side; x++)
+        memcpy(out + (size_t)x * 3, f->rgb, 3);
+}
+
 /* A baseline JPEG of 2^exp x 2^exp texels of one colour, a row at a time. */
 static uint8_t *flat_jpeg(unsigned exp, const uint8_t rgb[3], size_t *size)
 {
-    uint32_t side = 1u << exp;
-    struct jpeg_compress_struct cinfo;
-    struct jpeg_error_mgr jerr;
-    cinfo.err = jpeg_std_error(&jerr);
-    jpeg_create_compress(&cinfo);
-    unsigned char *data = NULL;
-    unsigned long n = 0;
-    jpeg_mem_dest(&cinfo, &data, &n);
-    cinfo.image_width = side;
-    cinfo.image_height = side;
-    cinfo.input_components = 3;
-    cinfo.in_color_space = JCS_RGB;
-    jpeg_set_defaults(&cinfo);
-    jpeg_set_quality(&cinfo, 95, TRUE);
-    uint8_t *row = malloc((size_t)side * 3);
-    for (uint32_t x = 0; row && x < side; x++)
-        memcpy(row + (size_t)x * 3, rgb, 3);
-    jpeg_start_compress(&cinfo, TRUE);
-    while (row && cinfo.next_scanline < side) {
-        JSAMPROW r = row;
-        jpeg_write_scanlines(&cinfo, &r, 1);
-    }
-    jpeg_finish_compress(&cinfo);
-    jpeg_destroy_compress(&cinfo);
-    free(row);
-    if (!row) {
-        free(data);
-        return NULL;
-    }
-    *size = n;
-    return data;
+    flat_rows rows = { rgb, 1u << exp };
+    return fx_jpeg(&(fx_jpeg_desc){ .width = rows.side, .height = rows.side, .quality = 95, .row = flat_row, .user = &rows },
+                   size);
 }
 
 /* One wall textured by "map:textures/big", a 16384^2 image of colour (200, 100, 50) in the given

@@ -5,13 +5,13 @@
  *   image: PNG (RGBA, RGB, grey, grey + alpha), JPEG (baseline, progressive, grey), TGA (raw and
  *          RLE), BMP (24 and 32 bit), PTF, and the refusals kept as regressions: images declaring
  *          16384^2 in a few bytes, a GIF */
-#include <stdio.h> /* before jpeglib.h, which uses FILE */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <jpeglib.h>
 #include <png.h>
 
+#include "fixture_image.h"
 #include "pmf/paf.h"
 #include "pmf/ptf.h"
 
@@ -114,35 +114,30 @@ static void png_seed(const char *name, uint32_t w, uint32_t h, uint32_t format, 
     free(texels);
 }
 
+typedef struct pattern_rows { const uint8_t *rgba; uint32_t w; int components; } pattern_rows;
+
+/* The first `components` channels of the RGBA pattern's row y. */
+static void pattern_row(void *user, uint32_t y, uint8_t *out)
+{
+    const pattern_rows *p = user;
+    for (uint32_t x = 0; x < p->w; x++)
+        for (int k = 0; k < p->components; k++)
+            out[x * (uint32_t)p->components + (uint32_t)k] = p->rgba[((size_t)y * p->w + x) * 4 + (uint32_t)k];
+}
+
 static void jpeg_seed(const char *name, uint32_t w, uint32_t h, int components, bool progressive, bool huge)
 {
     uint8_t *texels = pattern(w, h);
-    struct jpeg_compress_struct c;
-    struct jpeg_error_mgr e;
-    c.err = jpeg_std_error(&e);
-    jpeg_create_compress(&c);
-    unsigned char *out = NULL;
-    unsigned long size = 0;
-    jpeg_mem_dest(&c, &out, &size);
-    c.image_width = w;
-    c.image_height = h;
-    c.input_components = components;
-    c.in_color_space = components == 4 ? JCS_EXT_RGBA : JCS_GRAYSCALE;
-    jpeg_set_defaults(&c);
-    jpeg_set_quality(&c, 90, TRUE);
-    if (progressive)
-        jpeg_simple_progression(&c);
-    jpeg_start_compress(&c, TRUE);
-    uint8_t *row = malloc((size_t)w * 4);
-    while (c.next_scanline < h) {
-        for (uint32_t x = 0; x < w; x++)
-            for (int k = 0; k < components; k++)
-                row[x * (uint32_t)components + (uint32_t)k] = texels[((size_t)c.next_scanline * w + x) * 4 + (uint32_t)k];
-        JSAMPROW r = row;
-        jpeg_write_scanlines(&c, &r, 1);
+    size_t size = 0;
+    uint8_t *out = fx_jpeg(&(fx_jpeg_desc){ .width = w, .height = h, .components = components, .progressive = progressive,
+                                            .row = pattern_row, .user = &(pattern_rows){ texels, w, components } },
+                           &size);
+    if (!out) {
+        ok = false;
+        fprintf(stderr, "make_res_seeds: %s: out of memory\n", name);
+        free(texels);
+        return;
     }
-    jpeg_finish_compress(&c);
-    jpeg_destroy_compress(&c);
     for (size_t i = 0; huge && i + 9 < size; i++)
         if (out[i] == 0xFF && (out[i + 1] == 0xC0 || out[i + 1] == 0xC2)) { /* SOF: 16384 x 16384 */
             out[i + 5] = 0x40, out[i + 6] = 0, out[i + 7] = 0x40, out[i + 8] = 0;
@@ -150,7 +145,6 @@ static void jpeg_seed(const char *name, uint32_t w, uint32_t h, int components, 
         }
     seed(name, out, size);
     free(out);
-    free(row);
     free(texels);
 }
 

@@ -5,13 +5,13 @@
  * uses, so allocating a 16384^2 image would fail with "out of memory" instead). */
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h> /* before jpeglib.h, which uses FILE */
+#include <stdio.h>
 #include <sys/resource.h>
 
-#include <jpeglib.h>
 #include <png.h>
 
 #include "common/check.h"
+#include "fixture_image.h"
 #include "res/res.h"
 
 #if defined(__has_feature)
@@ -44,30 +44,18 @@ static uint8_t *png_bytes(uint32_t w, uint32_t h, const uint8_t *rgba, size_t *s
     return out;
 }
 
+typedef struct rgb_rows { const uint8_t *rgb; uint32_t w; } rgb_rows;
+
+static void copy_row(void *user, uint32_t y, uint8_t *out)
+{
+    const rgb_rows *r = user;
+    memcpy(out, r->rgb + (size_t)y * r->w * 3, (size_t)r->w * 3);
+}
+
 static uint8_t *jpeg_bytes(uint32_t w, uint32_t h, const uint8_t *rgb, size_t *size)
 {
-    struct jpeg_compress_struct c;
-    struct jpeg_error_mgr e;
-    c.err = jpeg_std_error(&e);
-    jpeg_create_compress(&c);
-    unsigned char *out = NULL;
-    unsigned long n = 0;
-    jpeg_mem_dest(&c, &out, &n);
-    c.image_width = w;
-    c.image_height = h;
-    c.input_components = 3;
-    c.in_color_space = JCS_RGB;
-    jpeg_set_defaults(&c);
-    jpeg_set_quality(&c, 100, TRUE);
-    jpeg_start_compress(&c, TRUE);
-    while (c.next_scanline < h) {
-        JSAMPROW row = (JSAMPROW)(rgb + (size_t)c.next_scanline * w * 3);
-        jpeg_write_scanlines(&c, &row, 1);
-    }
-    jpeg_finish_compress(&c);
-    jpeg_destroy_compress(&c);
-    *size = n;
-    return out;
+    return fx_jpeg(&(fx_jpeg_desc){ .width = w, .height = h, .quality = 100, .row = copy_row, .user = &(rgb_rows){ rgb, w } },
+                   size);
 }
 
 static void test_png(void)
