@@ -463,14 +463,13 @@ static void test_overlay_path(void)
     CHECK_EQ(pink[2], 0);
 }
 
-typedef struct tool_test { const char *name; void (*run)(void); } tool_test;
-
-static const tool_test tests[] = {
+static const check_case tests[] = {
     { "density", test_density },
     { "compare", test_compare },
     { "overlay", test_overlay },
     { "overlay_path", test_overlay_path },
     { "atlas", test_atlas },
+    { NULL },
 };
 
 int main(int argc, char **argv)
@@ -483,13 +482,5 @@ int main(int argc, char **argv)
     pmfview = argv[2];
     workdir = argv[3];
     mkdir(workdir, 0777);
-    for (size_t i = 0; i < sizeof tests / sizeof *tests; i++)
-        if (!strcmp(tests[i].name, argv[4])) {
-            tests[i].run();
-            if (check_failures)
-                fprintf(stderr, "%d check(s) failed\n", check_failures);
-            return check_failures ? 1 : 0;
-        }
-    fprintf(stderr, "unknown case '%s'\n", argv[4]);
-    return 1;
+    return check_run_case(tests, argv[4]);
 }

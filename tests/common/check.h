@@ -6,7 +6,8 @@
  *   CHECK_EQ(a, b);                       integers, both values printed
  *   CHECK_NEAR(a, b, tolerance);          doubles
  *   CHECK_ERROR(ok, err, "block");        a failed call whose pmf_error names the block
- *   check_fail("what %s", why);           a failure found another way */
+ *   check_fail("what %s", why);           a failure found another way
+ *   check_run_case(cases, name)           main() of a program of named cases */
 #ifndef TESTS_COMMON_CHECK_H
 #define TESTS_COMMON_CHECK_H
 
@@ -92,6 +93,22 @@ static inline int check_report(const char *name)
     else
         printf("%s: all checks passed\n", name);
     return check_failures ? 1 : 0;
+}
+
+/* A test program's named cases (the ctest line names one), the list ended by { NULL }. */
+typedef struct check_case { const char *name; void (*run)(void); } check_case;
+
+/* Runs the case called name: the exit status (1 when a check failed, 2 when no case has that
+ * name). */
+static inline int check_run_case(const check_case *cases, const char *name)
+{
+    for (const check_case *c = cases; c->name; c++)
+        if (!strcmp(c->name, name)) {
+            c->run();
+            return check_report(name);
+        }
+    fprintf(stderr, "unknown case '%s'\n", name);
+    return 2;
 }
 
 /* The end of a test's main(): its exit status. */

@@ -96,7 +96,7 @@ static const unsigned char *pixel(const image *img, int x, int y) { return img->
  * the boxes split the faces behind them into small cubes next to big ones, across cube and
  * chunk boundaries, where T-junctions would be. The sky is magenta and nothing inside is: a
  * magenta pixel anywhere is a crack. */
-static int test_cracks(void)
+static void test_cracks(void)
 {
     text src = { 0 };
     addf(&src, "map \"Cracks\"\nmaterial wall color 150 150 150 shading 0\nmaterial block color 90 120 90 shading 0\n"
@@ -144,7 +144,6 @@ static int test_cracks(void)
     printf("cracks: %ld background pixels in %ld views of 1280x720\n", cracks, views);
     CHECK_EQ(views, 8);
     CHECK_EQ(cracks, 0);
-    return 0;
 }
 
 /* ---- 3: liquids lit smoothly --------------------------------------------------------------- */
@@ -152,7 +151,7 @@ static int test_cracks(void)
 /* A 16 m pool of water (transparent liquid) lit by one light near its west end, seen from above
  * in lightmap mode: along the pool the light falls off smoothly (no step between neighbouring
  * pixels bigger than a few levels, where cube lighting gave one flat value per cube). */
-static int test_water(void)
+static void test_water(void)
 {
     CHECK_EQ(compile("water", "map \"Water\"\nmaterial stone color 200 200 200\n"
                              "material water color 255 255 255 transparent liquid alpha 255\n"
@@ -161,7 +160,7 @@ static int test_water(void)
                              "  box -8 -1 -2 8 -0.3 2 material water\n"
                              "  light static at -12 5 0 range 40\n}\n"), 0);
     image img;
-    if (!shot("water", "water", "--camera 0,12,0,0,-90 --size 320x180 --fov 90 --mode lightmap", &img)) { check_failures++; return 0; }
+    if (!shot("water", "water", "--camera 0,12,0,0,-90 --size 320x180 --fov 90 --mode lightmap", &img)) { check_failures++; return; }
     /* 90 degrees across 180 rows at 11.3 m: 7.96 pixels a metre, the pool x = 160 -/+ 63 at y = 90 */
     int max_step = 0, lo = 255, hi = 0;
     for (int x = 108; x < 212; x++) {
@@ -174,7 +173,6 @@ static int test_water(void)
     CHECK(hi - lo >= 40);       /* the light does fall off */
     CHECK(max_step <= 3);
     stbi_image_free(img.rgb);
-    return 0;
 }
 
 /* ---- 7: shot --frames --path ends on the path's last frame, complete --------------------------- */
@@ -192,7 +190,7 @@ static long differing_pixels(const image *a, const image *b)
 /* A generated town 12 chunks long flown through in 3 frames with a streaming radius of 2: the
  * frames outrun the streaming, and the PNG is still the path's end with everything in view: the
  * same picture as a plain shot from there. */
-static int test_path_end(void)
+static void test_path_end(void)
 {
     char cmd[2048], path[512];
     snprintf(cmd, sizeof cmd, "'%s' --generate town --chunks 12x1x2 --seed 5 -o '%s/town.pmf' --quiet", pmfc, workdir);
@@ -204,7 +202,7 @@ static int test_path_end(void)
     image flown, still;
     if (!shot("town", "flown", extra, &flown) || !shot("town", "still", "--size 320x180 --radius 2 --camera -150,1.7,-16,270,-5", &still)) {
         check_failures++;
-        return 0;
+        return;
     }
     long diff = differing_pixels(&flown, &still);
     long sky = 0;
@@ -214,14 +212,13 @@ static int test_path_end(void)
     CHECK(sky < still.w * still.h / 2);   /* the end of the street, not an empty sky */
     stbi_image_free(flown.rgb);
     stbi_image_free(still.rgb);
-    return 0;
 }
 
 /* ---- 6: tiled shots ---------------------------------------------------------------------------- */
 
 /* A textured, lit room seen at grazing angles, drawn whole and in 100-pixel tiles
  * (PMFVIEW_SHOT_TILE), with and without MSAA: every pixel within 1 (docs/shot.md). */
-static int test_tiles(void)
+static void test_tiles(void)
 {
     CHECK_EQ(compile("tiles", "map \"Tiles\"\n"
                              "texture floor procedural tiles 64 color 180 180 190 color2 60 60 70\n"
@@ -255,7 +252,6 @@ static int test_tiles(void)
         }
     printf("tiles: 6 views, %ld channels differ by more than 1, the most by %d\n", off, worst);
     CHECK(worst <= 1);
-    return 0;
 }
 
 /* ---- 4, 5: far from the origin --------------------------------------------------------------- */
@@ -288,7 +284,7 @@ static bool read_room_chunk(const char *name, uint32_t gx, pmf_file **f, pmf_lev
  * of 2 m texture repeats): the room's chunk holds the same chunk-local vertices (positions,
  * lightmap UVs, texture UVs: chunk-local, whole repeats taken off, so all within 64 m / 2 m + 1
  * repeats) and the same lightmaps (within 1 per channel: the baker's float rounding). */
-static int test_far_origin(void)
+static void test_far_origin(void)
 {
     text src = { 0 };
     /* direct light only: bounce rays (world floats) meet surfaces a few millimetres apart there */
@@ -300,7 +296,7 @@ static int test_far_origin(void)
     pmf_chunk cn, cf;
     if (!read_room_chunk("near", 1562, &fn, &ln, &cn) || !read_room_chunk("far", 1562, &ff, &lf, &cf)) {
         fprintf(stderr, "cannot read the room's chunk\n");
-        return ++check_failures;
+        { check_failures++; return; }
     }
     CHECK_EQ(ln.count_x, 1563);
     CHECK_EQ(lf.count_x, 1563);
@@ -364,7 +360,6 @@ static int test_far_origin(void)
     pmf_level_free(&lf);
     pmf_close(fn);
     pmf_close(ff);
-    return 0;
 }
 
 /* ---- 9: fog at the streaming horizon -------------------------------------------------------- */
@@ -372,7 +367,7 @@ static int test_far_origin(void)
 /* A grey floor 400 m long under a flat orange sky, streamed 4 chunks of 16 m around the camera:
  * without fog the floor ends in a hard edge against the sky; with --fog it fades into the sky's
  * horizon colour, full at 64 m, so no step up the picture is big, and the near floor is as it was. */
-static int test_fog(void)
+static void test_fog(void)
 {
     CHECK_EQ(compile("fog", "map \"Fog\"\nmaterial floor color 100 100 100 shading 0\nmaterial sky color 200 100 50 shading 0\n"
                            "level main {\n  chunk_size 4\n  sky s {\n    all sky\n  }\n  default sky s\n"
@@ -383,7 +378,7 @@ static int test_fog(void)
     snprintf(extra, sizeof extra, "%s --fog", view);
     if (!shot("fog", "plain", view, &plain) || !shot("fog", "fogged", extra, &fog)) {
         check_failures++;
-        return 0;
+        return;
     }
     int step_plain = 0, step_fog = 0;
     for (int y = 80; y < 239; y++)
@@ -405,7 +400,6 @@ static int test_fog(void)
     CHECK(!memcmp(sky, (unsigned char[]){ 200, 100, 50 }, 3));
     stbi_image_free(plain.rgb);
     stbi_image_free(fog.rgb);
-    return 0;
 }
 
 /* ---- 10: fast lights as round pools ------------------------------------------------------------ */
@@ -413,7 +407,7 @@ static int test_fog(void)
 /* A 24 m floor lit only by a fast light 1 m above it (range 6), seen from straight above in
  * lightmap mode: the light's pool is round. On rings of 1.5, 3 and 4.5 m around its centre, 32
  * samples each agree within a few levels (per-vertex light over big quads made diamonds). */
-static int test_fast_pool(void)
+static void test_fast_pool(void)
 {
     CHECK_EQ(compile("pool", "map \"Pool\"\nmaterial floor color 200 200 200\n"
                             "level main {\n  chunk_size 5\n  ambient 0 0 0\n  box -12 -1 -12 12 0 12 material floor\n"
@@ -423,7 +417,7 @@ static int test_fast_pool(void)
      * light's centre at (163.6, 117.6) */
     if (!shot("pool", "pool", "--camera 0,10,0,0,-90 --size 320x240 --fov 90 --mode lightmap", &img)) {
         check_failures++;
-        return 0;
+        return;
     }
     double ppm = 120.0 / 10.0, cx = 160 + 0.3 * ppm, cy = 120 - 0.2 * ppm;
     int worst = 0, centre = pixel(&img, (int)cx, (int)cy)[0];
@@ -442,12 +436,9 @@ static int test_fast_pool(void)
     CHECK(centre >= 100);
     CHECK(worst <= 6);
     stbi_image_free(img.rgb);
-    return 0;
 }
 
-typedef struct pic_test { const char *name; int (*run)(void); } pic_test;
-
-static const pic_test tests[] = {
+static const check_case tests[] = {
     { "cracks", test_cracks },
     { "water", test_water },
     { "path_end", test_path_end },
@@ -455,6 +446,7 @@ static const pic_test tests[] = {
     { "far_origin", test_far_origin },
     { "fog", test_fog },
     { "fast_pool", test_fast_pool },
+    { NULL },
 };
 
 int main(int argc, char **argv)
@@ -467,12 +459,5 @@ int main(int argc, char **argv)
     pmfview = argv[2];
     workdir = argv[3];
     mkdir(workdir, 0777);
-    for (size_t i = 0; i < sizeof tests / sizeof *tests; i++)
-        if (!strcmp(tests[i].name, argv[4])) {
-            tests[i].run();
-            if (check_failures) fprintf(stderr, "%d check(s) failed\n", check_failures);
-            return check_failures ? 1 : 0;
-        }
-    fprintf(stderr, "unknown case '%s'\n", argv[4]);
-    return 1;
+    return check_run_case(tests, argv[4]);
 }
