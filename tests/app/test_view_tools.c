@@ -9,70 +9,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <cjson/cJSON.h>
-#include <stb_image.h>
 
 #include "pmf/pmf.h"
 #include "sample_map.h"
 #include "common/check.h"
+#include "common/programs.h"
 
-static const char *pmfc, *pmfview, *workdir;
-
-
-static void write_file(const char *path, const char *data)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) { perror(path); exit(1); }
-    fputs(data, f);
-    fclose(f);
-}
-
-static int run(const char *cmd)
-{
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+static test_workdir wd;
 
 /* Compiles source into WORKDIR/NAME.pmf; returns pmfc's exit code. */
 static int compile(const char *name, const char *source)
 {
-    char path[512], cmd[2048];
-    snprintf(path, sizeof path, "%s/%s.pms", workdir, name);
-    write_file(path, source);
-    snprintf(cmd, sizeof cmd, "'%s' '%s/%s.pms' -o '%s/%s.pmf' --quiet 2>'%s/%s.log'", pmfc, workdir, name, workdir, name,
-             workdir, name);
-    return run(cmd);
+    return test_workdir_compile(&wd, name, source, "");
 }
 
-typedef struct image { int w, h; unsigned char *rgb; } image;
-
-/* `pmfview shot WORKDIR/MAP.pmf -o WORKDIR/OUT.png EXTRA > WORKDIR/OUT.txt` and the picture. */
-static bool shot(const char *map, const char *out, const char *extra, image *img)
+static bool shot(const char *map, const char *out, const char *extra, test_image *img)
 {
-    char cmd[2048], png[512];
-    snprintf(png, sizeof png, "%s/%s.png", workdir, out);
-    snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=detect_leaks=0 '%s' shot '%s/%s.pmf' -o '%s' %s >'%s/%s.txt'", pmfview, workdir, map,
-             png, extra, workdir, out);
-    if (run(cmd) != 0) {
-        fprintf(stderr, "failed: %s\n", cmd);
-        return false;
-    }
-    int n;
-    img->rgb = stbi_load(png, &img->w, &img->h, &n, 3);
-    return img->rgb != NULL;
+    return test_workdir_shot(&wd, "", map, out, extra, img);
 }
-
-static const unsigned char *pixel(const image *img, int x, int y) { return img->rgb + ((size_t)y * img->w + x) * 3; }
 
 static bool near_rgb(const unsigned char *p, int r, int g, int b, int tol)
 {
     return abs(p[0] - r) <= tol && abs(p[1] - g) <= tol && abs(p[2] - b) <= tol;
 }
 
-#define CHECK_RGB(img, x, y, r, g, b, tol) do { const unsigned char *p_ = pixel(img, x, y); \
+#define CHECK_RGB(img, x, y, r, g, b, tol) do { const unsigned char *p_ = test_pixel(img, x, y); \
     if (!near_rgb(p_, r, g, b, tol)) { fprintf(stderr, "%s:%d: pixel (%d, %d) is %d %d %d, expected %d %d %d\n", \
         __FILE__, __LINE__, (int)(x), (int)(y), p_[0], p_[1], p_[2], (int)(r), (int)(g), (int)(b)); check_failures++; } } while (0)
 
@@ -88,7 +51,7 @@ static void density_ramp(double per_metre, int out[3])
         out[k] = (int)lround(stops[i][k] + (stops[i + 1][k] - stops[i][k]) * (c - i));
 }
 
-/* Whether window pixel (x, y) from the top-left of an H-high image is on a flag stripe. */
+/* Whether window pixel (x, y) from the top-left of an H-high test_image is on a flag stripe. */
 static bool on_stripe(int x, int y, int h)
 {
     double fx = x + 0.5, fy = (h - 1 - y) + 0.5;
@@ -110,7 +73,7 @@ static void test_density(void)
                  "level main {\n  chunk_size 4\n  luxels %s\n  box -2 -1 -2 2 0 2 material floor\n}\n", cases[i].luxels);
         snprintf(name, sizeof name, "density_%zu", i);
         CHECK_EQ(compile(name, src), 0);
-        image img;
+        test_image img;
         if (!shot(name, name, "--mode density --size 64x64 --fov 60 --camera 0,3,0,0,-90", &img)) {
             check_failures++;
             continue;
@@ -132,14 +95,14 @@ static void test_density(void)
                 }
             }
         CHECK(!flagged || stripes > 100);
-        stbi_image_free(img.rgb);
+        test_image_free(&img);
     }
     CHECK_EQ(compile("density_unlit", "map \"Unlit\"\nmaterial floor color 200 200 200 shading 0\n"
                                       "level main {\n  chunk_size 4\n  box -2 -1 -2 2 0 2 material floor\n}\n"), 0);
-    image img;
+    test_image img;
     if (shot("density_unlit", "density_unlit", "--mode density --size 64x64 --fov 60 --camera 0,3,0,0,-90", &img)) {
         CHECK_RGB(&img, 32, 32, 128, 128, 128, 1);
-        stbi_image_free(img.rgb);
+        test_image_free(&img);
     } else {
         check_failures++;
     }
@@ -163,7 +126,7 @@ static int compile_lights(const char *name, int light_x)
 static bool read_text(const char *name, char *buf, size_t size)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/%s.txt", workdir, name);
+    snprintf(path, sizeof path, "%s/%s.txt", wd.dir, name);
     FILE *f = fopen(path, "r");
     if (!f)
         return false;
@@ -184,8 +147,8 @@ static void test_compare(void)
     CHECK_EQ(compile_lights("after", 4), 0);
     const char *view = "--size 256x256 --fov 90 --camera 0,8,0,0,-90";
     char extra[512], text[512];
-    image img;
-    snprintf(extra, sizeof extra, "%s --compare '%s/before_again.pmf'", view, workdir);
+    test_image img;
+    snprintf(extra, sizeof extra, "%s --compare '%s/before_again.pmf'", view, wd.dir);
     if (shot("before", "same", extra, &img)) {
         CHECK(read_text("same", text, sizeof text));
         CHECK(!strcmp(text, "changed pixels: 0 of 65536 (0.000%), brighter 0, darker 0, max difference 0, mean difference 0.00\n"));
@@ -193,11 +156,11 @@ static void test_compare(void)
         for (int i = 0; i < img.w * img.h; i++)
             coloured += img.rgb[i * 3] != img.rgb[i * 3 + 1] || img.rgb[i * 3 + 1] != img.rgb[i * 3 + 2];
         CHECK_EQ(coloured, 0);
-        stbi_image_free(img.rgb);
+        test_image_free(&img);
     } else {
         check_failures++;
     }
-    snprintf(extra, sizeof extra, "%s --compare '%s/after.pmf'", view, workdir);
+    snprintf(extra, sizeof extra, "%s --compare '%s/after.pmf'", view, wd.dir);
     if (!shot("before", "moved", extra, &img)) {
         check_failures++;
         return;
@@ -214,7 +177,7 @@ static void test_compare(void)
     unsigned long long warm = 0, cold = 0, outside = 0;
     for (int y = 0; y < img.h; y++)
         for (int x = 0; x < img.w; x++) {
-            const unsigned char *p = pixel(&img, x, y);
+            const unsigned char *p = test_pixel(&img, x, y);
             if (p[0] == p[1] && p[1] == p[2])
                 continue;
             double wx = (x + 0.5 - 128) / 16.0, wz = (y + 0.5 - 128) / 16.0;
@@ -232,15 +195,15 @@ static void test_compare(void)
     CHECK_EQ(cold, darker);
     /* most of each disc of reach (2.83 m = 45 px radius: 6400 px) changed */
     CHECK(warm > 4000 && cold > 4000);
-    stbi_image_free(img.rgb);
+    test_image_free(&img);
     /* one camera only; B must be a map */
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s' shot '%s/before.pmf' -o '%s/x.png' --compare '%s/after.pmf' --frames 2 2>/dev/null", pmfview,
-             workdir, workdir, workdir);
-    CHECK_EQ(run(cmd), 1);
+    snprintf(cmd, sizeof cmd, "'%s' shot '%s/before.pmf' -o '%s/x.png' --compare '%s/after.pmf' --frames 2 2>/dev/null", wd.pmfview,
+             wd.dir, wd.dir, wd.dir);
+    CHECK_EQ(test_system(cmd), 1);
     snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=detect_leaks=0 '%s' shot '%s/before.pmf' -o '%s/x.png' --compare '%s/before.pms' 2>'%s/bad.txt'",
-             pmfview, workdir, workdir, workdir, workdir);
-    CHECK_EQ(run(cmd), 2);
+             wd.pmfview, wd.dir, wd.dir, wd.dir, wd.dir);
+    CHECK_EQ(test_system(cmd), 2);
 }
 
 /* ---- region overlays --------------------------------------------------------------------------- */
@@ -253,12 +216,12 @@ static int tint(int colour, int base)
 
 /* Pixels of a 256x256 top-down view from (0, 10, 0) with a 90 degree field of view: 128 / (10 - y)
  * pixels per metre at height y, +X right, -Z up. */
-static bool check_area(const image *plain, const image *over, int x0, int x1, int y0, int y1, const int *rgb)
+static bool check_area(const test_image *plain, const test_image *over, int x0, int x1, int y0, int y1, const int *rgb)
 {
     bool ok = true;
     for (int y = y0; y <= y1; y++)
         for (int x = x0; x <= x1; x++) {
-            const unsigned char *b = pixel(plain, x, y), *p = pixel(over, x, y);
+            const unsigned char *b = test_pixel(plain, x, y), *p = test_pixel(over, x, y);
             bool good = rgb ? near_rgb(p, tint(rgb[0], b[0]), tint(rgb[1], b[1]), tint(rgb[2], b[2]), 2) : near_rgb(p, b[0], b[1], b[2], 1);
             if (!good && ok)
                 fprintf(stderr, "pixel (%d, %d): %d %d %d over %d %d %d\n", x, y, p[0], p[1], p[2], b[0], b[1], b[2]);
@@ -273,7 +236,7 @@ static bool check_area(const image *plain, const image *over, int x0, int x1, in
  * 66..78, opaque in the kinds' colours. */
 static void test_overlay_edges_on_floor(void)
 {
-    image img;
+    test_image img;
     if (!shot("regions", "edges", "--size 160x120 --camera 0,10,3,0,-70 --overlay weather,gravity", &img)) {
         check_failures++;
         return;
@@ -282,7 +245,7 @@ static void test_overlay_edges_on_floor(void)
         CHECK_RGB(&img, 64, y, 60, 140, 255, 0);
         CHECK_RGB(&img, 95, y, 190, 70, 255, 0);
     }
-    stbi_image_free(img.rgb);
+    test_image_free(&img);
 }
 
 /* A weather region at x -6..-2 and a gravity region at x 2..6 (z -2..2, y 0..4, in one chunk) seen
@@ -298,7 +261,7 @@ static void test_overlay(void)
                                 "  load -6 0 2.5 -2 2 5.5 activate -8 -8 -8 8 8 8\n}\n"), 0);
     const char *view = "--size 256x256 --fov 90 --camera 0,10,0,0,-90";
     char extra[512];
-    image plain, weather, all;
+    test_image plain, weather, all;
     snprintf(extra, sizeof extra, "%s", view);
     bool ok = shot("regions", "plain", extra, &plain);
     snprintf(extra, sizeof extra, "%s --overlay weather", view);
@@ -324,12 +287,12 @@ static void test_overlay(void)
     /* far from the boxes: untouched */
     CHECK(check_area(&plain, &all, 110, 146, 0, 60, NULL));
     CHECK(check_area(&plain, &all, 0, 255, 225, 255, NULL));
-    stbi_image_free(plain.rgb);
-    stbi_image_free(weather.rgb);
-    stbi_image_free(all.rgb);
+    test_image_free(&plain);
+    test_image_free(&weather);
+    test_image_free(&all);
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s' shot '%s/regions.pmf' -o '%s/x.png' --overlay weather,fog 2>/dev/null", pmfview, workdir, workdir);
-    CHECK_EQ(run(cmd), 1);
+    snprintf(cmd, sizeof cmd, "'%s' shot '%s/regions.pmf' -o '%s/x.png' --overlay weather,fog 2>/dev/null", wd.pmfview, wd.dir, wd.dir);
+    CHECK_EQ(test_system(cmd), 1);
     test_overlay_edges_on_floor();
 }
 
@@ -339,9 +302,9 @@ static void test_overlay(void)
 static cJSON *info_json(const char *name)
 {
     char cmd[1024], path[512];
-    snprintf(path, sizeof path, "%s/%s.json", workdir, name);
-    snprintf(cmd, sizeof cmd, "'%s' info --json '%s/%s.pmf' >'%s'", pmfview, workdir, name, path);
-    if (run(cmd) != 0)
+    snprintf(path, sizeof path, "%s/%s.json", wd.dir, name);
+    snprintf(cmd, sizeof cmd, "'%s' info --json '%s/%s.pmf' >'%s'", wd.pmfview, wd.dir, name, path);
+    if (test_system(cmd) != 0)
         return NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -363,7 +326,7 @@ static double number(const cJSON *o, const char *key)
 static void count_lightmaps(const char *name, uint64_t *lightmaps, uint64_t *luxels, uint64_t *blocks)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/%s.pmf", workdir, name);
+    snprintf(path, sizeof path, "%s/%s.pmf", wd.dir, name);
     *lightmaps = *luxels = *blocks = 0;
     pmf_error err;
     pmf_file *f = pmf_open(path, &err);
@@ -437,7 +400,7 @@ static void test_overlay_path(void)
     sample_map m;
     sample_map_build(&m, SAMPLE_MAP_SMALL);
     char path[512];
-    snprintf(path, sizeof path, "%s/sample.pmf", workdir);
+    snprintf(path, sizeof path, "%s/sample.pmf", wd.dir);
     pmf_error err;
     CHECK(sample_map_write_file(&m, path, &err));
     sample_map_free(&m);
@@ -446,7 +409,7 @@ static void test_overlay_path(void)
     static const char *const kinds[] = { "none", "path", "sky" };
     unsigned long pink[3];
     for (int k = 0; k < 3; k++) {
-        image img;
+        test_image img;
         snprintf(extra, sizeof extra, "%s%s %s", k ? "--overlay " : "", k ? kinds[k] : "", view);
         if (!shot("sample", kinds[k], extra, &img)) {
             check_failures++;
@@ -455,8 +418,8 @@ static void test_overlay_path(void)
         pink[k] = 0;
         for (int y = 0; y < img.h; y++)
             for (int x = 0; x < img.w; x++)
-                pink[k] += near_rgb(pixel(&img, x, y), 255, 60, 150, 0);
-        stbi_image_free(img.rgb);
+                pink[k] += near_rgb(test_pixel(&img, x, y), 255, 60, 150, 0);
+        test_image_free(&img);
     }
     CHECK_EQ(pink[0], 0);
     CHECK(pink[1] > 100);
@@ -478,9 +441,6 @@ int main(int argc, char **argv)
         fputs("usage: test_view_tools PMFC PMFVIEW WORKDIR CASE\n", stderr);
         return 1;
     }
-    pmfc = argv[1];
-    pmfview = argv[2];
-    workdir = argv[3];
-    mkdir(workdir, 0777);
+    test_workdir_open(&wd, argv[1], argv[2], argv[3]);
     return check_run_case(tests, argv[4]);
 }

@@ -24,19 +24,11 @@
 #include "view_teleport.h"
 #include "view_watch.h"
 #include "common/check.h"
+#include "common/programs.h"
 
 
 
 static char work[1024];
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-        perror(path);
-        exit(1);
-    }
-}
 
 static char *read_file(const char *path)
 {
@@ -79,7 +71,7 @@ static void test_bookmarks(void)
     CHECK(!view_bookmark_load(file, 1, &level, p, &yaw, &pitch, err, sizeof err), "no file, no bookmark");
 
     /* A hand-written file: recall by position when no line is named bookmarkN. */
-    write_file(file, "# my cameras\n10,20,30,45,-5 door\n\n-1,-2,-3,180,10 roof\n");
+    test_write_text(file, "# my cameras\n10,20,30,45,-5 door\n\n-1,-2,-3,180,10 roof\n");
     CHECK(view_bookmark_load(file, 2, &level, p, &yaw, &pitch, err, sizeof err), "%s", err);
     CHECK(p[0] == -1 && p[1] == -2 && p[2] == -3 && yaw == 180 && pitch == 10 && level == -1, "2nd camera line");
     CHECK(!view_bookmark_load(file, 3, &level, p, &yaw, &pitch, err, sizeof err), "only two cameras");
@@ -110,9 +102,9 @@ static void test_bookmarks(void)
     text = read_file(file);
     CHECK(strstr(text, "7,8,9,10,11 bookmark2@3\n") && !strstr(text, "bookmark2\n"), "level 3: %s", text);
     CHECK(view_bookmark_load(file, 2, &level, p, &yaw, &pitch, err, sizeof err) && level == 3 && p[2] == 9, "recall level %ld", level);
-    write_file(file, "1,2,3,4,5 bookmark1@x\n1,2,3,4,5 bookmark12@1\n");
+    test_write_text(file, "1,2,3,4,5 bookmark1@x\n1,2,3,4,5 bookmark12@1\n");
     CHECK(view_bookmark_load(file, 1, &level, p, &yaw, &pitch, err, sizeof err) && level == -1, "not a level: positional, %ld", level);
-    write_file(file, "1,2,oops,4,5 bookmark1\n");
+    test_write_text(file, "1,2,oops,4,5 bookmark1\n");
     CHECK(!view_bookmark_load(file, 1, &level, p, &yaw, &pitch, err, sizeof err) && strstr(err, "bookmark 1"), "bad line: %s", err);
 }
 
@@ -147,7 +139,7 @@ static void test_watch(void)
 {
     char path[1100];
     snprintf(path, sizeof path, "%s/watched.pmf", work);
-    write_file(path, "one");
+    test_write_text(path, "one");
     view_watch w;
     view_watch_init(&w, path, 100.0);
     CHECK(!view_watch_poll(&w, 100.2), "polls only every %g s", VIEW_WATCH_PERIOD);
@@ -156,23 +148,23 @@ static void test_watch(void)
     /* Rewritten (atomically, as pmf_writer_finish does): reported once it is stable. */
     char tmp[1200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    write_file(tmp, "two, longer");
+    test_write_text(tmp, "two, longer");
     CHECK(rename(tmp, path) == 0, "rename");
     CHECK(!view_watch_poll(&w, 101.0), "first sight: wait for it to settle");
     CHECK(view_watch_poll(&w, 101.5), "stable: reload");
     CHECK(!view_watch_poll(&w, 102.0), "reported once");
 
     /* Still being written between two polls: waits until two polls agree. */
-    write_file(path, "three");
+    test_write_text(path, "three");
     CHECK(!view_watch_poll(&w, 102.5), "changed");
-    write_file(path, "three, still growing");
+    test_write_text(path, "three, still growing");
     CHECK(!view_watch_poll(&w, 103.0), "changed again");
     CHECK(view_watch_poll(&w, 103.5), "settled");
 
     /* Gone: nothing to reload until it is back. */
     remove(path);
     CHECK(!view_watch_poll(&w, 104.0) && !view_watch_poll(&w, 104.5) && !view_watch_poll(&w, 105.0), "missing file");
-    write_file(path, "four");
+    test_write_text(path, "four");
     CHECK(!view_watch_poll(&w, 105.5), "back");
     CHECK(view_watch_poll(&w, 106.0), "back and stable");
 }
@@ -213,11 +205,11 @@ static void test_shot_path(void)
     CHECK(view_shot_path(dir, when, path, sizeof path), "name");
     snprintf(want, sizeof want, "%s/pmfview-20261122-040506.png", dir);
     CHECK(!strcmp(path, want), "%s", path);
-    write_file(path, "x");
+    test_write_text(path, "x");
     CHECK(view_shot_path(dir, when, path, sizeof path), "second name");
     snprintf(want, sizeof want, "%s/pmfview-20261122-040506-2.png", dir);
     CHECK(!strcmp(path, want), "%s", path);
-    write_file(path, "x");
+    test_write_text(path, "x");
     CHECK(view_shot_path(dir, when, path, sizeof path) && strstr(path, "-3.png"), "%s", path);
     CHECK(view_shot_path(NULL, when, path, sizeof path) && !strcmp(path, "pmfview-20261122-040506.png"), "current dir: %s", path);
     CHECK(!view_shot_path(dir, when, path, 20), "too small a buffer");
@@ -343,11 +335,11 @@ static void test_output_files(void)
     CHECK(mode_of(png) == 0640, "umask 027: mode %o", mode_of(png));
 
     snprintf(victim, sizeof victim, "%s/victim", dir);
-    write_file(victim, "not yours\n");
+    test_write_text(victim, "not yours\n");
     snprintf(file, sizeof file, "%s/map.pmf.cameras", dir);
     CHECK(symlink("victim", file) == 0, "symlink");
     snprintf(tmp, sizeof tmp, "%s.tmp", file);
-    write_file(tmp, "someone's file\n");
+    test_write_text(tmp, "someone's file\n");
     umask(022);
     /* a symlink is neither read nor written through: refused, the target untouched */
     CHECK(!view_bookmark_save(file, 1, 0, (const double[3]){ 1, 2, 3 }, 4, 5, err, sizeof err) && strstr(err, "cannot read"),

@@ -26,20 +26,20 @@ static int test_legacy(void)
     REQUIRE(write_bytes("old.pmf", bytes, size));
     REQUIRE(legacy_sample_write_textures("game"));
     REQUIRE(rt_shot("old.pmf", "legacy.png", "--game game") == 0);
-    rt_image img;
-    REQUIRE(rt_load(&img, "legacy.png"));
+    test_image img;
+    REQUIRE(test_image_load(&img, "legacy.png"));
     int lit = rt_eq(200, 128);
     REQUIRE(rt_expect(&img, 16, 32, lit, lit, lit));
     REQUIRE(rt_expect(&img, 48, 32, 30, 60, 250));
     REQUIRE(rt_expect(&img, 32, 16, rt_eq(200, 255), rt_eq(200, 64), 0));
     REQUIRE(rt_expect(&img, 32, 32, 0, 0, 0));
-    rt_free(&img);
+    test_image_free(&img);
     /* without the textures: the missing-texture checkerboard, still lit by the base light */
     REQUIRE(rt_shot("old.pmf", "plain.png", "") == 0);
-    REQUIRE(rt_load(&img, "plain.png"));
+    REQUIRE(test_image_load(&img, "plain.png"));
     const uint8_t *p = &img.rgb[(32 * 64 + 48) * 3];
     REQUIRE((p[0] == 255 && p[1] == 0 && p[2] == 255) || (p[0] == 0 && p[1] == 0 && p[2] == 0));
-    rt_free(&img);
+    test_image_free(&img);
     return 0;
 }
 
@@ -67,32 +67,32 @@ static int test_pm4_surfaces(void)
 {
     REQUIRE(write_pm4("w_29_31.pm4"));
     REQUIRE(rt_shot("w_29_31.pm4", "top.png", "--camera 5,40,-5,0,-90") == 0);
-    rt_image img;
-    REQUIRE(rt_load(&img, "top.png"));
+    test_image img;
+    REQUIRE(test_image_load(&img, "top.png"));
     int walkable[3], prop[3];
     surface_pixel(1, 0, PM4_SAMPLE_CK24_A, (const float[3]){ 0, 1, 0 }, walkable);
     surface_pixel(0, 0x80, PM4_SAMPLE_CK24_B, (const float[3]){ 1, 0, 0 }, prop);
     REQUIRE(rt_expect(&img, 34, 34, walkable[0], walkable[1], walkable[2]));
     REQUIRE(walkable[0] + walkable[1] + walkable[2] > 100);
     REQUIRE(rt_expect(&img, 2, 2, 0, 0, 0)); /* past the square's corner (x < 0) */
-    rt_free(&img);
+    test_image_free(&img);
     REQUIRE(rt_shot("w_29_31.pm4", "side.png", "--camera 30,2,-2,90,0") == 0);
-    REQUIRE(rt_load(&img, "side.png"));
+    REQUIRE(test_image_load(&img, "side.png"));
     REQUIRE(rt_expect(&img, 32, 32, prop[0], prop[1], prop[2]));
     REQUIRE(prop[0] != walkable[0] || prop[1] != walkable[1] || prop[2] != walkable[2]);
-    rt_free(&img);
+    test_image_free(&img);
     /* no --camera: the overview start camera at (10, 18, 11.5), pitch -36.87 (bounds (0,0,-10) ..
      * (20,12,1)): the square's middle (5, 10, -5) is 5 m left, 3.5 m up and 18 m deep in its view,
      * so at column (1 - 5/18) x 32 = 23, row (1 - 3.5/18) x 32 = 26 */
     REQUIRE(rt_shot("w_29_31.pm4", "overview.png", "") == 0);
-    REQUIRE(rt_load(&img, "overview.png"));
+    REQUIRE(test_image_load(&img, "overview.png"));
     REQUIRE(rt_expect(&img, 23, 26, walkable[0], walkable[1], walkable[2]));
-    rt_free(&img);
+    test_image_free(&img);
     /* with the surfaces layer off, the square is gone */
     REQUIRE(rt_shot("w_29_31.pm4", "off.png", "--camera 5,40,-5,0,-90 --layer surfaces=off") == 0);
-    REQUIRE(rt_load(&img, "off.png"));
+    REQUIRE(test_image_load(&img, "off.png"));
     REQUIRE(rt_expect(&img, 34, 34, 0, 0, 0));
-    rt_free(&img);
+    test_image_free(&img);
     return 0;
 }
 
@@ -102,15 +102,15 @@ static int layer_pixel(const char *camera, const char *layer, int r, int g, int 
     char extra[256];
     snprintf(extra, sizeof extra, "--camera %s", camera);
     REQUIRE(rt_shot("w_29_31.pm4", "on.png", extra) == 0);
-    rt_image img;
-    REQUIRE(rt_load(&img, "on.png"));
+    test_image img;
+    REQUIRE(test_image_load(&img, "on.png"));
     REQUIRE(rt_expect(&img, 32, 32, r, g, b));
-    rt_free(&img);
+    test_image_free(&img);
     snprintf(extra, sizeof extra, "--camera %s --layer %s=off", camera, layer);
     REQUIRE(rt_shot("w_29_31.pm4", "off.png", extra) == 0);
-    REQUIRE(rt_load(&img, "off.png"));
+    REQUIRE(test_image_load(&img, "off.png"));
     REQUIRE(rt_expect(&img, 32, 32, 0, 0, 0));
-    rt_free(&img);
+    test_image_free(&img);
     return 0;
 }
 
@@ -134,12 +134,12 @@ static int test_pm4_directory(void)
     REQUIRE(mkdir("tiles", 0700) == 0);
     REQUIRE(write_pm4("tiles/w_30_30.pm4") && write_pm4("tiles/w_31_30.pm4") && write_pm4("tiles/w_30_31.pm4"));
     REQUIRE(rt_shot("tiles", "dir.png", "--camera 5,40,-5,0,-90") == 0);
-    rt_image img;
-    REQUIRE(rt_load(&img, "dir.png"));
+    test_image img;
+    REQUIRE(test_image_load(&img, "dir.png"));
     int walkable[3];
     surface_pixel(1, 0, PM4_SAMPLE_CK24_A, (const float[3]){ 0, 1, 0 }, walkable);
     REQUIRE(rt_expect(&img, 34, 34, walkable[0], walkable[1], walkable[2]));
-    rt_free(&img);
+    test_image_free(&img);
     /* a damaged tile: exit 2, one line naming it */
     size_t size;
     uint8_t *bytes = pm4_sample_build(&(pm4_sample_desc){ 0 }, &size);

@@ -5,7 +5,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <stb_image.h>
 
 #include "rt_shot.h"
 
@@ -69,27 +68,12 @@ int rt_shot(const char *map, const char *out, const char *extra)
     return rt_run(args, NULL);
 }
 
-bool rt_shot_map(fx_map *m, const char *extra, rt_image *img)
+bool rt_shot_map(fx_map *m, const char *extra, test_image *img)
 {
-    return fx_map_write(m, "map.pmf") && rt_shot("map.pmf", "out.png", extra) == 0 && rt_load(img, "out.png");
+    return fx_map_write(m, "map.pmf") && rt_shot("map.pmf", "out.png", extra) == 0 && test_image_load(img, "out.png");
 }
 
-bool rt_load(rt_image *img, const char *path)
-{
-    int n;
-    img->rgb = stbi_load(path, &img->w, &img->h, &n, 3);
-    if (!img->rgb)
-        fprintf(stderr, "cannot load %s: %s\n", path, stbi_failure_reason());
-    return img->rgb != NULL;
-}
-
-void rt_free(rt_image *img)
-{
-    stbi_image_free(img->rgb);
-    img->rgb = NULL;
-}
-
-bool rt_expect(const rt_image *img, int x, int y, int r, int g, int b)
+bool rt_expect(const test_image *img, int x, int y, int r, int g, int b)
 {
     const uint8_t *p = &img->rgb[((size_t)y * img->w + x) * 3];
     int want[3] = { r, g, b };
@@ -102,7 +86,7 @@ bool rt_expect(const rt_image *img, int x, int y, int r, int g, int b)
     return true;
 }
 
-bool rt_expect_all(const rt_image *img, int r, int g, int b)
+bool rt_expect_all(const test_image *img, int r, int g, int b)
 {
     for (int y = 0; y < img->h; y++)
         for (int x = 0; x < img->w; x++)

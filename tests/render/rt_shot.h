@@ -7,9 +7,9 @@
 #include <stdio.h>
 
 #include "common/check.h"
+#include "common/programs.h"
 #include "fixture_map.h"
 
-typedef struct rt_image { int w, h; uint8_t *rgb; } rt_image;
 typedef struct rt_test { const char *name; int (*run)(void); } rt_test;
 
 /* argv: PMFVIEW TEST. Runs TEST in a fresh temporary directory (removed when it passes). */
@@ -18,16 +18,14 @@ int rt_main(int argc, char **argv, const rt_test *tests);
 /* `pmfview shot MAP -o OUT --size 64x64 --fov 90 EXTRA`; returns the exit code. */
 int rt_shot(const char *map, const char *out, const char *extra);
 /* Writes m to map.pmf, shoots it to out.png (rt_shot's EXTRA) and loads the picture into img. */
-bool rt_shot_map(fx_map *m, const char *extra, rt_image *img);
+bool rt_shot_map(fx_map *m, const char *extra, test_image *img);
 /* `pmfview ARGS`; returns the exit code; stderr (up to 1023 bytes) into err when not NULL. */
 int rt_run(const char *args, char err[1024]);
 
-bool rt_load(rt_image *img, const char *path);
-void rt_free(rt_image *img);
 /* Pixel (x, y) from the top-left is (r, g, b) ± 1. */
-bool rt_expect(const rt_image *img, int x, int y, int r, int g, int b);
+bool rt_expect(const test_image *img, int x, int y, int r, int g, int b);
 /* Every pixel is (r, g, b) ± 1. */
-bool rt_expect_all(const rt_image *img, int r, int g, int b);
+bool rt_expect_all(const test_image *img, int r, int g, int b);
 /* round(a × b / 255): an 8-bit product as the equation gives it. */
 int rt_eq(int a, int b);
 

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "ptf.h"
+#include "common/programs.h"
 #include "fixture_map.h"
 #include "rt_shot.h"
 
@@ -73,12 +74,12 @@ static int test_texture_archive(void)
     uint8_t *data[2] = { png, ptf };
     size_t sizes[2] = { png_size, ptf_size };
     REQUIRE(fx_map_archive(&m, 2, paths, data, sizes));
-    rt_image img;
+    test_image img;
     REQUIRE(rt_shot_map(&m, "", &img));
     /* colour × texel × luxel. */
     REQUIRE(rt_expect(&img, 16, 32, PROD(255, 128, 200), PROD(200, 255, 200), PROD(255, 64, 200)));
     REQUIRE(rt_expect(&img, 48, 32, PROD(10, 200), PROD(20, 200), PROD(30, 200)));
-    rt_free(&img);
+    test_image_free(&img);
     free(png);
     free(px);
     free(ptf);
@@ -98,7 +99,7 @@ static int test_texture_game_dir(void)
     REQUIRE(mkdir("game", 0755) == 0 && mkdir("game/textures", 0755) == 0);
     size_t size;
     uint8_t *png = solid_png(90, 45, 180, &size);
-    REQUIRE(fx_write_file("game/textures/g.png", png, size));
+    REQUIRE(test_write_file("game/textures/g.png", png, size));
     free(png);
     char err[1024];
     REQUIRE(rt_run("shot map.pmf -o out.png --size 64x64 --fov 90 --game game", err) == 0);
@@ -108,15 +109,15 @@ static int test_texture_game_dir(void)
     REQUIRE(strstr(err, "textures/none\\x1B]52;c;ZXZpbA==\\x07\\x1B[2J\\x9B"));
     for (const char *c = err; *c; c++)
         REQUIRE(*c == '\n' || ((unsigned char)*c >= 0x20 && (unsigned char)*c < 0x7F));
-    rt_image img;
-    REQUIRE(rt_load(&img, "out.png"));
+    test_image img;
+    REQUIRE(test_image_load(&img, "out.png"));
     REQUIRE(rt_expect(&img, 16, 32, 90, 45, 180));
     /* Checkerboard: magenta or black texels (8-texel cells over 64 texels across 32 pixels). */
     for (int y = 8; y < 64; y += 16) {
         const uint8_t *p = &img.rgb[((size_t)y * 64 + 40) * 3];
         REQUIRE((p[0] > 200 && p[1] < 60 && p[2] > 200) || (p[0] < 60 && p[1] < 60 && p[2] < 60));
     }
-    rt_free(&img);
+    test_image_free(&img);
     fx_map_free(&m);
     return 0;
 }
@@ -142,11 +143,11 @@ static int test_animation(void)
     };
     for (int i = 0; i < 4; i++) {
         char args[64];
-        rt_image img;
+        test_image img;
         snprintf(args, sizeof args, "--time %s", frames[i].time);
-        REQUIRE(rt_shot("map.pmf", "out.png", args) == 0 && rt_load(&img, "out.png"));
+        REQUIRE(rt_shot("map.pmf", "out.png", args) == 0 && test_image_load(&img, "out.png"));
         REQUIRE(rt_expect(&img, 32, 32, frames[i].r, frames[i].g, frames[i].b));
-        rt_free(&img);
+        test_image_free(&img);
     }
     for (int i = 0; i < 3; i++)
         free(d[i]);
@@ -172,20 +173,20 @@ static int test_uv_scroll(void)
     const char *paths[1] = { "textures/s.png" };
     REQUIRE(fx_map_archive(&m, 1, paths, &png, &size));
     REQUIRE(fx_map_write(&m, "map.pmf"));
-    rt_image a, b;
-    REQUIRE(rt_shot("map.pmf", "a.png", "") == 0 && rt_load(&a, "a.png"));
-    REQUIRE(rt_shot("map.pmf", "b.png", "--time 2") == 0 && rt_load(&b, "b.png"));
+    test_image a, b;
+    REQUIRE(rt_shot("map.pmf", "a.png", "") == 0 && test_image_load(&a, "a.png"));
+    REQUIRE(rt_shot("map.pmf", "b.png", "--time 2") == 0 && test_image_load(&b, "b.png"));
     REQUIRE(rt_expect(&a, 16, 32, 255, 0, 0) && rt_expect(&a, 48, 32, 0, 0, 255));
     REQUIRE(rt_expect(&b, 16, 32, 0, 0, 255) && rt_expect(&b, 48, 32, 255, 0, 0));
-    rt_free(&a);
-    rt_free(&b);
+    test_image_free(&a);
+    test_image_free(&b);
     free(png);
     fx_map_free(&m);
     return 0;
 }
 
 /* An opaque back wall at z = -6 and a blended wall at z = -4 covering the left half. */
-static int blend_case(uint8_t flags, uint8_t mode, const uint8_t front[3], uint8_t alpha, rt_image *img)
+static int blend_case(uint8_t flags, uint8_t mode, const uint8_t front[3], uint8_t alpha, test_image *img)
 {
     fx_map m = { 0 };
     fx_level *l = fx_level_add(&m, 4, ONE, ORIGIN);
@@ -204,30 +205,30 @@ static int blend_case(uint8_t flags, uint8_t mode, const uint8_t front[3], uint8
     fx_wall_z(q, -8, 0, -8, 8, -4, true);
     fx_geom_quad(c, 1, glass, lm, q);
     REQUIRE(fx_map_write(&m, "map.pmf"));
-    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && rt_load(img, "out.png"));
+    REQUIRE(rt_shot("map.pmf", "out.png", "") == 0 && test_image_load(img, "out.png"));
     fx_map_free(&m);
     return 0;
 }
 
 static int test_transparency(void)
 {
-    rt_image img;
+    test_image img;
     REQUIRE(blend_case(PMF_MATERIAL_TRANSPARENT, PMF_RENDMODE_NORMAL, (uint8_t[]){ 0, 0, 255 }, 128, &img) == 0);
     double a = 128 / 255.0;
     REQUIRE(rt_expect(&img, 16, 32, (int)lround(200 * (1 - a)), (int)lround(100 * (1 - a)),
                        (int)lround(255 * a + 100 * (1 - a))));
     REQUIRE(rt_expect(&img, 48, 32, 200, 100, 100));
-    rt_free(&img);
+    test_image_free(&img);
     return 0;
 }
 
 static int test_additive(void)
 {
-    rt_image img;
+    test_image img;
     REQUIRE(blend_case(0, PMF_RENDMODE_ADD, (uint8_t[]){ 0, 100, 50 }, 255, &img) == 0);
     REQUIRE(rt_expect(&img, 16, 32, 200, 200, 150));
     REQUIRE(rt_expect(&img, 48, 32, 200, 100, 100));
-    rt_free(&img);
+    test_image_free(&img);
     return 0;
 }
 
@@ -252,12 +253,12 @@ static int test_blend_order(void)
     fx_chunk *far = fx_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
     fx_wall_z(q, -8, 8, -8, 8, 4, true);
     fx_geom_quad(far, 0, red, fx_lightmap(far, 1, 255, 255, 255), q);
-    rt_image img;
+    test_image img;
     REQUIRE(rt_shot_map(&m, "", &img));
     double a = 128 / 255.0;
     int r = (int)lround(255 * a * (1 - a)), b = (int)lround(255 * a);
     REQUIRE(rt_expect(&img, 32, 32, r, 0, b));
-    rt_free(&img);
+    test_image_free(&img);
     fx_map_free(&m);
     return 0;
 }
@@ -282,11 +283,11 @@ static int test_blend_order_cubes(void)
     fx_geom_quad(c, 1, blue, lm, q);
     fx_wall_z(q, -8, 8, -8, 8, -6, true);
     fx_geom_quad(c, 2, red, lm, q);
-    rt_image img;
+    test_image img;
     REQUIRE(rt_shot_map(&m, "", &img));
     double a = 128 / 255.0;
     REQUIRE(rt_expect(&img, 32, 32, (int)lround(255 * a * (1 - a)), 0, (int)lround(255 * a)));
-    rt_free(&img);
+    test_image_free(&img);
     fx_map_free(&m);
     return 0;
 }
@@ -335,13 +336,13 @@ static int test_blend_groups(void)
     bool mdi = !(baseline && baseline[0] == '1');
     REQUIRE(strstr(text, "\nvisible materials: 2\n"));
     REQUIRE(strstr(text, mdi ? "\nworld draw calls: 2\n" : "\nworld draw calls: 4\n"));
-    rt_image img;
-    REQUIRE(rt_load(&img, "out.png"));
+    test_image img;
+    REQUIRE(test_image_load(&img, "out.png"));
     double a = 128 / 255.0;
     int twice = (int)lround(255 * a * (2 - a));
     REQUIRE(rt_expect(&img, 13, 32, twice, 0, 0));
     REQUIRE(rt_expect(&img, 50, 32, 0, 0, twice));
-    rt_free(&img);
+    test_image_free(&img);
     fx_map_free(&m);
     return 0;
 }
@@ -359,9 +360,9 @@ static int test_liquid(void)
     fx_floor_y(q, -8, 8, -8, 0, -1, true);
     fx_geom_quad(c, 0, water, fx_lightmap(c, 1, 255, 255, 255), q);
     REQUIRE(fx_map_write(&m, "map.pmf"));
-    rt_image still, moving;
-    REQUIRE(rt_shot("map.pmf", "still.png", "") == 0 && rt_load(&still, "still.png"));
-    REQUIRE(rt_shot("map.pmf", "moving.png", "--time 0.7") == 0 && rt_load(&moving, "moving.png"));
+    test_image still, moving;
+    REQUIRE(rt_shot("map.pmf", "still.png", "") == 0 && test_image_load(&still, "still.png"));
+    REQUIRE(rt_shot("map.pmf", "moving.png", "--time 0.7") == 0 && test_image_load(&moving, "moving.png"));
     /* At t = 0 the floor at y = -1 (z in [-8, 0]) fills the view below row 36 (its far edge). */
     REQUIRE(rt_expect(&still, 32, 50, 40, 90, 200) && rt_expect(&still, 32, 29, 0, 0, 0));
     REQUIRE(rt_expect(&still, 10, 60, 40, 90, 200) && rt_expect(&still, 10, 3, 0, 0, 0));
@@ -369,8 +370,8 @@ static int test_liquid(void)
     for (int i = 0; i < 64 * 64 * 3; i++)
         differ += still.rgb[i] != moving.rgb[i];
     REQUIRE(differ > 0);
-    rt_free(&still);
-    rt_free(&moving);
+    test_image_free(&still);
+    test_image_free(&moving);
     fx_map_free(&m);
     return 0;
 }
@@ -386,19 +387,19 @@ static int test_emission_shading(void)
     fx_cmat(l, flat)->shading = 0;
     fx_chunk *c = two_walls(l, glow, flat);
     memset(c->lightmaps[0].luxels, 128, 4 * 3);
-    rt_image img;
+    test_image img;
     REQUIRE(rt_shot_map(&m, "", &img));
     REQUIRE(rt_expect(&img, 16, 32, PROD(100, 128) + 20, PROD(100, 128) + 30, PROD(100, 128) + 40));
     REQUIRE(rt_expect(&img, 48, 32, 100, 150, 200));          /* shading 0: L ignored */
-    rt_free(&img);
+    test_image_free(&img);
     /* Half shading: a × ((1 - s) + s × L). */
     fx_cmat(l, flat)->shading = 128;
     REQUIRE(fx_map_write(&m, "map2.pmf"));
-    REQUIRE(rt_shot("map2.pmf", "half.png", "") == 0 && rt_load(&img, "half.png"));
+    REQUIRE(rt_shot("map2.pmf", "half.png", "") == 0 && test_image_load(&img, "half.png"));
     double s = 128 / 255.0, L = 128 / 255.0;
     REQUIRE(rt_expect(&img, 48, 32, (int)lround(100 * ((1 - s) + s * L)), (int)lround(150 * ((1 - s) + s * L)),
                        (int)lround(200 * ((1 - s) + s * L))));
-    rt_free(&img);
+    test_image_free(&img);
     fx_map_free(&m);
     return 0;
 }
@@ -417,10 +418,10 @@ static int test_matcap(void)
     uint8_t *png = solid_png(40, 60, 80, &size);
     const char *paths[1] = { "textures/m.png" };
     REQUIRE(fx_map_archive(&m, 1, paths, &png, &size));
-    rt_image img;
+    test_image img;
     REQUIRE(rt_shot_map(&m, "", &img));
     REQUIRE(rt_expect(&img, 32, 32, 140, 160, 180));          /* a × L + shine × m */
-    rt_free(&img);
+    test_image_free(&img);
     free(png);
     fx_map_free(&m);
     return 0;
@@ -467,11 +468,11 @@ static int test_skybox(void)
     static const char *dirs[6] = { "0,0,0,-90,0", "0,0,0,0,90", "0,0,0,180,0", "0,0,0,90,0", "0,0,0,0,-90", "0,0,0,0,0" };
     for (int f = 0; f < 6; f++) {
         char args[64];
-        rt_image img;
+        test_image img;
         snprintf(args, sizeof args, "--camera %s", dirs[f]);
-        REQUIRE(rt_shot("map.pmf", "out.png", args) == 0 && rt_load(&img, "out.png"));
+        REQUIRE(rt_shot("map.pmf", "out.png", args) == 0 && test_image_load(&img, "out.png"));
         REQUIRE(rt_expect(&img, 32, 32, 40 * f + 10, 20, 200));
-        rt_free(&img);
+        test_image_free(&img);
     }
     fx_map_free(&m);
     return 0;
@@ -503,9 +504,9 @@ static int test_skybox_seams(void)
     const char *paths[1] = { "textures/q.png" };
     REQUIRE(fx_map_archive(&m, 1, paths, &png, &png_size));
     REQUIRE(fx_map_write(&m, "map.pmf"));
-    rt_image v, h;
-    REQUIRE(rt_shot("map.pmf", "v.png", "--camera 0,0,0,135,0") == 0 && rt_load(&v, "v.png"));
-    REQUIRE(rt_shot("map.pmf", "h.png", "--camera 0,0,0,180,45") == 0 && rt_load(&h, "h.png"));
+    test_image v, h;
+    REQUIRE(rt_shot("map.pmf", "v.png", "--camera 0,0,0,135,0") == 0 && test_image_load(&v, "v.png"));
+    REQUIRE(rt_shot("map.pmf", "h.png", "--camera 0,0,0,180,45") == 0 && test_image_load(&h, "h.png"));
     int seams = 0;
     for (int i = 12; i < 52; i++) {
         if (abs(i - 32) < 5) continue;
@@ -518,8 +519,8 @@ static int test_skybox_seams(void)
     }
     if (seams) fprintf(stderr, "skybox_seams: %d edge pixel channels differ from their neighbours\n", seams);
     REQUIRE(seams == 0);
-    rt_free(&v);
-    rt_free(&h);
+    test_image_free(&v);
+    test_image_free(&h);
     free(png);
     fx_map_free(&m);
     return 0;
@@ -530,13 +531,13 @@ static int test_sky_region(void)
     fx_map m = { 0 };
     sky_level(&m, true);
     REQUIRE(fx_map_write(&m, "map.pmf"));
-    rt_image in, out;
-    REQUIRE(rt_shot("map.pmf", "in.png", "--camera 1,0,0,0,0") == 0 && rt_load(&in, "in.png"));
-    REQUIRE(rt_shot("map.pmf", "out.png", "--camera 3,0,0,0,0") == 0 && rt_load(&out, "out.png"));
+    test_image in, out;
+    REQUIRE(rt_shot("map.pmf", "in.png", "--camera 1,0,0,0,0") == 0 && test_image_load(&in, "in.png"));
+    REQUIRE(rt_shot("map.pmf", "out.png", "--camera 3,0,0,0,0") == 0 && test_image_load(&out, "out.png"));
     REQUIRE(rt_expect(&in, 32, 32, 40 * 5 + 10, 120, 200));
     REQUIRE(rt_expect(&out, 32, 32, 40 * 5 + 10, 20, 200));
-    rt_free(&in);
-    rt_free(&out);
+    test_image_free(&in);
+    test_image_free(&out);
     fx_map_free(&m);
     return 0;
 }
@@ -550,13 +551,13 @@ static int test_clouds(void)
     memcpy(fx_cmat(l, cloud)->color, (uint8_t[]){ 0, 255, 0 }, 3);
     l->skies[0].cloud_top = "cloud";
     REQUIRE(fx_map_write(&m, "map.pmf"));
-    rt_image up, ahead;
-    REQUIRE(rt_shot("map.pmf", "up.png", "--camera 0,0,0,0,90") == 0 && rt_load(&up, "up.png"));
-    REQUIRE(rt_shot("map.pmf", "ahead.png", "--camera 0,0,0,0,-30") == 0 && rt_load(&ahead, "ahead.png"));
+    test_image up, ahead;
+    REQUIRE(rt_shot("map.pmf", "up.png", "--camera 0,0,0,0,90") == 0 && test_image_load(&up, "up.png"));
+    REQUIRE(rt_shot("map.pmf", "ahead.png", "--camera 0,0,0,0,-30") == 0 && test_image_load(&ahead, "ahead.png"));
     REQUIRE(rt_expect(&up, 32, 32, 0, 255, 0));
     REQUIRE(rt_expect(&ahead, 32, 32, 40 * 5 + 10, 20, 200));   /* below the horizon: no cloud */
-    rt_free(&up);
-    rt_free(&ahead);
+    test_image_free(&up);
+    test_image_free(&ahead);
     fx_map_free(&m);
     return 0;
 }
@@ -579,11 +580,11 @@ static int test_skybox_3d(void)
     fx_chunk *sb = fx_chunk_add(l, (pmf_chunk_coord){ 1, 0, 0 });
     fx_wall_z(q, -8, 8, -8, 8, -6, true);
     fx_geom_quad(sb, 0, far, fx_lightmap(sb, 1, 255, 255, 255), q);
-    rt_image img;
+    test_image img;
     REQUIRE(rt_shot_map(&m, "", &img));
     REQUIRE(rt_expect(&img, 16, 32, 250, 250, 250));
     REQUIRE(rt_expect(&img, 48, 32, 5, 150, 5));
-    rt_free(&img);
+    test_image_free(&img);
     fx_map_free(&m);
     return 0;
 }

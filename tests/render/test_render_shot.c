@@ -39,11 +39,11 @@ static int test_lit_quad(void)
     wall_level(&m, (uint8_t[]){ 200, 100, 50 }, (uint8_t[]){ 128, 64, 255 }, NULL);
     REQUIRE(fx_map_write(&m, "map.pmf"));
     REQUIRE(rt_shot("map.pmf", "out.png", "") == 0);
-    rt_image img;
-    REQUIRE(rt_load(&img, "out.png"));
+    test_image img;
+    REQUIRE(test_image_load(&img, "out.png"));
     /* a × L = colour/255 × luxel/255. */
     REQUIRE(rt_expect_all(&img, rt_eq(200, 128), rt_eq(100, 64), rt_eq(50, 255)));
-    rt_free(&img);
+    test_image_free(&img);
 
     fx_map m2 = { 0 };
     wall_level(&m2, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 128, 128, 128 }, NULL);
@@ -59,9 +59,9 @@ static int test_lit_quad(void)
         REQUIRE(strncmp(e->d_name, ".out", 4) != 0);
     if (d)
         closedir(d);
-    REQUIRE(rt_load(&img, "out2.png"));
+    REQUIRE(test_image_load(&img, "out2.png"));
     REQUIRE(rt_expect_all(&img, 128, 128, 128));
-    rt_free(&img);
+    test_image_free(&img);
     fx_map_free(&m);
     fx_map_free(&m2);
     return 0;
@@ -73,9 +73,9 @@ static int test_dynamic_light(void)
     fx_chunk *c = wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 50, 50, 50 }, NULL);
     fx_dynamic_light(c, 7, true, (uint8_t[]){ 255, 128, 0 }, 0, 100);
     REQUIRE(fx_map_write(&m, "map.pmf"));
-    rt_image on, off, forced;
-    REQUIRE(rt_shot("map.pmf", "on.png", "") == 0 && rt_load(&on, "on.png"));
-    REQUIRE(rt_shot("map.pmf", "off.png", "--light 7=off") == 0 && rt_load(&off, "off.png"));
+    test_image on, off, forced;
+    REQUIRE(rt_shot("map.pmf", "on.png", "") == 0 && test_image_load(&on, "on.png"));
+    REQUIRE(rt_shot("map.pmf", "off.png", "--light 7=off") == 0 && test_image_load(&off, "off.png"));
     /* L = 50/255 + 100/255 × colour/255. */
     REQUIRE(rt_expect_all(&on, 150, (int)lround(50 + 100 * 128 / 255.0), 50));
     REQUIRE(rt_expect_all(&off, 50, 50, 50));
@@ -84,11 +84,11 @@ static int test_dynamic_light(void)
     c = wall_level(&m2, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 50, 50, 50 }, NULL);
     fx_dynamic_light(c, 9, false, (uint8_t[]){ 0, 255, 255 }, 0, 60);
     REQUIRE(fx_map_write(&m2, "map2.pmf"));
-    REQUIRE(rt_shot("map2.pmf", "forced.png", "--light 9=on") == 0 && rt_load(&forced, "forced.png"));
+    REQUIRE(rt_shot("map2.pmf", "forced.png", "--light 9=on") == 0 && test_image_load(&forced, "forced.png"));
     REQUIRE(rt_expect_all(&forced, 50, 110, 110));
-    rt_free(&on);
-    rt_free(&off);
-    rt_free(&forced);
+    test_image_free(&on);
+    test_image_free(&off);
+    test_image_free(&forced);
     fx_map_free(&m);
     fx_map_free(&m2);
     return 0;
@@ -106,10 +106,10 @@ static int test_fast_light(void)
     fx_two_walls(c, mat, lm, mat, lm);
     fx_fast_light(c, 3, 255, (uint8_t[]){ 200, 100, 0 }, 4, 4, 255);
     REQUIRE(fx_map_write(&m, "map.pmf"));
-    rt_image full, zero, half;
-    REQUIRE(rt_shot("map.pmf", "full.png", "") == 0 && rt_load(&full, "full.png"));
-    REQUIRE(rt_shot("map.pmf", "zero.png", "--fast 3=0") == 0 && rt_load(&zero, "zero.png"));
-    REQUIRE(rt_shot("map.pmf", "half.png", "--fast 3=128") == 0 && rt_load(&half, "half.png"));
+    test_image full, zero, half;
+    REQUIRE(rt_shot("map.pmf", "full.png", "") == 0 && test_image_load(&full, "full.png"));
+    REQUIRE(rt_shot("map.pmf", "zero.png", "--fast 3=0") == 0 && test_image_load(&zero, "zero.png"));
+    REQUIRE(rt_shot("map.pmf", "half.png", "--fast 3=128") == 0 && test_image_load(&half, "half.png"));
     REQUIRE(rt_expect(&full, 16, 32, 40, 40, 40));          /* skipped: multiplier 0 */
     REQUIRE(rt_expect(&full, 48, 32, 240, 140, 40));        /* 40 + colour × 255/255 × 255/255 */
     REQUIRE(rt_expect(&zero, 48, 32, 40, 40, 40));
@@ -117,13 +117,13 @@ static int test_fast_light(void)
     /* A fast light the file disables stays off whatever its intensity. */
     c->fast[0].flags = 0;
     REQUIRE(fx_map_write(&m, "off.pmf"));
-    rt_image off;
-    REQUIRE(rt_shot("off.pmf", "off.png", "--fast 3=255") == 0 && rt_load(&off, "off.png"));
+    test_image off;
+    REQUIRE(rt_shot("off.pmf", "off.png", "--fast 3=255") == 0 && test_image_load(&off, "off.png"));
     REQUIRE(rt_expect(&off, 48, 32, 40, 40, 40));
-    rt_free(&off);
-    rt_free(&full);
-    rt_free(&zero);
-    rt_free(&half);
+    test_image_free(&off);
+    test_image_free(&full);
+    test_image_free(&zero);
+    test_image_free(&half);
     fx_map_free(&m);
     return 0;
 }
@@ -135,13 +135,13 @@ static int test_modes(void)
     wall_level(&m, (uint8_t[]){ 200, 100, 50 }, (uint8_t[]){ 128, 64, 32 }, &mat);
     fx_cmat(&m.levels[0], mat)->emission[2] = 10;
     REQUIRE(fx_map_write(&m, "map.pmf"));
-    rt_image lmap, fb;
-    REQUIRE(rt_shot("map.pmf", "lm.png", "--mode lightmap") == 0 && rt_load(&lmap, "lm.png"));
-    REQUIRE(rt_shot("map.pmf", "fb.png", "--mode fullbright") == 0 && rt_load(&fb, "fb.png"));
+    test_image lmap, fb;
+    REQUIRE(rt_shot("map.pmf", "lm.png", "--mode lightmap") == 0 && test_image_load(&lmap, "lm.png"));
+    REQUIRE(rt_shot("map.pmf", "fb.png", "--mode fullbright") == 0 && test_image_load(&fb, "fb.png"));
     REQUIRE(rt_expect_all(&lmap, 128, 64, 32));               /* L alone */
     REQUIRE(rt_expect_all(&fb, 200, 100, 60));                /* L = 1: a + e */
-    rt_free(&lmap);
-    rt_free(&fb);
+    test_image_free(&lmap);
+    test_image_free(&fb);
     fx_map_free(&m);
     return 0;
 }
@@ -153,8 +153,8 @@ static int test_luxel_grid(void)
     fx_map m = { 0 };
     wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 128, 64, 32 }, NULL);
     REQUIRE(fx_map_write(&m, "map.pmf"));
-    rt_image img;
-    REQUIRE(rt_shot("map.pmf", "grid.png", "--mode lightmap --luxel-grid") == 0 && rt_load(&img, "grid.png"));
+    test_image img;
+    REQUIRE(rt_shot("map.pmf", "grid.png", "--mode lightmap --luxel-grid") == 0 && test_image_load(&img, "grid.png"));
     int y = img.h * 5 / 8, lines = 0;
     for (int x = 2; x < img.w - 2; x++) {
         const uint8_t *p = img.rgb + 3 * ((size_t)y * img.w + x);
@@ -162,7 +162,7 @@ static int test_luxel_grid(void)
     }
     bool plain = rt_expect(&img, img.w / 4, y, 128, 64, 32) && rt_expect(&img, img.w * 3 / 4, y, 128, 64, 32);
     bool centre = rt_expect(&img, img.w / 2, y, 172, 117, 30);
-    rt_free(&img);
+    test_image_free(&img);
     fx_map_free(&m);
     REQUIRE(plain && centre);
     REQUIRE(lines >= 1 && lines <= 3);
@@ -174,13 +174,13 @@ static int test_exposure(void)
 {
     fx_map m = { 0 };
     wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 60, 100, 200 }, NULL);
-    rt_image img;
+    test_image img;
     REQUIRE(rt_shot_map(&m, "--exposure 2", &img));
     REQUIRE(rt_expect_all(&img, 120, 200, 255));              /* clamp(k × out) */
-    rt_free(&img);
-    REQUIRE(rt_shot("map.pmf", "half.png", "--exposure 0.5") == 0 && rt_load(&img, "half.png"));
+    test_image_free(&img);
+    REQUIRE(rt_shot("map.pmf", "half.png", "--exposure 0.5") == 0 && test_image_load(&img, "half.png"));
     REQUIRE(rt_expect_all(&img, 30, 50, 100));
-    rt_free(&img);
+    test_image_free(&img);
     fx_map_free(&m);
     return 0;
 }
@@ -203,13 +203,13 @@ static int test_grid_void(void)
     fx_wall_x(q, 0, 64, -64, 64, 0, false);
     fx_geom_quad(far, 0, mat, fx_lightmap(far, 1, 30, 160, 30), q);
     REQUIRE(fx_map_write(&m, "map.pmf"));
-    rt_image img;
+    test_image img;
     char err[1024];
     REQUIRE(rt_run("shot map.pmf -o out.png --size 64x64 --fov 90 --camera -20,0,0,-90,0 --stats", err) == 0);
-    REQUIRE(rt_load(&img, "out.png"));
+    REQUIRE(test_image_load(&img, "out.png"));
     REQUIRE(rt_expect(&img, 20, 32, 90, 90, 90));
     REQUIRE(rt_expect(&img, 44, 32, 30, 160, 30));
-    rt_free(&img);
+    test_image_free(&img);
     /* One material over two chunks: one multi-draw (GL 4.3), else a draw per chunk range. */
     const char *baseline = getenv("PMFVIEW_GL_BASELINE");
     bool mdi = !(baseline && baseline[0] == '1');
@@ -318,11 +318,11 @@ static int test_index_types(void)
     fx_fast_light(wide, 3, 255, (uint8_t[]){ 200, 100, 0 }, vertex_count - 6, 6, 255);
     REQUIRE(fx_map_write(&m, "map.pmf"));
     REQUIRE(rt_run("shot map.pmf -o out.png --size 64x64 --fov 90 --camera 8,0,0,0,0 --stats", NULL) == 0);
-    rt_image img;
-    REQUIRE(rt_load(&img, "out.png"));
+    test_image img;
+    REQUIRE(test_image_load(&img, "out.png"));
     REQUIRE(rt_expect(&img, 16, 32, 90, 90, 90));
     REQUIRE(rt_expect(&img, 48, 32, 240, 140, 40));
-    rt_free(&img);
+    test_image_free(&img);
     static char text[8192];
     FILE *f = fopen("stderr.txt", "r");
     REQUIRE(f);
@@ -348,16 +348,16 @@ static int test_visibility(void)
     fx_level *l = fx_level_add(&m, 4, ONE, ORIGIN);
     fx_visibility_chunk(l, fx_material(l, "wall", NULL, 0, 0), 100);
     REQUIRE(fx_map_write(&m, "map.pmf"));
-    rt_image vis, novis;
+    test_image vis, novis;
     /* Camera at (0.5, 4, 4): looking -Z the walls at z = -4 are 8 m away, split at x = 0. */
-    REQUIRE(rt_shot("map.pmf", "vis.png", "--camera 0.5,4,4,0,0") == 0 && rt_load(&vis, "vis.png"));
-    REQUIRE(rt_shot("map.pmf", "novis.png", "--camera 0.5,4,4,0,0 --no-vis") == 0 && rt_load(&novis, "novis.png"));
+    REQUIRE(rt_shot("map.pmf", "vis.png", "--camera 0.5,4,4,0,0") == 0 && test_image_load(&vis, "vis.png"));
+    REQUIRE(rt_shot("map.pmf", "novis.png", "--camera 0.5,4,4,0,0 --no-vis") == 0 && test_image_load(&novis, "novis.png"));
     REQUIRE(rt_expect(&vis, 16, 20, 100, 100, 100));
     REQUIRE(rt_expect(&vis, 50, 20, 0, 0, 0));
     REQUIRE(rt_expect(&novis, 16, 20, 100, 100, 100));
     REQUIRE(rt_expect(&novis, 50, 20, 100, 100, 100));
-    rt_free(&vis);
-    rt_free(&novis);
+    test_image_free(&vis);
+    test_image_free(&novis);
     fx_map_free(&m);
     return 0;
 }
@@ -368,14 +368,14 @@ static int test_levels(void)
     wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 10, 20, 30 }, NULL);
     wall_level(&m, (uint8_t[]){ 255, 255, 255 }, (uint8_t[]){ 70, 80, 90 }, NULL);
     REQUIRE(fx_map_write(&m, "map.pmf"));
-    rt_image a, b;
-    REQUIRE(rt_shot("map.pmf", "l0.png", "") == 0 && rt_load(&a, "l0.png"));
-    REQUIRE(rt_shot("map.pmf", "l1.png", "--level 1") == 0 && rt_load(&b, "l1.png"));
+    test_image a, b;
+    REQUIRE(rt_shot("map.pmf", "l0.png", "") == 0 && test_image_load(&a, "l0.png"));
+    REQUIRE(rt_shot("map.pmf", "l1.png", "--level 1") == 0 && test_image_load(&b, "l1.png"));
     REQUIRE(rt_expect_all(&a, 10, 20, 30));
     REQUIRE(rt_expect_all(&b, 70, 80, 90));
     REQUIRE(rt_shot("map.pmf", "l2.png", "--level 2") == 2);
-    rt_free(&a);
-    rt_free(&b);
+    test_image_free(&a);
+    test_image_free(&b);
     fx_map_free(&m);
     return 0;
 }
@@ -417,11 +417,11 @@ static int test_extended_cube(void)
     cc->u.ext.lightmap[PMF_FACE_NEG_Z] = lb;
     cc->u.ext.tri_count[PMF_FACE_POS_X] = 2;
     cc->u.ext.tri_count[PMF_FACE_NEG_Z] = 2;
-    rt_image img;
+    test_image img;
     REQUIRE(rt_shot_map(&m, "", &img));
     REQUIRE(rt_expect(&img, 16, 32, 200, 0, 200));
     REQUIRE(rt_expect(&img, 48, 32, 100, 100, 0));
-    rt_free(&img);
+    test_image_free(&img);
     fx_map_free(&m);
     return 0;
 }
@@ -437,11 +437,11 @@ static int test_no_lightmap(void)
     fx_two_walls(c, mat, PMF_NO_LIGHTMAP, mat, PMF_NO_LIGHTMAP);
     c->cubes[2].flags |= PMF_CUBE_HAS_LIGHTING;
     c->ccubes[2].lighting = (pmf_cube_lighting){ .base = { 255, 51, 102 } };
-    rt_image img;
+    test_image img;
     REQUIRE(rt_shot_map(&m, "", &img));
     REQUIRE(rt_expect(&img, 16, 32, 100, 150, 200));
     REQUIRE(rt_expect(&img, 48, 32, 100, 30, 80));
-    rt_free(&img);
+    test_image_free(&img);
     fx_map_free(&m);
     return 0;
 }
@@ -468,13 +468,13 @@ static int test_cli(void)
     fputs("# two views\n0,0,0,0,0 front\n\n0,0,0,180,0\n", f);
     fclose(f);
     REQUIRE(rt_run("shot map.pmf -o cam_%s.png --size 16x8 --cameras cams.txt", NULL) == 0);
-    rt_image a, b;
-    REQUIRE(rt_load(&a, "cam_front.png") && a.w == 16 && a.h == 8);
+    test_image a, b;
+    REQUIRE(test_image_load(&a, "cam_front.png") && a.w == 16 && a.h == 8);
     REQUIRE(rt_expect_all(&a, 128, 128, 128));
-    REQUIRE(rt_load(&b, "cam_001.png"));
+    REQUIRE(test_image_load(&b, "cam_001.png"));
     REQUIRE(rt_expect_all(&b, 0, 0, 0));                             /* looking away: black */
-    rt_free(&a);
-    rt_free(&b);
+    test_image_free(&a);
+    test_image_free(&b);
     REQUIRE(rt_run("shot map.pmf -o shot_%03d.png --size 8x8 --cameras cams.txt", NULL) == 0);
     REQUIRE(access("shot_000.png", F_OK) == 0 && access("shot_001.png", F_OK) == 0);
     REQUIRE(system("mkdir -p outdir") == 0);
@@ -483,9 +483,9 @@ static int test_cli(void)
     /* MSAA and stats. */
     REQUIRE(rt_run("shot map.pmf -o msaa.png --size 32x32 --msaa 4 --stats", err) == 0);
     REQUIRE(strstr(err, "triangles: 2\n") && strstr(err, "draw calls: 1\n") && strstr(err, "chunks loaded: 1"));
-    REQUIRE(rt_load(&a, "msaa.png"));
+    REQUIRE(test_image_load(&a, "msaa.png"));
     REQUIRE(rt_expect_all(&a, 128, 128, 128));
-    rt_free(&a);
+    test_image_free(&a);
     REQUIRE(rt_run("shot map.pmf -o bench.png --size 32x32 --frames 3", err) == 0);
     REQUIRE(strstr(err, "frames: 3, average frame time:") != NULL);
     f = fopen("path.txt", "w");
@@ -529,9 +529,9 @@ static int test_cli_batch(void)
     REQUIRE(rt_run("shot map.pmf -o l.png --size 8x8 --light 7=on --fast 3=0", err) == 0);
     REQUIRE(!strstr(err, "warning"));
     /* --wireframe: white lines over the wall (its edges and the quad's diagonal), the rest as shaded */
-    rt_image plain, wire;
-    REQUIRE(rt_shot("map.pmf", "plain.png", "--light 7=off --fast 3=0") == 0 && rt_load(&plain, "plain.png"));
-    REQUIRE(rt_shot("map.pmf", "wire.png", "--light 7=off --fast 3=0 --wireframe") == 0 && rt_load(&wire, "wire.png"));
+    test_image plain, wire;
+    REQUIRE(rt_shot("map.pmf", "plain.png", "--light 7=off --fast 3=0") == 0 && test_image_load(&plain, "plain.png"));
+    REQUIRE(rt_shot("map.pmf", "wire.png", "--light 7=off --fast 3=0 --wireframe") == 0 && test_image_load(&wire, "wire.png"));
     REQUIRE(rt_run("shot map.pmf -o x.png --wireframe=1", NULL) == 1);
     int white = 0, other = 0;
     for (int i = 0; i < 64 * 64; i++) {
@@ -541,8 +541,8 @@ static int test_cli_batch(void)
     }
     REQUIRE(rt_expect_all(&plain, 50, 50, 50));
     REQUIRE(white >= 64 && other == 0);
-    rt_free(&plain);
-    rt_free(&wire);
+    test_image_free(&plain);
+    test_image_free(&wire);
     fx_map_free(&m);
     return 0;
 }
@@ -598,12 +598,12 @@ static int test_tiles(void)
     fx_floor_y(q, -2, 3, -6, -1, -1.5f, true);
     fx_geom_quad(c, 2, b, lm, q);
     REQUIRE(fx_map_write(&m, "map.pmf"));
-    rt_image whole, tiled;
+    test_image whole, tiled;
     REQUIRE(rt_run("shot map.pmf -o whole.png --size 70x50 --camera 0.3,0.2,0,10,-5", NULL) == 0);
     REQUIRE(setenv("PMFVIEW_SHOT_TILE", "24", 1) == 0);
     REQUIRE(rt_run("shot map.pmf -o tiled.png --size 70x50 --camera 0.3,0.2,0,10,-5", NULL) == 0);
     unsetenv("PMFVIEW_SHOT_TILE");
-    REQUIRE(rt_load(&whole, "whole.png") && rt_load(&tiled, "tiled.png"));
+    REQUIRE(test_image_load(&whole, "whole.png") && test_image_load(&tiled, "tiled.png"));
     REQUIRE(whole.w == 70 && whole.h == 50 && tiled.w == 70 && tiled.h == 50);
     int differ = 0, lit = 0;
     for (int i = 0; i < 70 * 50 * 3; i++) {
@@ -612,8 +612,8 @@ static int test_tiles(void)
     }
     /* Edge pixels may fall on either side of a triangle edge after the sub-frustum's rounding. */
     REQUIRE(differ <= 6 && lit > 1000);
-    rt_free(&whole);
-    rt_free(&tiled);
+    test_image_free(&whole);
+    test_image_free(&tiled);
     fx_map_free(&m);
     return 0;
 }
@@ -637,11 +637,11 @@ static int test_far_origin(void)
     fx_geom_quad(c, 1, a, lm, q);
     fx_wall_z(q, 0.25f, 3, -2, 2, -2, true);
     fx_geom_quad(c, 2, b, lm, q);
-    rt_image img;
+    test_image img;
     REQUIRE(rt_shot_map(&m, "--camera 4091904.25,0,0,0,0", &img));
     REQUIRE(rt_expect(&img, 31, 32, 250, 0, 0) && rt_expect(&img, 32, 32, 0, 0, 250));
     REQUIRE(rt_expect(&img, 1, 5, 250, 0, 0) && rt_expect(&img, 62, 60, 0, 0, 250));
-    rt_free(&img);
+    test_image_free(&img);
     fx_map_free(&m);
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <stb_image_write.h>
 
 #include "common/check.h"
+#include "common/programs.h"
 #include "pmf/paf.h"
 #include "pmf/ptf.h"
 #include "res/res.h"
@@ -28,16 +29,6 @@ static void mkdir_p(const char *path)
     mkdir(buf, 0755);
 }
 
-static void write_file(const char *path, const void *data, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL);
-    if (f) {
-        CHECK_EQ(fwrite(data, 1, size, f), size);
-        fclose(f);
-    }
-}
-
 /* A 2x2 RGBA image filled with one colour. */
 static void solid(uint8_t px[16], uint8_t r, uint8_t g, uint8_t b, uint8_t a)
 {
@@ -55,7 +46,7 @@ static void write_ptf(const char *path, const uint8_t px[16])
     size_t size;
     pmf_error err;
     CHECK(ptf_encode(px, 2, 2, PTF_FORMAT_AUTO, &ptf, &size, &err));
-    write_file(path, ptf, size);
+    CHECK(test_write_file(path, ptf, size));
     free(ptf);
 }
 
@@ -105,9 +96,9 @@ static void test_resolver(void)
     snprintf(path, sizeof path, "%s/games/other/textures/g.png", root);
     CHECK(stbi_write_png(path, 2, 2, 4, gray, 8));
     snprintf(path, sizeof path, "%s/textures/empty.tga", game);
-    write_file(path, "", 0);
+    CHECK(test_write_file(path, "", 0));
     snprintf(path, sizeof path, "%s/textures/broken.png", game);
-    write_file(path, "not an image", 12);
+    CHECK(test_write_file(path, "not an image", 12));
 
     /* the map: a PMF (no levels) whose embedded PAF archive holds textures/x.ptf */
     uint8_t *ptf, *arc;

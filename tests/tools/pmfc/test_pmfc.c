@@ -13,19 +13,12 @@
 
 #include "pmf/pmf.h"
 #include "common/check.h"
+#include "common/programs.h"
 
 #define CHECK_CLOSE(a, b) CHECK_NEAR(a, b, 1e-4)
 
 static const char *pmfc, *workdir;
 
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) { perror(path); exit(1); }
-    fputs(text, f);
-    fclose(f);
-}
 
 /* Runs pmfc on a source text; returns its exit status and what it printed on stderr. */
 static int compile(const char *name, const char *source, const char *extra, char *out_pmf, char *stderr_text, size_t size)
@@ -34,7 +27,7 @@ static int compile(const char *name, const char *source, const char *extra, char
     snprintf(src, sizeof src, "%s/%s.pms", workdir, name);
     snprintf(out_pmf ? out_pmf : cmd, 512, "%s/%s.pmf", workdir, name);
     snprintf(log, sizeof log, "%s/%s.log", workdir, name);
-    write_file(src, source);
+    test_write_text(src, source);
     snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s/%s.pmf' --quiet --time 1234 %s 2>'%s'", pmfc, src, workdir, name, extra ? extra : "", log);
     int st = system(cmd);
     if (stderr_text) {

@@ -6,16 +6,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-
-#include <stb_image.h>
 
 #include "pmf/pmf.h"
 #include "common/check.h"
+#include "common/programs.h"
 
-static const char *pmfc, *pmfview, *workdir;
+static test_workdir wd;
 
+/* Compiles source into WORKDIR/NAME.pmf with pmfc options `extra`; returns pmfc's exit code
+ * (stderr into WORKDIR/NAME.log). */
+static int compile_with(const char *name, const char *source, const char *extra)
+{
+    char options[512];
+    snprintf(options, sizeof options, "--time 1 %s", extra);
+    return test_workdir_compile(&wd, name, source, options);
+}
+
+static int compile(const char *name, const char *source)
+{
+    return compile_with(name, source, "");
+}
+
+static bool shot(const char *map, const char *out, const char *extra, test_image *img)
+{
+    return test_workdir_shot(&wd, "", map, out, extra, img);
+}
 
 /* A growing text buffer for generated sources. */
 typedef struct text { char *s; size_t len, cap; } text;
@@ -34,61 +49,6 @@ static void addf(text *t, const char *fmt, ...)
         if (!t->s) exit(1);
     }
 }
-
-static void write_file(const char *path, const char *data)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) { perror(path); exit(1); }
-    fputs(data, f);
-    fclose(f);
-}
-
-static int run(const char *cmd)
-{
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* Compiles source into WORKDIR/NAME.pmf with pmfc options `extra`; returns pmfc's exit code
- * (stderr into WORKDIR/NAME.log). */
-static int compile_with(const char *name, const char *source, const char *extra)
-{
-    char path[512], cmd[2048];
-    snprintf(path, sizeof path, "%s/%s.pms", workdir, name);
-    write_file(path, source);
-    snprintf(cmd, sizeof cmd, "'%s' '%s/%s.pms' -o '%s/%s.pmf' --quiet --time 1 %s 2>'%s/%s.log'", pmfc, workdir, name, workdir, name,
-             extra, workdir, name);
-    return run(cmd);
-}
-
-static int compile(const char *name, const char *source)
-{
-    return compile_with(name, source, "");
-}
-
-typedef struct image { int w, h; unsigned char *rgb; } image;
-
-/* `[ENV] pmfview shot WORKDIR/MAP.pmf -o WORKDIR/OUT.png EXTRA` and the picture it wrote. */
-static bool shot_env(const char *env, const char *map, const char *out, const char *extra, image *img)
-{
-    char cmd[2048], png[512];
-    snprintf(png, sizeof png, "%s/%s.png", workdir, out);
-    snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=detect_leaks=0 %s '%s' shot '%s/%s.pmf' -o '%s' %s", env, pmfview, workdir, map, png, extra);
-    if (run(cmd) != 0) {
-        fprintf(stderr, "failed: %s\n", cmd);
-        return false;
-    }
-    int n;
-    img->rgb = stbi_load(png, &img->w, &img->h, &n, 3);
-    return img->rgb != NULL;
-}
-
-static bool shot(const char *map, const char *out, const char *extra, image *img)
-{
-    return shot_env("", map, out, extra, img);
-}
-
-static const unsigned char *pixel(const image *img, int x, int y) { return img->rgb + ((size_t)y * img->w + x) * 3; }
 
 /* ---- 1: no cracks -------------------------------------------------------------------------- */
 
@@ -127,19 +87,19 @@ static void test_cracks(void)
     long cracks = 0, views = 0;
     for (size_t c = 0; c < sizeof cameras / sizeof *cameras; c++) {
         char extra[256];
-        image img;
+        test_image img;
         snprintf(extra, sizeof extra, "--camera %s --size 1280x720%s", cameras[c], c & 1 ? " --no-vis" : "");
         if (!shot("cracks", "cracks", extra, &img)) { check_failures++; continue; }
         views++;
         for (int y = 0; y < img.h; y++)
             for (int x = 0; x < img.w; x++) {
-                const unsigned char *p = pixel(&img, x, y);
+                const unsigned char *p = test_pixel(&img, x, y);
                 if (p[0] - p[1] > 20 && p[2] - p[1] > 20) {
                     if (cracks < 5) fprintf(stderr, "crack: camera %s pixel (%d,%d) = %d %d %d\n", cameras[c], x, y, p[0], p[1], p[2]);
                     cracks++;
                 }
             }
-        stbi_image_free(img.rgb);
+        test_image_free(&img);
     }
     printf("cracks: %ld background pixels in %ld views of 1280x720\n", cracks, views);
     CHECK_EQ(views, 8);
@@ -159,12 +119,12 @@ static void test_water(void)
                              "  box -16 -2 -6 16 -1 6 material stone\n"
                              "  box -8 -1 -2 8 -0.3 2 material water\n"
                              "  light static at -12 5 0 range 40\n}\n"), 0);
-    image img;
+    test_image img;
     if (!shot("water", "water", "--camera 0,12,0,0,-90 --size 320x180 --fov 90 --mode lightmap", &img)) { check_failures++; return; }
     /* 90 degrees across 180 rows at 11.3 m: 7.96 pixels a metre, the pool x = 160 -/+ 63 at y = 90 */
     int max_step = 0, lo = 255, hi = 0;
     for (int x = 108; x < 212; x++) {
-        int v = pixel(&img, x, 90)[1], prev = pixel(&img, x - 1, 90)[1];
+        int v = test_pixel(&img, x, 90)[1], prev = test_pixel(&img, x - 1, 90)[1];
         max_step = abs(v - prev) > max_step ? abs(v - prev) : max_step;
         lo = v < lo ? v : lo;
         hi = v > hi ? v : hi;
@@ -172,12 +132,12 @@ static void test_water(void)
     printf("water: light along the pool %d..%d, biggest step between neighbouring pixels %d\n", lo, hi, max_step);
     CHECK(hi - lo >= 40);       /* the light does fall off */
     CHECK(max_step <= 3);
-    stbi_image_free(img.rgb);
+    test_image_free(&img);
 }
 
 /* ---- 7: shot --frames --path ends on the path's last frame, complete --------------------------- */
 
-static long differing_pixels(const image *a, const image *b)
+static long differing_pixels(const test_image *a, const test_image *b)
 {
     if (a->w != b->w || a->h != b->h) return -1;
     long n = 0;
@@ -193,13 +153,13 @@ static long differing_pixels(const image *a, const image *b)
 static void test_path_end(void)
 {
     char cmd[2048], path[512];
-    snprintf(cmd, sizeof cmd, "'%s' --generate town --chunks 12x1x2 --seed 5 -o '%s/town.pmf' --quiet", pmfc, workdir);
-    CHECK_EQ(run(cmd), 0);
-    snprintf(path, sizeof path, "%s/path.txt", workdir);
-    write_file(path, "150,1.7,-16,90,0\n-150,1.7,-16,270,-5\n");
+    snprintf(cmd, sizeof cmd, "'%s' --generate town --chunks 12x1x2 --seed 5 -o '%s/town.pmf' --quiet", wd.pmfc, wd.dir);
+    CHECK_EQ(test_system(cmd), 0);
+    snprintf(path, sizeof path, "%s/path.txt", wd.dir);
+    test_write_text(path, "150,1.7,-16,90,0\n-150,1.7,-16,270,-5\n");
     char extra[1024];
-    snprintf(extra, sizeof extra, "--size 320x180 --radius 2 --frames 3 --path '%s' --stats 2>'%s/path.log'", path, workdir);
-    image flown, still;
+    snprintf(extra, sizeof extra, "--size 320x180 --radius 2 --frames 3 --path '%s' --stats 2>'%s/path.log'", path, wd.dir);
+    test_image flown, still;
     if (!shot("town", "flown", extra, &flown) || !shot("town", "still", "--size 320x180 --radius 2 --camera -150,1.7,-16,270,-5", &still)) {
         check_failures++;
         return;
@@ -210,8 +170,8 @@ static void test_path_end(void)
     printf("path_end: %ld of %d pixels differ from a shot at the path's end (%ld sky-blue there)\n", diff, still.w * still.h, sky);
     CHECK_EQ(diff, 0);
     CHECK(sky < still.w * still.h / 2);   /* the end of the street, not an empty sky */
-    stbi_image_free(flown.rgb);
-    stbi_image_free(still.rgb);
+    test_image_free(&flown);
+    test_image_free(&still);
 }
 
 /* ---- 6: tiled shots ---------------------------------------------------------------------------- */
@@ -237,8 +197,8 @@ static void test_tiles(void)
         for (int msaa = 0; msaa < 2; msaa++) {
             char extra[256];
             snprintf(extra, sizeof extra, "--camera %s --size 640x360%s", cameras[c], msaa ? " --msaa 4" : "");
-            image whole, tiled;
-            if (!shot("tiles", "whole", extra, &whole) || !shot_env("PMFVIEW_SHOT_TILE=100", "tiles", "tiled", extra, &tiled)) {
+            test_image whole, tiled;
+            if (!shot("tiles", "whole", extra, &whole) || !test_workdir_shot(&wd, "PMFVIEW_SHOT_TILE=100", "tiles", "tiled", extra, &tiled)) {
                 check_failures++;
                 continue;
             }
@@ -247,8 +207,8 @@ static void test_tiles(void)
                 worst = d > worst ? d : worst;
                 off += d > 1;
             }
-            stbi_image_free(whole.rgb);
-            stbi_image_free(tiled.rgb);
+            test_image_free(&whole);
+            test_image_free(&tiled);
         }
     printf("tiles: 6 views, %ld channels differ by more than 1, the most by %d\n", off, worst);
     CHECK(worst <= 1);
@@ -274,7 +234,7 @@ static bool read_room_chunk(const char *name, uint32_t gx, pmf_file **f, pmf_lev
 {
     char path[512];
     pmf_error err;
-    snprintf(path, sizeof path, "%s/%s.pmf", workdir, name);
+    snprintf(path, sizeof path, "%s/%s.pmf", wd.dir, name);
     if (!(*f = pmf_open(path, &err))) return false;
     if (!pmf_level_read(*f, 0, PMF_PART_ALL, lvl, &err)) return false;
     return pmf_chunk_read(*f, lvl, 0, (pmf_chunk_coord){ gx, 0, 0 }, PMF_PART_ALL, ch, &err) && ch->parts;
@@ -342,14 +302,14 @@ static void test_far_origin(void)
     CHECK_EQ(uv_off, 0);
     CHECK(uv_max <= 33);
     /* and they look the same: the tiled floor and walls, seen from the same place in the room */
-    image near, far;
+    test_image near, far;
     if (shot("near", "near", "--camera 0,2,8,10,-25 --size 320x180", &near) &&
         shot("far", "far", "--camera 199936,2,8,10,-25 --size 320x180", &far)) {
         long diff = differing_pixels(&near, &far);
         printf("far_origin: %ld of %d pixels differ between the pictures\n", diff, near.w * near.h);
         CHECK_EQ(diff, 0);
-        stbi_image_free(near.rgb);
-        stbi_image_free(far.rgb);
+        test_image_free(&near);
+        test_image_free(&far);
     } else {
         check_failures++;
     }
@@ -372,7 +332,7 @@ static void test_fog(void)
     CHECK_EQ(compile("fog", "map \"Fog\"\nmaterial floor color 100 100 100 shading 0\nmaterial sky color 200 100 50 shading 0\n"
                            "level main {\n  chunk_size 4\n  sky s {\n    all sky\n  }\n  default sky s\n"
                            "  box -8 -1 -400 8 0 8 material floor\n}\n"), 0);
-    image plain, fog;
+    test_image plain, fog;
     const char *view = "--camera 0,2,0,0,-5 --size 320x240 --fov 60 --radius 4";
     char extra[256];
     snprintf(extra, sizeof extra, "%s --fog", view);
@@ -383,23 +343,23 @@ static void test_fog(void)
     int step_plain = 0, step_fog = 0;
     for (int y = 80; y < 239; y++)
         for (int c = 0; c < 3; c++) {
-            int a = abs(pixel(&plain, 160, y)[c] - pixel(&plain, 160, y + 1)[c]);
-            int b = abs(pixel(&fog, 160, y)[c] - pixel(&fog, 160, y + 1)[c]);
+            int a = abs(test_pixel(&plain, 160, y)[c] - test_pixel(&plain, 160, y + 1)[c]);
+            int b = abs(test_pixel(&fog, 160, y)[c] - test_pixel(&fog, 160, y + 1)[c]);
             step_plain = a > step_plain ? a : step_plain;
             step_fog = b > step_fog ? b : step_fog;
         }
-    const unsigned char *near = pixel(&fog, 160, 220), *horizon = pixel(&fog, 160, 106), *sky = pixel(&fog, 160, 60);
+    const unsigned char *near = test_pixel(&fog, 160, 220), *horizon = test_pixel(&fog, 160, 106), *sky = test_pixel(&fog, 160, 60);
     printf("fog: biggest step up the middle column %d without fog, %d with; near floor %d %d %d, "
            "horizon %d %d %d, sky %d %d %d\n", step_plain, step_fog, near[0], near[1], near[2], horizon[0], horizon[1],
            horizon[2], sky[0], sky[1], sky[2]);
     CHECK(step_plain >= 90);
     CHECK(step_fog <= 30);
     CHECK(near[0] == 100 && near[1] == 100 && near[2] == 100);
-    CHECK(!memcmp(pixel(&plain, 160, 220), near, 3));
+    CHECK(!memcmp(test_pixel(&plain, 160, 220), near, 3));
     CHECK(abs(horizon[0] - 200) <= 1 && abs(horizon[1] - 100) <= 1 && abs(horizon[2] - 50) <= 1);
     CHECK(!memcmp(sky, (unsigned char[]){ 200, 100, 50 }, 3));
-    stbi_image_free(plain.rgb);
-    stbi_image_free(fog.rgb);
+    test_image_free(&plain);
+    test_image_free(&fog);
 }
 
 /* ---- 10: fast lights as round pools ------------------------------------------------------------ */
@@ -412,7 +372,7 @@ static void test_fast_pool(void)
     CHECK_EQ(compile("pool", "map \"Pool\"\nmaterial floor color 200 200 200\n"
                             "level main {\n  chunk_size 5\n  ambient 0 0 0\n  box -12 -1 -12 12 0 12 material floor\n"
                             "  light fast 4 at 0.3 1 -0.2 color 255 255 255 range 6\n}\n"), 0);
-    image img;
+    test_image img;
     /* 90 degrees across 240 rows at 10 m: 12 pixels a metre (x right = +X, down = +Z), the
      * light's centre at (163.6, 117.6) */
     if (!shot("pool", "pool", "--camera 0,10,0,0,-90 --size 320x240 --fov 90 --mode lightmap", &img)) {
@@ -420,12 +380,12 @@ static void test_fast_pool(void)
         return;
     }
     double ppm = 120.0 / 10.0, cx = 160 + 0.3 * ppm, cy = 120 - 0.2 * ppm;
-    int worst = 0, centre = pixel(&img, (int)cx, (int)cy)[0];
+    int worst = 0, centre = test_pixel(&img, (int)cx, (int)cy)[0];
     for (int ring = 1; ring <= 3; ring++) {
         int lo = 255, hi = 0;
         for (int k = 0; k < 32; k++) {
             double a = k * 2 * M_PI / 32, r = 1.5 * ring * ppm;
-            int v = pixel(&img, (int)floor(cx + r * cos(a)), (int)floor(cy + r * sin(a)))[0];
+            int v = test_pixel(&img, (int)floor(cx + r * cos(a)), (int)floor(cy + r * sin(a)))[0];
             lo = v < lo ? v : lo;
             hi = v > hi ? v : hi;
         }
@@ -435,7 +395,7 @@ static void test_fast_pool(void)
     printf("fast_pool: centre %d, the rings vary by up to %d\n", centre, worst);
     CHECK(centre >= 100);
     CHECK(worst <= 6);
-    stbi_image_free(img.rgb);
+    test_image_free(&img);
 }
 
 static const check_case tests[] = {
@@ -455,9 +415,6 @@ int main(int argc, char **argv)
         fputs("usage: test_pmfc_pictures PMFC PMFVIEW WORKDIR CASE\n", stderr);
         return 1;
     }
-    pmfc = argv[1];
-    pmfview = argv[2];
-    workdir = argv[3];
-    mkdir(workdir, 0777);
+    test_workdir_open(&wd, argv[1], argv[2], argv[3]);
     return check_run_case(tests, argv[4]);
 }

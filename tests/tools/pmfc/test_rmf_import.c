@@ -8,12 +8,11 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <cjson/cJSON.h>
-#include <stb_image.h>
 
 #include "common/check.h"
+#include "common/programs.h"
 #include "rmf_build.h"
 #include "wad_build.h"
 
@@ -25,12 +24,6 @@
 #define SHOT_ENV "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" "
 
 static const char *pmfc, *pmfview, *workdir;
-
-static int run(const char *cmd)
-{
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static void path_of(char *out, size_t size, const char *name)
 {
@@ -135,31 +128,22 @@ static int compile(const char *rmf_path, const char *pmf_path, const char *extra
 {
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --quiet --time 1 %s 2>'%s.log'", pmfc, rmf_path, pmf_path, extra ? extra : "", pmf_path);
-    return run(cmd);
+    return test_system(cmd);
 }
-
-typedef struct image { int w, h; uint8_t *px; } image;
 
 /* Renders a shot (world camera in metres and degrees) with the stored light (--look raw: the
  * pixel checks are of the rendering equation); false when pmfview fails. */
 static bool shot(const char *pmf_path, const char *png, double x, double y, double z, double yaw, double pitch,
-                 const char *extra, image *out)
+                 const char *extra, test_image *out)
 {
     char cmd[2400];
     snprintf(cmd, sizeof cmd, SHOT_ENV "'%s' shot '%s' -o '%s' --look raw --size %dx%d --camera %.6f,%.6f,%.6f,%g,%g %s 2>'%s.log'", pmfview, pmf_path,
              png, W, H, x, y, z, yaw, pitch, extra ? extra : "", png);
-    if (run(cmd) != 0) {
+    if (test_system(cmd) != 0) {
         fprintf(stderr, "shot failed: %s\n", cmd);
         return false;
     }
-    int n;
-    out->px = stbi_load(png, &out->w, &out->h, &n, 3);
-    return out->px != NULL;
-}
-
-static const uint8_t *pixel(const image *im, int x, int y)
-{
-    return im->px + ((size_t)y * im->w + x) * 3;
+    return test_image_load(out, png);
 }
 
 static bool near_rgb(const uint8_t *p, int r, int g, int b, int tol)
@@ -205,7 +189,7 @@ static void test_texture_projection(const char *wad, float version)
     snprintf(pmf, sizeof pmf, "%s.pmf", rmf);
     snprintf(png, sizeof png, "%s.png", rmf);
     CHECK_EQ(compile(rmf, pmf, NULL), 0);
-    image im;
+    test_image im;
     if (!shot(pmf, png, 0, 0, 0, 0, 0, "--mode fullbright", &im)) { CHECK(0); return; }
     /* the -Y face (the one the camera sees): U = (1,0,0), V = (0,0,-1) in 2.2 as Hammer saves a
      * box, and the same from Quake's rule for a face facing -Y before 2.2 */
@@ -225,7 +209,7 @@ static void test_texture_projection(const char *wad, float version)
             if (floor(fu) == 0 || floor(fu) == 15 || floor(fv) == 0 || floor(fv) == 15) continue;
             uint8_t want[3];
             grid_texel((int)floor(fu), (int)floor(fv), want);
-            const uint8_t *p = pixel(&im, x, y);
+            const uint8_t *p = test_pixel(&im, x, y);
             checked++;
             if (!near_rgb(p, want[0], want[1], want[2], 3)) {
                 if (wrong++ < 5)
@@ -236,7 +220,7 @@ static void test_texture_projection(const char *wad, float version)
     printf("texture projection (RMF %.1f): %d pixels at texel centres, %d wrong\n", (double)version, checked, wrong);
     CHECK(checked > 150);
     CHECK_EQ(wrong, 0);
-    stbi_image_free(im.px);
+    test_image_free(&im);
 }
 
 /* The docs' light model (hlrad's, docs/pmfc-lighting.md): _light "255 255 255 V" adds
@@ -263,20 +247,20 @@ static void test_light_value(const char *wad)
     if (!finish(b, "light.rmf", rmf, sizeof rmf)) return;
     snprintf(pmf, sizeof pmf, "%s.pmf", rmf);
     CHECK_EQ(compile(rmf, pmf, "--bounce 0"), 0);
-    image im;
+    test_image im;
     snprintf(png, sizeof png, "%s.static.png", rmf);
     /* looking straight down from the static light's place: the floor 64 units below */
     if (!shot(pmf, png, 0, 64 * S, 0, 0, -90, "--mode lightmap", &im)) { CHECK(0); return; }
-    const uint8_t *p = pixel(&im, W / 2, H / 2);
+    const uint8_t *p = test_pixel(&im, W / 2, H / 2);
     /* the other (named, dynamic) light is 235 units away at a slant: its layer adds as stored alone */
     double want = hlrad_stored(hlrad_bytes(50, 64, 1));
     double far = sqrt(160.0 * 160 * 2 + 64 * 64), other = hlrad_stored(hlrad_bytes(50, far, 64 / far));
     printf("static light: floor below %d %d %d, documented %.1f\n", p[0], p[1], p[2], want + other);
     CHECK(near_rgb(p, (int)lround(want + other), (int)lround(want + other), (int)lround(want + other), 2));
-    stbi_image_free(im.px);
+    test_image_free(&im);
 
     /* the named light is dynamic light 1: on by default, off with --light 1=off */
-    image on, off;
+    test_image on, off;
     snprintf(png, sizeof png, "%s.on.png", rmf);
     bool ok = shot(pmf, png, 160 * S, 64 * S, -160 * S, 0, -90, "--mode lightmap", &on);
     snprintf(png, sizeof png, "%s.off.png", rmf);
@@ -285,18 +269,18 @@ static void test_light_value(const char *wad)
     if (ok) {
         /* off: the static light as far away; on: the named light's layer added */
         double base = other;
-        const uint8_t *a = pixel(&on, W / 2, H / 2), *c = pixel(&off, W / 2, H / 2);
+        const uint8_t *a = test_pixel(&on, W / 2, H / 2), *c = test_pixel(&off, W / 2, H / 2);
         printf("named light: floor below %d on, %d off (documented %.1f and %.1f)\n", a[0], c[0], base + want, base);
         CHECK(abs(a[0] - (int)lround(base + want)) <= 3);
         CHECK(abs(c[0] - (int)lround(base)) <= 2);
-        stbi_image_free(on.px);
-        stbi_image_free(off.px);
+        test_image_free(&on);
+        test_image_free(&off);
     }
     /* info names it */
     char cmd[2200], json_path[700];
     snprintf(json_path, sizeof json_path, "%s.json", rmf);
     snprintf(cmd, sizeof cmd, "'%s' info --json '%s' > '%s'", pmfview, pmf, json_path);
-    CHECK_EQ(run(cmd), 0);
+    CHECK_EQ(test_system(cmd), 0);
     FILE *f = fopen(json_path, "rb");
     char text[1 << 16];
     size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
@@ -380,15 +364,15 @@ static int cylinder_steps(const char *wad, const char *phong)
     /* direct light only: bounced light off the white floor saturates the white cylinder */
     CHECK_EQ(compile(rmf, pmf, "--bounce 0"), 0);
     snprintf(png, sizeof png, "%s.png", rmf);
-    image im;
+    test_image im;
     /* level with the cylinder's middle, 260 units in front of its axis (toward -Y), looking at it */
     if (!shot(pmf, png, 0, 128 * S, 260 * S, 0, 0, "--mode lightmap", &im)) { CHECK(0); return -1; }
     int worst = 0;
     for (int x = W / 2 - 50; x < W / 2 + 50; x++)
-        worst = fmax(worst, abs(pixel(&im, x + 1, H / 2)[0] - pixel(&im, x, H / 2)[0]));
+        worst = fmax(worst, abs(test_pixel(&im, x + 1, H / 2)[0] - test_pixel(&im, x, H / 2)[0]));
     printf("cylinder (_phong_angle %s): pixels %d .. %d across it, neighbours differ by up to %d\n", phong ? phong : "default",
-           pixel(&im, W / 2 - 50, H / 2)[0], pixel(&im, W / 2 + 50, H / 2)[0], worst);
-    stbi_image_free(im.px);
+           test_pixel(&im, W / 2 - 50, H / 2)[0], test_pixel(&im, W / 2 + 50, H / 2)[0], worst);
+    test_image_free(&im);
     return worst;
 }
 
@@ -430,11 +414,11 @@ static void test_sun(const char *wad)
             double points[3][2] = { { slanted ? -32 : -128, 0 }, { 144, 0 }, { -240, 0 } };
             int value[3];
             for (int i = 0; i < 3; i++) {
-                image im;
+                test_image im;
                 snprintf(png, sizeof png, "%s.%d.png", rmf, i);
                 if (!shot(pmf, png, points[i][0] * S, 96 * S, -points[i][1] * S, 0, -90, "--mode lightmap", &im)) { CHECK(0); return; }
-                value[i] = pixel(&im, W / 2, H / 2)[0];
-                stbi_image_free(im.px);
+                value[i] = test_pixel(&im, W / 2, H / 2)[0];
+                test_image_free(&im);
             }
             printf("sun %s%s: courtyard centre %d, room %d, foot of the west wall %d\n", slanted ? "at 45 degrees" : "overhead",
                    bounced ? ", bounced" : "", value[0], value[1], value[2]);
@@ -476,7 +460,7 @@ static void test_holes_and_visgroups(const char *wad)
         if (!finish(b, hidden ? "visgroup_hidden.rmf" : "visgroup_shown.rmf", rmf, sizeof rmf)) return;
         snprintf(pmf, sizeof pmf, "%s.pmf", rmf);
         CHECK_EQ(compile(rmf, pmf, NULL), 0);
-        image im;
+        test_image im;
         snprintf(png, sizeof png, "%s.png", rmf);
         if (!shot(pmf, png, 0, 0, 0, 0, 0, "--mode fullbright", &im)) { CHECK(0); return; }
         /* the plate covers the screen's middle: a pixel there whose ray meets the fence in the
@@ -488,7 +472,7 @@ static void test_holes_and_visgroups(const char *wad)
             double hx = d[0] * (64 * S) / -d[2] / S;
             if (hx > 13.5 && hx < 14.5) px = x;          /* fence texel 3.5 of 0..7 (holes) */
         }
-        const uint8_t *c = pixel(&im, px, H / 2);
+        const uint8_t *c = test_pixel(&im, px, H / 2);
         printf("visgroup %s: pixel %d,%d %d %d %d\n", hidden ? "hidden" : "shown", px, H / 2, c[0], c[1], c[2]);
         if (hidden) CHECK(near_rgb(c, 40, 200, 60, 3));
         else CHECK(near_rgb(c, 220, 30, 30, 3));
@@ -503,7 +487,7 @@ static void test_holes_and_visgroups(const char *wad)
             double u = hx / 4 / 16;                       /* U = (1,0,0), scale 4, shift 0 */
             double fu = (u - floor(u)) * 16;
             if (fabs(fu - floor(fu) - 0.5) > 0.1 || floor(fu) == 0 || floor(fu) == 7 || floor(fu) == 8 || floor(fu) == 15) continue;
-            const uint8_t *p = pixel(&im, x, y);
+            const uint8_t *p = test_pixel(&im, x, y);
             bool hole = fu < 8, right = hole ? near_rgb(p, 40, 200, 60, 3) : near_rgb(p, 200, 20, 20, 3);
             holes += hole;
             bars += !hole;
@@ -512,7 +496,7 @@ static void test_holes_and_visgroups(const char *wad)
         printf("fence row: %d hole pixels, %d bar pixels, %d wrong\n", holes, bars, wrong);
         CHECK(holes > 10 && bars > 10);
         CHECK_EQ(wrong, 0);
-        stbi_image_free(im.px);
+        test_image_free(&im);
     }
 }
 
@@ -610,18 +594,19 @@ static void test_direct_open(const char *wad)
     snprintf(pmf, sizeof pmf, "%s/direct.pmf", workdir);
     CHECK_EQ(compile(rmf, pmf, NULL), 0);
     snprintf(cmd, sizeof cmd, SHOT_ENV "'%s' shot '%s' -o '%s' --size %dx%d 2>/dev/null", pmfview, rmf, png_a, W, H);
-    CHECK_EQ(run(cmd), 0);
+    CHECK_EQ(test_system(cmd), 0);
     snprintf(cmd, sizeof cmd, SHOT_ENV "'%s' shot '%s' -o '%s' --size %dx%d --camera %.7g,%.7g,%.7g,0,0 2>/dev/null", pmfview, pmf, png_b, W,
              H, want[0], want[1], want[2]);
-    CHECK_EQ(run(cmd), 0);
-    int n, wa, ha, wb, hb, differ = 0;
-    uint8_t *a = stbi_load(png_a, &wa, &ha, &n, 3), *c = stbi_load(png_b, &wb, &hb, &n, 3);
-    CHECK(a && c && wa == wb && ha == hb);
-    for (int i = 0; a && c && i < wa * ha * 3; i++) differ += abs(a[i] - c[i]) > 1;
+    CHECK_EQ(test_system(cmd), 0);
+    test_image a = { 0 }, c = { 0 };
+    bool loaded = test_image_load(&a, png_a) && test_image_load(&c, png_b);
+    CHECK(loaded && a.w == c.w && a.h == c.h);
+    int differ = 0;
+    for (int i = 0; loaded && i < a.w * a.h * 3; i++) differ += abs(a.rgb[i] - c.rgb[i]) > 1;
     printf("direct open: default camera from the player start, %d channels differ from the compiled map's shot\n", differ);
     CHECK_EQ(differ, 0);
-    stbi_image_free(a);
-    stbi_image_free(c);
+    test_image_free(&a);
+    test_image_free(&c);
     unsetenv("XDG_CACHE_HOME");
 }
 
@@ -650,11 +635,11 @@ static void test_watertight(const char *wad)
     double views[4][5] = { { 0, 2.5, 0, 30, -20 }, { -7, 1, 6, 140, 10 }, { 6, 4.5, -5, 260, -35 }, { -2, 0.3, -2, 200, 25 } };
     int gaps = 0;
     for (int v = 0; v < 4; v++) {
-        image im;
+        test_image im;
         snprintf(png, sizeof png, "%s.%d.png", rmf, v);
         if (!shot(pmf, png, views[v][0], views[v][1], views[v][2], views[v][3], views[v][4], "--mode fullbright", &im)) { CHECK(0); return; }
-        for (int i = 0; i < W * H; i++) gaps += !near_rgb(im.px + i * 3, 255, 255, 255, 2);
-        stbi_image_free(im.px);
+        for (int i = 0; i < W * H; i++) gaps += !near_rgb(im.rgb + i * 3, 255, 255, 255, 2);
+        test_image_free(&im);
     }
     printf("watertight: %d pixels that are not the room's white in 4 views\n", gaps);
     CHECK_EQ(gaps, 0);
@@ -691,7 +676,7 @@ static void test_sky_images(const char *wad)
     mkdir(path, 0755);
     for (int i = 0; i < 6; i++) {
         uint8_t q[4][3] = { { 0 }, { 0, 255, 0 }, { 0, 0, 255 }, { 255, 255, 0 } };
-        memcpy(q[0], face_colour[i], 3);             /* the top-left quadrant names the image */
+        memcpy(q[0], face_colour[i], 3);             /* the top-left quadrant names the test_image */
         snprintf(path, sizeof path, "%s/gfx/env/quad%s.tga", dir, suffix[i]);
         write_quadrant_tga(path, q);
     }
@@ -704,7 +689,7 @@ static void test_sky_images(const char *wad)
     snprintf(extra, sizeof extra, "--game '%s'", dir);
     CHECK_EQ(compile(rmf, pmf, extra), 0);
     /* views: yaw, pitch; and the quadrants (TL, TR, BL, BR of the screen) they must show, as image
-     * index (face colour) or quadrant colour: sides show their image as it is */
+     * index (face colour) or quadrant colour: sides show their test_image as it is */
     struct { const char *what; double yaw, pitch; int image; int screen[4]; } views[] = {
         { "-Z (bk)", 0, 0, 1, { 0, 1, 2, 3 } },     { "+X (rt)", 270, 0, 3, { 0, 1, 2, 3 } },
         { "-X (lf)", 90, 0, 2, { 0, 1, 2, 3 } },    { "+Z (ft)", 180, 0, 0, { 0, 1, 2, 3 } },
@@ -715,7 +700,7 @@ static void test_sky_images(const char *wad)
         { "down", 0, -89.9, 5, { 2, 0, 3, 1 } },
     };
     for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
-        image im;
+        test_image im;
         snprintf(png, sizeof png, "%s.%zu.png", rmf, v);
         if (!shot(pmf, png, 0, 0, 0, views[v].yaw, views[v].pitch, "--fov 60", &im)) { CHECK(0); return; }
         int px[4][2] = { { W / 2 - W / 8, H / 2 - H / 8 }, { W / 2 + W / 8, H / 2 - H / 8 }, { W / 2 - W / 8, H / 2 + H / 8 },
@@ -726,11 +711,11 @@ static void test_sky_images(const char *wad)
             uint8_t want[3] = { 0, 0, 0 };
             static const uint8_t others[4][3] = { { 0 }, { 0, 255, 0 }, { 0, 0, 255 }, { 255, 255, 0 } };
             memcpy(want, q == 0 ? face_colour[views[v].image] : others[q], 3);
-            wrong += !near_rgb(pixel(&im, px[k][0], px[k][1]), want[0], want[1], want[2], 3);
+            wrong += !near_rgb(test_pixel(&im, px[k][0], px[k][1]), want[0], want[1], want[2], 3);
         }
         printf("sky %s: %d of 4 quadrants wrong\n", views[v].what, wrong);
         CHECK_EQ(wrong, 0);
-        stbi_image_free(im.px);
+        test_image_free(&im);
     }
 }
 
@@ -769,7 +754,7 @@ static void test_damaged(const char *wad)
         fclose(f);
         free(copy);
         snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --quiet 2>'%s'", pmfc, path, pmf, log);
-        int st = run(cmd);
+        int st = test_system(cmd);
         f = fopen(log, "rb");
         char text[4096];
         size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
@@ -797,7 +782,7 @@ static cJSON *info_json(const char *pmf)
     char cmd[2200], out[720];
     snprintf(out, sizeof out, "%s.json", pmf);
     snprintf(cmd, sizeof cmd, "'%s' info --json '%s' > '%s'", pmfview, pmf, out);
-    if (run(cmd) != 0) return NULL;
+    if (test_system(cmd) != 0) return NULL;
     FILE *f = fopen(out, "rb");
     if (!f) return NULL;
     fseek(f, 0, SEEK_END);

@@ -1,0 +1,38 @@
+/* programs.h - the harness's half for tests that run the real programs: shell commands and their
+ * exit status, files written whole, the pictures `pmfview shot` writes, and pmfc and pmfview run
+ * in a work directory (the `harness` library; check.h is the other half). */
+#ifndef TESTS_COMMON_PROGRAMS_H
+#define TESTS_COMMON_PROGRAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* system(cmd): the command's exit status, -1 when it did not exit (a signal). */
+int test_system(const char *cmd);
+/* Writes data to path (directories must exist); false with a message on stderr. */
+bool test_write_file(const char *path, const void *data, size_t size);
+/* The same for a string; the test exits (status 1) when it cannot: nothing can follow. */
+void test_write_text(const char *path, const char *text);
+
+typedef struct test_image { int w, h; uint8_t *rgb; } test_image;
+/* RGB8 of an image file; false with a message on stderr. */
+bool test_image_load(test_image *img, const char *path);
+void test_image_free(test_image *img);
+static inline const uint8_t *test_pixel(const test_image *img, int x, int y)
+{
+    return img->rgb + ((size_t)y * img->w + x) * 3;
+}
+
+/* pmfc and pmfview and the directory their files go to (made when missing). */
+typedef struct test_workdir { const char *pmfc, *pmfview, *dir; } test_workdir;
+void test_workdir_open(test_workdir *w, const char *pmfc, const char *pmfview, const char *dir);
+/* DIR/NAME.pms written from source, compiled to DIR/NAME.pmf by `pmfc ... --quiet EXTRA` (stderr
+ * in DIR/NAME.log): pmfc's exit status. */
+int test_workdir_compile(const test_workdir *w, const char *name, const char *source, const char *extra);
+/* `[ENV] pmfview shot DIR/MAP.pmf -o DIR/OUT.png EXTRA` (stdout in DIR/OUT.txt, leak checks off:
+ * Mesa's are not ours) and the picture; false with the command on stderr when it fails. */
+bool test_workdir_shot(const test_workdir *w, const char *env, const char *map, const char *out, const char *extra,
+                       test_image *img);
+
+#endif
