@@ -252,8 +252,10 @@ static bool poly_covered(const vis_poly *region, const double (*tris)[6], const 
     cur[0] = *region;
     for (size_t i = 0; i < count && live > 0; i++) {
         const double *tri = tris[list[i]];
-        double tmin_u = min_double(tri[0], min_double(tri[2], tri[4])), tmax_u = max_double(tri[0], max_double(tri[2], tri[4]));
-        double tmin_v = min_double(tri[1], min_double(tri[3], tri[5])), tmax_v = max_double(tri[1], max_double(tri[3], tri[5]));
+        double tmin_u = min_double(tri[0], min_double(tri[2], tri[4]));
+        double tmax_u = max_double(tri[0], max_double(tri[2], tri[4]));
+        double tmin_v = min_double(tri[1], min_double(tri[3], tri[5]));
+        double tmax_v = max_double(tri[1], max_double(tri[3], tri[5]));
         int next_count = 0;
         for (int p = 0; p < live; p++) {
             vis_poly *piece = &cur[p];
@@ -397,8 +399,10 @@ static uint32_t plane_node_build(plane_build *b, double u, double v, double size
         for (size_t i = 0; i < count; i++) {
             uint32_t t = b->lists[list_at + i];
             const double *tri = b->tree->tris[t];
-            if (max_double(tri[0], max_double(tri[2], tri[4])) <= cu || min_double(tri[0], min_double(tri[2], tri[4])) >= cu + half ||
-                max_double(tri[1], max_double(tri[3], tri[5])) <= cv || min_double(tri[1], min_double(tri[3], tri[5])) >= cv + half)
+            if (max_double(tri[0], max_double(tri[2], tri[4])) <= cu ||
+                min_double(tri[0], min_double(tri[2], tri[4])) >= cu + half ||
+                max_double(tri[1], max_double(tri[3], tri[5])) <= cv ||
+                min_double(tri[1], min_double(tri[3], tri[5])) >= cv + half)
                 continue;
             b->lists[child_at + child_count++] = t;
         }

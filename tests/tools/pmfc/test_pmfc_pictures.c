@@ -198,7 +198,8 @@ static void test_tiles(void)
             char extra[256];
             snprintf(extra, sizeof extra, "--camera %s --size 640x360%s", cameras[c], msaa ? " --msaa 4" : "");
             test_image whole, tiled;
-            if (!shot("tiles", "whole", extra, &whole) || !test_workdir_shot(&wd, "PMFVIEW_SHOT_TILE=100", "tiles", "tiled", extra, &tiled)) {
+            if (!shot("tiles", "whole", extra, &whole) ||
+                !test_workdir_shot(&wd, "PMFVIEW_SHOT_TILE=100", "tiles", "tiled", extra, &tiled)) {
                 check_failures++;
                 continue;
             }
