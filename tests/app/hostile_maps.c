@@ -38,21 +38,6 @@
 
 #define EMPTY_CUBES (1u << 22)
 
-static bool read_file(const char *path, test_bytes *out)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    out->data = n > 0 ? malloc((size_t)n) : NULL;
-    out->size = (size_t)n;
-    bool ok = out->data && fread(out->data, 1, out->size, f) == out->size;
-    fclose(f);
-    return ok;
-}
-
 /* Common chunk data of `cubes` empty cubes: string table size, 3 used-material counts, 2 region
  * counts, 2 light counts (all 0), cube count, one flags/type byte per cube. */
 static uint8_t *empty_cubes_block(uint32_t cubes, size_t *size)
@@ -338,7 +323,7 @@ int main(int argc, char **argv)
         return 1;
     }
     test_bytes file;
-    if (!read_file(argv[2], &file)) {
+    if (!(file.data = test_read_file(argv[2], &file.size))) {
         fprintf(stderr, "hostile_maps: cannot read %s\n", argv[2]);
         return 1;
     }

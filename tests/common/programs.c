@@ -32,6 +32,25 @@ void test_write_text(const char *path, const char *text)
         exit(1);
 }
 
+uint8_t *test_read_file(const char *path, size_t *size)
+{
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    uint8_t *data = NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (data = malloc((size_t)n + 1)) && fread(data, 1, (size_t)n, f) == (size_t)n) {
+        data[n] = 0;
+        *size = (size_t)n;
+    } else {
+        free(data);
+        data = NULL;
+    }
+    fclose(f);
+    return data;
+}
+
 bool test_image_load(test_image *img, const char *path)
 {
     int n;

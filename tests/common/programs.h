@@ -14,6 +14,8 @@ int test_system(const char *cmd);
 bool test_write_file(const char *path, const void *data, size_t size);
 /* The same for a string; the test exits (status 1) when it cannot: nothing can follow. */
 void test_write_text(const char *path, const char *text);
+/* The whole file (malloc'd, a NUL after its last byte) and its size; NULL when it cannot be read. */
+uint8_t *test_read_file(const char *path, size_t *size);
 
 typedef struct test_image { int w, h; uint8_t *rgb; } test_image;
 /* RGB8 of an image file; false with a message on stderr. */

@@ -404,19 +404,6 @@ static void test_errors(void)
     }
 }
 
-static unsigned char *slurp(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    *size = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *p = malloc(*size ? *size : 1);
-    if (fread(p, 1, *size, f) != *size) { free(p); p = NULL; }
-    fclose(f);
-    return p;
-}
-
 static void test_determinism(void)
 {
     const char *src = "map \"Det\"\nmaterial m\nlevel l {\n  chunk_size 4\n  room -6 0 -6 6 4 6 material m door -z 1 2\n"
@@ -425,7 +412,7 @@ static void test_determinism(void)
     CHECK_EQ(compile("det_a", src, "--threads 1", a, NULL, 0), 0);
     CHECK_EQ(compile("det_b", src, "--threads 2", b, NULL, 0), 0);
     size_t na = 0, nb = 0;
-    unsigned char *pa = slurp(a, &na), *pb = slurp(b, &nb);
+    unsigned char *pa = test_read_file(a, &na), *pb = test_read_file(b, &nb);
     CHECK(pa && pb && na == nb && !memcmp(pa, pb, na));
     free(pa);
     free(pb);
@@ -440,8 +427,8 @@ static void test_determinism(void)
         snprintf(extra, sizeof extra, "%s --threads 2", extras[i]);
         CHECK_EQ(compile("det_d", src, extra, d, NULL, 0), 0);
         size_t nc = 0, nd = 0;
-        unsigned char *pc = slurp(c, &nc), *pd = slurp(d, &nd);
-        pa = slurp(a, &na);
+        unsigned char *pc = test_read_file(c, &nc), *pd = test_read_file(d, &nd);
+        pa = test_read_file(a, &na);
         CHECK(pc && pd && nc == nd && !memcmp(pc, pd, nc));
         CHECK(pa && pc && (na != nc || memcmp(pa, pc, na)));
         free(pa);
@@ -531,7 +518,7 @@ static void test_generator(void)
     CHECK_EQ(f->levels[0].present_chunks, 4);
     pmf_close(f);
     size_t na = 0, nb = 0, nc = 0;
-    unsigned char *pa = slurp(a, &na), *pb = slurp(b, &nb), *pc = slurp(c, &nc);
+    unsigned char *pa = test_read_file(a, &na), *pb = test_read_file(b, &nb), *pc = test_read_file(c, &nc);
     CHECK(pa && pb && na == nb && !memcmp(pa, pb, na));
     CHECK(pc && (nc != na || memcmp(pa, pc, na)));
     free(pa);
