@@ -246,9 +246,7 @@ static int test_blend_order(void)
     float q[4][3];
     /* Near chunk (0,0,1) holds the camera; its glass is at z = -4. The blue one is listed first
      * in the file and the near chunk is added second, so only sorting gets the order right. */
-    fx_chunk *near = fx_chunk_add(l, (pmf_chunk_coord){ 0, 0, 1 });
-    fx_wall_z(q, -8, 8, -8, 8, -4, true);
-    fx_geom_quad(near, 0, blue, fx_lightmap(near, 1, 255, 255, 255), q);
+    fx_wall_chunk(l, (pmf_chunk_coord){ 0, 0, 1 }, blue, 1, (uint8_t[]){ 255, 255, 255 });
     /* Far chunk (0,0,0), centre at world z = -16: its glass at world z = -12. */
     fx_chunk *far = fx_chunk_add(l, (pmf_chunk_coord){ 0, 0, 0 });
     fx_wall_z(q, -8, 8, -8, 8, 4, true);

@@ -45,10 +45,7 @@ static bool write_map(const char *path, uint32_t count)
     fx_level *l = fx_level_add(&m, 4, (pmf_chunk_coord){ count, 1, 1 }, (pmf_chunk_coord){ 0, 0, 0 });
     uint8_t mat = fx_material(l, "wall", NULL, 0, 0);
     for (uint32_t x = 0; x < count; x++) {
-        fx_chunk *c = fx_chunk_add(l, (pmf_chunk_coord){ x, 0, 0 });
-        float q[4][3];
-        fx_wall_z(q, -8, 8, -8, 8, -4, true);
-        fx_geom_quad(c, 0, mat, fx_lightmap(c, 1, 50, 50, 50), q);
+        fx_chunk *c = fx_wall_chunk(l, (pmf_chunk_coord){ x, 0, 0 }, mat, 1, (uint8_t[]){ 50, 50, 50 });
         if (x == 0) {
             fx_dynamic_light(c, 7, true, (uint8_t[]){ 255, 0, 0 }, 0, 100);
             fx_fast_light(c, 3, 255, (uint8_t[]){ 0, 200, 0 }, 0, 4, 255);

@@ -553,12 +553,8 @@ static int test_bad_chunk(void)
     fx_map m = { 0 };
     fx_level *l = fx_level_add(&m, 4, (pmf_chunk_coord){ 3, 1, 1 }, (pmf_chunk_coord){ 1, 0, 0 });
     uint8_t mat = fx_material(l, "wall", NULL, 0, 0);
-    for (uint32_t x = 0; x < 3; x++) {
-        fx_chunk *c = fx_chunk_add(l, (pmf_chunk_coord){ x, 0, 0 });
-        float q[4][3];
-        fx_wall_z(q, -8, 8, -8, 8, -4, true);
-        fx_geom_quad(c, 0, mat, fx_lightmap(c, 1, 100, 100, 100), q);
-    }
+    for (uint32_t x = 0; x < 3; x++)
+        fx_wall_chunk(l, (pmf_chunk_coord){ x, 0, 0 }, mat, 1, (uint8_t[]){ 100, 100, 100 });
     REQUIRE(fx_map_write(&m, "map.pmf"));
     pmf_error err;
     pmf_file *f = pmf_open("map.pmf", &err);
