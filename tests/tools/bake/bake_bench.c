@@ -54,7 +54,7 @@ int main(int argc, char **argv)
     soup_free(&c.occluders);
     for (size_t i = 0; i < c.box_count; i++)
         soup_box_split(&c.occluders, c.boxes[i].min, c.boxes[i].max, split);
-    printf("soup: %zu triangles, %zu patches, %zu lightmaps, %zu lights, %zu vertices, %zu probes\n",
+    printf("scene: %zu triangles, %zu patches, %zu lightmaps, %zu lights, %zu vertices, %zu probes\n",
            c.occluders.count, c.patch_count, c.lightmap_count, c.light_count, c.vertex_count, c.probe_count);
 
     double t0 = now();

@@ -9,7 +9,7 @@
 #include "soup.h"
 
 /* mixed_scene_hash(1, 0, any) as the baker before soft shadows, samples and dirt bakes it (this
- * file's soup code built against that commit's bake.c) */
+ * file's scene code built against that commit's bake.c) */
 #define BAKE_OFF_HASH 0x42012ee346560651ull
 
 #define LUXEL 0.1f

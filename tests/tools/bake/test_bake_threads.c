@@ -64,7 +64,7 @@ static void check_bake(void)
     bake_snapshot(&c, 0, &all);
     check_same(&c, &one, &two);
     check_same(&c, &one, &all);
-    /* The soup is not trivial: layers, lit vertices and probe refs exist. */
+    /* The scene is not trivial: layers, lit vertices and probe refs exist. */
     size_t lit = 0, refs = 0;
     for (size_t i = 0; i < one.result.fast_light_count * c.vertex_count; i++)
         lit += one.result.fast_multipliers[i] > 0;

@@ -195,7 +195,7 @@ static void random_scenes_never_hide_the_visible(void)
                         }
                     }
                     if (!brute_blocked(&s, &cells[c], &targets[t], p, q)) {
-                        fprintf(stderr, "soup %d: cell %d sees target %d along (%g %g %g) -> (%g %g %g)\n",
+                        fprintf(stderr, "scene %d: cell %d sees target %d along (%g %g %g) -> (%g %g %g)\n",
                                 (int)seed, c, t, p[0], p[1], p[2], q[0], q[1], q[2]);
                         CHECK(!"a visible target was left out");
                     }
