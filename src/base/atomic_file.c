@@ -8,7 +8,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Temporary files a signal must remove: fixed storage, read by the handler without locks. */
@@ -87,6 +89,26 @@ static mode_t new_file_mode(void)
     return (mode_t)(0666 & ~mask);
 }
 
+/* Six letters or digits for a temporary name (what mkstemp's XXXXXX would be). */
+static const char *random_suffix(void)
+{
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    static _Thread_local char suffix[7];
+    static _Atomic uint64_t calls;
+    uint64_t x;
+    if (getentropy(&x, sizeof x) != 0) {
+        /* no entropy source (an old kernel): clock, pid and a count are enough with O_EXCL */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        x = ((uint64_t)ts.tv_sec << 32 ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid() << 20) + ++calls * 0x9E3779B97F4A7C15ull;
+        x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
+    }
+    for (int i = 0; i < 6; i++, x /= sizeof alphabet - 1)
+        suffix[i] = alphabet[x % (sizeof alphabet - 1)];
+    suffix[6] = '\0';
+    return suffix;
+}
+
 static void set_why(char *why, size_t why_size, const char *what, int e)
 {
     snprintf(why, why_size, "%s: %s", what, strerror(e ? e : EIO));
@@ -105,18 +127,27 @@ bool atomic_file_open(atomic_file *af, const char *path, char *why, size_t why_s
         set_why(why, why_size, "cannot write", ENOMEM);
         return false;
     }
-    /* hidden, next to the file: same filesystem, so the rename is atomic */
-    snprintf(af->tmp, len + 16, "%.*s.%s.XXXXXX", (int)dir_len, path, path + dir_len);
-    int fd = mkostemp(af->tmp, O_CLOEXEC);
+    /* Hidden, next to the file: same filesystem, so the rename is atomic. The name is listed for
+     * the signal handler before the file exists (mkstemp would create it first): a signal
+     * between the two would otherwise leave a file nobody removes. */
+    int fd = -1, e = EEXIST;
+    for (int attempt = 0; fd < 0 && e == EEXIST && attempt < 100; attempt++) {
+        snprintf(af->tmp, len + 16, "%.*s.%s.%s", (int)dir_len, path, path + dir_len, random_suffix());
+        af->slot = pending_add(af->tmp);
+        fd = open(af->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0) {
+            e = errno;
+            pending_drop(af->slot);
+            af->slot = -1;
+        }
+    }
     if (fd < 0) {
-        int e = errno;
         free(af->tmp);
         af->tmp = NULL;
         atomic_file_abort(af);
         set_why(why, why_size, "cannot create a temporary file next to it", e);
         return false;
     }
-    af->slot = pending_add(af->tmp);
     if (fchmod(fd, new_file_mode()) != 0 || !(af->fp = fdopen(fd, "wb"))) {
         int e = errno;
         close(fd);

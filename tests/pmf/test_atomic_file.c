@@ -1,8 +1,10 @@
-/* test_atomic_file.c - atomic_file (src/pmf/atomic_file.h): `test_atomic_file [PMFC [PMFVIEW MAP]]`
+/* test_atomic_file.c - atomic_file (src/base/atomic_file.h): `test_atomic_file [PMFC [PMFVIEW MAP]]`
  *   - committed files get 0666 minus the umask (022 -> 0644, 027 -> 0640), whole content;
  *   - a symlink at the path is replaced, its target untouched; abort and failures leave nothing;
  *   - SIGTERM / SIGINT while a temporary file is open: the process dies of that signal and the
  *     temporary file is gone;
+ *   - a process opening and aborting temporary files in a loop, killed 200 times at random moments
+ *     (many land as the file is being created, where signals are delivered): nothing left;
  *   - with PMFC: pmfc --generate killed with SIGTERM or SIGINT at 12 moments from 10 ms to 2.5 s:
  *     never a temporary file left, and the output is either absent or a whole valid map;
  *   - with PMFVIEW and MAP: `pmfview shot MAP` of 4096x4096 killed the same way at 8 moments up to
@@ -121,6 +123,32 @@ static void test_signal(int sig)
     CHECK(stray_files(NULL) == 0, "signal %d left files", sig);
 }
 
+static void test_killed_while_opening(void)
+{
+    char path[200];
+    snprintf(path, sizeof path, "%s/busy.bin", dir);
+    srand(7);
+    for (int i = 0; i < 200; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            atomic_file_remove_on_signals();
+            char why[300];
+            for (;;) {
+                atomic_file af;
+                if (atomic_file_open(&af, path, why, sizeof why))
+                    atomic_file_abort(&af);
+            }
+        }
+        struct timespec ts = { 0, 200000L + (long)(rand() % 2000) * 1000L };
+        nanosleep(&ts, NULL);
+        kill(pid, i % 2 ? SIGINT : SIGTERM);
+        int st = 0;
+        waitpid(pid, &st, 0);
+        CHECK(WIFSIGNALED(st), "kill %d: child status 0x%x", i, st);
+    }
+    CHECK(stray_files(NULL) == 0, "temporary files left by 200 kills");
+}
+
 static void test_killed_pmfc(const char *pmfc)
 {
     char out[200];
@@ -212,6 +240,7 @@ int main(int argc, char **argv)
     test_modes_and_links();
     test_signal(SIGTERM);
     test_signal(SIGINT);
+    test_killed_while_opening();
     if (argc > 1)
         test_killed_pmfc(argv[1]);
     if (argc > 3)
