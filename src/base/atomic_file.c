@@ -109,6 +109,28 @@ static const char *random_suffix(void)
     return suffix;
 }
 
+/* Creates "DIR.NAME.XXXXXX" (DIR: the first dir_len bytes of dir) with O_EXCL, its name listed for
+ * the signal handler before the file exists: mkstemp would create it first, and a signal
+ * delivered as that call returns left a file nobody removes. The fd with *slot set, or -1 with
+ * errno (*slot -1). */
+static int create_listed(char *tmp, size_t tmp_size, const char *dir, int dir_len, const char *name, int flags, int *slot)
+{
+    int fd = -1;
+    errno = EEXIST;
+    for (int attempt = 0; fd < 0 && errno == EEXIST && attempt < 100; attempt++) {
+        snprintf(tmp, tmp_size, "%.*s.%s.%s", dir_len, dir, name, random_suffix());
+        *slot = pending_add(tmp);
+        fd = open(tmp, flags | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0) {
+            int e = errno;
+            pending_drop(*slot);
+            *slot = -1;
+            errno = e;
+        }
+    }
+    return fd;
+}
+
 static void set_why(char *why, size_t why_size, const char *what, int e)
 {
     snprintf(why, why_size, "%s: %s", what, strerror(e ? e : EIO));
@@ -127,21 +149,10 @@ bool atomic_file_open(atomic_file *af, const char *path, char *why, size_t why_s
         set_why(why, why_size, "cannot write", ENOMEM);
         return false;
     }
-    /* Hidden, next to the file: same filesystem, so the rename is atomic. The name is listed for
-     * the signal handler before the file exists (mkstemp would create it first): a signal
-     * between the two would otherwise leave a file nobody removes. */
-    int fd = -1, e = EEXIST;
-    for (int attempt = 0; fd < 0 && e == EEXIST && attempt < 100; attempt++) {
-        snprintf(af->tmp, len + 16, "%.*s.%s.%s", (int)dir_len, path, path + dir_len, random_suffix());
-        af->slot = pending_add(af->tmp);
-        fd = open(af->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd < 0) {
-            e = errno;
-            pending_drop(af->slot);
-            af->slot = -1;
-        }
-    }
+    /* hidden, next to the file: same filesystem, so the rename is atomic */
+    int fd = create_listed(af->tmp, len + 16, path, (int)dir_len, path + dir_len, O_WRONLY, &af->slot);
     if (fd < 0) {
+        int e = errno;
         free(af->tmp);
         af->tmp = NULL;
         atomic_file_abort(af);
@@ -221,10 +232,12 @@ int atomic_file_scratch(const char *path, char *why, size_t why_size)
 #endif
     if (fd < 0) {
         /* a filesystem without O_TMPFILE: a name that lives only between these two calls */
-        snprintf(tmp, dir_len + 32, "%.*s.pmf-scratch.XXXXXX", (int)dir_len, path);
-        fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd >= 0)
+        int slot;
+        fd = create_listed(tmp, dir_len + 32, path, (int)dir_len, "pmf-scratch", O_RDWR, &slot);
+        if (fd >= 0) {
             unlink(tmp);
+            pending_drop(slot);
+        }
     }
     if (fd < 0)
         set_why(why, why_size, "cannot create a scratch file next to it", errno);
