@@ -1,5 +1,6 @@
 /* scene_draw.c - the sky, the 3D skybox, the driver's states primed, and the frame: culling and drawing (scene.h). */
 #include "scene_internal.h"
+#include "base/grow.h"
 
 static int current_sky_env(const scene *s)
 {
@@ -114,18 +115,6 @@ static void tile_projection(const scene_viewport *vp, const float full[16], floa
     render_mat4_mul(m, full, out);
 }
 
-static bool ensure_scratch(scene *s, size_t words)
-{
-    if (words <= s->scratch_words)
-        return true;
-    uint64_t *p = realloc(s->scratch_bits, words * sizeof *p);
-    if (!p)
-        return false;
-    s->scratch_bits = p;
-    s->scratch_words = words;
-    return true;
-}
-
 void scene_draw(scene *s, const scene_viewport *vp)
 {
     const camera *cam = &s->cam;
@@ -197,7 +186,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
     size_t words_total = 0;
     for (size_t i = 0; i < s->chunk_count; i++)
         words_total += mesh_cube_words(&s->chunks[i]->mc);
-    if (!ensure_scratch(s, words_total + 1))
+    if (!grow_array((void **)&s->scratch_bits, &s->scratch_words, words_total + 1, sizeof *s->scratch_bits))
         return;
     bool use_vis = s->settings.vis != SCENE_VIS_OFF && s->vis_valid;
     /* Chunks kept past the radius (eviction hysteresis) are not drawn: the view reaches as far
