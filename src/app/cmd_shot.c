@@ -134,12 +134,8 @@ static bool parse_double(const char *s, double *out)
 
 static bool parse_u32(const char *s, uint32_t max, uint32_t *out)
 {
-    char *end;
-    if (*s < '0' || *s > '9')
-        return false;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*end || errno || v > max)
+    unsigned long long v;
+    if (!cli_parse_unsigned(s, max, &v))
         return false;
     *out = (uint32_t)v;
     return true;

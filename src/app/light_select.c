@@ -1,12 +1,12 @@
 /* light_select.c - --solo / --mute arguments to lights. */
 #include "light_select.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "text_clean.h"
+#include "base/cli.h"
 #include "base/grow.h"
 
 bool light_select_has(const light_selection *sel, scene_light_ref ref)
@@ -33,19 +33,6 @@ void light_select_free(light_selection *sel)
     memset(sel, 0, sizeof *sel);
 }
 
-static bool parse_number(const char *s, unsigned long long max, unsigned long long *out)
-{
-    char *end;
-    if (*s < '0' || *s > '9')
-        return false;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno || v > max)
-        return false;
-    *out = v;
-    return true;
-}
-
 bool light_select_add(light_selection *sel, const char *spec, const pmf_lights *infos, uint32_t level,
                       const light_ids *ids, char *err, size_t err_size)
 {
@@ -53,7 +40,7 @@ bool light_select_add(light_selection *sel, const char *spec, const pmf_lights *
     text_clean(spec, clean, sizeof clean);
     unsigned long long n;
     bool ok = true;
-    if (parse_number(spec, UINT32_MAX, &n)) {
+    if (cli_parse_unsigned(spec, UINT32_MAX, &n)) {
         uint32_t id = (uint32_t)n;
         if (light_ids_has(ids->dynamic, ids->dynamic_count, id))
             ok = light_select_push(sel, (scene_light_ref){ PMF_LIGHT_DYNAMIC, id });
@@ -72,7 +59,7 @@ bool light_select_add(light_selection *sel, const char *spec, const pmf_lights *
             snprintf(err, err_size, "'%s': the map lists no lights (no pmfview.lights extension: static lights are unknown)", clean);
             return false;
         }
-        if (!parse_number(spec + 1, infos->count - 1, &n) || infos->list[n].level != level) {
+        if (!cli_parse_unsigned(spec + 1, infos->count - 1, &n) || infos->list[n].level != level) {
             snprintf(err, err_size, "'%s': no light #N of level %u in the map's light list (#0..#%u, pmfview info)", clean,
                      level, infos->count - 1);
             return false;

@@ -1,5 +1,7 @@
 /* cli.c - getopt_long driven by a table, with pmfview's own usage messages (cli.h). */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -55,4 +57,17 @@ int cli_parse(const cli_desc *desc, int argc, char **argv)
         if ((rc = desc->handle(desc->user, CLI_OPERAND, argv[optind])))
             return rc;
     return 0;
+}
+
+bool cli_parse_unsigned(const char *s, unsigned long long max, unsigned long long *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno || v > max)
+        return false;
+    *out = v;
+    return true;
 }

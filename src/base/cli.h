@@ -6,6 +6,7 @@
 #define BASE_CLI_H
 
 #include <getopt.h>
+#include <stdbool.h>
 
 /* The id a FILE operand is handed to cli_desc.handle with. */
 #define CLI_OPERAND 1
@@ -27,6 +28,10 @@ typedef struct cli_desc {
 
 /* 0 when every argument was handled; CLI_DONE or an exit code (CLI_EXIT_USAGE after the line). */
 int cli_parse(const cli_desc *desc, int argc, char **argv);
+
+/* A decimal number of digits only (no sign, space or suffix) of at most max into *out; false
+ * otherwise. */
+bool cli_parse_unsigned(const char *s, unsigned long long max, unsigned long long *out);
 
 /* Prints "PROGRAM: [COMMAND: ]MESSAGE (see 'PROGRAM [COMMAND ]--help')" where MESSAGE is
  * printf(fmt, arg) with arg cleaned of control bytes, and returns CLI_EXIT_USAGE. */
