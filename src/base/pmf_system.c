@@ -1,6 +1,9 @@
 /* pmf_system.c - the machine's clock and cores (pmf_system.h). */
 #include <time.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "pmf_system.h"
 
@@ -15,4 +18,23 @@ int pmf_cores(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     return cores > 0 ? (cores > 4096 ? 4096 : (int)cores) : 1;
+}
+
+void pmf_release_free_memory(void)
+{
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+}
+
+void pmf_tune_allocator(size_t mmap_threshold, size_t trim_threshold)
+{
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, (int)mmap_threshold);
+    if (trim_threshold)
+        mallopt(M_TRIM_THRESHOLD, (int)trim_threshold);
+#else
+    (void)mmap_threshold;
+    (void)trim_threshold;
+#endif
 }

@@ -42,7 +42,7 @@ static void stats_add_box(pmf_level_stats *s, const double lo[3], const double h
  * vector registers (the whole file's vertices pass through here), in AVX2 where the CPU has it. */
 #define VERTEX_FLOATS (sizeof(pmf_vertex) / sizeof(float))
 #define VERTEX_GROUP (4 * VERTEX_FLOATS)
-__attribute__((target_clones("avx2", "default")))
+PMF_CLONES_AVX2
 static bool chunk_vertex_box(const pmf_chunk_client *cl, float lo[3], float hi[3])
 {
     if (cl->vertex_count == 0)

@@ -3,10 +3,10 @@
 
 #include "pmf/paf.h"
 #include "base/pmf_budget.h"
+#include "base/pmf_system.h"
 #include "pmf/ptf.h"
 
 #include <limits.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -292,7 +292,7 @@ static void release_entry(cache_entry *e)
     free_entry_image(e);
     e->released = true;
     if (large)
-        malloc_trim(0);
+        pmf_release_free_memory();
 }
 
 void res_destroy(res_context *ctx)

@@ -40,8 +40,7 @@ static uint32_t atlas_pages_for_budget(void)
  * back). */
 static void settle_allocator(void)
 {
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    pmf_tune_allocator(32u << 20, 64u << 20);
 }
 
 /* Zero means default: every default of a scene_desc, resolved here and nowhere else. */

@@ -3,7 +3,6 @@
 #ifndef PMFVIEW_SCENE_INTERNAL_H
 #define PMFVIEW_SCENE_INTERNAL_H
 
-#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

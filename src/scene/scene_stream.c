@@ -264,7 +264,7 @@ void scene_stream_update(scene *s, double budget_ms, bool view_only)
     /* Chunks come and go on several threads: what they free stays in the allocator's per-thread
      * arenas (RSS that only grows, docs/memory.md) unless handed back now and then. */
     if (s->evicted_since_trim >= TRIM_AFTER_EVICTIONS && start - s->trimmed_at >= TRIM_INTERVAL_SECONDS) {
-        malloc_trim(0);
+        pmf_release_free_memory();
         s->trimmed_at = start;
         s->evicted_since_trim = 0;
     }

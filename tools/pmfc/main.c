@@ -2,7 +2,6 @@
  * (docs/pmfc.md), an RMF, a .map or a BSP; `pmfc --generate NAME --chunks XxYxZ --seed N -o
  * OUT.pmf` builds a city. The driver: options (options.c), then the stages below in order, each a
  * function, and one cleanup. */
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,7 +225,7 @@ int main(int argc, char **argv)
      * 32 MiB as big blocks are freed, and each thread's arena then keeps what its tiles and
      * chunks freed: RSS grew with the thread count (439 MiB at 16 threads where 2 take 190 on the
      * 64x2x64 city) though the budget's count did not. */
-    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    pmf_tune_allocator(1u << 20, 0);
     pmf_budget_set_limit(memory_default_budget());
     pmfc_options o;
     int rc = pmfc_options_parse(argc, argv, &o);

@@ -693,24 +693,19 @@ typedef struct target_node {
     uint32_t first, count;      /* leaf: targets order[first..first+count); interior: count 0, children first, first + 1 */
 } target_node;
 
-typedef struct target_sort {
-    const vis_box *targets;
-    int axis;
-} target_sort;
+/* A target's centre along the split axis, with its index to break ties: a total order, so the
+ * same tree whatever the sort algorithm. */
+typedef struct target_key {
+    float centre;
+    uint32_t target;
+} target_key;
 
-static float target_centre(const vis_box *b, int axis)
+static int compare_target_key(const void *a, const void *b)
 {
-    return b->min[axis] + b->max[axis];
-}
-
-static int compare_target_axis(const void *a, const void *b, void *user)
-{
-    const target_sort *sort = user;
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    float cx = target_centre(&sort->targets[x], sort->axis), cy = target_centre(&sort->targets[y], sort->axis);
-    if (cx != cy)
-        return (cx > cy) - (cx < cy);
-    return (x > y) - (x < y);
+    const target_key *x = a, *y = b;
+    if (x->centre != y->centre)
+        return (x->centre > y->centre) - (x->centre < y->centre);
+    return (x->target > y->target) - (x->target < y->target);
 }
 
 static void target_node_fill(vis_ctx *ctx, uint32_t node, uint32_t first, uint32_t count)
@@ -733,12 +728,17 @@ static bool targets_build(vis_ctx *ctx)
     size_t count = ctx->desc->target_count;
     ctx->target_order = pmf_budget_malloc((count + 1) * sizeof *ctx->target_order);
     ctx->target_nodes = pmf_budget_malloc((2 * count + 1) * sizeof *ctx->target_nodes);
-    if (!ctx->target_order || !ctx->target_nodes)
+    target_key *keys = pmf_budget_malloc((count + 1) * sizeof *keys);
+    if (!ctx->target_order || !ctx->target_nodes || !keys) {
+        pmf_budget_free(keys);
         return false;
+    }
     for (size_t i = 0; i < count; i++)
         ctx->target_order[i] = (uint32_t)i;
-    if (count == 0)
+    if (count == 0) {
+        pmf_budget_free(keys);
         return true;
+    }
     target_node_fill(ctx, 0, 0, (uint32_t)count);
     ctx->target_node_count = 1;
     for (size_t node = 0; node < ctx->target_node_count; node++) {
@@ -749,9 +749,14 @@ static bool targets_build(vis_ctx *ctx)
         for (int a = 1; a < 3; a++)
             if (n->box.max[a] - n->box.min[a] > n->box.max[axis] - n->box.min[axis])
                 axis = a;
-        /* A total order (ties broken by index): the same tree whatever the sort algorithm. */
-        target_sort sort = { ctx->desc->targets, axis };
-        qsort_r(ctx->target_order + n->first, n->count, sizeof *ctx->target_order, compare_target_axis, &sort);
+        uint32_t *order = ctx->target_order + n->first;
+        for (uint32_t i = 0; i < n->count; i++) {
+            const vis_box *b = &ctx->desc->targets[order[i]];
+            keys[i] = (target_key){ b->min[axis] + b->max[axis], order[i] };
+        }
+        qsort(keys, n->count, sizeof *keys, compare_target_key);
+        for (uint32_t i = 0; i < n->count; i++)
+            order[i] = keys[i].target;
         uint32_t first = n->first, total = n->count, half = total / 2;
         uint32_t child = (uint32_t)ctx->target_node_count;
         ctx->target_node_count += 2;
@@ -760,6 +765,7 @@ static bool targets_build(vis_ctx *ctx)
         ctx->target_nodes[node].first = child;
         ctx->target_nodes[node].count = 0;
     }
+    pmf_budget_free(keys);
     return true;
 }
 

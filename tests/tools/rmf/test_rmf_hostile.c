@@ -4,8 +4,10 @@
  * designer finds it and never echo raw bytes; 100000 nested groups are read without recursion and
  * with memory in proportion to the file.
  * usage: test_rmf_hostile SHARED_RMF_DIR WORK_DIR */
-#include <malloc.h>
 #include <stdio.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -342,13 +344,9 @@ static void test_exhausting_counts(void)
 
 /* ---- deep nesting ---------------------------------------------------------------------------- */
 
-static size_t heap_in_use(void)
-{
-    struct mallinfo2 m = mallinfo2();
-    return m.uordblks + m.hblkhd;
-}
-
-#if defined(__SANITIZE_ADDRESS__)
+#if !defined(__GLIBC__)
+#define HEAP_MEASURED 0 /* mallinfo2 is glibc's */
+#elif defined(__SANITIZE_ADDRESS__)
 #define HEAP_MEASURED 0
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -358,6 +356,16 @@ static size_t heap_in_use(void)
 #ifndef HEAP_MEASURED
 #define HEAP_MEASURED 1
 #endif
+
+static size_t heap_in_use(void)
+{
+#if HEAP_MEASURED
+    struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;
+#else
+    return 0;
+#endif
+}
 
 static void test_deep_nesting(void)
 {
