@@ -278,16 +278,12 @@ static int shot_option(void *user, int id, const char *v)
             return usage_error("--level wants a level index, got '%s'", v);
         return 0;
     case OPT_MODE:
-        if (!strcmp(v, "full"))
-            o->settings.mode = SCENE_MODE_FULL;
-        else if (!strcmp(v, "lightmap"))
-            o->settings.mode = SCENE_MODE_LIGHTMAP;
-        else if (!strcmp(v, "fullbright"))
-            o->settings.mode = SCENE_MODE_FULLBRIGHT;
-        else if (!strcmp(v, "density"))
-            o->settings.mode = SCENE_MODE_DENSITY;
-        else
-            return usage_error("--mode wants full, lightmap, fullbright or density, got '%s'", v);
+        if (!render_mode_parse(v, &o->settings.mode)) {
+            char choices[128], fmt[192];
+            render_mode_choices(choices, sizeof choices);
+            snprintf(fmt, sizeof fmt, "--mode wants %s, got '%%s'", choices);
+            return usage_error(fmt, v);
+        }
         return 0;
     case OPT_LOOK:
         if (!strcmp(v, "raw"))

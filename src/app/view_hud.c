@@ -58,16 +58,6 @@ static const char *const key_help[][2] = {
     { "Esc", "release the mouse, else quit" },
 };
 
-static const char *mode_name(scene_mode m)
-{
-    switch (m) {
-    case SCENE_MODE_LIGHTMAP: return "lightmap";
-    case SCENE_MODE_FULLBRIGHT: return "fullbright";
-    case SCENE_MODE_DENSITY: return "density";
-    default: return "full";
-    }
-}
-
 static const char *vis_name(scene_vis v)
 {
     switch (v) {
@@ -125,7 +115,7 @@ static void draw_status(hud *h, const view_hud_info *in)
     char probes[32] = "";
     if (in->probes)
         snprintf(probes, sizeof probes, "  probes %zu", in->probe_count);
-    snprintf(l[5], sizeof l[5], "mode %s  exp %.2f  vis %s%s%s%s%s", mode_name(in->settings->mode),
+    snprintf(l[5], sizeof l[5], "mode %s  exp %.2f  vis %s%s%s%s%s", render_mode_name(in->settings->mode),
              in->settings->exposure > 0 ? in->settings->exposure : 1.0f, vis_name(in->settings->vis),
              in->settings->wireframe ? "  wire" : "", probes, in->settings->no_sky ? "  no sky" : "", in->tools ? in->tools : "");
     snprintf(l[6], sizeof l[6], "speed %.2f m/s%s", in->speed, in->mouse_captured ? "  mouse captured" : "");

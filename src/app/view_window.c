@@ -110,6 +110,12 @@ static void say(viewer *v, const char *fmt, ...)
     fflush(stdout);
 }
 
+static void set_mode(viewer *v, render_mode mode)
+{
+    v->settings.mode = mode;
+    say(v, "mode %s", render_mode_name(mode));
+}
+
 static bool map_level_count(const char *path, uint32_t *count, char *err, size_t err_size)
 {
     pmf_error e;
@@ -726,10 +732,10 @@ static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
     }
     switch (sym) {
     case SDLK_F1: v->help = !v->help; break;
-    case SDLK_F2: v->settings.mode = SCENE_MODE_FULL; say(v, "mode full"); break;
-    case SDLK_F3: v->settings.mode = SCENE_MODE_LIGHTMAP; say(v, "mode lightmap"); break;
-    case SDLK_F4: v->settings.mode = SCENE_MODE_FULLBRIGHT; say(v, "mode fullbright"); break;
-    case SDLK_b: v->settings.mode = SCENE_MODE_DENSITY; say(v, "mode density"); break;
+    case SDLK_F2: set_mode(v, RENDER_MODE_FULL); break;
+    case SDLK_F3: set_mode(v, RENDER_MODE_LIGHTMAP); break;
+    case SDLK_F4: set_mode(v, RENDER_MODE_FULLBRIGHT); break;
+    case SDLK_b: set_mode(v, RENDER_MODE_DENSITY); break;
     case SDLK_x: flip_versions(v); break;
     case SDLK_v: toggle_difference(v); break;
     case SDLK_y: toggle_regions(v, VIEW_REGION_WEATHER); break;

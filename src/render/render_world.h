@@ -18,6 +18,7 @@
 #define PMFVIEW_RENDER_WORLD_H
 
 #include "render.h"
+#include "render_mode.h"
 #include "mesh.h"
 #include "res/res.h"
 
@@ -109,7 +110,6 @@ typedef struct render_draw_chunk {
                                         from its first visible run to its last in one command */
 } render_draw_chunk;
 
-enum { RENDER_MODE_FULL, RENDER_MODE_LIGHTMAP, RENDER_MODE_FULLBRIGHT, RENDER_MODE_DENSITY, RENDER_MODE_COUNT };
 /* The games' display curves on light (conventions §3): as stored, GoldSrc's light gamma table,
  * Quake's overbright; the values of pmf_map_info.h's PMF_LOOK_*. */
 enum { RENDER_LOOK_RAW, RENDER_LOOK_GOLDSRC, RENDER_LOOK_QUAKE, RENDER_LOOK_COUNT };
@@ -118,7 +118,7 @@ typedef struct render_frame {
     float view[16];                  /* column-major, camera-chunk frame */
     float proj[16];
     float eye[3];                    /* camera position in the camera chunk's frame (blended order) */
-    int mode;                        /* RENDER_MODE_* */
+    render_mode mode;
     float exposure;
     int look;                        /* RENDER_LOOK_*: the display curve on light */
     double time;                     /* seconds */

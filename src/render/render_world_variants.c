@@ -2,11 +2,11 @@
  * #define per switch, built on demand and kept. A frame draws each material with the smallest
  * variant that gives its pixels exactly (a switch left out adds exactly nothing there).
  *
- * Adding a render mode: a RENDER_MODE_* value (render_world.h, before RENDER_MODE_COUNT), its
- * name in mode_names (the shader sees MODE == MODE_<name>), its branch in world.frag, and in
- * world_variant_key the switches it has no use for. Adding a switch: a WV_* bit
+ * Adding a render mode: render_mode.h (the shader sees MODE == MODE_<NAME>, its name in capitals),
+ * its branch in world.frag, and in world_variant_key the switches it has no use for. Adding a switch: a WV_* bit
  * (render_world_internal.h), its name in switch_names, its #if in the shaders, and where it
  * comes from in world_variant_key or world_material_switches. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +18,11 @@ static const char *const switch_names[WV_SWITCH_COUNT] = {
     "FAST_LIGHTS", "LIQUID", "MATCAP", "ADDITIVE", "FOG", "LUXEL_GRID", "WIRE",
 };
 
-static const char *const mode_names[RENDER_MODE_COUNT] = { "FULL", "LIGHTMAP", "FULLBRIGHT", "DENSITY" };
-
 uint32_t world_variant_key(const render_world *w, const render_frame *f, uint32_t material_switches, bool wire)
 {
     if (wire) /* a flat colour where the material's (waved) surface is */
         return WV_WIRE | (material_switches & WV_LIQUID);
-    int mode = f->mode >= 0 && f->mode < RENDER_MODE_COUNT ? f->mode : RENDER_MODE_FULL;
+    render_mode mode = (unsigned)f->mode < RENDER_MODE_COUNT ? f->mode : RENDER_MODE_FULL;
     uint32_t key = material_switches & (WV_LIQUID | WV_MATCAP | WV_ADDITIVE);
     if (mode == RENDER_MODE_LIGHTMAP)
         key &= ~(uint32_t)WV_MATCAP;
@@ -62,8 +60,12 @@ bool world_variant_start(render_world *w, uint32_t key)
         return false;
     char defines[512];
     int n = 0;
-    for (int m = 0; m < RENDER_MODE_COUNT; m++)
-        n += snprintf(defines + n, sizeof defines - (size_t)n, "#define MODE_%s %d\n", mode_names[m], m);
+    for (int m = 0; m < RENDER_MODE_COUNT; m++) {
+        n += snprintf(defines + n, sizeof defines - (size_t)n, "#define MODE_");
+        for (const char *c = render_mode_name((render_mode)m); *c; c++)
+            defines[n++] = (char)toupper((unsigned char)*c);
+        n += snprintf(defines + n, sizeof defines - (size_t)n, " %d\n", m);
+    }
     n += snprintf(defines + n, sizeof defines - (size_t)n, "#define MODE %u\n", key >> WV_MODE_SHIFT);
     for (int s = 0; s < WV_SWITCH_COUNT; s++)
         n += snprintf(defines + n, sizeof defines - (size_t)n, "#define %s %d\n", switch_names[s], (key >> s) & 1);

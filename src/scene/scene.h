@@ -28,6 +28,7 @@
 #include "pmf/pmf_cameras.h"
 #include "pmf/pmf_lights.h"
 #include "pmf/pmf_map_info.h"
+#include "render/render_mode.h"
 
 typedef struct scene scene;
 
@@ -66,13 +67,6 @@ void scene_set_camera(scene *s, const camera *cam);
  * scene's depth buffer. */
 void scene_view_proj(const scene *s, float out[16]);
 
-typedef enum scene_mode {
-    SCENE_MODE_FULL = 0,             /* the whole equation (conventions §3) */
-    SCENE_MODE_LIGHTMAP,             /* out = clamp(k L) */
-    SCENE_MODE_FULLBRIGHT,           /* L = 1 */
-    SCENE_MODE_DENSITY,              /* lightmap luxels per metre as a heat-map (docs/viewer.md) */
-} scene_mode;
-
 typedef enum scene_vis {
     SCENE_VIS_ON = 0,                /* visibility data culls, recomputed when the camera changes cube */
     SCENE_VIS_OFF,                   /* draw everything in the frustum (--no-vis) */
@@ -85,7 +79,7 @@ typedef enum scene_vis {
 typedef enum scene_look { SCENE_LOOK_MAP = 0, SCENE_LOOK_RAW, SCENE_LOOK_GOLDSRC, SCENE_LOOK_QUAKE } scene_look;
 
 typedef struct scene_settings {
-    scene_mode mode;
+    render_mode mode;
     float exposure;                  /* k; 0 = 1 */
     scene_look look;
     scene_vis vis;

@@ -22,7 +22,7 @@ static int current_sky_env(const scene *s)
 /* The frame settings that choose shader variants and driver states. */
 render_frame scene_settings_frame(const scene *s)
 {
-    return (render_frame){ .mode = (int)s->settings.mode, .wireframe = s->settings.wireframe,
+    return (render_frame){ .mode = s->settings.mode, .wireframe = s->settings.wireframe,
                            .luxel_grid = s->settings.luxel_grid, .fog = s->settings.fog };
 }
 
@@ -124,7 +124,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
         full.tile_w = full.width;
         full.tile_h = full.height;
     }
-    render_frame f = { .mode = (int)s->settings.mode, .exposure = s->settings.exposure, .time = s->settings.time,
+    render_frame f = { .mode = s->settings.mode, .exposure = s->settings.exposure, .time = s->settings.time,
                        .look = scene_look_drawn(s),
                        .wireframe = s->settings.wireframe, .luxel_grid = s->settings.luxel_grid, .fog = s->settings.fog,
                        .eye = { (float)cam->local[0], (float)cam->local[1], (float)cam->local[2] } };

@@ -98,11 +98,11 @@ static int test_runtime_lights(void)
 
     scene_settings st;
     scene_get_settings(s, &st);
-    st.mode = SCENE_MODE_LIGHTMAP;
+    st.mode = RENDER_MODE_LIGHTMAP;
     st.exposure = 0.5f;
     scene_set_settings(s, &st);
     REQUIRE(near(draw(s), 75, 45, 25));
-    st.mode = SCENE_MODE_FULLBRIGHT;
+    st.mode = RENDER_MODE_FULLBRIGHT;
     st.exposure = 1.0f;
     scene_set_settings(s, &st);
     REQUIRE(near(draw(s), 255, 255, 255));
