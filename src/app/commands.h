@@ -17,6 +17,7 @@ int cmd_info(int argc, char **argv);
 int cmd_shot(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 
+/* pmfview's usage (cmd_view.c): every command, the window's options. */
 void print_usage(FILE *out);
 
 #endif

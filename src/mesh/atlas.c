@@ -5,7 +5,8 @@
  * bitmap tells which slots are live. A shelf whose last block is freed gives its rows back to
  * the page's free row spans, which merge, so any block size can reuse them.
  */
-#include "mesh.h"
+#include "atlas.h"
+#include "pmf.h"
 #include "base/grow.h"
 
 #include <pthread.h>

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cglm/mat4.h>
-
 #include "render_world_internal.h"
 #include "base/pmf_system.h"
 
@@ -52,13 +50,6 @@ void world_setup_vao(render_world *w)
 
 /* ---- drawing --------------------------------------------------------------------------------- */
 
-void render_mat4_mul(const float a[16], const float b[16], float out[16])
-{
-    mat4 r;
-    glm_mat4_mul((vec4 *)a, (vec4 *)b, r); /* cglm takes non-const matrices but only reads them */
-    memcpy(out, r, sizeof r);
-}
-
 static int compare_opaque(const void *pa, const void *pb)
 {
     const draw_item *a = pa, *b = pb;
@@ -84,7 +75,6 @@ static int compare_far_to_near(const void *pa, const void *pb)
         return a->chunk < b->chunk ? -1 : 1;
     return a->first_range < b->first_range ? -1 : a->first_range > b->first_range;
 }
-
 
 /* Issues the commands [first, first + count) of the frame's command list, all of one index
  * type (wide = u32). */
