@@ -19,21 +19,18 @@
 #include "pmf_map_info.h"
 #include "text_clean.h"
 
-static void info_usage(FILE *out)
-{
-    fputs("usage: pmfview info FILE [--json] [--memory MIB]\n"
-          "\n"
-          "Validates every level and every chunk of the PMF map FILE and prints a summary:\n"
-          "header, archive, extensions, start cameras, lights and, per level, flags, grid, materials,\n"
-          "totals and bounds.\n"
-          "\n"
-          "  --json    print one JSON object instead (schema: docs/info.md)\n"
-          "  --memory MIB  memory budget for decoding (default from the machine, docs/memory.md)\n"
-          "  --help    show this help\n"
-          "\n"
-          "Exit status: 0 valid map, 1 usage error, 2 unreadable or invalid map (one line on\n"
-          "stderr naming the file, the block and the byte offset).\n", out);
-}
+static const char info_usage[] =
+    "usage: pmfview info FILE [--json] [--memory MIB]\n"
+    "\n"
+    "Validates every level and every chunk of the PMF map FILE and prints a summary:\n"
+    "header, archive, extensions, start cameras, lights and, per level, flags, grid, materials,\n"
+    "totals and bounds.\n"
+    "\n";
+
+static const char info_footer[] =
+    "\n"
+    "Exit status: 0 valid map, 1 usage error, 2 unreadable or invalid map (one line on\n"
+    "stderr naming the file, the block and the byte offset).\n";
 
 /* The creation time as UTC ISO-8601, or "@SECONDS" when it has no calendar date. */
 static const char *format_created(uint64_t created, char *buf, size_t size)
@@ -400,46 +397,45 @@ static int fail_input(const pmf_error *err)
 
 typedef struct info_options { const char *path; bool json; } info_options;
 
-static const struct option info_long_options[] = {
-    { "help", no_argument, NULL, 'h' },
-    { "json", no_argument, NULL, 'j' },
-    { "memory", required_argument, NULL, 'm' },
-    { NULL, 0, NULL, 0 },
+enum { OPT_JSON = 256, OPT_MEMORY };
+
+static const cli_option info_options_table[] = {
+    CLI_OPTION_HELP,
+    { "json", 0, OPT_JSON, CLI_FLAG, NULL, NULL, 0, 0, 0, "print one JSON object instead (schema: docs/info.md)", NULL },
+    CLI_OPTION_MEMORY(OPT_MEMORY),
+    { NULL },
 };
 
-static int info_option(void *user, int id, const char *value)
+static int info_option(void *user, int id, const cli_value *v)
 {
     info_options *o = user;
     switch (id) {
-    case 'h':
-        info_usage(stdout);
-        return CLI_DONE;
-    case 'j':
+    case OPT_JSON:
         o->json = true;
         return 0;
-    case 'm':
-        return memory_option_set(value) ? 0 : cli_usage_error("pmfview", "info", "--memory wants MiB in 64..1048576, got '%s'", value);
+    case OPT_MEMORY:
+        memory_option_apply(v->count);
+        return 0;
     case CLI_OPERAND:
         if (o->path)
-            return cli_usage_error("pmfview", "info", "more than one FILE given: '%s'", value);
-        o->path = value;
+            return cli_usage_error("pmfview", "info", "more than one FILE given: '%s'", v->text);
+        o->path = v->text;
         return 0;
     }
-    return 0; /* getopt_long hands over only the ids of info_long_options */
+    return 0; /* getopt_long hands over only the ids of the table */
 }
 
 int cmd_info(int argc, char **argv)
 {
     info_options o = { 0 };
-    int rc = cli_parse(&(cli_desc){ .program = "pmfview", .command = "info", .short_options = "h", .long_options = info_long_options,
-                                    .handle = info_option, .user = &o }, argc, argv);
+    int rc = cli_parse(&(cli_desc){ .program = "pmfview", .command = "info", .usage = info_usage, .footer = info_footer,
+                                    .options = info_options_table, .handle = info_option, .user = &o }, argc, argv);
     if (rc)
         return rc == CLI_DONE ? 0 : rc;
     const char *path = o.path;
     bool json = o.json;
     if (!path) {
-        fprintf(stderr, "pmfview: info: no FILE given (usage: pmfview info FILE [--json])\n");
-        return EXIT_USAGE;
+        return cli_usage_error("pmfview", "info", "no FILE given%s", "");
     }
 
     pmf_file_id id;

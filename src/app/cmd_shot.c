@@ -9,8 +9,6 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
-#include "base/stringify.h"
-#include "cli.h"
 #include "memory_option.h"
 #include "commands.h"
 #include "formats_scene.h"
@@ -29,10 +27,10 @@
 #include "render/hud.h"
 #include "scene.h"
 #include "text_clean.h"
+#include "view_options.h"
 #include "pmf_system.h"
 #include "base/order.h"
 
-#define MAX_SIZE 8192
 #define MAX_TILE 4096                /* larger frames are drawn in tiles: bounded GPU memory */
 #define WAIT_SECONDS 300.0
 
@@ -41,50 +39,7 @@ static const char shot_usage[] =
     "       pmfview shot FILE --inspect X,Y [options]\n"
     "\n"
     "Renders frames without a window or display (EGL surfaceless, else device) and writes PNG files.\n"
-    "\n"
-    "  -o, --output OUT       output PNG; with --cameras a pattern (%s = name, %d or %03d =\n"
-    "                         index from 0) or a directory (OUT/NAME.png, else OUT/NNN.png)\n"
-    "  --size WxH             image size, 1..8192 each (default " PMF_STRINGIFY(PMFVIEW_DEFAULT_WIDTH) "x" PMF_STRINGIFY(PMFVIEW_DEFAULT_HEIGHT) ")\n"
-    "  --camera X,Y,Z,YAW,PITCH  world metres and degrees (default: the level's first start\n"
-    "                         camera when the map has them, else 0,0,0,0,0)\n"
-    "  --fov DEG              vertical field of view (default " PMF_STRINGIFY(CAMERA_DEFAULT_FOV) ")\n"
-    "  --level N              level index from 0 (default 0)\n"
-    "  --mode MODE            full | lightmap | fullbright | density (default full)\n"
-    "  --exposure E           multiplies the result before clamping (default 1)\n"
-    "  --look LOOK            raw | goldsrc | quake: the display curve on light (default: the\n"
-    "                         map's own, from where it was compiled; raw for .pms maps)\n"
-    "  --time SECONDS         animation, UV scroll, liquids, clouds and light styles time (default 0;\n"
-    "                         without it, styled lights show as baked)\n"
-    "  --light ID=on|off      dynamic light enable by global ID (repeatable)\n"
-    "  --fast ID=0..255       fast light intensity by global ID (repeatable)\n"
-    "  --no-vis               ignore visibility data (frustum culling only)\n"
-    "  --layer NAME=on|off    PM4: draw surfaces, paths, exterior or references (default all on)\n"
-    "  --luxel-grid           draw the lightmap luxel grid over the picture\n"
-    "  --wireframe            draw the triangles' edges in white over the picture\n"
-    "  --fog                  distance fog, full at the streaming radius (as in the window)\n"
-    "  --radius N             streaming radius in chunks (default " PMF_STRINGIFY(STREAM_DEFAULT_RADIUS) ")\n"
-    "  --msaa N               multisample anti-aliasing with N samples\n"
-    "  --game DIR             game directory for unprefixed texture paths\n"
-    "  --cameras FILE         one camera per line: X,Y,Z,YAW,PITCH [name]; one PNG each\n"
-    "  --frames N             render N frames and report the average frame time\n"
-    "  --path FILE            with --frames: cameras (as --cameras) interpolated over the frames;\n"
-    "                         the PNG is the path's end\n"
-    "  --stats                print chunk, triangle, draw-call and timing figures to stderr\n"
-    "  --overlay KINDS        overlays, comma-separated: regions (weather, gravity, sound, sky,\n"
-    "                         load, path: pathfinding data), entities (a box per point entity,\n"
-    "                         labelled), leak (the way the void reaches in), or all\n"
-    "  --compare B            render FILE and map B with the same camera and write where they\n"
-    "                         differ (signed colour scale); changed-pixel figures on stdout\n"
-    MEMORY_OPTION_HELP
-    "  --gl-debug             print the OpenGL driver's debug messages (errors, warnings) to stderr\n"
-    "  --solo ID|#N|NAME      only this light lights the world (repeatable; static lights by\n"
-    "                         their direct term, shadowed by the loaded geometry)\n"
-    "  --mute ID|#N|NAME      take this light out of the picture (repeatable)\n"
-    "  --inspect X,Y          print the surface under pixel X,Y (from the top-left) as JSON on\n"
-    "                         stdout: material, lightmap, luxel, lights (-o optional then)\n"
-    "  --gizmos               draw every light (pmfview.lights) as an icon in its colour with\n"
-    "                         its reach and name (frames up to 4096x4096)\n"
-    "  -h, --help             this help\n";
+    "\n";
 
 typedef struct shot_camera {
     camera_pose pose;
@@ -119,19 +74,6 @@ typedef struct shot_options {
     double first_frame;              /* seconds from started to the first complete frame; <0 = none yet */
 } shot_options;
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    return cli_usage_error("pmfview", "shot", fmt, arg);
-}
-
-static bool parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtod(s, &end);
-    return end != s && !*end && !errno;
-}
-
 static bool parse_u32(const char *s, uint32_t max, uint32_t *out)
 {
     unsigned long long v;
@@ -158,49 +100,77 @@ enum {
     OPT_SOLO, OPT_MUTE, OPT_GIZMOS, OPT_INSPECT, OPT_LOOK,
 };
 
-static const struct option shot_long_options[] = {
-    { "help", no_argument, NULL, 'h' },
-    { "output", required_argument, NULL, 'o' },
-    { "size", required_argument, NULL, OPT_SIZE },
-    { "camera", required_argument, NULL, OPT_CAMERA },
-    { "fov", required_argument, NULL, OPT_FOV },
-    { "level", required_argument, NULL, OPT_LEVEL },
-    { "mode", required_argument, NULL, OPT_MODE },
-    { "exposure", required_argument, NULL, OPT_EXPOSURE },
-    { "time", required_argument, NULL, OPT_TIME },
-    { "light", required_argument, NULL, OPT_LIGHT },
-    { "fast", required_argument, NULL, OPT_FAST },
-    { "no-vis", no_argument, NULL, OPT_NO_VIS },
-    { "layer", required_argument, NULL, OPT_LAYER },
-    { "luxel-grid", no_argument, NULL, OPT_LUXEL_GRID },
-    { "wireframe", no_argument, NULL, OPT_WIREFRAME },
-    { "fog", no_argument, NULL, OPT_FOG },
-    { "radius", required_argument, NULL, OPT_RADIUS },
-    { "msaa", required_argument, NULL, OPT_MSAA },
-    { "game", required_argument, NULL, OPT_GAME },
-    { "cameras", required_argument, NULL, OPT_CAMERAS },
-    { "frames", required_argument, NULL, OPT_FRAMES },
-    { "path", required_argument, NULL, OPT_PATH },
-    { "stats", no_argument, NULL, OPT_STATS },
-    { "memory", required_argument, NULL, OPT_MEMORY },
-    { "gl-debug", no_argument, NULL, OPT_GL_DEBUG },
-    { "compare", required_argument, NULL, OPT_COMPARE },
-    { "overlay", required_argument, NULL, OPT_OVERLAY },
-    { "solo", required_argument, NULL, OPT_SOLO },
-    { "mute", required_argument, NULL, OPT_MUTE },
-    { "gizmos", no_argument, NULL, OPT_GIZMOS },
-    { "inspect", required_argument, NULL, OPT_INSPECT },
-    { "look", required_argument, NULL, OPT_LOOK },
-    { NULL, 0, NULL, 0 },
+static const cli_option shot_options_table[] = {
+    { "output", 'o', 0, CLI_TEXT, "OUT", NULL, 0, 0, 0,
+      "output PNG; with --cameras a pattern (%s = name, %d or %03d = index from 0) or a directory (OUT/NAME.png, else OUT/NNN.png)", NULL },
+    VIEW_OPTION_SIZE(OPT_SIZE, "image size"),
+    VIEW_OPTION_CAMERA(OPT_CAMERA),
+    VIEW_OPTION_FOV(OPT_FOV),
+    VIEW_OPTION_LEVEL(OPT_LEVEL),
+    { "mode", 0, OPT_MODE, CLI_TEXT, "MODE", NULL, 0, 0, 0, "full | lightmap | fullbright | density", "full" },
+    { "exposure", 0, OPT_EXPOSURE, CLI_NUMBER, "E", NULL, 0, 0, CLI_ABOVE_MIN | CLI_NO_MAX,
+      "multiplies the result before clamping", "1" },
+    { "look", 0, OPT_LOOK, CLI_TEXT, "LOOK", NULL, 0, 0, 0,
+      "raw | goldsrc | quake: the display curve on light", "the map's own, from where it was compiled; raw for .pms maps" },
+    { "time", 0, OPT_TIME, CLI_NUMBER, "SECONDS", "seconds", 0, 0, CLI_NO_MAX,
+      "animation, UV scroll, liquids, clouds and light styles time; without it, styled lights show as baked", "0" },
+    { "light", 0, OPT_LIGHT, CLI_TEXT, "ID=on|off", NULL, 0, 0, 0, "dynamic light enable by global ID (repeatable)", NULL },
+    { "fast", 0, OPT_FAST, CLI_TEXT, "ID=0..255", NULL, 0, 0, 0, "fast light intensity by global ID (repeatable)", NULL },
+    { "no-vis", 0, OPT_NO_VIS, CLI_FLAG, NULL, NULL, 0, 0, 0, "ignore visibility data (frustum culling only)", NULL },
+    { "layer", 0, OPT_LAYER, CLI_TEXT, "NAME=on|off", NULL, 0, 0, 0, "PM4: draw surfaces, paths, exterior or references",
+      "all on" },
+    { "luxel-grid", 0, OPT_LUXEL_GRID, CLI_FLAG, NULL, NULL, 0, 0, 0, "draw the lightmap luxel grid over the picture", NULL },
+    { "wireframe", 0, OPT_WIREFRAME, CLI_FLAG, NULL, NULL, 0, 0, 0, "draw the triangles' edges in white over the picture",
+      NULL },
+    { "fog", 0, OPT_FOG, CLI_FLAG, NULL, NULL, 0, 0, 0, "distance fog, full at the streaming radius (as in the window)",
+      NULL },
+    VIEW_OPTION_RADIUS(OPT_RADIUS),
+    { "msaa", 0, OPT_MSAA, CLI_COUNT, "N", "a sample count", 0, 64, 0, "multisample anti-aliasing with N samples", "0" },
+    VIEW_OPTION_GAME(OPT_GAME),
+    { "cameras", 0, OPT_CAMERAS, CLI_TEXT, "FILE", NULL, 0, 0, 0, "one camera per line: X,Y,Z,YAW,PITCH [name]; one PNG each",
+      NULL },
+    { "frames", 0, OPT_FRAMES, CLI_COUNT, "N", "a count", 1, 1000000, 0, "render N frames and report the average frame time",
+      NULL },
+    { "path", 0, OPT_PATH, CLI_TEXT, "FILE", NULL, 0, 0, 0,
+      "with --frames: cameras (as --cameras) interpolated over the frames; the PNG is the path's end", NULL },
+    { "stats", 0, OPT_STATS, CLI_FLAG, NULL, NULL, 0, 0, 0, "print chunk, triangle, draw-call and timing figures to stderr",
+      NULL },
+    { "overlay", 0, OPT_OVERLAY, CLI_TEXT, "KINDS", NULL, 0, 0, 0,
+      "overlays, comma-separated: regions (weather, gravity, sound, sky, load, path: pathfinding data), entities (a box per point entity, labelled), leak (the way the void reaches in), or all", NULL },
+    { "compare", 0, OPT_COMPARE, CLI_TEXT, "B", NULL, 0, 0, 0,
+      "render FILE and map B with the same camera and write where they differ (signed colour scale); changed-pixel figures on stdout", NULL },
+    CLI_OPTION_MEMORY(OPT_MEMORY),
+    VIEW_OPTION_GL_DEBUG(OPT_GL_DEBUG),
+    { "solo", 0, OPT_SOLO, CLI_TEXT, "ID|#N|NAME", NULL, 0, 0, 0,
+      "only this light lights the world (repeatable; static lights by their direct term, shadowed by the loaded geometry)", NULL },
+    { "mute", 0, OPT_MUTE, CLI_TEXT, "ID|#N|NAME", NULL, 0, 0, 0, "take this light out of the picture (repeatable)", NULL },
+    { "inspect", 0, OPT_INSPECT, CLI_TEXT, "X,Y", NULL, 0, 0, 0,
+      "print the surface under pixel X,Y (from the top-left) as JSON on stdout: material, lightmap, luxel, lights (-o optional then)", NULL },
+    { "gizmos", 0, OPT_GIZMOS, CLI_FLAG, NULL, NULL, 0, 0, 0,
+      "draw every light (pmfview.lights) as an icon in its colour with its reach and name (frames up to 4096x4096)", NULL },
+    CLI_OPTION_HELP,
+    { NULL },
 };
 
-/* One option or operand of the command line (cli_desc.handle). */
-static int shot_option(void *user, int id, const char *v)
+static const cli_desc shot_cli = { .program = "pmfview", .command = "shot", .usage = shot_usage, .options = shot_options_table };
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    return cli_usage_error("pmfview", "shot", fmt, arg);
+}
+
+/* The usage error of option id's value; want NULL: what the table says it takes. */
+static int bad_value(int id, const char *want, const char *value)
+{
+    return cli_bad_value(&shot_cli, cli_find(shot_options_table, id), want, value);
+}
+
+/* One option or operand of the command line (cli_desc.handle); numbers come checked. */
+static int shot_option(void *user, int id, const cli_value *value)
 {
     shot_options *o = user;
+    const char *v = value->text;
     switch (id) {
-    case 'h':
-        return CLI_DONE;
     case CLI_OPERAND:
         if (o->file)
             return usage_error("more than one FILE: '%s'", v);
@@ -214,8 +184,8 @@ static int shot_option(void *user, int id, const char *v)
         uint32_t x, y;
         char buf[32];
         char *comma = strlen(v) < sizeof buf ? strchr(strcpy(buf, v), ',') : NULL;
-        if (!comma || (*comma = 0, !parse_u32(buf, MAX_SIZE - 1, &x)) || !parse_u32(comma + 1, MAX_SIZE - 1, &y))
-            return usage_error("--inspect wants a pixel X,Y (from the top-left), got '%s'", v);
+        if (!comma || (*comma = 0, !parse_u32(buf, VIEW_MAX_SIZE - 1, &x)) || !parse_u32(comma + 1, VIEW_MAX_SIZE - 1, &y))
+            return bad_value(id, "a pixel X,Y (from the top-left)", v);
         o->inspect[0] = (int)x;
         o->inspect[1] = (int)y;
         return 0;
@@ -231,7 +201,7 @@ static int shot_option(void *user, int id, const char *v)
     case OPT_OVERLAY: {
         char buf[128];
         if (strlen(v) >= sizeof buf)
-            return usage_error("--overlay wants kinds among " OVERLAY_KINDS ", got '%s'", v);
+            return bad_value(id, "kinds among " OVERLAY_KINDS, v);
         strcpy(buf, v);
         for (char *save = NULL, *kind = strtok_r(buf, ",", &save); kind; kind = strtok_r(NULL, ",", &save)) {
             bool all = !strcmp(kind, "all");
@@ -241,48 +211,29 @@ static int shot_option(void *user, int id, const char *v)
                 o->overlay_leak = true;
             unsigned bit = all ? VIEW_REGION_BIT(VIEW_REGION_KIND_COUNT) - 1 : view_region_kind_parse(kind);
             if (!bit && strcmp(kind, "entities") && strcmp(kind, "leak"))
-                return usage_error("--overlay wants kinds among " OVERLAY_KINDS ", got '%s'", v);
+                return bad_value(id, "kinds among " OVERLAY_KINDS, v);
             o->overlays |= bit;
         }
         if (!o->overlays && !o->overlay_entities && !o->overlay_leak)
-            return usage_error("--overlay wants kinds among " OVERLAY_KINDS ", got '%s'", v);
+            return bad_value(id, "kinds among " OVERLAY_KINDS, v);
         return 0;
     }
-    case OPT_SIZE: {
-        uint32_t w, h;
-        char buf[32];
-        char *x = strlen(v) < sizeof buf ? strchr(strcpy(buf, v), 'x') : NULL;
-        if (!x)
-            return usage_error("--size wants WxH, got '%s'", v);
-        *x = 0;
-        if (!parse_u32(buf, MAX_SIZE, &w) || !parse_u32(x + 1, MAX_SIZE, &h) || !w || !h)
-            return usage_error("--size wants WxH with 1..8192 each, got '%s'", v);
-        o->width = (int)w;
-        o->height = (int)h;
+    case OPT_SIZE:
+        o->width = (int)value->count;
+        o->height = (int)value->count2;
         return 0;
-    }
     case OPT_CAMERA:
         if (!parse_camera(v, &o->camera))
-            return usage_error("--camera wants X,Y,Z,YAW,PITCH, got '%s'", v);
+            return bad_value(id, "X,Y,Z,YAW,PITCH", v);
         o->has_camera = true;
         return 0;
-    case OPT_FOV: {
-        double d;
-        if (!parse_double(v, &d) || d <= 0 || d >= 180)
-            return usage_error("--fov wants degrees in (0, 180), got '%s'", v);
-        o->fov = (float)d;
-        return 0;
-    }
-    case OPT_LEVEL:
-        if (!parse_u32(v, UINT32_MAX, &o->level))
-            return usage_error("--level wants a level index, got '%s'", v);
-        return 0;
+    case OPT_FOV: o->fov = (float)value->number; return 0;
+    case OPT_LEVEL: o->level = (uint32_t)value->count; return 0;
     case OPT_MODE:
         if (!render_mode_parse(v, &o->settings.mode)) {
-            char choices[128], fmt[192];
+            char choices[128];
             render_mode_choices(choices, sizeof choices);
-            snprintf(fmt, sizeof fmt, "--mode wants %s, got '%%s'", choices);
-            return usage_error(fmt, v);
+            return bad_value(id, choices, v);
         }
         return 0;
     case OPT_LOOK:
@@ -293,23 +244,13 @@ static int shot_option(void *user, int id, const char *v)
         else if (!strcmp(v, "quake"))
             o->settings.look = SCENE_LOOK_QUAKE;
         else
-            return usage_error("--look wants raw, goldsrc or quake, got '%s'", v);
+            return bad_value(id, "raw, goldsrc or quake", v);
         return 0;
-    case OPT_EXPOSURE: {
-        double d;
-        if (!parse_double(v, &d) || d <= 0)
-            return usage_error("--exposure wants a number > 0, got '%s'", v);
-        o->settings.exposure = (float)d;
-        return 0;
-    }
-    case OPT_TIME: {
-        double d;
-        if (!parse_double(v, &d) || d < 0)
-            return usage_error("--time wants seconds >= 0, got '%s'", v);
-        o->settings.time = d;
+    case OPT_EXPOSURE: o->settings.exposure = (float)value->number; return 0;
+    case OPT_TIME:
+        o->settings.time = value->number;
         o->settings.light_styles = true;
         return 0;
-    }
     case OPT_LIGHT:
     case OPT_FAST: {
         char buf[64];
@@ -324,7 +265,7 @@ static int shot_option(void *user, int id, const char *v)
         else if (ok)
             ok = !strcmp(eq + 1, "on") || !strcmp(eq + 1, "off");
         if (!ok)
-            return usage_error(fast ? "--fast wants ID=0..255, got '%s'" : "--light wants ID=on|off, got '%s'", v);
+            return bad_value(id, fast ? "ID=0..255" : "ID=on|off", v);
         if ((fast ? o->fast_count : o->light_count) >= 256)
             return usage_error("too many %s options", fast ? "--fast" : "--light");
         if (fast) {
@@ -340,7 +281,7 @@ static int shot_option(void *user, int id, const char *v)
     case OPT_MUTE: {
         bool solo = id == OPT_SOLO;
         if (!*v)
-            return usage_error(solo ? "--solo wants ID, #N or NAME, got '%s'" : "--mute wants ID, #N or NAME, got '%s'", v);
+            return bad_value(id, "ID, #N or NAME", v);
         if ((solo ? o->solo_count : o->mute_count) >= 64)
             return usage_error("too many %s options", solo ? "--solo" : "--mute");
         if (solo)
@@ -354,37 +295,16 @@ static int shot_option(void *user, int id, const char *v)
         char *eq = strlen(v) < sizeof buf ? strchr(strcpy(buf, v), '=') : NULL;
         unsigned layer = eq ? (*eq = 0, formats_layer_parse(buf)) : 0;
         if (!layer || (strcmp(eq + 1, "on") && strcmp(eq + 1, "off")))
-            return usage_error("--layer wants surfaces|paths|exterior|references=on|off, got '%s'", v);
+            return bad_value(id, "surfaces|paths|exterior|references=on|off", v);
         o->pm4_layers = !strcmp(eq + 1, "on") ? o->pm4_layers | layer : o->pm4_layers & ~layer;
         return 0;
     }
-    case OPT_RADIUS: {
-        uint32_t n;
-        if (!parse_u32(v, 64, &n) || !n)
-            return usage_error("--radius wants 1..64 chunks, got '%s'", v);
-        o->radius = (int)n;
-        return 0;
+    case OPT_RADIUS: o->radius = (int)value->count; return 0;
+    case OPT_MEMORY: memory_option_apply(value->count); return 0;
+    case OPT_MSAA: o->msaa = (int)value->count; return 0;
+    case OPT_FRAMES: o->frames = (int)value->count; return 0;
     }
-    case OPT_MEMORY:
-        if (!memory_option_set(v))
-            return usage_error("--memory wants MiB in 64..1048576, got '%s'", v);
-        return 0;
-    case OPT_MSAA: {
-        uint32_t n;
-        if (!parse_u32(v, 64, &n))
-            return usage_error("--msaa wants a sample count, got '%s'", v);
-        o->msaa = (int)n;
-        return 0;
-    }
-    case OPT_FRAMES: {
-        uint32_t n;
-        if (!parse_u32(v, 1000000, &n) || !n)
-            return usage_error("--frames wants a count >= 1, got '%s'", v);
-        o->frames = (int)n;
-        return 0;
-    }
-    }
-    return 0; /* getopt_long hands over only the ids of shot_long_options */
+    return 0; /* getopt_long hands over only the ids of the table */
 }
 
 /* 0, CLI_DONE (help printed) or an exit code. */
@@ -397,8 +317,10 @@ static int parse_args(int argc, char **argv, shot_options *o)
     o->settings.exposure = 1.0f;
     o->pm4_layers = PM4_LAYER_ALL;
     o->inspect[0] = o->inspect[1] = -1;
-    int rc = cli_parse(&(cli_desc){ .program = "pmfview", .command = "shot", .short_options = "ho:", .long_options = shot_long_options,
-                                    .handle = shot_option, .user = o }, argc, argv);
+    cli_desc cli = shot_cli;
+    cli.handle = shot_option;
+    cli.user = o;
+    int rc = cli_parse(&cli, argc, argv);
     if (rc)
         return rc;
     if (!o->file)
@@ -1105,12 +1027,8 @@ int cmd_shot(int argc, char **argv)
     atomic_file_remove_on_signals(); /* a killed shot leaves no temporary PNG behind */
     shot_options o;
     int rc = parse_args(argc, argv, &o);
-    if (rc == CLI_DONE) {
-        fputs(shot_usage, stdout);
-        return 0;
-    }
     if (rc)
-        return rc;
+        return rc == CLI_DONE ? 0 : rc;
     map_source src;
     if ((rc = map_source_open(&(map_source_desc){ .path = o.file, .game_dir = o.game_dir }, &src)))
         return rc;

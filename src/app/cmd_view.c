@@ -3,8 +3,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/stringify.h"
-#include "cli.h"
 #include "memory_option.h"
 #include "commands.h"
 #include "pmf/pmf.h"
@@ -16,47 +14,45 @@
 #include "pm4_world.h"
 #include "render.h"
 #include "sdl_api.h"
-#include "stream.h"
+#include "view_options.h"
 
-/* pmfview's own usage: the window is the command without a name. */
+static const char view_usage[] =
+    "usage: pmfview [FILE] [options]                 fly through a map in a window\n"
+    "       pmfview info FILE [--json] [--memory MIB]\n"
+    "       pmfview shot FILE -o OUT.png [options]\n"
+    "       pmfview --help | --version\n"
+    "\n"
+    "Window options (FILE defaults to the bundled feature demo map):\n";
+
+static const char view_footer[] =
+    "FILE may be a PMF map, or an RMF, .map or BSP (compiled with pmfc into the cache,\n"
+    "$XDG_CACHE_HOME/pmfview; $PMFVIEW_PMFC names the compiler, else the pmfc beside pmfview).\n"
+    "In the window, F1 lists every key; docs/viewer.md has them all.\n"
+    "\n"
+    "Run 'pmfview info --help' or 'pmfview shot --help' for their options.\n";
+
+enum { OPT_NO_VSYNC = 256, OPT_GL_DEBUG, OPT_LEVEL, OPT_CAMERA, OPT_FOV, OPT_RADIUS, OPT_MEMORY, OPT_SHOTS, OPT_GAME, OPT_SIZE };
+
+static const cli_option view_options[] = {
+    CLI_OPTION_HELP,
+    VIEW_OPTION_LEVEL(OPT_LEVEL),
+    VIEW_OPTION_CAMERA(OPT_CAMERA),
+    VIEW_OPTION_FOV(OPT_FOV),
+    VIEW_OPTION_RADIUS(OPT_RADIUS),
+    VIEW_OPTION_SIZE(OPT_SIZE, "window size"),
+    { "no-vsync", 0, OPT_NO_VSYNC, CLI_FLAG, NULL, NULL, 0, 0, 0, "do not wait for the display's refresh", NULL },
+    VIEW_OPTION_GL_DEBUG(OPT_GL_DEBUG),
+    { "shots", 0, OPT_SHOTS, CLI_TEXT, "DIR", NULL, 0, 0, 0, "where F12 screenshots go", "the current directory" },
+    VIEW_OPTION_GAME(OPT_GAME),
+    CLI_OPTION_MEMORY(OPT_MEMORY),
+    { NULL },
+};
+
+static const cli_desc view_cli = { .program = "pmfview", .usage = view_usage, .footer = view_footer, .options = view_options };
+
 void print_usage(FILE *out)
 {
-    fputs("usage: pmfview [FILE] [options]                 fly through a map in a window\n"
-          "       pmfview info FILE [--json] [--memory MIB]\n"
-          "       pmfview shot FILE -o OUT.png [options]\n"
-          "       pmfview --help | --version\n"
-          "\n"
-          "Window options (FILE defaults to the bundled feature demo map):\n"
-          "  --level N                level index from 0 (default 0)\n"
-          "  --camera X,Y,Z,YAW,PITCH start camera: world metres and degrees (default 0,0,0,0,0)\n"
-          "  --fov DEG                vertical field of view, 1..179 (default " PMF_STRINGIFY(CAMERA_DEFAULT_FOV) ")\n"
-          "  --radius N               streaming radius in chunks, 1..64 (default " PMF_STRINGIFY(STREAM_DEFAULT_RADIUS) ")\n"
-          "  --no-vsync               do not wait for the display's refresh\n"
-          "  --gl-debug               print the OpenGL driver's debug messages to stderr\n"
-          "  --shots DIR              where F12 screenshots go (default: the current directory)\n"
-          "  --game DIR               game directory for unprefixed texture paths\n"
-          "  --size WxH               window size (default " PMF_STRINGIFY(PMFVIEW_DEFAULT_WIDTH) "x" PMF_STRINGIFY(PMFVIEW_DEFAULT_HEIGHT) ")\n"
-          "  --memory MIB             memory budget for the map (default from the machine, docs/memory.md)\n"
-          "FILE may be a PMF map or an RMF (compiled with pmfc into the cache, $XDG_CACHE_HOME/pmfview;\n"
-          "$PMFVIEW_PMFC names the compiler, else the pmfc beside pmfview).\n"
-          "In the window, F1 lists every key; docs/viewer.md has them all.\n"
-          "\n"
-          "Run 'pmfview info --help' or 'pmfview shot --help' for their options.\n", out);
-}
-
-static int usage_error(const char *fmt, const char *arg)
-{
-    return cli_usage_error("pmfview", NULL, fmt, arg);
-}
-
-static bool parse_int(const char *s, long min, long max, long *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || v < min || v > max)
-        return false;
-    *out = v;
-    return true;
+    cli_print_help(&view_cli, out);
 }
 
 /* Checks the map opens (header, Data, chunk index) and has the level: exit 2 otherwise, with
@@ -120,86 +116,46 @@ static bool have_display(void)
     return true;
 }
 
-enum { OPT_NO_VSYNC = 256, OPT_GL_DEBUG, OPT_LEVEL, OPT_CAMERA, OPT_FOV, OPT_RADIUS, OPT_MEMORY, OPT_SHOTS, OPT_GAME, OPT_SIZE };
-
-static const struct option view_long_options[] = {
-    { "help", no_argument, NULL, 'h' },
-    { "no-vsync", no_argument, NULL, OPT_NO_VSYNC },
-    { "gl-debug", no_argument, NULL, OPT_GL_DEBUG },
-    { "level", required_argument, NULL, OPT_LEVEL },
-    { "camera", required_argument, NULL, OPT_CAMERA },
-    { "fov", required_argument, NULL, OPT_FOV },
-    { "radius", required_argument, NULL, OPT_RADIUS },
-    { "memory", required_argument, NULL, OPT_MEMORY },
-    { "shots", required_argument, NULL, OPT_SHOTS },
-    { "game", required_argument, NULL, OPT_GAME },
-    { "size", required_argument, NULL, OPT_SIZE },
-    { NULL, 0, NULL, 0 },
-};
-
-/* One option or operand of the window's command line (cli_desc.handle). */
-static int view_option(void *user, int id, const char *v)
+/* One option or operand of the window's command line (cli_desc.handle); numbers come checked. */
+static int view_option(void *user, int id, const cli_value *v)
 {
     view_desc *desc = user;
-    long n;
     switch (id) {
-    case 'h':
-        print_usage(stdout);
-        return CLI_DONE;
     case CLI_OPERAND:
         if (desc->path)
-            return usage_error("more than one map file given: '%s'", v);
-        desc->path = v;
+            return cli_usage_error("pmfview", NULL, "more than one map file given: '%s'", v->text);
+        desc->path = v->text;
         return 0;
     case OPT_NO_VSYNC: desc->no_vsync = true; return 0;
     case OPT_GL_DEBUG: render_set_gl_debug(RENDER_GL_DEBUG_REPORT); return 0;
-    case OPT_SHOTS: desc->shots_dir = v; return 0;
-    case OPT_GAME: desc->game_dir = v; return 0;
-    case OPT_LEVEL:
-        if (!parse_int(v, 0, 255, &n))
-            return usage_error("--level wants a level number from 0, not '%s'", v);
-        desc->level = (uint32_t)n;
-        return 0;
+    case OPT_SHOTS: desc->shots_dir = v->text; return 0;
+    case OPT_GAME: desc->game_dir = v->text; return 0;
+    case OPT_LEVEL: desc->level = (uint32_t)v->count; return 0;
     case OPT_CAMERA: {
-        const char *end = camera_parse_pose(v, desc->camera_pos, &desc->camera_yaw, &desc->camera_pitch);
+        const char *end = camera_parse_pose(v->text, desc->camera_pos, &desc->camera_yaw, &desc->camera_pitch);
         if (!end || *end)
-            return usage_error("--camera wants X,Y,Z,YAW,PITCH, not '%s'", v);
+            return cli_bad_value(&view_cli, cli_find(view_options, id), "X,Y,Z,YAW,PITCH", v->text);
         desc->has_camera = true;
         return 0;
     }
-    case OPT_FOV: {
-        char *end;
-        double fov = strtod(v, &end);
-        if (end == v || *end || !(fov >= 1.0 && fov <= 179.0))
-            return usage_error("--fov wants degrees in 1..179, not '%s'", v);
-        desc->fov = (float)fov;
+    case OPT_FOV: desc->fov = (float)v->number; return 0;
+    case OPT_RADIUS: desc->radius = (int)v->count; return 0;
+    case OPT_MEMORY: memory_option_apply(v->count); return 0;
+    case OPT_SIZE:
+        desc->width = (int)v->count;
+        desc->height = (int)v->count2;
         return 0;
     }
-    case OPT_RADIUS:
-        if (!parse_int(v, 1, 64, &n))
-            return usage_error("--radius wants chunks in 1..64, not '%s'", v);
-        desc->radius = (int)n;
-        return 0;
-    case OPT_MEMORY:
-        return memory_option_set(v) ? 0 : usage_error("--memory wants MiB in 64..1048576, not '%s'", v);
-    case OPT_SIZE: {
-        int w = 0, h = 0;
-        char tail;
-        if (sscanf(v, "%dx%d%c", &w, &h, &tail) != 2 || w < 16 || h < 16 || w > 16384 || h > 16384)
-            return usage_error("--size wants WxH (16..16384), not '%s'", v);
-        desc->width = w;
-        desc->height = h;
-        return 0;
-    }
-    }
-    return 0; /* getopt_long hands over only the ids of view_long_options */
+    return 0; /* getopt_long hands over only the ids of the table */
 }
 
 int cmd_view(int argc, char **argv)
 {
     view_desc desc = { 0 };
-    int rc = cli_parse(&(cli_desc){ .program = "pmfview", .short_options = "h", .long_options = view_long_options, .handle = view_option,
-                                    .user = &desc }, argc, argv);
+    cli_desc cli = view_cli;
+    cli.handle = view_option;
+    cli.user = &desc;
+    int rc = cli_parse(&cli, argc, argv);
     if (rc)
         return rc == CLI_DONE ? 0 : rc;
 

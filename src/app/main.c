@@ -6,7 +6,7 @@
 
 int main(int argc, char **argv)
 {
-    pmf_budget_set_limit(pmf_budget_default()); /* --memory overrides it */
+    pmf_budget_set_limit(pmf_budget_default(PMF_BUDGET_VIEWER)); /* --memory overrides it */
     if (argc >= 2) {
         if (!strcmp(argv[1], "info"))
             return cmd_info(argc - 1, argv + 1);

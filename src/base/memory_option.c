@@ -1,17 +1,8 @@
-/* memory_option.c - `--memory MIB` for info, shot and the window. */
-#include <errno.h>
-#include <stdlib.h>
-
+/* memory_option.c - `--memory MIB` for every command (memory_option.h). */
 #include "memory_option.h"
 #include "pmf_budget.h"
 
-bool memory_option_set(const char *value)
+void memory_option_apply(unsigned long long mib)
 {
-    char *end;
-    errno = 0;
-    unsigned long long mib = strtoull(value, &end, 10);
-    if (end == value || *end || errno || value[0] == '-' || mib < 64 || mib > (1ull << 20))
-        return false;
-    pmf_budget_set_limit(mib << 20);
-    return true;
+    pmf_budget_set_limit((uint64_t)mib << 20);
 }

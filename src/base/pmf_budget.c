@@ -20,10 +20,13 @@ void pmf_budget_clear_refused(void) { refused_here = false; }
 bool pmf_budget_refused(void) { return refused_here; }
 void pmf_budget_note_refusal(void) { refused_here = true; }
 
-uint64_t pmf_budget_default(void)
+uint64_t pmf_budget_default(pmf_budget_use use)
 {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    uint64_t eighth = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 8 : 0;
+    uint64_t physical = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+    if (use == PMF_BUDGET_COMPILER)
+        return physical / 2 < 1024 * MIB ? 1024 * MIB : physical / 2;
+    uint64_t eighth = physical / 8;
     return eighth < 128 * MIB ? 128 * MIB : eighth > 512 * MIB ? 512 * MIB : eighth;
 }
 

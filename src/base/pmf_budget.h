@@ -4,7 +4,7 @@
  * layers, textures and GPU buffers take bytes from it as they are allocated and give them back
  * when freed. A taking that would pass the limit fails; the caller then degrades (drops a far
  * chunk, lowers a texture) or refuses the map naming the limit. Process-wide and thread-safe.
- * The library starts unlimited; pmfview sets the limit (--memory, else pmf_budget_default()). */
+ * The library starts unlimited; each program sets the limit (--memory, else pmf_budget_default()). */
 #ifndef PMF_BUDGET_H
 #define PMF_BUDGET_H
 
@@ -12,8 +12,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The default from the machine: an eighth of physical memory, at least 128 MiB, at most 512 MiB. */
-uint64_t pmf_budget_default(void);
+/* Who the budget is for: a viewer streams a window of the map, a compiler holds a level whole. */
+typedef enum pmf_budget_use {
+    PMF_BUDGET_VIEWER,               /* an eighth of physical memory, at least 128 MiB, at most 512 MiB */
+    PMF_BUDGET_COMPILER,             /* half of physical memory, at least 1 GiB */
+} pmf_budget_use;
+/* The default from the machine, the one place it is decided (--memory overrides it). */
+uint64_t pmf_budget_default(pmf_budget_use use);
 /* 0 = unlimited. */
 void pmf_budget_set_limit(uint64_t bytes);
 uint64_t pmf_budget_limit(void);

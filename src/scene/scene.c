@@ -43,17 +43,8 @@ static void settle_allocator(void)
     pmf_tune_allocator(32u << 20, 64u << 20);
 }
 
-/* Zero means default: every default of a scene_desc, resolved here and nowhere else. */
-static scene_desc scene_desc_defaults(const scene_desc *desc)
+scene *scene_open(const scene_desc *desc, scene_error *err)
 {
-    scene_desc d = *desc;
-    d.radius = d.radius > 0 ? d.radius : STREAM_DEFAULT_RADIUS;
-    return d;
-}
-
-scene *scene_open(const scene_desc *given, scene_error *err)
-{
-    const scene_desc resolved = scene_desc_defaults(given), *desc = &resolved;
     char line[sizeof err->message];
     pmf_error perr;
     scene *s = calloc(1, sizeof *s);
@@ -61,7 +52,6 @@ scene *scene_open(const scene_desc *given, scene_error *err)
         return fail(NULL, err, 3, "%s", "out of memory");
     settle_allocator();
     s->opened_at = pmf_seconds();
-    s->radius = desc->radius;
     s->moving_camera = desc->moving_camera;
     s->first_complete = -1;
     s->level = desc->level;
@@ -97,6 +87,7 @@ scene *scene_open(const scene_desc *given, scene_error *err)
     });
     if (!s->stream)
         return fail(s, err, 3, "%s", "cannot start the streaming threads");
+    s->radius = stream_radius(s->stream); /* desc's 0 resolved by the stream, its one owner */
 
     for (int i = 0; i < s->lvl.common.weather_env_count; i++) {
         const pmf_weather_env *we = &s->lvl.common.weather_envs[i];

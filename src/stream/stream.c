@@ -715,6 +715,11 @@ bool stream_view_complete(const stream *s)
     return complete;
 }
 
+int stream_radius(const stream *s)
+{
+    return s->radius;
+}
+
 bool stream_radius_complete(const stream *s)
 {
     stream *m = (stream *)s;

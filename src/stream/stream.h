@@ -21,6 +21,7 @@
 typedef struct stream stream;
 
 #define STREAM_DEFAULT_RADIUS 8      /* chunks, when stream_desc.radius is 0 */
+#define STREAM_MAX_RADIUS 64         /* the most --radius takes */
 #define STREAM_DEFAULT_HYSTERESIS 2  /* chunks past the radius before a resident one goes */
 
 typedef struct stream_desc {
@@ -79,6 +80,8 @@ size_t stream_poll_evictions(stream *s, pmf_chunk_coord *out, size_t max);
 /* True when every present chunk within the radius that intersects the frustum given to
  * stream_set_view has been delivered (taken by stream_poll) or has failed. */
 bool stream_view_complete(const stream *s);
+/* The radius the stream keeps, in chunks (stream_desc.radius with its default resolved). */
+int stream_radius(const stream *s);
 /* True when every present chunk within the radius has been delivered or has failed. */
 bool stream_radius_complete(const stream *s);
 

@@ -24,8 +24,10 @@ static void test_take_give(void)
     pmf_budget_set_limit(0);
     CHECK(pmf_budget_take(1ull << 40), "unlimited");
     pmf_budget_give(1ull << 40);
-    uint64_t d = pmf_budget_default();
+    uint64_t d = pmf_budget_default(PMF_BUDGET_VIEWER);
     CHECK(d >= (128ull << 20) && d <= (512ull << 20), "default %llu MiB outside 128..512", (unsigned long long)(d >> 20));
+    uint64_t c = pmf_budget_default(PMF_BUDGET_COMPILER);
+    CHECK(c >= (1024ull << 20) && c >= d, "compiler's default %llu MiB", (unsigned long long)(c >> 20));
 }
 
 /* Decodes level 0 and every present chunk of it; false at the first failure (in *err). */

@@ -226,7 +226,7 @@ int main(int argc, char **argv)
      * chunks freed: RSS grew with the thread count (439 MiB at 16 threads where 2 take 190 on the
      * 64x2x64 city) though the budget's count did not. */
     pmf_tune_allocator(1u << 20, 0);
-    pmf_budget_set_limit(memory_default_budget());
+    pmf_budget_set_limit(pmf_budget_default(PMF_BUDGET_COMPILER));
     pmfc_options o;
     int rc = pmfc_options_parse(argc, argv, &o);
     if (rc) {

@@ -1,59 +1,61 @@
 /* options.c - pmfc's option table and the checks of each value (options.h). */
-#include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "base/cli.h"
 #include "base/memory_option.h"
+#include "base/stringify.h"
 #include "bake.h"
 #include "front/world.h"
 #include "options.h"
 
-void pmfc_usage(FILE *out)
-{
-    fputs("usage: pmfc SOURCE -o OUT.pmf [--threads N] [--bounce N] [--samples N] [--dirt] [--quiet] [--time UNIX_TIME]\n"
-          "            [--wad FILE]... [--game DIR] [--scale METRES_PER_UNIT] [--max-luxels N] [--rad FILE]   (RMF, .map, BSP)\n"
-          "       pmfc --generate NAME --chunks XxYxZ --seed N -o OUT.pmf [--tile N] [--threads N] [--bounce N] [--quiet] [--time UNIX_TIME]\n"
-          "both take --memory MIB: the memory budget (default half the machine's memory, at least 1 GiB;\n"
-          "docs/memory.md); a map that needs more is refused with exit 2.\n"
-          "SOURCE is the project's own source format (docs/pmfc.md) or a Worldcraft/Hammer RMF map\n"
-          "(docs/rmf.md), told apart by content. SOURCE_DATE_EPOCH sets the creation time\n"
-          "when --time is not given. --bounce N bakes N bounces of light (0 = direct light only;\n"
-          "default: until the next would add under 1%, at most 32); --samples: light samples per\n"
-          "luxel (default 4, 1 = one at its centre); --dirt: ambient occlusion in every level that\n"
-          "does not set its own (docs/pmfc-lighting.md). --max-luxels N: the most lightmap luxels an\n"
-          "editor map's level gets before its largest faces get coarser ones (default and most 16777216).\n"
-          "--rad FILE: a GoldSrc map's texture lights (lights.rad lines: TEXNAME R G B BRIGHTNESS;\n"
-          "default: lights.rad beside the map, then in --game DIR; docs/pmfc-lighting.md).\n", out);
-}
+static const char usage[] =
+    "usage: pmfc SOURCE -o OUT.pmf [options]\n"
+    "       pmfc --generate NAME --chunks XxYxZ --seed N -o OUT.pmf [options]\n"
+    "\n"
+    "SOURCE is the project's own source format (docs/pmfc.md), a Worldcraft/Hammer RMF (docs/rmf.md),\n"
+    "a Quake or Valve 220 .map (docs/map.md) or a compiled BSP (docs/bsp.md), told apart by content.\n"
+    "A map that needs more memory than --memory allows is refused with exit 2.\n"
+    "\n";
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (!*s || *end || errno || *s == '-') return false;
-    *out = v;
-    return true;
-}
+static const char footer[] =
+    "\n"
+    "--generate makes a city of --chunks XxYxZ (X and Z 1..4096, Y 1..256) from --seed, for\n"
+    "benchmarks. SOURCE_DATE_EPOCH sets the creation time when --time is not given.\n";
 
 enum { OPT_THREADS = 256, OPT_TIME, OPT_TILE, OPT_GENERATE, OPT_CHUNKS, OPT_SEED, OPT_WAD, OPT_GAME, OPT_SCALE,
        OPT_VERSION, OPT_SAMPLES, OPT_DIRT, OPT_BOUNCE, OPT_MEMORY, OPT_MAX_LUXELS, OPT_RAD };
 
-static const struct option options[] = {
-    { "help", no_argument, NULL, 'h' },       { "version", no_argument, NULL, OPT_VERSION },
-    { "quiet", no_argument, NULL, 'q' },      { "output", required_argument, NULL, 'o' },
-    { "threads", required_argument, NULL, OPT_THREADS }, { "time", required_argument, NULL, OPT_TIME },
-    { "tile", required_argument, NULL, OPT_TILE }, { "generate", required_argument, NULL, OPT_GENERATE },
-    { "chunks", required_argument, NULL, OPT_CHUNKS }, { "seed", required_argument, NULL, OPT_SEED },
-    { "wad", required_argument, NULL, OPT_WAD }, { "game", required_argument, NULL, OPT_GAME },
-    { "scale", required_argument, NULL, OPT_SCALE }, { "samples", required_argument, NULL, OPT_SAMPLES },
-    { "dirt", no_argument, NULL, OPT_DIRT }, { "bounce", required_argument, NULL, OPT_BOUNCE },
-    { "memory", required_argument, NULL, OPT_MEMORY }, { "max-luxels", required_argument, NULL, OPT_MAX_LUXELS },
-    { "rad", required_argument, NULL, OPT_RAD },
-    { NULL, 0, NULL, 0 },
+static const cli_option options[] = {
+    CLI_OPTION_HELP,
+    { "version", 0, OPT_VERSION, CLI_FLAG, NULL, NULL, 0, 0, 0, "print the version", NULL },
+    { "output", 'o', 0, CLI_TEXT, "OUT.pmf", NULL, 0, 0, 0, "the map to write (replaced whole, atomically)", NULL },
+    { "quiet", 'q', 0, CLI_FLAG, NULL, NULL, 0, 0, 0, "no progress, warnings only", NULL },
+    { "threads", 0, OPT_THREADS, CLI_COUNT, "N", "threads", 0, 256, 0, "worker threads, 0 = every core", "0" },
+    { "time", 0, OPT_TIME, CLI_COUNT, "UNIX_TIME", "seconds since 1970", 0, 0, CLI_NO_MAX,
+      "the map's creation time", "SOURCE_DATE_EPOCH, else now" },
+    { "bounce", 0, OPT_BOUNCE, CLI_COUNT, "N", "bounces", 0, BAKE_BOUNCE_MAX, 0,
+      "bounces of light to bake, 0 = direct light only", "until the next would add under 1%" },
+    { "samples", 0, OPT_SAMPLES, CLI_COUNT, "N", "samples", 1, 64, 0,
+      "light samples per luxel, 1 = one at its centre", PMF_STRINGIFY(PMFC_SAMPLES) },
+    { "dirt", 0, OPT_DIRT, CLI_FLAG, NULL, NULL, 0, 0, 0,
+      "ambient occlusion in every level that does not set its own (docs/pmfc-lighting.md)", NULL },
+    { "wad", 0, OPT_WAD, CLI_TEXT, "FILE", NULL, 0, 0, 0, "a WAD2 or WAD3 of the map's textures (repeatable)", NULL },
+    { "game", 0, OPT_GAME, CLI_TEXT, "DIR", NULL, 0, 0, 0, "the game directory: its WADs, lights.rad and textures", NULL },
+    { "scale", 0, OPT_SCALE, CLI_NUMBER, "METRES", "metres per unit", 1e-4, 100, 0,
+      "metres per editor unit", "the front end's own" },
+    { "max-luxels", 0, OPT_MAX_LUXELS, CLI_NUMBER, "N", "luxels", 1024, PMFC_MAX_LEVEL_LUXELS, 0,
+      "lightmap luxels an editor map's level gets before its largest faces get coarser ones", "the most" },
+    { "rad", 0, OPT_RAD, CLI_TEXT, "FILE", NULL, 0, 0, 0,
+      "a GoldSrc map's texture lights (lights.rad: TEXNAME R G B BRIGHTNESS; docs/pmfc-lighting.md)",
+      "lights.rad beside the map, then in --game DIR" },
+    CLI_OPTION_MEMORY(OPT_MEMORY),
+    { "generate", 0, OPT_GENERATE, CLI_TEXT, "NAME", NULL, 0, 0, 0, "make a city instead of reading SOURCE", NULL },
+    { "chunks", 0, OPT_CHUNKS, CLI_TEXT, "XxYxZ", NULL, 0, 0, 0, "with --generate: the city's size in chunks", NULL },
+    { "seed", 0, OPT_SEED, CLI_COUNT, "N", NULL, 0, 0, CLI_NO_MAX, "with --generate: the city's seed", NULL },
+    { "tile", 0, OPT_TILE, CLI_COUNT, "N", "chunks", 1, 4096, 0, "with --generate: a tile's side in chunks", "8" },
+    { NULL },
 };
 
 typedef struct parse_state {
@@ -62,110 +64,78 @@ typedef struct parse_state {
     bool have_time, have_seed;
 } parse_state;
 
-/* A value the option does not take: one line, exit 1. */
-static int bad_value(const char *fmt, const char *value)
-{
-    fprintf(stderr, fmt, value);
-    return CLI_EXIT_USAGE;
-}
-
-/* One option or operand (cli_desc.handle). */
-static int handle(void *user, int id, const char *v)
+/* One option or operand (cli_desc.handle); numbers come checked against the table. */
+static int handle(void *user, int id, const cli_value *v)
 {
     parse_state *st = user;
     pmfc_options *o = st->o;
     switch (id) {
-    case 'h': pmfc_usage(stdout); return CLI_DONE;
     case OPT_VERSION: puts(PMFC_VERSION); return CLI_DONE;
     case 'q': o->quiet = true; return 0;
-    case 'o': o->out_path = v; return 0;
+    case 'o': o->out_path = v->text; return 0;
     case CLI_OPERAND:
-        if (o->source) return cli_usage_error("pmfc", NULL, "more than one source: '%s'", v);
-        o->source = v;
+        if (o->source) return cli_usage_error("pmfc", NULL, "more than one source: '%s'", v->text);
+        o->source = v->text;
         return 0;
-    case OPT_THREADS:
-        return parse_u64(v, &o->threads) && o->threads <= 256 ? 0 : bad_value("pmfc: bad --threads '%s'\n", v);
+    case OPT_THREADS: o->threads = v->count; return 0;
     case OPT_TIME:
         st->have_time = true;
-        return parse_u64(v, &o->created) ? 0 : bad_value("pmfc: bad --time '%s'\n", v);
-    case OPT_BOUNCE: {
-        uint64_t n;
-        if (!parse_u64(v, &n) || n > BAKE_BOUNCE_MAX) {
-            fprintf(stderr, "pmfc: bad --bounce '%s' (0..%d)\n", v, BAKE_BOUNCE_MAX);
-            return CLI_EXIT_USAGE;
-        }
-        o->bounces = (int)n;
+        o->created = v->count;
         return 0;
-    }
-    case OPT_TILE:
-        return parse_u64(v, &o->tile) && o->tile && o->tile <= 4096 ? 0 : bad_value("pmfc: bad --tile '%s'\n", v);
-    case OPT_SAMPLES:
-        return parse_u64(v, &o->samples) && o->samples && o->samples <= 64 ? 0 : bad_value("pmfc: bad --samples '%s' (1..64)\n", v);
+    case OPT_BOUNCE: o->bounces = (int)v->count; return 0;
+    case OPT_TILE: o->tile = v->count; return 0;
+    case OPT_SAMPLES: o->samples = v->count; return 0;
     case OPT_DIRT: o->dirt = true; return 0;
-    case OPT_GENERATE: o->generate = v; return 0;
-    case OPT_CHUNKS: st->chunks_arg = v; return 0;
+    case OPT_GENERATE: o->generate = v->text; return 0;
+    case OPT_CHUNKS: st->chunks_arg = v->text; return 0;
     case OPT_SEED:
         st->have_seed = true;
-        return parse_u64(v, &o->seed) ? 0 : bad_value("pmfc: bad --seed '%s'\n", v);
+        o->seed = v->count;
+        return 0;
     case OPT_WAD:
         o->wads = xrealloc(o->wads, (o->wad_count + 1) * sizeof *o->wads);
-        o->wads[o->wad_count++] = v;
+        o->wads[o->wad_count++] = v->text;
         return 0;
-    case OPT_GAME: o->game_dir = v; return 0;
-    case OPT_RAD: o->rad = v; return 0;
-    case OPT_MEMORY:
-        return memory_option_set(v) ? 0 : bad_value("pmfc: --memory wants MiB in 64..1048576, got '%s'\n", v);
-    case OPT_MAX_LUXELS: {
-        char *end;
-        o->max_luxels = strtod(v, &end);
-        if (end == v || *end || !(o->max_luxels >= 1024 && o->max_luxels <= PMFC_MAX_LEVEL_LUXELS)) {
-            fprintf(stderr, "pmfc: bad --max-luxels '%s' (1024..%.0f)\n", v, PMFC_MAX_LEVEL_LUXELS);
-            return CLI_EXIT_USAGE;
-        }
-        return 0;
+    case OPT_GAME: o->game_dir = v->text; return 0;
+    case OPT_RAD: o->rad = v->text; return 0;
+    case OPT_MEMORY: memory_option_apply(v->count); return 0;
+    case OPT_MAX_LUXELS: o->max_luxels = v->number; return 0;
+    case OPT_SCALE: o->scale = v->number; return 0;
     }
-    case OPT_SCALE: {
-        char *end;
-        o->scale = strtod(v, &end);
-        return end != v && !*end && o->scale >= 1e-4 && o->scale <= 100
-                   ? 0 : bad_value("pmfc: bad --scale '%s' (metres per unit, 0.0001..100)\n", v);
-    }
-    default: return CLI_EXIT_USAGE;
-    }
+    return 0; /* getopt_long hands over only the ids of the table */
 }
 
 int pmfc_options_parse(int argc, char **argv, pmfc_options *o)
 {
     *o = (pmfc_options){ .tile = 8, .samples = PMFC_SAMPLES, .bounces = BAKE_BOUNCE_AUTO };
     parse_state st = { .o = o };
-    int rc = cli_parse(&(cli_desc){ .program = "pmfc", .short_options = "ho:q", .long_options = options,
-                                    .handle = handle, .user = &st }, argc, argv);
+    cli_desc desc = { .program = "pmfc", .usage = usage, .footer = footer, .options = options, .handle = handle, .user = &st };
+    int rc = cli_parse(&desc, argc, argv);
     if (rc)
         return rc;
-    if (!o->out_path || (!o->source && !o->generate) || (o->source && o->generate)) {
-        pmfc_usage(stderr);
-        return CLI_EXIT_USAGE;
-    }
+    if (!o->source && !o->generate)
+        return cli_usage_error("pmfc", NULL, "no SOURCE given%s", "");
+    if (o->source && o->generate)
+        return cli_usage_error("pmfc", NULL, "a SOURCE and --generate %s: one or the other", o->generate);
+    if (!o->out_path)
+        return cli_usage_error("pmfc", NULL, "no output given (-o OUT.pmf)%s", "");
     if (o->generate) {
-        if (!st.chunks_arg || !st.have_seed) {
-            fputs("pmfc: --generate needs --chunks XxYxZ and --seed N\n", stderr);
-            return CLI_EXIT_USAGE;
-        }
+        if (!st.chunks_arg || !st.have_seed)
+            return cli_usage_error("pmfc", NULL, "--generate %s needs --chunks XxYxZ and --seed N", o->generate);
         uint32_t *c = o->chunks;
         char tail;
         if (sscanf(st.chunks_arg, "%ux%ux%u%c", &c[0], &c[1], &c[2], &tail) != 3 || !c[0] || !c[1] || !c[2] ||
-            c[0] > 4096 || c[1] > 256 || c[2] > 4096) {
-            fprintf(stderr, "pmfc: bad --chunks '%s' (XxYxZ, X and Z 1..4096, Y 1..256)\n", st.chunks_arg);
-            return CLI_EXIT_USAGE;
-        }
+            c[0] > 4096 || c[1] > 256 || c[2] > 4096)
+            return cli_bad_value(&desc, cli_find(options, OPT_CHUNKS), "XxYxZ with X and Z in 1..4096, Y in 1..256",
+                                 st.chunks_arg);
     }
     if (!st.have_time) {
         const char *env = getenv("SOURCE_DATE_EPOCH");
         if (env && *env) {
-            if (!parse_u64(env, &o->created)) {
-                fprintf(stderr, "pmfc: bad SOURCE_DATE_EPOCH '%s'\n", env);
-                return CLI_EXIT_USAGE;
-            }
+            unsigned long long created;
+            if (!cli_parse_unsigned(env, ~0ull, &created))
+                return cli_usage_error("pmfc", NULL, "SOURCE_DATE_EPOCH wants seconds since 1970, got '%s'", env);
+            o->created = created;
         } else if (!o->generate) {
             o->created = (uint64_t)time(NULL);
         } /* a generated city is a function of its seed alone: created stays 0 */

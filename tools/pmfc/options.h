@@ -32,6 +32,5 @@ typedef struct pmfc_options {
  * status, with what was wrong printed (CLI_DONE: --help or --version was answered). */
 int pmfc_options_parse(int argc, char **argv, pmfc_options *o);
 void pmfc_options_free(pmfc_options *o);
-void pmfc_usage(FILE *out);
 
 #endif

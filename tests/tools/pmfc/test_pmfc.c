@@ -398,8 +398,8 @@ static void test_errors(void)
         snprintf(bad, sizeof bad, "--bounce %s", bad_bounces[i]);
         CHECK_EQ(compile("bad_bounce", "map \"B\"\nmaterial m\nlevel l {\n  box 0 0 0 1 1 1 material m\n}\n", bad, NULL, err,
                          sizeof err), 1);
-        char want[64];
-        snprintf(want, sizeof want, "pmfc: bad --bounce '%s' (0..32)", bad_bounces[i]);
+        char want[128];
+        snprintf(want, sizeof want, "pmfc: --bounce wants bounces in 0..32, got '%s' (see 'pmfc --help')", bad_bounces[i]);
         CHECK(strstr(err, want) != NULL);
     }
 }

@@ -176,8 +176,9 @@ static void test_bad_values(void)
         const char *args[] = { "--generate", "city", "--chunks", "1x1x1", "--seed", "1", "--memory", values[i], "-o",
                                "/nonexistent/never.pmf", NULL };
         run_result r = run_pmfc(args);
-        char expected[128];
-        snprintf(expected, sizeof expected, "pmfc: --memory wants MiB in 64..1048576, got '%s'\n", values[i]);
+        char expected[160];
+        snprintf(expected, sizeof expected, "pmfc: --memory wants MiB in 64..1048576, got '%s' (see 'pmfc --help')\n",
+                 values[i]);
         CHECK(r.exit_code == 1 && !strcmp(r.err, expected), "--memory '%s': exit %d: %s", values[i], r.exit_code, r.err);
     }
 }

@@ -28,13 +28,6 @@ void memory_where(const char *source, int line, const char *stage)
     atomic_store(&where_stage, stage);
 }
 
-uint64_t memory_default_budget(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    uint64_t half = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 2 : 0;
-    return half < 1024 * MIB ? 1024 * MIB : half;
-}
-
 static _Noreturn void out_of_memory(void)
 {
     fputs("pmfc: out of memory\n", stderr);

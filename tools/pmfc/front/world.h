@@ -294,8 +294,6 @@ _Noreturn void memory_over_budget(uint64_t bytes, const char *what);
 /* What pmfc is building, for the over-budget line: the source file (and the line of the level's
  * definition, 0 = none; NULL keeps them) and the stage. Process-wide; the stage is a static string. */
 void memory_where(const char *source, int line, const char *stage);
-/* pmfc's default budget: half the physical memory, at least 1 GiB (docs/memory.md). */
-uint64_t memory_default_budget(void);
 
 int map_find_material(const map_def *map, const char *name);
 /* Adds the "default" physics and sound materials every map has. */
