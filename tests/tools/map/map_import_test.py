@@ -28,7 +28,8 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
   sky     light from the sky alone (ericw-tools' worldspawn keys, hlrad's light_environment): a room
           whose ceiling is sky over x < 0 and a roof over x > 0. Lit only by the dome `_sunlight2`
           (Quake, and a Half-Life map), by `_sunlight` straight down, or by a light_environment, it
-          is not fullbright and the floor under the sky is far brighter than under the roof; the
+          is not fullbright and the floor under the sky is far brighter than under the roof (also
+          lit by a light_spot with `_sky`, hlrad's other sun); the
           sun straight down gives its value under the sky and nothing under the roof. Dirt:
           `_dirt 1` darkens the sunlit floor at the wall's foot, `_sunlight_dirt -1` spares the
           sun, `_sunlight_dirt 1` alone darkens the sun but not minlight
@@ -267,7 +268,9 @@ elif CASE == "sky":
     for name, text, gamma in (("dome", sky_room(world('"_sunlight2" "300"\n'), "sky1"), 1),
                               ("hl_dome", sky_room(half_life + '"_sunlight2" "100"\n', "sky"), 0.55),
                               ("environment", sky_room(half_life, "sky", '{\n"classname" "light_environment"\n"origin" "0 0 128"\n'
-                                                       '"_light" "255 255 255 60"\n"pitch" "-90"\n}\n'), 0.55)):
+                                                       '"_light" "255 255 255 60"\n"pitch" "-90"\n}\n'), 0.55),
+                              ("sky_spot", sky_room(half_life, "sky", '{\n"classname" "light_spot"\n"origin" "0 0 128"\n'
+                                                    '"_light" "255 255 255 60"\n"pitch" "-90"\n"_sky" "1"\n}\n'), 0.55)):
         sky, roof = lit_from_sky(name, text)
         if sky < 40 or sky ** (1 / gamma) < 2 * roof ** (1 / gamma): fail("%s: the floor under the sky (%d) is not clearly brighter than under the roof (%d)" % (name, sky, roof))
     sun = '"_sunlight" "200"\n"_sun_mangle" "0 -90 0"\n'

@@ -1,8 +1,9 @@
 /* editor_lights.c - an editor map's lights, read the way its game reads them (docs/rmf.md
  * "Lights", docs/map.md "Lights by dialect"):
  *   GoldSrc   light, light_spot, light_environment (hlrad's keys: _light "R G B BRIGHTNESS",
- *             _cone, _cone2, _diffuse_light; a targetname makes a light switchable, a
- *             style 1..63 a dynamic light that plays the style's pattern);
+ *             _cone, _cone2, _diffuse_light, _spread; a light_spot with _sky is a sun too; a
+ *             targetname makes a light switchable, a style 1..63 a dynamic light that plays the
+ *             style's pattern);
  *   Quake     every light* class (ericw-tools' light: `light` value, `wait`, `delay` falloff modes,
  *             `_color`, spotlights by `mangle` or `target`, `style` and switchable lights) and the
  *             worldspawn's minlight;
@@ -396,9 +397,11 @@ void editor_import_lights(import_ctx *c)
         const char *cls = e->classname;
         if (!e->point) continue;
         if (c->em->game == EDITOR_GAME_GOLDSRC) {
-            if (!strcasecmp(cls, "light")) goldsrc_light(c, e, false);
+            /* hlrad: a light_spot with `_sky` set is a light_environment */
+            bool sky = !strcasecmp(cls, "light_environment") || (!strcasecmp(cls, "light_spot") && editor_kv_number(e, "_sky", 0) != 0);
+            if (sky) goldsrc_sun(c, e);
+            else if (!strcasecmp(cls, "light")) goldsrc_light(c, e, false);
             else if (!strcasecmp(cls, "light_spot")) goldsrc_light(c, e, true);
-            else if (!strcasecmp(cls, "light_environment")) goldsrc_sun(c, e);
         } else if (!strncasecmp(cls, "light", 5) && !editor_kv_get(e, "_surface")) {
             quake_light(c, e);   /* a _surface light is a template (editor_import_texture_lights) */
         }
