@@ -15,6 +15,7 @@
 
 #define BAKE_LIGHT_SLACK 1e-4f      /* shadow rays stop this fraction short of the light */
 #define BAKE_SKY_SAMPLES 16         /* hemisphere directions per luxel for sky light and dirt */
+#define BAKE_DOME_MAX_SAMPLES 1024  /* a sky dome's directions at most (bake_desc.dome_samples) */
 #define BAKE_SOFT_RAYS 4            /* rays at a wide light's rim; least rays in a refined luxel */
 #define BAKE_SEAM_BACK 0.01f        /* a sample point's wall test starts this share behind the centre */
 #define BAKE_MAX_SAMPLES 64         /* samples per luxel at most */
@@ -269,6 +270,9 @@ typedef struct bake_ctx {
     bvh tree;
     bvh sky_tree;               /* open sky (desc->sky_triangles) */
     float reach;                /* a ray this long from anywhere in the map leaves it */
+    float (*dome)[3];           /* the upper sky dome's directions (bake_desc.domes), NULL without domes */
+    size_t dome_count;
+    float dome_step;            /* radians between neighbours on a ring: a luxel turns them by a share of it */
     light_grid grid;
     uint8_t **masks;            /* [lightmap]: 1 where a patch covers the luxel */
     uint32_t **patch_dynamic;   /* [patch]: dynamic lights reaching it, ascending */
@@ -559,6 +563,70 @@ static bool sky_lit(const bake_desc *desc)
     return desc->sky_light[0] > 0.0f || desc->sky_light[1] > 0.0f || desc->sky_light[2] > 0.0f;
 }
 
+static bool dome_lit(const bake_dome *dome)
+{
+    return dome->color[0] > 0.0f || dome->color[1] > 0.0f || dome->color[2] > 0.0f;
+}
+
+/* ericw-tools' dome of suns over the upper half of the sky (bake.h, bake_desc.domes): ring by ring
+ * from the horizon up, then the pole. False only when out of memory. */
+static bool dome_build(bake_ctx *ctx)
+{
+    const bake_desc *desc = ctx->desc;
+    if (!dome_lit(&desc->domes[0]) && !dome_lit(&desc->domes[1]))
+        return true;
+    int samples = desc->dome_samples > 0 ? desc->dome_samples : BAKE_DOME_SAMPLES;
+    samples = samples < BAKE_DOME_MAX_SAMPLES ? samples : BAKE_DOME_MAX_SAMPLES;
+    int rings = (int)lrint(sqrt((double)((samples - 1) / 4)));
+    rings = rings > 1 ? rings : 1;
+    ctx->dome_count = (size_t)(4 * rings * rings + 1);
+    ctx->dome = pmf_budget_malloc(ctx->dome_count * sizeof *ctx->dome);
+    if (!ctx->dome)
+        return false;
+    double step_up = (M_PI / 2) / (rings + 1), step_around = 2 * M_PI / (4 * rings);
+    size_t k = 0;
+    for (int i = 0; i < rings; i++) {
+        double up = (i + 0.5) * step_up;
+        for (int j = 0; j < 4 * rings; j++, k++) {
+            double around = j * step_around + i * step_around / rings;
+            ctx->dome[k][0] = (float)(cos(up) * cos(around));
+            ctx->dome[k][1] = (float)sin(up);
+            ctx->dome[k][2] = (float)(cos(up) * sin(around));
+        }
+    }
+    ctx->dome[k][0] = ctx->dome[k][2] = 0.0f;
+    ctx->dome[k][1] = 1.0f;
+    ctx->dome_step = (float)step_around;
+    return true;
+}
+
+/* The share of a sky dome's light that reaches a luxel (a probe: unoriented): the mean over the
+ * dome's directions d, turned about Y by the luxel's own share of a step, of angle(sn . d) where
+ * the ray along d from the luxel's sample points in turn sees sky. `pole` is 1 for the upper half,
+ * -1 for the lower. */
+static float dome_share(const bake_ctx *ctx, luxel_site *site, const bake_dome *dome, float pole)
+{
+    float turn = (float)(site->seed >> 8) * (ctx->dome_step / 16777216.0f), c = cosf(turn), s = sinf(turn);
+    float sum = 0.0f;
+    uint32_t occluder = NO_OCCLUDER;
+    for (size_t k = 0; k < ctx->dome_count; k++) {
+        const float *u = ctx->dome[k];
+        float d[3] = { u[0] * c - u[2] * s, pole * u[1], u[0] * s + u[2] * c };
+        float weight = site->sn ? light_angle_term(site->sn[0] * d[0] + site->sn[1] * d[1] + site->sn[2] * d[2],
+                                                   dome->anglescale)
+                                : 1.0f;
+        /* a direction into the face itself is blocked by it */
+        if (!(weight > 0.0f) || (site->n && !(site->n[0] * d[0] + site->n[1] * d[1] + site->n[2] * d[2] > 0.0f)))
+            continue;
+        float p[3], from[3];
+        site_point(site, site->samples > 1 ? (uint32_t)(k % (size_t)site->samples) : 0, p);
+        ray_start(p, site->n, from);
+        if (sees_sky(ctx, from, d, &occluder))
+            sum += weight;
+    }
+    return sum / (float)ctx->dome_count;
+}
+
 /* Luxel (i, j) of a patch: its centre, true normal n (NULL when the patch has none) and shading
  * normal (n itself when the patch is flat). */
 static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *patch, const float *n, int i, int j)
@@ -753,29 +821,52 @@ static void bake_patch_job(void *user, size_t index)
     uint32_t *occluders = pmf_budget_malloc((lights.count + 1) * sizeof *occluders);
     float *rgb = pmf_budget_malloc((count * 3 + 1) * sizeof *rgb), *strength = pmf_budget_malloc((count + 1) * sizeof *strength);
     float *occlusion = pmf_budget_malloc((count + 1) * sizeof *occlusion), *scratch = pmf_budget_malloc((count + 1) * sizeof *scratch);
+    /* the light dirt leaves alone (bake_desc.dirt_*) */
+    float *clean = pmf_budget_calloc(count * 3 + 1, sizeof *clean);
     uint8_t *lit = pmf_budget_malloc(count + 1);
-    if (!occluders || !rgb || !strength || !occlusion || !scratch || !lit) {
+    if (!occluders || !rgb || !strength || !occlusion || !scratch || !clean || !lit) {
         atomic_store(&ctx->failed, true);
         goto done;
     }
     for (size_t k = 0; k < lights.count; k++)
         occluders[k] = NO_OCCLUDER;
     for (size_t at = 0; at < count; at++)
-        memcpy(&rgb[at * 3], desc->ambient, sizeof desc->ambient);
+        memcpy(desc->ambient_no_dirt ? &clean[at * 3] : &rgb[at * 3], desc->ambient, sizeof desc->ambient);
+    if (desc->ambient_no_dirt)
+        memset(rgb, 0, count * 3 * sizeof *rgb);
     /* light by light (each luxel adds them in the same order as ever) */
     for (size_t k = 0; k < lights.count; k++) {
         const bake_light *l = &desc->lights[lights.ids[k]];
         if (l->kind != BAKE_LIGHT_STATIC)
             continue;
         patch_light(ctx, l, patch, n, w, h, &occluders[k], strength, lit);
+        float *sum = l->no_dirt ? clean : rgb;
         for (size_t at = 0; at < count; at++)
             for (int c = 0; c < 3; c++)
-                rgb[at * 3 + c] += l->color[c] * strength[at];
+                sum[at * 3 + c] += l->color[c] * strength[at];
+    }
+    bool blur = desc->samples > 1;
+    /* the sky domes: their share per luxel, averaged like the sky's below */
+    for (int d = 0; d < 2 && n; d++) {
+        const bake_dome *dome = &desc->domes[d];
+        if (!dome_lit(dome))
+            continue;
+        for (int j = 0; j < h; j++)
+            for (int i = 0; i < w; i++) {
+                luxel_site site;
+                site_init(&site, ctx, patch, n, i, j);
+                strength[(size_t)j * w + i] = dome_share(ctx, &site, dome, d ? -1.0f : 1.0f);
+            }
+        if (blur)
+            patch_blur(strength, w, h, true, scratch);
+        float *sum = dome->no_dirt ? clean : rgb;
+        for (size_t at = 0; at < count; at++)
+            for (int c = 0; c < 3; c++)
+                sum[at * 3 + c] += dome->color[c] * strength[at];
     }
     /* the sky's share and dirt's occlusion per luxel; with several samples each is then averaged
      * with its neighbours' (16 rays a luxel leave noise that 9 luxels' 144 do not) */
     bool sky = n && sky_lit(desc), dirt = n && desc->dirt_distance > 0.0f && desc->dirt_strength > 0.0f;
-    bool blur = desc->samples > 1;
     for (int j = 0; j < h && (sky || dirt); j++)
         for (int i = 0; i < w; i++) {
             size_t at = (size_t)j * w + i;
@@ -801,6 +892,8 @@ static void bake_patch_job(void *user, size_t index)
             float keep = dirt ? 1.0f - fminf(desc->dirt_strength, 1.0f) * occlusion[at] : 1.0f;
             for (int c = 0; c < 3 && dirt; c++)
                 out[c] *= keep;
+            for (int c = 0; c < 3; c++)
+                out[c] += clean[at * 3 + c];
             size_t luxel = ((size_t)patch->y + (size_t)j) * side + patch->x + (size_t)i;
             for (int c = 0; c < 3; c++)
                 lm->luxels[luxel * 3 + c] = quantize(bake_store(desc, out[c]) * 255.0f);
@@ -812,6 +905,7 @@ done:
     pmf_budget_free(strength);
     pmf_budget_free(occlusion);
     pmf_budget_free(scratch);
+    pmf_budget_free(clean);
     pmf_budget_free(lit);
     pmf_budget_free(lights.ids);
 }
@@ -1088,6 +1182,15 @@ static void probe_job(void *user, size_t index)
             res->refs[res->ref_count++] = (bake_light_ref){ lights.ids[k], quantize(s * 255.0f) };
         }
     }
+    for (int d = 0; d < 2; d++) {
+        if (!dome_lit(&desc->domes[d]))
+            continue;
+        luxel_site site = { .ctx = ctx, .samples = 1 };
+        memcpy(site.centre, centre, sizeof centre);
+        float share = dome_share(ctx, &site, &desc->domes[d], d ? -1.0f : 1.0f);
+        for (int c = 0; c < 3; c++)
+            rgb[c] += desc->domes[d].color[c] * share;
+    }
     for (int c = 0; c < 3; c++)
         res->base[c] = quantize(bake_store(desc, rgb[c]) * 255.0f);
     pmf_budget_free(lights.ids);
@@ -1100,6 +1203,7 @@ static void bake_ctx_free(bake_ctx *ctx)
     const bake_desc *desc = ctx->desc;
     bvh_free(&ctx->tree);
     bvh_free(&ctx->sky_tree);
+    pmf_budget_free(ctx->dome);
     light_grid_free(&ctx->grid);
     if (ctx->masks)
         for (size_t i = 0; i < desc->lightmap_count; i++)
@@ -1167,7 +1271,7 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     ctx.reach = 2.0f * sqrtf((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
                              (hi[2] - lo[2]) * (hi[2] - lo[2])) + 1.0f;
     jobs_report(&progress, 1.0);
-    if (!light_grid_build(desc->lights, desc->light_count, &ctx.grid))
+    if (!light_grid_build(desc->lights, desc->light_count, &ctx.grid) || !dome_build(&ctx))
         goto fail;
 
     ctx.masks = pmf_budget_calloc(desc->lightmap_count + 1, sizeof *ctx.masks);

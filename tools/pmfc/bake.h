@@ -54,7 +54,18 @@ typedef struct bake_light {
     int falloff;            /* LIGHT_FALLOFF_* (src/raytrace/light_model.h); zero: pmfc's smooth curve */
     float falloff_distance; /* metres: where the inverse falloffs give `intensity` */
     float anglescale;       /* 0: the plain cosine; else (1 - a) + a cos (Quake's _anglescale) */
+    bool no_dirt;           /* static: ambient occlusion (bake_desc.dirt_*) leaves its light alone */
 } bake_light;
+
+/* A sky dome (ericw-tools' _sunlight2 above the horizon, _sunlight3 below it): light from every
+ * direction of one half of the sky, as a dome of suns. */
+typedef struct bake_dome {
+    float color[3];         /* 0..1 (the dome's value / 255 x its colour); zero = no dome */
+    float anglescale;       /* as bake_light's */
+    bool no_dirt;           /* ambient occlusion leaves its light alone */
+} bake_dome;
+
+#define BAKE_DOME_SAMPLES 100   /* directions of a dome without bake_desc.dome_samples (ericw's -sunsamples) */
 
 /* A planar face's w x h block of luxels inside lightmap `lightmap` (an index into
  * bake_desc.lightmaps). Luxel (i, j) of the block sits at origin + (i + 0.5) step_u + (j + 0.5) step_v. */
@@ -108,12 +119,23 @@ typedef struct bake_desc {
     size_t sky_triangle_count;
     float sky_light[3];             /* 0..1: a base luxel adds sky_light x the cosine-weighted
                                      * fraction of its hemisphere that sees sky (0 = none) */
+    /* Sky domes: [0] the upper half of the sky (directions with +Y), [1] the lower half. A base
+     * luxel (and a probe, unoriented) adds color x the mean, over the dome's directions d, of
+     * angle(sn . d) (bake_light.anglescale's) where it sees sky along d. The directions are
+     * ericw-tools' dome of suns: R rings even in elevation (the first half a step over the
+     * horizon, steps of 90 / (R + 1) degrees), 4R directions around each, and the pole, 4R^2 + 1
+     * with R = round(sqrt((dome_samples - 1) / 4)) (at least 1); each luxel turns them about Y
+     * by its own share of a step, so their shadows blend instead of banding. */
+    bake_dome domes[2];
+    int dome_samples;               /* 0 = BAKE_DOME_SAMPLES */
     /* Samples per luxel, spread over its square (jittered the same way on every run): 0 or 1 =
      * one at its centre; at most 64. Luxels where a light's rays disagree (a shadow's edge) take 4x more. */
     int samples;
     /* Ambient occlusion ("dirt"): base luxels darken by dirt_strength (0..1) x the mean of
-     * (1 - hit distance / dirt_distance) over rays into their half-sphere. 0 = off. */
+     * (1 - hit distance / dirt_distance) over rays into their half-sphere. 0 = off. It darkens
+     * all their light but what is marked no_dirt (a light's, a dome's, the ambient term's). */
     float dirt_distance, dirt_strength;
+    bool ambient_no_dirt;
     bake_lightmap *lightmaps;
     size_t lightmap_count;
     const bake_patch *patches;

@@ -1,5 +1,5 @@
 /* Light values: a floor lit by a static light with a box casting a shadow, range, ambient,
- * dilation, a dynamic light's layer, fast-light vertex multipliers and probes. */
+ * dilation, a dynamic light's layer, fast-light vertex multipliers and probes; sky domes. */
 #include "bake.h"
 #include "soup.h"
 
@@ -244,6 +244,65 @@ static void on_progress(void *user, const char *stage, double fraction)
     log->last = fraction;
 }
 
+/* ericw-tools' dome of suns, written out again: the mean over its directions (rings of 4R at
+ * elevations (i + 0.5) x 90 / (R + 1) degrees, and the pole) of (1 - a) + a sin(elevation), the
+ * angle term of a floor under an open sky. */
+static double dome_floor_share(int rings, double anglescale)
+{
+    double sum = 1.0;   /* the pole */
+    for (int i = 0; i < rings; i++)
+        sum += 4 * rings * ((1 - anglescale) + anglescale * sin((i + 0.5) * (M_PI / 2) / (rings + 1)));
+    return sum / (4 * rings * rings + 1);
+}
+
+/* Sky domes (bake_desc.domes) on a floor open to the sky: the upper dome gives its colour x the
+ * dome's mean angle term (its default 101 directions, and 5 for dome_samples 5), the lower one
+ * nothing (it lights from below); a roof over part of the floor shades what lies under it. */
+static void check_domes(floor_scene *f)
+{
+    soup open = { 0 };
+    float a[3] = { -8.25f, 0, -8.25f }, b[3] = { 8.25f, 0, -8.25f }, c[3] = { 8.25f, 0, 8.25f }, d[3] = { -8.25f, 0, 8.25f };
+    soup_quad(&open, a, b, c, d);
+    bake_desc desc = { .triangles = (const float (*)[9])open.tris, .triangle_count = open.count,
+                       .lightmaps = &f->lightmap, .lightmap_count = 1, .patches = &f->patch, .patch_count = 1,
+                       .samples = 4, .threads = 2 };
+    desc.domes[0] = (bake_dome){ .color = { 0.8f, 0.4f, 0.2f }, .anglescale = 0.5f };
+    bake_result res;
+    for (int samples = 0; samples <= 5; samples += 5) {
+        desc.dome_samples = samples;
+        CHECK(bake_run(&desc, &res));
+        double share = dome_floor_share(samples ? 1 : 5, 0.5);
+        for (int k = 0; k < 3; k++) {
+            const uint8_t *px = luxel(f->lightmap.luxels, 4 + 12 * k, 16);
+            for (int ch = 0; ch < 3; ch++)
+                check_near(px[ch], 255.0 * desc.domes[0].color[ch] * share);
+        }
+        bake_result_free(&res);
+    }
+    desc.dome_samples = 0;
+    desc.domes[1] = desc.domes[0];
+    desc.domes[0] = (bake_dome){ 0 };
+    CHECK(bake_run(&desc, &res));
+    for (int ch = 0; ch < 3; ch++)
+        CHECK(luxel(f->lightmap.luxels, 16, 16)[ch] == 0);
+    bake_result_free(&res);
+
+    /* a roof 2 m up over x > 0: the middle of the floor beneath it gets the light that comes in
+     * low, under its edge, far less than the open half */
+    float roof_min[3] = { 0, 2, -9 }, roof_max[3] = { 9, 2.1f, 9 };
+    soup_box(&open, roof_min, roof_max);
+    desc.triangles = (const float (*)[9])open.tris;
+    desc.triangle_count = open.count;
+    desc.domes[0] = desc.domes[1];
+    desc.domes[1] = (bake_dome){ 0 };
+    CHECK(bake_run(&desc, &res));
+    int under_sky = luxel(f->lightmap.luxels, 4, 16)[0], under_roof = luxel(f->lightmap.luxels, 28, 16)[0];
+    printf("dome: floor under the sky %d, under the roof %d\n", under_sky, under_roof);
+    CHECK(under_sky > 150 && under_roof * 4 < under_sky);
+    bake_result_free(&res);
+    soup_free(&open);
+}
+
 int main(void)
 {
     floor_scene f;
@@ -276,6 +335,8 @@ int main(void)
     const float up[3] = { 0, 1, 0 };
     check_near(f.lightmap.luxels[((size_t)63 * SIDE + 61) * 3], 255.0 * (0.1 + expected_light(lamp.position, 3.0f, lit, up)));
     bake_result_free(&res);
+
+    check_domes(&f);
 
     /* Nothing to bake: no lights, no patches. */
     bake_desc empty = { .ambient = { 0.5f, 0.5f, 0.5f } };

@@ -25,6 +25,14 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           floor's luxel is bright, info lists the ceiling's emitters ("texlight LAMP") and the
           inspector names them among the luxel's lights; without the file it is fullbright. A
           Quake room's ceiling lit by copies of a `_surface` light template
+  sky     light from the sky alone (ericw-tools' worldspawn keys, hlrad's light_environment): a room
+          whose ceiling is sky over x < 0 and a roof over x > 0. Lit only by the dome `_sunlight2`
+          (Quake, and a Half-Life map), by `_sunlight` straight down, or by a light_environment, it
+          is not fullbright and the floor under the sky is far brighter than under the roof (also
+          lit by a light_spot with `_sky`, hlrad's other sun); the
+          sun straight down gives its value under the sky and nothing under the roof. Dirt:
+          `_dirt 1` darkens the sunlit floor at the wall's foot, `_sunlight_dirt -1` spares the
+          sun, `_sunlight_dirt 1` alone darkens the sun but not minlight
   leak    the room with a wall left out reports its leak (the warning, info's leak path); sealed,
           none; the gap closed by a brush of skip seals (solid, drawn by nothing), of clip leaks"""
 import json, os, struct, subprocess, sys
@@ -240,6 +248,46 @@ elif CASE == "texlights":
     if len(lights) < 4: fail("_surface: want copies over the ceiling, got %d lights" % len(lights))
     if any(abs(l["position"][1] - 128 * S) < 1e-3 for l in lights): fail("the template itself lights")
     if min(hit["luxel"]["rgb"]) < 20: fail("_surface: the floor is dark: %s" % hit["luxel"])
+elif CASE == "sky":
+    def sky_room(head, sky_tex, extra=""):
+        walls = [(-272, -272, -16, 272, 272, 0), (-272, -272, 0, -256, 272, 256), (256, -272, 0, 272, 272, 256),
+                 (-256, -272, 0, 256, -256, 256), (-256, 256, 0, 256, 272, 256)]
+        text = head + "".join(box(*w, "grey", VALVE_WALL) for w in walls)
+        text += box(-272, -272, 256, 0, 272, 272, sky_tex, VALVE_WALL) + box(0, -272, 256, 272, 272, 272, "grey", VALVE_WALL)
+        return text + "}\n" + '{\n"classname" "info_player_start"\n"origin" "0 0 40"\n}\n' + extra
+    def lit_from_sky(name, text):
+        """The floor's luxels under the sky and under the roof (128 units either side of the middle)."""
+        r = compile_map(name, text)
+        if "fullbright" in r.stderr: fail(name + ": " + r.stderr)
+        if json.loads(run(PMFVIEW, "info", name + ".pmf", "--json").stdout)["source"]["fullbright"]: fail(name + ": info says fullbright")
+        sky, roof = luxel(name + ".pmf", -128, 0)[0], luxel(name + ".pmf", 128, 0)[0]
+        print("%s: floor under the sky %d, under the roof %d" % (name, sky, roof))
+        return sky, roof
+    half_life = '// Game: Half-Life\n// Format: Valve\n{\n"classname" "worldspawn"\n"mapversion" "220"\n'
+    # (Half-Life's luxels hold light through gamma 0.55: the ratio is compared in light)
+    for name, text, gamma in (("dome", sky_room(world('"_sunlight2" "300"\n'), "sky1"), 1),
+                              ("hl_dome", sky_room(half_life + '"_sunlight2" "100"\n', "sky"), 0.55),
+                              ("environment", sky_room(half_life, "sky", '{\n"classname" "light_environment"\n"origin" "0 0 128"\n'
+                                                       '"_light" "255 255 255 60"\n"pitch" "-90"\n}\n'), 0.55),
+                              ("sky_spot", sky_room(half_life, "sky", '{\n"classname" "light_spot"\n"origin" "0 0 128"\n'
+                                                    '"_light" "255 255 255 60"\n"pitch" "-90"\n"_sky" "1"\n}\n'), 0.55)):
+        sky, roof = lit_from_sky(name, text)
+        if sky < 40 or sky ** (1 / gamma) < 2 * roof ** (1 / gamma): fail("%s: the floor under the sky (%d) is not clearly brighter than under the roof (%d)" % (name, sky, roof))
+    sun = '"_sunlight" "200"\n"_sun_mangle" "0 -90 0"\n'
+    sky, roof = lit_from_sky("sun", sky_room(world(sun), "sky1"))
+    if abs(sky - 200) > 2 or roof > 2: fail("the sun straight down: want 200 under the sky and 0 under the roof")
+    # dirt at the foot of the wall under the sky, and minlight under the roof's corner
+    def foot(keys):
+        compile_map("dirt", sky_room(world(sun + keys), "sky1"))
+        return luxel("dirt.pmf", -250, 0)[0], luxel("dirt.pmf", 250, 0)[0]
+    plain, dirty, spared, sun_only = foot(""), foot('"_dirt" "1"\n'), foot('"_dirt" "1"\n"_sunlight_dirt" "-1"\n'), foot('"_sunlight_dirt" "1"\n')
+    minlit = foot('"_sunlight_dirt" "1"\n"light" "40"\n')
+    print("the wall's foot: %d plain, %d with _dirt, %d with _sunlight_dirt -1, %d with _sunlight_dirt 1 (%d with minlight 40, "
+          "%d in the roof's corner)" % (plain[0], dirty[0], spared[0], sun_only[0], minlit[0], minlit[1]))
+    if dirty[0] > plain[0] - 20: fail("_dirt 1 does not darken the wall's foot")
+    if abs(spared[0] - plain[0]) > 1: fail("_sunlight_dirt -1 does not spare the sun")
+    if abs(sun_only[0] - dirty[0]) > 1: fail("_sunlight_dirt 1 does not darken the sun")
+    if abs(minlit[1] - 40) > 1 or abs(minlit[0] - sun_only[0] - 40) > 2: fail("_sunlight_dirt 1 darkens minlight")
 elif CASE == "leak":
     start = '{\n"classname" "info_player_start"\n"origin" "0 0 40"\n}\n'
     light = '{\n"classname" "light"\n"origin" "0 0 128"\n"light" "300"\n}\n'

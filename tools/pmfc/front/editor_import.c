@@ -608,7 +608,7 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
         /* smoothing and dirt: worldspawn keys as ericw-tools spells them */
         double phong = fmin(fmax(editor_kv_number(world, "_phong_angle", EDITOR_PHONG_ANGLE), 0), 180);
         for (size_t i = 0; i < map->material_count; i++) map->materials[i].smooth_angle = phong;
-        if (editor_kv_number(world, "_dirt", 0) >= 1) {
+        if (c.dirt_on) {
             l->dirt_distance = (float)(fmin(fmax(editor_kv_number(world, "_dirtdepth", EDITOR_DIRT_DEPTH_UNITS), 0), 4096) * c.s);
             l->dirt_strength = (float)fmin(fmax(editor_kv_number(world, "_dirtscale", PMFC_DIRT_STRENGTH), 0), 1);
         }
@@ -617,7 +617,7 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
         editor_import_sky(&c, skyname && *skyname ? skyname : "desert");
     }
     if (!c.failed) editor_import_texture_lights(&c);
-    if (!c.failed && !l->light_count && !em->prelit) {
+    if (!c.failed && !l->light_count && !level_sky_lit(l) && !em->prelit) {
         /* no light: shown fullbright, as the games show a map compiled without light */
         l->fullbright = true;
         if (!desc->quiet) fprintf(stderr, "pmfc: note: no lights: fullbright\n");

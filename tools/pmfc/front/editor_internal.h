@@ -44,6 +44,8 @@ typedef struct import_ctx {
     bool *seals; size_t seal_count, seal_cap;   /* [brush]: whether it seals the map (fill.h) */
     bool has_sun;
     uint8_t sun_color[3];
+    int dirt_default;                /* ericw-tools' worldspawn `_dirt`: 1 on, -1 off (editor_lights.c) */
+    bool dirt_on;                    /* some light of the map asks for ambient occlusion */
     bool failed;
 } import_ctx;
 
@@ -78,7 +80,8 @@ typedef struct qmap qmap;
 editor_entity *editor_push_qmap_entity(editor_map *em, const qmap *q, uint32_t i);
 
 /* ---- editor_lights.c ---- */
-/* The light entities, read the way the map's game reads them. */
+/* The light entities, read the way the map's game reads them, and the worldspawn's sky light
+ * (ericw-tools' keys, in every dialect). Sets c->dirt_on when a light asks for ambient occlusion. */
 void editor_import_lights(import_ctx *c);
 /* Faces whose textures emit (GoldSrc: lights.rad, MAPNAME.rad, info_texlights, as hlrad's texture
  * lights; Quake: copies of a `_surface` light over them) get lights; returns how many. After the

@@ -1,11 +1,15 @@
 /* editor_lights.c - an editor map's lights, read the way its game reads them (docs/rmf.md
  * "Lights", docs/map.md "Lights by dialect"):
  *   GoldSrc   light, light_spot, light_environment (hlrad's keys: _light "R G B BRIGHTNESS",
- *             _cone, _cone2, _diffuse_light; a targetname makes a light switchable, a
- *             style 1..63 a dynamic light that plays the style's pattern);
+ *             _cone, _cone2, _diffuse_light, _spread; a light_spot with _sky is a sun too; a
+ *             targetname makes a light switchable, a style 1..63 a dynamic light that plays the
+ *             style's pattern);
  *   Quake     every light* class (ericw-tools' light: `light` value, `wait`, `delay` falloff modes,
  *             `_color`, spotlights by `mangle` or `target`, `style` and switchable lights) and the
- *             worldspawn's sun (`_sunlight`, `_sun_mangle`, `_sunlight2` sky light) and minlight. */
+ *             worldspawn's minlight;
+ *   every dialect: the worldspawn's sky light as ericw-tools reads it (the sun `_sunlight`, the
+ *             domes `_sunlight2` and `_sunlight3`) and its ambient occlusion switches (`_dirt`,
+ *             `_sunlight_dirt`, `_sunlight2_dirt`, `_minlight_dirt`, a light's `_dirt`). */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -87,6 +91,42 @@ static void goldsrc_light_value(const editor_entity *e, const char *key, double 
     *brightness = fmin(top, MAX_BRIGHTNESS);
 }
 
+/* ---- ambient occlusion switches (ericw-tools') ------------------------------------------------ */
+
+/* Dirt switch `key` of e: 1 on, any other non-zero value off (-1); 0, none or no entity: `fallback`. */
+static int dirt_switch(const editor_entity *e, const char *key, int fallback)
+{
+    double v = e ? editor_kv_number(e, key, 0) : 0;
+    return v >= 1 ? 1 : v != 0 ? -1 : fallback;
+}
+
+/* The worldspawn's `_dirt` and whether any light of the map asks for dirt: its own switch, else
+ * `_dirt` (the sun's `_sunlight_dirt`, the domes' `_sunlight2_dirt`, minlight's `_minlight_dirt`,
+ * a light entity's `_dirt`). */
+static void dirt_plan(import_ctx *c)
+{
+    const editor_entity *w = &c->em->entities[0];
+    c->dirt_default = dirt_switch(w, "_dirt", -1);
+    bool on = c->dirt_default == 1;
+    static const char *const world_keys[] = { "_sunlight_dirt", "_sunlight2_dirt", "_minlight_dirt" };
+    for (size_t k = 0; k < sizeof world_keys / sizeof *world_keys; k++)
+        on = on || dirt_switch(w, world_keys[k], c->dirt_default) == 1;
+    for (size_t i = 1; i < c->em->entity_count && !on; i++) {
+        const editor_entity *e = &c->em->entities[i];
+        on = e->point && !strncasecmp(e->classname, "light", 5) && dirt_switch(e, "_dirt", c->dirt_default) == 1;
+    }
+    c->dirt_on = on;
+}
+
+/* Whether ambient occlusion leaves a light alone: its switch (`key` of e, else `_dirt`) is off,
+ * and the map darkens some other light or the switch is its own (so that pmfc --dirt still
+ * darkens every light of a map that sets none). */
+static bool no_dirt(const import_ctx *c, const editor_entity *e, const char *key)
+{
+    int own = dirt_switch(e, key, 0);
+    return (own ? own : c->dirt_default) != 1 && (c->dirt_on || own != 0);
+}
+
 /* A switchable light (a targetname) or a styled one becomes a dynamic light the viewer can
  * toggle (and plays its style's pattern, pmf_light_styles.h); the others are static. */
 static void light_kind(import_ctx *c, light_def *l, const editor_entity *e, int style)
@@ -136,6 +176,7 @@ static void goldsrc_light(import_ctx *c, const editor_entity *e, bool spot)
     }
     l->radius = (float)(clampd(editor_kv_number(e, "_deviance", LIGHT_RADIUS_UNITS), 0, 1024) * c->s);
     l->enabled = true;
+    l->no_dirt = no_dirt(c, e, "_dirt");
     if (spot) {
         l->direction = editor_dir_to_world(entity_direction(e));
         double inner = clampd(editor_kv_number(e, "_cone", 30), 0, 90);
@@ -160,10 +201,12 @@ static void goldsrc_sun(import_ctx *c, const editor_entity *e)
     l->direction = editor_dir_to_world(entity_direction(e));
     memcpy(l->color, color, 3);
     l->brightness = (float)(brightness / 255.0);
-    double penumbra = editor_kv_number(e, "_sunlight_penumbra",
-                                       editor_kv_number(&c->em->entities[0], "_sunlight_penumbra", SUN_RADIUS_DEGREES));
+    /* the sun's size: hlrad's `_spread`, else ericw-tools' `_sunlight_penumbra` here or on worldspawn */
+    double penumbra = editor_kv_number(e, "_spread", editor_kv_number(e, "_sunlight_penumbra",
+                                       editor_kv_number(&c->em->entities[0], "_sunlight_penumbra", SUN_RADIUS_DEGREES)));
     l->radius = (float)(clampd(penumbra, 0, 45) * M_PI / 180);
     l->enabled = true;
+    l->no_dirt = no_dirt(c, e, "_dirt");
     /* sky light: _diffuse_light when set, else the sun's own value, as hlrad reads it */
     uint8_t sky[3];
     double sky_brightness;
@@ -173,7 +216,8 @@ static void goldsrc_sun(import_ctx *c, const editor_entity *e)
         memcpy(sky, color, 3);
         sky_brightness = brightness;
     }
-    for (int k = 0; k < 3; k++) c->level->sky_light[k] = (float)(sky[k] / 255.0 * sky_brightness / 255.0 * HLRAD_SKY_SHARE);
+    /* several light_environments add their skies, as hlrad's do */
+    for (int k = 0; k < 3; k++) c->level->sky_light[k] += (float)(sky[k] / 255.0 * sky_brightness / 255.0 * HLRAD_SKY_SHARE);
     c->has_sun = true;
     memcpy(c->sun_color, color, 3);
 }
@@ -199,6 +243,15 @@ static void quake_color(const editor_entity *e, const char *key, uint8_t color[3
     for (int k = 0; k < 3; k++) color[k] = (uint8_t)lround(clampd(v[k] / top * 255, 0, 255));
 }
 
+/* ericw-tools' `_anglescale` (or `_anglesense`) of e, else the worldspawn's, else 0.5. Its 0 means
+ * no angle term at all; the light model's 0 means plain n . l, so the least is a hair over 0. */
+static double quake_anglescale(const import_ctx *c, const editor_entity *e)
+{
+    const editor_entity *world = &c->em->entities[0];
+    double world_value = editor_kv_number(world, "_anglescale", editor_kv_number(world, "_anglesense", QUAKE_ANGLESCALE));
+    return clampd(editor_kv_number(e, "_anglescale", world_value), 1e-6, 1);
+}
+
 /* The entity named by `target`'s targetname, or NULL. */
 static const editor_entity *find_target(const import_ctx *c, const editor_entity *e)
 {
@@ -215,7 +268,6 @@ static const editor_entity *find_target(const import_ctx *c, const editor_entity
  * the lightmap (the quake look shows it overbright). */
 static void quake_light(import_ctx *c, const editor_entity *e)
 {
-    const editor_entity *world = &c->em->entities[0];
     /* `light`: a value, or Half-Life's form "R G B" / "R G B VALUE" (ericw-tools reads both) */
     double parts[4];
     const char *key = editor_kv_get(e, "light") ? "light" : "_light";
@@ -229,11 +281,10 @@ static void quake_light(import_ctx *c, const editor_entity *e)
     quake_color(e, n >= 3 && !editor_kv_get(e, "_color") ? key : "_color", l->color);
     double v = fmin(fabs(value), MAX_BRIGHTNESS);
     l->brightness = (float)(v / 255.0);
-    /* ericw's 0 means no angle term at all; the light model's 0 means plain n . l */
-    l->anglescale = (float)clampd(editor_kv_number(e, "_anglescale", editor_kv_number(world, "_anglescale",
-                                  editor_kv_number(world, "_anglesense", QUAKE_ANGLESCALE))), 1e-6, 1);
+    l->anglescale = (float)quake_anglescale(c, e);
     l->radius = (float)(clampd(editor_kv_number(e, "_deviance", 0), 0, 1024) * c->s);
     l->enabled = true;
+    l->no_dirt = no_dirt(c, e, "_dirt");
     double wait = editor_kv_number(e, "wait", 1);
     if (!(wait > 0)) wait = 1;
     int delay = (int)editor_kv_number(e, "delay", 0);
@@ -282,49 +333,75 @@ static void quake_light(import_ctx *c, const editor_entity *e)
     light_kind(c, l, e, (int)clampd(editor_kv_number(e, "style", 0), 0, 63));
 }
 
-/* The worldspawn's sun (`_sunlight` toward `_sun_mangle`, straight down by default), sky dome
- * light (`_sunlight2`) and minlight (`light`). */
-static void quake_worldspawn(import_ctx *c)
+/* The worldspawn's minlight (`light`, `_minlight`), Quake's ambient term. */
+static void quake_minlight(import_ctx *c)
+{
+    const editor_entity *w = &c->em->entities[0];
+    double minlight = editor_kv_number(w, "light", editor_kv_number(w, "_minlight", 0));
+    for (int k = 0; k < 3; k++) c->level->ambient[k] = (float)(clampd(minlight, 0, 255) / 255.0);
+    c->level->ambient_no_dirt = no_dirt(c, w, "_minlight_dirt");
+}
+
+/* ---- the worldspawn's sky light (ericw-tools', every dialect) ------------------------------- */
+
+/* The sun: `_sunlight` toward `_sun_mangle` / `_sunlight_mangle` (yaw, pitch; straight down by
+ * default), `_sunlight_color`, `_sunlight_penumbra` (its angular radius, degrees). The domes:
+ * `_sunlight2` from every direction above the horizon, `_sunlight3` from below it, coloured by
+ * `_sunlight2_color` / `_sunlight_color2` and `_sunlight3_color` / `_sunlight_color3`,
+ * `_sunsamples` directions each. All three weigh the angle of incidence by `_anglescale`, and
+ * reach a face only through open sky. */
+static void worldspawn_sky(import_ctx *c)
 {
     const editor_entity *w = &c->em->entities[0];
     level_def *level = c->level;
-    double minlight = editor_kv_number(w, "light", editor_kv_number(w, "_minlight", 0));
-    for (int k = 0; k < 3; k++) level->ambient[k] = (float)(clampd(minlight, 0, 255) / 255.0);
+    double anglescale = quake_anglescale(c, w);
     double sun = editor_kv_number(w, "_sunlight", 0);
     if (sun > 0) {
         light_def *l = PUSH(level->lights, level->light_count, level->light_cap);
         l->kind = BAKE_LIGHT_STATIC;
         l->shape = BAKE_SHAPE_SUN;
         double mangle[3] = { 0, -90, 0 };
-        editor_kv_numbers(w, "_sun_mangle", mangle, 3);
+        editor_kv_numbers(w, editor_kv_get(w, "_sun_mangle") ? "_sun_mangle" : "_sunlight_mangle", mangle, 3);
         l->direction = editor_dir_to_world(angles_vector(mangle[0], mangle[1]));
         quake_color(w, "_sunlight_color", l->color);
         l->brightness = (float)(fmin(sun, MAX_BRIGHTNESS) / 255.0);
-        l->anglescale = (float)QUAKE_ANGLESCALE;
+        l->anglescale = (float)anglescale;
         l->radius = (float)(clampd(editor_kv_number(w, "_sunlight_penumbra", 0), 0, 45) * M_PI / 180);
         l->enabled = true;
+        l->no_dirt = no_dirt(c, w, "_sunlight_dirt");
         c->has_sun = true;
         memcpy(c->sun_color, l->color, 3);
     }
-    double dome = editor_kv_number(w, "_sunlight2", 0);
-    if (dome > 0) {
+    static const char *const dome_keys[2][3] = { { "_sunlight2", "_sunlight2_color", "_sunlight_color2" },
+                                                 { "_sunlight3", "_sunlight3_color", "_sunlight_color3" } };
+    for (int d = 0; d < 2; d++) {
+        double value = editor_kv_number(w, dome_keys[d][0], 0);
+        if (!(value > 0)) continue;
         uint8_t color[3];
-        quake_color(w, "_sunlight2_color", color);
-        for (int k = 0; k < 3; k++) level->sky_light[k] = (float)(color[k] / 255.0 * fmin(dome, 255) / 255.0);
+        quake_color(w, editor_kv_get(w, dome_keys[d][1]) ? dome_keys[d][1] : dome_keys[d][2], color);
+        bake_dome *dome = &level->sky_domes[d];
+        for (int k = 0; k < 3; k++) dome->color[k] = (float)(color[k] / 255.0 * fmin(value, MAX_BRIGHTNESS) / 255.0);
+        dome->anglescale = (float)anglescale;
+        dome->no_dirt = no_dirt(c, w, "_sunlight2_dirt");
     }
+    level->dome_samples = (int)clampd(editor_kv_number(w, "_sunsamples", 0), 0, 1024);
 }
 
 void editor_import_lights(import_ctx *c)
 {
-    if (c->em->game != EDITOR_GAME_GOLDSRC) quake_worldspawn(c);
+    dirt_plan(c);
+    worldspawn_sky(c);
+    if (c->em->game != EDITOR_GAME_GOLDSRC) quake_minlight(c);
     for (size_t i = 1; i < c->em->entity_count; i++) {
         const editor_entity *e = &c->em->entities[i];
         const char *cls = e->classname;
         if (!e->point) continue;
         if (c->em->game == EDITOR_GAME_GOLDSRC) {
-            if (!strcasecmp(cls, "light")) goldsrc_light(c, e, false);
+            /* hlrad: a light_spot with `_sky` set is a light_environment */
+            bool sky = !strcasecmp(cls, "light_environment") || (!strcasecmp(cls, "light_spot") && editor_kv_number(e, "_sky", 0) != 0);
+            if (sky) goldsrc_sun(c, e);
+            else if (!strcasecmp(cls, "light")) goldsrc_light(c, e, false);
             else if (!strcasecmp(cls, "light_spot")) goldsrc_light(c, e, true);
-            else if (!strcasecmp(cls, "light_environment")) goldsrc_sun(c, e);
         } else if (!strncasecmp(cls, "light", 5) && !editor_kv_get(e, "_surface")) {
             quake_light(c, e);   /* a _surface light is a template (editor_import_texture_lights) */
         }
@@ -472,6 +549,7 @@ static void emit_texlight(import_ctx *c, const texlight *t, v3 at, v3 normal, do
     l->brightness = (float)(emitted / (ref_units * ref_units) / 255.0);
     l->range = (float)(sqrt(emitted / HLRAD_CUT) * c->s);
     l->enabled = true;
+    l->no_dirt = no_dirt(c, NULL, "_dirt");
     snprintf(l->name, sizeof l->name, "texlight %.*s", (int)sizeof l->name - 10, t->name);
 }
 

@@ -117,6 +117,7 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
         lights[i].cone = l->cone;
         lights[i].falloff_distance = l->falloff_distance;
         lights[i].anglescale = l->anglescale;
+        lights[i].no_dirt = l->no_dirt;
         if (l->kind == BAKE_LIGHT_FAST) ll->fast_ordinal[light_ids[i]] = (int32_t)fast++;
     }
     ll->light_count = def->light_count;
@@ -208,7 +209,8 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
         .vertices = verts, .vertex_count = verts ? vert_count : 0,
         .probes = probes, .probe_count = probe_count,
         .samples = def->samples,
-        .dirt_distance = def->dirt_distance, .dirt_strength = def->dirt_strength,
+        .dirt_distance = def->dirt_distance, .dirt_strength = def->dirt_strength, .ambient_no_dirt = def->ambient_no_dirt,
+        .dome_samples = def->dome_samples,
         .triangle_surfaces = tri_faces, .bounces = lb->bounces,
         .threads = lb->threads,
         .progress = progress, .user = user,
@@ -217,6 +219,7 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
     desc.store_gamma = def->store_gamma;
     memcpy(desc.ambient, def->ambient, sizeof desc.ambient);
     memcpy(desc.sky_light, def->sky_light, sizeof desc.sky_light);
+    memcpy(desc.domes, def->sky_domes, sizeof desc.domes);
     bool ok = bake_run(&desc, &ll->res);
     xfree(sky);
     xfree(tris);

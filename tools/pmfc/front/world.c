@@ -120,6 +120,13 @@ bool material_lightmapped(const material_def *m)
     return m->shading > 0;
 }
 
+bool level_sky_lit(const level_def *l)
+{
+    float sum = 0;
+    for (int c = 0; c < 3; c++) sum += l->sky_light[c] + l->sky_domes[0].color[c] + l->sky_domes[1].color[c];
+    return sum > 0;
+}
+
 int map_find_material(const map_def *map, const char *name)
 {
     for (size_t i = 0; i < map->material_count; i++)

@@ -144,6 +144,7 @@ typedef struct light_def {
     int falloff;                                 /* bake_light.falloff: LIGHT_FALLOFF_* (0 = pmfc's curve) */
     int cone;                                    /* bake_light.cone: LIGHT_CONE_* (0 = pmfc's smooth step) */
     float falloff_distance, anglescale;          /* bake_light's */
+    bool no_dirt;                                /* bake_light's: ambient occlusion leaves it alone */
     int style;                                   /* the game's light style (1.. animate; 0 = none) */
     int line;
 } light_def;
@@ -209,8 +210,11 @@ typedef struct level_def {
     uint8_t flags;
     float ambient[3];                            /* 0..1 */
     float sky_light[3];                          /* 0..1: light from open sky (bake_desc.sky_light) */
+    bake_dome sky_domes[2];                      /* bake_desc.domes: above and below the horizon */
+    int dome_samples;                            /* bake_desc.dome_samples (0 = the baker's default) */
     int samples;                                 /* bake_desc.samples (pmfc --samples) */
     float dirt_distance, dirt_strength;          /* bake_desc: ambient occlusion, 0 = none */
+    bool ambient_no_dirt;                        /* bake_desc's: ambient occlusion leaves the ambient term alone */
     float store_scale, store_gamma;              /* bake_desc: how light is stored (0 = linear) */
     v3 shift;                                    /* world = source + shift (level_layout) */
     bool allow_empty;                            /* no solids is not an error (RMF maps of entities only) */
@@ -239,6 +243,9 @@ typedef struct level_def {
     region_def *regions; size_t region_count, region_cap;
     int line;
 } level_def;
+
+/* True when light from the sky lights the level without a light of its own (sky light, a dome). */
+bool level_sky_lit(const level_def *l);
 
 /* A start camera (the pmfview.cameras extension, conventions §4): world metres, degrees. */
 typedef struct start_camera {
