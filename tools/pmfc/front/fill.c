@@ -24,6 +24,7 @@ struct fill_grid {
     const fill_point *entities;
     size_t entity_count;
     bool any_inside;
+    bool occupied;                   /* an entity stands in empty space (fill_occupied) */
 };
 
 static const int steps[6][3] = { { 1, 0, 0 }, { -1, 0, 0 }, { 0, 1, 0 }, { 0, -1, 0 }, { 0, 0, 1 }, { 0, 0, -1 } };
@@ -81,6 +82,27 @@ static void mark_brush(fill_grid *g, const level_def *l, const brush *b)
                 }
                 if (touches) g->state[cell_index(g, x, y, z)] = CELL_SOLID;
             }
+}
+
+/* Whether p lies inside a sealing brush (on its surface is outside). Only a solid cell may hold
+ * one: the brushes are looked at only there. */
+static bool point_in_sealing_brush(const fill_grid *g, const fill_desc *desc, v3 p)
+{
+    int c[3];
+    cell_of(g, p, c);
+    if (state_at(g, c) != CELL_SOLID) return false;
+    const level_def *l = desc->level;
+    for (size_t i = 0; i < l->brush_count; i++) {
+        const brush *b = &l->brushes[i];
+        bool in_box = desc->seals[i];
+        for (int a = 0; a < 3 && in_box; a++) in_box = p.e[a] > b->lo.e[a] && p.e[a] < b->hi.e[a];
+        if (!in_box) continue;
+        const brush_side *sides = brush_sides(l, b);
+        bool inside = true;
+        for (uint32_t s = 0; s < b->side_count && inside; s++) inside = v3_dot(sides[s].pl.n, p) < sides[s].pl.d - GEOM_EPS;
+        if (inside) return true;
+    }
+    return false;
 }
 
 /* The void floods in from the grid's outer layer (empty: the grid has a cell of room around the
@@ -153,6 +175,10 @@ fill_grid *fill_build(const fill_desc *desc)
     g->entity_count = desc->entity_count;
     for (size_t i = 0; i < l->brush_count; i++)
         if (desc->seals[i]) mark_brush(g, l, &l->brushes[i]);
+    /* as hlbsp places its occupants: each entity one unit over its origin, so one standing on a
+     * floor stands in the room */
+    for (size_t e = 0; e < desc->entity_count && !g->occupied; e++)
+        g->occupied = !point_in_sealing_brush(g, desc, v3_add(desc->entities[e].pos, v3_make(0, desc->units, 0)));
     flood(g);
     return g;
 }
@@ -173,6 +199,11 @@ void fill_translate(fill_grid *g, v3 d)
 bool fill_sealed(const fill_grid *g)
 {
     return g && g->any_inside;
+}
+
+bool fill_occupied(const fill_grid *g)
+{
+    return g && g->occupied;
 }
 
 bool fill_point_solid(const fill_grid *g, v3 p)
