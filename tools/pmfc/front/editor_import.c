@@ -512,8 +512,9 @@ static fill_grid *outside_fill(import_ctx *c, const fill_point *points, size_t c
     if (!g) return NULL;
     fill_leak_info leak;
     if (!fill_occupied(g)) {
-        /* said where the fill would have taken something: a map enclosing empty space */
-        if (fill_sealed(g) && !c->desc->quiet)
+        /* said where the fill would have taken something (a map enclosing empty space), even
+         * with --quiet: what is kept is not what a sealed map shows */
+        if (fill_sealed(g))
             fprintf(stderr, "pmfc: warning: no entities in empty space -- no filling performed (%s): every face is kept\n",
                     count ? "each point entity stands inside a solid brush" : "the map has no point entity");
     } else if (fill_leak(g, &leak)) {
