@@ -3,8 +3,10 @@
  *   - a sealed room whose only entity stands inside a solid brush: "no entities in empty space --
  *     no filling performed", every face kept (exit 0), as qbsp and hlbsp do; the same room with the
  *     entity in the room loses its outside (the fill still runs);
- *   - a map of tool-textured brushes only, one whose brushes are all in a hidden visgroup, and a
- *     leaky one whose outside fill takes every face: exit 2, one line naming where the faces went,
+ *   - a leaky map whose one entity stands in a cell the fill counts as solid (on a floor): the
+ *     leak is found, every face kept;
+ *   - a map of tool-textured brushes only, one whose brushes are all in a hidden visgroup, and one
+ *     whose outside fill takes every drawn face: exit 2, one line naming where the faces went,
  *     with their counts, and no output file.
  * Usage: test_empty_level PMFC PMFVIEW WORKDIR */
 #include <math.h>
@@ -217,19 +219,60 @@ static void test_spawn_in_solid(void)
     CHECK(v_solid > v_inside);
 }
 
-/* Leaky, its one entity in empty space but within a cell of the floor, and a closed pocket of
- * NULL brushes (solid, not drawn): the fill finds no leak and an inside, and takes every drawn
- * face. Exit 2 naming the fill, and the NULL faces as tool textures. */
-static void test_fill_takes_everything(void)
+/* An open floor (its top off the fill's 8-unit grid, so the cells over it are solid: a brush
+ * touches them) and a closed pocket of NULL brushes (solid, not drawn). */
+static void write_floor_and_pocket(const char *name, const float spawn_at[3], char *path, size_t size)
 {
     rmf_build *b = new_map();
-    box(b, -256, -256, -16, 256, 256, 4, "WHITE", NULL);     /* a floor, open to the sky: top off the fill's 8-unit grid */
+    box(b, -256, -256, -16, 256, 256, 4, "WHITE", NULL);
     float plo[3] = { 128, 128, 64 }, phi[3] = { 192, 192, 128 };
     room(b, plo, phi, "NULL", NULL);                          /* 36 NULL faces around an empty pocket */
-    spawn(b, 0, 0, 4);                                        /* standing on the floor */
-    char path[600];
-    path_of(path, sizeof path, "fill_takes_all.rmf");
+    spawn(b, spawn_at[0], spawn_at[1], spawn_at[2]);
+    path_of(path, size, name);
     CHECK(rmf_build_write_file(b, path));
+}
+
+/* The spawn standing on the floor, in a solid cell: the fill saw no leak, found the pocket inside
+ * and took every drawn face (issue 33). Its space is found beside its cell: the void reaches it, a
+ * leak, every face kept. */
+static void test_leak_from_a_solid_cell(void)
+{
+    char path[600];
+    write_floor_and_pocket("floor_leaks.rmf", (float[3]){ 0, 0, 4 }, path, sizeof path);
+    char *log;
+    CHECK_EQ(compile(path, &log), 0);
+    free(log);
+    char pmf[700], json[720], cmd[2400];
+    snprintf(pmf, sizeof pmf, "%s.pmf", path);
+    snprintf(json, sizeof json, "%s.json", pmf);
+    snprintf(cmd, sizeof cmd, "'%s' info --json '%s' > '%s'", pmfview, pmf, json);
+    CHECK_EQ(test_system(cmd), 0);
+    size_t size;
+    char *text = (char *)test_read_file(json, &size);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    cJSON *leak = cJSON_GetObjectItem(root, "leak");
+    CHECK(cJSON_IsObject(leak));
+    const char *entity = cJSON_GetStringValue(cJSON_GetObjectItem(leak, "entity"));
+    CHECK(entity && !strcmp(entity, "info_player_start"));
+    cJSON_Delete(root);
+    int vertices = 0;
+    double lo[3], hi[3], elo[3], ehi[3];
+    if (level_info(path, &vertices, lo, hi)) {
+        world_box((float[3]){ -256, -256, -16 }, (float[3]){ 256, 256, 4 }, elo, ehi);
+        printf("floor that leaks: %d vertices, bounds off the floor's by %.4f m\n", vertices, box_error(lo, hi, elo, ehi));
+        CHECK(box_error(lo, hi, elo, ehi) < 1e-3);
+    } else {
+        CHECK(0, "no info for %s", path);
+    }
+}
+
+/* The spawn inside the pocket: the fill is right (only the void sees the floor), and nothing
+ * drawn is left. Exit 2 naming the fill, and the NULL faces as tool textures. */
+static void test_fill_takes_everything(void)
+{
+    char path[600];
+    write_floor_and_pocket("fill_takes_all.rmf", (float[3]){ 160, 160, 80 }, path, sizeof path);
     static const char *const says[] = { "level 'world' has no geometry left of the source's 42 faces",
                                         "6 pieces removed by the outside fill", "36 tool textures" };
     check_refused(path, says, 3);
@@ -349,6 +392,7 @@ int main(int argc, char **argv)
     mkdir(workdir, 0755);
     write_wad();
     test_spawn_in_solid();
+    test_leak_from_a_solid_cell();
     test_fill_takes_everything();
     test_tool_textures_only();
     test_hidden_visgroup_only();

@@ -41,7 +41,8 @@ typedef struct fill_leak_info {
 fill_grid *fill_build(const fill_desc *desc);
 void fill_free(fill_grid *g);
 /* The first entity (file order) in empty space the void reaches; *out's points are the
- * caller's to free (xfree). */
+ * caller's to free (xfree). An entity in a cell a brush touches (on a floor, by a wall) stands in
+ * the space it sees beside it, along an axis through no brush. */
 bool fill_leak(const fill_grid *g, fill_leak_info *out);
 /* Empty space the void does not reach exists. */
 bool fill_sealed(const fill_grid *g);
