@@ -143,17 +143,33 @@ static bool open_output(compile_run *c)
     return true;
 }
 
-static bool build_levels(compile_run *c)
+/* The progress bar's line cleared, once. */
+static void end_bar(compile_run *c)
+{
+    if (c->ps.bar) fputs("\r\033[K", stderr);
+    c->ps.bar = false;
+}
+
+/* 0, or the exit status: 3 when a level fails to build, 2 when one keeps no geometry of a source
+ * that had faces (level_emptiness: never an empty map without a word). */
+static int build_levels(compile_run *c)
 {
     c->ps.levels = (int)c->map.level_count;
     compile_level_desc d = { .label = c->label, .city = c->o->generate != NULL, .tile = (uint32_t)c->o->tile,
                              .threads = (int)c->o->threads };
     for (size_t li = 0; li < c->map.level_count; li++) {
         c->ps.level = (int)li;
+        uint64_t vertices = c->totals.verts;
         if (!compile_level(&c->layouts[li], c->writer, &d, &c->ps, c->times, &c->totals))
-            return false;
+            return 3;
+        char msg[768];
+        if (level_emptiness(&c->map.levels[li], c->totals.verts - vertices, msg, sizeof msg)) {
+            end_bar(c);
+            fprintf(stderr, "pmfc: %s: %s\n", c->label, msg);
+            return 2;
+        }
     }
-    return true;
+    return 0;
 }
 
 static bool finish_output(compile_run *c)
@@ -166,13 +182,6 @@ static bool finish_output(compile_run *c)
         print_error(&err);
     c->times[STAGE_WRITE] += pmf_seconds() - t;
     return ok;
-}
-
-/* The progress bar's line cleared, once. */
-static void end_bar(compile_run *c)
-{
-    if (c->ps.bar) fputs("\r\033[K", stderr);
-    c->ps.bar = false;
 }
 
 static void report(compile_run *c)
@@ -202,7 +211,12 @@ static int compile(compile_run *c)
     int rc = lay_out_levels(c);
     if (rc)
         return rc;
-    if (!open_output(c) || !build_levels(c) || !finish_output(c))
+    if (!open_output(c))
+        return 3;
+    rc = build_levels(c);
+    if (rc)
+        return rc;
+    if (!finish_output(c))
         return 3;
     report(c);
     return 0;

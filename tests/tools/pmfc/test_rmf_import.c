@@ -853,16 +853,29 @@ static int test_shared_maps(const char *dir)
         snprintf(rmf_path, sizeof rmf_path, "%s/%s.rmf", dir, maps[i]);
         snprintf(pmf, sizeof pmf, "%s/shared_%s.pmf", workdir, maps[i]);
         int st = compile(rmf_path, pmf, NULL);
-        CHECK_EQ(st, 0);
-        cJSON *root = st == 0 ? info_json(pmf) : NULL;
-        CHECK(root != NULL);
-        if (!root) continue;
         rmf_map m;
         pmf_error err;
-        if (!rmf_read_file(rmf_path, &m, &err)) { CHECK(0); cJSON_Delete(root); continue; }
+        if (!rmf_read_file(rmf_path, &m, &err)) { CHECK(0); continue; }
         double lo[3] = { 1e30, 1e30, 1e30 }, hi[3] = { -1e30, -1e30, -1e30 };
         int faces = 0;
         drawn_bounds(&m, &m.world, false, lo, hi, &faces);
+        if (!faces && m.face_count) {
+            /* faces, none drawn (mess_rat: one NULL brush): refused naming where they went (issue 33) */
+            char log[720];
+            snprintf(log, sizeof log, "%s.log", pmf);
+            size_t size;
+            char *text = (char *)test_read_file(log, &size);
+            printf("%-30s %u faces, none drawn: exit %d: %s", maps[i], m.face_count, st, text ? text : "\n");
+            CHECK_EQ(st, 2);
+            CHECK(text && strstr(text, "has no geometry left of the source's") && strstr(text, "tool textures"));
+            free(text);
+            rmf_free(&m);
+            continue;
+        }
+        CHECK_EQ(st, 0);
+        cJSON *root = st == 0 ? info_json(pmf) : NULL;
+        CHECK(root != NULL);
+        if (!root) { rmf_free(&m); continue; }
         cJSON *level = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "levels"), 0);
         cJSON *bounds = cJSON_GetObjectItem(level, "bounds");
         cJSON *bmin = cJSON_GetObjectItem(bounds, "min"), *bmax = cJSON_GetObjectItem(bounds, "max");

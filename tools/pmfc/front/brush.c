@@ -266,9 +266,16 @@ static void drop_unseen(level_build *lb, face **faces, size_t *count, bool keep_
     size_t kept = 0;
     for (size_t i = 0; i < *count; i++) {
         face *f = &(*faces)[i];
-        if (fill_face_seen(lb->def->fill, f->p, f->n, f->pl.n)) (*faces)[kept++] = *f;
-        else if (keep_unseen) *(face *)PUSH(lb->void_faces, lb->void_face_count, lb->void_face_cap) = *f;
-        else xfree(f->p);
+        if (fill_face_seen(lb->def->fill, f->p, f->n, f->pl.n)) {
+            (*faces)[kept++] = *f;
+            continue;
+        }
+        if (keep_unseen) {
+            *(face *)PUSH(lb->void_faces, lb->void_face_count, lb->void_face_cap) = *f;
+            lb->def->faces.lost[FACE_LOSS_OUTSIDE]++;   /* sky faces are counted as sky already */
+        } else {
+            xfree(f->p);
+        }
     }
     *count = kept;
 }

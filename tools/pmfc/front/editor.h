@@ -108,6 +108,10 @@ typedef struct editor_map {
     editor_camera *cameras;
     size_t camera_count, camera_cap;
     uint32_t source_solids, source_faces; /* as the file has them, hidden ones included */
+    /* faces of source_faces the front end left out of the editor map, by why (world.h face_loss):
+     * hidden ones, those of a bad brush the reader or front end drops. The import adds its own
+     * (tool textures, sky, bad brushes it drops) into the level's face_tally. */
+    uint32_t lost_faces[FACE_LOSS_COUNT];
     const char *format_label;        /* EDITOR_FORMAT_BSP: "GoldSrc BSP v30" ... */
     editor_embedded_texture *embedded;
     size_t embedded_count;

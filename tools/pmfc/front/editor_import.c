@@ -305,6 +305,7 @@ static void import_brush(import_ctx *c, const editor_brush *eb, const editor_ent
     level_def *l = c->level;
     brush *b = brush_begin(l, BRUSH_CONVEX, lo, hi);   /* sides and textures added below leave it in place */
     bool drawn = false, sky = false, liquid = false, solid_tool = false;
+    uint64_t lost[FACE_LOSS_COUNT] = { 0 };
     for (uint32_t i = 0; i < eb->face_count && !c->failed; i++) {
         const editor_face *f = &c->em->faces[eb->first_face + i];
         solid_tool = solid_tool || is_solid_tool_texture(c->em->game, f->texture);
@@ -313,7 +314,12 @@ static void import_brush(import_ctx *c, const editor_brush *eb, const editor_ent
         if (is_sky_texture(c->em->game, f)) {
             material = BRUSH_SIDE_SKY;
             sky = true;
-        } else if (!volume && !is_tool_texture(c->em->game, f->texture) && !(c->em->game == EDITOR_GAME_QUAKE2 && q2_nodraw(f))) {
+            lost[FACE_LOSS_SKY]++;
+        } else if (volume) {
+            lost[FACE_LOSS_VOLUME]++;
+        } else if (is_tool_texture(c->em->game, f->texture) || (c->em->game == EDITOR_GAME_QUAKE2 && q2_nodraw(f))) {
+            lost[FACE_LOSS_TOOL]++;
+        } else {
             int t = editor_use_texture(c, f->texture);
             if (t < 0) return;
             render_look face_look = look;
@@ -343,6 +349,7 @@ static void import_brush(import_ctx *c, const editor_brush *eb, const editor_ent
          * skip draws nothing too, but is solid: it seals the map and hides what it covers) */
         l->side_count = b->first_side;
         l->brush_count--;
+        for (int k = 0; k < FACE_LOSS_COUNT; k++) l->faces.lost[k] += lost[k];
         return;
     }
     /* world brushes are solid; brush entities are separate models in the games: they hide no
@@ -352,7 +359,11 @@ static void import_brush(import_ctx *c, const editor_brush *eb, const editor_ent
         int m = brush_sides(l, b)[i].material;
         if (m >= 0 && !material_opaque(&c->map->materials[m])) b->opaque = false;
     }
-    if (!brush_finish(l, b)) return;
+    if (!brush_finish(l, b)) {
+        /* nothing of volume: its planes enclose nothing */
+        l->faces.lost[FACE_LOSS_BAD_BRUSH] += eb->face_count;
+        return;
+    }
     /* what seals the map against the void: solid world brushes and the sky (the sky is outside) */
     bool *seal = grow((void **)&c->seals, &c->seal_count, &c->seal_cap, sizeof *c->seals);
     *seal = (world && !liquid) || sky;
@@ -364,6 +375,7 @@ static void import_brush(import_ctx *c, const editor_brush *eb, const editor_ent
                         brush_where(c, eb, where, sizeof where), EDITOR_COORD_LIMIT);
             return;
         }
+    for (int k = 0; k < FACE_LOSS_COUNT; k++) l->faces.lost[k] += lost[k];
 }
 
 /* ---- point entities ------------------------------------------------------------------------ */
@@ -489,7 +501,9 @@ static void import_entities(import_ctx *c, fill_point **points, size_t *count)
 /* ---- the outside fill ---------------------------------------------------------------------- */
 
 /* Floods the void around the map: a leak keeps every face and is said once (pmfview.leak keeps
- * the way in); a sealed map loses the faces only the void sees. No player start: a camera inside. */
+ * the way in); a sealed map loses the faces only the void sees. As in qbsp and hlbsp, no entity
+ * in empty space (none at all, or each inside a solid brush) fills nothing and keeps every face,
+ * said once when the map encloses space. No player start: a camera inside. */
 static fill_grid *outside_fill(import_ctx *c, const fill_point *points, size_t count)
 {
     level_def *l = c->level;
@@ -497,7 +511,13 @@ static fill_grid *outside_fill(import_ctx *c, const fill_point *points, size_t c
                                             .units = c->s });
     if (!g) return NULL;
     fill_leak_info leak;
-    if (fill_leak(g, &leak)) {
+    if (!fill_occupied(g)) {
+        /* said where the fill would have taken something (a map enclosing empty space), even
+         * with --quiet: what is kept is not what a sealed map shows */
+        if (fill_sealed(g))
+            fprintf(stderr, "pmfc: warning: no entities in empty space -- no filling performed (%s): every face is kept\n",
+                    count ? "each point entity stands inside a solid brush" : "the map has no point entity");
+    } else if (fill_leak(g, &leak)) {
         const fill_point *e = &points[leak.entity];
         double u[3] = { e->pos.x / c->s, -e->pos.z / c->s, e->pos.y / c->s }; /* back in editor units */
         char cls[PMFC_NAME_MAX * 4];
@@ -568,6 +588,8 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
     }
     l->min_cube = EDITOR_MIN_CUBE;
     l->allow_empty = true;
+    l->faces.source = em->source_faces;
+    for (int k = 0; k < FACE_LOSS_COUNT; k++) l->faces.lost[k] = em->lost_faces[k];
     l->keep_origin = true;                       /* the editor's origin is the world origin */
 
     const char *wad_key = editor_kv_get(world, "wad");
@@ -629,8 +651,8 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
             fprintf(stderr, "pmfc: warning: the map needs more lightmap luxels than pmfc bakes (%.3g): %zu faces get coarser luxels, the coarsest %g units apart\n",
                     limit, fit.faces, EDITOR_UNITS_PER_LUXEL * fit.coarsest);
     }
-    if (!c.failed && !l->brush_count && !desc->quiet)
-        fprintf(stderr, "pmfc: warning: no brush of the map is drawn (each is hidden, a tool texture or a volume)\n");
+    if (!c.failed && !em->source_faces && !desc->quiet)
+        fprintf(stderr, "pmfc: warning: the map has no brush: its level is empty (entities only)\n");
     if (!c.failed)
         editor_report_missing(&c);
     if (!c.failed && !desc->quiet) {

@@ -14,6 +14,7 @@
 
 enum { CELL_EMPTY, CELL_SOLID, CELL_OUTSIDE };
 enum { FROM_SEED = 6 };
+#define NO_CELL SIZE_MAX
 
 struct fill_grid {
     v3 origin;                       /* the corner of cell (0, 0, 0) */
@@ -23,7 +24,9 @@ struct fill_grid {
     uint8_t *from;                   /* outside cells: the direction the flood came from (0..5, FROM_SEED) */
     const fill_point *entities;
     size_t entity_count;
+    size_t *entity_cell;             /* [entity_count]: the cell of its space (entity_space), or NO_CELL */
     bool any_inside;
+    bool occupied;                   /* an entity stands in empty space (fill_occupied) */
 };
 
 static const int steps[6][3] = { { 1, 0, 0 }, { -1, 0, 0 }, { 0, 1, 0 }, { 0, -1, 0 }, { 0, 0, 1 }, { 0, 0, -1 } };
@@ -31,6 +34,13 @@ static const int steps[6][3] = { { 1, 0, 0 }, { -1, 0, 0 }, { 0, 1, 0 }, { 0, -1
 static size_t cell_index(const fill_grid *g, int x, int y, int z)
 {
     return ((size_t)y * (size_t)g->n[0] + (size_t)x) * (size_t)g->n[2] + (size_t)z;
+}
+
+static void cell_coords(const fill_grid *g, size_t i, int c[3])
+{
+    c[0] = (int)((i / (size_t)g->n[2]) % (size_t)g->n[0]);
+    c[1] = (int)(i / ((size_t)g->n[2] * (size_t)g->n[0]));
+    c[2] = (int)(i % (size_t)g->n[2]);
 }
 
 static bool in_grid(const fill_grid *g, const int c[3])
@@ -83,6 +93,78 @@ static void mark_brush(fill_grid *g, const level_def *l, const brush *b)
             }
 }
 
+/* Whether p lies inside a sealing brush (on its surface is outside). Only a solid cell may hold
+ * one: the brushes are looked at only there. */
+static bool point_in_sealing_brush(const fill_grid *g, const fill_desc *desc, v3 p)
+{
+    int c[3];
+    cell_of(g, p, c);
+    if (state_at(g, c) != CELL_SOLID) return false;
+    const level_def *l = desc->level;
+    for (size_t i = 0; i < l->brush_count; i++) {
+        const brush *b = &l->brushes[i];
+        bool in_box = desc->seals[i];
+        for (int a = 0; a < 3 && in_box; a++) in_box = p.e[a] > b->lo.e[a] && p.e[a] < b->hi.e[a];
+        if (!in_box) continue;
+        const brush_side *sides = brush_sides(l, b);
+        bool inside = true;
+        for (uint32_t s = 0; s < b->side_count && inside; s++) inside = v3_dot(sides[s].pl.n, p) < sides[s].pl.d - GEOM_EPS;
+        if (inside) return true;
+    }
+    return false;
+}
+
+/* Whether the segment a -> b crosses the inside of a sealing brush (clipped by its planes, as a
+ * ray is: touching a side does not count). */
+static bool segment_hits_sealing_brush(const fill_desc *desc, v3 a, v3 b)
+{
+    const level_def *l = desc->level;
+    for (size_t i = 0; i < l->brush_count; i++) {
+        const brush *br = &l->brushes[i];
+        bool near = desc->seals[i];
+        for (int k = 0; k < 3 && near; k++) near = fmax(a.e[k], b.e[k]) > br->lo.e[k] && fmin(a.e[k], b.e[k]) < br->hi.e[k];
+        if (!near) continue;
+        const brush_side *sides = brush_sides(l, br);
+        double t0 = 0, t1 = 1;
+        for (uint32_t s = 0; s < br->side_count && t0 < t1; s++) {
+            double da = v3_dot(sides[s].pl.n, a) - sides[s].pl.d + GEOM_EPS;
+            double db = v3_dot(sides[s].pl.n, b) - sides[s].pl.d + GEOM_EPS;
+            if (da >= 0 && db >= 0) t1 = -1;                     /* wholly in front of this side */
+            else if (da >= 0) t0 = fmax(t0, da / (da - db));
+            else if (db >= 0) t1 = fmin(t1, da / (da - db));
+        }
+        if (t0 < t1) return true;
+    }
+    return false;
+}
+
+/* The cell of the empty space an entity stands in. A cell is solid when a brush merely touches
+ * it, so an entity standing in a room near a wall or on a floor may sit in a solid cell: then the
+ * first cell that is not solid along each axis, within FILL_LOOK_CELLS, that a straight line from
+ * the entity reaches through no brush; one the void holds first (a leak), else one inside. */
+static size_t entity_space(const fill_grid *g, const fill_desc *desc, v3 p)
+{
+    int c[3];
+    cell_of(g, p, c);
+    if (!in_grid(g, c)) return NO_CELL;                          /* beyond the grid: no way in to show */
+    size_t at = cell_index(g, c[0], c[1], c[2]);
+    if (g->state[at] != CELL_SOLID) return at;
+    if (point_in_sealing_brush(g, desc, p)) return NO_CELL;
+    size_t inside = NO_CELL;
+    for (int d = 0; d < 6; d++)
+        for (int k = 1; k <= FILL_LOOK_CELLS; k++) {
+            int q[3] = { c[0] + steps[d][0] * k, c[1] + steps[d][1] * k, c[2] + steps[d][2] * k };
+            if (!in_grid(g, q)) break;
+            size_t i = cell_index(g, q[0], q[1], q[2]);
+            if (g->state[i] == CELL_SOLID) continue;
+            if (segment_hits_sealing_brush(desc, p, cell_centre(g, q))) break;
+            if (g->state[i] == CELL_OUTSIDE) return i;
+            if (inside == NO_CELL) inside = i;
+            break;
+        }
+    return inside;
+}
+
 /* The void floods in from the grid's outer layer (empty: the grid has a cell of room around the
  * brushes), each cell remembering the way it came. */
 static void flood(fill_grid *g)
@@ -101,10 +183,10 @@ static void flood(fill_grid *g)
             }
     while (head < tail) {
         size_t i = queue[head++];
-        int z = (int)(i % (size_t)g->n[2]), x = (int)((i / (size_t)g->n[2]) % (size_t)g->n[0]);
-        int y = (int)(i / ((size_t)g->n[2] * (size_t)g->n[0]));
+        int at[3];
+        cell_coords(g, i, at);
         for (int d = 0; d < 6; d++) {
-            int c[3] = { x + steps[d][0], y + steps[d][1], z + steps[d][2] };
+            int c[3] = { at[0] + steps[d][0], at[1] + steps[d][1], at[2] + steps[d][2] };
             if (!in_grid(g, c)) continue;
             size_t j = cell_index(g, c[0], c[1], c[2]);
             if (g->state[j] != CELL_EMPTY) continue;
@@ -153,7 +235,13 @@ fill_grid *fill_build(const fill_desc *desc)
     g->entity_count = desc->entity_count;
     for (size_t i = 0; i < l->brush_count; i++)
         if (desc->seals[i]) mark_brush(g, l, &l->brushes[i]);
+    /* as hlbsp places its occupants: each entity one unit over its origin, so one standing on a
+     * floor stands in the room */
+    for (size_t e = 0; e < desc->entity_count && !g->occupied; e++)
+        g->occupied = !point_in_sealing_brush(g, desc, v3_add(desc->entities[e].pos, v3_make(0, desc->units, 0)));
     flood(g);
+    g->entity_cell = xmalloc((desc->entity_count ? desc->entity_count : 1) * sizeof *g->entity_cell);
+    for (size_t e = 0; e < desc->entity_count; e++) g->entity_cell[e] = entity_space(g, desc, desc->entities[e].pos);
     return g;
 }
 
@@ -162,6 +250,7 @@ void fill_free(fill_grid *g)
     if (!g) return;
     xfree(g->state);
     xfree(g->from);
+    xfree(g->entity_cell);
     xfree(g);
 }
 
@@ -173,6 +262,11 @@ void fill_translate(fill_grid *g, v3 d)
 bool fill_sealed(const fill_grid *g)
 {
     return g && g->any_inside;
+}
+
+bool fill_occupied(const fill_grid *g)
+{
+    return g && g->occupied;
 }
 
 bool fill_point_solid(const fill_grid *g, v3 p)
@@ -205,9 +299,10 @@ bool fill_leak(const fill_grid *g, fill_leak_info *out)
     memset(out, 0, sizeof *out);
     if (!g) return false;
     for (size_t e = 0; e < g->entity_count; e++) {
+        size_t at = g->entity_cell[e];
+        if (at == NO_CELL || g->state[at] != CELL_OUTSIDE) continue;
         int c[3];
-        cell_of(g, g->entities[e].pos, c);
-        if (!in_grid(g, c) || g->state[cell_index(g, c[0], c[1], c[2])] != CELL_OUTSIDE) continue;
+        cell_coords(g, at, c);
         /* back along the flood to the outer layer, then turned around; straight runs kept as
          * their two ends */
         size_t count = 0, cap = 0;

@@ -5,7 +5,8 @@
  * than a cell seals), and the void is flooded from beyond the bounds through the empty cells.
  *
  *   fill_grid *g = fill_build(&(fill_desc){ .level = l, ... });
- *   if (fill_leak(g, &leak)) ... warn, keep every face
+ *   if (!fill_occupied(g)) ... warn, keep every face
+ *   else if (fill_leak(g, &leak)) ... warn, keep every face
  *   else if (fill_sealed(g)) ... drop the faces fill_face_seen says only the void sees
  *
  * World metres throughout; fill_translate follows the level when level_layout moves it. */
@@ -40,10 +41,15 @@ typedef struct fill_leak_info {
 fill_grid *fill_build(const fill_desc *desc);
 void fill_free(fill_grid *g);
 /* The first entity (file order) in empty space the void reaches; *out's points are the
- * caller's to free (xfree). */
+ * caller's to free (xfree). An entity in a cell a brush touches (on a floor, by a wall) stands in
+ * the space it sees beside it, along an axis through no brush. */
 bool fill_leak(const fill_grid *g, fill_leak_info *out);
 /* Empty space the void does not reach exists. */
 bool fill_sealed(const fill_grid *g);
+/* Whether an entity stands in empty space, inside or out: its origin raised one editor unit (as
+ * hlbsp raises it: one on a floor stands in the room) inside no sealing brush. qbsp and hlbsp fill
+ * nothing when none does ("no entities in empty space"): the void would take every face. */
+bool fill_occupied(const fill_grid *g);
 /* Whether the face (its polygon and outward normal) is seen from empty space inside; false only
  * when the cells in front of it are the void's and none is inside's. */
 bool fill_face_seen(const fill_grid *g, const v3 *p, int n, v3 normal);

@@ -104,6 +104,31 @@ level_fit level_fit_luxels(level_def *l, double limit)
     return fit;
 }
 
+bool level_emptiness(const level_def *l, uint64_t built_vertices, char *msg, size_t size)
+{
+    static const char *const why[FACE_LOSS_COUNT] = {
+        [FACE_LOSS_HIDDEN] = "in hidden visgroups",
+        [FACE_LOSS_TOOL] = "tool textures (clip, trigger, origin, skip, hint, null...)",
+        [FACE_LOSS_VOLUME] = "in volume entities (trigger_*, func_ladder...)",
+        [FACE_LOSS_SKY] = "sky",
+        [FACE_LOSS_BAD_BRUSH] = "on bad brushes (dropped)",
+        [FACE_LOSS_OUTSIDE] = "removed by the outside fill (only the void outside sees them)",
+    };
+    if (built_vertices || !l->faces.source) return false;
+    int n = snprintf(msg, size, "level '%s' has no geometry left of the source's %llu faces", l->name,
+                     (unsigned long long)l->faces.source);
+    const char *sep = ": ";
+    for (int k = 0; k < FACE_LOSS_COUNT; k++) {
+        if (!l->faces.lost[k] || n < 0 || (size_t)n >= size) continue;
+        const char *unit = k == FACE_LOSS_OUTSIDE ? " pieces" : "";
+        n += snprintf(msg + n, size - (size_t)n, "%s%llu%s %s", sep, (unsigned long long)l->faces.lost[k], unit, why[k]);
+        sep = ", ";
+    }
+    if (*sep == ':' && n >= 0 && (size_t)n < size)
+        snprintf(msg + n, size - (size_t)n, ": each lies inside other brushes");
+    return true;
+}
+
 const char *level_layout(level_build *lb)
 {
     level_def *def = lb->def;

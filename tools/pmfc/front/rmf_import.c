@@ -57,7 +57,10 @@ static void add_solid(editor_map *em, const rmf_object *o, uint32_t entity)
                 hi[a] = fmax(hi[a], p[a]);
             }
         }
-    if (!nv) return;
+    if (!nv) {
+        em->lost_faces[FACE_LOSS_BAD_BRUSH] += o->face_count;
+        return;
+    }
     centre = v3_scale(centre, 1.0 / (double)nv);
     editor_brush *b = PUSH(em->brushes, em->brush_count, em->brush_cap);
     b->first_face = (uint32_t)em->face_count;
@@ -72,6 +75,7 @@ static void add_solid(editor_map *em, const rmf_object *o, uint32_t entity)
         editor_face *ef = PUSH(em->faces, em->face_count, em->face_cap);
         if (!face_plane(f, centre, ef->normal, &ef->dist)) {
             em->face_count--;
+            em->lost_faces[FACE_LOSS_BAD_BRUSH]++;
             continue;
         }
         snprintf(ef->texture, sizeof ef->texture, "%.127s", f->texture);
@@ -108,33 +112,34 @@ static uint32_t add_entity(editor_map *em, const rmf_object *o)
     return (uint32_t)em->entity_count - 1;
 }
 
-typedef struct walk_item { const rmf_object *o; uint32_t owner; } walk_item;
+typedef struct walk_item { const rmf_object *o; uint32_t owner; bool hidden; } walk_item;
 
 /* The visible objects in file order (iteratively: groups nest hundreds deep). Each solid becomes
  * a brush of the entity it belongs to (the world's, or its brush entity's); brushes are then
- * grouped by entity, keeping their order. */
+ * grouped by entity, keeping their order. The faces of hidden solids are counted as lost. */
 static void walk_objects(const rmf_map *rmf, editor_map *em)
 {
     walk_item *stack = NULL;
     size_t sp = 0, cap = 0;
     add_entity(em, &rmf->world);
-    *(walk_item *)grow((void **)&stack, &sp, &cap, sizeof *stack) = (walk_item){ &rmf->world, 0 };
+    *(walk_item *)grow((void **)&stack, &sp, &cap, sizeof *stack) = (walk_item){ &rmf->world, 0, false };
     while (sp) {
         walk_item it = stack[--sp];
         const rmf_object *o = it.o;
-        if (o->kind != RMF_WORLD && object_hidden(rmf, o)) continue;
+        bool hidden = it.hidden || (o->kind != RMF_WORLD && object_hidden(rmf, o));
         if (o->kind == RMF_SOLID) {
-            if (o->face_count) add_solid(em, o, it.owner);
+            if (hidden) em->lost_faces[FACE_LOSS_HIDDEN] += o->face_count;
+            else if (o->face_count) add_solid(em, o, it.owner);
             continue;
         }
         uint32_t owner = it.owner;
-        if (o->kind == RMF_ENTITY) {
+        if (o->kind == RMF_ENTITY && !hidden) {
             owner = add_entity(em, o);
             if (!o->child_count) continue;
         }
         /* children pushed last-first so they come off the stack in file order */
         for (uint32_t i = o->child_count; i-- > 0;)
-            *(walk_item *)grow((void **)&stack, &sp, &cap, sizeof *stack) = (walk_item){ &o->children[i], owner };
+            *(walk_item *)grow((void **)&stack, &sp, &cap, sizeof *stack) = (walk_item){ &o->children[i], owner, hidden };
     }
     xfree(stack);
     editor_map_group_brushes(em);

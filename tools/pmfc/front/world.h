@@ -204,6 +204,23 @@ struct vis_source {
     void (*free)(vis_source *src);
 };
 
+/* Why a face of an editor map's source is not in its level (the emptiness check, docs/pmfc.md). */
+typedef enum face_loss {
+    FACE_LOSS_HIDDEN,                            /* in a hidden visgroup */
+    FACE_LOSS_TOOL,                              /* a tool texture: clip, trigger, origin, skip, hint, null... */
+    FACE_LOSS_VOLUME,                            /* a volume entity's (trigger_*, func_ladder...): none is drawn */
+    FACE_LOSS_SKY,                               /* sky: the sky shows there, not a face */
+    FACE_LOSS_BAD_BRUSH,                         /* its brush was dropped as bad */
+    FACE_LOSS_OUTSIDE,                           /* only the void outside sees it (the outside fill, fill.h):
+                                                  * counted in the pieces CSG leaves */
+    FACE_LOSS_COUNT
+} face_loss;
+
+/* The source's faces of a level and those left out, by why: each front end and stage that leaves
+ * faces out adds to lost[]. A level that keeps no geometry of a source that had faces is an error
+ * naming them (level_emptiness). source 0: no check (pmfc's own sources, generated maps). */
+typedef struct face_tally { uint64_t source, lost[FACE_LOSS_COUNT]; } face_tally;
+
 typedef struct level_def {
     char name[PMFC_NAME_MAX];
     int chunk_exp;                               /* -1 = auto */
@@ -225,6 +242,7 @@ typedef struct level_def {
     double min_cube;                             /* metres; 0 = 2 */
     bool fullbright;                             /* no light: no lightmaps, no cube lighting (shown fullbright) */
     struct fill_grid *fill;                      /* sealed: faces only the void sees are left out (fill.h) */
+    face_tally faces;                            /* the source's faces and where they went */
     prelit_source *prelit;                       /* NULL: pmfc's bake alone */
     vis_source *vis_source;                      /* NULL: pmfc's own visibility (vis.c) */
     int vis_rays;                                /* vis_desc.rays_per_pair; 0 = the baker's default */
@@ -450,6 +468,9 @@ level_fit level_fit_luxels(level_def *l, double limit);
 
 /* Picks the chunk size and grid, and the centre chunk. Returns an error message or NULL. */
 const char *level_layout(level_build *lb);
+/* When a level kept no geometry (built_vertices 0) of a source that had faces: the line saying
+ * where they went (its face_tally), and true; false when there is nothing wrong. */
+bool level_emptiness(const level_def *l, uint64_t built_vertices, char *msg, size_t size);
 /* Makes the chunks of the window: columns [x0, x0 + nx) x [z0, z0 + nz) of the grid and `margin`
  * more on each side (within the grid), the margin's chunks flagged. */
 void level_window(level_build *lb, uint32_t x0, uint32_t z0, uint32_t nx, uint32_t nz, uint32_t margin);
