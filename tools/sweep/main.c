@@ -1,5 +1,6 @@
 /* main.c - pmfsweep: the figures, names and contact sheet of scripts/sweep.sh (docs/sweep.md). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/text_clean.h"
@@ -24,7 +25,11 @@ static int label(int argc, char **argv)
         return 1;
     }
     size_t size = strlen(argv[1]) * 4 + 1;
-    char clean[size];
+    char *clean = malloc(size);
+    if (!clean) {
+        fprintf(stderr, "pmfsweep: out of memory\n");
+        return 3;
+    }
     text_clean(argv[1], clean, size);
     for (const char *p = clean; *p; p++) {
         if (strchr("\\`*[]<>|", *p))
@@ -32,6 +37,7 @@ static int label(int argc, char **argv)
         putchar(*p);
     }
     putchar('\n');
+    free(clean);
     return 0;
 }
 
