@@ -55,6 +55,7 @@ one_map() {
     faces=$(sed -n 's/^pmfc: .*, \([0-9][0-9]*\) faces, .*/\1/p' "$log" | tail -n 1)
     warnings=$(grep -c '^pmfc: warning:' "$log")
     leak=no
+    [ $rc -eq 0 ] || leak=-
     grep -q '^pmfc: warning: leak:' "$log" && leak=yes
     case $rc in
     0) exit_text=0 ;;
