@@ -223,47 +223,55 @@ typedef struct probe_options {
     float eye[3];
 } probe_options;
 
-static int handle(void *user, int id, const char *value)
+enum { OPT_PICTURE = 256, OPT_AT };
+
+static const cli_option probe_options_table[] = {
+    CLI_OPTION_HELP,
+    { "picture", 0, OPT_PICTURE, CLI_TEXT, "PICTURE.png", NULL, 0, 0, 0, "the start picture to measure", NULL },
+    { "at", 0, OPT_AT, CLI_TEXT, "X,Y,Z", NULL, 0, 0, 0, "where to test insideness, world metres", "the start camera" },
+    { NULL },
+};
+
+static const cli_desc probe_cli = {
+    .program = "pmfsweep", .command = "probe", .options = probe_options_table,
+    .usage = "usage: pmfsweep probe MAP.pmf [--picture PICTURE.png] [--at X,Y,Z]\n"
+             "The start camera's name, the leak, the level's triangles, whether the camera (or --at) is\n"
+             "inside, and the picture's black share and median brightness (docs/sweep.md).\n\n",
+};
+
+static int handle(void *user, int id, const cli_value *v)
 {
     probe_options *o = user;
     char end;
     switch (id) {
-    case 'p': o->picture = value; return 0;
-    case 'a':
-        if (sscanf(value, "%f,%f,%f%c", &o->eye[0], &o->eye[1], &o->eye[2], &end) != 3 ||
+    case OPT_PICTURE: o->picture = v->text; return 0;
+    case OPT_AT:
+        if (sscanf(v->text, "%f,%f,%f%c", &o->eye[0], &o->eye[1], &o->eye[2], &end) != 3 ||
             !isfinite(o->eye[0]) || !isfinite(o->eye[1]) || !isfinite(o->eye[2]))
-            return cli_usage_error("pmfsweep", "probe", "--at wants X,Y,Z in metres, not '%s'", value);
+            return cli_bad_value(&probe_cli, cli_find(probe_options_table, id), "X,Y,Z in metres", v->text);
         o->has_eye = true;
         return 0;
-    case 'h':
-        puts("usage: pmfsweep probe MAP.pmf [--picture PICTURE.png] [--at X,Y,Z]\n"
-             "  the start camera's name, the leak, the level's triangles, whether the camera (or --at) is\n"
-             "  inside, and the picture's black share and median brightness (docs/sweep.md)");
-        return CLI_DONE;
     case CLI_OPERAND:
         if (o->map)
-            return cli_usage_error("pmfsweep", "probe", "one map only: '%s'", value);
-        o->map = value;
+            return cli_usage_error("pmfsweep", "probe", "one map only: '%s'", v->text);
+        o->map = v->text;
         return 0;
-    default: return CLI_EXIT_USAGE;
     }
+    return 0; /* getopt_long hands over only the ids of the table */
 }
 
 int sweep_probe(int argc, char **argv)
 {
-    static const struct option longs[] = { { "picture", required_argument, NULL, 'p' },
-                                           { "at", required_argument, NULL, 'a' },
-                                           { "help", no_argument, NULL, 'h' },
-                                           { NULL, 0, NULL, 0 } };
     probe_options o = { 0 };
-    int rc = cli_parse(&(cli_desc){ .program = "pmfsweep", .command = "probe", .short_options = "h",
-                                    .long_options = longs, .handle = handle, .user = &o },
-                       argc, argv);
+    cli_desc cli = probe_cli;
+    cli.handle = handle;
+    cli.user = &o;
+    int rc = cli_parse(&cli, argc, argv);
     if (!rc && !o.map)
         rc = cli_usage_error("pmfsweep", "probe", "%s", "needs a MAP.pmf");
     if (rc)
         return rc == CLI_DONE ? 0 : rc;
-    pmf_budget_set_limit(pmf_budget_default());
+    pmf_budget_set_limit(pmf_budget_default(PMF_BUDGET_VIEWER));
     pmf_error err = { 0 };
     pmf_file *f = pmf_open(o.map, &err);
     if (!f)

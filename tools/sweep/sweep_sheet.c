@@ -120,45 +120,45 @@ static void draw_picture(sheet *s, const res_image *img, int shrink, int x, int 
         }
 }
 
-static int handle(void *user, int id, const char *value)
+enum { OPT_COLUMNS = 256 };
+
+static const cli_option sheet_options_table[] = {
+    CLI_OPTION_HELP,
+    { "output", 'o', 0, CLI_TEXT, "OUT.png", NULL, 0, 0, 0, "the contact sheet to write", NULL },
+    { "columns", 0, OPT_COLUMNS, CLI_COUNT, "N", "columns", 1, 4096, 0, "pictures in a row", "as square as the count" },
+    { NULL },
+};
+
+static int handle(void *user, int id, const cli_value *v)
 {
     sheet_options *o = user;
     switch (id) {
-    case 'o': o->output = value; return 0;
-    case 'c':
-        if (!cli_parse_unsigned(value, 4096, &o->columns) || !o->columns)
-            return cli_usage_error("pmfsweep", "sheet", "--columns must be 1..4096, not '%s'", value);
-        return 0;
-    case 'h':
-        puts("usage: pmfsweep sheet -o OUT.png [--columns N] PICTURE LABEL [PICTURE LABEL]...\n"
-             "  a label's lines are split at newlines; a line after the first that starts with '!' is red");
-        return CLI_DONE;
-    case CLI_OPERAND: o->items[o->item_count++] = (char *)value; return 0;
-    default: return CLI_EXIT_USAGE;
+    case 'o': o->output = v->text; return 0;
+    case OPT_COLUMNS: o->columns = v->count; return 0;
+    case CLI_OPERAND: o->items[o->item_count++] = (char *)v->text; return 0;
     }
+    return 0; /* getopt_long hands over only the ids of the table */
 }
 
 int sweep_sheet(int argc, char **argv)
 {
-    static const struct option longs[] = { { "output", required_argument, NULL, 'o' },
-                                           { "columns", required_argument, NULL, 'c' },
-                                           { "help", no_argument, NULL, 'h' },
-                                           { NULL, 0, NULL, 0 } };
     sheet_options o = { .items = calloc((size_t)argc, sizeof(char *)) };
     if (!o.items) {
         fprintf(stderr, "pmfsweep: out of memory\n");
         return 3;
     }
-    int rc = cli_parse(&(cli_desc){ .program = "pmfsweep", .command = "sheet", .short_options = "o:h",
-                                    .long_options = longs, .handle = handle, .user = &o },
-                       argc, argv);
+    int rc = cli_parse(&(cli_desc){ .program = "pmfsweep", .command = "sheet", .options = sheet_options_table,
+                                    .usage = "usage: pmfsweep sheet -o OUT.png [--columns N] PICTURE LABEL [PICTURE LABEL]...\n"
+                                             "A label's lines are split at newlines; a line after the first that starts\n"
+                                             "with '!' is red.\n\n",
+                                    .handle = handle, .user = &o }, argc, argv);
     if (!rc && (!o.output || o.item_count == 0 || o.item_count % 2))
         rc = cli_usage_error("pmfsweep", "sheet", "%s", "needs -o OUT.png and PICTURE LABEL pairs");
     if (rc) {
         free(o.items);
         return rc == CLI_DONE ? 0 : rc;
     }
-    pmf_budget_set_limit(pmf_budget_default());
+    pmf_budget_set_limit(pmf_budget_default(PMF_BUDGET_VIEWER));
     int pictures = o.item_count / 2, cell_w = 0, cell_h = 0, lines = 1;
     /* the cell: the largest picture; the label: as many lines as the longest has */
     for (int i = 0; i < pictures; i++) {
