@@ -3,7 +3,8 @@
  * entities' origins), and the PMF's triangles cover the area of the faces it draws, no more. On
  * a room built in code with a world pool of !water over its floor, a func_water and a model
  * built around its origin; then on the shared GoldSrc map. Both are sealed (hlbsp's verdict:
- * they carry a PVS): no leak is reported, and `info` names the source once.
+ * they carry a PVS): no leak is reported, and `info` names the source once. The leak verdict is
+ * the BSP's own, not pmfc's flood (check_leak_verdict).
  *
  *   test_bsp_convert PMFC PMFVIEW WORKDIR [SHARED.bsp] */
 #include <math.h>
@@ -328,6 +329,42 @@ static void check_pool_room(void)
     check_conversion("pool", path, true);
 }
 
+/* The leak verdict is the compiler's: a room whose water-filled tunnel runs out past the world's
+ * tree. pmfc's own flood finds the way out through the water (water seals nothing); written
+ * with a PVS (hlvis ran: hlbsp sealed it) no leak is reported, written without one and with the
+ * tunnel's leaf open to the outside, the leak is reported as it always was. */
+static void check_leak_verdict(void)
+{
+    static const bsp_build_box world[] = {
+        { { -128, -128, 0 }, { 128, 128, 128 }, BSP_BUILD_EMPTY, "" },
+        { { 100, -16, 16 }, { 400, 16, 48 }, BSP_BUILD_WATER, "!water" },
+    };
+    static const bsp_build_model models[] = { { world, 2, BSP_BUILD_SOLID, "room_wall", { -160, -160, -32 }, { 160, 160, 160 } } };
+    const char *entities =
+        "{\n\"classname\" \"worldspawn\"\n}\n"
+        "{\n\"classname\" \"info_player_start\"\n\"origin\" \"-32 -64 36\"\n}\n"
+        "{\n\"classname\" \"light\"\n\"origin\" \"0 0 96\"\n\"light\" \"300\"\n}\n";
+    for (int vis = 1; vis >= 0; vis--) {
+        bsp_build_scene scene = { entities, models, 1, vis };
+        uint8_t *bytes;
+        size_t size;
+        bsp_build_scene_write(&scene, &bytes, &size, NULL);
+        char bsp[1100], pmf[1200], log[1200], cmd[4000];
+        snprintf(bsp, sizeof bsp, "%s/tunnel_%s.bsp", workdir, vis ? "vis" : "novis");
+        snprintf(pmf, sizeof pmf, "%s.pmf", bsp);
+        snprintf(log, sizeof log, "%s.log", bsp);
+        CHECK(test_write_file(bsp, bytes, size));
+        free(bytes);
+        snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' 2>'%s'", pmfc, bsp, pmf, log);
+        CHECK_EQ(test_system(cmd), 0);
+        char *text = (char *)test_read_file(log, &size);
+        bool leak = text && strstr(text, "leak: the void reaches info_player_start");
+        printf("tunnel %s a PVS: %s\n", vis ? "with" : "without", leak ? "leaks" : "sealed");
+        CHECK(leak == !vis, "%s", text ? text : "no log");
+        free(text);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -342,6 +379,7 @@ int main(int argc, char **argv)
     if (test_system(cmd)) return 1;
     setenv("XDG_CACHE_HOME", workdir, 1);
     check_pool_room();
+    check_leak_verdict();
     if (argc > 4) {
         FILE *f = fopen(argv[4], "rb");
         if (f) {
