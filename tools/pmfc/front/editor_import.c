@@ -105,6 +105,8 @@ static const char *brush_where(const import_ctx *c, const editor_brush *b, char 
 {
     if (c->em->format == EDITOR_FORMAT_RMF)
         snprintf(buf, size, "solid %u, byte %llu", b->index, (unsigned long long)b->offset);
+    else if (c->em->format == EDITOR_FORMAT_BSP)
+        snprintf(buf, size, "entity %u, %s %u", b->entity, b->exact ? "face" : "leaf", b->index);
     else
         snprintf(buf, size, "entity %u brush %u, line %d", b->entity, b->index, b->line);
     return buf;
