@@ -114,6 +114,7 @@ static void add_face_brushes(editor_map *em, const bsp_file *b, uint32_t fi, uin
 {
     const bsp_face *f = &b->faces[fi];
     const bsp_texinfo *ti = &b->texinfos[f->texinfo];
+    em->source_faces++;
     if (f->edge_count < 3 || ti->texture == UINT32_MAX || !b->textures[ti->texture].name[0]) return;
     const bsp_plane *pl = &b->planes[f->plane];
     double sign = f->back ? -1 : 1;
@@ -159,7 +160,6 @@ static void add_face_brushes(editor_map *em, const bsp_file *b, uint32_t fi, uin
         add_face(em, back, FACE_DEPTH - dist, nodraw_texture(em));
         eb->face_count = (uint32_t)em->face_count - eb->first_face;
     }
-    em->source_faces++;
 }
 
 /* The compiler's verdict: qbsp and hlbsp fill the outside with solid only when the map is

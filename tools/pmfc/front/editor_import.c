@@ -646,10 +646,16 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
     if (!c.failed)
         editor_report_missing(&c);
     if (!c.failed && !desc->quiet) {
-        if (em->format == EDITOR_FORMAT_RMF)
+        if (em->format == EDITOR_FORMAT_RMF) {
             fprintf(stderr, "pmfc: RMF %.1f, %u solids, %u faces, %zu brushes drawn, %zu lights, %zu start cameras\n",
                     (double)em->version, em->source_solids, em->source_faces, l->brush_count, l->light_count, map->camera_count);
-        else
+        } else if (em->format == EDITOR_FORMAT_BSP) {
+            size_t drawn = 0;   /* the faces drawn, a brush each (brush.exact) */
+            for (size_t i = 0; i < l->brush_count; i++)
+                drawn += l->brushes[i].exact && l->brushes[i].side_count && l->sides[l->brushes[i].first_side].material >= 0;
+            fprintf(stderr, "pmfc: %s, %u faces, %zu drawn, %u solid leaves, %zu lights, %zu start cameras\n", format,
+                    em->source_faces, drawn, em->source_solids, l->light_count, map->camera_count);
+        } else
             fprintf(stderr, "pmfc: %s, %u brushes, %u faces, %zu brushes drawn, %zu lights, %zu start cameras\n", format,
                     em->source_solids, em->source_faces, l->brush_count, l->light_count, map->camera_count);
     }
