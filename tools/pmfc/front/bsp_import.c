@@ -473,7 +473,7 @@ bool bsp_import(const char *path, const editor_import_desc *desc, map_def *map)
         }
     walk *w = xcalloc(1, sizeof *w);
     *w = (walk){ .b = &b, .em = &em, .max_visits = 2 * (size_t)b.node_count + 1 };
-    if (b.model_count && b.models[0].headnode >= 0 && (uint32_t)b.models[0].headnode < b.node_count)
+    if (b.models[0].headnode >= 0 && (uint32_t)b.models[0].headnode < b.node_count)   /* a world of one leaf has no node */
         walk_node(w, b.models[0].headnode, 0);
     const char *fail = w->fail;
     xfree(w);
