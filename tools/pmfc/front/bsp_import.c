@@ -27,6 +27,7 @@ enum { CONTENTS_EMPTY = -1, CONTENTS_SOLID = -2, CONTENTS_WATER = -3, CONTENTS_S
 #define FACE_CORNERS 64         /* corners of a face's brush at most: a longer face is cut in fans */
 #define MIN_FACE_AREA 1e-3      /* square units: a face less is a point or a line */
 #define FACE_REACH 24.0         /* units: a luxel of border past a face (16) still takes the face's edge */
+#define OUTSIDE_REACH 8.0       /* units past the world's bounds an open leaf reaches only in the void */
 
 typedef struct side { uint32_t plane; bool front; } side;   /* front: the leaf lies on the plane's front */
 
@@ -162,21 +163,19 @@ static void add_face_brushes(editor_map *em, const bsp_file *b, uint32_t fi, uin
     }
 }
 
-/* The compiler's verdict: qbsp and hlbsp fill the outside with solid only when the map is
- * sealed, and vis runs only then. Sealed: a PVS, or no open leaf of the world reaching out to its
- * head node's box (a leak leaves the outside open). */
+/* The compiler's verdict: qbsp and hlbsp fill a sealed map's outside with solid (a leak leaves
+ * it open, and writes no portal file for vis): sealed is a PVS, or no open leaf of the world
+ * reaching out past the world's bounds (the void's leaves reach the tree's box, 24 units out). */
 static bool bsp_sealed(const bsp_file *b)
 {
     const bsp_model *world = &b->models[0];
     for (uint32_t l = 1; l <= world->visleafs && l < b->leaf_count; l++)
         if (b->leaves[l].vis_offset >= 0) return true;
-    if (world->headnode < 0 || (uint32_t)world->headnode >= b->node_count) return true;
-    const bsp_node *head = &b->nodes[world->headnode];
     for (uint32_t l = 1; l <= world->visleafs && l < b->leaf_count; l++) {
         const bsp_leaf *leaf = &b->leaves[l];
         if (leaf->contents == CONTENTS_SOLID || leaf->contents == CONTENTS_SKY) continue;
         for (int a = 0; a < 3; a++)
-            if (leaf->mins[a] <= head->mins[a] || leaf->maxs[a] >= head->maxs[a]) return false;
+            if (leaf->mins[a] < world->mins[a] - OUTSIDE_REACH || leaf->maxs[a] > world->maxs[a] + OUTSIDE_REACH) return false;
     }
     return true;
 }
