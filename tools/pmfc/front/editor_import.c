@@ -655,9 +655,10 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
                 drawn += l->brushes[i].exact && l->brushes[i].side_count && l->sides[l->brushes[i].first_side].material >= 0;
             fprintf(stderr, "pmfc: %s, %u faces, %zu drawn, %u solid leaves, %zu lights, %zu start cameras\n", format,
                     em->source_faces, drawn, em->source_solids, l->light_count, map->camera_count);
-        } else
+        } else {
             fprintf(stderr, "pmfc: %s, %u brushes, %u faces, %zu brushes drawn, %zu lights, %zu start cameras\n", format,
                     em->source_solids, em->source_faces, l->brush_count, l->light_count, map->camera_count);
+        }
     }
     xfree(points);
     xfree(c.seals);
