@@ -5,7 +5,8 @@
  * a room built in code with a world pool of !water over its floor, a func_water and a model
  * built around its origin; then on the shared GoldSrc map. Both are sealed (hlbsp's verdict:
  * they carry a PVS): no leak is reported, and `info` names the source once. The leak verdict is
- * the BSP's own, not pmfc's flood (check_leak_verdict).
+ * the BSP's own, not pmfc's flood (check_leak_verdict). The .map dialects' sources are named with
+ * their game once too (check_source_names).
  *
  *   test_bsp_convert PMFC PMFVIEW WORKDIR [SHARED.bsp] */
 #include <math.h>
@@ -18,6 +19,7 @@
 #include "common/check.h"
 #include "common/programs.h"
 #include "map_read.h"
+#include "map_samples.h"
 #include "pmf/pmf.h"
 
 #define UNITS_M 0.0254          /* pmfc's default scale: metres per unit */
@@ -392,6 +394,32 @@ static void check_leak_verdict(const bsp_build_scene *pool)
     CHECK(!scene_leaks("pool_novis", &unvised));
 }
 
+/* `info` names every source's game once (a BSP's format names it already): the .map dialects
+ * compiled by pmfc, their description and source lines. */
+static void check_source_names(void)
+{
+    static const struct { const char *name, *text, *description, *source; } maps[] = {
+        { "standard", map_sample_standard, "Compiled from a Quake .map (standard)\n", "Quake .map (standard)\n" },
+        { "valve", map_sample_valve, "Compiled from a GoldSrc .map (Valve 220)\n", "GoldSrc .map (Valve 220)\n" },
+        { "quake2", map_sample_quake2, "Compiled from a Quake 2 .map\n", "Quake 2 .map\n" },
+    };
+    for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) {
+        char path[1000], info[1100], cmd[5000];
+        snprintf(path, sizeof path, "%s/%s.map", workdir, maps[i].name);
+        snprintf(info, sizeof info, "%s.info", path);
+        test_write_text(path, maps[i].text);
+        snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s.pmf' -q 2>/dev/null && '%s' info '%s.pmf' >'%s' 2>&1", pmfc, path, path,
+                 pmfview, path, info);
+        CHECK_EQ(test_system(cmd), 0);
+        size_t size;
+        char *text = (char *)test_read_file(info, &size);
+        const char *source = text ? strstr(text, "source:") : NULL;
+        CHECK(text && strstr(text, maps[i].description) && source && strstr(source, maps[i].source) == source + 14,
+              "%s: %s", maps[i].name, text ? text : "no info");
+        free(text);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -408,6 +436,7 @@ int main(int argc, char **argv)
     bsp_build_scene pool = pool_room();
     check_pool_room(&pool);
     check_leak_verdict(&pool);
+    check_source_names();
     if (argc > 4) {
         FILE *f = fopen(argv[4], "rb");
         if (f) {
