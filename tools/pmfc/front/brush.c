@@ -309,7 +309,7 @@ void level_faces(level_build *lb)
             int r[6];
             grid_range(&grid, flo, fhi, r);
             stamp_id++;
-            for (int y = r[1]; y <= r[4] && frags.count; y++)
+            for (int y = r[1]; y <= r[4] && frags.count && !ba->exact; y++)
                 for (int x = r[0]; x <= r[3] && frags.count; x++)
                     for (int z = r[2]; z <= r[5] && frags.count; z++) {
                         size_t c = ((size_t)y * grid.nx + x) * grid.nz + z;
@@ -318,7 +318,7 @@ void level_faces(level_build *lb)
                             if (bi == a || stamp[bi] == stamp_id) continue;
                             stamp[bi] = stamp_id;
                             const brush *bb = &brushes[bi];
-                            if (!bb->opaque && ba->opaque) continue;
+                            if ((!bb->opaque && ba->opaque) || bb->exact) continue;
                             if (!boxes_touch(flo, fhi, bb->lo, bb->hi)) continue;
                             csg_clip(&frags, &spare, def, a, bi, sides[i].pl);
                         }

@@ -1,12 +1,14 @@
 /* bsp_import.c - the BSP front end: a compiled GoldSrc or Quake map (read by bsp/bsp_read.h)
  * taken apart into an editor map (editor.h); editor_import does the rest (docs/bsp.md).
  *
- * A BSP keeps no brushes, but its tree is one: every leaf is the convex intersection of the
- * half-spaces on its path from the root. Each solid, liquid and sky leaf of a model's tree becomes
- * a brush of those planes (and the model's box, closing the outside), and each of its sides takes
- * the texture and texture axes of the BSP face lying on that side; sides no face covers are
- * between two solids and draw nothing. The entity lump is .map text: its entities are read as a
- * .map's; "model" "*N" gives a brush entity model N's leaves. */
+ * A BSP's faces are what its compiler kept, and they are drawn as they are: each becomes a thin
+ * brush of its own (brush.exact: the CSG cuts its face by nothing and nothing by it), the face's
+ * plane with its texture and texture axes, a side along each edge and one a little behind, all
+ * placed where the entity drawing its model stands. Nothing else draws: the world's tree gives the
+ * solid, each solid and sky leaf a brush of the half-spaces on its path from the root (closed by
+ * the world's box) that draws nothing but hides, seals and keeps cameras out as a solid does;
+ * liquid leaves are only their faces. The entity lump is .map text: its entities are read as a
+ * .map's; "model" "*N" gives a brush entity model N's faces. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,53 +23,21 @@
 enum { CONTENTS_EMPTY = -1, CONTENTS_SOLID = -2, CONTENTS_WATER = -3, CONTENTS_SLIME = -4, CONTENTS_LAVA = -5, CONTENTS_SKY = -6 };
 #define MAX_DEPTH 1024          /* deeper than any compiler builds; a tree past it is damaged */
 #define BOX_MARGIN 16.0         /* units the model's box is widened by to close its outside leaves */
-#define ON_PLANE 0.1            /* units: a face's centre inside a leaf's other sides */
+#define FACE_DEPTH 0.5          /* units: a face's brush reaches this far behind it */
+#define FACE_CORNERS 64         /* corners of a face's brush at most: a longer face is cut in fans */
+#define MIN_FACE_AREA 1e-3      /* square units: a face less is a point or a line */
 #define FACE_REACH 24.0         /* units: a luxel of border past a face (16) still takes the face's edge */
+#define OUTSIDE_REACH 8.0       /* units past the world's bounds an open leaf reaches only in the void */
 
 typedef struct side { uint32_t plane; bool front; } side;   /* front: the leaf lies on the plane's front */
 
 typedef struct walk {
     const bsp_file *b;
     editor_map *em;
-    uint32_t entity;
-    const double *offset;       /* the model's placement (units) */
-    const uint32_t *plane_first, *plane_faces;   /* faces by plane: plane_faces[plane_first[p] .. plane_first[p + 1]) */
     side path[MAX_DEPTH];
     size_t visits, max_visits;
     const char *fail;
-    uint32_t model;
 } walk;
-
-static bool takes_leaf(int32_t contents)
-{
-    /* GoldSrc's water currents (-9 .. -14) are water */
-    return contents == CONTENTS_SOLID || contents == CONTENTS_WATER || contents == CONTENTS_SLIME || contents == CONTENTS_LAVA
-        || contents == CONTENTS_SKY || (contents <= -9 && contents >= -14);
-}
-
-/* The face of the BSP on this side of the leaf, looking out of it: the one on the same plane,
- * turned the same way, whose centre lies inside the leaf's other sides. */
-static const bsp_face *side_face(const walk *w, size_t depth, size_t k)
-{
-    const bsp_file *b = w->b;
-    const side *s = &w->path[k];
-    for (uint32_t j = w->plane_first[s->plane]; j < w->plane_first[s->plane + 1]; j++) {
-        const bsp_face *f = &b->faces[w->plane_faces[j]];
-        /* a leaf on the front faces out along -normal: its face is turned back */
-        if (f->back != s->front) continue;
-        double c[3];
-        bsp_face_centre(b, f, c);
-        bool inside = true;
-        for (size_t o = 0; o < depth && inside; o++) {
-            if (o == k || w->path[o].plane == s->plane) continue;
-            const bsp_plane *pl = &b->planes[w->path[o].plane];
-            double d = pl->normal[0] * c[0] + pl->normal[1] * c[1] + pl->normal[2] * c[2] - pl->dist;
-            inside = w->path[o].front ? d >= -ON_PLANE : d <= ON_PLANE;
-        }
-        if (inside) return f;
-    }
-    return NULL;
-}
 
 static void add_face(editor_map *em, const double n[3], double dist, const char *texture)
 {
@@ -79,51 +49,31 @@ static void add_face(editor_map *em, const double n[3], double dist, const char 
     f->index = (uint32_t)(em->face_count - 1);
 }
 
+static const char *nodraw_texture(const editor_map *em) { return em->game == EDITOR_GAME_GOLDSRC ? "null" : "skip"; }
+
+/* A solid or sky leaf of the world: the half-spaces on its path, closed by the world's box. */
 static void add_leaf_brush(walk *w, size_t depth, uint32_t leaf)
 {
     const bsp_file *b = w->b;
     editor_map *em = w->em;
-    const char *nodraw = em->game == EDITOR_GAME_GOLDSRC ? "null" : "skip";
     editor_brush *eb = PUSH(em->brushes, em->brush_count, em->brush_cap);
     eb->first_face = (uint32_t)em->face_count;
-    eb->entity = w->entity;
     eb->index = leaf;
     for (size_t k = 0; k < depth; k++) {
         const bsp_plane *pl = &b->planes[w->path[k].plane];
         double sign = w->path[k].front ? -1 : 1;   /* outward: away from the leaf */
         double n[3] = { sign * pl->normal[0], sign * pl->normal[1], sign * pl->normal[2] };
-        double dist = sign * pl->dist + n[0] * w->offset[0] + n[1] * w->offset[1] + n[2] * w->offset[2];
-        const bsp_face *f = side_face(w, depth, k);
-        const char *texture = nodraw;
-        const bsp_texinfo *ti = f ? &b->texinfos[f->texinfo] : NULL;
-        if (ti && ti->texture != UINT32_MAX && b->textures[ti->texture].name[0]) texture = b->textures[ti->texture].name;
-        add_face(em, n, dist, texture);
-        if (!ti) continue;
-        editor_face *ef = &em->faces[em->face_count - 1];
-        /* s = p . S + S.w: Valve 220's axis, scale and shift */
-        const float *axes[2] = { ti->s, ti->t };
-        ef->has_axes = true;
-        for (int a = 0; a < 2; a++) {
-            double len = sqrt((double)axes[a][0] * axes[a][0] + (double)axes[a][1] * axes[a][1] + (double)axes[a][2] * axes[a][2]);
-            if (!(len > 1e-6)) len = 1;
-            double *axis = a ? ef->v_axis : ef->u_axis;
-            for (int k2 = 0; k2 < 3; k2++) axis[k2] = axes[a][k2] / len;
-            ef->scale[a] = 1.0 / len;
-            ef->shift[a] = axes[a][3] - (axis[0] * w->offset[0] + axis[1] * w->offset[1] + axis[2] * w->offset[2]) * len;
-        }
+        add_face(em, n, sign * pl->dist, nodraw_texture(em));
     }
-    /* the model's box closes the leaves on its outside */
-    const bsp_model *m = &b->models[w->model];
+    const bsp_model *m = &b->models[0];
     for (int a = 0; a < 3; a++)
         for (int s = 0; s < 2; s++) {
             double n[3] = { 0, 0, 0 };
             n[a] = s ? 1 : -1;
-            double edge = s ? m->maxs[a] + BOX_MARGIN : -(m->mins[a] - BOX_MARGIN);
-            add_face(em, n, edge + n[a] * w->offset[a], nodraw);
+            add_face(em, n, s ? m->maxs[a] + BOX_MARGIN : -(m->mins[a] - BOX_MARGIN), nodraw_texture(em));
         }
     eb->face_count = (uint32_t)em->face_count - eb->first_face;
     em->source_solids++;
-    em->source_faces += eb->face_count;
 }
 
 static void walk_node(walk *w, int32_t node, size_t depth)
@@ -131,8 +81,8 @@ static void walk_node(walk *w, int32_t node, size_t depth)
     if (w->fail) return;
     if (++w->visits > w->max_visits) { w->fail = "its nodes form no tree (a node is reached twice)"; return; }
     if (node < 0) {
-        uint32_t leaf = (uint32_t)-(node + 1);
-        if (takes_leaf(w->b->leaves[leaf].contents)) add_leaf_brush(w, depth, leaf);
+        int32_t contents = w->b->leaves[(uint32_t)-(node + 1)].contents;
+        if (contents == CONTENTS_SOLID || contents == CONTENTS_SKY) add_leaf_brush(w, depth, (uint32_t)-(node + 1));
         return;
     }
     if (depth >= MAX_DEPTH) { w->fail = "its tree is deeper than 1024 nodes"; return; }
@@ -141,6 +91,93 @@ static void walk_node(walk *w, int32_t node, size_t depth)
         w->path[depth] = (side){ n->plane, c == 0 };
         walk_node(w, n->children[c], depth + 1);
     }
+}
+
+/* The face's texture axes as Valve 220's (s = p . S + S.w: axis, scale and shift), its model
+ * placed at offset. */
+static void face_axes(editor_face *ef, const bsp_texinfo *ti, const double offset[3])
+{
+    const float *axes[2] = { ti->s, ti->t };
+    ef->has_axes = true;
+    for (int a = 0; a < 2; a++) {
+        double len = sqrt((double)axes[a][0] * axes[a][0] + (double)axes[a][1] * axes[a][1] + (double)axes[a][2] * axes[a][2]);
+        if (!(len > 1e-6)) len = 1;
+        double *axis = a ? ef->v_axis : ef->u_axis;
+        for (int k = 0; k < 3; k++) axis[k] = axes[a][k] / len;
+        ef->scale[a] = 1.0 / len;
+        ef->shift[a] = axes[a][3] - (axis[0] * offset[0] + axis[1] * offset[1] + axis[2] * offset[2]) * len;
+    }
+}
+
+/* Face fi of a model, placed at offset, for entity `entity`: one brush, or a fan of them for a
+ * face of more corners than a brush may have sides. */
+static void add_face_brushes(editor_map *em, const bsp_file *b, uint32_t fi, uint32_t entity, const double offset[3])
+{
+    const bsp_face *f = &b->faces[fi];
+    const bsp_texinfo *ti = &b->texinfos[f->texinfo];
+    em->source_faces++;
+    if (f->edge_count < 3 || ti->texture == UINT32_MAX || !b->textures[ti->texture].name[0]) return;
+    const bsp_plane *pl = &b->planes[f->plane];
+    double sign = f->back ? -1 : 1;
+    double n[3] = { sign * pl->normal[0], sign * pl->normal[1], sign * pl->normal[2] };
+    double dist = sign * pl->dist + n[0] * offset[0] + n[1] * offset[1] + n[2] * offset[2];
+    for (uint32_t first = 1; first + 1 < f->edge_count; first += FACE_CORNERS - 2) {
+        uint32_t last = first + FACE_CORNERS - 2 < f->edge_count - 1 ? first + FACE_CORNERS - 2 : f->edge_count - 1;
+        /* the piece: corner 0, then first .. last */
+        double p[FACE_CORNERS][3], c[3] = { 0, 0, 0 };
+        uint32_t count = 0;
+        for (uint32_t k = 0; k <= last - first + 1; k++, count++) {
+            const float *v = b->vertices[bsp_face_vertex(b, f, k ? first + k - 1 : 0)];
+            for (int a = 0; a < 3; a++) { p[count][a] = v[a] + offset[a]; c[a] += p[count][a]; }
+        }
+        for (int a = 0; a < 3; a++) c[a] /= count;
+        /* a face of no area (compilers leave a few, corners repeated) draws nothing */
+        double twice_area = 0;
+        for (uint32_t k = 1; k + 1 < count; k++) {
+            double e1[3], e2[3];
+            for (int a = 0; a < 3; a++) { e1[a] = p[k][a] - p[0][a]; e2[a] = p[k + 1][a] - p[0][a]; }
+            twice_area += n[0] * (e1[1] * e2[2] - e1[2] * e2[1]) + n[1] * (e1[2] * e2[0] - e1[0] * e2[2]) + n[2] * (e1[0] * e2[1] - e1[1] * e2[0]);
+        }
+        if (!(fabs(twice_area) > 2 * MIN_FACE_AREA)) continue;
+        editor_brush *eb = PUSH(em->brushes, em->brush_count, em->brush_cap);
+        eb->first_face = (uint32_t)em->face_count;
+        eb->entity = entity;
+        eb->index = fi;
+        eb->exact = true;
+        add_face(em, n, dist, b->textures[ti->texture].name);
+        face_axes(&em->faces[em->face_count - 1], ti, offset);
+        for (uint32_t k = 0; k < count; k++) {
+            const double *v0 = p[k], *v1 = p[(k + 1) % count];
+            double e[3] = { v1[0] - v0[0], v1[1] - v0[1], v1[2] - v0[2] };
+            double en[3] = { e[1] * n[2] - e[2] * n[1], e[2] * n[0] - e[0] * n[2], e[0] * n[1] - e[1] * n[0] };
+            double len = sqrt(en[0] * en[0] + en[1] * en[1] + en[2] * en[2]);
+            if (!(len > 1e-6)) continue;
+            /* outward: away from the piece's centre, whichever way the corners run */
+            if ((c[0] - v0[0]) * en[0] + (c[1] - v0[1]) * en[1] + (c[2] - v0[2]) * en[2] > 0) len = -len;
+            for (int a = 0; a < 3; a++) en[a] /= len;
+            add_face(em, en, en[0] * v0[0] + en[1] * v0[1] + en[2] * v0[2], nodraw_texture(em));
+        }
+        double back[3] = { -n[0], -n[1], -n[2] };
+        add_face(em, back, FACE_DEPTH - dist, nodraw_texture(em));
+        eb->face_count = (uint32_t)em->face_count - eb->first_face;
+    }
+}
+
+/* The compiler's verdict: qbsp and hlbsp fill a sealed map's outside with solid (a leak leaves
+ * it open, and writes no portal file for vis): sealed is a PVS, or no open leaf of the world
+ * reaching out past the world's bounds (the void's leaves reach the tree's box, 24 units out). */
+static bool bsp_sealed(const bsp_file *b)
+{
+    const bsp_model *world = &b->models[0];
+    for (uint32_t l = 1; l <= world->visleafs && l < b->leaf_count; l++)
+        if (b->leaves[l].vis_offset >= 0) return true;
+    for (uint32_t l = 1; l <= world->visleafs && l < b->leaf_count; l++) {
+        const bsp_leaf *leaf = &b->leaves[l];
+        if (leaf->contents == CONTENTS_SOLID || leaf->contents == CONTENTS_SKY) continue;
+        for (int a = 0; a < 3; a++)
+            if (leaf->mins[a] < world->mins[a] - OUTSIDE_REACH || leaf->maxs[a] > world->maxs[a] + OUTSIDE_REACH) return false;
+    }
+    return true;
 }
 
 /* ---- the light the game's compiler baked ------------------------------------------------- */
@@ -433,18 +470,12 @@ bool bsp_import(const char *path, const editor_import_desc *desc, map_def *map)
             e->size = b.textures[t].miptex_size;
             e->offset = b.textures[t].offset;
         }
-    /* faces by plane, for finding the face on a leaf's side */
-    uint32_t *plane_first = xcalloc(b.plane_count + 1, sizeof *plane_first);
-    uint32_t *plane_faces = xcalloc(b.face_count + 1, sizeof *plane_faces);
-    for (uint32_t f = 0; f < b.face_count; f++) plane_first[b.faces[f].plane + 1]++;
-    for (uint32_t p = 0; p < b.plane_count; p++) plane_first[p + 1] += plane_first[p];
-    uint32_t *fill = xcalloc(b.plane_count + 1, sizeof *fill);
-    for (uint32_t f = 0; f < b.face_count; f++) plane_faces[plane_first[b.faces[f].plane] + fill[b.faces[f].plane]++] = f;
-    xfree(fill);
-
     walk *w = xcalloc(1, sizeof *w);
-    const char *fail = NULL;
-    uint32_t fail_model = 0;
+    *w = (walk){ .b = &b, .em = &em, .max_visits = 2 * (size_t)b.node_count + 1 };
+    if (b.models[0].headnode >= 0 && (uint32_t)b.models[0].headnode < b.node_count)   /* a world of one leaf has no node */
+        walk_node(w, b.models[0].headnode, 0);
+    const char *fail = w->fail;
+    xfree(w);
     static const double no_offset[3] = { 0, 0, 0 };
     for (uint32_t i = 0; i < q.entity_count && !fail; i++) {
         editor_entity *e = editor_push_qmap_entity(&em, &q, i);
@@ -458,22 +489,15 @@ bool bsp_import(const char *path, const editor_import_desc *desc, map_def *map)
                         text_clean(path, line, sizeof line), i, text_clean(e->classname, cls, sizeof cls), (long long)model, b.model_count);
             continue;
         }
-        *w = (walk){ .b = &b, .em = &em, .entity = i, .plane_first = plane_first, .plane_faces = plane_faces,
-                     .max_visits = 2 * (size_t)b.node_count + 1, .model = (uint32_t)model };
         /* a model with an origin brush is built around its origin and placed there */
-        w->offset = model > 0 && editor_kv_get(e, "origin") ? e->origin : no_offset;
-        int32_t head = b.models[model].headnode;
-        if (head >= 0 && (uint32_t)head >= b.node_count) head = -1;   /* no node: its one leaf */
-        walk_node(w, head, 0);
-        fail = w->fail;
-        fail_model = (uint32_t)model;
+        const double *offset = model > 0 && editor_kv_get(e, "origin") ? e->origin : no_offset;
+        const bsp_model *m = &b.models[model];
+        for (uint32_t f = 0; f < m->face_count; f++) add_face_brushes(&em, &b, m->first_face + f, i, offset);
     }
-    xfree(w);
-    xfree(plane_first);
-    xfree(plane_faces);
+    em.sealed = bsp_sealed(&b);
     bool ok = false;
     if (fail) {
-        fprintf(stderr, "pmfc: %s: model %u: %s\n", text_clean(path, line, sizeof line), fail_model, fail);
+        fprintf(stderr, "pmfc: %s: model 0: %s\n", text_clean(path, line, sizeof line), fail);
     } else {
         editor_map_group_brushes(&em);
         ok = editor_import(path, &em, desc, map);

@@ -32,7 +32,7 @@ typedef enum editor_format {
     EDITOR_FORMAT_MAP_STANDARD,      /* Quake's: ( p ) ( p ) ( p ) TEX shift_u shift_v rot scale_u scale_v */
     EDITOR_FORMAT_MAP_VALVE,         /* Valve 220: TEX [ ux uy uz shift ] [ vx vy vz shift ] rot scale_u scale_v */
     EDITOR_FORMAT_MAP_QUAKE2,        /* standard + contents, surface flags and value */
-    EDITOR_FORMAT_BSP,               /* a compiled map taken apart: its leaves as brushes (bsp_import.c) */
+    EDITOR_FORMAT_BSP,               /* a compiled map taken apart: its faces as they are (bsp_import.c) */
 } editor_format;
 
 /* A texture the map file carries itself (a BSP's embedded miptex), found before any WAD. */
@@ -77,6 +77,7 @@ typedef struct editor_brush {
     int line;
     bool has_bounds;                 /* lo / hi from the file's vertices (RMF) */
     double lo[3], hi[3];
+    bool exact;                      /* a BSP's face: its drawn side stays as it is (brush.exact) */
 } editor_brush;
 
 typedef struct editor_entity {
@@ -116,6 +117,7 @@ typedef struct editor_map {
     editor_embedded_texture *embedded;
     size_t embedded_count;
     bool prelit;                     /* it carries its compiler's light: never fullbright for want of lights */
+    bool sealed;                     /* EDITOR_FORMAT_BSP: its compiler sealed it (bsp_import.c): no leak is looked for */
 } editor_map;
 
 typedef struct editor_import_desc {
@@ -139,8 +141,8 @@ void editor_map_free(editor_map *em);
  * Each reads the file into an editor map and imports it; false after one "pmfc: ..." line. */
 bool rmf_import(const char *path, const editor_import_desc *desc, map_def *map);
 bool map_import(const char *path, const editor_import_desc *desc, map_def *map);
-/* A compiled GoldSrc / Quake BSP (bsp_import.c): its solid, liquid and sky leaves become brushes
- * textured by the faces on their sides, its entity lump the entities. */
+/* A compiled GoldSrc / Quake BSP (bsp_import.c): its faces are drawn as they are, its solid and
+ * sky leaves become brushes that draw nothing, its entity lump the entities. */
 bool bsp_import(const char *path, const editor_import_desc *desc, map_def *map);
 
 /* Builds the world model from an editor map read from path (after map_init). On error prints one

@@ -105,6 +105,8 @@ static const char *brush_where(const import_ctx *c, const editor_brush *b, char 
 {
     if (c->em->format == EDITOR_FORMAT_RMF)
         snprintf(buf, size, "solid %u, byte %llu", b->index, (unsigned long long)b->offset);
+    else if (c->em->format == EDITOR_FORMAT_BSP)
+        snprintf(buf, size, "entity %u, %s %u", b->entity, b->exact ? "face" : "leaf", b->index);
     else
         snprintf(buf, size, "entity %u brush %u, line %d", b->entity, b->index, b->line);
     return buf;
@@ -355,6 +357,7 @@ static void import_brush(import_ctx *c, const editor_brush *eb, const editor_ent
     /* world brushes are solid; brush entities are separate models in the games: they hide no
      * world face (a door keeps the frame's faces) */
     b->opaque = world;
+    b->exact = eb->exact;
     for (uint32_t i = 0; i < b->side_count && b->opaque; i++) {
         int m = brush_sides(l, b)[i].material;
         if (m >= 0 && !material_opaque(&c->map->materials[m])) b->opaque = false;
@@ -503,13 +506,17 @@ static void import_entities(import_ctx *c, fill_point **points, size_t *count)
 /* Floods the void around the map: a leak keeps every face and is said once (pmfview.leak keeps
  * the way in); a sealed map loses the faces only the void sees. As in qbsp and hlbsp, no entity
  * in empty space (none at all, or each inside a solid brush) fills nothing and keeps every face,
- * said once when the map encloses space. No player start: a camera inside. */
+ * said once when the map encloses space. No player start: a camera inside. A BSP keeps every
+ * face, and one its compiler sealed leaks nowhere (docs/bsp.md). */
 static fill_grid *outside_fill(import_ctx *c, const fill_point *points, size_t count)
 {
     level_def *l = c->level;
     fill_grid *g = fill_build(&(fill_desc){ .level = l, .seals = c->seals, .entities = points, .entity_count = count,
                                             .units = c->s });
     if (!g) return NULL;
+    /* a compiled map's faces are the ones its compiler kept, and its compiler's verdict stands */
+    bool compiled = c->em->format == EDITOR_FORMAT_BSP;
+    if (compiled && c->em->sealed) return g;
     fill_leak_info leak;
     if (!fill_occupied(g)) {
         /* said where the fill would have taken something (a map enclosing empty space), even
@@ -528,7 +535,7 @@ static fill_grid *outside_fill(import_ctx *c, const fill_point *points, size_t c
         snprintf(c->map->leak_class, sizeof c->map->leak_class, "%s", e->classname);
         c->map->leak_points = leak.points;
         c->map->leak_point_count = leak.point_count;
-    } else if (fill_sealed(g)) {
+    } else if (fill_sealed(g) && !compiled) {
         l->fill = g;
     }
     return g;
@@ -546,21 +553,26 @@ static void name_from_path(const char *path, char *out, size_t size)
     snprintf(out, size, "%s", text_clean(out, clean, sizeof clean));
 }
 
-static const char *format_name(const editor_map *em, char *buf, size_t size)
-{
-    switch (em->format) {
-    case EDITOR_FORMAT_RMF: snprintf(buf, size, "RMF %.1f", (double)em->version); break;
-    case EDITOR_FORMAT_MAP_STANDARD: snprintf(buf, size, ".map (Quake standard)"); break;
-    case EDITOR_FORMAT_MAP_VALVE: snprintf(buf, size, ".map (Valve 220)"); break;
-    case EDITOR_FORMAT_MAP_QUAKE2: snprintf(buf, size, ".map (Quake 2)"); break;
-    case EDITOR_FORMAT_BSP: snprintf(buf, size, "%s", em->format_label ? em->format_label : "BSP"); break;
-    }
-    return buf;
-}
-
 static const char *game_name(editor_game game)
 {
     return game == EDITOR_GAME_GOLDSRC ? "GoldSrc" : game == EDITOR_GAME_QUAKE ? "Quake" : "Quake 2";
+}
+
+/* The source's format with its game, named once: "GoldSrc RMF 2.2", "Quake .map (standard)",
+ * "Quake 2 .map", "GoldSrc BSP v30" (a BSP's label names its game). */
+static const char *source_name(const editor_map *em, char *buf, size_t size)
+{
+    const char *game = game_name(em->game);
+    switch (em->format) {
+    case EDITOR_FORMAT_RMF: snprintf(buf, size, "%s RMF %.1f", game, (double)em->version); break;
+    case EDITOR_FORMAT_MAP_STANDARD: snprintf(buf, size, "%s .map (standard)", game); break;
+    case EDITOR_FORMAT_MAP_VALVE: snprintf(buf, size, "%s .map (Valve 220)", game); break;
+    case EDITOR_FORMAT_MAP_QUAKE2:
+        snprintf(buf, size, em->game == EDITOR_GAME_QUAKE2 ? "%s .map" : "%s .map (Quake 2)", game);
+        break;
+    case EDITOR_FORMAT_BSP: snprintf(buf, size, "%s", em->format_label ? em->format_label : "BSP"); break;
+    }
+    return buf;
 }
 
 bool editor_import(const char *path, const editor_map *em, const editor_import_desc *desc, map_def *map)
@@ -570,9 +582,9 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
     const editor_entity *world = &em->entities[0];
     char format[64];
     name_from_path(path, map->name, sizeof map->name);
-    snprintf(map->description, sizeof map->description, "Compiled from a %s %s map", game_name(em->game),
-             format_name(em, format, sizeof format));
-    snprintf(map->source_format, sizeof map->source_format, "%s (%s)", format, game_name(em->game));
+    source_name(em, format, sizeof format);
+    snprintf(map->description, sizeof map->description, "Compiled from a %s%s", format, strstr(format, ".map") ? "" : " map");
+    snprintf(map->source_format, sizeof map->source_format, "%s", format);
     map->look = em->game == EDITOR_GAME_GOLDSRC ? PMF_LOOK_GOLDSRC : PMF_LOOK_QUAKE;
     level_def *l = PUSH(map->levels, map->level_count, map->level_cap);
     c.level = l;
@@ -656,12 +668,19 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
     if (!c.failed)
         editor_report_missing(&c);
     if (!c.failed && !desc->quiet) {
-        if (em->format == EDITOR_FORMAT_RMF)
+        if (em->format == EDITOR_FORMAT_RMF) {
             fprintf(stderr, "pmfc: RMF %.1f, %u solids, %u faces, %zu brushes drawn, %zu lights, %zu start cameras\n",
                     (double)em->version, em->source_solids, em->source_faces, l->brush_count, l->light_count, map->camera_count);
-        else
-            fprintf(stderr, "pmfc: %s, %s, %u brushes, %u faces, %zu brushes drawn, %zu lights, %zu start cameras\n", format,
-                    game_name(em->game), em->source_solids, em->source_faces, l->brush_count, l->light_count, map->camera_count);
+        } else if (em->format == EDITOR_FORMAT_BSP) {
+            size_t drawn = 0;   /* the faces drawn, a brush each (brush.exact) */
+            for (size_t i = 0; i < l->brush_count; i++)
+                drawn += l->brushes[i].exact && l->brushes[i].side_count && l->sides[l->brushes[i].first_side].material >= 0;
+            fprintf(stderr, "pmfc: %s, %u faces, %zu drawn, %u solid leaves, %zu lights, %zu start cameras\n", format,
+                    em->source_faces, drawn, em->source_solids, l->light_count, map->camera_count);
+        } else {
+            fprintf(stderr, "pmfc: %s, %u brushes, %u faces, %zu brushes drawn, %zu lights, %zu start cameras\n", format,
+                    em->source_solids, em->source_faces, l->brush_count, l->light_count, map->camera_count);
+        }
     }
     xfree(points);
     xfree(c.seals);
