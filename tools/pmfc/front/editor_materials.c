@@ -283,6 +283,7 @@ int editor_use_texture(import_ctx *c, const char *raw)
     if (name[0] == '+' && name[1] >= '0' && name[1] <= '9' && name[2]) name[1] = '0';
     for (size_t i = 0; i < c->texture_count; i++)
         if (!strcmp(c->textures[i].name, name)) return (int)i;
+    editor_note_cut(c, raw, sizeof name, NULL, "texture");
     editor_texture *t = PUSH(c->textures, c->texture_count, c->texture_cap);
     snprintf(t->name, sizeof t->name, "%s", name);
     texture_def found = { 0 };
