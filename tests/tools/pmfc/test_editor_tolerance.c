@@ -155,14 +155,7 @@ static void check_same_geometry(const char *pmf, const char *reference)
 static void write_wad(const char *name, const char *texture, uint8_t r, uint8_t g, uint8_t b)
 {
     wad_build *w = wad_build_create();
-    uint8_t rgba[16 * 16 * 4];
-    for (int i = 0; i < 16 * 16; i++) {
-        rgba[i * 4] = r;
-        rgba[i * 4 + 1] = g;
-        rgba[i * 4 + 2] = b;
-        rgba[i * 4 + 3] = 255;
-    }
-    CHECK(wad_build_add_rgba(w, texture, 16, 16, rgba));
+    CHECK(wad_build_add_solid(w, texture, r, g, b));
     char path[700];
     path_of(path, sizeof path, name);
     CHECK(wad_build_write_file(w, path));
@@ -358,51 +351,72 @@ static void check_one_warning(const char *log, const char *where, const char *wh
     if (n != 1) fprintf(stderr, "  want one line with '%s'\n", line);
 }
 
+/* A map with the bad brushes and the same map without them, both compiled. */
+typedef struct bad_and_good { char bad[700], good[700], bad_pmf[700], good_pmf[700]; char *log, *good_log; } bad_and_good;
+
+static void bad_and_good_paths(bad_and_good *r, const char *ext)
+{
+    char name[64];
+    snprintf(name, sizeof name, "bad.%s", ext);
+    path_of(r->bad, sizeof r->bad, name);
+    snprintf(name, sizeof name, "good.%s", ext);
+    path_of(r->good, sizeof r->good, name);
+    snprintf(name, sizeof name, "bad_%s.pmf", ext);
+    path_of(r->bad_pmf, sizeof r->bad_pmf, name);
+    snprintf(name, sizeof name, "good_%s.pmf", ext);
+    path_of(r->good_pmf, sizeof r->good_pmf, name);
+}
+
+static void bad_and_good_compile(bad_and_good *r)
+{
+    CHECK_EQ(compile(r->bad, r->bad_pmf, &r->log), 0);
+    CHECK_EQ(compile(r->good, r->good_pmf, &r->good_log), 0);
+    fputs(r->log, stdout);
+}
+
+/* Five bad brushes left out, none in the good map, and the good brushes' geometry. */
+static void bad_and_good_check(bad_and_good *r)
+{
+    CHECK_EQ(lines_with(r->log, "brush left out"), 5);
+    CHECK_EQ(lines_with(r->good_log, "brush left out"), 0);
+    check_same_geometry(r->bad_pmf, r->good_pmf);
+    free(r->log);
+    free(r->good_log);
+}
+
 static void test_bad_brushes_map(void)
 {
-    char path[700], ref[700], pmf[700], ref_pmf[700];
-    path_of(path, sizeof path, "bad.map");
-    path_of(ref, sizeof ref, "good.map");
-    path_of(pmf, sizeof pmf, "bad_map.pmf");
-    path_of(ref_pmf, sizeof ref_pmf, "good_map.pmf");
+    bad_and_good r;
+    bad_and_good_paths(&r, "map");
     int lines[5];
-    write_bad_map(path, true, lines);
-    write_bad_map(ref, false, NULL);
-    char *log, *ref_log;
-    CHECK_EQ(compile(path, pmf, &log), 0);
-    CHECK_EQ(compile(ref, ref_pmf, &ref_log), 0);
-    fputs(log, stdout);
-    char where[5][128];
-    snprintf(where[0], sizeof where[0], "entity 0 (worldspawn) brush 1, line %d", lines[0]);
-    snprintf(where[1], sizeof where[1], "entity 0 (worldspawn) brush 2, line %d", lines[1]);
-    snprintf(where[2], sizeof where[2], "entity 0 (worldspawn) brush 4, line %d", lines[2]);
-    snprintf(where[3], sizeof where[3], "entity 0 (worldspawn) brush 5, line %d", lines[3]);
-    snprintf(where[4], sizeof where[4], "entity 1 (func_wall) brush 1, line %d", lines[4]);
-    check_one_warning(log, where[0], "its planes enclose a solid reaching outside the editor's grid (+-32768 units)");
-    check_one_warning(log, where[1], "3 plane(s), fewer than the 4 that enclose a solid");
-    check_one_warning(log, where[2], "faces 0 and 6 lie on the same plane");
-    check_one_warning(log, where[3], "faces 0 and 1 lie on the same plane facing each other: it has no thickness");
-    check_one_warning(log, where[4], "its planes enclose nothing (an empty solid)");
-    CHECK_EQ(lines_with(log, "brush left out"), 5);
-    CHECK_EQ(lines_with(ref_log, "brush left out"), 0);
-    check_same_geometry(pmf, ref_pmf);
-    free(log);
-    free(ref_log);
+    write_bad_map(r.bad, true, lines);
+    write_bad_map(r.good, false, NULL);
+    bad_and_good_compile(&r);
+    static const struct { const char *entity; unsigned brush; const char *why; } bad[] = {
+        { "entity 0 (worldspawn)", 1, "its planes enclose a solid reaching outside the editor's grid (+-32768 units)" },
+        { "entity 0 (worldspawn)", 2, "3 plane(s), fewer than the 4 that enclose a solid" },
+        { "entity 0 (worldspawn)", 4, "faces 0 and 6 lie on the same plane" },
+        { "entity 0 (worldspawn)", 5, "faces 0 and 1 lie on the same plane facing each other: it has no thickness" },
+        { "entity 1 (func_wall)", 1, "its planes enclose nothing (an empty solid)" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char where[160];
+        snprintf(where, sizeof where, "%s brush %u, line %d", bad[i].entity, bad[i].brush, lines[i]);
+        check_one_warning(r.log, where, bad[i].why);
+    }
+    bad_and_good_check(&r);
 }
 
 static void test_bad_brushes_rmf(void)
 {
-    char path[700], ref[700], pmf[700], ref_pmf[700];
-    path_of(path, sizeof path, "bad.rmf");
-    path_of(ref, sizeof ref, "good.rmf");
-    path_of(pmf, sizeof pmf, "bad_rmf.pmf");
-    path_of(ref_pmf, sizeof ref_pmf, "good_rmf.pmf");
-    write_bad_rmf(path, true);
-    write_bad_rmf(ref, false);
+    bad_and_good r;
+    bad_and_good_paths(&r, "rmf");
+    write_bad_rmf(r.bad, true);
+    write_bad_rmf(r.good, false);
     rmf_map m;
     pmf_error err;
     size_t offsets[16], count = 0;
-    if (!rmf_read_file(path, &m, &err)) {
+    if (!rmf_read_file(r.bad, &m, &err)) {
         check_fail("bad.rmf does not read back");
         return;
     }
@@ -410,10 +424,7 @@ static void test_bad_brushes_rmf(void)
     rmf_free(&m);
     CHECK_EQ(count, 9);
     if (count != 9) return;
-    char *log, *ref_log;
-    CHECK_EQ(compile(path, pmf, &log), 0);
-    CHECK_EQ(compile(ref, ref_pmf, &ref_log), 0);
-    fputs(log, stdout);
+    bad_and_good_compile(&r);
     static const struct { const char *entity; unsigned brush, solid; const char *why; } bad[] = {
         { "entity 0 (worldspawn)", 1, 1, "a vertex at 40000 units, outside the editor's grid (+-32768 units)" },
         { "entity 0 (worldspawn)", 2, 2, "3 plane(s), fewer than the 4 that enclose a solid" },
@@ -425,13 +436,9 @@ static void test_bad_brushes_rmf(void)
         char where[160];
         snprintf(where, sizeof where, "%s brush %u, solid %u, byte %zu", bad[i].entity, bad[i].brush, bad[i].solid,
                  offsets[bad[i].solid]);
-        check_one_warning(log, where, bad[i].why);
+        check_one_warning(r.log, where, bad[i].why);
     }
-    CHECK_EQ(lines_with(log, "brush left out"), 5);
-    CHECK_EQ(lines_with(ref_log, "brush left out"), 0);
-    check_same_geometry(pmf, ref_pmf);
-    free(log);
-    free(ref_log);
+    bad_and_good_check(&r);
 }
 
 /* A `wad` list: `missing` WADs that exist nowhere written as Hammer and J.A.C.K. write them, then
