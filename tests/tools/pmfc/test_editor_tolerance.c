@@ -6,9 +6,10 @@
  *     cut names longer than the compiled map keeps with one warning line;
  *   - bad brushes: a .map and an RMF each holding a brush reaching past +-32768 units, one of 3
  *     planes, one with a duplicate plane, one with two opposite planes (no thickness) and one whose
- *     planes enclose nothing, next to good brushes (one of them huge but inside the grid). pmfc
- *     exits 0 with exactly one warning per bad brush naming its entity, brush and line / solid,
- *     and the map has the good brushes' geometry: that of the same map without the bad brushes.
+ *     planes enclose nothing (the RMF also an inside-out solid, its faces wound into it), next to
+ *     good brushes (one of them huge but inside the grid). pmfc exits 0 with exactly one warning
+ *     per bad brush naming its entity, brush and line / solid, and the map has the good brushes'
+ *     geometry: that of the same map without the bad brushes.
  * Usage: test_editor_tolerance PMFC PMFVIEW WORKDIR */
 #include <stdarg.h>
 #include <stdio.h>
@@ -311,6 +312,24 @@ static void rmf_empty_solid(rmf_build *b, const float c[3])
     rmf_build_solid(b, faces, 4, NULL);
 }
 
+/* Inside out: every face's plane points and vertices wound the other way, as no editor saves
+ * them (the planes enclose nothing; RMF's vertices say where the solid is). */
+static void inside_out(rmf_face *faces, int *count)
+{
+    for (int f = 0; f < *count; f++) {
+        float swap[3];
+        memcpy(swap, faces[f].plane[1], sizeof swap);
+        memcpy(faces[f].plane[1], faces[f].plane[2], sizeof swap);
+        memcpy(faces[f].plane[2], swap, sizeof swap);
+        for (uint32_t v = 0; v < faces[f].vertex_count / 2; v++) {
+            float *a = faces[f].vertices[v], *b = faces[f].vertices[faces[f].vertex_count - 1 - v];
+            memcpy(swap, a, sizeof swap);
+            memcpy(a, b, sizeof swap);
+            memcpy(b, swap, sizeof swap);
+        }
+    }
+}
+
 static void write_bad_rmf(const char *path, bool bad)
 {
     rmf_build *b = rmf_build_new(&(rmf_build_desc){ .world = { .kv = (rmf_kv[]){ { "wad", "longa.wad" } }, .kv_count = 1 } });
@@ -327,7 +346,10 @@ static void write_bad_rmf(const char *path, bool bad)
     rmf_box(b, world_boxes[2].lo, world_boxes[2].hi, "GRIDA", NULL);               /* solid 6 */
     rmf_build_begin_brush_entity(b, &(rmf_entity){ .classname = "func_wall" }, NULL);
     rmf_box(b, wall_box.lo, wall_box.hi, "GRIDA", NULL);                           /* solid 7 */
-    if (bad) rmf_empty_solid(b, (const float[3]){ 512, 512, 32 });                  /* solid 8 */
+    if (bad) {
+        rmf_empty_solid(b, (const float[3]){ 512, 512, 32 });                       /* solid 8 */
+        rmf_box(b, bad_lo, bad_hi, "GRIDA", inside_out);                           /* solid 9 */
+    }
     rmf_build_end(b);
     rmf_build_point_entity(b, &(rmf_entity){ .classname = "info_player_start", .point = true, .origin = { 400, 400, 36 } }, NULL);
     CHECK(rmf_build_write_file(b, path));
@@ -374,10 +396,10 @@ static void bad_and_good_compile(bad_and_good *r)
     fputs(r->log, stdout);
 }
 
-/* Five bad brushes left out, none in the good map, and the good brushes' geometry. */
-static void bad_and_good_check(bad_and_good *r)
+/* The bad brushes left out, none in the good map, and the good brushes' geometry. */
+static void bad_and_good_check(bad_and_good *r, int bad)
 {
-    CHECK_EQ(lines_with(r->log, "brush left out"), 5);
+    CHECK_EQ(lines_with(r->log, "brush left out"), bad);
     CHECK_EQ(lines_with(r->good_log, "brush left out"), 0);
     check_same_geometry(r->bad_pmf, r->good_pmf);
     free(r->log);
@@ -404,7 +426,7 @@ static void test_bad_brushes_map(void)
         snprintf(where, sizeof where, "%s brush %u, line %d", bad[i].entity, bad[i].brush, lines[i]);
         check_one_warning(r.log, where, bad[i].why);
     }
-    bad_and_good_check(&r);
+    bad_and_good_check(&r, 5);
 }
 
 static void test_bad_brushes_rmf(void)
@@ -422,8 +444,8 @@ static void test_bad_brushes_rmf(void)
     }
     solid_offsets(&m.world, offsets, &count);
     rmf_free(&m);
-    CHECK_EQ(count, 9);
-    if (count != 9) return;
+    CHECK_EQ(count, 10);
+    if (count != 10) return;
     bad_and_good_compile(&r);
     static const struct { const char *entity; unsigned brush, solid; const char *why; } bad[] = {
         { "entity 0 (worldspawn)", 1, 1, "a vertex at 40000 units, outside the editor's grid (+-32768 units)" },
@@ -431,6 +453,7 @@ static void test_bad_brushes_rmf(void)
         { "entity 0 (worldspawn)", 4, 4, "faces 0 and 6 lie on the same plane" },
         { "entity 0 (worldspawn)", 5, 5, "faces 0 and 1 lie on the same plane facing each other: it has no thickness" },
         { "entity 0 (func_wall)", 1, 8, "its planes enclose nothing (an empty solid)" },
+        { "entity 0 (func_wall)", 2, 9, "face 0's plane points wind into the solid its vertices draw" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char where[160];
@@ -438,7 +461,7 @@ static void test_bad_brushes_rmf(void)
                  offsets[bad[i].solid]);
         check_one_warning(r.log, where, bad[i].why);
     }
-    bad_and_good_check(&r);
+    bad_and_good_check(&r, 6);
 }
 
 /* A `wad` list: `missing` WADs that exist nowhere written as Hammer and J.A.C.K. write them, then

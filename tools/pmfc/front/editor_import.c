@@ -289,7 +289,8 @@ static bool same_plane(const editor_face *a, const editor_face *b, bool same)
 }
 
 /* Why a brush cannot be a solid, or NULL (docs/map.md "Bad brushes"): too few or too many planes,
- * a plane or (RMF) a vertex outside the editor's grid, two faces on one plane. A BSP's leaves
+ * a plane or (RMF) a vertex outside the editor's grid, (RMF) a face turned into the solid, two
+ * faces on one plane. A BSP's leaves
  * repeat their nodes' planes: only an editor's brush is held to the last rule. */
 static const char *brush_fault(const import_ctx *c, const editor_brush *b, char *why, size_t size)
 {
@@ -318,6 +319,10 @@ static const char *brush_fault(const import_ctx *c, const editor_brush *b, char 
                      fabs(b->lo[a]) > EDITOR_COORD_LIMIT ? b->lo[a] : b->hi[a], EDITOR_COORD_LIMIT);
             return why;
         }
+    if (b->inward) {
+        snprintf(why, size, "face %u's plane points wind into the solid its vertices draw", b->inward_face);
+        return why;
+    }
     if (c->em->format == EDITOR_FORMAT_BSP) return NULL;
     for (uint32_t i = 0; i < b->face_count; i++)
         for (uint32_t j = i + 1; j < b->face_count; j++) {
