@@ -3,7 +3,8 @@
  *   - long values: a Valve 220 .map whose worldspawn `wad` lists 40-odd WADs in 1700+ bytes of
  *     Windows paths (the two that exist listed last), a 3000-byte `message`, a 2000-byte `_tb_def`;
  *     an RMF with 254-byte values. Both compile, take their textures from the WADs that exist, and
- *     cut names longer than the compiled map keeps with one warning line;
+ *     cut names longer than the compiled map keeps with one warning line; long texture names stay
+ *     distinct textures;
  *   - bad brushes: a .map and an RMF each holding a brush reaching past +-32768 units, one of 3
  *     planes, one with a duplicate plane, one with two opposite planes (no thickness) and one whose
  *     planes enclose nothing (the RMF also an inside-out solid, its faces wound into it), next to
@@ -558,6 +559,52 @@ static void test_long_values_rmf(void)
     free(wads); free(message); free(cls); free(target);
 }
 
+/* Texture names past what the compiled map keeps: two of 72 bytes that differ only in their last
+ * ones, and two of 42 whose file names (each '/' written as _2f) pass the 63 bytes a texture's
+ * file name keeps. All four stay four textures (before, two shared one file and the archive
+ * refused the map), and the two long names are said in the one warning. */
+static void test_long_texture_names(void)
+{
+    char *b = repeat('B', 70);
+    text slashes = { 0 }, names[4] = { { 0 } };
+    for (int i = 0; i < 20; i++) put(&slashes, "a/");
+    put(&names[0], "%s01", b);
+    put(&names[1], "%s02", b);
+    put(&names[2], "%s01", slashes.s);
+    put(&names[3], "%s02", slashes.s);
+    text t = { 0 };
+    put(&t, "{\n\"classname\" \"worldspawn\"\n");
+    for (int i = 0; i < 4; i++) {
+        float lo[3] = { (float)(i * 128), 0, 0 }, hi[3] = { (float)(i * 128 + 64), 64, 64 };
+        map_box_as(&t, lo, hi, names[i].s, NULL, false);
+    }
+    put(&t, "}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"0 400 36\"\n}\n");
+    char path[700], pmf[700];
+    path_of(path, sizeof path, "long_textures.map");
+    path_of(pmf, sizeof pmf, "long_textures.pmf");
+    test_write_text(path, t.s);
+    char *log;
+    CHECK_EQ(compile(path, pmf, &log), 0);
+    fputs(log, stdout);
+    CHECK_EQ(lines_with(log, "warning: 2 name(s) longer than the 63 bytes a compiled map keeps, cut short; the first: texture"), 1);
+    cJSON *root = info_json(pmf);
+    CHECK(root != NULL);
+    if (root) {
+        int textures = 0;
+        cJSON *m;
+        cJSON_ArrayForEach(m, cJSON_GetObjectItem(level0(root), "materials"))
+            textures += cJSON_IsString(m) && m->valuestring[0] != '#';
+        CHECK_EQ(textures, 4);
+        CHECK(has_material(root, "A/A/A/A/A/A/A/A/A/A/A/A/A/A/A/A/A/A/A/A/01"));
+        cJSON_Delete(root);
+    }
+    free(log);
+    free(t.s);
+    free(b);
+    free(slashes.s);
+    for (int i = 0; i < 4; i++) free(names[i].s);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -572,6 +619,7 @@ int main(int argc, char **argv)
     write_wad("longb.wad", "GRIDB", 40, 60, 200);
     test_long_values_map();
     test_long_values_rmf();
+    test_long_texture_names();
     test_bad_brushes_map();
     test_bad_brushes_rmf();
     return check_report("test_editor_tolerance");
