@@ -83,6 +83,21 @@ static int compile(const char *src, const char *pmf, char **log)
     return st;
 }
 
+/* WORKDIR/NAME.map written from text and compiled (exit 0) to WORKDIR/NAME.pmf (in pmf): the log. */
+static char *compile_map_text(const char *name, const char *text, char *pmf, size_t size)
+{
+    char file[128], path[700];
+    snprintf(file, sizeof file, "%s.map", name);
+    path_of(path, sizeof path, file);
+    snprintf(file, sizeof file, "%s.pmf", name);
+    path_of(pmf, size, file);
+    test_write_text(path, text);
+    char *log;
+    CHECK_EQ(compile(path, pmf, &log), 0);
+    fputs(log, stdout);
+    return log;
+}
+
 static cJSON *info_json(const char *pmf)
 {
     char cmd[2400], out[700];
@@ -520,13 +535,8 @@ static void test_long_values_map(void)
     put(&t, "}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"400 400 36\"\n}\n"
             "{\n\"classname\" \"%s\"\n\"origin\" \"300 300 36\"\n}\n"
             "{\n\"classname\" \"info_target\"\n\"targetname\" \"%s\"\n\"origin\" \"300 400 36\"\n}\n", cls, target);
-    char path[700], pmf[700];
-    path_of(path, sizeof path, "long.map");
-    path_of(pmf, sizeof pmf, "long_map.pmf");
-    test_write_text(path, t.s);
-    char *log;
-    CHECK_EQ(compile(path, pmf, &log), 0);
-    fputs(log, stdout);
+    char pmf[700];
+    char *log = compile_map_text("long", t.s, pmf, sizeof pmf);
     check_long_values(log, pmf, missing);
     free(log);
     free(t.s);
@@ -579,13 +589,8 @@ static void test_long_texture_names(void)
         map_box_as(&t, lo, hi, names[i].s, NULL, false);
     }
     put(&t, "}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"0 400 36\"\n}\n");
-    char path[700], pmf[700];
-    path_of(path, sizeof path, "long_textures.map");
-    path_of(pmf, sizeof pmf, "long_textures.pmf");
-    test_write_text(path, t.s);
-    char *log;
-    CHECK_EQ(compile(path, pmf, &log), 0);
-    fputs(log, stdout);
+    char pmf[700];
+    char *log = compile_map_text("long_textures", t.s, pmf, sizeof pmf);
     CHECK_EQ(lines_with(log, "warning: 2 name(s) longer than the 63 bytes a compiled map keeps, cut short; the first: texture"), 1);
     cJSON *root = info_json(pmf);
     CHECK(root != NULL);
