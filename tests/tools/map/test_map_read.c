@@ -76,6 +76,42 @@ static void check_error(const char *text, int line, int column)
     CHECK_EQ(err.column, column);
 }
 
+/* Keys, values and words of any length: Hammer's `wad` list of every WAD path runs to kilobytes
+ * (issue 33); a 5000-byte value, a 300-byte key and a 2000-byte texture name read whole. */
+static void check_long_tokens(void)
+{
+    size_t value_len = 5000, key_len = 300, texture_len = 2000;
+    static const char wad_path[] = "\\sierra\\half-life\\valve\\x.wad;";
+    char *text = malloc(value_len + key_len + 4 * texture_len + 1024);
+    char *p = text;
+    p += sprintf(p, "{\n\"classname\" \"worldspawn\"\n\"wad\" \"");
+    for (size_t i = 0; i < value_len; i++) *p++ = wad_path[i % (sizeof wad_path - 1)];
+    p += sprintf(p, "\"\n\"_tb_");
+    memset(p, 'k', key_len - 4);
+    p += key_len - 4;
+    p += sprintf(p, "\" \"v\"\n{\n");
+    for (int f = 0; f < 4; f++) {
+        p += sprintf(p, "( 0 0 %d ) ( 1 0 %d ) ( 0 1 %d ) ", f, f, f);
+        memset(p, 'T', texture_len);
+        p += texture_len;
+        p += sprintf(p, " 0 0 0 1 1\n");
+    }
+    sprintf(p, "}\n}\n");
+    qmap m;
+    if (read_text(text, &m)) {
+        const char *wad = qmap_value(&m, &m.entities[0], "wad");
+        CHECK(wad && strlen(wad) == value_len);
+        CHECK_EQ(m.entities[0].kv_count, 3);
+        CHECK_EQ(strlen(m.kvs[2].key), key_len);
+        CHECK_EQ(m.face_count, 4);
+        CHECK(m.face_count == 4 && strlen(m.faces[3].texture) == texture_len && m.faces[3].texture[0] == 'T');
+        qmap_free(&m);
+    } else {
+        check_fail("a map of long tokens does not read");
+    }
+    free(text);
+}
+
 int main(int argc, char **argv)
 {
     qmap m;
@@ -117,6 +153,8 @@ int main(int argc, char **argv)
         CHECK_EQ(m.brush_count, 1);
         qmap_free(&m);
     } else CHECK(!"brushdef");
+
+    check_long_tokens();
 
     check_error("{\n\"classname\" \"worldspawn\"\n{\n( 0 0 0 ) ( 1 0 0 brick 0 0 0 1 1\n}\n}\n", 4, 19);
     check_error("{\n\"classname\" \"worldspawn\"\n{\n( 0 0 0 ) ( 1 0 0 ) ( 0 1 nan ) t 0 0 0 1 1\n}\n}\n", 4, 27);

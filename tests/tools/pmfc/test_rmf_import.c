@@ -40,18 +40,6 @@ static void grid_texel(int x, int y, uint8_t rgb[3])
     rgb[2] = 128;
 }
 
-static void add_solid_texture(wad_build *w, const char *name, uint8_t r, uint8_t g, uint8_t b)
-{
-    uint8_t rgba[16 * 16 * 4];
-    for (int i = 0; i < 16 * 16; i++) {
-        rgba[i * 4] = r;
-        rgba[i * 4 + 1] = g;
-        rgba[i * 4 + 2] = b;
-        rgba[i * 4 + 3] = 255;
-    }
-    CHECK(wad_build_add_rgba(w, name, 16, 16, rgba));
-}
-
 static void write_wad(const char *path)
 {
     wad_build *w = wad_build_create();
@@ -62,9 +50,9 @@ static void write_wad(const char *path)
             grid_texel(x, y, &palette[(y * 16 + x) * 3]);
         }
     CHECK(wad_build_add_indexed(w, "GRID", 16, 16, indices, palette, 256));
-    add_solid_texture(w, "GREEN", 40, 200, 60);
-    add_solid_texture(w, "RED", 220, 30, 30);
-    add_solid_texture(w, "WHITE", 255, 255, 255);
+    CHECK(wad_build_add_solid(w, "GREEN", 40, 200, 60));
+    CHECK(wad_build_add_solid(w, "RED", 220, 30, 30));
+    CHECK(wad_build_add_solid(w, "WHITE", 255, 255, 255));
     /* {FENCE: the left half of every row is the transparent (last) palette colour */
     uint8_t fence[16 * 16 * 4];
     for (int i = 0; i < 16 * 16; i++) {

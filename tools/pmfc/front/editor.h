@@ -78,6 +78,8 @@ typedef struct editor_brush {
     bool has_bounds;                 /* lo / hi from the file's vertices (RMF) */
     double lo[3], hi[3];
     bool exact;                      /* a BSP's face: its drawn side stays as it is (brush.exact) */
+    bool inward;                     /* RMF: a face's points wind into the solid its vertices draw */
+    uint32_t inward_face;            /* (a damaged file): the first such face */
 } editor_brush;
 
 typedef struct editor_entity {

@@ -23,6 +23,10 @@
 #define EDITOR_UNITS_PER_LUXEL 16.0  /* Half-Life's and Quake's lightmap density */
 #define EDITOR_MIN_CUBE 0.0625       /* metres: detailed brushwork needs small cubes to fit */
 #define EDITOR_COORD_LIMIT 32768.0   /* units: the largest editor grid (832 m at the default scale) */
+/* hlcsg's tolerances: two planes whose normals differ by no more in each component, and their
+ * distances by no more units, are one plane */
+#define EDITOR_NORMAL_EPS 1e-5
+#define EDITOR_DIST_EPS 0.01
 
 /* ---- small helpers --------------------------------------------------------------------- */
 
@@ -36,6 +40,23 @@ void import_fail(import_ctx *c, const char *fmt, ...)
     char clean[1024];
     fprintf(stderr, "pmfc: %s\n", text_clean(msg, clean, sizeof clean));
     c->failed = true;
+}
+
+void editor_note_cut(import_ctx *c, const char *value, size_t keep, const editor_entity *e, const char *key)
+{
+    size_t len = strlen(value);
+    if (len < keep) return;
+    if (!c->cut_count++) {
+        char entity[96] = "";
+        if (e) snprintf(entity, sizeof entity, "entity %u (%.48s) ", e->index, e->classname);
+        snprintf(c->cut_first, sizeof c->cut_first, "%s%s \"%.40s...\", %zu bytes", entity, key, value, len);
+    }
+}
+
+void editor_copy_name(import_ctx *c, char *dst, size_t size, const char *value, const editor_entity *e, const char *key)
+{
+    snprintf(dst, size, "%s", value);
+    editor_note_cut(c, value, size, e, key);
 }
 
 const char *editor_kv_get(const editor_entity *e, const char *key)
@@ -100,15 +121,20 @@ void editor_map_free(editor_map *em)
     memset(em, 0, sizeof *em);
 }
 
-/* "solid 37, byte 1234" (RMF) / "entity 2 brush 5, line 40" (.map): where a message points. */
-static const char *brush_where(const import_ctx *c, const editor_brush *b, char *buf, size_t size)
+/* Where a brush is, for a message: "entity 3 (func_wall) brush 2, " then "line 40" (.map),
+ * "solid 37, byte 1234" (RMF: the solid's number in the file) or "leaf 12" / "face 7" (BSP); k is its
+ * number in its entity. */
+static const char *brush_where(const import_ctx *c, const editor_brush *b, uint32_t k, char *buf, size_t size)
 {
+    const editor_entity *e = &c->em->entities[b->entity];
+    int n = snprintf(buf, size, "entity %u (%.64s) brush %u, ", e->index, e->classname[0] ? e->classname : "no classname", k);
+    if (n < 0 || (size_t)n >= size) return buf;
     if (c->em->format == EDITOR_FORMAT_RMF)
-        snprintf(buf, size, "solid %u, byte %llu", b->index, (unsigned long long)b->offset);
+        snprintf(buf + n, size - n, "solid %u, byte %llu", b->index, (unsigned long long)b->offset);
     else if (c->em->format == EDITOR_FORMAT_BSP)
-        snprintf(buf, size, "entity %u, %s %u", b->entity, b->exact ? "face" : "leaf", b->index);
+        snprintf(buf + n, size - n, "%s %u", b->exact ? "face" : "leaf", b->index);
     else
-        snprintf(buf, size, "entity %u brush %u, line %d", b->entity, b->index, b->line);
+        snprintf(buf + n, size - n, "line %d", b->line);
     return buf;
 }
 
@@ -252,39 +278,83 @@ static tex_proj editor_projection(const import_ctx *c, const editor_face *f, con
     return tp;
 }
 
-/* A brush's planes must be finite and its box inside the editor's grid. */
-static bool brush_in_range(import_ctx *c, const editor_brush *b)
+/* Whether two outward planes are one plane, the same way (same = true) or facing each other:
+ * hlcsg's and qbsp's tolerances. */
+static bool same_plane(const editor_face *a, const editor_face *b, bool same)
 {
-    char where[96];
+    double sign = same ? 1 : -1;
+    for (int k = 0; k < 3; k++)
+        if (fabs(a->normal[k] - sign * b->normal[k]) > EDITOR_NORMAL_EPS) return false;
+    return fabs(a->dist - sign * b->dist) <= EDITOR_DIST_EPS;
+}
+
+/* Why a brush cannot be a solid, or NULL (docs/map.md "Bad brushes"): too few or too many planes,
+ * a plane or (RMF) a vertex outside the editor's grid, (RMF) a face turned into the solid, two
+ * faces on one plane. A BSP's leaves
+ * repeat their nodes' planes: only an editor's brush is held to the last rule. */
+static const char *brush_fault(const import_ctx *c, const editor_brush *b, char *why, size_t size)
+{
+    if (b->face_count < 4) {
+        snprintf(why, size, "%u plane(s), fewer than the 4 that enclose a solid", b->face_count);
+        return why;
+    }
+    /* a face's polygon starts as a square cut by every other side: it must fit a poly */
+    if (b->face_count > POLY_MAX - 4) {
+        snprintf(why, size, "%u faces, more than the %d one brush may have", b->face_count, POLY_MAX - 4);
+        return why;
+    }
+    const editor_face *faces = &c->em->faces[b->first_face];
     for (uint32_t i = 0; i < b->face_count; i++) {
-        const editor_face *f = &c->em->faces[b->first_face + i];
-        bool finite = isfinite(f->dist) && fabs(f->dist) <= EDITOR_COORD_LIMIT * 2;
-        for (int a = 0; a < 3; a++) finite = finite && isfinite(f->normal[a]);
+        bool finite = isfinite(faces[i].dist) && fabs(faces[i].dist) <= EDITOR_COORD_LIMIT * 2;
+        for (int a = 0; a < 3; a++) finite = finite && isfinite(faces[i].normal[a]);
         if (!finite) {
-            import_fail(c, "%s: %s: a face plane %g units from the origin, outside the editor's grid (+-%g units)", c->path,
-                        brush_where(c, b, where, sizeof where), f->dist, EDITOR_COORD_LIMIT);
-            return false;
+            snprintf(why, size, "face %u's plane lies %g units from the origin, outside the editor's grid (+-%g units)",
+                     faces[i].index, faces[i].dist, EDITOR_COORD_LIMIT);
+            return why;
         }
     }
     for (int a = 0; a < 3 && b->has_bounds; a++)
         if (!(fabs(b->lo[a]) <= EDITOR_COORD_LIMIT && fabs(b->hi[a]) <= EDITOR_COORD_LIMIT)) {
-            import_fail(c, "%s: %s: coordinate %g is outside the editor's grid (+-%g units)", c->path,
-                        brush_where(c, b, where, sizeof where), fabs(b->lo[a]) > EDITOR_COORD_LIMIT ? b->lo[a] : b->hi[a],
-                        EDITOR_COORD_LIMIT);
-            return false;
+            snprintf(why, size, "a vertex at %g units, outside the editor's grid (+-%g units)",
+                     fabs(b->lo[a]) > EDITOR_COORD_LIMIT ? b->lo[a] : b->hi[a], EDITOR_COORD_LIMIT);
+            return why;
         }
-    return true;
+    if (b->inward) {
+        snprintf(why, size, "face %u's plane points wind into the solid its vertices draw", b->inward_face);
+        return why;
+    }
+    if (c->em->format == EDITOR_FORMAT_BSP) return NULL;
+    for (uint32_t i = 0; i < b->face_count; i++)
+        for (uint32_t j = i + 1; j < b->face_count; j++) {
+            if (same_plane(&faces[i], &faces[j], true)) {
+                snprintf(why, size, "faces %u and %u lie on the same plane", faces[i].index, faces[j].index);
+                return why;
+            }
+            if (same_plane(&faces[i], &faces[j], false)) {
+                snprintf(why, size, "faces %u and %u lie on the same plane facing each other: it has no thickness",
+                         faces[i].index, faces[j].index);
+                return why;
+            }
+        }
+    return NULL;
 }
 
-/* One brush of an entity (the world: owner NULL). */
-static void import_brush(import_ctx *c, const editor_brush *eb, const editor_entity *owner)
+/* A bad brush costs that brush, not the map: one warning, as hlcsg and qbsp give. */
+static void drop_brush(const import_ctx *c, const editor_brush *b, uint32_t k, const char *why)
 {
-    if (!eb->face_count || !brush_in_range(c, eb)) return;
-    char where[96];
-    /* a face's polygon starts as a square cut by every other side: it must fit a poly */
-    if (eb->face_count > POLY_MAX - 4) {
-        import_fail(c, "%s: %s: %u faces, more than the %d one brush may have", c->path, brush_where(c, eb, where, sizeof where),
-                    eb->face_count, POLY_MAX - 4);
+    if (c->desc->quiet) return;
+    char where[192], line[1024], clean[1536];
+    snprintf(line, sizeof line, "%s: %s: %s: brush left out", c->path, brush_where(c, b, k, where, sizeof where), why);
+    fprintf(stderr, "pmfc: warning: %s\n", text_clean(line, clean, sizeof clean));
+}
+
+/* Brush k of an entity (the world: owner NULL). */
+static void import_brush(import_ctx *c, const editor_brush *eb, uint32_t k, const editor_entity *owner)
+{
+    char why[192];
+    if (brush_fault(c, eb, why, sizeof why)) {
+        drop_brush(c, eb, k, why);
+        c->level->faces.lost[FACE_LOSS_BAD_BRUSH] += eb->face_count;
         return;
     }
     const char *cls = owner ? owner->classname : "";
@@ -305,16 +375,43 @@ static void import_brush(import_ctx *c, const editor_brush *eb, const editor_ent
         hi = v3_make(limit, limit, limit);
     }
     level_def *l = c->level;
-    brush *b = brush_begin(l, BRUSH_CONVEX, lo, hi);   /* sides and textures added below leave it in place */
+    /* the planes first: a brush that is no solid is left out before it loads any texture */
+    brush *b = brush_begin(l, BRUSH_CONVEX, lo, hi);
+    for (uint32_t i = 0; i < eb->face_count; i++) {
+        const editor_face *f = &c->em->faces[eb->first_face + i];
+        v3 n = v3_make(f->normal[0], f->normal[1], f->normal[2]);
+        v3 wn = editor_dir_to_world(n);
+        double p0[3] = { n.x * f->dist, n.y * f->dist, n.z * f->dist };
+        brush_add_side(l, b, (plane){ wn, v3_dot(wn, editor_to_world(c, p0)) }, BRUSH_SIDE_NODRAW, -1);
+    }
+    b->line = c->em->format == EDITOR_FORMAT_RMF ? (int)eb->index : eb->line;
+    if (!brush_finish(l, b)) {
+        /* a BSP's leaves may be slivers its compiler kept: only an editor's brush is said */
+        if (c->em->format != EDITOR_FORMAT_BSP) drop_brush(c, eb, k, "its planes enclose nothing (an empty solid)");
+        l->faces.lost[FACE_LOSS_BAD_BRUSH] += eb->face_count;
+        return;
+    }
+    double limit = EDITOR_COORD_LIMIT * c->s;
+    for (int a = 0; a < 3; a++)
+        if (!(b->lo.e[a] >= -limit && b->hi.e[a] <= limit)) {
+            /* in-range points on planes that enclose something far larger: a damaged brush */
+            snprintf(why, sizeof why, "its planes enclose a solid reaching outside the editor's grid (+-%g units)",
+                     EDITOR_COORD_LIMIT);
+            drop_brush(c, eb, k, why);
+            l->faces.lost[FACE_LOSS_BAD_BRUSH] += eb->face_count;
+            l->side_count = b->first_side;
+            l->brush_count--;
+            return;
+        }
+    /* what each side shows (the brush stays the level's last: textures and materials leave it) */
     bool drawn = false, sky = false, liquid = false, solid_tool = false;
     uint64_t lost[FACE_LOSS_COUNT] = { 0 };
     for (uint32_t i = 0; i < eb->face_count && !c->failed; i++) {
         const editor_face *f = &c->em->faces[eb->first_face + i];
         solid_tool = solid_tool || is_solid_tool_texture(c->em->game, f->texture);
-        v3 n = v3_make(f->normal[0], f->normal[1], f->normal[2]);
-        int material = BRUSH_SIDE_NODRAW, tex = -1;
+        brush_side *side = &brush_sides(l, b)[i];
         if (is_sky_texture(c->em->game, f)) {
-            material = BRUSH_SIDE_SKY;
+            side->material = BRUSH_SIDE_SKY;
             sky = true;
             lost[FACE_LOSS_SKY]++;
         } else if (volume) {
@@ -333,18 +430,14 @@ static void import_brush(import_ctx *c, const editor_brush *eb, const editor_ent
                     face_look.amount = f->flags & EDITOR_SURF_TRANS33 ? 85 : 170;
                 }
             }
-            material = editor_material(c, t, face_look);
-            liquid = liquid || (c->map->materials[material].flags & PMF_MATERIAL_LIQUID);
+            side->material = editor_material(c, t, face_look);
+            liquid = liquid || (c->map->materials[side->material].flags & PMF_MATERIAL_LIQUID);
             tex_proj *tp = PUSH(l->tex_projs, l->tex_proj_count, l->tex_proj_cap);
             *tp = editor_projection(c, f, &c->textures[t]);
-            tex = (int)(l->tex_proj_count - 1);
+            side->tex = (int)(l->tex_proj_count - 1);
             drawn = true;
         }
-        v3 wn = editor_dir_to_world(n);
-        double p0[3] = { n.x * f->dist, n.y * f->dist, n.z * f->dist };
-        brush_add_side(l, b, (plane){ wn, v3_dot(wn, editor_to_world(c, p0)) }, material, tex);
     }
-    b->line = c->em->format == EDITOR_FORMAT_RMF ? (int)eb->index : eb->line;
     bool world = !owner || is_world_class(cls);
     if (!drawn && !sky && !(solid_tool && world && !volume)) {
         /* clip, trigger, hint...: nothing drawn, and it hides nothing (a world brush of NULL or
@@ -362,22 +455,9 @@ static void import_brush(import_ctx *c, const editor_brush *eb, const editor_ent
         int m = brush_sides(l, b)[i].material;
         if (m >= 0 && !material_opaque(&c->map->materials[m])) b->opaque = false;
     }
-    if (!brush_finish(l, b)) {
-        /* nothing of volume: its planes enclose nothing */
-        l->faces.lost[FACE_LOSS_BAD_BRUSH] += eb->face_count;
-        return;
-    }
     /* what seals the map against the void: solid world brushes and the sky (the sky is outside) */
     bool *seal = grow((void **)&c->seals, &c->seal_count, &c->seal_cap, sizeof *c->seals);
     *seal = (world && !liquid) || sky;
-    double limit = EDITOR_COORD_LIMIT * c->s;
-    for (int a = 0; a < 3; a++)
-        if (!(b->lo.e[a] >= -limit && b->hi.e[a] <= limit)) {
-            /* in-range points on planes that enclose something far larger: a damaged brush */
-            import_fail(c, "%s: %s: its face planes enclose a solid reaching outside the editor's grid (+-%g units)", c->path,
-                        brush_where(c, eb, where, sizeof where), EDITOR_COORD_LIMIT);
-            return;
-        }
     for (int k = 0; k < FACE_LOSS_COUNT; k++) l->faces.lost[k] += lost[k];
 }
 
@@ -492,9 +572,9 @@ static void import_entities(import_ctx *c, fill_point **points, size_t *count)
         if (!e->point) continue;
         map_entity *me = PUSH(c->map->entities, c->map->entity_count, c->map->entity_cap);
         me->pos = editor_to_world(c, e->origin);
-        snprintf(me->classname, sizeof me->classname, "%s", e->classname);
+        editor_copy_name(c, me->classname, sizeof me->classname, e->classname, e, "classname");
         const char *target = editor_kv_get(e, "targetname");
-        snprintf(me->targetname, sizeof me->targetname, "%s", target ? target : "");
+        editor_copy_name(c, me->targetname, sizeof me->targetname, target ? target : "", e, "targetname");
         fill_point *p = grow((void **)points, count, &cap, sizeof **points);
         p->pos = me->pos;
         p->classname = e->classname;
@@ -612,7 +692,7 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
     for (size_t i = 0; i < em->entity_count && !c.failed; i++) {
         const editor_entity *e = &em->entities[i];
         for (uint32_t k = 0; k < e->brush_count && !c.failed; k++)
-            import_brush(&c, &em->brushes[e->first_brush + k], i ? e : NULL);
+            import_brush(&c, &em->brushes[e->first_brush + k], k, i ? e : NULL);
     }
     fill_point *points = NULL;
     size_t point_count = 0;
@@ -667,6 +747,11 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
         fprintf(stderr, "pmfc: warning: the map has no brush: its level is empty (entities only)\n");
     if (!c.failed)
         editor_report_missing(&c);
+    if (!c.failed && c.cut_count && !desc->quiet) {
+        char clean[sizeof c.cut_first * 4];
+        fprintf(stderr, "pmfc: warning: %zu name(s) longer than the %d bytes a compiled map keeps, cut short; the first: %s\n",
+                c.cut_count, PMFC_NAME_MAX - 1, text_clean(c.cut_first, clean, sizeof clean));
+    }
     if (!c.failed && !desc->quiet) {
         if (em->format == EDITOR_FORMAT_RMF) {
             fprintf(stderr, "pmfc: RMF %.1f, %u solids, %u faces, %zu brushes drawn, %zu lights, %zu start cameras\n",

@@ -46,6 +46,8 @@ typedef struct import_ctx {
     uint8_t sun_color[3];
     int dirt_default;                /* ericw-tools' worldspawn `_dirt`: 1 on, -1 off (editor_lights.c) */
     bool dirt_on;                    /* some light of the map asks for ambient occlusion */
+    size_t cut_count;                /* names longer than the compiled map keeps, cut short */
+    char cut_first[160];             /* the first of them, for the one warning (editor_note_cut) */
     bool failed;
 } import_ctx;
 
@@ -68,6 +70,11 @@ static inline v3 editor_dir_to_world(v3 h) { return v3_make(h.x, h.z, -h.y); }
 /* One "pmfc: ..." line (escaped); the import then stops. */
 void import_fail(import_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A name from the map (an entity's key e->key, or a texture: e NULL) longer than the field of
+ * keep bytes it goes to: counted, the first one named in the one warning the import ends with. */
+void editor_note_cut(import_ctx *c, const char *value, size_t keep, const editor_entity *e, const char *key);
+/* The value into dst (size bytes), noted as cut when it does not fit. */
+void editor_copy_name(import_ctx *c, char *dst, size_t size, const char *value, const editor_entity *e, const char *key);
 /* An entity's numbers from one key ("pitch yaw roll", "R G B BRIGHTNESS"): how many parsed. */
 int editor_kv_numbers(const editor_entity *e, const char *key, double *out, int n);
 /* Whether the class places a player (docs/rmf.md "Start cameras"). */

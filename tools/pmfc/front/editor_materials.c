@@ -111,15 +111,33 @@ static void open_worldspawn_wads(import_ctx *c, const char *list)
     xfree(copy);
 }
 
+/* FNV-1a of a name, case-insensitive. */
+static uint32_t name_hash(const char *name)
+{
+    uint32_t hash = 2166136261u;
+    for (const char *p = name; *p; p++) hash = (hash ^ (uint8_t)toupper((unsigned char)*p)) * 16777619u;
+    return hash;
+}
+
+/* The last bytes of a name cut to fit size bytes become the whole name's hash, so that two long
+ * names sharing their first bytes stay two names. */
+static void end_in_hash(char *cut, size_t size, const char *whole, const char *mark)
+{
+    size_t len = strlen(cut), room = size - 9 - strlen(mark);
+    snprintf(cut + (len < room ? len : room), size - (len < room ? len : room), "%s%08x", mark, name_hash(whole));
+}
+
 /* A resource-safe file name for a texture: lower case, anything but [a-z0-9_-] as _XX. */
 static void texture_file_name(const char *name, char *out, size_t size)
 {
     size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)name; *p && o + 4 < size; p++) {
+    const unsigned char *p = (const unsigned char *)name;
+    for (; *p && o + 4 < size; p++) {
         if (isalnum(*p) || *p == '_' || *p == '-') out[o++] = (char)tolower(*p);
         else o += (size_t)snprintf(out + o, size - o, "_%02x", *p);
     }
     out[o] = 0;
+    if (*p) end_in_hash(out, size, name, "_");
 }
 
 static uint32_t next_pow2(uint32_t v)
@@ -149,8 +167,7 @@ static int add_map_texture(import_ctx *c, const char *name, uint32_t w, uint32_t
 /* A checker in a colour derived from the name, for a texture found in no WAD. */
 static int add_standin(import_ctx *c, const char *name)
 {
-    uint32_t hash = 2166136261u;
-    for (const char *p = name; *p; p++) hash = (hash ^ (uint8_t)toupper((unsigned char)*p)) * 16777619u;
+    uint32_t hash = name_hash(name);
     uint8_t a[3] = { (uint8_t)(96 + (hash & 127)), (uint8_t)(96 + ((hash >> 8) & 127)), (uint8_t)(96 + ((hash >> 16) & 127)) };
     uint8_t *rgba = xmalloc(EDITOR_STANDIN_SIZE * EDITOR_STANDIN_SIZE * 4);
     for (int y = 0; y < EDITOR_STANDIN_SIZE; y++)
@@ -280,9 +297,15 @@ int editor_use_texture(import_ctx *c, const char *raw)
     char name[64];
     /* a face the editor saved with no texture name (Worldcraft 0.8 does) still needs a file name */
     upper_copy(name, sizeof name, raw[0] ? raw : "unnamed");
-    if (name[0] == '+' && name[1] >= '0' && name[1] <= '9' && name[2]) name[1] = '0';
+    bool frame = name[0] == '+' && name[1] >= '0' && name[1] <= '9' && name[2];
+    if (frame) name[1] = '0';
+    if (strlen(raw) >= sizeof name) {
+        end_in_hash(name, sizeof name, raw + (frame ? 2 : 0), "~");   /* an animation's frames alike */
+        upper_copy(name, sizeof name, name);
+    }
     for (size_t i = 0; i < c->texture_count; i++)
         if (!strcmp(c->textures[i].name, name)) return (int)i;
+    editor_note_cut(c, raw, sizeof name, NULL, "texture");
     editor_texture *t = PUSH(c->textures, c->texture_count, c->texture_cap);
     snprintf(t->name, sizeof t->name, "%s", name);
     texture_def found = { 0 };

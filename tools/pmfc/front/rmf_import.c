@@ -19,10 +19,15 @@ static bool object_hidden(const rmf_map *rmf, const rmf_object *o)
 
 static v3 point(const float p[3]) { return v3_make(p[0], p[1], p[2]); }
 
-/* A face's outward plane: from its three plane points, else its polygon when those are in a line;
- * turned away from the solid's centre (the mean of its vertices lies inside the convex solid).
- * False for a face with no plane at all. */
-static bool face_plane(const rmf_face *f, v3 centre, double normal[3], double *dist)
+/* How far (units) the solid's centre may lie in front of a face's plane as its points wind before
+ * the face is said to face into the solid (hlcsg's distance tolerance). */
+#define RMF_INWARD_EPS 0.01
+
+/* A face's outward plane: from its three plane points, else its polygon when those are in a line
+ * (both wind clockwise seen from outside, rmf.h); turned away from the solid's centre (the mean of
+ * its vertices lies inside the convex solid), *inward set when that turns it by more than a
+ * tolerance: Hammer never saves such a face. False for a face with no plane at all. */
+static bool face_plane(const rmf_face *f, v3 centre, double normal[3], double *dist, bool *inward)
 {
     v3 p0 = point(f->plane[0]), p1 = point(f->plane[1]), p2 = point(f->plane[2]);
     v3 n = v3_cross(v3_sub(p2, p0), v3_sub(p1, p0));
@@ -37,6 +42,7 @@ static bool face_plane(const rmf_face *f, v3 centre, double normal[3], double *d
         if (!(len > 1e-9) || !isfinite(len)) return false;
     }
     n = v3_scale(n, 1.0 / len);
+    *inward = v3_dot(n, centre) - v3_dot(n, p0) > RMF_INWARD_EPS;
     if (v3_dot(n, centre) > v3_dot(n, p0)) n = v3_scale(n, -1);
     memcpy(normal, n.e, sizeof n.e);
     *dist = v3_dot(n, p0);
@@ -73,10 +79,15 @@ static void add_solid(editor_map *em, const rmf_object *o, uint32_t entity)
     for (uint32_t i = 0; i < o->face_count; i++) {
         const rmf_face *f = &o->faces[i];
         editor_face *ef = PUSH(em->faces, em->face_count, em->face_cap);
-        if (!face_plane(f, centre, ef->normal, &ef->dist)) {
+        bool inward;
+        if (!face_plane(f, centre, ef->normal, &ef->dist, &inward)) {
             em->face_count--;
             em->lost_faces[FACE_LOSS_BAD_BRUSH]++;
             continue;
+        }
+        if (inward && !b->inward) {
+            b->inward = true;
+            b->inward_face = i;
         }
         snprintf(ef->texture, sizeof ef->texture, "%.127s", f->texture);
         ef->has_axes = f->has_axes;

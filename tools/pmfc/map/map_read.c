@@ -12,7 +12,6 @@
 #include "base/pmf_budget.h"
 
 #define MAX_FILE_SIZE ((uint64_t)1 << 30)
-#define MAX_TOKEN 1024                   /* longest word or string (a texture path, a key's value) */
 
 /* ---- strings: one arena, freed at once --------------------------------------------------- */
 
@@ -59,10 +58,10 @@ typedef struct reader {
     qmap *map;
     uint32_t entity, brush;              /* for the error's context */
     bool in_brush;
-    /* the token just read */
+    /* the token just read: any length the file holds (Hammer's `wad` lists run to kilobytes) */
     tok_kind kind;
-    char text[MAX_TOKEN + 1];
-    size_t len;
+    char *text;
+    size_t len, text_cap;
     int tline, tcol;
     /* the grown arrays' capacities */
     uint32_t entity_cap, kv_cap, brush_cap, face_cap;
@@ -133,6 +132,24 @@ static void skip_blank(reader *r)
     }
 }
 
+/* The token's text, n bytes and a NUL, in the reader's buffer grown through the budget. */
+static bool set_text(reader *r, const uint8_t *s, size_t n)
+{
+    if (n >= r->text_cap) {
+        size_t cap = n + 1 > 2 * r->text_cap ? n + 1 : 2 * r->text_cap;
+        char *text = pmf_budget_realloc(r->text, cap);
+        if (!text)
+            return fail_at(r, r->tline, r->tcol, "out of memory for a token of %zu bytes (%llu MiB of the budget in use; see --memory)",
+                           n, (unsigned long long)(pmf_budget_used() >> 20));
+        r->text = text;
+        r->text_cap = cap;
+    }
+    if (n) memcpy(r->text, s, n);
+    r->text[n] = 0;
+    r->len = n;
+    return true;
+}
+
 static bool is_punct(uint8_t c)
 {
     return c == '{' || c == '}' || c == '(' || c == ')' || c == '[' || c == ']';
@@ -145,8 +162,7 @@ static bool next(reader *r, bool raw)
     skip_blank(r);
     r->tline = r->line;
     r->tcol = r->col;
-    r->len = 0;
-    r->text[0] = 0;
+    if (!set_text(r, NULL, 0)) return false;
     if (r->pos >= r->size) {
         r->kind = TOK_END;
         return true;
@@ -157,20 +173,15 @@ static bool next(reader *r, bool raw)
         while (end < r->size && r->p[end] != '"' && r->p[end] != '\n') end++;
         if (end >= r->size || r->p[end] != '"')
             return fail_at(r, r->tline, r->tcol, "a quoted string does not end on its line");
-        if (end - start > MAX_TOKEN) return fail_at(r, r->tline, r->tcol, "a string of %zu bytes (at most %d)", end - start, MAX_TOKEN);
         if (memchr(r->p + start, 0, end - start)) return fail_at(r, r->tline, r->tcol, "a NUL byte inside a string");
+        if (!set_text(r, r->p + start, end - start)) return false;
         r->kind = TOK_STRING;
-        r->len = end - start;
-        memcpy(r->text, r->p + start, r->len);
-        r->text[r->len] = 0;
         advance(r, end + 1 - r->pos);
         return true;
     }
     if (!raw && is_punct(c)) {
+        if (!set_text(r, &c, 1)) return false;
         r->kind = TOK_PUNCT;
-        r->text[0] = (char)c;
-        r->text[1] = 0;
-        r->len = 1;
         advance(r, 1);
         return true;
     }
@@ -181,12 +192,9 @@ static bool next(reader *r, bool raw)
         if (!raw && end > r->pos && is_punct(d)) break;
         end++;
     }
-    if (end - r->pos > MAX_TOKEN) return fail_at(r, r->tline, r->tcol, "a word of %zu bytes (at most %d)", end - r->pos, MAX_TOKEN);
     if (memchr(r->p + r->pos, 0, end - r->pos)) return fail_at(r, r->tline, r->tcol, "a NUL byte in the text");
+    if (!set_text(r, r->p + r->pos, end - r->pos)) return false;
     r->kind = TOK_WORD;
-    r->len = end - r->pos;
-    memcpy(r->text, r->p + r->pos, r->len);
-    r->text[r->len] = 0;
     advance(r, end - r->pos);
     return true;
 }
@@ -426,6 +434,7 @@ bool qmap_read(const uint8_t *data, size_t size, const char *name, qmap *out, pm
         read_entity(&r);
     }
     if (!r.failed && !out->entity_count) fail_at(&r, r.line, r.col, "no entity: a .map holds at least the worldspawn");
+    pmf_budget_free(r.text);
     if (r.failed) {
         qmap_free(out);
         return false;

@@ -18,7 +18,8 @@
  * TEXTURE is a bare word or a quoted name (spaces allowed). Quake 2's three numbers follow the
  * params on the same line. Quake 3's brushDef / patchDef blocks are skipped (counted in
  * qmap.skipped). Strings have no escapes: a quote ends them, and a line break inside one is an
- * error.
+ * error. Keys, values and words may be any length (Hammer's worldspawn `wad` lists every WAD
+ * path): only the memory budget bounds them.
  *
  * Untrusted input: every number must be finite, every token is checked against what the grammar
  * allows, and memory grows with the file (an error names the line and column, the token found
