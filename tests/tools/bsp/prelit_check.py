@@ -6,7 +6,7 @@ inspector shows must equal the BSP's stored bytes within +-TOLERANCE (4) at >= 8
 points seen. A face is picked again when there are fewer faces than samples. Where the face has
 light styles besides 0, the layer of the dynamic light `info` gives that style must hold the
 style's stored bytes there too (the inspector's value x 255, same tolerance)."""
-import json, math, random, struct, subprocess, sys
+import concurrent.futures, json, math, random, struct, subprocess, sys
 
 SCALE = 0.0254
 
@@ -93,16 +93,41 @@ def floor_points(bsp, want, seed=1):
         yield fi, (i, j), p, slots
 
 
-def inspect(pmfview, pmf_path, p):
-    """pmfview's surface inspector half a metre over the point (units): its JSON, or None when it
-    does not see the floor there."""
-    cam = "%f,%f,%f,0,-90" % (p[0] * SCALE, (p[2] + 20) * SCALE, -p[1] * SCALE)
-    out = subprocess.run([pmfview, "shot", pmf_path, "--size", "33x33", "--camera", cam, "--fov", "10", "--look", "raw",
-                          "--inspect", "16,16"], capture_output=True, text=True)
-    if out.returncode != 0: sys.exit("pmfview shot --inspect failed: " + out.stderr.strip())
-    j = json.loads(out.stdout)
-    if not j.get("hit") or "luxel" not in j or abs(j["position"][1] - p[2] * SCALE) > 0.02: return None
-    return j
+def look_along(p, normal, units=20):
+    """The pmfview camera (X,Y,Z,YAW,PITCH: metres, degrees; conventions §2) `units` in front of
+    point p (units, z up) on a face of unit normal `normal`, looking straight at it."""
+    eye = [p[k] + normal[k] * units for k in range(3)]
+    fx, fy, fz = -normal[0], -normal[2], normal[1]          # the view direction in (x, z, -y)
+    pitch = math.degrees(math.asin(max(-1.0, min(1.0, fy))))
+    yaw = math.degrees(math.atan2(-fx, -fz)) if abs(fy) < 0.9999 else 0.0
+    return "%f,%f,%f,%f,%f" % (eye[0] * SCALE, eye[2] * SCALE, -eye[1] * SCALE, yaw, pitch)
+
+
+def inspect_many(pmfview, pmf_path, points, jobs=2):
+    """pmfview's surface inspector on each (point, unit normal) in units, seen from 20 units in
+    front: its JSON for each, or None where it does not see that face there (another surface in
+    front, or no luxel). One `shot` per point, `jobs` at a time: a `--cameras` run does not stream
+    in the chunks of a camera far from the one before it."""
+    def one(point):
+        p, n = point
+        out = subprocess.run([pmfview, "shot", pmf_path, "--size", "33x33", "--camera", look_along(p, n), "--fov", "10",
+                              "--look", "raw", "--inspect", "16,16"], capture_output=True, text=True)
+        if out.returncode != 0: return "pmfview shot --inspect failed: " + out.stderr.strip()
+        j = json.loads(out.stdout)
+        want = (p[0] * SCALE, p[2] * SCALE, -p[1] * SCALE)
+        ok = j.get("hit") and "luxel" in j and math.dist(j["position"], want) <= 0.02 \
+            and j["normal"][0] * n[0] + j["normal"][1] * n[2] - j["normal"][2] * n[1] > 0.99
+        return j if ok else None
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        seen = list(pool.map(one, points))
+    for j in seen:
+        if isinstance(j, str): sys.exit(j)
+    return seen
+
+
+def inspect(pmfview, pmf_path, p, normal=(0, 0, 1)):
+    """inspect_many for one point (a floor's by default)."""
+    return inspect_many(pmfview, pmf_path, [(p, normal)])[0]
 
 
 def main():

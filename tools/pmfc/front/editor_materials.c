@@ -178,6 +178,7 @@ static int add_standin(import_ctx *c, const char *name)
             px[3] = 255;
         }
     int i = add_map_texture(c, name, EDITOR_STANDIN_SIZE, EDITOR_STANDIN_SIZE, rgba);
+    c->map->textures[i].standin = true;
     xfree(rgba);
     return i;
 }

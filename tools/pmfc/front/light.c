@@ -18,26 +18,45 @@ bool light_reaches(const light_def *l, v3 lo, v3 hi)
     return d2 < (double)l->range * l->range;
 }
 
-/* The share of light a material reflects diffusely (docs/pmfc-lighting.md, "Bounced light"): what
- * the renderer multiplies light by, colour / 255 x the texture's mean texel (white untextured, and
- * for a texture that is not the map's own) x shading / 255; a texture's holes (alpha < 128) left out. */
+/* Reflectivity: hlrad's (VHLT / SDHLT) default, docs/pmfc-lighting.md "Bounced light". A texel of
+ * byte value c reflects REFLECT_SCALE x (c / 255)^REFLECT_GAMMA: the texture's colour taken back to
+ * linear light as the game shows it (hlrad's texreflectgamma), scaled down because game textures
+ * are painted brighter than the surfaces they show (its texreflectscale). A texture found nowhere
+ * reflects what hlrad gives one: mid grey (128) through the same curve, about 0.21. */
+#define REFLECT_GAMMA 1.76
+#define REFLECT_SCALE 0.7
+#define STANDIN_GREY 128.0
+
+static double texel_reflectivity(double byte_value)
+{
+    return REFLECT_SCALE * pow(byte_value / 255.0, REFLECT_GAMMA);
+}
+
+/* The share of light a material reflects diffusely: colour / 255 x shading / 255 x its texture's
+ * reflectivity, the mean over the texels that are not holes (alpha < 128) of texel_reflectivity
+ * (a texture found in no WAD, a stand-in: mid grey's; untextured, or a texture that is not the
+ * map's own: white's). */
 static void material_albedo(const map_def *map, const material_def *m, float out[3])
 {
-    double mean[3] = { 1, 1, 1 };
+    double mean[3] = { texel_reflectivity(255), texel_reflectivity(255), texel_reflectivity(255) };
     const char *prefix = "map:textures/";
     if (!strncmp(m->texture, prefix, strlen(prefix)))
         for (size_t t = 0; t < map->texture_count; t++) {
             const texture_def *tex = &map->textures[t];
             if (strcmp(tex->name, m->texture + strlen(prefix)) || !tex->rgba) continue;
+            if (tex->standin) {
+                for (int c = 0; c < 3; c++) mean[c] = texel_reflectivity(STANDIN_GREY);
+                break;
+            }
             double sum[3] = { 0, 0, 0 };
             size_t texels = (size_t)tex->width * tex->height, solid = 0;
             for (size_t k = 0; k < texels; k++) {
                 const uint8_t *px = tex->rgba + k * 4;
                 if (px[3] < 128) continue;
-                for (int c = 0; c < 3; c++) sum[c] += px[c];
+                for (int c = 0; c < 3; c++) sum[c] += texel_reflectivity(px[c]);
                 solid++;
             }
-            for (int c = 0; c < 3; c++) mean[c] = solid ? sum[c] / (255.0 * (double)solid) : 0;
+            for (int c = 0; c < 3; c++) mean[c] = solid ? sum[c] / (double)solid : 0;
             break;
         }
     for (int c = 0; c < 3; c++) out[c] = (float)(m->color[c] / 255.0 * mean[c] * (m->shading / 255.0));

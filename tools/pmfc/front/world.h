@@ -59,6 +59,7 @@ typedef struct texture_def {
     char name[PMFC_NAME_MAX];
     uint32_t width, height;
     uint8_t *rgba;
+    bool standin;                    /* drawn for a texture found nowhere: reflects a default grey */
 } texture_def;
 
 typedef struct physics_def {
