@@ -244,6 +244,15 @@ static void upload_chunk(scene *s, scene_chunk *sc)
     s->upload_seconds += pmf_seconds() - t0;
 }
 
+/* The first deferred chunk in view, or deferred_count when none is. */
+static size_t deferred_in_view(const scene *s, const float planes[6][4])
+{
+    size_t i = 0;
+    while (i < s->deferred_count && !scene_chunk_in_view(s, planes, s->deferred[i]->mc.coord))
+        i++;
+    return i;
+}
+
 /* Takes delivered chunks within budget_ms: those in view are uploaded at once, the others
  * deferred; then, unless view_only, deferred ones while the budget lasts. */
 void scene_stream_update(scene *s, double budget_ms, bool view_only)
@@ -295,16 +304,19 @@ void scene_stream_update(scene *s, double budget_ms, bool view_only)
             uploaded = true;
         }
     }
-    /* At least one upload per call, so the window fills in even with a tiny budget; chunks the
-     * camera has turned to since first. */
+    /* Waiting for the view (view_only): every deferred chunk the camera has turned to since it
+     * arrived, whatever the budget. Otherwise at least one upload per call, so the window fills in
+     * even with a tiny budget; chunks the camera has turned to first. */
+    for (size_t pick; view_only && (pick = deferred_in_view(s, (const float(*)[4])planes)) < s->deferred_count;) {
+        scene_chunk *sc = s->deferred[pick];
+        s->deferred[pick] = s->deferred[--s->deferred_count];
+        upload_chunk(s, sc);
+        uploaded = true;
+    }
     while (!view_only && s->deferred_count && (!uploaded || (pmf_seconds() - start) * 1000.0 < budget_ms)) {
-        size_t pick = s->deferred_count - 1;
-        for (size_t i = 0; i < s->deferred_count; i++) {
-            if (scene_chunk_in_view(s, (const float(*)[4])planes, s->deferred[i]->mc.coord)) {
-                pick = i;
-                break;
-            }
-        }
+        size_t pick = deferred_in_view(s, (const float(*)[4])planes);
+        if (pick == s->deferred_count)
+            pick = s->deferred_count - 1;
         scene_chunk *sc = s->deferred[pick];
         s->deferred[pick] = s->deferred[--s->deferred_count];
         upload_chunk(s, sc);
@@ -334,9 +346,15 @@ void scene_update(scene *s, double budget_ms)
     scene_prepare_variants(s, 1.0);
 }
 
+/* Delivered is not drawn: a chunk that arrived out of view waits in the deferred list, and the
+ * view that has since turned to it is not complete until it is uploaded. */
 bool scene_view_complete(const scene *s)
 {
-    return stream_view_complete(s->stream);
+    if (!stream_view_complete(s->stream))
+        return false;
+    float planes[6][4];
+    scene_view_planes(s, planes);
+    return deferred_in_view(s, (const float(*)[4])planes) == s->deferred_count;
 }
 
 bool scene_wait_view(scene *s, double timeout_s)

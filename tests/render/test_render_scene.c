@@ -165,6 +165,16 @@ static int test_deferred(void)
             scene_update(s, 1000.0);
             scene_get_stats(s, &st);
             REQUIRE(st.chunks_loaded == 3 && st.chunks_streaming == 0);
+        } else {
+            /* The camera turns (or jumps: shot --cameras) to chunks delivered while out of view:
+             * the view is complete only once they are uploaded. */
+            camera_set_world(&cam, (const double[3]){ 0, 0, 0 }, 270, 0);
+            scene_set_camera(s, &cam);
+            REQUIRE(!scene_view_complete(s));
+            REQUIRE(scene_wait_view(s, 60));
+            scene_get_stats(s, &st);
+            REQUIRE(st.chunks_loaded == 3 && st.chunks_streaming == 0, "%u loaded, %u streaming", st.chunks_loaded,
+                    st.chunks_streaming);
         }
         scene_close(s);
     }
