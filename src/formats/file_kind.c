@@ -1,10 +1,12 @@
-/* file_kind.c - telling a file's kind from its bytes (see file_kind.h). */
+/* file_kind.c - the table of formats, and telling a file's kind from its bytes with it (see
+ * file_kind.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bsp_read.h"
 #include "file_kind.h"
 #include "pmf_bytes.h"
 #include "pmf_internal.h"
@@ -162,20 +164,19 @@ static bool detect_rmf(DETECT_ARGS)
     return true;
 }
 
+/* The versions and their names are the BSP reader's (bsp_read.h). */
 static bool detect_bsp(DETECT_ARGS)
 {
     (void)size, (void)read_at, (void)user;
-    static const struct { const char *magic; uint32_t version; const char *what; } bsps[] = {
-        { "\x1d\0\0\0", 29, "Quake BSP v29" }, { "\x1e\0\0\0", 30, "GoldSrc BSP v30" },
-        { "BSP2", 0x32505342u, "Quake BSP2" },   { "2PSB", 0x42535032u, "Quake 2PSB" },
-    };
-    for (size_t i = 0; i < sizeof bsps / sizeof bsps[0]; i++)
-        if (head_len >= 8 && starts(head, head_len, bsps[i].magic, 4)) {
-            out->bsp_version = bsps[i].version;
-            snprintf(out->what, sizeof out->what, "%s", bsps[i].what);
-            return true;
-        }
-    return false;
+    if (head_len < 8) return false;
+    pmf_cursor c = pmf_cursor_make(head, head_len, 0, NULL, NULL, NULL);
+    uint32_t version = pmf_read_u32(&c, "BSP version");
+    if (version != BSP_VERSION_QUAKE && version != BSP_VERSION_GOLDSRC && version != BSP_VERSION_BSP2 &&
+        version != BSP_VERSION_2PSB)
+        return false;
+    out->bsp_version = version;
+    snprintf(out->what, sizeof out->what, "%s", bsp_version_name(version));
+    return true;
 }
 
 /* Images, archives and other programs' maps, named so that the refusal says what the file is. */

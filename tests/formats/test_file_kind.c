@@ -91,6 +91,8 @@ static void test_others(void)
     expect((const uint8_t *)"", 0, PMF_KIND_UNKNOWN, "an empty file");
     /* the magic of a BSP v30 and a .map's first entity, each its own row */
     expect((const uint8_t *)"\x1e\0\0\0\0\0\0\0", 8, PMF_KIND_BSP, "GoldSrc BSP v30");
+    expect((const uint8_t *)"BSP2\0\0\0\0", 8, PMF_KIND_BSP, "Quake BSP2");
+    expect((const uint8_t *)"\x1f\0\0\0\0\0\0\0", 8, PMF_KIND_UNKNOWN, "unknown (first bytes 1f 00 00 00 00 00 00 00)");
     const char *map = "// comment\n{\n\"classname\" \"worldspawn\"\n}\n";
     expect((const uint8_t *)map, strlen(map), PMF_KIND_MAP, "a Quake-family .map");
 }
