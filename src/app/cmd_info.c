@@ -446,7 +446,7 @@ int cmd_info(int argc, char **argv)
     rc = map_source_resolve(path, &src);
     if (rc)
         return rc;
-    if (src.id.kind == PMF_KIND_PMF_LEGACY || src.id.kind == PMF_KIND_PM4)
+    if (map_source_converted(src.id.kind))
         return info_formats(path, &src, json);
     pmf_error err;
     pmf_file *f = pmf_open(src.pmf_path, &err);

@@ -969,7 +969,7 @@ static int run_compare(scene *a, shot_options *o)
     int rc = map_source_open(&(map_source_desc){ .path = o->compare_file, .game_dir = o->game_dir }, &src);
     if (rc)
         return rc;
-    if ((src.id.kind == PMF_KIND_PMF_LEGACY || src.id.kind == PMF_KIND_PM4) &&
+    if (map_source_converted(src.id.kind) &&
         (rc = formats_scene_open(o->compare_file, &src, o->pm4_layers, &formats)))
         return rc;
     if (formats.pmf_path[0])
@@ -1075,7 +1075,7 @@ int cmd_shot(int argc, char **argv)
     }
 
     /* the legacy draft and PM4 are drawn through a PMF written for them (formats_scene.h) */
-    if (src.id.kind == PMF_KIND_PMF_LEGACY || src.id.kind == PMF_KIND_PM4) {
+    if (map_source_converted(src.id.kind)) {
         if ((rc = formats_scene_open(o.file, &src, o.pm4_layers, &formats)))
             goto done;
         snprintf(src.pmf_path, sizeof src.pmf_path, "%s", formats.pmf_path);

@@ -65,7 +65,7 @@ static int check_map(const view_desc *desc, map_source *src, formats_scene *form
     int rc = map_source_open(&(map_source_desc){ .path = path, .game_dir = desc->game_dir }, src);
     if (rc)
         return rc;
-    if (src->id.kind == PMF_KIND_PMF_LEGACY || src->id.kind == PMF_KIND_PM4) {
+    if (map_source_converted(src->id.kind)) {
         if ((rc = formats_scene_open(path, src, PM4_LAYER_ALL, formats)))
             return rc;
         snprintf(src->pmf_path, sizeof src->pmf_path, "%s", formats->pmf_path);

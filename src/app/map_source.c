@@ -55,26 +55,24 @@ int map_source_open(const map_source_desc *desc, map_source *out)
         fprintf(stderr, "pmfview: %s: file, byte 0: %s\n", shown, why);
         return EXIT_BAD_INPUT;
     }
-    switch (out->id.kind) {
-    case PMF_KIND_PMF:
+    switch (pmf_format_of(out->id.kind)->use) {
+    case PMF_FORMAT_OPEN:
         if (strlen(path) >= sizeof out->pmf_path) {
             fprintf(stderr, "pmfview: %s: path too long\n", shown);
             return EXIT_BAD_INPUT;
         }
         strcpy(out->pmf_path, path);
         return 0;
-    case PMF_KIND_RMF:
-    case PMF_KIND_MAP:
-    case PMF_KIND_BSP:
+    case PMF_FORMAT_COMPILE:
         return compile_source(desc, out);
-    case PMF_KIND_PMF_LEGACY:
-    case PMF_KIND_PM4:
+    case PMF_FORMAT_CONVERT:
         return 0; /* read by their own modules (formats_*.c) */
-    case PMF_KIND_TEXT:
+    case PMF_FORMAT_PMFC_SOURCE:
         fprintf(stderr, "pmfview: %s: file, byte 0: a text file, not a map (a pmfc source? compile it with 'pmfc %s -o MAP.pmf')\n", shown, shown);
         return EXIT_BAD_INPUT;
-    default:
-        fprintf(stderr, "pmfview: %s: file, byte 0: %s, not a map this program opens\n", shown, out->id.what);
-        return EXIT_BAD_INPUT;
+    case PMF_FORMAT_REFUSED:
+        break;
     }
+    fprintf(stderr, "pmfview: %s: file, byte 0: %s, not a map this program opens\n", shown, out->id.what);
+    return EXIT_BAD_INPUT;
 }

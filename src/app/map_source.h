@@ -1,12 +1,12 @@
-/* map_source.h - from the FILE a user names to what a command opens: a PMF as it is, a source
- * map (RMF, Quake-family .map, GoldSrc / Quake BSP) through the compile cache (conventions §4,
- * map_compile.h), the legacy draft and PM4 through
- * their readers; anything else is named ("a PNG image", "unknown (first bytes ...)") and refused.
- * The kind is told by content, never by the file name. */
+/* map_source.h - from the FILE a user names to what a command opens, as its row of the table of
+ * formats (file_kind.h) says: a PMF as it is, a source map (RMF, Quake-family .map, GoldSrc /
+ * Quake BSP) through the compile cache (conventions §4, map_compile.h), the legacy draft and PM4
+ * through their readers; anything else is named ("a PNG image", "unknown (first bytes ...)") and
+ * refused. The kind is told by content, never by the file name. */
 #ifndef PMFVIEW_APP_MAP_SOURCE_H
 #define PMFVIEW_APP_MAP_SOURCE_H
 
-#include "pmf/file_kind.h"
+#include "file_kind.h"
 
 typedef struct map_source_desc {
     const char *path;                /* FILE as given */
@@ -21,7 +21,13 @@ typedef struct map_source {
 /* Whether files of this kind are compiled by pmfc (through the cache, recompiled when saved). */
 static inline bool map_source_compiled(pmf_file_kind kind)
 {
-    return kind == PMF_KIND_RMF || kind == PMF_KIND_MAP || kind == PMF_KIND_BSP;
+    return pmf_format_of(kind)->use == PMF_FORMAT_COMPILE;
+}
+
+/* Whether files of this kind are read by their own readers into a scene (formats_scene.h). */
+static inline bool map_source_converted(pmf_file_kind kind)
+{
+    return pmf_format_of(kind)->use == PMF_FORMAT_CONVERT;
 }
 
 /* Identifies desc->path and, for a source map, compiles it (or reuses the cache), with a progress line

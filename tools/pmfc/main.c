@@ -17,7 +17,7 @@
 #include "front/generate.h"
 #include "front/world.h"
 #include "options.h"
-#include "pmf/file_kind.h"
+#include "file_kind.h"
 
 /* Everything a compile holds between its stages; compile_free releases what is set. */
 typedef struct compile_run {
@@ -41,6 +41,12 @@ static void print_error(const pmf_error *err)
     fprintf(stderr, "pmfc: %s\n", pmf_error_format(err, buf, sizeof buf));
 }
 
+/* The front end of each kind the table of formats (file_kind.h) marks PMF_FORMAT_COMPILE. */
+typedef bool (*source_import_fn)(const char *path, const editor_import_desc *desc, map_def *out);
+static const source_import_fn importers[] = {
+    [PMF_KIND_RMF] = rmf_import, [PMF_KIND_MAP] = map_import, [PMF_KIND_BSP] = bsp_import,
+};
+
 /* The source into c->map, its kind told by its content, not its name (conventions §4). */
 static bool read_source(compile_run *c)
 {
@@ -54,13 +60,13 @@ static bool read_source(compile_run *c)
         fprintf(stderr, "pmfc: %s: %s\n", o->source, why);
         return false;
     }
-    if (id.kind == PMF_KIND_TEXT)
+    pmf_format_use use = pmf_format_of(id.kind)->use;
+    if (use == PMF_FORMAT_PMFC_SOURCE)
         return parse_file(o->source, &c->map);
-    if (id.kind == PMF_KIND_RMF || id.kind == PMF_KIND_MAP || id.kind == PMF_KIND_BSP) {
+    if (use == PMF_FORMAT_COMPILE) {
         editor_import_desc ed = { .wads = o->wads, .wad_count = o->wad_count, .game_dir = o->game_dir, .scale = o->scale,
                                   .quiet = o->quiet, .max_luxels = o->max_luxels, .rad = o->rad };
-        return id.kind == PMF_KIND_RMF ? rmf_import(o->source, &ed, &c->map)
-             : id.kind == PMF_KIND_MAP ? map_import(o->source, &ed, &c->map) : bsp_import(o->source, &ed, &c->map);
+        return importers[id.kind](o->source, &ed, &c->map);
     }
     bool compiled = id.kind == PMF_KIND_PMF || id.kind == PMF_KIND_PMF_LEGACY;
     fprintf(stderr, "pmfc: %s: %s%s, not a source map (pmfc compiles its own .pms sources, RMF, .map and BSP files)\n",

@@ -20,6 +20,7 @@
 #include "editor_internal.h"
 #include "fill.h"
 #include "light_model.h"
+#include "rad.h"
 #include "base/text_clean.h"
 
 /* hlrad's light model (docs/pmfc-lighting.md "GoldSrc sources"), in bytes of stored light before
@@ -461,22 +462,15 @@ static void texlight_add(texlight_set *set, const char *name, const double *v, i
     t->surface = NULL;
 }
 
-/* A lights.rad file: "TEXNAME R G B V" lines ("//" comments); true when it was read. */
+static void rad_entry(void *set, const char *name, const double *values, int count)
+{
+    texlight_add(set, name, values, count);
+}
+
+/* A lights.rad file (src/rad); true when it was read. */
 static bool read_rad(texlight_set *set, const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return false;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        char *cut = strstr(line, "//");
-        if (cut) *cut = 0;
-        char name[EDITOR_TEXTURE_MAX];
-        double v[4];
-        int n = sscanf(line, " %63s %lf %lf %lf %lf", name, &v[0], &v[1], &v[2], &v[3]);
-        if (n >= 2) texlight_add(set, name, v, n - 1);
-    }
-    fclose(f);
-    return true;
+    return rad_read(path, rad_entry, set);
 }
 
 /* GoldSrc: --rad FILE, else lights.rad beside the map, then in --game DIR; the map's own

@@ -27,19 +27,19 @@
  *               maps disagree: an object in a visgroup stores its visgroup's colour with the bytes
  *               reversed in all six versions (22.rmf: func_button 00 69 0e, visgroup 1 0e 69 00;
  *               08.rmf: ff 00 00 / 00 00 ff), and the same object keeps the same bytes from 0.8
- *               to 2.2 (tests/tools/rmf checks both on the shared maps).
+ *               to 2.2 (tests/rmf checks both on the shared maps).
  * DOCINFO (cameras) is optional and, when present, ends the file.
  *
  * Untrusted input: every count is checked against the bytes left before anything is allocated
  * (an object costs at least its fixed part, so a count above left / that is refused, counting the
  * bytes already promised to enclosing lists), so the memory held is a small multiple of the file
- * size: at most about 10x for the cheapest records (tests/tools/rmf measures 5.2x for 100000
+ * size: at most about 10x for the cheapest records (tests/rmf measures 5.2x for 100000
  * nested groups, 5.1x for empty key-values and vertex-less faces), and files over 1 GiB are
  * refused. Groups may nest to any depth: the tree is read without recursion. Errors never echo
  * raw bytes: strings from the file appear escaped (bytes < 0x20 and 0x7F..0xFF as \xNN).
  * NaN or infinite coordinates, axes, shifts, scales, rotations and camera positions are refused.
  *
- * Face orientation (checked on every solid of the shared maps by tests/tools/rmf):
+ * Face orientation (checked on every solid of the shared maps by tests/rmf):
  *   - vertices are stored clockwise seen from outside the solid, so with v0, v1, v2 the first
  *     three stored vertices the outward normal is  normalize((v2 - v0) x (v1 - v0));
  *   - plane[0..2] are three points in the same clockwise order (Hammer writes the face's first

@@ -1,10 +1,12 @@
-/* file_kind.c - telling a file's kind from its bytes (see file_kind.h). */
+/* file_kind.c - the table of formats, and telling a file's kind from its bytes with it (see
+ * file_kind.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bsp_read.h"
 #include "file_kind.h"
 #include "pmf_bytes.h"
 #include "pmf_internal.h"
@@ -110,10 +112,77 @@ static bool map_text(const uint8_t *p, size_t n)
     return false;
 }
 
-void pmf_identify(const uint8_t *head, size_t head_len, uint64_t size, pmf_read_at_fn read_at, void *user,
-                  pmf_file_id *out)
+/* The rows' detections: each is told the file as pmf_identify is (file_kind.h). */
+#define DETECT_ARGS const uint8_t *head, size_t head_len, uint64_t size, pmf_read_at_fn read_at, void *user, \
+                    pmf_file_id *out
+
+static bool detect_pmf_legacy(DETECT_ARGS)
 {
-    memset(out, 0, sizeof *out);
+    byte_source s = { .head = head, .head_len = head_len, .size = size, .read_at = read_at, .user = user };
+    if (!starts(head, head_len, "PMF", 3) || head_len < 6 || head[3] || head[4] || head[5] >= 16 || !legacy_framing(&s))
+        return false;
+    out->legacy_major = head[4];
+    out->legacy_minor = head[5];
+    snprintf(out->what, sizeof out->what, "legacy PMF draft %u.%u", head[4], head[5]);
+    return true;
+}
+
+static bool detect_pmf(DETECT_ARGS)
+{
+    (void)size, (void)read_at, (void)user;
+    if (!starts(head, head_len, "PMF", 3) || head_len < 4 || head[3]) return false;
+    snprintf(out->what, sizeof out->what, "PMF 0.0");
+    return true;
+}
+
+/* "PMF" and a major version this program does not read: named before any other magic is tried. */
+static bool detect_pmf_other_major(DETECT_ARGS)
+{
+    (void)size, (void)read_at, (void)user;
+    if (!starts(head, head_len, "PMF", 3) || head_len < 4) return false;
+    snprintf(out->what, sizeof out->what, "a PMF of major version %u (this program reads 0)", head[3]);
+    return true;
+}
+
+static bool detect_pm4(DETECT_ARGS)
+{
+    (void)size, (void)read_at, (void)user;
+    if (!starts(head, head_len, "REVM", 4)) return false;
+    snprintf(out->what, sizeof out->what, "PM4");
+    return true;
+}
+
+static bool detect_rmf(DETECT_ARGS)
+{
+    (void)size, (void)read_at, (void)user;
+    if (head_len < 7 || memcmp(head + 4, "RMF", 3) != 0) return false;
+    pmf_cursor c = pmf_cursor_make(head, head_len, 0, NULL, NULL, NULL);
+    float version = pmf_read_f32(&c, "RMF version");
+    if (!(version > 0.05f && version < 100.0f)) return false;
+    out->rmf_version = version;
+    snprintf(out->what, sizeof out->what, "RMF %.1f", (double)version);
+    return true;
+}
+
+/* The versions and their names are the BSP reader's (bsp_read.h). */
+static bool detect_bsp(DETECT_ARGS)
+{
+    (void)size, (void)read_at, (void)user;
+    if (head_len < 8) return false;
+    pmf_cursor c = pmf_cursor_make(head, head_len, 0, NULL, NULL, NULL);
+    uint32_t version = pmf_read_u32(&c, "BSP version");
+    if (version != BSP_VERSION_QUAKE && version != BSP_VERSION_GOLDSRC && version != BSP_VERSION_BSP2 &&
+        version != BSP_VERSION_2PSB)
+        return false;
+    out->bsp_version = version;
+    snprintf(out->what, sizeof out->what, "%s", bsp_version_name(version));
+    return true;
+}
+
+/* Images, archives and other programs' maps, named so that the refusal says what the file is. */
+static bool detect_named_other(DETECT_ARGS)
+{
+    (void)size, (void)read_at, (void)user;
     static const struct { const char *magic; size_t len; const char *what; } others[] = {
         { "\x89PNG\r\n\x1a\n", 8, "a PNG image" },  { "\xff\xd8\xff", 3, "a JPEG image" },
         { "GIF8", 4, "a GIF image" },                 { "BM", 2, "a BMP image" },
@@ -125,70 +194,74 @@ void pmf_identify(const uint8_t *head, size_t head_len, uint64_t size, pmf_read_
         { "\x7f" "ELF", 4, "an ELF executable" },
         { "%PDF", 4, "a PDF document" },
     };
-    if (starts(head, head_len, "PMF", 3) && head_len >= 4) {
-        byte_source s = { .head = head, .head_len = head_len, .size = size, .read_at = read_at, .user = user };
-        if (head[3] == 0 && head_len >= 6 && head[4] == 0 && head[5] < 16 && legacy_framing(&s)) {
-            out->kind = PMF_KIND_PMF_LEGACY;
-            out->legacy_major = head[4];
-            out->legacy_minor = head[5];
-            snprintf(out->what, sizeof out->what, "legacy PMF draft %u.%u", head[4], head[5]);
-        } else if (head[3] == 0) {
-            out->kind = PMF_KIND_PMF;
-            snprintf(out->what, sizeof out->what, "PMF 0.0");
-        } else {
-            out->kind = PMF_KIND_OTHER;
-            snprintf(out->what, sizeof out->what, "a PMF of major version %u (this program reads 0)", head[3]);
-        }
-        return;
-    }
-    if (starts(head, head_len, "REVM", 4)) {
-        out->kind = PMF_KIND_PM4;
-        snprintf(out->what, sizeof out->what, "PM4");
-        return;
-    }
-    if (head_len >= 7 && memcmp(head + 4, "RMF", 3) == 0) {
-        pmf_cursor c = pmf_cursor_make(head, head_len, 0, NULL, NULL, NULL);
-        float version = pmf_read_f32(&c, "RMF version");
-        if (version > 0.05f && version < 100.0f) {
-            out->kind = PMF_KIND_RMF;
-            out->rmf_version = version;
-            snprintf(out->what, sizeof out->what, "RMF %.1f", (double)version);
-            return;
-        }
-    }
-    static const struct { const char *magic; uint32_t version; const char *what; } bsps[] = {
-        { "\x1d\0\0\0", 29, "Quake BSP v29" }, { "\x1e\0\0\0", 30, "GoldSrc BSP v30" },
-        { "BSP2", 0x32505342u, "Quake BSP2" },   { "2PSB", 0x42535032u, "Quake 2PSB" },
-    };
-    for (size_t i = 0; i < sizeof bsps / sizeof bsps[0]; i++)
-        if (head_len >= 8 && starts(head, head_len, bsps[i].magic, 4)) {
-            out->kind = PMF_KIND_BSP;
-            out->bsp_version = bsps[i].version;
-            snprintf(out->what, sizeof out->what, "%s", bsps[i].what);
-            return;
-        }
     for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
         if (starts(head, head_len, others[i].magic, others[i].len)) {
-            out->kind = PMF_KIND_OTHER;
             snprintf(out->what, sizeof out->what, "%s", others[i].what);
-            return;
+            return true;
         }
-    if (head_len && !memchr(head, 0, head_len) && map_text(head, head_len)) {
-        out->kind = PMF_KIND_MAP;
-        snprintf(out->what, sizeof out->what, "a Quake-family .map");
-        return;
-    }
-    if (head_len && !memchr(head, 0, head_len)) {
-        out->kind = PMF_KIND_TEXT;
-        snprintf(out->what, sizeof out->what, "a text file");
-        return;
-    }
-    out->kind = PMF_KIND_UNKNOWN;
+    return false;
+}
+
+static bool detect_map(DETECT_ARGS)
+{
+    (void)size, (void)read_at, (void)user;
+    if (!head_len || memchr(head, 0, head_len) || !map_text(head, head_len)) return false;
+    snprintf(out->what, sizeof out->what, "a Quake-family .map");
+    return true;
+}
+
+static bool detect_text(DETECT_ARGS)
+{
+    (void)size, (void)read_at, (void)user;
+    if (!head_len || memchr(head, 0, head_len)) return false;
+    snprintf(out->what, sizeof out->what, "a text file");
+    return true;
+}
+
+/* The last row: anything else, named by its first bytes. */
+static bool detect_unknown(DETECT_ARGS)
+{
+    (void)size, (void)read_at, (void)user;
     int n = snprintf(out->what, sizeof out->what, "unknown (first bytes");
     for (size_t i = 0; i < head_len && i < 16 && n > 0 && (size_t)n + 4 < sizeof out->what; i++)
         n += snprintf(out->what + n, sizeof out->what - (size_t)n, " %02x", head[i]);
     if (!head_len) snprintf(out->what, sizeof out->what, "an empty file");
     else if (n > 0 && (size_t)n + 2 < sizeof out->what) snprintf(out->what + n, sizeof out->what - (size_t)n, ")");
+    return true;
+}
+
+/* The table, in the order detection tries it: the legacy draft before PMF 0.0 (they share their
+ * first bytes), the magic numbers, then text (.map before any other text). */
+static const pmf_format formats[] = {
+    { PMF_KIND_PMF_LEGACY, "legacy PMF", "pmf_legacy", PMF_FORMAT_CONVERT, detect_pmf_legacy },
+    { PMF_KIND_PMF, "PMF", "pmf", PMF_FORMAT_OPEN, detect_pmf },
+    { PMF_KIND_OTHER, "PMF of another major version", NULL, PMF_FORMAT_REFUSED, detect_pmf_other_major },
+    { PMF_KIND_PM4, "PM4", "pm4", PMF_FORMAT_CONVERT, detect_pm4 },
+    { PMF_KIND_RMF, "RMF", "rmf", PMF_FORMAT_COMPILE, detect_rmf },
+    { PMF_KIND_BSP, "BSP", "bsp", PMF_FORMAT_COMPILE, detect_bsp },
+    { PMF_KIND_OTHER, "other known file", NULL, PMF_FORMAT_REFUSED, detect_named_other },
+    { PMF_KIND_MAP, ".map", "map", PMF_FORMAT_COMPILE, detect_map },
+    { PMF_KIND_TEXT, ".pms source", NULL, PMF_FORMAT_PMFC_SOURCE, detect_text },
+    { PMF_KIND_UNKNOWN, "unknown", NULL, PMF_FORMAT_REFUSED, detect_unknown },
+};
+
+const pmf_format *pmf_format_of(pmf_file_kind kind)
+{
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (formats[i].kind == kind) return &formats[i];
+    return &formats[sizeof formats / sizeof formats[0] - 1];
+}
+
+void pmf_identify(const uint8_t *head, size_t head_len, uint64_t size, pmf_read_at_fn read_at, void *user,
+                  pmf_file_id *out)
+{
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+        memset(out, 0, sizeof *out);
+        if (formats[i].detect(head, head_len, size, read_at, user, out)) {
+            out->kind = formats[i].kind;
+            return;
+        }
+    }
 }
 
 static bool fd_read_at(void *user, uint64_t offset, void *buf, size_t len)
