@@ -3,7 +3,8 @@
  * to the working directory, like a source file named "fuzz" would. */
 #include <stdlib.h>
 
-#include "world.h"
+#include "common/world.h"
+#include "front/pms/pms.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

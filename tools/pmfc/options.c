@@ -3,11 +3,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bake/bake.h"
 #include "base/cli.h"
 #include "base/memory_option.h"
 #include "base/stringify.h"
-#include "bake.h"
-#include "front/world.h"
+#include "chunks/chunks.h"
+#include "common/memory.h"
+#include "common/world.h"
 #include "options.h"
 
 static const char usage[] =

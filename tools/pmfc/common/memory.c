@@ -1,0 +1,103 @@
+/* memory.c - the front end's allocator: every block of 4 KiB or more is taken from the memory
+ * budget by its usable size (src/pmf/pmf_budget.h's pmf_budget_malloc family) and given back by
+ * xfree, so pmfc's memory is accounted as it is allocated, not estimated before the build. Over the budget, pmfc stops
+ * with one line naming the limit and what it was building (exit 2); nothing is left on disk,
+ * since the output exists only as an unnamed scratch file until the end (pmf_writer_stream). */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "base/pmf_budget.h"
+#include "base/text_clean.h"
+#include "memory.h"
+#include "world.h"
+
+#define MIB (1ull << 20)
+
+static _Atomic(const char *) where_source = "pmfc";
+static _Atomic int where_line;
+static _Atomic(const char *) where_stage = "reading the source";
+
+void memory_where(const char *source, int line, const char *stage)
+{
+    if (source) {
+        atomic_store(&where_source, source);
+        atomic_store(&where_line, line);
+    }
+    atomic_store(&where_stage, stage);
+}
+
+static _Noreturn void out_of_memory(void)
+{
+    fputs("pmfc: out of memory\n", stderr);
+    exit(3);
+}
+
+/* One line, from the first thread over the budget; the others wait for the exit, which skips
+ * atexit work while they still run (nothing is on disk to remove). */
+_Noreturn void memory_over_budget(uint64_t bytes, const char *what)
+{
+    static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&once);
+    char source[256];
+    text_clean(atomic_load(&where_source), source, sizeof source);
+    int line = atomic_load(&where_line);
+    char at[32] = "", more[48] = "";
+    if (line > 0)
+        snprintf(at, sizeof at, ":%d", line);
+    if (bytes)
+        snprintf(more, sizeof more, ", %llu MiB more needed", (unsigned long long)((bytes + MIB - 1) / MIB));
+    /* the front end's style: "FILE:LINE: message" at a source line, else "pmfc: FILE: message" */
+    fprintf(stderr, "%s%s%s: over the memory budget of %llu MiB while %s%s%s%s: %llu MiB in use%s (see --memory)\n",
+            line > 0 ? "" : "pmfc: ", source, at, (unsigned long long)(pmf_budget_limit() / MIB), atomic_load(&where_stage),
+            what ? " (" : "", what ? what : "", what ? ")" : "", (unsigned long long)(pmf_budget_used() / MIB), more);
+    fflush(stderr);
+    _exit(2);
+}
+
+void memory_take(uint64_t bytes, const char *what)
+{
+    if (!pmf_budget_take(bytes))
+        memory_over_budget(bytes, what);
+}
+
+void memory_give(uint64_t bytes)
+{
+    pmf_budget_give(bytes);
+}
+
+/* What the budget's allocator returned: NULL is over the budget when it refused on this thread,
+ * else out of memory. */
+static void *checked(void *p, size_t size)
+{
+    if (!p && pmf_budget_refused())
+        memory_over_budget(size, NULL);
+    if (!p)
+        out_of_memory();
+    return p;
+}
+
+void *xmalloc(size_t size)
+{
+    pmf_budget_clear_refused();
+    return checked(pmf_budget_malloc(size ? size : 1), size);
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    pmf_budget_clear_refused();
+    return checked(pmf_budget_calloc(n ? n : 1, size ? size : 1), n * size);
+}
+
+void *xrealloc(void *p, size_t size)
+{
+    pmf_budget_clear_refused();
+    return checked(pmf_budget_realloc(p, size ? size : 1), size);
+}
+
+void xfree(void *p)
+{
+    pmf_budget_free(p);
+}
