@@ -4,6 +4,7 @@
 #define PMFVIEW_APP_VIEW_KEYS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Modifiers a row wants held. Their values are their weights: when several rows match a press,
@@ -36,5 +37,9 @@ typedef struct view_key {
     bool (*action)(struct viewer *v, const view_key_press *k);
     int arg;                         /* the action's own: a mode, a region kind, a step */
 } view_key;
+
+/* The window's keys (view_keys.c), in the F1 list's order. */
+extern const view_key viewer_keys[];
+extern const size_t viewer_key_count;
 
 #endif

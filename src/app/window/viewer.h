@@ -91,9 +91,7 @@ void viewer_reload(viewer *v, double t);
 /* false when there is no such level or it failed to open (said). */
 bool viewer_switch_level(viewer *v, long delta, double t);
 
-/* view_keys.c: the table the F1 list shows, and the key handler that reads it. */
-extern const view_key viewer_keys[];
-extern const size_t viewer_key_count;
+/* view_keys.c: the key handler, which reads viewer_keys (view_keys.h). */
 void viewer_key_down(viewer *v, const SDL_KeyboardEvent *k, double t);
 
 #endif
