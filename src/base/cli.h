@@ -7,7 +7,7 @@
  * the table and writes the message ("--radius wants chunks in 1..64, got '99'"); `--help` prints
  * the same table (cli_print_help). An option more than one command takes is declared once, as a
  * macro beside what it sets (CLI_OPTION_MEMORY in memory_option.h, the viewer's in
- * app/view_options.h). */
+ * app/common/view_options.h). */
 #ifndef BASE_CLI_H
 #define BASE_CLI_H
 

@@ -1,4 +1,4 @@
-/* light_direct_test.c - the light tools' direct term (src/app/light_direct.c) against the model
+/* light_direct_test.c - the light tools' direct term (src/scene/light_direct.c) against the model
  * of docs/pmfc-lighting.md: point falloff, facing away, range, the spot cone's smooth step, the
  * sun, colour and intensity; and the shadow test through pmfc's BVH. */
 #include <math.h>

@@ -1,7 +1,7 @@
 #!/bin/bash
 # rmf_cache_test.sh CASE PMFVIEW VIEW_TEST_MAP PNG_PROBE WORKDIR
 #
-# An RMF given to pmfview goes through the compile cache (conventions §4, src/app/map_compile.h).
+# An RMF given to pmfview goes through the compile cache (conventions §4, src/app/common/map_compile.h).
 # PMFVIEW_PMFC points at stub_pmfc.sh: it logs each call, copies a known PMF (view_test_map
 # variant 3: a lit wall with start cameras) to the -o path, sleeps when STUB_SLEEP is set, and
 # fails with STUB_FAIL on stderr and exit STUB_EXIT (default 2).

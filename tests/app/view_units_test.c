@@ -1,6 +1,6 @@
 /* view_units_test.c - the viewer's window-free parts: pose parsing, the cameras file, the live
  * reload watch, screenshot names, the light-probe overlay's cube lighting data, the compare
- * picture's signed scale, the region overlay kinds, the line
+ * picture's signed scale, the region overlay kinds, the window's key table, the line
  * cleaning that relays pmfc's errors, and how the screenshot and cameras files are written (mode,
  * atomically, not through symlinks). */
 #include <dirent.h>
@@ -18,6 +18,7 @@
 #include "res/png_write.h"
 #include "res/res.h"
 #include "view_bookmarks.h"
+#include "view_keys.h"
 #include "view_probes.h"
 #include "view_regions.h"
 #include "view_shot.h"
@@ -411,6 +412,57 @@ static void test_region_kinds(void)
     CHECK(view_region_kind_parse("all") == 0 && view_region_kind_parse("") == 0 && view_region_kind_parse("Weather") == 0, "unknown");
 }
 
+/* Rows of a key table that act on the same key with the same modifiers: a key declared twice. */
+static int key_clashes(const view_key *keys, size_t count)
+{
+    int clashes = 0;
+    for (size_t i = 0; i < count; i++)
+        for (size_t j = i + 1; j < count; j++) {
+            const view_key *a = &keys[i], *b = &keys[j];
+            if (!a->action || !b->action || a->mods != b->mods)
+                continue;
+            if (a->sym ? a->sym == b->sym : !b->sym && a->scan[0] <= b->scan[1] && b->scan[0] <= a->scan[1]) {
+                fprintf(stderr, "rows %zu and %zu take the same key\n", i, j);
+                clashes++;
+            }
+        }
+    return clashes;
+}
+
+static bool key_stub(struct viewer *v, const view_key_press *k)
+{
+    (void)v;
+    (void)k;
+    return true;
+}
+
+/* The window's keys (view_keys.h): each declared once, each F1 line whole and listed once. */
+static void test_keys(void)
+{
+    CHECK(key_clashes(viewer_keys, viewer_key_count) == 0, "the window's keys clash");
+    size_t lines = 0;
+    for (size_t i = 0; i < viewer_key_count; i++) {
+        const view_key *k = &viewer_keys[i];
+        lines += k->help != NULL;
+        CHECK((k->keys == NULL) == (k->help == NULL), "row %zu: half a line", i);
+        CHECK(k->action || k->help, "row %zu neither acts nor is listed", i);
+        CHECK(!k->action || k->sym || (k->scan[0] > 0 && k->scan[0] <= k->scan[1]), "row %zu acts on no key", i);
+        for (size_t j = 0; k->keys && j < i; j++)
+            CHECK(!viewer_keys[j].keys || strcmp(viewer_keys[j].keys, k->keys), "'%s' listed twice", k->keys);
+    }
+    CHECK(viewer_keys[0].help && lines == 45, "%zu lines in the F1 list", lines);
+    /* the check itself: key 'a' twice, and scancodes 1..9 and 1..4 both with Ctrl; 'b', and 1..9
+     * with Shift, clash with nothing */
+    const view_key twice[] = {
+        { "A", "a", 'a', .action = key_stub }, { "A again", "b", 'a', .action = key_stub },
+        { "B", "c", 'b', .action = key_stub },
+        { "Ctrl+1..9", "d", 0, .scan = { 1, 9 }, .mods = VIEW_KEY_CTRL, .action = key_stub },
+        { "Ctrl+1..4", "e", 0, .scan = { 1, 4 }, .mods = VIEW_KEY_CTRL, .action = key_stub },
+        { "Shift+1..9", "f", 0, .scan = { 1, 9 }, .mods = VIEW_KEY_SHIFT, .action = key_stub },
+    };
+    CHECK(key_clashes(twice, 6) == 2, "clashes in a table with two: %d", key_clashes(twice, 6));
+}
+
 int main(int argc, char **argv)
 {
     snprintf(work, sizeof work, "%s", argc > 1 ? argv[1] : "view_units_work");
@@ -425,6 +477,7 @@ int main(int argc, char **argv)
     test_output_files();
     test_image_compare();
     test_region_kinds();
+    test_keys();
     if (check_failures)
         fprintf(stderr, "%d check(s) failed\n", check_failures);
     return check_failures ? 1 : 0;

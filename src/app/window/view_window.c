@@ -1,6 +1,6 @@
-/* view_window.c - the viewer's window: SDL + GL context, the frame loop, flying, keys, live
- * reload (an RMF recompiled on a child process), level switching, start cameras, screenshots
- * and bookmarks (docs/viewer.md). */
+/* view_window.c - the viewer's window: SDL + GL context, the frame loop, flying, the lights the
+ * user set, live reload (an RMF recompiled on a child process), level switching, screenshots
+ * (docs/viewer.md); the keys are view_keys.c's. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,92 +14,25 @@
 #include "render/render.h"
 #include "commands.h"
 #include "res/png_write.h"
-#include "formats_scene.h"
-#include "map_compile.h"
-#include "scene.h"
-#include "view.h"
-#include "view_bookmarks.h"
-#include "view_teleport.h"
-#include "view_hud.h"
 #include "map_markers.h"
 #include "region_overlay.h"
-#include "view_compare.h"
-#include "view_lights.h"
-#include "view_probes.h"
+#include "view_bookmarks.h"
+#include "view_hud.h"
 #include "view_shot.h"
-#include "view_watch.h"
-#include "sdl_api.h"
+#include "viewer.h"
 
 #define VIEW_MAX_LIGHTS 4096
-#define HIRES_FACTOR 4
 #define MESSAGE_SECONDS 4.0
 #define SHOT_WAIT_SECONDS 3.0      /* longest a screenshot waits for the view to finish streaming */
 #define MOUSE_DEGREES_PER_PIXEL 0.15f
 #define LIGHT_POLL_SECONDS 0.25    /* how often the lights of newly streamed chunks are looked for */
-
-/* What the user set for one light, kept across reloads and level switches. */
-typedef struct light_state {
-    uint32_t id;
-    bool fast;
-    uint8_t color[3];
-    bool enabled;                  /* dynamic: enable flag; fast: on (intensity) / off (0) */
-    uint8_t intensity;             /* fast: the chosen intensity when on */
-    bool touched;                  /* changed by the user: re-applied to a reloaded scene */
-} light_state;
-
-typedef struct viewer {
-    const view_desc *desc;
-    SDL_Window *window;
-    SDL_GLContext gl;
-    hud *hud;
-
-    scene *scene;
-    uint32_t level, level_count;
-    scene_settings settings;
-    camera cam, start_cam;
-    bool announced_ready;          /* "ready" printed for the current scene */
-
-    light_state *lights;           /* dynamic then fast, by ID */
-    size_t light_count, selected;
-    scene_light *shown;            /* the lights as the HUD lists them (same order) */
-    double next_light_poll;
-    int fast_anim;
-
-    view_watch watch;
-    char pmf_path[4096];           /* the PMF on screen: desc->path, or the RMF's cache file */
-    map_compile compile;           /* an RMF's recompile after a save (state RUNNING while it runs) */
-    int start_camera;              /* index into the start cameras of the last one jumped to; -1 = none */
-    view_probes probes;
-    bool probes_on;
-    view_regions regions;          /* region overlays; regions.kinds = the kinds shown */
-    scene *other;                  /* the other version: before the last reload (after it while X shows the previous) */
-    bool showing_previous;         /* X: scene is the version before the reload, other the current one */
-    bool difference, difference_reported;   /* V: the difference of the two versions is drawn */
-    view_compare compare;
-    view_lights tools;             /* L, O, U, I: light gizmos, solo / mute, surface inspector */
-    bool entities_on, leak_on;     /* P, Shift+P: point entities, the leak (map_markers.h) */
-
-    double speed;
-    bool mouse_captured, right_look, hud_hidden, help, lights_panel, quit;
-    int pending_shot;              /* 0 none, 1 window size, HIRES_FACTOR = hi-res */
-    bool shot_with_hud;            /* Ctrl+F12: the window as shown, HUD included */
-    double shot_requested;
-    char cameras_path[1100];
-    view_teleport teleport;        /* G: type a position */
-
-    int frame_w, frame_h;          /* the drawable, pixels (the last frame's) */
-    char message[1024];
-    double message_until;
-    char error[1200];
-} viewer;
 
 static double now_seconds(void)
 {
     return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
 }
 
-/* Shows msg in the HUD for a few seconds and prints it on stdout (tests read it). */
-static void say(viewer *v, const char *fmt, ...)
+void viewer_say(viewer *v, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -108,12 +41,6 @@ static void say(viewer *v, const char *fmt, ...)
     v->message_until = now_seconds() + MESSAGE_SECONDS;
     printf("%s\n", v->message);
     fflush(stdout);
-}
-
-static void set_mode(viewer *v, render_mode mode)
-{
-    v->settings.mode = mode;
-    say(v, "mode %s", render_mode_name(mode));
 }
 
 static bool map_level_count(const char *path, uint32_t *count, char *err, size_t err_size)
@@ -157,7 +84,7 @@ static uint8_t fast_intensity(const viewer *v, const light_state *l, double t)
 }
 
 /* To both versions of a reload, so their difference (V) is the map's, not the light settings'. */
-static void apply_light(viewer *v, const light_state *l, double t)
+void viewer_apply_light(viewer *v, const light_state *l, double t)
 {
     scene *versions[2] = { v->scene, v->other };
     for (int i = 0; i < 2 && versions[i]; i++) {
@@ -178,7 +105,7 @@ static int compare_lights(const void *pa, const void *pb)
 
 /* Learns the lights of newly streamed chunks (with their file values), a few times a second:
  * the table stays in the scene's order, dynamic then fast, by ID. */
-static void learn_lights(viewer *v, double t)
+void viewer_learn_lights(viewer *v, double t)
 {
     if (t < v->next_light_poll)
         return;
@@ -210,52 +137,11 @@ static void update_lights(viewer *v, double t)
     for (size_t i = 0; i < v->light_count; i++) {
         const light_state *l = &v->lights[i];
         if (l->fast && v->fast_anim != VIEW_ANIM_OFF)
-            apply_light(v, l, t);
+            viewer_apply_light(v, l, t);
         v->shown[i] = (scene_light){ .id = l->id, .fast = l->fast, .enabled = l->enabled,
                                      .intensity = l->fast ? fast_intensity(v, l, t) : 0,
                                      .color = { l->color[0], l->color[1], l->color[2] } };
     }
-}
-
-static void toggle_light(viewer *v, light_state *l, double t)
-{
-    l->enabled = !l->enabled;
-    l->touched = true;
-    apply_light(v, l, t);
-}
-
-/* T: everything off when anything is on, else everything on. */
-static void toggle_all_lights(viewer *v, double t)
-{
-    bool any_on = false;
-    for (size_t i = 0; i < v->light_count; i++)
-        any_on |= v->lights[i].enabled;
-    for (size_t i = 0; i < v->light_count; i++) {
-        v->lights[i].enabled = !any_on;
-        v->lights[i].touched = true;
-        apply_light(v, &v->lights[i], t);
-    }
-    say(v, "all lights %s", any_on ? "off" : "on");
-}
-
-static light_state *selected_light(viewer *v)
-{
-    return v->selected < v->light_count ? &v->lights[v->selected] : NULL;
-}
-
-static void change_fast_intensity(viewer *v, int delta, double t)
-{
-    light_state *l = selected_light(v);
-    if (!l || !l->fast) {
-        say(v, "select a fast light first (Tab, Up / Down)");
-        return;
-    }
-    int i = l->intensity + delta;
-    l->intensity = (uint8_t)(i < 0 ? 0 : i > 255 ? 255 : i);
-    l->enabled = true;
-    l->touched = true;
-    apply_light(v, l, t);
-    say(v, "fast light %u intensity %u", l->id, l->intensity);
 }
 
 /* ---- scenes: open, reload, level switch ------------------------------------------------------ */
@@ -319,7 +205,7 @@ static void install_scene(viewer *v, scene *s, uint32_t level, bool keep_view, d
         view_lights_reset(&v->tools, s);
     for (size_t i = 0; i < v->light_count; i++)
         if (v->lights[i].touched || (v->lights[i].fast && v->fast_anim != VIEW_ANIM_OFF))
-            apply_light(v, &v->lights[i], t);
+            viewer_apply_light(v, &v->lights[i], t);
     view_probes_close(&v->probes);
     if (v->probes_on) {
         char err[512];
@@ -345,7 +231,7 @@ static void install_scene(viewer *v, scene *s, uint32_t level, bool keep_view, d
     SDL_SetWindowTitle(v->window, title);
 }
 
-static void reload(viewer *v, double t)
+void viewer_reload(viewer *v, double t)
 {
     scene_error e;
     uint32_t count = v->level_count;
@@ -353,13 +239,13 @@ static void reload(viewer *v, double t)
     if (!s) {
         snprintf(v->error, sizeof v->error, "reload failed: %s", e.message);
         fprintf(stderr, "pmfview: %s\n", e.message);
-        say(v, "reload failed; still showing the previous version");
+        viewer_say(v, "reload failed; still showing the previous version");
         return;
     }
     v->level_count = count;
     v->error[0] = '\0';
     install_scene(v, s, v->level, true, t);
-    say(v, "reloaded %s", v->desc->path);
+    viewer_say(v, "reloaded %s", v->desc->path);
 }
 
 /* A saved RMF: pmfc runs on a child process polled once per frame (the window keeps drawing). */
@@ -368,7 +254,7 @@ static void start_recompile(viewer *v)
     map_compile_cancel(&v->compile);
     map_compile_start(&v->compile, &(map_compile_desc){ .source = v->desc->path, .game_dir = v->desc->game_dir });
     if (v->compile.state == MAP_COMPILE_RUNNING)
-        say(v, "compiling %s ...", v->desc->path);
+        viewer_say(v, "compiling %s ...", v->desc->path);
 }
 
 static void poll_recompile(viewer *v, double t)
@@ -383,37 +269,19 @@ static void poll_recompile(viewer *v, double t)
     if (mc->state == MAP_COMPILE_FAILED) {
         snprintf(v->error, sizeof v->error, "compile failed: %s", mc->message);
         fprintf(stderr, "pmfview: %s\n", mc->message);
-        say(v, "compile failed; still showing the previous version");
+        viewer_say(v, "compile failed; still showing the previous version");
     } else if (mc->state == MAP_COMPILE_DONE || mc->state == MAP_COMPILE_CACHED) {
         snprintf(v->pmf_path, sizeof v->pmf_path, "%s", mc->out_path);
-        reload(v, t);
+        viewer_reload(v, t);
     }
     mc->state = MAP_COMPILE_IDLE;
 }
 
-/* A PM4 layer on or off: the map is written again with the new layers and reloaded, camera kept. */
-static void toggle_pm4_layer(viewer *v, unsigned layer, double t)
-{
-    formats_scene *fs = v->desc->formats;
-    if (fs->kind != PMF_KIND_PM4) {
-        say(v, "layers are for PM4 files");
-        return;
-    }
-    char err[600];
-    if (!formats_scene_set_layers(fs, fs->layers ^ layer, err, sizeof err)) {
-        snprintf(v->error, sizeof v->error, "%s", err);
-        return;
-    }
-    reload(v, t);
-    view_watch_init(&v->watch, v->desc->path, t);
-    say(v, "%s %s", formats_layer_name(layer), fs->layers & layer ? "on" : "off");
-}
-
-static bool switch_level(viewer *v, long delta, double t)
+bool viewer_switch_level(viewer *v, long delta, double t)
 {
     long level = (long)v->level + delta;
     if (level < 0 || level >= (long)v->level_count) {
-        say(v, "no level %ld (the map has %u)", level, v->level_count);
+        viewer_say(v, "no level %ld (the map has %u)", level, v->level_count);
         return false;
     }
     scene_error e;
@@ -424,47 +292,11 @@ static bool switch_level(viewer *v, long delta, double t)
         return false;
     }
     install_scene(v, s, (uint32_t)level, false, t);
-    say(v, "level %ld", level);
+    viewer_say(v, "level %ld", level);
     return true;
 }
 
-/* Start camera `index` of the file (conventions §4), on its own level (switched to if needed). */
-static void jump_to_start_camera(viewer *v, int index, double t)
-{
-    const pmf_cameras *cams = scene_start_cameras(v->scene);
-    if (index < 0 || (uint32_t)index >= cams->count) {
-        say(v, "no start camera %d (the map has %u)", index + 1, cams->count);
-        return;
-    }
-    const pmf_camera c = cams->list[index];
-    char name[256];
-    map_compile_clean_line(c.name, strlen(c.name), name, sizeof name);
-    if (c.level != v->level) {
-        switch_level(v, (int)c.level - (int)v->level, t);
-        if (c.level != v->level)
-            return;
-    }
-    camera_set_world(&v->cam, (const double[3]){ c.pos[0], c.pos[1], c.pos[2] }, c.yaw, c.pitch);
-    v->start_camera = index;
-    say(v, "start camera %d: %s", index + 1, name);
-}
-
-/* N / Shift+N: the next / previous start camera of the current level. */
-static void cycle_start_camera(viewer *v, int step, double t)
-{
-    const pmf_cameras *cams = scene_start_cameras(v->scene);
-    int n = (int)cams->count, from = v->start_camera >= 0 ? v->start_camera : step > 0 ? n - 1 : 0;
-    for (int k = 1; k <= n; k++) {
-        int i = ((from + step * k) % n + n) % n;
-        if (cams->list[i].level == v->level) {
-            jump_to_start_camera(v, i, t);
-            return;
-        }
-    }
-    say(v, "level %u has no start cameras", v->level);
-}
-
-/* ---- screenshots and bookmarks ------------------------------------------------------------- */
+/* ---- screenshots ---------------------------------------------------------------------------- */
 
 static bool write_rgba_png(viewer *v, const char *path, int w, int h, const uint8_t *rgba)
 {
@@ -482,13 +314,13 @@ static void shot_window(viewer *v, int w, int h, const char *path)
 {
     uint8_t *rgba = malloc((size_t)w * h * 4);
     if (!rgba) {
-        say(v, "out of memory for a screenshot");
+        viewer_say(v, "out of memory for a screenshot");
         return;
     }
     render_bind_window(w, h);
     render_read_pixels(w, h, rgba);
     if (write_rgba_png(v, path, w, h, rgba))
-        say(v, "screenshot %s (%dx%d)", path, w, h);
+        viewer_say(v, "screenshot %s (%dx%d)", path, w, h);
     free(rgba);
 }
 
@@ -509,7 +341,7 @@ static void shot_hires(viewer *v, int win_w, int win_h, const char *path)
     render_target target;
     char err[256];
     if (!image || !part || !render_target_create(tw, th, 0, &target, err, sizeof err)) {
-        say(v, "hi-res shot failed: %s", image && part ? err : "out of memory");
+        viewer_say(v, "hi-res shot failed: %s", image && part ? err : "out of memory");
         free(image);
         free(part);
         return;
@@ -530,7 +362,7 @@ static void shot_hires(viewer *v, int win_w, int win_h, const char *path)
     render_bind_window(win_w, win_h);
     free(part);
     if (write_rgba_png(v, path, w, h, image))
-        say(v, "screenshot %s (%dx%d)", path, w, h);
+        viewer_say(v, "screenshot %s (%dx%d)", path, w, h);
     free(image);
 }
 
@@ -538,7 +370,7 @@ static void take_shot(viewer *v, int w, int h)
 {
     char path[1200];
     if (!view_shot_path(v->desc->shots_dir, time(NULL), path, sizeof path)) {
-        say(v, "screenshot: no free file name in %s", v->desc->shots_dir ? v->desc->shots_dir : ".");
+        viewer_say(v, "screenshot: no free file name in %s", v->desc->shots_dir ? v->desc->shots_dir : ".");
         return;
     }
     if (v->pending_shot == HIRES_FACTOR)
@@ -548,71 +380,7 @@ static void take_shot(viewer *v, int w, int h)
     v->pending_shot = 0;
 }
 
-static void bookmark(viewer *v, int slot, bool save, double t)
-{
-    char err[1300];
-    double world[3];
-    if (save) {
-        camera_get_world(&v->cam, world);
-        if (view_bookmark_save(v->cameras_path, slot, v->level, world, v->cam.yaw, v->cam.pitch, err, sizeof err))
-            say(v, "bookmark %d saved to %s", slot, v->cameras_path);
-        else
-            say(v, "%s", err);
-        return;
-    }
-    float yaw, pitch;
-    long level;
-    if (view_bookmark_load(v->cameras_path, slot, &level, world, &yaw, &pitch, err, sizeof err)) {
-        /* back to the level it was saved in first */
-        if (level >= 0 && level != (long)v->level && !switch_level(v, level - (long)v->level, t))
-            return;
-        camera_set_world(&v->cam, world, yaw, pitch);
-        say(v, "bookmark %d recalled", slot);
-    } else {
-        say(v, "%s", err);
-    }
-}
-
-/* ---- level designer's tools: region overlays, the two versions of a reload ------------------- */
-
-static void toggle_regions(viewer *v, int kind)
-{
-    if (!v->regions.lf.file) {
-        char err[512];
-        if (!view_regions_open(&v->regions, v->pmf_path, v->level, err, sizeof err)) {
-            say(v, "regions: %s", err);
-            return;
-        }
-    }
-    v->regions.kinds ^= VIEW_REGION_BIT(kind);
-    say(v, "%s regions %s", view_region_kind_name(kind), v->regions.kinds & VIEW_REGION_BIT(kind) ? "on" : "off");
-}
-
-/* X: the version before the last reload and the current one, in turn. */
-static void flip_versions(viewer *v)
-{
-    if (!v->other) {
-        say(v, "no previous version yet (one is kept at the next reload)");
-        return;
-    }
-    scene *shown = v->other;
-    v->other = v->scene;
-    v->scene = shown;
-    v->showing_previous = !v->showing_previous;
-    say(v, "showing the %s version", v->showing_previous ? "previous" : "current");
-}
-
-/* V: the signed difference, previous to current (image_compare.h). */
-static void toggle_difference(viewer *v)
-{
-    if (!v->other) {
-        say(v, "no previous version yet (one is kept at the next reload)");
-        return;
-    }
-    v->difference = !v->difference;
-    v->difference_reported = false;
-    say(v, "difference %s", v->difference ? "on" : "off");
-}
+/* ---- the difference of the two versions of a reload (V) ------------------------------------- */
 
 /* Draws the difference instead of the scene when V is on; false when the scene is to be drawn. */
 static bool draw_difference(viewer *v, int w, int h, bool complete)
@@ -623,223 +391,24 @@ static bool draw_difference(viewer *v, int w, int h, bool complete)
     char err[256];
     if (!view_compare_draw(&v->compare, before, after, w, h, err, sizeof err)) {
         v->difference = false;
-        say(v, "difference: %s", err);
+        viewer_say(v, "difference: %s", err);
         return false;
     }
     if (!v->difference_reported && complete && scene_view_complete(v->other)) {
         char line[256];
         image_compare_format(&v->compare.stats, line, sizeof line);
         v->difference_reported = true;
-        say(v, "difference: %s", line);
+        viewer_say(v, "difference: %s", line);
     }
     return true;
 }
 
 /* ---- input ----------------------------------------------------------------------------------- */
 
-static void set_capture(viewer *v, bool on)
+void viewer_set_capture(viewer *v, bool on)
 {
     v->mouse_captured = on;
     SDL_SetRelativeMouseMode(on || v->right_look ? SDL_TRUE : SDL_FALSE);
-}
-
-/* Keys while the teleport prompt is open (typed characters come as text input). */
-static void teleport_key(viewer *v, SDL_Keycode sym)
-{
-    if (sym == SDLK_BACKSPACE) {
-        view_teleport_backspace(&v->teleport);
-        return;
-    }
-    if (sym != SDLK_RETURN && sym != SDLK_KP_ENTER && sym != SDLK_ESCAPE)
-        return;
-    view_teleport_close(&v->teleport);
-    SDL_StopTextInput();
-    if (sym == SDLK_ESCAPE)
-        return;
-    double pos[3];
-    float yaw = v->cam.yaw, pitch = v->cam.pitch;
-    bool angles;
-    if (!view_teleport_parse(v->teleport.text, pos, &yaw, &pitch, &angles)) {
-        say(v, "not a position: '%s' (X,Y,Z or X,Y,Z,YAW,PITCH)", v->teleport.text);
-        return;
-    }
-    pitch = pitch > 89.0f ? 89.0f : pitch < -89.0f ? -89.0f : pitch;
-    camera_set_world(&v->cam, pos, yaw, pitch);
-    say(v, "teleported to %s", v->teleport.text);
-}
-
-static void on_key(viewer *v, const SDL_KeyboardEvent *k, double t)
-{
-    SDL_Keycode sym = k->keysym.sym;
-    SDL_Scancode sc = k->keysym.scancode;
-    bool shift = (k->keysym.mod & KMOD_SHIFT) != 0, ctrl = (k->keysym.mod & KMOD_CTRL) != 0;
-    bool repeat = k->repeat != 0;
-
-    if (v->teleport.open) {
-        teleport_key(v, sym);
-        return;
-    }
-    if (sym == SDLK_g && !repeat) {
-        view_teleport_open(&v->teleport);
-        SDL_StartTextInput();
-        return;
-    }
-
-    /* A light key acts on every light streamed in so far, not on the last periodic poll. */
-    if (sym == SDLK_t || sym == SDLK_TAB || sym == SDLK_UP || sym == SDLK_DOWN || sym == SDLK_LEFT ||
-        sym == SDLK_RIGHT || sym == SDLK_RETURN || sym == SDLK_KP_ENTER) {
-        v->next_light_poll = 0;
-        learn_lights(v, t);
-    }
-
-    /* Keys that may repeat while held. */
-    switch (sym) {
-    case SDLK_LEFTBRACKET:
-    case SDLK_RIGHTBRACKET: {
-        float e = v->settings.exposure > 0 ? v->settings.exposure : 1.0f;
-        v->settings.exposure = sym == SDLK_RIGHTBRACKET ? e * 1.25f : e / 1.25f;
-        say(v, "exposure %.2f", v->settings.exposure);
-        return;
-    }
-    case SDLK_UP:
-    case SDLK_DOWN:
-        if (sym == SDLK_UP && v->selected > 0)
-            v->selected--;
-        else if (sym == SDLK_DOWN && v->selected + 1 < v->light_count)
-            v->selected++;
-        v->lights_panel = true;
-        return;
-    case SDLK_LEFT:
-    case SDLK_RIGHT:
-        change_fast_intensity(v, (sym == SDLK_LEFT ? -1 : 1) * (ctrl ? 1 : 16), t);
-        v->lights_panel = true;
-        return;
-    default:
-        break;
-    }
-    if (repeat)
-        return;
-    if (ctrl && v->desc->formats && sc >= SDL_SCANCODE_1 && sc <= SDL_SCANCODE_4) {
-        toggle_pm4_layer(v, 1u << (sc - SDL_SCANCODE_1), t);
-        return;
-    }
-    if (sc >= SDL_SCANCODE_1 && sc <= SDL_SCANCODE_9) {
-        if (k->keysym.mod & KMOD_ALT)
-            jump_to_start_camera(v, (int)(sc - SDL_SCANCODE_1), t);
-        else
-            bookmark(v, (int)(sc - SDL_SCANCODE_1) + 1, shift, t);
-        return;
-    }
-    switch (sym) {
-    case SDLK_F1: v->help = !v->help; break;
-    case SDLK_F2: set_mode(v, RENDER_MODE_FULL); break;
-    case SDLK_F3: set_mode(v, RENDER_MODE_LIGHTMAP); break;
-    case SDLK_F4: set_mode(v, RENDER_MODE_FULLBRIGHT); break;
-    case SDLK_b: set_mode(v, RENDER_MODE_DENSITY); break;
-    case SDLK_x: flip_versions(v); break;
-    case SDLK_v: toggle_difference(v); break;
-    case SDLK_y: toggle_regions(v, VIEW_REGION_WEATHER); break;
-    case SDLK_z: toggle_regions(v, VIEW_REGION_GRAVITY); break;
-    case SDLK_COMMA: toggle_regions(v, VIEW_REGION_SOUND); break;
-    case SDLK_PERIOD: toggle_regions(v, VIEW_REGION_SKY); break;
-    case SDLK_j: toggle_regions(v, shift ? VIEW_REGION_PATH : VIEW_REGION_LOAD); break;
-    case SDLK_p:
-        if (shift) {
-            v->leak_on = !v->leak_on;
-            say(v, "leak %s%s", v->leak_on ? "on" : "off",
-                v->leak_on && !scene_map_infos(v->scene)->leak.present ? " (the map does not leak)" : "");
-        } else {
-            v->entities_on = !v->entities_on;
-            say(v, "point entities %s (%u)", v->entities_on ? "on" : "off", scene_map_infos(v->scene)->entities.count);
-        }
-        break;
-    case SDLK_f:
-        /* the map's look, then each of the three in turn */
-        v->settings.look = (scene_look)((v->settings.look + 1) % (SCENE_LOOK_QUAKE + 1));
-        say(v, "look %s%s", v->settings.look == SCENE_LOOK_MAP ? "of the map: " : "",
-            pmf_look_name((unsigned)scene_look_drawn_for(v->scene, v->settings.look)));
-        break;
-    case SDLK_F5: v->settings.wireframe = !v->settings.wireframe; say(v, "wireframe %s", v->settings.wireframe ? "on" : "off"); break;
-    case SDLK_F7:
-        v->probes_on = !v->probes_on;
-        if (v->probes_on && !v->probes.lf.file) {
-            char err[512];
-            if (!view_probes_open(&v->probes, v->pmf_path, v->level, err, sizeof err)) {
-                v->probes_on = false;
-                say(v, "probes: %s", err);
-                break;
-            }
-        }
-        say(v, "light probes %s", v->probes_on ? "on" : "off");
-        break;
-    case SDLK_F8:
-        v->settings.vis = v->settings.vis == SCENE_VIS_ON ? SCENE_VIS_OFF
-                        : v->settings.vis == SCENE_VIS_OFF ? SCENE_VIS_FROZEN : SCENE_VIS_ON;
-        say(v, "visibility %s", v->settings.vis == SCENE_VIS_ON ? "on" : v->settings.vis == SCENE_VIS_OFF ? "off" : "frozen");
-        break;
-    case SDLK_F6: v->settings.luxel_grid = !v->settings.luxel_grid; say(v, "luxel grid %s", v->settings.luxel_grid ? "on" : "off"); break;
-    case SDLK_F9: v->settings.no_sky = !v->settings.no_sky; say(v, "sky %s", v->settings.no_sky ? "off" : "on"); break;
-    case SDLK_F10: v->settings.fog = !v->settings.fog; say(v, "fog %s", v->settings.fog ? "on" : "off"); break;
-    case SDLK_F11: {
-        bool full = (SDL_GetWindowFlags(v->window) & SDL_WINDOW_FULLSCREEN_DESKTOP) != 0;
-        SDL_SetWindowFullscreen(v->window, full ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP);
-        break;
-    }
-    case SDLK_F12:
-        v->pending_shot = shift ? HIRES_FACTOR : 1;
-        v->shot_with_hud = ctrl && !shift;
-        v->shot_requested = t;
-        break;
-    case SDLK_BACKSLASH: v->settings.exposure = 1.0f; say(v, "exposure 1.00"); break;
-    case SDLK_TAB: v->lights_panel = !v->lights_panel; break;
-    case SDLK_RETURN:
-    case SDLK_KP_ENTER: {
-        light_state *l = selected_light(v);
-        if (l) {
-            toggle_light(v, l, t);
-            say(v, "%s light %u %s", l->fast ? "fast" : "dynamic", l->id, l->enabled ? "on" : "off");
-        }
-        break;
-    }
-    case SDLK_t: toggle_all_lights(v, t); break;
-    case SDLK_l:
-    case SDLK_o:
-    case SDLK_u: {
-        char msg[512];
-        const scene_light *sel = v->lights_panel && v->selected < v->light_count ? &v->shown[v->selected] : NULL;
-        view_lights_key(&v->tools, v->scene, sym == SDLK_l ? 'l' : sym == SDLK_o ? 'o' : 'u', shift, sel, msg, sizeof msg);
-        if (msg[0])
-            say(v, "%s", msg);
-        break;
-    }
-    case SDLK_i: view_lights_inspect_key(&v->tools, true); break;
-    case SDLK_k:
-        if (shift) {
-            v->settings.light_styles = !v->settings.light_styles;
-            say(v, "light styles %s", v->settings.light_styles ? "play" : "held as baked");
-            break;
-        }
-        v->fast_anim = (v->fast_anim + 1) % VIEW_ANIM_COUNT;
-        for (size_t i = 0; i < v->light_count; i++)
-            if (v->lights[i].fast)
-                apply_light(v, &v->lights[i], t);
-        say(v, "fast light animation %s", v->fast_anim == VIEW_ANIM_FLICKER ? "flicker" : v->fast_anim == VIEW_ANIM_PULSE ? "pulse" : "off");
-        break;
-    case SDLK_h: v->hud_hidden = !v->hud_hidden; break;
-    case SDLK_n: cycle_start_camera(v, shift ? -1 : 1, t); break;
-    case SDLK_m: set_capture(v, !v->mouse_captured); break;
-    case SDLK_r:
-    case SDLK_HOME: v->cam = v->start_cam; say(v, "start camera"); break;
-    case SDLK_PAGEUP: switch_level(v, -1, t); break;
-    case SDLK_PAGEDOWN: switch_level(v, 1, t); break;
-    case SDLK_ESCAPE:
-        if (v->mouse_captured)
-            set_capture(v, false);
-        else
-            v->quit = true;
-        break;
-    default: break;
-    }
 }
 
 /* The mouse in drawable pixels (from the top-left); the frame's centre while it is captured. */
@@ -863,7 +432,7 @@ static void handle_events(viewer *v, double t)
     while (SDL_PollEvent(&ev)) {
         switch (ev.type) {
         case SDL_QUIT: v->quit = true; break;
-        case SDL_KEYDOWN: on_key(v, &ev.key, t); break;
+        case SDL_KEYDOWN: viewer_key_down(v, &ev.key, t); break;
         case SDL_KEYUP:
             if (ev.key.keysym.sym == SDLK_i)
                 view_lights_inspect_key(&v->tools, false);
@@ -879,11 +448,11 @@ static void handle_events(viewer *v, double t)
                 frame_mouse(v, &x, &y);
                 char msg[512];
                 if (view_lights_click(&v->tools, v->scene, x, y, v->frame_w, v->frame_h, msg, sizeof msg))
-                    say(v, "%s", msg);
+                    viewer_say(v, "%s", msg);
             }
             if (ev.button.button == SDL_BUTTON_RIGHT) {
                 v->right_look = ev.type == SDL_MOUSEBUTTONDOWN;
-                set_capture(v, v->mouse_captured);
+                viewer_set_capture(v, v->mouse_captured);
             }
             break;
         case SDL_MOUSEMOTION:
@@ -948,6 +517,34 @@ static void draw_probes(viewer *v, int w, int h)
               (const uint8_t (*)[3])v->probes.rgb, true);
 }
 
+/* The HUD: status, the lights panel, the loading bar, messages, the F1 key list (view_hud.c). */
+static void draw_hud(viewer *v, int w, int h, double fps, double frame_ms, bool complete, double t)
+{
+    scene_stats stats;
+    scene_get_stats(v->scene, &stats);
+    char tools[160] = "";
+    for (int k = 0; k < VIEW_REGION_KIND_COUNT; k++)
+        if (v->regions.kinds & VIEW_REGION_BIT(k))
+            snprintf(tools + strlen(tools), sizeof tools - strlen(tools), "%s%s", strchr(tools, ':') ? "," : "  regions:",
+                     view_region_kind_name(k));
+    snprintf(tools + strlen(tools), sizeof tools - strlen(tools), "%s%s", v->showing_previous ? "  previous version" : "",
+             v->difference && v->other ? "  difference" : "");
+    view_hud_info info = {
+        .look = pmf_look_name((unsigned)scene_look_drawn(v->scene)),
+        .fullbright = (scene_map_infos(v->scene)->source.flags & PMF_SOURCE_FULLBRIGHT) != 0,
+        .path = v->desc->path, .level = v->level, .level_count = v->level_count,
+        .fps = fps, .frame_ms = frame_ms, .cam = &v->cam, .stats = &stats,
+        .view_complete = complete, .settings = &v->settings, .speed = v->speed,
+        .mouse_captured = v->mouse_captured, .probes = v->probes_on, .probe_count = v->probes.count,
+        .lights_panel = v->lights_panel, .help = v->help, .fast_anim = v->fast_anim,
+        .lights = v->shown, .light_count = v->light_count, .selected = v->selected,
+        .tools = tools,
+        .message = v->teleport.open ? v->teleport.line : t < v->message_until ? v->message : "", .error = v->error,
+        .keys = viewer_keys, .key_count = viewer_key_count,
+    };
+    view_hud_draw(v->hud, w, h, &info);
+}
+
 static int run_loop(viewer *v)
 {
     double t0 = now_seconds(), last = t0, fps_since = t0, fps = 0, frame_ms = 0;
@@ -970,7 +567,7 @@ static int run_loop(viewer *v)
             if (v->desc->compiled)
                 start_recompile(v);
             else
-                reload(v, t);
+                viewer_reload(v, t);
         }
         poll_recompile(v, t);
 
@@ -996,7 +593,7 @@ static int run_loop(viewer *v)
         const char *warnings[2];
         if (!v->error[0] && scene_budget_warnings(v->scene, warnings))
             snprintf(v->error, sizeof v->error, "%s", warnings[0]);
-        learn_lights(v, t);
+        viewer_learn_lights(v, t);
         update_lights(v, t);
         bool complete = scene_view_complete(v->scene);
 
@@ -1038,30 +635,8 @@ static int run_loop(viewer *v)
             take_shot(v, w, h);
 
         view_lights_draw_panel(&v->tools, v->hud, w, h);
-        if (!v->hud_hidden || v->help) {
-            scene_stats stats;
-            scene_get_stats(v->scene, &stats);
-            char tools[160] = "";
-            for (int k = 0; k < VIEW_REGION_KIND_COUNT; k++)
-                if (v->regions.kinds & VIEW_REGION_BIT(k))
-                    snprintf(tools + strlen(tools), sizeof tools - strlen(tools), "%s%s", strchr(tools, ':') ? "," : "  regions:",
-                             view_region_kind_name(k));
-            snprintf(tools + strlen(tools), sizeof tools - strlen(tools), "%s%s", v->showing_previous ? "  previous version" : "",
-                     v->difference && v->other ? "  difference" : "");
-            view_hud_info info = {
-                .look = pmf_look_name((unsigned)scene_look_drawn(v->scene)),
-                .fullbright = (scene_map_infos(v->scene)->source.flags & PMF_SOURCE_FULLBRIGHT) != 0,
-                .path = v->desc->path, .level = v->level, .level_count = v->level_count,
-                .fps = fps, .frame_ms = frame_ms, .cam = &v->cam, .stats = &stats,
-                .view_complete = complete, .settings = &v->settings, .speed = v->speed,
-                .mouse_captured = v->mouse_captured, .probes = v->probes_on, .probe_count = v->probes.count,
-                .lights_panel = v->lights_panel, .help = v->help, .fast_anim = v->fast_anim,
-                .lights = v->shown, .light_count = v->light_count, .selected = v->selected,
-                .tools = tools,
-                .message = v->teleport.open ? v->teleport.line : t < v->message_until ? v->message : "", .error = v->error,
-            };
-            view_hud_draw(v->hud, w, h, &info);
-        }
+        if (!v->hud_hidden || v->help)
+            draw_hud(v, w, h, fps, frame_ms, complete, t);
         if (shot_now && v->shot_with_hud)
             take_shot(v, w, h);
         SDL_GL_SwapWindow(v->window);

@@ -129,28 +129,15 @@ static int32_t listed(const pmf_lights *infos, uint32_t level, uint8_t kind, uin
     return -1;
 }
 
-static void describe(const scene *s, const pick *p, inspect_result *r)
+/* The picked point: world position (out) and unit normal of its triangle; returns the triangle's
+ * area in square metres. */
+static float place_point(const scene *s, const pick *p, inspect_result *r, float world[3], float n[3])
 {
     const mesh_chunk *mc = p->mc;
-    const mesh_run *run = &mc->runs[p->run];
-    const mesh_batch *batch = &mc->batches[run->batch];
-    const mesh_cube *cube = &mc->cubes[run->cube];
     const pmf_level *lvl = scene_level(s);
-    const pmf_lights *infos = scene_light_infos(s);
-    const mesh_vertex *v[3] = { &mc->vertices[mc->indices[p->first]], &mc->vertices[mc->indices[p->first + 1]],
-                                &mc->vertices[mc->indices[p->first + 2]] };
-    r->chunk = mc->coord;
-    r->cube = run->cube;
-    r->material = batch->material;
-    r->material_name = batch->material < lvl->common.material_count ? lvl->common.materials[batch->material].name : "";
-    r->texture = batch->material < lvl->client.material_count ? lvl->client.materials[batch->material].texture : "";
-    r->visibility_data = cube->vis != MESH_NONE || (cube->flags & PMF_CUBE_HAS_VISIBILITY);
-    r->lighting_data = (cube->flags & PMF_CUBE_HAS_LIGHTING) != 0;
-    r->lights_known = infos->count > 0;
-
-    float xyz[3][3], local[3], e1[3], e2[3], n[3];
+    float xyz[3][3], local[3], e1[3], e2[3];
     for (int i = 0; i < 3; i++)
-        mesh_vertex_position(mc, v[i], xyz[i]);
+        mesh_vertex_position(mc, &mc->vertices[mc->indices[p->first + i]], xyz[i]);
     for (int k = 0; k < 3; k++) {
         local[k] = p->bary[0] * xyz[0][k] + p->bary[1] * xyz[1][k] + p->bary[2] * xyz[2][k];
         e1[k] = xyz[1][k] - xyz[0][k];
@@ -159,14 +146,22 @@ static void describe(const scene *s, const pick *p, inspect_result *r)
     glm_vec3_cross(e1, e2, n);
     float world_area = glm_vec3_norm(n) * 0.5f;
     glm_vec3_normalize(n);
-    memcpy(r->normal, n, sizeof n);
+    memcpy(r->normal, n, 3 * sizeof *n);
     light_direct_set frame = { .center = { (int32_t)lvl->center.x, (int32_t)lvl->center.y, (int32_t)lvl->center.z } };
-    float world[3];
     light_direct_world(&frame, mc, local, world);
     for (int k = 0; k < 3; k++)
         r->position[k] = world[k];
+    return world_area;
+}
 
-    /* the lightmap block and the luxel the point falls in */
+/* The lightmap block and the luxel the point falls in: the block's index (-1 = none) and the
+ * luxel's texel in it (out); total starts as the luxel's light. */
+static int32_t find_luxel(const pick *p, float world_area, inspect_result *r, float total[3], int32_t *texel)
+{
+    const mesh_chunk *mc = p->mc;
+    const mesh_batch *batch = &mc->batches[mc->runs[p->run].batch];
+    const mesh_vertex *v[3] = { &mc->vertices[mc->indices[p->first]], &mc->vertices[mc->indices[p->first + 1]],
+                                &mc->vertices[mc->indices[p->first + 2]] };
     const float page = (float)mesh_atlas_page_size(mc->atlas);
     float tq[3][2], q[2] = { 0, 0 };
     for (int i = 0; i < 3; i++)
@@ -177,30 +172,36 @@ static void describe(const scene *s, const pick *p, inspect_result *r)
     float c[2] = { (tq[0][0] + tq[1][0] + tq[2][0]) / 3, (tq[0][1] + tq[1][1] + tq[2][1]) / 3 };
     int32_t b = block_at(mc, batch->page, c);
     r->lightmap = -1;
-    float total[3] = { 1, 1, 1 };
-    int32_t texel = -1;
-    if (b >= 0) {
-        const mesh_lightmap_block *blk = &mc->blocks[b];
-        uint32_t side = blk->rect.side, bs = mesh_atlas_block_side(&blk->rect);
-        int lx = (int)floorf(q[0] - blk->rect.x - blk->rect.border), ly = (int)floorf(q[1] - blk->rect.y - blk->rect.border);
-        lx = lx < 0 ? 0 : lx >= (int)side ? (int)side - 1 : lx;
-        ly = ly < 0 ? 0 : ly >= (int)side ? (int)side - 1 : ly;
-        texel = (int32_t)((ly + blk->rect.border) * bs + lx + blk->rect.border);
-        memcpy(r->luxel_rgb, &blk->luxels[texel * 3], 3);
-        for (int k = 0; k < 3; k++)
-            total[k] = r->luxel_rgb[k] / 255.0f;
-        if (blk->lightmap >= 0) {
-            r->lightmap = blk->lightmap;
-            r->lightmap_size = side;
-            r->lightmap_lowered = mc->lightmaps_lowered;
-            r->luxel[0] = lx;
-            r->luxel[1] = ly;
-            float lm_area = fabsf((tq[1][0] - tq[0][0]) * (tq[2][1] - tq[0][1]) - (tq[2][0] - tq[0][0]) * (tq[1][1] - tq[0][1])) * 0.5f;
-            r->luxel_size = lm_area > 0.0f ? sqrtf(world_area / lm_area) : 0.0f;
-        }
+    *texel = -1;
+    if (b < 0)
+        return b;
+    const mesh_lightmap_block *blk = &mc->blocks[b];
+    uint32_t side = blk->rect.side, bs = mesh_atlas_block_side(&blk->rect);
+    int lx = (int)floorf(q[0] - blk->rect.x - blk->rect.border), ly = (int)floorf(q[1] - blk->rect.y - blk->rect.border);
+    lx = lx < 0 ? 0 : lx >= (int)side ? (int)side - 1 : lx;
+    ly = ly < 0 ? 0 : ly >= (int)side ? (int)side - 1 : ly;
+    *texel = (int32_t)((ly + blk->rect.border) * bs + lx + blk->rect.border);
+    memcpy(r->luxel_rgb, &blk->luxels[*texel * 3], 3);
+    for (int k = 0; k < 3; k++)
+        total[k] = r->luxel_rgb[k] / 255.0f;
+    if (blk->lightmap >= 0) {
+        r->lightmap = blk->lightmap;
+        r->lightmap_size = side;
+        r->lightmap_lowered = mc->lightmaps_lowered;
+        r->luxel[0] = lx;
+        r->luxel[1] = ly;
+        float lm_area = fabsf((tq[1][0] - tq[0][0]) * (tq[2][1] - tq[0][1]) - (tq[2][0] - tq[0][0]) * (tq[1][1] - tq[0][1])) * 0.5f;
+        r->luxel_size = lm_area > 0.0f ? sqrtf(world_area / lm_area) : 0.0f;
     }
+    return b;
+}
 
-    /* static lights: their direct term here, shadowed by the resident chunks */
+/* Static lights: their direct term at world (normal n), shadowed by the resident chunks. */
+static void add_static_lights(const scene *s, const float world[3], const float n[3], inspect_result *r)
+{
+    const pmf_level *lvl = scene_level(s);
+    const pmf_lights *infos = scene_light_infos(s);
+    light_direct_set frame = { .center = { (int32_t)lvl->center.x, (int32_t)lvl->center.y, (int32_t)lvl->center.z } };
     pmf_light_info *statics = infos->count ? malloc(infos->count * sizeof *statics) : NULL;
     const mesh_chunk **meshes = malloc((scene_chunk_count(s) + 1) * sizeof *meshes);
     uint32_t *index = infos->count ? malloc(infos->count * sizeof *index) : NULL;
@@ -226,10 +227,13 @@ static void describe(const scene *s, const pick *p, inspect_result *r)
     free(statics);
     free(meshes);
     free(index);
-    /* dynamic lights: their layer's luxel on this block */
-    scene_light state[256];
-    size_t states = scene_lights(s, state, 256);
-    states = states > 256 ? 256 : states;
+}
+
+/* Dynamic lights: their layer's luxel on block b; an enabled one adds to total. */
+static void add_dynamic_lights(const scene *s, const mesh_chunk *mc, int32_t b, int32_t texel,
+                               const scene_light *state, size_t states, inspect_result *r, float total[3])
+{
+    const pmf_lights *infos = scene_light_infos(s);
     for (uint32_t k = 0; b >= 0 && k < mc->layer_count; k++) {
         const mesh_light_layer *layer = &mc->layers[k];
         if (layer->block != (uint32_t)b)
@@ -250,7 +254,14 @@ static void describe(const scene *s, const pick *p, inspect_result *r)
             add_light(r, il);
         }
     }
-    /* fast lights: colour x intensity x the multiplier interpolated here */
+}
+
+/* Fast lights: colour x intensity x the multiplier interpolated at the point; one on adds to total. */
+static void add_fast_lights(const scene *s, const pick *p, const scene_light *state, size_t states,
+                            inspect_result *r, float total[3])
+{
+    const mesh_chunk *mc = p->mc;
+    const pmf_lights *infos = scene_light_infos(s);
     for (uint32_t f = 0; mc->fast && f < mc->fast_light_count; f++) {
         const mesh_fast_light *fl = &mc->fast_lights[f];
         float mult = 0.0f;
@@ -282,6 +293,34 @@ static void describe(const scene *s, const pick *p, inspect_result *r)
         }
         add_light(r, il);
     }
+}
+
+static void describe(const scene *s, const pick *p, inspect_result *r)
+{
+    const mesh_chunk *mc = p->mc;
+    const mesh_run *run = &mc->runs[p->run];
+    const mesh_batch *batch = &mc->batches[run->batch];
+    const mesh_cube *cube = &mc->cubes[run->cube];
+    const pmf_level *lvl = scene_level(s);
+    r->chunk = mc->coord;
+    r->cube = run->cube;
+    r->material = batch->material;
+    r->material_name = batch->material < lvl->common.material_count ? lvl->common.materials[batch->material].name : "";
+    r->texture = batch->material < lvl->client.material_count ? lvl->client.materials[batch->material].texture : "";
+    r->visibility_data = cube->vis != MESH_NONE || (cube->flags & PMF_CUBE_HAS_VISIBILITY);
+    r->lighting_data = (cube->flags & PMF_CUBE_HAS_LIGHTING) != 0;
+    r->lights_known = scene_light_infos(s)->count > 0;
+
+    float world[3], n[3], total[3] = { 1, 1, 1 };
+    float world_area = place_point(s, p, r, world, n);
+    int32_t texel;
+    int32_t b = find_luxel(p, world_area, r, total, &texel);
+    add_static_lights(s, world, n, r);
+    scene_light state[256];
+    size_t states = scene_lights(s, state, 256);
+    states = states > 256 ? 256 : states;
+    add_dynamic_lights(s, mc, b, texel, state, states, r, total);
+    add_fast_lights(s, p, state, states, r, total);
     float sum = total[0] + total[1] + total[2];
     for (size_t i = 0; i < r->light_count; i++) {
         inspect_light *il = &r->lights[i];

@@ -165,6 +165,57 @@ static int bad_value(int id, const char *want, const char *value)
     return cli_bad_value(&shot_cli, cli_find(shot_options_table, id), want, value);
 }
 
+/* --overlay KIND[,KIND...]: region kinds, entities, leak or all. */
+static int overlay_option(shot_options *o, int id, const char *v)
+{
+    char buf[128];
+    if (strlen(v) >= sizeof buf)
+        return bad_value(id, "kinds among " OVERLAY_KINDS, v);
+    strcpy(buf, v);
+    for (char *save = NULL, *kind = strtok_r(buf, ",", &save); kind; kind = strtok_r(NULL, ",", &save)) {
+        bool all = !strcmp(kind, "all");
+        if (all || !strcmp(kind, "entities"))
+            o->overlay_entities = true;
+        if (all || !strcmp(kind, "leak"))
+            o->overlay_leak = true;
+        unsigned bit = all ? VIEW_REGION_BIT(VIEW_REGION_KIND_COUNT) - 1 : view_region_kind_parse(kind);
+        if (!bit && strcmp(kind, "entities") && strcmp(kind, "leak"))
+            return bad_value(id, "kinds among " OVERLAY_KINDS, v);
+        o->overlays |= bit;
+    }
+    if (!o->overlays && !o->overlay_entities && !o->overlay_leak)
+        return bad_value(id, "kinds among " OVERLAY_KINDS, v);
+    return 0;
+}
+
+/* --light ID=on|off, --fast ID=0..255: one light's setting. */
+static int light_option(shot_options *o, int id, const char *v)
+{
+    char buf[64];
+    char *eq = strlen(v) < sizeof buf ? strchr(strcpy(buf, v), '=') : NULL;
+    uint32_t light, value = 0;
+    bool fast = id == OPT_FAST;
+    if (eq)
+        *eq = 0;
+    bool ok = eq && parse_u32(buf, UINT32_MAX, &light);
+    if (ok && fast)
+        ok = parse_u32(eq + 1, 255, &value);
+    else if (ok)
+        ok = !strcmp(eq + 1, "on") || !strcmp(eq + 1, "off");
+    if (!ok)
+        return bad_value(id, fast ? "ID=0..255" : "ID=on|off", v);
+    if ((fast ? o->fast_count : o->light_count) >= 256)
+        return usage_error("too many %s options", fast ? "--fast" : "--light");
+    if (fast) {
+        o->fasts[o->fast_count].id = light;
+        o->fasts[o->fast_count++].intensity = (uint8_t)value;
+    } else {
+        o->lights[o->light_count].id = light;
+        o->lights[o->light_count++].on = !strcmp(eq + 1, "on");
+    }
+    return 0;
+}
+
 /* One option or operand of the command line (cli_desc.handle); numbers come checked. */
 static int shot_option(void *user, int id, const cli_value *value)
 {
@@ -198,26 +249,7 @@ static int shot_option(void *user, int id, const cli_value *value)
     case OPT_CAMERAS: o->cameras_file = v; return 0;
     case OPT_PATH: o->path_file = v; return 0;
     case OPT_COMPARE: o->compare_file = v; return 0;
-    case OPT_OVERLAY: {
-        char buf[128];
-        if (strlen(v) >= sizeof buf)
-            return bad_value(id, "kinds among " OVERLAY_KINDS, v);
-        strcpy(buf, v);
-        for (char *save = NULL, *kind = strtok_r(buf, ",", &save); kind; kind = strtok_r(NULL, ",", &save)) {
-            bool all = !strcmp(kind, "all");
-            if (all || !strcmp(kind, "entities"))
-                o->overlay_entities = true;
-            if (all || !strcmp(kind, "leak"))
-                o->overlay_leak = true;
-            unsigned bit = all ? VIEW_REGION_BIT(VIEW_REGION_KIND_COUNT) - 1 : view_region_kind_parse(kind);
-            if (!bit && strcmp(kind, "entities") && strcmp(kind, "leak"))
-                return bad_value(id, "kinds among " OVERLAY_KINDS, v);
-            o->overlays |= bit;
-        }
-        if (!o->overlays && !o->overlay_entities && !o->overlay_leak)
-            return bad_value(id, "kinds among " OVERLAY_KINDS, v);
-        return 0;
-    }
+    case OPT_OVERLAY: return overlay_option(o, id, v);
     case OPT_SIZE:
         o->width = (int)value->count;
         o->height = (int)value->count2;
@@ -252,31 +284,7 @@ static int shot_option(void *user, int id, const cli_value *value)
         o->settings.light_styles = true;
         return 0;
     case OPT_LIGHT:
-    case OPT_FAST: {
-        char buf[64];
-        char *eq = strlen(v) < sizeof buf ? strchr(strcpy(buf, v), '=') : NULL;
-        uint32_t light, value = 0;
-        bool fast = id == OPT_FAST;
-        if (eq)
-            *eq = 0;
-        bool ok = eq && parse_u32(buf, UINT32_MAX, &light);
-        if (ok && fast)
-            ok = parse_u32(eq + 1, 255, &value);
-        else if (ok)
-            ok = !strcmp(eq + 1, "on") || !strcmp(eq + 1, "off");
-        if (!ok)
-            return bad_value(id, fast ? "ID=0..255" : "ID=on|off", v);
-        if ((fast ? o->fast_count : o->light_count) >= 256)
-            return usage_error("too many %s options", fast ? "--fast" : "--light");
-        if (fast) {
-            o->fasts[o->fast_count].id = light;
-            o->fasts[o->fast_count++].intensity = (uint8_t)value;
-        } else {
-            o->lights[o->light_count].id = light;
-            o->lights[o->light_count++].on = !strcmp(eq + 1, "on");
-        }
-        return 0;
-    }
+    case OPT_FAST: return light_option(o, id, v);
     case OPT_SOLO:
     case OPT_MUTE: {
         bool solo = id == OPT_SOLO;

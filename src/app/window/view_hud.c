@@ -9,55 +9,6 @@ static const uint8_t text_dim[4] = { 190, 190, 190, 255 };
 static const uint8_t text_hot[4] = { 255, 220, 80, 255 };
 static const uint8_t text_err[4] = { 255, 90, 90, 255 };
 
-/* Every key, as F1 shows it (docs/viewer.md says the same). */
-static const char *const key_help[][2] = {
-    { "W A S D", "fly forward / left / back / right" },
-    { "Space / E, C / Q", "up / down" },
-    { "Shift, Ctrl", "x4 speed, x0.1 speed" },
-    { "mouse wheel", "base speed up / down" },
-    { "right mouse (hold)", "look around" },
-    { "M", "capture the mouse (look without holding)" },
-    { "R / Home", "back to the start camera" },
-    { "Alt+1..9", "jump to the map's start camera 1..9" },
-    { "N / Shift+N", "next / previous start camera of the level" },
-    { "PageUp / PageDown", "previous / next level" },
-    { "G", "teleport: type X,Y,Z[,YAW,PITCH]" },
-    { "F2 F3 F4", "mode: full / lightmap / fullbright" },
-    { "B", "mode: lightmap density heat-map (F2 back)" },
-    { "X", "after a reload: previous / current version" },
-    { "V", "after a reload: difference previous -> current" },
-    { "Y, Z", "weather / gravity regions" },
-    { ", .", "sound / sky regions" },
-    { "J / Shift+J", "load regions / pathfinding data" },
-    { "F5", "wireframe overlay" },
-    { "F6", "lightmap luxel grid" },
-    { "F7", "light-probe overlay (cube lighting)" },
-    { "F8", "visibility: on / off / frozen" },
-    { "F9", "sky on / off" },
-    { "F10", "distance fog on / off" },
-    { "[ ] \\", "exposure down / up / reset" },
-    { "Tab", "lights panel" },
-    { "Up / Down", "select a light" },
-    { "Enter", "toggle the selected light" },
-    { "Left / Right", "fast light intensity -16 / +16" },
-    { "T", "toggle all lights" },
-    { "K", "animate fast lights: off / flicker / pulse" },
-    { "Shift+K", "light styles (flicker, pulse, candle...): play / hold as baked" },
-    { "L", "light gizmos: icon, reach and name (mouse over) of every light" },
-    { "P / Shift+P", "point entities (class and name under the mouse) / the leak" },
-    { "F", "look: the map's, raw, goldsrc, quake (the game's display curve)" },
-    { "O / Shift+O", "solo the light under the mouse, else the next / previous; then off" },
-    { "U / Shift+U", "mute the light under the mouse (or the panel's) / unmute all" },
-    { "I + click", "surface inspector on that pixel; I alone closes it" },
-    { "1..9, Shift+1..9", "recall / save camera bookmark" },
-    { "Ctrl+1..4", "PM4: surfaces / paths / exterior / references" },
-    { "F12 / Shift+F12 / Ctrl+F12", "screenshot / 4x size / with the HUD" },
-    { "F11", "fullscreen" },
-    { "H", "hide / show the HUD" },
-    { "F1", "this list" },
-    { "Esc", "release the mouse, else quit" },
-};
-
 static const char *vis_name(scene_vis v)
 {
     switch (v) {
@@ -171,37 +122,44 @@ static void draw_lights(hud *h, int width, const view_hud_info *in)
 /* The key list in as many columns as the window's height needs. */
 typedef struct help_layout { int rows; float keys_w, column_w, w, hgt; } help_layout;
 
-static help_layout layout_help(const hud *h, int height)
+static help_layout layout_help(const hud *h, int height, const view_hud_info *in)
 {
-    enum { N = sizeof key_help / sizeof key_help[0] };
     float lh = hud_line_height(h), pad = lh / 4, keys_w = 0, what_w = hud_text_width(h, "keys (F1 closes)");
-    for (int i = 0; i < N; i++) {
-        float kw = hud_text_width(h, key_help[i][0]), ww = hud_text_width(h, key_help[i][1]);
+    int n = 0;
+    for (size_t i = 0; i < in->key_count; i++) {
+        if (!in->keys[i].help)
+            continue;
+        float kw = hud_text_width(h, in->keys[i].keys), ww = hud_text_width(h, in->keys[i].help);
         keys_w = kw > keys_w ? kw : keys_w;
         what_w = ww > what_w ? ww : what_w;
+        n++;
     }
     int rows = (int)(((float)height - 2 * pad) / lh) - 1;
-    rows = rows < 1 ? 1 : rows > N ? N : rows;
-    int columns = (N + rows - 1) / rows;
-    rows = (N + columns - 1) / columns;
+    rows = rows < 1 ? 1 : rows > n ? n : rows;
+    int columns = (n + rows - 1) / rows;
+    rows = (n + columns - 1) / columns;
     float gap = lh, column_w = keys_w + gap + what_w + 2 * gap;
     return (help_layout){ rows, keys_w, column_w, columns * column_w - 2 * gap + 2 * pad, (rows + 1) * lh + 2 * pad };
 }
 
-static void draw_help(hud *h, int width, int height)
+/* Every key of the window's table that has a line (view_keys.h). */
+static void draw_help(hud *h, int width, int height, const view_hud_info *in)
 {
-    enum { N = sizeof key_help / sizeof key_help[0] };
-    help_layout l = layout_help(h, height);
+    help_layout l = layout_help(h, height, in);
     float lh = hud_line_height(h), pad = lh / 4, gap = lh;
     float x = ((float)width - l.w) / 2, y = ((float)height - l.hgt) / 2;
     x = x > 0 ? x : 0;
     y = y > 0 ? y : 0;
     hud_rect(h, x, y, l.w, l.hgt, panel_bg);
     hud_text(h, x + pad, y + pad, "keys (F1 closes)", text_hot);
-    for (int i = 0; i < N; i++) {
-        float cx = x + pad + (i / l.rows) * l.column_w, cy = y + pad + (i % l.rows + 1) * lh;
-        hud_text(h, cx, cy, key_help[i][0], text_hot);
-        hud_text(h, cx + l.keys_w + gap, cy, key_help[i][1], NULL);
+    int line = 0;
+    for (size_t i = 0; i < in->key_count; i++) {
+        if (!in->keys[i].help)
+            continue;
+        float cx = x + pad + (line / l.rows) * l.column_w, cy = y + pad + (line % l.rows + 1) * lh;
+        hud_text(h, cx, cy, in->keys[i].keys, text_hot);
+        hud_text(h, cx + l.keys_w + gap, cy, in->keys[i].help, NULL);
+        line++;
     }
 }
 
@@ -222,11 +180,11 @@ void view_hud_draw(hud *h, int width, int height, const view_hud_info *in)
 {
     /* stb_easy_font's glyphs are ~6x7 pixels: double them on big windows. */
     hud_begin(h, width, height, width >= 1000 ? 2.0f : 1.0f);
-    if (in->help && layout_help(h, height).w > width)
+    if (in->help && layout_help(h, height, in).w > width)
         hud_begin(h, width, height, 1.0f); /* the key list keeps to the window */
     float lh = hud_line_height(h);
     if (in->help) {
-        draw_help(h, width, height);
+        draw_help(h, width, height, in);
     } else {
         draw_status(h, in);
         if (in->lights_panel)

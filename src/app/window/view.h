@@ -1,9 +1,10 @@
 /* view.h - the interactive viewer: `pmfview [FILE] [options]` (docs/viewer.md).
  *
  * cmd_view.c parses the command line into a view_desc; view_run() opens the SDL window and flies.
- * The pieces: view_window.c (window, GL context, main loop, input), view_hud.c (what the HUD
- * says), view_bookmarks.c (camera bookmarks), view_probes.c (light-probe overlay), view_watch.c
- * (live reload), view_shot.c (screenshots); map_compile.c recompiles an RMF on a child process.
+ * The pieces: view_window.c (window, GL context, main loop, input), view_keys.c (every key, one
+ * table), view_hud.c (what the HUD says), view_bookmarks.c (camera bookmarks), view_probes.c
+ * (light-probe overlay), view_watch.c (live reload), view_shot.c (screenshots); map_compile.c
+ * recompiles an RMF on a child process.
  */
 #ifndef PMFVIEW_APP_VIEW_H
 #define PMFVIEW_APP_VIEW_H

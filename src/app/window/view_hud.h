@@ -9,6 +9,7 @@
 
 #include "render/hud.h"
 #include "scene.h"
+#include "view_keys.h"
 
 enum { VIEW_ANIM_OFF = 0, VIEW_ANIM_FLICKER, VIEW_ANIM_PULSE, VIEW_ANIM_COUNT };
 
@@ -34,6 +35,8 @@ typedef struct view_hud_info {
     const char *tools;               /* the designer's tools on (region overlays, compare), "" = none */
     const char *message;             /* latest event, "" = none */
     const char *error;               /* persistent problem (failed reload), "" = none */
+    const view_key *keys;            /* the window's keys: F1 lists those with a line */
+    size_t key_count;
 } view_hud_info;
 
 void view_hud_draw(hud *h, int width, int height, const view_hud_info *info);
