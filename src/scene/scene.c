@@ -63,6 +63,7 @@ scene *scene_open(const scene_desc *given, scene_error *err)
     s->opened_at = pmf_seconds();
     s->radius = desc->radius;
     s->moving_camera = desc->moving_camera;
+    s->stream_inline = desc->workers < 0;
     s->first_complete = -1;
     s->level = desc->level;
     s->file = pmf_open(desc->path, &perr);

@@ -1,0 +1,18 @@
+#!/bin/sh
+# The page's tests (docs/web.md): builds it (scripts/web.sh), then tests/web/page_test.js drives
+# headless chromium through puppeteer-core against build/pmfview shot, on the demo maps and a
+# shared RMF compiled by build/pmfc. Needs the Linux build in build/ and scripts/setup.sh's
+# packages. Usage: sh scripts/web_test.sh
+set -eu
+cd "$(dirname "$0")/.."
+CACHE="${PMFVIEW_DEPS_CACHE:-$HOME/.cache/pmfview-deps}/web"
+start=$(date +%s)
+sh scripts/web.sh
+built=$(date +%s)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pmfview-web.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+# a shared RMF, compiled by the desktop's pmfc (its textures are the RMF's own solid colours)
+build/pmfc ../shared/data/rmf/09.rmf -o "$WORK/rmf_09.pmf" >/dev/null
+NODE_PATH="$CACHE/node/node_modules" node tests/web/page_test.js build-web build/pmfview "$WORK" \
+    build/assets/feature_demo.pmf build/assets/lighting_demo.pmf build/assets/materials_demo.pmf "$WORK/rmf_09.pmf"
+echo "web: page built in $((built - start)) s, tested in $(($(date +%s) - built)) s" >&2
