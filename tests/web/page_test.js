@@ -70,7 +70,8 @@ async function compareWithShot(page, pmfview, map, pose, out) {
 }
 
 async function main() {
-    const [pageDir, pmfview, workDir, ...maps] = process.argv.slice(2);
+    const [pageDir, pmfviewArg, workDir, ...maps] = process.argv.slice(2);
+    const pmfview = path.resolve(pmfviewArg);
     const site = path.join(workDir, 'site');
     fs.rmSync(site, { recursive: true, force: true });
     fs.mkdirSync(path.join(site, 'maps'), { recursive: true });
@@ -97,13 +98,14 @@ async function main() {
         const base = `http://127.0.0.1:${port}/`;
 
         // 1. every map at its start camera, single-threaded (the default host)
-        let bench = null;
+        let bench = null, start = null;
         for (const m of maps) {
             const name = path.basename(m);
             const r = await load(page, `${base}?map=maps/${name}&size=${SIZE.join('x')}`);
             check(r.state === 'ready', `${name}: ready (${r.state}) in ${r.seconds.toFixed(2)} s`);
             if (r.state !== 'ready') continue;
             const pose = await page.evaluate(() => window.pmfview.pose());
+            if (!start) start = pose;
             const c = await compareWithShot(page, pmfview, m, pose, path.join(workDir, name + '.png'));
             check(c.match >= MIN_MATCH, `${name}: ${(c.match * 100).toFixed(2)}% of pixels within ±${TOLERANCE} of pmfview shot (worst ${c.worst}) at ${poseText(pose)}`);
             if (!bench) bench = { name, page: r.seconds, shot: c.shotSeconds };
@@ -111,7 +113,6 @@ async function main() {
 
         // 2. the camera through the address: ?camera= opens there, #camera= follows, a #camera= link opens there
         const first = maps[0], firstName = path.basename(first);
-        const start = await page.evaluate(() => window.pmfview.pose());
         const moved = [start[0] + 1.5, start[1] + 0.5, start[2] - 2, (start[3] + 30) % 360, -10];
         let r = await load(page, `${base}?map=maps/${firstName}&size=${SIZE.join('x')}&camera=${poseText(moved)}`);
         const got = await page.evaluate(() => window.pmfview.pose());
