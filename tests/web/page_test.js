@@ -8,7 +8,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { spawn, execFileSync } = require('child_process');
+const { spawn, spawnSync, execFileSync } = require('child_process');
 const puppeteer = require('puppeteer-core');
 const { decodePng } = require('./png.js');
 
@@ -167,7 +167,17 @@ async function main() {
             requestAnimationFrame(tick);
         }));
         await page.keyboard.up('KeyW');
-        console.log(`bench: flight of 60 frames forward: ${frameMs.toFixed(1)} ms a frame (headless chromium, SwiftShader)`);
+        // the desktop over the same flight: 60 frames from the start camera 8 m forward
+        const rad = Math.PI / 180, [yaw, pitch] = [start[3] * rad, start[4] * rad];
+        const ahead = [start[0] - 8 * Math.sin(yaw) * Math.cos(pitch), start[1] + 8 * Math.sin(pitch),
+                       start[2] - 8 * Math.cos(yaw) * Math.cos(pitch), start[3], start[4]];
+        const pathFile = path.join(workDir, 'flight.txt');
+        fs.writeFileSync(pathFile, poseText(start) + '\n' + poseText(ahead) + '\n');
+        const desk = spawnSync(pmfview, ['shot', first, '-o', path.join(workDir, 'flight.png'), '--size', SIZE.join('x'),
+                                            '--frames', '60', '--path', pathFile], { encoding: 'buffer' });
+        const deskMs = /average frame time: ([0-9.]+) ms/.exec(desk.stderr.toString());
+        console.log(`bench: flight of 60 frames: page ${frameMs.toFixed(1)} ms a frame (headless chromium, SwiftShader, `
+                    + `capped by its frame clock), pmfview shot --frames 60 --path ${deskMs ? deskMs[1] : '?'} ms a frame`);
     } finally {
         if (browser) await browser.close();
         for (const s of servers) s.kill();
