@@ -11,8 +11,10 @@ sh scripts/web.sh
 built=$(date +%s)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pmfview-web.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-# a shared RMF, compiled by the desktop's pmfc (its textures are the RMF's own solid colours)
-build/pmfc ../shared/data/rmf/09.rmf -o "$WORK/rmf_09.pmf" >/dev/null
+# shared RMFs compiled by the desktop's pmfc: one opened as a .pmf, one compiled in the page too
+build/pmfc ../shared/data/rmf/09.rmf -o "$WORK/rmf_09.pmf" >/dev/null 2>&1
+build/pmfc ../shared/data/rmf/08.rmf -o "$WORK/rmf_08.pmf" >/dev/null 2>&1
 NODE_PATH="$CACHE/node/node_modules" node tests/web/page_test.js build-web build/pmfview "$WORK" \
-    build/assets/feature_demo.pmf build/assets/lighting_demo.pmf build/assets/materials_demo.pmf "$WORK/rmf_09.pmf"
+    build/assets/feature_demo.pmf build/assets/lighting_demo.pmf build/assets/materials_demo.pmf "$WORK/rmf_09.pmf" \
+    ../shared/data/rmf/08.rmf="$WORK/rmf_08.pmf"
 echo "web: page built in $((built - start)) s, tested in $(($(date +%s) - built)) s" >&2

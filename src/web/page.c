@@ -4,8 +4,15 @@
  * page_fly calls. Everything runs on the page's thread; PAGE_THREADS builds stream the chunks on
  * worker threads, the others decode them inside page_frame within its budget. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#if PAGE_THREADS
+#include <pthread.h>
+#endif
+
+#include <sys/stat.h>
 
 #include <emscripten.h>
 #include <emscripten/html5.h>
@@ -14,8 +21,25 @@
 #include "scene.h"
 #include "stream.h"
 
+#define MAX_COMPILE_ARGS 64
 #define STREAM_WORKERS 3                  /* PAGE_THREADS: the page keeps -sPTHREAD_POOL_SIZE=4 */
 #define MAX_PITCH 89.0f
+
+/* pmfc's main (tools/pmfc/main.c, compiled as a library for the page) */
+int pmfc_main(int argc, char **argv);
+
+/* A compile in progress: pmfc's command line, and its exit code once it is done. */
+static struct {
+    char *argv[MAX_COMPILE_ARGS + 1];
+    int argc;
+    atomic_int state;                /* COMPILE_* */
+    int exit_code;
+#if PAGE_THREADS
+    pthread_t thread;
+    bool on_thread;
+#endif
+} compile;
+enum { COMPILE_IDLE, COMPILE_RUNNING, COMPILE_DONE };
 
 static struct {
     EMSCRIPTEN_WEBGL_CONTEXT_HANDLE gl;
@@ -37,6 +61,7 @@ EMSCRIPTEN_KEEPALIVE const char *page_error(void)
 /* The WebGL2 context of the canvas "#canvas": 0, or 3 with page_error. */
 EMSCRIPTEN_KEEPALIVE int page_init(void)
 {
+    umask(022); /* emscripten starts at 0777: the maps pmfc writes could not be read back */
     EmscriptenWebGLContextAttributes a;
     emscripten_webgl_init_context_attributes(&a);
     a.majorVersion = 2;
@@ -194,4 +219,56 @@ EMSCRIPTEN_KEEPALIVE const char *page_stats(void)
              (unsigned long long)st.triangles, st.draw_calls, (double)st.gpu_bytes / (1024.0 * 1024.0),
              PAGE_THREADS ? "streaming on worker threads" : "streaming on the page's thread");
     return page.stats;
+}
+
+static void *run_compile(void *arg)
+{
+    (void)arg;
+    compile.exit_code = pmfc_main(compile.argc, compile.argv);
+    atomic_store(&compile.state, COMPILE_DONE);
+    return NULL;
+}
+
+/* Starts `pmfc ARGS` (one argument a line) in this process: on a thread of its own where the
+ * page has threads (page_compile_poll then says when it is done), else here and now. 0, or 1
+ * when a compile is running already or the line has too many arguments. */
+EMSCRIPTEN_KEEPALIVE int page_compile_start(const char *args)
+{
+    if (atomic_load(&compile.state) == COMPILE_RUNNING)
+        return 1;
+    for (int i = 0; i < compile.argc; i++)
+        free(compile.argv[i]);
+    compile.argc = 0;
+    compile.argv[compile.argc++] = strdup("pmfc");
+    for (const char *p = args; *p && compile.argc < MAX_COMPILE_ARGS;) {
+        size_t n = strcspn(p, "\n");
+        compile.argv[compile.argc++] = strndup(p, n);
+        p += n + (p[n] == '\n');
+    }
+    compile.argv[compile.argc] = NULL;
+    for (int i = 0; i < compile.argc; i++)
+        if (!compile.argv[i])
+            return 1;
+    atomic_store(&compile.state, COMPILE_RUNNING);
+    page_close(); /* its stream workers give their threads to the compile */
+#if PAGE_THREADS
+    compile.on_thread = pthread_create(&compile.thread, NULL, run_compile, NULL) == 0;
+    if (compile.on_thread)
+        return 0;
+#endif
+    run_compile(NULL);
+    return 0;
+}
+
+/* -1 while the compile runs, else pmfc's exit code. */
+EMSCRIPTEN_KEEPALIVE int page_compile_poll(void)
+{
+    if (atomic_load(&compile.state) != COMPILE_DONE)
+        return -1;
+#if PAGE_THREADS
+    if (compile.on_thread)
+        pthread_join(compile.thread, NULL);
+#endif
+    atomic_store(&compile.state, COMPILE_IDLE);
+    return compile.exit_code;
 }

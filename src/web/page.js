@@ -74,16 +74,13 @@
                          settings.exposure);
     }
 
-    // Opens a map handed as bytes: written into the in-memory file system and opened by its name,
-    // so that errors name it as the command line does when run beside it.
-    function openBytes(name, bytes) {
-        name = name.replace(/[\/\\]/g, '_') || 'map.pmf';
-        try { M.FS.mkdir('/maps'); } catch (e) { /* there already */ }
-        M._page_close();
-        for (const old of M.FS.readdir('/maps'))
-            if (old !== '.' && old !== '..') M.FS.unlink('/maps/' + old);
-        M.FS.writeFile('/maps/' + name, bytes);
-        M.FS.chdir('/maps');
+    // Maps are written into the in-memory file system's /maps (what came with them too: WADs,
+    // lights.rad) and opened by their name, so that errors name them as the command line does
+    // when run beside them. RMF, .map and BSP are compiled there first by pmfc, in this process.
+    const SOURCE = /\.(rmf|map|bsp)$/i;
+    let compiling = null, pmfcLast = '';
+
+    function openPath(name) {
         opened = false;
         const rc = M.ccall('page_open', 'number', ['string'], [name]);
         if (rc !== 0) {
@@ -98,6 +95,63 @@
         return true;
     }
 
+    function compileThenOpen(name, wads) {
+        const out = name.replace(/\.[^.]*$/, '') + '.pmf';
+        const args = [name, '-o', out].concat(...wads.map(w => ['--wad', w])).join('\n');
+        compiling = { name, out };
+        pmfcLast = '';
+        say('compiling ' + name + ' with pmfc' + (threaded ? ' on a worker thread' : '') + ' ...');
+        // two frames: the status is on the screen before a compile without threads holds the page
+        requestAnimationFrame(() => requestAnimationFrame(() => {
+            if (M.ccall('page_compile_start', 'number', ['string'], [args]) !== 0) {
+                compiling = null;
+                fail(name + ': cannot start pmfc');
+            }
+        }));
+    }
+
+    // pmfc's lines: progress while it compiles, and its last one as the error when it fails
+    function onPrintErr(text) {
+        console.warn(text);
+        if (compiling && text.trim()) {
+            pmfcLast = text.replace(/^pmfc: /, '').trim();
+            say('compiling ' + compiling.name + ': ' + text.trim());
+        }
+    }
+
+    function pollCompile() {
+        const rc = M._page_compile_poll();
+        if (rc < 0) return;
+        const c = compiling;
+        compiling = null;
+        if (rc === 0) openPath(c.out);
+        else fail(pmfcLast || c.name + ': pmfc failed (exit ' + rc + ')');
+    }
+
+    function openMapFiles(files) {
+        if (compiling) {
+            say('a compile is running: wait for it');
+            return;
+        }
+        announced = false;
+        delete root.dataset.pmfview;
+        M._page_close();
+        opened = false;
+        try { M.FS.mkdir('/maps'); } catch (e) { /* there already */ }
+        for (const old of M.FS.readdir('/maps'))
+            if (old !== '.' && old !== '..') M.FS.unlink('/maps/' + old);
+        for (const f of files)
+            M.FS.writeFile('/maps/' + f.name, f.bytes);
+        M.FS.chdir('/maps');
+        const map = files.find(f => /\.pmf$/i.test(f.name)) || files.find(f => SOURCE.test(f.name)) || files[0];
+        if (SOURCE.test(map.name))
+            compileThenOpen(map.name, files.filter(f => /\.wad$/i.test(f.name)).map(f => f.name));
+        else
+            openPath(map.name);
+    }
+
+    const safeName = name => name.replace(/[\/\\]/g, '_') || 'map.pmf';
+
     async function openUrl(url) {
         say('fetching ' + url + ' ...');
         let bytes;
@@ -109,22 +163,21 @@
             fail(url + ': cannot fetch: ' + e.message);
             return;
         }
-        openBytes(url.split('/').pop().split('?')[0], bytes);
+        openMapFiles([{ name: safeName(url.split('?')[0].split('/').pop()), bytes }]);
     }
 
-    async function openFiles(files) {
-        const list = Array.from(files);
-        if (!list.length) return;
-        announced = false;
-        delete root.dataset.pmfview;
-        const map = list.find(f => /\.pmf$/i.test(f.name)) || list[0];
-        openBytes(map.name, new Uint8Array(await map.arrayBuffer()));
+    async function openFiles(fileList) {
+        const files = [];
+        for (const f of Array.from(fileList))
+            files.push({ name: safeName(f.name), bytes: new Uint8Array(await f.arrayBuffer()) });
+        if (files.length) openMapFiles(files);
     }
 
     function frame(now) {
         requestAnimationFrame(frame);
         const dt = lastFrame ? Math.min((now - lastFrame) / 1000, 0.25) : 0;
         lastFrame = now;
+        if (compiling) pollCompile();
         if (!opened) return;
         const k = c => keys.has(c) ? 1 : 0;
         const v = speed * (keys.has('ShiftLeft') || keys.has('ShiftRight') ? 4 : 1)
@@ -271,7 +324,7 @@
     script.src = threaded ? 'pmfview-mt.js' : 'pmfview.js';
     script.onerror = () => fail(script.src + ': cannot load');
     script.onload = () => {
-        createPmfview({ canvas, print: t => console.log(t), printErr: t => console.warn(t) }).then(module => {
+        createPmfview({ canvas, print: t => console.log(t), printErr: onPrintErr }).then(module => {
             M = module;
             resize();
             if (M._page_init() !== 0) {

@@ -41,6 +41,13 @@ set(PMFVIEW_SHADER_DIR ${CMAKE_SOURCE_DIR}/shaders)
 foreach(dir base pmf res mesh raytrace stream render scene)
     add_subdirectory(src/${dir})
 endforeach()
+add_subdirectory(tools/pmfc)                  # pmfc as a library: RMF, .map and BSP compile in the page
+add_library(web_stb STATIC src/web/stb_impl.c)
+target_compile_options(web_stb PRIVATE -Wno-unused-function)
+target_link_libraries(web_stb PRIVATE PkgConfig::STB)
+target_compile_definitions(pmfc PRIVATE stbi_load=pmfc_stbi_load stbi_image_free=pmfc_stbi_image_free
+                           stbi_failure_reason=pmfc_stbi_failure_reason)
+target_link_libraries(pmfc PRIVATE web_stb)
 
 set(WEB_DIR ${CMAKE_SOURCE_DIR}/src/web)
 set(WEB_LINK_OPTIONS
@@ -50,7 +57,7 @@ set(WEB_LINK_OPTIONS
     "-sEXPORTED_RUNTIME_METHODS=FS,ccall,cwrap,UTF8ToString,HEAPU8,HEAPF64"
     -sMODULARIZE=1 -sEXPORT_NAME=createPmfview)
 add_executable(pmfview_page ${WEB_DIR}/page.c)
-target_link_libraries(pmfview_page PRIVATE scene)
+target_link_libraries(pmfview_page PRIVATE scene pmfc)
 target_link_options(pmfview_page PRIVATE ${WEB_LINK_OPTIONS})
 if(PMFVIEW_WEB_THREADS)
     target_compile_definitions(pmfview_page PRIVATE PAGE_THREADS=1)

@@ -1,5 +1,6 @@
 // page_test.js - the page (docs/web.md) in headless chromium against `pmfview shot`:
 //   node page_test.js PAGE_DIR PMFVIEW WORK_DIR MAP.pmf...
+//   (and SOURCE.rmf=COMPILED.pmf: the source compiled in the page against pmfc's compile)
 // Serves PAGE_DIR and the maps from 127.0.0.1 (python3 -m http.server, and serve_isolated.py for
 // the threaded build), and checks: each map's first complete frame matches `pmfview shot` at the
 // same camera and size (>= 99% of pixels within +-8); the threaded build does too; the camera
@@ -70,13 +71,17 @@ async function compareWithShot(page, pmfview, map, pose, out) {
 }
 
 async function main() {
-    const [pageDir, pmfviewArg, workDir, ...maps] = process.argv.slice(2);
+    // MAP.pmf arguments, and SOURCE.rmf=COMPILED.pmf pairs (compiled in the page, compared with
+    // the desktop's compile)
+    const [pageDir, pmfviewArg, workDir, ...args] = process.argv.slice(2);
+    const maps = args.filter(a => !a.includes('='));
+    const rmfs = args.filter(a => a.includes('=')).map(a => a.split('='));
     const pmfview = path.resolve(pmfviewArg);
     const site = path.join(workDir, 'site');
     fs.rmSync(site, { recursive: true, force: true });
     fs.mkdirSync(path.join(site, 'maps'), { recursive: true });
     for (const f of fs.readdirSync(pageDir)) fs.copyFileSync(path.join(pageDir, f), path.join(site, f));
-    for (const m of maps) fs.copyFileSync(m, path.join(site, 'maps', path.basename(m)));
+    for (const m of maps.concat(rmfs.map(r => r[0]))) fs.copyFileSync(m, path.join(site, 'maps', path.basename(m)));
     // a hostile file: a real map cut short inside its chunk index
     const hostile = path.join(site, 'maps', 'hostile.pmf');
     fs.writeFileSync(hostile, fs.readFileSync(maps[0]).subarray(0, 100));
@@ -109,6 +114,17 @@ async function main() {
             const c = await compareWithShot(page, pmfview, m, pose, path.join(workDir, name + '.png'));
             check(c.match >= MIN_MATCH, `${name}: ${(c.match * 100).toFixed(2)}% of pixels within ±${TOLERANCE} of pmfview shot (worst ${c.worst}) at ${poseText(pose)}`);
             if (!bench) bench = { name, page: r.seconds, shot: c.shotSeconds };
+        }
+
+        // 1b. an RMF compiled in the page by pmfc's code, against the desktop's compile of it
+        for (const [source, compiled] of rmfs) {
+            const name = path.basename(source);
+            const r = await load(page, `${base}?map=maps/${name}&size=${SIZE.join('x')}`);
+            check(r.state === 'ready', `${name} compiled in the page: ready (${r.state}) in ${r.seconds.toFixed(2)} s`);
+            if (r.state !== 'ready') continue;
+            const pose = await page.evaluate(() => window.pmfview.pose());
+            const c = await compareWithShot(page, pmfview, compiled, pose, path.join(workDir, name + '.png'));
+            check(c.match >= MIN_MATCH, `${name} compiled in the page: ${(c.match * 100).toFixed(2)}% of pixels within ±${TOLERANCE} of pmfview shot of pmfc's compile (worst ${c.worst})`);
         }
 
         // 2. the camera through the address: ?camera= opens there, #camera= follows, a #camera= link opens there
