@@ -301,6 +301,7 @@
     // For the tests and the console: the camera, and what the page is in.
     window.pmfview = {
         threaded,
+        started: false,              // the module is up: maps can be opened
         pose: () => (M && opened ? pose() : null),
         setPose: v => setPose(v),
         // the canvas's RGBA pixels, top row first, in base64
@@ -332,6 +333,7 @@
                 return;
             }
             wireInput();
+            window.pmfview.started = true;
             requestAnimationFrame(frame);
             const map = query.get('map');
             if (map) openUrl(map);

@@ -71,17 +71,20 @@ async function compareWithShot(page, pmfview, map, pose, out) {
 }
 
 async function main() {
-    // MAP.pmf arguments, and SOURCE.rmf=COMPILED.pmf pairs (compiled in the page, compared with
-    // the desktop's compile)
+    // MAP.pmf arguments; SOURCE=COMPILED.pmf (opened by ?map= and compiled in the page, compared
+    // with the desktop's compile); SOURCE+FILE...=COMPILED.pmf (dropped together on the threaded
+    // page: a .map with its WAD)
     const [pageDir, pmfviewArg, workDir, ...args] = process.argv.slice(2);
     const maps = args.filter(a => !a.includes('='));
-    const rmfs = args.filter(a => a.includes('=')).map(a => a.split('='));
+    const pairs = args.filter(a => a.includes('=')).map(a => [a.split('=')[0].split('+'), a.split('=')[1]]);
+    const rmfs = pairs.filter(p => p[0].length === 1).map(p => [p[0][0], p[1]]);
+    const drops = pairs.filter(p => p[0].length > 1);
     const pmfview = path.resolve(pmfviewArg);
     const site = path.join(workDir, 'site');
     fs.rmSync(site, { recursive: true, force: true });
     fs.mkdirSync(path.join(site, 'maps'), { recursive: true });
     for (const f of fs.readdirSync(pageDir)) fs.copyFileSync(path.join(pageDir, f), path.join(site, f));
-    for (const m of maps.concat(rmfs.map(r => r[0]))) fs.copyFileSync(m, path.join(site, 'maps', path.basename(m)));
+    for (const m of maps.concat(...pairs.map(p => p[0]))) fs.copyFileSync(m, path.join(site, 'maps', path.basename(m)));
     // a hostile file: a real map cut short inside its chunk index
     const hostile = path.join(site, 'maps', 'hostile.pmf');
     fs.writeFileSync(hostile, fs.readFileSync(maps[0]).subarray(0, 100));
@@ -170,6 +173,25 @@ async function main() {
         if (r.state === 'ready') {
             const t = await compareWithShot(page, pmfview, first, start, path.join(workDir, 'threaded.png'));
             check(t.match >= MIN_MATCH, `threaded: ${(t.match * 100).toFixed(2)}% of pixels within ±${TOLERANCE} of pmfview shot`);
+        }
+
+        // 4b. a source dropped with what it needs, compiled on a worker thread
+        for (const [files, compiled] of drops) {
+            const names = files.map(f => path.basename(f));
+            await page.goto(`${iso}?size=${SIZE.join('x')}`);
+            await page.waitForFunction(() => window.pmfview && window.pmfview.started, { timeout: READY_TIMEOUT_MS });
+            await page.evaluate(async urls => {
+                const dt = new DataTransfer();
+                for (const u of urls) dt.items.add(new File([await (await fetch(u)).arrayBuffer()], u.split('/').pop()));
+                window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+            }, names.map(n => 'maps/' + n));
+            await page.waitForFunction(() => document.documentElement.dataset.pmfview, { timeout: READY_TIMEOUT_MS, polling: 50 });
+            const state = await page.evaluate(() => document.documentElement.dataset.pmfview);
+            check(state === 'ready', `${names.join(' + ')} dropped, compiled on a worker thread: ${state}`);
+            if (state !== 'ready') continue;
+            const pose = await page.evaluate(() => window.pmfview.pose());
+            const c = await compareWithShot(page, pmfview, compiled, pose, path.join(workDir, names[0] + '.png'));
+            check(c.match >= MIN_MATCH, `${names[0]}: ${(c.match * 100).toFixed(2)}% of pixels within ±${TOLERANCE} of pmfview shot of pmfc's compile`);
         }
 
         // 5. bench: navigation to ready beside the desktop's shot, and a flight's frame time
