@@ -16,6 +16,9 @@
     const settings = { mode: 0, luxel: 0, wire: 0, vis: 0, fog: 0, noSky: 0, exposure: 1 };
     const keys = new Set();
     let speed = BASE_SPEED, look = [0, 0], touchMove = [0, 0];
+    // animations (texture frames, UV scroll, liquids, clouds, light styles) stand at time 0, as
+    // `pmfview shot` draws them, until T starts the clock
+    let animating = false, animationStart = 0;
 
     function say(text) { status.textContent = text; }
     function announce(state) {
@@ -192,7 +195,7 @@
         // the upload budget as the desktop's (a quarter of the last frame, 0.5 to 4 ms); without
         // threads the decoding happens in it too, so it gets a little more
         const budget = Math.min(Math.max(dt * 250, 0.5), 4) + (threaded ? 0 : 8);
-        const result = M._page_frame(budget, 0);
+        const result = M._page_frame(budget, animating ? (now - animationStart) / 1000 : 0);
         if (result === 1) announce('ready');
         else if (result === 2) fail(M.UTF8ToString(M._page_error()));
         if (now - lastHash > HASH_INTERVAL_MS) {
@@ -225,6 +228,7 @@
         else if (e.code === 'KeyR' || e.code === 'Home') M._page_reset_pose();
         else if (e.code === 'KeyM') { if (document.pointerLockElement) document.exitPointerLock(); else canvas.requestPointerLock(); }
         else if (e.code === 'F12') screenshot();
+        else if (e.code === 'KeyT') { animating = !animating; animationStart = performance.now(); }
         else handled = e.code.startsWith('F') && e.code.length <= 3 ? false : !!e.code.match(/^(Key[WASDQEC]|Space)$/);
         if (handled) {
             e.preventDefault();
