@@ -116,6 +116,8 @@
     // pmfc's lines: progress while it compiles, and its last one as the error when it fails
     function onPrintErr(text) {
         console.warn(text);
+        // what pmfc's progress bar leaves on the line ("\r", "ESC[K") goes
+        text = text.split('\r').pop().replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
         if (compiling && text.trim()) {
             pmfcLast = text.replace(/^pmfc: /, '').trim();
             say('compiling ' + compiling.name + ': ' + text.trim());

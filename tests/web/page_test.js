@@ -155,6 +155,16 @@ async function main() {
         }
         r = await load(page, `${base}?map=maps/hostile.pmf&size=${SIZE.join('x')}`);
         check(cli !== '' && r.state === 'error: ' + cli, `hostile file: "${r.state}" (command line: "${cli}")`);
+        if (rmfs.length) {
+            // a hostile RMF: pmfc's own last line, compiled in the page as on the command line
+            const bad = path.join(site, 'maps', 'hostile.rmf');
+            fs.writeFileSync(bad, fs.readFileSync(rmfs[0][0]).subarray(0, 60));
+            const run = spawnSync(pmfview.replace(/pmfview$/, 'pmfc'), ['hostile.rmf', '-o', 'hostile_out.pmf'],
+                                  { cwd: path.join(site, 'maps') });
+            const pmfcLine = run.stderr.toString().trim().split('\n').pop().replace(/^pmfc: /, '');
+            r = await load(page, `${base}?map=maps/hostile.rmf&size=${SIZE.join('x')}`);
+            check(run.status !== 0 && r.state === 'error: ' + pmfcLine, `hostile RMF: "${r.state}" (pmfc: "${pmfcLine}")`);
+        }
         await page.evaluate(async url => {
             const bytes = await (await fetch(url)).arrayBuffer();
             const dt = new DataTransfer();
