@@ -14,6 +14,15 @@ mkdir -p "$CACHE/apt/sources.list.d" "$CACHE/apt/lists/partial" "$CACHE/src" "$P
 
 say() { echo "web_deps: $*" >&2; }
 
+# Runs a command with its output in $CACHE/log, shown only when it fails.
+quietly() {
+    if ! "$@" >"$CACHE/log" 2>&1; then
+        tail -30 "$CACHE/log" >&2
+        say "failed: $*"
+        exit 1
+    fi
+}
+
 APT_OPTS="-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts=$CACHE/apt/sources.list.d
   -o Dir::State::Lists=$CACHE/apt/lists -o Dir::Cache=$CACHE/apt/cache -o Debug::NoLocking=1 -o APT::Sandbox::User=root"
 
@@ -27,7 +36,7 @@ apt_update() {
         grep -h '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' > "$CACHE/apt/sources.list.d/debian.list"
     fi
     # shellcheck disable=SC2086
-    apt-get $APT_OPTS -qq update >&2
+    quietly apt-get $APT_OPTS -qq update
     apt_ready=1
 }
 
@@ -65,7 +74,7 @@ fetch() {
         exit 1
     fi
     [ "$got" = "$want" ] || say "$name ${want:-?} (the Linux build's) is not served: using $got"
-    (cd "$dir" && dpkg-source --no-check -x ./*.dsc tree >&2)
+    (cd "$dir" && quietly dpkg-source --no-check -x ./*.dsc tree)
     echo "$dir/tree" > "$dir/.unpacked"
     echo "$dir/tree"
 }
@@ -78,10 +87,10 @@ build() {
     say "building $name"
     bdir="$CACHE/build/$name"
     rm -rf "$bdir"
-    emcmake cmake -S "$srcdir" -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" \
-        -DCMAKE_C_FLAGS="-pthread -O2" -DBUILD_SHARED_LIBS=OFF -DCMAKE_PREFIX_PATH="$PREFIX" "$@" >/dev/null
-    cmake --build "$bdir" -j"$JOBS" >/dev/null
-    cmake --install "$bdir" >/dev/null
+    quietly emcmake cmake -S "$srcdir" -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" \
+        -DCMAKE_C_FLAGS="-pthread -O2" -DBUILD_SHARED_LIBS=OFF -DCMAKE_PREFIX_PATH="$PREFIX" "$@"
+    quietly cmake --build "$bdir" -j"$JOBS"
+    quietly cmake --install "$bdir"
     touch "$PREFIX/.built-$name"
 }
 
@@ -90,8 +99,8 @@ z=$(fetch zlib zlib1g-dev)
 # leaves out: its own configure script builds the static one alone.
 if [ ! -f "$PREFIX/.built-zlib" ]; then
     say "building zlib"
-    (cd "$z" && CFLAGS="-pthread -O2" emconfigure ./configure --static --prefix="$PREFIX" >/dev/null \
-        && emmake make -j"$JOBS" libz.a >/dev/null && emmake make install >/dev/null)
+    (cd "$z" && export CFLAGS="-pthread -O2" && quietly emconfigure ./configure --static --prefix="$PREFIX" \
+        && quietly emmake make -j"$JOBS" libz.a && quietly emmake make install)
     touch "$PREFIX/.built-zlib"
 fi
 
@@ -109,10 +118,10 @@ if [ ! -f "$PREFIX/.built-libjpeg-turbo" ]; then
     say "building libjpeg-turbo"
     bdir="$CACHE/build/libjpeg-turbo"
     rm -rf "$bdir"
-    emcmake cmake -S "$j" -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="-pthread -O2" \
+    quietly emcmake cmake -S "$j" -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="-pthread -O2" \
         -DENABLE_SHARED=OFF -DENABLE_STATIC=ON -DWITH_SIMD=OFF -DWITH_TURBOJPEG=OFF \
-        -DSIZE_T=4 -DUNSIGNED_LONG=4 >/dev/null
-    cmake --build "$bdir" -j"$JOBS" --target jpeg-static >/dev/null
+        -DSIZE_T=4 -DUNSIGNED_LONG=4
+    quietly cmake --build "$bdir" -j"$JOBS" --target jpeg-static
     cp "$bdir/libjpeg.a" "$PREFIX/lib/"
     cp "$bdir/jconfig.h" "$j/jpeglib.h" "$j/jmorecfg.h" "$j/jerror.h" "$PREFIX/include/"
     touch "$PREFIX/.built-libjpeg-turbo"
