@@ -17,6 +17,7 @@
 #include <emscripten.h>
 #include <emscripten/html5.h>
 
+#include "pmf_budget.h"
 #include "render.h"
 #include "scene.h"
 #include "stream.h"
@@ -108,6 +109,8 @@ EMSCRIPTEN_KEEPALIVE void page_resize(int width, int height)
 EMSCRIPTEN_KEEPALIVE int page_open(const char *path)
 {
     page_close();
+    /* the desktop's default budget (docs/memory.md), set again: a compile in the page set pmfc's */
+    pmf_budget_set_limit(pmf_budget_default());
     scene_error e;
     page.s = scene_open(&(scene_desc){ .path = path, .workers = PAGE_THREADS ? STREAM_WORKERS : STREAM_NO_THREADS,
                                        .moving_camera = true },
@@ -214,9 +217,10 @@ EMSCRIPTEN_KEEPALIVE const char *page_stats(void)
     const double *p = page_pose();
     snprintf(page.stats, sizeof page.stats,
              "camera %.2f,%.2f,%.2f,%.1f,%.1f\nchunks %u / %u (streaming %u, failed %u)\n"
-             "triangles %llu, draw calls %u\nGPU %.1f MiB\n%s",
+             "triangles %llu, draw calls %u\nGPU %.1f MiB, memory budget %.0f / %.0f MiB\n%s",
              p[0], p[1], p[2], p[3], p[4], st.chunks_loaded, st.chunks_present, st.chunks_streaming, st.chunks_failed,
              (unsigned long long)st.triangles, st.draw_calls, (double)st.gpu_bytes / (1024.0 * 1024.0),
+             (double)pmf_budget_used() / (1024.0 * 1024.0), (double)pmf_budget_limit() / (1024.0 * 1024.0),
              PAGE_THREADS ? "streaming on worker threads" : "streaming on the page's thread");
     return page.stats;
 }

@@ -101,7 +101,7 @@ async function main() {
             args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--window-size=800,600'],
         });
         const page = await browser.newPage();
-        page.on('console', m => { if (m.type() === 'error' || m.type() === 'warning') console.log('  page: ' + m.text()); });
+        page.on('console', m => { if (m.type() === 'error') console.log('  page: ' + m.text()); });
         page.on('pageerror', e => console.log('  page error: ' + e.message));
         const base = `http://127.0.0.1:${port}/`;
 
