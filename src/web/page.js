@@ -47,6 +47,7 @@
     }
 
     const fixedSize = parseSize(query.get('size'));
+    if (fixedSize) document.body.classList.add('fixed');
     function resize() {
         let w, h;
         if (fixedSize) {
