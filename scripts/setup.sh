@@ -5,13 +5,28 @@ set -eu
 PACKAGES="build-essential cmake pkg-config clang libclang-rt-14-dev
   libsdl2-dev libcglm-dev liblz4-dev python3-glad libstb-dev libcjson-dev libpng-dev libjpeg62-turbo-dev
   libegl-dev libgl-dev libgl1-mesa-dri libegl-mesa0
-  xvfb xdotool xauth"
+  xvfb xdotool xauth
+  emscripten chromium dpkg-dev"
+
+# The page's test driver (docs/web.md): puppeteer-core from npm, beside the web dependency cache,
+# driving Debian's chromium (it downloads no browser).
+install_puppeteer() {
+    dir="${PMFVIEW_DEPS_CACHE:-$HOME/.cache/pmfview-deps}/web/node"
+    [ -d "$dir/node_modules/puppeteer-core" ] && return 0
+    mkdir -p "$dir"
+    echo "setup: installing puppeteer-core into $dir" >&2
+    (cd "$dir" && npm install --no-audit --no-fund --loglevel=error puppeteer-core@21 >/dev/null)
+}
 
 missing=""
 for p in $PACKAGES; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
+if [ -z "$missing" ]; then
+    install_puppeteer
+    exit 0
+fi
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -20,3 +35,4 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+install_puppeteer

@@ -20,8 +20,17 @@ uniform mat4 u_view_proj;
 uniform mat4 u_view;
 uniform vec2 u_uv_offset;                    // UV scroll × time
 #if FAST_LIGHTS
+#ifdef GL_ES
+// OpenGL ES has no texture buffers: the same texels in 2D textures of 4096 a row
+// (src/render/render_gl_api.h RENDER_BUFFER_TEXTURE_WIDTH).
+uniform sampler2D u_fast_table;
+uniform usampler2D u_fast_vertices;
+#define FETCH_BUFFER(t, i) texelFetch(t, ivec2((i) & 4095, (i) >> 12), 0)
+#else
 uniform samplerBuffer u_fast_table;          // rgb = colour/255 × intensity/255 (0 when disabled)
 uniform usamplerBuffer u_fast_vertices;      // RG32UI: x = 4 slot bytes (255 = unused), y = 4 multiplier bytes
+#define FETCH_BUFFER(t, i) texelFetch(t, i)
+#endif
 #endif
 #if LIQUID
 // Liquids (docs/materials.md): a standing wave along the horizontal wave + wind direction.
@@ -51,11 +60,11 @@ void main()
 #if FAST_LIGHTS
     vec3 fast = vec3(0.0);
     if (a_fast.x >= 0 && gl_VertexID < a_fast.z) {
-        uvec2 fv = texelFetch(u_fast_vertices, gl_VertexID + a_fast.y).xy;
+        uvec2 fv = FETCH_BUFFER(u_fast_vertices, gl_VertexID + a_fast.y).xy;
         for (int i = 0; i < 4; i++) {
             uint slot = (fv.x >> (8 * i)) & 255u;
             if (slot != 255u)
-                fast += texelFetch(u_fast_table, a_fast.x + int(slot)).rgb * (float((fv.y >> (8 * i)) & 255u) / 255.0);
+                fast += FETCH_BUFFER(u_fast_table, a_fast.x + int(slot)).rgb * (float((fv.y >> (8 * i)) & 255u) / 255.0);
         }
     }
     v_fast = fast;

@@ -228,7 +228,7 @@ void hud_end(hud *h)
     glViewport(0, 0, h->width, h->height);
     glDisable(GL_DEPTH_TEST);
     glDisable(GL_CULL_FACE);
-    glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+    render_polygon_lines(false);
     glEnable(GL_BLEND);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     flush(h, ortho);
@@ -269,7 +269,7 @@ void hud_boxes(hud *h, const float view_proj[16], size_t count, const float (*bo
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);
     glDisable(GL_CULL_FACE);
-    glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+    render_polygon_lines(false);
     h->count = count * 24;
     flush(h, view_proj);
     if (outline) {
@@ -278,9 +278,9 @@ void hud_boxes(hud *h, const float view_proj[16], size_t count, const float (*bo
             for (int k = 0; k < 3; k++)
                 h->verts[i].rgba[k] = (uint8_t)(112 + rgb[i / 24][k] * 143 / 255);
         h->count = count * 24;
-        glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+        render_polygon_lines(true);
         flush(h, view_proj);
-        glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+        render_polygon_lines(false);
     }
 }
 
@@ -332,7 +332,7 @@ void hud_volumes(hud *h, const float view_proj[16], const float eye[3], size_t c
     glPolygonOffset(-1.0f, -4.0f);
     glEnable(GL_BLEND);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
-    glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+    render_polygon_lines(false);
     h->count = filled;
     flush(h, view_proj);
     glDisable(GL_BLEND);

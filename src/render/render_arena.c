@@ -83,8 +83,10 @@ static bool grow_to(render_arena *a, uint64_t cap)
         return false;
     GLuint buffer;
     glGenBuffers(1, &buffer);
-    glBindBuffer(GL_COPY_WRITE_BUFFER, buffer);
-    glBufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)(cap * a->elem_size), NULL, GL_DYNAMIC_DRAW);
+    /* first bound to what it is for: WebGL fixes a buffer's kind at its first binding, and one
+     * first bound as a copy target can never hold indices */
+    glBindBuffer(a->target, buffer);
+    glBufferData(a->target, (GLsizeiptr)(cap * a->elem_size), NULL, GL_DYNAMIC_DRAW);
     if (glGetError() == GL_OUT_OF_MEMORY) {
         glDeleteBuffers(1, &buffer);
         pmf_budget_give(cap * a->elem_size);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <glad/gl.h>
+#include "render_gl_api.h"
 
 #include "render.h"
 #include "text_clean.h"
@@ -22,6 +22,7 @@ unsigned render_gl_error_count(void)
     return gl_errors;
 }
 
+#if !RENDER_GLES
 static const char *debug_type_name(GLenum type)
 {
     switch (type) {
@@ -85,7 +86,26 @@ static void install_debug_callback(void)
     glDebugMessageCallback(on_gl_debug, &active);
     glDebugMessageControl(GL_DONT_CARE, GL_DONT_CARE, GL_DONT_CARE, 0, NULL, GL_TRUE);
 }
+#endif
 
+#if RENDER_GLES
+/* WebGL2: the context is current already and its functions linked; it has no debug output. */
+bool render_load_gl(render_getproc getproc, char *err, size_t err_size)
+{
+    (void)getproc;
+    (void)err;
+    (void)err_size;
+    (void)gl_errors;
+    memset(&caps, 0, sizeof caps);
+    caps.gl_major = 3;
+    glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &caps.max_renderbuffer_size);
+    glGetIntegerv(GL_MAX_VIEWPORT_DIMS, caps.max_viewport);
+    glGetIntegerv(GL_MAX_SAMPLES, &caps.max_samples);
+    const char *name = (const char *)glGetString(GL_RENDERER);
+    snprintf(caps.renderer, sizeof caps.renderer, "%s", name ? name : "unknown");
+    return true;
+}
+#else
 bool render_load_gl(render_getproc getproc, char *err, size_t err_size)
 {
     int version = gladLoadGL((GLADloadfunc)getproc);
@@ -117,6 +137,7 @@ bool render_load_gl(render_getproc getproc, char *err, size_t err_size)
         glMaxShaderCompilerThreadsKHR(0xFFFFFFFFu);
     return true;
 }
+#endif
 
 const render_caps *render_get_caps(void)
 {
@@ -128,6 +149,29 @@ void render_wait_idle(void)
     glFinish();
 }
 
+#if RENDER_GLES
+/* WebGL2 has no timer queries: no result. */
+void render_gpu_timer_begin(render_gpu_timer *t)
+{
+    (void)t;
+}
+
+void render_gpu_timer_end(const render_gpu_timer *t)
+{
+    (void)t;
+}
+
+double render_gpu_timer_seconds(const render_gpu_timer *t)
+{
+    (void)t;
+    return -1;
+}
+
+void render_gpu_timer_destroy(render_gpu_timer *t)
+{
+    t->query = 0;
+}
+#else
 void render_gpu_timer_begin(render_gpu_timer *t)
 {
     if (!t->query)
@@ -159,3 +203,4 @@ void render_gpu_timer_destroy(render_gpu_timer *t)
         glDeleteQueries(1, &t->query);
     t->query = 0;
 }
+#endif

@@ -2,15 +2,27 @@
 #ifndef PMFVIEW_RENDER_INTERNAL_H
 #define PMFVIEW_RENDER_INTERNAL_H
 
-#include <glad/gl.h>
+#include "render_gl_api.h"
 
 #include "render.h"
+
+/* Polygons drawn as their edges (true) or filled: glPolygonMode, which OpenGL ES lacks (there
+ * they are always filled, and RENDER_HAS_LINES is 0). */
+#define RENDER_HAS_LINES (!RENDER_GLES)
+static inline void render_polygon_lines(bool lines)
+{
+#if RENDER_GLES
+    (void)lines;
+#else
+    glPolygonMode(GL_FRONT_AND_BACK, lines ? GL_LINE : GL_FILL);
+#endif
+}
 
 /* Shader sources embedded at build time (embed_shaders.cmake). */
 extern const char render_shader_world_vert[], render_shader_world_frag[];
 extern const char render_shader_sky_vert[], render_shader_sky_frag[];
 
-/* Compiles and links a "#version 330 core" program. 0 with a message on failure. */
+/* Compiles and links a "#version 330 core" ("300 es" under RENDER_GLES) program. 0 with a message on failure. */
 GLuint render_program_build(const char *name, const char *vert, const char *frag, char *err, size_t err_size);
 /* The same in steps: start asks for the compile and link of "#version 330 core", defines (NULL =
  * none), then each source; ready tells without waiting whether the driver is done (always true

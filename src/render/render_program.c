@@ -5,9 +5,17 @@
 
 #include "render_internal.h"
 
+/* GLSL ES has no default precision for floats in fragment shaders nor for these samplers. */
+#if RENDER_GLES
+#define SHADER_VERSION "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2D;\n" \
+    "precision highp sampler2DArray;\nprecision highp usampler2D;\n"
+#else
+#define SHADER_VERSION "#version 330 core\n"
+#endif
+
 static GLuint start_shader(GLenum type, const char *defines, const char *src)
 {
-    const char *parts[3] = { "#version 330 core\n", defines ? defines : "", src };
+    const char *parts[3] = { SHADER_VERSION, defines ? defines : "", src };
     GLuint sh = glCreateShader(type);
     glShaderSource(sh, 3, parts, NULL);
     glCompileShader(sh);
@@ -30,19 +38,39 @@ GLuint render_program_start(const char *defines, const char *vert, const char *f
     glAttachShader(prog, vs);
     glAttachShader(prog, fs);
     glLinkProgram(prog);
-    /* Flagged for deletion: they go with the program, or when render_program_finish detaches them. */
+#if !RENDER_GLES
+    /* Flagged for deletion: they go with the program, or when render_program_finish detaches them.
+     * (WebGL forgets a deleted shader's name at once: there render_program_finish deletes them.) */
     glDeleteShader(vs);
     glDeleteShader(fs);
+#endif
     return prog;
 }
 
 bool render_program_ready(GLuint prog)
 {
+#if RENDER_GLES
+    (void)prog;
+    return true;
+#else
     if (!GLAD_GL_KHR_parallel_shader_compile)
         return true;
     GLint done = GL_TRUE;
     glGetProgramiv(prog, GL_COMPLETION_STATUS_KHR, &done);
     return done;
+#endif
+}
+
+/* The program's shaders once it is checked: deleted under WebGL (render_program_start). */
+static void release_shaders(const GLuint *shaders, GLsizei count)
+{
+#if RENDER_GLES
+    for (GLsizei i = 0; i < count; i++)
+        glDeleteShader(shaders[i]);
+#else
+    (void)shaders;
+    (void)count;
+#endif
 }
 
 GLuint render_program_finish(GLuint prog, const char *name, char *err, size_t err_size)
@@ -62,6 +90,7 @@ GLuint render_program_finish(GLuint prog, const char *name, char *err, size_t er
             snprintf(err, err_size, "shader %s (%s) does not compile: %s", name,
                      type == GL_VERTEX_SHADER ? "vertex" : "fragment", log);
             glDeleteProgram(prog);
+            release_shaders(shaders, count);
             return 0;
         }
     }
@@ -71,10 +100,12 @@ GLuint render_program_finish(GLuint prog, const char *name, char *err, size_t er
         one_line(log);
         snprintf(err, err_size, "shader %s does not link: %s", name, log);
         glDeleteProgram(prog);
+        release_shaders(shaders, count);
         return 0;
     }
     for (GLsizei i = 0; i < count; i++)
         glDetachShader(prog, shaders[i]);
+    release_shaders(shaders, count);
     return prog;
 }
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <glad/gl.h>
+#include "render_gl_api.h"
 
 #include "render.h"
 

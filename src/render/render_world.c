@@ -24,14 +24,51 @@ static void lookup_sky_uniforms(render_world *w)
     glUseProgram(0);
 }
 
-/* The buffer textures that read the fast-light arenas, after those moved. */
+/* The buffer textures that read the fast-light arenas, after those moved (OpenGL ES: their 2D
+ * textures are copied again before the next draw, world_sync_fast_textures). */
 static void bind_fast_buffers(render_world *w)
 {
+#if RENDER_GLES
+    w->fast_stale = true;
+#else
     glBindTexture(GL_TEXTURE_BUFFER, w->fast_tex);
     glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, w->fast_table.buffer);
     glBindTexture(GL_TEXTURE_BUFFER, w->fast_vertex_tex);
     glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32UI, w->fast_vertices.buffer);
+#endif
 }
+
+#if RENDER_GLES
+/* One arena's elements into its 2D texture, RENDER_BUFFER_TEXTURE_WIDTH a row (arenas grow in
+ * whole rows of 4096), through the pixel unpack buffer: no copy on the CPU. */
+static void copy_arena_to_texture(const render_arena *a, GLuint tex, uint32_t *rows, GLenum internal, GLenum format,
+                                  GLenum type)
+{
+    uint32_t want = a->capacity / RENDER_BUFFER_TEXTURE_WIDTH;
+    glBindTexture(GL_TEXTURE_2D, tex);
+    if (*rows != want) {
+        glTexImage2D(GL_TEXTURE_2D, 0, (GLint)internal, RENDER_BUFFER_TEXTURE_WIDTH, (GLsizei)want, 0, format, type, NULL);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
+        *rows = want;
+    }
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, a->buffer);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, RENDER_BUFFER_TEXTURE_WIDTH, (GLsizei)want, format, type, NULL);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+}
+
+void world_sync_fast_textures(render_world *w)
+{
+    if (!w->fast_stale)
+        return;
+    copy_arena_to_texture(&w->fast_table, w->fast_tex, &w->fast_table_rows, GL_RGBA32F, GL_RGBA, GL_FLOAT);
+    copy_arena_to_texture(&w->fast_vertices, w->fast_vertex_tex, &w->fast_vertex_rows, GL_RG32UI, GL_RG_INTEGER,
+                          GL_UNSIGNED_INT);
+    w->fast_stale = false;
+}
+#endif
 
 render_world *render_world_create(const render_world_desc *desc, char *err, size_t err_size)
 {
@@ -49,7 +86,7 @@ render_world *render_world_create(const render_world_desc *desc, char *err, size
     w->res = desc->res;
     w->mdi = render_get_caps()->multi_draw_indirect;
     const char *verify = getenv("PMFVIEW_GL_VERIFY");
-    w->verify = verify && !strcmp(verify, "1");
+    w->verify = !RENDER_GLES && verify && !strcmp(verify, "1");
     /* The plain variant is built here, so a shader that does not build fails now; the others
      * while the chunks stream (render_world_prepare_variants). */
     w->sky_prog = render_program_build("sky", render_shader_sky_vert, render_shader_sky_frag, err, err_size);
@@ -62,8 +99,8 @@ render_world *render_world_create(const render_world_desc *desc, char *err, size
     render_arena_init(&w->vertices, GL_ARRAY_BUFFER, sizeof(mesh_vertex));
     render_arena_init(&w->indices16, GL_ELEMENT_ARRAY_BUFFER, sizeof(uint16_t));
     render_arena_init(&w->indices32, GL_ELEMENT_ARRAY_BUFFER, sizeof(uint32_t));
-    render_arena_init(&w->fast_vertices, GL_TEXTURE_BUFFER, sizeof(mesh_fast_vertex));
-    render_arena_init(&w->fast_table, GL_TEXTURE_BUFFER, 16);
+    render_arena_init(&w->fast_vertices, WORLD_FAST_ARENA_TARGET, sizeof(mesh_fast_vertex));
+    render_arena_init(&w->fast_table, WORLD_FAST_ARENA_TARGET, 16);
     glGenVertexArrays(1, &w->vao);
     glGenBuffers(1, &w->draw_table);
     glGenBuffers(1, &w->indirect);
@@ -289,6 +326,7 @@ int render_world_add(render_world *w, const mesh_chunk *mc)
         glBindBuffer(GL_COPY_WRITE_BUFFER, w->fast_vertices.buffer);
         glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)fbase * sizeof(mesh_fast_vertex),
                         (GLsizeiptr)fast_count * sizeof(mesh_fast_vertex), mc->fast);
+        w->fast_stale = true;
     }
 
     gc->mc = mc;

@@ -8,17 +8,26 @@
 #include "render_world_internal.h"
 #include "base/pmf_system.h"
 
+/* The vertex stream's attributes, starting at vertex `base` of the vertex arena (0 but under
+ * OpenGL ES, which has no base-vertex draws). */
+static void point_vertex_attributes(render_world *w, GLint base)
+{
+    const GLsizei stride = sizeof(mesh_vertex);
+    const size_t at = (size_t)base * sizeof(mesh_vertex);
+    glBindBuffer(GL_ARRAY_BUFFER, w->vertices.buffer);
+    glVertexAttribIPointer(ATTR_POS, 4, GL_UNSIGNED_SHORT, stride, (void *)(at + offsetof(mesh_vertex, pos)));
+    glVertexAttribIPointer(ATTR_UV, 2, GL_UNSIGNED_SHORT, stride, (void *)(at + offsetof(mesh_vertex, uv)));
+    glVertexAttribIPointer(ATTR_LM_UV, 2, GL_UNSIGNED_SHORT, stride, (void *)(at + offsetof(mesh_vertex, lm_uv)));
+    w->pointed_base = base;
+}
+
 void world_setup_vao(render_world *w)
 {
     glBindVertexArray(w->vao);
-    glBindBuffer(GL_ARRAY_BUFFER, w->vertices.buffer);
-    const GLsizei stride = sizeof(mesh_vertex);
     glEnableVertexAttribArray(ATTR_POS);
-    glVertexAttribIPointer(ATTR_POS, 4, GL_UNSIGNED_SHORT, stride, (void *)offsetof(mesh_vertex, pos));
     glEnableVertexAttribArray(ATTR_UV);
-    glVertexAttribIPointer(ATTR_UV, 2, GL_UNSIGNED_SHORT, stride, (void *)offsetof(mesh_vertex, uv));
     glEnableVertexAttribArray(ATTR_LM_UV);
-    glVertexAttribIPointer(ATTR_LM_UV, 2, GL_UNSIGNED_SHORT, stride, (void *)offsetof(mesh_vertex, lm_uv));
+    point_vertex_attributes(w, 0);
     if (w->mdi) {
         static const struct { GLuint attr; GLint size; size_t offset; } floats[] = {
             { ATTR_CHUNK, 3, offsetof(draw_params, origin) },
@@ -83,22 +92,32 @@ static void issue(render_world *w, size_t first, size_t count, bool wide, render
     GLenum type = wide ? GL_UNSIGNED_INT : GL_UNSIGNED_SHORT;
     size_t index_size = wide ? 4 : 2;
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, wide ? w->indices32.buffer : w->indices16.buffer);
+#if !RENDER_GLES
     if (w->mdi) {
         glMultiDrawElementsIndirect(GL_TRIANGLES, type, (void *)(first * sizeof(draw_cmd)), (GLsizei)count, 0);
         stats->draw_calls++;
-    } else {
-        for (size_t i = first; i < first + count; i++) {
-            const draw_cmd *c = &w->cmds[i];
-            const draw_params *t = &w->table[c->base_instance];
-            glVertexAttrib3fv(ATTR_CHUNK, t->origin);
-            glVertexAttrib1f(ATTR_PAGE, t->page);
-            glVertexAttrib3fv(ATTR_STEP, t->step);
-            glVertexAttrib4f(ATTR_UV_FRAME, t->uv_origin[0], t->uv_origin[1], t->uv_step[0], t->uv_step[1]);
-            glVertexAttribI4i(ATTR_FAST, t->fast_base, t->fast_delta, t->fast_end, 0);
-            glDrawElementsBaseVertex(GL_TRIANGLES, (GLsizei)c->count, type,
-                                     (void *)((size_t)c->first_index * index_size), c->base_vertex);
-            stats->draw_calls++;
-        }
+        return;
+    }
+#endif
+    for (size_t i = first; i < first + count; i++) {
+        const draw_cmd *c = &w->cmds[i];
+        const draw_params *t = &w->table[c->base_instance];
+        glVertexAttrib3fv(ATTR_CHUNK, t->origin);
+        glVertexAttrib1f(ATTR_PAGE, t->page);
+        glVertexAttrib3fv(ATTR_STEP, t->step);
+        glVertexAttrib4f(ATTR_UV_FRAME, t->uv_origin[0], t->uv_origin[1], t->uv_step[0], t->uv_step[1]);
+        void *offset = (void *)((size_t)c->first_index * index_size);
+#if RENDER_GLES
+        /* gl_VertexID counts from the chunk's first vertex here, not from the arena's */
+        if (w->pointed_base != c->base_vertex)
+            point_vertex_attributes(w, c->base_vertex);
+        glVertexAttribI4i(ATTR_FAST, t->fast_base, t->fast_delta + c->base_vertex, t->fast_end - c->base_vertex, 0);
+        glDrawElements(GL_TRIANGLES, (GLsizei)c->count, type, offset);
+#else
+        glVertexAttribI4i(ATTR_FAST, t->fast_base, t->fast_delta, t->fast_end, 0);
+        glDrawElementsBaseVertex(GL_TRIANGLES, (GLsizei)c->count, type, offset, c->base_vertex);
+#endif
+        stats->draw_calls++;
     }
 }
 
@@ -299,26 +318,32 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
     w->frame_opaque = opaque;
     for (size_t i = 0; i < opaque; i++)
         w->frame_opaque_cmds += w->items[i].range_count;
+#if !RENDER_GLES
     if (w->mdi) {
         glBindBuffer(GL_ARRAY_BUFFER, w->draw_table);
         glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(n * sizeof *w->table), w->table, GL_STREAM_DRAW);
         glBindBuffer(GL_DRAW_INDIRECT_BUFFER, w->indirect);
         glBufferData(GL_DRAW_INDIRECT_BUFFER, (GLsizeiptr)(n * sizeof(draw_cmd)), w->cmds, GL_STREAM_DRAW);
     }
+#endif
 }
 
 /* Textures and depth state of the world pass (programs and their frame uniforms: use_variant). */
 static void begin_world_state(render_world *w)
 {
-    glBindVertexArray(w->vao);
+#if RENDER_GLES
+    world_sync_fast_textures(w);
+#else
     if (w->mdi)
         glBindBuffer(GL_DRAW_INDIRECT_BUFFER, w->indirect);
+#endif
+    glBindVertexArray(w->vao);
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D_ARRAY, w->light_atlas);
     glActiveTexture(GL_TEXTURE3);
-    glBindTexture(GL_TEXTURE_BUFFER, w->fast_tex);
+    glBindTexture(WORLD_FAST_TEXTURE_TARGET, w->fast_tex);
     glActiveTexture(GL_TEXTURE4);
-    glBindTexture(GL_TEXTURE_BUFFER, w->fast_vertex_tex);
+    glBindTexture(WORLD_FAST_TEXTURE_TARGET, w->fast_vertex_tex);
     glActiveTexture(GL_TEXTURE0);
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
@@ -433,11 +458,11 @@ void render_world_draw_blended(render_world *w, const render_frame *f, render_fr
         glDisable(GL_BLEND);
         glDepthMask(GL_TRUE);
     }
-    if (f->wireframe) {
-        glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+    if (f->wireframe && RENDER_HAS_LINES) {
+        render_polygon_lines(true);
         glDepthFunc(GL_LEQUAL);
         draw_items(w, f, 0, w->frame_opaque, 0, true, stats);
-        glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+        render_polygon_lines(false);
         glDepthFunc(GL_LESS);
     }
     end_world_state();
@@ -488,7 +513,7 @@ bool render_world_prime(render_world *w, const render_frame *f, const render_sky
         gm->primed_settings = settings;
         uint32_t switches = world_material_switches(w, m);
         bool blended = world_material_blended(w, m);
-        for (int wire = 0; wire <= (int)(f->wireframe && !blended); wire++) {
+        for (int wire = 0; wire <= (int)(f->wireframe && RENDER_HAS_LINES && !blended); wire++) {
             const world_variant *v = use_variant(w, &pf, world_variant_key(w, f, switches, wire), &stats);
             if (!v)
                 continue;
@@ -498,13 +523,13 @@ bool render_world_prime(render_world *w, const render_frame *f, const render_sky
                 world_set_blend(w, m);
             }
             if (wire) {
-                glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+                render_polygon_lines(true);
                 glDepthFunc(GL_LEQUAL);
             }
             glDrawArrays(GL_TRIANGLES, 0, 3);
             glDisable(GL_BLEND);
             glDepthMask(GL_TRUE);
-            glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+            render_polygon_lines(false);
             glDepthFunc(GL_LESS);
         }
     }
@@ -525,7 +550,11 @@ void render_world_begin(render_world *w, int x, int y, int width, int height)
     glViewport(x, y, width, height);
     glDepthMask(GL_TRUE);
     glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+#if RENDER_GLES
+    glClearDepthf(1.0f);
+#else
     glClearDepth(1.0);
+#endif
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
 }
 

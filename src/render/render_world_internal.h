@@ -9,6 +9,16 @@
 #include "render_world.h"
 #include "base/grow.h"
 
+/* Where the fast-light arenas are bound to be written, and the texture kind that reads them: a
+ * texture buffer, or under OpenGL ES a 2D texture copied from the buffer (render_gl_api.h). */
+#if RENDER_GLES
+#define WORLD_FAST_ARENA_TARGET GL_COPY_WRITE_BUFFER
+#define WORLD_FAST_TEXTURE_TARGET GL_TEXTURE_2D
+#else
+#define WORLD_FAST_ARENA_TARGET GL_TEXTURE_BUFFER
+#define WORLD_FAST_TEXTURE_TARGET GL_TEXTURE_BUFFER
+#endif
+
 enum { ATTR_POS, ATTR_UV, ATTR_LM_UV, ATTR_CHUNK, ATTR_PAGE, ATTR_FAST, ATTR_STEP, ATTR_UV_FRAME };
 
 /* Per draw command (instance attributes through baseInstance): the chunk's quantisation origin
@@ -134,6 +144,9 @@ struct render_world {
      * run per chunk, read through a buffer texture. */
     render_arena fast_table;
     GLuint fast_tex;
+    bool fast_stale;                 /* OpenGL ES: an arena written since its texture was copied */
+    uint32_t fast_table_rows, fast_vertex_rows;  /* OpenGL ES: rows of those textures */
+    GLint pointed_base;              /* OpenGL ES: the vertex the VAO's attributes start at */
 
     GLuint light_atlas;              /* GL_TEXTURE_2D_ARRAY RGB9_E5 (4 bytes a texel, light above 1 kept) */
     uint32_t atlas_layers, page_size;
@@ -227,6 +240,12 @@ bool world_material_blended(const render_world *w, uint32_t index);
 uint32_t world_material_switches(const render_world *w, uint32_t index);
 void world_set_material(render_world *w, const render_frame *f, uint32_t index, const world_uniforms *u);
 void world_set_blend(const render_world *w, uint32_t material);
+
+/* render_world.c */
+#if RENDER_GLES
+/* Copies the fast-light arenas into their textures when written since the last copy. */
+void world_sync_fast_textures(render_world *w);
+#endif
 
 /* render_world_draw.c */
 void world_setup_vao(render_world *w);

@@ -78,6 +78,7 @@ bool world_alloc_atlas_layers(render_world *w, uint32_t layers)
     w->atlas_layers = layers;
     const render_caps *caps = render_get_caps();
     bool copied = !old_layers;
+#if !RENDER_GLES /* OpenGL ES 3.0 copies no image: the chunks are composited again */
     if (old_layers && (caps->gl_major > 4 || (caps->gl_major == 4 && caps->gl_minor >= 3))) {
         for (size_t i = 0; i < w->chunk_count; i++) {
             const gpu_chunk *gc = &w->chunks[i];
@@ -94,6 +95,9 @@ bool world_alloc_atlas_layers(render_world *w, uint32_t layers)
         }
         copied = true;
     }
+#else
+    (void)caps;
+#endif
     if (old)
         glDeleteTextures(1, &old);
     return copied;
@@ -298,8 +302,9 @@ void world_write_fast_entry(render_world *w, uint32_t slot, const mesh_fast_ligh
 {
     float e[4];
     world_fast_entry(w, fl, e);
-    glBindBuffer(GL_TEXTURE_BUFFER, w->fast_table.buffer);
-    glBufferSubData(GL_TEXTURE_BUFFER, (GLintptr)slot * sizeof e, sizeof e, e);
+    glBindBuffer(WORLD_FAST_ARENA_TARGET, w->fast_table.buffer);
+    glBufferSubData(WORLD_FAST_ARENA_TARGET, (GLintptr)slot * sizeof e, sizeof e, e);
+    w->fast_stale = true;
 }
 
 void render_world_set_fast_light(render_world *w, uint32_t id, uint8_t intensity)

@@ -53,6 +53,7 @@ scene *scene_open(const scene_desc *desc, scene_error *err)
     settle_allocator();
     s->opened_at = pmf_seconds();
     s->moving_camera = desc->moving_camera;
+    s->stream_inline = desc->workers < 0;
     s->first_complete = -1;
     s->level = desc->level;
     s->file = pmf_open(desc->path, &perr);

@@ -42,7 +42,8 @@ typedef struct scene_desc {
     uint32_t level;                  /* level index, from 0 */
     const char *game_dir;            /* --game: unprefixed texture paths; NULL = none */
     int radius;                      /* streaming radius in chunks; 0 = STREAM_DEFAULT_RADIUS */
-    int workers;                     /* streaming threads; 0 = cores - 1 */
+    int workers;                     /* streaming threads; 0 = cores - 1; STREAM_NO_THREADS (-1) = none:
+                                      * scene_update decodes within its budget (a page without threads) */
     /* The camera will move (the window, a flight): the GPU buffers are sized while the first
      * view streams in for every chunk the radius can hold, not grown (and copied) on the way.
      * false: sized for what comes (one picture needs no more). */

@@ -81,6 +81,7 @@ struct scene {
     camera cam;
     bool view_dirty;                 /* the streamer has not seen the current camera yet */
     bool moving_camera;              /* scene_desc.moving_camera */
+    bool stream_inline;              /* no stream workers: scene_update decodes (stream_work) */
     /* Until the first complete view (reserve_ahead): what the chunks uploaded so far take, their
      * decompressed common + client bytes, the bytes of the chunks that can be resident (0 = not
      * yet known), what is reserved */

@@ -263,6 +263,8 @@ void scene_stream_update(scene *s, double budget_ms, bool view_only)
         set_stream_view(s);
         s->view_dirty = false;
     }
+    if (s->stream_inline)
+        stream_work(s->stream, budget_ms);
     pmf_chunk_coord gone[64];
     size_t n;
     while ((n = stream_poll_evictions(s->stream, gone, 64)) > 0) {

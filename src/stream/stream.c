@@ -498,6 +498,43 @@ static void worker_process(const stream *s, pmf_chunk_coord coord, chunk_result 
     }
 }
 
+/* With the lock held: the nearest chunk of the queue, now in flight. */
+static chunk_record *take_work(stream *s)
+{
+    chunk_record *rec = heap_pop(&s->heap);
+    rec->state = REC_IN_FLIGHT;
+    s->in_flight++;
+    return rec;
+}
+
+/* With the lock held: what was made of rec, handed to the main thread (or dropped with it). */
+static void finish_work(stream *s, chunk_record *rec, const chunk_result *res)
+{
+    s->in_flight--;
+    s->decoded++;
+    s->decode_seconds += res->decode_seconds;
+    s->prepare_seconds += res->prepare_seconds;
+    rec->payload = res->payload;
+    rec->failed = res->payload == NULL;
+    rec->error = res->error;
+    rec->over_budget = res->over_budget;
+    rec->regions = res->regions;
+    rec->region_count = res->region_count;
+    rec->decoded = res->decoded;
+    if (rec->drop) {
+        if (rec->payload && s->desc.release)
+            s->desc.release(s->desc.user, rec->payload);
+        map_remove(&s->records, rec);
+        record_free(rec);
+        return;
+    }
+    rec->state = REC_READY;
+    s->ready.items[s->ready.count++] = rec;
+    /* the camera chunk just arrived: its load regions may prefetch now, not at the next view update */
+    if (rec->decoded && rec == camera_record(s))
+        want_load_regions(s, rec, true);
+}
+
 static void *worker_main(void *arg)
 {
     stream *s = arg;
@@ -507,41 +544,33 @@ static void *worker_main(void *arg)
             pthread_cond_wait(&s->work_cv, &s->lock);
         if (s->stop)
             break;
-        chunk_record *rec = heap_pop(&s->heap);
-        rec->state = REC_IN_FLIGHT;
-        s->in_flight++;
+        chunk_record *rec = take_work(s);
         pthread_mutex_unlock(&s->lock);
-
         chunk_result res;
         worker_process(s, rec->coord, &res);
-
         pthread_mutex_lock(&s->lock);
-        s->in_flight--;
-        s->decoded++;
-        s->decode_seconds += res.decode_seconds;
-        s->prepare_seconds += res.prepare_seconds;
-        rec->payload = res.payload;
-        rec->failed = res.payload == NULL;
-        rec->error = res.error;
-        rec->over_budget = res.over_budget;
-        rec->regions = res.regions;
-        rec->region_count = res.region_count;
-        rec->decoded = res.decoded;
-        if (rec->drop) {
-            if (rec->payload && s->desc.release)
-                s->desc.release(s->desc.user, rec->payload);
-            map_remove(&s->records, rec);
-            record_free(rec);
-            continue;
-        }
-        rec->state = REC_READY;
-        s->ready.items[s->ready.count++] = rec;
-        /* the camera chunk just arrived: its load regions may prefetch now, not at the next view update */
-        if (rec->decoded && rec == camera_record(s))
-            want_load_regions(s, rec, true);
+        finish_work(s, rec, &res);
     }
     pthread_mutex_unlock(&s->lock);
     return NULL;
+}
+
+size_t stream_work(stream *s, double budget_ms)
+{
+    double start = pmf_seconds();
+    size_t done = 0;
+    pthread_mutex_lock(&s->lock);
+    while (s->heap.count && (!done || (pmf_seconds() - start) * 1000.0 < budget_ms)) {
+        chunk_record *rec = take_work(s);
+        pthread_mutex_unlock(&s->lock);
+        chunk_result res;
+        worker_process(s, rec->coord, &res);
+        pthread_mutex_lock(&s->lock);
+        finish_work(s, rec, &res);
+        done++;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return done;
 }
 
 /* ---- public API ---------------------------------------------------------------------------------- */
@@ -563,7 +592,7 @@ static stream_desc stream_desc_defaults(const stream_desc *desc)
     stream_desc d = *desc;
     d.radius = d.radius > 0 ? d.radius : STREAM_DEFAULT_RADIUS;
     d.hysteresis = d.hysteresis > 0 ? d.hysteresis : STREAM_DEFAULT_HYSTERESIS;
-    if (d.workers <= 0) {   /* a core left to the thread that draws */
+    if (d.workers == 0) {   /* a core left to the thread that draws */
         int cores = pmf_cores();
         d.workers = cores > 1 ? cores - 1 : 1;
     }
@@ -589,8 +618,8 @@ stream *stream_create(const stream_desc *given)
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->work_cv, NULL);
 
-    int workers = desc->workers;
-    s->threads = calloc((size_t)workers, sizeof *s->threads);
+    int workers = desc->workers > 0 ? desc->workers : 0;
+    s->threads = calloc((size_t)workers + 1, sizeof *s->threads);
     if (!s->threads || !records_reserve(s)) {
         stream_destroy(s);
         return NULL;

@@ -23,12 +23,14 @@ typedef struct stream stream;
 #define STREAM_DEFAULT_RADIUS 8      /* chunks, when stream_desc.radius is 0 */
 #define STREAM_MAX_RADIUS 64         /* the most --radius takes */
 #define STREAM_DEFAULT_HYSTERESIS 2  /* chunks past the radius before a resident one goes */
+#define STREAM_NO_THREADS (-1)       /* stream_desc.workers: everything on the caller's thread */
 
 typedef struct stream_desc {
     const pmf_file *file;
     uint32_t level;
     const pmf_level *lvl;            /* decoded with at least PMF_PART_COMMON; outlives the stream */
-    int workers;                     /* 0 = cores - 1, at least 1 */
+    int workers;                     /* 0 = cores - 1, at least 1; STREAM_NO_THREADS = none: the
+                                      * caller does the work with stream_work */
     int radius;                      /* chunks (Chebyshev distance); 0 = STREAM_DEFAULT_RADIUS */
     int hysteresis;                  /* extra chunks before eviction; 0 = STREAM_DEFAULT_HYSTERESIS */
     /* On a worker thread: turns a decoded chunk into a payload for the main thread. Takes
@@ -71,6 +73,11 @@ void stream_destroy(stream *s);
  * relative to the camera chunk's centre (NULL = no frustum: distance order only). */
 void stream_set_view(stream *s, pmf_chunk_coord camera_chunk, const float camera_local[3],
                      const float (*frustum)[4]);
+
+/* Reads, decodes and prepares queued chunks on the calling thread, nearest first, until budget_ms
+ * milliseconds have passed (at least one chunk when any is queued): the work of the workers
+ * where there are none (STREAM_NO_THREADS; a page without threads). Returns how many. */
+size_t stream_work(stream *s, double budget_ms);
 
 /* Main thread: takes up to max finished chunks (nearest first). Returns how many. */
 size_t stream_poll(stream *s, stream_item *out, size_t max);

@@ -876,12 +876,48 @@ static void case_kitchen_sink(void)
     sample_map_free(&sm);
 }
 
+/* STREAM_NO_THREADS: nothing is decoded until stream_work runs the queue on the calling thread,
+ * nearest first, at least one chunk a call; the same set arrives as with workers. */
+static void case_no_threads(void)
+{
+    map_spec spec = { 8, 1, 8, { 4, 0, 4 }, 4, present_some_void, { 0, 0, 0 }, 0, NULL };
+    test_map m;
+    map_build(&m, &spec);
+    client cl;
+    client_init(&cl);
+    static held_set h;
+    const int r = 2;
+    stream *s = stream_open(&m, &cl, STREAM_NO_THREADS, r, 1);
+    sleep_ms(20);
+    stream_stats st;
+    stream_get_stats(s, &st);
+    CHECK(cl.log_count == 0 && st.queued == 20 && !stream_view_complete(s), "without stream_work: prepared %zu, queued %u",
+          cl.log_count, st.queued);
+    CHECK(stream_work(s, 0.0) == 1 && cl.log_count == 1, "a budget of 0 ms still decodes one chunk (%zu)", cl.log_count);
+    CHECK(coord_eq(cl.log[0], spec.center), "first prepared is (%u,%u,%u)", cl.log[0].x, cl.log[0].y, cl.log[0].z);
+    size_t calls = 0;
+    while (stream_work(s, 1000.0))
+        calls++;
+    CHECK(cl.log_count == 20 && cl.on_main_thread == 20, "prepared %zu, %d on this thread", cl.log_count,
+          cl.on_main_thread);
+    CHECK(calls >= 1 && stream_work(s, 1000.0) == 0, "stream_work with nothing queued");
+    drain(s, &h);
+    CHECK(h.count == 20 && stream_radius_complete(s) && stream_view_complete(s), "held %zu", h.count);
+    for (size_t i = 1; i < cl.log_count; i++) {
+        double a = box_distance(spec.center, cl.log[i - 1], 16.0), b = box_distance(spec.center, cl.log[i], 16.0);
+        CHECK(a <= b, "prepare %zu at distance^2 %.0f after %.0f", i, b, a);
+    }
+    stream_destroy(s);
+    client_fini(&cl);
+    map_free(&m);
+}
+
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*run)(void); } cases[] = {
         { "radius", case_radius },     { "move", case_move },       { "failure", case_failure },
         { "prefetch", case_prefetch }, { "unwanted", case_unwanted }, { "frustum", case_frustum }, { "destroy", case_destroy },
-        { "large_grid", case_large_grid }, { "kitchen_sink", case_kitchen_sink },
+        { "large_grid", case_large_grid }, { "kitchen_sink", case_kitchen_sink }, { "no_threads", case_no_threads },
     };
     if (argc != 2) {
         fprintf(stderr, "usage: stream_test CASE\n");

@@ -1,0 +1,23 @@
+#!/bin/sh
+# The page's tests (docs/web.md): builds it (scripts/web.sh), then tests/web/page_test.js drives
+# headless chromium through puppeteer-core against build/pmfview shot, on the demo maps and a
+# shared RMF compiled by build/pmfc. Needs the Linux build in build/ and scripts/setup.sh's
+# packages. Usage: sh scripts/web_test.sh
+set -eu
+cd "$(dirname "$0")/.."
+CACHE="${PMFVIEW_DEPS_CACHE:-$HOME/.cache/pmfview-deps}/web"
+start=$(date +%s)
+sh scripts/web.sh
+built=$(date +%s)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pmfview-web.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+# shared RMFs compiled by the desktop's pmfc: one opened as a .pmf, one compiled in the page too
+build/pmfc ../shared/data/rmf/09.rmf -o "$WORK/rmf_09.pmf" >/dev/null 2>&1
+build/pmfc ../shared/data/rmf/08.rmf -o "$WORK/rmf_08.pmf" >/dev/null 2>&1
+build/pmfc ../shared/data/map/hl_currents.map --wad ../shared/data/map/hl_currents.wad -o "$WORK/hl_currents.pmf" \
+    >/dev/null 2>&1
+NODE_PATH="$CACHE/node/node_modules" node tests/web/page_test.js build-web build/pmfview "$WORK" \
+    build/assets/feature_demo.pmf build/assets/lighting_demo.pmf build/assets/materials_demo.pmf "$WORK/rmf_09.pmf" \
+    ../shared/data/rmf/08.rmf="$WORK/rmf_08.pmf" \
+    ../shared/data/map/hl_currents.map+../shared/data/map/hl_currents.wad="$WORK/hl_currents.pmf"
+echo "web: page built in $((built - start)) s, tested in $(($(date +%s) - built)) s" >&2

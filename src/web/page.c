@@ -1,0 +1,278 @@
+/* page.c - pmfview in the browser (docs/web.md): the scene drawn into the page's WebGL2 canvas.
+ * index.html drives it: it fetches or is handed a map, writes it into the in-memory file system,
+ * opens it here, calls page_frame once per animation frame and turns keys, mouse and touch into
+ * page_fly calls. Everything runs on the page's thread; PAGE_THREADS builds stream the chunks on
+ * worker threads, the others decode them inside page_frame within its budget. */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#if PAGE_THREADS
+#include <pthread.h>
+#endif
+
+#include <sys/stat.h>
+
+#include <emscripten.h>
+#include <emscripten/html5.h>
+
+#include "pmf_budget.h"
+#include "render.h"
+#include "scene.h"
+#include "stream.h"
+
+#define MAX_COMPILE_ARGS 64
+#define STREAM_WORKERS 3                  /* PAGE_THREADS: the page keeps -sPTHREAD_POOL_SIZE=4 */
+#define MAX_PITCH 89.0f
+
+/* pmfc's main (tools/pmfc/main.c, compiled as a library for the page) */
+int pmfc_main(int argc, char **argv);
+
+/* A compile in progress: pmfc's command line, and its exit code once it is done. */
+static struct {
+    char *argv[MAX_COMPILE_ARGS + 1];
+    int argc;
+    atomic_int state;                /* COMPILE_* */
+    int exit_code;
+#if PAGE_THREADS
+    pthread_t thread;
+    bool on_thread;
+#endif
+} compile;
+enum { COMPILE_IDLE, COMPILE_RUNNING, COMPILE_DONE };
+
+static struct {
+    EMSCRIPTEN_WEBGL_CONTEXT_HANDLE gl;
+    scene *s;
+    camera cam, start;
+    int width, height;
+    scene_settings settings;
+    char error[sizeof(((scene_error *)0)->message)];
+    char stats[512];
+    double pose[5];
+} page;
+
+/* The one-line error of the last call that failed (as the command line prints it after "pmfview: "). */
+EMSCRIPTEN_KEEPALIVE const char *page_error(void)
+{
+    return page.error;
+}
+
+/* The WebGL2 context of the canvas "#canvas": 0, or 3 with page_error. */
+EMSCRIPTEN_KEEPALIVE int page_init(void)
+{
+    umask(022); /* emscripten starts at 0777: the maps pmfc writes could not be read back */
+    EmscriptenWebGLContextAttributes a;
+    emscripten_webgl_init_context_attributes(&a);
+    a.majorVersion = 2;
+    a.minorVersion = 0;
+    a.alpha = 0;
+    a.antialias = 0;                      /* as `pmfview shot` without --msaa */
+    a.preserveDrawingBuffer = 1;          /* the screenshot button and the tests read the canvas */
+    page.gl = emscripten_webgl_create_context("#canvas", &a);
+    if (page.gl <= 0) {
+        snprintf(page.error, sizeof page.error, "this browser gives no WebGL2 context");
+        return 3;
+    }
+    emscripten_webgl_make_context_current(page.gl);
+    if (!render_load_gl(NULL, page.error, sizeof page.error))
+        return 3;
+    page.settings.exposure = 1.0f;
+    return 0;
+}
+
+EMSCRIPTEN_KEEPALIVE void page_close(void)
+{
+    scene_close(page.s);
+    page.s = NULL;
+}
+
+static void apply_aspect(void)
+{
+    page.cam.aspect = page.height > 0 ? (float)page.width / (float)page.height : 1.0f;
+    page.start.aspect = page.cam.aspect;
+    if (page.s)
+        scene_set_camera(page.s, &page.cam);
+}
+
+/* The drawing size in pixels (the canvas's). */
+EMSCRIPTEN_KEEPALIVE void page_resize(int width, int height)
+{
+    page.width = width > 0 ? width : 1;
+    page.height = height > 0 ? height : 1;
+    apply_aspect();
+}
+
+/* Opens level 0 of a PMF in the in-memory file system at its start camera: 0, else the command
+ * line's exit code (2 a bad file, 3 a runtime failure) with page_error. */
+EMSCRIPTEN_KEEPALIVE int page_open(const char *path)
+{
+    page_close();
+    /* the desktop's default budget (docs/memory.md), set again: a compile in the page set pmfc's */
+    pmf_budget_set_limit(pmf_budget_default(PMF_BUDGET_VIEWER));
+    scene_error e;
+    page.s = scene_open(&(scene_desc){ .path = path, .workers = PAGE_THREADS ? STREAM_WORKERS : STREAM_NO_THREADS,
+                                       .moving_camera = true },
+                        &e);
+    if (!page.s) {
+        snprintf(page.error, sizeof page.error, "%s", e.message);
+        return e.exit_code;
+    }
+    page.error[0] = '\0';
+    scene_set_settings(page.s, &page.settings);
+    scene_default_camera(page.s, &page.start);
+    page.cam = page.start;
+    apply_aspect();
+    return 0;
+}
+
+/* The camera at a pose: world metres and degrees (`pmfview shot --camera`). */
+EMSCRIPTEN_KEEPALIVE void page_set_pose(double x, double y, double z, double yaw, double pitch)
+{
+    camera_set_world(&page.cam, (double[3]){ x, y, z }, (float)yaw, (float)pitch);
+    if (page.s)
+        scene_set_camera(page.s, &page.cam);
+}
+
+/* Back to the start camera (R / Home). */
+EMSCRIPTEN_KEEPALIVE void page_reset_pose(void)
+{
+    page.cam = page.start;
+    if (page.s)
+        scene_set_camera(page.s, &page.cam);
+}
+
+/* The camera's pose: X, Y, Z, yaw, pitch (valid until the next call). */
+EMSCRIPTEN_KEEPALIVE const double *page_pose(void)
+{
+    camera_get_world(&page.cam, page.pose);
+    page.pose[3] = page.cam.yaw;
+    page.pose[4] = page.cam.pitch;
+    return page.pose;
+}
+
+/* Turns by (dyaw, dpitch) degrees, then moves forward / right along the view and up along +Y
+ * by the metres given. */
+EMSCRIPTEN_KEEPALIVE void page_fly(double forward, double right, double up, double dyaw, double dpitch)
+{
+    page.cam.yaw = (float)fmod(page.cam.yaw + dyaw + 360.0, 360.0);
+    page.cam.pitch = fmaxf(-MAX_PITCH, fminf(MAX_PITCH, page.cam.pitch + (float)dpitch));
+    float f[3], r[3], u[3];
+    camera_basis(&page.cam, f, r, u);
+    double delta[3];
+    for (int k = 0; k < 3; k++)
+        delta[k] = forward * f[k] + right * r[k] + (k == 1 ? up : 0.0);
+    camera_move(&page.cam, delta);
+    if (page.s)
+        scene_set_camera(page.s, &page.cam);
+}
+
+/* The lighting preview (docs/viewer.md): mode (render_mode), luxel grid, wireframe (drawn where
+ * the GL can), visibility (scene_vis), fog, sky off, exposure (0 = 1). */
+EMSCRIPTEN_KEEPALIVE void page_settings(int mode, int luxel_grid, int wireframe, int vis, int fog, int no_sky,
+                                        double exposure)
+{
+    page.settings.mode = (unsigned)mode < RENDER_MODE_COUNT ? (render_mode)mode : RENDER_MODE_FULL;
+    page.settings.luxel_grid = luxel_grid;
+    page.settings.wireframe = wireframe;
+    page.settings.vis = (scene_vis)vis;
+    page.settings.fog = fog;
+    page.settings.no_sky = no_sky;
+    page.settings.exposure = exposure > 0 ? (float)exposure : 1.0f;
+    if (page.s)
+        scene_set_settings(page.s, &page.settings);
+}
+
+/* Streams within budget_ms and draws a frame at `time` seconds (animations; 0 as `shot`) into
+ * the canvas. 1 when every chunk in view was
+ * resident for it, 2 when a chunk in view failed to load (page_error says which), else 0. */
+EMSCRIPTEN_KEEPALIVE int page_frame(double budget_ms, double time)
+{
+    if (!page.s)
+        return 0;
+    if (page.settings.time != time) {
+        page.settings.time = time;
+        scene_set_settings(page.s, &page.settings);
+    }
+    scene_update(page.s, budget_ms);
+    bool complete = scene_view_complete(page.s);
+    render_bind_window(page.width, page.height);
+    scene_draw(page.s, &(scene_viewport){ .width = page.width, .height = page.height });
+    const char *failure = scene_failure(page.s);
+    if (failure) {
+        snprintf(page.error, sizeof page.error, "%s", failure);
+        return 2;
+    }
+    return complete;
+}
+
+/* The HUD's figures, one per line. */
+EMSCRIPTEN_KEEPALIVE const char *page_stats(void)
+{
+    if (!page.s)
+        return "";
+    scene_stats st;
+    scene_get_stats(page.s, &st);
+    const double *p = page_pose();
+    snprintf(page.stats, sizeof page.stats,
+             "camera %.2f,%.2f,%.2f,%.1f,%.1f\nchunks %u / %u (streaming %u, failed %u)\n"
+             "triangles %llu, draw calls %u\nGPU %.1f MiB, memory budget %.0f / %.0f MiB\n%s",
+             p[0], p[1], p[2], p[3], p[4], st.chunks_loaded, st.chunks_present, st.chunks_streaming, st.chunks_failed,
+             (unsigned long long)st.triangles, st.draw_calls, (double)st.gpu_bytes / (1024.0 * 1024.0),
+             (double)pmf_budget_used() / (1024.0 * 1024.0), (double)pmf_budget_limit() / (1024.0 * 1024.0),
+             PAGE_THREADS ? "streaming on worker threads" : "streaming on the page's thread");
+    return page.stats;
+}
+
+static void *run_compile(void *arg)
+{
+    (void)arg;
+    compile.exit_code = pmfc_main(compile.argc, compile.argv);
+    atomic_store(&compile.state, COMPILE_DONE);
+    return NULL;
+}
+
+/* Starts `pmfc ARGS` (one argument a line) in this process: on a thread of its own where the
+ * page has threads (page_compile_poll then says when it is done), else here and now. 0, or 1
+ * when a compile is running already or the line has too many arguments. */
+EMSCRIPTEN_KEEPALIVE int page_compile_start(const char *args)
+{
+    if (atomic_load(&compile.state) == COMPILE_RUNNING)
+        return 1;
+    for (int i = 0; i < compile.argc; i++)
+        free(compile.argv[i]);
+    compile.argc = 0;
+    compile.argv[compile.argc++] = strdup("pmfc");
+    for (const char *p = args; *p && compile.argc < MAX_COMPILE_ARGS;) {
+        size_t n = strcspn(p, "\n");
+        compile.argv[compile.argc++] = strndup(p, n);
+        p += n + (p[n] == '\n');
+    }
+    compile.argv[compile.argc] = NULL;
+    for (int i = 0; i < compile.argc; i++)
+        if (!compile.argv[i])
+            return 1;
+    atomic_store(&compile.state, COMPILE_RUNNING);
+    page_close(); /* its stream workers give their threads to the compile */
+#if PAGE_THREADS
+    compile.on_thread = pthread_create(&compile.thread, NULL, run_compile, NULL) == 0;
+    if (compile.on_thread)
+        return 0;
+#endif
+    run_compile(NULL);
+    return 0;
+}
+
+/* -1 while the compile runs, else pmfc's exit code. */
+EMSCRIPTEN_KEEPALIVE int page_compile_poll(void)
+{
+    if (atomic_load(&compile.state) != COMPILE_DONE)
+        return -1;
+#if PAGE_THREADS
+    if (compile.on_thread)
+        pthread_join(compile.thread, NULL);
+#endif
+    atomic_store(&compile.state, COMPILE_IDLE);
+    return compile.exit_code;
+}

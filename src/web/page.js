@@ -1,0 +1,350 @@
+// page.js - the page's side of pmfview in the browser (docs/web.md): picks the threaded build
+// when the page is cross-origin isolated, fetches or takes a dropped map, runs the frame loop, and
+// turns keys, mouse and touch into camera moves. document.documentElement.dataset.pmfview says
+// "ready" once the first frame with every chunk in view resident is on the canvas, or
+// "error: MESSAGE" (the command line's one line, without "pmfview: ").
+'use strict';
+(function () {
+    const canvas = document.getElementById('canvas');
+    const hud = document.getElementById('hud');
+    const status = document.getElementById('status');
+    const root = document.documentElement;
+    const query = new URLSearchParams(location.search);
+    const threaded = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
+    const BASE_SPEED = 8, LOOK_DEGREES_PER_PIXEL = 0.15, HASH_INTERVAL_MS = 250;
+    let M = null, opened = false, announced = false, lastFrame = 0, lastHash = 0, lastHashText = '';
+    const settings = { mode: 0, luxel: 0, wire: 0, vis: 0, fog: 0, noSky: 0, exposure: 1 };
+    const keys = new Set();
+    let speed = BASE_SPEED, look = [0, 0], touchMove = [0, 0];
+    // animations (texture frames, UV scroll, liquids, clouds, light styles) stand at time 0, as
+    // `pmfview shot` draws them, until T starts the clock
+    let animating = false, animationStart = 0;
+
+    function say(text) { status.textContent = text; }
+    function announce(state) {
+        if (!announced) {
+            announced = true;
+            root.dataset.pmfview = state;
+        }
+    }
+    function fail(message) {
+        say('error: ' + message);
+        announce('error: ' + message);
+    }
+
+    // "X,Y,Z,YAW,PITCH": five finite numbers, else null.
+    function parsePose(text) {
+        if (!text) return null;
+        const v = text.split(',').map(Number);
+        return v.length === 5 && v.every(Number.isFinite) ? v : null;
+    }
+    function parseSize(text) {
+        const m = /^(\d{1,4})x(\d{1,4})$/.exec(text || '');
+        return m && +m[1] > 0 && +m[2] > 0 ? [+m[1], +m[2]] : null;
+    }
+    function hashCamera() {
+        return new URLSearchParams(location.hash.slice(1)).get('camera');
+    }
+
+    const fixedSize = parseSize(query.get('size'));
+    if (fixedSize) document.body.classList.add('fixed');
+    function resize() {
+        let w, h;
+        if (fixedSize) {
+            [w, h] = fixedSize;
+            canvas.style.width = w + 'px';
+            canvas.style.height = h + 'px';
+        } else {
+            const dpr = window.devicePixelRatio || 1;
+            w = Math.max(1, Math.round(window.innerWidth * dpr));
+            h = Math.max(1, Math.round(window.innerHeight * dpr));
+            canvas.style.width = window.innerWidth + 'px';
+            canvas.style.height = window.innerHeight + 'px';
+        }
+        canvas.width = w;
+        canvas.height = h;
+        if (M) M._page_resize(w, h);
+    }
+
+    function pose() {
+        const p = M._page_pose() / 8;
+        return Array.from(M.HEAPF64.subarray(p, p + 5));
+    }
+    function setPose(v) { M._page_set_pose(v[0], v[1], v[2], v[3], v[4]); }
+    function poseText(v) { return v.map(x => +x.toFixed(3)).join(','); }
+
+    function applySettings() {
+        M._page_settings(settings.mode, settings.luxel, settings.wire, settings.vis, settings.fog, settings.noSky,
+                         settings.exposure);
+    }
+
+    // Maps are written into the in-memory file system's /maps (what came with them too: WADs,
+    // lights.rad) and opened by their name, so that errors name them as the command line does
+    // when run beside them. RMF, .map and BSP are compiled there first by pmfc, in this process.
+    const SOURCE = /\.(rmf|map|bsp)$/i;
+    let compiling = null, pmfcLast = '';
+
+    function openPath(name) {
+        opened = false;
+        const rc = M.ccall('page_open', 'number', ['string'], [name]);
+        if (rc !== 0) {
+            fail(M.UTF8ToString(M._page_error()));
+            return false;
+        }
+        applySettings();
+        const start = parsePose(hashCamera()) || parsePose(query.get('camera'));
+        if (start) setPose(start);
+        opened = true;
+        say(name + (threaded ? ' (streaming on worker threads)' : ''));
+        return true;
+    }
+
+    function compileThenOpen(name, wads) {
+        const out = name.replace(/\.[^.]*$/, '') + '.pmf';
+        const args = [name, '-o', out].concat(...wads.map(w => ['--wad', w])).join('\n');
+        compiling = { name, out };
+        pmfcLast = '';
+        say('compiling ' + name + ' with pmfc' + (threaded ? ' on a worker thread' : '') + ' ...');
+        // two frames: the status is on the screen before a compile without threads holds the page
+        requestAnimationFrame(() => requestAnimationFrame(() => {
+            if (M.ccall('page_compile_start', 'number', ['string'], [args]) !== 0) {
+                compiling = null;
+                fail(name + ': cannot start pmfc');
+            }
+        }));
+    }
+
+    // pmfc's lines: progress while it compiles, and its last one as the error when it fails
+    function onPrintErr(text) {
+        console.warn(text);
+        // what pmfc's progress bar leaves on the line ("\r", "ESC[K") goes
+        text = text.split('\r').pop().replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
+        if (compiling && text.trim()) {
+            pmfcLast = text.replace(/^pmfc: /, '').trim();
+            say('compiling ' + compiling.name + ': ' + text.trim());
+        }
+    }
+
+    function pollCompile() {
+        const rc = M._page_compile_poll();
+        if (rc < 0) return;
+        const c = compiling;
+        compiling = null;
+        if (rc === 0) openPath(c.out);
+        else fail(pmfcLast || c.name + ': pmfc failed (exit ' + rc + ')');
+    }
+
+    function openMapFiles(files) {
+        if (compiling) {
+            say('a compile is running: wait for it');
+            return;
+        }
+        announced = false;
+        delete root.dataset.pmfview;
+        M._page_close();
+        opened = false;
+        try { M.FS.mkdir('/maps'); } catch (e) { /* there already */ }
+        for (const old of M.FS.readdir('/maps'))
+            if (old !== '.' && old !== '..') M.FS.unlink('/maps/' + old);
+        for (const f of files)
+            M.FS.writeFile('/maps/' + f.name, f.bytes);
+        M.FS.chdir('/maps');
+        const map = files.find(f => /\.pmf$/i.test(f.name)) || files.find(f => SOURCE.test(f.name)) || files[0];
+        if (SOURCE.test(map.name))
+            compileThenOpen(map.name, files.filter(f => /\.wad$/i.test(f.name)).map(f => f.name));
+        else
+            openPath(map.name);
+    }
+
+    const safeName = name => name.replace(/[\/\\]/g, '_') || 'map.pmf';
+
+    async function openUrl(url) {
+        say('fetching ' + url + ' ...');
+        let bytes;
+        try {
+            const response = await fetch(new URL(url, location.href));
+            if (!response.ok) throw new Error('HTTP ' + response.status);
+            bytes = new Uint8Array(await response.arrayBuffer());
+        } catch (e) {
+            fail(url + ': cannot fetch: ' + e.message);
+            return;
+        }
+        openMapFiles([{ name: safeName(url.split('?')[0].split('/').pop()), bytes }]);
+    }
+
+    async function openFiles(fileList) {
+        const files = [];
+        for (const f of Array.from(fileList))
+            files.push({ name: safeName(f.name), bytes: new Uint8Array(await f.arrayBuffer()) });
+        if (files.length) openMapFiles(files);
+    }
+
+    function frame(now) {
+        requestAnimationFrame(frame);
+        const dt = lastFrame ? Math.min((now - lastFrame) / 1000, 0.25) : 0;
+        lastFrame = now;
+        if (compiling) pollCompile();
+        if (!opened) return;
+        const k = c => keys.has(c) ? 1 : 0;
+        const v = speed * (keys.has('ShiftLeft') || keys.has('ShiftRight') ? 4 : 1)
+                * (keys.has('ControlLeft') || keys.has('ControlRight') ? 0.1 : 1) * dt;
+        const forward = (k('KeyW') - k('KeyS')) * v + touchMove[1] * 0.05 * speed / BASE_SPEED;
+        const right = (k('KeyD') - k('KeyA')) * v + touchMove[0] * 0.05 * speed / BASE_SPEED;
+        const up = (Math.max(k('Space'), k('KeyE')) - Math.max(k('KeyC'), k('KeyQ'))) * v;
+        if (forward || right || up || look[0] || look[1])
+            M._page_fly(forward, right, up, look[0], look[1]);
+        look = [0, 0];
+        touchMove = [0, 0];
+        // the upload budget as the desktop's (a quarter of the last frame, 0.5 to 4 ms); without
+        // threads the decoding happens in it too, so it gets a little more
+        const budget = Math.min(Math.max(dt * 250, 0.5), 4) + (threaded ? 0 : 8);
+        const result = M._page_frame(budget, animating ? (now - animationStart) / 1000 : 0);
+        if (result === 1) announce('ready');
+        else if (result === 2) fail(M.UTF8ToString(M._page_error()));
+        if (now - lastHash > HASH_INTERVAL_MS) {
+            lastHash = now;
+            const text = poseText(pose());
+            if (text !== lastHashText) {
+                lastHashText = text;
+                history.replaceState(null, '', location.pathname + location.search + '#camera=' + text);
+            }
+            hud.textContent = M.UTF8ToString(M._page_stats()) + '\nspeed ' + speed.toFixed(1) + ' m/s, mode '
+                + ['full', 'lightmap', 'fullbright', 'density'][settings.mode] + ', exposure ' + settings.exposure.toFixed(2);
+        }
+    }
+
+    const MODE_KEYS = { F2: 0, F3: 1, F4: 2, KeyB: 3 };
+    function onKey(e, down) {
+        if (e.target instanceof HTMLInputElement) return;
+        if (!down) { keys.delete(e.code); return; }
+        keys.add(e.code);
+        let handled = true;
+        if (e.code in MODE_KEYS) settings.mode = MODE_KEYS[e.code];
+        else if (e.code === 'F5') { settings.wire ^= 1; if (settings.wire) say('wireframe: WebGL2 has no line polygon mode; not drawn'); }
+        else if (e.code === 'F6') settings.luxel ^= 1;
+        else if (e.code === 'F8') settings.vis = (settings.vis + 1) % 3;
+        else if (e.code === 'F9') settings.noSky ^= 1;
+        else if (e.code === 'F10') settings.fog ^= 1;
+        else if (e.code === 'BracketRight') settings.exposure *= 1.25;
+        else if (e.code === 'BracketLeft') settings.exposure /= 1.25;
+        else if (e.code === 'Backslash') settings.exposure = 1;
+        else if (e.code === 'KeyR' || e.code === 'Home') M._page_reset_pose();
+        else if (e.code === 'KeyM') { if (document.pointerLockElement) document.exitPointerLock(); else canvas.requestPointerLock(); }
+        else if (e.code === 'F12') screenshot();
+        else if (e.code === 'KeyT') { animating = !animating; animationStart = performance.now(); }
+        else handled = e.code.startsWith('F') && e.code.length <= 3 ? false : !!e.code.match(/^(Key[WASDQEC]|Space)$/);
+        if (handled) {
+            e.preventDefault();
+            if (M && opened) applySettings();
+        }
+    }
+
+    function screenshot() {
+        canvas.toBlob(blob => {
+            const a = document.createElement('a');
+            a.href = URL.createObjectURL(blob);
+            a.download = 'pmfview-' + new Date().toISOString().replace(/[:.]/g, '-') + '.png';
+            a.click();
+            setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+        }, 'image/png');
+    }
+
+    function wireInput() {
+        window.addEventListener('keydown', e => onKey(e, true));
+        window.addEventListener('keyup', e => onKey(e, false));
+        window.addEventListener('blur', () => keys.clear());
+        canvas.addEventListener('click', () => { if (!document.pointerLockElement) canvas.requestPointerLock(); });
+        canvas.addEventListener('contextmenu', e => e.preventDefault());
+        window.addEventListener('mousemove', e => {
+            if (document.pointerLockElement === canvas || (e.buttons & 2)) {
+                look[0] -= e.movementX * LOOK_DEGREES_PER_PIXEL;
+                look[1] -= e.movementY * LOOK_DEGREES_PER_PIXEL;
+            }
+        });
+        canvas.addEventListener('wheel', e => {
+            speed *= e.deltaY < 0 ? 1.25 : 1 / 1.25;
+            e.preventDefault();
+        }, { passive: false });
+        // touch: one finger looks, two move (their middle dragged up goes forward, sideways strafes)
+        let touches = null;
+        const middle = list => {
+            let x = 0, y = 0;
+            for (const t of list) { x += t.clientX; y += t.clientY; }
+            return [x / list.length, y / list.length];
+        };
+        canvas.addEventListener('touchstart', e => { touches = middle(e.touches); e.preventDefault(); }, { passive: false });
+        canvas.addEventListener('touchmove', e => {
+            const m = middle(e.touches);
+            if (touches) {
+                const dx = m[0] - touches[0], dy = m[1] - touches[1];
+                if (e.touches.length === 1) {
+                    look[0] += dx * LOOK_DEGREES_PER_PIXEL * 2;
+                    look[1] += dy * LOOK_DEGREES_PER_PIXEL * 2;
+                } else {
+                    touchMove[0] += dx;
+                    touchMove[1] -= dy;
+                }
+            }
+            touches = m;
+            e.preventDefault();
+        }, { passive: false });
+        canvas.addEventListener('touchend', e => { touches = e.touches.length ? middle(e.touches) : null; });
+        document.getElementById('picker').addEventListener('change', e => openFiles(e.target.files));
+        document.getElementById('shot').addEventListener('click', screenshot);
+        window.addEventListener('dragover', e => { e.preventDefault(); document.body.classList.add('dragging'); });
+        window.addEventListener('dragleave', () => document.body.classList.remove('dragging'));
+        window.addEventListener('drop', e => {
+            e.preventDefault();
+            document.body.classList.remove('dragging');
+            openFiles(e.dataTransfer.files);
+        });
+        window.addEventListener('resize', resize);
+        window.addEventListener('hashchange', () => {
+            const p = parsePose(hashCamera());
+            if (p && M && opened && poseText(p) !== lastHashText) setPose(p);
+        });
+    }
+
+    // For the tests and the console: the camera, and what the page is in.
+    window.pmfview = {
+        threaded,
+        started: false,              // the module is up: maps can be opened
+        pose: () => (M && opened ? pose() : null),
+        setPose: v => setPose(v),
+        // the canvas's RGBA pixels, top row first, in base64
+        pixels: () => {
+            const gl = canvas.getContext('webgl2'), w = canvas.width, h = canvas.height;
+            const px = new Uint8Array(w * h * 4), out = new Uint8Array(w * h * 4);
+            gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+            gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
+            for (let y = 0; y < h; y++) out.set(px.subarray((h - 1 - y) * w * 4, (h - y) * w * 4), y * w * 4);
+            let text = '';
+            for (let i = 0; i < out.length; i += 0x8000) text += String.fromCharCode.apply(null, out.subarray(i, i + 0x8000));
+            return btoa(text);
+        },
+    };
+
+    // a fault inside the module (a bug: bad input is reported by page_open / page_frame) stops
+    // the page where it stands and says so
+    window.addEventListener('error', e => fail('the page stopped: ' + e.message));
+
+    const script = document.createElement('script');
+    script.src = threaded ? 'pmfview-mt.js' : 'pmfview.js';
+    script.onerror = () => fail(script.src + ': cannot load');
+    script.onload = () => {
+        createPmfview({ canvas, print: t => console.log(t), printErr: onPrintErr }).then(module => {
+            M = module;
+            resize();
+            if (M._page_init() !== 0) {
+                fail(M.UTF8ToString(M._page_error()));
+                return;
+            }
+            wireInput();
+            window.pmfview.started = true;
+            requestAnimationFrame(frame);
+            const map = query.get('map');
+            if (map) openUrl(map);
+        }, e => fail('the page cannot start: ' + e));
+    };
+    document.head.appendChild(script);
+})();

@@ -1,0 +1,237 @@
+// page_test.js - the page (docs/web.md) in headless chromium against `pmfview shot`:
+//   node page_test.js PAGE_DIR PMFVIEW WORK_DIR MAP.pmf...
+//   (and SOURCE.rmf=COMPILED.pmf: the source compiled in the page against pmfc's compile)
+// Serves PAGE_DIR and the maps from 127.0.0.1 (python3 -m http.server, and serve_isolated.py for
+// the threaded build), and checks: each map's first complete frame matches `pmfview shot` at the
+// same camera and size (>= 99% of pixels within +-8); the threaded build does too; the camera
+// round-trips through ?camera= and #camera=; a hostile file shows the command line's error and
+// a map dropped after it still opens. Prints the bench figures. Exit 0 when every check passes.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { spawn, spawnSync, execFileSync } = require('child_process');
+const puppeteer = require('puppeteer-core');
+const { decodePng } = require('./png.js');
+
+const SIZE = [320, 240];
+const TOLERANCE = 8, MIN_MATCH = 0.99;
+const READY_TIMEOUT_MS = 180000;
+let failures = 0;
+
+function check(ok, what) {
+    console.log((ok ? 'ok   ' : 'FAIL ') + what);
+    if (!ok) failures++;
+}
+
+function serve(script, port, dir) {
+    const args = script ? [script, String(port), dir] : ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '-d', dir];
+    return spawn('python3', args, { stdio: 'ignore' });
+}
+
+async function waitServer(url) {
+    for (let i = 0; i < 100; i++) {
+        try {
+            if ((await fetch(url)).ok) return;
+        } catch (e) { /* not up yet */ }
+        await new Promise(r => setTimeout(r, 100));
+    }
+    throw new Error(url + ' does not answer');
+}
+
+async function load(page, url) {
+    const t0 = Date.now();
+    await page.goto(url);
+    await page.waitForFunction(() => document.documentElement.dataset.pmfview, { timeout: READY_TIMEOUT_MS, polling: 50 });
+    const state = await page.evaluate(() => document.documentElement.dataset.pmfview);
+    return { state, seconds: (Date.now() - t0) / 1000 };
+}
+
+const poseText = v => v.map(x => +x.toFixed(4)).join(',');
+
+// The page's canvas against `pmfview shot` at the same camera and size: the share of pixels whose
+// channels are all within TOLERANCE.
+async function compareWithShot(page, pmfview, map, pose, out) {
+    const rgba = Buffer.from(await page.evaluate(() => window.pmfview.pixels()), 'base64');
+    const t0 = Date.now();
+    execFileSync(pmfview, ['shot', map, '-o', out, '--size', SIZE.join('x'), '--camera', poseText(pose)], { stdio: 'pipe' });
+    const shotSeconds = (Date.now() - t0) / 1000;
+    const shot = decodePng(fs.readFileSync(out));
+    if (shot.width !== SIZE[0] || shot.height !== SIZE[1] || rgba.length !== shot.rgba.length)
+        return { match: 0, shotSeconds };
+    let good = 0, worst = 0;
+    const pixels = SIZE[0] * SIZE[1];
+    for (let i = 0; i < pixels; i++) {
+        let d = 0;
+        for (let k = 0; k < 3; k++) d = Math.max(d, Math.abs(rgba[i * 4 + k] - shot.rgba[i * 4 + k]));
+        if (d <= TOLERANCE) good++;
+        worst = Math.max(worst, d);
+    }
+    fs.writeFileSync(out.replace(/\.png$/, '.page.rgba'), rgba);
+    return { match: good / pixels, worst, shotSeconds };
+}
+
+async function main() {
+    // MAP.pmf arguments; SOURCE=COMPILED.pmf (opened by ?map= and compiled in the page, compared
+    // with the desktop's compile); SOURCE+FILE...=COMPILED.pmf (dropped together on the threaded
+    // page: a .map with its WAD)
+    const [pageDir, pmfviewArg, workDir, ...args] = process.argv.slice(2);
+    const maps = args.filter(a => !a.includes('='));
+    const pairs = args.filter(a => a.includes('=')).map(a => [a.split('=')[0].split('+'), a.split('=')[1]]);
+    const rmfs = pairs.filter(p => p[0].length === 1).map(p => [p[0][0], p[1]]);
+    const drops = pairs.filter(p => p[0].length > 1);
+    const pmfview = path.resolve(pmfviewArg);
+    const site = path.join(workDir, 'site');
+    fs.rmSync(site, { recursive: true, force: true });
+    fs.mkdirSync(path.join(site, 'maps'), { recursive: true });
+    for (const f of fs.readdirSync(pageDir)) fs.copyFileSync(path.join(pageDir, f), path.join(site, f));
+    for (const m of maps.concat(...pairs.map(p => p[0]))) fs.copyFileSync(m, path.join(site, 'maps', path.basename(m)));
+    // a hostile file: a real map cut short inside its chunk index
+    const hostile = path.join(site, 'maps', 'hostile.pmf');
+    fs.writeFileSync(hostile, fs.readFileSync(maps[0]).subarray(0, 100));
+
+    const port = 18000 + (process.pid % 1000) * 2;
+    const servers = [serve(null, port, site), serve(path.join(__dirname, 'serve_isolated.py'), port + 1, site)];
+    let browser;
+    try {
+        await waitServer(`http://127.0.0.1:${port}/index.html`);
+        await waitServer(`http://127.0.0.1:${port + 1}/index.html`);
+        browser = await puppeteer.launch({
+            executablePath: process.env.PMFVIEW_CHROMIUM || '/usr/bin/chromium',
+            headless: 'new',
+            args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--window-size=800,600'],
+        });
+        const page = await browser.newPage();
+        page.on('console', m => { if (m.type() === 'error') console.log('  page: ' + m.text()); });
+        page.on('pageerror', e => console.log('  page error: ' + e.message));
+        const base = `http://127.0.0.1:${port}/`;
+
+        // 1. every map at its start camera, single-threaded (the default host)
+        let bench = null, start = null;
+        for (const m of maps) {
+            const name = path.basename(m);
+            const r = await load(page, `${base}?map=maps/${name}&size=${SIZE.join('x')}`);
+            check(r.state === 'ready', `${name}: ready (${r.state}) in ${r.seconds.toFixed(2)} s`);
+            if (r.state !== 'ready') continue;
+            const pose = await page.evaluate(() => window.pmfview.pose());
+            if (!start) start = pose;
+            const c = await compareWithShot(page, pmfview, m, pose, path.join(workDir, name + '.png'));
+            check(c.match >= MIN_MATCH, `${name}: ${(c.match * 100).toFixed(2)}% of pixels within ±${TOLERANCE} of pmfview shot (worst ${c.worst}) at ${poseText(pose)}`);
+            if (!bench) bench = { name, page: r.seconds, shot: c.shotSeconds };
+        }
+
+        // 1b. an RMF compiled in the page by pmfc's code, against the desktop's compile of it
+        for (const [source, compiled] of rmfs) {
+            const name = path.basename(source);
+            const r = await load(page, `${base}?map=maps/${name}&size=${SIZE.join('x')}`);
+            check(r.state === 'ready', `${name} compiled in the page: ready (${r.state}) in ${r.seconds.toFixed(2)} s`);
+            if (r.state !== 'ready') continue;
+            const pose = await page.evaluate(() => window.pmfview.pose());
+            const c = await compareWithShot(page, pmfview, compiled, pose, path.join(workDir, name + '.png'));
+            check(c.match >= MIN_MATCH, `${name} compiled in the page: ${(c.match * 100).toFixed(2)}% of pixels within ±${TOLERANCE} of pmfview shot of pmfc's compile (worst ${c.worst})`);
+        }
+
+        // 2. the camera through the address: ?camera= opens there, #camera= follows, a #camera= link opens there
+        const first = maps[0], firstName = path.basename(first);
+        const moved = [start[0] + 1.5, start[1] + 0.5, start[2] - 2, (start[3] + 30) % 360, -10];
+        let r = await load(page, `${base}?map=maps/${firstName}&size=${SIZE.join('x')}&camera=${poseText(moved)}`);
+        const got = await page.evaluate(() => window.pmfview.pose());
+        check(r.state === 'ready' && got.every((v, i) => Math.abs(v - moved[i]) < 1e-3), `?camera=${poseText(moved)} opens there (${poseText(got)})`);
+        const c = await compareWithShot(page, pmfview, first, moved, path.join(workDir, 'camera.png'));
+        check(c.match >= MIN_MATCH, `?camera=: ${(c.match * 100).toFixed(2)}% of pixels within ±${TOLERANCE} of pmfview shot --camera`);
+        await page.evaluate(() => window.pmfview.setPose([1, 2, 3, 45, 5]));
+        await page.waitForFunction(() => location.hash === '#camera=1,2,3,45,5', { timeout: 5000 }).catch(() => {});
+        const hash = await page.evaluate(() => location.hash);
+        check(hash === '#camera=1,2,3,45,5', `#camera= follows the camera (${hash})`);
+        r = await load(page, `${base}?map=maps/${firstName}&size=${SIZE.join('x')}#camera=4,5,6,90,-20`);
+        const linked = await page.evaluate(() => window.pmfview.pose());
+        check(r.state === 'ready' && poseText(linked) === '4,5,6,90,-20', `a #camera= link opens there (${poseText(linked)})`);
+
+        // 3. a hostile file: the command line's one line; then a dropped map still opens
+        let cli = '';
+        try {
+            execFileSync(pmfview, ['info', 'hostile.pmf'], { cwd: path.join(site, 'maps'), stdio: 'pipe' });
+        } catch (e) {
+            cli = e.stderr.toString().trim().split('\n')[0].replace(/^pmfview: /, '');
+        }
+        r = await load(page, `${base}?map=maps/hostile.pmf&size=${SIZE.join('x')}`);
+        check(cli !== '' && r.state === 'error: ' + cli, `hostile file: "${r.state}" (command line: "${cli}")`);
+        if (rmfs.length) {
+            // a hostile RMF: pmfc's own last line, compiled in the page as on the command line
+            const bad = path.join(site, 'maps', 'hostile.rmf');
+            fs.writeFileSync(bad, fs.readFileSync(rmfs[0][0]).subarray(0, 60));
+            const run = spawnSync(pmfview.replace(/pmfview$/, 'pmfc'), ['hostile.rmf', '-o', 'hostile_out.pmf'],
+                                  { cwd: path.join(site, 'maps') });
+            const pmfcLine = run.stderr.toString().trim().split('\n').pop().replace(/^pmfc: /, '');
+            r = await load(page, `${base}?map=maps/hostile.rmf&size=${SIZE.join('x')}`);
+            check(run.status !== 0 && r.state === 'error: ' + pmfcLine, `hostile RMF: "${r.state}" (pmfc: "${pmfcLine}")`);
+        }
+        await page.evaluate(async url => {
+            const bytes = await (await fetch(url)).arrayBuffer();
+            const dt = new DataTransfer();
+            dt.items.add(new File([bytes], url.split('/').pop()));
+            window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+        }, `maps/${firstName}`);
+        await page.waitForFunction(() => document.documentElement.dataset.pmfview, { timeout: READY_TIMEOUT_MS, polling: 50 });
+        const dropped = await page.evaluate(() => document.documentElement.dataset.pmfview);
+        check(dropped === 'ready', `a map dropped after the hostile one: ${dropped}`);
+
+        // 4. the threaded build, where the host isolates the page
+        const iso = `http://127.0.0.1:${port + 1}/`;
+        r = await load(page, `${iso}?map=maps/${firstName}&size=${SIZE.join('x')}&camera=${poseText(start)}`);
+        const threaded = await page.evaluate(() => window.pmfview.threaded);
+        check(threaded && r.state === 'ready', `COOP/COEP host: threaded build ${threaded}, ${r.state} in ${r.seconds.toFixed(2)} s`);
+        if (r.state === 'ready') {
+            const t = await compareWithShot(page, pmfview, first, start, path.join(workDir, 'threaded.png'));
+            check(t.match >= MIN_MATCH, `threaded: ${(t.match * 100).toFixed(2)}% of pixels within ±${TOLERANCE} of pmfview shot`);
+        }
+
+        // 4b. a source dropped with what it needs, compiled on a worker thread
+        for (const [files, compiled] of drops) {
+            const names = files.map(f => path.basename(f));
+            await page.goto(`${iso}?size=${SIZE.join('x')}`);
+            await page.waitForFunction(() => window.pmfview && window.pmfview.started, { timeout: READY_TIMEOUT_MS });
+            await page.evaluate(async urls => {
+                const dt = new DataTransfer();
+                for (const u of urls) dt.items.add(new File([await (await fetch(u)).arrayBuffer()], u.split('/').pop()));
+                window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+            }, names.map(n => 'maps/' + n));
+            await page.waitForFunction(() => document.documentElement.dataset.pmfview, { timeout: READY_TIMEOUT_MS, polling: 50 });
+            const state = await page.evaluate(() => document.documentElement.dataset.pmfview);
+            check(state === 'ready', `${names.join(' + ')} dropped, compiled on a worker thread: ${state}`);
+            if (state !== 'ready') continue;
+            const pose = await page.evaluate(() => window.pmfview.pose());
+            const c = await compareWithShot(page, pmfview, compiled, pose, path.join(workDir, names[0] + '.png'));
+            check(c.match >= MIN_MATCH, `${names[0]}: ${(c.match * 100).toFixed(2)}% of pixels within ±${TOLERANCE} of pmfview shot of pmfc's compile`);
+        }
+
+        // 5. bench: navigation to ready beside the desktop's shot, and a flight's frame time
+        if (bench)
+            console.log(`bench: ${bench.name}: page navigation to ready ${bench.page.toFixed(2)} s, pmfview shot ${bench.shot.toFixed(2)} s`);
+        await load(page, `${base}?map=maps/${firstName}&size=${SIZE.join('x')}`);
+        await page.keyboard.down('KeyW');
+        const frameMs = await page.evaluate(() => new Promise(done => {
+            const times = [];
+            const tick = t => { times.push(t); if (times.length < 61) requestAnimationFrame(tick); else done((times[60] - times[0]) / 60); };
+            requestAnimationFrame(tick);
+        }));
+        await page.keyboard.up('KeyW');
+        // the desktop over the same flight: 60 frames from the start camera 8 m forward
+        const rad = Math.PI / 180, [yaw, pitch] = [start[3] * rad, start[4] * rad];
+        const ahead = [start[0] - 8 * Math.sin(yaw) * Math.cos(pitch), start[1] + 8 * Math.sin(pitch),
+                       start[2] - 8 * Math.cos(yaw) * Math.cos(pitch), start[3], start[4]];
+        const pathFile = path.join(workDir, 'flight.txt');
+        fs.writeFileSync(pathFile, poseText(start) + '\n' + poseText(ahead) + '\n');
+        const desk = spawnSync(pmfview, ['shot', first, '-o', path.join(workDir, 'flight.png'), '--size', SIZE.join('x'),
+                                            '--frames', '60', '--path', pathFile], { encoding: 'buffer' });
+        const deskMs = /average frame time: ([0-9.]+) ms/.exec(desk.stderr.toString());
+        console.log(`bench: flight of 60 frames: page ${frameMs.toFixed(1)} ms a frame (headless chromium, SwiftShader, `
+                    + `capped by its frame clock), pmfview shot --frames 60 --path ${deskMs ? deskMs[1] : '?'} ms a frame`);
+    } finally {
+        if (browser) await browser.close();
+        for (const s of servers) s.kill();
+    }
+    console.log(failures ? `${failures} check(s) failed` : 'all checks passed');
+    process.exit(failures ? 1 : 0);
+}
+
+main().catch(e => { console.error(e); process.exit(1); });
