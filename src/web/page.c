@@ -17,6 +17,7 @@
 #include <emscripten.h>
 #include <emscripten/html5.h>
 
+#include "inspect.h"
 #include "pmf_budget.h"
 #include "render.h"
 #include "scene.h"
@@ -50,6 +51,7 @@ static struct {
     scene_settings settings;
     char error[sizeof(((scene_error *)0)->message)];
     char stats[512];
+    char *inspected;                 /* page_inspect's answer, kept until the next */
     double pose[5];
 } page;
 
@@ -205,6 +207,25 @@ EMSCRIPTEN_KEEPALIVE int page_frame(double budget_ms, double time)
         return 2;
     }
     return complete;
+}
+
+/* The surface inspector (docs/viewer.md "Surface inspector") on canvas pixel x, y from the top
+ * left: the surface, its material, lightmap luxel and lights as `pmfview shot --inspect` prints
+ * them, as one JSON line (json) or as the desktop panel's lines. "" with no map open. */
+EMSCRIPTEN_KEEPALIVE const char *page_inspect(int x, int y, int json)
+{
+    free(page.inspected);
+    page.inspected = NULL;
+    if (!page.s || x < 0 || y < 0 || x >= page.width || y >= page.height)
+        return "";
+    inspect_result r;
+    inspect_pixel(page.s, x, y, page.width, page.height, &r);
+    if (json) {
+        page.inspected = inspect_json(&r, true);
+    } else if ((page.inspected = malloc(2048))) {
+        inspect_text(&r, page.inspected, 2048);
+    }
+    return page.inspected ? page.inspected : "";
 }
 
 /* The HUD's figures, one per line. */

@@ -8,6 +8,7 @@
     const canvas = document.getElementById('canvas');
     const hud = document.getElementById('hud');
     const status = document.getElementById('status');
+    const inspector = document.getElementById('inspect');
     const root = document.documentElement;
     const query = new URLSearchParams(location.search);
     const threaded = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
@@ -19,6 +20,9 @@
     // animations (texture frames, UV scroll, liquids, clouds, light styles) stand at time 0, as
     // `pmfview shot` draws them, until T starts the clock
     let animating = false, animationStart = 0;
+    // the surface inspector: I + click shows the pixel clicked (the centre while the mouse is
+    // captured), I tapped alone closes it, as in the window
+    let inspectClicked = false;
 
     function say(text) { status.textContent = text; }
     function announce(state) {
@@ -214,9 +218,33 @@
     }
 
     const MODE_KEYS = { F2: 0, F3: 1, F4: 2, KeyB: 3 };
+    function inspectAt(x, y) {
+        if (!M || !opened) return;
+        const args = [Math.floor(x), Math.floor(y)];
+        inspector.textContent = M.ccall('page_inspect', 'string', ['number', 'number', 'number'], [...args, 0]);
+        inspector.dataset.json = M.ccall('page_inspect', 'string', ['number', 'number', 'number'], [...args, 1]);
+        inspector.hidden = false;
+        inspectClicked = true;
+    }
+    function onCanvasClick(e) {
+        if (keys.has('KeyI')) {
+            const locked = document.pointerLockElement === canvas;
+            const r = canvas.getBoundingClientRect();
+            inspectAt(locked ? canvas.width / 2 : (e.clientX - r.left) * canvas.width / r.width,
+                      locked ? canvas.height / 2 : (e.clientY - r.top) * canvas.height / r.height);
+        } else if (!document.pointerLockElement) {
+            canvas.requestPointerLock();
+        }
+    }
+
     function onKey(e, down) {
         if (e.target instanceof HTMLInputElement) return;
-        if (!down) { keys.delete(e.code); return; }
+        if (!down) {
+            keys.delete(e.code);
+            if (e.code === 'KeyI' && !inspectClicked) inspector.hidden = true;
+            return;
+        }
+        if (e.code === 'KeyI' && !e.repeat) inspectClicked = false;
         keys.add(e.code);
         let handled = true;
         if (e.code in MODE_KEYS) settings.mode = MODE_KEYS[e.code];
@@ -253,7 +281,7 @@
         window.addEventListener('keydown', e => onKey(e, true));
         window.addEventListener('keyup', e => onKey(e, false));
         window.addEventListener('blur', () => keys.clear());
-        canvas.addEventListener('click', () => { if (!document.pointerLockElement) canvas.requestPointerLock(); });
+        canvas.addEventListener('click', onCanvasClick);
         canvas.addEventListener('contextmenu', e => e.preventDefault());
         window.addEventListener('mousemove', e => {
             if (document.pointerLockElement === canvas || (e.buttons & 2)) {

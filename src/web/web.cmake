@@ -56,8 +56,11 @@ set(WEB_LINK_OPTIONS
     "-sEXPORTED_FUNCTIONS=@${WEB_DIR}/exports.txt"
     "-sEXPORTED_RUNTIME_METHODS=FS,ccall,cwrap,UTF8ToString,HEAPU8,HEAPF64"
     -sMODULARIZE=1 -sEXPORT_NAME=createPmfview)
-add_executable(pmfview_page ${WEB_DIR}/page.c)
-target_link_libraries(pmfview_page PRIVATE scene pmfc)
+# the surface inspector is the desktop's (src/app/overlays/inspect.c over the scene)
+add_executable(pmfview_page ${WEB_DIR}/page.c ${CMAKE_SOURCE_DIR}/src/app/overlays/inspect.c
+               ${CMAKE_SOURCE_DIR}/src/app/common/json_text.c)
+target_include_directories(pmfview_page PRIVATE ${CMAKE_SOURCE_DIR}/src/app/overlays ${CMAKE_SOURCE_DIR}/src/app/common)
+target_link_libraries(pmfview_page PRIVATE scene pmfc PkgConfig::CJSON PkgConfig::CGLM)
 target_link_options(pmfview_page PRIVATE ${WEB_LINK_OPTIONS})
 if(PMFVIEW_WEB_THREADS)
     target_compile_definitions(pmfview_page PRIVATE PAGE_THREADS=1)

@@ -4,7 +4,8 @@
 // Serves PAGE_DIR and the maps from 127.0.0.1 (python3 -m http.server, and serve_isolated.py for
 // the threaded build), and checks: each map's first complete frame matches `pmfview shot` at the
 // same camera and size (>= 99% of pixels within +-8); the threaded build does too; the camera
-// round-trips through ?camera= and #camera=; a hostile file shows the command line's error and
+// round-trips through ?camera= and #camera=; I + click inspects the surface as `shot --inspect`
+// does; a hostile file shows the command line's error and
 // a map dropped after it still opens. Prints the bench figures. Exit 0 when every check passes.
 'use strict';
 const fs = require('fs');
@@ -128,6 +129,29 @@ async function main() {
             const pose = await page.evaluate(() => window.pmfview.pose());
             const c = await compareWithShot(page, pmfview, compiled, pose, path.join(workDir, name + '.png'));
             check(c.match >= MIN_MATCH, `${name} compiled in the page: ${(c.match * 100).toFixed(2)}% of pixels within ±${TOLERANCE} of pmfview shot of pmfc's compile (worst ${c.worst})`);
+        }
+
+        // 1c. the surface inspector: I + click on a pixel shows what `pmfview shot --inspect` says of it
+        {
+            const name = path.basename(maps[0]);
+            const r = await load(page, `${base}?map=maps/${name}&size=${SIZE.join('x')}`);
+            const pose = await page.evaluate(() => window.pmfview.pose());
+            const at = [Math.floor(SIZE[0] / 2), Math.floor(SIZE[1] * 2 / 3)];
+            const box = await page.evaluate(() => { const b = document.getElementById('canvas').getBoundingClientRect(); return [b.left, b.top]; });
+            await page.keyboard.down('KeyI');
+            await page.mouse.click(box[0] + at[0] + 0.5, box[1] + at[1] + 0.5);
+            await page.keyboard.up('KeyI');
+            const shown = await page.evaluate(() => { const p = document.getElementById('inspect'); return { hidden: p.hidden, text: p.textContent, json: p.dataset.json || '' }; });
+            const desk = JSON.parse(execFileSync(pmfview, ['shot', maps[0], '--size', SIZE.join('x'), '--camera', poseText(pose),
+                                                           '--inspect', at.join(',')], { stdio: 'pipe' }).toString());
+            let got = {};
+            try { got = JSON.parse(shown.json); } catch (e) { /* checked below */ }
+            const same = ['hit', 'material', 'chunk', 'cube', 'lightmap'].every(k => JSON.stringify(got[k]) === JSON.stringify(desk[k]));
+            check(r.state === 'ready' && !shown.hidden && desk.hit === true && same && shown.text.includes(desk.material),
+                  `inspector at ${at.join(',')}: ${got.material} (chunk ${JSON.stringify(got.chunk)}, cube ${got.cube}) as pmfview shot --inspect says (${desk.material}, cube ${desk.cube})`);
+            await page.keyboard.down('KeyI');
+            await page.keyboard.up('KeyI');
+            check(await page.evaluate(() => document.getElementById('inspect').hidden), 'I tapped alone closes the inspector');
         }
 
         // 2. the camera through the address: ?camera= opens there, #camera= follows, a #camera= link opens there
