@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +28,7 @@
 #include "render/hud.h"
 #include "scene.h"
 #include "text_clean.h"
+#include "pmf_os.h"
 #include "pmf_system.h"
 #include "base/order.h"
 
@@ -428,7 +428,7 @@ static int parse_args(int argc, char **argv, shot_options *o)
 /* Reads "X,Y,Z,YAW,PITCH [name]" lines; '#' starts a comment. Exit code or 0. */
 static int read_cameras(const char *path, shot_camera **out, size_t *count)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = pmf_os_fopen(path, "r");
     if (!f) {
         fprintf(stderr, "pmfview: %s: %s\n", path, strerror(errno));
         return EXIT_BAD_INPUT;
@@ -494,9 +494,9 @@ static int read_cameras(const char *path, shot_camera **out, size_t *count)
 /* -o names a directory: an existing one, or any path ending in '/' (made when missing). */
 static bool output_is_dir(const char *out)
 {
-    struct stat st;
+    pmf_os_file_info st;
     size_t len = strlen(out);
-    return (len && out[len - 1] == '/') || (!strchr(out, '%') && stat(out, &st) == 0 && S_ISDIR(st.st_mode));
+    return (len && strchr(pmf_os_separators, out[len - 1])) || (!strchr(out, '%') && pmf_os_stat(out, &st) == 0 && st.directory);
 }
 
 /* The output path of camera `index` for a pattern (%s name, %d / %0Nd index) or a directory. */
@@ -507,7 +507,7 @@ static bool output_path(const char *out, const shot_camera *cam, size_t index, c
     snprintf(name, sizeof name, "%s", cam->name[0] ? cam->name : idx);
     if (output_is_dir(out)) {
         size_t len = strlen(out);
-        return snprintf(buf, size, "%s%s%s.png", out, out[len - 1] == '/' ? "" : "/", name) < (int)size;
+        return snprintf(buf, size, "%s%s%s.png", out, strchr(pmf_os_separators, out[len - 1]) ? "" : "/", name) < (int)size;
     }
     /* Conversions: %s, %d or %0Nd, each as often as wanted; "%%" is a literal percent. */
     size_t o = 0;
@@ -555,18 +555,18 @@ static bool make_parents(const char *path)
     char dir[4096];
     if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
         return false;
-    char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir)
+    char *base = (char *)pmf_os_base_name(dir);
+    if (base <= dir + 1)
         return true;
-    *slash = 0;
+    base[-1] = 0;
     for (char *p = dir + 1;; p++) {
-        if (*p && *p != '/')
+        if (*p && (!strchr(pmf_os_separators, *p) || p[-1] == ':'))
             continue;
         char c = *p;
         *p = 0;
-        struct stat st;
-        bool exists = stat(dir, &st) == 0;
-        if ((exists && !S_ISDIR(st.st_mode)) || (!exists && mkdir(dir, 0777) != 0 && errno != EEXIST)) {
+        pmf_os_file_info st;
+        bool exists = pmf_os_stat(dir, &st) == 0;
+        if ((exists && !st.directory) || (!exists && pmf_os_mkdir(dir, 0777) != 0 && errno != EEXIST)) {
             fprintf(stderr, "pmfview: shot: cannot create directory '%s': %s\n", dir, strerror(exists ? ENOTDIR : errno));
             return false;
         }

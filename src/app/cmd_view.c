@@ -13,6 +13,7 @@
 #include "map_source.h"
 #include "formats_scene.h"
 #include "pm4_world.h"
+#include "pmf_os.h"
 #include "render.h"
 #include "sdl_api.h"
 
@@ -67,9 +68,9 @@ static int check_map(const view_desc *desc, map_source *src, formats_scene *form
 /* Whether a window can open; false with a line on stderr when not. */
 static bool have_display(void)
 {
-    const char *x11 = getenv("DISPLAY"), *wayland = getenv("WAYLAND_DISPLAY");
+    const char *driver_hint;
     char err[300];
-    if ((!x11 || !*x11) && (!wayland || !*wayland)) {
+    if (!pmf_os_window_system(&driver_hint)) {
         fputs(NO_DISPLAY, stderr);
         return false;
     }
@@ -77,11 +78,8 @@ static bool have_display(void)
         fprintf(stderr, "pmfview: no window: %s; 'pmfview shot FILE -o OUT.png' renders without one\n", err);
         return false;
     }
-    /* Only the kind of display that is named: probing the other one prints errors of its own
-     * (libwayland's XDG_RUNTIME_DIR complaint). SDL_VIDEODRIVER in the environment still wins. */
-    bool has_x11 = x11 && *x11, has_wayland = wayland && *wayland;
-    if (has_x11 != has_wayland)
-        SDL_SetHint(SDL_HINT_VIDEODRIVER, has_x11 ? "x11" : "wayland");
+    if (driver_hint)
+        SDL_SetHint(SDL_HINT_VIDEODRIVER, driver_hint);
     /* When the named display cannot be reached SDL falls back to drivers that show nothing. */
     const char *driver = SDL_Init(SDL_INIT_VIDEO) == 0 ? SDL_GetCurrentVideoDriver() : NULL;
     if (!driver || !strcmp(driver, "offscreen") || !strcmp(driver, "dummy")) {

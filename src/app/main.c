@@ -1,6 +1,7 @@
 /* main.c - pmfview's entry point: dispatches to the viewer, `info` or `shot`. */
 #include <string.h>
 
+#include "base/pmf_os.h"
 #include "base/stringify.h"
 #include "camera.h"
 #include "commands.h"
@@ -34,6 +35,7 @@ void print_usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    pmf_os_utf8_args(&argc, &argv); /* UTF-8 paths on Windows too */
     pmf_budget_set_limit(pmf_budget_default()); /* --memory overrides it */
     if (argc >= 2) {
         if (!strcmp(argv[1], "info"))

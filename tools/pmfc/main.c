@@ -11,6 +11,7 @@
 #include "base/cli.h"
 #include "base/pmf_budget.h"
 #include "base/pmf_system.h"
+#include "base/pmf_os.h"
 #include "compile_levels.h"
 #include "extensions.h"
 #include "front/editor.h"
@@ -220,6 +221,7 @@ static void compile_free(compile_run *c)
 
 int main(int argc, char **argv)
 {
+    pmf_os_utf8_args(&argc, &argv); /* UTF-8 paths on Windows too */
     atomic_file_remove_on_signals(); /* a killed pmfc leaves no temporary map behind */
     /* Blocks of 1 MiB and more go back to the kernel when freed. glibc's own threshold rises to
      * 32 MiB as big blocks are freed, and each thread's arena then keeps what its tiles and

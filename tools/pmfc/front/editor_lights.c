@@ -16,6 +16,7 @@
 #include "editor_internal.h"
 #include "fill.h"
 #include "light_model.h"
+#include "base/pmf_os.h"
 #include "base/text_clean.h"
 
 /* hlrad's light model (docs/pmfc-lighting.md "GoldSrc sources"), in bytes of stored light before
@@ -387,7 +388,7 @@ static void texlight_add(texlight_set *set, const char *name, const double *v, i
 /* A lights.rad file: "TEXNAME R G B V" lines ("//" comments); true when it was read. */
 static bool read_rad(texlight_set *set, const char *path)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = pmf_os_fopen(path, "r");
     if (!f) return false;
     char line[512];
     while (fgets(line, sizeof line, f)) {
