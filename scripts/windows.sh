@@ -166,15 +166,30 @@ if [ ! -f "$HPREFIX/.pmfview-built" ]; then
     rm -rf "$HPREFIX" && mkdir -p "$HPREFIX/include" "$HPREFIX/lib/pkgconfig" "$HPREFIX/licences"
     cp -r /usr/include/stb "$HPREFIX/include/"
     cp /usr/share/doc/libstb-dev/copyright "$HPREFIX/licences/stb.txt"
-    printf '#define STB_IMAGE_WRITE_IMPLEMENTATION\n#include <stb_image_write.h>\n#define STB_PERLIN_IMPLEMENTATION\n#include <stb_perlin.h>\n' >"$HPREFIX/stb.c"
-    $TRIPLE-gcc-posix -O2 -I"$HPREFIX/include/stb" -c "$HPREFIX/stb.c" -o "$HPREFIX/stb.o"
-    $TRIPLE-ar rcs "$HPREFIX/lib/libstb.a" "$HPREFIX/stb.o"
+    # one object per header, so that a program with an implementation of its own (src/res/image.c)
+    # does not pull in a second one
+    for h in image image_write perlin; do
+        printf '#define STB_%s_IMPLEMENTATION\n#include <stb_%s.h>\n' "$(echo $h | tr a-z A-Z)" "$h" >"$HPREFIX/stb_$h.c"
+        $TRIPLE-gcc-posix -O2 -I"$HPREFIX/include/stb" -c "$HPREFIX/stb_$h.c" -o "$HPREFIX/stb_$h.o"
+    done
+    $TRIPLE-ar rcs "$HPREFIX/lib/libstb.a" "$HPREFIX"/stb_*.o
     printf 'prefix=%s\nincludedir=${prefix}/include/stb\nlibdir=${prefix}/lib\n\nName: stb\nDescription: stb headers and implementations\nVersion: %s\nLibs: -L${libdir} -lstb\nCflags: -I${includedir}\n' \
         "$HPREFIX" "$(dpkg-query -W -f='${Version}' libstb-dev)" >"$HPREFIX/lib/pkgconfig/stb.pc"
     echo built >"$HPREFIX/.pmfview-built"
 fi
 PREFIXES=${PREFIXES#;}
 [ "$DEPS_ONLY" = 1 ] && { say "dependencies ready in $CACHE"; exit 0; }
+
+# --- wine, for the demo maps pmfc.exe compiles at build time and for the tests -------------------
+# A prefix of its own outside the checkout, made once; no Mono or Gecko asked for.
+WINEPREFIX=${PMFVIEW_WINEPREFIX:-$CACHE_ROOT/wine-prefix}
+export WINEPREFIX WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+if [ ! -f "$WINEPREFIX/system.reg" ]; then
+    say "making the wine prefix $WINEPREFIX"
+    wineboot --init >/dev/null 2>&1 || true
+    wineserver -w 2>/dev/null || true
+fi
+EMULATOR="env;WINEPREFIX=$WINEPREFIX;WINEDEBUG=-all;WINEDLLOVERRIDES=mscoree,mshtml=;wine"
 
 # --- the project -------------------------------------------------------------------------------
 PKG_CONFIG_LIBDIR=/usr/$TRIPLE/lib/pkgconfig
@@ -187,7 +202,7 @@ export PKG_CONFIG_SYSROOT_DIR=""
 cmake -S . -B build-win -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_PREFIX_PATH="$PREFIXES" -DPMFVIEW_SDL2_DLL="$SDL_PREFIX/bin/SDL2.dll" \
     "-DPMFVIEW_LICENCES=$(for p in $(echo "$PREFIXES" | tr ';' ' '); do printf '%s;' "$p"/licences/*; done)" \
-    "-DCMAKE_CROSSCOMPILING_EMULATOR=${PMFVIEW_WINE:-wine}" >/dev/null
+    "-DCMAKE_CROSSCOMPILING_EMULATOR=$EMULATOR" ${PMFVIEW_WINDOWS_CMAKE_ARGS:-} >/dev/null
 cmake --build build-win -j"$JOBS"
 [ "$ZIP" = 1 ] && cmake --build build-win --target windows_zip
 for f in pmfview.exe pmfc.exe SDL2.dll; do

@@ -63,6 +63,18 @@ static int check_map(const view_desc *desc, map_source *src, formats_scene *form
     return 0;
 }
 
+/* The bundled feature demo: where the build put it, else in assets/ beside the program (an
+ * unpacked release, such as the Windows zip). */
+static const char *find_default_map(char *buf, size_t size)
+{
+    pmf_os_file_info st;
+    char self[4096];
+    if (pmf_os_stat(PMFVIEW_DEFAULT_MAP, &st) == 0 || !pmf_os_self_path(self, sizeof self))
+        return PMFVIEW_DEFAULT_MAP;
+    snprintf(buf, size, "%.*sassets/feature_demo.pmf", (int)(pmf_os_base_name(self) - self), self);
+    return buf;
+}
+
 #define NO_DISPLAY "pmfview: no display; use 'pmfview shot FILE -o OUT.png' to render without a window\n"
 
 /* Whether a window can open; false with a line on stderr when not. */
@@ -192,8 +204,9 @@ int cmd_view(int argc, char **argv)
         formats_scene_close(&formats);
         return EXIT_RUNTIME;
     }
+    char default_map[4096];
     if (!desc.path) {
-        desc.path = PMFVIEW_DEFAULT_MAP;
+        desc.path = find_default_map(default_map, sizeof default_map);
         rc = check_map(&desc, &src, &formats);
         if (rc) {
             SDL_Quit();

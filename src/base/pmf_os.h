@@ -118,6 +118,15 @@ long pmf_os_pid(void);
 /* True when no process has that id any more. */
 bool pmf_os_pid_gone(long pid);
 
+/* ---- the machine ---- */
+
+/* Processors online (0 when unknown). */
+int pmf_os_processors(void);
+/* Bytes of physical memory (0 when unknown). */
+uint64_t pmf_os_physical_memory(void);
+/* The usable size of a block from malloc (malloc_usable_size, _msize). */
+size_t pmf_os_allocation_size(void *p);
+
 /* ---- libraries, time, randomness, interrupts ---- */
 
 /* SDL2's shared library as this system names it. */

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -389,6 +390,23 @@ long pmf_os_pid(void)
 bool pmf_os_pid_gone(long pid)
 {
     return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+int pmf_os_processors(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 && n < INT_MAX ? (int)n : 0;
+}
+
+uint64_t pmf_os_physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+}
+
+size_t pmf_os_allocation_size(void *p)
+{
+    return malloc_usable_size(p);
 }
 
 void *pmf_os_library_open(const char *name, char *why, size_t why_size)

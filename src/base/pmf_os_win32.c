@@ -770,6 +770,23 @@ bool pmf_os_pid_gone(long pid)
 
 /* ---- libraries, time, randomness, interrupts ---- */
 
+int pmf_os_processors(void)
+{
+    DWORD n = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+    return n > 0 && n < INT_MAX ? (int)n : 0;
+}
+
+uint64_t pmf_os_physical_memory(void)
+{
+    MEMORYSTATUSEX m = { .dwLength = sizeof m };
+    return GlobalMemoryStatusEx(&m) ? m.ullTotalPhys : 0;
+}
+
+size_t pmf_os_allocation_size(void *p)
+{
+    return _msize(p);
+}
+
 void *pmf_os_library_open(const char *name, char *why, size_t why_size)
 {
     wchar_t *w = to_wide(name);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/pmf_budget.h"
+#include "base/pmf_os.h"
 #include "base/text_clean.h"
 #include "world.h"
 
@@ -30,8 +31,7 @@ void memory_where(const char *source, int line, const char *stage)
 
 uint64_t memory_default_budget(void)
 {
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    uint64_t half = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 2 : 0;
+    uint64_t half = pmf_os_physical_memory() / 2;
     return half < 1024 * MIB ? 1024 * MIB : half;
 }
 
