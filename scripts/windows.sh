@@ -9,17 +9,20 @@
 # are a private copy of the system's, as deb-src, under the cache; the system's apt configuration
 # is never touched. Nothing is downloaded from anywhere but Debian's archive.
 #
-# Options: --deps-only (stop after the dependencies), --no-zip.
+# Options: --deps-only (stop after the dependencies), --no-zip, --tests (build the test suite too,
+# for `ctest --test-dir build-win`, which runs it under wine: scripts/test.sh does).
 set -eu
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 DEPS_ONLY=0
 ZIP=1
+TESTS=OFF
 for arg in "$@"; do
     case $arg in
         --deps-only) DEPS_ONLY=1 ;;
         --no-zip) ZIP=0 ;;
-        *) echo "usage: sh scripts/windows.sh [--deps-only] [--no-zip]" >&2; exit 1 ;;
+        --tests) TESTS=ON ;;
+        *) echo "usage: sh scripts/windows.sh [--deps-only] [--no-zip] [--tests]" >&2; exit 1 ;;
     esac
 done
 
@@ -202,7 +205,7 @@ export PKG_CONFIG_SYSROOT_DIR=""
 cmake -S . -B build-win -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_PREFIX_PATH="$PREFIXES" -DPMFVIEW_SDL2_DLL="$SDL_PREFIX/bin/SDL2.dll" \
     "-DPMFVIEW_LICENCES=$(for p in $(echo "$PREFIXES" | tr ';' ' '); do printf '%s;' "$p"/licences/*; done)" \
-    "-DCMAKE_CROSSCOMPILING_EMULATOR=$EMULATOR" ${PMFVIEW_WINDOWS_CMAKE_ARGS:-} >/dev/null
+    "-DCMAKE_CROSSCOMPILING_EMULATOR=$EMULATOR" -DPMFVIEW_TESTS=$TESTS >/dev/null
 cmake --build build-win -j"$JOBS"
 [ "$ZIP" = 1 ] && cmake --build build-win --target windows_zip
 for f in pmfview.exe pmfc.exe SDL2.dll; do

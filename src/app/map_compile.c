@@ -194,7 +194,7 @@ map_compile_state map_compile_start(map_compile *mc, const map_compile_desc *des
     }
     argv[argc++] = "--quiet";
     argv[argc] = NULL;
-    if (!pmf_os_spawn(&mc->pmfc, pmfc, argv, mc->log)) {
+    if (!pmf_os_spawn(&mc->pmfc, pmfc, argv, mc->log, mc->log)) {
         int e = errno;
         fclose(mc->log);
         mc->log = NULL;

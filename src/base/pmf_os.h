@@ -32,6 +32,8 @@ bool pmf_os_cache_home(char *out, size_t size, char *why, size_t why_size);
 /* The directory for temporary files: $TMPDIR or /tmp; GetTempPath on Windows (no trailing
  * separator). */
 void pmf_os_temp_dir(char *out, size_t size);
+/* Sets (value non-NULL) or removes an environment variable for this process and those it starts. */
+int pmf_os_setenv(const char *name, const char *value);
 /* An environment variable as UTF-8, NULL when unset (the string stays valid until the next call
  * for the same name from any thread: read it at start-up). */
 const char *pmf_os_getenv(const char *name);
@@ -71,6 +73,7 @@ int pmf_os_sync(int fd);
 void pmf_os_sync_dir(const char *dir);
 int pmf_os_mkdir(const char *path, int mode); /* mode where modes exist */
 int pmf_os_remove(const char *path); /* a file */
+int pmf_os_remove_dir(const char *path); /* an empty directory */
 /* Moves from over to, replacing it at once (rename(2); MoveFileExW with replace-existing and
  * write-through). */
 int pmf_os_replace(const char *from, const char *to);
@@ -106,9 +109,10 @@ typedef struct pmf_os_process {
     intptr_t id;                     /* pid or process handle; 0 = none */
 } pmf_os_process;
 
-/* Starts program with argv (argv[0] its name, NULL-ended), stdin empty, stdout and stderr into
- * out. False with errno. */
-bool pmf_os_spawn(pmf_os_process *p, const char *program, const char *const argv[], FILE *out);
+/* Starts program (a path) with argv (argv[0] its name, NULL-ended), stdin empty, stdout into out
+ * and stderr into err (NULL: this process's own; the same file for both is fine). False with
+ * errno. */
+bool pmf_os_spawn(pmf_os_process *p, const char *program, const char *const argv[], FILE *out, FILE *err);
 /* 1 with *exit_code when it has ended (negative: killed by that signal), 0 while it runs, -1
  * with errno. wait: block until it ends. */
 int pmf_os_process_wait(pmf_os_process *p, bool wait, int *exit_code);

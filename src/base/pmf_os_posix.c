@@ -73,6 +73,11 @@ void pmf_os_temp_dir(char *out, size_t size)
     snprintf(out, size, "%s", tmp && tmp[0] ? tmp : "/tmp");
 }
 
+int pmf_os_setenv(const char *name, const char *value)
+{
+    return value ? setenv(name, value, 1) : unsetenv(name);
+}
+
 const char *pmf_os_getenv(const char *name)
 {
     return getenv(name);
@@ -186,6 +191,11 @@ int pmf_os_mkdir(const char *path, int mode)
 int pmf_os_remove(const char *path)
 {
     return unlink(path);
+}
+
+int pmf_os_remove_dir(const char *path)
+{
+    return rmdir(path);
 }
 
 int pmf_os_replace(const char *from, const char *to)
@@ -342,13 +352,15 @@ bool pmf_os_run_mapped(bool (*fn)(void *user), void *user, bool *faulted)
     return ok;
 }
 
-bool pmf_os_spawn(pmf_os_process *p, const char *program, const char *const argv[], FILE *out)
+bool pmf_os_spawn(pmf_os_process *p, const char *program, const char *const argv[], FILE *out, FILE *err)
 {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, fileno(out), 1);
-    posix_spawn_file_actions_adddup2(&actions, fileno(out), 2);
+    if (out)
+        posix_spawn_file_actions_adddup2(&actions, fileno(out), 1);
+    if (err)
+        posix_spawn_file_actions_adddup2(&actions, fileno(err), 2);
     pid_t pid;
     int rc = posix_spawn(&pid, program, &actions, NULL, (char *const *)argv, environ);
     posix_spawn_file_actions_destroy(&actions);

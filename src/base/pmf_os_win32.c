@@ -169,6 +169,26 @@ void pmf_os_temp_dir(char *out, size_t size)
         out[len - 1] = '\0';
 }
 
+int pmf_os_setenv(const char *name, const char *value)
+{
+    wchar_t *wname = to_wide(name), *wvalue = value ? to_wide(value) : NULL;
+    int rc = wname && (wvalue || !value) && SetEnvironmentVariableW(wname, wvalue) ? 0 : -1;
+    /* the C runtime's copy, which _wgetenv reads, too */
+    size_t len = strlen(name) + (value ? strlen(value) : 0) + 2;
+    char *assignment = malloc(len);
+    if (!rc && assignment) {
+        snprintf(assignment, len, "%s=%s", name, value ? value : "");
+        wchar_t *w = to_wide(assignment);
+        if (!w || _wputenv(w) != 0)
+            rc = -1;
+        free(w);
+    }
+    free(assignment);
+    free(wname);
+    free(wvalue);
+    return rc;
+}
+
 const char *pmf_os_getenv(const char *name)
 {
     /* the UTF-8 copies, kept per name: the environment is read at start-up, a few names */
@@ -477,6 +497,18 @@ int pmf_os_remove(const char *path)
     return rc;
 }
 
+int pmf_os_remove_dir(const char *path)
+{
+    wchar_t *w = to_wide(path);
+    if (!w)
+        return -1;
+    int rc = RemoveDirectoryW(w) ? 0 : -1;
+    if (rc)
+        set_errno_from_win32();
+    free(w);
+    return rc;
+}
+
 int pmf_os_replace(const char *from, const char *to)
 {
     wchar_t *wf = to_wide(from), *wt = wf ? to_wide(to) : NULL;
@@ -670,7 +702,7 @@ static size_t quote_arg(const wchar_t *arg, wchar_t *out)
     return n + 1;
 }
 
-bool pmf_os_spawn(pmf_os_process *p, const char *program, const char *const argv[], FILE *out)
+bool pmf_os_spawn(pmf_os_process *p, const char *program, const char *const argv[], FILE *out, FILE *err)
 {
     p->id = 0;
     size_t count = 0;
@@ -695,15 +727,20 @@ bool pmf_os_spawn(pmf_os_process *p, const char *program, const char *const argv
         if (!count)
             line[0] = L'\0';
     }
-    HANDLE output = (HANDLE)_get_osfhandle(_fileno(out));
+    if (out)
+        fflush(out);
+    if (err)
+        fflush(err);
+    HANDLE output = out ? (HANDLE)_get_osfhandle(_fileno(out)) : GetStdHandle(STD_OUTPUT_HANDLE);
+    HANDLE error = err ? (HANDLE)_get_osfhandle(_fileno(err)) : GetStdHandle(STD_ERROR_HANDLE);
     SECURITY_ATTRIBUTES inherit = { sizeof inherit, NULL, TRUE };
     HANDLE null_in = ok ? CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &inherit, OPEN_EXISTING, 0, NULL)
                         : INVALID_HANDLE_VALUE;
     if (ok) {
-        fflush(out);
         SetHandleInformation(output, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT);
+        SetHandleInformation(error, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT);
         STARTUPINFOW si = { .cb = sizeof si, .dwFlags = STARTF_USESTDHANDLES, .hStdInput = null_in,
-                            .hStdOutput = output, .hStdError = output };
+                            .hStdOutput = output, .hStdError = error };
         PROCESS_INFORMATION pi;
         ok = CreateProcessW(wprogram, line, NULL, NULL, TRUE, CREATE_NO_WINDOW, NULL, NULL, &si, &pi);
         if (ok) {
@@ -712,7 +749,10 @@ bool pmf_os_spawn(pmf_os_process *p, const char *program, const char *const argv
         } else {
             set_errno_from_win32();
         }
-        SetHandleInformation(output, HANDLE_FLAG_INHERIT, 0);
+        if (out)
+            SetHandleInformation(output, HANDLE_FLAG_INHERIT, 0);
+        if (err)
+            SetHandleInformation(error, HANDLE_FLAG_INHERIT, 0);
     }
     if (null_in != INVALID_HANDLE_VALUE)
         CloseHandle(null_in);

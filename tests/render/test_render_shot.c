@@ -16,6 +16,7 @@
 #include <stb_image.h>
 
 #include "fixture_map.h"
+#include "common/programs.h"
 #include "rt_shot.h"
 
 static const pmf_chunk_coord ONE = { 1, 1, 1 }, ORIGIN = { 0, 0, 0 };
@@ -477,7 +478,7 @@ static int test_cli(void)
     test_image_free(&b);
     REQUIRE(rt_run("shot map.pmf -o shot_%03d.png --size 8x8 --cameras cams.txt", NULL) == 0);
     REQUIRE(access("shot_000.png", F_OK) == 0 && access("shot_001.png", F_OK) == 0);
-    REQUIRE(system("mkdir -p outdir") == 0);
+    REQUIRE(test_make_dir("outdir"));
     REQUIRE(rt_run("shot map.pmf -o outdir --size 8x8 --cameras cams.txt", NULL) == 0);
     REQUIRE(access("outdir/front.png", F_OK) == 0 && access("outdir/001.png", F_OK) == 0);
     /* MSAA and stats. */
@@ -511,7 +512,7 @@ static int test_cli_batch(void)
     FILE *f = fopen("cams.txt", "w");
     fputs("0,0,0,0,0 front\n0,0,0,180,0\n", f);
     fclose(f);
-    REQUIRE(rt_run("shot map.pmf -o 'out/c_%d_%s.png' --size 8x8 --cameras cams.txt", NULL) == 0);
+    REQUIRE(rt_run("shot map.pmf -o out/c_%d_%s.png --size 8x8 --cameras cams.txt", NULL) == 0);
     REQUIRE(access("out/c_0_front.png", F_OK) == 0 && access("out/c_1_001.png", F_OK) == 0);
     REQUIRE(rt_run("shot map.pmf -o newdir/ --size 8x8", NULL) == 0);
     REQUIRE(access("newdir/000.png", F_OK) == 0);
