@@ -4,6 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef _WIN32
+#include <sys/resource.h>
+#endif
+
 #include <stb_image.h>
 
 #include "base/pmf_os.h"
@@ -84,6 +88,16 @@ int test_run_words(const char *env, const char *program, const char *args, const
     free(args_copy);
     free(env_copy);
     return status;
+}
+
+long test_children_peak_kib(void)
+{
+#ifdef _WIN32
+    return 0;
+#else
+    struct rusage ru;
+    return getrusage(RUSAGE_CHILDREN, &ru) == 0 ? ru.ru_maxrss : 0;
+#endif
 }
 
 bool test_remove_tree(const char *dir)

@@ -16,6 +16,9 @@ int test_run(const char *const env[], const char *const argv[], const char *out_
 /* test_run of program with the words of args (split at spaces: no quoting, so no path in args
  * may hold a space) and of env ("A=1 B=2", or NULL). */
 int test_run_words(const char *env, const char *program, const char *args, const char *out_path, const char *err_path);
+/* The largest peak RSS in KiB of the programs run so far (getrusage RUSAGE_CHILDREN); 0 where the
+ * system does not say (Windows). */
+long test_children_peak_kib(void);
 /* Removes a directory and everything in it; false when something stays. */
 bool test_remove_tree(const char *dir);
 /* A new directory "TMP/PREFIX-XXXXXX" in the system's temporary directory (mkdtemp). */
