@@ -6,6 +6,7 @@
 #include <ntsecapi.h> /* RtlGenRandom */
 
 #include <errno.h>
+#include <intrin.h>
 #include <io.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -509,14 +510,44 @@ int pmf_os_remove_dir(const char *path)
     return rc;
 }
 
+/* A rename with POSIX semantics (Windows 10 1809 and later): it replaces a file that others hold
+ * open, as rename(2) does, where MoveFileEx gets "access denied". */
+static bool rename_posix(const wchar_t *from, const wchar_t *to)
+{
+    enum { FILE_RENAME_INFO_EX = 22, REPLACE_IF_EXISTS = 0x1, POSIX_SEMANTICS = 0x2 };
+    size_t to_len = wcslen(to);
+    size_t size = sizeof(FILE_RENAME_INFO) + to_len * sizeof(wchar_t);
+    FILE_RENAME_INFO *info = calloc(1, size);
+    HANDLE h = info ? CreateFileW(from, DELETE | SYNCHRONIZE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                                  OPEN_EXISTING, 0, NULL)
+                    : INVALID_HANDLE_VALUE;
+    bool ok = false;
+    if (h != INVALID_HANDLE_VALUE) {
+        info->Flags = REPLACE_IF_EXISTS | POSIX_SEMANTICS; /* the union's ReplaceIfExists, as flags */
+        info->FileNameLength = (DWORD)(to_len * sizeof(wchar_t));
+        memcpy(info->FileName, to, (to_len + 1) * sizeof(wchar_t));
+        ok = SetFileInformationByHandle(h, (FILE_INFO_BY_HANDLE_CLASS)FILE_RENAME_INFO_EX, info, (DWORD)size);
+        if (ok)
+            FlushFileBuffers(h);
+        CloseHandle(h);
+    }
+    free(info);
+    return ok;
+}
+
 int pmf_os_replace(const char *from, const char *to)
 {
     wchar_t *wf = to_wide(from), *wt = wf ? to_wide(to) : NULL;
     int rc = -1;
     if (wt) {
         rc = MoveFileExW(wf, wt, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) ? 0 : -1;
-        if (rc)
-            set_errno_from_win32();
+        if (rc) {
+            DWORD e = GetLastError();
+            if (e == ERROR_ACCESS_DENIED && rename_posix(wf, wt))
+                rc = 0;
+            else
+                errno = errno_from_win32(e);
+        }
     }
     free(wf);
     free(wt);
@@ -845,8 +876,36 @@ void *pmf_os_library_symbol(void *lib, const char *name)
     return p;
 }
 
+/* The cycle counter's ticks per second (QueryThreadCycleTime counts the time-stamp counter's
+ * ticks), measured once against the performance counter over 20 ms; 0 where there is none. */
+static double cycles_per_second;
+static pthread_once_t cycles_once = PTHREAD_ONCE_INIT;
+
+static void measure_cycles(void)
+{
+    ULONG64 probe;
+    if (!QueryThreadCycleTime(GetCurrentThread(), &probe))
+        return; /* wine 8 has none */
+    LARGE_INTEGER f, q0, q1;
+    QueryPerformanceFrequency(&f);
+    QueryPerformanceCounter(&q0);
+    unsigned long long t0 = __rdtsc();
+    Sleep(20);
+    unsigned long long t1 = __rdtsc();
+    QueryPerformanceCounter(&q1);
+    double seconds = (double)(q1.QuadPart - q0.QuadPart) / (double)f.QuadPart;
+    if (seconds > 0)
+        cycles_per_second = (double)(t1 - t0) / seconds;
+}
+
 double pmf_os_thread_cpu_seconds(void)
 {
+    /* GetThreadTimes advances in scheduler ticks (15.6 ms; 10 ms under wine): the cycle count,
+     * where the system keeps one, is fine-grained */
+    pthread_once(&cycles_once, measure_cycles);
+    ULONG64 cycles;
+    if (cycles_per_second > 0 && QueryThreadCycleTime(GetCurrentThread(), &cycles))
+        return (double)cycles / cycles_per_second;
     FILETIME created, ended, kernel, user;
     if (!GetThreadTimes(GetCurrentThread(), &created, &ended, &kernel, &user))
         return 0;

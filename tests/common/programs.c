@@ -90,6 +90,15 @@ int test_run_words(const char *env, const char *program, const char *args, const
     return status;
 }
 
+const void *test_memmem(const void *hay, size_t hay_size, const void *needle, size_t n)
+{
+    const uint8_t *h = hay;
+    for (size_t at = 0; n <= hay_size && at <= hay_size - n; at++)
+        if (!memcmp(h + at, needle, n))
+            return h + at;
+    return NULL;
+}
+
 long test_children_peak_kib(void)
 {
 #ifdef _WIN32

@@ -19,6 +19,8 @@ int test_run_words(const char *env, const char *program, const char *args, const
 /* The largest peak RSS in KiB of the programs run so far (getrusage RUSAGE_CHILDREN); 0 where the
  * system does not say (Windows). */
 long test_children_peak_kib(void);
+/* Where n bytes of needle first occur in hay (memmem, which Windows lacks), or NULL. */
+const void *test_memmem(const void *hay, size_t hay_size, const void *needle, size_t n);
 /* Removes a directory and everything in it; false when something stays. */
 bool test_remove_tree(const char *dir);
 /* A new directory "TMP/PREFIX-XXXXXX" in the system's temporary directory (mkdtemp). */

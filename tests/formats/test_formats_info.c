@@ -15,7 +15,7 @@
 #include "format_samples.h"
 
 static const char *pmfview;
-static char dir[] = "/tmp/formats_info_XXXXXX";
+static char dir[128];
 
 typedef struct run_result { int status; char out[1 << 16], err[4096]; } run_result;
 static run_result result;
@@ -167,7 +167,7 @@ static void test_pm4(void)
     cJSON_Delete(root);
 
     snprintf(tiles, sizeof tiles, "%s/tiles", dir);
-    mkdir(tiles, 0700);
+    test_make_dir(tiles);
     const int xy[3][2] = { { 31, 30 }, { 30, 30 }, { 30, 31 } };
     for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "%s/map_%d_%d.pm4", tiles, xy[i][0], xy[i][1]);
@@ -241,7 +241,7 @@ static void test_damaged(const char *pmfc)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4 || !mkdtemp(dir)) {
+    if (argc != 4 || !test_temp_dir(dir, sizeof dir, "formats_info")) {
         fprintf(stderr, "usage: test_formats_info PMFVIEW PMFC legacy|pm4|damaged\n");
         return 2;
     }

@@ -19,7 +19,7 @@
 #include "text_clean.h"
 
 static const char *pmfview;
-static char dir[] = "/tmp/pmf_info_XXXXXX";
+static char dir[128];
 
 typedef struct run_result {
     int status;
@@ -455,7 +455,7 @@ int main(int argc, char **argv)
         return 2;
     }
     pmfview = argv[1];
-    if (!mkdtemp(dir)) {
+    if (!test_temp_dir(dir, sizeof dir, "pmf_info")) {
         perror("mkdtemp");
         return 1;
     }

@@ -13,6 +13,7 @@
 
 #include <glad/gl.h>
 
+#include "base/pmf_os.h"
 #include "render.h"
 #include "common/check.h"
 #include "common/programs.h"
@@ -34,7 +35,7 @@ static int in_child(render_gl_debug mode, char *text, size_t size)
     if (pid == 0) {
         dup2(pipefd[1], 2);
         close(pipefd[0]);
-        unsetenv("PMFVIEW_GL_DEBUG");
+        pmf_os_setenv("PMFVIEW_GL_DEBUG", NULL);
         render_set_gl_debug(mode);
         char err[256];
         render_headless *ctx = render_headless_create(err, sizeof err);

@@ -23,10 +23,10 @@ static void mkdir_p(const char *path)
     for (char *p = buf + 1; *p; p++)
         if (*p == '/') {
             *p = '\0';
-            mkdir(buf, 0755);
+            test_make_dir(buf);
             *p = '/';
         }
-    mkdir(buf, 0755);
+    test_make_dir(buf);
 }
 
 /* A 2x2 RGBA image filled with one colour. */

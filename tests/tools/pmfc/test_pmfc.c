@@ -1140,7 +1140,7 @@ int main(int argc, char **argv)
     }
     pmfc = argv[1];
     workdir = argv[2];
-    mkdir(workdir, 0777);
+    test_make_dir(workdir);
     test_single_box();
     test_limits();
     test_features();

@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/pmf_os.h"
 #include "common/check.h"
 #include "common/programs.h"
 #include "rmf_build.h"
@@ -509,8 +510,8 @@ static void test_surface_materials(const char *wad)
     path_of(game, sizeof game, "game");
     snprintf(sound_dir, sizeof sound_dir, "%s/sound", game);
     snprintf(materials, sizeof materials, "%s/materials.txt", sound_dir);
-    mkdir(game, 0755);
-    mkdir(sound_dir, 0755);
+    test_make_dir(game);
+    test_make_dir(sound_dir);
     FILE *f = fopen(materials, "w");
     fputs("// texture types\nM RED\nC WHITE\n", f);
     fclose(f);
@@ -578,7 +579,7 @@ static void test_direct_open(const char *wad)
     char rmf[600], cache[700], png_a[720], png_b[720], pmf[720];
     if (!finish(b, "direct.rmf", rmf, sizeof rmf)) return;
     snprintf(cache, sizeof cache, "%s/cache", workdir);
-    setenv("XDG_CACHE_HOME", cache, 1);
+    pmf_os_setenv("XDG_CACHE_HOME", cache);
     cJSON *root = info_json(rmf);
     CHECK(root != NULL);
     if (!root) return;
@@ -611,7 +612,7 @@ static void test_direct_open(const char *wad)
     CHECK_EQ(differ, 0);
     test_image_free(&a);
     test_image_free(&c);
-    unsetenv("XDG_CACHE_HOME");
+    pmf_os_setenv("XDG_CACHE_HOME", NULL);
 }
 
 /* No cracks where brushes meet: a closed white room whose walls, floor and roof are cut by 40
@@ -673,11 +674,11 @@ static void test_sky_images(const char *wad)
     static const uint8_t face_colour[6][3] = { { 255, 0, 0 }, { 200, 0, 200 }, { 0, 200, 200 }, { 255, 128, 0 }, { 128, 128, 128 }, { 255, 255, 255 } };
     char dir[700], path[800];
     snprintf(dir, sizeof dir, "%s/skygame", workdir);
-    mkdir(dir, 0755);
+    test_make_dir(dir);
     snprintf(path, sizeof path, "%s/gfx", dir);
-    mkdir(path, 0755);
+    test_make_dir(path);
     snprintf(path, sizeof path, "%s/gfx/env", dir);
-    mkdir(path, 0755);
+    test_make_dir(path);
     for (int i = 0; i < 6; i++) {
         uint8_t q[4][3] = { { 0 }, { 0, 255, 0 }, { 0, 0, 255 }, { 255, 255, 0 } };
         memcpy(q[0], face_colour[i], 3);             /* the top-left quadrant names the test_image */
@@ -915,7 +916,7 @@ int main(int argc, char **argv)
     pmfc = argv[1];
     pmfview = argv[2];
     workdir = argv[3];
-    mkdir(workdir, 0755);
+    test_make_dir(workdir);
     if (argc == 5)
         return test_shared_maps(argv[4]);
     char wad[600];
