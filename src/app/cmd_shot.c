@@ -897,10 +897,10 @@ static int fly(scene *s, shot_options *o, shot_frame *fr, const camera_pose *pat
         if (o->stats && gpu_frames)
             fprintf(stderr, "gpu time: average %.3f ms (the GPU's own, over %d frames)\n", gpu / gpu_frames * 1000.0,
                     gpu_frames);
-        qsort(totals, (size_t)o->frames, sizeof *totals, order_double);
+        order_sort(totals, (size_t)o->frames, sizeof *totals, order_double);
         fprintf(stderr, "frame times: min %.3f ms, median %.3f ms, max %.3f ms\n", totals[0] * 1000.0,
                 median(totals, (size_t)o->frames) * 1000.0, totals[o->frames - 1] * 1000.0);
-        qsort(frames, (size_t)o->frames, sizeof *frames, compare_slowest);
+        order_sort(frames, (size_t)o->frames, sizeof *frames, compare_slowest);
         if (o->stats) {
             fprintf(stderr, "longest frame: #%d, update %.3f ms, render %.3f ms\n", frames[0].index,
                     frames[0].update * 1000.0, frames[0].render * 1000.0);

@@ -35,7 +35,7 @@ void print_usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-    pmf_os_utf8_args(&argc, &argv); /* UTF-8 paths on Windows too */
+    pmf_os_start(&argc, &argv); /* UTF-8 arguments, output bytes as on Linux */
     pmf_budget_set_limit(pmf_budget_default()); /* --memory overrides it */
     if (argc >= 2) {
         if (!strcmp(argv[1], "info"))

@@ -96,7 +96,7 @@ static bool is_slot_name(const char *name, size_t len, int slot, long *level)
         return true;
     if (name[n] != '@' || len == n + 1 || len > n + 11)
         return false;
-    long l = 0;
+    unsigned long long l = 0; /* not long: 32 bits on Windows */
     for (size_t i = n + 1; i < len; i++) {
         if (name[i] < '0' || name[i] > '9')
             return false;

@@ -29,6 +29,7 @@
 #include "view_shot.h"
 #include "view_watch.h"
 #include "sdl_api.h"
+#include "base/order.h"
 
 #define VIEW_MAX_LIGHTS 4096
 #define HIRES_FACTOR 4
@@ -193,7 +194,7 @@ static void learn_lights(viewer *v, double t)
     if (v->light_count == before)
         return;
     light_state selected = v->selected < before ? v->lights[v->selected] : (light_state){ 0 };
-    qsort(v->lights, v->light_count, sizeof *v->lights, compare_lights);
+    order_sort(v->lights, v->light_count, sizeof *v->lights, compare_lights);
     if (v->selected < before)
         v->selected = (size_t)(find_light(v, selected.id, selected.fast) - v->lights);
 }

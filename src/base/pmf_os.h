@@ -37,8 +37,10 @@ int pmf_os_setenv(const char *name, const char *value);
 /* An environment variable as UTF-8, NULL when unset (the string stays valid until the next call
  * for the same name from any thread: read it at start-up). */
 const char *pmf_os_getenv(const char *name);
-/* main()'s arguments as UTF-8 (on Windows from the wide command line; elsewhere as they are). */
-void pmf_os_utf8_args(int *argc, char ***argv);
+/* What a program's main() does first: its arguments as UTF-8 (on Windows from the wide command
+ * line; elsewhere as they are), and stdout and stderr without newline translation (on Windows,
+ * so that what the programs print is byte for byte what they print on Linux). */
+void pmf_os_start(int *argc, char ***argv);
 
 /* ---- files ---- */
 

@@ -83,7 +83,7 @@ const char *pmf_os_getenv(const char *name)
     return getenv(name);
 }
 
-void pmf_os_utf8_args(int *argc, char ***argv)
+void pmf_os_start(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;

@@ -222,9 +222,11 @@ const char *pmf_os_getenv(const char *name)
     return result;
 }
 
-void pmf_os_utf8_args(int *argc, char ***argv)
+void pmf_os_start(int *argc, char ***argv)
 {
     int n;
+    _setmode(_fileno(stdout), _O_BINARY);
+    _setmode(_fileno(stderr), _O_BINARY);
     wchar_t **wargv = CommandLineToArgvW(GetCommandLineW(), &n);
     if (!wargv)
         return;
@@ -492,6 +494,11 @@ int pmf_os_remove(const char *path)
     if (!w)
         return -1;
     int rc = DeleteFileW(w) ? 0 : -1;
+    /* unlink(2) removes a read-only file too; Windows wants the attribute off first */
+    DWORD a = rc ? GetFileAttributesW(w) : 0;
+    if (rc && a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_READONLY) &&
+        SetFileAttributesW(w, a & ~(DWORD)FILE_ATTRIBUTE_READONLY))
+        rc = DeleteFileW(w) ? 0 : -1;
     if (rc)
         set_errno_from_win32();
     free(w);

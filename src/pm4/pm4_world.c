@@ -7,6 +7,7 @@
 #include "pm4_world.h"
 #include "pmf_internal.h"
 #include "pmf_os.h"
+#include "base/order.h"
 
 static int compare_tiles(const void *a, const void *b)
 {
@@ -96,7 +97,7 @@ pm4_world *pm4_world_open(const char *path, pmf_error *err)
         pm4_world_close(w);
         return NULL;
     }
-    qsort(w->tiles, w->tile_count, sizeof *w->tiles, compare_tiles);
+    order_sort(w->tiles, w->tile_count, sizeof *w->tiles, compare_tiles);
     finish_bounds(w);
     return w;
 }

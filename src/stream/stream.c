@@ -24,6 +24,7 @@
 #include "pmf_os.h"
 #include "pmf_system.h"
 #include "stream.h"
+#include "base/order.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -652,7 +653,7 @@ size_t stream_poll(stream *s, stream_item *out, size_t max)
     pthread_mutex_lock(&s->lock);
     size_t n = s->ready.count < max ? s->ready.count : max;
     if (n)
-        qsort(s->ready.items, s->ready.count, sizeof *s->ready.items, ready_compare);
+        order_sort(s->ready.items, s->ready.count, sizeof *s->ready.items, ready_compare);
     for (size_t i = 0; i < n; i++) {
         chunk_record *rec = s->ready.items[i];
         stream_item *item = &out[i];

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifndef _WIN32
 #include <sys/resource.h>
@@ -127,7 +128,14 @@ bool test_remove_tree(const char *dir)
         free(path);
     }
     pmf_os_dir_close(d);
-    return pmf_os_remove_dir(dir) == 0 && ok;
+    /* a program that just ended may still hold a file in it for a moment (wine closes handles
+     * after the exit): try again for up to a second */
+    bool removed = pmf_os_remove_dir(dir) == 0;
+    for (int attempt = 0; !removed && ok && attempt < 20; attempt++) {
+        nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
+        removed = pmf_os_remove_dir(dir) == 0;
+    }
+    return removed && ok;
 }
 
 bool test_temp_dir(char *out, size_t size, const char *prefix)

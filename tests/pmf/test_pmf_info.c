@@ -439,12 +439,15 @@ static void test_hostile(void)
     }
     run_free(&r);
 
-    /* a hostile file name in the error line */
+    /* a hostile file name in the error line (Windows' command lines are UTF-16: a name that is
+     * not UTF-8, such as this one, cannot even be passed there) */
+#ifndef _WIN32
     snprintf(args, sizeof args, "info %s/gone\x1b[2J\x9b.pmf", dir);
     r = run(args);
     CHECK(r.status == 2 && terminal_safe(r.err, r.err_size) && strstr(r.err, "gone\\x1B[2J\\x9B.pmf: file, byte 0: "),
           "missing hostile name: exit %d, stderr '%s'", r.status, r.err);
     run_free(&r);
+#endif
     unlink(map);
 }
 

@@ -3,6 +3,7 @@
 #include "base/pmf_budget.h"
 #include "base/pmf_os.h"
 #include "pmf/pmf_bytes.h"
+#include "base/order.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -182,7 +183,7 @@ static bool read_directory(wad_file *w, pmf_error *err)
             k->lump = i;
         }
     }
-    qsort(w->textures, w->texture_count, sizeof *w->textures, compare_textures);
+    order_sort(w->textures, w->texture_count, sizeof *w->textures, compare_textures);
     return true;
 }
 
