@@ -6,7 +6,12 @@ PACKAGES="build-essential cmake pkg-config clang libclang-rt-14-dev
   libsdl2-dev libcglm-dev liblz4-dev python3-glad libstb-dev libcjson-dev libpng-dev libjpeg62-turbo-dev
   libegl-dev libgl-dev libgl1-mesa-dri libegl-mesa0
   xvfb xdotool xauth
-  emscripten chromium dpkg-dev"
+  gcc-mingw-w64-x86-64-posix g++-mingw-w64-x86-64-posix mingw-w64-tools libz-mingw-w64-dev nasm dpkg-dev
+  wine wine64
+  emscripten chromium"
+# The last three lines: the Windows build (scripts/windows.sh builds the other dependencies from
+# Debian's source packages through a private source list of its own) and its tests under wine;
+# the page (scripts/web.sh, the same way) and its tests in chromium.
 
 # The page's test driver (docs/web.md): puppeteer-core from npm, beside the web dependency cache,
 # driving Debian's chromium (it downloads no browser).

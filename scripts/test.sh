@@ -1,5 +1,7 @@
 #!/bin/sh
-# Builds and runs every test: a normal build, then the same suite under ASan + UBSan.
+# Builds and runs every test: a normal build, the same suite under ASan + UBSan, then the Windows
+# build (scripts/windows.sh) under wine: its own suite, and tests/windows against the Linux build;
+# then the page (scripts/web.sh) in headless chromium against the Linux build.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/setup.sh
@@ -13,6 +15,18 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPMFVIEW_SANITIZE=ON
 cmake --build build-asan -j"$JOBS"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j"$JOBS"
+
+# The Windows leg (docs/windows.md). wine runs in a prefix of its own outside the checkout, made
+# once by windows.sh; its server is kept up for the whole leg; windows and GL contexts get a
+# private X server.
+sh scripts/windows.sh --tests
+WINEPREFIX=${PMFVIEW_WINEPREFIX:-${PMFVIEW_DEPS_CACHE:-$HOME/.cache/pmfview-deps}/wine-prefix}
+export WINEPREFIX WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+wineserver -p
+trap 'wineserver -k 2>/dev/null || true' EXIT
+xvfb-run -a -s "-screen 0 1024x768x24" ctest --test-dir build-win --output-on-failure -j"$JOBS"
+PMFVIEW_WINDOWS_BUILD="$(pwd)/build-win" xvfb-run -a -s "-screen 0 1024x768x24" \
+    ctest --test-dir build --output-on-failure -j"$JOBS" -L windows
 
 # The page in the browser (docs/web.md): built with emscripten, compared with pmfview shot in
 # headless chromium.

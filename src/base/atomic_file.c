@@ -2,16 +2,16 @@
 #include "atomic_file.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "pmf_os.h"
 
 /* Temporary files a signal must remove: fixed storage, read by the handler without locks. */
 enum { MAX_PENDING = 16, MAX_TMP_PATH = 4096 };
@@ -41,52 +41,16 @@ static void pending_drop(int slot)
         pending_used[slot] = 0;
 }
 
-static struct sigaction previous[3];
-static const int handled_signals[3] = { SIGINT, SIGTERM, SIGHUP };
-
-static void remove_pending(int sig)
+static void remove_pending(void)
 {
     for (int i = 0; i < MAX_PENDING; i++)
         if (pending_used[i])
-            unlink(pending_path[i]);
-    /* then what the signal did before: usually end the process with it */
-    for (int i = 0; i < 3; i++)
-        if (handled_signals[i] == sig)
-            sigaction(sig, &previous[i], NULL);
-    raise(sig);
+            pmf_os_remove(pending_path[i]);
 }
 
 void atomic_file_remove_on_signals(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = remove_pending;
-    sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 3; i++)
-        sigaddset(&sa.sa_mask, handled_signals[i]);
-    sa.sa_flags = SA_RESETHAND;
-    for (int i = 0; i < 3; i++)
-        sigaction(handled_signals[i], &sa, &previous[i]);
-}
-
-/* 0666 minus the umask: what open(O_CREAT, 0666) gives. Linux reports the umask in
- * /proc/self/status; elsewhere the umask(2) round trip (not thread-safe, hence the preference). */
-static mode_t new_file_mode(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[128];
-    unsigned mask = 0;
-    bool found = false;
-    while (f && !found && fgets(line, sizeof line, f))
-        found = sscanf(line, "Umask: %o", &mask) == 1;
-    if (f)
-        fclose(f);
-    if (!found) {
-        mode_t m = umask(022);
-        umask(m);
-        mask = m;
-    }
-    return (mode_t)(0666 & ~mask);
+    pmf_os_on_interrupt(remove_pending);
 }
 
 /* Six letters or digits for a temporary name (what mkstemp's XXXXXX would be). */
@@ -96,11 +60,11 @@ static const char *random_suffix(void)
     static _Thread_local char suffix[7];
     static _Atomic uint64_t calls;
     uint64_t x;
-    if (getentropy(&x, sizeof x) != 0) {
+    if (!pmf_os_random_bytes(&x, sizeof x)) {
         /* no entropy source (an old kernel): clock, pid and a count are enough with O_EXCL */
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        x = ((uint64_t)ts.tv_sec << 32 ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid() << 20) + ++calls * 0x9E3779B97F4A7C15ull;
+        x = ((uint64_t)ts.tv_sec << 32 ^ (uint64_t)ts.tv_nsec ^ (uint64_t)pmf_os_pid() << 20) + ++calls * 0x9E3779B97F4A7C15ull;
         x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
     }
     for (int i = 0; i < 6; i++, x /= sizeof alphabet - 1)
@@ -120,7 +84,7 @@ static int create_listed(char *tmp, size_t tmp_size, const char *dir, int dir_le
     for (int attempt = 0; fd < 0 && errno == EEXIST && attempt < 100; attempt++) {
         snprintf(tmp, tmp_size, "%.*s.%s.%s", dir_len, dir, name, random_suffix());
         *slot = pending_add(tmp);
-        fd = open(tmp, flags | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        fd = pmf_os_open(tmp, flags | O_CREAT | O_EXCL, 0600);
         if (fd < 0) {
             int e = errno;
             pending_drop(*slot);
@@ -139,8 +103,7 @@ static void set_why(char *why, size_t why_size, const char *what, int e)
 bool atomic_file_open(atomic_file *af, const char *path, char *why, size_t why_size)
 {
     *af = (atomic_file){ .slot = -1 };
-    const char *slash = strrchr(path, '/');
-    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+    size_t dir_len = (size_t)(pmf_os_base_name(path) - path);
     size_t len = strlen(path);
     af->path = strdup(path);
     af->tmp = malloc(len + 16);
@@ -159,7 +122,8 @@ bool atomic_file_open(atomic_file *af, const char *path, char *why, size_t why_s
         set_why(why, why_size, "cannot create a temporary file next to it", e);
         return false;
     }
-    if (fchmod(fd, new_file_mode()) != 0 || !(af->fp = fdopen(fd, "wb"))) {
+    pmf_os_set_new_file_mode(fd);
+    if (!(af->fp = pmf_os_fdopen(fd, "wb"))) {
         int e = errno;
         close(fd);
         atomic_file_abort(af);
@@ -172,14 +136,14 @@ bool atomic_file_open(atomic_file *af, const char *path, char *why, size_t why_s
 bool atomic_file_commit(atomic_file *af, char *why, size_t why_size)
 {
     errno = 0;
-    bool ok = !ferror(af->fp) && fflush(af->fp) == 0 && fsync(fileno(af->fp)) == 0;
+    bool ok = !ferror(af->fp) && fflush(af->fp) == 0 && pmf_os_sync(fileno(af->fp)) == 0;
     int e = errno;
     if (fclose(af->fp) != 0 && ok) {
         ok = false;
         e = errno;
     }
     af->fp = NULL;
-    if (ok && rename(af->tmp, af->path) != 0) {
+    if (ok && pmf_os_replace(af->tmp, af->path) != 0) {
         ok = false;
         e = errno;
     }
@@ -189,14 +153,10 @@ bool atomic_file_commit(atomic_file *af, char *why, size_t why_size)
         return false;
     }
     /* the rename itself reaches the disk with the directory */
-    char *slash = strrchr(af->path, '/');
-    if (slash)
-        slash[slash == af->path] = '\0'; /* af->path becomes its directory ("/" kept for the root) */
-    int dir = open(slash ? af->path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir >= 0) {
-        fsync(dir);
-        close(dir);
-    }
+    char *base = (char *)pmf_os_base_name(af->path);
+    if (base > af->path)
+        base[base - 1 == af->path ? 0 : -1] = '\0'; /* af->path becomes its directory ("/" kept for the root) */
+    pmf_os_sync_dir(base > af->path ? af->path : ".");
     pending_drop(af->slot);
     free(af->tmp);
     free(af->path);
@@ -209,7 +169,7 @@ void atomic_file_abort(atomic_file *af)
     if (af->fp)
         fclose(af->fp);
     if (af->tmp)
-        unlink(af->tmp);
+        pmf_os_remove(af->tmp);
     pending_drop(af->slot);
     free(af->tmp);
     free(af->path);
@@ -218,29 +178,24 @@ void atomic_file_abort(atomic_file *af)
 
 int atomic_file_scratch(const char *path, char *why, size_t why_size)
 {
-    const char *slash = strrchr(path, '/');
-    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-    char *tmp = malloc(dir_len + 32);
-    if (!tmp) {
-        set_why(why, why_size, "cannot create a scratch file next to it", ENOMEM);
-        return -1;
-    }
-    snprintf(tmp, dir_len + 32, "%.*s", dir_len ? (int)dir_len : 1, dir_len ? path : ".");
-    int fd = -1;
-#ifdef O_TMPFILE
-    fd = open(tmp, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-#endif
-    if (fd < 0) {
-        /* a filesystem without O_TMPFILE: a name that lives only between these two calls */
+    int fd = pmf_os_scratch_file(path);
+    if (fd < 0 && errno == EOPNOTSUPP) {
+        /* a filesystem without unnamed files: a name that lives only between these two calls */
+        size_t dir_len = (size_t)(pmf_os_base_name(path) - path);
+        char *tmp = malloc(dir_len + 32);
+        if (!tmp) {
+            set_why(why, why_size, "cannot create a scratch file next to it", ENOMEM);
+            return -1;
+        }
         int slot;
         fd = create_listed(tmp, dir_len + 32, path, (int)dir_len, "pmf-scratch", O_RDWR, &slot);
         if (fd >= 0) {
-            unlink(tmp);
+            pmf_os_remove(tmp);
             pending_drop(slot);
         }
+        free(tmp);
     }
     if (fd < 0)
         set_why(why, why_size, "cannot create a scratch file next to it", errno);
-    free(tmp);
     return fd;
 }

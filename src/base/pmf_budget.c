@@ -1,5 +1,4 @@
 /* pmf_budget.c - the process-wide memory budget (see pmf_budget.h). */
-#include <malloc.h>
 #include <stdint.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -7,6 +6,7 @@
 #include <unistd.h>
 
 #include "pmf_budget.h"
+#include "pmf_os.h"
 
 #define MIB (1ull << 20)
 
@@ -22,8 +22,7 @@ void pmf_budget_note_refusal(void) { refused_here = true; }
 
 uint64_t pmf_budget_default(pmf_budget_use use)
 {
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    uint64_t physical = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+    uint64_t physical = pmf_os_physical_memory();
     if (use == PMF_BUDGET_COMPILER)
         return physical / 2 < 1024 * MIB ? 1024 * MIB : physical / 2;
     uint64_t eighth = physical / 8;
@@ -61,7 +60,7 @@ uint64_t pmf_budget_refusals(void) { return atomic_load(&budget_refusals); }
 /* What a block takes from the budget: its usable size, or nothing for a small one. */
 static size_t charge_of(void *p)
 {
-    size_t size = p ? malloc_usable_size(p) : 0;
+    size_t size = p ? pmf_os_allocation_size(p) : 0;
     return size >= PMF_BUDGET_MIN_BLOCK ? size : 0;
 }
 
@@ -100,7 +99,7 @@ void *pmf_budget_realloc(void *p, size_t size)
 {
     if (!p)
         return pmf_budget_malloc(size);
-    size_t old = malloc_usable_size(p);
+    size_t old = pmf_os_allocation_size(p);
     if (size < PMF_BUDGET_MIN_BLOCK && old < PMF_BUDGET_MIN_BLOCK) {
         void *q = realloc(p, size); /* an uncounted block; one that grew past the line is counted */
         size_t charge = charge_of(q);

@@ -5,6 +5,7 @@
 #include <malloc.h>
 #endif
 
+#include "pmf_os.h"
 #include "pmf_system.h"
 
 double pmf_seconds(void)
@@ -16,8 +17,8 @@ double pmf_seconds(void)
 
 int pmf_cores(void)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores > 0 ? (cores > 4096 ? 4096 : (int)cores) : 1;
+    int cores = pmf_os_processors();
+    return cores > 0 ? (cores > 4096 ? 4096 : cores) : 1;
 }
 
 void pmf_release_free_memory(void)

@@ -3,13 +3,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bsp_read.h"
 #include "file_kind.h"
 #include "pmf_bytes.h"
 #include "pmf_internal.h"
+#include "pmf_os.h"
 
 /* Bytes of the file read through a small window: head first, then read_at. */
 typedef struct byte_source {
@@ -271,7 +271,7 @@ static bool fd_read_at(void *user, uint64_t offset, void *buf, size_t len)
 
 bool pmf_identify_path(const char *path, pmf_file_id *out, char *err, size_t err_size)
 {
-    struct stat st;
+    pmf_os_file_info st;
     pmf_error perr;
     int fd = pmf_open_regular(path, &st, &perr);
     if (fd < 0) {
@@ -279,13 +279,13 @@ bool pmf_identify_path(const char *path, pmf_file_id *out, char *err, size_t err
         return false;
     }
     uint8_t head[512];
-    size_t want = st.st_size < (off_t)sizeof head ? (size_t)st.st_size : sizeof head;
+    size_t want = st.size < sizeof head ? (size_t)st.size : sizeof head;
     if (!fd_read_at(&fd, 0, head, want)) {
         snprintf(err, err_size, "cannot read: %s", errno ? strerror(errno) : "file shrank");
         close(fd);
         return false;
     }
-    pmf_identify(head, want, (uint64_t)st.st_size, fd_read_at, &fd, out);
+    pmf_identify(head, want, st.size, fd_read_at, &fd, out);
     close(fd);
     return true;
 }

@@ -709,7 +709,7 @@ static bool stage_layout(builder *b)
         return OOM(b);
     }
     memcpy(sorted, b->keys.keys, batch_count * sizeof *sorted);
-    qsort(sorted, batch_count, sizeof *sorted, order_u64);
+    order_sort(sorted, batch_count, sizeof *sorted, order_u64);
     for (uint32_t k = 0; k < batch_count; k++) {
         mc->batches[k].material = (uint16_t)(sorted[k] >> 17);
         mc->batches[k].backfaces = (sorted[k] >> 16) & 1;

@@ -1,6 +1,7 @@
 /* visibility.c - which cubes to draw (conventions §3 "Visibility"), frustum culling and the
  * draw ranges of a batch for a cube bitset. */
 #include "mesh.h"
+#include "base/order.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +103,7 @@ bool mesh_vis_set_build(const mesh_chunk *mc, const float cam_local[3], mesh_vis
     }
     /* by chunk, so that marking a chunk finds its entries without reading all (a set can list
      * thousands of chunks, and every loaded chunk is marked again when the camera moves cube) */
-    qsort(out->entries + 1, vis->chunk_count, sizeof *out->entries, compare_entry);
+    order_sort(out->entries + 1, vis->chunk_count, sizeof *out->entries, compare_entry);
     return true;
 }
 

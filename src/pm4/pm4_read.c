@@ -241,7 +241,7 @@ static bool derive(pm4_tile *t, pmf_arena *a, pmf_error *err)
             t->triangles += t->msur[i].index_count - 2u;
     }
     if (n)
-        qsort(keys, n, 4, order_u32);
+        order_sort(keys, n, 4, order_u32);
     for (uint32_t i = 0; i < n; i++)
         t->groups += !i || keys[i] != keys[i - 1];
     bool any = false;

@@ -1,13 +1,13 @@
 /* pm4_world.c - a PM4 world: one file, or every *_XX_YY.pm4 tile of a directory (see pm4_world.h). */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "pm4_world.h"
 #include "pmf_internal.h"
+#include "pmf_os.h"
+#include "base/order.h"
 
 static int compare_tiles(const void *a, const void *b)
 {
@@ -23,8 +23,8 @@ static bool add_tile(pm4_world *w, const char *path, pmf_error *err)
         pmf_error_set(err, path, "file", 0, "more than %d PM4 tiles in the directory", PM4_WORLD_MAX_TILES);
         return false;
     }
-    struct stat st;
-    if (stat(path, &st) == 0 && (uint64_t)st.st_size > PM4_WORLD_MAX_BYTES - w->total_bytes) {
+    pmf_os_file_info st;
+    if (pmf_os_stat(path, &st) == 0 && st.size > PM4_WORLD_MAX_BYTES - w->total_bytes) {
         pmf_error_set(err, path, "file", 0, "the tiles together are larger than %llu bytes",
                       (unsigned long long)PM4_WORLD_MAX_BYTES);
         return false;
@@ -33,7 +33,7 @@ static bool add_tile(pm4_world *w, const char *path, pmf_error *err)
     if (!t)
         return false;
     w->tiles[w->tile_count++] = t;
-    w->total_bytes += (uint64_t)st.st_size;
+    w->total_bytes += st.size;
     return true;
 }
 
@@ -62,8 +62,8 @@ pm4_world *pm4_world_open(const char *path, pmf_error *err)
         pmf_error_set(err, path, "file", 0, "out of memory");
         return NULL;
     }
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    pmf_os_file_info st;
+    if (pmf_os_stat(path, &st) != 0 || !st.directory) {
         if (!add_tile(w, path, err)) {
             pm4_world_close(w);
             return NULL;
@@ -72,24 +72,23 @@ pm4_world *pm4_world_open(const char *path, pmf_error *err)
         return w;
     }
     w->directory = true;
-    DIR *d = opendir(path);
+    pmf_os_dir *d = pmf_os_dir_open(path);
     if (!d) {
         pmf_error_set(err, path, "file", 0, "cannot open the directory: %s", strerror(errno));
         free(w);
         return NULL;
     }
     bool ok = true;
-    struct dirent *e;
-    while (ok && (e = readdir(d))) {
+    for (const char *name; ok && (name = pmf_os_dir_next(d));) {
         int x, y;
-        if (!pm4_tile_coords(e->d_name, &x, &y))
+        if (!pm4_tile_coords(name, &x, &y))
             continue;
         char file[4096];
-        if (snprintf(file, sizeof file, "%s/%s", path, e->d_name) >= (int)sizeof file)
+        if (snprintf(file, sizeof file, "%s/%s", path, name) >= (int)sizeof file)
             continue;
         ok = add_tile(w, file, err);
     }
-    closedir(d);
+    pmf_os_dir_close(d);
     if (ok && !w->tile_count) {
         pmf_error_set(err, path, "file", 0, "a directory with no *_XX_YY.pm4 tiles");
         ok = false;
@@ -98,7 +97,7 @@ pm4_world *pm4_world_open(const char *path, pmf_error *err)
         pm4_world_close(w);
         return NULL;
     }
-    qsort(w->tiles, w->tile_count, sizeof *w->tiles, compare_tiles);
+    order_sort(w->tiles, w->tile_count, sizeof *w->tiles, compare_tiles);
     finish_bounds(w);
     return w;
 }
@@ -114,14 +113,13 @@ void pm4_world_close(pm4_world *w)
 
 bool pm4_directory_has_tiles(const char *path)
 {
-    DIR *d = opendir(path);
+    pmf_os_dir *d = pmf_os_dir_open(path);
     if (!d)
         return false;
     bool found = false;
-    struct dirent *e;
     int x, y;
-    while (!found && (e = readdir(d)))
-        found = pm4_tile_coords(e->d_name, &x, &y);
-    closedir(d);
+    for (const char *name; !found && (name = pmf_os_dir_next(d));)
+        found = pm4_tile_coords(name, &x, &y);
+    pmf_os_dir_close(d);
     return found;
 }

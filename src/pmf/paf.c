@@ -401,10 +401,14 @@ bool paf_list(const paf_archive *a, const paf_entry *dir, paf_entry **entries, u
         char *s = (char *)(block + got);
         for (uint32_t i = 0; i < got; i++) {
             block[i] = (paf_entry){ .type = tmp[i].type, .target = tmp[i].target, .name = s };
-            s = stpcpy(s, tmp[i].name) + 1;
+            size_t n = strlen(tmp[i].name) + 1;
+            memcpy(s, tmp[i].name, n);
+            s += n;
             if (tmp[i].link) {
                 block[i].link = s;
-                s = stpcpy(s, tmp[i].link) + 1;
+                n = strlen(tmp[i].link) + 1;
+                memcpy(s, tmp[i].link, n);
+                s += n;
             }
         }
         *entries = block;
@@ -476,9 +480,11 @@ static wnode *node_add(wnode *dir, const char *name, size_t len, uint8_t type)
 {
     if (!grow_array((void **)&dir->children, &dir->child_cap, (size_t)dir->child_count + 1, sizeof *dir->children))
         return NULL;
-    char *copy = strndup(name, len);
+    char *copy = malloc(len + 1);
     if (!copy)
         return NULL;
+    memcpy(copy, name, len);
+    copy[len] = '\0';
     wnode *n = &dir->children[dir->child_count++];
     *n = (wnode){ .name = copy, .type = type };
     return n;

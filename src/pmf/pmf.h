@@ -29,7 +29,7 @@
 
 /* The one error of every reader of untrusted bytes: binary formats name a block (or object) and
  * a byte offset, text formats a line and column. */
-struct stat;
+struct pmf_os_file_info;
 
 typedef struct pmf_error {
     char file[256];    /* the file's name as given to pmf_open (or the name given for memory) */
@@ -421,9 +421,9 @@ void pmf_close(pmf_file *f);
  * naming `block` when they lie outside the file or the file has shrunk since pmf_open. */
 bool pmf_file_read(const pmf_file *f, uint64_t offset, size_t size, void *dst, const char *block, pmf_error *err);
 /* Opens a regular file for reading (a FIFO, device or directory is refused without blocking):
- * its descriptor and *st, or -1 with err naming block "file", byte 0 ("cannot open: ...", "is a
+ * its descriptor and *st (its size), or -1 with err naming block "file", byte 0 ("cannot open: ...", "is a
  * directory", "not a regular file"). */
-int pmf_open_regular(const char *path, struct stat *st, pmf_error *err);
+int pmf_open_regular(const char *path, struct pmf_os_file_info *st, pmf_error *err);
 /* Reads a whole regular file of at most max_size bytes into *bytes (charged to the memory budget:
  * the caller frees it with pmf_budget_free; a FIFO or device is refused without blocking). False
  * with err naming block "file" and the byte where reading stopped. */

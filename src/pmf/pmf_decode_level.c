@@ -3,6 +3,7 @@
  * Names that point at other things are checked: the air physics material, default
  * environments, skybox and cloud materials must be empty or name one that exists. */
 #include "pmf_internal.h"
+#include "base/order.h"
 
 typedef struct name_entry {
     const char *name;
@@ -30,7 +31,7 @@ static name_entry *sorted_names(pmf_arena *a, const void *array, size_t count, s
         memcpy(&e[i].name, p, sizeof e[i].name);
         e[i].index = (uint32_t)i;
     }
-    qsort(e, count, sizeof *e, compare_entries);
+    order_sort(e, count, sizeof *e, compare_entries);
     return e;
 }
 

@@ -90,6 +90,21 @@ static void strtab_init(strtab *t, pmf_blob prefix, bool seed)
     }
 }
 
+/* Where n >= 1 bytes first occur in hay (memmem, which C11 and Windows lack), or NULL. */
+static const uint8_t *find_bytes(const uint8_t *hay, size_t hay_size, const void *needle, size_t n)
+{
+    const uint8_t *first = needle;
+    for (size_t at = 0; n <= hay_size && at <= hay_size - n; at++) {
+        const uint8_t *p = memchr(hay + at, first[0], hay_size - n - at + 1);
+        if (!p)
+            return NULL;
+        at = (size_t)(p - hay);
+        if (!memcmp(p, needle, n))
+            return p;
+    }
+    return NULL;
+}
+
 static uint32_t strtab_add(strtab *t, const char *s)
 {
     if (!s)
@@ -103,7 +118,7 @@ static uint32_t strtab_add(strtab *t, const char *s)
     }
     /* anywhere in the caller's bytes will do (a suffix of another string, too): a table read
      * from a file is then written back unchanged */
-    const uint8_t *found = t->prefix_size ? memmem(t->bytes.data, t->prefix_size, s, strlen(s) + 1) : NULL;
+    const uint8_t *found = t->prefix_size ? find_bytes(t->bytes.data, t->prefix_size, s, strlen(s) + 1) : NULL;
     if (found) {
         uint32_t off = (uint32_t)(found - t->bytes.data);
         strtab_register(t, off);

@@ -46,10 +46,6 @@ const char *pmf_block_name(const char *prefix, const char *part, char buf[PMF_BL
  * end of the file (errno 0) or on a read error (errno set). */
 size_t pmf_pread_full(int fd, uint64_t offset, void *dst, size_t len);
 
-/* ---- reading a mapped file that may shrink under us ---- */
-/* Runs fn(user); a SIGBUS on this thread meanwhile ends it: false with *faulted set. */
-bool pmf_guard_run(bool (*fn)(void *user), void *user, bool *faulted);
-
 /* ---- LZ4F blocks ---- */
 /* Decompresses one LZ4F frame that must fill dst_size bytes exactly and end src. dst_capacity
  * (>= dst_size) is what may be written: with PMF_LZ4_SLACK bytes past dst_size, LZ4F decodes

@@ -1,13 +1,11 @@
 /* pmf_read.c - opening a PMF: header, Data, the per-level chunk offset index; level and chunk
  * reads that decompress their blocks and hand them to the decoders. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pmf_budget.h"
+#include "pmf_os.h"
 #include "pmf_internal.h"
 
 const char *const pmf_part_names[3] = { "common", "client", "server" };
@@ -255,26 +253,19 @@ static bool parse_mapped_file(void *user)
     return true;
 }
 
-int pmf_open_regular(const char *path, struct stat *st, pmf_error *err)
+int pmf_open_regular(const char *path, pmf_os_file_info *st, pmf_error *err)
 {
-    /* O_NONBLOCK: opening a FIFO with no writer must not wait; it is refused just below */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
+    int fd = pmf_os_open_regular(path, st);
+    if (fd < 0 && (errno == EISDIR || errno == ENODEV))
+        pmf_error_set(err, path, "file", 0, "%s", errno == EISDIR ? "is a directory" : "not a regular file");
+    else if (fd < 0)
         pmf_error_set(err, path, "file", 0, "cannot open: %s", strerror(errno));
-        return -1;
-    }
-    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
-        bool dir = fstat(fd, st) == 0 && S_ISDIR(st->st_mode);
-        close(fd);
-        pmf_error_set(err, path, "file", 0, "%s", dir ? "is a directory" : "not a regular file");
-        return -1;
-    }
     return fd;
 }
 
 pmf_file *pmf_open(const char *path, pmf_error *err)
 {
-    struct stat st;
+    pmf_os_file_info st;
     int fd = pmf_open_regular(path, &st, err);
     if (fd < 0) {
         /* a PMF says "not a regular file" for a directory too, as pmfview always has */
@@ -282,11 +273,11 @@ pmf_file *pmf_open(const char *path, pmf_error *err)
             pmf_error_set(err, path, "file", 0, "not a regular file");
         return NULL;
     }
-    size_t size = (size_t)st.st_size;
-    void *map = NULL;
+    size_t size = (size_t)st.size;
+    const void *map = NULL;
     if (size) {
-        map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (map == MAP_FAILED) {
+        map = pmf_os_map(fd, size);
+        if (!map) {
             pmf_error_set(err, path, "file", 0, "cannot map: %s", strerror(errno));
             close(fd);
             return NULL;
@@ -300,11 +291,11 @@ pmf_file *pmf_open(const char *path, pmf_error *err)
         /* the framing is parsed from a mapping (the chunk index spans the file); afterwards
          * every block is read with pread, so a file that shrinks later gives an error, not a signal */
         parse_job job = { f, err };
-        ok = pmf_guard_run(parse_mapped_file, &job, &faulted);
+        ok = pmf_os_run_mapped(parse_mapped_file, &job, &faulted);
         f->data = NULL;
     }
     if (map)
-        munmap(map, size);
+        pmf_os_unmap(map, size);
     if (faulted)
         pmf_error_set(err, path, "file", 0, "the file shrank below %zu bytes while it was being read", size);
     if (!ok) {
@@ -334,17 +325,17 @@ bool pmf_read_whole_file(const char *path, uint64_t max_size, uint8_t **bytes, s
 {
     *bytes = NULL;
     *size = 0;
-    struct stat st;
+    pmf_os_file_info st;
     int fd = pmf_open_regular(path, &st, err);
     if (fd < 0)
         return false;
-    if ((uint64_t)st.st_size > max_size) {
+    if (st.size > max_size) {
         close(fd);
         pmf_error_set(err, path, "file", 0, "%llu bytes, more than the %llu this kind of file may have",
-                      (unsigned long long)st.st_size, (unsigned long long)max_size);
+                      (unsigned long long)st.size, (unsigned long long)max_size);
         return false;
     }
-    size_t want = (size_t)st.st_size;
+    size_t want = (size_t)st.size;
     uint8_t *data = pmf_budget_malloc(want ? want : 1);
     size_t done = data ? pmf_pread_full(fd, 0, data, want) : 0;
     close(fd);
@@ -409,8 +400,8 @@ bool pmf_file_read(const pmf_file *f, uint64_t offset, size_t size, void *dst, c
         pmf_error_set(err, f->name, block, offset + done, "cannot read: %s", strerror(errno));
         return false;
     }
-    struct stat st;
-    long long now = fstat(impl->fd, &st) == 0 ? (long long)st.st_size : -1;
+    pmf_os_file_info st;
+    long long now = pmf_os_fstat(impl->fd, &st) == 0 ? (long long)st.size : -1;
     pmf_error_set(err, f->name, block, offset + done, "the file shrank while open (now %lld bytes, was %zu): %zu bytes missing",
                   now, f->size, size - done);
     return false;
@@ -420,7 +411,7 @@ size_t pmf_pread_full(int fd, uint64_t offset, void *dst, size_t len)
 {
     size_t done = 0;
     while (done < len) {
-        ssize_t n = pread(fd, (uint8_t *)dst + done, len - done, (off_t)(offset + done));
+        long long n = pmf_os_pread(fd, (uint8_t *)dst + done, len - done, offset + done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {

@@ -6,6 +6,7 @@
 
 #include "pmf_build.h"
 #include "pmf_bytes.h"
+#include "base/order.h"
 
 #define MIN_CHUNK_EXP 6
 #define MAX_CHUNK_EXP 30
@@ -390,7 +391,7 @@ bool pmf_build_write(const pmf_build_desc *d, const char *path, pmf_error *err)
         sorted[i] = (sorted_triangle){ ((uint64_t)cell[1] * g.count[0] + cell[0]) * g.count[2] + cell[2],
                                        spread_bits(q[0]) | spread_bits(q[1]) << 1 | spread_bits(q[2]) << 2, (uint32_t)i };
     }
-    qsort(sorted, d->triangle_count, sizeof *sorted, compare_sorted);
+    order_sort(sorted, d->triangle_count, sizeof *sorted, compare_sorted);
     bool ok = build(d, &g, sorted, path, err);
     free(sorted);
     return ok;

@@ -2,11 +2,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/pmf_os.h"
 #include "rad.h"
 
 bool rad_read(const char *path, rad_entry_fn fn, void *user)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = pmf_os_fopen(path, "r");
     if (!f) return false;
     char line[512];
     while (fgets(line, sizeof line, f)) {

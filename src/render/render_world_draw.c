@@ -7,6 +7,7 @@
 
 #include "render_world_internal.h"
 #include "base/pmf_system.h"
+#include "base/order.h"
 
 /* The vertex stream's attributes, starting at vertex `base` of the vertex arena (0 but under
  * OpenGL ES, which has no base-vertex draws). */
@@ -207,7 +208,7 @@ static void group_blended(draw_item *items, size_t n)
                 found = false;
         x->group = found ? g : groups++;
     }
-    qsort(items, n, sizeof *items, compare_group);
+    order_sort(items, n, sizeof *items, compare_group);
 }
 
 /* Gathers the frame's items, sorts them, builds and uploads the draw commands. */
@@ -305,8 +306,8 @@ static void prepare_frame(render_world *w, const render_frame *f, render_frame_s
         }
     }
     w->frame_blended_materials = stats->materials - w->frame_opaque_materials;
-    qsort(w->items, opaque, sizeof *w->items, compare_opaque);
-    qsort(w->items + opaque, item_count - opaque, sizeof *w->items, compare_far_to_near);
+    order_sort(w->items, opaque, sizeof *w->items, compare_opaque);
+    order_sort(w->items + opaque, item_count - opaque, sizeof *w->items, compare_far_to_near);
     group_blended(w->items + opaque, item_count - opaque);
     if (!grow_array((void **)&w->cmds, &w->cmd_cap, range_count + 1, sizeof *w->cmds)
         || !grow_array((void **)&w->table, &w->table_cap, range_count + 1, sizeof *w->table))

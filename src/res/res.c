@@ -3,6 +3,7 @@
 
 #include "pmf/paf.h"
 #include "base/pmf_budget.h"
+#include "base/pmf_os.h"
 #include "base/pmf_system.h"
 #include "pmf/ptf.h"
 
@@ -13,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #define MAX_RESOURCE_BYTES (256u << 20)  /* a texture file larger than this is refused */
 #define CHECKER_SIDE 64u
@@ -383,19 +383,19 @@ static bool has_texture_ext(const char *p)
 
 static found read_disk_file(const char *path, uint8_t **bytes, size_t *size, pmf_error *err)
 {
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    pmf_os_file_info st;
+    if (pmf_os_stat(path, &st) != 0 || !st.regular)
         return NOT_FOUND;
-    if ((uint64_t)st.st_size > MAX_RESOURCE_BYTES) {
-        fail(err, path, "texture", 0, "file of %lld bytes is larger than %u", (long long)st.st_size, MAX_RESOURCE_BYTES);
+    if (st.size > MAX_RESOURCE_BYTES) {
+        fail(err, path, "texture", 0, "file of %lld bytes is larger than %u", (long long)st.size, MAX_RESOURCE_BYTES);
         return BROKEN;
     }
-    FILE *f = fopen(path, "rb");
-    uint8_t *buf = malloc((size_t)st.st_size + 1);
-    size_t got = f && buf ? fread(buf, 1, (size_t)st.st_size, f) : 0;
+    FILE *f = pmf_os_fopen(path, "rb");
+    uint8_t *buf = malloc((size_t)st.size + 1);
+    size_t got = f && buf ? fread(buf, 1, (size_t)st.size, f) : 0;
     if (f)
         fclose(f);
-    if (!f || !buf || got != (size_t)st.st_size) {
+    if (!f || !buf || got != (size_t)st.size) {
         free(buf);
         fail(err, path, "texture", got, "cannot read the file");
         return BROKEN;

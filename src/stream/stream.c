@@ -21,8 +21,10 @@
  * before that, it is simply RESIDENT again (the main thread never dropped it).
  */
 #include "pmf_budget.h"
+#include "pmf_os.h"
 #include "pmf_system.h"
 #include "stream.h"
+#include "base/order.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -95,15 +97,6 @@ struct stream {
     double decode_seconds, prepare_seconds;
     uint64_t candidate_visits;
 };
-
-/* This thread's CPU time: what a chunk's decode and preparation cost, however many threads share
- * the cores meanwhile (wall time would count the waits). */
-static double thread_cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* ---- record map ------------------------------------------------------------------------------ */
 
@@ -477,9 +470,9 @@ static void worker_process(const stream *s, pmf_chunk_coord coord, chunk_result 
     memset(res, 0, sizeof *res);
 
     pmf_budget_clear_refused();
-    double t0 = thread_cpu_seconds();
+    double t0 = pmf_os_thread_cpu_seconds();
     bool ok = pmf_chunk_read(s->desc.file, s->desc.lvl, s->desc.level, coord, PMF_PART_ALL, &chunk, &err);
-    double t1 = thread_cpu_seconds();
+    double t1 = pmf_os_thread_cpu_seconds();
     res->decode_seconds = t1 - t0;
     if (!ok) {
         res->error = strdup(pmf_error_format(&err, message, sizeof message));
@@ -489,7 +482,7 @@ static void worker_process(const stream *s, pmf_chunk_coord coord, chunk_result 
     copy_load_regions(&chunk, res);
     res->decoded = true;
     res->payload = s->desc.prepare(s->desc.user, &chunk, message, sizeof message);
-    res->prepare_seconds = thread_cpu_seconds() - t1;
+    res->prepare_seconds = pmf_os_thread_cpu_seconds() - t1;
     if (!res->payload) {
         if (!message[0])
             snprintf(message, sizeof message, "chunk (%u,%u,%u): prepare failed", coord.x, coord.y, coord.z);
@@ -689,7 +682,7 @@ size_t stream_poll(stream *s, stream_item *out, size_t max)
     pthread_mutex_lock(&s->lock);
     size_t n = s->ready.count < max ? s->ready.count : max;
     if (n)
-        qsort(s->ready.items, s->ready.count, sizeof *s->ready.items, ready_compare);
+        order_sort(s->ready.items, s->ready.count, sizeof *s->ready.items, ready_compare);
     for (size_t i = 0; i < n; i++) {
         chunk_record *rec = s->ready.items[i];
         stream_item *item = &out[i];

@@ -1,14 +1,15 @@
 /* wad.c - WAD2 / WAD3 reader: directory, name lookup, miptex decoding (see wad.h). */
 #include "wad.h"
 #include "base/pmf_budget.h"
+#include "base/pmf_os.h"
 #include "pmf/pmf_bytes.h"
+#include "base/order.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define HEADER_SIZE 12u
@@ -182,7 +183,7 @@ static bool read_directory(wad_file *w, pmf_error *err)
             k->lump = i;
         }
     }
-    qsort(w->textures, w->texture_count, sizeof *w->textures, compare_textures);
+    order_sort(w->textures, w->texture_count, sizeof *w->textures, compare_textures);
     return true;
 }
 
@@ -223,17 +224,17 @@ static bool read_fully(int fd, uint8_t *buf, size_t size, size_t at, const char 
 
 wad_file *wad_open(const char *path, pmf_error *err)
 {
-    struct stat st;
+    pmf_os_file_info st;
     int fd = pmf_open_regular(path, &st, err);
     if (fd < 0)
         return NULL;
-    if ((uint64_t)st.st_size > MAX_FILE_SIZE) {
+    if (st.size > MAX_FILE_SIZE) {
         set_error(err, path, "file", 0, "%llu bytes are more than the 2 GiB a WAD3 can address (signed 32-bit offsets)",
-                  (unsigned long long)st.st_size);
+                  (unsigned long long)st.size);
         close(fd);
         return NULL;
     }
-    size_t size = (size_t)st.st_size;
+    size_t size = (size_t)st.size;
     /* a file that is no WAD3 is refused before it is read whole */
     uint8_t head[HEADER_SIZE];
     size_t head_size = size < HEADER_SIZE ? size : HEADER_SIZE;

@@ -148,7 +148,7 @@ static void test_compare(void)
     const char *view = "--size 256x256 --fov 90 --camera 0,8,0,0,-90";
     char extra[512], text[512];
     test_image img;
-    snprintf(extra, sizeof extra, "%s --compare '%s/before_again.pmf'", view, wd.dir);
+    snprintf(extra, sizeof extra, "%s --compare %s/before_again.pmf", view, wd.dir);
     if (shot("before", "same", extra, &img)) {
         CHECK(read_text("same", text, sizeof text));
         CHECK(!strcmp(text, "changed pixels: 0 of 65536 (0.000%), brighter 0, darker 0, max difference 0, mean difference 0.00\n"));
@@ -160,7 +160,7 @@ static void test_compare(void)
     } else {
         check_failures++;
     }
-    snprintf(extra, sizeof extra, "%s --compare '%s/after.pmf'", view, wd.dir);
+    snprintf(extra, sizeof extra, "%s --compare %s/after.pmf", view, wd.dir);
     if (!shot("before", "moved", extra, &img)) {
         check_failures++;
         return;
@@ -197,13 +197,15 @@ static void test_compare(void)
     CHECK(warm > 4000 && cold > 4000);
     test_image_free(&img);
     /* one camera only; B must be a map */
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s' shot '%s/before.pmf' -o '%s/x.png' --compare '%s/after.pmf' --frames 2 2>/dev/null", wd.pmfview,
-             wd.dir, wd.dir, wd.dir);
-    CHECK_EQ(test_system(cmd), 1);
-    snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=detect_leaks=0 '%s' shot '%s/before.pmf' -o '%s/x.png' --compare '%s/before.pms' 2>'%s/bad.txt'",
-             wd.pmfview, wd.dir, wd.dir, wd.dir, wd.dir);
-    CHECK_EQ(test_system(cmd), 2);
+    char a[512], b[512], bad_b[512], png[512], err[512];
+    snprintf(a, sizeof a, "%s/before.pmf", wd.dir);
+    snprintf(b, sizeof b, "%s/after.pmf", wd.dir);
+    snprintf(bad_b, sizeof bad_b, "%s/before.pms", wd.dir);
+    snprintf(png, sizeof png, "%s/x.png", wd.dir);
+    snprintf(err, sizeof err, "%s/bad.txt", wd.dir);
+    CHECK_EQ(test_run(NULL, (const char *[]){ wd.pmfview, "shot", a, "-o", png, "--compare", b, "--frames", "2", NULL }, NULL, err), 1);
+    CHECK_EQ(test_run((const char *[]){ "ASAN_OPTIONS=detect_leaks=0", NULL },
+                      (const char *[]){ wd.pmfview, "shot", a, "-o", png, "--compare", bad_b, NULL }, NULL, err), 2);
 }
 
 /* ---- region overlays --------------------------------------------------------------------------- */
@@ -290,9 +292,11 @@ static void test_overlay(void)
     test_image_free(&plain);
     test_image_free(&weather);
     test_image_free(&all);
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s' shot '%s/regions.pmf' -o '%s/x.png' --overlay weather,fog 2>/dev/null", wd.pmfview, wd.dir, wd.dir);
-    CHECK_EQ(test_system(cmd), 1);
+    char map[512], png[512], err[512];
+    snprintf(map, sizeof map, "%s/regions.pmf", wd.dir);
+    snprintf(png, sizeof png, "%s/x.png", wd.dir);
+    snprintf(err, sizeof err, "%s/overlay_err.txt", wd.dir);
+    CHECK_EQ(test_run(NULL, (const char *[]){ wd.pmfview, "shot", map, "-o", png, "--overlay", "weather,fog", NULL }, NULL, err), 1);
     test_overlay_edges_on_floor();
 }
 
@@ -301,10 +305,10 @@ static void test_overlay(void)
 /* `pmfview info --json WORKDIR/NAME.pmf`, parsed; NULL on failure. */
 static cJSON *info_json(const char *name)
 {
-    char cmd[1024], path[512];
+    char map[512], path[512];
     snprintf(path, sizeof path, "%s/%s.json", wd.dir, name);
-    snprintf(cmd, sizeof cmd, "'%s' info --json '%s/%s.pmf' >'%s'", wd.pmfview, wd.dir, name, path);
-    if (test_system(cmd) != 0)
+    snprintf(map, sizeof map, "%s/%s.pmf", wd.dir, name);
+    if (test_run(NULL, (const char *[]){ wd.pmfview, "info", "--json", map, NULL }, path, NULL) != 0)
         return NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -404,7 +408,7 @@ static void test_overlay_path(void)
     pmf_error err;
     CHECK(sample_map_write_file(&m, path, &err));
     sample_map_free(&m);
-    const char *view = "--size 320x240 --camera 0,40,40,0,-45 2>/dev/null";
+    const char *view = "--size 320x240 --camera 0,40,40,0,-45";
     char extra[256];
     static const char *const kinds[] = { "none", "path", "sky" };
     unsigned long pink[3];

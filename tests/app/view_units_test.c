@@ -196,7 +196,7 @@ static void test_shot_path(void)
 {
     char dir[1100], path[1300], want[1300];
     snprintf(dir, sizeof dir, "%s/shots", work);
-    mkdir(dir, 0777);
+    test_make_dir(dir);
     struct tm tm = { .tm_year = 2026 - 1900, .tm_mon = 10, .tm_mday = 22, .tm_hour = 4, .tm_min = 5, .tm_sec = 6, .tm_isdst = -1 };
     time_t when = mktime(&tm);
     for (int n = 1; n <= 3; n++) {
@@ -311,7 +311,7 @@ static void test_output_files(void)
 {
     char dir[1100], png[1200], victim[1200], file[1200], tmp[1300], err[600];
     snprintf(dir, sizeof dir, "%s/outputs", work);
-    mkdir(dir, 0777);
+    test_make_dir(dir);
     snprintf(png, sizeof png, "%s/shot.png", dir);
     const uint8_t rgba[2 * 2 * 4] = { 255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 9, 9, 9, 7 };
     mode_t old = umask(022);
@@ -466,7 +466,7 @@ static void test_keys(void)
 int main(int argc, char **argv)
 {
     snprintf(work, sizeof work, "%s", argc > 1 ? argv[1] : "view_units_work");
-    mkdir(work, 0777);
+    test_make_dir(work);
     test_parse_pose();
     test_bookmarks();
     test_teleport();

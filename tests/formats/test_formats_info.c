@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/check.h"
+#include "common/programs.h"
 #include "format_samples.h"
 
 static const char *pmfview;
-static char dir[] = "/tmp/formats_info_XXXXXX";
+static char dir[128];
 
 typedef struct run_result { int status; char out[1 << 16], err[4096]; } run_result;
 static run_result result;
@@ -31,12 +31,10 @@ static void slurp(const char *path, char *buf, size_t size)
 
 static run_result *run(const char *program, const char *args)
 {
-    char cmd[4096], out[600], err[600];
+    char out[600], err[600];
     snprintf(out, sizeof out, "%s/stdout", dir);
     snprintf(err, sizeof err, "%s/stderr", dir);
-    snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s'", program, args, out, err);
-    int st = system(cmd);
-    result.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    result.status = test_run_words(NULL, program, args, out, err);
     slurp(out, result.out, sizeof result.out);
     slurp(err, result.err, sizeof result.err);
     return &result;
@@ -89,7 +87,7 @@ static void test_legacy(void)
     char path[256], args[512];
     snprintf(path, sizeof path, "%s/old.pmf", dir);
     write_legacy(path, &(legacy_sample_desc){ .lz4 = true });
-    snprintf(args, sizeof args, "info '%s' --json", path);
+    snprintf(args, sizeof args, "info %s --json", path);
     run_result *r = run(pmfview, args);
     CHECK_EQ(r->status, 0);
     cJSON *root = cJSON_Parse(r->out);
@@ -122,7 +120,7 @@ static void test_legacy(void)
     check_box(cJSON_GetObjectItem(root, "bounds"), (const float[3]){ -6, -2, -8 }, (const float[3]){ 6, 5, -8 });
     cJSON_Delete(root);
 
-    snprintf(args, sizeof args, "info '%s'", path);
+    snprintf(args, sizeof args, "info %s", path);
     r = run(pmfview, args);
     CHECK_EQ(r->status, 0);
     CHECK(strstr(r->out, "legacy PMF draft 0.0") && strstr(r->out, "2 solid, 1 angled") &&
@@ -159,7 +157,7 @@ static void test_pm4(void)
     char path[512], args[1200], tiles[256];
     snprintf(path, sizeof path, "%s/world_12_34.pm4", dir);
     write_pm4(path);
-    snprintf(args, sizeof args, "info '%s' --json", path);
+    snprintf(args, sizeof args, "info %s --json", path);
     run_result *r = run(pmfview, args);
     CHECK_EQ(r->status, 0);
     cJSON *root = cJSON_Parse(r->out);
@@ -169,13 +167,13 @@ static void test_pm4(void)
     cJSON_Delete(root);
 
     snprintf(tiles, sizeof tiles, "%s/tiles", dir);
-    mkdir(tiles, 0700);
+    test_make_dir(tiles);
     const int xy[3][2] = { { 31, 30 }, { 30, 30 }, { 30, 31 } };
     for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "%s/map_%d_%d.pm4", tiles, xy[i][0], xy[i][1]);
         write_pm4(path);
     }
-    snprintf(args, sizeof args, "info '%s' --json", tiles);
+    snprintf(args, sizeof args, "info %s --json", tiles);
     r = run(pmfview, args);
     CHECK_EQ(r->status, 0);
     root = cJSON_Parse(r->out);
@@ -194,7 +192,7 @@ static void test_pm4(void)
 static void expect_damaged(const char *path, const char *block_offset, const char *words)
 {
     char args[512], prefix[512];
-    snprintf(args, sizeof args, "info '%s' --json", path);
+    snprintf(args, sizeof args, "info %s --json", path);
     run_result *r = run(pmfview, args);
     CHECK_EQ(r->status, 2);
     snprintf(prefix, sizeof prefix, "pmfview: %s: %s: ", path, block_offset);
@@ -230,11 +228,11 @@ static void test_damaged(const char *pmfc)
     /* pmfc says what they are instead of "NUL byte in the source" */
     snprintf(path, sizeof path, "%s/cut.pm4", dir);
     char args[512];
-    snprintf(args, sizeof args, "'%s' -o '%s/out.pmf'", path, dir);
+    snprintf(args, sizeof args, "%s -o %s/out.pmf", path, dir);
     run_result *r = run(pmfc, args);
     CHECK(r->status == 2 && strstr(r->err, "PM4") && !strstr(r->err, "NUL byte"));
     snprintf(path, sizeof path, "%s/old.pmf", dir);
-    snprintf(args, sizeof args, "'%s' -o '%s/out.pmf'", path, dir);
+    snprintf(args, sizeof args, "%s -o %s/out.pmf", path, dir);
     r = run(pmfc, args);
     CHECK(r->status == 2 && strstr(r->err, "legacy PMF draft 0.0") && !strstr(r->err, "NUL byte"));
     if (!strstr(r->err, "legacy PMF draft 0.0"))
@@ -243,7 +241,7 @@ static void test_damaged(const char *pmfc)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4 || !mkdtemp(dir)) {
+    if (argc != 4 || !test_temp_dir(dir, sizeof dir, "formats_info")) {
         fprintf(stderr, "usage: test_formats_info PMFVIEW PMFC legacy|pm4|damaged\n");
         return 2;
     }
@@ -256,8 +254,6 @@ int main(int argc, char **argv)
         test_legacy(); /* writes old.pmf */
         test_damaged(argv[2]);
     }
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    CHECK(system(cmd) == 0);
+    CHECK(test_remove_tree(dir));
     return check_report("test_formats_info");
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/programs.h"
 #include "format_samples.h"
 #include "pm4_world.h"
 #include "rt_shot.h"
@@ -131,7 +132,7 @@ static int test_pm4_layers(void)
 /* `pmfview shot DIR`: three tiles of a directory drawn as one world. */
 static int test_pm4_directory(void)
 {
-    REQUIRE(mkdir("tiles", 0700) == 0);
+    REQUIRE(test_make_dir("tiles"));
     REQUIRE(write_pm4("tiles/w_30_30.pm4") && write_pm4("tiles/w_31_30.pm4") && write_pm4("tiles/w_30_31.pm4"));
     REQUIRE(rt_shot("tiles", "dir.png", "--camera 5,40,-5,0,-90") == 0);
     test_image img;

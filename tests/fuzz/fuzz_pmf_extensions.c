@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/programs.h"
 #include "pmf_cameras.h"
 #include "pmf_lights.h"
 #include "sample_map.h"
@@ -27,7 +28,7 @@ static void build_map(void)
     if (!sample_map_write_memory(&m, &map, &map_size, &err))
         abort();
     sample_map_free(&m);
-    const uint8_t *p = memmem(map, map_size, marker, sizeof marker);
+    const uint8_t *p = test_memmem(map, map_size, marker, sizeof marker);
     if (!p)
         abort();
     ext_at = (size_t)(p - map);

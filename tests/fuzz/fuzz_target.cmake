@@ -39,7 +39,7 @@ function(pmfview_fuzz_target)
     target_link_libraries(${FT_NAME}_replay PRIVATE ${FT_LIBRARIES})
     add_test(NAME fuzz_seeds_${FT_NAME}
              COMMAND ${CMAKE_COMMAND} -DDIR=${seed_dir} -P ${PMFVIEW_FUZZ_DIR}/run_seeder.cmake
-                     $<TARGET_FILE:${seeder}> ${seed_args})
+                     ${CMAKE_CROSSCOMPILING_EMULATOR} $<TARGET_FILE:${seeder}> ${seed_args})
     set_tests_properties(fuzz_seeds_${FT_NAME} PROPERTIES FIXTURES_SETUP fuzz_seeds_${FT_NAME})
     add_test(NAME fuzz_replay_${FT_NAME} COMMAND ${FT_NAME}_replay ${seed_dir})
     set_tests_properties(fuzz_replay_${FT_NAME} PROPERTIES FIXTURES_REQUIRED fuzz_seeds_${FT_NAME})

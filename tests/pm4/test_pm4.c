@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/programs.h"
 #include "common/check.h"
 #include "format_samples.h"
 #include "pm4_world.h"
@@ -150,12 +151,12 @@ static void test_truncate_flip(void)
 
 static void test_directory(void)
 {
-    char dir[] = "/tmp/pm4_world_XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
+    char dir[256];
+    CHECK(test_temp_dir(dir, sizeof dir, "pm4_world"));
     size_t size;
     uint8_t *bytes = pm4_sample_build(&(pm4_sample_desc){ 0 }, &size);
     const char *names[] = { "w_31_30.pm4", "w_30_30.pm4", "w_30_31.pm4", "notes.txt", "w.pm4" };
-    char path[256];
+    char path[sizeof dir + 32];
     for (int i = 0; i < 5; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         CHECK(sample_write_file(path, bytes, size));

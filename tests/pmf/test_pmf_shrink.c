@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pmf_os.h"
 #include "pmf_internal.h"
 #include "sample_map.h"
 #include "test_util.h"
@@ -100,10 +101,10 @@ static void test_guard(void)
     void *map = mmap(NULL, 3 * 4096, PROT_READ, MAP_PRIVATE, fd, 0);
     CHECK(map != MAP_FAILED, "mmap");
     bool faulted = true;
-    CHECK(pmf_guard_run(touch_mapping, map, &faulted) && !faulted, "whole file: faulted %d", faulted);
+    CHECK(pmf_os_run_mapped(touch_mapping, map, &faulted) && !faulted, "whole file: faulted %d", faulted);
     CHECK(ftruncate(fd, 4096) == 0, "shrink");
     for (int i = 0; i < 3; i++) /* again and again: the handler stays installed, the mask restored */
-        CHECK(!pmf_guard_run(touch_mapping, map, &faulted) && faulted, "shrunk file: faulted %d", faulted);
+        CHECK(!pmf_os_run_mapped(touch_mapping, map, &faulted) && faulted, "shrunk file: faulted %d", faulted);
     munmap(map, 3 * 4096);
     close(fd);
     unlink(path);

@@ -2,9 +2,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/pmf_os.h"
+#include "common/programs.h"
 
 #include "rt_shot.h"
 
@@ -17,20 +18,18 @@ int rt_main(int argc, char **argv, const rt_test *tests)
         return 2;
     }
     pmfview = argv[1];
-    setenv("PMFVIEW_GL_DEBUG", "fatal", 1); /* every GL error aborts the program: the test fails */
+    pmf_os_setenv("PMFVIEW_GL_DEBUG", "fatal"); /* every GL error aborts the program: the test fails */
     for (const rt_test *t = tests; t->name; t++) {
         if (strcmp(t->name, argv[2]))
             continue;
-        char dir[] = "/tmp/pmfview-render-XXXXXX";
-        if (!mkdtemp(dir) || chdir(dir) != 0) {
+        char dir[1024];
+        if (!test_temp_dir(dir, sizeof dir, "pmfview-render") || chdir(dir) != 0) {
             perror("temporary directory");
             return 2;
         }
         int rc = t->run();
         if (rc == 0) {
-            char cmd[128];
-            snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-            if (chdir("/") != 0 || system(cmd) != 0)
+            if (chdir("..") != 0 || !test_remove_tree(dir))
                 fprintf(stderr, "could not remove %s\n", dir);
             printf("%s: ok\n", t->name);
         } else {
@@ -44,9 +43,7 @@ int rt_main(int argc, char **argv, const rt_test *tests)
 
 int rt_run(const char *args, char err[1024])
 {
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s' %s >stdout.txt 2>stderr.txt", pmfview, args);
-    int st = system(cmd);
+    int st = test_run_words(NULL, pmfview, args, "stdout.txt", "stderr.txt");
     FILE *f = fopen("stderr.txt", "r");
     char buf[1024] = "";
     if (f) {
@@ -58,7 +55,7 @@ int rt_run(const char *args, char err[1024])
         fprintf(stderr, "[pmfview %s] %s", args, buf);
     if (err)
         memcpy(err, buf, sizeof buf);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return st;
 }
 
 int rt_shot(const char *map, const char *out, const char *extra)

@@ -13,8 +13,10 @@
 
 #include <glad/gl.h>
 
+#include "base/pmf_os.h"
 #include "render.h"
 #include "common/check.h"
+#include "common/programs.h"
 
 
 /* Binding a name glGenBuffers never returned is GL_INVALID_OPERATION in a core context. */
@@ -33,7 +35,7 @@ static int in_child(render_gl_debug mode, char *text, size_t size)
     if (pid == 0) {
         dup2(pipefd[1], 2);
         close(pipefd[0]);
-        unsetenv("PMFVIEW_GL_DEBUG");
+        pmf_os_setenv("PMFVIEW_GL_DEBUG", NULL);
         render_set_gl_debug(mode);
         char err[256];
         render_headless *ctx = render_headless_create(err, sizeof err);
@@ -79,14 +81,16 @@ int main(int argc, char **argv)
     CHECK(!strncmp(text, "pmfview: GL error (", 19) && strstr(text, "GL_INVALID_OPERATION"), "fatal: stderr '%s'", text);
 
     /* the user's switch on a real render: nothing to say, exit 0 */
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s' shot '%s' -o /tmp/test_gl_debug_$$.png --size 32x32 --gl-debug 2>&1; rm -f /tmp/test_gl_debug_$$.png",
-             argv[1], PMFVIEW_TEST_MAP);
-    FILE *p = popen(cmd, "r");
-    size_t n = p ? fread(text, 1, sizeof text - 1, p) : 0;
-    text[n] = '\0';
-    int rc = p ? pclose(p) : -1;
-    CHECK(rc == 0 && n == 0, "shot --gl-debug: status %d, output '%s'", rc, text);
+    char dir[1024], png[1100], out[1100];
+    CHECK(test_temp_dir(dir, sizeof dir, "test_gl_debug"));
+    snprintf(png, sizeof png, "%s/shot.png", dir);
+    snprintf(out, sizeof out, "%s/output.txt", dir);
+    int rc = test_run(NULL, (const char *[]){ argv[1], "shot", PMFVIEW_TEST_MAP, "-o", png, "--size", "32x32", "--gl-debug", NULL }, out, out);
+    size_t n = 0;
+    uint8_t *said = test_read_file(out, &n);
+    CHECK(rc == 0 && n == 0, "shot --gl-debug: status %d, output '%s'", rc, said ? (char *)said : "");
+    free(said);
+    test_remove_tree(dir);
     if (check_failures)
         fprintf(stderr, "%d check(s) failed\n", check_failures);
     return check_failures ? 1 : 0;

@@ -96,7 +96,7 @@ static int test_texture_game_dir(void)
     uint8_t missing = fx_material(l, "missing", "textures/none\x1b]52;c;ZXZpbA==\x07\x1b[2J\x9b", 0, 0);
     two_walls(l, found, missing);
     REQUIRE(fx_map_write(&m, "map.pmf"));
-    REQUIRE(mkdir("game", 0755) == 0 && mkdir("game/textures", 0755) == 0);
+    REQUIRE(test_make_dir("game") && test_make_dir("game/textures"));
     size_t size;
     uint8_t *png = solid_png(90, 45, 180, &size);
     REQUIRE(test_write_file("game/textures/g.png", png, size));

@@ -9,6 +9,7 @@
 
 #include <glad/gl.h>
 
+#include "base/pmf_os.h"
 #include "render.h"
 #include "fixture_map.h"
 #include "rt_shot.h"
@@ -387,8 +388,8 @@ static int test_verify_catches(void)
         dup2(pipefd[1], 2);
         close(pipefd[0]);
         close(pipefd[1]);
-        setenv("PMFVIEW_GL_VERIFY", "1", 1);
-        setenv("RT_VERIFY_MAP", map, 1);
+        pmf_os_setenv("PMFVIEW_GL_VERIFY", "1");
+        pmf_os_setenv("RT_VERIFY_MAP", map);
         execl("/proc/self/exe", "test_render_scene", "-", "verify_corrupt", (char *)NULL);
         _exit(127);
     }

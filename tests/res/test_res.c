@@ -23,10 +23,10 @@ static void mkdir_p(const char *path)
     for (char *p = buf + 1; *p; p++)
         if (*p == '/') {
             *p = '\0';
-            mkdir(buf, 0755);
+            test_make_dir(buf);
             *p = '/';
         }
-    mkdir(buf, 0755);
+    test_make_dir(buf);
 }
 
 /* A 2x2 RGBA image filled with one colour. */
@@ -255,15 +255,12 @@ static void test_mips(void)
 
 int main(void)
 {
-    snprintf(root, sizeof root, "/tmp/pmfview-res-XXXXXX");
-    if (!mkdtemp(root)) {
-        perror("mkdtemp");
+    if (!test_temp_dir(root, sizeof root, "pmfview-res")) {
+        perror("temporary directory");
         return 1;
     }
     test_resolver();
     test_mips();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    CHECK_EQ(system(cmd), 0);
+    CHECK(test_remove_tree(root));
     return check_report("test_res");
 }

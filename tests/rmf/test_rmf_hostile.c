@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/programs.h"
 #include "rmf_build.h"
 #include "rmf_compare.h"
 #include "rmf_test_util.h"
@@ -196,7 +197,7 @@ static void put_i32(uint8_t *p, int32_t v)
 /* Position of the first occurrence of needle (n bytes) in data. */
 static size_t find(const uint8_t *data, size_t size, const void *needle, size_t n)
 {
-    const uint8_t *p = memmem(data, size, needle, n);
+    const uint8_t *p = test_memmem(data, size, needle, n);
     CHECK(p != NULL);
     return p ? (size_t)(p - data) : 0;
 }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/programs.h"
 #include "rmf_build.h"
 #include "rmf_test_util.h"
 
@@ -473,7 +474,7 @@ int main(int argc, char **argv)
         return 1;
     }
     maps_dir = argv[1];
-    mkdir(argv[2], 0755);
+    test_make_dir(argv[2]);
     test_counts();
     test_six_versions();
     test_visgroups();

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include "common/programs.h"
 #include "rmf_build.h"
 #include "rmf_compare.h"
 #include "rmf_test_util.h"
@@ -355,7 +356,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_rmf_roundtrip SHARED_RMF_DIR WORK_DIR\n");
         return 1;
     }
-    mkdir(argv[2], 0755);
+    test_make_dir(argv[2]);
     roundtrip(2.2f, argv[2]);
     roundtrip(1.8f, argv[2]);
     roundtrip(0.9f, argv[2]);

@@ -342,7 +342,12 @@ static void case_radius(void)
     stream_get_stats(s, &st);
     CHECK(st.resident == expected && st.decoded == expected && st.failed == 0, "stats resident %u decoded %u",
           st.resident, st.decoded);
+#ifdef _WIN32
+    /* without a thread cycle counter (wine) the thread clock moves in 10 ms ticks */
+    CHECK(st.decode_seconds >= 0.0 && st.prepare_seconds >= 0.0, "decode time %f", st.decode_seconds);
+#else
     CHECK(st.decode_seconds > 0.0 && st.prepare_seconds >= 0.0, "decode time %f", st.decode_seconds);
+#endif
 
     /* the default worker count (cores - 1, at least 1) streams the same set */
     stream_destroy(s);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/programs.h"
 #include "common/check.h"
 #include "wad.h"
 #include "wad_build.h"
@@ -289,7 +290,7 @@ static void test_directory(void)
 static void test_files(const char *dir)
 {
     char path[1024], line[1400];
-    mkdir(dir, 0777);
+    test_make_dir(dir);
     snprintf(path, sizeof path, "%s/one.wad", dir);
     uint8_t *rgba = pattern_rgba(64, 16, 5);
     wad_build *b = wad_build_create();

@@ -20,6 +20,7 @@
 #include "front/editor/editor.h"
 #include "front/pms/generate.h"
 #include "front/pms/pms.h"
+#include "base/pmf_os.h"
 #include "options.h"
 #include "file_kind.h"
 
@@ -244,6 +245,7 @@ static void compile_free(compile_run *c)
 
 int main(int argc, char **argv)
 {
+    pmf_os_start(&argc, &argv); /* UTF-8 arguments, output bytes as on Linux */
     atomic_file_remove_on_signals(); /* a killed pmfc leaves no temporary map behind */
     /* Blocks of 1 MiB and more go back to the kernel when freed. glibc's own threshold rises to
      * 32 MiB as big blocks are freed, and each thread's arena then keeps what its tiles and

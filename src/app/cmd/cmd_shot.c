@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +27,7 @@
 #include "scene.h"
 #include "text_clean.h"
 #include "view_options.h"
+#include "pmf_os.h"
 #include "pmf_system.h"
 #include "base/order.h"
 
@@ -354,7 +354,7 @@ static int parse_args(int argc, char **argv, shot_options *o)
 /* Reads "X,Y,Z,YAW,PITCH [name]" lines; '#' starts a comment. Exit code or 0. */
 static int read_cameras(const char *path, shot_camera **out, size_t *count)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = pmf_os_fopen(path, "r");
     if (!f) {
         fprintf(stderr, "pmfview: %s: %s\n", path, strerror(errno));
         return EXIT_BAD_INPUT;
@@ -420,9 +420,9 @@ static int read_cameras(const char *path, shot_camera **out, size_t *count)
 /* -o names a directory: an existing one, or any path ending in '/' (made when missing). */
 static bool output_is_dir(const char *out)
 {
-    struct stat st;
+    pmf_os_file_info st;
     size_t len = strlen(out);
-    return (len && out[len - 1] == '/') || (!strchr(out, '%') && stat(out, &st) == 0 && S_ISDIR(st.st_mode));
+    return (len && strchr(pmf_os_separators, out[len - 1])) || (!strchr(out, '%') && pmf_os_stat(out, &st) == 0 && st.directory);
 }
 
 /* The output path of camera `index` for a pattern (%s name, %d / %0Nd index) or a directory. */
@@ -433,7 +433,7 @@ static bool output_path(const char *out, const shot_camera *cam, size_t index, c
     snprintf(name, sizeof name, "%s", cam->name[0] ? cam->name : idx);
     if (output_is_dir(out)) {
         size_t len = strlen(out);
-        return snprintf(buf, size, "%s%s%s.png", out, out[len - 1] == '/' ? "" : "/", name) < (int)size;
+        return snprintf(buf, size, "%s%s%s.png", out, strchr(pmf_os_separators, out[len - 1]) ? "" : "/", name) < (int)size;
     }
     /* Conversions: %s, %d or %0Nd, each as often as wanted; "%%" is a literal percent. */
     size_t o = 0;
@@ -481,18 +481,18 @@ static bool make_parents(const char *path)
     char dir[4096];
     if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
         return false;
-    char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir)
+    char *base = (char *)pmf_os_base_name(dir);
+    if (base <= dir + 1)
         return true;
-    *slash = 0;
+    base[-1] = 0;
     for (char *p = dir + 1;; p++) {
-        if (*p && *p != '/')
+        if (*p && (!strchr(pmf_os_separators, *p) || p[-1] == ':'))
             continue;
         char c = *p;
         *p = 0;
-        struct stat st;
-        bool exists = stat(dir, &st) == 0;
-        if ((exists && !S_ISDIR(st.st_mode)) || (!exists && mkdir(dir, 0777) != 0 && errno != EEXIST)) {
+        pmf_os_file_info st;
+        bool exists = pmf_os_stat(dir, &st) == 0;
+        if ((exists && !st.directory) || (!exists && pmf_os_mkdir(dir, 0777) != 0 && errno != EEXIST)) {
             fprintf(stderr, "pmfview: shot: cannot create directory '%s': %s\n", dir, strerror(exists ? ENOTDIR : errno));
             return false;
         }
@@ -823,10 +823,10 @@ static int fly(scene *s, shot_options *o, shot_frame *fr, const camera_pose *pat
         if (o->stats && gpu_frames)
             fprintf(stderr, "gpu time: average %.3f ms (the GPU's own, over %d frames)\n", gpu / gpu_frames * 1000.0,
                     gpu_frames);
-        qsort(totals, (size_t)o->frames, sizeof *totals, order_double);
+        order_sort(totals, (size_t)o->frames, sizeof *totals, order_double);
         fprintf(stderr, "frame times: min %.3f ms, median %.3f ms, max %.3f ms\n", totals[0] * 1000.0,
                 median(totals, (size_t)o->frames) * 1000.0, totals[o->frames - 1] * 1000.0);
-        qsort(frames, (size_t)o->frames, sizeof *frames, compare_slowest);
+        order_sort(frames, (size_t)o->frames, sizeof *frames, compare_slowest);
         if (o->stats) {
             fprintf(stderr, "longest frame: #%d, update %.3f ms, render %.3f ms\n", frames[0].index,
                     frames[0].update * 1000.0, frames[0].render * 1000.0);

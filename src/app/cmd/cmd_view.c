@@ -12,6 +12,7 @@
 #include "map_source.h"
 #include "formats_scene.h"
 #include "pm4_world.h"
+#include "pmf_os.h"
 #include "render.h"
 #include "sdl_api.h"
 #include "view_options.h"
@@ -86,14 +87,26 @@ static int check_map(const view_desc *desc, map_source *src, formats_scene *form
     return 0;
 }
 
+/* The bundled feature demo: where the build put it, else in assets/ beside the program (an
+ * unpacked release, such as the Windows zip). */
+static const char *find_default_map(char *buf, size_t size)
+{
+    pmf_os_file_info st;
+    char self[4096];
+    if (pmf_os_stat(PMFVIEW_DEFAULT_MAP, &st) == 0 || !pmf_os_self_path(self, sizeof self))
+        return PMFVIEW_DEFAULT_MAP;
+    snprintf(buf, size, "%.*sassets/feature_demo.pmf", (int)(pmf_os_base_name(self) - self), self);
+    return buf;
+}
+
 #define NO_DISPLAY "pmfview: no display; use 'pmfview shot FILE -o OUT.png' to render without a window\n"
 
 /* Whether a window can open; false with a line on stderr when not. */
 static bool have_display(void)
 {
-    const char *x11 = getenv("DISPLAY"), *wayland = getenv("WAYLAND_DISPLAY");
+    const char *driver_hint;
     char err[300];
-    if ((!x11 || !*x11) && (!wayland || !*wayland)) {
+    if (!pmf_os_window_system(&driver_hint)) {
         fputs(NO_DISPLAY, stderr);
         return false;
     }
@@ -101,11 +114,8 @@ static bool have_display(void)
         fprintf(stderr, "pmfview: no window: %s; 'pmfview shot FILE -o OUT.png' renders without one\n", err);
         return false;
     }
-    /* Only the kind of display that is named: probing the other one prints errors of its own
-     * (libwayland's XDG_RUNTIME_DIR complaint). SDL_VIDEODRIVER in the environment still wins. */
-    bool has_x11 = x11 && *x11, has_wayland = wayland && *wayland;
-    if (has_x11 != has_wayland)
-        SDL_SetHint(SDL_HINT_VIDEODRIVER, has_x11 ? "x11" : "wayland");
+    if (driver_hint)
+        SDL_SetHint(SDL_HINT_VIDEODRIVER, driver_hint);
     /* When the named display cannot be reached SDL falls back to drivers that show nothing. */
     const char *driver = SDL_Init(SDL_INIT_VIDEO) == 0 ? SDL_GetCurrentVideoDriver() : NULL;
     if (!driver || !strcmp(driver, "offscreen") || !strcmp(driver, "dummy")) {
@@ -178,8 +188,9 @@ int cmd_view(int argc, char **argv)
         formats_scene_close(&formats);
         return EXIT_RUNTIME;
     }
+    char default_map[4096];
     if (!desc.path) {
-        desc.path = PMFVIEW_DEFAULT_MAP;
+        desc.path = find_default_map(default_map, sizeof default_map);
         rc = check_map(&desc, &src, &formats);
         if (rc) {
             SDL_Quit();

@@ -9,6 +9,7 @@
 #include "formats_scene.h"
 #include "pm4_world.h"
 #include "pmf_legacy.h"
+#include "pmf_os.h"
 
 static const char *const layer_names[4] = { "surfaces", "paths", "exterior", "references" };
 
@@ -47,10 +48,11 @@ int formats_scene_open(const char *path, const map_source *src, unsigned layers,
         fprintf(stderr, "pmfview: %s\n", pmf_error_format(&err, line, sizeof line));
         return EXIT_BAD_INPUT;
     }
-    const char *tmp = getenv("TMPDIR");
-    snprintf(out->pmf_path, sizeof out->pmf_path, "%s/pmfview-%s-XXXXXX.pmf", tmp && *tmp ? tmp : "/tmp",
+    char tmp[1024];
+    pmf_os_temp_dir(tmp, sizeof tmp);
+    snprintf(out->pmf_path, sizeof out->pmf_path, "%s/pmfview-%s-XXXXXX.pmf", tmp,
              out->kind == PMF_KIND_PM4 ? "pm4" : "legacy");
-    int fd = mkstemps(out->pmf_path, 4);
+    int fd = pmf_os_mkstemps(out->pmf_path, 4);
     if (fd < 0) {
         fprintf(stderr, "pmfview: %s: cannot create a temporary map: %s\n", out->pmf_path, strerror(errno));
         out->pmf_path[0] = 0;
@@ -84,7 +86,7 @@ bool formats_scene_set_layers(formats_scene *fs, unsigned layers, char *err, siz
 void formats_scene_close(formats_scene *fs)
 {
     if (fs->pmf_path[0])
-        unlink(fs->pmf_path);
+        pmf_os_remove(fs->pmf_path);
     if (fs->kind == PMF_KIND_PMF_LEGACY)
         pmfl_close(fs->source_);
     else if (fs->kind == PMF_KIND_PM4)

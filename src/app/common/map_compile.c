@@ -1,24 +1,14 @@
 /* map_compile.c - the RMF compile cache: key, lookup, pmfc as a child process (map_compile.h). */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "map_compile.h"
 #include "pmf_system.h"
-
-extern char **environ;
 
 static map_compile_state fail(map_compile *mc, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static map_compile_state fail(map_compile *mc, int code, const char *fmt, ...)
@@ -79,11 +69,11 @@ static uint64_t hash_str(uint64_t h, const char *s)
     return hash_add(h, s, strlen(s) + 1);
 }
 
-static uint64_t hash_file(uint64_t h, const struct stat *st)
+static uint64_t hash_file(uint64_t h, const pmf_os_file_info *st)
 {
     char buf[64];
-    snprintf(buf, sizeof buf, "%lld:%lld.%09ld", (long long)st->st_size, (long long)st->st_mtim.tv_sec,
-             (long)st->st_mtim.tv_nsec);
+    snprintf(buf, sizeof buf, "%lld:%lld.%09ld", (long long)st->size, (long long)(st->mtime_ns / 1000000000),
+             (long)(st->mtime_ns % 1000000000));
     return hash_str(h, buf);
 }
 
@@ -95,38 +85,34 @@ static bool make_dirs(const char *path)
         errno = ENAMETOOLONG;
         return false;
     }
+    /* (after a Windows drive letter, "C:\\" comes first) */
     for (char *p = buf + 1;; p++) {
-        if (*p == '/' || !*p) {
+        if ((strchr(pmf_os_separators, *p) && p[-1] != ':') || !*p) {
             char c = *p;
             *p = '\0';
-            if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+            if (pmf_os_mkdir(buf, 0700) != 0 && errno != EEXIST && errno != EACCES)
                 return false;
             *p = c;
             if (!c)
                 break;
         }
     }
-    struct stat st;
-    if (stat(buf, &st) != 0)
+    pmf_os_file_info st;
+    if (pmf_os_stat(buf, &st) != 0)
         return false;
-    if (!S_ISDIR(st.st_mode)) {
+    if (!st.directory) {
         errno = ENOTDIR;
         return false;
     }
-    return access(buf, W_OK | X_OK) == 0;
+    return pmf_os_dir_writable(buf);
 }
 
 static bool find_cache_dir(map_compile *mc)
 {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    int n;
-    /* The XDG spec: a relative XDG_CACHE_HOME is invalid and ignored. */
-    if (xdg && xdg[0] == '/')
-        n = snprintf(mc->cache_dir, sizeof mc->cache_dir, "%s/pmfview", xdg);
-    else if (home && home[0])
-        n = snprintf(mc->cache_dir, sizeof mc->cache_dir, "%s/.cache/pmfview", home);
-    else
-        return fail(mc, EXIT_RUNTIME, "no cache directory for compiled maps: neither XDG_CACHE_HOME nor HOME is set"), false;
+    char home[sizeof mc->cache_dir - 16], why[128];
+    if (!pmf_os_cache_home(home, sizeof home, why, sizeof why))
+        return fail(mc, EXIT_RUNTIME, "no cache directory for compiled maps: %s", why), false;
+    int n = snprintf(mc->cache_dir, sizeof mc->cache_dir, "%s/pmfview", home);
     if (n >= (int)sizeof mc->cache_dir - 256)
         return fail(mc, EXIT_RUNTIME, "cache directory path too long: %s", mc->cache_dir), false;
     if (!make_dirs(mc->cache_dir))
@@ -137,20 +123,18 @@ static bool find_cache_dir(map_compile *mc)
 /* $PMFVIEW_PMFC, else the pmfc beside this program. */
 static bool find_pmfc(map_compile *mc, char *out, size_t size)
 {
-    const char *env = getenv("PMFVIEW_PMFC");
+    const char *env = pmf_os_getenv("PMFVIEW_PMFC");
     if (env && env[0]) {
         snprintf(out, size, "%s", env);
     } else {
-        char self[PATH_MAX - 8];   /* room for "/pmfc" */
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n <= 0)
-            return fail(mc, EXIT_RUNTIME, "cannot find pmfc: /proc/self/exe: %s (set PMFVIEW_PMFC)", strerror(errno)), false;
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        *slash = '\0';
-        snprintf(out, size, "%s/pmfc", self);
+        char self[4096];
+        if (!pmf_os_self_path(self, sizeof self))
+            return fail(mc, EXIT_RUNTIME, "cannot find pmfc: this program's own path: %s (set PMFVIEW_PMFC)", strerror(errno)), false;
+        /* pmfc beside it, with the same ending (".exe" on Windows) */
+        const char *base = pmf_os_base_name(self), *dot = strrchr(base, '.');
+        snprintf(out, size, "%.*spmfc%s", (int)(base - self), self, dot && strcmp(dot, ".exe") == 0 ? dot : "");
     }
-    if (access(out, X_OK) != 0)
+    if (!pmf_os_can_run(out))
         return fail(mc, EXIT_RUNTIME, "cannot run the map compiler %s: %s (set PMFVIEW_PMFC)", out, strerror(errno)), false;
     return true;
 }
@@ -158,8 +142,7 @@ static bool find_pmfc(map_compile *mc, char *out, size_t size)
 /* The source's file name with anything but [A-Za-z0-9._-] as '_', at most 64 bytes. */
 static void plain_name(const char *path, char *out, size_t size)
 {
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
+    const char *base = pmf_os_base_name(path);
     size_t o = 0;
     for (; *base && o + 1 < size && o < 64; base++)
         out[o++] = (isalnum((unsigned char)*base) && (unsigned char)*base < 0x80) || strchr("._-", *base) ? *base : '_';
@@ -169,38 +152,37 @@ static void plain_name(const char *path, char *out, size_t size)
 map_compile_state map_compile_start(map_compile *mc, const map_compile_desc *desc)
 {
     memset(mc, 0, sizeof *mc);
-    mc->pid = -1;
-    char real[PATH_MAX], pmfc[PATH_MAX], pmfc_real[PATH_MAX], game[PATH_MAX];
-    struct stat src_st, pmfc_st;
-    if (!realpath(desc->source, real) || stat(real, &src_st) != 0)
+    char real[4096], pmfc[4096], pmfc_real[4096], game[4096];
+    pmf_os_file_info src_st, pmfc_st;
+    if (!pmf_os_real_path(desc->source, real, sizeof real) || pmf_os_stat(real, &src_st) != 0)
         return fail(mc, EXIT_BAD_INPUT, "%s: file, byte 0: cannot open: %s", desc->source, strerror(errno));
     if (!find_pmfc(mc, pmfc, sizeof pmfc) || !find_cache_dir(mc))
         return mc->state;
-    if (!realpath(pmfc, pmfc_real) || stat(pmfc_real, &pmfc_st) != 0)
+    if (!pmf_os_real_path(pmfc, pmfc_real, sizeof pmfc_real) || pmf_os_stat(pmfc_real, &pmfc_st) != 0)
         return fail(mc, EXIT_RUNTIME, "cannot run the map compiler %s: %s", pmfc, strerror(errno));
 
     uint64_t src = hash_str(0xcbf29ce484222325ull, real);
     uint64_t key = hash_file(src, &src_st);
-    key = hash_str(key, desc->game_dir ? (realpath(desc->game_dir, game) ? game : desc->game_dir) : "");
+    key = hash_str(key, desc->game_dir ? (pmf_os_real_path(desc->game_dir, game, sizeof game) ? game : desc->game_dir) : "");
     key = hash_file(hash_str(key, pmfc_real), &pmfc_st);
     char name[72];
     plain_name(real, name, sizeof name);
     snprintf(mc->source_key, sizeof mc->source_key, "%016llx", (unsigned long long)src);
     snprintf(mc->out_path, sizeof mc->out_path, "%s/%s-%016llx-%s.pmf", mc->cache_dir, mc->source_key,
              (unsigned long long)key, name);
-    struct stat st;
-    if (stat(mc->out_path, &st) == 0 && S_ISREG(st.st_mode))
+    pmf_os_file_info st;
+    if (pmf_os_stat(mc->out_path, &st) == 0 && st.regular)
         return mc->state = MAP_COMPILE_CACHED;
 
     static unsigned serial;
     snprintf(mc->tmp_path, sizeof mc->tmp_path, "%s/.%s-%016llx.%ld.%u.tmp.pmf", mc->cache_dir, mc->source_key,
-             (unsigned long long)key, (long)getpid(), serial++);
-    if (!(mc->log = tmpfile()))
+             (unsigned long long)key, pmf_os_pid(), serial++);
+    if (!(mc->log = pmf_os_tmpfile()))
         return fail(mc, EXIT_RUNTIME, "cannot make a temporary file for pmfc's output: %s", strerror(errno));
     /* A source named "-x" would read as an option. */
-    char source_arg[PATH_MAX + 2];
+    char source_arg[4096 + 2];
     snprintf(source_arg, sizeof source_arg, "%s%s", desc->source[0] == '-' ? "./" : "", desc->source);
-    char *argv[9];
+    const char *argv[9];
     int argc = 0;
     argv[argc++] = pmfc;
     argv[argc++] = source_arg;
@@ -208,22 +190,15 @@ map_compile_state map_compile_start(map_compile *mc, const map_compile_desc *des
     argv[argc++] = mc->tmp_path;
     if (desc->game_dir) {
         argv[argc++] = "--game";
-        argv[argc++] = (char *)desc->game_dir;
+        argv[argc++] = desc->game_dir;
     }
     argv[argc++] = "--quiet";
     argv[argc] = NULL;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, fileno(mc->log), 1);
-    posix_spawn_file_actions_adddup2(&actions, fileno(mc->log), 2);
-    int rc = posix_spawn(&mc->pid, pmfc, &actions, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) {
-        mc->pid = -1;
+    if (!pmf_os_spawn(&mc->pmfc, pmfc, argv, mc->log, mc->log)) {
+        int e = errno;
         fclose(mc->log);
         mc->log = NULL;
-        return fail(mc, EXIT_RUNTIME, "cannot run the map compiler %s: %s", pmfc, strerror(rc));
+        return fail(mc, EXIT_RUNTIME, "cannot run the map compiler %s: %s", pmfc, strerror(e));
     }
     mc->started = pmf_seconds();
     return mc->state = MAP_COMPILE_RUNNING;
@@ -266,51 +241,49 @@ static bool orphaned_temp(const char *name, const char *source_key)
         return false;
     char *end;
     long pid = strtol(p + 1, &end, 10);
-    return *end == '.' && pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+    return *end == '.' && pid > 0 && pid != pmf_os_pid() && pmf_os_pid_gone(pid);
 }
 
 /* Removes the other cache files of the same source (older versions, other options) and the
  * temporary files of compiles whose process died. */
 static void remove_stale(const map_compile *mc)
 {
-    DIR *d = opendir(mc->cache_dir);
+    pmf_os_dir *d = pmf_os_dir_open(mc->cache_dir);
     if (!d)
         return;
-    const char *keep = strrchr(mc->out_path, '/') + 1;
+    const char *keep = pmf_os_base_name(mc->out_path);
     size_t klen = strlen(mc->source_key);
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        bool stale = !strncmp(e->d_name, mc->source_key, klen) && e->d_name[klen] == '-' && strcmp(e->d_name, keep);
-        if (stale || orphaned_temp(e->d_name, mc->source_key)) {
+    for (const char *name; (name = pmf_os_dir_next(d));) {
+        bool stale = !strncmp(name, mc->source_key, klen) && name[klen] == '-' && strcmp(name, keep);
+        if (stale || orphaned_temp(name, mc->source_key)) {
             char path[4400];
-            snprintf(path, sizeof path, "%s/%s", mc->cache_dir, e->d_name);
-            unlink(path);
+            snprintf(path, sizeof path, "%s/%s", mc->cache_dir, name);
+            pmf_os_remove(path);
         }
     }
-    closedir(d);
+    pmf_os_dir_close(d);
 }
 
 bool map_compile_poll(map_compile *mc)
 {
     if (mc->state != MAP_COMPILE_RUNNING)
         return true;
-    int status;
-    pid_t r = waitpid(mc->pid, &status, WNOHANG);
+    int status = 0;
+    int r = pmf_os_process_wait(&mc->pmfc, false, &status);
     if (r == 0)
         return false;
-    mc->pid = -1;
     char line[sizeof mc->message];
     last_line(mc->log, line, sizeof line);
     fclose(mc->log);
     mc->log = NULL;
     if (r < 0) {
-        unlink(mc->tmp_path);
+        pmf_os_remove(mc->tmp_path);
         return fail(mc, EXIT_RUNTIME, "waiting for pmfc: %s", strerror(errno)), true;
     }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        if (rename(mc->tmp_path, mc->out_path) != 0) {
+    if (status == 0) {
+        if (pmf_os_replace(mc->tmp_path, mc->out_path) != 0) {
             int e = errno;
-            unlink(mc->tmp_path);
+            pmf_os_remove(mc->tmp_path);
             return fail(mc, EXIT_RUNTIME, "pmfc succeeded but its output %s cannot be moved into the cache: %s",
                         mc->tmp_path, strerror(e)), true;
         }
@@ -318,14 +291,14 @@ bool map_compile_poll(map_compile *mc)
         mc->state = MAP_COMPILE_DONE;
         return true;
     }
-    unlink(mc->tmp_path);
-    int code = WIFEXITED(status) && WEXITSTATUS(status) == 2 ? EXIT_BAD_INPUT : EXIT_RUNTIME;
+    pmf_os_remove(mc->tmp_path);
+    int code = status == 2 ? EXIT_BAD_INPUT : EXIT_RUNTIME;
     if (line[0])
         fail(mc, code, "%s", line);
-    else if (WIFEXITED(status))
-        fail(mc, code, "pmfc failed (exit %d) without saying why", WEXITSTATUS(status));
+    else if (status > 0)
+        fail(mc, code, "pmfc failed (exit %d) without saying why", status);
     else
-        fail(mc, code, "pmfc was killed by signal %d", WTERMSIG(status));
+        fail(mc, code, "pmfc was killed by signal %d", -status);
     return true;
 }
 
@@ -336,11 +309,9 @@ double map_compile_elapsed(const map_compile *mc)
 
 void map_compile_cancel(map_compile *mc)
 {
-    if (mc->state == MAP_COMPILE_RUNNING && mc->pid > 0) {
-        kill(mc->pid, SIGTERM);
-        waitpid(mc->pid, NULL, 0);
-        mc->pid = -1;
-        unlink(mc->tmp_path);
+    if (mc->state == MAP_COMPILE_RUNNING && mc->pmfc.id) {
+        pmf_os_process_kill(&mc->pmfc);
+        pmf_os_remove(mc->tmp_path);
     }
     if (mc->log)
         fclose(mc->log);

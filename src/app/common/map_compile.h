@@ -24,7 +24,8 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include <sys/types.h>
+
+#include "pmf_os.h"
 
 typedef struct map_compile_desc {
     const char *source;              /* the RMF as the user named it */
@@ -47,7 +48,7 @@ typedef struct map_compile {
     char tmp_path[4096];             /* where pmfc writes while it runs */
     char cache_dir[3800];
     char source_key[17];             /* SRC: hex hash of the source's real path */
-    pid_t pid;
+    pmf_os_process pmfc;             /* while RUNNING */
     FILE *log;                       /* pmfc's stdout + stderr */
     double started;                  /* CLOCK_MONOTONIC seconds */
 } map_compile;

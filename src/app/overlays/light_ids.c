@@ -22,7 +22,7 @@ static size_t sort_unique(uint32_t *ids, size_t count)
 {
     if (!count)
         return 0;
-    qsort(ids, count, sizeof *ids, order_u32);
+    order_sort(ids, count, sizeof *ids, order_u32);
     size_t n = 1;
     for (size_t i = 1; i < count; i++)
         if (ids[i] != ids[n - 1])

@@ -3,13 +3,12 @@
 
 #include "atomic_file.h"
 #include "camera.h"
+#include "pmf_os.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 void view_bookmarks_path(const char *map_path, char *out, size_t size)
@@ -33,11 +32,11 @@ static void format_exact(double v, bool is_float, char *out, size_t size)
  * device: the file is ours, next to the map. */
 static char *read_all(const char *file)
 {
-    int fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    pmf_os_file_info st;
+    int fd = pmf_os_open_own(file, &st);
     if (fd < 0)
         return errno == ENOENT ? calloc(1, 1) : NULL;
-    struct stat st;
-    FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
+    FILE *f = pmf_os_fdopen(fd, "rb");
     if (!f) {
         close(fd);
         errno = EINVAL;
@@ -97,7 +96,7 @@ static bool is_slot_name(const char *name, size_t len, int slot, long *level)
         return true;
     if (name[n] != '@' || len == n + 1 || len > n + 11)
         return false;
-    long l = 0;
+    unsigned long long l = 0; /* not long: 32 bits on Windows */
     for (size_t i = n + 1; i < len; i++) {
         if (name[i] < '0' || name[i] > '9')
             return false;

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include "pmf_os.h"
 
 
 bool view_shot_path(const char *dir, time_t when, char *out, size_t size)
@@ -23,7 +23,8 @@ bool view_shot_path(const char *dir, time_t when, char *out, size_t size)
                          : snprintf(out, size, "%s%spmfview-%s-%d.png", dir, sep, stamp, n);
         if (len < 0 || (size_t)len >= size)
             return false;
-        if (access(out, F_OK) != 0)
+        pmf_os_file_info st;
+        if (pmf_os_stat(out, &st) != 0)
             return true;
     }
     return false;

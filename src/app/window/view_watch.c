@@ -2,20 +2,21 @@
 #include "view_watch.h"
 
 #include <string.h>
-#include <sys/stat.h>
+
+#include "pmf_os.h"
 
 static view_file_id file_id(const char *path)
 {
     view_file_id id;
     memset(&id, 0, sizeof id);
-    struct stat st;
-    if (stat(path, &st) != 0)
+    pmf_os_file_info st;
+    if (pmf_os_stat(path, &st) != 0)
         return id;
     id.exists = true;
-    id.dev = (uint64_t)st.st_dev;
-    id.ino = (uint64_t)st.st_ino;
-    id.size = (uint64_t)st.st_size;
-    id.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    id.dev = st.device;
+    id.ino = st.inode;
+    id.size = st.size;
+    id.mtime_ns = st.mtime_ns;
     return id;
 }
 

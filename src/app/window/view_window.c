@@ -20,6 +20,7 @@
 #include "view_hud.h"
 #include "view_shot.h"
 #include "viewer.h"
+#include "base/order.h"
 
 #define VIEW_MAX_LIGHTS 4096
 #define MESSAGE_SECONDS 4.0
@@ -126,7 +127,7 @@ void viewer_learn_lights(viewer *v, double t)
     if (v->light_count == before)
         return;
     light_state selected = v->selected < before ? v->lights[v->selected] : (light_state){ 0 };
-    qsort(v->lights, v->light_count, sizeof *v->lights, compare_lights);
+    order_sort(v->lights, v->light_count, sizeof *v->lights, compare_lights);
     if (v->selected < before)
         v->selected = (size_t)(find_light(v, selected.id, selected.fast) - v->lights);
 }

@@ -248,11 +248,10 @@ static bool pmf_geometry_of(const char *path, const placed *faces, pmf_geometry 
 /* Converts bsp, then holds the PMF to its faces: nothing more, nothing less. */
 static void check_conversion(const char *name, const char *bsp)
 {
-    char pmf[1100], log[1100], cmd[4000];
+    char pmf[1100], log[1100];
     snprintf(pmf, sizeof pmf, "%s/%s.pmf", workdir, name);
     snprintf(log, sizeof log, "%s/%s.log", workdir, name);
-    snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' 2>'%s'", pmfc, bsp, pmf, log);
-    int st = test_system(cmd);
+    int st = test_run(NULL, (const char *[]){ pmfc, bsp, "-o", pmf, NULL }, NULL, log);
     CHECK_EQ(st, 0);
     if (st) return;
     bsp_file b;
@@ -288,8 +287,7 @@ static void check_conversion(const char *name, const char *bsp)
     CHECK(text && !strstr(text, "leak"), "%s", text ? text : "no log");
     free(text);
     snprintf(log, sizeof log, "%s/%s.info", workdir, name);
-    snprintf(cmd, sizeof cmd, "'%s' info '%s' >'%s' 2>&1", pmfview, pmf, log);
-    CHECK_EQ(test_system(cmd), 0);
+    CHECK_EQ(test_run(NULL, (const char *[]){ pmfview, "info", pmf, NULL }, log, log), 0);
     text = (char *)test_read_file(log, &size);
     CHECK(text && strstr(text, "Compiled from a GoldSrc BSP v30 map\n") && !strstr(text, "GoldSrc GoldSrc")
               && strstr(text, "GoldSrc BSP v30") && !strstr(text, "(GoldSrc)") && !strstr(text, "leak:"),
@@ -356,14 +354,13 @@ static bool scene_leaks(const char *name, const bsp_build_scene *scene)
     uint8_t *bytes;
     size_t size;
     bsp_build_scene_write(scene, &bytes, &size, NULL);
-    char bsp[1100], pmf[1200], log[1200], cmd[4000];
+    char bsp[1100], pmf[1200], log[1200];
     snprintf(bsp, sizeof bsp, "%s/%s.bsp", workdir, name);
     snprintf(pmf, sizeof pmf, "%s.pmf", bsp);
     snprintf(log, sizeof log, "%s.log", bsp);
     CHECK(test_write_file(bsp, bytes, size));
     free(bytes);
-    snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' 2>'%s'", pmfc, bsp, pmf, log);
-    CHECK_EQ(test_system(cmd), 0);
+    CHECK_EQ(test_run(NULL, (const char *[]){ pmfc, bsp, "-o", pmf, NULL }, NULL, log), 0);
     char *text = (char *)test_read_file(log, &size);
     bool leak = text && strstr(text, "leak: the void reaches info_player_start");
     printf("%s: %s\n", name, leak ? "leaks" : "sealed");
@@ -404,13 +401,14 @@ static void check_source_names(void)
         { "quake2", map_sample_quake2, "Compiled from a Quake 2 .map\n", "Quake 2 .map\n" },
     };
     for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) {
-        char path[1000], info[1100], cmd[5000];
+        char path[1000], info[1100];
         snprintf(path, sizeof path, "%s/%s.map", workdir, maps[i].name);
         snprintf(info, sizeof info, "%s.info", path);
         test_write_text(path, maps[i].text);
-        snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s.pmf' -q 2>/dev/null && '%s' info '%s.pmf' >'%s' 2>&1", pmfc, path, path,
-                 pmfview, path, info);
-        CHECK_EQ(test_system(cmd), 0);
+        char compiled[1100];
+        snprintf(compiled, sizeof compiled, "%s.pmf", path);
+        CHECK_EQ(test_run(NULL, (const char *[]){ pmfc, path, "-o", compiled, "-q", NULL }, info, info), 0);
+        CHECK_EQ(test_run(NULL, (const char *[]){ pmfview, "info", compiled, NULL }, info, info), 0);
         size_t size;
         char *text = (char *)test_read_file(info, &size);
         const char *source = text ? strstr(text, "source:") : NULL;
@@ -429,9 +427,8 @@ int main(int argc, char **argv)
     pmfc = argv[1];
     pmfview = argv[2];
     workdir = argv[3];
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", workdir, workdir);
-    if (test_system(cmd)) return 1;
+    test_remove_tree(workdir);
+    if (!test_make_dir(workdir)) return 1;
     setenv("XDG_CACHE_HOME", workdir, 1);
     bsp_build_scene pool = pool_room();
     check_pool_room(&pool);

@@ -73,10 +73,9 @@ static void path_of(char *out, size_t size, const char *name)
 /* pmfc SRC -o PMF: its exit status; its stderr in *log (malloc'd). */
 static int compile(const char *src, const char *pmf, char **log)
 {
-    char cmd[2400], log_path[700];
+    char log_path[700];
     snprintf(log_path, sizeof log_path, "%s.log", pmf);
-    snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --time 1 2>'%s'", pmfc, src, pmf, log_path);
-    int st = test_system(cmd);
+    int st = test_run(NULL, (const char *[]){ pmfc, src, "-o", pmf, "--time", "1", NULL }, NULL, log_path);
     size_t size;
     *log = (char *)test_read_file(log_path, &size);
     if (!*log) *log = calloc(1, 1);
@@ -100,10 +99,9 @@ static char *compile_map_text(const char *name, const char *text, char *pmf, siz
 
 static cJSON *info_json(const char *pmf)
 {
-    char cmd[2400], out[700];
+    char out[700];
     snprintf(out, sizeof out, "%s.json", pmf);
-    snprintf(cmd, sizeof cmd, "'%s' info --json '%s' > '%s'", pmfview, pmf, out);
-    if (test_system(cmd) != 0) return NULL;
+    if (test_run(NULL, (const char *[]){ pmfview, "info", "--json", pmf, NULL }, out, NULL) != 0) return NULL;
     size_t size;
     char *json = (char *)test_read_file(out, &size);
     cJSON *root = json ? cJSON_Parse(json) : NULL;

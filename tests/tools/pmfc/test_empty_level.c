@@ -84,12 +84,12 @@ static void spawn(rmf_build *b, float x, float y, float z)
 /* `pmfc SOURCE -o SOURCE.pmf --quiet --bounce 0`: the exit status; its stderr in *log (malloc'd). */
 static int compile(const char *source, char **log)
 {
-    char pmf[700], log_path[720], cmd[2400];
+    char pmf[700], log_path[720];
     snprintf(pmf, sizeof pmf, "%s.pmf", source);
     snprintf(log_path, sizeof log_path, "%s.log", pmf);
     unlink(pmf);
-    snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --quiet --bounce 0 --samples 1 --time 1 2>'%s'", pmfc, source, pmf, log_path);
-    int st = test_system(cmd);
+    int st = test_run(NULL, (const char *[]){ pmfc, source, "-o", pmf, "--quiet", "--bounce", "0", "--samples", "1",
+                                              "--time", "1", NULL }, NULL, log_path);
     size_t size;
     *log = (char *)test_read_file(log_path, &size);
     if (!*log) *log = calloc(1, 1);
@@ -99,11 +99,10 @@ static int compile(const char *source, char **log)
 /* Level 0 of SOURCE.pmf: its vertices and world bounds (metres). */
 static bool level_info(const char *source, int *vertices, double lo[3], double hi[3])
 {
-    char pmf[700], json[720], cmd[2400];
+    char pmf[700], json[720];
     snprintf(pmf, sizeof pmf, "%s.pmf", source);
     snprintf(json, sizeof json, "%s.json", pmf);
-    snprintf(cmd, sizeof cmd, "'%s' info --json '%s' > '%s'", pmfview, pmf, json);
-    if (test_system(cmd) != 0) return false;
+    if (test_run(NULL, (const char *[]){ pmfview, "info", "--json", pmf, NULL }, json, NULL) != 0) return false;
     size_t size;
     char *text = (char *)test_read_file(json, &size);
     cJSON *root = text ? cJSON_Parse(text) : NULL;
@@ -242,11 +241,10 @@ static void test_leak_from_a_solid_cell(void)
     char *log;
     CHECK_EQ(compile(path, &log), 0);
     free(log);
-    char pmf[700], json[720], cmd[2400];
+    char pmf[700], json[720];
     snprintf(pmf, sizeof pmf, "%s.pmf", path);
     snprintf(json, sizeof json, "%s.json", pmf);
-    snprintf(cmd, sizeof cmd, "'%s' info --json '%s' > '%s'", pmfview, pmf, json);
-    CHECK_EQ(test_system(cmd), 0);
+    CHECK_EQ(test_run(NULL, (const char *[]){ pmfview, "info", "--json", pmf, NULL }, json, NULL), 0);
     size_t size;
     char *text = (char *)test_read_file(json, &size);
     cJSON *root = text ? cJSON_Parse(text) : NULL;

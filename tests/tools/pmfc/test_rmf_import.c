@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/pmf_os.h"
 #include "common/check.h"
 #include "common/programs.h"
 #include "rmf_build.h"
@@ -21,7 +22,7 @@
 #define H 240
 #define FOV 75.0
 /* Mesa keeps allocations at exit that are not ours: under ASan, shot runs without leak checks */
-#define SHOT_ENV "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" "
+#define SHOT_ENV "ASAN_OPTIONS+=detect_leaks=0"
 
 static const char *pmfc, *pmfview, *workdir;
 
@@ -114,9 +115,10 @@ static bool finish(rmf_build *b, const char *name, char *rmf_path, size_t size)
 /* pmfc RMF -o PMF [extra]; returns the exit status. */
 static int compile(const char *rmf_path, const char *pmf_path, const char *extra)
 {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --quiet --time 1 %s 2>'%s.log'", pmfc, rmf_path, pmf_path, extra ? extra : "", pmf_path);
-    return test_system(cmd);
+    char args[4096], log[4096];
+    snprintf(args, sizeof args, "%s -o %s --quiet --time 1 %s", rmf_path, pmf_path, extra ? extra : "");
+    snprintf(log, sizeof log, "%s.log", pmf_path);
+    return test_run_words(NULL, pmfc, args, NULL, log);
 }
 
 /* Renders a shot (world camera in metres and degrees) with the stored light (--look raw: the
@@ -124,11 +126,12 @@ static int compile(const char *rmf_path, const char *pmf_path, const char *extra
 static bool shot(const char *pmf_path, const char *png, double x, double y, double z, double yaw, double pitch,
                  const char *extra, test_image *out)
 {
-    char cmd[2400];
-    snprintf(cmd, sizeof cmd, SHOT_ENV "'%s' shot '%s' -o '%s' --look raw --size %dx%d --camera %.6f,%.6f,%.6f,%g,%g %s 2>'%s.log'", pmfview, pmf_path,
-             png, W, H, x, y, z, yaw, pitch, extra ? extra : "", png);
-    if (test_system(cmd) != 0) {
-        fprintf(stderr, "shot failed: %s\n", cmd);
+    char args[2400], log[1024];
+    snprintf(args, sizeof args, "shot %s -o %s --look raw --size %dx%d --camera %.6f,%.6f,%.6f,%g,%g %s", pmf_path,
+             png, W, H, x, y, z, yaw, pitch, extra ? extra : "");
+    snprintf(log, sizeof log, "%s.log", png);
+    if (test_run_words(SHOT_ENV, pmfview, args, NULL, log) != 0) {
+        fprintf(stderr, "shot failed: %s %s\n", pmfview, args);
         return false;
     }
     return test_image_load(out, png);
@@ -265,10 +268,9 @@ static void test_light_value(const char *wad)
         test_image_free(&off);
     }
     /* info names it */
-    char cmd[2200], json_path[700];
+    char json_path[700];
     snprintf(json_path, sizeof json_path, "%s.json", rmf);
-    snprintf(cmd, sizeof cmd, "'%s' info --json '%s' > '%s'", pmfview, pmf, json_path);
-    CHECK_EQ(test_system(cmd), 0);
+    CHECK_EQ(test_run(NULL, (const char *[]){ pmfview, "info", "--json", pmf, NULL }, json_path, NULL), 0);
     FILE *f = fopen(json_path, "rb");
     char text[1 << 16];
     size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
@@ -496,8 +498,8 @@ static void test_surface_materials(const char *wad)
     path_of(game, sizeof game, "game");
     snprintf(sound_dir, sizeof sound_dir, "%s/sound", game);
     snprintf(materials, sizeof materials, "%s/materials.txt", sound_dir);
-    mkdir(game, 0755);
-    mkdir(sound_dir, 0755);
+    test_make_dir(game);
+    test_make_dir(sound_dir);
     FILE *f = fopen(materials, "w");
     fputs("// texture types\nM RED\nC WHITE\n", f);
     fclose(f);
@@ -513,7 +515,7 @@ static void test_surface_materials(const char *wad)
     char rmf[600], pmf[700], extra[800];
     if (!finish(b, "surfaces.rmf", rmf, sizeof rmf)) return;
     snprintf(pmf, sizeof pmf, "%s.pmf", rmf);
-    snprintf(extra, sizeof extra, "--game '%s'", game);
+    snprintf(extra, sizeof extra, "--game %s", game);
     CHECK_EQ(compile(rmf, pmf, extra), 0);
     pmf_error err;
     pmf_file *pf = pmf_open(pmf, &err);
@@ -562,10 +564,10 @@ static void test_direct_open(const char *wad)
     point_entity(b, "info_player_start", (float[3]){ 64, 32, 0 }, start_kv, 1);
     rmf_kv light_kv[1] = { { "_light", "255 240 200 200" } };
     point_entity(b, "light", (float[3]){ 0, 0, 200 }, light_kv, 1);
-    char rmf[600], cache[700], cmd[4096], png_a[720], png_b[720], pmf[720];
+    char rmf[600], cache[700], png_a[720], png_b[720], pmf[720];
     if (!finish(b, "direct.rmf", rmf, sizeof rmf)) return;
     snprintf(cache, sizeof cache, "%s/cache", workdir);
-    setenv("XDG_CACHE_HOME", cache, 1);
+    pmf_os_setenv("XDG_CACHE_HOME", cache);
     cJSON *root = info_json(rmf);
     CHECK(root != NULL);
     if (!root) return;
@@ -581,11 +583,14 @@ static void test_direct_open(const char *wad)
     snprintf(png_b, sizeof png_b, "%s/direct_b.png", workdir);
     snprintf(pmf, sizeof pmf, "%s/direct.pmf", workdir);
     CHECK_EQ(compile(rmf, pmf, NULL), 0);
-    snprintf(cmd, sizeof cmd, SHOT_ENV "'%s' shot '%s' -o '%s' --size %dx%d 2>/dev/null", pmfview, rmf, png_a, W, H);
-    CHECK_EQ(test_system(cmd), 0);
-    snprintf(cmd, sizeof cmd, SHOT_ENV "'%s' shot '%s' -o '%s' --size %dx%d --camera %.7g,%.7g,%.7g,0,0 2>/dev/null", pmfview, pmf, png_b, W,
-             H, want[0], want[1], want[2]);
-    CHECK_EQ(test_system(cmd), 0);
+    char size[32], camera[128], log[600];
+    snprintf(size, sizeof size, "%dx%d", W, H);
+    snprintf(camera, sizeof camera, "%.7g,%.7g,%.7g,0,0", want[0], want[1], want[2]);
+    snprintf(log, sizeof log, "%s/direct.log", workdir);
+    CHECK_EQ(test_run((const char *[]){ SHOT_ENV, NULL }, (const char *[]){ pmfview, "shot", rmf, "-o", png_a, "--size", size, NULL },
+                      NULL, log), 0);
+    CHECK_EQ(test_run((const char *[]){ SHOT_ENV, NULL },
+                      (const char *[]){ pmfview, "shot", pmf, "-o", png_b, "--size", size, "--camera", camera, NULL }, NULL, log), 0);
     test_image a = { 0 }, c = { 0 };
     bool loaded = test_image_load(&a, png_a) && test_image_load(&c, png_b);
     CHECK(loaded && a.w == c.w && a.h == c.h);
@@ -595,7 +600,7 @@ static void test_direct_open(const char *wad)
     CHECK_EQ(differ, 0);
     test_image_free(&a);
     test_image_free(&c);
-    unsetenv("XDG_CACHE_HOME");
+    pmf_os_setenv("XDG_CACHE_HOME", NULL);
 }
 
 /* No cracks where brushes meet: a closed white room whose walls, floor and roof are cut by 40
@@ -657,11 +662,11 @@ static void test_sky_images(const char *wad)
     static const uint8_t face_colour[6][3] = { { 255, 0, 0 }, { 200, 0, 200 }, { 0, 200, 200 }, { 255, 128, 0 }, { 128, 128, 128 }, { 255, 255, 255 } };
     char dir[700], path[800];
     snprintf(dir, sizeof dir, "%s/skygame", workdir);
-    mkdir(dir, 0755);
+    test_make_dir(dir);
     snprintf(path, sizeof path, "%s/gfx", dir);
-    mkdir(path, 0755);
+    test_make_dir(path);
     snprintf(path, sizeof path, "%s/gfx/env", dir);
-    mkdir(path, 0755);
+    test_make_dir(path);
     for (int i = 0; i < 6; i++) {
         uint8_t q[4][3] = { { 0 }, { 0, 255, 0 }, { 0, 0, 255 }, { 255, 255, 0 } };
         memcpy(q[0], face_colour[i], 3);             /* the top-left quadrant names the test_image */
@@ -674,7 +679,7 @@ static void test_sky_images(const char *wad)
     char rmf[600], pmf[700], png[720], extra[800];
     if (!finish(b, "sky.rmf", rmf, sizeof rmf)) return;
     snprintf(pmf, sizeof pmf, "%s.pmf", rmf);
-    snprintf(extra, sizeof extra, "--game '%s'", dir);
+    snprintf(extra, sizeof extra, "--game %s", dir);
     CHECK_EQ(compile(rmf, pmf, extra), 0);
     /* views: yaw, pitch; and the quadrants (TL, TR, BL, BR of the screen) they must show, as image
      * index (face colour) or quadrant colour: sides show their test_image as it is */
@@ -719,7 +724,7 @@ static void test_damaged(const char *wad)
     uint8_t *data;
     size_t size;
     CHECK(rmf_build_finish(b, &data, &size));
-    char path[600], pmf[600], log[700], cmd[2400];
+    char path[600], pmf[600], log[700];
     path_of(path, sizeof path, "damaged.rmf");
     path_of(pmf, sizeof pmf, "damaged.pmf");
     snprintf(log, sizeof log, "%s.log", pmf);
@@ -741,8 +746,7 @@ static void test_damaged(const char *wad)
         fwrite(copy, 1, len, f);
         fclose(f);
         free(copy);
-        snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --quiet 2>'%s'", pmfc, path, pmf, log);
-        int st = test_system(cmd);
+        int st = test_run(NULL, (const char *[]){ pmfc, path, "-o", pmf, "--quiet", NULL }, NULL, log);
         f = fopen(log, "rb");
         char text[4096];
         size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
@@ -767,10 +771,9 @@ static void test_damaged(const char *wad)
 
 static cJSON *info_json(const char *pmf)
 {
-    char cmd[2200], out[720];
+    char out[720];
     snprintf(out, sizeof out, "%s.json", pmf);
-    snprintf(cmd, sizeof cmd, "'%s' info --json '%s' > '%s'", pmfview, pmf, out);
-    if (test_system(cmd) != 0) return NULL;
+    if (test_run(NULL, (const char *[]){ pmfview, "info", "--json", pmf, NULL }, out, NULL) != 0) return NULL;
     FILE *f = fopen(out, "rb");
     if (!f) return NULL;
     fseek(f, 0, SEEK_END);
@@ -914,7 +917,7 @@ int main(int argc, char **argv)
     pmfc = argv[1];
     pmfview = argv[2];
     workdir = argv[3];
-    mkdir(workdir, 0755);
+    test_make_dir(workdir);
     if (argc == 5)
         return test_shared_maps(argv[4]);
     char wad[600];

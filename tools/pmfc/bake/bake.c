@@ -110,7 +110,7 @@ static bool light_grid_build(const bake_light *lights, size_t count, light_grid 
             ranges[reaching++] = lights[i].range;
     float median = 1.0f;
     if (reaching > 0) {
-        qsort(ranges, reaching, sizeof *ranges, order_float);
+        order_sort(ranges, reaching, sizeof *ranges, order_float);
         median = ranges[reaching / 2];
     }
     pmf_budget_free(ranges);
@@ -153,7 +153,7 @@ static bool light_grid_build(const bake_light *lights, size_t count, light_grid 
                 }
     }
     if (entry_count > 0)
-        qsort(entries, entry_count, sizeof *entries, compare_grid_entry);
+        order_sort(entries, entry_count, sizeof *entries, compare_grid_entry);
     grid->keys = pmf_budget_malloc((entry_count + 1) * sizeof *grid->keys);
     grid->starts = pmf_budget_malloc((entry_count + 1) * sizeof *grid->starts);
     grid->entries = pmf_budget_malloc((entry_count + 1) * sizeof *grid->entries);
@@ -976,7 +976,7 @@ static bool plan_layers(bake_ctx *ctx)
         for (uint32_t k = 0; k < ctx->patch_dynamic_count[p]; k++)
             ctx->tasks[ctx->task_count++] =
                 (layer_task){ ctx->patch_dynamic[p][k], desc->patches[p].lightmap, (uint32_t)p, 0 };
-    qsort(ctx->tasks, count, sizeof *ctx->tasks, compare_layer_task);
+    order_sort(ctx->tasks, count, sizeof *ctx->tasks, compare_layer_task);
     size_t layers = 0;
     for (size_t t = 0; t < count; t++)
         if (t == 0 || ctx->tasks[t].light != ctx->tasks[t - 1].light ||

@@ -14,6 +14,7 @@
  * depend on the thread count. */
 #include "bake_internal.h"
 #include "base/pmf_budget.h"
+#include "base/order.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -689,7 +690,7 @@ static void light_layers_job(void *user, size_t r)
         slot_of[p] = BOUNCE_MISS;
     for (size_t k = 0; k < count; k++)
         order[k] = (keyed){ in->tasks[run->first + k].patch, (uint32_t)(run->first + k) };
-    qsort(order, count, sizeof *order, compare_keyed);
+    order_sort(order, count, sizeof *order, compare_keyed);
     for (size_t k = 0; k < count; k++) {
         patches[k] = order[k].key;
         task_of[k] = order[k].value;
@@ -835,7 +836,7 @@ static bool plan_cells(bounce_ctx *ctx)
             ctx->by_surface[ctx->by_surface_count++] = (keyed){ desc->patches[p].surface, (uint32_t)p };
     }
     ctx->ray_base[ctx->cell_count] = next_ray;
-    qsort(ctx->by_surface, ctx->by_surface_count, sizeof *ctx->by_surface, compare_keyed);
+    order_sort(ctx->by_surface, ctx->by_surface_count, sizeof *ctx->by_surface, compare_keyed);
     return true;
 }
 

@@ -7,6 +7,7 @@
 
 #include "common/memory.h"
 #include "light.h"
+#include "base/order.h"
 
 #define SMOOTH_WELD 1e-4    /* metres: corners in the same cell of this size are the same corner */
 #define SMOOTH_RUN_MAX 256  /* a corner shared by more faces than this stays flat (bounded work) */
@@ -60,7 +61,7 @@ smooth_normals *level_smooth_normals(const level_build *lb)
         }
     }
     /* sorted by cell, the faces meeting at a corner form one run */
-    qsort(corners, count, sizeof *corners, compare_corner);
+    order_sort(corners, count, sizeof *corners, compare_corner);
     for (size_t start = 0, end; start < count; start = end) {
         for (end = start + 1; end < count && same_cell(&corners[end], &corners[start]); end++) {}
         if (end - start > SMOOTH_RUN_MAX) continue;

@@ -9,6 +9,7 @@
 #include "common/memory.h"
 #include "common/world.h"
 #include "fill/fill.h"
+#include "base/order.h"
 
 #define PMFC_MAX_SOURCE_CELLS 65536u
 
@@ -87,7 +88,7 @@ level_fit level_fit_luxels(level_def *l, double limit)
     double total = cost.luxels;
     for (int round = 0; total > limit && round < 64; round++) {
         for (size_t i = 0; i < l->brush_count; i++) order[i] = (luxel_cost){ brush_luxels(l, &l->brushes[i]), i };
-        qsort(order, l->brush_count, sizeof *order, more_luxels);
+        order_sort(order, l->brush_count, sizeof *order, more_luxels);
         for (size_t k = 0; k < l->brush_count && total > limit; k++) {
             brush *b = &l->brushes[order[k].brush];
             if (order[k].luxels < order[0].luxels / 4) break; /* the next round takes the new largest */

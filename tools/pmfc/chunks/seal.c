@@ -10,6 +10,7 @@
 #include "chunks.h"
 #include "common/memory.h"
 #include "common/world.h"
+#include "base/order.h"
 
 typedef struct on_edge { double t; v3 p; } on_edge;
 
@@ -141,7 +142,7 @@ void chunk_seal(const level_build *lb, const chunk_build *cb, sealed_polys *out)
                 for (int cy = r[1]; cy <= r[4]; cy++)
                     for (int cz = r[2]; cz <= r[5]; cz++)
                         cell_on_edge(&grid, cx, cy, cz, a, d, &found, &nfound, &found_cap);
-            if (nfound) qsort(found, nfound, sizeof *found, cmp_t);
+            if (nfound) order_sort(found, nfound, sizeof *found, cmp_t);
             double last = 0;
             for (size_t f = 0; f < nfound; f++) {
                 if ((found[f].t - last) * len <= GEOM_EPS) continue;   /* the same vertex again */

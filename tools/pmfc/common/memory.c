@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/pmf_budget.h"
+#include "base/pmf_os.h"
 #include "base/text_clean.h"
 #include "memory.h"
 #include "world.h"

@@ -498,7 +498,7 @@ static bool planes_build(vis_ctx *ctx, const jobs_progress *progress)
         if (triangle_plane(desc->triangles[i], &plane))
             keys[flat++] = (vis_plane_key){ plane.axis, plane.k, (uint32_t)i };
     }
-    qsort(keys, flat, sizeof *keys, compare_plane_key);
+    order_sort(keys, flat, sizeof *keys, compare_plane_key);
     size_t planes = 0;
     for (size_t i = 0; i < flat; i++)
         planes += i == 0 || keys[i].axis != keys[i - 1].axis || keys[i].k != keys[i - 1].k;
@@ -754,7 +754,7 @@ static bool targets_build(vis_ctx *ctx)
             const vis_box *b = &ctx->desc->targets[order[i]];
             keys[i] = (target_key){ b->min[axis] + b->max[axis], order[i] };
         }
-        qsort(keys, n->count, sizeof *keys, compare_target_key);
+        order_sort(keys, n->count, sizeof *keys, compare_target_key);
         for (uint32_t i = 0; i < n->count; i++)
             order[i] = keys[i].target;
         uint32_t first = n->first, total = n->count, half = total / 2;
@@ -896,7 +896,7 @@ bool vis_run(const vis_desc *desc, vis_result *out)
 void vis_list_sort(uint32_t *list, size_t count)
 {
     if (count > 1)
-        qsort(list, count, sizeof *list, order_u32);
+        order_sort(list, count, sizeof *list, order_u32);
 }
 
 void vis_result_free(vis_result *res, size_t cell_count)

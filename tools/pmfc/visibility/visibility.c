@@ -14,6 +14,7 @@
 #include "common/world.h"
 #include "fill/fill.h"
 #include "visibility.h"
+#include "base/order.h"
 
 typedef struct cell_ref { uint32_t chunk, cube; } cell_ref;
 
@@ -55,7 +56,7 @@ static size_t camera_boxes(const level_build *lb, const vis_box *cells, const ce
             for (int a = 0; a < 3; a++) key = key << 8 | (uint64_t)(lround((cells[c].min[a] - whole->lo.e[a]) / size) >> level);
             keys[n++] = (block_key){ key, (uint32_t)c };
         }
-        qsort(keys, n, sizeof *keys, compare_block_key);
+        order_sort(keys, n, sizeof *keys, compare_block_key);
         size_t full = (size_t)1 << (3 * level);
         for (size_t k = 0; k < n;) {
             size_t run = 1;

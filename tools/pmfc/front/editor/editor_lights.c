@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/pmf_os.h"
 #include "base/text_clean.h"
 #include "common/memory.h"
 #include "csg/csg.h"

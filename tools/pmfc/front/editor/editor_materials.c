@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
+#include "base/pmf_os.h"
 #include "base/text_clean.h"
 #include "common/memory.h"
 #include "common/texture.h"
@@ -51,8 +51,8 @@ static bool is_liquid_texture(const char *name)
 /* A regular file there (looked at without opening it: a FIFO must not block the compile). */
 static bool file_exists(const char *path)
 {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    pmf_os_file_info st;
+    return pmf_os_stat(path, &st) == 0 && st.regular;
 }
 
 static bool open_wad(import_ctx *c, const char *path, const char *shown)
@@ -188,14 +188,14 @@ static int add_standin(import_ctx *c, const char *name)
 /* A whole file into memory (xmalloc); NULL when it is not a regular file or cannot be read. */
 static uint8_t *read_whole(const char *path, size_t limit, size_t *size)
 {
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > limit) return NULL;
-    FILE *f = fopen(path, "rb");
+    pmf_os_file_info st;
+    if (pmf_os_stat(path, &st) != 0 || !st.regular || st.size > limit) return NULL;
+    FILE *f = pmf_os_fopen(path, "rb");
     if (!f) return NULL;
-    uint8_t *data = xmalloc((size_t)st.st_size + 1);
-    *size = fread(data, 1, (size_t)st.st_size, f);
+    uint8_t *data = xmalloc((size_t)st.size + 1);
+    *size = fread(data, 1, (size_t)st.size, f);
     fclose(f);
-    if (*size != (size_t)st.st_size) {
+    if (*size != (size_t)st.size) {
         xfree(data);
         return NULL;
     }
@@ -233,8 +233,8 @@ static int load_folder_texture(import_ctx *c, const char *name, texture_def *out
             for (size_t e = 0; e < sizeof exts / sizeof exts[0]; e++) {
                 char path[PMFC_PATH_MAX * 3];
                 snprintf(path, sizeof path, "%s/%s.%s", c->folders[d], n ? base : name, exts[e]);
-                struct stat st;
-                if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+                pmf_os_file_info st;
+                if (pmf_os_stat(path, &st) != 0 || !st.regular) continue;
                 const char *msg = texture_image_any(out, path);
                 if (!msg) return 1;
                 fprintf(stderr, "pmfc: warning: texture %s: %s\n", path, msg);
@@ -390,8 +390,8 @@ static void open_texture_folders(import_ctx *c, const char *list)
             if (!root) continue;
             char path[PMFC_PATH_MAX * 2];
             snprintf(path, sizeof path, "%s/%s", root, item);
-            struct stat st;
-            if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+            pmf_os_file_info st;
+            if (pmf_os_stat(path, &st) != 0 || !st.directory) continue;
             char **slot = grow((void **)&c->folders, &c->folder_count, &c->folder_cap, sizeof *c->folders);
             *slot = xmalloc(strlen(path) + 1);
             strcpy(*slot, path);
@@ -480,7 +480,7 @@ void editor_read_texture_types(import_ctx *c)
     if (!c->desc->game_dir) return;
     char path[PMFC_PATH_MAX * 2];
     snprintf(path, sizeof path, "%s/sound/materials.txt", c->desc->game_dir);
-    FILE *f = fopen(path, "r");
+    FILE *f = pmf_os_fopen(path, "r");
     if (!f) return;
     char line[256];
     while (fgets(line, sizeof line, f)) {

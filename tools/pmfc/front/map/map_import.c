@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
+#include "base/pmf_os.h"
 #include "base/text_clean.h"
 #include "common/memory.h"
 #include "front/editor/editor_internal.h"
@@ -32,9 +32,9 @@ static bool face_plane(const qmap_face *f, double normal[3], double *dist)
 static void wad_magic(const char *path, char magic[5])
 {
     magic[0] = 0;
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return;
-    FILE *f = fopen(path, "rb");
+    pmf_os_file_info st;
+    if (pmf_os_stat(path, &st) != 0 || !st.regular) return;
+    FILE *f = pmf_os_fopen(path, "rb");
     if (!f) return;
     size_t got = fread(magic, 1, 4, f);
     fclose(f);

@@ -1,13 +1,11 @@
 /* parse.c - the .pms source format (docs/pmfc.md): one statement per line, `#` comments,
  * "quoted strings", blocks opened by a trailing `{` and closed by a line `}`. */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "chunks/chunks.h"
@@ -16,6 +14,7 @@
 #include "common/world.h"
 #include "csg/csg.h"
 #include "pms.h"
+#include "pmf_os.h"
 #include "text_clean.h"
 
 #define PMFC_MAX_SOURCE_BYTES (64 << 20)
@@ -934,23 +933,23 @@ bool parse_source(const char *name, const char *text, size_t size, map_def *map)
 
 bool parse_file(const char *path, map_def *map)
 {
-    /* O_NONBLOCK: a FIFO is refused below instead of waiting for a writer */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
-    struct stat st;
-    if (!f || fstat(fd, &st) != 0) {
-        fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
-        if (f) fclose(f);
-        else if (fd >= 0) close(fd);
+    /* a FIFO or directory is refused without waiting for a writer */
+    pmf_os_file_info st;
+    int fd = pmf_os_open_regular(path, &st);
+    FILE *f = fd >= 0 ? pmf_os_fdopen(fd, "rb") : NULL;
+    if (!f) {
+        if (fd < 0 && (errno == EISDIR || errno == ENODEV)) fprintf(stderr, "%s: not a regular file\n", path);
+        else fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
+        if (fd >= 0) close(fd);
         return false;
     }
-    if (!S_ISREG(st.st_mode) || st.st_size > PMFC_MAX_SOURCE_BYTES) {
-        fprintf(stderr, "%s: %s\n", path, S_ISREG(st.st_mode) ? "source larger than 64 MiB" : "not a regular file");
+    if (st.size > PMFC_MAX_SOURCE_BYTES) {
+        fprintf(stderr, "%s: source larger than 64 MiB\n", path);
         fclose(f);
         return false;
     }
-    char *text = xmalloc((size_t)st.st_size + 1);
-    size_t size = fread(text, 1, (size_t)st.st_size, f);
+    char *text = xmalloc((size_t)st.size + 1);
+    size_t size = fread(text, 1, (size_t)st.size, f);
     bool read_ok = !ferror(f);
     fclose(f);
     bool ok = read_ok && parse_source(path, text, size, map);
