@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/check.h"
 #include "base/cli.h"
@@ -60,14 +61,17 @@ static int parse(const char *line, seen *s, char *err, size_t err_size)
         argv[argc++] = w;
     argv[argc] = NULL;
     *s = (seen){ 0 };
+    /* stderr's descriptor pointed at a scratch file for the call (stderr itself may be no
+     * lvalue: mingw's is a macro) */
     fflush(stderr);
     FILE *capture = tmpfile();
-    FILE *saved = stderr;
-    stderr = capture;
+    int saved = dup(2);
+    dup2(fileno(capture), 2);
     int rc = cli_parse(&(cli_desc){ .program = "prog", .command = "cmd", .usage = "usage: prog\n", .options = table,
                                     .handle = handle, .user = s }, argc, argv);
-    fflush(capture);
-    stderr = saved;
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
     rewind(capture);
     size_t n = fread(err, 1, err_size - 1, capture);
     err[n] = 0;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/pmf_os.h"
 #include "bsp_build.h"
 #include "bsp_read.h"
 #include "common/check.h"
@@ -429,7 +430,7 @@ int main(int argc, char **argv)
     workdir = argv[3];
     test_remove_tree(workdir);
     if (!test_make_dir(workdir)) return 1;
-    setenv("XDG_CACHE_HOME", workdir, 1);
+    pmf_os_setenv("XDG_CACHE_HOME", workdir);
     bsp_build_scene pool = pool_room();
     check_pool_room(&pool);
     check_leak_verdict(&pool);

@@ -387,7 +387,7 @@ int main(int argc, char **argv)
     pmfc = argv[1];
     pmfview = argv[2];
     workdir = argv[3];
-    mkdir(workdir, 0755);
+    test_make_dir(workdir);
     write_wad();
     test_spawn_in_solid();
     test_leak_from_a_solid_cell();
