@@ -28,4 +28,4 @@ trap 'wineserver -k 2>/dev/null || true' EXIT
 wineboot >/dev/null 2>&1 || true
 xvfb-run -a -s "-screen 0 1024x768x24" ctest --test-dir build-win --output-on-failure -j"$JOBS"
 PMFVIEW_WINDOWS_BUILD="$(pwd)/build-win" xvfb-run -a -s "-screen 0 1024x768x24" \
-    ctest --test-dir build --output-on-failure -j"$JOBS" -L windows
+    ctest --test-dir build --output-on-failure -L windows
