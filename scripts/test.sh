@@ -17,19 +17,21 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
     ctest --test-dir build-asan --output-on-failure -j"$JOBS"
 
 # The Windows leg (docs/windows.md). wine runs in a prefix of its own outside the checkout, made
-# once by windows.sh; its server is kept up for the whole leg; windows and GL contexts get a
-# private X server.
+# once by windows.sh. One X server for the whole leg: wine's desktop process, started by wineboot
+# and kept by the persistent wineserver, draws on the display it started with, so every test
+# (the Windows build's suite, then tests/windows from the Linux build) runs inside the same
+# xvfb-run. wineboot also starts wine's services before ctest, whose pipes they would hold open.
 sh scripts/windows.sh --tests
 WINEPREFIX=${PMFVIEW_WINEPREFIX:-${PMFVIEW_DEPS_CACHE:-$HOME/.cache/pmfview-deps}/wine-prefix}
-export WINEPREFIX WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-wineserver -p
-trap 'wineserver -k 2>/dev/null || true' EXIT
-# wine's own services start now, their output away from ctest's pipes: started by a test's first
-# program they would hold that test's output open, and ctest would wait for them
-wineboot >/dev/null 2>&1 || true
-xvfb-run -a -s "-screen 0 1024x768x24" ctest --test-dir build-win --output-on-failure -j"$JOBS"
-PMFVIEW_WINDOWS_BUILD="$(pwd)/build-win" xvfb-run -a -s "-screen 0 1024x768x24" \
-    ctest --test-dir build --output-on-failure -L windows
+export WINEPREFIX WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" JOBS
+wineserver -k 2>/dev/null || true   # a server left from an earlier run keeps its own display
+xvfb-run -a -s "-screen 0 1024x768x24" sh -c '
+    set -eu
+    wineserver -p
+    trap "wineserver -k 2>/dev/null || true" EXIT
+    wineboot >/dev/null 2>&1 || true
+    ctest --test-dir build-win --output-on-failure -j"$JOBS"
+    PMFVIEW_WINDOWS_BUILD="$(pwd)/build-win" ctest --test-dir build --output-on-failure -L windows'
 
 # The page in the browser (docs/web.md): built with emscripten, compared with pmfview shot in
 # headless chromium.

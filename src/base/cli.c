@@ -165,15 +165,16 @@ int cli_parse(const cli_desc *desc, int argc, char **argv)
     int id, rc;
     while ((id = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
         const char *arg = argv[optind - 1];
-        if (id == ':')
-            return cli_usage_error(desc->program, desc->command, "option '%s' needs a value", arg);
-        if (id == '?') {
+        if (id == ':' || id == '?') {
+            /* --flag=VALUE: glibc's getopt says '?', mingw's ':' */
             const cli_option *o = !strncmp(arg, "--", 2) ? find_long(desc->options, arg + 2) : NULL;
             if (o && o->kind == CLI_FLAG && strchr(arg, '=')) {
                 char name[64];
                 snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
                 return cli_usage_error(desc->program, desc->command, "option '%s' takes no value", name);
             }
+            if (id == ':')
+                return cli_usage_error(desc->program, desc->command, "option '%s' needs a value", arg);
             return cli_usage_error(desc->program, desc->command, "unknown option '%s'", arg);
         }
         for (const cli_option *o = desc->options; o->name; o++)

@@ -617,7 +617,7 @@ int main(int argc, char **argv)
     pmfc = argv[1];
     pmfview = argv[2];
     workdir = argv[3];
-    mkdir(workdir, 0755);
+    test_make_dir(workdir);
     write_wad("longa.wad", "GRIDA", 200, 60, 40);
     write_wad("longb.wad", "GRIDB", 40, 60, 200);
     test_long_values_map();
