@@ -64,7 +64,7 @@ typedef struct cli_desc {
     const char *command;             /* "info", "shot"; NULL for the program itself */
     const char *usage;               /* the help's first lines: "usage: ..." and what it does */
     const char *footer;              /* the help's last lines, or NULL */
-    const cli_option *options;       /* the table, ended by { NULL } */
+    const cli_option *options;       /* the table, ended by { 0 } */
     /* Called for each option (id, its checked value) and each operand (id = CLI_OPERAND,
      * v->text the operand), in command-line order. 0 goes on; CLI_DONE or an exit code stops. */
     int (*handle)(void *user, int id, const cli_value *v);

@@ -20,7 +20,7 @@ static const cli_option table[] = {
     { "fast", 'f', OPT_FAST, CLI_FLAG, NULL, NULL, 0, 0, 0,
       "a long help text that has to wrap because it goes on and on past the hundredth column of the terminal", NULL },
     { "name", 'n', OPT_NAME, CLI_TEXT, "TEXT", NULL, 0, 0, 0, "a name", NULL },
-    { NULL },
+    { 0 },
 };
 
 typedef struct seen {

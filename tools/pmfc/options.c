@@ -57,7 +57,7 @@ static const cli_option options[] = {
     { "chunks", 0, OPT_CHUNKS, CLI_TEXT, "XxYxZ", NULL, 0, 0, 0, "with --generate: the city's size in chunks", NULL },
     { "seed", 0, OPT_SEED, CLI_COUNT, "N", NULL, 0, 0, CLI_NO_MAX, "with --generate: the city's seed", NULL },
     { "tile", 0, OPT_TILE, CLI_COUNT, "N", "chunks", 1, 4096, 0, "with --generate: a tile's side in chunks", "8" },
-    { NULL },
+    { 0 },
 };
 
 typedef struct parse_state {

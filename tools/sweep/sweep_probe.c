@@ -229,7 +229,7 @@ static const cli_option probe_options_table[] = {
     CLI_OPTION_HELP,
     { "picture", 0, OPT_PICTURE, CLI_TEXT, "PICTURE.png", NULL, 0, 0, 0, "the start picture to measure", NULL },
     { "at", 0, OPT_AT, CLI_TEXT, "X,Y,Z", NULL, 0, 0, 0, "where to test insideness, world metres", "the start camera" },
-    { NULL },
+    { 0 },
 };
 
 static const cli_desc probe_cli = {

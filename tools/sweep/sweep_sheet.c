@@ -126,7 +126,7 @@ static const cli_option sheet_options_table[] = {
     CLI_OPTION_HELP,
     { "output", 'o', 0, CLI_TEXT, "OUT.png", NULL, 0, 0, 0, "the contact sheet to write", NULL },
     { "columns", 0, OPT_COLUMNS, CLI_COUNT, "N", "columns", 1, 4096, 0, "pictures in a row", "as square as the count" },
-    { NULL },
+    { 0 },
 };
 
 static int handle(void *user, int id, const cli_value *v)

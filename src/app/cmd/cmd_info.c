@@ -403,7 +403,7 @@ static const cli_option info_options_table[] = {
     CLI_OPTION_HELP,
     { "json", 0, OPT_JSON, CLI_FLAG, NULL, NULL, 0, 0, 0, "print one JSON object instead (schema: docs/info.md)", NULL },
     CLI_OPTION_MEMORY(OPT_MEMORY),
-    { NULL },
+    { 0 },
 };
 
 static int info_option(void *user, int id, const cli_value *v)

@@ -149,7 +149,7 @@ static const cli_option shot_options_table[] = {
     { "gizmos", 0, OPT_GIZMOS, CLI_FLAG, NULL, NULL, 0, 0, 0,
       "draw every light (pmfview.lights) as an icon in its colour with its reach and name (frames up to 4096x4096)", NULL },
     CLI_OPTION_HELP,
-    { NULL },
+    { 0 },
 };
 
 static const cli_desc shot_cli = { .program = "pmfview", .command = "shot", .usage = shot_usage, .options = shot_options_table };

@@ -46,7 +46,7 @@ static const cli_option view_options[] = {
     { "shots", 0, OPT_SHOTS, CLI_TEXT, "DIR", NULL, 0, 0, 0, "where F12 screenshots go", "the current directory" },
     VIEW_OPTION_GAME(OPT_GAME),
     CLI_OPTION_MEMORY(OPT_MEMORY),
-    { NULL },
+    { 0 },
 };
 
 static const cli_desc view_cli = { .program = "pmfview", .usage = view_usage, .footer = view_footer, .options = view_options };
