@@ -302,24 +302,6 @@ static void test_overlay(void)
 
 /* ---- atlas use in info --json ----------------------------------------------------------------- */
 
-/* `pmfview info --json WORKDIR/NAME.pmf`, parsed; NULL on failure. */
-static cJSON *info_json(const char *name)
-{
-    char map[512], path[512];
-    snprintf(path, sizeof path, "%s/%s.json", wd.dir, name);
-    snprintf(map, sizeof map, "%s/%s.pmf", wd.dir, name);
-    if (test_run(NULL, (const char *[]){ wd.pmfview, "info", "--json", map, NULL }, path, NULL) != 0)
-        return NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    static char text[1 << 20];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = 0;
-    return cJSON_Parse(text);
-}
-
 static double number(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -371,7 +353,9 @@ static void test_atlas(void)
                             "level main {\n  chunk_size 4\n  luxels 8\n  box -8 -1 -8 8 0 8 material floor\n"
                             "  box -2 0 -2 2 3 2 material wall\n}\n"
                             "level unlit {\n  chunk_size 4\n  box -2 -1 -2 2 0 2 material unlit\n}\n"), 0);
-    cJSON *root = info_json("lit");
+    char lit[512];
+    snprintf(lit, sizeof lit, "%s/lit.pmf", wd.dir);
+    cJSON *root = test_info_json(wd.pmfview, lit);
     CHECK(root != NULL);
     if (!root)
         return;

@@ -197,6 +197,19 @@ uint8_t *test_read_file(const char *path, size_t *size)
     return data;
 }
 
+cJSON *test_info_json(const char *pmfview, const char *pmf)
+{
+    char out[4096];
+    if (snprintf(out, sizeof out, "%s.json", pmf) >= (int)sizeof out ||
+        test_run(NULL, (const char *[]){ pmfview, "info", "--json", pmf, NULL }, out, NULL) != 0)
+        return NULL;
+    size_t size;
+    char *text = (char *)test_read_file(out, &size);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    return root;
+}
+
 bool test_image_load(test_image *img, const char *path)
 {
     int n;

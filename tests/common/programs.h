@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
+
 /* Runs argv[0] (a path) with argv (NULL-ended), no shell: stdout into out_path, stderr into
  * err_path (NULL: the test's own; the same path twice: one file). env: "NAME=value" strings set
  * for it alone (NULL-ended; NULL for none). Its exit status; -1 when it could not start or did
@@ -42,6 +44,10 @@ static inline const uint8_t *test_pixel(const test_image *img, int x, int y)
 {
     return img->rgb + ((size_t)y * img->w + x) * 3;
 }
+
+/* `pmfview info --json PMF`, its stdout kept in PMF.json, parsed (cJSON_Delete it); NULL when
+ * pmfview failed or wrote no JSON. */
+cJSON *test_info_json(const char *pmfview, const char *pmf);
 
 /* pmfc and pmfview and the directory their files go to (made when missing). */
 typedef struct test_workdir { const char *pmfc, *pmfview, *dir; } test_workdir;

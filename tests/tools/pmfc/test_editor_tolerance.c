@@ -97,18 +97,6 @@ static char *compile_map_text(const char *name, const char *text, char *pmf, siz
     return log;
 }
 
-static cJSON *info_json(const char *pmf)
-{
-    char out[700];
-    snprintf(out, sizeof out, "%s.json", pmf);
-    if (test_run(NULL, (const char *[]){ pmfview, "info", "--json", pmf, NULL }, out, NULL) != 0) return NULL;
-    size_t size;
-    char *json = (char *)test_read_file(out, &size);
-    cJSON *root = json ? cJSON_Parse(json) : NULL;
-    free(json);
-    return root;
-}
-
 /* How many lines of the log hold `what`. */
 static int lines_with(const char *log, const char *what)
 {
@@ -142,7 +130,7 @@ static bool has_material(cJSON *root, const char *name)
 /* The compiled map has the same geometry as the reference: vertices and bounds. */
 static void check_same_geometry(const char *pmf, const char *reference)
 {
-    cJSON *a = info_json(pmf), *b = info_json(reference);
+    cJSON *a = test_info_json(pmfview, pmf), *b = test_info_json(pmfview, reference);
     CHECK(a && b);
     if (a && b) {
         double va = cJSON_GetNumberValue(cJSON_GetObjectItem(level0(a), "vertices"));
@@ -499,7 +487,7 @@ static void check_long_values(const char *log, const char *pmf, int missing)
     CHECK_EQ(lines_with(log, "drawn as checkers"), 0);       /* both textures came from their WADs */
     CHECK_EQ(lines_with(log, "cut short"), 1);
     CHECK_EQ(lines_with(log, "warning: 2 name(s) longer than the 63 bytes a compiled map keeps, cut short"), 1);
-    cJSON *root = info_json(pmf);
+    cJSON *root = test_info_json(pmfview, pmf);
     CHECK(root != NULL);
     if (!root) return;
     CHECK(has_material(root, "GRIDA") && has_material(root, "GRIDB"));
@@ -590,7 +578,7 @@ static void test_long_texture_names(void)
     char pmf[700];
     char *log = compile_map_text("long_textures", t.s, pmf, sizeof pmf);
     CHECK_EQ(lines_with(log, "warning: 2 name(s) longer than the 63 bytes a compiled map keeps, cut short; the first: texture"), 1);
-    cJSON *root = info_json(pmf);
+    cJSON *root = test_info_json(pmfview, pmf);
     CHECK(root != NULL);
     if (root) {
         int textures = 0;

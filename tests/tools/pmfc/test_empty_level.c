@@ -99,14 +99,10 @@ static int compile(const char *source, char **log)
 /* Level 0 of SOURCE.pmf: its vertices and world bounds (metres). */
 static bool level_info(const char *source, int *vertices, double lo[3], double hi[3])
 {
-    char pmf[700], json[720];
+    char pmf[700];
     snprintf(pmf, sizeof pmf, "%s.pmf", source);
-    snprintf(json, sizeof json, "%s.json", pmf);
-    if (test_run(NULL, (const char *[]){ pmfview, "info", "--json", pmf, NULL }, json, NULL) != 0) return false;
-    size_t size;
-    char *text = (char *)test_read_file(json, &size);
-    cJSON *root = text ? cJSON_Parse(text) : NULL;
-    free(text);
+    cJSON *root = test_info_json(pmfview, pmf);
+    if (!root) return false;
     cJSON *level = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "levels"), 0);
     cJSON *bounds = cJSON_GetObjectItem(level, "bounds");
     cJSON *bmin = cJSON_GetObjectItem(bounds, "min"), *bmax = cJSON_GetObjectItem(bounds, "max");
@@ -241,14 +237,10 @@ static void test_leak_from_a_solid_cell(void)
     char *log;
     CHECK_EQ(compile(path, &log), 0);
     free(log);
-    char pmf[700], json[720];
+    char pmf[700];
     snprintf(pmf, sizeof pmf, "%s.pmf", path);
-    snprintf(json, sizeof json, "%s.json", pmf);
-    CHECK_EQ(test_run(NULL, (const char *[]){ pmfview, "info", "--json", pmf, NULL }, json, NULL), 0);
-    size_t size;
-    char *text = (char *)test_read_file(json, &size);
-    cJSON *root = text ? cJSON_Parse(text) : NULL;
-    free(text);
+    cJSON *root = test_info_json(pmfview, pmf);
+    CHECK(root != NULL);
     cJSON *leak = cJSON_GetObjectItem(root, "leak");
     CHECK(cJSON_IsObject(leak));
     const char *entity = cJSON_GetStringValue(cJSON_GetObjectItem(leak, "entity"));

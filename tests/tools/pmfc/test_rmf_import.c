@@ -152,8 +152,6 @@ static void pixel_ray(int x, int y, double dir[3])
     dir[2] = -1;
 }
 
-static cJSON *info_json(const char *pmf);
-
 /* ---- the tests ----------------------------------------------------------------------------- */
 
 /* A wall in front of the camera with Hammer axes, shift and scale: each pixel near a texel's
@@ -268,15 +266,7 @@ static void test_light_value(const char *wad)
         test_image_free(&off);
     }
     /* info names it */
-    char json_path[700];
-    snprintf(json_path, sizeof json_path, "%s.json", rmf);
-    CHECK_EQ(test_run(NULL, (const char *[]){ pmfview, "info", "--json", pmf, NULL }, json_path, NULL), 0);
-    FILE *f = fopen(json_path, "rb");
-    char text[1 << 16];
-    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    if (f) fclose(f);
-    text[n] = 0;
-    cJSON *root = cJSON_Parse(text);
+    cJSON *root = test_info_json(pmfview, pmf);
     CHECK(root != NULL);
     int named = 0;
     cJSON *l;
@@ -568,7 +558,7 @@ static void test_direct_open(const char *wad)
     if (!finish(b, "direct.rmf", rmf, sizeof rmf)) return;
     snprintf(cache, sizeof cache, "%s/cache", workdir);
     pmf_os_setenv("XDG_CACHE_HOME", cache);
-    cJSON *root = info_json(rmf);
+    cJSON *root = test_info_json(pmfview, rmf);
     CHECK(root != NULL);
     if (!root) return;
     cJSON *cam = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "cameras"), 0);
@@ -769,25 +759,6 @@ static void test_damaged(const char *wad)
 
 /* ---- the shared real maps -------------------------------------------------------------- */
 
-static cJSON *info_json(const char *pmf)
-{
-    char out[720];
-    snprintf(out, sizeof out, "%s.json", pmf);
-    if (test_run(NULL, (const char *[]){ pmfview, "info", "--json", pmf, NULL }, out, NULL) != 0) return NULL;
-    FILE *f = fopen(out, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    size_t got = fread(text, 1, (size_t)n, f);
-    text[got] = 0;
-    fclose(f);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
-    return root;
-}
-
 static bool is_tool(const char *t)
 {
     static const char *const tools[] = { "sky", "clip", "null", "origin", "aaatrigger", "hint", "skip", "bevel" };
@@ -864,7 +835,7 @@ static int test_shared_maps(const char *dir)
             continue;
         }
         CHECK_EQ(st, 0);
-        cJSON *root = st == 0 ? info_json(pmf) : NULL;
+        cJSON *root = st == 0 ? test_info_json(pmfview, pmf) : NULL;
         CHECK(root != NULL);
         if (!root) { rmf_free(&m); continue; }
         cJSON *level = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "levels"), 0);
