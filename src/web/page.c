@@ -51,7 +51,8 @@ static struct {
     scene_settings settings;
     char error[sizeof(((scene_error *)0)->message)];
     char stats[512];
-    char *inspected;                 /* page_inspect's answer, kept until the next */
+    char *inspected_json;            /* page_inspect's answer, kept until the next */
+    char inspected_text[2048];
     double pose[5];
 } page;
 
@@ -211,21 +212,25 @@ EMSCRIPTEN_KEEPALIVE int page_frame(double budget_ms, double time)
 
 /* The surface inspector (docs/viewer.md "Surface inspector") on canvas pixel x, y from the top
  * left: the surface, its material, lightmap luxel and lights as `pmfview shot --inspect` prints
- * them, as one JSON line (json) or as the desktop panel's lines. "" with no map open. */
-EMSCRIPTEN_KEEPALIVE const char *page_inspect(int x, int y, int json)
+ * them, as one JSON line; page_inspected_text gives the same result as the desktop panel's
+ * lines. "" with no map open. */
+EMSCRIPTEN_KEEPALIVE const char *page_inspect(int x, int y)
 {
-    free(page.inspected);
-    page.inspected = NULL;
+    free(page.inspected_json);
+    page.inspected_json = NULL;
+    page.inspected_text[0] = '\0';
     if (!page.s || x < 0 || y < 0 || x >= page.width || y >= page.height)
         return "";
     inspect_result r;
     inspect_pixel(page.s, x, y, page.width, page.height, &r);
-    if (json) {
-        page.inspected = inspect_json(&r, true);
-    } else if ((page.inspected = malloc(2048))) {
-        inspect_text(&r, page.inspected, 2048);
-    }
-    return page.inspected ? page.inspected : "";
+    inspect_text(&r, page.inspected_text, sizeof page.inspected_text);
+    page.inspected_json = inspect_json(&r, true);
+    return page.inspected_json ? page.inspected_json : "";
+}
+
+EMSCRIPTEN_KEEPALIVE const char *page_inspected_text(void)
+{
+    return page.inspected_text;
 }
 
 /* The HUD's figures, one per line. */

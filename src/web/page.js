@@ -220,9 +220,8 @@
     const MODE_KEYS = { F2: 0, F3: 1, F4: 2, KeyB: 3 };
     function inspectAt(x, y) {
         if (!M || !opened) return;
-        const args = [Math.floor(x), Math.floor(y)];
-        inspector.textContent = M.ccall('page_inspect', 'string', ['number', 'number', 'number'], [...args, 0]);
-        inspector.dataset.json = M.ccall('page_inspect', 'string', ['number', 'number', 'number'], [...args, 1]);
+        inspector.dataset.json = M.ccall('page_inspect', 'string', ['number', 'number'], [Math.floor(x), Math.floor(y)]);
+        inspector.textContent = M.UTF8ToString(M._page_inspected_text());
         inspector.hidden = false;
         inspectClicked = true;
     }

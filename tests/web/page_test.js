@@ -195,7 +195,11 @@ async function main() {
             dt.items.add(new File([bytes], url.split('/').pop()));
             window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
         }, `maps/${firstName}`);
-        await page.waitForFunction(() => document.documentElement.dataset.pmfview, { timeout: READY_TIMEOUT_MS, polling: 50 });
+        // the hostile file's state stands until the drop's handler clears it: wait for the next one
+        await page.waitForFunction(before => {
+            const state = document.documentElement.dataset.pmfview;
+            return state && state !== before;
+        }, { timeout: READY_TIMEOUT_MS, polling: 50 }, r.state);
         const dropped = await page.evaluate(() => document.documentElement.dataset.pmfview);
         check(dropped === 'ready', `a map dropped after the hostile one: ${dropped}`);
 
