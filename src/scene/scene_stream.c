@@ -309,9 +309,13 @@ void scene_stream_update(scene *s, double budget_ms, bool view_only)
     /* Waiting for the view (view_only): every deferred chunk the camera has turned to since it
      * arrived, whatever the budget. Otherwise at least one upload per call, so the window fills in
      * even with a tiny budget; chunks the camera has turned to first. */
-    for (size_t pick; view_only && (pick = deferred_in_view(s, (const float(*)[4])planes)) < s->deferred_count;) {
-        scene_chunk *sc = s->deferred[pick];
-        s->deferred[pick] = s->deferred[--s->deferred_count];
+    for (size_t i = 0; view_only && i < s->deferred_count;) {
+        scene_chunk *sc = s->deferred[i];
+        if (!scene_chunk_in_view(s, (const float(*)[4])planes, sc->mc.coord)) {
+            i++;
+            continue;
+        }
+        s->deferred[i] = s->deferred[--s->deferred_count];
         upload_chunk(s, sc);
         uploaded = true;
     }
