@@ -51,6 +51,15 @@ static int errno_from_win32(DWORD e)
         return ENOTEMPTY;
     case ERROR_HANDLE_EOF:
         return 0;
+    case ERROR_BAD_EXE_FORMAT:
+    case ERROR_EXE_MACHINE_TYPE_MISMATCH:
+        return ENOEXEC;
+    case ERROR_INVALID_HANDLE:
+        return EBADF;
+    case ERROR_NO_SYSTEM_RESOURCES:
+    case ERROR_NOT_ENOUGH_QUOTA:
+    case ERROR_COMMITMENT_LIMIT:
+        return EAGAIN;
     default:
         return EIO;
     }

@@ -45,7 +45,17 @@ int test_run(const char *const env[], const char *const argv[], const char *out_
     }
     pmf_os_process p;
     int status = -1;
-    if (!pmf_os_spawn(&p, argv[0], argv, out, err))
+    bool started = pmf_os_spawn(&p, argv[0], argv, out, err);
+#ifdef _WIN32
+    /* wine's process creation fails now and then under a loaded ctest -j (EIO, EAGAIN): not the
+       program's doing, so a start that failed for anything but a missing or refused file is retried */
+    for (int attempt = 1; !started && attempt < 4 && errno != ENOENT && errno != EACCES && errno != ENOEXEC; attempt++) {
+        fprintf(stderr, "starting %s failed (%s), try %d of 4\n", argv[0], strerror(errno), attempt + 1);
+        nanosleep(&(struct timespec){ 0, attempt * 250 * 1000 * 1000 }, NULL);
+        started = pmf_os_spawn(&p, argv[0], argv, out, err);
+    }
+#endif
+    if (!started)
         fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
     else if (pmf_os_process_wait(&p, true, &status) != 1 || status < 0)
         status = -1;
