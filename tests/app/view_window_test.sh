@@ -365,6 +365,63 @@ rmf_reload)
     shot; expect_centre "$SHOT" "115 100 140" "after the fix"
     [ "$("$PROBE" diff "$before" "$SHOT")" -eq 0 ] || fail "after the fix the view differs from before the first save"
     ;;
+drop)
+    # Files dropped on the window through XDND (xdnd_drop, as a file manager drops them) open as
+    # if named on the command line, from their own start camera; a file that does not open leaves
+    # the map on screen, with the command line's error on stderr and in the HUD. Of several files
+    # the first opens. A dropped source map compiles (stub pmfc) and recompiles when saved.
+    export PMFVIEW_PMFC=$(cd "$(dirname "$0")" && pwd)/stub_pmfc.sh XDG_CACHE_HOME=$WORK/cache
+    drop() { "$XDND_DROP" "$WID" "$@" || fail "xdnd_drop $*"; }
+    ready_count() { grep -c '^ready ' "$WORK/out"; }
+    "$MAKEMAP" "$WORK/other.pmf" 1 || fail "cannot write variant 1"
+    for map in map other; do
+        ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$PMFVIEW" shot "$WORK/$map.pmf" -o "$WORK/$map.png" \
+            --size 160x120 >/dev/null 2>&1 || fail "shot $map.pmf"
+    done
+    same_as() { local d; d=$("$PROBE" diff "$SHOT" "$WORK/$1.png"); [ "$d" -eq 0 ] || fail "$2: $d pixels differ from $1.pmf's shot"; }
+    start_viewer "$MAP" --camera 0,0,1,0,0
+    shot; first=$SHOT
+    drop "$WORK/other.pmf"
+    wait_for "the dropped map" grep -q "^opened $WORK/other.pmf$" "$WORK/out"
+    wait_for "its view" grep -q "^ready $WORK/other.pmf level 0$" "$WORK/out"
+    shot; same_as other "after the drop (its own camera, not --camera)"
+    [ "$("$PROBE" diff "$first" "$SHOT")" -gt 1000 ] || fail "the drop did not change the picture"
+    [ "$(xdotool getwindowname "$WID")" = "pmfview - other.pmf - level 0" ] || fail "title $(xdotool getwindowname "$WID")"
+    good=$SHOT
+    # Hostile files (text; a PMF cut short): the command line's line, the map stays, the error in
+    # red in the HUD.
+    printf 'not a map' >"$WORK/text.pmf"
+    head -c 200 "$MAP" >"$WORK/cut.pmf"
+    for bad in text cut; do
+        DISPLAY= "$PMFVIEW" "$WORK/$bad.pmf" >/dev/null 2>"$WORK/cli.err"
+        refusals=$(grep -c '^open failed; still showing other.pmf$' "$WORK/out")
+        drop "$WORK/$bad.pmf"
+        wait_for "the refusal of $bad.pmf" sh -c "[ \$(grep -c '^open failed; still showing other.pmf$' '$WORK/out') -gt $refusals ]"
+        grep -qxF "$(cat "$WORK/cli.err")" "$WORK/err" || fail "the drop's error is not the command line's: $(cat "$WORK/cli.err")"
+    done
+    shot; [ "$("$PROBE" diff "$good" "$SHOT")" -eq 0 ] || fail "a hostile drop changed the picture"
+    shot ctrl+F12
+    [ "$("$PROBE" count "$SHOT" 255 90 90)" -gt 20 ] || fail "no red error text in the HUD"
+    # Two files: the RMF (first) compiles and opens, the other is named on stderr.
+    RMF=$WORK/room.rmf
+    save() { { printf '\xcd\xcc\x0c\x40RMF\0\0\0\0\x0aCMapWorld\n'; printf '%s\n' "$@"; } >"$RMF.tmp" && mv "$RMF.tmp" "$RMF"; }
+    save "MAP:$MAP"
+    before=$(ready_count)
+    drop "$RMF" "$WORK/other.pmf"
+    wait_for "the compile" grep -q "^compiling $RMF \.\.\.$" "$WORK/out"
+    wait_for "the dropped RMF" grep -q "^opened $RMF$" "$WORK/out"
+    grep -qx "pmfview: $WORK/other.pmf: not opened: the window shows the first file of a drop" "$WORK/err" ||
+        fail "the second file is not named"
+    wait_for "the RMF's view" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -gt $before ]"
+    shot; same_as map "the dropped RMF"
+    # Saved in the editor: recompiled and reloaded, camera kept.
+    before=$(ready_count)
+    save "MAP:$WORK/other.pmf"
+    wait_for "the reload" grep -q "^reloaded $RMF$" "$WORK/out"
+    wait_for "the reloaded view" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -gt $before ]"
+    shot; same_as other "the saved RMF"
+    quit_viewer
+    ;;
 legacy)
     # MAKEMAP is format_sample_write: map.pmf is the legacy draft map, variant 2 its textures. The
     # left wall is grey 200 lit by base light 128: full 100, lightmap 128, fullbright 200; the

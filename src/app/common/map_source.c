@@ -40,39 +40,48 @@ int map_source_resolve(const char *path, map_source *out)
     return map_source_open(&(map_source_desc){ .path = path }, out);
 }
 
-int map_source_open(const map_source_desc *desc, map_source *out)
+int map_source_identify(const char *path, map_source *out, char *why, size_t why_size)
 {
-    const char *path = desc->path;
     memset(out, 0, sizeof *out);
-    char why[256], shown[1024]; /* the path as the terminal may show it */
+    char reason[256], shown[1024]; /* the path as the terminal may show it */
     text_clean(path, shown, sizeof shown);
     if (pm4_directory_has_tiles(path)) {
         out->id.kind = PMF_KIND_PM4;
         snprintf(out->id.what, sizeof out->id.what, "a directory of PM4 tiles");
         return 0;
     }
-    if (!pmf_identify_path(path, &out->id, why, sizeof why)) {
-        fprintf(stderr, "pmfview: %s: file, byte 0: %s\n", shown, why);
+    if (!pmf_identify_path(path, &out->id, reason, sizeof reason)) {
+        snprintf(why, why_size, "%s: file, byte 0: %s", shown, reason);
         return EXIT_BAD_INPUT;
     }
     switch (pmf_format_of(out->id.kind)->use) {
     case PMF_FORMAT_OPEN:
         if (strlen(path) >= sizeof out->pmf_path) {
-            fprintf(stderr, "pmfview: %s: path too long\n", shown);
+            snprintf(why, why_size, "%s: path too long", shown);
             return EXIT_BAD_INPUT;
         }
         strcpy(out->pmf_path, path);
         return 0;
     case PMF_FORMAT_COMPILE:
-        return compile_source(desc, out);
     case PMF_FORMAT_CONVERT:
-        return 0; /* read by their own modules (formats_*.c) */
+        return 0; /* compiled by the caller; read by their own modules (formats_*.c) */
     case PMF_FORMAT_PMFC_SOURCE:
-        fprintf(stderr, "pmfview: %s: file, byte 0: a text file, not a map (a pmfc source? compile it with 'pmfc %s -o MAP.pmf')\n", shown, shown);
+        snprintf(why, why_size, "%s: file, byte 0: a text file, not a map (a pmfc source? compile it with 'pmfc %s -o MAP.pmf')", shown, shown);
         return EXIT_BAD_INPUT;
     case PMF_FORMAT_REFUSED:
         break;
     }
-    fprintf(stderr, "pmfview: %s: file, byte 0: %s, not a map this program opens\n", shown, out->id.what);
+    snprintf(why, why_size, "%s: file, byte 0: %s, not a map this program opens", shown, out->id.what);
     return EXIT_BAD_INPUT;
+}
+
+int map_source_open(const map_source_desc *desc, map_source *out)
+{
+    char why[2600];
+    int rc = map_source_identify(desc->path, out, why, sizeof why);
+    if (rc) {
+        fprintf(stderr, "pmfview: %s\n", why);
+        return rc;
+    }
+    return map_source_compiled(out->id.kind) ? compile_source(desc, out) : 0;
 }

@@ -6,6 +6,8 @@
 #ifndef PMFVIEW_APP_MAP_SOURCE_H
 #define PMFVIEW_APP_MAP_SOURCE_H
 
+#include <stddef.h>
+
 #include "file_kind.h"
 
 typedef struct map_source_desc {
@@ -34,6 +36,10 @@ static inline bool map_source_converted(pmf_file_kind kind)
  * on stderr once a compile takes over a second. Returns 0, or the exit code (conventions §4)
  * after printing one `pmfview:` line. */
 int map_source_open(const map_source_desc *desc, map_source *out);
+/* What map_source_open does short of compiling: identifies path and, for a PMF, names it in
+ * out->pmf_path (a source map's is left empty for the caller to compile). Returns 0, or the exit
+ * code with the one line (no `pmfview: ` prefix) in why. */
+int map_source_identify(const char *path, map_source *out, char *why, size_t why_size);
 /* map_source_open with no options. */
 int map_source_resolve(const char *path, map_source *out);
 

@@ -16,7 +16,7 @@
 #define SDL_API_FUNCTIONS(X) \
     X(SDL_CreateWindow) X(SDL_Delay) X(SDL_DestroyWindow) X(SDL_GL_CreateContext) X(SDL_GL_DeleteContext) \
     X(SDL_GL_GetDrawableSize) X(SDL_GL_GetProcAddress) X(SDL_GL_SetAttribute) X(SDL_GL_SetSwapInterval) \
-    X(SDL_GL_SwapWindow) X(SDL_GetCurrentVideoDriver) X(SDL_GetError) X(SDL_GetKeyboardState) \
+    X(SDL_GL_SwapWindow) X(SDL_GetCurrentVideoDriver) X(SDL_GetError) X(SDL_free) X(SDL_GetKeyboardState) \
     X(SDL_GetMouseState) X(SDL_GetPerformanceCounter) X(SDL_GetPerformanceFrequency) X(SDL_GetWindowFlags) \
     X(SDL_GetWindowSize) X(SDL_Init) X(SDL_PollEvent) X(SDL_Quit) X(SDL_SetHint) X(SDL_SetRelativeMouseMode) \
     X(SDL_SetWindowFullscreen) X(SDL_SetWindowTitle) X(SDL_StartTextInput) X(SDL_StopTextInput)
@@ -46,6 +46,7 @@ bool sdl_api_load(char *err, size_t err_size);
 #define SDL_GL_SwapWindow (sdl_api.SDL_GL_SwapWindow)
 #define SDL_GetCurrentVideoDriver (sdl_api.SDL_GetCurrentVideoDriver)
 #define SDL_GetError (sdl_api.SDL_GetError)
+#define SDL_free (sdl_api.SDL_free)
 #define SDL_GetKeyboardState (sdl_api.SDL_GetKeyboardState)
 #define SDL_GetMouseState (sdl_api.SDL_GetMouseState)
 #define SDL_GetPerformanceCounter (sdl_api.SDL_GetPerformanceCounter)

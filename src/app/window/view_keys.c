@@ -58,7 +58,7 @@ static void change_fast_intensity(viewer *v, int delta, double t)
 /* A PM4 layer on or off: the map is written again with the new layers and reloaded, camera kept. */
 static void toggle_pm4_layer(viewer *v, unsigned layer, double t)
 {
-    formats_scene *fs = v->desc->formats;
+    formats_scene *fs = v->formats;
     if (fs->kind != PMF_KIND_PM4) {
         viewer_say(v, "layers are for PM4 files");
         return;
@@ -69,7 +69,7 @@ static void toggle_pm4_layer(viewer *v, unsigned layer, double t)
         return;
     }
     viewer_reload(v, t);
-    view_watch_init(&v->watch, v->desc->path, t);
+    view_watch_init(&v->watch, v->path, t);
     viewer_say(v, "%s %s", formats_layer_name(layer), fs->layers & layer ? "on" : "off");
 }
 
@@ -446,7 +446,7 @@ static bool key_bookmark(viewer *v, const view_key_press *k)
 /* Ctrl+1..4: a PM4 file's layers; any other map leaves the keys to the bookmarks. */
 static bool key_pm4_layer(viewer *v, const view_key_press *k)
 {
-    if (!v->desc->formats)
+    if (!v->formats)
         return false;
     toggle_pm4_layer(v, 1u << k->index, k->t);
     return true;

@@ -20,6 +20,7 @@
 #include "view_hud.h"
 #include "view_shot.h"
 #include "viewer.h"
+#include "pm4_world.h"
 #include "base/order.h"
 
 #define VIEW_MAX_LIGHTS 4096
@@ -147,18 +148,19 @@ static void update_lights(viewer *v, double t)
 
 /* ---- scenes: open, reload, level switch ------------------------------------------------------ */
 
-static scene *open_scene(const viewer *v, uint32_t level, scene_error *err)
+static scene *open_scene(const viewer *v, const char *pmf_path, uint32_t level, scene_error *err)
 {
-    scene_desc d = { .path = v->pmf_path, .level = level, .game_dir = v->desc->game_dir,
+    scene_desc d = { .path = pmf_path, .level = level, .game_dir = v->desc->game_dir,
                      .radius = v->desc->radius, .moving_camera = true };
     return scene_open(&d, err);
 }
 
-/* The start camera of scene s: --camera if given, else the default (conventions §2). */
+/* The start camera of scene s: --camera if given (for the command line's map), else the default
+ * (conventions §2). */
 static void start_camera(const viewer *v, const scene *s, camera *out)
 {
     scene_default_camera(s, out);
-    if (v->desc->has_camera)
+    if (v->given_camera)
         camera_set_world(out, v->desc->camera_pos, v->desc->camera_yaw, v->desc->camera_pitch);
     if (v->desc->fov > 0)
         out->fov_y = v->desc->fov;
@@ -227,8 +229,7 @@ static void install_scene(viewer *v, scene *s, uint32_t level, bool keep_view, d
     if (!keep_view)
         v->start_camera = -1;
     char title[300];
-    const char *name = strrchr(v->desc->path, '/');
-    snprintf(title, sizeof title, "pmfview - %s - level %u", name ? name + 1 : v->desc->path, level);
+    snprintf(title, sizeof title, "pmfview - %s - level %u", pmf_os_base_name(v->path), level);
     SDL_SetWindowTitle(v->window, title);
 }
 
@@ -236,7 +237,7 @@ void viewer_reload(viewer *v, double t)
 {
     scene_error e;
     uint32_t count = v->level_count;
-    scene *s = map_level_count(v->pmf_path, &count, e.message, sizeof e.message) ? open_scene(v, v->level, &e) : NULL;
+    scene *s = map_level_count(v->pmf_path, &count, e.message, sizeof e.message) ? open_scene(v, v->pmf_path, v->level, &e) : NULL;
     if (!s) {
         snprintf(v->error, sizeof v->error, "reload failed: %s", e.message);
         fprintf(stderr, "pmfview: %s\n", e.message);
@@ -246,19 +247,104 @@ void viewer_reload(viewer *v, double t)
     v->level_count = count;
     v->error[0] = '\0';
     install_scene(v, s, v->level, true, t);
-    viewer_say(v, "reloaded %s", v->desc->path);
+    viewer_say(v, "reloaded %s", v->path);
 }
 
-/* A saved RMF: pmfc runs on a child process polled once per frame (the window keeps drawing). */
-static void start_recompile(viewer *v)
+/* A saved source map, or one dropped on the window: pmfc runs on a child process polled once per
+ * frame (the window keeps drawing). */
+static void start_compile(viewer *v, const char *source)
 {
     map_compile_cancel(&v->compile);
-    map_compile_start(&v->compile, &(map_compile_desc){ .source = v->desc->path, .game_dir = v->desc->game_dir });
+    map_compile_start(&v->compile, &(map_compile_desc){ .source = source, .game_dir = v->desc->game_dir });
     if (v->compile.state == MAP_COMPILE_RUNNING)
-        viewer_say(v, "compiling %s ...", v->desc->path);
+        viewer_say(v, "compiling %s ...", source);
 }
 
-static void poll_recompile(viewer *v, double t)
+/* ---- a file dropped on the window ----------------------------------------------------------- */
+
+/* The dropped file did not open: the error in the HUD and on stderr, the current map stays. */
+static void drop_failed(viewer *v, const char *line)
+{
+    snprintf(v->error, sizeof v->error, "%.*s", (int)sizeof v->error - 1, line); /* the HUD shows its start */
+    fprintf(stderr, "pmfview: %s\n", line);
+    viewer_say(v, "open failed; still showing %s", pmf_os_base_name(v->path));
+}
+
+/* Shows the PMF at pmf_path, of the map named path, in place of the current map: its level 0
+ * from its own start camera, watched for saves; false (said) when it does not open. */
+static bool show_dropped(viewer *v, const char *path, const char *pmf_path, double t)
+{
+    scene_error e;
+    uint32_t count = 0;
+    scene *s = map_level_count(pmf_path, &count, e.message, sizeof e.message) ? open_scene(v, pmf_path, 0, &e) : NULL;
+    if (!s) {
+        drop_failed(v, e.message);
+        return false;
+    }
+    snprintf(v->path, sizeof v->path, "%s", path);
+    snprintf(v->pmf_path, sizeof v->pmf_path, "%s", pmf_path);
+    v->level_count = count;
+    v->given_camera = false;
+    v->error[0] = '\0';
+    install_scene(v, s, 0, false, t);
+    view_bookmarks_path(v->path, v->cameras_path, sizeof v->cameras_path);
+    view_watch_init(&v->watch, v->path, t);
+    viewer_say(v, "opened %s", v->path);
+    return true;
+}
+
+/* A file dropped on the window opens as if named on the command line: a PMF at once, a source
+ * map once compiled (poll_compile shows it), a legacy draft or PM4 file once converted. */
+static void open_dropped(viewer *v, const char *path, double t)
+{
+    map_source src;
+    char why[2600];
+    if (map_source_identify(path, &src, why, sizeof why)) {
+        drop_failed(v, why);
+    } else if (map_source_compiled(src.id.kind)) {
+        snprintf(v->dropped, sizeof v->dropped, "%s", path);
+        start_compile(v, v->dropped);
+    } else if (map_source_converted(src.id.kind)) {
+        formats_scene fs;
+        if (formats_scene_open(path, &src, PM4_LAYER_ALL, &fs)) { /* its line is on stderr */
+            snprintf(v->error, sizeof v->error, "%s: cannot read it (see the terminal)", path);
+            viewer_say(v, "open failed; still showing %s", pmf_os_base_name(v->path));
+            return;
+        }
+        map_compile_cancel(&v->compile);
+        v->dropped[0] = '\0';
+        if (!show_dropped(v, fs.pmf_path, fs.pmf_path, t)) {
+            formats_scene_close(&fs);
+            return;
+        }
+        if (v->formats == &v->dropped_formats)
+            formats_scene_close(&v->dropped_formats); /* its scene closed with the map it replaced */
+        v->dropped_formats = fs;
+        v->formats = &v->dropped_formats;
+        v->compiled = false;
+    } else if (show_dropped(v, path, src.pmf_path, t)) {
+        map_compile_cancel(&v->compile);
+        v->dropped[0] = '\0';
+        v->formats = NULL;
+        v->compiled = false;
+    }
+}
+
+/* One of SDL's drop events: the first file of a drop opens, the others are named and left. */
+static void handle_drop(viewer *v, const SDL_DropEvent *drop, double t)
+{
+    if (drop->type == SDL_DROPCOMPLETE) {
+        v->drop_files = 0;
+    } else if (drop->type == SDL_DROPFILE && drop->file) {
+        if (v->drop_files++ == 0)
+            open_dropped(v, drop->file, t);
+        else
+            fprintf(stderr, "pmfview: %s: not opened: the window shows the first file of a drop\n", drop->file);
+    }
+    SDL_free(drop->file);
+}
+
+static void poll_compile(viewer *v, double t)
 {
     map_compile *mc = &v->compile;
     if (mc->state == MAP_COMPILE_IDLE)
@@ -267,15 +353,24 @@ static void poll_recompile(viewer *v, double t)
         v->message_until = t + MESSAGE_SECONDS;   /* "compiling" stays up while it runs */
         return;
     }
-    if (mc->state == MAP_COMPILE_FAILED) {
+    bool done = mc->state == MAP_COMPILE_DONE || mc->state == MAP_COMPILE_CACHED;
+    mc->state = MAP_COMPILE_IDLE;
+    if (v->dropped[0]) {
+        if (!done)
+            drop_failed(v, mc->message);
+        else if (show_dropped(v, v->dropped, mc->out_path, t)) {
+            v->formats = NULL;
+            v->compiled = true;
+        }
+        v->dropped[0] = '\0';
+    } else if (!done) {
         snprintf(v->error, sizeof v->error, "compile failed: %s", mc->message);
         fprintf(stderr, "pmfview: %s\n", mc->message);
         viewer_say(v, "compile failed; still showing the previous version");
-    } else if (mc->state == MAP_COMPILE_DONE || mc->state == MAP_COMPILE_CACHED) {
+    } else {
         snprintf(v->pmf_path, sizeof v->pmf_path, "%s", mc->out_path);
         viewer_reload(v, t);
     }
-    mc->state = MAP_COMPILE_IDLE;
 }
 
 bool viewer_switch_level(viewer *v, long delta, double t)
@@ -286,7 +381,7 @@ bool viewer_switch_level(viewer *v, long delta, double t)
         return false;
     }
     scene_error e;
-    scene *s = open_scene(v, (uint32_t)level, &e);
+    scene *s = open_scene(v, v->pmf_path, (uint32_t)level, &e);
     if (!s) {
         snprintf(v->error, sizeof v->error, "level %ld: %s", level, e.message);
         fprintf(stderr, "pmfview: %s\n", e.message);
@@ -464,6 +559,9 @@ static void handle_events(viewer *v, double t)
                 v->cam.pitch = p > 89.0f ? 89.0f : p < -89.0f ? -89.0f : p;
             }
             break;
+        case SDL_DROPFILE:
+        case SDL_DROPTEXT:
+        case SDL_DROPCOMPLETE: handle_drop(v, &ev.drop, t); break;
         case SDL_MOUSEWHEEL:
             v->speed *= pow(1.25, ev.wheel.y);
             v->speed = v->speed < 0.05 ? 0.05 : v->speed > 100000.0 ? 100000.0 : v->speed;
@@ -533,7 +631,7 @@ static void draw_hud(viewer *v, int w, int h, double fps, double frame_ms, bool 
     view_hud_info info = {
         .look = pmf_look_name((unsigned)scene_look_drawn(v->scene)),
         .fullbright = (scene_map_infos(v->scene)->source.flags & PMF_SOURCE_FULLBRIGHT) != 0,
-        .path = v->desc->path, .level = v->level, .level_count = v->level_count,
+        .path = v->path, .level = v->level, .level_count = v->level_count,
         .fps = fps, .frame_ms = frame_ms, .cam = &v->cam, .stats = &stats,
         .view_complete = complete, .settings = &v->settings, .speed = v->speed,
         .mouse_captured = v->mouse_captured, .probes = v->probes_on, .probe_count = v->probes.count,
@@ -564,13 +662,14 @@ static int run_loop(viewer *v)
         handle_events(v, t);
         if (!v->teleport.open)
             fly(v, dt);
-        if (view_watch_poll(&v->watch, t)) {
-            if (v->desc->compiled)
-                start_recompile(v);
+        /* (a save while a dropped map compiles: that map is about to replace this one) */
+        if (view_watch_poll(&v->watch, t) && !v->dropped[0]) {
+            if (v->compiled)
+                start_compile(v, v->path);
             else
                 viewer_reload(v, t);
         }
-        poll_recompile(v, t);
+        poll_compile(v, t);
 
         v->settings.time = t - t0;
         int w, h;
@@ -628,7 +727,7 @@ static int run_loop(viewer *v)
         }
         if (complete && !v->announced_ready) {
             v->announced_ready = true;
-            printf("ready %s level %u\n", v->desc->path, v->level);
+            printf("ready %s level %u\n", v->path, v->level);
             fflush(stdout);
         }
         bool shot_now = v->pending_shot && (complete || t - v->shot_requested > SHOT_WAIT_SECONDS);
@@ -680,7 +779,11 @@ int view_run(const view_desc *given)
     v.settings.exposure = 1.0f;
     v.settings.light_styles = true;  /* flickering and pulsing lights play as in the game */
     v.start_camera = -1;
+    snprintf(v.path, sizeof v.path, "%s", desc->path);
     snprintf(v.pmf_path, sizeof v.pmf_path, "%s", desc->pmf_path ? desc->pmf_path : desc->path);
+    v.compiled = desc->compiled;
+    v.given_camera = desc->has_camera;
+    v.formats = desc->formats;
     v.settings.fog = true;           /* the world fades out where streaming ends, not abruptly */
     view_bookmarks_path(desc->path, v.cameras_path, sizeof v.cameras_path);
 
@@ -711,7 +814,7 @@ int view_run(const view_desc *given)
         fprintf(stderr, "pmfview: %s\n", err);
     } else {
         scene_error e;
-        scene *s = open_scene(&v, desc->level, &e);
+        scene *s = open_scene(&v, v.pmf_path, desc->level, &e);
         if (!s) {
             fprintf(stderr, "pmfview: %s\n", e.message);
             rc = e.exit_code;
@@ -724,11 +827,13 @@ int view_run(const view_desc *given)
             } else {
                 double t = now_seconds();
                 install_scene(&v, s, desc->level, false, t);
-                view_watch_init(&v.watch, desc->path, t);
+                view_watch_init(&v.watch, v.path, t);
                 rc = run_loop(&v);
                 map_compile_cancel(&v.compile);
                 scene_close(v.scene);
                 scene_close(v.other);
+                if (v.formats == &v.dropped_formats)
+                    formats_scene_close(&v.dropped_formats);
             }
             free(v.lights);
             free(v.shown);

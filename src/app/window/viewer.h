@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "render/hud.h"
+#include "formats_scene.h"
 #include "map_compile.h"
 #include "scene.h"
 #include "sdl_api.h"
@@ -52,8 +53,15 @@ typedef struct viewer {
     int fast_anim;
 
     view_watch watch;
-    char pmf_path[4096];           /* the PMF on screen: desc->path, or the RMF's cache file */
-    map_compile compile;           /* an RMF's recompile after a save (state RUNNING while it runs) */
+    char path[4096];               /* the map as named: desc->path, or the last file dropped on the window */
+    char pmf_path[4096];           /* the PMF on screen: path, or the source map's cache file */
+    bool compiled;                 /* path is a source map (RMF, .map, BSP): a save recompiles it */
+    bool given_camera;             /* --camera applies: the command line's map, not a dropped one */
+    formats_scene *formats;        /* path was written for a legacy draft / PM4 file: desc->formats or dropped_formats */
+    formats_scene dropped_formats; /* a legacy draft / PM4 file dropped on the window */
+    map_compile compile;           /* a source map's compile after a save or a drop (state RUNNING while it runs) */
+    char dropped[4096];            /* the dropped source map being compiled; "" when none */
+    int drop_files;                /* files of the drop being delivered so far (only the first opens) */
     int start_camera;              /* index into the start cameras of the last one jumped to; -1 = none */
     view_probes probes;
     bool probes_on;
