@@ -77,7 +77,9 @@ int pmf_os_mkdir(const char *path, int mode); /* mode where modes exist */
 int pmf_os_remove(const char *path); /* a file */
 int pmf_os_remove_dir(const char *path); /* an empty directory */
 /* Moves from over to, replacing it at once (rename(2); MoveFileExW with replace-existing and
- * write-through). */
+ * write-through). On Windows a file others hold open (sharing deletion, as pmf_os_open does) is
+ * replaced too: by a POSIX-semantics rename where the system has one (10 1809 and later), else
+ * (older Windows, wine) by renaming it aside first, which leaves the name missing for a moment. */
 int pmf_os_replace(const char *from, const char *to);
 /* True when path exists and can be run (POSIX X_OK; on Windows: it exists and is a file). */
 bool pmf_os_can_run(const char *path);

@@ -551,6 +551,41 @@ static bool rename_posix(const wchar_t *from, const wchar_t *to)
     return ok;
 }
 
+/* Where no rename replaces a file others hold open (Windows before 10 1809; wine, whose server
+ * refuses to rename over any open file, whatever its sharing): the held file is renamed aside
+ * (its holders shared deletion, so they allow it and keep reading it), the new one takes the name,
+ * and the one aside is deleted, gone once its last holder closes it. Not atomic: for a moment the
+ * name is missing (never half-written); a failure puts the held file back. */
+static bool replace_held(const wchar_t *wfrom, const wchar_t *wto, const char *to)
+{
+    size_t dir_len = (size_t)(pmf_os_base_name(to) - to), size = strlen(to) + 40;
+    char *aside = malloc(size);
+    wchar_t *waside = NULL;
+    bool moved_aside = false;
+    for (int attempt = 0; aside && attempt < 100 && !moved_aside; attempt++) {
+        uint8_t r[6];
+        if (!pmf_os_random_bytes(r, sizeof r))
+            break;
+        snprintf(aside, size, "%.*s.%s.replaced-%02x%02x%02x%02x%02x%02x", (int)dir_len, to, to + dir_len, r[0], r[1],
+                 r[2], r[3], r[4], r[5]);
+        free(waside);
+        if (!(waside = to_wide(aside)))
+            break;
+        moved_aside = MoveFileExW(wto, waside, MOVEFILE_WRITE_THROUGH);
+        DWORD e = moved_aside ? 0 : GetLastError();
+        if (!moved_aside && e != ERROR_ALREADY_EXISTS && e != ERROR_FILE_EXISTS)
+            break;
+    }
+    bool ok = moved_aside && MoveFileExW(wfrom, wto, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH);
+    if (ok)
+        DeleteFileW(waside);
+    else if (moved_aside)
+        MoveFileExW(waside, wto, MOVEFILE_WRITE_THROUGH);
+    free(waside);
+    free(aside);
+    return ok;
+}
+
 int pmf_os_replace(const char *from, const char *to)
 {
     wchar_t *wf = to_wide(from), *wt = wf ? to_wide(to) : NULL;
@@ -559,7 +594,7 @@ int pmf_os_replace(const char *from, const char *to)
         rc = MoveFileExW(wf, wt, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) ? 0 : -1;
         if (rc) {
             DWORD e = GetLastError();
-            if (e == ERROR_ACCESS_DENIED && rename_posix(wf, wt))
+            if (e == ERROR_ACCESS_DENIED && (rename_posix(wf, wt) || replace_held(wf, wt, to)))
                 rc = 0;
             else
                 errno = errno_from_win32(e);

@@ -5,14 +5,15 @@
  *   - replacing a file twice (rename() over an existing file fails on Windows);
  *   - what compile-on-save does while the viewer holds the compiled map open: the new compile goes
  *     to a new name and the old one is deleted under the viewer, which still reads it whole;
- *   - replacing a file the viewer holds open: Linux and Windows 10 1809+ (a POSIX-semantics
- *     rename) replace it; where the system refuses (wine 8, older Windows) nothing is left behind
- *     and the held file is intact;
+ *   - saving over a file the viewer holds open (an editor's save, pmfc's output): replaced, the
+ *     new bytes read on reopen, the holder still reading the old ones whole, nothing left behind
+ *     once it closes (Linux: rename; Windows 10 1809+: a POSIX-semantics rename; older Windows
+ *     and wine 8, which refuse both: the held file renamed aside first);
  *   - scratch files leave nothing in their directory;
  *   - a child started with arguments holding spaces, quotes and backslashes gets them unchanged,
  *     its stdout and stderr in files, and its exit status back;
  *   - positioned reads, thread CPU time, random bytes, the program's own path.
- * Usage: test_pmf_os WORKDIR   (test_pmf_os --child OUT ARGS... is the child) */
+ * Usage: test_pmf_os WORKDIR PMFC   (test_pmf_os --child OUT ARGS... is the child) */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,15 +108,16 @@ static void test_save_over_open_file(void)
     CHECK_EQ(count_entries(dir), 1);
     /* saving over the held file itself */
     held = pmf_os_open_regular(next, &st);
-    bool replaced = write_atomic(next, "newest map\n");
-    printf("replacing a file held open: %s\n", replaced ? "replaced" : "refused by the system");
+    CHECK(write_atomic(next, "newest map\n"), "replacing a file held open");
     size_t size;
     uint8_t *now = test_read_file(next, &size);
-    CHECK(now && (replaced ? size == 11 && !memcmp(now, "newest map\n", 11) : size == 12 && !memcmp(now, "the new map\n", 12)));
+    CHECK(now && size == 11 && !memcmp(now, "newest map\n", 11), "reopened after the save: '%.*s'", now ? (int)size : 0,
+          now ? (const char *)now : "");
     free(now);
     CHECK_EQ(pmf_os_pread(held, buf, sizeof buf - 1, 0), 12);
+    CHECK(!memcmp(buf, "the new map\n", 12), "held descriptor reads '%s'", buf);
     close(held);
-    CHECK_EQ(count_entries(dir), 1); /* no temporary file left either way */
+    CHECK_EQ(count_entries(dir), 1); /* no temporary or set-aside file left */
 
     /* scratch files: gone as soon as they are closed */
     char why[256];
@@ -159,6 +161,39 @@ static void test_child(const char *self)
     CHECK(pmf_os_getenv("PMF_OS_TEST") == NULL); /* set for the child only */
 }
 
+/* pmfc compiling over the map the viewer holds open (a compile profile run while the window shows
+ * its output): it succeeds, a reopen reads the new map, the holder the old one whole. */
+static void test_pmfc_over_open_map(const char *pmfc)
+{
+    char dir[1200], map[1300];
+    path_in(dir, sizeof dir, "held_pmfc");
+    path_in(map, sizeof map, "held_pmfc/room.pmf");
+    test_workdir wd;
+    test_workdir_open(&wd, pmfc, NULL, dir);
+    const char *source = "map \"Room\"\nmaterial floor color 200 200 200\n"
+                         "level main {\n  chunk_size 4\n  box -2 -1 -2 2 0 2 material floor\n}\n";
+    CHECK_EQ(test_workdir_compile(&wd, "room", source, ""), 0);
+    size_t old_size, new_size;
+    uint8_t *old = test_read_file(map, &old_size);
+    pmf_os_file_info st;
+    int held = pmf_os_open_regular(map, &st);
+    CHECK(old && held >= 0, "open %s: %s", map, strerror(errno));
+    const char *bigger = "map \"Room\"\nmaterial floor color 200 200 200\n"
+                         "level main {\n  chunk_size 4\n  box -6 -1 -6 6 0 6 material floor\n}\n";
+    CHECK_EQ(test_workdir_compile(&wd, "room", bigger, ""), 0);
+    uint8_t *now = test_read_file(map, &new_size);
+    CHECK(now && old && (new_size != old_size || memcmp(now, old, old_size)), "the map was not replaced");
+    uint8_t *still = old ? malloc(old_size) : NULL;
+    CHECK(still && pmf_os_pread(held, still, old_size, 0) == (long long)old_size && !memcmp(still, old, old_size),
+          "the held descriptor no longer reads the old map");
+    free(still);
+    free(now);
+    free(old);
+    if (held >= 0)
+        close(held);
+    CHECK_EQ(count_entries(dir), 3); /* room.pms, room.pmf, room.log */
+}
+
 static int child_main(int argc, char **argv)
 {
     FILE *f = pmf_os_fopen(argv[2], "w");
@@ -195,8 +230,8 @@ int main(int argc, char **argv)
     pmf_os_start(&argc, &argv);
     if (argc >= 3 && !strcmp(argv[1], "--child"))
         return child_main(argc, argv);
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_pmf_os WORKDIR\n");
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_pmf_os WORKDIR PMFC\n");
         return 2;
     }
     snprintf(work, sizeof work, "%s", argv[1]);
@@ -204,6 +239,7 @@ int main(int argc, char **argv)
     CHECK(test_make_dir(work));
     test_utf8_paths();
     test_save_over_open_file();
+    test_pmfc_over_open_map(argv[2]);
     char self[4096];
     if (pmf_os_self_path(self, sizeof self))
         test_child(self);
