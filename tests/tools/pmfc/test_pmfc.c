@@ -571,14 +571,7 @@ static void test_generator_tiles(const char *tile)
             pmf_chunk_free(&b);
         }
     CHECK(lightmaps >= 80);
-#ifdef _WIN32
-    /* An open bug of the Windows build (mingw-w64): tiles bake a few border lightmaps differently
-     * there. Reported, not hidden: the count is printed on every run. */
-    printf("--tile %s: %ld of %ld lightmaps differ from one tile (a known difference of the Windows build)\n", tile,
-           (long)differing, (long)lightmaps);
-#else
     CHECK_EQ(differing, 0);
-#endif
     pmf_level_free(&lw);
     pmf_level_free(&lt);
     pmf_close(fw);

@@ -4,6 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/order.h"
+
+/* stb_rect_pack sorts the blocks by height with qsort; Windows' is not stable, and packed blocks
+ * of one height in an order of its own: lightmaps laid out unlike Linux's, and a --tile build's
+ * unlike a one-tile build's */
+#define STBRP_SORT order_sort
 #define STB_RECT_PACK_IMPLEMENTATION
 #include <stb_rect_pack.h>
 
