@@ -27,7 +27,9 @@ trap cleanup EXIT
 
 rm -rf "$WORK" && mkdir -p "$WORK/shots" "$WORK/cache" || exit 1
 cd "$WORK" || exit 1
-"$MAKEMAP" map.pmf 0 && "$MAKEMAP" other.pmf 1 || fail "cannot write the test maps"
+# the dropped map in a folder of a Windows user's: non-ASCII, a space
+DIR="Zoë/карты"
+mkdir -p "$DIR" && "$MAKEMAP" map.pmf 0 && "$MAKEMAP" other.pmf 1 || fail "cannot write the test maps"
 for map in map other; do
     "$LINUX_PMFVIEW" shot $map.pmf -o $map.linux.png --size 160x120 >/dev/null 2>&1 || fail "Linux shot of $map.pmf"
 done
@@ -82,25 +84,26 @@ wait_for "the window" find_window
 shot; like_linux map "the first map"
 
 # A map dropped on the window.
-ready_after drop "$WORK/other.pmf"
-grep -q '^opened .*other\.pmf$' out || fail "no 'opened' line"
+cp other.pmf "$DIR/other map.pmf" || exit 1
+ready_after drop "$WORK/$DIR/other map.pmf"
+grep -q '^opened .*Zoë\\карты\\other map\.pmf$' out || fail "no 'opened' line"
 shot; like_linux other "the dropped map"
-[ "$(xdotool getwindowname "$WID")" = "pmfview - other.pmf - level 0" ] || fail "title $(xdotool getwindowname "$WID")"
+[ "$(xdotool getwindowname "$WID")" = "pmfview - other map.pmf - level 0" ] || fail "title $(xdotool getwindowname "$WID")"
 good=$SHOT
 
 # A hostile one: its line on stderr, the map stays.
 printf 'not a map' >bad.pmf
-before=$(count '^open failed; still showing other.pmf$')
+before=$(count '^open failed; still showing other map.pmf$')
 drop "$WORK/bad.pmf"
-wait_for "the refusal" more '^open failed; still showing other.pmf$' "$before"
+wait_for "the refusal" more '^open failed; still showing other map.pmf$' "$before"
 grep -q '^pmfview: .*bad\.pmf: file, byte 0: a text file, not a map' err || fail "no error line for bad.pmf"
 shot; [ "$("$PROBE" diff "$good" "$SHOT" 8)" -eq 0 ] || fail "a hostile drop changed the picture"
 
 # pmfc.exe compiling over the map the window holds open: replaced, and the window reloads it.
 printf 'map "Red"\nmaterial red color 220 40 40\nlevel main {\n  chunk_size 4\n  ambient 200 200 200\n  box -8 -8 -8 8 8 -6 material red\n}\n' >red.pms
 before=$(count '^ready ')
-"$WINE" "$WIN/pmfc.exe" red.pms -o other.pmf --quiet >/dev/null 2>pmfc.err || fail "pmfc.exe over the held map: $(cat pmfc.err)"
-wait_for "the reload" grep -q '^reloaded .*other\.pmf$' out
+"$WINE" "$WIN/pmfc.exe" red.pms -o "$DIR/other map.pmf" --quiet >/dev/null 2>pmfc.err || fail "pmfc.exe over the held map: $(cat pmfc.err)"
+wait_for "the reload" grep -q '^reloaded .*other map\.pmf$' out
 wait_for "the reloaded view" more '^ready ' "$before"
 shot
 [ "$("$PROBE" diff "$good" "$SHOT" 8)" -gt 1000 ] || fail "the map pmfc.exe wrote is not drawn"
@@ -131,5 +134,5 @@ wait "$VPID"
 rc=$?
 VPID=
 [ $rc -eq 0 ] || fail "exit $rc after Esc"
-[ -z "$(ls -A | grep '\.replaced-')" ] || fail "the set-aside map is left: $(ls -A)"
+[ -z "$(ls -A "$DIR" | grep '\.replaced-')" ] || fail "the set-aside map is left: $(ls -A "$DIR")"
 echo "window under wine: drop, hostile drop, pmfc.exe over the held map, .map recompiled with the camera kept"
