@@ -21,6 +21,7 @@
 #include "view_shot.h"
 #include "viewer.h"
 #include "pm4_world.h"
+#include "text_clean.h"
 #include "base/order.h"
 
 #define VIEW_MAX_LIGHTS 4096
@@ -338,8 +339,11 @@ static void handle_drop(viewer *v, const SDL_DropEvent *drop, double t)
     } else if (drop->type == SDL_DROPFILE && drop->file) {
         if (v->drop_files++ == 0)
             open_dropped(v, drop->file, t);
-        else
-            fprintf(stderr, "pmfview: %s: not opened: the window shows the first file of a drop\n", drop->file);
+        else {
+            char shown[1024]; /* the name as the terminal may show it */
+            text_clean(drop->file, shown, sizeof shown);
+            fprintf(stderr, "pmfview: %s: not opened: the window shows the first file of a drop\n", shown);
+        }
     }
     SDL_free(drop->file);
 }
