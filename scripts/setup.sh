@@ -5,7 +5,7 @@ set -eu
 PACKAGES="build-essential cmake pkg-config clang libclang-rt-14-dev
   libsdl2-dev libcglm-dev liblz4-dev python3-glad libstb-dev libcjson-dev libpng-dev libjpeg62-turbo-dev
   libegl-dev libgl-dev libgl1-mesa-dri libegl-mesa0
-  xvfb xdotool xauth
+  xvfb xdotool xauth libx11-dev
   gcc-mingw-w64-x86-64-posix g++-mingw-w64-x86-64-posix mingw-w64-tools libz-mingw-w64-dev nasm dpkg-dev
   wine wine64
   emscripten chromium"
