@@ -17,7 +17,9 @@
 #include <emscripten.h>
 #include <emscripten/html5.h>
 
+#include "cli.h"
 #include "inspect.h"
+#include "options.h"
 #include "pmf_budget.h"
 #include "render.h"
 #include "scene.h"
@@ -26,9 +28,6 @@
 #define MAX_COMPILE_ARGS 64
 #define STREAM_WORKERS 3                  /* PAGE_THREADS: the page keeps -sPTHREAD_POOL_SIZE=4 */
 #define MAX_PITCH 89.0f
-
-/* pmfc's main (tools/pmfc/main.c, compiled as a library for the page) */
-int pmfc_main(int argc, char **argv);
 
 /* A compile in progress: pmfc's command line, and its exit code once it is done. */
 static struct {
@@ -251,10 +250,18 @@ EMSCRIPTEN_KEEPALIVE const char *page_stats(void)
     return page.stats;
 }
 
+/* pmfc's command line (tools/pmfc/options.c) to the library (pmfc.h); its lines on stderr. */
 static void *run_compile(void *arg)
 {
     (void)arg;
-    compile.exit_code = pmfc_main(compile.argc, compile.argv);
+    pmfc_compile_desc d;
+    int rc = pmfc_options_parse(compile.argc, compile.argv, &d);
+    if (rc == 0) {
+        pmfc_result r;
+        rc = pmfc_compile(&d, &r);
+    }
+    pmfc_options_free(&d);
+    compile.exit_code = rc == CLI_DONE ? 0 : rc;
     atomic_store(&compile.state, COMPILE_DONE);
     return NULL;
 }
