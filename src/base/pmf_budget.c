@@ -184,9 +184,10 @@ void pmf_budget_ledger_free_blocks(pmf_budget_ledger *l)
     for (int i = 0; i < LEDGER_SHARDS; i++) {
         ledger_shard *s = &l->shards[i];
         pthread_mutex_lock(&s->lock);
-        for (size_t k = 0; k < s->cap; k++)
+        for (size_t k = 0; k < s->cap; k++) {
             free((void *)s->slots[k]);
-        memset(s->slots, 0, s->cap * sizeof *s->slots);
+            s->slots[k] = 0;
+        }
         s->count = 0;
         pthread_mutex_unlock(&s->lock);
     }
