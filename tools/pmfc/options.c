@@ -97,7 +97,7 @@ static int handle(void *user, int id, const cli_value *v)
         st->have_seed = true;
         o->seed = v->count;
         return 0;
-    case OPT_WAD:
+    case OPT_WAD: {
         const char **wads = realloc(st->wads, (o->wad_count + 1) * sizeof *wads);
         if (!wads) {
             fputs("pmfc: out of memory\n", stderr);
@@ -107,6 +107,7 @@ static int handle(void *user, int id, const cli_value *v)
         st->wads[o->wad_count++] = v->text;
         o->wads = st->wads;
         return 0;
+    }
     case OPT_GAME: o->game_dir = v->text; return 0;
     case OPT_RAD: o->rad = v->text; return 0;
     case OPT_MEMORY: memory_option_apply(v->count); return 0;
