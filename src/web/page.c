@@ -111,7 +111,7 @@ EMSCRIPTEN_KEEPALIVE void page_resize(int width, int height)
 EMSCRIPTEN_KEEPALIVE int page_open(const char *path)
 {
     page_close();
-    /* the desktop's default budget (docs/memory.md), set again: a compile in the page set pmfc's */
+    /* the desktop's default budget (docs/memory.md); a compile keeps its own (pmfc.h) */
     pmf_budget_set_limit(pmf_budget_default(PMF_BUDGET_VIEWER));
     scene_error e;
     page.s = scene_open(&(scene_desc){ .path = path, .workers = PAGE_THREADS ? STREAM_WORKERS : STREAM_NO_THREADS,

@@ -8,7 +8,6 @@
 
 #include "base/atomic_file.h"
 #include "base/cli.h"
-#include "base/pmf_budget.h"
 #include "base/pmf_os.h"
 #include "base/pmf_system.h"
 #include "options.h"
@@ -70,7 +69,6 @@ int main(int argc, char **argv)
      * chunks freed: RSS grew with the thread count (439 MiB at 16 threads where 2 take 190 on the
      * 64x2x64 city) though the budget's count did not. */
     pmf_tune_allocator(1u << 20, 0);
-    pmf_budget_set_limit(pmf_budget_default(PMF_BUDGET_COMPILER));
     pmfc_compile_desc d;
     int rc = pmfc_options_parse(argc, argv, &d);
     if (rc) {
@@ -78,7 +76,6 @@ int main(int argc, char **argv)
         return rc == CLI_DONE ? 0 : rc;
     }
     bar_state bar = { .enabled = !d.quiet && isatty(2) };
-    d.memory = pmf_budget_limit(); /* --memory, else the compiler's default */
     d.progress = draw_bar;
     d.message = say_line;
     d.user = &bar;

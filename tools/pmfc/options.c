@@ -110,7 +110,7 @@ static int handle(void *user, int id, const cli_value *v)
     }
     case OPT_GAME: o->game_dir = v->text; return 0;
     case OPT_RAD: o->rad = v->text; return 0;
-    case OPT_MEMORY: memory_option_apply(v->count); return 0;
+    case OPT_MEMORY: o->memory = (uint64_t)v->count << 20; return 0;
     case OPT_MAX_LUXELS: o->max_luxels = v->number; return 0;
     case OPT_SCALE: o->scale = v->number; return 0;
     }
