@@ -21,8 +21,6 @@ typedef struct bar_state {
 static void draw_bar(void *user, const pmfc_progress *p)
 {
     bar_state *b = user;
-    if (!b->enabled)
-        return;
     int percent = (int)(p->fraction * 100 + 0.5);
     char bar[31];
     int fill = percent * 30 / 100;
@@ -76,7 +74,7 @@ int main(int argc, char **argv)
         return rc == CLI_DONE ? 0 : rc;
     }
     bar_state bar = { .enabled = !d.quiet && isatty(2) };
-    d.progress = draw_bar;
+    d.progress = bar.enabled ? draw_bar : NULL;
     d.message = say_line;
     d.user = &bar;
     pmfc_result r;
