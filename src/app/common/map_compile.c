@@ -15,7 +15,7 @@
 
 /* A compile on a thread of this process: what the thread reads, and what it reports. */
 struct map_compile_job {
-    char source[4096 + 2], tmp_path[4096], game_dir[4096];
+    char source[4096], tmp_path[4096], game_dir[4096];
     pmfc_compile_desc desc;
     pmfc_result result;
     atomic_bool cancel, finished;
@@ -197,9 +197,10 @@ static map_compile_state start_thread(map_compile *mc, const map_compile_desc *d
                                      .game_dir = desc->game_dir ? job->game_dir : NULL, .quiet = true,
                                      .created = pmfc_time_now(), .progress = record_progress,
                                      .message = ignore_line, .user = job, .cancel = &job->cancel };
-    if (pthread_create(&job->thread, NULL, compile_job_run, job) != 0) {
+    int e = pthread_create(&job->thread, NULL, compile_job_run, job);
+    if (e) {
         free(job);
-        return fail(mc, EXIT_RUNTIME, "cannot start a thread for the compile: %s", strerror(errno));
+        return fail(mc, EXIT_RUNTIME, "cannot start a thread for the compile: %s", strerror(e));
     }
     mc->job = job;
     return mc->state = MAP_COMPILE_RUNNING;
