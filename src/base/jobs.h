@@ -5,7 +5,10 @@
 
 #include <stddef.h>
 
-/* Runs fn(user, i) for i in [0, count) on `threads` threads (0 = every core) and waits. */
+/* Runs fn(user, i) for i in [0, count) on `threads` threads (0 = every core) and waits.
+ * When the calling thread has an escape point (escape.h), its workers take on its stop flag and
+ * memory ledger (pmf_budget.h): an item that escapes, or a stop flag seen between items, ends the
+ * loop, which then escapes on the calling thread once the items begun have ended. */
 void jobs_parallel_for(size_t count, int threads, void (*fn)(void *user, size_t i), void *user);
 /* The number of threads `threads` stands for (0 = every core). */
 int jobs_thread_count(int threads);

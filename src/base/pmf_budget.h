@@ -37,9 +37,27 @@ bool pmf_budget_refused(void);
 /* Records a refusal on this thread by a limit derived from the budget (the lightmap atlas). */
 void pmf_budget_note_refusal(void);
 
-/* How many takings were refused so far, on any thread: a caller that saw a worker pool fail can
+/* How many takings were refused so far, on any thread (of the ledger): a caller that saw a worker pool fail can
  * tell "over budget" from "out of memory" by comparing counts. */
 uint64_t pmf_budget_refusals(void);
+
+/* A ledger with its own limit (0 = unlimited); NULL when out of memory. */
+typedef struct pmf_budget_ledger pmf_budget_ledger;
+pmf_budget_ledger *pmf_budget_ledger_create(uint64_t limit);
+/* This thread's takings and blocks go to l from now on (NULL: the process's budget again). The
+ * worker pool (jobs.h) hands its caller's ledger to its workers. */
+void pmf_budget_use_ledger(pmf_budget_ledger *l);
+pmf_budget_ledger *pmf_budget_thread_ledger(void);
+/* The blocks l records: allocated on its threads and not freed yet. */
+size_t pmf_budget_ledger_blocks(pmf_budget_ledger *l);
+/* Frees every block l records, and forgets what was taken: for work abandoned half way, once
+ * none of its threads runs. */
+void pmf_budget_ledger_free_blocks(pmf_budget_ledger *l);
+void pmf_budget_ledger_destroy(pmf_budget_ledger *l);
+/* Records a block another allocator made (malloc) in the thread's ledger, to be freed with the
+ * rest if the work is abandoned; untrack before freeing it. Nothing without a ledger. */
+void pmf_budget_track(void *p);
+void pmf_budget_untrack(void *p);
 
 /* malloc / calloc / realloc / free whose blocks of PMF_BUDGET_MIN_BLOCK bytes or more are taken
  * from the budget by their usable size (and given back when freed): for code that allocates as

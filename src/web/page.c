@@ -17,7 +17,9 @@
 #include <emscripten.h>
 #include <emscripten/html5.h>
 
+#include "cli.h"
 #include "inspect.h"
+#include "options.h"
 #include "pmf_budget.h"
 #include "render.h"
 #include "scene.h"
@@ -26,9 +28,6 @@
 #define MAX_COMPILE_ARGS 64
 #define STREAM_WORKERS 3                  /* PAGE_THREADS: the page keeps -sPTHREAD_POOL_SIZE=4 */
 #define MAX_PITCH 89.0f
-
-/* pmfc's main (tools/pmfc/main.c, compiled as a library for the page) */
-int pmfc_main(int argc, char **argv);
 
 /* A compile in progress: pmfc's command line, and its exit code once it is done. */
 static struct {
@@ -112,7 +111,7 @@ EMSCRIPTEN_KEEPALIVE void page_resize(int width, int height)
 EMSCRIPTEN_KEEPALIVE int page_open(const char *path)
 {
     page_close();
-    /* the desktop's default budget (docs/memory.md), set again: a compile in the page set pmfc's */
+    /* the desktop's default budget (docs/memory.md); a compile keeps its own (pmfc.h) */
     pmf_budget_set_limit(pmf_budget_default(PMF_BUDGET_VIEWER));
     scene_error e;
     page.s = scene_open(&(scene_desc){ .path = path, .workers = PAGE_THREADS ? STREAM_WORKERS : STREAM_NO_THREADS,
@@ -251,10 +250,18 @@ EMSCRIPTEN_KEEPALIVE const char *page_stats(void)
     return page.stats;
 }
 
+/* pmfc's command line (tools/pmfc/options.c) to the library (pmfc.h); its lines on stderr. */
 static void *run_compile(void *arg)
 {
     (void)arg;
-    compile.exit_code = pmfc_main(compile.argc, compile.argv);
+    pmfc_compile_desc d;
+    int rc = pmfc_options_parse(compile.argc, compile.argv, &d);
+    if (rc == 0) {
+        pmfc_result r;
+        rc = pmfc_compile(&d, &r);
+    }
+    pmfc_options_free(&d);
+    compile.exit_code = rc == CLI_DONE ? 0 : rc;
     atomic_store(&compile.state, COMPILE_DONE);
     return NULL;
 }

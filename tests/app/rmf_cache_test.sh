@@ -151,6 +151,30 @@ concurrent)
     [ "$(cache_files)" -eq 1 ] || fail "$(cache_files) cache files"
     [ "$(find "$WORK/cache/pmfview" -name '.*' | wc -l)" -eq 0 ] || fail "temporary files left"
     ;;
+library)
+    # Without PMFVIEW_PMFC the compile is pmfc's library on a thread of pmfview: a real RMF gives
+    # the bytes the pmfc program gives; a hostile one (cut short) is pmfc's one line, exit 2,
+    # nothing left in the cache.
+    unset PMFVIEW_PMFC
+    PMFC=$(dirname "$PMFVIEW")/pmfc
+    SRC=$WORK/maps/22.rmf
+    cp "$(dirname "$0")/../../../shared/data/rmf/22.rmf" "$SRC" || fail "no shared RMF"
+    SOURCE_DATE_EPOCH=0 run info "$SRC"
+    [ $RC -eq 0 ] || fail "in-process compile: exit $RC"
+    [ "$(calls)" -eq 0 ] || fail "the stub pmfc was run"
+    [ "$(cache_files)" -eq 1 ] || fail "$(cache_files) cache files"
+    "$PMFC" "$SRC" -o "$WORK/by_pmfc.pmf" --time 0 --quiet 2>/dev/null || fail "pmfc failed"
+    cmp -s "$(find "$WORK/cache/pmfview" -name '*22.rmf.pmf')" "$WORK/by_pmfc.pmf" || fail "the cache file is not pmfc's bytes"
+    CUT=$WORK/maps/cut.rmf
+    head -c 4000 "$SRC" >"$CUT"
+    run info "$CUT"
+    [ $RC -eq 2 ] || fail "hostile source: exit $RC, want 2"
+    "$PMFC" "$CUT" -o "$WORK/cut.pmf" --quiet 2>"$WORK/pmfc_err"
+    [ "$(cat "$WORK/err")" = "pmfview: $(tail -n1 "$WORK/pmfc_err" | sed 's/^pmfc: //')" ] ||
+        fail "not pmfc's line: $(cat "$WORK/err") / $(cat "$WORK/pmfc_err")"
+    [ "$(cache_files)" -eq 1 ] || fail "the failed compile left a cache file"
+    [ "$(find "$WORK/cache/pmfview" -name '.*' | wc -l)" -eq 0 ] || fail "temporary files left"
+    ;;
 *) fail "unknown case" ;;
 esac
 exit 0

@@ -422,6 +422,31 @@ drop)
     shot; same_as other "the saved RMF"
     quit_viewer
     ;;
+rmf_reload_library)
+    # A real RMF compiled by pmfc's library on a thread of the viewer (no PMFVIEW_PMFC): saved cut
+    # short (hostile), the compile ends with pmfc's one line on stderr and in the HUD while the
+    # window goes on with the previous map; saved whole again, it reloads.
+    export XDG_CACHE_HOME=$WORK/cache
+    unset PMFVIEW_PMFC
+    SRC=$(dirname "$0")/../../../shared/data/rmf/22.rmf
+    RMF=$WORK/22.rmf
+    cp "$SRC" "$RMF" || fail "no shared RMF"
+    start_viewer "$RMF"
+    event F3 -- '^mode lightmap'
+    shot; good=$SHOT
+    [ "$("$PROBE" lit "$good")" -gt 100 ] || fail "the compiled map draws nothing"
+    head -c 4000 "$SRC" >"$RMF.tmp" && mv "$RMF.tmp" "$RMF"
+    wait_for "the failed compile" grep -q '^compile failed; still showing the previous version$' "$WORK/out"
+    [ "$(grep -c '^pmfview: ' "$WORK/err")" -eq 1 ] && grep -q "^pmfview: $RMF: .*byte [0-9]*" "$WORK/err" ||
+        fail "want one 'pmfview: FILE ... byte N' line"
+    event F4 -- '^mode fullbright'
+    event F3 -- '^mode lightmap'
+    shot; [ "$("$PROBE" diff "$good" "$SHOT")" -eq 0 ] || fail "a failed compile changed the picture"
+    cp "$SRC" "$RMF.tmp" && touch "$RMF.tmp" && mv "$RMF.tmp" "$RMF"
+    wait_for "the reload" grep -q "^reloaded $RMF$" "$WORK/out"
+    wait_for "the reloaded view" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -ge 2 ]"
+    shot; [ "$("$PROBE" diff "$good" "$SHOT")" -eq 0 ] || fail "the map compiled again differs"
+    ;;
 legacy)
     # MAKEMAP is format_sample_write: map.pmf is the legacy draft map, variant 2 its textures. The
     # left wall is grey 200 lit by base light 128: full 100, lightmap 128, fullbright 200; the

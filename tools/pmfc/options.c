@@ -1,4 +1,5 @@
 /* options.c - pmfc's option table and the checks of each value (options.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -10,6 +11,7 @@
 #include "chunks/chunks.h"
 #include "common/memory.h"
 #include "common/world.h"
+#include "pmfc.h"
 #include "options.h"
 
 static const char usage[] =
@@ -56,12 +58,13 @@ static const cli_option options[] = {
     { "generate", 0, OPT_GENERATE, CLI_TEXT, "NAME", NULL, 0, 0, 0, "make a city instead of reading SOURCE", NULL },
     { "chunks", 0, OPT_CHUNKS, CLI_TEXT, "XxYxZ", NULL, 0, 0, 0, "with --generate: the city's size in chunks", NULL },
     { "seed", 0, OPT_SEED, CLI_COUNT, "N", NULL, 0, 0, CLI_NO_MAX, "with --generate: the city's seed", NULL },
-    { "tile", 0, OPT_TILE, CLI_COUNT, "N", "chunks", 1, 4096, 0, "with --generate: a tile's side in chunks", "8" },
+    { "tile", 0, OPT_TILE, CLI_COUNT, "N", "chunks", 1, 4096, 0, "with --generate: a tile's side in chunks", PMF_STRINGIFY(PMFC_TILE) },
     { 0 },
 };
 
 typedef struct parse_state {
-    pmfc_options *o;
+    pmfc_compile_desc *o;
+    const char **wads;
     const char *chunks_arg;
     bool have_time, have_seed;
 } parse_state;
@@ -70,7 +73,7 @@ typedef struct parse_state {
 static int handle(void *user, int id, const cli_value *v)
 {
     parse_state *st = user;
-    pmfc_options *o = st->o;
+    pmfc_compile_desc *o = st->o;
     switch (id) {
     case OPT_VERSION: puts(PMFC_VERSION); return CLI_DONE;
     case 'q': o->quiet = true; return 0;
@@ -84,7 +87,7 @@ static int handle(void *user, int id, const cli_value *v)
         st->have_time = true;
         o->created = v->count;
         return 0;
-    case OPT_BOUNCE: o->bounces = (int)v->count; return 0;
+    case OPT_BOUNCE: o->bounces = v->count ? (int)v->count : PMFC_BOUNCE_NONE; return 0;
     case OPT_TILE: o->tile = v->count; return 0;
     case OPT_SAMPLES: o->samples = v->count; return 0;
     case OPT_DIRT: o->dirt = true; return 0;
@@ -94,22 +97,29 @@ static int handle(void *user, int id, const cli_value *v)
         st->have_seed = true;
         o->seed = v->count;
         return 0;
-    case OPT_WAD:
-        o->wads = xrealloc(o->wads, (o->wad_count + 1) * sizeof *o->wads);
-        o->wads[o->wad_count++] = v->text;
+    case OPT_WAD: {
+        const char **wads = realloc(st->wads, (o->wad_count + 1) * sizeof *wads);
+        if (!wads) {
+            fputs("pmfc: out of memory\n", stderr);
+            return 3;
+        }
+        st->wads = wads;
+        st->wads[o->wad_count++] = v->text;
+        o->wads = st->wads;
         return 0;
+    }
     case OPT_GAME: o->game_dir = v->text; return 0;
     case OPT_RAD: o->rad = v->text; return 0;
-    case OPT_MEMORY: memory_option_apply(v->count); return 0;
+    case OPT_MEMORY: o->memory = (uint64_t)v->count << 20; return 0;
     case OPT_MAX_LUXELS: o->max_luxels = v->number; return 0;
     case OPT_SCALE: o->scale = v->number; return 0;
     }
     return 0; /* getopt_long hands over only the ids of the table */
 }
 
-int pmfc_options_parse(int argc, char **argv, pmfc_options *o)
+int pmfc_options_parse(int argc, char **argv, pmfc_compile_desc *o)
 {
-    *o = (pmfc_options){ .tile = 8, .samples = PMFC_SAMPLES, .bounces = BAKE_BOUNCE_AUTO };
+    *o = (pmfc_compile_desc){ 0 };
     parse_state st = { .o = o };
     cli_desc desc = { .program = "pmfc", .usage = usage, .footer = footer, .options = options, .handle = handle, .user = &st };
     int rc = cli_parse(&desc, argc, argv);
@@ -145,9 +155,9 @@ int pmfc_options_parse(int argc, char **argv, pmfc_options *o)
     return 0;
 }
 
-void pmfc_options_free(pmfc_options *o)
+void pmfc_options_free(pmfc_compile_desc *o)
 {
-    xfree(o->wads);
+    free((void *)o->wads);
     o->wads = NULL;
     o->wad_count = 0;
 }

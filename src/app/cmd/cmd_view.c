@@ -26,8 +26,8 @@ static const char view_usage[] =
     "Window options (FILE defaults to the bundled feature demo map):\n";
 
 static const char view_footer[] =
-    "FILE may be a PMF map, or an RMF, .map or BSP (compiled with pmfc into the cache,\n"
-    "$XDG_CACHE_HOME/pmfview; $PMFVIEW_PMFC names the compiler, else the pmfc beside pmfview).\n"
+    "FILE may be a PMF map, or an RMF, .map or BSP (compiled into the cache, $XDG_CACHE_HOME/pmfview,\n"
+    "on a thread; $PMFVIEW_PMFC names a pmfc to run as a separate process instead, crash-safe).\n"
     "In the window, F1 lists every key; docs/viewer.md has them all.\n"
     "\n"
     "Run 'pmfview info --help' or 'pmfview shot --help' for their options.\n";

@@ -1,6 +1,8 @@
-/* map_compile.c - the RMF compile cache: key, lookup, pmfc as a child process (map_compile.h). */
+/* map_compile.c - the source map compile cache: key, lookup, the compile on a thread of this
+ * process (pmfc.h) or pmfc as a child process (map_compile.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,6 +11,18 @@
 #include "commands.h"
 #include "map_compile.h"
 #include "pmf_system.h"
+#include "pmfc.h"
+
+/* A compile on a thread of this process: what the thread reads, and what it reports. */
+struct map_compile_job {
+    char source[4096], tmp_path[4096], game_dir[4096];
+    pmfc_compile_desc desc;
+    pmfc_result result;
+    atomic_bool cancel, finished;
+    _Atomic(const char *) stage;     /* the last progress report's (NULL before the first) */
+    atomic_int percent;
+    pthread_t thread;
+};
 
 static map_compile_state fail(map_compile *mc, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static map_compile_state fail(map_compile *mc, int code, const char *fmt, ...)
@@ -120,20 +134,18 @@ static bool find_cache_dir(map_compile *mc)
     return true;
 }
 
-/* $PMFVIEW_PMFC, else the pmfc beside this program. */
-static bool find_pmfc(map_compile *mc, char *out, size_t size)
+/* The compiler that makes the cache file, for its key: $PMFVIEW_PMFC, the pmfc program run as a
+ * child process (mc->separate), else this program, which holds the compiler library. */
+static bool find_compiler(map_compile *mc, char *out, size_t size)
 {
     const char *env = pmf_os_getenv("PMFVIEW_PMFC");
-    if (env && env[0]) {
-        snprintf(out, size, "%s", env);
-    } else {
-        char self[4096];
-        if (!pmf_os_self_path(self, sizeof self))
-            return fail(mc, EXIT_RUNTIME, "cannot find pmfc: this program's own path: %s (set PMFVIEW_PMFC)", strerror(errno)), false;
-        /* pmfc beside it, with the same ending (".exe" on Windows) */
-        const char *base = pmf_os_base_name(self), *dot = strrchr(base, '.');
-        snprintf(out, size, "%.*spmfc%s", (int)(base - self), self, dot && strcmp(dot, ".exe") == 0 ? dot : "");
+    mc->separate = env && env[0];
+    if (!mc->separate) {
+        if (!pmf_os_self_path(out, size))
+            return fail(mc, EXIT_RUNTIME, "cannot find this program's own path (the cache key): %s", strerror(errno)), false;
+        return true;
     }
+    snprintf(out, size, "%s", env);
     if (!pmf_os_can_run(out))
         return fail(mc, EXIT_RUNTIME, "cannot run the map compiler %s: %s (set PMFVIEW_PMFC)", out, strerror(errno)), false;
     return true;
@@ -149,34 +161,54 @@ static void plain_name(const char *path, char *out, size_t size)
     out[o] = '\0';
 }
 
-map_compile_state map_compile_start(map_compile *mc, const map_compile_desc *desc)
+static void record_progress(void *user, const pmfc_progress *p)
 {
-    memset(mc, 0, sizeof *mc);
-    char real[4096], pmfc[4096], pmfc_real[4096], game[4096];
-    pmf_os_file_info src_st, pmfc_st;
-    if (!pmf_os_real_path(desc->source, real, sizeof real) || pmf_os_stat(real, &src_st) != 0)
-        return fail(mc, EXIT_BAD_INPUT, "%s: file, byte 0: cannot open: %s", desc->source, strerror(errno));
-    if (!find_pmfc(mc, pmfc, sizeof pmfc) || !find_cache_dir(mc))
-        return mc->state;
-    if (!pmf_os_real_path(pmfc, pmfc_real, sizeof pmfc_real) || pmf_os_stat(pmfc_real, &pmfc_st) != 0)
-        return fail(mc, EXIT_RUNTIME, "cannot run the map compiler %s: %s", pmfc, strerror(errno));
+    map_compile_job *job = user;
+    atomic_store(&job->percent, (int)(p->fraction * 100 + 0.5));
+    atomic_store(&job->stage, p->stage);
+}
 
-    uint64_t src = hash_str(0xcbf29ce484222325ull, real);
-    uint64_t key = hash_file(src, &src_st);
-    key = hash_str(key, desc->game_dir ? (pmf_os_real_path(desc->game_dir, game, sizeof game) ? game : desc->game_dir) : "");
-    key = hash_file(hash_str(key, pmfc_real), &pmfc_st);
-    char name[72];
-    plain_name(real, name, sizeof name);
-    snprintf(mc->source_key, sizeof mc->source_key, "%016llx", (unsigned long long)src);
-    snprintf(mc->out_path, sizeof mc->out_path, "%s/%s-%016llx-%s.pmf", mc->cache_dir, mc->source_key,
-             (unsigned long long)key, name);
-    pmf_os_file_info st;
-    if (pmf_os_stat(mc->out_path, &st) == 0 && st.regular)
-        return mc->state = MAP_COMPILE_CACHED;
+/* The source's notes and warnings are not shown (as with the child process, whose lines go to a
+ * log); the result keeps the first error. */
+static void ignore_line(void *user, pmfc_message_kind kind, const char *line)
+{
+    (void)user, (void)kind, (void)line;
+}
 
-    static unsigned serial;
-    snprintf(mc->tmp_path, sizeof mc->tmp_path, "%s/.%s-%016llx.%ld.%u.tmp.pmf", mc->cache_dir, mc->source_key,
-             (unsigned long long)key, pmf_os_pid(), serial++);
+static void *compile_job_run(void *arg)
+{
+    map_compile_job *job = arg;
+    pmfc_compile(&job->desc, &job->result);
+    atomic_store(&job->finished, true);
+    return NULL;
+}
+
+/* The library on a thread of its own, with the compiler's budget (docs/memory.md). */
+static map_compile_state start_thread(map_compile *mc, const map_compile_desc *desc)
+{
+    map_compile_job *job = calloc(1, sizeof *job);
+    if (!job)
+        return fail(mc, EXIT_RUNTIME, "out of memory starting the compile");
+    snprintf(job->source, sizeof job->source, "%s", desc->source);
+    snprintf(job->tmp_path, sizeof job->tmp_path, "%s", mc->tmp_path);
+    if (desc->game_dir)
+        snprintf(job->game_dir, sizeof job->game_dir, "%s", desc->game_dir);
+    job->desc = (pmfc_compile_desc){ .source = job->source, .out_path = job->tmp_path,
+                                     .game_dir = desc->game_dir ? job->game_dir : NULL, .quiet = true,
+                                     .created = pmfc_time_now(), .progress = record_progress,
+                                     .message = ignore_line, .user = job, .cancel = &job->cancel };
+    int e = pthread_create(&job->thread, NULL, compile_job_run, job);
+    if (e) {
+        free(job);
+        return fail(mc, EXIT_RUNTIME, "cannot start a thread for the compile: %s", strerror(e));
+    }
+    mc->job = job;
+    return mc->state = MAP_COMPILE_RUNNING;
+}
+
+/* pmfc as a child process: what survives a crash of the compiler. */
+static map_compile_state start_process(map_compile *mc, const map_compile_desc *desc, const char *pmfc)
+{
     if (!(mc->log = pmf_os_tmpfile()))
         return fail(mc, EXIT_RUNTIME, "cannot make a temporary file for pmfc's output: %s", strerror(errno));
     /* A source named "-x" would read as an option. */
@@ -200,8 +232,39 @@ map_compile_state map_compile_start(map_compile *mc, const map_compile_desc *des
         mc->log = NULL;
         return fail(mc, EXIT_RUNTIME, "cannot run the map compiler %s: %s", pmfc, strerror(e));
     }
-    mc->started = pmf_seconds();
     return mc->state = MAP_COMPILE_RUNNING;
+}
+
+map_compile_state map_compile_start(map_compile *mc, const map_compile_desc *desc)
+{
+    memset(mc, 0, sizeof *mc);
+    char real[4096], pmfc[4096], pmfc_real[4096], game[4096];
+    pmf_os_file_info src_st, pmfc_st;
+    if (!pmf_os_real_path(desc->source, real, sizeof real) || pmf_os_stat(real, &src_st) != 0)
+        return fail(mc, EXIT_BAD_INPUT, "%s: file, byte 0: cannot open: %s", desc->source, strerror(errno));
+    if (!find_compiler(mc, pmfc, sizeof pmfc) || !find_cache_dir(mc))
+        return mc->state;
+    if (!pmf_os_real_path(pmfc, pmfc_real, sizeof pmfc_real) || pmf_os_stat(pmfc_real, &pmfc_st) != 0)
+        return fail(mc, EXIT_RUNTIME, "cannot run the map compiler %s: %s", pmfc, strerror(errno));
+
+    uint64_t src = hash_str(0xcbf29ce484222325ull, real);
+    uint64_t key = hash_file(src, &src_st);
+    key = hash_str(key, desc->game_dir ? (pmf_os_real_path(desc->game_dir, game, sizeof game) ? game : desc->game_dir) : "");
+    key = hash_file(hash_str(key, pmfc_real), &pmfc_st);
+    char name[72];
+    plain_name(real, name, sizeof name);
+    snprintf(mc->source_key, sizeof mc->source_key, "%016llx", (unsigned long long)src);
+    snprintf(mc->out_path, sizeof mc->out_path, "%s/%s-%016llx-%s.pmf", mc->cache_dir, mc->source_key,
+             (unsigned long long)key, name);
+    pmf_os_file_info st;
+    if (pmf_os_stat(mc->out_path, &st) == 0 && st.regular)
+        return mc->state = MAP_COMPILE_CACHED;
+
+    static unsigned serial;
+    snprintf(mc->tmp_path, sizeof mc->tmp_path, "%s/.%s-%016llx.%ld.%u.tmp.pmf", mc->cache_dir, mc->source_key,
+             (unsigned long long)key, pmf_os_pid(), serial++);
+    mc->started = pmf_seconds();
+    return mc->separate ? start_process(mc, desc, pmfc) : start_thread(mc, desc);
 }
 
 /* The last non-empty line pmfc wrote (its error), "pmfc: " dropped, cleaned. */
@@ -264,32 +327,21 @@ static void remove_stale(const map_compile *mc)
     pmf_os_dir_close(d);
 }
 
-bool map_compile_poll(map_compile *mc)
+/* A compile ended with status (0, or pmfc's exit status; negative: killed by that signal) and
+ * its error line ("pmfc: " dropped, cleaned): the cache file moved into place, or the failure. */
+static void finish(map_compile *mc, int status, const char *line)
 {
-    if (mc->state != MAP_COMPILE_RUNNING)
-        return true;
-    int status = 0;
-    int r = pmf_os_process_wait(&mc->pmfc, false, &status);
-    if (r == 0)
-        return false;
-    char line[sizeof mc->message];
-    last_line(mc->log, line, sizeof line);
-    fclose(mc->log);
-    mc->log = NULL;
-    if (r < 0) {
-        pmf_os_remove(mc->tmp_path);
-        return fail(mc, EXIT_RUNTIME, "waiting for pmfc: %s", strerror(errno)), true;
-    }
     if (status == 0) {
         if (pmf_os_replace(mc->tmp_path, mc->out_path) != 0) {
             int e = errno;
             pmf_os_remove(mc->tmp_path);
-            return fail(mc, EXIT_RUNTIME, "pmfc succeeded but its output %s cannot be moved into the cache: %s",
-                        mc->tmp_path, strerror(e)), true;
+            fail(mc, EXIT_RUNTIME, "pmfc succeeded but its output %s cannot be moved into the cache: %s", mc->tmp_path,
+                 strerror(e));
+            return;
         }
         remove_stale(mc);
         mc->state = MAP_COMPILE_DONE;
-        return true;
+        return;
     }
     pmf_os_remove(mc->tmp_path);
     int code = status == 2 ? EXIT_BAD_INPUT : EXIT_RUNTIME;
@@ -299,6 +351,53 @@ bool map_compile_poll(map_compile *mc)
         fail(mc, code, "pmfc failed (exit %d) without saying why", status);
     else
         fail(mc, code, "pmfc was killed by signal %d", -status);
+}
+
+/* The thread joined and its job freed. */
+static void end_job(map_compile *mc)
+{
+    pthread_join(mc->job->thread, NULL);
+    free(mc->job);
+    mc->job = NULL;
+}
+
+bool map_compile_poll(map_compile *mc)
+{
+    if (mc->state != MAP_COMPILE_RUNNING)
+        return true;
+    char line[sizeof mc->message];
+    if (mc->job) {
+        if (!atomic_load(&mc->job->finished))
+            return false;
+        const pmfc_result *r = &mc->job->result;
+        const char *error = strncmp(r->error, "pmfc: ", 6) ? r->error : r->error + 6;
+        map_compile_clean_line(error, strlen(error), line, sizeof line);
+        int status = r->status;
+        end_job(mc);
+        finish(mc, status, line);
+        return true;
+    }
+    int status = 0;
+    int r = pmf_os_process_wait(&mc->pmfc, false, &status);
+    if (r == 0)
+        return false;
+    last_line(mc->log, line, sizeof line);
+    fclose(mc->log);
+    mc->log = NULL;
+    if (r < 0) {
+        pmf_os_remove(mc->tmp_path);
+        return fail(mc, EXIT_RUNTIME, "waiting for pmfc: %s", strerror(errno)), true;
+    }
+    finish(mc, status, line);
+    return true;
+}
+
+bool map_compile_progress(const map_compile *mc, char *text, size_t size)
+{
+    const char *stage = mc->job ? atomic_load(&mc->job->stage) : NULL;
+    if (!stage)
+        return false;
+    snprintf(text, size, "%s %d%%", stage, atomic_load(&mc->job->percent));
     return true;
 }
 
@@ -309,6 +408,11 @@ double map_compile_elapsed(const map_compile *mc)
 
 void map_compile_cancel(map_compile *mc)
 {
+    if (mc->job) {
+        atomic_store(&mc->job->cancel, true); /* it stops between two items of its work */
+        end_job(mc);
+        pmf_os_remove(mc->tmp_path);
+    }
     if (mc->state == MAP_COMPILE_RUNNING && mc->pmfc.id) {
         pmf_os_process_kill(&mc->pmfc);
         pmf_os_remove(mc->tmp_path);

@@ -4,7 +4,7 @@
  * The pieces: view_window.c (window, GL context, main loop, input), view_keys.c (every key, one
  * table), view_hud.c (what the HUD says), view_bookmarks.c (camera bookmarks), view_probes.c
  * (light-probe overlay), view_watch.c (live reload), view_shot.c (screenshots); map_compile.c
- * recompiles an RMF on a child process.
+ * recompiles a saved source map on a thread (or pmfc on a child process).
  */
 #ifndef PMFVIEW_APP_VIEW_H
 #define PMFVIEW_APP_VIEW_H
@@ -16,7 +16,7 @@
 typedef struct view_desc {
     const char *path;                /* the map as named (a PMF, or an RMF: see pmf_path); watched for live reload */
     const char *pmf_path;            /* the PMF to open: path itself, or an RMF's compiled cache file */
-    bool compiled;                   /* path is an RMF: a saved change is recompiled (map_compile.h) */
+    bool compiled;                   /* path is a source map: a saved change is recompiled (map_compile.h) */
     uint32_t level;
     bool has_camera;                 /* --camera given */
     double camera_pos[3];

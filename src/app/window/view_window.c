@@ -1,5 +1,5 @@
 /* view_window.c - the viewer's window: SDL + GL context, the frame loop, flying, the lights the
- * user set, live reload (an RMF recompiled on a child process), level switching, screenshots
+ * user set, live reload (a source map recompiled on a thread, map_compile.h), level switching, screenshots
  * (docs/viewer.md); the keys are view_keys.c's. */
 #include <math.h>
 #include <stdarg.h>
@@ -251,8 +251,9 @@ void viewer_reload(viewer *v, double t)
     viewer_say(v, "reloaded %s", v->path);
 }
 
-/* A saved source map, or one dropped on the window: pmfc runs on a child process polled once per
- * frame (the window keeps drawing). */
+/* A saved source map, or one dropped on the window: the compile runs on a thread (or pmfc on a
+ * child process, map_compile.h), polled once per frame while the window keeps drawing the map it
+ * shows; a newer save or drop cancels it and starts again. */
 static void start_compile(viewer *v, const char *source)
 {
     map_compile_cancel(&v->compile);
@@ -354,6 +355,9 @@ static void poll_compile(viewer *v, double t)
     if (mc->state == MAP_COMPILE_IDLE)
         return;
     if (mc->state == MAP_COMPILE_RUNNING && !map_compile_poll(mc)) {
+        char progress[64];
+        if (map_compile_progress(mc, progress, sizeof progress)) /* on the HUD, not printed */
+            snprintf(v->message, sizeof v->message, "compiling %s: %s", v->dropped[0] ? v->dropped : v->path, progress);
         v->message_until = t + MESSAGE_SECONDS;   /* "compiling" stays up while it runs */
         return;
     }

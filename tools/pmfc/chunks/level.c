@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/session.h"
 #include "chunks.h"
 #include "common/memory.h"
 #include "common/world.h"
@@ -190,7 +191,7 @@ const char *level_layout(level_build *lb)
     }
     if (shift.x != 0 || shift.y != 0 || shift.z != 0) {
         if (!lb->quiet)
-            fprintf(stderr, "pmfc: level '%s': the source origin is outside the chunk grid; world = source %+g %+g %+g\n",
+            session_say(PMFC_NOTE, "pmfc: level '%s': the source origin is outside the chunk grid; world = source %+g %+g %+g",
                     def->name, shift.x, shift.y, shift.z);
         level_translate(def, shift);
     }

@@ -1,18 +1,18 @@
 /* memory.c - the front end's allocator: every block of 4 KiB or more is taken from the memory
  * budget by its usable size (src/pmf/pmf_budget.h's pmf_budget_malloc family) and given back by
- * xfree, so pmfc's memory is accounted as it is allocated, not estimated before the build. Over the budget, pmfc stops
- * with one line naming the limit and what it was building (exit 2); nothing is left on disk,
- * since the output exists only as an unnamed scratch file until the end (pmf_writer_stream). */
-#include <pthread.h>
+ * xfree, so pmfc's memory is accounted as it is allocated, not estimated before the build. Over the budget, the compile
+ * ends with one line naming the limit and what it was building (status 2, session.h); nothing is
+ * left on disk, since the output exists only as a scratch file until the end (pmf_writer_stream),
+ * and the compile's ledger frees what it allocated (pmfc.c). */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "base/pmf_budget.h"
 #include "base/pmf_os.h"
 #include "base/text_clean.h"
 #include "memory.h"
+#include "session.h"
 #include "world.h"
 
 #define MIB (1ull << 20)
@@ -32,16 +32,12 @@ void memory_where(const char *source, int line, const char *stage)
 
 static _Noreturn void out_of_memory(void)
 {
-    fputs("pmfc: out of memory\n", stderr);
-    exit(3);
+    session_fail(3, "pmfc: out of memory");
 }
 
-/* One line, from the first thread over the budget; the others wait for the exit, which skips
- * atexit work while they still run (nothing is on disk to remove). */
+/* One line, from the first thread over the budget (session_fail); the others leave quietly. */
 _Noreturn void memory_over_budget(uint64_t bytes, const char *what)
 {
-    static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&once);
     char source[256];
     text_clean(atomic_load(&where_source), source, sizeof source);
     int line = atomic_load(&where_line);
@@ -51,11 +47,9 @@ _Noreturn void memory_over_budget(uint64_t bytes, const char *what)
     if (bytes)
         snprintf(more, sizeof more, ", %llu MiB more needed", (unsigned long long)((bytes + MIB - 1) / MIB));
     /* the front end's style: "FILE:LINE: message" at a source line, else "pmfc: FILE: message" */
-    fprintf(stderr, "%s%s%s: over the memory budget of %llu MiB while %s%s%s%s: %llu MiB in use%s (see --memory)\n",
-            line > 0 ? "" : "pmfc: ", source, at, (unsigned long long)(pmf_budget_limit() / MIB), atomic_load(&where_stage),
-            what ? " (" : "", what ? what : "", what ? ")" : "", (unsigned long long)(pmf_budget_used() / MIB), more);
-    fflush(stderr);
-    _exit(2);
+    session_fail(2, "%s%s%s: over the memory budget of %llu MiB while %s%s%s%s: %llu MiB in use%s (see --memory)",
+                 line > 0 ? "" : "pmfc: ", source, at, (unsigned long long)(pmf_budget_limit() / MIB), atomic_load(&where_stage),
+                 what ? " (" : "", what ? what : "", what ? ")" : "", (unsigned long long)(pmf_budget_used() / MIB), more);
 }
 
 void memory_take(uint64_t bytes, const char *what)

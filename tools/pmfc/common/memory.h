@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Grows a dynamic array by one zeroed element and returns it (exits on out of memory). */
+/* Grows a dynamic array by one zeroed element and returns it (ends the compile on out of memory). */
 void *grow(void **items, size_t *count, size_t *cap, size_t size);
 #define PUSH(arr, count, cap) grow((void **)&(arr), &(count), &(cap), sizeof *(arr))
 /* The front end's allocations, accounted against the memory budget (memory.c): out of memory
@@ -19,11 +19,12 @@ void xfree(void *p);
  * as xmalloc would; given back with memory_give. */
 void memory_take(uint64_t bytes, const char *what);
 void memory_give(uint64_t bytes);
-/* Stops pmfc over the budget: bytes more were needed (0 = unknown) for what (NULL = the stage's
- * work). One line, exit 2. */
+/* Ends the compile over the budget: bytes more were needed (0 = unknown) for what (NULL = the
+ * stage's work). One line, status 2. */
 _Noreturn void memory_over_budget(uint64_t bytes, const char *what);
 /* What pmfc is building, for the over-budget line: the source file (and the line of the level's
- * definition, 0 = none; NULL keeps them) and the stage. Process-wide; the stage is a static string. */
+ * definition, 0 = none; NULL keeps them) and the stage. The compile's (one a process, pmfc.h); the
+ * stage is a static string. */
 void memory_where(const char *source, int line, const char *stage);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stb_image.h>
 #include <stb_perlin.h>
 
+#include "common/session.h"
 #include "memory.h"
 #include "pmf/paf.h"
 #include "pmf/ptf.h"
@@ -246,7 +247,7 @@ bool textures_archive(const map_def *map, uint8_t **out, size_t *size)
     if (ok) ok = paf_writer_finish(w, out, size, &err);
     if (!ok) {
         char buf[768];
-        fprintf(stderr, "pmfc: texture archive: %s\n", pmf_error_format(&err, buf, sizeof buf));
+        session_say(PMFC_ERROR, "pmfc: texture archive: %s", pmf_error_format(&err, buf, sizeof buf));
     }
     paf_writer_destroy(w);
     return ok;

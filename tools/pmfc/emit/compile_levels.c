@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/session.h"
 #include "bake/light.h"
 #include "base/jobs.h"
 #include "base/pmf_budget.h"
@@ -15,27 +16,20 @@
 #include "unwrap/unwrap.h"
 #include "visibility/visibility.h"
 
-const char *const pmfc_stage_names[STAGE_COUNT] = { "parse", "geometry", "chunks/octree", "unwrap", "bake", "visibility", "encode", "write" };
+_Static_assert(STAGE_COUNT == PMFC_STAGE_COUNT, "pmfc.h names every stage");
+const char *const pmfc_stage_names[PMFC_STAGE_COUNT] = { "parse", "geometry", "chunks/octree", "unwrap", "bake", "visibility", "encode", "write" };
 
-void pmfc_progress(void *user, const char *stage, double fraction)
+void progress_report(void *user, const char *stage, double fraction)
 {
     progress_state *ps = user;
-    if (!ps->bar) return;
+    if (!ps->report) return;
     pthread_mutex_lock(&ps->lock);
     int percent = (int)(fraction * 100 + 0.5);
     if (percent < 0) percent = 0;
     if (percent > 100) percent = 100;
     if (percent != ps->last_percent || stage != ps->last_stage) {
-        char bar[31];
-        int fill = percent * 30 / 100;
-        for (int i = 0; i < 30; i++) bar[i] = i < fill ? '#' : '-';
-        bar[30] = 0;
-        if (ps->tiles > 1)
-            fprintf(stderr, "\rpmfc: level %d/%d tile %d/%d %-14.14s [%s] %3d%%", ps->level + 1, ps->levels, ps->tile + 1, ps->tiles,
-                    stage, bar, percent);
-        else
-            fprintf(stderr, "\rpmfc: level %d/%d %-14.14s [%s] %3d%%", ps->level + 1, ps->levels, stage, bar, percent);
-        fflush(stderr);
+        ps->report(ps->user, &(pmfc_progress){ .stage = stage, .fraction = percent / 100.0, .level = ps->level,
+                                               .levels = ps->levels, .tile = ps->tile, .tiles = ps->tiles });
         ps->last_percent = percent;
         ps->last_stage = stage;
     }
@@ -57,7 +51,7 @@ static void chunk_job(void *user, size_t i)
         else if (!cb->margin) chunk_octree_emit(cp->lb, cb);
     }
     size_t done = __atomic_add_fetch(cp->done, 1, __ATOMIC_RELAXED);
-    pmfc_progress(cp->ps, cp->pass == PASS_UNWRAP ? "unwrap" : "chunks/octree", (double)done / (double)cp->total);
+    progress_report(cp->ps, cp->pass == PASS_UNWRAP ? "unwrap" : "chunks/octree", (double)done / (double)cp->total);
 }
 
 
@@ -122,7 +116,7 @@ static void tile_lists_build(const level_build *lb, uint32_t ts, uint32_t tiles_
 static bool build_window(level_build *lb, encoded_chunks *out, progress_state *ps, double times[STAGE_COUNT], level_totals *totals)
 {
     double t = pmf_seconds();
-    pmfc_progress(ps, "geometry", 0);
+    progress_report(ps, "geometry", 0);
     memory_where(NULL, 0, "building geometry");
     level_faces(lb);
     level_clip_to_chunks(lb);
@@ -150,13 +144,13 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
     memory_where(NULL, 0, "baking light");
     uint64_t refusals = pmf_budget_refusals();
     level_mark_prelit(lb);
-    level_light *ll = level_bake(lb, pmfc_progress, ps);
+    level_light *ll = level_bake(lb, progress_report, ps);
     if (ll) level_apply_prelit(lb, ll);
     times[STAGE_BAKE] += pmf_seconds() - t;
     if (!ll && pmf_budget_refusals() != refusals) /* the baker takes from the budget too */
         memory_over_budget(0, NULL);
     if (!ll) {
-        fputs("pmfc: out of memory while baking\n", stderr);
+        session_say(PMFC_ERROR, "pmfc: out of memory while baking");
         ok = false;
     }
     t = pmf_seconds();
@@ -164,17 +158,17 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
     size_t tri_count;
     float (*tris)[9] = level_occluders(lb, v3_make(0, 0, 0), &tri_count, NULL);
     refusals = pmf_budget_refusals();
-    if (ok && !level_visibility(lb, (const float (*)[9])tris, tri_count, pmfc_progress, ps)) {
+    if (ok && !level_visibility(lb, (const float (*)[9])tris, tri_count, progress_report, ps)) {
         if (pmf_budget_refusals() != refusals)
             memory_over_budget(0, NULL);
-        fputs("pmfc: out of memory while computing visibility\n", stderr);
+        session_say(PMFC_ERROR, "pmfc: out of memory while computing visibility");
         ok = false;
     }
     xfree(tris);
     times[STAGE_VIS] += pmf_seconds() - t;
     t = pmf_seconds();
     memory_where(NULL, 0, "encoding chunks");
-    if (ok) ok = level_encode(lb, ll, out, pmfc_progress, ps);
+    if (ok) ok = level_encode(lb, ll, out, progress_report, ps);
     times[STAGE_ENCODE] += pmf_seconds() - t;
     for (size_t c = 0; c < nchunks; c++) {
         const chunk_build *cb = &lb->chunks[c];

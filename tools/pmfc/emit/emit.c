@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "bake/light.h"
+#include "base/pmf_budget.h"
+#include "common/session.h"
 #include "common/memory.h"
 #include "emit.h"
 
@@ -417,7 +419,9 @@ static void emit_chunk(void *user, size_t i)
     ch.server.cubes = arena_alloc(&ar, cb->cube_count * sizeof *ch.server.cubes);
 
     job->ok[i] = pmf_chunk_encode(job->lvl, &ch, &job->enc[i], &job->errs[i]);
-    /* held until the window's chunks are put (the writer then spools them) */
+    /* held until the window's chunks are put (the writer then spools them); the format library's
+     * block, in the compile's ledger so that an abandoned compile frees it */
+    pmf_budget_track(job->enc[i].bytes);
     if (job->ok[i]) memory_take(encoded_bytes(&job->enc[i]), "encoded chunks");
     arena_free(&ar);
     size_t done = __atomic_add_fetch(job->done, 1, __ATOMIC_RELAXED);
@@ -433,7 +437,7 @@ bool level_begin(const level_build *lb, pmf_writer *w)
     bool ok = pmf_writer_begin_level(w, &lvl, &err);
     if (!ok) {
         char buf[768];
-        fprintf(stderr, "pmfc: writing level '%s': %s\n", lb->def->name, pmf_error_format(&err, buf, sizeof buf));
+        session_say(PMFC_ERROR, "pmfc: writing level '%s': %s", lb->def->name, pmf_error_format(&err, buf, sizeof buf));
     }
     arena_free(&ar);
     return ok;
@@ -463,7 +467,7 @@ bool level_encode(level_build *lb, level_light *ll, encoded_chunks *out, void (*
         if (ok && !oks[i]) {
             if (errs[i].over_budget) memory_over_budget(0, "the encoder's check decode");
             char buf[768];
-            fprintf(stderr, "pmfc: writing level '%s': %s\n", lb->def->name, pmf_error_format(&errs[i], buf, sizeof buf));
+            session_say(PMFC_ERROR, "pmfc: writing level '%s': %s", lb->def->name, pmf_error_format(&errs[i], buf, sizeof buf));
             ok = false;
         }
     }
@@ -480,9 +484,10 @@ bool encoded_chunks_put(encoded_chunks *ec, pmf_writer *w, const char *level_nam
     pmf_error err;
     for (size_t i = 0; i < ec->count; i++) {
         memory_give(encoded_bytes(&ec->enc[i]));
+        pmf_budget_untrack(ec->enc[i].bytes); /* the writer's from here, or freed below */
         if (ok && !pmf_writer_put_chunk(w, ec->coords[i], &ec->enc[i], &err)) {
             char buf[768];
-            fprintf(stderr, "pmfc: writing level '%s': %s\n", level_name, pmf_error_format(&err, buf, sizeof buf));
+            session_say(PMFC_ERROR, "pmfc: writing level '%s': %s", level_name, pmf_error_format(&err, buf, sizeof buf));
             ok = false;
         }
         pmf_encoded_chunk_free(&ec->enc[i]);

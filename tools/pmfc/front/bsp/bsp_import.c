@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/session.h"
 #include "base/text_clean.h"
 #include "bsp_read.h"
 #include "bsp_visibility.h"
@@ -450,12 +451,12 @@ bool bsp_import(const char *path, const editor_import_desc *desc, map_def *map)
     pmf_error err;
     char line[1024];
     if (!bsp_read_file(path, &b, &err)) {
-        fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, line, sizeof line));
+        session_say(PMFC_ERROR, "pmfc: %s", pmf_error_format(&err, line, sizeof line));
         return false;
     }
     qmap q;
     if (!bsp_read_entities(&b, path, &q, &err)) {
-        fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, line, sizeof line));
+        session_say(PMFC_ERROR, "pmfc: %s", pmf_error_format(&err, line, sizeof line));
         bsp_free(&b);
         return false;
     }
@@ -486,7 +487,7 @@ bool bsp_import(const char *path, const editor_import_desc *desc, map_def *map)
         if ((uint64_t)model >= b.model_count) {
             char cls[256];
             if (!desc->quiet)
-                fprintf(stderr, "pmfc: warning: %s: entity %u (%s) draws model %lld of the %u the file has: left out\n",
+                session_say(PMFC_WARNING, "pmfc: warning: %s: entity %u (%s) draws model %lld of the %u the file has: left out",
                         text_clean(path, line, sizeof line), i, text_clean(e->classname, cls, sizeof cls), (long long)model, b.model_count);
             continue;
         }
@@ -498,7 +499,7 @@ bool bsp_import(const char *path, const editor_import_desc *desc, map_def *map)
     em.sealed = bsp_sealed(&b);
     bool ok = false;
     if (fail) {
-        fprintf(stderr, "pmfc: %s: model 0: %s\n", text_clean(path, line, sizeof line), fail);
+        session_say(PMFC_ERROR, "pmfc: %s: model 0: %s", text_clean(path, line, sizeof line), fail);
     } else {
         editor_map_group_brushes(&em);
         ok = editor_import(path, &em, desc, map);

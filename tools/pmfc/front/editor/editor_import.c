@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/session.h"
 #include "base/text_clean.h"
 #include "chunks/chunks.h"
 #include "common/memory.h"
@@ -41,7 +42,7 @@ void import_fail(import_ctx *c, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     char clean[1024];
-    fprintf(stderr, "pmfc: %s\n", text_clean(msg, clean, sizeof clean));
+    session_say(PMFC_ERROR, "pmfc: %s", text_clean(msg, clean, sizeof clean));
     c->failed = true;
 }
 
@@ -348,7 +349,7 @@ static void drop_brush(const import_ctx *c, const editor_brush *b, uint32_t k, c
     if (c->desc->quiet) return;
     char where[192], line[1024], clean[1536];
     snprintf(line, sizeof line, "%s: %s: %s: brush left out", c->path, brush_where(c, b, k, where, sizeof where), why);
-    fprintf(stderr, "pmfc: warning: %s\n", text_clean(line, clean, sizeof clean));
+    session_say(PMFC_WARNING, "pmfc: warning: %s", text_clean(line, clean, sizeof clean));
 }
 
 /* Brush k of an entity (the world: owner NULL). */
@@ -605,14 +606,14 @@ static fill_grid *outside_fill(import_ctx *c, const fill_point *points, size_t c
         /* said where the fill would have taken something (a map enclosing empty space), even
          * with --quiet: what is kept is not what a sealed map shows */
         if (fill_sealed(g))
-            fprintf(stderr, "pmfc: warning: no entities in empty space -- no filling performed (%s): every face is kept\n",
+            session_say(PMFC_WARNING, "pmfc: warning: no entities in empty space -- no filling performed (%s): every face is kept",
                     count ? "each point entity stands inside a solid brush" : "the map has no point entity");
     } else if (fill_leak(g, &leak)) {
         const fill_point *e = &points[leak.entity];
         double u[3] = { e->pos.x / c->s, -e->pos.z / c->s, e->pos.y / c->s }; /* back in editor units */
         char cls[PMFC_NAME_MAX * 4];
         if (!c->desc->quiet)
-            fprintf(stderr, "pmfc: warning: leak: the void reaches %s at %g %g %g\n", text_clean(e->classname, cls, sizeof cls),
+            session_say(PMFC_WARNING, "pmfc: warning: leak: the void reaches %s at %g %g %g", text_clean(e->classname, cls, sizeof cls),
                     round(u[0]), round(u[1]), round(u[2]));
         c->map->leak = true;
         snprintf(c->map->leak_class, sizeof c->map->leak_class, "%s", e->classname);
@@ -737,36 +738,36 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
     if (!c.failed && !l->light_count && !level_sky_lit(l) && !em->prelit) {
         /* no light: shown fullbright, as the games show a map compiled without light */
         l->fullbright = true;
-        if (!desc->quiet) fprintf(stderr, "pmfc: note: no lights: fullbright\n");
+        if (!desc->quiet) session_say(PMFC_NOTE, "pmfc: note: no lights: fullbright");
     }
     if (!c.failed && !l->fullbright) {
         double limit = desc->max_luxels > 0 ? desc->max_luxels : PMFC_MAX_LEVEL_LUXELS;
         level_fit fit = level_fit_luxels(l, limit);
         if (fit.faces && !desc->quiet)
-            fprintf(stderr, "pmfc: warning: the map needs more lightmap luxels than pmfc bakes (%.3g): %zu faces get coarser luxels, the coarsest %g units apart\n",
+            session_say(PMFC_WARNING, "pmfc: warning: the map needs more lightmap luxels than pmfc bakes (%.3g): %zu faces get coarser luxels, the coarsest %g units apart",
                     limit, fit.faces, EDITOR_UNITS_PER_LUXEL * fit.coarsest);
     }
     if (!c.failed && !em->source_faces && !desc->quiet)
-        fprintf(stderr, "pmfc: warning: the map has no brush: its level is empty (entities only)\n");
+        session_say(PMFC_WARNING, "pmfc: warning: the map has no brush: its level is empty (entities only)");
     if (!c.failed)
         editor_report_missing(&c);
     if (!c.failed && c.cut_count && !desc->quiet) {
         char clean[sizeof c.cut_first * 4];
-        fprintf(stderr, "pmfc: warning: %zu name(s) longer than the %d bytes a compiled map keeps, cut short; the first: %s\n",
+        session_say(PMFC_WARNING, "pmfc: warning: %zu name(s) longer than the %d bytes a compiled map keeps, cut short; the first: %s",
                 c.cut_count, PMFC_NAME_MAX - 1, text_clean(c.cut_first, clean, sizeof clean));
     }
     if (!c.failed && !desc->quiet) {
         if (em->format == EDITOR_FORMAT_RMF) {
-            fprintf(stderr, "pmfc: RMF %.1f, %u solids, %u faces, %zu brushes drawn, %zu lights, %zu start cameras\n",
+            session_say(PMFC_NOTE, "pmfc: RMF %.1f, %u solids, %u faces, %zu brushes drawn, %zu lights, %zu start cameras",
                     (double)em->version, em->source_solids, em->source_faces, l->brush_count, l->light_count, map->camera_count);
         } else if (em->format == EDITOR_FORMAT_BSP) {
             size_t drawn = 0;   /* the faces drawn, a brush each (brush.exact) */
             for (size_t i = 0; i < l->brush_count; i++)
                 drawn += l->brushes[i].exact && l->brushes[i].side_count && l->sides[l->brushes[i].first_side].material >= 0;
-            fprintf(stderr, "pmfc: %s, %u faces, %zu drawn, %u solid leaves, %zu lights, %zu start cameras\n", format,
+            session_say(PMFC_NOTE, "pmfc: %s, %u faces, %zu drawn, %u solid leaves, %zu lights, %zu start cameras", format,
                     em->source_faces, drawn, em->source_solids, l->light_count, map->camera_count);
         } else {
-            fprintf(stderr, "pmfc: %s, %u brushes, %u faces, %zu brushes drawn, %zu lights, %zu start cameras\n", format,
+            session_say(PMFC_NOTE, "pmfc: %s, %u brushes, %u faces, %zu brushes drawn, %zu lights, %zu start cameras", format,
                     em->source_solids, em->source_faces, l->brush_count, l->light_count, map->camera_count);
         }
     }

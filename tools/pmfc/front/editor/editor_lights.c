@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/session.h"
 #include "base/pmf_os.h"
 #include "base/text_clean.h"
 #include "common/memory.h"
@@ -497,7 +498,7 @@ static void collect_texlights(const import_ctx *c, texlight_set *set)
     if (c->desc->rad) {
         if (!read_rad(set, c->desc->rad) && !c->desc->quiet) {
             char clean[PMFC_PATH_MAX];
-            fprintf(stderr, "pmfc: warning: --rad %s: cannot be read\n", text_clean(c->desc->rad, clean, sizeof clean));
+            session_say(PMFC_WARNING, "pmfc: warning: --rad %s: cannot be read", text_clean(c->desc->rad, clean, sizeof clean));
         }
     } else {
         snprintf(path, sizeof path, "%s/lights.rad", dir);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/session.h"
 #include "base/pmf_os.h"
 #include "base/text_clean.h"
 #include "common/memory.h"
@@ -237,7 +238,7 @@ static int load_folder_texture(import_ctx *c, const char *name, texture_def *out
                 if (pmf_os_stat(path, &st) != 0 || !st.regular) continue;
                 const char *msg = texture_image_any(out, path);
                 if (!msg) return 1;
-                fprintf(stderr, "pmfc: warning: texture %s: %s\n", path, msg);
+                session_say(PMFC_WARNING, "pmfc: warning: texture %s: %s", path, msg);
                 return 0;
             }
     return 0;
@@ -576,7 +577,7 @@ void editor_import_sky(import_ctx *c, const char *skyname)
             texture_def tmp = { 0 };
             const char *msg = texture_image_any(&tmp, path);
             if (msg) {
-                fprintf(stderr, "pmfc: warning: sky image %s: %s\n", path, msg);
+                session_say(PMFC_WARNING, "pmfc: warning: sky image %s: %s", path, msg);
                 break;
             }
             if (f == PMF_FACE_POS_Y || f == PMF_FACE_NEG_Y) sky_cap_turn(&tmp, f == PMF_FACE_POS_Y);
@@ -624,20 +625,22 @@ void editor_import_sky(import_ctx *c, const char *skyname)
 void editor_report_missing(const import_ctx *c)
 {
     if (c->missing_wad_count) {
-        fprintf(stderr, "pmfc: warning: %zu WAD file(s) of the map's wad key not found (looked as written, in --game DIR and beside the map):", c->missing_wad_count);
+        session_line line = { 0 };
+        session_line_add(&line, "pmfc: warning: %zu WAD file(s) of the map's wad key not found (looked as written, in --game DIR and beside the map):", c->missing_wad_count);
         for (size_t i = 0; i < c->missing_wad_count; i++) {
             char clean[512];
-            fprintf(stderr, "%s %s", i ? "," : "", text_clean(c->missing_wads[i], clean, sizeof clean));
+            session_line_add(&line, "%s %s", i ? "," : "", text_clean(c->missing_wads[i], clean, sizeof clean));
         }
-        fputc('\n', stderr);
+        session_line_say(&line, PMFC_WARNING);
     }
     if (c->missing_texture_count) {
-        fprintf(stderr, "pmfc: warning: %zu texture(s) found in no WAD or texture folder, drawn as checkers:", c->missing_texture_count);
+        session_line line = { 0 };
+        session_line_add(&line, "pmfc: warning: %zu texture(s) found in no WAD or texture folder, drawn as checkers:", c->missing_texture_count);
         for (size_t i = 0; i < c->missing_texture_count; i++) {
             char clean[256];
-            fprintf(stderr, "%s %s", i ? "," : "", c->missing_textures[i][0] ? text_clean(c->missing_textures[i], clean, sizeof clean) : "\"\"");
+            session_line_add(&line, "%s %s", i ? "," : "", c->missing_textures[i][0] ? text_clean(c->missing_textures[i], clean, sizeof clean) : "\"\"");
         }
-        fputc('\n', stderr);
+        session_line_say(&line, PMFC_WARNING);
     }
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/session.h"
 #include "base/pmf_os.h"
 #include "base/text_clean.h"
 #include "common/memory.h"
@@ -101,7 +102,7 @@ bool map_import(const char *path, const editor_import_desc *desc, map_def *map)
     pmf_error err;
     if (!qmap_read_file(path, &q, &err)) {
         char line[1024];
-        fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, line, sizeof line));
+        session_say(PMFC_ERROR, "pmfc: %s", pmf_error_format(&err, line, sizeof line));
         return false;
     }
     editor_map em = { .format = q.quake2 ? EDITOR_FORMAT_MAP_QUAKE2 : q.valve ? EDITOR_FORMAT_MAP_VALVE : EDITOR_FORMAT_MAP_STANDARD };
@@ -154,10 +155,10 @@ bool map_import(const char *path, const editor_import_desc *desc, map_def *map)
     editor_map_group_brushes(&em);
     char clean[1024];
     if (q.skipped && !desc->quiet)
-        fprintf(stderr, "pmfc: warning: %s:%d: %u Quake 3 brushDef / patchDef block(s) left out (pmfc reads brushes of planes)\n",
+        session_say(PMFC_WARNING, "pmfc: warning: %s:%d: %u Quake 3 brushDef / patchDef block(s) left out (pmfc reads brushes of planes)",
                 text_clean(path, clean, sizeof clean), q.skipped_line, q.skipped);
     if (degenerate && !desc->quiet)
-        fprintf(stderr, "pmfc: warning: %s:%d: %u face(s) whose three points lie in a line left out\n",
+        session_say(PMFC_WARNING, "pmfc: warning: %s:%d: %u face(s) whose three points lie in a line left out",
                 text_clean(path, clean, sizeof clean), degenerate_line, degenerate);
     bool ok = editor_import(path, &em, desc, map);
     editor_map_free(&em);

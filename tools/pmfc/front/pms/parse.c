@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/session.h"
 #include "chunks/chunks.h"
 #include "common/memory.h"
 #include "common/texture.h"
@@ -50,8 +51,8 @@ static void perr(parser *p, const char *fmt, ...)
     vsnprintf(raw + n, sizeof raw - (size_t)n, fmt, ap);
     va_end(ap);
     /* messages quote the source's words: no control byte of theirs reaches the terminal */
-    text_clean_fputs(raw, stderr);
-    fputc('\n', stderr);
+    char clean[4 * sizeof raw];
+    session_say(PMFC_ERROR, "%s", text_clean(raw, clean, sizeof clean));
     p->failed = true;
 }
 
@@ -938,13 +939,13 @@ bool parse_file(const char *path, map_def *map)
     int fd = pmf_os_open_regular(path, &st);
     FILE *f = fd >= 0 ? pmf_os_fdopen(fd, "rb") : NULL;
     if (!f) {
-        if (fd < 0 && (errno == EISDIR || errno == ENODEV)) fprintf(stderr, "%s: not a regular file\n", path);
-        else fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
+        if (fd < 0 && (errno == EISDIR || errno == ENODEV)) session_say(PMFC_ERROR, "%s: not a regular file", path);
+        else session_say(PMFC_ERROR, "%s: cannot open: %s", path, strerror(errno));
         if (fd >= 0) close(fd);
         return false;
     }
     if (st.size > PMFC_MAX_SOURCE_BYTES) {
-        fprintf(stderr, "%s: source larger than 64 MiB\n", path);
+        session_say(PMFC_ERROR, "%s: source larger than 64 MiB", path);
         fclose(f);
         return false;
     }
@@ -953,7 +954,7 @@ bool parse_file(const char *path, map_def *map)
     bool read_ok = !ferror(f);
     fclose(f);
     bool ok = read_ok && parse_source(path, text, size, map);
-    if (!read_ok) fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
+    if (!read_ok) session_say(PMFC_ERROR, "%s: cannot read: %s", path, strerror(errno));
     xfree(text);
     return ok;
 }

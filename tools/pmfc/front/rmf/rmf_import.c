@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/session.h"
 #include "common/memory.h"
 #include "front/editor/editor.h"
 #include "rmf.h"
@@ -163,7 +164,7 @@ bool rmf_import(const char *path, const editor_import_desc *desc, map_def *map)
     pmf_error err;
     if (!rmf_read_file(path, &rmf, &err)) {
         char line[1024];
-        fprintf(stderr, "pmfc: %s\n", pmf_error_format(&err, line, sizeof line));
+        session_say(PMFC_ERROR, "pmfc: %s", pmf_error_format(&err, line, sizeof line));
         return false;
     }
     editor_map em = { .format = EDITOR_FORMAT_RMF, .game = EDITOR_GAME_GOLDSRC, .version = rmf.version };

@@ -1,0 +1,47 @@
+/* escape.h - a way out of deep code that cannot return a failure: pmfc's allocator over the
+ * memory budget ends one compile, not the process (tools/pmfc/pmfc.h).
+ *
+ * A thread pushes an escape point and calls setjmp on it; escape_now() from anywhere below
+ * jumps back to the innermost point (popping it). The worker pool (jobs.h) carries the idea
+ * across threads: a worker that escapes stops the loop, and once every worker has finished its
+ * item the loop escapes on the calling thread. A stop flag asks the same of a loop between
+ * items (a cancelled compile).
+ *
+ *   escape_point e;
+ *   escape_push(&e);
+ *   if (setjmp(e.at) == 0) {
+ *       work();            // may call escape_now() on this thread or a jobs worker
+ *       escape_pop(&e);
+ *   } else {
+ *       ...                // escaped: e is popped; locals changed since setjmp must be volatile
+ *   }
+ *
+ * Only code that holds no lock and nothing unreachable from the owner may escape: the owner
+ * frees what was allocated in between (pmf_budget.h's ledger). */
+#ifndef BASE_ESCAPE_H
+#define BASE_ESCAPE_H
+
+#include <setjmp.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+typedef struct escape_point {
+    jmp_buf at;
+    struct escape_point *outer;
+} escape_point;
+
+void escape_push(escape_point *e);
+/* Pops e, this thread's innermost point, after the work returned normally. */
+void escape_pop(escape_point *e);
+/* Whether this thread has a point to escape to. */
+bool escape_available(void);
+/* Jumps to this thread's innermost point; aborts when there is none (a bug). */
+_Noreturn void escape_now(void);
+
+/* The flag that asks this thread's work to stop (NULL = none): the worker pool checks it
+ * between items and hands it to its workers. */
+void escape_set_stop_flag(const atomic_bool *flag);
+const atomic_bool *escape_stop_flag(void);
+bool escape_stop_requested(void);
+
+#endif

@@ -1,0 +1,266 @@
+/* test_pmfc_library.c - the compiler as a library (tools/pmfc/pmfc.h), in this process: the same
+ * bytes as the pmfc program; over its memory budget, on a hostile source or cancelled, one
+ * compile ends with pmfc's line and status while the process goes on, leaves nothing on disk and
+ * gives back all it took (the ASan build checks that every block was freed).
+ *
+ *   test_pmfc_library CASE PMFC WORKDIR SHARED_DATA      CASE: same_bytes, over_budget, hostile, cancel */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/pmf_budget.h"
+#include "check.h"
+#include "pmfc.h"
+#include "programs.h"
+
+static const char *pmfc_program, *work, *shared;
+
+static void path_in(char *out, size_t size, const char *dir, const char *name)
+{
+    snprintf(out, size, "%s/%s", dir, name);
+}
+
+static bool exists(const char *path)
+{
+    size_t size;
+    uint8_t *bytes = test_read_file(path, &size);
+    free(bytes);
+    return bytes != NULL;
+}
+
+/* The pmfc program's output and the library's for one source: byte for byte the same. */
+static void same_bytes_of(const char *source)
+{
+    char by_program[4096], by_library[4096], log[4096];
+    path_in(by_program, sizeof by_program, work, "program.pmf");
+    path_in(by_library, sizeof by_library, work, "library.pmf");
+    path_in(log, sizeof log, work, "program.log");
+    const char *argv[] = { pmfc_program, source, "-o", by_program, "--time", "0", "--quiet", NULL };
+    CHECK_EQ(test_run(NULL, argv, NULL, log), 0);
+    pmfc_result r;
+    CHECK_EQ(pmfc_compile(&(pmfc_compile_desc){ .source = source, .out_path = by_library, .quiet = true }, &r), 0);
+    CHECK(r.error[0] == '\0', "%s", r.error);
+    CHECK(r.chunks > 0 && r.vertices > 0);
+    size_t a_size = 0, b_size = 0;
+    uint8_t *a = test_read_file(by_program, &a_size), *b = test_read_file(by_library, &b_size);
+    CHECK(a && b && a_size == b_size && a_size > 1000 && !memcmp(a, b, a_size), "%s: %zu bytes by pmfc, %zu in-process",
+          source, a_size, b_size);
+    free(a);
+    free(b);
+}
+
+static void same_bytes(void)
+{
+    char source[4096];
+    path_in(source, sizeof source, shared, "data/rmf/22.rmf");
+    same_bytes_of(source);
+    path_in(source, sizeof source, shared, "data/map/q1_rocks.map");
+    same_bytes_of(source);
+}
+
+/* The error lines a compile said, kept for the checks. */
+typedef struct said {
+    int errors, warnings;
+    char last_error[1024];
+} said;
+
+static void keep_line(void *user, pmfc_message_kind kind, const char *line)
+{
+    said *s = user;
+    if (kind == PMFC_ERROR) {
+        s->errors++;
+        snprintf(s->last_error, sizeof s->last_error, "%s", line);
+    }
+    s->warnings += kind == PMFC_WARNING;
+}
+
+/* The stages a sweep of budgets failed at, each once. */
+typedef struct stages_seen {
+    char names[16][64];
+    int count;
+} stages_seen;
+
+static bool saw(const stages_seen *st, const char *name)
+{
+    for (int i = 0; i < st->count; i++)
+        if (!strcmp(st->names[i], name))
+            return true;
+    return false;
+}
+
+/* Compiles d with budgets from 1 MiB up, budget / growth more each time, until it compiles: each
+ * failure is status 2 with pmfc's one line, said once (the reader's own words while it reads,
+ * else "over the memory budget of N MiB while STAGE"); nothing is written, and the caller's
+ * budget is as it was. The compile that succeeds gives the bytes of one with the default budget. */
+static void budget_sweep(pmfc_compile_desc d, const char *label, unsigned growth, stages_seen *st)
+{
+    char reference[4096];
+    path_in(reference, sizeof reference, work, "reference.pmf");
+    remove(d.out_path);
+    pmf_budget_set_limit(200u << 20);
+    if (!pmf_budget_take(12345)) {
+        check_fail("the caller's budget refused 12345 bytes");
+        return;
+    }
+    uint64_t used = pmf_budget_used(), budget = 1 << 20;
+    said s = { 0 };
+    d.message = keep_line;
+    d.user = &s;
+    for (; budget <= (256u << 20); budget += budget / growth) {
+        s = (said){ 0 };
+        d.memory = budget;
+        pmfc_result r;
+        int status = pmfc_compile(&d, &r);
+        CHECK_EQ(pmf_budget_used(), used);
+        CHECK_EQ(pmf_budget_limit(), 200u << 20);
+        if (status == 0)
+            break;
+        printf("  %llu KiB: %s\n", (unsigned long long)(budget >> 10), r.error);
+        CHECK_EQ(status, 2);
+        CHECK_EQ(s.errors, 1);
+        CHECK(!strcmp(s.last_error, r.error));
+        char head[4200], over[256];
+        snprintf(head, sizeof head, "pmfc: %s: ", label);
+        snprintf(over, sizeof over, "over the memory budget of %llu MiB while ", (unsigned long long)(budget >> 20));
+        CHECK(!strncmp(r.error, head, strlen(head)), "%s", r.error);
+        CHECK(strstr(r.error, " (see --memory)") || strstr(r.error, ": out of memory ("), "%s", r.error);
+        const char *stage = strstr(r.error, over), *colon = stage ? strchr(stage + strlen(over), ':') : NULL;
+        if (colon && st->count < 16) {
+            stage += strlen(over);
+            snprintf(st->names[st->count], sizeof st->names[0], "%.*s", (int)(colon - stage), stage);
+            if (!saw(st, st->names[st->count]))
+                st->count++;
+        }
+        CHECK(!exists(d.out_path), "a failed compile left %s", d.out_path);
+    }
+    CHECK(budget <= (256u << 20), "%s did not compile in 256 MiB", label);
+    const char *out = d.out_path;
+    d.memory = 0;
+    d.out_path = reference;
+    pmfc_result r;
+    CHECK_EQ(pmfc_compile(&d, &r), 0);
+    size_t a_size = 0, b_size = 0;
+    uint8_t *a = test_read_file(out, &a_size), *b = test_read_file(reference, &b_size);
+    CHECK(a && b && a_size == b_size && !memcmp(a, b, a_size), "after failures, %zu bytes where %zu", a_size, b_size);
+    free(a);
+    free(b);
+    pmf_budget_give(12345);
+}
+
+/* An editor map: over the budget in its reader, then in the stages, the last in a parallel one
+ * (on the pool's workers). */
+static void over_budget(void)
+{
+    char source[4096], out[4096];
+    path_in(source, sizeof source, shared, "data/goldsrc/foutpost.rmf");
+    path_in(out, sizeof out, work, "budget.pmf");
+    stages_seen st = { 0 };
+    budget_sweep((pmfc_compile_desc){ .source = source, .out_path = out, .quiet = true }, source, 4, &st);
+    CHECK(saw(&st, "reading the source") && saw(&st, "building lightmaps and octrees"), "%d stages", st.count);
+}
+
+/* A generated city, built a tile at a time with tiles side by side (the pool's workers each
+ * running a tile's own parallel stages and its bake): over the budget in each stage. */
+static void over_budget_city(void)
+{
+    char out[4096];
+    path_in(out, sizeof out, work, "city.pmf");
+    stages_seen st = { 0 };
+    budget_sweep((pmfc_compile_desc){ .generate = "city", .chunks = { 8, 2, 8 }, .seed = 1, .out_path = out, .quiet = true },
+                 "city", 8, &st);
+    const char *stages[] = { "reading the source", "building the level", "building geometry", "building lightmaps and octrees",
+                             "baking light" };
+    for (int i = 0; i < 5; i++)
+        CHECK(saw(&st, stages[i]), "never over the budget while %s", stages[i]);
+}
+
+/* Sources cut short or made of noise: the line pmfc prints, status 2, and the next compile works. */
+static void hostile(void)
+{
+    char source[4096], cut[4096], noise[4096], out[4096], log[4096];
+    path_in(source, sizeof source, shared, "data/rmf/22.rmf");
+    path_in(cut, sizeof cut, work, "cut.rmf");
+    path_in(noise, sizeof noise, work, "noise.map");
+    path_in(out, sizeof out, work, "hostile.pmf");
+    path_in(log, sizeof log, work, "hostile.log");
+    remove(out);
+    size_t size = 0;
+    uint8_t *bytes = test_read_file(source, &size);
+    if (!bytes || size < 100) {
+        check_fail("cannot read %s", source);
+        return;
+    }
+    CHECK(test_write_file(cut, bytes, size / 2));
+    free(bytes);
+    /* a .map whose brush is all "(" and huge numbers */
+    test_write_text(noise, "{\n\"classname\" \"worldspawn\"\n{\n( 1e308 1e308 1e308 ) ( ( ( \x01\x02\x1b[2J\n");
+    const char *sources[] = { cut, noise };
+    for (int i = 0; i < 2; i++) {
+        said s = { 0 };
+        pmfc_result r;
+        CHECK_EQ(pmfc_compile(&(pmfc_compile_desc){ .source = sources[i], .out_path = out, .quiet = true,
+                                                   .message = keep_line, .user = &s }, &r), 2);
+        CHECK_EQ(s.errors, 1);
+        CHECK(strstr(r.error, sources[i]) != NULL, "%s", r.error);
+        for (const char *p = r.error; *p; p++)
+            CHECK((unsigned char)*p >= 0x20, "a control byte in: %s", r.error);
+        CHECK(!exists(out));
+        /* the program says the same line, last */
+        const char *argv[] = { pmfc_program, sources[i], "-o", out, "--quiet", NULL };
+        CHECK_EQ(test_run(NULL, argv, NULL, log), 2);
+        size_t n = 0;
+        char *text = (char *)test_read_file(log, &n);
+        if (!text) {
+            check_fail("no %s", log);
+            continue;
+        }
+        while (n && text[n - 1] == '\n') text[--n] = '\0';
+        const char *last = strrchr(text, '\n') ? strrchr(text, '\n') + 1 : text;
+        CHECK(!strcmp(last, r.error), "pmfc said '%s', the library '%s'", last, r.error);
+        free(text);
+    }
+    same_bytes_of(source);
+}
+
+/* Cancelled at its first progress report (in a parallel stage): status 3, nothing written; the
+ * next compile is whole. */
+static void cancel_at_first_report(void *user, const pmfc_progress *p)
+{
+    (void)p;
+    atomic_store((atomic_bool *)user, true);
+}
+
+static void cancel(void)
+{
+    char source[4096], out[4096];
+    path_in(source, sizeof source, shared, "data/rmf/22.rmf");
+    path_in(out, sizeof out, work, "cancelled.pmf");
+    remove(out);
+    atomic_bool stop = false;
+    pmfc_result r;
+    CHECK_EQ(pmfc_compile(&(pmfc_compile_desc){ .source = source, .out_path = out, .quiet = true, .cancel = &stop,
+                                               .progress = cancel_at_first_report, .user = &stop }, &r), 3);
+    CHECK(r.cancelled);
+    CHECK(!strcmp(r.error, "pmfc: cancelled"), "%s", r.error);
+    CHECK(!exists(out));
+    /* cancelled before it began: it ends once the source is read */
+    CHECK_EQ(pmfc_compile(&(pmfc_compile_desc){ .source = source, .out_path = out, .quiet = true, .cancel = &stop }, &r), 3);
+    CHECK(r.cancelled && r.chunks == 0);
+    same_bytes_of(source);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 5) {
+        fprintf(stderr, "usage: test_pmfc_library CASE PMFC WORKDIR SHARED\n");
+        return 2;
+    }
+    pmfc_program = argv[2];
+    work = argv[3];
+    shared = argv[4];
+    test_make_dir(work);
+    static const check_case cases[] = {
+        { "same_bytes", same_bytes }, { "over_budget", over_budget }, { "over_budget_city", over_budget_city }, { "hostile", hostile }, { "cancel", cancel }, { NULL },
+    };
+    return check_run_case(cases, argv[1]);
+}
