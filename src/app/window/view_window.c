@@ -356,8 +356,9 @@ static void poll_compile(viewer *v, double t)
         return;
     if (mc->state == MAP_COMPILE_RUNNING && !map_compile_poll(mc)) {
         char progress[64];
-        if (map_compile_progress(mc, progress, sizeof progress)) /* on the HUD, not printed */
-            snprintf(v->message, sizeof v->message, "compiling %s: %s", v->dropped[0] ? v->dropped : v->path, progress);
+        const char *source = v->dropped[0] ? v->dropped : v->path;
+        if (map_compile_progress(mc, progress, sizeof progress)) /* on the HUD, not printed; a long path cut */
+            snprintf(v->message, sizeof v->message, "compiling %.900s: %s", source, progress);
         v->message_until = t + MESSAGE_SECONDS;   /* "compiling" stays up while it runs */
         return;
     }
