@@ -1,5 +1,5 @@
 /* escape.h - a way out of deep code that cannot return a failure: pmfc's allocator over the
- * memory budget ends one compile, not the process (tools/pmfc/pmfc.h).
+ * memory budget ends one compile, not the process (src/compiler/pmfc.h).
  *
  * A thread pushes an escape point and calls setjmp on it; escape_now() from anywhere below
  * jumps back to the innermost point (popping it). The worker pool (jobs.h) carries the idea

@@ -1,6 +1,6 @@
 /* rad.h - hlrad's texture light files (lights.rad, MAPNAME.rad): one "TEXNAME R G B V",
  * "TEXNAME R G B" or "TEXNAME V" line a texture, "//" comments; what a value means is the
- * compiler's (tools/pmfc/front/editor_lights.c, docs/pmfc-lighting.md). */
+ * compiler's (src/compiler/front/editor/editor_lights.c, docs/pmfc-lighting.md). */
 #ifndef PMF_RAD_H
 #define PMF_RAD_H
 

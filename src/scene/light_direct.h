@@ -1,5 +1,5 @@
 /* light_direct.h - a light's direct term computed from its pmfview.lights metadata, with the
- * baker's light model (docs/pmfc-lighting.md, tools/pmfc/bake/bake.h):
+ * baker's light model (docs/pmfc-lighting.md, src/compiler/bake/bake.h):
  *     C × I × max(0, n · l) × falloff(d / R) × cone        (suns: C × I × max(0, −n · s))
  * Shadows as the baker casts them, against the LOADED geometry: the segment from the point
  * (2 mm off its surface) to the light, stopping 0.01 % short, through pmfc's own BVH

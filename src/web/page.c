@@ -250,7 +250,7 @@ EMSCRIPTEN_KEEPALIVE const char *page_stats(void)
     return page.stats;
 }
 
-/* pmfc's command line (tools/pmfc/options.c) to the library (pmfc.h); its lines on stderr. */
+/* pmfc's command line (src/compiler/options.c) to the library (pmfc.h); its lines on stderr. */
 static void *run_compile(void *arg)
 {
     (void)arg;

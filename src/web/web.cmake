@@ -38,10 +38,9 @@ web_dependency(PkgConfig::CGLM "" ${WEB_SYSINC})
 web_dependency(PkgConfig::STB "" ${WEB_SYSINC}/stb)
 
 set(PMFVIEW_SHADER_DIR ${CMAKE_SOURCE_DIR}/shaders)
-foreach(dir base pmf map bsp rmf wad rad formats res mesh raytrace stream render scene)
+foreach(dir base pmf map bsp rmf wad rad formats res mesh raytrace compiler stream render scene)
     add_subdirectory(src/${dir})
 endforeach()
-add_subdirectory(tools/pmfc)                  # pmfc as a library: RMF, .map and BSP compile in the page
 add_library(web_stb STATIC src/web/stb_impl.c)
 target_compile_options(web_stb PRIVATE -Wno-unused-function)
 target_link_libraries(web_stb PRIVATE PkgConfig::STB)
@@ -60,7 +59,7 @@ set(WEB_LINK_OPTIONS
 add_executable(pmfview_page ${WEB_DIR}/page.c ${CMAKE_SOURCE_DIR}/src/app/overlays/inspect.c
                ${CMAKE_SOURCE_DIR}/src/app/common/json_text.c)
 target_include_directories(pmfview_page PRIVATE ${CMAKE_SOURCE_DIR}/src/app/overlays ${CMAKE_SOURCE_DIR}/src/app/common)
-target_link_libraries(pmfview_page PRIVATE scene pmfc PkgConfig::CJSON PkgConfig::CGLM)
+target_link_libraries(pmfview_page PRIVATE scene pmfc_lib PkgConfig::CJSON PkgConfig::CGLM)
 target_link_options(pmfview_page PRIVATE ${WEB_LINK_OPTIONS})
 if(PMFVIEW_WEB_THREADS)
     target_compile_definitions(pmfview_page PRIVATE PAGE_THREADS=1)

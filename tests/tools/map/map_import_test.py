@@ -12,7 +12,7 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           the light's share at 1.6 s ('z') is 25/12 of the one as baked ('m', 0.3 s, and no
           --time), and at 0 s ('j') 9/12
   airvis  a hall 66 m wide and 52 m tall beside a low room behind a solid wall: pmfc asks blocks of open air
-          as one box (tools/pmfc/visibility/visibility.c); from cameras high in the hall's air the
+          as one box (src/compiler/visibility/visibility.c); from cameras high in the hall's air the
           picture with visibility equals the one without, pixel for pixel (and from the void
           outside, where cells get no visibility data), and from the hall's floor the low room
           is culled

@@ -1,4 +1,4 @@
-/* test_pmfc_library.c - the compiler as a library (tools/pmfc/pmfc.h), in this process: the same
+/* test_pmfc_library.c - the compiler as a library (src/compiler/pmfc.h), in this process: the same
  * bytes as the pmfc program; over its memory budget, on a hostile source or cancelled, one
  * compile ends with pmfc's line and status while the process goes on, leaves nothing on disk and
  * gives back all it took (the ASan build checks that every block was freed).

@@ -1,4 +1,4 @@
-/* editor_internal.h - what the editor front end's files share (private to tools/pmfc/front):
+/* editor_internal.h - what the editor front end's files share (private to src/compiler/front):
  * editor_import.c turns an editor map's brushes and entities into brushes, lights and cameras;
  * editor_materials.c finds the textures (WADs, texture folders) and makes the materials and the
  * sky; editor_lights.c reads the lights the way the map's game does; fill.c finds the inside. */
