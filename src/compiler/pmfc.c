@@ -75,7 +75,8 @@ static bool read_source(compile_run *c)
     pmf_format_use use = pmf_format_of(id.kind)->use;
     if (use == PMF_FORMAT_PMFC_SOURCE)
         return parse_file(o->source, &c->map);
-    if (use == PMF_FORMAT_COMPILE) {
+    bool has_front_end = (size_t)id.kind < sizeof importers / sizeof *importers && importers[id.kind];
+    if (use == PMF_FORMAT_COMPILE && has_front_end) {
         editor_import_desc ed = { .wads = (const char **)o->wads, .wad_count = o->wad_count, .game_dir = o->game_dir, .scale = o->scale,
                                   .quiet = o->quiet, .max_luxels = o->max_luxels, .rad = o->rad };
         return importers[id.kind](o->source, &ed, &c->map);
