@@ -117,6 +117,10 @@ typedef struct bake_desc {
      * no occluder before it passes a sky triangle or leaves the occluders' bounds. */
     const float (*sky_triangles)[9];
     size_t sky_triangle_count;
+    /* With sky triangles, only they let the sky in: a ray that leaves the occluders' bounds without
+     * crossing one sees none (hlrad's and ericw-tools' rule for sealed maps, whose outside is
+     * solid; a border luxel's point inside a wall would otherwise see the void beyond it). */
+    bool sky_faces_only;
     float sky_light[3];             /* 0..1: a base luxel adds sky_light x the cosine-weighted
                                      * fraction of its hemisphere that sees sky (0 = none) */
     /* Sky domes: [0] the upper half of the sky (directions with +Y), [1] the lower half. A base

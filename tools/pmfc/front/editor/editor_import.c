@@ -681,6 +681,7 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
     } else {
         l->ambient[0] = l->ambient[1] = l->ambient[2] = EDITOR_AMBIENT;
     }
+    l->sky_faces_only = true;                    /* hlrad and light: the sky shines in through sky brushes */
     l->min_cube = EDITOR_MIN_CUBE;
     l->allow_empty = true;
     l->faces.source = em->source_faces;
