@@ -16,9 +16,9 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           picture with visibility equals the one without, pixel for pixel (and from the void
           outside, where cells get no visibility data), and from the hall's floor the low room
           is culled
-  hlrad   a Half-Life light follows hlrad's model (stored x 2 through gamma 0.55): the floor
-          straight under it against 128 units aside is 2.83^0.55 brighter in inverse square, and
-          2^0.55 with `_falloff 1` (inverse linear); the light tools undo the storage: muting the
+  hlrad   a Half-Life light follows hlrad's model (stored x 2 through gamma 0.5): the floor
+          straight under it against 128 units aside is 2.83^0.5 brighter in inverse square, and
+          2^0.5 with `_falloff 1` (inverse linear); the light tools undo the storage: muting the
           only light darkens the floor, solo leaves it as it is
   texlights  texture lights: a Half-Life room whose ceiling texture LAMP is in lights.rad beside
           the map (then --rad FILE, then info_texlights) has no light entity yet is lit: its
@@ -186,8 +186,8 @@ elif CASE == "hlrad":
              (256, -272, 0, 272, 272, 256), (-256, -272, 0, 256, -256, 256), (-256, 256, 0, 256, 272, 256)]
     head = '// Game: Half-Life\n// Format: Valve\n{\n"classname" "worldspawn"\n"wad" "test.wad"\n'
     room_text = head + "".join(box(*w, "grey", VALVE_WALL) for w in walls) + "}\n"
-    for name, keys, want in (("square", '"_light" "255 255 255 100"', (2 * 2 ** 0.5) ** 0.55),
-                             ("linear", '"_light" "255 255 255 30"\n"_falloff" "1"', 2 ** 0.55)):
+    for name, keys, want in (("square", '"_light" "255 255 255 100"', (2 * 2 ** 0.5) ** 0.5),
+                             ("linear", '"_light" "255 255 255 30"\n"_falloff" "1"', 2 ** 0.5)):
         open(name + ".map", "w").write(room_text + '{\n"classname" "light"\n"origin" "0 0 128"\n%s\n}\n' % keys)
         run(PMFC, name + ".map", "-o", name + ".pmf", "--bounce", "0")
         under, aside = luxel(name + ".pmf", 0, 0), luxel(name + ".pmf", 128, 0)
@@ -264,13 +264,13 @@ elif CASE == "sky":
         print("%s: floor under the sky %d, under the roof %d" % (name, sky, roof))
         return sky, roof
     half_life = '// Game: Half-Life\n// Format: Valve\n{\n"classname" "worldspawn"\n"mapversion" "220"\n'
-    # (Half-Life's luxels hold light through gamma 0.55: the ratio is compared in light)
+    # (Half-Life's luxels hold light through gamma 0.5: the ratio is compared in light)
     for name, text, gamma in (("dome", sky_room(world('"_sunlight2" "300"\n'), "sky1"), 1),
-                              ("hl_dome", sky_room(half_life + '"_sunlight2" "100"\n', "sky"), 0.55),
+                              ("hl_dome", sky_room(half_life + '"_sunlight2" "100"\n', "sky"), 0.5),
                               ("environment", sky_room(half_life, "sky", '{\n"classname" "light_environment"\n"origin" "0 0 128"\n'
-                                                       '"_light" "255 255 255 60"\n"pitch" "-90"\n}\n'), 0.55),
+                                                       '"_light" "255 255 255 60"\n"pitch" "-90"\n}\n'), 0.5),
                               ("sky_spot", sky_room(half_life, "sky", '{\n"classname" "light_spot"\n"origin" "0 0 128"\n'
-                                                    '"_light" "255 255 255 60"\n"pitch" "-90"\n"_sky" "1"\n}\n'), 0.55)):
+                                                    '"_light" "255 255 255 60"\n"pitch" "-90"\n"_sky" "1"\n}\n'), 0.5)):
         sky, roof = lit_from_sky(name, text)
         if sky < 40 or sky ** (1 / gamma) < 2 * roof ** (1 / gamma): fail("%s: the floor under the sky (%d) is not clearly brighter than under the roof (%d)" % (name, sky, roof))
     sun = '"_sunlight" "200"\n"_sun_mangle" "0 -90 0"\n'

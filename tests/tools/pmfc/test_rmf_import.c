@@ -213,7 +213,7 @@ static void test_texture_projection(const char *wad, float version)
 }
 
 /* The docs' light model (hlrad's, docs/pmfc-lighting.md): _light "255 255 255 V" adds
- * V^3 / 10 x cos / d^2 bytes at d units, stored x 2 through gamma 0.55; no ambient term. */
+ * V^3 / 10 x cos / d^2 bytes at d units, stored x 2 through gamma 0.5; no ambient term. */
 static double hlrad_bytes(double value, double units, double cosine)
 {
     return value * value * value / 10.0 * cosine / (units * units);
@@ -221,7 +221,7 @@ static double hlrad_bytes(double value, double units, double cosine)
 
 static double hlrad_stored(double bytes)
 {
-    double v = pow(2.0 * 255.0 / 256.0 * bytes / 255.0, 0.55);
+    double v = pow(2.0 * 255.0 / 256.0 * bytes / 255.0, 0.5);
     return 255.0 * (v < 1 ? v : 1);
 }
 

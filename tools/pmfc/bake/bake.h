@@ -156,7 +156,7 @@ typedef struct bake_desc {
                                      * next would add < 1% of the light (at most BAKE_BOUNCE_MAX) */
     /* How light L (0..1 = one byte's range, bounces included) is stored in base luxels, layers
      * and probes: min(1, (store_scale x L)^store_gamma), as a game's compiler stores it (hlrad:
-     * its light x 2 through gamma 0.55). store_gamma 0 = as it is (linear). Bounces gather the
+     * its light x 2 through gamma 0.5). store_gamma 0 = as it is (linear). Bounces gather the
      * light linear again. */
     float store_scale, store_gamma;
     int threads;                    /* 0 = every core */

@@ -675,7 +675,7 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
     l->chunk_exp = -1;
     l->luxel_density = 1.0 / (EDITOR_UNITS_PER_LUXEL * c.s);
     if (em->game == EDITOR_GAME_GOLDSRC) {
-        /* hlrad's storage: no ambient term, its light x 2 through gamma 0.55 (docs/pmfc-lighting.md) */
+        /* hlrad's storage: no ambient term, its light x 2 through gamma 0.5 (docs/pmfc-lighting.md) */
         l->store_scale = PMF_HLRAD_STORE_SCALE;
         l->store_gamma = PMF_HLRAD_STORE_GAMMA;
     } else {
