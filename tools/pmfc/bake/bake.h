@@ -152,6 +152,10 @@ typedef struct bake_desc {
      * bounces). A bounce ray meeting triangle t takes its light from the patch whose surface is
      * triangle_surfaces[t] and whose block holds the point met. */
     const uint32_t *triangle_surfaces;
+    /* Bounced light as the classic hlrad transfers it: a surface reflects its albedo's share of its
+     * light onto the surfaces it sees, none of it lost to the sky or the void (hlrad normalises each
+     * patch's transfers over the patches it sees). false: what a ray takes out of the map is lost. */
+    bool bounce_no_sky_loss;
     int bounces;                    /* 0 = none (direct light only), BAKE_BOUNCE_AUTO = until the
                                      * next would add < 1% of the light (at most BAKE_BOUNCE_MAX) */
     /* How light L (0..1 = one byte's range, bounces included) is stored in base luxels, layers

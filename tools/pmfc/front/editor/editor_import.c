@@ -678,6 +678,7 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
         /* hlrad's storage: no ambient term, its light x 2 through gamma 0.5 (docs/pmfc-lighting.md) */
         l->store_scale = PMF_HLRAD_STORE_SCALE;
         l->store_gamma = PMF_HLRAD_STORE_GAMMA;
+        l->bounce_no_sky_loss = true;
     } else {
         l->ambient[0] = l->ambient[1] = l->ambient[2] = EDITOR_AMBIENT;
     }
