@@ -156,6 +156,8 @@ typedef struct bake_desc {
      * light onto the surfaces it sees, none of it lost to the sky or the void (hlrad normalises each
      * patch's transfers over the patches it sees). false: what a ray takes out of the map is lost. */
     bool bounce_no_sky_loss;
+    int bounce_cell;                /* luxels a side of the cells bounces gather over (0 = 8); fewer
+                                     * where more memory would be needed (bake_bounce.c) */
     int bounces;                    /* 0 = none (direct light only), BAKE_BOUNCE_AUTO = until the
                                      * next would add < 1% of the light (at most BAKE_BOUNCE_MAX) */
     /* How light L (0..1 = one byte's range, bounces included) is stored in base luxels, layers

@@ -25,7 +25,7 @@
 #define BOUNCE_LUXELS_PER_RAY 2         /* a cell traces one ray per this many luxels ... */
 #define BOUNCE_MIN_RAYS 16              /* ... within these bounds */
 #define BOUNCE_MAX_RAYS 64
-#define BOUNCE_CELL 8                   /* luxels per cell side, doubled until the hit table fits */
+#define BOUNCE_CELL 8                   /* luxels per cell side (bake_desc.bounce_cell), doubled until the hit table fits */
 #define BOUNCE_HIT_BUDGET (64u << 20)   /* bytes of hit table at most */
 #define BOUNCE_STOP 0.01                /* auto: stop when the next bounce would add less */
 #define BOUNCE_TAIL_MAX 0.9             /* the largest bounce-to-bounce ratio the rest is estimated with */
@@ -781,7 +781,7 @@ static bool plan_cells(bounce_ctx *ctx)
     if (!ctx->cell_base)
         return false;
     size_t ray_count = 0;
-    for (ctx->cell = BOUNCE_CELL;; ctx->cell *= 2) {
+    for (ctx->cell = desc->bounce_cell > 0 ? (uint32_t)desc->bounce_cell : BOUNCE_CELL;; ctx->cell *= 2) {
         size_t cells = 0;
         ray_count = 0;
         for (size_t p = 0; p < desc->patch_count; p++)

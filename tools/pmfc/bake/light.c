@@ -240,6 +240,7 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
     desc.store_gamma = def->store_gamma;
     desc.sky_faces_only = def->sky_faces_only;
     desc.bounce_no_sky_loss = def->bounce_no_sky_loss;
+    desc.bounce_cell = def->bounce_cell;
     memcpy(desc.ambient, def->ambient, sizeof desc.ambient);
     memcpy(desc.sky_light, def->sky_light, sizeof desc.sky_light);
     memcpy(desc.domes, def->sky_domes, sizeof desc.domes);

@@ -203,6 +203,7 @@ typedef struct level_def {
     float sky_light[3];                          /* 0..1: light from open sky (bake_desc.sky_light) */
     bool sky_faces_only;                         /* bake_desc's: with sky faces, only they let the sky in */
     bool bounce_no_sky_loss;                     /* bake_desc's: bounces as the classic hlrad transfers them */
+    int bounce_cell;                             /* bake_desc's: luxels a bounce cell's side (0 = the baker's) */
     bake_dome sky_domes[2];                      /* bake_desc.domes: above and below the horizon */
     int dome_samples;                            /* bake_desc.dome_samples (0 = the baker's default) */
     int samples;                                 /* bake_desc.samples (pmfc --samples) */

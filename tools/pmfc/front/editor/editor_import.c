@@ -24,6 +24,7 @@
 #define EDITOR_PHONG_ANGLE 45.0      /* smoothing angle without worldspawn `_phong_angle` */
 #define EDITOR_DIRT_DEPTH_UNITS 128.0 /* ambient occlusion's reach without `_dirtdepth` */
 #define EDITOR_UNITS_PER_LUXEL 16.0  /* Half-Life's and Quake's lightmap density */
+#define HLRAD_PATCH_LUXELS 4         /* hlrad bounces light between patches of -chop 64 units: 4 luxels */
 #define EDITOR_MIN_CUBE 0.0625       /* metres: detailed brushwork needs small cubes to fit */
 #define EDITOR_COORD_LIMIT 32768.0   /* units: the largest editor grid (832 m at the default scale) */
 /* hlcsg's tolerances: two planes whose normals differ by no more in each component, and their
@@ -679,6 +680,7 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
         l->store_scale = PMF_HLRAD_STORE_SCALE;
         l->store_gamma = PMF_HLRAD_STORE_GAMMA;
         l->bounce_no_sky_loss = true;
+        l->bounce_cell = HLRAD_PATCH_LUXELS;
     } else {
         l->ambient[0] = l->ambient[1] = l->ambient[2] = EDITOR_AMBIENT;
     }
