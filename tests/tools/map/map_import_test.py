@@ -20,7 +20,9 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           the floor straight under it against 120 units aside (the middle of a luxel, d units
           from the light) is ((d / 128)^3)^0.5 brighter in inverse square (cos / d^2), and
           ((d / 128)^2)^0.5 with `_falloff 1` (cos / d); the light tools undo the storage: muting the
-          only light darkens the floor, solo leaves it as it is
+          only light darkens the floor, solo leaves it as it is; a func_wall slab between the light
+          and the floor casts no shadow (hlrad's lights pass through every model but the world),
+          one with `zhlt_lightflags 2` (opaque) does
   texlights  texture lights: a Half-Life room whose ceiling texture LAMP is in lights.rad beside
           the map (then --rad FILE, then info_texlights) has no light entity yet is lit: its
           floor's luxel is bright, info lists the ceiling's emitters ("texlight LAMP") and the
@@ -197,6 +199,17 @@ elif CASE == "hlrad":
         print("%s: under the light %s, 120 units aside %s: ratio %.3f (want %.3f)" % (name, under, aside, ratio, want))
         if under[0] >= 250: fail(name + ": saturated")
         if abs(ratio - want) > 0.1: fail("%s: ratio %.3f, want %.3f" % (name, ratio, want))
+    # a slab of brush entity between the light and the floor: no shadow unless it is opaque
+    slab = box(-64, -64, 64, 64, 64, 72, "grey", VALVE_WALL)
+    lamp = '{\n"classname" "light"\n"origin" "0 0 128"\n"_light" "255 255 255 100"\n}\n'
+    open_floor = luxel("square.pmf", 0, 0)[0]
+    for name, keys, dark in (("slab", "", False), ("opaque_slab", '"zhlt_lightflags" "2"\n', True)):
+        open(name + ".map", "w").write(room_text + lamp + '{\n"classname" "func_wall"\n' + keys + slab + "}\n")
+        run(PMFC, name + ".map", "-o", name + ".pmf", "--bounce", "0")
+        under = luxel(name + ".pmf", 0, 0)[0]
+        print("%s: the floor under the light and the slab %d (open floor %d)" % (name, under, open_floor))
+        if dark and under > 4: fail("%s: the opaque slab casts no shadow (%d)" % (name, under))
+        if not dark and abs(under - open_floor) > 2: fail("%s: the slab shadows the floor (%d, open %d)" % (name, under, open_floor))
     # the light tools take the stored bytes back to light: muted, the floor under the only light
     # goes dark; solo, it is the whole picture
     plain = pixel("square.pmf", 0, 0, "--mode", "lightmap", "--look", "raw")

@@ -103,7 +103,7 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
     v3 frame = bake_frame(lb);
     size_t tri_count;
     uint32_t *tri_faces = NULL;
-    float (*tris)[9] = level_occluders(lb, frame, &tri_count, lb->bounces ? &tri_faces : NULL);
+    float (*tris)[9] = level_occluders(lb, frame, true, &tri_count, lb->bounces ? &tri_faces : NULL);
     const level_def *def = lb->def;
     size_t nchunks = level_chunk_count(lb);
     level_light *ll = xcalloc(1, sizeof *ll);

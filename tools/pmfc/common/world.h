@@ -96,6 +96,7 @@ typedef struct brush {
     double tex_scale;                            /* 0 = the material's */
     double tex_offset[2];
     bool opaque;                                 /* hides the faces of brushes it covers */
+    bool shadowless;                             /* blocks no light (level_occluders with shadows) */
     bool exact;                                  /* its sides are drawn as they are: the CSG cuts them
                                                   * by nothing and them into nothing (a BSP's faces) */
     double luxel_scale;                          /* luxels this many times the level's spacing apart (0 = 1) */

@@ -353,6 +353,19 @@ static void drop_brush(const import_ctx *c, const editor_brush *b, uint32_t k, c
 }
 
 /* Brush k of an entity (the world: owner NULL). */
+/* Whether a brush entity's brushes block light: hlrad's and light's lights pass through every
+ * model but the world unless it asks to cast shadows, `zhlt_lightflags` with 2 (opaque) in
+ * GoldSrc, `_shadow 1` in Quake. */
+static bool casts_shadow(const import_ctx *c, const editor_entity *owner)
+{
+    if (c->em->game == EDITOR_GAME_GOLDSRC) {
+        const char *flags = editor_kv_get(owner, "zhlt_lightflags");
+        return flags && (atoi(flags) & 2);
+    }
+    const char *shadow = editor_kv_get(owner, "_shadow");
+    return shadow && atoi(shadow) != 0;
+}
+
 static void import_brush(import_ctx *c, const editor_brush *eb, uint32_t k, const editor_entity *owner)
 {
     char why[192];
@@ -454,6 +467,7 @@ static void import_brush(import_ctx *c, const editor_brush *eb, uint32_t k, cons
     /* world brushes are solid; brush entities are separate models in the games: they hide no
      * world face (a door keeps the frame's faces) */
     b->opaque = world;
+    b->shadowless = !world && !casts_shadow(c, owner);
     b->exact = eb->exact;
     for (uint32_t i = 0; i < b->side_count && b->opaque; i++) {
         int m = brush_sides(l, b)[i].material;
