@@ -200,7 +200,7 @@ elif CASE == "hlrad":
         if under[0] >= 250: fail(name + ": saturated")
         if abs(ratio - want) > 0.1: fail("%s: ratio %.3f, want %.3f" % (name, ratio, want))
     # a slab of brush entity between the light and the floor: no shadow unless it is opaque
-    slab = box(-64, -64, 64, 64, 64, 72, "grey", VALVE_WALL)
+    slab = box(-64, -64, 88, 64, 64, 96, "grey", VALVE_WALL)    # above the probing camera (64 up)
     lamp = '{\n"classname" "light"\n"origin" "0 0 128"\n"_light" "255 255 255 100"\n}\n'
     open_floor = luxel("square.pmf", 0, 0)[0]
     for name, keys, dark in (("slab", "", False), ("opaque_slab", '"zhlt_lightflags" "2"\n', True)):
