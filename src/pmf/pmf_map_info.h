@@ -31,7 +31,7 @@ enum { PMF_SOURCE_FULLBRIGHT = 1, PMF_SOURCE_HLRAD_STORAGE = 2 };
  * 255 x min(1, (PMF_HLRAD_STORE_SCALE x L)^PMF_HLRAD_STORE_GAMMA) (docs/pmfc-lighting.md): the
  * light tools take it back to L before they add or take away a light's term. */
 #define PMF_HLRAD_STORE_SCALE (2.0f * 255.0f / 256.0f)
-#define PMF_HLRAD_STORE_GAMMA 0.55f
+#define PMF_HLRAD_STORE_GAMMA 0.5f
 
 /* "raw", "goldsrc", "quake"; NULL past the last. */
 const char *pmf_look_name(unsigned look);

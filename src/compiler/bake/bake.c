@@ -306,14 +306,17 @@ static void ray_start(const float p[3], const float *n, float out[3])
 }
 
 /* Whether a ray from `from` along unit `dir` reaches open sky: it meets no occluder before it
- * crosses a sky triangle, or before it leaves the map when it crosses none. */
+ * crosses a sky triangle, or before it leaves the map when it crosses none (unless
+ * bake_desc.sky_faces_only). */
 static bool sees_sky(const bake_ctx *ctx, const float from[3], const float dir[3], uint32_t *occluder)
 {
     float to[3];
     for (int a = 0; a < 3; a++)
         to[a] = from[a] + dir[a] * ctx->reach;
     float s_sky = 1.0f;
-    bvh_segment_nearest(&ctx->sky_tree, from, to, 0.0f, 1.0f, &s_sky);
+    if (!bvh_segment_nearest(&ctx->sky_tree, from, to, 0.0f, 1.0f, &s_sky) && ctx->desc->sky_faces_only &&
+        ctx->desc->sky_triangle_count)
+        return false;
     if (occluder && *occluder != NO_OCCLUDER && bvh_triangle_blocks(ctx->desc->triangles[*occluder], from, to, 0.0f, s_sky))
         return false;
     return !bvh_segment_occluded(&ctx->tree, from, to, 0.0f, s_sky, occluder);

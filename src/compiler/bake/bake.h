@@ -117,6 +117,10 @@ typedef struct bake_desc {
      * no occluder before it passes a sky triangle or leaves the occluders' bounds. */
     const float (*sky_triangles)[9];
     size_t sky_triangle_count;
+    /* With sky triangles, only they let the sky in: a ray that leaves the occluders' bounds without
+     * crossing one sees none (hlrad's and ericw-tools' rule for sealed maps, whose outside is
+     * solid; a border luxel's point inside a wall would otherwise see the void beyond it). */
+    bool sky_faces_only;
     float sky_light[3];             /* 0..1: a base luxel adds sky_light x the cosine-weighted
                                      * fraction of its hemisphere that sees sky (0 = none) */
     /* Sky domes: [0] the upper half of the sky (directions with +Y), [1] the lower half. A base
@@ -148,11 +152,17 @@ typedef struct bake_desc {
      * bounces). A bounce ray meeting triangle t takes its light from the patch whose surface is
      * triangle_surfaces[t] and whose block holds the point met. */
     const uint32_t *triangle_surfaces;
+    /* Bounced light as the classic hlrad transfers it: a surface reflects its albedo's share of its
+     * light onto the surfaces it sees, none of it lost to the sky or the void (hlrad normalises each
+     * patch's transfers over the patches it sees). false: what a ray takes out of the map is lost. */
+    bool bounce_no_sky_loss;
+    int bounce_cell;                /* luxels a side of the cells bounces gather over (0 = 8); fewer
+                                     * where more memory would be needed (bake_bounce.c) */
     int bounces;                    /* 0 = none (direct light only), BAKE_BOUNCE_AUTO = until the
                                      * next would add < 1% of the light (at most BAKE_BOUNCE_MAX) */
     /* How light L (0..1 = one byte's range, bounces included) is stored in base luxels, layers
      * and probes: min(1, (store_scale x L)^store_gamma), as a game's compiler stores it (hlrad:
-     * its light x 2 through gamma 0.55). store_gamma 0 = as it is (linear). Bounces gather the
+     * its light x 2 through gamma 0.5). store_gamma 0 = as it is (linear). Bounces gather the
      * light linear again. */
     float store_scale, store_gamma;
     int threads;                    /* 0 = every core */

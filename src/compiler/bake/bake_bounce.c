@@ -25,7 +25,7 @@
 #define BOUNCE_LUXELS_PER_RAY 2         /* a cell traces one ray per this many luxels ... */
 #define BOUNCE_MIN_RAYS 16              /* ... within these bounds */
 #define BOUNCE_MAX_RAYS 64
-#define BOUNCE_CELL 8                   /* luxels per cell side, doubled until the hit table fits */
+#define BOUNCE_CELL 8                   /* luxels per cell side (bake_desc.bounce_cell), doubled until the hit table fits */
 #define BOUNCE_HIT_BUDGET (64u << 20)   /* bytes of hit table at most */
 #define BOUNCE_STOP 0.01                /* auto: stop when the next bounce would add less */
 #define BOUNCE_TAIL_MAX 0.9             /* the largest bounce-to-bounce ratio the rest is estimated with */
@@ -33,6 +33,9 @@
 #define BOUNCE_MISS UINT32_MAX          /* left through the sky or the map, or met a face with no patch */
 #define BOUNCE_BACK (UINT32_MAX - 1)    /* met a face from behind: the ray started inside a solid */
 #define BOUNCE_INSIDE 4                 /* more than 1 / this of back hits: the cell lies inside a solid */
+#define BOUNCE_MIN_SEEN 0.25f           /* bounce_no_sky_loss: a cell counts as seeing at least this share
+                                         * of its half-sphere (one stray hit of few rays would otherwise
+                                         * carry all its light) */
 
 typedef struct keyed { uint32_t key, value; } keyed;    /* sorted by key, then value */
 
@@ -51,6 +54,9 @@ typedef struct bounce_ctx {
     uint32_t *ray_base;         /* [cell_count + 1]: each cell's first ray in `hits` */
     uint32_t *hits;             /* [ray]: the luxel met, BOUNCE_MISS or BOUNCE_BACK */
     uint8_t *cell_open;         /* [cell]: 1 when its middle is not inside a solid (it gathers) */
+    float *cell_send;           /* [cell]: its luxels' exitance is multiplied by this where a ray meets
+                                 * them: 1, or with bounce_no_sky_loss 1 / the share of its rays that
+                                 * meet a surface (what it sends to the sky goes to what it sees) */
     uint8_t *cell_clear;        /* [cell]: 1 when no occluder comes into it (its luxels see its
                                  * middle without a test) */
     keyed *by_surface;          /* baked patches (value) by surface (key) */
@@ -211,6 +217,7 @@ static void trace_job(void *user, size_t index)
     for (uint32_t c = first; c < end; c++) {
         uint32_t *hits = ctx->hits + ctx->ray_base[c], rays = ctx->ray_base[c + 1] - ctx->ray_base[c];
         ctx->cell_clear[c] = oriented && !cell_crowded(ctx, patch, (c - first) % cw, (c - first) / cw, n, &ids, &capacity);
+        ctx->cell_send[c] = 1.0f;
         if (!oriented) {
             for (uint32_t k = 0; k < rays; k++)
                 hits[k] = BOUNCE_BACK;
@@ -244,6 +251,12 @@ static void trace_job(void *user, size_t index)
             backs += hits[k] == BOUNCE_BACK;
         }
         ctx->cell_open[c] = backs * BOUNCE_INSIDE <= rays;
+        if (ctx->desc->bounce_no_sky_loss) {
+            uint32_t met = 0;
+            for (uint32_t k = 0; k < rays; k++)
+                met += hits[k] < ctx->luxel_count;
+            ctx->cell_send[c] = 1.0f / fmaxf((float)met / (float)rays, BOUNCE_MIN_SEEN);
+        }
     }
     pmf_budget_free(ids);
 }
@@ -305,18 +318,19 @@ static void gather_cells(const bounce_ctx *ctx, const bounce_set *set, size_t sl
             for (uint32_t k = 0; k < rays; k++) {
                 if (hits[k] >= ctx->luxel_count)
                     continue;
+                float send = ctx->cell_send[ctx->luxel_cell[hits[k]]];
                 if (first_bounce) {
                     float sent[3];
                     luxel_sent(ctx, set, hits[k], sent);
                     for (int ch = 0; ch < 3; ch++)
-                        sum[ch] += sent[ch];
+                        sum[ch] += sent[ch] * send;
                     continue;
                 }
                 uint32_t met = local_cell(ctx, set, ctx->luxel_cell[hits[k]]);
                 if (met == BOUNCE_MISS)
                     continue;
                 for (int ch = 0; ch < 3; ch++)
-                    sum[ch] += set->sent[met][ch];
+                    sum[ch] += set->sent[met][ch] * send;
             }
         }
         for (int ch = 0; ch < 3; ch++)
@@ -767,7 +781,7 @@ static bool plan_cells(bounce_ctx *ctx)
     if (!ctx->cell_base)
         return false;
     size_t ray_count = 0;
-    for (ctx->cell = BOUNCE_CELL;; ctx->cell *= 2) {
+    for (ctx->cell = desc->bounce_cell > 0 ? (uint32_t)desc->bounce_cell : BOUNCE_CELL;; ctx->cell *= 2) {
         size_t cells = 0;
         ray_count = 0;
         for (size_t p = 0; p < desc->patch_count; p++)
@@ -816,10 +830,11 @@ static bool plan_cells(bounce_ctx *ctx)
     ctx->cell_patch = pmf_budget_malloc((ctx->cell_count + 1) * sizeof *ctx->cell_patch);
     ctx->cell_open = pmf_budget_calloc(ctx->cell_count + 1, 1);
     ctx->cell_clear = pmf_budget_calloc(ctx->cell_count + 1, 1);
+    ctx->cell_send = pmf_budget_malloc((ctx->cell_count + 1) * sizeof *ctx->cell_send);
     ctx->hits = pmf_budget_malloc((ray_count + 1) * sizeof *ctx->hits);
     ctx->ray_base = pmf_budget_malloc((ctx->cell_count + 1) * sizeof *ctx->ray_base);
     ctx->by_surface = pmf_budget_malloc((desc->patch_count + 1) * sizeof *ctx->by_surface);
-    if (!ctx->cell_patch || !ctx->cell_open || !ctx->cell_clear || !ctx->hits || !ctx->ray_base || !ctx->by_surface)
+    if (!ctx->cell_patch || !ctx->cell_open || !ctx->cell_clear || !ctx->cell_send || !ctx->hits || !ctx->ray_base || !ctx->by_surface)
         return false;
     uint32_t next_ray = 0;
     for (size_t p = 0; p < desc->patch_count; p++) {
@@ -890,6 +905,7 @@ done:
     pmf_budget_free(ctx.cell_patch);
     pmf_budget_free(ctx.cell_open);
     pmf_budget_free(ctx.cell_clear);
+    pmf_budget_free(ctx.cell_send);
     pmf_budget_free(ctx.hits);
     pmf_budget_free(ctx.ray_base);
     pmf_budget_free(ctx.by_surface);

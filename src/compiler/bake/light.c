@@ -103,7 +103,7 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
     v3 frame = bake_frame(lb);
     size_t tri_count;
     uint32_t *tri_faces = NULL;
-    float (*tris)[9] = level_occluders(lb, frame, &tri_count, lb->bounces ? &tri_faces : NULL);
+    float (*tris)[9] = level_occluders(lb, frame, true, &tri_count, lb->bounces ? &tri_faces : NULL);
     const level_def *def = lb->def;
     size_t nchunks = level_chunk_count(lb);
     level_light *ll = xcalloc(1, sizeof *ll);
@@ -238,6 +238,9 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
     };
     desc.store_scale = def->store_scale;
     desc.store_gamma = def->store_gamma;
+    desc.sky_faces_only = def->sky_faces_only;
+    desc.bounce_no_sky_loss = def->bounce_no_sky_loss;
+    desc.bounce_cell = def->bounce_cell;
     memcpy(desc.ambient, def->ambient, sizeof desc.ambient);
     memcpy(desc.sky_light, def->sky_light, sizeof desc.sky_light);
     memcpy(desc.domes, def->sky_domes, sizeof desc.domes);

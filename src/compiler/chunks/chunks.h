@@ -28,8 +28,8 @@ void level_window(level_build *lb, uint32_t x0, uint32_t z0, uint32_t nx, uint32
 /* The occluders of the built faces: every opaque face, fan-triangulated, less `origin` (free the
  * result); the faces only the void sees come last (void_faces). When `faces` is non-NULL, *faces
  * receives each triangle's index in lb->faces (face_count + k for void face k: no surface) (free
- * it too). */
-float (*level_occluders(const level_build *lb, v3 origin, size_t *count, uint32_t **faces))[9];
+ * it too). With `shadows` (the baker's), a shadowless brush's faces are left out: they block no light. */
+float (*level_occluders(const level_build *lb, v3 origin, bool shadows, size_t *count, uint32_t **faces))[9];
 /* The faces -> chunks (after level_faces). */
 void level_clip_to_chunks(level_build *lb);
 /* Per chunk: the octree's cubes and leaf polygons (octree.c); margin chunks too, as their

@@ -235,14 +235,21 @@ chunk_build *level_chunk_at(const level_build *lb, int64_t x, int64_t y, int64_t
     return &lb->chunks[level_chunk_index(lb, (uint32_t)x, (uint32_t)y, (uint32_t)z)];
 }
 
-float (*level_occluders(const level_build *lb, v3 origin, size_t *count, uint32_t **faces))[9]
+/* Whether face f is an occluder: opaque, and for shadows not of a shadowless brush. */
+static bool occludes(const level_build *lb, const face *f, bool shadows)
+{
+    return material_opaque(&lb->map->materials[f->material]) &&
+           !(shadows && f->brush >= 0 && (size_t)f->brush < lb->def->brush_count && lb->def->brushes[f->brush].shadowless);
+}
+
+float (*level_occluders(const level_build *lb, v3 origin, bool shadows, size_t *count, uint32_t **faces))[9]
 {
     size_t tri_count = 0;
     for (int list = 0; list < 2; list++) {
         const face *fs = list ? lb->void_faces : lb->faces;
         size_t n = list ? lb->void_face_count : lb->face_count;
         for (size_t i = 0; i < n; i++)
-            if (material_opaque(&lb->map->materials[fs[i].material])) tri_count += (size_t)fs[i].n - 2;
+            if (occludes(lb, &fs[i], shadows)) tri_count += (size_t)fs[i].n - 2;
     }
     float (*tris)[9] = xmalloc((tri_count ? tri_count : 1) * sizeof *tris);
     if (faces) *faces = xmalloc((tri_count ? tri_count : 1) * sizeof **faces);
@@ -252,7 +259,7 @@ float (*level_occluders(const level_build *lb, v3 origin, size_t *count, uint32_
         size_t n = list ? lb->void_face_count : lb->face_count;
         for (size_t i = 0; i < n; i++) {
             const face *f = &fs[i];
-            if (!material_opaque(&lb->map->materials[f->material])) continue;
+            if (!occludes(lb, f, shadows)) continue;
             for (int k = 1; k + 1 < f->n; k++) {
                 const v3 *p[3] = { &f->p[0], &f->p[k], &f->p[k + 1] };
                 for (int c = 0; c < 3; c++)

@@ -96,6 +96,7 @@ typedef struct brush {
     double tex_scale;                            /* 0 = the material's */
     double tex_offset[2];
     bool opaque;                                 /* hides the faces of brushes it covers */
+    bool shadowless;                             /* blocks no light (level_occluders with shadows) */
     bool exact;                                  /* its sides are drawn as they are: the CSG cuts them
                                                   * by nothing and them into nothing (a BSP's faces) */
     double luxel_scale;                          /* luxels this many times the level's spacing apart (0 = 1) */
@@ -201,6 +202,9 @@ typedef struct level_def {
     uint8_t flags;
     float ambient[3];                            /* 0..1 */
     float sky_light[3];                          /* 0..1: light from open sky (bake_desc.sky_light) */
+    bool sky_faces_only;                         /* bake_desc's: with sky faces, only they let the sky in */
+    bool bounce_no_sky_loss;                     /* bake_desc's: bounces as the classic hlrad transfers them */
+    int bounce_cell;                             /* bake_desc's: luxels a bounce cell's side (0 = the baker's) */
     bake_dome sky_domes[2];                      /* bake_desc.domes: above and below the horizon */
     int dome_samples;                            /* bake_desc.dome_samples (0 = the baker's default) */
     int samples;                                 /* bake_desc.samples (pmfc --samples) */

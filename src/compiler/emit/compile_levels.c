@@ -156,7 +156,7 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
     t = pmf_seconds();
     memory_where(NULL, 0, "computing visibility");
     size_t tri_count;
-    float (*tris)[9] = level_occluders(lb, v3_make(0, 0, 0), &tri_count, NULL);
+    float (*tris)[9] = level_occluders(lb, v3_make(0, 0, 0), false, &tri_count, NULL);
     refusals = pmf_budget_refusals();
     if (ok && !level_visibility(lb, (const float (*)[9])tris, tri_count, progress_report, ps)) {
         if (pmf_budget_refusals() != refusals)

@@ -2,7 +2,8 @@
  * it bounces, summed over the box, is rho/(1-rho) of the direct light at full bounce and
  * rho + ... + rho^N after N bounces), rho = 0 and --bounce 0 giving the direct light byte for byte,
  * the same bytes on any thread count, and a dynamic light's layer holding what a static bake of that
- * one light gives. */
+ * one light gives; the box with its lid off loses light through the opening, unless
+ * bounce_no_sky_loss (the classic hlrad's transfers) gives what would leave to what is seen. */
 #include "bake.h"
 #include "soup.h"
 
@@ -156,6 +157,33 @@ static void test_furnace(void)
     furnace_free(&f);
 }
 
+/* The box with its lid (face 5, the last two triangles) off: each face sees the opening over about
+ * a fifth of its half-sphere (a cube face's form factor to the opposite or a neighbouring face is
+ * 0.2), so one bounce brings about 0.8 rho of the direct light back into the box; with
+ * bounce_no_sky_loss each face sends rho of its light to the faces it sees, rho in all. */
+static void test_open_box(void)
+{
+    static uint8_t direct[SIDE * SIDE * 3], full[SIDE * SIDE * 3];
+    const float rho = 0.4f;
+    for (int no_loss = 0; no_loss < 2; no_loss++) {
+        furnace f;
+        furnace_init(&f, rho, rho, rho, BAKE_LIGHT_STATIC);
+        f.desc.triangle_count -= 2;
+        f.desc.patch_count = 5;
+        f.desc.bounce_no_sky_loss = no_loss;
+        bake_base(&f, 0, 2, direct);
+        bake_base(&f, 1, 2, full);
+        double got = bounce_ratio(&f, direct, full, 0);
+        if (no_loss) {
+            check_ratio("open box, no sky loss", got, rho);
+        } else {
+            printf("%-28s indirect/direct %.4f, rho %.4f\n", "open box, lost to the sky", got, rho);
+            CHECK(got > 0.7 * rho && got < 0.9 * rho);
+        }
+        furnace_free(&f);
+    }
+}
+
 /* The same bytes on any thread count and on every run. */
 static void test_determinism(void)
 {
@@ -213,6 +241,7 @@ int main(void)
     test_furnace();
     test_determinism();
     test_dynamic_layer();
+    test_open_box();
     printf("bake_bounce: ok\n");
     TEST_DONE();
 }

@@ -1,5 +1,6 @@
 /* Light values: a floor lit by a static light with a box casting a shadow, range, ambient,
- * dilation, a dynamic light's layer, fast-light vertex multipliers and probes; sky domes. */
+ * dilation, a dynamic light's layer, fast-light vertex multipliers and probes; sky domes; sky
+ * light through sky faces only (bake_desc.sky_faces_only). */
 #include "bake.h"
 #include "soup.h"
 
@@ -303,6 +304,41 @@ static void check_domes(floor_scene *f)
     soup_free(&open);
 }
 
+/* Sky light on a floor with open sky (a sky face) 4 m up over x < 0 and nothing over x > 0: the
+ * void beyond the map counts as sky where no sky face exists or sky_faces_only is off; with it on,
+ * the floor under the sky face keeps its light and the far side gets only the share of its
+ * hemisphere that looks back through the face (a sealed map's outside is solid, as in hlrad). */
+static void check_sky_faces_only(floor_scene *f)
+{
+    soup floor = { 0 }, sky = { 0 };
+    float a[3] = { -8.25f, 0, -8.25f }, b[3] = { 8.25f, 0, -8.25f }, c[3] = { 8.25f, 0, 8.25f }, d[3] = { -8.25f, 0, 8.25f };
+    soup_quad(&floor, a, b, c, d);
+    float sa[3] = { -100, 4, 100 }, sb[3] = { 0, 4, 100 }, sc[3] = { 0, 4, -100 }, sd[3] = { -100, 4, -100 };
+    soup_quad(&sky, sa, sb, sc, sd);
+    bake_desc desc = { .triangles = (const float (*)[9])floor.tris, .triangle_count = floor.count,
+                       .sky_light = { 0.5f, 0.5f, 0.5f }, .sky_faces_only = true,
+                       .lightmaps = &f->lightmap, .lightmap_count = 1, .patches = &f->patch, .patch_count = 1,
+                       .samples = 4, .threads = 2 };
+    bake_result res;
+    for (int faces = 0; faces < 2; faces++)
+        for (int only = 0; only < 2; only++) {
+            desc.sky_triangles = faces ? (const float (*)[9])sky.tris : NULL;
+            desc.sky_triangle_count = faces ? sky.count : 0;
+            desc.sky_faces_only = only;
+            CHECK(bake_run(&desc, &res));
+            int under = luxel(f->lightmap.luxels, 4, 16)[0], beyond = luxel(f->lightmap.luxels, 28, 16)[0];
+            printf("sky faces %d, only them %d: floor under the sky face %d, beyond it %d\n", faces, only, under, beyond);
+            CHECK(under >= 112 && under <= 128);
+            if (faces && only)
+                CHECK(beyond < 24);
+            else
+                CHECK(beyond >= 120 && beyond <= 128);
+            bake_result_free(&res);
+        }
+    soup_free(&floor);
+    soup_free(&sky);
+}
+
 int main(void)
 {
     floor_scene f;
@@ -337,6 +373,7 @@ int main(void)
     bake_result_free(&res);
 
     check_domes(&f);
+    check_sky_faces_only(&f);
 
     /* Nothing to bake: no lights, no patches. */
     bake_desc empty = { .ambient = { 0.5f, 0.5f, 0.5f } };

@@ -9,16 +9,18 @@ them at rest) and pmfc's the luxel pmfview's inspector shows on pmfc's map at th
 along the face's normal (with every dynamic light's layer that is on), each as the mean of its
 channels. A point is kept where the inspector sees that face there (no other surface in front).
 
-Over all points kept, and over floors and walls each (the face's normal: z > 0.7 a floor, < -0.7 a
-ceiling, a wall between), asserts the rank correlation (Spearman) >= MIN_RANK (0.85) and the
-median ratio, median of (pmfc + 1) / (compiler + 1), within RATIO_LO..RATIO_HI (0.85..1.2); on
-ceilings, that pmfc's mean is at most RATIO_HI times the compiler's. At least 150 points in all
-and 20 in each class."""
+Over all points kept, and over floors, walls and ceilings each (the face's normal: z > 0.7 a
+floor, < -0.7 a ceiling, a wall between), asserts the rank correlation (Spearman) >= MIN_RANK
+(0.85) and the median ratio, median of (pmfc + 1) / (compiler + 1), within RATIO_LO..RATIO_HI
+(0.85..1.2). A class with fewer than CLASS_POINTS (100) of the SAMPLES draws more luxels of its own
+faces the same way (each of its luxels as likely as any other) until it has them: ceilings are a
+tenth of a map's luxels, and a median over the 20 or 30 of them a 300-luxel draw gives moves by a
+third from one draw to the next. At least 150 points in all and 90 in each class must be seen."""
 import bisect, math, random, statistics, sys
 
 from prelit_check import Bsp, inspect_many
 
-MIN_POINTS, MIN_CLASS_POINTS = 150, 20
+MIN_POINTS, MIN_CLASS_POINTS, CLASS_POINTS = 150, 90, 100
 EDGE_MARGIN = 1.0       # units: a point this close to its face's edge is drawn again
 
 
@@ -101,13 +103,14 @@ class LitFace:
         return total
 
 
-def luxel_points(bsp, want, seed=1):
-    """`want` (face, luxel centre) pairs: luxels drawn at random over the world's lit faces, each
-    luxel as likely as any other (a face by its count of luxels, then one of them; a luxel whose
-    centre lies off its face, or within EDGE_MARGIN of an edge, is drawn again)."""
+def luxel_points(bsp, want, seed=1, kind=None):
+    """`want` (face, luxel centre) pairs: luxels drawn at random over the world's lit faces (of that
+    `kind` only, when given), each luxel as likely as any other (a face by its count of luxels, then
+    one of them; a luxel whose centre lies off its face, or within EDGE_MARGIN of an edge, is drawn
+    again)."""
     rng = random.Random(seed)
     faces = [LitFace(bsp, i) for i in range(bsp.world_first, bsp.world_first + bsp.world_count) if bsp.faces[i][6] >= 0]
-    faces = [f for f in faces if f.area > 0]
+    faces = [f for f in faces if f.area > 0 and (kind is None or f.kind() == kind)]
     cumulative, total = [], 0
     for f in faces:
         total += f.size[0] * f.size[1]
@@ -135,13 +138,19 @@ def main():
     lo, hi = (float(sys.argv[6]), float(sys.argv[7])) if len(sys.argv) > 7 else (0.85, 1.2)
     bsp = Bsp(bsp_path)
     picks = luxel_points(bsp, want)
-    seen = inspect_many(pmfview, pmf_path, [(p, f.normal) for f, p in picks])
+    for kind in ("floor", "wall", "ceiling"):
+        drawn = sum(f.kind() == kind for f, p in picks)
+        if drawn < CLASS_POINTS:
+            picks += [(f, p, kind) for f, p in luxel_points(bsp, CLASS_POINTS - drawn, 2, kind)]
+    seen = inspect_many(pmfview, pmf_path, [(pick[1], pick[0].normal) for pick in picks])
     classes = {"all": ([], []), "floor": ([], []), "wall": ([], []), "ceiling": ([], [])}
-    for (f, p), j in zip(picks, seen):
+    for pick, j in zip(picks, seen):
         if not j: continue
+        f, p = pick[:2]
         shown = sum(j["luxel"]["rgb"]) / 3.0
         shown += sum(sum(l["value"]) / 3.0 * 255 for l in j.get("lights", []) if l["kind"] == "dynamic" and l.get("on"))
-        for name in ("all", f.kind()):
+        # a class's own extra draws count for that class alone, the draw over all faces for both
+        for name in ((f.kind(),) if len(pick) > 2 else ("all", f.kind())):
             classes[name][0].append(f.stored(bsp, p))
             classes[name][1].append(shown)
     failures = []
@@ -154,11 +163,6 @@ def main():
         print("%-7s %3d points: rank correlation %.3f, median ratio %.3f, means %.1f / %.1f (%.3f), medians %.1f / %.1f"
               % (name, len(game), rank, ratio, statistics.fmean(ours), statistics.fmean(game), means,
                  statistics.median(ours), statistics.median(game)))
-        if name == "ceiling":
-            # Not held to rank and median: on the shared pair hlrad leaves a cave's rock ceilings
-            # black where pmfc's first bounce reaches them (docs/pmfc-lighting.md). Held: not stronger.
-            if means > hi: failures.append("ceiling: mean ratio %.3f above %.2f" % (means, hi))
-            continue
         if rank < min_rank: failures.append("%s: rank correlation %.3f below %.2f" % (name, rank, min_rank))
         if not lo <= ratio <= hi: failures.append("%s: median ratio %.3f outside %.2f..%.2f" % (name, ratio, lo, hi))
     if failures: sys.exit("; ".join(failures))

@@ -16,10 +16,13 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           picture with visibility equals the one without, pixel for pixel (and from the void
           outside, where cells get no visibility data), and from the hall's floor the low room
           is culled
-  hlrad   a Half-Life light follows hlrad's model (stored x 2 through gamma 0.55): the floor
-          straight under it against 128 units aside is 2.83^0.55 brighter in inverse square, and
-          2^0.55 with `_falloff 1` (inverse linear); the light tools undo the storage: muting the
-          only light darkens the floor, solo leaves it as it is
+  hlrad   a Half-Life light 128 units up follows hlrad's model (stored x 2 through gamma 0.5):
+          the floor straight under it against 120 units aside (the middle of a luxel, d units
+          from the light) is ((d / 128)^3)^0.5 brighter in inverse square (cos / d^2), and
+          ((d / 128)^2)^0.5 with `_falloff 1` (cos / d); the light tools undo the storage: muting the
+          only light darkens the floor, solo leaves it as it is; a func_wall slab between the light
+          and the floor casts no shadow (hlrad's lights pass through every model but the world),
+          one with `zhlt_lightflags 2` (opaque) does
   texlights  texture lights: a Half-Life room whose ceiling texture LAMP is in lights.rad beside
           the map (then --rad FILE, then info_texlights) has no light entity yet is lit: its
           floor's luxel is bright, info lists the ceiling's emitters ("texlight LAMP") and the
@@ -35,7 +38,7 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           sun, `_sunlight_dirt 1` alone darkens the sun but not minlight
   leak    the room with a wall left out reports its leak (the warning, info's leak path); sealed,
           none; the gap closed by a brush of skip seals (solid, drawn by nothing), of clip leaks"""
-import json, os, struct, subprocess, sys
+import json, math, os, struct, subprocess, sys
 
 CASE, PMFC, PMFVIEW, PROBE, WORK = sys.argv[1:6]
 S = 0.0254
@@ -186,15 +189,27 @@ elif CASE == "hlrad":
              (256, -272, 0, 272, 272, 256), (-256, -272, 0, 256, -256, 256), (-256, 256, 0, 256, 272, 256)]
     head = '// Game: Half-Life\n// Format: Valve\n{\n"classname" "worldspawn"\n"wad" "test.wad"\n'
     room_text = head + "".join(box(*w, "grey", VALVE_WALL) for w in walls) + "}\n"
-    for name, keys, want in (("square", '"_light" "255 255 255 100"', (2 * 2 ** 0.5) ** 0.55),
-                             ("linear", '"_light" "255 255 255 30"\n"_falloff" "1"', 2 ** 0.55)):
+    d = math.hypot(128, 120)
+    for name, keys, want in (("square", '"_light" "255 255 255 100"', ((d / 128) ** 3) ** 0.5),
+                             ("linear", '"_light" "255 255 255 30"\n"_falloff" "1"', ((d / 128) ** 2) ** 0.5)):
         open(name + ".map", "w").write(room_text + '{\n"classname" "light"\n"origin" "0 0 128"\n%s\n}\n' % keys)
         run(PMFC, name + ".map", "-o", name + ".pmf", "--bounce", "0")
-        under, aside = luxel(name + ".pmf", 0, 0), luxel(name + ".pmf", 128, 0)
+        under, aside = luxel(name + ".pmf", 0, 0), luxel(name + ".pmf", 120, 0)
         ratio = under[0] / max(aside[0], 1)
-        print("%s: under the light %s, 128 units aside %s: ratio %.3f (want %.3f)" % (name, under, aside, ratio, want))
+        print("%s: under the light %s, 120 units aside %s: ratio %.3f (want %.3f)" % (name, under, aside, ratio, want))
         if under[0] >= 250: fail(name + ": saturated")
         if abs(ratio - want) > 0.1: fail("%s: ratio %.3f, want %.3f" % (name, ratio, want))
+    # a slab of brush entity between the light and the floor: no shadow unless it is opaque
+    slab = box(-64, -64, 88, 64, 64, 96, "grey", VALVE_WALL)    # above the probing camera (64 up)
+    lamp = '{\n"classname" "light"\n"origin" "0 0 128"\n"_light" "255 255 255 100"\n}\n'
+    open_floor = luxel("square.pmf", 0, 0)[0]
+    for name, keys, dark in (("slab", "", False), ("opaque_slab", '"zhlt_lightflags" "2"\n', True)):
+        open(name + ".map", "w").write(room_text + lamp + '{\n"classname" "func_wall"\n' + keys + slab + "}\n")
+        run(PMFC, name + ".map", "-o", name + ".pmf", "--bounce", "0")
+        under = luxel(name + ".pmf", 0, 0)[0]
+        print("%s: the floor under the light and the slab %d (open floor %d)" % (name, under, open_floor))
+        if dark and under > 4: fail("%s: the opaque slab casts no shadow (%d)" % (name, under))
+        if not dark and abs(under - open_floor) > 2: fail("%s: the slab shadows the floor (%d, open %d)" % (name, under, open_floor))
     # the light tools take the stored bytes back to light: muted, the floor under the only light
     # goes dark; solo, it is the whole picture
     plain = pixel("square.pmf", 0, 0, "--mode", "lightmap", "--look", "raw")
@@ -264,13 +279,13 @@ elif CASE == "sky":
         print("%s: floor under the sky %d, under the roof %d" % (name, sky, roof))
         return sky, roof
     half_life = '// Game: Half-Life\n// Format: Valve\n{\n"classname" "worldspawn"\n"mapversion" "220"\n'
-    # (Half-Life's luxels hold light through gamma 0.55: the ratio is compared in light)
+    # (Half-Life's luxels hold light through gamma 0.5: the ratio is compared in light)
     for name, text, gamma in (("dome", sky_room(world('"_sunlight2" "300"\n'), "sky1"), 1),
-                              ("hl_dome", sky_room(half_life + '"_sunlight2" "100"\n', "sky"), 0.55),
+                              ("hl_dome", sky_room(half_life + '"_sunlight2" "100"\n', "sky"), 0.5),
                               ("environment", sky_room(half_life, "sky", '{\n"classname" "light_environment"\n"origin" "0 0 128"\n'
-                                                       '"_light" "255 255 255 60"\n"pitch" "-90"\n}\n'), 0.55),
+                                                       '"_light" "255 255 255 60"\n"pitch" "-90"\n}\n'), 0.5),
                               ("sky_spot", sky_room(half_life, "sky", '{\n"classname" "light_spot"\n"origin" "0 0 128"\n'
-                                                    '"_light" "255 255 255 60"\n"pitch" "-90"\n"_sky" "1"\n}\n'), 0.55)):
+                                                    '"_light" "255 255 255 60"\n"pitch" "-90"\n"_sky" "1"\n}\n'), 0.5)):
         sky, roof = lit_from_sky(name, text)
         if sky < 40 or sky ** (1 / gamma) < 2 * roof ** (1 / gamma): fail("%s: the floor under the sky (%d) is not clearly brighter than under the roof (%d)" % (name, sky, roof))
     sun = '"_sunlight" "200"\n"_sun_mangle" "0 -90 0"\n'

@@ -25,6 +25,7 @@
 #define EDITOR_PHONG_ANGLE 45.0      /* smoothing angle without worldspawn `_phong_angle` */
 #define EDITOR_DIRT_DEPTH_UNITS 128.0 /* ambient occlusion's reach without `_dirtdepth` */
 #define EDITOR_UNITS_PER_LUXEL 16.0  /* Half-Life's and Quake's lightmap density */
+#define HLRAD_PATCH_LUXELS 4         /* hlrad bounces light between patches of -chop 64 units: 4 luxels */
 #define EDITOR_MIN_CUBE 0.0625       /* metres: detailed brushwork needs small cubes to fit */
 #define EDITOR_COORD_LIMIT 32768.0   /* units: the largest editor grid (832 m at the default scale) */
 /* hlcsg's tolerances: two planes whose normals differ by no more in each component, and their
@@ -353,6 +354,19 @@ static void drop_brush(const import_ctx *c, const editor_brush *b, uint32_t k, c
 }
 
 /* Brush k of an entity (the world: owner NULL). */
+/* Whether a brush entity's brushes block light: hlrad's and light's lights pass through every
+ * model but the world unless it asks to cast shadows, `zhlt_lightflags` with 2 (opaque) in
+ * GoldSrc, `_shadow 1` in Quake. */
+static bool casts_shadow(const import_ctx *c, const editor_entity *owner)
+{
+    if (c->em->game == EDITOR_GAME_GOLDSRC) {
+        const char *flags = editor_kv_get(owner, "zhlt_lightflags");
+        return flags && (atoi(flags) & 2);
+    }
+    const char *shadow = editor_kv_get(owner, "_shadow");
+    return shadow && atoi(shadow) != 0;
+}
+
 static void import_brush(import_ctx *c, const editor_brush *eb, uint32_t k, const editor_entity *owner)
 {
     char why[192];
@@ -454,6 +468,7 @@ static void import_brush(import_ctx *c, const editor_brush *eb, uint32_t k, cons
     /* world brushes are solid; brush entities are separate models in the games: they hide no
      * world face (a door keeps the frame's faces) */
     b->opaque = world;
+    b->shadowless = !world && !casts_shadow(c, owner);
     b->exact = eb->exact;
     for (uint32_t i = 0; i < b->side_count && b->opaque; i++) {
         int m = brush_sides(l, b)[i].material;
@@ -676,12 +691,15 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
     l->chunk_exp = -1;
     l->luxel_density = 1.0 / (EDITOR_UNITS_PER_LUXEL * c.s);
     if (em->game == EDITOR_GAME_GOLDSRC) {
-        /* hlrad's storage: no ambient term, its light x 2 through gamma 0.55 (docs/pmfc-lighting.md) */
+        /* hlrad's storage: no ambient term, its light x 2 through gamma 0.5 (docs/pmfc-lighting.md) */
         l->store_scale = PMF_HLRAD_STORE_SCALE;
         l->store_gamma = PMF_HLRAD_STORE_GAMMA;
+        l->bounce_no_sky_loss = true;
+        l->bounce_cell = HLRAD_PATCH_LUXELS;
     } else {
         l->ambient[0] = l->ambient[1] = l->ambient[2] = EDITOR_AMBIENT;
     }
+    l->sky_faces_only = true;                    /* hlrad and light: the sky shines in through sky brushes */
     l->min_cube = EDITOR_MIN_CUBE;
     l->allow_empty = true;
     l->faces.source = em->source_faces;
