@@ -353,7 +353,6 @@ static void drop_brush(const import_ctx *c, const editor_brush *b, uint32_t k, c
     session_say(PMFC_WARNING, "pmfc: warning: %s", text_clean(line, clean, sizeof clean));
 }
 
-/* Brush k of an entity (the world: owner NULL). */
 /* Whether a brush entity's brushes block light: hlrad's and light's lights pass through every
  * model but the world unless it asks to cast shadows, `zhlt_lightflags` with 2 (opaque) in
  * GoldSrc, `_shadow 1` in Quake. */
@@ -367,6 +366,7 @@ static bool casts_shadow(const import_ctx *c, const editor_entity *owner)
     return shadow && atoi(shadow) != 0;
 }
 
+/* Brush k of an entity (the world: owner NULL). */
 static void import_brush(import_ctx *c, const editor_brush *eb, uint32_t k, const editor_entity *owner)
 {
     char why[192];
