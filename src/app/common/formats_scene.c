@@ -36,6 +36,17 @@ static bool write_pmf(formats_scene *fs, pmf_error *err)
     return pm4_world_to_pmf(fs->source_, fs->layers, fs->pmf_path, err);
 }
 
+/* out closed, its error line kept and printed: the exit code. */
+static int open_failed(formats_scene *out, int code, const char *line)
+{
+    char kept[sizeof out->error];
+    snprintf(kept, sizeof kept, "%s", line);
+    formats_scene_close(out);
+    snprintf(out->error, sizeof out->error, "%s", kept);
+    fprintf(stderr, "pmfview: %s\n", out->error);
+    return code;
+}
+
 int formats_scene_open(const char *path, const map_source *src, unsigned layers, formats_scene *out)
 {
     memset(out, 0, sizeof *out);
@@ -44,29 +55,23 @@ int formats_scene_open(const char *path, const map_source *src, unsigned layers,
     pmf_error err;
     out->source_ = out->kind == PMF_KIND_PMF_LEGACY ? (void *)pmfl_open(path, &err) : (void *)pm4_world_open(path, &err);
     char line[1024];
-    if (!out->source_) {
-        fprintf(stderr, "pmfview: %s\n", pmf_error_format(&err, line, sizeof line));
-        return EXIT_BAD_INPUT;
-    }
+    if (!out->source_)
+        return open_failed(out, EXIT_BAD_INPUT, pmf_error_format(&err, line, sizeof line));
     char tmp[1024];
     pmf_os_temp_dir(tmp, sizeof tmp);
     snprintf(out->pmf_path, sizeof out->pmf_path, "%s/pmfview-%s-XXXXXX.pmf", tmp,
              out->kind == PMF_KIND_PM4 ? "pm4" : "legacy");
     int fd = pmf_os_mkstemps(out->pmf_path, 4);
     if (fd < 0) {
-        fprintf(stderr, "pmfview: %s: cannot create a temporary map: %s\n", out->pmf_path, strerror(errno));
+        snprintf(line, sizeof line, "%.900s: cannot create a temporary map: %s", out->pmf_path, strerror(errno));
         out->pmf_path[0] = 0;
-        formats_scene_close(out);
-        return EXIT_RUNTIME;
+        return open_failed(out, EXIT_RUNTIME, line);
     }
     close(fd);
     if (out->kind == PMF_KIND_PM4)
         out->has_camera = pm4_world_overview(out->source_, out->camera_pos, &out->camera_yaw, &out->camera_pitch);
-    if (!write_pmf(out, &err)) {
-        fprintf(stderr, "pmfview: %s\n", pmf_error_format(&err, line, sizeof line));
-        formats_scene_close(out);
-        return EXIT_BAD_INPUT;
-    }
+    if (!write_pmf(out, &err))
+        return open_failed(out, EXIT_BAD_INPUT, pmf_error_format(&err, line, sizeof line));
     return 0;
 }
 

@@ -17,10 +17,11 @@ typedef struct formats_scene {
     bool has_camera;                 /* PM4: an overview start camera, for when none is given */
     float camera_pos[3], camera_yaw, camera_pitch;
     void *source_;                   /* the open pmfl_map / pm4_world */
+    char error[1024];                /* formats_scene_open's failure: the line it printed, without "pmfview: " */
 } formats_scene;
 
 /* Reads path (already identified in src) and writes its PMF with the given PM4 layers.
- * Returns 0 or the exit code after one `pmfview:` line. */
+ * Returns 0 or the exit code after one `pmfview:` line, which out->error keeps. */
 int formats_scene_open(const char *path, const map_source *src, unsigned layers, formats_scene *out);
 /* PM4: writes the PMF again with another layer set. False (message in err) on failure. */
 bool formats_scene_set_layers(formats_scene *fs, unsigned layers, char *err, size_t err_size);

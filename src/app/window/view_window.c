@@ -308,8 +308,8 @@ static void open_dropped(viewer *v, const char *path, double t)
         start_compile(v, v->dropped);
     } else if (map_source_converted(src.id.kind)) {
         formats_scene fs;
-        if (formats_scene_open(path, &src, PM4_LAYER_ALL, &fs)) { /* its line is on stderr */
-            snprintf(v->error, sizeof v->error, "%s: cannot read it (see the terminal)", path);
+        if (formats_scene_open(path, &src, PM4_LAYER_ALL, &fs)) { /* its line is on stderr already */
+            snprintf(v->error, sizeof v->error, "%s", fs.error);
             viewer_say(v, "open failed; still showing %s", pmf_os_base_name(v->path));
             return;
         }
