@@ -215,10 +215,20 @@ static bool is_volume_class(const char *cls)
 }
 
 /* Brush entities the compilers merge into the world (TrenchBroom's groups and layers, detail):
- * their brushes are the world's. */
+ * their brushes are the world's, drawn, lit and shadowing as its own. */
 static bool is_world_class(const char *cls)
 {
     return !strcasecmp(cls, "func_group") || !strncasecmp(cls, "func_detail", 11);
+}
+
+/* Whether the brushes of an entity (the world: owner NULL) seal the map against the void: the
+ * world's and its groups'. Quake's qbsp lets the void through detail (func_detail and its
+ * _illusionary, _wall, _fence kin) as through any brush entity; hlbsp seals with func_detail. */
+static bool is_sealing_class(editor_game game, const editor_entity *owner)
+{
+    if (!owner) return true;
+    if (!strncasecmp(owner->classname, "func_detail", 11)) return game == EDITOR_GAME_GOLDSRC;
+    return is_world_class(owner->classname);
 }
 
 /* ---- brushes ----------------------------------------------------------------------------- */
@@ -474,9 +484,10 @@ static void import_brush(import_ctx *c, const editor_brush *eb, uint32_t k, cons
         int m = brush_sides(l, b)[i].material;
         if (m >= 0 && !material_opaque(&c->map->materials[m])) b->opaque = false;
     }
-    /* what seals the map against the void: solid world brushes and the sky (the sky is outside) */
+    /* what seals the map against the void: solid brushes of the world and its groups, and the
+     * sky (the sky is outside) */
     bool *seal = grow((void **)&c->seals, &c->seal_count, &c->seal_cap, sizeof *c->seals);
-    *seal = (world && !liquid) || sky;
+    *seal = (is_sealing_class(c->em->game, owner) && !liquid) || sky;
     for (int k = 0; k < FACE_LOSS_COUNT; k++) l->faces.lost[k] += lost[k];
 }
 
@@ -582,13 +593,15 @@ static void import_docinfo_cameras(import_ctx *c)
     }
 }
 
-/* The point entities, for the viewer (pmfview.entities) and the fill. */
+/* The point entities, for the viewer (pmfview.entities) and the fill: only they stand in space. A
+ * group with no brush (TrenchBroom writes an empty group or layer as a func_group without origin)
+ * is a brush entity, placed nowhere: the void reaches no such thing. */
 static void import_entities(import_ctx *c, fill_point **points, size_t *count)
 {
     size_t cap = 0;
     for (size_t i = 1; i < c->em->entity_count; i++) {
         const editor_entity *e = &c->em->entities[i];
-        if (!e->point) continue;
+        if (!e->point || is_world_class(e->classname)) continue;
         map_entity *me = PUSH(c->map->entities, c->map->entity_count, c->map->entity_cap);
         me->pos = editor_to_world(c, e->origin);
         editor_copy_name(c, me->classname, sizeof me->classname, e->classname, e, "classname");
