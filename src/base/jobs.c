@@ -2,6 +2,7 @@
 #include "escape.h"
 #include "jobs.h"
 #include "pmf_budget.h"
+#include "pmf_os.h"
 #include "pmf_system.h"
 
 #include <pthread.h>
@@ -119,7 +120,7 @@ void jobs_parallel_for_progress(size_t count, int threads, void (*fn)(void *user
         thread_count = 256;
     size_t started = 0;
     /* The calling thread is worker 0; if a thread cannot start, the others do its share. */
-    while (started + 1 < thread_count && pthread_create(&workers[started], NULL, job_worker, &run) == 0)
+    while (started + 1 < thread_count && pmf_os_thread_start(&workers[started], job_worker, &run) == 0)
         started++;
     job_worker(&run);
     for (size_t t = 0; t < started; t++)

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <fcntl.h> /* O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC for pmf_os_open */
+#include <pthread.h>
 
 /* ---- paths ---- */
 
@@ -125,6 +126,14 @@ void pmf_os_process_kill(pmf_os_process *p);
 long pmf_os_pid(void);
 /* True when no process has that id any more. */
 bool pmf_os_pid_gone(long pid);
+
+/* ---- threads ---- */
+
+/* Starts fn(user) on a new thread with the system's default attributes, ended by pthread_join:
+ * every thread of the programs starts here. POSIX threads on every system (winpthreads on
+ * Windows, the page's worker pool under emscripten). 0, or the error number for the caller's
+ * message (EAGAIN: no room for another thread), as pthread_create returns it: not -1 and errno. */
+int pmf_os_thread_start(pthread_t *thread, void *(*fn)(void *user), void *user);
 
 /* ---- the machine ---- */
 

@@ -404,6 +404,11 @@ bool pmf_os_pid_gone(long pid)
     return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
+int pmf_os_thread_start(pthread_t *thread, void *(*fn)(void *user), void *user)
+{
+    return pthread_create(thread, NULL, fn, user);
+}
+
 int pmf_os_processors(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);

@@ -890,6 +890,13 @@ bool pmf_os_pid_gone(long pid)
     return ended;
 }
 
+/* ---- threads ---- */
+
+int pmf_os_thread_start(pthread_t *thread, void *(*fn)(void *user), void *user)
+{
+    return pthread_create(thread, NULL, fn, user);
+}
+
 /* ---- libraries, time, randomness, interrupts ---- */
 
 int pmf_os_processors(void)

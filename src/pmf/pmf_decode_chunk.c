@@ -342,23 +342,8 @@ static bool vertices_in_place(const uint8_t *stored)
 #endif
 }
 
-static bool decode_client(pmf_cursor *c, chunk_decoder *d, pmf_blob t)
+static bool read_client_lightmaps(pmf_cursor *c, pmf_arena *a, pmf_chunk_client *cl)
 {
-    if (c->size == 0)
-        return accept_empty_client(c, d);
-    const pmf_chunk_common *cc = &d->ch->common;
-    pmf_chunk_client *cl = &d->ch->client;
-    const pmf_level_client *lcl = &d->lvl->client;
-    bool envs_known = d->lvl->parts & PMF_PART_CLIENT;
-    pmf_arena *a = d->a;
-
-    cl->sound_region_count = pmf_read_u8(c, "sound region count");
-    cl->sound_regions = read_env_regions(c, a, t, cl->sound_region_count, lcl->sound_envs, lcl->sound_env_count,
-                                         sizeof *lcl->sound_envs, envs_known, "sound region");
-    cl->sky_region_count = pmf_read_u8(c, "sky region count");
-    cl->sky_regions = read_env_regions(c, a, t, cl->sky_region_count, lcl->sky_envs, lcl->sky_env_count,
-                                       sizeof *lcl->sky_envs, envs_known, "sky region");
-
     cl->lightmap_count = pmf_read_u8(c, "lightmap count");
     cl->lightmaps = pmf_read_array(c, a, cl->lightmap_count, 4, sizeof *cl->lightmaps, "lightmaps");
     for (unsigned i = 0; i < cl->lightmap_count && !c->failed; i++) {
@@ -369,7 +354,11 @@ static bool decode_client(pmf_cursor *c, chunk_decoder *d, pmf_blob t)
                                       PMF_MAX_LIGHTMAP_EXP);
         cl->lightmaps[i].luxels = (uint8_t *)pmf_take(c, (size_t)3 << (2 * cl->lightmaps[i].size_exp), "lightmap luxels");
     }
+    return !c->failed;
+}
 
+static bool read_client_vertices(pmf_cursor *c, pmf_arena *a, pmf_chunk_client *cl)
+{
     cl->vertex_count = pmf_read_u32(c, "vertex count");
     if (pmf_cursor_fits(c, cl->vertex_count, PMF_VERTEX_SIZE, "vertices") && cl->vertex_count) {
         const uint8_t *stored = c->data + c->pos;
@@ -383,13 +372,18 @@ static bool decode_client(pmf_cursor *c, chunk_decoder *d, pmf_blob t)
                            (size_t)cl->vertex_count * (PMF_VERTEX_SIZE / 4));
         }
     }
+    return !c->failed;
+}
 
-    if (!c->failed && cc->dynamic_light_count) {
-        cl->dynamic_lights = pmf_arena_alloc(a, cc->dynamic_light_count * sizeof *cl->dynamic_lights);
+/* The dynamic lights' colours and lightmap layers, each layer the size of the lightmap it targets. */
+static bool read_client_dynamic_lights(pmf_cursor *c, pmf_arena *a, pmf_chunk_client *cl, uint32_t count)
+{
+    if (count) {
+        cl->dynamic_lights = pmf_arena_alloc(a, count * sizeof *cl->dynamic_lights);
         if (!cl->dynamic_lights)
             return pmf_cursor_fail_at(c, c->pos, "out of memory");
     }
-    for (unsigned i = 0; i < cc->dynamic_light_count && !c->failed; i++) {
+    for (unsigned i = 0; i < count && !c->failed; i++) {
         pmf_client_dynamic_light *l = &cl->dynamic_lights[i];
         pmf_read_bytes(c, l->color, 3, "dynamic light color");
         l->layer_count = pmf_read_u8(c, "affected lightmap count");
@@ -404,13 +398,18 @@ static bool decode_client(pmf_cursor *c, chunk_decoder *d, pmf_blob t)
             l->layers[k].luxels = (uint8_t *)pmf_take(c, luxels, "layer luxels");
         }
     }
+    return !c->failed;
+}
 
-    if (!c->failed && cc->fast_light_count) {
-        cl->fast_lights = pmf_arena_alloc(a, cc->fast_light_count * sizeof *cl->fast_lights);
+/* The fast lights' colours and multiplier ranges, every range within the vertices. */
+static bool read_client_fast_lights(pmf_cursor *c, pmf_arena *a, pmf_chunk_client *cl, uint32_t count)
+{
+    if (count) {
+        cl->fast_lights = pmf_arena_alloc(a, count * sizeof *cl->fast_lights);
         if (!cl->fast_lights)
             return pmf_cursor_fail_at(c, c->pos, "out of memory");
     }
-    for (unsigned i = 0; i < cc->fast_light_count && !c->failed; i++) {
+    for (unsigned i = 0; i < count && !c->failed; i++) {
         pmf_client_fast_light *l = &cl->fast_lights[i];
         pmf_read_bytes(c, l->color, 3, "fast light color");
         l->range_count = pmf_read_u32(c, "fast light range count");
@@ -427,51 +426,79 @@ static bool decode_client(pmf_cursor *c, chunk_decoder *d, pmf_blob t)
             l->ranges[k].multipliers = (uint8_t *)pmf_take(c, l->ranges[k].count, "multipliers");
         }
     }
+    return !c->failed;
+}
 
-    if (!c->failed) {
-        cl->cubes = pmf_arena_alloc(a, (size_t)cc->cube_count * sizeof *cl->cubes);
-        if (!cl->cubes)
-            return pmf_cursor_fail_at(c, c->pos, "out of memory");
+/* Cube i's client data: its light references, and its lightmaps and vertices checked against the
+ * chunk's. */
+static bool read_client_cube(pmf_cursor *c, pmf_arena *a, const pmf_chunk_common *cc, pmf_chunk_client *cl, uint32_t i)
+{
+    const pmf_cube *cube = &cc->cubes[i];
+    pmf_client_cube *cc_ = &cl->cubes[i];
+    if (cube->flags & PMF_CUBE_HAS_LIGHTING) {
+        pmf_read_bytes(c, cc_->lighting.base, 3, "base light color");
+        if (!read_light_refs(c, a, &cc_->lighting.dynamic_count, &cc_->lighting.dynamic, cc->dynamic_light_count, i,
+                             "dynamic light reference") ||
+            !read_light_refs(c, a, &cc_->lighting.fast_count, &cc_->lighting.fast, cc->fast_light_count, i,
+                             "fast light reference"))
+            return false;
     }
-    for (uint32_t i = 0; i < cc->cube_count && !c->failed; i++) {
-        const pmf_cube *cube = &cc->cubes[i];
-        pmf_client_cube *cc_ = &cl->cubes[i];
-        if (cube->flags & PMF_CUBE_HAS_LIGHTING) {
-            pmf_read_bytes(c, cc_->lighting.base, 3, "base light color");
-            if (!read_light_refs(c, a, &cc_->lighting.dynamic_count, &cc_->lighting.dynamic, cc->dynamic_light_count, i,
-                                 "dynamic light reference") ||
-                !read_light_refs(c, a, &cc_->lighting.fast_count, &cc_->lighting.fast, cc->fast_light_count, i,
-                                 "fast light reference"))
+    size_t at = c->pos;
+    if (cube->type == PMF_CUBE_GEOMETRY) {
+        cc_->u.geom.lightmap = pmf_read_u8(c, "lightmap");
+        cc_->u.geom.first_vertex = pmf_read_u32(c, "first vertex");
+        cc_->u.geom.face_mask = pmf_read_u8(c, "face bits");
+        if (c->failed || !check_lightmap(c, at, cc_->u.geom.lightmap, cl->lightmap_count, i))
+            return false;
+        if (cc_->u.geom.face_mask & 0xC0u)
+            return pmf_cursor_fail_at(c, at + 5, "cube %u: face bits 0x%02x set reserved bits", i, cc_->u.geom.face_mask);
+        if (!check_vertex_range(c, at + 1, cc_->u.geom.first_vertex,
+                                4u * (unsigned)__builtin_popcount(cc_->u.geom.face_mask), cl->vertex_count, i))
+            return false;
+    } else if (cube->type == PMF_CUBE_EXTGEOMETRY) {
+        cc_->u.ext.first_vertex = pmf_read_u32(c, "first vertex");
+        pmf_read_bytes(c, cc_->u.ext.lightmap, PMF_FACE_COUNT, "face lightmaps");
+        pmf_read_bytes(c, cc_->u.ext.tri_count, PMF_FACE_COUNT, "face triangle counts");
+        if (c->failed)
+            return false;
+        uint64_t tris = 0;
+        for (int f = 0; f < PMF_FACE_COUNT; f++) {
+            if (!check_lightmap(c, at + 4 + f, cc_->u.ext.lightmap[f], cl->lightmap_count, i))
                 return false;
+            tris += cc_->u.ext.tri_count[f];
         }
-        size_t at = c->pos;
-        if (cube->type == PMF_CUBE_GEOMETRY) {
-            cc_->u.geom.lightmap = pmf_read_u8(c, "lightmap");
-            cc_->u.geom.first_vertex = pmf_read_u32(c, "first vertex");
-            cc_->u.geom.face_mask = pmf_read_u8(c, "face bits");
-            if (c->failed || !check_lightmap(c, at, cc_->u.geom.lightmap, cl->lightmap_count, i))
-                return false;
-            if (cc_->u.geom.face_mask & 0xC0u)
-                return pmf_cursor_fail_at(c, at + 5, "cube %u: face bits 0x%02x set reserved bits", i, cc_->u.geom.face_mask);
-            if (!check_vertex_range(c, at + 1, cc_->u.geom.first_vertex,
-                                    4u * (unsigned)__builtin_popcount(cc_->u.geom.face_mask), cl->vertex_count, i))
-                return false;
-        } else if (cube->type == PMF_CUBE_EXTGEOMETRY) {
-            cc_->u.ext.first_vertex = pmf_read_u32(c, "first vertex");
-            pmf_read_bytes(c, cc_->u.ext.lightmap, PMF_FACE_COUNT, "face lightmaps");
-            pmf_read_bytes(c, cc_->u.ext.tri_count, PMF_FACE_COUNT, "face triangle counts");
-            if (c->failed)
-                return false;
-            uint64_t tris = 0;
-            for (int f = 0; f < PMF_FACE_COUNT; f++) {
-                if (!check_lightmap(c, at + 4 + f, cc_->u.ext.lightmap[f], cl->lightmap_count, i))
-                    return false;
-                tris += cc_->u.ext.tri_count[f];
-            }
-            if (!check_vertex_range(c, at, cc_->u.ext.first_vertex, tris * 3, cl->vertex_count, i))
-                return false;
-        }
+        if (!check_vertex_range(c, at, cc_->u.ext.first_vertex, tris * 3, cl->vertex_count, i))
+            return false;
     }
+    return !c->failed;
+}
+
+static bool decode_client(pmf_cursor *c, chunk_decoder *d, pmf_blob t)
+{
+    if (c->size == 0)
+        return accept_empty_client(c, d);
+    const pmf_chunk_common *cc = &d->ch->common;
+    pmf_chunk_client *cl = &d->ch->client;
+    const pmf_level_client *lcl = &d->lvl->client;
+    bool envs_known = d->lvl->parts & PMF_PART_CLIENT;
+    pmf_arena *a = d->a;
+
+    cl->sound_region_count = pmf_read_u8(c, "sound region count");
+    cl->sound_regions = read_env_regions(c, a, t, cl->sound_region_count, lcl->sound_envs, lcl->sound_env_count,
+                                         sizeof *lcl->sound_envs, envs_known, "sound region");
+    cl->sky_region_count = pmf_read_u8(c, "sky region count");
+    cl->sky_regions = read_env_regions(c, a, t, cl->sky_region_count, lcl->sky_envs, lcl->sky_env_count,
+                                       sizeof *lcl->sky_envs, envs_known, "sky region");
+    if (!read_client_lightmaps(c, a, cl) || !read_client_vertices(c, a, cl) ||
+        !read_client_dynamic_lights(c, a, cl, cc->dynamic_light_count) ||
+        !read_client_fast_lights(c, a, cl, cc->fast_light_count))
+        return false;
+    cl->cubes = pmf_arena_alloc(a, (size_t)cc->cube_count * sizeof *cl->cubes);
+    if (!cl->cubes)
+        return pmf_cursor_fail_at(c, c->pos, "out of memory");
+    for (uint32_t i = 0; i < cc->cube_count; i++)
+        if (!read_client_cube(c, a, cc, cl, i))
+            return false;
     return pmf_cursor_expect_end(c, "the client chunk data");
 }
 

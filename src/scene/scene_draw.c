@@ -115,7 +115,9 @@ static void tile_projection(const scene_viewport *vp, const float full[16], floa
     render_mat4_mul(m, full, out);
 }
 
-void scene_draw(scene *s, const scene_viewport *vp)
+/* The frame's settings, view and projection for the tile vp asks for (all of it when it names
+ * none), its GL viewport begun; the view's frustum planes in planes. */
+static render_frame begin_frame(scene *s, const scene_viewport *vp, float planes[6][4])
 {
     const camera *cam = &s->cam;
     scene_viewport full = *vp;
@@ -129,7 +131,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
                        .wireframe = s->settings.wireframe, .luxel_grid = s->settings.luxel_grid, .fog = s->settings.fog,
                        .eye = { (float)cam->local[0], (float)cam->local[1], (float)cam->local[2] } };
     memcpy(f.wind, s->wind, sizeof f.wind);
-    float proj[16], vp_full[16], planes[6][4];
+    float proj[16], vp_full[16];
     camera_view_matrix(cam, 0, f.view);
     scene_perspective(cam, proj);
     render_mat4_mul(proj, f.view, vp_full);
@@ -144,50 +146,45 @@ void scene_draw(scene *s, const scene_viewport *vp)
         tile_projection(&full, proj, f.proj);
         render_world_begin(s->world, 0, 0, full.tile_w, full.tile_h);
     }
+    return f;
+}
 
-    render_frame_stats stats = { 0 };
-    render_sky rs;
-    const pmf_sky_env *sky = scene_frame_sky(s, &rs);
-    /* fog: from half the streaming radius to all of it, where the drawn world ends */
-    if (f.fog) {
-        f.fog_end = (float)(s->radius * cam->chunk_size);
-        f.fog_start = 0.5f * f.fog_end;
-        render_world_fog_color(s->world, sky ? &rs : NULL, f.fog_color);
-    }
-    /* With a 3D skybox the sky goes first (the skybox chunk draws over it, then the depth is
-     * cleared); else after the opaque world, at the far plane, only where the world left room. */
-    bool sky_first = sky && (sky->flags & PMF_SKY_3D_SKYBOX);
-    scene_chunk *sb = sky_first ? scene_skybox_chunk(s, sky->skybox_chunk) : NULL;
-    render_world_commit(s->world); /* the chunks uploaded since the last frame, the skybox's too */
-    if (sky_first) {
-        render_world_draw_sky(s->world, &rs, &f, &stats);
-        if (sb) {
-            render_draw_chunk dc = { .handle = sb->handle };
-            render_frame sf = f;
-            camera_view_matrix(cam, 1, sf.view);
-            memset(sf.eye, 0, sizeof sf.eye);
-            sf.wireframe = false;
-            sf.fog = false;
-            sf.chunks = &dc;
-            sf.chunk_count = 1;
-            render_world_draw(s->world, &sf, &stats);
-            render_world_clear_depth(s->world);
-        }
-    }
+/* The 3D skybox's chunk drawn from the skybox camera, its depth then cleared for the world. */
+static void draw_skybox_chunk(scene *s, const scene_chunk *sb, const render_frame *f, render_frame_stats *stats)
+{
+    render_draw_chunk dc = { .handle = sb->handle };
+    render_frame sf = *f;
+    camera_view_matrix(&s->cam, 1, sf.view);
+    memset(sf.eye, 0, sizeof sf.eye);
+    sf.wireframe = false;
+    sf.fog = false;
+    sf.chunks = &dc;
+    sf.chunk_count = 1;
+    render_world_draw(s->world, &sf, stats);
+    render_world_clear_depth(s->world);
+}
 
-    /* Chunks in view: chunk AABB, then visible set, then per-cube frustum culling. */
+/* Room for a draw and the cube bits of every chunk loaded; false when out of memory. */
+static bool reserve_draws(scene *s)
+{
     if (s->draw_cap < s->chunk_count) {
         render_draw_chunk *d = realloc(s->draws, s->chunk_count * sizeof *d);
         if (!d)
-            return;
+            return false;
         s->draws = d;
         s->draw_cap = s->chunk_count;
     }
     size_t words_total = 0;
     for (size_t i = 0; i < s->chunk_count; i++)
         words_total += mesh_cube_words(&s->chunks[i]->mc);
-    if (!grow_array((void **)&s->scratch_bits, &s->scratch_words, words_total + 1, sizeof *s->scratch_bits))
-        return;
+    return grow_array((void **)&s->scratch_bits, &s->scratch_words, words_total + 1, sizeof *s->scratch_bits);
+}
+
+/* Chunks in view into s->draws: chunk AABB, then visible set, then per-cube frustum culling.
+ * Their count. */
+static size_t cull_chunks(scene *s, const float planes[6][4])
+{
+    const camera *cam = &s->cam;
     bool use_vis = s->settings.vis != SCENE_VIS_OFF && s->vis_valid;
     /* Chunks kept past the radius (eviction hysteresis) are not drawn: the view reaches as far
      * wherever the camera came from. The streamer measures from the camera's chunk clamped to
@@ -213,7 +210,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
             mn[k] = (float)(mc->min[k] + off[k]);
             mx[k] = (float)(mc->max[k] + off[k]);
         }
-        if (scene_box_outside((const float(*)[4])planes, mn, mx))
+        if (scene_box_outside(planes, mn, mx))
             continue;
         uint32_t words = mesh_cube_words(mc);
         uint64_t *bits = &s->scratch_bits[word];
@@ -222,7 +219,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
         else
             memset(bits, 0xFF, words * sizeof *bits);
         float local_planes[6][4];
-        scene_shift_planes((const float(*)[4])planes, off, local_planes);
+        scene_shift_planes(planes, off, local_planes);
         if (!mesh_cull_frustum(mc, (const float(*)[4])local_planes, bits))
             continue;
         word += words;
@@ -233,6 +230,36 @@ void scene_draw(scene *s, const scene_viewport *vp)
         for (int k = 0; k < 3; k++)
             dc->offset[k] = (float)off[k];
     }
+    return count;
+}
+
+void scene_draw(scene *s, const scene_viewport *vp)
+{
+    float planes[6][4];
+    render_frame f = begin_frame(s, vp, planes);
+    render_frame_stats stats = { 0 };
+    render_sky rs;
+    const pmf_sky_env *sky = scene_frame_sky(s, &rs);
+    /* fog: from half the streaming radius to all of it, where the drawn world ends */
+    if (f.fog) {
+        f.fog_end = (float)(s->radius * s->cam.chunk_size);
+        f.fog_start = 0.5f * f.fog_end;
+        render_world_fog_color(s->world, sky ? &rs : NULL, f.fog_color);
+    }
+    /* With a 3D skybox the sky goes first (the skybox chunk draws over it, then the depth is
+     * cleared); else after the opaque world, at the far plane, only where the world left room. */
+    bool sky_first = sky && (sky->flags & PMF_SKY_3D_SKYBOX);
+    scene_chunk *sb = sky_first ? scene_skybox_chunk(s, sky->skybox_chunk) : NULL;
+    render_world_commit(s->world); /* the chunks uploaded since the last frame, the skybox's too */
+    if (sky_first) {
+        render_world_draw_sky(s->world, &rs, &f, &stats);
+        if (sb)
+            draw_skybox_chunk(s, sb, &f, &stats);
+    }
+
+    if (!reserve_draws(s))
+        return;
+    size_t count = cull_chunks(s, (const float(*)[4])planes);
     f.chunks = s->draws;
     f.chunk_count = count;
     render_frame_stats world = { 0 };

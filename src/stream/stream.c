@@ -621,7 +621,7 @@ stream *stream_create(const stream_desc *given)
     view_update(s);
     pthread_mutex_unlock(&s->lock);
     for (; s->thread_count < workers; s->thread_count++) {
-        if (pthread_create(&s->threads[s->thread_count], NULL, worker_main, s) != 0) {
+        if (pmf_os_thread_start(&s->threads[s->thread_count], worker_main, s) != 0) {
             stream_destroy(s);
             return NULL;
         }

@@ -21,6 +21,7 @@
 #include "inspect.h"
 #include "options.h"
 #include "pmf_budget.h"
+#include "pmf_os.h"
 #include "render.h"
 #include "scene.h"
 #include "stream.h"
@@ -289,7 +290,7 @@ EMSCRIPTEN_KEEPALIVE int page_compile_start(const char *args)
     atomic_store(&compile.state, COMPILE_RUNNING);
     page_close(); /* its stream workers give their threads to the compile */
 #if PAGE_THREADS
-    compile.on_thread = pthread_create(&compile.thread, NULL, run_compile, NULL) == 0;
+    compile.on_thread = pmf_os_thread_start(&compile.thread, run_compile, NULL) == 0;
     if (compile.on_thread)
         return 0;
 #endif

@@ -15,6 +15,7 @@
  *   - positioned reads, thread CPU time, random bytes, the program's own path.
  * Usage: test_pmf_os WORKDIR PMFC   (test_pmf_os --child OUT ARGS... is the child) */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,6 +226,38 @@ static void test_machine(void)
     CHECK(pmf_os_physical_memory() > 64u << 20);
 }
 
+/* A thread of test_threads: squares its number where it was told, and says which thread ran it. */
+typedef struct thread_slot {
+    int number, square;
+    pthread_t ran_on;
+} thread_slot;
+
+static void *square_number(void *user)
+{
+    thread_slot *slot = user;
+    slot->square = slot->number * slot->number;
+    slot->ran_on = pthread_self();
+    return slot;
+}
+
+static void test_threads(void)
+{
+    thread_slot slots[4];
+    pthread_t threads[4];
+    for (int i = 0; i < 4; i++) {
+        slots[i] = (thread_slot){ .number = i + 3 };
+        CHECK_EQ(pmf_os_thread_start(&threads[i], square_number, &slots[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        void *returned = NULL;
+        CHECK_EQ(pthread_join(threads[i], &returned), 0);
+        CHECK(returned == &slots[i], "thread %d returned %p", i, returned);
+        CHECK_EQ(slots[i].square, (i + 3) * (i + 3));
+        CHECK(pthread_equal(slots[i].ran_on, threads[i]) && !pthread_equal(slots[i].ran_on, pthread_self()),
+              "thread %d ran on its own thread", i);
+    }
+}
+
 int main(int argc, char **argv)
 {
     pmf_os_start(&argc, &argv);
@@ -244,5 +277,6 @@ int main(int argc, char **argv)
     if (pmf_os_self_path(self, sizeof self))
         test_child(self);
     test_machine();
+    test_threads();
     return check_report("test_pmf_os");
 }

@@ -197,7 +197,7 @@ static map_compile_state start_thread(map_compile *mc, const map_compile_desc *d
                                      .game_dir = desc->game_dir ? job->game_dir : NULL, .quiet = true,
                                      .created = pmfc_time_now(), .progress = record_progress,
                                      .message = ignore_line, .user = job, .cancel = &job->cancel };
-    int e = pthread_create(&job->thread, NULL, compile_job_run, job);
+    int e = pmf_os_thread_start(&job->thread, compile_job_run, job);
     if (e) {
         free(job);
         return fail(mc, EXIT_RUNTIME, "cannot start a thread for the compile: %s", strerror(e));

@@ -781,6 +781,52 @@ static void patch_blur(float *values, int w, int h, bool skip_zero, float *scrat
 
 /* ---- stage: base lightmaps (and which dynamic lights reach each patch) ------------------ */
 
+/* The dynamic lights among a patch's lights, kept for its layers (ctx->patch_dynamic[index]).
+ * False when out of memory. */
+static bool keep_dynamic_lights(bake_ctx *ctx, size_t index, const id_list *lights)
+{
+    const bake_desc *desc = ctx->desc;
+    size_t dynamic = 0;
+    for (size_t k = 0; k < lights->count; k++)
+        dynamic += desc->lights[lights->ids[k]].kind == BAKE_LIGHT_DYNAMIC;
+    if (dynamic == 0)
+        return true;
+    uint32_t *ids = pmf_budget_malloc(dynamic * sizeof *ids);
+    if (!ids)
+        return false;
+    ctx->patch_dynamic[index] = ids;
+    for (size_t k = 0; k < lights->count; k++)
+        if (desc->lights[lights->ids[k]].kind == BAKE_LIGHT_DYNAMIC)
+            ids[ctx->patch_dynamic_count[index]++] = lights->ids[k];
+    return true;
+}
+
+/* The sky domes over a patch's w x h luxels facing n: each dome's share per luxel (in strength,
+ * averaged like the sky's when blur) times its colour, added to rgb, or to clean for a dome dirt
+ * leaves alone. */
+static void add_dome_light(const bake_ctx *ctx, const bake_patch *patch, const float *n, int w, int h, bool blur,
+                           float *strength, float *scratch, float *rgb, float *clean)
+{
+    size_t count = (size_t)w * (size_t)h;
+    for (int d = 0; d < 2; d++) {
+        const bake_dome *dome = &ctx->desc->domes[d];
+        if (!dome_lit(dome))
+            continue;
+        for (int j = 0; j < h; j++)
+            for (int i = 0; i < w; i++) {
+                luxel_site site;
+                site_init(&site, ctx, patch, n, i, j);
+                strength[(size_t)j * w + i] = dome_share(ctx, &site, dome, d ? -1.0f : 1.0f);
+            }
+        if (blur)
+            patch_blur(strength, w, h, true, scratch);
+        float *sum = dome->no_dirt ? clean : rgb;
+        for (size_t at = 0; at < count; at++)
+            for (int c = 0; c < 3; c++)
+                sum[at * 3 + c] += dome->color[c] * strength[at];
+    }
+}
+
 static void bake_patch_job(void *user, size_t index)
 {
     bake_ctx *ctx = user;
@@ -801,20 +847,10 @@ static void bake_patch_job(void *user, size_t index)
         atomic_store(&ctx->failed, true);
         return;
     }
-    size_t dynamic = 0;
-    for (size_t k = 0; k < lights.count; k++)
-        dynamic += desc->lights[lights.ids[k]].kind == BAKE_LIGHT_DYNAMIC;
-    if (dynamic > 0) {
-        uint32_t *ids = pmf_budget_malloc(dynamic * sizeof *ids);
-        if (!ids) {
-            pmf_budget_free(lights.ids);
-            atomic_store(&ctx->failed, true);
-            return;
-        }
-        ctx->patch_dynamic[index] = ids;
-        for (size_t k = 0; k < lights.count; k++)
-            if (desc->lights[lights.ids[k]].kind == BAKE_LIGHT_DYNAMIC)
-                ids[ctx->patch_dynamic_count[index]++] = lights.ids[k];
+    if (!keep_dynamic_lights(ctx, index, &lights)) {
+        pmf_budget_free(lights.ids);
+        atomic_store(&ctx->failed, true);
+        return;
     }
 
     /* the part of the patch inside its lightmap */
@@ -849,24 +885,8 @@ static void bake_patch_job(void *user, size_t index)
                 sum[at * 3 + c] += l->color[c] * strength[at];
     }
     bool blur = desc->samples > 1;
-    /* the sky domes: their share per luxel, averaged like the sky's below */
-    for (int d = 0; d < 2 && n; d++) {
-        const bake_dome *dome = &desc->domes[d];
-        if (!dome_lit(dome))
-            continue;
-        for (int j = 0; j < h; j++)
-            for (int i = 0; i < w; i++) {
-                luxel_site site;
-                site_init(&site, ctx, patch, n, i, j);
-                strength[(size_t)j * w + i] = dome_share(ctx, &site, dome, d ? -1.0f : 1.0f);
-            }
-        if (blur)
-            patch_blur(strength, w, h, true, scratch);
-        float *sum = dome->no_dirt ? clean : rgb;
-        for (size_t at = 0; at < count; at++)
-            for (int c = 0; c < 3; c++)
-                sum[at * 3 + c] += dome->color[c] * strength[at];
-    }
+    if (n)
+        add_dome_light(ctx, patch, n, w, h, blur, strength, scratch, rgb, clean);
     /* the sky's share and dirt's occlusion per luxel; with several samples each is then averaged
      * with its neighbours' (16 rays a luxel leave noise that 9 luxels' 144 do not) */
     bool sky = n && sky_lit(desc), dirt = n && desc->dirt_distance > 0.0f && desc->dirt_strength > 0.0f;

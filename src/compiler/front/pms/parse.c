@@ -710,6 +710,70 @@ static const char *new_env_name(parser *p, int kind)
     return p->failed ? NULL : name;
 }
 
+/* `sky NAME {`: a sky environment, its properties on the block's lines (parse_sky_line). */
+static void parse_sky_env(parser *p)
+{
+    level_def *l = p->level;
+    if (l->sky_count >= 255) { perr(p, "too many sky environments"); return; }
+    const char *name = new_env_name(p, REGION_SKY);
+    if (!name) return;
+    sky_def *s = PUSH(l->skies, l->sky_count, l->sky_cap);
+    strcpy(s->name, name);
+    for (int f = 0; f < PMF_FACE_COUNT; f++) s->skybox[f] = -1;
+    s->cloud_top = s->cloud_bottom = -1;
+    s->line = p->line;
+    if (block_open(p)) {
+        p->sky = s;
+        p->scope = SCOPE_SKY;
+    }
+}
+
+/* `sound_env NAME [lowpass F] [highpass F] [reverb DELAY FEEDBACK MIX LOWPASS HIGHPASS]`: a sound
+ * environment. */
+static void parse_sound_env(parser *p)
+{
+    level_def *l = p->level;
+    if (l->sound_env_count >= 255) { perr(p, "too many sound environments"); return; }
+    const char *name = new_env_name(p, REGION_SOUND);
+    if (!name) return;
+    sound_env_def *e = PUSH(l->sound_envs, l->sound_env_count, l->sound_env_cap);
+    strcpy(e->name, name);
+    while (more(p) && !p->failed) {
+        const char *o = word(p, "a sound environment option");
+        if (!strcmp(o, "lowpass")) e->env.low_pass = (float)number(p, o);
+        else if (!strcmp(o, "highpass")) e->env.high_pass = (float)number(p, o);
+        else if (!strcmp(o, "reverb")) {
+            e->env.reverb_delay = (float)number(p, "a reverb delay");
+            e->env.reverb_feedback = (float)number(p, "a reverb feedback");
+            e->env.reverb_mix = (float)number(p, "a reverb mix");
+            e->env.reverb_low_pass = (float)number(p, "a reverb low pass");
+            e->env.reverb_high_pass = (float)number(p, "a reverb high pass");
+        } else perr(p, "unknown sound environment option '%s'", o);
+    }
+}
+
+/* `weather NAME [wind X Y Z] [wind_seed N] ...`: a weather environment (docs/pmfc.md). */
+static void parse_weather_env(parser *p)
+{
+    level_def *l = p->level;
+    if (l->weather_count >= 255) { perr(p, "too many weather environments"); return; }
+    const char *name = new_env_name(p, REGION_WEATHER);
+    if (!name) return;
+    weather_def *e = PUSH(l->weathers, l->weather_count, l->weather_cap);
+    strcpy(e->name, name);
+    while (more(p) && !p->failed) {
+        const char *o = word(p, "a weather option");
+        if (!strcmp(o, "wind")) for (int a = 0; a < 3; a++) e->env.wind[a] = (float)number(p, "a wind component");
+        else if (!strcmp(o, "wind_seed")) e->env.wind_dir_seed = (uint32_t)number_in(p, "a seed", 0, 4294967295.0);
+        else if (!strcmp(o, "wind_randomness")) for (int a = 0; a < 3; a++) e->env.wind_dir_randomness[a] = (float)number(p, "a randomness");
+        else if (!strcmp(o, "wind_noise")) e->env.wind_dir_noise_speed = (float)number(p, "a noise speed");
+        else if (!strcmp(o, "speed_seed")) e->env.wind_speed_seed = (uint32_t)number_in(p, "a seed", 0, 4294967295.0);
+        else if (!strcmp(o, "speed_randomness")) e->env.wind_speed_randomness = (float)number(p, "a randomness");
+        else if (!strcmp(o, "speed_noise")) e->env.wind_speed_noise_speed = (float)number(p, "a noise speed");
+        else perr(p, "unknown weather option '%s'", o);
+    }
+}
+
 static void parse_level_line(parser *p)
 {
     level_def *l = p->level;
@@ -717,6 +781,9 @@ static void parse_level_line(parser *p)
     if (!strcmp(k, "box") || !strcmp(k, "wedge") || !strcmp(k, "room")) { parse_solid(p, k); return; }
     if (!strcmp(k, "light")) { parse_light(p); return; }
     if (!strcmp(k, "sun")) { parse_sun(p); return; }
+    if (!strcmp(k, "sky")) { parse_sky_env(p); return; }
+    if (!strcmp(k, "sound_env")) { parse_sound_env(p); return; }
+    if (!strcmp(k, "weather")) { parse_weather_env(p); return; }
     if (!strcmp(k, "chunk_size")) {
         if (!strcmp(peek(p), "auto")) { p->pos++; l->chunk_exp = -1; }
         else l->chunk_exp = (int)number_in(p, "a chunk size exponent", 2, 12);
@@ -756,57 +823,6 @@ static void parse_level_line(parser *p)
         for (size_t i = 0; i < p->map->physics_count; i++) found = found || !strcmp(p->map->physics[i].name, n);
         if (!found) perr(p, "unknown physics material '%s'", n);
         else name_copy(p, l->air_physics, sizeof l->air_physics, n, "name");
-    } else if (!strcmp(k, "sky")) {
-        if (l->sky_count >= 255) { perr(p, "too many sky environments"); return; }
-        const char *name = new_env_name(p, REGION_SKY);
-        if (!name) return;
-        sky_def *s = PUSH(l->skies, l->sky_count, l->sky_cap);
-        strcpy(s->name, name);
-        for (int f = 0; f < PMF_FACE_COUNT; f++) s->skybox[f] = -1;
-        s->cloud_top = s->cloud_bottom = -1;
-        s->line = p->line;
-        if (block_open(p)) {
-            p->sky = s;
-            p->scope = SCOPE_SKY;
-        }
-        return;
-    } else if (!strcmp(k, "sound_env")) {
-        if (l->sound_env_count >= 255) { perr(p, "too many sound environments"); return; }
-        const char *name = new_env_name(p, REGION_SOUND);
-        if (!name) return;
-        sound_env_def *e = PUSH(l->sound_envs, l->sound_env_count, l->sound_env_cap);
-        strcpy(e->name, name);
-        while (more(p) && !p->failed) {
-            const char *o = word(p, "a sound environment option");
-            if (!strcmp(o, "lowpass")) e->env.low_pass = (float)number(p, o);
-            else if (!strcmp(o, "highpass")) e->env.high_pass = (float)number(p, o);
-            else if (!strcmp(o, "reverb")) {
-                e->env.reverb_delay = (float)number(p, "a reverb delay");
-                e->env.reverb_feedback = (float)number(p, "a reverb feedback");
-                e->env.reverb_mix = (float)number(p, "a reverb mix");
-                e->env.reverb_low_pass = (float)number(p, "a reverb low pass");
-                e->env.reverb_high_pass = (float)number(p, "a reverb high pass");
-            } else perr(p, "unknown sound environment option '%s'", o);
-        }
-        return;
-    } else if (!strcmp(k, "weather")) {
-        if (l->weather_count >= 255) { perr(p, "too many weather environments"); return; }
-        const char *name = new_env_name(p, REGION_WEATHER);
-        if (!name) return;
-        weather_def *e = PUSH(l->weathers, l->weather_count, l->weather_cap);
-        strcpy(e->name, name);
-        while (more(p) && !p->failed) {
-            const char *o = word(p, "a weather option");
-            if (!strcmp(o, "wind")) for (int a = 0; a < 3; a++) e->env.wind[a] = (float)number(p, "a wind component");
-            else if (!strcmp(o, "wind_seed")) e->env.wind_dir_seed = (uint32_t)number_in(p, "a seed", 0, 4294967295.0);
-            else if (!strcmp(o, "wind_randomness")) for (int a = 0; a < 3; a++) e->env.wind_dir_randomness[a] = (float)number(p, "a randomness");
-            else if (!strcmp(o, "wind_noise")) e->env.wind_dir_noise_speed = (float)number(p, "a noise speed");
-            else if (!strcmp(o, "speed_seed")) e->env.wind_speed_seed = (uint32_t)number_in(p, "a seed", 0, 4294967295.0);
-            else if (!strcmp(o, "speed_randomness")) e->env.wind_speed_randomness = (float)number(p, "a randomness");
-            else if (!strcmp(o, "speed_noise")) e->env.wind_speed_noise_speed = (float)number(p, "a noise speed");
-            else perr(p, "unknown weather option '%s'", o);
-        }
-        return;
     } else if (!strcmp(k, "gravity")) {
         if (l->gravity_count >= 255) { perr(p, "too many gravity environments"); return; }
         const char *name = new_env_name(p, REGION_GRAVITY);
