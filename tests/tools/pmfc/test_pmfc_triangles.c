@@ -41,10 +41,11 @@ static void chunk_drawn(const pmf_chunk *ch, drawn *d)
         const pmf_client_cube *cc = &ch->client.cubes[i];
         if (c->type == PMF_CUBE_GEOMETRY) {
             uint32_t q = cc->u.geom.first_vertex;
-            for (int f = 0; f < PMF_FACE_COUNT; f++, q += (cc->u.geom.face_mask >> f & 1) * 4)
+            for (int f = 0; f < PMF_FACE_COUNT; f++)
                 if (cc->u.geom.face_mask >> f & 1) {
                     d->area += tri_area(&v[q], &v[q + 1], &v[q + 2]) + tri_area(&v[q], &v[q + 2], &v[q + 3]);
                     d->tris += 2;
+                    q += 4;
                 }
         } else if (c->type == PMF_CUBE_EXTGEOMETRY) {
             uint32_t t = cc->u.ext.first_vertex;
