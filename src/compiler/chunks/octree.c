@@ -1,8 +1,9 @@
 /* octree.c - one chunk's cube octree: cube 0 spans the chunk; cubes down to the visibility-cell
  * depth always exist (cells a camera can stand in); below that, a cube splits until what it
  * holds fits one geometry cube (axis-aligned quads, one per direction, one material and
- * lightmap) or one extended geometry cube (triangles grouped by direction, one material and
- * lightmap per direction, at most 255 per direction). */
+ * lightmap) or one extended geometry cube (six groups of triangles, one material and lightmap
+ * each, at most 255 per group), or it is of the smallest size: what such a leaf cannot hold
+ * spills into extended cubes in its octants, so every triangle is drawn. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,9 @@
 #include "common/world.h"
 
 #define MAX_DEPTH 20
+/* The deepest cube the format allows (an octree of at most 24 levels, cube 0 the first): a leaf
+ * whose triangles need more than one extended cube spills them into octants down to it. */
+#define DEEPEST_CUBE 23
 /* Faces a fast light reaches carry its light per vertex: they are cut into cells of at most
  * this side (metres, on a world-aligned grid), in cubes of at most FAST_LIT_CUBE, so the
  * interpolated light reads as a round pool, not as diamonds over two big triangles. */
@@ -176,42 +180,69 @@ static bool fits_geometry(const octree_ctx *o, const item *items, size_t count)
     return true;
 }
 
-/* Group of each item for an extended cube; -1 = no room. A group is a label with one material and
- * lightmap (the reader draws each group with its own, whatever way its triangles face): an item
- * goes to its own direction's group when that shares its key, else to any group holding its key,
- * else to a free one. Returns false when the items need more than the six groups or mix
- * double-sided with single-sided ones; with `force` (the smallest cube size) what does not fit is
- * dropped instead. */
-static bool ext_groups(const octree_ctx *o, const shape *shapes, size_t count, int *group, bool force)
-{
+/* The six direction groups of one extended cube as runs of triangles go in. A group is a label with
+ * one material and lightmap (the reader draws each group with its own, whatever way its triangles
+ * face) and at most 255 triangles; a cube is all double-sided or all single-sided (sided: -1 while
+ * empty). */
+typedef struct group_set {
     uint32_t key[PMF_FACE_COUNT];
-    int tris[PMF_FACE_COUNT] = { 0 };
-    bool used[PMF_FACE_COUNT] = { false }, clean = true;
-    uint32_t sided = cf_key(o, shapes[0].cf) & 1;
-    for (size_t i = 0; i < count; i++) {
-        uint32_t k = cf_key(o, shapes[i].cf);
-        int d = shapes[i].dir, t = shapes[i].fan ? shapes[i].n : shapes[i].n - 2;
-        if ((k & 1) != sided) {
-            clean = false;
-            if (!force) return false;
-        }
-        group[i] = -1;
-        if (!used[d] || (key[d] == k && tris[d] + t <= 255)) group[i] = d;
-        for (int e = 0; e < PMF_FACE_COUNT && group[i] < 0; e++)
-            if (used[e] && key[e] == k && tris[e] + t <= 255) group[i] = e;
-        for (int e = 0; e < PMF_FACE_COUNT && group[i] < 0; e++)
-            if (!used[e]) group[i] = e;
-        if (group[i] >= 0) {
-            used[group[i]] = true;
-            key[group[i]] = k;
-            tris[group[i]] += t;
-            continue;
-        }
-        clean = false;
-        if (!force) return false;
-        o->cb->dropped += (uint32_t)t;
-    }
-    return clean;
+    int tris[PMF_FACE_COUNT];
+    bool used[PMF_FACE_COUNT];
+    int sided;
+} group_set;
+
+#define GROUP_TRIS 255
+#define NO_GROUPS ((group_set){ .sided = -1 })
+
+/* The group `tris` triangles of `key` facing `dir` go to, or -1 when the cube has no room: a group
+ * of the same key with room (its own direction's first), else its own direction's group if free,
+ * else any free one. A key opens a second group only when its first is full, so six keys always fit. */
+static int group_place(group_set *g, uint32_t key, int dir, int tris)
+{
+    if (g->sided >= 0 && (uint32_t)g->sided != (key & 1)) return -1;
+    int at = -1;
+    if (g->used[dir] && g->key[dir] == key && g->tris[dir] + tris <= GROUP_TRIS) at = dir;
+    for (int e = 0; e < PMF_FACE_COUNT && at < 0; e++)
+        if (g->used[e] && g->key[e] == key && g->tris[e] + tris <= GROUP_TRIS) at = e;
+    if (at < 0 && !g->used[dir]) at = dir;
+    for (int e = 0; e < PMF_FACE_COUNT && at < 0; e++)
+        if (!g->used[e]) at = e;
+    if (at < 0) return -1;
+    g->used[at] = true;
+    g->key[at] = key;
+    g->tris[at] += tris;
+    g->sided = (int)(key & 1);
+    return at;
+}
+
+static int shape_tris(const shape *s) { return s->fan ? s->n : s->n - 2; }
+
+/* A run of one shape's triangles [first, first + count) that goes into one group (a shape of more
+ * than a group's 255 triangles is cut into several runs). */
+typedef struct tri_run { uint32_t shape; int first, count; } tri_run;
+
+/* The runs of the shapes (free the result). */
+static tri_run *shape_runs(const shape *shapes, size_t count, size_t *run_count)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) n += (size_t)(shape_tris(&shapes[i]) + GROUP_TRIS - 1) / GROUP_TRIS;
+    tri_run *runs = xmalloc((n ? n : 1) * sizeof *runs);
+    n = 0;
+    for (size_t i = 0; i < count; i++)
+        for (int first = 0, t = shape_tris(&shapes[i]); first < t; first += GROUP_TRIS)
+            runs[n++] = (tri_run){ (uint32_t)i, first, t - first < GROUP_TRIS ? t - first : GROUP_TRIS };
+    *run_count = n;
+    return runs;
+}
+
+/* Whether the items fit one extended cube. */
+static bool ext_fits(const octree_ctx *o, const item *items, size_t count)
+{
+    group_set g = NO_GROUPS;
+    for (size_t i = 0; i < count; i++)
+        for (int left = items[i].p.n - 2; left > 0; left -= GROUP_TRIS)
+            if (group_place(&g, item_key(o, &items[i]), items[i].dir, left < GROUP_TRIS ? left : GROUP_TRIS) < 0) return false;
+    return true;
 }
 
 static void emit_geometry(const octree_ctx *o, uint32_t ci, const shape *items, size_t count)
@@ -234,10 +265,11 @@ static void emit_geometry(const octree_ctx *o, uint32_t ci, const shape *items, 
 }
 
 /* The corners of an extended cube that lie above a wedge's slope move down onto it. */
-static void ext_moved_points(const octree_ctx *o, pmf_cube *c, const cube_info *ci, const shape *items, size_t count)
+static void ext_moved_points(const octree_ctx *o, pmf_cube *c, const cube_info *ci, const shape *shapes, const tri_run *runs,
+                             size_t count)
 {
     for (size_t i = 0; i < count; i++) {
-        const face *f = cf_face(o, items[i].cf);
+        const face *f = cf_face(o, shapes[runs[i].shape].cf);
         const brush *b = &o->lb->def->brushes[f->brush];
         if (b->kind != BRUSH_WEDGE || fabs(f->pl.n.y) < 1e-6 || fabs(fabs(f->pl.n.y) - 1) < 1e-9) continue;
         for (int oc = 0; oc < 8; oc++) {
@@ -255,64 +287,148 @@ static void ext_moved_points(const octree_ctx *o, pmf_cube *c, const cube_info *
     }
 }
 
-static void emit_ext(const octree_ctx *o, uint32_t ci, const shape *items, size_t count, const int *group)
+static v3 shape_centre(const shape *s)
+{
+    v3 centre = v3_make(0, 0, 0);
+    for (int k = 0; k < s->n; k++) centre = v3_add(centre, s->p[k]);
+    return v3_scale(centre, 1.0 / s->n);
+}
+
+/* A run's triangles: around the shape's centre when sealing added vertices to it, else from its
+ * first corner. */
+static void emit_run(const octree_ctx *o, const shape *s, const tri_run *r)
+{
+    v3 centre = s->fan ? shape_centre(s) : v3_make(0, 0, 0);
+    for (int k = r->first; k < r->first + r->count; k++) {
+        emit_vertex(o, s->cf, s->fan ? centre : s->p[0]);
+        emit_vertex(o, s->cf, s->fan ? s->p[k] : s->p[k + 1]);
+        emit_vertex(o, s->cf, s->fan ? s->p[(k + 1) % s->n] : s->p[k + 2]);
+    }
+}
+
+/* An extended cube has one sound material: that of the material with the most triangles. */
+static void ext_sound(const octree_ctx *o, pmf_cube *c, const shape *shapes, const tri_run *runs, size_t count, const int *group)
+{
+    const material_def *mats = o->lb->map->materials;
+    int sound_from = -1;
+    size_t best = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (group[i] < 0) continue;
+        int sound = mats[cf_face(o, shapes[runs[i].shape].cf)->material].sound;
+        size_t tris = 0;
+        for (size_t k = 0; k < count; k++)
+            if (group[k] >= 0 && mats[cf_face(o, shapes[runs[k].shape].cf)->material].sound == sound) tris += (size_t)runs[k].count;
+        if (tris > best) {
+            best = tris;
+            sound_from = cf_face(o, shapes[runs[i].shape].cf)->material;
+        }
+    }
+    if (sound_from >= 0)
+        c->u.ext.sound_material = used_index(o->cb->sound_used, &o->cb->sound_used_count, mats[sound_from].sound, NULL);
+}
+
+/* The runs as an extended cube, each in its group (-1: left out). */
+static void emit_ext(const octree_ctx *o, uint32_t ci, const shape *shapes, const tri_run *runs, size_t count, const int *group)
 {
     chunk_build *cb = o->cb;
     pmf_cube *c = &cb->cubes[ci];
     pmf_client_cube *cc = &cb->ccubes[ci];
     c->type = PMF_CUBE_EXTGEOMETRY;
     cc->u.ext.first_vertex = cb->vert_count;
-    /* an extended cube has one sound material: that of the material with the most triangles */
-    int sound_from = -1;
-    size_t best = 0;
-    for (size_t i = 0; i < count; i++) {
-        if (group[i] < 0) continue;
-        int sound = o->lb->map->materials[cf_face(o, items[i].cf)->material].sound;
-        size_t tris = 0;
-        for (size_t k = 0; k < count; k++)
-            if (group[k] >= 0 && o->lb->map->materials[cf_face(o, items[k].cf)->material].sound == sound)
-                tris += (size_t)(items[k].fan ? items[k].n : items[k].n - 2);
-        if (tris > best) {
-            best = tris;
-            sound_from = cf_face(o, items[i].cf)->material;
-        }
-    }
-    if (sound_from >= 0)
-        c->u.ext.sound_material = used_index(cb->sound_used, &cb->sound_used_count, o->lb->map->materials[sound_from].sound, NULL);
+    ext_sound(o, c, shapes, runs, count, group);
     for (int d = 0; d < PMF_FACE_COUNT; d++) {
         cc->u.ext.lightmap[d] = PMF_NO_LIGHTMAP;
         int tris = 0;
         for (size_t i = 0; i < count; i++) {
             if (group[i] != d) continue;
-            const face *f = cf_face(o, items[i].cf);
+            const shape *s = &shapes[runs[i].shape];
+            const face *f = cf_face(o, s->cf);
             if (!tris) {
                 cube_materials(o, f->material, &c->u.ext.material[d], &c->u.ext.physics_material[d], NULL);
-                cc->u.ext.lightmap[d] = cb->faces[items[i].cf].lightmap;
+                cc->u.ext.lightmap[d] = cb->faces[s->cf].lightmap;
                 if (o->lb->map->materials[f->material].double_sided) c->flags |= PMF_CUBE_DRAW_BACKFACES;
             }
-            const shape *s = &items[i];
-            if (s->fan) {
-                v3 centre = v3_make(0, 0, 0);
-                for (int k = 0; k < s->n; k++) centre = v3_add(centre, s->p[k]);
-                centre = v3_scale(centre, 1.0 / s->n);
-                for (int k = 0; k < s->n; k++) {
-                    emit_vertex(o, s->cf, centre);
-                    emit_vertex(o, s->cf, s->p[k]);
-                    emit_vertex(o, s->cf, s->p[(k + 1) % s->n]);
-                    tris++;
-                }
-                continue;
-            }
-            for (int k = 1; k + 1 < s->n; k++) {
-                emit_vertex(o, s->cf, s->p[0]);
-                emit_vertex(o, s->cf, s->p[k]);
-                emit_vertex(o, s->cf, s->p[k + 1]);
-                tris++;
-            }
+            emit_run(o, s, &runs[i]);
+            tris += runs[i].count;
         }
         cc->u.ext.tri_count[d] = (uint8_t)tris;
     }
-    ext_moved_points(o, c, &cb->info[ci], items, count);
+    ext_moved_points(o, c, &cb->info[ci], shapes, runs, count);
+}
+
+static void emit_ext_tree(const octree_ctx *o, uint32_t ci, const shape *shapes, const tri_run *runs, size_t count);
+
+/* The octant of the cube's box that holds the run's shape's centre. */
+static int run_octant(const cube_info *inf, const shape *s)
+{
+    v3 c = shape_centre(s), mid = v3_scale(v3_add(inf->lo, inf->hi), 0.5);
+    return (c.x < mid.x ? PMF_OCTANT_NEG_X : 0) | (c.y < mid.y ? PMF_OCTANT_NEG_Y : 0) | (c.z < mid.z ? PMF_OCTANT_NEG_Z : 0);
+}
+
+/* A leaf whose triangles need more than one extended cube (more than six materials or lightmaps,
+ * more than 255 triangles of one, or double-sided with single-sided) becomes a parent: each run
+ * goes to the child of its octant when that has room, else to the first that has; what none has
+ * room for goes to the last octant, which splits again. The triangles stay inside the leaf's box
+ * (the reader bounds a cube by its vertices, not by its octant). */
+static void spill_ext(const octree_ctx *o, uint32_t ci, const shape *shapes, const tri_run *runs, size_t count)
+{
+    chunk_build *cb = o->cb;
+    group_set child[8];
+    for (int oc = 0; oc < 8; oc++) child[oc] = NO_GROUPS;
+    uint8_t *octant = xmalloc(count);
+    for (size_t i = 0; i < count; i++) {
+        const shape *s = &shapes[runs[i].shape];
+        uint32_t key = cf_key(o, s->cf);
+        int home = run_octant(&cb->info[ci], s), at = -1;
+        if (group_place(&child[home], key, s->dir, runs[i].count) >= 0) at = home;
+        for (int oc = 0; oc < 8 && at < 0; oc++)
+            if (oc != home && group_place(&child[oc], key, s->dir, runs[i].count) >= 0) at = oc;
+        octant[i] = (uint8_t)(at >= 0 ? at : 7);
+    }
+    cb->cubes[ci].type = PMF_CUBE_PARENT;
+    bool probe = cb->info[ci].probe;
+    cb->info[ci].probe = false;
+    tri_run *sub = xmalloc(count * sizeof *sub);
+    for (int oc = 0; oc < 8; oc++) {
+        size_t n = 0;
+        for (size_t i = 0; i < count; i++)
+            if (octant[i] == oc) sub[n++] = runs[i];
+        if (!n) continue;
+        uint32_t c = new_cube(cb);
+        cube_info *inf = &cb->info[c], *parent = &cb->info[ci];
+        v3 mid = v3_scale(v3_add(parent->lo, parent->hi), 0.5);
+        *inf = (cube_info){ parent->lo, parent->hi, parent->depth + 1, false, probe, true };
+        if (oc & PMF_OCTANT_NEG_X) inf->hi.x = mid.x; else inf->lo.x = mid.x;
+        if (oc & PMF_OCTANT_NEG_Y) inf->hi.y = mid.y; else inf->lo.y = mid.y;
+        if (oc & PMF_OCTANT_NEG_Z) inf->hi.z = mid.z; else inf->lo.z = mid.z;
+        cb->cubes[ci].u.parent.child_mask |= (uint8_t)(1u << oc);
+        cb->cubes[ci].u.parent.children[oc] = c;
+        emit_ext_tree(o, c, shapes, sub, n);
+    }
+    xfree(sub);
+    xfree(octant);
+}
+
+/* The runs as one extended cube when they fit it, else spilled into its octants. Only past the
+ * format's deepest cube is anything left out (counted as dropped). */
+static void emit_ext_tree(const octree_ctx *o, uint32_t ci, const shape *shapes, const tri_run *runs, size_t count)
+{
+    int *group = xmalloc((count ? count : 1) * sizeof *group);
+    group_set g = NO_GROUPS;
+    size_t placed = 0;
+    for (size_t i = 0; i < count; i++) {
+        const shape *s = &shapes[runs[i].shape];
+        group[i] = group_place(&g, cf_key(o, s->cf), s->dir, runs[i].count);
+        placed += group[i] >= 0;
+    }
+    if (placed < count && o->cb->info[ci].depth < DEEPEST_CUBE) {
+        spill_ext(o, ci, shapes, runs, count);
+    } else {
+        for (size_t i = 0; i < count; i++)
+            if (group[i] < 0) o->cb->dropped += (uint32_t)runs[i].count;
+        emit_ext(o, ci, shapes, runs, count, group);
+    }
+    xfree(group);
 }
 
 static void leaf_poly_add(chunk_build *cb, const item *it, const poly *p)
@@ -434,16 +550,10 @@ static uint32_t build_node(const octree_ctx *o, int depth, v3 lo, v3 hi, item *i
             leaf_add(o, ci, items, count, true);
             return ci;
         }
-        int *group = xmalloc(count * sizeof *group);
-        shape *shapes = xmalloc(count * sizeof *shapes);
-        for (size_t i = 0; i < count; i++) shapes[i] = (shape){ items[i].cf, items[i].dir, items[i].p.n, items[i].p.p, false };
-        /* the smallest cubes put what does not fit into free direction groups */
+        /* what the smallest cubes cannot hold spills into octants when they are emitted */
         double min_cube = o->lb->def->min_cube > 0 ? o->lb->def->min_cube : 2.0;
         bool last = size / 2 < min_cube || depth >= MAX_DEPTH;
-        bool fits = ext_groups(o, shapes, count, group, false) || last;
-        xfree(shapes);
-        xfree(group);
-        if (fits) {
+        if (last || ext_fits(o, items, count)) {
             leaf_add(o, ci, items, count, false);
             return ci;
         }
@@ -515,7 +625,6 @@ static void emit_leaf(const octree_ctx *o, const octree_leaf *lf, const sealed_p
 {
     chunk_build *cb = o->cb;
     shape *shapes = xmalloc(lf->count * sizeof *shapes);
-    int *group = xmalloc(lf->count * sizeof *group);
     bool sealed = false;
     for (uint32_t i = 0; i < lf->count; i++) {
         uint32_t k = lf->first + i;
@@ -527,10 +636,11 @@ static void emit_leaf(const octree_ctx *o, const octree_leaf *lf, const sealed_p
     if (lf->geometry && !sealed) {
         emit_geometry(o, lf->cube, shapes, lf->count);
     } else {
-        ext_groups(o, shapes, lf->count, group, true);
-        emit_ext(o, lf->cube, shapes, lf->count, group);
+        size_t run_count;
+        tri_run *runs = shape_runs(shapes, lf->count, &run_count);
+        emit_ext_tree(o, lf->cube, shapes, runs, run_count);
+        xfree(runs);
     }
-    xfree(group);
     xfree(shapes);
 }
 

@@ -61,7 +61,7 @@ typedef struct chunk_build {
     int *mat_used; int used_count; int used_mats[256];
     int phys_used[256]; int phys_used_count;
     int sound_used[256]; int sound_used_count;
-    uint32_t dropped;                            /* triangles that found no room (reported) */
+    uint32_t dropped;                            /* triangles no cube held, spilled to the deepest (reported) */
     bool present;
     bool margin;                                 /* outside the tile: only its faces (occluders, presence) */
 } chunk_build;
