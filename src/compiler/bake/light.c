@@ -8,6 +8,7 @@
 #include "chunks/chunks.h"
 #include "common/memory.h"
 #include "light.h"
+#include "pmf/pmf_map_info.h"
 
 bool light_reaches(const light_def *l, v3 lo, v3 hi)
 {
@@ -20,34 +21,40 @@ bool light_reaches(const light_def *l, v3 lo, v3 hi)
     return d2 < (double)l->range * l->range;
 }
 
-/* Reflectivity: hlrad's (VHLT / SDHLT) default, docs/pmfc-lighting.md "Bounced light". A texel of
- * byte value c reflects REFLECT_SCALE x (c / 255)^REFLECT_GAMMA: the texture's colour taken back to
- * linear light as the game shows it (hlrad's texreflectgamma), scaled down because game textures
- * are painted brighter than the surfaces they show (its texreflectscale). A texture found nowhere
- * reflects what hlrad gives one: mid grey (128) through the same curve, about 0.21. */
-#define REFLECT_GAMMA 1.76
-#define REFLECT_SCALE 0.7
-#define STANDIN_GREY 128.0
+/* Reflectivity, by the game the map came from (docs/pmfc-lighting.md "Bounced light"). pmfc's own
+ * maps: a texel of byte value c reflects c / 255, what the rendering equation multiplies light by
+ * there. GoldSrc maps: hlrad's (VHLT / SDHLT) default, HLRAD_REFLECT_SCALE x (c / 255)^
+ * HLRAD_REFLECT_GAMMA, the texel taken back to linear light as the game shows it and scaled down
+ * (its texreflectgamma, texreflectscale); a texture found nowhere reflects what hlrad gives one,
+ * mid grey. Quake maps: ericw-tools light's default bounce colour, grey 127 whatever the texture
+ * (its bouncecolorscale 0, bouncescale 1). */
+#define HLRAD_REFLECT_GAMMA 1.76
+#define HLRAD_REFLECT_SCALE 0.7
+#define HLRAD_MISSING_GREY 128.0
+#define ERICW_BOUNCE_GREY 127.0
 
-static double texel_reflectivity(double byte_value)
+static double texel_reflectivity(const map_def *map, double byte_value)
 {
-    return REFLECT_SCALE * pow(byte_value / 255.0, REFLECT_GAMMA);
+    if (map->look == PMF_LOOK_GOLDSRC) return HLRAD_REFLECT_SCALE * pow(byte_value / 255.0, HLRAD_REFLECT_GAMMA);
+    return byte_value / 255.0;
 }
 
 /* The share of light a material reflects diffusely: colour / 255 x shading / 255 x its texture's
  * reflectivity, the mean over the texels that are not holes (alpha < 128) of texel_reflectivity
- * (a texture found in no WAD, a stand-in: mid grey's; untextured, or a texture that is not the
- * map's own: white's). */
+ * (a texture found in no WAD, a stand-in: hlrad's missing grey; untextured, or a texture that is
+ * not the map's own: white's; a Quake map: ericw-tools' grey). */
 static void material_albedo(const map_def *map, const material_def *m, float out[3])
 {
-    double mean[3] = { texel_reflectivity(255), texel_reflectivity(255), texel_reflectivity(255) };
+    double white = texel_reflectivity(map, 255), mean[3] = { white, white, white };
     const char *prefix = "map:textures/";
-    if (!strncmp(m->texture, prefix, strlen(prefix)))
+    if (map->look == PMF_LOOK_QUAKE)
+        for (int c = 0; c < 3; c++) mean[c] = ERICW_BOUNCE_GREY / 255.0;
+    else if (!strncmp(m->texture, prefix, strlen(prefix)))
         for (size_t t = 0; t < map->texture_count; t++) {
             const texture_def *tex = &map->textures[t];
             if (strcmp(tex->name, m->texture + strlen(prefix)) || !tex->rgba) continue;
             if (tex->standin) {
-                for (int c = 0; c < 3; c++) mean[c] = texel_reflectivity(STANDIN_GREY);
+                for (int c = 0; c < 3; c++) mean[c] = texel_reflectivity(map, HLRAD_MISSING_GREY);
                 break;
             }
             double sum[3] = { 0, 0, 0 };
@@ -55,7 +62,7 @@ static void material_albedo(const map_def *map, const material_def *m, float out
             for (size_t k = 0; k < texels; k++) {
                 const uint8_t *px = tex->rgba + k * 4;
                 if (px[3] < 128) continue;
-                for (int c = 0; c < 3; c++) sum[c] += texel_reflectivity(px[c]);
+                for (int c = 0; c < 3; c++) sum[c] += texel_reflectivity(map, px[c]);
                 solid++;
             }
             for (int c = 0; c < 3; c++) mean[c] = solid ? sum[c] / (double)solid : 0;

@@ -926,6 +926,103 @@ static void test_sun(void)
     pmf_close(f);
 }
 
+/* A room lit on one side of a freestanding wall (2 m high, 3 m wide) whose other side, facing +x,
+ * the light cannot see: it is lit by bounced light alone. Its texture is a checker of 255 and 191,
+ * which reflects their mean, 223 / 255 (docs/pmfc-lighting.md, ".pms sources"). */
+static const char *bounce_source =
+    "map \"Bounce\"\ntexture pale procedural checker 64 color 255 255 255 color2 191 191 191\n"
+    "material m texture pale\nlevel l {\n  chunk_size 4\n  ambient 0 0 0\n"
+    "  room -6 -1 -3 6 3 3 material m\n  box -0.25 -0.75 -1.5 0.25 1.25 1.5 material m\n"
+    "  light static at -3 2 0 range 16\n}\n";
+
+/* The room's inside surfaces in front of the hidden face (x > 0.25): a corner, two edge vectors
+ * and the inward normal; every point of them sees the face unblocked (the half-room is convex). */
+static const struct { float corner[3], edge_u[3], edge_v[3], normal[3]; int face; } bounce_seen[] = {
+    { { 0.25f, -0.75f, -2.75f }, { 5.5f, 0, 0 }, { 0, 0, 5.5f }, { 0, 1, 0 }, PMF_FACE_POS_Y },      /* floor */
+    { { 0.25f, 2.75f, -2.75f }, { 5.5f, 0, 0 }, { 0, 0, 5.5f }, { 0, -1, 0 }, PMF_FACE_NEG_Y },      /* ceiling */
+    { { 5.75f, -0.75f, -2.75f }, { 0, 3.5f, 0 }, { 0, 0, 5.5f }, { -1, 0, 0 }, PMF_FACE_NEG_X },     /* east wall */
+    { { 0.25f, -0.75f, -2.75f }, { 5.5f, 0, 0 }, { 0, 3.5f, 0 }, { 0, 0, 1 }, PMF_FACE_POS_Z },      /* south wall */
+    { { 0.25f, -0.75f, 2.75f }, { 5.5f, 0, 0 }, { 0, 3.5f, 0 }, { 0, 0, -1 }, PMF_FACE_NEG_Z },      /* north wall */
+};
+
+/* The irradiance (0..1 of a byte's range) that surfaces of reflectivity rho whose direct light is
+ * `direct`'s luxels give point p of the hidden face: rho x the sum over the seen surfaces' luxels
+ * of E x cos(p) x cos(q) / (pi r^2) x area. */
+static double first_bounce_at(const pmf_chunk *direct, const float p[3], double rho)
+{
+    const float np[3] = { 1, 0, 0 }, step = 0.25f;
+    double sum = 0;
+    for (size_t s = 0; s < sizeof bounce_seen / sizeof bounce_seen[0]; s++) {
+        float len_u = 0, len_v = 0;
+        for (int a = 0; a < 3; a++) { len_u += fabsf(bounce_seen[s].edge_u[a]); len_v += fabsf(bounce_seen[s].edge_v[a]); }
+        for (float u = step / 2; u < len_u; u += step)
+            for (float v = step / 2; v < len_v; v += step) {
+                float q[3], d[3], r2 = 0, cos_p = 0, cos_q = 0;
+                for (int a = 0; a < 3; a++) {
+                    q[a] = bounce_seen[s].corner[a] + bounce_seen[s].edge_u[a] * u / len_u + bounce_seen[s].edge_v[a] * v / len_v;
+                    d[a] = q[a] - p[a];
+                    r2 += d[a] * d[a];
+                }
+                for (int a = 0; a < 3; a++) { cos_p += np[a] * d[a]; cos_q -= bounce_seen[s].normal[a] * d[a]; }
+                luxel_ref at;
+                if (!find_luxel(direct, bounce_seen[s].face, q, &at)) { CHECK(0); continue; }
+                double e = direct->client.lightmaps[at.lightmap].luxels[at.index] / 255.0;
+                sum += e * (cos_p / sqrtf(r2)) * (cos_q / sqrtf(r2)) / (M_PI * r2) * step * step;
+            }
+    }
+    return rho * sum;
+}
+
+/* The hidden face's first bounce (pmfc --bounce 1 less --bounce 0) is what its texture's
+ * reflectivity makes of the light on the walls it sees, within the bounce's sampling. */
+static void test_bounce_hidden_wall(void)
+{
+    char direct_pmf[512], bounced_pmf[512];
+    int st = compile("bounce_direct", bounce_source, "--bounce 0", direct_pmf, NULL, 0);
+    st = st ? st : compile("bounce_one", bounce_source, "--bounce 1", bounced_pmf, NULL, 0);
+    CHECK_EQ(st, 0);
+    if (st) return;
+    pmf_file *fd = open_map(direct_pmf), *fb = open_map(bounced_pmf);
+    pmf_level ld, lb;
+    read_level(fd, 0, &ld);
+    read_level(fb, 0, &lb);
+    CHECK_EQ(ld.count_x * ld.count_y * ld.count_z, 1);
+    pmf_chunk cd, cb;
+    read_chunk(fd, &ld, 0, 0, 0, 0, &cd);
+    read_chunk(fb, &lb, 0, 0, 0, 0, &cb);
+    const double rho = (255 + 191) / 2.0 / 255;
+    const float probes[4][3] = { { 0.25f, 0, -0.5f }, { 0.25f, 0, 0.5f }, { 0.25f, 0.75f, 0 }, { 0.25f, -0.25f, 0 } };
+    double got_sum = 0, want_sum = 0;
+    for (int i = 0; i < 4; i++) {
+        const float lit_p[3] = { -0.25f, probes[i][1], probes[i][2] };
+        luxel_ref hd, hb, lit;
+        if (!find_luxel(&cd, PMF_FACE_POS_X, probes[i], &hd) || !find_luxel(&cb, PMF_FACE_POS_X, probes[i], &hb) ||
+            !find_luxel(&cd, PMF_FACE_NEG_X, lit_p, &lit)) {
+            CHECK(0);
+            continue;
+        }
+        int dark = cd.client.lightmaps[hd.lightmap].luxels[hd.index], bounced = cb.client.lightmaps[hb.lightmap].luxels[hb.index];
+        int lit_side = cd.client.lightmaps[lit.lightmap].luxels[lit.index];
+        double want = 255 * first_bounce_at(&cd, hb.centre, rho);
+        printf("bounce: hidden face at (%g %g %g): direct %d, first bounce %d, predicted %.1f (the lit side %d)\n", probes[i][0],
+               probes[i][1], probes[i][2], dark, bounced - dark, want, lit_side);
+        CHECK_EQ(dark, 0);
+        CHECK(lit_side >= 100);
+        CHECK(bounced - dark >= 0.85 * want);    /* the bounce's 32 rays a cell sample what the sum integrates */
+        got_sum += bounced - dark;
+        want_sum += want;
+    }
+    printf("bounce: hidden face's mean first bounce %.1f, predicted %.1f\n", got_sum / 4, want_sum / 4);
+    CHECK(want_sum / 4 >= 10);
+    CHECK(got_sum >= 0.95 * want_sum && got_sum <= 1.1 * want_sum);
+    pmf_chunk_free(&cd);
+    pmf_chunk_free(&cb);
+    pmf_level_free(&ld);
+    pmf_level_free(&lb);
+    pmf_close(fd);
+    pmf_close(fb);
+}
+
 /* A deterministic random float in [lo, hi). */
 static float random_in(uint32_t *state, float lo, float hi)
 {
@@ -1153,6 +1250,7 @@ int main(int argc, char **argv)
     test_baked_light();
     test_sun();
     test_visibility_segments();
+    test_bounce_hidden_wall();
     if (check_failures) fprintf(stderr, "%d check(s) failed\n", check_failures);
     return check_failures ? 1 : 0;
 }
