@@ -605,19 +605,20 @@ int pmf_os_replace(const char *from, const char *to)
     replace_aside = NULL;
     wchar_t *wf = to_wide(from), *wt = wf ? to_wide(to) : NULL;
     int rc = -1;
-    if (wt) {
+    /* a folder is refused as rename(2) refuses it, a read-only file as Windows keeps it (wine's
+     * MoveFileEx would replace it): neither is ever moved aside below */
+    DWORD target = wt ? GetFileAttributesW(wt) : INVALID_FILE_ATTRIBUTES;
+    if (target != INVALID_FILE_ATTRIBUTES && (target & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_READONLY))) {
+        errno = target & FILE_ATTRIBUTE_DIRECTORY ? EISDIR : EACCES;
+    } else if (wt) {
         rc = MoveFileExW(wf, wt, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) ? 0 : -1;
         if (rc) {
+            /* "access denied" over a file: one others hold open */
             DWORD e = GetLastError();
-            DWORD target = e == ERROR_ACCESS_DENIED ? GetFileAttributesW(wt) : INVALID_FILE_ATTRIBUTES;
-            bool folder = target != INVALID_FILE_ATTRIBUTES && (target & FILE_ATTRIBUTE_DIRECTORY);
-            /* "access denied" is a file held open only when it is a file that may be replaced: a
-             * folder is refused as rename(2) refuses it, a read-only file as Windows keeps it */
-            bool held = target != INVALID_FILE_ATTRIBUTES && !(target & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_READONLY));
-            if (held && (rename_posix(wf, wt) || replace_held(wf, wt, to)))
+            if (e == ERROR_ACCESS_DENIED && target != INVALID_FILE_ATTRIBUTES && (rename_posix(wf, wt) || replace_held(wf, wt, to)))
                 rc = 0;
             else
-                errno = folder ? EISDIR : errno_from_win32(e);
+                errno = errno_from_win32(e);
         }
     }
     free(wf);
