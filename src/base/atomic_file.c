@@ -143,12 +143,16 @@ bool atomic_file_commit(atomic_file *af, char *why, size_t why_size)
         e = errno;
     }
     af->fp = NULL;
+    const char *aside = NULL;
     if (ok && pmf_os_replace(af->tmp, af->path) != 0) {
         ok = false;
         e = errno;
+        aside = pmf_os_replace_aside();
     }
     if (!ok) {
         set_why(why, why_size, "cannot write", e);
+        if (aside) /* Windows' fallback could not put the old file back */
+            snprintf(why + strlen(why), why_size - strlen(why), "; the previous file is now %s", aside);
         atomic_file_abort(af);
         return false;
     }

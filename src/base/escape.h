@@ -17,7 +17,16 @@
  *   }
  *
  * Only code that holds no lock and nothing unreachable from the owner may escape: the owner
- * frees what was allocated in between (pmf_budget.h's ledger). */
+ * frees what was allocated in between (pmf_budget.h's ledger). What the ledger does not own (a
+ * FILE *, an fd, another allocator's buffer) is held across code that may escape:
+ *
+ *   escape_hold h;
+ *   escape_hold_take(&h, escape_release_file, f);
+ *   char *text = xmalloc(size);   // may escape: f is closed on the way out
+ *   ...
+ *   escape_hold_let_go(&h);
+ *   fclose(f);
+ */
 #ifndef BASE_ESCAPE_H
 #define BASE_ESCAPE_H
 
@@ -25,9 +34,12 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+typedef struct escape_hold escape_hold;
+
 typedef struct escape_point {
     jmp_buf at;
     struct escape_point *outer;
+    escape_hold *holds; /* this thread's innermost hold when the point was pushed */
 } escape_point;
 
 void escape_push(escape_point *e);
@@ -35,8 +47,22 @@ void escape_push(escape_point *e);
 void escape_pop(escape_point *e);
 /* Whether this thread has a point to escape to. */
 bool escape_available(void);
-/* Jumps to this thread's innermost point; aborts when there is none (a bug). */
+/* Jumps to this thread's innermost point, releasing first every hold taken since it was pushed
+ * (innermost first); aborts when there is none (a bug). */
 _Noreturn void escape_now(void);
+
+/* A resource held on this thread, released by an escape that leaves the frame holding it. Holds
+ * nest like points: the innermost is let go first. */
+struct escape_hold {
+    void (*release)(void *what);
+    void *what;
+    escape_hold *outer;
+};
+void escape_hold_take(escape_hold *h, void (*release)(void *what), void *what);
+/* Lets go of h, this thread's innermost hold, its resource kept (the caller closes or frees it). */
+void escape_hold_let_go(escape_hold *h);
+/* fclose for a hold of a FILE *. */
+void escape_release_file(void *file);
 
 /* The flag that asks this thread's work to stop (NULL = none): the worker pool checks it
  * between items and hands it to its workers. */

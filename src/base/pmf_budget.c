@@ -32,6 +32,7 @@ typedef struct ledger_shard {
 struct pmf_budget_ledger {
     account acc;
     ledger_shard shards[LEDGER_SHARDS];
+    _Atomic unsigned failing_growths; /* pmf_budget_ledger_fail_growths */
 };
 
 static account process_account;
@@ -107,12 +108,21 @@ static void shard_put(uintptr_t *slots, size_t cap, uintptr_t key)
     slots[i] = key;
 }
 
+/* Whether the next growth of l's record is to fail (a test's out of memory). */
+static bool growth_fails(pmf_budget_ledger *l)
+{
+    unsigned n = atomic_load(&l->failing_growths);
+    while (n && !atomic_compare_exchange_weak(&l->failing_growths, &n, n - 1))
+        ;
+    return n != 0;
+}
+
 /* Adds key; false when the table could not grow (the block is then not recorded). */
-static bool shard_add(ledger_shard *s, uintptr_t key)
+static bool shard_add(pmf_budget_ledger *l, ledger_shard *s, uintptr_t key)
 {
     if ((s->count + 1) * 2 > s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 64;
-        uintptr_t *slots = calloc(cap, sizeof *slots);
+        uintptr_t *slots = growth_fails(l) ? NULL : calloc(cap, sizeof *slots);
         if (!slots)
             return false;
         for (size_t i = 0; i < s->cap; i++)
@@ -205,16 +215,22 @@ void pmf_budget_ledger_destroy(pmf_budget_ledger *l)
     free(l);
 }
 
-void pmf_budget_track(void *p)
+void pmf_budget_ledger_fail_growths(pmf_budget_ledger *l, unsigned count) { atomic_store(&l->failing_growths, count); }
+
+/* Records p in this thread's ledger; false when the record could not grow (out of memory). */
+static bool record(void *p)
 {
     pmf_budget_ledger *l = thread_ledger;
     if (!l || !p)
-        return;
+        return true;
     ledger_shard *s = shard_of(l, (uintptr_t)p);
     pthread_mutex_lock(&s->lock);
-    shard_add(s, (uintptr_t)p);
+    bool added = shard_add(l, s, (uintptr_t)p);
     pthread_mutex_unlock(&s->lock);
+    return added;
 }
+
+bool pmf_budget_track(void *p) { return record(p); }
 
 /* Whether p was this thread's ledger's, which it no longer records. */
 static bool untrack(void *p)
@@ -240,6 +256,8 @@ static size_t charge_of(void *p)
     return size >= PMF_BUDGET_MIN_BLOCK ? size : 0;
 }
 
+/* A block the ledger could not record fails as out of memory: freed, it would be given back to
+ * the process's budget, which never held it. */
 static void *taken(void *p)
 {
     size_t charge = charge_of(p);
@@ -247,7 +265,12 @@ static void *taken(void *p)
         free(p);
         return NULL;
     }
-    pmf_budget_track(p);
+    if (!record(p)) {
+        if (charge)
+            pmf_budget_give(charge);
+        free(p);
+        return NULL;
+    }
     return p;
 }
 
@@ -280,11 +303,11 @@ void *pmf_budget_realloc(void *p, size_t size)
     if (size < PMF_BUDGET_MIN_BLOCK && old < PMF_BUDGET_MIN_BLOCK) {
         bool tracked = untrack(p);
         void *q = realloc(p, size); /* an uncounted block; one that grew past the line is counted */
-        if (tracked)
-            pmf_budget_track(q ? q : p);
+        /* by the account pmf_budget_free will give it back to: the process's unless recorded */
+        bool recorded = tracked && record(q ? q : p);
         size_t charge = charge_of(q);
         if (charge)
-            atomic_fetch_add(&here()->used, charge);
+            atomic_fetch_add(recorded ? &thread_ledger->acc.used : &process_account.used, charge);
         return q;
     }
     void *q = pmf_budget_malloc(size);

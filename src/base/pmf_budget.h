@@ -55,13 +55,17 @@ size_t pmf_budget_ledger_blocks(pmf_budget_ledger *l);
 void pmf_budget_ledger_free_blocks(pmf_budget_ledger *l);
 void pmf_budget_ledger_destroy(pmf_budget_ledger *l);
 /* Records a block another allocator made (malloc) in the thread's ledger, to be freed with the
- * rest if the work is abandoned; untrack before freeing it. Nothing without a ledger. */
-void pmf_budget_track(void *p);
+ * rest if the work is abandoned; untrack before freeing it. Nothing without a ledger; false when
+ * the record could not grow (out of memory: the block is then not freed with the rest). */
+bool pmf_budget_track(void *p);
 void pmf_budget_untrack(void *p);
+/* For tests: the next count growths of l's record fail as out of memory would. */
+void pmf_budget_ledger_fail_growths(pmf_budget_ledger *l, unsigned count);
 
 /* malloc / calloc / realloc / free whose blocks of PMF_BUDGET_MIN_BLOCK bytes or more are taken
  * from the budget by their usable size (and given back when freed): for code that allocates as
- * it goes (pmfc's baker and visibility, the BVH). NULL when the budget or memory runs out; a
+ * it goes (pmfc's baker and visibility, the BVH). NULL when the budget or memory runs out (the
+ * thread's ledger unable to record the block counts as out of memory); a
  * failed realloc leaves the block as it was. Smaller blocks are many and short-lived and their sum
  * stays small next to the arrays, so they are not counted. */
 #define PMF_BUDGET_MIN_BLOCK 4096u

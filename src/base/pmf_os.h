@@ -80,8 +80,13 @@ int pmf_os_remove_dir(const char *path); /* an empty directory */
 /* Moves from over to, replacing it at once (rename(2); MoveFileExW with replace-existing and
  * write-through). On Windows a file others hold open (sharing deletion, as pmf_os_open does) is
  * replaced too: by a POSIX-semantics rename where the system has one (10 1809 and later), else
- * (older Windows, wine) by renaming it aside first, which leaves the name missing for a moment. */
+ * (older Windows, wine) by renaming it aside first, which leaves the name missing for a moment.
+ * A folder there is refused (EISDIR) as rename(2) refuses it; on Windows a read-only file too
+ * (EACCES: the attribute keeps it, docs/windows.md), where rename(2) replaces it. */
 int pmf_os_replace(const char *from, const char *to);
+/* After a pmf_os_replace on this thread that failed: the name of the file it replaced where
+ * Windows' fallback moved it aside and could not put it back, else NULL. */
+const char *pmf_os_replace_aside(void);
 /* True when path exists and can be run (POSIX X_OK; on Windows: it exists and is a file). */
 bool pmf_os_can_run(const char *path);
 /* True when the directory can hold new files. */

@@ -203,6 +203,11 @@ int pmf_os_replace(const char *from, const char *to)
     return rename(from, to);
 }
 
+const char *pmf_os_replace_aside(void)
+{
+    return NULL;
+}
+
 bool pmf_os_can_run(const char *path)
 {
     return access(path, X_OK) == 0;

@@ -551,11 +551,19 @@ static bool rename_posix(const wchar_t *from, const wchar_t *to)
     return ok;
 }
 
+static _Thread_local char *replace_aside; /* pmf_os_replace_aside */
+
+const char *pmf_os_replace_aside(void)
+{
+    return replace_aside;
+}
+
 /* Where no rename replaces a file others hold open (Windows before 10 1809; wine, whose server
  * refuses to rename over any open file, whatever its sharing): the held file is renamed aside
  * (its holders shared deletion, so they allow it and keep reading it), the new one takes the name,
  * and the one aside is deleted, gone once its last holder closes it. Not atomic: for a moment the
- * name is missing (never half-written); a failure puts the held file back. */
+ * name is missing (never half-written). A failure, or an aside that cannot be deleted, puts
+ * everything back as it was; what cannot be put back is named by pmf_os_replace_aside. */
 static bool replace_held(const wchar_t *wfrom, const wchar_t *wto, const char *to)
 {
     size_t dir_len = (size_t)(pmf_os_base_name(to) - to), size = strlen(to) + 40;
@@ -576,11 +584,16 @@ static bool replace_held(const wchar_t *wfrom, const wchar_t *wto, const char *t
         if (!moved_aside && e != ERROR_ALREADY_EXISTS && e != ERROR_FILE_EXISTS)
             break;
     }
-    bool ok = moved_aside && MoveFileExW(wfrom, wto, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH);
-    if (ok)
-        DeleteFileW(waside);
-    else if (moved_aside)
-        MoveFileExW(waside, wto, MOVEFILE_WRITE_THROUGH);
+    bool replaced = moved_aside && MoveFileExW(wfrom, wto, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH);
+    bool ok = replaced && DeleteFileW(waside);
+    if (moved_aside && !ok) {
+        /* the new file steps back to its temporary name, the old one takes its name again */
+        bool kept = replaced ? !MoveFileExW(wto, wfrom, MOVEFILE_WRITE_THROUGH) : false;
+        if (kept || !MoveFileExW(waside, wto, MOVEFILE_WRITE_THROUGH)) {
+            replace_aside = aside;
+            aside = NULL;
+        }
+    }
     free(waside);
     free(aside);
     return ok;
@@ -588,13 +601,21 @@ static bool replace_held(const wchar_t *wfrom, const wchar_t *wto, const char *t
 
 int pmf_os_replace(const char *from, const char *to)
 {
+    free(replace_aside);
+    replace_aside = NULL;
     wchar_t *wf = to_wide(from), *wt = wf ? to_wide(to) : NULL;
     int rc = -1;
-    if (wt) {
+    /* a folder is refused as rename(2) refuses it, a read-only file as Windows keeps it (wine's
+     * MoveFileEx would replace it): neither is ever moved aside below */
+    DWORD target = wt ? GetFileAttributesW(wt) : INVALID_FILE_ATTRIBUTES;
+    if (target != INVALID_FILE_ATTRIBUTES && (target & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_READONLY))) {
+        errno = target & FILE_ATTRIBUTE_DIRECTORY ? EISDIR : EACCES;
+    } else if (wt) {
         rc = MoveFileExW(wf, wt, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) ? 0 : -1;
         if (rc) {
+            /* "access denied" over a file: one others hold open */
             DWORD e = GetLastError();
-            if (e == ERROR_ACCESS_DENIED && (rename_posix(wf, wt) || replace_held(wf, wt, to)))
+            if (e == ERROR_ACCESS_DENIED && target != INVALID_FILE_ATTRIBUTES && (rename_posix(wf, wt) || replace_held(wf, wt, to)))
                 rc = 0;
             else
                 errno = errno_from_win32(e);

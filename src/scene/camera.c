@@ -80,7 +80,9 @@ static void normalise(camera *cam)
 void camera_set_world(camera *cam, const double world[3], float yaw, float pitch)
 {
     memcpy(cam->chunk, cam->center, sizeof cam->chunk);
-    memcpy(cam->local, world, sizeof cam->local);
+    double limit = CAMERA_MAX_CHUNKS * cam->chunk_size;
+    for (int i = 0; i < 3; i++)
+        cam->local[i] = world[i] < -limit ? -limit : world[i] > limit ? limit : world[i];
     normalise(cam);
     cam->yaw = yaw;
     cam->pitch = pitch;

@@ -52,8 +52,11 @@ camera_pose camera_path_pose(const camera_pose *path, size_t count, int i, int n
 const char *camera_parse_pose(const char *text, double pos[3], float *yaw, float *pitch);
 
 void camera_init(camera *cam, const camera_desc *desc);
-/* World position in metres (world origin = centre of the centre chunk). The window should keep
- * pitch within ±89 for mouse look; any pitch renders (the right vector depends on yaw only). */
+/* World position in metres (world origin = centre of the centre chunk), each coordinate held
+ * within CAMERA_MAX_CHUNKS chunks of it, so that the chunk grid's int32 coordinates cannot
+ * overflow. The window should keep pitch within ±89 for mouse look; any pitch renders (the right
+ * vector depends on yaw only). */
+#define CAMERA_MAX_CHUNKS 1073741824.0 /* 2^30 */
 void camera_set_world(camera *cam, const double world[3], float yaw, float pitch);
 void camera_get_world(const camera *cam, double out[3]);
 /* Moves by a world-space delta, renormalising chunk + local. */

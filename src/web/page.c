@@ -26,13 +26,12 @@
 #include "scene.h"
 #include "stream.h"
 
-#define MAX_COMPILE_ARGS 64
 #define STREAM_WORKERS 3                  /* PAGE_THREADS: the page keeps -sPTHREAD_POOL_SIZE=4 */
 #define MAX_PITCH 89.0f
 
 /* A compile in progress: pmfc's command line, and its exit code once it is done. */
 static struct {
-    char *argv[MAX_COMPILE_ARGS + 1];
+    char **argv;                     /* argc + 1, the last NULL */
     int argc;
     atomic_int state;                /* COMPILE_* */
     int exit_code;
@@ -130,10 +129,14 @@ EMSCRIPTEN_KEEPALIVE int page_open(const char *path)
     return 0;
 }
 
-/* The camera at a pose: world metres and degrees (`pmfview shot --camera`). */
+/* The camera at a pose: world metres and degrees (`pmfview shot --camera`), the pitch held within
+ * ±MAX_PITCH as the window's teleport holds it; nothing for a value that is not finite. */
 EMSCRIPTEN_KEEPALIVE void page_set_pose(double x, double y, double z, double yaw, double pitch)
 {
-    camera_set_world(&page.cam, (double[3]){ x, y, z }, (float)yaw, (float)pitch);
+    if (!isfinite(x) || !isfinite(y) || !isfinite(z) || !isfinite(yaw) || !isfinite(pitch))
+        return;
+    camera_set_world(&page.cam, (double[3]){ x, y, z }, (float)(fmod(fmod(yaw, 360.0) + 360.0, 360.0)),
+                     (float)fmax(-MAX_PITCH, fmin(MAX_PITCH, pitch)));
     if (page.s)
         scene_set_camera(page.s, &page.cam);
 }
@@ -267,23 +270,28 @@ static void *run_compile(void *arg)
     return NULL;
 }
 
-/* Starts `pmfc ARGS` (one argument a line) in this process: on a thread of its own where the
- * page has threads (page_compile_poll then says when it is done), else here and now. 0, or 1
- * when a compile is running already or the line has too many arguments. */
+/* Starts `pmfc ARGS` (one argument a line, as many as come) in this process: on a thread of its
+ * own where the page has threads (page_compile_poll then says when it is done), else here and
+ * now. 0, or 1 when a compile is running already or memory ran out. */
 EMSCRIPTEN_KEEPALIVE int page_compile_start(const char *args)
 {
     if (atomic_load(&compile.state) == COMPILE_RUNNING)
         return 1;
     for (int i = 0; i < compile.argc; i++)
         free(compile.argv[i]);
+    free(compile.argv);
+    int count = 2; /* "pmfc" and the first argument */
+    for (const char *p = args; *p; p++)
+        count += *p == '\n';
     compile.argc = 0;
+    if (!(compile.argv = calloc((size_t)count + 1, sizeof *compile.argv)))
+        return 1;
     compile.argv[compile.argc++] = strdup("pmfc");
-    for (const char *p = args; *p && compile.argc < MAX_COMPILE_ARGS;) {
+    for (const char *p = args; *p;) {
         size_t n = strcspn(p, "\n");
         compile.argv[compile.argc++] = strndup(p, n);
         p += n + (p[n] == '\n');
     }
-    compile.argv[compile.argc] = NULL;
     for (int i = 0; i < compile.argc; i++)
         if (!compile.argv[i])
             return 1;

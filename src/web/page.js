@@ -36,11 +36,12 @@
         announce('error: ' + message);
     }
 
-    // "X,Y,Z,YAW,PITCH": five finite numbers, else null.
+    // "X,Y,Z,YAW,PITCH": five numbers within ±1e15 (the desktop's --camera), else null. The
+    // module holds the pitch within ±89 and the position within its chunk grid.
     function parsePose(text) {
         if (!text) return null;
         const v = text.split(',').map(Number);
-        return v.length === 5 && v.every(Number.isFinite) ? v : null;
+        return v.length === 5 && v.every(x => Number.isFinite(x) && Math.abs(x) <= 1e15) ? v : null;
     }
     function parseSize(text) {
         const m = /^(\d{1,4})x(\d{1,4})$/.exec(text || '');
@@ -52,21 +53,36 @@
 
     const fixedSize = parseSize(query.get('size'));
     if (fixedSize) document.body.classList.add('fixed');
-    function resize() {
+    let sizeNote = '';
+    // The canvas's drawing size: ?size= or the window's. Once the module has its WebGL2 context
+    // (gl), held within what the browser draws (its largest viewport and renderbuffer, and the
+    // drawing buffer it actually gave), so that the picture, the inspector and the screenshot
+    // all have the canvas's size.
+    function resize(gl) {
         let w, h;
         if (fixedSize) {
             [w, h] = fixedSize;
-            canvas.style.width = w + 'px';
-            canvas.style.height = h + 'px';
         } else {
             const dpr = window.devicePixelRatio || 1;
             w = Math.max(1, Math.round(window.innerWidth * dpr));
             h = Math.max(1, Math.round(window.innerHeight * dpr));
-            canvas.style.width = window.innerWidth + 'px';
-            canvas.style.height = window.innerHeight + 'px';
+        }
+        const wanted = [w, h];
+        if (gl) {
+            const dims = gl.getParameter(gl.MAX_VIEWPORT_DIMS), most = gl.getParameter(gl.MAX_RENDERBUFFER_SIZE);
+            w = Math.min(w, dims[0], most);
+            h = Math.min(h, dims[1], most);
+            canvas.width = w;
+            canvas.height = h;
+            w = gl.drawingBufferWidth;
+            h = gl.drawingBufferHeight;
         }
         canvas.width = w;
         canvas.height = h;
+        canvas.style.width = (fixedSize ? w : window.innerWidth) + 'px';
+        canvas.style.height = (fixedSize ? h : window.innerHeight) + 'px';
+        sizeNote = fixedSize && (w !== wanted[0] || h !== wanted[1])
+            ? `size ${wanted.join('x')} is more than this browser draws: ${w}x${h}` : '';
         if (M) M._page_resize(w, h);
     }
 
@@ -96,16 +112,23 @@
             return false;
         }
         applySettings();
-        const start = parsePose(hashCamera()) || parsePose(query.get('camera'));
+        const asked = [hashCamera(), query.get('camera')].filter(t => t);
+        const start = asked.map(parsePose).find(v => v);
         if (start) setPose(start);
         opened = true;
-        say(name + (threaded ? ' (streaming on worker threads)' : ''));
+        const notes = [sizeNote];
+        if (asked.length && !start)
+            notes.push(`camera=${asked[0]}: not a camera (X,Y,Z,YAW,PITCH, numbers within ±1e15): the start camera instead`);
+        say([name + (threaded ? ' (streaming on worker threads)' : '')].concat(notes.filter(n => n)).join('\n'));
         return true;
     }
 
+    // a file name as pmfc's argument: one starting with '-' is not an option (as the desktop passes it)
+    const argument = name => (name.startsWith('-') ? './' : '') + name;
+
     function compileThenOpen(name, wads) {
         const out = name.replace(/\.[^.]*$/, '') + '.pmf';
-        const args = [name, '-o', out].concat(...wads.map(w => ['--wad', w])).join('\n');
+        const args = [argument(name), '-o', argument(out)].concat(...wads.map(w => ['--wad', argument(w)])).join('\n');
         compiling = { name, out };
         pmfcLast = '';
         say('compiling ' + name + ' with pmfc' + (threaded ? ' on a worker thread' : '') + ' ...');
@@ -148,10 +171,15 @@
         M._page_close();
         opened = false;
         try { M.FS.mkdir('/maps'); } catch (e) { /* there already */ }
-        for (const old of M.FS.readdir('/maps'))
-            if (old !== '.' && old !== '..') M.FS.unlink('/maps/' + old);
-        for (const f of files)
-            M.FS.writeFile('/maps/' + f.name, f.bytes);
+        try {
+            for (const old of M.FS.readdir('/maps'))
+                if (old !== '.' && old !== '..') M.FS.unlink('/maps/' + old);
+            for (const f of files)
+                M.FS.writeFile('/maps/' + f.name, f.bytes);
+        } catch (e) {
+            fail(files.map(f => f.name).join(', ') + ': cannot be written in the page: ' + (e.message || e));
+            return;
+        }
         M.FS.chdir('/maps');
         const map = files.find(f => /\.pmf$/i.test(f.name)) || files.find(f => SOURCE.test(f.name)) || files[0];
         if (SOURCE.test(map.name))
@@ -160,9 +188,19 @@
             openPath(map.name);
     }
 
-    const safeName = name => name.replace(/[\/\\]/g, '_') || 'map.pmf';
+    // a name the in-memory file system takes as one file: no folder separators, no control bytes
+    // (the page's pmfc command line is one argument a line); "", "." and ".." are no file at all
+    const safeName = name => {
+        const clean = name.replace(/[\/\\\x00-\x1f\x7f]/g, '_');
+        return clean === '.' || clean === '..' ? '' : clean;
+    };
 
     async function openUrl(url) {
+        const name = safeName(url.split('?')[0].split('/').pop());
+        if (!name) {
+            fail(url + ': not a file');
+            return;
+        }
         say('fetching ' + url + ' ...');
         let bytes;
         try {
@@ -173,13 +211,13 @@
             fail(url + ': cannot fetch: ' + e.message);
             return;
         }
-        openMapFiles([{ name: safeName(url.split('?')[0].split('/').pop()), bytes }]);
+        openMapFiles([{ name, bytes }]);
     }
 
     async function openFiles(fileList) {
         const files = [];
         for (const f of Array.from(fileList))
-            files.push({ name: safeName(f.name), bytes: new Uint8Array(await f.arrayBuffer()) });
+            files.push({ name: safeName(f.name) || 'map.pmf', bytes: new Uint8Array(await f.arrayBuffer()) });
         if (files.length) openMapFiles(files);
     }
 
@@ -325,7 +363,7 @@
             document.body.classList.remove('dragging');
             openFiles(e.dataTransfer.files);
         });
-        window.addEventListener('resize', resize);
+        window.addEventListener('resize', () => resize(canvas.getContext('webgl2')));
         window.addEventListener('hashchange', () => {
             const p = parsePose(hashCamera());
             if (p && M && opened && poseText(p) !== lastHashText) setPose(p);
@@ -361,11 +399,12 @@
     script.onload = () => {
         createPmfview({ canvas, print: t => console.log(t), printErr: onPrintErr }).then(module => {
             M = module;
-            resize();
+            resize(null);
             if (M._page_init() !== 0) {
                 fail(M.UTF8ToString(M._page_error()));
                 return;
             }
+            resize(canvas.getContext('webgl2')); /* the module's context, made by page_init */
             wireInput();
             window.pmfview.started = true;
             requestAnimationFrame(frame);

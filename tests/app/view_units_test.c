@@ -56,6 +56,16 @@ static void test_parse_pose(void)
     CHECK(!camera_parse_pose("1,2,3,4,5x", p, &yaw, &pitch), "trailing junk");
     CHECK(!camera_parse_pose("nan,2,3,4,5", p, &yaw, &pitch), "NaN");
     CHECK(!camera_parse_pose("", p, &yaw, &pitch), "empty");
+    /* --camera's largest position: held 2^30 chunks from the centre, the chunk grid's int32 safe */
+    CHECK(camera_parse_pose("1e15,-1e15,5,0,0", p, &yaw, &pitch), "1e15");
+    camera cam;
+    camera_init(&cam, &(camera_desc){ .chunk_size_exp = 4, .center = { 3, 0, -2 } });
+    camera_set_world(&cam, p, yaw, pitch);
+    double at[3];
+    camera_get_world(&cam, at);
+    CHECK(at[0] == 16 * CAMERA_MAX_CHUNKS && at[1] == -16 * CAMERA_MAX_CHUNKS && at[2] == 5, "at %g %g %g", at[0], at[1], at[2]);
+    CHECK(cam.chunk[0] == 3 + (1 << 30) && cam.chunk[1] == -(1 << 30) && cam.chunk[2] == -2, "chunk %d %d %d", cam.chunk[0],
+          cam.chunk[1], cam.chunk[2]);
 }
 
 static void test_bookmarks(void)

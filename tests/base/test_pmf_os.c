@@ -10,6 +10,9 @@
  *     once it closes (Linux: rename; Windows 10 1809+: a POSIX-semantics rename; older Windows
  *     and wine 8, which refuse both: the held file renamed aside first);
  *   - scratch files leave nothing in their directory;
+ *   - what may not be replaced: a folder (EISDIR, as rename(2) says), untouched, and pmfc writing
+ *     its map over one says so; a read-only file, which rename(2) replaces and Windows keeps
+ *     (EACCES, docs/windows.md); nothing left beside them;
  *   - a child started with arguments holding spaces, quotes and backslashes gets them unchanged,
  *     its stdout and stderr in files, and its exit status back;
  *   - positioned reads, thread CPU time, random bytes, the program's own path.
@@ -19,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "atomic_file.h"
@@ -63,18 +67,22 @@ static void test_utf8_paths(void)
     CHECK(pmf_os_remove(file) == 0 && pmf_os_stat(file, &st) != 0 && errno == ENOENT);
 }
 
-static bool write_atomic(const char *path, const char *text)
+/* False with the reason in why. */
+static bool write_atomic_why(const char *path, const char *text, char *why, size_t why_size)
 {
     atomic_file af;
-    char why[256];
-    if (!atomic_file_open(&af, path, why, sizeof why)) {
-        fprintf(stderr, "atomic_file_open %s: %s\n", path, why);
+    if (!atomic_file_open(&af, path, why, why_size))
         return false;
-    }
     fputs(text, af.fp);
-    bool ok = atomic_file_commit(&af, why, sizeof why);
+    return atomic_file_commit(&af, why, why_size);
+}
+
+static bool write_atomic(const char *path, const char *text)
+{
+    char why[256];
+    bool ok = write_atomic_why(path, text, why, sizeof why);
     if (!ok)
-        fprintf(stderr, "atomic_file_commit %s: %s\n", path, why);
+        fprintf(stderr, "atomic write %s: %s\n", path, why);
     return ok;
 }
 
@@ -129,6 +137,57 @@ static void test_save_over_open_file(void)
     if (scratch >= 0)
         close(scratch);
     CHECK_EQ(count_entries(dir), 1);
+}
+
+static bool holds_text(const char *path, const char *text)
+{
+    size_t size;
+    uint8_t *now = test_read_file(path, &size);
+    bool same = now && size == strlen(text) && !memcmp(now, text, size);
+    free(now);
+    return same;
+}
+
+static void test_replace_refused(const char *pmfc)
+{
+    char dir[1200], folder[1300], kept[1400], readonly[1300], source[1300], log[1300], why[512] = "";
+    path_in(dir, sizeof dir, "refused");
+    path_in(folder, sizeof folder, "refused/maps");
+    path_in(kept, sizeof kept, "refused/maps/keep.txt");
+    CHECK(test_make_dir(dir) && test_make_dir(folder));
+    test_write_text(kept, "keep\n");
+    CHECK(!write_atomic_why(folder, "a map\n", why, sizeof why), "a file written over a folder");
+    CHECK(!strcmp(why, "cannot write: Is a directory"), "over a folder: '%s'", why);
+    pmf_os_file_info st;
+    CHECK(pmf_os_stat(folder, &st) == 0 && st.directory && holds_text(kept, "keep\n"), "the folder was not kept");
+    CHECK_EQ(count_entries(dir), 1);
+
+    /* pmfc's map over a folder */
+    path_in(source, sizeof source, "refused.pms");
+    path_in(log, sizeof log, "refused.log");
+    test_write_text(source, "map \"Room\"\nmaterial floor color 200 200 200\n"
+                            "level main {\n  chunk_size 4\n  box -2 -1 -2 2 0 2 material floor\n}\n");
+    const char *argv[] = { pmfc, source, "-o", folder, "--quiet", NULL };
+    int status = test_run(NULL, argv, NULL, log);
+    size_t size;
+    char *said = (char *)test_read_file(log, &size);
+    CHECK(status != 0 && said && strstr(said, ": cannot write: Is a directory\n"), "pmfc -o FOLDER: status %d, '%s'", status,
+          said ? said : "");
+    free(said);
+    CHECK(pmf_os_stat(folder, &st) == 0 && st.directory && holds_text(kept, "keep\n"), "pmfc moved the folder");
+    CHECK_EQ(count_entries(dir), 1);
+
+    path_in(readonly, sizeof readonly, "refused/read-only.txt");
+    CHECK(write_atomic(readonly, "old\n") && chmod(readonly, S_IRUSR) == 0);
+    bool replaced = write_atomic_why(readonly, "new\n", why, sizeof why);
+#ifdef _WIN32
+    CHECK(!replaced && !strcmp(why, "cannot write: Permission denied"), "over a read-only file: '%s'", why);
+    CHECK(holds_text(readonly, "old\n"), "the read-only file was not kept");
+#else
+    CHECK(replaced && holds_text(readonly, "new\n"), "rename(2) over a read-only file: '%s'", why);
+#endif
+    CHECK_EQ(count_entries(dir), 2);
+    chmod(readonly, S_IRUSR | S_IWUSR);
 }
 
 static void test_child(const char *self)
@@ -273,6 +332,7 @@ int main(int argc, char **argv)
     test_utf8_paths();
     test_save_over_open_file();
     test_pmfc_over_open_map(argv[2]);
+    test_replace_refused(argv[2]);
     char self[4096];
     if (pmf_os_self_path(self, sizeof self))
         test_child(self);

@@ -112,10 +112,37 @@ static void test_allocator(void)
     pmf_budget_set_limit(0);
 }
 
+/* A ledger out of memory for its record of blocks: the block it cannot record is refused (freed,
+ * its charge given back), never handed out to be given back later to the process's budget, which
+ * never held it; a process's block grown past the line on a ledger's thread is charged to the
+ * process, where its free gives it back. Both budgets end where they began. */
+static void test_ledger_out_of_memory(void)
+{
+    uint64_t process = pmf_budget_used();
+    uint8_t *small = pmf_budget_malloc(100);
+    pmf_budget_ledger *l = pmf_budget_ledger_create(0);
+    CHECK(l != NULL, "a ledger");
+    pmf_budget_use_ledger(l);
+    pmf_budget_ledger_fail_growths(l, 1);
+    uint8_t *big = pmf_budget_malloc(64u << 10);
+    CHECK(big == NULL, "a block the ledger cannot record is refused");
+    CHECK(pmf_budget_used() == 0 && pmf_budget_ledger_blocks(l) == 0, "and nothing kept: %llu bytes, %zu blocks",
+          (unsigned long long)pmf_budget_used(), pmf_budget_ledger_blocks(l));
+    pmf_budget_free(big);
+    small = pmf_budget_realloc(small, 4095);
+    CHECK(small != NULL && pmf_budget_used() == 0, "a process's block grown on the ledger's thread is not the ledger's: %llu",
+          (unsigned long long)pmf_budget_used());
+    pmf_budget_free(small);
+    pmf_budget_use_ledger(NULL);
+    pmf_budget_ledger_destroy(l);
+    CHECK(pmf_budget_used() == process, "the process's budget where it was: %lld", (long long)(pmf_budget_used() - process));
+}
+
 int main(void)
 {
     test_take_give();
     test_decoding();
     test_allocator();
+    test_ledger_out_of_memory();
     TEST_DONE();
 }

@@ -6,7 +6,10 @@
 // same camera and size (>= 99% of pixels within +-8); the threaded build does too; the camera
 // round-trips through ?camera= and #camera=; I + click inspects the surface as `shot --inspect`
 // does; a hostile file shows the command line's error and
-// a map dropped after it still opens. Prints the bench figures. Exit 0 when every check passes.
+// a map dropped after it still opens; what the address may hold (a camera out of range, names
+// with a newline, a leading '-' or none at all, a size past the browser's, more WADs than a
+// fixed command line held) opens, is held in range or ends in an error line.
+// Prints the bench figures. Exit 0 when every check passes.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -39,12 +42,83 @@ async function waitServer(url) {
     throw new Error(url + ' does not answer');
 }
 
-async function load(page, url) {
+async function load(page, url, timeout = READY_TIMEOUT_MS) {
     const t0 = Date.now();
     await page.goto(url);
-    await page.waitForFunction(() => document.documentElement.dataset.pmfview, { timeout: READY_TIMEOUT_MS, polling: 50 });
+    await page.waitForFunction(() => document.documentElement.dataset.pmfview, { timeout, polling: 50 }).catch(() => {});
     const state = await page.evaluate(() => document.documentElement.dataset.pmfview);
     return { state, seconds: (Date.now() - t0) / 1000 };
+}
+
+// Drops files (URLs of the site) on the page and waits for its state.
+async function drop(page, urls) {
+    await page.evaluate(async urls => {
+        const dt = new DataTransfer();
+        for (const u of urls) dt.items.add(new File([await (await fetch(u)).arrayBuffer()], u.split('/').pop()));
+        window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, urls);
+    await page.waitForFunction(() => document.documentElement.dataset.pmfview, { timeout: READY_TIMEOUT_MS, polling: 50 });
+    return page.evaluate(() => document.documentElement.dataset.pmfview);
+}
+
+// What the address may hold (docs/web.md): each case opens, is held in range, or ends in an error line.
+async function hostileAddresses(page, base, site, firstName, start, source, wadDrop) {
+    const size = `size=${SIZE.join('x')}`, status = () => page.evaluate(() => document.getElementById('status').textContent);
+    // a pose as text, a NaN (null through JSON) too
+    const text = v => (v ? v.map(x => (typeof x === 'number' ? +x.toFixed(4) : 'NaN')).join(',') : 'none');
+    // a yaw of 1e39 (infinite as the module's float): refused with a line, the start camera stands
+    let r = await load(page, `${base}?map=maps/${firstName}&${size}&case=yaw#camera=0,0,0,1e39,0`);
+    let pose = await page.evaluate(() => window.pmfview.pose());
+    let said = await status();
+    check(r.state === 'ready' && text(pose) === text(start) && said.includes('not a camera'),
+          `#camera=0,0,0,1e39,0: ${r.state}, the start camera ${text(pose)}, "${said.split('\n').pop()}"`);
+    // a pitch past 89 held at 89 (as the window's teleport), a yaw past 360 turned back into 0..360
+    r = await load(page, `${base}?map=maps/${firstName}&${size}&case=pitch#camera=1,2,3,400,120`);
+    pose = await page.evaluate(() => window.pmfview.pose());
+    check(r.state === 'ready' && text(pose) === '1,2,3,40,89', `#camera=1,2,3,400,120 gives ${text(pose)}`);
+    // a position past the chunk grid's int32 coordinates: held at its edge, the page drawing
+    r = await load(page, `${base}?map=maps/${firstName}&${size}&case=far#camera=1e14,0,-1e14,0,0`);
+    pose = await page.evaluate(() => window.pmfview.pose());
+    check(r.state === 'ready' && pose && pose.every(Number.isFinite) && pose[0] > 1e6 && pose[0] < 1e14 && pose[2] < -1e6 && pose[2] > -1e14,
+          `#camera=1e14,0,-1e14,0,0: ${r.state} at ${text(pose)}`);
+    // names: a newline (pmfc's command line is an argument a line), a leading '-' (not an option)
+    fs.copyFileSync(source, path.join(site, 'maps', '-08.rmf'));
+    for (const name of ['08%0A.rmf', '-08.rmf']) {
+        r = await load(page, `${base}?map=maps/${name}&${size}`);
+        check(r.state === 'ready', `?map=maps/${name} compiled in the page: ${r.state}`);
+    }
+    // no file at all
+    for (const name of ['maps/..', 'maps/.', 'maps/']) {
+        r = await load(page, `${base}?map=${name}&${size}`, 20000);
+        check(r.state === `error: ${name}: not a file`, `?map=${name}: ${r.state}`);
+    }
+    // more WADs than a fixed command line held: the last, not a WAD, is still read (pmfc's line)
+    const empty = Buffer.from([0x57, 0x41, 0x44, 0x33, 0, 0, 0, 0, 12, 0, 0, 0]);
+    const wads = [];
+    for (let i = 0; i < 40; i++) {
+        wads.push(`empty${String(i).padStart(2, '0')}.wad`);
+        fs.writeFileSync(path.join(site, 'maps', wads[i]), empty);
+    }
+    fs.writeFileSync(path.join(site, 'maps', 'zbroken.wad'), 'NOTAWAD-----');
+    await page.goto(`${base}?${size}`);
+    await page.waitForFunction(() => window.pmfview && window.pmfview.started, { timeout: READY_TIMEOUT_MS });
+    const state = await drop(page, [wadDrop].concat(wads, ['zbroken.wad']).map(n => 'maps/' + n));
+    check(state.startsWith('error: zbroken.wad: header, byte 0: bad magic'), `${wadDrop} dropped with 41 WADs, the last broken: ${state}`);
+    // a size past what the browser draws: the canvas, its drawing buffer, the viewport drawn and
+    // the pixels read (the screenshot's) all the same, within the browser's limits, and said
+    r = await load(page, `${base}?map=maps/${firstName}&size=9999x64`);
+    const got = await page.evaluate(() => {
+        const c = document.getElementById('canvas'), gl = c.getContext('webgl2');
+        return { canvas: [c.width, c.height], buffer: [gl.drawingBufferWidth, gl.drawingBufferHeight],
+                 viewport: Array.from(gl.getParameter(gl.VIEWPORT)).slice(2), pixels: atob(window.pmfview.pixels()).length,
+                 most: Math.min(gl.getParameter(gl.MAX_RENDERBUFFER_SIZE), gl.getParameter(gl.MAX_VIEWPORT_DIMS)[0]),
+                 status: document.getElementById('status').textContent };
+    });
+    const [w, h] = got.canvas;
+    check(r.state === 'ready' && w <= got.most && got.buffer.join() === got.canvas.join() && got.viewport.join() === got.canvas.join()
+          && got.pixels === w * h * 4 && (w === 9999 || got.status.includes(`size 9999x64 is more than this browser draws: ${w}x${h}`)),
+          `?size=9999x64: canvas ${w}x${h}, drawing buffer ${got.buffer.join('x')}, viewport ${got.viewport.join('x')}, `
+          + `${got.pixels} bytes read, the browser's most ${got.most}`);
 }
 
 const poseText = v => v.map(x => +x.toFixed(4)).join(',');
@@ -202,6 +276,10 @@ async function main() {
         }, { timeout: READY_TIMEOUT_MS, polling: 50 }, r.state);
         const dropped = await page.evaluate(() => document.documentElement.dataset.pmfview);
         check(dropped === 'ready', `a map dropped after the hostile one: ${dropped}`);
+
+        // 3b. what the address may hold
+        if (rmfs.length && drops.length)
+            await hostileAddresses(page, base, site, firstName, start, rmfs[0][0], path.basename(drops[0][0][0]));
 
         // 4. the threaded build, where the host isolates the page
         const iso = `http://127.0.0.1:${port + 1}/`;

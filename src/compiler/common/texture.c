@@ -8,6 +8,7 @@
 #include <stb_image.h>
 #include <stb_perlin.h>
 
+#include "base/escape.h"
 #include "common/session.h"
 #include "memory.h"
 #include "pmf/paf.h"
@@ -209,8 +210,11 @@ static const char *image_load(texture_def *tex, const char *path, bool any_size)
     }
     tex->width = (uint32_t)w;
     tex->height = (uint32_t)h;
+    escape_hold hold;
+    escape_hold_take(&hold, stbi_image_free, px); /* stb's, not the ledger's: freed if xmalloc leaves */
     tex->rgba = xmalloc((size_t)w * h * 4);
     memcpy(tex->rgba, px, (size_t)w * h * 4);
+    escape_hold_let_go(&hold);
     stbi_image_free(px);
     return NULL;
 }

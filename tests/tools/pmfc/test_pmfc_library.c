@@ -3,10 +3,15 @@
  * compile ends with pmfc's line and status while the process goes on, leaves nothing on disk and
  * gives back all it took (the ASan build checks that every block was freed).
  *
- *   test_pmfc_library CASE PMFC WORKDIR SHARED_DATA      CASE: same_bytes, over_budget, hostile, cancel */
+ *   test_pmfc_library CASE PMFC WORKDIR SHARED_DATA
+ *   CASE: same_bytes, over_budget, over_budget_city, over_budget_holds, hostile, cancel */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "base/pmf_budget.h"
 #include "check.h"
@@ -174,6 +179,117 @@ static void over_budget_city(void)
         CHECK(saw(&st, stages[i]), "never over the budget while %s", stages[i]);
 }
 
+/* The descriptors this process has open (/proc/self/fd), -1 where the system cannot tell. */
+static int open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    int n = 0;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
+/* The bytes malloc has handed out and not taken back (glibc), -1 elsewhere; ASan's leak checker
+ * covers its own build. */
+static long long heap_in_use(void)
+{
+#ifdef __GLIBC__
+    return (long long)mallinfo2().uordblks;
+#else
+    return -1;
+#endif
+}
+
+static void no_line(void *user, pmfc_message_kind kind, const char *line)
+{
+    (void)user, (void)kind, (void)line;
+}
+
+/* Compiles d with budgets from 16 KiB up, a sixteenth more each time, until it compiles: each
+ * failure is status 2 and leaves the process's descriptors and heap as they were. */
+static void sweep_leaves_nothing(pmfc_compile_desc d, const char *label)
+{
+    d.message = no_line;
+    pmfc_result r;
+    CHECK(pmfc_compile(&d, &r) == 0, "%s: %s", label, r.error); /* what a first compile keeps (stdio, stb) */
+    int fds = open_fds();
+    long long heap = heap_in_use();
+    int failures = 0, status = 2;
+    for (uint64_t budget = 16u << 10; status == 2 && budget <= (64u << 20); budget += budget / 16) {
+        d.memory = budget;
+        status = pmfc_compile(&d, &r);
+        CHECK(status == 0 || status == 2, "%s at %llu KiB: %d %s", label, (unsigned long long)(budget >> 10), status, r.error);
+        int now = open_fds();
+        CHECK(now == fds, "%s at %llu KiB: %d descriptors open, %d before: %s", label, (unsigned long long)(budget >> 10), now,
+              fds, r.error);
+        failures += status == 2;
+    }
+    CHECK(status == 0 && failures >= 20, "%s: %d failures, then %d", label, failures, status);
+    long long grown = heap_in_use() - heap;
+    CHECK(grown < (256 << 10), "%s: the heap grew %lld KiB over %d failed compiles", label, grown >> 10, failures);
+}
+
+/* A 512 x 512 TGA (uncompressed, 32 bits): a megabyte of stb_image's when loaded. */
+static void write_tga(const char *path)
+{
+    enum { side = 512 };
+    static uint8_t tga[18 + side * side * 4];
+    memset(tga, 0, sizeof tga);
+    tga[2] = 2;
+    tga[12] = side & 255, tga[13] = side >> 8, tga[14] = side & 255, tga[15] = side >> 8;
+    tga[16] = 32, tga[17] = 8;
+    for (size_t i = 18; i < sizeof tga; i++)
+        tga[i] = (uint8_t)(i * 7);
+    CHECK(test_write_file(path, tga, sizeof tga));
+}
+
+/* Over the budget while a source holds what the ledger does not own: a .pms source's FILE (64 KiB
+ * of comments) and the stb_image pixels of its image texture; an editor map's --game palette
+ * (900 KiB) and sound/materials.txt (30,000 lines). Every escape closes the file and frees the
+ * pixels it held. */
+static void over_budget_holds(void)
+{
+    char pms[4096], image[4096], out[4096], game[4096], path[4200], source[4096];
+    path_in(pms, sizeof pms, work, "holds.pms");
+    path_in(image, sizeof image, work, "holds.tga");
+    path_in(out, sizeof out, work, "holds.pmf");
+    path_in(game, sizeof game, work, "game");
+    write_tga(image);
+    FILE *f = fopen(pms, "w");
+    if (!f) {
+        check_fail("cannot write %s", pms);
+        return;
+    }
+    fputs("map \"Holds\"\ntexture pic image holds.tga\nmaterial pic texture pic\n"
+          "level one {\n  chunk_size 4\n  box -8 -1 -8 8 0 8 material pic\n  light static at 0 4 0 range 12\n}\n", f);
+    for (int i = 0; i < 1024; i++)
+        fprintf(f, "# %060d\n", i);
+    fclose(f);
+    sweep_leaves_nothing((pmfc_compile_desc){ .source = pms, .out_path = out, .quiet = true }, pms);
+
+    test_make_dir(game);
+    path_in(path, sizeof path, game, "gfx");
+    test_make_dir(path);
+    path_in(path, sizeof path, game, "gfx/palette.lmp");
+    static uint8_t palette[900 << 10];
+    CHECK(test_write_file(path, palette, sizeof palette));
+    path_in(path, sizeof path, game, "sound");
+    test_make_dir(path);
+    path_in(path, sizeof path, game, "sound/materials.txt");
+    if (!(f = fopen(path, "w"))) {
+        check_fail("cannot write %s", path);
+        return;
+    }
+    for (int i = 0; i < 30000; i++)
+        fprintf(f, "M TEX%d\n", i);
+    fclose(f);
+    path_in(source, sizeof source, shared, "data/rmf/08.rmf");
+    sweep_leaves_nothing((pmfc_compile_desc){ .source = source, .out_path = out, .game_dir = game, .quiet = true }, source);
+}
+
 /* Sources cut short or made of noise: the line pmfc prints, status 2, and the next compile works. */
 static void hostile(void)
 {
@@ -260,7 +376,8 @@ int main(int argc, char **argv)
     shared = argv[4];
     test_make_dir(work);
     static const check_case cases[] = {
-        { "same_bytes", same_bytes }, { "over_budget", over_budget }, { "over_budget_city", over_budget_city }, { "hostile", hostile }, { "cancel", cancel }, { NULL },
+        { "same_bytes", same_bytes }, { "over_budget", over_budget }, { "over_budget_city", over_budget_city },
+        { "over_budget_holds", over_budget_holds }, { "hostile", hostile }, { "cancel", cancel }, { NULL },
     };
     return check_run_case(cases, argv[1]);
 }

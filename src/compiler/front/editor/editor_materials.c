@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/escape.h"
 #include "common/session.h"
 #include "base/pmf_os.h"
 #include "base/text_clean.h"
@@ -193,8 +194,11 @@ static uint8_t *read_whole(const char *path, size_t limit, size_t *size)
     if (pmf_os_stat(path, &st) != 0 || !st.regular || st.size > limit) return NULL;
     FILE *f = pmf_os_fopen(path, "rb");
     if (!f) return NULL;
+    escape_hold hold;
+    escape_hold_take(&hold, escape_release_file, f); /* over the budget, f is closed on the way out */
     uint8_t *data = xmalloc((size_t)st.size + 1);
     *size = fread(data, 1, (size_t)st.size, f);
+    escape_hold_let_go(&hold);
     fclose(f);
     if (*size != (size_t)st.size) {
         xfree(data);
@@ -483,6 +487,8 @@ void editor_read_texture_types(import_ctx *c)
     snprintf(path, sizeof path, "%s/sound/materials.txt", c->desc->game_dir);
     FILE *f = pmf_os_fopen(path, "r");
     if (!f) return;
+    escape_hold hold;
+    escape_hold_take(&hold, escape_release_file, f); /* PUSH may leave over the budget */
     char line[256];
     while (fgets(line, sizeof line, f)) {
         char type, name[64];
@@ -491,6 +497,7 @@ void editor_read_texture_types(import_ctx *c)
         t->type = (char)toupper((unsigned char)type);
         snprintf(t->name, sizeof t->name, "%.12s", name);
     }
+    escape_hold_let_go(&hold);
     fclose(f);
 }
 

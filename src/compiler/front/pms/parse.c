@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/escape.h"
 #include "common/session.h"
 #include "chunks/chunks.h"
 #include "common/memory.h"
@@ -965,9 +966,12 @@ bool parse_file(const char *path, map_def *map)
         fclose(f);
         return false;
     }
+    escape_hold hold;
+    escape_hold_take(&hold, escape_release_file, f); /* over the budget, f is closed on the way out */
     char *text = xmalloc((size_t)st.size + 1);
     size_t size = fread(text, 1, (size_t)st.size, f);
     bool read_ok = !ferror(f);
+    escape_hold_let_go(&hold);
     fclose(f);
     bool ok = read_ok && parse_source(path, text, size, map);
     if (!read_ok) session_say(PMFC_ERROR, "%s: cannot read: %s", path, strerror(errno));
