@@ -128,10 +128,9 @@ static void find_groups(level_light *ll, const level_def *def, uint8_t (*scale)[
     xfree(mixed);
 }
 
-static uint8_t add_scaled(uint8_t sum, uint8_t value, uint8_t scale)
+static unsigned scaled(uint8_t value, uint8_t scale)
 {
-    unsigned v = sum + ((unsigned)value * scale + 127) / 255;
-    return (uint8_t)(v > 255 ? 255 : v);
+    return ((unsigned)value * scale + 127) / 255;
 }
 
 typedef struct layer_key { uint32_t group, lightmap, index; } layer_key;
@@ -144,7 +143,23 @@ static int compare_layer_key(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
-/* One layer per group and lightmap: the members' layers summed (saturating) into the first's. */
+/* The members' layers res->layers[keys[0, count)] (one group, one lightmap) summed into sum[]. */
+static void sum_members(const level_light *ll, const layer_key *keys, size_t count, const uint8_t (*scale)[3],
+                        size_t bytes, uint16_t *sum)
+{
+    for (size_t m = 0; m < count; m++) {
+        const bake_layer *src = &ll->res.layers[keys[m].index];
+        const uint8_t *c = scale[src->light];
+        for (size_t k = 0; k < bytes; k++) {
+            unsigned v = sum[k] + scaled(src->luxels[k], c[k % 3]);
+            sum[k] = (uint16_t)(v > UINT16_MAX ? UINT16_MAX : v);
+        }
+    }
+}
+
+/* One layer per group and lightmap, the members' layers summed into the first's; where the sum
+ * passes a byte, more layers of the group's ID hold the rest (up to GROUP_LAYERS_MAX in all:
+ * the group's light then reaches what its members' did alone). */
 static void merge_group_layers(level_light *ll, const uint8_t (*scale)[3])
 {
     bake_result *res = &ll->res;
@@ -153,18 +168,27 @@ static void merge_group_layers(level_light *ll, const uint8_t (*scale)[3])
     bake_layer *merged = xmalloc((n ? n : 1) * sizeof *merged);
     for (size_t i = 0; i < n; i++) keys[i] = (layer_key){ ll->group[res->layers[i].light], res->layers[i].lightmap, (uint32_t)i };
     order_sort(keys, n, sizeof *keys, compare_layer_key);
-    for (size_t s = 0, e; s < n; s = e) {
-        bake_layer dest = res->layers[keys[s].index];
-        size_t bytes = (size_t)3 << (2 * ll->lightmap_exp[dest.lightmap]);
-        for (e = s; e < n && keys[e].group == keys[s].group && keys[e].lightmap == keys[s].lightmap; e++) {
-            const bake_layer *src = &res->layers[keys[e].index];
-            const uint8_t *c = scale[src->light];
-            for (size_t k = 0; k < bytes; k++)
-                dest.luxels[k] = add_scaled(e == s ? 0 : dest.luxels[k], src->luxels[k], c[k % 3]);
-            if (e != s) pmf_budget_free(src->luxels);
+    for (size_t s = 0, e = 0; s < n; s = e) {
+        while (e < n && keys[e].group == keys[s].group && keys[e].lightmap == keys[s].lightmap) e++;
+        bake_layer first = res->layers[keys[s].index];
+        size_t bytes = (size_t)3 << (2 * ll->lightmap_exp[first.lightmap]);
+        uint16_t *sum = xcalloc(bytes, sizeof *sum);
+        sum_members(ll, keys + s, e - s, scale, bytes, sum);
+        unsigned most = 0;
+        for (size_t k = 0; k < bytes; k++) most = sum[k] > most ? sum[k] : most;
+        /* a run of m members gives at most m layers: merged[] never outgrows res->layers */
+        size_t layers = most > 255 ? (most + 254) / 255 : 1;
+        if (layers > GROUP_LAYERS_MAX) layers = GROUP_LAYERS_MAX;
+        for (size_t m = s + 1; m < e; m++) pmf_budget_free(res->layers[keys[m].index].luxels);
+        for (size_t j = 0; j < layers; j++) {
+            uint8_t *luxels = j ? xmalloc(bytes) : first.luxels;
+            for (size_t k = 0; k < bytes; k++) {
+                int rest = (int)sum[k] - 255 * (int)j;
+                luxels[k] = (uint8_t)(rest < 0 ? 0 : rest > 255 ? 255 : rest);
+            }
+            merged[kept++] = (bake_layer){ keys[s].group + (uint32_t)(j * ll->light_count), first.lightmap, luxels };
         }
-        dest.light = keys[s].group;
-        merged[kept++] = dest;
+        xfree(sum);
     }
     memcpy(res->layers, merged, kept * sizeof *merged);
     res->layer_count = kept;
@@ -187,7 +211,8 @@ static void merge_group_probes(level_light *ll, const uint8_t (*scale)[3], size_
             uint32_t k = 0;
             while (k < kept && pr->refs[k].light != ref.light) k++;
             if (k == kept) pr->refs[kept++] = (bake_light_ref){ ref.light, 0 };
-            pr->refs[k].amount = add_scaled(pr->refs[k].amount, ref.amount, mean);
+            unsigned amount = pr->refs[k].amount + scaled(ref.amount, mean);
+            pr->refs[k].amount = (uint8_t)(amount > 255 ? 255 : amount);
         }
         pr->ref_count = kept;
     }

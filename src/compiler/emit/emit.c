@@ -225,18 +225,26 @@ static void load_regions(const level_build *lb, const chunk_build *cb, arena *ar
     sv->load_regions = regions;
 }
 
-/* Chunk-local light lists: global light index -> local index (or -1). */
+/* Chunk-local light lists: light index -> local index (or -1). A light index past the level's
+ * lights is a group's further layers (light.h): another dynamic light of the group's ID. */
 typedef struct light_lists {
-    int32_t *local;            /* [light] */
+    int32_t *local;            /* [light index], GROUP_LAYERS_MAX x the level's lights */
     uint32_t dyn[255], fast[255];
     int dyn_count, fast_count;
 } light_lists;
 
+/* The level's light a light index stands for. */
+static uint32_t level_light_of(const level_build *lb, uint32_t light)
+{
+    return light % (uint32_t)lb->def->light_count;
+}
+
 static int light_local(const level_build *lb, light_lists *ll, uint32_t light)
 {
     if (ll->local[light] >= 0) return ll->local[light];
-    bool fast = lb->def->lights[light].kind == BAKE_LIGHT_FAST;
-    if (lb->def->lights[light].kind == BAKE_LIGHT_STATIC) return -1;
+    const light_def *l = &lb->def->lights[level_light_of(lb, light)];
+    bool fast = l->kind == BAKE_LIGHT_FAST;
+    if (l->kind == BAKE_LIGHT_STATIC) return -1;
     if (fast ? ll->fast_count >= 255 : ll->dyn_count >= 255) return -1;
     int idx = fast ? ll->fast_count++ : ll->dyn_count++;
     (fast ? ll->fast : ll->dyn)[idx] = light;
@@ -380,11 +388,11 @@ static void chunk_dynamic_lights(const level_build *lb, const level_light *ll, c
     co->dynamic_lights = arena_alloc(ar, (size_t)(lists->dyn_count + 1) * sizeof *co->dynamic_lights);
     cl->dynamic_lights = arena_alloc(ar, (size_t)(lists->dyn_count + 1) * sizeof *cl->dynamic_lights);
     for (int k = 0; k < lists->dyn_count; k++) {
-        const light_def *l = &lb->def->lights[lists->dyn[k]];
+        const light_def *l = &lb->def->lights[level_light_of(lb, lists->dyn[k])];
         co->dynamic_lights[k].flags = light_flags(l);
         co->dynamic_lights[k].id = l->id;
         pmf_client_dynamic_light *cd = &cl->dynamic_lights[k];
-        memcpy(cd->color, ll ? ll->group_color[lists->dyn[k]] : l->color, 3);
+        memcpy(cd->color, ll ? ll->group_color[level_light_of(lb, lists->dyn[k])] : l->color, 3);
         cd->layers = arena_alloc(ar, (size_t)(cb->lightmap_count + 1) * sizeof *cd->layers);
         for (int m = 0; m < cb->lightmap_count && ll; m++) {
             uint32_t g = cb->bake_lightmap_base + (uint32_t)m;
@@ -440,8 +448,8 @@ static void emit_chunk(void *user, size_t i)
     light_lists lists;
     memset(&lists, 0, sizeof lists);
     size_t light_count = lb->def->light_count;
-    lists.local = arena_alloc(&ar, (light_count ? light_count : 1) * sizeof *lists.local);
-    for (size_t l = 0; l < light_count; l++) lists.local[l] = -1;
+    lists.local = arena_alloc(&ar, (light_count ? GROUP_LAYERS_MAX * light_count : 1) * sizeof *lists.local);
+    for (size_t l = 0; l < GROUP_LAYERS_MAX * light_count; l++) lists.local[l] = -1;
     if (ll) {
         chunk_lights(lb, ll, cb, &lists);
         chunk_cube_lighting(lb, ll, ci, cb, &lists, &ar);

@@ -16,7 +16,9 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           so no chunk carries more than the two styles' lights, nor more layer bytes than twice
           its lightmaps', nor a client block larger than its lightmaps and two layers of each
           and 64 KiB (each light took a layer of the chunk's atlas); switching a style off darkens the floor
-          under its lights, and the red member's share of the floor is red
+          under its lights, and the red member's share of the floor is red. Two such lights at one
+          place (a room) light the floor under them twice as much as one: past a byte, the
+          style's light goes on in a further layer of its ID, as the lights did alone
   airvis  a hall 66 m wide and 52 m tall beside a low room behind a solid wall: pmfc asks blocks of open air
           as one box (src/compiler/visibility/visibility.c); from cameras high in the hall's air the
           picture with visibility equals the one without, pixel for pixel (and from the void
@@ -190,6 +192,15 @@ elif CASE == "styles":
     share = [a - b for a, b in zip(on, off)]
     print("under the red member: on %s, off %s, its style's share %s" % (on, off, share))
     if not share[0] > 1.5 * share[1] + 10: fail("the red member's light is not red in its style's layer: %s" % share)
+    dim = ("--mode", "lightmap", "--exposure", "0.3")
+    shares = []
+    for count in (1, 2):
+        lights = '{\n"classname" "light"\n"origin" "0 0 128"\n"light" "300"\n"style" "1"\n}\n' * count
+        compile_map("pair", world() + room(VALVE_WALL, VALVE_WALL) + "}\n" + lights)
+        lit, dark = pixel("pair.pmf", 0, 0, *dim)[0], pixel("pair.pmf", 0, 0, *dim, "--light", "1=off")[0]
+        shares.append(lit - dark)
+    print("the floor under one style light: %+d, under two at one place: %+d" % tuple(shares))
+    if shares[0] < 40 or abs(shares[1] - 2 * shares[0]) > 3: fail("two lights of a style add %d, one %d" % (shares[1], shares[0]))
 elif CASE == "airvis":
     hall = [(-2576, -1296, -16, 16, 1296, 0), (-2576, -1296, 2048, 16, 1296, 2064), (-2576, -1296, 0, -2560, 1296, 2048),
             (-2560, -1296, 0, 0, -1280, 2048), (-2560, 1280, 0, 0, 1296, 2048), (0, -1296, 0, 16, 1296, 2048)]
