@@ -18,7 +18,8 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           and 64 KiB (each light took a layer of the chunk's atlas); switching a style off darkens the floor
           under its lights, and the red member's share of the floor is red. Two such lights at one
           place (a room) light the floor under them twice as much as one: past a byte, the
-          style's light goes on in a further layer of its ID, as the lights did alone
+          style's light goes on in a further layer of its ID, as the lights did alone (the
+          inspector lists the style once)
   airvis  a hall 66 m wide and 52 m tall beside a low room behind a solid wall: pmfc asks blocks of open air
           as one box (src/compiler/visibility/visibility.c); from cameras high in the hall's air the
           picture with visibility equals the one without, pixel for pixel (and from the void
@@ -199,6 +200,10 @@ elif CASE == "styles":
         compile_map("pair", world() + room(VALVE_WALL, VALVE_WALL) + "}\n" + lights)
         lit, dark = pixel("pair.pmf", 0, 0, *dim)[0], pixel("pair.pmf", 0, 0, *dim, "--light", "1=off")[0]
         shares.append(lit - dark)
+        cam = "0,%f,0,0,-90" % (64 * S)
+        seen = json.loads(run(PMFVIEW, "shot", "pair.pmf", "--size", "33x33", "--fov", "5", "--camera", cam, "--look", "raw",
+                              "--inspect", "16,16").stdout).get("lights", [])
+        if [l["id"] for l in seen if l["kind"] == "dynamic"] != [1]: fail("the inspector lists %s for one style" % seen)
     print("the floor under one style light: %+d, under two at one place: %+d" % tuple(shares))
     if shares[0] < 40 or abs(shares[1] - 2 * shares[0]) > 3: fail("two lights of a style add %d, one %d" % (shares[1], shares[0]))
 elif CASE == "airvis":
