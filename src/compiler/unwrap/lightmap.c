@@ -88,10 +88,12 @@ static const luxel_grid *source_grid(const level_build *lb, const chunk_face *cf
     return out;
 }
 
-/* A chunk's blocks go to lightmaps of at most 2^LM_SPLIT_EXP luxels a side, filled with blocks
- * of faces near one another: a dynamic light's layer covers a whole lightmap, so a light that
- * reaches a corner of a chunk takes a few small lightmaps, not the chunk's whole atlas. The side
- * grows where a chunk would need more than LM_SPLIT_MOST lightmaps (255 at most). */
+/* A chunk that a dynamic light reaches has its blocks go to lightmaps of at most 2^LM_SPLIT_EXP
+ * luxels a side, filled with blocks of faces near one another: a dynamic light's layer covers a
+ * whole lightmap, so a light that reaches a corner of a chunk takes a few small lightmaps, not the
+ * chunk's whole atlas. The side grows where a chunk would need more than LM_SPLIT_MOST lightmaps
+ * (255 at most). Other chunks take as few lightmaps as hold their blocks: a cube holds faces of
+ * one lightmap, so more lightmaps split more cubes. */
 #define LM_SPLIT_EXP 8
 #define LM_SPLIT_MOST 128
 #define LM_SPLIT_FILL 0.7  /* the share of a lightmap its blocks' area is planned to fill */
@@ -102,6 +104,19 @@ static int split_exp(double area)
     int exp = LM_SPLIT_EXP;
     while (exp < LM_MAX_EXP && area > LM_SPLIT_MOST * LM_SPLIT_FILL * ldexp(1.0, 2 * exp)) exp++;
     return exp;
+}
+
+/* Whether a dynamic light of the level reaches the chunk (one without a range, a source's light
+ * style of a BSP, may light anything). */
+static bool dynamic_light_reaches(const level_build *lb, const chunk_build *cb)
+{
+    double h = lb->S / 2;
+    v3 lo = v3_sub(cb->centre, v3_make(h, h, h)), hi = v3_add(cb->centre, v3_make(h, h, h));
+    for (size_t i = 0; i < lb->def->light_count; i++) {
+        const light_def *l = &lb->def->lights[i];
+        if (l->kind == BAKE_LIGHT_DYNAMIC && (!(l->range > 0) || light_reaches(l, lo, hi))) return true;
+    }
+    return false;
 }
 
 /* The position of a face's middle along a Z-order curve through the chunk (10 bits an axis). */
@@ -213,7 +228,7 @@ void chunk_unwrap(const level_build *lb, chunk_build *cb)
         rects[r].w = (stbrp_coord)cb->faces[order[r].face].lm_w;
         rects[r].h = (stbrp_coord)cb->faces[order[r].face].lm_h;
     }
-    pack_blocks(cb, rects, n, owner, split_exp(area));
+    pack_blocks(cb, rects, n, owner, dynamic_light_reaches(lb, cb) ? split_exp(area) : LM_MAX_EXP);
     xfree(order);
     xfree(rects);
     xfree(owner);
