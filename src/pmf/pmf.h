@@ -460,6 +460,19 @@ typedef struct pmf_level_stats {
 } pmf_level_stats;
 bool pmf_validate(const pmf_file *f, pmf_level_stats *stats /* [level_count] or NULL */, pmf_error *err);
 
+/* What one present chunk's blocks and lightmaps take (pmfview info, docs/info.md). */
+typedef struct pmf_chunk_figures {
+    pmf_chunk_coord coord;
+    uint32_t compressed[3], decompressed[3];   /* common, client, server blocks */
+    uint32_t lightmaps, dynamic_lights, layers;
+    uint64_t lightmap_bytes;                   /* the lightmaps' RGB luxels, decoded */
+    uint64_t layer_bytes;                      /* the dynamic lights' layers' RGB luxels, decoded */
+} pmf_chunk_figures;
+/* pmf_validate, then (when every chunk is valid) each level's present chunks to `each` in grid
+ * order, on the caller's thread. */
+bool pmf_validate_chunks(const pmf_file *f, pmf_level_stats *stats, void (*each)(void *user, uint32_t level,
+                         const pmf_chunk_figures *chunk), void *user, pmf_error *err);
+
 /* ---- writing ----------------------------------------------------------------------------- */
 
 /* The file-level parts that are not levels. Zero means empty. */

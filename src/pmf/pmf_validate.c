@@ -23,6 +23,7 @@ typedef struct validate_job {
     uint32_t failed_at;              /* lowest failing position so far; present_count = none */
     pmf_error error;
     pmf_level_stats stats;           /* the chunks validated so far */
+    pmf_chunk_figures *figures;      /* [present_count] or NULL */
 } validate_job;
 
 /* Widens the stats' bounds to hold the box [lo, hi]. */
@@ -89,6 +90,25 @@ static void stats_merge(pmf_level_stats *s, const pmf_level_stats *w)
         stats_add_box(s, w->min, w->max);
 }
 
+static pmf_chunk_figures chunk_figures(const pmf_chunk *ch, pmf_chunk_coord c, const pmf_chunk_loc *loc)
+{
+    pmf_chunk_figures fig = { .coord = c, .lightmaps = ch->client.lightmap_count,
+                              .dynamic_lights = ch->common.dynamic_light_count };
+    for (int b = 0; b < 3; b++) {
+        fig.compressed[b] = loc->compressed[b];
+        fig.decompressed[b] = loc->decompressed[b];
+    }
+    for (unsigned m = 0; m < ch->client.lightmap_count; m++)
+        fig.lightmap_bytes += (uint64_t)3 << (2 * ch->client.lightmaps[m].size_exp);
+    for (unsigned d = 0; d < ch->common.dynamic_light_count; d++) {
+        const pmf_client_dynamic_light *cd = &ch->client.dynamic_lights[d];
+        fig.layers += cd->layer_count;
+        for (unsigned k = 0; k < cd->layer_count; k++)
+            fig.layer_bytes += (uint64_t)3 << (2 * ch->client.lightmaps[cd->layers[k].target].size_exp);
+    }
+    return fig;
+}
+
 /* Position i of the present chunks (a worker pool item). */
 static void validate_chunk(void *user, size_t i)
 {
@@ -136,6 +156,8 @@ static void validate_chunk(void *user, size_t i)
         }
         stats_add_box(&s, wlo, whi);
     }
+    if (job->figures)
+        job->figures[i] = chunk_figures(&ch, c, loc);
     pmf_chunk_free(&ch);
     pthread_mutex_lock(&job->lock);
     stats_merge(&job->stats, &s);
@@ -151,7 +173,7 @@ static int validate_thread_count(uint32_t chunks)
 
 /* Validates one level's present chunks; adds their totals to *s. */
 static bool validate_level_chunks(const pmf_file *f, const pmf_level *lvl, uint32_t level, int max_threads,
-                                  pmf_level_stats *s, pmf_error *err)
+                                  pmf_level_stats *s, pmf_chunk_figures **figures, pmf_error *err)
 {
     const pmf_level_info *li = &f->levels[level];
     validate_job job = { .f = f, .lvl = lvl, .level = level };
@@ -168,6 +190,14 @@ static bool validate_level_chunks(const pmf_file *f, const pmf_level *lvl, uint3
             present[job.present_count++] = g;
     job.present = present;
     job.failed_at = job.present_count;
+    if (figures) {
+        job.figures = *figures = calloc((size_t)count + 1, sizeof **figures);
+        if (!job.figures) {
+            free(present);
+            pmf_error_set(err, f->name, "data", li->offset, "out of memory");
+            return false;
+        }
+    }
     pthread_mutex_init(&job.lock, NULL);
     int n = validate_thread_count(job.present_count);
     jobs_parallel_for(job.present_count, n < max_threads ? n : max_threads, validate_chunk, &job);
@@ -181,23 +211,36 @@ static bool validate_level_chunks(const pmf_file *f, const pmf_level *lvl, uint3
     return true;
 }
 
-bool pmf_validate(const pmf_file *f, pmf_level_stats *stats, pmf_error *err)
+bool pmf_validate_chunks(const pmf_file *f, pmf_level_stats *stats, void (*each)(void *user, uint32_t level,
+                         const pmf_chunk_figures *chunk), void *user, pmf_error *err)
 {
     for (uint32_t l = 0; l < f->level_count; l++) {
         const pmf_level_info *li = &f->levels[l];
         pmf_level_stats s = { 0 };
         pmf_level lvl;
+        pmf_chunk_figures *figures = NULL;
         if (!pmf_level_read(f, l, PMF_PART_ALL, &lvl, err))
             return false;
         s.decompressed_bytes = (uint64_t)li->decompressed[0] + li->decompressed[1] + li->decompressed[2];
-        bool ok = validate_level_chunks(f, &lvl, l, VALIDATE_MAX_THREADS, &s, err);
-        if (!ok && err && err->over_budget) /* the chunks decoded beside it held the budget: alone, does it fit? */
-            ok = validate_level_chunks(f, &lvl, l, 1, &s, err);
+        bool ok = validate_level_chunks(f, &lvl, l, VALIDATE_MAX_THREADS, &s, each ? &figures : NULL, err);
+        if (!ok && err && err->over_budget) { /* the chunks decoded beside it held the budget: alone, does it fit? */
+            free(figures);
+            figures = NULL;
+            ok = validate_level_chunks(f, &lvl, l, 1, &s, each ? &figures : NULL, err);
+        }
         pmf_level_free(&lvl);
+        for (uint32_t i = 0; ok && each && i < s.present_chunks; i++)
+            each(user, l, &figures[i]);
+        free(figures);
         if (!ok)
             return false;
         if (stats)
             stats[l] = s;
     }
     return true;
+}
+
+bool pmf_validate(const pmf_file *f, pmf_level_stats *stats, pmf_error *err)
+{
+    return pmf_validate_chunks(f, stats, NULL, NULL, err);
 }

@@ -119,12 +119,48 @@ static void test_json(const char *map)
                       num(l0, "dynamic_lights") == 2 && num(l0, "fast_lights") == 2, "level 0 totals");
             CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(l0, "sky_environments")) == 2 &&
                       !strcmp(item_str(l0, "sky_environments", 1), "space"), "sky_environments");
+            const cJSON *big = cJSON_GetObjectItem(l0, "largest");
+            const cJSON *at = cJSON_GetObjectItem(big, "client_chunk"), *lit = cJSON_GetObjectItem(big, "lightmap_layer_chunk");
+            CHECK(num(big, "client_bytes") == 1863 && num(big, "lightmap_layer_bytes") == 132, "largest: %g, %g",
+                  num(big, "client_bytes"), num(big, "lightmap_layer_bytes"));
+            CHECK(num(at, "x") == 1 && num(at, "y") == 0 && num(at, "z") == 1 && num(lit, "x") == 1 && num(lit, "z") == 1,
+                  "largest chunks at (1,0,1)");
+            CHECK(cJSON_GetObjectItem(l0, "chunks") == NULL, "chunks listed only with --chunks");
         }
         const cJSON *l2 = cJSON_GetArrayItem(levels, 2);
         if (l2)
             CHECK(num(l2, "present_chunks") == 0 && num(l2, "cubes") == 0 && num(l2, "flags") == 4, "level 2");
         cJSON_Delete(root);
     }
+    run_free(&r);
+}
+
+/* --chunks: every present chunk of the kitchen sink's level 0 with its blocks, lightmaps and
+ * layers (chunk (1,0,1): a 4 x 4 and a 2 x 2 lightmap, 60 bytes, two dynamic lights with
+ * three layers, 72 bytes), in grid order, as JSON and as text. */
+static void test_chunks(const char *map)
+{
+    char args[700];
+    snprintf(args, sizeof args, "info %s --json --chunks", map);
+    run_result r = run(args);
+    CHECK(r.status == 0, "exit %d: %s", r.status, r.err);
+    cJSON *root = cJSON_Parse(r.out);
+    const cJSON *chunks = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "levels"), 0), "chunks");
+    CHECK(cJSON_GetArraySize(chunks) == 3, "3 chunks listed: %.300s", r.out);
+    const cJSON *c = cJSON_GetArrayItem(chunks, 1), *at = cJSON_GetObjectItem(c, "coord");
+    const cJSON *dec = cJSON_GetObjectItem(c, "decompressed");
+    CHECK(num(at, "x") == 1 && num(at, "y") == 0 && num(at, "z") == 1, "chunk 1 is (1,0,1)");
+    CHECK(num(dec, "common") == 562 && num(dec, "client") == 1863 && num(dec, "server") == 147, "(1,0,1) blocks");
+    CHECK(num(c, "lightmaps") == 2 && num(c, "lightmap_bytes") == 60 && num(c, "dynamic_lights") == 2 &&
+              num(c, "layers") == 3 && num(c, "layer_bytes") == 72, "(1,0,1) lightmaps and layers");
+    cJSON_Delete(root);
+    run_free(&r);
+    snprintf(args, sizeof args, "info %s --chunks", map);
+    r = run(args);
+    CHECK(r.status == 0 && strstr(r.out, "  chunks:           3\n    (0,0,0): blocks 48 / 129 / 9 bytes (common / client / server; ")
+              && strstr(r.out, "    (1,0,1): blocks 562 / 1863 / 147 bytes (") &&
+              strstr(r.out, "compressed), 2 lightmaps 60 bytes, 2 dynamic lights, 3 layers 72 bytes\n"),
+          "text --chunks:\n%s", r.out);
     run_free(&r);
 }
 
@@ -145,6 +181,9 @@ static void test_text(const char *map)
         "  grid:             3 x 2 x 2 (x, y, z)\n  center:           (1, 0, 1)\n  present chunks:   3 of 12\n",
         "  materials:        10: stone, glass, water, sky_px,",
         "  cubes:            9\n  vertices:         78\n  lightmaps:        3\n  dynamic lights:   2\n  fast lights:      2\n",
+        /* what each chunk takes: the decoded sizes (compressed ones follow the LZ4 library) */
+        "  largest chunk:    client block 1863 bytes (",
+        "at (1,0,1); lightmaps + layers 132 bytes at (1,0,1)\n",
         "  sky environments: 2: day, space\n",
         "level 2:\n",
     };
@@ -454,7 +493,7 @@ static void test_hostile(void)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fputs("usage: test_pmf_info PMFVIEW json|text|damaged|usage|cameras|hostile\n", stderr);
+        fputs("usage: test_pmf_info PMFVIEW json|text|chunks|damaged|usage|cameras|hostile\n", stderr);
         return 2;
     }
     pmfview = argv[1];
@@ -469,6 +508,8 @@ int main(int argc, char **argv)
         test_json(map);
     else if (!strcmp(mode, "text") && write_map(map, SAMPLE_MAP_KITCHEN_SINK))
         test_text(map);
+    else if (!strcmp(mode, "chunks") && write_map(map, SAMPLE_MAP_KITCHEN_SINK))
+        test_chunks(map);
     else if (!strcmp(mode, "damaged"))
         test_damaged();
     else if (!strcmp(mode, "usage"))

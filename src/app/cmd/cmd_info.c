@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "info_atlas.h"
+#include "info_chunks.h"
 #include "memory_option.h"
 #include "commands.h"
 #include "info_formats.h"
@@ -20,11 +21,11 @@
 #include "text_clean.h"
 
 static const char info_usage[] =
-    "usage: pmfview info FILE [--json] [--memory MIB]\n"
+    "usage: pmfview info FILE [--json] [--chunks] [--memory MIB]\n"
     "\n"
     "Validates every level and every chunk of the PMF map FILE and prints a summary:\n"
     "header, archive, extensions, start cameras, lights and, per level, flags, grid, materials,\n"
-    "totals and bounds.\n"
+    "totals, the largest chunk's blocks and layers, and bounds.\n"
     "\n";
 
 static const char info_footer[] =
@@ -49,6 +50,7 @@ typedef struct level_summary {
     pmf_level lvl;             /* common + client */
     pmf_level_stats stats;
     info_atlas atlas;
+    info_chunks chunks;        /* what each chunk takes */
 } level_summary;
 
 static const char *const level_flag_names[] = { "keep in-chunk offset", "keep chunk offset", "keep velocity" };
@@ -138,7 +140,7 @@ static void print_extras(FILE *out, const map_extras *x)
 }
 
 static void print_text(FILE *out, const char *path, const pmf_file *f, const level_summary *levels,
-                       const pmf_cameras *cams, const pmf_lights *lights, const map_extras *extras)
+                       const pmf_cameras *cams, const pmf_lights *lights, const map_extras *extras, bool all_chunks)
 {
     char created[32];
     print_field(out, "file:", path);
@@ -204,6 +206,7 @@ static void print_text(FILE *out, const char *path, const pmf_file *f, const lev
                 (unsigned long long)a->lightmaps, a->lightmaps == 1 ? "" : "s", (unsigned long long)a->luxels,
                 (unsigned long long)a->bytes, a->pages, a->pages == 1 ? "" : "s", a->page_size, 100.0 * a->filled,
                 a->complete ? "" : " (not all placed: pages and share of the largest)");
+        info_chunks_print(out, &levels[l].chunks, all_chunks);
         print_names(out, "sky environments:", lvl->client.sky_envs, lvl->client.sky_env_count, sizeof *lvl->client.sky_envs);
         if (s->has_bounds)
             fprintf(out, "  %-17s (%g, %g, %g) to (%g, %g, %g) m\n", "bounds:", s->min[0], s->min[1], s->min[2],
@@ -325,7 +328,7 @@ static void json_extras(cJSON *root, const map_extras *x)
 }
 
 static cJSON *build_json(const char *path, const pmf_file *f, const level_summary *levels, const pmf_cameras *cams,
-                         const pmf_lights *lights, const map_extras *extras)
+                         const pmf_lights *lights, const map_extras *extras, bool all_chunks)
 {
     char created[32];
     cJSON *root = cJSON_CreateObject();
@@ -376,6 +379,7 @@ static cJSON *build_json(const char *path, const pmf_file *f, const level_summar
         cJSON_AddItemToObject(o, "sky_environments",
                               json_names(lvl->client.sky_envs, lvl->client.sky_env_count, sizeof *lvl->client.sky_envs));
         cJSON_AddNumberToObject(o, "decompressed_bytes", (double)s->decompressed_bytes);
+        info_chunks_json(o, &levels[l].chunks, all_chunks);
         if (s->has_bounds) {
             cJSON *b = cJSON_AddObjectToObject(o, "bounds");
             cJSON_AddItemToObject(b, "min", json_vec3(s->min));
@@ -388,6 +392,11 @@ static cJSON *build_json(const char *path, const pmf_file *f, const level_summar
     return root;
 }
 
+static void collect_chunk(void *user, uint32_t level, const pmf_chunk_figures *chunk)
+{
+    info_chunks_add(&((level_summary *)user)[level].chunks, chunk);
+}
+
 static int fail_input(const pmf_error *err)
 {
     char line[768];
@@ -395,13 +404,14 @@ static int fail_input(const pmf_error *err)
     return EXIT_BAD_INPUT;
 }
 
-typedef struct info_options { const char *path; bool json; } info_options;
+typedef struct info_options { const char *path; bool json, chunks; } info_options;
 
-enum { OPT_JSON = 256, OPT_MEMORY };
+enum { OPT_JSON = 256, OPT_CHUNKS, OPT_MEMORY };
 
 static const cli_option info_options_table[] = {
     CLI_OPTION_HELP,
     { "json", 0, OPT_JSON, CLI_FLAG, NULL, NULL, 0, 0, 0, "print one JSON object instead (schema: docs/info.md)", NULL },
+    { "chunks", 0, OPT_CHUNKS, CLI_FLAG, NULL, NULL, 0, 0, 0, "list every chunk's blocks, lightmaps and layers", NULL },
     CLI_OPTION_MEMORY(OPT_MEMORY),
     { 0 },
 };
@@ -412,6 +422,9 @@ static int info_option(void *user, int id, const cli_value *v)
     switch (id) {
     case OPT_JSON:
         o->json = true;
+        return 0;
+    case OPT_CHUNKS:
+        o->chunks = true;
         return 0;
     case OPT_MEMORY:
         memory_option_apply(v->count);
@@ -468,14 +481,14 @@ int cmd_info(int argc, char **argv)
     if (!cams) {
         fputs("pmfview: out of memory\n", stderr);
         status = EXIT_RUNTIME;
-    } else if (!pmf_validate(f, stats, &err) || !pmf_cameras_read(f, cams, &err) || !pmf_lights_read(f, &lights, &err)
+    } else if (!pmf_validate_chunks(f, stats, collect_chunk, levels, &err) || !pmf_cameras_read(f, cams, &err) || !pmf_lights_read(f, &lights, &err)
                || !pmf_source_read(f, &extras.source, &err) || !pmf_entities_read(f, &extras.entities, &err)
                || !pmf_leak_read(f, &extras.leak, &err)) {
         status = fail_input(&err);
     }
     for (unsigned l = 0; !status && l < f->level_count; l++) {
         levels[l].stats = stats[l];
-        if (!info_atlas_measure(stats[l].lightmaps_by_exp, &levels[l].atlas)) {
+        if (levels[l].chunks.failed || !info_atlas_measure(stats[l].lightmaps_by_exp, &levels[l].atlas)) {
             fputs("pmfview: out of memory\n", stderr);
             status = EXIT_RUNTIME;
         } else if (!pmf_level_read(f, l, PMF_PART_COMMON | PMF_PART_CLIENT, &levels[l].lvl, &err))
@@ -483,7 +496,7 @@ int cmd_info(int argc, char **argv)
     }
     if (!status) {
         if (json) {
-            cJSON *root = build_json(path, f, levels, cams, &lights, &extras);
+            cJSON *root = build_json(path, f, levels, cams, &lights, &extras, o.chunks);
             char *printed = root ? cJSON_Print(root) : NULL;
             char *text = printed ? text_clean_json(printed) : NULL;
             free(printed);
@@ -496,11 +509,13 @@ int cmd_info(int argc, char **argv)
             }
             cJSON_Delete(root);
         } else {
-            print_text(stdout, path, f, levels, cams, &lights, &extras);
+            print_text(stdout, path, f, levels, cams, &lights, &extras, o.chunks);
         }
     }
-    for (unsigned l = 0; l < f->level_count; l++)
+    for (unsigned l = 0; l < f->level_count; l++) {
         pmf_level_free(&levels[l].lvl);
+        info_chunks_free(&levels[l].chunks);
+    }
     free(levels);
     free(stats);
     if (cams)

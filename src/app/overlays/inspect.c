@@ -116,6 +116,13 @@ static int32_t block_at(const mesh_chunk *mc, uint16_t page, const float q[2])
 
 static void add_light(inspect_result *r, inspect_light l)
 {
+    /* a dynamic light's further layers (a style's light past a byte, docs/pmfc.md) add to its entry */
+    for (size_t i = 0; l.kind == PMF_LIGHT_DYNAMIC && i < r->light_count; i++)
+        if (r->lights[i].kind == PMF_LIGHT_DYNAMIC && r->lights[i].id == l.id) {
+            for (int ch = 0; ch < 3; ch++)
+                r->lights[i].value[ch] += l.value[ch];
+            return;
+        }
     if (r->light_count < INSPECT_MAX_LIGHTS)
         r->lights[r->light_count++] = l;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/order.h"
 #include "base/pmf_budget.h"
 #include "chunks/chunks.h"
 #include "common/memory.h"
@@ -105,141 +106,309 @@ static v3 bake_frame(const level_build *lb)
     return near ? v3_make(0, 0, 0) : frame;
 }
 
-level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, double), void *user)
-{
-    v3 frame = bake_frame(lb);
-    size_t tri_count;
-    uint32_t *tri_faces = NULL;
-    float (*tris)[9] = level_occluders(lb, frame, true, &tri_count, lb->bounces ? &tri_faces : NULL);
-    const level_def *def = lb->def;
-    size_t nchunks = level_chunk_count(lb);
-    level_light *ll = xcalloc(1, sizeof *ll);
-    pthread_mutex_init(&ll->layers_lock, NULL);
+/* ---- light groups ------------------------------------------------------------------------- */
 
-    /* the lights: all of them, or (in a tile) those reaching it; the baker numbers them from 0 */
+/* Dynamic lights that share an ID are one light of the chunks (a game's style, editor_lights.c):
+ * the first of them carries the group's layers and probe references. When the members' colours
+ * differ, the group's colour is white and each member's light is scaled by its own colour. */
+static void find_groups(level_light *ll, const level_def *def, uint8_t (*scale)[3])
+{
+    size_t n = def->light_count ? def->light_count : 1;
+    ll->group = xmalloc(n * sizeof *ll->group);
+    ll->group_color = xmalloc(n * sizeof *ll->group_color);
+    bool *mixed = xcalloc(n, sizeof *mixed);
+    for (size_t i = 0; i < def->light_count; i++) {
+        const light_def *l = &def->lights[i];
+        ll->group[i] = (uint32_t)i;
+        for (size_t j = 0; l->kind == BAKE_LIGHT_DYNAMIC && j < i; j++)
+            if (def->lights[j].kind == BAKE_LIGHT_DYNAMIC && def->lights[j].id == l->id) {
+                ll->group[i] = ll->group[j];
+                mixed[ll->group[j]] |= memcmp(def->lights[ll->group[j]].color, l->color, 3) != 0;
+                break;
+            }
+    }
+    for (size_t i = 0; i < def->light_count; i++) {
+        bool white = mixed[ll->group[i]];
+        memcpy(ll->group_color[i], white ? (const uint8_t[3]){ 255, 255, 255 } : def->lights[ll->group[i]].color, 3);
+        memcpy(scale[i], white ? def->lights[i].color : (const uint8_t[3]){ 255, 255, 255 }, 3);
+    }
+    xfree(mixed);
+}
+
+static unsigned scaled(uint8_t value, uint8_t scale)
+{
+    return ((unsigned)value * scale + 127) / 255;
+}
+
+typedef struct layer_key { uint32_t group, lightmap, index; } layer_key;
+
+static int compare_layer_key(const void *a, const void *b)
+{
+    const layer_key *x = a, *y = b;
+    if (x->group != y->group) return x->group < y->group ? -1 : 1;
+    if (x->lightmap != y->lightmap) return x->lightmap < y->lightmap ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The members' layers res->layers[keys[0, count)] (one group, one lightmap) summed into sum[]. */
+static void sum_members(const level_light *ll, const layer_key *keys, size_t count, const uint8_t (*scale)[3],
+                        size_t bytes, uint16_t *sum)
+{
+    for (size_t m = 0; m < count; m++) {
+        const bake_layer *src = &ll->res.layers[keys[m].index];
+        const uint8_t *c = scale[src->light];
+        for (size_t k = 0; k < bytes; k++) {
+            unsigned v = sum[k] + scaled(src->luxels[k], c[k % 3]);
+            sum[k] = (uint16_t)(v > UINT16_MAX ? UINT16_MAX : v);
+        }
+    }
+}
+
+/* One layer per group and lightmap, the members' layers summed into the first's; where the sum
+ * passes a byte, more layers of the group's ID hold the rest (up to GROUP_LAYERS_MAX in all:
+ * the group's light then reaches what its members' did alone). */
+static void merge_group_layers(level_light *ll, const uint8_t (*scale)[3])
+{
+    bake_result *res = &ll->res;
+    size_t n = res->layer_count, kept = 0;
+    layer_key *keys = xmalloc((n ? n : 1) * sizeof *keys);
+    bake_layer *merged = xmalloc((n ? n : 1) * sizeof *merged);
+    for (size_t i = 0; i < n; i++) keys[i] = (layer_key){ ll->group[res->layers[i].light], res->layers[i].lightmap, (uint32_t)i };
+    order_sort(keys, n, sizeof *keys, compare_layer_key);
+    for (size_t s = 0, e = 0; s < n; s = e) {
+        while (e < n && keys[e].group == keys[s].group && keys[e].lightmap == keys[s].lightmap) e++;
+        bake_layer first = res->layers[keys[s].index];
+        size_t bytes = (size_t)3 << (2 * ll->lightmap_exp[first.lightmap]);
+        uint16_t *sum = xcalloc(bytes, sizeof *sum);
+        sum_members(ll, keys + s, e - s, scale, bytes, sum);
+        unsigned most = 0;
+        for (size_t k = 0; k < bytes; k++) most = sum[k] > most ? sum[k] : most;
+        /* a run of m members gives at most m layers: merged[] never outgrows res->layers */
+        size_t layers = most > 255 ? (most + 254) / 255 : 1;
+        if (layers > GROUP_LAYERS_MAX) layers = GROUP_LAYERS_MAX;
+        for (size_t m = s + 1; m < e; m++) pmf_budget_free(res->layers[keys[m].index].luxels);
+        for (size_t j = 0; j < layers; j++) {
+            uint8_t *luxels = j ? xmalloc(bytes) : first.luxels;
+            for (size_t k = 0; k < bytes; k++) {
+                int rest = (int)sum[k] - 255 * (int)j;
+                luxels[k] = (uint8_t)(rest < 0 ? 0 : rest > 255 ? 255 : rest);
+            }
+            merged[kept++] = (bake_layer){ keys[s].group + (uint32_t)(j * ll->light_count), first.lightmap, luxels };
+        }
+        xfree(sum);
+    }
+    memcpy(res->layers, merged, kept * sizeof *merged);
+    res->layer_count = kept;
+    xfree(merged);
+    xfree(keys);
+}
+
+/* One reference per group in each probe, the members' amounts summed (saturating; a group of
+ * mixed colours counts each member's mean channel). */
+static void merge_group_probes(level_light *ll, const uint8_t (*scale)[3], size_t probe_count)
+{
+    for (size_t p = 0; p < probe_count; p++) {
+        bake_probe_result *pr = &ll->res.probes[p];
+        uint32_t kept = 0;
+        for (uint32_t r = 0; r < pr->ref_count; r++) {
+            bake_light_ref ref = pr->refs[r];
+            const uint8_t *c = scale[ref.light];
+            uint8_t mean = (uint8_t)(((unsigned)c[0] + c[1] + c[2] + 1) / 3);
+            ref.light = ll->group[ref.light];
+            uint32_t k = 0;
+            while (k < kept && pr->refs[k].light != ref.light) k++;
+            if (k == kept) pr->refs[kept++] = (bake_light_ref){ ref.light, 0 };
+            unsigned amount = pr->refs[k].amount + scaled(ref.amount, mean);
+            pr->refs[k].amount = (uint8_t)(amount > 255 ? 255 : amount);
+        }
+        pr->ref_count = kept;
+    }
+}
+
+static void group_lights(level_light *ll, const level_def *def, size_t probe_count)
+{
+    uint8_t (*scale)[3] = xmalloc((def->light_count ? def->light_count : 1) * sizeof *scale);
+    find_groups(ll, def, scale);
+    merge_group_layers(ll, (const uint8_t (*)[3])scale);
+    merge_group_probes(ll, (const uint8_t (*)[3])scale, probe_count);
+    xfree(scale);
+}
+
+/* What level_bake hands the baker (positions less the baker's frame), freed once it has run. */
+typedef struct bake_input {
+    v3 frame;
+    uint32_t *light_ids;                         /* the baker's light -> the level's */
+    bake_light *lights; size_t light_count;
+    size_t fast_count;
+    bake_lightmap *lightmaps; size_t lightmap_count;
+    bake_patch *patches; size_t patch_count;
+    bake_vertex *vertices; size_t vertex_count;  /* NULL without fast lights */
+    bake_probe *probes; size_t probe_count;
+    float (*tris)[9]; size_t tri_count; uint32_t *tri_faces;
+    float (*sky)[9]; size_t sky_count;
+} bake_input;
+
+static void bake_input_free(bake_input *in)
+{
+    xfree(in->light_ids);
+    xfree(in->lights);
+    xfree(in->lightmaps);
+    xfree(in->patches);
+    xfree(in->vertices);
+    xfree(in->probes);
+    xfree(in->tris);
+    xfree(in->tri_faces);
+    xfree(in->sky);
+}
+
+/* The lights: all of them, or (in a tile) those reaching it; the baker numbers them from 0. */
+static void describe_lights(const level_build *lb, level_light *ll, bake_input *in)
+{
+    const level_def *def = lb->def;
     v3 tlo, thi;
     tile_box(lb, &tlo, &thi);
-    uint32_t *light_ids = xmalloc((def->light_count ? def->light_count : 1) * sizeof *light_ids);
-    size_t light_count = 0;
+    in->light_ids = xmalloc((def->light_count ? def->light_count : 1) * sizeof *in->light_ids);
     for (size_t i = 0; i < def->light_count; i++)
-        if (!lb->tiled || light_reaches(&def->lights[i], tlo, thi)) light_ids[light_count++] = (uint32_t)i;
-    bake_light *lights = xcalloc(light_count ? light_count : 1, sizeof *lights);
+        if (!lb->tiled || light_reaches(&def->lights[i], tlo, thi)) in->light_ids[in->light_count++] = (uint32_t)i;
+    in->lights = xcalloc(in->light_count ? in->light_count : 1, sizeof *in->lights);
     ll->fast_ordinal = xmalloc((def->light_count ? def->light_count : 1) * sizeof *ll->fast_ordinal);
     for (size_t i = 0; i < def->light_count; i++) ll->fast_ordinal[i] = -1;
-    uint32_t fast = 0;
-    for (size_t i = 0; i < light_count; i++) {
-        const light_def *l = &def->lights[light_ids[i]];
-        lights[i].kind = l->kind;
+    for (size_t i = 0; i < in->light_count; i++) {
+        const light_def *l = &def->lights[in->light_ids[i]];
+        bake_light *bl = &in->lights[i];
+        bl->kind = l->kind;
         for (int a = 0; a < 3; a++) {
-            lights[i].position[a] = (float)(l->pos.e[a] - frame.e[a]);
-            lights[i].color[a] = l->color[a] / 255.0f;
+            bl->position[a] = (float)(l->pos.e[a] - in->frame.e[a]);
+            bl->color[a] = l->color[a] / 255.0f;
+            bl->direction[a] = (float)l->direction.e[a];
         }
-        lights[i].intensity = l->brightness;
-        lights[i].range = l->range;
-        lights[i].shape = l->shape;
-        for (int a = 0; a < 3; a++) lights[i].direction[a] = (float)l->direction.e[a];
-        lights[i].cos_inner = l->cos_inner;
-        lights[i].cos_outer = l->cos_outer;
-        lights[i].radius = l->radius;
-        lights[i].falloff = l->falloff;
-        lights[i].cone = l->cone;
-        lights[i].falloff_distance = l->falloff_distance;
-        lights[i].anglescale = l->anglescale;
-        lights[i].no_dirt = l->no_dirt;
-        if (l->kind == BAKE_LIGHT_FAST) ll->fast_ordinal[light_ids[i]] = (int32_t)fast++;
+        bl->intensity = l->brightness;
+        bl->range = l->range;
+        bl->shape = l->shape;
+        bl->cos_inner = l->cos_inner;
+        bl->cos_outer = l->cos_outer;
+        bl->radius = l->radius;
+        bl->falloff = l->falloff;
+        bl->cone = l->cone;
+        bl->falloff_distance = l->falloff_distance;
+        bl->anglescale = l->anglescale;
+        bl->no_dirt = l->no_dirt;
+        if (l->kind == BAKE_LIGHT_FAST) ll->fast_ordinal[in->light_ids[i]] = (int32_t)in->fast_count++;
     }
     ll->light_count = def->light_count;
+}
 
-    /* lightmaps and patches */
-    size_t lm_count = 0, patch_count = 0, vert_count = 0, probe_count = 0;
+/* Each chunk's first lightmap, vertex and probe in the level's lists, and their counts. */
+static void count_surfaces(level_build *lb, level_light *ll, bake_input *in)
+{
+    size_t nchunks = level_chunk_count(lb);
     ll->probe_base = xmalloc(nchunks * sizeof *ll->probe_base);
     for (size_t c = 0; c < nchunks; c++) {
         chunk_build *cb = &lb->chunks[c];
-        cb->bake_lightmap_base = (uint32_t)lm_count;
-        cb->bake_vertex_base = (uint32_t)vert_count;
-        ll->probe_base[c] = (uint32_t)probe_count;
-        lm_count += cb->lightmap_count;
-        vert_count += cb->vert_count;
-        for (size_t i = 0; i < cb->face_count; i++) patch_count += cb->faces[i].lightmap != PMF_NO_LIGHTMAP && !cb->faces[i].prelit;
-        for (uint32_t i = 0; i < cb->cube_count; i++) probe_count += cb->info[i].probe;
+        cb->bake_lightmap_base = (uint32_t)in->lightmap_count;
+        cb->bake_vertex_base = (uint32_t)in->vertex_count;
+        ll->probe_base[c] = (uint32_t)in->probe_count;
+        in->lightmap_count += cb->lightmap_count;
+        in->vertex_count += cb->vert_count;
+        for (size_t i = 0; i < cb->face_count; i++)
+            in->patch_count += cb->faces[i].lightmap != PMF_NO_LIGHTMAP && !cb->faces[i].prelit;
+        for (uint32_t i = 0; i < cb->cube_count; i++) in->probe_count += cb->info[i].probe;
     }
-    bake_lightmap *lms = xcalloc(lm_count ? lm_count : 1, sizeof *lms);
-    bake_patch *patches = xcalloc(patch_count ? patch_count : 1, sizeof *patches);
-    bake_vertex *verts = fast ? xcalloc(vert_count ? vert_count : 1, sizeof *verts) : NULL;
-    bake_probe *probes = xcalloc(probe_count ? probe_count : 1, sizeof *probes);
+}
+
+/* The luxel patch of a chunk face (its block on the bake lightmap list). */
+static void describe_patch(const level_build *lb, const chunk_build *cb, const chunk_face *cf, v3 frame,
+                           const smooth_normals *smooth, const float albedo[3], bake_patch *bp)
+{
+    v3 n = lb->faces[cf->face].pl.n;
+    for (int a = 0; a < 3; a++) {
+        bp->origin[a] = (float)(cf->lm_origin.e[a] - frame.e[a]);
+        bp->step_u[a] = (float)(cf->lm_t.e[a] / cf->lm_density);
+        bp->step_v[a] = (float)(cf->lm_b.e[a] / cf->lm_density);
+        bp->normal[a] = (float)n.e[a];
+    }
+    bp->lightmap = cb->bake_lightmap_base + cf->lightmap;
+    bp->x = (uint16_t)cf->lm_x;
+    bp->y = (uint16_t)cf->lm_y;
+    bp->w = (uint16_t)cf->lm_w;
+    bp->h = (uint16_t)cf->lm_h;
+    if (smooth) smooth_patch(lb, smooth, cf, bp);
+    memcpy(bp->albedo, albedo, sizeof bp->albedo);
+    bp->surface = (uint32_t)cf->face;
+}
+
+/* Lightmaps, patches, vertices (for fast lights) and probes of every chunk. */
+static void describe_surfaces(level_build *lb, bake_input *in)
+{
+    in->lightmaps = xcalloc(in->lightmap_count ? in->lightmap_count : 1, sizeof *in->lightmaps);
+    in->patches = xcalloc(in->patch_count ? in->patch_count : 1, sizeof *in->patches);
+    in->vertices = in->fast_count ? xcalloc(in->vertex_count ? in->vertex_count : 1, sizeof *in->vertices) : NULL;
+    in->probes = xcalloc(in->probe_count ? in->probe_count : 1, sizeof *in->probes);
     smooth_normals *smooth = level_smooth_normals(lb);
     float (*albedo)[3] = xmalloc((lb->map->material_count ? lb->map->material_count : 1) * sizeof *albedo);
     for (size_t i = 0; i < lb->map->material_count; i++) material_albedo(lb->map, &lb->map->materials[i], albedo[i]);
     size_t p = 0, q = 0;
-    for (size_t c = 0; c < nchunks; c++) {
+    v3 frame = in->frame;
+    for (size_t c = 0; c < level_chunk_count(lb); c++) {
         chunk_build *cb = &lb->chunks[c];
-        for (int i = 0; i < cb->lightmap_count; i++) {
-            lms[cb->bake_lightmap_base + i].size_exp = cb->lightmaps[i].size_exp;
-            lms[cb->bake_lightmap_base + i].luxels = cb->lightmaps[i].luxels;
-        }
+        for (int i = 0; i < cb->lightmap_count; i++)
+            in->lightmaps[cb->bake_lightmap_base + i] = (bake_lightmap){ cb->lightmaps[i].size_exp, cb->lightmaps[i].luxels };
         for (size_t i = 0; i < cb->face_count; i++) {
             const chunk_face *cf = &cb->faces[i];
-            if (cf->lightmap == PMF_NO_LIGHTMAP || cf->prelit) continue;
-            bake_patch *bp = &patches[p++];
-            v3 n = lb->faces[cf->face].pl.n;
-            for (int a = 0; a < 3; a++) {
-                bp->origin[a] = (float)(cf->lm_origin.e[a] - frame.e[a]);
-                bp->step_u[a] = (float)(cf->lm_t.e[a] / cf->lm_density);
-                bp->step_v[a] = (float)(cf->lm_b.e[a] / cf->lm_density);
-                bp->normal[a] = (float)n.e[a];
-            }
-            bp->lightmap = cb->bake_lightmap_base + cf->lightmap;
-            bp->x = (uint16_t)cf->lm_x;
-            bp->y = (uint16_t)cf->lm_y;
-            bp->w = (uint16_t)cf->lm_w;
-            bp->h = (uint16_t)cf->lm_h;
-            if (smooth) smooth_patch(lb, smooth, cf, bp);
-            memcpy(bp->albedo, albedo[lb->faces[cf->face].material], sizeof bp->albedo);
-            bp->surface = (uint32_t)cf->face;
+            if (cf->lightmap != PMF_NO_LIGHTMAP && !cf->prelit)
+                describe_patch(lb, cb, cf, frame, smooth, albedo[lb->faces[cf->face].material], &in->patches[p++]);
         }
-        if (verts)
-            for (uint32_t i = 0; i < cb->vert_count; i++)
-                for (int a = 0; a < 3; a++) {
-                    verts[cb->bake_vertex_base + i].position[a] = (float)(cb->verts[i].xyz[a] + cb->centre.e[a] - frame.e[a]);
-                    verts[cb->bake_vertex_base + i].normal[a] = cb->normals[i][a];
-                }
+        for (uint32_t i = 0; in->vertices && i < cb->vert_count; i++)
+            for (int a = 0; a < 3; a++) {
+                bake_vertex *v = &in->vertices[cb->bake_vertex_base + i];
+                v->position[a] = (float)(cb->verts[i].xyz[a] + cb->centre.e[a] - frame.e[a]);
+                v->normal[a] = cb->normals[i][a];
+            }
         for (uint32_t i = 0; i < cb->cube_count; i++) {
             if (!cb->info[i].probe) continue;
             for (int a = 0; a < 3; a++) {
-                probes[q].min[a] = (float)(cb->info[i].lo.e[a] - frame.e[a]);
-                probes[q].max[a] = (float)(cb->info[i].hi.e[a] - frame.e[a]);
+                in->probes[q].min[a] = (float)(cb->info[i].lo.e[a] - frame.e[a]);
+                in->probes[q].max[a] = (float)(cb->info[i].hi.e[a] - frame.e[a]);
             }
             q++;
         }
     }
+    smooth_normals_free(smooth);
+    xfree(albedo);
+}
 
-    /* open sky, fan-triangulated */
-    size_t sky_count = 0;
-    for (size_t i = 0; i < lb->sky_face_count; i++) sky_count += (size_t)lb->sky_faces[i].n - 2;
-    float (*sky)[9] = xmalloc((sky_count ? sky_count : 1) * sizeof *sky);
+/* Open sky, fan-triangulated. */
+static void describe_sky(const level_build *lb, bake_input *in)
+{
+    for (size_t i = 0; i < lb->sky_face_count; i++) in->sky_count += (size_t)lb->sky_faces[i].n - 2;
+    in->sky = xmalloc((in->sky_count ? in->sky_count : 1) * sizeof *in->sky);
     size_t st = 0;
     for (size_t i = 0; i < lb->sky_face_count; i++) {
         const face *f = &lb->sky_faces[i];
         for (int k = 1; k + 1 < f->n; k++, st++) {
             const v3 *c[3] = { &f->p[0], &f->p[k], &f->p[k + 1] };
             for (int v = 0; v < 3; v++)
-                for (int a = 0; a < 3; a++) sky[st][v * 3 + a] = (float)(c[v]->e[a] - frame.e[a]);
+                for (int a = 0; a < 3; a++) in->sky[st][v * 3 + a] = (float)(c[v]->e[a] - in->frame.e[a]);
         }
     }
+}
 
-    smooth_normals_free(smooth);
+static bool run_baker(const level_build *lb, const bake_input *in, bake_result *res,
+                      void (*progress)(void *, const char *, double), void *user)
+{
+    const level_def *def = lb->def;
     bake_desc desc = {
-        .triangles = (const float (*)[9])tris, .triangle_count = tri_count,
-        .sky_triangles = (const float (*)[9])sky, .sky_triangle_count = sky_count,
-        .lights = lights, .light_count = light_count,
-        .lightmaps = lms, .lightmap_count = lm_count,
-        .patches = patches, .patch_count = patch_count,
-        .vertices = verts, .vertex_count = verts ? vert_count : 0,
-        .probes = probes, .probe_count = probe_count,
+        .triangles = (const float (*)[9])in->tris, .triangle_count = in->tri_count,
+        .sky_triangles = (const float (*)[9])in->sky, .sky_triangle_count = in->sky_count,
+        .lights = in->lights, .light_count = in->light_count,
+        .lightmaps = in->lightmaps, .lightmap_count = in->lightmap_count,
+        .patches = in->patches, .patch_count = in->patch_count,
+        .vertices = in->vertices, .vertex_count = in->vertices ? in->vertex_count : 0,
+        .probes = in->probes, .probe_count = in->probe_count,
         .samples = def->samples,
         .dirt_distance = def->dirt_distance, .dirt_strength = def->dirt_strength, .ambient_no_dirt = def->ambient_no_dirt,
         .dome_samples = def->dome_samples,
-        .triangle_surfaces = tri_faces, .bounces = lb->bounces,
+        .triangle_surfaces = in->tri_faces, .bounces = lb->bounces,
         .threads = lb->threads,
         .progress = progress, .user = user,
     };
@@ -251,34 +420,44 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
     memcpy(desc.ambient, def->ambient, sizeof desc.ambient);
     memcpy(desc.sky_light, def->sky_light, sizeof desc.sky_light);
     memcpy(desc.domes, def->sky_domes, sizeof desc.domes);
-    bool ok = bake_run(&desc, &ll->res);
-    xfree(sky);
-    xfree(tris);
-    xfree(tri_faces);
-    xfree(lights);
-    xfree(lms);
-    xfree(patches);
-    xfree(verts);
-    xfree(probes);
-    xfree(albedo);
+    return bake_run(&desc, res);
+}
+
+/* The baker's light numbers in its layers and probe references back to the level's. */
+static void level_light_numbers(level_light *ll, const bake_input *in)
+{
+    for (size_t i = 0; i < ll->res.layer_count; i++) ll->res.layers[i].light = in->light_ids[ll->res.layers[i].light];
+    for (size_t i = 0; i < in->probe_count; i++)
+        for (uint32_t r = 0; r < ll->res.probes[i].ref_count; r++)
+            ll->res.probes[i].refs[r].light = in->light_ids[ll->res.probes[i].refs[r].light];
+}
+
+level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, double), void *user)
+{
+    bake_input in = { .frame = bake_frame(lb) };
+    in.tris = level_occluders(lb, in.frame, true, &in.tri_count, lb->bounces ? &in.tri_faces : NULL);
+    level_light *ll = xcalloc(1, sizeof *ll);
+    pthread_mutex_init(&ll->layers_lock, NULL);
+    describe_lights(lb, ll, &in);
+    count_surfaces(lb, ll, &in);
+    describe_surfaces(lb, &in);
+    describe_sky(lb, &in);
+    bool ok = run_baker(lb, &in, &ll->res, progress, user);
+    ll->vertex_count = in.vertices ? in.vertex_count : 0;
+    ll->lightmap_count = in.lightmap_count;
+    if (ok) {
+        level_light_numbers(ll, &in);
+        ll->lightmap_exp = xmalloc(ll->lightmap_count + 1);
+        for (size_t c = 0; c < level_chunk_count(lb); c++)
+            for (int i = 0; i < lb->chunks[c].lightmap_count; i++)
+                ((uint8_t *)ll->lightmap_exp)[lb->chunks[c].bake_lightmap_base + i] = lb->chunks[c].lightmaps[i].size_exp;
+        group_lights(ll, lb->def, in.probe_count);
+    }
+    bake_input_free(&in);
     if (!ok) {
-        xfree(light_ids);
         level_light_free(ll);
         return NULL;
     }
-    /* back to the level's light indices */
-    for (size_t i = 0; i < ll->res.layer_count; i++) ll->res.layers[i].light = light_ids[ll->res.layers[i].light];
-    for (size_t i = 0; i < probe_count; i++)
-        for (uint32_t r = 0; r < ll->res.probes[i].ref_count; r++)
-            ll->res.probes[i].refs[r].light = light_ids[ll->res.probes[i].refs[r].light];
-    xfree(light_ids);
-    ll->vertex_count = verts ? vert_count : 0;
-
-    ll->lightmap_count = lm_count;
-    ll->lightmap_exp = xmalloc(lm_count + 1);
-    for (size_t c = 0; c < nchunks; c++)
-        for (int i = 0; i < lb->chunks[c].lightmap_count; i++)
-            ((uint8_t *)ll->lightmap_exp)[lb->chunks[c].bake_lightmap_base + i] = lb->chunks[c].lightmaps[i].size_exp;
     level_light_index_layers(ll);
     return ll;
 }
@@ -330,6 +509,8 @@ void level_light_free(level_light *ll)
     xfree(ll->lm_layer_start);
     xfree(ll->layer_order);
     xfree((void *)ll->lightmap_exp);
+    xfree(ll->group);
+    xfree(ll->group_color);
     pthread_mutex_destroy(&ll->layers_lock);
     xfree(ll);
 }

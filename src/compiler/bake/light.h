@@ -7,6 +7,8 @@
 
 #include "common/level_build.h"
 
+#define GROUP_LAYERS_MAX 4
+
 struct level_light {
     bake_result res;
     size_t light_count;                /* = level_def.light_count, same order as the baker's */
@@ -17,6 +19,12 @@ struct level_light {
     uint32_t *layer_order;             /* res.layers indices sorted by lightmap */
     size_t lightmap_count;             /* bake lightmaps (every chunk's, in chunk order) */
     const uint8_t *lightmap_exp;       /* [bake lightmap]: its side's exponent (level_bake's, until free) */
+    /* Dynamic lights sharing an ID (a game's style, editor_lights.c) are one light of the chunks:
+     * layers and probe references name the group's first light alone, a layer's light
+     * group + j x light_count (j < GROUP_LAYERS_MAX) holding the group's light past j bytes */
+    uint32_t *group;                   /* [light] -> the first light of its ID (itself for the others) */
+    uint8_t (*group_color)[3];         /* [light]: its group's colour (white when the members' differ:
+                                        * the layers then hold their tints) */
     pthread_mutex_t layers_lock;       /* level_light_layer adds layers from several threads */
 };
 

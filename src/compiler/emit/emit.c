@@ -225,18 +225,26 @@ static void load_regions(const level_build *lb, const chunk_build *cb, arena *ar
     sv->load_regions = regions;
 }
 
-/* Chunk-local light lists: global light index -> local index (or -1). */
+/* Chunk-local light lists: light index -> local index (or -1). A light index past the level's
+ * lights is a group's further layers (light.h): another dynamic light of the group's ID. */
 typedef struct light_lists {
-    int32_t *local;            /* [light] */
+    int32_t *local;            /* [light index], GROUP_LAYERS_MAX x the level's lights */
     uint32_t dyn[255], fast[255];
     int dyn_count, fast_count;
 } light_lists;
 
+/* The level's light a light index stands for. */
+static uint32_t level_light_of(const level_build *lb, uint32_t light)
+{
+    return light % (uint32_t)lb->def->light_count;
+}
+
 static int light_local(const level_build *lb, light_lists *ll, uint32_t light)
 {
     if (ll->local[light] >= 0) return ll->local[light];
-    bool fast = lb->def->lights[light].kind == BAKE_LIGHT_FAST;
-    if (lb->def->lights[light].kind == BAKE_LIGHT_STATIC) return -1;
+    const light_def *l = &lb->def->lights[level_light_of(lb, light)];
+    bool fast = l->kind == BAKE_LIGHT_FAST;
+    if (l->kind == BAKE_LIGHT_STATIC) return -1;
     if (fast ? ll->fast_count >= 255 : ll->dyn_count >= 255) return -1;
     int idx = fast ? ll->fast_count++ : ll->dyn_count++;
     (fast ? ll->fast : ll->dyn)[idx] = light;
@@ -293,12 +301,139 @@ static void fast_ranges(const uint8_t *mult, uint32_t count, arena *ar, pmf_clie
     out->range_count = n;
 }
 
+/* The chunk's used materials, physics and sound materials, and its environment regions. */
+static void chunk_materials(const level_build *lb, const chunk_build *cb, arena *ar, pmf_chunk *ch)
+{
+    const map_def *map = lb->map;
+    pmf_chunk_common *co = &ch->common;
+    co->used_material_count = (uint8_t)cb->used_count;
+    co->used_materials = arena_alloc(ar, 256 * sizeof(char *));
+    co->material_map = arena_alloc(ar, 256 * sizeof(uint16_t));
+    for (int k = 0; k < cb->used_count; k++) {
+        co->used_materials[k] = map->materials[cb->used_mats[k]].name;
+        co->material_map[k] = (uint16_t)cb->used_mats[k];
+    }
+    co->used_physics_material_count = (uint8_t)cb->phys_used_count;
+    co->used_physics_materials = arena_alloc(ar, 256 * sizeof(char *));
+    co->physics_material_map = arena_alloc(ar, 256 * sizeof(uint16_t));
+    for (int k = 0; k < cb->phys_used_count; k++) {
+        co->used_physics_materials[k] = map->physics[cb->phys_used[k]].name;
+        co->physics_material_map[k] = (uint16_t)cb->phys_used[k];
+    }
+    co->used_sound_material_count = (uint8_t)cb->sound_used_count;
+    co->used_sound_materials = arena_alloc(ar, 256 * sizeof(char *));
+    for (int k = 0; k < cb->sound_used_count; k++) co->used_sound_materials[k] = map->sounds[cb->sound_used[k]].name;
+    env_regions(lb, cb, REGION_WEATHER, ar, &co->weather_region_count, &co->weather_regions);
+    env_regions(lb, cb, REGION_GRAVITY, ar, &co->gravity_region_count, &co->gravity_regions);
+    env_regions(lb, cb, REGION_SOUND, ar, &ch->client.sound_region_count, &ch->client.sound_regions);
+    env_regions(lb, cb, REGION_SKY, ar, &ch->client.sky_region_count, &ch->client.sky_regions);
+}
+
+/* The lights with layers on the chunk's lightmaps or multipliers on its vertices. */
+static void chunk_lights(const level_build *lb, const level_light *ll, const chunk_build *cb, light_lists *lists)
+{
+    const level_def *def = lb->def;
+    for (int m = 0; m < cb->lightmap_count; m++) {
+        uint32_t g = cb->bake_lightmap_base + (uint32_t)m;
+        for (uint32_t k = ll->lm_layer_start[g]; k < ll->lm_layer_start[g + 1]; k++)
+            light_local(lb, lists, ll->res.layers[ll->layer_order[k]].light);
+    }
+    for (size_t l = 0; l < def->light_count; l++) {
+        if (ll->fast_ordinal[l] < 0 || !ll->vertex_count) continue;
+        const uint8_t *row = ll->res.fast_multipliers + (size_t)ll->fast_ordinal[l] * ll->vertex_count + cb->bake_vertex_base;
+        for (uint32_t v = 0; v < cb->vert_count; v++)
+            if (row[v]) { light_local(lb, lists, (uint32_t)l); break; }
+    }
+}
+
+/* Cube lighting data: each probe's base colour and its references to the chunk's lights. */
+static void chunk_cube_lighting(const level_build *lb, const level_light *ll, uint32_t ci, chunk_build *cb,
+                                light_lists *lists, arena *ar)
+{
+    uint32_t probe = ll->probe_base[ci];
+    for (uint32_t c = 0; c < cb->cube_count; c++) {
+        if (!cb->info[c].probe) continue;
+        const bake_probe_result *pr = &ll->res.probes[probe++];
+        pmf_cube_lighting *lt = &cb->ccubes[c].lighting;
+        cb->cubes[c].flags |= PMF_CUBE_HAS_LIGHTING;
+        memcpy(lt->base, pr->base, 3);
+        lt->dynamic = arena_alloc(ar, (pr->ref_count ? pr->ref_count : 1) * sizeof *lt->dynamic);
+        lt->fast = arena_alloc(ar, (pr->ref_count ? pr->ref_count : 1) * sizeof *lt->fast);
+        lt->dynamic_count = lt->fast_count = 0;
+        for (uint32_t r = 0; r < pr->ref_count; r++) {
+            uint32_t light = pr->refs[r].light;
+            int local = light_local(lb, lists, light);
+            if (local < 0) continue;
+            bool fast = lb->def->lights[light].kind == BAKE_LIGHT_FAST;
+            if (fast ? lt->fast_count == 255 : lt->dynamic_count == 255) continue;
+            pmf_light_ref ref = { (uint8_t)local, pr->refs[r].amount };
+            if (fast) lt->fast[lt->fast_count++] = ref;
+            else lt->dynamic[lt->dynamic_count++] = ref;
+        }
+    }
+}
+
+static uint8_t light_flags(const light_def *l)
+{
+    return (uint8_t)((l->enabled ? PMF_LIGHT_ENABLE : 0) | (l->preserve ? PMF_LIGHT_PRESERVE : 0));
+}
+
+/* The chunk's dynamic lights (a group's colour: light.h) with their layers on its lightmaps. */
+static void chunk_dynamic_lights(const level_build *lb, const level_light *ll, const chunk_build *cb,
+                                 const light_lists *lists, arena *ar, pmf_chunk *ch)
+{
+    pmf_chunk_common *co = &ch->common;
+    pmf_chunk_client *cl = &ch->client;
+    co->dynamic_light_count = (uint8_t)lists->dyn_count;
+    co->dynamic_lights = arena_alloc(ar, (size_t)(lists->dyn_count + 1) * sizeof *co->dynamic_lights);
+    cl->dynamic_lights = arena_alloc(ar, (size_t)(lists->dyn_count + 1) * sizeof *cl->dynamic_lights);
+    for (int k = 0; k < lists->dyn_count; k++) {
+        const light_def *l = &lb->def->lights[level_light_of(lb, lists->dyn[k])];
+        co->dynamic_lights[k].flags = light_flags(l);
+        co->dynamic_lights[k].id = l->id;
+        pmf_client_dynamic_light *cd = &cl->dynamic_lights[k];
+        memcpy(cd->color, ll ? ll->group_color[level_light_of(lb, lists->dyn[k])] : l->color, 3);
+        cd->layers = arena_alloc(ar, (size_t)(cb->lightmap_count + 1) * sizeof *cd->layers);
+        for (int m = 0; m < cb->lightmap_count && ll; m++) {
+            uint32_t g = cb->bake_lightmap_base + (uint32_t)m;
+            for (uint32_t q = ll->lm_layer_start[g]; q < ll->lm_layer_start[g + 1]; q++) {
+                const bake_layer *layer = &ll->res.layers[ll->layer_order[q]];
+                if (layer->light != lists->dyn[k]) continue;
+                cd->layers[cd->layer_count].target = (uint8_t)m;
+                cd->layers[cd->layer_count].luxels = layer->luxels;
+                cd->layer_count++;
+            }
+        }
+    }
+}
+
+/* The chunk's fast lights with their multipliers on its vertices. */
+static void chunk_fast_lights(const level_build *lb, const level_light *ll, const chunk_build *cb,
+                              const light_lists *lists, arena *ar, pmf_chunk *ch)
+{
+    pmf_chunk_common *co = &ch->common;
+    pmf_chunk_client *cl = &ch->client;
+    co->fast_light_count = (uint8_t)lists->fast_count;
+    co->fast_lights = arena_alloc(ar, (size_t)(lists->fast_count + 1) * sizeof *co->fast_lights);
+    cl->fast_lights = arena_alloc(ar, (size_t)(lists->fast_count + 1) * sizeof *cl->fast_lights);
+    for (int k = 0; k < lists->fast_count; k++) {
+        const light_def *l = &lb->def->lights[lists->fast[k]];
+        co->fast_lights[k].flags = light_flags(l);
+        co->fast_lights[k].intensity = l->intensity;
+        co->fast_lights[k].id = l->id;
+        memcpy(cl->fast_lights[k].color, l->color, 3);
+        if (ll && ll->vertex_count) {
+            const uint8_t *row = ll->res.fast_multipliers + (size_t)ll->fast_ordinal[lists->fast[k]] * ll->vertex_count + cb->bake_vertex_base;
+            fast_ranges(row, cb->vert_count, ar, &cl->fast_lights[k]);
+        }
+    }
+}
+
 static void emit_chunk(void *user, size_t i)
 {
     emit_job *job = user;
     level_build *lb = job->lb;
     level_light *ll = job->ll;
-    const level_def *def = lb->def;
     uint32_t ci = job->present[job->base + i];
     chunk_build *cb = &lb->chunks[ci];
     arena ar = { 0 };
@@ -306,115 +441,28 @@ static void emit_chunk(void *user, size_t i)
     memset(&ch, 0, sizeof ch);
     ch.coord = (pmf_chunk_coord){ cb->gx, cb->gy, cb->gz };
     ch.parts = PMF_PART_ALL;
-    pmf_chunk_common *co = &ch.common;
-    pmf_chunk_client *cl = &ch.client;
-    const map_def *map = lb->map;
-
-    co->used_material_count = (uint8_t)cb->used_count;
-    co->used_materials = arena_alloc(&ar, 256 * sizeof(char *));
-    co->material_map = arena_alloc(&ar, 256 * sizeof(uint16_t));
-    for (int k = 0; k < cb->used_count; k++) {
-        co->used_materials[k] = map->materials[cb->used_mats[k]].name;
-        co->material_map[k] = (uint16_t)cb->used_mats[k];
-    }
-    co->used_physics_material_count = (uint8_t)cb->phys_used_count;
-    co->used_physics_materials = arena_alloc(&ar, 256 * sizeof(char *));
-    co->physics_material_map = arena_alloc(&ar, 256 * sizeof(uint16_t));
-    for (int k = 0; k < cb->phys_used_count; k++) {
-        co->used_physics_materials[k] = map->physics[cb->phys_used[k]].name;
-        co->physics_material_map[k] = (uint16_t)cb->phys_used[k];
-    }
-    co->used_sound_material_count = (uint8_t)cb->sound_used_count;
-    co->used_sound_materials = arena_alloc(&ar, 256 * sizeof(char *));
-    for (int k = 0; k < cb->sound_used_count; k++) co->used_sound_materials[k] = map->sounds[cb->sound_used[k]].name;
-    env_regions(lb, cb, REGION_WEATHER, &ar, &co->weather_region_count, &co->weather_regions);
-    env_regions(lb, cb, REGION_GRAVITY, &ar, &co->gravity_region_count, &co->gravity_regions);
-    env_regions(lb, cb, REGION_SOUND, &ar, &cl->sound_region_count, &cl->sound_regions);
-    env_regions(lb, cb, REGION_SKY, &ar, &cl->sky_region_count, &cl->sky_regions);
+    chunk_materials(lb, cb, &ar, &ch);
 
     /* lights: those with layers on this chunk's lightmaps, multipliers on its vertices, or
      * references from its cubes */
     light_lists lists;
     memset(&lists, 0, sizeof lists);
-    lists.local = arena_alloc(&ar, (def->light_count ? def->light_count : 1) * sizeof *lists.local);
-    for (size_t l = 0; l < def->light_count; l++) lists.local[l] = -1;
+    size_t light_count = lb->def->light_count;
+    lists.local = arena_alloc(&ar, (light_count ? GROUP_LAYERS_MAX * light_count : 1) * sizeof *lists.local);
+    for (size_t l = 0; l < GROUP_LAYERS_MAX * light_count; l++) lists.local[l] = -1;
     if (ll) {
-        for (int m = 0; m < cb->lightmap_count; m++) {
-            uint32_t g = cb->bake_lightmap_base + (uint32_t)m;
-            for (uint32_t k = ll->lm_layer_start[g]; k < ll->lm_layer_start[g + 1]; k++)
-                light_local(lb, &lists, ll->res.layers[ll->layer_order[k]].light);
-        }
-        for (size_t l = 0; l < def->light_count; l++) {
-            if (ll->fast_ordinal[l] < 0 || !ll->vertex_count) continue;
-            const uint8_t *row = ll->res.fast_multipliers + (size_t)ll->fast_ordinal[l] * ll->vertex_count + cb->bake_vertex_base;
-            for (uint32_t v = 0; v < cb->vert_count; v++)
-                if (row[v]) { light_local(lb, &lists, (uint32_t)l); break; }
-        }
+        chunk_lights(lb, ll, cb, &lists);
+        chunk_cube_lighting(lb, ll, ci, cb, &lists, &ar);
     }
-    /* cube lighting data */
-    uint32_t probe = ll ? ll->probe_base[ci] : 0;
-    for (uint32_t c = 0; c < cb->cube_count; c++) {
-        if (!cb->info[c].probe || !ll) continue;
-        const bake_probe_result *pr = &ll->res.probes[probe++];
-        pmf_cube_lighting *lt = &cb->ccubes[c].lighting;
-        cb->cubes[c].flags |= PMF_CUBE_HAS_LIGHTING;
-        memcpy(lt->base, pr->base, 3);
-        lt->dynamic = arena_alloc(&ar, (pr->ref_count ? pr->ref_count : 1) * sizeof *lt->dynamic);
-        lt->fast = arena_alloc(&ar, (pr->ref_count ? pr->ref_count : 1) * sizeof *lt->fast);
-        lt->dynamic_count = lt->fast_count = 0;
-        for (uint32_t r = 0; r < pr->ref_count; r++) {
-            uint32_t light = pr->refs[r].light;
-            int local = light_local(lb, &lists, light);
-            if (local < 0) continue;
-            bool fast = def->lights[light].kind == BAKE_LIGHT_FAST;
-            if (fast ? lt->fast_count == 255 : lt->dynamic_count == 255) continue;
-            pmf_light_ref ref = { (uint8_t)local, pr->refs[r].amount };
-            if (fast) lt->fast[lt->fast_count++] = ref;
-            else lt->dynamic[lt->dynamic_count++] = ref;
-        }
-    }
-    co->dynamic_light_count = (uint8_t)lists.dyn_count;
-    co->dynamic_lights = arena_alloc(&ar, (size_t)(lists.dyn_count + 1) * sizeof *co->dynamic_lights);
-    cl->dynamic_lights = arena_alloc(&ar, (size_t)(lists.dyn_count + 1) * sizeof *cl->dynamic_lights);
-    for (int k = 0; k < lists.dyn_count; k++) {
-        const light_def *l = &def->lights[lists.dyn[k]];
-        co->dynamic_lights[k].flags = (uint8_t)((l->enabled ? PMF_LIGHT_ENABLE : 0) | (l->preserve ? PMF_LIGHT_PRESERVE : 0));
-        co->dynamic_lights[k].id = l->id;
-        pmf_client_dynamic_light *cd = &cl->dynamic_lights[k];
-        memcpy(cd->color, l->color, 3);
-        cd->layers = arena_alloc(&ar, (size_t)(cb->lightmap_count + 1) * sizeof *cd->layers);
-        for (int m = 0; m < cb->lightmap_count && ll; m++) {
-            uint32_t g = cb->bake_lightmap_base + (uint32_t)m;
-            for (uint32_t q = ll->lm_layer_start[g]; q < ll->lm_layer_start[g + 1]; q++) {
-                const bake_layer *layer = &ll->res.layers[ll->layer_order[q]];
-                if (layer->light != lists.dyn[k]) continue;
-                cd->layers[cd->layer_count].target = (uint8_t)m;
-                cd->layers[cd->layer_count].luxels = layer->luxels;
-                cd->layer_count++;
-            }
-        }
-    }
-    co->fast_light_count = (uint8_t)lists.fast_count;
-    co->fast_lights = arena_alloc(&ar, (size_t)(lists.fast_count + 1) * sizeof *co->fast_lights);
-    cl->fast_lights = arena_alloc(&ar, (size_t)(lists.fast_count + 1) * sizeof *cl->fast_lights);
-    for (int k = 0; k < lists.fast_count; k++) {
-        const light_def *l = &def->lights[lists.fast[k]];
-        co->fast_lights[k].flags = (uint8_t)((l->enabled ? PMF_LIGHT_ENABLE : 0) | (l->preserve ? PMF_LIGHT_PRESERVE : 0));
-        co->fast_lights[k].intensity = l->intensity;
-        co->fast_lights[k].id = l->id;
-        memcpy(cl->fast_lights[k].color, l->color, 3);
-        if (ll && ll->vertex_count) {
-            const uint8_t *row = ll->res.fast_multipliers + (size_t)ll->fast_ordinal[lists.fast[k]] * ll->vertex_count + cb->bake_vertex_base;
-            fast_ranges(row, cb->vert_count, &ar, &cl->fast_lights[k]);
-        }
-    }
-    co->cube_count = cb->cube_count;
-    co->cubes = cb->cubes;
-    cl->lightmap_count = cb->lightmap_count;
-    cl->lightmaps = cb->lightmaps;
-    cl->vertex_count = cb->vert_count;
-    cl->vertices = cb->verts;
-    cl->cubes = cb->ccubes;
+    chunk_dynamic_lights(lb, ll, cb, &lists, &ar, &ch);
+    chunk_fast_lights(lb, ll, cb, &lists, &ar, &ch);
+    ch.common.cube_count = cb->cube_count;
+    ch.common.cubes = cb->cubes;
+    ch.client.lightmap_count = cb->lightmap_count;
+    ch.client.lightmaps = cb->lightmaps;
+    ch.client.vertex_count = cb->vert_count;
+    ch.client.vertices = cb->verts;
+    ch.client.cubes = cb->ccubes;
     load_regions(lb, cb, &ar, &ch.server);
     ch.server.cubes = arena_alloc(&ar, cb->cube_count * sizeof *ch.server.cubes);
 

@@ -1,5 +1,5 @@
-/* lightmap.c - every lit face of a chunk gets a block of luxels; the blocks are packed into as
- * few square 2^n lightmaps as fit (stb_rect_pack). */
+/* lightmap.c - every lit face of a chunk gets a block of luxels; the blocks of faces near one
+ * another are packed together into square 2^n lightmaps of a bounded side (stb_rect_pack). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +88,115 @@ static const luxel_grid *source_grid(const level_build *lb, const chunk_face *cf
     return out;
 }
 
+/* A chunk that a dynamic light reaches has its blocks go to lightmaps of at most 2^LM_SPLIT_EXP
+ * luxels a side, filled with blocks of faces near one another: a dynamic light's layer covers a
+ * whole lightmap, so a light that reaches a corner of a chunk takes a few small lightmaps, not the
+ * chunk's whole atlas. The side grows where a chunk would need more than LM_SPLIT_MOST lightmaps
+ * (255 at most). Other chunks take as few lightmaps as hold their blocks: a cube holds faces of
+ * one lightmap, so more lightmaps split more cubes. */
+#define LM_SPLIT_EXP 8
+#define LM_SPLIT_MOST 128
+#define LM_SPLIT_FILL 0.7  /* the share of a lightmap its blocks' area is planned to fill */
+
+/* The largest lightmap side the chunk's blocks of `area` luxels go to. */
+static int split_exp(double area)
+{
+    int exp = LM_SPLIT_EXP;
+    while (exp < LM_MAX_EXP && area > LM_SPLIT_MOST * LM_SPLIT_FILL * ldexp(1.0, 2 * exp)) exp++;
+    return exp;
+}
+
+/* Whether a dynamic light of the level reaches the chunk (one without a range, a source's light
+ * style of a BSP, may light anything). */
+static bool dynamic_light_reaches(const level_build *lb, const chunk_build *cb)
+{
+    double h = lb->S / 2;
+    v3 lo = v3_sub(cb->centre, v3_make(h, h, h)), hi = v3_add(cb->centre, v3_make(h, h, h));
+    for (size_t i = 0; i < lb->def->light_count; i++) {
+        const light_def *l = &lb->def->lights[i];
+        if (l->kind == BAKE_LIGHT_DYNAMIC && (!(l->range > 0) || light_reaches(l, lo, hi))) return true;
+    }
+    return false;
+}
+
+/* The position of a face's middle along a Z-order curve through the chunk (10 bits an axis). */
+static uint32_t face_order(const level_build *lb, const chunk_build *cb, const chunk_face *cf)
+{
+    v3 mid = v3_make(0, 0, 0);
+    for (int i = 0; i < cf->n; i++) mid = v3_add(mid, v3_scale(cf->p[i], 1.0 / cf->n));
+    uint32_t key = 0;
+    for (int a = 0; a < 3; a++) {
+        double t = (mid.e[a] - cb->centre.e[a]) / lb->S + 0.5;
+        uint32_t q = (uint32_t)fmin(fmax(t * 1024.0, 0.0), 1023.0);
+        for (int bit = 0; bit < 10; bit++) key |= ((q >> bit) & 1u) << (3 * bit + a);
+    }
+    return key;
+}
+
+typedef struct block_order { uint32_t key, face; } block_order;
+
+static int compare_block_order(const void *a, const void *b)
+{
+    const block_order *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->face > y->face) - (x->face < y->face);
+}
+
+/* A new lightmap of side 2^exp for the chunk; its index. */
+static uint8_t add_lightmap(chunk_build *cb, int exp, size_t *cap)
+{
+    uint8_t index = cb->lightmap_count;
+    if ((size_t)cb->lightmap_count + 1 > *cap) {
+        *cap = *cap ? *cap * 2 : 4;
+        cb->lightmaps = xrealloc(cb->lightmaps, *cap * sizeof *cb->lightmaps);
+    }
+    cb->lightmaps[index].size_exp = (uint8_t)exp;
+    cb->lightmaps[index].luxels = xcalloc((size_t)3 << (2 * exp), 1);
+    cb->lightmap_count++;
+    return index;
+}
+
+/* Packs the blocks rects[0, *remaining) (in face order) into the chunk's lightmaps: each takes
+ * the next blocks up to its planned fill, in the smallest side that holds them all, or as many
+ * as the largest side holds; the others stay first for the next. */
+static void pack_blocks(chunk_build *cb, stbrp_rect *rects, size_t remaining, const size_t *owner, int most_exp)
+{
+    stbrp_node *nodes = xmalloc((1u << LM_MAX_EXP) * sizeof *nodes);
+    size_t cap = 0;
+    double budget = LM_SPLIT_FILL * ldexp(1.0, 2 * most_exp);
+    while (remaining && cb->lightmap_count < 254) {
+        size_t take = 0;
+        double area = 0;
+        for (; take < remaining; take++) {
+            double block = (double)rects[take].w * rects[take].h;
+            if (take && area + block > budget) break;
+            area += block;
+        }
+        int exp = 4;
+        while (exp < most_exp && ldexp(1.0, 2 * exp) < area * 1.1) exp++;
+        for (;; exp++) {
+            int side = 1 << exp;
+            stbrp_context ctx;
+            stbrp_init_target(&ctx, side, side, nodes, side);
+            if (stbrp_pack_rects(&ctx, rects, (int)take) || exp >= most_exp) break;
+        }
+        uint8_t index = add_lightmap(cb, exp, &cap);
+        size_t keep = 0;
+        for (size_t r = 0; r < remaining; r++) {
+            chunk_face *cf = &cb->faces[owner[rects[r].id]];
+            if (r < take && rects[r].was_packed) {
+                cf->lightmap = index;
+                cf->lm_x = rects[r].x;
+                cf->lm_y = rects[r].y;
+            } else {
+                rects[keep++] = rects[r];
+            }
+        }
+        remaining = keep;
+    }
+    xfree(nodes);
+}
+
 void chunk_unwrap(const level_build *lb, chunk_build *cb)
 {
     double density = lb->def->luxel_density > 0 ? lb->def->luxel_density : 4;
@@ -106,57 +215,21 @@ void chunk_unwrap(const level_build *lb, chunk_build *cb)
         lit++;
     }
     if (!lit) return;
+    block_order *order = xmalloc(lit * sizeof *order);
+    size_t n = 0;
+    for (size_t i = 0; i < cb->face_count; i++)
+        if (cb->faces[i].lm_w) order[n++] = (block_order){ face_order(lb, cb, &cb->faces[i]), (uint32_t)i };
+    order_sort(order, n, sizeof *order, compare_block_order);
     stbrp_rect *rects = xmalloc(lit * sizeof *rects);
     size_t *owner = xmalloc(lit * sizeof *owner);
-    size_t remaining = 0;
-    for (size_t i = 0; i < cb->face_count; i++)
-        if (cb->faces[i].lm_w) {
-            owner[remaining] = i;
-            rects[remaining].id = (int)remaining;
-            rects[remaining].w = (stbrp_coord)cb->faces[i].lm_w;
-            rects[remaining].h = (stbrp_coord)cb->faces[i].lm_h;
-            remaining++;
-        }
-    stbrp_node *nodes = xmalloc((1u << LM_MAX_EXP) * sizeof *nodes);
-    size_t cap = 0;
-    while (remaining) {
-        if (cb->lightmap_count >= 254) break;
-        int exp = 4;
-        while (exp < LM_MAX_EXP && ldexp(1.0, 2 * exp) < area * 1.1) exp++;
-        bool all = false;
-        for (; exp <= LM_MAX_EXP; exp++) {
-            int side = 1 << exp;
-            stbrp_context ctx;
-            stbrp_init_target(&ctx, side, side, nodes, side);
-            all = stbrp_pack_rects(&ctx, rects, (int)remaining) != 0;
-            if (all) break;
-        }
-        if (exp > LM_MAX_EXP) exp = LM_MAX_EXP;
-        uint8_t index = cb->lightmap_count;
-        if ((size_t)cb->lightmap_count + 1 > cap) {
-            cap = cap ? cap * 2 : 4;
-            cb->lightmaps = xrealloc(cb->lightmaps, cap * sizeof *cb->lightmaps);
-        }
-        cb->lightmaps[index].size_exp = (uint8_t)exp;
-        cb->lightmaps[index].luxels = xcalloc((size_t)3 << (2 * exp), 1);
-        cb->lightmap_count++;
-        size_t keep = 0;
-        area = 0;
-        for (size_t r = 0; r < remaining; r++) {
-            chunk_face *cf = &cb->faces[owner[rects[r].id]];
-            if (rects[r].was_packed) {
-                cf->lightmap = index;
-                cf->lm_x = rects[r].x;
-                cf->lm_y = rects[r].y;
-            } else {
-                rects[keep] = rects[r];
-                area += (double)rects[r].w * rects[r].h;
-                keep++;
-            }
-        }
-        remaining = keep;
+    for (size_t r = 0; r < n; r++) {
+        owner[r] = order[r].face;
+        rects[r].id = (int)r;
+        rects[r].w = (stbrp_coord)cb->faces[order[r].face].lm_w;
+        rects[r].h = (stbrp_coord)cb->faces[order[r].face].lm_h;
     }
-    xfree(nodes);
+    pack_blocks(cb, rects, n, owner, dynamic_light_reaches(lb, cb) ? split_exp(area) : LM_MAX_EXP);
+    xfree(order);
     xfree(rects);
     xfree(owner);
 }

@@ -11,6 +11,15 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           pattern ("jklmnopqrstuvwxyzyxwvutsrqponmlkj", ten letters a second) plays with --time:
           the light's share at 1.6 s ('z') is 25/12 of the one as baked ('m', 0.3 s, and no
           --time), and at 0 s ('j') 9/12
+  styles  a hall 78 m long lit by 24 lights of style 1 along it (one tinted red) and a light of
+          style 2 at its end: the lights of a style are one dynamic light (one ID in info's list),
+          so no chunk carries more than the two styles' lights, nor more layer bytes than twice
+          its lightmaps', nor a client block larger than its lightmaps and two layers of each
+          and 64 KiB (each light took a layer of the chunk's atlas); switching a style off darkens the floor
+          under its lights, and the red member's share of the floor is red. Two such lights at one
+          place (a room) light the floor under them twice as much as one: past a byte, the
+          style's light goes on in a further layer of its ID, as the lights did alone (the
+          inspector lists the style once)
   airvis  a hall 66 m wide and 52 m tall beside a low room behind a solid wall: pmfc asks blocks of open air
           as one box (src/compiler/visibility/visibility.c); from cameras high in the hall's air the
           picture with visibility equals the one without, pixel for pixel (and from the void
@@ -154,6 +163,49 @@ elif CASE == "style":
     for t, want in (("1.6", 25 / 12), ("0", 9 / 12)):
         got = share[t] / (baked - dark)
         if abs(got - want) > 0.05 * want + 2 / (baked - dark): fail("at %s s the share is %.3f of baked, want %.3f" % (t, got, want))
+elif CASE == "styles":
+    hall = [(-1552, -272, -16, 1552, 272, 0), (-1552, -272, 256, 1552, 272, 272), (-1552, -272, 0, -1536, 272, 256),
+            (1536, -272, 0, 1552, 272, 256), (-1536, -272, 0, 1536, -256, 256), (-1536, 256, 0, 1536, 272, 256)]
+    text = world() + "".join(box(*w, "grey", VALVE_WALL) for w in hall) + "}\n"
+    for k in range(24):
+        color = '"_color" "1 0.25 0.25"\n' if k == 5 else ""
+        text += '{\n"classname" "light"\n"origin" "%d 0 128"\n"light" "200"\n"style" "1"\n%s}\n' % (-1472 + 128 * k, color)
+    text += '{\n"classname" "light"\n"origin" "1472 0 128"\n"light" "200"\n"style" "2"\n}\n'
+    compile_map("styles", text)
+    info = json.loads(run(PMFVIEW, "info", "styles.pmf", "--json", "--chunks").stdout)
+    ids = {l["style"]: l["id"] for l in info["lights"] if l["kind"] == "dynamic"}
+    level = info["levels"][0]
+    for c in level["chunks"]:
+        print("chunk %s: client %d bytes, %d dynamic lights, lightmaps %d bytes, layers %d bytes"
+              % (c["coord"], c["decompressed"]["client"], c["dynamic_lights"], c["lightmap_bytes"], c["layer_bytes"]))
+        if c["dynamic_lights"] > 2: fail("chunk %s carries %d dynamic lights for 2 styles" % (c["coord"], c["dynamic_lights"]))
+        if c["layer_bytes"] > 2 * c["lightmap_bytes"]: fail("chunk %s: layers take more than two styles' worth" % c["coord"])
+        if c["decompressed"]["client"] > 3 * c["lightmap_bytes"] + 65536: fail("chunk %s: client block too large" % c["coord"])
+    if len(set(ids.values())) != 2 or len({l["id"] for l in info["lights"] if l["kind"] == "dynamic"}) != 2:
+        fail("want one ID per style: %s" % ids)
+    dim = ("--mode", "lightmap", "--exposure", "0.5")
+    for x, style in ((-1472 + 128 * 12, 1), (1472, 2)):
+        on, off = pixel("styles.pmf", x, 0, *dim), pixel("styles.pmf", x, 0, *dim, "--light", "%d=off" % ids[style])
+        print("style %d (ID %d) at x = %d: on %s, off %s" % (style, ids[style], x, on, off))
+        if sum(on) < sum(off) + 60: fail("switching style %d off changed too little" % style)
+    red = -1472 + 128 * 5
+    on, off = pixel("styles.pmf", red, 0, *dim), pixel("styles.pmf", red, 0, *dim, "--light", "%d=off" % ids[1])
+    share = [a - b for a, b in zip(on, off)]
+    print("under the red member: on %s, off %s, its style's share %s" % (on, off, share))
+    if not share[0] > 1.5 * share[1] + 10: fail("the red member's light is not red in its style's layer: %s" % share)
+    dim = ("--mode", "lightmap", "--exposure", "0.3")
+    shares = []
+    for count in (1, 2):
+        lights = '{\n"classname" "light"\n"origin" "0 0 128"\n"light" "300"\n"style" "1"\n}\n' * count
+        compile_map("pair", world() + room(VALVE_WALL, VALVE_WALL) + "}\n" + lights)
+        lit, dark = pixel("pair.pmf", 0, 0, *dim)[0], pixel("pair.pmf", 0, 0, *dim, "--light", "1=off")[0]
+        shares.append(lit - dark)
+        cam = "0,%f,0,0,-90" % (64 * S)
+        seen = json.loads(run(PMFVIEW, "shot", "pair.pmf", "--size", "33x33", "--fov", "5", "--camera", cam, "--look", "raw",
+                              "--inspect", "16,16").stdout).get("lights", [])
+        if [l["id"] for l in seen if l["kind"] == "dynamic"] != [1]: fail("the inspector lists %s for one style" % seen)
+    print("the floor under one style light: %+d, under two at one place: %+d" % tuple(shares))
+    if shares[0] < 40 or abs(shares[1] - 2 * shares[0]) > 3: fail("two lights of a style add %d, one %d" % (shares[1], shares[0]))
 elif CASE == "airvis":
     hall = [(-2576, -1296, -16, 16, 1296, 0), (-2576, -1296, 2048, 16, 1296, 2064), (-2576, -1296, 0, -2560, 1296, 2048),
             (-2560, -1296, 0, 0, -1280, 2048), (-2560, 1280, 0, 0, 1296, 2048), (0, -1296, 0, 16, 1296, 2048)]

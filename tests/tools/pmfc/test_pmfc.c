@@ -897,6 +897,44 @@ static void test_baked_light(void)
 /* A .pms sun straight down (brightness 0.4, hard) and a sky dome of 51 over a floor open above,
  * no ambient: an open floor luxel gets 0.4 + 0.2 (102 + 51), the floor under a floating slab
  * none of the sun and, seeing the sky only past the slab's edges, less sky. */
+/* A dynamic light's layers cover the lightmaps it reaches (issue 39): a 62 m hall in one 64 m
+ * chunk, floored with 4 m tiles, and a dynamic light of 2 m range just over a corner tile. The
+ * chunk's blocks go to lightmaps of at most 256 luxels a side, faces near one another together,
+ * so the light's layers take at most a quarter of the chunk's lightmap bytes (they took the
+ * chunk's whole 1024 x 1024 lightmap, 3 MiB, as many bytes as the lightmap). */
+static void test_corner_layers(void)
+{
+    size_t size = 256 + 15 * 15 * 64, used;
+    char *src = malloc(size);
+    used = (size_t)snprintf(src, size, "map \"Corner\"\nmaterial stone color 200 200 200\nlevel main {\n"
+                                       "    chunk_size 6\n    luxels 8\n    room -31 0 -31 31 4 31 material stone\n");
+    for (int i = 0; i < 15; i++)
+        for (int j = 0; j < 15; j++)
+            used += (size_t)snprintf(src + used, size - used, "    box %d 0 %d %d 0.2 %d material stone\n", -30 + 4 * i,
+                                     -30 + 4 * j, -26 + 4 * i, -26 + 4 * j);
+    snprintf(src + used, size - used, "    light dynamic 1 at -27 0.7 -27 range 2\n}\n");
+    char pmf[512];
+    CHECK(compile("corner", src, NULL, pmf, NULL, 0) == 0);
+    free(src);
+    pmf_file *f = open_map(pmf);
+    pmf_level lvl;
+    pmf_chunk ch;
+    read_level(f, 0, &lvl);
+    read_chunk(f, &lvl, 0, 0, 0, 0, &ch);
+    uint64_t lightmap_bytes = 0, layer_bytes = 0;
+    for (unsigned m = 0; m < ch.client.lightmap_count; m++) lightmap_bytes += (uint64_t)3 << (2 * ch.client.lightmaps[m].size_exp);
+    for (unsigned d = 0; d < ch.common.dynamic_light_count; d++)
+        for (unsigned k = 0; k < ch.client.dynamic_lights[d].layer_count; k++)
+            layer_bytes += (uint64_t)3 << (2 * ch.client.lightmaps[ch.client.dynamic_lights[d].layers[k].target].size_exp);
+    printf("corner light: %u lightmaps of %llu bytes, its layers %llu bytes\n", ch.client.lightmap_count,
+           (unsigned long long)lightmap_bytes, (unsigned long long)layer_bytes);
+    CHECK(ch.common.dynamic_light_count == 1 && layer_bytes > 0 && 4 * layer_bytes <= lightmap_bytes);
+    for (unsigned m = 0; m < ch.client.lightmap_count; m++) CHECK(ch.client.lightmaps[m].size_exp <= 8);
+    pmf_chunk_free(&ch);
+    pmf_level_free(&lvl);
+    pmf_close(f);
+}
+
 static void test_sun(void)
 {
     char pmf[512];
@@ -1249,6 +1287,7 @@ int main(int argc, char **argv)
     test_visibility();
     test_baked_light();
     test_sun();
+    test_corner_layers();
     test_visibility_segments();
     test_bounce_hidden_wall();
     if (check_failures) fprintf(stderr, "%d check(s) failed\n", check_failures);

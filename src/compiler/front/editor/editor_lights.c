@@ -132,6 +132,20 @@ static bool no_dirt(const import_ctx *c, const editor_entity *e, const char *key
     return (own ? own : c->dirt_default) != 1 && (c->dirt_on || own != 0);
 }
 
+/* The ID of an earlier styled light of the level that plays and switches with l (the same style,
+ * targetname and start state), else 0: the game animates a style's lights as one, so they are
+ * one dynamic light whose layers hold their light summed (docs/pmfc.md "Light styles"). */
+static uint32_t style_group_id(const import_ctx *c, const light_def *l)
+{
+    for (size_t i = 0; i < c->level->light_count; i++) {
+        const light_def *o = &c->level->lights[i];
+        if (o != l && o->kind == BAKE_LIGHT_DYNAMIC && o->style == l->style && o->enabled == l->enabled
+            && !strcmp(o->name, l->name))
+            return o->id;
+    }
+    return 0;
+}
+
 /* A switchable light (a targetname) or a styled one becomes a dynamic light the viewer can
  * toggle (and plays its style's pattern, pmf_light_styles.h); the others are static. */
 static void light_kind(import_ctx *c, light_def *l, const editor_entity *e, int style)
@@ -143,12 +157,13 @@ static void light_kind(import_ctx *c, light_def *l, const editor_entity *e, int 
         return;
     }
     l->kind = BAKE_LIGHT_DYNAMIC;
-    l->id = ++c->next_dynamic_id;
     /* Half-Life's and Quake's flag 1 (START_OFF) */
     l->enabled = !(named && (e->spawnflags & 1));
     l->style = style > 0 ? style : 0;
     if (named) snprintf(l->name, sizeof l->name, "%s", target);
     else snprintf(l->name, sizeof l->name, "style %d", style);
+    uint32_t group = l->style ? style_group_id(c, l) : 0;
+    l->id = group ? group : ++c->next_dynamic_id;
 }
 
 /* ---- GoldSrc --------------------------------------------------------------------------------- */
