@@ -163,6 +163,8 @@ level_light *level_bake(level_build *lb, void (*progress)(void *, const char *, 
     smooth_normals *smooth = level_smooth_normals(lb);
     float (*albedo)[3] = xmalloc((lb->map->material_count ? lb->map->material_count : 1) * sizeof *albedo);
     for (size_t i = 0; i < lb->map->material_count; i++) material_albedo(lb->map, &lb->map->materials[i], albedo[i]);
+    for (size_t i = 0; i < lb->map->material_count && lb->def->bounce_albedo > 0; i++)
+        albedo[i][0] = albedo[i][1] = albedo[i][2] = lb->def->bounce_albedo;
     size_t p = 0, q = 0;
     for (size_t c = 0; c < nchunks; c++) {
         chunk_build *cb = &lb->chunks[c];
