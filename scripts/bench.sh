@@ -9,7 +9,7 @@
 # and the baseline it is compared with in this run, prints a table and writes
 # bench/results/latest.json. A figure that cannot be measured is reported as "n/a (reason)".
 #   --quick        small maps and short paths: a smoke run of the whole suite in a few minutes
-#   --only LIST    figures to run, comma-separated from 1..9 (default: all)
+#   --only LIST    figures to run, comma-separated from 1..10 (default: all)
 #   --regenerate   generate the maps again even when cached
 # Environment: BENCH_JOBS (build jobs, default 2), BENCH_SEED (default 1), BENCH_GEN_TIMEOUT
 # (seconds one map's generation may take, default 900), BENCH_REPEATS (runs of each side of a
@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
 
 QUICK=0
-ONLY="1,2,3,4,5,6,7,8,9"
+ONLY="1,2,3,4,5,6,7,8,9,10"
 REGENERATE=0
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -694,6 +694,41 @@ figure_formats() {
     fi
 }
 
+# 10: the shared LibreQuake levels compiled as the game does (issue 39): pmfc with the light options
+# of the game's flags against ericw-tools' qbsp + vis + light with those flags
+# (scripts/ericw_compile.sh --time), in turn on the same cores in this run, wall seconds; target
+# pmfc <= 0.25 x ericw-tools' total. One run each (light takes minutes); --quick: lqdm10 alone.
+figure_quake_peer() {
+    local lq="$ROOT/../shared/data/lq" levels="lq_e1m7 lq_e1m2 lqdm10 lqdm5" name map flags times pw ew
+    [ "$QUICK" = 1 ] && levels="lqdm10"
+    for name in $levels; do
+        map="$lq/$name.map"
+        if [ ! -x "$PMFC" ] || [ ! -f "$map" ]; then
+            na "quake_peer_$name" "10 pmfc vs ericw-tools, $name" "no pmfc or no $map"
+            continue
+        fi
+        if ! sh "$ROOT/../shared/tools/ericw/build.sh" "${XDG_CACHE_HOME:-$HOME/.cache}/ericw-tools" \
+            >"$WORK/ericw_build_$name.out" 2>&1; then
+            na "quake_peer_$name" "10 pmfc vs ericw-tools, $name" "ericw-tools: $(tail -n 1 "$WORK/ericw_build_$name.out")"
+            continue
+        fi
+        flags=$(sh "$ROOT/scripts/ericw_compile.sh" "$map" --pmfc-flags)
+        log "10 $name: pmfc $flags, then ericw-tools (qbsp, vis, light)"
+        # shellcheck disable=SC2206
+        PAIR_A=("$PMFC" "$map" -o "$WORK/$name.pmf" --time 0 $flags)
+        PAIR_B=(sh "$ROOT/scripts/ericw_compile.sh" "$map" --time)
+        if ! best_of_pair 1 "pmfc_$name" "ericw_$name" >/dev/null; then
+            na "quake_peer_$name" "10 pmfc vs ericw-tools, $name" "a compile failed"
+            continue
+        fi
+        pw=$(field "$WORK/pmfc_$name.best" "wall_min ")
+        ew=$(field "$WORK/ericw_$name.best" "wall_min ")
+        times=$(grep -o 'qbsp.*' "$WORK/ericw_$name.out" | tail -n 1)
+        record "quake_peer_$name" "10 pmfc vs ericw-tools, $name" "$(calc "$pw")" s "$(calc "$ew")" \
+            "$(calc "$pw / $ew")" "<=0.25" "pmfc $flags; ericw-tools $times (s; Debian's embree, about half its releases' speed)"
+    done
+}
+
 # ---- main ----------------------------------------------------------------------------------------
 mkdir -p "$BUILD" "$WORK"
 build
@@ -711,5 +746,6 @@ wants 6 && figure_compiler
 wants 7 && figure_rmf
 wants 8 && figure_gpu
 wants 9 && figure_formats
+wants 10 && figure_quake_peer
 write_json
 print_table

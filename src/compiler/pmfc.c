@@ -116,8 +116,9 @@ static int lay_out_levels(compile_run *c)
             lb->def->samples = 1;
         }
         if (o->dirt && !(lb->def->dirt_distance > 0)) {
-            lb->def->dirt_distance = (float)PMFC_DIRT_DISTANCE;
-            lb->def->dirt_strength = (float)PMFC_DIRT_STRENGTH;
+            bool dialect = lb->def->dirt_flag_distance > 0;
+            lb->def->dirt_distance = dialect ? lb->def->dirt_flag_distance : (float)PMFC_DIRT_DISTANCE;
+            lb->def->dirt_strength = dialect ? lb->def->dirt_flag_strength : (float)PMFC_DIRT_STRENGTH;
         }
         const char *msg = level_layout(lb);
         if (msg) {

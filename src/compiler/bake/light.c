@@ -347,6 +347,8 @@ static void describe_surfaces(level_build *lb, bake_input *in)
     smooth_normals *smooth = level_smooth_normals(lb);
     float (*albedo)[3] = xmalloc((lb->map->material_count ? lb->map->material_count : 1) * sizeof *albedo);
     for (size_t i = 0; i < lb->map->material_count; i++) material_albedo(lb->map, &lb->map->materials[i], albedo[i]);
+    for (size_t i = 0; i < lb->map->material_count && lb->def->bounce_albedo > 0; i++)
+        albedo[i][0] = albedo[i][1] = albedo[i][2] = lb->def->bounce_albedo;
     size_t p = 0, q = 0;
     v3 frame = in->frame;
     for (size_t c = 0; c < level_chunk_count(lb); c++) {

@@ -205,10 +205,12 @@ typedef struct level_def {
     bool sky_faces_only;                         /* bake_desc's: with sky faces, only they let the sky in */
     bool bounce_no_sky_loss;                     /* bake_desc's: bounces as the classic hlrad transfers them */
     int bounce_cell;                             /* bake_desc's: luxels a bounce cell's side (0 = the baker's) */
+    float bounce_albedo;                         /* every surface reflects this share (0: its texture's) */
     bake_dome sky_domes[2];                      /* bake_desc.domes: above and below the horizon */
     int dome_samples;                            /* bake_desc.dome_samples (0 = the baker's default) */
     int samples;                                 /* bake_desc.samples (pmfc --samples) */
     float dirt_distance, dirt_strength;          /* bake_desc: ambient occlusion, 0 = none */
+    float dirt_flag_distance, dirt_flag_strength; /* what pmfc --dirt turns on: the dialect's (0: pmfc's) */
     bool ambient_no_dirt;                        /* bake_desc's: ambient occlusion leaves the ambient term alone */
     float store_scale, store_gamma;              /* bake_desc: how light is stored (0 = linear) */
     v3 shift;                                    /* world = source + shift (level_layout) */

@@ -139,7 +139,7 @@ def main():
     bsp = Bsp(bsp_path)
     picks = luxel_points(bsp, want)
     for kind in ("floor", "wall", "ceiling"):
-        drawn = sum(f.kind() == kind for f, p in picks)
+        drawn = sum(pick[0].kind() == kind for pick in picks)
         if drawn < CLASS_POINTS:
             picks += [(f, p, kind) for f, p in luxel_points(bsp, CLASS_POINTS - drawn, 2, kind)]
     seen = inspect_many(pmfview, pmf_path, [(pick[1], pick[0].normal) for pick in picks])

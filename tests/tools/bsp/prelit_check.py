@@ -6,7 +6,7 @@ inspector shows must equal the BSP's stored bytes within +-TOLERANCE (4) at >= 8
 points seen. A face is picked again when there are fewer faces than samples. Where the face has
 light styles besides 0, the layer of the dynamic light `info` gives that style must hold the
 style's stored bytes there too (the inspector's value x 255, same tolerance)."""
-import concurrent.futures, json, math, random, struct, subprocess, sys
+import concurrent.futures, json, math, os, random, struct, subprocess, sys
 
 SCALE = 0.0254
 
@@ -34,6 +34,14 @@ class Bsp:
         self.world_first, self.world_count = struct.unpack_from("<2I", lump(14), 56)
         self.lighting = lump(8)
         self.bpp = 3 if version == 30 else 1
+        lit = path[:-4] + ".lit" if path.lower().endswith(".bsp") else None
+        if self.bpp == 1 and lit and os.path.isfile(lit):
+            # a Quake map's colour beside it, as the engines read it: "QLIT", version 1, then 3 bytes
+            # for each byte of the lump (a face's offset times 3)
+            colour = open(lit, "rb").read()
+            if colour[:4] == b"QLIT" and len(colour) == 8 + 3 * len(self.lighting):
+                self.lighting, self.bpp = colour[8:], 3
+                self.faces = [f[:6] + (f[6] * 3 if f[6] >= 0 else f[6],) for f in self.faces]
 
     def corners(self, f):
         out = []

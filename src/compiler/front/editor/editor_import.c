@@ -24,6 +24,7 @@
 
 #define EDITOR_PHONG_ANGLE 45.0      /* smoothing angle without worldspawn `_phong_angle` */
 #define EDITOR_DIRT_DEPTH_UNITS 128.0 /* ambient occlusion's reach without `_dirtdepth` */
+#define EDITOR_DIRT_SCALE 1.0         /* and its strength without `_dirtscale` (ericw-tools') */
 #define EDITOR_UNITS_PER_LUXEL 16.0  /* Half-Life's and Quake's lightmap density */
 #define HLRAD_PATCH_LUXELS 4         /* hlrad bounces light between patches of -chop 64 units: 4 luxels */
 #define EDITOR_MIN_CUBE 0.0625       /* metres: detailed brushwork needs small cubes to fit */
@@ -711,6 +712,11 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
         l->bounce_cell = HLRAD_PATCH_LUXELS;
     } else {
         l->ambient[0] = l->ambient[1] = l->ambient[2] = EDITOR_AMBIENT;
+        /* ericw-tools' bounce: every face reflects grey 127 / 255 of its mean light, spread as
+         * value x area x cos x cos' / d^2 at half `_bouncescale`; against a diffuse surface's
+         * cos x cos' / (pi d^2), that is a reflectivity of 127 / 255 x 0.5 x pi */
+        double bounce_scale = fmin(fmax(editor_kv_number(&em->entities[0], "_bouncescale", 1), 0), 4);
+        if (em->game == EDITOR_GAME_QUAKE) l->bounce_albedo = (float)fmin(127.0 / 255.0 * 0.5 * M_PI * bounce_scale, 1);
     }
     l->sky_faces_only = true;                    /* hlrad and light: the sky shines in through sky brushes */
     l->min_cube = EDITOR_MIN_CUBE;
@@ -757,9 +763,17 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
         /* smoothing and dirt: worldspawn keys as ericw-tools spells them */
         double phong = fmin(fmax(editor_kv_number(world, "_phong_angle", EDITOR_PHONG_ANGLE), 0), 180);
         for (size_t i = 0; i < map->material_count; i++) map->materials[i].smooth_angle = phong;
+        /* ericw-tools' -dirt 1 (pmfc --dirt on a Quake map): its depth and full scale */
+        double dirt_scale = em->game == EDITOR_GAME_GOLDSRC ? PMFC_DIRT_STRENGTH : EDITOR_DIRT_SCALE;
+        double dirt_depth = fmin(fmax(editor_kv_number(world, "_dirtdepth", EDITOR_DIRT_DEPTH_UNITS), 0), 4096) * c.s;
+        dirt_scale = fmin(fmax(editor_kv_number(world, "_dirtscale", dirt_scale), 0), 1);
         if (c.dirt_on) {
-            l->dirt_distance = (float)(fmin(fmax(editor_kv_number(world, "_dirtdepth", EDITOR_DIRT_DEPTH_UNITS), 0), 4096) * c.s);
-            l->dirt_strength = (float)fmin(fmax(editor_kv_number(world, "_dirtscale", PMFC_DIRT_STRENGTH), 0), 1);
+            l->dirt_distance = (float)dirt_depth;
+            l->dirt_strength = (float)dirt_scale;
+        }
+        if (em->game != EDITOR_GAME_GOLDSRC) {
+            l->dirt_flag_distance = (float)dirt_depth;
+            l->dirt_flag_strength = (float)dirt_scale;
         }
         const char *skyname = editor_kv_get(world, "skyname");
         if (!skyname) skyname = editor_kv_get(world, "sky");

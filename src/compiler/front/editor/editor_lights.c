@@ -46,6 +46,7 @@
 #define QUAKE_FALLOFF_UNITS 128.0    /* where the inverse falloffs give the light's value */
 #define QUAKE_SPOT_ANGLE 20.0        /* a spotlight's cone without `angle` */
 #define QUAKE_INFINITE_UNITS 65536.0 /* delay 3: no falloff, as far as any map goes */
+#define QUAKE_RANGE 0.5              /* stored bytes per unit of light: ericw-tools' `_range` (-range) */
 
 static double clampd(double v, double lo, double hi)
 {
@@ -284,8 +285,15 @@ static const editor_entity *find_target(const import_ctx *c, const editor_entity
     return NULL;
 }
 
-/* A Quake light: its value at a point is value x angle term x falloff, stored as value / 255 in
- * the lightmap (the quake look shows it overbright). */
+/* ericw-tools' worldspawn `_range`: the lightmap holds light x range (0.5 by default: a light of
+ * 255 stores 128, which the engine shows at full brightness; the quake look doubles it back). */
+static double quake_range(const import_ctx *c)
+{
+    return clampd(editor_kv_number(&c->em->entities[0], "_range", QUAKE_RANGE), 0, 100);
+}
+
+/* A Quake light: its value at a point is value x angle term x falloff, stored as value x `_range`
+ * / 255 in the lightmap (the quake look shows it overbright). */
 static void quake_light(import_ctx *c, const editor_entity *e)
 {
     /* `light`: a value, or Half-Life's form "R G B" / "R G B VALUE" (ericw-tools reads both) */
@@ -300,7 +308,7 @@ static void quake_light(import_ctx *c, const editor_entity *e)
     l->pos = editor_to_world(c, e->origin);
     quake_color(e, n >= 3 && !editor_kv_get(e, "_color") ? key : "_color", l->color);
     double v = fmin(fabs(value), MAX_BRIGHTNESS);
-    l->brightness = (float)(v / 255.0);
+    l->brightness = (float)(v * quake_range(c) / 255.0);
     l->anglescale = (float)quake_anglescale(c, e);
     l->radius = (float)(clampd(editor_kv_number(e, "_deviance", 0), 0, 1024) * c->s);
     l->enabled = true;
@@ -308,16 +316,19 @@ static void quake_light(import_ctx *c, const editor_entity *e)
     double wait = editor_kv_number(e, "wait", 1);
     if (!(wait > 0)) wait = 1;
     int delay = (int)editor_kv_number(e, "delay", 0);
-    l->falloff_distance = (float)(QUAKE_FALLOFF_UNITS * c->s);
+    /* `wait` scales the distance in every falloff (ericw-tools' atten): the inverse ones give the
+     * light's value at 128 / wait units */
+    double ref_units = QUAKE_FALLOFF_UNITS / wait;
+    l->falloff_distance = (float)(ref_units * c->s);
     double range_units;
     switch (delay) {
     case 1:
         l->falloff = LIGHT_FALLOFF_INVERSE;
-        range_units = v * QUAKE_FALLOFF_UNITS;          /* where value x 128 / d falls under 1 */
+        range_units = v * ref_units;                    /* where value x ref / d falls under 1 */
         break;
     case 2:
         l->falloff = LIGHT_FALLOFF_INVERSE2;
-        range_units = sqrt(v) * QUAKE_FALLOFF_UNITS;
+        range_units = sqrt(v) * ref_units;
         break;
     case 3:
         l->falloff = LIGHT_FALLOFF_NONE;
@@ -325,7 +336,7 @@ static void quake_light(import_ctx *c, const editor_entity *e)
         break;
     case 5:
         l->falloff = LIGHT_FALLOFF_INVERSE2A;
-        range_units = (sqrt(v) - 1) * QUAKE_FALLOFF_UNITS;
+        range_units = (sqrt(v) - 1) * ref_units;
         break;
     default:
         /* linear: value - distance x wait, or to `_falloff` units */
@@ -358,7 +369,7 @@ static void quake_minlight(import_ctx *c)
 {
     const editor_entity *w = &c->em->entities[0];
     double minlight = editor_kv_number(w, "light", editor_kv_number(w, "_minlight", 0));
-    for (int k = 0; k < 3; k++) c->level->ambient[k] = (float)(clampd(minlight, 0, 255) / 255.0);
+    for (int k = 0; k < 3; k++) c->level->ambient[k] = (float)(clampd(minlight, 0, 255) * quake_range(c) / 255.0);
     c->level->ambient_no_dirt = no_dirt(c, w, "_minlight_dirt");
 }
 
@@ -375,6 +386,8 @@ static void worldspawn_sky(import_ctx *c)
     const editor_entity *w = &c->em->entities[0];
     level_def *level = c->level;
     double anglescale = quake_anglescale(c, w);
+    /* a GoldSrc map's sky keys keep the scale they had (hlrad stores its own way) */
+    double range = c->em->game == EDITOR_GAME_GOLDSRC ? 1.0 : quake_range(c);
     double sun = editor_kv_number(w, "_sunlight", 0);
     if (sun > 0) {
         light_def *l = PUSH(level->lights, level->light_count, level->light_cap);
@@ -384,7 +397,7 @@ static void worldspawn_sky(import_ctx *c)
         editor_kv_numbers(w, editor_kv_get(w, "_sun_mangle") ? "_sun_mangle" : "_sunlight_mangle", mangle, 3);
         l->direction = editor_dir_to_world(angles_vector(mangle[0], mangle[1]));
         quake_color(w, "_sunlight_color", l->color);
-        l->brightness = (float)(fmin(sun, MAX_BRIGHTNESS) / 255.0);
+        l->brightness = (float)(fmin(sun, MAX_BRIGHTNESS) * range / 255.0);
         l->anglescale = (float)anglescale;
         l->radius = (float)(clampd(editor_kv_number(w, "_sunlight_penumbra", 0), 0, 45) * M_PI / 180);
         l->enabled = true;
@@ -400,7 +413,7 @@ static void worldspawn_sky(import_ctx *c)
         uint8_t color[3];
         quake_color(w, editor_kv_get(w, dome_keys[d][1]) ? dome_keys[d][1] : dome_keys[d][2], color);
         bake_dome *dome = &level->sky_domes[d];
-        for (int k = 0; k < 3; k++) dome->color[k] = (float)(color[k] / 255.0 * fmin(value, MAX_BRIGHTNESS) / 255.0);
+        for (int k = 0; k < 3; k++) dome->color[k] = (float)(color[k] / 255.0 * fmin(value, MAX_BRIGHTNESS) * range / 255.0);
         dome->anglescale = (float)anglescale;
         dome->no_dirt = no_dirt(c, w, "_sunlight2_dirt");
     }
