@@ -688,6 +688,46 @@ static const char *source_name(const editor_map *em, char *buf, size_t size)
     return buf;
 }
 
+/* How the level stores and bounces light: hlrad's way for GoldSrc, ericw-tools' for Quake. */
+static void level_light_storage(const editor_map *em, level_def *l)
+{
+    if (em->game == EDITOR_GAME_GOLDSRC) {
+        /* hlrad's storage: no ambient term, its light x 2 through gamma 0.5 (docs/pmfc-lighting.md) */
+        l->store_scale = PMF_HLRAD_STORE_SCALE;
+        l->store_gamma = PMF_HLRAD_STORE_GAMMA;
+        l->bounce_no_sky_loss = true;
+        l->bounce_cell = HLRAD_PATCH_LUXELS;
+    } else {
+        l->ambient[0] = l->ambient[1] = l->ambient[2] = EDITOR_AMBIENT;
+        /* ericw-tools' bounce: every face reflects grey 127 / 255 of its mean light, spread as
+         * value x area x cos x cos' / d^2 at half `_bouncescale`; against a diffuse surface's
+         * cos x cos' / (pi d^2), that is a reflectivity of 127 / 255 x 0.5 x pi */
+        double bounce_scale = fmin(fmax(editor_kv_number(&em->entities[0], "_bouncescale", 1), 0), 4);
+        if (em->game == EDITOR_GAME_QUAKE) l->bounce_albedo = (float)fmin(127.0 / 255.0 * 0.5 * M_PI * bounce_scale, 1);
+    }
+}
+
+/* The import's summary line: what the source held and what is drawn. */
+static void report_import(const import_ctx *c, const char *format)
+{
+    const editor_map *em = c->em;
+    const level_def *l = c->level;
+    const map_def *map = c->map;
+    if (em->format == EDITOR_FORMAT_RMF) {
+        session_say(PMFC_NOTE, "pmfc: RMF %.1f, %u solids, %u faces, %zu brushes drawn, %zu lights, %zu start cameras",
+                (double)em->version, em->source_solids, em->source_faces, l->brush_count, l->light_count, map->camera_count);
+    } else if (em->format == EDITOR_FORMAT_BSP) {
+        size_t drawn = 0;   /* the faces drawn, a brush each (brush.exact) */
+        for (size_t i = 0; i < l->brush_count; i++)
+            drawn += l->brushes[i].exact && l->brushes[i].side_count && l->sides[l->brushes[i].first_side].material >= 0;
+        session_say(PMFC_NOTE, "pmfc: %s, %u faces, %zu drawn, %u solid leaves, %zu lights, %zu start cameras", format,
+                em->source_faces, drawn, em->source_solids, l->light_count, map->camera_count);
+    } else {
+        session_say(PMFC_NOTE, "pmfc: %s, %u brushes, %u faces, %zu brushes drawn, %zu lights, %zu start cameras", format,
+                em->source_solids, em->source_faces, l->brush_count, l->light_count, map->camera_count);
+    }
+}
+
 bool editor_import(const char *path, const editor_map *em, const editor_import_desc *desc, map_def *map)
 {
     import_ctx c = { .path = path, .desc = desc, .map = map, .em = em };
@@ -704,20 +744,7 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
     snprintf(l->name, sizeof l->name, "world");
     l->chunk_exp = -1;
     l->luxel_density = 1.0 / (EDITOR_UNITS_PER_LUXEL * c.s);
-    if (em->game == EDITOR_GAME_GOLDSRC) {
-        /* hlrad's storage: no ambient term, its light x 2 through gamma 0.5 (docs/pmfc-lighting.md) */
-        l->store_scale = PMF_HLRAD_STORE_SCALE;
-        l->store_gamma = PMF_HLRAD_STORE_GAMMA;
-        l->bounce_no_sky_loss = true;
-        l->bounce_cell = HLRAD_PATCH_LUXELS;
-    } else {
-        l->ambient[0] = l->ambient[1] = l->ambient[2] = EDITOR_AMBIENT;
-        /* ericw-tools' bounce: every face reflects grey 127 / 255 of its mean light, spread as
-         * value x area x cos x cos' / d^2 at half `_bouncescale`; against a diffuse surface's
-         * cos x cos' / (pi d^2), that is a reflectivity of 127 / 255 x 0.5 x pi */
-        double bounce_scale = fmin(fmax(editor_kv_number(&em->entities[0], "_bouncescale", 1), 0), 4);
-        if (em->game == EDITOR_GAME_QUAKE) l->bounce_albedo = (float)fmin(127.0 / 255.0 * 0.5 * M_PI * bounce_scale, 1);
-    }
+    level_light_storage(em, l);
     l->sky_faces_only = true;                    /* hlrad and light: the sky shines in through sky brushes */
     l->min_cube = EDITOR_MIN_CUBE;
     l->allow_empty = true;
@@ -801,21 +828,7 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
         session_say(PMFC_WARNING, "pmfc: warning: %zu name(s) longer than the %d bytes a compiled map keeps, cut short; the first: %s",
                 c.cut_count, PMFC_NAME_MAX - 1, text_clean(c.cut_first, clean, sizeof clean));
     }
-    if (!c.failed && !desc->quiet) {
-        if (em->format == EDITOR_FORMAT_RMF) {
-            session_say(PMFC_NOTE, "pmfc: RMF %.1f, %u solids, %u faces, %zu brushes drawn, %zu lights, %zu start cameras",
-                    (double)em->version, em->source_solids, em->source_faces, l->brush_count, l->light_count, map->camera_count);
-        } else if (em->format == EDITOR_FORMAT_BSP) {
-            size_t drawn = 0;   /* the faces drawn, a brush each (brush.exact) */
-            for (size_t i = 0; i < l->brush_count; i++)
-                drawn += l->brushes[i].exact && l->brushes[i].side_count && l->sides[l->brushes[i].first_side].material >= 0;
-            session_say(PMFC_NOTE, "pmfc: %s, %u faces, %zu drawn, %u solid leaves, %zu lights, %zu start cameras", format,
-                    em->source_faces, drawn, em->source_solids, l->light_count, map->camera_count);
-        } else {
-            session_say(PMFC_NOTE, "pmfc: %s, %u brushes, %u faces, %zu brushes drawn, %zu lights, %zu start cameras", format,
-                    em->source_solids, em->source_faces, l->brush_count, l->light_count, map->camera_count);
-        }
-    }
+    if (!c.failed && !desc->quiet) report_import(&c, format);
     xfree(points);
     xfree(c.seals);
     editor_materials_free(&c);
