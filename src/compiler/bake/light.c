@@ -197,7 +197,7 @@ static void merge_group_layers(level_light *ll, const uint8_t (*scale)[3])
         }
         xfree(sum);
     }
-    memcpy(res->layers, merged, kept * sizeof *merged);
+    if (kept) memcpy(res->layers, merged, kept * sizeof *merged);
     res->layer_count = kept;
     xfree(merged);
     xfree(keys);
