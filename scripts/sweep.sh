@@ -66,6 +66,12 @@ one_map() {
     if [ $rc -eq 0 ]; then
         timeout -k 5 "$limit" "$PMFVIEW" shot "$pmf" -o "$png" --size "$size" ${SWEEP_GAME:+--game "$SWEEP_GAME"} \
             >>"$log" 2>&1 || echo "sweep: pmfview shot failed with exit $?" >>"$log"
+        # every chunk decoded within the viewer's default memory budget (issue 39 point 1)
+        if timeout -k 5 "$limit" "$PMFVIEW" info "$pmf" >"$dir/info" 2>>"$log"; then
+            grep '^  largest chunk:' "$dir/info" >>"$log"
+        else
+            echo "sweep: pmfview info failed with exit $?: a chunk beyond the default memory budget, or the map is invalid" >>"$log"
+        fi
         picture=
         [ -f "$png" ] && picture=$png
         timeout -k 5 "$limit" "$PMFSWEEP" probe "$pmf" ${picture:+--picture "$picture"} >"$dir/probe" 2>>"$log" ||

@@ -3,9 +3,10 @@
 #
 # scripts/sweep.sh (docs/sweep.md):
 #   shared  the sweep over ../shared/data (the full-size levels of lq/ too): every map compiles,
-#           no triangle is left out, no leak at a brush entity, none is empty (but a source that
-#           has nothing to draw, refused or compiled empty with the reason), no BSP leaks; the
-#           rows' figures where they are known, and the sheet's size
+#           no triangle is left out, no leak at a brush entity, every chunk decoded within the
+#           default memory budget (pmfview info), none is empty (but a source that has nothing to
+#           draw, refused or compiled empty with the reason), no BSP leaks; the rows' figures
+#           where they are known, and the sheet's size
 #   names   names with spaces, an escape sequence, non-ASCII and '|', upper-case extensions, a
 #           damaged BSP and a file that is no map: clean cells, one row each, the damaged one exit 2
 #   stuck   a pmfc that hangs and one that crashes (a stub): rows with their exits, the sweep goes
@@ -55,6 +56,8 @@ shared)
         # levels of lq/ are sealed as ericw-tools' qbsp finds them
         grep -q 'found no room' "$log" && why="$why triangles left out;"
         grep -q '^pmfc: warning: leak:.*func_' "$log" && why="$why a leak at a brush entity;"
+        [ "$exit_code" = 0 ] && grep -q '^sweep: pmfview info failed\|not drawn, nor any chunk' "$log" &&
+            why="$why a chunk beyond the default memory budget;"
         case $name in lq/*) [ "$leak" = no ] || why="$why a full-size level that leaks;" ;; esac
         if [ -n "$why" ]; then
             echo "FAIL (shared): $name:$why log: $(grep -v '^pmfc: note:' "$log" | head -n 1)" >&2
