@@ -425,7 +425,8 @@ drop)
 rmf_reload_library)
     # A real RMF compiled by pmfc's library on a thread of the viewer (no PMFVIEW_PMFC): saved cut
     # short (hostile), the compile ends with pmfc's one line on stderr and in the HUD while the
-    # window goes on with the previous map; saved whole again, it reloads.
+    # window goes on with the previous map; saved whole again, it reloads, its warning counted
+    # and listed by `.
     export XDG_CACHE_HOME=$WORK/cache
     unset PMFVIEW_PMFC
     SRC=$(dirname "$0")/../../../shared/data/rmf/22.rmf
@@ -446,6 +447,12 @@ rmf_reload_library)
     wait_for "the reload" grep -q "^reloaded $RMF$" "$WORK/out"
     wait_for "the reloaded view" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -ge 2 ]"
     shot; [ "$("$PROBE" diff "$good" "$SHOT")" -eq 0 ] || fail "the map compiled again differs"
+    # the compile's warning (22.rmf names a texture of no WAD): counted, then listed by `
+    grep -q '^1 compile warning (` lists them)$' "$WORK/out" || fail "no warning count after the compile"
+    event grave -- '^compile warnings listed$'
+    grep -q '^warning: 1 texture(s) found in no WAD or texture folder, drawn as checkers: UNNAMED$' "$WORK/out" ||
+        fail "the warning is not listed"
+    event grave -- '^compile warnings closed$'
     ;;
 legacy)
     # MAKEMAP is format_sample_write: map.pmf is the legacy draft map, variant 2 its textures. The

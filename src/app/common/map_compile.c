@@ -21,8 +21,36 @@ struct map_compile_job {
     atomic_bool cancel, finished;
     _Atomic(const char *) stage;     /* the last progress report's (NULL before the first) */
     atomic_int percent;
+    map_compile_warnings warnings;   /* written by the compile's message calls, read once finished */
     pthread_t thread;
+    map_compile_job *next;           /* in the list of cancelled jobs */
 };
+
+/* Cancelled compiles still ending the item of work they are on: joined once finished (or at
+ * map_compile_shutdown), so a cancel never waits for them. Touched by the caller's thread only. */
+static map_compile_job *cancelled_jobs;
+
+/* The cancelled jobs that have finished (all of them when wait) joined, their temporary files
+ * removed and their memory freed. */
+static void reap_cancelled(bool wait)
+{
+    for (map_compile_job **link = &cancelled_jobs; *link;) {
+        map_compile_job *job = *link;
+        if (!wait && !atomic_load(&job->finished)) {
+            link = &job->next;
+            continue;
+        }
+        pthread_join(job->thread, NULL);
+        pmf_os_remove(job->tmp_path);
+        *link = job->next;
+        free(job);
+    }
+}
+
+void map_compile_shutdown(void)
+{
+    reap_cancelled(true);
+}
 
 static map_compile_state fail(map_compile *mc, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static map_compile_state fail(map_compile *mc, int code, const char *fmt, ...)
@@ -168,11 +196,24 @@ static void record_progress(void *user, const pmfc_progress *p)
     atomic_store(&job->stage, p->stage);
 }
 
-/* The source's notes and warnings are not shown (as with the child process, whose lines go to a
- * log); the result keeps the first error. */
-static void ignore_line(void *user, pmfc_message_kind kind, const char *line)
+void map_compile_warnings_add(map_compile_warnings *w, const char *line, size_t len)
 {
-    (void)user, (void)kind, (void)line;
+    if (len >= 6 && !memcmp(line, "pmfc: ", 6)) {
+        line += 6;
+        len -= 6;
+    }
+    if (w->kept < MAP_COMPILE_WARNINGS_KEPT)
+        map_compile_clean_line(line, len, w->lines[w->kept++], sizeof w->lines[0]);
+    w->count++;
+}
+
+/* The source's warnings are kept (the first ones, and their count); notes are not shown. The
+ * result keeps the first error. */
+static void keep_warning(void *user, pmfc_message_kind kind, const char *line)
+{
+    map_compile_job *job = user;
+    if (kind == PMFC_WARNING)
+        map_compile_warnings_add(&job->warnings, line, strlen(line));
 }
 
 static void *compile_job_run(void *arg)
@@ -196,7 +237,7 @@ static map_compile_state start_thread(map_compile *mc, const map_compile_desc *d
     job->desc = (pmfc_compile_desc){ .source = job->source, .out_path = job->tmp_path,
                                      .game_dir = desc->game_dir ? job->game_dir : NULL, .quiet = true,
                                      .created = pmfc_time_now(), .progress = record_progress,
-                                     .message = ignore_line, .user = job, .cancel = &job->cancel };
+                                     .message = keep_warning, .user = job, .cancel = &job->cancel };
     int e = pmf_os_thread_start(&job->thread, compile_job_run, job);
     if (e) {
         free(job);
@@ -237,6 +278,7 @@ static map_compile_state start_process(map_compile *mc, const map_compile_desc *
 
 map_compile_state map_compile_start(map_compile *mc, const map_compile_desc *desc)
 {
+    reap_cancelled(false);
     memset(mc, 0, sizeof *mc);
     char real[4096], pmfc[4096], pmfc_real[4096], game[4096];
     pmf_os_file_info src_st, pmfc_st;
@@ -353,7 +395,7 @@ static void finish(map_compile *mc, int status, const char *line)
         fail(mc, code, "pmfc was killed by signal %d", -status);
 }
 
-/* The thread joined and its job freed. */
+/* The finished thread joined and its job freed. */
 static void end_job(map_compile *mc)
 {
     pthread_join(mc->job->thread, NULL);
@@ -361,8 +403,25 @@ static void end_job(map_compile *mc)
     mc->job = NULL;
 }
 
+/* pmfc's "pmfc: warning: " lines in the child's log. */
+static void log_warnings(FILE *log, map_compile_warnings *w)
+{
+    char line[4096];
+    if (fseek(log, 0, SEEK_SET) != 0)
+        return;
+    bool line_start = true;
+    while (fgets(line, sizeof line, log)) {
+        size_t len = strlen(line);
+        bool whole = len && line[len - 1] == '\n';
+        if (line_start && !strncmp(line, "pmfc: warning: ", 15))
+            map_compile_warnings_add(w, line, whole ? len - 1 : len);
+        line_start = whole; /* the rest of a longer line is no line of its own */
+    }
+}
+
 bool map_compile_poll(map_compile *mc)
 {
+    reap_cancelled(false);
     if (mc->state != MAP_COMPILE_RUNNING)
         return true;
     char line[sizeof mc->message];
@@ -373,6 +432,7 @@ bool map_compile_poll(map_compile *mc)
         const char *error = strncmp(r->error, "pmfc: ", 6) ? r->error : r->error + 6;
         map_compile_clean_line(error, strlen(error), line, sizeof line);
         int status = r->status;
+        mc->warnings = mc->job->warnings;
         end_job(mc);
         finish(mc, status, line);
         return true;
@@ -382,6 +442,7 @@ bool map_compile_poll(map_compile *mc)
     if (r == 0)
         return false;
     last_line(mc->log, line, sizeof line);
+    log_warnings(mc->log, &mc->warnings);
     fclose(mc->log);
     mc->log = NULL;
     if (r < 0) {
@@ -408,10 +469,13 @@ double map_compile_elapsed(const map_compile *mc)
 
 void map_compile_cancel(map_compile *mc)
 {
+    reap_cancelled(false);
     if (mc->job) {
-        atomic_store(&mc->job->cancel, true); /* it stops between two items of its work */
-        end_job(mc);
-        pmf_os_remove(mc->tmp_path);
+        /* it stops between two items of its work: joined later, the window goes on meanwhile */
+        atomic_store(&mc->job->cancel, true);
+        mc->job->next = cancelled_jobs;
+        cancelled_jobs = mc->job;
+        mc->job = NULL;
     }
     if (mc->state == MAP_COMPILE_RUNNING && mc->pmfc.id) {
         pmf_os_process_kill(&mc->pmfc);

@@ -18,7 +18,8 @@
  * (docs/memory.md); a source that is bad, hostile or over that budget ends it with pmfc's one
  * line, and the process goes on. One compile runs at a time in a process (pmfc.h). The child
  * process's stdout and stderr go to an unlinked temporary file; on failure its last stderr line
- * is relayed. Either way the line is shown with control bytes as \xNN.
+ * is relayed. Either way the line is shown with control bytes as \xNN, and the compile's
+ * warnings are kept (mc.warnings).
  *
  *   map_compile mc;
  *   if (map_compile_start(&mc, &(map_compile_desc){ .source = "room.rmf" }) == MAP_COMPILE_RUNNING)
@@ -48,6 +49,15 @@ typedef enum map_compile_state {
 
 typedef struct map_compile_job map_compile_job;
 
+#define MAP_COMPILE_WARNINGS_KEPT 32
+
+/* The warnings of a compile: how many, and the first ones as clean lines ("warning: ..."). */
+typedef struct map_compile_warnings {
+    unsigned count;
+    unsigned kept;
+    char lines[MAP_COMPILE_WARNINGS_KEPT][256];
+} map_compile_warnings;
+
 typedef struct map_compile {
     map_compile_state state;
     int exit_code;                   /* 0, or 2 (pmfc said the source is bad) / 3 (anything else) */
@@ -61,6 +71,7 @@ typedef struct map_compile {
     pmf_os_process pmfc;             /* as a child process: while RUNNING */
     FILE *log;                       /* the child's stdout + stderr */
     double started;                  /* CLOCK_MONOTONIC seconds */
+    map_compile_warnings warnings;   /* once DONE or FAILED (none for a cache hit) */
 } map_compile;
 
 /* Finds the source's current version in the cache or starts the compile. Returns mc->state. */
@@ -72,10 +83,15 @@ double map_compile_elapsed(const map_compile *mc);
 /* Where a compile on a thread is ("bake 42%"): false when nothing is known (not started yet, or
  * a child process). */
 bool map_compile_progress(const map_compile *mc, char *text, size_t size);
-/* Stops a running compile (a thread: cancelled, and waited for while it ends the item it is on; a
- * child process: SIGTERM, reaped), removes its temporary file, and leaves mc IDLE; safe on any
- * state. */
+/* Stops a running compile without waiting (a thread: cancelled, and joined by a later call once
+ * it has ended the item it is on, its temporary file removed then; a child process: SIGTERM,
+ * reaped) and leaves mc IDLE; safe on any state. A compile started next waits on its own thread
+ * for the cancelled one to end (one compile at a time, pmfc.h). */
 void map_compile_cancel(map_compile *mc);
+/* Waits for the cancelled compiles still ending: before the process exits. */
+void map_compile_shutdown(void);
+/* Counts a warning line (its "pmfc: " dropped) and keeps it, cleaned, if there is room. */
+void map_compile_warnings_add(map_compile_warnings *w, const char *line, size_t len);
 
 /* Writes text into out with every control byte, DEL and byte that is not part of valid UTF-8
  * shown as \xNN, so it cannot drive a terminal. */

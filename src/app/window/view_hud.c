@@ -73,6 +73,9 @@ static void draw_status(hud *h, const view_hud_info *in)
     snprintf(l[7], sizeof l[7], "level %u of %u  %s  look %s%s", in->level, in->level_count, name, in->look ? in->look : "raw",
              in->fullbright ? "  no lights: fullbright" : "");
     snprintf(l[8], sizeof l[8], "F1 keys  H hide HUD");
+    if (in->warnings && in->warnings->count)
+        snprintf(l[8] + strlen(l[8]), sizeof l[8] - strlen(l[8]), "  ` %u compile warning%s", in->warnings->count,
+                 in->warnings->count == 1 ? "" : "s");
     const char *lines[9];
     uint8_t colors[9][4];
     for (int i = 0; i < 9; i++) {
@@ -163,6 +166,30 @@ static void draw_help(hud *h, int width, int height, const view_hud_info *in)
     }
 }
 
+/* The last compile's warnings as it kept them, and how many more it gave. */
+static void draw_warnings(hud *h, const view_hud_info *in)
+{
+    const map_compile_warnings *w = in->warnings;
+    char head[96], more[96];
+    const char *lines[MAP_COMPILE_WARNINGS_KEPT + 2];
+    uint8_t colors[MAP_COMPILE_WARNINGS_KEPT + 2][4];
+    int n = 0;
+    snprintf(head, sizeof head, "%u compile warning%s (` closes)", w->count, w->count == 1 ? "" : "s");
+    memcpy(colors[n], text_hot, 4);
+    lines[n++] = head;
+    for (unsigned i = 0; i < w->kept; i++) {
+        memcpy(colors[n], (const uint8_t[4]){ 255, 255, 255, 255 }, 4);
+        lines[n++] = w->lines[i];
+    }
+    if (w->count > w->kept) {
+        snprintf(more, sizeof more, "... and %u more: pmfc SOURCE prints them all", w->count - w->kept);
+        memcpy(colors[n], text_dim, 4);
+        lines[n++] = more;
+    }
+    float lh = hud_line_height(h);
+    panel(h, lh / 3, lh / 3, lines, (const uint8_t (*)[4])colors, n);
+}
+
 static void draw_loading(hud *h, int width, int height, const view_hud_info *in)
 {
     uint32_t done = in->stats->chunks_loaded, total = done + in->stats->chunks_streaming;
@@ -180,11 +207,13 @@ void view_hud_draw(hud *h, int width, int height, const view_hud_info *in)
 {
     /* stb_easy_font's glyphs are ~6x7 pixels: double them on big windows. */
     hud_begin(h, width, height, width >= 1000 ? 2.0f : 1.0f);
-    if (in->help && layout_help(h, height, in).w > width)
-        hud_begin(h, width, height, 1.0f); /* the key list keeps to the window */
+    if ((in->help && layout_help(h, height, in).w > width) || in->warnings_list)
+        hud_begin(h, width, height, 1.0f); /* the key list and the warnings keep to the window */
     float lh = hud_line_height(h);
     if (in->help) {
         draw_help(h, width, height, in);
+    } else if (in->warnings_list && in->warnings && in->warnings->count) {
+        draw_warnings(h, in);
     } else {
         draw_status(h, in);
         if (in->lights_panel)

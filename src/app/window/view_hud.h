@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "map_compile.h"
 #include "render/hud.h"
 #include "scene.h"
 #include "view_keys.h"
@@ -36,6 +37,8 @@ typedef struct view_hud_info {
     const char *message;             /* latest event, "" = none */
     const char *error;               /* persistent problem (failed reload), "" = none */
     const view_key *keys;            /* the window's keys: F1 lists those with a line */
+    const map_compile_warnings *warnings; /* the last compile's (count 0: none) */
+    bool warnings_list;              /* ` : listed in place of the status */
     size_t key_count;
 } view_hud_info;
 

@@ -476,6 +476,23 @@ static bool key_hide_hud(viewer *v, const view_key_press *k)
     return true;
 }
 
+/* `: the last compile's warnings, listed on the HUD and printed on stdout. */
+static bool key_warnings(viewer *v, const view_key_press *k)
+{
+    (void)k;
+    if (!v->warnings.count) {
+        v->warnings_list = false;
+        viewer_say(v, "no compile warnings");
+        return true;
+    }
+    v->warnings_list = !v->warnings_list;
+    viewer_say(v, "compile warnings %s", v->warnings_list ? "listed" : "closed");
+    for (unsigned i = 0; v->warnings_list && i < v->warnings.kept; i++)
+        printf("%s\n", v->warnings.lines[i]);
+    fflush(stdout);
+    return true;
+}
+
 static bool key_help(viewer *v, const view_key_press *k)
 {
     (void)k;
@@ -565,6 +582,7 @@ const view_key viewer_keys[] = {
     { "F12 / Shift+F12 / Ctrl+F12", "screenshot / 4x size / with the HUD", SDLK_F12, .action = key_screenshot },
     { "F11", "fullscreen", SDLK_F11, .action = key_fullscreen },
     { "H", "hide / show the HUD", SDLK_h, .action = key_hide_hud },
+    { "`", "the last compile's warnings", SDLK_BACKQUOTE, .action = key_warnings },
     { "F1", "this list", SDLK_F1, .action = key_help },
     { "Esc", "release the mouse, else quit", SDLK_ESCAPE, .action = key_escape },
 };

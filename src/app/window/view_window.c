@@ -364,6 +364,7 @@ static void poll_compile(viewer *v, double t)
     }
     bool done = mc->state == MAP_COMPILE_DONE || mc->state == MAP_COMPILE_CACHED;
     mc->state = MAP_COMPILE_IDLE;
+    v->warnings = mc->warnings;
     if (v->dropped[0]) {
         if (!done)
             drop_failed(v, mc->message);
@@ -380,6 +381,8 @@ static void poll_compile(viewer *v, double t)
         snprintf(v->pmf_path, sizeof v->pmf_path, "%s", mc->out_path);
         viewer_reload(v, t);
     }
+    if (v->warnings.count)
+        viewer_say(v, "%u compile warning%s (` lists them)", v->warnings.count, v->warnings.count == 1 ? "" : "s");
 }
 
 bool viewer_switch_level(viewer *v, long delta, double t)
@@ -649,6 +652,7 @@ static void draw_hud(viewer *v, int w, int h, double fps, double frame_ms, bool 
         .tools = tools,
         .message = v->teleport.open ? v->teleport.line : t < v->message_until ? v->message : "", .error = v->error,
         .keys = viewer_keys, .key_count = viewer_key_count,
+        .warnings = &v->warnings, .warnings_list = v->warnings_list,
     };
     view_hud_draw(v->hud, w, h, &info);
 }
@@ -839,6 +843,7 @@ int view_run(const view_desc *given)
                 view_watch_init(&v.watch, v.path, t);
                 rc = run_loop(&v);
                 map_compile_cancel(&v.compile);
+                map_compile_shutdown();
                 scene_close(v.scene);
                 scene_close(v.other);
                 if (v.formats == &v.dropped_formats)

@@ -60,6 +60,8 @@ typedef struct viewer {
     formats_scene *formats;        /* path was written for a legacy draft / PM4 file: desc->formats or dropped_formats */
     formats_scene dropped_formats; /* a legacy draft / PM4 file dropped on the window */
     map_compile compile;           /* a source map's compile after a save or a drop (state RUNNING while it runs) */
+    map_compile_warnings warnings; /* the last compile's: their count on the HUD, ` lists them */
+    bool warnings_list;            /* `: the list is drawn */
     char dropped[4096];            /* the dropped source map being compiled; "" when none */
     int drop_files;                /* files of the drop being delivered so far (only the first opens) */
     int start_camera;              /* index into the start cameras of the last one jumped to; -1 = none */
