@@ -108,6 +108,7 @@ static bool index_skins(mdl_file *m, pmf_cursor *c)
         m->skins[s].at = c->pos;
         m->skins[s].count = count;
         pmf_take(c, (size_t)count * picture, "pictures");
+        c->block = "skins";  /* the name above ends with its loop */
         if (c->failed)
             return false;
     }
@@ -168,11 +169,13 @@ static bool index_frames(mdl_file *m, pmf_cursor *c)
         }
         m->frames[f].at = c->pos;
         m->frames[f].count = count;
-        for (uint32_t p = 0; p < count; p++)
-            if (!skip_pose(c, i->vertex_count))
-                return false;
+        for (uint32_t p = 0; p < count && !c->failed; p++)
+            skip_pose(c, i->vertex_count);
+        c->block = "frames";  /* the name above ends with its loop */
+        if (c->failed)
+            return false;
     }
-    return !c->failed;
+    return true;
 }
 
 mdl_file *mdl_open_memory(const uint8_t *data, size_t size, const char *name, pmf_error *err)
