@@ -62,9 +62,7 @@ static const quake_class quake_classes[] = {
 };
 
 typedef struct model_slot {
-    const char *path;
-    const char *animation;
-    uint32_t skin;
+    const char *path;                  /* the class's model once asked for; NULL before */
     int handle;                        /* render_models handle; -1: not there or broken (warned once) */
 } model_slot;
 
@@ -129,14 +127,19 @@ static int load_model(render_models *gl, const game_fs *fs, const uint8_t *palet
     return handle;
 }
 
-/* The handle of the class's model, loading it on its first entity. */
+/* The handle of the class's model, loading it on its first entity; a file another class found
+ * missing or broken is not read (nor warned of) again. */
 static int class_model(scene_models *sm, const game_fs *fs, const uint8_t *palette, const quake_class *c)
 {
     model_slot *slot = &sm->slots[c - quake_classes];
-    if (!slot->path) {
-        slot->path = c->model;
-        slot->handle = load_model(sm->gl, fs, palette, c);
-    }
+    if (slot->path)
+        return slot->handle;
+    slot->path = c->model;
+    slot->handle = -1;
+    for (size_t i = 0; i < sizeof sm->slots / sizeof *sm->slots; i++)
+        if (sm->slots[i].path && &sm->slots[i] != slot && !strcmp(sm->slots[i].path, c->model) && sm->slots[i].handle < 0)
+            return -1;
+    slot->handle = load_model(sm->gl, fs, palette, c);
     return slot->handle;
 }
 

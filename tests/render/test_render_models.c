@@ -3,7 +3,7 @@
  * progs/armor.mdl and gfx/palette.lmp of ../shared/data/lq. The pixels the model changes (the
  * shot against the same shot with --no-models) are its silhouette computed here from its own
  * triangles at the known camera; a missing or damaged model (a damaged loose file over the pak's)
- * is one warning and the picture without it.
+ * is one warning and the picture without it; two classes of one missing model, one warning.
  * Usage: test_render_models PMFVIEW TEST PMFC PROGS_DIR PALETTE */
 #include <math.h>
 #include <stdlib.h>
@@ -40,6 +40,7 @@ static bool compile_map(void)
     const double lo[3] = { -128, -128, 0 }, hi[3] = { 128, 128, 160 }, start[3] = { 0, -96, 24 }, armour[3] = { 0, 64, 0 };
     map_build_room(m, lo, hi, "brick", MAP_ROOM_ALL);
     map_build_point(m, "info_player_start", start);
+    map_build_point(m, "info_player_deathmatch", start);  /* player.mdl too: the game directory lacks it */
     map_build_point(m, "item_armor1", armour);
     bool ok = map_build_write_file(m, "room.map");
     map_build_free(m);
@@ -184,6 +185,8 @@ static int test_missing_and_broken(void)
     REQUIRE(shoot("plain.png", eye, "--no-models", err) && test_image_load(&plain, "plain.png"));
     REQUIRE(shoot("missing.png", eye, "", err) && test_image_load(&missing, "missing.png"));
     CHECK(strstr(err, "warning: item_armor1 (progs/armor.mdl)") != NULL, "%s", err);
+    const char *player = strstr(err, "progs/player.mdl");  /* two classes, one file: one warning */
+    CHECK(player && !strstr(strchr(player, '\n'), "progs/player.mdl"), "%s", err);
     CHECK(!memcmp(plain.rgb, missing.rgb, (size_t)WIDTH * HEIGHT * 3));
     size_t size;
     uint8_t *model = read_shared(progs, "armor.mdl", &size);
