@@ -95,6 +95,7 @@ typedef struct scene_settings {
     bool fog;                        /* distance fog, full at the streaming radius (scene_fog_range) */
     double time;                     /* seconds: texture animation, UV scroll, liquids, clouds */
     bool light_styles;               /* dynamic lights with a game's light style play it at `time` */
+    bool no_models;                  /* the point entities' models (docs/models.md) not drawn */
 } scene_settings;
 
 void scene_set_settings(scene *s, const scene_settings *settings);

@@ -205,7 +205,7 @@ void scene_models_open(scene *s, const char *game_dir)
 void scene_models_draw(scene *s, const render_frame *f)
 {
     scene_models *sm = s->models;
-    if (!sm)
+    if (!sm || s->settings.no_models)
         return;
     float view_proj[16];
     render_mat4_mul(f->proj, f->view, view_proj);

@@ -151,7 +151,7 @@ static void update_lights(viewer *v, double t)
 
 static scene *open_scene(const viewer *v, const char *pmf_path, uint32_t level, scene_error *err)
 {
-    scene_desc d = { .path = pmf_path, .level = level, .game_dir = v->desc->game_dir, .no_models = v->desc->no_models,
+    scene_desc d = { .path = pmf_path, .level = level, .game_dir = v->desc->game_dir,
                      .radius = v->desc->radius, .moving_camera = true };
     return scene_open(&d, err);
 }
@@ -787,6 +787,7 @@ int view_run(const view_desc *given)
     v.speed = 8.0;
     v.settings.exposure = 1.0f;
     v.settings.light_styles = true;  /* flickering and pulsing lights play as in the game */
+    v.settings.no_models = desc->no_models;  /* read all the same: Ctrl+P shows them */
     v.start_camera = -1;
     snprintf(v.path, sizeof v.path, "%s", desc->path);
     snprintf(v.pmf_path, sizeof v.pmf_path, "%s", desc->pmf_path ? desc->pmf_path : desc->path);
