@@ -48,10 +48,10 @@ typedef struct shot_camera {
 
 typedef struct shot_options {
     const char *file, *output, *game_dir, *cameras_file, *path_file;
-    bool no_models;                  /* --no-models */
     const char *compare_file;        /* --compare: the second map */
     unsigned overlays;               /* --overlay: VIEW_REGION_BIT()s */
     bool overlay_entities, overlay_leak;  /* --overlay entities / leak (map_markers.h) */
+    bool no_models;                  /* --no-models: the entities' models not read (docs/models.md) */
     view_regions *regions;           /* opened for --overlay, with the hud that draws them */
     hud *overlay_hud;
     int width, height;

@@ -414,7 +414,7 @@ static bool key_models(viewer *v, const view_key_press *k)
 {
     (void)k;
     v->settings.no_models = !v->settings.no_models;
-    viewer_say(v, "entity models %s (%zu drawn with one)", v->settings.no_models ? "off" : "on", scene_model_count(v->scene));
+    viewer_say(v, "entity models %s (%zu entities have one)", v->settings.no_models ? "off" : "on", scene_model_count(v->scene));
     return true;
 }
 
