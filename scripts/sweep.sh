@@ -4,7 +4,7 @@
 # OUT/sweep.md (one row a map) and OUT/sweep.png (the contact sheet of the start pictures).
 #
 # Usage: sh scripts/sweep.sh [--out DIR] [--size WxH] [--jobs N] [--timeout SECONDS]
-#                            [--columns N] [--game DIR] [--wad FILE]... DIR...
+#                            [--columns N] [--game DIR] [--no-models] [--wad FILE]... DIR...
 # PMFC, PMFVIEW and PMFSWEEP name the programs (default: build/pmfc, build/pmfview, build/pmfsweep).
 set -u
 
@@ -65,7 +65,7 @@ one_map() {
     triangles=- camera=- inside=- black=- median=-
     if [ $rc -eq 0 ]; then
         timeout -k 5 "$limit" "$PMFVIEW" shot "$pmf" -o "$png" --size "$size" ${SWEEP_GAME:+--game "$SWEEP_GAME"} \
-            >>"$log" 2>&1 || echo "sweep: pmfview shot failed with exit $?" >>"$log"
+            ${SWEEP_NO_MODELS:+--no-models} >>"$log" 2>&1 || echo "sweep: pmfview shot failed with exit $?" >>"$log"
         # every chunk decoded within the viewer's default memory budget (issue 39 point 1)
         if timeout -k 5 "$limit" "$PMFVIEW" info "$pmf" >"$dir/info" 2>>"$log"; then
             grep '^  largest chunk:' "$dir/info" >>"$log"
@@ -121,6 +121,7 @@ fi
 # ---- the sweep ----------------------------------------------------------------------------------
 OUT=./sweep SIZE=320x180 JOBS='' LIMIT=600 SHEET_COLUMNS=''
 SWEEP_GAME=
+SWEEP_NO_MODELS=
 WADS=
 while [ $# -gt 0 ]; do
     case $1 in
@@ -130,6 +131,7 @@ while [ $# -gt 0 ]; do
     --timeout) [ $# -ge 2 ] || usage "--timeout needs seconds"; LIMIT=$2; shift 2 ;;
     --columns) [ $# -ge 2 ] || usage "--columns needs a number"; SHEET_COLUMNS=$2; shift 2 ;;
     --game) [ $# -ge 2 ] || usage "--game needs a folder"; SWEEP_GAME=$2; shift 2 ;;
+    --no-models) SWEEP_NO_MODELS=1; shift ;;
     --wad) [ $# -ge 2 ] || usage "--wad needs a file"; WADS=$WADS${WADS:+
 }$2; shift 2 ;;
     -h | --help) sed -n '2,8p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -149,7 +151,7 @@ done
 for d; do
     [ -e "$d" ] || usage "no such folder: '$d'"
 done
-export SWEEP_GAME
+export SWEEP_GAME SWEEP_NO_MODELS
 
 mkdir -p "$OUT/logs" "$OUT/shots" || exit 3
 rm -f "$OUT"/logs/*.txt "$OUT"/shots/*.png

@@ -88,6 +88,8 @@ scene *scene_open(const scene_desc *desc, scene_error *err)
     });
     if (!s->stream)
         return fail(s, err, 3, "%s", "cannot start the streaming threads");
+    if (!desc->no_models)
+        scene_models_open(s, desc->game_dir);
     s->radius = stream_radius(s->stream); /* desc's 0 resolved by the stream, its one owner */
 
     for (int i = 0; i < s->lvl.common.weather_env_count; i++) {
@@ -119,6 +121,7 @@ void scene_close(scene *s)
             render_world_remove(s->world, s->skybox_chunk->handle);
         scene_chunk_free(s->skybox_chunk);
     }
+    scene_models_close(s);
     render_world_destroy(s->world);
     mesh_vis_set_free(&s->vis);
     mesh_atlas_destroy(s->atlas);

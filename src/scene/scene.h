@@ -48,6 +48,9 @@ typedef struct scene_desc {
      * view streams in for every chunk the radius can hold, not grown (and copied) on the way.
      * false: sized for what comes (one picture needs no more). */
     bool moving_camera;
+    /* --no-models: the point entities' models (docs/models.md) are not drawn; else a Quake map's
+     * are, from game_dir's loose files and paks */
+    bool no_models;
 } scene_desc;
 
 /* Opens the file and level, starts the streamer, builds GPU programs. Needs a current GL
@@ -63,6 +66,8 @@ void scene_default_camera(const scene *s, camera *out);
  * extension fails scene_open (exit 2). */
 const pmf_cameras *scene_start_cameras(const scene *s);
 void scene_set_camera(scene *s, const camera *cam);
+/* Point entities drawn with a model (docs/models.md). */
+size_t scene_model_count(const scene *s);
 /* The camera's projection x view of a whole (untiled) frame as scene_draw uses it (column-major,
  * the camera chunk's frame, infinite far plane): overlays drawn with it depth-test against the
  * scene's depth buffer. */
@@ -90,6 +95,7 @@ typedef struct scene_settings {
     bool fog;                        /* distance fog, full at the streaming radius (scene_fog_range) */
     double time;                     /* seconds: texture animation, UV scroll, liquids, clouds */
     bool light_styles;               /* dynamic lights with a game's light style play it at `time` */
+    bool no_models;                  /* the point entities' models (docs/models.md) not drawn */
 } scene_settings;
 
 void scene_set_settings(scene *s, const scene_settings *settings);

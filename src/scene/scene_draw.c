@@ -264,6 +264,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
     f.chunk_count = count;
     render_frame_stats world = { 0 };
     render_world_draw_opaque(s->world, &f, &world);
+    scene_models_draw(s, &f);
     if (sky && !sky_first)
         render_world_draw_sky(s->world, &rs, &f, &stats);
     render_world_draw_blended(s->world, &f, &world);

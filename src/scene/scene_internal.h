@@ -67,6 +67,7 @@ struct scene {
     res_context *res;
     mesh_atlas *atlas;
     render_world *world;
+    struct scene_models *models;     /* the entities' models (scene_models.c); NULL = none */
     stream *stream;
 
     scene_chunk **chunks;            /* resident, uploaded */
@@ -115,6 +116,12 @@ struct scene {
     uint32_t lowered_exp;              /* 1 + the smallest lowered side's exponent, 0 = none */
     uint32_t budget_dropped;
 };
+
+/* scene_models.c: the models of the map's point entities, read from the game directory (one
+ * warning per model that is not there or broken), drawn after the opaque world. */
+void scene_models_open(scene *s, const char *game_dir);
+void scene_models_draw(scene *s, const render_frame *f);
+void scene_models_close(scene *s);
 
 /* scene.c */
 scene_failure_entry *scene_add_failure(scene *s, pmf_chunk_coord c, bool anywhere);

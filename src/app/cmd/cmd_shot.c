@@ -51,6 +51,7 @@ typedef struct shot_options {
     const char *compare_file;        /* --compare: the second map */
     unsigned overlays;               /* --overlay: VIEW_REGION_BIT()s */
     bool overlay_entities, overlay_leak;  /* --overlay entities / leak (map_markers.h) */
+    bool no_models;                  /* --no-models: the entities' models not read (docs/models.md) */
     view_regions *regions;           /* opened for --overlay, with the hud that draws them */
     hud *overlay_hud;
     int width, height;
@@ -97,7 +98,7 @@ enum {
     OPT_LAYER, OPT_LUXEL_GRID, OPT_WIREFRAME, OPT_FOG, OPT_RADIUS, OPT_MSAA, OPT_GAME, OPT_CAMERAS, OPT_FRAMES, OPT_PATH,
     OPT_STATS, OPT_MEMORY, OPT_GL_DEBUG,
     OPT_COMPARE, OPT_OVERLAY,
-    OPT_SOLO, OPT_MUTE, OPT_GIZMOS, OPT_INSPECT, OPT_LOOK,
+    OPT_SOLO, OPT_MUTE, OPT_GIZMOS, OPT_INSPECT, OPT_LOOK, OPT_NO_MODELS,
 };
 
 static const cli_option shot_options_table[] = {
@@ -127,6 +128,7 @@ static const cli_option shot_options_table[] = {
     VIEW_OPTION_RADIUS(OPT_RADIUS),
     { "msaa", 0, OPT_MSAA, CLI_COUNT, "N", "a sample count", 0, 64, 0, "multisample anti-aliasing with N samples", "0" },
     VIEW_OPTION_GAME(OPT_GAME),
+    VIEW_OPTION_NO_MODELS(OPT_NO_MODELS),
     { "cameras", 0, OPT_CAMERAS, CLI_TEXT, "FILE", NULL, 0, 0, 0, "one camera per line: X,Y,Z,YAW,PITCH [name]; one PNG each",
       NULL },
     { "frames", 0, OPT_FRAMES, CLI_COUNT, "N", "a count", 1, 1000000, 0, "render N frames and report the average frame time",
@@ -246,6 +248,7 @@ static int shot_option(void *user, int id, const cli_value *value)
     case OPT_FOG: o->settings.fog = true; return 0;
     case OPT_GL_DEBUG: render_set_gl_debug(RENDER_GL_DEBUG_REPORT); return 0;
     case OPT_GAME: o->game_dir = v; return 0;
+    case OPT_NO_MODELS: o->no_models = true; return 0;
     case OPT_CAMERAS: o->cameras_file = v; return 0;
     case OPT_PATH: o->path_file = v; return 0;
     case OPT_COMPARE: o->compare_file = v; return 0;
@@ -934,7 +937,7 @@ static scene *open_scene(const shot_options *o, const char *pmf_path, scene_erro
     /* A stream worker per core: the main thread mostly waits for the view to stream in. */
     int cores = pmf_cores();
     scene *s = scene_open(&(scene_desc){ .path = pmf_path, .level = o->level, .game_dir = o->game_dir, .radius = o->radius,
-                                         .workers = cores > 1 && cores < 64 ? cores : 0,
+                                         .no_models = o->no_models, .workers = cores > 1 && cores < 64 ? cores : 0,
                                          .moving_camera = o->path_file != NULL },
                           err);
     if (!s)

@@ -26,7 +26,10 @@
     { "size", 0, (id), CLI_SIZE, "WxH", NULL, 1, VIEW_MAX_SIZE, 0, what, \
       PMF_STRINGIFY(PMFVIEW_DEFAULT_WIDTH) "x" PMF_STRINGIFY(PMFVIEW_DEFAULT_HEIGHT) }
 #define VIEW_OPTION_GAME(id) \
-    { "game", 0, (id), CLI_TEXT, "DIR", NULL, 0, 0, 0, "game directory for unprefixed texture paths", NULL }
+    { "game", 0, (id), CLI_TEXT, "DIR", NULL, 0, 0, 0, \
+      "game directory for unprefixed texture paths, and (its loose files and paks) the models of a Quake map's entities", NULL }
+#define VIEW_OPTION_NO_MODELS(id) \
+    { "no-models", 0, (id), CLI_FLAG, NULL, NULL, 0, 0, 0, "do not draw the point entities' models (docs/models.md)", NULL }
 #define VIEW_OPTION_GL_DEBUG(id) \
     { "gl-debug", 0, (id), CLI_FLAG, NULL, NULL, 0, 0, 0, "print the OpenGL driver's debug messages to stderr", NULL }
 

@@ -26,6 +26,7 @@ typedef struct view_desc {
     bool no_vsync;
     const char *shots_dir;           /* NULL = the current directory */
     const char *game_dir;
+    bool no_models;                  /* --no-models (docs/models.md): hidden until Ctrl+P */
     int width, height;               /* window size; 0 = PMFVIEW_DEFAULT_WIDTH x _HEIGHT */
     struct formats_scene *formats;   /* path was written for a legacy draft / PM4 file (Ctrl+1..4: PM4 layers) */
 } view_desc;

@@ -410,6 +410,14 @@ static bool key_entities(viewer *v, const view_key_press *k)
     return true;
 }
 
+static bool key_models(viewer *v, const view_key_press *k)
+{
+    (void)k;
+    v->settings.no_models = !v->settings.no_models;
+    viewer_say(v, "entity models %s (%zu entities have one)", v->settings.no_models ? "off" : "on", scene_model_count(v->scene));
+    return true;
+}
+
 static bool key_leak(viewer *v, const view_key_press *k)
 {
     (void)k;
@@ -565,8 +573,10 @@ const view_key viewer_keys[] = {
       .action = key_light_styles },
     { "L", "light gizmos: icon, reach and name (mouse over) of every light", SDLK_l,
       .action = key_light_tool, .arg = 'l' },
-    { "P / Shift+P", "point entities (class and name under the mouse) / the leak", SDLK_p, .action = key_entities },
+    { "P / Shift+P / Ctrl+P", "point entities (class and name under the mouse) / the leak / their models (--game)", SDLK_p,
+      .action = key_entities },
     { NULL, NULL, SDLK_p, .mods = VIEW_KEY_SHIFT, .action = key_leak },
+    { NULL, NULL, SDLK_p, .mods = VIEW_KEY_CTRL, .action = key_models },
     { "F", "look: the map's, raw, goldsrc, quake (the game's display curve)", SDLK_f, .action = key_look },
     { "O / Shift+O", "solo the light under the mouse, else the next / previous; then off", SDLK_o,
       .action = key_light_tool, .arg = 'o' },

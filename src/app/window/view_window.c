@@ -791,6 +791,7 @@ int view_run(const view_desc *given)
     v.speed = 8.0;
     v.settings.exposure = 1.0f;
     v.settings.light_styles = true;  /* flickering and pulsing lights play as in the game */
+    v.settings.no_models = desc->no_models;  /* read all the same: Ctrl+P shows them */
     v.start_camera = -1;
     snprintf(v.path, sizeof v.path, "%s", desc->path);
     snprintf(v.pmf_path, sizeof v.pmf_path, "%s", desc->pmf_path ? desc->pmf_path : desc->path);

@@ -1,0 +1,128 @@
+/* render_models.c - entities' models: a VAO and a skin texture per model (render_models.h). */
+#include "render_models.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "render_internal.h"
+
+typedef struct model_gl {
+    GLuint vao, vbo, skin;
+    GLsizei vertices;
+} model_gl;
+
+struct render_models {
+    GLuint program;
+    GLint u_transform, u_skin;
+    model_gl *models;
+    size_t count, capacity;
+};
+
+/* Embedded from shaders/model.vert and shaders/model.frag (embed_shaders.cmake). */
+extern const char render_shader_model_vert[], render_shader_model_frag[];
+
+render_models *render_models_create(char *err, size_t err_size)
+{
+    GLuint prog = render_program_build("model", render_shader_model_vert, render_shader_model_frag, err, err_size);
+    if (!prog)
+        return NULL;
+    render_models *rm = calloc(1, sizeof *rm);
+    if (!rm) {
+        snprintf(err, err_size, "out of memory");
+        glDeleteProgram(prog);
+        return NULL;
+    }
+    rm->program = prog;
+    rm->u_transform = glGetUniformLocation(prog, "u_transform");
+    rm->u_skin = glGetUniformLocation(prog, "u_skin");
+    return rm;
+}
+
+void render_models_destroy(render_models *rm)
+{
+    if (!rm)
+        return;
+    for (size_t i = 0; i < rm->count; i++) {
+        glDeleteBuffers(1, &rm->models[i].vbo);
+        glDeleteVertexArrays(1, &rm->models[i].vao);
+        glDeleteTextures(1, &rm->models[i].skin);
+    }
+    glDeleteProgram(rm->program);
+    free(rm->models);
+    free(rm);
+}
+
+/* Positions and texture places interleaved, 5 floats a corner. */
+static float *interleave(const render_model_mesh *mesh, size_t corners)
+{
+    float *v = malloc(corners * 5 * sizeof *v);
+    for (size_t c = 0; v && c < corners; c++) {
+        for (int k = 0; k < 3; k++)
+            v[5 * c + k] = mesh->positions[3 * c + k];
+        v[5 * c + 3] = mesh->uvs[2 * c];
+        v[5 * c + 4] = mesh->uvs[2 * c + 1];
+    }
+    return v;
+}
+
+int render_models_add(render_models *rm, const render_model_mesh *mesh)
+{
+    if (rm->count == rm->capacity) {
+        size_t cap = rm->capacity ? rm->capacity * 2 : 16;
+        model_gl *grown = realloc(rm->models, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        rm->models = grown;
+        rm->capacity = cap;
+    }
+    size_t corners = (size_t)mesh->triangle_count * 3;
+    float *v = interleave(mesh, corners);
+    if (!v)
+        return -1;
+    model_gl *m = &rm->models[rm->count];
+    m->vertices = (GLsizei)corners;
+    glGenVertexArrays(1, &m->vao);
+    glGenBuffers(1, &m->vbo);
+    glBindVertexArray(m->vao);
+    glBindBuffer(GL_ARRAY_BUFFER, m->vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(corners * 5 * sizeof *v), v, GL_STATIC_DRAW);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 5 * sizeof(float), (void *)0);
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, 5 * sizeof(float), (void *)(3 * sizeof(float)));
+    glBindVertexArray(0);
+    free(v);
+    glGenTextures(1, &m->skin);
+    glBindTexture(GL_TEXTURE_2D, m->skin);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, (GLsizei)mesh->skin_width, (GLsizei)mesh->skin_height, 0, GL_RGBA, GL_UNSIGNED_BYTE,
+                 mesh->rgba);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    return (int)rm->count++;
+}
+
+void render_models_draw(render_models *rm, int model, const float transform[16])
+{
+    if (model < 0 || (size_t)model >= rm->count)
+        return;
+    const model_gl *m = &rm->models[model];
+    glUseProgram(rm->program);
+    glUniformMatrix4fv(rm->u_transform, 1, GL_FALSE, transform);
+    glUniform1i(rm->u_skin, 0);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, m->skin);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LEQUAL);
+    glDepthMask(GL_TRUE);
+    glDisable(GL_BLEND);
+    glDisable(GL_CULL_FACE);
+    render_polygon_lines(false);
+    glBindVertexArray(m->vao);
+    glDrawArrays(GL_TRIANGLES, 0, m->vertices);
+    glBindVertexArray(0);
+    glBindTexture(GL_TEXTURE_2D, 0);
+}

@@ -1,0 +1,35 @@
+/* render_models.h - entities' models (Quake alias models, docs/models.md): each model's triangles
+ * and skin uploaded once, drawn at any number of places against the world's depth. Nearest texel
+ * sampling with the texture repeating, as the engines draw skins; texels of alpha < 0.5 are holes.
+ *
+ *   render_models *rm = render_models_create(err, sizeof err);
+ *   int m = render_models_add(rm, &(render_model_mesh){ ... });     // -1 when it cannot
+ *   render_models_draw(rm, m, transform);                            // per place, per frame
+ *   render_models_destroy(rm);
+ */
+#ifndef PMFVIEW_RENDER_MODELS_H
+#define PMFVIEW_RENDER_MODELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct render_models render_models;
+
+typedef struct render_model_mesh {
+    uint32_t triangle_count;
+    const float *positions;          /* triangle_count * 3 * xyz, the model's frame */
+    const float *uvs;                /* triangle_count * 3 * (u, v) */
+    uint32_t skin_width, skin_height;
+    const uint8_t *rgba;             /* skin_width * skin_height * 4, row 0 first */
+} render_model_mesh;
+
+/* NULL with a message when the program does not build. Needs a current GL context. */
+render_models *render_models_create(char *err, size_t err_size);
+void render_models_destroy(render_models *rm);
+/* The mesh's handle, or -1 when out of memory. */
+int render_models_add(render_models *rm, const render_model_mesh *mesh);
+/* Draws mesh `model` with transform (column-major: clip from the model's frame) into the bound
+ * target, depth-tested and written, both faces. */
+void render_models_draw(render_models *rm, int model, const float transform[16]);
+
+#endif

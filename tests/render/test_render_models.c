@@ -1,0 +1,327 @@
+/* test_render_models.c - a Quake map's point entity drawn with its model (docs/models.md):
+ * item_armor1 in front of a room's wall, the game directory a pak holding the real
+ * progs/armor.mdl and gfx/palette.lmp of ../shared/data/lq. The pixels the model changes (the
+ * shot against the same shot with --no-models) are its silhouette computed here from its own
+ * triangles at the known camera; a missing or damaged model (a damaged loose file over the pak's)
+ * is one warning and the picture without it; two classes of one missing model, one warning.
+ * light_globe's sprite (progs/s_light.spr), turned to the view plane: the pixels it changes are
+ * its opaque texels' squares.
+ * Usage: test_render_models PMFVIEW TEST PMFC PROGS_DIR PALETTE */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/pmf_budget.h"
+#include "map_build.h"
+#include "mdl.h"
+#include "pak_build.h"
+#include "pmf/pmf_map_info.h"
+#include "rt_shot.h"
+#include "spr.h"
+
+#define WIDTH 240
+#define HEIGHT 180
+#define UNIT 0.0254                  /* metres per Quake unit: pmfc's default */
+#define MARGIN 2                     /* pixels this near the silhouette's edge are not judged */
+
+static const char *pmfc, *progs, *palette_path;
+
+static uint8_t *read_shared(const char *dir, const char *name, size_t *size)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    uint8_t *bytes = test_read_file(path, size);
+    if (!bytes)
+        check_fail("cannot read %s", path);
+    return bytes;
+}
+
+/* The room (256 x 256 x 160 units inside), `shown` (item_armor1 or light_globe) 64 units in front
+ * of its north wall. */
+static bool compile_map(const char *shown)
+{
+    map_build *m = map_build_new("Quake");
+    const double lo[3] = { -128, -128, 0 }, hi[3] = { 128, 128, 160 }, start[3] = { 0, -96, 24 }, at[3] = { 0, 64, 24 };
+    map_build_room(m, lo, hi, "brick", MAP_ROOM_ALL);
+    map_build_point(m, "info_player_start", start);
+    map_build_point(m, "info_player_deathmatch", start);  /* player.mdl too: the game directory lacks it */
+    map_build_point(m, shown, at);
+    bool ok = map_build_write_file(m, "room.map");
+    map_build_free(m);
+    const char *argv[] = { pmfc, "room.map", "-o", "room.pmf", NULL };
+    return ok && test_run(NULL, argv, "pmfc.txt", "pmfc.txt") == 0;
+}
+
+/* game/pak0.pak with the real model, sprite and palette. */
+static bool write_game(void)
+{
+    size_t model_size, sprite_size, palette_size;
+    uint8_t *model = read_shared(progs, "armor.mdl", &model_size), *sprite = read_shared(progs, "s_light.spr", &sprite_size);
+    uint8_t *palette = test_read_file(palette_path, &palette_size);
+    const pak_build_file files[] = { { "gfx/palette.lmp", palette, palette_size }, { "progs/armor.mdl", model, model_size },
+                                     { "progs/s_light.spr", sprite, sprite_size } };
+    bool ok = model && sprite && palette && test_make_dir("game") && pak_build_write("game/pak0.pak", files, 3);
+    free(model);
+    free(sprite);
+    free(palette);
+    return ok;
+}
+
+/* An entity's world place as the map holds it. */
+static bool entity_place(const char *classname, float out[3])
+{
+    pmf_error err;
+    pmf_file *f = pmf_open("room.pmf", &err);
+    pmf_entities e = { 0 };
+    bool found = false;
+    if (f && pmf_entities_read(f, &e, &err))
+        for (uint32_t i = 0; i < e.count; i++)
+            if (!strcmp(e.list[i].classname, classname)) {
+                memcpy(out, e.list[i].position, 3 * sizeof *out);
+                found = true;
+            }
+    pmf_entities_free(&e);
+    pmf_close(f);
+    return found;
+}
+
+/* Which pixel centres count world triangles cover, then judged with their neighbours: 1 when
+ * every pixel within MARGIN is covered, 0 when none is, 2 (not judged) between. The camera looks
+ * north (yaw 0, pitch 0) from eye: a world point p is at view (p - eye), on screen at
+ * x = f / aspect * vx / -vz, y = f * vy / -vz (f = 1: a 90-degree fov). */
+static void silhouette(const double (*triangles)[3][3], size_t count, const double eye[3], uint8_t *mask)
+{
+    uint8_t *covered = calloc(WIDTH * HEIGHT, 1);
+    for (size_t t = 0; t < count; t++) {
+        double px[3][2];
+        for (int k = 0; k < 3; k++) {
+            const double *world = triangles[t][k];
+            double v[3] = { world[0] - eye[0], world[1] - eye[1], world[2] - eye[2] };
+            px[k][0] = (1.0 + (double)HEIGHT / WIDTH * v[0] / -v[2]) * 0.5 * WIDTH;
+            px[k][1] = (1.0 - v[1] / -v[2]) * 0.5 * HEIGHT;
+        }
+        double area = (px[1][0] - px[0][0]) * (px[2][1] - px[0][1]) - (px[2][0] - px[0][0]) * (px[1][1] - px[0][1]);
+        for (int y = 0; fabs(area) > 1e-12 && y < HEIGHT; y++)
+            for (int x = 0; x < WIDTH; x++) {
+                bool inside = true;
+                for (int k = 0; k < 3 && inside; k++) {
+                    const double *a = px[k], *b = px[(k + 1) % 3];
+                    double side = (b[0] - a[0]) * (y + 0.5 - a[1]) - (b[1] - a[1]) * (x + 0.5 - a[0]);
+                    inside = side * area >= 0;
+                }
+                covered[y * WIDTH + x] |= inside;
+            }
+    }
+    for (int y = 0; y < HEIGHT; y++)
+        for (int x = 0; x < WIDTH; x++) {
+            int seen = 0, all = 0;
+            for (int dy = -MARGIN; dy <= MARGIN; dy++)
+                for (int dx = -MARGIN; dx <= MARGIN; dx++) {
+                    int nx = x + dx, ny = y + dy;
+                    bool in = nx >= 0 && ny >= 0 && nx < WIDTH && ny < HEIGHT && covered[ny * WIDTH + nx];
+                    seen += in;
+                    all++;
+                }
+            mask[y * WIDTH + x] = seen == all ? 1 : seen == 0 ? 0 : 2;
+        }
+    free(covered);
+}
+
+/* The shots with and without models against mask: pixels well inside change (but unchanged_percent
+ * of them: a texel as the wall), none well outside does; how many are well inside. */
+static int compare_shots(const uint8_t *mask, int unchanged_percent)
+{
+    test_image with, without;
+    if (!test_image_load(&with, "with.png") || !test_image_load(&without, "without.png")) {
+        check_fail("cannot read the shots");
+        return 0;
+    }
+    int inside = 0, inside_same = 0, outside_changed = 0;
+    for (int i = 0; i < WIDTH * HEIGHT; i++) {
+        bool changed = memcmp(with.rgb + 3 * i, without.rgb + 3 * i, 3) != 0;
+        inside += mask[i] == 1;
+        inside_same += mask[i] == 1 && !changed;
+        if (mask[i] == 0 && changed && outside_changed++ < 5)
+            fprintf(stderr, "  pixel (%d, %d) changed outside the silhouette\n", i % WIDTH, i / WIDTH);
+    }
+    printf("silhouette: %d pixels well inside, %d of them unchanged; %d changed outside\n", inside, inside_same, outside_changed);
+    CHECK(inside_same * 100 <= inside * unchanged_percent, "%d of %d pixels inside unchanged", inside_same, inside);
+    CHECK_EQ(outside_changed, 0);
+    test_image_free(&with);
+    test_image_free(&without);
+    return inside;
+}
+
+static bool shoot(const char *out, const double eye[3], const char *extra, char err[1024])
+{
+    char args[1024];
+    snprintf(args, sizeof args, "shot room.pmf -o %s --size %dx%d --fov 90 --camera %.6f,%.6f,%.6f,0,0 --game game %s", out,
+             WIDTH, HEIGHT, eye[0], eye[1], eye[2], extra);
+    return rt_run(args, err) == 0;
+}
+
+static bool build_mesh(mdl_mesh *mesh)
+{
+    size_t size, palette_size;
+    uint8_t *bytes = read_shared(progs, "armor.mdl", &size), *palette = test_read_file(palette_path, &palette_size);
+    pmf_error err;
+    mdl_file *m = bytes ? mdl_open_memory(bytes, size, "armor.mdl", &err) : NULL;
+    bool ok = m && palette && mdl_build_mesh(m, 0, 0, palette, mesh, &err);
+    mdl_close(m);
+    free(bytes);
+    free(palette);
+    return ok;
+}
+
+static int test_silhouette(void)
+{
+    float place[3];
+    REQUIRE(compile_map("item_armor1") && write_game() && entity_place("item_armor1", place));
+    /* 48 units south of the armour, 22 up: (0, -48, 22) in Quake's axes */
+    const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
+    char err[1024];
+    REQUIRE(shoot("with.png", eye, "", err) && shoot("without.png", eye, "--no-models", err));
+    mdl_mesh mesh;
+    REQUIRE(build_mesh(&mesh));
+    double (*triangles)[3][3] = malloc(mesh.triangle_count * sizeof *triangles);
+    for (size_t c = 0; c < (size_t)mesh.triangle_count * 3; c++) {
+        const float *q = mesh.positions + 3 * c;
+        double *w = triangles[c / 3][c % 3];
+        w[0] = place[0] + q[0] * UNIT;  /* a Quake point (x, y, z) is the world's (x, z, -y) */
+        w[1] = place[1] + q[2] * UNIT;
+        w[2] = place[2] - q[1] * UNIT;
+    }
+    uint8_t *mask = malloc(WIDTH * HEIGHT);
+    silhouette((const double (*)[3][3])triangles, mesh.triangle_count, eye, mask);
+    CHECK(compare_shots(mask, 1) > 300);
+    free(mask);
+    free(triangles);
+    mdl_mesh_free(&mesh);
+    return check_failures;
+}
+
+/* Each pixel well inside shows the texel its centre sees (nearest sampling; centres within 2% of
+ * a texel's edge are not judged): the view axis meets the sprite's plane square on. */
+static void check_sprite_colours(const spr_picture *p, const float place[3], const double eye[3], const uint8_t *mask)
+{
+    test_image with;
+    if (!test_image_load(&with, "with.png")) {
+        check_fail("cannot read with.png");
+        return;
+    }
+    double distance = eye[2] - place[2];
+    int judged = 0, wrong = 0;
+    for (int y = 0; y < HEIGHT; y++)
+        for (int x = 0; x < WIDTH; x++) {
+            double vx = (2.0 * (x + 0.5) / WIDTH - 1.0) * WIDTH / HEIGHT * distance, vy = (1.0 - 2.0 * (y + 0.5) / HEIGHT) * distance;
+            double u = (eye[0] + vx - place[0]) / UNIT - p->origin[0], v = p->origin[1] - (eye[1] + vy - place[1]) / UNIT;
+            if (mask[y * WIDTH + x] != 1 || fabs(u - floor(u + 0.5)) < 0.02 || fabs(v - floor(v + 0.5)) < 0.02)
+                continue;
+            const uint8_t *texel = p->rgba + 4 * ((size_t)floor(v) * p->width + (size_t)floor(u)), *got = with.rgb + 3 * (y * WIDTH + x);
+            judged++;
+            if (memcmp(texel, got, 3) && wrong++ < 5)
+                fprintf(stderr, "  pixel (%d, %d): %u %u %u, texel (%d, %d) %u %u %u\n", x, y, got[0], got[1], got[2], (int)u, (int)v,
+                        texel[0], texel[1], texel[2]);
+        }
+    printf("sprite: %d pixels judged, %d not their texel's colour\n", judged, wrong);
+    CHECK(judged > 1000);
+    CHECK_EQ(wrong, 0);
+    test_image_free(&with);
+}
+
+/* light_globe: s_light.spr (type parallel) 24 units in front of the camera, which looks at it
+ * along the view axis: each opaque texel a square of one unit in the view plane. */
+static int test_sprite(void)
+{
+    float place[3];
+    REQUIRE(compile_map("light_globe") && write_game() && entity_place("light_globe", place));
+    const double eye[3] = { place[0], place[1], place[2] + 24 * UNIT };
+    char err[1024];
+    REQUIRE(shoot("with.png", eye, "", err) && shoot("without.png", eye, "--no-models", err));
+    size_t size, palette_size;
+    uint8_t *bytes = read_shared(progs, "s_light.spr", &size), *palette = test_read_file(palette_path, &palette_size);
+    pmf_error perr;
+    spr_file *sprite = bytes ? spr_open_memory(bytes, size, "s_light.spr", &perr) : NULL;
+    spr_picture p;
+    REQUIRE(sprite && palette && spr_get_info(sprite)->type == SPR_TYPE_PARALLEL && spr_load_picture(sprite, 0, 0, palette, &p, &perr));
+    double (*triangles)[3][3] = malloc((size_t)p.width * p.height * 2 * sizeof *triangles);
+    size_t count = 0;
+    for (uint32_t j = 0; j < p.height; j++)
+        for (uint32_t i = 0; i < p.width; i++) {
+            if (p.rgba[4 * ((size_t)j * p.width + i) + 3] < 128)
+                continue;
+            double x0 = place[0] + (p.origin[0] + (double)i) * UNIT, x1 = x0 + UNIT;
+            double y1 = place[1] + (p.origin[1] - (double)j) * UNIT, y0 = y1 - UNIT;
+            const double quad[4][3] = { { x0, y1, place[2] }, { x1, y1, place[2] }, { x1, y0, place[2] }, { x0, y0, place[2] } };
+            memcpy(triangles[count][0], quad[0], sizeof quad[0]);
+            memcpy(triangles[count][1], quad[1], sizeof quad[0]);
+            memcpy(triangles[count++][2], quad[2], sizeof quad[0]);
+            memcpy(triangles[count][0], quad[0], sizeof quad[0]);
+            memcpy(triangles[count][1], quad[2], sizeof quad[0]);
+            memcpy(triangles[count++][2], quad[3], sizeof quad[0]);
+        }
+    uint8_t *mask = malloc(WIDTH * HEIGHT);
+    silhouette((const double (*)[3][3])triangles, count, eye, mask);
+    CHECK(compare_shots(mask, 10) > 1000);  /* its white middle over the wall's white squares */
+    check_sprite_colours(&p, place, eye, mask);
+    free(mask);
+    free(triangles);
+    spr_picture_free(&p);
+    spr_close(sprite);
+    free(bytes);
+    free(palette);
+    return check_failures;
+}
+
+/* No model in the game directory, then a damaged loose one over the pak's: one warning each and
+ * the picture --no-models gives. */
+static int test_missing_and_broken(void)
+{
+    float place[3];
+    REQUIRE(compile_map("item_armor1") && entity_place("item_armor1", place));
+    const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
+    size_t palette_size;
+    uint8_t *palette = test_read_file(palette_path, &palette_size);
+    const pak_build_file files[] = { { "gfx/palette.lmp", palette, palette_size } };
+    REQUIRE(palette && test_make_dir("game") && pak_build_write("game/pak0.pak", files, 1));
+    free(palette);
+    char err[1024];
+    test_image plain, missing, broken;
+    REQUIRE(shoot("plain.png", eye, "--no-models", err) && test_image_load(&plain, "plain.png"));
+    REQUIRE(shoot("missing.png", eye, "", err) && test_image_load(&missing, "missing.png"));
+    CHECK(strstr(err, "warning: item_armor1 (progs/armor.mdl)") != NULL, "%s", err);
+    const char *player = strstr(err, "progs/player.mdl");  /* two classes, one file: one warning */
+    CHECK(player && !strstr(strchr(player, '\n'), "progs/player.mdl"), "%s", err);
+    CHECK(!memcmp(plain.rgb, missing.rgb, (size_t)WIDTH * HEIGHT * 3));
+    size_t size;
+    uint8_t *model = read_shared(progs, "armor.mdl", &size);
+    REQUIRE(model && test_make_dir("game/progs") && test_write_file("game/progs/armor.mdl", model, 5000));
+    free(model);
+    REQUIRE(shoot("broken.png", eye, "", err) && test_image_load(&broken, "broken.png"));
+    const char *warning = strstr(err, "warning: item_armor1: progs/armor.mdl: skins, byte 84: 3 skins need");
+    CHECK(warning != NULL, "%s", err);
+    CHECK(warning && !strstr(strchr(warning, '\n'), "armor.mdl"), "one warning: %s", err);
+    CHECK(!memcmp(plain.rgb, broken.rgb, (size_t)WIDTH * HEIGHT * 3));
+    test_image_free(&plain);
+    test_image_free(&missing);
+    test_image_free(&broken);
+    return check_failures;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 6) {
+        fprintf(stderr, "usage: %s PMFVIEW TEST PMFC PROGS_DIR PALETTE\n", argv[0]);
+        return 2;
+    }
+    pmfc = argv[3];
+    progs = argv[4];
+    palette_path = argv[5];
+    static const rt_test tests[] = {
+        { "silhouette", test_silhouette },
+        { "missing_and_broken", test_missing_and_broken },
+        { "sprite", test_sprite },
+        { NULL, NULL },
+    };
+    return rt_main(3, argv, tests);
+}
