@@ -32,8 +32,15 @@ png_size() { od -An -tu1 -j16 -N8 "$1" | awk '{ printf "%dx%d\n", $1*16777216+$2
 
 case $CASE in
 shared)
-    sh "$SWEEP" --out "$WORK/out" --size 320x180 "$DATA" 2>"$WORK/err" || fail "sweep exit $?: $(cat "$WORK/err")"
-    maps=$(find "$DATA" -type f \( -iname '*.rmf' -o -iname '*.map' -o -iname '*.bsp' \) | wc -l)
+    # SWEEP_SKIP names folders of DATA left out (the ASan leg leaves out lq/: pmfc_triangles_real
+    # compiles a full-size level there)
+    dirs=()
+    for d in "$DATA"/*/; do
+        case " ${SWEEP_SKIP:-} " in *" $(basename "$d") "*) continue ;; esac
+        dirs+=("${d%/}")
+    done
+    sh "$SWEEP" --out "$WORK/out" --size 320x180 "${dirs[@]}" 2>"$WORK/err" || fail "sweep exit $?: $(cat "$WORK/err")"
+    maps=$(find "${dirs[@]}" -type f \( -iname '*.rmf' -o -iname '*.map' -o -iname '*.bsp' \) | wc -l)
     [ "$(rows | wc -l)" -eq "$maps" ] || fail "$(rows | wc -l) rows for $maps maps"
     bad=0
     while IFS= read -r r; do
