@@ -185,7 +185,7 @@ static int open_fds(void)
 {
 #ifdef _WIN32
     return -1;
-#endif
+#else
     DIR *d = opendir("/proc/self/fd");
     if (!d)
         return -1;
@@ -194,6 +194,7 @@ static int open_fds(void)
         n++;
     closedir(d);
     return n;
+#endif
 }
 
 /* The bytes malloc has handed out and not taken back (glibc), -1 elsewhere; ASan's leak checker
