@@ -1,0 +1,299 @@
+/* relight.c - the state a relight starts from, kept between compiles in a file of --cache DIR
+ * (relight.h). The file: "PMFCRLT" and a version, the size of a light, the key, the levels (each:
+ * held or not, geometry hash, lights, ambient term, which shares were traced, the patches' first
+ * luxels, every luxel's sums and the patches), then a checksum of all that. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/atomic_file.h"
+#include "base/pmf_os.h"
+#include "common/memory.h"
+#include "common/session.h"
+#include "relight.h"
+
+#define RELIGHT_MAGIC "PMFCRLT"
+#define RELIGHT_VERSION 2u
+
+static uint64_t hash_words(uint64_t h, const void *data, size_t size)
+{
+    const uint8_t *p = data;
+    size_t i = 0;
+    for (; i + 8 <= size; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    for (; i < size; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The checksum, over a stream of pieces as over their bytes in one: whole words, the rest last. */
+typedef struct checksum { uint64_t h; uint8_t rest[8]; size_t rest_count; } checksum;
+
+static void checksum_add(checksum *c, const void *data, size_t size)
+{
+    const uint8_t *p = data;
+    while (size && (c->rest_count || size < 8)) {
+        c->rest[c->rest_count++] = *p++;
+        size--;
+        if (c->rest_count == 8) {
+            c->h = hash_words(c->h, c->rest, 8);
+            c->rest_count = 0;
+        }
+    }
+    size_t whole = size / 8 * 8;
+    c->h = hash_words(c->h, p, whole);
+    for (size_t i = whole; i < size; i++) c->rest[c->rest_count++] = p[i];
+}
+
+static uint64_t checksum_end(const checksum *c)
+{
+    return hash_words(c->h, c->rest, c->rest_count);
+}
+
+static uint64_t hash_text(uint64_t h, const char *s)
+{
+    return hash_words(h, s ? s : "", s ? strlen(s) + 1 : 1);
+}
+
+/* The source's own path and every option that changes what a compile makes. */
+static uint64_t cache_key(const pmfc_compile_desc *o, const char *source)
+{
+    uint64_t h = hash_text(0xcbf29ce484222325ull, PMFC_VERSION);
+    h = hash_text(h, source);
+    double numbers[] = { (double)o->samples, (double)o->bounces, o->dirt, o->scale, o->max_luxels };
+    h = hash_words(h, numbers, sizeof numbers);
+    for (size_t i = 0; i < o->wad_count; i++) h = hash_text(h, o->wads[i]);
+    h = hash_text(h, o->game_dir);
+    return hash_text(h, o->rad);
+}
+
+/* ---- reading ---- */
+
+typedef struct reader { const uint8_t *at, *end; bool ok; } reader;
+
+static const void *take(reader *r, size_t size)
+{
+    if (!r->ok || (size_t)(r->end - r->at) < size) {
+        r->ok = false;
+        return NULL;
+    }
+    const void *p = r->at;
+    r->at += size;
+    return p;
+}
+
+static uint64_t take_u64(reader *r)
+{
+    uint64_t v = 0;
+    const void *p = take(r, sizeof v);
+    if (p) memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* count items of size bytes each into a new block of the compile's (NULL when the file has
+ * fewer; a count no file could hold fails before anything is allocated). */
+static void *take_array(reader *r, uint64_t count, size_t size)
+{
+    if (!r->ok || count > (uint64_t)(r->end - r->at) / size) {
+        r->ok = false;
+        return NULL;
+    }
+    void *out = xmalloc(count * size + 1);
+    memcpy(out, take(r, count * size), count * size);
+    return out;
+}
+
+static bool read_level(reader *r, relight_level *rl)
+{
+    const uint8_t *have = take(r, 1);
+    if (!have || !*have) return r->ok;
+    rl->geometry = take_u64(r);
+    rl->light_count = take_u64(r);
+    rl->lights = take_array(r, rl->light_count, sizeof *rl->lights);
+    const void *ambient = take(r, sizeof rl->ambient);
+    const uint8_t *traced = take(r, 3);
+    rl->terms.patch_count = take_u64(r);
+    rl->terms.patch_base = take_array(r, rl->terms.patch_count + 1, sizeof *rl->terms.patch_base);
+    rl->terms.luxel_count = take_u64(r);
+    rl->terms.luxels = take_array(r, rl->terms.luxel_count, sizeof *rl->terms.luxels);
+    rl->patches = take_array(r, rl->terms.patch_count, sizeof *rl->patches);
+    if (!r->ok) return false;
+    memcpy(rl->ambient, ambient, sizeof rl->ambient);
+    rl->terms.domes[0] = traced[0];
+    rl->terms.domes[1] = traced[1];
+    rl->terms.sky = traced[2];
+    /* the patches' first luxels ascend within the luxels */
+    for (size_t p = 0; p < rl->terms.patch_count; p++)
+        if (rl->terms.patch_base[p] > rl->terms.patch_base[p + 1]) return false;
+    rl->have = rl->terms.patch_base[rl->terms.patch_count] == rl->terms.luxel_count;
+    return rl->have;
+}
+
+/* Why the file's bytes are not a cache of this compile, or NULL. */
+static const char *parse_cache(relight_cache *rc, const uint8_t *bytes, size_t size)
+{
+    size_t head = 8 + 4 + 4 + 8 + 8;
+    if (size < head + 8 || memcmp(bytes, RELIGHT_MAGIC, 8)) return "not a relight cache";
+    uint64_t sum;
+    memcpy(&sum, bytes + size - 8, 8);
+    checksum whole = { .h = 0xcbf29ce484222325ull };
+    checksum_add(&whole, bytes, size - 8);
+    if (checksum_end(&whole) != sum) return "damaged (its checksum differs)";
+    uint32_t version, light_size;
+    uint64_t key, levels;
+    memcpy(&version, bytes + 8, 4);
+    memcpy(&light_size, bytes + 12, 4);
+    memcpy(&key, bytes + 16, 8);
+    memcpy(&levels, bytes + 24, 8);
+    if (version != RELIGHT_VERSION || light_size != sizeof(bake_light)) return "stale (another version of pmfc wrote it)";
+    if (key != rc->key || levels != rc->level_count) return "stale (another source or other options)";
+    reader r = { bytes + head, bytes + size - 8, true };
+    for (size_t li = 0; li < rc->level_count; li++)
+        if (!read_level(&r, &rc->levels[li])) return "damaged (a level's state is cut short)";
+    return r.at == r.end ? NULL : "damaged (bytes after its levels)";
+}
+
+void relight_cache_read(relight_cache *rc, const pmfc_compile_desc *desc, size_t level_count)
+{
+    memset(rc, 0, sizeof *rc);
+    char source[4096];
+    if (!pmf_os_real_path(desc->source, source, sizeof source)) snprintf(source, sizeof source, "%s", desc->source);
+    rc->key = cache_key(desc, source);
+    snprintf(rc->dir, sizeof rc->dir, "%s", desc->cache_dir);
+    rc->level_count = level_count;
+    rc->levels = xcalloc(level_count + 1, sizeof *rc->levels);
+    snprintf(rc->path, sizeof rc->path, "%s/%s-%016llx.relight", desc->cache_dir, pmf_os_base_name(desc->source),
+             (unsigned long long)rc->key);
+    pmf_os_file_info info;
+    if (pmf_os_stat(rc->path, &info) != 0) return;
+    /* the block first: nothing is allocated while the file is open */
+    uint8_t *bytes = xmalloc(info.size + 1);
+    uint64_t size = info.size, done = 0;
+    int fd = pmf_os_open_regular(rc->path, &info);
+    for (long long got = 1; fd >= 0 && done < size && got > 0; done += got > 0 ? (uint64_t)got : 0)
+        got = pmf_os_pread(fd, bytes + done, (size_t)(size - done), done);
+    if (fd >= 0) close(fd);
+    const char *why = fd >= 0 && done == size && info.size == size ? parse_cache(rc, bytes, (size_t)size) : "unreadable";
+    xfree(bytes);
+    if (why) {
+        session_say(PMFC_WARNING, "pmfc: cache %s: %s; compiling in full", rc->path, why);
+        for (size_t li = 0; li < level_count; li++) {
+            relight_level *rl = &rc->levels[li];
+            xfree(rl->lights);
+            xfree(rl->patches);
+            xfree(rl->terms.patch_base);
+            xfree(rl->terms.luxels);
+            memset(rl, 0, sizeof *rl);
+        }
+    }
+}
+
+void relight_cache_free(relight_cache *rc)
+{
+    for (size_t li = 0; li < rc->level_count; li++) {
+        relight_level *rl = &rc->levels[li];
+        xfree(rl->lights);
+        xfree(rl->patches);
+        bake_terms_free(&rl->terms);
+    }
+    xfree(rc->levels);
+    memset(rc, 0, sizeof *rc);
+}
+
+/* ---- writing ---- */
+
+typedef struct writer { FILE *fp; checksum sum; bool ok; } writer;
+
+static void put(writer *w, const void *data, size_t size)
+{
+    checksum_add(&w->sum, data, size);
+    w->ok = w->ok && fwrite(data, 1, size, w->fp) == size;
+}
+
+static void put_u64(writer *w, uint64_t v) { put(w, &v, sizeof v); }
+
+static void write_level(writer *w, const relight_level *rl)
+{
+    uint8_t have = rl->have, traced[3] = { rl->terms.domes[0], rl->terms.domes[1], rl->terms.sky };
+    put(w, &have, 1);
+    if (!have) return;
+    put_u64(w, rl->geometry);
+    put_u64(w, rl->light_count);
+    put(w, rl->lights, rl->light_count * sizeof *rl->lights);
+    put(w, rl->ambient, sizeof rl->ambient);
+    put(w, traced, sizeof traced);
+    put_u64(w, rl->terms.patch_count);
+    put(w, rl->terms.patch_base, (rl->terms.patch_count + 1) * sizeof *rl->terms.patch_base);
+    put_u64(w, rl->terms.luxel_count);
+    put(w, rl->terms.luxels, rl->terms.luxel_count * sizeof *rl->terms.luxels);
+    put(w, rl->patches, rl->terms.patch_count * sizeof *rl->patches);
+}
+
+bool relight_cache_write(const relight_cache *rc)
+{
+    char why[256];
+    atomic_file af;
+    pmf_os_mkdir(rc->dir, 0777); /* there already, or said by atomic_file_open */
+    if (!atomic_file_open(&af, rc->path, why, sizeof why)) {
+        session_say(PMFC_WARNING, "pmfc: warning: cache %s: %s", rc->path, why);
+        return false;
+    }
+    writer w = { af.fp, { .h = 0xcbf29ce484222325ull }, true };
+    uint32_t version = RELIGHT_VERSION, light_size = sizeof(bake_light);
+    put(&w, RELIGHT_MAGIC, 8);
+    put(&w, &version, 4);
+    put(&w, &light_size, 4);
+    put_u64(&w, rc->key);
+    put_u64(&w, rc->level_count);
+    for (size_t li = 0; li < rc->level_count; li++) write_level(&w, &rc->levels[li]);
+    uint64_t sum = checksum_end(&w.sum);
+    w.ok = w.ok && fwrite(&sum, 1, sizeof sum, af.fp) == sizeof sum;
+    if (!w.ok) {
+        atomic_file_abort(&af);
+        session_say(PMFC_WARNING, "pmfc: warning: cache %s: cannot write it", rc->path);
+        return false;
+    }
+    if (!atomic_file_commit(&af, why, sizeof why)) {
+        session_say(PMFC_WARNING, "pmfc: warning: cache %s: %s", rc->path, why);
+        return false;
+    }
+    return true;
+}
+
+/* ---- a bake's state ---- */
+
+const bake_relight *relight_start(const relight_level *rl, const bake_desc *desc, bake_relight *out)
+{
+    if (!rl->have) return NULL;
+    if (rl->geometry != bake_geometry_hash(desc)) {
+        session_say(PMFC_NOTE, "pmfc: cache: more than light changed (the geometry, its lightmaps or the bake's settings): baking in full");
+        return NULL;
+    }
+    *out = (bake_relight){ .terms = &rl->terms, .patches = rl->patches, .lights = rl->lights, .light_count = rl->light_count };
+    memcpy(out->ambient, rl->ambient, sizeof out->ambient);
+    return out;
+}
+
+void relight_keep(relight_level *rl, const bake_desc *desc, bake_terms *terms, const bake_result *res)
+{
+    rl->relit = desc->relight != NULL;
+    rl->relit_lights = res->relit_lights;
+    rl->relit_luxels = res->relit_luxels;
+    rl->have = true;
+    rl->geometry = bake_geometry_hash(desc);
+    xfree(rl->lights);
+    rl->light_count = desc->light_count;
+    rl->lights = xmalloc((desc->light_count + 1) * sizeof *rl->lights);
+    memcpy(rl->lights, desc->lights, desc->light_count * sizeof *rl->lights);
+    memcpy(rl->ambient, desc->ambient, sizeof rl->ambient);
+    xfree(rl->patches);
+    rl->patches = xmalloc((desc->patch_count + 1) * sizeof *rl->patches);
+    memcpy(rl->patches, desc->patches, desc->patch_count * sizeof *rl->patches);
+    bake_terms_free(&rl->terms);
+    rl->terms = *terms;
+    memset(terms, 0, sizeof *terms);
+}
