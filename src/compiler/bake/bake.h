@@ -138,6 +138,18 @@ typedef struct bake_relight {
     float ambient[3];
 } bake_relight;
 
+/* Bounced light's transport (bake_bounce.c): the luxel each bounce ray meets, the cells that
+ * gather and what each luxel sees of them. It follows from the geometry alone (the hash of what it
+ * was traced from), so a bake given one traced for the same geometry takes it as it is. */
+typedef struct bake_transport {
+    uint64_t hash;
+    size_t ray_count, cell_count, luxel_count;
+    uint32_t *hits;                 /* [ray_count] */
+    uint8_t *cell_open, *cell_clear;/* [cell_count] */
+    float *cell_send;               /* [cell_count] */
+    uint8_t *luxel_sees;            /* [luxel_count] */
+} bake_transport;
+
 typedef struct bake_desc {
     const float (*triangles)[9];    /* occluders: opaque world triangles (x0 y0 z0 x1 ... z2) */
     size_t triangle_count;
@@ -201,6 +213,8 @@ typedef struct bake_desc {
     void (*progress)(void *user, const char *stage, double fraction); /* may be NULL */
     void *user;
     bake_terms *terms;              /* non-NULL: filled with the luxels' sums (bake_terms_free) */
+    bake_transport *transport;      /* non-NULL: bounces take it when it was traced for this geometry;
+                                     * else the bounces' own replaces it (bake_transport_free) */
     const bake_relight *relight;    /* non-NULL: a relight from an earlier bake's sums */
 } bake_desc;
 
@@ -221,6 +235,7 @@ typedef struct bake_result {
 bool bake_run(const bake_desc *desc, bake_result *out);
 void bake_result_free(bake_result *res);
 void bake_terms_free(bake_terms *terms);
+void bake_transport_free(bake_transport *transport);
 /* What a relight needs to equal of the earlier bake: the occluders, the open sky, the number of
  * patches and the settings (not the lights, the ambient term, the sky's and the domes' colours,
  * the patches' places, the vertices and probes, which every bake lights whole). */

@@ -68,6 +68,8 @@ typedef struct bounce_input {
 /* desc->terms' patch_base over desc's patches (each baked patch's luxels inside its lightmap)
  * and its luxels, zeroed, with which shares will be traced. False when out of memory. */
 bool bake_terms_plan(const bake_desc *desc, bake_terms *terms);
+/* FNV-1a over bytes, 64 bits (the hashes a relight compares). */
+uint64_t bake_hash_bytes(uint64_t h, const void *data, size_t size);
 /* Whether desc->relight's sums of patch `index` hold for it: the patch is the same but for which
  * lightmap it is on. */
 bool bake_patch_kept(const bake_desc *desc, size_t index);

@@ -104,8 +104,7 @@ bool bake_light_changes(const bake_desc *desc, bake_light **removed, size_t *rem
            unmatched(desc->lights, desc->light_count, r->lights, r->light_count, added, added_count);
 }
 
-/* FNV-1a, 64 bits. */
-static uint64_t hash_bytes(uint64_t h, const void *data, size_t size)
+uint64_t bake_hash_bytes(uint64_t h, const void *data, size_t size)
 {
     const uint8_t *p = data;
     for (size_t i = 0; i < size; i++)
@@ -113,16 +112,16 @@ static uint64_t hash_bytes(uint64_t h, const void *data, size_t size)
     return h;
 }
 
-#define HASH_FIELD(h, v) hash_bytes((h), &(v), sizeof(v))
+#define HASH_FIELD(h, v) bake_hash_bytes((h), &(v), sizeof(v))
 
 uint64_t bake_geometry_hash(const bake_desc *desc)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     h = HASH_FIELD(h, desc->triangle_count);
-    h = hash_bytes(h, desc->triangles, desc->triangle_count * sizeof *desc->triangles);
-    h = hash_bytes(h, desc->triangle_surfaces, desc->triangle_surfaces ? desc->triangle_count * sizeof *desc->triangle_surfaces : 0);
+    h = bake_hash_bytes(h, desc->triangles, desc->triangle_count * sizeof *desc->triangles);
+    h = bake_hash_bytes(h, desc->triangle_surfaces, desc->triangle_surfaces ? desc->triangle_count * sizeof *desc->triangle_surfaces : 0);
     h = HASH_FIELD(h, desc->sky_triangle_count);
-    h = hash_bytes(h, desc->sky_triangles, desc->sky_triangle_count * sizeof *desc->sky_triangles);
+    h = bake_hash_bytes(h, desc->sky_triangles, desc->sky_triangle_count * sizeof *desc->sky_triangles);
     h = HASH_FIELD(h, desc->patch_count);
     for (int d = 0; d < 2; d++) {
         h = HASH_FIELD(h, desc->domes[d].anglescale);
@@ -131,6 +130,16 @@ uint64_t bake_geometry_hash(const bake_desc *desc)
     float values[] = { desc->dirt_distance, desc->dirt_strength, desc->store_scale, desc->store_gamma };
     int settings[] = { desc->samples, desc->dome_samples, desc->bounce_cell, desc->bounces, desc->sky_faces_only,
                        desc->ambient_no_dirt, desc->bounce_no_sky_loss };
-    h = hash_bytes(h, values, sizeof values);
-    return hash_bytes(h, settings, sizeof settings);
+    h = bake_hash_bytes(h, values, sizeof values);
+    return bake_hash_bytes(h, settings, sizeof settings);
+}
+
+void bake_transport_free(bake_transport *transport)
+{
+    pmf_budget_free(transport->hits);
+    pmf_budget_free(transport->cell_open);
+    pmf_budget_free(transport->cell_clear);
+    pmf_budget_free(transport->cell_send);
+    pmf_budget_free(transport->luxel_sees);
+    memset(transport, 0, sizeof *transport);
 }

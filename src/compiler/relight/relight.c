@@ -1,7 +1,8 @@
 /* relight.c - the state a relight starts from, kept between compiles in a file of --cache DIR
  * (relight.h). The file: "PMFCRLT" and a version, the size of a light, the key, the levels (each:
- * held or not, geometry hash, lights, ambient term, which shares were traced, the patches' first
- * luxels, every luxel's sums and the patches), then a checksum of all that. */
+ * its visibility, bounced light's transport and its bake, each held or not; the bake: geometry hash, lights, ambient term,
+ * which shares were traced, the patches' first luxels, every luxel's sums and the patches), then
+ * a checksum of all that. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,7 +14,7 @@
 #include "relight.h"
 
 #define RELIGHT_MAGIC "PMFCRLT"
-#define RELIGHT_VERSION 2u
+#define RELIGHT_VERSION 4u
 
 static uint64_t hash_words(uint64_t h, const void *data, size_t size)
 {
@@ -107,8 +108,40 @@ static void *take_array(reader *r, uint64_t count, size_t size)
     return out;
 }
 
+static bool read_vis(reader *r, relight_level *rl)
+{
+    const uint8_t *have = take(r, 1);
+    if (!have || !*have) return r->ok;
+    rl->vis_hash = take_u64(r);
+    rl->vis_cells = take_u64(r);
+    rl->vis_count = take_array(r, rl->vis_cells, sizeof *rl->vis_count);
+    rl->vis_total = take_u64(r);
+    rl->vis_lists = take_array(r, rl->vis_total, sizeof *rl->vis_lists);
+    uint64_t total = 0;
+    for (size_t c = 0; r->ok && c < rl->vis_cells; c++) total += rl->vis_count[c];
+    rl->have_vis = r->ok && total == rl->vis_total;
+    return rl->have_vis;
+}
+
+static bool read_transport(reader *r, bake_transport *t)
+{
+    const uint8_t *have = take(r, 1);
+    if (!have || !*have) return r->ok;
+    t->hash = take_u64(r);
+    t->ray_count = take_u64(r);
+    t->cell_count = take_u64(r);
+    t->luxel_count = take_u64(r);
+    t->hits = take_array(r, t->ray_count, sizeof *t->hits);
+    t->cell_open = take_array(r, t->cell_count, 1);
+    t->cell_clear = take_array(r, t->cell_count, 1);
+    t->cell_send = take_array(r, t->cell_count, sizeof *t->cell_send);
+    t->luxel_sees = take_array(r, t->luxel_count, 1);
+    return r->ok;
+}
+
 static bool read_level(reader *r, relight_level *rl)
 {
+    if (!read_vis(r, rl) || !read_transport(r, &rl->transport)) return false;
     const uint8_t *have = take(r, 1);
     if (!have || !*have) return r->ok;
     rl->geometry = take_u64(r);
@@ -131,6 +164,17 @@ static bool read_level(reader *r, relight_level *rl)
         if (rl->terms.patch_base[p] > rl->terms.patch_base[p + 1]) return false;
     rl->have = rl->terms.patch_base[rl->terms.patch_count] == rl->terms.luxel_count;
     return rl->have;
+}
+
+static void level_free(relight_level *rl)
+{
+    xfree(rl->lights);
+    xfree(rl->patches);
+    bake_terms_free(&rl->terms);
+    bake_transport_free(&rl->transport);
+    xfree(rl->vis_count);
+    xfree(rl->vis_lists);
+    memset(rl, 0, sizeof *rl);
 }
 
 /* Why the file's bytes are not a cache of this compile, or NULL. */
@@ -181,25 +225,13 @@ void relight_cache_read(relight_cache *rc, const pmfc_compile_desc *desc, size_t
     xfree(bytes);
     if (why) {
         session_say(PMFC_WARNING, "pmfc: cache %s: %s; compiling in full", rc->path, why);
-        for (size_t li = 0; li < level_count; li++) {
-            relight_level *rl = &rc->levels[li];
-            xfree(rl->lights);
-            xfree(rl->patches);
-            xfree(rl->terms.patch_base);
-            xfree(rl->terms.luxels);
-            memset(rl, 0, sizeof *rl);
-        }
+        for (size_t li = 0; li < level_count; li++) level_free(&rc->levels[li]);
     }
 }
 
 void relight_cache_free(relight_cache *rc)
 {
-    for (size_t li = 0; li < rc->level_count; li++) {
-        relight_level *rl = &rc->levels[li];
-        xfree(rl->lights);
-        xfree(rl->patches);
-        bake_terms_free(&rl->terms);
-    }
+    for (size_t li = 0; li < rc->level_count; li++) level_free(&rc->levels[li]);
     xfree(rc->levels);
     memset(rc, 0, sizeof *rc);
 }
@@ -216,8 +248,38 @@ static void put(writer *w, const void *data, size_t size)
 
 static void put_u64(writer *w, uint64_t v) { put(w, &v, sizeof v); }
 
+static void write_vis(writer *w, const relight_level *rl)
+{
+    uint8_t have = rl->have_vis;
+    put(w, &have, 1);
+    if (!have) return;
+    put_u64(w, rl->vis_hash);
+    put_u64(w, rl->vis_cells);
+    put(w, rl->vis_count, rl->vis_cells * sizeof *rl->vis_count);
+    put_u64(w, rl->vis_total);
+    put(w, rl->vis_lists, rl->vis_total * sizeof *rl->vis_lists);
+}
+
+static void write_transport(writer *w, const bake_transport *t)
+{
+    uint8_t have = t->hits != NULL;
+    put(w, &have, 1);
+    if (!have) return;
+    put_u64(w, t->hash);
+    put_u64(w, t->ray_count);
+    put_u64(w, t->cell_count);
+    put_u64(w, t->luxel_count);
+    put(w, t->hits, t->ray_count * sizeof *t->hits);
+    put(w, t->cell_open, t->cell_count);
+    put(w, t->cell_clear, t->cell_count);
+    put(w, t->cell_send, t->cell_count * sizeof *t->cell_send);
+    put(w, t->luxel_sees, t->luxel_count);
+}
+
 static void write_level(writer *w, const relight_level *rl)
 {
+    write_vis(w, rl);
+    write_transport(w, &rl->transport);
     uint8_t have = rl->have, traced[3] = { rl->terms.domes[0], rl->terms.domes[1], rl->terms.sky };
     put(w, &have, 1);
     if (!have) return;
@@ -296,4 +358,51 @@ void relight_keep(relight_level *rl, const bake_desc *desc, bake_terms *terms, c
     bake_terms_free(&rl->terms);
     rl->terms = *terms;
     memset(terms, 0, sizeof *terms);
+}
+
+/* ---- visibility ---- */
+
+static uint64_t vis_hash(const vis_desc *desc)
+{
+    uint64_t h = hash_words(0xcbf29ce484222325ull, &desc->triangle_count, sizeof desc->triangle_count);
+    h = hash_words(h, desc->triangles, desc->triangle_count * sizeof *desc->triangles);
+    h = hash_words(h, &desc->cell_count, sizeof desc->cell_count);
+    h = hash_words(h, desc->cells, desc->cell_count * sizeof *desc->cells);
+    h = hash_words(h, &desc->target_count, sizeof desc->target_count);
+    h = hash_words(h, desc->targets, desc->target_count * sizeof *desc->targets);
+    return hash_words(h, &desc->rays_per_pair, sizeof desc->rays_per_pair);
+}
+
+bool relight_vis_lookup(const relight_level *rl, const vis_desc *desc, vis_result *out)
+{
+    if (!rl->have_vis || rl->vis_cells != desc->cell_count || rl->vis_hash != vis_hash(desc)) return false;
+    out->visible = xmalloc((rl->vis_cells + 1) * sizeof *out->visible);
+    out->visible_count = xmalloc((rl->vis_cells + 1) * sizeof *out->visible_count);
+    const uint32_t *list = rl->vis_lists;
+    for (size_t c = 0; c < rl->vis_cells; c++) {
+        out->visible_count[c] = rl->vis_count[c];
+        out->visible[c] = xmalloc((rl->vis_count[c] + 1) * sizeof *out->visible[c]);
+        memcpy(out->visible[c], list, rl->vis_count[c] * sizeof *list);
+        list += rl->vis_count[c];
+    }
+    return true;
+}
+
+void relight_vis_keep(relight_level *rl, const vis_desc *desc, const vis_result *res)
+{
+    xfree(rl->vis_count);
+    xfree(rl->vis_lists);
+    rl->vis_hash = vis_hash(desc);
+    rl->vis_cells = desc->cell_count;
+    rl->vis_total = 0;
+    for (size_t c = 0; c < desc->cell_count; c++) rl->vis_total += res->visible_count[c];
+    rl->vis_count = xmalloc((rl->vis_cells + 1) * sizeof *rl->vis_count);
+    rl->vis_lists = xmalloc((rl->vis_total + 1) * sizeof *rl->vis_lists);
+    uint32_t *list = rl->vis_lists;
+    for (size_t c = 0; c < desc->cell_count; c++) {
+        rl->vis_count[c] = res->visible_count[c];
+        memcpy(list, res->visible[c], res->visible_count[c] * sizeof *list);
+        list += res->visible_count[c];
+    }
+    rl->have_vis = true;
 }

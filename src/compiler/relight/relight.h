@@ -22,6 +22,13 @@ typedef struct relight_level {
     float ambient[3];
     bake_patch *patches;            /* [terms.patch_count] */
     bake_terms terms;
+    bake_transport transport;       /* bounced light's, kept and taken by the bake (bake_desc.transport) */
+    /* visibility: what vis_run gave for these occluders, cells and targets (the same lists again) */
+    bool have_vis;
+    uint64_t vis_hash;
+    size_t vis_cells, vis_total;
+    uint32_t *vis_count;            /* [vis_cells] */
+    uint32_t *vis_lists;            /* [vis_total]: each cell's list in turn */
     bool relit;                     /* this compile's bake was a relight ... */
     size_t relit_lights;            /* ... of this many lights */
     uint64_t relit_luxels;          /* ... over this many base luxels */
@@ -47,5 +54,9 @@ void relight_cache_free(relight_cache *rc);
 const bake_relight *relight_start(const relight_level *rl, const bake_desc *desc, bake_relight *out);
 /* After a bake of desc: its lights, ambient term and sums (taken from *terms) replace rl's. */
 void relight_keep(relight_level *rl, const bake_desc *desc, bake_terms *terms, const bake_result *res);
+/* Visibility: *out as vis_run would give it when rl holds the result for desc's occluders, cells
+ * and targets (true), else false; relight_vis_keep holds a result for the next compile. */
+bool relight_vis_lookup(const relight_level *rl, const vis_desc *desc, vis_result *out);
+void relight_vis_keep(relight_level *rl, const vis_desc *desc, const vis_result *res);
 
 #endif

@@ -153,12 +153,32 @@ static void count_bytes(luxel_count *c, const uint8_t *a, const uint8_t *b, size
     }
 }
 
+static bool same_visibility(const pmf_visibility *a, const pmf_visibility *b)
+{
+    if (a->cube_count != b->cube_count || a->chunk_count != b->chunk_count ||
+        (a->cube_count && memcmp(a->cubes, b->cubes, a->cube_count * sizeof *a->cubes)))
+        return false;
+    for (uint32_t k = 0; k < a->chunk_count; k++) {
+        const pmf_vis_chunk *x = &a->chunks[k], *y = &b->chunks[k];
+        if (memcmp(&x->chunk, &y->chunk, sizeof x->chunk) || x->cube_count != y->cube_count ||
+            (x->cube_count && memcmp(x->cubes, y->cubes, x->cube_count * sizeof *x->cubes)))
+            return false;
+    }
+    return true;
+}
+
 /* Every lightmap and dynamic-light layer of every chunk of a and b. False when they differ in
- * anything but their bytes (chunks, lightmaps, sizes, lights, layers). */
+ * anything but their bytes (chunks, cubes and what each sees, lightmaps, sizes, lights, layers). */
 static bool count_chunk(luxel_count *c, const pmf_chunk *a, const pmf_chunk *b)
 {
-    if (a->client.lightmap_count != b->client.lightmap_count || a->common.dynamic_light_count != b->common.dynamic_light_count)
+    if (a->client.lightmap_count != b->client.lightmap_count || a->common.dynamic_light_count != b->common.dynamic_light_count ||
+        a->common.cube_count != b->common.cube_count)
         return false;
+    for (uint32_t i = 0; i < a->common.cube_count; i++) {
+        const pmf_cube *x = &a->common.cubes[i], *y = &b->common.cubes[i];
+        if (x->flags != y->flags || ((x->flags & PMF_CUBE_HAS_VISIBILITY) && !same_visibility(&x->vis, &y->vis)))
+            return false;
+    }
     for (uint32_t m = 0; m < a->client.lightmap_count; m++) {
         const pmf_lightmap *x = &a->client.lightmaps[m], *y = &b->client.lightmaps[m];
         if (x->size_exp != y->size_exp) return false;
