@@ -102,7 +102,7 @@ static int lay_out_levels(compile_run *c)
 {
     const pmfc_compile_desc *o = c->o;
     c->layouts = xcalloc(c->map.level_count + 1, sizeof *c->layouts);
-    if (o->cache_dir)
+    if (o->cache_dir && !o->generate) /* a city is built a tile at a time: nothing to relight */
         relight_cache_read(&c->cache, o, c->map.level_count);
     for (size_t li = 0; li < c->map.level_count; li++) {
         level_build *lb = &c->layouts[li];
@@ -112,7 +112,7 @@ static int lay_out_levels(compile_run *c)
         lb->threads = (int)o->threads;
         lb->bounces = o->bounces == 0 ? BAKE_BOUNCE_AUTO : o->bounces == PMFC_BOUNCE_NONE ? 0 : o->bounces;
         lb->quiet = o->quiet;
-        lb->relight = o->cache_dir ? &c->cache.levels[li] : NULL;
+        lb->relight = c->cache.levels ? &c->cache.levels[li] : NULL;
         lb->def->samples = o->samples ? (int)o->samples : PMFC_SAMPLES;
         if (lb->def->prelit) {
             /* the source's light replaces the bake wherever it covers a luxel: what is left (faces
@@ -252,7 +252,7 @@ static int compile(compile_run *c, pmfc_result *r)
         return rc;
     if (!finish_output(c))
         return 3;
-    if (c->o->cache_dir)
+    if (c->cache.levels)
         keep_cache(c, r);
     report(c, r);
     return 0;

@@ -68,16 +68,19 @@ static bool unmatched(const bake_light *from, size_t from_count, const bake_ligh
         pmf_budget_free(taken);
         return false;
     }
-    for (size_t i = 0; i < from_count; i++) {
-        /* most lights keep their place in the list: look there first */
-        size_t j = i < in_count && !taken[i] && !memcmp(&from[i], &in[i], sizeof *from) ? i : in_count;
+    for (size_t i = 0, next = 0; i < from_count; i++) {
+        /* most lights follow the one before in both lists (a light added or deleted shifts the
+         * rest by one): look there first */
+        size_t j = next < in_count && !taken[next] && !memcmp(&from[i], &in[next], sizeof *from) ? next : in_count;
         for (size_t k = 0; j == in_count && k < in_count; k++)
             if (!taken[k] && !memcmp(&from[i], &in[k], sizeof *from))
                 j = k;
-        if (j < in_count)
+        if (j < in_count) {
             taken[j] = 1;
-        else
+            next = j + 1;
+        } else {
             (*out)[(*out_count)++] = from[i];
+        }
     }
     pmf_budget_free(taken);
     return true;

@@ -392,8 +392,9 @@ static void case_rmf(const char *original)
     run_chain("relight.rmf", original, rmf_steps, (int)(sizeof rmf_steps / sizeof *rmf_steps));
 }
 
-/* q1_sunlight (Quake): a cache flipped in one byte is said in one line and the compile is a full
- * one; so is an edit of the geometry (the floor raised), light edits then relight again. */
+/* q1_sunlight (Quake): the minlight (the ambient term) relights with no light traced; a cache
+ * flipped in one byte is said in one line and the compile is a full one; so is an edit of the
+ * geometry (the floor raised); light edits then relight again. */
 static bool damage_cache(text *t)
 {
     (void)t;
@@ -409,11 +410,13 @@ static bool unchanged(text *t) { (void)t; return true; }
 static bool small_add(text *t) { return replace_text(t, "// entity 1\n", SMALL_LIGHT "// entity 1\n"); }
 static bool small_move(text *t) { return replace_text(t, "\"origin\" \"0 0 96\"", "\"origin\" \"32 -16 80\""); }
 static bool small_move_back(text *t) { return replace_text(t, "\"origin\" \"32 -16 80\"", "\"origin\" \"0 0 96\""); }
+static bool small_minlight(text *t) { return replace_text(t, "\"light\" \"5\"", "\"light\" \"20\""); }
 static bool small_floor(text *t) { return replace_text(t, "( 96 32 0 ) ( 96 33 0 ) ( 97 32 0 ) sbrick2b", "( 96 32 8 ) ( 96 33 8 ) ( 97 32 8 ) sbrick2b"); }
 
 static const step stale_steps[] = {
     { "a light added", small_add, 1, true, NULL },
     { "nothing changed", unchanged, 0, true, NULL },
+    { "the minlight raised", small_minlight, 0, true, NULL },
     { "the cache damaged", damage_cache, -1, true, "damaged (its checksum differs); compiling in full" },
     { "the light moved", small_move, 1, true, NULL },
     { "the floor raised", small_floor, -1, true, "more than light changed" },
