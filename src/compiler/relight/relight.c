@@ -60,10 +60,18 @@ static uint64_t hash_text(uint64_t h, const char *s)
     return hash_words(h, s ? s : "", s ? strlen(s) + 1 : 1);
 }
 
-/* The source's own path and every option that changes what a compile makes. */
+/* The source's own path, every option that changes what a compile makes, and the compiler itself
+ * (the program holding it: its path, size and time; another build may bake otherwise). */
 static uint64_t cache_key(const pmfc_compile_desc *o, const char *source)
 {
     uint64_t h = hash_text(0xcbf29ce484222325ull, PMFC_VERSION);
+    char self[4096];
+    pmf_os_file_info info = { 0 };
+    if (pmf_os_self_path(self, sizeof self) && pmf_os_stat(self, &info) == 0) {
+        h = hash_text(h, self);
+        h = hash_words(h, &info.size, sizeof info.size);
+        h = hash_words(h, &info.mtime_ns, sizeof info.mtime_ns);
+    }
     h = hash_text(h, source);
     double numbers[] = { (double)o->samples, (double)o->bounces, o->dirt, o->scale, o->max_luxels };
     h = hash_words(h, numbers, sizeof numbers);
@@ -194,7 +202,7 @@ static const char *parse_cache(relight_cache *rc, const uint8_t *bytes, size_t s
     memcpy(&key, bytes + 16, 8);
     memcpy(&levels, bytes + 24, 8);
     if (version != RELIGHT_VERSION || light_size != sizeof(bake_light)) return "stale (another version of pmfc wrote it)";
-    if (key != rc->key || levels != rc->level_count) return "stale (another source or other options)";
+    if (key != rc->key || levels != rc->level_count) return "stale (other options, or another build of pmfc)";
     reader r = { bytes + head, bytes + size - 8, true };
     for (size_t li = 0; li < rc->level_count; li++)
         if (!read_level(&r, &rc->levels[li])) return "damaged (a level's state is cut short)";
@@ -210,8 +218,9 @@ void relight_cache_read(relight_cache *rc, const pmfc_compile_desc *desc, size_t
     snprintf(rc->dir, sizeof rc->dir, "%s", desc->cache_dir);
     rc->level_count = level_count;
     rc->levels = xcalloc(level_count + 1, sizeof *rc->levels);
+    /* one file per source: a compile with other options or by another build replaces it */
     snprintf(rc->path, sizeof rc->path, "%s/%s-%016llx.relight", desc->cache_dir, pmf_os_base_name(desc->source),
-             (unsigned long long)rc->key);
+             (unsigned long long)hash_text(0xcbf29ce484222325ull, source));
     pmf_os_file_info info;
     if (pmf_os_stat(rc->path, &info) != 0) return;
     /* the block first: nothing is allocated while the file is open */
@@ -224,7 +233,10 @@ void relight_cache_read(relight_cache *rc, const pmfc_compile_desc *desc, size_t
     const char *why = fd >= 0 && done == size && info.size == size ? parse_cache(rc, bytes, (size_t)size) : "unreadable";
     xfree(bytes);
     if (why) {
-        session_say(PMFC_WARNING, "pmfc: cache %s: %s; compiling in full", rc->path, why);
+        /* a stale cache is what another build or other options leave: no warning */
+        bool stale = !strncmp(why, "stale", 5);
+        session_say(stale ? PMFC_NOTE : PMFC_WARNING, "pmfc: %scache %s: %s; compiling in full", stale ? "" : "warning: ",
+                    rc->path, why);
         for (size_t li = 0; li < level_count; li++) level_free(&rc->levels[li]);
     }
 }

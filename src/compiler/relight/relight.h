@@ -36,7 +36,7 @@ typedef struct relight_level {
 
 typedef struct relight_cache {
     char dir[4096], path[4096];     /* --cache DIR and the cache file in it */
-    uint64_t key;                   /* the source's path and the options */
+    uint64_t key;                   /* the source's path, the options and the compiler */
     size_t level_count;
     relight_level *levels;
 } relight_cache;
