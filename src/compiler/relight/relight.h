@@ -2,8 +2,10 @@
  * lights that changed (issue 40; docs/pmfc.md "Relight"). Per level: the lights and the ambient
  * term its bake was given, the hash of everything else the bake depends on (its geometry:
  * bake_geometry_hash), and the luxels' sums before they are stored (bake_terms). pmfc keeps it in
- * a file of --cache DIR (relight_cache_read / relight_cache_write); a caller that compiles again
- * and again could keep the same structure in memory.
+ * a file of --cache DIR (relight_cache_read / relight_cache_write). The viewer's compile-on-save
+ * can keep the same structure in memory instead: its blocks are the compile's (its ledger frees
+ * them when pmfc_compile returns), so a caller's copy would be taken out of the compile after
+ * keep_cache (pmfc.c) and put back in place of relight_cache_read, with the same key.
  *
  * A bake given a level's earlier state (relight_start) starts from its sums when the geometry is
  * the same; anything else (another geometry, settings, lightmap layout) bakes in full and says why
