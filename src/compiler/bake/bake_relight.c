@@ -89,14 +89,15 @@ static bool unmatched(const bake_light *from, size_t from_count, const bake_ligh
 bool bake_patch_kept(const bake_desc *desc, size_t index)
 {
     const bake_relight *r = desc->relight;
-    const bake_patch *now = &desc->patches[index], *then = &r->patches[index];
     const bake_terms *t = r->terms;
+    if (index >= t->patch_count)
+        return false;
     /* the same luxels at the same place of a lightmap (which lightmap it is counts not: the
      * bake's list of them shifts when a chunk takes more) */
-    bake_patch moved = *then;
+    const bake_patch *now = &desc->patches[index];
+    bake_patch moved = r->patches[index];
     moved.lightmap = now->lightmap;
-    return index < t->patch_count && !memcmp(&moved, now, sizeof moved) &&
-           t->patch_base[index + 1] - t->patch_base[index] == patch_luxels(desc, now);
+    return !memcmp(&moved, now, sizeof moved) && t->patch_base[index + 1] - t->patch_base[index] == patch_luxels(desc, now);
 }
 
 bool bake_light_changes(const bake_desc *desc, bake_light **removed, size_t *removed_count, bake_light **added,

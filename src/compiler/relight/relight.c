@@ -158,6 +158,7 @@ static bool read_level(reader *r, relight_level *rl)
     const void *ambient = take(r, sizeof rl->ambient);
     const uint8_t *traced = take(r, 3);
     rl->terms.patch_count = take_u64(r);
+    if (rl->terms.patch_count >= UINT32_MAX) r->ok = false;
     rl->terms.patch_base = take_array(r, rl->terms.patch_count + 1, sizeof *rl->terms.patch_base);
     rl->terms.luxel_count = take_u64(r);
     rl->terms.luxels = take_array(r, rl->terms.luxel_count, sizeof *rl->terms.luxels);
@@ -388,6 +389,8 @@ static uint64_t vis_hash(const vis_desc *desc)
 bool relight_vis_lookup(const relight_level *rl, const vis_desc *desc, vis_result *out)
 {
     if (!rl->have_vis || rl->vis_cells != desc->cell_count || rl->vis_hash != vis_hash(desc)) return false;
+    for (size_t k = 0; k < rl->vis_total; k++)
+        if (rl->vis_lists[k] >= desc->target_count) return false;
     out->visible = xmalloc((rl->vis_cells + 1) * sizeof *out->visible);
     out->visible_count = xmalloc((rl->vis_cells + 1) * sizeof *out->visible_count);
     const uint32_t *list = rl->vis_lists;
