@@ -937,22 +937,32 @@ static void patch_scratch_free(patch_scratch *s)
     pmf_budget_free(s->lit);
 }
 
-/* A patch's terms traced whole: the ambient term, its static lights, the domes, sky and dirt. */
-static void trace_terms(const bake_ctx *ctx, const bake_patch *patch, size_t index, const float *n, int w, int h,
-                        const id_list *lights, patch_scratch *s, bake_term *terms)
+/* A patch's light sums from nothing: the ambient term, then its static lights. */
+static void sum_lights(const bake_ctx *ctx, const bake_patch *patch, const float *n, int w, int h, const id_list *lights,
+                       patch_scratch *s, bake_term *terms)
 {
     const bake_desc *desc = ctx->desc;
-    for (size_t at = 0; at < (size_t)w * (size_t)h; at++) {
-        terms[at] = (bake_term){ .keep = 1.0f };
-        for (int c = 0; c < 3; c++)
-            (desc->ambient_no_dirt ? terms[at].clean : terms[at].dirtied)[c] = desc->ambient[c];
-    }
+    for (size_t at = 0; at < (size_t)w * (size_t)h; at++)
+        for (int c = 0; c < 3; c++) {
+            terms[at].dirtied[c] = desc->ambient_no_dirt ? 0.0 : desc->ambient[c];
+            terms[at].clean[c] = desc->ambient_no_dirt ? desc->ambient[c] : 0.0;
+        }
     /* light by light (each luxel adds them in the same order as ever) */
     for (size_t k = 0; k < lights->count; k++) {
         const bake_light *l = &desc->lights[lights->ids[k]];
         if (l->kind == BAKE_LIGHT_STATIC)
             light_terms(ctx, l, patch, n, w, h, 1.0f, &s->occluders[k], s->strength, s->lit, terms);
     }
+}
+
+/* A patch's terms traced whole: the ambient term, its static lights, the domes, sky and dirt. */
+static void trace_terms(const bake_ctx *ctx, const bake_patch *patch, size_t index, const float *n, int w, int h,
+                        const id_list *lights, patch_scratch *s, bake_term *terms)
+{
+    const bake_desc *desc = ctx->desc;
+    for (size_t at = 0; at < (size_t)w * (size_t)h; at++)
+        terms[at] = (bake_term){ .keep = 1.0f };
+    sum_lights(ctx, patch, n, w, h, lights, s, terms);
     /* the shares the kept terms say are traced (a dark dome's too, once it was lit) */
     const bake_terms *kept = desc->terms;
     bool domes[2] = { n && (kept ? kept->domes[0] : dome_lit(&desc->domes[0])),
@@ -984,8 +994,19 @@ static void relight_terms(bake_ctx *ctx, const bake_patch *patch, size_t index, 
                 (desc->ambient_no_dirt ? terms[at].clean : terms[at].dirtied)[c] += (double)desc->ambient[c] - from->ambient[c];
     float min[3], max[3];
     patch_bounds(patch, min, max);
-    bool touched = false;
+    size_t changed = 0, current = 0;
     for (int pass = 0; pass < 2; pass++) {
+        const bake_light *list = pass ? ctx->added : ctx->removed;
+        for (size_t k = 0, n_list = pass ? ctx->added_count : ctx->removed_count; k < n_list; k++)
+            changed += list[k].kind == BAKE_LIGHT_STATIC && light_reaches(&list[k]) && sphere_reaches_box(&list[k], min, max);
+    }
+    for (size_t k = 0; k < lights->count; k++)
+        current += desc->lights[lights->ids[k]].kind == BAKE_LIGHT_STATIC;
+    /* more lights to take out and add than the patch has (most of them changed: a lights.rad
+     * value): its lights summed again, the shares kept */
+    if (changed > current)
+        sum_lights(ctx, patch, n, w, h, lights, s, terms);
+    for (int pass = 0; pass < 2 && changed <= current; pass++) {
         const bake_light *list = pass ? ctx->added : ctx->removed;
         for (size_t k = 0, n_list = pass ? ctx->added_count : ctx->removed_count; k < n_list; k++) {
             const bake_light *l = &list[k];
@@ -993,9 +1014,9 @@ static void relight_terms(bake_ctx *ctx, const bake_patch *patch, size_t index, 
                 continue;
             uint32_t occluder = NO_OCCLUDER;
             light_terms(ctx, l, patch, n, w, h, pass ? 1.0f : -1.0f, &occluder, s->strength, s->lit, terms);
-            touched = true;
         }
     }
+    bool touched = changed > 0;
     bool domes[2] = { n && dome_lit(&desc->domes[0]) && !from->terms->domes[0],
                       n && dome_lit(&desc->domes[1]) && !from->terms->domes[1] };
     dome_terms(ctx, patch, n, w, h, desc->samples > 1, domes, s->strength, s->blur, terms);
