@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/atomic_file.h"
+#include "base/pmf_budget.h"
 #include "base/pmf_os.h"
 #include "common/memory.h"
 #include "common/session.h"
@@ -224,15 +225,18 @@ void relight_cache_read(relight_cache *rc, const pmfc_compile_desc *desc, size_t
              (unsigned long long)hash_text(0xcbf29ce484222325ull, source));
     pmf_os_file_info info;
     if (pmf_os_stat(rc->path, &info) != 0) return;
-    /* the block first: nothing is allocated while the file is open */
-    uint8_t *bytes = xmalloc(info.size + 1);
+    /* the block first: nothing is allocated while the file is open; a file the budget cannot
+     * hold is no cache of this compile's (its levels would not fit either) */
+    uint8_t *bytes = info.size < SIZE_MAX ? pmf_budget_malloc((size_t)info.size + 1) : NULL;
     uint64_t size = info.size, done = 0;
-    int fd = pmf_os_open_regular(rc->path, &info);
+    int fd = bytes ? pmf_os_open_regular(rc->path, &info) : -1;
     for (long long got = 1; fd >= 0 && done < size && got > 0; done += got > 0 ? (uint64_t)got : 0)
         got = pmf_os_pread(fd, bytes + done, (size_t)(size - done), done);
     if (fd >= 0) close(fd);
-    const char *why = fd >= 0 && done == size && info.size == size ? parse_cache(rc, bytes, (size_t)size) : "unreadable";
-    xfree(bytes);
+    const char *why = !bytes                                   ? "larger than the memory budget"
+                      : fd >= 0 && done == size && info.size == size ? parse_cache(rc, bytes, (size_t)size)
+                                                                 : "unreadable";
+    pmf_budget_free(bytes);
     if (why) {
         /* a stale cache is what another build or other options leave: no warning */
         bool stale = !strncmp(why, "stale", 5);
