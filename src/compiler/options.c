@@ -29,7 +29,7 @@ static const char footer[] =
     "benchmarks. SOURCE_DATE_EPOCH sets the creation time when --time is not given.\n";
 
 enum { OPT_THREADS = 256, OPT_TIME, OPT_TILE, OPT_GENERATE, OPT_CHUNKS, OPT_SEED, OPT_WAD, OPT_GAME, OPT_SCALE,
-       OPT_VERSION, OPT_SAMPLES, OPT_DIRT, OPT_BOUNCE, OPT_MEMORY, OPT_MAX_LUXELS, OPT_RAD };
+       OPT_VERSION, OPT_SAMPLES, OPT_DIRT, OPT_BOUNCE, OPT_MEMORY, OPT_MAX_LUXELS, OPT_RAD, OPT_CACHE };
 
 static const cli_option options[] = {
     CLI_OPTION_HELP,
@@ -54,6 +54,8 @@ static const cli_option options[] = {
     { "rad", 0, OPT_RAD, CLI_TEXT, "FILE", NULL, 0, 0, 0,
       "a GoldSrc map's texture lights (lights.rad: TEXNAME R G B BRIGHTNESS; docs/pmfc-lighting.md)",
       "lights.rad beside the map, then in --game DIR" },
+    { "cache", 0, OPT_CACHE, CLI_TEXT, "DIR", NULL, 0, 0, 0,
+      "keep what a relight needs in DIR: after a light-only edit the next compile bakes only the lights that changed (docs/pmfc.md)", NULL },
     CLI_OPTION_MEMORY(OPT_MEMORY),
     { "generate", 0, OPT_GENERATE, CLI_TEXT, "NAME", NULL, 0, 0, 0, "make a city instead of reading SOURCE", NULL },
     { "chunks", 0, OPT_CHUNKS, CLI_TEXT, "XxYxZ", NULL, 0, 0, 0, "with --generate: the city's size in chunks", NULL },
@@ -91,6 +93,7 @@ static int handle(void *user, int id, const cli_value *v)
     case OPT_TILE: o->tile = v->count; return 0;
     case OPT_SAMPLES: o->samples = v->count; return 0;
     case OPT_DIRT: o->dirt = true; return 0;
+    case OPT_CACHE: o->cache_dir = v->text; return 0;
     case OPT_GENERATE: o->generate = v->text; return 0;
     case OPT_CHUNKS: st->chunks_arg = v->text; return 0;
     case OPT_SEED:
@@ -131,6 +134,8 @@ int pmfc_options_parse(int argc, char **argv, pmfc_compile_desc *o)
         return cli_usage_error("pmfc", NULL, "a SOURCE and --generate %s: one or the other", o->generate);
     if (!o->out_path)
         return cli_usage_error("pmfc", NULL, "no output given (-o OUT.pmf)%s", "");
+    if (o->generate && o->cache_dir)
+        return cli_usage_error("pmfc", NULL, "--cache %s relights a source map, not a generated city", o->cache_dir);
     if (o->generate) {
         if (!st.chunks_arg || !st.have_seed)
             return cli_usage_error("pmfc", NULL, "--generate %s needs --chunks XxYxZ and --seed N", o->generate);

@@ -23,6 +23,7 @@
 #include "front/pms/generate.h"
 #include "front/pms/pms.h"
 #include "pmfc.h"
+#include "relight/relight.h"
 
 /* Between stages, the compile's thread ends a cancelled compile (its workers do between items). */
 static void stop_if_cancelled(void)
@@ -45,6 +46,7 @@ typedef struct compile_run {
     progress_state ps;
     double times[STAGE_COUNT];
     level_totals totals;
+    relight_cache cache;             /* with --cache: what the bake starts from and keeps */
 } compile_run;
 
 static void print_error(const pmf_error *err)
@@ -100,6 +102,8 @@ static int lay_out_levels(compile_run *c)
 {
     const pmfc_compile_desc *o = c->o;
     c->layouts = xcalloc(c->map.level_count + 1, sizeof *c->layouts);
+    if (o->cache_dir && !o->generate) /* a city is built a tile at a time: nothing to relight */
+        relight_cache_read(&c->cache, o, c->map.level_count);
     for (size_t li = 0; li < c->map.level_count; li++) {
         level_build *lb = &c->layouts[li];
         lb->map = &c->map;
@@ -108,6 +112,7 @@ static int lay_out_levels(compile_run *c)
         lb->threads = (int)o->threads;
         lb->bounces = o->bounces == 0 ? BAKE_BOUNCE_AUTO : o->bounces == PMFC_BOUNCE_NONE ? 0 : o->bounces;
         lb->quiet = o->quiet;
+        lb->relight = c->cache.levels ? &c->cache.levels[li] : NULL;
         lb->def->samples = o->samples ? (int)o->samples : PMFC_SAMPLES;
         if (lb->def->prelit) {
             /* the source's light replaces the bake wherever it covers a luxel: what is left (faces
@@ -198,6 +203,20 @@ static bool finish_output(compile_run *c)
     return ok;
 }
 
+/* With --cache: the levels' new state replaces the file's, and a relight says what it baked. */
+static void keep_cache(compile_run *c, pmfc_result *r)
+{
+    for (size_t li = 0; li < c->cache.level_count; li++) {
+        const relight_level *rl = &c->cache.levels[li];
+        r->relit = r->relit || rl->relit;
+        r->relit_lights += rl->relit_lights;
+        r->relit_luxels += rl->relit_luxels;
+    }
+    if (r->relit)
+        session_say(PMFC_NOTE, "relit: %zu lights changed, %llu luxels", r->relit_lights, (unsigned long long)r->relit_luxels);
+    relight_cache_write(&c->cache);
+}
+
 /* What was built, for the caller's summary; the dropped triangles are a warning of their own. */
 static void report(compile_run *c, pmfc_result *r)
 {
@@ -233,6 +252,8 @@ static int compile(compile_run *c, pmfc_result *r)
         return rc;
     if (!finish_output(c))
         return 3;
+    if (c->cache.levels)
+        keep_cache(c, r);
     report(c, r);
     return 0;
 }
@@ -243,6 +264,7 @@ static void compile_free(compile_run *c)
     if (c->have_extensions) map_extensions_free(&c->extensions);
     free(c->archive);
     xfree(c->layouts);
+    relight_cache_free(&c->cache);
     map_free(&c->map);
 }
 

@@ -64,6 +64,7 @@ typedef struct pmfc_compile_desc {
     const char *rad;               /* a GoldSrc map's texture lights (lights.rad) */
     double scale;                  /* metres per editor unit (0 = the front end's own) */
     double max_luxels;             /* an editor map level's lightmap luxels (0 = the most) */
+    const char *cache_dir;         /* keep what a relight needs in a file here, and relight from it (NULL = none) */
     uint64_t memory;               /* the compile's memory budget, bytes (0 = pmf_budget_default(PMF_BUDGET_COMPILER)) */
 
     /* Called one at a time, from any of the compile's threads, neither may call pmfc_compile. */
@@ -85,6 +86,9 @@ typedef struct pmfc_result {
     size_t levels;
     uint64_t chunks, cubes, vertices, lightmaps;
     uint64_t dropped;              /* triangles that found no room in their cubes (also warned) */
+    bool relit;                    /* with cache_dir: the bake started from the cache ... */
+    size_t relit_lights;           /* ... and baked these lights again (added, removed or changed) ... */
+    uint64_t relit_luxels;         /* ... over these base luxels */
     double seconds[PMFC_STAGE_COUNT];
     double total_seconds;
 } pmfc_result;

@@ -283,6 +283,9 @@ typedef struct bake_ctx {
     bake_result *out;
     uint32_t *fast_ordinal;     /* [light]: row in out->fast_multipliers */
     bake_probe_result *probes;  /* each with its own refs until pack_probes */
+    bake_light *removed, *added; /* a relight: the lights that differ, as they were and as they are */
+    size_t removed_count, added_count;
+    atomic_uint_fast64_t relit_luxels;
     atomic_bool failed;
 } bake_ctx;
 
@@ -801,16 +804,15 @@ static bool keep_dynamic_lights(bake_ctx *ctx, size_t index, const id_list *ligh
     return true;
 }
 
-/* The sky domes over a patch's w x h luxels facing n: each dome's share per luxel (in strength,
- * averaged like the sky's when blur) times its colour, added to rgb, or to clean for a dome dirt
- * leaves alone. */
-static void add_dome_light(const bake_ctx *ctx, const bake_patch *patch, const float *n, int w, int h, bool blur,
-                           float *strength, float *scratch, float *rgb, float *clean)
+/* The sky domes' shares over a patch's w x h luxels facing n (averaged like the sky's when blur)
+ * into their terms, for each dome `which` names. */
+static void dome_terms(const bake_ctx *ctx, const bake_patch *patch, const float *n, int w, int h, bool blur,
+                       const bool which[2], float *strength, float *scratch, bake_term *terms)
 {
     size_t count = (size_t)w * (size_t)h;
     for (int d = 0; d < 2; d++) {
         const bake_dome *dome = &ctx->desc->domes[d];
-        if (!dome_lit(dome))
+        if (!which[d])
             continue;
         for (int j = 0; j < h; j++)
             for (int i = 0; i < w; i++) {
@@ -820,11 +822,208 @@ static void add_dome_light(const bake_ctx *ctx, const bake_patch *patch, const f
             }
         if (blur)
             patch_blur(strength, w, h, true, scratch);
-        float *sum = dome->no_dirt ? clean : rgb;
         for (size_t at = 0; at < count; at++)
-            for (int c = 0; c < 3; c++)
-                sum[at * 3 + c] += dome->color[c] * strength[at];
+            terms[at].dome[d] = strength[at];
     }
+}
+
+/* The sky's share and what dirt keeps per luxel into their terms; with several samples each is
+ * averaged with its neighbours' (16 rays a luxel leave noise that 9 luxels' 144 do not). */
+static void sky_dirt_terms(const bake_ctx *ctx, const bake_patch *patch, size_t index, const float *n, int w, int h,
+                           bool sky, bool dirt, float *strength, float *occlusion, float *scratch,
+                           bake_term *terms)
+{
+    const bake_desc *desc = ctx->desc;
+    for (int j = 0; j < h && (sky || dirt); j++)
+        for (int i = 0; i < w; i++) {
+            size_t at = (size_t)j * w + i;
+            luxel_site site;
+            site_init(&site, ctx, patch, n, i, j);
+            uint32_t x = (uint32_t)patch->x + (uint32_t)i, y = (uint32_t)patch->y + (uint32_t)j;
+            if (sky)
+                strength[at] = site.samples > 1 || site.sn != n ? sky_fraction_sampled(ctx, &site)
+                                                                : sky_fraction(ctx, site.centre, n, luxel_seed(x, y, index));
+            if (dirt)
+                occlusion[at] = dirt_occlusion(ctx, &site);
+        }
+    bool blur = desc->samples > 1;
+    if (sky && blur)
+        patch_blur(strength, w, h, true, scratch);
+    if (dirt && blur)
+        patch_blur(occlusion, w, h, false, scratch);
+    for (size_t at = 0; at < (size_t)w * (size_t)h; at++) {
+        if (sky)
+            terms[at].sky = strength[at];
+        if (dirt)
+            terms[at].keep = 1.0f - fminf(desc->dirt_strength, 1.0f) * occlusion[at];
+    }
+}
+
+/* Light l over a patch's luxels added to their sums (sign 1), or taken from them (sign -1). */
+static void light_terms(const bake_ctx *ctx, const bake_light *l, const bake_patch *patch, const float *n, int w, int h,
+                        float sign, uint32_t *occluder, float *strength, uint8_t *lit, bake_term *terms)
+{
+    patch_light(ctx, l, patch, n, w, h, occluder, strength, lit);
+    for (size_t at = 0; at < (size_t)w * (size_t)h; at++) {
+        double *sum = l->no_dirt ? terms[at].clean : terms[at].dirtied;
+        for (int c = 0; c < 3; c++)
+            sum[c] += sign * (double)(l->color[c] * strength[at]);
+    }
+}
+
+/* A patch's luxels stored from their terms: ((dirtied + domes + sky) x keep + clean). */
+static void store_terms(const bake_ctx *ctx, const bake_patch *patch, bool oriented, int w, int h,
+                        const bake_term *terms)
+{
+    const bake_desc *desc = ctx->desc;
+    bake_lightmap *lm = &desc->lightmaps[patch->lightmap];
+    uint32_t side = lightmap_side(lm);
+    bool sky = oriented && sky_lit(desc), dirt = oriented && desc->dirt_distance > 0.0f && desc->dirt_strength > 0.0f;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            const bake_term *t = &terms[(size_t)j * w + i];
+            float rgb[3], clean[3];
+            for (int c = 0; c < 3; c++) {
+                rgb[c] = (float)t->dirtied[c];
+                clean[c] = (float)t->clean[c];
+            }
+            for (int d = 0; d < 2 && oriented; d++)
+                for (int c = 0; c < 3 && dome_lit(&desc->domes[d]); c++)
+                    (desc->domes[d].no_dirt ? clean : rgb)[c] += desc->domes[d].color[c] * t->dome[d];
+            for (int c = 0; c < 3 && sky; c++)
+                rgb[c] += desc->sky_light[c] * t->sky;
+            for (int c = 0; c < 3 && dirt; c++)
+                rgb[c] *= t->keep;
+            size_t luxel = ((size_t)patch->y + (size_t)j) * side + patch->x + (size_t)i;
+            for (int c = 0; c < 3; c++)
+                lm->luxels[luxel * 3 + c] = quantize(bake_store(desc, rgb[c] + clean[c]) * 255.0f);
+            ctx->masks[patch->lightmap][luxel] = 1;
+        }
+}
+
+/* The part of a patch inside its lightmap, w x h luxels. */
+static void patch_extent(const bake_desc *desc, const bake_patch *patch, int *w, int *h)
+{
+    uint32_t side = lightmap_side(&desc->lightmaps[patch->lightmap]);
+    *w = patch->x < side ? (int)(side - patch->x < patch->w ? side - patch->x : patch->w) : 0;
+    *h = patch->y < side ? (int)(side - patch->y < patch->h ? side - patch->y : patch->h) : 0;
+}
+
+/* The scratch a patch's terms take: a value, a byte and the light hints per luxel. */
+typedef struct patch_scratch {
+    uint32_t *occluders;
+    float *strength, *occlusion, *blur;
+    uint8_t *lit;
+} patch_scratch;
+
+static bool patch_scratch_alloc(patch_scratch *s, size_t lights, size_t count)
+{
+    s->occluders = pmf_budget_malloc((lights + 1) * sizeof *s->occluders);
+    s->strength = pmf_budget_malloc((count + 1) * sizeof *s->strength);
+    s->occlusion = pmf_budget_malloc((count + 1) * sizeof *s->occlusion);
+    s->blur = pmf_budget_malloc((count + 1) * sizeof *s->blur);
+    s->lit = pmf_budget_malloc(count + 1);
+    for (size_t k = 0; s->occluders && k < lights; k++)
+        s->occluders[k] = NO_OCCLUDER;
+    return s->occluders && s->strength && s->occlusion && s->blur && s->lit;
+}
+
+static void patch_scratch_free(patch_scratch *s)
+{
+    pmf_budget_free(s->occluders);
+    pmf_budget_free(s->strength);
+    pmf_budget_free(s->occlusion);
+    pmf_budget_free(s->blur);
+    pmf_budget_free(s->lit);
+}
+
+/* A patch's light sums from nothing: the ambient term, then its static lights. */
+static void sum_lights(const bake_ctx *ctx, const bake_patch *patch, const float *n, int w, int h, const id_list *lights,
+                       patch_scratch *s, bake_term *terms)
+{
+    const bake_desc *desc = ctx->desc;
+    for (size_t at = 0; at < (size_t)w * (size_t)h; at++)
+        for (int c = 0; c < 3; c++) {
+            terms[at].dirtied[c] = desc->ambient_no_dirt ? 0.0 : desc->ambient[c];
+            terms[at].clean[c] = desc->ambient_no_dirt ? desc->ambient[c] : 0.0;
+        }
+    /* light by light (each luxel adds them in the same order as ever) */
+    for (size_t k = 0; k < lights->count; k++) {
+        const bake_light *l = &desc->lights[lights->ids[k]];
+        if (l->kind == BAKE_LIGHT_STATIC)
+            light_terms(ctx, l, patch, n, w, h, 1.0f, &s->occluders[k], s->strength, s->lit, terms);
+    }
+}
+
+/* A patch's terms traced whole: the ambient term, its static lights, the domes, sky and dirt. */
+static void trace_terms(const bake_ctx *ctx, const bake_patch *patch, size_t index, const float *n, int w, int h,
+                        const id_list *lights, patch_scratch *s, bake_term *terms)
+{
+    const bake_desc *desc = ctx->desc;
+    for (size_t at = 0; at < (size_t)w * (size_t)h; at++)
+        terms[at] = (bake_term){ .keep = 1.0f };
+    sum_lights(ctx, patch, n, w, h, lights, s, terms);
+    /* the shares the kept terms say are traced (a dark dome's too, once it was lit) */
+    const bake_terms *kept = desc->terms;
+    bool domes[2] = { n && (kept ? kept->domes[0] : dome_lit(&desc->domes[0])),
+                      n && (kept ? kept->domes[1] : dome_lit(&desc->domes[1])) };
+    dome_terms(ctx, patch, n, w, h, desc->samples > 1, domes, s->strength, s->blur, terms);
+    sky_dirt_terms(ctx, patch, index, n, w, h, n && (kept ? kept->sky : sky_lit(desc)), n && desc->dirt_distance > 0.0f && desc->dirt_strength > 0.0f,
+                   s->strength, s->occlusion, s->blur, terms);
+}
+
+/* A patch's terms from the earlier bake's (bake_relight): the lights that differ taken out at their
+ * old place and added at their new one where they reach it, the ambient term's change, and the
+ * dome and sky shares the earlier bake did not trace (they were dark then); a patch that moved in
+ * its lightmaps traced whole. */
+static void relight_terms(bake_ctx *ctx, const bake_patch *patch, size_t index, const float *n, int w, int h,
+                          const id_list *lights, patch_scratch *s, bake_term *terms)
+{
+    const bake_desc *desc = ctx->desc;
+    const bake_relight *from = desc->relight;
+    size_t count = (size_t)w * (size_t)h;
+    if (!bake_patch_kept(desc, index)) {
+        trace_terms(ctx, patch, index, n, w, h, lights, s, terms);
+        atomic_fetch_add(&ctx->relit_luxels, count);
+        return;
+    }
+    memcpy(terms, from->terms->luxels + from->terms->patch_base[index], count * sizeof *terms);
+    for (int c = 0; c < 3; c++)
+        if (desc->ambient[c] != from->ambient[c])
+            for (size_t at = 0; at < count; at++)
+                (desc->ambient_no_dirt ? terms[at].clean : terms[at].dirtied)[c] += (double)desc->ambient[c] - from->ambient[c];
+    float min[3], max[3];
+    patch_bounds(patch, min, max);
+    size_t changed = 0, current = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const bake_light *list = pass ? ctx->added : ctx->removed;
+        for (size_t k = 0, n_list = pass ? ctx->added_count : ctx->removed_count; k < n_list; k++)
+            changed += list[k].kind == BAKE_LIGHT_STATIC && light_reaches(&list[k]) && sphere_reaches_box(&list[k], min, max);
+    }
+    for (size_t k = 0; k < lights->count; k++)
+        current += desc->lights[lights->ids[k]].kind == BAKE_LIGHT_STATIC;
+    /* more lights to take out and add than the patch has (most of them changed: a lights.rad
+     * value): its lights summed again, the shares kept */
+    if (changed > current)
+        sum_lights(ctx, patch, n, w, h, lights, s, terms);
+    for (int pass = 0; pass < 2 && changed <= current; pass++) {
+        const bake_light *list = pass ? ctx->added : ctx->removed;
+        for (size_t k = 0, n_list = pass ? ctx->added_count : ctx->removed_count; k < n_list; k++) {
+            const bake_light *l = &list[k];
+            if (l->kind != BAKE_LIGHT_STATIC || !light_reaches(l) || !sphere_reaches_box(l, min, max))
+                continue;
+            uint32_t occluder = NO_OCCLUDER;
+            light_terms(ctx, l, patch, n, w, h, pass ? 1.0f : -1.0f, &occluder, s->strength, s->lit, terms);
+        }
+    }
+    bool touched = changed > 0;
+    bool domes[2] = { n && dome_lit(&desc->domes[0]) && !from->terms->domes[0],
+                      n && dome_lit(&desc->domes[1]) && !from->terms->domes[1] };
+    dome_terms(ctx, patch, n, w, h, desc->samples > 1, domes, s->strength, s->blur, terms);
+    bool sky = n && sky_lit(desc) && !from->terms->sky;
+    sky_dirt_terms(ctx, patch, index, n, w, h, sky, false, s->strength, s->occlusion, s->blur, terms);
+    if (touched || domes[0] || domes[1] || sky)
+        atomic_fetch_add(&ctx->relit_luxels, count);
 }
 
 static void bake_patch_job(void *user, size_t index)
@@ -834,9 +1033,6 @@ static void bake_patch_job(void *user, size_t index)
     const bake_patch *patch = &desc->patches[index];
     if (!patch_valid(ctx, patch) || atomic_load(&ctx->failed))
         return;
-    bake_lightmap *lm = &desc->lightmaps[patch->lightmap];
-    uint32_t side = lightmap_side(lm);
-    uint8_t *mask = ctx->masks[patch->lightmap];
     float normal[3];
     const float *n = bake_unit(patch->normal, normal) ? normal : NULL;
 
@@ -852,84 +1048,25 @@ static void bake_patch_job(void *user, size_t index)
         atomic_store(&ctx->failed, true);
         return;
     }
-
-    /* the part of the patch inside its lightmap */
-    int w = patch->x < side ? (int)(side - patch->x < patch->w ? side - patch->x : patch->w) : 0;
-    int h = patch->y < side ? (int)(side - patch->y < patch->h ? side - patch->y : patch->h) : 0;
+    int w, h;
+    patch_extent(desc, patch, &w, &h);
     size_t count = (size_t)w * (size_t)h;
-    uint32_t *occluders = pmf_budget_malloc((lights.count + 1) * sizeof *occluders);
-    float *rgb = pmf_budget_malloc((count * 3 + 1) * sizeof *rgb), *strength = pmf_budget_malloc((count + 1) * sizeof *strength);
-    float *occlusion = pmf_budget_malloc((count + 1) * sizeof *occlusion), *scratch = pmf_budget_malloc((count + 1) * sizeof *scratch);
-    /* the light dirt leaves alone (bake_desc.dirt_*) */
-    float *clean = pmf_budget_calloc(count * 3 + 1, sizeof *clean);
-    uint8_t *lit = pmf_budget_malloc(count + 1);
-    if (!occluders || !rgb || !strength || !occlusion || !scratch || !clean || !lit) {
+    patch_scratch s;
+    /* the sums go to desc->terms when it keeps them, else they are the patch's alone */
+    bake_term *terms = desc->terms ? desc->terms->luxels + desc->terms->patch_base[index]
+                                             : pmf_budget_malloc((count + 1) * sizeof *terms);
+    if (!patch_scratch_alloc(&s, lights.count, count) || !terms) {
         atomic_store(&ctx->failed, true);
-        goto done;
+    } else {
+        if (desc->relight)
+            relight_terms(ctx, patch, index, n, w, h, &lights, &s, terms);
+        else
+            trace_terms(ctx, patch, index, n, w, h, &lights, &s, terms);
+        store_terms(ctx, patch, n != NULL, w, h, terms);
     }
-    for (size_t k = 0; k < lights.count; k++)
-        occluders[k] = NO_OCCLUDER;
-    for (size_t at = 0; at < count; at++)
-        memcpy(desc->ambient_no_dirt ? &clean[at * 3] : &rgb[at * 3], desc->ambient, sizeof desc->ambient);
-    if (desc->ambient_no_dirt)
-        memset(rgb, 0, count * 3 * sizeof *rgb);
-    /* light by light (each luxel adds them in the same order as ever) */
-    for (size_t k = 0; k < lights.count; k++) {
-        const bake_light *l = &desc->lights[lights.ids[k]];
-        if (l->kind != BAKE_LIGHT_STATIC)
-            continue;
-        patch_light(ctx, l, patch, n, w, h, &occluders[k], strength, lit);
-        float *sum = l->no_dirt ? clean : rgb;
-        for (size_t at = 0; at < count; at++)
-            for (int c = 0; c < 3; c++)
-                sum[at * 3 + c] += l->color[c] * strength[at];
-    }
-    bool blur = desc->samples > 1;
-    if (n)
-        add_dome_light(ctx, patch, n, w, h, blur, strength, scratch, rgb, clean);
-    /* the sky's share and dirt's occlusion per luxel; with several samples each is then averaged
-     * with its neighbours' (16 rays a luxel leave noise that 9 luxels' 144 do not) */
-    bool sky = n && sky_lit(desc), dirt = n && desc->dirt_distance > 0.0f && desc->dirt_strength > 0.0f;
-    for (int j = 0; j < h && (sky || dirt); j++)
-        for (int i = 0; i < w; i++) {
-            size_t at = (size_t)j * w + i;
-            luxel_site site;
-            site_init(&site, ctx, patch, n, i, j);
-            uint32_t x = (uint32_t)patch->x + (uint32_t)i, y = (uint32_t)patch->y + (uint32_t)j;
-            if (sky)
-                strength[at] = site.samples > 1 || site.sn != n ? sky_fraction_sampled(ctx, &site)
-                                                                : sky_fraction(ctx, site.centre, n, luxel_seed(x, y, index));
-            if (dirt)
-                occlusion[at] = dirt_occlusion(ctx, &site);
-        }
-    if (sky && blur)
-        patch_blur(strength, w, h, true, scratch);
-    if (dirt && blur)
-        patch_blur(occlusion, w, h, false, scratch);
-    for (int j = 0; j < h; j++)
-        for (int i = 0; i < w; i++) {
-            size_t at = (size_t)j * w + i;
-            float *out = &rgb[at * 3];
-            for (int c = 0; c < 3 && sky; c++)
-                out[c] += desc->sky_light[c] * strength[at];
-            float keep = dirt ? 1.0f - fminf(desc->dirt_strength, 1.0f) * occlusion[at] : 1.0f;
-            for (int c = 0; c < 3 && dirt; c++)
-                out[c] *= keep;
-            for (int c = 0; c < 3; c++)
-                out[c] += clean[at * 3 + c];
-            size_t luxel = ((size_t)patch->y + (size_t)j) * side + patch->x + (size_t)i;
-            for (int c = 0; c < 3; c++)
-                lm->luxels[luxel * 3 + c] = quantize(bake_store(desc, out[c]) * 255.0f);
-            mask[luxel] = 1;
-        }
-done:
-    pmf_budget_free(occluders);
-    pmf_budget_free(rgb);
-    pmf_budget_free(strength);
-    pmf_budget_free(occlusion);
-    pmf_budget_free(scratch);
-    pmf_budget_free(clean);
-    pmf_budget_free(lit);
+    if (!desc->terms)
+        pmf_budget_free(terms);
+    patch_scratch_free(&s);
     pmf_budget_free(lights.ids);
 }
 
@@ -1244,6 +1381,8 @@ static void bake_ctx_free(bake_ctx *ctx)
         for (size_t i = 0; i < desc->probe_count; i++)
             pmf_budget_free(ctx->probes[i].refs);
     pmf_budget_free(ctx->probes);
+    pmf_budget_free(ctx->removed);
+    pmf_budget_free(ctx->added);
 }
 
 /* Moves the probe results and all their refs into one block, so bake_result_free needs no count. */
@@ -1273,6 +1412,7 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     memset(out, 0, sizeof *out);
     bake_ctx ctx = { .desc = desc, .out = out };
     atomic_init(&ctx.failed, false);
+    atomic_init(&ctx.relit_luxels, 0);
     int threads = desc->threads;
     jobs_progress progress = { desc->progress, desc->user, "bvh" };
 
@@ -1313,8 +1453,13 @@ bool bake_run(const bake_desc *desc, bake_result *out)
         memset(lm->luxels, 0, side * side * 3);
     }
 
+    if ((desc->terms && !bake_terms_plan(desc, desc->terms)) ||
+        (desc->relight && !bake_light_changes(desc, &ctx.removed, &ctx.removed_count, &ctx.added, &ctx.added_count)))
+        goto fail;
     progress.stage = "lightmaps";
     jobs_parallel_for_progress(desc->patch_count, threads, bake_patch_job, &ctx, &progress);
+    out->relit_lights = ctx.removed_count > ctx.added_count ? ctx.removed_count : ctx.added_count;
+    out->relit_luxels = atomic_load(&ctx.relit_luxels);
     if (atomic_load(&ctx.failed) || !plan_layers(&ctx))
         goto fail;
 

@@ -106,6 +106,50 @@ typedef struct bake_probe_result {
     bake_light_ref *refs;           /* amount = their unshadowed strength at the centre, 0..255 */
 } bake_probe_result;
 
+/* What a bake sums per base luxel before it stores it (a relight starts from them: bake_relight.c).
+ * A luxel is stored as ((dirtied + domes + sky) x keep + clean), the domes and sky by their
+ * colours. The lights' sums are doubles: the float light of each light adds to them exactly, so
+ * taking a light out again leaves the very sum of the others (a luxel at a byte's half stays). */
+typedef struct bake_term {
+    double dirtied[3], clean[3];    /* the ambient term and static lights: those dirt darkens, those it leaves alone */
+    float dome[2];                  /* the upper and lower sky domes' shares */
+    float sky;                      /* the sky's share */
+    float keep;                     /* what dirt leaves (1 without dirt) */
+} bake_term;
+
+typedef struct bake_terms {
+    uint32_t *patch_base;           /* [patch_count + 1]: each patch's first luxel (each baked patch's
+                                     * w x h luxels inside its lightmap, row by row) */
+    bake_term *luxels;              /* [luxel_count] */
+    size_t patch_count, luxel_count;
+    bool domes[2], sky;             /* whether the dome and sky shares were traced (they were lit) */
+} bake_terms;
+
+/* A relight: a bake whose geometry (bake_geometry_hash) equals the bake that left `terms`, with
+ * these lights, this ambient term and these patches. Only the lights that differ are traced
+ * again, on the luxels they reach at their old and their new place; the rest is the terms,
+ * composed again. A patch placed elsewhere in the lightmaps (a dynamic light's chunks take
+ * smaller ones) is traced whole: its luxels' samples follow their place. */
+typedef struct bake_relight {
+    const bake_terms *terms;
+    const bake_patch *patches;      /* [terms->patch_count] */
+    const bake_light *lights;
+    size_t light_count;
+    float ambient[3];
+} bake_relight;
+
+/* Bounced light's transport (bake_bounce.c): the luxel each bounce ray meets, the cells that
+ * gather and what each luxel sees of them. It follows from the geometry alone (the hash of what it
+ * was traced from), so a bake given one traced for the same geometry takes it as it is. */
+typedef struct bake_transport {
+    uint64_t hash;
+    size_t ray_count, cell_count, luxel_count;
+    uint32_t *hits;                 /* [ray_count] */
+    uint8_t *cell_open, *cell_clear;/* [cell_count] */
+    float *cell_send;               /* [cell_count] */
+    uint8_t *luxel_sees;            /* [luxel_count] */
+} bake_transport;
+
 typedef struct bake_desc {
     const float (*triangles)[9];    /* occluders: opaque world triangles (x0 y0 z0 x1 ... z2) */
     size_t triangle_count;
@@ -168,6 +212,10 @@ typedef struct bake_desc {
     int threads;                    /* 0 = every core */
     void (*progress)(void *user, const char *stage, double fraction); /* may be NULL */
     void *user;
+    bake_terms *terms;              /* non-NULL: filled with the luxels' sums (bake_terms_free) */
+    bake_transport *transport;      /* non-NULL: bounces take it when it was traced for this geometry;
+                                     * else the bounces' own replaces it (bake_transport_free) */
+    const bake_relight *relight;    /* non-NULL: a relight from an earlier bake's sums */
 } bake_desc;
 
 #define BAKE_BOUNCE_AUTO (-1)
@@ -179,11 +227,19 @@ typedef struct bake_result {
     uint8_t *fast_multipliers;      /* [fast light ordinal][vertex_count]: one row per BAKE_LIGHT_FAST light, in light order */
     size_t fast_light_count;
     bake_probe_result *probes;      /* probe_count of them */
+    size_t relit_lights;            /* a relight: the lights that differ (added, removed or changed) */
+    uint64_t relit_luxels;          /* ... and the base luxels they reach, traced again */
 } bake_result;
 
 /* Fills desc->lightmaps' luxels and the result. Returns false only when out of memory. */
 bool bake_run(const bake_desc *desc, bake_result *out);
 void bake_result_free(bake_result *res);
+void bake_terms_free(bake_terms *terms);
+void bake_transport_free(bake_transport *transport);
+/* What a relight needs to equal of the earlier bake: the occluders, the open sky, the number of
+ * patches and the settings (not the lights, the ambient term, the sky's and the domes' colours,
+ * the patches' places, the vertices and probes, which every bake lights whole). */
+uint64_t bake_geometry_hash(const bake_desc *desc);
 
 /* ---- visibility ------------------------------------------------------------------------ */
 

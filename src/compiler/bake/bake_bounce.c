@@ -855,6 +855,65 @@ static bool plan_cells(bounce_ctx *ctx)
     return true;
 }
 
+/* What the transport follows from: the occluders and their surfaces, open sky, the cells and
+ * the patches' shapes (not where they lie in their lightmaps). */
+static uint64_t transport_hash(const bounce_ctx *ctx)
+{
+    const bake_desc *desc = ctx->desc;
+    uint64_t h = bake_hash_bytes(0xcbf29ce484222325ull, desc->triangles, desc->triangle_count * sizeof *desc->triangles);
+    h = bake_hash_bytes(h, desc->triangle_surfaces, desc->triangle_count * sizeof *desc->triangle_surfaces);
+    h = bake_hash_bytes(h, desc->sky_triangles, desc->sky_triangle_count * sizeof *desc->sky_triangles);
+    for (size_t p = 0; p < desc->patch_count; p++) {
+        bake_patch shape = desc->patches[p];
+        shape.lightmap = patch_baked(ctx->in, &shape);
+        shape.x = shape.y = 0;
+        h = bake_hash_bytes(h, &shape, sizeof shape);
+    }
+    size_t sizes[] = { ctx->cell, ctx->cell_count, ctx->luxel_count, ctx->ray_base[ctx->cell_count],
+                       desc->bounce_no_sky_loss, desc->sky_faces_only };
+    return bake_hash_bytes(h, sizes, sizeof sizes);
+}
+
+/* The copy of n bytes of src in a new block of the bake's (NULL when out of memory). */
+static void *copy_block(const void *src, size_t n)
+{
+    void *out = pmf_budget_malloc(n + 1);
+    if (out && n)
+        memcpy(out, src, n);
+    return out;
+}
+
+/* The transport traced into ctx, or taken from desc->transport when that was traced for the same
+ * geometry; either way desc->transport (when given) then holds it. */
+static bool trace_transport(bounce_ctx *ctx, jobs_progress *progress)
+{
+    const bake_desc *desc = ctx->desc;
+    bake_transport *kept = desc->transport;
+    size_t rays = ctx->ray_base[ctx->cell_count], cells = ctx->cell_count, luxels = ctx->luxel_count;
+    uint64_t hash = kept ? transport_hash(ctx) : 0;
+    if (kept && kept->hits && kept->hash == hash && kept->ray_count == rays && kept->cell_count == cells &&
+        kept->luxel_count == luxels) {
+        memcpy(ctx->hits, kept->hits, rays * sizeof *ctx->hits);
+        memcpy(ctx->cell_open, kept->cell_open, cells);
+        memcpy(ctx->cell_clear, kept->cell_clear, cells);
+        memcpy(ctx->cell_send, kept->cell_send, cells * sizeof *ctx->cell_send);
+        memcpy(ctx->luxel_sees, kept->luxel_sees, luxels);
+        return true;
+    }
+    jobs_parallel_for_progress(desc->patch_count, desc->threads, trace_job, ctx, progress);
+    jobs_parallel_for(desc->patch_count, desc->threads, sight_job, ctx);
+    if (!kept || atomic_load(&ctx->failed))
+        return true;
+    bake_transport_free(kept);
+    *kept = (bake_transport){ hash, rays, cells, luxels, copy_block(ctx->hits, rays * sizeof *ctx->hits),
+                              copy_block(ctx->cell_open, cells), copy_block(ctx->cell_clear, cells),
+                              copy_block(ctx->cell_send, cells * sizeof *ctx->cell_send), copy_block(ctx->luxel_sees, luxels) };
+    if (kept->hits && kept->cell_open && kept->cell_clear && kept->cell_send && kept->luxel_sees)
+        return true;
+    bake_transport_free(kept);
+    return false;
+}
+
 bool bake_bounce(const bounce_input *in)
 {
     const bake_desc *desc = in->desc;
@@ -869,8 +928,9 @@ bool bake_bounce(const bounce_input *in)
         goto done;
     jobs_progress progress = *in->progress;
     progress.stage = "bounce";
-    jobs_parallel_for_progress(desc->patch_count, desc->threads, trace_job, &ctx, &progress);
-    jobs_parallel_for(desc->patch_count, desc->threads, sight_job, &ctx);
+    ok = trace_transport(&ctx, &progress);
+    if (!ok)
+        goto done;
 
     base.cell_count = ctx.cell_count;
     memcpy(base.floor_, desc->ambient, sizeof base.floor_);

@@ -63,6 +63,21 @@ typedef struct bounce_input {
     const jobs_progress *progress;
 } bounce_input;
 
+/* ---- relighting (bake_relight.c) ---- */
+
+/* desc->terms' patch_base over desc's patches (each baked patch's luxels inside its lightmap)
+ * and its luxels, zeroed, with which shares will be traced. False when out of memory. */
+bool bake_terms_plan(const bake_desc *desc, bake_terms *terms);
+/* FNV-1a over bytes, 64 bits (the hashes a relight compares). */
+uint64_t bake_hash_bytes(uint64_t h, const void *data, size_t size);
+/* Whether desc->relight's sums of patch `index` hold for it: the patch is the same but for which
+ * lightmap it is on. */
+bool bake_patch_kept(const bake_desc *desc, size_t index);
+/* The lights of desc->relight that desc does not have (*removed) and those of desc it did not
+ * (*added), each matched once by value. False when out of memory. */
+bool bake_light_changes(const bake_desc *desc, bake_light **removed, size_t *removed_count, bake_light **added,
+                        size_t *added_count);
+
 /* Adds desc->bounces bounces of diffuse interreflection to the base lightmaps and to each dynamic
  * light's layers (bake.h). False only when out of memory. */
 bool bake_bounce(const bounce_input *in);

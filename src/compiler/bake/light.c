@@ -10,6 +10,7 @@
 #include "common/memory.h"
 #include "light.h"
 #include "pmf/pmf_map_info.h"
+#include "relight/relight.h"
 
 bool light_reaches(const light_def *l, v3 lo, v3 hi)
 {
@@ -422,7 +423,18 @@ static bool run_baker(const level_build *lb, const bake_input *in, bake_result *
     memcpy(desc.ambient, def->ambient, sizeof desc.ambient);
     memcpy(desc.sky_light, def->sky_light, sizeof desc.sky_light);
     memcpy(desc.domes, def->sky_domes, sizeof desc.domes);
-    return bake_run(&desc, res);
+    /* with --cache (a level built whole): start from the earlier bake's sums, keep the new ones */
+    relight_level *rl = lb->tiled ? NULL : lb->relight;
+    bake_terms terms = { 0 };
+    bake_relight from;
+    desc.terms = rl ? &terms : NULL;
+    desc.transport = rl ? &rl->transport : NULL;
+    desc.relight = rl ? relight_start(rl, &desc, &from) : NULL;
+    bool ok = bake_run(&desc, res);
+    if (ok && rl)
+        relight_keep(rl, &desc, &terms, res);
+    bake_terms_free(&terms);
+    return ok;
 }
 
 /* The baker's light numbers in its layers and probe references back to the level's. */

@@ -86,6 +86,7 @@ typedef struct level_build {
     int threads;
     int bounces;                                 /* bake_desc.bounces (--bounce) */
     bool quiet;                                  /* no notes on stderr */
+    struct relight_level *relight;               /* what a relight starts from and keeps (relight.h), or NULL */
 } level_build;
 
 /* Index of grid position (x, y, z), inside the window, in chunks[]. */

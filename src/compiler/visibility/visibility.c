@@ -13,6 +13,7 @@
 #include "common/memory.h"
 #include "common/world.h"
 #include "fill/fill.h"
+#include "relight/relight.h"
 #include "visibility.h"
 #include "base/order.h"
 
@@ -144,7 +145,11 @@ bool level_visibility(level_build *lb, const float (*tris)[9], size_t tri_count,
         .progress = progress, .user = user,
     };
     vis_result res;
-    bool ok = src ? src->run(src, lb->def->shift, cells, ncells, targets, ntargets, &res) : vis_run(&desc, &res);
+    /* with --cache: the lists of the compile before when nothing they depend on changed */
+    relight_level *rl = lb->tiled || src ? NULL : lb->relight;
+    bool ok = src ? src->run(src, lb->def->shift, cells, ncells, targets, ntargets, &res)
+                  : (rl && relight_vis_lookup(rl, &desc, &res)) || vis_run(&desc, &res);
+    if (ok && rl) relight_vis_keep(rl, &desc, &res);
     if (ok) {
         for (size_t c = 0; c < ncells; c++) {
             chunk_build *cb = &lb->chunks[cell_of[c].chunk];

@@ -1,0 +1,149 @@
+/* bake_relight.c - what a relight starts from (bake.h, bake_terms and bake_relight): the luxels'
+ * sums a bake keeps, the lights that differ from the earlier bake's, and the hash of everything
+ * else a bake depends on, which must be the earlier bake's for its sums to hold. */
+#include "bake_internal.h"
+#include "base/pmf_budget.h"
+
+#include <string.h>
+
+/* A patch bake_run bakes: on a lightmap of at most 2^15 luxels a side that has luxels. */
+static bool patch_baked(const bake_desc *desc, const bake_patch *patch)
+{
+    if (patch->lightmap >= desc->lightmap_count)
+        return false;
+    const bake_lightmap *lm = &desc->lightmaps[patch->lightmap];
+    return lm->size_exp <= 15 && lm->luxels;
+}
+
+static size_t patch_luxels(const bake_desc *desc, const bake_patch *patch)
+{
+    if (!patch_baked(desc, patch))
+        return 0;
+    uint32_t side = 1u << desc->lightmaps[patch->lightmap].size_exp;
+    size_t w = patch->x < side ? (side - patch->x < patch->w ? side - patch->x : patch->w) : 0;
+    size_t h = patch->y < side ? (side - patch->y < patch->h ? side - patch->y : patch->h) : 0;
+    return w * h;
+}
+
+bool bake_terms_plan(const bake_desc *desc, bake_terms *terms)
+{
+    bake_terms_free(terms);
+    terms->patch_count = desc->patch_count;
+    terms->patch_base = pmf_budget_malloc((desc->patch_count + 1) * sizeof *terms->patch_base);
+    if (!terms->patch_base)
+        return false;
+    size_t luxels = 0;
+    for (size_t p = 0; p < desc->patch_count; p++) {
+        terms->patch_base[p] = (uint32_t)luxels;
+        luxels += patch_luxels(desc, &desc->patches[p]);
+    }
+    terms->patch_base[desc->patch_count] = (uint32_t)luxels;
+    terms->luxel_count = luxels;
+    terms->luxels = pmf_budget_calloc(luxels + 1, sizeof *terms->luxels);
+    const bake_terms *before = desc->relight ? desc->relight->terms : NULL;
+    for (int d = 0; d < 2; d++) {
+        const float *c = desc->domes[d].color;
+        terms->domes[d] = (before && before->domes[d]) || c[0] > 0.0f || c[1] > 0.0f || c[2] > 0.0f;
+    }
+    const float *sky = desc->sky_light;
+    terms->sky = (before && before->sky) || sky[0] > 0.0f || sky[1] > 0.0f || sky[2] > 0.0f;
+    return terms->luxels != NULL;
+}
+
+void bake_terms_free(bake_terms *terms)
+{
+    pmf_budget_free(terms->patch_base);
+    pmf_budget_free(terms->luxels);
+    memset(terms, 0, sizeof *terms);
+}
+
+/* Which of `from`'s lights find no equal in `in` (each light of `in` matched once): into *out. */
+static bool unmatched(const bake_light *from, size_t from_count, const bake_light *in, size_t in_count,
+                      bake_light **out, size_t *out_count)
+{
+    *out_count = 0;
+    *out = pmf_budget_malloc((from_count + 1) * sizeof **out);
+    uint8_t *taken = pmf_budget_calloc(in_count + 1, 1);
+    if (!*out || !taken) {
+        pmf_budget_free(taken);
+        return false;
+    }
+    for (size_t i = 0, next = 0; i < from_count; i++) {
+        /* most lights follow the one before in both lists (a light added or deleted shifts the
+         * rest by one): look there first */
+        size_t j = next < in_count && !taken[next] && !memcmp(&from[i], &in[next], sizeof *from) ? next : in_count;
+        for (size_t k = 0; j == in_count && k < in_count; k++)
+            if (!taken[k] && !memcmp(&from[i], &in[k], sizeof *from))
+                j = k;
+        if (j < in_count) {
+            taken[j] = 1;
+            next = j + 1;
+        } else {
+            (*out)[(*out_count)++] = from[i];
+        }
+    }
+    pmf_budget_free(taken);
+    return true;
+}
+
+bool bake_patch_kept(const bake_desc *desc, size_t index)
+{
+    const bake_relight *r = desc->relight;
+    const bake_terms *t = r->terms;
+    if (index >= t->patch_count)
+        return false;
+    /* the same luxels at the same place of a lightmap (which lightmap it is counts not: the
+     * bake's list of them shifts when a chunk takes more) */
+    const bake_patch *now = &desc->patches[index];
+    bake_patch moved = r->patches[index];
+    moved.lightmap = now->lightmap;
+    return !memcmp(&moved, now, sizeof moved) && t->patch_base[index + 1] - t->patch_base[index] == patch_luxels(desc, now);
+}
+
+bool bake_light_changes(const bake_desc *desc, bake_light **removed, size_t *removed_count, bake_light **added,
+                        size_t *added_count)
+{
+    const bake_relight *r = desc->relight;
+    return unmatched(r->lights, r->light_count, desc->lights, desc->light_count, removed, removed_count) &&
+           unmatched(desc->lights, desc->light_count, r->lights, r->light_count, added, added_count);
+}
+
+uint64_t bake_hash_bytes(uint64_t h, const void *data, size_t size)
+{
+    const uint8_t *p = data;
+    for (size_t i = 0; i < size; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+#define HASH_FIELD(h, v) bake_hash_bytes((h), &(v), sizeof(v))
+
+uint64_t bake_geometry_hash(const bake_desc *desc)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = HASH_FIELD(h, desc->triangle_count);
+    h = bake_hash_bytes(h, desc->triangles, desc->triangle_count * sizeof *desc->triangles);
+    h = bake_hash_bytes(h, desc->triangle_surfaces, desc->triangle_surfaces ? desc->triangle_count * sizeof *desc->triangle_surfaces : 0);
+    h = HASH_FIELD(h, desc->sky_triangle_count);
+    h = bake_hash_bytes(h, desc->sky_triangles, desc->sky_triangle_count * sizeof *desc->sky_triangles);
+    h = HASH_FIELD(h, desc->patch_count);
+    for (int d = 0; d < 2; d++) {
+        h = HASH_FIELD(h, desc->domes[d].anglescale);
+        h = HASH_FIELD(h, desc->domes[d].no_dirt);
+    }
+    float values[] = { desc->dirt_distance, desc->dirt_strength, desc->store_scale, desc->store_gamma };
+    int settings[] = { desc->samples, desc->dome_samples, desc->bounce_cell, desc->bounces, desc->sky_faces_only,
+                       desc->ambient_no_dirt, desc->bounce_no_sky_loss };
+    h = bake_hash_bytes(h, values, sizeof values);
+    return bake_hash_bytes(h, settings, sizeof settings);
+}
+
+void bake_transport_free(bake_transport *transport)
+{
+    pmf_budget_free(transport->hits);
+    pmf_budget_free(transport->cell_open);
+    pmf_budget_free(transport->cell_clear);
+    pmf_budget_free(transport->cell_send);
+    pmf_budget_free(transport->luxel_sees);
+    memset(transport, 0, sizeof *transport);
+}

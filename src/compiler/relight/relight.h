@@ -1,0 +1,64 @@
+/* relight.h - what a compile keeps so that the next one, after a light-only edit, bakes only the
+ * lights that changed (issue 40; docs/pmfc.md "Relight"). Per level: the lights and the ambient
+ * term its bake was given, the hash of everything else the bake depends on (its geometry:
+ * bake_geometry_hash), and the luxels' sums before they are stored (bake_terms). pmfc keeps it in
+ * a file of --cache DIR (relight_cache_read / relight_cache_write). The viewer's compile-on-save
+ * can keep the same structure in memory instead: its blocks are the compile's (its ledger frees
+ * them when pmfc_compile returns), so a caller's copy would be taken out of the compile after
+ * keep_cache (pmfc.c) and put back in place of relight_cache_read, with the same key.
+ *
+ * A bake given a level's earlier state (relight_start) starts from its sums when the geometry is
+ * the same; anything else (another geometry, settings, lightmap layout) bakes in full and says why
+ * in one line. Either way the bake's new state replaces the old (relight_keep). */
+#ifndef PMFC_RELIGHT_H
+#define PMFC_RELIGHT_H
+
+#include "bake/bake.h"
+#include "pmfc.h"
+
+typedef struct relight_level {
+    bool have;                      /* an earlier bake of this level is held */
+    uint64_t geometry;              /* its bake_geometry_hash */
+    bake_light *lights;
+    size_t light_count;
+    float ambient[3];
+    bake_patch *patches;            /* [terms.patch_count] */
+    bake_terms terms;
+    bake_transport transport;       /* bounced light's, kept and taken by the bake (bake_desc.transport) */
+    /* visibility: what vis_run gave for these occluders, cells and targets (the same lists again) */
+    bool have_vis;
+    uint64_t vis_hash;
+    size_t vis_cells, vis_total;
+    uint32_t *vis_count;            /* [vis_cells] */
+    uint32_t *vis_lists;            /* [vis_total]: each cell's list in turn */
+    bool relit;                     /* this compile's bake was a relight ... */
+    size_t relit_lights;            /* ... of this many lights */
+    uint64_t relit_luxels;          /* ... over this many base luxels */
+} relight_level;
+
+typedef struct relight_cache {
+    char dir[4096], path[4096];     /* --cache DIR and the cache file in it */
+    uint64_t key;                   /* the source's path, the options and the compiler */
+    size_t level_count;
+    relight_level *levels;
+} relight_cache;
+
+/* The cache of desc's source and options in desc->cache_dir, for level_count levels: read when it
+ * is there and whole; a stale or damaged one is said in one line and left (the compile is then a
+ * full one). */
+void relight_cache_read(relight_cache *rc, const pmfc_compile_desc *desc, size_t level_count);
+/* Replaces the cache file (atomically). False with one warning line when it cannot. */
+bool relight_cache_write(const relight_cache *rc);
+void relight_cache_free(relight_cache *rc);
+
+/* The earlier bake a bake of desc starts from (filled in *out), or NULL: none, or its geometry
+ * differs (said in one line). */
+const bake_relight *relight_start(const relight_level *rl, const bake_desc *desc, bake_relight *out);
+/* After a bake of desc: its lights, ambient term and sums (taken from *terms) replace rl's. */
+void relight_keep(relight_level *rl, const bake_desc *desc, bake_terms *terms, const bake_result *res);
+/* Visibility: *out as vis_run would give it when rl holds the result for desc's occluders, cells
+ * and targets (true), else false; relight_vis_keep holds a result for the next compile. */
+bool relight_vis_lookup(const relight_level *rl, const vis_desc *desc, vis_result *out);
+void relight_vis_keep(relight_level *rl, const vis_desc *desc, const vis_result *res);
+
+#endif
