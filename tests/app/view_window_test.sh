@@ -454,6 +454,26 @@ rmf_reload_library)
         fail "the warning is not listed"
     event grave -- '^compile warnings closed$'
     ;;
+relight_save)
+    # A .map compiled by the library on a thread keeps what a relight needs (pmfc --cache in the
+    # cache directory): a save that changes only a light's value relights that light and says so;
+    # a save that raises the floor compiles in full and says why.
+    export XDG_CACHE_HOME=$WORK/cache
+    unset PMFVIEW_PMFC
+    SRC=$(dirname "$0")/../../../shared/data/map/q1_light_hlform.map
+    MAPF=$WORK/lit.map
+    cp "$SRC" "$MAPF" || fail "no shared .map"
+    start_viewer "$MAPF"
+    event F3 -- '^mode lightmap'
+    shot; before=$SHOT
+    sed 's/^"light" "255 127 0"/"light" "255 127 0 600"/' "$SRC" >"$MAPF.tmp" && mv "$MAPF.tmp" "$MAPF"
+    wait_for "the relight" grep -q '^relit 1 light ([0-9]* luxels) in [0-9.]* s$' "$WORK/out"
+    wait_for "the relit view" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -ge 2 ]"
+    shot; [ "$("$PROBE" diff "$before" "$SHOT")" -gt 0 ] || fail "the brighter light changed no pixel"
+    sed 's/^( 944 1472 944 ) ( 944 1473 944 ) ( 945 1472 944 )/( 944 1472 952 ) ( 944 1473 952 ) ( 945 1472 952 )/' \
+        "$MAPF" >"$MAPF.tmp" && mv "$MAPF.tmp" "$MAPF"
+    wait_for "the full compile" grep -q '^compiled in full in [0-9.]* s: cache: more than light changed' "$WORK/out"
+    ;;
 legacy)
     # MAKEMAP is format_sample_write: map.pmf is the legacy draft map, variant 2 its textures. The
     # left wall is grey 200 lit by base light 128: full 100, lightmap 128, fullbright 200; the

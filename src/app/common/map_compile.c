@@ -15,7 +15,8 @@
 
 /* A compile on a thread of this process: what the thread reads, and what it reports. */
 struct map_compile_job {
-    char source[4096], tmp_path[4096], game_dir[4096];
+    char source[4096], tmp_path[4096], game_dir[4096], relight_dir[4096];
+    char full_why[256];              /* the cache's note when the compile was a full one */
     pmfc_compile_desc desc;
     pmfc_result result;
     atomic_bool cancel, finished;
@@ -207,13 +208,15 @@ void map_compile_warnings_add(map_compile_warnings *w, const char *line, size_t 
     w->count++;
 }
 
-/* The source's warnings are kept (the first ones, and their count); notes are not shown. The
- * result keeps the first error. */
+/* The source's warnings are kept (the first ones, and their count), and the relight cache's note
+ * when it could not relight; other notes are not shown. The result keeps the first error. */
 static void keep_warning(void *user, pmfc_message_kind kind, const char *line)
 {
     map_compile_job *job = user;
     if (kind == PMFC_WARNING)
         map_compile_warnings_add(&job->warnings, line, strlen(line));
+    else if (kind == PMFC_NOTE && !strncmp(line, "pmfc: cache", 11))
+        map_compile_clean_line(line + 6, strlen(line + 6), job->full_why, sizeof job->full_why);
 }
 
 static void *compile_job_run(void *arg)
@@ -234,7 +237,9 @@ static map_compile_state start_thread(map_compile *mc, const map_compile_desc *d
     snprintf(job->tmp_path, sizeof job->tmp_path, "%s", mc->tmp_path);
     if (desc->game_dir)
         snprintf(job->game_dir, sizeof job->game_dir, "%s", desc->game_dir);
-    job->desc = (pmfc_compile_desc){ .source = job->source, .out_path = job->tmp_path,
+    /* what a relight starts from, kept beside the compiled maps (pmfc --cache) */
+    snprintf(job->relight_dir, sizeof job->relight_dir, "%s", mc->cache_dir);
+    job->desc = (pmfc_compile_desc){ .source = job->source, .out_path = job->tmp_path, .cache_dir = job->relight_dir,
                                      .game_dir = desc->game_dir ? job->game_dir : NULL, .quiet = true,
                                      .created = pmfc_time_now(), .progress = record_progress,
                                      .message = keep_warning, .user = job, .cancel = &job->cancel };
@@ -433,6 +438,11 @@ bool map_compile_poll(map_compile *mc)
         map_compile_clean_line(error, strlen(error), line, sizeof line);
         int status = r->status;
         mc->warnings = mc->job->warnings;
+        mc->relit = r->relit;
+        mc->relit_lights = r->relit_lights;
+        mc->relit_luxels = r->relit_luxels;
+        mc->seconds = r->total_seconds;
+        snprintf(mc->full_why, sizeof mc->full_why, "%s", mc->job->full_why);
         end_job(mc);
         finish(mc, status, line);
         return true;

@@ -14,6 +14,8 @@
  * concurrent pmfview never reads a half-written cache file (at worst two processes compile the
  * same version and the last rename wins, both whole).
  *
+ * On a thread, the compile keeps what a relight needs in the cache directory too (pmfc.h's
+ * cache_dir: SOURCE-HASH.relight), so a save that changed only lights bakes only those lights.
  * On a thread, the compile has the compiler's memory budget, counted apart from the viewer's
  * (docs/memory.md); a source that is bad, hostile or over that budget ends it with pmfc's one
  * line, and the process goes on. One compile runs at a time in a process (pmfc.h). The child
@@ -72,6 +74,13 @@ typedef struct map_compile {
     FILE *log;                       /* the child's stdout + stderr */
     double started;                  /* CLOCK_MONOTONIC seconds */
     map_compile_warnings warnings;   /* once DONE or FAILED (none for a cache hit) */
+    /* once DONE on a thread: the compile's own seconds, and whether it relit from the relight
+     * cache (pmfc --cache; not for the child process) or why it baked in full ("" = no cache) */
+    double seconds;
+    bool relit;
+    size_t relit_lights;
+    unsigned long long relit_luxels;
+    char full_why[256];
 } map_compile;
 
 /* Finds the source's current version in the cache or starts the compile. Returns mc->state. */

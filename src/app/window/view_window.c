@@ -349,6 +349,16 @@ static void handle_drop(viewer *v, const SDL_DropEvent *drop, double t)
     SDL_free(drop->file);
 }
 
+/* What a save's compile did: relit the lights that changed, or compiled in full (and why). */
+static void say_how_compiled(viewer *v, const map_compile *mc)
+{
+    if (mc->relit)
+        viewer_say(v, "relit %zu light%s (%llu luxels) in %.1f s", mc->relit_lights, mc->relit_lights == 1 ? "" : "s",
+                   mc->relit_luxels, mc->seconds);
+    else if (mc->seconds > 0)
+        viewer_say(v, "compiled in full in %.1f s%s%s", mc->seconds, mc->full_why[0] ? ": " : "", mc->full_why);
+}
+
 static void poll_compile(viewer *v, double t)
 {
     map_compile *mc = &v->compile;
@@ -380,6 +390,7 @@ static void poll_compile(viewer *v, double t)
     } else {
         snprintf(v->pmf_path, sizeof v->pmf_path, "%s", mc->out_path);
         viewer_reload(v, t);
+        say_how_compiled(v, mc);
     }
     if (v->warnings.count)
         viewer_say(v, "%u compile warning%s (` lists them)", v->warnings.count, v->warnings.count == 1 ? "" : "s");
