@@ -277,6 +277,7 @@ typedef struct bake_ctx {
     uint8_t **masks;            /* [lightmap]: 1 where a patch covers the luxel */
     uint32_t **patch_dynamic;   /* [patch]: dynamic lights reaching it, ascending */
     uint32_t *patch_dynamic_count;
+    uint8_t **patch_floor;      /* [patch]: its luxels' least light (bake_patch.minlight), RGB8; NULL: none */
     layer_task *tasks;
     size_t task_count;
     uint8_t *task_lit;          /* [task]: the task wrote a non-zero luxel */
@@ -827,6 +828,64 @@ static void add_dome_light(const bake_ctx *ctx, const bake_patch *patch, const f
     }
 }
 
+/* The least light of patch's base luxels (bake_patch.minlight, bake_desc.ambient_floor): false
+ * when it has none. */
+static bool patch_floor_light(const bake_desc *desc, const bake_patch *patch, float out[3])
+{
+    if (patch->minlight[0] < 0.0f)
+        return false;
+    /* ericw-tools takes the brush's minlight where it is brighter than the worldspawn's */
+    bool own = fmaxf(patch->minlight[0], fmaxf(patch->minlight[1], patch->minlight[2])) >
+               (desc->ambient_floor ? fmaxf(desc->ambient[0], fmaxf(desc->ambient[1], desc->ambient[2])) : 0.0f);
+    for (int c = 0; c < 3; c++)
+        out[c] = own ? patch->minlight[c] : desc->ambient_floor ? desc->ambient[c] : 0.0f;
+    return out[0] > 0.0f || out[1] > 0.0f || out[2] > 0.0f;
+}
+
+/* Keeps the floor under patch `index`'s w x h base luxels, darkened by dirt's `occlusion` where
+ * dirt darkens the ambient term (applied after the bounces: floor_job). */
+static void keep_patch_floor(bake_ctx *ctx, size_t index, int w, int h, const float *occlusion, bool dirt)
+{
+    const bake_desc *desc = ctx->desc;
+    float floor_[3];
+    if (!patch_floor_light(desc, &desc->patches[index], floor_))
+        return;
+    uint8_t *kept = pmf_budget_malloc((size_t)w * (size_t)h * 3 + 1);
+    if (!kept) {
+        atomic_store(&ctx->failed, true);
+        return;
+    }
+    for (size_t at = 0; at < (size_t)w * (size_t)h; at++) {
+        float keep = dirt && !desc->ambient_no_dirt ? 1.0f - fminf(desc->dirt_strength, 1.0f) * occlusion[at] : 1.0f;
+        for (int c = 0; c < 3; c++)
+            kept[at * 3 + c] = quantize(bake_store(desc, floor_[c] * keep) * 255.0f);
+    }
+    ctx->patch_floor[index] = kept;
+}
+
+/* Raises patch `index`'s base luxels to their floor (keep_patch_floor), once the bounces are in. */
+static void floor_job(void *user, size_t index)
+{
+    bake_ctx *ctx = user;
+    const uint8_t *kept = ctx->patch_floor[index];
+    if (!kept)
+        return;
+    const bake_patch *patch = &ctx->desc->patches[index];
+    bake_lightmap *lm = &ctx->desc->lightmaps[patch->lightmap];
+    uint32_t side = lightmap_side(lm);
+    if (patch->x >= side || patch->y >= side)
+        return;
+    int w = (int)(side - patch->x < patch->w ? side - patch->x : patch->w);
+    int h = (int)(side - patch->y < patch->h ? side - patch->y : patch->h);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            uint8_t *luxel = &lm->luxels[(((size_t)patch->y + (size_t)j) * side + patch->x + (size_t)i) * 3];
+            for (int c = 0; c < 3; c++)
+                if (luxel[c] < kept[((size_t)j * w + i) * 3 + c])
+                    luxel[c] = kept[((size_t)j * w + i) * 3 + c];
+        }
+}
+
 static void bake_patch_job(void *user, size_t index)
 {
     bake_ctx *ctx = user;
@@ -871,8 +930,10 @@ static void bake_patch_job(void *user, size_t index)
         occluders[k] = NO_OCCLUDER;
     for (size_t at = 0; at < count; at++)
         memcpy(desc->ambient_no_dirt ? &clean[at * 3] : &rgb[at * 3], desc->ambient, sizeof desc->ambient);
-    if (desc->ambient_no_dirt)
+    if (desc->ambient_no_dirt || desc->ambient_floor)
         memset(rgb, 0, count * 3 * sizeof *rgb);
+    if (desc->ambient_floor)
+        memset(clean, 0, count * 3 * sizeof *clean);
     /* light by light (each luxel adds them in the same order as ever) */
     for (size_t k = 0; k < lights.count; k++) {
         const bake_light *l = &desc->lights[lights.ids[k]];
@@ -922,6 +983,7 @@ static void bake_patch_job(void *user, size_t index)
                 lm->luxels[luxel * 3 + c] = quantize(bake_store(desc, out[c]) * 255.0f);
             mask[luxel] = 1;
         }
+    keep_patch_floor(ctx, index, w, h, occlusion, dirt);
 done:
     pmf_budget_free(occluders);
     pmf_budget_free(rgb);
@@ -1237,6 +1299,10 @@ static void bake_ctx_free(bake_ctx *ctx)
             pmf_budget_free(ctx->patch_dynamic[p]);
     pmf_budget_free(ctx->patch_dynamic);
     pmf_budget_free(ctx->patch_dynamic_count);
+    if (ctx->patch_floor)
+        for (size_t p = 0; p < desc->patch_count; p++)
+            pmf_budget_free(ctx->patch_floor[p]);
+    pmf_budget_free(ctx->patch_floor);
     pmf_budget_free(ctx->tasks);
     pmf_budget_free(ctx->task_lit);
     pmf_budget_free(ctx->fast_ordinal);
@@ -1300,7 +1366,8 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     ctx.masks = pmf_budget_calloc(desc->lightmap_count + 1, sizeof *ctx.masks);
     ctx.patch_dynamic = pmf_budget_calloc(desc->patch_count + 1, sizeof *ctx.patch_dynamic);
     ctx.patch_dynamic_count = pmf_budget_calloc(desc->patch_count + 1, sizeof *ctx.patch_dynamic_count);
-    if (!ctx.masks || !ctx.patch_dynamic || !ctx.patch_dynamic_count)
+    ctx.patch_floor = pmf_budget_calloc(desc->patch_count + 1, sizeof *ctx.patch_floor);
+    if (!ctx.masks || !ctx.patch_dynamic || !ctx.patch_dynamic_count || !ctx.patch_floor)
         goto fail;
     for (size_t i = 0; i < desc->lightmap_count; i++) {
         bake_lightmap *lm = &desc->lightmaps[i];
@@ -1324,6 +1391,7 @@ bool bake_run(const bake_desc *desc, bake_result *out)
                             ctx.task_lit, out->layers, &progress };
     if (!bake_bounce(&bounce))
         goto fail;
+    jobs_parallel_for(desc->patch_count, threads, floor_job, &ctx);
     drop_dark_layers(&ctx);
 
     progress.stage = "dilate";

@@ -480,6 +480,7 @@ static void import_brush(import_ctx *c, const editor_brush *eb, uint32_t k, cons
      * world face (a door keeps the frame's faces) */
     b->opaque = world;
     b->shadowless = !world && !casts_shadow(c, owner);
+    editor_brush_minlight(c, owner, b->minlight);
     b->exact = eb->exact;
     for (uint32_t i = 0; i < b->side_count && b->opaque; i++) {
         int m = brush_sides(l, b)[i].material;
