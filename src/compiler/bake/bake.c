@@ -756,6 +756,21 @@ static void patch_light(const bake_ctx *ctx, const bake_light *l, const bake_pat
         }
 }
 
+/* patch_light, and for a two-sided patch (bake_patch.two_sided) the light from behind it added:
+ * the same model with the normal turned over (a light lies on one side or the other, so the sum is
+ * the angle term of |n . l|). `scratch` holds w x h floats. */
+static void patch_light_sides(const bake_ctx *ctx, const bake_light *l, const bake_patch *patch, const float *n, int w,
+                              int h, uint32_t *occluder, float *strength, uint8_t *lit, float *scratch)
+{
+    patch_light(ctx, l, patch, n, w, h, occluder, strength, lit);
+    if (!patch->two_sided || !n)
+        return;
+    float back[3] = { -n[0], -n[1], -n[2] };
+    patch_light(ctx, l, patch, back, w, h, occluder, scratch, lit);
+    for (int at = 0; at < w * h; at++)
+        strength[at] += scratch[at];
+}
+
 /* Each of a patch's w x h values becomes the mean of its 3 x 3 neighbourhood inside the patch;
  * with skip_zero, neighbours at 0 (a border luxel inside a wall sees no sky) count only for a
  * luxel that is 0 itself. `scratch` holds w x h floats. */
@@ -939,7 +954,7 @@ static void bake_patch_job(void *user, size_t index)
         const bake_light *l = &desc->lights[lights.ids[k]];
         if (l->kind != BAKE_LIGHT_STATIC)
             continue;
-        patch_light(ctx, l, patch, n, w, h, &occluders[k], strength, lit);
+        patch_light_sides(ctx, l, patch, n, w, h, &occluders[k], strength, lit, scratch);
         float *sum = l->no_dirt ? clean : rgb;
         for (size_t at = 0; at < count; at++)
             for (int c = 0; c < 3; c++)
@@ -950,7 +965,7 @@ static void bake_patch_job(void *user, size_t index)
         add_dome_light(ctx, patch, n, w, h, blur, strength, scratch, rgb, clean);
     /* the sky's share and dirt's occlusion per luxel; with several samples each is then averaged
      * with its neighbours' (16 rays a luxel leave noise that 9 luxels' 144 do not) */
-    bool sky = n && sky_lit(desc), dirt = n && desc->dirt_distance > 0.0f && desc->dirt_strength > 0.0f;
+    bool sky = n && sky_lit(desc), dirt = n && desc->dirt_distance > 0.0f && desc->dirt_strength > 0.0f && !patch->two_sided;
     for (int j = 0; j < h && (sky || dirt); j++)
         for (int i = 0; i < w; i++) {
             size_t at = (size_t)j * w + i;

@@ -83,6 +83,9 @@ typedef struct bake_patch {
      * entity's `_minlight`); dirt darkens it unless ambient_no_dirt. Negative: no floor at all, not
      * even bake_desc.ambient's */
     float minlight[3];
+    /* A lit liquid's surface (ericw-tools'): static lights behind it light it as from in front (the
+     * angle term of |n . l|), and ambient occlusion leaves it alone */
+    bool two_sided;
 } bake_patch;
 
 typedef struct bake_lightmap {

@@ -335,6 +335,7 @@ static void describe_patch(const level_build *lb, const chunk_build *cb, const c
     if (smooth) smooth_patch(lb, smooth, cf, bp);
     memcpy(bp->albedo, albedo, sizeof bp->albedo);
     bp->surface = (uint32_t)cf->face;
+    bp->two_sided = lb->def->liquids_two_sided && (lb->map->materials[lb->faces[cf->face].material].flags & PMF_MATERIAL_LIQUID);
     int b = lb->faces[cf->face].brush;
     if (b >= 0 && (size_t)b < lb->def->brush_count) memcpy(bp->minlight, lb->def->brushes[b].minlight, sizeof bp->minlight);
 }

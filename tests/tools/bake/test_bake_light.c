@@ -1,7 +1,7 @@
 /* Light values: a floor lit by a static light with a box casting a shadow, range, ambient,
  * dilation, a dynamic light's layer, fast-light vertex multipliers and probes; sky domes; sky
  * light through sky faces only (bake_desc.sky_faces_only); minlight as a floor (bake_desc.ambient_floor,
- * bake_patch.minlight). */
+ * bake_patch.minlight); a liquid's surface lit from behind (bake_patch.two_sided). */
 #include "bake.h"
 #include "soup.h"
 
@@ -367,6 +367,29 @@ static void check_minlight(floor_scene *f)
     }
 }
 
+/* A liquid's surface (no occluder: liquids block no light) with the static light 4 m under it
+ * instead of over it: two-sided, the luxel straight above the light gets what it would from above
+ * (with the ambient); one-sided, the ambient alone. */
+static void check_two_sided(floor_scene *f)
+{
+    for (int two_sided = 0; two_sided <= 1; two_sided++) {
+        floor_scene_init(f);
+        f->desc.triangle_count = 0;
+        f->desc.light_count = 1;
+        f->lights[0].position[1] = -4.0f;
+        f->patch.two_sided = two_sided;
+        bake_result res;
+        CHECK(bake_run(&f->desc, &res));
+        const uint8_t *above = luxel(f->lightmap.luxels, 16, 16);
+        printf("two-sided %d: over the light under the surface %d %d %d\n", two_sided, above[0], above[1], above[2]);
+        for (int c = 0; c < 3; c++)
+            check_near(above[c], 255.0 * (AMBIENT + (two_sided ? f->lights[0].color[c] * 0.6 * 0.6 : 0.0)));
+        bake_result_free(&res);
+        free(f->lightmap.luxels);
+        soup_free(&f->occluders);
+    }
+}
+
 int main(void)
 {
     floor_scene f;
@@ -404,6 +427,7 @@ int main(void)
     check_sky_faces_only(&f);
     floor_scene minlight;
     check_minlight(&minlight);
+    check_two_sided(&minlight);
 
     /* Nothing to bake: no lights, no patches. */
     bake_desc empty = { .ambient = { 0.5f, 0.5f, 0.5f } };

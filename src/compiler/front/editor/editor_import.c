@@ -700,6 +700,7 @@ static void level_light_storage(const editor_map *em, level_def *l)
         l->bounce_cell = HLRAD_PATCH_LUXELS;
     } else {
         l->ambient[0] = l->ambient[1] = l->ambient[2] = EDITOR_AMBIENT;
+        l->liquids_two_sided = true;    /* ericw-tools lights a liquid from both sides, without dirt */
         /* ericw-tools' bounce: every face reflects grey 127 / 255 of its mean light, spread as
          * value x area x cos x cos' / d^2 at half `_bouncescale`; against a diffuse surface's
          * cos x cos' / (pi d^2), that is a reflectivity of 127 / 255 x 0.5 x pi */
