@@ -277,6 +277,7 @@ typedef struct bake_ctx {
     uint8_t **masks;            /* [lightmap]: 1 where a patch covers the luxel */
     uint32_t **patch_dynamic;   /* [patch]: dynamic lights reaching it, ascending */
     uint32_t *patch_dynamic_count;
+    uint8_t **patch_floor;      /* [patch]: its luxels' least light (bake_patch.minlight), RGB8; NULL: none */
     layer_task *tasks;
     size_t task_count;
     uint8_t *task_lit;          /* [task]: the task wrote a non-zero luxel */
@@ -758,6 +759,21 @@ static void patch_light(const bake_ctx *ctx, const bake_light *l, const bake_pat
         }
 }
 
+/* patch_light, and for a two-sided patch (bake_patch.two_sided) the light from behind it added:
+ * the same model with the normal turned over (a light lies on one side or the other, so the sum is
+ * the angle term of |n . l|). `scratch` holds w x h floats. */
+static void patch_light_sides(const bake_ctx *ctx, const bake_light *l, const bake_patch *patch, const float *n, int w,
+                              int h, uint32_t *occluder, float *strength, uint8_t *lit, float *scratch)
+{
+    patch_light(ctx, l, patch, n, w, h, occluder, strength, lit);
+    if (!patch->two_sided || !n)
+        return;
+    float back[3] = { -n[0], -n[1], -n[2] };
+    patch_light(ctx, l, patch, back, w, h, occluder, scratch, lit);
+    for (int at = 0; at < w * h; at++)
+        strength[at] += scratch[at];
+}
+
 /* Each of a patch's w x h values becomes the mean of its 3 x 3 neighbourhood inside the patch;
  * with skip_zero, neighbours at 0 (a border luxel inside a wall sees no sky) count only for a
  * luxel that is 0 itself. `scratch` holds w x h floats. */
@@ -827,6 +843,12 @@ static void dome_terms(const bake_ctx *ctx, const bake_patch *patch, const float
     }
 }
 
+/* Whether dirt darkens an oriented patch (not a liquid's, lit from both sides: bake_patch.two_sided). */
+static bool patch_dirt(const bake_desc *desc, const bake_patch *patch, bool oriented)
+{
+    return oriented && desc->dirt_distance > 0.0f && desc->dirt_strength > 0.0f && !patch->two_sided;
+}
+
 /* The sky's share and what dirt keeps per luxel into their terms; with several samples each is
  * averaged with its neighbours' (16 rays a luxel leave noise that 9 luxels' 144 do not). */
 static void sky_dirt_terms(const bake_ctx *ctx, const bake_patch *patch, size_t index, const float *n, int w, int h,
@@ -859,11 +881,19 @@ static void sky_dirt_terms(const bake_ctx *ctx, const bake_patch *patch, size_t 
     }
 }
 
+/* The scratch a patch's terms take: a value, a byte and the light hints per luxel. */
+typedef struct patch_scratch {
+    uint32_t *occluders;
+    float *strength, *occlusion, *blur;
+    uint8_t *lit;
+} patch_scratch;
+
 /* Light l over a patch's luxels added to their sums (sign 1), or taken from them (sign -1). */
 static void light_terms(const bake_ctx *ctx, const bake_light *l, const bake_patch *patch, const float *n, int w, int h,
-                        float sign, uint32_t *occluder, float *strength, uint8_t *lit, bake_term *terms)
+                        float sign, uint32_t *occluder, patch_scratch *s, bake_term *terms)
 {
-    patch_light(ctx, l, patch, n, w, h, occluder, strength, lit);
+    float *strength = s->strength;
+    patch_light_sides(ctx, l, patch, n, w, h, occluder, strength, s->lit, s->blur);
     for (size_t at = 0; at < (size_t)w * (size_t)h; at++) {
         double *sum = l->no_dirt ? terms[at].clean : terms[at].dirtied;
         for (int c = 0; c < 3; c++)
@@ -878,7 +908,7 @@ static void store_terms(const bake_ctx *ctx, const bake_patch *patch, bool orien
     const bake_desc *desc = ctx->desc;
     bake_lightmap *lm = &desc->lightmaps[patch->lightmap];
     uint32_t side = lightmap_side(lm);
-    bool sky = oriented && sky_lit(desc), dirt = oriented && desc->dirt_distance > 0.0f && desc->dirt_strength > 0.0f;
+    bool sky = oriented && sky_lit(desc), dirt = patch_dirt(desc, patch, oriented);
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) {
             const bake_term *t = &terms[(size_t)j * w + i];
@@ -909,13 +939,6 @@ static void patch_extent(const bake_desc *desc, const bake_patch *patch, int *w,
     *h = patch->y < side ? (int)(side - patch->y < patch->h ? side - patch->y : patch->h) : 0;
 }
 
-/* The scratch a patch's terms take: a value, a byte and the light hints per luxel. */
-typedef struct patch_scratch {
-    uint32_t *occluders;
-    float *strength, *occlusion, *blur;
-    uint8_t *lit;
-} patch_scratch;
-
 static bool patch_scratch_alloc(patch_scratch *s, size_t lights, size_t count)
 {
     s->occluders = pmf_budget_malloc((lights + 1) * sizeof *s->occluders);
@@ -944,14 +967,15 @@ static void sum_lights(const bake_ctx *ctx, const bake_patch *patch, const float
     const bake_desc *desc = ctx->desc;
     for (size_t at = 0; at < (size_t)w * (size_t)h; at++)
         for (int c = 0; c < 3; c++) {
-            terms[at].dirtied[c] = desc->ambient_no_dirt ? 0.0 : desc->ambient[c];
-            terms[at].clean[c] = desc->ambient_no_dirt ? desc->ambient[c] : 0.0;
+            /* an ambient floor (bake_desc.ambient_floor) is applied after the bounces instead */
+            terms[at].dirtied[c] = desc->ambient_no_dirt || desc->ambient_floor ? 0.0 : desc->ambient[c];
+            terms[at].clean[c] = desc->ambient_no_dirt && !desc->ambient_floor ? desc->ambient[c] : 0.0;
         }
     /* light by light (each luxel adds them in the same order as ever) */
     for (size_t k = 0; k < lights->count; k++) {
         const bake_light *l = &desc->lights[lights->ids[k]];
         if (l->kind == BAKE_LIGHT_STATIC)
-            light_terms(ctx, l, patch, n, w, h, 1.0f, &s->occluders[k], s->strength, s->lit, terms);
+            light_terms(ctx, l, patch, n, w, h, 1.0f, &s->occluders[k], s, terms);
     }
 }
 
@@ -968,7 +992,7 @@ static void trace_terms(const bake_ctx *ctx, const bake_patch *patch, size_t ind
     bool domes[2] = { n && (kept ? kept->domes[0] : dome_lit(&desc->domes[0])),
                       n && (kept ? kept->domes[1] : dome_lit(&desc->domes[1])) };
     dome_terms(ctx, patch, n, w, h, desc->samples > 1, domes, s->strength, s->blur, terms);
-    sky_dirt_terms(ctx, patch, index, n, w, h, n && (kept ? kept->sky : sky_lit(desc)), n && desc->dirt_distance > 0.0f && desc->dirt_strength > 0.0f,
+    sky_dirt_terms(ctx, patch, index, n, w, h, n && (kept ? kept->sky : sky_lit(desc)), patch_dirt(desc, patch, n != NULL),
                    s->strength, s->occlusion, s->blur, terms);
 }
 
@@ -988,7 +1012,7 @@ static void relight_terms(bake_ctx *ctx, const bake_patch *patch, size_t index, 
         return;
     }
     memcpy(terms, from->terms->luxels + from->terms->patch_base[index], count * sizeof *terms);
-    for (int c = 0; c < 3; c++)
+    for (int c = 0; c < 3 && !desc->ambient_floor; c++)
         if (desc->ambient[c] != from->ambient[c])
             for (size_t at = 0; at < count; at++)
                 (desc->ambient_no_dirt ? terms[at].clean : terms[at].dirtied)[c] += (double)desc->ambient[c] - from->ambient[c];
@@ -1013,7 +1037,7 @@ static void relight_terms(bake_ctx *ctx, const bake_patch *patch, size_t index, 
             if (l->kind != BAKE_LIGHT_STATIC || !light_reaches(l) || !sphere_reaches_box(l, min, max))
                 continue;
             uint32_t occluder = NO_OCCLUDER;
-            light_terms(ctx, l, patch, n, w, h, pass ? 1.0f : -1.0f, &occluder, s->strength, s->lit, terms);
+            light_terms(ctx, l, patch, n, w, h, pass ? 1.0f : -1.0f, &occluder, s, terms);
         }
     }
     bool touched = changed > 0;
@@ -1024,6 +1048,64 @@ static void relight_terms(bake_ctx *ctx, const bake_patch *patch, size_t index, 
     sky_dirt_terms(ctx, patch, index, n, w, h, sky, false, s->strength, s->occlusion, s->blur, terms);
     if (touched || domes[0] || domes[1] || sky)
         atomic_fetch_add(&ctx->relit_luxels, count);
+}
+
+/* The least light of patch's base luxels (bake_patch.minlight, bake_desc.ambient_floor): false
+ * when it has none. */
+static bool patch_floor_light(const bake_desc *desc, const bake_patch *patch, float out[3])
+{
+    if (patch->minlight[0] < 0.0f)
+        return false;
+    /* ericw-tools takes the brush's minlight where it is brighter than the worldspawn's */
+    bool own = fmaxf(patch->minlight[0], fmaxf(patch->minlight[1], patch->minlight[2])) >
+               (desc->ambient_floor ? fmaxf(desc->ambient[0], fmaxf(desc->ambient[1], desc->ambient[2])) : 0.0f);
+    for (int c = 0; c < 3; c++)
+        out[c] = own ? patch->minlight[c] : desc->ambient_floor ? desc->ambient[c] : 0.0f;
+    return out[0] > 0.0f || out[1] > 0.0f || out[2] > 0.0f;
+}
+
+/* Keeps the floor under patch `index`'s w x h base luxels, darkened by what dirt keeps of them
+ * (the terms' keep) where dirt darkens the ambient term (applied after the bounces: floor_job). */
+static void keep_patch_floor(bake_ctx *ctx, size_t index, int w, int h, const bake_term *terms, bool dirt)
+{
+    const bake_desc *desc = ctx->desc;
+    float floor_[3];
+    if (!patch_floor_light(desc, &desc->patches[index], floor_))
+        return;
+    uint8_t *kept = pmf_budget_malloc((size_t)w * (size_t)h * 3 + 1);
+    if (!kept) {
+        atomic_store(&ctx->failed, true);
+        return;
+    }
+    for (size_t at = 0; at < (size_t)w * (size_t)h; at++) {
+        float keep = dirt && !desc->ambient_no_dirt ? terms[at].keep : 1.0f;
+        for (int c = 0; c < 3; c++)
+            kept[at * 3 + c] = quantize(bake_store(desc, floor_[c] * keep) * 255.0f);
+    }
+    ctx->patch_floor[index] = kept;
+}
+
+/* Raises patch `index`'s base luxels to their floor (keep_patch_floor), once the bounces are in. */
+static void floor_job(void *user, size_t index)
+{
+    bake_ctx *ctx = user;
+    const uint8_t *kept = ctx->patch_floor[index];
+    if (!kept)
+        return;
+    const bake_patch *patch = &ctx->desc->patches[index];
+    bake_lightmap *lm = &ctx->desc->lightmaps[patch->lightmap];
+    uint32_t side = lightmap_side(lm);
+    if (patch->x >= side || patch->y >= side)
+        return;
+    int w = (int)(side - patch->x < patch->w ? side - patch->x : patch->w);
+    int h = (int)(side - patch->y < patch->h ? side - patch->y : patch->h);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            uint8_t *luxel = &lm->luxels[(((size_t)patch->y + (size_t)j) * side + patch->x + (size_t)i) * 3];
+            for (int c = 0; c < 3; c++)
+                if (luxel[c] < kept[((size_t)j * w + i) * 3 + c])
+                    luxel[c] = kept[((size_t)j * w + i) * 3 + c];
+        }
 }
 
 static void bake_patch_job(void *user, size_t index)
@@ -1063,6 +1145,7 @@ static void bake_patch_job(void *user, size_t index)
         else
             trace_terms(ctx, patch, index, n, w, h, &lights, &s, terms);
         store_terms(ctx, patch, n != NULL, w, h, terms);
+        keep_patch_floor(ctx, index, w, h, terms, patch_dirt(desc, patch, n != NULL));
     }
     if (!desc->terms)
         pmf_budget_free(terms);
@@ -1374,6 +1457,10 @@ static void bake_ctx_free(bake_ctx *ctx)
             pmf_budget_free(ctx->patch_dynamic[p]);
     pmf_budget_free(ctx->patch_dynamic);
     pmf_budget_free(ctx->patch_dynamic_count);
+    if (ctx->patch_floor)
+        for (size_t p = 0; p < desc->patch_count; p++)
+            pmf_budget_free(ctx->patch_floor[p]);
+    pmf_budget_free(ctx->patch_floor);
     pmf_budget_free(ctx->tasks);
     pmf_budget_free(ctx->task_lit);
     pmf_budget_free(ctx->fast_ordinal);
@@ -1440,7 +1527,8 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     ctx.masks = pmf_budget_calloc(desc->lightmap_count + 1, sizeof *ctx.masks);
     ctx.patch_dynamic = pmf_budget_calloc(desc->patch_count + 1, sizeof *ctx.patch_dynamic);
     ctx.patch_dynamic_count = pmf_budget_calloc(desc->patch_count + 1, sizeof *ctx.patch_dynamic_count);
-    if (!ctx.masks || !ctx.patch_dynamic || !ctx.patch_dynamic_count)
+    ctx.patch_floor = pmf_budget_calloc(desc->patch_count + 1, sizeof *ctx.patch_floor);
+    if (!ctx.masks || !ctx.patch_dynamic || !ctx.patch_dynamic_count || !ctx.patch_floor)
         goto fail;
     for (size_t i = 0; i < desc->lightmap_count; i++) {
         bake_lightmap *lm = &desc->lightmaps[i];
@@ -1469,6 +1557,7 @@ bool bake_run(const bake_desc *desc, bake_result *out)
                             ctx.task_lit, out->layers, &progress };
     if (!bake_bounce(&bounce))
         goto fail;
+    jobs_parallel_for(desc->patch_count, threads, floor_job, &ctx);
     drop_dark_layers(&ctx);
 
     progress.stage = "dilate";

@@ -79,6 +79,13 @@ typedef struct bake_patch {
     float shade_normal[3], shade_du[3], shade_dv[3];
     float albedo[3];        /* 0..1: the share of each colour it reflects (0 = bounces nothing) */
     uint32_t surface;       /* the occluder surface it lies on (see bake_desc.triangle_surfaces) */
+    /* 0..1: the least light of each of its base luxels, after the bounces (Quake's minlight: a brush
+     * entity's `_minlight`); dirt darkens it unless ambient_no_dirt. Negative: no floor at all, not
+     * even bake_desc.ambient's */
+    float minlight[3];
+    /* A lit liquid's surface (ericw-tools'): static lights behind it light it as from in front (the
+     * angle term of |n . l|), and ambient occlusion leaves it alone */
+    bool two_sided;
 } bake_patch;
 
 typedef struct bake_lightmap {
@@ -156,6 +163,8 @@ typedef struct bake_desc {
     const bake_light *lights;
     size_t light_count;
     float ambient[3];               /* 0..1, added to every base luxel and probe */
+    bool ambient_floor;             /* the ambient is base luxels' least light (bake_patch.minlight's
+                                     * where that is brighter), not added to them (ericw-tools' minlight) */
     /* Open sky: triangles that are not drawn and block nothing, through which sunlight and sky
      * light enter. A point sees the sun (or the sky in a direction) when the ray that way meets
      * no occluder before it passes a sky triangle or leaves the occluders' bounds. */

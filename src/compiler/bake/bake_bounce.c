@@ -933,7 +933,8 @@ bool bake_bounce(const bounce_input *in)
         goto done;
 
     base.cell_count = ctx.cell_count;
-    memcpy(base.floor_, desc->ambient, sizeof base.floor_);
+    if (!desc->ambient_floor)   /* a floor is raised to after the bounces (bake.c floor_job) */
+        memcpy(base.floor_, desc->ambient, sizeof base.floor_);
     ok = set_alloc(&base);
     if (!ok)
         goto done;

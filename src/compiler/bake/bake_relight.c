@@ -127,13 +127,16 @@ uint64_t bake_geometry_hash(const bake_desc *desc)
     h = HASH_FIELD(h, desc->sky_triangle_count);
     h = bake_hash_bytes(h, desc->sky_triangles, desc->sky_triangle_count * sizeof *desc->sky_triangles);
     h = HASH_FIELD(h, desc->patch_count);
+    /* a liquid's patch sums its lights from both sides and takes no dirt */
+    for (size_t p = 0; p < desc->patch_count; p++)
+        h = HASH_FIELD(h, desc->patches[p].two_sided);
     for (int d = 0; d < 2; d++) {
         h = HASH_FIELD(h, desc->domes[d].anglescale);
         h = HASH_FIELD(h, desc->domes[d].no_dirt);
     }
     float values[] = { desc->dirt_distance, desc->dirt_strength, desc->store_scale, desc->store_gamma };
     int settings[] = { desc->samples, desc->dome_samples, desc->bounce_cell, desc->bounces, desc->sky_faces_only,
-                       desc->ambient_no_dirt, desc->bounce_no_sky_loss };
+                       desc->ambient_no_dirt, desc->bounce_no_sky_loss, desc->ambient_floor };
     h = bake_hash_bytes(h, values, sizeof values);
     return bake_hash_bytes(h, settings, sizeof settings);
 }

@@ -336,6 +336,9 @@ static void describe_patch(const level_build *lb, const chunk_build *cb, const c
     if (smooth) smooth_patch(lb, smooth, cf, bp);
     memcpy(bp->albedo, albedo, sizeof bp->albedo);
     bp->surface = (uint32_t)cf->face;
+    bp->two_sided = lb->def->liquids_two_sided && (lb->map->materials[lb->faces[cf->face].material].flags & PMF_MATERIAL_LIQUID);
+    int b = lb->faces[cf->face].brush;
+    if (b >= 0 && (size_t)b < lb->def->brush_count) memcpy(bp->minlight, lb->def->brushes[b].minlight, sizeof bp->minlight);
 }
 
 /* Lightmaps, patches, vertices (for fast lights) and probes of every chunk. */
@@ -418,6 +421,7 @@ static bool run_baker(const level_build *lb, const bake_input *in, bake_result *
     desc.store_scale = def->store_scale;
     desc.store_gamma = def->store_gamma;
     desc.sky_faces_only = def->sky_faces_only;
+    desc.ambient_floor = def->ambient_floor;
     desc.bounce_no_sky_loss = def->bounce_no_sky_loss;
     desc.bounce_cell = def->bounce_cell;
     memcpy(desc.ambient, def->ambient, sizeof desc.ambient);

@@ -100,6 +100,7 @@ typedef struct brush {
     bool exact;                                  /* its sides are drawn as they are: the CSG cuts them
                                                   * by nothing and them into nothing (a BSP's faces) */
     double luxel_scale;                          /* luxels this many times the level's spacing apart (0 = 1) */
+    float minlight[3];                           /* bake_patch.minlight of its faces (Quake's `_minlight`) */
     int line;
 } brush;
 
@@ -212,6 +213,8 @@ typedef struct level_def {
     float dirt_distance, dirt_strength;          /* bake_desc: ambient occlusion, 0 = none */
     float dirt_flag_distance, dirt_flag_strength; /* what pmfc --dirt turns on: the dialect's (0: pmfc's) */
     bool ambient_no_dirt;                        /* bake_desc's: ambient occlusion leaves the ambient term alone */
+    bool ambient_floor;                          /* bake_desc's: the ambient is a floor (Quake's minlight) */
+    bool liquids_two_sided;                      /* liquids' patches are bake_patch.two_sided (ericw-tools') */
     float store_scale, store_gamma;              /* bake_desc: how light is stored (0 = linear) */
     v3 shift;                                    /* world = source + shift (level_layout) */
     bool allow_empty;                            /* no solids is not an error (RMF maps of entities only) */

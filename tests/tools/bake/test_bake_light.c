@@ -1,6 +1,7 @@
 /* Light values: a floor lit by a static light with a box casting a shadow, range, ambient,
  * dilation, a dynamic light's layer, fast-light vertex multipliers and probes; sky domes; sky
- * light through sky faces only (bake_desc.sky_faces_only). */
+ * light through sky faces only (bake_desc.sky_faces_only); minlight as a floor (bake_desc.ambient_floor,
+ * bake_patch.minlight); a liquid's surface lit from behind (bake_patch.two_sided). */
 #include "bake.h"
 #include "soup.h"
 
@@ -339,6 +340,56 @@ static void check_sky_faces_only(floor_scene *f)
     soup_free(&sky);
 }
 
+/* Quake's minlight is the least light of a luxel, not light added: below the light the red
+ * channel keeps the light's own 0.36 over a floor of 0.2 (the ambient's 0.56 when added), green and
+ * blue (0.18, 0.09) and the shadow rise to the floor; a patch's own minlight (0.3) wins where it is
+ * brighter than the ambient, and -1 leaves the patch with no floor at all. */
+static void check_minlight(floor_scene *f)
+{
+    const float floors[3] = { 0.0f, 0.3f, -1.0f };
+    const double want_floor[3] = { AMBIENT, 0.3, 0.0 };
+    for (int k = 0; k < 3; k++) {
+        floor_scene_init(f);
+        f->desc.ambient_floor = true;
+        f->desc.bounces = 1;    /* the floor is raised to after the bounces, which add nothing here */
+        for (int c = 0; c < 3; c++) f->patch.minlight[c] = floors[k];
+        bake_result res;
+        CHECK(bake_run(&f->desc, &res));
+        const uint8_t *below = luxel(f->lightmap.luxels, 16, 16), *shadowed = luxel(f->lightmap.luxels, 27, 16);
+        printf("minlight %g: below the light %d %d %d, in the shadow %d\n", floors[k], below[0], below[1], below[2], shadowed[0]);
+        for (int c = 0; c < 3; c++) {
+            check_near(below[c], 255.0 * fmax(want_floor[k], f->lights[0].color[c] * 0.6 * 0.6));
+            check_near(shadowed[c], 255.0 * want_floor[k]);
+        }
+        bake_result_free(&res);
+        free(f->lightmap.luxels);
+        soup_free(&f->occluders);
+    }
+}
+
+/* A liquid's surface (no occluder: liquids block no light) with the static light 4 m under it
+ * instead of over it: two-sided, the luxel straight above the light gets what it would from above
+ * (with the ambient); one-sided, the ambient alone. */
+static void check_two_sided(floor_scene *f)
+{
+    for (int two_sided = 0; two_sided <= 1; two_sided++) {
+        floor_scene_init(f);
+        f->desc.triangle_count = 0;
+        f->desc.light_count = 1;
+        f->lights[0].position[1] = -4.0f;
+        f->patch.two_sided = two_sided;
+        bake_result res;
+        CHECK(bake_run(&f->desc, &res));
+        const uint8_t *above = luxel(f->lightmap.luxels, 16, 16);
+        printf("two-sided %d: over the light under the surface %d %d %d\n", two_sided, above[0], above[1], above[2]);
+        for (int c = 0; c < 3; c++)
+            check_near(above[c], 255.0 * (AMBIENT + (two_sided ? f->lights[0].color[c] * 0.6 * 0.6 : 0.0)));
+        bake_result_free(&res);
+        free(f->lightmap.luxels);
+        soup_free(&f->occluders);
+    }
+}
+
 int main(void)
 {
     floor_scene f;
@@ -374,6 +425,9 @@ int main(void)
 
     check_domes(&f);
     check_sky_faces_only(&f);
+    floor_scene minlight;
+    check_minlight(&minlight);
+    check_two_sided(&minlight);
 
     /* Nothing to bake: no lights, no patches. */
     bake_desc empty = { .ambient = { 0.5f, 0.5f, 0.5f } };

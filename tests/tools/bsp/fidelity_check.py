@@ -12,11 +12,13 @@ channels. A point is kept where the inspector sees that face there (no other sur
 Over all points kept, and over floors, walls and ceilings each (the face's normal: z > 0.7 a
 floor, < -0.7 a ceiling, a wall between), asserts the rank correlation (Spearman) >= MIN_RANK
 (0.85) and the median ratio, median of (pmfc + 1) / (compiler + 1), within RATIO_LO..RATIO_HI
-(0.85..1.2). A class with fewer than CLASS_POINTS (100) of the SAMPLES draws more luxels of its own
-faces the same way (each of its luxels as likely as any other) until it has them: ceilings are a
-tenth of a map's luxels, and a median over the 20 or 30 of them a 300-luxel draw gives moves by a
-third from one draw to the next. At least 150 points in all and 90 in each class must be seen."""
-import bisect, math, random, statistics, sys
+(0.85..1.2). A class with fewer than CLASS_POINTS (100) of the SAMPLES seen draws more luxels of its
+own faces the same way (each of its luxels as likely as any other, up to three times) until it has
+them: ceilings are a tenth of a map's luxels, and a median over the 20 or 30 of them a 300-luxel
+draw gives moves by a third from one draw to the next. At least 150 points in all and 90 in each
+class must be seen. With FIDELITY_PAIRS=FILE set, every point seen goes to FILE, a line each:
+class, face, texture, x y z (units), the compiler's value and pmfc's."""
+import bisect, math, os, random, statistics, sys
 
 from prelit_check import Bsp, inspect_many
 
@@ -137,15 +139,19 @@ def main():
     min_rank = float(sys.argv[5]) if len(sys.argv) > 5 else 0.85
     lo, hi = (float(sys.argv[6]), float(sys.argv[7])) if len(sys.argv) > 7 else (0.85, 1.2)
     bsp = Bsp(bsp_path)
-    picks = luxel_points(bsp, want)
+
+    def seen(picks):
+        views = inspect_many(pmfview, pmf_path, [(pick[1], pick[0].normal) for pick in picks])
+        return [(pick, j) for pick, j in zip(picks, views) if j]
+    points = seen(luxel_points(bsp, want))
     for kind in ("floor", "wall", "ceiling"):
-        drawn = sum(pick[0].kind() == kind for pick in picks)
-        if drawn < CLASS_POINTS:
-            picks += [(f, p, kind) for f, p in luxel_points(bsp, CLASS_POINTS - drawn, 2, kind)]
-    seen = inspect_many(pmfview, pmf_path, [(pick[1], pick[0].normal) for pick in picks])
+        for seed in (2, 3, 4):
+            have = sum(pick[0].kind() == kind for pick, _ in points)
+            if have >= CLASS_POINTS: break
+            points += seen([(f, p, kind) for f, p in luxel_points(bsp, CLASS_POINTS - have, seed, kind)])
     classes = {"all": ([], []), "floor": ([], []), "wall": ([], []), "ceiling": ([], [])}
-    for pick, j in zip(picks, seen):
-        if not j: continue
+    pairs = open(os.environ["FIDELITY_PAIRS"], "w") if os.environ.get("FIDELITY_PAIRS") else None
+    for pick, j in points:
         f, p = pick[:2]
         shown = sum(j["luxel"]["rgb"]) / 3.0
         shown += sum(sum(l["value"]) / 3.0 * 255 for l in j.get("lights", []) if l["kind"] == "dynamic" and l.get("on"))
@@ -153,6 +159,9 @@ def main():
         for name in ((f.kind(),) if len(pick) > 2 else ("all", f.kind())):
             classes[name][0].append(f.stored(bsp, p))
             classes[name][1].append(shown)
+        if pairs:
+            pairs.write("%s %d %s %.1f %.1f %.1f %.1f %.1f\n" % (f.kind(), f.index, bsp.texture_name(bsp.faces[f.index]) or "-",
+                                                               *p, f.stored(bsp, p), shown))
     failures = []
     for name, (game, ours) in classes.items():
         least = MIN_POINTS if name == "all" else MIN_CLASS_POINTS

@@ -24,6 +24,10 @@ class Bsp:
         self.edges = [struct.unpack_from("<2I" if wide else "<2H", lump(12), (8 if wide else 4) * i) for i in range(len(lump(12)) // (8 if wide else 4))]
         self.surf = struct.unpack_from("<%di" % (len(lump(13)) // 4), lump(13), 0)
         self.tex = [struct.unpack_from("<8f", lump(6), 40 * i) for i in range(len(lump(6)) // 40)]
+        self.tex_miptex = [struct.unpack_from("<i", lump(6), 40 * i + 32)[0] for i in range(len(lump(6)) // 40)]
+        mips = lump(2)
+        offsets = struct.unpack_from("<%di" % struct.unpack_from("<i", mips)[0], mips, 4) if len(mips) >= 4 else ()
+        self.miptex_names = [mips[o:o + 16].split(b"\0")[0].decode("latin-1") if 0 <= o < len(mips) else "" for o in offsets]
         fsize = 28 if wide else 20
         self.faces = []
         for i in range(len(lump(7)) // fsize):
@@ -42,6 +46,11 @@ class Bsp:
             if colour[:4] == b"QLIT" and len(colour) == 8 + 3 * len(self.lighting):
                 self.lighting, self.bpp = colour[8:], 3
                 self.faces = [f[:6] + (f[6] * 3 if f[6] >= 0 else f[6],) for f in self.faces]
+
+    def texture_name(self, f):
+        """The name of face f's texture ("" where the BSP keeps none)."""
+        m = self.tex_miptex[f[4]]
+        return self.miptex_names[m] if 0 <= m < len(self.miptex_names) else ""
 
     def corners(self, f):
         out = []

@@ -45,7 +45,9 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           sun straight down gives half its value under the sky (ericw-tools' `_range` 0.5) and
           nothing under the roof. Dirt:
           `_dirt 1` darkens the sunlit floor at the wall's foot, `_sunlight_dirt -1` spares the
-          sun, `_sunlight_dirt 1` alone darkens the sun but not minlight
+          sun, `_sunlight_dirt 1` alone darkens the sun but not minlight; minlight is a floor under
+          the light, not added to it, and a func_detail's `_minlight` (red by `_minlight_color`)
+          is its faces' own floor
   leak    the room with a wall left out reports its leak (the warning, info's leak path); sealed,
           none; the gap closed by a brush of skip seals (solid, drawn by nothing), of clip leaks"""
 import json, math, os, struct, subprocess, sys
@@ -356,7 +358,15 @@ elif CASE == "sky":
     if dirty[0] > plain[0] - 20: fail("_dirt 1 does not darken the wall's foot")
     if abs(spared[0] - plain[0]) > 1: fail("_sunlight_dirt -1 does not spare the sun")
     if abs(sun_only[0] - dirty[0]) > 1: fail("_sunlight_dirt 1 does not darken the sun")
-    if abs(minlit[1] - 20) > 1 or abs(minlit[0] - sun_only[0] - 20) > 2: fail("_sunlight_dirt 1 darkens minlight")
+    # minlight is a floor under the light (ericw-tools' max), not added to it
+    if abs(minlit[1] - 20) > 1 or abs(minlit[0] - max(sun_only[0], 20)) > 1: fail("_sunlight_dirt 1 darkens minlight, or minlight adds")
+    # a brush entity's `_minlight` and `_minlight_color`: a func_detail slab under the roof has a
+    # red floor of 100 x _range where the world floor beside it is black
+    slab = '{\n"classname" "func_detail"\n"_minlight" "100"\n"_minlight_color" "255 0 0"\n' + box(96, -32, 0, 160, 32, 16, "grey", VALVE_WALL) + "}\n"
+    compile_map("minlit", sky_room(world(sun), "sky1", slab))
+    top, beside = luxel("minlit.pmf", 128, 0), luxel("minlit.pmf", 200, 0)
+    print("a func_detail with _minlight 100, red: its top %s, the floor beside it %s" % (top, beside))
+    if not near(top, (50, 0, 0), 1) or not near(beside, (0, 0, 0), 1): fail("a brush entity's _minlight is not its faces' floor")
 elif CASE == "leak":
     start = '{\n"classname" "info_player_start"\n"origin" "0 0 40"\n}\n'
     light = '{\n"classname" "light"\n"origin" "0 0 128"\n"light" "300"\n}\n'

@@ -480,6 +480,7 @@ static void import_brush(import_ctx *c, const editor_brush *eb, uint32_t k, cons
      * world face (a door keeps the frame's faces) */
     b->opaque = world;
     b->shadowless = !world && !casts_shadow(c, owner);
+    editor_brush_minlight(c, owner, b->minlight);
     b->exact = eb->exact;
     for (uint32_t i = 0; i < b->side_count && b->opaque; i++) {
         int m = brush_sides(l, b)[i].material;
@@ -699,6 +700,7 @@ static void level_light_storage(const editor_map *em, level_def *l)
         l->bounce_cell = HLRAD_PATCH_LUXELS;
     } else {
         l->ambient[0] = l->ambient[1] = l->ambient[2] = EDITOR_AMBIENT;
+        l->liquids_two_sided = true;    /* ericw-tools lights a liquid from both sides, without dirt */
         /* ericw-tools' bounce: every face reflects grey 127 / 255 of its mean light, spread as
          * value x area x cos x cos' / d^2 at half `_bouncescale`; against a diffuse surface's
          * cos x cos' / (pi d^2), that is a reflectivity of 127 / 255 x 0.5 x pi */

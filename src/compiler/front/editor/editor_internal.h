@@ -90,6 +90,9 @@ editor_entity *editor_push_qmap_entity(editor_map *em, const qmap *q, uint32_t i
 /* The light entities, read the way the map's game reads them, and the worldspawn's sky light
  * (ericw-tools' keys, in every dialect). Sets c->dirt_on when a light asks for ambient occlusion. */
 void editor_import_lights(import_ctx *c);
+/* out: the bake_patch.minlight of the faces of a brush of `owner` (the world: NULL), its `_minlight`
+ * (ericw-tools' floor on a brush entity's light) and `_minlight_color` */
+void editor_brush_minlight(const import_ctx *c, const editor_entity *owner, float out[3]);
 /* Faces whose textures emit (GoldSrc: lights.rad, MAPNAME.rad, info_texlights, as hlrad's texture
  * lights; Quake: copies of a `_surface` light over them) get lights; returns how many. After the
  * brushes. */

@@ -369,8 +369,23 @@ static void quake_minlight(import_ctx *c)
 {
     const editor_entity *w = &c->em->entities[0];
     double minlight = editor_kv_number(w, "light", editor_kv_number(w, "_minlight", 0));
-    for (int k = 0; k < 3; k++) c->level->ambient[k] = (float)(clampd(minlight, 0, 255) * quake_range(c) / 255.0);
+    uint8_t color[3];
+    quake_color(w, "_minlight_color", color);
+    for (int k = 0; k < 3; k++) c->level->ambient[k] = (float)(clampd(minlight, 0, 255) * quake_range(c) / 255.0 * color[k] / 255.0);
     c->level->ambient_no_dirt = no_dirt(c, w, "_minlight_dirt");
+    c->level->ambient_floor = true;
+}
+
+void editor_brush_minlight(const import_ctx *c, const editor_entity *owner, float out[3])
+{
+    double minlight = owner && c->em->game != EDITOR_GAME_GOLDSRC ? editor_kv_number(owner, "_minlight", 0) : 0;
+    if (minlight < 0) {
+        out[0] = out[1] = out[2] = -1;   /* ericw-tools' -1: no minlight on its faces at all */
+        return;
+    }
+    uint8_t color[3];
+    quake_color(owner ? owner : &c->em->entities[0], "_minlight_color", color);
+    for (int k = 0; k < 3; k++) out[k] = (float)(fmin(minlight, MAX_BRIGHTNESS) * quake_range(c) / 255.0 * color[k] / 255.0);
 }
 
 /* ---- the worldspawn's sky light (ericw-tools', every dialect) ------------------------------- */
