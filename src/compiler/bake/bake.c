@@ -407,6 +407,7 @@ static float light_strength(const bake_ctx *ctx, const bake_light *l, const floa
 }
 
 #define SITE_CACHE BAKE_MAX_SAMPLES
+#define SITE_WALLS_MAX (4u << 20)   /* bytes of a patch's kept wall tests at most (site_walls) */
 
 /* One luxel as the sampler sees it: its centre and square, its true and shading normals, its hash,
  * and which of its sample points lie behind a wall (see site_point). */
@@ -418,8 +419,22 @@ typedef struct luxel_site {
     float shade[3];
     uint32_t seed;
     int samples;
-    uint8_t walled[SITE_CACHE]; /* 0 unknown, 1 open, 2 behind a wall */
+    uint8_t *walled;            /* [SITE_CACHE]: 0 unknown, 1 open, 2 behind a wall */
+    uint8_t own_walled[SITE_CACHE];
+    uint32_t sampled_k;         /* sample_point's last k for this luxel (UINT32_MAX: none) and point */
+    float sampled[4];
 } luxel_site;
+
+/* sample_point(site->seed, k): a light ray takes its square's point and its disc's point from the
+ * same k, so the last one is kept. */
+static const float *site_sample(luxel_site *site, uint32_t k)
+{
+    if (site->sampled_k != k) {
+        sample_point(site->seed, k, site->sampled);
+        site->sampled_k = k;
+    }
+    return site->sampled;
+}
 
 /* Point k of a luxel's square (its centre when the bake takes one sample). A point the luxel's
  * centre does not see (the square reaching past an inner corner into a wall) is replaced by the
@@ -430,8 +445,7 @@ static void site_point(luxel_site *site, uint32_t k, float p[3])
         memcpy(p, site->centre, sizeof site->centre);
         return;
     }
-    float r[4];
-    sample_point(site->seed, k, r);
+    const float *r = site_sample(site, k);
     for (int a = 0; a < 3; a++)
         p[a] = site->centre[a] + (r[0] - 0.5f) * site->step_u[a] + (r[1] - 0.5f) * site->step_v[a];
     uint8_t walled = k < SITE_CACHE ? site->walled[k] : 0;
@@ -453,10 +467,9 @@ static void site_point(luxel_site *site, uint32_t k, float p[3])
 
 /* Point k of the unit disc, spread like the points of the square (where on a light a shadow ray
  * aims, or, lifted onto the half-sphere, a direction toward the sky). */
-static void site_disc(const luxel_site *site, uint32_t k, float disc[2])
+static void site_disc(luxel_site *site, uint32_t k, float disc[2])
 {
-    float r[4];
-    sample_point(site->seed, k, r);
+    const float *r = site_sample(site, k);
     sample_disc(r[2], r[3], disc);
 }
 
@@ -631,11 +644,16 @@ static float dome_share(const bake_ctx *ctx, luxel_site *site, const bake_dome *
 }
 
 /* Luxel (i, j) of a patch: its centre, true normal n (NULL when the patch has none) and shading
- * normal (n itself when the patch is flat). */
-static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *patch, const float *n, int i, int j)
+ * normal (n itself when the patch is flat). `walls` is the luxel's SITE_CACHE bytes of a patch's
+ * wall tests (site_walls), kept across its lights, sky and dirt; NULL: its own, unknown. */
+static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *patch, const float *n, int i, int j,
+                      uint8_t *walls)
 {
     site->ctx = ctx;
-    memset(site->walled, 0, sizeof site->walled);
+    site->sampled_k = UINT32_MAX;
+    site->walled = walls ? walls : site->own_walled;
+    if (!walls)
+        memset(site->own_walled, 0, sizeof site->own_walled);
     luxel_position(patch, i, j, site->centre);
     site->step_u = patch->step_u;
     site->step_v = patch->step_v;
@@ -653,6 +671,20 @@ static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *p
         if (bake_unit(raw, site->shade))
             site->sn = site->shade;
     }
+}
+
+/* The wall tests of a patch's `count` luxels, zeroed (site_init), or NULL where the patch takes one
+ * sample a luxel, is too large, or memory is short: then each luxel tests its own again. */
+static uint8_t *site_walls(const bake_ctx *ctx, size_t count)
+{
+    if (ctx->desc->samples <= 1 || count > SITE_WALLS_MAX / SITE_CACHE)
+        return NULL;
+    return pmf_budget_calloc(count, SITE_CACHE);
+}
+
+static uint8_t *luxel_walls(uint8_t *walls, size_t at)
+{
+    return walls ? walls + at * SITE_CACHE : NULL;
 }
 
 /* The one-sample sky pattern's seed, as it always was (it takes the patch's index, so a tiled build may turn
@@ -718,11 +750,11 @@ static float vector_length(const float v[3])
 enum { CENTRE_UNLIT, CENTRE_SEES, CENTRE_HIDDEN };    /* patch_light's first pass, per luxel */
 
 static void patch_light(const bake_ctx *ctx, const bake_light *l, const bake_patch *patch, const float *n, int w, int h,
-                        uint32_t *occluder, float *strength, uint8_t *lit)
+                        uint32_t *occluder, float *strength, uint8_t *lit, uint8_t *walls)
 {
     luxel_site site;
     for (int at = 0; at < w * h; at++) {
-        site_init(&site, ctx, patch, n, at % w, at / w);
+        site_init(&site, ctx, patch, n, at % w, at / w, luxel_walls(walls, (size_t)at));
         float s = light_unshadowed(l, site.centre, site.sn);
         lit[at] = !(s > 0.0f) ? CENTRE_UNLIT : light_visible(ctx, l, site.centre, site.n, NULL, occluder) ? CENTRE_SEES
                                                                                                       : CENTRE_HIDDEN;
@@ -747,7 +779,7 @@ static void patch_light(const bake_ctx *ctx, const bake_light *l, const bake_pat
             bool wide = l->radius > 0.0f && (l->shape == BAKE_SHAPE_SUN || l->radius > 0.5f * luxel);
             if (!edge && !wide)
                 continue;
-            site_init(&site, ctx, patch, n, i, j);
+            site_init(&site, ctx, patch, n, i, j, luxel_walls(walls, (size_t)at));
             if (!edge && lit[at] != CENTRE_UNLIT)
                 edge = luxel_rim_mixed(ctx, l, &site, lit[at] == CENTRE_SEES, occluder);
             if (edge)
@@ -805,7 +837,7 @@ static bool keep_dynamic_lights(bake_ctx *ctx, size_t index, const id_list *ligh
  * averaged like the sky's when blur) times its colour, added to rgb, or to clean for a dome dirt
  * leaves alone. */
 static void add_dome_light(const bake_ctx *ctx, const bake_patch *patch, const float *n, int w, int h, bool blur,
-                           float *strength, float *scratch, float *rgb, float *clean)
+                           float *strength, float *scratch, float *rgb, float *clean, uint8_t *walls)
 {
     size_t count = (size_t)w * (size_t)h;
     for (int d = 0; d < 2; d++) {
@@ -815,7 +847,7 @@ static void add_dome_light(const bake_ctx *ctx, const bake_patch *patch, const f
         for (int j = 0; j < h; j++)
             for (int i = 0; i < w; i++) {
                 luxel_site site;
-                site_init(&site, ctx, patch, n, i, j);
+                site_init(&site, ctx, patch, n, i, j, luxel_walls(walls, (size_t)j * w + i));
                 strength[(size_t)j * w + i] = dome_share(ctx, &site, dome, d ? -1.0f : 1.0f);
             }
         if (blur)
@@ -862,7 +894,7 @@ static void bake_patch_job(void *user, size_t index)
     float *occlusion = pmf_budget_malloc((count + 1) * sizeof *occlusion), *scratch = pmf_budget_malloc((count + 1) * sizeof *scratch);
     /* the light dirt leaves alone (bake_desc.dirt_*) */
     float *clean = pmf_budget_calloc(count * 3 + 1, sizeof *clean);
-    uint8_t *lit = pmf_budget_malloc(count + 1);
+    uint8_t *lit = pmf_budget_malloc(count + 1), *walls = site_walls(ctx, count);
     if (!occluders || !rgb || !strength || !occlusion || !scratch || !clean || !lit) {
         atomic_store(&ctx->failed, true);
         goto done;
@@ -878,7 +910,7 @@ static void bake_patch_job(void *user, size_t index)
         const bake_light *l = &desc->lights[lights.ids[k]];
         if (l->kind != BAKE_LIGHT_STATIC)
             continue;
-        patch_light(ctx, l, patch, n, w, h, &occluders[k], strength, lit);
+        patch_light(ctx, l, patch, n, w, h, &occluders[k], strength, lit, walls);
         float *sum = l->no_dirt ? clean : rgb;
         for (size_t at = 0; at < count; at++)
             for (int c = 0; c < 3; c++)
@@ -886,7 +918,7 @@ static void bake_patch_job(void *user, size_t index)
     }
     bool blur = desc->samples > 1;
     if (n)
-        add_dome_light(ctx, patch, n, w, h, blur, strength, scratch, rgb, clean);
+        add_dome_light(ctx, patch, n, w, h, blur, strength, scratch, rgb, clean, walls);
     /* the sky's share and dirt's occlusion per luxel; with several samples each is then averaged
      * with its neighbours' (16 rays a luxel leave noise that 9 luxels' 144 do not) */
     bool sky = n && sky_lit(desc), dirt = n && desc->dirt_distance > 0.0f && desc->dirt_strength > 0.0f;
@@ -894,7 +926,7 @@ static void bake_patch_job(void *user, size_t index)
         for (int i = 0; i < w; i++) {
             size_t at = (size_t)j * w + i;
             luxel_site site;
-            site_init(&site, ctx, patch, n, i, j);
+            site_init(&site, ctx, patch, n, i, j, luxel_walls(walls, at));
             uint32_t x = (uint32_t)patch->x + (uint32_t)i, y = (uint32_t)patch->y + (uint32_t)j;
             if (sky)
                 strength[at] = site.samples > 1 || site.sn != n ? sky_fraction_sampled(ctx, &site)
@@ -930,6 +962,7 @@ done:
     pmf_budget_free(scratch);
     pmf_budget_free(clean);
     pmf_budget_free(lit);
+    pmf_budget_free(walls);
     pmf_budget_free(lights.ids);
 }
 
@@ -968,7 +1001,7 @@ static void bake_layer_job(void *user, size_t index)
         return;
     }
     uint32_t occluder = NO_OCCLUDER;
-    patch_light(ctx, l, patch, n, w, h, &occluder, strength, lit_scratch);
+    patch_light(ctx, l, patch, n, w, h, &occluder, strength, lit_scratch, NULL);
     bool lit = false;
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) {
@@ -1208,7 +1241,7 @@ static void probe_job(void *user, size_t index)
     for (int d = 0; d < 2; d++) {
         if (!dome_lit(&desc->domes[d]))
             continue;
-        luxel_site site = { .ctx = ctx, .samples = 1 };
+        luxel_site site = { .ctx = ctx, .samples = 1, .sampled_k = UINT32_MAX };
         memcpy(site.centre, centre, sizeof centre);
         float share = dome_share(ctx, &site, &desc->domes[d], d ? -1.0f : 1.0f);
         for (int c = 0; c < 3; c++)
