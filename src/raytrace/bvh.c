@@ -656,7 +656,8 @@ bool bvh_segment_nearest_triangle(const bvh *tree, const float from[3], const fl
     return found;
 }
 
-bool bvh_triangle_blocks(const float triangle[9], const float from[3], const float to[3], float s_min, float s_max)
+bool bvh_triangle_hit_at(const float triangle[9], const float from[3], const float to[3], float s_min, float s_max,
+                         float *s_hit)
 {
     float t[9], d[3];
     for (int a = 0; a < 3; a++) {
@@ -665,7 +666,13 @@ bool bvh_triangle_blocks(const float triangle[9], const float from[3], const flo
         t[6 + a] = triangle[6 + a] - triangle[a];
         d[a] = to[a] - from[a];
     }
-    return triangle_hit(t, from, d, s_min, s_max);
+    return triangle_hit_at(t, from, d, s_min, s_max, s_hit);
+}
+
+bool bvh_triangle_blocks(const float triangle[9], const float from[3], const float to[3], float s_min, float s_max)
+{
+    float s;
+    return bvh_triangle_hit_at(triangle, from, to, s_min, s_max, &s);
 }
 
 static bool boxes_overlap(const float amin[3], const float amax[3], const float bmin[3], const float bmax[3])

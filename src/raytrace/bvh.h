@@ -46,6 +46,9 @@ bool bvh_segment_nearest_triangle(const bvh *tree, const float from[3], const fl
 /* The same test against one triangle (x0 y0 z0 x1 ... z2), e.g. the last one that blocked a
  * similar segment. */
 bool bvh_triangle_blocks(const float triangle[9], const float from[3], const float to[3], float s_min, float s_max);
+/* The same, also giving where into *s_hit. */
+bool bvh_triangle_hit_at(const float triangle[9], const float from[3], const float to[3], float s_min, float s_max,
+                         float *s_hit);
 
 /* Appends to *ids (growing *ids / *capacity with realloc) the input indices of every triangle whose
  * bounding box overlaps [min, max]; returns the new count, or (size_t)-1 when out of memory. */

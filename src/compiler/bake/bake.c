@@ -14,6 +14,7 @@
 #include <string.h>
 
 #define BAKE_LIGHT_SLACK 1e-4f      /* shadow rays stop this fraction short of the light */
+#define BAKE_SKY_MARGIN 1e-4f       /* share of a sky ray searched past a known blocker (sees_sky) */
 #define BAKE_SKY_SAMPLES 16         /* hemisphere directions per luxel for sky light and dirt */
 #define BAKE_DOME_MAX_SAMPLES 1024  /* a sky dome's directions at most (bake_desc.dome_samples) */
 #define BAKE_SOFT_RAYS 4            /* rays at a wide light's rim; least rays in a refined luxel */
@@ -313,11 +314,19 @@ static bool sees_sky(const bake_ctx *ctx, const float from[3], const float dir[3
     float to[3];
     for (int a = 0; a < 3; a++)
         to[a] = from[a] + dir[a] * ctx->reach;
-    float s_sky = 1.0f;
+    float s_sky = 1.0f, s_block;
+    /* The face that blocked a neighbouring ray, when it blocks this one at s_block, leaves the ray
+     * the sky only where a sky face comes first: searched up to a hair past s_block, not across the
+     * map (the same answer, for a short search). */
+    if (occluder && *occluder != NO_OCCLUDER &&
+        bvh_triangle_hit_at(ctx->desc->triangles[*occluder], from, to, 0.0f, 1.0f, &s_block)) {
+        if (!bvh_segment_nearest(&ctx->sky_tree, from, to, 0.0f, fminf(s_block + BAKE_SKY_MARGIN, 1.0f), &s_sky) ||
+            s_block < s_sky)
+            return false;
+        return !bvh_segment_occluded(&ctx->tree, from, to, 0.0f, s_sky, occluder);
+    }
     if (!bvh_segment_nearest(&ctx->sky_tree, from, to, 0.0f, 1.0f, &s_sky) && ctx->desc->sky_faces_only &&
         ctx->desc->sky_triangle_count)
-        return false;
-    if (occluder && *occluder != NO_OCCLUDER && bvh_triangle_blocks(ctx->desc->triangles[*occluder], from, to, 0.0f, s_sky))
         return false;
     return !bvh_segment_occluded(&ctx->tree, from, to, 0.0f, s_sky, occluder);
 }
