@@ -432,6 +432,8 @@ typedef struct luxel_site {
     uint8_t own_walled[SITE_CACHE];
     uint32_t sampled_k;         /* sample_point's last k for this luxel (UINT32_MAX: none) and point */
     float sampled[4];
+    bool shifted;               /* shift holds sample_shift(seed) */
+    double shift[4];
 } luxel_site;
 
 /* sample_point(site->seed, k): a light ray takes its square's point and its disc's point from the
@@ -439,7 +441,10 @@ typedef struct luxel_site {
 static const float *site_sample(luxel_site *site, uint32_t k)
 {
     if (site->sampled_k != k) {
-        sample_point(site->seed, k, site->sampled);
+        if (!site->shifted)
+            sample_shift(site->seed, site->shift);
+        site->shifted = true;
+        sample_point_shifted(site->shift, k, site->sampled);
         site->sampled_k = k;
     }
     return site->sampled;
@@ -660,6 +665,7 @@ static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *p
 {
     site->ctx = ctx;
     site->sampled_k = UINT32_MAX;
+    site->shifted = false;
     site->walled = walls ? walls : site->own_walled;
     if (!walls)
         memset(site->own_walled, 0, sizeof site->own_walled);
