@@ -607,21 +607,16 @@ bool bvh_segment_nearest_triangle(const bvh *tree, const float from[3], const fl
     float d[3];
     bvh_ray ray;
     segment_setup(from, to, d, &ray);
-    /* nearer hits shrink the segment; nodes popped later that start beyond it are skipped */
+    /* nearer hits shrink the segment; nodes that start beyond it are skipped, on the stack too */
     bvh_child stack[BVH_STACK];
     float stack_enter[BVH_STACK];
     int sp = 0;
     bool found = false;
     float enter;
-    if (!node_hit(&tree->nodes[0], ray.o, ray.inv, s_min, s_max, &enter))
+    if (!node_hit(&tree->nodes[0], ray.o, ray.inv, s_min, s_max, &enter) || enter >= s_max)
         return false;
-    stack[sp] = child_of(&tree->nodes[0]);
-    stack_enter[sp++] = enter;
-    while (sp > 0) {
-        sp--;
-        if (stack_enter[sp] >= s_max)
-            continue;
-        bvh_child node = stack[sp];
+    bvh_child node = child_of(&tree->nodes[0]);
+    for (;;) {
         if (node.count > 0) {
             for (uint32_t i = node.index; i < node.index + node.count; i++) {
                 float s;
@@ -632,24 +627,27 @@ bool bvh_segment_nearest_triangle(const bvh *tree, const float from[3], const fl
                         *hit = tree->triangle_ids[i];
                 }
             }
-            continue;
+        } else {
+            const bvh_pair *pair = &tree->pairs[node.index];
+            float e[2];
+            bool h[2];
+            pair_hit(pair, &ray, s_min, s_max, e, h);
+            bvh_child c0 = { pair->index[0], pair->count[0] }, c1 = { pair->index[1], pair->count[1] };
+            int near = h[0] && h[1] ? (e[0] <= e[1] ? 0 : 1) : h[0] ? 0 : 1;
+            if (h[0] && h[1]) {
+                stack[sp] = near ? c0 : c1;
+                stack_enter[sp++] = e[1 - near];
+            }
+            if ((h[0] || h[1]) && e[near] < s_max) {
+                node = near ? c1 : c0;
+                continue;
+            }
         }
-        const bvh_pair *pair = &tree->pairs[node.index];
-        float e[2];
-        bool h[2];
-        pair_hit(pair, &ray, s_min, s_max, e, h);
-        bvh_child c0 = { pair->index[0], pair->count[0] }, c1 = { pair->index[1], pair->count[1] };
-        /* the nearer child goes on top of the stack */
-        if (h[0] && h[1] && e[0] <= e[1]) {
-            stack[sp] = c1; stack_enter[sp++] = e[1];
-            stack[sp] = c0; stack_enter[sp++] = e[0];
-        } else if (h[0] && h[1]) {
-            stack[sp] = c0; stack_enter[sp++] = e[0];
-            stack[sp] = c1; stack_enter[sp++] = e[1];
-        } else if (h[0] || h[1]) {
-            stack[sp] = h[0] ? c0 : c1;
-            stack_enter[sp++] = h[0] ? e[0] : e[1];
-        }
+        while (sp > 0 && stack_enter[sp - 1] >= s_max)
+            sp--;
+        if (sp == 0)
+            break;
+        node = stack[--sp];
     }
     if (found)
         *s_hit = s_max;
