@@ -14,7 +14,7 @@
 #include <string.h>
 
 #define BAKE_LIGHT_SLACK 1e-4f      /* shadow rays stop this fraction short of the light */
-#define BAKE_SKY_MARGIN 1e-4f       /* share of a sky ray searched past a known blocker (sees_sky) */
+#define BAKE_SKY_MARGIN 1e-4f       /* share of a ray searched past a face known to block it */
 #define BAKE_SKY_SAMPLES 16         /* hemisphere directions per luxel for sky light and dirt */
 #define BAKE_DOME_MAX_SAMPLES 1024  /* a sky dome's directions at most (bake_desc.dome_samples) */
 #define BAKE_SOFT_RAYS 4            /* rays at a wide light's rim; least rays in a refined luxel */
@@ -570,8 +570,11 @@ static float sky_fraction_sampled(const bake_ctx *ctx, luxel_site *site)
 }
 
 /* Ambient occlusion: the mean over cosine-weighted rays of (1 - hit distance / dirt_distance),
- * 0 for rays that meet nothing within it. */
-static float dirt_occlusion(const bake_ctx *ctx, luxel_site *site)
+ * 0 for rays that meet nothing within it. faces[k]: the face ray k of the patch's last luxel met
+ * first (or NO_OCCLUDER); where this ray meets it too, the nearest face lies no farther, so the
+ * search stops a hair past it (the same answer, sooner), and goes the whole way only when it finds
+ * nothing there (the face met only within the tree's edge slack, outside its box). */
+static float dirt_occlusion(const bake_ctx *ctx, luxel_site *site, uint32_t faces[BAKE_SKY_SAMPLES])
 {
     float t[3], b[3];
     sample_basis(site->n, t, b);
@@ -581,8 +584,11 @@ static float dirt_occlusion(const bake_ctx *ctx, luxel_site *site)
         site_hemisphere_ray(site, k, site->n, t, b, from, dir);
         for (int a = 0; a < 3; a++)
             to[a] = from[a] + reach * dir[a];
-        float hit;
-        if (bvh_segment_nearest(&ctx->tree, from, to, 0.0f, 1.0f, &hit))
+        float hit, s_max = 1.0f, s_known;
+        if (faces[k] != NO_OCCLUDER && bvh_triangle_hit_at(ctx->desc->triangles[faces[k]], from, to, 0.0f, 1.0f, &s_known))
+            s_max = fminf(s_known + BAKE_SKY_MARGIN, 1.0f);
+        if (bvh_segment_nearest_triangle(&ctx->tree, from, to, 0.0f, s_max, &hit, &faces[k]) ||
+            (s_max < 1.0f && bvh_segment_nearest_triangle(&ctx->tree, from, to, 0.0f, 1.0f, &hit, &faces[k])))
             sum += 1.0f - hit;
     }
     return sum / BAKE_SKY_SAMPLES;
@@ -937,6 +943,9 @@ static void bake_patch_job(void *user, size_t index)
     /* the sky's share and dirt's occlusion per luxel; with several samples each is then averaged
      * with its neighbours' (16 rays a luxel leave noise that 9 luxels' 144 do not) */
     bool sky = n && sky_lit(desc), dirt = n && desc->dirt_distance > 0.0f && desc->dirt_strength > 0.0f;
+    uint32_t dirt_faces[BAKE_SKY_SAMPLES];
+    for (int k = 0; k < BAKE_SKY_SAMPLES; k++)
+        dirt_faces[k] = NO_OCCLUDER;
     for (int j = 0; j < h && (sky || dirt); j++)
         for (int i = 0; i < w; i++) {
             size_t at = (size_t)j * w + i;
@@ -947,7 +956,7 @@ static void bake_patch_job(void *user, size_t index)
                 strength[at] = site.samples > 1 || site.sn != n ? sky_fraction_sampled(ctx, &site)
                                                                 : sky_fraction(ctx, site.centre, n, luxel_seed(x, y, index));
             if (dirt)
-                occlusion[at] = dirt_occlusion(ctx, &site);
+                occlusion[at] = dirt_occlusion(ctx, &site, dirt_faces);
         }
     if (sky && blur)
         patch_blur(strength, w, h, true, scratch);
