@@ -699,9 +699,10 @@ figure_formats() {
 # (scripts/ericw_compile.sh --time), in turn on the same cores in this run; target pmfc <= 0.25 x
 # ericw-tools' total, judged on wall seconds (the issue's measure). A second row per level gives the
 # CPU seconds (all threads, shown, not judged): steadier where other work shares the cores. One run
-# each (light takes minutes); --quick: lqdm10 alone. Each level's line is logged as it is measured.
+# each (light takes minutes), the quickest level first; --quick: lqdm10 alone. Each level's line is
+# logged as it is measured.
 figure_quake_peer() {
-    local lq="$ROOT/../shared/data/lq" levels="lq_e1m7 lq_e1m2 lqdm10 lqdm5" label name map flags times pw ew pc ec
+    local lq="$ROOT/../shared/data/lq" levels="lqdm10 lq_e1m2 lqdm5 lq_e1m7" label name map flags times pw ew pc ec
     [ "$QUICK" = 1 ] && levels="lqdm10"
     for name in $levels; do
         map="$lq/$name.map"
