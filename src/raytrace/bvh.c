@@ -27,6 +27,14 @@
 
 typedef float v4 __attribute__((vector_size(16)));
 typedef int32_t v4i __attribute__((vector_size(16)));
+/* Lanes (2, 3, 0, 1) of a; lanes (0, 1) of a with (2, 3) of b: GCC's and Clang's spellings. */
+#if defined(__clang__)
+#define LANES_SWAP_HALVES(a) __builtin_shufflevector(a, a, 2, 3, 0, 1)
+#define LANES_LOW_HIGH(a, b) __builtin_shufflevector(a, b, 0, 1, 6, 7)
+#else
+#define LANES_SWAP_HALVES(a) __builtin_shuffle(a, (v4i){ 2, 3, 0, 1 })
+#define LANES_LOW_HIGH(a, b) __builtin_shuffle(a, b, (v4i){ 0, 1, 6, 7 })
+#endif
 
 /* Two sibling nodes as a ray meets them: per axis (min of the first, min of the second, max of the
  * first, max of the second), so one slab test covers both. A child is a leaf with count > 0 (index:
@@ -536,10 +544,10 @@ static inline void pair_hit(const bvh_pair *pair, const bvh_ray *r, float s_min,
     for (int a = 0; a < 3; a++) {
         v4 bounds = pair->bounds[a];
         if (r->flip[a])
-            bounds = __builtin_shuffle(bounds, (v4i){ 2, 3, 0, 1 });
+            bounds = LANES_SWAP_HALVES(bounds);
         v4 t = (bounds - r->lane_o[a]) * r->lane_inv[a];
-        v4 widened = t + lane_abs(t) * BVH_WIDEN;
-        range = greater_of(__builtin_shuffle(t, -widened, (v4i){ 0, 1, 6, 7 }), range);
+        v4 widened = t + lane_abs(t) * (v4){ BVH_WIDEN, BVH_WIDEN, BVH_WIDEN, BVH_WIDEN };
+        range = greater_of(LANES_LOW_HIGH(t, -widened), range);
     }
     enter[0] = range[0];
     enter[1] = range[1];
