@@ -9,6 +9,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #define BVH_BINS 16
 #define BVH_LEAF_MAX 4          /* a larger range is always split when it can be */
@@ -19,6 +22,31 @@
 #define BVH_PARALLEL_MIN 65536  /* fewer triangles are built on one thread */
 /* Barycentric slack: a segment through an edge shared by two triangles hits at least one. */
 #define BVH_EDGE_SLACK 1e-6f
+#define BVH_LINE 64             /* bytes of a cache line: one bvh_pair */
+#define BVH_WIDEN 4e-7f         /* a box's far side moves out by this share (see node_hit) */
+
+typedef float v4 __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+/* Lanes (2, 3, 0, 1) of a; lanes (0, 1) of a with (2, 3) of b: GCC's and Clang's spellings. */
+#if defined(__clang__)
+#define LANES_SWAP_HALVES(a) __builtin_shufflevector(a, a, 2, 3, 0, 1)
+#define LANES_LOW_HIGH(a, b) __builtin_shufflevector(a, b, 0, 1, 6, 7)
+#else
+#define LANES_SWAP_HALVES(a) __builtin_shuffle(a, (v4i){ 2, 3, 0, 1 })
+#define LANES_LOW_HIGH(a, b) __builtin_shuffle(a, b, (v4i){ 0, 1, 6, 7 })
+#endif
+
+/* Two sibling nodes as a ray meets them: per axis (min of the first, min of the second, max of the
+ * first, max of the second), so one slab test covers both. A child is a leaf with count > 0 (index:
+ * its first triangle), else index is the pair of its own children. */
+typedef struct bvh_pair {
+    v4 bounds[3];
+    uint32_t index[2], count[2];
+} bvh_pair;
+
+typedef struct bvh_child {
+    uint32_t index, count;
+} bvh_child;
 
 /* A triangle during the build: its bounds, moved around instead of the triangle. */
 typedef struct bvh_ref {
@@ -258,6 +286,37 @@ static void part_job(void *user, size_t index)
     part_build(job->refs, &job->parts[index]);
 }
 
+/* A node as a child in a pair: a leaf as it is, an interior node by the pair of its children (they
+ * start at odd indices, node 2 q + 1 and 2 q + 2 forming pair q). */
+static bvh_child child_of(const bvh_node *node)
+{
+    return (bvh_child){ node->count > 0 ? node->index : (node->index - 1) / 2, node->count };
+}
+
+/* tree->pairs from tree->nodes, cache-line aligned. False when out of memory. */
+static bool pairs_build(bvh *tree)
+{
+    size_t pair_count = (tree->node_count - 1) / 2;
+    unsigned char *block = pmf_budget_malloc(pair_count * sizeof(bvh_pair) + BVH_LINE);
+    if (!block)
+        return false;
+    uintptr_t line = ((uintptr_t)block + BVH_LINE - 1) & ~(uintptr_t)(BVH_LINE - 1);
+    tree->pairs = (bvh_pair *)line;
+    tree->pair_block = block;
+    for (size_t q = 0; q < pair_count; q++) {
+        const bvh_node *first = &tree->nodes[2 * q + 1], *second = first + 1;
+        bvh_pair *pair = &tree->pairs[q];
+        for (int a = 0; a < 3; a++)
+            pair->bounds[a] = (v4){ first->min[a], second->min[a], first->max[a], second->max[a] };
+        bvh_child c0 = child_of(first), c1 = child_of(second);
+        pair->index[0] = c0.index;
+        pair->count[0] = c0.count;
+        pair->index[1] = c1.index;
+        pair->count[1] = c1.count;
+    }
+    return true;
+}
+
 bool bvh_build(const float (*triangles)[9], size_t count, int threads, bvh *out)
 {
     memset(out, 0, sizeof *out);
@@ -349,6 +408,8 @@ bool bvh_build(const float (*triangles)[9], size_t count, int threads, bvh *out)
     }
     pmf_budget_free(refs);
     out->triangle_count = count;
+    if (!pairs_build(out))
+        goto oom;
     return true;
 
 oom:
@@ -362,6 +423,7 @@ oom:
 void bvh_free(bvh *tree)
 {
     pmf_budget_free(tree->nodes);
+    pmf_budget_free(tree->pair_block);
     pmf_budget_free(tree->triangles);
     pmf_budget_free(tree->triangle_ids);
     memset(tree, 0, sizeof *tree);
@@ -382,7 +444,7 @@ static inline bool node_hit(const bvh_node *n, const float o[3], const float inv
         }
         t0 = near > t0 ? near : t0;
         /* Widened by a few ulps so that rounding never culls a box the segment grazes. */
-        far += fabsf(far) * 4e-7f;
+        far += fabsf(far) * BVH_WIDEN;
         t1 = far < t1 ? far : t1;
     }
     *enter = t0;
@@ -433,15 +495,64 @@ static inline bool triangle_hit(const float t[9], const float o[3], const float 
     return triangle_hit_at(t, o, d, s_min, s_max, &s);
 }
 
-/* A segment's direction and its inverse for the slab test. */
-static void segment_setup(const float from[3], const float to[3], float d[3], float inv[3])
+/* A segment as the slab tests read it: its origin and inverse direction, once per lane too, and per
+ * axis whether it runs toward minus (then a box's max side is the one it meets first). */
+typedef struct bvh_ray {
+    float o[3], inv[3];
+    v4 lane_o[3], lane_inv[3];
+    bool flip[3];
+} bvh_ray;
+
+/* A segment's direction, and its ray for the slab tests. */
+static void segment_setup(const float from[3], const float to[3], float d[3], bvh_ray *r)
 {
     for (int a = 0; a < 3; a++) {
         d[a] = to[a] - from[a];
         /* A zero component must not give 0 * inf = NaN in the slab test. */
         float safe = fabsf(d[a]) > 1e-30f ? d[a] : copysignf(1e-30f, d[a]);
-        inv[a] = 1.0f / safe;
+        r->o[a] = from[a];
+        r->inv[a] = 1.0f / safe;
+        r->lane_o[a] = (v4){ from[a], from[a], from[a], from[a] };
+        r->lane_inv[a] = (v4){ r->inv[a], r->inv[a], r->inv[a], r->inv[a] };
+        r->flip[a] = r->inv[a] < 0.0f;
     }
+}
+
+/* Per lane a > b ? a : b. */
+static inline v4 greater_of(v4 a, v4 b)
+{
+#if defined(__SSE__)
+    return _mm_max_ps(a, b);
+#else
+    v4i take = a > b;
+    return (v4)((take & (v4i)a) | (~take & (v4i)b));
+#endif
+}
+
+static inline v4 lane_abs(v4 x)
+{
+    return (v4)((v4i)x & (v4i){ 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff });
+}
+
+/* node_hit on both nodes of a pair at once, the same arithmetic lane by lane (a box's near side is
+ * the one node_hit's swap picks: subtracting and scaling keep the order of min and max). */
+static inline void pair_hit(const bvh_pair *pair, const bvh_ray *r, float s_min, float s_max, float enter[2],
+                            bool hit[2])
+{
+    /* entries in lanes 0, 1; exits negated in lanes 2, 3, so that one "greater of" narrows both */
+    v4 range = { s_min, s_min, -s_max, -s_max };
+    for (int a = 0; a < 3; a++) {
+        v4 bounds = pair->bounds[a];
+        if (r->flip[a])
+            bounds = LANES_SWAP_HALVES(bounds);
+        v4 t = (bounds - r->lane_o[a]) * r->lane_inv[a];
+        v4 widened = t + lane_abs(t) * (v4){ BVH_WIDEN, BVH_WIDEN, BVH_WIDEN, BVH_WIDEN };
+        range = greater_of(LANES_LOW_HIGH(t, -widened), range);
+    }
+    enter[0] = range[0];
+    enter[1] = range[1];
+    hit[0] = range[0] <= -range[2];
+    hit[1] = range[1] <= -range[3];
 }
 
 bool bvh_segment_occluded(const bvh *tree, const float from[3], const float to[3], float s_min, float s_max,
@@ -449,18 +560,18 @@ bool bvh_segment_occluded(const bvh *tree, const float from[3], const float to[3
 {
     if (tree->node_count == 0 || !(s_min < s_max))
         return false;
-    float d[3], inv[3];
-    segment_setup(from, to, d, inv);
-    uint32_t stack[BVH_STACK];
+    float d[3];
+    bvh_ray ray;
+    segment_setup(from, to, d, &ray);
+    bvh_child stack[BVH_STACK];
     int sp = 0;
     float enter;
-    uint32_t node = 0;
-    if (!node_hit(&tree->nodes[0], from, inv, s_min, s_max, &enter))
+    if (!node_hit(&tree->nodes[0], ray.o, ray.inv, s_min, s_max, &enter))
         return false;
+    bvh_child node = child_of(&tree->nodes[0]);
     for (;;) {
-        const bvh_node *n = &tree->nodes[node];
-        if (n->count > 0) {
-            for (uint32_t i = n->index; i < n->index + n->count; i++) {
+        if (node.count > 0) {
+            for (uint32_t i = node.index; i < node.index + node.count; i++) {
                 if (triangle_hit(tree->triangles[i], from, d, s_min, s_max)) {
                     if (hit)
                         *hit = tree->triangle_ids[i];
@@ -472,15 +583,17 @@ bool bvh_segment_occluded(const bvh *tree, const float from[3], const float to[3
             node = stack[--sp];
             continue;
         }
-        float e0, e1;
-        bool h0 = node_hit(&tree->nodes[n->index], from, inv, s_min, s_max, &e0);
-        bool h1 = node_hit(&tree->nodes[n->index + 1], from, inv, s_min, s_max, &e1);
-        if (h0 && h1) {
-            bool first_near = e0 <= e1;
-            stack[sp++] = first_near ? n->index + 1 : n->index;
-            node = first_near ? n->index : n->index + 1;
-        } else if (h0 || h1) {
-            node = h0 ? n->index : n->index + 1;
+        const bvh_pair *pair = &tree->pairs[node.index];
+        float e[2];
+        bool h[2];
+        pair_hit(pair, &ray, s_min, s_max, e, h);
+        bvh_child c0 = { pair->index[0], pair->count[0] }, c1 = { pair->index[1], pair->count[1] };
+        if (h[0] && h[1]) {
+            bool first_near = e[0] <= e[1];
+            stack[sp++] = first_near ? c1 : c0;
+            node = first_near ? c0 : c1;
+        } else if (h[0] || h[1]) {
+            node = h[0] ? c0 : c1;
         } else {
             if (sp == 0)
                 return false;
@@ -499,25 +612,21 @@ bool bvh_segment_nearest_triangle(const bvh *tree, const float from[3], const fl
 {
     if (tree->node_count == 0 || !(s_min < s_max))
         return false;
-    float d[3], inv[3];
-    segment_setup(from, to, d, inv);
-    /* nearer hits shrink the segment; nodes popped later that start beyond it are skipped */
-    uint32_t stack[BVH_STACK];
+    float d[3];
+    bvh_ray ray;
+    segment_setup(from, to, d, &ray);
+    /* nearer hits shrink the segment; nodes that start beyond it are skipped, on the stack too */
+    bvh_child stack[BVH_STACK];
     float stack_enter[BVH_STACK];
     int sp = 0;
     bool found = false;
     float enter;
-    if (!node_hit(&tree->nodes[0], from, inv, s_min, s_max, &enter))
+    if (!node_hit(&tree->nodes[0], ray.o, ray.inv, s_min, s_max, &enter) || enter >= s_max)
         return false;
-    stack[sp] = 0;
-    stack_enter[sp++] = enter;
-    while (sp > 0) {
-        sp--;
-        if (stack_enter[sp] >= s_max)
-            continue;
-        const bvh_node *n = &tree->nodes[stack[sp]];
-        if (n->count > 0) {
-            for (uint32_t i = n->index; i < n->index + n->count; i++) {
+    bvh_child node = child_of(&tree->nodes[0]);
+    for (;;) {
+        if (node.count > 0) {
+            for (uint32_t i = node.index; i < node.index + node.count; i++) {
                 float s;
                 if (triangle_hit_at(tree->triangles[i], from, d, s_min, s_max, &s)) {
                     s_max = s;
@@ -526,29 +635,35 @@ bool bvh_segment_nearest_triangle(const bvh *tree, const float from[3], const fl
                         *hit = tree->triangle_ids[i];
                 }
             }
-            continue;
+        } else {
+            const bvh_pair *pair = &tree->pairs[node.index];
+            float e[2];
+            bool h[2];
+            pair_hit(pair, &ray, s_min, s_max, e, h);
+            bvh_child c0 = { pair->index[0], pair->count[0] }, c1 = { pair->index[1], pair->count[1] };
+            int near = h[0] && h[1] ? (e[0] <= e[1] ? 0 : 1) : h[0] ? 0 : 1;
+            if (h[0] && h[1]) {
+                stack[sp] = near ? c0 : c1;
+                stack_enter[sp++] = e[1 - near];
+            }
+            if ((h[0] || h[1]) && e[near] < s_max) {
+                node = near ? c1 : c0;
+                continue;
+            }
         }
-        float e0, e1;
-        bool h0 = node_hit(&tree->nodes[n->index], from, inv, s_min, s_max, &e0);
-        bool h1 = node_hit(&tree->nodes[n->index + 1], from, inv, s_min, s_max, &e1);
-        /* the nearer child goes on top of the stack */
-        if (h0 && h1 && e0 <= e1) {
-            stack[sp] = n->index + 1; stack_enter[sp++] = e1;
-            stack[sp] = n->index; stack_enter[sp++] = e0;
-        } else if (h0 && h1) {
-            stack[sp] = n->index; stack_enter[sp++] = e0;
-            stack[sp] = n->index + 1; stack_enter[sp++] = e1;
-        } else if (h0 || h1) {
-            stack[sp] = h0 ? n->index : n->index + 1;
-            stack_enter[sp++] = h0 ? e0 : e1;
-        }
+        while (sp > 0 && stack_enter[sp - 1] >= s_max)
+            sp--;
+        if (sp == 0)
+            break;
+        node = stack[--sp];
     }
     if (found)
         *s_hit = s_max;
     return found;
 }
 
-bool bvh_triangle_blocks(const float triangle[9], const float from[3], const float to[3], float s_min, float s_max)
+bool bvh_triangle_hit_at(const float triangle[9], const float from[3], const float to[3], float s_min, float s_max,
+                         float *s_hit)
 {
     float t[9], d[3];
     for (int a = 0; a < 3; a++) {
@@ -557,7 +672,13 @@ bool bvh_triangle_blocks(const float triangle[9], const float from[3], const flo
         t[6 + a] = triangle[6 + a] - triangle[a];
         d[a] = to[a] - from[a];
     }
-    return triangle_hit(t, from, d, s_min, s_max);
+    return triangle_hit_at(t, from, d, s_min, s_max, s_hit);
+}
+
+bool bvh_triangle_blocks(const float triangle[9], const float from[3], const float to[3], float s_min, float s_max)
+{
+    float s;
+    return bvh_triangle_hit_at(triangle, from, to, s_min, s_max, &s);
 }
 
 static bool boxes_overlap(const float amin[3], const float amax[3], const float bmin[3], const float bmax[3])

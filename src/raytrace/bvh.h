@@ -17,6 +17,8 @@ typedef struct bvh_node {
 typedef struct bvh {
     bvh_node *nodes;
     size_t node_count;
+    struct bvh_pair *pairs;     /* the nodes again as sibling pairs, one cache line each: what rays walk */
+    void *pair_block;           /* the allocation holding them */
     float (*triangles)[9];      /* leaf order: v0, edge v1 - v0, edge v2 - v0 */
     uint32_t *triangle_ids;     /* leaf order -> index in the input array */
     size_t triangle_count;
@@ -44,6 +46,9 @@ bool bvh_segment_nearest_triangle(const bvh *tree, const float from[3], const fl
 /* The same test against one triangle (x0 y0 z0 x1 ... z2), e.g. the last one that blocked a
  * similar segment. */
 bool bvh_triangle_blocks(const float triangle[9], const float from[3], const float to[3], float s_min, float s_max);
+/* The same, also giving where into *s_hit. */
+bool bvh_triangle_hit_at(const float triangle[9], const float from[3], const float to[3], float s_min, float s_max,
+                         float *s_hit);
 
 /* Appends to *ids (growing *ids / *capacity with realloc) the input indices of every triangle whose
  * bounding box overlaps [min, max]; returns the new count, or (size_t)-1 when out of memory. */

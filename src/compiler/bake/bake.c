@@ -14,6 +14,7 @@
 #include <string.h>
 
 #define BAKE_LIGHT_SLACK 1e-4f      /* shadow rays stop this fraction short of the light */
+#define BAKE_SKY_MARGIN 1e-4f       /* share of a ray searched past a face known to block it */
 #define BAKE_SKY_SAMPLES 16         /* hemisphere directions per luxel for sky light and dirt */
 #define BAKE_DOME_MAX_SAMPLES 1024  /* a sky dome's directions at most (bake_desc.dome_samples) */
 #define BAKE_SOFT_RAYS 4            /* rays at a wide light's rim; least rays in a refined luxel */
@@ -317,11 +318,19 @@ static bool sees_sky(const bake_ctx *ctx, const float from[3], const float dir[3
     float to[3];
     for (int a = 0; a < 3; a++)
         to[a] = from[a] + dir[a] * ctx->reach;
-    float s_sky = 1.0f;
+    float s_sky = 1.0f, s_block;
+    /* The face that blocked a neighbouring ray, when it blocks this one at s_block, leaves the ray
+     * the sky only where a sky face comes first: searched up to a hair past s_block, not across the
+     * map (the same answer, for a short search). */
+    if (occluder && *occluder != NO_OCCLUDER &&
+        bvh_triangle_hit_at(ctx->desc->triangles[*occluder], from, to, 0.0f, 1.0f, &s_block)) {
+        if (!bvh_segment_nearest(&ctx->sky_tree, from, to, 0.0f, fminf(s_block + BAKE_SKY_MARGIN, 1.0f), &s_sky) ||
+            s_block < s_sky)
+            return false;
+        return !bvh_segment_occluded(&ctx->tree, from, to, 0.0f, s_sky, occluder);
+    }
     if (!bvh_segment_nearest(&ctx->sky_tree, from, to, 0.0f, 1.0f, &s_sky) && ctx->desc->sky_faces_only &&
         ctx->desc->sky_triangle_count)
-        return false;
-    if (occluder && *occluder != NO_OCCLUDER && bvh_triangle_blocks(ctx->desc->triangles[*occluder], from, to, 0.0f, s_sky))
         return false;
     return !bvh_segment_occluded(&ctx->tree, from, to, 0.0f, s_sky, occluder);
 }
@@ -411,6 +420,7 @@ static float light_strength(const bake_ctx *ctx, const bake_light *l, const floa
 }
 
 #define SITE_CACHE BAKE_MAX_SAMPLES
+#define SITE_WALLS_MAX (4u << 20)   /* bytes of a patch's kept wall tests at most (site_walls) */
 
 /* One luxel as the sampler sees it: its centre and square, its true and shading normals, its hash,
  * and which of its sample points lie behind a wall (see site_point). */
@@ -422,8 +432,27 @@ typedef struct luxel_site {
     float shade[3];
     uint32_t seed;
     int samples;
-    uint8_t walled[SITE_CACHE]; /* 0 unknown, 1 open, 2 behind a wall */
+    uint8_t *walled;            /* [SITE_CACHE]: 0 unknown, 1 open, 2 behind a wall */
+    uint8_t own_walled[SITE_CACHE];
+    uint32_t sampled_k;         /* sample_point's last k for this luxel (UINT32_MAX: none) and point */
+    float sampled[4];
+    bool shifted;               /* shift holds sample_shift(seed) */
+    double shift[4];
 } luxel_site;
+
+/* sample_point(site->seed, k): a light ray takes its square's point and its disc's point from the
+ * same k, so the last one is kept. */
+static const float *site_sample(luxel_site *site, uint32_t k)
+{
+    if (site->sampled_k != k) {
+        if (!site->shifted)
+            sample_shift(site->seed, site->shift);
+        site->shifted = true;
+        sample_point_shifted(site->shift, k, site->sampled);
+        site->sampled_k = k;
+    }
+    return site->sampled;
+}
 
 /* Point k of a luxel's square (its centre when the bake takes one sample). A point the luxel's
  * centre does not see (the square reaching past an inner corner into a wall) is replaced by the
@@ -434,8 +463,7 @@ static void site_point(luxel_site *site, uint32_t k, float p[3])
         memcpy(p, site->centre, sizeof site->centre);
         return;
     }
-    float r[4];
-    sample_point(site->seed, k, r);
+    const float *r = site_sample(site, k);
     for (int a = 0; a < 3; a++)
         p[a] = site->centre[a] + (r[0] - 0.5f) * site->step_u[a] + (r[1] - 0.5f) * site->step_v[a];
     uint8_t walled = k < SITE_CACHE ? site->walled[k] : 0;
@@ -457,10 +485,9 @@ static void site_point(luxel_site *site, uint32_t k, float p[3])
 
 /* Point k of the unit disc, spread like the points of the square (where on a light a shadow ray
  * aims, or, lifted onto the half-sphere, a direction toward the sky). */
-static void site_disc(const luxel_site *site, uint32_t k, float disc[2])
+static void site_disc(luxel_site *site, uint32_t k, float disc[2])
 {
-    float r[4];
-    sample_point(site->seed, k, r);
+    const float *r = site_sample(site, k);
     sample_disc(r[2], r[3], disc);
 }
 
@@ -547,8 +574,11 @@ static float sky_fraction_sampled(const bake_ctx *ctx, luxel_site *site)
 }
 
 /* Ambient occlusion: the mean over cosine-weighted rays of (1 - hit distance / dirt_distance),
- * 0 for rays that meet nothing within it. */
-static float dirt_occlusion(const bake_ctx *ctx, luxel_site *site)
+ * 0 for rays that meet nothing within it. faces[k]: the face ray k of the patch's last luxel met
+ * first (or NO_OCCLUDER); where this ray meets it too, the nearest face lies no farther, so the
+ * search stops a hair past it (the same answer, sooner), and goes the whole way only when it finds
+ * nothing there (the face met only within the tree's edge slack, outside its box). */
+static float dirt_occlusion(const bake_ctx *ctx, luxel_site *site, uint32_t faces[BAKE_SKY_SAMPLES])
 {
     float t[3], b[3];
     sample_basis(site->n, t, b);
@@ -558,8 +588,11 @@ static float dirt_occlusion(const bake_ctx *ctx, luxel_site *site)
         site_hemisphere_ray(site, k, site->n, t, b, from, dir);
         for (int a = 0; a < 3; a++)
             to[a] = from[a] + reach * dir[a];
-        float hit;
-        if (bvh_segment_nearest(&ctx->tree, from, to, 0.0f, 1.0f, &hit))
+        float hit, s_max = 1.0f, s_known;
+        if (faces[k] != NO_OCCLUDER && bvh_triangle_hit_at(ctx->desc->triangles[faces[k]], from, to, 0.0f, 1.0f, &s_known))
+            s_max = fminf(s_known + BAKE_SKY_MARGIN, 1.0f);
+        if (bvh_segment_nearest_triangle(&ctx->tree, from, to, 0.0f, s_max, &hit, &faces[k]) ||
+            (s_max < 1.0f && bvh_segment_nearest_triangle(&ctx->tree, from, to, 0.0f, 1.0f, &hit, &faces[k])))
             sum += 1.0f - hit;
     }
     return sum / BAKE_SKY_SAMPLES;
@@ -635,11 +668,17 @@ static float dome_share(const bake_ctx *ctx, luxel_site *site, const bake_dome *
 }
 
 /* Luxel (i, j) of a patch: its centre, true normal n (NULL when the patch has none) and shading
- * normal (n itself when the patch is flat). */
-static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *patch, const float *n, int i, int j)
+ * normal (n itself when the patch is flat). `walls` is the luxel's SITE_CACHE bytes of a patch's
+ * wall tests (site_walls), kept across its lights, sky and dirt; NULL: its own, unknown. */
+static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *patch, const float *n, int i, int j,
+                      uint8_t *walls)
 {
     site->ctx = ctx;
-    memset(site->walled, 0, sizeof site->walled);
+    site->sampled_k = UINT32_MAX;
+    site->shifted = false;
+    site->walled = walls ? walls : site->own_walled;
+    if (!walls)
+        memset(site->own_walled, 0, sizeof site->own_walled);
     luxel_position(patch, i, j, site->centre);
     site->step_u = patch->step_u;
     site->step_v = patch->step_v;
@@ -657,6 +696,20 @@ static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *p
         if (bake_unit(raw, site->shade))
             site->sn = site->shade;
     }
+}
+
+/* The wall tests of a patch's `count` luxels, zeroed (site_init), or NULL where the patch takes one
+ * sample a luxel, is too large, or memory is short: then each luxel tests its own again. */
+static uint8_t *site_walls(const bake_ctx *ctx, size_t count)
+{
+    if (ctx->desc->samples <= 1 || count > SITE_WALLS_MAX / SITE_CACHE)
+        return NULL;
+    return pmf_budget_calloc(count, SITE_CACHE);
+}
+
+static uint8_t *luxel_walls(uint8_t *walls, size_t at)
+{
+    return walls ? walls + at * SITE_CACHE : NULL;
 }
 
 /* The one-sample sky pattern's seed, as it always was (it takes the patch's index, so a tiled build may turn
@@ -722,11 +775,11 @@ static float vector_length(const float v[3])
 enum { CENTRE_UNLIT, CENTRE_SEES, CENTRE_HIDDEN };    /* patch_light's first pass, per luxel */
 
 static void patch_light(const bake_ctx *ctx, const bake_light *l, const bake_patch *patch, const float *n, int w, int h,
-                        uint32_t *occluder, float *strength, uint8_t *lit)
+                        uint32_t *occluder, float *strength, uint8_t *lit, uint8_t *walls)
 {
     luxel_site site;
     for (int at = 0; at < w * h; at++) {
-        site_init(&site, ctx, patch, n, at % w, at / w);
+        site_init(&site, ctx, patch, n, at % w, at / w, luxel_walls(walls, (size_t)at));
         float s = light_unshadowed(l, site.centre, site.sn);
         lit[at] = !(s > 0.0f) ? CENTRE_UNLIT : light_visible(ctx, l, site.centre, site.n, NULL, occluder) ? CENTRE_SEES
                                                                                                       : CENTRE_HIDDEN;
@@ -751,7 +804,7 @@ static void patch_light(const bake_ctx *ctx, const bake_light *l, const bake_pat
             bool wide = l->radius > 0.0f && (l->shape == BAKE_SHAPE_SUN || l->radius > 0.5f * luxel);
             if (!edge && !wide)
                 continue;
-            site_init(&site, ctx, patch, n, i, j);
+            site_init(&site, ctx, patch, n, i, j, luxel_walls(walls, (size_t)at));
             if (!edge && lit[at] != CENTRE_UNLIT)
                 edge = luxel_rim_mixed(ctx, l, &site, lit[at] == CENTRE_SEES, occluder);
             if (edge)
@@ -761,15 +814,16 @@ static void patch_light(const bake_ctx *ctx, const bake_light *l, const bake_pat
 
 /* patch_light, and for a two-sided patch (bake_patch.two_sided) the light from behind it added:
  * the same model with the normal turned over (a light lies on one side or the other, so the sum is
- * the angle term of |n . l|). `scratch` holds w x h floats. */
+ * the angle term of |n . l|). `scratch` holds w x h floats; `walls` is the patch's wall tests
+ * (site_walls) for its front, the back's its own. */
 static void patch_light_sides(const bake_ctx *ctx, const bake_light *l, const bake_patch *patch, const float *n, int w,
-                              int h, uint32_t *occluder, float *strength, uint8_t *lit, float *scratch)
+                              int h, uint32_t *occluder, float *strength, uint8_t *lit, float *scratch, uint8_t *walls)
 {
-    patch_light(ctx, l, patch, n, w, h, occluder, strength, lit);
+    patch_light(ctx, l, patch, n, w, h, occluder, strength, lit, walls);
     if (!patch->two_sided || !n)
         return;
     float back[3] = { -n[0], -n[1], -n[2] };
-    patch_light(ctx, l, patch, back, w, h, occluder, scratch, lit);
+    patch_light(ctx, l, patch, back, w, h, occluder, scratch, lit, NULL);
     for (int at = 0; at < w * h; at++)
         strength[at] += scratch[at];
 }
@@ -823,7 +877,7 @@ static bool keep_dynamic_lights(bake_ctx *ctx, size_t index, const id_list *ligh
 /* The sky domes' shares over a patch's w x h luxels facing n (averaged like the sky's when blur)
  * into their terms, for each dome `which` names. */
 static void dome_terms(const bake_ctx *ctx, const bake_patch *patch, const float *n, int w, int h, bool blur,
-                       const bool which[2], float *strength, float *scratch, bake_term *terms)
+                       const bool which[2], float *strength, float *scratch, uint8_t *walls, bake_term *terms)
 {
     size_t count = (size_t)w * (size_t)h;
     for (int d = 0; d < 2; d++) {
@@ -833,7 +887,7 @@ static void dome_terms(const bake_ctx *ctx, const bake_patch *patch, const float
         for (int j = 0; j < h; j++)
             for (int i = 0; i < w; i++) {
                 luxel_site site;
-                site_init(&site, ctx, patch, n, i, j);
+                site_init(&site, ctx, patch, n, i, j, luxel_walls(walls, (size_t)j * w + i));
                 strength[(size_t)j * w + i] = dome_share(ctx, &site, dome, d ? -1.0f : 1.0f);
             }
         if (blur)
@@ -852,21 +906,24 @@ static bool patch_dirt(const bake_desc *desc, const bake_patch *patch, bool orie
 /* The sky's share and what dirt keeps per luxel into their terms; with several samples each is
  * averaged with its neighbours' (16 rays a luxel leave noise that 9 luxels' 144 do not). */
 static void sky_dirt_terms(const bake_ctx *ctx, const bake_patch *patch, size_t index, const float *n, int w, int h,
-                           bool sky, bool dirt, float *strength, float *occlusion, float *scratch,
+                           bool sky, bool dirt, float *strength, float *occlusion, float *scratch, uint8_t *walls,
                            bake_term *terms)
 {
     const bake_desc *desc = ctx->desc;
+    uint32_t dirt_faces[BAKE_SKY_SAMPLES];
+    for (int k = 0; k < BAKE_SKY_SAMPLES; k++)
+        dirt_faces[k] = NO_OCCLUDER;
     for (int j = 0; j < h && (sky || dirt); j++)
         for (int i = 0; i < w; i++) {
             size_t at = (size_t)j * w + i;
             luxel_site site;
-            site_init(&site, ctx, patch, n, i, j);
+            site_init(&site, ctx, patch, n, i, j, luxel_walls(walls, at));
             uint32_t x = (uint32_t)patch->x + (uint32_t)i, y = (uint32_t)patch->y + (uint32_t)j;
             if (sky)
                 strength[at] = site.samples > 1 || site.sn != n ? sky_fraction_sampled(ctx, &site)
                                                                 : sky_fraction(ctx, site.centre, n, luxel_seed(x, y, index));
             if (dirt)
-                occlusion[at] = dirt_occlusion(ctx, &site);
+                occlusion[at] = dirt_occlusion(ctx, &site, dirt_faces);
         }
     bool blur = desc->samples > 1;
     if (sky && blur)
@@ -886,6 +943,7 @@ typedef struct patch_scratch {
     uint32_t *occluders;
     float *strength, *occlusion, *blur;
     uint8_t *lit;
+    uint8_t *walls;             /* the luxels' wall tests, kept across lights, domes, sky and dirt (site_walls) */
 } patch_scratch;
 
 /* Light l over a patch's luxels added to their sums (sign 1), or taken from them (sign -1). */
@@ -893,7 +951,7 @@ static void light_terms(const bake_ctx *ctx, const bake_light *l, const bake_pat
                         float sign, uint32_t *occluder, patch_scratch *s, bake_term *terms)
 {
     float *strength = s->strength;
-    patch_light_sides(ctx, l, patch, n, w, h, occluder, strength, s->lit, s->blur);
+    patch_light_sides(ctx, l, patch, n, w, h, occluder, strength, s->lit, s->blur, s->walls);
     for (size_t at = 0; at < (size_t)w * (size_t)h; at++) {
         double *sum = l->no_dirt ? terms[at].clean : terms[at].dirtied;
         for (int c = 0; c < 3; c++)
@@ -939,8 +997,9 @@ static void patch_extent(const bake_desc *desc, const bake_patch *patch, int *w,
     *h = patch->y < side ? (int)(side - patch->y < patch->h ? side - patch->y : patch->h) : 0;
 }
 
-static bool patch_scratch_alloc(patch_scratch *s, size_t lights, size_t count)
+static bool patch_scratch_alloc(const bake_ctx *ctx, patch_scratch *s, size_t lights, size_t count)
 {
+    s->walls = site_walls(ctx, count);
     s->occluders = pmf_budget_malloc((lights + 1) * sizeof *s->occluders);
     s->strength = pmf_budget_malloc((count + 1) * sizeof *s->strength);
     s->occlusion = pmf_budget_malloc((count + 1) * sizeof *s->occlusion);
@@ -958,6 +1017,7 @@ static void patch_scratch_free(patch_scratch *s)
     pmf_budget_free(s->occlusion);
     pmf_budget_free(s->blur);
     pmf_budget_free(s->lit);
+    pmf_budget_free(s->walls);
 }
 
 /* A patch's light sums from nothing: the ambient term, then its static lights. */
@@ -991,9 +1051,9 @@ static void trace_terms(const bake_ctx *ctx, const bake_patch *patch, size_t ind
     const bake_terms *kept = desc->terms;
     bool domes[2] = { n && (kept ? kept->domes[0] : dome_lit(&desc->domes[0])),
                       n && (kept ? kept->domes[1] : dome_lit(&desc->domes[1])) };
-    dome_terms(ctx, patch, n, w, h, desc->samples > 1, domes, s->strength, s->blur, terms);
+    dome_terms(ctx, patch, n, w, h, desc->samples > 1, domes, s->strength, s->blur, s->walls, terms);
     sky_dirt_terms(ctx, patch, index, n, w, h, n && (kept ? kept->sky : sky_lit(desc)), patch_dirt(desc, patch, n != NULL),
-                   s->strength, s->occlusion, s->blur, terms);
+                   s->strength, s->occlusion, s->blur, s->walls, terms);
 }
 
 /* A patch's terms from the earlier bake's (bake_relight): the lights that differ taken out at their
@@ -1043,9 +1103,9 @@ static void relight_terms(bake_ctx *ctx, const bake_patch *patch, size_t index, 
     bool touched = changed > 0;
     bool domes[2] = { n && dome_lit(&desc->domes[0]) && !from->terms->domes[0],
                       n && dome_lit(&desc->domes[1]) && !from->terms->domes[1] };
-    dome_terms(ctx, patch, n, w, h, desc->samples > 1, domes, s->strength, s->blur, terms);
+    dome_terms(ctx, patch, n, w, h, desc->samples > 1, domes, s->strength, s->blur, s->walls, terms);
     bool sky = n && sky_lit(desc) && !from->terms->sky;
-    sky_dirt_terms(ctx, patch, index, n, w, h, sky, false, s->strength, s->occlusion, s->blur, terms);
+    sky_dirt_terms(ctx, patch, index, n, w, h, sky, false, s->strength, s->occlusion, s->blur, s->walls, terms);
     if (touched || domes[0] || domes[1] || sky)
         atomic_fetch_add(&ctx->relit_luxels, count);
 }
@@ -1137,7 +1197,7 @@ static void bake_patch_job(void *user, size_t index)
     /* the sums go to desc->terms when it keeps them, else they are the patch's alone */
     bake_term *terms = desc->terms ? desc->terms->luxels + desc->terms->patch_base[index]
                                              : pmf_budget_malloc((count + 1) * sizeof *terms);
-    if (!patch_scratch_alloc(&s, lights.count, count) || !terms) {
+    if (!patch_scratch_alloc(ctx, &s, lights.count, count) || !terms) {
         atomic_store(&ctx->failed, true);
     } else {
         if (desc->relight)
@@ -1188,7 +1248,7 @@ static void bake_layer_job(void *user, size_t index)
         return;
     }
     uint32_t occluder = NO_OCCLUDER;
-    patch_light(ctx, l, patch, n, w, h, &occluder, strength, lit_scratch);
+    patch_light(ctx, l, patch, n, w, h, &occluder, strength, lit_scratch, NULL);
     bool lit = false;
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) {
@@ -1428,7 +1488,7 @@ static void probe_job(void *user, size_t index)
     for (int d = 0; d < 2; d++) {
         if (!dome_lit(&desc->domes[d]))
             continue;
-        luxel_site site = { .ctx = ctx, .samples = 1 };
+        luxel_site site = { .ctx = ctx, .samples = 1, .sampled_k = UINT32_MAX };
         memcpy(site.centre, centre, sizeof centre);
         float share = dome_share(ctx, &site, &desc->domes[d], d ? -1.0f : 1.0f);
         for (int c = 0; c < 3; c++)

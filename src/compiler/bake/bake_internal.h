@@ -37,6 +37,10 @@ static inline float bake_unstore(const bake_desc *d, uint8_t byte)
 uint32_t sample_hash(uint32_t x);
 /* Point k of a luxel's own low-discrepancy sequence in [0, 1)^4 (seed: the luxel's hash). */
 void sample_point(uint32_t seed, uint32_t k, float out[4]);
+/* sample_point in two steps, for many k of one seed: the seed's shift of the four dimensions once,
+ * then each point. */
+void sample_shift(uint32_t seed, double shift[4]);
+void sample_point_shifted(const double shift[4], uint32_t k, float out[4]);
 /* The unit square onto the unit disc, area-preserving. */
 void sample_disc(float u, float v, float out[2]);
 /* Unit t, b with (t, b, n) orthonormal, for unit n. */

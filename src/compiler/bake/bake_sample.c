@@ -23,19 +23,43 @@ static double radical_inverse(uint32_t k, uint32_t base)
     return v;
 }
 
+/* radical_inverse(k, 2) by reversing k's bits: a sum of at most 32 powers of two, exact in a double
+ * either way. */
+static double radical_inverse_2(uint32_t k)
+{
+    k = (k << 16) | (k >> 16);
+    k = ((k & 0x00ff00ffu) << 8) | ((k >> 8) & 0x00ff00ffu);
+    k = ((k & 0x0f0f0f0fu) << 4) | ((k >> 4) & 0x0f0f0f0fu);
+    k = ((k & 0x33333333u) << 2) | ((k >> 2) & 0x33333333u);
+    k = ((k & 0x55555555u) << 1) | ((k >> 1) & 0x55555555u);
+    return (double)k * (1.0 / 4294967296.0);
+}
+
 /* Point k: the Halton sequence (bases 2, 3) in the first two dimensions (where on the luxel) and
  * Roberts' R2 sequence in the last two (where on a light, or which way to the sky): each pair is
  * well spread for every prefix, so refining a luxel only adds points, and the two pairs do not
  * line up with each other. Each luxel's seed shifts all four (mod 1). */
-void sample_point(uint32_t seed, uint32_t k, float out[4])
+void sample_shift(uint32_t seed, double shift[4])
 {
-    double v[4] = { radical_inverse(k, 2), radical_inverse(k, 3), (double)k * 0.7548776662466927,
+    for (int d = 0; d < 4; d++)
+        shift[d] = (double)(sample_hash(seed + 0x9e3779b9u * (uint32_t)(d + 1)) >> 8) / 16777216.0;
+}
+
+void sample_point_shifted(const double shift[4], uint32_t k, float out[4])
+{
+    double v[4] = { radical_inverse_2(k), radical_inverse(k, 3), (double)k * 0.7548776662466927,
                     (double)k * 0.5698402909980532 };
     for (int d = 0; d < 4; d++) {
-        double offset = (double)(sample_hash(seed + 0x9e3779b9u * (uint32_t)(d + 1)) >> 8) / 16777216.0;
-        double x = v[d] + offset;
+        double x = v[d] + shift[d];
         out[d] = (float)(x - floor(x));
     }
+}
+
+void sample_point(uint32_t seed, uint32_t k, float out[4])
+{
+    double shift[4];
+    sample_shift(seed, shift);
+    sample_point_shifted(shift, k, out);
 }
 
 void sample_disc(float u, float v, float out[2])

@@ -1,4 +1,5 @@
-/* BVH any-hit queries against a brute-force test over every triangle; seams do not leak. */
+/* BVH any-hit queries against a brute-force test over every triangle; seams do not leak; the
+ * paired walk answers as a walk over single nodes does. */
 #include "soup.h"
 #include "bvh.h"
 
@@ -227,6 +228,117 @@ static void parallel_build_is_identical(void)
     soup_free(&s);
 }
 
+/* The slab test and walks as they were over bvh.nodes, one box at a time: the reference the
+ * paired walk (bvh.pairs) must match bit for bit. */
+static bool reference_box(const bvh_node *n, const float o[3], const float inv[3], float s_min, float s_max,
+                          float *enter)
+{
+    float t0 = s_min, t1 = s_max;
+    for (int a = 0; a < 3; a++) {
+        float near = (n->min[a] - o[a]) * inv[a], far = (n->max[a] - o[a]) * inv[a];
+        if (near > far) {
+            float swap = near;
+            near = far;
+            far = swap;
+        }
+        t0 = near > t0 ? near : t0;
+        far += fabsf(far) * 4e-7f;
+        t1 = far < t1 ? far : t1;
+    }
+    *enter = t0;
+    return t0 <= t1;
+}
+
+/* The nearest hit by visiting every node whose box the segment touches, nearest first, with
+ * bvh_triangle_hit_at on the input triangles: (s, id) or false. */
+static bool reference_nearest(const bvh *tree, const float (*tris)[9], const float p[3], const float q[3],
+                              float *s_hit, uint32_t *id)
+{
+    float inv[3], s_max = 1.0f;
+    for (int a = 0; a < 3; a++) {
+        float d = q[a] - p[a];
+        inv[a] = 1.0f / (fabsf(d) > 1e-30f ? d : copysignf(1e-30f, d));
+    }
+    uint32_t stack[256];
+    int sp = 0;
+    bool found = false;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        const bvh_node *n = &tree->nodes[stack[--sp]];
+        float enter;
+        if (!reference_box(n, p, inv, 0.0f, s_max, &enter) || enter >= s_max)
+            continue;
+        if (n->count == 0) {
+            float e0, e1;
+            bool h0 = reference_box(&tree->nodes[n->index], p, inv, 0.0f, s_max, &e0);
+            bool h1 = reference_box(&tree->nodes[n->index + 1], p, inv, 0.0f, s_max, &e1);
+            bool first_near = !(h0 && h1) || e0 <= e1;
+            stack[sp++] = first_near ? n->index + 1 : n->index;
+            stack[sp++] = first_near ? n->index : n->index + 1;
+            continue;
+        }
+        for (uint32_t i = n->index; i < n->index + n->count; i++) {
+            float s;
+            if (bvh_triangle_hit_at(tris[tree->triangle_ids[i]], p, q, 0.0f, s_max, &s)) {
+                s_max = s;
+                *id = tree->triangle_ids[i];
+                found = true;
+            }
+        }
+    }
+    *s_hit = s_max;
+    return found;
+}
+
+/* The paired walk answers as the node walk does, to the bit: the nearest hit's s and triangle, and
+ * whether anything blocks, also for segments along an axis (zero direction components) and both
+ * ways along it. */
+static void pair_walk_matches_node_walk(void)
+{
+    uint64_t rng = 5;
+    soup s = { 0 };
+    for (int i = 0; i < 300; i++) {
+        float min[3], max[3];
+        for (int a = 0; a < 3; a++) {
+            min[a] = rng_range(&rng, -20, 18);
+            max[a] = min[a] + rng_range(&rng, 0.1f, 4);
+        }
+        soup_box_split(&s, min, max, 2);
+    }
+    bvh tree;
+    CHECK(bvh_build((const float (*)[9])s.tris, s.count, 2, &tree));
+    int hits = 0;
+    for (int i = 0; i < 3000; i++) {
+        float p[3], q[3];
+        for (int a = 0; a < 3; a++) {
+            p[a] = rng_range(&rng, -22, 22);
+            q[a] = p[a] + rng_range(&rng, -12, 12);
+        }
+        if (i % 3 == 0)
+            q[i % 2] = p[i % 2];    /* along a plane of the axes: a zero component */
+        if (i % 9 == 0)
+            q[2] = p[2];
+        if (i % 4 == 1) {
+            /* through a corner of a triangle, on its box's faces: where the widening counts */
+            const float *corner = &s.tris[rng_next(&rng) % s.count][3 * (i % 3)];
+            for (int a = 0; a < 3; a++)
+                q[a] = p[a] + 2.0f * (corner[a] - p[a]);
+        }
+        float s_want = 0.0f, s_got = 0.0f;
+        uint32_t want_id = UINT32_MAX, got_id = UINT32_MAX;
+        bool want = reference_nearest(&tree, (const float (*)[9])s.tris, p, q, &s_want, &want_id);
+        bool got = bvh_segment_nearest_triangle(&tree, p, q, 0.0f, 1.0f, &s_got, &got_id);
+        CHECK(got == want);
+        CHECK(!want || (memcmp(&s_got, &s_want, sizeof s_got) == 0 && got_id == want_id));
+        CHECK(bvh_segment_occluded(&tree, p, q, 0.0f, 1.0f, NULL) == want);
+        hits += want;
+    }
+    printf("pair walk: %zu triangles, 3000 segments, %d hit\n", s.count, hits);
+    CHECK(hits > 500 && hits < 2500);
+    bvh_free(&tree);
+    soup_free(&s);
+}
+
 static void empty_tree_hits_nothing(void)
 {
     bvh tree;
@@ -241,6 +353,7 @@ int main(void)
     random_soup_agrees();
     closed_mesh_is_watertight();
     parallel_build_is_identical();
+    pair_walk_matches_node_walk();
     empty_tree_hits_nothing();
     puts("test_bake_bvh: ok");
     TEST_DONE();
