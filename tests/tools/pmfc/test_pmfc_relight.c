@@ -6,6 +6,7 @@
  * Usage: test_pmfc_relight CASE PMFC WORKDIR SOURCE [PMFC OPTIONS]; CASE: map (a Quake .map),
  * rmf (an RMF with a light_environment), stale (a damaged cache and an edit of the geometry),
  * rad (a GoldSrc .map's lights.rad). */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,12 +401,26 @@ static void case_rmf(const char *original)
 static bool damage_cache(text *t)
 {
     (void)t;
-    char command[1600];
-    /* the one file in the cache, one byte in its middle flipped */
-    snprintf(command, sizeof command,
-             "f=$(ls %s/cache/*.relight) && n=$(($(wc -c < \"$f\") / 2)) && printf '\\377' | dd of=\"$f\" bs=1 seek=$n conv=notrunc 2>/dev/null",
-             workdir);
-    return system(command) == 0;
+    /* the one file in the cache, one byte in its middle flipped (in C: the Windows build runs
+     * under wine, with no POSIX shell) */
+    char dir[1100], path[1400] = "";
+    snprintf(dir, sizeof dir, "%s/cache", workdir);
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len > 8 && !strcmp(e->d_name + len - 8, ".relight"))
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    }
+    if (d)
+        closedir(d);
+    FILE *f = path[0] ? fopen(path, "r+b") : NULL;
+    if (!f)
+        return false;
+    bool ok = fseek(f, 0, SEEK_END) == 0;
+    long middle = ok ? ftell(f) / 2 : 0;
+    int byte = ok && fseek(f, middle, SEEK_SET) == 0 ? fgetc(f) : EOF;
+    ok = byte != EOF && fseek(f, middle, SEEK_SET) == 0 && fputc(byte ^ 0xFF, f) != EOF;
+    return fclose(f) == 0 && ok;
 }
 static bool unchanged(text *t) { (void)t; return true; }
 #define SMALL_LIGHT "{\n\"classname\" \"light\"\n\"origin\" \"0 0 96\"\n\"light\" \"200\"\n}\n"
