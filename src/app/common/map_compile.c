@@ -197,14 +197,20 @@ static void record_progress(void *user, const pmfc_progress *p)
     atomic_store(&job->stage, p->stage);
 }
 
-void map_compile_warnings_add(map_compile_warnings *w, const char *line, size_t len)
+/* A line of pmfc's, its "pmfc: " dropped, cleaned into out. */
+static void clean_pmfc_line(const char *line, size_t len, char *out, size_t out_size)
 {
     if (len >= 6 && !memcmp(line, "pmfc: ", 6)) {
         line += 6;
         len -= 6;
     }
+    map_compile_clean_line(line, len, out, out_size);
+}
+
+void map_compile_warnings_add(map_compile_warnings *w, const char *line, size_t len)
+{
     if (w->kept < MAP_COMPILE_WARNINGS_KEPT)
-        map_compile_clean_line(line, len, w->lines[w->kept++], sizeof w->lines[0]);
+        clean_pmfc_line(line, len, w->lines[w->kept++], sizeof w->lines[0]);
     w->count++;
 }
 
@@ -216,7 +222,7 @@ static void keep_warning(void *user, pmfc_message_kind kind, const char *line)
     if (kind == PMFC_WARNING)
         map_compile_warnings_add(&job->warnings, line, strlen(line));
     else if (kind == PMFC_NOTE && !strncmp(line, "pmfc: cache", 11))
-        map_compile_clean_line(line + 6, strlen(line + 6), job->full_why, sizeof job->full_why);
+        clean_pmfc_line(line, strlen(line), job->full_why, sizeof job->full_why);
 }
 
 static void *compile_job_run(void *arg)
@@ -331,13 +337,7 @@ static void last_line(FILE *log, char *out, size_t size)
     size_t from = n;
     while (from && tail[from - 1] != '\n')
         from--;
-    const char *line = tail + from;
-    size_t len = n - from;
-    if (len >= 6 && !memcmp(line, "pmfc: ", 6)) {
-        line += 6;
-        len -= 6;
-    }
-    map_compile_clean_line(line, len, out, size);
+    clean_pmfc_line(tail + from, n - from, out, size);
 }
 
 /* True for ".SRC-KEY.PID.N.tmp.pmf" of this source whose process is gone (killed mid-compile). */
@@ -434,8 +434,7 @@ bool map_compile_poll(map_compile *mc)
         if (!atomic_load(&mc->job->finished))
             return false;
         const pmfc_result *r = &mc->job->result;
-        const char *error = strncmp(r->error, "pmfc: ", 6) ? r->error : r->error + 6;
-        map_compile_clean_line(error, strlen(error), line, sizeof line);
+        clean_pmfc_line(r->error, strlen(r->error), line, sizeof line);
         int status = r->status;
         mc->warnings = mc->job->warnings;
         mc->relit = r->relit;
