@@ -17,7 +17,6 @@
 #include "pmf/pmf.h"
 
 static const char *pmfc, *workdir, *options;
-static bool quick = true;            /* a relight takes under half the full compile's time */
 
 /* ---- the source as bytes, edited in place ---- */
 
@@ -262,11 +261,8 @@ static void run_step(const step *s, int index, double full_seconds)
     if (line) printf(", %llu lights changed, %llu luxels", lights, luxels);
     printf("\n");
     CHECK(!line == (s->lights < 0), "step %d (%s): %s", index, s->what, log);
-    if (line) {
-        CHECK_EQ(lights, s->lights);
-        /* a full-size map's (a small one's compile is mostly starting up) */
-        CHECK(!quick || full_seconds < 5 || seconds < full_seconds / 2, "step %d: a relight takes %.2f s, a full compile %.2f s", index, seconds, full_seconds);
-    }
+    /* no time is asserted here: the bench's relight figure measures it, paired against a full compile */
+    if (line) CHECK_EQ(lights, s->lights);
     if (!s->compare) return;
     snprintf(full, sizeof full, "%s/full_%d.pmf", workdir, index);
     CHECK_EQ(compile(source_path, full, false, &full_now, log, sizeof log), 0);
@@ -464,7 +460,6 @@ static const step rad_steps[] = {
 
 static void case_rad(const char *original)
 {
-    quick = false; /* every light changes: the relight sums them all again (but traces no sky or dirt) */
     CHECK(rad_first(NULL));
     run_chain("relight_rad.map", original, rad_steps, (int)(sizeof rad_steps / sizeof *rad_steps));
 }
