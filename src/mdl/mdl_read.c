@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #define HEADER_SIZE 84u
@@ -180,13 +181,9 @@ static bool index_frames(mdl_file *m, pmf_cursor *c)
 
 mdl_file *mdl_open_memory(const uint8_t *data, size_t size, const char *name, pmf_error *err)
 {
-    size_t name_size = strnlen(name ? name : "", sizeof err->file - 1) + 1;
-    mdl_file *m = pmf_budget_calloc(1, sizeof *m + name_size);
-    if (!m) {
-        pmf_error_set(err, name, "header", 0, "out of memory");
+    mdl_file *m = pmf_reader_handle(sizeof *m, offsetof(mdl_file, name), name, err);
+    if (!m)
         return NULL;
-    }
-    memcpy(m->name, name ? name : "", name_size - 1);
     m->data = data;
     m->size = size;
     pmf_cursor c = pmf_cursor_make(data, size, 0, m->name, "header", err);

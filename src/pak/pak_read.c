@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -166,13 +167,9 @@ static bool read_directory(pak_file *p, pmf_error *err)
 
 static pak_file *pak_new(const char *name, pmf_error *err)
 {
-    size_t name_size = strnlen(name ? name : "", sizeof err->file - 1) + 1;
-    pak_file *p = pmf_budget_calloc(1, sizeof *p + name_size);
-    if (!p) {
-        pmf_error_set(err, name, "header", 0, "out of memory");
+    pak_file *p = pmf_reader_handle(sizeof *p, offsetof(pak_file, name), name, err);
+    if (!p)
         return NULL;
-    }
-    memcpy(p->name, name ? name : "", name_size - 1);
     p->fd = -1;
     return p;
 }

@@ -51,6 +51,10 @@ void pmf_error_vset(pmf_error *err, const char *file, const char *block, uint64_
 /* Fills err (when not NULL) for a text file: what is wrong at line and column. */
 void pmf_error_set_text(pmf_error *err, const char *file, const char *block, int line, int column, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
+/* A reader's handle for the file called name: size zeroed bytes from the memory budget whose last
+ * member, a flexible `char name[]` at name_offset, holds name as an error shows it (cut to
+ * pmf_error.file). NULL, with "header: out of memory" in err, when memory runs out. */
+void *pmf_reader_handle(size_t size, size_t name_offset, const char *name, pmf_error *err);
 
 /* ---- common small types ------------------------------------------------------------------ */
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pmf_budget.h"
 #include "pmf_internal.h"
 #include "text_clean.h"
 
@@ -60,4 +61,16 @@ char *pmf_error_format(const pmf_error *err, char *buf, size_t size)
         snprintf(raw, sizeof raw, "%s: %s, byte %llu: %s", err->file, err->block, (unsigned long long)err->offset, err->message);
     /* one line with no control bytes, whatever the file name or the file's strings hold */
     return text_clean(raw, buf, size);
+}
+
+void *pmf_reader_handle(size_t size, size_t name_offset, const char *name, pmf_error *err)
+{
+    size_t name_size = strnlen(name ? name : "", sizeof err->file - 1) + 1;
+    char *handle = pmf_budget_calloc(1, size + name_size);
+    if (!handle) {
+        pmf_error_set(err, name, "header", 0, "out of memory");
+        return NULL;
+    }
+    memcpy(handle + name_offset, name ? name : "", name_size - 1);
+    return handle;
 }

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #define PICTURE_HEADER 16u         /* origin x, y, width, height */
@@ -154,13 +155,9 @@ static bool index_frames(spr_file *s, pmf_cursor *c, pmf_error *err)
 
 spr_file *spr_open_memory(const uint8_t *data, size_t size, const char *name, pmf_error *err)
 {
-    size_t name_size = strnlen(name ? name : "", sizeof err->file - 1) + 1;
-    spr_file *s = pmf_budget_calloc(1, sizeof *s + name_size);
-    if (!s) {
-        pmf_error_set(err, name, "header", 0, "out of memory");
+    spr_file *s = pmf_reader_handle(sizeof *s, offsetof(spr_file, name), name, err);
+    if (!s)
         return NULL;
-    }
-    memcpy(s->name, name ? name : "", name_size - 1);
     s->data = data;
     s->size = size;
     pmf_cursor c = pmf_cursor_make(data, size, 0, s->name, "header", err);

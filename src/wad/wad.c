@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,13 +190,9 @@ static bool read_directory(wad_file *w, pmf_error *err)
 
 wad_file *wad_open_memory(const uint8_t *data, size_t size, const char *name, pmf_error *err)
 {
-    size_t name_size = strnlen(name ? name : "", sizeof err->file - 1) + 1;
-    wad_file *w = pmf_budget_calloc(1, sizeof *w + name_size);
-    if (!w) {
-        set_error(err, name, "header", 0, "out of memory");
+    wad_file *w = pmf_reader_handle(sizeof *w, offsetof(wad_file, name), name, err);
+    if (!w)
         return NULL;
-    }
-    memcpy(w->name, name ? name : "", name_size - 1);
     w->data = data;
     w->size = size;
     if (!read_directory(w, err)) {
