@@ -54,6 +54,10 @@ static void write_wad(const char *path)
     CHECK(wad_build_add_solid(w, "GREEN", 40, 200, 60));
     CHECK(wad_build_add_solid(w, "RED", 220, 30, 30));
     CHECK(wad_build_add_solid(w, "WHITE", 255, 255, 255));
+    CHECK(wad_build_add_solid(w, "SCROLLBELT", 90, 90, 90));
+    /* animations: +0ANIM, +1ANIM and the alternate set +AANIM, +BANIM, +CANIM */
+    static const char *const frames[] = { "+0ANIM", "+1ANIM", "+AANIM", "+BANIM", "+CANIM" };
+    for (int i = 0; i < 5; i++) CHECK(wad_build_add_solid(w, frames[i], (uint8_t)(40 * i), 80, 80));
     /* {FENCE: the left half of every row is the transparent (last) palette colour */
     uint8_t fence[16 * 16 * 4];
     for (int i = 0; i < 16 * 16; i++) {
@@ -478,6 +482,144 @@ static void test_holes_and_visgroups(const char *wad)
         CHECK_EQ(wrong, 0);
         test_image_free(&im);
     }
+}
+
+/* Brush entities as Half-Life draws them (the Valve developer wiki's "Render modes (GoldSrc)"),
+ * each against its blend: a row of RED plates (func_wall) before a GREEN wall that is itself
+ * fullbright (texture mode, renderamt 255), lit by one dim light. Colour, texture, glow and
+ * additive are fullbright; solid and Quake's alpha are lit, each like the plain plate that stands
+ * where the light falls alike (plate i mirrors plate 8 - i across the light). */
+static void test_render_modes(const char *wad)
+{
+    static const struct { const char *mode, *amount, *color, *alpha; } plates[] = {
+        { NULL, NULL, NULL, NULL }, { NULL, NULL, NULL, NULL }, { "1", "128", "0 0 255", NULL },
+        { "2", "128", NULL, NULL }, { "3", "128", NULL, NULL }, { "5", "128", NULL, NULL },
+        { "4", "0", NULL, NULL },   { NULL, NULL, NULL, "0.5" }, { "4", "128", NULL, NULL },
+    };
+    enum { PLATES = sizeof plates / sizeof plates[0] };
+    rmf_build *b = new_map(wad, 2.2f);
+    rmf_kv wall_kv[] = { { "rendermode", "2" }, { "renderamt", "255" } };
+    rmf_build_begin_brush_entity(b, &(rmf_entity){ .classname = "func_wall", .kv = wall_kv, .kv_count = 2 }, NULL);
+    box(b, -512, 128, -512, 512, 144, 512, "GREEN");
+    rmf_build_end(b);
+    for (int i = 0; i < PLATES; i++) {
+        rmf_kv kv[4];
+        uint32_t n = 0;
+        if (plates[i].mode) kv[n++] = (rmf_kv){ "rendermode", (char *)plates[i].mode };
+        if (plates[i].amount) kv[n++] = (rmf_kv){ "renderamt", (char *)plates[i].amount };
+        if (plates[i].color) kv[n++] = (rmf_kv){ "rendercolor", (char *)plates[i].color };
+        if (plates[i].alpha) kv[n++] = (rmf_kv){ "alpha", (char *)plates[i].alpha };
+        rmf_build_begin_brush_entity(b, &(rmf_entity){ .classname = "func_wall", .kv = kv, .kv_count = n }, NULL);
+        float x0 = -58 + 13 * (float)i;
+        box(b, x0, 64, -16, x0 + 10, 66, 16, "RED");
+        rmf_build_end(b);
+    }
+    rmf_kv light_kv[] = { { "_light", "255 255 255 60" } };
+    point_entity(b, "light", (float[3]){ -1, -32, 0 }, light_kv, 1); /* before the middle plate */
+    char rmf[600], pmf[700], png[720];
+    if (!finish(b, "render_modes.rmf", rmf, sizeof rmf)) return;
+    snprintf(pmf, sizeof pmf, "%s.pmf", rmf);
+    CHECK_EQ(compile(rmf, pmf, NULL), 0);
+    test_image im;
+    snprintf(png, sizeof png, "%s.png", rmf);
+    if (!shot(pmf, png, 0, 0, 0, 0, 0, NULL, &im)) { CHECK(0); return; }
+    uint8_t got[PLATES][3];
+    for (int i = 0; i < PLATES; i++) {
+        /* the pixel whose ray meets plate i's middle (64 units away) */
+        double want = -53 + 13.0 * i, best = 1e9;
+        int px = 0;
+        for (int x = 0; x < W; x++) {
+            double d[3];
+            pixel_ray(x, H / 2, d);
+            double hx = d[0] * 64 / -d[2];
+            if (fabs(hx - want) < best) best = fabs(hx - want), px = x;
+        }
+        memcpy(got[i], test_pixel(&im, px, H / 2), 3);
+        printf("render mode plate %d (%s%s): pixel %d: %d %d %d\n", i, plates[i].alpha ? "alpha " : "mode ",
+               plates[i].alpha ? plates[i].alpha : plates[i].mode ? plates[i].mode : "0", px, got[i][0], got[i][1], got[i][2]);
+    }
+    const int red[3] = { 220, 30, 30 }, green[3] = { 40, 200, 60 }, blue[3] = { 0, 0, 255 };
+    double a = 128 / 255.0;
+    int want[PLATES][3];
+    for (int k = 0; k < 3; k++) {
+        want[0][k] = got[0][k];                                       /* lit, as they are */
+        want[1][k] = got[1][k];
+        want[2][k] = (int)lround(blue[k] * a + green[k] * (1 - a));   /* colour: rendercolor over the wall */
+        want[3][k] = (int)lround(red[k] * a + green[k] * (1 - a));    /* texture: fullbright, translucent */
+        want[4][k] = (int)fmin(255, lround(green[k] + red[k] * a));   /* glow: as additive on a brush */
+        want[5][k] = (int)fmin(255, lround(green[k] + red[k] * a));   /* additive, scaled by renderamt */
+        want[6][k] = green[k];                                        /* solid with renderamt 0: not drawn */
+        want[7][k] = (int)lround(got[1][k] * a + green[k] * (1 - a)); /* Quake alpha 0.5 (128): lit */
+        want[8][k] = got[0][k];                                       /* solid: lit, opaque (no '{' holes) */
+    }
+    for (int i = 0; i < PLATES; i++)
+        CHECK(near_rgb(got[i], want[i][0], want[i][1], want[i][2], 3), "plate %d: %d %d %d, want %d %d %d", i, got[i][0],
+              got[i][1], got[i][2], want[i][0], want[i][1], want[i][2]);
+    CHECK(got[0][0] > 5 && got[0][0] < 200, "the lit plate (%d %d %d) is dark or fullbright", got[0][0], got[0][1], got[0][2]);
+    test_image_free(&im);
+}
+
+/* Whether a resource path ends in tail, letters of any case. */
+static bool ends_with_nocase(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n >= k && !strcasecmp(s + n - k, tail);
+}
+
+/* A func_conveyor's "scroll" texture moves along u at its speed (Half-Life: back along s, speed
+ * texels a second), its other textures stand still; a face naming any frame of an animation
+ * shows the animation from its first frame: "+1anim" that of +0ANIM, "+banim" the alternate set
+ * +AANIM, +BANIM, +CANIM, at 10 frames a second. */
+static void test_conveyor_and_animations(const char *wad)
+{
+    rmf_build *b = new_map(wad, 2.2f);
+    box(b, -128, -128, -16, 128, 128, 0, "+1anim");
+    box(b, -128, -128, 64, 128, 128, 80, "+banim");
+    rmf_kv kv[] = { { "speed", "-48" } };
+    rmf_build_begin_brush_entity(b, &(rmf_entity){ .classname = "func_conveyor", .kv = kv, .kv_count = 1 }, NULL);
+    box(b, -64, -64, 0, 64, 64, 8, "SCROLLBELT");
+    box(b, -64, -64, 8, 64, 64, 16, "WHITE");
+    rmf_build_end(b);
+    char rmf[600], pmf[700];
+    if (!finish(b, "conveyor.rmf", rmf, sizeof rmf)) return;
+    snprintf(pmf, sizeof pmf, "%s.pmf", rmf);
+    CHECK_EQ(compile(rmf, pmf, NULL), 0);
+    pmf_error err;
+    pmf_file *pf = pmf_open(pmf, &err);
+    CHECK(pf != NULL);
+    if (!pf) return;
+    pmf_level lvl;
+    CHECK(pmf_level_read(pf, 0, PMF_PART_COMMON | PMF_PART_CLIENT, &lvl, &err));
+    int belts = 0, still = 0, anims = 0;
+    for (unsigned i = 0; i < lvl.common.material_count; i++) {
+        const char *name = lvl.common.materials[i].name;
+        const pmf_client_material *cm = &lvl.client.materials[i];
+        printf("material %s: scroll %g %g, %u extra textures (%s), advance %u us\n", name, cm->uv_scroll[0], cm->uv_scroll[1],
+               cm->extra_texture_count, cm->extra_texture_count ? cm->extra_textures[0] : "", cm->advance_time_us);
+        if (!strncmp(name, "SCROLLBELT", 10)) {
+            belts++;
+            CHECK_NEAR(cm->uv_scroll[0], 48.0 / 16, 1e-6);   /* speed -48: forward, 16 texels wide */
+            CHECK_NEAR(cm->uv_scroll[1], 0, 1e-9);
+        } else if (!strcmp(name, "WHITE")) {
+            still++;
+            CHECK(cm->uv_scroll[0] == 0 && cm->uv_scroll[1] == 0);
+        } else if (!strcmp(name, "+0ANIM")) {
+            anims++;
+            CHECK_EQ(cm->extra_texture_count, 1);
+            CHECK_EQ(cm->advance_time_us, 100000);
+            CHECK(cm->extra_texture_count == 1 && ends_with_nocase(cm->extra_textures[0], "1ANIM"));
+        } else if (!strcmp(name, "+AANIM")) {
+            anims++;
+            CHECK_EQ(cm->extra_texture_count, 2);
+            CHECK(cm->extra_texture_count == 2 && ends_with_nocase(cm->extra_textures[0], "BANIM") &&
+                  ends_with_nocase(cm->extra_textures[1], "CANIM"));
+        }
+    }
+    CHECK_EQ(belts, 1);
+    CHECK_EQ(still, 1);
+    CHECK_EQ(anims, 2);
+    pmf_level_free(&lvl);
+    pmf_close(pf);
 }
 
 /* Faces' physics and sound materials: liquids (func_water) are swum through, func_illusionary
@@ -933,6 +1075,8 @@ int main(int argc, char **argv)
     test_sun(wad);
     test_smooth_cylinder(wad);
     test_holes_and_visgroups(wad);
+    test_render_modes(wad);
+    test_conveyor_and_animations(wad);
     test_surface_materials(wad);
     test_direct_open(wad);
     test_watertight(wad);

@@ -51,10 +51,12 @@ typedef struct import_ctx {
     bool failed;
 } import_ctx;
 
-/* How a brush entity draws its faces (Half-Life render modes). */
+/* How a brush entity draws its faces: Half-Life's render modes, Quake's alpha, a conveyor. */
 typedef struct render_look {
-    int mode;                        /* 0 normal, 2 texture, 4 solid, 5 additive; others draw normal */
-    int amount;                      /* renderamt 0..255 */
+    int mode;                        /* 0 normal, 1 colour, 2 texture, 3 glow, 4 solid, 5 additive */
+    int amount;                      /* renderamt 0..255 (mode 0: Quake's alpha, 255 = opaque) */
+    uint8_t color[3];                /* rendercolor (mode 1) */
+    float conveyor;                  /* func_conveyor's speed, units a second (0: none) */
     bool liquid;                     /* func_water */
     bool not_solid;                  /* func_illusionary: seen, walked through */
 } render_look;

@@ -298,15 +298,27 @@ static int find_texture(import_ctx *c, const char *name, texture_def *out)
     return r < 0 ? -1 : load_folder_texture(c, name, out);
 }
 
+/* The first frame's character of an animation frame's name ("+NNAME": '0' for +0..+9, 'A' for
+ * the alternate set +A..+J), or 0 when the name is no frame. */
+static char animation_first(const char *upper_name)
+{
+    if (upper_name[0] != '+' || !upper_name[1] || !upper_name[2]) return 0;
+    if (upper_name[1] >= '0' && upper_name[1] <= '9') return '0';
+    if (upper_name[1] >= 'A' && upper_name[1] <= 'J') return 'A';
+    return 0;
+}
+
 /* The texture a face names, loaded on first use. "+NNAME" animation frames all resolve to their
- * animation, "+0NAME" (conventions §5). Returns an index in c->textures, or -1 on failure. */
+ * animation, "+0NAME", and the alternate set's "+aNAME" .. "+jNAME" to "+ANAME" (conventions §5).
+ * Returns an index in c->textures, or -1 on failure. */
 int editor_use_texture(import_ctx *c, const char *raw)
 {
     char name[64];
     /* a face the editor saved with no texture name (Worldcraft 0.8 does) still needs a file name */
     upper_copy(name, sizeof name, raw[0] ? raw : "unnamed");
-    bool frame = name[0] == '+' && name[1] >= '0' && name[1] <= '9' && name[2];
-    if (frame) name[1] = '0';
+    char first = animation_first(name);
+    bool frame = first != 0;
+    if (frame) name[1] = first;
     if (strlen(raw) >= sizeof name) {
         end_in_hash(name, sizeof name, raw + (frame ? 2 : 0), "~");   /* an animation's frames alike */
         upper_copy(name, sizeof name, name);
@@ -331,13 +343,14 @@ int editor_use_texture(import_ctx *c, const char *raw)
     t->height = found.height;
     t->texture = add_map_texture(c, name, found.width, found.height, found.rgba);
     xfree(found.rgba);
-    if (name[0] == '+' && name[1] == '0') {
-        /* the animation's frames: +0NAME, +1NAME, ... for as long as they are found */
+    if (first) {
+        /* the animation's frames: +0NAME, +1NAME, ... (+ANAME, +BNAME, ...) for as long as they
+         * are found */
         t->frames[t->frame_count++] = t->texture;
         for (int k = 1; k < EDITOR_ANIM_FRAMES; k++) {
             char frame[64];
             snprintf(frame, sizeof frame, "%s", name);
-            frame[1] = (char)('0' + k);
+            frame[1] = (char)(first + k);
             texture_def next_frame = { 0 };
             r = find_texture(c, frame, &next_frame);
             if (r < 0) return -1;
@@ -421,16 +434,28 @@ void editor_open_textures(import_ctx *c, const char *wad_key)
 
 render_look editor_entity_look(const editor_entity *e)
 {
-    render_look look = { 0, 255, false, false };
+    render_look look = { .amount = 255 };
     if (!e) return look;
     look.not_solid = e->classname && !strcasecmp(e->classname, "func_illusionary");
+    look.liquid = e->classname && !strcasecmp(e->classname, "func_water");
     int mode = (int)editor_kv_number(e, "rendermode", 0);
-    if (mode == 2 || mode == 4 || mode == 5) {
+    if (mode >= 1 && mode <= 5) {
         look.mode = mode;
         double amt = editor_kv_number(e, "renderamt", 255);
-        look.amount = amt < 0 ? 0 : amt > 255 ? 255 : (int)amt;
+        look.amount = amt > 0 ? amt < 255 ? (int)amt : 255 : 0;
+        double rgb[3];
+        if (editor_kv_numbers(e, "rendercolor", rgb, 3) == 3)
+            for (int k = 0; k < 3; k++) look.color[k] = (uint8_t)(rgb[k] > 0 ? rgb[k] < 255 ? rgb[k] : 255 : 0);
+    } else {
+        /* Quake engines' entity alpha (FitzQuake's protocol): 0 is the default, opaque */
+        double alpha = editor_kv_number(e, "alpha", 0);
+        if (alpha > 0 && alpha < 1) look.amount = (int)lround(alpha * 255);
     }
-    look.liquid = e->classname && !strcasecmp(e->classname, "func_water");
+    if (e->classname && !strcasecmp(e->classname, "func_conveyor")) {
+        double speed = editor_kv_number(e, "speed", 0);
+        speed = speed != 0 && isfinite(speed) ? fmax(-1e6, fmin(1e6, speed)) : 100; /* Half-Life's default */
+        look.conveyor = (float)speed;
+    }
     return look;
 }
 
@@ -501,14 +526,55 @@ void editor_read_texture_types(import_ctx *c)
     fclose(f);
 }
 
+/* A render mode's variant of a material: its name's suffix (unique per look). Solid (4) shows
+ * every texel a '{' texture keeps at full opacity unless renderamt is 0 (then nothing). */
+static void look_suffix(char *out, size_t size, const render_look *look)
+{
+    int amount = look->mode == 4 ? (look->amount ? 255 : 0) : look->amount;
+    size_t n = 0;
+    if (look->mode == 1) n = (size_t)snprintf(out, size, "#m1,a%d,c%02X%02X%02X", amount, look->color[0], look->color[1], look->color[2]);
+    else if (look->mode) n = (size_t)snprintf(out, size, "#m%d,a%d", look->mode, amount);
+    else if (amount < 255) n = (size_t)snprintf(out, size, "#a%d", amount);
+    else out[0] = 0;
+    if (look->conveyor != 0 && n < size) snprintf(out + n, size - n, "#scroll%g", look->conveyor);
+}
+
+/* How the game draws a render mode (the Valve developer wiki's "Render modes (GoldSrc)"): colour
+ * (1) the rendercolor in place of the texture, texture (2) the texture, both translucent by
+ * renderamt; glow (3, meant for sprites, on a brush as additive) and additive (5) add the texture
+ * scaled by renderamt; all four fullbright. Solid (4) is lit with its '{' holes; Quake's alpha
+ * lit and translucent. A conveyor's "scroll" textures move along their u axis at its speed. */
+static void apply_look(material_def *m, const render_look *look, const editor_texture *t)
+{
+    int mode = look->mode;
+    if (mode == 1 || mode == 2 || mode == 4 || (mode == 0 && look->amount < 255)) {
+        m->flags |= PMF_MATERIAL_TRANSPARENT;
+        m->alpha = (uint8_t)(mode == 4 ? (look->amount ? 255 : 0) : look->amount);
+    }
+    if (mode == 1) {
+        m->texture[0] = 0;               /* untextured: the colour alone */
+        m->frame_count = 0;
+        m->advance_us = 0;
+        memcpy(m->color, look->color, 3);
+    }
+    if (mode == 3 || mode == 5) {
+        m->render_mode = PMF_RENDMODE_ADD;
+        memset(m->color, look->amount, 3); /* ADD adds out whole (conventions §3): renderamt scales it */
+    }
+    if (mode == 1 || mode == 2 || mode == 3 || mode == 5) m->shading = 0;
+    if (look->conveyor != 0 && !strncmp(t->name, "SCROLL", 6) && t->width)
+        m->scroll[0] = -look->conveyor / (float)t->width; /* Half-Life moves s back at speed texels a second */
+}
+
 int editor_material(import_ctx *c, int tex, render_look look)
 {
     const editor_texture *t = &c->textures[tex];
     bool liquid = look.liquid || is_liquid_texture(t->name);
     bool alpha_test = t->name[0] == '{';
-    char name[PMFC_NAME_MAX + 32];
-    if (look.mode) snprintf(name, sizeof name, "%s#m%d,a%d", t->name, look.mode, look.amount);
-    else snprintf(name, sizeof name, "%s", t->name);
+    if (strncmp(t->name, "SCROLL", 6)) look.conveyor = 0;
+    char name[PMFC_NAME_MAX + 64], suffix[64];
+    look_suffix(suffix, sizeof suffix, &look);
+    snprintf(name, sizeof name, "%s%s", t->name, suffix);
     if (liquid && !is_liquid_texture(t->name)) snprintf(name + strlen(name), sizeof name - strlen(name), "#liquid");
     if (look.not_solid && !liquid) snprintf(name + strlen(name), sizeof name - strlen(name), "#nonsolid");
     int found = map_find_material(c->map, name);
@@ -526,13 +592,7 @@ int editor_material(import_ctx *c, int tex, render_look look)
     /* '{' textures' holes: the transparent palette colour has texel alpha 0, and a transparent
      * material's alpha is multiplied by the texel's (conventions §3) */
     if (alpha_test) m->flags |= PMF_MATERIAL_TRANSPARENT;
-    if (look.mode == 2 || look.mode == 4) {
-        m->flags |= PMF_MATERIAL_TRANSPARENT;
-        m->alpha = (uint8_t)look.amount;
-    } else if (look.mode == 5) {
-        m->render_mode = PMF_RENDMODE_ADD;
-        m->alpha = (uint8_t)look.amount;
-    }
+    apply_look(m, &look, t);
     if (liquid) m->flags |= PMF_MATERIAL_LIQUID;
     /* physics: liquids are swum through (at most 3 m/s), func_illusionary walked through */
     if (liquid) m->physics = physics_material(c, "water", PMF_PHYSICS_NOT_SOLID, 3.0f);
