@@ -30,6 +30,22 @@ uniform float u_shine;
 uniform vec3 u_fog;                          // x = start, y = full (metres from the eye)
 uniform vec3 u_fog_color;
 #endif
+#if LIQUID
+uniform float u_time;                        // the vertex stage's: one uniform of the program
+
+// Quake's and Half-Life's liquids warp their texture as the engines' turbulence does: each texel
+// coordinate moves by 8 texels times the sine of the other over 8, plus the time in seconds
+// (docs/materials.md). The raw look leaves the texture as the map maps it.
+vec2 liquid_uv(vec2 uv)
+{
+    if (u_look == 0)
+        return uv;
+    vec2 size = vec2(textureSize(u_texture, 0));
+    return uv + 8.0 * sin((uv * size).yx * 0.125 + u_time) / size;
+}
+#else
+vec2 liquid_uv(vec2 uv) { return uv; }
+#endif
 #else
 uniform vec4 u_wire_color;
 #endif
@@ -127,7 +143,7 @@ void main()
     o_color = vec4(luxel_grid(density_color()), 1.0);
 #else
     vec3 L = light();
-    vec4 texel = texture(u_texture, v_uv);
+    vec4 texel = texture(u_texture, liquid_uv(v_uv));
     vec3 a = u_color.rgb * texel.rgb;
     vec3 lit = a * ((1.0 - u_shading) + u_shading * L) + u_emission;
 #if MATCAP

@@ -559,6 +559,53 @@ static void test_render_modes(const char *wad)
     test_image_free(&im);
 }
 
+/* Liquids warp their texture as Quake's and Half-Life's turbulence does, in the game looks and
+ * not in the raw one: over time the water's pixels move and a wall's stay. */
+static void test_liquid_warp(const char *wad)
+{
+    rmf_build *b = new_map(wad, 2.2f);
+    box(b, -512, 128, -512, 512, 144, 0, "GRID");                      /* a wall, its top half seen */
+    rmf_build_begin_brush_entity(b, &(rmf_entity){ .classname = "func_water" }, NULL);
+    box(b, -512, -512, -64, 512, 128, -48, "GRID");                    /* the water below */
+    rmf_build_end(b);
+    char rmf[600], pmf[700];
+    if (!finish(b, "warp.rmf", rmf, sizeof rmf)) return;
+    snprintf(pmf, sizeof pmf, "%s.pmf", rmf);
+    CHECK_EQ(compile(rmf, pmf, NULL), 0);
+    static const char *const looks[] = { "raw", "goldsrc" };
+    for (int l = 0; l < 2; l++) {
+        test_image at[2];
+        bool ok = true;
+        for (int t = 0; t < 2; t++) {
+            char png[760], extra[96];
+            snprintf(png, sizeof png, "%s.%s.%d.png", rmf, looks[l], t);
+            snprintf(extra, sizeof extra, "--mode fullbright --time %d --look %s", t * 2, looks[l]);
+            /* shot's own --look raw comes first: the later one wins */
+            ok = ok && shot(pmf, png, 0, 0, 0, 0, -20, extra, &at[t]);
+        }
+        CHECK(ok);
+        if (!ok) return;
+        int water_moved = 0, wall_moved = 0, water = 0, wall = 0;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                bool moved = memcmp(test_pixel(&at[0], x, y), test_pixel(&at[1], x, y), 3) != 0;
+                /* pitch -20: the sky above, the wall's upper half about rows 62 to 118, the water below */
+                bool below = y > H * 3 / 4, on_wall = y >= H / 4 + 10 && y < H / 2 - 10;
+                water += below;
+                wall += on_wall;
+                water_moved += below && moved;
+                wall_moved += on_wall && moved;
+            }
+        printf("liquid warp, look %s: %d of %d water pixels moved in 2 s, %d of %d wall pixels\n", looks[l], water_moved, water,
+               wall_moved, wall);
+        CHECK_EQ(wall_moved, 0);
+        if (l == 0) CHECK_EQ(water_moved, 0);
+        else CHECK(water_moved > water / 4, "%d of %d water pixels moved", water_moved, water);
+        test_image_free(&at[0]);
+        test_image_free(&at[1]);
+    }
+}
+
 /* Whether a resource path ends in tail, letters of any case. */
 static bool ends_with_nocase(const char *s, const char *tail)
 {
@@ -1077,6 +1124,7 @@ int main(int argc, char **argv)
     test_holes_and_visgroups(wad);
     test_render_modes(wad);
     test_conveyor_and_animations(wad);
+    test_liquid_warp(wad);
     test_surface_materials(wad);
     test_direct_open(wad);
     test_watertight(wad);
