@@ -48,9 +48,12 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           sun, `_sunlight_dirt 1` alone darkens the sun but not minlight; minlight is a floor under
           the light, not added to it, and a func_detail's `_minlight` (red by `_minlight_color`)
           is its faces' own floor
+  paks    --game DIR read as the engines read it: the palette and the map's WAD only in pak0.pak,
+          a palette in pak1.pak overriding pak0's, a loose one overriding both; a damaged pak is
+          one line naming it and exit 2
   leak    the room with a wall left out reports its leak (the warning, info's leak path); sealed,
           none; the gap closed by a brush of skip seals (solid, drawn by nothing), of clip leaks"""
-import json, math, os, struct, subprocess, sys
+import json, math, os, shutil, struct, subprocess, sys
 
 CASE, PMFC, PMFVIEW, PROBE, WORK = sys.argv[1:6]
 S = 0.0254
@@ -103,6 +106,20 @@ def write_wad():
     pal = bytearray(768)
     for i, c in PAL.items(): pal[3 * i:3 * i + 3] = bytes(c)
     open("game/gfx/palette.lmp", "wb").write(bytes(pal))
+
+def write_pak(path, files):
+    """A PAK of files {name: bytes}: "PACK", the directory's offset and size, the files, the
+    directory (name[56], offset, size)."""
+    data, entries = b"", b""
+    for name, body in files.items():
+        entries += name.encode().ljust(56, b"\0") + struct.pack("<2I", 12 + len(data), len(body))
+        data += body
+    open(path, "wb").write(b"PACK" + struct.pack("<2I", 12 + len(data), len(entries)) + data + entries)
+
+def palette_bytes(colours):
+    pal = bytearray(768)
+    for i, c in colours.items(): pal[3 * i:3 * i + 3] = bytes(c)
+    return bytes(pal)
 
 def world(extra_keys="", fmt="Valve"):
     return '// Game: Quake\n// Format: %s\n{\n"classname" "worldspawn"\n"wad" "test.wad"\n%s' % (fmt, extra_keys)
@@ -448,6 +465,29 @@ elif CASE == "oversized":
     warn = [l for l in r.stderr.splitlines() if "coarser luxels" in l]
     if len(warn) != 1: fail("want one coarsening warning: " + r.stderr)
     print(warn[0])
+elif CASE == "paks":
+    shutil.rmtree("pakgame", ignore_errors=True)  # a run before left its loose palette
+    os.makedirs("pakgame")
+    wrong = {37: (1, 2, 3), 38: (4, 5, 6), 40: (7, 8, 9)}
+    loose = {37: (250, 250, 0), 38: (0, 250, 250), 40: (9, 9, 9)}
+    write_pak("pakgame/pak0.pak", {"gfx/palette.lmp": palette_bytes(wrong), "paked.wad": open("test.wad", "rb").read()})
+    write_pak("pakgame/pak1.pak", {"gfx/palette.lmp": palette_bytes(PAL)})
+    text = world().replace('"wad" "test.wad"', '"wad" "/quake/id1/paked.wad"') + room(VALVE_WALL, VALVE_WALL) + "}\n"
+    open("paks.map", "w").write(text)
+    for label, want in (("pak1 over pak0", PAL), ("loose over the paks", loose)):
+        if want is loose:
+            os.makedirs("pakgame/gfx", exist_ok=True)
+            open("pakgame/gfx/palette.lmp", "wb").write(palette_bytes(loose))
+        run(PMFC, "paks.map", "-o", "paks.pmf", "--game", "pakgame", "--bounce", "0")
+        px = pixel("paks.pmf", 4, 4, "--mode", "fullbright", "--look", "raw")
+        print("%s: the floor's texel 37 shows %s" % (label, px))
+        if not near(px, want[37], 3): fail("%s: want %s" % (label, want[37]))
+    # a damaged pak: its directory reaches past the file's end
+    open("pakgame/pak1.pak", "wb").write(b"PACK" + struct.pack("<2I", 12, 6400))
+    r = subprocess.run([PMFC, "paks.map", "-o", "bad.pmf", "--game", "pakgame"], capture_output=True, text=True)
+    lines = r.stderr.strip().splitlines()
+    print("damaged pak: exit %d: %s" % (r.returncode, lines[-1] if lines else ""))
+    if r.returncode != 2 or not lines or "pak1.pak" not in lines[-1]: fail("want exit 2 naming pak1.pak: " + r.stderr)
 else:
     fail("unknown case")
 print("map import (%s): all checks passed" % CASE)

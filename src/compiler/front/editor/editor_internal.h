@@ -5,7 +5,9 @@
 #ifndef PMFC_EDITOR_INTERNAL_H
 #define PMFC_EDITOR_INTERNAL_H
 
+#include "base/escape.h"
 #include "editor.h"
+#include "pak/pak.h"
 #include "wad.h"
 
 #define EDITOR_ANIM_FRAMES 10
@@ -32,7 +34,10 @@ typedef struct import_ctx {
     level_def *level;
     double s;                        /* metres per unit */
     const editor_map *em;
+    game_fs *game;                   /* --game DIR: its loose files over its paks (NULL: none) */
+    escape_hold game_hold;           /* closes game on an escape */
     wad_file **wads; char **wad_names; size_t wad_count;
+    uint8_t **wad_bytes;             /* [wad_count]: a WAD read from a pak (its memory), else NULL */
     char **missing_wads; size_t missing_wad_count, missing_wad_cap;
     uint8_t palette[768];            /* WAD2 and .wal texels: --game DIR's, else pmfview's own */
     bool game_palette;               /* the palette is the game's */

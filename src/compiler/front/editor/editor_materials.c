@@ -11,6 +11,7 @@
 
 #include "base/escape.h"
 #include "common/session.h"
+#include "base/pmf_budget.h"
 #include "base/pmf_os.h"
 #include "base/text_clean.h"
 #include "common/memory.h"
@@ -57,17 +58,53 @@ static bool file_exists(const char *path)
     return pmf_os_stat(path, &st) == 0 && st.regular;
 }
 
-static bool open_wad(import_ctx *c, const char *path, const char *shown)
+static void release_game(void *fs) { game_fs_close(fs); }
+
+/* --game DIR as the engines see it: its loose files over pakN.pak over ... over pak0.pak. A pak
+ * that is damaged fails the compile with its one line. */
+static void open_game(import_ctx *c)
+{
+    if (!c->desc->game_dir) return;
+    pmf_error err;
+    c->game = game_fs_open(c->desc->game_dir, &err);
+    if (!c->game) {
+        char line[1024];
+        import_fail(c, "%s", pmf_error_format(&err, line, sizeof line));
+        return;
+    }
+    escape_hold_take(&c->game_hold, release_game, c->game);
+}
+
+/* The file at path in --game DIR (loose or in a pak), at most limit bytes, into memory
+ * (pmf_budget_free); NULL when it is in neither, or damaged (then the compile fails, said). */
+static uint8_t *read_game_file(import_ctx *c, const char *path, uint64_t limit, size_t *size)
+{
+    if (!c->game) return NULL;
+    pmf_error err;
+    uint8_t *bytes = NULL;
+    int r = game_fs_read(c->game, path, limit, &bytes, size, &err);
+    if (r < 0) {
+        char line[1024];
+        import_fail(c, "%s", pmf_error_format(&err, line, sizeof line));
+    }
+    return r > 0 ? bytes : NULL;
+}
+
+/* A WAD from its file, or (data not NULL) from memory it keeps until editor_materials_free. */
+static bool open_wad_from(import_ctx *c, const char *path, const char *shown, uint8_t *data, size_t size)
 {
     pmf_error err;
-    wad_file *w = wad_open(path, &err);
+    wad_file *w = data ? wad_open_memory(data, size, path, &err) : wad_open(path, &err);
     if (!w) {
         char line[1024];
         import_fail(c, "%s", pmf_error_format(&err, line, sizeof line));
+        pmf_budget_free(data);
         return false;
     }
     c->wads = xrealloc(c->wads, (c->wad_count + 1) * sizeof *c->wads);
     c->wad_names = xrealloc(c->wad_names, (c->wad_count + 1) * sizeof *c->wad_names);
+    c->wad_bytes = xrealloc(c->wad_bytes, (c->wad_count + 1) * sizeof *c->wad_bytes);
+    c->wad_bytes[c->wad_count] = data;
     c->wads[c->wad_count] = w;
     c->wad_names[c->wad_count] = xmalloc(strlen(shown) + 1);
     strcpy(c->wad_names[c->wad_count], shown);
@@ -109,7 +146,11 @@ static void open_worldspawn_wads(import_ctx *c, const char *list)
         if (!n) continue;
         bool found = false;
         for (int k = 0; k < n && !found && !c->failed; k++)
-            if (file_exists(places[k])) found = open_wad(c, places[k], places[k]);
+            if (file_exists(places[k])) found = open_wad_from(c, places[k], places[k], NULL, 0);
+        /* then in --game DIR's paks (a loose one was a place above) */
+        size_t size;
+        uint8_t *data = found || c->failed ? NULL : read_game_file(c, base, PAK_MAX_READ, &size);
+        if (data) found = open_wad_from(c, base, base, data, size);
         if (!found && !c->failed) push_name(&c->missing_wads, &c->missing_wad_count, &c->missing_wad_cap, base);
     }
     xfree(copy);
@@ -187,39 +228,18 @@ static int add_standin(import_ctx *c, const char *name)
     return i;
 }
 
-/* A whole file into memory (xmalloc); NULL when it is not a regular file or cannot be read. */
-static uint8_t *read_whole(const char *path, size_t limit, size_t *size)
-{
-    pmf_os_file_info st;
-    if (pmf_os_stat(path, &st) != 0 || !st.regular || st.size > limit) return NULL;
-    FILE *f = pmf_os_fopen(path, "rb");
-    if (!f) return NULL;
-    escape_hold hold;
-    escape_hold_take(&hold, escape_release_file, f); /* over the budget, f is closed on the way out */
-    uint8_t *data = xmalloc((size_t)st.size + 1);
-    *size = fread(data, 1, (size_t)st.size, f);
-    escape_hold_let_go(&hold);
-    fclose(f);
-    if (*size != (size_t)st.size) {
-        xfree(data);
-        return NULL;
-    }
-    return data;
-}
-
-/* A Quake 2 .wal from --game DIR/textures/: 1 loaded, 0 none, -1 damaged. */
+/* A Quake 2 .wal from --game DIR's textures/ (loose or in a pak): 1 loaded, 0 none, -1 damaged. */
 static int load_wal(import_ctx *c, const char *name, wad_texture *out)
 {
-    if (!c->desc->game_dir) return 0;
-    char path[PMFC_PATH_MAX * 2];
-    snprintf(path, sizeof path, "%s/textures/%s.wal", c->desc->game_dir, name);
-    for (char *p = path + strlen(c->desc->game_dir); *p; p++) *p = (char)tolower((unsigned char)*p);
+    char path[PMFC_PATH_MAX];
+    snprintf(path, sizeof path, "textures/%s.wal", name);
+    for (char *p = path; *p; p++) *p = (char)tolower((unsigned char)*p);
     size_t size;
-    uint8_t *data = read_whole(path, 64u << 20, &size);
-    if (!data) return 0;
+    uint8_t *data = read_game_file(c, path, 64u << 20, &size);
+    if (!data) return c->failed ? -1 : 0;
     pmf_error err;
     int r = wad_decode_wal(data, size, path, "texture", c->palette, out, &err);
-    xfree(data);
+    pmf_budget_free(data);
     if (r < 0) {
         char line[1024];
         import_fail(c, "%s", pmf_error_format(&err, line, sizeof line));
@@ -365,29 +385,25 @@ int editor_use_texture(import_ctx *c, const char *raw)
     return (int)(c->texture_count - 1);
 }
 
-/* Quake's palette from --game DIR/gfx/palette.lmp, Quake 2's from --game DIR/pics/colormap.pcx
- * (its last 768 bytes), else pmfview's own (palette.c). */
+/* Quake's palette from --game DIR's gfx/palette.lmp, Quake 2's from its pics/colormap.pcx (its
+ * last 768 bytes), loose or in a pak, else pmfview's own (palette.c). */
 static void read_palette(import_ctx *c)
 {
     editor_builtin_palette(c->palette);
-    if (!c->desc->game_dir) return;
-    char path[PMFC_PATH_MAX * 2];
     size_t size;
-    snprintf(path, sizeof path, "%s/gfx/palette.lmp", c->desc->game_dir);
-    uint8_t *data = read_whole(path, 1u << 20, &size);
+    uint8_t *data = read_game_file(c, "gfx/palette.lmp", 1u << 20, &size);
     if (data && size >= 768) {
         memcpy(c->palette, data, 768);
         c->game_palette = true;
     }
-    xfree(data);
-    if (c->game_palette) return;
-    snprintf(path, sizeof path, "%s/pics/colormap.pcx", c->desc->game_dir);
-    data = read_whole(path, 16u << 20, &size);
+    pmf_budget_free(data);
+    if (c->game_palette || c->failed) return;
+    data = read_game_file(c, "pics/colormap.pcx", 16u << 20, &size);
     if (data && size >= 128 + 769 && data[size - 769] == 0x0C) {
         memcpy(c->palette, data + size - 768, 768);
         c->game_palette = true;
     }
-    xfree(data);
+    pmf_budget_free(data);
 }
 
 /* `_tb_textures`: each folder as written under --game DIR, else beside the map. */
@@ -421,9 +437,10 @@ static void open_texture_folders(import_ctx *c, const char *list)
 
 void editor_open_textures(import_ctx *c, const char *wad_key)
 {
+    open_game(c);
     read_palette(c);
     /* an explicit --wad must open: wad_open names what is wrong (missing, a FIFO, damaged) */
-    for (size_t i = 0; i < c->desc->wad_count && !c->failed; i++) open_wad(c, c->desc->wads[i], c->desc->wads[i]);
+    for (size_t i = 0; i < c->desc->wad_count && !c->failed; i++) open_wad_from(c, c->desc->wads[i], c->desc->wads[i], NULL, 0);
     if (wad_key && !c->failed) open_worldspawn_wads(c, wad_key);
     const char *folders = editor_kv_get(&c->em->entities[0], "_tb_textures");
     if (folders) open_texture_folders(c, folders);
@@ -715,10 +732,16 @@ void editor_materials_free(import_ctx *c)
 {
     for (size_t i = 0; i < c->wad_count; i++) {
         wad_close(c->wads[i]);
+        pmf_budget_free(c->wad_bytes[i]);
         xfree(c->wad_names[i]);
     }
     xfree(c->wads);
     xfree(c->wad_names);
+    xfree(c->wad_bytes);
+    if (c->game) {
+        escape_hold_let_go(&c->game_hold);
+        game_fs_close(c->game);
+    }
     free_names(c->missing_wads, c->missing_wad_count);
     free_names(c->folders, c->folder_count);
     free_names(c->missing_textures, c->missing_texture_count);
