@@ -1,14 +1,16 @@
 /* scene_models.c - the models of a Quake map's point entities (docs/models.md): each class the
- * built-in table names is drawn with its model (an alias model, or a sprite turned as its type
- * says) from the game directory (loose files and paks), at the entity's place, frame and skin as
- * the game's code sets them. A model that is not there or does not read is one warning; its
- * entities keep no model. */
+ * built-in table names (else an entity's own `model` key) is drawn with its model (an alias model,
+ * or a sprite turned as its type says) from the game directory (loose files and paks), at the
+ * entity's place, turned and scaled as its keys say (pmfview.entity_placement), its frame and
+ * skin the entity's or else as the game's code sets them. A model that is not there or does not
+ * read is one warning; its entities keep no model. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "base/grow.h"
 #include "base/pmf_budget.h"
 #include "mdl.h"
 #include "pak.h"
@@ -19,6 +21,7 @@
 #define QUAKE_METRES_PER_UNIT 0.0254f  /* pmfc's default scale (conventions §5) */
 #define PALETTE_PATH "gfx/palette.lmp"
 #define MAX_PLACES (1u << 16)          /* entities given a model at most: a hostile list stays bounded */
+#define MAX_SCALE 256.0f               /* pmfc's range of the scale key (editor_placement.c) */
 
 /* What Quake's own code (progs.dat) gives a class: its model, frame (by name) and skin. The
  * classes whose model is a BSP (ammo boxes, health) or depends on the world type (keys) are not
@@ -67,20 +70,41 @@ static const quake_class quake_classes[] = {
 
 #define NOT_A_SPRITE (-1)
 
-typedef struct model_slot {
-    const char *path;                  /* the class's model once asked for; NULL before */
-    int handle;                        /* render_models handle; -1: not there or broken (warned once) */
-    int sprite_type;                   /* spr_type, or NOT_A_SPRITE */
-} model_slot;
+/* A file of the game directory, open while the entities are placed. */
+typedef struct model_file {
+    const char *path;
+    uint8_t *bytes;
+    mdl_file *alias;
+    spr_file *sprite;                  /* both NULL: not there or broken (warned once) */
+} model_file;
+
+/* A file's frame and skin, uploaded. */
+typedef struct model_mesh {
+    size_t file;
+    uint32_t frame, skin;
+    int handle;                        /* -1: did not build (warned once) */
+} model_mesh;
+
+/* What placing the models needs, freed once they are placed. */
+typedef struct model_loader {
+    render_models *gl;
+    const game_fs *fs;
+    const uint8_t *palette;
+    model_file *files;
+    size_t file_count, file_cap;
+    model_mesh *meshes;
+    size_t mesh_count, mesh_cap;
+} model_loader;
 
 typedef struct model_place {
     int handle, sprite_type;
     float position[3];                 /* world metres */
+    float angles[3], scale;            /* the entity's: degrees (pitch, yaw, roll), a factor */
+    float turn[9];                     /* an alias model's axes in the world (column-major, scaled) */
 } model_place;
 
 typedef struct scene_models {
     render_models *gl;
-    model_slot slots[sizeof quake_classes / sizeof *quake_classes];
     model_place *places;
     size_t place_count;
 } scene_models;
@@ -91,6 +115,12 @@ static const quake_class *find_class(const char *classname)
         if (!strcasecmp(quake_classes[i].classname, classname))
             return &quake_classes[i];
     return NULL;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n > k && !strcasecmp(s + n - k, suffix);
 }
 
 /* The mesh in the world's axes and metres: a Quake point (x, y, z) is (x, z, -y) x s. */
@@ -104,12 +134,12 @@ static void to_world_axes(mdl_mesh *mesh)
     }
 }
 
-/* A sprite's first picture as a quad in its own plane (x right, y up, metres): its handle, or -1
- * with err filled. */
-static int add_sprite(render_models *gl, const spr_file *sprite, const uint8_t *palette, pmf_error *err)
+/* A sprite's picture as a quad in its own plane (x right, y up, metres): its handle, or -1 with
+ * err filled. */
+static int add_sprite(render_models *gl, const spr_file *sprite, uint32_t frame, const uint8_t *palette, pmf_error *err)
 {
     spr_picture p;
-    if (!spr_load_picture(sprite, 0, 0, palette, &p, err))
+    if (!spr_load_picture(sprite, frame, 0, palette, &p, err))
         return -1;
     const float s = QUAKE_METRES_PER_UNIT, left = (float)p.origin[0] * s, top = (float)p.origin[1] * s;
     const float right = left + (float)p.width * s, bottom = top - (float)p.height * s;
@@ -123,66 +153,157 @@ static int add_sprite(render_models *gl, const spr_file *sprite, const uint8_t *
 }
 
 /* An alias model's frame and skin in the world's axes: its handle, or -1 with err filled. */
-static int add_alias(render_models *gl, const mdl_file *m, const quake_class *c, const uint8_t *palette, pmf_error *err)
+static int add_alias(render_models *gl, const mdl_file *m, const char *path, uint32_t frame, uint32_t skin,
+                     const uint8_t *palette, pmf_error *err)
 {
     mdl_mesh mesh;
-    if (!mdl_build_mesh(m, c->animation ? mdl_find_animation(m, c->animation) : 0, c->skin, palette, &mesh, err))
+    if (!mdl_build_mesh(m, frame, skin, palette, &mesh, err))
         return -1;
     to_world_axes(&mesh);
     int handle = render_models_add(gl, &(render_model_mesh){ mesh.triangle_count, mesh.positions, mesh.uvs, mesh.skin_width,
                                                              mesh.skin_height, mesh.rgba });
     if (handle < 0)
-        pmf_error_set(err, c->model, "mesh", 0, "out of memory");
+        pmf_error_set(err, path, "mesh", 0, "out of memory");
     mdl_mesh_free(&mesh);
     return handle;
 }
 
-/* Reads, builds and uploads one model into slot: its handle, or -1 after one warning line. */
-static int load_model(render_models *gl, const game_fs *fs, const uint8_t *palette, const quake_class *c, model_slot *slot)
+/* The file at path, read and opened on its first entity; one warning when it is not there or
+ * does not read (its later entities say nothing). NULL when out of memory. */
+static model_file *open_file(model_loader *l, const char *classname, const char *path)
 {
-    uint8_t *bytes;
+    for (size_t i = 0; i < l->file_count; i++)
+        if (!strcasecmp(l->files[i].path, path))
+            return &l->files[i];
+    if (!grow_array((void **)&l->files, &l->file_cap, l->file_count + 1, sizeof *l->files))
+        return NULL;
+    model_file *f = &l->files[l->file_count++];
+    *f = (model_file){ path, NULL, NULL, NULL };
     size_t size;
     pmf_error err;
     char line[700];
-    int r = game_fs_read(fs, c->model, PAK_MAX_READ, &bytes, &size, &err);
-    if (r <= 0) {
-        fprintf(stderr, "pmfview: warning: %s (%s): %s\n", c->classname, c->model, pmf_error_format(&err, line, sizeof line));
+    if (game_fs_read(l->fs, path, PAK_MAX_READ, &f->bytes, &size, &err) <= 0) {
+        fprintf(stderr, "pmfview: warning: %s (%s): %s\n", classname, path, pmf_error_format(&err, line, sizeof line));
+        return f;
+    }
+    if (ends_with(path, ".spr"))
+        f->sprite = spr_open_memory(f->bytes, size, path, &err);
+    else
+        f->alias = mdl_open_memory(f->bytes, size, path, &err);
+    if (!f->sprite && !f->alias)
+        fprintf(stderr, "pmfview: warning: %s: %s\n", classname, pmf_error_format(&err, line, sizeof line));
+    return f;
+}
+
+/* The handle of the file's frame and skin, built on its first entity (-1 after one warning). */
+static int mesh_handle(model_loader *l, const model_file *f, const char *classname, uint32_t frame, uint32_t skin)
+{
+    size_t file = (size_t)(f - l->files);
+    for (size_t i = 0; i < l->mesh_count; i++)
+        if (l->meshes[i].file == file && l->meshes[i].frame == frame && l->meshes[i].skin == skin)
+            return l->meshes[i].handle;
+    if (!grow_array((void **)&l->meshes, &l->mesh_cap, l->mesh_count + 1, sizeof *l->meshes))
         return -1;
-    }
-    int handle = -1;
-    size_t length = strlen(c->model);
-    if (length > 4 && !strcmp(c->model + length - 4, ".spr")) {
-        spr_file *sprite = spr_open_memory(bytes, size, c->model, &err);
-        if (sprite && (handle = add_sprite(gl, sprite, palette, &err)) >= 0)
-            slot->sprite_type = (int)spr_get_info(sprite)->type;
-        spr_close(sprite);
-    } else {
-        mdl_file *m = mdl_open_memory(bytes, size, c->model, &err);
-        if (m)
-            handle = add_alias(gl, m, c, palette, &err);
-        mdl_close(m);
-    }
+    pmf_error err;
+    char line[700];
+    int handle = f->sprite ? add_sprite(l->gl, f->sprite, frame, l->palette, &err)
+                           : add_alias(l->gl, f->alias, f->path, frame, skin, l->palette, &err);
     if (handle < 0)
-        fprintf(stderr, "pmfview: warning: %s: %s\n", c->classname, pmf_error_format(&err, line, sizeof line));
-    pmf_budget_free(bytes);
+        fprintf(stderr, "pmfview: warning: %s: %s\n", classname, pmf_error_format(&err, line, sizeof line));
+    l->meshes[l->mesh_count++] = (model_mesh){ file, frame, skin, handle };
     return handle;
 }
 
-/* The handle of the class's model, loading it on its first entity; a file another class found
- * missing or broken is not read (nor warned of) again. */
-static int class_model(scene_models *sm, const game_fs *fs, const uint8_t *palette, const quake_class *c)
+/* The entity's skin or frame when the model has it, else one warning and the class's own. */
+static uint32_t pick(const pmf_entity_info *info, const char *path, const char *what, int32_t given, uint32_t count,
+                     uint32_t own)
 {
-    model_slot *slot = &sm->slots[c - quake_classes];
-    if (slot->path)
-        return slot->handle;
-    slot->path = c->model;
-    slot->handle = -1;
-    slot->sprite_type = NOT_A_SPRITE;
-    for (size_t i = 0; i < sizeof sm->slots / sizeof *sm->slots; i++)
-        if (sm->slots[i].path && &sm->slots[i] != slot && !strcmp(sm->slots[i].path, c->model) && sm->slots[i].handle < 0)
-            return -1;
-    slot->handle = load_model(sm->gl, fs, palette, c, slot);
-    return slot->handle;
+    if (given == PMF_NOT_GIVEN)
+        return own;
+    if (given >= 0 && (uint32_t)given < count)
+        return (uint32_t)given;
+    fprintf(stderr, "pmfview: warning: %s at (%g %g %g): %s %d, but %s has %u: %s %u drawn\n", info->classname,
+            (double)info->position[0], (double)info->position[1], (double)info->position[2], what, (int)given, path, count,
+            what, own);
+    return own;
+}
+
+/* The model's axes in the world as Quake turns an alias model (R_RotateForEntity: yaw about the
+ * vertical, then pitch (positive raising its front), then roll), scaled: Quake's rotation
+ * Rz(yaw) Ry(-pitch) Rx(roll) seen through the axes' change (x, y, z) -> (x, z, -y). */
+static void alias_turn(const float angles[3], float scale, float turn[9])
+{
+    const double d = M_PI / 180, p = -angles[0] * d, y = angles[1] * d, r = angles[2] * d;
+    const double cy = cos(y), sy = sin(y), cp = cos(p), sp = sin(p), cr = cos(r), sr = sin(r);
+    const double m[3][3] = { { cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr },
+                             { sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr },
+                             { -sp, cp * sr, cp * cr } };
+    static const int quake_axis[3] = { 0, 2, 1 };      /* the world's x, y, z are Quake's x, z, -y */
+    static const double quake_sign[3] = { 1, 1, -1 };
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            turn[3 * j + i] = (float)(scale * quake_sign[i] * quake_sign[j] * m[quake_axis[i]][quake_axis[j]]);
+}
+
+/* The entity's model: the class's (the built-in table), else its own `model` key naming a model
+ * or sprite; -1 when it has none or it does not draw. */
+static int entity_model(model_loader *l, const pmf_entity_info *info, int *sprite_type)
+{
+    const quake_class *c = find_class(info->classname);
+    const char *path = c ? c->model : ends_with(info->model, ".mdl") || ends_with(info->model, ".spr") ? info->model : NULL;
+    model_file *f = path ? open_file(l, info->classname, path) : NULL;
+    if (!f || (!f->alias && !f->sprite))
+        return -1;
+    *sprite_type = f->sprite ? (int)spr_get_info(f->sprite)->type : NOT_A_SPRITE;
+    if (f->sprite)
+        return mesh_handle(l, f, info->classname, pick(info, path, "frame", info->frame, spr_get_info(f->sprite)->frame_count, 0),
+                           0);
+    const mdl_info *mi = mdl_get_info(f->alias);
+    uint32_t frame = pick(info, path, "frame", info->frame, mi->frame_count,
+                          c && c->animation ? mdl_find_animation(f->alias, c->animation) : 0);
+    uint32_t skin = pick(info, path, "skin", info->skin, mi->skin_count, c ? c->skin : 0);
+    return mesh_handle(l, f, info->classname, frame, skin);
+}
+
+/* The scale as the viewer draws it: a file's out of pmfc's range is one warning and 1. */
+static float entity_scale(const pmf_entity_info *info)
+{
+    if (info->scale >= 1.0f / MAX_SCALE && info->scale <= MAX_SCALE)
+        return info->scale;
+    fprintf(stderr, "pmfview: warning: %s at (%g %g %g): scale %g out of 1/%g..%g: 1 drawn\n", info->classname,
+            (double)info->position[0], (double)info->position[1], (double)info->position[2], (double)info->scale,
+            (double)MAX_SCALE, (double)MAX_SCALE);
+    return 1;
+}
+
+static void place_models(scene *s, scene_models *sm, model_loader *l)
+{
+    const pmf_entities *e = &s->map_info.entities;
+    sm->places = calloc(e->count < MAX_PLACES ? e->count : MAX_PLACES, sizeof *sm->places);
+    for (uint32_t i = 0; sm->places && i < e->count && sm->place_count < MAX_PLACES; i++) {
+        const pmf_entity_info *info = &e->list[i];
+        int sprite_type = NOT_A_SPRITE, handle = info->level == s->level ? entity_model(l, info, &sprite_type) : -1;
+        if (handle < 0)
+            continue;
+        model_place *p = &sm->places[sm->place_count++];
+        p->handle = handle;
+        p->sprite_type = sprite_type;
+        memcpy(p->position, info->position, sizeof p->position);
+        memcpy(p->angles, info->angles, sizeof p->angles);
+        p->scale = entity_scale(info);
+        alias_turn(p->angles, p->scale, p->turn);
+    }
+}
+
+static void loader_free(model_loader *l)
+{
+    for (size_t i = 0; i < l->file_count; i++) {
+        mdl_close(l->files[i].alias);
+        spr_close(l->files[i].sprite);
+        pmf_budget_free(l->files[i].bytes);
+    }
+    free(l->files);
+    free(l->meshes);
 }
 
 /* The game's palette: false after one warning when it is missing. */
@@ -201,23 +322,6 @@ static bool read_palette(const game_fs *fs, uint8_t palette[768])
         fprintf(stderr, "pmfview: warning: no entity models: %s\n", pmf_error_format(&err, line, sizeof line));
     pmf_budget_free(bytes);
     return r > 0 && size == 768;
-}
-
-static void place_models(scene *s, scene_models *sm, const game_fs *fs, const uint8_t *palette)
-{
-    const pmf_entities *e = &s->map_info.entities;
-    sm->places = calloc(e->count < MAX_PLACES ? e->count : MAX_PLACES, sizeof *sm->places);
-    for (uint32_t i = 0; sm->places && i < e->count && sm->place_count < MAX_PLACES; i++) {
-        const pmf_entity_info *info = &e->list[i];
-        const quake_class *c = info->level == s->level ? find_class(info->classname) : NULL;
-        int handle = c ? class_model(sm, fs, palette, c) : -1;
-        if (handle < 0)
-            continue;
-        model_place *p = &sm->places[sm->place_count++];
-        p->handle = handle;
-        p->sprite_type = sm->slots[c - quake_classes].sprite_type;
-        memcpy(p->position, info->position, sizeof p->position);
-    }
 }
 
 void scene_models_open(scene *s, const char *game_dir)
@@ -239,35 +343,80 @@ void scene_models_open(scene *s, const char *game_dir)
         sm = NULL;
     }
     if (sm) {
-        place_models(s, sm, fs, palette);
+        model_loader l = { .gl = sm->gl, .fs = fs, .palette = palette };
+        place_models(s, sm, &l);
+        loader_free(&l);
         s->models = sm;
     }
     game_fs_close(fs);
 }
 
+/* An oriented sprite's right and up: Quake's AngleVectors of the entity's angles, seen in the
+ * world's axes (x, z, -y). */
+static void oriented_axes(const float angles[3], float right[3], float up[3])
+{
+    const double d = M_PI / 180, sp = sin(angles[0] * d), cp = cos(angles[0] * d), sy = sin(angles[1] * d);
+    const double cy = cos(angles[1] * d), sr = sin(angles[2] * d), cr = cos(angles[2] * d);
+    const double qr[3] = { -sr * sp * cy + cr * sy, -sr * sp * sy - cr * cy, -sr * cp };
+    const double qu[3] = { cr * sp * cy + sr * sy, cr * sp * sy - sr * cy, cr * cp };
+    const float r[3] = { (float)qr[0], (float)qr[2], (float)-qr[1] }, u[3] = { (float)qu[0], (float)qu[2], (float)-qu[1] };
+    memcpy(right, r, sizeof r);
+    memcpy(up, u, sizeof u);
+}
+
 /* A sprite's right and up in the world's axes, as its type turns it (Quake's r_sprite.c): to
- * the view plane, about the vertical only, towards the eye about the vertical, or fixed by the
- * entity's angles (taken as 0: the map's angles do not reach the viewer). */
-static void sprite_axes(const camera *cam, int type, const float at[3], float right[3], float up[3])
+ * the view plane (parallel oriented: turned there by the entity's roll), about the vertical
+ * only, towards the eye about the vertical, or fixed by the entity's angles (oriented). */
+static void sprite_axes(const camera *cam, const model_place *p, const float at[3], float right[3], float up[3])
 {
     float forward[3];
     camera_basis(cam, forward, right, up);
-    if (type == SPR_TYPE_PARALLEL || type == SPR_TYPE_PARALLEL_ORIENTED)
+    if (p->sprite_type == SPR_TYPE_ORIENTED) {
+        oriented_axes(p->angles, right, up);
+        return;
+    }
+    if (p->sprite_type == SPR_TYPE_PARALLEL_ORIENTED) {
+        const float cr = cosf(p->angles[2] * (float)M_PI / 180), sr = sinf(p->angles[2] * (float)M_PI / 180);
+        const float r[3] = { right[0], right[1], right[2] };
+        for (int k = 0; k < 3; k++) {
+            right[k] = r[k] * cr + up[k] * sr;
+            up[k] = -r[k] * sr + up[k] * cr;
+        }
+        return;
+    }
+    if (p->sprite_type == SPR_TYPE_PARALLEL)
         return;
     float r[3] = { right[0], 0, right[2] };
-    if (type == SPR_TYPE_FACING_UPRIGHT) {
+    if (p->sprite_type == SPR_TYPE_FACING_UPRIGHT) {
         float to[3] = { at[0] - (float)cam->local[0], 0, at[2] - (float)cam->local[2] };
         r[0] = -to[2];
         r[2] = to[0];
-    } else if (type == SPR_TYPE_ORIENTED) {
-        r[0] = 0;  /* Quake's right at yaw 0 is -Y: the world's +Z */
-        r[2] = 1;
     }
     float length = sqrtf(r[0] * r[0] + r[2] * r[2]);
     for (int k = 0; k < 3; k++) {
         right[k] = length > 0 ? r[k] / length : (float)(k == 0);
         up[k] = (float)(k == 1);
     }
+}
+
+/* The place's model frame in the camera's: its axes (turned and scaled) and its origin. */
+static void place_matrix(const scene *s, const model_place *p, float place[16])
+{
+    float at[3];
+    camera_frame_point(&s->cam, p->position, at);
+    memset(place, 0, 16 * sizeof *place);
+    if (p->sprite_type != NOT_A_SPRITE) {
+        sprite_axes(&s->cam, p, at, place, place + 4);
+        for (int k = 0; k < 3; k++) {
+            place[k] *= p->scale;
+            place[4 + k] *= p->scale;
+        }
+    } else {
+        for (int j = 0; j < 3; j++)
+            memcpy(place + 4 * j, p->turn + 3 * j, 3 * sizeof *place);
+    }
+    memcpy(place + 12, at, sizeof at);
+    place[15] = 1;
 }
 
 void scene_models_draw(scene *s, const render_frame *f)
@@ -278,14 +427,10 @@ void scene_models_draw(scene *s, const render_frame *f)
     float view_proj[16];
     render_mat4_mul(f->proj, f->view, view_proj);
     for (size_t i = 0; i < sm->place_count; i++) {
-        const model_place *p = &sm->places[i];
-        float at[3], place[16] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 }, transform[16];
-        camera_frame_point(&s->cam, p->position, at);
-        if (p->sprite_type != NOT_A_SPRITE)
-            sprite_axes(&s->cam, p->sprite_type, at, place, place + 4);
-        memcpy(place + 12, at, sizeof at);
+        float place[16], transform[16];
+        place_matrix(s, &sm->places[i], place);
         render_mat4_mul(view_proj, place, transform);
-        render_models_draw(sm->gl, p->handle, transform);
+        render_models_draw(sm->gl, sm->places[i].handle, transform);
     }
 }
 

@@ -37,15 +37,17 @@ static uint8_t *read_shared(const char *dir, const char *name, size_t *size)
 }
 
 /* The room (256 x 256 x 160 units inside), `shown` (item_armor1 or light_globe) 64 units in front
- * of its north wall. */
-static bool compile_map(const char *shown)
+ * of its north wall, with more keys (or NULL). */
+static bool compile_map_keys(const char *shown, const char *keys)
 {
     map_build *m = map_build_new("Quake");
-    const double lo[3] = { -128, -128, 0 }, hi[3] = { 128, 128, 160 }, start[3] = { 0, -96, 24 }, at[3] = { 0, 64, 24 };
+    const double lo[3] = { -128, -128, 0 }, hi[3] = { 128, 128, 160 }, start[3] = { 0, -96, 24 };
+    char place_keys[512];
+    snprintf(place_keys, sizeof place_keys, "\"origin\" \"0 64 24\"\n%s", keys ? keys : "");
     map_build_room(m, lo, hi, "brick", MAP_ROOM_ALL);
     map_build_point(m, "info_player_start", start);
     map_build_point(m, "info_player_deathmatch", start);  /* player.mdl too: the game directory lacks it */
-    map_build_point(m, shown, at);
+    map_build_entity(m, shown, place_keys);
     bool ok = map_build_write_file(m, "room.map");
     map_build_free(m);
     const char *argv[] = { pmfc, "room.map", "-o", "room.pmf", NULL };
@@ -173,30 +175,96 @@ static bool build_mesh(mdl_mesh *mesh)
     return ok;
 }
 
-static int test_silhouette(void)
+/* The armour's frame 0 in the world: each corner (Quake units, the model's axes) turned as Quake
+ * turns an alias model (roll about x, then pitch about y raising its front, then yaw about z),
+ * scaled, then placed: a Quake point (x, y, z) is the world's (x, z, -y). */
+static double (*armour_in_world(const mdl_mesh *mesh, const float place[3], const double angles[3], double scale))[3][3]
+{
+    double (*triangles)[3][3] = malloc(mesh->triangle_count * sizeof *triangles);
+    const double d = M_PI / 180, p = angles[0] * d, y = angles[1] * d, r = angles[2] * d;
+    for (size_t c = 0; triangles && c < (size_t)mesh->triangle_count * 3; c++) {
+        const float *q = mesh->positions + 3 * c;
+        double v[3] = { q[0], q[1] * cos(r) - q[2] * sin(r), q[1] * sin(r) + q[2] * cos(r) };
+        double w[3] = { v[0] * cos(p) - v[2] * sin(p), v[1], v[0] * sin(p) + v[2] * cos(p) };
+        double u[3] = { w[0] * cos(y) - w[1] * sin(y), w[0] * sin(y) + w[1] * cos(y), w[2] };
+        double *out = triangles[c / 3][c % 3];
+        out[0] = place[0] + scale * u[0] * UNIT;
+        out[1] = place[1] + scale * u[2] * UNIT;
+        out[2] = place[2] - scale * u[1] * UNIT;
+    }
+    return triangles;
+}
+
+/* item_armor1 with keys, seen from 48 units south and 22 up: the pixels it changes are its
+ * triangles' silhouette turned and scaled as angles and scale say; how many are well inside. */
+static int armour_silhouette(const char *keys, const double angles[3], double scale)
 {
     float place[3];
-    REQUIRE(compile_map("item_armor1") && write_game() && entity_place("item_armor1", place));
-    /* 48 units south of the armour, 22 up: (0, -48, 22) in Quake's axes */
+    if (!compile_map_keys("item_armor1", keys) || !write_game() || !entity_place("item_armor1", place)) {
+        check_fail("cannot compile the room");
+        return 0;
+    }
     const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
     char err[1024];
-    REQUIRE(shoot("with.png", eye, "", err) && shoot("without.png", eye, "--no-models", err));
     mdl_mesh mesh;
-    REQUIRE(build_mesh(&mesh));
-    double (*triangles)[3][3] = malloc(mesh.triangle_count * sizeof *triangles);
-    for (size_t c = 0; c < (size_t)mesh.triangle_count * 3; c++) {
-        const float *q = mesh.positions + 3 * c;
-        double *w = triangles[c / 3][c % 3];
-        w[0] = place[0] + q[0] * UNIT;  /* a Quake point (x, y, z) is the world's (x, z, -y) */
-        w[1] = place[1] + q[2] * UNIT;
-        w[2] = place[2] - q[1] * UNIT;
+    if (!shoot("with.png", eye, "", err) || !shoot("without.png", eye, "--no-models", err) || !build_mesh(&mesh)) {
+        check_fail("cannot shoot: %s", err);
+        return 0;
     }
+    double (*triangles)[3][3] = armour_in_world(&mesh, place, angles, scale);
     uint8_t *mask = malloc(WIDTH * HEIGHT);
     silhouette((const double (*)[3][3])triangles, mesh.triangle_count, eye, mask);
-    CHECK(compare_shots(mask, 1) > 300);
+    int inside = compare_shots(mask, 1);
     free(mask);
     free(triangles);
     mdl_mesh_free(&mesh);
+    return inside;
+}
+
+static int test_silhouette(void)
+{
+    const double level[3] = { 0, 0, 0 };
+    CHECK(armour_silhouette(NULL, level, 1) > 300);
+    return check_failures;
+}
+
+/* The entity's angles and scale (pmfview.entity_placement): yawed a quarter turn, its front
+ * raised 30 degrees and 1.5 times as large, then a plain `angle`. */
+static int test_turned(void)
+{
+    const double turned[3] = { 30, 90, 0 }, yawed[3] = { 0, 135, 0 };
+    int inside = armour_silhouette("\"angles\" \"30 90 0\"\n\"scale\" \"1.5\"\n", turned, 1.5);
+    printf("turned: %d pixels well inside\n", inside);
+    CHECK(inside > 600);
+    CHECK(armour_silhouette("\"angle\" \"135\"\n", yawed, 1) > 300);
+    return check_failures;
+}
+
+/* Keys that do not read or are out of range: pmfc says one warning each and keeps the default;
+ * a skin the model lacks is one warning of the viewer and the class's skin. The picture is the
+ * plain entity's. */
+static int test_bad_keys(void)
+{
+    float place[3];
+    REQUIRE(compile_map_keys("item_armor1", NULL) && write_game() && entity_place("item_armor1", place));
+    const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
+    char err[1024];
+    test_image plain, bad;
+    REQUIRE(shoot("plain.png", eye, "", err) && test_image_load(&plain, "plain.png"));
+    REQUIRE(compile_map_keys("item_armor1", "\"angles\" \"nan 0 0\"\n\"scale\" \"1e9\"\n\"skin\" \"7\"\n\"frame\" \"-2\"\n"));
+    size_t size;
+    char *log = (char *)test_read_file("pmfc.txt", &size);
+    REQUIRE(log != NULL);
+    CHECK(strstr(log, "\"angles\" \"nan 0 0\" is not three finite numbers: 0 0 0 kept") != NULL, "%s", log);
+    CHECK(strstr(log, "\"scale\" \"1e9\" is not a number in 1/256..256: 1 kept") != NULL, "%s", log);
+    CHECK(strstr(log, "\"frame\" \"-2\" is not a whole number in 0..65535: the class's own kept") != NULL, "%s", log);
+    free(log);
+    REQUIRE(shoot("bad.png", eye, "", err) && test_image_load(&bad, "bad.png"));
+    const char *warning = strstr(err, "warning: item_armor1 at (");
+    CHECK(warning && strstr(warning, "skin 7, but progs/armor.mdl has 3: skin 0 drawn"), "%s", err);
+    CHECK(!memcmp(plain.rgb, bad.rgb, (size_t)WIDTH * HEIGHT * 3));
+    test_image_free(&plain);
+    test_image_free(&bad);
     return check_failures;
 }
 
@@ -234,7 +302,7 @@ static void check_sprite_colours(const spr_picture *p, const float place[3], con
 static int test_sprite(void)
 {
     float place[3];
-    REQUIRE(compile_map("light_globe") && write_game() && entity_place("light_globe", place));
+    REQUIRE(compile_map_keys("light_globe", NULL) && write_game() && entity_place("light_globe", place));
     const double eye[3] = { place[0], place[1], place[2] + 24 * UNIT };
     char err[1024];
     REQUIRE(shoot("with.png", eye, "", err) && shoot("without.png", eye, "--no-models", err));
@@ -278,7 +346,7 @@ static int test_sprite(void)
 static int test_missing_and_broken(void)
 {
     float place[3];
-    REQUIRE(compile_map("item_armor1") && entity_place("item_armor1", place));
+    REQUIRE(compile_map_keys("item_armor1", NULL) && entity_place("item_armor1", place));
     const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
     size_t palette_size;
     uint8_t *palette = test_read_file(palette_path, &palette_size);
@@ -319,6 +387,8 @@ int main(int argc, char **argv)
     palette_path = argv[5];
     static const rt_test tests[] = {
         { "silhouette", test_silhouette },
+        { "turned", test_turned },
+        { "bad_keys", test_bad_keys },
         { "missing_and_broken", test_missing_and_broken },
         { "sprite", test_sprite },
         { NULL, NULL },

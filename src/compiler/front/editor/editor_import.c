@@ -144,7 +144,7 @@ static const char *brush_where(const import_ctx *c, const editor_brush *b, uint3
     return buf;
 }
 
-static const char *entity_where(const import_ctx *c, const editor_entity *e, char *buf, size_t size)
+const char *editor_entity_where(const import_ctx *c, const editor_entity *e, char *buf, size_t size)
 {
     if (c->em->format == EDITOR_FORMAT_RMF)
         snprintf(buf, size, "entity %u, byte %llu", e->index, (unsigned long long)e->offset);
@@ -609,6 +609,7 @@ static void import_entities(import_ctx *c, fill_point **points, size_t *count)
         editor_copy_name(c, me->classname, sizeof me->classname, e->classname, e, "classname");
         const char *target = editor_kv_get(e, "targetname");
         editor_copy_name(c, me->targetname, sizeof me->targetname, target ? target : "", e, "targetname");
+        editor_entity_placement(c, e, me);
         fill_point *p = grow((void **)points, count, &cap, sizeof **points);
         p->pos = me->pos;
         p->classname = e->classname;
@@ -771,7 +772,7 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
         char where[96];
         if (e->point && !(fabs(e->origin[0]) <= EDITOR_COORD_LIMIT && fabs(e->origin[1]) <= EDITOR_COORD_LIMIT
                           && fabs(e->origin[2]) <= EDITOR_COORD_LIMIT))
-            import_fail(&c, "%s: %s: origin outside the editor's grid (+-%g units)", path, entity_where(&c, e, where, sizeof where),
+            import_fail(&c, "%s: %s: origin outside the editor's grid (+-%g units)", path, editor_entity_where(&c, e, where, sizeof where),
                         EDITOR_COORD_LIMIT);
     }
     if (!c.failed) {

@@ -79,6 +79,13 @@ void editor_copy_name(import_ctx *c, char *dst, size_t size, const char *value, 
 int editor_kv_numbers(const editor_entity *e, const char *key, double *out, int n);
 /* Whether the class places a player (docs/rmf.md "Start cameras"). */
 bool editor_places_player(const char *cls);
+/* "entity N, line L" (RMF: "entity N, byte B") into buf. */
+const char *editor_entity_where(const import_ctx *c, const editor_entity *e, char *buf, size_t size);
+
+/* ---- editor_placement.c ---- */
+/* How the point entity's model stands (its angles, scale, skin, body, sequence, frame and model
+ * keys) into me; a value that does not read or is out of range is one warning and the default. */
+void editor_entity_placement(import_ctx *c, const editor_entity *e, map_entity *me);
 
 /* ---- map_import.c ---- */
 /* Entity i of a .map or a BSP's entity lump as an editor entity (its key-values borrowed from q;
