@@ -13,7 +13,7 @@ typedef struct model_gl {
 
 struct render_models {
     GLuint program;
-    GLint u_transform, u_skin;
+    GLint u_transform, u_skin, u_light;
     model_gl *models;
     size_t count, capacity;
 };
@@ -35,6 +35,7 @@ render_models *render_models_create(char *err, size_t err_size)
     rm->program = prog;
     rm->u_transform = glGetUniformLocation(prog, "u_transform");
     rm->u_skin = glGetUniformLocation(prog, "u_skin");
+    rm->u_light = glGetUniformLocation(prog, "u_light");
     return rm;
 }
 
@@ -105,7 +106,7 @@ int render_models_add(render_models *rm, const render_model_mesh *mesh)
     return (int)rm->count++;
 }
 
-void render_models_draw(render_models *rm, int model, const float transform[16])
+void render_models_draw(render_models *rm, int model, const float transform[16], const float light[3])
 {
     if (model < 0 || (size_t)model >= rm->count)
         return;
@@ -113,6 +114,7 @@ void render_models_draw(render_models *rm, int model, const float transform[16])
     glUseProgram(rm->program);
     glUniformMatrix4fv(rm->u_transform, 1, GL_FALSE, transform);
     glUniform1i(rm->u_skin, 0);
+    glUniform3fv(rm->u_light, 1, light);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, m->skin);
     glEnable(GL_DEPTH_TEST);

@@ -22,6 +22,7 @@
 #define PALETTE_PATH "gfx/palette.lmp"
 #define MAX_PLACES (1u << 16)          /* entities given a model at most: a hostile list stays bounded */
 #define MAX_SCALE 256.0f               /* pmfc's range of the scale key (editor_placement.c) */
+#define MIN_LIGHT (8.0f / 255.0f)      /* GLQuake's floor on a player's light: never quite black */
 
 /* What Quake's own code (progs.dat) gives a class: its model, frame (by name) and skin. The
  * classes whose model is a BSP (ammo boxes, health) or depends on the world type (keys) are not
@@ -101,12 +102,16 @@ typedef struct model_place {
     float position[3];                 /* world metres */
     float angles[3], scale;            /* the entity's: degrees (pitch, yaw, roll), a factor */
     float turn[9];                     /* an alias model's axes in the world (column-major, scaled) */
+    bool light_known;                  /* light found (scene_model_light_find); else asked each frame */
+    scene_model_light light;
 } model_place;
 
 typedef struct scene_models {
     render_models *gl;
     model_place *places;
     size_t place_count;
+    render_light *states;              /* the lights' switches and scales, each frame */
+    size_t state_cap;
 } scene_models;
 
 static const quake_class *find_class(const char *classname)
@@ -419,18 +424,45 @@ static void place_matrix(const scene *s, const model_place *p, float place[16])
     place[15] = 1;
 }
 
+/* What a place's skin is multiplied by: 1 for a sprite (Quake draws them unlit), in a level
+ * without lightmaps and in the fullbright mode, as the world's faces; else the light under it (at least MIN_LIGHT, its colour kept as
+ * QuakeSpasm raises it) through the game's look as the world's shader takes its light; times the
+ * exposure. */
+static void place_light(const scene *s, model_place *p, const render_frame *f, size_t state_count, float out[3])
+{
+    float light[3] = { 1, 1, 1 };
+    if (p->sprite_type == NOT_A_SPRITE && !(s->map_info.source.flags & PMF_SOURCE_FULLBRIGHT)
+        && f->mode != RENDER_MODE_FULLBRIGHT) {
+        if (!p->light_known)
+            p->light_known = scene_model_light_find(s, p->position, &p->light);
+        scene_model_light_value(&p->light, s->models->states, state_count, light);
+        float sum = light[0] + light[1] + light[2];
+        for (int k = 0; k < 3 && sum < 3 * MIN_LIGHT; k++)
+            light[k] += (3 * MIN_LIGHT - sum) / 3;
+        for (int k = 0; k < 3; k++)
+            light[k] = f->look == RENDER_LOOK_GOLDSRC ? powf(light[k], 0.4f) : f->look == RENDER_LOOK_QUAKE ? 2 * light[k] : light[k];
+    }
+    for (int k = 0; k < 3; k++)
+        out[k] = light[k] * f->exposure;
+}
+
 void scene_models_draw(scene *s, const render_frame *f)
 {
     scene_models *sm = s->models;
     if (!sm || s->settings.no_models)
         return;
+    size_t state_count = render_world_lights(s->world, NULL, 0);
+    if (!grow_array((void **)&sm->states, &sm->state_cap, state_count, sizeof *sm->states))
+        state_count = 0;
+    render_world_lights(s->world, sm->states, state_count);
     float view_proj[16];
     render_mat4_mul(f->proj, f->view, view_proj);
     for (size_t i = 0; i < sm->place_count; i++) {
-        float place[16], transform[16];
+        float place[16], transform[16], light[3];
         place_matrix(s, &sm->places[i], place);
         render_mat4_mul(view_proj, place, transform);
-        render_models_draw(sm->gl, sm->places[i].handle, transform);
+        place_light(s, &sm->places[i], f, state_count, light);
+        render_models_draw(sm->gl, sm->places[i].handle, transform, light);
     }
 }
 
@@ -440,6 +472,7 @@ void scene_models_close(scene *s)
         return;
     render_models_destroy(s->models->gl);
     free(s->models->places);
+    free(s->models->states);
     free(s->models);
     s->models = NULL;
 }

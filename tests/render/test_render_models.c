@@ -268,6 +268,174 @@ static int test_bad_keys(void)
     return check_failures;
 }
 
+/* Three rooms side by side, item_armor1 in each, 64 units north of the middle, and over it by 72
+ * units room r's light keys (NULL: none). */
+static const double room_x[3] = { 0, 320, 640 };
+
+static bool compile_lit_rooms(const char *const light_keys[3])
+{
+    map_build *m = map_build_new("Quake");
+    const double start[3] = { 0, -96, 24 };
+    for (int r = 0; r < 3; r++) {
+        const double lo[3] = { room_x[r] - 128, -128, 0 }, hi[3] = { room_x[r] + 128, 128, 160 };
+        map_build_room(m, lo, hi, "brick", MAP_ROOM_ALL);
+    }
+    map_build_point(m, "info_player_start", start);
+    for (int r = 0; r < 3; r++) {
+        char keys[256];
+        snprintf(keys, sizeof keys, "\"origin\" \"%g 64 24\"\n", room_x[r]);
+        map_build_entity(m, "item_armor1", keys);
+        snprintf(keys, sizeof keys, "\"origin\" \"%g 64 96\"\n%s", room_x[r], light_keys[r] ? light_keys[r] : "");
+        if (light_keys[r])
+            map_build_entity(m, "light", keys);
+    }
+    bool ok = map_build_write_file(m, "room.map");
+    map_build_free(m);
+    const char *argv[] = { pmfc, "room.map", "-o", "room.pmf", NULL };
+    return ok && test_run(NULL, argv, "pmfc.txt", "pmfc.txt") == 0;
+}
+
+/* The armour of room r's place (world metres): the one whose x is the room's. */
+static bool room_armour(int r, float out[3])
+{
+    pmf_error err;
+    pmf_file *f = pmf_open("room.pmf", &err);
+    pmf_entities e = { 0 };
+    bool found = false;
+    if (f && pmf_entities_read(f, &e, &err))
+        for (uint32_t i = 0; i < e.count; i++)
+            if (!strcmp(e.list[i].classname, "item_armor1") && fabs(e.list[i].position[0] - room_x[r] * UNIT) < 1e-3) {
+                memcpy(out, e.list[i].position, 3 * sizeof *out);
+                found = true;
+            }
+    pmf_entities_free(&e);
+    pmf_close(f);
+    return found;
+}
+
+/* The floor's light under the armour as the world draws it (the lightmap mode: the game's look
+ * of L, here Quake's 2L): the mean of the 4 middle pixels looking straight down from it, 0..1. */
+static double floor_light(const float place[3], const char *extra)
+{
+    char args[1024], err[1024];
+    snprintf(args, sizeof args, "shot room.pmf -o floor.png --size 64x64 --fov 90 --mode lightmap --no-models %s "
+             "--camera %.6f,%.6f,%.6f,0,-90", extra, place[0], place[1], place[2]);
+    test_image img;
+    if (rt_run(args, err) != 0 || !test_image_load(&img, "floor.png")) {
+        check_fail("cannot shoot the floor: %s", err);
+        return 0;
+    }
+    double sum = 0;
+    for (int y = 31; y <= 32; y++)
+        for (int x = 31; x <= 32; x++)
+            sum += img.rgb[3 * (y * 64 + x)] + img.rgb[3 * (y * 64 + x) + 1] + img.rgb[3 * (y * 64 + x) + 2];
+    test_image_free(&img);
+    return sum / (4 * 3 * 255.0);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median, over the pixels well inside the armour's silhouette and not dark in the first
+ * room, of a room's pixel over the first room's (each seen from the same place beside its
+ * armour). */
+static double median_ratio(const uint8_t *mask, const test_image *room, const test_image *first)
+{
+    double *ratios = malloc(WIDTH * HEIGHT * sizeof *ratios);
+    size_t n = 0;
+    for (int i = 0; ratios && i < WIDTH * HEIGHT; i++) {
+        int a = room->rgb[3 * i] + room->rgb[3 * i + 1] + room->rgb[3 * i + 2];
+        int b = first->rgb[3 * i] + first->rgb[3 * i + 1] + first->rgb[3 * i + 2];
+        if (mask[i] == 1 && b >= 100)
+            ratios[n++] = (double)a / b;
+    }
+    qsort(ratios, n, sizeof *ratios, compare_doubles);
+    double median = n ? ratios[n / 2] : 0;
+    CHECK(n > 150, "%zu pixels compared", n);
+    free(ratios);
+    return median;
+}
+
+/* Each room's armour shot (extra: more options) and its floor's light; the armour's silhouette
+ * into mask. */
+static bool shoot_rooms(const char *extra, test_image shots[3], double floor[3], uint8_t *mask)
+{
+    mdl_mesh mesh;
+    if (!build_mesh(&mesh))
+        return false;
+    bool ok = true;
+    for (int r = 0; r < 3 && ok; r++) {
+        float place[3];
+        char err[1024], name[32];
+        snprintf(name, sizeof name, "room%d.png", r);
+        ok = room_armour(r, place);
+        const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
+        ok = ok && shoot(name, eye, extra, err) && test_image_load(&shots[r], name);
+        floor[r] = ok ? floor_light(place, extra) : 0;
+        if (ok && r == 0) {
+            const double level[3] = { 0, 0, 0 };
+            double (*triangles)[3][3] = armour_in_world(&mesh, place, level, 1);
+            silhouette((const double (*)[3][3])triangles, mesh.triangle_count, eye, mask);
+            free(triangles);
+        }
+    }
+    mdl_mesh_free(&mesh);
+    return ok;
+}
+
+/* The same model in a lit, a dimmer and a dark room of one map: its pixels follow the light of
+ * the floor under it (the world's lightmap there, through Quake's look), the dark room's at the
+ * floor of 8 / 255 (never black). */
+static int test_lit(void)
+{
+    const char *const lights[3] = { "\"light\" \"180\"\n", "\"light\" \"130\"\n", NULL };
+    test_image shots[3];
+    double floor[3];
+    uint8_t *mask = malloc(WIDTH * HEIGHT);
+    REQUIRE(mask && compile_lit_rooms(lights) && write_game() && shoot_rooms("", shots, floor, mask));
+    printf("floor light (Quake's 2L): %.3f %.3f %.3f\n", floor[0], floor[1], floor[2]);
+    CHECK(floor[0] > 0.5 && floor[0] < 0.95 && floor[1] > 0.2 && floor[1] < floor[0] * 0.8, "%g %g", floor[0], floor[1]);
+    CHECK_EQ(floor[2], 0.0);
+    double dimmer = median_ratio(mask, &shots[1], &shots[0]), dark = median_ratio(mask, &shots[2], &shots[0]);
+    const double least = 2 * 8 / 255.0;
+    printf("model over the lit room's: %.3f (floor %.3f), dark %.3f (floor %.3f)\n", dimmer, floor[1] / floor[0], dark,
+           least / floor[0]);
+    CHECK_NEAR(dimmer, floor[1] / floor[0], 0.05 * floor[1] / floor[0]);
+    CHECK_NEAR(dark, least / floor[0], 0.3 * least / floor[0]);
+    for (int r = 0; r < 3; r++)
+        test_image_free(&shots[r]);
+    free(mask);
+    return check_failures;
+}
+
+/* A light of style 2 (Quake's slow pulse, 10 letters a second) over the second room: at 0.65 s
+ * its letter g (0.5), at 1.25 s m (1), and the model follows its floor at each. */
+static int test_styled(void)
+{
+    const char *const lights[3] = { "\"light\" \"180\"\n", "\"light\" \"180\"\n\"style\" \"2\"\n", NULL };
+    const char *times[2] = { "--time 0.65", "--time 1.25" };
+    uint8_t *mask = malloc(WIDTH * HEIGHT);
+    REQUIRE(mask && compile_lit_rooms(lights) && write_game());
+    double ratios[2];
+    for (int t = 0; t < 2; t++) {
+        test_image shots[3];
+        double floor[3];
+        REQUIRE(shoot_rooms(times[t], shots, floor, mask));
+        double model = median_ratio(mask, &shots[1], &shots[0]);
+        printf("%s: floor %.3f over %.3f, model %.3f\n", times[t], floor[1], floor[0], model);
+        CHECK_NEAR(model, floor[1] / floor[0], 0.05 * floor[1] / floor[0]);
+        ratios[t] = model;
+        for (int r = 0; r < 3; r++)
+            test_image_free(&shots[r]);
+    }
+    CHECK(ratios[0] < 0.7 * ratios[1], "%g %g", ratios[0], ratios[1]);
+    free(mask);
+    return check_failures;
+}
+
 /* Each pixel well inside shows the texel its centre sees (nearest sampling; centres within 2% of
  * a texel's edge are not judged): the view axis meets the sprite's plane square on. */
 static void check_sprite_colours(const spr_picture *p, const float place[3], const double eye[3], const uint8_t *mask)
@@ -389,6 +557,8 @@ int main(int argc, char **argv)
         { "silhouette", test_silhouette },
         { "turned", test_turned },
         { "bad_keys", test_bad_keys },
+        { "lit", test_lit },
+        { "styled", test_styled },
         { "missing_and_broken", test_missing_and_broken },
         { "sprite", test_sprite },
         { NULL, NULL },
