@@ -119,7 +119,7 @@ struct scene {
 
 /* scene_models.c: the models of the map's point entities, read from the game directory (one
  * warning per model that is not there or broken), drawn after the opaque world. */
-void scene_models_open(scene *s, const char *game_dir);
+void scene_models_open(scene *s, const char *game_dir, const char *const *fgds, size_t fgd_count);
 void scene_models_draw(scene *s, const render_frame *f);
 void scene_models_close(scene *s);
 

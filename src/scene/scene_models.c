@@ -12,6 +12,7 @@
 
 #include "base/grow.h"
 #include "base/pmf_budget.h"
+#include "fgd.h"
 #include "mdl.h"
 #include "pak.h"
 #include "render_models.h"
@@ -89,6 +90,7 @@ typedef struct model_mesh {
 /* What placing the models needs, freed once they are placed. */
 typedef struct model_loader {
     render_models *gl;
+    fgd *defs;                         /* --fgd's classes, or NULL */
     const game_fs *fs;
     const uint8_t *palette;
     model_file *files;
@@ -250,23 +252,41 @@ static void alias_turn(const float angles[3], float scale, float turn[9])
             turn[3 * j + i] = (float)(scale * quake_sign[i] * quake_sign[j] * m[quake_axis[i]][quake_axis[j]]);
 }
 
-/* The entity's model: the class's (the built-in table), else its own `model` key naming a model
- * or sprite; -1 when it has none or it does not draw. */
+static bool is_model_file(const char *path)
+{
+    return path && (ends_with(path, ".mdl") || ends_with(path, ".spr"));
+}
+
+/* The entity's model: its class's in --fgd's definitions (a file, or its `model` key), else the
+ * one pmfc gave it (its `model` key, or its class's in pmfc's definitions), else its class's in
+ * the built-in table; -1 when it has none or it does not draw. Its frame and skin: the entity's,
+ * else the definition's, else (the built-in class's own file) the game code's. */
 static int entity_model(model_loader *l, const pmf_entity_info *info, int *sprite_type)
 {
     const quake_class *c = find_class(info->classname);
-    const char *path = c ? c->model : ends_with(info->model, ".mdl") || ends_with(info->model, ".spr") ? info->model : NULL;
+    fgd_model def = { NULL, NULL, FGD_NOT_GIVEN, FGD_NOT_GIVEN };
+    bool defined = l->defs && fgd_class_model(l->defs, info->classname, &def);
+    const char *path = !defined ? NULL : def.path ? def.path : !strcasecmp(def.key, "model") ? info->model : NULL;
+    if (!is_model_file(path)) {
+        def = (fgd_model){ NULL, NULL, FGD_NOT_GIVEN, FGD_NOT_GIVEN };
+        path = is_model_file(info->model) ? info->model : c ? c->model : NULL;
+    }
+    const quake_class *own = c && path && !strcasecmp(path, c->model) ? c : NULL;
     model_file *f = path ? open_file(l, info->classname, path) : NULL;
     if (!f || (!f->alias && !f->sprite))
         return -1;
     *sprite_type = f->sprite ? (int)spr_get_info(f->sprite)->type : NOT_A_SPRITE;
+    uint32_t frame = def.frame != FGD_NOT_GIVEN ? (uint32_t)def.frame : 0, skin = def.skin != FGD_NOT_GIVEN ? (uint32_t)def.skin : 0;
     if (f->sprite)
-        return mesh_handle(l, f, info->classname, pick(info, path, "frame", info->frame, spr_get_info(f->sprite)->frame_count, 0),
+        return mesh_handle(l, f, info->classname, pick(info, path, "frame", info->frame, spr_get_info(f->sprite)->frame_count, frame),
                            0);
     const mdl_info *mi = mdl_get_info(f->alias);
-    uint32_t frame = pick(info, path, "frame", info->frame, mi->frame_count,
-                          c && c->animation ? mdl_find_animation(f->alias, c->animation) : 0);
-    uint32_t skin = pick(info, path, "skin", info->skin, mi->skin_count, c ? c->skin : 0);
+    if (own && own->animation && def.frame == FGD_NOT_GIVEN)
+        frame = mdl_find_animation(f->alias, own->animation);
+    if (own && def.skin == FGD_NOT_GIVEN)
+        skin = own->skin;
+    frame = pick(info, path, "frame", info->frame, mi->frame_count, frame < mi->frame_count ? frame : 0);
+    skin = pick(info, path, "skin", info->skin, mi->skin_count, skin < mi->skin_count ? skin : 0);
     return mesh_handle(l, f, info->classname, frame, skin);
 }
 
@@ -329,7 +349,20 @@ static bool read_palette(const game_fs *fs, uint8_t palette[768])
     return r > 0 && size == 768;
 }
 
-void scene_models_open(scene *s, const char *game_dir)
+/* --fgd's definitions: NULL when none are given; one that does not read is one warning (the
+ * classes read before its error are kept). */
+static fgd *read_definitions(const char *const *fgds, size_t count)
+{
+    fgd *defs = count ? fgd_new() : NULL;
+    pmf_error err;
+    char line[700];
+    for (size_t i = 0; defs && i < count; i++)
+        if (!fgd_add_file(defs, fgds[i], &err))
+            fprintf(stderr, "pmfview: warning: %s: its classes from there on are not used\n", pmf_error_format(&err, line, sizeof line));
+    return defs;
+}
+
+void scene_models_open(scene *s, const char *game_dir, const char *const *fgds, size_t fgd_count)
 {
     if (!game_dir || !s->map_info.entities.count)
         return;
@@ -348,8 +381,9 @@ void scene_models_open(scene *s, const char *game_dir)
         sm = NULL;
     }
     if (sm) {
-        model_loader l = { .gl = sm->gl, .fs = fs, .palette = palette };
+        model_loader l = { .gl = sm->gl, .defs = read_definitions(fgds, fgd_count), .fs = fs, .palette = palette };
         place_models(s, sm, &l);
+        fgd_free(l.defs);
         loader_free(&l);
         s->models = sm;
     }

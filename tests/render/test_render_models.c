@@ -25,6 +25,7 @@
 #define MARGIN 2                     /* pixels this near the silhouette's edge are not judged */
 
 static const char *pmfc, *progs, *palette_path;
+static const char *world_keys, *pmfc_fgd;  /* the worldspawn's more keys, pmfc's --fgd (NULL: none) */
 
 static uint8_t *read_shared(const char *dir, const char *name, size_t *size)
 {
@@ -41,6 +42,8 @@ static uint8_t *read_shared(const char *dir, const char *name, size_t *size)
 static bool compile_map_keys(const char *shown, const char *keys)
 {
     map_build *m = map_build_new("Quake");
+    if (world_keys)
+        map_build_keys(m, world_keys);
     const double lo[3] = { -128, -128, 0 }, hi[3] = { 128, 128, 160 }, start[3] = { 0, -96, 24 };
     char place_keys[512];
     snprintf(place_keys, sizeof place_keys, "\"origin\" \"0 64 24\"\n%s", keys ? keys : "");
@@ -50,7 +53,7 @@ static bool compile_map_keys(const char *shown, const char *keys)
     map_build_entity(m, shown, place_keys);
     bool ok = map_build_write_file(m, "room.map");
     map_build_free(m);
-    const char *argv[] = { pmfc, "room.map", "-o", "room.pmf", NULL };
+    const char *argv[] = { pmfc, "room.map", "-o", "room.pmf", pmfc_fgd ? "--fgd" : NULL, pmfc_fgd, NULL };
     return ok && test_run(NULL, argv, "pmfc.txt", "pmfc.txt") == 0;
 }
 
@@ -195,19 +198,22 @@ static double (*armour_in_world(const mdl_mesh *mesh, const float place[3], cons
     return triangles;
 }
 
-/* item_armor1 with keys, seen from 48 units south and 22 up: the pixels it changes are its
- * triangles' silhouette turned and scaled as angles and scale say; how many are well inside. */
-static int armour_silhouette(const char *keys, const double angles[3], double scale)
+/* `classname` (keys: more of its keys) seen from 48 units south and 22 up, shot_extra given to the
+ * shots: the pixels it changes are the armour's triangles' silhouette turned and scaled as angles
+ * and scale say; how many are well inside. */
+static int armour_silhouette_of(const char *classname, const char *keys, const char *shot_extra, const double angles[3],
+                                double scale)
 {
     float place[3];
-    if (!compile_map_keys("item_armor1", keys) || !write_game() || !entity_place("item_armor1", place)) {
+    if (!compile_map_keys(classname, keys) || !write_game() || !entity_place(classname, place)) {
         check_fail("cannot compile the room");
         return 0;
     }
     const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
-    char err[1024];
+    char err[1024], without[256];
+    snprintf(without, sizeof without, "%s --no-models", shot_extra);
     mdl_mesh mesh;
-    if (!shoot("with.png", eye, "", err) || !shoot("without.png", eye, "--no-models", err) || !build_mesh(&mesh)) {
+    if (!shoot("with.png", eye, shot_extra, err) || !shoot("without.png", eye, without, err) || !build_mesh(&mesh)) {
         check_fail("cannot shoot: %s", err);
         return 0;
     }
@@ -219,6 +225,11 @@ static int armour_silhouette(const char *keys, const double angles[3], double sc
     free(triangles);
     mdl_mesh_free(&mesh);
     return inside;
+}
+
+static int armour_silhouette(const char *keys, const double angles[3], double scale)
+{
+    return armour_silhouette_of("item_armor1", keys, "", angles, scale);
 }
 
 static int test_silhouette(void)
@@ -265,6 +276,45 @@ static int test_bad_keys(void)
     CHECK(!memcmp(plain.rgb, bad.rgb, (size_t)WIDTH * HEIGHT * 3));
     test_image_free(&plain);
     test_image_free(&bad);
+    return check_failures;
+}
+
+/* misc_armour, a class the built-in table does not know, shown with the model its definition
+ * gives (through a base class): by pmfc's --fgd, by the worldspawn's _tb_def naming the file
+ * beside the map, by the viewer's --fgd. A malformed FGD: pmfc's one line and exit 2, the
+ * viewer's one warning and the picture without the model. */
+static int test_fgd(void)
+{
+    const char defs[] = "@BaseClass model({\"path\": \":progs/armor.mdl\", \"skin\": 0}) = Armour []\n"
+                        "@PointClass base(Armour) size(-16 -16 0, 16 16 32) = misc_armour : \"An armour\" [ ]\n";
+    const char bad[] = "@PointClass = misc_armour [ model(";
+    REQUIRE(test_write_file("defs.fgd", defs, strlen(defs)) && test_write_file("bad.fgd", bad, strlen(bad)));
+    const double level[3] = { 0, 0, 0 };
+    pmfc_fgd = "defs.fgd";
+    CHECK(armour_silhouette_of("misc_armour", NULL, "", level, 1) > 300, "pmfc --fgd");
+    pmfc_fgd = NULL;
+    world_keys = "\"_tb_def\" \"external:defs.fgd\"\n";
+    CHECK(armour_silhouette_of("misc_armour", NULL, "", level, 1) > 300, "_tb_def");
+    world_keys = NULL;
+    CHECK(armour_silhouette_of("misc_armour", NULL, "--fgd defs.fgd", level, 1) > 300, "pmfview --fgd");
+
+    const char *argv[] = { pmfc, "room.map", "-o", "bad.pmf", "--fgd", "bad.fgd", NULL };
+    CHECK_EQ(test_run(NULL, argv, "pmfc.txt", "pmfc.txt"), 2);
+    size_t size;
+    char *log = (char *)test_read_file("pmfc.txt", &size);
+    CHECK(log && !strcmp(log, "pmfc: bad.fgd:1:27: '[' not closed\n"), "%s", log ? log : "(no log)");
+    free(log);
+    float place[3];
+    REQUIRE(entity_place("misc_armour", place));
+    const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
+    char err[1024];
+    test_image plain, warned;
+    REQUIRE(shoot("plain.png", eye, "--no-models", err) && test_image_load(&plain, "plain.png"));
+    REQUIRE(shoot("warned.png", eye, "--fgd bad.fgd", err) && test_image_load(&warned, "warned.png"));
+    CHECK(strstr(err, "pmfview: warning: bad.fgd:1:27: '[' not closed: its classes from there on are not used") != NULL, "%s", err);
+    CHECK(!memcmp(plain.rgb, warned.rgb, (size_t)WIDTH * HEIGHT * 3));
+    test_image_free(&plain);
+    test_image_free(&warned);
     return check_failures;
 }
 
@@ -559,6 +609,7 @@ int main(int argc, char **argv)
         { "bad_keys", test_bad_keys },
         { "lit", test_lit },
         { "styled", test_styled },
+        { "fgd", test_fgd },
         { "missing_and_broken", test_missing_and_broken },
         { "sprite", test_sprite },
         { NULL, NULL },

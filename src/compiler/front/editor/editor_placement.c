@@ -1,13 +1,17 @@
 /* editor_placement.c - how a point entity's model stands (pmfview.entity_placement, docs/models.md):
  * its `angle` / `angles` ("pitch yaw roll"), `scale`, `skin`, `body`, `sequence`, `frame` and
- * `model` keys, read alike for Quake and GoldSrc. */
+ * `model` keys, read alike for Quake and GoldSrc; and, for an entity without a `model` key, the
+ * model its class's definition shows (`--fgd FILE`, else the FGD the worldspawn's `_tb_def`
+ * names). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/text_clean.h"
 #include "common/session.h"
 #include "editor_internal.h"
+#include "fgd.h"
 #include "pmf/pmf_map_info.h"
 
 #define MAX_SCALE 256.0              /* a scale past this (or under its inverse) is a typing slip */
@@ -64,7 +68,70 @@ static int32_t read_index(import_ctx *c, const editor_entity *e, const char *key
     return PMF_NOT_GIVEN;
 }
 
-void editor_entity_placement(import_ctx *c, const editor_entity *e, map_entity *me)
+/* TrenchBroom's `_tb_def` "external:PATH": the first of its places that opens (as written, in
+ * --game DIR, beside the map); "" when none does (one warning) or the key names no file. */
+static void tb_def_file(import_ctx *c, char out[EDITOR_PLACE_MAX])
+{
+    const char *def = editor_kv_get(&c->em->entities[0], "_tb_def");
+    out[0] = 0;
+    if (!def || strncmp(def, "external:", 9))
+        return;  /* none, or "builtin:Quake.fgd": the built-in classes */
+    char entry[PMFC_PATH_MAX], places[3][EDITOR_PLACE_MAX], clean[1024];
+    const char *base;
+    snprintf(entry, sizeof entry, "%s", def + 9);
+    int n = editor_wad_places(c->path, c->desc->game_dir, entry, places, &base);
+    for (int i = 0; i < n; i++) {
+        FILE *f = fopen(places[i], "rb");
+        if (f) {
+            fclose(f);
+            memcpy(out, places[i], EDITOR_PLACE_MAX);
+            return;
+        }
+    }
+    if (!c->desc->quiet)
+        session_say(PMFC_WARNING, "pmfc: warning: %s: _tb_def \"%s\": neither there, in --game DIR nor beside the map: the built-in classes",
+                    c->path, text_clean(def, clean, sizeof clean));
+}
+
+fgd *editor_entity_definitions(import_ctx *c)
+{
+    char tb_def[EDITOR_PLACE_MAX];
+    if (!c->desc->fgd_count)
+        tb_def_file(c, tb_def);
+    if (!c->desc->fgd_count && !tb_def[0])
+        return NULL;
+    fgd *defs = fgd_new();
+    pmf_error err;
+    char line[700];
+    for (size_t i = 0; defs && i < (c->desc->fgd_count ? c->desc->fgd_count : 1) && !c->failed; i++)
+        if (!fgd_add_file(defs, c->desc->fgd_count ? c->desc->fgds[i] : tb_def, &err))
+            import_fail(c, "%s", pmf_error_format(&err, line, sizeof line));
+    if (!defs)
+        import_fail(c, "out of memory for the entity definitions");
+    if (c->failed) {
+        fgd_free(defs);
+        return NULL;
+    }
+    return defs;
+}
+
+/* The model the class's definition shows, for an entity whose `model` key does not name one: its
+ * file (or the entity's key it names), and its skin and frame where the entity gives none. */
+static void defined_model(import_ctx *c, const fgd *defs, const editor_entity *e, map_entity *me)
+{
+    fgd_model m;
+    if (!defs || me->model[0] || !fgd_class_model(defs, e->classname, &m))
+        return;
+    const char *file = m.path ? m.path : editor_kv_get(e, m.key);
+    if (file)
+        editor_copy_name(c, me->model, sizeof me->model, file, e, m.path ? "model" : m.key);
+    if (me->skin == PMF_NOT_GIVEN)
+        me->skin = m.skin;
+    if (me->frame == PMF_NOT_GIVEN)
+        me->frame = m.frame;
+}
+
+void editor_entity_placement(import_ctx *c, const fgd *defs, const editor_entity *e, map_entity *me)
 {
     read_angles(c, e, me->angles);
     const char *scale = editor_kv_get(e, "scale");
@@ -80,4 +147,5 @@ void editor_entity_placement(import_ctx *c, const editor_entity *e, map_entity *
     me->frame = read_index(c, e, "frame");
     const char *model = editor_kv_get(e, "model");
     editor_copy_name(c, me->model, sizeof me->model, model ? model : "", e, "model");
+    defined_model(c, defs, e, me);
 }
