@@ -28,6 +28,9 @@ render_models *render_models_create(char *err, size_t err_size);
 void render_models_destroy(render_models *rm);
 /* The mesh's handle, or -1 when out of memory. */
 int render_models_add(render_models *rm, const render_model_mesh *mesh);
+/* Another pose of model `like` (an animation's frame): the mesh's triangles with like's skin
+ * (mesh's own skin not read); its handle, or -1. */
+int render_models_add_pose(render_models *rm, int like, const render_model_mesh *mesh);
 /* Draws mesh `model` with transform (column-major: clip from the model's frame) into the bound
  * target, depth-tested and written, both faces: each texel times light (the level's light at the
  * model through the game's look and the exposure), clamped to 1. */

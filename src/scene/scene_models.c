@@ -24,6 +24,8 @@
 #define MAX_PLACES (1u << 16)          /* entities given a model at most: a hostile list stays bounded */
 #define MAX_SCALE 256.0f               /* pmfc's range of the scale key (editor_placement.c) */
 #define MIN_LIGHT (8.0f / 255.0f)      /* GLQuake's floor on a player's light: never quite black */
+#define MAX_POSES 64                   /* an animation's frames drawn at most */
+#define POSES_PER_SECOND 10.0          /* Quake's monsters step their frames every 0.1 s */
 
 /* What Quake's own code (progs.dat) gives a class: its model, frame (by name) and skin. The
  * classes whose model is a BSP (ammo boxes, health) or depends on the world type (keys) are not
@@ -99,8 +101,17 @@ typedef struct model_loader {
     size_t mesh_count, mesh_cap;
 } model_loader;
 
+/* What an entity shows: an animation's poses (a sprite's or a still model's one). */
+typedef struct model_poses {
+    int sprite_type;
+    uint32_t count, start;             /* the animation's poses; the one drawn at time 0 */
+    int handles[MAX_POSES];
+} model_poses;
+
 typedef struct model_place {
-    int handle, sprite_type;
+    size_t poses_at;                   /* its first pose's handle in scene_models.poses */
+    uint32_t pose_count, pose_start;
+    int sprite_type;
     float position[3];                 /* world metres */
     float angles[3], scale;            /* the entity's: degrees (pitch, yaw, roll), a factor */
     float turn[9];                     /* an alias model's axes in the world (column-major, scaled) */
@@ -112,6 +123,8 @@ typedef struct scene_models {
     render_models *gl;
     model_place *places;
     size_t place_count;
+    int *poses;                        /* the places' animations' handles */
+    size_t pose_count, pose_cap;
     render_light *states;              /* the lights' switches and scales, each frame */
     size_t state_cap;
 } scene_models;
@@ -159,16 +172,17 @@ static int add_sprite(render_models *gl, const spr_file *sprite, uint32_t frame,
     return handle;
 }
 
-/* An alias model's frame and skin in the world's axes: its handle, or -1 with err filled. */
-static int add_alias(render_models *gl, const mdl_file *m, const char *path, uint32_t frame, uint32_t skin,
+/* An alias model's frame and skin in the world's axes (like >= 0: that model's skin, already
+ * uploaded): its handle, or -1 with err filled. */
+static int add_alias(render_models *gl, const mdl_file *m, const char *path, uint32_t frame, uint32_t skin, int like,
                      const uint8_t *palette, pmf_error *err)
 {
     mdl_mesh mesh;
     if (!mdl_build_mesh(m, frame, skin, palette, &mesh, err))
         return -1;
     to_world_axes(&mesh);
-    int handle = render_models_add(gl, &(render_model_mesh){ mesh.triangle_count, mesh.positions, mesh.uvs, mesh.skin_width,
-                                                             mesh.skin_height, mesh.rgba });
+    const render_model_mesh upload = { mesh.triangle_count, mesh.positions, mesh.uvs, mesh.skin_width, mesh.skin_height, mesh.rgba };
+    int handle = like >= 0 ? render_models_add_pose(gl, like, &upload) : render_models_add(gl, &upload);
     if (handle < 0)
         pmf_error_set(err, path, "mesh", 0, "out of memory");
     mdl_mesh_free(&mesh);
@@ -202,8 +216,9 @@ static model_file *open_file(model_loader *l, const char *classname, const char 
     return f;
 }
 
-/* The handle of the file's frame and skin, built on its first entity (-1 after one warning). */
-static int mesh_handle(model_loader *l, const model_file *f, const char *classname, uint32_t frame, uint32_t skin)
+/* The handle of the file's frame and skin, built on its first entity (like: a handle of the same
+ * skin, or -1), -1 after one warning. */
+static int mesh_handle(model_loader *l, const model_file *f, const char *classname, uint32_t frame, uint32_t skin, int like)
 {
     size_t file = (size_t)(f - l->files);
     for (size_t i = 0; i < l->mesh_count; i++)
@@ -214,7 +229,7 @@ static int mesh_handle(model_loader *l, const model_file *f, const char *classna
     pmf_error err;
     char line[700];
     int handle = f->sprite ? add_sprite(l->gl, f->sprite, frame, l->palette, &err)
-                           : add_alias(l->gl, f->alias, f->path, frame, skin, l->palette, &err);
+                           : add_alias(l->gl, f->alias, f->path, frame, skin, like, l->palette, &err);
     if (handle < 0)
         fprintf(stderr, "pmfview: warning: %s: %s\n", classname, pmf_error_format(&err, line, sizeof line));
     l->meshes[l->mesh_count++] = (model_mesh){ file, frame, skin, handle };
@@ -257,11 +272,54 @@ static bool is_model_file(const char *path)
     return path && (ends_with(path, ".mdl") || ends_with(path, ".spr"));
 }
 
+/* The frame's name without its trailing digits ("stand" of "stand4"): its length. */
+static size_t animation_name(const mdl_file *m, uint32_t frame, const char **name)
+{
+    *name = mdl_frame_name(m, frame);
+    size_t n = *name ? strlen(*name) : 0;
+    while (n && (*name)[n - 1] >= '0' && (*name)[n - 1] <= '9')
+        n--;
+    return n;
+}
+
+static bool same_animation(const mdl_file *m, uint32_t a, uint32_t b)
+{
+    const char *x, *y;
+    size_t n = animation_name(m, a, &x);
+    return n == animation_name(m, b, &y) && x && y && !strncasecmp(x, y, n);
+}
+
+/* The frames of the animation holding `frame` (stand1 .. stand9), MAX_POSES at most. */
+static void animation_span(const mdl_file *m, uint32_t frame, uint32_t *first, uint32_t *count)
+{
+    const uint32_t frames = mdl_get_info(m)->frame_count;
+    *first = frame;
+    while (*first > 0 && frame - *first + 1 < MAX_POSES && same_animation(m, *first - 1, frame))
+        (*first)--;
+    *count = 1;
+    while (*first + *count < frames && *count < MAX_POSES && same_animation(m, *first + *count, frame))
+        (*count)++;
+}
+
+/* An alias model's animation from `frame` in skin `skin`: false when a pose does not build. */
+static bool alias_poses(model_loader *l, const model_file *f, const char *classname, uint32_t frame, uint32_t skin,
+                        model_poses *out)
+{
+    uint32_t first;
+    animation_span(f->alias, frame, &first, &out->count);
+    out->start = frame - first;
+    for (uint32_t k = 0; k < out->count; k++)
+        if ((out->handles[k] = mesh_handle(l, f, classname, first + k, skin, k ? out->handles[0] : -1)) < 0)
+            return false;
+    return true;
+}
+
 /* The entity's model: its class's in --fgd's definitions (a file, or its `model` key), else the
  * one pmfc gave it (its `model` key, or its class's in pmfc's definitions), else its class's in
- * the built-in table; -1 when it has none or it does not draw. Its frame and skin: the entity's,
- * else the definition's, else (the built-in class's own file) the game code's. */
-static int entity_model(model_loader *l, const pmf_entity_info *info, int *sprite_type)
+ * the built-in table; false when it has none or it does not draw. Its frame and skin: the
+ * entity's, else the definition's, else (the built-in class's own file) the game code's; an
+ * alias model's animation from that frame on. */
+static bool entity_model(model_loader *l, const pmf_entity_info *info, model_poses *out)
 {
     const quake_class *c = find_class(info->classname);
     fgd_model def = { NULL, NULL, FGD_NOT_GIVEN, FGD_NOT_GIVEN };
@@ -274,12 +332,14 @@ static int entity_model(model_loader *l, const pmf_entity_info *info, int *sprit
     const quake_class *own = c && path && !strcasecmp(path, c->model) ? c : NULL;
     model_file *f = path ? open_file(l, info->classname, path) : NULL;
     if (!f || (!f->alias && !f->sprite))
-        return -1;
-    *sprite_type = f->sprite ? (int)spr_get_info(f->sprite)->type : NOT_A_SPRITE;
+        return false;
+    out->sprite_type = f->sprite ? (int)spr_get_info(f->sprite)->type : NOT_A_SPRITE;
     uint32_t frame = def.frame != FGD_NOT_GIVEN ? (uint32_t)def.frame : 0, skin = def.skin != FGD_NOT_GIVEN ? (uint32_t)def.skin : 0;
-    if (f->sprite)
-        return mesh_handle(l, f, info->classname, pick(info, path, "frame", info->frame, spr_get_info(f->sprite)->frame_count, frame),
-                           0);
+    if (f->sprite) {
+        frame = pick(info, path, "frame", info->frame, spr_get_info(f->sprite)->frame_count, frame);
+        *out = (model_poses){ out->sprite_type, 1, 0, { mesh_handle(l, f, info->classname, frame, 0, -1) } };
+        return out->handles[0] >= 0;
+    }
     const mdl_info *mi = mdl_get_info(f->alias);
     if (own && own->animation && def.frame == FGD_NOT_GIVEN)
         frame = mdl_find_animation(f->alias, own->animation);
@@ -287,7 +347,7 @@ static int entity_model(model_loader *l, const pmf_entity_info *info, int *sprit
         skin = own->skin;
     frame = pick(info, path, "frame", info->frame, mi->frame_count, frame < mi->frame_count ? frame : 0);
     skin = pick(info, path, "skin", info->skin, mi->skin_count, skin < mi->skin_count ? skin : 0);
-    return mesh_handle(l, f, info->classname, frame, skin);
+    return alias_poses(l, f, info->classname, frame, skin, out);
 }
 
 /* The scale as the viewer draws it: a file's out of pmfc's range is one warning and 1. */
@@ -307,12 +367,17 @@ static void place_models(scene *s, scene_models *sm, model_loader *l)
     sm->places = calloc(e->count < MAX_PLACES ? e->count : MAX_PLACES, sizeof *sm->places);
     for (uint32_t i = 0; sm->places && i < e->count && sm->place_count < MAX_PLACES; i++) {
         const pmf_entity_info *info = &e->list[i];
-        int sprite_type = NOT_A_SPRITE, handle = info->level == s->level ? entity_model(l, info, &sprite_type) : -1;
-        if (handle < 0)
+        model_poses poses;
+        if (info->level != s->level || !entity_model(l, info, &poses)
+            || !grow_array((void **)&sm->poses, &sm->pose_cap, sm->pose_count + poses.count, sizeof *sm->poses))
             continue;
         model_place *p = &sm->places[sm->place_count++];
-        p->handle = handle;
-        p->sprite_type = sprite_type;
+        p->poses_at = sm->pose_count;
+        p->pose_count = poses.count;
+        p->pose_start = poses.start;
+        memcpy(sm->poses + sm->pose_count, poses.handles, poses.count * sizeof *poses.handles);
+        sm->pose_count += poses.count;
+        p->sprite_type = poses.sprite_type;
         memcpy(p->position, info->position, sizeof p->position);
         memcpy(p->angles, info->angles, sizeof p->angles);
         p->scale = entity_scale(info);
@@ -480,6 +545,14 @@ static void place_light(const scene *s, model_place *p, const render_frame *f, s
         out[k] = light[k] * f->exposure;
 }
 
+/* The handle of the place's pose at time (seconds): its animation stepped POSES_PER_SECOND. */
+static int place_pose(const scene_models *sm, const model_place *p, double time)
+{
+    double step = floor(time * POSES_PER_SECOND);
+    uint64_t k = step > 0 && step < 1e15 ? (uint64_t)step : 0;
+    return sm->poses[p->poses_at + (p->pose_start + k) % p->pose_count];
+}
+
 void scene_models_draw(scene *s, const render_frame *f)
 {
     scene_models *sm = s->models;
@@ -496,7 +569,7 @@ void scene_models_draw(scene *s, const render_frame *f)
         place_matrix(s, &sm->places[i], place);
         render_mat4_mul(view_proj, place, transform);
         place_light(s, &sm->places[i], f, state_count, light);
-        render_models_draw(sm->gl, sm->places[i].handle, transform, light);
+        render_models_draw(sm->gl, place_pose(sm, &sm->places[i], f->time), transform, light);
     }
 }
 
@@ -506,6 +579,7 @@ void scene_models_close(scene *s)
         return;
     render_models_destroy(s->models->gl);
     free(s->models->places);
+    free(s->models->poses);
     free(s->models->states);
     free(s->models);
     s->models = NULL;

@@ -26,6 +26,7 @@
 
 static const char *pmfc, *progs, *palette_path;
 static const char *world_keys, *pmfc_fgd;  /* the worldspawn's more keys, pmfc's --fgd (NULL: none) */
+static int shown_height = 24;              /* units over the floor of the entity shown */
 
 static uint8_t *read_shared(const char *dir, const char *name, size_t *size)
 {
@@ -46,7 +47,7 @@ static bool compile_map_keys(const char *shown, const char *keys)
         map_build_keys(m, world_keys);
     const double lo[3] = { -128, -128, 0 }, hi[3] = { 128, 128, 160 }, start[3] = { 0, -96, 24 };
     char place_keys[512];
-    snprintf(place_keys, sizeof place_keys, "\"origin\" \"0 64 24\"\n%s", keys ? keys : "");
+    snprintf(place_keys, sizeof place_keys, "\"origin\" \"0 64 %d\"\n%s", shown_height, keys ? keys : "");
     map_build_room(m, lo, hi, "brick", MAP_ROOM_ALL);
     map_build_point(m, "info_player_start", start);
     map_build_point(m, "info_player_deathmatch", start);  /* player.mdl too: the game directory lacks it */
@@ -57,15 +58,18 @@ static bool compile_map_keys(const char *shown, const char *keys)
     return ok && test_run(NULL, argv, "pmfc.txt", "pmfc.txt") == 0;
 }
 
-/* game/pak0.pak with the real model, sprite and palette. */
+/* game/pak0.pak with the real models (the armour, the dog), sprite and palette. */
 static bool write_game(void)
 {
     size_t model_size, sprite_size, palette_size;
     uint8_t *model = read_shared(progs, "armor.mdl", &model_size), *sprite = read_shared(progs, "s_light.spr", &sprite_size);
     uint8_t *palette = test_read_file(palette_path, &palette_size);
+    size_t dog_size;
+    uint8_t *dog = read_shared(progs, "dog.mdl", &dog_size);
     const pak_build_file files[] = { { "gfx/palette.lmp", palette, palette_size }, { "progs/armor.mdl", model, model_size },
-                                     { "progs/s_light.spr", sprite, sprite_size } };
-    bool ok = model && sprite && palette && test_make_dir("game") && pak_build_write("game/pak0.pak", files, 3);
+                                     { "progs/s_light.spr", sprite, sprite_size }, { "progs/dog.mdl", dog, dog_size } };
+    bool ok = model && sprite && palette && dog && test_make_dir("game") && pak_build_write("game/pak0.pak", files, 4);
+    free(dog);
     free(model);
     free(sprite);
     free(palette);
@@ -165,17 +169,23 @@ static bool shoot(const char *out, const double eye[3], const char *extra, char 
     return rt_run(args, err) == 0;
 }
 
-static bool build_mesh(mdl_mesh *mesh)
+/* Frame `frame` of the animation `animation` (NULL: frame 0) of progs/NAME. */
+static bool build_mesh_of(const char *name, const char *animation, uint32_t frame, mdl_mesh *mesh)
 {
     size_t size, palette_size;
-    uint8_t *bytes = read_shared(progs, "armor.mdl", &size), *palette = test_read_file(palette_path, &palette_size);
+    uint8_t *bytes = read_shared(progs, name, &size), *palette = test_read_file(palette_path, &palette_size);
     pmf_error err;
-    mdl_file *m = bytes ? mdl_open_memory(bytes, size, "armor.mdl", &err) : NULL;
-    bool ok = m && palette && mdl_build_mesh(m, 0, 0, palette, mesh, &err);
+    mdl_file *m = bytes ? mdl_open_memory(bytes, size, name, &err) : NULL;
+    bool ok = m && palette && mdl_build_mesh(m, (animation ? mdl_find_animation(m, animation) : 0) + frame, 0, palette, mesh, &err);
     mdl_close(m);
     free(bytes);
     free(palette);
     return ok;
+}
+
+static bool build_mesh(mdl_mesh *mesh)
+{
+    return build_mesh_of("armor.mdl", NULL, 0, mesh);
 }
 
 /* The armour's frame 0 in the world: each corner (Quake units, the model's axes) turned as Quake
@@ -315,6 +325,41 @@ static int test_fgd(void)
     CHECK(!memcmp(plain.rgb, warned.rgb, (size_t)WIDTH * HEIGHT * 3));
     test_image_free(&plain);
     test_image_free(&warned);
+    return check_failures;
+}
+
+/* monster_dog at 0 s and 0.35 s (its `stand` animation at 10 frames a second): the pixels it
+ * changes are the silhouettes of its stand1 and stand4 frames, which differ. */
+static int test_animated(void)
+{
+    float place[3];
+    shown_height = 48;
+    REQUIRE(compile_map_keys("monster_dog", NULL) && write_game() && entity_place("monster_dog", place));
+    shown_height = 24;
+    const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 64 * UNIT };
+    const char *times[2] = { "--time 0", "--time 0.35" };
+    uint8_t *masks[2] = { malloc(WIDTH * HEIGHT), malloc(WIDTH * HEIGHT) };
+    const double level[3] = { 0, 0, 0 };
+    REQUIRE(masks[0] && masks[1]);
+    for (int t = 0; t < 2; t++) {
+        char err[1024], without[64];
+        snprintf(without, sizeof without, "%s --no-models", times[t]);
+        mdl_mesh mesh;
+        REQUIRE(shoot("with.png", eye, times[t], err) && shoot("without.png", eye, without, err));
+        REQUIRE(build_mesh_of("dog.mdl", "stand", 3 * (uint32_t)t, &mesh));
+        double (*triangles)[3][3] = armour_in_world(&mesh, place, level, 1);
+        silhouette((const double (*)[3][3])triangles, mesh.triangle_count, eye, masks[t]);
+        CHECK(compare_shots(masks[t], 1) > 500, "%s", times[t]);
+        free(triangles);
+        mdl_mesh_free(&mesh);
+    }
+    int differ = 0;
+    for (int i = 0; i < WIDTH * HEIGHT; i++)
+        differ += (masks[0][i] == 1 && masks[1][i] == 0) || (masks[0][i] == 0 && masks[1][i] == 1);
+    printf("stand1 and stand4: %d pixels well inside one and well outside the other\n", differ);
+    CHECK(differ > 50, "%d", differ);
+    free(masks[0]);
+    free(masks[1]);
     return check_failures;
 }
 
@@ -610,6 +655,7 @@ int main(int argc, char **argv)
         { "lit", test_lit },
         { "styled", test_styled },
         { "fgd", test_fgd },
+        { "animated", test_animated },
         { "missing_and_broken", test_missing_and_broken },
         { "sprite", test_sprite },
         { NULL, NULL },
