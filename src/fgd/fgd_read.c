@@ -429,17 +429,14 @@ bool fgd_add_text(fgd *g, const char *text, size_t size, const char *name, pmf_e
 bool fgd_add_file(fgd *g, const char *path, pmf_error *err)
 {
     FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    size_t size = 0;
-    bool ok = f != NULL;
-    if (ok) {
-        text = pmf_budget_malloc(FGD_MAX_BYTES + 1);
-        size = text ? fread(text, 1, FGD_MAX_BYTES + 1, f) : 0;
-        ok = text && !ferror(f);
+    long length = f && !fseek(f, 0, SEEK_END) ? ftell(f) : -1;
+    size_t size = length > 0 && (unsigned long)length <= FGD_MAX_BYTES ? (size_t)length : length > 0 ? FGD_MAX_BYTES + 1 : 0;
+    char *text = length >= 0 ? pmf_budget_malloc(size + 1) : NULL;
+    bool ok = text && !fseek(f, 0, SEEK_SET) && fread(text, 1, size, f) == size;
+    if (f)
         fclose(f);
-    }
     if (!ok)
-        pmf_error_set(err, path, "file", 0, "%s", text || !f ? "cannot be read" : "out of memory");
+        pmf_error_set(err, path, "file", 0, "%s", length < 0 || text ? "cannot be read" : "out of memory");
     ok = ok && fgd_add_text(g, text, size, path, err);
     pmf_budget_free(text);
     return ok;
