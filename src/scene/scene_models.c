@@ -26,6 +26,7 @@
 #define MIN_LIGHT (8.0f / 255.0f)      /* GLQuake's floor on a player's light: never quite black */
 #define MAX_POSES 64                   /* an animation's frames drawn at most */
 #define POSES_PER_SECOND 10.0          /* Quake's monsters step their frames every 0.1 s */
+#define LIGHT_RETRY 8                  /* frames between looks for a light whose floor has not streamed in */
 
 /* What Quake's own code (progs.dat) gives a class: its model, frame (by name) and skin. The
  * classes whose model is a BSP (ammo boxes, health) or depends on the world type (keys) are not
@@ -127,6 +128,8 @@ typedef struct scene_models {
     size_t pose_count, pose_cap;
     render_light *states;              /* the lights' switches and scales, each frame */
     size_t state_cap;
+    uint32_t frames;                   /* drawn so far: a light not found is looked for every LIGHT_RETRY, */
+    size_t chunks_seen;                /* and when the resident chunks' count differs from the last frame's */
 } scene_models;
 
 static const quake_class *find_class(const char *classname)
@@ -532,7 +535,7 @@ static void place_light(const scene *s, model_place *p, const render_frame *f, s
     float light[3] = { 1, 1, 1 };
     if (p->sprite_type == NOT_A_SPRITE && !(s->map_info.source.flags & PMF_SOURCE_FULLBRIGHT)
         && f->mode != RENDER_MODE_FULLBRIGHT) {
-        if (!p->light_known)
+        if (!p->light_known && (s->models->frames % LIGHT_RETRY == 0 || s->chunk_count != s->models->chunks_seen))
             p->light_known = scene_model_light_find(s, p->position, &p->light);
         scene_model_light_value(&p->light, s->models->states, state_count, light);
         float sum = light[0] + light[1] + light[2];
@@ -571,6 +574,8 @@ void scene_models_draw(scene *s, const render_frame *f)
         place_light(s, &sm->places[i], f, state_count, light);
         render_models_draw(sm->gl, place_pose(sm, &sm->places[i], f->time), transform, light);
     }
+    sm->frames++;
+    sm->chunks_seen = s->chunk_count;
 }
 
 void scene_models_close(scene *s)
