@@ -250,13 +250,19 @@ static int test_silhouette(void)
 }
 
 /* The entity's angles and scale (pmfview.entity_placement): yawed a quarter turn, its front
- * raised 30 degrees and 1.5 times as large, then a plain `angle`. */
+ * raised 30 degrees and 1.5 times as large (and `info --json` saying so), then a plain `angle`. */
 static int test_turned(void)
 {
     const double turned[3] = { 30, 90, 0 }, yawed[3] = { 0, 135, 0 };
-    int inside = armour_silhouette("\"angles\" \"30 90 0\"\n\"scale\" \"1.5\"\n", turned, 1.5);
+    int inside = armour_silhouette("\"angles\" \"30 90 0\"\n\"scale\" \"1.5\"\n\"skin\" \"0\"\n", turned, 1.5);
     printf("turned: %d pixels well inside\n", inside);
     CHECK(inside > 600);
+    char err[1024];
+    size_t size;
+    char *json = rt_run("info --json room.pmf", err) == 0 ? (char *)test_read_file("stdout.txt", &size) : NULL;
+    CHECK(json && strstr(json, "[30, 90, 0]") && strstr(json, "\"scale\":\t1.5") && strstr(json, "\"skin\":\t0"), "%s",
+          json ? json : err);
+    free(json);
     CHECK(armour_silhouette("\"angle\" \"135\"\n", yawed, 1) > 300);
     return check_failures;
 }
