@@ -28,7 +28,7 @@ static const char footer[] =
     "--generate makes a city of --chunks XxYxZ (X and Z 1..4096, Y 1..256) from --seed, for\n"
     "benchmarks. SOURCE_DATE_EPOCH sets the creation time when --time is not given.\n";
 
-enum { OPT_THREADS = 256, OPT_TIME, OPT_TILE, OPT_GENERATE, OPT_CHUNKS, OPT_SEED, OPT_WAD, OPT_GAME, OPT_SCALE,
+enum { OPT_THREADS = 256, OPT_TIME, OPT_TILE, OPT_GENERATE, OPT_CHUNKS, OPT_SEED, OPT_WAD, OPT_FGD, OPT_GAME, OPT_SCALE,
        OPT_VERSION, OPT_SAMPLES, OPT_DIRT, OPT_BOUNCE, OPT_MEMORY, OPT_MAX_LUXELS, OPT_RAD, OPT_CACHE };
 
 static const cli_option options[] = {
@@ -46,6 +46,8 @@ static const cli_option options[] = {
     { "dirt", 0, OPT_DIRT, CLI_FLAG, NULL, NULL, 0, 0, 0,
       "ambient occlusion in every level that does not set its own (docs/pmfc-lighting.md)", NULL },
     { "wad", 0, OPT_WAD, CLI_TEXT, "FILE", NULL, 0, 0, 0, "a WAD2 or WAD3 of the map's textures (repeatable)", NULL },
+    { "fgd", 0, OPT_FGD, CLI_TEXT, "FILE", NULL, 0, 0, 0,
+      "entity definitions: the model each class shows (repeatable; docs/models.md)", "the FGD the map's _tb_def names" },
     { "game", 0, OPT_GAME, CLI_TEXT, "DIR", NULL, 0, 0, 0, "the game directory: its WADs, lights.rad and textures", NULL },
     { "scale", 0, OPT_SCALE, CLI_NUMBER, "METRES", "metres per unit", 1e-4, 100, 0,
       "metres per editor unit", "the front end's own" },
@@ -66,7 +68,7 @@ static const cli_option options[] = {
 
 typedef struct parse_state {
     pmfc_compile_desc *o;
-    const char **wads;
+    const char **wads, **fgds;
     const char *chunks_arg;
     bool have_time, have_seed;
 } parse_state;
@@ -109,6 +111,17 @@ static int handle(void *user, int id, const cli_value *v)
         st->wads = wads;
         st->wads[o->wad_count++] = v->text;
         o->wads = st->wads;
+        return 0;
+    }
+    case OPT_FGD: {
+        const char **fgds = realloc(st->fgds, (o->fgd_count + 1) * sizeof *fgds);
+        if (!fgds) {
+            fputs("pmfc: out of memory\n", stderr);
+            return 3;
+        }
+        st->fgds = fgds;
+        st->fgds[o->fgd_count++] = v->text;
+        o->fgds = st->fgds;
         return 0;
     }
     case OPT_GAME: o->game_dir = v->text; return 0;
@@ -165,4 +178,7 @@ void pmfc_options_free(pmfc_compile_desc *o)
     free((void *)o->wads);
     o->wads = NULL;
     o->wad_count = 0;
+    free((void *)o->fgds);
+    o->fgds = NULL;
+    o->fgd_count = 0;
 }

@@ -80,7 +80,8 @@ static bool read_source(compile_run *c)
     bool has_front_end = (size_t)id.kind < sizeof importers / sizeof *importers && importers[id.kind];
     if (use == PMF_FORMAT_COMPILE && has_front_end) {
         editor_import_desc ed = { .wads = (const char **)o->wads, .wad_count = o->wad_count, .game_dir = o->game_dir, .scale = o->scale,
-                                  .quiet = o->quiet, .max_luxels = o->max_luxels, .rad = o->rad };
+                                  .quiet = o->quiet, .max_luxels = o->max_luxels, .rad = o->rad, .fgds = o->fgds,
+                                  .fgd_count = o->fgd_count };
         return importers[id.kind](o->source, &ed, &c->map);
     }
     bool compiled = id.kind == PMF_KIND_PMF || id.kind == PMF_KIND_PMF_LEGACY;

@@ -62,6 +62,8 @@ typedef struct pmfc_compile_desc {
     size_t wad_count;
     const char *game_dir;          /* the game directory: its WADs, lights.rad and textures */
     const char *rad;               /* a GoldSrc map's texture lights (lights.rad) */
+    const char *const *fgds;       /* entity definitions (FGD), in order: the models of the classes */
+    size_t fgd_count;
     double scale;                  /* metres per editor unit (0 = the front end's own) */
     double max_luxels;             /* an editor map level's lightmap luxels (0 = the most) */
     const char *cache_dir;         /* keep what a relight needs in a file here, and relight from it (NULL = none) */

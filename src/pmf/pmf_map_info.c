@@ -1,5 +1,5 @@
-/* pmf_map_info.c - the `pmfview.source`, `pmfview.entities` and `pmfview.leak` extensions
- * (pmf_map_info.h). */
+/* pmf_map_info.c - the `pmfview.source`, `pmfview.entities` (with `pmfview.entity_placement`)
+ * and `pmfview.leak` extensions (pmf_map_info.h). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -129,6 +129,83 @@ bool pmf_entities_encode(const pmf_entity_info *list, size_t count, uint8_t **ou
     return pmf_buf_take(&b, ENTITIES_BLOCK, out, size, err);
 }
 
+#define PLACEMENT_BLOCK "extension " PMF_PLACEMENT_EXTENSION
+#define PLACEMENT_FIXED_BYTES (12 + 4 + 16 + 1)   /* angles, scale, four numbers, an empty model */
+
+static bool placement_valid(const float angles[3], float scale)
+{
+    return finite3(angles) && isfinite(scale) && scale > 0;
+}
+
+bool pmf_entity_placement_encode(const pmf_entity_info *list, size_t count, uint8_t **out, size_t *size, pmf_error *err)
+{
+    if (count > UINT32_MAX) {
+        pmf_error_set(err, "(writer)", PLACEMENT_BLOCK, 0, "%zu entities do not fit a u32 count", count);
+        return false;
+    }
+    pmf_buf b = { 0 };
+    pmf_put_bytes(&b, PMF_PLACEMENT_EXTENSION, sizeof PMF_PLACEMENT_EXTENSION);
+    pmf_put_u32(&b, (uint32_t)count);
+    for (size_t i = 0; i < count; i++) {
+        const pmf_entity_info *e = &list[i];
+        if (!placement_valid(e->angles, e->scale)) {
+            pmf_buf_free(&b);
+            pmf_error_set(err, "(writer)", PLACEMENT_BLOCK, 0, "entity %zu has an angle or scale that is not finite and positive", i);
+            return false;
+        }
+        pmf_put_f32s(&b, e->angles, 3);
+        pmf_put_f32(&b, e->scale);
+        const int32_t numbers[4] = { e->skin, e->body, e->sequence, e->frame };
+        for (int k = 0; k < 4; k++)
+            pmf_put_u32(&b, (uint32_t)numbers[k]);
+        put_string(&b, e->model);
+    }
+    return pmf_buf_take(&b, PLACEMENT_BLOCK, out, size, err);
+}
+
+static void placement_defaults(pmf_entities *e)
+{
+    for (uint32_t i = 0; i < e->count; i++) {
+        pmf_entity_info *info = &e->list[i];
+        memset(info->angles, 0, sizeof info->angles);
+        info->scale = 1;
+        info->skin = info->body = info->sequence = info->frame = PMF_NOT_GIVEN;
+        info->model = "";
+    }
+}
+
+/* pmfview.entity_placement over the entities already read; the defaults when the file has none. */
+static bool read_placement(const pmf_file *f, pmf_entities *out, pmf_error *err)
+{
+    placement_defaults(out);
+    uint8_t *bytes;
+    pmf_cursor c;
+    if (!open_extension(f, PMF_PLACEMENT_EXTENSION, PLACEMENT_BLOCK, &bytes, &c, err))
+        return false;
+    if (!bytes)
+        return true;
+    out->placement_bytes_ = bytes;
+    size_t at = c.pos;
+    uint32_t count = pmf_read_u32(&c, "entity count");
+    if (!c.failed && count != out->count)
+        pmf_cursor_fail_at(&c, at, "%u entities placed, %s has %u", count, PMF_ENTITIES_EXTENSION, out->count);
+    if (!c.failed)
+        pmf_cursor_fits(&c, count, PLACEMENT_FIXED_BYTES, "placements");
+    for (uint32_t i = 0; i < count && !c.failed; i++) {
+        pmf_entity_info *e = &out->list[i];
+        at = c.pos;
+        pmf_read_f32s(&c, e->angles, 3, "entity angles");
+        e->scale = pmf_read_f32(&c, "entity scale");
+        int32_t *numbers[4] = { &e->skin, &e->body, &e->sequence, &e->frame };
+        for (int k = 0; k < 4; k++)
+            *numbers[k] = (int32_t)pmf_read_u32(&c, "entity skin, body, sequence, frame");
+        e->model = read_string(&c, "entity model");
+        if (!c.failed && !placement_valid(e->angles, e->scale))
+            pmf_cursor_fail_at(&c, at, "entity %u has an angle or scale that is not finite and positive", i);
+    }
+    return !c.failed && pmf_cursor_expect_end(&c, "the placements");
+}
+
 bool pmf_entities_read(const pmf_file *f, pmf_entities *out, pmf_error *err)
 {
     *out = (pmf_entities){ 0 };
@@ -159,7 +236,7 @@ bool pmf_entities_read(const pmf_file *f, pmf_entities *out, pmf_error *err)
         else
             out->count = i + 1;
     }
-    if (c.failed || !pmf_cursor_expect_end(&c, "the entities")) {
+    if (c.failed || !pmf_cursor_expect_end(&c, "the entities") || !read_placement(f, out, err)) {
         pmf_entities_free(out);
         return false;
     }
@@ -170,6 +247,7 @@ void pmf_entities_free(pmf_entities *e)
 {
     free(e->list);
     free(e->bytes_);
+    free(e->placement_bytes_);
     *e = (pmf_entities){ 0 };
 }
 

@@ -10,6 +10,12 @@
  *   "" otherwise).
  * "pmfview.entities": the map's point entities.
  *   u32 count, per entity: u8 level, float[3] position (world metres), class NUL, targetname NUL.
+ * "pmfview.entity_placement": how each of those entities' model stands (written beside
+ *   pmfview.entities; a file without it takes the defaults).
+ *   u32 count (pmfview.entities' count), per entity: float[3] angles (degrees: pitch, positive
+ *   turning the model's front up; yaw, counter-clockwise seen from above, 0 facing the source's
+ *   +x; roll), float scale (> 0), i32 skin, body, sequence, frame (-1: not given), model NUL (the
+ *   entity's `model` key, "" for none).
  * "pmfview.leak": where the void outside a map that is not sealed reaches in.
  *   u8 level, float[3] x count points after a u32 count (world metres, from outside the map's
  *   bounds to the entity, through empty space), then the entity's class NUL.
@@ -24,6 +30,8 @@
 #define PMF_SOURCE_EXTENSION "pmfview.source"
 #define PMF_ENTITIES_EXTENSION "pmfview.entities"
 #define PMF_LEAK_EXTENSION "pmfview.leak"
+#define PMF_PLACEMENT_EXTENSION "pmfview.entity_placement"
+#define PMF_NOT_GIVEN (-1)                /* a skin, body, sequence or frame the entity does not set */
 
 enum { PMF_LOOK_RAW = 0, PMF_LOOK_GOLDSRC = 1, PMF_LOOK_QUAKE = 2, PMF_LOOK_COUNT };
 enum { PMF_SOURCE_FULLBRIGHT = 1, PMF_SOURCE_HLRAD_STORAGE = 2 };
@@ -47,12 +55,16 @@ typedef struct pmf_entity_info {
     uint8_t level;
     float position[3];
     const char *classname, *targetname;
+    /* pmfview.entity_placement (the defaults when the file has none: 0 0 0, 1, PMF_NOT_GIVEN, "") */
+    float angles[3], scale;
+    int32_t skin, body, sequence, frame;
+    const char *model;
 } pmf_entity_info;
 
 typedef struct pmf_entities {
     uint32_t count;
     pmf_entity_info *list;
-    void *bytes_;
+    void *bytes_, *placement_bytes_;
 } pmf_entities;
 
 typedef struct pmf_leak {
@@ -69,10 +81,14 @@ typedef struct pmf_leak {
 bool pmf_source_encode(uint8_t look, uint8_t flags, const char *format, const char *compiler, uint8_t **out,
                        size_t *size, pmf_error *err);
 bool pmf_entities_encode(const pmf_entity_info *list, size_t count, uint8_t **out, size_t *size, pmf_error *err);
+/* pmfview.entity_placement of the same list: false when an angle or scale is not finite or the
+ * scale not positive. */
+bool pmf_entity_placement_encode(const pmf_entity_info *list, size_t count, uint8_t **out, size_t *size, pmf_error *err);
 bool pmf_leak_encode(uint8_t level, const float (*points)[3], size_t count, const char *classname, uint8_t **out,
                      size_t *size, pmf_error *err);
 
 bool pmf_source_read(const pmf_file *f, pmf_source *out, pmf_error *err);
+/* Both entity extensions into one list. */
 bool pmf_entities_read(const pmf_file *f, pmf_entities *out, pmf_error *err);
 bool pmf_leak_read(const pmf_file *f, pmf_leak *out, pmf_error *err);
 void pmf_source_free(pmf_source *s);

@@ -9,11 +9,12 @@
 typedef struct model_gl {
     GLuint vao, vbo, skin;
     GLsizei vertices;
+    bool owns_skin;                  /* false: another model's (render_models_add_pose) */
 } model_gl;
 
 struct render_models {
     GLuint program;
-    GLint u_transform, u_skin;
+    GLint u_transform, u_skin, u_light;
     model_gl *models;
     size_t count, capacity;
 };
@@ -35,6 +36,7 @@ render_models *render_models_create(char *err, size_t err_size)
     rm->program = prog;
     rm->u_transform = glGetUniformLocation(prog, "u_transform");
     rm->u_skin = glGetUniformLocation(prog, "u_skin");
+    rm->u_light = glGetUniformLocation(prog, "u_light");
     return rm;
 }
 
@@ -45,7 +47,8 @@ void render_models_destroy(render_models *rm)
     for (size_t i = 0; i < rm->count; i++) {
         glDeleteBuffers(1, &rm->models[i].vbo);
         glDeleteVertexArrays(1, &rm->models[i].vao);
-        glDeleteTextures(1, &rm->models[i].skin);
+        if (rm->models[i].owns_skin)
+            glDeleteTextures(1, &rm->models[i].skin);
     }
     glDeleteProgram(rm->program);
     free(rm->models);
@@ -65,20 +68,21 @@ static float *interleave(const render_model_mesh *mesh, size_t corners)
     return v;
 }
 
-int render_models_add(render_models *rm, const render_model_mesh *mesh)
+/* The mesh's triangles into a new model (its skin left to the caller): its slot, or NULL. */
+static model_gl *add_triangles(render_models *rm, const render_model_mesh *mesh)
 {
     if (rm->count == rm->capacity) {
         size_t cap = rm->capacity ? rm->capacity * 2 : 16;
         model_gl *grown = realloc(rm->models, cap * sizeof *grown);
         if (!grown)
-            return -1;
+            return NULL;
         rm->models = grown;
         rm->capacity = cap;
     }
     size_t corners = (size_t)mesh->triangle_count * 3;
     float *v = interleave(mesh, corners);
     if (!v)
-        return -1;
+        return NULL;
     model_gl *m = &rm->models[rm->count];
     m->vertices = (GLsizei)corners;
     glGenVertexArrays(1, &m->vao);
@@ -92,6 +96,15 @@ int render_models_add(render_models *rm, const render_model_mesh *mesh)
     glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, 5 * sizeof(float), (void *)(3 * sizeof(float)));
     glBindVertexArray(0);
     free(v);
+    return m;
+}
+
+int render_models_add(render_models *rm, const render_model_mesh *mesh)
+{
+    model_gl *m = add_triangles(rm, mesh);
+    if (!m)
+        return -1;
+    m->owns_skin = true;
     glGenTextures(1, &m->skin);
     glBindTexture(GL_TEXTURE_2D, m->skin);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
@@ -105,7 +118,20 @@ int render_models_add(render_models *rm, const render_model_mesh *mesh)
     return (int)rm->count++;
 }
 
-void render_models_draw(render_models *rm, int model, const float transform[16])
+int render_models_add_pose(render_models *rm, int like, const render_model_mesh *mesh)
+{
+    if (like < 0 || (size_t)like >= rm->count)
+        return -1;
+    GLuint skin = rm->models[like].skin;
+    model_gl *m = add_triangles(rm, mesh);
+    if (!m)
+        return -1;
+    m->owns_skin = false;
+    m->skin = skin;
+    return (int)rm->count++;
+}
+
+void render_models_draw(render_models *rm, int model, const float transform[16], const float light[3])
 {
     if (model < 0 || (size_t)model >= rm->count)
         return;
@@ -113,6 +139,7 @@ void render_models_draw(render_models *rm, int model, const float transform[16])
     glUseProgram(rm->program);
     glUniformMatrix4fv(rm->u_transform, 1, GL_FALSE, transform);
     glUniform1i(rm->u_skin, 0);
+    glUniform3fv(rm->u_light, 1, light);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, m->skin);
     glEnable(GL_DEPTH_TEST);

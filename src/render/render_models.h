@@ -4,7 +4,7 @@
  *
  *   render_models *rm = render_models_create(err, sizeof err);
  *   int m = render_models_add(rm, &(render_model_mesh){ ... });     // -1 when it cannot
- *   render_models_draw(rm, m, transform);                            // per place, per frame
+ *   render_models_draw(rm, m, transform, light);                     // per place, per frame
  *   render_models_destroy(rm);
  */
 #ifndef PMFVIEW_RENDER_MODELS_H
@@ -28,8 +28,12 @@ render_models *render_models_create(char *err, size_t err_size);
 void render_models_destroy(render_models *rm);
 /* The mesh's handle, or -1 when out of memory. */
 int render_models_add(render_models *rm, const render_model_mesh *mesh);
+/* Another pose of model `like` (an animation's frame): the mesh's triangles with like's skin
+ * (mesh's own skin not read); its handle, or -1. */
+int render_models_add_pose(render_models *rm, int like, const render_model_mesh *mesh);
 /* Draws mesh `model` with transform (column-major: clip from the model's frame) into the bound
- * target, depth-tested and written, both faces. */
-void render_models_draw(render_models *rm, int model, const float transform[16]);
+ * target, depth-tested and written, both faces: each texel times light (the level's light at the
+ * model through the game's look and the exposure), clamped to 1. */
+void render_models_draw(render_models *rm, int model, const float transform[16], const float light[3]);
 
 #endif

@@ -89,7 +89,7 @@ scene *scene_open(const scene_desc *desc, scene_error *err)
     if (!s->stream)
         return fail(s, err, 3, "%s", "cannot start the streaming threads");
     if (!desc->no_models)
-        scene_models_open(s, desc->game_dir);
+        scene_models_open(s, desc->game_dir, desc->fgds, desc->fgd_count);
     s->radius = stream_radius(s->stream); /* desc's 0 resolved by the stream, its one owner */
 
     for (int i = 0; i < s->lvl.common.weather_env_count; i++) {

@@ -41,6 +41,8 @@ typedef struct scene_desc {
     const char *path;                /* the .pmf file */
     uint32_t level;                  /* level index, from 0 */
     const char *game_dir;            /* --game: unprefixed texture paths; NULL = none */
+    const char *const *fgds;         /* --fgd: entity definitions, over the built-in Quake classes */
+    size_t fgd_count;
     int radius;                      /* streaming radius in chunks; 0 = STREAM_DEFAULT_RADIUS */
     int workers;                     /* streaming threads; 0 = cores - 1; STREAM_NO_THREADS (-1) = none:
                                       * scene_update decodes within its budget (a page without threads) */

@@ -119,9 +119,26 @@ struct scene {
 
 /* scene_models.c: the models of the map's point entities, read from the game directory (one
  * warning per model that is not there or broken), drawn after the opaque world. */
-void scene_models_open(scene *s, const char *game_dir);
+void scene_models_open(scene *s, const char *game_dir, const char *const *fgds, size_t fgd_count);
 void scene_models_draw(scene *s, const render_frame *f);
 void scene_models_close(scene *s);
+
+/* scene_model_light.c: the light under a model's origin (docs/models.md "Lit by the level"). */
+#define SCENE_MODEL_LIGHT_LAYERS 8
+typedef struct scene_model_layer {
+    uint32_t id;                     /* the dynamic light */
+    float rgb[3];                    /* its layer's luxel x colour, as composited at scale 1 */
+} scene_model_layer;
+typedef struct scene_model_light {
+    float base[3];                   /* the luxel / 255 (0: no face below) */
+    uint32_t layer_count;
+    scene_model_layer layers[SCENE_MODEL_LIGHT_LAYERS];
+} scene_model_light;
+/* The luxel of the first face straight below world (metres) and its dynamic layers: false while
+ * a chunk of the column down to that face is not resident (ask again later). */
+bool scene_model_light_find(const scene *s, const float world[3], scene_model_light *out);
+/* The light now: the base plus each enabled layer at its light's scale (styles, switches). */
+void scene_model_light_value(const scene_model_light *l, const render_light *states, size_t state_count, float out[3]);
 
 /* scene.c */
 scene_failure_entry *scene_add_failure(scene *s, pmf_chunk_coord c, bool anywhere);

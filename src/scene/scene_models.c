@@ -1,15 +1,18 @@
 /* scene_models.c - the models of a Quake map's point entities (docs/models.md): each class the
- * built-in table names is drawn with its model (an alias model, or a sprite turned as its type
- * says) from the game directory (loose files and paks), at the entity's place, frame and skin as
- * the game's code sets them. A model that is not there or does not read is one warning; its
- * entities keep no model. */
+ * built-in table names (else an entity's own `model` key) is drawn with its model (an alias model,
+ * or a sprite turned as its type says) from the game directory (loose files and paks), at the
+ * entity's place, turned and scaled as its keys say (pmfview.entity_placement), its frame and
+ * skin the entity's or else as the game's code sets them. A model that is not there or does not
+ * read is one warning; its entities keep no model. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "base/grow.h"
 #include "base/pmf_budget.h"
+#include "fgd.h"
 #include "mdl.h"
 #include "pak.h"
 #include "render_models.h"
@@ -19,6 +22,11 @@
 #define QUAKE_METRES_PER_UNIT 0.0254f  /* pmfc's default scale (conventions §5) */
 #define PALETTE_PATH "gfx/palette.lmp"
 #define MAX_PLACES (1u << 16)          /* entities given a model at most: a hostile list stays bounded */
+#define MAX_SCALE 256.0f               /* pmfc's range of the scale key (editor_placement.c) */
+#define MIN_LIGHT (8.0f / 255.0f)      /* GLQuake's floor on a player's light: never quite black */
+#define MAX_POSES 64                   /* an animation's frames drawn at most */
+#define POSES_PER_SECOND 10.0          /* Quake's monsters step their frames every 0.1 s */
+#define LIGHT_RETRY 8                  /* frames between looks for a light whose floor has not streamed in */
 
 /* What Quake's own code (progs.dat) gives a class: its model, frame (by name) and skin. The
  * classes whose model is a BSP (ammo boxes, health) or depends on the world type (keys) are not
@@ -67,22 +75,61 @@ static const quake_class quake_classes[] = {
 
 #define NOT_A_SPRITE (-1)
 
-typedef struct model_slot {
-    const char *path;                  /* the class's model once asked for; NULL before */
-    int handle;                        /* render_models handle; -1: not there or broken (warned once) */
-    int sprite_type;                   /* spr_type, or NOT_A_SPRITE */
-} model_slot;
+/* A file of the game directory, open while the entities are placed. */
+typedef struct model_file {
+    const char *path;
+    uint8_t *bytes;
+    mdl_file *alias;
+    spr_file *sprite;                  /* both NULL: not there or broken (warned once) */
+} model_file;
+
+/* A file's frame and skin, uploaded. */
+typedef struct model_mesh {
+    size_t file;
+    uint32_t frame, skin;
+    int handle;                        /* -1: did not build (warned once) */
+} model_mesh;
+
+/* What placing the models needs, freed once they are placed. */
+typedef struct model_loader {
+    render_models *gl;
+    fgd *defs;                         /* --fgd's classes, or NULL */
+    const game_fs *fs;
+    const uint8_t *palette;
+    model_file *files;
+    size_t file_count, file_cap;
+    model_mesh *meshes;
+    size_t mesh_count, mesh_cap;
+} model_loader;
+
+/* What an entity shows: an animation's poses (a sprite's or a still model's one). */
+typedef struct model_poses {
+    int sprite_type;
+    uint32_t count, start;             /* the animation's poses; the one drawn at time 0 */
+    int handles[MAX_POSES];
+} model_poses;
 
 typedef struct model_place {
-    int handle, sprite_type;
+    size_t poses_at;                   /* its first pose's handle in scene_models.poses */
+    uint32_t pose_count, pose_start;
+    int sprite_type;
     float position[3];                 /* world metres */
+    float angles[3], scale;            /* the entity's: degrees (pitch, yaw, roll), a factor */
+    float turn[9];                     /* an alias model's axes in the world (column-major, scaled) */
+    bool light_known;                  /* light found (scene_model_light_find); else asked each frame */
+    scene_model_light light;
 } model_place;
 
 typedef struct scene_models {
     render_models *gl;
-    model_slot slots[sizeof quake_classes / sizeof *quake_classes];
     model_place *places;
     size_t place_count;
+    int *poses;                        /* the places' animations' handles */
+    size_t pose_count, pose_cap;
+    render_light *states;              /* the lights' switches and scales, each frame */
+    size_t state_cap;
+    uint32_t frames;                   /* drawn so far: a light not found is looked for every LIGHT_RETRY, */
+    size_t chunks_seen;                /* and when the resident chunks' count differs from the last frame's */
 } scene_models;
 
 static const quake_class *find_class(const char *classname)
@@ -91,6 +138,12 @@ static const quake_class *find_class(const char *classname)
         if (!strcasecmp(quake_classes[i].classname, classname))
             return &quake_classes[i];
     return NULL;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n > k && !strcasecmp(s + n - k, suffix);
 }
 
 /* The mesh in the world's axes and metres: a Quake point (x, y, z) is (x, z, -y) x s. */
@@ -104,12 +157,12 @@ static void to_world_axes(mdl_mesh *mesh)
     }
 }
 
-/* A sprite's first picture as a quad in its own plane (x right, y up, metres): its handle, or -1
- * with err filled. */
-static int add_sprite(render_models *gl, const spr_file *sprite, const uint8_t *palette, pmf_error *err)
+/* A sprite's picture as a quad in its own plane (x right, y up, metres): its handle, or -1 with
+ * err filled. */
+static int add_sprite(render_models *gl, const spr_file *sprite, uint32_t frame, const uint8_t *palette, pmf_error *err)
 {
     spr_picture p;
-    if (!spr_load_picture(sprite, 0, 0, palette, &p, err))
+    if (!spr_load_picture(sprite, frame, 0, palette, &p, err))
         return -1;
     const float s = QUAKE_METRES_PER_UNIT, left = (float)p.origin[0] * s, top = (float)p.origin[1] * s;
     const float right = left + (float)p.width * s, bottom = top - (float)p.height * s;
@@ -122,67 +175,228 @@ static int add_sprite(render_models *gl, const spr_file *sprite, const uint8_t *
     return handle;
 }
 
-/* An alias model's frame and skin in the world's axes: its handle, or -1 with err filled. */
-static int add_alias(render_models *gl, const mdl_file *m, const quake_class *c, const uint8_t *palette, pmf_error *err)
+/* An alias model's frame and skin in the world's axes (like >= 0: that model's skin, already
+ * uploaded): its handle, or -1 with err filled. */
+static int add_alias(render_models *gl, const mdl_file *m, const char *path, uint32_t frame, uint32_t skin, int like,
+                     const uint8_t *palette, pmf_error *err)
 {
     mdl_mesh mesh;
-    if (!mdl_build_mesh(m, c->animation ? mdl_find_animation(m, c->animation) : 0, c->skin, palette, &mesh, err))
+    if (!mdl_build_mesh(m, frame, skin, palette, &mesh, err))
         return -1;
     to_world_axes(&mesh);
-    int handle = render_models_add(gl, &(render_model_mesh){ mesh.triangle_count, mesh.positions, mesh.uvs, mesh.skin_width,
-                                                             mesh.skin_height, mesh.rgba });
+    const render_model_mesh upload = { mesh.triangle_count, mesh.positions, mesh.uvs, mesh.skin_width, mesh.skin_height, mesh.rgba };
+    int handle = like >= 0 ? render_models_add_pose(gl, like, &upload) : render_models_add(gl, &upload);
     if (handle < 0)
-        pmf_error_set(err, c->model, "mesh", 0, "out of memory");
+        pmf_error_set(err, path, "mesh", 0, "out of memory");
     mdl_mesh_free(&mesh);
     return handle;
 }
 
-/* Reads, builds and uploads one model into slot: its handle, or -1 after one warning line. */
-static int load_model(render_models *gl, const game_fs *fs, const uint8_t *palette, const quake_class *c, model_slot *slot)
+/* The file at path, read and opened on its first entity; one warning when it is not there or
+ * does not read (its later entities say nothing). NULL when out of memory. */
+static model_file *open_file(model_loader *l, const char *classname, const char *path)
 {
-    uint8_t *bytes;
+    for (size_t i = 0; i < l->file_count; i++)
+        if (!strcasecmp(l->files[i].path, path))
+            return &l->files[i];
+    if (!grow_array((void **)&l->files, &l->file_cap, l->file_count + 1, sizeof *l->files))
+        return NULL;
+    model_file *f = &l->files[l->file_count++];
+    *f = (model_file){ path, NULL, NULL, NULL };
     size_t size;
     pmf_error err;
     char line[700];
-    int r = game_fs_read(fs, c->model, PAK_MAX_READ, &bytes, &size, &err);
-    if (r <= 0) {
-        fprintf(stderr, "pmfview: warning: %s (%s): %s\n", c->classname, c->model, pmf_error_format(&err, line, sizeof line));
+    if (game_fs_read(l->fs, path, PAK_MAX_READ, &f->bytes, &size, &err) <= 0) {
+        fprintf(stderr, "pmfview: warning: %s (%s): %s\n", classname, path, pmf_error_format(&err, line, sizeof line));
+        return f;
+    }
+    if (ends_with(path, ".spr"))
+        f->sprite = spr_open_memory(f->bytes, size, path, &err);
+    else
+        f->alias = mdl_open_memory(f->bytes, size, path, &err);
+    if (!f->sprite && !f->alias)
+        fprintf(stderr, "pmfview: warning: %s: %s\n", classname, pmf_error_format(&err, line, sizeof line));
+    return f;
+}
+
+/* The handle of the file's frame and skin, built on its first entity (like: a handle of the same
+ * skin, or -1), -1 after one warning. */
+static int mesh_handle(model_loader *l, const model_file *f, const char *classname, uint32_t frame, uint32_t skin, int like)
+{
+    size_t file = (size_t)(f - l->files);
+    for (size_t i = 0; i < l->mesh_count; i++)
+        if (l->meshes[i].file == file && l->meshes[i].frame == frame && l->meshes[i].skin == skin)
+            return l->meshes[i].handle;
+    if (!grow_array((void **)&l->meshes, &l->mesh_cap, l->mesh_count + 1, sizeof *l->meshes))
         return -1;
-    }
-    int handle = -1;
-    size_t length = strlen(c->model);
-    if (length > 4 && !strcmp(c->model + length - 4, ".spr")) {
-        spr_file *sprite = spr_open_memory(bytes, size, c->model, &err);
-        if (sprite && (handle = add_sprite(gl, sprite, palette, &err)) >= 0)
-            slot->sprite_type = (int)spr_get_info(sprite)->type;
-        spr_close(sprite);
-    } else {
-        mdl_file *m = mdl_open_memory(bytes, size, c->model, &err);
-        if (m)
-            handle = add_alias(gl, m, c, palette, &err);
-        mdl_close(m);
-    }
+    pmf_error err;
+    char line[700];
+    int handle = f->sprite ? add_sprite(l->gl, f->sprite, frame, l->palette, &err)
+                           : add_alias(l->gl, f->alias, f->path, frame, skin, like, l->palette, &err);
     if (handle < 0)
-        fprintf(stderr, "pmfview: warning: %s: %s\n", c->classname, pmf_error_format(&err, line, sizeof line));
-    pmf_budget_free(bytes);
+        fprintf(stderr, "pmfview: warning: %s: %s\n", classname, pmf_error_format(&err, line, sizeof line));
+    l->meshes[l->mesh_count++] = (model_mesh){ file, frame, skin, handle };
     return handle;
 }
 
-/* The handle of the class's model, loading it on its first entity; a file another class found
- * missing or broken is not read (nor warned of) again. */
-static int class_model(scene_models *sm, const game_fs *fs, const uint8_t *palette, const quake_class *c)
+/* The entity's skin or frame when the model has it, else one warning and the class's own. */
+static uint32_t pick(const pmf_entity_info *info, const char *path, const char *what, int32_t given, uint32_t count,
+                     uint32_t own)
 {
-    model_slot *slot = &sm->slots[c - quake_classes];
-    if (slot->path)
-        return slot->handle;
-    slot->path = c->model;
-    slot->handle = -1;
-    slot->sprite_type = NOT_A_SPRITE;
-    for (size_t i = 0; i < sizeof sm->slots / sizeof *sm->slots; i++)
-        if (sm->slots[i].path && &sm->slots[i] != slot && !strcmp(sm->slots[i].path, c->model) && sm->slots[i].handle < 0)
-            return -1;
-    slot->handle = load_model(sm->gl, fs, palette, c, slot);
-    return slot->handle;
+    if (given == PMF_NOT_GIVEN)
+        return own;
+    if (given >= 0 && (uint32_t)given < count)
+        return (uint32_t)given;
+    fprintf(stderr, "pmfview: warning: %s at (%g %g %g): %s %d, but %s has %u: %s %u drawn\n", info->classname,
+            (double)info->position[0], (double)info->position[1], (double)info->position[2], what, (int)given, path, count,
+            what, own);
+    return own;
+}
+
+/* The model's axes in the world as Quake turns an alias model (R_RotateForEntity: yaw about the
+ * vertical, then pitch (positive raising its front), then roll), scaled: Quake's rotation
+ * Rz(yaw) Ry(-pitch) Rx(roll) seen through the axes' change (x, y, z) -> (x, z, -y). */
+static void alias_turn(const float angles[3], float scale, float turn[9])
+{
+    const double d = M_PI / 180, p = -angles[0] * d, y = angles[1] * d, r = angles[2] * d;
+    const double cy = cos(y), sy = sin(y), cp = cos(p), sp = sin(p), cr = cos(r), sr = sin(r);
+    const double m[3][3] = { { cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr },
+                             { sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr },
+                             { -sp, cp * sr, cp * cr } };
+    static const int quake_axis[3] = { 0, 2, 1 };      /* the world's x, y, z are Quake's x, z, -y */
+    static const double quake_sign[3] = { 1, 1, -1 };
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            turn[3 * j + i] = (float)(scale * quake_sign[i] * quake_sign[j] * m[quake_axis[i]][quake_axis[j]]);
+}
+
+static bool is_model_file(const char *path)
+{
+    return path && (ends_with(path, ".mdl") || ends_with(path, ".spr"));
+}
+
+/* The frame's name without its trailing digits ("stand" of "stand4"): its length. */
+static size_t animation_name(const mdl_file *m, uint32_t frame, const char **name)
+{
+    *name = mdl_frame_name(m, frame);
+    size_t n = *name ? strlen(*name) : 0;
+    while (n && (*name)[n - 1] >= '0' && (*name)[n - 1] <= '9')
+        n--;
+    return n;
+}
+
+static bool same_animation(const mdl_file *m, uint32_t a, uint32_t b)
+{
+    const char *x, *y;
+    size_t n = animation_name(m, a, &x);
+    return n == animation_name(m, b, &y) && x && y && !strncasecmp(x, y, n);
+}
+
+/* The frames of the animation holding `frame` (stand1 .. stand9), MAX_POSES at most. */
+static void animation_span(const mdl_file *m, uint32_t frame, uint32_t *first, uint32_t *count)
+{
+    const uint32_t frames = mdl_get_info(m)->frame_count;
+    *first = frame;
+    while (*first > 0 && frame - *first + 1 < MAX_POSES && same_animation(m, *first - 1, frame))
+        (*first)--;
+    *count = 1;
+    while (*first + *count < frames && *count < MAX_POSES && same_animation(m, *first + *count, frame))
+        (*count)++;
+}
+
+/* An alias model's animation from `frame` in skin `skin`: false when a pose does not build. */
+static bool alias_poses(model_loader *l, const model_file *f, const char *classname, uint32_t frame, uint32_t skin,
+                        model_poses *out)
+{
+    uint32_t first;
+    animation_span(f->alias, frame, &first, &out->count);
+    out->start = frame - first;
+    for (uint32_t k = 0; k < out->count; k++)
+        if ((out->handles[k] = mesh_handle(l, f, classname, first + k, skin, k ? out->handles[0] : -1)) < 0)
+            return false;
+    return true;
+}
+
+/* The entity's model: its class's in --fgd's definitions (a file, or its `model` key), else the
+ * one pmfc gave it (its `model` key, or its class's in pmfc's definitions), else its class's in
+ * the built-in table; false when it has none or it does not draw. Its frame and skin: the
+ * entity's, else the definition's, else (the built-in class's own file) the game code's; an
+ * alias model's animation from that frame on. */
+static bool entity_model(model_loader *l, const pmf_entity_info *info, model_poses *out)
+{
+    const quake_class *c = find_class(info->classname);
+    fgd_model def = { NULL, NULL, FGD_NOT_GIVEN, FGD_NOT_GIVEN };
+    bool defined = l->defs && fgd_class_model(l->defs, info->classname, &def);
+    const char *path = !defined ? NULL : def.path ? def.path : !strcasecmp(def.key, "model") ? info->model : NULL;
+    if (!is_model_file(path)) {
+        def = (fgd_model){ NULL, NULL, FGD_NOT_GIVEN, FGD_NOT_GIVEN };
+        path = is_model_file(info->model) ? info->model : c ? c->model : NULL;
+    }
+    const quake_class *own = c && path && !strcasecmp(path, c->model) ? c : NULL;
+    model_file *f = path ? open_file(l, info->classname, path) : NULL;
+    if (!f || (!f->alias && !f->sprite))
+        return false;
+    out->sprite_type = f->sprite ? (int)spr_get_info(f->sprite)->type : NOT_A_SPRITE;
+    uint32_t frame = def.frame != FGD_NOT_GIVEN ? (uint32_t)def.frame : 0, skin = def.skin != FGD_NOT_GIVEN ? (uint32_t)def.skin : 0;
+    if (f->sprite) {
+        frame = pick(info, path, "frame", info->frame, spr_get_info(f->sprite)->frame_count, frame);
+        *out = (model_poses){ out->sprite_type, 1, 0, { mesh_handle(l, f, info->classname, frame, 0, -1) } };
+        return out->handles[0] >= 0;
+    }
+    const mdl_info *mi = mdl_get_info(f->alias);
+    if (own && own->animation && def.frame == FGD_NOT_GIVEN)
+        frame = mdl_find_animation(f->alias, own->animation);
+    if (own && def.skin == FGD_NOT_GIVEN)
+        skin = own->skin;
+    frame = pick(info, path, "frame", info->frame, mi->frame_count, frame < mi->frame_count ? frame : 0);
+    skin = pick(info, path, "skin", info->skin, mi->skin_count, skin < mi->skin_count ? skin : 0);
+    return alias_poses(l, f, info->classname, frame, skin, out);
+}
+
+/* The scale as the viewer draws it: a file's out of pmfc's range is one warning and 1. */
+static float entity_scale(const pmf_entity_info *info)
+{
+    if (info->scale >= 1.0f / MAX_SCALE && info->scale <= MAX_SCALE)
+        return info->scale;
+    fprintf(stderr, "pmfview: warning: %s at (%g %g %g): scale %g out of 1/%g..%g: 1 drawn\n", info->classname,
+            (double)info->position[0], (double)info->position[1], (double)info->position[2], (double)info->scale,
+            (double)MAX_SCALE, (double)MAX_SCALE);
+    return 1;
+}
+
+static void place_models(scene *s, scene_models *sm, model_loader *l)
+{
+    const pmf_entities *e = &s->map_info.entities;
+    sm->places = calloc(e->count < MAX_PLACES ? e->count : MAX_PLACES, sizeof *sm->places);
+    for (uint32_t i = 0; sm->places && i < e->count && sm->place_count < MAX_PLACES; i++) {
+        const pmf_entity_info *info = &e->list[i];
+        model_poses poses;
+        if (info->level != s->level || !entity_model(l, info, &poses)
+            || !grow_array((void **)&sm->poses, &sm->pose_cap, sm->pose_count + poses.count, sizeof *sm->poses))
+            continue;
+        model_place *p = &sm->places[sm->place_count++];
+        p->poses_at = sm->pose_count;
+        p->pose_count = poses.count;
+        p->pose_start = poses.start;
+        memcpy(sm->poses + sm->pose_count, poses.handles, poses.count * sizeof *poses.handles);
+        sm->pose_count += poses.count;
+        p->sprite_type = poses.sprite_type;
+        memcpy(p->position, info->position, sizeof p->position);
+        memcpy(p->angles, info->angles, sizeof p->angles);
+        p->scale = entity_scale(info);
+        alias_turn(p->angles, p->scale, p->turn);
+    }
+}
+
+static void loader_free(model_loader *l)
+{
+    for (size_t i = 0; i < l->file_count; i++) {
+        mdl_close(l->files[i].alias);
+        spr_close(l->files[i].sprite);
+        pmf_budget_free(l->files[i].bytes);
+    }
+    free(l->files);
+    free(l->meshes);
 }
 
 /* The game's palette: false after one warning when it is missing. */
@@ -203,24 +417,20 @@ static bool read_palette(const game_fs *fs, uint8_t palette[768])
     return r > 0 && size == 768;
 }
 
-static void place_models(scene *s, scene_models *sm, const game_fs *fs, const uint8_t *palette)
+/* --fgd's definitions: NULL when none are given; one that does not read is one warning (the
+ * classes read before its error are kept). */
+static fgd *read_definitions(const char *const *fgds, size_t count)
 {
-    const pmf_entities *e = &s->map_info.entities;
-    sm->places = calloc(e->count < MAX_PLACES ? e->count : MAX_PLACES, sizeof *sm->places);
-    for (uint32_t i = 0; sm->places && i < e->count && sm->place_count < MAX_PLACES; i++) {
-        const pmf_entity_info *info = &e->list[i];
-        const quake_class *c = info->level == s->level ? find_class(info->classname) : NULL;
-        int handle = c ? class_model(sm, fs, palette, c) : -1;
-        if (handle < 0)
-            continue;
-        model_place *p = &sm->places[sm->place_count++];
-        p->handle = handle;
-        p->sprite_type = sm->slots[c - quake_classes].sprite_type;
-        memcpy(p->position, info->position, sizeof p->position);
-    }
+    fgd *defs = count ? fgd_new() : NULL;
+    pmf_error err;
+    char line[700];
+    for (size_t i = 0; defs && i < count; i++)
+        if (!fgd_add_file(defs, fgds[i], &err))
+            fprintf(stderr, "pmfview: warning: %s: its classes from there on are not used\n", pmf_error_format(&err, line, sizeof line));
+    return defs;
 }
 
-void scene_models_open(scene *s, const char *game_dir)
+void scene_models_open(scene *s, const char *game_dir, const char *const *fgds, size_t fgd_count)
 {
     if (!game_dir || !s->map_info.entities.count)
         return;
@@ -239,29 +449,55 @@ void scene_models_open(scene *s, const char *game_dir)
         sm = NULL;
     }
     if (sm) {
-        place_models(s, sm, fs, palette);
+        model_loader l = { .gl = sm->gl, .defs = read_definitions(fgds, fgd_count), .fs = fs, .palette = palette };
+        place_models(s, sm, &l);
+        fgd_free(l.defs);
+        loader_free(&l);
         s->models = sm;
     }
     game_fs_close(fs);
 }
 
+/* An oriented sprite's right and up: Quake's AngleVectors of the entity's angles, seen in the
+ * world's axes (x, z, -y). */
+static void oriented_axes(const float angles[3], float right[3], float up[3])
+{
+    const double d = M_PI / 180, sp = sin(angles[0] * d), cp = cos(angles[0] * d), sy = sin(angles[1] * d);
+    const double cy = cos(angles[1] * d), sr = sin(angles[2] * d), cr = cos(angles[2] * d);
+    const double qr[3] = { -sr * sp * cy + cr * sy, -sr * sp * sy - cr * cy, -sr * cp };
+    const double qu[3] = { cr * sp * cy + sr * sy, cr * sp * sy - sr * cy, cr * cp };
+    const float r[3] = { (float)qr[0], (float)qr[2], (float)-qr[1] }, u[3] = { (float)qu[0], (float)qu[2], (float)-qu[1] };
+    memcpy(right, r, sizeof r);
+    memcpy(up, u, sizeof u);
+}
+
 /* A sprite's right and up in the world's axes, as its type turns it (Quake's r_sprite.c): to
- * the view plane, about the vertical only, towards the eye about the vertical, or fixed by the
- * entity's angles (taken as 0: the map's angles do not reach the viewer). */
-static void sprite_axes(const camera *cam, int type, const float at[3], float right[3], float up[3])
+ * the view plane (parallel oriented: turned there by the entity's roll), about the vertical
+ * only, towards the eye about the vertical, or fixed by the entity's angles (oriented). */
+static void sprite_axes(const camera *cam, const model_place *p, const float at[3], float right[3], float up[3])
 {
     float forward[3];
     camera_basis(cam, forward, right, up);
-    if (type == SPR_TYPE_PARALLEL || type == SPR_TYPE_PARALLEL_ORIENTED)
+    if (p->sprite_type == SPR_TYPE_ORIENTED) {
+        oriented_axes(p->angles, right, up);
+        return;
+    }
+    if (p->sprite_type == SPR_TYPE_PARALLEL_ORIENTED) {
+        const float cr = cosf(p->angles[2] * (float)M_PI / 180), sr = sinf(p->angles[2] * (float)M_PI / 180);
+        const float r[3] = { right[0], right[1], right[2] };
+        for (int k = 0; k < 3; k++) {
+            right[k] = r[k] * cr + up[k] * sr;
+            up[k] = -r[k] * sr + up[k] * cr;
+        }
+        return;
+    }
+    if (p->sprite_type == SPR_TYPE_PARALLEL)
         return;
     float r[3] = { right[0], 0, right[2] };
-    if (type == SPR_TYPE_FACING_UPRIGHT) {
+    if (p->sprite_type == SPR_TYPE_FACING_UPRIGHT) {
         float to[3] = { at[0] - (float)cam->local[0], 0, at[2] - (float)cam->local[2] };
         r[0] = -to[2];
         r[2] = to[0];
-    } else if (type == SPR_TYPE_ORIENTED) {
-        r[0] = 0;  /* Quake's right at yaw 0 is -Y: the world's +Z */
-        r[2] = 1;
     }
     float length = sqrtf(r[0] * r[0] + r[2] * r[2]);
     for (int k = 0; k < 3; k++) {
@@ -270,23 +506,76 @@ static void sprite_axes(const camera *cam, int type, const float at[3], float ri
     }
 }
 
+/* The place's model frame in the camera's: its axes (turned and scaled) and its origin. */
+static void place_matrix(const scene *s, const model_place *p, float place[16])
+{
+    float at[3];
+    camera_frame_point(&s->cam, p->position, at);
+    memset(place, 0, 16 * sizeof *place);
+    if (p->sprite_type != NOT_A_SPRITE) {
+        sprite_axes(&s->cam, p, at, place, place + 4);
+        for (int k = 0; k < 3; k++) {
+            place[k] *= p->scale;
+            place[4 + k] *= p->scale;
+        }
+    } else {
+        for (int j = 0; j < 3; j++)
+            memcpy(place + 4 * j, p->turn + 3 * j, 3 * sizeof *place);
+    }
+    memcpy(place + 12, at, sizeof at);
+    place[15] = 1;
+}
+
+/* What a place's skin is multiplied by: 1 for a sprite (Quake draws them unlit), in a level
+ * without lightmaps and in the fullbright mode, as the world's faces; else the light under it (at least MIN_LIGHT, its colour kept as
+ * QuakeSpasm raises it) through the game's look as the world's shader takes its light; times the
+ * exposure. */
+static void place_light(const scene *s, model_place *p, const render_frame *f, size_t state_count, float out[3])
+{
+    float light[3] = { 1, 1, 1 };
+    if (p->sprite_type == NOT_A_SPRITE && !(s->map_info.source.flags & PMF_SOURCE_FULLBRIGHT)
+        && f->mode != RENDER_MODE_FULLBRIGHT) {
+        if (!p->light_known && (s->models->frames % LIGHT_RETRY == 0 || s->chunk_count != s->models->chunks_seen))
+            p->light_known = scene_model_light_find(s, p->position, &p->light);
+        scene_model_light_value(&p->light, s->models->states, state_count, light);
+        float sum = light[0] + light[1] + light[2];
+        for (int k = 0; k < 3 && sum < 3 * MIN_LIGHT; k++)
+            light[k] += (3 * MIN_LIGHT - sum) / 3;
+        for (int k = 0; k < 3; k++)
+            light[k] = f->look == RENDER_LOOK_GOLDSRC ? powf(light[k], 0.4f) : f->look == RENDER_LOOK_QUAKE ? 2 * light[k] : light[k];
+    }
+    for (int k = 0; k < 3; k++)
+        out[k] = light[k] * f->exposure;
+}
+
+/* The handle of the place's pose at time (seconds): its animation stepped POSES_PER_SECOND. */
+static int place_pose(const scene_models *sm, const model_place *p, double time)
+{
+    double step = floor(time * POSES_PER_SECOND);
+    uint64_t k = step > 0 && step < 1e15 ? (uint64_t)step : 0;
+    return sm->poses[p->poses_at + (p->pose_start + k) % p->pose_count];
+}
+
 void scene_models_draw(scene *s, const render_frame *f)
 {
     scene_models *sm = s->models;
     if (!sm || s->settings.no_models)
         return;
+    size_t state_count = render_world_lights(s->world, NULL, 0);
+    if (!grow_array((void **)&sm->states, &sm->state_cap, state_count, sizeof *sm->states))
+        state_count = 0;
+    render_world_lights(s->world, sm->states, state_count);
     float view_proj[16];
     render_mat4_mul(f->proj, f->view, view_proj);
     for (size_t i = 0; i < sm->place_count; i++) {
-        const model_place *p = &sm->places[i];
-        float at[3], place[16] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 }, transform[16];
-        camera_frame_point(&s->cam, p->position, at);
-        if (p->sprite_type != NOT_A_SPRITE)
-            sprite_axes(&s->cam, p->sprite_type, at, place, place + 4);
-        memcpy(place + 12, at, sizeof at);
+        float place[16], transform[16], light[3];
+        place_matrix(s, &sm->places[i], place);
         render_mat4_mul(view_proj, place, transform);
-        render_models_draw(sm->gl, p->handle, transform);
+        place_light(s, &sm->places[i], f, state_count, light);
+        render_models_draw(sm->gl, place_pose(sm, &sm->places[i], f->time), transform, light);
     }
+    sm->frames++;
+    sm->chunks_seen = s->chunk_count;
 }
 
 void scene_models_close(scene *s)
@@ -295,6 +584,8 @@ void scene_models_close(scene *s)
         return;
     render_models_destroy(s->models->gl);
     free(s->models->places);
+    free(s->models->poses);
+    free(s->models->states);
     free(s->models);
     s->models = NULL;
 }

@@ -1,10 +1,12 @@
 /* make_extension_seeds.c - seed corpus of fuzz_pmf_extensions: `make_extension_seeds DIR`
- * writes a pmfview.cameras blob and a pmfview.lights blob (every kind and shape). */
+ * writes a pmfview.cameras blob, a pmfview.lights blob (every kind and shape) and a
+ * pmfview.entity_placement blob of two entities (fuzz_pmf_extensions' map holds two). */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "pmf_cameras.h"
 #include "pmf_lights.h"
+#include "pmf_map_info.h"
 
 static bool write_seed(const char *dir, const char *name, uint8_t *bytes, size_t size)
 {
@@ -42,5 +44,11 @@ int main(int argc, char **argv)
     bool ok = pmf_cameras_encode(cams, 2, &blob, &size, &err) && write_seed(argv[1], "cameras", blob, size);
     blob = NULL;
     ok = pmf_lights_encode(lights, 4, &blob, &size, &err) && write_seed(argv[1], "lights", blob, size) && ok;
+    const pmf_entity_info placed[2] = { { .angles = { 30, 90, 0 }, .scale = 1.5f, .skin = 1, .body = PMF_NOT_GIVEN, .sequence = 2,
+                                          .frame = PMF_NOT_GIVEN, .model = "" },
+                                        { .scale = 1, .skin = PMF_NOT_GIVEN, .body = 3, .sequence = PMF_NOT_GIVEN, .frame = 7,
+                                          .model = "progs/barrel.mdl" } };
+    blob = NULL;
+    ok = pmf_entity_placement_encode(placed, 2, &blob, &size, &err) && write_seed(argv[1], "placement", blob, size) && ok;
     return ok ? 0 : 1;
 }

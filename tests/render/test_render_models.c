@@ -25,6 +25,8 @@
 #define MARGIN 2                     /* pixels this near the silhouette's edge are not judged */
 
 static const char *pmfc, *progs, *palette_path;
+static const char *world_keys, *pmfc_fgd;  /* the worldspawn's more keys, pmfc's --fgd (NULL: none) */
+static int shown_height = 24;              /* units over the floor of the entity shown */
 
 static uint8_t *read_shared(const char *dir, const char *name, size_t *size)
 {
@@ -37,30 +39,37 @@ static uint8_t *read_shared(const char *dir, const char *name, size_t *size)
 }
 
 /* The room (256 x 256 x 160 units inside), `shown` (item_armor1 or light_globe) 64 units in front
- * of its north wall. */
-static bool compile_map(const char *shown)
+ * of its north wall, with more keys (or NULL). */
+static bool compile_map_keys(const char *shown, const char *keys)
 {
     map_build *m = map_build_new("Quake");
-    const double lo[3] = { -128, -128, 0 }, hi[3] = { 128, 128, 160 }, start[3] = { 0, -96, 24 }, at[3] = { 0, 64, 24 };
+    if (world_keys)
+        map_build_keys(m, world_keys);
+    const double lo[3] = { -128, -128, 0 }, hi[3] = { 128, 128, 160 }, start[3] = { 0, -96, 24 };
+    char place_keys[512];
+    snprintf(place_keys, sizeof place_keys, "\"origin\" \"0 64 %d\"\n%s", shown_height, keys ? keys : "");
     map_build_room(m, lo, hi, "brick", MAP_ROOM_ALL);
     map_build_point(m, "info_player_start", start);
     map_build_point(m, "info_player_deathmatch", start);  /* player.mdl too: the game directory lacks it */
-    map_build_point(m, shown, at);
+    map_build_entity(m, shown, place_keys);
     bool ok = map_build_write_file(m, "room.map");
     map_build_free(m);
-    const char *argv[] = { pmfc, "room.map", "-o", "room.pmf", NULL };
+    const char *argv[] = { pmfc, "room.map", "-o", "room.pmf", pmfc_fgd ? "--fgd" : NULL, pmfc_fgd, NULL };
     return ok && test_run(NULL, argv, "pmfc.txt", "pmfc.txt") == 0;
 }
 
-/* game/pak0.pak with the real model, sprite and palette. */
+/* game/pak0.pak with the real models (the armour, the dog), sprite and palette. */
 static bool write_game(void)
 {
     size_t model_size, sprite_size, palette_size;
     uint8_t *model = read_shared(progs, "armor.mdl", &model_size), *sprite = read_shared(progs, "s_light.spr", &sprite_size);
     uint8_t *palette = test_read_file(palette_path, &palette_size);
+    size_t dog_size;
+    uint8_t *dog = read_shared(progs, "dog.mdl", &dog_size);
     const pak_build_file files[] = { { "gfx/palette.lmp", palette, palette_size }, { "progs/armor.mdl", model, model_size },
-                                     { "progs/s_light.spr", sprite, sprite_size } };
-    bool ok = model && sprite && palette && test_make_dir("game") && pak_build_write("game/pak0.pak", files, 3);
+                                     { "progs/s_light.spr", sprite, sprite_size }, { "progs/dog.mdl", dog, dog_size } };
+    bool ok = model && sprite && palette && dog && test_make_dir("game") && pak_build_write("game/pak0.pak", files, 4);
+    free(dog);
     free(model);
     free(sprite);
     free(palette);
@@ -160,43 +169,371 @@ static bool shoot(const char *out, const double eye[3], const char *extra, char 
     return rt_run(args, err) == 0;
 }
 
-static bool build_mesh(mdl_mesh *mesh)
+/* Frame `frame` of the animation `animation` (NULL: frame 0) of progs/NAME. */
+static bool build_mesh_of(const char *name, const char *animation, uint32_t frame, mdl_mesh *mesh)
 {
     size_t size, palette_size;
-    uint8_t *bytes = read_shared(progs, "armor.mdl", &size), *palette = test_read_file(palette_path, &palette_size);
+    uint8_t *bytes = read_shared(progs, name, &size), *palette = test_read_file(palette_path, &palette_size);
     pmf_error err;
-    mdl_file *m = bytes ? mdl_open_memory(bytes, size, "armor.mdl", &err) : NULL;
-    bool ok = m && palette && mdl_build_mesh(m, 0, 0, palette, mesh, &err);
+    mdl_file *m = bytes ? mdl_open_memory(bytes, size, name, &err) : NULL;
+    bool ok = m && palette && mdl_build_mesh(m, (animation ? mdl_find_animation(m, animation) : 0) + frame, 0, palette, mesh, &err);
     mdl_close(m);
     free(bytes);
     free(palette);
     return ok;
 }
 
-static int test_silhouette(void)
+static bool build_mesh(mdl_mesh *mesh)
+{
+    return build_mesh_of("armor.mdl", NULL, 0, mesh);
+}
+
+/* The armour's frame 0 in the world: each corner (Quake units, the model's axes) turned as Quake
+ * turns an alias model (roll about x, then pitch about y raising its front, then yaw about z),
+ * scaled, then placed: a Quake point (x, y, z) is the world's (x, z, -y). */
+static double (*armour_in_world(const mdl_mesh *mesh, const float place[3], const double angles[3], double scale))[3][3]
+{
+    double (*triangles)[3][3] = malloc(mesh->triangle_count * sizeof *triangles);
+    const double d = M_PI / 180, p = angles[0] * d, y = angles[1] * d, r = angles[2] * d;
+    for (size_t c = 0; triangles && c < (size_t)mesh->triangle_count * 3; c++) {
+        const float *q = mesh->positions + 3 * c;
+        double v[3] = { q[0], q[1] * cos(r) - q[2] * sin(r), q[1] * sin(r) + q[2] * cos(r) };
+        double w[3] = { v[0] * cos(p) - v[2] * sin(p), v[1], v[0] * sin(p) + v[2] * cos(p) };
+        double u[3] = { w[0] * cos(y) - w[1] * sin(y), w[0] * sin(y) + w[1] * cos(y), w[2] };
+        double *out = triangles[c / 3][c % 3];
+        out[0] = place[0] + scale * u[0] * UNIT;
+        out[1] = place[1] + scale * u[2] * UNIT;
+        out[2] = place[2] - scale * u[1] * UNIT;
+    }
+    return triangles;
+}
+
+/* `classname` (keys: more of its keys) seen from 48 units south and 22 up, shot_extra given to the
+ * shots: the pixels it changes are the armour's triangles' silhouette turned and scaled as angles
+ * and scale say; how many are well inside. */
+static int armour_silhouette_of(const char *classname, const char *keys, const char *shot_extra, const double angles[3],
+                                double scale)
 {
     float place[3];
-    REQUIRE(compile_map("item_armor1") && write_game() && entity_place("item_armor1", place));
-    /* 48 units south of the armour, 22 up: (0, -48, 22) in Quake's axes */
-    const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
-    char err[1024];
-    REQUIRE(shoot("with.png", eye, "", err) && shoot("without.png", eye, "--no-models", err));
-    mdl_mesh mesh;
-    REQUIRE(build_mesh(&mesh));
-    double (*triangles)[3][3] = malloc(mesh.triangle_count * sizeof *triangles);
-    for (size_t c = 0; c < (size_t)mesh.triangle_count * 3; c++) {
-        const float *q = mesh.positions + 3 * c;
-        double *w = triangles[c / 3][c % 3];
-        w[0] = place[0] + q[0] * UNIT;  /* a Quake point (x, y, z) is the world's (x, z, -y) */
-        w[1] = place[1] + q[2] * UNIT;
-        w[2] = place[2] - q[1] * UNIT;
+    if (!compile_map_keys(classname, keys) || !write_game() || !entity_place(classname, place)) {
+        check_fail("cannot compile the room");
+        return 0;
     }
+    const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
+    char err[1024], without[256];
+    snprintf(without, sizeof without, "%s --no-models", shot_extra);
+    mdl_mesh mesh;
+    if (!shoot("with.png", eye, shot_extra, err) || !shoot("without.png", eye, without, err) || !build_mesh(&mesh)) {
+        check_fail("cannot shoot: %s", err);
+        return 0;
+    }
+    double (*triangles)[3][3] = armour_in_world(&mesh, place, angles, scale);
     uint8_t *mask = malloc(WIDTH * HEIGHT);
     silhouette((const double (*)[3][3])triangles, mesh.triangle_count, eye, mask);
-    CHECK(compare_shots(mask, 1) > 300);
+    int inside = compare_shots(mask, 1);
     free(mask);
     free(triangles);
     mdl_mesh_free(&mesh);
+    return inside;
+}
+
+static int armour_silhouette(const char *keys, const double angles[3], double scale)
+{
+    return armour_silhouette_of("item_armor1", keys, "", angles, scale);
+}
+
+static int test_silhouette(void)
+{
+    const double level[3] = { 0, 0, 0 };
+    CHECK(armour_silhouette(NULL, level, 1) > 300);
+    return check_failures;
+}
+
+/* The entity's angles and scale (pmfview.entity_placement): yawed a quarter turn, its front
+ * raised 30 degrees and 1.5 times as large (and `info --json` saying so), then a plain `angle`. */
+static int test_turned(void)
+{
+    const double turned[3] = { 30, 90, 0 }, yawed[3] = { 0, 135, 0 };
+    int inside = armour_silhouette("\"angles\" \"30 90 0\"\n\"scale\" \"1.5\"\n\"skin\" \"0\"\n", turned, 1.5);
+    printf("turned: %d pixels well inside\n", inside);
+    CHECK(inside > 600);
+    char err[1024];
+    size_t size;
+    char *json = rt_run("info --json room.pmf", err) == 0 ? (char *)test_read_file("stdout.txt", &size) : NULL;
+    CHECK(json && strstr(json, "[30, 90, 0]") && strstr(json, "\"scale\":\t1.5") && strstr(json, "\"skin\":\t0"), "%s",
+          json ? json : err);
+    free(json);
+    CHECK(armour_silhouette("\"angle\" \"135\"\n", yawed, 1) > 300);
+    return check_failures;
+}
+
+/* Keys that do not read or are out of range: pmfc says one warning each and keeps the default;
+ * a skin the model lacks is one warning of the viewer and the class's skin. The picture is the
+ * plain entity's. */
+static int test_bad_keys(void)
+{
+    float place[3];
+    REQUIRE(compile_map_keys("item_armor1", NULL) && write_game() && entity_place("item_armor1", place));
+    const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
+    char err[1024];
+    test_image plain, bad;
+    REQUIRE(shoot("plain.png", eye, "", err) && test_image_load(&plain, "plain.png"));
+    REQUIRE(compile_map_keys("item_armor1", "\"angles\" \"nan 0 0\"\n\"scale\" \"1e9\"\n\"skin\" \"7\"\n\"frame\" \"-2\"\n"));
+    size_t size;
+    char *log = (char *)test_read_file("pmfc.txt", &size);
+    REQUIRE(log != NULL);
+    CHECK(strstr(log, "\"angles\" \"nan 0 0\" is not three finite numbers: 0 0 0 kept") != NULL, "%s", log);
+    CHECK(strstr(log, "\"scale\" \"1e9\" is not a number in 1/256..256: 1 kept") != NULL, "%s", log);
+    CHECK(strstr(log, "\"frame\" \"-2\" is not a whole number in 0..65535: the class's own kept") != NULL, "%s", log);
+    free(log);
+    REQUIRE(shoot("bad.png", eye, "", err) && test_image_load(&bad, "bad.png"));
+    const char *warning = strstr(err, "warning: item_armor1 at (");
+    CHECK(warning && strstr(warning, "skin 7, but progs/armor.mdl has 3: skin 0 drawn"), "%s", err);
+    CHECK(!memcmp(plain.rgb, bad.rgb, (size_t)WIDTH * HEIGHT * 3));
+    test_image_free(&plain);
+    test_image_free(&bad);
+    return check_failures;
+}
+
+/* misc_armour, a class the built-in table does not know, shown with the model its definition
+ * gives (through a base class): by pmfc's --fgd, by the worldspawn's _tb_def naming the file
+ * beside the map, by the viewer's --fgd. A malformed FGD: pmfc's one line and exit 2, the
+ * viewer's one warning and the picture without the model. */
+static int test_fgd(void)
+{
+    const char defs[] = "@BaseClass model({\"path\": \":progs/armor.mdl\", \"skin\": 0}) = Armour []\n"
+                        "@PointClass base(Armour) size(-16 -16 0, 16 16 32) = misc_armour : \"An armour\" [ ]\n";
+    const char bad[] = "@PointClass = misc_armour [ model(";
+    REQUIRE(test_write_file("defs.fgd", defs, strlen(defs)) && test_write_file("bad.fgd", bad, strlen(bad)));
+    const double level[3] = { 0, 0, 0 };
+    pmfc_fgd = "defs.fgd";
+    CHECK(armour_silhouette_of("misc_armour", NULL, "", level, 1) > 300, "pmfc --fgd");
+    pmfc_fgd = NULL;
+    world_keys = "\"_tb_def\" \"external:defs.fgd\"\n";
+    CHECK(armour_silhouette_of("misc_armour", NULL, "", level, 1) > 300, "_tb_def");
+    world_keys = NULL;
+    CHECK(armour_silhouette_of("misc_armour", NULL, "--fgd defs.fgd", level, 1) > 300, "pmfview --fgd");
+
+    const char *argv[] = { pmfc, "room.map", "-o", "bad.pmf", "--fgd", "bad.fgd", NULL };
+    CHECK_EQ(test_run(NULL, argv, "pmfc.txt", "pmfc.txt"), 2);
+    size_t size;
+    char *log = (char *)test_read_file("pmfc.txt", &size);
+    CHECK(log && !strcmp(log, "pmfc: bad.fgd:1:27: '[' not closed\n"), "%s", log ? log : "(no log)");
+    free(log);
+    float place[3];
+    REQUIRE(entity_place("misc_armour", place));
+    const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
+    char err[1024];
+    test_image plain, warned;
+    REQUIRE(shoot("plain.png", eye, "--no-models", err) && test_image_load(&plain, "plain.png"));
+    REQUIRE(shoot("warned.png", eye, "--fgd bad.fgd", err) && test_image_load(&warned, "warned.png"));
+    CHECK(strstr(err, "pmfview: warning: bad.fgd:1:27: '[' not closed: its classes from there on are not used") != NULL, "%s", err);
+    CHECK(!memcmp(plain.rgb, warned.rgb, (size_t)WIDTH * HEIGHT * 3));
+    test_image_free(&plain);
+    test_image_free(&warned);
+    return check_failures;
+}
+
+/* monster_dog at 0 s and 0.35 s (its `stand` animation at 10 frames a second): the pixels it
+ * changes are the silhouettes of its stand1 and stand4 frames, which differ. */
+static int test_animated(void)
+{
+    float place[3];
+    shown_height = 48;
+    REQUIRE(compile_map_keys("monster_dog", NULL) && write_game() && entity_place("monster_dog", place));
+    shown_height = 24;
+    const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 64 * UNIT };
+    const char *times[2] = { "--time 0", "--time 0.35" };
+    uint8_t *masks[2] = { malloc(WIDTH * HEIGHT), malloc(WIDTH * HEIGHT) };
+    const double level[3] = { 0, 0, 0 };
+    REQUIRE(masks[0] && masks[1]);
+    for (int t = 0; t < 2; t++) {
+        char err[1024], without[64];
+        snprintf(without, sizeof without, "%s --no-models", times[t]);
+        mdl_mesh mesh;
+        REQUIRE(shoot("with.png", eye, times[t], err) && shoot("without.png", eye, without, err));
+        REQUIRE(build_mesh_of("dog.mdl", "stand", 3 * (uint32_t)t, &mesh));
+        double (*triangles)[3][3] = armour_in_world(&mesh, place, level, 1);
+        silhouette((const double (*)[3][3])triangles, mesh.triangle_count, eye, masks[t]);
+        CHECK(compare_shots(masks[t], 1) > 500, "%s", times[t]);
+        free(triangles);
+        mdl_mesh_free(&mesh);
+    }
+    int differ = 0;
+    for (int i = 0; i < WIDTH * HEIGHT; i++)
+        differ += (masks[0][i] == 1 && masks[1][i] == 0) || (masks[0][i] == 0 && masks[1][i] == 1);
+    printf("stand1 and stand4: %d pixels well inside one and well outside the other\n", differ);
+    CHECK(differ > 50, "%d", differ);
+    free(masks[0]);
+    free(masks[1]);
+    return check_failures;
+}
+
+/* Three rooms side by side, item_armor1 in each, 64 units north of the middle, and over it by 72
+ * units room r's light keys (NULL: none). */
+static const double room_x[3] = { 0, 320, 640 };
+
+static bool compile_lit_rooms(const char *const light_keys[3])
+{
+    map_build *m = map_build_new("Quake");
+    const double start[3] = { 0, -96, 24 };
+    for (int r = 0; r < 3; r++) {
+        const double lo[3] = { room_x[r] - 128, -128, 0 }, hi[3] = { room_x[r] + 128, 128, 160 };
+        map_build_room(m, lo, hi, "brick", MAP_ROOM_ALL);
+    }
+    map_build_point(m, "info_player_start", start);
+    for (int r = 0; r < 3; r++) {
+        char keys[256];
+        snprintf(keys, sizeof keys, "\"origin\" \"%g 64 24\"\n", room_x[r]);
+        map_build_entity(m, "item_armor1", keys);
+        snprintf(keys, sizeof keys, "\"origin\" \"%g 64 96\"\n%s", room_x[r], light_keys[r] ? light_keys[r] : "");
+        if (light_keys[r])
+            map_build_entity(m, "light", keys);
+    }
+    bool ok = map_build_write_file(m, "room.map");
+    map_build_free(m);
+    const char *argv[] = { pmfc, "room.map", "-o", "room.pmf", NULL };
+    return ok && test_run(NULL, argv, "pmfc.txt", "pmfc.txt") == 0;
+}
+
+/* The armour of room r's place (world metres): the one whose x is the room's. */
+static bool room_armour(int r, float out[3])
+{
+    pmf_error err;
+    pmf_file *f = pmf_open("room.pmf", &err);
+    pmf_entities e = { 0 };
+    bool found = false;
+    if (f && pmf_entities_read(f, &e, &err))
+        for (uint32_t i = 0; i < e.count; i++)
+            if (!strcmp(e.list[i].classname, "item_armor1") && fabs(e.list[i].position[0] - room_x[r] * UNIT) < 1e-3) {
+                memcpy(out, e.list[i].position, 3 * sizeof *out);
+                found = true;
+            }
+    pmf_entities_free(&e);
+    pmf_close(f);
+    return found;
+}
+
+/* The floor's light under the armour as the world draws it (the lightmap mode: the game's look
+ * of L, here Quake's 2L): the mean of the 4 middle pixels looking straight down from it, 0..1. */
+static double floor_light(const float place[3], const char *extra)
+{
+    char args[1024], err[1024];
+    snprintf(args, sizeof args, "shot room.pmf -o floor.png --size 64x64 --fov 90 --mode lightmap --no-models %s "
+             "--camera %.6f,%.6f,%.6f,0,-90", extra, place[0], place[1], place[2]);
+    test_image img;
+    if (rt_run(args, err) != 0 || !test_image_load(&img, "floor.png")) {
+        check_fail("cannot shoot the floor: %s", err);
+        return 0;
+    }
+    double sum = 0;
+    for (int y = 31; y <= 32; y++)
+        for (int x = 31; x <= 32; x++)
+            sum += img.rgb[3 * (y * 64 + x)] + img.rgb[3 * (y * 64 + x) + 1] + img.rgb[3 * (y * 64 + x) + 2];
+    test_image_free(&img);
+    return sum / (4 * 3 * 255.0);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median, over the pixels well inside the armour's silhouette and not dark in the first
+ * room, of a room's pixel over the first room's (each seen from the same place beside its
+ * armour). */
+static double median_ratio(const uint8_t *mask, const test_image *room, const test_image *first)
+{
+    double *ratios = malloc(WIDTH * HEIGHT * sizeof *ratios);
+    size_t n = 0;
+    for (int i = 0; ratios && i < WIDTH * HEIGHT; i++) {
+        int a = room->rgb[3 * i] + room->rgb[3 * i + 1] + room->rgb[3 * i + 2];
+        int b = first->rgb[3 * i] + first->rgb[3 * i + 1] + first->rgb[3 * i + 2];
+        if (mask[i] == 1 && b >= 100)
+            ratios[n++] = (double)a / b;
+    }
+    qsort(ratios, n, sizeof *ratios, compare_doubles);
+    double median = n ? ratios[n / 2] : 0;
+    CHECK(n > 150, "%zu pixels compared", n);
+    free(ratios);
+    return median;
+}
+
+/* Each room's armour shot (extra: more options) and its floor's light; the armour's silhouette
+ * into mask. */
+static bool shoot_rooms(const char *extra, test_image shots[3], double floor[3], uint8_t *mask)
+{
+    mdl_mesh mesh;
+    if (!build_mesh(&mesh))
+        return false;
+    bool ok = true;
+    for (int r = 0; r < 3 && ok; r++) {
+        float place[3];
+        char err[1024], name[32];
+        snprintf(name, sizeof name, "room%d.png", r);
+        ok = room_armour(r, place);
+        const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
+        ok = ok && shoot(name, eye, extra, err) && test_image_load(&shots[r], name);
+        floor[r] = ok ? floor_light(place, extra) : 0;
+        if (ok && r == 0) {
+            const double level[3] = { 0, 0, 0 };
+            double (*triangles)[3][3] = armour_in_world(&mesh, place, level, 1);
+            silhouette((const double (*)[3][3])triangles, mesh.triangle_count, eye, mask);
+            free(triangles);
+        }
+    }
+    mdl_mesh_free(&mesh);
+    return ok;
+}
+
+/* The same model in a lit, a dimmer and a dark room of one map: its pixels follow the light of
+ * the floor under it (the world's lightmap there, through Quake's look), the dark room's at the
+ * floor of 8 / 255 (never black). */
+static int test_lit(void)
+{
+    const char *const lights[3] = { "\"light\" \"180\"\n", "\"light\" \"130\"\n", NULL };
+    test_image shots[3];
+    double floor[3];
+    uint8_t *mask = malloc(WIDTH * HEIGHT);
+    REQUIRE(mask && compile_lit_rooms(lights) && write_game() && shoot_rooms("", shots, floor, mask));
+    printf("floor light (Quake's 2L): %.3f %.3f %.3f\n", floor[0], floor[1], floor[2]);
+    CHECK(floor[0] > 0.5 && floor[0] < 0.95 && floor[1] > 0.2 && floor[1] < floor[0] * 0.8, "%g %g", floor[0], floor[1]);
+    CHECK_EQ(floor[2], 0.0);
+    double dimmer = median_ratio(mask, &shots[1], &shots[0]), dark = median_ratio(mask, &shots[2], &shots[0]);
+    const double least = 2 * 8 / 255.0;
+    printf("model over the lit room's: %.3f (floor %.3f), dark %.3f (floor %.3f)\n", dimmer, floor[1] / floor[0], dark,
+           least / floor[0]);
+    CHECK_NEAR(dimmer, floor[1] / floor[0], 0.05 * floor[1] / floor[0]);
+    CHECK_NEAR(dark, least / floor[0], 0.3 * least / floor[0]);
+    for (int r = 0; r < 3; r++)
+        test_image_free(&shots[r]);
+    free(mask);
+    return check_failures;
+}
+
+/* A light of style 2 (Quake's slow pulse, 10 letters a second) over the second room: at 0.65 s
+ * its letter g (0.5), at 1.25 s m (1), and the model follows its floor at each. */
+static int test_styled(void)
+{
+    const char *const lights[3] = { "\"light\" \"180\"\n", "\"light\" \"180\"\n\"style\" \"2\"\n", NULL };
+    const char *times[2] = { "--time 0.65", "--time 1.25" };
+    uint8_t *mask = malloc(WIDTH * HEIGHT);
+    REQUIRE(mask && compile_lit_rooms(lights) && write_game());
+    double ratios[2];
+    for (int t = 0; t < 2; t++) {
+        test_image shots[3];
+        double floor[3];
+        REQUIRE(shoot_rooms(times[t], shots, floor, mask));
+        double model = median_ratio(mask, &shots[1], &shots[0]);
+        printf("%s: floor %.3f over %.3f, model %.3f\n", times[t], floor[1], floor[0], model);
+        CHECK_NEAR(model, floor[1] / floor[0], 0.05 * floor[1] / floor[0]);
+        ratios[t] = model;
+        for (int r = 0; r < 3; r++)
+            test_image_free(&shots[r]);
+    }
+    CHECK(ratios[0] < 0.7 * ratios[1], "%g %g", ratios[0], ratios[1]);
+    free(mask);
     return check_failures;
 }
 
@@ -234,7 +571,7 @@ static void check_sprite_colours(const spr_picture *p, const float place[3], con
 static int test_sprite(void)
 {
     float place[3];
-    REQUIRE(compile_map("light_globe") && write_game() && entity_place("light_globe", place));
+    REQUIRE(compile_map_keys("light_globe", NULL) && write_game() && entity_place("light_globe", place));
     const double eye[3] = { place[0], place[1], place[2] + 24 * UNIT };
     char err[1024];
     REQUIRE(shoot("with.png", eye, "", err) && shoot("without.png", eye, "--no-models", err));
@@ -278,7 +615,7 @@ static int test_sprite(void)
 static int test_missing_and_broken(void)
 {
     float place[3];
-    REQUIRE(compile_map("item_armor1") && entity_place("item_armor1", place));
+    REQUIRE(compile_map_keys("item_armor1", NULL) && entity_place("item_armor1", place));
     const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
     size_t palette_size;
     uint8_t *palette = test_read_file(palette_path, &palette_size);
@@ -319,6 +656,12 @@ int main(int argc, char **argv)
     palette_path = argv[5];
     static const rt_test tests[] = {
         { "silhouette", test_silhouette },
+        { "turned", test_turned },
+        { "bad_keys", test_bad_keys },
+        { "lit", test_lit },
+        { "styled", test_styled },
+        { "fgd", test_fgd },
+        { "animated", test_animated },
         { "missing_and_broken", test_missing_and_broken },
         { "sprite", test_sprite },
         { NULL, NULL },

@@ -296,6 +296,21 @@ static cJSON *json_point(const float p[3])
     return a;
 }
 
+/* pmfview.entity_placement's values of an entity: its angles and scale, and what it gives of its
+ * skin, body, sequence, frame and model. */
+static void add_placement(cJSON *o, const pmf_entity_info *e)
+{
+    cJSON_AddItemToObject(o, "angles", json_point(e->angles));
+    cJSON_AddNumberToObject(o, "scale", e->scale);
+    const char *names[4] = { "skin", "body", "sequence", "frame" };
+    const int32_t values[4] = { e->skin, e->body, e->sequence, e->frame };
+    for (int k = 0; k < 4; k++)
+        if (values[k] != PMF_NOT_GIVEN)
+            cJSON_AddNumberToObject(o, names[k], values[k]);
+    if (e->model[0])
+        cJSON_AddItemToObject(o, "model", json_text(e->model));
+}
+
 static void json_extras(cJSON *root, const map_extras *x)
 {
     if (x->source.present) {
@@ -313,6 +328,7 @@ static void json_extras(cJSON *root, const map_extras *x)
         cJSON_AddItemToObject(o, "targetname", json_text(e->targetname));
         cJSON_AddNumberToObject(o, "level", e->level);
         cJSON_AddItemToObject(o, "position", json_point(e->position));
+        add_placement(o, e);
         cJSON_AddItemToArray(ents, o);
     }
     if (x->leak.present) {

@@ -52,6 +52,8 @@ typedef struct shot_options {
     unsigned overlays;               /* --overlay: VIEW_REGION_BIT()s */
     bool overlay_entities, overlay_leak;  /* --overlay entities / leak (map_markers.h) */
     bool no_models;                  /* --no-models: the entities' models not read (docs/models.md) */
+    const char *fgds[VIEW_MAX_FGDS]; /* --fgd: entity definitions */
+    int fgd_count;
     view_regions *regions;           /* opened for --overlay, with the hud that draws them */
     hud *overlay_hud;
     int width, height;
@@ -95,7 +97,7 @@ static bool parse_camera(const char *s, shot_camera *cam)
 
 enum {
     OPT_SIZE = 256, OPT_CAMERA, OPT_FOV, OPT_LEVEL, OPT_MODE, OPT_EXPOSURE, OPT_TIME, OPT_LIGHT, OPT_FAST, OPT_NO_VIS,
-    OPT_LAYER, OPT_LUXEL_GRID, OPT_WIREFRAME, OPT_FOG, OPT_RADIUS, OPT_MSAA, OPT_GAME, OPT_CAMERAS, OPT_FRAMES, OPT_PATH,
+    OPT_LAYER, OPT_LUXEL_GRID, OPT_WIREFRAME, OPT_FOG, OPT_RADIUS, OPT_MSAA, OPT_GAME, OPT_FGD, OPT_CAMERAS, OPT_FRAMES, OPT_PATH,
     OPT_STATS, OPT_MEMORY, OPT_GL_DEBUG,
     OPT_COMPARE, OPT_OVERLAY,
     OPT_SOLO, OPT_MUTE, OPT_GIZMOS, OPT_INSPECT, OPT_LOOK, OPT_NO_MODELS,
@@ -128,6 +130,7 @@ static const cli_option shot_options_table[] = {
     VIEW_OPTION_RADIUS(OPT_RADIUS),
     { "msaa", 0, OPT_MSAA, CLI_COUNT, "N", "a sample count", 0, 64, 0, "multisample anti-aliasing with N samples", "0" },
     VIEW_OPTION_GAME(OPT_GAME),
+    VIEW_OPTION_FGD(OPT_FGD),
     VIEW_OPTION_NO_MODELS(OPT_NO_MODELS),
     { "cameras", 0, OPT_CAMERAS, CLI_TEXT, "FILE", NULL, 0, 0, 0, "one camera per line: X,Y,Z,YAW,PITCH [name]; one PNG each",
       NULL },
@@ -248,6 +251,11 @@ static int shot_option(void *user, int id, const cli_value *value)
     case OPT_FOG: o->settings.fog = true; return 0;
     case OPT_GL_DEBUG: render_set_gl_debug(RENDER_GL_DEBUG_REPORT); return 0;
     case OPT_GAME: o->game_dir = v; return 0;
+    case OPT_FGD:
+        if (o->fgd_count == VIEW_MAX_FGDS)
+            return bad_value(id, "at most " PMF_STRINGIFY(VIEW_MAX_FGDS) " FGD files", v);
+        o->fgds[o->fgd_count++] = v;
+        return 0;
     case OPT_NO_MODELS: o->no_models = true; return 0;
     case OPT_CAMERAS: o->cameras_file = v; return 0;
     case OPT_PATH: o->path_file = v; return 0;
@@ -936,7 +944,8 @@ static scene *open_scene(const shot_options *o, const char *pmf_path, scene_erro
 {
     /* A stream worker per core: the main thread mostly waits for the view to stream in. */
     int cores = pmf_cores();
-    scene *s = scene_open(&(scene_desc){ .path = pmf_path, .level = o->level, .game_dir = o->game_dir, .radius = o->radius,
+    scene *s = scene_open(&(scene_desc){ .path = pmf_path, .level = o->level, .game_dir = o->game_dir, .fgds = o->fgds,
+                                         .fgd_count = (size_t)o->fgd_count, .radius = o->radius,
                                          .no_models = o->no_models, .workers = cores > 1 && cores < 64 ? cores : 0,
                                          .moving_camera = o->path_file != NULL },
                           err);

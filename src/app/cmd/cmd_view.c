@@ -32,7 +32,7 @@ static const char view_footer[] =
     "\n"
     "Run 'pmfview info --help' or 'pmfview shot --help' for their options.\n";
 
-enum { OPT_NO_VSYNC = 256, OPT_GL_DEBUG, OPT_LEVEL, OPT_CAMERA, OPT_FOV, OPT_RADIUS, OPT_MEMORY, OPT_SHOTS, OPT_GAME, OPT_SIZE,
+enum { OPT_NO_VSYNC = 256, OPT_GL_DEBUG, OPT_LEVEL, OPT_CAMERA, OPT_FOV, OPT_RADIUS, OPT_MEMORY, OPT_SHOTS, OPT_GAME, OPT_FGD, OPT_SIZE,
        OPT_NO_MODELS };
 
 static const cli_option view_options[] = {
@@ -46,6 +46,7 @@ static const cli_option view_options[] = {
     VIEW_OPTION_GL_DEBUG(OPT_GL_DEBUG),
     { "shots", 0, OPT_SHOTS, CLI_TEXT, "DIR", NULL, 0, 0, 0, "where F12 screenshots go", "the current directory" },
     VIEW_OPTION_GAME(OPT_GAME),
+    VIEW_OPTION_FGD(OPT_FGD),
     VIEW_OPTION_NO_MODELS(OPT_NO_MODELS),
     CLI_OPTION_MEMORY(OPT_MEMORY),
     { 0 },
@@ -142,6 +143,11 @@ static int view_option(void *user, int id, const cli_value *v)
     case OPT_GL_DEBUG: render_set_gl_debug(RENDER_GL_DEBUG_REPORT); return 0;
     case OPT_SHOTS: desc->shots_dir = v->text; return 0;
     case OPT_GAME: desc->game_dir = v->text; return 0;
+    case OPT_FGD:
+        if (desc->fgd_count == VIEW_MAX_FGDS)
+            return cli_bad_value(&view_cli, cli_find(view_options, id), "at most " PMF_STRINGIFY(VIEW_MAX_FGDS) " FGD files", v->text);
+        desc->fgds[desc->fgd_count++] = v->text;
+        return 0;
     case OPT_NO_MODELS: desc->no_models = true; return 0;
     case OPT_LEVEL: desc->level = (uint32_t)v->count; return 0;
     case OPT_CAMERA: {

@@ -28,6 +28,11 @@
 #define VIEW_OPTION_GAME(id) \
     { "game", 0, (id), CLI_TEXT, "DIR", NULL, 0, 0, 0, \
       "game directory for unprefixed texture paths, and (its loose files and paks) the models of a Quake map's entities", NULL }
+#define VIEW_MAX_FGDS 16
+#define VIEW_OPTION_FGD(id) \
+    { "fgd", 0, (id), CLI_TEXT, "FILE", NULL, 0, 0, 0, \
+      "entity definitions: the model each class shows, over the built-in Quake classes (repeatable, " \
+      PMF_STRINGIFY(VIEW_MAX_FGDS) " at most; docs/models.md)", NULL }
 #define VIEW_OPTION_NO_MODELS(id) \
     { "no-models", 0, (id), CLI_FLAG, NULL, NULL, 0, 0, 0, "do not draw the point entities' models (docs/models.md)", NULL }
 #define VIEW_OPTION_GL_DEBUG(id) \

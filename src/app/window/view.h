@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "view_options.h"
+
 /* Zero means default. */
 typedef struct view_desc {
     const char *path;                /* the map as named (a PMF, or an RMF: see pmf_path); watched for live reload */
@@ -26,6 +28,8 @@ typedef struct view_desc {
     bool no_vsync;
     const char *shots_dir;           /* NULL = the current directory */
     const char *game_dir;
+    const char *fgds[VIEW_MAX_FGDS]; /* --fgd: entity definitions */
+    int fgd_count;
     bool no_models;                  /* --no-models (docs/models.md): hidden until Ctrl+P */
     int width, height;               /* window size; 0 = PMFVIEW_DEFAULT_WIDTH x _HEIGHT */
     struct formats_scene *formats;   /* path was written for a legacy draft / PM4 file (Ctrl+1..4: PM4 layers) */

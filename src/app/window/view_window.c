@@ -151,7 +151,8 @@ static void update_lights(viewer *v, double t)
 
 static scene *open_scene(const viewer *v, const char *pmf_path, uint32_t level, scene_error *err)
 {
-    scene_desc d = { .path = pmf_path, .level = level, .game_dir = v->desc->game_dir,
+    scene_desc d = { .path = pmf_path, .level = level, .game_dir = v->desc->game_dir, .fgds = v->desc->fgds,
+                     .fgd_count = (size_t)v->desc->fgd_count,
                      .radius = v->desc->radius, .moving_camera = true };
     return scene_open(&d, err);
 }

@@ -256,11 +256,15 @@ typedef struct start_camera {
     double yaw, pitch;
 } start_camera;
 
-/* A point entity of the source (the pmfview.entities extension): world metres. */
+/* A point entity of the source (the pmfview.entities extension): world metres; how its model
+ * stands (pmfview.entity_placement: pmf_map_info.h's angles, scale and PMF_NOT_GIVEN). */
 typedef struct map_entity {
     uint8_t level;
     v3 pos;
     char classname[PMFC_NAME_MAX], targetname[PMFC_NAME_MAX];
+    float angles[3], scale;
+    int32_t skin, body, sequence, frame;
+    char model[PMFC_NAME_MAX];
 } map_entity;
 
 typedef struct map_def {

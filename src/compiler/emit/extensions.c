@@ -99,12 +99,16 @@ static bool entities(const map_def *map, map_extensions *ext, pmf_error *err)
     for (size_t i = 0; i < map->entity_count; i++) {
         const map_entity *e = &map->entities[i];
         v3 p = v3_add(e->pos, map->levels[e->level].shift);
-        list[i] = (pmf_entity_info){ e->level, { (float)p.x, (float)p.y, (float)p.z }, e->classname, e->targetname };
+        list[i] = (pmf_entity_info){ e->level, { (float)p.x, (float)p.y, (float)p.z }, e->classname, e->targetname,
+                                     { e->angles[0], e->angles[1], e->angles[2] }, e->scale, e->skin, e->body,
+                                     e->sequence, e->frame, e->model };
     }
-    uint8_t *blob;
-    size_t size;
+    uint8_t *blob, *placement;
+    size_t size, placement_size;
     bool ok = pmf_entities_encode(list, map->entity_count, &blob, &size, err);
     if (ok) add(ext, blob, size);
+    ok = ok && pmf_entity_placement_encode(list, map->entity_count, &placement, &placement_size, err);
+    if (ok) add(ext, placement, placement_size);
     xfree(list);
     return ok;
 }

@@ -129,6 +129,8 @@ typedef struct editor_import_desc {
     double scale;                    /* metres per unit; 0 = 0.0254 */
     double max_luxels;               /* lightmap luxels before coarser ones; 0 = PMFC_MAX_LEVEL_LUXELS */
     const char *rad;                 /* --rad FILE: GoldSrc texture lights (NULL: lights.rad beside the map, then in --game DIR) */
+    const char *const *fgds;         /* --fgd files, in order (none: the worldspawn's _tb_def) */
+    size_t fgd_count;
     bool quiet;
 } editor_import_desc;
 

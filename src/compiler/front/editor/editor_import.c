@@ -16,6 +16,7 @@
 #include "common/memory.h"
 #include "csg/csg.h"
 #include "editor_internal.h"
+#include "fgd.h"
 #include "fill/fill.h"
 #include "pmf/pmf_map_info.h"
 
@@ -144,7 +145,7 @@ static const char *brush_where(const import_ctx *c, const editor_brush *b, uint3
     return buf;
 }
 
-static const char *entity_where(const import_ctx *c, const editor_entity *e, char *buf, size_t size)
+const char *editor_entity_where(const import_ctx *c, const editor_entity *e, char *buf, size_t size)
 {
     if (c->em->format == EDITOR_FORMAT_RMF)
         snprintf(buf, size, "entity %u, byte %llu", e->index, (unsigned long long)e->offset);
@@ -601,7 +602,8 @@ static void import_docinfo_cameras(import_ctx *c)
 static void import_entities(import_ctx *c, fill_point **points, size_t *count)
 {
     size_t cap = 0;
-    for (size_t i = 1; i < c->em->entity_count; i++) {
+    fgd *defs = editor_entity_definitions(c);
+    for (size_t i = 1; i < c->em->entity_count && !c->failed; i++) {
         const editor_entity *e = &c->em->entities[i];
         if (!e->point || is_world_class(e->classname)) continue;
         map_entity *me = PUSH(c->map->entities, c->map->entity_count, c->map->entity_cap);
@@ -609,10 +611,12 @@ static void import_entities(import_ctx *c, fill_point **points, size_t *count)
         editor_copy_name(c, me->classname, sizeof me->classname, e->classname, e, "classname");
         const char *target = editor_kv_get(e, "targetname");
         editor_copy_name(c, me->targetname, sizeof me->targetname, target ? target : "", e, "targetname");
+        editor_entity_placement(c, defs, e, me);
         fill_point *p = grow((void **)points, count, &cap, sizeof **points);
         p->pos = me->pos;
         p->classname = e->classname;
     }
+    fgd_free(defs);
 }
 
 /* ---- the outside fill ---------------------------------------------------------------------- */
@@ -771,7 +775,7 @@ bool editor_import(const char *path, const editor_map *em, const editor_import_d
         char where[96];
         if (e->point && !(fabs(e->origin[0]) <= EDITOR_COORD_LIMIT && fabs(e->origin[1]) <= EDITOR_COORD_LIMIT
                           && fabs(e->origin[2]) <= EDITOR_COORD_LIMIT))
-            import_fail(&c, "%s: %s: origin outside the editor's grid (+-%g units)", path, entity_where(&c, e, where, sizeof where),
+            import_fail(&c, "%s: %s: origin outside the editor's grid (+-%g units)", path, editor_entity_where(&c, e, where, sizeof where),
                         EDITOR_COORD_LIMIT);
     }
     if (!c.failed) {

@@ -86,6 +86,18 @@ void editor_copy_name(import_ctx *c, char *dst, size_t size, const char *value, 
 int editor_kv_numbers(const editor_entity *e, const char *key, double *out, int n);
 /* Whether the class places a player (docs/rmf.md "Start cameras"). */
 bool editor_places_player(const char *cls);
+/* "entity N, line L" (RMF: "entity N, byte B") into buf. */
+const char *editor_entity_where(const import_ctx *c, const editor_entity *e, char *buf, size_t size);
+
+/* ---- editor_placement.c ---- */
+/* The entity definitions: --fgd's files, else the one the worldspawn's `_tb_def` names; NULL when
+ * there are none, or (c->failed) one does not read. fgd_free it. */
+typedef struct fgd fgd;
+fgd *editor_entity_definitions(import_ctx *c);
+/* How the point entity's model stands (its angles, scale, skin, body, sequence, frame and model
+ * keys, else its class's model in defs) into me; a value that does not read or is out of range
+ * is one warning and the default. */
+void editor_entity_placement(import_ctx *c, const fgd *defs, const editor_entity *e, map_entity *me);
 
 /* ---- map_import.c ---- */
 /* Entity i of a .map or a BSP's entity lump as an editor entity (its key-values borrowed from q;
