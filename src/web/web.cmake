@@ -38,7 +38,7 @@ web_dependency(PkgConfig::CGLM "" ${WEB_SYSINC})
 web_dependency(PkgConfig::STB "" ${WEB_SYSINC}/stb)
 
 set(PMFVIEW_SHADER_DIR ${CMAKE_SOURCE_DIR}/shaders)
-foreach(dir base pmf map bsp rmf wad rad pak mdl spr fgd formats res mesh raytrace compiler stream render scene)
+foreach(dir base pmf map bsp rmf wad rad pak mdl studio spr fgd formats res mesh raytrace compiler stream render scene)
     add_subdirectory(src/${dir})
 endforeach()
 add_library(web_stb STATIC src/web/stb_impl.c)

@@ -1,8 +1,9 @@
-/* make_model_seeds.c - writes the seed corpus of fuzz_pak, fuzz_mdl or fuzz_spr:
- * `make_model_seeds pak|mdl|spr PROGS_DIR DIR`. pak: archives built in code (empty, two files, a
- * name twice, a real sprite inside); mdl and spr: the real models and sprites of PROGS_DIR
+/* make_model_seeds.c - writes the seed corpus of fuzz_pak, fuzz_mdl, fuzz_studio or fuzz_spr:
+ * `make_model_seeds pak|mdl|studio|spr PROGS_DIR DIR`. pak: archives built in code (empty, two
+ * files, a name twice, a real sprite inside); mdl and spr: the real models and sprites of PROGS_DIR
  * (../shared/data/lq/progs, read there, never stored here), and for spr the GoldSrc sprites of
- * fixtures/spr_build in each render mode. */
+ * fixtures/spr_build in each render mode; studio: the models of fixtures/studio_build (a texture
+ * file after its model, as fuzz_studio reads it, and alone). */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "common/programs.h"
 #include "pak_build.h"
 #include "spr_build.h"
+#include "studio_build.h"
 
 static int write_seed(const char *dir, const char *name, const void *data, size_t size)
 {
@@ -80,10 +82,36 @@ static int goldsrc_seeds(const char *to)
     return ok;
 }
 
+static int studio_seeds(const char *to)
+{
+    static const char *const names[] = { "built.mdl", "group1.mdl", "split.mdl" };
+    static const unsigned options[] = { 0, STUDIO_BUILD_GROUP1, STUDIO_BUILD_EXTERNAL };
+    int ok = 1;
+    for (int k = 0; k < 3; k++) {
+        uint8_t *model = NULL, *textures = NULL;
+        size_t size, textures_size = 0;
+        ok &= studio_build(options[k], &model, &size, &textures, &textures_size);
+        uint8_t *both = malloc(size + textures_size);
+        if (ok && both) {
+            memcpy(both, model, size);
+            if (textures_size)
+                memcpy(both + size, textures, textures_size);
+            ok &= write_seed(to, names[k], both, size + textures_size);
+        }
+        if (ok && textures)
+            ok &= write_seed(to, "splitT.mdl", textures, textures_size);
+        ok &= both != NULL;
+        free(both);
+        free(model);
+        free(textures);
+    }
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
-        fputs("usage: make_model_seeds pak|mdl|spr PROGS_DIR DIR\n", stderr);
+        fputs("usage: make_model_seeds pak|mdl|studio|spr PROGS_DIR DIR\n", stderr);
         return 1;
     }
     int ok;
@@ -91,6 +119,8 @@ int main(int argc, char **argv)
         ok = pak_seeds(argv[2], argv[3]);
     else if (!strcmp(argv[1], "mdl"))
         ok = copy_kind(argv[2], argv[3], ".mdl");
+    else if (!strcmp(argv[1], "studio"))
+        ok = studio_seeds(argv[3]);
     else
         ok = copy_kind(argv[2], argv[3], ".spr") && goldsrc_seeds(argv[3]);
     return ok ? 0 : 1;

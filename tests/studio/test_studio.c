@@ -1,0 +1,348 @@
+/* test_studio.c - GoldSrc studio models built in code (tests/fixtures/studio_build.c): every
+ * corner of the bind pose against the bones' values rotated here one axis at a time (not through
+ * a quaternion), the winding of strips and fans, body groups, skin families, a masked texture, a
+ * texture file apart; every truncation and damage one clean error.
+ * Usage: test_studio pose|parts|damaged */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/check.h"
+#include "studio.h"
+#include "studio_build.h"
+
+typedef struct built {
+    uint8_t *model, *textures;
+    size_t model_size, textures_size;
+    studio_file *m, *t;
+} built;
+
+static bool open_built(unsigned options, built *b)
+{
+    memset(b, 0, sizeof *b);
+    if (!studio_build(options, &b->model, &b->model_size, &b->textures, &b->textures_size)) {
+        check_fail("studio_build(%u) failed", options);
+        return false;
+    }
+    pmf_error err;
+    b->m = studio_open_memory(b->model, b->model_size, "built.mdl", &err);
+    CHECK(b->m != NULL, "%s", err.message);
+    if (b->m && b->textures) {
+        b->t = studio_open_memory(b->textures, b->textures_size, "builtT.mdl", &err);
+        CHECK(b->t != NULL, "%s", err.message);
+        CHECK(b->t && studio_attach_textures(b->m, b->t, &err), "%s", err.message);
+    }
+    return b->m != NULL;
+}
+
+static void close_built(built *b)
+{
+    studio_close(b->m);
+    studio_close(b->t);
+    free(b->model);
+    free(b->textures);
+}
+
+static void rotate(double p[3], int axis, double angle)
+{
+    int u = (axis + 1) % 3, v = (axis + 2) % 3;  /* x: y z; y: z x; z: x y */
+    double a = p[u], c = cos(angle), s = sin(angle);
+    p[u] = c * a - s * p[v];
+    p[v] = s * a + c * p[v];
+}
+
+/* A bone's move: about x, then y, then z by its angles, then to its place. */
+static void bone_move(const double value[6], double p[3])
+{
+    for (int axis = 0; axis < 3; axis++)
+        rotate(p, axis, value[3 + axis]);
+    for (int a = 0; a < 3; a++)
+        p[a] += value[a];
+}
+
+/* Where model k's vertex v stands: bone 0's frame 0 (its animation added unless `values_only`). */
+static void expected_vertex(int model, int v, bool values_only, double out[3])
+{
+    double root[6], child[6];
+    for (int k = 0; k < 6; k++) {
+        root[k] = studio_build_bone_value[0][k];
+        child[k] = studio_build_bone_value[1][k];
+    }
+    if (!values_only) {
+        root[2] += 4 * 0.25;
+        root[5] += 2 * 0.1;
+    }
+    float xyz[3];
+    studio_build_vertex(model, v, xyz);
+    for (int a = 0; a < 3; a++)
+        out[a] = xyz[a];
+    if (studio_build_vertex_bone(model, v) == 1)
+        bone_move(child, out);
+    bone_move(root, out);
+}
+
+/* One expected triangle: model, its corners' vertices, the skin reference. */
+typedef struct corner_set {
+    int model, v[3], ref;
+} corner_set;
+
+/* body 0: model 0's strip 0 1 2 3 4 (odd triangles swapped) and fan 4 3 1 0, model 2's fan
+ * 0 1 2 3 and strip 3 2 1 */
+static const corner_set body0[] = {
+    { 0, { 0, 1, 2 }, 0 }, { 0, { 2, 1, 3 }, 0 }, { 0, { 2, 3, 4 }, 0 }, { 0, { 4, 3, 1 }, 1 }, { 0, { 4, 1, 0 }, 1 },
+    { 2, { 0, 1, 2 }, 2 }, { 2, { 0, 2, 3 }, 2 }, { 2, { 3, 2, 1 }, 2 },
+};
+
+static void check_triangles(const studio_mesh *mesh, const corner_set *want, uint32_t count, int family, bool values_only)
+{
+    CHECK_EQ(mesh->triangle_count, count);
+    for (uint32_t t = 0; t < count && t < mesh->triangle_count; t++) {
+        const studio_texture *texture = &mesh->textures[mesh->triangle_textures[t]];
+        int index = want[t].ref == 0 && family == 1 ? 3 : want[t].ref;
+        CHECK(texture->index == (uint32_t)index, "triangle %u: texture %u, not %d", t, texture->index, index);
+        for (int k = 0; k < 3; k++) {
+            double p[3];
+            expected_vertex(want[t].model, want[t].v[k], values_only, p);
+            for (int a = 0; a < 3; a++)
+                CHECK_NEAR(mesh->positions[9 * t + 3 * k + a], p[a], 1e-4);
+            CHECK_NEAR(mesh->uvs[6 * t + 2 * k], (2.0 * want[t].v[k] + 1) / studio_build_width[index], 1e-6);
+            CHECK_NEAR(mesh->uvs[6 * t + 2 * k + 1], (double)want[t].v[k] / studio_build_height[index], 1e-6);
+        }
+    }
+}
+
+static void check_texture(const studio_texture *texture)
+{
+    int t = (int)texture->index;
+    CHECK_EQ(texture->width, studio_build_width[t]);
+    CHECK_EQ(texture->height, studio_build_height[t]);
+    for (uint32_t y = 0; y < texture->height; y++)
+        for (uint32_t x = 0; x < texture->width; x++) {
+            uint8_t rgb[3];
+            uint8_t index = studio_build_index(t, (int)x, (int)y);
+            studio_build_colour(t, index, rgb);
+            const uint8_t *texel = texture->rgba + 4 * (y * texture->width + x);
+            CHECK(!memcmp(texel, rgb, 3), "texture %d (%u, %u)", t, x, y);
+            CHECK_EQ(texel[3], t == 1 && index == 255 ? 0 : 255);
+        }
+}
+
+static void check_build(const studio_file *m, uint32_t body, uint32_t skin, const corner_set *want, uint32_t count, bool values_only)
+{
+    studio_mesh mesh;
+    pmf_error err;
+    if (!studio_build_mesh(m, body, skin, &mesh, &err)) {
+        check_fail("body %u skin %u: %s", body, skin, err.message);
+        return;
+    }
+    check_triangles(&mesh, want, count, skin == 1, values_only);
+    for (uint32_t k = 0; k < mesh.texture_count; k++)
+        check_texture(&mesh.textures[k]);
+    studio_mesh_free(&mesh);
+}
+
+/* The bind pose of the model, its texture file apart, and sequence 0 out of the file. */
+static void test_pose(void)
+{
+    built b;
+    if (open_built(0, &b)) {
+        const studio_info *i = studio_get_info(b.m);
+        CHECK_EQ(i->bone_count, 2);
+        CHECK_EQ(i->sequence_count, 1);
+        CHECK_EQ(i->texture_count, 4);
+        CHECK_EQ(i->skin_ref_count, 3);
+        CHECK_EQ(i->skin_family_count, 2);
+        CHECK_EQ(i->body_part_count, 2);
+        CHECK(!i->external_textures);
+        CHECK_NEAR(i->eye[2], 24, 0);
+        check_build(b.m, 0, 0, body0, 8, false);
+        studio_mesh mesh;
+        pmf_error err;
+        if (studio_build_mesh(b.m, 0, 0, &mesh, &err)) {
+            /* the bounds of models 0 and 2's vertices */
+            double lo[3] = { 1e9, 1e9, 1e9 }, hi[3] = { -1e9, -1e9, -1e9 };
+            for (int model = 0; model <= 2; model += 2)
+                for (int v = 0; v < (int)studio_build_vertex_count[model]; v++) {
+                    double p[3];
+                    expected_vertex(model, v, false, p);
+                    for (int a = 0; a < 3; a++) {
+                        lo[a] = fmin(lo[a], p[a]);
+                        hi[a] = fmax(hi[a], p[a]);
+                    }
+                }
+            for (int a = 0; a < 3; a++) {
+                CHECK_NEAR(mesh.mins[a], lo[a], 1e-4);
+                CHECK_NEAR(mesh.maxs[a], hi[a], 1e-4);
+            }
+            CHECK_EQ(mesh.texture_count, 3);
+            studio_mesh_free(&mesh);
+        }
+    }
+    close_built(&b);
+    if (open_built(STUDIO_BUILD_GROUP1, &b))
+        check_build(b.m, 0, 0, body0, 8, true);
+    close_built(&b);
+}
+
+static void test_parts(void)
+{
+    built b;
+    static const corner_set body1[] = { { 1, { 0, 1, 2 }, 1 }, { 2, { 0, 1, 2 }, 2 }, { 2, { 0, 2, 3 }, 2 }, { 2, { 3, 2, 1 }, 2 } };
+    if (open_built(0, &b)) {
+        CHECK_EQ(studio_body_part_models(b.m, 1), 2);
+        CHECK_EQ(studio_body_part_models(b.m, 2), 0);
+        check_build(b.m, 1, 0, body1, 4, false);       /* body part 0: 1 % 2, part 1: (1 / 2) % 2 */
+        check_build(b.m, 2, 0, body0, 5, false);       /* part 1 blank: (2 / 2) % 2 */
+        check_build(b.m, 3, 1, body1, 1, false);
+        check_build(b.m, 4, 1, body0, 8, false);       /* family 1: reference 0 is texture 3 */
+        check_build(b.m, 0, 7, body0, 8, false);       /* a family past the file's is family 0 */
+    }
+    close_built(&b);
+    /* the textures apart: the same meshes once attached */
+    if (open_built(STUDIO_BUILD_EXTERNAL, &b)) {
+        const studio_info *i = studio_get_info(b.m);
+        CHECK(i->external_textures && i->texture_count == 0);
+        check_build(b.m, 0, 1, body0, 8, false);
+        check_build(b.m, 1, 0, body1, 4, false);
+        pmf_error err;
+        studio_file *alone = studio_open_memory(b.model, b.model_size, "built.mdl", &err);
+        studio_mesh mesh;
+        CHECK_ERROR(alone && studio_build_mesh(alone, 0, 0, &mesh, &err), err, "header");
+        CHECK(strstr(err.message, "none attached") != NULL);
+        CHECK_ERROR(studio_attach_textures(alone, alone, &err), err, "skins");
+        CHECK_ERROR(b.t && studio_attach_textures(b.t, b.t, &err), err, "header");
+        studio_close(alone);
+    }
+    close_built(&b);
+    char name[64];
+    CHECK(studio_texture_file_name("models/barney.mdl", name, sizeof name) && !strcmp(name, "models/barneyT.mdl"));
+    CHECK(!studio_texture_file_name("models/barney.mdl", name, 18));
+    CHECK(!studio_texture_file_name("mdl", name, sizeof name));
+}
+
+static int32_t get_i32(const uint8_t *p) { return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24); }
+
+static void set_i32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Every prefix of a file refused with one clean line. */
+static void check_truncations(const uint8_t *data, size_t size, const char *what)
+{
+    for (size_t n = 0; n < size; n++) {
+        uint8_t *copy = malloc(n ? n : 1);
+        memcpy(copy, data, n);
+        pmf_error err;
+        studio_file *m = studio_open_memory(copy, n, what, &err);
+        CHECK(m == NULL, "%s: %zu of %zu bytes opened", what, n, size);
+        studio_close(m);
+        if (!m)
+            check_error_line_clean(&err);
+        free(copy);
+    }
+}
+
+/* Any byte set to 0xFF or 0x80: refused with one clean line, or every body and skin built. */
+static void check_any_byte(const uint8_t *data, size_t size)
+{
+    uint8_t *copy = malloc(size);
+    for (size_t at = 0; at < size; at++)
+        for (int k = 0; k < 2; k++) {
+            memcpy(copy, data, size);
+            copy[at] = k ? 0x80 : 0xFF;
+            pmf_error err;
+            studio_file *m = studio_open_memory(copy, size, "any.mdl", &err);
+            if (!m) {
+                check_error_line_clean(&err);
+                continue;
+            }
+            for (uint32_t body = 0; body < 4; body++) {
+                studio_mesh mesh;
+                if (studio_build_mesh(m, body, body & 1, &mesh, &err))
+                    studio_mesh_free(&mesh);
+                else
+                    check_error_line_clean(&err);
+            }
+            studio_close(m);
+        }
+    free(copy);
+}
+
+/* The built model with `size` bytes (4 or 2) at byte `at` set to value: refused with block and words. */
+static void check_damage(size_t at, uint32_t value, int size, const char *block, const char *words)
+{
+    built b = { 0 };
+    if (!studio_build(0, &b.model, &b.model_size, &b.textures, &b.textures_size))
+        return;
+    if (size == 4)
+        set_i32(b.model + at, value);
+    else
+        memcpy(b.model + at, (uint8_t[2]){ (uint8_t)value, (uint8_t)(value >> 8) }, 2);
+    pmf_error err;
+    studio_file *m = studio_open_memory(b.model, b.model_size, "bad.mdl", &err);
+    CHECK(m == NULL, "byte %zu = %u opened", at, value);
+    studio_close(m);
+    if (!m) {
+        check_error_line_clean(&err);
+        CHECK(!strcmp(err.block, block), "byte %zu: block '%s', not '%s' (%s)", at, err.block, block, err.message);
+        CHECK(strstr(err.message, words) != NULL, "byte %zu: '%s'", at, err.message);
+    }
+    free(b.model);
+}
+
+static void test_damaged(void)
+{
+    built b = { 0 };
+    if (!studio_build(STUDIO_BUILD_EXTERNAL, &b.model, &b.model_size, &b.textures, &b.textures_size))
+        return;
+    check_truncations(b.model, b.model_size, "split.mdl");
+    check_truncations(b.textures, b.textures_size, "splitT.mdl");
+    close_built(&b);
+    if (!studio_build(0, &b.model, &b.model_size, &b.textures, &b.textures_size))
+        return;
+    check_truncations(b.model, b.model_size, "built.mdl");
+    check_any_byte(b.model, b.model_size);
+    const uint8_t *d = b.model;
+    size_t bones = (size_t)get_i32(d + 144), sequence = (size_t)get_i32(d + 168), parts = (size_t)get_i32(d + 208);
+    size_t textures = (size_t)get_i32(d + 184), skins = (size_t)get_i32(d + 200);
+    size_t animation = (size_t)get_i32(d + sequence + 124), model = (size_t)get_i32(d + parts + 72);
+    size_t mesh = (size_t)get_i32(d + model + 76), commands = (size_t)get_i32(d + mesh + 4);
+    check_damage(0, 0x54534449u + 1, 4, "header", "bad magic");
+    check_damage(4, 11, 4, "header", "version 11");
+    check_damage(140, 200, 4, "header", "bone count 200");
+    check_damage(204, 0xFFFFFFFFu, 4, "header", "body part count -1");
+    check_damage(144, 0x100000, 4, "bones", "outside the");
+    check_damage(144, (uint32_t)b.model_size - 100, 4, "bones", "run past the end");
+    check_damage(bones + 112 + 32, 1, 4, "bone 1", "parent 1");
+    check_damage(bones + 64 + 8, 0x7FC00000u, 4, "bone 0", "value nan");
+    check_damage(bones + 112 + 88, 0x7F000000u, 4, "bone 1", "scale");
+    check_damage(sequence + 156, 5, 4, "sequence 0", "sequence group 5 of 1");
+    check_damage(sequence + 124, 0xFFFFFFF0u, 4, "sequence 0", "bone animations at byte -");
+    check_damage(animation + 4, 0xFFF0, 2, "sequence 0", "animation run at byte");
+    check_damage(animation + 24, 0x0002, 2, "sequence 0", "an animation run of 0 frames");
+    check_damage(parts + 68, 0, 4, "body part 0", "base 0");
+    check_damage(parts + 76 + 64, 0, 4, "body part 1", "0 models");
+    check_damage(model + 72, 100000, 4, "body part 0 model 0", "100000 meshes");
+    check_damage((size_t)get_i32(d + model + 84) + 3, 0x05, 2, "body part 0 model 0", "vertex 3: bone 5 of 2");
+    check_damage((size_t)get_i32(d + model + 88) + 12 + 4, 0x7F800000u, 4, "body part 0 model 0", "vertex inf");
+    check_damage(mesh + 8, 3, 4, "body part 0 model 0 mesh 0", "skin reference 3 of 3");
+    check_damage(commands + 2 + 8 * 2, 9, 2, "body part 0 model 0 mesh 0", "vertex 9 of a model of 5");
+    check_damage(commands + 2 + 8 * 5, 0x7FFF, 2, "body part 0 model 0 mesh 0", "command vertices needs");
+    check_damage(mesh + 4, (uint32_t)b.model_size, 4, "body part 0 model 0 mesh 0", "1 triangle commands of 2 bytes at byte");
+    check_damage(textures + 68, 0, 4, "texture 0", "0 x 2 pixels");
+    check_damage(textures + 80 * 3 + 76, (uint32_t)b.model_size - 10, 4, "texture 3", "pixels and palette");
+    check_damage(skins + 2, 4, 2, "skins", "family 0 reference 1: texture 4 of 4");
+    free(b.model);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fputs("usage: test_studio pose|parts|damaged\n", stderr);
+        return 2;
+    }
+    static const check_case cases[] = { { "pose", test_pose }, { "parts", test_parts }, { "damaged", test_damaged }, { NULL, NULL } };
+    return check_run_case(cases, argv[1]);
+}
