@@ -123,6 +123,31 @@ void scene_models_open(scene *s, const char *game_dir, const char *const *fgds, 
 void scene_models_draw(scene *s, const render_frame *f);
 void scene_models_close(scene *s);
 
+/* scene_models.c: a model's corners (Quake or GoldSrc units and axes: x forward, y left, z up)
+ * in the world's (metres; a point (x, y, z) is (x, z, -y) x 0.0254). */
+void scene_model_world_axes(float *positions, size_t corners);
+
+/* scene_model_studio.c: GoldSrc studio models (docs/models.md). */
+struct game_fs;
+struct render_models;
+typedef struct scene_studio {
+    struct studio_file *model;
+    struct studio_file *textures;    /* its NAMEt.mdl when its textures live there, else NULL */
+    uint8_t *texture_bytes;          /* that file's bytes (pmf_budget) */
+} scene_studio;
+/* Whether a model file's bytes are a studio model's ("IDST"). */
+bool scene_studio_is(const uint8_t *bytes, size_t size);
+/* The model over bytes it borrows (path: for errors and its texture file's name, read from fs);
+ * false with err filled, st then holding nothing. */
+bool scene_studio_open(scene_studio *st, const struct game_fs *fs, const char *path, const uint8_t *bytes, size_t size,
+                       pmf_error *err);
+void scene_studio_close(scene_studio *st);
+/* Its skin families (at least 1). */
+uint32_t scene_studio_skins(const scene_studio *st);
+/* Body `body` in skin family `skin`, uploaded: its handle, or -1 with err filled. */
+int scene_studio_add(struct render_models *gl, const scene_studio *st, const char *path, uint32_t body, uint32_t skin,
+                     pmf_error *err);
+
 /* scene_model_light.c: the light under a model's origin (docs/models.md "Lit by the level"). */
 #define SCENE_MODEL_LIGHT_LAYERS 8
 typedef struct scene_model_layer {

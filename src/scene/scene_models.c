@@ -1,6 +1,7 @@
-/* scene_models.c - the models of a Quake map's point entities (docs/models.md): each class the
- * built-in table names (else an entity's own `model` key) is drawn with its model (an alias model,
- * or a sprite turned as its type says) from the game directory (loose files and paks), at the
+/* scene_models.c - the models of a map's point entities (docs/models.md): each class the
+ * built-in table names (else an entity's own `model` key) is drawn with its model (a Quake alias
+ * model, a GoldSrc studio model (scene_model_studio.c), or a sprite turned as its type says) from
+ * the game directory (loose files and paks), at the
  * entity's place, turned and scaled as its keys say (pmfview.entity_placement), its frame and
  * skin the entity's or else as the game's code sets them. A model that is not there or does not
  * read is one warning; its entities keep no model. */
@@ -80,7 +81,8 @@ typedef struct model_file {
     const char *path;
     uint8_t *bytes;
     mdl_file *alias;
-    spr_file *sprite;                  /* both NULL: not there or broken (warned once) */
+    spr_file *sprite;
+    scene_studio studio;               /* all three NULL: not there or broken (warned once) */
 } model_file;
 
 /* A file's frame and skin, uploaded. */
@@ -95,7 +97,7 @@ typedef struct model_loader {
     render_models *gl;
     fgd *defs;                         /* --fgd's classes, or NULL */
     const game_fs *fs;
-    const uint8_t *palette;
+    const uint8_t *palette;            /* Quake's (gfx/palette.lmp), NULL when the game has none */
     model_file *files;
     size_t file_count, file_cap;
     model_mesh *meshes;
@@ -146,11 +148,10 @@ static bool ends_with(const char *s, const char *suffix)
     return n > k && !strcasecmp(s + n - k, suffix);
 }
 
-/* The mesh in the world's axes and metres: a Quake point (x, y, z) is (x, z, -y) x s. */
-static void to_world_axes(mdl_mesh *mesh)
+void scene_model_world_axes(float *positions, size_t corners)
 {
-    for (size_t c = 0; c < (size_t)mesh->triangle_count * 3; c++) {
-        float *p = mesh->positions + 3 * c, x = p[0], y = p[1], z = p[2];
+    for (size_t c = 0; c < corners; c++) {
+        float *p = positions + 3 * c, x = p[0], y = p[1], z = p[2];
         p[0] = x * QUAKE_METRES_PER_UNIT;
         p[1] = z * QUAKE_METRES_PER_UNIT;
         p[2] = -y * QUAKE_METRES_PER_UNIT;
@@ -183,7 +184,7 @@ static int add_alias(render_models *gl, const mdl_file *m, const char *path, uin
     mdl_mesh mesh;
     if (!mdl_build_mesh(m, frame, skin, palette, &mesh, err))
         return -1;
-    to_world_axes(&mesh);
+    scene_model_world_axes(mesh.positions, (size_t)mesh.triangle_count * 3);
     const render_model_mesh upload = { mesh.triangle_count, mesh.positions, mesh.uvs, mesh.skin_width, mesh.skin_height, mesh.rgba };
     int handle = like >= 0 ? render_models_add_pose(gl, like, &upload) : render_models_add(gl, &upload);
     if (handle < 0)
@@ -202,7 +203,7 @@ static model_file *open_file(model_loader *l, const char *classname, const char 
     if (!grow_array((void **)&l->files, &l->file_cap, l->file_count + 1, sizeof *l->files))
         return NULL;
     model_file *f = &l->files[l->file_count++];
-    *f = (model_file){ path, NULL, NULL, NULL };
+    *f = (model_file){ path, NULL, NULL, NULL, { NULL, NULL, NULL } };
     size_t size;
     pmf_error err;
     char line[700];
@@ -212,10 +213,20 @@ static model_file *open_file(model_loader *l, const char *classname, const char 
     }
     if (ends_with(path, ".spr"))
         f->sprite = spr_open_memory(f->bytes, size, path, &err);
+    else if (scene_studio_is(f->bytes, size))
+        scene_studio_open(&f->studio, l->fs, path, f->bytes, size, &err);
     else
         f->alias = mdl_open_memory(f->bytes, size, path, &err);
-    if (!f->sprite && !f->alias)
+    if (!f->sprite && !f->alias && !f->studio.model)
         fprintf(stderr, "pmfview: warning: %s: %s\n", classname, pmf_error_format(&err, line, sizeof line));
+    if ((f->alias || (f->sprite && spr_get_info(f->sprite)->colour_count == 0)) && !l->palette) {
+        /* Quake's models and sprites are palette indices */
+        fprintf(stderr, "pmfview: warning: %s (%s): the game directory has no %s\n", classname, path, PALETTE_PATH);
+        mdl_close(f->alias);
+        spr_close(f->sprite);
+        f->alias = NULL;
+        f->sprite = NULL;
+    }
     return f;
 }
 
@@ -231,8 +242,9 @@ static int mesh_handle(model_loader *l, const model_file *f, const char *classna
         return -1;
     pmf_error err;
     char line[700];
-    int handle = f->sprite ? add_sprite(l->gl, f->sprite, frame, l->palette, &err)
-                           : add_alias(l->gl, f->alias, f->path, frame, skin, like, l->palette, &err);
+    int handle = f->sprite         ? add_sprite(l->gl, f->sprite, frame, l->palette, &err)
+                 : f->studio.model ? scene_studio_add(l->gl, &f->studio, f->path, frame, skin, &err)
+                                   : add_alias(l->gl, f->alias, f->path, frame, skin, like, l->palette, &err);
     if (handle < 0)
         fprintf(stderr, "pmfview: warning: %s: %s\n", classname, pmf_error_format(&err, line, sizeof line));
     l->meshes[l->mesh_count++] = (model_mesh){ file, frame, skin, handle };
@@ -334,10 +346,18 @@ static bool entity_model(model_loader *l, const pmf_entity_info *info, model_pos
     }
     const quake_class *own = c && path && !strcasecmp(path, c->model) ? c : NULL;
     model_file *f = path ? open_file(l, info->classname, path) : NULL;
-    if (!f || (!f->alias && !f->sprite))
+    if (!f || (!f->alias && !f->sprite && !f->studio.model))
         return false;
     out->sprite_type = f->sprite ? (int)spr_get_info(f->sprite)->type : NOT_A_SPRITE;
     uint32_t frame = def.frame != FGD_NOT_GIVEN ? (uint32_t)def.frame : 0, skin = def.skin != FGD_NOT_GIVEN ? (uint32_t)def.skin : 0;
+    if (f->studio.model) {
+        /* its body groups stand where an alias model's frame does (the engine picks each body
+         * part's model from the one number) */
+        uint32_t body = info->body >= 0 ? (uint32_t)info->body : 0, families = scene_studio_skins(&f->studio);
+        skin = pick(info, path, "skin", info->skin, families, skin < families ? skin : 0);
+        *out = (model_poses){ NOT_A_SPRITE, 1, 0, { mesh_handle(l, f, info->classname, body, skin, -1) } };
+        return out->handles[0] >= 0;
+    }
     if (f->sprite) {
         frame = pick(info, path, "frame", info->frame, spr_get_info(f->sprite)->frame_count, frame);
         *out = (model_poses){ out->sprite_type, 1, 0, { mesh_handle(l, f, info->classname, frame, 0, -1) } };
@@ -393,26 +413,29 @@ static void loader_free(model_loader *l)
     for (size_t i = 0; i < l->file_count; i++) {
         mdl_close(l->files[i].alias);
         spr_close(l->files[i].sprite);
+        scene_studio_close(&l->files[i].studio);
         pmf_budget_free(l->files[i].bytes);
     }
     free(l->files);
     free(l->meshes);
 }
 
-/* The game's palette: false after one warning when it is missing. */
+/* Quake's palette: false when the game has none (a GoldSrc game: its models and sprites carry
+ * their own), after one warning when the file is no palette. */
 static bool read_palette(const game_fs *fs, uint8_t palette[768])
 {
-    uint8_t *bytes;
-    size_t size;
+    uint8_t *bytes = NULL;
+    size_t size = 0;
     pmf_error err;
     char line[700];
     int r = game_fs_read(fs, PALETTE_PATH, 768, &bytes, &size, &err);
     if (r > 0 && size == 768)
         memcpy(palette, bytes, 768);
     else if (r > 0)
-        fprintf(stderr, "pmfview: warning: %s: %zu bytes, not a palette of 768: no entity models\n", PALETTE_PATH, size);
-    else
-        fprintf(stderr, "pmfview: warning: no entity models: %s\n", pmf_error_format(&err, line, sizeof line));
+        fprintf(stderr, "pmfview: warning: %s: %zu bytes, not a palette of 768: Quake's models and sprites are not drawn\n",
+                PALETTE_PATH, size);
+    else if (r < 0)
+        fprintf(stderr, "pmfview: warning: Quake's models and sprites are not drawn: %s\n", pmf_error_format(&err, line, sizeof line));
     pmf_budget_free(bytes);
     return r > 0 && size == 768;
 }
@@ -442,14 +465,15 @@ void scene_models_open(scene *s, const char *game_dir, const char *const *fgds, 
         return;
     }
     uint8_t palette[768];
-    scene_models *sm = read_palette(fs, palette) ? calloc(1, sizeof *sm) : NULL;
+    bool quake_palette = read_palette(fs, palette);
+    scene_models *sm = calloc(1, sizeof *sm);
     if (sm && !(sm->gl = render_models_create(line, sizeof line))) {
         fprintf(stderr, "pmfview: warning: no entity models: %s\n", line);
         free(sm);
         sm = NULL;
     }
     if (sm) {
-        model_loader l = { .gl = sm->gl, .defs = read_definitions(fgds, fgd_count), .fs = fs, .palette = palette };
+        model_loader l = { .gl = sm->gl, .defs = read_definitions(fgds, fgd_count), .fs = fs, .palette = quake_palette ? palette : NULL };
         place_models(s, sm, &l);
         fgd_free(l.defs);
         loader_free(&l);

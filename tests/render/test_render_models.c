@@ -18,6 +18,8 @@
 #include "pmf/pmf_map_info.h"
 #include "rt_shot.h"
 #include "spr.h"
+#include "studio.h"
+#include "studio_build.h"
 
 #define WIDTH 240
 #define HEIGHT 180
@@ -645,6 +647,50 @@ static int test_missing_and_broken(void)
     return check_failures;
 }
 
+/* A GoldSrc studio model (built by tests/fixtures/studio_build.c, its textures in its own
+ * NAMEt.mdl) as a loose file of the game directory, named by the entity's `model` key with body
+ * groups `body` 1 and twice as large: the pixels it changes are the silhouette of the bind pose
+ * the studio reader builds for that body, placed as an alias model is. */
+static int test_studio(void)
+{
+    uint8_t *model = NULL, *textures = NULL;
+    size_t model_size = 0, textures_size = 0;
+    bool ok = studio_build(STUDIO_BUILD_EXTERNAL, &model, &model_size, &textures, &textures_size) && write_game()
+              && test_make_dir("game/models") && test_write_file("game/models/thing.mdl", model, model_size)
+              && test_write_file("game/models/thingt.mdl", textures, textures_size)
+              && compile_map_keys("prop_thing", "\"model\" \"models/thing.mdl\"\n\"body\" \"1\"\n\"scale\" \"2\"\n");
+    float place[3];
+    CHECK(ok && entity_place("prop_thing", place), "cannot build the model or compile the room");
+    pmf_error err;
+    studio_file *m = ok ? studio_open_memory(model, model_size, "thing.mdl", &err) : NULL;
+    studio_file *t = m ? studio_open_memory(textures, textures_size, "thingt.mdl", &err) : NULL;
+    studio_mesh mesh;
+    ok = t && studio_attach_textures(m, t, &err) && studio_build_mesh(m, 1, 0, &mesh, &err);
+    CHECK(ok, "the studio reader: %s", err.message);
+    const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT }, level[3] = { 0, 0, 0 };
+    char shot_err[1024];
+    if (ok && shoot("with.png", eye, "", shot_err) && shoot("without.png", eye, "--no-models", shot_err)) {
+        const mdl_mesh as_alias = { .triangle_count = mesh.triangle_count, .positions = mesh.positions };
+        double (*triangles)[3][3] = armour_in_world(&as_alias, place, level, 2);
+        uint8_t *mask = malloc(WIDTH * HEIGHT);
+        silhouette((const double (*)[3][3])triangles, mesh.triangle_count, eye, mask);
+        int inside = compare_shots(mask, 1);
+        printf("studio model, body 1: %u triangles, %d pixels well inside\n", mesh.triangle_count, inside);
+        CHECK(inside > 100);
+        free(mask);
+        free(triangles);
+    } else if (ok) {
+        check_fail("cannot shoot: %s", shot_err);
+    }
+    if (ok)
+        studio_mesh_free(&mesh);
+    studio_close(m);
+    studio_close(t);
+    free(model);
+    free(textures);
+    return check_failures;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 6) {
@@ -664,6 +710,7 @@ int main(int argc, char **argv)
         { "animated", test_animated },
         { "missing_and_broken", test_missing_and_broken },
         { "sprite", test_sprite },
+        { "studio", test_studio },
         { NULL, NULL },
     };
     return rt_main(3, argv, tests);

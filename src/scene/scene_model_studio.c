@@ -1,0 +1,132 @@
+/* scene_model_studio.c - GoldSrc studio models for the entities' models (docs/models.md): the
+ * file opened with its texture file (NAMEt.mdl) when its textures live there, and a body and skin
+ * family's bind pose uploaded as one mesh whose textures are stacked into one picture. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/pmf_budget.h"
+#include "pak.h"
+#include "render_models.h"
+#include "scene_internal.h"
+#include "studio.h"
+
+#define STUDIO_MAX_STACK_TEXELS (64u << 20) /* the stacked textures' texels at most (256 MiB of RGBA) */
+
+bool scene_studio_is(const uint8_t *bytes, size_t size)
+{
+    return size >= 4 && !memcmp(bytes, "IDST", 4);
+}
+
+/* The texture file of a model whose textures are not its own: the engine's NAMET.mdl, else the
+ * NAMEt.mdl studiomdl writes (a loose file's name keeps its case). */
+static bool open_texture_file(scene_studio *st, const game_fs *fs, const char *path, pmf_error *err)
+{
+    char name[1024];
+    if (!studio_texture_file_name(path, name, sizeof name)) {
+        pmf_error_set(err, path, "header", 0, "no name for its texture file");
+        return false;
+    }
+    size_t size;
+    int r = game_fs_read(fs, name, PAK_MAX_READ, &st->texture_bytes, &size, err);
+    if (r == 0) {
+        name[strlen(name) - 5] = 't';
+        r = game_fs_read(fs, name, PAK_MAX_READ, &st->texture_bytes, &size, err);
+    }
+    if (r <= 0)
+        return false;
+    st->textures = studio_open_memory(st->texture_bytes, size, name, err);
+    return st->textures && studio_attach_textures(st->model, st->textures, err);
+}
+
+bool scene_studio_open(scene_studio *st, const game_fs *fs, const char *path, const uint8_t *bytes, size_t size, pmf_error *err)
+{
+    *st = (scene_studio){ NULL, NULL, NULL };
+    st->model = studio_open_memory(bytes, size, path, err);
+    if (st->model && (!studio_get_info(st->model)->external_textures || open_texture_file(st, fs, path, err)))
+        return true;
+    scene_studio_close(st);
+    return false;
+}
+
+void scene_studio_close(scene_studio *st)
+{
+    studio_close(st->model);
+    studio_close(st->textures);
+    pmf_budget_free(st->texture_bytes);
+    *st = (scene_studio){ NULL, NULL, NULL };
+}
+
+uint32_t scene_studio_skins(const scene_studio *st)
+{
+    uint32_t n = studio_get_info(st->textures ? st->textures : st->model)->skin_family_count;
+    return n ? n : 1;
+}
+
+/* One texture coordinate inside its own texture's texel centres, then placed in its band of the
+ * stack (the textures repeat no further: a studio model's texels lie inside its textures). */
+static float stacked(float t, uint32_t side, uint32_t at, uint32_t band, uint32_t total)
+{
+    float lo = 0.5f / (float)side, hi = 1 - lo;
+    t = t < lo ? lo : t > hi ? hi : t;
+    return ((float)at + t * (float)band) / (float)total;
+}
+
+/* The mesh's textures one under another (as wide as the widest) and each corner's (u, v) moved
+ * into its texture's band; false when the stack would be too large or memory runs out. */
+static bool stack_textures(studio_mesh *mesh, uint8_t **rgba, uint32_t *width, uint32_t *height)
+{
+    uint64_t w = 1, h = 0;
+    for (uint32_t i = 0; i < mesh->texture_count; i++) {
+        w = mesh->textures[i].width > w ? mesh->textures[i].width : w;
+        h += mesh->textures[i].height;
+    }
+    if (h == 0 || w * h > STUDIO_MAX_STACK_TEXELS || !(*rgba = calloc((size_t)(w * h), 4)))
+        return false;
+    uint32_t *top = malloc((mesh->texture_count ? mesh->texture_count : 1) * sizeof *top);
+    if (!top) {
+        free(*rgba);
+        return false;
+    }
+    uint32_t y = 0;
+    for (uint32_t i = 0; i < mesh->texture_count; i++) {
+        const studio_texture *t = &mesh->textures[i];
+        top[i] = y;
+        for (uint32_t row = 0; row < t->height; row++)
+            memcpy(*rgba + ((size_t)(y + row) * w) * 4, t->rgba + (size_t)row * t->width * 4, (size_t)t->width * 4);
+        y += t->height;
+    }
+    for (size_t c = 0; c < (size_t)mesh->triangle_count * 3; c++) {
+        const studio_texture *t = &mesh->textures[mesh->triangle_textures[c / 3]];
+        float *uv = mesh->uvs + 2 * c;
+        uv[0] = stacked(uv[0], t->width, 0, t->width, (uint32_t)w);
+        uv[1] = stacked(uv[1], t->height, top[mesh->triangle_textures[c / 3]], t->height, (uint32_t)h);
+    }
+    free(top);
+    *width = (uint32_t)w;
+    *height = (uint32_t)h;
+    return true;
+}
+
+int scene_studio_add(render_models *gl, const scene_studio *st, const char *path, uint32_t body, uint32_t skin, pmf_error *err)
+{
+    studio_mesh mesh;
+    if (!studio_build_mesh(st->model, body, skin, &mesh, err))
+        return -1;
+    uint8_t *rgba = NULL;
+    uint32_t width = 0, height = 0;
+    int handle = -1;
+    if (!mesh.triangle_count)
+        pmf_error_set(err, path, "body parts", 0, "body %u shows no triangle", body);
+    else if (!stack_textures(&mesh, &rgba, &width, &height))
+        pmf_error_set(err, path, "textures", 0, "its textures do not fit in memory");
+    else {
+        scene_model_world_axes(mesh.positions, (size_t)mesh.triangle_count * 3);
+        handle = render_models_add(gl, &(render_model_mesh){ mesh.triangle_count, mesh.positions, mesh.uvs, width, height, rgba });
+        if (handle < 0)
+            pmf_error_set(err, path, "mesh", 0, "out of memory");
+    }
+    free(rgba);
+    studio_mesh_free(&mesh);
+    return handle;
+}
