@@ -9,20 +9,22 @@
 # and the baseline it is compared with in this run, prints a table and writes
 # bench/results/latest.json. A figure that cannot be measured is reported as "n/a (reason)".
 #   --quick        small maps and short paths: a smoke run of the whole suite in a few minutes
-#   --only LIST    figures to run, comma-separated from 1..10 (default: all)
+#   --only LIST    figures to run, comma-separated from 1..11 (default: all)
 #   --regenerate   generate the maps again even when cached
 # Environment: BENCH_JOBS (build jobs, default 2), BENCH_SEED (default 1), BENCH_GEN_TIMEOUT
 # (seconds one map's generation may take, default 900), BENCH_REPEATS (runs of each side of a
 # timed comparison, the minimum taken, default 5; 2 with --quick),
 # BENCH_BIG / BENCH_SMALL / BENCH_HUGE (map grids, default 64x2x64 / 16x1x16 / 128x1x128),
-# BENCH_COMPILE (figure 6's largest compile, default 256x1x256).
+# BENCH_COMPILE (figure 6's largest compile, default 256x1x256), BENCH_RELIGHT_MAPS (figure 11's
+# levels of ../shared/data/lq, default "lqdm10 lq_e1m2 lqdm5 lq_e1m7"; lqdm10 with --quick),
+# BENCH_RELIGHT_REPEATS (figure 11's runs of each relight and full compile, default 1).
 set -u
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
 
 QUICK=0
-ONLY="1,2,3,4,5,6,7,8,9,10"
+ONLY="1,2,3,4,5,6,7,8,9,10,11"
 REGENERATE=0
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -38,12 +40,15 @@ done
 JOBS=${BENCH_JOBS:-2}
 GEN_TIMEOUT=${BENCH_GEN_TIMEOUT:-900}
 SEED=${BENCH_SEED:-1}
+RELIGHT_REPEATS=${BENCH_RELIGHT_REPEATS:-1}
 if [ "$QUICK" = 1 ]; then
     BIG=${BENCH_BIG:-8x2x8}; SMALL=${BENCH_SMALL:-4x1x4}; HUGE=${BENCH_HUGE:-16x1x16}; COMPILE=${BENCH_COMPILE:-32x1x32}
     FRAMES_DRAW=20; FRAMES_FLY=60; FLY_REPEATS=2; FRAMES_MEM=40; REPEATS=${BENCH_REPEATS:-2}
+    RELIGHT_MAPS=${BENCH_RELIGHT_MAPS:-lqdm10}
 else
     BIG=${BENCH_BIG:-64x2x64}; SMALL=${BENCH_SMALL:-16x1x16}; HUGE=${BENCH_HUGE:-128x1x128}; COMPILE=${BENCH_COMPILE:-256x1x256}
     FRAMES_DRAW=60; FRAMES_FLY=240; FLY_REPEATS=3; FRAMES_MEM=120; REPEATS=${BENCH_REPEATS:-5}
+    RELIGHT_MAPS=${BENCH_RELIGHT_MAPS:-lqdm10 lq_e1m2 lqdm5 lq_e1m7}
 fi
 RADIUS=8                    # pmfview's default streaming radius
 SIZE=1280x720               # pmfview shot's default size
@@ -738,6 +743,93 @@ figure_quake_peer() {
     done
 }
 
+# 11: relight (issue 40): each shared LibreQuake level (BENCH_RELIGHT_MAPS; --quick: lqdm10) is
+# compiled in full with --cache, then takes four light-only edits in a row (bench/relight_edit.py:
+# the first light moved 64 units, recoloured, a light added beside it, the last light deleted); each
+# edit is relit from the cache the step before left and, in turn in the same run, compiled in full
+# from the same edited source (BENCH_RELIGHT_REPEATS times each, the minimum taken; the cache put
+# back before each relight). Target: the relight's wall time <= 1/8 of the full compile's (issue 40
+# point 6); CPU seconds in the note. pmfc writes the relit map in one stage, so the first updated
+# picture is the final one: both are the time to the written map. The memory kept for relighting
+# (the cache file, which the relight reads whole into memory) against the viewer's peak RSS with the
+# map open (`pmfview shot` of the full compile at its start camera): target <= 1.5.
+relight_step() {   # relight_step NAME EDIT WHAT FLAGS...: one edit relit and compiled in full
+    local name=$1 edit=$2 what=$3 dir="$WORK/relight_$1" i id label rw fw rc fc line same
+    shift 3
+    id="relight_${name}_$edit"
+    label="11 relight $name: $what"
+    if ! python3 "$ROOT/bench/relight_edit.py" "$dir/source.map" "$dir/edited.map" "$edit" >"$WORK/$id.edit.out" 2>&1; then
+        na "$id" "$label" "$(tail -n 1 "$WORK/$id.edit.out")"
+        return 1
+    fi
+    mv "$dir/edited.map" "$dir/source.map"
+    rm -rf "$dir/before"
+    cp -a "$dir/cache" "$dir/before"
+    for i in $(seq "$RELIGHT_REPEATS"); do
+        rm -rf "$dir/cache"
+        cp -a "$dir/before" "$dir/cache"
+        run "$id.relit.$i" "$PMFC" "$dir/source.map" -o "$dir/relit.pmf" --time 0 --cache "$dir/cache" "$@" ||
+            { na "$id" "$label" "relight failed: $(why "$id.relit.$i")"; return 1; }
+        run "$id.full.$i" "$PMFC" "$dir/source.map" -o "$dir/full.pmf" --time 0 "$@" ||
+            { na "$id" "$label" "full compile failed: $(why "$id.full.$i")"; return 1; }
+    done
+    summarise "$id.relit" "$RELIGHT_REPEATS"
+    summarise "$id.full" "$RELIGHT_REPEATS"
+    line=$(grep -o 'relit: .*' "$WORK/$id.relit.out" | head -n 1)
+    if [ -z "$line" ]; then
+        na "$id" "$label" "compiled in full, not relit: $(grep -i 'compiling in full\|cache' "$WORK/$id.relit.out" | head -n 1 | cut -c1-100)"
+        return 0
+    fi
+    rw=$(field "$WORK/$id.relit.best" "wall_min ")
+    fw=$(field "$WORK/$id.full.best" "wall_min ")
+    rc=$(field "$WORK/$id.relit.best" "cpu_min ")
+    fc=$(field "$WORK/$id.full.best" "cpu_min ")
+    same="NOT byte-identical to the full compile"
+    cmp -s "$dir/relit.pmf" "$dir/full.pmf" && same="byte-identical to the full compile"
+    log "11 $name, $what: relit in $(show "$rw") s, full $(show "$fw") s: $(show "$(calc "$rw / $fw")") (target <= 0.125); $line"
+    record "$id" "$label (wall)" "$(calc "$rw")" s "$(calc "$fw")" "$(calc "$rw / $fw")" "<=0.125" \
+        "time to the written map, first = final picture (one stage); cpu $(show "$rc") / $(show "$fc") s = $(show "$(calc "$rc / $fc")"); $line; $same; best of $RELIGHT_REPEATS"
+}
+relight_memory() {   # relight_memory NAME: the cache against the viewer's peak RSS on the map
+    local name=$1 dir="$WORK/relight_$1" cache rss
+    cache=$(du -sk "$dir/cache" | awk '{ print $1 }')
+    if ! run "relight_${name}_shot" "$PMFVIEW" shot "$dir/first.pmf" -o "$WORK/relight_$name.png" --size "$SIZE" --stats; then
+        na "relight_${name}_memory" "11 relight $name: cache vs viewer RSS" "shot failed: $(why "relight_${name}_shot")"
+        return
+    fi
+    rss=$(field "$WORK/relight_${name}_shot.run" "maxrss_kb ")
+    record "relight_${name}_memory" "11 relight $name: cache vs viewer RSS" "$(calc "$cache / 1024")" MiB \
+        "$(calc "$rss / 1024")" "$(calc "$cache / $rss")" "<=1.5" \
+        "the cache file (read whole by a relight) against pmfview shot's peak RSS at the start camera"
+}
+figure_relight() {
+    local lq="$ROOT/../shared/data/lq" name map dir flags edit edits="move:a light moved 64 units,recolour:a light recoloured,add:a light added,delete:a light deleted" e
+    for name in $RELIGHT_MAPS; do
+        map="$lq/$name.map"
+        dir="$WORK/relight_$name"
+        if [ ! -x "$PMFC" ] || [ ! -f "$map" ]; then
+            na "relight_$name" "11 relight $name" "no pmfc or no $map"
+            continue
+        fi
+        flags="$(sh "$ROOT/scripts/ericw_compile.sh" "$map" --pmfc-flags) --game $lq"
+        rm -rf "$dir"
+        mkdir -p "$dir"
+        cp "$map" "$dir/source.map"
+        log "11 $name: pmfc $flags --cache, then four light edits, each relit and compiled in full"
+        # shellcheck disable=SC2086
+        if ! run "relight_${name}_first" "$PMFC" "$dir/source.map" -o "$dir/first.pmf" --time 0 --cache "$dir/cache" $flags; then
+            na "relight_$name" "11 relight $name" "the first compile failed: $(why "relight_${name}_first")"
+            continue
+        fi
+        IFS=',' read -ra e <<<"$edits"
+        for edit in "${e[@]}"; do
+            # shellcheck disable=SC2086
+            relight_step "$name" "${edit%%:*}" "${edit#*:}" $flags || break
+        done
+        relight_memory "$name"
+    done
+}
+
 # ---- main ----------------------------------------------------------------------------------------
 mkdir -p "$BUILD" "$WORK"
 build
@@ -756,5 +848,6 @@ wants 7 && figure_rmf
 wants 8 && figure_gpu
 wants 9 && figure_formats
 wants 10 && figure_quake_peer
+wants 11 && figure_relight
 write_json
 print_table

@@ -683,10 +683,9 @@ static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *p
     site->step_u = patch->step_u;
     site->step_v = patch->step_v;
     site->n = site->sn = n;
-    /* from its place in the lightmap alone: the same in a tile as in the whole level, and wherever
-     * the level lies (a lightmap's packing does not depend on either) */
-    uint32_t x = (uint32_t)patch->x + (uint32_t)i, y = (uint32_t)patch->y + (uint32_t)j;
-    site->seed = sample_hash(x * 73856093u ^ y * 19349663u);
+    /* from the patch's seed and the luxel's place in its block alone: the same in a tile as in the
+     * whole level, wherever the level lies, and wherever the block lies in the lightmaps */
+    site->seed = sample_hash(sample_hash(patch->seed) ^ (uint32_t)i * 73856093u ^ (uint32_t)j * 19349663u);
     site->samples = ctx->desc->samples < BAKE_MAX_SAMPLES ? ctx->desc->samples : BAKE_MAX_SAMPLES;
     bool smooth = patch->shade_normal[0] != 0.0f || patch->shade_normal[1] != 0.0f || patch->shade_normal[2] != 0.0f;
     if (n && smooth) {
@@ -712,11 +711,11 @@ static uint8_t *luxel_walls(uint8_t *walls, size_t at)
     return walls ? walls + at * SITE_CACHE : NULL;
 }
 
-/* The one-sample sky pattern's seed, as it always was (it takes the patch's index, so a tiled build may turn
- * it differently; the sampled sky uses the luxel's place alone, see site_init) */
-static uint32_t luxel_seed(uint32_t x, uint32_t y, size_t patch)
+/* The one-sample sky pattern's seed, from the luxel's place in its block (it takes the patch's index, so
+ * a tiled build may turn it differently; the sampled sky uses the patch's seed, see site_init) */
+static uint32_t luxel_seed(uint32_t i, uint32_t j, size_t patch)
 {
-    return (uint32_t)(x * 73856093u ^ y * 19349663u ^ patch * 83492791u);
+    return (uint32_t)(i * 73856093u ^ j * 19349663u ^ patch * 83492791u);
 }
 
 /* The mean of light l over points of a luxel's square, each ray aimed at its own point of the
@@ -918,10 +917,9 @@ static void sky_dirt_terms(const bake_ctx *ctx, const bake_patch *patch, size_t 
             size_t at = (size_t)j * w + i;
             luxel_site site;
             site_init(&site, ctx, patch, n, i, j, luxel_walls(walls, at));
-            uint32_t x = (uint32_t)patch->x + (uint32_t)i, y = (uint32_t)patch->y + (uint32_t)j;
             if (sky)
                 strength[at] = site.samples > 1 || site.sn != n ? sky_fraction_sampled(ctx, &site)
-                                                                : sky_fraction(ctx, site.centre, n, luxel_seed(x, y, index));
+                                                                : sky_fraction(ctx, site.centre, n, luxel_seed((uint32_t)i, (uint32_t)j, index));
             if (dirt)
                 occlusion[at] = dirt_occlusion(ctx, &site, dirt_faces);
         }
@@ -1058,8 +1056,8 @@ static void trace_terms(const bake_ctx *ctx, const bake_patch *patch, size_t ind
 
 /* A patch's terms from the earlier bake's (bake_relight): the lights that differ taken out at their
  * old place and added at their new one where they reach it, the ambient term's change, and the
- * dome and sky shares the earlier bake did not trace (they were dark then); a patch that moved in
- * its lightmaps traced whole. */
+ * dome and sky shares the earlier bake did not trace (they were dark then); a patch of another
+ * shape or size traced whole. */
 static void relight_terms(bake_ctx *ctx, const bake_patch *patch, size_t index, const float *n, int w, int h,
                           const id_list *lights, patch_scratch *s, bake_term *terms)
 {

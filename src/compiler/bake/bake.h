@@ -73,6 +73,10 @@ typedef struct bake_patch {
     float origin[3], step_u[3], step_v[3], normal[3];
     uint32_t lightmap;
     uint16_t x, y, w, h;    /* placement inside the lightmap, luxels */
+    /* Its luxels' samples' seed (with their place in the block): not their place in the lightmap,
+     * so a block packed elsewhere (a dynamic light's chunks take smaller lightmaps) bakes the same
+     * and a relight keeps its sums */
+    uint32_t seed;
     /* Smooth shading: the normal light is measured against at block coordinates (s, t) (luxel
      * (i, j)'s centre is (i + 0.5, j + 0.5)) is normalise(shade_normal + s shade_du + t shade_dv);
      * shade_normal zero = the flat `normal`. Shadow rays always leave along the flat one. */
@@ -136,7 +140,7 @@ typedef struct bake_terms {
  * these lights, this ambient term and these patches. Only the lights that differ are traced
  * again, on the luxels they reach at their old and their new place; the rest is the terms,
  * composed again. A patch placed elsewhere in the lightmaps (a dynamic light's chunks take
- * smaller ones) is traced whole: its luxels' samples follow their place. */
+ * smaller ones) keeps its terms: its luxels' samples follow its seed, not their place. */
 typedef struct bake_relight {
     const bake_terms *terms;
     const bake_patch *patches;      /* [terms->patch_count] */

@@ -92,12 +92,16 @@ bool bake_patch_kept(const bake_desc *desc, size_t index)
     const bake_terms *t = r->terms;
     if (index >= t->patch_count)
         return false;
-    /* the same luxels at the same place of a lightmap (which lightmap it is counts not: the
-     * bake's list of them shifts when a chunk takes more) */
+    /* the same luxels, wherever they lie in the lightmaps (their samples follow the patch's seed,
+     * not their place: a chunk a dynamic light reaches takes smaller lightmaps), whole in both */
     const bake_patch *now = &desc->patches[index];
     bake_patch moved = r->patches[index];
     moved.lightmap = now->lightmap;
-    return !memcmp(&moved, now, sizeof moved) && t->patch_base[index + 1] - t->patch_base[index] == patch_luxels(desc, now);
+    moved.x = now->x;
+    moved.y = now->y;
+    size_t luxels = patch_luxels(desc, now);
+    return !memcmp(&moved, now, sizeof moved) && luxels == (size_t)now->w * now->h &&
+           t->patch_base[index + 1] - t->patch_base[index] == luxels;
 }
 
 bool bake_light_changes(const bake_desc *desc, bake_light **removed, size_t *removed_count, bake_light **added,

@@ -333,6 +333,7 @@ static void describe_patch(const level_build *lb, const chunk_build *cb, const c
     bp->y = (uint16_t)cf->lm_y;
     bp->w = (uint16_t)cf->lm_w;
     bp->h = (uint16_t)cf->lm_h;
+    bp->seed = cf->lm_seed;
     if (smooth) smooth_patch(lb, smooth, cf, bp);
     memcpy(bp->albedo, albedo, sizeof bp->albedo);
     bp->surface = (uint32_t)cf->face;

@@ -22,6 +22,8 @@ typedef struct chunk_face {
     v3 *p;
     uint8_t lightmap;                            /* chunk-local; PMF_NO_LIGHTMAP */
     int lm_x, lm_y, lm_w, lm_h;                  /* block, luxels, border included */
+    uint32_t lm_seed;                            /* its luxels' samples' seed: the face's place in the
+                                                  * chunk, not the block's in a lightmap */
     v3 lm_origin, lm_t, lm_b;                    /* lm_t/lm_b: unit axes; luxel = dot(p - origin, axis) * density */
     double lm_density;
     bool prelit;                                 /* the source's light covers every luxel: not baked */

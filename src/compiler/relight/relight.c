@@ -15,7 +15,7 @@
 #include "relight.h"
 
 #define RELIGHT_MAGIC "PMFCRLT"
-#define RELIGHT_VERSION 4u
+#define RELIGHT_VERSION 5u
 
 static uint64_t hash_words(uint64_t h, const void *data, size_t size)
 {

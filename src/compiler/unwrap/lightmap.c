@@ -224,6 +224,7 @@ void chunk_unwrap(const level_build *lb, chunk_build *cb)
     size_t *owner = xmalloc(lit * sizeof *owner);
     for (size_t r = 0; r < n; r++) {
         owner[r] = order[r].face;
+        cb->faces[order[r].face].lm_seed = order[r].key;
         rects[r].id = (int)r;
         rects[r].w = (stbrp_coord)cb->faces[order[r].face].lm_w;
         rects[r].h = (stbrp_coord)cb->faces[order[r].face].lm_h;

@@ -1,8 +1,9 @@
 /* test_pmfc_relight.c - pmfc --cache (issue 40): after a light-only edit the compile relights
  * from the cache ("relit: N lights changed, M luxels") and its map equals a full compile of the
  * saved source: every luxel of every lightmap and light layer within 1, at least 99.9% equal.
- * A chain of ten edits in a row on a shared map: a light moved, recoloured, added, deleted, given
- * a style, the sun changed, and more; each step compiles from the cache the step before left.
+ * A chain of edits in a row on a shared map: a light moved, recoloured, added, deleted, given
+ * a style, the sun changed, and more; each step compiles from the cache the step before left. A
+ * style given or taken traces again only the luxels its light reaches, as recolouring it did.
  * Usage: test_pmfc_relight CASE PMFC WORKDIR SOURCE [PMFC OPTIONS]; CASE: map (a Quake .map),
  * rmf (an RMF with a light_environment), stale (a damaged cache and an edit of the geometry),
  * rad (a GoldSrc .map's lights.rad). */
@@ -238,10 +239,12 @@ typedef struct step {
     int lights;              /* a relight of this many lights changed is expected; -1: a full compile */
     bool compare;            /* compiled in full too, and compared */
     const char *expect_line; /* what the compile says when it compiles in full */
+    int same_luxels_as;      /* > 0: traced again the luxels that step did (the same light at the same place) */
 } step;
 
 static text source;
 static char source_path[600];
+static unsigned long long step_luxels[16];  /* [step]: the luxels each relight traced again */
 
 /* Writes the source, compiles it from the cache, and (when the step says so) in full to compare. */
 static void run_step(const step *s, int index, double full_seconds)
@@ -263,6 +266,12 @@ static void run_step(const step *s, int index, double full_seconds)
     CHECK(!line == (s->lights < 0), "step %d (%s): %s", index, s->what, log);
     /* no time is asserted here: the bench's relight figure measures it, paired against a full compile */
     if (line) CHECK_EQ(lights, s->lights);
+    if (index < 16) step_luxels[index] = luxels;
+    /* a light given a style or taken one moves the blocks of the chunks it reaches in their
+     * lightmaps (smaller ones): their samples do not follow, so only the light's luxels are traced */
+    if (s->same_luxels_as > 0)
+        CHECK(luxels == step_luxels[s->same_luxels_as], "step %d (%s): %llu luxels traced again, step %d's light %llu",
+              index, s->what, luxels, s->same_luxels_as, step_luxels[s->same_luxels_as]);
     if (!s->compare) return;
     snprintf(full, sizeof full, "%s/full_%d.pmf", workdir, index);
     CHECK_EQ(compile(source_path, full, false, &full_now, log, sizeof log), 0);
@@ -306,6 +315,7 @@ static bool map_move(text *t) { return replace_text(t, "\"origin\" \"-280 -216 3
 static bool map_recolour(text *t) { return replace_text(t, "\"origin\" \"-264 -200 360\"", "\"origin\" \"-264 -200 360\"\n\"_color\" \"255 128 64\""); }
 static bool map_add(text *t) { return replace_text(t, "// entity 18\n", ADDED_LIGHT "// entity 18\n"); }
 static bool map_delete(text *t) { return replace_text(t, "{\n\"classname\" \"light\"\n\"origin\" \"-16 -664 472\"\n\"light\" \"60\"\n\"delay\" \"2\"\n}\n", ""); }
+static bool map_recolour_300(text *t) { return replace_text(t, "\"origin\" \"-592 -256 456\"", "\"origin\" \"-592 -256 456\"\n\"_color\" \"255 200 150\""); }
 static bool map_style(text *t) { return replace_text(t, "\"origin\" \"-592 -256 456\"", "\"origin\" \"-592 -256 456\"\n\"style\" \"5\""); }
 static bool map_sun(text *t) { return replace_text(t, "\"_sunlight\" \"120\"\n", "\"_sunlight\" \"150\"\n") && replace_text(t, "\"_sun_mangle\" \"80 -31 0\"", "\"_sun_mangle\" \"60 -45 0\""); }
 static bool map_move_added(text *t) { return replace_text(t, "\"origin\" \"-400 -300 400\"", "\"origin\" \"-380 -320 420\""); }
@@ -314,16 +324,17 @@ static bool map_dome(text *t) { return replace_text(t, "\"_sunlight2\" \"90\"", 
 static bool map_unstyle(text *t) { return replace_text(t, "\n\"style\" \"5\"", ""); }
 
 static const step map_steps[] = {
-    { "a light moved", map_move, 1, true, NULL },
-    { "a light recoloured", map_recolour, 1, true, NULL },
-    { "a light added", map_add, 1, true, NULL },
-    { "a light deleted", map_delete, 1, true, NULL },
-    { "a light given a style", map_style, 1, true, NULL },
-    { "the sun turned and brighter", map_sun, 1, true, NULL },
-    { "the added light moved", map_move_added, 1, false, NULL },
-    { "the added light brighter", map_brighter, 1, false, NULL },
-    { "the upper sky dome dimmer", map_dome, 0, false, NULL },
-    { "the style taken off", map_unstyle, 1, true, NULL },
+    { "a light moved", map_move, 1, true, NULL, 0 },
+    { "a light recoloured", map_recolour, 1, true, NULL, 0 },
+    { "a light added", map_add, 1, true, NULL, 0 },
+    { "a light deleted", map_delete, 1, true, NULL, 0 },
+    { "the light of 300 recoloured", map_recolour_300, 1, false, NULL, 0 },
+    { "it given a style", map_style, 1, true, NULL, 5 },
+    { "the sun turned and brighter", map_sun, 1, true, NULL, 0 },
+    { "the added light moved", map_move_added, 1, false, NULL, 0 },
+    { "the added light brighter", map_brighter, 1, false, NULL, 0 },
+    { "the upper sky dome dimmer", map_dome, 0, false, NULL, 0 },
+    { "the style taken off", map_unstyle, 1, true, NULL, 5 },
 };
 
 static void case_map(const char *original)
@@ -374,16 +385,16 @@ static bool rmf_delete_second(text *t)
 }
 
 static const step rmf_steps[] = {
-    { "a light added", rmf_add_lamp, 1, true, NULL },
-    { "the light moved", rmf_move, 1, true, NULL },
-    { "the light recoloured", rmf_recolour, 1, true, NULL },
-    { "the light given a style", rmf_style, 1, true, NULL },
-    { "the sun turned", rmf_sun, 1, true, NULL },
-    { "the sun recoloured", rmf_sun_colour, 1, true, NULL },
-    { "a second light added", rmf_add_second, 1, true, NULL },
-    { "the style taken off", rmf_unstyle, 1, true, NULL },
-    { "the light deleted", rmf_delete, 1, true, NULL },
-    { "the second light deleted", rmf_delete_second, 1, true, NULL },
+    { "a light added", rmf_add_lamp, 1, true, NULL, 0 },
+    { "the light moved", rmf_move, 1, true, NULL, 0 },
+    { "the light recoloured", rmf_recolour, 1, true, NULL, 0 },
+    { "the light given a style", rmf_style, 1, true, NULL, 0 },
+    { "the sun turned", rmf_sun, 1, true, NULL, 0 },
+    { "the sun recoloured", rmf_sun_colour, 1, true, NULL, 0 },
+    { "a second light added", rmf_add_second, 1, true, NULL, 0 },
+    { "the style taken off", rmf_unstyle, 1, true, NULL, 0 },
+    { "the light deleted", rmf_delete, 1, true, NULL, 0 },
+    { "the second light deleted", rmf_delete_second, 1, true, NULL, 0 },
 };
 
 static void case_rmf(const char *original)
@@ -427,13 +438,13 @@ static bool small_minlight(text *t) { return replace_text(t, "\"light\" \"5\"", 
 static bool small_floor(text *t) { return replace_text(t, "( 96 32 0 ) ( 96 33 0 ) ( 97 32 0 ) sbrick2b", "( 96 32 8 ) ( 96 33 8 ) ( 97 32 8 ) sbrick2b"); }
 
 static const step stale_steps[] = {
-    { "a light added", small_add, 1, true, NULL },
-    { "nothing changed", unchanged, 0, true, NULL },
-    { "the minlight raised", small_minlight, 0, true, NULL },
-    { "the cache damaged", damage_cache, -1, true, "damaged (its checksum differs); compiling in full" },
-    { "the light moved", small_move, 1, true, NULL },
-    { "the floor raised", small_floor, -1, true, "more than light changed" },
-    { "the light moved back", small_move_back, 1, true, NULL },
+    { "a light added", small_add, 1, true, NULL, 0 },
+    { "nothing changed", unchanged, 0, true, NULL, 0 },
+    { "the minlight raised", small_minlight, 0, true, NULL, 0 },
+    { "the cache damaged", damage_cache, -1, true, "damaged (its checksum differs); compiling in full", 0 },
+    { "the light moved", small_move, 1, true, NULL, 0 },
+    { "the floor raised", small_floor, -1, true, "more than light changed", 0 },
+    { "the light moved back", small_move_back, 1, true, NULL, 0 },
 };
 
 static void case_stale(const char *original)
@@ -454,8 +465,8 @@ static bool rad_recoloured(text *t) { (void)t; return write_rad("hltest 255 128 
 static bool rad_first(text *t) { (void)t; return write_rad("hltest 255 255 255 50\n"); }
 
 static const step rad_steps[] = {
-    { "the texture light brighter", rad_brighter, 882, true, NULL },
-    { "the texture light recoloured", rad_recoloured, 882, true, NULL },
+    { "the texture light brighter", rad_brighter, 882, true, NULL, 0 },
+    { "the texture light recoloured", rad_recoloured, 882, true, NULL, 0 },
 };
 
 static void case_rad(const char *original)
