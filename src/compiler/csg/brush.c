@@ -89,7 +89,7 @@ bool brush_side_poly(const level_def *l, const brush *b, uint32_t i, poly *out)
         if (j == i) continue;
         poly back;
         poly_split(out, sides[j].pl, v3_scale(n, -1), NULL, &back);
-        *out = back;
+        poly_copy(out, &back);
     }
     poly_simplify(out);
     return out->n >= 3 && poly_area(out) > 1e-8;
@@ -223,6 +223,15 @@ static bool boxes_touch(v3 alo, v3 ahi, v3 blo, v3 bhi)
 
 typedef struct frag_list { poly *items; size_t count, cap; } frag_list;
 
+static void frag_push(frag_list *l, const poly *p)
+{
+    if (l->count == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 16;
+        l->items = xrealloc(l->items, l->cap * sizeof *l->items);
+    }
+    poly_copy(&l->items[l->count++], p);
+}
+
 /* Removes from the fragments of face (of brush a, on plane pl) what lies inside brush b. The
  * result is built in *spare and the two lists swap: they are reused for every clip, as a face cut
  * by many brushes (a floor under a thousand pillars) holds megabytes of fragments that a fresh
@@ -234,7 +243,8 @@ static void csg_clip(frag_list *frags, frag_list *spare, const level_def *l, siz
     frag_list out = *spare;
     out.count = 0;
     for (size_t k = 0; k < frags->count; k++) {
-        poly cur = frags->items[k];
+        poly cur;
+        poly_copy(&cur, &frags->items[k]);
         for (uint32_t j = 0; j < b->side_count; j++) {
             plane bp = sides[j].pl;
             bool coplanar = true;
@@ -243,7 +253,7 @@ static void csg_clip(frag_list *frags, frag_list *spare, const level_def *l, siz
             if (coplanar) {
                 if (v3_dot(bp.n, pl.n) > 0 && bi < a) {
                     /* the same surface twice: the later brush keeps it */
-                    *(poly *)PUSH(out.items, out.count, out.cap) = cur;
+                    frag_push(&out, &cur);
                     break;
                 }
                 continue; /* facing into b, or b's later twin: hidden */
@@ -251,9 +261,9 @@ static void csg_clip(frag_list *frags, frag_list *spare, const level_def *l, siz
             poly front, back;
             poly_split(&cur, bp, pl.n, &front, &back);
             if (front.n >= 3 && poly_area(&front) > 1e-8)
-                *(poly *)PUSH(out.items, out.count, out.cap) = front;
+                frag_push(&out, &front);
             if (back.n < 3 || poly_area(&back) <= 1e-8) break;
-            cur = back;
+            poly_copy(&cur, &back);
         }
     }
     *spare = *frags;
@@ -301,7 +311,7 @@ void level_faces(level_build *lb)
             poly p;
             if (mat == BRUSH_SIDE_NODRAW || !brush_side_poly(def, ba, i, &p)) continue;
             frags.count = 0;
-            *(poly *)PUSH(frags.items, frags.count, frags.cap) = p;
+            frag_push(&frags, &p);
             v3 flo = p.p[0], fhi = p.p[0];
             for (int k = 1; k < p.n; k++)
                 for (int e = 0; e < 3; e++) {

@@ -353,8 +353,7 @@ bool fill_box_inside(const fill_grid *g, v3 lo, v3 hi)
     }
     for (int x = a[0]; x <= b[0]; x++)
         for (int y = a[1]; y <= b[1]; y++)
-            for (int z = a[2]; z <= b[2]; z++)
-                if (g->state[cell_index(g, x, y, z)] == CELL_EMPTY) return true;
+            if (memchr(g->state + cell_index(g, x, y, a[2]), CELL_EMPTY, (size_t)(b[2] - a[2] + 1))) return true;
     return false;
 }
 
