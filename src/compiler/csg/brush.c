@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jobs.h"
 #include "common/memory.h"
 #include "common/world.h"
 #include "csg.h"
@@ -292,49 +293,66 @@ static void drop_unseen(level_build *lb, face **faces, size_t *count, bool keep_
     *count = kept;
 }
 
-void level_faces(level_build *lb)
+/* A share of level_faces: the faces of brushes [first, end), in their order, made on a worker
+ * with lists of its own. */
+typedef struct faces_part {
+    size_t first, end;
+    face *faces; size_t face_count, face_cap;
+    face *sky_faces; size_t sky_face_count, sky_face_cap;
+} faces_part;
+
+typedef struct faces_job { const level_build *lb; const brush_grid *grid; faces_part *parts; } faces_job;
+
+/* What of side i of brush a no other brush hides, into frags. */
+static void side_fragments(const faces_job *job, size_t a, uint32_t i, const poly *p, uint32_t *stamp, uint32_t stamp_id,
+                           frag_list *frags, frag_list *spare)
 {
+    const level_def *def = job->lb->def;
+    const brush *brushes = def->brushes, *ba = &brushes[a];
+    const brush_side *sides = brush_sides(def, ba);
+    frags->count = 0;
+    frag_push(frags, p);
+    v3 flo = p->p[0], fhi = p->p[0];
+    for (int k = 1; k < p->n; k++)
+        for (int e = 0; e < 3; e++) {
+            flo.e[e] = fmin(flo.e[e], p->p[k].e[e]);
+            fhi.e[e] = fmax(fhi.e[e], p->p[k].e[e]);
+        }
+    int r[6];
+    grid_range(job->grid, flo, fhi, r);
+    for (int y = r[1]; y <= r[4] && frags->count && !ba->exact; y++)
+        for (int x = r[0]; x <= r[3] && frags->count; x++)
+            for (int z = r[2]; z <= r[5] && frags->count; z++) {
+                size_t c = ((size_t)y * job->grid->nx + x) * job->grid->nz + z;
+                for (uint32_t it = job->grid->start[c]; it < job->grid->start[c + 1] && frags->count; it++) {
+                    uint32_t bi = job->grid->items[it];
+                    if (bi == a || stamp[bi] == stamp_id) continue;
+                    stamp[bi] = stamp_id;
+                    const brush *bb = &brushes[bi];
+                    if ((!bb->opaque && ba->opaque) || bb->exact) continue;
+                    if (!boxes_touch(flo, fhi, bb->lo, bb->hi)) continue;
+                    csg_clip(frags, spare, def, a, bi, sides[i].pl);
+                }
+            }
+}
+
+static void faces_part_job(void *user, size_t pi)
+{
+    const faces_job *job = user;
+    const level_build *lb = job->lb;
     const level_def *def = lb->def;
-    const brush *brushes = def->brushes;
-    size_t count = def->brush_count;
-    if (!count) return;
-    brush_grid grid;
-    grid_build(&grid, brushes, count);
-    uint32_t *stamp = xcalloc(count, sizeof *stamp);
+    faces_part *part = &job->parts[pi];
+    uint32_t *stamp = xcalloc(def->brush_count, sizeof *stamp);
     uint32_t stamp_id = 0;
     frag_list frags = { 0 }, spare = { 0 };
-    for (size_t a = 0; a < count; a++) {
-        const brush *ba = &brushes[a];
+    for (size_t a = part->first; a < part->end; a++) {
+        const brush *ba = &def->brushes[a];
         const brush_side *sides = brush_sides(def, ba);
         for (uint32_t i = 0; i < ba->side_count; i++) {
             int mat = sides[i].material;
             poly p;
             if (mat == BRUSH_SIDE_NODRAW || !brush_side_poly(def, ba, i, &p)) continue;
-            frags.count = 0;
-            frag_push(&frags, &p);
-            v3 flo = p.p[0], fhi = p.p[0];
-            for (int k = 1; k < p.n; k++)
-                for (int e = 0; e < 3; e++) {
-                    flo.e[e] = fmin(flo.e[e], p.p[k].e[e]);
-                    fhi.e[e] = fmax(fhi.e[e], p.p[k].e[e]);
-                }
-            int r[6];
-            grid_range(&grid, flo, fhi, r);
-            stamp_id++;
-            for (int y = r[1]; y <= r[4] && frags.count && !ba->exact; y++)
-                for (int x = r[0]; x <= r[3] && frags.count; x++)
-                    for (int z = r[2]; z <= r[5] && frags.count; z++) {
-                        size_t c = ((size_t)y * grid.nx + x) * grid.nz + z;
-                        for (uint32_t it = grid.start[c]; it < grid.start[c + 1] && frags.count; it++) {
-                            uint32_t bi = grid.items[it];
-                            if (bi == a || stamp[bi] == stamp_id) continue;
-                            stamp[bi] = stamp_id;
-                            const brush *bb = &brushes[bi];
-                            if ((!bb->opaque && ba->opaque) || bb->exact) continue;
-                            if (!boxes_touch(flo, fhi, bb->lo, bb->hi)) continue;
-                            csg_clip(&frags, &spare, def, a, bi, sides[i].pl);
-                        }
-                    }
+            side_fragments(job, a, i, &p, stamp, ++stamp_id, &frags, &spare);
             tex_proj tp = { 0 };
             if (sides[i].tex >= 0)
                 tp = def->tex_projs[sides[i].tex];
@@ -344,8 +362,8 @@ void level_faces(level_build *lb)
             for (size_t k = 0; k < frags.count; k++) {
                 poly_simplify(&frags.items[k]);
                 if (frags.items[k].n < 3) continue;
-                face *f = mat == BRUSH_SIDE_SKY ? PUSH(lb->sky_faces, lb->sky_face_count, lb->sky_face_cap)
-                                                : PUSH(lb->faces, lb->face_count, lb->face_cap);
+                face *f = mat == BRUSH_SIDE_SKY ? PUSH(part->sky_faces, part->sky_face_count, part->sky_face_cap)
+                                                : PUSH(part->faces, part->face_count, part->face_cap);
                 f->material = mat;
                 f->brush = (int)a;
                 f->pl = sides[i].pl;
@@ -359,6 +377,37 @@ void level_faces(level_build *lb)
     xfree(frags.items);
     xfree(spare.items);
     xfree(stamp);
+}
+
+/* The parts' faces after the level's, in brush order. */
+static void take_faces(face **faces, size_t *count, size_t *cap, const face *add, size_t add_count)
+{
+    for (size_t i = 0; i < add_count; i++) *(face *)grow((void **)faces, count, cap, sizeof **faces) = add[i];
+}
+
+void level_faces(level_build *lb)
+{
+    const level_def *def = lb->def;
+    size_t count = def->brush_count;
+    if (!count) return;
+    brush_grid grid;
+    grid_build(&grid, def->brushes, count);
+    /* brushes in parts of some 16, several a worker, so one busy corner does not hold up the rest */
+    size_t part_count = (count + 15) / 16;
+    faces_part *parts = xcalloc(part_count, sizeof *parts);
+    for (size_t pi = 0; pi < part_count; pi++) {
+        parts[pi].first = pi * 16;
+        parts[pi].end = pi * 16 + 16 < count ? pi * 16 + 16 : count;
+    }
+    faces_job job = { lb, &grid, parts };
+    jobs_parallel_for(part_count, lb->threads, faces_part_job, &job);
+    for (size_t pi = 0; pi < part_count; pi++) {
+        take_faces(&lb->faces, &lb->face_count, &lb->face_cap, parts[pi].faces, parts[pi].face_count);
+        take_faces(&lb->sky_faces, &lb->sky_face_count, &lb->sky_face_cap, parts[pi].sky_faces, parts[pi].sky_face_count);
+        xfree(parts[pi].faces);
+        xfree(parts[pi].sky_faces);
+    }
+    xfree(parts);
     xfree(grid.start);
     xfree(grid.items);
     if (def->fill) {
