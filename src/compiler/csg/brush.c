@@ -392,12 +392,14 @@ void level_faces(level_build *lb)
     if (!count) return;
     brush_grid grid;
     grid_build(&grid, def->brushes, count);
-    /* brushes in parts of some 16, several a worker, so one busy corner does not hold up the rest */
-    size_t part_count = (count + 15) / 16;
+    /* four parts a worker, so one busy corner does not hold up the rest; few, as each part's
+     * fragment lists grow (and fault their pages in) anew */
+    size_t part_count = 4 * (size_t)jobs_thread_count(lb->threads);
+    part_count = part_count < count ? part_count : count;
     faces_part *parts = xcalloc(part_count, sizeof *parts);
     for (size_t pi = 0; pi < part_count; pi++) {
-        parts[pi].first = pi * 16;
-        parts[pi].end = pi * 16 + 16 < count ? pi * 16 + 16 : count;
+        parts[pi].first = count * pi / part_count;
+        parts[pi].end = count * (pi + 1) / part_count;
     }
     faces_job job = { lb, &grid, parts };
     jobs_parallel_for(part_count, lb->threads, faces_part_job, &job);
