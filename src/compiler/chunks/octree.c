@@ -27,10 +27,15 @@
  * outer sides where nothing lies beyond) */
 typedef struct item { int cf; int dir; v3 facing; poly p; } item;
 
+/* A depth's octant items: a parent's, kept for its siblings' (a poly is 2 KiB: a block per node
+ * would be mapped, faulted in and unmapped again for each). */
+typedef struct item_block { item *items; size_t cap; } item_block;
+
 typedef struct octree_ctx {
     const level_build *lb;
     chunk_build *cb;
     bool *fast_lit;                  /* [chunk face]: a fast light's range reaches it */
+    item_block *scratch;             /* [MAX_DEPTH + 1], by the depth of the parent */
 } octree_ctx;
 
 static int face_dir(v3 n)
@@ -562,7 +567,13 @@ static uint32_t build_node(const octree_ctx *o, int depth, v3 lo, v3 hi, item *i
     /* parent: octants in PMF order (bit 0 = -X, bit 1 = -Z, bit 2 = -Y) */
     cb->cubes[ci].type = PMF_CUBE_PARENT;
     v3 mid = v3_scale(v3_add(lo, hi), 0.5);
-    item *sub = xmalloc((count ? count : 1) * sizeof *sub);
+    item_block *block = &o->scratch[depth];
+    if (block->cap < count) {
+        xfree(block->items);
+        block->cap = count;
+        block->items = xmalloc(count * sizeof *block->items);
+    }
+    item *sub = block->items;
     for (int oc = 0; oc < 8; oc++) {
         v3 clo = lo, chi = hi;
         if (oc & PMF_OCTANT_NEG_X) chi.x = mid.x; else clo.x = mid.x;
@@ -582,13 +593,13 @@ static uint32_t build_node(const octree_ctx *o, int depth, v3 lo, v3 hi, item *i
         cb->cubes[ci].u.parent.children[oc] = child;
         if (cb->info[child].has_geometry) cb->info[ci].has_geometry = true;
     }
-    xfree(sub);
     return ci;
 }
 
 void chunk_octree(const level_build *lb, chunk_build *cb)
 {
-    octree_ctx o = { lb, cb, xmalloc((cb->face_count ? cb->face_count : 1) * sizeof(bool)) };
+    octree_ctx o = { lb, cb, xmalloc((cb->face_count ? cb->face_count : 1) * sizeof(bool)),
+                     xcalloc(MAX_DEPTH + 1, sizeof(item_block)) };
     for (size_t i = 0; i < cb->face_count; i++) o.fast_lit[i] = reaches_fast_light(lb->def, cb->faces[i].p, cb->faces[i].n);
     cb->mat_used = xmalloc(lb->map->material_count * sizeof *cb->mat_used);
     for (size_t i = 0; i < lb->map->material_count; i++) cb->mat_used[i] = -1;
@@ -616,6 +627,8 @@ void chunk_octree(const level_build *lb, chunk_build *cb)
         }
     }
     build_node(&o, 0, lo, hi, items, cb->face_count);
+    for (int d = 0; d <= MAX_DEPTH; d++) xfree(o.scratch[d].items);
+    xfree(o.scratch);
     xfree(items);
     xfree(o.fast_lit);
 }
@@ -646,7 +659,7 @@ static void emit_leaf(const octree_ctx *o, const octree_leaf *lf, const sealed_p
 
 void chunk_octree_emit(const level_build *lb, chunk_build *cb)
 {
-    octree_ctx o = { lb, cb, NULL };
+    octree_ctx o = { lb, cb, NULL, NULL };
     sealed_polys sp;
     chunk_seal(lb, cb, &sp);
     for (size_t i = 0; i < cb->leaf_count; i++) emit_leaf(&o, &cb->leaves[i], &sp);

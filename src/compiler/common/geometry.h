@@ -4,6 +4,7 @@
 #define PMFC_GEOMETRY_H
 
 #include <stdbool.h>
+#include <string.h>
 
 typedef union v3 { struct { double x, y, z; }; double e[3]; } v3;
 
@@ -23,6 +24,13 @@ typedef struct plane { v3 n; double d; } plane;
 typedef struct poly { int n; v3 p[POLY_MAX]; } poly;
 
 #define GEOM_EPS 1e-5
+
+/* Its points only: a poly has room for POLY_MAX (2 KiB), most hold three or four. */
+static inline void poly_copy(poly *to, const poly *from)
+{
+    to->n = from->n;
+    memcpy(to->p, from->p, (size_t)from->n * sizeof *from->p);
+}
 
 /* Splits in by pl into the parts in front and behind (either may be NULL). A polygon lying in the
  * plane goes wholly to the side its own normal `facing` points to. */

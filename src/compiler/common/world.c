@@ -42,11 +42,11 @@ void poly_split(const poly *in, plane pl, v3 facing, poly *front, poly *back)
     if (back) back->n = 0;
     if (!nfront && !nback) {
         poly *to = v3_dot(facing, pl.n) > 0 ? front : back;
-        if (to) *to = *in;
+        if (to) poly_copy(to, in);
         return;
     }
-    if (!nback) { if (front) *front = *in; return; }
-    if (!nfront) { if (back) *back = *in; return; }
+    if (!nback) { if (front) poly_copy(front, in); return; }
+    if (!nfront) { if (back) poly_copy(back, in); return; }
     for (int i = 0; i < in->n; i++) {
         int j = (i + 1) % in->n;
         if (side[i] >= 0 && front && front->n < POLY_MAX) front->p[front->n++] = in->p[i];
@@ -65,8 +65,19 @@ void poly_split(const poly *in, plane pl, v3 facing, poly *front, poly *back)
 
 bool poly_clip_box(const poly *in, v3 facing, v3 lo, v3 hi, poly *out)
 {
+    /* wholly beyond a side of the box by more than a split's tolerance (twice: its cut points
+     * round), as an octant mostly is: no split would keep a piece */
+    if (in->n < 3) return false;
+    for (int a = 0; a < 3; a++) {
+        double least = in->p[0].e[a], most = least;
+        for (int i = 1; i < in->n; i++) {
+            least = fmin(least, in->p[i].e[a]);
+            most = fmax(most, in->p[i].e[a]);
+        }
+        if (most < lo.e[a] - 2 * GEOM_EPS || least > hi.e[a] + 2 * GEOM_EPS) return false;
+    }
     poly tmp;
-    *out = *in;
+    poly_copy(out, in);
     for (int a = 0; a < 3; a++) {
         plane pl = { v3_make(0, 0, 0), 0 };
         pl.n.e[a] = 1;

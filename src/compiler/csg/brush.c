@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jobs.h"
 #include "common/memory.h"
 #include "common/world.h"
 #include "csg.h"
@@ -89,7 +90,7 @@ bool brush_side_poly(const level_def *l, const brush *b, uint32_t i, poly *out)
         if (j == i) continue;
         poly back;
         poly_split(out, sides[j].pl, v3_scale(n, -1), NULL, &back);
-        *out = back;
+        poly_copy(out, &back);
     }
     poly_simplify(out);
     return out->n >= 3 && poly_area(out) > 1e-8;
@@ -223,6 +224,15 @@ static bool boxes_touch(v3 alo, v3 ahi, v3 blo, v3 bhi)
 
 typedef struct frag_list { poly *items; size_t count, cap; } frag_list;
 
+static void frag_push(frag_list *l, const poly *p)
+{
+    if (l->count == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 16;
+        l->items = xrealloc(l->items, l->cap * sizeof *l->items);
+    }
+    poly_copy(&l->items[l->count++], p);
+}
+
 /* Removes from the fragments of face (of brush a, on plane pl) what lies inside brush b. The
  * result is built in *spare and the two lists swap: they are reused for every clip, as a face cut
  * by many brushes (a floor under a thousand pillars) holds megabytes of fragments that a fresh
@@ -234,7 +244,8 @@ static void csg_clip(frag_list *frags, frag_list *spare, const level_def *l, siz
     frag_list out = *spare;
     out.count = 0;
     for (size_t k = 0; k < frags->count; k++) {
-        poly cur = frags->items[k];
+        poly cur;
+        poly_copy(&cur, &frags->items[k]);
         for (uint32_t j = 0; j < b->side_count; j++) {
             plane bp = sides[j].pl;
             bool coplanar = true;
@@ -243,7 +254,7 @@ static void csg_clip(frag_list *frags, frag_list *spare, const level_def *l, siz
             if (coplanar) {
                 if (v3_dot(bp.n, pl.n) > 0 && bi < a) {
                     /* the same surface twice: the later brush keeps it */
-                    *(poly *)PUSH(out.items, out.count, out.cap) = cur;
+                    frag_push(&out, &cur);
                     break;
                 }
                 continue; /* facing into b, or b's later twin: hidden */
@@ -251,9 +262,9 @@ static void csg_clip(frag_list *frags, frag_list *spare, const level_def *l, siz
             poly front, back;
             poly_split(&cur, bp, pl.n, &front, &back);
             if (front.n >= 3 && poly_area(&front) > 1e-8)
-                *(poly *)PUSH(out.items, out.count, out.cap) = front;
+                frag_push(&out, &front);
             if (back.n < 3 || poly_area(&back) <= 1e-8) break;
-            cur = back;
+            poly_copy(&cur, &back);
         }
     }
     *spare = *frags;
@@ -282,49 +293,66 @@ static void drop_unseen(level_build *lb, face **faces, size_t *count, bool keep_
     *count = kept;
 }
 
-void level_faces(level_build *lb)
+/* A share of level_faces: the faces of brushes [first, end), in their order, made on a worker
+ * with lists of its own. */
+typedef struct faces_part {
+    size_t first, end;
+    face *faces; size_t face_count, face_cap;
+    face *sky_faces; size_t sky_face_count, sky_face_cap;
+} faces_part;
+
+typedef struct faces_job { const level_build *lb; const brush_grid *grid; faces_part *parts; } faces_job;
+
+/* What of side i of brush a no other brush hides, into frags. */
+static void side_fragments(const faces_job *job, size_t a, uint32_t i, const poly *p, uint32_t *stamp, uint32_t stamp_id,
+                           frag_list *frags, frag_list *spare)
 {
+    const level_def *def = job->lb->def;
+    const brush *brushes = def->brushes, *ba = &brushes[a];
+    const brush_side *sides = brush_sides(def, ba);
+    frags->count = 0;
+    frag_push(frags, p);
+    v3 flo = p->p[0], fhi = p->p[0];
+    for (int k = 1; k < p->n; k++)
+        for (int e = 0; e < 3; e++) {
+            flo.e[e] = fmin(flo.e[e], p->p[k].e[e]);
+            fhi.e[e] = fmax(fhi.e[e], p->p[k].e[e]);
+        }
+    int r[6];
+    grid_range(job->grid, flo, fhi, r);
+    for (int y = r[1]; y <= r[4] && frags->count && !ba->exact; y++)
+        for (int x = r[0]; x <= r[3] && frags->count; x++)
+            for (int z = r[2]; z <= r[5] && frags->count; z++) {
+                size_t c = ((size_t)y * job->grid->nx + x) * job->grid->nz + z;
+                for (uint32_t it = job->grid->start[c]; it < job->grid->start[c + 1] && frags->count; it++) {
+                    uint32_t bi = job->grid->items[it];
+                    if (bi == a || stamp[bi] == stamp_id) continue;
+                    stamp[bi] = stamp_id;
+                    const brush *bb = &brushes[bi];
+                    if ((!bb->opaque && ba->opaque) || bb->exact) continue;
+                    if (!boxes_touch(flo, fhi, bb->lo, bb->hi)) continue;
+                    csg_clip(frags, spare, def, a, bi, sides[i].pl);
+                }
+            }
+}
+
+static void faces_part_job(void *user, size_t pi)
+{
+    const faces_job *job = user;
+    const level_build *lb = job->lb;
     const level_def *def = lb->def;
-    const brush *brushes = def->brushes;
-    size_t count = def->brush_count;
-    if (!count) return;
-    brush_grid grid;
-    grid_build(&grid, brushes, count);
-    uint32_t *stamp = xcalloc(count, sizeof *stamp);
+    faces_part *part = &job->parts[pi];
+    uint32_t *stamp = xcalloc(def->brush_count, sizeof *stamp);
     uint32_t stamp_id = 0;
     frag_list frags = { 0 }, spare = { 0 };
-    for (size_t a = 0; a < count; a++) {
-        const brush *ba = &brushes[a];
+    for (size_t a = part->first; a < part->end; a++) {
+        const brush *ba = &def->brushes[a];
         const brush_side *sides = brush_sides(def, ba);
         for (uint32_t i = 0; i < ba->side_count; i++) {
             int mat = sides[i].material;
             poly p;
             if (mat == BRUSH_SIDE_NODRAW || !brush_side_poly(def, ba, i, &p)) continue;
-            frags.count = 0;
-            *(poly *)PUSH(frags.items, frags.count, frags.cap) = p;
-            v3 flo = p.p[0], fhi = p.p[0];
-            for (int k = 1; k < p.n; k++)
-                for (int e = 0; e < 3; e++) {
-                    flo.e[e] = fmin(flo.e[e], p.p[k].e[e]);
-                    fhi.e[e] = fmax(fhi.e[e], p.p[k].e[e]);
-                }
-            int r[6];
-            grid_range(&grid, flo, fhi, r);
-            stamp_id++;
-            for (int y = r[1]; y <= r[4] && frags.count && !ba->exact; y++)
-                for (int x = r[0]; x <= r[3] && frags.count; x++)
-                    for (int z = r[2]; z <= r[5] && frags.count; z++) {
-                        size_t c = ((size_t)y * grid.nx + x) * grid.nz + z;
-                        for (uint32_t it = grid.start[c]; it < grid.start[c + 1] && frags.count; it++) {
-                            uint32_t bi = grid.items[it];
-                            if (bi == a || stamp[bi] == stamp_id) continue;
-                            stamp[bi] = stamp_id;
-                            const brush *bb = &brushes[bi];
-                            if ((!bb->opaque && ba->opaque) || bb->exact) continue;
-                            if (!boxes_touch(flo, fhi, bb->lo, bb->hi)) continue;
-                            csg_clip(&frags, &spare, def, a, bi, sides[i].pl);
-                        }
-                    }
+            side_fragments(job, a, i, &p, stamp, ++stamp_id, &frags, &spare);
             tex_proj tp = { 0 };
             if (sides[i].tex >= 0)
                 tp = def->tex_projs[sides[i].tex];
@@ -334,8 +362,8 @@ void level_faces(level_build *lb)
             for (size_t k = 0; k < frags.count; k++) {
                 poly_simplify(&frags.items[k]);
                 if (frags.items[k].n < 3) continue;
-                face *f = mat == BRUSH_SIDE_SKY ? PUSH(lb->sky_faces, lb->sky_face_count, lb->sky_face_cap)
-                                                : PUSH(lb->faces, lb->face_count, lb->face_cap);
+                face *f = mat == BRUSH_SIDE_SKY ? PUSH(part->sky_faces, part->sky_face_count, part->sky_face_cap)
+                                                : PUSH(part->faces, part->face_count, part->face_cap);
                 f->material = mat;
                 f->brush = (int)a;
                 f->pl = sides[i].pl;
@@ -349,6 +377,39 @@ void level_faces(level_build *lb)
     xfree(frags.items);
     xfree(spare.items);
     xfree(stamp);
+}
+
+/* The parts' faces after the level's, in brush order. */
+static void take_faces(face **faces, size_t *count, size_t *cap, const face *add, size_t add_count)
+{
+    for (size_t i = 0; i < add_count; i++) *(face *)grow((void **)faces, count, cap, sizeof **faces) = add[i];
+}
+
+void level_faces(level_build *lb)
+{
+    const level_def *def = lb->def;
+    size_t count = def->brush_count;
+    if (!count) return;
+    brush_grid grid;
+    grid_build(&grid, def->brushes, count);
+    /* four parts a worker, so one busy corner does not hold up the rest; few, as each part's
+     * fragment lists grow (and fault their pages in) anew */
+    size_t part_count = 4 * (size_t)jobs_thread_count(lb->threads);
+    part_count = part_count < count ? part_count : count;
+    faces_part *parts = xcalloc(part_count, sizeof *parts);
+    for (size_t pi = 0; pi < part_count; pi++) {
+        parts[pi].first = count * pi / part_count;
+        parts[pi].end = count * (pi + 1) / part_count;
+    }
+    faces_job job = { lb, &grid, parts };
+    jobs_parallel_for(part_count, lb->threads, faces_part_job, &job);
+    for (size_t pi = 0; pi < part_count; pi++) {
+        take_faces(&lb->faces, &lb->face_count, &lb->face_cap, parts[pi].faces, parts[pi].face_count);
+        take_faces(&lb->sky_faces, &lb->sky_face_count, &lb->sky_face_cap, parts[pi].sky_faces, parts[pi].sky_face_count);
+        xfree(parts[pi].faces);
+        xfree(parts[pi].sky_faces);
+    }
+    xfree(parts);
     xfree(grid.start);
     xfree(grid.items);
     if (def->fill) {

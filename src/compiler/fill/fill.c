@@ -15,7 +15,7 @@
 #define FILL_OPEN_RUN 64             /* cells a camera's open way is measured to at most */
 
 enum { CELL_EMPTY, CELL_SOLID, CELL_OUTSIDE };
-enum { FROM_SEED = 6 };
+enum { FROM_SEED = 6, FROM_UNSEEN = 7 };
 #define NO_CELL SIZE_MAX
 
 struct fill_grid {
@@ -23,7 +23,8 @@ struct fill_grid {
     double cell;
     int n[3];
     uint8_t *state;                  /* CELL_* */
-    uint8_t *from;                   /* outside cells: the direction the flood came from (0..5, FROM_SEED) */
+    uint8_t *from;                   /* outside cells: the direction the flood came from (0..5, FROM_SEED);
+                                      * made only when an entity stands outside (flood_ways) */
     const fill_point *entities;
     size_t entity_count;
     size_t *entity_cell;             /* [entity_count]: the cell of its space (entity_space), or NO_CELL */
@@ -70,29 +71,41 @@ static int state_at(const fill_grid *g, const int c[3])
     return in_grid(g, c) ? g->state[cell_index(g, c[0], c[1], c[2])] : CELL_OUTSIDE;
 }
 
-/* A sealing brush's cells: every cell its planes do not all keep out (conservative: a cell merely
- * near a corner of the brush counts). */
+/* Whether a sealing brush's planes do not all keep cell c out (conservative: a cell merely near
+ * a corner of the brush counts). */
+static bool brush_touches_cell(const fill_grid *g, const brush *b, const brush_side *sides, const int c[3])
+{
+    v3 centre = cell_centre(g, c);
+    double h = g->cell / 2, eps = g->cell * 1e-6;
+    for (uint32_t s = 0; s < b->side_count; s++) {
+        v3 n = sides[s].pl.n;
+        double nearest = v3_dot(n, centre) - h * (fabs(n.x) + fabs(n.y) + fabs(n.z));
+        if (!(nearest < sides[s].pl.d - eps)) return false;
+    }
+    return true;
+}
+
+/* A sealing brush's cells. Along a row of z, each side's test moves one way only (its plane's
+ * distance grows or shrinks with z, rounding included), so the cells it touches are one run: its
+ * two ends are looked for, the cells between marked without a test. */
 static void mark_brush(fill_grid *g, const level_def *l, const brush *b)
 {
     int lo[3], hi[3];
     cell_of(g, b->lo, lo);
     cell_of(g, b->hi, hi);
+    for (int a = 0; a < 3; a++) {
+        lo[a] = lo[a] < 0 ? 0 : lo[a];
+        hi[a] = hi[a] >= g->n[a] ? g->n[a] - 1 : hi[a];
+    }
     const brush_side *sides = brush_sides(l, b);
-    double h = g->cell / 2, eps = g->cell * 1e-6;
     for (int y = lo[1]; y <= hi[1]; y++)
-        for (int x = lo[0]; x <= hi[0]; x++)
-            for (int z = lo[2]; z <= hi[2]; z++) {
-                int c[3] = { x, y, z };
-                if (!in_grid(g, c)) continue;
-                v3 centre = cell_centre(g, c);
-                bool touches = true;
-                for (uint32_t s = 0; s < b->side_count && touches; s++) {
-                    v3 n = sides[s].pl.n;
-                    double nearest = v3_dot(n, centre) - h * (fabs(n.x) + fabs(n.y) + fabs(n.z));
-                    touches = nearest < sides[s].pl.d - eps;
-                }
-                if (touches) g->state[cell_index(g, x, y, z)] = CELL_SOLID;
-            }
+        for (int x = lo[0]; x <= hi[0]; x++) {
+            int first[3] = { x, y, lo[2] }, last[3] = { x, y, hi[2] };
+            while (first[2] <= last[2] && !brush_touches_cell(g, b, sides, first)) first[2]++;
+            while (last[2] > first[2] && !brush_touches_cell(g, b, sides, last)) last[2]--;
+            if (first[2] <= last[2])
+                memset(g->state + cell_index(g, x, y, first[2]), CELL_SOLID, (size_t)(last[2] - first[2] + 1));
+        }
 }
 
 /* Whether p lies inside a sealing brush (on its surface is outside). Only a solid cell may hold
@@ -167,19 +180,67 @@ static size_t entity_space(const fill_grid *g, const fill_desc *desc, v3 p)
     return inside;
 }
 
+static bool on_outer_layer(const fill_grid *g, int x, int y, int z)
+{
+    return x == 0 || y == 0 || z == 0 || x == g->n[0] - 1 || y == g->n[1] - 1 || z == g->n[2] - 1;
+}
+
+/* Each run of empty cells in row `row` (a y, x pair: its z cells lie side by side) between z0 and
+ * z1, as the index of its first cell. */
+static void push_empty_runs(const fill_grid *g, size_t row, int z0, int z1, uint32_t **stack, size_t *count, size_t *cap)
+{
+    const uint8_t *cells = g->state + row * (size_t)g->n[2], *end = cells + z1 + 1;
+    for (const uint8_t *p = cells + z0; (p = memchr(p, CELL_EMPTY, (size_t)(end - p))) != NULL;) {
+        *(uint32_t *)grow((void **)stack, count, cap, sizeof **stack) = (uint32_t)(p - g->state);
+        while (p < end && *p == CELL_EMPTY) p++;
+    }
+}
+
 /* The void floods in from the grid's outer layer (empty: the grid has a cell of room around the
- * brushes), each cell remembering the way it came. */
+ * brushes) through the empty cells, a run along z at a time: the runs lie in memory in a row, so
+ * the flood reads the grid in order instead of a cell's six neighbours far apart. */
 static void flood(fill_grid *g)
+{
+    size_t count = 0, cap = 0, total = (size_t)g->n[0] * g->n[1] * g->n[2];
+    uint32_t *stack = NULL;
+    for (int y = 0; y < g->n[1]; y++)
+        for (int x = 0; x < g->n[0]; x++) {
+            size_t row = (size_t)y * (size_t)g->n[0] + (size_t)x;
+            bool outer = x == 0 || y == 0 || x == g->n[0] - 1 || y == g->n[1] - 1;
+            push_empty_runs(g, row, 0, outer ? g->n[2] - 1 : 0, &stack, &count, &cap);
+            if (!outer) push_empty_runs(g, row, g->n[2] - 1, g->n[2] - 1, &stack, &count, &cap);
+        }
+    while (count) {
+        size_t i = stack[--count], row = i / (size_t)g->n[2];
+        uint8_t *cells = g->state + row * (size_t)g->n[2];
+        int lo = (int)(i % (size_t)g->n[2]), hi = lo;
+        if (cells[lo] != CELL_EMPTY) continue;
+        while (lo > 0 && cells[lo - 1] == CELL_EMPTY) lo--;
+        while (hi < g->n[2] - 1 && cells[hi + 1] == CELL_EMPTY) hi++;
+        memset(cells + lo, CELL_OUTSIDE, (size_t)(hi - lo + 1));
+        int x = (int)(row % (size_t)g->n[0]), y = (int)(row / (size_t)g->n[0]);
+        if (x > 0) push_empty_runs(g, row - 1, lo, hi, &stack, &count, &cap);
+        if (x < g->n[0] - 1) push_empty_runs(g, row + 1, lo, hi, &stack, &count, &cap);
+        if (y > 0) push_empty_runs(g, row - (size_t)g->n[0], lo, hi, &stack, &count, &cap);
+        if (y < g->n[1] - 1) push_empty_runs(g, row + (size_t)g->n[0], lo, hi, &stack, &count, &cap);
+    }
+    xfree(stack);
+    g->any_inside = memchr(g->state, CELL_EMPTY, total) != NULL;
+}
+
+/* For a leak's way back: the void's cells in the order a breadth-first flood from the outer layer
+ * reaches them, each remembering the step it came by (the shortest way out). */
+static void flood_ways(fill_grid *g)
 {
     size_t total = (size_t)g->n[0] * g->n[1] * g->n[2], head = 0, tail = 0;
     uint32_t *queue = xmalloc(total * sizeof *queue);
+    g->from = xmalloc(total);
+    memset(g->from, FROM_UNSEEN, total);
     for (int y = 0; y < g->n[1]; y++)
         for (int x = 0; x < g->n[0]; x++)
             for (int z = 0; z < g->n[2]; z++) {
-                bool edge = x == 0 || y == 0 || z == 0 || x == g->n[0] - 1 || y == g->n[1] - 1 || z == g->n[2] - 1;
                 size_t i = cell_index(g, x, y, z);
-                if (!edge || g->state[i] != CELL_EMPTY) continue;
-                g->state[i] = CELL_OUTSIDE;
+                if (!on_outer_layer(g, x, y, z) || g->state[i] != CELL_OUTSIDE) continue;
                 g->from[i] = FROM_SEED;
                 queue[tail++] = (uint32_t)i;
             }
@@ -191,15 +252,12 @@ static void flood(fill_grid *g)
             int c[3] = { at[0] + steps[d][0], at[1] + steps[d][1], at[2] + steps[d][2] };
             if (!in_grid(g, c)) continue;
             size_t j = cell_index(g, c[0], c[1], c[2]);
-            if (g->state[j] != CELL_EMPTY) continue;
-            g->state[j] = CELL_OUTSIDE;
+            if (g->state[j] != CELL_OUTSIDE || g->from[j] != FROM_UNSEEN) continue;
             g->from[j] = (uint8_t)(d ^ 1); /* the step back */
             queue[tail++] = (uint32_t)j;
         }
     }
     xfree(queue);
-    g->any_inside = false;
-    for (size_t i = 0; i < total && !g->any_inside; i++) g->any_inside = g->state[i] == CELL_EMPTY;
 }
 
 fill_grid *fill_build(const fill_desc *desc)
@@ -232,7 +290,6 @@ fill_grid *fill_build(const fill_desc *desc)
     g->origin = v3_sub(lo, v3_make(cell, cell, cell));
     size_t total = (size_t)g->n[0] * g->n[1] * g->n[2];
     g->state = xcalloc(total, 1);
-    g->from = xcalloc(total, 1);
     g->entities = desc->entities;
     g->entity_count = desc->entity_count;
     for (size_t i = 0; i < l->brush_count; i++)
@@ -243,7 +300,12 @@ fill_grid *fill_build(const fill_desc *desc)
         g->occupied = !point_in_sealing_brush(g, desc, v3_add(desc->entities[e].pos, v3_make(0, desc->units, 0)));
     flood(g);
     g->entity_cell = xmalloc((desc->entity_count ? desc->entity_count : 1) * sizeof *g->entity_cell);
-    for (size_t e = 0; e < desc->entity_count; e++) g->entity_cell[e] = entity_space(g, desc, desc->entities[e].pos);
+    bool any_outside = false;
+    for (size_t e = 0; e < desc->entity_count; e++) {
+        g->entity_cell[e] = entity_space(g, desc, desc->entities[e].pos);
+        any_outside = any_outside || (g->entity_cell[e] != NO_CELL && g->state[g->entity_cell[e]] == CELL_OUTSIDE);
+    }
+    if (any_outside) flood_ways(g);
     return g;
 }
 
@@ -291,8 +353,7 @@ bool fill_box_inside(const fill_grid *g, v3 lo, v3 hi)
     }
     for (int x = a[0]; x <= b[0]; x++)
         for (int y = a[1]; y <= b[1]; y++)
-            for (int z = a[2]; z <= b[2]; z++)
-                if (g->state[cell_index(g, x, y, z)] == CELL_EMPTY) return true;
+            if (memchr(g->state + cell_index(g, x, y, a[2]), CELL_EMPTY, (size_t)(b[2] - a[2] + 1))) return true;
     return false;
 }
 

@@ -1,8 +1,8 @@
 /* relight.c - the state a relight starts from, kept between compiles in a file of --cache DIR
  * (relight.h). The file: "PMFCRLT" and a version, the size of a light, the key, the levels (each:
  * its visibility, bounced light's transport and its bake, each held or not; the bake: geometry hash, lights, ambient term,
- * which shares were traced, the patches' first luxels, every luxel's sums and the patches), then
- * a checksum of all that. */
+ * which shares were traced, the patches' first luxels, every luxel's sums (term_words) and the
+ * patches), then a checksum of all that. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,7 +15,7 @@
 #include "relight.h"
 
 #define RELIGHT_MAGIC "PMFCRLT"
-#define RELIGHT_VERSION 5u
+#define RELIGHT_VERSION 6u
 
 static uint64_t hash_words(uint64_t h, const void *data, size_t size)
 {
@@ -117,6 +117,43 @@ static void *take_array(reader *r, uint64_t count, size_t size)
     return out;
 }
 
+/* A luxel's sums are kept as the mask of their 4-byte words that differ from the usual (0, and 1
+ * for what dirt keeps), then those words: most luxels have no dirt, no sky and no light dirt
+ * leaves alone, and a third none at all, so 64 bytes become some 20 and the file a third. */
+#define TERM_WORDS (sizeof(bake_term) / 4)
+_Static_assert(sizeof(bake_term) == 64 && TERM_WORDS <= 16, "a term's words fit the mask");
+
+static void term_usual(uint32_t usual[TERM_WORDS])
+{
+    bake_term t;
+    memset(&t, 0, sizeof t);
+    t.keep = 1;
+    memcpy(usual, &t, sizeof t);
+}
+
+static bake_term *take_terms(reader *r, uint64_t count)
+{
+    if (!r->ok || count > (uint64_t)(r->end - r->at) / 2) {
+        r->ok = false;
+        return NULL;
+    }
+    uint32_t usual[TERM_WORDS];
+    term_usual(usual);
+    bake_term *out = xmalloc(count * sizeof *out + 1);
+    for (uint64_t i = 0; i < count && r->ok; i++) {
+        uint16_t mask = 0;
+        const void *m = take(r, sizeof mask);
+        if (m) memcpy(&mask, m, sizeof mask);
+        uint32_t words[TERM_WORDS];
+        for (size_t k = 0; k < TERM_WORDS; k++) {
+            const void *w = mask >> k & 1 ? take(r, 4) : &usual[k];
+            if (w) memcpy(&words[k], w, 4);
+        }
+        memcpy(&out[i], words, sizeof words);
+    }
+    return out;
+}
+
 static bool read_vis(reader *r, relight_level *rl)
 {
     const uint8_t *have = take(r, 1);
@@ -162,7 +199,7 @@ static bool read_level(reader *r, relight_level *rl)
     if (rl->terms.patch_count >= UINT32_MAX) r->ok = false;
     rl->terms.patch_base = take_array(r, rl->terms.patch_count + 1, sizeof *rl->terms.patch_base);
     rl->terms.luxel_count = take_u64(r);
-    rl->terms.luxels = take_array(r, rl->terms.luxel_count, sizeof *rl->terms.luxels);
+    rl->terms.luxels = take_terms(r, rl->terms.luxel_count);
     rl->patches = take_array(r, rl->terms.patch_count, sizeof *rl->patches);
     if (!r->ok) return false;
     memcpy(rl->ambient, ambient, sizeof rl->ambient);
@@ -293,6 +330,33 @@ static void write_transport(writer *w, const bake_transport *t)
     put(w, t->luxel_sees, t->luxel_count);
 }
 
+static void put_terms(writer *w, const bake_term *terms, size_t count)
+{
+    uint32_t usual[TERM_WORDS];
+    term_usual(usual);
+    uint8_t buf[1 << 16];
+    size_t used = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (used > sizeof buf - 2 - sizeof *terms) {
+            put(w, buf, used);
+            used = 0;
+        }
+        uint32_t words[TERM_WORDS];
+        memcpy(words, &terms[i], sizeof words);
+        uint16_t mask = 0;
+        size_t at = used + sizeof mask;
+        for (size_t k = 0; k < TERM_WORDS; k++) {
+            if (words[k] == usual[k]) continue;
+            mask |= (uint16_t)(1u << k);
+            memcpy(buf + at, &words[k], 4);
+            at += 4;
+        }
+        memcpy(buf + used, &mask, sizeof mask);
+        used = at;
+    }
+    put(w, buf, used);
+}
+
 static void write_level(writer *w, const relight_level *rl)
 {
     write_vis(w, rl);
@@ -308,7 +372,7 @@ static void write_level(writer *w, const relight_level *rl)
     put_u64(w, rl->terms.patch_count);
     put(w, rl->terms.patch_base, (rl->terms.patch_count + 1) * sizeof *rl->terms.patch_base);
     put_u64(w, rl->terms.luxel_count);
-    put(w, rl->terms.luxels, rl->terms.luxel_count * sizeof *rl->terms.luxels);
+    put_terms(w, rl->terms.luxels, rl->terms.luxel_count);
     put(w, rl->patches, rl->terms.patch_count * sizeof *rl->patches);
 }
 
