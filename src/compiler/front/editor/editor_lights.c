@@ -462,6 +462,8 @@ void editor_import_lights(import_ctx *c)
 #define SURFACE_SPACING_UNITS 128.0  /* ericw-tools' surface light subdivision (-surflight_subdivide) */
 #define SURFACE_OFFSET_UNITS 2.0     /* ericw-tools' _surface_offset */
 #define SURFACE_MIN_CUT_UNITS 8.0    /* GLQuake's subdivision leaves no piece narrower */
+#define QBSP_SUBDIVIDE_TEXELS 240.0  /* qbsp -subdivide: a face wider is chopped ... */
+#define QBSP_CHOP_TEXELS 224.0       /* ... this far from its low side (the 240 less qbsp's 16 of margin) */
 #define TEXLIGHT_OFFSET_UNITS 1.0    /* an hlrad emitter sits this far off its face */
 #define TEXLIGHT_MAX_PER_FACE 256    /* larger faces get emitters further apart */
 #define TEXLIGHT_MAX_TOTAL 8192      /* and so do all of a map's when they would be more */
@@ -684,7 +686,39 @@ static void emit_surface_copies(import_ctx *c, const texlight *t, const brush *o
     quake_light(c, &copy);
 }
 
+/* qbsp's SubdivideFace (with -splitturb liquids too): along the texture's u axis, then its v, a
+ * piece wider than QBSP_SUBDIVIDE_TEXELS loses QBSP_CHOP_TEXELS from its low side until none is;
+ * each piece goes on to emit_surface_copies. `texels` are the axes' texels per metre. */
+static void qbsp_chop(import_ctx *c, const texlight *t, const brush *own, const poly *p, v3 n, const v3 texels[2], int axis)
+{
+    if (axis == 2) {
+        emit_surface_copies(c, t, own, p, n);
+        return;
+    }
+    double length = sqrt(v3_dot(texels[axis], texels[axis])), lo = 1e30, hi = -1e30;
+    for (int k = 0; k < p->n; k++) {
+        lo = fmin(lo, v3_dot(p->p[k], texels[axis]));
+        hi = fmax(hi, v3_dot(p->p[k], texels[axis]));
+    }
+    if (!(length > 0) || ceil(hi) - floor(lo) <= QBSP_SUBDIVIDE_TEXELS) {
+        qbsp_chop(c, t, own, p, n, texels, axis + 1);
+        return;
+    }
+    poly front, back;
+    poly_split(p, (plane){ v3_scale(texels[axis], 1 / length), (lo + QBSP_CHOP_TEXELS) / length }, n, &front, &back);
+    if (back.n >= 3) qbsp_chop(c, t, own, &back, n, texels, axis + 1);
+    if (front.n >= 3) qbsp_chop(c, t, own, &front, n, texels, axis);
+}
+
 typedef struct emitting_face { const texlight *t; poly p; v3 n; } emitting_face;
+
+/* The map's texture of that name (any case), or NULL. */
+static const editor_texture *editor_texture_named(const import_ctx *c, const char *name)
+{
+    for (size_t i = 0; i < c->texture_count; i++)
+        if (!strcasecmp(c->textures[i].name, name)) return &c->textures[i];
+    return NULL;
+}
 
 size_t editor_import_texture_lights(import_ctx *c)
 {
@@ -708,8 +742,15 @@ size_t editor_import_texture_lights(import_ctx *c)
             /* a sealed map's faces only the void sees light nothing (fill.h) */
             if (l->fill && !fill_face_seen(l->fill, p.p, p.n, side->pl.n)) continue;
             if (t->surface) {
-                /* as many copies as light makes, however many that is */
-                emit_surface_copies(c, t, b, &p, side->pl.n);
+                /* as many copies as light makes, however many that is, over the faces qbsp cut */
+                const tex_proj *tp = side->tex >= 0 ? &l->tex_projs[side->tex] : NULL;
+                const editor_texture *et = editor_texture_named(c, tex);
+                v3 texels[2] = { v3_make(0, 0, 0), v3_make(0, 0, 0) };
+                if (tp && et) {
+                    texels[0] = v3_scale(tp->u, et->width);
+                    texels[1] = v3_scale(tp->v, et->height);
+                }
+                qbsp_chop(c, t, b, &p, side->pl.n, texels, 0);
                 continue;
             }
             emitting_face *f = PUSH(faces, face_count, face_cap);
