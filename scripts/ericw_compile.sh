@@ -13,7 +13,7 @@
 # shadow; without a name every face is a solid wall to it). --time compiles again in a temporary folder
 # and prints "qbsp Q vis V light L total T" (seconds) instead: the bench's measurement.
 # --pmfc-flags prints pmfc's options for the same light: -bounce 1 is --bounce 1, -dirt 1 --dirt,
-# -extra4 (4 x 4 samples a luxel) --samples 16.
+# -extra4 (4 x 4 samples a luxel) --samples 16, and without -bouncestyled --no-styled-bounce.
 set -eu
 map=${1:?usage: ericw_compile.sh LEVEL.map [--time | --pmfc-flags]}
 timed=${2:-}
@@ -30,10 +30,12 @@ lqdm5) qbsp_flags=""; vis_flags="-noambientwater -noambientslime"; light_flags="
 *) echo "ericw_compile: '$name' is not a shared level (its flags are unknown)" >&2; exit 2 ;;
 esac
 if [ "$timed" = "--pmfc-flags" ]; then
-    echo "$light_flags" | awk '{ for (i = 1; i <= NF; i++) {
+    echo "$light_flags" | awk '{ styled = 0; for (i = 1; i <= NF; i++) {
         if ($i == "-bounce") { printf "--bounce %s ", $(i + 1); i++ }
+        else if ($i == "-bouncestyled") styled = 1
         else if ($i == "-dirt") { i++; printf "--dirt " }
-        else if ($i == "-extra4") printf "--samples 16 " } print "" }'
+        else if ($i == "-extra4") printf "--samples 16 " }
+        if (!styled) printf "--no-styled-bounce "; print "" }'
     exit 0
 fi
 sh "$shared/tools/ericw/build.sh" "$cache" >/dev/null

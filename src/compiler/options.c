@@ -29,7 +29,7 @@ static const char footer[] =
     "benchmarks. SOURCE_DATE_EPOCH sets the creation time when --time is not given.\n";
 
 enum { OPT_THREADS = 256, OPT_TIME, OPT_TILE, OPT_GENERATE, OPT_CHUNKS, OPT_SEED, OPT_WAD, OPT_FGD, OPT_GAME, OPT_SCALE,
-       OPT_VERSION, OPT_SAMPLES, OPT_DIRT, OPT_BOUNCE, OPT_MEMORY, OPT_MAX_LUXELS, OPT_RAD, OPT_CACHE };
+       OPT_VERSION, OPT_SAMPLES, OPT_DIRT, OPT_BOUNCE, OPT_MEMORY, OPT_MAX_LUXELS, OPT_RAD, OPT_CACHE, OPT_NO_STYLED_BOUNCE };
 
 static const cli_option options[] = {
     CLI_OPTION_HELP,
@@ -41,6 +41,8 @@ static const cli_option options[] = {
       "the map's creation time", "SOURCE_DATE_EPOCH, else now" },
     { "bounce", 0, OPT_BOUNCE, CLI_COUNT, "N", "bounces", 0, BAKE_BOUNCE_MAX, 0,
       "bounces of light to bake, 0 = direct light only", "until the next would add under 1%" },
+    { "no-styled-bounce", 0, OPT_NO_STYLED_BOUNCE, CLI_FLAG, NULL, NULL, 0, 0, 0,
+      "bounce the static lights only: dynamic lights' layers hold their direct light (ericw-tools' light without -bouncestyled)", NULL },
     { "samples", 0, OPT_SAMPLES, CLI_COUNT, "N", "samples", 1, 64, 0,
       "light samples per luxel, 1 = one at its centre", PMF_STRINGIFY(PMFC_SAMPLES) },
     { "dirt", 0, OPT_DIRT, CLI_FLAG, NULL, NULL, 0, 0, 0,
@@ -95,6 +97,7 @@ static int handle(void *user, int id, const cli_value *v)
     case OPT_TILE: o->tile = v->count; return 0;
     case OPT_SAMPLES: o->samples = v->count; return 0;
     case OPT_DIRT: o->dirt = true; return 0;
+    case OPT_NO_STYLED_BOUNCE: o->no_styled_bounce = true; return 0;
     case OPT_CACHE: o->cache_dir = v->text; return 0;
     case OPT_GENERATE: o->generate = v->text; return 0;
     case OPT_CHUNKS: st->chunks_arg = v->text; return 0;

@@ -112,6 +112,7 @@ static int lay_out_levels(compile_run *c)
         lb->index = (int)li;
         lb->threads = (int)o->threads;
         lb->bounces = o->bounces == 0 ? BAKE_BOUNCE_AUTO : o->bounces == PMFC_BOUNCE_NONE ? 0 : o->bounces;
+        lb->static_bounce_only = o->no_styled_bounce;
         lb->quiet = o->quiet;
         lb->relight = c->cache.levels ? &c->cache.levels[li] : NULL;
         lb->def->samples = o->samples ? (int)o->samples : PMFC_SAMPLES;

@@ -57,6 +57,7 @@ typedef struct pmfc_compile_desc {
     uint64_t samples;              /* light samples per luxel, 1..64 (0 = PMFC_SAMPLES) */
     int bounces;                   /* 0 = until the next would add under 1%, PMFC_BOUNCE_NONE, else 1..32 */
     bool dirt;                     /* ambient occlusion in levels that do not set their own */
+    bool no_styled_bounce;         /* bake_desc.static_bounce_only (--no-styled-bounce) */
     bool quiet;                    /* no notes or summary, warnings only */
     const char *const *wads;       /* WAD2 / WAD3 files of the map's textures, in order */
     size_t wad_count;

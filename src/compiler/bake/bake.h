@@ -213,6 +213,9 @@ typedef struct bake_desc {
      * light onto the surfaces it sees, none of it lost to the sky or the void (hlrad normalises each
      * patch's transfers over the patches it sees). false: what a ray takes out of the map is lost. */
     bool bounce_no_sky_loss;
+    /* Only the base lightmaps' light bounces: dynamic lights' layers keep their direct light alone
+     * (ericw-tools' light bounces a styled light's only with -bouncestyled). */
+    bool static_bounce_only;
     int bounce_cell;                /* luxels a side of the cells bounces gather over (0 = 8); fewer
                                      * where more memory would be needed (bake_bounce.c) */
     int bounces;                    /* 0 = none (direct light only), BAKE_BOUNCE_AUTO = until the

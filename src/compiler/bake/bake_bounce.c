@@ -61,6 +61,8 @@ typedef struct bounce_ctx {
                                  * middle without a test) */
     keyed *by_surface;          /* baked patches (value) by surface (key) */
     size_t by_surface_count;
+    bvh liquids;                /* two-sided patches' blocks, two triangles each (liquid_patch) */
+    uint32_t *liquid_patch;     /* [triangle / 2]: its patch */
     atomic_bool failed;
 } bounce_ctx;
 
@@ -129,6 +131,26 @@ static int compare_keyed(const void *a, const void *b)
     return (x->value > y->value) - (x->value < y->value);
 }
 
+/* Point h in patch luxel coordinates (u, v): false when the patch's steps are degenerate. */
+static bool patch_uv(const bake_patch *patch, const float h[3], float *u, float *v)
+{
+    float rel[3] = { h[0] - patch->origin[0], h[1] - patch->origin[1], h[2] - patch->origin[2] };
+    float uu = 0.0f, uv = 0.0f, vv = 0.0f, ru = 0.0f, rv = 0.0f;
+    for (int a = 0; a < 3; a++) {
+        uu += patch->step_u[a] * patch->step_u[a];
+        vv += patch->step_v[a] * patch->step_v[a];
+        uv += patch->step_u[a] * patch->step_v[a];
+        ru += rel[a] * patch->step_u[a];
+        rv += rel[a] * patch->step_v[a];
+    }
+    float det = uu * vv - uv * uv;
+    if (!(det > 0.0f))
+        return false;
+    *u = (ru * vv - rv * uv) / det;
+    *v = (rv * uu - ru * uv) / det;
+    return true;
+}
+
 /* The luxel of the patch on `surface` holding point h, preferring a patch whose face (inside its
  * one-luxel border) holds it; BOUNCE_BACK when that patch faces away from the ray, BOUNCE_MISS
  * when no patch holds it. */
@@ -147,20 +169,8 @@ static uint32_t luxel_at(const bounce_ctx *ctx, uint32_t surface, const float h[
     for (size_t k = lo; k < ctx->by_surface_count && ctx->by_surface[k].key == surface; k++) {
         uint32_t p = ctx->by_surface[k].value;
         const bake_patch *patch = &patches[p];
-        float rel[3] = { h[0] - patch->origin[0], h[1] - patch->origin[1], h[2] - patch->origin[2] };
-        float uu = 0.0f, uv = 0.0f, vv = 0.0f, ru = 0.0f, rv = 0.0f;
-        for (int a = 0; a < 3; a++) {
-            uu += patch->step_u[a] * patch->step_u[a];
-            vv += patch->step_v[a] * patch->step_v[a];
-            uv += patch->step_u[a] * patch->step_v[a];
-            ru += rel[a] * patch->step_u[a];
-            rv += rel[a] * patch->step_v[a];
-        }
-        float det = uu * vv - uv * uv;
-        if (!(det > 0.0f))
-            continue;
-        float u = (ru * vv - rv * uv) / det, v = (rv * uu - ru * uv) / det;
-        if (!(u >= 0.0f && v >= 0.0f && u < (float)patch->w && v < (float)patch->h))
+        float u, v;
+        if (!patch_uv(patch, h, &u, &v) || !(u >= 0.0f && v >= 0.0f && u < (float)patch->w && v < (float)patch->h))
             continue;
         bool inside_face = u >= 1.0f && v >= 1.0f && u < (float)patch->w - 1.0f && v < (float)patch->h - 1.0f;
         if (best != BOUNCE_MISS && !inside_face)
@@ -200,6 +210,46 @@ static bool cell_crowded(const bounce_ctx *ctx, const bake_patch *patch, uint32_
     return count != 0;     /* (size_t)-1, out of memory, counts as crowded: every luxel tests */
 }
 
+/* The luxel of a two-sided patch (a liquid's surface) the segment from + s (to - from), s < s_end,
+ * crosses first, from either side (ericw-tools' liquid faces bounce light both ways, and block
+ * none), else BOUNCE_MISS. */
+static uint32_t liquid_met(const bounce_ctx *ctx, const float from[3], const float to[3], float s_end)
+{
+    float s, at[3], u, v;
+    uint32_t triangle;
+    if (!ctx->liquids.node_count || !bvh_segment_nearest_triangle(&ctx->liquids, from, to, 0.0f, s_end, &s, &triangle))
+        return BOUNCE_MISS;
+    uint32_t p = ctx->liquid_patch[triangle / 2];
+    const bake_patch *patch = &ctx->desc->patches[p];
+    for (int a = 0; a < 3; a++)
+        at[a] = from[a] + s * (to[a] - from[a]);
+    if (!patch_uv(patch, at, &u, &v))
+        return BOUNCE_MISS;
+    uint32_t i = (uint32_t)fminf(fmaxf(u, 0.0f), (float)(patch->w - 1));
+    uint32_t j = (uint32_t)fminf(fmaxf(v, 0.0f), (float)(patch->h - 1));
+    return ctx->luxel_base[p] + j * patch->w + i;
+}
+
+/* Ray k of a cell's `rays`: a direction, stratified on the unit disc and jittered by `h`. One-sided
+ * cells take the cosine-weighted half-sphere about n. A two-sided cell (a liquid's, which
+ * ericw-tools lights from both sides with no angle term at the receiver) takes every other ray on
+ * each side, spread evenly in solid angle; *back is set for the rays of the side behind. */
+static void ray_direction(uint32_t k, uint32_t rays, uint32_t h, bool two_sided, const float n[3], const float t[3],
+                          const float b[3], float dir[3], bool *back)
+{
+    uint32_t sides = two_sided ? 2 : 1, index = k / sides, rings = (rays / sides + BOUNCE_SECTORS - 1) / BOUNCE_SECTORS;
+    float jr = (float)(h & 0xffffu) / 65536.0f, jp = (float)(h >> 16) / 65536.0f;
+    float r2 = ((float)(index / BOUNCE_SECTORS) + jr) / (float)rings;
+    float phi = 6.2831853f * ((float)(index % BOUNCE_SECTORS) + jp) / BOUNCE_SECTORS;
+    /* cosine-weighted: the disc lifted onto the half-sphere; even in solid angle: its height 1 - r2 */
+    float dw = two_sided ? 1.0f - r2 : sqrtf(fmaxf(0.0f, 1.0f - r2));
+    float r = two_sided ? sqrtf(fmaxf(0.0f, 1.0f - dw * dw)) : sqrtf(r2);
+    float du = r * cosf(phi), dv = r * sinf(phi);
+    *back = two_sided && (k % 2);
+    for (int a = 0; a < 3; a++)
+        dir[a] = t[a] * du + b[a] * dv + n[a] * (*back ? -dw : dw);
+}
+
 /* Traces the rays of one patch's cells into the hit table. */
 static void trace_job(void *user, size_t index)
 {
@@ -223,31 +273,34 @@ static void trace_job(void *user, size_t index)
                 hits[k] = BOUNCE_BACK;
             continue;
         }
-        float from[3];
-        cell_point(ctx, patch, (c - first) % cw, (c - first) / cw, n, from);
-        uint32_t backs = 0, rings = rays / BOUNCE_SECTORS;
+        float front[3], behind[3], back_n[3] = { -n[0], -n[1], -n[2] };
+        cell_point(ctx, patch, (c - first) % cw, (c - first) / cw, n, front);
+        cell_point(ctx, patch, (c - first) % cw, (c - first) / cw, back_n, behind);
+        uint32_t backs = 0;
         for (uint32_t k = 0; k < rays; k++) {
-            /* stratified on the unit disc, jittered per cell and ray, lifted onto the hemisphere */
-            uint32_t h = sample_hash(ctx->ray_base[c] + k);
-            float jr = (float)(h & 0xffffu) / 65536.0f, jp = (float)(h >> 16) / 65536.0f;
-            float r2 = ((float)(k / BOUNCE_SECTORS) + jr) / (float)rings, r = sqrtf(r2);
-            float phi = 6.2831853f * ((float)(k % BOUNCE_SECTORS) + jp) / BOUNCE_SECTORS;
-            float du = r * cosf(phi), dv = r * sinf(phi), dw = sqrtf(fmaxf(0.0f, 1.0f - r2));
             float dir[3], to[3];
-            for (int a = 0; a < 3; a++) {
-                dir[a] = t[a] * du + b[a] * dv + n[a] * dw;
+            bool back;
+            ray_direction(k, rays, sample_hash(ctx->ray_base[c] + k), patch->two_sided, n, t, b, dir, &back);
+            const float *from = back ? behind : front;
+            for (int a = 0; a < 3; a++)
                 to[a] = from[a] + dir[a] * in->reach;
-            }
-            float s_sky = 1.0f, s;
+            float s_sky = 1.0f, s, s_end;
             uint32_t triangle;
             bvh_segment_nearest(in->sky_tree, from, to, 0.0f, 1.0f, &s_sky);
             hits[k] = BOUNCE_MISS;
+            s_end = s_sky;
             if (bvh_segment_nearest_triangle(in->tree, from, to, 0.0f, s_sky, &s, &triangle)) {
+                s_end = s;
                 float at[3];
                 for (int a = 0; a < 3; a++)
                     at[a] = from[a] + s * (to[a] - from[a]);
                 hits[k] = luxel_at(ctx, ctx->desc->triangle_surfaces[triangle], at, dir);
             }
+            /* a liquid's surface on the way gives its light instead (liquids cast no shadow, so the
+             * occluders hold none of them) */
+            uint32_t liquid = liquid_met(ctx, from, to, s_end);
+            if (liquid != BOUNCE_MISS)
+                hits[k] = liquid;
             backs += hits[k] == BOUNCE_BACK;
         }
         ctx->cell_open[c] = backs * BOUNCE_INSIDE <= rays;
@@ -333,8 +386,11 @@ static void gather_cells(const bounce_ctx *ctx, const bounce_set *set, size_t sl
                     sum[ch] += set->sent[met][ch] * send;
             }
         }
+        /* cosine-weighted rays: the mean is the irradiance over pi. Rays even in solid angle over
+         * both sides of a two-sided cell, with no angle term: 4 pi x the mean over pi */
+        float weight = ctx->desc->patches[ctx->cell_patch[c]].two_sided ? 4.0f : 1.0f;
         for (int ch = 0; ch < 3; ch++)
-            set->gathered[l][ch] = sum[ch] / (float)rays;
+            set->gathered[l][ch] = weight * sum[ch] / (float)rays;
     }
 }
 
@@ -855,6 +911,46 @@ static bool plan_cells(bounce_ctx *ctx)
     return true;
 }
 
+/* ctx->liquids over the baked two-sided patches' luxel blocks. False when out of memory. */
+static bool build_liquids(bounce_ctx *ctx)
+{
+    const bake_desc *desc = ctx->desc;
+    size_t count = 0;
+    for (size_t p = 0; p < desc->patch_count; p++)
+        count += desc->patches[p].two_sided && ctx->cell_base[p] < ctx->cell_base[p + 1];
+    if (!count)
+        return true;
+    float (*triangles)[9] = pmf_budget_malloc(2 * count * sizeof *triangles);
+    ctx->liquid_patch = pmf_budget_malloc(count * sizeof *ctx->liquid_patch);
+    if (!triangles || !ctx->liquid_patch) {
+        pmf_budget_free(triangles);
+        return false;
+    }
+    size_t k = 0;
+    for (size_t p = 0; p < desc->patch_count; p++) {
+        const bake_patch *patch = &desc->patches[p];
+        if (!patch->two_sided || ctx->cell_base[p] == ctx->cell_base[p + 1])
+            continue;
+        float corner[4][3];
+        for (int a = 0; a < 3; a++) {
+            float u = (float)patch->w * patch->step_u[a], v = (float)patch->h * patch->step_v[a];
+            corner[0][a] = patch->origin[a];
+            corner[1][a] = patch->origin[a] + u;
+            corner[2][a] = patch->origin[a] + u + v;
+            corner[3][a] = patch->origin[a] + v;
+        }
+        for (int a = 0; a < 3; a++) {
+            float *t0 = triangles[2 * k], *t1 = triangles[2 * k + 1];
+            t0[a] = corner[0][a], t0[3 + a] = corner[1][a], t0[6 + a] = corner[2][a];
+            t1[a] = corner[0][a], t1[3 + a] = corner[2][a], t1[6 + a] = corner[3][a];
+        }
+        ctx->liquid_patch[k++] = (uint32_t)p;
+    }
+    bool ok = bvh_build((const float (*)[9])triangles, 2 * count, desc->threads, &ctx->liquids);
+    pmf_budget_free(triangles);
+    return ok;
+}
+
 /* What the transport follows from: the occluders and their surfaces, open sky, the cells and
  * the patches' shapes (not where they lie in their lightmaps). */
 static uint64_t transport_hash(const bounce_ctx *ctx)
@@ -923,7 +1019,7 @@ bool bake_bounce(const bounce_input *in)
     atomic_init(&ctx.failed, false);
     bounce_set base = { 0 };
     light_run *runs = NULL;
-    bool ok = plan_cells(&ctx);
+    bool ok = plan_cells(&ctx) && build_liquids(&ctx);
     if (!ok)
         goto done;
     jobs_progress progress = *in->progress;
@@ -943,6 +1039,8 @@ bool bake_bounce(const bounce_input *in)
     run_bounces(&ctx, &base, jobs_thread_count(desc->threads));
     jobs_parallel_for(desc->patch_count, desc->threads, base_apply_job, &job);
 
+    if (desc->static_bounce_only)
+        goto done;
     size_t run_count = 0;
     runs = pmf_budget_malloc((in->task_count + 1) * sizeof *runs);
     ok = runs != NULL;
@@ -970,5 +1068,7 @@ done:
     pmf_budget_free(ctx.hits);
     pmf_budget_free(ctx.ray_base);
     pmf_budget_free(ctx.by_surface);
+    pmf_budget_free(ctx.liquid_patch);
+    bvh_free(&ctx.liquids);
     return ok;
 }

@@ -87,6 +87,7 @@ typedef struct level_build {
     int vis_depth;
     int threads;
     int bounces;                                 /* bake_desc.bounces (--bounce) */
+    bool static_bounce_only;                     /* bake_desc's (--no-styled-bounce) */
     bool quiet;                                  /* no notes on stderr */
     struct relight_level *relight;               /* what a relight starts from and keeps (relight.h), or NULL */
 } level_build;

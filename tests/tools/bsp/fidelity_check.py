@@ -6,8 +6,12 @@ SAMPLES (300) luxels are drawn at random (seed 1) over every lit face of the BSP
 luxel of the map as likely as any other: dark ones, walls and ceilings included. At each luxel's
 centre the compiler's light is that luxel (every style's stored bytes added, as the game shows
 them at rest) and pmfc's the luxel pmfview's inspector shows on pmfc's map at the same point, seen
-along the face's normal (with every dynamic light's layer that is on), each as the mean of its
-channels. A point is kept where the inspector sees that face there (no other surface in front).
+along the face's normal (with every dynamic light's layer that is on, each clamped as the compiler
+clamps a style's lightmap: style_bytes), each as the mean of its channels. A point is kept where the inspector sees that face there (no other surface in front). A
+liquid's surface counts once: qbsp -transwater writes it as two faces lit alike, one seen from the
+air and one from inside the liquid, where pmfc has one surface lit from both sides; the second
+(a liquid face that a leaf of water, slime or lava lists, as ericw-tools' light tells it) is not
+drawn.
 
 Over all points kept, and over floors, walls and ceilings each (the face's normal: z > 0.7 a
 floor, < -0.7 a ceiling, a wall between), asserts the rank correlation (Spearman) >= MIN_RANK
@@ -111,7 +115,9 @@ def luxel_points(bsp, want, seed=1, kind=None):
     one of them; a luxel whose centre lies off its face, or within EDGE_MARGIN of an edge, is drawn
     again)."""
     rng = random.Random(seed)
-    faces = [LitFace(bsp, i) for i in range(bsp.world_first, bsp.world_first + bsp.world_count) if bsp.faces[i][6] >= 0]
+    inside = bsp.liquid_undersides()
+    faces = [LitFace(bsp, i) for i in range(bsp.world_first, bsp.world_first + bsp.world_count)
+             if bsp.faces[i][6] >= 0 and i not in inside]
     faces = [f for f in faces if f.area > 0 and (kind is None or f.kind() == kind)]
     cumulative, total = [], 0
     for f in faces:
@@ -124,6 +130,14 @@ def luxel_points(bsp, want, seed=1, kind=None):
         p = f.luxel_centre(rng.randrange(f.size[0]), rng.randrange(f.size[1]))
         if p and f.inside(p, EDGE_MARGIN): picks.append((f, p))
     return picks
+
+
+def style_bytes(value):
+    """The mean byte of a dynamic light's value (0..1 a channel, more past a byte) as the compiler
+    stores a light style's lightmap: scaled down, hue kept, until no channel passes 255 (ericw-tools'
+    LightFace_ScaleAndClamp; the game adds the styles' clamped bytes)."""
+    top = max(value) * 255
+    return sum(value) / 3.0 * 255 * (255 / top if top > 255 else 1)
 
 
 def measure(game, ours):
@@ -154,7 +168,7 @@ def main():
     for pick, j in points:
         f, p = pick[:2]
         shown = sum(j["luxel"]["rgb"]) / 3.0
-        shown += sum(sum(l["value"]) / 3.0 * 255 for l in j.get("lights", []) if l["kind"] == "dynamic" and l.get("on"))
+        shown += sum(style_bytes(l["value"]) for l in j.get("lights", []) if l["kind"] == "dynamic" and l.get("on"))
         # a class's own extra draws count for that class alone, the draw over all faces for both
         for name in ((f.kind(),) if len(pick) > 2 else ("all", f.kind())):
             classes[name][0].append(f.stored(bsp, p))

@@ -36,6 +36,11 @@ class Bsp:
             styles, light = rest[:4], struct.unpack_from("<i", rest, 4)[0]
             self.faces.append((plane, side, first, count, ti, styles, light))
         self.world_first, self.world_count = struct.unpack_from("<2I", lump(14), 56)
+        # leaves: contents, then (BSP2) 4 + 24 + 8 + 4 bytes or (v29 / v30) 4 + 12 + 4 + 4
+        leaf_size, mark = (44, "<I") if wide else (28, "<H")
+        self.leaves = [(struct.unpack_from("<i", lump(10), leaf_size * i)[0],) + struct.unpack_from("<2I" if wide else "<2H", lump(10), leaf_size * i + (36 if wide else 20))
+                       for i in range(len(lump(10)) // leaf_size)]
+        self.marks = [struct.unpack_from(mark, lump(11), struct.calcsize(mark) * i)[0] for i in range(len(lump(11)) // struct.calcsize(mark))]
         self.lighting = lump(8)
         self.bpp = 3 if version == 30 else 1
         lit = path[:-4] + ".lit" if path.lower().endswith(".bsp") else None
@@ -46,6 +51,15 @@ class Bsp:
             if colour[:4] == b"QLIT" and len(colour) == 8 + 3 * len(self.lighting):
                 self.lighting, self.bpp = colour[8:], 3
                 self.faces = [f[:6] + (f[6] * 3 if f[6] >= 0 else f[6],) for f in self.faces]
+
+    def liquid_undersides(self):
+        """The liquid faces (a "*" texture) that a leaf of water, slime or lava lists: the side of a
+        liquid's surface seen from inside it (qbsp -transwater writes both)."""
+        out = set()
+        for contents, first, count in self.leaves:
+            if contents in (-3, -4, -5):
+                out.update(f for f in self.marks[first:first + count] if self.texture_name(self.faces[f]).startswith("*"))
+        return out
 
     def texture_name(self, f):
         """The name of face f's texture ("" where the BSP keeps none)."""

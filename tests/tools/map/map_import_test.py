@@ -10,7 +10,8 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
   style   a light with style 5 is a dynamic light: switched off, the floor under it goes dark; its
           pattern ("jklmnopqrstuvwxyzyxwvutsrqponmlkj", ten letters a second) plays with --time:
           the light's share at 1.6 s ('z') is 25/12 of the one as baked ('m', 0.3 s, and no
-          --time), and at 0 s ('j') 9/12
+          --time), and at 0 s ('j') 9/12. A spotlight of the style aimed at the floor lights the
+          ceiling by its bounce alone (--bounce 1), and not at all with --no-styled-bounce
   styles  a hall 78 m long lit by 24 lights of style 1 along it (one tinted red) and a light of
           style 2 at its end: the lights of a style are one dynamic light (one ID in info's list),
           so no chunk carries more than the two styles' lights, nor more layer bytes than twice
@@ -36,7 +37,9 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           the map (then --rad FILE, then info_texlights) has no light entity yet is lit: its
           floor's luxel is bright, info lists the ceiling's emitters ("texlight LAMP") and the
           inspector names them among the luxel's lights; without the file it is fullbright. A
-          Quake room's ceiling lit by copies of a `_surface` light template
+          Quake room's ceiling lit by copies of a `_surface` light template, 2 units under each
+          piece of it as qbsp chops it and light subdivides it: at ericw-tools' places (its
+          -surflight_dump) within 8 units, none where the ceiling meets a wall
   sky     light from the sky alone (ericw-tools' worldspawn keys, hlrad's light_environment): a room
           whose ceiling is sky over x < 0 and a roof over x > 0. Lit only by the dome `_sunlight2`
           (Quake, and a Half-Life map), by `_sunlight` straight down, or by a light_environment, it
@@ -183,6 +186,20 @@ elif CASE == "style":
     for t, want in (("1.6", 25 / 12), ("0", 9 / 12)):
         got = share[t] / (baked - dark)
         if abs(got - want) > 0.05 * want + 2 / (baked - dark): fail("at %s s the share is %.3f of baked, want %.3f" % (t, got, want))
+    # a spotlight of the style aimed at the floor lights the ceiling by its bounce alone, which
+    # --no-styled-bounce leaves out (ericw-tools' light without -bouncestyled)
+    spot = '{\n"classname" "light"\n"origin" "0 0 128"\n"light" "300"\n"style" "5"\n"mangle" "0 -90 0"\n"angle" "40"\n}\n'
+    open("spot.map", "w").write(world() + room(VALVE_WALL, VALVE_WALL) + "}\n" + spot)
+    def ceiling_layer(*extra):
+        run(PMFC, "spot.map", "-o", "spot.pmf", "--game", "game", "--bounce", "1", *extra)
+        cam = "%f,%f,%f,0,90" % (64 * S, 200 * S, 0.0)
+        hit = json.loads(run(PMFVIEW, "shot", "spot.pmf", "--size", "33x33", "--fov", "5", "--camera", cam, "--look", "raw",
+                             "--inspect", "16,16").stdout)
+        return sum(sum(l["value"]) for l in hit.get("lights", []) if l["kind"] == "dynamic")
+    bounced, direct = ceiling_layer(), ceiling_layer("--no-styled-bounce")
+    print("the spotlight's layer on the ceiling: %.4f bounced, %.4f with --no-styled-bounce" % (bounced, direct))
+    if not bounced > 0.01: fail("the style's bounce does not reach the ceiling: %.4f" % bounced)
+    if direct != 0: fail("--no-styled-bounce: the ceiling still holds the style's light: %.4f" % direct)
 elif CASE == "styles":
     hall = [(-1552, -272, -16, 1552, 272, 0), (-1552, -272, 256, 1552, 272, 272), (-1552, -272, 0, -1536, 272, 256),
             (1536, -272, 0, 1552, 272, 256), (-1536, -272, 0, 1536, -256, 256), (-1536, 256, 0, 1536, 272, 256)]
@@ -332,7 +349,13 @@ elif CASE == "texlights":
     lights = json.loads(run(PMFVIEW, "info", "surf.pmf", "--json").stdout)["lights"]
     hit = floor_luxel("surf.pmf")
     print("_surface: %d lights, floor luxel %s" % (len(lights), hit["luxel"]["rgb"]))
-    if len(lights) < 4: fail("_surface: want copies over the ceiling, got %d lights" % len(lights))
+    # a copy 2 units under each piece of the ceiling as qbsp chops it (240 texels) and light
+    # subdivides it (128 units): where light -surflight_dump puts this room's 36 (ericw-tools
+    # 2.0.0-alpha3), within the 8 units qbsp's cut of the face at the walls moves its chops
+    places = sorted((round(l["position"][0] / S), round(-l["position"][2] / S), round(l["position"][1] / S)) for l in lights)
+    want = sorted((x, y, 254) for x in (-192, -80, -16, 64, 160, 224) for y in (-224, -160, -64, 16, 80, 192))
+    if len(places) != len(want) or any(abs(a - b) > 8 for p, w in zip(places, want) for a, b in zip(p, w)):
+        fail("_surface: copies at %s, light's at %s" % (places, want))
     if any(abs(l["position"][1] - 128 * S) < 1e-3 for l in lights): fail("the template itself lights")
     if min(hit["luxel"]["rgb"]) < 20: fail("_surface: the floor is dark: %s" % hit["luxel"])
 elif CASE == "sky":

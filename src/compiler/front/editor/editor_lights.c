@@ -459,8 +459,11 @@ void editor_import_lights(import_ctx *c)
 /* ---- texture lights ------------------------------------------------------------------------- */
 
 #define TEXLIGHT_SPACING_UNITS 64.0  /* hlrad's patch size: one emitter per piece this wide */
-#define SURFACE_SPACING_UNITS 128.0  /* ericw-tools' surface light subdivision */
+#define SURFACE_SPACING_UNITS 128.0  /* ericw-tools' surface light subdivision (-surflight_subdivide) */
 #define SURFACE_OFFSET_UNITS 2.0     /* ericw-tools' _surface_offset */
+#define SURFACE_MIN_CUT_UNITS 8.0    /* GLQuake's subdivision leaves no piece narrower */
+#define QBSP_SUBDIVIDE_TEXELS 240.0  /* qbsp -subdivide: a face wider is chopped ... */
+#define QBSP_CHOP_TEXELS 224.0       /* ... this far from its low side (the 240 less qbsp's 16 of margin) */
 #define TEXLIGHT_OFFSET_UNITS 1.0    /* an hlrad emitter sits this far off its face */
 #define TEXLIGHT_MAX_PER_FACE 256    /* larger faces get emitters further apart */
 #define TEXLIGHT_MAX_TOTAL 8192      /* and so do all of a map's when they would be more */
@@ -595,7 +598,7 @@ static void emit_texlight(import_ctx *c, const texlight *t, v3 at, v3 normal, do
 }
 
 /* Pieces of a face polygon (world metres) on a grid `spacing` metres wide across its plane:
- * each piece's centre and area. */
+ * each piece's centre and area (hlrad's texture lights). */
 static void emit_face(import_ctx *c, const texlight *t, const poly *p, v3 n, double spacing)
 {
     v3 hint = fabs(n.y) > 0.9 ? v3_make(0, 0, 1) : v3_make(0, 1, 0);
@@ -607,7 +610,7 @@ static void emit_face(import_ctx *c, const texlight *t, const poly *p, v3 n, dou
     }
     while (ceil((u1 - u0) / spacing) * ceil((w1 - w0) / spacing) > TEXLIGHT_MAX_PER_FACE) spacing *= 2;
     int nu = (int)fmax(1, ceil((u1 - u0) / spacing)), nw = (int)fmax(1, ceil((w1 - w0) / spacing));
-    double du = (u1 - u0) / nu, dw = (w1 - w0) / nw, off = (t->surface ? SURFACE_OFFSET_UNITS : TEXLIGHT_OFFSET_UNITS) * c->s;
+    double du = (u1 - u0) / nu, dw = (w1 - w0) / nw;
     for (int i = 0; i < nu; i++)
         for (int j = 0; j < nw; j++) {
             /* the polygon inside this cell of the grid */
@@ -624,19 +627,98 @@ static void emit_face(import_ctx *c, const texlight *t, const poly *p, v3 n, dou
             if (!(area > 1e-8)) continue;
             v3 mid = v3_make(0, 0, 0);
             for (int k = 0; k < cell.n; k++) mid = v3_add(mid, v3_scale(cell.p[k], 1.0 / cell.n));
-            v3 at = v3_add(mid, v3_scale(n, off));
-            if (t->surface) {
-                /* a copy of the template light there (ericw-tools' _surface) */
-                editor_entity copy = *t->surface;
-                copy.origin[0] = at.x / c->s; copy.origin[1] = -at.z / c->s; copy.origin[2] = at.y / c->s;
-                quake_light(c, &copy);
-            } else {
-                emit_texlight(c, t, at, n, area / (c->s * c->s));
-            }
+            emit_texlight(c, t, v3_add(mid, v3_scale(n, TEXLIGHT_OFFSET_UNITS * c->s)), n, area / (c->s * c->s));
         }
 }
 
+/* Whether p (world metres) lies inside a brush of the level other than `own`: a face there meets
+ * another brush, and qbsp keeps no face where a liquid meets the floor or the next brush of it. */
+static bool inside_other_brush(const level_def *l, const brush *own, v3 p)
+{
+    for (size_t i = 0; i < l->brush_count; i++) {
+        const brush *b = &l->brushes[i];
+        if (b == own || p.x < b->lo.x || p.y < b->lo.y || p.z < b->lo.z || p.x > b->hi.x || p.y > b->hi.y || p.z > b->hi.z)
+            continue;
+        bool inside = true;
+        for (uint32_t k = 0; k < b->side_count && inside; k++) inside = v3_dot(brush_sides(l, b)[k].pl.n, p) < brush_sides(l, b)[k].pl.d;
+        if (inside) return true;
+    }
+    return false;
+}
+
+/* ericw-tools' _surface: a copy of the template light over each piece of the face, cut as
+ * GLQuake subdivides a surface (light's SubdividePolygon): on each axis of the map in turn, at the
+ * multiple of SURFACE_SPACING_UNITS nearest the middle of the piece's bounds unless that leaves a
+ * side narrower than SURFACE_MIN_CUT_UNITS, until no cut is left; each copy stands
+ * `_surface_offset` units in front of its piece's centroid. */
+static void emit_surface_copies(import_ctx *c, const texlight *t, const brush *own, const poly *p, v3 n)
+{
+    /* the map's axes in world metres (editor_to_world) */
+    static const v3 axes[3] = { { { 1, 0, 0 } }, { { 0, 0, -1 } }, { { 0, 1, 0 } } };
+    for (int a = 0; a < 3; a++) {
+        double lo = 1e30, hi = -1e30;
+        for (int k = 0; k < p->n; k++) {
+            lo = fmin(lo, v3_dot(p->p[k], axes[a]) / c->s);
+            hi = fmax(hi, v3_dot(p->p[k], axes[a]) / c->s);
+        }
+        double m = SURFACE_SPACING_UNITS * floor((lo + hi) / 2 / SURFACE_SPACING_UNITS + 0.5);
+        if (hi - m < SURFACE_MIN_CUT_UNITS || m - lo < SURFACE_MIN_CUT_UNITS) continue;
+        poly front, back;
+        poly_split(p, (plane){ axes[a], m * c->s }, n, &front, &back);
+        if (front.n >= 3) emit_surface_copies(c, t, own, &front, n);
+        if (back.n >= 3) emit_surface_copies(c, t, own, &back, n);
+        return;
+    }
+    /* the area-weighted centroid of the fan from the first corner */
+    v3 mid = v3_make(0, 0, 0);
+    double total = 0;
+    for (int k = 1; k + 1 < p->n; k++) {
+        double area = v3_dot(v3_cross(v3_sub(p->p[k], p->p[0]), v3_sub(p->p[k + 1], p->p[0])), n) / 2;
+        mid = v3_add(mid, v3_scale(v3_add(p->p[0], v3_add(p->p[k], p->p[k + 1])), area / 3));
+        total += area;
+    }
+    if (!(total > 1e-12)) return;
+    double offset = editor_kv_number(t->surface, "_surface_offset", 0);
+    v3 at = v3_add(v3_scale(mid, 1 / total), v3_scale(n, (offset != 0 ? offset : SURFACE_OFFSET_UNITS) * c->s));
+    if (inside_other_brush(c->level, own, at)) return;
+    editor_entity copy = *t->surface;
+    copy.origin[0] = at.x / c->s; copy.origin[1] = -at.z / c->s; copy.origin[2] = at.y / c->s;
+    quake_light(c, &copy);
+}
+
+/* qbsp's SubdivideFace (with -splitturb liquids too): along the texture's u axis, then its v, a
+ * piece wider than QBSP_SUBDIVIDE_TEXELS loses QBSP_CHOP_TEXELS from its low side until none is;
+ * each piece goes on to emit_surface_copies. `texels` are the axes' texels per metre. */
+static void qbsp_chop(import_ctx *c, const texlight *t, const brush *own, const poly *p, v3 n, const v3 texels[2], int axis)
+{
+    if (axis == 2) {
+        emit_surface_copies(c, t, own, p, n);
+        return;
+    }
+    double length = sqrt(v3_dot(texels[axis], texels[axis])), lo = 1e30, hi = -1e30;
+    for (int k = 0; k < p->n; k++) {
+        lo = fmin(lo, v3_dot(p->p[k], texels[axis]));
+        hi = fmax(hi, v3_dot(p->p[k], texels[axis]));
+    }
+    if (!(length > 0) || ceil(hi) - floor(lo) <= QBSP_SUBDIVIDE_TEXELS) {
+        qbsp_chop(c, t, own, p, n, texels, axis + 1);
+        return;
+    }
+    poly front, back;
+    poly_split(p, (plane){ v3_scale(texels[axis], 1 / length), (lo + QBSP_CHOP_TEXELS) / length }, n, &front, &back);
+    if (back.n >= 3) qbsp_chop(c, t, own, &back, n, texels, axis + 1);
+    if (front.n >= 3) qbsp_chop(c, t, own, &front, n, texels, axis);
+}
+
 typedef struct emitting_face { const texlight *t; poly p; v3 n; } emitting_face;
+
+/* The map's texture of that name (any case), or NULL. */
+static const editor_texture *editor_texture_named(const import_ctx *c, const char *name)
+{
+    for (size_t i = 0; i < c->texture_count; i++)
+        if (!strcasecmp(c->textures[i].name, name)) return &c->textures[i];
+    return NULL;
+}
 
 size_t editor_import_texture_lights(import_ctx *c)
 {
@@ -659,18 +741,27 @@ size_t editor_import_texture_lights(import_ctx *c)
             if (!t || !brush_side_poly(l, b, k, &p)) continue;
             /* a sealed map's faces only the void sees light nothing (fill.h) */
             if (l->fill && !fill_face_seen(l->fill, p.p, p.n, side->pl.n)) continue;
+            if (t->surface) {
+                /* as many copies as light makes, however many that is, over the faces qbsp cut */
+                const tex_proj *tp = side->tex >= 0 ? &l->tex_projs[side->tex] : NULL;
+                const editor_texture *et = editor_texture_named(c, tex);
+                v3 texels[2] = { v3_make(0, 0, 0), v3_make(0, 0, 0) };
+                if (tp && et) {
+                    texels[0] = v3_scale(tp->u, et->width);
+                    texels[1] = v3_scale(tp->v, et->height);
+                }
+                qbsp_chop(c, t, b, &p, side->pl.n, texels, 0);
+                continue;
+            }
             emitting_face *f = PUSH(faces, face_count, face_cap);
             *f = (emitting_face){ t, p, side->pl.n };
-            double spacing = (t->surface ? SURFACE_SPACING_UNITS : TEXLIGHT_SPACING_UNITS) * c->s;
-            pieces += fmax(1, poly_area(&p) / (spacing * spacing));
+            pieces += fmax(1, poly_area(&p) / (TEXLIGHT_SPACING_UNITS * TEXLIGHT_SPACING_UNITS * c->s * c->s));
         }
     }
     /* a map with acres of glowing texture gets its emitters further apart, not a million lights */
     double spread = pieces > TEXLIGHT_MAX_TOTAL ? sqrt(pieces / TEXLIGHT_MAX_TOTAL) : 1;
-    for (size_t i = 0; i < face_count; i++) {
-        const emitting_face *f = &faces[i];
-        emit_face(c, f->t, &f->p, f->n, (f->t->surface ? SURFACE_SPACING_UNITS : TEXLIGHT_SPACING_UNITS) * c->s * spread);
-    }
+    for (size_t i = 0; i < face_count; i++)
+        emit_face(c, faces[i].t, &faces[i].p, faces[i].n, TEXLIGHT_SPACING_UNITS * c->s * spread);
     xfree(faces);
     xfree(set.list);
     return c->level->light_count - before;
