@@ -140,7 +140,7 @@ uint64_t bake_geometry_hash(const bake_desc *desc)
     }
     float values[] = { desc->dirt_distance, desc->dirt_strength, desc->store_scale, desc->store_gamma };
     int settings[] = { desc->samples, desc->dome_samples, desc->bounce_cell, desc->bounces, desc->sky_faces_only,
-                       desc->ambient_no_dirt, desc->bounce_no_sky_loss, desc->ambient_floor };
+                       desc->ambient_no_dirt, desc->bounce_no_sky_loss, desc->ambient_floor, desc->static_bounce_only };
     h = bake_hash_bytes(h, values, sizeof values);
     return bake_hash_bytes(h, settings, sizeof settings);
 }
