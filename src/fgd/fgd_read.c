@@ -9,6 +9,7 @@
 
 #include "base/grow.h"
 #include "base/pmf_budget.h"
+#include "base/pmf_os.h"
 #include "fgd.h"
 
 #define MAX_INCLUDE_DEPTH 8
@@ -428,7 +429,9 @@ bool fgd_add_text(fgd *g, const char *text, size_t size, const char *name, pmf_e
 
 bool fgd_add_file(fgd *g, const char *path, pmf_error *err)
 {
-    FILE *f = fopen(path, "rb");
+    /* a FIFO or device named as a file is not opened (it could block), as every reader refuses one */
+    pmf_os_file_info st;
+    FILE *f = pmf_os_stat(path, &st) == 0 && st.regular ? pmf_os_fopen(path, "rb") : NULL;
     long length = f && !fseek(f, 0, SEEK_END) ? ftell(f) : -1;
     size_t size = length > 0 && (unsigned long)length <= FGD_MAX_BYTES ? (size_t)length : length > 0 ? FGD_MAX_BYTES + 1 : 0;
     char *text = length >= 0 ? pmf_budget_malloc(size + 1) : NULL;

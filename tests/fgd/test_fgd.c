@@ -1,7 +1,10 @@
 /* test_fgd.c - the FGD reader (src/fgd): each model attribute's form and a class's bases, a later
  * definition over an earlier one, @include beside the including file, and each malformed input
- * as one line naming its line and column. */
+ * as one line naming its line and column; a FIFO refused without blocking. */
 #include <string.h>
+#ifndef _WIN32
+#include <sys/stat.h>
+#endif
 
 #include "check.h"
 #include "fgd.h"
@@ -74,6 +77,13 @@ static void test_include(void)
           "%s", line);
     CHECK(!fgd_add_file(g, "inc/none.fgd", &err) && !strcmp(pmf_error_format(&err, line, sizeof line), "inc/none.fgd: file, byte 0: cannot be read"),
           "%s", line);
+#ifndef _WIN32
+    /* a FIFO named as an FGD is refused, not opened: opening one would wait for a writer */
+    remove("inc/fifo.fgd");
+    CHECK(mkfifo("inc/fifo.fgd", 0600) == 0);
+    CHECK(!fgd_add_file(g, "inc/fifo.fgd", &err) && !strcmp(pmf_error_format(&err, line, sizeof line), "inc/fifo.fgd: file, byte 0: cannot be read"),
+          "%s", line);
+#endif
     fgd_free(g);
 }
 

@@ -137,6 +137,8 @@ void editor_read_texture_types(import_ctx *c);
 /* The texture a face names, loaded on first use: an index in c->textures, or -1 on failure. */
 int editor_use_texture(import_ctx *c, const char *name);
 /* How a brush entity (or the world: NULL) draws its faces. */
+/* A regular file there (looked at without opening it: a FIFO must not block the compile). */
+bool editor_file_exists(const char *path);
 render_look editor_entity_look(const editor_entity *e);
 /* The level material for a texture drawn that way. */
 int editor_material(import_ctx *c, int tex, render_look look);

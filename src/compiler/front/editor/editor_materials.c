@@ -51,8 +51,7 @@ static bool is_liquid_texture(const char *name)
 
 /* ---- WADs and textures ------------------------------------------------------------------ */
 
-/* A regular file there (looked at without opening it: a FIFO must not block the compile). */
-static bool file_exists(const char *path)
+bool editor_file_exists(const char *path)
 {
     pmf_os_file_info st;
     return pmf_os_stat(path, &st) == 0 && st.regular;
@@ -146,7 +145,7 @@ static void open_worldspawn_wads(import_ctx *c, const char *list)
         if (!n) continue;
         bool found = false;
         for (int k = 0; k < n && !found && !c->failed; k++)
-            if (file_exists(places[k])) found = open_wad_from(c, places[k], places[k], NULL, 0);
+            if (editor_file_exists(places[k])) found = open_wad_from(c, places[k], places[k], NULL, 0);
         /* then in --game DIR's paks (a loose one was a place above) */
         size_t size;
         uint8_t *data = found || c->failed ? NULL : read_game_file(c, base, PAK_MAX_READ, &size);
@@ -258,8 +257,7 @@ static int load_folder_texture(import_ctx *c, const char *name, texture_def *out
             for (size_t e = 0; e < sizeof exts / sizeof exts[0]; e++) {
                 char path[PMFC_PATH_MAX * 3];
                 snprintf(path, sizeof path, "%s/%s.%s", c->folders[d], n ? base : name, exts[e]);
-                pmf_os_file_info st;
-                if (pmf_os_stat(path, &st) != 0 || !st.regular) continue;
+                if (!editor_file_exists(path)) continue;
                 const char *msg = texture_image_any(out, path);
                 if (!msg) return 1;
                 session_say(PMFC_WARNING, "pmfc: warning: texture %s: %s", path, msg);
@@ -657,7 +655,7 @@ void editor_import_sky(import_ctx *c, const char *skyname)
         for (size_t e = 0; e < sizeof ext / sizeof ext[0] && !got; e++) {
             char path[PMFC_PATH_MAX * 2];
             snprintf(path, sizeof path, "%s/gfx/env/%s%s.%s", c->desc->game_dir, skyname, suffix[f], ext[e]);
-            if (!file_exists(path)) continue;
+            if (!editor_file_exists(path)) continue;
             texture_def tmp = { 0 };
             const char *msg = texture_image_any(&tmp, path);
             if (msg) {

@@ -80,14 +80,11 @@ static void tb_def_file(import_ctx *c, char out[EDITOR_PLACE_MAX])
     const char *base;
     snprintf(entry, sizeof entry, "%s", def + 9);
     int n = editor_wad_places(c->path, c->desc->game_dir, entry, places, &base);
-    for (int i = 0; i < n; i++) {
-        FILE *f = fopen(places[i], "rb");
-        if (f) {
-            fclose(f);
+    for (int i = 0; i < n; i++)
+        if (editor_file_exists(places[i])) {
             memcpy(out, places[i], EDITOR_PLACE_MAX);
             return;
         }
-    }
     if (!c->desc->quiet)
         session_say(PMFC_WARNING, "pmfc: warning: %s: _tb_def \"%s\": neither there, in --game DIR nor beside the map: the built-in classes",
                     c->path, text_clean(def, clean, sizeof clean));
