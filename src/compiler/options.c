@@ -76,6 +76,21 @@ typedef struct parse_state {
 } parse_state;
 
 /* One option or operand (cli_desc.handle); numbers come checked against the table. */
+/* A repeatable option's value appended to its list (owned by st, shown through *shown): 0, or 3
+ * when out of memory. */
+static int append_value(const char ***list, size_t *count, const char *text, const char *const **shown)
+{
+    const char **grown = realloc(*list, (*count + 1) * sizeof *grown);
+    if (!grown) {
+        fputs("pmfc: out of memory\n", stderr);
+        return 3;
+    }
+    grown[(*count)++] = text;
+    *list = grown;
+    *shown = grown;
+    return 0;
+}
+
 static int handle(void *user, int id, const cli_value *v)
 {
     parse_state *st = user;
@@ -105,28 +120,8 @@ static int handle(void *user, int id, const cli_value *v)
         st->have_seed = true;
         o->seed = v->count;
         return 0;
-    case OPT_WAD: {
-        const char **wads = realloc(st->wads, (o->wad_count + 1) * sizeof *wads);
-        if (!wads) {
-            fputs("pmfc: out of memory\n", stderr);
-            return 3;
-        }
-        st->wads = wads;
-        st->wads[o->wad_count++] = v->text;
-        o->wads = st->wads;
-        return 0;
-    }
-    case OPT_FGD: {
-        const char **fgds = realloc(st->fgds, (o->fgd_count + 1) * sizeof *fgds);
-        if (!fgds) {
-            fputs("pmfc: out of memory\n", stderr);
-            return 3;
-        }
-        st->fgds = fgds;
-        st->fgds[o->fgd_count++] = v->text;
-        o->fgds = st->fgds;
-        return 0;
-    }
+    case OPT_WAD: return append_value(&st->wads, &o->wad_count, v->text, &o->wads);
+    case OPT_FGD: return append_value(&st->fgds, &o->fgd_count, v->text, &o->fgds);
     case OPT_GAME: o->game_dir = v->text; return 0;
     case OPT_RAD: o->rad = v->text; return 0;
     case OPT_MEMORY: o->memory = (uint64_t)v->count << 20; return 0;
