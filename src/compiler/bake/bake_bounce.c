@@ -275,7 +275,10 @@ static void trace_job(void *user, size_t index)
         }
         float front[3], behind[3], back_n[3] = { -n[0], -n[1], -n[2] };
         cell_point(ctx, patch, (c - first) % cw, (c - first) / cw, n, front);
-        cell_point(ctx, patch, (c - first) % cw, (c - first) / cw, back_n, behind);
+        if (patch->two_sided) /* only a two-sided cell sends rays from behind (ray_direction) */
+            cell_point(ctx, patch, (c - first) % cw, (c - first) / cw, back_n, behind);
+        else
+            memcpy(behind, front, sizeof behind);
         uint32_t backs = 0;
         for (uint32_t k = 0; k < rays; k++) {
             float dir[3], to[3];
