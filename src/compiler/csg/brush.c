@@ -68,6 +68,16 @@ brush *brush_wedge(level_def *l, v3 lo, v3 hi, int rise, const int material[PMF_
     return b;
 }
 
+bool brush_holds_point(const level_def *l, const brush *b, v3 p, double margin)
+{
+    for (int a = 0; a < 3; a++)
+        if (!(p.e[a] > b->lo.e[a] && p.e[a] < b->hi.e[a])) return false;
+    const brush_side *sides = brush_sides(l, b);
+    for (uint32_t s = 0; s < b->side_count; s++)
+        if (!(v3_dot(sides[s].pl.n, p) < sides[s].pl.d - margin)) return false;
+    return true;
+}
+
 /* The polygon of side i of a brush: a square on its plane around the brush (centred on its
  * bounds, not on the world origin: far out the square would miss it), cut by every other side. */
 bool brush_side_poly(const level_def *l, const brush *b, uint32_t i, poly *out)

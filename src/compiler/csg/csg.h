@@ -18,6 +18,9 @@ void brush_add_side(level_def *l, brush *b, plane pl, int material, int tex);
 /* The polygon of side i of a brush (its plane cut by every other side); false when it has none. */
 bool brush_side_poly(const level_def *l, const brush *b, uint32_t i, poly *out);
 bool brush_finish(level_def *l, brush *b);
+/* Whether p lies inside brush b by more than margin (metres) from each of its sides: a point on
+ * its surface is outside. */
+bool brush_holds_point(const level_def *l, const brush *b, v3 p, double margin);
 static inline brush_side *brush_sides(const level_def *l, const brush *b) { return &l->sides[b->first_side]; }
 /* Brushes -> visible faces (CSG): lb->faces, sky_faces and void_faces. */
 void level_faces(level_build *lb);

@@ -116,16 +116,8 @@ static bool point_in_sealing_brush(const fill_grid *g, const fill_desc *desc, v3
     cell_of(g, p, c);
     if (state_at(g, c) != CELL_SOLID) return false;
     const level_def *l = desc->level;
-    for (size_t i = 0; i < l->brush_count; i++) {
-        const brush *b = &l->brushes[i];
-        bool in_box = desc->seals[i];
-        for (int a = 0; a < 3 && in_box; a++) in_box = p.e[a] > b->lo.e[a] && p.e[a] < b->hi.e[a];
-        if (!in_box) continue;
-        const brush_side *sides = brush_sides(l, b);
-        bool inside = true;
-        for (uint32_t s = 0; s < b->side_count && inside; s++) inside = v3_dot(sides[s].pl.n, p) < sides[s].pl.d - GEOM_EPS;
-        if (inside) return true;
-    }
+    for (size_t i = 0; i < l->brush_count; i++)
+        if (desc->seals[i] && brush_holds_point(l, &l->brushes[i], p, GEOM_EPS)) return true;
     return false;
 }
 

@@ -635,14 +635,8 @@ static void emit_face(import_ctx *c, const texlight *t, const poly *p, v3 n, dou
  * another brush, and qbsp keeps no face where a liquid meets the floor or the next brush of it. */
 static bool inside_other_brush(const level_def *l, const brush *own, v3 p)
 {
-    for (size_t i = 0; i < l->brush_count; i++) {
-        const brush *b = &l->brushes[i];
-        if (b == own || p.x < b->lo.x || p.y < b->lo.y || p.z < b->lo.z || p.x > b->hi.x || p.y > b->hi.y || p.z > b->hi.z)
-            continue;
-        bool inside = true;
-        for (uint32_t k = 0; k < b->side_count && inside; k++) inside = v3_dot(brush_sides(l, b)[k].pl.n, p) < brush_sides(l, b)[k].pl.d;
-        if (inside) return true;
-    }
+    for (size_t i = 0; i < l->brush_count; i++)
+        if (&l->brushes[i] != own && brush_holds_point(l, &l->brushes[i], p, 0)) return true;
     return false;
 }
 
