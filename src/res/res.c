@@ -1,6 +1,7 @@
 /* res.c - resource path resolution, texture decoding and the per-map texture cache (see res.h). */
 #include "res.h"
 
+#include "pak/pak.h"
 #include "pmf/paf.h"
 #include "base/pmf_budget.h"
 #include "base/pmf_os.h"
@@ -182,6 +183,8 @@ typedef struct cache_entry {
 
 struct res_context {
     char *game_dir, *base_dir, *instance_dir, *user_dir;
+    game_fs *game;                   /* game_dir's loose files over its paks; NULL: none, or game_err */
+    pmf_error game_err;              /* why game_dir did not open */
     const pmf_file *map;
     uint8_t *archive_bytes;          /* the embedded archive read out of the file (it may change on disk) */
     paf_archive archive;
@@ -231,6 +234,8 @@ res_context *res_create(const res_desc *desc)
         free(ctx);
         return NULL;
     }
+    if (desc->game_dir)
+        ctx->game = game_fs_open(desc->game_dir, &ctx->game_err);
     ctx->map = desc->map;
     if (!ctx->map) {
         fail(&ctx->archive_err, "", "resource", 0, "map: resources are unavailable (no map)");
@@ -249,6 +254,13 @@ res_context *res_create(const res_desc *desc)
                                    ctx->map->archive.offset, &ctx->archive, &ctx->archive_err);
     }
     return ctx;
+}
+
+bool res_game_ok(const res_context *ctx, pmf_error *err)
+{
+    if (ctx->game_dir && !ctx->game)
+        *err = ctx->game_err;
+    return !ctx->game_dir || ctx->game;
 }
 
 /* The texels and mipmap chain of an image, in bytes. */
@@ -309,6 +321,7 @@ void res_destroy(res_context *ctx)
     }
     free(ctx->slots);
     free(ctx->archive_bytes);
+    game_fs_close(ctx->game);
     free(ctx->game_dir);
     free(ctx->base_dir);
     free(ctx->instance_dir);
@@ -405,20 +418,29 @@ static found read_disk_file(const char *path, uint8_t **bytes, size_t *size, pmf
     return FOUND;
 }
 
-/* Finds rel (+ each texture extension unless it has one) in dir on disk or, for dir == NULL,
- * in the map's archive. *where receives the name used in errors. */
-static found find_texture(const res_context *ctx, const char *dir, const char *rel, uint8_t **bytes, size_t *size,
-                          char *where, size_t where_size, pmf_error *err)
+/* Where a path's rest is looked up: a directory on disk, the game directory (its loose files
+ * over its paks) or the map's embedded archive. */
+typedef enum root { ROOT_DISK, ROOT_GAME, ROOT_MAP } root;
+
+/* Finds rel (+ each texture extension unless it has one) in dir on disk, the game directory or
+ * the map's archive. *where receives the name used in errors. */
+static found find_texture(const res_context *ctx, root where_from, const char *dir, const char *rel, uint8_t **bytes,
+                          size_t *size, char *where, size_t where_size, pmf_error *err)
 {
     bool as_is = has_texture_ext(rel);
     for (int i = 0; i < (as_is ? 1 : TEXTURE_EXT_COUNT); i++) {
         const char *ext = as_is ? "" : texture_exts[i];
         found r;
         /* a name too long for the buffer is not looked up truncated: it cannot exist */
-        if (dir) {
+        if (where_from == ROOT_DISK) {
             if ((size_t)snprintf(where, where_size, "%s/%s%s", dir, rel, ext) >= where_size)
                 return NOT_FOUND;
             r = read_disk_file(where, bytes, size, err);
+        } else if (where_from == ROOT_GAME) {
+            if ((size_t)snprintf(where, where_size, "%s/%s%s", dir, rel, ext) >= where_size)
+                return NOT_FOUND;
+            int got = game_fs_read(ctx->game, where + strlen(dir) + 1, MAX_RESOURCE_BYTES, bytes, size, err);
+            r = got > 0 ? FOUND : got == 0 ? NOT_FOUND : BROKEN;
         } else {
             if ((size_t)snprintf(where, where_size, "map:%s%s", rel, ext) >= where_size)
                 return NOT_FOUND;
@@ -445,7 +467,7 @@ static bool has_player_id(const char *p)
 
 /* Splits "prefix:rest" and picks the directory (or the archive) the rest is relative to. */
 static bool resolve_root(const res_context *ctx, const char *path, char **dir_out, const char **rel_out,
-                         bool *in_map, pmf_error *err)
+                         root *where_from, pmf_error *err)
 {
     const char *colon = strchr(path, ':');
     const char *slash = strchr(path, '/');
@@ -463,14 +485,14 @@ static bool resolve_root(const res_context *ctx, const char *path, char **dir_ou
     }
 #define IS(name) (prefix_len == sizeof name - 1 && memcmp(prefix, name, prefix_len) == 0)
     *dir_out = NULL;
-    *in_map = false;
+    *where_from = ROOT_DISK;
     *rel_out = rel;
     if (IS("map")) {
         if (!ctx->archive_ok) {
             *err = ctx->archive_err;
             return false;
         }
-        *in_map = true;
+        *where_from = ROOT_MAP;
         return path_is_safe(rel) || fail(err, path, "resource", 0, "bad resource path");
     }
     if (!path_is_safe(rel))
@@ -478,8 +500,13 @@ static bool resolve_root(const res_context *ctx, const char *path, char **dir_ou
     int n = -1;
     const char *missing = NULL;
     if (IS("self")) {
+        if (ctx->game_dir && !ctx->game) {
+            *err = ctx->game_err;
+            return false;
+        }
         if (!(missing = ctx->game_dir ? NULL : "no game directory (--game DIR)"))
             n = asprintf(dir_out, "%s", ctx->game_dir);
+        *where_from = ROOT_GAME;
     } else if (IS("game")) {
         size_t name_len = strcspn(rel, "/");
         if (rel[name_len] != '/')
@@ -516,21 +543,22 @@ static void load_entry(const res_context *ctx, cache_entry *e)
 {
     char *dir;
     const char *rel;
-    bool in_map;
+    root where_from;
     e->missing = true;
-    if (!resolve_root(ctx, e->path, &dir, &rel, &in_map, &e->err))
+    if (!resolve_root(ctx, e->path, &dir, &rel, &where_from, &e->err))
         return;
     uint8_t *bytes = NULL;
     size_t size = 0;
     char where[PATH_MAX];
-    found r = find_texture(ctx, in_map ? NULL : dir, rel, &bytes, &size, where, sizeof where, &e->err);
+    found r = find_texture(ctx, where_from, dir, rel, &bytes, &size, where, sizeof where, &e->err);
     if (r == NOT_FOUND) {
-        if (in_map)
+        if (where_from == ROOT_MAP)
             fail(&e->err, e->path, "resource", 0, "not found in %s's embedded archive (tried %s%s)", ctx->map->name, rel,
                  has_texture_ext(rel) ? "" : " + .ptf, .png, .jpg, .tga, .bmp");
         else
-            fail(&e->err, e->path, "resource", 0, "not found (tried %s/%s%s)", dir, rel,
-                 has_texture_ext(rel) ? "" : " + .ptf, .png, .jpg, .tga, .bmp");
+            fail(&e->err, e->path, "resource", 0, "not found (tried %s/%s%s%s)", dir, rel,
+                 has_texture_ext(rel) ? "" : " + .ptf, .png, .jpg, .tga, .bmp",
+                 where_from == ROOT_GAME ? ", loose and in its paks" : "");
     } else if (r == FOUND) {
         e->missing = !res_image_decode(bytes, size, where, &e->image, &e->err);
         if (!e->missing && (!res_image_fit(&e->image, RES_MAX_TEXTURE_SIDE) || !res_image_build_mips(&e->image))) {
@@ -545,7 +573,10 @@ static void load_entry(const res_context *ctx, cache_entry *e)
             e->missing = true;
         }
     }
-    free(bytes);
+    if (where_from == ROOT_GAME)
+        pmf_budget_free(bytes); /* game_fs's */
+    else
+        free(bytes);
     free(dir);
 }
 

@@ -2,7 +2,8 @@
  * renderer's job.
  *
  * Resource paths follow PlatinumSrc (../shared/specs/resource-paths.txt), plus our `map:`:
- *   "textures/brick", "self:textures/brick"  -> <game dir>/textures/brick.*
+ *   "textures/brick", "self:textures/brick"  -> <game dir>/textures/brick.*, loose or in its paks
+ *                                               (a loose file over pakN.pak over ... pak0.pak: src/pak/pak.h)
  *   "game:NAME/textures/brick"               -> <base dir>/games/NAME/textures/brick.*
  *   "internal:textures/brick"                -> <instance dir>/resources/textures/brick.*
  *   "user:textures/brick"                    -> <user dir>/resources/textures/brick.*
@@ -50,8 +51,11 @@ typedef struct res_desc {
 
 typedef struct res_context res_context;
 
-/* Copies the directory strings. NULL only when out of memory. */
+/* Copies the directory strings and opens the game directory's paks. NULL only when out of memory. */
 res_context *res_create(const res_desc *desc);
+/* False with err when the game directory is no directory or one of its paks is damaged (then
+ * every self: load fails with that err). */
+bool res_game_ok(const res_context *ctx, pmf_error *err);
 void res_destroy(res_context *ctx);
 
 typedef enum res_status {

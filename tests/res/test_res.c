@@ -1,5 +1,6 @@
 /* test_res.c - resource resolution: map: archive, game dir, game:, extension order, missing
- * textures (checkerboard, reported once), decode-once cache under threads. */
+ * textures (checkerboard, reported once), decode-once cache under threads; the game dir's paks
+ * (pak1.pak over pak0.pak, a loose file over both; a damaged pak refuses the game dir). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "common/check.h"
 #include "common/programs.h"
+#include "pak_build.h"
 #include "pmf/paf.h"
 #include "pmf/ptf.h"
 #include "res/res.h"
@@ -253,6 +255,66 @@ static void test_mips(void)
     res_image_free(&img);
 }
 
+/* A 2x2 PTF of one colour in memory (ptf_encode's: free it). */
+static uint8_t *ptf_of(uint8_t r, uint8_t g, uint8_t b, size_t *size)
+{
+    uint8_t px[16], *ptf = NULL;
+    pmf_error err;
+    solid(px, r, g, b, 255);
+    CHECK(ptf_encode(px, 2, 2, PTF_FORMAT_AUTO, &ptf, size, &err));
+    return ptf;
+}
+
+/* quake/id1: pak0.pak holds textures/p, q and only0 (red, red, green); pak1.pak textures/P
+ * (blue: names compare without case); a loose textures/q.ptf (gray). The engines' order: pak1
+ * over pak0, the loose file over both. Then a damaged pak2.pak refuses the whole game dir. */
+static void test_game_paks(void)
+{
+    char game[300], path[400];
+    snprintf(game, sizeof game, "%s/quake/id1", root);
+    snprintf(path, sizeof path, "%s/textures", game);
+    mkdir_p(path);
+    size_t red_size, green_size, blue_size, gray_size;
+    uint8_t *red = ptf_of(255, 0, 0, &red_size), *green = ptf_of(0, 255, 0, &green_size);
+    uint8_t *blue = ptf_of(0, 0, 255, &blue_size), *gray = ptf_of(90, 90, 90, &gray_size);
+    const pak_build_file pak0[] = { { "textures/p.ptf", red, red_size }, { "textures/q.ptf", red, red_size },
+                                    { "textures/only0.ptf", green, green_size } };
+    const pak_build_file pak1[] = { { "textures/P.PTF", blue, blue_size } };
+    snprintf(path, sizeof path, "%s/pak0.pak", game);
+    CHECK(pak_build_write(path, pak0, 3));
+    snprintf(path, sizeof path, "%s/pak1.pak", game);
+    CHECK(pak_build_write(path, pak1, 1));
+    snprintf(path, sizeof path, "%s/textures/q.ptf", game);
+    CHECK(test_write_file(path, gray, gray_size));
+
+    pmf_error err = {0};
+    res_context *ctx = res_create(&(res_desc){ .game_dir = game });
+    CHECK(ctx && res_game_ok(ctx, &err));
+    const res_image *img = NULL;
+    CHECK_EQ(res_load_texture(ctx, "textures/p", &img, &err), RES_OK);
+    CHECK(texel_is(img, 0, 0, 0, 0, 255, 255), "pak1 over pak0: %u %u %u", img->rgba[0], img->rgba[1], img->rgba[2]);
+    CHECK_EQ(res_load_texture(ctx, "self:textures/q", &img, &err), RES_OK);
+    CHECK(texel_is(img, 1, 1, 90, 90, 90, 255), "loose over the paks: %u %u %u", img->rgba[0], img->rgba[1], img->rgba[2]);
+    CHECK_EQ(res_load_texture(ctx, "textures/only0", &img, &err), RES_OK);
+    CHECK(texel_is(img, 0, 1, 0, 255, 0, 255), "pak0 alone: %u %u %u", img->rgba[0], img->rgba[1], img->rgba[2]);
+    CHECK_EQ(res_load_texture(ctx, "textures/none", &img, &err), RES_MISSING);
+    CHECK(strstr(err.message, "in its paks") != NULL, "%s", err.message);
+    res_destroy(ctx);
+
+    /* a directory reaching past the file's end */
+    snprintf(path, sizeof path, "%s/pak2.pak", game);
+    CHECK(test_write_file(path, "PACK\x0c\0\0\0\0\x19\0\0", 12));
+    ctx = res_create(&(res_desc){ .game_dir = game });
+    CHECK(ctx && !res_game_ok(ctx, &err) && strstr(err.file, "pak2.pak"), "%s", err.file);
+    CHECK_EQ(res_load_texture(ctx, "textures/p", &img, &err), RES_MISSING);
+    CHECK(strstr(err.file, "pak2.pak") != NULL, "%s", err.file);
+    res_destroy(ctx);
+    free(red);
+    free(green);
+    free(blue);
+    free(gray);
+}
+
 int main(void)
 {
     if (!test_temp_dir(root, sizeof root, "pmfview-res")) {
@@ -261,6 +323,7 @@ int main(void)
     }
     test_resolver();
     test_mips();
+    test_game_paks();
     CHECK(test_remove_tree(root));
     return check_report("test_res");
 }
