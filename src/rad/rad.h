@@ -5,6 +5,7 @@
 #define PMF_RAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define RAD_NAME_MAX 64              /* a name's bytes with its NUL: a longer one is cut */
 
@@ -13,5 +14,8 @@ typedef void (*rad_entry_fn)(void *user, const char *name, const double *values,
 
 /* Reads the file at path, handing each entry to fn; false when it cannot be opened. */
 bool rad_read(const char *path, rad_entry_fn fn, void *user);
+/* The same over a file's bytes in memory (a NUL among them ends its line there): a lights.rad
+ * read out of the game's paks. */
+void rad_read_memory(const char *text, size_t size, rad_entry_fn fn, void *user);
 
 #endif

@@ -59,6 +59,18 @@ int main(int argc, char **argv)
     CHECK(!strcmp(s.name[3], longest) && s.count[3] == 1, "%zu bytes, %d values", strlen(s.name[3]), s.count[3]);
     CHECK_NEAR(s.values[3][0], 7, 0);
 
+    /* the same bytes from memory (a lights.rad in a pak), the last line without its newline */
+    f = fopen(argv[1], "rb");
+    REQUIRE(f != NULL, "cannot read %s", argv[1]);
+    char text[1024];
+    size_t size = fread(text, 1, sizeof text, f);
+    fclose(f);
+    seen m = { 0 };
+    rad_read_memory(text, size - 1, note, &m);
+    CHECK_EQ(m.entries, s.entries);
+    for (int i = 0; i < 4; i++)
+        CHECK(!strcmp(m.name[i], s.name[i]) && m.count[i] == s.count[i] && m.values[i][0] == s.values[i][0], "entry %d: %s", i, m.name[i]);
+
     seen none = { 0 };
     CHECK(!rad_read("/nonexistent/lights.rad", note, &none));
     CHECK_EQ(none.entries, 0);

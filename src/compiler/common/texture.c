@@ -1,5 +1,6 @@
 /* texture.c - textures a map carries: procedural ones drawn here (stb_perlin), image files
  * (stb_image); all encoded as PTF into the map's embedded PAF archive as textures/NAME.ptf. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,11 +194,13 @@ const char *texture_procedural(texture_def *tex, const char *kind, uint32_t size
     return NULL;
 }
 
-static const char *image_load(texture_def *tex, const char *path, bool any_size)
+/* data NULL: the file at path, else size bytes at data (path names them for errors). */
+static const char *image_load(texture_def *tex, const char *path, const uint8_t *data, size_t size, bool any_size)
 {
     static char msg[PMFC_PATH_MAX * 2 + 64];
     int w, h, n;
-    uint8_t *px = stbi_load(path, &w, &h, &n, 4);
+    uint8_t *px = data ? (size <= INT_MAX ? stbi_load_from_memory(data, (int)size, &w, &h, &n, 4) : NULL)
+                       : stbi_load(path, &w, &h, &n, 4);
     if (!px) {
         snprintf(msg, sizeof msg, "cannot load '%s': %s", path, stbi_failure_reason());
         return msg;
@@ -221,12 +224,17 @@ static const char *image_load(texture_def *tex, const char *path, bool any_size)
 
 const char *texture_image(texture_def *tex, const char *path)
 {
-    return image_load(tex, path, false);
+    return image_load(tex, path, NULL, 0, false);
 }
 
 const char *texture_image_any(texture_def *tex, const char *path)
 {
-    return image_load(tex, path, true);
+    return image_load(tex, path, NULL, 0, true);
+}
+
+const char *texture_image_memory_any(texture_def *tex, const uint8_t *data, size_t size, const char *name)
+{
+    return image_load(tex, name, data, size, true);
 }
 
 bool textures_archive(const map_def *map, uint8_t **out, size_t *size)

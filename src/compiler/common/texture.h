@@ -11,6 +11,8 @@ const char *texture_procedural(texture_def *tex, const char *kind, uint32_t size
 const char *texture_image(texture_def *tex, const char *path);
 /* The same for an image of any size (callers resample it to powers of two). */
 const char *texture_image_any(texture_def *tex, const char *path);
+/* The same from a file's bytes in memory (a picture read out of the game's paks); name is for errors. */
+const char *texture_image_memory_any(texture_def *tex, const uint8_t *data, size_t size, const char *name);
 /* Encodes every texture as PTF into a PAF archive (textures/NAME.ptf). */
 bool textures_archive(const map_def *map, uint8_t **out, size_t *size);
 

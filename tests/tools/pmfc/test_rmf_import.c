@@ -14,6 +14,7 @@
 #include "base/pmf_os.h"
 #include "common/check.h"
 #include "common/programs.h"
+#include "pak_build.h"
 #include "rmf_build.h"
 #include "wad_build.h"
 
@@ -670,18 +671,16 @@ static void test_conveyor_and_animations(const char *wad)
 }
 
 /* Faces' physics and sound materials: liquids (func_water) are swum through, func_illusionary
- * walked through, and a texture Half-Life's materials.txt lists as metal sounds like metal. */
+ * walked through, and a texture Half-Life's materials.txt (in the game's pak0.pak) lists as metal
+ * sounds like metal. */
 static void test_surface_materials(const char *wad)
 {
-    char game[600], sound_dir[700], materials[800];
+    char game[600], pak[800];
     path_of(game, sizeof game, "game");
-    snprintf(sound_dir, sizeof sound_dir, "%s/sound", game);
-    snprintf(materials, sizeof materials, "%s/materials.txt", sound_dir);
+    snprintf(pak, sizeof pak, "%s/pak0.pak", game);
     test_make_dir(game);
-    test_make_dir(sound_dir);
-    FILE *f = fopen(materials, "w");
-    fputs("// texture types\nM RED\nC WHITE\n", f);
-    fclose(f);
+    static const char materials[] = "// texture types\nM RED\nC WHITE";
+    CHECK(pak_build_write(pak, (pak_build_file[]){ { "sound/materials.txt", materials, sizeof materials - 1 } }, 1));
     rmf_build *b = new_map(wad, 2.2f);
     box(b, -128, -128, -16, 128, 128, 0, "RED");
     rmf_build_begin_brush_entity(b, &(rmf_entity){ .classname = "func_water" }, NULL);

@@ -132,8 +132,12 @@ int editor_wad_places(const char *map_path, const char *game_dir, char *entry, c
 /* Opens the --wad files, then those of the worldspawn `wad` / `_wad` key (NULL: none) that are
  * found; reads the palette WAD2 and .wal textures take. */
 void editor_open_textures(import_ctx *c, const char *wad_key);
-/* --game DIR/sound/materials.txt, when there is one. */
+/* --game DIR's sound/materials.txt (loose or in a pak), when there is one. */
 void editor_read_texture_types(import_ctx *c);
+/* The file at path in --game DIR (loose, else the latest pak holding it), at most limit bytes,
+ * into memory (pmf_budget_free); NULL when there is no --game, it is in neither, or damaged (then
+ * the compile fails, said). */
+uint8_t *editor_read_game_file(import_ctx *c, const char *path, uint64_t limit, size_t *size);
 /* The texture a face names, loaded on first use: an index in c->textures, or -1 on failure. */
 int editor_use_texture(import_ctx *c, const char *name);
 /* How a brush entity (or the world: NULL) draws its faces. */

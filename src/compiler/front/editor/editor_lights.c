@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "common/session.h"
+#include "base/pmf_budget.h"
 #include "base/pmf_os.h"
 #include "base/text_clean.h"
 #include "common/memory.h"
@@ -523,9 +524,19 @@ static bool read_rad(texlight_set *set, const char *path)
     return rad_read(path, rad_entry, set);
 }
 
-/* GoldSrc: --rad FILE, else lights.rad beside the map, then in --game DIR; the map's own
- * MAPNAME.rad beside it after those; info_texlights' keys last. Quake: the _surface lights. */
-static void collect_texlights(const import_ctx *c, texlight_set *set)
+/* lights.rad in --game DIR, loose or in a pak, when there is one. */
+static void read_game_rad(import_ctx *c, texlight_set *set)
+{
+    size_t size = 0;
+    uint8_t *text = editor_read_game_file(c, "lights.rad", (uint64_t)16 << 20, &size);
+    if (text) rad_read_memory((const char *)text, size, rad_entry, set);
+    pmf_budget_free(text);
+}
+
+/* GoldSrc: --rad FILE, else lights.rad beside the map, then in --game DIR (loose or in a pak);
+ * the map's own MAPNAME.rad beside it after those; info_texlights' keys last. Quake: the _surface
+ * lights. */
+static void collect_texlights(import_ctx *c, texlight_set *set)
 {
     if (c->em->game != EDITOR_GAME_GOLDSRC) {
         for (size_t i = 1; i < c->em->entity_count; i++) {
@@ -548,10 +559,7 @@ static void collect_texlights(const import_ctx *c, texlight_set *set)
         }
     } else {
         snprintf(path, sizeof path, "%s/lights.rad", dir);
-        if (!read_rad(set, path) && c->desc->game_dir) {
-            snprintf(path, sizeof path, "%s/lights.rad", c->desc->game_dir);
-            read_rad(set, path);
-        }
+        if (!read_rad(set, path)) read_game_rad(c, set);
     }
     const char *base = slash ? slash + 1 : c->path, *dot = strrchr(base, '.');
     snprintf(path, sizeof path, "%s/%.*s.rad", dir, dot ? (int)(dot - base) : (int)strlen(base), base);

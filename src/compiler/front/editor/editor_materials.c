@@ -74,9 +74,7 @@ static void open_game(import_ctx *c)
     escape_hold_take(&c->game_hold, release_game, c->game);
 }
 
-/* The file at path in --game DIR (loose or in a pak), at most limit bytes, into memory
- * (pmf_budget_free); NULL when it is in neither, or damaged (then the compile fails, said). */
-static uint8_t *read_game_file(import_ctx *c, const char *path, uint64_t limit, size_t *size)
+uint8_t *editor_read_game_file(import_ctx *c, const char *path, uint64_t limit, size_t *size)
 {
     if (!c->game) return NULL;
     pmf_error err;
@@ -148,7 +146,7 @@ static void open_worldspawn_wads(import_ctx *c, const char *list)
             if (editor_file_exists(places[k])) found = open_wad_from(c, places[k], places[k], NULL, 0);
         /* then in --game DIR's paks (a loose one was a place above) */
         size_t size;
-        uint8_t *data = found || c->failed ? NULL : read_game_file(c, base, PAK_MAX_READ, &size);
+        uint8_t *data = found || c->failed ? NULL : editor_read_game_file(c, base, PAK_MAX_READ, &size);
         if (data) found = open_wad_from(c, base, base, data, size);
         if (!found && !c->failed) push_name(&c->missing_wads, &c->missing_wad_count, &c->missing_wad_cap, base);
     }
@@ -234,7 +232,7 @@ static int load_wal(import_ctx *c, const char *name, wad_texture *out)
     snprintf(path, sizeof path, "textures/%s.wal", name);
     for (char *p = path; *p; p++) *p = (char)tolower((unsigned char)*p);
     size_t size;
-    uint8_t *data = read_game_file(c, path, 64u << 20, &size);
+    uint8_t *data = editor_read_game_file(c, path, 64u << 20, &size);
     if (!data) return c->failed ? -1 : 0;
     pmf_error err;
     int r = wad_decode_wal(data, size, path, "texture", c->palette, out, &err);
@@ -389,14 +387,14 @@ static void read_palette(import_ctx *c)
 {
     editor_builtin_palette(c->palette);
     size_t size;
-    uint8_t *data = read_game_file(c, "gfx/palette.lmp", 1u << 20, &size);
+    uint8_t *data = editor_read_game_file(c, "gfx/palette.lmp", 1u << 20, &size);
     if (data && size >= 768) {
         memcpy(c->palette, data, 768);
         c->game_palette = true;
     }
     pmf_budget_free(data);
     if (c->game_palette || c->failed) return;
-    data = read_game_file(c, "pics/colormap.pcx", 16u << 20, &size);
+    data = editor_read_game_file(c, "pics/colormap.pcx", 16u << 20, &size);
     if (data && size >= 128 + 769 && data[size - 769] == 0x0C) {
         memcpy(c->palette, data + size - 768, 768);
         c->game_palette = true;
@@ -519,26 +517,30 @@ static int sound_material(import_ctx *c, const char *texture)
     return 0; /* "default" */
 }
 
-/* --game DIR/sound/materials.txt, when there is one: "TYPE NAME" lines, // comments. */
+#define EDITOR_TEXT_FILE_MAX ((uint64_t)16 << 20)
+
+/* --game DIR's sound/materials.txt (loose or in a pak), when there is one: "TYPE NAME" lines,
+ * // comments. */
 void editor_read_texture_types(import_ctx *c)
 {
-    if (!c->desc->game_dir) return;
-    char path[PMFC_PATH_MAX * 2];
-    snprintf(path, sizeof path, "%s/sound/materials.txt", c->desc->game_dir);
-    FILE *f = pmf_os_fopen(path, "r");
-    if (!f) return;
-    escape_hold hold;
-    escape_hold_take(&hold, escape_release_file, f); /* PUSH may leave over the budget */
-    char line[256];
-    while (fgets(line, sizeof line, f)) {
+    size_t size = 0;
+    uint8_t *text = editor_read_game_file(c, "sound/materials.txt", EDITOR_TEXT_FILE_MAX, &size);
+    for (size_t at = 0; text && at < size;) {
+        char line[256];
+        size_t n = 0;
+        while (at < size && text[at] != '\n') {
+            if (n + 1 < sizeof line) line[n++] = (char)text[at];
+            at++;
+        }
+        at++;
+        line[n] = 0;
         char type, name[64];
         if (line[0] == '/' || sscanf(line, " %c %63s", &type, name) != 2) continue;
         hl_texture_type *t = PUSH(c->types, c->type_count, c->type_cap);
         t->type = (char)toupper((unsigned char)type);
         snprintf(t->name, sizeof t->name, "%.12s", name);
     }
-    escape_hold_let_go(&hold);
-    fclose(f);
+    pmf_budget_free(text);
 }
 
 /* A render mode's variant of a material: its name's suffix (unique per look). Solid (4) shows
@@ -648,18 +650,23 @@ void editor_import_sky(import_ctx *c, const char *skyname)
     snprintf(c->level->default_sky, sizeof c->level->default_sky, "sky");
     s->cloud_top = s->cloud_bottom = -1;
     int textures[PMF_FACE_COUNT];
-    bool found = c->desc->game_dir != NULL;
-    for (int f = 0; f < PMF_FACE_COUNT && found; f++) {
+    bool found = c->game != NULL;
+    for (int f = 0; f < PMF_FACE_COUNT && found && !c->failed; f++) {
         static const char *const ext[] = { "tga", "bmp", "TGA", "BMP" };
         bool got = false;
-        for (size_t e = 0; e < sizeof ext / sizeof ext[0] && !got; e++) {
+        for (size_t e = 0; e < sizeof ext / sizeof ext[0] && !got && !c->failed; e++) {
             char path[PMFC_PATH_MAX * 2];
-            snprintf(path, sizeof path, "%s/gfx/env/%s%s.%s", c->desc->game_dir, skyname, suffix[f], ext[e]);
-            if (!editor_file_exists(path)) continue;
+            snprintf(path, sizeof path, "gfx/env/%s%s.%s", skyname, suffix[f], ext[e]);
+            size_t size = 0;
+            uint8_t *bytes = editor_read_game_file(c, path, PAK_MAX_READ, &size);
+            if (!bytes) continue;
+            char shown[PMFC_PATH_MAX * 3];
+            snprintf(shown, sizeof shown, "%s/%s", c->desc->game_dir, path);
             texture_def tmp = { 0 };
-            const char *msg = texture_image_any(&tmp, path);
+            const char *msg = texture_image_memory_any(&tmp, bytes, size, shown);
+            pmf_budget_free(bytes);
             if (msg) {
-                session_say(PMFC_WARNING, "pmfc: warning: sky image %s: %s", path, msg);
+                session_say(PMFC_WARNING, "pmfc: warning: sky image %s: %s", shown, msg);
                 break;
             }
             if (f == PMF_FACE_POS_Y || f == PMF_FACE_NEG_Y) sky_cap_turn(&tmp, f == PMF_FACE_POS_Y);
