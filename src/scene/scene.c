@@ -77,6 +77,8 @@ scene *scene_open(const scene_desc *desc, scene_error *err)
     s->atlas = mesh_atlas_create(&(mesh_atlas_desc){ .max_pages = atlas_pages_for_budget() });
     if (!s->res || !s->atlas)
         return fail(s, err, 3, "%s", "out of memory");
+    if (!res_game_ok(s->res, &perr)) /* --game DIR no directory, or a pak of it damaged */
+        return fail(s, err, 2, "%s", pmf_error_format(&perr, line, sizeof line));
     s->world = render_world_create(&(render_world_desc){ .lvl = &s->lvl, .atlas = s->atlas, .res = s->res },
                                    line, sizeof line);
     if (!s->world)

@@ -52,8 +52,9 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           the light, not added to it, and a func_detail's `_minlight` (red by `_minlight_color`)
           is its faces' own floor
   paks    --game DIR read as the engines read it: the palette and the map's WAD only in pak0.pak,
-          a palette in pak1.pak overriding pak0's, a loose one overriding both; a damaged pak is
-          one line naming it and exit 2
+          a palette in pak1.pak overriding pak0's, a loose one overriding both; sky pictures
+          (gfx/env) only in a pak are the sky drawn, a lights.rad only in a pak lights a Half-Life
+          room; a damaged pak is one line naming it and exit 2, from pmfc and from pmfview
   leak    the room with a wall left out reports its leak (the warning, info's leak path); sealed,
           none; the gap closed by a brush of skip seals (solid, drawn by nothing), of clip leaks"""
 import json, math, os, shutil, struct, subprocess, sys
@@ -118,6 +119,11 @@ def write_pak(path, files):
         entries += name.encode().ljust(56, b"\0") + struct.pack("<2I", 12 + len(data), len(body))
         data += body
     open(path, "wb").write(b"PACK" + struct.pack("<2I", 12 + len(data), len(entries)) + data + entries)
+
+def tga_bytes(colour, side=8):
+    """An uncompressed 24-bit TGA of one colour."""
+    head = struct.pack("<BBBHHBHHHHBB", 0, 0, 2, 0, 0, 0, 0, 0, side, side, 24, 0)
+    return head + bytes((colour[2], colour[1], colour[0])) * (side * side)
 
 def palette_bytes(colours):
     pal = bytearray(768)
@@ -505,12 +511,41 @@ elif CASE == "paks":
         px = pixel("paks.pmf", 4, 4, "--mode", "fullbright", "--look", "raw")
         print("%s: the floor's texel 37 shows %s" % (label, px))
         if not near(px, want[37], 3): fail("%s: want %s" % (label, want[37]))
-    # a damaged pak: its directory reaches past the file's end
+    # the sky's six pictures only in pak0.pak: looking up through the sky ceiling shows them, not
+    # the generated sky
+    SKY = (200, 40, 160)
+    write_pak("pakgame/pak0.pak", dict({"gfx/palette.lmp": palette_bytes(wrong), "paked.wad": open("test.wad", "rb").read()},
+                                       **{"gfx/env/paksky%s.tga" % f: tga_bytes(SKY) for f in ("rt", "up", "ft", "lf", "dn", "bk")}))
+    sky_text = world('"sky" "paksky"\n').replace('"wad" "test.wad"', '"wad" "/quake/id1/paked.wad"')
+    sky_text += room(VALVE_WALL, VALVE_WALL, leave_out=1) + box(-272, -272, 256, 272, 272, 272, "sky1", VALVE_WALL) + "}\n"
+    open("paksky.map", "w").write(sky_text)
+    run(PMFC, "paksky.map", "-o", "paksky.pmf", "--game", "pakgame", "--bounce", "0")
+    run(PMFVIEW, "shot", "paksky.pmf", "-o", "px.png", "--size", "33x33", "--fov", "5", "--camera", "0,%f,0,0,90" % (128 * S),
+        "--look", "raw")
+    px = tuple(int(v) for v in run(PROBE, "pixel", "px.png", "16", "16").stdout.split())
+    print("the sky from pak0.pak's gfx/env/paksky*.tga: %s" % (px,))
+    if not near(px, SKY, 3): fail("the sky shows %s, not pak0.pak's pictures %s" % (px, SKY))
+    # a Half-Life room lit only by its ceiling's texture light, lights.rad only in a pak
+    shutil.rmtree("radgame", ignore_errors=True)
+    os.makedirs("radgame")
+    write_pak("radgame/pak0.pak", {"lights.rad": b"// texture lights\nLAMP 255 255 255 400\n"})
+    walls = [(-272, -272, -16, 272, 272, 0), (-272, -272, 0, -256, 272, 256), (256, -272, 0, 272, 272, 256),
+             (-256, -272, 0, 256, -256, 256), (-256, 256, 0, 256, 272, 256)]
+    hl = '// Game: Half-Life\n// Format: Valve\n{\n"classname" "worldspawn"\n' + "".join(box(*w, "grey", VALVE_WALL) for w in walls)
+    hl += box(-272, -272, 256, 272, 272, 272, "lamp", VALVE_WALL) + '}\n{\n"classname" "info_player_start"\n"origin" "0 0 40"\n}\n'
+    open("radpak.map", "w").write(hl)
+    r = run(PMFC, "radpak.map", "-o", "radpak.pmf", "--game", "radgame", "--bounce", "0")
+    lit = luxel("radpak.pmf", 0, 0)
+    print("lights.rad in radgame/pak0.pak: the floor's luxel %s" % (lit,))
+    if "fullbright" in r.stderr or min(lit) < 60: fail("lights.rad in a pak does not light the room: %s %s" % (lit, r.stderr))
+    # a damaged pak: its directory reaches past the file's end; pmfc and the viewer refuse the game dir
     open("pakgame/pak1.pak", "wb").write(b"PACK" + struct.pack("<2I", 12, 6400))
-    r = subprocess.run([PMFC, "paks.map", "-o", "bad.pmf", "--game", "pakgame"], capture_output=True, text=True)
-    lines = r.stderr.strip().splitlines()
-    print("damaged pak: exit %d: %s" % (r.returncode, lines[-1] if lines else ""))
-    if r.returncode != 2 or not lines or "pak1.pak" not in lines[-1]: fail("want exit 2 naming pak1.pak: " + r.stderr)
+    for program in ([PMFC, "paks.map", "-o", "bad.pmf", "--game", "pakgame"],
+                    [PMFVIEW, "shot", "paks.pmf", "-o", "bad.png", "--size", "33x33", "--game", "pakgame"]):
+        r = subprocess.run(program, capture_output=True, text=True)
+        lines = r.stderr.strip().splitlines()
+        print("damaged pak, %s: exit %d: %s" % (os.path.basename(program[0]), r.returncode, lines))
+        if r.returncode != 2 or len(lines) != 1 or "pak1.pak" not in lines[0]: fail("want exit 2 and one line naming pak1.pak: " + r.stderr)
 else:
     fail("unknown case")
 print("map import (%s): all checks passed" % CASE)
