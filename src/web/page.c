@@ -106,16 +106,18 @@ EMSCRIPTEN_KEEPALIVE void page_resize(int width, int height)
     apply_aspect();
 }
 
-/* Opens level 0 of a PMF in the in-memory file system at its start camera: 0, else the command
- * line's exit code (2 a bad file, 3 a runtime failure) with page_error. */
-EMSCRIPTEN_KEEPALIVE int page_open(const char *path)
+/* Opens level 0 of a PMF in the in-memory file system at its start camera, its entities' models
+ * and sprites from game_dir ("" none: the folder of the files dropped with the map, its paks and
+ * loose files, as `--game`): 0, else the command line's exit code (2 a bad file or a damaged pak,
+ * 3 a runtime failure) with page_error. */
+EMSCRIPTEN_KEEPALIVE int page_open(const char *path, const char *game_dir)
 {
     page_close();
     /* the desktop's default budget (docs/memory.md); a compile keeps its own (pmfc.h) */
     pmf_budget_set_limit(pmf_budget_default(PMF_BUDGET_VIEWER));
     scene_error e;
     page.s = scene_open(&(scene_desc){ .path = path, .workers = PAGE_THREADS ? STREAM_WORKERS : STREAM_NO_THREADS,
-                                       .moving_camera = true },
+                                       .moving_camera = true, .game_dir = game_dir[0] ? game_dir : NULL },
                         &e);
     if (!page.s) {
         snprintf(page.error, sizeof page.error, "%s", e.message);

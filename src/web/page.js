@@ -101,12 +101,17 @@
     // Maps are written into the in-memory file system's /maps (what came with them too: WADs,
     // lights.rad) and opened by their name, so that errors name them as the command line does
     // when run beside them. RMF, .map and BSP are compiled there first by pmfc, in this process.
+    // The game's files dropped with a map make /maps its game directory, as `--game` (pmfc's and
+    // the viewer's): its paks (pak0.pak, pak1.pak ..., a later one over an earlier one), and loose
+    // models, sprites and the palette each put where the games keep them (over the paks' own).
     const SOURCE = /\.(rmf|map|bsp)$/i;
-    let compiling = null, pmfcLast = '';
+    const GAME_FOLDERS = { pak: [], mdl: ['progs', 'models'], spr: ['progs', 'sprites'], lmp: ['gfx'] };
+    const gameFolders = name => GAME_FOLDERS[(name.match(/\.([^.]*)$/) || [])[1]?.toLowerCase()];
+    let compiling = null, pmfcLast = '', gameDir = '';
 
     function openPath(name) {
         opened = false;
-        const rc = M.ccall('page_open', 'number', ['string'], [name]);
+        const rc = M.ccall('page_open', 'number', ['string', 'string'], [name, gameDir]);
         if (rc !== 0) {
             fail(M.UTF8ToString(M._page_error()));
             return false;
@@ -128,7 +133,8 @@
 
     function compileThenOpen(name, wads) {
         const out = name.replace(/\.[^.]*$/, '') + '.pmf';
-        const args = [argument(name), '-o', argument(out)].concat(...wads.map(w => ['--wad', argument(w)])).join('\n');
+        const args = [argument(name), '-o', argument(out)].concat(...wads.map(w => ['--wad', argument(w)]),
+                                                                  gameDir ? ['--game', gameDir] : []).join('\n');
         compiling = { name, out };
         pmfcLast = '';
         say('compiling ' + name + ' with pmfc' + (threaded ? ' on a worker thread' : '') + ' ...');
@@ -172,20 +178,43 @@
         opened = false;
         try { M.FS.mkdir('/maps'); } catch (e) { /* there already */ }
         try {
-            for (const old of M.FS.readdir('/maps'))
-                if (old !== '.' && old !== '..') M.FS.unlink('/maps/' + old);
+            emptyFolder('/maps');
             for (const f of files)
-                M.FS.writeFile('/maps/' + f.name, f.bytes);
+                writeDropped(f);
         } catch (e) {
             fail(files.map(f => f.name).join(', ') + ': cannot be written in the page: ' + (e.message || e));
             return;
         }
         M.FS.chdir('/maps');
+        gameDir = files.some(f => gameFolders(f.name)) ? '/maps' : '';
         const map = files.find(f => /\.pmf$/i.test(f.name)) || files.find(f => SOURCE.test(f.name)) || files[0];
         if (SOURCE.test(map.name))
             compileThenOpen(map.name, files.filter(f => /\.wad$/i.test(f.name)).map(f => f.name));
         else
             openPath(map.name);
+    }
+
+    // what an earlier drop left, its folders too
+    function emptyFolder(dir) {
+        for (const old of M.FS.readdir(dir)) {
+            if (old === '.' || old === '..') continue;
+            const at = dir + '/' + old;
+            if (M.FS.isDir(M.FS.lstat(at).mode)) {
+                emptyFolder(at);
+                M.FS.rmdir(at);
+            } else {
+                M.FS.unlink(at);
+            }
+        }
+    }
+
+    // a dropped file in /maps; a loose model, sprite or palette also in its game folders
+    function writeDropped(f) {
+        M.FS.writeFile('/maps/' + f.name, f.bytes);
+        for (const folder of gameFolders(f.name) || []) {
+            try { M.FS.mkdir('/maps/' + folder); } catch (e) { /* there already */ }
+            M.FS.symlink('/maps/' + f.name, '/maps/' + folder + '/' + f.name);
+        }
     }
 
     // a name the in-memory file system takes as one file: no folder separators, no control bytes

@@ -9,12 +9,18 @@
 #include <stb_perlin.h>
 
 unsigned char *pmfc_stbi_load(const char *path, int *x, int *y, int *channels, int wanted);
+unsigned char *pmfc_stbi_load_from_memory(const unsigned char *data, int size, int *x, int *y, int *channels, int wanted);
 void pmfc_stbi_image_free(void *pixels);
 const char *pmfc_stbi_failure_reason(void);
 
 unsigned char *pmfc_stbi_load(const char *path, int *x, int *y, int *channels, int wanted)
 {
     return stbi_load(path, x, y, channels, wanted);
+}
+
+unsigned char *pmfc_stbi_load_from_memory(const unsigned char *data, int size, int *x, int *y, int *channels, int wanted)
+{
+    return stbi_load_from_memory(data, size, x, y, channels, wanted);
 }
 
 void pmfc_stbi_image_free(void *pixels)

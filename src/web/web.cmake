@@ -44,7 +44,8 @@ endforeach()
 add_library(web_stb STATIC src/web/stb_impl.c)
 target_compile_options(web_stb PRIVATE -Wno-unused-function)
 target_link_libraries(web_stb PRIVATE PkgConfig::STB)
-target_compile_definitions(pmfc_lib PRIVATE stbi_load=pmfc_stbi_load stbi_image_free=pmfc_stbi_image_free
+target_compile_definitions(pmfc_lib PRIVATE stbi_load=pmfc_stbi_load stbi_load_from_memory=pmfc_stbi_load_from_memory
+                           stbi_image_free=pmfc_stbi_image_free
                            stbi_failure_reason=pmfc_stbi_failure_reason)
 target_link_libraries(pmfc_lib PUBLIC web_stb)
 

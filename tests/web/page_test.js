@@ -1,6 +1,8 @@
 // page_test.js - the page (docs/web.md) in headless chromium against `pmfview shot`:
 //   node page_test.js PAGE_DIR PMFVIEW WORK_DIR MAP.pmf...
-//   (and SOURCE.rmf=COMPILED.pmf: the source compiled in the page against pmfc's compile)
+//   (and SOURCE.rmf=COMPILED.pmf: the source compiled in the page against pmfc's compile;
+//   SOURCE+FILE...=COMPILED.pmf[@GAME_DIR]: dropped together, GAME_DIR the desktop's --game for
+//   the game's files among them: paks, models, the palette)
 // Serves PAGE_DIR and the maps from 127.0.0.1 (python3 -m http.server, and serve_isolated.py for
 // the threaded build), and checks: each map's first complete frame matches `pmfview shot` at the
 // same camera and size (>= 99% of pixels within +-8); the threaded build does too; the camera
@@ -8,7 +10,9 @@
 // does; a hostile file shows the command line's error and
 // a map dropped after it still opens; what the address may hold (a camera out of range, names
 // with a newline, a leading '-' or none at all, a size past the browser's, more WADs than a
-// fixed command line held) opens, is held in range or ends in an error line.
+// fixed command line held) opens, is held in range or ends in an error line; a source dropped with
+// the game's files (a pak, or a loose model and palette) draws its entities' models as
+// `pmfview shot --game` does, and not as `shot --no-models` does.
 // Prints the bench figures. Exit 0 when every check passes.
 'use strict';
 const fs = require('fs');
@@ -19,6 +23,7 @@ const { decodePng } = require('./png.js');
 
 const SIZE = [320, 240];
 const TOLERANCE = 8, MIN_MATCH = 0.99;
+const MIN_MODEL_PIXELS = 200;
 const READY_TIMEOUT_MS = 180000;
 let failures = 0;
 
@@ -125,10 +130,10 @@ const poseText = v => v.map(x => +x.toFixed(4)).join(',');
 
 // The page's canvas against `pmfview shot` at the same camera and size: the share of pixels whose
 // channels are all within TOLERANCE.
-async function compareWithShot(page, pmfview, map, pose, out) {
+async function compareWithShot(page, pmfview, map, pose, out, extra = []) {
     const rgba = Buffer.from(await page.evaluate(() => window.pmfview.pixels()), 'base64');
     const t0 = Date.now();
-    execFileSync(pmfview, ['shot', map, '-o', out, '--size', SIZE.join('x'), '--camera', poseText(pose)], { stdio: 'pipe' });
+    execFileSync(pmfview, ['shot', map, '-o', out, '--size', SIZE.join('x'), '--camera', poseText(pose), ...extra], { stdio: 'pipe' });
     const shotSeconds = (Date.now() - t0) / 1000;
     const shot = decodePng(fs.readFileSync(out));
     if (shot.width !== SIZE[0] || shot.height !== SIZE[1] || rgba.length !== shot.rgba.length)
@@ -151,7 +156,8 @@ async function main() {
     // page: a .map with its WAD)
     const [pageDir, pmfviewArg, workDir, ...args] = process.argv.slice(2);
     const maps = args.filter(a => !a.includes('='));
-    const pairs = args.filter(a => a.includes('=')).map(a => [a.split('=')[0].split('+'), a.split('=')[1]]);
+    const pairs = args.filter(a => a.includes('='))
+        .map(a => [a.split('=')[0].split('+'), a.split('=')[1].split('@')[0], a.split('=')[1].split('@')[1]]);
     const rmfs = pairs.filter(p => p[0].length === 1).map(p => [p[0][0], p[1]]);
     const drops = pairs.filter(p => p[0].length > 1);
     const pmfview = path.resolve(pmfviewArg);
@@ -292,7 +298,7 @@ async function main() {
         }
 
         // 4b. a source dropped with what it needs, compiled on a worker thread
-        for (const [files, compiled] of drops) {
+        for (const [files, compiled, game] of drops) {
             const names = files.map(f => path.basename(f));
             await page.goto(`${iso}?size=${SIZE.join('x')}`);
             await page.waitForFunction(() => window.pmfview && window.pmfview.started, { timeout: READY_TIMEOUT_MS });
@@ -306,8 +312,14 @@ async function main() {
             check(state === 'ready', `${names.join(' + ')} dropped, compiled on a worker thread: ${state}`);
             if (state !== 'ready') continue;
             const pose = await page.evaluate(() => window.pmfview.pose());
-            const c = await compareWithShot(page, pmfview, compiled, pose, path.join(workDir, names[0] + '.png'));
-            check(c.match >= MIN_MATCH, `${names[0]}: ${(c.match * 100).toFixed(2)}% of pixels within ±${TOLERANCE} of pmfview shot of pmfc's compile`);
+            const shown = path.join(workDir, names.join('+') + '.png');
+            const c = await compareWithShot(page, pmfview, compiled, pose, shown, game ? ['--game', game] : []);
+            check(c.match >= MIN_MATCH, `${names.join(' + ')}: ${(c.match * 100).toFixed(2)}% of pixels within ±${TOLERANCE} of pmfview shot${game ? ' --game' : ''} of pmfc's compile`);
+            if (!game) continue;
+            // the models are there: the picture differs from the desktop's without them
+            const bare = await compareWithShot(page, pmfview, compiled, pose, shown.replace(/\.png$/, '.bare.png'), ['--game', game, '--no-models']);
+            const covered = Math.round((1 - bare.match) * SIZE[0] * SIZE[1]);
+            check(covered >= MIN_MODEL_PIXELS, `${names.join(' + ')}: the models cover ${covered} pixels (shot --no-models differs there)`);
         }
 
         // 5. bench: navigation to ready beside the desktop's shot, and a flight's frame time
