@@ -1,14 +1,17 @@
 /* render_models.c - entities' models: a VAO and a skin texture per model (render_models.h). */
 #include "render_models.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "render_internal.h"
 
 typedef struct model_gl {
     GLuint vao, vbo, skin;
     GLsizei vertices;
+    float lo[3], hi[3];              /* its positions' bounds */
     bool owns_skin;                  /* false: another model's (render_models_add_pose) */
 } model_gl;
 
@@ -86,6 +89,15 @@ static model_gl *add_triangles(render_models *rm, const render_model_mesh *mesh)
         return NULL;
     model_gl *m = &rm->models[rm->count];
     m->vertices = (GLsizei)corners;
+    for (int k = 0; k < 3; k++) {
+        m->lo[k] = corners ? mesh->positions[k] : 0;
+        m->hi[k] = m->lo[k];
+    }
+    for (size_t c = 1; c < corners; c++)
+        for (int k = 0; k < 3; k++) {
+            m->lo[k] = fminf(m->lo[k], mesh->positions[3 * c + k]);
+            m->hi[k] = fmaxf(m->hi[k], mesh->positions[3 * c + k]);
+        }
     glGenVertexArrays(1, &m->vao);
     glGenBuffers(1, &m->vbo);
     glBindVertexArray(m->vao);
@@ -183,4 +195,13 @@ void render_models_draw_look(render_models *rm, int model, const float transform
         glDepthMask(GL_TRUE);
         glEnable(GL_DEPTH_TEST);
     }
+}
+
+bool render_models_bounds(const render_models *rm, int model, float lo[3], float hi[3])
+{
+    if (model < 0 || (size_t)model >= rm->count)
+        return false;
+    memcpy(lo, rm->models[model].lo, sizeof rm->models[model].lo);
+    memcpy(hi, rm->models[model].hi, sizeof rm->models[model].hi);
+    return true;
 }

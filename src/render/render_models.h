@@ -10,6 +10,7 @@
 #ifndef PMFVIEW_RENDER_MODELS_H
 #define PMFVIEW_RENDER_MODELS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,8 @@ int render_models_add(render_models *rm, const render_model_mesh *mesh);
 /* Another pose of model `like` (an animation's frame): the mesh's triangles with like's skin
  * (mesh's own skin not read); its handle, or -1. */
 int render_models_add_pose(render_models *rm, int like, const render_model_mesh *mesh);
+/* The box holding mesh `model`'s positions (its own frame): false for no such mesh. */
+bool render_models_bounds(const render_models *rm, int model, float lo[3], float hi[3]);
 /* Draws mesh `model` with transform (column-major: clip from the model's frame) into the bound
  * target, depth-tested and written, both faces: each texel times light (the level's light at the
  * model through the game's look and the exposure), clamped to 1. */

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <cglm/mat3.h>
+
 #include "base/grow.h"
 #include "base/pmf_budget.h"
 #include "fgd.h"
@@ -64,15 +66,19 @@ typedef struct model_loader {
 
 /* What an entity shows: an animation's poses (a still model's or sprite's one). */
 typedef struct model_poses {
+    const char *file;                  /* the model's (valid while the loader is) */
     int sprite_type, sprite_version;
     uint32_t count, start;             /* the animation's poses; the one drawn at time 0 */
     double rate;                       /* poses a second, each as long; 0: each ends at its `ends` */
     float ends[MAX_POSES];             /* a sprite group's: seconds into its cycle each picture ends at */
     int handles[MAX_POSES];
+    uint32_t frames[MAX_POSES];        /* the file's frame each shows (the inspector names it) */
 } model_poses;
 
 typedef struct model_place {
-    size_t poses_at;                   /* its first pose's handle in scene_models.poses (and end) */
+    uint32_t entity;                   /* in the map's entities */
+    char *file;                        /* its model's file */
+    size_t poses_at;                   /* its first pose's handle in scene_models.poses (and end, frame) */
     uint32_t pose_count, pose_start;
     double rate;
     int sprite_type;
@@ -90,7 +96,9 @@ typedef struct scene_models {
     size_t place_count;
     int *poses;                        /* the places' animations' handles */
     float *ends;                       /* and their ends (model_poses.ends) */
-    size_t pose_count, pose_cap, end_cap;
+    uint32_t *pose_frames;             /* and their frames */
+    size_t pose_count, pose_cap, end_cap, frame_cap;
+    double time;                       /* the last frame's (the inspector's poses) */
     render_light *states;              /* the lights' switches and scales, each frame */
     size_t state_cap;
     uint32_t frames;                   /* drawn so far: a light not found is looked for every LIGHT_RETRY, */
@@ -280,9 +288,11 @@ static bool alias_poses(model_loader *l, const model_file *f, const char *classn
     animation_span(f->alias, frame, &first, &out->count);
     out->start = frame - first;
     out->rate = POSES_PER_SECOND;
-    for (uint32_t k = 0; k < out->count; k++)
+    for (uint32_t k = 0; k < out->count; k++) {
+        out->frames[k] = first + k;
         if ((out->handles[k] = mesh_handle(l, f, classname, first + k, skin, k ? out->handles[0] : -1)) < 0)
             return false;
+    }
     return true;
 }
 
@@ -301,9 +311,11 @@ static bool sprite_poses(model_loader *l, const model_file *f, const pmf_entity_
         out->count = played < MAX_POSES ? played : MAX_POSES;
         out->start = frame < out->count ? frame : 0;
         out->rate = rate;
-        for (uint32_t k = 0; k < out->count; k++)
+        for (uint32_t k = 0; k < out->count; k++) {
+            out->frames[k] = k;
             if ((out->handles[k] = mesh_handle(l, f, info->classname, k, 0, -1)) < 0)
                 return false;
+        }
         return true;
     }
     uint32_t pictures = spr_frame_pictures(f->sprite, frame);
@@ -312,6 +324,7 @@ static bool sprite_poses(model_loader *l, const model_file *f, const pmf_entity_
     out->rate = pictures > 1 ? 0 : POSES_PER_SECOND;
     for (uint32_t k = 0; k < out->count; k++) {
         out->ends[k] = spr_picture_interval(f->sprite, frame, k);
+        out->frames[k] = frame;
         if ((out->handles[k] = mesh_handle(l, f, info->classname, frame, k, -1)) < 0)
             return false;
     }
@@ -339,13 +352,14 @@ static bool entity_model(model_loader *l, const pmf_entity_info *info, model_pos
         return false;
     out->sprite_type = f->sprite ? (int)spr_get_info(f->sprite)->type : NOT_A_SPRITE;
     out->sprite_version = 0;
+    out->file = f->path;
     uint32_t frame = def.frame != FGD_NOT_GIVEN ? (uint32_t)def.frame : 0, skin = def.skin != FGD_NOT_GIVEN ? (uint32_t)def.skin : 0;
     if (f->studio.model) {
         /* its body groups stand where an alias model's frame does (the engine picks each body
          * part's model from the one number) */
         uint32_t body = info->body >= 0 ? (uint32_t)info->body : 0, families = scene_studio_skins(&f->studio);
         skin = pick(info, path, "skin", info->skin, families, skin < families ? skin : 0);
-        *out = (model_poses){ .sprite_type = NOT_A_SPRITE, .count = 1, .rate = POSES_PER_SECOND };
+        *out = (model_poses){ .file = f->path, .sprite_type = NOT_A_SPRITE, .count = 1, .rate = POSES_PER_SECOND };
         out->handles[0] = mesh_handle(l, f, info->classname, body, skin, -1);
         return out->handles[0] >= 0;
     }
@@ -395,13 +409,18 @@ static void place_models(scene *s, scene_models *sm, model_loader *l)
         size_t total = sm->pose_count;
         if (info->level != s->level || !entity_model(l, info, &poses)
             || !grow_array((void **)&sm->poses, &sm->pose_cap, total + poses.count, sizeof *sm->poses)
-            || !grow_array((void **)&sm->ends, &sm->end_cap, total + poses.count, sizeof *sm->ends))
+            || !grow_array((void **)&sm->ends, &sm->end_cap, total + poses.count, sizeof *sm->ends)
+            || !grow_array((void **)&sm->pose_frames, &sm->frame_cap, total + poses.count, sizeof *sm->pose_frames))
+            continue;
+        char *file = strdup(poses.file);
+        if (!file)
             continue;
         model_place *p = &sm->places[sm->place_count++];
-        *p = (model_place){ .poses_at = total, .pose_count = poses.count, .pose_start = poses.start, .rate = poses.rate,
-                            .sprite_type = poses.sprite_type };
+        *p = (model_place){ .entity = i, .file = file, .poses_at = total, .pose_count = poses.count, .pose_start = poses.start,
+                            .rate = poses.rate, .sprite_type = poses.sprite_type };
         memcpy(sm->poses + total, poses.handles, poses.count * sizeof *poses.handles);
         memcpy(sm->ends + total, poses.ends, poses.count * sizeof *poses.ends);
+        memcpy(sm->pose_frames + total, poses.frames, poses.count * sizeof *poses.frames);
         sm->pose_count += poses.count;
         scene_sprite_look(poses.sprite_version, info, &p->look);
         memcpy(p->position, info->position, sizeof p->position);
@@ -528,22 +547,22 @@ static void place_light(const scene *s, model_place *p, const render_frame *f, s
         out[k] = light[k] * f->exposure;
 }
 
-/* The handle of the place's pose at time (seconds): its animation stepped at its rate, else (a
- * sprite group) the first picture whose end is past the time into the group's cycle, the last
- * when none is, as the engines look it up. */
-static int place_pose(const scene_models *sm, const model_place *p, double time)
+/* The place's pose at time (seconds), its index in scene_models.poses: its animation stepped at its
+ * rate, else (a sprite group) the first picture whose end is past the time into the group's
+ * cycle, the last when none is, as the engines look it up. */
+static size_t place_pose(const scene_models *sm, const model_place *p, double time)
 {
     if (p->rate > 0) {
         double step = floor(time * p->rate);
         uint64_t k = step > 0 && step < 1e15 ? (uint64_t)step : 0;
-        return sm->poses[p->poses_at + (p->pose_start + k) % p->pose_count];
+        return p->poses_at + (p->pose_start + k) % p->pose_count;
     }
     const float *ends = sm->ends + p->poses_at;
     double cycle = ends[p->pose_count - 1], into = time > 0 ? fmod(time, cycle) : 0;
     uint32_t k = 0;
     while (k + 1 < p->pose_count && !(ends[k] > into))
         k++;
-    return sm->poses[p->poses_at + k];
+    return p->poses_at + k;
 }
 
 static bool place_blended(const model_place *p)
@@ -560,7 +579,7 @@ static void draw_place(scene *s, size_t i, const render_frame *f, const float vi
     place_matrix(s, p, place);
     render_mat4_mul(view_proj, place, transform);
     place_light(s, p, f, state_count, light);
-    int pose = place_pose(sm, p, f->time);
+    int pose = sm->poses[place_pose(sm, p, f->time)];
     if (p->sprite_type == NOT_A_SPRITE) {
         render_models_draw(sm->gl, pose, transform, light);
         return;
@@ -587,6 +606,7 @@ void scene_models_draw(scene *s, const render_frame *f)
             draw_place(s, i, f, view_proj, state_count);
     sm->frames++;
     sm->chunks_seen = s->chunk_count;
+    sm->time = f->time;
 }
 
 typedef struct blended_place {
@@ -636,7 +656,10 @@ void scene_models_close(scene *s)
     if (!s->models)
         return;
     render_models_destroy(s->models->gl);
+    for (size_t i = 0; i < s->models->place_count; i++)
+        free(s->models->places[i].file);
     free(s->models->places);
+    free(s->models->pose_frames);
     free(s->models->poses);
     free(s->models->ends);
     free(s->models->states);
@@ -647,4 +670,58 @@ void scene_models_close(scene *s)
 size_t scene_model_count(const scene *s)
 {
     return s->models ? s->models->place_count : 0;
+}
+
+/* Where the ray (camera frame: o + t d) meets the box [lo, hi] of the place's model frame first
+ * (a sprite's plane given a millimetre's thickness): t, or INFINITY. */
+static float place_hit(const scene *s, const model_place *p, float lo[3], float hi[3], const float o[3], const float d[3])
+{
+    float m[16];
+    place_matrix(s, p, m);
+    if (p->sprite_type != NOT_A_SPRITE) {
+        vec3 normal;
+        glm_vec3_cross(m, m + 4, normal);
+        glm_vec3_normalize_to(normal, m + 8);
+        lo[2] = -0.0005f;
+        hi[2] = 0.0005f;
+    }
+    mat3 axes = { { m[0], m[1], m[2] }, { m[4], m[5], m[6] }, { m[8], m[9], m[10] } }, inverse;
+    if (fabsf(glm_mat3_det(axes)) < 1e-12f)
+        return INFINITY;
+    glm_mat3_inv(axes, inverse);
+    vec3 from = { o[0] - m[12], o[1] - m[13], o[2] - m[14] }, along = { d[0], d[1], d[2] }, mo, md;
+    glm_mat3_mulv(inverse, from, mo);
+    glm_mat3_mulv(inverse, along, md);
+    float t0 = 0, t1 = INFINITY;
+    for (int k = 0; k < 3; k++) {
+        if (md[k] == 0) {
+            if (mo[k] < lo[k] || mo[k] > hi[k])
+                return INFINITY;
+            continue;
+        }
+        float a = (lo[k] - mo[k]) / md[k], b = (hi[k] - mo[k]) / md[k];
+        t0 = fmaxf(t0, fminf(a, b));
+        t1 = fminf(t1, fmaxf(a, b));
+    }
+    return t0 <= t1 ? t0 : INFINITY;
+}
+
+bool scene_model_at(const scene *s, const float origin[3], const float dir[3], float before, scene_model_hit *out)
+{
+    const scene_models *sm = s->models;
+    if (!sm || s->settings.no_models)
+        return false;
+    bool found = false;
+    for (size_t i = 0; i < sm->place_count; i++) {
+        const model_place *p = &sm->places[i];
+        size_t pose = place_pose(sm, p, sm->time);
+        float lo[3], hi[3], t;
+        if (!render_models_bounds(sm->gl, sm->poses[pose], lo, hi) || !((t = place_hit(s, p, lo, hi, origin, dir)) < before))
+            continue;
+        const pmf_entity_info *info = &s->map_info.entities.list[p->entity];
+        *out = (scene_model_hit){ info->classname, info->targetname, p->file, sm->pose_frames[pose], t };
+        before = t;
+        found = true;
+    }
+    return found;
 }

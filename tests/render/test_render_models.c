@@ -337,8 +337,34 @@ static int test_fgd(void)
     return check_failures;
 }
 
+/* The inspector at a pixel well inside mask (the one nearest the picture's middle) names the
+ * entity, the file and the frame; at the top left corner (the ceiling) no model. */
+static void check_inspected(const uint8_t *mask, const double eye[3], const char *time, const char *classname,
+                            const char *file, uint32_t frame)
+{
+    int best = -1;
+    for (int i = 0; i < WIDTH * HEIGHT; i++) {
+        int dx = i % WIDTH - WIDTH / 2, dy = i / WIDTH - HEIGHT / 2, bx = best % WIDTH - WIDTH / 2, by = best / WIDTH - HEIGHT / 2;
+        if (mask[i] == 1 && (best < 0 || dx * dx + dy * dy < bx * bx + by * by))
+            best = i;
+    }
+    char extra[128], err[1024], want[3][160];
+    snprintf(want[0], sizeof want[0], "\"class\":\t\"%s\"", classname);
+    snprintf(want[1], sizeof want[1], "\"file\":\t\"%s\"", file);
+    snprintf(want[2], sizeof want[2], "\"frame\":\t%u,", frame);
+    for (int k = 0; k < 2; k++) {
+        snprintf(extra, sizeof extra, "%s --inspect %d,%d", time, k ? 2 : best % WIDTH, k ? 2 : best / WIDTH);
+        size_t size;
+        char *json = best >= 0 && shoot("inspected.png", eye, extra, err) ? (char *)test_read_file("stdout.txt", &size) : NULL;
+        CHECK(json && (k ? !strstr(json, "\"model\"") : strstr(json, want[0]) && strstr(json, want[1]) && strstr(json, want[2])),
+              "%s: %s", extra, json ? json : err);
+        free(json);
+    }
+}
+
 /* monster_dog at 0 s and 0.35 s (its `stand` animation at 10 frames a second): the pixels it
- * changes are the silhouettes of its stand1 and stand4 frames, which differ. */
+ * changes are the silhouettes of its stand1 and stand4 frames, which differ; the inspector names
+ * the frame shown. */
 static int test_animated(void)
 {
     float place[3];
@@ -359,6 +385,14 @@ static int test_animated(void)
         double (*triangles)[3][3] = armour_in_world(&mesh, place, level, 1);
         silhouette((const double (*)[3][3])triangles, mesh.triangle_count, eye, masks[t]);
         CHECK(compare_shots(masks[t], 1) > 500, "%s", times[t]);
+        size_t size;
+        uint8_t *bytes = read_shared(progs, "dog.mdl", &size);
+        pmf_error perr;
+        mdl_file *dog = bytes ? mdl_open_memory(bytes, size, "dog.mdl", &perr) : NULL;
+        REQUIRE(dog);
+        check_inspected(masks[t], eye, times[t], "monster_dog", "progs/dog.mdl", mdl_find_animation(dog, "stand") + 3 * (uint32_t)t);
+        mdl_close(dog);
+        free(bytes);
         free(triangles);
         mdl_mesh_free(&mesh);
     }
