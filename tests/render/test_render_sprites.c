@@ -4,7 +4,8 @@
  * pixel well inside one of its texels is that texel laid over the same pixel of the shot without
  * models as the entity's rendermode blends it (computed here from the fixture's own indices and
  * palette); none well outside changes. Its frames played at its framerate (else 10 a second),
- * wrapping at the last frame as env_sprite does; a group's pictures by their intervals.
+ * wrapping at the last frame as env_sprite does; a group's pictures by their intervals. Each
+ * orientation type turned as the engines turn it.
  * Usage: test_render_sprites PMFVIEW TEST PMFC */
 #include <math.h>
 #include <stdlib.h>
@@ -25,6 +26,8 @@
 #define TOLERANCE 2                  /* an 8-bit channel's rounding through the blend */
 
 static const char *pmfc;
+static bool quarter_turned;          /* the sprite turned a quarter (its right the view's up) */
+static const char *shown_class = "env_sprite";
 
 /* A render mode's case: the sprite's texture format, the entity's keys. */
 typedef struct blend_case {
@@ -43,7 +46,7 @@ static bool compile_sprite_room(const uint8_t *sprite, size_t sprite_size, const
              SCALE, keys);
     map_build_room(m, lo, hi, "brick", MAP_ROOM_ALL);
     map_build_point(m, "info_player_start", start);
-    map_build_entity(m, "env_sprite", entity_keys);
+    map_build_entity(m, shown_class, entity_keys);
     bool ok = map_build_write_file(m, "room.map");
     map_build_free(m);
     const char *argv[] = { pmfc, "room.map", "-o", "room.pmf", NULL };
@@ -59,7 +62,7 @@ static bool sprite_place(float out[3])
     bool found = false;
     if (f && pmf_entities_read(f, &e, &err))
         for (uint32_t i = 0; i < e.count; i++)
-            if (!strcmp(e.list[i].classname, "env_sprite")) {
+            if (!strcmp(e.list[i].classname, shown_class)) {
                 memcpy(out, e.list[i].position, 3 * sizeof *out);
                 found = true;
             }
@@ -122,7 +125,8 @@ static int check_blend(const blend_case *c, int frame, const test_image *with, c
     for (int y = 0; y < HEIGHT; y++)
         for (int x = 0; x < WIDTH; x++) {
             double vx = (2.0 * (x + 0.5) / WIDTH - 1.0) * WIDTH / HEIGHT * distance, vy = (1.0 - 2.0 * (y + 0.5) / HEIGHT) * distance;
-            double u = vx / UNIT / SCALE + 4, v = 2 - vy / UNIT / SCALE;  /* the fixture's origin: (-4, 2) */
+            double a = quarter_turned ? vy : vx, b = quarter_turned ? -vx : vy;  /* along the sprite's right and up */
+            double u = a / UNIT / SCALE + 4, v = 2 - b / UNIT / SCALE;         /* the fixture's origin: (-4, 2) */
             const uint8_t *got = with->rgb + 3 * (y * WIDTH + x), *bg = without->rgb + 3 * (y * WIDTH + x);
             if (u < -0.3 || v < -0.3 || u > SPR_BUILD_WIDTH + 0.3 || v > SPR_BUILD_HEIGHT + 0.3) {
                 outside_changed += memcmp(got, bg, 3) != 0;
@@ -208,6 +212,47 @@ static int test_additive(void)
     return blend_test(&(blend_case){ SPR_RENDER_ADDITIVE, 5, 180, { 200, 255, 100 } });
 }
 
+/* A sprite of type `type` shown by `shown_class` with more keys: at 0 s, judged (turned a quarter
+ * or not) as an opaque sprite's texels; how many pixels, or -1 when none changes. */
+static int oriented_case(int type, const char *keys, bool turned)
+{
+    uint8_t *sprite;
+    size_t size;
+    if (!spr_build(2, type, SPR_RENDER_NORMAL, 1, &sprite, &size))
+        return 0;
+    float place[3];
+    bool ok = compile_sprite_room(sprite, size, keys) && sprite_place(place);
+    free(sprite);
+    test_image with, without;
+    if (!ok || !shoot_pair(place, 0, &with, &without)) {
+        check_fail("cannot compile or shoot the room");
+        return 0;
+    }
+    const blend_case normal = { SPR_RENDER_NORMAL, 0, 255, { 0, 0, 0 } };
+    quarter_turned = turned;
+    int judged = memcmp(with.rgb, without.rgb, (size_t)WIDTH * HEIGHT * 3) ? check_blend(&normal, 0, &with, &without) : -1;
+    quarter_turned = false;
+    test_image_free(&with);
+    test_image_free(&without);
+    return judged;
+}
+
+/* Oriented (cycler_sprite): fixed by its angles, yaw 90 facing the camera as a parallel sprite
+ * does, yaw 0 edge on (nothing drawn). Parallel oriented (env_sprite): Hammer's yaw 90 taken as
+ * the roll, the sprite turned a quarter in the view plane (its right the view's up). Parallel
+ * upright and facing upright seen level: as parallel. */
+static int test_oriented(void)
+{
+    shown_class = "cycler_sprite";
+    CHECK(oriented_case(SPR_TYPE_ORIENTED, "\"angles\" \"0 90 0\"\n", false) > 4000);
+    CHECK_EQ(oriented_case(SPR_TYPE_ORIENTED, "\"angles\" \"0 0 0\"\n", false), -1);
+    CHECK(oriented_case(SPR_TYPE_PARALLEL_UPRIGHT, "", false) > 4000);
+    CHECK(oriented_case(SPR_TYPE_FACING_UPRIGHT, "", false) > 4000);
+    shown_class = "env_sprite";
+    CHECK(oriented_case(SPR_TYPE_PARALLEL_ORIENTED, "\"angles\" \"0 90 0\"\n", true) > 4000);
+    return check_failures;
+}
+
 /* A sprite of `frames` frames (group > 1: two frames, the second a group of that many pictures)
  * with more keys: at each time the frame each shows. */
 static int frames_at(int frames, int group, const char *keys, const double *times, const int *shown, int count)
@@ -262,6 +307,7 @@ int main(int argc, char **argv)
         { "solid", test_solid },
         { "additive", test_additive },
         { "frames", test_frames },
+        { "oriented", test_oriented },
         { NULL, NULL },
     };
     return rt_main(3, argv, tests);
