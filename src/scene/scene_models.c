@@ -1,10 +1,11 @@
 /* scene_models.c - the models of a map's point entities (docs/models.md): each class the
- * built-in table names (else an entity's own `model` key) is drawn with its model (a Quake alias
- * model, a GoldSrc studio model (scene_model_studio.c), or a sprite turned as its type says) from
- * the game directory (loose files and paks), at the
- * entity's place, turned and scaled as its keys say (pmfview.entity_placement), its frame and
- * skin the entity's or else as the game's code sets them. A model that is not there or does not
- * read is one warning; its entities keep no model. */
+ * built-in tables name (scene_model_classes.c: Quake's, or Half-Life's for a GoldSrc map), else an
+ * entity's own `model` key, is drawn with its model (a Quake alias model, a GoldSrc studio model
+ * (scene_model_studio.c), or a sprite turned and blended as scene_model_sprite.c says) from the
+ * game directory (loose files and paks), at the entity's place, turned and scaled as its keys say
+ * (pmfview.entity_placement), its frame and skin the entity's or else as the game's code sets
+ * them, its animation or sprite frames played. A model that is not there or does not read is one
+ * warning; its entities keep no model. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

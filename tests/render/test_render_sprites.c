@@ -167,6 +167,12 @@ static int blend_test(const blend_case *c)
     bool ok = compile_sprite_room(sprite, size, keys) && sprite_place(place);
     free(sprite);
     REQUIRE(ok, "cannot compile the room");
+    char err[1024], want[64];
+    size_t json_size;
+    char *json = rt_run("info --json room.pmf", err) == 0 ? (char *)test_read_file("stdout.txt", &json_size) : NULL;
+    snprintf(want, sizeof want, "\"rendermode\":\t%d,\n\t\t\t\"renderamt\":\t%d,", c->render_mode, c->amount);
+    CHECK(json && strstr(json, want), "info --json: %s", json ? json : err);
+    free(json);
     test_image with, without;
     REQUIRE(shoot_pair(place, 0, &with, &without));
     CHECK(check_blend(c, 0, &with, &without) > 4000);
@@ -175,9 +181,22 @@ static int blend_test(const blend_case *c)
     return check_failures;
 }
 
-/* rendermode 0 with an opaque sprite: the texels, renderamt not used. */
+/* rendermode 0 with an opaque sprite: the texels, renderamt not used. Keys out of range: one
+ * warning of pmfc each and the default kept. */
 static int test_normal(void)
 {
+    uint8_t *sprite;
+    size_t size, log_size;
+    REQUIRE(spr_build(2, SPR_TYPE_PARALLEL, SPR_RENDER_NORMAL, 1, &sprite, &size));
+    bool ok = compile_sprite_room(sprite, size, "\"rendermode\" \"9\"\n\"renderamt\" \"-1\"\n\"rendercolor\" \"1 2 300\"\n\"framerate\" \"x\"\n");
+    free(sprite);
+    char *log = ok ? (char *)test_read_file("pmfc.txt", &log_size) : NULL;
+    REQUIRE(log != NULL);
+    CHECK(strstr(log, "\"rendermode\" \"9\" is not a whole number in 0..5: 0 kept") != NULL, "%s", log);
+    CHECK(strstr(log, "\"renderamt\" \"-1\" is not a whole number in 0..255: 255 kept") != NULL, "%s", log);
+    CHECK(strstr(log, "\"rendercolor\" \"1 2 300\" is not three whole numbers in 0..255: 0 0 0 kept") != NULL, "%s", log);
+    CHECK(strstr(log, "\"framerate\" \"x\" is not a number in 0..1000") != NULL, "%s", log);
+    free(log);
     return blend_test(&(blend_case){ SPR_RENDER_NORMAL, 0, 60, { 0, 0, 0 } });
 }
 
