@@ -166,7 +166,7 @@ static void set_blend(render_model_blend blend)
     }
     glEnable(GL_BLEND);
     glBlendEquation(GL_FUNC_ADD);
-    glBlendFuncSeparate(GL_SRC_ALPHA, blend == RENDER_MODEL_ALPHA ? GL_ONE_MINUS_SRC_ALPHA : GL_ONE, GL_ZERO, GL_ONE);
+    glBlendFunc(GL_SRC_ALPHA, blend == RENDER_MODEL_ALPHA ? GL_ONE_MINUS_SRC_ALPHA : GL_ONE);
 }
 
 void render_models_draw_look(render_models *rm, int model, const float transform[16], const render_model_look *look)
