@@ -5,7 +5,8 @@
  * triangles at the known camera; a missing or damaged model (a damaged loose file over the pak's)
  * is one warning and the picture without it; two classes of one missing model, one warning.
  * light_globe's sprite (progs/s_light.spr), turned to the view plane: the pixels it changes are
- * its opaque texels' squares.
+ * its opaque texels' squares. A GoldSrc studio model (the fixture library's) by its `model` key and
+ * by Half-Life's built-in item_healthkit; the inspector naming the dog's entity, file and frame.
  * Usage: test_render_models PMFVIEW TEST PMFC PROGS_DIR PALETTE */
 #include <math.h>
 #include <stdlib.h>
