@@ -1,5 +1,5 @@
-/* pmf_map_info.c - the `pmfview.source`, `pmfview.entities` (with `pmfview.entity_placement`)
- * and `pmfview.leak` extensions (pmf_map_info.h). */
+/* pmf_map_info.c - the `pmfview.source`, `pmfview.entities` (with `pmfview.entity_placement` and
+ * `pmfview.entity_render`) and `pmfview.leak` extensions (pmf_map_info.h). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -206,6 +206,85 @@ static bool read_placement(const pmf_file *f, pmf_entities *out, pmf_error *err)
     return !c.failed && pmf_cursor_expect_end(&c, "the placements");
 }
 
+#define RENDER_BLOCK "extension " PMF_RENDER_EXTENSION
+#define RENDER_ENTITY_BYTES (5 + 4)               /* mode, amount, colour, framerate */
+#define RENDER_AMOUNT_DEFAULT 255
+#define FRAMERATE_NOT_GIVEN (-1.0f)
+
+static bool render_valid(const pmf_entity_info *e)
+{
+    return e->render_mode < PMF_RENDER_MODES && (e->framerate == FRAMERATE_NOT_GIVEN || (isfinite(e->framerate) && e->framerate >= 0));
+}
+
+static bool render_default(const pmf_entity_info *e)
+{
+    return !e->render_mode && e->render_amount == RENDER_AMOUNT_DEFAULT && !e->render_color[0] && !e->render_color[1]
+           && !e->render_color[2] && e->framerate == FRAMERATE_NOT_GIVEN;
+}
+
+bool pmf_entity_render_encode(const pmf_entity_info *list, size_t count, uint8_t **out, size_t *size, pmf_error *err)
+{
+    *out = NULL;
+    *size = 0;
+    size_t set = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (!render_valid(&list[i])) {
+            pmf_error_set(err, "(writer)", RENDER_BLOCK, 0, "entity %zu has rendermode %u or framerate %g", i,
+                          list[i].render_mode, (double)list[i].framerate);
+            return false;
+        }
+        set += !render_default(&list[i]);
+    }
+    if (!set)
+        return true;
+    pmf_buf b = { 0 };
+    pmf_put_bytes(&b, PMF_RENDER_EXTENSION, sizeof PMF_RENDER_EXTENSION);
+    pmf_put_u32(&b, (uint32_t)count);
+    for (size_t i = 0; i < count; i++) {
+        pmf_put_u8(&b, list[i].render_mode);
+        pmf_put_u8(&b, list[i].render_amount);
+        pmf_put_bytes(&b, list[i].render_color, 3);
+        pmf_put_f32(&b, list[i].framerate);
+    }
+    return pmf_buf_take(&b, RENDER_BLOCK, out, size, err);
+}
+
+/* pmfview.entity_render over the entities already read; the defaults when the file has none. */
+static bool read_render(const pmf_file *f, pmf_entities *out, pmf_error *err)
+{
+    for (uint32_t i = 0; i < out->count; i++) {
+        out->list[i].render_amount = RENDER_AMOUNT_DEFAULT;
+        out->list[i].framerate = FRAMERATE_NOT_GIVEN;
+    }
+    uint8_t *bytes;
+    pmf_cursor c;
+    if (!open_extension(f, PMF_RENDER_EXTENSION, RENDER_BLOCK, &bytes, &c, err))
+        return false;
+    if (!bytes)
+        return true;
+    out->render_bytes_ = bytes;
+    size_t at = c.pos;
+    uint32_t count = pmf_read_u32(&c, "entity count");
+    if (!c.failed && count != out->count)
+        pmf_cursor_fail_at(&c, at, "%u entities drawn, %s has %u", count, PMF_ENTITIES_EXTENSION, out->count);
+    if (!c.failed)
+        pmf_cursor_fits(&c, count, RENDER_ENTITY_BYTES, "render keys");
+    for (uint32_t i = 0; i < count && !c.failed; i++) {
+        pmf_entity_info *e = &out->list[i];
+        at = c.pos;
+        e->render_mode = pmf_read_u8(&c, "entity rendermode");
+        e->render_amount = pmf_read_u8(&c, "entity renderamt");
+        const uint8_t *colour = pmf_take(&c, 3, "entity rendercolor");
+        if (colour)
+            memcpy(e->render_color, colour, 3);
+        e->framerate = pmf_read_f32(&c, "entity framerate");
+        if (!c.failed && !render_valid(e))
+            pmf_cursor_fail_at(&c, at, "entity %u has rendermode %u (0..5) or framerate %g (-1, or finite and >= 0)", i,
+                               e->render_mode, (double)e->framerate);
+    }
+    return !c.failed && pmf_cursor_expect_end(&c, "the render keys");
+}
+
 bool pmf_entities_read(const pmf_file *f, pmf_entities *out, pmf_error *err)
 {
     *out = (pmf_entities){ 0 };
@@ -236,7 +315,7 @@ bool pmf_entities_read(const pmf_file *f, pmf_entities *out, pmf_error *err)
         else
             out->count = i + 1;
     }
-    if (c.failed || !pmf_cursor_expect_end(&c, "the entities") || !read_placement(f, out, err)) {
+    if (c.failed || !pmf_cursor_expect_end(&c, "the entities") || !read_placement(f, out, err) || !read_render(f, out, err)) {
         pmf_entities_free(out);
         return false;
     }
@@ -248,6 +327,7 @@ void pmf_entities_free(pmf_entities *e)
     free(e->list);
     free(e->bytes_);
     free(e->placement_bytes_);
+    free(e->render_bytes_);
     *e = (pmf_entities){ 0 };
 }
 

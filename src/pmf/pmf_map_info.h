@@ -16,6 +16,10 @@
  *   turning the model's front up; yaw, counter-clockwise seen from above, 0 facing the source's
  *   +x; roll), float scale (> 0), i32 skin, body, sequence, frame (-1: not given), model NUL (the
  *   entity's `model` key, "" for none).
+ * "pmfview.entity_render": how GoldSrc draws each of those entities' sprite or model (written
+ *   only when an entity sets one of its keys; a file without it takes the defaults).
+ *   u32 count (pmfview.entities' count), per entity: u8 rendermode (0..5), u8 renderamt, u8[3]
+ *   rendercolor, float framerate (frames a second, >= 0; -1: not given).
  * "pmfview.leak": where the void outside a map that is not sealed reaches in.
  *   u8 level, float[3] x count points after a u32 count (world metres, from outside the map's
  *   bounds to the entity, through empty space), then the entity's class NUL.
@@ -31,6 +35,8 @@
 #define PMF_ENTITIES_EXTENSION "pmfview.entities"
 #define PMF_LEAK_EXTENSION "pmfview.leak"
 #define PMF_PLACEMENT_EXTENSION "pmfview.entity_placement"
+#define PMF_RENDER_EXTENSION "pmfview.entity_render"
+#define PMF_RENDER_MODES 6                /* GoldSrc's rendermode 0 (normal) .. 5 (additive) */
 #define PMF_NOT_GIVEN (-1)                /* a skin, body, sequence or frame the entity does not set */
 
 enum { PMF_LOOK_RAW = 0, PMF_LOOK_GOLDSRC = 1, PMF_LOOK_QUAKE = 2, PMF_LOOK_COUNT };
@@ -59,12 +65,15 @@ typedef struct pmf_entity_info {
     float angles[3], scale;
     int32_t skin, body, sequence, frame;
     const char *model;
+    /* pmfview.entity_render (the defaults: 0, 255, 0 0 0, -1) */
+    uint8_t render_mode, render_amount, render_color[3];
+    float framerate;
 } pmf_entity_info;
 
 typedef struct pmf_entities {
     uint32_t count;
     pmf_entity_info *list;
-    void *bytes_, *placement_bytes_;
+    void *bytes_, *placement_bytes_, *render_bytes_;
 } pmf_entities;
 
 typedef struct pmf_leak {
@@ -84,11 +93,14 @@ bool pmf_entities_encode(const pmf_entity_info *list, size_t count, uint8_t **ou
 /* pmfview.entity_placement of the same list: false when an angle or scale is not finite or the
  * scale not positive. */
 bool pmf_entity_placement_encode(const pmf_entity_info *list, size_t count, uint8_t **out, size_t *size, pmf_error *err);
+/* pmfview.entity_render of the same list, or *out NULL when every entity keeps the defaults: false
+ * when a mode is past 5 or a framerate neither -1 nor finite and >= 0. */
+bool pmf_entity_render_encode(const pmf_entity_info *list, size_t count, uint8_t **out, size_t *size, pmf_error *err);
 bool pmf_leak_encode(uint8_t level, const float (*points)[3], size_t count, const char *classname, uint8_t **out,
                      size_t *size, pmf_error *err);
 
 bool pmf_source_read(const pmf_file *f, pmf_source *out, pmf_error *err);
-/* Both entity extensions into one list. */
+/* The three entity extensions into one list. */
 bool pmf_entities_read(const pmf_file *f, pmf_entities *out, pmf_error *err);
 bool pmf_leak_read(const pmf_file *f, pmf_leak *out, pmf_error *err);
 void pmf_source_free(pmf_source *s);

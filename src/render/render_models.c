@@ -1,20 +1,23 @@
 /* render_models.c - entities' models: a VAO and a skin texture per model (render_models.h). */
 #include "render_models.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "render_internal.h"
 
 typedef struct model_gl {
     GLuint vao, vbo, skin;
     GLsizei vertices;
+    float lo[3], hi[3];              /* its positions' bounds */
     bool owns_skin;                  /* false: another model's (render_models_add_pose) */
 } model_gl;
 
 struct render_models {
     GLuint program;
-    GLint u_transform, u_skin, u_light;
+    GLint u_transform, u_skin, u_light, u_cut;
     model_gl *models;
     size_t count, capacity;
 };
@@ -37,6 +40,7 @@ render_models *render_models_create(char *err, size_t err_size)
     rm->u_transform = glGetUniformLocation(prog, "u_transform");
     rm->u_skin = glGetUniformLocation(prog, "u_skin");
     rm->u_light = glGetUniformLocation(prog, "u_light");
+    rm->u_cut = glGetUniformLocation(prog, "u_cut");
     return rm;
 }
 
@@ -85,6 +89,15 @@ static model_gl *add_triangles(render_models *rm, const render_model_mesh *mesh)
         return NULL;
     model_gl *m = &rm->models[rm->count];
     m->vertices = (GLsizei)corners;
+    for (int k = 0; k < 3; k++) {
+        m->lo[k] = corners ? mesh->positions[k] : 0;
+        m->hi[k] = m->lo[k];
+    }
+    for (size_t c = 1; c < corners; c++)
+        for (int k = 0; k < 3; k++) {
+            m->lo[k] = fminf(m->lo[k], mesh->positions[3 * c + k]);
+            m->hi[k] = fmaxf(m->hi[k], mesh->positions[3 * c + k]);
+        }
     glGenVertexArrays(1, &m->vao);
     glGenBuffers(1, &m->vbo);
     glBindVertexArray(m->vao);
@@ -131,7 +144,32 @@ int render_models_add_pose(render_models *rm, int like, const render_model_mesh 
     return (int)rm->count++;
 }
 
+#define MODEL_HOLE_CUT (127.0f / 255.0f)  /* an alias or studio model's texels under half opacity are holes */
+
 void render_models_draw(render_models *rm, int model, const float transform[16], const float light[3])
+{
+    render_model_look look = { RENDER_MODEL_OPAQUE, { light[0], light[1], light[2], 1 }, MODEL_HOLE_CUT };
+    render_models_draw_look(rm, model, transform, &look);
+}
+
+static void set_blend(render_model_blend blend)
+{
+    if (blend == RENDER_MODEL_GLOW)
+        glDisable(GL_DEPTH_TEST);
+    else
+        glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LEQUAL);
+    glDepthMask(blend == RENDER_MODEL_OPAQUE ? GL_TRUE : GL_FALSE);
+    if (blend == RENDER_MODEL_OPAQUE) {
+        glDisable(GL_BLEND);
+        return;
+    }
+    glEnable(GL_BLEND);
+    glBlendEquation(GL_FUNC_ADD);
+    glBlendFunc(GL_SRC_ALPHA, blend == RENDER_MODEL_ALPHA ? GL_ONE_MINUS_SRC_ALPHA : GL_ONE);
+}
+
+void render_models_draw_look(render_models *rm, int model, const float transform[16], const render_model_look *look)
 {
     if (model < 0 || (size_t)model >= rm->count)
         return;
@@ -139,17 +177,31 @@ void render_models_draw(render_models *rm, int model, const float transform[16],
     glUseProgram(rm->program);
     glUniformMatrix4fv(rm->u_transform, 1, GL_FALSE, transform);
     glUniform1i(rm->u_skin, 0);
-    glUniform3fv(rm->u_light, 1, light);
+    glUniform4fv(rm->u_light, 1, look->colour);
+    glUniform1f(rm->u_cut, look->cut);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, m->skin);
-    glEnable(GL_DEPTH_TEST);
-    glDepthFunc(GL_LEQUAL);
-    glDepthMask(GL_TRUE);
-    glDisable(GL_BLEND);
+    set_blend(look->blend);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_FALSE);  /* the target's alpha stays the world's, as its blending keeps it */
     glDisable(GL_CULL_FACE);
     render_polygon_lines(false);
     glBindVertexArray(m->vao);
     glDrawArrays(GL_TRIANGLES, 0, m->vertices);
     glBindVertexArray(0);
     glBindTexture(GL_TEXTURE_2D, 0);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    if (look->blend != RENDER_MODEL_OPAQUE) {
+        glDisable(GL_BLEND);
+        glDepthMask(GL_TRUE);
+        glEnable(GL_DEPTH_TEST);
+    }
+}
+
+bool render_models_bounds(const render_models *rm, int model, float lo[3], float hi[3])
+{
+    if (model < 0 || (size_t)model >= rm->count)
+        return false;
+    memcpy(lo, rm->models[model].lo, sizeof rm->models[model].lo);
+    memcpy(hi, rm->models[model].hi, sizeof rm->models[model].hi);
+    return true;
 }

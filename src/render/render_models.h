@@ -10,6 +10,7 @@
 #ifndef PMFVIEW_RENDER_MODELS_H
 #define PMFVIEW_RENDER_MODELS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,9 +32,29 @@ int render_models_add(render_models *rm, const render_model_mesh *mesh);
 /* Another pose of model `like` (an animation's frame): the mesh's triangles with like's skin
  * (mesh's own skin not read); its handle, or -1. */
 int render_models_add_pose(render_models *rm, int like, const render_model_mesh *mesh);
+/* The box holding mesh `model`'s positions (its own frame): false for no such mesh. */
+bool render_models_bounds(const render_models *rm, int model, float lo[3], float hi[3]);
 /* Draws mesh `model` with transform (column-major: clip from the model's frame) into the bound
  * target, depth-tested and written, both faces: each texel times light (the level's light at the
  * model through the game's look and the exposure), clamped to 1. */
 void render_models_draw(render_models *rm, int model, const float transform[16], const float light[3]);
+
+/* How a sprite is laid over what is drawn (GoldSrc's rendermode through GL's blending, as its
+ * engine sets it): opaque (depth written), alpha (src * a + dst * (1 - a)), additive
+ * (dst + src * a), glow (additive, not depth-tested). Blended ones write no depth. */
+typedef enum render_model_blend {
+    RENDER_MODEL_OPAQUE,
+    RENDER_MODEL_ALPHA,
+    RENDER_MODEL_ADD,
+    RENDER_MODEL_GLOW,
+} render_model_blend;
+
+typedef struct render_model_look {
+    render_model_blend blend;
+    float colour[4];                 /* the texel's rgb times colour's (clamped to 1), its alpha times a */
+    float cut;                       /* texels of alpha <= cut are holes */
+} render_model_look;
+
+void render_models_draw_look(render_models *rm, int model, const float transform[16], const render_model_look *look);
 
 #endif

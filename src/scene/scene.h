@@ -70,6 +70,15 @@ const pmf_cameras *scene_start_cameras(const scene *s);
 void scene_set_camera(scene *s, const camera *cam);
 /* Point entities drawn with a model (docs/models.md). */
 size_t scene_model_count(const scene *s);
+/* The point entity whose model's box (the pose of the last frame drawn; a sprite's picture) the
+ * ray from origin along unit dir (the camera's frame, as scene_view_proj's) meets first, nearer
+ * than `before` metres: false when none (or models hidden). Strings valid while the scene is. */
+typedef struct scene_model_hit {
+    const char *classname, *targetname, *file;
+    uint32_t frame;                  /* the model's frame shown (a studio model's: 0, its bind pose) */
+    float distance;                  /* metres along the ray */
+} scene_model_hit;
+bool scene_model_at(const scene *s, const float origin[3], const float dir[3], float before, scene_model_hit *out);
 /* The camera's projection x view of a whole (untiled) frame as scene_draw uses it (column-major,
  * the camera chunk's frame, infinite far plane): overlays drawn with it depth-test against the
  * scene's depth buffer. */

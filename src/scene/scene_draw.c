@@ -268,6 +268,7 @@ void scene_draw(scene *s, const scene_viewport *vp)
     if (sky && !sky_first)
         render_world_draw_sky(s->world, &rs, &f, &stats);
     render_world_draw_blended(s->world, &f, &world);
+    scene_models_draw_blended(s, &f);
     s->last_world = world;
     stats.triangles += world.triangles;
     stats.draw_calls += world.draw_calls;

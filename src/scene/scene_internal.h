@@ -118,10 +118,34 @@ struct scene {
 };
 
 /* scene_models.c: the models of the map's point entities, read from the game directory (one
- * warning per model that is not there or broken), drawn after the opaque world. */
+ * warning per model that is not there or broken), drawn after the opaque world; the sprites
+ * blended over what is drawn (scene_sprite_look) after the world's blended faces, the farthest
+ * first. */
 void scene_models_open(scene *s, const char *game_dir, const char *const *fgds, size_t fgd_count);
 void scene_models_draw(scene *s, const render_frame *f);
+void scene_models_draw_blended(scene *s, const render_frame *f);
 void scene_models_close(scene *s);
+
+/* scene_model_classes.c: what a class's own game code shows (docs/models.md): its model, the
+ * animation its frame starts (by name, NULL: frame 0) and its skin. The table of Half-Life's
+ * classes for a GoldSrc map (pmfview.source's look), else Quake's; NULL for a class not there. */
+typedef struct scene_model_class {
+    const char *classname, *model, *animation;
+    uint32_t skin;
+} scene_model_class;
+const scene_model_class *scene_model_class_find(const char *classname, bool goldsrc);
+
+/* scene_model_sprite.c: a sprite's right and up in the world's axes, as its type (spr_type) turns
+ * it: to the view plane (parallel oriented: turned there by the entity's roll), about the
+ * vertical only, towards the eye (at: the sprite, camera frame) about the vertical, or fixed by
+ * the entity's angles (oriented, Quake's AngleVectors). */
+void scene_sprite_axes(const camera *cam, int type, const float angles[3], const float at[3], float right[3], float up[3]);
+/* How a sprite of that version (1 Quake, 2 GoldSrc) is laid over the picture: Quake's opaque
+ * with its holes; GoldSrc's by the entity's rendermode (normal opaque; colour, texture and solid
+ * alpha-blended by renderamt; additive and glow added by it, glow not depth-tested), its
+ * rendercolor (0 0 0: white) times the texel; a texel of alpha 0 a hole. */
+struct render_model_look;
+void scene_sprite_look(int version, const pmf_entity_info *info, struct render_model_look *out);
 
 /* scene_models.c: a model's corners (Quake or GoldSrc units and axes: x forward, y left, z up)
  * in the world's (metres; a point (x, y, z) is (x, z, -y) x 0.0254). */

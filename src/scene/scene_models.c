@@ -1,15 +1,18 @@
 /* scene_models.c - the models of a map's point entities (docs/models.md): each class the
- * built-in table names (else an entity's own `model` key) is drawn with its model (a Quake alias
- * model, a GoldSrc studio model (scene_model_studio.c), or a sprite turned as its type says) from
- * the game directory (loose files and paks), at the
- * entity's place, turned and scaled as its keys say (pmfview.entity_placement), its frame and
- * skin the entity's or else as the game's code sets them. A model that is not there or does not
- * read is one warning; its entities keep no model. */
+ * built-in tables name (scene_model_classes.c: Quake's, or Half-Life's for a GoldSrc map), else an
+ * entity's own `model` key, is drawn with its model (a Quake alias model, a GoldSrc studio model
+ * (scene_model_studio.c), or a sprite turned and blended as scene_model_sprite.c says) from the
+ * game directory (loose files and paks), at the entity's place, turned and scaled as its keys say
+ * (pmfview.entity_placement), its frame and skin the entity's or else as the game's code sets
+ * them, its animation or sprite frames played. A model that is not there or does not read is one
+ * warning; its entities keep no model. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include <cglm/mat3.h>
 
 #include "base/grow.h"
 #include "base/pmf_budget.h"
@@ -25,54 +28,11 @@
 #define MAX_PLACES (1u << 16)          /* entities given a model at most: a hostile list stays bounded */
 #define MAX_SCALE 256.0f               /* pmfc's range of the scale key (editor_placement.c) */
 #define MIN_LIGHT (8.0f / 255.0f)      /* GLQuake's floor on a player's light: never quite black */
-#define MAX_POSES 64                   /* an animation's frames drawn at most */
+#define MAX_POSES 256                  /* a sprite's frames or pictures drawn at most */
+#define MAX_ANIMATION 64               /* an alias model's animation's frames drawn at most */
 #define POSES_PER_SECOND 10.0          /* Quake's monsters step their frames every 0.1 s */
+#define SPRITE_FRAMERATE 10.0f        /* env_sprite's framerate when the entity sets none (halflife.fgd's default) */
 #define LIGHT_RETRY 8                  /* frames between looks for a light whose floor has not streamed in */
-
-/* What Quake's own code (progs.dat) gives a class: its model, frame (by name) and skin. The
- * classes whose model is a BSP (ammo boxes, health) or depends on the world type (keys) are not
- * here. */
-typedef struct quake_class {
-    const char *classname, *model, *animation;
-    uint32_t skin;
-} quake_class;
-
-static const quake_class quake_classes[] = {
-    { "item_armor1", "progs/armor.mdl", NULL, 0 },
-    { "item_armor2", "progs/armor.mdl", NULL, 1 },
-    { "item_armorInv", "progs/armor.mdl", NULL, 2 },
-    { "item_artifact_super_damage", "progs/quaddama.mdl", NULL, 0 },
-    { "item_artifact_invulnerability", "progs/invulner.mdl", NULL, 0 },
-    { "item_artifact_envirosuit", "progs/suit.mdl", NULL, 0 },
-    { "item_artifact_invisibility", "progs/invisibl.mdl", NULL, 0 },
-    { "weapon_supershotgun", "progs/g_shot.mdl", NULL, 0 },
-    { "weapon_nailgun", "progs/g_nail.mdl", NULL, 0 },
-    { "weapon_supernailgun", "progs/g_nail2.mdl", NULL, 0 },
-    { "weapon_grenadelauncher", "progs/g_rock.mdl", NULL, 0 },
-    { "weapon_rocketlauncher", "progs/g_rock2.mdl", NULL, 0 },
-    { "weapon_lightning", "progs/g_light.mdl", NULL, 0 },
-    { "light_torch_small_walltorch", "progs/flame.mdl", NULL, 0 },
-    { "light_flame_large_yellow", "progs/flame2.mdl", "flameb", 0 },
-    { "light_flame_small_yellow", "progs/flame2.mdl", "flame", 0 },
-    { "light_flame_small_white", "progs/flame2.mdl", "flame", 0 },
-    { "light_globe", "progs/s_light.spr", NULL, 0 },
-    { "info_player_start", "progs/player.mdl", NULL, 0 },
-    { "info_player_deathmatch", "progs/player.mdl", NULL, 0 },
-    { "info_player_coop", "progs/player.mdl", NULL, 0 },
-    { "monster_army", "progs/soldier.mdl", "stand", 0 },
-    { "monster_dog", "progs/dog.mdl", "stand", 0 },
-    { "monster_ogre", "progs/ogre.mdl", "stand", 0 },
-    { "monster_knight", "progs/knight.mdl", "stand", 0 },
-    { "monster_hell_knight", "progs/hknight.mdl", "stand", 0 },
-    { "monster_zombie", "progs/zombie.mdl", "stand", 0 },
-    { "monster_demon1", "progs/demon.mdl", "stand", 0 },
-    { "monster_shambler", "progs/shambler.mdl", "stand", 0 },
-    { "monster_wizard", "progs/wizard.mdl", "hover", 0 },
-    { "monster_enforcer", "progs/enforcer.mdl", "stand", 0 },
-    { "monster_shalrath", "progs/shalrath.mdl", "walk", 0 },
-    { "monster_tarbaby", "progs/tarbaby.mdl", "walk", 0 },
-    { "monster_fish", "progs/fish.mdl", "swim", 0 },
-};
 
 #define NOT_A_SPRITE (-1)
 
@@ -98,23 +58,32 @@ typedef struct model_loader {
     fgd *defs;                         /* --fgd's classes, or NULL */
     const game_fs *fs;
     const uint8_t *palette;            /* Quake's (gfx/palette.lmp), NULL when the game has none */
+    bool goldsrc;                      /* the map is a GoldSrc one: Half-Life's classes built in */
     model_file *files;
     size_t file_count, file_cap;
     model_mesh *meshes;
     size_t mesh_count, mesh_cap;
 } model_loader;
 
-/* What an entity shows: an animation's poses (a sprite's or a still model's one). */
+/* What an entity shows: an animation's poses (a still model's or sprite's one). */
 typedef struct model_poses {
-    int sprite_type;
+    const char *file;                  /* the model's (valid while the loader is) */
+    int sprite_type, sprite_version;
     uint32_t count, start;             /* the animation's poses; the one drawn at time 0 */
+    double rate;                       /* poses a second, each as long; 0: each ends at its `ends` */
+    float ends[MAX_POSES];             /* a sprite group's: seconds into its cycle each picture ends at */
     int handles[MAX_POSES];
+    uint32_t frames[MAX_POSES];        /* the file's frame each shows (the inspector names it) */
 } model_poses;
 
 typedef struct model_place {
-    size_t poses_at;                   /* its first pose's handle in scene_models.poses */
+    uint32_t entity;                   /* in the map's entities */
+    char *file;                        /* its model's file */
+    size_t poses_at;                   /* its first pose's handle in scene_models.poses (and end, frame) */
     uint32_t pose_count, pose_start;
+    double rate;
     int sprite_type;
+    render_model_look look;            /* a sprite's blend (its colour not yet times the exposure) */
     float position[3];                 /* world metres */
     float angles[3], scale;            /* the entity's: degrees (pitch, yaw, roll), a factor */
     float turn[9];                     /* an alias model's axes in the world (column-major, scaled) */
@@ -127,20 +96,15 @@ typedef struct scene_models {
     model_place *places;
     size_t place_count;
     int *poses;                        /* the places' animations' handles */
-    size_t pose_count, pose_cap;
+    float *ends;                       /* and their ends (model_poses.ends) */
+    uint32_t *pose_frames;             /* and their frames */
+    size_t pose_count, pose_cap, end_cap, frame_cap;
+    double time;                       /* the last frame's (the inspector's poses) */
     render_light *states;              /* the lights' switches and scales, each frame */
     size_t state_cap;
     uint32_t frames;                   /* drawn so far: a light not found is looked for every LIGHT_RETRY, */
     size_t chunks_seen;                /* and when the resident chunks' count differs from the last frame's */
 } scene_models;
-
-static const quake_class *find_class(const char *classname)
-{
-    for (size_t i = 0; i < sizeof quake_classes / sizeof *quake_classes; i++)
-        if (!strcasecmp(quake_classes[i].classname, classname))
-            return &quake_classes[i];
-    return NULL;
-}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -158,12 +122,13 @@ void scene_model_world_axes(float *positions, size_t corners)
     }
 }
 
-/* A sprite's picture as a quad in its own plane (x right, y up, metres): its handle, or -1 with
- * err filled. */
-static int add_sprite(render_models *gl, const spr_file *sprite, uint32_t frame, const uint8_t *palette, pmf_error *err)
+/* A sprite's frame's picture as a quad in its own plane (x right, y up, metres): its handle, or -1
+ * with err filled. */
+static int add_sprite(render_models *gl, const spr_file *sprite, uint32_t frame, uint32_t picture, const uint8_t *palette,
+                      pmf_error *err)
 {
     spr_picture p;
-    if (!spr_load_picture(sprite, frame, 0, palette, &p, err))
+    if (!spr_load_picture(sprite, frame, picture, palette, &p, err))
         return -1;
     const float s = QUAKE_METRES_PER_UNIT, left = (float)p.origin[0] * s, top = (float)p.origin[1] * s;
     const float right = left + (float)p.width * s, bottom = top - (float)p.height * s;
@@ -230,8 +195,8 @@ static model_file *open_file(model_loader *l, const char *classname, const char 
     return f;
 }
 
-/* The handle of the file's frame and skin, built on its first entity (like: a handle of the same
- * skin, or -1), -1 after one warning. */
+/* The handle of the file's frame and skin (a sprite's: its frame's picture), built on its first
+ * entity (like: a handle of the same skin, or -1), -1 after one warning. */
 static int mesh_handle(model_loader *l, const model_file *f, const char *classname, uint32_t frame, uint32_t skin, int like)
 {
     size_t file = (size_t)(f - l->files);
@@ -242,7 +207,7 @@ static int mesh_handle(model_loader *l, const model_file *f, const char *classna
         return -1;
     pmf_error err;
     char line[700];
-    int handle = f->sprite         ? add_sprite(l->gl, f->sprite, frame, l->palette, &err)
+    int handle = f->sprite         ? add_sprite(l->gl, f->sprite, frame, skin, l->palette, &err)
                  : f->studio.model ? scene_studio_add(l->gl, &f->studio, f->path, frame, skin, &err)
                                    : add_alias(l->gl, f->alias, f->path, frame, skin, like, l->palette, &err);
     if (handle < 0)
@@ -304,15 +269,15 @@ static bool same_animation(const mdl_file *m, uint32_t a, uint32_t b)
     return n == animation_name(m, b, &y) && x && y && !strncasecmp(x, y, n);
 }
 
-/* The frames of the animation holding `frame` (stand1 .. stand9), MAX_POSES at most. */
+/* The frames of the animation holding `frame` (stand1 .. stand9), MAX_ANIMATION at most. */
 static void animation_span(const mdl_file *m, uint32_t frame, uint32_t *first, uint32_t *count)
 {
     const uint32_t frames = mdl_get_info(m)->frame_count;
     *first = frame;
-    while (*first > 0 && frame - *first + 1 < MAX_POSES && same_animation(m, *first - 1, frame))
+    while (*first > 0 && frame - *first + 1 < MAX_ANIMATION && same_animation(m, *first - 1, frame))
         (*first)--;
     *count = 1;
-    while (*first + *count < frames && *count < MAX_POSES && same_animation(m, *first + *count, frame))
+    while (*first + *count < frames && *count < MAX_ANIMATION && same_animation(m, *first + *count, frame))
         (*count)++;
 }
 
@@ -323,9 +288,47 @@ static bool alias_poses(model_loader *l, const model_file *f, const char *classn
     uint32_t first;
     animation_span(f->alias, frame, &first, &out->count);
     out->start = frame - first;
-    for (uint32_t k = 0; k < out->count; k++)
+    out->rate = POSES_PER_SECOND;
+    for (uint32_t k = 0; k < out->count; k++) {
+        out->frames[k] = first + k;
         if ((out->handles[k] = mesh_handle(l, f, classname, first + k, skin, k ? out->handles[0] : -1)) < 0)
             return false;
+    }
+    return true;
+}
+
+/* A sprite's poses from `frame`: a GoldSrc sprite of more than two frames played at the entity's
+ * framerate (else SPRITE_FRAMERATE; 0 stands still) from frame 0 to its last but one, as
+ * env_sprite, env_glow and cycler_sprite step `frame` and wrap it at the last (fmod by frames -
+ * 1); else the frame itself, a group's pictures by their intervals (Quake's and GoldSrc's
+ * R_GetSpriteFrame). False when a picture does not build. */
+static bool sprite_poses(model_loader *l, const model_file *f, const pmf_entity_info *info, uint32_t frame, model_poses *out)
+{
+    const spr_info *si = spr_get_info(f->sprite);
+    double rate = info->framerate >= 0 ? info->framerate : SPRITE_FRAMERATE;
+    uint32_t played = si->frame_count - 1;
+    out->sprite_version = si->version;
+    if (si->version == 2 && rate > 0 && played > 1) {
+        out->count = played < MAX_POSES ? played : MAX_POSES;
+        out->start = frame < out->count ? frame : 0;
+        out->rate = rate;
+        for (uint32_t k = 0; k < out->count; k++) {
+            out->frames[k] = k;
+            if ((out->handles[k] = mesh_handle(l, f, info->classname, k, 0, -1)) < 0)
+                return false;
+        }
+        return true;
+    }
+    uint32_t pictures = spr_frame_pictures(f->sprite, frame);
+    out->count = pictures < MAX_POSES ? pictures : MAX_POSES;
+    out->start = 0;
+    out->rate = pictures > 1 ? 0 : POSES_PER_SECOND;
+    for (uint32_t k = 0; k < out->count; k++) {
+        out->ends[k] = spr_picture_interval(f->sprite, frame, k);
+        out->frames[k] = frame;
+        if ((out->handles[k] = mesh_handle(l, f, info->classname, frame, k, -1)) < 0)
+            return false;
+    }
     return true;
 }
 
@@ -336,7 +339,7 @@ static bool alias_poses(model_loader *l, const model_file *f, const char *classn
  * alias model's animation from that frame on. */
 static bool entity_model(model_loader *l, const pmf_entity_info *info, model_poses *out)
 {
-    const quake_class *c = find_class(info->classname);
+    const scene_model_class *c = scene_model_class_find(info->classname, l->goldsrc);
     fgd_model def = { NULL, NULL, FGD_NOT_GIVEN, FGD_NOT_GIVEN };
     bool defined = l->defs && fgd_class_model(l->defs, info->classname, &def);
     const char *path = !defined ? NULL : def.path ? def.path : !strcasecmp(def.key, "model") ? info->model : NULL;
@@ -344,24 +347,26 @@ static bool entity_model(model_loader *l, const pmf_entity_info *info, model_pos
         def = (fgd_model){ NULL, NULL, FGD_NOT_GIVEN, FGD_NOT_GIVEN };
         path = is_model_file(info->model) ? info->model : c ? c->model : NULL;
     }
-    const quake_class *own = c && path && !strcasecmp(path, c->model) ? c : NULL;
+    const scene_model_class *own = c && path && !strcasecmp(path, c->model) ? c : NULL;
     model_file *f = path ? open_file(l, info->classname, path) : NULL;
     if (!f || (!f->alias && !f->sprite && !f->studio.model))
         return false;
     out->sprite_type = f->sprite ? (int)spr_get_info(f->sprite)->type : NOT_A_SPRITE;
+    out->sprite_version = 0;
+    out->file = f->path;
     uint32_t frame = def.frame != FGD_NOT_GIVEN ? (uint32_t)def.frame : 0, skin = def.skin != FGD_NOT_GIVEN ? (uint32_t)def.skin : 0;
     if (f->studio.model) {
         /* its body groups stand where an alias model's frame does (the engine picks each body
          * part's model from the one number) */
         uint32_t body = info->body >= 0 ? (uint32_t)info->body : 0, families = scene_studio_skins(&f->studio);
         skin = pick(info, path, "skin", info->skin, families, skin < families ? skin : 0);
-        *out = (model_poses){ NOT_A_SPRITE, 1, 0, { mesh_handle(l, f, info->classname, body, skin, -1) } };
+        *out = (model_poses){ .file = f->path, .sprite_type = NOT_A_SPRITE, .count = 1, .rate = POSES_PER_SECOND };
+        out->handles[0] = mesh_handle(l, f, info->classname, body, skin, -1);
         return out->handles[0] >= 0;
     }
     if (f->sprite) {
         frame = pick(info, path, "frame", info->frame, spr_get_info(f->sprite)->frame_count, frame);
-        *out = (model_poses){ out->sprite_type, 1, 0, { mesh_handle(l, f, info->classname, frame, 0, -1) } };
-        return out->handles[0] >= 0;
+        return sprite_poses(l, f, info, frame, out);
     }
     const mdl_info *mi = mdl_get_info(f->alias);
     if (own && own->animation && def.frame == FGD_NOT_GIVEN)
@@ -384,6 +389,17 @@ static float entity_scale(const pmf_entity_info *info)
     return 1;
 }
 
+/* The entity's angles as its game code turns them: GoldSrc's env_sprite moves a yaw Hammer set
+ * (and no roll) into its roll (CSprite::Spawn), which turns a parallel oriented sprite. */
+static void entity_angles(const model_loader *l, const pmf_entity_info *info, float angles[3])
+{
+    memcpy(angles, info->angles, 3 * sizeof *angles);
+    if (l->goldsrc && !strcasecmp(info->classname, "env_sprite") && angles[1] != 0 && angles[2] == 0) {
+        angles[2] = angles[1];
+        angles[1] = 0;
+    }
+}
+
 static void place_models(scene *s, scene_models *sm, model_loader *l)
 {
     const pmf_entities *e = &s->map_info.entities;
@@ -391,18 +407,25 @@ static void place_models(scene *s, scene_models *sm, model_loader *l)
     for (uint32_t i = 0; sm->places && i < e->count && sm->place_count < MAX_PLACES; i++) {
         const pmf_entity_info *info = &e->list[i];
         model_poses poses;
+        size_t total = sm->pose_count;
         if (info->level != s->level || !entity_model(l, info, &poses)
-            || !grow_array((void **)&sm->poses, &sm->pose_cap, sm->pose_count + poses.count, sizeof *sm->poses))
+            || !grow_array((void **)&sm->poses, &sm->pose_cap, total + poses.count, sizeof *sm->poses)
+            || !grow_array((void **)&sm->ends, &sm->end_cap, total + poses.count, sizeof *sm->ends)
+            || !grow_array((void **)&sm->pose_frames, &sm->frame_cap, total + poses.count, sizeof *sm->pose_frames))
+            continue;
+        char *file = strdup(poses.file);
+        if (!file)
             continue;
         model_place *p = &sm->places[sm->place_count++];
-        p->poses_at = sm->pose_count;
-        p->pose_count = poses.count;
-        p->pose_start = poses.start;
-        memcpy(sm->poses + sm->pose_count, poses.handles, poses.count * sizeof *poses.handles);
+        *p = (model_place){ .entity = i, .file = file, .poses_at = total, .pose_count = poses.count, .pose_start = poses.start,
+                            .rate = poses.rate, .sprite_type = poses.sprite_type };
+        memcpy(sm->poses + total, poses.handles, poses.count * sizeof *poses.handles);
+        memcpy(sm->ends + total, poses.ends, poses.count * sizeof *poses.ends);
+        memcpy(sm->pose_frames + total, poses.frames, poses.count * sizeof *poses.frames);
         sm->pose_count += poses.count;
-        p->sprite_type = poses.sprite_type;
+        scene_sprite_look(poses.sprite_version, info, &p->look);
         memcpy(p->position, info->position, sizeof p->position);
-        memcpy(p->angles, info->angles, sizeof p->angles);
+        entity_angles(l, info, p->angles);
         p->scale = entity_scale(info);
         alias_turn(p->angles, p->scale, p->turn);
     }
@@ -473,61 +496,14 @@ void scene_models_open(scene *s, const char *game_dir, const char *const *fgds, 
         sm = NULL;
     }
     if (sm) {
-        model_loader l = { .gl = sm->gl, .defs = read_definitions(fgds, fgd_count), .fs = fs, .palette = quake_palette ? palette : NULL };
+        model_loader l = { .gl = sm->gl, .defs = read_definitions(fgds, fgd_count), .fs = fs, .palette = quake_palette ? palette : NULL,
+                           .goldsrc = s->map_info.source.look == PMF_LOOK_GOLDSRC };
         place_models(s, sm, &l);
         fgd_free(l.defs);
         loader_free(&l);
         s->models = sm;
     }
     game_fs_close(fs);
-}
-
-/* An oriented sprite's right and up: Quake's AngleVectors of the entity's angles, seen in the
- * world's axes (x, z, -y). */
-static void oriented_axes(const float angles[3], float right[3], float up[3])
-{
-    const double d = M_PI / 180, sp = sin(angles[0] * d), cp = cos(angles[0] * d), sy = sin(angles[1] * d);
-    const double cy = cos(angles[1] * d), sr = sin(angles[2] * d), cr = cos(angles[2] * d);
-    const double qr[3] = { -sr * sp * cy + cr * sy, -sr * sp * sy - cr * cy, -sr * cp };
-    const double qu[3] = { cr * sp * cy + sr * sy, cr * sp * sy - sr * cy, cr * cp };
-    const float r[3] = { (float)qr[0], (float)qr[2], (float)-qr[1] }, u[3] = { (float)qu[0], (float)qu[2], (float)-qu[1] };
-    memcpy(right, r, sizeof r);
-    memcpy(up, u, sizeof u);
-}
-
-/* A sprite's right and up in the world's axes, as its type turns it (Quake's r_sprite.c): to
- * the view plane (parallel oriented: turned there by the entity's roll), about the vertical
- * only, towards the eye about the vertical, or fixed by the entity's angles (oriented). */
-static void sprite_axes(const camera *cam, const model_place *p, const float at[3], float right[3], float up[3])
-{
-    float forward[3];
-    camera_basis(cam, forward, right, up);
-    if (p->sprite_type == SPR_TYPE_ORIENTED) {
-        oriented_axes(p->angles, right, up);
-        return;
-    }
-    if (p->sprite_type == SPR_TYPE_PARALLEL_ORIENTED) {
-        const float cr = cosf(p->angles[2] * (float)M_PI / 180), sr = sinf(p->angles[2] * (float)M_PI / 180);
-        const float r[3] = { right[0], right[1], right[2] };
-        for (int k = 0; k < 3; k++) {
-            right[k] = r[k] * cr + up[k] * sr;
-            up[k] = -r[k] * sr + up[k] * cr;
-        }
-        return;
-    }
-    if (p->sprite_type == SPR_TYPE_PARALLEL)
-        return;
-    float r[3] = { right[0], 0, right[2] };
-    if (p->sprite_type == SPR_TYPE_FACING_UPRIGHT) {
-        float to[3] = { at[0] - (float)cam->local[0], 0, at[2] - (float)cam->local[2] };
-        r[0] = -to[2];
-        r[2] = to[0];
-    }
-    float length = sqrtf(r[0] * r[0] + r[2] * r[2]);
-    for (int k = 0; k < 3; k++) {
-        right[k] = length > 0 ? r[k] / length : (float)(k == 0);
-        up[k] = (float)(k == 1);
-    }
 }
 
 /* The place's model frame in the camera's: its axes (turned and scaled) and its origin. */
@@ -537,7 +513,7 @@ static void place_matrix(const scene *s, const model_place *p, float place[16])
     camera_frame_point(&s->cam, p->position, at);
     memset(place, 0, 16 * sizeof *place);
     if (p->sprite_type != NOT_A_SPRITE) {
-        sprite_axes(&s->cam, p, at, place, place + 4);
+        scene_sprite_axes(&s->cam, p->sprite_type, p->angles, at, place, place + 4);
         for (int k = 0; k < 3; k++) {
             place[k] *= p->scale;
             place[4 + k] *= p->scale;
@@ -572,12 +548,47 @@ static void place_light(const scene *s, model_place *p, const render_frame *f, s
         out[k] = light[k] * f->exposure;
 }
 
-/* The handle of the place's pose at time (seconds): its animation stepped POSES_PER_SECOND. */
-static int place_pose(const scene_models *sm, const model_place *p, double time)
+/* The place's pose at time (seconds), its index in scene_models.poses: its animation stepped at its
+ * rate, else (a sprite group) the first picture whose end is past the time into the group's
+ * cycle, the last when none is, as the engines look it up. */
+static size_t place_pose(const scene_models *sm, const model_place *p, double time)
 {
-    double step = floor(time * POSES_PER_SECOND);
-    uint64_t k = step > 0 && step < 1e15 ? (uint64_t)step : 0;
-    return sm->poses[p->poses_at + (p->pose_start + k) % p->pose_count];
+    if (p->rate > 0) {
+        double step = floor(time * p->rate);
+        uint64_t k = step > 0 && step < 1e15 ? (uint64_t)step : 0;
+        return p->poses_at + (p->pose_start + k) % p->pose_count;
+    }
+    const float *ends = sm->ends + p->poses_at;
+    double cycle = ends[p->pose_count - 1], into = time > 0 ? fmod(time, cycle) : 0;
+    uint32_t k = 0;
+    while (k + 1 < p->pose_count && !(ends[k] > into))
+        k++;
+    return p->poses_at + k;
+}
+
+static bool place_blended(const model_place *p)
+{
+    return p->sprite_type != NOT_A_SPRITE && p->look.blend != RENDER_MODEL_OPAQUE;
+}
+
+/* Draws place i: its pose at the frame's time, lit (a model) or in its sprite's look. */
+static void draw_place(scene *s, size_t i, const render_frame *f, const float view_proj[16], size_t state_count)
+{
+    scene_models *sm = s->models;
+    model_place *p = &sm->places[i];
+    float place[16], transform[16], light[3];
+    place_matrix(s, p, place);
+    render_mat4_mul(view_proj, place, transform);
+    place_light(s, p, f, state_count, light);
+    int pose = sm->poses[place_pose(sm, p, f->time)];
+    if (p->sprite_type == NOT_A_SPRITE) {
+        render_models_draw(sm->gl, pose, transform, light);
+        return;
+    }
+    render_model_look look = p->look;
+    for (int k = 0; k < 3; k++)
+        look.colour[k] *= light[k];
+    render_models_draw_look(sm->gl, pose, transform, &look);
 }
 
 void scene_models_draw(scene *s, const render_frame *f)
@@ -591,15 +602,54 @@ void scene_models_draw(scene *s, const render_frame *f)
     render_world_lights(s->world, sm->states, state_count);
     float view_proj[16];
     render_mat4_mul(f->proj, f->view, view_proj);
-    for (size_t i = 0; i < sm->place_count; i++) {
-        float place[16], transform[16], light[3];
-        place_matrix(s, &sm->places[i], place);
-        render_mat4_mul(view_proj, place, transform);
-        place_light(s, &sm->places[i], f, state_count, light);
-        render_models_draw(sm->gl, place_pose(sm, &sm->places[i], f->time), transform, light);
-    }
+    for (size_t i = 0; i < sm->place_count; i++)
+        if (!place_blended(&sm->places[i]))
+            draw_place(s, i, f, view_proj, state_count);
     sm->frames++;
     sm->chunks_seen = s->chunk_count;
+    sm->time = f->time;
+}
+
+typedef struct blended_place {
+    float depth;                       /* along the view, metres */
+    size_t index;
+} blended_place;
+
+static int farther_first(const void *a, const void *b)
+{
+    float x = ((const blended_place *)a)->depth, y = ((const blended_place *)b)->depth;
+    return (x < y) - (x > y);
+}
+
+void scene_models_draw_blended(scene *s, const render_frame *f)
+{
+    scene_models *sm = s->models;
+    if (!sm || s->settings.no_models)
+        return;
+    size_t count = 0;
+    for (size_t i = 0; i < sm->place_count; i++)
+        count += place_blended(&sm->places[i]);
+    blended_place *order = count ? malloc(count * sizeof *order) : NULL;
+    if (!order)
+        return;
+    float forward[3], right[3], up[3];
+    camera_basis(&s->cam, forward, right, up);
+    count = 0;
+    for (size_t i = 0; i < sm->place_count; i++)
+        if (place_blended(&sm->places[i])) {
+            float at[3];
+            camera_frame_point(&s->cam, sm->places[i].position, at);
+            double depth = 0;
+            for (int k = 0; k < 3; k++)
+                depth += (at[k] - s->cam.local[k]) * forward[k];
+            order[count++] = (blended_place){ (float)depth, i };
+        }
+    qsort(order, count, sizeof *order, farther_first);  /* as GoldSrc sorts its translucent entities */
+    float view_proj[16];
+    render_mat4_mul(f->proj, f->view, view_proj);
+    for (size_t k = 0; k < count; k++)
+        draw_place(s, order[k].index, f, view_proj, 0);
+    free(order);
 }
 
 void scene_models_close(scene *s)
@@ -607,8 +657,12 @@ void scene_models_close(scene *s)
     if (!s->models)
         return;
     render_models_destroy(s->models->gl);
+    for (size_t i = 0; i < s->models->place_count; i++)
+        free(s->models->places[i].file);
     free(s->models->places);
+    free(s->models->pose_frames);
     free(s->models->poses);
+    free(s->models->ends);
     free(s->models->states);
     free(s->models);
     s->models = NULL;
@@ -617,4 +671,58 @@ void scene_models_close(scene *s)
 size_t scene_model_count(const scene *s)
 {
     return s->models ? s->models->place_count : 0;
+}
+
+/* Where the ray (camera frame: o + t d) meets the box [lo, hi] of the place's model frame first
+ * (a sprite's plane given a millimetre's thickness): t, or INFINITY. */
+static float place_hit(const scene *s, const model_place *p, float lo[3], float hi[3], const float o[3], const float d[3])
+{
+    float m[16];
+    place_matrix(s, p, m);
+    if (p->sprite_type != NOT_A_SPRITE) {
+        vec3 normal;
+        glm_vec3_cross(m, m + 4, normal);
+        glm_vec3_normalize_to(normal, m + 8);
+        lo[2] = -0.0005f;
+        hi[2] = 0.0005f;
+    }
+    mat3 axes = { { m[0], m[1], m[2] }, { m[4], m[5], m[6] }, { m[8], m[9], m[10] } }, inverse;
+    if (fabsf(glm_mat3_det(axes)) < 1e-12f)
+        return INFINITY;
+    glm_mat3_inv(axes, inverse);
+    vec3 from = { o[0] - m[12], o[1] - m[13], o[2] - m[14] }, along = { d[0], d[1], d[2] }, mo, md;
+    glm_mat3_mulv(inverse, from, mo);
+    glm_mat3_mulv(inverse, along, md);
+    float t0 = 0, t1 = INFINITY;
+    for (int k = 0; k < 3; k++) {
+        if (md[k] == 0) {
+            if (mo[k] < lo[k] || mo[k] > hi[k])
+                return INFINITY;
+            continue;
+        }
+        float a = (lo[k] - mo[k]) / md[k], b = (hi[k] - mo[k]) / md[k];
+        t0 = fmaxf(t0, fminf(a, b));
+        t1 = fminf(t1, fmaxf(a, b));
+    }
+    return t0 <= t1 ? t0 : INFINITY;
+}
+
+bool scene_model_at(const scene *s, const float origin[3], const float dir[3], float before, scene_model_hit *out)
+{
+    const scene_models *sm = s->models;
+    if (!sm || s->settings.no_models)
+        return false;
+    bool found = false;
+    for (size_t i = 0; i < sm->place_count; i++) {
+        const model_place *p = &sm->places[i];
+        size_t pose = place_pose(sm, p, sm->time);
+        float lo[3], hi[3], t;
+        if (!render_models_bounds(sm->gl, sm->poses[pose], lo, hi) || !((t = place_hit(s, p, lo, hi, origin, dir)) < before))
+            continue;
+        const pmf_entity_info *info = &s->map_info.entities.list[p->entity];
+        *out = (scene_model_hit){ info->classname, info->targetname, p->file, sm->pose_frames[pose], t };
+        before = t;
+        found = true;
+    }
+    return found;
 }

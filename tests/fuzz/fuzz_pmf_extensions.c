@@ -1,8 +1,8 @@
 /* fuzz_pmf_extensions.c - libFuzzer target: any bytes as the one extension of a valid 3-level map
  * (the kitchen sink, built once, with two point entities), read by the decoders of pmfview's own
- * extensions (pmfview.cameras, pmfview.lights, pmfview.entity_placement over the entities). What
- * they accept must be whole: every name a string inside the blob, every level one the file has,
- * every number finite, every scale positive. */
+ * extensions (pmfview.cameras, pmfview.lights, pmfview.entity_placement and pmfview.entity_render
+ * over the entities). What they accept must be whole: every name a string inside the blob, every
+ * level one the file has, every number finite, every scale positive, every rendermode 0..5. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 const pmf_entity_info *e = &entities.list[i];
                 if (!isfinite(e->angles[0]) || !isfinite(e->angles[1]) || !isfinite(e->angles[2]) || !(e->scale > 0)
                     || !isfinite(e->scale) || strlen(e->model) > size)
+                    abort();
+                if (e->render_mode >= PMF_RENDER_MODES || (e->framerate != -1 && !(e->framerate >= 0 && isfinite(e->framerate))))
                     abort();
             }
             pmf_entities_free(&entities);

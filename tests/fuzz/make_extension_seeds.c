@@ -50,5 +50,9 @@ int main(int argc, char **argv)
                                           .model = "progs/barrel.mdl" } };
     blob = NULL;
     ok = pmf_entity_placement_encode(placed, 2, &blob, &size, &err) && write_seed(argv[1], "placement", blob, size) && ok;
+    const pmf_entity_info drawn[2] = { { .render_mode = 5, .render_amount = 200, .render_color = { 255, 0, 9 }, .framerate = 15 },
+                                       { .render_amount = 255, .framerate = -1 } };
+    blob = NULL;
+    ok = pmf_entity_render_encode(drawn, 2, &blob, &size, &err) && write_seed(argv[1], "render", blob, size) && ok;
     return ok ? 0 : 1;
 }

@@ -1,7 +1,9 @@
-/* test_pmf_entities.c - the `pmfview.entities` and `pmfview.entity_placement` extensions:
- * encode -> writer -> reader gives every field of both back in one list; without the placement
- * the defaults; a placement whose count is not the entities', or with a scale that is not
- * positive, fails naming the extension and the byte. */
+/* test_pmf_entities.c - the `pmfview.entities`, `pmfview.entity_placement` and
+ * `pmfview.entity_render` extensions: encode -> writer -> reader gives every field of all three
+ * back in one list; without the placement or the render keys the defaults (and no render
+ * extension written when every entity keeps them); a placement whose count is not the entities',
+ * or with a scale that is not positive, a rendermode past 5, fails naming the extension and the
+ * byte. */
 #include <math.h>
 #include <string.h>
 
@@ -10,9 +12,9 @@
 #include "test_util.h"
 
 static const pmf_entity_info entities[] = {
-    { 0, { 1.5f, 0.6f, -2.0f }, "item_armor2", "", { 30, -90, 5 }, 1.5f, 2, PMF_NOT_GIVEN, 7, 3, "" },
+    { 0, { 1.5f, 0.6f, -2.0f }, "env_sprite", "", { 30, -90, 5 }, 1.5f, 2, PMF_NOT_GIVEN, 7, 3, "", 5, 128, { 255, 0, 9 }, 15 },
     { 2, { -8, 0, 4 }, "misc_model", "barrel", { 0, 0, 0 }, 1, PMF_NOT_GIVEN, 1, PMF_NOT_GIVEN, PMF_NOT_GIVEN,
-      "progs/barrel.mdl" },
+      "progs/barrel.mdl", 0, 255, { 0, 0, 0 }, -1 },
 };
 
 /* The kitchen sink (3 levels) with extensions exts, opened from *mem. */
@@ -47,20 +49,34 @@ static bool read_with(const pmf_blob *exts, uint16_t count, pmf_entities *out, p
 
 static void test_round_trip(void)
 {
-    uint8_t *list, *placement;
-    size_t list_size, placement_size;
+    uint8_t *list, *placement, *render, *none;
+    size_t list_size, placement_size, render_size, none_size;
     pmf_error err;
     if (!pmf_entities_encode(entities, 2, &list, &list_size, &err)
-        || !pmf_entity_placement_encode(entities, 2, &placement, &placement_size, &err)) {
+        || !pmf_entity_placement_encode(entities, 2, &placement, &placement_size, &err)
+        || !pmf_entity_render_encode(entities, 2, &render, &render_size, &err)
+        || !pmf_entity_render_encode(entities + 1, 1, &none, &none_size, &err)) {
         check_fail("encode: %s", err.message);
         return;
     }
     CHECK(placement_size == sizeof PMF_PLACEMENT_EXTENSION + 4 + 2 * 33 + strlen("progs/barrel.mdl"), "%zu bytes",
           placement_size);
-    const pmf_blob exts[] = { { list, list_size }, { placement, placement_size } };
+    CHECK(render_size == sizeof PMF_RENDER_EXTENSION + 4 + 2 * 9, "%zu bytes", render_size);
+    CHECK(!none && !none_size, "the defaults alone write no render extension");
+    const pmf_blob exts[] = { { list, list_size }, { placement, placement_size }, { render, render_size } };
     pmf_entities out;
     uint64_t at;
+    CHECK(read_with(exts, 3, &out, &err, &at), "read: %s", err.message);
+    for (uint32_t i = 0; i < out.count && i < 2; i++) {
+        const pmf_entity_info *a = &entities[i], *b = &out.list[i];
+        CHECK(a->render_mode == b->render_mode && a->render_amount == b->render_amount
+              && !memcmp(a->render_color, b->render_color, 3) && a->framerate == b->framerate,
+              "entity %u: rendermode %u renderamt %u framerate %g", i, b->render_mode, b->render_amount, (double)b->framerate);
+    }
+    pmf_entities_free(&out);
     CHECK(read_with(exts, 2, &out, &err, &at), "read: %s", err.message);
+    CHECK(out.count == 2 && out.list[0].render_mode == 0 && out.list[0].render_amount == 255 && out.list[0].framerate == -1,
+          "render defaults");
     CHECK_EQ(out.count, 2);
     for (uint32_t i = 0; i < out.count && i < 2; i++) {
         const pmf_entity_info *a = &entities[i], *b = &out.list[i];
@@ -78,6 +94,7 @@ static void test_round_trip(void)
     pmf_entities_free(&out);
     free(list);
     free(placement);
+    free(render);
 }
 
 /* A placement of the wrong count, then one with a scale of 0 (written by hand): refused. */
@@ -118,6 +135,23 @@ static void test_damaged(void)
     CHECK(!read_with(damaged, 2, &out, &err, &at) && err.offset == at + second && strstr(err.message, "entity 1 has an angle or scale"),
           "scale 0: %s, byte %llu", err.message, (unsigned long long)err.offset);
     free(placement);
+    flat[0].render_mode = 6;
+    CHECK(!pmf_entity_render_encode(flat, 2, &placement, &placement_size, &err) && strstr(err.message, "rendermode 6"),
+          "the writer refuses rendermode 6");
+    flat[0].render_mode = 5;
+    uint8_t *render;
+    size_t render_size;
+    if (!pmf_entity_render_encode(flat, 2, &render, &render_size, &err)) {
+        check_fail("encode: %s", err.message);
+        free(list);
+        return;
+    }
+    render[sizeof PMF_RENDER_EXTENSION + 4 + 9] = 7;   /* the second entity's rendermode */
+    const pmf_blob bad_mode[] = { { list, list_size }, { render, render_size } };
+    CHECK(!read_with(bad_mode, 2, &out, &err, &at) && err.offset == at + sizeof PMF_RENDER_EXTENSION + 4 + 9
+              && strstr(err.message, "entity 1 has rendermode 7"),
+          "rendermode 7: %s, byte %llu", err.message, (unsigned long long)err.offset);
+    free(render);
     free(list);
 }
 

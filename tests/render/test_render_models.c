@@ -5,7 +5,8 @@
  * triangles at the known camera; a missing or damaged model (a damaged loose file over the pak's)
  * is one warning and the picture without it; two classes of one missing model, one warning.
  * light_globe's sprite (progs/s_light.spr), turned to the view plane: the pixels it changes are
- * its opaque texels' squares.
+ * its opaque texels' squares. A GoldSrc studio model (the fixture library's) by its `model` key and
+ * by Half-Life's built-in item_healthkit; the inspector naming the dog's entity, file and frame.
  * Usage: test_render_models PMFVIEW TEST PMFC PROGS_DIR PALETTE */
 #include <math.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 static const char *pmfc, *progs, *palette_path;
 static const char *world_keys, *pmfc_fgd;  /* the worldspawn's more keys, pmfc's --fgd (NULL: none) */
 static int shown_height = 24;              /* units over the floor of the entity shown */
+static const char *game_name = "Quake";    /* the map's game (map_build_new) */
 
 static uint8_t *read_shared(const char *dir, const char *name, size_t *size)
 {
@@ -44,7 +46,7 @@ static uint8_t *read_shared(const char *dir, const char *name, size_t *size)
  * of its north wall, with more keys (or NULL). */
 static bool compile_map_keys(const char *shown, const char *keys)
 {
-    map_build *m = map_build_new("Quake");
+    map_build *m = map_build_new(game_name);
     if (world_keys)
         map_build_keys(m, world_keys);
     const double lo[3] = { -128, -128, 0 }, hi[3] = { 128, 128, 160 }, start[3] = { 0, -96, 24 };
@@ -336,8 +338,34 @@ static int test_fgd(void)
     return check_failures;
 }
 
+/* The inspector at a pixel well inside mask (the one nearest the picture's middle) names the
+ * entity, the file and the frame; at the top left corner (the ceiling) no model. */
+static void check_inspected(const uint8_t *mask, const double eye[3], const char *time, const char *classname,
+                            const char *file, uint32_t frame)
+{
+    int best = -1;
+    for (int i = 0; i < WIDTH * HEIGHT; i++) {
+        int dx = i % WIDTH - WIDTH / 2, dy = i / WIDTH - HEIGHT / 2, bx = best % WIDTH - WIDTH / 2, by = best / WIDTH - HEIGHT / 2;
+        if (mask[i] == 1 && (best < 0 || dx * dx + dy * dy < bx * bx + by * by))
+            best = i;
+    }
+    char extra[128], err[1024], want[3][160];
+    snprintf(want[0], sizeof want[0], "\"class\":\t\"%s\"", classname);
+    snprintf(want[1], sizeof want[1], "\"file\":\t\"%s\"", file);
+    snprintf(want[2], sizeof want[2], "\"frame\":\t%u,", frame);
+    for (int k = 0; k < 2; k++) {
+        snprintf(extra, sizeof extra, "%s --inspect %d,%d", time, k ? 2 : best % WIDTH, k ? 2 : best / WIDTH);
+        size_t size;
+        char *json = best >= 0 && shoot("inspected.png", eye, extra, err) ? (char *)test_read_file("stdout.txt", &size) : NULL;
+        CHECK(json && (k ? !strstr(json, "\"model\"") : strstr(json, want[0]) && strstr(json, want[1]) && strstr(json, want[2])),
+              "%s: %s", extra, json ? json : err);
+        free(json);
+    }
+}
+
 /* monster_dog at 0 s and 0.35 s (its `stand` animation at 10 frames a second): the pixels it
- * changes are the silhouettes of its stand1 and stand4 frames, which differ. */
+ * changes are the silhouettes of its stand1 and stand4 frames, which differ; the inspector names
+ * the frame shown. */
 static int test_animated(void)
 {
     float place[3];
@@ -358,6 +386,14 @@ static int test_animated(void)
         double (*triangles)[3][3] = armour_in_world(&mesh, place, level, 1);
         silhouette((const double (*)[3][3])triangles, mesh.triangle_count, eye, masks[t]);
         CHECK(compare_shots(masks[t], 1) > 500, "%s", times[t]);
+        size_t size;
+        uint8_t *bytes = read_shared(progs, "dog.mdl", &size);
+        pmf_error perr;
+        mdl_file *dog = bytes ? mdl_open_memory(bytes, size, "dog.mdl", &perr) : NULL;
+        REQUIRE(dog);
+        check_inspected(masks[t], eye, times[t], "monster_dog", "progs/dog.mdl", mdl_find_animation(dog, "stand") + 3 * (uint32_t)t);
+        mdl_close(dog);
+        free(bytes);
         free(triangles);
         mdl_mesh_free(&mesh);
     }
@@ -647,36 +683,38 @@ static int test_missing_and_broken(void)
     return check_failures;
 }
 
-/* A GoldSrc studio model (built by tests/fixtures/studio_build.c, its textures in its own
- * NAMEt.mdl) as a loose file of the game directory, named by the entity's `model` key with body
- * groups `body` 1 and twice as large: the pixels it changes are the silhouette of the bind pose
- * the studio reader builds for that body, placed as an alias model is. */
-static int test_studio(void)
+/* The fixture's studio model (tests/fixtures/studio_build.c, its textures in its own NAMEt.mdl)
+ * as game/FILE.mdl, shown by `classname` with more keys: the pixels it changes are the silhouette
+ * of the bind pose the studio reader builds for `body`, placed as an alias model is at `scale`.
+ * How many are well inside. */
+static int studio_shown(const char *classname, const char *keys, const char *file, uint32_t body, double scale)
 {
     uint8_t *model = NULL, *textures = NULL;
     size_t model_size = 0, textures_size = 0;
+    char model_path[256], textures_path[256];
+    snprintf(model_path, sizeof model_path, "game/%s.mdl", file);
+    snprintf(textures_path, sizeof textures_path, "game/%st.mdl", file);
     bool ok = studio_build(STUDIO_BUILD_EXTERNAL, &model, &model_size, &textures, &textures_size) && write_game()
-              && test_make_dir("game/models") && test_write_file("game/models/thing.mdl", model, model_size)
-              && test_write_file("game/models/thingt.mdl", textures, textures_size)
-              && compile_map_keys("prop_thing", "\"model\" \"models/thing.mdl\"\n\"body\" \"1\"\n\"scale\" \"2\"\n");
+              && test_make_dir("game/models") && test_write_file(model_path, model, model_size)
+              && test_write_file(textures_path, textures, textures_size) && compile_map_keys(classname, keys);
     float place[3];
-    CHECK(ok && entity_place("prop_thing", place), "cannot build the model or compile the room");
+    CHECK(ok && entity_place(classname, place), "cannot build the model or compile the room");
     pmf_error err;
     studio_file *m = ok ? studio_open_memory(model, model_size, "thing.mdl", &err) : NULL;
     studio_file *t = m ? studio_open_memory(textures, textures_size, "thingt.mdl", &err) : NULL;
     studio_mesh mesh;
-    ok = t && studio_attach_textures(m, t, &err) && studio_build_mesh(m, 1, 0, &mesh, &err);
+    ok = t && studio_attach_textures(m, t, &err) && studio_build_mesh(m, body, 0, &mesh, &err);
     CHECK(ok, "the studio reader: %s", err.message);
     const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT }, level[3] = { 0, 0, 0 };
     char shot_err[1024];
+    int inside = 0;
     if (ok && shoot("with.png", eye, "", shot_err) && shoot("without.png", eye, "--no-models", shot_err)) {
         const mdl_mesh as_alias = { .triangle_count = mesh.triangle_count, .positions = mesh.positions };
-        double (*triangles)[3][3] = armour_in_world(&as_alias, place, level, 2);
+        double (*triangles)[3][3] = armour_in_world(&as_alias, place, level, scale);
         uint8_t *mask = malloc(WIDTH * HEIGHT);
         silhouette((const double (*)[3][3])triangles, mesh.triangle_count, eye, mask);
-        int inside = compare_shots(mask, 1);
-        printf("studio model, body 1: %u triangles, %d pixels well inside\n", mesh.triangle_count, inside);
-        CHECK(inside > 100);
+        inside = compare_shots(mask, 1);
+        printf("%s: studio model, body %u: %u triangles, %d pixels well inside\n", classname, body, mesh.triangle_count, inside);
         free(mask);
         free(triangles);
     } else if (ok) {
@@ -688,6 +726,37 @@ static int test_studio(void)
     studio_close(t);
     free(model);
     free(textures);
+    return inside;
+}
+
+/* A studio model named by the entity's `model` key with body groups `body` 1 and twice as large. */
+static int test_studio(void)
+{
+    CHECK(studio_shown("prop_thing", "\"model\" \"models/thing.mdl\"\n\"body\" \"1\"\n\"scale\" \"2\"\n", "models/thing", 1, 2)
+          > 100);
+    return check_failures;
+}
+
+/* Half-Life's classes built in: item_healthkit of a GoldSrc map (Valve 220, Half-Life's game) with
+ * no definitions draws models/w_medkit.mdl of the game directory; the same entity of a Quake map
+ * draws nothing (Quake's table has no such class). */
+static int test_halflife_class(void)
+{
+    game_name = "Half-Life";
+    int inside = studio_shown("item_healthkit", NULL, "models/w_medkit", 0, 1);
+    game_name = "Quake";
+    CHECK(inside > 50);  /* body 0 is the smaller */
+    REQUIRE(compile_map_keys("item_healthkit", NULL));
+    float place[3];
+    REQUIRE(entity_place("item_healthkit", place));
+    const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
+    char err[1024];
+    test_image with, without;
+    REQUIRE(shoot("with.png", eye, "", err) && shoot("without.png", eye, "--no-models", err));
+    REQUIRE(test_image_load(&with, "with.png") && test_image_load(&without, "without.png"));
+    CHECK(!memcmp(with.rgb, without.rgb, (size_t)WIDTH * HEIGHT * 3), "a Quake map's item_healthkit drew a model");
+    test_image_free(&with);
+    test_image_free(&without);
     return check_failures;
 }
 
@@ -711,6 +780,7 @@ int main(int argc, char **argv)
         { "missing_and_broken", test_missing_and_broken },
         { "sprite", test_sprite },
         { "studio", test_studio },
+        { "halflife_class", test_halflife_class },
         { NULL, NULL },
     };
     return rt_main(3, argv, tests);

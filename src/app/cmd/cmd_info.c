@@ -297,7 +297,7 @@ static cJSON *json_point(const float p[3])
 }
 
 /* pmfview.entity_placement's values of an entity: its angles and scale, and what it gives of its
- * skin, body, sequence, frame and model. */
+ * skin, body, sequence, frame and model; pmfview.entity_render's when it sets any. */
 static void add_placement(cJSON *o, const pmf_entity_info *e)
 {
     cJSON_AddItemToObject(o, "angles", json_point(e->angles));
@@ -309,6 +309,15 @@ static void add_placement(cJSON *o, const pmf_entity_info *e)
             cJSON_AddNumberToObject(o, names[k], values[k]);
     if (e->model[0])
         cJSON_AddItemToObject(o, "model", json_text(e->model));
+    const uint8_t *c = e->render_color;
+    if (e->render_mode || e->render_amount != 255 || c[0] || c[1] || c[2] || e->framerate >= 0) {
+        cJSON_AddNumberToObject(o, "rendermode", e->render_mode);
+        cJSON_AddNumberToObject(o, "renderamt", e->render_amount);
+        const float colour[3] = { c[0], c[1], c[2] };
+        cJSON_AddItemToObject(o, "rendercolor", json_point(colour));
+        if (e->framerate >= 0)
+            cJSON_AddNumberToObject(o, "framerate", e->framerate);
+    }
 }
 
 static void json_extras(cJSON *root, const map_extras *x)

@@ -364,6 +364,7 @@ void inspect_pixel(const scene *s, int x, int y, int width, int height, inspect_
         float o[3] = { (float)(eye[0] - off[0]), (float)(eye[1] - off[1]), (float)(eye[2] - off[2]) };
         pick_chunk(mc, o, dir, &best);
     }
+    out->model_hit = scene_model_at(s, eye, dir, best.t, &out->model);
     if (!best.mc)
         return;
     out->hit = true;
@@ -396,6 +397,15 @@ char *inspect_json(const inspect_result *r, bool one_line)
     cJSON_AddItemToArray(px, cJSON_CreateNumber(r->pixel[1]));
     cJSON_AddItemToObject(o, "pixel", px);
     cJSON_AddBoolToObject(o, "hit", r->hit);
+    if (r->model_hit) {
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddItemToObject(m, "class", json_text(r->model.classname));
+        cJSON_AddItemToObject(m, "targetname", json_text(r->model.targetname));
+        cJSON_AddItemToObject(m, "file", json_text(r->model.file));
+        cJSON_AddNumberToObject(m, "frame", r->model.frame);
+        cJSON_AddNumberToObject(m, "distance", r4(r->model.distance));
+        cJSON_AddItemToObject(o, "model", m);
+    }
     if (r->hit) {
         cJSON_AddItemToObject(o, "position", json_vec3(r4(r->position[0]), r4(r->position[1]), r4(r->position[2])));
         cJSON_AddItemToObject(o, "normal", json_vec3(r4(r->normal[0]), r4(r->normal[1]), r4(r->normal[2])));
@@ -450,8 +460,19 @@ void inspect_text(const inspect_result *r, char *buf, size_t size)
 {
     size_t n = 0;
 #define PUT(...) (n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0, __VA_ARGS__))
+    if (r->model_hit) {
+        char name[96], target[96], file[160];
+        text_clean(r->model.classname, name, sizeof name);
+        text_clean(r->model.targetname, target, sizeof target);
+        text_clean(r->model.file, file, sizeof file);
+        PUT("model of %s%s%s%s: %s frame %u (%.1f m away)\n", name, target[0] ? " \"" : "", target, target[0] ? "\"" : "", file,
+            r->model.frame, r->model.distance);
+    }
     if (!r->hit) {
-        PUT("inspector: nothing under the cursor");
+        if (!r->model_hit)
+            PUT("inspector: nothing under the cursor");
+        else if (n <= size)
+            buf[n - 1] = '\0';
         return;
     }
     char mat[96], tex[160];

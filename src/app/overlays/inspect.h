@@ -57,11 +57,13 @@ typedef struct inspect_result {
     bool lights_known;               /* the file has pmfview.lights (static lights known) */
     inspect_light lights[INSPECT_MAX_LIGHTS];
     size_t light_count;
+    bool model_hit;                  /* an entity's model (its box) is nearer than the surface */
+    scene_model_hit model;
 } inspect_result;
 
 /* The surface under pixel (x, y) (from the top-left) of a width x height frame seen by the
  * scene's camera (its aspect should be width / height). out->hit false when the ray meets
- * nothing resident. */
+ * nothing resident; out->model_hit when an entity's model stands before the surface (or none). */
 void inspect_pixel(const scene *s, int x, int y, int width, int height, inspect_result *out);
 /* The result as a printed JSON document (every string through text_clean_utf8), indented or on
  * one line; malloc'ed, NULL when out of memory. docs/viewer.md lists the fields. */

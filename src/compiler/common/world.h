@@ -265,6 +265,8 @@ typedef struct map_entity {
     float angles[3], scale;
     int32_t skin, body, sequence, frame;
     char model[PMFC_NAME_MAX];
+    uint8_t render_mode, render_amount, render_color[3];   /* GoldSrc's keys (pmfview.entity_render) */
+    float framerate;                                        /* -1: not given */
 } map_entity;
 
 typedef struct map_def {

@@ -101,7 +101,8 @@ static bool entities(const map_def *map, map_extensions *ext, pmf_error *err)
         v3 p = v3_add(e->pos, map->levels[e->level].shift);
         list[i] = (pmf_entity_info){ e->level, { (float)p.x, (float)p.y, (float)p.z }, e->classname, e->targetname,
                                      { e->angles[0], e->angles[1], e->angles[2] }, e->scale, e->skin, e->body,
-                                     e->sequence, e->frame, e->model };
+                                     e->sequence, e->frame, e->model, e->render_mode, e->render_amount,
+                                     { e->render_color[0], e->render_color[1], e->render_color[2] }, e->framerate };
     }
     uint8_t *blob, *placement;
     size_t size, placement_size;
@@ -109,6 +110,10 @@ static bool entities(const map_def *map, map_extensions *ext, pmf_error *err)
     if (ok) add(ext, blob, size);
     ok = ok && pmf_entity_placement_encode(list, map->entity_count, &placement, &placement_size, err);
     if (ok) add(ext, placement, placement_size);
+    uint8_t *render;
+    size_t render_size;
+    ok = ok && pmf_entity_render_encode(list, map->entity_count, &render, &render_size, err);
+    if (ok && render) add(ext, render, render_size);
     xfree(list);
     return ok;
 }

@@ -1,11 +1,12 @@
 /* extensions.h - the pmfview.* extensions pmfc writes for a map (conventions §4): its lights and
- * their models, start cameras, source and look, point entities (and their models' placement) and leak. */
+ * their models, start cameras, source and look, point entities (and their models' placement and
+ * render keys) and leak. */
 #ifndef PMFC_EXTENSIONS_H
 #define PMFC_EXTENSIONS_H
 
 #include "common/world.h"
 
-#define MAP_EXTENSIONS_MAX 7
+#define MAP_EXTENSIONS_MAX 8   /* lights and their models, cameras, source, entities, placement, render, leak */
 
 typedef struct map_extensions {
     pmf_blob blobs[MAP_EXTENSIONS_MAX];   /* each malloc'ed: map_extensions_free */

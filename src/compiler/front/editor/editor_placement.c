@@ -2,7 +2,8 @@
  * its `angle` / `angles` ("pitch yaw roll"), `scale`, `skin`, `body`, `sequence`, `frame` and
  * `model` keys, read alike for Quake and GoldSrc; and, for an entity without a `model` key, the
  * model its class's definition shows (`--fgd FILE`, else the FGD the worldspawn's `_tb_def`
- * names). */
+ * names). How GoldSrc draws it (pmfview.entity_render): `rendermode`, `renderamt`, `rendercolor`,
+ * `framerate`. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #define MAX_INDEX 65535              /* the largest skin, body, sequence or frame read */
 #define ANGLE_UP (-1)                /* `angle` -1 and -2: up and down (Quake's SetMovedir, GoldSrc's parser) */
 #define ANGLE_DOWN (-2)
+#define MAX_FRAMERATE 1000.0         /* frames a second at most (a sprite's) */
 
 static void warn_value(import_ctx *c, const editor_entity *e, const char *key, const char *value, const char *wanted,
                        const char *kept)
@@ -128,6 +130,41 @@ static void defined_model(import_ctx *c, const fgd *defs, const editor_entity *e
         me->frame = m.frame;
 }
 
+/* A whole number key in 0..most: fallback when absent or wrong (one warning). */
+static uint8_t read_byte(import_ctx *c, const editor_entity *e, const char *key, int most, uint8_t fallback)
+{
+    const char *value = editor_kv_get(e, key);
+    double d;
+    char wanted[40], kept[24];
+    if (!value) return fallback;
+    if (read_number(value, &d) && d >= 0 && d <= most && d == floor(d)) return (uint8_t)d;
+    snprintf(wanted, sizeof wanted, "a whole number in 0..%d", most);
+    snprintf(kept, sizeof kept, "%u kept", fallback);
+    warn_value(c, e, key, value, wanted, kept);
+    return fallback;
+}
+
+/* rendermode, renderamt, rendercolor ("R G B", as GoldSrc's parser: a missing number 0) and framerate. */
+static void read_render(import_ctx *c, const editor_entity *e, map_entity *me)
+{
+    me->render_mode = read_byte(c, e, "rendermode", PMF_RENDER_MODES - 1, 0);
+    me->render_amount = read_byte(c, e, "renderamt", 255, 255);
+    const char *colour = editor_kv_get(e, "rendercolor"), *rate = editor_kv_get(e, "framerate");
+    int rgb[3] = { 0, 0, 0 };
+    if (colour && (sscanf(colour, "%d %d %d", &rgb[0], &rgb[1], &rgb[2]) < 1 || rgb[0] < 0 || rgb[0] > 255 || rgb[1] < 0
+                   || rgb[1] > 255 || rgb[2] < 0 || rgb[2] > 255)) {
+        warn_value(c, e, "rendercolor", colour, "three whole numbers in 0..255", "0 0 0 kept");
+        rgb[0] = rgb[1] = rgb[2] = 0;
+    }
+    for (int k = 0; k < 3; k++) me->render_color[k] = (uint8_t)rgb[k];
+    double r = -1;
+    if (rate && (!read_number(rate, &r) || r < 0 || r > MAX_FRAMERATE)) {
+        warn_value(c, e, "framerate", rate, "a number in 0..1000", "the class's own kept");
+        r = -1;
+    }
+    me->framerate = (float)r;
+}
+
 void editor_entity_placement(import_ctx *c, const fgd *defs, const editor_entity *e, map_entity *me)
 {
     read_angles(c, e, me->angles);
@@ -145,4 +182,5 @@ void editor_entity_placement(import_ctx *c, const fgd *defs, const editor_entity
     const char *model = editor_kv_get(e, "model");
     editor_copy_name(c, me->model, sizeof me->model, model ? model : "", e, "model");
     defined_model(c, defs, e, me);
+    read_render(c, e, me);
 }

@@ -1,0 +1,333 @@
+/* test_render_sprites.c - GoldSrc sprites as the engine draws them (docs/models.md): an env_sprite
+ * of a GoldSrc map showing a sprite built by tests/fixtures/spr_build.c (a loose file of the game
+ * directory), turned to the view plane 24 units in front of the camera at 4 times its size. Each
+ * pixel well inside one of its texels is that texel laid over the same pixel of the shot without
+ * models as the entity's rendermode blends it (computed here from the fixture's own indices and
+ * palette); none well outside changes. Its frames played at its framerate (else 10 a second),
+ * wrapping at the last frame as env_sprite does; a group's pictures by their intervals. Each
+ * orientation type turned as the engines turn it.
+ * Usage: test_render_sprites PMFVIEW TEST PMFC */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "map_build.h"
+#include "pmf/pmf_map_info.h"
+#include "rt_shot.h"
+#include "spr.h"
+#include "spr_build.h"
+
+#define WIDTH 240
+#define HEIGHT 180
+#define UNIT 0.0254                  /* metres per unit: pmfc's default */
+#define SCALE 4                      /* the entity's scale: a texel 4 units a side */
+#define DISTANCE 24                  /* units from the eye to the sprite */
+#define EDGE 0.05                    /* texel places this near a texel's edge are not judged */
+#define TOLERANCE 2                  /* an 8-bit channel's rounding through the blend */
+
+static const char *pmfc;
+static bool quarter_turned;          /* the sprite turned a quarter (its right the view's up) */
+static const char *shown_class = "env_sprite";
+
+/* A render mode's case: the sprite's texture format, the entity's keys. */
+typedef struct blend_case {
+    int tex_format, render_mode, amount;
+    uint8_t colour[3];
+} blend_case;
+
+/* The room (256 x 256 x 160 units inside) of a GoldSrc map, an env_sprite of sprites/test.spr 64
+ * units in front of its north wall with more keys; game/sprites/test.spr the sprite. */
+static bool compile_sprite_room(const uint8_t *sprite, size_t sprite_size, const char *keys)
+{
+    map_build *m = map_build_new("Half-Life");
+    const double lo[3] = { -128, -128, 0 }, hi[3] = { 128, 128, 160 }, start[3] = { 0, -96, 24 };
+    char entity_keys[512];
+    snprintf(entity_keys, sizeof entity_keys, "\"origin\" \"0 64 24\"\n\"model\" \"sprites/test.spr\"\n\"scale\" \"%d\"\n%s",
+             SCALE, keys);
+    map_build_room(m, lo, hi, "brick", MAP_ROOM_ALL);
+    map_build_point(m, "info_player_start", start);
+    map_build_entity(m, shown_class, entity_keys);
+    bool ok = map_build_write_file(m, "room.map");
+    map_build_free(m);
+    const char *argv[] = { pmfc, "room.map", "-o", "room.pmf", NULL };
+    return ok && test_run(NULL, argv, "pmfc.txt", "pmfc.txt") == 0 && test_make_dir("game") && test_make_dir("game/sprites")
+           && test_write_file("game/sprites/test.spr", sprite, sprite_size);
+}
+
+static bool sprite_place(float out[3])
+{
+    pmf_error err;
+    pmf_file *f = pmf_open("room.pmf", &err);
+    pmf_entities e = { 0 };
+    bool found = false;
+    if (f && pmf_entities_read(f, &e, &err))
+        for (uint32_t i = 0; i < e.count; i++)
+            if (!strcmp(e.list[i].classname, shown_class)) {
+                memcpy(out, e.list[i].position, 3 * sizeof *out);
+                found = true;
+            }
+    pmf_entities_free(&e);
+    pmf_close(f);
+    return found;
+}
+
+/* The shot with models (at `time`) and without, from DISTANCE units in front of the sprite. */
+static bool shoot_pair(const float place[3], double time, test_image *with, test_image *without)
+{
+    char args[1024], err[1024];
+    const double eye[3] = { place[0], place[1], place[2] + DISTANCE * UNIT };
+    for (int k = 0; k < 2; k++) {
+        snprintf(args, sizeof args, "shot room.pmf -o %s --size %dx%d --fov 90 --camera %.6f,%.6f,%.6f,0,0 --game game --time %g %s",
+                 k ? "without.png" : "with.png", WIDTH, HEIGHT, eye[0], eye[1], eye[2], time, k ? "--no-models" : "");
+        if (rt_run(args, err) != 0) {
+            check_fail("cannot shoot: %s", err);
+            return false;
+        }
+    }
+    return test_image_load(with, "with.png") && test_image_load(without, "without.png");
+}
+
+/* The texel (x, y) of the fixture's frame as the texture format decodes it: rgb, alpha. */
+static void fixture_texel(int tex_format, int frame, int x, int y, uint8_t rgba[4])
+{
+    uint8_t index = spr_build_index(frame, x, y);
+    spr_build_colour(tex_format == SPR_RENDER_INDEX_ALPHA ? 255 : index, rgba);
+    rgba[3] = tex_format == SPR_RENDER_INDEX_ALPHA ? index : tex_format == SPR_RENDER_ALPHA_TEST && index == 255 ? 0 : 255;
+}
+
+/* What the engine's blend makes of a texel over bg: GL's GL_SRC_ALPHA with GL_ONE_MINUS_SRC_ALPHA
+ * (colour, texture, solid) or GL_ONE (glow, additive), normal replacing it; the texel times
+ * rendercolor (0 0 0: white), its alpha times renderamt (normal: whole); alpha 0 a hole. */
+static void expected_blend(const blend_case *c, const uint8_t texel[4], const uint8_t bg[3], double out[3])
+{
+    bool tinted = c->colour[0] || c->colour[1] || c->colour[2];
+    double a = texel[3] / 255.0 * (c->render_mode ? c->amount / 255.0 : 1.0);
+    for (int k = 0; k < 3; k++) {
+        double src = fmin(texel[k] / 255.0 * (tinted ? c->colour[k] / 255.0 : 1.0), 1.0), dst = bg[k] / 255.0;
+        if (texel[3] == 0)
+            out[k] = dst;
+        else if (c->render_mode == 0)
+            out[k] = src;
+        else if (c->render_mode == 3 || c->render_mode == 5)
+            out[k] = fmin(dst + src * a, 1.0);
+        else
+            out[k] = src * a + dst * (1 - a);
+        out[k] *= 255;
+    }
+}
+
+/* Every pixel well inside a texel of frame `frame` against expected_blend over the shot without
+ * models; every pixel well outside unchanged. The pixels judged inside. */
+static int check_blend(const blend_case *c, int frame, const test_image *with, const test_image *without)
+{
+    const double distance = DISTANCE * UNIT;
+    int judged = 0, wrong = 0, outside_changed = 0;
+    for (int y = 0; y < HEIGHT; y++)
+        for (int x = 0; x < WIDTH; x++) {
+            double vx = (2.0 * (x + 0.5) / WIDTH - 1.0) * WIDTH / HEIGHT * distance, vy = (1.0 - 2.0 * (y + 0.5) / HEIGHT) * distance;
+            double a = quarter_turned ? vy : vx, b = quarter_turned ? -vx : vy;  /* along the sprite's right and up */
+            double u = a / UNIT / SCALE + 4, v = 2 - b / UNIT / SCALE;         /* the fixture's origin: (-4, 2) */
+            const uint8_t *got = with->rgb + 3 * (y * WIDTH + x), *bg = without->rgb + 3 * (y * WIDTH + x);
+            if (u < -0.3 || v < -0.3 || u > SPR_BUILD_WIDTH + 0.3 || v > SPR_BUILD_HEIGHT + 0.3) {
+                outside_changed += memcmp(got, bg, 3) != 0;
+                continue;
+            }
+            if (u < 0 || v < 0 || u >= SPR_BUILD_WIDTH || v >= SPR_BUILD_HEIGHT || fabs(u - floor(u + 0.5)) < EDGE
+                || fabs(v - floor(v + 0.5)) < EDGE)
+                continue;
+            uint8_t texel[4];
+            fixture_texel(c->tex_format, frame, (int)u, (int)v, texel);
+            double want[3];
+            expected_blend(c, texel, bg, want);
+            judged++;
+            bool off = false;
+            for (int k = 0; k < 3; k++)
+                off |= fabs(got[k] - want[k]) > TOLERANCE;
+            if (off && wrong++ < 5)
+                fprintf(stderr, "  pixel (%d, %d): %u %u %u, expected %.1f %.1f %.1f (texel (%d, %d) %u %u %u a %u over %u %u %u)\n", x, y,
+                        got[0], got[1], got[2], want[0], want[1], want[2], (int)u, (int)v, texel[0], texel[1], texel[2], texel[3],
+                        bg[0], bg[1], bg[2]);
+        }
+    printf("frame %d: %d pixels judged, %d not their blend; %d changed outside\n", frame, judged, wrong, outside_changed);
+    CHECK_EQ(wrong, 0);
+    CHECK_EQ(outside_changed, 0);
+    return judged;
+}
+
+/* An env_sprite of the case's format and rendermode: its pixels are its blend. */
+static int blend_test(const blend_case *c)
+{
+    uint8_t *sprite;
+    size_t size;
+    char keys[256];
+    snprintf(keys, sizeof keys, "\"rendermode\" \"%d\"\n\"renderamt\" \"%d\"\n\"rendercolor\" \"%u %u %u\"\n", c->render_mode,
+             c->amount, c->colour[0], c->colour[1], c->colour[2]);
+    REQUIRE(spr_build(2, SPR_TYPE_PARALLEL, c->tex_format, 1, &sprite, &size));
+    float place[3];
+    bool ok = compile_sprite_room(sprite, size, keys) && sprite_place(place);
+    free(sprite);
+    REQUIRE(ok, "cannot compile the room");
+    char err[1024], want[64];
+    size_t json_size;
+    char *json = rt_run("info --json room.pmf", err) == 0 ? (char *)test_read_file("stdout.txt", &json_size) : NULL;
+    snprintf(want, sizeof want, "\"rendermode\":\t%d,\n\t\t\t\"renderamt\":\t%d,", c->render_mode, c->amount);
+    CHECK(json && strstr(json, want), "info --json: %s", json ? json : err);
+    free(json);
+    test_image with, without;
+    REQUIRE(shoot_pair(place, 0, &with, &without));
+    CHECK(check_blend(c, 0, &with, &without) > 4000);
+    test_image_free(&with);
+    test_image_free(&without);
+    return check_failures;
+}
+
+/* rendermode 0 with an opaque sprite: the texels, renderamt not used. Keys out of range: one
+ * warning of pmfc each and the default kept. */
+static int test_normal(void)
+{
+    uint8_t *sprite;
+    size_t size, log_size;
+    REQUIRE(spr_build(2, SPR_TYPE_PARALLEL, SPR_RENDER_NORMAL, 1, &sprite, &size));
+    bool ok = compile_sprite_room(sprite, size, "\"rendermode\" \"9\"\n\"renderamt\" \"-1\"\n\"rendercolor\" \"1 2 300\"\n\"framerate\" \"x\"\n");
+    free(sprite);
+    char *log = ok ? (char *)test_read_file("pmfc.txt", &log_size) : NULL;
+    REQUIRE(log != NULL);
+    CHECK(strstr(log, "\"rendermode\" \"9\" is not a whole number in 0..5: 0 kept") != NULL, "%s", log);
+    CHECK(strstr(log, "\"renderamt\" \"-1\" is not a whole number in 0..255: 255 kept") != NULL, "%s", log);
+    CHECK(strstr(log, "\"rendercolor\" \"1 2 300\" is not three whole numbers in 0..255: 0 0 0 kept") != NULL, "%s", log);
+    CHECK(strstr(log, "\"framerate\" \"x\" is not a number in 0..1000") != NULL, "%s", log);
+    free(log);
+    return blend_test(&(blend_case){ SPR_RENDER_NORMAL, 0, 60, { 0, 0, 0 } });
+}
+
+/* rendermode 1 (colour): the texel times rendercolor, blended by renderamt. */
+static int test_colour(void)
+{
+    return blend_test(&(blend_case){ SPR_RENDER_NORMAL, 1, 150, { 255, 128, 64 } });
+}
+
+/* rendermode 2 (texture) with an index-alpha sprite: the palette's last colour, its index times
+ * renderamt as alpha (index 0 a hole). */
+static int test_texture(void)
+{
+    return blend_test(&(blend_case){ SPR_RENDER_INDEX_ALPHA, 2, 200, { 0, 0, 0 } });
+}
+
+/* rendermode 3 (glow) with an additive sprite: added by renderamt. */
+static int test_glow(void)
+{
+    return blend_test(&(blend_case){ SPR_RENDER_ADDITIVE, 3, 160, { 0, 0, 0 } });
+}
+
+/* rendermode 4 (solid) with an alpha-tested sprite: index 255 a hole, the rest blended by renderamt. */
+static int test_solid(void)
+{
+    return blend_test(&(blend_case){ SPR_RENDER_ALPHA_TEST, 4, 230, { 0, 0, 0 } });
+}
+
+/* rendermode 5 (additive), as env_sprite's glows are placed: added by renderamt, tinted. */
+static int test_additive(void)
+{
+    return blend_test(&(blend_case){ SPR_RENDER_ADDITIVE, 5, 180, { 200, 255, 100 } });
+}
+
+/* A sprite of type `type` shown by `shown_class` with more keys: at 0 s, judged (turned a quarter
+ * or not) as an opaque sprite's texels; how many pixels, or -1 when none changes. */
+static int oriented_case(int type, const char *keys, bool turned)
+{
+    uint8_t *sprite;
+    size_t size;
+    if (!spr_build(2, type, SPR_RENDER_NORMAL, 1, &sprite, &size))
+        return 0;
+    float place[3];
+    bool ok = compile_sprite_room(sprite, size, keys) && sprite_place(place);
+    free(sprite);
+    test_image with, without;
+    if (!ok || !shoot_pair(place, 0, &with, &without)) {
+        check_fail("cannot compile or shoot the room");
+        return 0;
+    }
+    const blend_case normal = { SPR_RENDER_NORMAL, 0, 255, { 0, 0, 0 } };
+    quarter_turned = turned;
+    int judged = memcmp(with.rgb, without.rgb, (size_t)WIDTH * HEIGHT * 3) ? check_blend(&normal, 0, &with, &without) : -1;
+    quarter_turned = false;
+    test_image_free(&with);
+    test_image_free(&without);
+    return judged;
+}
+
+/* Oriented (cycler_sprite): fixed by its angles, yaw 90 facing the camera as a parallel sprite
+ * does, yaw 0 edge on (nothing drawn). Parallel oriented (env_sprite): Hammer's yaw 90 taken as
+ * the roll, the sprite turned a quarter in the view plane (its right the view's up). Parallel
+ * upright and facing upright seen level: as parallel. */
+static int test_oriented(void)
+{
+    shown_class = "cycler_sprite";
+    CHECK(oriented_case(SPR_TYPE_ORIENTED, "\"angles\" \"0 90 0\"\n", false) > 4000);
+    CHECK_EQ(oriented_case(SPR_TYPE_ORIENTED, "\"angles\" \"0 0 0\"\n", false), -1);
+    CHECK(oriented_case(SPR_TYPE_PARALLEL_UPRIGHT, "", false) > 4000);
+    CHECK(oriented_case(SPR_TYPE_FACING_UPRIGHT, "", false) > 4000);
+    shown_class = "env_sprite";
+    CHECK(oriented_case(SPR_TYPE_PARALLEL_ORIENTED, "\"angles\" \"0 90 0\"\n", true) > 4000);
+    return check_failures;
+}
+
+/* A sprite of `frames` frames (group > 1: two frames, the second a group of that many pictures)
+ * with more keys: at each time the frame each shows. */
+static int frames_at(int frames, int group, const char *keys, const double *times, const int *shown, int count)
+{
+    uint8_t *sprite;
+    size_t size;
+    bool built = group > 1 ? spr_build(2, SPR_TYPE_PARALLEL, SPR_RENDER_NORMAL, group, &sprite, &size)
+                           : spr_build_frames(2, SPR_TYPE_PARALLEL, SPR_RENDER_NORMAL, frames, &sprite, &size);
+    REQUIRE(built);
+    float place[3];
+    bool ok = compile_sprite_room(sprite, size, keys) && sprite_place(place);
+    free(sprite);
+    REQUIRE(ok, "cannot compile the room");
+    const blend_case normal = { SPR_RENDER_NORMAL, 0, 255, { 0, 0, 0 } };
+    for (int t = 0; t < count; t++) {
+        test_image with, without;
+        REQUIRE(shoot_pair(place, times[t], &with, &without));
+        printf("%.*s at %g s: ", (int)strcspn(keys, "\n"), keys, times[t]);
+        CHECK(check_blend(&normal, shown[t], &with, &without) > 4000, "at %g s, frame %d", times[t], shown[t]);
+        test_image_free(&with);
+        test_image_free(&without);
+    }
+    return check_failures;
+}
+
+/* Four frames at framerate 5: frames 0, 1, 2 and round again (the last never shown: env_sprite
+ * wraps its frame at the last); no framerate: 10 a second; framerate 0: still. A group (frame 1
+ * of pictures ending at 0.1, 0.2, 0.3 s): its pictures by their intervals, round again. */
+static int test_frames(void)
+{
+    const double rated[4] = { 0, 0.25, 0.45, 0.65 }, plain[2] = { 0.15, 0.25 }, group[3] = { 0.05, 0.15, 0.35 };
+    const int rated_shown[4] = { 0, 1, 2, 0 }, plain_shown[2] = { 1, 2 }, still[2] = { 0, 0 }, group_shown[3] = { 1, 2, 1 };
+    frames_at(4, 1, "\"framerate\" \"5\"\n", rated, rated_shown, 4);
+    frames_at(4, 1, "", plain, plain_shown, 2);
+    frames_at(4, 1, "\"framerate\" \"0\"\n", plain, still, 2);
+    frames_at(2, 3, "\"frame\" \"1\"\n", group, group_shown, 3);
+    return check_failures;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s PMFVIEW TEST PMFC\n", argv[0]);
+        return 2;
+    }
+    pmfc = argv[3];
+    static const rt_test tests[] = {
+        { "normal", test_normal },
+        { "colour", test_colour },
+        { "texture", test_texture },
+        { "glow", test_glow },
+        { "solid", test_solid },
+        { "additive", test_additive },
+        { "frames", test_frames },
+        { "oriented", test_oriented },
+        { NULL, NULL },
+    };
+    return rt_main(3, argv, tests);
+}
