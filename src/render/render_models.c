@@ -148,7 +148,7 @@ int render_models_add_pose(render_models *rm, int like, const render_model_mesh 
 
 void render_models_draw(render_models *rm, int model, const float transform[16], const float light[3])
 {
-    render_model_look look = { RENDER_MODEL_OPAQUE, { light[0], light[1], light[2], 1 }, MODEL_HOLE_CUT };
+    render_model_look look = { RENDER_MODEL_OPAQUE, { light[0], light[1], light[2], 1 }, MODEL_HOLE_CUT, false };
     render_models_draw_look(rm, model, transform, &look);
 }
 
@@ -181,11 +181,16 @@ void render_models_draw_look(render_models *rm, int model, const float transform
     glUniform1f(rm->u_cut, look->cut);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, m->skin);
-    set_blend(look->blend);
-    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_FALSE);  /* the target's alpha stays the world's, as its blending keeps it */
     glDisable(GL_CULL_FACE);
     render_polygon_lines(false);
     glBindVertexArray(m->vao);
+    if (look->nearest_layer && look->blend != RENDER_MODEL_OPAQUE) {
+        set_blend(RENDER_MODEL_OPAQUE);
+        glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+        glDrawArrays(GL_TRIANGLES, 0, m->vertices);
+    }
+    set_blend(look->blend);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_FALSE);  /* the target's alpha stays the world's, as its blending keeps it */
     glDrawArrays(GL_TRIANGLES, 0, m->vertices);
     glBindVertexArray(0);
     glBindTexture(GL_TEXTURE_2D, 0);

@@ -53,6 +53,8 @@ typedef struct render_model_look {
     render_model_blend blend;
     float colour[4];                 /* the texel's rgb times colour's (clamped to 1), its alpha times a */
     float cut;                       /* texels of alpha <= cut are holes */
+    bool nearest_layer;              /* blended: only the surface nearest the eye (a depth pass first),
+                                      * as the engines' back-face culling leaves a closed model one layer */
 } render_model_look;
 
 void render_models_draw_look(render_models *rm, int model, const float transform[16], const render_model_look *look);

@@ -146,6 +146,11 @@ void scene_sprite_axes(const camera *cam, int type, const float angles[3], const
  * rendercolor (0 0 0: white) times the texel; a texel of alpha 0 a hole. */
 struct render_model_look;
 void scene_sprite_look(int version, const pmf_entity_info *info, struct render_model_look *out);
+/* How a model (alias or studio) is laid over the picture by its entity's rendermode, as GoldSrc
+ * draws models: normal opaque and lit; colour, texture and solid alpha-blended by renderamt and
+ * lit (rendercolor is not a model's); glow and additive added by renderamt, unlit. renderamt 0
+ * with any mode but normal: not drawn, as the engine skips an entity it would blend away. */
+void scene_model_look(const pmf_entity_info *info, struct render_model_look *out);
 
 /* scene_models.c: a model's corners (Quake or GoldSrc units and axes: x forward, y left, z up)
  * in the world's (metres; a point (x, y, z) is (x, z, -y) x 0.0254). */

@@ -56,7 +56,7 @@ void scene_sprite_look(int version, const pmf_entity_info *info, render_model_lo
     static const render_model_blend blends[PMF_RENDER_MODES] = { RENDER_MODEL_OPAQUE, RENDER_MODEL_ALPHA,
                                                                   RENDER_MODEL_ALPHA,  RENDER_MODEL_GLOW,
                                                                   RENDER_MODEL_ALPHA,  RENDER_MODEL_ADD };
-    *out = (render_model_look){ RENDER_MODEL_OPAQUE, { 1, 1, 1, 1 }, 0 };
+    *out = (render_model_look){ RENDER_MODEL_OPAQUE, { 1, 1, 1, 1 }, 0, false };
     if (version != 2 || info->render_mode >= PMF_RENDER_MODES)
         return;  /* Quake draws its sprites opaque, their holes left out */
     out->blend = blends[info->render_mode];
@@ -66,4 +66,18 @@ void scene_sprite_look(int version, const pmf_entity_info *info, render_model_lo
     if (c[0] || c[1] || c[2])  /* 0 0 0 is Hammer's default, drawn white as the engines do */
         for (int k = 0; k < 3; k++)
             out->colour[k] = c[k] / 255.0f;
+}
+
+void scene_model_look(const pmf_entity_info *info, render_model_look *out)
+{
+    /* GoldSrc's modes on a model: 0 normal, 1 colour, 2 texture, 3 glow, 4 solid, 5 additive */
+    static const render_model_blend blends[PMF_RENDER_MODES] = { RENDER_MODEL_OPAQUE, RENDER_MODEL_ALPHA,
+                                                                  RENDER_MODEL_ALPHA,  RENDER_MODEL_ADD,
+                                                                  RENDER_MODEL_ALPHA,  RENDER_MODEL_ADD };
+    *out = (render_model_look){ RENDER_MODEL_OPAQUE, { 1, 1, 1, 1 }, 0, false };
+    if (info->render_mode >= PMF_RENDER_MODES || info->render_mode == 0)
+        return;
+    out->blend = blends[info->render_mode];
+    out->colour[3] = info->render_amount / 255.0f;
+    out->nearest_layer = true;
 }

@@ -101,7 +101,7 @@ typedef struct scene_models {
     size_t pose_count, pose_cap, end_cap, frame_cap;
     double time;                       /* the last frame's (the inspector's poses) */
     render_light *states;              /* the lights' switches and scales, each frame */
-    size_t state_cap;
+    size_t state_cap, state_count;
     uint32_t frames;                   /* drawn so far: a light not found is looked for every LIGHT_RETRY, */
     size_t chunks_seen;                /* and when the resident chunks' count differs from the last frame's */
 } scene_models;
@@ -423,7 +423,10 @@ static void place_models(scene *s, scene_models *sm, model_loader *l)
         memcpy(sm->ends + total, poses.ends, poses.count * sizeof *poses.ends);
         memcpy(sm->pose_frames + total, poses.frames, poses.count * sizeof *poses.frames);
         sm->pose_count += poses.count;
-        scene_sprite_look(poses.sprite_version, info, &p->look);
+        if (poses.sprite_type == NOT_A_SPRITE)
+            scene_model_look(info, &p->look);
+        else
+            scene_sprite_look(poses.sprite_version, info, &p->look);
         memcpy(p->position, info->position, sizeof p->position);
         entity_angles(l, info, p->angles);
         p->scale = entity_scale(info);
@@ -568,10 +571,11 @@ static size_t place_pose(const scene_models *sm, const model_place *p, double ti
 
 static bool place_blended(const model_place *p)
 {
-    return p->sprite_type != NOT_A_SPRITE && p->look.blend != RENDER_MODEL_OPAQUE;
+    return p->look.blend != RENDER_MODEL_OPAQUE;
 }
 
-/* Draws place i: its pose at the frame's time, lit (a model) or in its sprite's look. */
+/* Draws place i: its pose at the frame's time, lit (an opaque model) or in its look: a blended
+ * model's colour the light under it, an additive one's and a sprite's the exposure alone. */
 static void draw_place(scene *s, size_t i, const render_frame *f, const float view_proj[16], size_t state_count)
 {
     scene_models *sm = s->models;
@@ -581,13 +585,17 @@ static void draw_place(scene *s, size_t i, const render_frame *f, const float vi
     render_mat4_mul(view_proj, place, transform);
     place_light(s, p, f, state_count, light);
     int pose = sm->poses[place_pose(sm, p, f->time)];
-    if (p->sprite_type == NOT_A_SPRITE) {
+    bool model = p->sprite_type == NOT_A_SPRITE;
+    if (model && p->look.blend == RENDER_MODEL_OPAQUE) {
         render_models_draw(sm->gl, pose, transform, light);
         return;
     }
+    if (!(p->look.colour[3] > 0))
+        return;
     render_model_look look = p->look;
+    bool lit = model && look.blend == RENDER_MODEL_ALPHA;
     for (int k = 0; k < 3; k++)
-        look.colour[k] *= light[k];
+        look.colour[k] *= lit ? light[k] : f->exposure;
     render_models_draw_look(sm->gl, pose, transform, &look);
 }
 
@@ -600,6 +608,7 @@ void scene_models_draw(scene *s, const render_frame *f)
     if (!grow_array((void **)&sm->states, &sm->state_cap, state_count, sizeof *sm->states))
         state_count = 0;
     render_world_lights(s->world, sm->states, state_count);
+    sm->state_count = state_count;  /* for the blended models after the world's blended faces */
     float view_proj[16];
     render_mat4_mul(f->proj, f->view, view_proj);
     for (size_t i = 0; i < sm->place_count; i++)
@@ -648,7 +657,7 @@ void scene_models_draw_blended(scene *s, const render_frame *f)
     float view_proj[16];
     render_mat4_mul(f->proj, f->view, view_proj);
     for (size_t k = 0; k < count; k++)
-        draw_place(s, order[k].index, f, view_proj, 0);
+        draw_place(s, order[k].index, f, view_proj, sm->state_count);
     free(order);
 }
 

@@ -737,6 +737,67 @@ static int test_studio(void)
     return check_failures;
 }
 
+/* The fixture's studio model shot again with render keys: the shot into `out`, true when taken. */
+static bool studio_shot_keys(const char *keys, const double eye[3], const char *out)
+{
+    char err[1024];
+    bool ok = compile_map_keys("prop_thing", keys) && shoot(out, eye, "", err);
+    CHECK(ok, "cannot compile or shoot with %s: %s", keys, err);
+    return ok;
+}
+
+/* GoldSrc's render keys on a studio model, as the engine blends models: renderamt 0 hides it;
+ * texture (2) at 128 lays half the opaque model over the wall (where two of its layers overlap,
+ * half of that again: every blended pixel between the two, most half and half); additive (5) only
+ * adds, and at 128 half of what it adds at 255 (where 255 does not clip). Judged over the pixels
+ * the opaque model changes. */
+static int test_studio_render_modes(void)
+{
+    REQUIRE(studio_shown("prop_thing", "\"model\" \"models/thing.mdl\"\n", "models/thing", 0, 1) > 50);
+    float place[3];
+    REQUIRE(entity_place("prop_thing", place));
+    const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
+    const char *model = "\"model\" \"models/thing.mdl\"\n\"rendermode\" ";
+    char keys[4][160];
+    const int modes[4] = { 2, 2, 5, 5 }, amounts[4] = { 0, 128, 255, 128 };
+    const char *names[4] = { "hidden.png", "half.png", "added.png", "half_added.png" };
+    test_image opaque, without, shots[4];
+    REQUIRE(test_image_load(&opaque, "with.png") && test_image_load(&without, "without.png"));
+    for (int i = 0; i < 4; i++) {
+        snprintf(keys[i], sizeof keys[i], "%s\"%d\"\n\"renderamt\" \"%d\"\n", model, modes[i], amounts[i]);
+        REQUIRE(studio_shot_keys(keys[i], eye, names[i]) && test_image_load(&shots[i], names[i]));
+    }
+    CHECK(!memcmp(shots[0].rgb, without.rgb, (size_t)WIDTH * HEIGHT * 3), "renderamt 0 drew the model");
+    int covered = 0, half_off = 0, between_off = 0, darker = 0, added = 0, added_off = 0;
+    for (int i = 0; i < WIDTH * HEIGHT * 3; i++) {
+        int o = opaque.rgb[i], w = without.rgb[i], full = shots[2].rgb[i] - w, half = shots[3].rgb[i] - w;
+        if (abs(o - w) < 8)
+            continue;
+        covered++;
+        int blended = shots[1].rgb[i];
+        half_off += abs(2 * blended - (o + w)) > 4;  /* src * 128/255 + dst * 127/255 */
+        between_off += blended < (o < w ? o : w) - 2 || blended > (o > w ? o : w) + 2;
+        darker += full < 0 || half < 0;
+        if (full > 8 && shots[2].rgb[i] < 250) {
+            added++;
+            added_off += abs(2 * half - full) > 4;
+        }
+    }
+    printf("render keys: %d channels covered, %d not half and half (%d not between), %d darkened, %d added (%d not half "
+           "at 128)\n", covered, half_off, between_off, darker, added, added_off);
+    CHECK(covered > 150);
+    CHECK_EQ(between_off, 0);
+    CHECK(half_off * 2 <= covered, "%d of %d channels not the alpha blend", half_off, covered);
+    CHECK_EQ(darker, 0);
+    CHECK(added > 50);
+    CHECK(added_off * 100 <= added, "%d of %d channels not half the addition", added_off, added);
+    test_image_free(&opaque);
+    test_image_free(&without);
+    for (int i = 0; i < 4; i++)
+        test_image_free(&shots[i]);
+    return check_failures;
+}
+
 /* Half-Life's classes built in: item_healthkit of a GoldSrc map (Valve 220, Half-Life's game) with
  * no definitions draws models/w_medkit.mdl of the game directory; the same entity of a Quake map
  * draws nothing (Quake's table has no such class). */
@@ -781,6 +842,7 @@ int main(int argc, char **argv)
         { "sprite", test_sprite },
         { "studio", test_studio },
         { "halflife_class", test_halflife_class },
+        { "studio_render_modes", test_studio_render_modes },
         { NULL, NULL },
     };
     return rt_main(3, argv, tests);
