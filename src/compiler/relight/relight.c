@@ -283,6 +283,29 @@ void relight_cache_read(relight_cache *rc, const pmfc_compile_desc *desc, size_t
     }
 }
 
+void relight_cache_take(relight_cache *rc, relight_cache *kept, const pmfc_compile_desc *desc, size_t level_count)
+{
+    char source[4096];
+    if (!pmf_os_real_path(desc->source, source, sizeof source)) snprintf(source, sizeof source, "%s", desc->source);
+    uint64_t key = cache_key(desc, source);
+    if (kept->levels && kept->key == key && kept->level_count == level_count) {
+        *rc = *kept;
+        rc->ledger = NULL;
+        kept->levels = NULL;
+        kept->level_count = 0;
+    } else if (desc->cache_dir) {
+        relight_cache_read(rc, desc, level_count);
+    } else {
+        memset(rc, 0, sizeof *rc);
+        rc->key = key;
+        rc->level_count = level_count;
+        rc->levels = xcalloc(level_count + 1, sizeof *rc->levels);
+    }
+    struct pmf_budget_ledger *ledger = kept->ledger;
+    relight_cache_free(kept);
+    kept->ledger = ledger;
+}
+
 void relight_cache_free(relight_cache *rc)
 {
     for (size_t li = 0; li < rc->level_count; li++) level_free(&rc->levels[li]);
@@ -426,6 +449,7 @@ void relight_keep(relight_level *rl, const bake_desc *desc, bake_terms *terms, c
     rl->relit = desc->relight != NULL;
     rl->relit_lights = res->relit_lights;
     rl->relit_luxels = res->relit_luxels;
+    rl->old_bounce = res->old_bounce;
     rl->have = true;
     rl->geometry = bake_geometry_hash(desc);
     xfree(rl->lights);

@@ -34,6 +34,7 @@ typedef struct relight_level {
     bool relit;                     /* this compile's bake was a relight ... */
     size_t relit_lights;            /* ... of this many lights */
     uint64_t relit_luxels;          /* ... over this many base luxels */
+    bool old_bounce;                /* ... with the bounces kept from before (bake_result.old_bounce) */
 } relight_level;
 
 typedef struct relight_cache {
@@ -41,6 +42,7 @@ typedef struct relight_cache {
     uint64_t key;                   /* the source's path, the options and the compiler */
     size_t level_count;
     relight_level *levels;
+    struct pmf_budget_ledger *ledger; /* in memory between compiles (pmfc_compile_desc.keep): its blocks' */
 } relight_cache;
 
 /* The cache of desc's source and options in desc->cache_dir, for level_count levels: read when it
@@ -50,6 +52,10 @@ void relight_cache_read(relight_cache *rc, const pmfc_compile_desc *desc, size_t
 /* Replaces the cache file (atomically). False with one warning line when it cannot. */
 bool relight_cache_write(const relight_cache *rc);
 void relight_cache_free(relight_cache *rc);
+/* The cache of desc's source and options from *kept (pmfc_compile_desc.keep: its blocks already
+ * the compile's) when it holds that, else from desc->cache_dir's file (relight_cache_read) when
+ * there is one, else none; *kept is left empty. */
+void relight_cache_take(relight_cache *rc, relight_cache *kept, const pmfc_compile_desc *desc, size_t level_count);
 
 /* The earlier bake a bake of desc starts from (filled in *out), or NULL: none, or its geometry
  * differs (said in one line). */
