@@ -341,6 +341,28 @@ void *pmf_budget_realloc(void *p, size_t size)
     return q;
 }
 
+bool pmf_budget_ledger_move(pmf_budget_ledger *dst, pmf_budget_ledger *src, void *block)
+{
+    ledger_shard *from = shard_of(src, (uintptr_t)block), *to = shard_of(dst, (uintptr_t)block);
+    pthread_mutex_lock(&to->lock);
+    bool added = shard_add(dst, to, (uintptr_t)block);
+    pthread_mutex_unlock(&to->lock);
+    pthread_mutex_lock(&from->lock);
+    bool was = added && shard_remove(from, (uintptr_t)block);
+    pthread_mutex_unlock(&from->lock);
+    if (added && !was) {
+        pthread_mutex_lock(&to->lock);
+        shard_remove(to, (uintptr_t)block);
+        pthread_mutex_unlock(&to->lock);
+    }
+    if (!was)
+        return false;
+    size_t charge = charge_of(block);
+    atomic_fetch_sub(&src->acc.used, charge);
+    atomic_fetch_add(&dst->acc.used, charge);
+    return true;
+}
+
 void pmf_budget_free(void *p)
 {
     size_t charge = charge_of(p);

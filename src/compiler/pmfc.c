@@ -291,16 +291,33 @@ static void compile_abandon(compile_run *c)
     free(c->archive);
 }
 
-/* After a compile given keep: the blocks left in its ledger, the kept state's alone, go to keep's
- * own; after one that failed they are freed with the rest, and keep holds nothing. */
-static void keep_blocks(relight_cache *keep, pmf_budget_ledger *ledger, bool ok)
+typedef struct block_move { pmf_budget_ledger *to, *from; bool ok; } block_move;
+
+static void move_block(void *user, void *block)
 {
-    if (ok && !keep->ledger)
+    block_move *m = user;
+    m->ok = m->ok && pmf_budget_ledger_move(m->to, m->from, block);
+}
+
+/* After a compile given keep, the kept state goes from its ledger to keep's own: after one that
+ * succeeded, every block left there (the state's alone); after a cancel, the state's blocks, whole
+ * at any point a cancel ends a compile (between two items of work: a bake's keeping and a
+ * transport's replacing have none), so the next save still relights. After any other failure
+ * they are freed with the rest, and keep holds nothing. */
+static void keep_blocks(relight_cache *keep, compile_run *c, pmf_budget_ledger *ledger, const pmfc_result *r)
+{
+    if ((r->status == 0 || r->cancelled) && !keep->ledger)
         keep->ledger = pmf_budget_ledger_create(0);
-    if (ok && keep->ledger && pmf_budget_ledger_hand_over(keep->ledger, ledger))
+    if (keep->ledger && r->status == 0 && pmf_budget_ledger_hand_over(keep->ledger, ledger))
         return;
+    relight_cache *state = c->cache.levels ? &c->cache : keep; /* taken by the compile, or not yet */
+    block_move m = { keep->ledger, ledger, keep->ledger && r->cancelled };
+    relight_cache_blocks(state, move_block, &m);
     pmf_budget_ledger *own = keep->ledger;
-    memset(keep, 0, sizeof *keep);
+    if (m.ok && state != keep)
+        *keep = c->cache;
+    else if (!m.ok)
+        memset(keep, 0, sizeof *keep);
     keep->ledger = own;
 }
 
@@ -359,7 +376,7 @@ int pmfc_compile(const pmfc_compile_desc *desc, pmfc_result *result)
         compile_abandon(c);
     }
     if (desc->keep)
-        keep_blocks(desc->keep, ledger, result->status == 0);
+        keep_blocks(desc->keep, c, ledger, result);
     /* all of an abandoned compile's blocks; none after one that ended by itself */
     pmf_budget_ledger_free_blocks(ledger);
     session_end();

@@ -141,7 +141,7 @@ static void test_ledger_out_of_memory(void)
 /* Blocks handed from one ledger to another that records none (the compile's to the viewer's kept
  * relight state, pmfc.h): freeing the first's blocks then frees none of them, the second records
  * them and what they took, freed there as on the thread of the first; a ledger that records a
- * block takes none. */
+ * block takes none; one block moved alone. */
 static void test_ledger_hand_over(void)
 {
     pmf_budget_ledger *work = pmf_budget_ledger_create(0), *kept = pmf_budget_ledger_create(0);
@@ -165,8 +165,13 @@ static void test_ledger_hand_over(void)
     uint8_t *c = pmf_budget_malloc(100);
     CHECK(!pmf_budget_ledger_hand_over(work, kept), "a ledger that records a block takes none");
     pmf_budget_free(c);
+    /* one block moved (a cancelled compile's kept state) */
+    uint8_t *d = pmf_budget_malloc(64u << 10);
+    CHECK(d && pmf_budget_ledger_move(kept, work, d) && !pmf_budget_ledger_move(kept, work, d), "moved once");
+    CHECK(pmf_budget_ledger_blocks(work) == 0 && pmf_budget_used() == 0, "nothing left: %zu blocks, %llu bytes",
+          pmf_budget_ledger_blocks(work), (unsigned long long)pmf_budget_used());
     pmf_budget_use_ledger(NULL);
-    CHECK(pmf_budget_ledger_blocks(kept) == 1, "%zu blocks kept", pmf_budget_ledger_blocks(kept));
+    CHECK(pmf_budget_ledger_blocks(kept) == 2, "%zu blocks kept", pmf_budget_ledger_blocks(kept));
     pmf_budget_ledger_free_blocks(kept);
     pmf_budget_ledger_destroy(work);
     pmf_budget_ledger_destroy(kept);

@@ -224,6 +224,20 @@ static void level_free(relight_level *rl)
     memset(rl, 0, sizeof *rl);
 }
 
+void relight_cache_blocks(const relight_cache *rc, void (*each)(void *user, void *block), void *user)
+{
+    /* every block level_free frees (a field added to one is added to the other) */
+    for (size_t li = 0; li < rc->level_count; li++) {
+        const relight_level *rl = &rc->levels[li];
+        const bake_transport *t = &rl->transport;
+        void *blocks[] = { rl->lights, rl->patches, rl->terms.patch_base, rl->terms.luxels, t->hits, t->cell_open,
+                           t->cell_clear, t->cell_send, t->luxel_sees, t->indirect, rl->vis_count, rl->vis_lists };
+        for (size_t k = 0; k < sizeof blocks / sizeof *blocks; k++)
+            if (blocks[k]) each(user, blocks[k]);
+    }
+    if (rc->levels) each(user, rc->levels);
+}
+
 /* Why the file's bytes are not a cache of this compile, or NULL. */
 static const char *parse_cache(relight_cache *rc, const uint8_t *bytes, size_t size)
 {

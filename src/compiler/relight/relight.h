@@ -52,6 +52,8 @@ void relight_cache_read(relight_cache *rc, const pmfc_compile_desc *desc, size_t
 /* Replaces the cache file (atomically). False with one warning line when it cannot. */
 bool relight_cache_write(const relight_cache *rc);
 void relight_cache_free(relight_cache *rc);
+/* Calls each for every block rc holds (its levels' and theirs). */
+void relight_cache_blocks(const relight_cache *rc, void (*each)(void *user, void *block), void *user);
 /* The cache of desc's source and options from *kept (pmfc_compile_desc.keep: its blocks already
  * the compile's) when it holds that, else from desc->cache_dir's file (relight_cache_read) when
  * there is one, else none; *kept is left empty. */

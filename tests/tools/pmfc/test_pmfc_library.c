@@ -4,7 +4,8 @@
  * gives back all it took (the ASan build checks that every block was freed). Given a kept
  * relight state (keep), a light edit relights from memory in two compiles, the first with the
  * bounces kept from before, the second with the new ones: the first differs from the picture
- * before only where the new direct light does, the second equals a full compile.
+ * before only where the new direct light does, the second equals a full compile; a compile
+ * cancelled in its bake leaves the state it started from.
  *
  *   test_pmfc_library CASE PMFC WORKDIR SHARED_DATA
  *   CASE: same_bytes, over_budget, over_budget_city, over_budget_holds, hostile, cancel, keep */
@@ -380,6 +381,16 @@ static void cancel(void)
     if (!(cond)) exit(1); \
 } while (0)
 
+/* Cancels the compile at its first progress report of a stage. */
+typedef struct stop_at { atomic_bool stop; const char *stage; } stop_at;
+
+static void cancel_at_stage(void *user, const pmfc_progress *p)
+{
+    stop_at *s = user;
+    if (!strcmp(p->stage, s->stage))
+        atomic_store(&s->stop, true);
+}
+
 /* The luxels of every base lightmap of a map, chunk after chunk, in one block (*size bytes). */
 static uint8_t *map_luxels(const char *path, size_t *size)
 {
@@ -493,14 +504,28 @@ static void keep(void)
     free(before_direct);
     free(after_direct);
 
-    /* a cancelled compile leaves nothing kept: the next one is a full compile, whole */
-    atomic_bool stop = false;
+    /* a compile cancelled in its bake leaves the state it started from: the next relights the
+     * light that changed, and equals a full compile */
+    char *again = strstr(edited, "\"255 127 0 600\"");
+    MUST(again);
+    memcpy(again, "\"255 127 0 300\"", strlen("\"255 127 0 300\""));
+    MUST(test_write_file(source, edited, (size_t)n));
+    stop_at stop = { false, "lightmaps" };
     char out[4096];
     path_in(out, sizeof out, work, "cancelled.pmf");
     CHECK_EQ(pmfc_compile(&(pmfc_compile_desc){ .source = source, .out_path = out, .quiet = true, .keep = kept,
-                                               .cancel = &stop, .progress = cancel_at_first_report, .user = &stop }, &r), 3);
-    compile_kept(source, "after_cancel.pmf", kept, true, 0, &r);
-    CHECK(!r.relit);
+                                               .cancel = &stop.stop, .progress = cancel_at_stage, .user = &stop }, &r), 3);
+    CHECK(r.cancelled);
+    compile_kept(source, "after_cancel.pmf", kept, false, 0, &r);
+    CHECK(r.relit && r.relit_lights == 1, "after the cancel: relit %d, %zu lights", r.relit, r.relit_lights);
+    compile_kept(source, "full_again.pmf", NULL, false, 0, &r);
+    size_t n_after, n_again, equal = 0;
+    uint8_t *after = luxels_of("after_cancel.pmf", &n_after), *full_again = luxels_of("full_again.pmf", &n_again);
+    MUST(n_after == n_again);
+    for (size_t i = 0; i < n_again; i++) equal += abs((int)after[i] - (int)full_again[i]) <= 1;
+    CHECK(equal == n_again, "after the cancel vs full: %zu of %zu within 1", equal, n_again);
+    free(after);
+    free(full_again);
     pmfc_keep_free(kept);
 }
 
