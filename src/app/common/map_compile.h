@@ -16,7 +16,9 @@
  *
  * On a thread, the compile keeps what a relight needs in this process's memory (pmfc.h's keep),
  * so a save that changed only lights bakes only those lights, in two pictures: the new direct
- * light with the bounces as they were (map_compile_first), then the final one, bounced again.
+ * light with the bounces as they were (map_compile_first), then the final one, bounced again; a
+ * full compile also writes it beside the compiled maps (SOURCE-HASH.relight, pmfc --cache), where
+ * the first compile of a later process starts from.
  * On a thread, the compile has the compiler's memory budget, counted apart from the viewer's
  * (docs/memory.md); a source that is bad, hostile or over that budget ends it with pmfc's one
  * line, and the process goes on. One compile runs at a time in a process (pmfc.h). The child
