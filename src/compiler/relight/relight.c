@@ -213,28 +213,32 @@ static bool read_level(reader *r, relight_level *rl)
     return rl->have;
 }
 
+/* Every block a level holds: the one list level_free frees and a cancelled compile hands back
+ * (relight_cache_blocks), so a block added to a level is added here. */
+static void level_blocks(const relight_level *rl, void (*each)(void *user, void *block), void *user)
+{
+    const bake_transport *t = &rl->transport;
+    void *blocks[] = { rl->lights, rl->patches, rl->terms.patch_base, rl->terms.luxels, t->hits, t->cell_open,
+                       t->cell_clear, t->cell_send, t->luxel_sees, t->indirect, rl->vis_count, rl->vis_lists };
+    for (size_t k = 0; k < sizeof blocks / sizeof *blocks; k++)
+        if (blocks[k]) each(user, blocks[k]);
+}
+
+static void free_block(void *user, void *block)
+{
+    (void)user;
+    xfree(block);
+}
+
 static void level_free(relight_level *rl)
 {
-    xfree(rl->lights);
-    xfree(rl->patches);
-    bake_terms_free(&rl->terms);
-    bake_transport_free(&rl->transport);
-    xfree(rl->vis_count);
-    xfree(rl->vis_lists);
+    level_blocks(rl, free_block, NULL);
     memset(rl, 0, sizeof *rl);
 }
 
 void relight_cache_blocks(const relight_cache *rc, void (*each)(void *user, void *block), void *user)
 {
-    /* every block level_free frees (a field added to one is added to the other) */
-    for (size_t li = 0; li < rc->level_count; li++) {
-        const relight_level *rl = &rc->levels[li];
-        const bake_transport *t = &rl->transport;
-        void *blocks[] = { rl->lights, rl->patches, rl->terms.patch_base, rl->terms.luxels, t->hits, t->cell_open,
-                           t->cell_clear, t->cell_send, t->luxel_sees, t->indirect, rl->vis_count, rl->vis_lists };
-        for (size_t k = 0; k < sizeof blocks / sizeof *blocks; k++)
-            if (blocks[k]) each(user, blocks[k]);
-    }
+    for (size_t li = 0; li < rc->level_count; li++) level_blocks(&rc->levels[li], each, user);
     if (rc->levels) each(user, rc->levels);
 }
 
