@@ -384,10 +384,11 @@ static void poll_compile(viewer *v, double t)
     if (mc->state == MAP_COMPILE_RUNNING && !map_compile_poll(mc)) {
         char progress[64];
         const char *source = v->dropped[0] ? v->dropped : v->path;
-        if (map_compile_progress(mc, progress, sizeof progress) && mc->first_path[0])
+        bool known = map_compile_progress(mc, progress, sizeof progress); /* on the HUD, not printed */
+        if (known && mc->first_path[0]) /* the first picture is on screen: its bounce runs */
             snprintf(v->message, sizeof v->message, "relit %zu light%s in %.1f s, bounce: %s", mc->relit_lights,
                      mc->relit_lights == 1 ? "" : "s", mc->seconds, progress);
-        else if (map_compile_progress(mc, progress, sizeof progress)) /* on the HUD, not printed; a long path cut */
+        else if (known) /* a long path cut */
             snprintf(v->message, sizeof v->message, "compiling %.900s: %s", source, progress);
         v->message_until = t + MESSAGE_SECONDS;   /* "compiling" stays up while it runs */
         return;

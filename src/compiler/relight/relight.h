@@ -3,9 +3,10 @@
  * term its bake was given, the hash of everything else the bake depends on (its geometry:
  * bake_geometry_hash), and the luxels' sums before they are stored (bake_terms). pmfc keeps it in
  * a file of --cache DIR (relight_cache_read / relight_cache_write). The viewer's compile-on-save
- * can keep the same structure in memory instead: its blocks are the compile's (its ledger frees
- * them when pmfc_compile returns), so a caller's copy would be taken out of the compile after
- * keep_cache (pmfc.c) and put back in place of relight_cache_read, with the same key.
+ * keeps the same structure in memory instead (pmfc_compile_desc.keep): its blocks are the
+ * compile's, so pmfc.c hands them from the compile's ledger to the cache's own (ledger) once the
+ * compile ends (after a cancel, the ones relight_cache_blocks lists), back at the next compile's
+ * start, and relight_cache_take puts the structure in place of relight_cache_read, same key.
  *
  * A bake given a level's earlier state (relight_start) starts from its sums when the geometry is
  * the same; anything else (another geometry, settings, lightmap layout) bakes in full and says why
