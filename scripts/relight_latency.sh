@@ -44,7 +44,8 @@ python3 "$ROOT/bench/relight_edit.py" "$W/m.map" "$W/edited.map" "$EDIT" || exit
 saved=$(date +%s.%N)
 mv "$W/edited.map" "$W/m.map"
 # the final picture's line: "relit ..." without "bounce ...", or "compiled in full ..."
-wait_line ' relit .*bounce [0-9.]* s$\| relit [^,]*$\| compiled in full' 1
+wait_line ' relit .*bounce [0-9.]* s$\| relit [^,]*$\| compiled in full\| compile failed' 1
+grep -q ' compile failed' "$W/out" && { cat "$W/err" >&2; exit 1; }
 wait_line ' ready ' "$(( $(grep -c ' reloaded ' "$W/out") + 1 ))"
 python3 - "$W/out" "$saved" <<'PY'
 import sys
