@@ -215,6 +215,29 @@ void pmf_budget_ledger_destroy(pmf_budget_ledger *l)
     free(l);
 }
 
+bool pmf_budget_ledger_hand_over(pmf_budget_ledger *dst, pmf_budget_ledger *src)
+{
+    if (pmf_budget_ledger_blocks(dst))
+        return false;
+    for (int i = 0; i < LEDGER_SHARDS; i++) {
+        ledger_shard *a = &dst->shards[i], *b = &src->shards[i];
+        pthread_mutex_lock(&a->lock);
+        pthread_mutex_lock(&b->lock);
+        uintptr_t *slots = a->slots;
+        size_t cap = a->cap;
+        a->slots = b->slots;
+        a->cap = b->cap;
+        a->count = b->count;
+        b->slots = slots;
+        b->cap = cap;
+        b->count = 0;
+        pthread_mutex_unlock(&b->lock);
+        pthread_mutex_unlock(&a->lock);
+    }
+    atomic_fetch_add(&dst->acc.used, atomic_exchange(&src->acc.used, 0));
+    return true;
+}
+
 void pmf_budget_ledger_fail_growths(pmf_budget_ledger *l, unsigned count) { atomic_store(&l->failing_growths, count); }
 
 /* Records p in this thread's ledger; false when the record could not grow (out of memory). */
@@ -316,6 +339,28 @@ void *pmf_budget_realloc(void *p, size_t size)
     memcpy(q, p, old < size ? old : size);
     pmf_budget_free(p);
     return q;
+}
+
+bool pmf_budget_ledger_move(pmf_budget_ledger *dst, pmf_budget_ledger *src, void *block)
+{
+    ledger_shard *from = shard_of(src, (uintptr_t)block), *to = shard_of(dst, (uintptr_t)block);
+    pthread_mutex_lock(&to->lock);
+    bool added = shard_add(dst, to, (uintptr_t)block);
+    pthread_mutex_unlock(&to->lock);
+    pthread_mutex_lock(&from->lock);
+    bool was = added && shard_remove(from, (uintptr_t)block);
+    pthread_mutex_unlock(&from->lock);
+    if (added && !was) {
+        pthread_mutex_lock(&to->lock);
+        shard_remove(to, (uintptr_t)block);
+        pthread_mutex_unlock(&to->lock);
+    }
+    if (!was)
+        return false;
+    size_t charge = charge_of(block);
+    atomic_fetch_sub(&src->acc.used, charge);
+    atomic_fetch_add(&dst->acc.used, charge);
+    return true;
 }
 
 void pmf_budget_free(void *p)

@@ -54,6 +54,12 @@ size_t pmf_budget_ledger_blocks(pmf_budget_ledger *l);
  * none of its threads runs. */
 void pmf_budget_ledger_free_blocks(pmf_budget_ledger *l);
 void pmf_budget_ledger_destroy(pmf_budget_ledger *l);
+/* Hands every block src records, and what they took, to dst, which records none (false, nothing
+ * moved, when it does): work kept past its ledger (the viewer's relight state, pmfc.h). */
+bool pmf_budget_ledger_hand_over(pmf_budget_ledger *dst, pmf_budget_ledger *src);
+/* Moves one block src records, and what it took, to dst: false when src does not record it or
+ * dst's record cannot grow (it stays src's). */
+bool pmf_budget_ledger_move(pmf_budget_ledger *dst, pmf_budget_ledger *src, void *block);
 /* Records a block another allocator made (malloc) in the thread's ledger, to be freed with the
  * rest if the work is abandoned; untrack before freeing it. Nothing without a ledger; false when
  * the record could not grow (out of memory: the block is then not freed with the rest). */

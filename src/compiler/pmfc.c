@@ -103,7 +103,9 @@ static int lay_out_levels(compile_run *c)
 {
     const pmfc_compile_desc *o = c->o;
     c->layouts = xcalloc(c->map.level_count + 1, sizeof *c->layouts);
-    if (o->cache_dir && !o->generate) /* a city is built a tile at a time: nothing to relight */
+    if (o->keep && !o->generate) /* a city is built a tile at a time: nothing to relight */
+        relight_cache_take(&c->cache, o->keep, o, c->map.level_count);
+    else if (o->cache_dir && !o->generate)
         relight_cache_read(&c->cache, o, c->map.level_count);
     for (size_t li = 0; li < c->map.level_count; li++) {
         level_build *lb = &c->layouts[li];
@@ -113,6 +115,7 @@ static int lay_out_levels(compile_run *c)
         lb->threads = (int)o->threads;
         lb->bounces = o->bounces == 0 ? BAKE_BOUNCE_AUTO : o->bounces == PMFC_BOUNCE_NONE ? 0 : o->bounces;
         lb->static_bounce_only = o->no_styled_bounce;
+        lb->old_bounce = o->old_bounce && o->keep;
         lb->quiet = o->quiet;
         lb->relight = c->cache.levels ? &c->cache.levels[li] : NULL;
         lb->def->samples = o->samples ? (int)o->samples : PMFC_SAMPLES;
@@ -213,10 +216,18 @@ static void keep_cache(compile_run *c, pmfc_result *r)
         r->relit = r->relit || rl->relit;
         r->relit_lights += rl->relit_lights;
         r->relit_luxels += rl->relit_luxels;
+        r->old_bounce = r->old_bounce || rl->old_bounce;
     }
     if (r->relit)
         session_say(PMFC_NOTE, "relit: %zu lights changed, %llu luxels", r->relit_lights, (unsigned long long)r->relit_luxels);
-    relight_cache_write(&c->cache);
+    /* kept in memory, a full bake in the file too: what a later process starts from */
+    if (!c->o->keep || (!r->relit && c->o->cache_dir))
+        relight_cache_write(&c->cache);
+    if (!c->o->keep)
+        return;
+    c->cache.ledger = c->o->keep->ledger; /* pmfc_compile hands the blocks over */
+    *c->o->keep = c->cache;
+    memset(&c->cache, 0, sizeof c->cache);
 }
 
 /* What was built, for the caller's summary; the dropped triangles are a warning of their own. */
@@ -280,6 +291,52 @@ static void compile_abandon(compile_run *c)
     free(c->archive);
 }
 
+typedef struct block_move { pmf_budget_ledger *to, *from; bool ok; } block_move;
+
+static void move_block(void *user, void *block)
+{
+    block_move *m = user;
+    m->ok = m->ok && pmf_budget_ledger_move(m->to, m->from, block);
+}
+
+/* After a compile given keep, the kept state goes from its ledger to keep's own: after one that
+ * succeeded, every block left there (the state's alone); after a cancel, the state's blocks, whole
+ * at any point a cancel ends a compile (between two items of work: a bake's keeping and a
+ * transport's replacing have none), so the next save still relights. After any other failure
+ * they are freed with the rest, and keep holds nothing. */
+static void keep_blocks(relight_cache *keep, compile_run *c, pmf_budget_ledger *ledger, const pmfc_result *r)
+{
+    if ((r->status == 0 || r->cancelled) && !keep->ledger)
+        keep->ledger = pmf_budget_ledger_create(0);
+    if (keep->ledger && r->status == 0 && pmf_budget_ledger_hand_over(keep->ledger, ledger))
+        return;
+    relight_cache *state = c->cache.levels ? &c->cache : keep; /* taken by the compile, or not yet */
+    block_move m = { keep->ledger, ledger, keep->ledger && r->cancelled };
+    relight_cache_blocks(state, move_block, &m);
+    pmf_budget_ledger *own = keep->ledger;
+    if (m.ok && state != keep)
+        *keep = c->cache;
+    else if (!m.ok)
+        memset(keep, 0, sizeof *keep);
+    keep->ledger = own;
+}
+
+relight_cache *pmfc_keep_create(void)
+{
+    return calloc(1, sizeof(relight_cache));
+}
+
+void pmfc_keep_free(relight_cache *keep)
+{
+    if (!keep)
+        return;
+    if (keep->ledger) {
+        pmf_budget_ledger_free_blocks(keep->ledger);
+        pmf_budget_ledger_destroy(keep->ledger);
+    }
+    free(keep);
+}
+
 static pthread_mutex_t one_compile = PTHREAD_MUTEX_INITIALIZER;
 
 int pmfc_compile(const pmfc_compile_desc *desc, pmfc_result *result)
@@ -298,6 +355,8 @@ int pmfc_compile(const pmfc_compile_desc *desc, pmfc_result *result)
     }
     pmf_budget_ledger *caller_ledger = pmf_budget_thread_ledger();
     const atomic_bool *caller_stop = escape_stop_flag();
+    if (desc->keep && desc->keep->ledger) /* the kept state's blocks are the compile's while it runs */
+        pmf_budget_ledger_hand_over(ledger, desc->keep->ledger);
     pmf_budget_use_ledger(ledger);
     escape_set_stop_flag(desc->cancel);
     session_begin(desc, result);
@@ -316,6 +375,8 @@ int pmfc_compile(const pmfc_compile_desc *desc, pmfc_result *result)
         result->status = session_escaped_status();
         compile_abandon(c);
     }
+    if (desc->keep)
+        keep_blocks(desc->keep, c, ledger, result);
     /* all of an abandoned compile's blocks; none after one that ended by itself */
     pmf_budget_ledger_free_blocks(ledger);
     session_end();

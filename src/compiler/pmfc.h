@@ -68,6 +68,10 @@ typedef struct pmfc_compile_desc {
     double scale;                  /* metres per editor unit (0 = the front end's own) */
     double max_luxels;             /* an editor map level's lightmap luxels (0 = the most) */
     const char *cache_dir;         /* keep what a relight needs in a file here, and relight from it (NULL = none) */
+    struct relight_cache *keep;    /* instead of the file: keep it here, in memory (pmfc_keep_create) */
+    bool old_bounce;               /* with keep: a relight adds the bounces kept from before instead of
+                                    * bouncing again, and keeps its sums: a second compile then bounces
+                                    * (the viewer's first and final picture; result.old_bounce) */
     uint64_t memory;               /* the compile's memory budget, bytes (0 = pmf_budget_default(PMF_BUDGET_COMPILER)) */
 
     /* Called one at a time, from any of the compile's threads, neither may call pmfc_compile. */
@@ -92,12 +96,20 @@ typedef struct pmfc_result {
     bool relit;                    /* with cache_dir: the bake started from the cache ... */
     size_t relit_lights;           /* ... and baked these lights again (added, removed or changed) ... */
     uint64_t relit_luxels;         /* ... over these base luxels */
+    bool old_bounce;               /* old_bounce was taken: the bounces are the kept ones */
     double seconds[PMFC_STAGE_COUNT];
     double total_seconds;
 } pmfc_result;
 
 /* Compiles desc->source (or the city) into desc->out_path. Returns result->status. */
 int pmfc_compile(const pmfc_compile_desc *desc, pmfc_result *result);
+
+/* What a relight starts from, kept in memory between the compiles given it as desc.keep (one at a
+ * time): after a compile that succeeded it holds that compile's state (its blocks out of the
+ * compile's memory budget, still counted apart from the caller's), after one that failed or was
+ * cancelled nothing (the next is a full one). NULL when out of memory. */
+struct relight_cache *pmfc_keep_create(void);
+void pmfc_keep_free(struct relight_cache *keep);
 
 /* The creation time a compile writes when none is asked for: $SOURCE_DATE_EPOCH when it is a
  * number, else now. */

@@ -455,9 +455,11 @@ rmf_reload_library)
     event grave -- '^compile warnings closed$'
     ;;
 relight_save)
-    # A .map compiled by the library on a thread keeps what a relight needs (pmfc --cache in the
-    # cache directory): a save that changes only a light's value relights that light and says so;
-    # a save that raises the floor compiles in full and says why.
+    # A .map compiled by the library on a thread keeps what a relight needs in memory (pmfc.h's
+    # keep): a save that changes only a light's value relights that light in two pictures, the
+    # new direct light with the bounces as they were, then the light bounced again, and says so
+    # for each (the file in the cache directory is the full compile's, for a later process); a
+    # save that raises the floor compiles in full and says why.
     export XDG_CACHE_HOME=$WORK/cache
     unset PMFVIEW_PMFC
     SRC=$(dirname "$0")/../../../shared/data/map/q1_light_hlform.map
@@ -466,9 +468,14 @@ relight_save)
     start_viewer "$MAPF"
     event F3 -- '^mode lightmap'
     shot; before=$SHOT
+    kept_at=$(stat -c %y "$WORK"/cache/pmfview/*.relight) # the full compile's, for a later process
     sed 's/^"light" "255 127 0"/"light" "255 127 0 600"/' "$SRC" >"$MAPF.tmp" && mv "$MAPF.tmp" "$MAPF"
-    wait_for "the relight" grep -q '^relit 1 light ([0-9]* luxels) in [0-9.]* s$' "$WORK/out"
-    wait_for "the relit view" sh -c "[ \$(grep -c '^ready ' '$WORK/out') -ge 2 ]"
+    wait_for "the first picture" grep -q '^relit 1 light ([0-9]* luxels) in [0-9.]* s, bounce \.\.\.$' "$WORK/out"
+    wait_for "the final picture" grep -q '^relit 1 light ([0-9]* luxels) in [0-9.]* s, bounce [0-9.]* s$' "$WORK/out"
+    # (the first picture's view may not complete before the final one replaces it)
+    wait_for "the relit view" sh -c "sed -n '/^relit 1 light .*, bounce [0-9.]* s\$/,\$p' '$WORK/out' | grep -q '^ready '"
+    [ "$(grep -c "^reloaded $MAPF$" "$WORK/out")" -eq 2 ] || fail "want two pictures of the relight"
+    [ "$(stat -c %y "$WORK"/cache/pmfview/*.relight)" = "$kept_at" ] || fail "the relight went through the file"
     shot; [ "$("$PROBE" diff "$before" "$SHOT")" -gt 0 ] || fail "the brighter light changed no pixel"
     sed 's/^( 944 1472 944 ) ( 944 1473 944 ) ( 945 1472 944 )/( 944 1472 952 ) ( 944 1473 952 ) ( 945 1472 952 )/' \
         "$MAPF" >"$MAPF.tmp" && mv "$MAPF.tmp" "$MAPF"

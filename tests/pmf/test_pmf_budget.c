@@ -138,11 +138,51 @@ static void test_ledger_out_of_memory(void)
     CHECK(pmf_budget_used() == process, "the process's budget where it was: %lld", (long long)(pmf_budget_used() - process));
 }
 
+/* Blocks handed from one ledger to another that records none (the compile's to the viewer's kept
+ * relight state, pmfc.h): freeing the first's blocks then frees none of them, the second records
+ * them and what they took, freed there as on the thread of the first; a ledger that records a
+ * block takes none; one block moved alone. */
+static void test_ledger_hand_over(void)
+{
+    pmf_budget_ledger *work = pmf_budget_ledger_create(0), *kept = pmf_budget_ledger_create(0);
+    CHECK(work && kept, "two ledgers");
+    pmf_budget_use_ledger(work);
+    uint8_t *a = pmf_budget_malloc(64u << 10), *b = pmf_budget_malloc(100);
+    CHECK(a && b, "two blocks");
+    uint64_t used = pmf_budget_used();
+    CHECK(used >= 64u << 10, "the big block is counted: %llu", (unsigned long long)used);
+    pmf_budget_use_ledger(NULL);
+    CHECK(pmf_budget_ledger_hand_over(kept, work), "handed over");
+    CHECK(pmf_budget_ledger_blocks(work) == 0 && pmf_budget_ledger_blocks(kept) == 2, "%zu and %zu blocks",
+          pmf_budget_ledger_blocks(work), pmf_budget_ledger_blocks(kept));
+    pmf_budget_ledger_free_blocks(work);
+    a[0] = 1; /* still held (the ASan build would see a use after free) */
+    pmf_budget_use_ledger(kept);
+    CHECK(pmf_budget_used() == used, "the kept ledger took what they took: %llu", (unsigned long long)pmf_budget_used());
+    pmf_budget_free(a);
+    CHECK(pmf_budget_used() + (64u << 10) <= used, "freed, given back to the kept ledger: %llu", (unsigned long long)pmf_budget_used());
+    pmf_budget_use_ledger(work);
+    uint8_t *c = pmf_budget_malloc(100);
+    CHECK(!pmf_budget_ledger_hand_over(work, kept), "a ledger that records a block takes none");
+    pmf_budget_free(c);
+    /* one block moved (a cancelled compile's kept state) */
+    uint8_t *d = pmf_budget_malloc(64u << 10);
+    CHECK(d && pmf_budget_ledger_move(kept, work, d) && !pmf_budget_ledger_move(kept, work, d), "moved once");
+    CHECK(pmf_budget_ledger_blocks(work) == 0 && pmf_budget_used() == 0, "nothing left: %zu blocks, %llu bytes",
+          pmf_budget_ledger_blocks(work), (unsigned long long)pmf_budget_used());
+    pmf_budget_use_ledger(NULL);
+    CHECK(pmf_budget_ledger_blocks(kept) == 2, "%zu blocks kept", pmf_budget_ledger_blocks(kept));
+    pmf_budget_ledger_free_blocks(kept);
+    pmf_budget_ledger_destroy(work);
+    pmf_budget_ledger_destroy(kept);
+}
+
 int main(void)
 {
     test_take_give();
     test_decoding();
     test_allocator();
     test_ledger_out_of_memory();
+    test_ledger_hand_over();
     TEST_DONE();
 }

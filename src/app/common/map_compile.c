@@ -23,6 +23,11 @@ struct map_compile_job {
     _Atomic(const char *) stage;     /* the last progress report's (NULL before the first) */
     atomic_int percent;
     map_compile_warnings warnings;   /* written by the compile's message calls, read once finished */
+    /* a relight's first picture (map_compile_first): what made it, read once first_ready */
+    char first_path[4096];
+    atomic_bool first_ready;
+    pmfc_result first_result;
+    map_compile_warnings first_warnings;
     pthread_t thread;
     map_compile_job *next;           /* in the list of cancelled jobs */
 };
@@ -30,6 +35,11 @@ struct map_compile_job {
 /* Cancelled compiles still ending the item of work they are on: joined once finished (or at
  * map_compile_shutdown), so a cancel never waits for them. Touched by the caller's thread only. */
 static map_compile_job *cancelled_jobs;
+
+/* What the next relight starts from, kept in memory from one compile on a thread to the next
+ * (pmfc.h's keep): made by the caller's thread before the first, touched by one compile at a time
+ * (pmfc_compile's), freed at map_compile_shutdown. */
+static struct relight_cache *kept_relight;
 
 /* The cancelled jobs that have finished (all of them when wait) joined, their temporary files
  * removed and their memory freed. */
@@ -43,6 +53,7 @@ static void reap_cancelled(bool wait)
         }
         pthread_join(job->thread, NULL);
         pmf_os_remove(job->tmp_path);
+        pmf_os_remove(job->first_path);
         *link = job->next;
         free(job);
     }
@@ -51,6 +62,8 @@ static void reap_cancelled(bool wait)
 void map_compile_shutdown(void)
 {
     reap_cancelled(true);
+    pmfc_keep_free(kept_relight);
+    kept_relight = NULL;
 }
 
 static map_compile_state fail(map_compile *mc, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -225,10 +238,23 @@ static void keep_warning(void *user, pmfc_message_kind kind, const char *line)
         clean_pmfc_line(line, strlen(line), job->full_why, sizeof job->full_why);
 }
 
+/* A relight in two compiles: the first bakes the changed lights and adds the bounces kept from
+ * before (its map is the first picture, first_path), the second starts from its sums and bounces. */
 static void *compile_job_run(void *arg)
 {
     map_compile_job *job = arg;
+    job->desc.old_bounce = true;
     pmfc_compile(&job->desc, &job->result);
+    if (job->result.status == 0 && job->result.old_bounce && !atomic_load(&job->cancel)) {
+        if (pmf_os_replace(job->tmp_path, job->first_path) == 0) {
+            job->first_result = job->result;
+            job->first_warnings = job->warnings;
+            atomic_store(&job->first_ready, true);
+        }
+        memset(&job->warnings, 0, sizeof job->warnings); /* the second compile says them again */
+        job->desc.old_bounce = false;
+        pmfc_compile(&job->desc, &job->result);
+    }
     atomic_store(&job->finished, true);
     return NULL;
 }
@@ -243,9 +269,15 @@ static map_compile_state start_thread(map_compile *mc, const map_compile_desc *d
     snprintf(job->tmp_path, sizeof job->tmp_path, "%s", mc->tmp_path);
     if (desc->game_dir)
         snprintf(job->game_dir, sizeof job->game_dir, "%s", desc->game_dir);
-    /* what a relight starts from, kept beside the compiled maps (pmfc --cache) */
+    snprintf(job->first_path, sizeof job->first_path, "%.*s.first.pmf", (int)(strlen(mc->tmp_path) - strlen(".tmp.pmf")),
+             mc->tmp_path);
+    /* what a relight starts from, kept in memory (in a file beside the compiled maps, pmfc --cache,
+     * only when that could not be made) */
+    if (!kept_relight)
+        kept_relight = pmfc_keep_create();
     snprintf(job->relight_dir, sizeof job->relight_dir, "%s", mc->cache_dir);
     job->desc = (pmfc_compile_desc){ .source = job->source, .out_path = job->tmp_path, .cache_dir = job->relight_dir,
+                                     .keep = kept_relight,
                                      .game_dir = desc->game_dir ? job->game_dir : NULL, .quiet = true,
                                      .created = pmfc_time_now(), .progress = record_progress,
                                      .message = keep_warning, .user = job, .cancel = &job->cancel };
@@ -424,6 +456,25 @@ static void log_warnings(FILE *log, map_compile_warnings *w)
     }
 }
 
+/* What a relight's compile said of itself: what it relit, in how long. */
+static void take_relit(map_compile *mc, const pmfc_result *r)
+{
+    mc->relit = r->relit;
+    mc->relit_lights = r->relit_lights;
+    mc->relit_luxels = r->relit_luxels;
+    mc->seconds = r->total_seconds;
+}
+
+bool map_compile_first(map_compile *mc)
+{
+    if (mc->state != MAP_COMPILE_RUNNING || !mc->job || mc->first_path[0] || !atomic_load(&mc->job->first_ready))
+        return false;
+    snprintf(mc->first_path, sizeof mc->first_path, "%s", mc->job->first_path);
+    take_relit(mc, &mc->job->first_result);
+    mc->warnings = mc->job->first_warnings;
+    return true;
+}
+
 bool map_compile_poll(map_compile *mc)
 {
     reap_cancelled(false);
@@ -437,11 +488,12 @@ bool map_compile_poll(map_compile *mc)
         clean_pmfc_line(r->error, strlen(r->error), line, sizeof line);
         int status = r->status;
         mc->warnings = mc->job->warnings;
-        mc->relit = r->relit;
-        mc->relit_lights = r->relit_lights;
-        mc->relit_luxels = r->relit_luxels;
-        mc->seconds = r->total_seconds;
+        bool two = atomic_load(&mc->job->first_ready);
+        take_relit(mc, two ? &mc->job->first_result : r);
+        mc->bounce_seconds = two ? r->total_seconds : 0;
         snprintf(mc->full_why, sizeof mc->full_why, "%s", mc->job->full_why);
+        if (two)
+            pmf_os_remove(mc->job->first_path); /* shown until the final replaces it (its file stays open) */
         end_job(mc);
         finish(mc, status, line);
         return true;

@@ -14,8 +14,11 @@
  * concurrent pmfview never reads a half-written cache file (at worst two processes compile the
  * same version and the last rename wins, both whole).
  *
- * On a thread, the compile keeps what a relight needs in the cache directory too (pmfc.h's
- * cache_dir: SOURCE-HASH.relight), so a save that changed only lights bakes only those lights.
+ * On a thread, the compile keeps what a relight needs in this process's memory (pmfc.h's keep),
+ * so a save that changed only lights bakes only those lights, in two pictures: the new direct
+ * light with the bounces as they were (map_compile_first), then the final one, bounced again; a
+ * full compile also writes it beside the compiled maps (SOURCE-HASH.relight, pmfc --cache), where
+ * the first compile of a later process starts from.
  * On a thread, the compile has the compiler's memory budget, counted apart from the viewer's
  * (docs/memory.md); a source that is bad, hostile or over that budget ends it with pmfc's one
  * line, and the process goes on. One compile runs at a time in a process (pmfc.h). The child
@@ -81,12 +84,21 @@ typedef struct map_compile {
     size_t relit_lights;
     unsigned long long relit_luxels;
     char full_why[256];
+    /* a relight on a thread comes in two pictures: first_path once map_compile_first said so (the
+     * seconds and relit_* above are its compile's), then out_path once DONE, bounce_seconds the
+     * second compile's (0 when there was one picture only) */
+    char first_path[4096];
+    double bounce_seconds;
 } map_compile;
 
 /* Finds the source's current version in the cache or starts the compile. Returns mc->state. */
 map_compile_state map_compile_start(map_compile *mc, const map_compile_desc *desc);
 /* Non-blocking while RUNNING: true once finished (state DONE or FAILED). */
 bool map_compile_poll(map_compile *mc);
+/* Non-blocking while RUNNING on a thread: true once, when a relight's first picture is ready at
+ * mc->first_path: the changed lights' new direct light with the bounces as they were before (the
+ * compile then bounces the new light: the final picture is out_path once DONE). */
+bool map_compile_first(map_compile *mc);
 /* Seconds since the compile started. */
 double map_compile_elapsed(const map_compile *mc);
 /* Where a compile on a thread is ("bake 42%"): false when nothing is known (not started yet, or

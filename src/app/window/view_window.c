@@ -350,14 +350,28 @@ static void handle_drop(viewer *v, const SDL_DropEvent *drop, double t)
     SDL_free(drop->file);
 }
 
-/* What a save's compile did: relit the lights that changed, or compiled in full (and why). */
-static void say_how_compiled(viewer *v, const map_compile *mc)
+/* What a save's compile did: relit the lights that changed (the first picture, then the final
+ * one with its bounce), or compiled in full (and why). */
+static void say_how_compiled(viewer *v, const map_compile *mc, bool first)
 {
+    char bounce[32] = "";
+    if (mc->first_path[0])
+        snprintf(bounce, sizeof bounce, first ? ", bounce ..." : ", bounce %.1f s", mc->bounce_seconds);
     if (mc->relit)
-        viewer_say(v, "relit %zu light%s (%llu luxels) in %.1f s", mc->relit_lights, mc->relit_lights == 1 ? "" : "s",
-                   mc->relit_luxels, mc->seconds);
+        viewer_say(v, "relit %zu light%s (%llu luxels) in %.1f s%s", mc->relit_lights, mc->relit_lights == 1 ? "" : "s",
+                   mc->relit_luxels, mc->seconds, bounce);
     else if (mc->seconds > 0)
         viewer_say(v, "compiled in full in %.1f s%s%s", mc->seconds, mc->full_why[0] ? ": " : "", mc->full_why);
+}
+
+/* A relight's first picture on screen while its bounce is computed: the map keeps the view. */
+static void show_first_picture(viewer *v, double t)
+{
+    map_compile *mc = &v->compile;
+    snprintf(v->pmf_path, sizeof v->pmf_path, "%s", mc->first_path);
+    viewer_reload(v, t);
+    v->warnings = mc->warnings;
+    say_how_compiled(v, mc, true);
 }
 
 static void poll_compile(viewer *v, double t)
@@ -365,10 +379,16 @@ static void poll_compile(viewer *v, double t)
     map_compile *mc = &v->compile;
     if (mc->state == MAP_COMPILE_IDLE)
         return;
+    if (!v->dropped[0] && map_compile_first(mc))
+        show_first_picture(v, t);
     if (mc->state == MAP_COMPILE_RUNNING && !map_compile_poll(mc)) {
         char progress[64];
         const char *source = v->dropped[0] ? v->dropped : v->path;
-        if (map_compile_progress(mc, progress, sizeof progress)) /* on the HUD, not printed; a long path cut */
+        bool known = map_compile_progress(mc, progress, sizeof progress); /* on the HUD, not printed */
+        if (known && mc->first_path[0]) /* the first picture is on screen: its bounce runs */
+            snprintf(v->message, sizeof v->message, "relit %zu light%s in %.1f s, bounce: %s", mc->relit_lights,
+                     mc->relit_lights == 1 ? "" : "s", mc->seconds, progress);
+        else if (known) /* a long path cut */
             snprintf(v->message, sizeof v->message, "compiling %.900s: %s", source, progress);
         v->message_until = t + MESSAGE_SECONDS;   /* "compiling" stays up while it runs */
         return;
@@ -391,7 +411,7 @@ static void poll_compile(viewer *v, double t)
     } else {
         snprintf(v->pmf_path, sizeof v->pmf_path, "%s", mc->out_path);
         viewer_reload(v, t);
-        say_how_compiled(v, mc);
+        say_how_compiled(v, mc, false);
     }
     if (v->warnings.count)
         viewer_say(v, "%u compile warning%s (` lists them)", v->warnings.count, v->warnings.count == 1 ? "" : "s");

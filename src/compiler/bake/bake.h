@@ -159,6 +159,8 @@ typedef struct bake_transport {
     uint8_t *cell_open, *cell_clear;/* [cell_count] */
     float *cell_send;               /* [cell_count] */
     uint8_t *luxel_sees;            /* [luxel_count] */
+    float (*indirect)[3];           /* [cell_count]: the base lightmaps' bounced light of the last bake
+                                     * that bounced (bake_desc.old_bounce), NULL when not kept */
 } bake_transport;
 
 typedef struct bake_desc {
@@ -232,6 +234,10 @@ typedef struct bake_desc {
     bake_transport *transport;      /* non-NULL: bounces take it when it was traced for this geometry;
                                      * else the bounces' own replaces it (bake_transport_free) */
     const bake_relight *relight;    /* non-NULL: a relight from an earlier bake's sums */
+    /* With transport: the base lightmaps take the bounced light it keeps (an earlier bake's) and
+     * the layers none, instead of bouncing again: the new direct light on screen at once, before
+     * a bake without it refines the bounces (bake_result.old_bounce says whether it could). */
+    bool old_bounce;
 } bake_desc;
 
 #define BAKE_BOUNCE_AUTO (-1)
@@ -245,6 +251,7 @@ typedef struct bake_result {
     bake_probe_result *probes;      /* probe_count of them */
     size_t relit_lights;            /* a relight: the lights that differ (added, removed or changed) */
     uint64_t relit_luxels;          /* ... and the base luxels they reach, traced again */
+    bool old_bounce;                /* the bounces were the transport's kept ones (bake_desc.old_bounce) */
 } bake_result;
 
 /* Fills desc->lightmaps' luxels and the result. Returns false only when out of memory. */

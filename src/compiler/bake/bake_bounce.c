@@ -1006,7 +1006,7 @@ static bool trace_transport(bounce_ctx *ctx, jobs_progress *progress)
     bake_transport_free(kept);
     *kept = (bake_transport){ hash, rays, cells, luxels, copy_block(ctx->hits, rays * sizeof *ctx->hits),
                               copy_block(ctx->cell_open, cells), copy_block(ctx->cell_clear, cells),
-                              copy_block(ctx->cell_send, cells * sizeof *ctx->cell_send), copy_block(ctx->luxel_sees, luxels) };
+                              copy_block(ctx->cell_send, cells * sizeof *ctx->cell_send), copy_block(ctx->luxel_sees, luxels), NULL };
     if (kept->hits && kept->cell_open && kept->cell_clear && kept->cell_send && kept->luxel_sees)
         return true;
     bake_transport_free(kept);
@@ -1038,11 +1038,23 @@ bool bake_bounce(const bounce_input *in)
     if (!ok)
         goto done;
     base_job job = { &ctx, &base };
-    jobs_parallel_for(desc->patch_count, desc->threads, base_direct_job, &job);
-    run_bounces(&ctx, &base, jobs_thread_count(desc->threads));
+    /* a transport traced again comes without bounces: the kept ones are of this transport's cells */
+    bake_transport *kept = desc->transport;
+    bool old = desc->old_bounce && kept && kept->indirect && kept->cell_count == ctx.cell_count;
+    if (old) {
+        memcpy(base.indirect, kept->indirect, ctx.cell_count * sizeof *base.indirect);
+    } else {
+        jobs_parallel_for(desc->patch_count, desc->threads, base_direct_job, &job);
+        run_bounces(&ctx, &base, jobs_thread_count(desc->threads));
+        if (kept) {
+            pmf_budget_free(kept->indirect);
+            kept->indirect = copy_block(base.indirect, ctx.cell_count * sizeof *base.indirect);
+        }
+    }
     jobs_parallel_for(desc->patch_count, desc->threads, base_apply_job, &job);
+    *in->old_bounce = old;
 
-    if (desc->static_bounce_only)
+    if (desc->static_bounce_only || old)
         goto done;
     size_t run_count = 0;
     runs = pmf_budget_malloc((in->task_count + 1) * sizeof *runs);

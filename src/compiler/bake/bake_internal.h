@@ -65,6 +65,7 @@ typedef struct bounce_input {
     uint8_t *task_lit;              /* [task]: set when bouncing lights one of its luxels */
     bake_layer *layers;
     const jobs_progress *progress;
+    bool *old_bounce;               /* set when the base took the transport's kept bounces (bake_desc.old_bounce) */
 } bounce_input;
 
 /* ---- relighting (bake_relight.c) ---- */

@@ -152,5 +152,6 @@ void bake_transport_free(bake_transport *transport)
     pmf_budget_free(transport->cell_clear);
     pmf_budget_free(transport->cell_send);
     pmf_budget_free(transport->luxel_sees);
+    pmf_budget_free(transport->indirect);
     memset(transport, 0, sizeof *transport);
 }

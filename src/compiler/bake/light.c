@@ -425,6 +425,7 @@ static bool run_baker(const level_build *lb, const bake_input *in, bake_result *
     desc.ambient_floor = def->ambient_floor;
     desc.bounce_no_sky_loss = def->bounce_no_sky_loss;
     desc.static_bounce_only = lb->static_bounce_only;
+    desc.old_bounce = lb->old_bounce;
     desc.bounce_cell = def->bounce_cell;
     memcpy(desc.ambient, def->ambient, sizeof desc.ambient);
     memcpy(desc.sky_light, def->sky_light, sizeof desc.sky_light);

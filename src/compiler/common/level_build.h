@@ -88,6 +88,7 @@ typedef struct level_build {
     int threads;
     int bounces;                                 /* bake_desc.bounces (--bounce) */
     bool static_bounce_only;                     /* bake_desc's (--no-styled-bounce) */
+    bool old_bounce;                             /* bake_desc's (pmfc_compile_desc.old_bounce) */
     bool quiet;                                  /* no notes on stderr */
     struct relight_level *relight;               /* what a relight starts from and keeps (relight.h), or NULL */
 } level_build;

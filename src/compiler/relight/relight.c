@@ -213,15 +213,33 @@ static bool read_level(reader *r, relight_level *rl)
     return rl->have;
 }
 
+/* Every block a level holds: the one list level_free frees and a cancelled compile hands back
+ * (relight_cache_blocks), so a block added to a level is added here. */
+static void level_blocks(const relight_level *rl, void (*each)(void *user, void *block), void *user)
+{
+    const bake_transport *t = &rl->transport;
+    void *blocks[] = { rl->lights, rl->patches, rl->terms.patch_base, rl->terms.luxels, t->hits, t->cell_open,
+                       t->cell_clear, t->cell_send, t->luxel_sees, t->indirect, rl->vis_count, rl->vis_lists };
+    for (size_t k = 0; k < sizeof blocks / sizeof *blocks; k++)
+        if (blocks[k]) each(user, blocks[k]);
+}
+
+static void free_block(void *user, void *block)
+{
+    (void)user;
+    xfree(block);
+}
+
 static void level_free(relight_level *rl)
 {
-    xfree(rl->lights);
-    xfree(rl->patches);
-    bake_terms_free(&rl->terms);
-    bake_transport_free(&rl->transport);
-    xfree(rl->vis_count);
-    xfree(rl->vis_lists);
+    level_blocks(rl, free_block, NULL);
     memset(rl, 0, sizeof *rl);
+}
+
+void relight_cache_blocks(const relight_cache *rc, void (*each)(void *user, void *block), void *user)
+{
+    for (size_t li = 0; li < rc->level_count; li++) level_blocks(&rc->levels[li], each, user);
+    if (rc->levels) each(user, rc->levels);
 }
 
 /* Why the file's bytes are not a cache of this compile, or NULL. */
@@ -281,6 +299,29 @@ void relight_cache_read(relight_cache *rc, const pmfc_compile_desc *desc, size_t
                     rc->path, why);
         for (size_t li = 0; li < level_count; li++) level_free(&rc->levels[li]);
     }
+}
+
+void relight_cache_take(relight_cache *rc, relight_cache *kept, const pmfc_compile_desc *desc, size_t level_count)
+{
+    char source[4096];
+    if (!pmf_os_real_path(desc->source, source, sizeof source)) snprintf(source, sizeof source, "%s", desc->source);
+    uint64_t key = cache_key(desc, source);
+    if (kept->levels && kept->key == key && kept->level_count == level_count) {
+        *rc = *kept;
+        rc->ledger = NULL;
+        kept->levels = NULL;
+        kept->level_count = 0;
+    } else if (desc->cache_dir) {
+        relight_cache_read(rc, desc, level_count);
+    } else {
+        memset(rc, 0, sizeof *rc);
+        rc->key = key;
+        rc->level_count = level_count;
+        rc->levels = xcalloc(level_count + 1, sizeof *rc->levels);
+    }
+    struct pmf_budget_ledger *ledger = kept->ledger;
+    relight_cache_free(kept);
+    kept->ledger = ledger;
 }
 
 void relight_cache_free(relight_cache *rc)
@@ -426,6 +467,7 @@ void relight_keep(relight_level *rl, const bake_desc *desc, bake_terms *terms, c
     rl->relit = desc->relight != NULL;
     rl->relit_lights = res->relit_lights;
     rl->relit_luxels = res->relit_luxels;
+    rl->old_bounce = res->old_bounce;
     rl->have = true;
     rl->geometry = bake_geometry_hash(desc);
     xfree(rl->lights);

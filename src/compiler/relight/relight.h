@@ -3,9 +3,10 @@
  * term its bake was given, the hash of everything else the bake depends on (its geometry:
  * bake_geometry_hash), and the luxels' sums before they are stored (bake_terms). pmfc keeps it in
  * a file of --cache DIR (relight_cache_read / relight_cache_write). The viewer's compile-on-save
- * can keep the same structure in memory instead: its blocks are the compile's (its ledger frees
- * them when pmfc_compile returns), so a caller's copy would be taken out of the compile after
- * keep_cache (pmfc.c) and put back in place of relight_cache_read, with the same key.
+ * keeps the same structure in memory instead (pmfc_compile_desc.keep): its blocks are the
+ * compile's, so pmfc.c hands them from the compile's ledger to the cache's own (ledger) once the
+ * compile ends (after a cancel, the ones relight_cache_blocks lists), back at the next compile's
+ * start, and relight_cache_take puts the structure in place of relight_cache_read, same key.
  *
  * A bake given a level's earlier state (relight_start) starts from its sums when the geometry is
  * the same; anything else (another geometry, settings, lightmap layout) bakes in full and says why
@@ -34,6 +35,7 @@ typedef struct relight_level {
     bool relit;                     /* this compile's bake was a relight ... */
     size_t relit_lights;            /* ... of this many lights */
     uint64_t relit_luxels;          /* ... over this many base luxels */
+    bool old_bounce;                /* ... with the bounces kept from before (bake_result.old_bounce) */
 } relight_level;
 
 typedef struct relight_cache {
@@ -41,6 +43,7 @@ typedef struct relight_cache {
     uint64_t key;                   /* the source's path, the options and the compiler */
     size_t level_count;
     relight_level *levels;
+    struct pmf_budget_ledger *ledger; /* in memory between compiles (pmfc_compile_desc.keep): its blocks' */
 } relight_cache;
 
 /* The cache of desc's source and options in desc->cache_dir, for level_count levels: read when it
@@ -50,6 +53,12 @@ void relight_cache_read(relight_cache *rc, const pmfc_compile_desc *desc, size_t
 /* Replaces the cache file (atomically). False with one warning line when it cannot. */
 bool relight_cache_write(const relight_cache *rc);
 void relight_cache_free(relight_cache *rc);
+/* Calls each for every block rc holds (its levels' and theirs). */
+void relight_cache_blocks(const relight_cache *rc, void (*each)(void *user, void *block), void *user);
+/* The cache of desc's source and options from *kept (pmfc_compile_desc.keep: its blocks already
+ * the compile's) when it holds that, else from desc->cache_dir's file (relight_cache_read) when
+ * there is one, else none; *kept is left empty. */
+void relight_cache_take(relight_cache *rc, relight_cache *kept, const pmfc_compile_desc *desc, size_t level_count);
 
 /* The earlier bake a bake of desc starts from (filled in *out), or NULL: none, or its geometry
  * differs (said in one line). */

@@ -1,10 +1,14 @@
 /* test_pmfc_library.c - the compiler as a library (src/compiler/pmfc.h), in this process: the same
  * bytes as the pmfc program; over its memory budget, on a hostile source or cancelled, one
  * compile ends with pmfc's line and status while the process goes on, leaves nothing on disk and
- * gives back all it took (the ASan build checks that every block was freed).
+ * gives back all it took (the ASan build checks that every block was freed). Given a kept
+ * relight state (keep), a light edit relights from memory in two compiles, the first with the
+ * bounces kept from before, the second with the new ones: the first differs from the picture
+ * before only where the new direct light does, the second equals a full compile; a compile
+ * cancelled in its bake leaves the state it started from.
  *
  *   test_pmfc_library CASE PMFC WORKDIR SHARED_DATA
- *   CASE: same_bytes, over_budget, over_budget_city, over_budget_holds, hostile, cancel */
+ *   CASE: same_bytes, over_budget, over_budget_city, over_budget_holds, hostile, cancel, keep */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +19,7 @@
 
 #include "base/pmf_budget.h"
 #include "check.h"
+#include "pmf.h"
 #include "pmfc.h"
 #include "programs.h"
 
@@ -370,6 +375,160 @@ static void cancel(void)
     same_bytes_of(source);
 }
 
+/* The keep case cannot go on past these (its functions return what they read). */
+#define MUST(cond) do { \
+    CHECK(cond); \
+    if (!(cond)) exit(1); \
+} while (0)
+
+/* Cancels the compile at its first progress report of a stage. */
+typedef struct stop_at { atomic_bool stop; const char *stage; } stop_at;
+
+static void cancel_at_stage(void *user, const pmfc_progress *p)
+{
+    stop_at *s = user;
+    if (!strcmp(p->stage, s->stage))
+        atomic_store(&s->stop, true);
+}
+
+/* The luxels of every base lightmap of a map, chunk after chunk, in one block (*size bytes). */
+static uint8_t *map_luxels(const char *path, size_t *size)
+{
+    pmf_error err;
+    pmf_file *f = pmf_open(path, &err);
+    MUST(f);
+    pmf_level level;
+    MUST(pmf_level_read(f, 0, PMF_PART_ALL, &level, &err));
+    const pmf_level_info *info = &f->levels[0];
+    uint8_t *out = NULL;
+    *size = 0;
+    for (uint32_t x = 0; x < info->count_x; x++)
+        for (uint32_t y = 0; y < info->count_y; y++)
+            for (uint32_t z = 0; z < info->count_z; z++) {
+                pmf_chunk_coord at = { x, y, z };
+                pmf_chunk c;
+                if (!pmf_chunk_present(f, 0, at)) continue;
+                MUST(pmf_chunk_read(f, &level, 0, at, PMF_PART_ALL, &c, &err));
+                for (uint32_t m = 0; m < c.client.lightmap_count; m++) {
+                    size_t n = (size_t)3 << (2 * c.client.lightmaps[m].size_exp);
+                    out = realloc(out, *size + n);
+                    memcpy(out + *size, c.client.lightmaps[m].luxels, n);
+                    *size += n;
+                }
+                pmf_chunk_free(&c);
+            }
+    pmf_level_free(&level);
+    pmf_close(f);
+    return out;
+}
+
+static void compile_kept(const char *source, const char *name, struct relight_cache *keep, bool old_bounce, int bounces,
+                         pmfc_result *r)
+{
+    char out[4096];
+    path_in(out, sizeof out, work, name);
+    CHECK_EQ(pmfc_compile(&(pmfc_compile_desc){ .source = source, .out_path = out, .quiet = true, .keep = keep,
+                                               .old_bounce = old_bounce, .bounces = bounces, .created = 1 }, r), 0);
+    CHECK(r->error[0] == '\0', "%s: %s", name, r->error);
+}
+
+static uint8_t *luxels_of(const char *name, size_t *size)
+{
+    char path[4096];
+    path_in(path, sizeof path, work, name);
+    return map_luxels(path, size);
+}
+
+/* A light made brighter: relit from memory with the old bounces (first), then bounced (final). */
+static void keep(void)
+{
+    char original[4096], source[4096];
+    path_in(original, sizeof original, shared, "data/map/q1_light_hlform.map");
+    path_in(source, sizeof source, work, "lit.map");
+    size_t size;
+    char *text = (char *)test_read_file(original, &size);
+    MUST(text);
+    MUST(test_write_file(source, text, size));
+    struct relight_cache *kept = pmfc_keep_create();
+    MUST(kept);
+    pmfc_result r;
+    compile_kept(source, "before.pmf", kept, true, 0, &r);
+    CHECK(!r.relit && !r.old_bounce);
+    compile_kept(source, "before_direct.pmf", NULL, false, PMFC_BOUNCE_NONE, &r);
+    char *at = strstr(text, "\"light\" \"255 127 0\"");
+    MUST(at);
+    char edited[8192];
+    int n = snprintf(edited, sizeof edited, "%.*s\"light\" \"255 127 0 600\"%s", (int)(at - text), text,
+                     at + strlen("\"light\" \"255 127 0\""));
+    MUST(test_write_file(source, edited, (size_t)n));
+    free(text);
+
+    compile_kept(source, "first.pmf", kept, true, 0, &r);
+    CHECK(r.relit && r.relit_lights == 1 && r.old_bounce, "relit %d, %zu lights, old bounce %d", r.relit, r.relit_lights,
+          r.old_bounce);
+    compile_kept(source, "final.pmf", kept, false, 0, &r);
+    CHECK(r.relit && r.relit_lights == 0 && !r.old_bounce, "relit %d, %zu lights, old bounce %d", r.relit, r.relit_lights,
+          r.old_bounce);
+    compile_kept(source, "full.pmf", NULL, false, 0, &r);
+    compile_kept(source, "after_direct.pmf", NULL, false, PMFC_BOUNCE_NONE, &r);
+
+    size_t n_before, n_first, n_final, n_full, n_bd, n_ad;
+    uint8_t *before = luxels_of("before.pmf", &n_before), *first = luxels_of("first.pmf", &n_first);
+    uint8_t *final = luxels_of("final.pmf", &n_final), *full = luxels_of("full.pmf", &n_full);
+    uint8_t *before_direct = luxels_of("before_direct.pmf", &n_bd), *after_direct = luxels_of("after_direct.pmf", &n_ad);
+    MUST(n_before == n_first && n_first == n_final && n_final == n_full && n_full == n_bd && n_bd == n_ad);
+    size_t final_equal = 0, final_worse = 0, unlit_kept = 0, unlit = 0, relit_new = 0, relit = 0, bounced = 0;
+    for (size_t i = 0; i < n_full; i++) {
+        int d = abs((int)final[i] - (int)full[i]);
+        final_equal += d == 0;
+        final_worse += d > 1;
+        /* where the new direct light is the old one, the first picture is the old picture */
+        bool same_direct = before_direct[i] == after_direct[i];
+        unlit += same_direct;
+        unlit_kept += same_direct && first[i] == before[i];
+        relit += !same_direct;
+        relit_new += !same_direct && first[i] != before[i];
+        bounced += first[i] != final[i];
+    }
+    CHECK(final_worse == 0 && final_equal * 1000 >= n_full * 999, "final vs full: %zu of %zu equal, %zu off by more than 1",
+          final_equal, n_full, final_worse);
+    CHECK(unlit > 0 && unlit_kept == unlit, "first vs before where the direct light is the same: %zu of %zu equal",
+          unlit_kept, unlit);
+    CHECK(relit > 100 && relit_new * 10 >= relit * 9, "first vs before where the direct light changed: %zu of %zu differ",
+          relit_new, relit);
+    CHECK(bounced > 0, "the final picture's bounces changed nothing of the first's");
+    free(before);
+    free(first);
+    free(final);
+    free(full);
+    free(before_direct);
+    free(after_direct);
+
+    /* a compile cancelled in its bake leaves the state it started from: the next relights the
+     * light that changed, and equals a full compile */
+    char *again = strstr(edited, "\"255 127 0 600\"");
+    MUST(again);
+    memcpy(again, "\"255 127 0 300\"", strlen("\"255 127 0 300\""));
+    MUST(test_write_file(source, edited, (size_t)n));
+    stop_at stop = { false, "lightmaps" };
+    char out[4096];
+    path_in(out, sizeof out, work, "cancelled.pmf");
+    CHECK_EQ(pmfc_compile(&(pmfc_compile_desc){ .source = source, .out_path = out, .quiet = true, .keep = kept,
+                                               .cancel = &stop.stop, .progress = cancel_at_stage, .user = &stop }, &r), 3);
+    CHECK(r.cancelled);
+    compile_kept(source, "after_cancel.pmf", kept, false, 0, &r);
+    CHECK(r.relit && r.relit_lights == 1, "after the cancel: relit %d, %zu lights", r.relit, r.relit_lights);
+    compile_kept(source, "full_again.pmf", NULL, false, 0, &r);
+    size_t n_after, n_again, equal = 0;
+    uint8_t *after = luxels_of("after_cancel.pmf", &n_after), *full_again = luxels_of("full_again.pmf", &n_again);
+    MUST(n_after == n_again);
+    for (size_t i = 0; i < n_again; i++) equal += abs((int)after[i] - (int)full_again[i]) <= 1;
+    CHECK(equal == n_again, "after the cancel vs full: %zu of %zu within 1", equal, n_again);
+    free(after);
+    free(full_again);
+    pmfc_keep_free(kept);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 5) {
@@ -382,7 +541,7 @@ int main(int argc, char **argv)
     test_make_dir(work);
     static const check_case cases[] = {
         { "same_bytes", same_bytes }, { "over_budget", over_budget }, { "over_budget_city", over_budget_city },
-        { "over_budget_holds", over_budget_holds }, { "hostile", hostile }, { "cancel", cancel }, { NULL },
+        { "over_budget_holds", over_budget_holds }, { "hostile", hostile }, { "cancel", cancel }, { "keep", keep }, { NULL },
     };
     return check_run_case(cases, argv[1]);
 }
