@@ -385,6 +385,7 @@ bool relight_cache_write(const relight_cache *rc)
         session_say(PMFC_WARNING, "pmfc: warning: cache %s: %s", rc->path, why);
         return false;
     }
+    af.unsynced = true; /* a cache: a file a crash cut short fails its checksum and is compiled in full */
     writer w = { af.fp, { .h = 0xcbf29ce484222325ull }, true };
     uint32_t version = RELIGHT_VERSION, light_size = sizeof(bake_light);
     put(&w, RELIGHT_MAGIC, 8);
