@@ -69,6 +69,11 @@ uint64_t relight_build_key(const level_build *lb)
         uint32_t size[3] = { t->width, t->height, t->standin };
         h = hash_bytes(hash_bytes(h, t->name, sizeof t->name), size, sizeof size);
     }
+    /* the chunks' physics and sound materials are indices of these lists */
+    h = hash_bytes(h, &m->physics_count, sizeof m->physics_count);
+    for (size_t i = 0; i < m->physics_count; i++) h = hash_bytes(h, m->physics[i].name, sizeof m->physics[i].name);
+    h = hash_bytes(h, &m->sound_count, sizeof m->sound_count);
+    for (size_t i = 0; i < m->sound_count; i++) h = hash_bytes(h, m->sounds[i].name, sizeof m->sounds[i].name);
     /* dynamic lights take smaller lightmaps where they reach (unwrap), fast lights split cubes
      * (the octree): they are the lights the stages before the bake read */
     for (size_t i = 0; i < d->light_count; i++)
