@@ -1,7 +1,9 @@
 /* relight.h - what a compile keeps so that the next one, after a light-only edit, bakes only the
  * lights that changed (issue 40; docs/pmfc.md "Relight"). Per level: the lights and the ambient
  * term its bake was given, the hash of everything else the bake depends on (its geometry:
- * bake_geometry_hash), and the luxels' sums before they are stored (bake_terms). pmfc keeps it in
+ * bake_geometry_hash), the luxels' sums before they are stored (bake_terms), and the level as the
+ * stages before the bake built it (relight_build_*: none of them runs again when all they read is
+ * the same). pmfc keeps it in
  * a file of --cache DIR (relight_cache_read / relight_cache_write). The viewer's compile-on-save
  * can keep the same structure in memory instead: its blocks are the compile's (its ledger frees
  * them when pmfc_compile returns), so a caller's copy would be taken out of the compile after
