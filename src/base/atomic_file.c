@@ -136,7 +136,7 @@ bool atomic_file_open(atomic_file *af, const char *path, char *why, size_t why_s
 bool atomic_file_commit(atomic_file *af, char *why, size_t why_size)
 {
     errno = 0;
-    bool ok = !ferror(af->fp) && fflush(af->fp) == 0 && pmf_os_sync(fileno(af->fp)) == 0;
+    bool ok = !ferror(af->fp) && fflush(af->fp) == 0 && (af->unsynced || pmf_os_sync(fileno(af->fp)) == 0);
     int e = errno;
     if (fclose(af->fp) != 0 && ok) {
         ok = false;
@@ -160,7 +160,7 @@ bool atomic_file_commit(atomic_file *af, char *why, size_t why_size)
     char *base = (char *)pmf_os_base_name(af->path);
     if (base > af->path)
         base[base - 1 == af->path ? 0 : -1] = '\0'; /* af->path becomes its directory ("/" kept for the root) */
-    pmf_os_sync_dir(base > af->path ? af->path : ".");
+    if (!af->unsynced) pmf_os_sync_dir(base > af->path ? af->path : ".");
     pending_drop(af->slot);
     free(af->tmp);
     free(af->path);

@@ -22,6 +22,8 @@ typedef struct atomic_file {
     FILE *fp;                        /* write here */
     char *path, *tmp;
     int slot;                        /* in the signal-time removal list, -1 = none */
+    bool unsynced;                   /* set after open: committed without fsync (a cache, whose own
+                                      * checksum tells a file a crash cut short) */
 } atomic_file;
 
 /* Creates "DIR/.NAME.XXXXXX" next to path. False with the reason in why ("cannot ...: errno

@@ -217,9 +217,11 @@ static void keep_cache(compile_run *c, pmfc_result *r)
         r->relit_lights += rl->relit_lights;
         r->relit_luxels += rl->relit_luxels;
         r->old_bounce = r->old_bounce || rl->old_bounce;
+        r->built_levels += rl->built_kept;
     }
     if (r->relit)
-        session_say(PMFC_NOTE, "relit: %zu lights changed, %llu luxels", r->relit_lights, (unsigned long long)r->relit_luxels);
+        session_say(PMFC_NOTE, "relit: %zu lights changed, %llu luxels%s", r->relit_lights, (unsigned long long)r->relit_luxels,
+                    r->built_levels ? " (geometry, chunks and lightmaps as cached)" : "");
     /* kept in memory, a full bake in the file too: what a later process starts from */
     if (!c->o->keep || (!r->relit && c->o->cache_dir))
         relight_cache_write(&c->cache);

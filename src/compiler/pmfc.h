@@ -97,6 +97,7 @@ typedef struct pmfc_result {
     size_t relit_lights;           /* ... and baked these lights again (added, removed or changed) ... */
     uint64_t relit_luxels;         /* ... over these base luxels */
     bool old_bounce;               /* old_bounce was taken: the bounces are the kept ones */
+    size_t built_levels;           /* with cache_dir: levels taken as the cache built them (no stage before the bake ran) */
     double seconds[PMFC_STAGE_COUNT];
     double total_seconds;
 } pmfc_result;

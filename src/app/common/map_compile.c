@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "commands.h"
 #include "map_compile.h"
@@ -406,10 +407,83 @@ static void remove_stale(const map_compile *mc)
     pmf_os_dir_close(d);
 }
 
+typedef struct relight_file { char name[256]; uint64_t size; int64_t mtime_ns; } relight_file;
+
+static int newest_first(const void *a, const void *b)
+{
+    int64_t ta = ((const relight_file *)a)->mtime_ns, tb = ((const relight_file *)b)->mtime_ns;
+    return ta < tb ? 1 : ta > tb ? -1 : 0;
+}
+
+/* The directory's relight files (pmfc's temporary ones: temp set), grown in *files; their count. */
+static size_t list_relight(const char *dir, bool temp, relight_file **files)
+{
+    pmf_os_dir *d = pmf_os_dir_open(dir);
+    size_t count = 0, cap = 0;
+    for (const char *name; d && (name = pmf_os_dir_next(d));) {
+        size_t len = strlen(name);
+        bool is_temp = name[0] == '.' && strstr(name, ".relight.");
+        bool is_file = name[0] != '.' && len > 8 && !strcmp(name + len - 8, ".relight");
+        char path[4400];
+        pmf_os_file_info st;
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        if (len >= sizeof (*files)->name || !(temp ? is_temp : is_file) || pmf_os_stat(path, &st) != 0 || !st.regular)
+            continue;
+        if (count == cap) {
+            relight_file *grown = realloc(*files, (cap = cap ? cap * 2 : 16) * sizeof **files);
+            if (!grown) break;
+            *files = grown;
+        }
+        relight_file *f = &(*files)[count++];
+        snprintf(f->name, sizeof f->name, "%s", name);
+        f->size = st.size;
+        f->mtime_ns = st.mtime_ns;
+    }
+    if (d) pmf_os_dir_close(d);
+    return count;
+}
+
+static bool remove_in(const char *dir, const char *name)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return pmf_os_remove(path) == 0;
+}
+
+size_t map_compile_prune_relight(const char *dir, const map_compile_bound *bound)
+{
+    relight_file *files = NULL;
+    size_t removed = 0, count = list_relight(dir, true, &files);
+    for (size_t i = 0; i < count; i++)
+        if (bound->now_ns - files[i].mtime_ns > 3600 * (int64_t)1000000000) removed += remove_in(dir, files[i].name);
+    count = list_relight(dir, false, &files);
+    qsort(files, count, sizeof *files, newest_first);
+    uint64_t total = 0;
+    bool over = false;
+    for (size_t i = 0; i < count; i++) {
+        total += files[i].size;
+        /* least recently used first: once the newest ones fill the cap, every older one goes */
+        over = over || total > bound->max_bytes;
+        if (i > 0 && (over || bound->now_ns - files[i].mtime_ns > bound->max_age_ns)) removed += remove_in(dir, files[i].name);
+    }
+    free(files);
+    return removed;
+}
+
+/* The relight files bounded after a compile (map_compile_prune_relight). */
+static void prune_relight(const map_compile *mc)
+{
+    map_compile_bound bound = { .max_bytes = MAP_COMPILE_RELIGHT_BYTES,
+                                .max_age_ns = MAP_COMPILE_RELIGHT_DAYS * 86400 * (int64_t)1000000000,
+                                .now_ns = (int64_t)time(NULL) * 1000000000 };
+    map_compile_prune_relight(mc->cache_dir, &bound);
+}
+
 /* A compile ended with status (0, or pmfc's exit status; negative: killed by that signal) and
  * its error line ("pmfc: " dropped, cleaned): the cache file moved into place, or the failure. */
 static void finish(map_compile *mc, int status, const char *line)
 {
+    prune_relight(mc);
     if (status == 0) {
         if (pmf_os_replace(mc->tmp_path, mc->out_path) != 0) {
             int e = errno;

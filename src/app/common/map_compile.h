@@ -35,6 +35,8 @@
 #define PMFVIEW_APP_MAP_COMPILE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "pmf_os.h"
@@ -90,6 +92,17 @@ typedef struct map_compile {
     char first_path[4096];
     double bounce_seconds;
 } map_compile;
+
+/* The relight files (pmfc --cache, NAME-HASH.relight) a cache directory keeps: the newest always;
+ * the others while used (written: each compile of its source writes its file) within max_age_ns
+ * of now_ns and, newest first, while all of them together take at most max_bytes. A temporary
+ * file of pmfc's (".NAME-HASH.relight.XXXXXX") an hour old is one a killed compile left. After
+ * each compile the viewer keeps MAP_COMPILE_RELIGHT_DAYS and MAP_COMPILE_RELIGHT_BYTES. Returns
+ * how many files were removed. */
+#define MAP_COMPILE_RELIGHT_DAYS 30
+#define MAP_COMPILE_RELIGHT_BYTES (1024ull << 20)
+typedef struct map_compile_bound { uint64_t max_bytes; int64_t max_age_ns, now_ns; } map_compile_bound;
+size_t map_compile_prune_relight(const char *dir, const map_compile_bound *bound);
 
 /* Finds the source's current version in the cache or starts the compile. Returns mc->state. */
 map_compile_state map_compile_start(map_compile *mc, const map_compile_desc *desc);

@@ -13,6 +13,7 @@
 #include "compile_levels.h"
 #include "csg/csg.h"
 #include "emit.h"
+#include "relight/relight.h"
 #include "unwrap/unwrap.h"
 #include "visibility/visibility.h"
 
@@ -112,8 +113,8 @@ static void tile_lists_build(const level_build *lb, uint32_t ts, uint32_t tiles_
     tl->start[0] = 0;
 }
 
-/* Builds, bakes and encodes the chunks of lb's window, then frees all but the encoded chunks. */
-static bool build_window(level_build *lb, encoded_chunks *out, progress_state *ps, double times[STAGE_COUNT], level_totals *totals)
+/* The stages before the bake: geometry, lightmap blocks, octrees and their polygons. */
+static void build_chunks(level_build *lb, progress_state *ps, double times[STAGE_COUNT])
 {
     double t = pmf_seconds();
     progress_report(ps, "geometry", 0);
@@ -138,6 +139,18 @@ static bool build_window(level_build *lb, encoded_chunks *out, progress_state *p
     for (size_t c = 0; c < nchunks; c++)
         if (lb->chunks[c].margin) chunk_octree_discard(&lb->chunks[c]);
     times[STAGE_CHUNKS] += pmf_seconds() - t;
+}
+
+/* Builds, bakes and encodes the chunks of lb's window, then frees all but the encoded chunks. */
+static bool build_window(level_build *lb, encoded_chunks *out, progress_state *ps, double times[STAGE_COUNT], level_totals *totals)
+{
+    size_t nchunks = level_chunk_count(lb);
+    double t = pmf_seconds();
+    /* after a light-only edit, the level as the cached compile built it (relight_build.c) */
+    bool kept = lb->relight && relight_build_restore(lb->relight, lb);
+    times[STAGE_GEOMETRY] += pmf_seconds() - t;
+    if (!kept) build_chunks(lb, ps, times);
+    if (!kept && lb->relight) relight_build_keep(lb->relight, lb);
 
     bool ok = true;
     t = pmf_seconds();

@@ -1,6 +1,6 @@
 /* relight.c - the state a relight starts from, kept between compiles in a file of --cache DIR
  * (relight.h). The file: "PMFCRLT" and a version, the size of a light, the key, the levels (each:
- * its visibility, bounced light's transport and its bake, each held or not; the bake: geometry hash, lights, ambient term,
+ * the level as built before the bake (relight_build.c), its visibility, bounced light's transport and its bake, each held or not; the bake: geometry hash, lights, ambient term,
  * which shares were traced, the patches' first luxels, every luxel's sums (term_words) and the
  * patches), then a checksum of all that. */
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #include "relight.h"
 
 #define RELIGHT_MAGIC "PMFCRLT"
-#define RELIGHT_VERSION 6u
+#define RELIGHT_VERSION 7u
 
 static uint64_t hash_words(uint64_t h, const void *data, size_t size)
 {
@@ -185,9 +185,20 @@ static bool read_transport(reader *r, bake_transport *t)
     return r->ok;
 }
 
+/* The level as built before the bake: its key and its block of bytes (read by relight_build_restore). */
+static bool read_built(reader *r, relight_level *rl)
+{
+    const uint8_t *have = take(r, 1);
+    if (!have || !*have) return r->ok;
+    rl->built_key = take_u64(r);
+    rl->built_size = take_u64(r);
+    rl->built = take_array(r, rl->built_size, 1);
+    return r->ok;
+}
+
 static bool read_level(reader *r, relight_level *rl)
 {
-    if (!read_vis(r, rl) || !read_transport(r, &rl->transport)) return false;
+    if (!read_built(r, rl) || !read_vis(r, rl) || !read_transport(r, &rl->transport)) return false;
     const uint8_t *have = take(r, 1);
     if (!have || !*have) return r->ok;
     rl->geometry = take_u64(r);
@@ -219,7 +230,7 @@ static void level_blocks(const relight_level *rl, void (*each)(void *user, void 
 {
     const bake_transport *t = &rl->transport;
     void *blocks[] = { rl->lights, rl->patches, rl->terms.patch_base, rl->terms.luxels, t->hits, t->cell_open,
-                       t->cell_clear, t->cell_send, t->luxel_sees, t->indirect, rl->vis_count, rl->vis_lists };
+                       t->cell_clear, t->cell_send, t->luxel_sees, t->indirect, rl->vis_count, rl->vis_lists, rl->built };
     for (size_t k = 0; k < sizeof blocks / sizeof *blocks; k++)
         if (blocks[k]) each(user, blocks[k]);
 }
@@ -400,6 +411,13 @@ static void put_terms(writer *w, const bake_term *terms, size_t count)
 
 static void write_level(writer *w, const relight_level *rl)
 {
+    uint8_t have_built = rl->built != NULL;
+    put(w, &have_built, 1);
+    if (have_built) {
+        put_u64(w, rl->built_key);
+        put_u64(w, rl->built_size);
+        put(w, rl->built, rl->built_size);
+    }
     write_vis(w, rl);
     write_transport(w, &rl->transport);
     uint8_t have = rl->have, traced[3] = { rl->terms.domes[0], rl->terms.domes[1], rl->terms.sky };
@@ -426,6 +444,7 @@ bool relight_cache_write(const relight_cache *rc)
         session_say(PMFC_WARNING, "pmfc: warning: cache %s: %s", rc->path, why);
         return false;
     }
+    af.unsynced = true; /* a cache: a file a crash cut short fails its checksum and is compiled in full */
     writer w = { af.fp, { .h = 0xcbf29ce484222325ull }, true };
     uint32_t version = RELIGHT_VERSION, light_size = sizeof(bake_light);
     put(&w, RELIGHT_MAGIC, 8);

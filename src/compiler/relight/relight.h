@@ -1,7 +1,9 @@
 /* relight.h - what a compile keeps so that the next one, after a light-only edit, bakes only the
  * lights that changed (issue 40; docs/pmfc.md "Relight"). Per level: the lights and the ambient
  * term its bake was given, the hash of everything else the bake depends on (its geometry:
- * bake_geometry_hash), and the luxels' sums before they are stored (bake_terms). pmfc keeps it in
+ * bake_geometry_hash), the luxels' sums before they are stored (bake_terms), and the level as the
+ * stages before the bake built it (relight_build_*: none of them runs again when all they read is
+ * the same). pmfc keeps it in
  * a file of --cache DIR (relight_cache_read / relight_cache_write). The viewer's compile-on-save
  * keeps the same structure in memory instead (pmfc_compile_desc.keep): its blocks are the
  * compile's, so pmfc.c hands them from the compile's ledger to the cache's own (ledger) once the
@@ -15,6 +17,7 @@
 #define PMFC_RELIGHT_H
 
 #include "bake/bake.h"
+#include "common/level_build.h"
 #include "pmfc.h"
 
 typedef struct relight_level {
@@ -32,6 +35,12 @@ typedef struct relight_level {
     size_t vis_cells, vis_total;
     uint32_t *vis_count;            /* [vis_cells] */
     uint32_t *vis_lists;            /* [vis_total]: each cell's list in turn */
+    /* the level as the stages before the bake built it (relight_build.c), for an edit they do not
+     * see: its faces, chunks, lightmap blocks, octrees and vertices in one block of bytes */
+    uint64_t built_key;             /* relight_build_key of the source that built it; 0: none held */
+    uint8_t *built;
+    size_t built_size;
+    bool built_kept;                /* this compile took its level from built, not from its stages */
     bool relit;                     /* this compile's bake was a relight ... */
     size_t relit_lights;            /* ... of this many lights */
     uint64_t relit_luxels;          /* ... over this many base luxels */
@@ -69,5 +78,14 @@ void relight_keep(relight_level *rl, const bake_desc *desc, bake_terms *terms, c
  * and targets (true), else false; relight_vis_keep holds a result for the next compile. */
 bool relight_vis_lookup(const relight_level *rl, const vis_desc *desc, vis_result *out);
 void relight_vis_keep(relight_level *rl, const vis_desc *desc, const vis_result *res);
+
+/* The level before the bake: relight_build_key hashes all that the stages before the bake read (the
+ * geometry, materials, layout and the dynamic and fast lights, not the static lights nor the sun
+ * and sky; 0 for a level they cannot be kept for: prelit, or with a source's visibility).
+ * relight_build_restore fills lb's faces and window chunks (laid out by level_window) from rl when
+ * rl holds them for that key, true; relight_build_keep holds lb's for the next compile. */
+uint64_t relight_build_key(const level_build *lb);
+bool relight_build_restore(relight_level *rl, level_build *lb);
+void relight_build_keep(relight_level *rl, const level_build *lb);
 
 #endif

@@ -6,8 +6,11 @@
  * style given or taken traces again only the luxels its light reaches, as recolouring it did.
  * Usage: test_pmfc_relight CASE PMFC WORKDIR SOURCE [PMFC OPTIONS]; CASE: map (a Quake .map),
  * rmf (an RMF with a light_environment), stale (a damaged cache and an edit of the geometry),
- * rad (a GoldSrc .map's lights.rad). */
+ * rad (a GoldSrc .map's lights.rad). A relight after an edit of static lights, the sun or the sky
+ * takes the level as the cache built it: no stage before the bake runs (their times are 0 and the
+ * relit line says so); one after an edit of a dynamic light's builds it again. */
 #include <dirent.h>
+#include <lz4.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,7 +243,34 @@ typedef struct step {
     bool compare;            /* compiled in full too, and compared */
     const char *expect_line; /* what the compile says when it compiles in full */
     int same_luxels_as;      /* > 0: traced again the luxels that step did (the same light at the same place) */
+    int kept;                /* KEPT: the level as the cache built it, no stage before the bake run; BUILT: built again */
 } step;
+enum { KEPT_ANY, KEPT, BUILT };
+#define KEPT_NOTE " (geometry, chunks and lightmaps as cached)"
+
+/* The seconds pmfc --time 1 gave the stage (its line "  NAME   0.000 s"), or -1. */
+static double stage_seconds(const char *log, const char *name)
+{
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, "\n  %s ", name);
+    const char *at = strstr(log, pattern + 1);
+    double seconds = -1;
+    return at && sscanf(at + strlen(pattern) - 1, " %lf", &seconds) == 1 ? seconds : -1;
+}
+
+/* What a step's log says of the stages before the bake, against what it expects. */
+static void check_kept(const step *s, int index, const char *log, const char *line)
+{
+    if (s->kept == KEPT_ANY) return;
+    bool noted = line && strstr(line, KEPT_NOTE);
+    CHECK(noted == (s->kept == KEPT), "step %d (%s): the level %s: %s", index, s->what,
+          s->kept == KEPT ? "as cached" : "built again", log);
+    if (s->kept != KEPT) return;
+    const char *stages[] = { "chunks/octree", "unwrap" };
+    for (int k = 0; k < 2; k++)
+        CHECK(stage_seconds(log, stages[k]) == 0, "step %d (%s): %s took %.3f s", index, s->what, stages[k],
+              stage_seconds(log, stages[k]));
+}
 
 static text source;
 static char source_path[600];
@@ -266,6 +296,7 @@ static void run_step(const step *s, int index, double full_seconds)
     CHECK(!line == (s->lights < 0), "step %d (%s): %s", index, s->what, log);
     /* no time is asserted here: the bench's relight figure measures it, paired against a full compile */
     if (line) CHECK_EQ(lights, s->lights);
+    check_kept(s, index, log, line);
     if (index < 16) step_luxels[index] = luxels;
     /* a light given a style or taken one moves the blocks of the chunks it reaches in their
      * lightmaps (smaller ones): their samples do not follow, so only the light's luxels are traced */
@@ -324,17 +355,17 @@ static bool map_dome(text *t) { return replace_text(t, "\"_sunlight2\" \"90\"", 
 static bool map_unstyle(text *t) { return replace_text(t, "\n\"style\" \"5\"", ""); }
 
 static const step map_steps[] = {
-    { "a light moved", map_move, 1, true, NULL, 0 },
-    { "a light recoloured", map_recolour, 1, true, NULL, 0 },
-    { "a light added", map_add, 1, true, NULL, 0 },
-    { "a light deleted", map_delete, 1, true, NULL, 0 },
-    { "the light of 300 recoloured", map_recolour_300, 1, false, NULL, 0 },
-    { "it given a style", map_style, 1, true, NULL, 5 },
-    { "the sun turned and brighter", map_sun, 1, true, NULL, 0 },
-    { "the added light moved", map_move_added, 1, false, NULL, 0 },
-    { "the added light brighter", map_brighter, 1, false, NULL, 0 },
-    { "the upper sky dome dimmer", map_dome, 0, false, NULL, 0 },
-    { "the style taken off", map_unstyle, 1, true, NULL, 5 },
+    { "a light moved", map_move, 1, true, NULL, 0, KEPT },
+    { "a light recoloured", map_recolour, 1, true, NULL, 0, KEPT },
+    { "a light added", map_add, 1, true, NULL, 0, KEPT },
+    { "a light deleted", map_delete, 1, true, NULL, 0, KEPT },
+    { "the light of 300 recoloured", map_recolour_300, 1, false, NULL, 0, KEPT },
+    { "it given a style", map_style, 1, true, NULL, 5, BUILT },
+    { "the sun turned and brighter", map_sun, 1, true, NULL, 0, KEPT },
+    { "the added light moved", map_move_added, 1, false, NULL, 0, KEPT },
+    { "the added light brighter", map_brighter, 1, false, NULL, 0, KEPT },
+    { "the upper sky dome dimmer", map_dome, 0, false, NULL, 0, KEPT },
+    { "the style taken off", map_unstyle, 1, true, NULL, 5, BUILT },
 };
 
 static void case_map(const char *original)
@@ -385,16 +416,16 @@ static bool rmf_delete_second(text *t)
 }
 
 static const step rmf_steps[] = {
-    { "a light added", rmf_add_lamp, 1, true, NULL, 0 },
-    { "the light moved", rmf_move, 1, true, NULL, 0 },
-    { "the light recoloured", rmf_recolour, 1, true, NULL, 0 },
-    { "the light given a style", rmf_style, 1, true, NULL, 0 },
-    { "the sun turned", rmf_sun, 1, true, NULL, 0 },
-    { "the sun recoloured", rmf_sun_colour, 1, true, NULL, 0 },
-    { "a second light added", rmf_add_second, 1, true, NULL, 0 },
-    { "the style taken off", rmf_unstyle, 1, true, NULL, 0 },
-    { "the light deleted", rmf_delete, 1, true, NULL, 0 },
-    { "the second light deleted", rmf_delete_second, 1, true, NULL, 0 },
+    { "a light added", rmf_add_lamp, 1, true, NULL, 0, KEPT },
+    { "the light moved", rmf_move, 1, true, NULL, 0, KEPT },
+    { "the light recoloured", rmf_recolour, 1, true, NULL, 0, KEPT },
+    { "the light given a style", rmf_style, 1, true, NULL, 0, BUILT },
+    { "the sun turned", rmf_sun, 1, true, NULL, 0, KEPT },
+    { "the sun recoloured", rmf_sun_colour, 1, true, NULL, 0, KEPT },
+    { "a second light added", rmf_add_second, 1, true, NULL, 0, KEPT },
+    { "the style taken off", rmf_unstyle, 1, true, NULL, 0, BUILT },
+    { "the light deleted", rmf_delete, 1, true, NULL, 0, KEPT },
+    { "the second light deleted", rmf_delete_second, 1, true, NULL, 0, KEPT },
 };
 
 static void case_rmf(const char *original)
@@ -437,6 +468,81 @@ static bool damage_cache(text *t)
     ok = byte != EOF && fseek(f, middle, SEEK_SET) == 0 && fputc(byte ^ 0xFF, f) != EOF;
     return fclose(f) == 0 && ok;
 }
+/* The cache file cut to `keep` bytes (keep < 0: that many short of its size). */
+static bool cut_cache(long keep)
+{
+    char path[1400];
+    cache_file(path);
+    size_t size = 0;
+    uint8_t *bytes = path[0] ? test_read_file(path, &size) : NULL;
+    size_t n = keep < 0 ? size - (size_t)-keep : (size_t)keep;
+    bool ok = bytes && n < size && test_write_file(path, bytes, n);
+    free(bytes);
+    return ok;
+}
+static bool cut_to_magic(text *t) { (void)t; return cut_cache(9); }
+static bool cut_in_kept_level(text *t) { (void)t; return cut_cache(49 + 200); }
+static bool cut_one_short(text *t) { (void)t; return cut_cache(-1); }
+
+/* relight.c's checksum: the FNV-like hash of the file's bytes but its last 8, which hold it. */
+static uint64_t cache_checksum(const uint8_t *p, size_t size)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t i = 0;
+    for (; i + 8 <= size; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    for (; i < size; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The kept level's last chunk made to use 1000 materials, the checksum sealed again: a cache whole
+ * to its checksum but not to the level's own checks (relight_build.c). The file: 32 bytes of head,
+ * then the level: whether it holds a build (1), its key (8), the block's size (8), the block: its
+ * size unpacked (8) and LZ4's bytes. Unpacked, it ends in the last chunk's used counts (3 ints),
+ * the three lists of 256 ints used and the triangles it dropped (4). */
+static bool damage_kept_level(text *t)
+{
+    (void)t;
+    char path[1400];
+    cache_file(path);
+    size_t size = 0;
+    uint8_t *bytes = path[0] ? test_read_file(path, &size) : NULL;
+    uint64_t block = 0, raw = 0;
+    if (bytes && size > 57) {
+        memcpy(&block, bytes + 41, 8);
+        memcpy(&raw, bytes + 49, 8);
+    }
+    bool ok = bytes && bytes[32] == 1 && block > 8 && block <= size - 57 && raw > 3 * 256 * 4 + 16 && raw < 1u << 30;
+    char *level = ok ? malloc(raw) : NULL, *packed = ok ? malloc(LZ4_compressBound((int)raw)) : NULL;
+    ok = ok && level && packed && LZ4_decompress_safe((char *)bytes + 57, level, (int)(block - 8), (int)raw) == (int)raw;
+    int32_t many = 1000;
+    if (ok) memcpy(level + raw - 4 - 3 * 256 * 4 - 3 * 4, &many, 4);
+    int n = ok ? LZ4_compress_default(level, packed, (int)raw, LZ4_compressBound((int)raw)) : 0;
+    FILE *f = n > 0 ? fopen(path, "wb") : NULL;
+    if (f) {
+        uint64_t new_block = 8 + (uint64_t)n;
+        memcpy(bytes + 41, &new_block, 8);
+        size_t rest = size - 8 - (49 + (size_t)block);
+        uint8_t *whole = malloc(49 + new_block + rest + 8);
+        memcpy(whole, bytes, 57);
+        memcpy(whole + 57, packed, (size_t)n);
+        memcpy(whole + 49 + new_block, bytes + 49 + block, rest);
+        uint64_t sum = cache_checksum(whole, 49 + new_block + rest);
+        memcpy(whole + 49 + new_block + rest, &sum, 8);
+        ok = fwrite(whole, 1, 49 + new_block + rest + 8, f) == 49 + new_block + rest + 8;
+        free(whole);
+    }
+    ok = f && fclose(f) == 0 && ok;
+    free(level);
+    free(packed);
+    free(bytes);
+    return ok;
+}
 static bool unchanged(text *t) { (void)t; return true; }
 #define SMALL_LIGHT "{\n\"classname\" \"light\"\n\"origin\" \"0 0 96\"\n\"light\" \"200\"\n}\n"
 static bool small_add(text *t) { return replace_text(t, "// entity 1\n", SMALL_LIGHT "// entity 1\n"); }
@@ -445,21 +551,34 @@ static bool small_move_back(text *t) { return replace_text(t, "\"origin\" \"32 -
 static bool small_minlight(text *t) { return replace_text(t, "\"light\" \"5\"", "\"light\" \"20\""); }
 static bool small_floor(text *t) { return replace_text(t, "( 96 32 0 ) ( 96 33 0 ) ( 97 32 0 ) sbrick2b", "( 96 32 8 ) ( 96 33 8 ) ( 97 32 8 ) sbrick2b"); }
 
+static bool small_style(text *t) { return replace_text(t, "\"origin\" \"32 -16 80\"", "\"origin\" \"32 -16 80\"\n\"style\" \"5\""); }
+static bool small_unstyle(text *t) { return replace_text(t, "\n\"style\" \"5\"", ""); }
+
 static const step stale_steps[] = {
-    { "a light added", small_add, 1, true, NULL, 0 },
-    { "nothing changed", unchanged, 0, true, NULL, 0 },
-    { "the minlight raised", small_minlight, 0, true, NULL, 0 },
-    { "the cache damaged", damage_cache, -1, true, "damaged (its checksum differs); compiling in full", 0 },
-    { "the light moved", small_move, 1, true, NULL, 0 },
-    { "the floor raised", small_floor, -1, true, "more than light changed", 0 },
-    { "the light moved back", small_move_back, 1, true, NULL, 0 },
+    { "a light added", small_add, 1, true, NULL, 0, KEPT },
+    { "nothing changed", unchanged, 0, true, NULL, 0, KEPT },
+    { "the minlight raised", small_minlight, 0, true, NULL, 0, KEPT },
+    { "the cache damaged", damage_cache, -1, true, "damaged (its checksum differs); compiling in full", 0, KEPT_ANY },
+    { "the light moved", small_move, 1, true, NULL, 0, KEPT },
+    { "the cache cut to 9 bytes", cut_to_magic, -1, true, "not a relight cache; compiling in full", 0, KEPT_ANY },
+    { "nothing changed", unchanged, 0, false, NULL, 0, KEPT },
+    { "the cache cut in its level", cut_in_kept_level, -1, true, "damaged (its checksum differs); compiling in full", 0, KEPT_ANY },
+    { "nothing changed", unchanged, 0, false, NULL, 0, KEPT },
+    { "the cache a byte short", cut_one_short, -1, true, "damaged (its checksum differs); compiling in full", 0, KEPT_ANY },
+    { "nothing changed", unchanged, 0, false, NULL, 0, KEPT },
+    { "the kept level damaged", damage_kept_level, 0, true, "the level's kept build is damaged; building it", 0, BUILT },
+    { "nothing changed", unchanged, 0, true, NULL, 0, KEPT },
+    { "the light given a style", small_style, 1, true, NULL, 0, BUILT },
+    { "the style taken off", small_unstyle, 1, true, NULL, 0, BUILT },
+    { "the floor raised", small_floor, -1, true, "more than light changed", 0, KEPT_ANY },
+    { "the light moved back", small_move_back, 1, true, NULL, 0, KEPT },
 };
 
 static void case_stale(const char *original)
 {
     run_chain("stale.map", original, stale_steps, (int)(sizeof stale_steps / sizeof *stale_steps));
-    /* a luxel's sums keep only their words that are not 0 (relight.c): 27 KB, where 64 bytes
-     * each made it 76 KB */
+    /* a luxel's sums keep only their words that are not 0 (relight.c): 27 KB of the bake's and
+     * 3 KB of the level as built (LZ4: 14 KB unpacked), where 64 bytes each made the bake's 76 KB */
     char path[1400];
     cache_file(path);
     size_t size = 0;
@@ -482,8 +601,8 @@ static bool rad_recoloured(text *t) { (void)t; return write_rad("hltest 255 128 
 static bool rad_first(text *t) { (void)t; return write_rad("hltest 255 255 255 50\n"); }
 
 static const step rad_steps[] = {
-    { "the texture light brighter", rad_brighter, 882, true, NULL, 0 },
-    { "the texture light recoloured", rad_recoloured, 882, true, NULL, 0 },
+    { "the texture light brighter", rad_brighter, 882, true, NULL, 0, KEPT },
+    { "the texture light recoloured", rad_recoloured, 882, true, NULL, 0, KEPT },
 };
 
 static void case_rad(const char *original)
