@@ -6,7 +6,9 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           --game DIR/gfx/palette.lmp: from above, x = 4 shows colour 37 and x = 12 colour 38, and
           a shift of 8 texels swaps them (texel u = p . u_axis / scale + shift)
   delay2  a Quake light with delay 2 (_anglescale 0): the floor's luxel straight under it is
-          twice the one at the same height's distance to the side (inverse-square)
+          twice the one at the same height's distance to the side (inverse-square); 49 faint ones
+          (2 each) near the ceiling, none of which reaches a byte on the floor, light it together
+          as ericw-tools' light does (each reaches as far as it passes the gate)
   style   a light with style 5 is a dynamic light: switched off, the floor under it goes dark; its
           pattern ("jklmnopqrstuvwxyzyxwvutsrqponmlkj", ten letters a second) plays with --time:
           the light's share at 1.6 s ('z') is 25/12 of the one as baked ('m', 0.3 s, and no
@@ -165,6 +167,16 @@ elif CASE == "delay2":
     ratio = under[0] / max(side[0], 1)
     print("under the light %s, 128 units aside %s: ratio %.2f (inverse-square: 2)" % (under, side, ratio))
     if not 1.8 <= ratio <= 2.2: fail("ratio %.2f is not inverse-square's 2" % ratio)
+    # 49 faint lights (2, a 7 x 7 grid 64 units apart, 8 units under the ceiling): none reaches the
+    # floor by itself (2 x (128 / 248)^2 = 0.53 under it), together they light it as ericw-tools'
+    # light does, each as far as its value passes the gate: 8.9 bytes in the middle (it was 0)
+    grid = "".join('{\n"classname" "light"\n"origin" "%d %d 248"\n"light" "2"\n"delay" "2"\n"_anglescale" "0"\n}\n'
+                   % (64 * i, 64 * j) for i in range(-3, 4) for j in range(-3, 4))
+    compile_map("faint", world() + room(VALVE_WALL, VALVE_WALL) + "}\n" + grid)
+    want = sum(2 * (128 / math.sqrt((64 * i) ** 2 + (64 * j) ** 2 + 248 ** 2)) ** 2 / 2 for i in range(-3, 4) for j in range(-3, 4))
+    middle = luxel("faint.pmf", 0, 0)
+    print("49 faint lights: the floor's middle %s, want %.1f" % (middle, want))
+    if abs(middle[0] - want) > 1.5: fail("the faint lights give %s, not %.1f" % (middle, want))
 elif CASE == "style":
     light = '{\n"classname" "light"\n"origin" "0 0 128"\n"light" "300"\n"style" "5"\n}\n'
     compile_map("style", world() + room(VALVE_WALL, VALVE_WALL) + "}\n" + light)
