@@ -41,7 +41,8 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           inspector names them among the luxel's lights; without the file it is fullbright. A
           Quake room's ceiling lit by copies of a `_surface` light template, 2 units under each
           piece of it as qbsp chops it and light subdivides it: at ericw-tools' places (its
-          -surflight_dump) within 8 units, none where the ceiling meets a wall
+          -surflight_dump) within 8 units, none where the ceiling meets a wall; with
+          `_surface_spotlight` each copy is a spotlight aimed down, and the floor gets less
   sky     light from the sky alone (ericw-tools' worldspawn keys, hlrad's light_environment): a room
           whose ceiling is sky over x < 0 and a roof over x > 0. Lit only by the dome `_sunlight2`
           (Quake, and a Half-Life map), by `_sunlight` straight down, or by a light_environment, it
@@ -370,6 +371,19 @@ elif CASE == "texlights":
         fail("_surface: copies at %s, light's at %s" % (places, want))
     if any(abs(l["position"][1] - 128 * S) < 1e-3 for l in lights): fail("the template itself lights")
     if min(hit["luxel"]["rgb"]) < 20: fail("_surface: the floor is dark: %s" % hit["luxel"])
+    # _surface_spotlight 1: each copy a spotlight along its face's normal (down), of ericw-tools'
+    # default 40-degree cone: of copies of 280 (they reach the floor 254 units down), the floor's
+    # middle sees only those within 92 units of it
+    dim = text.replace('"light" "400"', '"light" "280"')
+    compile_map("dim", dim)
+    compile_map("spot", dim.replace('"_surface" "tlight"', '"_surface" "tlight"\n"_surface_spotlight" "1"'))
+    spots = json.loads(run(PMFVIEW, "info", "spot.pmf", "--json").stdout)["lights"]
+    dim_floor, spot_floor = floor_luxel("dim.pmf")["luxel"]["rgb"], floor_luxel("spot.pmf")["luxel"]["rgb"]
+    print("_surface_spotlight: %d lights (%s), floor luxel %s, %s without" % (len(spots), sorted({l["shape"] for l in spots}), spot_floor, dim_floor))
+    if len(spots) != len(lights) or any(l["shape"] != "spot" or abs(l["direction"][1] + 1) > 1e-3 for l in spots):
+        fail("_surface_spotlight: the copies are not spotlights aimed down: %s" % spots[:2])
+    if not 5 <= spot_floor[0] < dim_floor[0] < 250:
+        fail("_surface_spotlight: the floor %s, without it %s" % (spot_floor, dim_floor))
 elif CASE == "sky":
     def sky_room(head, sky_tex, extra=""):
         walls = [(-272, -272, -16, 272, 272, 0), (-272, -272, 0, -256, 272, 256), (256, -272, 0, 272, 272, 256),
