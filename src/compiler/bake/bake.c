@@ -497,8 +497,9 @@ static void luxel_position(const bake_patch *patch, int i, int j, float out[3])
     float at[2] = { (float)i + 0.5f, (float)j + 0.5f };
     bool boxed = patch->face_hi[0] > patch->face_lo[0] && patch->face_hi[1] > patch->face_lo[1];
     for (int k = 0; k < 2 && boxed; k++) {
-        float lo = patch->face_lo[k], hi = patch->face_hi[k], inset = fminf(BAKE_FACE_INSET, 0.5f * (hi - lo));
-        at[k] = fminf(fmaxf(at[k], lo + inset), hi - inset);
+        float lo = patch->face_lo[k], hi = patch->face_hi[k];
+        float inset = 0.5f * (hi - lo) < BAKE_FACE_INSET ? 0.5f * (hi - lo) : BAKE_FACE_INSET;
+        at[k] = at[k] < lo + inset ? lo + inset : at[k] > hi - inset ? hi - inset : at[k];
     }
     for (int a = 0; a < 3; a++)
         out[a] = patch->origin[a] + at[0] * patch->step_u[a] + at[1] * patch->step_v[a];
@@ -676,6 +677,20 @@ static float dome_share(const bake_ctx *ctx, luxel_site *site, const bake_dome *
 /* Luxel (i, j) of a patch: its centre, true normal n (NULL when the patch has none) and shading
  * normal (n itself when the patch is flat). `walls` is the luxel's SITE_CACHE bytes of a patch's
  * wall tests (site_walls), kept across its lights, sky and dirt; NULL: its own, unknown. */
+/* Luxel (i, j)'s centre, and the normal light is measured against there: n, or the patch's smooth
+ * shading normal (written to shade). All of its site that patch_light's first pass needs. */
+static const float *luxel_centre(const bake_patch *patch, const float *n, int i, int j, float centre[3], float shade[3])
+{
+    luxel_position(patch, i, j, centre);
+    bool smooth = patch->shade_normal[0] != 0.0f || patch->shade_normal[1] != 0.0f || patch->shade_normal[2] != 0.0f;
+    if (!n || !smooth)
+        return n;
+    float raw[3];
+    for (int a = 0; a < 3; a++)
+        raw[a] = patch->shade_normal[a] + ((float)i + 0.5f) * patch->shade_du[a] + ((float)j + 0.5f) * patch->shade_dv[a];
+    return bake_unit(raw, shade) ? shade : n;
+}
+
 static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *patch, const float *n, int i, int j,
                       uint8_t *walls)
 {
@@ -685,22 +700,14 @@ static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *p
     site->walled = walls ? walls : site->own_walled;
     if (!walls)
         memset(site->own_walled, 0, sizeof site->own_walled);
-    luxel_position(patch, i, j, site->centre);
     site->step_u = patch->step_u;
     site->step_v = patch->step_v;
-    site->n = site->sn = n;
+    site->n = n;
+    site->sn = luxel_centre(patch, n, i, j, site->centre, site->shade);
     /* from the patch's seed and the luxel's place in its block alone: the same in a tile as in the
      * whole level, wherever the level lies, and wherever the block lies in the lightmaps */
     site->seed = sample_hash(sample_hash(patch->seed) ^ (uint32_t)i * 73856093u ^ (uint32_t)j * 19349663u);
     site->samples = ctx->desc->samples < BAKE_MAX_SAMPLES ? ctx->desc->samples : BAKE_MAX_SAMPLES;
-    bool smooth = patch->shade_normal[0] != 0.0f || patch->shade_normal[1] != 0.0f || patch->shade_normal[2] != 0.0f;
-    if (n && smooth) {
-        float raw[3];
-        for (int a = 0; a < 3; a++)
-            raw[a] = patch->shade_normal[a] + ((float)i + 0.5f) * patch->shade_du[a] + ((float)j + 0.5f) * patch->shade_dv[a];
-        if (bake_unit(raw, site->shade))
-            site->sn = site->shade;
-    }
 }
 
 /* The wall tests of a patch's `count` luxels, zeroed (site_init), or NULL where the patch takes one
@@ -807,9 +814,10 @@ static void patch_light(const bake_ctx *ctx, const bake_light *l, const bake_pat
     luxel_site site;
     float brightest = 0.0f;
     for (int at = 0; at < w * h; at++) {
-        site_init(&site, ctx, patch, n, at % w, at / w, luxel_walls(walls, (size_t)at));
-        strength[at] = light_unshadowed(l, site.centre, site.sn);
-        brightest = fmaxf(brightest, strength[at]);
+        float centre[3], shade[3];
+        const float *sn = luxel_centre(patch, n, at % w, at / w, centre, shade);
+        strength[at] = light_unshadowed(l, centre, sn);
+        brightest = strength[at] > brightest ? strength[at] : brightest;
     }
     bool weak = brightest < BAKE_WEAK_LIGHT;
     int whole = weak ? weak_light_sight(ctx, l, patch, n, w, h, occluder) : CENTRE_UNLIT;
