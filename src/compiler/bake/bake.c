@@ -674,9 +674,6 @@ static float dome_share(const bake_ctx *ctx, luxel_site *site, const bake_dome *
     return sum / (float)ctx->dome_count;
 }
 
-/* Luxel (i, j) of a patch: its centre, true normal n (NULL when the patch has none) and shading
- * normal (n itself when the patch is flat). `walls` is the luxel's SITE_CACHE bytes of a patch's
- * wall tests (site_walls), kept across its lights, sky and dirt; NULL: its own, unknown. */
 /* Luxel (i, j)'s centre, and the normal light is measured against there: n, or the patch's smooth
  * shading normal (written to shade). All of its site that patch_light's first pass needs. */
 static const float *luxel_centre(const bake_patch *patch, const float *n, int i, int j, float centre[3], float shade[3])
@@ -691,6 +688,9 @@ static const float *luxel_centre(const bake_patch *patch, const float *n, int i,
     return bake_unit(raw, shade) ? shade : n;
 }
 
+/* Luxel (i, j) of a patch: its centre, true normal n (NULL when the patch has none) and shading
+ * normal (n itself when the patch is flat). `walls` is the luxel's SITE_CACHE bytes of a patch's
+ * wall tests (site_walls), kept across its lights, sky and dirt; NULL: its own, unknown. */
 static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *patch, const float *n, int i, int j,
                       uint8_t *walls)
 {
@@ -796,11 +796,11 @@ static int weak_light_sight(const bake_ctx *ctx, const bake_light *l, const bake
     const int probes[5][2] = { { 0, 0 }, { w - 1, 0 }, { 0, h - 1 }, { w - 1, h - 1 }, { w / 2, h / 2 } };
     int seen = CENTRE_UNLIT;
     for (int k = 0; k < 5; k++) {
-        luxel_site site;
-        site_init(&site, ctx, patch, n, probes[k][0], probes[k][1], NULL);
-        if (!(light_unshadowed(l, site.centre, site.sn) > 0.0f))
+        float centre[3], shade[3];
+        const float *sn = luxel_centre(patch, n, probes[k][0], probes[k][1], centre, shade);
+        if (!(light_unshadowed(l, centre, sn) > 0.0f))
             continue;
-        int sight = light_visible(ctx, l, site.centre, site.n, NULL, occluder) ? CENTRE_SEES : CENTRE_HIDDEN;
+        int sight = light_visible(ctx, l, centre, n, NULL, occluder) ? CENTRE_SEES : CENTRE_HIDDEN;
         if (seen != CENTRE_UNLIT && sight != seen)
             return CENTRE_UNLIT;
         seen = sight;
