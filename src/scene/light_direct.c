@@ -141,6 +141,25 @@ static float triangle_distance(const float t[3][2], const float q[2], float bary
     return dist;
 }
 
+#define FACE_INSET 0.0625f           /* texels: the baker lights a luxel off its face this far inside (bake.c) */
+
+/* q moved into triangle t, FACE_INSET inside each edge it lies outside of: the baker lights a
+ * luxel whose centre falls off its face at the face's edge (bake.c luxel_position). */
+static void texel_onto_triangle(const float t[3][2], float q[2])
+{
+    float area = (t[1][0] - t[0][0]) * (t[2][1] - t[0][1]) - (t[2][0] - t[0][0]) * (t[1][1] - t[0][1]);
+    float side = area > 0.0f ? 1.0f : -1.0f;
+    for (int e = 0; e < 3; e++) {
+        const float *a = t[(e + 1) % 3], *b = t[(e + 2) % 3];
+        float len = sqrtf((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]));
+        float d = side * ((b[0] - a[0]) * (q[1] - a[1]) - (q[0] - a[0]) * (b[1] - a[1])) / len;
+        if (!(d < FACE_INSET))
+            continue;
+        q[0] -= (FACE_INSET - d) * side * (b[1] - a[1]) / len;
+        q[1] += (FACE_INSET - d) * side * (b[0] - a[0]) / len;
+    }
+}
+
 typedef struct texel_surface { float best, pos[3], normal[3]; } texel_surface;
 
 void light_direct_block(void *user, const mesh_chunk *mc, uint32_t block, float sign, float *rgba)
@@ -157,7 +176,7 @@ void light_direct_block(void *user, const mesh_chunk *mc, uint32_t block, float 
     for (int i = 0; i < side * side; i++)
         tex[i].best = -INFINITY;
     /* A texel takes the triangle it lies deepest in; border-ring texels (up to 1.5 texels out)
-     * the nearest one, extended over its plane. */
+     * the nearest one, at its edge (texel_onto_triangle). */
     const float reach = -1.5f;
     for (uint32_t b = 0; b < mc->batch_count; b++) {
         const mesh_batch *bt = &mc->batches[b];
@@ -205,6 +224,10 @@ void light_direct_block(void *user, const mesh_chunk *mc, uint32_t block, float 
                     if (d < reach || d <= ts->best)
                         continue;
                     ts->best = d;
+                    if (d < 0.0f) {
+                        texel_onto_triangle((const float(*)[2])t, q);
+                        triangle_distance((const float(*)[2])t, q, bary);
+                    }
                     for (int k = 0; k < 3; k++) {
                         float local = bary[0] * xyz[0][k] + bary[1] * xyz[1][k] + bary[2] * xyz[2][k];
                         ts->pos[k] = local;

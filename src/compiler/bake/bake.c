@@ -491,11 +491,18 @@ static void site_disc(luxel_site *site, uint32_t k, float disc[2])
     sample_disc(r[2], r[3], disc);
 }
 
-/* A unit normal, or false for a zero one (then the point is unoriented). */
+/* Luxel (i, j)'s centre, moved into its face's box (bake_patch.face_lo) when it lies outside. */
 static void luxel_position(const bake_patch *patch, int i, int j, float out[3])
 {
+    float at[2] = { (float)i + 0.5f, (float)j + 0.5f };
+    bool boxed = patch->face_hi[0] > patch->face_lo[0] && patch->face_hi[1] > patch->face_lo[1];
+    for (int k = 0; k < 2 && boxed; k++) {
+        float lo = patch->face_lo[k], hi = patch->face_hi[k];
+        float inset = 0.5f * (hi - lo) < BAKE_FACE_INSET ? 0.5f * (hi - lo) : BAKE_FACE_INSET;
+        at[k] = at[k] < lo + inset ? lo + inset : at[k] > hi - inset ? hi - inset : at[k];
+    }
     for (int a = 0; a < 3; a++)
-        out[a] = patch->origin[a] + ((float)i + 0.5f) * patch->step_u[a] + ((float)j + 0.5f) * patch->step_v[a];
+        out[a] = patch->origin[a] + at[0] * patch->step_u[a] + at[1] * patch->step_v[a];
 }
 
 static void patch_bounds(const bake_patch *patch, float min[3], float max[3])
@@ -667,6 +674,20 @@ static float dome_share(const bake_ctx *ctx, luxel_site *site, const bake_dome *
     return sum / (float)ctx->dome_count;
 }
 
+/* Luxel (i, j)'s centre, and the normal light is measured against there: n, or the patch's smooth
+ * shading normal (written to shade). All of its site that patch_light's first pass needs. */
+static const float *luxel_centre(const bake_patch *patch, const float *n, int i, int j, float centre[3], float shade[3])
+{
+    luxel_position(patch, i, j, centre);
+    bool smooth = patch->shade_normal[0] != 0.0f || patch->shade_normal[1] != 0.0f || patch->shade_normal[2] != 0.0f;
+    if (!n || !smooth)
+        return n;
+    float raw[3];
+    for (int a = 0; a < 3; a++)
+        raw[a] = patch->shade_normal[a] + ((float)i + 0.5f) * patch->shade_du[a] + ((float)j + 0.5f) * patch->shade_dv[a];
+    return bake_unit(raw, shade) ? shade : n;
+}
+
 /* Luxel (i, j) of a patch: its centre, true normal n (NULL when the patch has none) and shading
  * normal (n itself when the patch is flat). `walls` is the luxel's SITE_CACHE bytes of a patch's
  * wall tests (site_walls), kept across its lights, sky and dirt; NULL: its own, unknown. */
@@ -679,22 +700,14 @@ static void site_init(luxel_site *site, const bake_ctx *ctx, const bake_patch *p
     site->walled = walls ? walls : site->own_walled;
     if (!walls)
         memset(site->own_walled, 0, sizeof site->own_walled);
-    luxel_position(patch, i, j, site->centre);
     site->step_u = patch->step_u;
     site->step_v = patch->step_v;
-    site->n = site->sn = n;
+    site->n = n;
+    site->sn = luxel_centre(patch, n, i, j, site->centre, site->shade);
     /* from the patch's seed and the luxel's place in its block alone: the same in a tile as in the
      * whole level, wherever the level lies, and wherever the block lies in the lightmaps */
     site->seed = sample_hash(sample_hash(patch->seed) ^ (uint32_t)i * 73856093u ^ (uint32_t)j * 19349663u);
     site->samples = ctx->desc->samples < BAKE_MAX_SAMPLES ? ctx->desc->samples : BAKE_MAX_SAMPLES;
-    bool smooth = patch->shade_normal[0] != 0.0f || patch->shade_normal[1] != 0.0f || patch->shade_normal[2] != 0.0f;
-    if (n && smooth) {
-        float raw[3];
-        for (int a = 0; a < 3; a++)
-            raw[a] = patch->shade_normal[a] + ((float)i + 0.5f) * patch->shade_du[a] + ((float)j + 0.5f) * patch->shade_dv[a];
-        if (bake_unit(raw, site->shade))
-            site->sn = site->shade;
-    }
 }
 
 /* The wall tests of a patch's `count` luxels, zeroed (site_init), or NULL where the patch takes one
@@ -773,17 +786,54 @@ static float vector_length(const float v[3])
  * only fades (its range, a surface turning away, a spot's cone) nothing is refined: that is smooth. */
 enum { CENTRE_UNLIT, CENTRE_SEES, CENTRE_HIDDEN };    /* patch_light's first pass, per luxel */
 
+/* For a light that adds less than BAKE_WEAK_LIGHT to each of a patch's luxels (a far one of many:
+ * a Quake light reaches as far as ericw-tools' gate): CENTRE_SEES or CENTRE_HIDDEN when the rays
+ * from the patch's corner luxels and its middle one that it lights all agree (the whole patch is
+ * taken as they say), else CENTRE_UNLIT (each luxel traces its own). */
+static int weak_light_sight(const bake_ctx *ctx, const bake_light *l, const bake_patch *patch, const float *n, int w,
+                            int h, uint32_t *occluder)
+{
+    const int probes[5][2] = { { 0, 0 }, { w - 1, 0 }, { 0, h - 1 }, { w - 1, h - 1 }, { w / 2, h / 2 } };
+    int seen = CENTRE_UNLIT;
+    for (int k = 0; k < 5; k++) {
+        float centre[3], shade[3];
+        const float *sn = luxel_centre(patch, n, probes[k][0], probes[k][1], centre, shade);
+        if (!(light_unshadowed(l, centre, sn) > 0.0f))
+            continue;
+        int sight = light_visible(ctx, l, centre, n, NULL, occluder) ? CENTRE_SEES : CENTRE_HIDDEN;
+        if (seen != CENTRE_UNLIT && sight != seen)
+            return CENTRE_UNLIT;
+        seen = sight;
+    }
+    return seen;
+}
+
 static void patch_light(const bake_ctx *ctx, const bake_light *l, const bake_patch *patch, const float *n, int w, int h,
                         uint32_t *occluder, float *strength, uint8_t *lit, uint8_t *walls)
 {
     luxel_site site;
+    float brightest = 0.0f;
     for (int at = 0; at < w * h; at++) {
-        site_init(&site, ctx, patch, n, at % w, at / w, luxel_walls(walls, (size_t)at));
-        float s = light_unshadowed(l, site.centre, site.sn);
-        lit[at] = !(s > 0.0f) ? CENTRE_UNLIT : light_visible(ctx, l, site.centre, site.n, NULL, occluder) ? CENTRE_SEES
-                                                                                                      : CENTRE_HIDDEN;
-        strength[at] = lit[at] == CENTRE_SEES ? s : 0.0f;
+        float centre[3], shade[3];
+        const float *sn = luxel_centre(patch, n, at % w, at / w, centre, shade);
+        strength[at] = light_unshadowed(l, centre, sn);
+        brightest = strength[at] > brightest ? strength[at] : brightest;
     }
+    bool weak = brightest < BAKE_WEAK_LIGHT;
+    int whole = weak ? weak_light_sight(ctx, l, patch, n, w, h, occluder) : CENTRE_UNLIT;
+    for (int at = 0; at < w * h; at++) {
+        lit[at] = (uint8_t)whole;
+        if (!(strength[at] > 0.0f)) {
+            lit[at] = CENTRE_UNLIT;
+        } else if (whole == CENTRE_UNLIT) {
+            site_init(&site, ctx, patch, n, at % w, at / w, luxel_walls(walls, (size_t)at));
+            lit[at] = light_visible(ctx, l, site.centre, site.n, NULL, occluder) ? CENTRE_SEES : CENTRE_HIDDEN;
+        }
+        if (lit[at] != CENTRE_SEES)
+            strength[at] = 0.0f;
+    }
+    if (weak)
+        return;     /* its shadow's edges are not refined: under half a byte either way */
     int samples = ctx->desc->samples < BAKE_MAX_SAMPLES ? ctx->desc->samples : BAKE_MAX_SAMPLES;
     if (samples <= 1 && !(l->radius > 0.0f))
         return;

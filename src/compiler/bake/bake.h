@@ -90,6 +90,11 @@ typedef struct bake_patch {
     /* A lit liquid's surface (ericw-tools'): static lights behind it light it as from in front (the
      * angle term of |n . l|), and ambient occlusion leaves it alone */
     bool two_sided;
+    /* The face's box in the block's luxels (luxel (i, j) covers [i, i + 1] x [j, j + 1]; none when
+     * face_hi is not past face_lo): a luxel whose centre falls outside it (a border luxel, or one
+     * past the end of a face narrower than a luxel) is lit at the nearest point a hair inside it,
+     * as ericw-tools' light moves a sample onto its face, not where the wall the face meets is. */
+    float face_lo[2], face_hi[2];
 } bake_patch;
 
 typedef struct bake_lightmap {

@@ -12,6 +12,8 @@
 #include "jobs.h"
 
 #define BAKE_NUDGE 0.002f           /* metres a ray starts off its surface (no self-shadowing) */
+#define BAKE_WEAK_LIGHT (0.5f / 255.0f) /* a light adding less to every luxel of a patch is shadowed patch-wide (patch_light) */
+#define BAKE_FACE_INSET 0.0625f     /* luxels inside its face a luxel outside it is lit (1 unit of Quake's 16) */
 
 /* bake_desc.store_scale / store_gamma: light (0..1 a byte's range) to the stored 0..1, and a
  * stored byte back to light. */

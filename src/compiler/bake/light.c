@@ -317,6 +317,23 @@ static void count_surfaces(level_build *lb, level_light *ll, bake_input *in)
     }
 }
 
+/* The chunk face's box in its block's luxels (bake_patch.face_lo). */
+static void face_box(const chunk_face *cf, bake_patch *bp)
+{
+    for (int k = 0; k < 2; k++) {
+        bp->face_lo[k] = 1e30f;
+        bp->face_hi[k] = -1e30f;
+    }
+    for (int i = 0; i < cf->n; i++) {
+        v3 d = v3_sub(cf->p[i], cf->lm_origin);
+        float at[2] = { (float)(v3_dot(d, cf->lm_t) * cf->lm_density), (float)(v3_dot(d, cf->lm_b) * cf->lm_density) };
+        for (int k = 0; k < 2; k++) {
+            bp->face_lo[k] = fminf(bp->face_lo[k], at[k]);
+            bp->face_hi[k] = fmaxf(bp->face_hi[k], at[k]);
+        }
+    }
+}
+
 /* The luxel patch of a chunk face (its block on the bake lightmap list). */
 static void describe_patch(const level_build *lb, const chunk_build *cb, const chunk_face *cf, v3 frame,
                            const smooth_normals *smooth, const float albedo[3], bake_patch *bp)
@@ -334,6 +351,7 @@ static void describe_patch(const level_build *lb, const chunk_build *cb, const c
     bp->w = (uint16_t)cf->lm_w;
     bp->h = (uint16_t)cf->lm_h;
     bp->seed = cf->lm_seed;
+    face_box(cf, bp);
     if (smooth) smooth_patch(lb, smooth, cf, bp);
     memcpy(bp->albedo, albedo, sizeof bp->albedo);
     bp->surface = (uint32_t)cf->face;

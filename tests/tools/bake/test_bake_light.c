@@ -1,7 +1,8 @@
 /* Light values: a floor lit by a static light with a box casting a shadow, range, ambient,
  * dilation, a dynamic light's layer, fast-light vertex multipliers and probes; sky domes; sky
  * light through sky faces only (bake_desc.sky_faces_only); minlight as a floor (bake_desc.ambient_floor,
- * bake_patch.minlight); a liquid's surface lit from behind (bake_patch.two_sided). */
+ * bake_patch.minlight); a liquid's surface lit from behind (bake_patch.two_sided); a luxel outside
+ * its face lit at the face's edge (bake_patch.face_lo). */
 #include "bake.h"
 #include "soup.h"
 
@@ -390,6 +391,54 @@ static void check_two_sided(floor_scene *f)
     }
 }
 
+/* A floor 4 m long (x 0..4) meeting a wall (a solid block over x -1..0) under a lamp, as a patch
+ * of 0.5 m luxels with a border luxel before the face: the border luxel's centre (x = -0.25) lies
+ * inside the wall. With the face's box (bake_patch.face_lo) it is lit at the face's edge, as
+ * ericw-tools' light moves a sample onto its face: within a byte or two of its neighbour, where it
+ * was black. Without a box the patch bakes as before. Also a face narrower than a luxel (a strip
+ * x 0..0.1 whose middle luxel's centre, x 0.25, lies in the next wall over x 0.1..1, under a lamp
+ * over the slot). */
+static void check_face_box(floor_scene *f)
+{
+    soup walls = { 0 };
+    float a[3] = { 0, 0, -2 }, b[3] = { 4, 0, -2 }, c[3] = { 4, 0, 2 }, d[3] = { 0, 0, 2 };
+    soup_quad(&walls, a, b, c, d);
+    float wall_min[3] = { -1, 0, -3 }, wall_max[3] = { 0, 3, 3 };
+    soup_box(&walls, wall_min, wall_max);
+    bake_light lamp = { .kind = BAKE_LIGHT_STATIC, .position = { 2, 2, 0 }, .color = { 1, 1, 1 }, .intensity = 1.0f, .range = 10.0f };
+    bake_patch floor = { .origin = { -0.5f, 0, -2.5f }, .step_u = { 0.5f, 0, 0 }, .step_v = { 0, 0, 0.5f },
+                         .normal = { 0, 1, 0 }, .lightmap = 0, .x = 2, .y = 2, .w = 10, .h = 10 };
+    bake_desc desc = { .triangles = (const float (*)[9])walls.tris, .triangle_count = walls.count,
+                       .lights = &lamp, .light_count = 1, .lightmaps = &f->lightmap, .lightmap_count = 1,
+                       .patches = &floor, .patch_count = 1, .threads = 2 };
+    bake_result res;
+    for (int boxed = 0; boxed < 2; boxed++) {
+        floor.face_lo[0] = floor.face_lo[1] = boxed ? 1.0f : 0.0f;
+        floor.face_hi[0] = floor.face_hi[1] = boxed ? 9.0f : 0.0f;
+        CHECK(bake_run(&desc, &res));
+        int border = luxel(f->lightmap.luxels, 0, 5)[0], inside = luxel(f->lightmap.luxels, 1, 5)[0];
+        printf("face box %d: border luxel %d, its neighbour %d\n", boxed, border, inside);
+        CHECK(inside > 100);
+        CHECK(boxed ? abs(border - inside) <= 12 : border == 0);
+        bake_result_free(&res);
+    }
+    float next_min[3] = { 0.1f, 0, -3 }, next_max[3] = { 1, 3, 3 };
+    soup_box(&walls, next_min, next_max);
+    desc.triangles = (const float (*)[9])walls.tris;
+    desc.triangle_count = walls.count;
+    floor.w = 3;
+    lamp.position[0] = 0.05f;   /* over the slot between the walls */
+    for (int boxed = 1; boxed >= 0; boxed--) {
+        floor.face_hi[0] = boxed ? 1.2f : 0.0f;
+        CHECK(bake_run(&desc, &res));
+        int strip = luxel(f->lightmap.luxels, 1, 5)[0];
+        printf("face box %d: a strip narrower than a luxel %d\n", boxed, strip);
+        CHECK(boxed ? strip > 100 : strip == 0);
+        bake_result_free(&res);
+    }
+    soup_free(&walls);
+}
+
 int main(void)
 {
     floor_scene f;
@@ -425,6 +474,7 @@ int main(void)
 
     check_domes(&f);
     check_sky_faces_only(&f);
+    check_face_box(&f);
     floor_scene minlight;
     check_minlight(&minlight);
     check_two_sided(&minlight);

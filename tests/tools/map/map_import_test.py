@@ -6,7 +6,9 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           --game DIR/gfx/palette.lmp: from above, x = 4 shows colour 37 and x = 12 colour 38, and
           a shift of 8 texels swaps them (texel u = p . u_axis / scale + shift)
   delay2  a Quake light with delay 2 (_anglescale 0): the floor's luxel straight under it is
-          twice the one at the same height's distance to the side (inverse-square)
+          twice the one at the same height's distance to the side (inverse-square); 49 faint ones
+          (2 each) near the ceiling, none of which reaches a byte on the floor, light it together
+          as ericw-tools' light does (each reaches as far as it passes the gate)
   style   a light with style 5 is a dynamic light: switched off, the floor under it goes dark; its
           pattern ("jklmnopqrstuvwxyzyxwvutsrqponmlkj", ten letters a second) plays with --time:
           the light's share at 1.6 s ('z') is 25/12 of the one as baked ('m', 0.3 s, and no
@@ -39,7 +41,8 @@ on maps and a WAD2 this test writes. A room of six brushes, 512 x 512 x 256 unit
           inspector names them among the luxel's lights; without the file it is fullbright. A
           Quake room's ceiling lit by copies of a `_surface` light template, 2 units under each
           piece of it as qbsp chops it and light subdivides it: at ericw-tools' places (its
-          -surflight_dump) within 8 units, none where the ceiling meets a wall
+          -surflight_dump) within 8 units, none where the ceiling meets a wall; with
+          `_surface_spotlight` each copy is a spotlight aimed down, and the floor gets less
   sky     light from the sky alone (ericw-tools' worldspawn keys, hlrad's light_environment): a room
           whose ceiling is sky over x < 0 and a roof over x > 0. Lit only by the dome `_sunlight2`
           (Quake, and a Half-Life map), by `_sunlight` straight down, or by a light_environment, it
@@ -171,6 +174,16 @@ elif CASE == "delay2":
     ratio = under[0] / max(side[0], 1)
     print("under the light %s, 128 units aside %s: ratio %.2f (inverse-square: 2)" % (under, side, ratio))
     if not 1.8 <= ratio <= 2.2: fail("ratio %.2f is not inverse-square's 2" % ratio)
+    # 49 faint lights (2, a 7 x 7 grid 64 units apart, 8 units under the ceiling): none reaches the
+    # floor by itself (2 x (128 / 248)^2 = 0.53 under it), together they light it as ericw-tools'
+    # light does, each as far as its value passes the gate: 8.9 bytes in the middle (it was 0)
+    grid = "".join('{\n"classname" "light"\n"origin" "%d %d 248"\n"light" "2"\n"delay" "2"\n"_anglescale" "0"\n}\n'
+                   % (64 * i, 64 * j) for i in range(-3, 4) for j in range(-3, 4))
+    compile_map("faint", world() + room(VALVE_WALL, VALVE_WALL) + "}\n" + grid)
+    want = sum(2 * (128 / math.sqrt((64 * i) ** 2 + (64 * j) ** 2 + 248 ** 2)) ** 2 / 2 for i in range(-3, 4) for j in range(-3, 4))
+    middle = luxel("faint.pmf", 0, 0)
+    print("49 faint lights: the floor's middle %s, want %.1f" % (middle, want))
+    if abs(middle[0] - want) > 1.5: fail("the faint lights give %s, not %.1f" % (middle, want))
 elif CASE == "style":
     light = '{\n"classname" "light"\n"origin" "0 0 128"\n"light" "300"\n"style" "5"\n}\n'
     compile_map("style", world() + room(VALVE_WALL, VALVE_WALL) + "}\n" + light)
@@ -364,6 +377,19 @@ elif CASE == "texlights":
         fail("_surface: copies at %s, light's at %s" % (places, want))
     if any(abs(l["position"][1] - 128 * S) < 1e-3 for l in lights): fail("the template itself lights")
     if min(hit["luxel"]["rgb"]) < 20: fail("_surface: the floor is dark: %s" % hit["luxel"])
+    # _surface_spotlight 1: each copy a spotlight along its face's normal (down), of ericw-tools'
+    # default 40-degree cone: of copies of 280 (they reach the floor 254 units down), the floor's
+    # middle sees only those within 92 units of it
+    dim = text.replace('"light" "400"', '"light" "280"')
+    compile_map("dim", dim)
+    compile_map("spot", dim.replace('"_surface" "tlight"', '"_surface" "tlight"\n"_surface_spotlight" "1"'))
+    spots = json.loads(run(PMFVIEW, "info", "spot.pmf", "--json").stdout)["lights"]
+    dim_floor, spot_floor = floor_luxel("dim.pmf")["luxel"]["rgb"], floor_luxel("spot.pmf")["luxel"]["rgb"]
+    print("_surface_spotlight: %d lights (%s), floor luxel %s, %s without" % (len(spots), sorted({l["shape"] for l in spots}), spot_floor, dim_floor))
+    if len(spots) != len(lights) or any(l["shape"] != "spot" or abs(l["direction"][1] + 1) > 1e-3 for l in spots):
+        fail("_surface_spotlight: the copies are not spotlights aimed down: %s" % spots[:2])
+    if not 5 <= spot_floor[0] < dim_floor[0] < 250:
+        fail("_surface_spotlight: the floor %s, without it %s" % (spot_floor, dim_floor))
 elif CASE == "sky":
     def sky_room(head, sky_tex, extra=""):
         walls = [(-272, -272, -16, 272, 272, 0), (-272, -272, 0, -256, 272, 256), (256, -272, 0, 272, 272, 256),

@@ -45,9 +45,11 @@
 #define QUAKE_DEFAULT_LIGHT 300.0
 #define QUAKE_ANGLESCALE 0.5
 #define QUAKE_FALLOFF_UNITS 128.0    /* where the inverse falloffs give the light's value */
-#define QUAKE_SPOT_ANGLE 20.0        /* a spotlight's cone without `angle` */
+#define QUAKE_SPOT_ANGLE 40.0        /* a spotlight's cone without `angle` (ericw-tools' default) */
 #define QUAKE_INFINITE_UNITS 65536.0 /* delay 3: no falloff, as far as any map goes */
 #define QUAKE_RANGE 0.5              /* stored bytes per unit of light: ericw-tools' `_range` (-range) */
+#define QUAKE_GATE 0.01              /* a light reaches as far as its value passes this (ericw-tools' -gate 0.001) */
+#define QUAKE_STYLED_GATE 1.0        /* a styled light's: half a byte stored */
 
 static double clampd(double v, double lo, double hi)
 {
@@ -294,8 +296,9 @@ static double quake_range(const import_ctx *c)
 }
 
 /* A Quake light: its value at a point is value x angle term x falloff, stored as value x `_range`
- * / 255 in the lightmap (the quake look shows it overbright). */
-static void quake_light(import_ctx *c, const editor_entity *e)
+ * / 255 in the lightmap (the quake look shows it overbright). `aim` (world, or NULL): a copy of a
+ * `_surface_spotlight` template, a spotlight along its face's normal. */
+static void quake_light(import_ctx *c, const editor_entity *e, const v3 *aim)
 {
     /* `light`: a value, or Half-Life's form "R G B" / "R G B VALUE" (ericw-tools reads both) */
     double parts[4];
@@ -317,6 +320,11 @@ static void quake_light(import_ctx *c, const editor_entity *e)
     double wait = editor_kv_number(e, "wait", 1);
     if (!(wait > 0)) wait = 1;
     int delay = (int)editor_kv_number(e, "delay", 0);
+    /* a static light reaches as far as ericw-tools' gate: on lqdm5 hundreds of lights of 30 over a
+     * pool, each adding 0.1 at the ceiling 300 units up, give it 60. A styled light's layer keeps
+     * what reaches a byte: its layer is stored, and summed with others, in bytes. */
+    const char *name = editor_kv_get(e, "targetname");
+    double gate = (name && *name) || editor_kv_number(e, "style", 0) >= 1 ? QUAKE_STYLED_GATE : QUAKE_GATE;
     /* `wait` scales the distance in every falloff (ericw-tools' atten): the inverse ones give the
      * light's value at 128 / wait units */
     double ref_units = QUAKE_FALLOFF_UNITS / wait;
@@ -325,11 +333,11 @@ static void quake_light(import_ctx *c, const editor_entity *e)
     switch (delay) {
     case 1:
         l->falloff = LIGHT_FALLOFF_INVERSE;
-        range_units = v * ref_units;                    /* where value x ref / d falls under 1 */
+        range_units = v / gate * ref_units;             /* where value x ref / d falls to the gate */
         break;
     case 2:
         l->falloff = LIGHT_FALLOFF_INVERSE2;
-        range_units = sqrt(v) * ref_units;
+        range_units = sqrt(v / gate) * ref_units;
         break;
     case 3:
         l->falloff = LIGHT_FALLOFF_NONE;
@@ -337,7 +345,7 @@ static void quake_light(import_ctx *c, const editor_entity *e)
         break;
     case 5:
         l->falloff = LIGHT_FALLOFF_INVERSE2A;
-        range_units = (sqrt(v) - 1) * ref_units;
+        range_units = (sqrt(v / gate) - 1) * ref_units;
         break;
     default:
         /* linear: value - distance x wait, or to `_falloff` units */
@@ -346,18 +354,19 @@ static void quake_light(import_ctx *c, const editor_entity *e)
         break;
     }
     l->range = (float)(clampd(range_units, 1, QUAKE_INFINITE_UNITS) * c->s);
-    /* a spotlight: `mangle`, or aimed at its target, with `angle` the cone */
+    /* a spotlight: `mangle`, aimed at its target, or a `_surface_spotlight` copy; `angle` the cone */
     const editor_entity *target = find_target(c, e);
     double mangle[3];
     bool has_mangle = editor_kv_numbers(e, "mangle", mangle, 3) >= 2;
-    if (has_mangle || target) {
+    if (aim || has_mangle || target) {
         v3 dir = has_mangle ? angles_vector(mangle[0], mangle[1])
-                            : v3_normalize(v3_make(target->origin[0] - e->origin[0], target->origin[1] - e->origin[1],
-                                                   target->origin[2] - e->origin[2]));
+                 : target   ? v3_normalize(v3_make(target->origin[0] - e->origin[0], target->origin[1] - e->origin[1],
+                                                   target->origin[2] - e->origin[2]))
+                            : v3_make(0, 0, -1);
         double angle = clampd(editor_kv_number(e, "angle", QUAKE_SPOT_ANGLE), 1, 179);
         double soft = clampd(editor_kv_number(e, "_softangle", 0), 0, angle);
         l->shape = BAKE_SHAPE_SPOT;
-        l->direction = editor_dir_to_world(dir);
+        l->direction = aim ? *aim : editor_dir_to_world(dir);
         l->cos_outer = (float)cos(angle / 2 * M_PI / 180);
         l->cos_inner = (float)cos((soft > 0 ? soft : angle) / 2 * M_PI / 180);
         if (l->cos_outer >= l->cos_inner) l->cos_outer = l->cos_inner - 1e-4f;
@@ -452,7 +461,7 @@ void editor_import_lights(import_ctx *c)
             else if (!strcasecmp(cls, "light")) goldsrc_light(c, e, false);
             else if (!strcasecmp(cls, "light_spot")) goldsrc_light(c, e, true);
         } else if (!strncasecmp(cls, "light", 5) && !editor_kv_get(e, "_surface")) {
-            quake_light(c, e);   /* a _surface light is a template (editor_import_texture_lights) */
+            quake_light(c, e, NULL);   /* a _surface light is a template (editor_import_texture_lights) */
         }
     }
 }
@@ -685,7 +694,7 @@ static void emit_surface_copies(import_ctx *c, const texlight *t, const brush *o
     if (inside_other_brush(c->level, own, at)) return;
     editor_entity copy = *t->surface;
     copy.origin[0] = at.x / c->s; copy.origin[1] = -at.z / c->s; copy.origin[2] = at.y / c->s;
-    quake_light(c, &copy);
+    quake_light(c, &copy, editor_kv_number(t->surface, "_surface_spotlight", 0) != 0 ? &n : NULL);
 }
 
 /* qbsp's SubdivideFace (with -splitturb liquids too): along the texture's u axis, then its v, a
