@@ -482,10 +482,11 @@ static void keep(void)
         int d = abs((int)final[i] - (int)full[i]);
         final_equal += d == 0;
         final_worse += d > 1;
-        /* where the new direct light is the old one, the first picture is the old picture */
+        /* where the new direct light is the old one, the first picture is the old picture (to the
+         * byte: a light's change under half a byte can round a luxel the other way) */
         bool same_direct = before_direct[i] == after_direct[i];
         unlit += same_direct;
-        unlit_kept += same_direct && first[i] == before[i];
+        unlit_kept += same_direct && abs((int)first[i] - (int)before[i]) <= 1;
         relit += !same_direct;
         relit_new += !same_direct && first[i] != before[i];
         bounced += first[i] != final[i];
