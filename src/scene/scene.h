@@ -70,6 +70,10 @@ const pmf_cameras *scene_start_cameras(const scene *s);
 void scene_set_camera(scene *s, const camera *cam);
 /* Point entities drawn with a model (docs/models.md). */
 size_t scene_model_count(const scene *s);
+/* Per point entity of the file (scene_map_infos' entities): 1 where its model is not there or
+ * broken (one warning said), drawn as its marker instead; NULL when every model opened or models
+ * are hidden. */
+const uint8_t *scene_models_missing(const scene *s);
 /* The point entity whose model's box (the pose of the last frame drawn; a sprite's picture) the
  * ray from origin along unit dir (the camera's frame, as scene_view_proj's) meets first, nearer
  * than `before` metres: false when none (or models hidden). Strings valid while the scene is. */

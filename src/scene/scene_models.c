@@ -104,6 +104,8 @@ typedef struct scene_models {
     size_t state_cap, state_count;
     uint32_t frames;                   /* drawn so far: a light not found is looked for every LIGHT_RETRY, */
     size_t chunks_seen;                /* and when the resident chunks' count differs from the last frame's */
+    uint8_t *missing;                  /* [entities]: 1 where the entity's model did not open (warned) */
+    bool any_missing;
 } scene_models;
 
 static bool ends_with(const char *s, const char *suffix)
@@ -337,7 +339,7 @@ static bool sprite_poses(model_loader *l, const model_file *f, const pmf_entity_
  * the built-in table; false when it has none or it does not draw. Its frame and skin: the
  * entity's, else the definition's, else (the built-in class's own file) the game code's; an
  * alias model's animation from that frame on. */
-static bool entity_model(model_loader *l, const pmf_entity_info *info, model_poses *out)
+static bool entity_model(model_loader *l, const pmf_entity_info *info, model_poses *out, bool *wanted)
 {
     const scene_model_class *c = scene_model_class_find(info->classname, l->goldsrc);
     fgd_model def = { NULL, NULL, FGD_NOT_GIVEN, FGD_NOT_GIVEN };
@@ -348,6 +350,7 @@ static bool entity_model(model_loader *l, const pmf_entity_info *info, model_pos
         path = is_model_file(info->model) ? info->model : c ? c->model : NULL;
     }
     const scene_model_class *own = c && path && !strcasecmp(path, c->model) ? c : NULL;
+    *wanted = path != NULL;
     model_file *f = path ? open_file(l, info->classname, path) : NULL;
     if (!f || (!f->alias && !f->sprite && !f->studio.model))
         return false;
@@ -404,12 +407,20 @@ static void place_models(scene *s, scene_models *sm, model_loader *l)
 {
     const pmf_entities *e = &s->map_info.entities;
     sm->places = calloc(e->count < MAX_PLACES ? e->count : MAX_PLACES, sizeof *sm->places);
-    for (uint32_t i = 0; sm->places && i < e->count && sm->place_count < MAX_PLACES; i++) {
+    sm->missing = calloc(e->count ? e->count : 1, 1);
+    for (uint32_t i = 0; sm->places && sm->missing && i < e->count && sm->place_count < MAX_PLACES; i++) {
         const pmf_entity_info *info = &e->list[i];
         model_poses poses;
         size_t total = sm->pose_count;
-        if (info->level != s->level || !entity_model(l, info, &poses)
-            || !grow_array((void **)&sm->poses, &sm->pose_cap, total + poses.count, sizeof *sm->poses)
+        bool wanted = false;
+        if (info->level != s->level)
+            continue;
+        if (!entity_model(l, info, &poses, &wanted)) {
+            sm->missing[i] = wanted;  /* a marker stands where the model would (docs/models.md) */
+            sm->any_missing |= wanted;
+            continue;
+        }
+        if (!grow_array((void **)&sm->poses, &sm->pose_cap, total + poses.count, sizeof *sm->poses)
             || !grow_array((void **)&sm->ends, &sm->end_cap, total + poses.count, sizeof *sm->ends)
             || !grow_array((void **)&sm->pose_frames, &sm->frame_cap, total + poses.count, sizeof *sm->pose_frames))
             continue;
@@ -673,8 +684,14 @@ void scene_models_close(scene *s)
     free(s->models->poses);
     free(s->models->ends);
     free(s->models->states);
+    free(s->models->missing);
     free(s->models);
     s->models = NULL;
+}
+
+const uint8_t *scene_models_missing(const scene *s)
+{
+    return s->models && s->models->any_missing && !s->settings.no_models ? s->models->missing : NULL;
 }
 
 size_t scene_model_count(const scene *s)

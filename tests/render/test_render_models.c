@@ -648,8 +648,9 @@ static int test_sprite(void)
     return check_failures;
 }
 
-/* No model in the game directory, then a damaged loose one over the pak's: one warning each and
- * the picture --no-models gives. */
+/* No model in the game directory, then a damaged loose one over the pak's: one warning each, and
+ * the entity's marker where the model would stand: the picture --no-models --overlay entities
+ * gives (the player starts' markers are behind the camera), not the bare --no-models one. */
 static int test_missing_and_broken(void)
 {
     float place[3];
@@ -661,13 +662,15 @@ static int test_missing_and_broken(void)
     REQUIRE(palette && test_make_dir("game") && pak_build_write("game/pak0.pak", files, 1));
     free(palette);
     char err[1024];
-    test_image plain, missing, broken;
+    test_image plain, marked, missing, broken;
     REQUIRE(shoot("plain.png", eye, "--no-models", err) && test_image_load(&plain, "plain.png"));
+    REQUIRE(shoot("marked.png", eye, "--no-models --overlay entities", err) && test_image_load(&marked, "marked.png"));
+    CHECK(memcmp(plain.rgb, marked.rgb, (size_t)WIDTH * HEIGHT * 3), "the armour's marker is not in the view");
     REQUIRE(shoot("missing.png", eye, "", err) && test_image_load(&missing, "missing.png"));
     CHECK(strstr(err, "warning: item_armor1 (progs/armor.mdl)") != NULL, "%s", err);
     const char *player = strstr(err, "progs/player.mdl");  /* two classes, one file: one warning */
     CHECK(player && !strstr(strchr(player, '\n'), "progs/player.mdl"), "%s", err);
-    CHECK(!memcmp(plain.rgb, missing.rgb, (size_t)WIDTH * HEIGHT * 3));
+    CHECK(!memcmp(marked.rgb, missing.rgb, (size_t)WIDTH * HEIGHT * 3), "a missing model is not its marker");
     size_t size;
     uint8_t *model = read_shared(progs, "armor.mdl", &size);
     REQUIRE(model && test_make_dir("game/progs") && test_write_file("game/progs/armor.mdl", model, 5000));
@@ -676,8 +679,9 @@ static int test_missing_and_broken(void)
     const char *warning = strstr(err, "warning: item_armor1: progs/armor.mdl: skins, byte 84: 3 skins need");
     CHECK(warning != NULL, "%s", err);
     CHECK(warning && !strstr(strchr(warning, '\n'), "armor.mdl"), "one warning: %s", err);
-    CHECK(!memcmp(plain.rgb, broken.rgb, (size_t)WIDTH * HEIGHT * 3));
+    CHECK(!memcmp(marked.rgb, broken.rgb, (size_t)WIDTH * HEIGHT * 3), "a broken model is not its marker");
     test_image_free(&plain);
+    test_image_free(&marked);
     test_image_free(&missing);
     test_image_free(&broken);
     return check_failures;

@@ -746,9 +746,11 @@ static void draw_gizmos(void *user, scene *s, int w, int h)
     scene_view_proj(s, view_proj);
     const overlay_view view = { .view_proj = view_proj, .cam = scene_camera(s), .level = g->o->level, .width = w,
                                 .height = h, .hover_x = -1, .hover_y = -1, .label_all = true };
-    if (g->o->overlay_entities || g->o->overlay_leak) {
+    const uint8_t *missing = scene_models_missing(s);  /* a model that did not open: its marker */
+    if (g->o->overlay_entities || g->o->overlay_leak || missing) {
         const scene_map_info *mi = scene_map_infos(s);
-        map_markers_draw(g->hud, &(map_markers_desc){ view, .entities = g->o->overlay_entities ? &mi->entities : NULL,
+        map_markers_draw(g->hud, &(map_markers_desc){ view, .entities = g->o->overlay_entities || missing ? &mi->entities : NULL,
+                                                      .only = g->o->overlay_entities ? NULL : missing,
                                                       .leak = g->o->overlay_leak ? &mi->leak : NULL });
     }
     if (g->o->gizmos)
@@ -876,14 +878,14 @@ static int run(scene *s, shot_options *o, const shot_camera *cams, size_t cam_co
         return EXIT_RUNTIME;
     }
     shot_gizmos gizmos = { .o = o };
-    if (o->gizmos || o->overlay_entities || o->overlay_leak) {
+    if (o->gizmos || o->overlay_entities || o->overlay_leak || scene_models_missing(s)) {
         char err[512];
         if (!(gizmos.hud = hud_create(err, sizeof err))) {
             fprintf(stderr, "pmfview: %s\n", err);
             frame_destroy(&fr);
             return EXIT_RUNTIME;
         }
-        if (fr.tile)
+        if (fr.tile && (o->gizmos || o->overlay_entities || o->overlay_leak))
             fprintf(stderr, "pmfview: shot: warning: --gizmos: the frame is drawn in tiles here: no gizmos\n");
         if (o->gizmos && !scene_light_infos(s)->count)
             fprintf(stderr, "pmfview: shot: warning: --gizmos: %s has no pmfview.lights extension: its lights' places (and its static lights) are unknown\n",

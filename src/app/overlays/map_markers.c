@@ -90,7 +90,7 @@ int map_markers_draw(hud *h, const map_markers_desc *d)
         size_t count = 0;
         float best = HOVER_PIXELS * HOVER_PIXELS;
         for (uint32_t i = 0; i < n; i++) {
-            if (e->list[i].level != d->view.level)
+            if (e->list[i].level != d->view.level || (d->only && !d->only[i]))
                 continue;
             camera_frame_point(d->view.cam, e->list[i].position, boxes[count]);
             boxes[count][3] = MAP_MARKER_SIZE / 2;

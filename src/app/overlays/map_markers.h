@@ -20,6 +20,7 @@
 typedef struct map_markers_desc {
     overlay_view view;
     const pmf_entities *entities;    /* NULL: none drawn */
+    const uint8_t *only;             /* NULL: every entity; else those whose only[i] is set */
     const pmf_leak *leak;            /* NULL: not drawn */
 } map_markers_desc;
 

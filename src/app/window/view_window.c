@@ -751,7 +751,8 @@ static int run_loop(viewer *v)
             draw_probes(v, w, h);
         v->frame_w = w;
         v->frame_h = h;
-        if (v->entities_on || v->leak_on) {
+        const uint8_t *missing = scene_models_missing(v->scene);  /* a model that did not open: its marker */
+        if (v->entities_on || v->leak_on || missing) {
             int mx = -1, my = -1;
             if (!v->mouse_captured)
                 frame_mouse(v, &mx, &my);
@@ -761,7 +762,8 @@ static int run_loop(viewer *v)
             render_viewport(w, h);
             overlay_view view = { .view_proj = view_proj, .cam = &v->cam, .level = v->level, .width = w, .height = h,
                                   .scale = w >= 1000 ? 2.0f : 1.0f, .hover_x = mx, .hover_y = my };
-            map_markers_draw(v->hud, &(map_markers_desc){ view, .entities = v->entities_on ? &mi->entities : NULL,
+            map_markers_draw(v->hud, &(map_markers_desc){ view, .entities = v->entities_on || missing ? &mi->entities : NULL,
+                                                          .only = v->entities_on ? NULL : missing,
                                                           .leak = v->leak_on ? &mi->leak : NULL });
         }
         if (v->tools.gizmos) {
