@@ -70,6 +70,22 @@ int main(int argc, char **argv)
     struct stat st;
     CHECK(stat(small.out_path, &st) == 0 && st.st_size > 0, "no cache file %s", small.out_path);
 
+    /* the viewer's --fgd goes to pmfc (a malformed one is pmfc's error, naming it) and into the key */
+    char fgd_path[1300];
+    snprintf(fgd_path, sizeof fgd_path, "%s/bad.fgd", argv[1]);
+    FILE *fgd = fopen(fgd_path, "w");
+    REQUIRE(fgd && fputs("@PointClass [\n", fgd) >= 0 && fclose(fgd) == 0);
+    const char *fgds[] = { fgd_path };
+    map_compile defined;
+    REQUIRE(map_compile_start(&defined, &(map_compile_desc){ .source = argv[3], .fgds = fgds, .fgd_count = 1 })
+            == MAP_COMPILE_RUNNING);
+    for (int i = 0; i < 60000 && !map_compile_poll(&defined); i++)
+        sleep_ms(5);
+    CHECK_EQ(defined.state, MAP_COMPILE_FAILED);
+    CHECK_EQ(defined.exit_code, 2);
+    CHECK(strstr(defined.message, "bad.fgd:1:13: @PointClass without") != NULL, "message: %s", defined.message);
+    CHECK(strcmp(defined.out_path, small.out_path) != 0, "the FGD is not in the key: %s", defined.out_path);
+
     map_compile_shutdown();
     CHECK_EQ(temporary_files(pmfview_dir), 0);
 

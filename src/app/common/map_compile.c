@@ -280,6 +280,7 @@ static map_compile_state start_thread(map_compile *mc, const map_compile_desc *d
     job->desc = (pmfc_compile_desc){ .source = job->source, .out_path = job->tmp_path, .cache_dir = job->relight_dir,
                                      .keep = kept_relight,
                                      .game_dir = desc->game_dir ? job->game_dir : NULL, .quiet = true,
+                                     .fgds = desc->fgds, .fgd_count = desc->fgd_count,
                                      .created = pmfc_time_now(), .progress = record_progress,
                                      .message = keep_warning, .user = job, .cancel = &job->cancel };
     int e = pmf_os_thread_start(&job->thread, compile_job_run, job);
@@ -299,7 +300,8 @@ static map_compile_state start_process(map_compile *mc, const map_compile_desc *
     /* A source named "-x" would read as an option. */
     char source_arg[4096 + 2];
     snprintf(source_arg, sizeof source_arg, "%s%s", desc->source[0] == '-' ? "./" : "", desc->source);
-    const char *argv[9];
+    enum { MAX_FGDS = 64 };  /* a command line's worth: more are left to the viewer's own drawing */
+    const char *argv[9 + 2 * MAX_FGDS];
     int argc = 0;
     argv[argc++] = pmfc;
     argv[argc++] = source_arg;
@@ -308,6 +310,10 @@ static map_compile_state start_process(map_compile *mc, const map_compile_desc *
     if (desc->game_dir) {
         argv[argc++] = "--game";
         argv[argc++] = desc->game_dir;
+    }
+    for (size_t i = 0; i < desc->fgd_count && i < MAX_FGDS; i++) {
+        argv[argc++] = "--fgd";
+        argv[argc++] = desc->fgds[i];
     }
     argv[argc++] = "--quiet";
     argv[argc] = NULL;
@@ -336,6 +342,14 @@ map_compile_state map_compile_start(map_compile *mc, const map_compile_desc *des
     uint64_t src = hash_str(0xcbf29ce484222325ull, real);
     uint64_t key = hash_file(src, &src_st);
     key = hash_str(key, desc->game_dir ? (pmf_os_real_path(desc->game_dir, game, sizeof game) ? game : desc->game_dir) : "");
+    for (size_t i = 0; i < desc->fgd_count; i++) {
+        char fgd[4096];
+        pmf_os_file_info fgd_st;
+        bool known = pmf_os_real_path(desc->fgds[i], fgd, sizeof fgd) && pmf_os_stat(fgd, &fgd_st) == 0;
+        key = hash_str(key, known ? fgd : desc->fgds[i]);
+        if (known)
+            key = hash_file(key, &fgd_st);
+    }
     key = hash_file(hash_str(key, pmfc_real), &pmfc_st);
     char name[72];
     plain_name(real, name, sizeof name);

@@ -44,6 +44,9 @@
 typedef struct map_compile_desc {
     const char *source;              /* the RMF as the user named it */
     const char *game_dir;            /* --game: passed to pmfc, part of the key; NULL = none */
+    const char *const *fgds;         /* --fgd, in order: passed to pmfc, part of the key (each file's
+                                      * path, size and time); they outlive the compile */
+    size_t fgd_count;
 } map_compile_desc;
 
 typedef enum map_compile_state {

@@ -258,7 +258,8 @@ void viewer_reload(viewer *v, double t)
 static void start_compile(viewer *v, const char *source)
 {
     map_compile_cancel(&v->compile);
-    map_compile_start(&v->compile, &(map_compile_desc){ .source = source, .game_dir = v->desc->game_dir });
+    map_compile_start(&v->compile, &(map_compile_desc){ .source = source, .game_dir = v->desc->game_dir, .fgds = v->desc->fgds,
+                                                         .fgd_count = (size_t)v->desc->fgd_count });
     if (v->compile.state == MAP_COMPILE_RUNNING)
         viewer_say(v, "compiling %s ...", source);
 }
