@@ -471,7 +471,8 @@ size_t map_compile_prune_relight(const char *dir, const map_compile_bound *bound
     for (size_t i = 0; i < count; i++)
         if (bound->now_ns - files[i].mtime_ns > 3600 * (int64_t)1000000000) removed += remove_in(dir, files[i].name);
     count = list_relight(dir, false, &files);
-    qsort(files, count, sizeof *files, newest_first);
+    if (count)
+        qsort(files, count, sizeof *files, newest_first);
     uint64_t total = 0;
     bool over = false;
     for (size_t i = 0; i < count; i++) {

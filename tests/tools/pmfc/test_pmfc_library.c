@@ -377,8 +377,9 @@ static void cancel(void)
 
 /* The keep case cannot go on past these (its functions return what they read). */
 #define MUST(cond) do { \
-    CHECK(cond); \
-    if (!(cond)) exit(1); \
+    bool must_hold = (cond); /* once: cond may read a chunk */ \
+    CHECK(must_hold, "%s", #cond); \
+    if (!must_hold) exit(1); \
 } while (0)
 
 /* Cancels the compile at its first progress report of a stage. */
