@@ -6,6 +6,7 @@
 
 #include "base/pmf_os.h"
 #include "common/programs.h"
+#include "pmf/pmf_map_info.h"
 
 #include "rt_shot.h"
 
@@ -95,4 +96,21 @@ bool rt_expect_all(const test_image *img, int r, int g, int b)
 int rt_eq(int a, int b)
 {
     return (int)lround(a * b / 255.0);
+}
+
+bool rt_entity_place(const char *pmf_path, const char *classname, float out[3])
+{
+    pmf_error err;
+    pmf_file *f = pmf_open(pmf_path, &err);
+    pmf_entities e = { 0 };
+    bool found = false;
+    if (f && pmf_entities_read(f, &e, &err))
+        for (uint32_t i = 0; i < e.count; i++)
+            if (!strcmp(e.list[i].classname, classname)) {
+                memcpy(out, e.list[i].position, 3 * sizeof *out);
+                found = true;
+            }
+    pmf_entities_free(&e);
+    pmf_close(f);
+    return found;
 }

@@ -28,5 +28,8 @@ bool rt_expect(const test_image *img, int x, int y, int r, int g, int b);
 bool rt_expect_all(const test_image *img, int r, int g, int b);
 /* round(a × b / 255): an 8-bit product as the equation gives it. */
 int rt_eq(int a, int b);
+/* The world place of the last point entity of class `classname` in the map at pmf_path (its
+ * pmfview.entities list); false when the map has none or cannot be read. */
+bool rt_entity_place(const char *pmf_path, const char *classname, float out[3]);
 
 #endif

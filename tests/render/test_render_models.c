@@ -80,22 +80,10 @@ static bool write_game(void)
     return ok;
 }
 
-/* An entity's world place as the map holds it. */
+/* An entity's world place as the room's map holds it. */
 static bool entity_place(const char *classname, float out[3])
 {
-    pmf_error err;
-    pmf_file *f = pmf_open("room.pmf", &err);
-    pmf_entities e = { 0 };
-    bool found = false;
-    if (f && pmf_entities_read(f, &e, &err))
-        for (uint32_t i = 0; i < e.count; i++)
-            if (!strcmp(e.list[i].classname, classname)) {
-                memcpy(out, e.list[i].position, 3 * sizeof *out);
-                found = true;
-            }
-    pmf_entities_free(&e);
-    pmf_close(f);
-    return found;
+    return rt_entity_place("room.pmf", classname, out);
 }
 
 /* Which pixel centres count world triangles cover, then judged with their neighbours: 1 when

@@ -56,19 +56,7 @@ static bool compile_sprite_room(const uint8_t *sprite, size_t sprite_size, const
 
 static bool sprite_place(float out[3])
 {
-    pmf_error err;
-    pmf_file *f = pmf_open("room.pmf", &err);
-    pmf_entities e = { 0 };
-    bool found = false;
-    if (f && pmf_entities_read(f, &e, &err))
-        for (uint32_t i = 0; i < e.count; i++)
-            if (!strcmp(e.list[i].classname, shown_class)) {
-                memcpy(out, e.list[i].position, 3 * sizeof *out);
-                found = true;
-            }
-    pmf_entities_free(&e);
-    pmf_close(f);
-    return found;
+    return rt_entity_place("room.pmf", shown_class, out);
 }
 
 /* The shot with models (at `time`) and without, from DISTANCE units in front of the sprite. */
