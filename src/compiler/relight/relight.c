@@ -13,6 +13,7 @@
 #include "common/memory.h"
 #include "common/session.h"
 #include "relight.h"
+#include "relight_reader.h"
 
 #define RELIGHT_MAGIC "PMFCRLT"
 #define RELIGHT_VERSION 7u
@@ -81,41 +82,7 @@ static uint64_t cache_key(const pmfc_compile_desc *o, const char *source)
     return hash_text(h, o->rad);
 }
 
-/* ---- reading ---- */
-
-typedef struct reader { const uint8_t *at, *end; bool ok; } reader;
-
-static const void *take(reader *r, size_t size)
-{
-    if (!r->ok || (size_t)(r->end - r->at) < size) {
-        r->ok = false;
-        return NULL;
-    }
-    const void *p = r->at;
-    r->at += size;
-    return p;
-}
-
-static uint64_t take_u64(reader *r)
-{
-    uint64_t v = 0;
-    const void *p = take(r, sizeof v);
-    if (p) memcpy(&v, p, sizeof v);
-    return v;
-}
-
-/* count items of size bytes each into a new block of the compile's (NULL when the file has
- * fewer; a count no file could hold fails before anything is allocated). */
-static void *take_array(reader *r, uint64_t count, size_t size)
-{
-    if (!r->ok || count > (uint64_t)(r->end - r->at) / size) {
-        r->ok = false;
-        return NULL;
-    }
-    void *out = xmalloc(count * size + 1);
-    memcpy(out, take(r, count * size), count * size);
-    return out;
-}
+/* ---- reading (relight_reader.h) ---- */
 
 /* A luxel's sums are kept as the mask of their 4-byte words that differ from the usual (0, and 1
  * for what dirt keeps), then those words: most luxels have no dirt, no sky and no light dirt

@@ -12,6 +12,7 @@
 #include "common/memory.h"
 #include "common/session.h"
 #include "relight.h"
+#include "relight_reader.h"
 
 static uint64_t hash_bytes(uint64_t h, const void *data, size_t size)
 {
@@ -213,35 +214,6 @@ void relight_build_keep(relight_level *rl, const level_build *lb)
 
 /* ---- restoring ---- */
 
-typedef struct reader { const uint8_t *at, *end; bool ok; } reader;
-
-static bool take(reader *r, void *out, size_t size)
-{
-    if (!r->ok || (size_t)(r->end - r->at) < size) return r->ok = false;
-    if (size) memcpy(out, r->at, size);
-    r->at += size;
-    return true;
-}
-
-static uint64_t take_u64(reader *r)
-{
-    uint64_t v = 0;
-    take(r, &v, sizeof v);
-    return v;
-}
-
-/* count items of size bytes into a new block (NULL when the bytes left hold fewer: a count no
- * block could hold fails before anything is allocated). */
-static void *take_array(reader *r, uint64_t count, size_t size)
-{
-    if (!r->ok || count > (uint64_t)(r->end - r->at) / size) {
-        r->ok = false;
-        return NULL;
-    }
-    void *out = xmalloc(count * size + 1);
-    take(r, out, count * size);
-    return out;
-}
 
 /* A polygon's points: n of them, n a polygon's count. */
 static v3 *take_points(reader *r, int n)
@@ -275,12 +247,12 @@ static void take_chunk_faces(reader *r, chunk_build *cb, size_t face_count)
     for (size_t k = 0; k < cb->face_count; k++) cb->faces[k].p = NULL;
     for (size_t k = 0; r->ok && k < cb->face_count; k++) cb->faces[k].p = take_points(r, cb->faces[k].n);
     uint8_t lightmaps = 0;
-    take(r, &lightmaps, 1);
+    take_into(r, &lightmaps, 1);
     if (!r->ok || lightmaps == PMF_NO_LIGHTMAP) return (void)(r->ok = false);
     cb->lightmap_count = lightmaps;
     cb->lightmaps = xcalloc((size_t)cb->lightmap_count + 1, sizeof *cb->lightmaps);
     for (int k = 0; r->ok && k < cb->lightmap_count; k++) {
-        take(r, &cb->lightmaps[k].size_exp, 1);
+        take_into(r, &cb->lightmaps[k].size_exp, 1);
         if (cb->lightmaps[k].size_exp > PMF_MAX_LIGHTMAP_EXP) return (void)(r->ok = false);
         cb->lightmaps[k].luxels = xcalloc((size_t)3 << (2 * cb->lightmaps[k].size_exp), 1);
     }
@@ -355,14 +327,14 @@ static void take_octree(reader *r, chunk_build *cb)
 static void take_used(reader *r, chunk_build *cb, const map_def *m)
 {
     uint8_t has_used = 0;
-    take(r, &has_used, 1);
+    take_into(r, &has_used, 1);
     if (has_used) cb->mat_used = take_array(r, m->material_count, sizeof *cb->mat_used);
     int used[3] = { 0 };
-    take(r, used, sizeof used);
-    take(r, cb->used_mats, sizeof cb->used_mats);
-    take(r, cb->phys_used, sizeof cb->phys_used);
-    take(r, cb->sound_used, sizeof cb->sound_used);
-    take(r, &cb->dropped, sizeof cb->dropped);
+    take_into(r, used, sizeof used);
+    take_into(r, cb->used_mats, sizeof cb->used_mats);
+    take_into(r, cb->phys_used, sizeof cb->phys_used);
+    take_into(r, cb->sound_used, sizeof cb->sound_used);
+    take_into(r, &cb->dropped, sizeof cb->dropped);
     for (int k = 0; k < 3; k++)
         if (used[k] < 0 || used[k] > 256) r->ok = false;
     if (!r->ok) return;
@@ -382,12 +354,12 @@ static void take_used(reader *r, chunk_build *cb, const map_def *m)
 static void take_chunk(reader *r, chunk_build *cb, const level_build *lb)
 {
     uint8_t flags[2] = { 0 };
-    take(r, flags, sizeof flags);
+    take_into(r, flags, sizeof flags);
     if (flags[0] > 1 || flags[1] != cb->margin) r->ok = false;
     cb->present = flags[0];
     take_chunk_faces(r, cb, lb->face_count);
     uint32_t bases[2] = { 0 };
-    take(r, bases, sizeof bases);
+    take_into(r, bases, sizeof bases);
     cb->bake_lightmap_base = bases[0];
     cb->bake_vertex_base = bases[1];
     if (r->ok) take_octree(r, cb);
@@ -450,9 +422,9 @@ static uint8_t *unpack(const relight_level *rl, size_t *size, const char **why)
 static bool take_level(reader *r, level_build *lb)
 {
     uint32_t window[4] = { 0 };
-    take(r, window, sizeof window);
+    take_into(r, window, sizeof window);
     face_tally tally;
-    take(r, &tally, sizeof tally);
+    take_into(r, &tally, sizeof tally);
     if (window[0] != lb->wx0 || window[1] != lb->wz0 || window[2] != lb->wnx || window[3] != lb->wnz) r->ok = false;
     lb->faces = take_faces(r, &lb->face_count, lb, 0);
     lb->sky_faces = take_faces(r, &lb->sky_face_count, lb, BRUSH_SIDE_SKY);
