@@ -73,6 +73,7 @@
 #include "pmf/pmf.h"
 
 #define STUDIO_MAX_BONES 128u              /* the engine's MAXSTUDIOBONES */
+#define STUDIO_MAX_CONTROLLERS 8u          /* the engine's MAXSTUDIOCONTROLLERS */
 #define STUDIO_MAX_SEQUENCES 65536u
 #define STUDIO_MAX_SEQUENCE_GROUPS 4096u
 #define STUDIO_MAX_TEXTURES 1024u
@@ -118,6 +119,14 @@ typedef struct studio_mesh {
     studio_texture *textures;
 } studio_mesh;
 
+/* A sequence: its frames a second, frames (at least 1), group (0: in the model's own file) and
+ * whether it loops (STUDIO_LOOPING). */
+typedef struct studio_sequence {
+    float fps;
+    uint32_t frame_count, group;
+    bool loops;
+} studio_sequence;
+
 /* Over memory it BORROWS (name: the file for errors), kept alive and unchanged until studio_close. */
 studio_file *studio_open_memory(const uint8_t *data, size_t size, const char *name, pmf_error *err);
 void studio_close(studio_file *m);
@@ -134,10 +143,31 @@ bool studio_texture_file_name(const char *path, char *out, size_t size);
  * m's meshes uses a skin reference t lacks. */
 bool studio_attach_textures(studio_file *m, const studio_file *t, pmf_error *err);
 
+/* Sequence `sequence`'s figures; false (err says why) for no such sequence, or one whose fps is
+ * not a number within 0..STUDIO_MAX_COORD, whose frames are not 1..2^24 or whose group is not the
+ * model's. */
+bool studio_get_sequence(const studio_file *m, uint32_t sequence, studio_sequence *out, pmf_error *err);
+/* The engine's name of sequence group `group`'s file: "models/barney.mdl", 1 -> "models/barney01.mdl"
+ * (the path's last 4 bytes replaced by the group / 10, group % 10 and ".mdl"). False when out is too
+ * small, path is shorter than 4 bytes or group is past STUDIO_MAX_SEQUENCE_GROUPS. */
+bool studio_group_file_name(const char *path, uint32_t group, char *out, size_t size);
+/* Attaches group `group`'s file (its bytes BORROWED, kept alive and unchanged until m is closed;
+ * name for errors): its sequences' animation offsets count from its first byte. False (err says
+ * why) for group 0 or one past the model's, or bytes not beginning "IDSQ". Its runs are checked
+ * when a mesh is built from them. */
+bool studio_attach_group(studio_file *m, uint32_t group, const uint8_t *data, size_t size, const char *name, pmf_error *err);
+
 /* The bind pose with body groups `body` and skin family `skin`. False when the model's textures
  * are in a texture file not attached, when the mesh would take more than STUDIO_MAX_BYTES, or
  * out of memory (err says which); out is only written on true. */
 bool studio_build_mesh(const studio_file *m, uint32_t body, uint32_t skin, studio_mesh *out, pmf_error *err);
+/* The pose of sequence `sequence`'s frame `frame` (a frame past its last: its last; blend 0; the
+ * bone controllers as the game starts them, studio_read.c default_adjustment), as studio_build_mesh
+ * otherwise. False (err says why) also when the sequence is damaged (studio_get_sequence), its
+ * group's file is not attached, or a run of its animation lies outside the file holding it or
+ * holds no frame. */
+bool studio_build_sequence_mesh(const studio_file *m, uint32_t sequence, uint32_t frame, uint32_t body, uint32_t skin, studio_mesh *out,
+                                pmf_error *err);
 void studio_mesh_free(studio_mesh *mesh);
 
 #endif

@@ -20,6 +20,9 @@
 #define MODEL_SIZE 112u
 #define MESH_SIZE 20u
 #define ANIMATION_SIZE 12u         /* a bone's 6 u16 offsets */
+#define CONTROLLER_SIZE 24u
+#define SEQUENCE_LOOPS 0x1         /* STUDIO_LOOPING */
+#define MAX_SEQUENCE_FRAMES (1 << 24)
 #define PALETTE_SIZE 768u
 #define COMMAND_VERTEX 8u          /* vertex, normal, s, t */
 
@@ -30,6 +33,25 @@ enum {
     H_TEXTURE_DATA, H_SKIN_REFS, H_SKIN_FAMILIES, H_SKIN_INDEX, H_BODY_PARTS, H_BODY_PART_INDEX,
     H_FIELDS
 };
+
+/* A bone controller's type (STUDIO_X ... STUDIO_RLOOP). */
+enum {
+    CONTROLLER_X = 0x1, CONTROLLER_Y = 0x2, CONTROLLER_Z = 0x4, CONTROLLER_XR = 0x8, CONTROLLER_YR = 0x10, CONTROLLER_ZR = 0x20,
+    CONTROLLER_TYPES = 0x7FFF, CONTROLLER_LOOP = 0x8000
+};
+
+typedef struct bone_def {
+    int32_t parent;                    /* a bone before it, or -1 */
+    int32_t controller[6];             /* per channel: a bone controller, or -1 */
+    float value[6], scale[6];
+} bone_def;
+
+/* A sequence group's file (NAMEnn.mdl), attached. */
+typedef struct group_file {
+    const uint8_t *data;
+    size_t size;
+    char *name;
+} group_file;
 
 typedef struct model_index {
     size_t meshes_at, vertex_bones_at, vertices_at;
@@ -50,7 +72,11 @@ struct studio_file {
     size_t size;
     studio_info info;
     int32_t head[H_FIELDS];
+    bone_def *bones;
+    uint32_t controller_count;
+    float adjust[STUDIO_MAX_CONTROLLERS];  /* each controller's adjustment as the game starts it */
     float (*pose)[3][4];               /* each bone's bind-pose transform in model space */
+    group_file *groups;                /* [sequence groups]: the attached files (group 0: none, the model's own) */
     body_part *parts;
     model_index *models;
     uint32_t skin_refs_used;           /* 1 + the largest skin reference of a mesh, 0 without meshes */
@@ -148,54 +174,52 @@ static bool read_coords(pmf_cursor *c, float *out, size_t n, const char *what)
     return true;
 }
 
-/* Sequence 0's frame-0 value of a channel: the first run's first value (its header itself when it
- * holds none: the engine reads value[valid]). The run's bytes inside the file, of at least one frame. */
-static bool frame0_value(pmf_cursor *c, size_t field_at, size_t at, int32_t *value)
+/* A channel's value at `frame` (GoldSrc's StudioCalcBoneQuaterion / StudioCalcBonePosition walk):
+ * runs of u8 valid, u8 frames, then `valid` i16 values, the last repeating to the run's end (its
+ * header itself when it holds none: the engine reads value[valid]); a run of more values than
+ * frames starts the count again, as the engine does. Every run inside c's bytes, of at least one frame. */
+static bool channel_value(pmf_cursor *c, size_t field_at, size_t at, uint32_t frame, int32_t *value)
 {
-    if (!seek_table(c, field_at, (int64_t)at, 1, 2, "animation run"))
+    uint32_t k = frame;
+    const uint8_t *run;
+    for (;;) {
+        if (!seek_table(c, field_at, (int64_t)at, 1, 2, "animation run") || !(run = pmf_take(c, 2, "animation run")))
+            return false;
+        if (run[1] == 0)
+            return pmf_cursor_fail_at(c, at, "an animation run of 0 frames");
+        if (run[1] < run[0])
+            k = 0;
+        if (k < run[1])
+            break;
+        k -= run[1];
+        field_at = at;
+        at += 2 * ((size_t)run[0] + 1);
+    }
+    uint32_t entry = run[0] > k ? k + 1 : run[0];
+    if (entry && !pmf_take(c, 2 * (size_t)entry, "animation value"))
         return false;
-    const uint8_t *run = pmf_take(c, 2, "animation run");
-    if (!run)
-        return false;
-    if (run[1] == 0)
-        return pmf_cursor_fail_at(c, at, "an animation run of 0 frames");
-    if (run[0] > 0 && !pmf_take(c, 2, "animation value"))
-        return false;
-    *value = read_i16(run + (run[0] > 0 ? 2 : 0));
+    *value = read_i16(c->data + at + 2 * (size_t)entry);
     return true;
 }
 
-/* Adds sequence 0's frame 0 to the bones' values where it lies in this file (group 0). */
-static bool animate_sequence0(studio_file *m, pmf_cursor *c, float (*value)[6], const float (*scale)[6])
+/* Each bone's values at the sequence's `frame`: its own, plus (where the channel animates) the
+ * animation value times its scale, plus its controller's adjustment. c's bytes hold the animation
+ * (the model or its group's file), its entries at `animations`; false (c says why) when one lies
+ * outside them. */
+static bool frame_values(const studio_file *m, pmf_cursor *c, size_t field_at, int64_t animations, uint32_t frame, float (*value)[6])
 {
     const studio_info *i = &m->info;
-    c->block = "sequence groups";
-    if (!seek_table(c, COUNTS_AT + 4 * H_GROUP_INDEX, m->head[H_GROUP_INDEX], i->sequence_group_count, GROUP_SIZE, "sequence groups"))
+    if (!seek_table(c, field_at, animations, i->bone_count, ANIMATION_SIZE, "bone animations"))
         return false;
-    c->block = "sequence 0";
-    if (!i->sequence_count
-        || !seek_table(c, COUNTS_AT + 4 * H_SEQUENCE_INDEX, m->head[H_SEQUENCE_INDEX], i->sequence_count, SEQUENCE_SIZE, "sequences"))
-        return !c->failed;
-    const uint8_t *sequence = m->data + c->pos;
-    int32_t group = read_i32(sequence + 156);
-    if (group < 0 || (uint32_t)group >= i->sequence_group_count)
-        return pmf_cursor_fail_at(c, c->pos + 156, "sequence group %d of %u", group, i->sequence_group_count);
-    if (group != 0)
-        return true;
-    int64_t at = (int64_t)read_i32(m->data + m->head[H_GROUP_INDEX] + 100) + read_i32(sequence + 124);
-    if (!seek_table(c, c->pos + 124, at, i->bone_count, ANIMATION_SIZE, "bone animations"))
-        return false;
-    size_t animations = c->pos;
     for (uint32_t b = 0; b < i->bone_count; b++)
         for (int j = 0; j < 6; j++) {
-            size_t bone_at = animations + (size_t)b * ANIMATION_SIZE;
-            uint16_t offset = (uint16_t)read_i16(m->data + bone_at + 2 * j);
+            const bone_def *bone = &m->bones[b];
+            size_t entry = (size_t)animations + (size_t)b * ANIMATION_SIZE + 2 * (size_t)j;
+            uint16_t offset = (uint16_t)read_i16(c->data + entry);
             int32_t v = 0;
-            if (!offset)
-                continue;
-            if (!frame0_value(c, bone_at + 2 * (size_t)j, bone_at + offset, &v))
+            if (offset && !channel_value(c, entry, entry - 2 * (size_t)j + offset, frame, &v))
                 return false;
-            value[b][j] += (float)v * scale[b][j];
+            value[b][j] = bone->value[j] + (float)v * bone->scale[j] + (bone->controller[j] >= 0 ? m->adjust[bone->controller[j]] : 0.0f);
         }
     return true;
 }
@@ -226,43 +250,128 @@ static void concat(const float parent[3][4], const float local[3][4], float out[
                           + (col == 3 ? parent[row][3] : 0.0f);
 }
 
+/* Each bone's place in model space from its values (R_ConcatTransforms down from the root). */
+static void bone_pose(const studio_file *m, const float (*value)[6], float (*pose)[3][4])
+{
+    for (uint32_t b = 0; b < m->info.bone_count; b++) {
+        float local[3][4];
+        bone_matrix(value[b], local);
+        if (m->bones[b].parent < 0)
+            memcpy(pose[b], local, sizeof local);
+        else
+            concat((const float (*)[4])pose[m->bones[b].parent], (const float (*)[4])local, pose[b]);
+    }
+}
+
+/* A controller's adjustment as the game starts it: InitBoneControllers sets controllers 0..3 to
+ * the value 0 (SetController: a turn's 0 brought within 180 degrees of its range's middle, then
+ * the setting 255 * (0 - start) / (end - start) truncated and clamped to a byte); the engine turns
+ * the byte back into a value (StudioCalcBoneAdj: a looping one 360/256 degrees a step from start,
+ * else start to end), and the mouth (4, or any other) stands at its start (mouth closed). Angles
+ * in radians, positions in units; a type of none of the six adjusts nothing. */
+static float default_adjustment(int32_t type, float start, float end, int32_t index)
+{
+    double value = start;
+    bool turn = (type & (CONTROLLER_XR | CONTROLLER_YR | CONTROLLER_ZR)) != 0;
+    if (index >= 0 && index <= 3 && end != start) {
+        double wanted = 0, middle = ((double)start + end) / 2;
+        if (turn && start + 359.0 >= end)
+            wanted = wanted > middle + 180 ? wanted - 360 : wanted < middle - 180 ? wanted + 360 : wanted;
+        double setting = 255 * (wanted - start) / ((double)end - start);
+        setting = setting < 0 ? 0 : setting > 255 ? 255 : (double)(int)setting;
+        value = type & CONTROLLER_LOOP ? setting * (360.0 / 256.0) + start : setting / 255 * ((double)end - start) + start;
+    }
+    switch (type & CONTROLLER_TYPES) {
+    case CONTROLLER_XR: case CONTROLLER_YR: case CONTROLLER_ZR: return (float)(value * (M_PI / 180));
+    case CONTROLLER_X: case CONTROLLER_Y: case CONTROLLER_Z: return (float)value;
+    default: return 0;
+    }
+}
+
+static bool read_controllers(studio_file *m, pmf_cursor *c)
+{
+    c->block = "bone controllers";
+    if (!check_count(c, COUNTS_AT + 4 * H_CONTROLLERS, m->head[H_CONTROLLERS], STUDIO_MAX_CONTROLLERS, "bone controller count"))
+        return false;
+    m->controller_count = (uint32_t)m->head[H_CONTROLLERS];
+    if (!seek_table(c, COUNTS_AT + 4 * H_CONTROLLER_INDEX, m->head[H_CONTROLLER_INDEX], m->controller_count, CONTROLLER_SIZE,
+                    "bone controllers"))
+        return false;
+    for (uint32_t k = 0; k < m->controller_count; k++) {
+        const uint8_t *p = m->data + c->pos;
+        float range[2];
+        pmf_take(c, 8, "bone and type");
+        if (!read_coords(c, range, 2, "start and end") || !pmf_take(c, 8, "rest and index"))
+            return false;
+        m->adjust[k] = default_adjustment(read_i32(p + 4), range[0], range[1], read_i32(p + 20));
+    }
+    return true;
+}
+
+/* The bind pose: sequence 0's frame 0 where it lies in this file (group 0), else the bones' own
+ * values, each with its controller's adjustment. */
+static bool bind_pose(studio_file *m, pmf_cursor *c)
+{
+    const studio_info *i = &m->info;
+    float value[STUDIO_MAX_BONES][6];
+    for (uint32_t b = 0; b < i->bone_count; b++)
+        for (int j = 0; j < 6; j++)
+            value[b][j] = m->bones[b].value[j] + (m->bones[b].controller[j] >= 0 ? m->adjust[m->bones[b].controller[j]] : 0.0f);
+    c->block = "sequence groups";
+    if (!seek_table(c, COUNTS_AT + 4 * H_GROUP_INDEX, m->head[H_GROUP_INDEX], i->sequence_group_count, GROUP_SIZE, "sequence groups"))
+        return false;
+    c->block = "sequence 0";
+    if (i->sequence_count
+        && !seek_table(c, COUNTS_AT + 4 * H_SEQUENCE_INDEX, m->head[H_SEQUENCE_INDEX], i->sequence_count, SEQUENCE_SIZE, "sequences"))
+        return false;
+    if (i->sequence_count) {
+        size_t at = c->pos;
+        int32_t group = read_i32(m->data + at + 156);
+        if (group < 0 || (uint32_t)group >= i->sequence_group_count)
+            return pmf_cursor_fail_at(c, at + 156, "sequence group %d of %u", group, i->sequence_group_count);
+        int64_t animations = (int64_t)read_i32(m->data + m->head[H_GROUP_INDEX] + 100) + read_i32(m->data + at + 124);
+        if (group == 0 && !frame_values(m, c, at + 124, animations, 0, value))
+            return false;
+    }
+    m->pose = pmf_budget_malloc((i->bone_count ? i->bone_count : 1) * sizeof *m->pose);
+    if (!m->pose)
+        return pmf_cursor_fail_at(c, 0, "out of memory for %u bones", i->bone_count);
+    bone_pose(m, (const float (*)[6])value, m->pose);
+    return true;
+}
+
 static bool read_bones(studio_file *m, pmf_cursor *c)
 {
     const studio_info *i = &m->info;
-    float value[STUDIO_MAX_BONES][6], scale[STUDIO_MAX_BONES][6];
-    int32_t parent[STUDIO_MAX_BONES];
     c->block = "bones";
     if (!seek_table(c, COUNTS_AT + 4 * H_BONE_INDEX, m->head[H_BONE_INDEX], i->bone_count, BONE_SIZE, "bones"))
         return false;
+    m->bones = pmf_budget_calloc(i->bone_count ? i->bone_count : 1, sizeof *m->bones);
+    if (!m->bones)
+        return pmf_cursor_fail_at(c, 0, "out of memory for %u bones", i->bone_count);
     for (uint32_t b = 0; b < i->bone_count; b++) {
         char block[32];
         snprintf(block, sizeof block, "bone %u", b);
         c->block = block;
+        bone_def *bone = &m->bones[b];
         size_t at = c->pos;
         pmf_take(c, 32, "name");
-        parent[b] = (int32_t)pmf_read_u32(c, "parent");
-        if (!c->failed && (parent[b] < -1 || parent[b] >= (int32_t)b))
-            return pmf_cursor_fail_at(c, at + 32, "parent %d (a bone before it, or -1)", parent[b]);
-        pmf_take(c, 4 + 24, "flags and controllers");
-        bool ok = read_coords(c, value[b], 6, "value") && read_coords(c, scale[b], 6, "scale");
+        bone->parent = (int32_t)pmf_read_u32(c, "parent");
+        if (!c->failed && (bone->parent < -1 || bone->parent >= (int32_t)b))
+            return pmf_cursor_fail_at(c, at + 32, "parent %d (a bone before it, or -1)", bone->parent);
+        pmf_take(c, 4, "flags");
+        for (int j = 0; j < 6; j++) {
+            bone->controller[j] = (int32_t)pmf_read_u32(c, "controllers");
+            if (!c->failed && (bone->controller[j] < -1 || bone->controller[j] >= (int32_t)m->controller_count))
+                return pmf_cursor_fail_at(c, at + 40 + 4 * (size_t)j, "controller %d (-1 or one of the model's %u)", bone->controller[j],
+                                          m->controller_count);
+        }
+        bool ok = read_coords(c, bone->value, 6, "value") && read_coords(c, bone->scale, 6, "scale");
         c->block = "bones";  /* the name above ends with its loop */
         if (!ok)
             return false;
     }
-    if (!animate_sequence0(m, c, value, (const float (*)[6])scale))
-        return false;
-    m->pose = pmf_budget_malloc((i->bone_count ? i->bone_count : 1) * sizeof *m->pose);
-    if (!m->pose)
-        return pmf_cursor_fail_at(c, 0, "out of memory for %u bones", i->bone_count);
-    for (uint32_t b = 0; b < i->bone_count; b++) {
-        float local[3][4];
-        bone_matrix(value[b], local);
-        if (parent[b] < 0)
-            memcpy(m->pose[b], local, sizeof local);
-        else
-            concat((const float (*)[4])m->pose[parent[b]], (const float (*)[4])local, m->pose[b]);
-    }
-    return true;
+    return bind_pose(m, c);
 }
 
 static bool read_textures(studio_file *m, pmf_cursor *c)
@@ -428,11 +537,17 @@ studio_file *studio_open_memory(const uint8_t *data, size_t size, const char *na
     pmf_cursor c = pmf_cursor_make(data, size, 0, m->name, "header", err);
     if (size < HEADER_SIZE)
         pmf_cursor_fail_at(&c, 0, "%zu bytes are shorter than the %u-byte header", size, HEADER_SIZE);
-    if (c.failed || !read_header(m, &c) || !read_bones(m, &c) || !read_textures(m, &c) || !read_body_parts(m, &c)) {
+    if (c.failed || !read_header(m, &c) || !read_controllers(m, &c) || !read_bones(m, &c) || !read_textures(m, &c) || !read_body_parts(m, &c)) {
         studio_close(m);
         return NULL;
     }
     m->texture_file = m->info.external_textures ? NULL : m;
+    m->groups = pmf_budget_calloc(m->info.sequence_group_count ? m->info.sequence_group_count : 1, sizeof *m->groups);
+    if (!m->groups) {
+        pmf_error_set(err, m->name, "sequence groups", 0, "out of memory for %u sequence groups", m->info.sequence_group_count);
+        studio_close(m);
+        return NULL;
+    }
     return m;
 }
 
@@ -440,6 +555,10 @@ void studio_close(studio_file *m)
 {
     if (!m)
         return;
+    for (uint32_t g = 0; m->groups && g < m->info.sequence_group_count; g++)
+        pmf_budget_free(m->groups[g].name);
+    pmf_budget_free(m->groups);
+    pmf_budget_free(m->bones);
     pmf_budget_free(m->pose);
     pmf_budget_free(m->parts);
     pmf_budget_free(m->models);
@@ -478,6 +597,86 @@ bool studio_attach_textures(studio_file *m, const studio_file *t, pmf_error *err
         return false;
     }
     m->texture_file = t;
+    return true;
+}
+
+bool studio_get_sequence(const studio_file *m, uint32_t sequence, studio_sequence *out, pmf_error *err)
+{
+    char block[32];
+    snprintf(block, sizeof block, "sequence %u", sequence);
+    if (sequence >= m->info.sequence_count) {
+        pmf_error_set(err, m->name, block, COUNTS_AT + 4 * H_SEQUENCES, "no such sequence (the model has %u)", m->info.sequence_count);
+        return false;
+    }
+    size_t at = (size_t)m->head[H_SEQUENCE_INDEX] + (size_t)sequence * SEQUENCE_SIZE;  /* the table was checked at open */
+    const uint8_t *p = m->data + at;
+    float fps = read_f32(p + 32);
+    int32_t frames = read_i32(p + 56), group = read_i32(p + 156);
+    if (!(fps >= 0 && fps <= STUDIO_MAX_COORD) || frames < 1 || frames > MAX_SEQUENCE_FRAMES || group < 0
+        || (uint32_t)group >= m->info.sequence_group_count) {
+        pmf_error_set(err, m->name, block, at + 32, "%g frames a second, %d frames, group %d of %u (0 to %g, 1 to %d, a group of the model)",
+                      (double)fps, frames, group, m->info.sequence_group_count, STUDIO_MAX_COORD, MAX_SEQUENCE_FRAMES);
+        return false;
+    }
+    *out = (studio_sequence){ fps, (uint32_t)frames, (uint32_t)group, (read_i32(p + 36) & SEQUENCE_LOOPS) != 0 };
+    return true;
+}
+
+bool studio_group_file_name(const char *path, uint32_t group, char *out, size_t size)
+{
+    size_t n = strlen(path);
+    if (n < 4 || group >= STUDIO_MAX_SEQUENCE_GROUPS)
+        return false;
+    int written = snprintf(out, size, "%.*s%u%u.mdl", (int)(n - 4), path, group / 10, group % 10);
+    return written > 0 && (size_t)written < size;
+}
+
+bool studio_attach_group(studio_file *m, uint32_t group, const uint8_t *data, size_t size, const char *name, pmf_error *err)
+{
+    if (group == 0 || group >= m->info.sequence_group_count) {
+        pmf_error_set(err, m->name, "sequence groups", COUNTS_AT + 4 * H_GROUPS, "no group %u to attach (the model has %u, 0 its own)",
+                      group, m->info.sequence_group_count);
+        return false;
+    }
+    if (size < 4 || memcmp(data, "IDSQ", 4) != 0) {
+        pmf_error_set(err, name, "header", 0, "bad magic (expected 'IDSQ': a studio model's sequence group)");
+        return false;
+    }
+    group_file *g = &m->groups[group];
+    char *copy = pmf_budget_malloc(strlen(name) + 1);
+    if (!copy) {
+        pmf_error_set(err, name, "header", 0, "out of memory");
+        return false;
+    }
+    pmf_budget_free(g->name);
+    *g = (group_file){ data, size, strcpy(copy, name) };
+    return true;
+}
+
+/* The bones' transforms at the sequence's frame (a frame past its last: the last), blend 0, the
+ * controllers as the game starts them; false (err says why) when the sequence is damaged, its
+ * group's file is not attached, or its animation runs outside the file holding it. */
+static bool sequence_pose(const studio_file *m, uint32_t sequence, uint32_t frame, float (*pose)[3][4], pmf_error *err)
+{
+    studio_sequence s;
+    if (!studio_get_sequence(m, sequence, &s, err))
+        return false;
+    char block[32];
+    snprintf(block, sizeof block, "sequence %u", sequence);
+    size_t at = (size_t)m->head[H_SEQUENCE_INDEX] + (size_t)sequence * SEQUENCE_SIZE;
+    const group_file *g = &m->groups[s.group];
+    if (s.group && !g->data) {
+        pmf_error_set(err, m->name, block, at + 156, "its sequence group %u's file is not attached", s.group);
+        return false;
+    }
+    int64_t animations = read_i32(m->data + at + 124);
+    if (!s.group)
+        animations += read_i32(m->data + m->head[H_GROUP_INDEX] + 100);
+    pmf_cursor c = pmf_cursor_make(s.group ? g->data : m->data, s.group ? g->size : m->size, 0, s.group ? g->name : m->name, block, err);
+    float value[STUDIO_MAX_BONES][6];
+    if (!frame_values(m, &c, s.group ? 0 : at + 124, animations, frame < s.frame_count ? frame : s.frame_count - 1, value))
+        return false;
+    bone_pose(m, (const float (*)[6])value, pose);
     return true;
 }
 
@@ -555,10 +754,10 @@ static void decode_textures(const studio_file *t, const selection *s, studio_tex
 }
 
 /* A model's vertices moved by their bones; the mesh's bounds grown by them. */
-static void place_vertices(const studio_file *m, const model_index *model, float *out, studio_mesh *mesh)
+static void place_vertices(const studio_file *m, const float (*pose)[3][4], const model_index *model, float *out, studio_mesh *mesh)
 {
     for (uint32_t v = 0; v < model->vertex_count; v++) {
-        const float (*bone)[4] = (const float (*)[4])m->pose[m->data[model->vertex_bones_at + v]];
+        const float (*bone)[4] = pose[m->data[model->vertex_bones_at + v]];
         const uint8_t *p = m->data + model->vertices_at + 12 * (size_t)v;
         float xyz[3] = { read_f32(p), read_f32(p + 4), read_f32(p + 8) };
         for (int a = 0; a < 3; a++) {
@@ -623,7 +822,8 @@ static bool allocate_mesh(const studio_file *m, const selection *s, studio_mesh 
     return ok;
 }
 
-bool studio_build_mesh(const studio_file *m, uint32_t body, uint32_t skin, studio_mesh *out, pmf_error *err)
+/* The mesh of body and skin with the bones at `pose`. */
+static bool build_posed(const studio_file *m, const float (*pose)[3][4], uint32_t body, uint32_t skin, studio_mesh *out, pmf_error *err)
 {
     if (!m->texture_file) {
         pmf_error_set(err, m->name, "header", COUNTS_AT + 4 * H_TEXTURES, "its textures are in its texture file (T.mdl), none attached");
@@ -646,7 +846,7 @@ bool studio_build_mesh(const studio_file *m, uint32_t body, uint32_t skin, studi
     uint32_t t = 0;
     for (uint32_t p = 0; p < m->info.body_part_count; p++) {
         const model_index *model = s.models[p];
-        place_vertices(m, model, placed, &mesh);
+        place_vertices(m, pose, model, placed, &mesh);
         for (uint32_t k = 0; k < model->mesh_count; k++) {
             uint32_t slot = s.slots[mesh_texture(&s, model, k, m->data)];
             int32_t commands = read_i32(m->data + model->meshes_at + (size_t)k * MESH_SIZE + 4);
@@ -660,6 +860,24 @@ bool studio_build_mesh(const studio_file *m, uint32_t body, uint32_t skin, studi
     pmf_budget_free(s.slots);
     *out = mesh;
     return true;
+}
+
+bool studio_build_mesh(const studio_file *m, uint32_t body, uint32_t skin, studio_mesh *out, pmf_error *err)
+{
+    return build_posed(m, (const float (*)[3][4])m->pose, body, skin, out, err);
+}
+
+bool studio_build_sequence_mesh(const studio_file *m, uint32_t sequence, uint32_t frame, uint32_t body, uint32_t skin, studio_mesh *out,
+                                pmf_error *err)
+{
+    float (*pose)[3][4] = pmf_budget_malloc((m->info.bone_count ? m->info.bone_count : 1) * sizeof *pose);
+    if (!pose) {
+        pmf_error_set(err, m->name, "mesh", 0, "out of memory for %u bones", m->info.bone_count);
+        return false;
+    }
+    bool ok = sequence_pose(m, sequence, frame, pose, err) && build_posed(m, (const float (*)[3][4])pose, body, skin, out, err);
+    pmf_budget_free(pose);
+    return ok;
 }
 
 void studio_mesh_free(studio_mesh *mesh)

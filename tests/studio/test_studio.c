@@ -60,7 +60,11 @@ static void bone_move(const double value[6], double p[3])
         p[a] += value[a];
 }
 
-/* Where model k's vertex v stands: bone 0's frame 0 (its animation added unless `values_only`). */
+/* How far along its x bone 1 is moved (sequence 1's frames: studio_build_walk_x[f] * 0.5). */
+static double child_x_move;
+
+/* Where model k's vertex v stands: bone 0's frame 0 (its animation added unless `values_only`),
+ * bone 1 moved by child_x_move. */
 static void expected_vertex(int model, int v, bool values_only, double out[3])
 {
     double root[6], child[6];
@@ -68,6 +72,7 @@ static void expected_vertex(int model, int v, bool values_only, double out[3])
         root[k] = studio_build_bone_value[0][k];
         child[k] = studio_build_bone_value[1][k];
     }
+    child[0] += child_x_move;
     if (!values_only) {
         root[2] += 4 * 0.25;
         root[5] += 2 * 0.1;
@@ -184,6 +189,108 @@ static void test_pose(void)
     close_built(&b);
 }
 
+static int32_t get_i32(const uint8_t *p) { return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24); }
+
+static void set_i32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Mesh of sequence `sequence`'s frame `frame` (body 0, family 0) against the corners expected
+ * with bone 1 moved by child_x (and bone 0 at its values alone, or with sequence 0's frame 0). */
+static void check_sequence(const studio_file *m, uint32_t sequence, uint32_t frame, bool values_only, double child_x)
+{
+    studio_mesh mesh;
+    pmf_error err;
+    if (!studio_build_sequence_mesh(m, sequence, frame, 0, 0, &mesh, &err)) {
+        check_fail("sequence %u frame %u: %s", sequence, frame, err.message);
+        return;
+    }
+    child_x_move = child_x;
+    check_triangles(&mesh, body0, 8, 0, values_only);
+    child_x_move = 0;
+    studio_mesh_free(&mesh);
+}
+
+/* Sequence 1 damaged in a copy of b's model: its run out of the file, a run of no frame, its fps
+ * not a number, no frame: the model opens, the sequence's mesh is refused with one clean line. */
+static void check_sequence_damage(const built *b)
+{
+    size_t sequence = (size_t)get_i32(b->model + 168) + 176, animation = (size_t)get_i32(b->model + sequence + 124);
+    const struct { size_t at; uint32_t value; int size; const char *words; } damage[] = {
+        { animation + 12, 0xFFF0, 2, "animation run at byte" },
+        { animation + 24, 0x0003, 2, "an animation run of 0 frames" },
+        { sequence + 32, 0x7FC00000u, 4, "nan frames a second" },
+        { sequence + 56, 0, 4, "0 frames" },
+    };
+    for (size_t k = 0; k < sizeof damage / sizeof *damage; k++) {
+        uint8_t *copy = malloc(b->model_size);
+        memcpy(copy, b->model, b->model_size);
+        if (damage[k].size == 4)
+            set_i32(copy + damage[k].at, damage[k].value);
+        else
+            memcpy(copy + damage[k].at, (uint8_t[2]){ (uint8_t)damage[k].value, (uint8_t)(damage[k].value >> 8) }, 2);
+        pmf_error err;
+        studio_file *m = studio_open_memory(copy, b->model_size, "bad.mdl", &err);
+        studio_mesh mesh;
+        CHECK(m != NULL, "damage %zu: %s", k, err.message);
+        if (m) {
+            CHECK_ERROR(studio_build_sequence_mesh(m, 1, 1, 0, 0, &mesh, &err), err, "sequence 1");
+            check_error_line_clean(&err);
+            CHECK(strstr(err.message, damage[k].words) != NULL, "damage %zu: '%s'", k, err.message);
+        }
+        studio_close(m);
+        free(copy);
+    }
+}
+
+/* A second sequence's frames (bone 1 moved 4, 12, 4 units, bone 0 at its values), a frame past
+ * its last, its figures; sequence 0 in a group file apart: refused until attached, then as in the
+ * model; the group files' names. */
+static void test_sequences(void)
+{
+    built b;
+    pmf_error err;
+    if (open_built(STUDIO_BUILD_SEQUENCE1, &b)) {
+        studio_sequence s;
+        CHECK(studio_get_sequence(b.m, 1, &s, &err), "%s", err.message);
+        CHECK_NEAR(s.fps, 10, 0);
+        CHECK_EQ(s.frame_count, 3);
+        CHECK_EQ(s.group, 0);
+        CHECK(s.loops);
+        CHECK(studio_get_sequence(b.m, 0, &s, &err) && !s.loops && s.frame_count == 3);
+        CHECK_ERROR(studio_get_sequence(b.m, 2, &s, &err), err, "sequence 2");
+        check_build(b.m, 0, 0, body0, 8, false);  /* the bind pose is still sequence 0's */
+        check_sequence(b.m, 0, 0, false, 0);
+        for (uint32_t f = 0; f < 4; f++)
+            check_sequence(b.m, 1, f, true, 0.5 * studio_build_walk_x[f < 3 ? f : 2]);
+        check_sequence_damage(&b);
+    }
+    close_built(&b);
+    if (open_built(STUDIO_BUILD_GROUP1, &b)) {
+        studio_mesh mesh;
+        CHECK_ERROR(studio_build_sequence_mesh(b.m, 0, 0, 0, 0, &mesh, &err), err, "sequence 0");
+        CHECK(strstr(err.message, "group 1's file is not attached") != NULL, "%s", err.message);
+        uint8_t *group = malloc(b.model_size);
+        memcpy(group, b.model, b.model_size);
+        CHECK_ERROR(studio_attach_group(b.m, 1, group, b.model_size, "built01.mdl", &err), err, "header");
+        CHECK_ERROR(studio_attach_group(b.m, 0, group, b.model_size, "built00.mdl", &err), err, "sequence groups");
+        memcpy(group, "IDSQ", 4);
+        CHECK(studio_attach_group(b.m, 1, group, b.model_size, "built01.mdl", &err), "%s", err.message);
+        check_sequence(b.m, 0, 0, false, 0);
+        check_build(b.m, 0, 0, body0, 8, true);   /* the bind pose stays the bones' values */
+        close_built(&b);
+        free(group);
+    } else {
+        close_built(&b);
+    }
+    char name[64];
+    CHECK(studio_group_file_name("models/barney.mdl", 1, name, sizeof name) && !strcmp(name, "models/barney01.mdl"));
+    CHECK(studio_group_file_name("models/barney.mdl", 12, name, sizeof name) && !strcmp(name, "models/barney12.mdl"));
+    CHECK(!studio_group_file_name("models/barney.mdl", 1, name, 19));
+}
+
 static void test_parts(void)
 {
     built b;
@@ -218,14 +325,6 @@ static void test_parts(void)
     CHECK(studio_texture_file_name("models/barney.mdl", name, sizeof name) && !strcmp(name, "models/barneyT.mdl"));
     CHECK(!studio_texture_file_name("models/barney.mdl", name, 18));
     CHECK(!studio_texture_file_name("mdl", name, sizeof name));
-}
-
-static int32_t get_i32(const uint8_t *p) { return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24); }
-
-static void set_i32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* Every prefix of a file refused with one clean line. */
@@ -343,6 +442,7 @@ int main(int argc, char **argv)
         fputs("usage: test_studio pose|parts|damaged\n", stderr);
         return 2;
     }
-    static const check_case cases[] = { { "pose", test_pose }, { "parts", test_parts }, { "damaged", test_damaged }, { NULL, NULL } };
+    static const check_case cases[] = { { "pose", test_pose }, { "parts", test_parts }, { "damaged", test_damaged },
+                                        { "sequences", test_sequences }, { NULL, NULL } };
     return check_run_case(cases, argv[1]);
 }
