@@ -1,5 +1,5 @@
 /* fuzz_studio.c - libFuzzer target: open any bytes as a GoldSrc studio model and build the meshes
- * of its first bodies and skins. When the model's textures are in a texture file, the bytes after
+ * of its first bodies and skins, and of its first sequences' first frames. When the model's textures are in a texture file, the bytes after
  * the header's length (the model's own size, as the seeds write it) are opened as that file and
  * attached. Errors must format to one clean line; every corner of a mesh lies within its bounds,
  * every texture place is finite and every triangle's texture among the mesh's. */
@@ -61,6 +61,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (uint32_t k = 0; k < 4; k++) {
         studio_mesh mesh;
         if (!studio_build_mesh(m, k, k / 2, &mesh, &err)) {
+            fuzz_check_line(pmf_error_format(&err, line, sizeof line));
+            continue;
+        }
+        check_mesh(&mesh);
+        studio_mesh_free(&mesh);
+    }
+    for (uint32_t k = 0; k < 4 && k < studio_get_info(m)->sequence_count; k++) {
+        studio_mesh mesh;
+        if (!studio_build_sequence_mesh(m, k, k + 1, 0, 0, &mesh, &err)) {
             fuzz_check_line(pmf_error_format(&err, line, sizeof line));
             continue;
         }

@@ -84,10 +84,10 @@ static int goldsrc_seeds(const char *to)
 
 static int studio_seeds(const char *to)
 {
-    static const char *const names[] = { "built.mdl", "group1.mdl", "split.mdl" };
-    static const unsigned options[] = { 0, STUDIO_BUILD_GROUP1, STUDIO_BUILD_EXTERNAL };
+    static const char *const names[] = { "built.mdl", "group1.mdl", "split.mdl", "walk.mdl" };
+    static const unsigned options[] = { 0, STUDIO_BUILD_GROUP1, STUDIO_BUILD_EXTERNAL, STUDIO_BUILD_SEQUENCE1 };
     int ok = 1;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         uint8_t *model = NULL, *textures = NULL;
         size_t size, textures_size = 0;
         ok &= studio_build(options[k], &model, &size, &textures, &textures_size);
