@@ -163,7 +163,18 @@ typedef struct scene_studio {
     struct studio_file *model;
     struct studio_file *textures;    /* its NAMEt.mdl when its textures live there, else NULL */
     uint8_t *texture_bytes;          /* that file's bytes (pmf_budget) */
+    uint8_t **group_bytes;           /* [sequence groups]: NAMEnn.mdl's bytes once read (pmf_budget) */
+    uint8_t *group_missing;          /* [sequence groups]: 1 once its file did not read (warned) */
 } scene_studio;
+/* A studio model's animation as an entity plays it (scene_studio_animation_of). */
+#define SCENE_STUDIO_BIND UINT32_MAX     /* the sequence of the bind pose (studio_build_mesh) */
+typedef struct scene_studio_animation {
+    uint32_t sequence;               /* or SCENE_STUDIO_BIND */
+    uint32_t steps, start;           /* the frames shown (steps of one frame, or more past 256); the one at time 0 */
+    uint32_t shown;                  /* the sequence's frames played: step k shows frame k * shown / steps */
+    double rate;                     /* steps a second (0: still) */
+    bool holds;                      /* a step past the last shows the last (a sequence that does not loop) */
+} scene_studio_animation;
 /* Whether a model file's bytes are a studio model's ("IDST"). */
 bool scene_studio_is(const uint8_t *bytes, size_t size);
 /* The model over bytes it borrows (path: for errors and its texture file's name, read from fs);
@@ -173,9 +184,16 @@ bool scene_studio_open(scene_studio *st, const struct game_fs *fs, const char *p
 void scene_studio_close(scene_studio *st);
 /* Its skin families (at least 1). */
 uint32_t scene_studio_skins(const scene_studio *st);
-/* Body `body` in skin family `skin`, uploaded: its handle, or -1 with err filled. */
-int scene_studio_add(struct render_models *gl, const scene_studio *st, const char *path, uint32_t body, uint32_t skin,
-                     pmf_error *err);
+/* How the entity's `sequence` plays from its `frame` (256ths of the way to the sequence's last
+ * frame), as GoldSrc's StudioEstimateFrame steps it; a model of no sequence, or a sequence whose
+ * group's file (NAMEnn.mdl) does not read (one warning, once per file and group), the bind pose.
+ * False with err filled when the sequence is damaged or not the model's. */
+bool scene_studio_animation_of(scene_studio *st, const struct game_fs *fs, const char *classname, const char *path, uint32_t sequence,
+                               uint32_t frame, scene_studio_animation *out, pmf_error *err);
+/* Body `body` in skin family `skin` at the sequence's frame, uploaded (like >= 0: another pose of
+ * that handle, its textures shared): its handle, or -1 with err filled. */
+int scene_studio_add(struct render_models *gl, const scene_studio *st, const char *path, uint32_t body, uint32_t skin, uint32_t sequence,
+                     uint32_t frame, int like, pmf_error *err);
 
 /* scene_model_light.c: the light under a model's origin (docs/models.md "Lit by the level"). */
 #define SCENE_MODEL_LIGHT_LAYERS 8

@@ -21,6 +21,7 @@
 #include "pak.h"
 #include "render_models.h"
 #include "spr.h"
+#include "studio.h"
 #include "scene_internal.h"
 
 #define QUAKE_METRES_PER_UNIT 0.0254f  /* pmfc's default scale (conventions §5) */
@@ -45,10 +46,10 @@ typedef struct model_file {
     scene_studio studio;               /* all three NULL: not there or broken (warned once) */
 } model_file;
 
-/* A file's frame and skin, uploaded. */
+/* A file's frame (a studio model's body) and skin, and a studio model's sequence and its frame, uploaded. */
 typedef struct model_mesh {
     size_t file;
-    uint32_t frame, skin;
+    uint32_t frame, skin, sequence, sequence_frame;
     int handle;                        /* -1: did not build (warned once) */
 } model_mesh;
 
@@ -65,12 +66,15 @@ typedef struct model_loader {
     size_t mesh_count, mesh_cap;
 } model_loader;
 
-/* What an entity shows: an animation's poses (a still model's or sprite's one). */
+/* What an entity shows: an animation's steps (a still model's or sprite's one), each one pose or
+ * a sprite group's pictures. */
 typedef struct model_poses {
     const char *file;                  /* the model's (valid while the loader is) */
     int sprite_type, sprite_version;
-    uint32_t count, start;             /* the animation's poses; the one drawn at time 0 */
-    double rate;                       /* poses a second, each as long; 0: each ends at its `ends` */
+    uint32_t count, start;             /* the animation's steps; the one drawn at time 0 */
+    double rate;                       /* steps a second, each as long (0: still) */
+    bool holds;                        /* a step past the last shows the last (else round again) */
+    uint32_t firsts[MAX_POSES + 1];    /* step k shows poses firsts[k] .. firsts[k + 1] - 1 */
     float ends[MAX_POSES];             /* a sprite group's: seconds into its cycle each picture ends at */
     int handles[MAX_POSES];
     uint32_t frames[MAX_POSES];        /* the file's frame each shows (the inspector names it) */
@@ -80,8 +84,10 @@ typedef struct model_place {
     uint32_t entity;                   /* in the map's entities */
     char *file;                        /* its model's file */
     size_t poses_at;                   /* its first pose's handle in scene_models.poses (and end, frame) */
-    uint32_t pose_count, pose_start;
+    size_t steps_at;                   /* its steps' firsts in scene_models.step_firsts (pose_count + 1) */
+    uint32_t pose_count, pose_start;   /* steps */
     double rate;
+    bool holds;
     int sprite_type;
     render_model_look look;            /* a sprite's blend (its colour not yet times the exposure) */
     float position[3];                 /* world metres */
@@ -98,7 +104,8 @@ typedef struct scene_models {
     int *poses;                        /* the places' animations' handles */
     float *ends;                       /* and their ends (model_poses.ends) */
     uint32_t *pose_frames;             /* and their frames */
-    size_t pose_count, pose_cap, end_cap, frame_cap;
+    uint32_t *step_firsts;             /* the places' steps' first poses (model_poses.firsts) */
+    size_t pose_count, pose_cap, end_cap, frame_cap, step_count, step_cap;
     double time;                       /* the last frame's (the inspector's poses) */
     render_light *states;              /* the lights' switches and scales, each frame */
     size_t state_cap, state_count;
@@ -170,7 +177,7 @@ static model_file *open_file(model_loader *l, const char *classname, const char 
     if (!grow_array((void **)&l->files, &l->file_cap, l->file_count + 1, sizeof *l->files))
         return NULL;
     model_file *f = &l->files[l->file_count++];
-    *f = (model_file){ path, NULL, NULL, NULL, { NULL, NULL, NULL } };
+    *f = (model_file){ .path = path };
     size_t size;
     pmf_error err;
     char line[700];
@@ -197,24 +204,27 @@ static model_file *open_file(model_loader *l, const char *classname, const char 
     return f;
 }
 
-/* The handle of the file's frame and skin (a sprite's: its frame's picture), built on its first
- * entity (like: a handle of the same skin, or -1), -1 after one warning. */
-static int mesh_handle(model_loader *l, const model_file *f, const char *classname, uint32_t frame, uint32_t skin, int like)
+/* The handle of the file's frame and skin (a sprite's: its frame's picture; a studio model's: its
+ * body at the sequence's frame), built on its first entity (like: a handle of the same skin, or
+ * -1), -1 after one warning. */
+static int mesh_handle(model_loader *l, const model_file *f, const char *classname, uint32_t frame, uint32_t skin, uint32_t sequence,
+                       uint32_t sequence_frame, int like)
 {
     size_t file = (size_t)(f - l->files);
     for (size_t i = 0; i < l->mesh_count; i++)
-        if (l->meshes[i].file == file && l->meshes[i].frame == frame && l->meshes[i].skin == skin)
+        if (l->meshes[i].file == file && l->meshes[i].frame == frame && l->meshes[i].skin == skin && l->meshes[i].sequence == sequence
+            && l->meshes[i].sequence_frame == sequence_frame)
             return l->meshes[i].handle;
     if (!grow_array((void **)&l->meshes, &l->mesh_cap, l->mesh_count + 1, sizeof *l->meshes))
         return -1;
     pmf_error err;
     char line[700];
     int handle = f->sprite         ? add_sprite(l->gl, f->sprite, frame, skin, l->palette, &err)
-                 : f->studio.model ? scene_studio_add(l->gl, &f->studio, f->path, frame, skin, &err)
+                 : f->studio.model ? scene_studio_add(l->gl, &f->studio, f->path, frame, skin, sequence, sequence_frame, like, &err)
                                    : add_alias(l->gl, f->alias, f->path, frame, skin, like, l->palette, &err);
     if (handle < 0)
         fprintf(stderr, "pmfview: warning: %s: %s\n", classname, pmf_error_format(&err, line, sizeof line));
-    l->meshes[l->mesh_count++] = (model_mesh){ file, frame, skin, handle };
+    l->meshes[l->mesh_count++] = (model_mesh){ file, frame, skin, sequence, sequence_frame, handle };
     return handle;
 }
 
@@ -293,42 +303,77 @@ static bool alias_poses(model_loader *l, const model_file *f, const char *classn
     out->rate = POSES_PER_SECOND;
     for (uint32_t k = 0; k < out->count; k++) {
         out->frames[k] = first + k;
-        if ((out->handles[k] = mesh_handle(l, f, classname, first + k, skin, k ? out->handles[0] : -1)) < 0)
+        out->firsts[k + 1] = k + 1;
+        if ((out->handles[k] = mesh_handle(l, f, classname, first + k, skin, 0, 0, k ? out->handles[0] : -1)) < 0)
             return false;
     }
     return true;
 }
 
-/* A sprite's poses from `frame`: a GoldSrc sprite of more than two frames played at the entity's
+/* Frame `frame`'s pictures (a group's each with its end in the group's cycle) as step `step`,
+ * after the poses before it, as many as fit in MAX_POSES: 1 when added, 0 when none fits, -1
+ * when one does not build. */
+static int sprite_step(model_loader *l, const model_file *f, const char *classname, uint32_t frame, uint32_t step, model_poses *out)
+{
+    uint32_t first = out->firsts[step], pictures = spr_frame_pictures(f->sprite, frame);
+    pictures = pictures < MAX_POSES - first ? pictures : MAX_POSES - first;
+    for (uint32_t k = 0; k < pictures; k++) {
+        out->ends[first + k] = spr_picture_interval(f->sprite, frame, k);
+        out->frames[first + k] = frame;
+        if ((out->handles[first + k] = mesh_handle(l, f, classname, frame, k, 0, 0, -1)) < 0)
+            return -1;
+    }
+    out->firsts[step + 1] = first + pictures;
+    return pictures > 0;
+}
+
+/* A sprite's steps from `frame`: a GoldSrc sprite of more than two frames played at the entity's
  * framerate (else SPRITE_FRAMERATE; 0 stands still) from frame 0 to its last but one, as
  * env_sprite, env_glow and cycler_sprite step `frame` and wrap it at the last (fmod by frames -
- * 1); else the frame itself, a group's pictures by their intervals (Quake's and GoldSrc's
- * R_GetSpriteFrame). False when a picture does not build. */
+ * 1); else the frame itself. A frame that is a group shows its pictures by their intervals
+ * (Quake's and GoldSrc's R_GetSpriteFrame). MAX_POSES pictures in all at most. False when a
+ * picture does not build. */
 static bool sprite_poses(model_loader *l, const model_file *f, const pmf_entity_info *info, uint32_t frame, model_poses *out)
 {
     const spr_info *si = spr_get_info(f->sprite);
     double rate = info->framerate >= 0 ? info->framerate : SPRITE_FRAMERATE;
     uint32_t played = si->frame_count - 1;
     out->sprite_version = si->version;
-    if (si->version == 2 && rate > 0 && played > 1) {
-        out->count = played < MAX_POSES ? played : MAX_POSES;
-        out->start = frame < out->count ? frame : 0;
-        out->rate = rate;
-        for (uint32_t k = 0; k < out->count; k++) {
-            out->frames[k] = k;
-            if ((out->handles[k] = mesh_handle(l, f, info->classname, k, 0, -1)) < 0)
-                return false;
-        }
-        return true;
-    }
-    uint32_t pictures = spr_frame_pictures(f->sprite, frame);
-    out->count = pictures < MAX_POSES ? pictures : MAX_POSES;
+    out->count = 1;
     out->start = 0;
-    out->rate = pictures > 1 ? 0 : POSES_PER_SECOND;
-    for (uint32_t k = 0; k < out->count; k++) {
-        out->ends[k] = spr_picture_interval(f->sprite, frame, k);
-        out->frames[k] = frame;
-        if ((out->handles[k] = mesh_handle(l, f, info->classname, frame, k, -1)) < 0)
+    out->rate = 0;
+    if (si->version == 2 && rate > 0 && played > 1) {
+        int added = 1;
+        out->rate = rate;
+        for (out->count = 0; out->count < played && (added = sprite_step(l, f, info->classname, out->count, out->count, out)) > 0;)
+            out->count++;
+        out->start = frame < out->count ? frame : 0;
+        return added >= 0 && out->count > 0;
+    }
+    return sprite_step(l, f, info->classname, frame, 0, out) > 0;
+}
+
+/* A studio model's body and skin playing the entity's sequence from its frame
+ * (scene_studio_animation_of): a step per frame shown (past 256, frames spread evenly). False
+ * after one warning when the sequence is not the model's or a pose does not build. */
+static bool studio_poses(model_loader *l, model_file *f, const pmf_entity_info *info, uint32_t body, uint32_t skin, model_poses *out)
+{
+    scene_studio_animation a;
+    pmf_error err;
+    char line[700];
+    uint32_t sequence = pick(info, f->path, "sequence", info->sequence, studio_get_info(f->studio.model)->sequence_count, 0);
+    uint32_t frame = pick(info, f->path, "frame", info->frame, 256, 0);  /* 256ths of the sequence, as GoldSrc's */
+    if (!scene_studio_animation_of(&f->studio, l->fs, info->classname, f->path, sequence, frame, &a, &err)) {
+        fprintf(stderr, "pmfview: warning: %s: %s\n", info->classname, pmf_error_format(&err, line, sizeof line));
+        return false;
+    }
+    *out = (model_poses){ .file = f->path, .sprite_type = NOT_A_SPRITE, .count = a.steps, .start = a.start, .rate = a.rate,
+                          .holds = a.holds };
+    for (uint32_t k = 0; k < a.steps; k++) {
+        uint32_t shown = (uint32_t)((uint64_t)k * a.shown / a.steps);
+        out->frames[k] = shown;
+        out->firsts[k + 1] = k + 1;
+        if ((out->handles[k] = mesh_handle(l, f, info->classname, body, skin, a.sequence, shown, k ? out->handles[0] : -1)) < 0)
             return false;
     }
     return true;
@@ -357,15 +402,15 @@ static bool entity_model(model_loader *l, const pmf_entity_info *info, model_pos
     out->sprite_type = f->sprite ? (int)spr_get_info(f->sprite)->type : NOT_A_SPRITE;
     out->sprite_version = 0;
     out->file = f->path;
+    out->firsts[0] = 0;
+    out->holds = false;
     uint32_t frame = def.frame != FGD_NOT_GIVEN ? (uint32_t)def.frame : 0, skin = def.skin != FGD_NOT_GIVEN ? (uint32_t)def.skin : 0;
     if (f->studio.model) {
         /* its body groups stand where an alias model's frame does (the engine picks each body
          * part's model from the one number) */
         uint32_t body = info->body >= 0 ? (uint32_t)info->body : 0, families = scene_studio_skins(&f->studio);
         skin = pick(info, path, "skin", info->skin, families, skin < families ? skin : 0);
-        *out = (model_poses){ .file = f->path, .sprite_type = NOT_A_SPRITE, .count = 1, .rate = POSES_PER_SECOND };
-        out->handles[0] = mesh_handle(l, f, info->classname, body, skin, -1);
-        return out->handles[0] >= 0;
+        return studio_poses(l, f, info, body, skin, out);
     }
     if (f->sprite) {
         frame = pick(info, path, "frame", info->frame, spr_get_info(f->sprite)->frame_count, frame);
@@ -420,20 +465,24 @@ static void place_models(scene *s, scene_models *sm, model_loader *l)
             sm->any_missing |= wanted;
             continue;
         }
-        if (!grow_array((void **)&sm->poses, &sm->pose_cap, total + poses.count, sizeof *sm->poses)
-            || !grow_array((void **)&sm->ends, &sm->end_cap, total + poses.count, sizeof *sm->ends)
-            || !grow_array((void **)&sm->pose_frames, &sm->frame_cap, total + poses.count, sizeof *sm->pose_frames))
+        uint32_t pictures = poses.firsts[poses.count];
+        if (!grow_array((void **)&sm->poses, &sm->pose_cap, total + pictures, sizeof *sm->poses)
+            || !grow_array((void **)&sm->ends, &sm->end_cap, total + pictures, sizeof *sm->ends)
+            || !grow_array((void **)&sm->pose_frames, &sm->frame_cap, total + pictures, sizeof *sm->pose_frames)
+            || !grow_array((void **)&sm->step_firsts, &sm->step_cap, sm->step_count + poses.count + 1, sizeof *sm->step_firsts))
             continue;
         char *file = strdup(poses.file);
         if (!file)
             continue;
         model_place *p = &sm->places[sm->place_count++];
-        *p = (model_place){ .entity = i, .file = file, .poses_at = total, .pose_count = poses.count, .pose_start = poses.start,
-                            .rate = poses.rate, .sprite_type = poses.sprite_type };
-        memcpy(sm->poses + total, poses.handles, poses.count * sizeof *poses.handles);
-        memcpy(sm->ends + total, poses.ends, poses.count * sizeof *poses.ends);
-        memcpy(sm->pose_frames + total, poses.frames, poses.count * sizeof *poses.frames);
-        sm->pose_count += poses.count;
+        *p = (model_place){ .entity = i, .file = file, .poses_at = total, .steps_at = sm->step_count, .pose_count = poses.count,
+                            .pose_start = poses.start, .rate = poses.rate, .holds = poses.holds, .sprite_type = poses.sprite_type };
+        memcpy(sm->poses + total, poses.handles, pictures * sizeof *poses.handles);
+        memcpy(sm->ends + total, poses.ends, pictures * sizeof *poses.ends);
+        memcpy(sm->pose_frames + total, poses.frames, pictures * sizeof *poses.frames);
+        memcpy(sm->step_firsts + sm->step_count, poses.firsts, (poses.count + 1) * sizeof *poses.firsts);
+        sm->pose_count += pictures;
+        sm->step_count += poses.count + 1;
         if (poses.sprite_type == NOT_A_SPRITE)
             scene_model_look(info, &p->look);
         else
@@ -562,22 +611,27 @@ static void place_light(const scene *s, model_place *p, const render_frame *f, s
         out[k] = light[k] * f->exposure;
 }
 
-/* The place's pose at time (seconds), its index in scene_models.poses: its animation stepped at its
- * rate, else (a sprite group) the first picture whose end is past the time into the group's
- * cycle, the last when none is, as the engines look it up. */
+/* The place's pose at time (seconds), its index in scene_models.poses: its animation's step at its
+ * rate (round again, or the last held), and of that step's poses (a sprite group's pictures) the
+ * first whose end is past the time into the group's cycle, the last when none is, as the engines
+ * look it up. */
 static size_t place_pose(const scene_models *sm, const model_place *p, double time)
 {
+    uint64_t k = 0;
     if (p->rate > 0) {
         double step = floor(time * p->rate);
-        uint64_t k = step > 0 && step < 1e15 ? (uint64_t)step : 0;
-        return p->poses_at + (p->pose_start + k) % p->pose_count;
+        k = step > 0 && step < 1e15 ? (uint64_t)step : 0;
     }
-    const float *ends = sm->ends + p->poses_at;
-    double cycle = ends[p->pose_count - 1], into = time > 0 ? fmod(time, cycle) : 0;
-    uint32_t k = 0;
-    while (k + 1 < p->pose_count && !(ends[k] > into))
-        k++;
-    return p->poses_at + k;
+    uint64_t step = p->pose_start + k;
+    step = p->holds ? (step < p->pose_count ? step : p->pose_count - 1) : step % p->pose_count;
+    const uint32_t *firsts = sm->step_firsts + p->steps_at;
+    uint32_t first = firsts[step], count = firsts[step + 1] - first;
+    const float *ends = sm->ends + p->poses_at + first;
+    double cycle = ends[count - 1], into = time > 0 && count > 1 ? fmod(time, cycle) : 0;
+    uint32_t picture = 0;
+    while (picture + 1 < count && !(ends[picture] > into))
+        picture++;
+    return p->poses_at + first + picture;
 }
 
 static bool place_blended(const model_place *p)
@@ -681,6 +735,7 @@ void scene_models_close(scene *s)
         free(s->models->places[i].file);
     free(s->models->places);
     free(s->models->pose_frames);
+    free(s->models->step_firsts);
     free(s->models->poses);
     free(s->models->ends);
     free(s->models->states);
