@@ -260,14 +260,16 @@ static int test_oriented(void)
     return check_failures;
 }
 
-/* A sprite of `frames` frames (group > 1: two frames, the second a group of that many pictures)
- * with more keys: at each time the frame each shows. */
+/* A sprite of `frames` frames (group > 1: two frames, the second a group of that many pictures;
+ * group < -1: `frames` frames, the first a group of -group pictures) with more keys: at each time
+ * the frame each shows. */
 static int frames_at(int frames, int group, const char *keys, const double *times, const int *shown, int count)
 {
     uint8_t *sprite;
     size_t size;
-    bool built = group > 1 ? spr_build(2, SPR_TYPE_PARALLEL, SPR_RENDER_NORMAL, group, &sprite, &size)
-                           : spr_build_frames(2, SPR_TYPE_PARALLEL, SPR_RENDER_NORMAL, frames, &sprite, &size);
+    bool built = group > 1    ? spr_build(2, SPR_TYPE_PARALLEL, SPR_RENDER_NORMAL, group, &sprite, &size)
+                 : group < -1 ? spr_build_group_first(frames, -group, &sprite, &size)
+                              : spr_build_frames(2, SPR_TYPE_PARALLEL, SPR_RENDER_NORMAL, frames, &sprite, &size);
     REQUIRE(built);
     float place[3];
     bool ok = compile_sprite_room(sprite, size, keys) && sprite_place(place);
@@ -287,11 +289,16 @@ static int frames_at(int frames, int group, const char *keys, const double *time
 
 /* Four frames at framerate 5: frames 0, 1, 2 and round again (the last never shown: env_sprite
  * wraps its frame at the last); no framerate: 10 a second; framerate 0: still. A group (frame 1
- * of pictures ending at 0.1, 0.2, 0.3 s): its pictures by their intervals, round again. */
+ * of pictures ending at 0.1, 0.2, 0.3 s): its pictures by their intervals, round again. Four
+ * frames at framerate 5 whose frame 0 is a group of pictures ending at 0.1 and 0.2 s ("frames" 4
+ * and 5): its second picture after its first's interval, each time frame 0 comes round. */
 static int test_frames(void)
 {
     const double rated[4] = { 0, 0.25, 0.45, 0.65 }, plain[2] = { 0.15, 0.25 }, group[3] = { 0.05, 0.15, 0.35 };
     const int rated_shown[4] = { 0, 1, 2, 0 }, plain_shown[2] = { 1, 2 }, still[2] = { 0, 0 }, group_shown[3] = { 1, 2, 1 };
+    const double played_group[5] = { 0, 0.15, 0.25, 0.65, 0.75 };
+    const int played_group_shown[5] = { 4, 5, 1, 4, 5 };
+    frames_at(4, -2, "\"framerate\" \"5\"\n", played_group, played_group_shown, 5);
     frames_at(4, 1, "\"framerate\" \"5\"\n", rated, rated_shown, 4);
     frames_at(4, 1, "", plain, plain_shown, 2);
     frames_at(4, 1, "\"framerate\" \"0\"\n", plain, still, 2);
