@@ -675,50 +675,106 @@ static int test_missing_and_broken(void)
     return check_failures;
 }
 
+/* How the fixture's studio model is shown: built with `options`, the reader's pose of `sequence`'s
+ * `frame` (-1: the bind pose) expected, the shot at `time` (seconds); mask (when given) gets the
+ * silhouette. */
+typedef struct studio_case {
+    unsigned options;
+    int sequence;
+    uint32_t frame;
+    double time;
+    uint8_t *mask;
+} studio_case;
+
+/* The reader's mesh of the case's pose, body `body`. */
+static bool studio_case_mesh(const studio_case *sc, const uint8_t *model, size_t model_size, const uint8_t *textures, size_t textures_size,
+                             uint32_t body, studio_mesh *mesh)
+{
+    pmf_error err;
+    studio_file *m = studio_open_memory(model, model_size, "thing.mdl", &err);
+    studio_file *t = m ? studio_open_memory(textures, textures_size, "thingt.mdl", &err) : NULL;
+    bool ok = t && studio_attach_textures(m, t, &err)
+              && (sc->sequence < 0 ? studio_build_mesh(m, body, 0, mesh, &err)
+                                   : studio_build_sequence_mesh(m, (uint32_t)sc->sequence, sc->frame, body, 0, mesh, &err));
+    CHECK(ok, "the studio reader: %s", err.message);
+    studio_close(m);
+    studio_close(t);
+    return ok;
+}
+
 /* The fixture's studio model (tests/fixtures/studio_build.c, its textures in its own NAMEt.mdl)
  * as game/FILE.mdl, shown by `classname` with more keys: the pixels it changes are the silhouette
- * of the bind pose the studio reader builds for `body`, placed as an alias model is at `scale`.
- * How many are well inside. */
-static int studio_shown(const char *classname, const char *keys, const char *file, uint32_t body, double scale)
+ * of the pose the studio reader builds for `body` (the case's), placed as an alias model is at
+ * `scale`. How many are well inside. */
+static int studio_shown_case(const char *classname, const char *keys, const char *file, uint32_t body, double scale, const studio_case *sc)
 {
     uint8_t *model = NULL, *textures = NULL;
     size_t model_size = 0, textures_size = 0;
     char model_path[256], textures_path[256];
     snprintf(model_path, sizeof model_path, "game/%s.mdl", file);
     snprintf(textures_path, sizeof textures_path, "game/%st.mdl", file);
-    bool ok = studio_build(STUDIO_BUILD_EXTERNAL, &model, &model_size, &textures, &textures_size) && write_game()
+    bool ok = studio_build(STUDIO_BUILD_EXTERNAL | sc->options, &model, &model_size, &textures, &textures_size) && write_game()
               && test_make_dir("game/models") && test_write_file(model_path, model, model_size)
               && test_write_file(textures_path, textures, textures_size) && compile_map_keys(classname, keys);
     float place[3];
     CHECK(ok && entity_place(classname, place), "cannot build the model or compile the room");
-    pmf_error err;
-    studio_file *m = ok ? studio_open_memory(model, model_size, "thing.mdl", &err) : NULL;
-    studio_file *t = m ? studio_open_memory(textures, textures_size, "thingt.mdl", &err) : NULL;
     studio_mesh mesh;
-    ok = t && studio_attach_textures(m, t, &err) && studio_build_mesh(m, body, 0, &mesh, &err);
-    CHECK(ok, "the studio reader: %s", err.message);
+    ok = ok && studio_case_mesh(sc, model, model_size, textures, textures_size, body, &mesh);
     const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT }, level[3] = { 0, 0, 0 };
-    char shot_err[1024];
+    char shot_err[1024], time[64], without[80];
+    snprintf(time, sizeof time, "--time %g", sc->time);
+    snprintf(without, sizeof without, "%s --no-models", time);
     int inside = 0;
-    if (ok && shoot("with.png", eye, "", shot_err) && shoot("without.png", eye, "--no-models", shot_err)) {
+    if (ok && shoot("with.png", eye, time, shot_err) && shoot("without.png", eye, without, shot_err)) {
         const mdl_mesh as_alias = { .triangle_count = mesh.triangle_count, .positions = mesh.positions };
         double (*triangles)[3][3] = armour_in_world(&as_alias, place, level, scale);
-        uint8_t *mask = malloc(WIDTH * HEIGHT);
+        uint8_t *mask = sc->mask ? sc->mask : malloc(WIDTH * HEIGHT);
         silhouette((const double (*)[3][3])triangles, mesh.triangle_count, eye, mask);
         inside = compare_shots(mask, 1);
-        printf("%s: studio model, body %u: %u triangles, %d pixels well inside\n", classname, body, mesh.triangle_count, inside);
-        free(mask);
+        printf("%s: studio model, body %u, sequence %d frame %u at %g s: %u triangles, %d pixels well inside\n", classname, body,
+               sc->sequence, sc->frame, sc->time, mesh.triangle_count, inside);
+        if (mask != sc->mask)
+            free(mask);
         free(triangles);
     } else if (ok) {
         check_fail("cannot shoot: %s", shot_err);
     }
     if (ok)
         studio_mesh_free(&mesh);
-    studio_close(m);
-    studio_close(t);
     free(model);
     free(textures);
     return inside;
+}
+
+static int studio_shown(const char *classname, const char *keys, const char *file, uint32_t body, double scale)
+{
+    return studio_shown_case(classname, keys, file, body, scale, &(studio_case){ 0, -1, 0, 0, NULL });
+}
+
+/* The fixture's sequence 1 (bone 1 moved 4 units along its x at frame 0, 12 at frame 1; 10 frames
+ * a second, looping) by the entity's `sequence`: at 0 s its frame 0, at 0.15 s its frame 1, at
+ * 0.25 s frame 0 again (a looping sequence's last frame is its first); each silhouette apart from
+ * the bind pose's (sequence 0). */
+static int test_studio_sequence(void)
+{
+    const char *keys = "\"model\" \"models/thing.mdl\"\n\"sequence\" \"1\"\n\"scale\" \"2\"\n";
+    uint8_t *masks[4] = { malloc(WIDTH * HEIGHT), malloc(WIDTH * HEIGHT), malloc(WIDTH * HEIGHT), malloc(WIDTH * HEIGHT) };
+    REQUIRE(masks[0] && masks[1] && masks[2] && masks[3]);
+    const studio_case cases[4] = { { STUDIO_BUILD_SEQUENCE1, 0, 0, 0, masks[0] }, { STUDIO_BUILD_SEQUENCE1, 1, 0, 0, masks[1] },
+                                   { STUDIO_BUILD_SEQUENCE1, 1, 1, 0.15, masks[2] }, { STUDIO_BUILD_SEQUENCE1, 1, 0, 0.25, masks[3] } };
+    CHECK(studio_shown_case("prop_thing", "\"model\" \"models/thing.mdl\"\n\"scale\" \"2\"\n", "models/thing", 0, 2, &cases[0]) > 100);
+    for (int k = 1; k < 4; k++)
+        CHECK(studio_shown_case("prop_thing", keys, "models/thing", 0, 2, &cases[k]) > 100, "case %d", k);
+    for (int k = 1; k < 3; k++) {
+        int differ = 0;
+        for (int i = 0; i < WIDTH * HEIGHT; i++)
+            differ += (masks[k - 1][i] == 1 && masks[k][i] == 0) || (masks[k - 1][i] == 0 && masks[k][i] == 1);
+        printf("cases %d and %d: %d pixels well inside one and well outside the other\n", k - 1, k, differ);
+        CHECK(differ > 30, "%d", differ);
+    }
+    for (int k = 0; k < 4; k++)
+        free(masks[k]);
+    return check_failures;
 }
 
 /* A studio model named by the entity's `model` key with body groups `body` 1 and twice as large. */
@@ -835,6 +891,7 @@ int main(int argc, char **argv)
         { "studio", test_studio },
         { "halflife_class", test_halflife_class },
         { "studio_render_modes", test_studio_render_modes },
+        { "studio_sequence", test_studio_sequence },
         { NULL, NULL },
     };
     return rt_main(3, argv, tests);
