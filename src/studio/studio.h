@@ -1,5 +1,6 @@
 /* studio.h - GoldSrc's studio models (.mdl, "IDST" version 10): the bind pose of sequence 0
- * frame 0, a body group per body part, a skin family, each texture through its own palette.
+ * frame 0 or any sequence's frame, a body group per body part, a skin family, each texture
+ * through its own palette.
  *
  *   pmf_error err;
  *   studio_file *m = studio_open_memory(bytes, size, "models/barney.mdl", &err);  // every part checked
@@ -36,17 +37,23 @@
  * A model whose texture count is 0 keeps its textures and skins in NAMEt.mdl (the engine spells it
  * "T.mdl"; studio_texture_file_name), a studio file of textures and skins only.
  *
- * What a mesh is (studio_build_mesh): each bone's value (position, angles), plus sequence 0's
- * frame-0 animation value * the bone's scale where sequence 0 lies in group 0 and animates that
- * channel; angles to a rotation as Half-Life's AngleQuaternion (z, then y, then x: R = Rz Ry Rx),
+ * What a mesh is (studio_build_mesh: the bind pose, sequence 0's frame 0; studio_build_sequence_mesh:
+ * any sequence's frame): each bone's value (position, angles), plus the frame's animation value *
+ * the bone's scale where the sequence animates that channel (blend 0; its runs walked as the
+ * engine's StudioCalcBoneQuaterion does; group 0's in this file at the group's data + the
+ * animation index, another group's in its attached NAMEnn.mdl at the animation index; the bind
+ * pose of a sequence 0 in a group file: the values alone), plus the channel's bone controller's
+ * adjustment as the game starts it (studio_read.c default_adjustment); angles to a rotation as Half-Life's AngleQuaternion (z, then y, then x: R = Rz Ry Rx),
  * concatenated with the parent's. Body part p shows its model (body / base) % models; each vertex
  * moved by its bone; each mesh's strips and fans as unindexed triangles in the corner order GL
  * draws them (a strip's odd triangles swap their first two corners); a mesh's texture is its skin
  * reference through the skin family `skin` (a family past the file's is family 0, as the engine
- * does). Bone controllers, hit boxes, attachments, normals and chrome are not read.
+ * does). Hit boxes, attachments, a sequence's other blends, normals and chrome are not read.
  *
  * What is checked, by studio_open_memory before anything is built: the magic and version; counts
- * in range (STUDIO_MAX_*); every table inside the file before it is walked; every bone's parent
+ * in range (STUDIO_MAX_*); every table inside the file before it is walked; every bone
+ * controller's start and end finite within STUDIO_MAX_COORD and every bone's controllers -1 or
+ * among them; every bone's parent
  * before it (or none) and its values finite and within STUDIO_MAX_COORD; sequence 0's group among
  * the file's and, in group 0, its animation: every run of frame 0 inside the file and of at least
  * one frame; every body part's base at least 1 and at least one model; every vertex's bone among
