@@ -14,6 +14,10 @@ trap 'rm -rf "$WORK"' EXIT
 # a Quake room with an item, and the game's files for it: paks, and a loose model and palette
 python3 tests/web/game_files.py ../shared/data/lq "$WORK/game_files"
 build/pmfc "$WORK/game_files/models.map" --game "$WORK/game_files/game" -o "$WORK/models.pmf" >/dev/null 2>&1
+# the same room without the armour's model (its marker), and with a sky of loose pictures or without them
+cp "$WORK/models.pmf" "$WORK/game_files/models.pmf"
+build/pmfc "$WORK/game_files/sky.map" --game "$WORK/game_files/sky" -o "$WORK/game_files/sky.pmf" >/dev/null 2>&1
+build/pmfc "$WORK/game_files/sky.map" --game "$WORK/game_files/palette" -o "$WORK/game_files/sky_bare.pmf" >/dev/null 2>&1
 # shared RMFs compiled by the desktop's pmfc: one opened as a .pmf, one compiled in the page too
 build/pmfc ../shared/data/rmf/09.rmf -o "$WORK/rmf_09.pmf" >/dev/null 2>&1
 build/pmfc ../shared/data/rmf/08.rmf -o "$WORK/rmf_08.pmf" >/dev/null 2>&1
@@ -24,5 +28,6 @@ NODE_PATH="$CACHE/node/node_modules" node tests/web/page_test.js build-web build
     ../shared/data/rmf/08.rmf="$WORK/rmf_08.pmf" \
     ../shared/data/map/hl_currents.map+../shared/data/map/hl_currents.wad="$WORK/hl_currents.pmf" \
     "$WORK/game_files/models.map+$WORK/game_files/game/pak0.pak+$WORK/game_files/game/pak1.pak=$WORK/models.pmf@$WORK/game_files/game" \
-    "$WORK/game_files/models.map+$WORK/game_files/loose/armor.mdl+$WORK/game_files/loose/palette.lmp=$WORK/models.pmf@$WORK/game_files/game"
+    "$WORK/game_files/models.map+$WORK/game_files/loose/armor.mdl+$WORK/game_files/loose/palette.lmp=$WORK/models.pmf@$WORK/game_files/game" \
+    --game-files="$WORK/game_files"
 echo "web: page built in $((built - start)) s, tested in $(($(date +%s) - built)) s" >&2

@@ -235,6 +235,25 @@ void hud_end(hud *h)
     glDisable(GL_BLEND);
 }
 
+#if RENDER_GLES
+/* The queued quads' edges as lines: ES has no line polygon mode (render_gl_api.h). */
+static void outline_quads(hud *h, const float view_proj[16])
+{
+    size_t quads = h->count / 4;
+    if (!reserve(h, quads * 8))
+        return;
+    hud_vertex *edges = h->verts + quads * 4;
+    for (size_t q = 0; q < quads; q++)
+        for (int c = 0; c < 4; c++) {
+            edges[q * 8 + c * 2] = h->verts[q * 4 + c];
+            edges[q * 8 + c * 2 + 1] = h->verts[q * 4 + (c + 1) % 4];
+        }
+    memmove(h->verts, edges, quads * 8 * sizeof *edges);
+    h->count = quads * 8;
+    flush_lines(h, view_proj);
+}
+#endif
+
 void hud_boxes(hud *h, const float view_proj[16], size_t count, const float (*boxes)[4],
                const uint8_t (*rgb)[3], bool outline)
 {
@@ -278,9 +297,13 @@ void hud_boxes(hud *h, const float view_proj[16], size_t count, const float (*bo
             for (int k = 0; k < 3; k++)
                 h->verts[i].rgba[k] = (uint8_t)(112 + rgb[i / 24][k] * 143 / 255);
         h->count = count * 24;
+#if RENDER_GLES
+        outline_quads(h, view_proj);
+#else
         render_polygon_lines(true);
         flush(h, view_proj);
         render_polygon_lines(false);
+#endif
     }
 }
 

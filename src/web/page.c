@@ -18,7 +18,9 @@
 #include <emscripten/html5.h>
 
 #include "cli.h"
+#include "hud.h"
 #include "inspect.h"
+#include "map_markers.h"
 #include "options.h"
 #include "pmf_budget.h"
 #include "pmf_os.h"
@@ -44,6 +46,7 @@ enum { COMPILE_IDLE, COMPILE_RUNNING, COMPILE_DONE };
 
 static struct {
     EMSCRIPTEN_WEBGL_CONTEXT_HANDLE gl;
+    hud *markers;                    /* the markers of entities whose model is missing or broken */
     scene *s;
     camera cam, start;
     int width, height;
@@ -78,7 +81,7 @@ EMSCRIPTEN_KEEPALIVE int page_init(void)
         return 3;
     }
     emscripten_webgl_make_context_current(page.gl);
-    if (!render_load_gl(NULL, page.error, sizeof page.error))
+    if (!render_load_gl(NULL, page.error, sizeof page.error) || !(page.markers = hud_create(page.error, sizeof page.error)))
         return 3;
     page.settings.exposure = 1.0f;
     return 0;
@@ -192,6 +195,22 @@ EMSCRIPTEN_KEEPALIVE void page_settings(int mode, int luxel_grid, int wireframe,
         scene_set_settings(page.s, &page.settings);
 }
 
+/* An entity whose model is missing or broken drawn as its marker, labelled, as `shot` draws it
+ * (docs/models.md). */
+static void draw_missing_models(void)
+{
+    const uint8_t *missing = scene_models_missing(page.s);
+    if (!missing)
+        return;
+    float view_proj[16];
+    scene_view_proj(page.s, view_proj);
+    const overlay_view view = { .view_proj = view_proj, .cam = scene_camera(page.s), .width = page.width,
+                                .height = page.height, .scale = page.width >= 1000 ? 2.0f : 1.0f, .hover_x = -1,
+                                .hover_y = -1, .label_all = true };
+    map_markers_draw(page.markers, &(map_markers_desc){ view, .entities = &scene_map_infos(page.s)->entities,
+                                                        .only = missing });
+}
+
 /* Streams within budget_ms and draws a frame at `time` seconds (animations; 0 as `shot`) into
  * the canvas. 1 when every chunk in view was
  * resident for it, 2 when a chunk in view failed to load (page_error says which), else 0. */
@@ -207,6 +226,7 @@ EMSCRIPTEN_KEEPALIVE int page_frame(double budget_ms, double time)
     bool complete = scene_view_complete(page.s);
     render_bind_window(page.width, page.height);
     scene_draw(page.s, &(scene_viewport){ .width = page.width, .height = page.height });
+    draw_missing_models();
     const char *failure = scene_failure(page.s);
     if (failure) {
         snprintf(page.error, sizeof page.error, "%s", failure);

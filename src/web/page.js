@@ -102,12 +102,23 @@
     // lights.rad) and opened by their name, so that errors name them as the command line does
     // when run beside them. RMF, .map and BSP are compiled there first by pmfc, in this process.
     // The game's files dropped with a map make /maps its game directory, as `--game` (pmfc's and
-    // the viewer's): its paks (pak0.pak, pak1.pak ..., a later one over an earlier one), and loose
-    // models, sprites and the palette each put where the games keep them (over the paks' own).
+    // the viewer's): a dropped folder is the game directory, its files kept at their paths below
+    // it; a plain file stays at its root (paks: pak0.pak, pak1.pak ..., a later one over an
+    // earlier one; lights.rad; WADs) and one of a kind the games keep in a folder is seen there
+    // too (GAME_FOLDERS), over the paks' own.
     const SOURCE = /\.(rmf|map|bsp)$/i;
-    const GAME_FOLDERS = { pak: [], mdl: ['progs', 'models'], spr: ['progs', 'sprites'], lmp: ['gfx'] };
-    const gameFolders = name => GAME_FOLDERS[(name.match(/\.([^.]*)$/) || [])[1]?.toLowerCase()];
+    const SKY_PICTURE = /(rt|up|ft|lf|dn|bk)\.(tga|bmp)$/i;
+    const GAME_FOLDERS = {
+        pak: [], mdl: ['progs', 'models'], spr: ['progs', 'sprites'], lmp: ['gfx'], pcx: ['pics'], wal: ['textures'],
+        tga: ['textures'], bmp: ['textures'], png: ['textures'], jpg: ['textures'], jpeg: ['textures'], ptf: ['textures'],
+    };
+    const gameFolders = name => SKY_PICTURE.test(name) ? ['gfx/env']
+        : name.toLowerCase() === 'materials.txt' ? ['sound']
+        : GAME_FOLDERS[(name.match(/\.([^.]*)$/) || [])[1]?.toLowerCase()];
     let compiling = null, pmfcLast = '', gameDir = '';
+    // the lines pmfc and the viewer warned while the map opened, shown under its name
+    let warnings = [], statusHead = [];
+    const WARNINGS_SHOWN = 8;
 
     function openPath(name) {
         opened = false;
@@ -124,8 +135,16 @@
         const notes = [sizeNote];
         if (asked.length && !start)
             notes.push(`camera=${asked[0]}: not a camera (X,Y,Z,YAW,PITCH, numbers within ±1e15): the start camera instead`);
-        say([name + (threaded ? ' (streaming on worker threads)' : '')].concat(notes.filter(n => n)).join('\n'));
+        statusHead = [name + (threaded ? ' (streaming on worker threads)' : '')].concat(notes.filter(n => n));
+        sayOpened();
         return true;
+    }
+
+    // the open map's name and notes, then its warnings (the first WARNINGS_SHOWN: the console has all)
+    function sayOpened() {
+        const more = warnings.length - WARNINGS_SHOWN;
+        say(statusHead.concat(warnings.slice(0, WARNINGS_SHOWN),
+                              more > 0 ? [`... and ${more} more warnings (the browser's console has them)`] : []).join('\n'));
     }
 
     // a file name as pmfc's argument: one starting with '-' is not an option (as the desktop passes it)
@@ -152,6 +171,10 @@
         console.warn(text);
         // what pmfc's progress bar leaves on the line ("\r", "ESC[K") goes
         text = text.split('\r').pop().replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
+        if (/^(pmfc|pmfview): warning: /.test(text)) {
+            warnings.push(text.replace(/^pmfview: /, '').trim());
+            if (opened) sayOpened();
+        }
         if (compiling && text.trim()) {
             pmfcLast = text.replace(/^pmfc: /, '').trim();
             say('compiling ' + compiling.name + ': ' + text.trim());
@@ -176,22 +199,27 @@
         delete root.dataset.pmfview;
         M._page_close();
         opened = false;
+        warnings = [];
         try { M.FS.mkdir('/maps'); } catch (e) { /* there already */ }
+        // a folder's files first: a plain file's place in a game folder does not replace the folder's file there
+        const plain = files.filter(f => !f.inFolder), inFolders = files.filter(f => f.inFolder);
         try {
             emptyFolder('/maps');
-            for (const f of files)
+            for (const f of inFolders.concat(plain))
                 writeDropped(f);
         } catch (e) {
-            fail(files.map(f => f.name).join(', ') + ': cannot be written in the page: ' + (e.message || e));
+            fail(files.map(f => f.path).join(', ') + ': cannot be written in the page: ' + (e.message || e));
             return;
         }
         M.FS.chdir('/maps');
-        gameDir = files.some(f => gameFolders(f.name)) ? '/maps' : '';
-        const map = files.find(f => /\.pmf$/i.test(f.name)) || files.find(f => SOURCE.test(f.name)) || files[0];
-        if (SOURCE.test(map.name))
-            compileThenOpen(map.name, files.filter(f => /\.wad$/i.test(f.name)).map(f => f.name));
+        gameDir = inFolders.length || plain.some(f => gameFolders(f.path)) ? '/maps' : '';
+        // the map: a .pmf, else a source, among the plain files, else in the folders
+        const pick = list => list.find(f => /\.pmf$/i.test(f.path)) || list.find(f => SOURCE.test(f.path));
+        const map = pick(plain) || pick(inFolders) || files[0];
+        if (SOURCE.test(map.path))
+            compileThenOpen(map.path, plain.filter(f => /\.wad$/i.test(f.path)).map(f => f.path));
         else
-            openPath(map.name);
+            openPath(map.path);
     }
 
     // what an earlier drop left, its folders too
@@ -208,12 +236,22 @@
         }
     }
 
-    // a dropped file in /maps; a loose model, sprite or palette also in its game folders
+    // the folders of a path under /maps, made as needed
+    function makeFolders(path) {
+        const parts = path.split('/').slice(0, -1);
+        for (let i = 1; i <= parts.length; i++)
+            try { M.FS.mkdir('/maps/' + parts.slice(0, i).join('/')); } catch (e) { /* there already */ }
+    }
+
+    // a dropped file in /maps at its path; a plain one of a game kind also in its game folders
     function writeDropped(f) {
-        M.FS.writeFile('/maps/' + f.name, f.bytes);
-        for (const folder of gameFolders(f.name) || []) {
-            try { M.FS.mkdir('/maps/' + folder); } catch (e) { /* there already */ }
-            M.FS.symlink('/maps/' + f.name, '/maps/' + folder + '/' + f.name);
+        makeFolders(f.path);
+        M.FS.writeFile('/maps/' + f.path, f.bytes);
+        if (f.inFolder) return;
+        for (const folder of gameFolders(f.path) || []) {
+            const at = folder + '/' + f.path;
+            makeFolders(at);
+            try { M.FS.symlink('/maps/' + f.path, '/maps/' + at); } catch (e) { /* a folder's file is there */ }
         }
     }
 
@@ -223,6 +261,15 @@
         const clean = name.replace(/[\/\\\x00-\x1f\x7f]/g, '_');
         return clean === '.' || clean === '..' ? '' : clean;
     };
+    // a dropped file's place in the game directory: below its dropped folder (the browser's
+    // relative path without the folder's own name) with each part a safe name, else its name;
+    // null for a part that is no name
+    function droppedPath(name, relative) {
+        const parts = relative.split('/').filter(p => p !== '');
+        if (parts.length < 2) return { path: safeName(name) || 'map.pmf', inFolder: false };
+        const safe = parts.slice(1).map(safeName);
+        return safe.every(p => p) ? { path: safe.join('/'), inFolder: true } : null;
+    }
 
     async function openUrl(url) {
         const name = safeName(url.split('?')[0].split('/').pop());
@@ -240,14 +287,46 @@
             fail(url + ': cannot fetch: ' + e.message);
             return;
         }
-        openMapFiles([{ name, bytes }]);
+        openMapFiles([{ path: name, inFolder: false, bytes }]);
     }
 
-    async function openFiles(fileList) {
+    // picked or dropped files: [{ file, relative }], relative the path the browser gives a file of
+    // a folder ("id1/gfx/env/skyrt.tga": webkitRelativePath, a dropped entry's fullPath)
+    async function openFiles(picked) {
         const files = [];
-        for (const f of Array.from(fileList))
-            files.push({ name: safeName(f.name) || 'map.pmf', bytes: new Uint8Array(await f.arrayBuffer()) });
+        for (const { file, relative } of picked) {
+            const place = droppedPath(file.name, relative || file.webkitRelativePath || '');
+            if (place) files.push({ ...place, bytes: new Uint8Array(await file.arrayBuffer()) });
+        }
         if (files.length) openMapFiles(files);
+    }
+
+    // a dropped folder's files, through the browser's entries (a folder's File holds no bytes)
+    async function entryFiles(entry, out) {
+        if (entry.isFile) {
+            out.push({ file: await new Promise((ok, no) => entry.file(ok, no)), relative: entry.fullPath });
+        } else if (entry.isDirectory) {
+            const reader = entry.createReader();
+            for (let batch; (batch = await new Promise((ok, no) => reader.readEntries(ok, no))).length;)
+                for (const e of batch) await entryFiles(e, out);
+        }
+        return out;
+    }
+    async function openDropped(transfer) {
+        // the entries are taken while the drop event lasts
+        const entries = Array.from(transfer.items || []).map(i => i.webkitGetAsEntry && i.webkitGetAsEntry());
+        if (!entries.length || !entries.every(e => e)) {
+            openFiles(Array.from(transfer.files).map(file => ({ file })));
+            return;
+        }
+        const picked = [];
+        try {
+            for (const e of entries) await entryFiles(e, picked);
+        } catch (e) {
+            fail('the dropped folder cannot be read: ' + (e.message || e));
+            return;
+        }
+        openFiles(picked);
     }
 
     function frame(now) {
@@ -383,14 +462,15 @@
             e.preventDefault();
         }, { passive: false });
         canvas.addEventListener('touchend', e => { touches = e.touches.length ? middle(e.touches) : null; });
-        document.getElementById('picker').addEventListener('change', e => openFiles(e.target.files));
+        for (const picker of ['picker', 'folder'])
+            document.getElementById(picker).addEventListener('change', e => openFiles(Array.from(e.target.files).map(file => ({ file }))));
         document.getElementById('shot').addEventListener('click', screenshot);
         window.addEventListener('dragover', e => { e.preventDefault(); document.body.classList.add('dragging'); });
         window.addEventListener('dragleave', () => document.body.classList.remove('dragging'));
         window.addEventListener('drop', e => {
             e.preventDefault();
             document.body.classList.remove('dragging');
-            openFiles(e.dataTransfer.files);
+            openDropped(e.dataTransfer);
         });
         window.addEventListener('resize', () => resize(canvas.getContext('webgl2')));
         window.addEventListener('hashchange', () => {

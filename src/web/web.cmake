@@ -56,9 +56,10 @@ set(WEB_LINK_OPTIONS
     "-sEXPORTED_FUNCTIONS=@${WEB_DIR}/exports.txt"
     "-sEXPORTED_RUNTIME_METHODS=FS,ccall,cwrap,UTF8ToString,HEAPU8,HEAPF64"
     -sMODULARIZE=1 -sEXPORT_NAME=createPmfview)
-# the surface inspector is the desktop's (src/app/overlays/inspect.c over the scene)
+# the surface inspector and the markers of missing models are the desktop's (src/app/overlays over
+# the scene)
 add_executable(pmfview_page ${WEB_DIR}/page.c ${CMAKE_SOURCE_DIR}/src/app/overlays/inspect.c
-               ${CMAKE_SOURCE_DIR}/src/app/common/json_text.c)
+               ${CMAKE_SOURCE_DIR}/src/app/overlays/map_markers.c ${CMAKE_SOURCE_DIR}/src/app/common/json_text.c)
 target_include_directories(pmfview_page PRIVATE ${CMAKE_SOURCE_DIR}/src/app/overlays ${CMAKE_SOURCE_DIR}/src/app/common)
 target_link_libraries(pmfview_page PRIVATE scene pmfc_lib PkgConfig::CJSON PkgConfig::CGLM)
 target_link_options(pmfview_page PRIVATE ${WEB_LINK_OPTIONS})

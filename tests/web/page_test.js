@@ -2,7 +2,8 @@
 //   node page_test.js PAGE_DIR PMFVIEW WORK_DIR MAP.pmf...
 //   (and SOURCE.rmf=COMPILED.pmf: the source compiled in the page against pmfc's compile;
 //   SOURCE+FILE...=COMPILED.pmf[@GAME_DIR]: dropped together, GAME_DIR the desktop's --game for
-//   the game's files among them: paks, models, the palette)
+//   the game's files among them: paks, models, the palette; --game-files=DIR: the folder
+//   tests/web/game_files.py wrote, with its models.pmf, sky.pmf and sky_bare.pmf compiled by pmfc)
 // Serves PAGE_DIR and the maps from 127.0.0.1 (python3 -m http.server, and serve_isolated.py for
 // the threaded build), and checks: each map's first complete frame matches `pmfview shot` at the
 // same camera and size (>= 99% of pixels within +-8); the threaded build does too; the camera
@@ -12,7 +13,10 @@
 // with a newline, a leading '-' or none at all, a size past the browser's, more WADs than a
 // fixed command line held) opens, is held in range or ends in an error line; a source dropped with
 // the game's files (a pak, or a loose model and palette) draws its entities' models as
-// `pmfview shot --game` does, and not as `shot --no-models` does.
+// `pmfview shot --game` does, and not as `shot --no-models` does; a model missing from the
+// dropped files is its entity's marker where `shot` draws it, its warning under the map's name;
+// sky pictures dropped as plain files, or in a dropped folder at their paths, make the sky
+// `pmfc --game` makes of them.
 // Prints the bench figures. Exit 0 when every check passes.
 'use strict';
 const fs = require('fs');
@@ -24,6 +28,7 @@ const { decodePng } = require('./png.js');
 const SIZE = [320, 240];
 const TOLERANCE = 8, MIN_MATCH = 0.99;
 const MIN_MODEL_PIXELS = 200;
+const MIN_MARKER_MATCH = 0.9, MIN_SKY_PIXELS = 5000;
 const READY_TIMEOUT_MS = 180000;
 let failures = 0;
 
@@ -141,20 +146,103 @@ async function compareWithShot(page, pmfview, map, pose, out, extra = []) {
     let good = 0, worst = 0;
     const pixels = SIZE[0] * SIZE[1];
     for (let i = 0; i < pixels; i++) {
-        let d = 0;
-        for (let k = 0; k < 3; k++) d = Math.max(d, Math.abs(rgba[i * 4 + k] - shot.rgba[i * 4 + k]));
+        const d = pixelDistance(rgba, shot.rgba, i);
         if (d <= TOLERANCE) good++;
         worst = Math.max(worst, d);
     }
     fs.writeFileSync(out.replace(/\.png$/, '.page.rgba'), rgba);
-    return { match: good / pixels, worst, shotSeconds };
+    return { match: good / pixels, worst, shotSeconds, page: rgba, shot: shot.rgba };
+}
+
+// the largest difference of pixel i's channels between two RGBA pictures
+function pixelDistance(a, b, i) {
+    let d = 0;
+    for (let k = 0; k < 3; k++) d = Math.max(d, Math.abs(a[i * 4 + k] - b[i * 4 + k]));
+    return d;
+}
+
+// Drops files on the page at url, as a folder's files where `relative` is given (the path the
+// browser gives a folder's file: webkitRelativePath, as Open folder gives them), or (a folder on
+// the disk) that folder as the browser drops it (its entries), and waits for the page's state.
+async function dropFiles(page, url, files) {
+    await page.goto(url);
+    await page.waitForFunction(() => window.pmfview && window.pmfview.started, { timeout: READY_TIMEOUT_MS });
+    if (typeof files === 'string') {
+        const session = await page.target().createCDPSession();
+        const data = { items: [], files: [files], dragOperationsMask: 1 };
+        for (const type of ['dragEnter', 'dragOver', 'drop'])
+            await session.send('Input.dispatchDragEvent', { type, x: 10, y: 10, data });
+    } else await page.evaluate(async files => {
+        const dt = new DataTransfer();
+        for (const f of files) {
+            const file = new File([await (await fetch(f.url)).arrayBuffer()], f.url.split('/').pop());
+            if (f.relative) Object.defineProperty(file, 'webkitRelativePath', { value: f.relative });
+            dt.items.add(file);
+        }
+        window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, files);
+    await page.waitForFunction(() => document.documentElement.dataset.pmfview, { timeout: READY_TIMEOUT_MS, polling: 50 });
+    return page.evaluate(() => document.documentElement.dataset.pmfview);
+}
+
+// The game's loose files (tests/web/game_files.py's folder, at maps/game_files/ of the site): a
+// model the dropped files lack is drawn as its entity's marker, as `shot` draws it, and its
+// warning is under the map's name; sky pictures dropped as plain files, or in a dropped folder at
+// their paths (the map among them), are the sky `pmfc --game` makes of them.
+async function gameFiles(page, base, pmfview, dir, site, workDir) {
+    const at = name => ({ url: 'maps/game_files/' + name });
+    const url = `${base}?size=${SIZE.join('x')}`;
+    let state = await dropFiles(page, url, [at('models.map'), at('loose/palette.lmp')]);
+    let status = await page.evaluate(() => document.getElementById('status').textContent);
+    check(state === 'ready' && status.includes('warning: item_armor1 (progs/armor.mdl): '),
+          `models.map + palette.lmp, no armor.mdl: ${state}, the warning shown: "${status.split('\n').find(l => l.includes('item_armor1'))}"`);
+    if (state === 'ready') {
+        const pose = await page.evaluate(() => window.pmfview.pose());
+        const game = ['--game', path.join(dir, 'palette')], out = path.join(workDir, 'marker.png');
+        const c = await compareWithShot(page, pmfview, path.join(dir, 'models.pmf'), pose, out, game);
+        const bare = await compareWithShot(page, pmfview, path.join(dir, 'models.pmf'), pose, out.replace(/\.png$/, '.bare.png'),
+                                           game.concat('--no-models'));
+        // the marker and its label: where shot's picture differs from shot --no-models'
+        let marker = 0, same = 0;
+        for (let i = 0; i < SIZE[0] * SIZE[1]; i++)
+            if (c.shot && bare.shot && pixelDistance(c.shot, bare.shot, i) > TOLERANCE) {
+                marker++;
+                same += pixelDistance(c.page, c.shot, i) <= TOLERANCE;
+            }
+        check(c.match >= MIN_MATCH && marker >= MIN_MODEL_PIXELS && same >= MIN_MARKER_MATCH * marker,
+              `the missing armour's marker: ${same} of the ${marker} pixels shot draws it on as shot does, `
+              + `${(c.match * 100).toFixed(2)}% of pixels within ±${TOLERANCE} of pmfview shot --game`);
+    }
+    const sky = ['rt', 'up', 'ft', 'lf', 'dn', 'bk'].map(face => `gfx/env/test${face}.tga`);
+    const drops = {
+        'sky.map + the sky pictures, the armour and the palette dropped as plain files':
+            ['sky.map', 'loose/armor.mdl', 'loose/palette.lmp'].concat(sky.map(p => 'loose/' + p.split('/').pop())).map(at),
+        'the folder sky/ (maps/sky.map, gfx/env/, gfx/palette.lmp, progs/armor.mdl) opened':
+            ['maps/sky.map', 'progs/armor.mdl', 'gfx/palette.lmp'].concat(sky).map(p => ({ ...at('sky/' + p), relative: 'sky/' + p })),
+        'the folder sky/ dropped': path.join(site, 'maps', 'game_files', 'sky'),
+    };
+    for (const [what, files] of Object.entries(drops)) {
+        state = await dropFiles(page, url, files);
+        check(state === 'ready', `${what}: ${state}`);
+        if (state !== 'ready') continue;
+        const pose = await page.evaluate(() => window.pmfview.pose());
+        const game = ['--game', path.join(dir, 'sky')], out = path.join(workDir, 'sky' + Object.keys(drops).indexOf(what) + '.png');
+        const c = await compareWithShot(page, pmfview, path.join(dir, 'sky.pmf'), pose, out, game);
+        const bare = await compareWithShot(page, pmfview, path.join(dir, 'sky_bare.pmf'), pose, out.replace(/\.png$/, '.bare.png'), game);
+        const skyPixels = Math.round((1 - bare.match) * SIZE[0] * SIZE[1]);
+        check(c.match >= MIN_MATCH && skyPixels >= MIN_SKY_PIXELS,
+              `${what}: ${(c.match * 100).toFixed(2)}% of pixels within ±${TOLERANCE} of pmfview shot --game of pmfc --game's compile, `
+              + `${skyPixels} pixels unlike the compile without the pictures`);
+    }
 }
 
 async function main() {
     // MAP.pmf arguments; SOURCE=COMPILED.pmf (opened by ?map= and compiled in the page, compared
     // with the desktop's compile); SOURCE+FILE...=COMPILED.pmf (dropped together on the threaded
     // page: a .map with its WAD)
-    const [pageDir, pmfviewArg, workDir, ...args] = process.argv.slice(2);
+    const [pageDir, pmfviewArg, workDir, ...options] = process.argv.slice(2);
+    const gameFilesDir = (options.find(a => a.startsWith('--game-files=')) || '').replace('--game-files=', '');
+    const args = options.filter(a => !a.startsWith('--game-files='));
     const maps = args.filter(a => !a.includes('='));
     const pairs = args.filter(a => a.includes('='))
         .map(a => [a.split('=')[0].split('+'), a.split('=')[1].split('@')[0], a.split('=')[1].split('@')[1]]);
@@ -166,6 +254,7 @@ async function main() {
     fs.mkdirSync(path.join(site, 'maps'), { recursive: true });
     for (const f of fs.readdirSync(pageDir)) fs.copyFileSync(path.join(pageDir, f), path.join(site, f));
     for (const m of maps.concat(...pairs.map(p => p[0]))) fs.copyFileSync(m, path.join(site, 'maps', path.basename(m)));
+    if (gameFilesDir) fs.cpSync(gameFilesDir, path.join(site, 'maps', 'game_files'), { recursive: true });
     // a hostile file: a real map cut short inside its chunk index
     const hostile = path.join(site, 'maps', 'hostile.pmf');
     fs.writeFileSync(hostile, fs.readFileSync(maps[0]).subarray(0, 100));
@@ -321,6 +410,10 @@ async function main() {
             const covered = Math.round((1 - bare.match) * SIZE[0] * SIZE[1]);
             check(covered >= MIN_MODEL_PIXELS, `${names.join(' + ')}: the models cover ${covered} pixels (shot --no-models differs there)`);
         }
+
+        // 4c. the game's loose files: a missing model's marker, sky pictures plain and in a folder
+        if (gameFilesDir)
+            await gameFiles(page, base, pmfview, path.resolve(gameFilesDir), site, workDir);
 
         // 5. bench: navigation to ready beside the desktop's shot, and a flight's frame time
         if (bench)
