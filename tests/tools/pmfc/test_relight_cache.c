@@ -3,7 +3,8 @@
  * only fails the checksum: pmfc_relight_stale): cut at every byte, each plausible count made too
  * large, written by another version, the cache of another source, and a source whose geometry
  * changed. relight_cache_parse refuses every cut (ASan: no read past the bytes, no leak); through
- * the library, a cache refused is said in one line and the compile is a full one.
+ * the library, a cache refused is said in one line and the compile is a full one. And a relight
+ * says the warnings the full compile said.
  * Usage: test_relight_cache WORKDIR SOURCE_MAP */
 #include <dirent.h>
 #include <stdio.h>
@@ -19,11 +20,14 @@ static const char *workdir;
 static char said[64][600];
 static int said_count;
 
+static bool said_warning[64];
+
 static void collect(void *user, pmfc_message_kind kind, const char *line)
 {
     (void)user;
-    (void)kind;
-    if (said_count < 64) snprintf(said[said_count++], sizeof said[0], "%s", line);
+    if (said_count >= 64) return;
+    said_warning[said_count] = kind == PMFC_WARNING;
+    snprintf(said[said_count++], sizeof said[0], "%s", line);
 }
 
 /* pmfc SOURCE -o WORKDIR/out.pmf --cache WORKDIR/cache through the library; its lines in said[]. */
@@ -201,6 +205,50 @@ static int case_geometry(const char *source)
     return 0;
 }
 
+/* The warnings of a compile, one after another, into out. */
+static void warnings(char *out, size_t size)
+{
+    out[0] = 0;
+    for (int i = 0; i < said_count; i++)
+        if (said_warning[i]) snprintf(out + strlen(out), size - strlen(out), "%s\n", said[i]);
+}
+
+/* A map that leaks (a wall taken out) with a light: a relight after the light's edit takes the
+ * level as cached and says the full compile's warnings again, the leak among them (the stages
+ * that warn, the front end's outside fill among them, run on every compile). */
+static int case_warnings(const char *original)
+{
+    char source[700], full[4096], relit[4096];
+    snprintf(source, sizeof source, "%s/leak.map", workdir);
+    size_t size = 0;
+    char *map = (char *)test_read_file(original, &size);
+    REQUIRE(map);
+    char *wall = strstr(map, "// brush 5\n"), *end = wall ? strstr(wall, "}\n}\n") : NULL;
+    REQUIRE(end);
+    FILE *f = fopen(source, "wb");
+    REQUIRE(f);
+    fprintf(f, "%.*s}\n%s{\n\"classname\" \"light\"\n\"origin\" \"0 0 96\"\n\"light\" \"%d\"\n}\n", (int)(wall - map), map,
+            end + 4, 200);
+    fclose(f);
+    pmfc_result r;
+    CHECK_EQ(compile(source, &r), 0);
+    warnings(full, sizeof full);
+    CHECK(strstr(full, "warning: leak: the void reaches info_player_start"), "the leak is said: %s", full);
+    f = fopen(source, "wb");
+    REQUIRE(f);
+    fprintf(f, "%.*s}\n%s{\n\"classname\" \"light\"\n\"origin\" \"0 0 96\"\n\"light\" \"%d\"\n}\n", (int)(wall - map), map,
+            end + 4, 300);
+    fclose(f);
+    CHECK_EQ(compile(source, &r), 0);
+    warnings(relit, sizeof relit);
+    CHECK(r.relit && r.relit_lights == 1 && r.built_levels == 1, "relit %d, %zu lights, %zu levels as cached", r.relit,
+          r.relit_lights, r.built_levels);
+    printf("the full compile's and the relight's warnings:\n%s", full);
+    CHECK(!strcmp(full, relit), "the relight's warnings\n%sare the full compile's\n%s", relit, full);
+    free(map);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -231,6 +279,7 @@ int main(int argc, char **argv)
     case_version(source, cache, size);
     case_other_source(source, cache, size);
     case_geometry(source);
+    case_warnings(argv[2]);
     free(cache);
     TEST_DONE();
 }
