@@ -220,8 +220,7 @@ void relight_cache_blocks(const relight_cache *rc, void (*each)(void *user, void
     if (rc->levels) each(user, rc->levels);
 }
 
-/* Why the file's bytes are not a cache of this compile, or NULL. */
-static const char *parse_cache(relight_cache *rc, const uint8_t *bytes, size_t size)
+const char *relight_cache_parse(relight_cache *rc, const uint8_t *bytes, size_t size)
 {
     size_t head = 8 + 4 + 4 + 8 + 8;
     if (size < head + 8 || memcmp(bytes, RELIGHT_MAGIC, 8)) return "not a relight cache";
@@ -267,7 +266,7 @@ void relight_cache_read(relight_cache *rc, const pmfc_compile_desc *desc, size_t
         got = pmf_os_pread(fd, bytes + done, (size_t)(size - done), done);
     if (fd >= 0) close(fd);
     const char *why = !bytes                                   ? "larger than the memory budget"
-                      : fd >= 0 && done == size && info.size == size ? parse_cache(rc, bytes, (size_t)size)
+                      : fd >= 0 && done == size && info.size == size ? relight_cache_parse(rc, bytes, (size_t)size)
                                                                  : "unreadable";
     pmf_budget_free(bytes);
     if (why) {

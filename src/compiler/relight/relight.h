@@ -59,6 +59,10 @@ typedef struct relight_cache {
  * is there and whole; a stale or damaged one is said in one line and left (the compile is then a
  * full one). */
 void relight_cache_read(relight_cache *rc, const pmfc_compile_desc *desc, size_t level_count);
+/* A cache file's bytes read into rc's levels (rc's key and level count set): NULL, or why they
+ * are not a cache of rc's compile (its levels then hold what was read: relight_cache_free). What
+ * relight_cache_read does with the file's bytes, and the fuzz targets fuzz_relight*. */
+const char *relight_cache_parse(relight_cache *rc, const uint8_t *bytes, size_t size);
 /* Replaces the cache file (atomically). False with one warning line when it cannot. */
 bool relight_cache_write(const relight_cache *rc);
 void relight_cache_free(relight_cache *rc);
