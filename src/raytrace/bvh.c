@@ -313,7 +313,7 @@ static void *lines_alloc(size_t count, size_t size, void **block)
 /* tree->quads from the leaves, a leaf's triangles in order from its first quad on, the leaves in
  * the order of their triangles; quad_of[a leaf's first triangle] gets its first quad. False when
  * out of memory. */
-static bool quads_build(bvh *tree, uint32_t *quad_of)
+static bool quads_build(bvh *tree, const float (*triangles)[9], uint32_t *quad_of)
 {
     memset(quad_of, 0, tree->triangle_count * sizeof *quad_of);
     for (size_t i = 0; i < tree->node_count; i++)
@@ -335,14 +335,15 @@ static bool quads_build(bvh *tree, uint32_t *quad_of)
         const bvh_node *leaf = &tree->nodes[i];
         if (leaf->count == 0)
             continue;
-        bvh_quad *quad = &tree->quads[quad_of[leaf->index]];
-        for (uint32_t k = 0; k < (leaf->count + 3) / 4 * 4; k++) {
-            uint32_t lane = k % 4, t = leaf->index + k;
-            quad[k / 4].ids[lane] = k < leaf->count ? tree->triangle_ids[t] : UINT32_MAX;
-            for (int a = 0; k < leaf->count && a < 3; a++) {
-                quad[k / 4].v0[a][lane] = tree->triangles[t][a];
-                quad[k / 4].e1[a][lane] = tree->triangles[t][3 + a];
-                quad[k / 4].e2[a][lane] = tree->triangles[t][6 + a];
+        for (uint32_t k = 0; k < leaf->count; k++) {
+            bvh_quad *quad = &tree->quads[quad_of[leaf->index] + k / 4];
+            uint32_t lane = k % 4, id = tree->triangle_ids[leaf->index + k];
+            const float *v = triangles[id];
+            quad->ids[lane] = id;
+            for (int a = 0; a < 3; a++) {
+                quad->v0[a][lane] = v[a];
+                quad->e1[a][lane] = v[3 + a] - v[a];
+                quad->e2[a][lane] = v[6 + a] - v[a];
             }
         }
     }
@@ -445,23 +446,14 @@ bool bvh_build(const float (*triangles)[9], size_t count, int threads, bvh *out)
         parts[p].nodes = NULL;
     }
 
-    out->triangles = pmf_budget_malloc(count * sizeof *out->triangles);
     out->triangle_ids = pmf_budget_malloc(count * sizeof *out->triangle_ids);
-    if (!out->triangles || !out->triangle_ids)
+    if (!out->triangle_ids)
         goto oom;
-    for (size_t i = 0; i < count; i++) {
-        const float *t = triangles[refs[i].id];
-        float *o = out->triangles[i];
-        for (int a = 0; a < 3; a++) {
-            o[a] = t[a];
-            o[3 + a] = t[3 + a] - t[a];
-            o[6 + a] = t[6 + a] - t[a];
-        }
+    for (size_t i = 0; i < count; i++)
         out->triangle_ids[i] = refs[i].id;
-    }
     out->triangle_count = count;
     /* refs, no longer needed, hold the quads' numbering a while */
-    if (!quads_build(out, (uint32_t *)refs) || !pairs_build(out, (uint32_t *)refs))
+    if (!quads_build(out, triangles, (uint32_t *)refs) || !pairs_build(out, (uint32_t *)refs))
         goto oom;
     pmf_budget_free(refs);
     return true;
@@ -479,7 +471,6 @@ void bvh_free(bvh *tree)
     pmf_budget_free(tree->nodes);
     pmf_budget_free(tree->pair_block);
     pmf_budget_free(tree->quad_block);
-    pmf_budget_free(tree->triangles);
     pmf_budget_free(tree->triangle_ids);
     memset(tree, 0, sizeof *tree);
 }
@@ -792,36 +783,50 @@ static bool boxes_overlap(const float amin[3], const float amax[3], const float 
            amin[2] <= bmax[2] && amax[2] >= bmin[2];
 }
 
+/* Appends to *ids the input indices of the triangles of a leaf whose bounds overlap [min, max];
+ * false when out of memory. */
+static bool leaf_query_box(const bvh *tree, bvh_child leaf, const float min[3], const float max[3], uint32_t **ids,
+                           size_t *capacity, size_t *count)
+{
+    for (uint32_t k = 0; k < leaf.count; k++) {
+        const bvh_quad *quad = &tree->quads[leaf.index + k / 4];
+        uint32_t lane = k % 4;
+        float tmin[3], tmax[3];
+        for (int a = 0; a < 3; a++) {
+            float v0 = quad->v0[a][lane], v1 = v0 + quad->e1[a][lane], v2 = v0 + quad->e2[a][lane];
+            tmin[a] = min_float(v0, min_float(v1, v2));
+            tmax[a] = max_float(v0, max_float(v1, v2));
+        }
+        if (!boxes_overlap(tmin, tmax, min, max))
+            continue;
+        if (!grow_array_budget((void **)ids, capacity, *count + 1, sizeof **ids))
+            return false;
+        (*ids)[(*count)++] = quad->ids[lane];
+    }
+    return true;
+}
+
 size_t bvh_query_box(const bvh *tree, const float min[3], const float max[3], uint32_t **ids, size_t *capacity,
                      size_t count)
 {
-    if (tree->node_count == 0)
+    if (tree->node_count == 0 || !boxes_overlap(tree->nodes[0].min, tree->nodes[0].max, min, max))
         return count;
-    uint32_t stack[BVH_STACK];
+    bvh_child stack[BVH_STACK];
     int sp = 0;
-    stack[sp++] = 0;
+    stack[sp++] = (bvh_child){ 0, tree->nodes[0].count };
     while (sp > 0) {
-        const bvh_node *n = &tree->nodes[stack[--sp]];
-        if (!boxes_overlap(n->min, n->max, min, max))
-            continue;
-        if (n->count == 0) {
-            stack[sp++] = n->index + 1;
-            stack[sp++] = n->index;
+        bvh_child node = stack[--sp];
+        if (node.count > 0) {
+            if (!leaf_query_box(tree, node, min, max, ids, capacity, &count))
+                return (size_t)-1;
             continue;
         }
-        for (uint32_t i = n->index; i < n->index + n->count; i++) {
-            const float *t = tree->triangles[i];
-            float tmin[3], tmax[3];
-            for (int a = 0; a < 3; a++) {
-                float v1 = t[a] + t[3 + a], v2 = t[a] + t[6 + a];
-                tmin[a] = min_float(t[a], min_float(v1, v2));
-                tmax[a] = max_float(t[a], max_float(v1, v2));
-            }
-            if (!boxes_overlap(tmin, tmax, min, max))
-                continue;
-            if (!grow_array_budget((void **)ids, capacity, count + 1, sizeof **ids))
-                return (size_t)-1;
-            (*ids)[count++] = tree->triangle_ids[i];
+        const bvh_pair *pair = &tree->pairs[node.index];
+        for (int c = 1; c >= 0; c--) {      /* the first child ends on top: taken first */
+            float cmin[3] = { pair->bounds[0][c], pair->bounds[1][c], pair->bounds[2][c] };
+            float cmax[3] = { pair->bounds[0][2 + c], pair->bounds[1][2 + c], pair->bounds[2][2 + c] };
+            if (boxes_overlap(cmin, cmax, min, max))
+                stack[sp++] = (bvh_child){ pair->index[c], pair->count[c] };
         }
     }
     return count;

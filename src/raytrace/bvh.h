@@ -21,7 +21,6 @@ typedef struct bvh {
     void *pair_block;           /* the allocation holding them */
     struct bvh_quad *quads;     /* the leaves' triangles four by four: what rays test */
     void *quad_block;
-    float (*triangles)[9];      /* leaf order: v0, edge v1 - v0, edge v2 - v0 */
     uint32_t *triangle_ids;     /* leaf order -> index in the input array */
     size_t triangle_count;
 } bvh;
