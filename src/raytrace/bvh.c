@@ -510,7 +510,7 @@ static inline float dot3(const float a[3], const float b[3])
 }
 
 /* Where o + s d crosses triangle t (v0, e1, e2), into *s_out, when s_min < s < s_max. */
-static inline __attribute__((always_inline)) bool triangle_hit_at(const float t[9], const float o[3], const float d[3], float s_min, float s_max,
+static inline bool triangle_hit_at(const float t[9], const float o[3], const float d[3], float s_min, float s_max,
                                    float *s_out)
 {
     const float *e1 = t + 3, *e2 = t + 6;
@@ -721,7 +721,8 @@ bool bvh_segment_nearest_triangle(const bvh *tree, const float from[3], const fl
             for (uint32_t k = node.index; k < node.index + (node.count + 3) / 4; k++) {
                 v4 s;
                 /* lane by lane in order, each nearer than the last: the first of equal crossings */
-                for (unsigned lanes = quad_hits(&tree->quads[k], &ray, s_min, s_max, &s); lanes; lanes &= lanes - 1) {
+                unsigned lanes = quad_hits(&tree->quads[k], &ray, s_min, s_max, &s);
+                for (; lanes; lanes &= lanes - 1) {
                     int lane = lowest_lane(lanes);
                     if (s[lane] < s_max) {
                         s_max = s[lane];
