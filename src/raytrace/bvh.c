@@ -1,4 +1,5 @@
-/* bvh.c - binned-SAH BVH over triangles, any-hit segment queries (Moller-Trumbore) and box queries. */
+/* bvh.c - binned-SAH BVH over triangles, any-hit segment queries (Moller-Trumbore, four triangles
+ * at once) and box queries. */
 #include "bvh.h"
 #include "jobs.h"
 #include "base/pmf_budget.h"
@@ -27,22 +28,28 @@
 
 typedef float v4 __attribute__((vector_size(16)));
 typedef int32_t v4i __attribute__((vector_size(16)));
-/* Lanes (2, 3, 0, 1) of a; lanes (0, 1) of a with (2, 3) of b: GCC's and Clang's spellings. */
+/* Lanes (2, 3, 0, 1) of a: GCC's and Clang's spellings. */
 #if defined(__clang__)
 #define LANES_SWAP_HALVES(a) __builtin_shufflevector(a, a, 2, 3, 0, 1)
-#define LANES_LOW_HIGH(a, b) __builtin_shufflevector(a, b, 0, 1, 6, 7)
 #else
 #define LANES_SWAP_HALVES(a) __builtin_shuffle(a, (v4i){ 2, 3, 0, 1 })
-#define LANES_LOW_HIGH(a, b) __builtin_shuffle(a, b, (v4i){ 0, 1, 6, 7 })
 #endif
 
 /* Two sibling nodes as a ray meets them: per axis (min of the first, min of the second, max of the
  * first, max of the second), so one slab test covers both. A child is a leaf with count > 0 (index:
- * its first triangle), else index is the pair of its own children. */
+ * its first quad), else index is the pair of its own children. */
 typedef struct bvh_pair {
     v4 bounds[3];
     uint32_t index[2], count[2];
 } bvh_pair;
+
+/* Up to four triangles of a leaf side by side, lane by lane as the ray tests read them: v0, edge
+ * v1 - v0, edge v2 - v0 per axis. A lane past the leaf's last triangle has zero edges: nothing hits
+ * it. */
+typedef struct bvh_quad {
+    v4 v0[3], e1[3], e2[3];
+    uint32_t ids[4];            /* input index per lane */
+} bvh_quad;
 
 typedef struct bvh_child {
     uint32_t index, count;
@@ -286,29 +293,76 @@ static void part_job(void *user, size_t index)
     part_build(job->refs, &job->parts[index]);
 }
 
-/* A node as a child in a pair: a leaf as it is, an interior node by the pair of its children (they
- * start at odd indices, node 2 q + 1 and 2 q + 2 forming pair q). */
-static bvh_child child_of(const bvh_node *node)
+/* A node as a child in a pair: a leaf by its first quad (quad_of[its first triangle]), an interior
+ * node by the pair of its children (they start at odd indices, node 2 q + 1 and 2 q + 2 forming
+ * pair q). The root is {0, its count} either way. */
+static bvh_child child_of(const bvh_node *node, const uint32_t *quad_of)
 {
-    return (bvh_child){ node->count > 0 ? node->index : (node->index - 1) / 2, node->count };
+    return (bvh_child){ node->count > 0 ? quad_of[node->index] : (node->index - 1) / 2, node->count };
+}
+
+/* `count` elements of `size` bytes in one allocation, cache-line aligned; *block gets what to free. */
+static void *lines_alloc(size_t count, size_t size, void **block)
+{
+    *block = pmf_budget_malloc(count * size + BVH_LINE);
+    if (!*block)
+        return NULL;
+    return (void *)(((uintptr_t)*block + BVH_LINE - 1) & ~(uintptr_t)(BVH_LINE - 1));
+}
+
+/* tree->quads from the leaves, a leaf's triangles in order from its first quad on, the leaves in
+ * the order of their triangles; quad_of[a leaf's first triangle] gets its first quad. False when
+ * out of memory. */
+static bool quads_build(bvh *tree, const float (*triangles)[9], uint32_t *quad_of)
+{
+    memset(quad_of, 0, tree->triangle_count * sizeof *quad_of);
+    for (size_t i = 0; i < tree->node_count; i++)
+        if (tree->nodes[i].count > 0)
+            quad_of[tree->nodes[i].index] = tree->nodes[i].count;
+    uint32_t quad_count = 0;
+    for (size_t i = 0; i < tree->triangle_count; i++) {
+        if (quad_of[i] == 0)
+            continue;
+        uint32_t quads = (quad_of[i] + 3) / 4;
+        quad_of[i] = quad_count;
+        quad_count += quads;
+    }
+    tree->quads = lines_alloc(quad_count, sizeof(bvh_quad), &tree->quad_block);
+    if (!tree->quads)
+        return false;
+    memset(tree->quads, 0, quad_count * sizeof(bvh_quad));
+    for (size_t i = 0; i < tree->node_count; i++) {
+        const bvh_node *leaf = &tree->nodes[i];
+        if (leaf->count == 0)
+            continue;
+        for (uint32_t k = 0; k < leaf->count; k++) {
+            bvh_quad *quad = &tree->quads[quad_of[leaf->index] + k / 4];
+            uint32_t lane = k % 4, id = tree->triangle_ids[leaf->index + k];
+            const float *v = triangles[id];
+            quad->ids[lane] = id;
+            for (int a = 0; a < 3; a++) {
+                quad->v0[a][lane] = v[a];
+                quad->e1[a][lane] = v[3 + a] - v[a];
+                quad->e2[a][lane] = v[6 + a] - v[a];
+            }
+        }
+    }
+    return true;
 }
 
 /* tree->pairs from tree->nodes, cache-line aligned. False when out of memory. */
-static bool pairs_build(bvh *tree)
+static bool pairs_build(bvh *tree, const uint32_t *quad_of)
 {
     size_t pair_count = (tree->node_count - 1) / 2;
-    unsigned char *block = pmf_budget_malloc(pair_count * sizeof(bvh_pair) + BVH_LINE);
-    if (!block)
+    tree->pairs = lines_alloc(pair_count, sizeof(bvh_pair), &tree->pair_block);
+    if (!tree->pairs)
         return false;
-    uintptr_t line = ((uintptr_t)block + BVH_LINE - 1) & ~(uintptr_t)(BVH_LINE - 1);
-    tree->pairs = (bvh_pair *)line;
-    tree->pair_block = block;
     for (size_t q = 0; q < pair_count; q++) {
         const bvh_node *first = &tree->nodes[2 * q + 1], *second = first + 1;
         bvh_pair *pair = &tree->pairs[q];
         for (int a = 0; a < 3; a++)
             pair->bounds[a] = (v4){ first->min[a], second->min[a], first->max[a], second->max[a] };
-        bvh_child c0 = child_of(first), c1 = child_of(second);
+        bvh_child c0 = child_of(first, quad_of), c1 = child_of(second, quad_of);
         pair->index[0] = c0.index;
         pair->count[0] = c0.count;
         pair->index[1] = c1.index;
@@ -392,24 +446,16 @@ bool bvh_build(const float (*triangles)[9], size_t count, int threads, bvh *out)
         parts[p].nodes = NULL;
     }
 
-    out->triangles = pmf_budget_malloc(count * sizeof *out->triangles);
     out->triangle_ids = pmf_budget_malloc(count * sizeof *out->triangle_ids);
-    if (!out->triangles || !out->triangle_ids)
+    if (!out->triangle_ids)
         goto oom;
-    for (size_t i = 0; i < count; i++) {
-        const float *t = triangles[refs[i].id];
-        float *o = out->triangles[i];
-        for (int a = 0; a < 3; a++) {
-            o[a] = t[a];
-            o[3 + a] = t[3 + a] - t[a];
-            o[6 + a] = t[6 + a] - t[a];
-        }
+    for (size_t i = 0; i < count; i++)
         out->triangle_ids[i] = refs[i].id;
-    }
-    pmf_budget_free(refs);
     out->triangle_count = count;
-    if (!pairs_build(out))
+    /* refs, no longer needed, hold the quads' numbering a while */
+    if (!quads_build(out, triangles, (uint32_t *)refs) || !pairs_build(out, (uint32_t *)refs))
         goto oom;
+    pmf_budget_free(refs);
     return true;
 
 oom:
@@ -424,7 +470,7 @@ void bvh_free(bvh *tree)
 {
     pmf_budget_free(tree->nodes);
     pmf_budget_free(tree->pair_block);
-    pmf_budget_free(tree->triangles);
+    pmf_budget_free(tree->quad_block);
     pmf_budget_free(tree->triangle_ids);
     memset(tree, 0, sizeof *tree);
 }
@@ -489,18 +535,11 @@ static inline bool triangle_hit_at(const float t[9], const float o[3], const flo
     return s > s_min && s < s_max;
 }
 
-static inline bool triangle_hit(const float t[9], const float o[3], const float d[3], float s_min, float s_max)
-{
-    float s;
-    return triangle_hit_at(t, o, d, s_min, s_max, &s);
-}
-
-/* A segment as the slab tests read it: its origin and inverse direction, once per lane too, and per
- * axis whether it runs toward minus (then a box's max side is the one it meets first). */
+/* A segment as the slab and quad tests read it: its origin and inverse direction, and those and its
+ * direction once per lane. */
 typedef struct bvh_ray {
     float o[3], inv[3];
-    v4 lane_o[3], lane_inv[3];
-    bool flip[3];
+    v4 lane_o[3], lane_inv[3], lane_d[3];
 } bvh_ray;
 
 /* A segment's direction, and its ray for the slab tests. */
@@ -514,7 +553,7 @@ static void segment_setup(const float from[3], const float to[3], float d[3], bv
         r->inv[a] = 1.0f / safe;
         r->lane_o[a] = (v4){ from[a], from[a], from[a], from[a] };
         r->lane_inv[a] = (v4){ r->inv[a], r->inv[a], r->inv[a], r->inv[a] };
-        r->flip[a] = r->inv[a] < 0.0f;
+        r->lane_d[a] = (v4){ d[a], d[a], d[a], d[a] };
     }
 }
 
@@ -534,25 +573,75 @@ static inline v4 lane_abs(v4 x)
     return (v4)((v4i)x & (v4i){ 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff });
 }
 
-/* node_hit on both nodes of a pair at once, the same arithmetic lane by lane (a box's near side is
- * the one node_hit's swap picks: subtracting and scaling keep the order of min and max). */
-static inline void pair_hit(const bvh_pair *pair, const bvh_ray *r, float s_min, float s_max, float enter[2],
-                            bool hit[2])
+static inline v4 lanes_of(float x)
 {
-    /* entries in lanes 0, 1; exits negated in lanes 2, 3, so that one "greater of" narrows both */
-    v4 range = { s_min, s_min, -s_max, -s_max };
-    for (int a = 0; a < 3; a++) {
-        v4 bounds = pair->bounds[a];
-        if (r->flip[a])
-            bounds = LANES_SWAP_HALVES(bounds);
-        v4 t = (bounds - r->lane_o[a]) * r->lane_inv[a];
-        v4 widened = t + lane_abs(t) * (v4){ BVH_WIDEN, BVH_WIDEN, BVH_WIDEN, BVH_WIDEN };
-        range = greater_of(LANES_LOW_HIGH(t, -widened), range);
-    }
-    enter[0] = range[0];
-    enter[1] = range[1];
-    hit[0] = range[0] <= -range[2];
-    hit[1] = range[1] <= -range[3];
+    return (v4){ x, x, x, x };
+}
+
+/* Per lane a < b ? a : b. */
+static inline v4 lesser_of(v4 a, v4 b)
+{
+#if defined(__SSE__)
+    return _mm_min_ps(a, b);
+#else
+    v4i take = a < b;
+    return (v4)((take & (v4i)a) | (~take & (v4i)b));
+#endif
+}
+
+/* One axis of pair_hit: narrows near (entries) and far (exits, widened as node_hit's) by the two
+ * boxes' slabs. The lanes hold (min side, min side, max side, max side) of the two boxes; the nearer
+ * of each box's two sides is node_hit's swap (subtracting and scaling keep the order of min and max). */
+static inline void pair_axis(v4 bounds, v4 o, v4 inv, v4 *near, v4 *far)
+{
+    const v4 widen = { BVH_WIDEN, BVH_WIDEN, BVH_WIDEN, BVH_WIDEN };
+    v4 t = (bounds - o) * inv;
+    v4 swapped = LANES_SWAP_HALVES(t);
+    v4 out = greater_of(t, swapped);
+    *near = greater_of(lesser_of(t, swapped), *near);
+    *far = lesser_of(out + lane_abs(out) * widen, *far);
+}
+
+/* node_hit on both nodes of a pair at once, the same arithmetic lane by lane: s_min and s_max in
+ * every lane of lo and hi. */
+static inline void pair_hit(const bvh_pair *pair, const bvh_ray *r, v4 lo, v4 hi, float enter[2], bool hit[2])
+{
+    v4 near = lo, far = hi;
+    pair_axis(pair->bounds[0], r->lane_o[0], r->lane_inv[0], &near, &far);
+    pair_axis(pair->bounds[1], r->lane_o[1], r->lane_inv[1], &near, &far);
+    pair_axis(pair->bounds[2], r->lane_o[2], r->lane_inv[2], &near, &far);
+    enter[0] = near[0];
+    enter[1] = near[1];
+    hit[0] = near[0] <= far[0];
+    hit[1] = near[1] <= far[1];
+}
+
+/* The lanes (bit k: lane k) of quad q that the segment crosses within (s_min, s_max), each as
+ * triangle_hit_at decides with the same arithmetic; *s gets the crossings. */
+static inline unsigned quad_hits(const bvh_quad *q, const bvh_ray *r, float s_min, float s_max, v4 *s)
+{
+    const v4 *d = r->lane_d, *e1 = q->e1, *e2 = q->e2;
+    const v4 one = { 1.0f, 1.0f, 1.0f, 1.0f }, low = one * -BVH_EDGE_SLACK, high = one * (1.0f + BVH_EDGE_SLACK);
+    v4 p[3] = { d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2], d[0] * e2[1] - d[1] * e2[0] };
+    v4 det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
+    v4 inv_det = one / det;
+    v4 tv[3] = { r->lane_o[0] - q->v0[0], r->lane_o[1] - q->v0[1], r->lane_o[2] - q->v0[2] };
+    v4 u = (tv[0] * p[0] + tv[1] * p[1] + tv[2] * p[2]) * inv_det;
+    v4 c[3] = { tv[1] * e1[2] - tv[2] * e1[1], tv[2] * e1[0] - tv[0] * e1[2], tv[0] * e1[1] - tv[1] * e1[0] };
+    v4 v = (d[0] * c[0] + d[1] * c[1] + d[2] * c[2]) * inv_det;
+    *s = (e2[0] * c[0] + e2[1] * c[1] + e2[2] * c[2]) * inv_det;
+    v4i miss = (det == one * 0.0f) | (u < low) | (u > high) | (v < low) | (u + v > high);
+    v4i hit = ~miss & (*s > one * s_min) & (*s < one * s_max);
+#if defined(__SSE__)
+    return (unsigned)_mm_movemask_ps((__m128)hit);
+#else
+    return (hit[0] & 1u) | (hit[1] & 2u) | (hit[2] & 4u) | (hit[3] & 8u);
+#endif
+}
+
+static inline int lowest_lane(unsigned lanes)
+{
+    return __builtin_ctz(lanes);
 }
 
 bool bvh_segment_occluded(const bvh *tree, const float from[3], const float to[3], float s_min, float s_max,
@@ -568,13 +657,16 @@ bool bvh_segment_occluded(const bvh *tree, const float from[3], const float to[3
     float enter;
     if (!node_hit(&tree->nodes[0], ray.o, ray.inv, s_min, s_max, &enter))
         return false;
-    bvh_child node = child_of(&tree->nodes[0]);
+    const v4 lo = lanes_of(s_min), hi = lanes_of(s_max);
+    bvh_child node = { 0, tree->nodes[0].count };
     for (;;) {
         if (node.count > 0) {
-            for (uint32_t i = node.index; i < node.index + node.count; i++) {
-                if (triangle_hit(tree->triangles[i], from, d, s_min, s_max)) {
+            for (uint32_t k = node.index; k < node.index + (node.count + 3) / 4; k++) {
+                v4 s;
+                unsigned lanes = quad_hits(&tree->quads[k], &ray, s_min, s_max, &s);
+                if (lanes) {
                     if (hit)
-                        *hit = tree->triangle_ids[i];
+                        *hit = tree->quads[k].ids[lowest_lane(lanes)];
                     return true;
                 }
             }
@@ -586,7 +678,7 @@ bool bvh_segment_occluded(const bvh *tree, const float from[3], const float to[3
         const bvh_pair *pair = &tree->pairs[node.index];
         float e[2];
         bool h[2];
-        pair_hit(pair, &ray, s_min, s_max, e, h);
+        pair_hit(pair, &ray, lo, hi, e, h);
         bvh_child c0 = { pair->index[0], pair->count[0] }, c1 = { pair->index[1], pair->count[1] };
         if (h[0] && h[1]) {
             bool first_near = e[0] <= e[1];
@@ -623,23 +715,28 @@ bool bvh_segment_nearest_triangle(const bvh *tree, const float from[3], const fl
     float enter;
     if (!node_hit(&tree->nodes[0], ray.o, ray.inv, s_min, s_max, &enter) || enter >= s_max)
         return false;
-    bvh_child node = child_of(&tree->nodes[0]);
+    bvh_child node = { 0, tree->nodes[0].count };
     for (;;) {
         if (node.count > 0) {
-            for (uint32_t i = node.index; i < node.index + node.count; i++) {
-                float s;
-                if (triangle_hit_at(tree->triangles[i], from, d, s_min, s_max, &s)) {
-                    s_max = s;
-                    found = true;
-                    if (hit)
-                        *hit = tree->triangle_ids[i];
+            for (uint32_t k = node.index; k < node.index + (node.count + 3) / 4; k++) {
+                v4 s;
+                /* lane by lane in order, each nearer than the last: the first of equal crossings */
+                unsigned lanes = quad_hits(&tree->quads[k], &ray, s_min, s_max, &s);
+                for (; lanes; lanes &= lanes - 1) {
+                    int lane = lowest_lane(lanes);
+                    if (s[lane] < s_max) {
+                        s_max = s[lane];
+                        found = true;
+                        if (hit)
+                            *hit = tree->quads[k].ids[lane];
+                    }
                 }
             }
         } else {
             const bvh_pair *pair = &tree->pairs[node.index];
             float e[2];
             bool h[2];
-            pair_hit(pair, &ray, s_min, s_max, e, h);
+            pair_hit(pair, &ray, lanes_of(s_min), lanes_of(s_max), e, h);
             bvh_child c0 = { pair->index[0], pair->count[0] }, c1 = { pair->index[1], pair->count[1] };
             int near = h[0] && h[1] ? (e[0] <= e[1] ? 0 : 1) : h[0] ? 0 : 1;
             if (h[0] && h[1]) {
@@ -687,36 +784,50 @@ static bool boxes_overlap(const float amin[3], const float amax[3], const float 
            amin[2] <= bmax[2] && amax[2] >= bmin[2];
 }
 
+/* Appends to *ids the input indices of the triangles of a leaf whose bounds overlap [min, max];
+ * false when out of memory. */
+static bool leaf_query_box(const bvh *tree, bvh_child leaf, const float min[3], const float max[3], uint32_t **ids,
+                           size_t *capacity, size_t *count)
+{
+    for (uint32_t k = 0; k < leaf.count; k++) {
+        const bvh_quad *quad = &tree->quads[leaf.index + k / 4];
+        uint32_t lane = k % 4;
+        float tmin[3], tmax[3];
+        for (int a = 0; a < 3; a++) {
+            float v0 = quad->v0[a][lane], v1 = v0 + quad->e1[a][lane], v2 = v0 + quad->e2[a][lane];
+            tmin[a] = min_float(v0, min_float(v1, v2));
+            tmax[a] = max_float(v0, max_float(v1, v2));
+        }
+        if (!boxes_overlap(tmin, tmax, min, max))
+            continue;
+        if (!grow_array_budget((void **)ids, capacity, *count + 1, sizeof **ids))
+            return false;
+        (*ids)[(*count)++] = quad->ids[lane];
+    }
+    return true;
+}
+
 size_t bvh_query_box(const bvh *tree, const float min[3], const float max[3], uint32_t **ids, size_t *capacity,
                      size_t count)
 {
-    if (tree->node_count == 0)
+    if (tree->node_count == 0 || !boxes_overlap(tree->nodes[0].min, tree->nodes[0].max, min, max))
         return count;
-    uint32_t stack[BVH_STACK];
+    bvh_child stack[BVH_STACK];
     int sp = 0;
-    stack[sp++] = 0;
+    stack[sp++] = (bvh_child){ 0, tree->nodes[0].count };
     while (sp > 0) {
-        const bvh_node *n = &tree->nodes[stack[--sp]];
-        if (!boxes_overlap(n->min, n->max, min, max))
-            continue;
-        if (n->count == 0) {
-            stack[sp++] = n->index + 1;
-            stack[sp++] = n->index;
+        bvh_child node = stack[--sp];
+        if (node.count > 0) {
+            if (!leaf_query_box(tree, node, min, max, ids, capacity, &count))
+                return (size_t)-1;
             continue;
         }
-        for (uint32_t i = n->index; i < n->index + n->count; i++) {
-            const float *t = tree->triangles[i];
-            float tmin[3], tmax[3];
-            for (int a = 0; a < 3; a++) {
-                float v1 = t[a] + t[3 + a], v2 = t[a] + t[6 + a];
-                tmin[a] = min_float(t[a], min_float(v1, v2));
-                tmax[a] = max_float(t[a], max_float(v1, v2));
-            }
-            if (!boxes_overlap(tmin, tmax, min, max))
-                continue;
-            if (!grow_array_budget((void **)ids, capacity, count + 1, sizeof **ids))
-                return (size_t)-1;
-            (*ids)[count++] = tree->triangle_ids[i];
+        const bvh_pair *pair = &tree->pairs[node.index];
+        for (int c = 1; c >= 0; c--) {      /* the first child ends on top: taken first */
+            float cmin[3] = { pair->bounds[0][c], pair->bounds[1][c], pair->bounds[2][c] };
+            float cmax[3] = { pair->bounds[0][2 + c], pair->bounds[1][2 + c], pair->bounds[2][2 + c] };
+            if (boxes_overlap(cmin, cmax, min, max))
+                stack[sp++] = (bvh_child){ pair->index[c], pair->count[c] };
         }
     }
     return count;

@@ -19,7 +19,8 @@ typedef struct bvh {
     size_t node_count;
     struct bvh_pair *pairs;     /* the nodes again as sibling pairs, one cache line each: what rays walk */
     void *pair_block;           /* the allocation holding them */
-    float (*triangles)[9];      /* leaf order: v0, edge v1 - v0, edge v2 - v0 */
+    struct bvh_quad *quads;     /* the leaves' triangles four by four: what rays test */
+    void *quad_block;
     uint32_t *triangle_ids;     /* leaf order -> index in the input array */
     size_t triangle_count;
 } bvh;
