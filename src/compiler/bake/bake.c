@@ -213,6 +213,52 @@ static bool light_wanted(const light_grid *grid, uint32_t id, unsigned kinds, co
     return (kinds & KIND_BIT(l->kind)) && light_reaches(l) && sphere_reaches_box(l, min, max);
 }
 
+/* A query's lights as bits: those checked (a light listed in several of its cells is checked once)
+ * and those wanted, walked in order at the end; on some maps hundreds of faint lights reach a patch. */
+typedef struct light_marks {
+    uint64_t *checked, *wanted;
+    size_t words;
+    uint64_t local[2 * 64];     /* up to 4096 lights: no allocation */
+} light_marks;
+
+static bool light_marks_init(light_marks *m, size_t light_count)
+{
+    m->words = (light_count + 63) / 64;
+    uint64_t *bits = m->local;
+    if (2 * m->words > sizeof m->local / sizeof *m->local) {
+        if (!(bits = pmf_budget_calloc(2 * m->words, sizeof *bits)))
+            return false;
+    } else {
+        memset(bits, 0, 2 * m->words * sizeof *bits);
+    }
+    m->checked = bits;
+    m->wanted = bits + m->words;
+    return true;
+}
+
+static void light_mark(const light_grid *grid, light_marks *m, uint32_t id, unsigned kinds, const float min[3],
+                       const float max[3])
+{
+    uint64_t bit = 1ull << (id & 63);
+    if (m->checked[id >> 6] & bit)
+        return;
+    m->checked[id >> 6] |= bit;
+    if (light_wanted(grid, id, kinds, min, max))
+        m->wanted[id >> 6] |= bit;
+}
+
+/* The wanted lights, ascending, into `out`; the marks freed. */
+static bool light_marks_take(light_marks *m, id_list *out)
+{
+    bool ok = true;
+    for (size_t w = 0; w < m->words && ok; w++)
+        for (uint64_t bits = m->wanted[w]; bits && ok; bits &= bits - 1)
+            ok = id_list_push(out, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits)));
+    if (m->checked != m->local)
+        pmf_budget_free(m->checked);
+    return ok;
+}
+
 /* The lights of the given kinds (KIND_BIT set) whose reach overlaps [min, max], ascending, into
  * `out` (emptied first). */
 static bool light_grid_query(const light_grid *grid, const float min[3], const float max[3], unsigned kinds,
@@ -226,6 +272,9 @@ static bool light_grid_query(const light_grid *grid, const float min[3], const f
                 return false;
         return true;
     }
+    light_marks marks;
+    if (!light_marks_init(&marks, grid->light_count))
+        return false;
     for (int64_t x = c0[0]; x <= c1[0]; x++)
         for (int64_t y = c0[1]; y <= c1[1]; y++)
             for (int64_t z = c0[2]; z <= c1[2]; z++) {
@@ -241,27 +290,11 @@ static bool light_grid_query(const light_grid *grid, const float min[3], const f
                 if (lo == grid->key_count || grid->keys[lo] != key)
                     continue;
                 for (uint32_t e = grid->starts[lo]; e < grid->starts[lo + 1]; e++)
-                    if (light_wanted(grid, grid->entries[e], kinds, min, max) && !id_list_push(out, grid->entries[e]))
-                        return false;
+                    light_mark(grid, &marks, grid->entries[e], kinds, min, max);
             }
     for (size_t i = 0; i < grid->global_count; i++)
-        if (light_wanted(grid, grid->global[i], kinds, min, max) && !id_list_push(out, grid->global[i]))
-            return false;
-    /* Few lights survive: insertion sort, dropping the copies from neighbouring cells. */
-    size_t kept = 0;
-    for (size_t i = 0; i < out->count; i++) {
-        uint32_t id = out->ids[i];
-        size_t j = kept;
-        while (j > 0 && out->ids[j - 1] > id)
-            j--;
-        if (j > 0 && out->ids[j - 1] == id)
-            continue;
-        memmove(out->ids + j + 1, out->ids + j, (kept - j) * sizeof *out->ids);
-        out->ids[j] = id;
-        kept++;
-    }
-    out->count = kept;
-    return true;
+        light_mark(grid, &marks, grid->global[i], kinds, min, max);
+    return light_marks_take(&marks, out);
 }
 
 /* ---- the light model -------------------------------------------------------------------- */
@@ -1104,6 +1137,18 @@ static void trace_terms(const bake_ctx *ctx, const bake_patch *patch, size_t ind
                    s->strength, s->occlusion, s->blur, s->walls, terms);
 }
 
+/* Whether a light that a relight takes out or adds reaches [min, max]. */
+static bool changed_lights_reach(const bake_ctx *ctx, const float min[3], const float max[3])
+{
+    for (int pass = 0; pass < 2; pass++) {
+        const bake_light *list = pass ? ctx->added : ctx->removed;
+        for (size_t k = 0, n_list = pass ? ctx->added_count : ctx->removed_count; k < n_list; k++)
+            if (list[k].kind == BAKE_LIGHT_STATIC && light_reaches(&list[k]) && sphere_reaches_box(&list[k], min, max))
+                return true;
+    }
+    return false;
+}
+
 /* A patch's terms from the earlier bake's (bake_relight): the lights that differ taken out at their
  * old place and added at their new one where they reach it, the ambient term's change, and the
  * dome and sky shares the earlier bake did not trace (they were dark then); a patch of another
@@ -1228,8 +1273,12 @@ static void bake_patch_job(void *user, size_t index)
 
     float min[3], max[3];
     patch_bounds(patch, min, max);
+    /* a relight's patch that no changed light reaches keeps its sums: its static lights unlisted */
+    unsigned kinds = KIND_BIT(BAKE_LIGHT_DYNAMIC);
+    if (!desc->relight || changed_lights_reach(ctx, min, max) || !bake_patch_kept(desc, index))
+        kinds |= KIND_BIT(BAKE_LIGHT_STATIC);
     id_list lights = { 0 };
-    if (!light_grid_query(&ctx->grid, min, max, KIND_BIT(BAKE_LIGHT_STATIC) | KIND_BIT(BAKE_LIGHT_DYNAMIC), &lights)) {
+    if (!light_grid_query(&ctx->grid, min, max, kinds, &lights)) {
         atomic_store(&ctx->failed, true);
         return;
     }
