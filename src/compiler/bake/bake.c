@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #define BAKE_LIGHT_SLACK 1e-4f      /* shadow rays stop this fraction short of the light */
@@ -27,6 +28,8 @@
 #define GRID_QUERY_MAX_CELLS 512    /* a query box spanning more cells checks every light */
 #define GRID_COORD_LIMIT 1000000    /* cell coordinates fit 21 bits */
 
+#define KIND_BIT(kind) (1u << (kind))
+
 /* ---- light lookup: a sparse uniform grid of the cells each light reaches ---------------- */
 
 typedef struct light_grid {
@@ -39,6 +42,7 @@ typedef struct light_grid {
     size_t key_count;
     uint32_t *global;           /* lights reaching too many cells, ascending */
     size_t global_count;
+    unsigned kinds;             /* the kinds (KIND_BIT) of the lights that reach anything */
 } light_grid;
 
 typedef struct grid_entry {
@@ -106,9 +110,12 @@ static bool light_grid_build(const bake_light *lights, size_t count, light_grid 
     if (!ranges)
         return false;
     size_t reaching = 0;
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; i < count; i++) {
         if (light_reaches(&lights[i]) && lights[i].shape != BAKE_SHAPE_SUN)
             ranges[reaching++] = lights[i].range;
+        if (light_reaches(&lights[i]))
+            grid->kinds |= KIND_BIT(lights[i].kind);
+    }
     float median = 1.0f;
     if (reaching > 0) {
         order_sort(ranges, reaching, sizeof *ranges, order_float);
@@ -205,8 +212,6 @@ static bool sphere_reaches_box(const bake_light *l, const float min[3], const fl
     return d2 < l->range * l->range;
 }
 
-#define KIND_BIT(kind) (1u << (kind))
-
 static bool light_wanted(const light_grid *grid, uint32_t id, unsigned kinds, const float min[3], const float max[3])
 {
     const bake_light *l = &grid->lights[id];
@@ -236,45 +241,50 @@ static bool light_marks_init(light_marks *m, size_t light_count)
     return true;
 }
 
-static void light_mark(const light_grid *grid, light_marks *m, uint32_t id, unsigned kinds, const float min[3],
-                       const float max[3])
+/* Marks light id (checked, and wanted when it is): 1 when it is newly wanted. */
+static size_t light_mark(const light_grid *grid, light_marks *m, uint32_t id, unsigned kinds, const float min[3],
+                         const float max[3])
 {
     uint64_t bit = 1ull << (id & 63);
     if (m->checked[id >> 6] & bit)
-        return;
+        return 0;
     m->checked[id >> 6] |= bit;
-    if (light_wanted(grid, id, kinds, min, max))
-        m->wanted[id >> 6] |= bit;
+    if (!light_wanted(grid, id, kinds, min, max))
+        return 0;
+    m->wanted[id >> 6] |= bit;
+    return 1;
 }
 
-/* The wanted lights, ascending, into `out`; the marks freed. */
-static bool light_marks_take(light_marks *m, id_list *out)
+/* The wanted lights, ascending, into `out`. */
+static bool light_marks_take(const light_marks *m, id_list *out)
 {
     bool ok = true;
     for (size_t w = 0; w < m->words && ok; w++)
         for (uint64_t bits = m->wanted[w]; bits && ok; bits &= bits - 1)
             ok = id_list_push(out, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits)));
-    if (m->checked != m->local)
-        pmf_budget_free(m->checked);
     return ok;
 }
 
-/* The lights of the given kinds (KIND_BIT set) whose reach overlaps [min, max], ascending, into
- * `out` (emptied first). */
-static bool light_grid_query(const light_grid *grid, const float min[3], const float max[3], unsigned kinds,
-                             id_list *out)
+static void light_marks_free(light_marks *m)
 {
-    out->count = 0;
+    if (m->checked != m->local)
+        pmf_budget_free(m->checked);
+}
+
+/* Marks the lights of the given kinds (KIND_BIT set) whose reach overlaps [min, max] until `enough`
+ * are: how many. */
+static size_t light_grid_mark(const light_grid *grid, const float min[3], const float max[3], unsigned kinds,
+                              size_t enough, light_marks *marks)
+{
+    size_t found = 0;
     int64_t c0[3], c1[3];
+    if (!(kinds & grid->kinds)) /* a map's lights are most often all static */
+        return 0;
     if (!grid_cells(grid, min, max, c0, c1) || grid_cell_count(c0, c1) > GRID_QUERY_MAX_CELLS) {
-        for (size_t i = 0; i < grid->light_count; i++)
-            if (light_wanted(grid, (uint32_t)i, kinds, min, max) && !id_list_push(out, (uint32_t)i))
-                return false;
-        return true;
+        for (size_t i = 0; i < grid->light_count && found < enough; i++)
+            found += light_mark(grid, marks, (uint32_t)i, kinds, min, max);
+        return found;
     }
-    light_marks marks;
-    if (!light_marks_init(&marks, grid->light_count))
-        return false;
     for (int64_t x = c0[0]; x <= c1[0]; x++)
         for (int64_t y = c0[1]; y <= c1[1]; y++)
             for (int64_t z = c0[2]; z <= c1[2]; z++) {
@@ -289,12 +299,39 @@ static bool light_grid_query(const light_grid *grid, const float min[3], const f
                 }
                 if (lo == grid->key_count || grid->keys[lo] != key)
                     continue;
-                for (uint32_t e = grid->starts[lo]; e < grid->starts[lo + 1]; e++)
-                    light_mark(grid, &marks, grid->entries[e], kinds, min, max);
+                for (uint32_t e = grid->starts[lo]; e < grid->starts[lo + 1] && found < enough; e++)
+                    found += light_mark(grid, marks, grid->entries[e], kinds, min, max);
             }
-    for (size_t i = 0; i < grid->global_count; i++)
-        light_mark(grid, &marks, grid->global[i], kinds, min, max);
-    return light_marks_take(&marks, out);
+    for (size_t i = 0; i < grid->global_count && found < enough; i++)
+        found += light_mark(grid, marks, grid->global[i], kinds, min, max);
+    return found;
+}
+
+/* The lights of the given kinds (KIND_BIT set) whose reach overlaps [min, max], ascending, into
+ * `out` (emptied first). */
+static bool light_grid_query(const light_grid *grid, const float min[3], const float max[3], unsigned kinds,
+                             id_list *out)
+{
+    out->count = 0;
+    light_marks marks;
+    if (!light_marks_init(&marks, grid->light_count))
+        return false;
+    light_grid_mark(grid, min, max, kinds, SIZE_MAX, &marks);
+    bool ok = light_marks_take(&marks, out);
+    light_marks_free(&marks);
+    return ok;
+}
+
+/* Whether at least `enough` lights of the given kinds reach [min, max] (false when out of memory). */
+static bool light_grid_reach_at_least(const light_grid *grid, const float min[3], const float max[3], unsigned kinds,
+                                      size_t enough)
+{
+    light_marks marks;
+    if (!light_marks_init(&marks, grid->light_count))
+        return false;
+    bool ok = light_grid_mark(grid, min, max, kinds, enough, &marks) >= enough;
+    light_marks_free(&marks);
+    return ok;
 }
 
 /* ---- the light model -------------------------------------------------------------------- */
@@ -1137,16 +1174,24 @@ static void trace_terms(const bake_ctx *ctx, const bake_patch *patch, size_t ind
                    s->strength, s->occlusion, s->blur, s->walls, terms);
 }
 
-/* Whether a light that a relight takes out or adds reaches [min, max]. */
-static bool changed_lights_reach(const bake_ctx *ctx, const float min[3], const float max[3])
+/* A relight's patch summed again from all its static lights (relight_terms). */
+static void resum_lights(bake_ctx *ctx, const bake_patch *patch, const float *n, int w, int h, const float min[3],
+                         const float max[3], patch_scratch *s, bake_term *terms)
 {
-    for (int pass = 0; pass < 2; pass++) {
-        const bake_light *list = pass ? ctx->added : ctx->removed;
-        for (size_t k = 0, n_list = pass ? ctx->added_count : ctx->removed_count; k < n_list; k++)
-            if (list[k].kind == BAKE_LIGHT_STATIC && light_reaches(&list[k]) && sphere_reaches_box(&list[k], min, max))
-                return true;
+    id_list lights = { 0 };
+    uint32_t *occluders = NULL;
+    if (light_grid_query(&ctx->grid, min, max, KIND_BIT(BAKE_LIGHT_STATIC), &lights) &&
+        (occluders = pmf_budget_malloc((lights.count + 1) * sizeof *occluders))) {
+        for (size_t k = 0; k < lights.count; k++)
+            occluders[k] = NO_OCCLUDER;
+        patch_scratch own = *s;
+        own.occluders = occluders;
+        sum_lights(ctx, patch, n, w, h, &lights, &own, terms);
+    } else {
+        atomic_store(&ctx->failed, true);
     }
-    return false;
+    pmf_budget_free(occluders);
+    pmf_budget_free(lights.ids);
 }
 
 /* A patch's terms from the earlier bake's (bake_relight): the lights that differ taken out at their
@@ -1171,19 +1216,18 @@ static void relight_terms(bake_ctx *ctx, const bake_patch *patch, size_t index, 
                 (desc->ambient_no_dirt ? terms[at].clean : terms[at].dirtied)[c] += (double)desc->ambient[c] - from->ambient[c];
     float min[3], max[3];
     patch_bounds(patch, min, max);
-    size_t changed = 0, current = 0;
+    size_t changed = 0;
     for (int pass = 0; pass < 2; pass++) {
         const bake_light *list = pass ? ctx->added : ctx->removed;
         for (size_t k = 0, n_list = pass ? ctx->added_count : ctx->removed_count; k < n_list; k++)
             changed += list[k].kind == BAKE_LIGHT_STATIC && light_reaches(&list[k]) && sphere_reaches_box(&list[k], min, max);
     }
-    for (size_t k = 0; k < lights->count; k++)
-        current += desc->lights[lights->ids[k]].kind == BAKE_LIGHT_STATIC;
     /* more lights to take out and add than the patch has (most of them changed: a lights.rad
      * value): its lights summed again, the shares kept */
-    if (changed > current)
-        sum_lights(ctx, patch, n, w, h, lights, s, terms);
-    for (int pass = 0; pass < 2 && changed <= current; pass++) {
+    bool resum = changed > 0 && !light_grid_reach_at_least(&ctx->grid, min, max, KIND_BIT(BAKE_LIGHT_STATIC), changed);
+    if (resum)
+        resum_lights(ctx, patch, n, w, h, min, max, s, terms);
+    for (int pass = 0; pass < 2 && !resum; pass++) {
         const bake_light *list = pass ? ctx->added : ctx->removed;
         for (size_t k = 0, n_list = pass ? ctx->added_count : ctx->removed_count; k < n_list; k++) {
             const bake_light *l = &list[k];
@@ -1273,9 +1317,10 @@ static void bake_patch_job(void *user, size_t index)
 
     float min[3], max[3];
     patch_bounds(patch, min, max);
-    /* a relight's patch that no changed light reaches keeps its sums: its static lights unlisted */
+    /* a relight's patch kept from before takes out and adds the changed lights alone: its static
+     * lights unlisted (relight_terms) */
     unsigned kinds = KIND_BIT(BAKE_LIGHT_DYNAMIC);
-    if (!desc->relight || changed_lights_reach(ctx, min, max) || !bake_patch_kept(desc, index))
+    if (!desc->relight || !bake_patch_kept(desc, index))
         kinds |= KIND_BIT(BAKE_LIGHT_STATIC);
     id_list lights = { 0 };
     if (!light_grid_query(&ctx->grid, min, max, kinds, &lights)) {
