@@ -223,12 +223,14 @@ static bool light_wanted(const light_grid *grid, uint32_t id, unsigned kinds, co
 typedef struct light_marks {
     uint64_t *checked, *wanted;
     size_t words;
+    size_t count;               /* lights checked */
     uint64_t local[2 * 64];     /* up to 4096 lights: no allocation */
 } light_marks;
 
 static bool light_marks_init(light_marks *m, size_t light_count)
 {
     m->words = (light_count + 63) / 64;
+    m->count = 0;
     uint64_t *bits = m->local;
     if (2 * m->words > sizeof m->local / sizeof *m->local) {
         if (!(bits = pmf_budget_calloc(2 * m->words, sizeof *bits)))
@@ -249,6 +251,7 @@ static size_t light_mark(const light_grid *grid, light_marks *m, uint32_t id, un
     if (m->checked[id >> 6] & bit)
         return 0;
     m->checked[id >> 6] |= bit;
+    m->count++;
     if (!light_wanted(grid, id, kinds, min, max))
         return 0;
     m->wanted[id >> 6] |= bit;
@@ -308,9 +311,9 @@ static size_t light_grid_mark(const light_grid *grid, const float min[3], const 
 }
 
 /* The lights of the given kinds (KIND_BIT set) whose reach overlaps [min, max], ascending, into
- * `out` (emptied first). */
+ * `out` (emptied first); the lights checked added to *checks when given. */
 static bool light_grid_query(const light_grid *grid, const float min[3], const float max[3], unsigned kinds,
-                             id_list *out)
+                             id_list *out, atomic_uint_fast64_t *checks)
 {
     out->count = 0;
     light_marks marks;
@@ -318,18 +321,22 @@ static bool light_grid_query(const light_grid *grid, const float min[3], const f
         return false;
     light_grid_mark(grid, min, max, kinds, SIZE_MAX, &marks);
     bool ok = light_marks_take(&marks, out);
+    if (checks)
+        atomic_fetch_add_explicit(checks, marks.count, memory_order_relaxed);
     light_marks_free(&marks);
     return ok;
 }
 
-/* Whether at least `enough` lights of the given kinds reach [min, max] (false when out of memory). */
+/* Whether at least `enough` lights of the given kinds reach [min, max] (false when out of memory);
+ * the lights checked added to *checks. */
 static bool light_grid_reach_at_least(const light_grid *grid, const float min[3], const float max[3], unsigned kinds,
-                                      size_t enough)
+                                      size_t enough, atomic_uint_fast64_t *checks)
 {
     light_marks marks;
     if (!light_marks_init(&marks, grid->light_count))
         return false;
     bool ok = light_grid_mark(grid, min, max, kinds, enough, &marks) >= enough;
+    atomic_fetch_add_explicit(checks, marks.count, memory_order_relaxed);
     light_marks_free(&marks);
     return ok;
 }
@@ -358,6 +365,7 @@ typedef struct bake_ctx {
     bake_light *removed, *added; /* a relight: the lights that differ, as they were and as they are */
     size_t removed_count, added_count;
     atomic_uint_fast64_t relit_luxels;
+    atomic_uint_fast64_t patch_light_checks; /* bake_result.patch_light_checks */
     atomic_bool failed;
 } bake_ctx;
 
@@ -1180,7 +1188,7 @@ static void resum_lights(bake_ctx *ctx, const bake_patch *patch, const float *n,
 {
     id_list lights = { 0 };
     uint32_t *occluders = NULL;
-    if (light_grid_query(&ctx->grid, min, max, KIND_BIT(BAKE_LIGHT_STATIC), &lights) &&
+    if (light_grid_query(&ctx->grid, min, max, KIND_BIT(BAKE_LIGHT_STATIC), &lights, &ctx->patch_light_checks) &&
         (occluders = pmf_budget_malloc((lights.count + 1) * sizeof *occluders))) {
         for (size_t k = 0; k < lights.count; k++)
             occluders[k] = NO_OCCLUDER;
@@ -1224,7 +1232,8 @@ static void relight_terms(bake_ctx *ctx, const bake_patch *patch, size_t index, 
     }
     /* more lights to take out and add than the patch has (most of them changed: a lights.rad
      * value): its lights summed again, the shares kept */
-    bool resum = changed > 0 && !light_grid_reach_at_least(&ctx->grid, min, max, KIND_BIT(BAKE_LIGHT_STATIC), changed);
+    bool resum = changed > 0 && !light_grid_reach_at_least(&ctx->grid, min, max, KIND_BIT(BAKE_LIGHT_STATIC), changed,
+                                                                   &ctx->patch_light_checks);
     if (resum)
         resum_lights(ctx, patch, n, w, h, min, max, s, terms);
     for (int pass = 0; pass < 2 && !resum; pass++) {
@@ -1323,7 +1332,7 @@ static void bake_patch_job(void *user, size_t index)
     if (!desc->relight || !bake_patch_kept(desc, index))
         kinds |= KIND_BIT(BAKE_LIGHT_STATIC);
     id_list lights = { 0 };
-    if (!light_grid_query(&ctx->grid, min, max, kinds, &lights)) {
+    if (!light_grid_query(&ctx->grid, min, max, kinds, &lights, &ctx->patch_light_checks)) {
         atomic_store(&ctx->failed, true);
         return;
     }
@@ -1572,7 +1581,7 @@ static void fast_job(void *user, size_t block)
         end = desc->vertex_count;
     for (size_t v = block * BAKE_VERTEX_BLOCK; v < end; v++) {
         const bake_vertex *vertex = &desc->vertices[v];
-        if (!light_grid_query(&ctx->grid, vertex->position, vertex->position, KIND_BIT(BAKE_LIGHT_FAST), &lights)) {
+        if (!light_grid_query(&ctx->grid, vertex->position, vertex->position, KIND_BIT(BAKE_LIGHT_FAST), &lights, NULL)) {
             atomic_store(&ctx->failed, true);
             break;
         }
@@ -1600,7 +1609,7 @@ static void probe_job(void *user, size_t index)
     for (int a = 0; a < 3; a++)
         centre[a] = 0.5f * (probe->min[a] + probe->max[a]);
     id_list lights = { 0 };
-    if (!light_grid_query(&ctx->grid, probe->min, probe->max, ~0u, &lights)) {
+    if (!light_grid_query(&ctx->grid, probe->min, probe->max, ~0u, &lights, NULL)) {
         atomic_store(&ctx->failed, true);
         return;
     }
@@ -1702,6 +1711,7 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     bake_ctx ctx = { .desc = desc, .out = out };
     atomic_init(&ctx.failed, false);
     atomic_init(&ctx.relit_luxels, 0);
+    atomic_init(&ctx.patch_light_checks, 0);
     int threads = desc->threads;
     jobs_progress progress = { desc->progress, desc->user, "bvh" };
 
@@ -1750,6 +1760,7 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     jobs_parallel_for_progress(desc->patch_count, threads, bake_patch_job, &ctx, &progress);
     out->relit_lights = ctx.removed_count > ctx.added_count ? ctx.removed_count : ctx.added_count;
     out->relit_luxels = atomic_load(&ctx.relit_luxels);
+    out->patch_light_checks = atomic_load(&ctx.patch_light_checks);
     if (atomic_load(&ctx.failed) || !plan_layers(&ctx))
         goto fail;
 
