@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #define BAKE_LIGHT_SLACK 1e-4f      /* shadow rays stop this fraction short of the light */
@@ -27,6 +28,8 @@
 #define GRID_QUERY_MAX_CELLS 512    /* a query box spanning more cells checks every light */
 #define GRID_COORD_LIMIT 1000000    /* cell coordinates fit 21 bits */
 
+#define KIND_BIT(kind) (1u << (kind))
+
 /* ---- light lookup: a sparse uniform grid of the cells each light reaches ---------------- */
 
 typedef struct light_grid {
@@ -39,6 +42,7 @@ typedef struct light_grid {
     size_t key_count;
     uint32_t *global;           /* lights reaching too many cells, ascending */
     size_t global_count;
+    unsigned kinds;             /* the kinds (KIND_BIT) of the lights that reach anything */
 } light_grid;
 
 typedef struct grid_entry {
@@ -106,9 +110,12 @@ static bool light_grid_build(const bake_light *lights, size_t count, light_grid 
     if (!ranges)
         return false;
     size_t reaching = 0;
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; i < count; i++) {
         if (light_reaches(&lights[i]) && lights[i].shape != BAKE_SHAPE_SUN)
             ranges[reaching++] = lights[i].range;
+        if (light_reaches(&lights[i]))
+            grid->kinds |= KIND_BIT(lights[i].kind);
+    }
     float median = 1.0f;
     if (reaching > 0) {
         order_sort(ranges, reaching, sizeof *ranges, order_float);
@@ -205,26 +212,81 @@ static bool sphere_reaches_box(const bake_light *l, const float min[3], const fl
     return d2 < l->range * l->range;
 }
 
-#define KIND_BIT(kind) (1u << (kind))
-
 static bool light_wanted(const light_grid *grid, uint32_t id, unsigned kinds, const float min[3], const float max[3])
 {
     const bake_light *l = &grid->lights[id];
     return (kinds & KIND_BIT(l->kind)) && light_reaches(l) && sphere_reaches_box(l, min, max);
 }
 
-/* The lights of the given kinds (KIND_BIT set) whose reach overlaps [min, max], ascending, into
- * `out` (emptied first). */
-static bool light_grid_query(const light_grid *grid, const float min[3], const float max[3], unsigned kinds,
-                             id_list *out)
+/* A query's lights as bits: those checked (a light listed in several of its cells is checked once)
+ * and those wanted, walked in order at the end; on some maps hundreds of faint lights reach a patch. */
+typedef struct light_marks {
+    uint64_t *checked, *wanted;
+    size_t words;
+    size_t count;               /* lights checked */
+    uint64_t local[2 * 64];     /* up to 4096 lights: no allocation */
+} light_marks;
+
+static bool light_marks_init(light_marks *m, size_t light_count)
 {
-    out->count = 0;
+    m->words = (light_count + 63) / 64;
+    m->count = 0;
+    uint64_t *bits = m->local;
+    if (2 * m->words > sizeof m->local / sizeof *m->local) {
+        if (!(bits = pmf_budget_calloc(2 * m->words, sizeof *bits)))
+            return false;
+    } else {
+        memset(bits, 0, 2 * m->words * sizeof *bits);
+    }
+    m->checked = bits;
+    m->wanted = bits + m->words;
+    return true;
+}
+
+/* Marks light id (checked, and wanted when it is): 1 when it is newly wanted. */
+static size_t light_mark(const light_grid *grid, light_marks *m, uint32_t id, unsigned kinds, const float min[3],
+                         const float max[3])
+{
+    uint64_t bit = 1ull << (id & 63);
+    if (m->checked[id >> 6] & bit)
+        return 0;
+    m->checked[id >> 6] |= bit;
+    m->count++;
+    if (!light_wanted(grid, id, kinds, min, max))
+        return 0;
+    m->wanted[id >> 6] |= bit;
+    return 1;
+}
+
+/* The wanted lights, ascending, into `out`. */
+static bool light_marks_take(const light_marks *m, id_list *out)
+{
+    bool ok = true;
+    for (size_t w = 0; w < m->words && ok; w++)
+        for (uint64_t bits = m->wanted[w]; bits && ok; bits &= bits - 1)
+            ok = id_list_push(out, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits)));
+    return ok;
+}
+
+static void light_marks_free(light_marks *m)
+{
+    if (m->checked != m->local)
+        pmf_budget_free(m->checked);
+}
+
+/* Marks the lights of the given kinds (KIND_BIT set) whose reach overlaps [min, max] until `enough`
+ * are: how many. */
+static size_t light_grid_mark(const light_grid *grid, const float min[3], const float max[3], unsigned kinds,
+                              size_t enough, light_marks *marks)
+{
+    size_t found = 0;
     int64_t c0[3], c1[3];
+    if (!(kinds & grid->kinds)) /* a map's lights are most often all static */
+        return 0;
     if (!grid_cells(grid, min, max, c0, c1) || grid_cell_count(c0, c1) > GRID_QUERY_MAX_CELLS) {
-        for (size_t i = 0; i < grid->light_count; i++)
-            if (light_wanted(grid, (uint32_t)i, kinds, min, max) && !id_list_push(out, (uint32_t)i))
-                return false;
-        return true;
+        for (size_t i = 0; i < grid->light_count && found < enough; i++)
+            found += light_mark(grid, marks, (uint32_t)i, kinds, min, max);
+        return found;
     }
     for (int64_t x = c0[0]; x <= c1[0]; x++)
         for (int64_t y = c0[1]; y <= c1[1]; y++)
@@ -240,28 +302,43 @@ static bool light_grid_query(const light_grid *grid, const float min[3], const f
                 }
                 if (lo == grid->key_count || grid->keys[lo] != key)
                     continue;
-                for (uint32_t e = grid->starts[lo]; e < grid->starts[lo + 1]; e++)
-                    if (light_wanted(grid, grid->entries[e], kinds, min, max) && !id_list_push(out, grid->entries[e]))
-                        return false;
+                for (uint32_t e = grid->starts[lo]; e < grid->starts[lo + 1] && found < enough; e++)
+                    found += light_mark(grid, marks, grid->entries[e], kinds, min, max);
             }
-    for (size_t i = 0; i < grid->global_count; i++)
-        if (light_wanted(grid, grid->global[i], kinds, min, max) && !id_list_push(out, grid->global[i]))
-            return false;
-    /* Few lights survive: insertion sort, dropping the copies from neighbouring cells. */
-    size_t kept = 0;
-    for (size_t i = 0; i < out->count; i++) {
-        uint32_t id = out->ids[i];
-        size_t j = kept;
-        while (j > 0 && out->ids[j - 1] > id)
-            j--;
-        if (j > 0 && out->ids[j - 1] == id)
-            continue;
-        memmove(out->ids + j + 1, out->ids + j, (kept - j) * sizeof *out->ids);
-        out->ids[j] = id;
-        kept++;
-    }
-    out->count = kept;
-    return true;
+    for (size_t i = 0; i < grid->global_count && found < enough; i++)
+        found += light_mark(grid, marks, grid->global[i], kinds, min, max);
+    return found;
+}
+
+/* The lights of the given kinds (KIND_BIT set) whose reach overlaps [min, max], ascending, into
+ * `out` (emptied first); the lights checked added to *checks when given. */
+static bool light_grid_query(const light_grid *grid, const float min[3], const float max[3], unsigned kinds,
+                             id_list *out, atomic_uint_fast64_t *checks)
+{
+    out->count = 0;
+    light_marks marks;
+    if (!light_marks_init(&marks, grid->light_count))
+        return false;
+    light_grid_mark(grid, min, max, kinds, SIZE_MAX, &marks);
+    bool ok = light_marks_take(&marks, out);
+    if (checks)
+        atomic_fetch_add_explicit(checks, marks.count, memory_order_relaxed);
+    light_marks_free(&marks);
+    return ok;
+}
+
+/* Whether at least `enough` lights of the given kinds reach [min, max] (false when out of memory);
+ * the lights checked added to *checks. */
+static bool light_grid_reach_at_least(const light_grid *grid, const float min[3], const float max[3], unsigned kinds,
+                                      size_t enough, atomic_uint_fast64_t *checks)
+{
+    light_marks marks;
+    if (!light_marks_init(&marks, grid->light_count))
+        return false;
+    bool ok = light_grid_mark(grid, min, max, kinds, enough, &marks) >= enough;
+    atomic_fetch_add_explicit(checks, marks.count, memory_order_relaxed);
+    light_marks_free(&marks);
+    return ok;
 }
 
 /* ---- the light model -------------------------------------------------------------------- */
@@ -288,6 +365,7 @@ typedef struct bake_ctx {
     bake_light *removed, *added; /* a relight: the lights that differ, as they were and as they are */
     size_t removed_count, added_count;
     atomic_uint_fast64_t relit_luxels;
+    atomic_uint_fast64_t patch_light_checks; /* bake_result.patch_light_checks */
     atomic_bool failed;
 } bake_ctx;
 
@@ -1104,6 +1182,26 @@ static void trace_terms(const bake_ctx *ctx, const bake_patch *patch, size_t ind
                    s->strength, s->occlusion, s->blur, s->walls, terms);
 }
 
+/* A relight's patch summed again from all its static lights (relight_terms). */
+static void resum_lights(bake_ctx *ctx, const bake_patch *patch, const float *n, int w, int h, const float min[3],
+                         const float max[3], patch_scratch *s, bake_term *terms)
+{
+    id_list lights = { 0 };
+    uint32_t *occluders = NULL;
+    if (light_grid_query(&ctx->grid, min, max, KIND_BIT(BAKE_LIGHT_STATIC), &lights, &ctx->patch_light_checks) &&
+        (occluders = pmf_budget_malloc((lights.count + 1) * sizeof *occluders))) {
+        for (size_t k = 0; k < lights.count; k++)
+            occluders[k] = NO_OCCLUDER;
+        patch_scratch own = *s;
+        own.occluders = occluders;
+        sum_lights(ctx, patch, n, w, h, &lights, &own, terms);
+    } else {
+        atomic_store(&ctx->failed, true);
+    }
+    pmf_budget_free(occluders);
+    pmf_budget_free(lights.ids);
+}
+
 /* A patch's terms from the earlier bake's (bake_relight): the lights that differ taken out at their
  * old place and added at their new one where they reach it, the ambient term's change, and the
  * dome and sky shares the earlier bake did not trace (they were dark then); a patch of another
@@ -1126,19 +1224,19 @@ static void relight_terms(bake_ctx *ctx, const bake_patch *patch, size_t index, 
                 (desc->ambient_no_dirt ? terms[at].clean : terms[at].dirtied)[c] += (double)desc->ambient[c] - from->ambient[c];
     float min[3], max[3];
     patch_bounds(patch, min, max);
-    size_t changed = 0, current = 0;
+    size_t changed = 0;
     for (int pass = 0; pass < 2; pass++) {
         const bake_light *list = pass ? ctx->added : ctx->removed;
         for (size_t k = 0, n_list = pass ? ctx->added_count : ctx->removed_count; k < n_list; k++)
             changed += list[k].kind == BAKE_LIGHT_STATIC && light_reaches(&list[k]) && sphere_reaches_box(&list[k], min, max);
     }
-    for (size_t k = 0; k < lights->count; k++)
-        current += desc->lights[lights->ids[k]].kind == BAKE_LIGHT_STATIC;
     /* more lights to take out and add than the patch has (most of them changed: a lights.rad
      * value): its lights summed again, the shares kept */
-    if (changed > current)
-        sum_lights(ctx, patch, n, w, h, lights, s, terms);
-    for (int pass = 0; pass < 2 && changed <= current; pass++) {
+    bool resum = changed > 0 && !light_grid_reach_at_least(&ctx->grid, min, max, KIND_BIT(BAKE_LIGHT_STATIC), changed,
+                                                                   &ctx->patch_light_checks);
+    if (resum)
+        resum_lights(ctx, patch, n, w, h, min, max, s, terms);
+    for (int pass = 0; pass < 2 && !resum; pass++) {
         const bake_light *list = pass ? ctx->added : ctx->removed;
         for (size_t k = 0, n_list = pass ? ctx->added_count : ctx->removed_count; k < n_list; k++) {
             const bake_light *l = &list[k];
@@ -1228,8 +1326,13 @@ static void bake_patch_job(void *user, size_t index)
 
     float min[3], max[3];
     patch_bounds(patch, min, max);
+    /* a relight's patch kept from before takes out and adds the changed lights alone: its static
+     * lights unlisted (relight_terms) */
+    unsigned kinds = KIND_BIT(BAKE_LIGHT_DYNAMIC);
+    if (!desc->relight || !bake_patch_kept(desc, index))
+        kinds |= KIND_BIT(BAKE_LIGHT_STATIC);
     id_list lights = { 0 };
-    if (!light_grid_query(&ctx->grid, min, max, KIND_BIT(BAKE_LIGHT_STATIC) | KIND_BIT(BAKE_LIGHT_DYNAMIC), &lights)) {
+    if (!light_grid_query(&ctx->grid, min, max, kinds, &lights, &ctx->patch_light_checks)) {
         atomic_store(&ctx->failed, true);
         return;
     }
@@ -1478,7 +1581,7 @@ static void fast_job(void *user, size_t block)
         end = desc->vertex_count;
     for (size_t v = block * BAKE_VERTEX_BLOCK; v < end; v++) {
         const bake_vertex *vertex = &desc->vertices[v];
-        if (!light_grid_query(&ctx->grid, vertex->position, vertex->position, KIND_BIT(BAKE_LIGHT_FAST), &lights)) {
+        if (!light_grid_query(&ctx->grid, vertex->position, vertex->position, KIND_BIT(BAKE_LIGHT_FAST), &lights, NULL)) {
             atomic_store(&ctx->failed, true);
             break;
         }
@@ -1506,7 +1609,7 @@ static void probe_job(void *user, size_t index)
     for (int a = 0; a < 3; a++)
         centre[a] = 0.5f * (probe->min[a] + probe->max[a]);
     id_list lights = { 0 };
-    if (!light_grid_query(&ctx->grid, probe->min, probe->max, ~0u, &lights)) {
+    if (!light_grid_query(&ctx->grid, probe->min, probe->max, ~0u, &lights, NULL)) {
         atomic_store(&ctx->failed, true);
         return;
     }
@@ -1608,6 +1711,7 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     bake_ctx ctx = { .desc = desc, .out = out };
     atomic_init(&ctx.failed, false);
     atomic_init(&ctx.relit_luxels, 0);
+    atomic_init(&ctx.patch_light_checks, 0);
     int threads = desc->threads;
     jobs_progress progress = { desc->progress, desc->user, "bvh" };
 
@@ -1656,6 +1760,7 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     jobs_parallel_for_progress(desc->patch_count, threads, bake_patch_job, &ctx, &progress);
     out->relit_lights = ctx.removed_count > ctx.added_count ? ctx.removed_count : ctx.added_count;
     out->relit_luxels = atomic_load(&ctx.relit_luxels);
+    out->patch_light_checks = atomic_load(&ctx.patch_light_checks);
     if (atomic_load(&ctx.failed) || !plan_layers(&ctx))
         goto fail;
 

@@ -257,6 +257,8 @@ typedef struct bake_result {
     size_t relit_lights;            /* a relight: the lights that differ (added, removed or changed) */
     uint64_t relit_luxels;          /* ... and the base luxels they reach, traced again */
     bool old_bounce;                /* the bounces were the transport's kept ones (bake_desc.old_bounce) */
+    uint64_t patch_light_checks;    /* lights checked against a patch's box, each once per patch (a
+                                     * relight checks those that changed, not every light reaching it) */
 } bake_result;
 
 /* Fills desc->lightmaps' luxels and the result. Returns false only when out of memory. */

@@ -1,0 +1,118 @@
+/* A relight (bake_desc.relight): one light of 300 moved over a floor of 64 patches that every
+ * light reaches. The relight checks against each patch only the lights that changed, not the
+ * 300 that reach it (bake_result.patch_light_checks: lqdm5 hangs grids of hundreds of faint lights,
+ * and listing them per patch was most of a relight's time), a full bake each light once per patch
+ * (a light in several of a patch's grid cells is checked once); the relit floor equals the full
+ * bake's within 1 on every luxel. */
+#include "bake.h"
+#include "soup.h"
+
+#include <math.h>
+
+#define PATCHES 8       /* per floor side */
+#define LUXELS 8        /* per patch side */
+#define SIDE (PATCHES * LUXELS)
+#define LIGHTS 300
+
+typedef struct floor_scene {
+    soup occluders;
+    bake_patch patches[PATCHES * PATCHES];
+    bake_light lights[LIGHTS];
+    bake_lightmap lightmap;
+    bake_desc desc;
+} floor_scene;
+
+/* The floor y = 0, x and z in [-4, 4), facing up: 8 x 8 patches of 8 x 8 luxels; lights above it. */
+static void floor_init(floor_scene *f)
+{
+    memset(f, 0, sizeof *f);
+    const float h = PATCHES / 2.0f;
+    soup_quad(&f->occluders, (float[3]){ -h, 0, -h }, (float[3]){ -h, 0, h }, (float[3]){ h, 0, h }, (float[3]){ h, 0, -h });
+    for (int j = 0; j < PATCHES; j++)
+        for (int i = 0; i < PATCHES; i++) {
+            bake_patch *p = &f->patches[j * PATCHES + i];
+            p->origin[0] = -h + (float)i;
+            p->origin[2] = -h + (float)j;
+            p->step_u[0] = p->step_v[2] = 1.0f / LUXELS;
+            p->normal[1] = 1.0f;
+            p->x = (uint16_t)(i * LUXELS);
+            p->y = (uint16_t)(j * LUXELS);
+            p->w = p->h = LUXELS;
+            p->seed = (uint32_t)(j * PATCHES + i);
+            p->minlight[0] = -1.0f;
+        }
+    uint32_t state = 12345;
+    for (int k = 0; k < LIGHTS; k++) {
+        float at[3];
+        for (int a = 0; a < 3; a++) {
+            state = state * 1664525u + 1013904223u;
+            at[a] = (float)(state >> 8) / (float)(1u << 24);
+        }
+        f->lights[k] = (bake_light){ .kind = BAKE_LIGHT_STATIC, .position = { (at[0] - 0.5f) * 8, 0.5f + 2.5f * at[1], (at[2] - 0.5f) * 8 },
+                                     .color = { 1, 0.8f, 0.6f }, .intensity = 0.002f, .range = 20.0f };
+    }
+    f->lightmap.size_exp = 6;
+    f->lightmap.luxels = malloc(SIDE * SIDE * 3);
+    CHECK(f->lightmap.luxels != NULL);
+    f->desc = (bake_desc){ .triangles = (const float (*)[9])f->occluders.tris, .triangle_count = f->occluders.count,
+                           .lights = f->lights, .light_count = LIGHTS, .lightmaps = &f->lightmap, .lightmap_count = 1,
+                           .patches = f->patches, .patch_count = PATCHES * PATCHES, .samples = 1, .threads = 2 };
+}
+
+/* Bakes f as its desc says; its luxels copied into out and its checks into *checks. */
+static bool bake_floor(floor_scene *f, uint8_t *out, uint64_t *checks, bake_result *res)
+{
+    if (!bake_run(&f->desc, res))
+        return false;
+    memcpy(out, f->lightmap.luxels, SIDE * SIDE * 3);
+    *checks = res->patch_light_checks;
+    return true;
+}
+
+int main(void)
+{
+    static uint8_t before[SIDE * SIDE * 3], relit[SIDE * SIDE * 3], full[SIDE * SIDE * 3];
+    floor_scene f;
+    floor_init(&f);
+    bake_terms first = { 0 }, second = { 0 };
+    bake_light old_lights[LIGHTS];
+    memcpy(old_lights, f.lights, sizeof old_lights);
+    bake_result res;
+    uint64_t checks = 0;
+    f.desc.terms = &first;
+    REQUIRE(bake_floor(&f, before, &checks, &res));
+    bake_result_free(&res);
+    CHECK_EQ(checks, (uint64_t)PATCHES * PATCHES * LIGHTS); /* each light once per patch */
+
+    f.lights[0].position[0] += 1.0f;
+    f.desc.terms = &second;
+    f.desc.relight = &(bake_relight){ .terms = &first, .patches = f.patches, .lights = old_lights, .light_count = LIGHTS };
+    REQUIRE(bake_floor(&f, relit, &checks, &res));
+    CHECK_EQ(res.relit_lights, 1);
+    CHECK_EQ(res.relit_luxels, (uint64_t)SIDE * SIDE);
+    bake_result_free(&res);
+    /* the moved light at its old and new place: one light found reaching each patch, or two */
+    printf("relight: %llu lights checked over %d patches\n", (unsigned long long)checks, PATCHES * PATCHES);
+    CHECK(checks >= (uint64_t)PATCHES * PATCHES && checks <= 2ull * PATCHES * PATCHES, "%llu checks", (unsigned long long)checks);
+
+    f.desc.relight = NULL;
+    f.desc.terms = NULL;
+    REQUIRE(bake_floor(&f, full, &checks, &res));
+    bake_result_free(&res);
+    size_t equal = 0, moved = 0, off = 0;
+    for (size_t i = 0; i < sizeof full; i++) {
+        equal += relit[i] == full[i];
+        moved += relit[i] != before[i];
+        off += abs(relit[i] - full[i]) > 1;
+    }
+    printf("relight: %zu of %zu channels as the full bake's, %zu moved\n", equal, sizeof full, moved);
+    CHECK_EQ(off, 0);
+    CHECK(equal * 1000 >= sizeof full * 999, "%zu of %zu equal", equal, sizeof full);
+    CHECK(moved > 0);
+    bake_terms_free(&first);
+    bake_terms_free(&second);
+    free(f.lightmap.luxels);
+    soup_free(&f.occluders);
+    printf("bake_relight: ok\n");
+    TEST_DONE();
+}
