@@ -153,7 +153,7 @@ static void test_watch(void)
     test_write_text(path, "one");
     view_watch w;
     view_watch_init(&w, path, 100.0);
-    CHECK(!view_watch_poll(&w, 100.2), "polls only every %g s", VIEW_WATCH_PERIOD);
+    CHECK(!view_watch_poll(&w, 100.04), "polls only every %g s", VIEW_WATCH_PERIOD);
     CHECK(!view_watch_poll(&w, 100.5), "unchanged");
 
     /* Rewritten (atomically, as pmf_writer_finish does): reported once it is stable. */

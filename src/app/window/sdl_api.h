@@ -18,7 +18,7 @@
     X(SDL_GL_GetDrawableSize) X(SDL_GL_GetProcAddress) X(SDL_GL_SetAttribute) X(SDL_GL_SetSwapInterval) \
     X(SDL_GL_SwapWindow) X(SDL_GetCurrentVideoDriver) X(SDL_GetError) X(SDL_free) X(SDL_GetKeyboardState) \
     X(SDL_GetMouseState) X(SDL_GetPerformanceCounter) X(SDL_GetPerformanceFrequency) X(SDL_GetWindowFlags) \
-    X(SDL_GetWindowSize) X(SDL_Init) X(SDL_PollEvent) X(SDL_Quit) X(SDL_SetHint) X(SDL_SetRelativeMouseMode) \
+    X(SDL_GetWindowDisplayMode) X(SDL_GetWindowSize) X(SDL_Init) X(SDL_PollEvent) X(SDL_Quit) X(SDL_SetHint) X(SDL_SetRelativeMouseMode) \
     X(SDL_SetWindowFullscreen) X(SDL_SetWindowTitle) X(SDL_StartTextInput) X(SDL_StopTextInput)
 
 typedef struct sdl_api_table {
@@ -52,6 +52,7 @@ bool sdl_api_load(char *err, size_t err_size);
 #define SDL_GetPerformanceCounter (sdl_api.SDL_GetPerformanceCounter)
 #define SDL_GetPerformanceFrequency (sdl_api.SDL_GetPerformanceFrequency)
 #define SDL_GetWindowFlags (sdl_api.SDL_GetWindowFlags)
+#define SDL_GetWindowDisplayMode (sdl_api.SDL_GetWindowDisplayMode)
 #define SDL_GetWindowSize (sdl_api.SDL_GetWindowSize)
 #define SDL_Init (sdl_api.SDL_Init)
 #define SDL_PollEvent (sdl_api.SDL_PollEvent)

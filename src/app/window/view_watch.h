@@ -10,10 +10,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* A save reaches the compile after two polls (0.1 to 0.2 s): a light edit's relight is meant to
- * be on screen within a second of the save (issue 40), and a stat ten times a second costs
+/* A save reaches the compile after two polls (0.05 to 0.1 s): a light edit's relight is meant to
+ * be on screen within a second of the save (issue 40), and a stat twenty times a second costs
  * nothing. */
-#define VIEW_WATCH_PERIOD 0.1
+#define VIEW_WATCH_PERIOD 0.05
 
 typedef struct view_file_id {
     bool exists;

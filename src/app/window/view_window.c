@@ -690,6 +690,31 @@ static void draw_hud(viewer *v, int w, int h, double fps, double frame_ms, bool 
     view_hud_draw(v->hud, w, h, &info);
 }
 
+/* Vsync the driver does not give (Xvfb, software GL, a compositor that ignores the swap interval)
+ * is kept here: a frame that took less than the refresh period waits out the rest, so an idle
+ * window does not take a core from a compile running beside it. While a compile runs the window
+ * draws at most 30 frames a second: the compile is what the designer waits for. */
+#define COMPILE_FRAME_INTERVAL (1.0 / 30.0)
+
+static void pace_frame(const viewer *v, double frame_start)
+{
+    double interval = v->frame_interval;
+    if (interval > 0 && interval < COMPILE_FRAME_INTERVAL && v->compile.state == MAP_COMPILE_RUNNING)
+        interval = COMPILE_FRAME_INTERVAL;
+    double rest = interval - (now_seconds() - frame_start);
+    if (rest > 0.001)
+        SDL_Delay((Uint32)(rest * 1000.0));
+}
+
+static double refresh_period(SDL_Window *window, bool no_vsync)
+{
+    SDL_DisplayMode mode;
+    if (no_vsync)
+        return 0;
+    bool known = SDL_GetWindowDisplayMode(window, &mode) == 0 && mode.refresh_rate >= 24;
+    return 1.0 / (known ? mode.refresh_rate : 60);
+}
+
 static int run_loop(viewer *v)
 {
     double t0 = now_seconds(), last = t0, fps_since = t0, fps = 0, frame_ms = 0;
@@ -788,6 +813,7 @@ static int run_loop(viewer *v)
         if (shot_now && v->shot_with_hud)
             take_shot(v, w, h);
         SDL_GL_SwapWindow(v->window);
+        pace_frame(v, t);
     }
     return 0;
 }
@@ -857,6 +883,7 @@ int view_run(const view_desc *given)
     /* text input only while the teleport prompt is open (its opening G is not typed into it) */
     SDL_StopTextInput();
     SDL_GL_SetSwapInterval(desc->no_vsync ? 0 : 1);
+    v.frame_interval = refresh_period(v.window, desc->no_vsync);
     if (!render_load_gl((render_getproc)SDL_GL_GetProcAddress, err, sizeof err)) {
         fprintf(stderr, "pmfview: %s\n", err);
     } else if (!(v.hud = hud_create(err, sizeof err))) {

@@ -84,6 +84,7 @@ typedef struct viewer {
     view_teleport teleport;        /* G: type a position */
 
     int frame_w, frame_h;          /* the drawable, pixels (the last frame's) */
+    double frame_interval;         /* vsync: the display's refresh period, seconds; 0 with --no-vsync */
     char message[1024];
     double message_until;
     char error[1200];
