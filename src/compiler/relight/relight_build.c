@@ -248,7 +248,8 @@ static void take_chunk_faces(reader *r, chunk_build *cb, size_t face_count)
     for (size_t k = 0; r->ok && k < cb->face_count; k++) cb->faces[k].p = take_points(r, cb->faces[k].n);
     uint8_t lightmaps = 0;
     take_into(r, &lightmaps, 1);
-    if (!r->ok || lightmaps == PMF_NO_LIGHTMAP) return (void)(r->ok = false);
+    /* every lightmap holds a face: no more of them than faces (each may take 196 KiB) */
+    if (!r->ok || lightmaps == PMF_NO_LIGHTMAP || lightmaps > cb->face_count) return (void)(r->ok = false);
     cb->lightmap_count = lightmaps;
     cb->lightmaps = xcalloc((size_t)cb->lightmap_count + 1, sizeof *cb->lightmaps);
     for (int k = 0; r->ok && k < cb->lightmap_count; k++) {
