@@ -366,6 +366,8 @@ typedef struct bake_ctx {
     size_t removed_count, added_count;
     atomic_uint_fast64_t relit_luxels;
     atomic_uint_fast64_t patch_light_checks; /* bake_result.patch_light_checks */
+    atomic_size_t relit_probes;             /* bake_result.relit_probes */
+    const uint8_t (*kept_probes)[3];        /* a relight's probes' stored static light, NULL: light them all */
     atomic_bool failed;
 } bake_ctx;
 
@@ -1599,6 +1601,22 @@ static void fast_job(void *user, size_t block)
 
 /* ---- stage: probes (cube lighting data) ------------------------------------------------- */
 
+/* A relight keeps a probe's stored static light when no light that changed reaches its box: the
+ * static lights that reach it are then the earlier bake's, in the same order, and the rest it was
+ * lit from is the same (bake_probe_inputs). */
+static bool probe_kept(const bake_ctx *ctx, const bake_probe *probe)
+{
+    if (!ctx->kept_probes)
+        return false;
+    for (int pass = 0; pass < 2; pass++) {
+        const bake_light *list = pass ? ctx->added : ctx->removed;
+        for (size_t k = 0, n_list = pass ? ctx->added_count : ctx->removed_count; k < n_list; k++)
+            if (list[k].kind == BAKE_LIGHT_STATIC && light_reaches(&list[k]) && sphere_reaches_box(&list[k], probe->min, probe->max))
+                return false;
+    }
+    return true;
+}
+
 static void probe_job(void *user, size_t index)
 {
     bake_ctx *ctx = user;
@@ -1608,8 +1626,9 @@ static void probe_job(void *user, size_t index)
     float centre[3], rgb[3] = { desc->ambient[0], desc->ambient[1], desc->ambient[2] };
     for (int a = 0; a < 3; a++)
         centre[a] = 0.5f * (probe->min[a] + probe->max[a]);
+    bool kept = probe_kept(ctx, probe);
     id_list lights = { 0 };
-    if (!light_grid_query(&ctx->grid, probe->min, probe->max, ~0u, &lights, NULL)) {
+    if (!light_grid_query(&ctx->grid, probe->min, probe->max, kept ? ~KIND_BIT(BAKE_LIGHT_STATIC) : ~0u, &lights, NULL)) {
         atomic_store(&ctx->failed, true);
         return;
     }
@@ -1636,7 +1655,7 @@ static void probe_job(void *user, size_t index)
             res->refs[res->ref_count++] = (bake_light_ref){ lights.ids[k], quantize(s * 255.0f) };
         }
     }
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < 2 && !kept; d++) {
         if (!dome_lit(&desc->domes[d]))
             continue;
         luxel_site site = { .ctx = ctx, .samples = 1, .sampled_k = UINT32_MAX };
@@ -1646,9 +1665,14 @@ static void probe_job(void *user, size_t index)
             rgb[c] += desc->domes[d].color[c] * share;
     }
     for (int c = 0; c < 3; c++)
-        res->base[c] = quantize(bake_store(desc, rgb[c]) * 255.0f);
+        res->base[c] = kept ? ctx->kept_probes[index][c] : quantize(bake_store(desc, rgb[c]) * 255.0f);
+    if (!kept)
+        atomic_fetch_add_explicit(&ctx->relit_probes, 1, memory_order_relaxed);
+    if (desc->terms && desc->terms->probe_base)
+        memcpy(desc->terms->probe_base[index], res->base, sizeof res->base);
     pmf_budget_free(lights.ids);
 }
+
 
 /* ---- the whole bake --------------------------------------------------------------------- */
 
@@ -1703,6 +1727,25 @@ static bool pack_probes(bake_ctx *ctx)
     }
     ctx->out->probes = block;
     return true;
+}
+
+/* The probes' stage: a relight's kept ones (probe_kept) take the earlier bake's static light. */
+static bool bake_probes(bake_ctx *ctx, int threads, jobs_progress *progress)
+{
+    const bake_desc *desc = ctx->desc;
+    const bake_terms *before = desc->relight ? desc->relight->terms : NULL;
+    if (before && before->probe_base && before->probe_count == desc->probe_count &&
+        before->probe_inputs == bake_probe_inputs(desc))
+        ctx->kept_probes = (const uint8_t (*)[3])before->probe_base;
+    if (desc->probe_count > 0) {
+        ctx->probes = pmf_budget_calloc(desc->probe_count, sizeof *ctx->probes);
+        if (!ctx->probes)
+            return false;
+    }
+    progress->stage = "probes";
+    jobs_parallel_for_progress(desc->probe_count, threads, probe_job, ctx, progress);
+    ctx->out->relit_probes = atomic_load(&ctx->relit_probes);
+    return !atomic_load(&ctx->failed) && (desc->probe_count == 0 || pack_probes(ctx));
 }
 
 bool bake_run(const bake_desc *desc, bake_result *out)
@@ -1793,14 +1836,7 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     size_t blocks = out->fast_multipliers ? (desc->vertex_count + BAKE_VERTEX_BLOCK - 1) / BAKE_VERTEX_BLOCK : 0;
     jobs_parallel_for_progress(blocks, threads, fast_job, &ctx, &progress);
 
-    if (desc->probe_count > 0) {
-        ctx.probes = pmf_budget_calloc(desc->probe_count, sizeof *ctx.probes);
-        if (!ctx.probes)
-            goto fail;
-    }
-    progress.stage = "probes";
-    jobs_parallel_for_progress(desc->probe_count, threads, probe_job, &ctx, &progress);
-    if (atomic_load(&ctx.failed) || (desc->probe_count > 0 && !pack_probes(&ctx)))
+    if (!bake_probes(&ctx, threads, &progress))
         goto fail;
 
     bake_ctx_free(&ctx);

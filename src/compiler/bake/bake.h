@@ -139,6 +139,11 @@ typedef struct bake_terms {
     bake_term *luxels;              /* [luxel_count] */
     size_t patch_count, luxel_count;
     bool domes[2], sky;             /* whether the dome and sky shares were traced (they were lit) */
+    /* The probes' stored static light, domes and ambient term, and the hash of what else they were
+     * lit from (bake_probe_inputs): a relight keeps those no changed light reaches. */
+    uint8_t (*probe_base)[3];       /* [probe_count], NULL when the bake had no probes */
+    size_t probe_count;
+    uint64_t probe_inputs;
 } bake_terms;
 
 /* A relight: a bake whose geometry (bake_geometry_hash) equals the bake that left `terms`, with
@@ -259,6 +264,7 @@ typedef struct bake_result {
     bool old_bounce;                /* the bounces were the transport's kept ones (bake_desc.old_bounce) */
     uint64_t patch_light_checks;    /* lights checked against a patch's box, each once per patch (a
                                      * relight checks those that changed, not every light reaching it) */
+    size_t relit_probes;            /* probes whose static light was traced (a relight keeps the rest) */
 } bake_result;
 
 /* Fills desc->lightmaps' luxels and the result. Returns false only when out of memory. */
@@ -270,6 +276,9 @@ void bake_transport_free(bake_transport *transport);
  * patches and the settings (not the lights, the ambient term, the sky's and the domes' colours,
  * the patches' places, the vertices and probes, which every bake lights whole). */
 uint64_t bake_geometry_hash(const bake_desc *desc);
+/* What a probe's static light depends on besides the geometry and the lights reaching it: the
+ * probes' boxes, the ambient term and the domes (bake_terms.probe_inputs). */
+uint64_t bake_probe_inputs(const bake_desc *desc);
 
 /* ---- visibility ------------------------------------------------------------------------ */
 

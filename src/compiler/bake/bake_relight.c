@@ -47,13 +47,17 @@ bool bake_terms_plan(const bake_desc *desc, bake_terms *terms)
     }
     const float *sky = desc->sky_light;
     terms->sky = (before && before->sky) || sky[0] > 0.0f || sky[1] > 0.0f || sky[2] > 0.0f;
-    return terms->luxels != NULL;
+    terms->probe_count = desc->probe_count;
+    terms->probe_inputs = bake_probe_inputs(desc);
+    terms->probe_base = desc->probe_count ? pmf_budget_calloc(desc->probe_count, sizeof *terms->probe_base) : NULL;
+    return terms->luxels != NULL && (terms->probe_base || !desc->probe_count);
 }
 
 void bake_terms_free(bake_terms *terms)
 {
     pmf_budget_free(terms->patch_base);
     pmf_budget_free(terms->luxels);
+    pmf_budget_free(terms->probe_base);
     memset(terms, 0, sizeof *terms);
 }
 
@@ -143,6 +147,20 @@ uint64_t bake_geometry_hash(const bake_desc *desc)
                        desc->ambient_no_dirt, desc->bounce_no_sky_loss, desc->ambient_floor, desc->static_bounce_only };
     h = bake_hash_bytes(h, values, sizeof values);
     return bake_hash_bytes(h, settings, sizeof settings);
+}
+
+uint64_t bake_probe_inputs(const bake_desc *desc)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = HASH_FIELD(h, desc->probe_count);
+    h = bake_hash_bytes(h, desc->probes, desc->probe_count * sizeof *desc->probes);
+    h = bake_hash_bytes(h, desc->ambient, sizeof desc->ambient);
+    for (int d = 0; d < 2; d++) {   /* field by field: a bool's padding is not the dome */
+        h = bake_hash_bytes(h, desc->domes[d].color, sizeof desc->domes[d].color);
+        h = HASH_FIELD(h, desc->domes[d].anglescale);
+        h = HASH_FIELD(h, desc->domes[d].no_dirt);
+    }
+    return h;
 }
 
 void bake_transport_free(bake_transport *transport)

@@ -16,7 +16,7 @@
 #include "relight_reader.h"
 
 #define RELIGHT_MAGIC "PMFCRLT"
-#define RELIGHT_VERSION 7u
+#define RELIGHT_VERSION 8u
 
 static uint64_t hash_words(uint64_t h, const void *data, size_t size)
 {
@@ -179,6 +179,9 @@ static bool read_level(reader *r, relight_level *rl)
     rl->terms.luxel_count = take_u64(r);
     rl->terms.luxels = take_terms(r, rl->terms.luxel_count);
     rl->patches = take_array(r, rl->terms.patch_count, sizeof *rl->patches);
+    rl->terms.probe_count = take_u64(r);
+    rl->terms.probe_inputs = take_u64(r);
+    rl->terms.probe_base = take_array(r, rl->terms.probe_count, sizeof *rl->terms.probe_base);
     if (!r->ok) return false;
     memcpy(rl->ambient, ambient, sizeof rl->ambient);
     rl->terms.domes[0] = traced[0];
@@ -196,8 +199,9 @@ static bool read_level(reader *r, relight_level *rl)
 static void level_blocks(const relight_level *rl, void (*each)(void *user, void *block), void *user)
 {
     const bake_transport *t = &rl->transport;
-    void *blocks[] = { rl->lights, rl->patches, rl->terms.patch_base, rl->terms.luxels, t->hits, t->cell_open,
-                       t->cell_clear, t->cell_send, t->luxel_sees, t->indirect, rl->vis_count, rl->vis_lists, rl->built };
+    void *blocks[] = { rl->lights, rl->patches, rl->terms.patch_base, rl->terms.luxels, rl->terms.probe_base, t->hits,
+                       t->cell_open, t->cell_clear, t->cell_send, t->luxel_sees, t->indirect, rl->vis_count, rl->vis_lists,
+                       rl->built };
     for (size_t k = 0; k < sizeof blocks / sizeof *blocks; k++)
         if (blocks[k]) each(user, blocks[k]);
 }
@@ -399,6 +403,9 @@ static void write_level(writer *w, const relight_level *rl)
     put_u64(w, rl->terms.luxel_count);
     put_terms(w, rl->terms.luxels, rl->terms.luxel_count);
     put(w, rl->patches, rl->terms.patch_count * sizeof *rl->patches);
+    put_u64(w, rl->terms.probe_count);
+    put_u64(w, rl->terms.probe_inputs);
+    put(w, rl->terms.probe_base, rl->terms.probe_count * sizeof *rl->terms.probe_base);
 }
 
 bool relight_cache_write(const relight_cache *rc)

@@ -3,7 +3,7 @@
  * 300 that reach it (bake_result.patch_light_checks: lqdm5 hangs grids of hundreds of faint lights,
  * and listing them per patch was most of a relight's time), a full bake each light once per patch
  * (a light in several of a patch's grid cells is checked once); the relit floor equals the full
- * bake's within 1 on every luxel. */
+ * bake's within 1 on every luxel. The probes a changed light does not reach keep their light. */
 #include "bake.h"
 #include "soup.h"
 
@@ -69,6 +69,79 @@ static bool bake_floor(floor_scene *f, uint8_t *out, uint64_t *checks, bake_resu
     return true;
 }
 
+#define PROBES (PATCHES * PATCHES)
+
+/* A probe above each patch's middle; light 0 made small so that it reaches only a few of them. */
+static void probes_init(floor_scene *f, bake_probe *probes)
+{
+    for (int k = 0; k < PROBES; k++) {
+        const bake_patch *p = &f->patches[k];
+        float at[3] = { p->origin[0] + 0.5f, 0.5f, p->origin[2] + 0.5f };
+        for (int a = 0; a < 3; a++) {
+            probes[k].min[a] = at[a] - 0.125f;
+            probes[k].max[a] = at[a] + 0.125f;
+        }
+    }
+    f->lights[0].range = 1.0f;
+    f->lights[0].intensity = 0.5f;
+    f->desc.probes = probes;
+    f->desc.probe_count = PROBES;
+}
+
+static bool same_probes(const bake_probe_result *a, const bake_probe_result *b)
+{
+    for (int k = 0; k < PROBES; k++)
+        if (memcmp(a[k].base, b[k].base, sizeof a[k].base) || a[k].ref_count != b[k].ref_count)
+            return false;
+    return true;
+}
+
+/* A relight lights again only the probes a changed light reaches, and they and the kept ones are
+ * the full bake's; another ambient term lights them all again. */
+static int test_probes(void)
+{
+    static bake_probe probes[PROBES];
+    static bake_probe_result relit[PROBES];
+    floor_scene f;
+    floor_init(&f);
+    probes_init(&f, probes);
+    bake_terms first = { 0 }, second = { 0 };
+    bake_light old_lights[LIGHTS];
+    memcpy(old_lights, f.lights, sizeof old_lights);
+    bake_result res;
+    f.desc.terms = &first;
+    REQUIRE(bake_run(&f.desc, &res));
+    CHECK_EQ(res.relit_probes, (size_t)PROBES);
+    bake_result_free(&res);
+
+    f.lights[0].position[0] += 1.0f;
+    f.desc.terms = &second;
+    f.desc.relight = &(bake_relight){ .terms = &first, .patches = f.patches, .lights = old_lights, .light_count = LIGHTS };
+    REQUIRE(bake_run(&f.desc, &res));
+    printf("relight: %zu of %d probes lit again\n", res.relit_probes, PROBES);
+    CHECK(res.relit_probes > 0 && res.relit_probes <= 8, "%zu probes lit again", res.relit_probes);
+    memcpy(relit, res.probes, sizeof relit);
+    f.desc.relight = NULL;
+    f.desc.terms = NULL;
+    bake_result full;
+    REQUIRE(bake_run(&f.desc, &full));
+    CHECK(same_probes(relit, full.probes), "the relit probes are the full bake's");
+    bake_result_free(&full);
+    bake_result_free(&res);
+
+    /* the earlier bake's probes were lit with another ambient term: none is kept */
+    f.desc.ambient[1] = 0.25f;
+    f.desc.relight = &(bake_relight){ .terms = &second, .patches = f.patches, .lights = f.lights, .light_count = LIGHTS };
+    REQUIRE(bake_run(&f.desc, &res));
+    CHECK_EQ(res.relit_probes, (size_t)PROBES);
+    bake_result_free(&res);
+    bake_terms_free(&first);
+    bake_terms_free(&second);
+    free(f.lightmap.luxels);
+    soup_free(&f.occluders);
+    return 0;
+}
+
 int main(void)
 {
     static uint8_t before[SIDE * SIDE * 3], relit[SIDE * SIDE * 3], full[SIDE * SIDE * 3];
@@ -113,6 +186,7 @@ int main(void)
     bake_terms_free(&second);
     free(f.lightmap.luxels);
     soup_free(&f.occluders);
+    REQUIRE(test_probes() == 0);
     printf("bake_relight: ok\n");
     TEST_DONE();
 }
