@@ -16,7 +16,7 @@
 #include "relight_reader.h"
 
 #define RELIGHT_MAGIC "PMFCRLT"
-#define RELIGHT_VERSION 8u
+#define RELIGHT_VERSION 9u
 
 static uint64_t hash_words(uint64_t h, const void *data, size_t size)
 {

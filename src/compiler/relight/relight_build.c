@@ -13,6 +13,7 @@
 #include "common/session.h"
 #include "relight.h"
 #include "relight_reader.h"
+#include "unwrap/unwrap.h"
 
 static uint64_t hash_bytes(uint64_t h, const void *data, size_t size)
 {
@@ -75,10 +76,10 @@ uint64_t relight_build_key(const level_build *lb)
     for (size_t i = 0; i < m->physics_count; i++) h = hash_bytes(h, m->physics[i].name, sizeof m->physics[i].name);
     h = hash_bytes(h, &m->sound_count, sizeof m->sound_count);
     for (size_t i = 0; i < m->sound_count; i++) h = hash_bytes(h, m->sounds[i].name, sizeof m->sounds[i].name);
-    /* dynamic lights take smaller lightmaps where they reach (unwrap), fast lights split cubes
-     * (the octree): they are the lights the stages before the bake read */
+    /* fast lights split cubes (the octree); of the dynamic lights the unwrap reads only which
+     * chunks they reach (chunk_dynamic_lit), kept per chunk and checked when the level is taken */
     for (size_t i = 0; i < d->light_count; i++)
-        if (d->lights[i].kind == BAKE_LIGHT_DYNAMIC || d->lights[i].kind == BAKE_LIGHT_FAST)
+        if (d->lights[i].kind == BAKE_LIGHT_FAST)
             h = hash_records(h, &d->lights[i], 1, sizeof *d->lights, offsetof(light_def, line));
     return h ? h : 1;
 }
@@ -125,9 +126,10 @@ static bool lightmaps_blank(const chunk_build *cb)
     return true;
 }
 
-static void put_chunk(blob *b, const chunk_build *cb, size_t material_count)
+static void put_chunk(blob *b, const level_build *lb, const chunk_build *cb)
 {
-    uint8_t flags[2] = { cb->present, cb->margin };
+    size_t material_count = lb->map->material_count;
+    uint8_t flags[3] = { cb->present, cb->margin, cb->present && chunk_dynamic_lit(lb, cb) };
     put(b, flags, sizeof flags);
     put_u64(b, cb->face_count);
     for (size_t k = 0; k < cb->face_count; k++) {
@@ -192,7 +194,7 @@ void relight_build_keep(relight_level *rl, const level_build *lb)
     put_faces(&b, lb->sky_faces, lb->sky_face_count);
     put_faces(&b, lb->void_faces, lb->void_face_count);
     put_u64(&b, nchunks);
-    for (size_t c = 0; c < nchunks; c++) put_chunk(&b, &lb->chunks[c], lb->map->material_count);
+    for (size_t c = 0; c < nchunks; c++) put_chunk(&b, lb, &lb->chunks[c]);
     if (b.size > LZ4_MAX_INPUT_SIZE) {
         xfree(b.data);
         return;
@@ -352,11 +354,14 @@ static void take_used(reader *r, chunk_build *cb, const map_def *m)
         if (cb->mat_used[k] < -1 || cb->mat_used[k] >= cb->used_count) r->ok = false;
 }
 
-static void take_chunk(reader *r, chunk_build *cb, const level_build *lb)
+/* One chunk; false (r->ok as it was) when a dynamic light now reaches it and did not, or the other
+ * way round: its lightmaps were packed for the lights as they were. */
+static bool take_chunk(reader *r, chunk_build *cb, const level_build *lb)
 {
-    uint8_t flags[2] = { 0 };
+    uint8_t flags[3] = { 0 };
     take_into(r, flags, sizeof flags);
-    if (flags[0] > 1 || flags[1] != cb->margin) r->ok = false;
+    if (flags[0] > 1 || flags[1] != cb->margin || flags[2] > flags[0]) r->ok = false;
+    if (r->ok && flags[0] && flags[2] != chunk_dynamic_lit(lb, cb)) return false;
     cb->present = flags[0];
     take_chunk_faces(r, cb, lb->face_count);
     uint32_t bases[2] = { 0 };
@@ -365,6 +370,7 @@ static void take_chunk(reader *r, chunk_build *cb, const level_build *lb)
     cb->bake_vertex_base = bases[1];
     if (r->ok) take_octree(r, cb);
     if (r->ok) take_used(r, cb, lb->map);
+    return true;
 }
 
 /* What a damaged block left in lb freed: its faces and chunks as level_window laid them out. */
@@ -419,8 +425,9 @@ static uint8_t *unpack(const relight_level *rl, size_t *size, const char **why)
     return bytes;
 }
 
-/* The level from the block's bytes into lb; false (lb as laid out) when they are not whole. */
-static bool take_level(reader *r, level_build *lb)
+/* The level from the block's bytes into lb; false (lb as laid out) when they are not whole, or
+ * (*relit_chunks set) when a dynamic light's chunks changed. */
+static bool take_level(reader *r, level_build *lb, bool *relit_chunks)
 {
     uint32_t window[4] = { 0 };
     take_into(r, window, sizeof window);
@@ -435,8 +442,8 @@ static bool take_level(reader *r, level_build *lb)
     lb->void_face_cap = lb->void_face_count;
     size_t nchunks = level_chunk_count(lb);
     if (take_u64(r) != nchunks) r->ok = false;
-    for (size_t c = 0; r->ok && c < nchunks; c++) take_chunk(r, &lb->chunks[c], lb);
-    if (!r->ok || r->at != r->end) {
+    for (size_t c = 0; r->ok && !*relit_chunks && c < nchunks; c++) *relit_chunks = !take_chunk(r, &lb->chunks[c], lb);
+    if (!r->ok || *relit_chunks || r->at != r->end) {
         unbuild(lb);
         return false;
     }
@@ -452,14 +459,18 @@ bool relight_build_restore(relight_level *rl, level_build *lb)
     size_t size = 0;
     uint8_t *bytes = unpack(rl, &size, &why);
     reader r = { bytes, bytes ? bytes + size : NULL, bytes != NULL };
-    rl->built_kept = bytes && take_level(&r, lb);
+    bool relit_chunks = false;
+    rl->built_kept = bytes && take_level(&r, lb, &relit_chunks);
     pmf_budget_free(bytes);
     if (!rl->built_kept) {
         xfree(rl->built);
         rl->built = NULL;
         rl->built_size = 0;
         rl->built_key = 0;
-        session_say(PMFC_WARNING, "pmfc: warning: cache: the level's kept build is %s; building it", why);
+        if (relit_chunks)
+            session_say(PMFC_NOTE, "pmfc: cache: a dynamic light reaches other chunks than before (their lightmaps are packed for it): building the level");
+        else
+            session_say(PMFC_WARNING, "pmfc: warning: cache: the level's kept build is %s; building it", why);
     }
     return rl->built_kept;
 }

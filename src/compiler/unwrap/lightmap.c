@@ -106,9 +106,8 @@ static int split_exp(double area)
     return exp;
 }
 
-/* Whether a dynamic light of the level reaches the chunk (one without a range, a source's light
- * style of a BSP, may light anything). */
-static bool dynamic_light_reaches(const level_build *lb, const chunk_build *cb)
+/* (A dynamic light without a range, a source's light style of a BSP, may light anything.) */
+bool chunk_dynamic_lit(const level_build *lb, const chunk_build *cb)
 {
     double h = lb->S / 2;
     v3 lo = v3_sub(cb->centre, v3_make(h, h, h)), hi = v3_add(cb->centre, v3_make(h, h, h));
@@ -229,7 +228,7 @@ void chunk_unwrap(const level_build *lb, chunk_build *cb)
         rects[r].w = (stbrp_coord)cb->faces[order[r].face].lm_w;
         rects[r].h = (stbrp_coord)cb->faces[order[r].face].lm_h;
     }
-    pack_blocks(cb, rects, n, owner, dynamic_light_reaches(lb, cb) ? split_exp(area) : LM_MAX_EXP);
+    pack_blocks(cb, rects, n, owner, chunk_dynamic_lit(lb, cb) ? split_exp(area) : LM_MAX_EXP);
     xfree(order);
     xfree(rects);
     xfree(owner);

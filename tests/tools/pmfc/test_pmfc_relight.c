@@ -348,6 +348,9 @@ static bool map_add(text *t) { return replace_text(t, "// entity 18\n", ADDED_LI
 static bool map_delete(text *t) { return replace_text(t, "{\n\"classname\" \"light\"\n\"origin\" \"-16 -664 472\"\n\"light\" \"60\"\n\"delay\" \"2\"\n}\n", ""); }
 static bool map_recolour_300(text *t) { return replace_text(t, "\"origin\" \"-592 -256 456\"", "\"origin\" \"-592 -256 456\"\n\"_color\" \"255 200 150\""); }
 static bool map_style(text *t) { return replace_text(t, "\"origin\" \"-592 -256 456\"", "\"origin\" \"-592 -256 456\"\n\"style\" \"5\""); }
+static bool map_move_styled(text *t) { return replace_text(t, "\"origin\" \"-592 -256 456\"\n\"style\" \"5\"", "\"origin\" \"-592 -240 456\"\n\"style\" \"5\""); }
+static bool map_move_styled_back(text *t) { return replace_text(t, "\"origin\" \"-592 -240 456\"\n\"style\" \"5\"", "\"origin\" \"-592 -256 456\"\n\"style\" \"5\""); }
+static bool map_recolour_styled(text *t) { return replace_text(t, "\"_color\" \"255 200 150\"", "\"_color\" \"200 255 150\""); }
 static bool map_sun(text *t) { return replace_text(t, "\"_sunlight\" \"120\"\n", "\"_sunlight\" \"150\"\n") && replace_text(t, "\"_sun_mangle\" \"80 -31 0\"", "\"_sun_mangle\" \"60 -45 0\""); }
 static bool map_move_added(text *t) { return replace_text(t, "\"origin\" \"-400 -300 400\"", "\"origin\" \"-380 -320 420\""); }
 static bool map_brighter(text *t) { return replace_text(t, "\"origin\" \"-280 -216 344\"", "\"origin\" \"-280 -216 344\"") || replace_text(t, "\"light\" \"250\"", "\"light\" \"400\""); }
@@ -361,6 +364,10 @@ static const step map_steps[] = {
     { "a light deleted", map_delete, 1, true, NULL, 0, KEPT },
     { "the light of 300 recoloured", map_recolour_300, 1, false, NULL, 0, KEPT },
     { "it given a style", map_style, 1, true, NULL, 5, BUILT },
+    /* a dynamic light that reaches the same chunks leaves their lightmaps as they were */
+    { "the styled light moved", map_move_styled, 1, true, NULL, 0, KEPT },
+    { "the styled light recoloured", map_recolour_styled, 1, false, NULL, 0, KEPT },
+    { "the styled light moved back", map_move_styled_back, 1, false, NULL, 0, KEPT },
     { "the sun turned and brighter", map_sun, 1, true, NULL, 0, KEPT },
     { "the added light moved", map_move_added, 1, false, NULL, 0, KEPT },
     { "the added light brighter", map_brighter, 1, false, NULL, 0, KEPT },
