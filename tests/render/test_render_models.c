@@ -777,6 +777,45 @@ static int test_studio_sequence(void)
     return check_failures;
 }
 
+/* The fixture's sequence 0 kept in its second sequence group's file (models/thing01.mdl): while
+ * that file is missing, one warning names it and the bind pose is drawn (its silhouette); once it
+ * is there, no warning, and the pose it animates is drawn instead. */
+static int test_studio_group(void)
+{
+    const char *keys = "\"model\" \"models/thing.mdl\"\n\"scale\" \"2\"\n";
+    uint8_t *bind = malloc(WIDTH * HEIGHT);
+    REQUIRE(bind != NULL);
+    CHECK(studio_shown_case("prop_thing", keys, "models/thing", 0, 2, &(studio_case){ STUDIO_BUILD_GROUP1, -1, 0, 0, bind }) > 100);
+    float place[3];
+    REQUIRE(entity_place("prop_thing", place));
+    const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
+    char err[1024];
+    REQUIRE(shoot("missing.png", eye, "", err));
+    const char *warning = strstr(err, "warning: prop_thing: models/thing.mdl: sequence 0: ");
+    CHECK(warning && strstr(warning, "thing01.mdl") && strstr(warning, "the bind pose drawn"), "%s", err);
+    CHECK(warning && !strstr(strchr(warning, '\n'), "thing01.mdl"), "one warning: %s", err);
+
+    uint8_t *model = NULL, *textures = NULL;
+    size_t model_size = 0, textures_size = 0;
+    REQUIRE(studio_build(STUDIO_BUILD_EXTERNAL | STUDIO_BUILD_GROUP1, &model, &model_size, &textures, &textures_size));
+    memcpy(model, "IDSQ", 4); /* the model's bytes as its group file: the animation at the same offsets */
+    REQUIRE(test_write_file("game/models/thing01.mdl", model, model_size));
+    free(model);
+    free(textures);
+    test_image missing, found;
+    REQUIRE(shoot("found.png", eye, "", err) && test_image_load(&missing, "missing.png") && test_image_load(&found, "found.png"));
+    CHECK(!strstr(err, "thing01.mdl"), "%s", err);
+    int moved = 0;
+    for (int i = 0; i < WIDTH * HEIGHT; i++)
+        moved += bind[i] == 1 && memcmp(missing.rgb + 3 * i, found.rgb + 3 * i, 3) != 0;
+    printf("group file found: %d pixels of the bind pose's silhouette changed\n", moved);
+    CHECK(moved > 30, "%d", moved);
+    test_image_free(&missing);
+    test_image_free(&found);
+    free(bind);
+    return check_failures;
+}
+
 /* A studio model named by the entity's `model` key with body groups `body` 1 and twice as large. */
 static int test_studio(void)
 {
@@ -892,6 +931,7 @@ int main(int argc, char **argv)
         { "halflife_class", test_halflife_class },
         { "studio_render_modes", test_studio_render_modes },
         { "studio_sequence", test_studio_sequence },
+        { "studio_group", test_studio_group },
         { NULL, NULL },
     };
     return rt_main(3, argv, tests);
