@@ -318,6 +318,7 @@ typedef struct writer { FILE *fp; checksum sum; bool ok; } writer;
 
 static void put(writer *w, const void *data, size_t size)
 {
+    if (size == 0) return; /* an empty list may have no block */
     checksum_add(&w->sum, data, size);
     w->ok = w->ok && fwrite(data, 1, size, w->fp) == size;
 }
