@@ -23,21 +23,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-/* relight.c's checksum, over all but the file's last 8 bytes, which hold it. */
-static uint64_t cache_checksum(const uint8_t *p, size_t size)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    size_t i = 0;
-    for (; i + 8 <= size; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0x100000001b3ull;
-        h ^= h >> 29;
-    }
-    for (; i < size; i++) h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     uint8_t *bytes = malloc(size ? size : 1);
@@ -45,10 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(bytes, data, size);
     relight_cache rc = { .level_count = RELIGHT_FUZZ_LEVELS };
     if (size >= 24) memcpy(&rc.key, bytes + 16, sizeof rc.key);
-    if (size >= 8) {
-        uint64_t sum = cache_checksum(bytes, size - 8);
-        memcpy(bytes + size - 8, &sum, sizeof sum);
-    }
+    if (size >= 8) relight_cache_seal(bytes, size);
     rc.levels = xcalloc(RELIGHT_FUZZ_LEVELS + 1, sizeof *rc.levels);
     if (!relight_cache_parse(&rc, bytes, size))
         for (size_t li = 0; li < RELIGHT_FUZZ_LEVELS; li++)

@@ -57,6 +57,14 @@ static uint64_t checksum_end(const checksum *c)
     return hash_words(c->h, c->rest, c->rest_count);
 }
 
+void relight_cache_seal(uint8_t *bytes, size_t size)
+{
+    checksum whole = { .h = 0xcbf29ce484222325ull };
+    checksum_add(&whole, bytes, size - 8);
+    uint64_t sum = checksum_end(&whole);
+    memcpy(bytes + size - 8, &sum, sizeof sum);
+}
+
 static uint64_t hash_text(uint64_t h, const char *s)
 {
     return hash_words(h, s ? s : "", s ? strlen(s) + 1 : 1);

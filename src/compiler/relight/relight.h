@@ -63,6 +63,9 @@ void relight_cache_read(relight_cache *rc, const pmfc_compile_desc *desc, size_t
  * are not a cache of rc's compile (its levels then hold what was read: relight_cache_free). What
  * relight_cache_read does with the file's bytes, and the fuzz targets fuzz_relight*. */
 const char *relight_cache_parse(relight_cache *rc, const uint8_t *bytes, size_t size);
+/* Writes into a cache file's last 8 bytes the checksum of the bytes before them (size >= 8): how
+ * tests and fuzz targets damage a cache that still reads as whole. */
+void relight_cache_seal(uint8_t *bytes, size_t size);
 /* Replaces the cache file (atomically). False with one warning line when it cannot. */
 bool relight_cache_write(const relight_cache *rc);
 void relight_cache_free(relight_cache *rc);

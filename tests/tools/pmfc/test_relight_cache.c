@@ -54,27 +54,11 @@ static void cache_file(const char *prefix, char path[1400])
     if (d) closedir(d);
 }
 
-/* relight.c's checksum, over the file's bytes but its last 8, which hold it. */
-static uint64_t cache_checksum(const uint8_t *p, size_t size)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    size_t i = 0;
-    for (; i + 8 <= size; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0x100000001b3ull;
-        h ^= h >> 29;
-    }
-    for (; i < size; i++) h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
-}
-
 /* The first `content` bytes of cache followed by their checksum, into out (content + 8 bytes). */
 static size_t sealed(const uint8_t *cache, size_t content, uint8_t *out)
 {
     if (out != cache) memcpy(out, cache, content);
-    uint64_t sum = cache_checksum(out, content);
-    memcpy(out + content, &sum, 8);
+    relight_cache_seal(out, content + 8);
     return content + 8;
 }
 
