@@ -1204,6 +1204,18 @@ static void resum_lights(bake_ctx *ctx, const bake_patch *patch, const float *n,
     pmf_budget_free(lights.ids);
 }
 
+/* How many of a relight's changed static lights, as they were and as they are, reach [min, max]. */
+static size_t changed_static_reaching(const bake_ctx *ctx, const float min[3], const float max[3])
+{
+    size_t changed = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const bake_light *list = pass ? ctx->added : ctx->removed;
+        for (size_t k = 0, n_list = pass ? ctx->added_count : ctx->removed_count; k < n_list; k++)
+            changed += list[k].kind == BAKE_LIGHT_STATIC && light_reaches(&list[k]) && sphere_reaches_box(&list[k], min, max);
+    }
+    return changed;
+}
+
 /* A patch's terms from the earlier bake's (bake_relight): the lights that differ taken out at their
  * old place and added at their new one where they reach it, the ambient term's change, and the
  * dome and sky shares the earlier bake did not trace (they were dark then); a patch of another
@@ -1226,12 +1238,7 @@ static void relight_terms(bake_ctx *ctx, const bake_patch *patch, size_t index, 
                 (desc->ambient_no_dirt ? terms[at].clean : terms[at].dirtied)[c] += (double)desc->ambient[c] - from->ambient[c];
     float min[3], max[3];
     patch_bounds(patch, min, max);
-    size_t changed = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        const bake_light *list = pass ? ctx->added : ctx->removed;
-        for (size_t k = 0, n_list = pass ? ctx->added_count : ctx->removed_count; k < n_list; k++)
-            changed += list[k].kind == BAKE_LIGHT_STATIC && light_reaches(&list[k]) && sphere_reaches_box(&list[k], min, max);
-    }
+    size_t changed = changed_static_reaching(ctx, min, max);
     /* more lights to take out and add than the patch has (most of them changed: a lights.rad
      * value): its lights summed again, the shares kept */
     bool resum = changed > 0 && !light_grid_reach_at_least(&ctx->grid, min, max, KIND_BIT(BAKE_LIGHT_STATIC), changed,
@@ -1606,15 +1613,7 @@ static void fast_job(void *user, size_t block)
  * lit from is the same (bake_probe_inputs). */
 static bool probe_kept(const bake_ctx *ctx, const bake_probe *probe)
 {
-    if (!ctx->kept_probes)
-        return false;
-    for (int pass = 0; pass < 2; pass++) {
-        const bake_light *list = pass ? ctx->added : ctx->removed;
-        for (size_t k = 0, n_list = pass ? ctx->added_count : ctx->removed_count; k < n_list; k++)
-            if (list[k].kind == BAKE_LIGHT_STATIC && light_reaches(&list[k]) && sphere_reaches_box(&list[k], probe->min, probe->max))
-                return false;
-    }
-    return true;
+    return ctx->kept_probes && changed_static_reaching(ctx, probe->min, probe->max) == 0;
 }
 
 static void probe_job(void *user, size_t index)
