@@ -126,13 +126,33 @@ typedef struct studio_mesh {
     studio_texture *textures;
 } studio_mesh;
 
-/* A sequence: its frames a second, frames (at least 1), group (0: in the model's own file) and
- * whether it loops (STUDIO_LOOPING). */
+/* A sequence: its frames a second, frames (at least 1), group (0: in the model's own file),
+ * whether it loops (STUDIO_LOOPING), and the game's activity it plays (ACT_IDLE 1 ...) with its
+ * weight among the sequences of that activity. */
 typedef struct studio_sequence {
     float fps;
     uint32_t frame_count, group;
     bool loops;
+    int32_t activity, activity_weight;
 } studio_sequence;
+
+#define STUDIO_ACT_IDLE 1                  /* the game's ACT_IDLE: the activity a monster starts in */
+#define STUDIO_BIND_POSE UINT32_MAX        /* studio_pose.sequence of the bind pose (studio_build_mesh) */
+
+/* How the game left an entity's bone controllers. */
+typedef enum studio_controllers {
+    STUDIO_CONTROLLERS_SET,          /* InitBoneControllers ran (monsters, cyclers): 0..3 set to the value 0, the mouth closed */
+    STUDIO_CONTROLLERS_UNSET,        /* never set (items, weapons): every byte 0, each controller at its start */
+} studio_controllers;
+
+/* A pose: the bind pose or a sequence's frame (between two: the bones' positions lerped and their
+ * rotations slerped as quaternions, as the engine's StudioCalcRotations blends them), with the
+ * bone controllers as the game left them. */
+typedef struct studio_pose {
+    uint32_t sequence;               /* or STUDIO_BIND_POSE */
+    double frame;                    /* 0 .. its frames - 1 (past: the last) */
+    studio_controllers controllers;
+} studio_pose;
 
 /* Over memory it BORROWS (name: the file for errors), kept alive and unchanged until studio_close. */
 studio_file *studio_open_memory(const uint8_t *data, size_t size, const char *name, pmf_error *err);
@@ -154,6 +174,10 @@ bool studio_attach_textures(studio_file *m, const studio_file *t, pmf_error *err
  * not a number within 0..STUDIO_MAX_COORD, whose frames are not 1..2^24 or whose group is not the
  * model's. */
 bool studio_get_sequence(const studio_file *m, uint32_t sequence, studio_sequence *out, pmf_error *err);
+/* The sequence playing `activity` of the greatest weight (the first of equal ones), -1 when none
+ * does: the game's LookupActivity picks among them at random by weight, the viewer the one it
+ * picks most often. */
+int64_t studio_find_activity(const studio_file *m, int32_t activity);
 /* The engine's name of sequence group `group`'s file: "models/barney.mdl", 1 -> "models/barney01.mdl"
  * (the path's last 4 bytes replaced by the group / 10, group % 10 and ".mdl"). False when out is too
  * small, path is shorter than 4 bytes or group is past STUDIO_MAX_SEQUENCE_GROUPS. */
@@ -175,6 +199,12 @@ bool studio_build_mesh(const studio_file *m, uint32_t body, uint32_t skin, studi
  * holds no frame. */
 bool studio_build_sequence_mesh(const studio_file *m, uint32_t sequence, uint32_t frame, uint32_t body, uint32_t skin, studio_mesh *out,
                                 pmf_error *err);
+/* The mesh at `pose` as studio_build_sequence_mesh (which is the pose { sequence, frame,
+ * STUDIO_CONTROLLERS_SET }; studio_build_mesh the bind pose's) builds it; positions_only: its
+ * triangle count, positions and bounds alone (uvs, triangle_textures and textures NULL, none
+ * decoded), the triangles in the same order, for a pose built again each frame. */
+bool studio_build_pose_mesh(const studio_file *m, const studio_pose *pose, uint32_t body, uint32_t skin, bool positions_only, studio_mesh *out,
+                            pmf_error *err);
 void studio_mesh_free(studio_mesh *mesh);
 
 #endif

@@ -74,8 +74,8 @@ struct studio_file {
     int32_t head[H_FIELDS];
     bone_def *bones;
     uint32_t controller_count;
-    float adjust[STUDIO_MAX_CONTROLLERS];  /* each controller's adjustment as the game starts it */
-    float (*pose)[3][4];               /* each bone's bind-pose transform in model space */
+    float adjust[2][STUDIO_MAX_CONTROLLERS];  /* [studio_controllers]: each controller's adjustment */
+    float (*pose[2])[3][4];            /* [studio_controllers]: each bone's bind-pose transform in model space */
     group_file *groups;                /* [sequence groups]: the attached files (group 0: none, the model's own) */
     body_part *parts;
     model_index *models;
@@ -203,10 +203,11 @@ static bool channel_value(pmf_cursor *c, size_t field_at, size_t at, uint32_t fr
 }
 
 /* Each bone's values at the sequence's `frame`: its own, plus (where the channel animates) the
- * animation value times its scale, plus its controller's adjustment. c's bytes hold the animation
- * (the model or its group's file), its entries at `animations`; false (c says why) when one lies
- * outside them. */
-static bool frame_values(const studio_file *m, pmf_cursor *c, size_t field_at, int64_t animations, uint32_t frame, float (*value)[6])
+ * animation value times its scale, plus its controller's adjustment (adjust: per controller). c's
+ * bytes hold the animation (the model or its group's file), its entries at `animations`; false (c
+ * says why) when one lies outside them. */
+static bool frame_values(const studio_file *m, pmf_cursor *c, size_t field_at, int64_t animations, uint32_t frame, const float *adjust,
+                         float (*value)[6])
 {
     const studio_info *i = &m->info;
     if (!seek_table(c, field_at, animations, i->bone_count, ANIMATION_SIZE, "bone animations"))
@@ -219,26 +220,57 @@ static bool frame_values(const studio_file *m, pmf_cursor *c, size_t field_at, i
             int32_t v = 0;
             if (offset && !channel_value(c, entry, entry - 2 * (size_t)j + offset, frame, &v))
                 return false;
-            value[b][j] = bone->value[j] + (float)v * bone->scale[j] + (bone->controller[j] >= 0 ? m->adjust[bone->controller[j]] : 0.0f);
+            value[b][j] = bone->value[j] + (float)v * bone->scale[j] + (bone->controller[j] >= 0 ? adjust[bone->controller[j]] : 0.0f);
         }
     return true;
 }
 
-/* Half-Life's AngleQuaternion then QuaternionMatrix: the rotation Rz(a[2]) Ry(a[1]) Rx(a[0]). */
-static void bone_matrix(const float *value, float m[3][4])
+/* Half-Life's AngleQuaternion: the rotation Rz(a[2]) Ry(a[1]) Rx(a[0]) as (x, y, z, w). */
+static void angle_quaternion(const float *angles, double q[4])
 {
-    double sr = sin(value[3] * 0.5), cr = cos(value[3] * 0.5), sp = sin(value[4] * 0.5), cp = cos(value[4] * 0.5);
-    double sy = sin(value[5] * 0.5), cy = cos(value[5] * 0.5);
-    double x = sr * cp * cy - cr * sp * sy, y = cr * sp * cy + sr * cp * sy;
-    double z = cr * cp * sy - sr * sp * cy, w = cr * cp * cy + sr * sp * sy;
+    double sr = sin(angles[0] * 0.5), cr = cos(angles[0] * 0.5), sp = sin(angles[1] * 0.5), cp = cos(angles[1] * 0.5);
+    double sy = sin(angles[2] * 0.5), cy = cos(angles[2] * 0.5);
+    q[0] = sr * cp * cy - cr * sp * sy;
+    q[1] = cr * sp * cy + sr * cp * sy;
+    q[2] = cr * cp * sy - sr * sp * cy;
+    q[3] = cr * cp * cy + sr * sp * sy;
+}
+
+/* The rotation s of the way from p to q the shorter way round (q's sign turned when they lie in
+ * opposite halves, as the engine's QuaternionSlerp does), linear where they nearly agree. */
+static void quaternion_slerp(const double p[4], const double q[4], double s, double out[4])
+{
+    double cosine = p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3], sign = cosine < 0 ? -1 : 1;
+    double a = 1 - s, b = s;
+    cosine *= sign;
+    if (1 - cosine > 1e-6) {
+        double angle = acos(cosine), sine = sin(angle);
+        a = sin((1 - s) * angle) / sine;
+        b = sin(s * angle) / sine;
+    }
+    for (int k = 0; k < 4; k++)
+        out[k] = a * p[k] + b * sign * q[k];
+}
+
+/* Half-Life's QuaternionMatrix with the bone's position in its last column. */
+static void quaternion_matrix(const double q[4], const float *position, float m[3][4])
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
     const double r[3][3] = { { 1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y) },
                              { 2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x) },
                              { 2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y) } };
     for (int row = 0; row < 3; row++) {
         for (int col = 0; col < 3; col++)
             m[row][col] = (float)r[row][col];
-        m[row][3] = value[row];
+        m[row][3] = position[row];
     }
+}
+
+static void bone_matrix(const float *value, float m[3][4])
+{
+    double q[4];
+    angle_quaternion(value + 3, q);
+    quaternion_matrix(q, value, m);
 }
 
 /* out = parent * local (R_ConcatTransforms). */
@@ -250,12 +282,24 @@ static void concat(const float parent[3][4], const float local[3][4], float out[
                           + (col == 3 ? parent[row][3] : 0.0f);
 }
 
-/* Each bone's place in model space from its values (R_ConcatTransforms down from the root). */
-static void bone_pose(const studio_file *m, const float (*value)[6], float (*pose)[3][4])
+/* Each bone's place in model space from its values (R_ConcatTransforms down from the root); with
+ * next (the values of the frame after, s of the way there: StudioCalcRotations) its position
+ * lerped and its rotation slerped between the two. */
+static void bone_pose(const studio_file *m, const float (*value)[6], const float (*next)[6], double s, float (*pose)[3][4])
 {
     for (uint32_t b = 0; b < m->info.bone_count; b++) {
-        float local[3][4];
-        bone_matrix(value[b], local);
+        float local[3][4], position[3];
+        double q[4], from[4], to[4];
+        if (next && s > 0) {
+            for (int k = 0; k < 3; k++)
+                position[k] = (float)(value[b][k] * (1 - s) + next[b][k] * s);
+            angle_quaternion(value[b] + 3, from);
+            angle_quaternion(next[b] + 3, to);
+            quaternion_slerp(from, to, s, q);
+            quaternion_matrix(q, position, local);
+        } else {
+            bone_matrix(value[b], local);
+        }
         if (m->bones[b].parent < 0)
             memcpy(pose[b], local, sizeof local);
         else
@@ -263,17 +307,18 @@ static void bone_pose(const studio_file *m, const float (*value)[6], float (*pos
     }
 }
 
-/* A controller's adjustment as the game starts it: InitBoneControllers sets controllers 0..3 to
- * the value 0 (SetController: a turn's 0 brought within 180 degrees of its range's middle, then
- * the setting 255 * (0 - start) / (end - start) truncated and clamped to a byte); the engine turns
- * the byte back into a value (StudioCalcBoneAdj: a looping one 360/256 degrees a step from start,
- * else start to end), and the mouth (4, or any other) stands at its start (mouth closed). Angles
- * in radians, positions in units; a type of none of the six adjusts nothing. */
-static float default_adjustment(int32_t type, float start, float end, int32_t index)
+/* A controller's adjustment as the game starts it. Where InitBoneControllers ran (set: monsters,
+ * cyclers) controllers 0..3 hold the value 0 (SetController: a turn's 0 brought within 180 degrees
+ * of its range's middle, then the setting 255 * (0 - start) / (end - start) truncated and clamped
+ * to a byte); elsewhere (items, weapons) every byte is 0. The engine turns the byte back into a
+ * value (StudioCalcBoneAdj: a looping one 360/256 degrees a step from start, else start to end),
+ * so a byte of 0 is the start, as is the mouth's (4, or any other: mouth closed). Angles in
+ * radians, positions in units; a type of none of the six adjusts nothing. */
+static float default_adjustment(int32_t type, float start, float end, int32_t index, bool set)
 {
     double value = start;
     bool turn = (type & (CONTROLLER_XR | CONTROLLER_YR | CONTROLLER_ZR)) != 0;
-    if (index >= 0 && index <= 3 && end != start) {
+    if (set && index >= 0 && index <= 3 && end != start) {
         double wanted = 0, middle = ((double)start + end) / 2;
         if (turn && start + 359.0 >= end)
             wanted = wanted > middle + 180 ? wanted - 360 : wanted < middle - 180 ? wanted + 360 : wanted;
@@ -303,20 +348,22 @@ static bool read_controllers(studio_file *m, pmf_cursor *c)
         pmf_take(c, 8, "bone and type");
         if (!read_coords(c, range, 2, "start and end") || !pmf_take(c, 8, "rest and index"))
             return false;
-        m->adjust[k] = default_adjustment(read_i32(p + 4), range[0], range[1], read_i32(p + 20));
+        for (int set = 0; set < 2; set++)
+            m->adjust[set ? STUDIO_CONTROLLERS_SET : STUDIO_CONTROLLERS_UNSET][k]
+                = default_adjustment(read_i32(p + 4), range[0], range[1], read_i32(p + 20), set);
     }
     return true;
 }
 
-/* The bind pose: sequence 0's frame 0 where it lies in this file (group 0), else the bones' own
- * values, each with its controller's adjustment. */
-static bool bind_pose(studio_file *m, pmf_cursor *c)
+/* One bind pose: sequence 0's frame 0 where it lies in this file (group 0), else the bones' own
+ * values, each with its controller's adjustment (adjust: per controller). */
+static bool bind_pose_of(studio_file *m, pmf_cursor *c, const float *adjust, float (*pose)[3][4])
 {
     const studio_info *i = &m->info;
     float value[STUDIO_MAX_BONES][6];
     for (uint32_t b = 0; b < i->bone_count; b++)
         for (int j = 0; j < 6; j++)
-            value[b][j] = m->bones[b].value[j] + (m->bones[b].controller[j] >= 0 ? m->adjust[m->bones[b].controller[j]] : 0.0f);
+            value[b][j] = m->bones[b].value[j] + (m->bones[b].controller[j] >= 0 ? adjust[m->bones[b].controller[j]] : 0.0f);
     c->block = "sequence groups";
     if (!seek_table(c, COUNTS_AT + 4 * H_GROUP_INDEX, m->head[H_GROUP_INDEX], i->sequence_group_count, GROUP_SIZE, "sequence groups"))
         return false;
@@ -330,13 +377,23 @@ static bool bind_pose(studio_file *m, pmf_cursor *c)
         if (group < 0 || (uint32_t)group >= i->sequence_group_count)
             return pmf_cursor_fail_at(c, at + 156, "sequence group %d of %u", group, i->sequence_group_count);
         int64_t animations = (int64_t)read_i32(m->data + m->head[H_GROUP_INDEX] + 100) + read_i32(m->data + at + 124);
-        if (group == 0 && !frame_values(m, c, at + 124, animations, 0, value))
+        if (group == 0 && !frame_values(m, c, at + 124, animations, 0, adjust, value))
             return false;
     }
-    m->pose = pmf_budget_malloc((i->bone_count ? i->bone_count : 1) * sizeof *m->pose);
-    if (!m->pose)
-        return pmf_cursor_fail_at(c, 0, "out of memory for %u bones", i->bone_count);
-    bone_pose(m, (const float (*)[6])value, m->pose);
+    bone_pose(m, (const float (*)[6])value, NULL, 0, pose);
+    return true;
+}
+
+/* The bind pose, with the controllers as each studio_controllers starts them (bind_pose_of). */
+static bool bind_pose(studio_file *m, pmf_cursor *c)
+{
+    for (int set = 0; set < 2; set++) {
+        m->pose[set] = pmf_budget_malloc((m->info.bone_count ? m->info.bone_count : 1) * sizeof *m->pose[set]);
+        if (!m->pose[set])
+            return pmf_cursor_fail_at(c, 0, "out of memory for %u bones", m->info.bone_count);
+        if (!bind_pose_of(m, c, m->adjust[set], m->pose[set]))
+            return false;
+    }
     return true;
 }
 
@@ -559,7 +616,8 @@ void studio_close(studio_file *m)
         pmf_budget_free(m->groups[g].name);
     pmf_budget_free(m->groups);
     pmf_budget_free(m->bones);
-    pmf_budget_free(m->pose);
+    pmf_budget_free(m->pose[0]);
+    pmf_budget_free(m->pose[1]);
     pmf_budget_free(m->parts);
     pmf_budget_free(m->models);
     pmf_budget_free(m);
@@ -618,8 +676,23 @@ bool studio_get_sequence(const studio_file *m, uint32_t sequence, studio_sequenc
                       (double)fps, frames, group, m->info.sequence_group_count, STUDIO_MAX_COORD, MAX_SEQUENCE_FRAMES);
         return false;
     }
-    *out = (studio_sequence){ fps, (uint32_t)frames, (uint32_t)group, (read_i32(p + 36) & SEQUENCE_LOOPS) != 0 };
+    *out = (studio_sequence){ fps, (uint32_t)frames, (uint32_t)group, (read_i32(p + 36) & SEQUENCE_LOOPS) != 0, read_i32(p + 40),
+                              read_i32(p + 44) };
     return true;
+}
+
+int64_t studio_find_activity(const studio_file *m, int32_t activity)
+{
+    int64_t found = -1;
+    int32_t heaviest = 0;
+    for (uint32_t k = 0; k < m->info.sequence_count; k++) {
+        const uint8_t *p = m->data + m->head[H_SEQUENCE_INDEX] + (size_t)k * SEQUENCE_SIZE;
+        if (read_i32(p + 40) == activity && (found < 0 || read_i32(p + 44) > heaviest)) {
+            found = k;
+            heaviest = read_i32(p + 44);
+        }
+    }
+    return found;
 }
 
 bool studio_group_file_name(const char *path, uint32_t group, char *out, size_t size)
@@ -653,17 +726,23 @@ bool studio_attach_group(studio_file *m, uint32_t group, const uint8_t *data, si
     return true;
 }
 
-/* The bones' transforms at the sequence's frame (a frame past its last: the last), blend 0, the
- * controllers as the game starts them; false (err says why) when the sequence is damaged, its
- * group's file is not attached, or its animation runs outside the file holding it. */
-static bool sequence_pose(const studio_file *m, uint32_t sequence, uint32_t frame, float (*pose)[3][4], pmf_error *err)
+/* The bones' transforms at the pose: the bind pose, or the sequence's frame (past its last: the
+ * last), blend 0, between two frames blended (bone_pose); false (err says why) when the sequence
+ * is damaged, its group's file is not attached, or its animation runs outside the file holding it. */
+static bool sequence_pose(const studio_file *m, const studio_pose *at_pose, float (*pose)[3][4], pmf_error *err)
 {
+    int set = at_pose->controllers == STUDIO_CONTROLLERS_UNSET ? STUDIO_CONTROLLERS_UNSET : STUDIO_CONTROLLERS_SET;
+    const float *adjust = m->adjust[set];
+    if (at_pose->sequence == STUDIO_BIND_POSE) {
+        memcpy(pose, m->pose[set], m->info.bone_count * sizeof *pose);
+        return true;
+    }
     studio_sequence s;
-    if (!studio_get_sequence(m, sequence, &s, err))
+    if (!studio_get_sequence(m, at_pose->sequence, &s, err))
         return false;
     char block[32];
-    snprintf(block, sizeof block, "sequence %u", sequence);
-    size_t at = (size_t)m->head[H_SEQUENCE_INDEX] + (size_t)sequence * SEQUENCE_SIZE;
+    snprintf(block, sizeof block, "sequence %u", at_pose->sequence);
+    size_t at = (size_t)m->head[H_SEQUENCE_INDEX] + (size_t)at_pose->sequence * SEQUENCE_SIZE;
     const group_file *g = &m->groups[s.group];
     if (s.group && !g->data) {
         pmf_error_set(err, m->name, block, at + 156, "its sequence group %u's file is not attached", s.group);
@@ -673,10 +752,14 @@ static bool sequence_pose(const studio_file *m, uint32_t sequence, uint32_t fram
     if (!s.group)
         animations += read_i32(m->data + m->head[H_GROUP_INDEX] + 100);
     pmf_cursor c = pmf_cursor_make(s.group ? g->data : m->data, s.group ? g->size : m->size, 0, s.group ? g->name : m->name, block, err);
-    float value[STUDIO_MAX_BONES][6];
-    if (!frame_values(m, &c, s.group ? 0 : at + 124, animations, frame < s.frame_count ? frame : s.frame_count - 1, value))
+    double last = s.frame_count - 1, frame = at_pose->frame > 0 ? (at_pose->frame < last ? at_pose->frame : last) : 0;
+    uint32_t k = (uint32_t)frame;
+    double between = frame - k;
+    float value[STUDIO_MAX_BONES][6], next[STUDIO_MAX_BONES][6];
+    if (!frame_values(m, &c, s.group ? 0 : at + 124, animations, k, adjust, value)
+        || (between > 0 && !frame_values(m, &c, s.group ? 0 : at + 124, animations, k + 1, adjust, next)))
         return false;
-    bone_pose(m, (const float (*)[6])value, pose);
+    bone_pose(m, (const float (*)[6])value, between > 0 ? (const float (*)[6])next : NULL, between, pose);
     return true;
 }
 
@@ -769,7 +852,8 @@ static void place_vertices(const studio_file *m, const float (*pose)[3][4], cons
     }
 }
 
-/* One mesh's strips and fans from triangle `t` on, in GL's corner order; returns the next triangle. */
+/* One mesh's strips and fans from triangle `t` on, in GL's corner order (positions only when out
+ * has no texture places); returns the next triangle. */
 static uint32_t emit_commands(const uint8_t *command, const float *placed, const studio_texture *texture, uint32_t slot, studio_mesh *out,
                               uint32_t t)
 {
@@ -782,19 +866,31 @@ static uint32_t emit_commands(const uint8_t *command, const float *placed, const
             for (int k = 0; k < 3; k++) {
                 const uint8_t *e = vertices + COMMAND_VERTEX * (size_t)corner[k];
                 memcpy(out->positions + 9 * (size_t)t + 3 * k, placed + 3 * (size_t)read_i16(e), 3 * sizeof(float));
+                if (!out->uvs)
+                    continue;
                 out->uvs[6 * (size_t)t + 2 * k] = read_i16(e + 4) * (1.0f / (float)texture->width);
                 out->uvs[6 * (size_t)t + 2 * k + 1] = read_i16(e + 6) * (1.0f / (float)texture->height);
             }
-            out->triangle_textures[t] = slot;
+            if (out->triangle_textures)
+                out->triangle_textures[t] = slot;
         }
         command = vertices + COMMAND_VERTEX * (size_t)count;
     }
     return t;
 }
 
-static bool allocate_mesh(const studio_file *m, const selection *s, studio_mesh *mesh, float **placed, pmf_error *err)
+/* The mesh's arrays (positions only: its positions alone) and the placed vertices. */
+static bool allocate_mesh(const studio_file *m, const selection *s, bool positions_only, studio_mesh *mesh, float **placed, pmf_error *err)
 {
     size_t corners = (size_t)s->triangles * 3;
+    if (positions_only) {
+        mesh->triangle_count = s->triangles;
+        mesh->positions = pmf_budget_malloc(corners ? corners * 3 * sizeof(float) : 1);
+        *placed = pmf_budget_malloc(s->vertices ? s->vertices * 3 * sizeof(float) : 1);
+        if (!mesh->positions || !*placed)
+            pmf_error_set(err, m->name, "mesh", 0, "out of memory for %u triangles", s->triangles);
+        return mesh->positions && *placed;
+    }
     uint64_t bytes = (uint64_t)corners * 5 * sizeof(float) + (uint64_t)s->triangles * 4 + (uint64_t)s->texture_count * sizeof(studio_texture)
                    + s->texel_bytes + (uint64_t)s->vertices * 3 * sizeof(float);
     if (bytes > STUDIO_MAX_BYTES) {
@@ -822,8 +918,9 @@ static bool allocate_mesh(const studio_file *m, const selection *s, studio_mesh 
     return ok;
 }
 
-/* The mesh of body and skin with the bones at `pose`. */
-static bool build_posed(const studio_file *m, const float (*pose)[3][4], uint32_t body, uint32_t skin, studio_mesh *out, pmf_error *err)
+/* The mesh of body and skin with the bones at `pose` (positions only: studio_build_pose_mesh). */
+static bool build_posed(const studio_file *m, const float (*pose)[3][4], uint32_t body, uint32_t skin, bool positions_only, studio_mesh *out,
+                        pmf_error *err)
 {
     if (!m->texture_file) {
         pmf_error_set(err, m->name, "header", COUNTS_AT + 4 * H_TEXTURES, "its textures are in its texture file (T.mdl), none attached");
@@ -832,13 +929,14 @@ static bool build_posed(const studio_file *m, const float (*pose)[3][4], uint32_
     selection s = { .triangles = 0 };
     studio_mesh mesh = { .triangle_count = 0 };
     float *placed = NULL;
-    if (!select_parts(m, body, skin, &s, err) || !allocate_mesh(m, &s, &mesh, &placed, err)) {
+    if (!select_parts(m, body, skin, &s, err) || !allocate_mesh(m, &s, positions_only, &mesh, &placed, err)) {
         studio_mesh_free(&mesh);
         pmf_budget_free(placed);
         pmf_budget_free(s.slots);
         return false;
     }
-    decode_textures(m->texture_file, &s, mesh.textures);
+    if (!positions_only)
+        decode_textures(m->texture_file, &s, mesh.textures);
     for (int a = 0; a < 3; a++) {
         mesh.mins[a] = 1e30f;
         mesh.maxs[a] = -1e30f;
@@ -850,7 +948,7 @@ static bool build_posed(const studio_file *m, const float (*pose)[3][4], uint32_
         for (uint32_t k = 0; k < model->mesh_count; k++) {
             uint32_t slot = s.slots[mesh_texture(&s, model, k, m->data)];
             int32_t commands = read_i32(m->data + model->meshes_at + (size_t)k * MESH_SIZE + 4);
-            t = emit_commands(m->data + commands, placed, &mesh.textures[slot], slot, &mesh, t);
+            t = emit_commands(m->data + commands, placed, positions_only ? NULL : &mesh.textures[slot], slot, &mesh, t);
         }
     }
     for (int a = 0; a < 3; a++)
@@ -864,18 +962,24 @@ static bool build_posed(const studio_file *m, const float (*pose)[3][4], uint32_
 
 bool studio_build_mesh(const studio_file *m, uint32_t body, uint32_t skin, studio_mesh *out, pmf_error *err)
 {
-    return build_posed(m, (const float (*)[3][4])m->pose, body, skin, out, err);
+    return build_posed(m, (const float (*)[3][4])m->pose[STUDIO_CONTROLLERS_SET], body, skin, false, out, err);
 }
 
 bool studio_build_sequence_mesh(const studio_file *m, uint32_t sequence, uint32_t frame, uint32_t body, uint32_t skin, studio_mesh *out,
                                 pmf_error *err)
+{
+    return studio_build_pose_mesh(m, &(studio_pose){ sequence, frame, STUDIO_CONTROLLERS_SET }, body, skin, false, out, err);
+}
+
+bool studio_build_pose_mesh(const studio_file *m, const studio_pose *at, uint32_t body, uint32_t skin, bool positions_only, studio_mesh *out,
+                            pmf_error *err)
 {
     float (*pose)[3][4] = pmf_budget_malloc((m->info.bone_count ? m->info.bone_count : 1) * sizeof *pose);
     if (!pose) {
         pmf_error_set(err, m->name, "mesh", 0, "out of memory for %u bones", m->info.bone_count);
         return false;
     }
-    bool ok = sequence_pose(m, sequence, frame, pose, err) && build_posed(m, (const float (*)[3][4])pose, body, skin, out, err);
+    bool ok = sequence_pose(m, at, pose, err) && build_posed(m, (const float (*)[3][4])pose, body, skin, positions_only, out, err);
     pmf_budget_free(pose);
     return ok;
 }

@@ -291,6 +291,143 @@ static void test_sequences(void)
     CHECK(!studio_group_file_name("models/barney.mdl", 1, name, 19));
 }
 
+/* Sequences' activities: with STUDIO_BUILD_IDLE both play ACT_IDLE, sequence 1 the heavier (3
+ * against 1), which a monster starts in; without it no sequence plays an activity. */
+static void test_activities(void)
+{
+    built b;
+    pmf_error err;
+    studio_sequence s;
+    if (open_built(STUDIO_BUILD_SEQUENCE1 | STUDIO_BUILD_IDLE, &b)) {
+        CHECK(studio_get_sequence(b.m, 0, &s, &err) && s.activity == STUDIO_ACT_IDLE && s.activity_weight == 1);
+        CHECK(studio_get_sequence(b.m, 1, &s, &err) && s.activity == STUDIO_ACT_IDLE && s.activity_weight == 3);
+        CHECK_EQ(studio_find_activity(b.m, STUDIO_ACT_IDLE), 1);
+        CHECK_EQ(studio_find_activity(b.m, 3), -1);
+    }
+    close_built(&b);
+    if (open_built(STUDIO_BUILD_SEQUENCE1, &b)) {
+        CHECK(studio_get_sequence(b.m, 1, &s, &err) && s.activity == 0 && s.activity_weight == 0);
+        CHECK_EQ(studio_find_activity(b.m, STUDIO_ACT_IDLE), -1);
+    }
+    close_built(&b);
+}
+
+/* The mesh at `pose` against the corners expected with bone 1 moved by child_x. */
+static void check_pose(const studio_file *m, const studio_pose *pose, bool values_only, double child_x)
+{
+    studio_mesh mesh;
+    pmf_error err;
+    if (!studio_build_pose_mesh(m, pose, 0, 0, false, &mesh, &err)) {
+        check_fail("sequence %u frame %g: %s", pose->sequence, pose->frame, err.message);
+        return;
+    }
+    child_x_move = child_x;
+    check_triangles(&mesh, body0, 8, 0, values_only);
+    child_x_move = 0;
+    studio_mesh_free(&mesh);
+}
+
+/* Bone controller 0 (STUDIO_X from -10 to 30 on bone 1's x) as the game leaves it: where
+ * InitBoneControllers ran, set to the value 0 (the byte 255 * 10 / 40 = 63, 63 / 255 of the way:
+ * -0.118 units); where it never ran, its byte 0: its start, -10 units. The bind pose and every
+ * sequence's frame alike. */
+static void test_controllers(void)
+{
+    built b;
+    if (open_built(STUDIO_BUILD_SEQUENCE1 | STUDIO_BUILD_CONTROLLER, &b)) {
+        const float *range = studio_build_controller_range;
+        const double set = 63.0 / 255.0 * (range[1] - range[0]) + range[0], unset = range[0];
+        child_x_move = set;
+        check_build(b.m, 0, 0, body0, 8, false);
+        child_x_move = 0;
+        check_pose(b.m, &(studio_pose){ STUDIO_BIND_POSE, 0, STUDIO_CONTROLLERS_SET }, false, set);
+        check_pose(b.m, &(studio_pose){ STUDIO_BIND_POSE, 0, STUDIO_CONTROLLERS_UNSET }, false, unset);
+        check_pose(b.m, &(studio_pose){ 0, 0, STUDIO_CONTROLLERS_UNSET }, false, unset);
+        check_pose(b.m, &(studio_pose){ 1, 1, STUDIO_CONTROLLERS_SET }, true, set + 0.5 * studio_build_walk_x[1]);
+        check_pose(b.m, &(studio_pose){ 1, 1, STUDIO_CONTROLLERS_UNSET }, true, unset + 0.5 * studio_build_walk_x[1]);
+    }
+    close_built(&b);
+}
+
+/* Quaternions (x, y, z, w) done here the long way: products of turns about one axis each. */
+static void quaternion_product(const double a[4], const double b[4], double out[4])
+{
+    double r[4] = { a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1], a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+                    a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3], a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2] };
+    memcpy(out, r, sizeof r);
+}
+
+/* The turn about z by a[2] after y by a[1] after x by a[0]. */
+static void euler_quaternion(const double a[3], double q[4])
+{
+    double x[4] = { sin(a[0] / 2), 0, 0, cos(a[0] / 2) }, y[4] = { 0, sin(a[1] / 2), 0, cos(a[1] / 2) }, z[4] = { 0, 0, sin(a[2] / 2), cos(a[2] / 2) };
+    quaternion_product(z, y, q);
+    quaternion_product(q, x, q);
+}
+
+static void quaternion_turn(const double q[4], double p[3])
+{
+    double v[4] = { p[0], p[1], p[2], 0 }, conjugate[4] = { -q[0], -q[1], -q[2], q[3] };
+    quaternion_product(q, v, v);
+    quaternion_product(v, conjugate, v);
+    memcpy(p, v, 3 * sizeof *p);
+}
+
+/* Sequence 1 with bone 1 turning (STUDIO_BUILD_TURN: about its z 0, 1, 0 radians over its frames,
+ * along its x 4, 12, 4 units) between frames: bone 1's place lerped, its turn the great arc's
+ * (angle s * the angle between the two turns, about their common axis), every corner of the
+ * positions-only mesh; at whole frames the frames' own. */
+static void test_blend(void)
+{
+    built b;
+    if (!open_built(STUDIO_BUILD_SEQUENCE1 | STUDIO_BUILD_TURN, &b)) {
+        close_built(&b);
+        return;
+    }
+    const double frames[] = { 0, 0.25, 0.5, 1, 1.75 };
+    for (size_t f = 0; f < sizeof frames / sizeof *frames; f++) {
+        int k = (int)frames[f];
+        double s = frames[f] - k, angles[2][3], q[2][4], turn[4];
+        for (int j = 0; j < 2; j++) {
+            for (int a = 0; a < 3; a++)
+                angles[j][a] = studio_build_bone_value[1][3 + a] + (a == 2 ? 0.5 * studio_build_walk_turn[k + j < 3 ? k + j : 2] : 0);
+            euler_quaternion(angles[j], q[j]);
+        }
+        double cosine = q[0][0] * q[1][0] + q[0][1] * q[1][1] + q[0][2] * q[1][2] + q[0][3] * q[1][3], angle = acos(fmin(cosine, 1));
+        for (int c = 0; c < 4; c++)
+            turn[c] = angle > 1e-9 ? (sin((1 - s) * angle) * q[0][c] + sin(s * angle) * q[1][c]) / sin(angle) : q[0][c];
+        double child_x = 0.5 * ((1 - s) * studio_build_walk_x[k] + s * studio_build_walk_x[k + 1 < 3 ? k + 1 : 2]);
+        studio_mesh mesh;
+        pmf_error err;
+        if (!studio_build_pose_mesh(b.m, &(studio_pose){ 1, frames[f], STUDIO_CONTROLLERS_SET }, 0, 0, true, &mesh, &err)) {
+            check_fail("frame %g: %s", frames[f], err.message);
+            continue;
+        }
+        CHECK(mesh.uvs == NULL && mesh.textures == NULL && mesh.triangle_count == 8);
+        for (uint32_t t = 0; t < 8 && t < mesh.triangle_count; t++)
+            for (int c = 0; c < 3; c++) {
+                int model = body0[t].model, v = body0[t].v[c];
+                float xyz[3];
+                studio_build_vertex(model, v, xyz);
+                double p[3] = { xyz[0], xyz[1], xyz[2] }, root[6];
+                if (studio_build_vertex_bone(model, v) == 1) {
+                    quaternion_turn(turn, p);
+                    p[0] += studio_build_bone_value[1][0] + child_x;
+                    p[1] += studio_build_bone_value[1][1];
+                    p[2] += studio_build_bone_value[1][2];
+                }
+                for (int j = 0; j < 6; j++)
+                    root[j] = studio_build_bone_value[0][j];
+                bone_move(root, p);
+                for (int a = 0; a < 3; a++)
+                    CHECK_NEAR(mesh.positions[9 * t + 3 * c + a], p[a], 1e-4);
+            }
+        printf("frame %g: bone 1 %.3f units along, turned %.4f rad from frame %d\n", frames[f], child_x, 2 * s * angle, k);
+        studio_mesh_free(&mesh);
+    }
+    close_built(&b);
+}
+
 static void test_parts(void)
 {
     built b;
@@ -443,6 +580,7 @@ int main(int argc, char **argv)
         return 2;
     }
     static const check_case cases[] = { { "pose", test_pose }, { "parts", test_parts }, { "damaged", test_damaged },
-                                        { "sequences", test_sequences }, { NULL, NULL } };
+                                        { "sequences", test_sequences }, { "activities", test_activities },
+                                        { "controllers", test_controllers }, { "blend", test_blend }, { NULL, NULL } };
     return check_run_case(cases, argv[1]);
 }
