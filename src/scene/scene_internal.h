@@ -24,6 +24,7 @@
 #include "text_clean.h"
 #include "pmf_system.h"
 #include "scene.h"
+#include "studio.h"
 
 #define NEAR_PLANE 0.05
 
@@ -167,7 +168,7 @@ typedef struct scene_studio {
     uint8_t *group_missing;          /* [sequence groups]: 1 once its file did not read (warned) */
 } scene_studio;
 /* A studio model's animation as an entity plays it (scene_studio_animation_of). */
-#define SCENE_STUDIO_BIND UINT32_MAX     /* the sequence of the bind pose (studio_build_mesh) */
+#define SCENE_STUDIO_BIND STUDIO_BIND_POSE
 typedef struct scene_studio_animation {
     uint32_t sequence;               /* or SCENE_STUDIO_BIND */
     uint32_t steps, start;           /* the frames shown (steps of one frame, or more past 256); the one at time 0 */
@@ -190,10 +191,20 @@ uint32_t scene_studio_skins(const scene_studio *st);
  * False with err filled when the sequence is damaged or not the model's. */
 bool scene_studio_animation_of(scene_studio *st, const struct game_fs *fs, const char *classname, const char *path, uint32_t sequence,
                                uint32_t frame, scene_studio_animation *out, pmf_error *err);
-/* Body `body` in skin family `skin` at the sequence's frame, uploaded (like >= 0: another pose of
- * that handle, its textures shared): its handle, or -1 with err filled. */
-int scene_studio_add(struct render_models *gl, const scene_studio *st, const char *path, uint32_t body, uint32_t skin, uint32_t sequence,
-                     uint32_t frame, int like, pmf_error *err);
+/* The sequence an entity of the class shows when it sets none, as Half-Life's code starts it: a
+ * monster's (monster_*: MonsterInit's ACT_IDLE) idle, the heaviest of its ACT_IDLE sequences
+ * (studio_find_activity; the game picks among them at random by weight); 0 for a model of none,
+ * for every other class, and for the monsters whose own code picks another (the dead ones' poses,
+ * the sitting scientist, the turrets, the tentacle). */
+uint32_t scene_studio_own_sequence(const scene_studio *st, const char *classname);
+/* How the class's code leaves its bone controllers: set by InitBoneControllers for the monsters
+ * (MonsterInit, MonsterInitDead) and the cyclers (CCycler::Spawn), never set for the rest (items,
+ * weapons, props). */
+studio_controllers scene_studio_controllers(const char *classname);
+/* Body `body` in skin family `skin` at the pose, uploaded (like >= 0: another pose of that handle,
+ * its textures shared): its handle, or -1 with err filled. */
+int scene_studio_add(struct render_models *gl, const scene_studio *st, const char *path, uint32_t body, uint32_t skin,
+                     const studio_pose *pose, int like, pmf_error *err);
 
 /* scene_model_light.c: the light under a model's origin (docs/models.md "Lit by the level"). */
 #define SCENE_MODEL_LIGHT_LAYERS 8

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/pmf_budget.h"
 #include "pak.h"
@@ -102,6 +103,35 @@ static bool attach_group(scene_studio *st, const game_fs *fs, const char *classn
     return ok;
 }
 
+/* Whether the class's own code runs its own choice of sequence at spawn: the dead monsters' poses,
+ * the sitting scientist's, the turrets' and the tentacle's. */
+static bool picks_own_sequence(const char *classname)
+{
+    static const char *const own[] = { "monster_sitting_scientist", "monster_turret", "monster_miniturret", "monster_sentry",
+                                       "monster_tentacle" };
+    size_t n = strlen(classname);
+    if (n > 5 && !strcasecmp(classname + n - 5, "_dead"))
+        return true;
+    for (size_t k = 0; k < sizeof own / sizeof *own; k++)
+        if (!strcasecmp(classname, own[k]))
+            return true;
+    return false;
+}
+
+uint32_t scene_studio_own_sequence(const scene_studio *st, const char *classname)
+{
+    if (strncasecmp(classname, "monster_", 8) != 0 || picks_own_sequence(classname))
+        return 0;
+    int64_t idle = studio_find_activity(st->model, STUDIO_ACT_IDLE);
+    return idle >= 0 ? (uint32_t)idle : 0;
+}
+
+studio_controllers scene_studio_controllers(const char *classname)
+{
+    return !strncasecmp(classname, "monster_", 8) || !strncasecmp(classname, "cycler", 6) ? STUDIO_CONTROLLERS_SET
+                                                                                           : STUDIO_CONTROLLERS_UNSET;
+}
+
 bool scene_studio_animation_of(scene_studio *st, const game_fs *fs, const char *classname, const char *path, uint32_t sequence,
                                uint32_t frame, scene_studio_animation *out, pmf_error *err)
 {
@@ -172,12 +202,11 @@ static bool stack_textures(studio_mesh *mesh, uint8_t **rgba, uint32_t *width, u
     return true;
 }
 
-int scene_studio_add(render_models *gl, const scene_studio *st, const char *path, uint32_t body, uint32_t skin, uint32_t sequence,
-                     uint32_t frame, int like, pmf_error *err)
+int scene_studio_add(render_models *gl, const scene_studio *st, const char *path, uint32_t body, uint32_t skin, const studio_pose *pose,
+                     int like, pmf_error *err)
 {
     studio_mesh mesh;
-    if (sequence == SCENE_STUDIO_BIND ? !studio_build_mesh(st->model, body, skin, &mesh, err)
-                                      : !studio_build_sequence_mesh(st->model, sequence, frame, body, skin, &mesh, err))
+    if (!studio_build_pose_mesh(st->model, pose, body, skin, false, &mesh, err))
         return -1;
     uint8_t *rgba = NULL;
     uint32_t width = 0, height = 0;

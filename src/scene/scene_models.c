@@ -46,10 +46,11 @@ typedef struct model_file {
     scene_studio studio;               /* all three NULL: not there or broken (warned once) */
 } model_file;
 
-/* A file's frame (a studio model's body) and skin, and a studio model's sequence and its frame, uploaded. */
+/* A file's frame (a studio model's body) and skin, and a studio model's sequence, its frame and its
+ * bone controllers (studio_controllers), uploaded. */
 typedef struct model_mesh {
     size_t file;
-    uint32_t frame, skin, sequence, sequence_frame;
+    uint32_t frame, skin, sequence, sequence_frame, controllers;
     int handle;                        /* -1: did not build (warned once) */
 } model_mesh;
 
@@ -207,24 +208,28 @@ static model_file *open_file(model_loader *l, const char *classname, const char 
 /* The handle of the file's frame and skin (a sprite's: its frame's picture; a studio model's: its
  * body at the sequence's frame), built on its first entity (like: a handle of the same skin, or
  * -1), -1 after one warning. */
-static int mesh_handle(model_loader *l, const model_file *f, const char *classname, uint32_t frame, uint32_t skin, uint32_t sequence,
-                       uint32_t sequence_frame, int like)
+static int mesh_handle(model_loader *l, const model_file *f, const char *classname, uint32_t frame, uint32_t skin,
+                       const studio_pose *pose, int like)
 {
     size_t file = (size_t)(f - l->files);
+    const studio_pose none = { 0, 0, STUDIO_CONTROLLERS_SET };
+    if (!pose)
+        pose = &none;
+    uint32_t sequence = pose->sequence, sequence_frame = (uint32_t)pose->frame, controllers = (uint32_t)pose->controllers;
     for (size_t i = 0; i < l->mesh_count; i++)
         if (l->meshes[i].file == file && l->meshes[i].frame == frame && l->meshes[i].skin == skin && l->meshes[i].sequence == sequence
-            && l->meshes[i].sequence_frame == sequence_frame)
+            && l->meshes[i].sequence_frame == sequence_frame && l->meshes[i].controllers == controllers)
             return l->meshes[i].handle;
     if (!grow_array((void **)&l->meshes, &l->mesh_cap, l->mesh_count + 1, sizeof *l->meshes))
         return -1;
     pmf_error err;
     char line[700];
     int handle = f->sprite         ? add_sprite(l->gl, f->sprite, frame, skin, l->palette, &err)
-                 : f->studio.model ? scene_studio_add(l->gl, &f->studio, f->path, frame, skin, sequence, sequence_frame, like, &err)
+                 : f->studio.model ? scene_studio_add(l->gl, &f->studio, f->path, frame, skin, pose, like, &err)
                                    : add_alias(l->gl, f->alias, f->path, frame, skin, like, l->palette, &err);
     if (handle < 0)
         fprintf(stderr, "pmfview: warning: %s: %s\n", classname, pmf_error_format(&err, line, sizeof line));
-    l->meshes[l->mesh_count++] = (model_mesh){ file, frame, skin, sequence, sequence_frame, handle };
+    l->meshes[l->mesh_count++] = (model_mesh){ file, frame, skin, sequence, sequence_frame, controllers, handle };
     return handle;
 }
 
@@ -304,7 +309,7 @@ static bool alias_poses(model_loader *l, const model_file *f, const char *classn
     for (uint32_t k = 0; k < out->count; k++) {
         out->frames[k] = first + k;
         out->firsts[k + 1] = k + 1;
-        if ((out->handles[k] = mesh_handle(l, f, classname, first + k, skin, 0, 0, k ? out->handles[0] : -1)) < 0)
+        if ((out->handles[k] = mesh_handle(l, f, classname, first + k, skin, NULL, k ? out->handles[0] : -1)) < 0)
             return false;
     }
     return true;
@@ -320,7 +325,7 @@ static int sprite_step(model_loader *l, const model_file *f, const char *classna
     for (uint32_t k = 0; k < pictures; k++) {
         out->ends[first + k] = spr_picture_interval(f->sprite, frame, k);
         out->frames[first + k] = frame;
-        if ((out->handles[first + k] = mesh_handle(l, f, classname, frame, k, 0, 0, -1)) < 0)
+        if ((out->handles[first + k] = mesh_handle(l, f, classname, frame, k, NULL, -1)) < 0)
             return -1;
     }
     out->firsts[step + 1] = first + pictures;
@@ -353,15 +358,17 @@ static bool sprite_poses(model_loader *l, const model_file *f, const pmf_entity_
     return sprite_step(l, f, info->classname, frame, 0, out) > 0;
 }
 
-/* A studio model's body and skin playing the entity's sequence from its frame
- * (scene_studio_animation_of): a step per frame shown (past 256, frames spread evenly). False
- * after one warning when the sequence is not the model's or a pose does not build. */
+/* A studio model's body and skin playing the entity's sequence (none given: the one its class's
+ * code starts, scene_studio_own_sequence) from its frame (scene_studio_animation_of), its bone
+ * controllers as its class's code leaves them: a step per frame shown (past 256, frames spread
+ * evenly). False after one warning when the sequence is not the model's or a pose does not build. */
 static bool studio_poses(model_loader *l, model_file *f, const pmf_entity_info *info, uint32_t body, uint32_t skin, model_poses *out)
 {
     scene_studio_animation a;
     pmf_error err;
     char line[700];
-    uint32_t sequence = pick(info, f->path, "sequence", info->sequence, studio_get_info(f->studio.model)->sequence_count, 0);
+    uint32_t own = scene_studio_own_sequence(&f->studio, info->classname);
+    uint32_t sequence = pick(info, f->path, "sequence", info->sequence, studio_get_info(f->studio.model)->sequence_count, own);
     uint32_t frame = pick(info, f->path, "frame", info->frame, 256, 0);  /* 256ths of the sequence, as GoldSrc's */
     if (!scene_studio_animation_of(&f->studio, l->fs, info->classname, f->path, sequence, frame, &a, &err)) {
         fprintf(stderr, "pmfview: warning: %s: %s\n", info->classname, pmf_error_format(&err, line, sizeof line));
@@ -373,7 +380,8 @@ static bool studio_poses(model_loader *l, model_file *f, const pmf_entity_info *
         uint32_t shown = (uint32_t)((uint64_t)k * a.shown / a.steps);
         out->frames[k] = shown;
         out->firsts[k + 1] = k + 1;
-        if ((out->handles[k] = mesh_handle(l, f, info->classname, body, skin, a.sequence, shown, k ? out->handles[0] : -1)) < 0)
+        const studio_pose pose = { a.sequence, shown, scene_studio_controllers(info->classname) };
+        if ((out->handles[k] = mesh_handle(l, f, info->classname, body, skin, &pose, k ? out->handles[0] : -1)) < 0)
             return false;
     }
     return true;

@@ -676,14 +676,16 @@ static int test_missing_and_broken(void)
 }
 
 /* How the fixture's studio model is shown: built with `options`, the reader's pose of `sequence`'s
- * `frame` (-1: the bind pose) expected, the shot at `time` (seconds); mask (when given) gets the
+ * `frame` (-1: the bind pose; between two frames: blended) with its bone controllers as
+ * `controllers` says expected, the shot at `time` (seconds); mask (when given) gets the
  * silhouette. */
 typedef struct studio_case {
     unsigned options;
     int sequence;
-    uint32_t frame;
+    double frame;
     double time;
     uint8_t *mask;
+    studio_controllers controllers;
 } studio_case;
 
 /* The reader's mesh of the case's pose, body `body`. */
@@ -693,9 +695,8 @@ static bool studio_case_mesh(const studio_case *sc, const uint8_t *model, size_t
     pmf_error err;
     studio_file *m = studio_open_memory(model, model_size, "thing.mdl", &err);
     studio_file *t = m ? studio_open_memory(textures, textures_size, "thingt.mdl", &err) : NULL;
-    bool ok = t && studio_attach_textures(m, t, &err)
-              && (sc->sequence < 0 ? studio_build_mesh(m, body, 0, mesh, &err)
-                                   : studio_build_sequence_mesh(m, (uint32_t)sc->sequence, sc->frame, body, 0, mesh, &err));
+    const studio_pose pose = { sc->sequence < 0 ? STUDIO_BIND_POSE : (uint32_t)sc->sequence, sc->frame, sc->controllers };
+    bool ok = t && studio_attach_textures(m, t, &err) && studio_build_pose_mesh(m, &pose, body, 0, false, mesh, &err);
     CHECK(ok, "the studio reader: %s", err.message);
     studio_close(m);
     studio_close(t);
@@ -731,7 +732,7 @@ static int studio_shown_case(const char *classname, const char *keys, const char
         uint8_t *mask = sc->mask ? sc->mask : malloc(WIDTH * HEIGHT);
         silhouette((const double (*)[3][3])triangles, mesh.triangle_count, eye, mask);
         inside = compare_shots(mask, 1);
-        printf("%s: studio model, body %u, sequence %d frame %u at %g s: %u triangles, %d pixels well inside\n", classname, body,
+        printf("%s: studio model, body %u, sequence %d frame %g at %g s: %u triangles, %d pixels well inside\n", classname, body,
                sc->sequence, sc->frame, sc->time, mesh.triangle_count, inside);
         if (mask != sc->mask)
             free(mask);
@@ -748,7 +749,7 @@ static int studio_shown_case(const char *classname, const char *keys, const char
 
 static int studio_shown(const char *classname, const char *keys, const char *file, uint32_t body, double scale)
 {
-    return studio_shown_case(classname, keys, file, body, scale, &(studio_case){ 0, -1, 0, 0, NULL });
+    return studio_shown_case(classname, keys, file, body, scale, &(studio_case){ 0, -1, 0, 0, NULL, STUDIO_CONTROLLERS_SET });
 }
 
 /* The fixture's sequence 1 (bone 1 moved 4 units along its x at frame 0, 12 at frame 1; 10 frames
@@ -760,8 +761,8 @@ static int test_studio_sequence(void)
     const char *keys = "\"model\" \"models/thing.mdl\"\n\"sequence\" \"1\"\n\"scale\" \"2\"\n";
     uint8_t *masks[4] = { malloc(WIDTH * HEIGHT), malloc(WIDTH * HEIGHT), malloc(WIDTH * HEIGHT), malloc(WIDTH * HEIGHT) };
     REQUIRE(masks[0] && masks[1] && masks[2] && masks[3]);
-    const studio_case cases[4] = { { STUDIO_BUILD_SEQUENCE1, 0, 0, 0, masks[0] }, { STUDIO_BUILD_SEQUENCE1, 1, 0, 0, masks[1] },
-                                   { STUDIO_BUILD_SEQUENCE1, 1, 1, 0.15, masks[2] }, { STUDIO_BUILD_SEQUENCE1, 1, 0, 0.25, masks[3] } };
+    const studio_case cases[4] = { { STUDIO_BUILD_SEQUENCE1, 0, 0, 0, masks[0], STUDIO_CONTROLLERS_SET }, { STUDIO_BUILD_SEQUENCE1, 1, 0, 0, masks[1], STUDIO_CONTROLLERS_SET },
+                                   { STUDIO_BUILD_SEQUENCE1, 1, 1, 0.15, masks[2], STUDIO_CONTROLLERS_SET }, { STUDIO_BUILD_SEQUENCE1, 1, 0, 0.25, masks[3], STUDIO_CONTROLLERS_SET } };
     CHECK(studio_shown_case("prop_thing", "\"model\" \"models/thing.mdl\"\n\"scale\" \"2\"\n", "models/thing", 0, 2, &cases[0]) > 100);
     for (int k = 1; k < 4; k++)
         CHECK(studio_shown_case("prop_thing", keys, "models/thing", 0, 2, &cases[k]) > 100, "case %d", k);
@@ -777,6 +778,57 @@ static int test_studio_sequence(void)
     return check_failures;
 }
 
+/* How many pixels are well inside one mask and well outside the other. */
+static int masks_apart(const uint8_t *a, const uint8_t *b)
+{
+    int apart = 0;
+    for (int i = 0; i < WIDTH * HEIGHT; i++)
+        apart += (a[i] == 1 && b[i] == 0) || (a[i] == 0 && b[i] == 1);
+    return apart;
+}
+
+/* A monster without a `sequence` key starts in its idle (MonsterInit's ACT_IDLE): the fixture's
+ * sequences both play ACT_IDLE, sequence 1 the heavier, and monster_generic shows sequence 1's
+ * frame 0 (its silhouette); a prop of the same model shows sequence 0, its `sequence` key wins
+ * over the idle. */
+static int test_studio_idle(void)
+{
+    const char *keys = "\"model\" \"models/thing.mdl\"\n\"scale\" \"2\"\n";
+    uint8_t *idle = malloc(WIDTH * HEIGHT), *first = malloc(WIDTH * HEIGHT);
+    REQUIRE(idle && first);
+    const unsigned options = STUDIO_BUILD_SEQUENCE1 | STUDIO_BUILD_IDLE;
+    CHECK(studio_shown_case("monster_generic", keys, "models/thing", 0, 2, &(studio_case){ options, 1, 0, 0, idle, STUDIO_CONTROLLERS_SET }) > 100);
+    CHECK(studio_shown_case("prop_thing", keys, "models/thing", 0, 2, &(studio_case){ options, 0, 0, 0, first, STUDIO_CONTROLLERS_UNSET }) > 100);
+    CHECK(studio_shown_case("monster_generic", "\"model\" \"models/thing.mdl\"\n\"scale\" \"2\"\n\"sequence\" \"0\"\n", "models/thing", 0, 2,
+                            &(studio_case){ options, 0, 0, 0, NULL, STUDIO_CONTROLLERS_SET }) > 100);
+    int apart = masks_apart(idle, first);
+    printf("idle and sequence 0: %d pixels apart\n", apart);
+    CHECK(apart > 30, "%d", apart);
+    free(idle);
+    free(first);
+    return check_failures;
+}
+
+/* Bone controller 0 moving bone 1 along its x from -10 to 30 units: a monster's set by
+ * InitBoneControllers to the value 0 (-0.118 units), a prop's never set: its start (-10 units);
+ * each silhouette the reader's pose of its controllers, the two apart. */
+static int test_studio_controllers(void)
+{
+    const char *keys = "\"model\" \"models/thing.mdl\"\n\"scale\" \"2\"\n";
+    uint8_t *set = malloc(WIDTH * HEIGHT), *unset = malloc(WIDTH * HEIGHT);
+    REQUIRE(set && unset);
+    CHECK(studio_shown_case("monster_generic", keys, "models/thing", 0, 2,
+                            &(studio_case){ STUDIO_BUILD_CONTROLLER, 0, 0, 0, set, STUDIO_CONTROLLERS_SET }) > 100);
+    CHECK(studio_shown_case("prop_thing", keys, "models/thing", 0, 2,
+                            &(studio_case){ STUDIO_BUILD_CONTROLLER, 0, 0, 0, unset, STUDIO_CONTROLLERS_UNSET }) > 100);
+    int apart = masks_apart(set, unset);
+    printf("controllers set and unset: %d pixels apart\n", apart);
+    CHECK(apart > 30, "%d", apart);
+    free(set);
+    free(unset);
+    return check_failures;
+}
+
 /* The fixture's sequence 0 kept in its second sequence group's file (models/thing01.mdl): while
  * that file is missing, one warning names it and the bind pose is drawn (its silhouette); once it
  * is there, no warning, and the pose it animates is drawn instead. */
@@ -785,7 +837,7 @@ static int test_studio_group(void)
     const char *keys = "\"model\" \"models/thing.mdl\"\n\"scale\" \"2\"\n";
     uint8_t *bind = malloc(WIDTH * HEIGHT);
     REQUIRE(bind != NULL);
-    CHECK(studio_shown_case("prop_thing", keys, "models/thing", 0, 2, &(studio_case){ STUDIO_BUILD_GROUP1, -1, 0, 0, bind }) > 100);
+    CHECK(studio_shown_case("prop_thing", keys, "models/thing", 0, 2, &(studio_case){ STUDIO_BUILD_GROUP1, -1, 0, 0, bind, STUDIO_CONTROLLERS_SET }) > 100);
     float place[3];
     REQUIRE(entity_place("prop_thing", place));
     const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
@@ -932,6 +984,8 @@ int main(int argc, char **argv)
         { "studio_render_modes", test_studio_render_modes },
         { "studio_sequence", test_studio_sequence },
         { "studio_group", test_studio_group },
+        { "studio_idle", test_studio_idle },
+        { "studio_controllers", test_studio_controllers },
         { NULL, NULL },
     };
     return rt_main(3, argv, tests);
