@@ -59,17 +59,18 @@ void render_models_destroy(render_models *rm)
     free(rm);
 }
 
-/* Positions and texture places interleaved, 5 floats a corner. */
-static float *interleave(const render_model_mesh *mesh, size_t corners)
+/* A mesh's positions' bounds. */
+static void position_bounds(model_gl *m, const float *positions, size_t corners)
 {
-    float *v = malloc(corners * 5 * sizeof *v);
-    for (size_t c = 0; v && c < corners; c++) {
-        for (int k = 0; k < 3; k++)
-            v[5 * c + k] = mesh->positions[3 * c + k];
-        v[5 * c + 3] = mesh->uvs[2 * c];
-        v[5 * c + 4] = mesh->uvs[2 * c + 1];
+    for (int k = 0; k < 3; k++) {
+        m->lo[k] = corners ? positions[k] : 0;
+        m->hi[k] = m->lo[k];
     }
-    return v;
+    for (size_t c = 1; c < corners; c++)
+        for (int k = 0; k < 3; k++) {
+            m->lo[k] = fminf(m->lo[k], positions[3 * c + k]);
+            m->hi[k] = fmaxf(m->hi[k], positions[3 * c + k]);
+        }
 }
 
 /* The mesh's triangles into a new model (its skin left to the caller): its slot, or NULL. */
@@ -83,32 +84,23 @@ static model_gl *add_triangles(render_models *rm, const render_model_mesh *mesh)
         rm->models = grown;
         rm->capacity = cap;
     }
-    size_t corners = (size_t)mesh->triangle_count * 3;
-    float *v = interleave(mesh, corners);
-    if (!v)
-        return NULL;
+    size_t corners = (size_t)mesh->triangle_count * 3, positions = corners * 3 * sizeof(float);
     model_gl *m = &rm->models[rm->count];
     m->vertices = (GLsizei)corners;
-    for (int k = 0; k < 3; k++) {
-        m->lo[k] = corners ? mesh->positions[k] : 0;
-        m->hi[k] = m->lo[k];
-    }
-    for (size_t c = 1; c < corners; c++)
-        for (int k = 0; k < 3; k++) {
-            m->lo[k] = fminf(m->lo[k], mesh->positions[3 * c + k]);
-            m->hi[k] = fmaxf(m->hi[k], mesh->positions[3 * c + k]);
-        }
+    position_bounds(m, mesh->positions, corners);
+    /* the positions, then the texture places: a pose drawn again rewrites the first alone */
     glGenVertexArrays(1, &m->vao);
     glGenBuffers(1, &m->vbo);
     glBindVertexArray(m->vao);
     glBindBuffer(GL_ARRAY_BUFFER, m->vbo);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(corners * 5 * sizeof *v), v, GL_STATIC_DRAW);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(corners * 5 * sizeof(float)), NULL, GL_STATIC_DRAW);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)positions, mesh->positions);
+    glBufferSubData(GL_ARRAY_BUFFER, (GLintptr)positions, (GLsizeiptr)(corners * 2 * sizeof(float)), mesh->uvs);
     glEnableVertexAttribArray(0);
-    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 5 * sizeof(float), (void *)0);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 3 * sizeof(float), (void *)0);
     glEnableVertexAttribArray(1);
-    glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, 5 * sizeof(float), (void *)(3 * sizeof(float)));
+    glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, 2 * sizeof(float), (void *)positions);
     glBindVertexArray(0);
-    free(v);
     return m;
 }
 
@@ -142,6 +134,18 @@ int render_models_add_pose(render_models *rm, int like, const render_model_mesh 
     m->owns_skin = false;
     m->skin = skin;
     return (int)rm->count++;
+}
+
+bool render_models_set_positions(render_models *rm, int model, const float *positions, uint32_t triangle_count)
+{
+    if (model < 0 || (size_t)model >= rm->count || (size_t)triangle_count * 3 != (size_t)rm->models[model].vertices)
+        return false;
+    model_gl *m = &rm->models[model];
+    position_bounds(m, positions, (size_t)m->vertices);
+    glBindBuffer(GL_ARRAY_BUFFER, m->vbo);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)((size_t)m->vertices * 3 * sizeof(float)), positions);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    return true;
 }
 
 #define MODEL_HOLE_CUT (127.0f / 255.0f)  /* an alias or studio model's texels under half opacity are holes */

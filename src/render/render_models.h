@@ -32,6 +32,9 @@ int render_models_add(render_models *rm, const render_model_mesh *mesh);
 /* Another pose of model `like` (an animation's frame): the mesh's triangles with like's skin
  * (mesh's own skin not read); its handle, or -1. */
 int render_models_add_pose(render_models *rm, int like, const render_model_mesh *mesh);
+/* Mesh `model`'s positions replaced by another pose's (its triangles in the same order, its texture
+ * places kept): false for no such mesh or another count of triangles. */
+bool render_models_set_positions(render_models *rm, int model, const float *positions, uint32_t triangle_count);
 /* The box holding mesh `model`'s positions (its own frame): false for no such mesh. */
 bool render_models_bounds(const render_models *rm, int model, float lo[3], float hi[3]);
 /* Draws mesh `model` with transform (column-major: clip from the model's frame) into the bound

@@ -206,6 +206,11 @@ studio_controllers scene_studio_controllers(const char *classname);
 int scene_studio_add(struct render_models *gl, const scene_studio *st, const char *path, uint32_t body, uint32_t skin,
                      const studio_pose *pose, int like, pmf_error *err);
 
+/* Mesh `handle` (another pose of body `body` in family `skin`, scene_studio_add) moved to the
+ * pose, its positions alone built (a frame between two blended, studio_build_pose_mesh): false
+ * when it does not build. */
+bool scene_studio_set_pose(struct render_models *gl, int handle, const scene_studio *st, uint32_t body, uint32_t skin, const studio_pose *pose);
+
 /* scene_model_light.c: the light under a model's origin (docs/models.md "Lit by the level"). */
 #define SCENE_MODEL_LIGHT_LAYERS 8
 typedef struct scene_model_layer {

@@ -226,3 +226,15 @@ int scene_studio_add(render_models *gl, const scene_studio *st, const char *path
     studio_mesh_free(&mesh);
     return handle;
 }
+
+bool scene_studio_set_pose(render_models *gl, int handle, const scene_studio *st, uint32_t body, uint32_t skin, const studio_pose *pose)
+{
+    studio_mesh mesh;
+    pmf_error err;
+    if (!studio_build_pose_mesh(st->model, pose, body, skin, true, &mesh, &err))
+        return false;
+    scene_model_world_axes(mesh.positions, (size_t)mesh.triangle_count * 3);
+    bool ok = render_models_set_positions(gl, handle, mesh.positions, mesh.triangle_count);
+    studio_mesh_free(&mesh);
+    return ok;
+}

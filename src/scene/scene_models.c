@@ -44,7 +44,25 @@ typedef struct model_file {
     mdl_file *alias;
     spr_file *sprite;
     scene_studio studio;               /* all three NULL: not there or broken (warned once) */
+    size_t kept;                       /* 1 + its studio model's place in scene_models.studios once kept there, else 0 */
 } model_file;
+
+/* A studio model kept open while the scene draws it: its bytes and the model over them. */
+typedef struct kept_studio {
+    uint8_t *bytes;
+    scene_studio studio;
+} kept_studio;
+
+/* A studio model's sequence played with its frames blended, as the engine draws it: each drawing
+ * builds the pose of the moment into the place's own mesh. */
+typedef struct studio_play {
+    int handle;                        /* the place's own mesh (-1: none, the frames stepped) */
+    size_t kept;                       /* its model in scene_models.studios */
+    uint32_t body, skin;
+    studio_pose pose;                  /* the sequence and controllers; frame: the one the mesh holds */
+    double start, fps, last;           /* the frame at time 0, frames a second, the sequence's last frame */
+    bool loops;
+} studio_play;
 
 /* A file's frame (a studio model's body) and skin, and a studio model's sequence, its frame and its
  * bone controllers (studio_controllers), uploaded. */
@@ -57,6 +75,7 @@ typedef struct model_mesh {
 /* What placing the models needs, freed once they are placed. */
 typedef struct model_loader {
     render_models *gl;
+    struct scene_models *sm;           /* where a played studio model is kept (studio_play) */
     fgd *defs;                         /* --fgd's classes, or NULL */
     const game_fs *fs;
     const uint8_t *palette;            /* Quake's (gfx/palette.lmp), NULL when the game has none */
@@ -79,6 +98,7 @@ typedef struct model_poses {
     float ends[MAX_POSES];             /* a sprite group's: seconds into its cycle each picture ends at */
     int handles[MAX_POSES];
     uint32_t frames[MAX_POSES];        /* the file's frame each shows (the inspector names it) */
+    studio_play play;                  /* a studio model's blended frames (handle -1: none) */
 } model_poses;
 
 typedef struct model_place {
@@ -96,6 +116,7 @@ typedef struct model_place {
     float turn[9];                     /* an alias model's axes in the world (column-major, scaled) */
     bool light_known;                  /* light found (scene_model_light_find); else asked each frame */
     scene_model_light light;
+    studio_play play;
 } model_place;
 
 typedef struct scene_models {
@@ -114,6 +135,8 @@ typedef struct scene_models {
     size_t chunks_seen;                /* and when the resident chunks' count differs from the last frame's */
     uint8_t *missing;                  /* [entities]: 1 where the entity's model did not open (warned) */
     bool any_missing;
+    kept_studio *studios;              /* the studio models whose frames are blended as they play */
+    size_t studio_count, studio_cap;
 } scene_models;
 
 static bool ends_with(const char *s, const char *suffix)
@@ -358,6 +381,36 @@ static bool sprite_poses(model_loader *l, const model_file *f, const pmf_entity_
     return sprite_step(l, f, info->classname, frame, 0, out) > 0;
 }
 
+/* The file's studio model handed to scene_models.studios (once; the file's copy shares its
+ * arrays, left to the scene to close): its place there + 1, 0 when out of memory. */
+static size_t keep_studio(model_loader *l, model_file *f)
+{
+    scene_models *sm = l->sm;
+    if (f->kept || !grow_array((void **)&sm->studios, &sm->studio_cap, sm->studio_count + 1, sizeof *sm->studios))
+        return f->kept;
+    sm->studios[sm->studio_count++] = (kept_studio){ f->bytes, f->studio };
+    return f->kept = sm->studio_count;
+}
+
+/* The entity's sequence played with its frames blended (studio_play): its model kept, a mesh of
+ * its own (another pose of the stepped ones') from the frame it starts at, as GoldSrc's
+ * StudioEstimateFrame reads `frame` (256ths of the way to the last frame). Left at none (the
+ * frames stepped) when that does not build. */
+static void studio_play_begin(model_loader *l, model_file *f, const pmf_entity_info *info, uint32_t body, uint32_t skin,
+                              const studio_sequence *s, uint32_t sequence, uint32_t frame, model_poses *out)
+{
+    const char *path = f->path;
+    size_t kept = keep_studio(l, f);
+    if (!kept)
+        return;
+    studio_play *play = &out->play;
+    *play = (studio_play){ -1, kept - 1, body, skin, { sequence, 0, scene_studio_controllers(info->classname) },
+                           (double)frame * (s->frame_count - 1) / 256.0, s->fps, s->frame_count - 1, s->loops };
+    play->pose.frame = play->start;
+    pmf_error err;
+    play->handle = scene_studio_add(l->gl, &l->sm->studios[kept - 1].studio, path, body, skin, &play->pose, out->handles[0], &err);
+}
+
 /* A studio model's body and skin playing the entity's sequence (none given: the one its class's
  * code starts, scene_studio_own_sequence) from its frame (scene_studio_animation_of), its bone
  * controllers as its class's code leaves them: a step per frame shown (past 256, frames spread
@@ -375,7 +428,7 @@ static bool studio_poses(model_loader *l, model_file *f, const pmf_entity_info *
         return false;
     }
     *out = (model_poses){ .file = f->path, .sprite_type = NOT_A_SPRITE, .count = a.steps, .start = a.start, .rate = a.rate,
-                          .holds = a.holds };
+                          .holds = a.holds, .play.handle = -1 };
     for (uint32_t k = 0; k < a.steps; k++) {
         uint32_t shown = (uint32_t)((uint64_t)k * a.shown / a.steps);
         out->frames[k] = shown;
@@ -384,6 +437,9 @@ static bool studio_poses(model_loader *l, model_file *f, const pmf_entity_info *
         if ((out->handles[k] = mesh_handle(l, f, info->classname, body, skin, &pose, k ? out->handles[0] : -1)) < 0)
             return false;
     }
+    studio_sequence s;
+    if (a.sequence != SCENE_STUDIO_BIND && studio_get_sequence(f->studio.model, a.sequence, &s, &err) && s.fps > 0 && s.frame_count > 1)
+        studio_play_begin(l, f, info, body, skin, &s, a.sequence, frame, out);
     return true;
 }
 
@@ -412,6 +468,7 @@ static bool entity_model(model_loader *l, const pmf_entity_info *info, model_pos
     out->file = f->path;
     out->firsts[0] = 0;
     out->holds = false;
+    out->play.handle = -1;
     uint32_t frame = def.frame != FGD_NOT_GIVEN ? (uint32_t)def.frame : 0, skin = def.skin != FGD_NOT_GIVEN ? (uint32_t)def.skin : 0;
     if (f->studio.model) {
         /* its body groups stand where an alias model's frame does (the engine picks each body
@@ -484,7 +541,8 @@ static void place_models(scene *s, scene_models *sm, model_loader *l)
             continue;
         model_place *p = &sm->places[sm->place_count++];
         *p = (model_place){ .entity = i, .file = file, .poses_at = total, .steps_at = sm->step_count, .pose_count = poses.count,
-                            .pose_start = poses.start, .rate = poses.rate, .holds = poses.holds, .sprite_type = poses.sprite_type };
+                            .pose_start = poses.start, .rate = poses.rate, .holds = poses.holds, .sprite_type = poses.sprite_type,
+                            .play = poses.play };
         memcpy(sm->poses + total, poses.handles, pictures * sizeof *poses.handles);
         memcpy(sm->ends + total, poses.ends, pictures * sizeof *poses.ends);
         memcpy(sm->pose_frames + total, poses.frames, pictures * sizeof *poses.frames);
@@ -505,6 +563,8 @@ static void place_models(scene *s, scene_models *sm, model_loader *l)
 static void loader_free(model_loader *l)
 {
     for (size_t i = 0; i < l->file_count; i++) {
+        if (l->files[i].kept)
+            continue;  /* the scene's now */
         mdl_close(l->files[i].alias);
         spr_close(l->files[i].sprite);
         scene_studio_close(&l->files[i].studio);
@@ -567,7 +627,7 @@ void scene_models_open(scene *s, const char *game_dir, const char *const *fgds, 
         sm = NULL;
     }
     if (sm) {
-        model_loader l = { .gl = sm->gl, .defs = read_definitions(fgds, fgd_count), .fs = fs, .palette = quake_palette ? palette : NULL,
+        model_loader l = { .gl = sm->gl, .sm = sm, .defs = read_definitions(fgds, fgd_count), .fs = fs, .palette = quake_palette ? palette : NULL,
                            .goldsrc = s->map_info.source.look == PMF_LOOK_GOLDSRC };
         place_models(s, sm, &l);
         fgd_free(l.defs);
@@ -642,6 +702,26 @@ static size_t place_pose(const scene_models *sm, const model_place *p, double ti
     return p->poses_at + first + picture;
 }
 
+/* A played studio model's mesh at time (seconds): its sequence's frame then (StudioEstimateFrame:
+ * from its start at its frames a second, a looping one round again at its last frame, another held
+ * just short of it, 0.001 of a frame), the pose built again when the frame moved. */
+static int play_pose(scene_models *sm, model_place *p, double time)
+{
+    studio_play *play = &p->play;
+    double frame = play->start + (time > 0 ? time : 0) * play->fps;
+    if (play->loops)
+        frame = fmod(frame, play->last);
+    else if (frame > play->last - 0.001)
+        frame = play->last - 0.001;
+    if (frame != play->pose.frame) {
+        studio_pose pose = play->pose;
+        pose.frame = frame;
+        if (scene_studio_set_pose(sm->gl, play->handle, &sm->studios[play->kept].studio, play->body, play->skin, &pose))
+            play->pose.frame = frame;
+    }
+    return play->handle;
+}
+
 static bool place_blended(const model_place *p)
 {
     return p->look.blend != RENDER_MODEL_OPAQUE;
@@ -657,7 +737,7 @@ static void draw_place(scene *s, size_t i, const render_frame *f, const float vi
     place_matrix(s, p, place);
     render_mat4_mul(view_proj, place, transform);
     place_light(s, p, f, state_count, light);
-    int pose = sm->poses[place_pose(sm, p, f->time)];
+    int pose = p->play.handle >= 0 ? play_pose(sm, p, f->time) : sm->poses[place_pose(sm, p, f->time)];
     bool model = p->sprite_type == NOT_A_SPRITE;
     if (model && p->look.blend == RENDER_MODEL_OPAQUE) {
         render_models_draw(sm->gl, pose, transform, light);
@@ -742,6 +822,11 @@ void scene_models_close(scene *s)
     for (size_t i = 0; i < s->models->place_count; i++)
         free(s->models->places[i].file);
     free(s->models->places);
+    for (size_t i = 0; i < s->models->studio_count; i++) {
+        scene_studio_close(&s->models->studios[i].studio);
+        pmf_budget_free(s->models->studios[i].bytes);
+    }
+    free(s->models->studios);
     free(s->models->pose_frames);
     free(s->models->step_firsts);
     free(s->models->poses);
