@@ -18,6 +18,15 @@ build/pmfc "$WORK/game_files/models.map" --game "$WORK/game_files/game" -o "$WOR
 cp "$WORK/models.pmf" "$WORK/game_files/models.pmf"
 build/pmfc "$WORK/game_files/sky.map" --game "$WORK/game_files/sky" -o "$WORK/game_files/sky.pmf" >/dev/null 2>&1
 build/pmfc "$WORK/game_files/sky.map" --game "$WORK/game_files/palette" -o "$WORK/game_files/sky_bare.pmf" >/dev/null 2>&1
+# the room's item_test given the armour by test.fgd (--fgd, _tb_def) or not; a Half-Life room lit by
+# its ceiling's texture light (lights.rad in --game DIR, --rad FILE) or fullbright without one
+G="$WORK/game_files"
+build/pmfc "$G/fgd.map" --fgd "$G/loose/test.fgd" --game "$G/fgdgame" -o "$G/fgd.pmf" >/dev/null 2>&1
+build/pmfc "$G/fgd.map" --game "$G/fgdgame" -o "$G/fgd_bare.pmf" >/dev/null 2>&1
+build/pmfc "$G/tbdef/maps/tbdef.map" --game "$G/tbdef" -o "$G/tbdef.pmf" >/dev/null 2>&1
+build/pmfc "$G/rad/maps/rad.map" --game "$G/rad" -o "$G/rad.pmf" >/dev/null 2>&1
+build/pmfc "$G/rad.map" -o "$G/rad_bare.pmf" >/dev/null 2>&1
+build/pmfc "$G/rad.map" --rad "$G/loose/lamps.rad" -o "$G/rad_flag.pmf" >/dev/null 2>&1
 # shared RMFs compiled by the desktop's pmfc: one opened as a .pmf, one compiled in the page too
 build/pmfc ../shared/data/rmf/09.rmf -o "$WORK/rmf_09.pmf" >/dev/null 2>&1
 build/pmfc ../shared/data/rmf/08.rmf -o "$WORK/rmf_08.pmf" >/dev/null 2>&1

@@ -27,6 +27,7 @@
 #include "render.h"
 #include "scene.h"
 #include "stream.h"
+#include "view_options.h"
 
 #define STREAM_WORKERS 3                  /* PAGE_THREADS: the page keeps -sPTHREAD_POOL_SIZE=4 */
 #define MAX_PITCH 89.0f
@@ -56,6 +57,8 @@ static struct {
     char *inspected_json;            /* page_inspect's answer, kept until the next */
     char inspected_text[2048];
     double pose[5];
+    char *fgd_text;                  /* page_open's entity definitions, one a line */
+    char *fgds[VIEW_MAX_FGDS];       /* pointing into fgd_text */
 } page;
 
 /* The one-line error of the last call that failed (as the command line prints it after "pmfview: "). */
@@ -109,18 +112,35 @@ EMSCRIPTEN_KEEPALIVE void page_resize(int width, int height)
     apply_aspect();
 }
 
+/* The entity definitions' files, one a line, as --fgd's list (the first VIEW_MAX_FGDS, as the
+ * desktop takes): into page.fgds. */
+static size_t split_fgds(const char *fgds)
+{
+    free(page.fgd_text);
+    if (!(page.fgd_text = strdup(fgds)))
+        return 0;
+    size_t count = 0;
+    for (char *save = NULL, *line = strtok_r(page.fgd_text, "\n", &save); line && count < VIEW_MAX_FGDS;
+         line = strtok_r(NULL, "\n", &save))
+        page.fgds[count++] = line;
+    return count;
+}
+
 /* Opens level 0 of a PMF in the in-memory file system at its start camera, its entities' models
  * and sprites from game_dir ("" none: the folder of the files dropped with the map, its paks and
- * loose files, as `--game`): 0, else the command line's exit code (2 a bad file or a damaged pak,
- * 3 a runtime failure) with page_error. */
-EMSCRIPTEN_KEEPALIVE int page_open(const char *path, const char *game_dir)
+ * loose files, as `--game`), the classes' models from the entity definitions fgds (one file a
+ * line, as `--fgd`; "" none): 0, else the command line's exit code (2 a bad file or a damaged
+ * pak, 3 a runtime failure) with page_error. */
+EMSCRIPTEN_KEEPALIVE int page_open(const char *path, const char *game_dir, const char *fgds)
 {
     page_close();
     /* the desktop's default budget (docs/memory.md); a compile keeps its own (pmfc.h) */
     pmf_budget_set_limit(pmf_budget_default(PMF_BUDGET_VIEWER));
+    size_t fgd_count = split_fgds(fgds);
     scene_error e;
     page.s = scene_open(&(scene_desc){ .path = path, .workers = PAGE_THREADS ? STREAM_WORKERS : STREAM_NO_THREADS,
-                                       .moving_camera = true, .game_dir = game_dir[0] ? game_dir : NULL },
+                                       .moving_camera = true, .game_dir = game_dir[0] ? game_dir : NULL,
+                                       .fgds = (const char *const *)page.fgds, .fgd_count = fgd_count },
                         &e);
     if (!page.s) {
         snprintf(page.error, sizeof page.error, "%s", e.message);

@@ -120,9 +120,9 @@
     let warnings = [], statusHead = [];
     const WARNINGS_SHOWN = 8;
 
-    function openPath(name) {
+    function openPath(name, fgds) {
         opened = false;
-        const rc = M.ccall('page_open', 'number', ['string', 'string'], [name, gameDir]);
+        const rc = M.ccall('page_open', 'number', ['string', 'string', 'string'], [name, gameDir, fgds.join('\n')]);
         if (rc !== 0) {
             fail(M.UTF8ToString(M._page_error()));
             return false;
@@ -150,11 +150,14 @@
     // a file name as pmfc's argument: one starting with '-' is not an option (as the desktop passes it)
     const argument = name => (name.startsWith('-') ? './' : '') + name;
 
-    function compileThenOpen(name, wads) {
+    // pmfc's arguments beside the map's: --wad each WAD, --fgd each entity definition, --rad, --game
+    function compileThenOpen(name, given) {
         const out = name.replace(/\.[^.]*$/, '') + '.pmf';
-        const args = [argument(name), '-o', argument(out)].concat(...wads.map(w => ['--wad', argument(w)]),
+        const args = [argument(name), '-o', argument(out)].concat(...given.wads.map(w => ['--wad', argument(w)]),
+                                                                  ...given.fgds.map(f => ['--fgd', argument(f)]),
+                                                                  given.rad ? ['--rad', argument(given.rad)] : [],
                                                                   gameDir ? ['--game', gameDir] : []).join('\n');
-        compiling = { name, out };
+        compiling = { name, out, fgds: given.fgds };
         pmfcLast = '';
         say('compiling ' + name + ' with pmfc' + (threaded ? ' on a worker thread' : '') + ' ...');
         // two frames: the status is on the screen before a compile without threads holds the page
@@ -186,7 +189,7 @@
         if (rc < 0) return;
         const c = compiling;
         compiling = null;
-        if (rc === 0) openPath(c.out);
+        if (rc === 0) openPath(c.out, c.fgds);
         else fail(pmfcLast || c.name + ': pmfc failed (exit ' + rc + ')');
     }
 
@@ -216,10 +219,32 @@
         // the map: a .pmf, else a source, among the plain files, else in the folders
         const pick = list => list.find(f => /\.pmf$/i.test(f.path)) || list.find(f => SOURCE.test(f.path));
         const map = pick(plain) || pick(inFolders) || files[0];
+        const fgds = definitions(plain, inFolders, map);
         if (SOURCE.test(map.path))
-            compileThenOpen(map.path, plain.filter(f => /\.wad$/i.test(f.path)).map(f => f.path));
+            compileThenOpen(map.path, { wads: plain.filter(f => /\.wad$/i.test(f.path)).map(f => f.path), fgds,
+                                        rad: radFile(plain, map) });
         else
-            openPath(map.path);
+            openPath(map.path, fgds);
+    }
+
+    // The entity definitions passed as --fgd (to pmfc and the viewer), as the desktop's: the FGDs
+    // dropped as plain files; else, where the map names its own (TrenchBroom's _tb_def), none:
+    // pmfc finds that one as written, in the game directory or beside the map; else the FGDs of
+    // the dropped folder, in their paths' order.
+    const FGD = /\.fgd$/i;
+    function definitions(plain, inFolders, map) {
+        const given = plain.filter(f => FGD.test(f.path)).map(f => f.path);
+        if (given.length) return given;
+        if (SOURCE.test(map.path) && /"_tb_def"/i.test(new TextDecoder('latin1').decode(map.bytes))) return [];
+        return inFolders.filter(f => FGD.test(f.path)).map(f => f.path).sort();
+    }
+
+    // --rad: a plain .rad file other than those pmfc reads by their names (lights.rad, the map's
+    // own MAPNAME.rad beside it), as the desktop's --rad FILE; null for none
+    function radFile(plain, map) {
+        const own = ['lights.rad', map.path.split('/').pop().replace(/\.[^.]*$/, '') + '.rad'];
+        const rad = plain.find(f => /\.rad$/i.test(f.path) && !own.includes(f.path));
+        return rad ? rad.path : null;
     }
 
     // what an earlier drop left, its folders too

@@ -60,7 +60,8 @@ set(WEB_LINK_OPTIONS
 # the scene)
 add_executable(pmfview_page ${WEB_DIR}/page.c ${CMAKE_SOURCE_DIR}/src/app/overlays/inspect.c
                ${CMAKE_SOURCE_DIR}/src/app/overlays/map_markers.c ${CMAKE_SOURCE_DIR}/src/app/common/json_text.c)
-target_include_directories(pmfview_page PRIVATE ${CMAKE_SOURCE_DIR}/src/app/overlays ${CMAKE_SOURCE_DIR}/src/app/common)
+target_include_directories(pmfview_page PRIVATE ${CMAKE_SOURCE_DIR}/src/app ${CMAKE_SOURCE_DIR}/src/app/overlays
+                           ${CMAKE_SOURCE_DIR}/src/app/common)
 target_link_libraries(pmfview_page PRIVATE scene pmfc_lib PkgConfig::CJSON PkgConfig::CGLM)
 target_link_options(pmfview_page PRIVATE ${WEB_LINK_OPTIONS})
 if(PMFVIEW_WEB_THREADS)

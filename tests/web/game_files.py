@@ -6,7 +6,13 @@ palette, over pak0's), OUT_DIR/loose/ (armor.mdl and palette.lmp, dropped as loo
 six pictures of the sky `test`), OUT_DIR/palette/ (a game of the palette alone: the armour is
 missing), OUT_DIR/sky.map (the room, its ceiling and far wall sky, worldspawn "sky" "test") and
 OUT_DIR/sky/ (a game of loose files: the palette, the armour, gfx/env/test*.tga and
-maps/sky.map, dropped as a folder)."""
+maps/sky.map, dropped as a folder); entity definitions: OUT_DIR/fgd.map (the room, the armour's place
+taken by item_test, a class only loose/test.fgd gives a model), OUT_DIR/fgdgame/ (a game of
+maps/fgd.map, fgd/test.fgd, the armour and the palette) and OUT_DIR/tbdef/ (maps/tbdef.map naming
+its FGD by `_tb_def`, an editor's absolute path, test.fgd at the game's root, and broken.fgd, a
+malformed FGD the map does not name); GoldSrc's texture lights: OUT_DIR/rad.map (a Half-Life room
+lit only by its ceiling's texture LAMP), OUT_DIR/rad/ (maps/rad.map and lights.rad) and
+loose/lamps.rad (the same lights under another name)."""
 import os, shutil, struct, sys
 
 LQ, OUT = sys.argv[1:3]
@@ -62,3 +68,34 @@ text += "".join(box(*w, texture="sky1" if i in (1, 3) else "grey") for i, w in e
 open(os.path.join(OUT, "sky.map"), "w").write(text + things)
 os.makedirs(os.path.join(OUT, "sky/maps"))
 open(os.path.join(OUT, "sky/maps/sky.map"), "w").write(text + things)
+
+# entity definitions: item_test shows the armour only through test.fgd
+fgd_text = '@PointClass size(-16 -16 0, 16 16 56) model("progs/armor.mdl") = item_test : "A test item" []\n'
+fgd_map = (text.replace('"sky" "test"\n', "").replace("sky1", "grey")
+           + things.replace("item_armor1", "item_test"))
+open(os.path.join(OUT, "fgd.map"), "w").write(fgd_map)
+open(os.path.join(OUT, "loose/test.fgd"), "w").write(fgd_text)
+for game, files in {"fgdgame": {"maps/fgd.map": fgd_map, "fgd/test.fgd": fgd_text},
+                    "tbdef": {"maps/tbdef.map": fgd_map.replace('"worldspawn"\n', '"worldspawn"\n'
+                                                                '"_tb_def" "external:C:/TrenchBroom/games/Test/test.fgd"\n', 1),
+                              "test.fgd": fgd_text, "broken.fgd": "@PointClass = broken [\n"}}.items():
+    shutil.rmtree(os.path.join(OUT, game), ignore_errors=True)
+    for name, body in files.items():
+        os.makedirs(os.path.dirname(os.path.join(OUT, game, name)), exist_ok=True)
+        open(os.path.join(OUT, game, name), "w").write(body)
+    os.makedirs(os.path.join(OUT, game, "progs"))
+    os.makedirs(os.path.join(OUT, game, "gfx"))
+    open(os.path.join(OUT, game, "progs/armor.mdl"), "wb").write(armour)
+    open(os.path.join(OUT, game, "gfx/palette.lmp"), "wb").write(palette)
+
+# GoldSrc's texture lights: a room whose only light is its ceiling's texture LAMP
+rad_map = ('// Game: Half-Life\n// Format: Valve\n{\n"classname" "worldspawn"\n'
+           + "".join(box(*w, texture="lamp" if i == 1 else "grey") for i, w in enumerate(walls)) + "}\n"
+           + '{\n"classname" "info_player_start"\n"origin" "-128 0 24"\n"angle" "0"\n}\n')
+rad_text = "// texture lights\nLAMP 255 255 255 400\n"
+open(os.path.join(OUT, "rad.map"), "w").write(rad_map)
+open(os.path.join(OUT, "loose/lamps.rad"), "w").write(rad_text)
+shutil.rmtree(os.path.join(OUT, "rad"), ignore_errors=True)
+os.makedirs(os.path.join(OUT, "rad/maps"))
+open(os.path.join(OUT, "rad/maps/rad.map"), "w").write(rad_map)
+open(os.path.join(OUT, "rad/lights.rad"), "w").write(rad_text)

@@ -16,7 +16,10 @@
 // `pmfview shot --game` does, and not as `shot --no-models` does; a model missing from the
 // dropped files is its entity's marker where `shot` draws it, its warning under the map's name;
 // sky pictures dropped as plain files, or in a dropped folder at their paths, make the sky
-// `pmfc --game` makes of them.
+// `pmfc --game` makes of them; dropped FGDs give a class its model as `--fgd` does (plain files,
+// with a source or a .pmf; a folder's), a map's `_tb_def` is found among the dropped files, and
+// the inspector names the model under the pointer as `shot --inspect`; lights.rad (in a folder,
+// beside the map) and another .rad (`--rad`) light a GoldSrc room as pmfc's compile with it.
 // Prints the bench figures. Exit 0 when every check passes.
 'use strict';
 const fs = require('fs');
@@ -28,7 +31,7 @@ const { decodePng } = require('./png.js');
 const SIZE = [320, 240];
 const TOLERANCE = 8, MIN_MATCH = 0.99;
 const MIN_MODEL_PIXELS = 200;
-const MIN_MARKER_MATCH = 0.9, MIN_SKY_PIXELS = 5000;
+const MIN_MARKER_MATCH = 0.9, MIN_SKY_PIXELS = 5000, MIN_LIGHT_PIXELS = 5000;
 const READY_TIMEOUT_MS = 180000;
 let failures = 0;
 
@@ -236,6 +239,91 @@ async function gameFiles(page, base, pmfview, dir, site, workDir) {
     }
 }
 
+// Drops files (dropFiles) and checks the page's picture against `pmfview shot` of the desktop's
+// compile (shot: [PMF, ARGS...]) and that at least `least` of its pixels are unlike shot's picture
+// without what the drop tests (without: [PMF, ARGS...]). The page's pose and the comparison, or
+// null when the page is not ready.
+async function dropAgainstShot(page, url, pmfview, workDir, what, files, shot, without, least) {
+    const state = await dropFiles(page, url, files);
+    check(state === 'ready', `${what}: ${state}`);
+    if (state !== 'ready') return null;
+    const pose = await page.evaluate(() => window.pmfview.pose());
+    const out = path.join(workDir, what.replace(/[^A-Za-z0-9.]+/g, '_').slice(0, 80) + '.png');
+    const c = await compareWithShot(page, pmfview, shot[0], pose, out, shot.slice(1));
+    const bare = await compareWithShot(page, pmfview, without[0], pose, out.replace(/\.png$/, '.without.png'), without.slice(1));
+    const unlike = Math.round((1 - bare.match) * SIZE[0] * SIZE[1]);
+    const args = list => [path.basename(list[0])].concat(list.slice(1).map(a => (a.startsWith('/') ? path.basename(a) : a))).join(' ');
+    check(c.match >= MIN_MATCH && unlike >= least,
+          `${what}: ${(c.match * 100).toFixed(2)}% of pixels within ±${TOLERANCE} of pmfview shot ${args(shot)}, `
+          + `${unlike} pixels unlike shot ${args(without)}`);
+    return { pose, c, bare };
+}
+
+// I + click on canvas pixel `at`: the inspector's panel (hidden, text) and its JSON.
+async function inspectOnPage(page, at) {
+    const box = await page.evaluate(() => { const b = document.getElementById('canvas').getBoundingClientRect(); return [b.left, b.top]; });
+    await page.keyboard.down('KeyI');
+    await page.mouse.click(box[0] + at[0] + 0.5, box[1] + at[1] + 0.5);
+    await page.keyboard.up('KeyI');
+    const shown = await page.evaluate(() => { const p = document.getElementById('inspect'); return { hidden: p.hidden, text: p.textContent, json: p.dataset.json || '' }; });
+    try { shown.result = JSON.parse(shown.json); } catch (e) { shown.result = {}; }
+    return shown;
+}
+
+// The pixel of the model nearest the middle of those where `with` and `without` (two RGBA
+// pictures of SIZE) differ, or null when none do.
+function modelPixel(withModel, without) {
+    const covered = [];
+    for (let i = 0; i < SIZE[0] * SIZE[1]; i++)
+        if (pixelDistance(withModel, without, i) > TOLERANCE) covered.push([i % SIZE[0], Math.floor(i / SIZE[0])]);
+    if (!covered.length) return null;
+    const mid = [0, 1].map(k => covered.reduce((sum, p) => sum + p[k], 0) / covered.length);
+    const far = p => (p[0] - mid[0]) ** 2 + (p[1] - mid[1]) ** 2;
+    return covered.reduce((best, p) => (far(p) < far(best) ? p : best));
+}
+
+// Entity definitions (docs/web.md): FGDs dropped as plain files are --fgd to pmfc and the viewer,
+// a map's _tb_def is found among the dropped files (the folder's other FGDs not read), a folder's
+// FGDs serve a map naming none; the inspector names the model under a pixel as `shot --inspect`.
+// GoldSrc's texture lights: lights.rad in a dropped folder or beside the map, another .rad as
+// --rad. Each against `pmfview shot` of the desktop's compile with the same files.
+async function definitionsAndLights(page, base, pmfview, dir, site, workDir) {
+    const at = name => ({ url: 'maps/game_files/' + name });
+    const inFolder = (folder, names) => names.map(p => ({ ...at(folder + '/' + p), relative: folder + '/' + p }));
+    const url = `${base}?size=${SIZE.join('x')}`, G = f => path.join(dir, f);
+    const fgdShot = [G('fgd.pmf'), '--game', G('fgdgame')], bare = [G('fgd_bare.pmf'), '--game', G('fgdgame')];
+    const loose = ['loose/test.fgd', 'loose/armor.mdl', 'loose/palette.lmp'].map(at);
+    const plain = await dropAgainstShot(page, url, pmfview, workDir, 'fgd.map + test.fgd, armor.mdl, palette.lmp dropped',
+                                        [at('fgd.map')].concat(loose), fgdShot, bare, MIN_MODEL_PIXELS);
+    if (plain) {
+        // the inspector on the model item_test shows, as the desktop's
+        const pixel = modelPixel(plain.c.shot, plain.bare.shot);
+        const shown = pixel ? await inspectOnPage(page, pixel) : { result: {}, text: '' };
+        const desk = pixel ? JSON.parse(execFileSync(pmfview, ['shot', ...fgdShot, '--size', SIZE.join('x'), '--camera', poseText(plain.pose),
+                                                                '--inspect', pixel.join(',')], { stdio: 'pipe' }).toString()) : {};
+        const model = shown.result.model || {};
+        check(pixel && desk.model && desk.model.class === 'item_test' && JSON.stringify(model) === JSON.stringify(desk.model)
+              && shown.text.includes(`model of item_test: ${desk.model.file} frame ${desk.model.frame}`),
+              `inspector at ${pixel}: the model of ${model.class}: ${model.file} frame ${model.frame} `
+              + `(pmfview shot --inspect: ${desk.model ? `${desk.model.class}: ${desk.model.file} frame ${desk.model.frame}` : 'none'})`);
+    }
+    await dropAgainstShot(page, url, pmfview, workDir, 'fgd_bare.pmf + test.fgd, armor.mdl, palette.lmp dropped',
+                          [at('fgd_bare.pmf')].concat(loose), bare.concat('--fgd', G('loose/test.fgd')), bare, MIN_MODEL_PIXELS);
+    await dropAgainstShot(page, url, pmfview, workDir, 'the folder fgdgame/ (maps/fgd.map, fgd/test.fgd) opened',
+                          inFolder('fgdgame', ['maps/fgd.map', 'fgd/test.fgd', 'progs/armor.mdl', 'gfx/palette.lmp']),
+                          fgdShot, bare, MIN_MODEL_PIXELS);
+    await dropAgainstShot(page, url, pmfview, workDir, 'the folder tbdef/ (its map\'s _tb_def test.fgd, a broken.fgd) dropped',
+                          path.join(site, 'maps', 'game_files', 'tbdef'), [G('tbdef.pmf'), '--game', G('tbdef')], bare,
+                          MIN_MODEL_PIXELS);
+    const lit = [G('rad.pmf')], dark = [G('rad_bare.pmf')];
+    await dropAgainstShot(page, url, pmfview, workDir, 'the folder rad/ (maps/rad.map, lights.rad) opened',
+                          inFolder('rad', ['maps/rad.map', 'lights.rad']), lit, dark, MIN_LIGHT_PIXELS);
+    await dropAgainstShot(page, url, pmfview, workDir, 'rad.map + lights.rad dropped', [at('rad.map'), at('rad/lights.rad')],
+                          lit, dark, MIN_LIGHT_PIXELS);
+    await dropAgainstShot(page, url, pmfview, workDir, 'rad.map + lamps.rad dropped (--rad)', [at('rad.map'), at('loose/lamps.rad')],
+                          [G('rad_flag.pmf')], dark, MIN_LIGHT_PIXELS);
+}
+
 async function main() {
     // MAP.pmf arguments; SOURCE=COMPILED.pmf (opened by ?map= and compiled in the page, compared
     // with the desktop's compile); SOURCE+FILE...=COMPILED.pmf (dropped together on the threaded
@@ -412,8 +500,10 @@ async function main() {
         }
 
         // 4c. the game's loose files: a missing model's marker, sky pictures plain and in a folder
-        if (gameFilesDir)
+        if (gameFilesDir) {
             await gameFiles(page, base, pmfview, path.resolve(gameFilesDir), site, workDir);
+            await definitionsAndLights(page, base, pmfview, path.resolve(gameFilesDir), site, workDir);
+        }
 
         // 5. bench: navigation to ready beside the desktop's shot, and a flight's frame time
         if (bench)
