@@ -147,6 +147,10 @@ void scene_sprite_axes(const camera *cam, int type, const float angles[3], const
  * rendercolor (0 0 0: white) times the texel; a texel of alpha 0 a hole. */
 struct render_model_look;
 void scene_sprite_look(int version, const pmf_entity_info *info, struct render_model_look *out);
+/* Whether a sprite of that version and texture format (spr_render) takes the level's light where
+ * it stands, as Xash3D's R_SpriteHasLightmap (after GoldSrc): a GoldSrc alpha-test sprite in
+ * rendermode 0, 2 or 4 with renderamt over 127; Quake's and every other one are drawn unlit. */
+bool scene_sprite_lit(int version, int tex_format, const pmf_entity_info *info);
 /* How a model (alias or studio) is laid over the picture by its entity's rendermode, as GoldSrc
  * draws models: normal opaque and lit; colour, texture and solid alpha-blended by renderamt and
  * lit (rendercolor is not a model's); glow and additive added by renderamt, unlit. renderamt 0

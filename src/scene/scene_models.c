@@ -90,7 +90,7 @@ typedef struct model_loader {
  * a sprite group's pictures. */
 typedef struct model_poses {
     const char *file;                  /* the model's (valid while the loader is) */
-    int sprite_type, sprite_version;
+    int sprite_type, sprite_version, sprite_format;
     uint32_t count, start;             /* the animation's steps; the one drawn at time 0 */
     double rate;                       /* steps a second, each as long (0: still) */
     bool holds;                        /* a step past the last shows the last (else round again) */
@@ -111,6 +111,7 @@ typedef struct model_place {
     bool holds;
     int sprite_type;
     render_model_look look;            /* a sprite's blend (its colour not yet times the exposure) */
+    bool lit;                          /* takes the level's light: a model, a sprite as scene_sprite_lit says */
     float position[3];                 /* world metres */
     float angles[3], scale;            /* the entity's: degrees (pitch, yaw, roll), a factor */
     float turn[9];                     /* an alias model's axes in the world (column-major, scaled) */
@@ -367,6 +368,7 @@ static bool sprite_poses(model_loader *l, const model_file *f, const pmf_entity_
     double rate = info->framerate >= 0 ? info->framerate : SPRITE_FRAMERATE;
     uint32_t played = si->frame_count - 1;
     out->sprite_version = si->version;
+    out->sprite_format = (int)si->render;
     out->count = 1;
     out->start = 0;
     out->rate = 0;
@@ -549,6 +551,7 @@ static void place_models(scene *s, scene_models *sm, model_loader *l)
         memcpy(sm->step_firsts + sm->step_count, poses.firsts, (poses.count + 1) * sizeof *poses.firsts);
         sm->pose_count += pictures;
         sm->step_count += poses.count + 1;
+        p->lit = poses.sprite_type == NOT_A_SPRITE || scene_sprite_lit(poses.sprite_version, poses.sprite_format, info);
         if (poses.sprite_type == NOT_A_SPRITE)
             scene_model_look(info, &p->look);
         else
@@ -657,20 +660,20 @@ static void place_matrix(const scene *s, const model_place *p, float place[16])
     place[15] = 1;
 }
 
-/* What a place's skin is multiplied by: 1 for a sprite (Quake draws them unlit), in a level
- * without lightmaps and in the fullbright mode, as the world's faces; else the light under it (at least MIN_LIGHT, its colour kept as
- * QuakeSpasm raises it) through the game's look as the world's shader takes its light; times the
- * exposure. */
+/* What a place's skin is multiplied by: 1 for a sprite the engines draw unlit (scene_sprite_lit),
+ * in a level without lightmaps and in the fullbright mode, as the world's faces; else the light
+ * under it (a model's at least MIN_LIGHT, its colour kept as QuakeSpasm raises it; a sprite's as it
+ * is, as Xash3D's R_LightPoint gives it) through the game's look as the world's shader takes its
+ * light; times the exposure. */
 static void place_light(const scene *s, model_place *p, const render_frame *f, size_t state_count, float out[3])
 {
     float light[3] = { 1, 1, 1 };
-    if (p->sprite_type == NOT_A_SPRITE && !(s->map_info.source.flags & PMF_SOURCE_FULLBRIGHT)
-        && f->mode != RENDER_MODE_FULLBRIGHT) {
+    if (p->lit && !(s->map_info.source.flags & PMF_SOURCE_FULLBRIGHT) && f->mode != RENDER_MODE_FULLBRIGHT) {
         if (!p->light_known && (s->models->frames % LIGHT_RETRY == 0 || s->chunk_count != s->models->chunks_seen))
             p->light_known = scene_model_light_find(s, p->position, &p->light);
         scene_model_light_value(&p->light, s->models->states, state_count, light);
         float sum = light[0] + light[1] + light[2];
-        for (int k = 0; k < 3 && sum < 3 * MIN_LIGHT; k++)
+        for (int k = 0; k < 3 && sum < 3 * MIN_LIGHT && p->sprite_type == NOT_A_SPRITE; k++)
             light[k] += (3 * MIN_LIGHT - sum) / 3;
         for (int k = 0; k < 3; k++)
             light[k] = f->look == RENDER_LOOK_GOLDSRC ? powf(light[k], 0.4f) : f->look == RENDER_LOOK_QUAKE ? 2 * light[k] : light[k];
@@ -728,7 +731,8 @@ static bool place_blended(const model_place *p)
 }
 
 /* Draws place i: its pose at the frame's time, lit (an opaque model) or in its look: a blended
- * model's colour the light under it, an additive one's and a sprite's the exposure alone. */
+ * model's colour and a lit sprite's times the light under it, an additive model's and an unlit
+ * sprite's the exposure alone. */
 static void draw_place(scene *s, size_t i, const render_frame *f, const float view_proj[16], size_t state_count)
 {
     scene_models *sm = s->models;
@@ -746,7 +750,7 @@ static void draw_place(scene *s, size_t i, const render_frame *f, const float vi
     if (!(p->look.colour[3] > 0))
         return;
     render_model_look look = p->look;
-    bool lit = model && look.blend == RENDER_MODEL_ALPHA;
+    bool lit = model ? look.blend == RENDER_MODEL_ALPHA : p->lit;
     for (int k = 0; k < 3; k++)
         look.colour[k] *= lit ? light[k] : f->exposure;
     render_models_draw_look(sm->gl, pose, transform, &look);

@@ -59,12 +59,13 @@ static bool sprite_place(float out[3])
     return rt_entity_place("room.pmf", shown_class, out);
 }
 
-/* The shot with models (at `time`) and without, from DISTANCE units in front of the sprite. */
+/* The shot with models (at `time`) and without (when `without` is not NULL), from DISTANCE units
+ * in front of the sprite. */
 static bool shoot_pair(const float place[3], double time, test_image *with, test_image *without)
 {
     char args[1024], err[1024];
     const double eye[3] = { place[0], place[1], place[2] + DISTANCE * UNIT };
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < (without ? 2 : 1); k++) {
         snprintf(args, sizeof args, "shot room.pmf -o %s --size %dx%d --fov 90 --camera %.6f,%.6f,%.6f,0,0 --game game --time %g %s",
                  k ? "without.png" : "with.png", WIDTH, HEIGHT, eye[0], eye[1], eye[2], time, k ? "--no-models" : "");
         if (rt_run(args, err) != 0) {
@@ -72,7 +73,7 @@ static bool shoot_pair(const float place[3], double time, test_image *with, test
             return false;
         }
     }
-    return test_image_load(with, "with.png") && test_image_load(without, "without.png");
+    return test_image_load(with, "with.png") && (!without || test_image_load(without, "without.png"));
 }
 
 /* The texel (x, y) of the fixture's frame as the texture format decodes it: rgb, alpha. */
@@ -104,24 +105,36 @@ static void expected_blend(const blend_case *c, const uint8_t texel[4], const ui
     }
 }
 
+/* Where pixel (x, y) of a shot from DISTANCE units in front of the sprite (SCALE times its size)
+ * falls on the fixture's frame, in texels: false when well outside it. *judged: well inside a
+ * texel. */
+static bool pixel_texel(int x, int y, double *u, double *v, bool *judged)
+{
+    const double distance = DISTANCE * UNIT;
+    double vx = (2.0 * (x + 0.5) / WIDTH - 1.0) * WIDTH / HEIGHT * distance, vy = (1.0 - 2.0 * (y + 0.5) / HEIGHT) * distance;
+    double a = quarter_turned ? vy : vx, b = quarter_turned ? -vx : vy;  /* along the sprite's right and up */
+    *u = a / UNIT / SCALE + 4;                                           /* the fixture's origin: (-4, 2) */
+    *v = 2 - b / UNIT / SCALE;
+    *judged = *u >= 0 && *v >= 0 && *u < SPR_BUILD_WIDTH && *v < SPR_BUILD_HEIGHT && fabs(*u - floor(*u + 0.5)) >= EDGE
+              && fabs(*v - floor(*v + 0.5)) >= EDGE;
+    return !(*u < -0.3 || *v < -0.3 || *u > SPR_BUILD_WIDTH + 0.3 || *v > SPR_BUILD_HEIGHT + 0.3);
+}
+
 /* Every pixel well inside a texel of frame `frame` against expected_blend over the shot without
  * models; every pixel well outside unchanged. The pixels judged inside. */
 static int check_blend(const blend_case *c, int frame, const test_image *with, const test_image *without)
 {
-    const double distance = DISTANCE * UNIT;
     int judged = 0, wrong = 0, outside_changed = 0;
     for (int y = 0; y < HEIGHT; y++)
         for (int x = 0; x < WIDTH; x++) {
-            double vx = (2.0 * (x + 0.5) / WIDTH - 1.0) * WIDTH / HEIGHT * distance, vy = (1.0 - 2.0 * (y + 0.5) / HEIGHT) * distance;
-            double a = quarter_turned ? vy : vx, b = quarter_turned ? -vx : vy;  /* along the sprite's right and up */
-            double u = a / UNIT / SCALE + 4, v = 2 - b / UNIT / SCALE;         /* the fixture's origin: (-4, 2) */
+            double u, v;
+            bool inside;
             const uint8_t *got = with->rgb + 3 * (y * WIDTH + x), *bg = without->rgb + 3 * (y * WIDTH + x);
-            if (u < -0.3 || v < -0.3 || u > SPR_BUILD_WIDTH + 0.3 || v > SPR_BUILD_HEIGHT + 0.3) {
+            if (!pixel_texel(x, y, &u, &v, &inside)) {
                 outside_changed += memcmp(got, bg, 3) != 0;
                 continue;
             }
-            if (u < 0 || v < 0 || u >= SPR_BUILD_WIDTH || v >= SPR_BUILD_HEIGHT || fabs(u - floor(u + 0.5)) < EDGE
-                || fabs(v - floor(v + 0.5)) < EDGE)
+            if (!inside)
                 continue;
             uint8_t texel[4];
             fixture_texel(c->tex_format, frame, (int)u, (int)v, texel);
@@ -306,6 +319,128 @@ static int test_frames(void)
     return check_failures;
 }
 
+/* A GoldSrc room as compile_sprite_room's lit by a light (`_light` keys) 56 units over the floor
+ * between an env_sprite of an alpha-test sprite (sprites/lit.spr, rendermode 0) 40 units west
+ * and a cycler_sprite of an additive one (sprites/add.spr, rendermode 5, renderamt 255) 40 east,
+ * both 64 units north of the middle, 24 over the floor. */
+static bool compile_lit_room(const char *light_keys)
+{
+    uint8_t *lit = NULL, *add = NULL;
+    size_t lit_size, add_size;
+    bool ok = spr_build(2, SPR_TYPE_PARALLEL, SPR_RENDER_ALPHA_TEST, 1, &lit, &lit_size)
+              && spr_build(2, SPR_TYPE_PARALLEL, SPR_RENDER_ADDITIVE, 1, &add, &add_size);
+    map_build *m = map_build_new("Half-Life");
+    const double lo[3] = { -128, -128, 0 }, hi[3] = { 128, 128, 160 }, start[3] = { 0, -96, 24 };
+    char keys[512];
+    map_build_room(m, lo, hi, "brick", MAP_ROOM_ALL);
+    map_build_point(m, "info_player_start", start);
+    map_build_entity(m, "light", light_keys);
+    map_build_keys(m, "\"origin\" \"0 64 80\"\n");
+    snprintf(keys, sizeof keys, "\"origin\" \"-40 64 24\"\n\"model\" \"sprites/lit.spr\"\n\"scale\" \"%d\"\n\"renderamt\" \"255\"\n", SCALE);
+    map_build_entity(m, "env_sprite", keys);
+    snprintf(keys, sizeof keys, "\"origin\" \"40 64 24\"\n\"model\" \"sprites/add.spr\"\n\"scale\" \"%d\"\n\"rendermode\" \"5\"\n"
+             "\"renderamt\" \"255\"\n", SCALE);
+    map_build_entity(m, "cycler_sprite", keys);
+    ok = ok && map_build_write_file(m, "room.map");
+    map_build_free(m);
+    const char *argv[] = { pmfc, "room.map", "-o", "room.pmf", NULL };
+    ok = ok && test_run(NULL, argv, "pmfc.txt", "pmfc.txt") == 0 && test_make_dir("game") && test_make_dir("game/sprites")
+         && test_write_file("game/sprites/lit.spr", lit, lit_size) && test_write_file("game/sprites/add.spr", add, add_size);
+    free(lit);
+    free(add);
+    return ok;
+}
+
+/* The floor's light straight under place as the world draws it (the lightmap mode: the game's
+ * look of L, here GoldSrc's): the mean of the 4 middle pixels looking down from it, 0..1. */
+static double floor_light(const float place[3])
+{
+    char args[1024], err[1024];
+    snprintf(args, sizeof args, "shot room.pmf -o floor.png --size 64x64 --fov 90 --mode lightmap --no-models "
+             "--camera %.6f,%.6f,%.6f,0,-90", place[0], place[1], place[2]);
+    test_image img;
+    if (rt_run(args, err) != 0 || !test_image_load(&img, "floor.png")) {
+        check_fail("cannot shoot the floor: %s", err);
+        return 0;
+    }
+    double sum = 0;
+    for (int y = 31; y <= 32; y++)
+        for (int x = 31; x <= 32; x++)
+            sum += img.rgb[3 * (y * 64 + x)] + img.rgb[3 * (y * 64 + x) + 1] + img.rgb[3 * (y * 64 + x) + 2];
+    test_image_free(&img);
+    return sum / (4 * 3 * 255.0);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median, over the pixels well inside the alpha-test sprite's texels (frame 0) and their
+ * channels of at least 64, of the pixel over the texel. */
+static double lit_ratio(const test_image *with)
+{
+    static double ratios[WIDTH * HEIGHT * 3];
+    size_t n = 0;
+    for (int y = 0; y < HEIGHT; y++)
+        for (int x = 0; x < WIDTH; x++) {
+            double u, v;
+            bool inside;
+            uint8_t texel[4];
+            if (!pixel_texel(x, y, &u, &v, &inside) || !inside)
+                continue;
+            fixture_texel(SPR_RENDER_ALPHA_TEST, 0, (int)u, (int)v, texel);
+            for (int k = 0; k < 3 && texel[3]; k++)
+                if (texel[k] >= 64)
+                    ratios[n++] = with->rgb[3 * (y * WIDTH + x) + k] / (double)texel[k];
+        }
+    qsort(ratios, n, sizeof *ratios, compare_doubles);
+    CHECK(n > 3000, "%zu channels compared", n);
+    return n ? ratios[n / 2] : 0;
+}
+
+/* The room lit by light_keys: the alpha-test sprite's pixels over its texels (the light it takes)
+ * into *ratio, the floor's light under it into *floor; the additive sprite exactly its blend, as
+ * bright as without a light. */
+static void lit_room(const char *light_keys, double *ratio, double *floor)
+{
+    float lit_place[3], add_place[3];
+    *ratio = *floor = 0;
+    if (!compile_lit_room(light_keys) || !rt_entity_place("room.pmf", "env_sprite", lit_place)
+        || !rt_entity_place("room.pmf", "cycler_sprite", add_place)) {
+        check_fail("cannot compile the room");
+        return;
+    }
+    test_image with, without;
+    if (shoot_pair(lit_place, 0, &with, NULL)) {
+        *ratio = lit_ratio(&with);
+        test_image_free(&with);
+    }
+    *floor = floor_light(lit_place);
+    const blend_case additive = { SPR_RENDER_ADDITIVE, 5, 255, { 0, 0, 0 } };
+    if (shoot_pair(add_place, 0, &with, &without)) {
+        CHECK(check_blend(&additive, 0, &with, &without) > 4000);
+        test_image_free(&with);
+        test_image_free(&without);
+    }
+}
+
+/* An alpha-test sprite in rendermode 0 takes the level's light where it stands (Xash3D's
+ * R_SpriteHasLightmap): in a bright and a dim room its pixels are its texels times the floor's
+ * light under it; an additive sprite beside it stays fullbright in both. */
+static int test_lit(void)
+{
+    double bright, bright_floor, dim, dim_floor;
+    lit_room("\"_light\" \"255 255 255 150\"\n", &bright, &bright_floor);
+    lit_room("\"_light\" \"255 255 255 60\"\n", &dim, &dim_floor);
+    printf("lit sprite over its texels: %.3f (floor %.3f), dim room %.3f (floor %.3f)\n", bright, bright_floor, dim, dim_floor);
+    CHECK(bright_floor > 0.4 && bright_floor < 0.95 && dim_floor < bright_floor * 0.8, "%g %g", bright_floor, dim_floor);
+    CHECK_NEAR(bright, bright_floor, 0.05 * bright_floor);
+    CHECK_NEAR(dim, dim_floor, 0.05 * dim_floor);
+    return check_failures;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -322,6 +457,7 @@ int main(int argc, char **argv)
         { "additive", test_additive },
         { "frames", test_frames },
         { "oriented", test_oriented },
+        { "lit", test_lit },
         { NULL, NULL },
     };
     return rt_main(3, argv, tests);
