@@ -24,7 +24,6 @@
 #include "studio.h"
 #include "scene_internal.h"
 
-#define QUAKE_METRES_PER_UNIT 0.0254f  /* pmfc's default scale (conventions §5) */
 #define PALETTE_PATH "gfx/palette.lmp"
 #define MAX_PLACES (1u << 16)          /* entities given a model at most: a hostile list stays bounded */
 #define MAX_SCALE 256.0f               /* pmfc's range of the scale key (editor_placement.c) */
@@ -648,9 +647,10 @@ static void place_matrix(const scene *s, const model_place *p, float place[16])
     memset(place, 0, 16 * sizeof *place);
     if (p->sprite_type != NOT_A_SPRITE) {
         scene_sprite_axes(&s->cam, p->sprite_type, p->angles, at, place, place + 4);
+        float scale = p->look.blend == RENDER_MODEL_GLOW ? p->scale * scene_glow_scale(s, at) : p->scale;
         for (int k = 0; k < 3; k++) {
-            place[k] *= p->scale;
-            place[4 + k] *= p->scale;
+            place[k] *= scale;
+            place[4 + k] *= scale;
         }
     } else {
         for (int j = 0; j < 3; j++)
@@ -732,7 +732,7 @@ static bool place_blended(const model_place *p)
 
 /* Draws place i: its pose at the frame's time, lit (an opaque model) or in its look: a blended
  * model's colour and a lit sprite's times the light under it, an additive model's and an unlit
- * sprite's the exposure alone. */
+ * sprite's the exposure alone; a glow faded, or hidden, as scene_glow_shown says. */
 static void draw_place(scene *s, size_t i, const render_frame *f, const float view_proj[16], size_t state_count)
 {
     scene_models *sm = s->models;
@@ -747,9 +747,13 @@ static void draw_place(scene *s, size_t i, const render_frame *f, const float vi
         render_models_draw(sm->gl, pose, transform, light);
         return;
     }
-    if (!(p->look.colour[3] > 0))
-        return;
     render_model_look look = p->look;
+    float fade = 1;
+    if (look.blend == RENDER_MODEL_GLOW && !scene_glow_shown(s, place + 12, &fade))
+        return;
+    look.colour[3] *= fade;
+    if (!(look.colour[3] > 0))
+        return;
     bool lit = model ? look.blend == RENDER_MODEL_ALPHA : p->lit;
     for (int k = 0; k < 3; k++)
         look.colour[k] *= lit ? light[k] : f->exposure;

@@ -28,6 +28,7 @@
 static const char *pmfc;
 static bool quarter_turned;          /* the sprite turned a quarter (its right the view's up) */
 static const char *shown_class = "env_sprite";
+static double entity_scale = SCALE;  /* the entity's scale key: SCALE but for a glow (drawn at it times its distance / 200) */
 
 /* A render mode's case: the sprite's texture format, the entity's keys. */
 typedef struct blend_case {
@@ -42,8 +43,8 @@ static bool compile_sprite_room(const uint8_t *sprite, size_t sprite_size, const
     map_build *m = map_build_new("Half-Life");
     const double lo[3] = { -128, -128, 0 }, hi[3] = { 128, 128, 160 }, start[3] = { 0, -96, 24 };
     char entity_keys[512];
-    snprintf(entity_keys, sizeof entity_keys, "\"origin\" \"0 64 24\"\n\"model\" \"sprites/test.spr\"\n\"scale\" \"%d\"\n%s",
-             SCALE, keys);
+    snprintf(entity_keys, sizeof entity_keys, "\"origin\" \"0 64 24\"\n\"model\" \"sprites/test.spr\"\n\"scale\" \"%g\"\n%s",
+             entity_scale, keys);
     map_build_room(m, lo, hi, "brick", MAP_ROOM_ALL);
     map_build_point(m, "info_player_start", start);
     map_build_entity(m, shown_class, entity_keys);
@@ -59,21 +60,28 @@ static bool sprite_place(float out[3])
     return rt_entity_place("room.pmf", shown_class, out);
 }
 
-/* The shot with models (at `time`) and without (when `without` is not NULL), from DISTANCE units
- * in front of the sprite. */
-static bool shoot_pair(const float place[3], double time, test_image *with, test_image *without)
+/* The shot with models (at `time`) and without (when `without` is not NULL) from `east` and
+ * `south` units off the sprite at its height, turned `yaw` degrees from looking north. */
+static bool shoot_from(const float place[3], double east, double south, double yaw, double time, test_image *with,
+                       test_image *without)
 {
     char args[1024], err[1024];
-    const double eye[3] = { place[0], place[1], place[2] + DISTANCE * UNIT };
+    const double eye[3] = { place[0] + east * UNIT, place[1], place[2] + south * UNIT };
     for (int k = 0; k < (without ? 2 : 1); k++) {
-        snprintf(args, sizeof args, "shot room.pmf -o %s --size %dx%d --fov 90 --camera %.6f,%.6f,%.6f,0,0 --game game --time %g %s",
-                 k ? "without.png" : "with.png", WIDTH, HEIGHT, eye[0], eye[1], eye[2], time, k ? "--no-models" : "");
+        snprintf(args, sizeof args, "shot room.pmf -o %s --size %dx%d --fov 90 --camera %.6f,%.6f,%.6f,%g,0 --game game --time %g %s",
+                 k ? "without.png" : "with.png", WIDTH, HEIGHT, eye[0], eye[1], eye[2], yaw, time, k ? "--no-models" : "");
         if (rt_run(args, err) != 0) {
             check_fail("cannot shoot: %s", err);
             return false;
         }
     }
     return test_image_load(with, "with.png") && (!without || test_image_load(without, "without.png"));
+}
+
+/* The pair from DISTANCE units in front of the sprite. */
+static bool shoot_pair(const float place[3], double time, test_image *with, test_image *without)
+{
+    return shoot_from(place, 0, DISTANCE, 0, time, with, without);
 }
 
 /* The texel (x, y) of the fixture's frame as the texture format decodes it: rgb, alpha. */
@@ -214,9 +222,11 @@ static int test_texture(void)
     return blend_test(&(blend_case){ SPR_RENDER_INDEX_ALPHA, 2, 200, { 0, 0, 0 } });
 }
 
-/* rendermode 3 (glow) with an additive sprite: added by renderamt. */
+/* rendermode 3 (glow) with an additive sprite: added by renderamt (24 units away, unfaded), drawn
+ * at its scale times 24 / 200. */
 static int test_glow(void)
 {
+    entity_scale = SCALE * 200.0 / DISTANCE;
     return blend_test(&(blend_case){ SPR_RENDER_ADDITIVE, 3, 160, { 0, 0, 0 } });
 }
 
@@ -441,6 +451,99 @@ static int test_lit(void)
     return check_failures;
 }
 
+/* A GoldSrc hall (256 x 448 x 160 units inside) with an env_glow of an additive sprite
+ * (sprites/test.spr, rendermode 3, renderamt 120, scale 16) 64 units before its north wall, 80
+ * over the floor, and a wall from the east side 104 units long, 8 thick, 112 to 120 units south
+ * of the glow. */
+static bool compile_glow_hall(void)
+{
+    uint8_t *sprite;
+    size_t size;
+    if (!spr_build(2, SPR_TYPE_PARALLEL, SPR_RENDER_ADDITIVE, 1, &sprite, &size))
+        return false;
+    map_build *m = map_build_new("Half-Life");
+    const double lo[3] = { -128, -320, 0 }, hi[3] = { 128, 128, 160 }, start[3] = { 0, -96, 24 };
+    const double wall_lo[3] = { 24, -56, 0 }, wall_hi[3] = { 128, -48, 160 };
+    map_build_room(m, lo, hi, "brick", MAP_ROOM_ALL);
+    map_build_box(m, wall_lo, wall_hi, "brick");
+    map_build_point(m, "info_player_start", start);
+    map_build_entity(m, "env_glow", "\"origin\" \"0 64 80\"\n\"model\" \"sprites/test.spr\"\n\"scale\" \"16\"\n"
+                                   "\"rendermode\" \"3\"\n\"renderamt\" \"120\"\n");
+    bool ok = map_build_write_file(m, "room.map");
+    map_build_free(m);
+    const char *argv[] = { pmfc, "room.map", "-o", "room.pmf", NULL };
+    ok = ok && test_run(NULL, argv, "pmfc.txt", "pmfc.txt") == 0 && test_make_dir("game") && test_make_dir("game/sprites")
+         && test_write_file("game/sprites/test.spr", sprite, size);
+    free(sprite);
+    return ok;
+}
+
+/* The pixels the glow changes seen from east and south units off it, turned yaw degrees. With
+ * added (not NULL): each pixel's most added channel, -1 where one is at the top (clamped). */
+static int glow_pixels(const float place[3], double east, double south, double yaw, int *added)
+{
+    test_image with, without;
+    if (!shoot_from(place, east, south, yaw, 0, &with, &without)) {
+        check_fail("cannot shoot the glow");
+        return -1;
+    }
+    int changed = 0;
+    for (int i = 0; i < WIDTH * HEIGHT; i++) {
+        int most = 0, top = 0;
+        for (int k = 0; k < 3; k++) {
+            int a = with.rgb[3 * i + k] - without.rgb[3 * i + k];
+            most = a > most ? a : most;
+            top |= with.rgb[3 * i + k] >= 254;
+        }
+        changed += memcmp(with.rgb + 3 * i, without.rgb + 3 * i, 3) != 0;
+        if (added)
+            added[i] = top ? -1 : most;
+    }
+    test_image_free(&with);
+    test_image_free(&without);
+    return changed;
+}
+
+/* A glow seen from 100 and 250 units: drawn at its scale times distance / 200, it covers as many
+ * pixels at both; faded by 19000 / distance² (held to 1 at 100 units), what it adds at 250 units
+ * is 0.304 of what it adds at 100 (the median over the pixels it adds 40 or more to at 100). */
+static int test_glow_distance(void)
+{
+    float place[3];
+    REQUIRE(compile_glow_hall() && rt_entity_place("room.pmf", "env_glow", place));
+    static int near[WIDTH * HEIGHT], far[WIDTH * HEIGHT];
+    static double ratios[WIDTH * HEIGHT];
+    int near_count = glow_pixels(place, 0, 100, 0, near), far_count = glow_pixels(place, 0, 250, 0, far);
+    size_t n = 0;
+    for (int i = 0; i < WIDTH * HEIGHT; i++)
+        if (near[i] >= 40 && far[i] >= 0)
+            ratios[n++] = far[i] / (double)near[i];
+    qsort(ratios, n, sizeof *ratios, compare_doubles);
+    double fade = n ? ratios[n / 2] : 0;
+    printf("glow at 100 units: %d pixels, at 250: %d; added at 250 over 100: %.3f (%zu pixels)\n", near_count, far_count, fade, n);
+    CHECK(near_count > 1200 && abs(far_count - near_count) < near_count / 50, "%d %d", near_count, far_count);
+    CHECK(n > 600, "%zu", n);
+    CHECK_NEAR(fade, 19000.0 / (250 * 250), 0.01);
+    return check_failures;
+}
+
+/* A glow behind the wall (seen from 64 units east and 214 south: the wall stops the trace 125
+ * units short) draws nothing; nor does one whose centre is just off the frame (turned 55 degrees,
+ * the frame's half width 53.1), while its quad would reach 40 pixels into it; turned 50 degrees
+ * it is drawn. */
+static int test_glow_hidden(void)
+{
+    float place[3];
+    REQUIRE(compile_glow_hall() && rt_entity_place("room.pmf", "env_glow", place));
+    int behind = glow_pixels(place, 64, 214, 0, NULL), off = glow_pixels(place, 0, 100, 55, NULL);
+    int edge = glow_pixels(place, 0, 100, 50, NULL);
+    printf("glow behind the wall: %d pixels; centre off the frame: %d; just inside it: %d\n", behind, off, edge);
+    CHECK_EQ(behind, 0);
+    CHECK_EQ(off, 0);
+    CHECK(edge > 600, "%d", edge);
+    return check_failures;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -458,6 +561,8 @@ int main(int argc, char **argv)
         { "frames", test_frames },
         { "oriented", test_oriented },
         { "lit", test_lit },
+        { "glow_distance", test_glow_distance },
+        { "glow_hidden", test_glow_hidden },
         { NULL, NULL },
     };
     return rt_main(3, argv, tests);
