@@ -71,7 +71,8 @@ void scene_sprite_look(int version, const pmf_entity_info *info, render_model_lo
 bool scene_sprite_lit(int version, int tex_format, const pmf_entity_info *info)
 {
     const int mode = info->render_mode;  /* 0 normal, 2 texture, 4 solid (kRenderTransAlpha) */
-    return version == 2 && tex_format == SPR_RENDER_ALPHA_TEST && (mode == 0 || mode == 2 || mode == 4) && info->render_amount > 127;
+    return version == 2 && tex_format == SPR_RENDER_ALPHA_TEST && (mode == 0 || mode == 2 || mode == 4)
+           && info->render_amount > 127;
 }
 
 void scene_model_look(const pmf_entity_info *info, render_model_look *out)

@@ -453,8 +453,8 @@ static int test_lit(void)
 
 /* A GoldSrc hall (256 x 448 x 160 units inside) with an env_glow of an additive sprite
  * (sprites/test.spr, rendermode 3, renderamt 120, scale 16) 64 units before its north wall, 80
- * over the floor, and a wall from the east side 104 units long, 8 thick, 112 to 120 units south
- * of the glow. */
+ * over the floor, a wall from the east side 104 units long, 8 thick, 112 to 120 units south of
+ * the glow, and the same of glass from the west side (a func_wall of rendermode 2). */
 static bool compile_glow_hall(void)
 {
     uint8_t *sprite;
@@ -465,8 +465,11 @@ static bool compile_glow_hall(void)
     const double lo[3] = { -128, -320, 0 }, hi[3] = { 128, 128, 160 }, start[3] = { 0, -96, 24 };
     const double wall_lo[3] = { 24, -56, 0 }, wall_hi[3] = { 128, -48, 160 };
     map_build_room(m, lo, hi, "brick", MAP_ROOM_ALL);
+    const double glass_lo[3] = { -128, -56, 0 }, glass_hi[3] = { -24, -48, 160 };
     map_build_box(m, wall_lo, wall_hi, "brick");
     map_build_point(m, "info_player_start", start);
+    map_build_entity(m, "func_wall", "\"rendermode\" \"2\"\n\"renderamt\" \"128\"\n");
+    map_build_box(m, glass_lo, glass_hi, "brick");
     map_build_entity(m, "env_glow", "\"origin\" \"0 64 80\"\n\"model\" \"sprites/test.spr\"\n\"scale\" \"16\"\n"
                                    "\"rendermode\" \"3\"\n\"renderamt\" \"120\"\n");
     bool ok = map_build_write_file(m, "room.map");
@@ -511,13 +514,13 @@ static int test_glow_distance(void)
 {
     float place[3];
     REQUIRE(compile_glow_hall() && rt_entity_place("room.pmf", "env_glow", place));
-    static int near[WIDTH * HEIGHT], far[WIDTH * HEIGHT];
+    static int added_close[WIDTH * HEIGHT], added_away[WIDTH * HEIGHT];  /* not near, far: Windows' macros */
     static double ratios[WIDTH * HEIGHT];
-    int near_count = glow_pixels(place, 0, 100, 0, near), far_count = glow_pixels(place, 0, 250, 0, far);
+    int near_count = glow_pixels(place, 0, 100, 0, added_close), far_count = glow_pixels(place, 0, 250, 0, added_away);
     size_t n = 0;
     for (int i = 0; i < WIDTH * HEIGHT; i++)
-        if (near[i] >= 40 && far[i] >= 0)
-            ratios[n++] = far[i] / (double)near[i];
+        if (added_close[i] >= 40 && added_away[i] >= 0)
+            ratios[n++] = added_away[i] / (double)added_close[i];
     qsort(ratios, n, sizeof *ratios, compare_doubles);
     double fade = n ? ratios[n / 2] : 0;
     printf("glow at 100 units: %d pixels, at 250: %d; added at 250 over 100: %.3f (%zu pixels)\n", near_count, far_count, fade, n);
@@ -528,17 +531,19 @@ static int test_glow_distance(void)
 }
 
 /* A glow behind the wall (seen from 64 units east and 214 south: the wall stops the trace 125
- * units short) draws nothing; nor does one whose centre is just off the frame (turned 55 degrees,
- * the frame's half width 53.1), while its quad would reach 40 pixels into it; turned 50 degrees
- * it is drawn. */
+ * units short) draws nothing; behind the glass (64 west) it is drawn, the trace passing through
+ * glass; one whose centre is just off the frame (turned 55 degrees, the frame's half width 53.1)
+ * draws nothing, while its quad would reach 40 pixels into it; turned 50 degrees it is drawn. */
 static int test_glow_hidden(void)
 {
     float place[3];
     REQUIRE(compile_glow_hall() && rt_entity_place("room.pmf", "env_glow", place));
-    int behind = glow_pixels(place, 64, 214, 0, NULL), off = glow_pixels(place, 0, 100, 55, NULL);
-    int edge = glow_pixels(place, 0, 100, 50, NULL);
-    printf("glow behind the wall: %d pixels; centre off the frame: %d; just inside it: %d\n", behind, off, edge);
+    int behind = glow_pixels(place, 64, 214, 0, NULL), glass = glow_pixels(place, -64, 214, 0, NULL);
+    int off = glow_pixels(place, 0, 100, 55, NULL), edge = glow_pixels(place, 0, 100, 50, NULL);
+    printf("glow behind the wall: %d pixels; behind the glass: %d; centre off the frame: %d; just inside it: %d\n", behind, glass,
+           off, edge);
     CHECK_EQ(behind, 0);
+    CHECK(glass > 600, "%d", glass);
     CHECK_EQ(off, 0);
     CHECK(edge > 600, "%d", edge);
     return check_failures;
