@@ -332,7 +332,8 @@ static int test_frames(void)
 /* A GoldSrc room as compile_sprite_room's lit by a light (`_light` keys) 56 units over the floor
  * between an env_sprite of an alpha-test sprite (sprites/lit.spr, rendermode 0) 40 units west
  * and a cycler_sprite of an additive one (sprites/add.spr, rendermode 5, renderamt 255) 40 east,
- * both 64 units north of the middle, 24 over the floor. */
+ * both 64 units north of the middle, 24 over the floor; an env_glow of the alpha-test sprite in
+ * rendermode 4 at renderamt 127 between them, 100 over the floor. */
 static bool compile_lit_room(const char *light_keys)
 {
     uint8_t *lit = NULL, *add = NULL;
@@ -351,6 +352,9 @@ static bool compile_lit_room(const char *light_keys)
     snprintf(keys, sizeof keys, "\"origin\" \"40 64 24\"\n\"model\" \"sprites/add.spr\"\n\"scale\" \"%d\"\n\"rendermode\" \"5\"\n"
              "\"renderamt\" \"255\"\n", SCALE);
     map_build_entity(m, "cycler_sprite", keys);
+    snprintf(keys, sizeof keys, "\"origin\" \"0 64 100\"\n\"model\" \"sprites/lit.spr\"\n\"scale\" \"%d\"\n\"rendermode\" \"4\"\n"
+             "\"renderamt\" \"127\"\n", SCALE);
+    map_build_entity(m, "env_glow", keys);
     ok = ok && map_build_write_file(m, "room.map");
     map_build_free(m);
     const char *argv[] = { pmfc, "room.map", "-o", "room.pmf", NULL };
@@ -411,14 +415,14 @@ static double lit_ratio(const test_image *with)
 }
 
 /* The room lit by light_keys: the alpha-test sprite's pixels over its texels (the light it takes)
- * into *ratio, the floor's light under it into *floor; the additive sprite exactly its blend, as
- * bright as without a light. */
+ * into *ratio, the floor's light under it into *floor; the additive sprite and the one at
+ * renderamt 127 exactly their blends, as bright as without a light. */
 static void lit_room(const char *light_keys, double *ratio, double *floor)
 {
-    float lit_place[3], add_place[3];
+    float lit_place[3], add_place[3], faint_place[3];
     *ratio = *floor = 0;
     if (!compile_lit_room(light_keys) || !rt_entity_place("room.pmf", "env_sprite", lit_place)
-        || !rt_entity_place("room.pmf", "cycler_sprite", add_place)) {
+        || !rt_entity_place("room.pmf", "cycler_sprite", add_place) || !rt_entity_place("room.pmf", "env_glow", faint_place)) {
         check_fail("cannot compile the room");
         return;
     }
@@ -428,17 +432,20 @@ static void lit_room(const char *light_keys, double *ratio, double *floor)
         test_image_free(&with);
     }
     *floor = floor_light(lit_place);
-    const blend_case additive = { SPR_RENDER_ADDITIVE, 5, 255, { 0, 0, 0 } };
-    if (shoot_pair(add_place, 0, &with, &without)) {
-        CHECK(check_blend(&additive, 0, &with, &without) > 4000);
-        test_image_free(&with);
-        test_image_free(&without);
-    }
+    const blend_case unlit[2] = { { SPR_RENDER_ADDITIVE, 5, 255, { 0, 0, 0 } }, { SPR_RENDER_ALPHA_TEST, 4, 127, { 0, 0, 0 } } };
+    const float *unlit_places[2] = { add_place, faint_place };
+    for (int k = 0; k < 2; k++)
+        if (shoot_pair(unlit_places[k], 0, &with, &without)) {
+            CHECK(check_blend(&unlit[k], 0, &with, &without) > 4000);
+            test_image_free(&with);
+            test_image_free(&without);
+        }
 }
 
 /* An alpha-test sprite in rendermode 0 takes the level's light where it stands (Xash3D's
  * R_SpriteHasLightmap): in a bright and a dim room its pixels are its texels times the floor's
- * light under it; an additive sprite beside it stays fullbright in both. */
+ * light under it; an additive sprite beside it, and an alpha-test one at renderamt 127, stay
+ * fullbright in both. */
 static int test_lit(void)
 {
     double bright, bright_floor, dim, dim_floor;
