@@ -747,13 +747,13 @@ static void draw_place(scene *s, size_t i, const render_frame *f, const float vi
         render_models_draw(sm->gl, pose, transform, light);
         return;
     }
+    if (!(p->look.colour[3] > 0))
+        return;
     render_model_look look = p->look;
     float fade = 1;
-    if (look.blend == RENDER_MODEL_GLOW && !scene_glow_shown(s, place + 12, &fade))
+    if (look.blend == RENDER_MODEL_GLOW && !scene_glow_shown(s, place + 12, &fade))  /* place + 12: its centre */
         return;
     look.colour[3] *= fade;
-    if (!(look.colour[3] > 0))
-        return;
     bool lit = model ? look.blend == RENDER_MODEL_ALPHA : p->lit;
     for (int k = 0; k < 3; k++)
         look.colour[k] *= lit ? light[k] : f->exposure;
