@@ -27,6 +27,7 @@
 #include "studio.h"
 
 #define NEAR_PLANE 0.05
+#define QUAKE_METRES_PER_UNIT 0.0254f  /* pmfc's default scale (conventions §5) */
 
 typedef struct sky_region { float planes[6][4]; int env; } sky_region;
 
@@ -147,6 +148,10 @@ void scene_sprite_axes(const camera *cam, int type, const float angles[3], const
  * rendercolor (0 0 0: white) times the texel; a texel of alpha 0 a hole. */
 struct render_model_look;
 void scene_sprite_look(int version, const pmf_entity_info *info, struct render_model_look *out);
+/* Whether a sprite of that version and texture format (spr_render) takes the level's light where
+ * it stands, as Xash3D's R_SpriteHasLightmap (after GoldSrc): a GoldSrc alpha-test sprite in
+ * rendermode 0, 2 or 4 with renderamt over 127; Quake's and every other one are drawn unlit. */
+bool scene_sprite_lit(int version, int tex_format, const pmf_entity_info *info);
 /* How a model (alias or studio) is laid over the picture by its entity's rendermode, as GoldSrc
  * draws models: normal opaque and lit; colour, texture and solid alpha-blended by renderamt and
  * lit (rendercolor is not a model's); glow and additive added by renderamt, unlit. renderamt 0
@@ -156,6 +161,15 @@ void scene_model_look(const pmf_entity_info *info, struct render_model_look *out
 /* scene_models.c: a model's corners (Quake or GoldSrc units and axes: x forward, y left, z up)
  * in the world's (metres; a point (x, y, z) is (x, z, -y) x 0.0254). */
 void scene_model_world_axes(float *positions, size_t corners);
+
+/* scene_model_glow.c: a glow sprite (GoldSrc's rendermode 3) as the engine draws it (Xash3D's
+ * R_SpriteOccluded and R_SpriteGlowBlend), at `at` (the camera's frame, metres): the factor on
+ * its scale (its distance over 200 units: the same size on screen at any distance); whether it
+ * is drawn (not when its centre is off the frame or behind the eye, nor when the faces of the
+ * resident chunks, but liquids and translucent ones, stop a trace from the eye more than 8 units
+ * short of it) and its fade, 19000 units² over its distance squared, held to 0.05..1. */
+float scene_glow_scale(const scene *s, const float at[3]);
+bool scene_glow_shown(const scene *s, const float at[3], float *fade);
 
 /* scene_model_studio.c: GoldSrc studio models (docs/models.md). */
 struct game_fs;

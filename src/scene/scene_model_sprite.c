@@ -68,6 +68,13 @@ void scene_sprite_look(int version, const pmf_entity_info *info, render_model_lo
             out->colour[k] = c[k] / 255.0f;
 }
 
+bool scene_sprite_lit(int version, int tex_format, const pmf_entity_info *info)
+{
+    const int mode = info->render_mode;  /* 0 normal, 2 texture, 4 solid (kRenderTransAlpha) */
+    return version == 2 && tex_format == SPR_RENDER_ALPHA_TEST && (mode == 0 || mode == 2 || mode == 4)
+           && info->render_amount > 127;
+}
+
 void scene_model_look(const pmf_entity_info *info, render_model_look *out)
 {
     /* GoldSrc's modes on a model: 0 normal, 1 colour, 2 texture, 3 glow, 4 solid, 5 additive */

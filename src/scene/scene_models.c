@@ -24,7 +24,6 @@
 #include "studio.h"
 #include "scene_internal.h"
 
-#define QUAKE_METRES_PER_UNIT 0.0254f  /* pmfc's default scale (conventions §5) */
 #define PALETTE_PATH "gfx/palette.lmp"
 #define MAX_PLACES (1u << 16)          /* entities given a model at most: a hostile list stays bounded */
 #define MAX_SCALE 256.0f               /* pmfc's range of the scale key (editor_placement.c) */
@@ -90,7 +89,7 @@ typedef struct model_loader {
  * a sprite group's pictures. */
 typedef struct model_poses {
     const char *file;                  /* the model's (valid while the loader is) */
-    int sprite_type, sprite_version;
+    int sprite_type, sprite_version, sprite_format;
     uint32_t count, start;             /* the animation's steps; the one drawn at time 0 */
     double rate;                       /* steps a second, each as long (0: still) */
     bool holds;                        /* a step past the last shows the last (else round again) */
@@ -111,6 +110,7 @@ typedef struct model_place {
     bool holds;
     int sprite_type;
     render_model_look look;            /* a sprite's blend (its colour not yet times the exposure) */
+    bool lit;                          /* takes the level's light: a model, a sprite as scene_sprite_lit says */
     float position[3];                 /* world metres */
     float angles[3], scale;            /* the entity's: degrees (pitch, yaw, roll), a factor */
     float turn[9];                     /* an alias model's axes in the world (column-major, scaled) */
@@ -367,6 +367,7 @@ static bool sprite_poses(model_loader *l, const model_file *f, const pmf_entity_
     double rate = info->framerate >= 0 ? info->framerate : SPRITE_FRAMERATE;
     uint32_t played = si->frame_count - 1;
     out->sprite_version = si->version;
+    out->sprite_format = (int)si->render;
     out->count = 1;
     out->start = 0;
     out->rate = 0;
@@ -549,6 +550,7 @@ static void place_models(scene *s, scene_models *sm, model_loader *l)
         memcpy(sm->step_firsts + sm->step_count, poses.firsts, (poses.count + 1) * sizeof *poses.firsts);
         sm->pose_count += pictures;
         sm->step_count += poses.count + 1;
+        p->lit = poses.sprite_type == NOT_A_SPRITE || scene_sprite_lit(poses.sprite_version, poses.sprite_format, info);
         if (poses.sprite_type == NOT_A_SPRITE)
             scene_model_look(info, &p->look);
         else
@@ -645,9 +647,10 @@ static void place_matrix(const scene *s, const model_place *p, float place[16])
     memset(place, 0, 16 * sizeof *place);
     if (p->sprite_type != NOT_A_SPRITE) {
         scene_sprite_axes(&s->cam, p->sprite_type, p->angles, at, place, place + 4);
+        float scale = p->look.blend == RENDER_MODEL_GLOW ? p->scale * scene_glow_scale(s, at) : p->scale;
         for (int k = 0; k < 3; k++) {
-            place[k] *= p->scale;
-            place[4 + k] *= p->scale;
+            place[k] *= scale;
+            place[4 + k] *= scale;
         }
     } else {
         for (int j = 0; j < 3; j++)
@@ -657,20 +660,20 @@ static void place_matrix(const scene *s, const model_place *p, float place[16])
     place[15] = 1;
 }
 
-/* What a place's skin is multiplied by: 1 for a sprite (Quake draws them unlit), in a level
- * without lightmaps and in the fullbright mode, as the world's faces; else the light under it (at least MIN_LIGHT, its colour kept as
- * QuakeSpasm raises it) through the game's look as the world's shader takes its light; times the
- * exposure. */
+/* What a place's skin is multiplied by: 1 for a sprite the engines draw unlit (scene_sprite_lit),
+ * in a level without lightmaps and in the fullbright mode, as the world's faces; else the light
+ * under it (a model's at least MIN_LIGHT, its colour kept as QuakeSpasm raises it; a sprite's as it
+ * is, as Xash3D's R_LightPoint gives it) through the game's look as the world's shader takes its
+ * light; times the exposure. */
 static void place_light(const scene *s, model_place *p, const render_frame *f, size_t state_count, float out[3])
 {
     float light[3] = { 1, 1, 1 };
-    if (p->sprite_type == NOT_A_SPRITE && !(s->map_info.source.flags & PMF_SOURCE_FULLBRIGHT)
-        && f->mode != RENDER_MODE_FULLBRIGHT) {
+    if (p->lit && !(s->map_info.source.flags & PMF_SOURCE_FULLBRIGHT) && f->mode != RENDER_MODE_FULLBRIGHT) {
         if (!p->light_known && (s->models->frames % LIGHT_RETRY == 0 || s->chunk_count != s->models->chunks_seen))
             p->light_known = scene_model_light_find(s, p->position, &p->light);
         scene_model_light_value(&p->light, s->models->states, state_count, light);
         float sum = light[0] + light[1] + light[2];
-        for (int k = 0; k < 3 && sum < 3 * MIN_LIGHT; k++)
+        for (int k = 0; k < 3 && sum < 3 * MIN_LIGHT && p->sprite_type == NOT_A_SPRITE; k++)
             light[k] += (3 * MIN_LIGHT - sum) / 3;
         for (int k = 0; k < 3; k++)
             light[k] = f->look == RENDER_LOOK_GOLDSRC ? powf(light[k], 0.4f) : f->look == RENDER_LOOK_QUAKE ? 2 * light[k] : light[k];
@@ -728,7 +731,8 @@ static bool place_blended(const model_place *p)
 }
 
 /* Draws place i: its pose at the frame's time, lit (an opaque model) or in its look: a blended
- * model's colour the light under it, an additive one's and a sprite's the exposure alone. */
+ * model's colour and a lit sprite's times the light under it, an additive model's and an unlit
+ * sprite's the exposure alone; a glow faded, or hidden, as scene_glow_shown says. */
 static void draw_place(scene *s, size_t i, const render_frame *f, const float view_proj[16], size_t state_count)
 {
     scene_models *sm = s->models;
@@ -746,7 +750,11 @@ static void draw_place(scene *s, size_t i, const render_frame *f, const float vi
     if (!(p->look.colour[3] > 0))
         return;
     render_model_look look = p->look;
-    bool lit = model && look.blend == RENDER_MODEL_ALPHA;
+    float fade = 1;
+    if (look.blend == RENDER_MODEL_GLOW && !scene_glow_shown(s, place + 12, &fade))  /* place + 12: its centre */
+        return;
+    look.colour[3] *= fade;
+    bool lit = model ? look.blend == RENDER_MODEL_ALPHA : p->lit;
     for (int k = 0; k < 3; k++)
         look.colour[k] *= lit ? light[k] : f->exposure;
     render_models_draw_look(sm->gl, pose, transform, &look);

@@ -28,6 +28,7 @@
 static const char *pmfc;
 static bool quarter_turned;          /* the sprite turned a quarter (its right the view's up) */
 static const char *shown_class = "env_sprite";
+static double entity_scale = SCALE;  /* the entity's scale key: SCALE but for a glow (drawn at it times its distance / 200) */
 
 /* A render mode's case: the sprite's texture format, the entity's keys. */
 typedef struct blend_case {
@@ -42,8 +43,8 @@ static bool compile_sprite_room(const uint8_t *sprite, size_t sprite_size, const
     map_build *m = map_build_new("Half-Life");
     const double lo[3] = { -128, -128, 0 }, hi[3] = { 128, 128, 160 }, start[3] = { 0, -96, 24 };
     char entity_keys[512];
-    snprintf(entity_keys, sizeof entity_keys, "\"origin\" \"0 64 24\"\n\"model\" \"sprites/test.spr\"\n\"scale\" \"%d\"\n%s",
-             SCALE, keys);
+    snprintf(entity_keys, sizeof entity_keys, "\"origin\" \"0 64 24\"\n\"model\" \"sprites/test.spr\"\n\"scale\" \"%g\"\n%s",
+             entity_scale, keys);
     map_build_room(m, lo, hi, "brick", MAP_ROOM_ALL);
     map_build_point(m, "info_player_start", start);
     map_build_entity(m, shown_class, entity_keys);
@@ -59,20 +60,28 @@ static bool sprite_place(float out[3])
     return rt_entity_place("room.pmf", shown_class, out);
 }
 
-/* The shot with models (at `time`) and without, from DISTANCE units in front of the sprite. */
-static bool shoot_pair(const float place[3], double time, test_image *with, test_image *without)
+/* The shot with models (at `time`) and without (when `without` is not NULL) from `east` and
+ * `south` units off the sprite at its height, turned `yaw` degrees from looking north. */
+static bool shoot_from(const float place[3], double east, double south, double yaw, double time, test_image *with,
+                       test_image *without)
 {
     char args[1024], err[1024];
-    const double eye[3] = { place[0], place[1], place[2] + DISTANCE * UNIT };
-    for (int k = 0; k < 2; k++) {
-        snprintf(args, sizeof args, "shot room.pmf -o %s --size %dx%d --fov 90 --camera %.6f,%.6f,%.6f,0,0 --game game --time %g %s",
-                 k ? "without.png" : "with.png", WIDTH, HEIGHT, eye[0], eye[1], eye[2], time, k ? "--no-models" : "");
+    const double eye[3] = { place[0] + east * UNIT, place[1], place[2] + south * UNIT };
+    for (int k = 0; k < (without ? 2 : 1); k++) {
+        snprintf(args, sizeof args, "shot room.pmf -o %s --size %dx%d --fov 90 --camera %.6f,%.6f,%.6f,%g,0 --game game --time %g %s",
+                 k ? "without.png" : "with.png", WIDTH, HEIGHT, eye[0], eye[1], eye[2], yaw, time, k ? "--no-models" : "");
         if (rt_run(args, err) != 0) {
             check_fail("cannot shoot: %s", err);
             return false;
         }
     }
-    return test_image_load(with, "with.png") && test_image_load(without, "without.png");
+    return test_image_load(with, "with.png") && (!without || test_image_load(without, "without.png"));
+}
+
+/* The pair from DISTANCE units in front of the sprite. */
+static bool shoot_pair(const float place[3], double time, test_image *with, test_image *without)
+{
+    return shoot_from(place, 0, DISTANCE, 0, time, with, without);
 }
 
 /* The texel (x, y) of the fixture's frame as the texture format decodes it: rgb, alpha. */
@@ -104,24 +113,36 @@ static void expected_blend(const blend_case *c, const uint8_t texel[4], const ui
     }
 }
 
+/* Where pixel (x, y) of a shot from DISTANCE units in front of the sprite (SCALE times its size)
+ * falls on the fixture's frame, in texels: false when well outside it. *judged: well inside a
+ * texel. */
+static bool pixel_texel(int x, int y, double *u, double *v, bool *judged)
+{
+    const double distance = DISTANCE * UNIT;
+    double vx = (2.0 * (x + 0.5) / WIDTH - 1.0) * WIDTH / HEIGHT * distance, vy = (1.0 - 2.0 * (y + 0.5) / HEIGHT) * distance;
+    double a = quarter_turned ? vy : vx, b = quarter_turned ? -vx : vy;  /* along the sprite's right and up */
+    *u = a / UNIT / SCALE + 4;                                           /* the fixture's origin: (-4, 2) */
+    *v = 2 - b / UNIT / SCALE;
+    *judged = *u >= 0 && *v >= 0 && *u < SPR_BUILD_WIDTH && *v < SPR_BUILD_HEIGHT && fabs(*u - floor(*u + 0.5)) >= EDGE
+              && fabs(*v - floor(*v + 0.5)) >= EDGE;
+    return !(*u < -0.3 || *v < -0.3 || *u > SPR_BUILD_WIDTH + 0.3 || *v > SPR_BUILD_HEIGHT + 0.3);
+}
+
 /* Every pixel well inside a texel of frame `frame` against expected_blend over the shot without
  * models; every pixel well outside unchanged. The pixels judged inside. */
 static int check_blend(const blend_case *c, int frame, const test_image *with, const test_image *without)
 {
-    const double distance = DISTANCE * UNIT;
     int judged = 0, wrong = 0, outside_changed = 0;
     for (int y = 0; y < HEIGHT; y++)
         for (int x = 0; x < WIDTH; x++) {
-            double vx = (2.0 * (x + 0.5) / WIDTH - 1.0) * WIDTH / HEIGHT * distance, vy = (1.0 - 2.0 * (y + 0.5) / HEIGHT) * distance;
-            double a = quarter_turned ? vy : vx, b = quarter_turned ? -vx : vy;  /* along the sprite's right and up */
-            double u = a / UNIT / SCALE + 4, v = 2 - b / UNIT / SCALE;         /* the fixture's origin: (-4, 2) */
+            double u, v;
+            bool inside;
             const uint8_t *got = with->rgb + 3 * (y * WIDTH + x), *bg = without->rgb + 3 * (y * WIDTH + x);
-            if (u < -0.3 || v < -0.3 || u > SPR_BUILD_WIDTH + 0.3 || v > SPR_BUILD_HEIGHT + 0.3) {
+            if (!pixel_texel(x, y, &u, &v, &inside)) {
                 outside_changed += memcmp(got, bg, 3) != 0;
                 continue;
             }
-            if (u < 0 || v < 0 || u >= SPR_BUILD_WIDTH || v >= SPR_BUILD_HEIGHT || fabs(u - floor(u + 0.5)) < EDGE
-                || fabs(v - floor(v + 0.5)) < EDGE)
+            if (!inside)
                 continue;
             uint8_t texel[4];
             fixture_texel(c->tex_format, frame, (int)u, (int)v, texel);
@@ -201,9 +222,11 @@ static int test_texture(void)
     return blend_test(&(blend_case){ SPR_RENDER_INDEX_ALPHA, 2, 200, { 0, 0, 0 } });
 }
 
-/* rendermode 3 (glow) with an additive sprite: added by renderamt. */
+/* rendermode 3 (glow) with an additive sprite: added by renderamt (24 units away, unfaded), drawn
+ * at its scale times 24 / 200. */
 static int test_glow(void)
 {
+    entity_scale = SCALE * 200.0 / DISTANCE;
     return blend_test(&(blend_case){ SPR_RENDER_ADDITIVE, 3, 160, { 0, 0, 0 } });
 }
 
@@ -306,6 +329,233 @@ static int test_frames(void)
     return check_failures;
 }
 
+/* A GoldSrc room as compile_sprite_room's lit by a light (`_light` keys) 56 units over the floor
+ * between an env_sprite of an alpha-test sprite (sprites/lit.spr, rendermode 0) 40 units west
+ * and a cycler_sprite of an additive one (sprites/add.spr, rendermode 5, renderamt 255) 40 east,
+ * both 64 units north of the middle, 24 over the floor; an env_glow of the alpha-test sprite in
+ * rendermode 4 at renderamt 127 between them, 100 over the floor. */
+static bool compile_lit_room(const char *light_keys)
+{
+    uint8_t *lit = NULL, *add = NULL;
+    size_t lit_size, add_size;
+    bool ok = spr_build(2, SPR_TYPE_PARALLEL, SPR_RENDER_ALPHA_TEST, 1, &lit, &lit_size)
+              && spr_build(2, SPR_TYPE_PARALLEL, SPR_RENDER_ADDITIVE, 1, &add, &add_size);
+    map_build *m = map_build_new("Half-Life");
+    const double lo[3] = { -128, -128, 0 }, hi[3] = { 128, 128, 160 }, start[3] = { 0, -96, 24 };
+    char keys[512];
+    map_build_room(m, lo, hi, "brick", MAP_ROOM_ALL);
+    map_build_point(m, "info_player_start", start);
+    map_build_entity(m, "light", light_keys);
+    map_build_keys(m, "\"origin\" \"0 64 80\"\n");
+    snprintf(keys, sizeof keys, "\"origin\" \"-40 64 24\"\n\"model\" \"sprites/lit.spr\"\n\"scale\" \"%d\"\n\"renderamt\" \"255\"\n", SCALE);
+    map_build_entity(m, "env_sprite", keys);
+    snprintf(keys, sizeof keys, "\"origin\" \"40 64 24\"\n\"model\" \"sprites/add.spr\"\n\"scale\" \"%d\"\n\"rendermode\" \"5\"\n"
+             "\"renderamt\" \"255\"\n", SCALE);
+    map_build_entity(m, "cycler_sprite", keys);
+    snprintf(keys, sizeof keys, "\"origin\" \"0 64 100\"\n\"model\" \"sprites/lit.spr\"\n\"scale\" \"%d\"\n\"rendermode\" \"4\"\n"
+             "\"renderamt\" \"127\"\n", SCALE);
+    map_build_entity(m, "env_glow", keys);
+    ok = ok && map_build_write_file(m, "room.map");
+    map_build_free(m);
+    const char *argv[] = { pmfc, "room.map", "-o", "room.pmf", NULL };
+    ok = ok && test_run(NULL, argv, "pmfc.txt", "pmfc.txt") == 0 && test_make_dir("game") && test_make_dir("game/sprites")
+         && test_write_file("game/sprites/lit.spr", lit, lit_size) && test_write_file("game/sprites/add.spr", add, add_size);
+    free(lit);
+    free(add);
+    return ok;
+}
+
+/* The floor's light straight under place as the world draws it (the lightmap mode: the game's
+ * look of L, here GoldSrc's): the mean of the 4 middle pixels looking down from it, 0..1. */
+static double floor_light(const float place[3])
+{
+    char args[1024], err[1024];
+    snprintf(args, sizeof args, "shot room.pmf -o floor.png --size 64x64 --fov 90 --mode lightmap --no-models "
+             "--camera %.6f,%.6f,%.6f,0,-90", place[0], place[1], place[2]);
+    test_image img;
+    if (rt_run(args, err) != 0 || !test_image_load(&img, "floor.png")) {
+        check_fail("cannot shoot the floor: %s", err);
+        return 0;
+    }
+    double sum = 0;
+    for (int y = 31; y <= 32; y++)
+        for (int x = 31; x <= 32; x++)
+            sum += img.rgb[3 * (y * 64 + x)] + img.rgb[3 * (y * 64 + x) + 1] + img.rgb[3 * (y * 64 + x) + 2];
+    test_image_free(&img);
+    return sum / (4 * 3 * 255.0);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median, over the pixels well inside the alpha-test sprite's texels (frame 0) and their
+ * channels of at least 64, of the pixel over the texel. */
+static double lit_ratio(const test_image *with)
+{
+    static double ratios[WIDTH * HEIGHT * 3];
+    size_t n = 0;
+    for (int y = 0; y < HEIGHT; y++)
+        for (int x = 0; x < WIDTH; x++) {
+            double u, v;
+            bool inside;
+            uint8_t texel[4];
+            if (!pixel_texel(x, y, &u, &v, &inside) || !inside)
+                continue;
+            fixture_texel(SPR_RENDER_ALPHA_TEST, 0, (int)u, (int)v, texel);
+            for (int k = 0; k < 3 && texel[3]; k++)
+                if (texel[k] >= 64)
+                    ratios[n++] = with->rgb[3 * (y * WIDTH + x) + k] / (double)texel[k];
+        }
+    qsort(ratios, n, sizeof *ratios, compare_doubles);
+    CHECK(n > 3000, "%zu channels compared", n);
+    return n ? ratios[n / 2] : 0;
+}
+
+/* The room lit by light_keys: the alpha-test sprite's pixels over its texels (the light it takes)
+ * into *ratio, the floor's light under it into *floor; the additive sprite and the one at
+ * renderamt 127 exactly their blends, as bright as without a light. */
+static void lit_room(const char *light_keys, double *ratio, double *floor)
+{
+    float lit_place[3], add_place[3], faint_place[3];
+    *ratio = *floor = 0;
+    if (!compile_lit_room(light_keys) || !rt_entity_place("room.pmf", "env_sprite", lit_place)
+        || !rt_entity_place("room.pmf", "cycler_sprite", add_place) || !rt_entity_place("room.pmf", "env_glow", faint_place)) {
+        check_fail("cannot compile the room");
+        return;
+    }
+    test_image with, without;
+    if (shoot_pair(lit_place, 0, &with, NULL)) {
+        *ratio = lit_ratio(&with);
+        test_image_free(&with);
+    }
+    *floor = floor_light(lit_place);
+    const blend_case unlit[2] = { { SPR_RENDER_ADDITIVE, 5, 255, { 0, 0, 0 } }, { SPR_RENDER_ALPHA_TEST, 4, 127, { 0, 0, 0 } } };
+    const float *unlit_places[2] = { add_place, faint_place };
+    for (int k = 0; k < 2; k++)
+        if (shoot_pair(unlit_places[k], 0, &with, &without)) {
+            CHECK(check_blend(&unlit[k], 0, &with, &without) > 4000);
+            test_image_free(&with);
+            test_image_free(&without);
+        }
+}
+
+/* An alpha-test sprite in rendermode 0 takes the level's light where it stands (Xash3D's
+ * R_SpriteHasLightmap): in a bright and a dim room its pixels are its texels times the floor's
+ * light under it; an additive sprite beside it, and an alpha-test one at renderamt 127, stay
+ * fullbright in both. */
+static int test_lit(void)
+{
+    double bright, bright_floor, dim, dim_floor;
+    lit_room("\"_light\" \"255 255 255 150\"\n", &bright, &bright_floor);
+    lit_room("\"_light\" \"255 255 255 60\"\n", &dim, &dim_floor);
+    printf("lit sprite over its texels: %.3f (floor %.3f), dim room %.3f (floor %.3f)\n", bright, bright_floor, dim, dim_floor);
+    CHECK(bright_floor > 0.4 && bright_floor < 0.95 && dim_floor < bright_floor * 0.8, "%g %g", bright_floor, dim_floor);
+    CHECK_NEAR(bright, bright_floor, 0.05 * bright_floor);
+    CHECK_NEAR(dim, dim_floor, 0.05 * dim_floor);
+    return check_failures;
+}
+
+/* A GoldSrc hall (256 x 448 x 160 units inside) with an env_glow of an additive sprite
+ * (sprites/test.spr, rendermode 3, renderamt 120, scale 16) 64 units before its north wall, 80
+ * over the floor, a wall from the east side 104 units long, 8 thick, 112 to 120 units south of
+ * the glow, and the same of glass from the west side (a func_wall of rendermode 2). */
+static bool compile_glow_hall(void)
+{
+    uint8_t *sprite;
+    size_t size;
+    if (!spr_build(2, SPR_TYPE_PARALLEL, SPR_RENDER_ADDITIVE, 1, &sprite, &size))
+        return false;
+    map_build *m = map_build_new("Half-Life");
+    const double lo[3] = { -128, -320, 0 }, hi[3] = { 128, 128, 160 }, start[3] = { 0, -96, 24 };
+    const double wall_lo[3] = { 24, -56, 0 }, wall_hi[3] = { 128, -48, 160 };
+    map_build_room(m, lo, hi, "brick", MAP_ROOM_ALL);
+    const double glass_lo[3] = { -128, -56, 0 }, glass_hi[3] = { -24, -48, 160 };
+    map_build_box(m, wall_lo, wall_hi, "brick");
+    map_build_point(m, "info_player_start", start);
+    map_build_entity(m, "func_wall", "\"rendermode\" \"2\"\n\"renderamt\" \"128\"\n");
+    map_build_box(m, glass_lo, glass_hi, "brick");
+    map_build_entity(m, "env_glow", "\"origin\" \"0 64 80\"\n\"model\" \"sprites/test.spr\"\n\"scale\" \"16\"\n"
+                                   "\"rendermode\" \"3\"\n\"renderamt\" \"120\"\n");
+    bool ok = map_build_write_file(m, "room.map");
+    map_build_free(m);
+    const char *argv[] = { pmfc, "room.map", "-o", "room.pmf", NULL };
+    ok = ok && test_run(NULL, argv, "pmfc.txt", "pmfc.txt") == 0 && test_make_dir("game") && test_make_dir("game/sprites")
+         && test_write_file("game/sprites/test.spr", sprite, size);
+    free(sprite);
+    return ok;
+}
+
+/* The pixels the glow changes seen from east and south units off it, turned yaw degrees. With
+ * added (not NULL): each pixel's most added channel, -1 where one is at the top (clamped). */
+static int glow_pixels(const float place[3], double east, double south, double yaw, int *added)
+{
+    test_image with, without;
+    if (!shoot_from(place, east, south, yaw, 0, &with, &without)) {
+        check_fail("cannot shoot the glow");
+        return -1;
+    }
+    int changed = 0;
+    for (int i = 0; i < WIDTH * HEIGHT; i++) {
+        int most = 0, top = 0;
+        for (int k = 0; k < 3; k++) {
+            int a = with.rgb[3 * i + k] - without.rgb[3 * i + k];
+            most = a > most ? a : most;
+            top |= with.rgb[3 * i + k] >= 254;
+        }
+        changed += memcmp(with.rgb + 3 * i, without.rgb + 3 * i, 3) != 0;
+        if (added)
+            added[i] = top ? -1 : most;
+    }
+    test_image_free(&with);
+    test_image_free(&without);
+    return changed;
+}
+
+/* A glow seen from 100 and 250 units: drawn at its scale times distance / 200, it covers as many
+ * pixels at both; faded by 19000 / distance² (held to 1 at 100 units), what it adds at 250 units
+ * is 0.304 of what it adds at 100 (the median over the pixels it adds 40 or more to at 100). */
+static int test_glow_distance(void)
+{
+    float place[3];
+    REQUIRE(compile_glow_hall() && rt_entity_place("room.pmf", "env_glow", place));
+    static int added_close[WIDTH * HEIGHT], added_away[WIDTH * HEIGHT];  /* not near, far: Windows' macros */
+    static double ratios[WIDTH * HEIGHT];
+    int near_count = glow_pixels(place, 0, 100, 0, added_close), far_count = glow_pixels(place, 0, 250, 0, added_away);
+    size_t n = 0;
+    for (int i = 0; i < WIDTH * HEIGHT; i++)
+        if (added_close[i] >= 40 && added_away[i] >= 0)
+            ratios[n++] = added_away[i] / (double)added_close[i];
+    qsort(ratios, n, sizeof *ratios, compare_doubles);
+    double fade = n ? ratios[n / 2] : 0;
+    printf("glow at 100 units: %d pixels, at 250: %d; added at 250 over 100: %.3f (%zu pixels)\n", near_count, far_count, fade, n);
+    CHECK(near_count > 1200 && abs(far_count - near_count) < near_count / 50, "%d %d", near_count, far_count);
+    CHECK(n > 600, "%zu", n);
+    CHECK_NEAR(fade, 19000.0 / (250 * 250), 0.01);
+    return check_failures;
+}
+
+/* A glow behind the wall (seen from 64 units east and 214 south: the wall stops the trace 125
+ * units short) draws nothing; behind the glass (64 west) it is drawn, the trace passing through
+ * glass; one whose centre is just off the frame (turned 55 degrees, the frame's half width 53.1)
+ * draws nothing, while its quad would reach 40 pixels into it; turned 50 degrees it is drawn. */
+static int test_glow_hidden(void)
+{
+    float place[3];
+    REQUIRE(compile_glow_hall() && rt_entity_place("room.pmf", "env_glow", place));
+    int behind = glow_pixels(place, 64, 214, 0, NULL), glass = glow_pixels(place, -64, 214, 0, NULL);
+    int off = glow_pixels(place, 0, 100, 55, NULL), edge = glow_pixels(place, 0, 100, 50, NULL);
+    printf("glow behind the wall: %d pixels; behind the glass: %d; centre off the frame: %d; just inside it: %d\n", behind, glass,
+           off, edge);
+    CHECK_EQ(behind, 0);
+    CHECK(glass > 600, "%d", glass);
+    CHECK_EQ(off, 0);
+    CHECK(edge > 600, "%d", edge);
+    return check_failures;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -322,6 +572,9 @@ int main(int argc, char **argv)
         { "additive", test_additive },
         { "frames", test_frames },
         { "oriented", test_oriented },
+        { "lit", test_lit },
+        { "glow_distance", test_glow_distance },
+        { "glow_hidden", test_glow_hidden },
         { NULL, NULL },
     };
     return rt_main(3, argv, tests);
