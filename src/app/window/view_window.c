@@ -695,13 +695,16 @@ static void draw_hud(viewer *v, int w, int h, double fps, double frame_ms, bool 
     view_hud_draw(v->hud, w, h, &info);
 }
 
-/* The frame waits out its interval (view_pace.h): still, when nothing on screen moved. */
+/* The frame waits out its interval (view_pace.h): still, when nothing on screen moved. A compile's
+ * picture ends the wait within PACE_SLICE: the next frame shows it. */
+#define PACE_SLICE 0.005
+
 static void pace_frame(const viewer *v, double frame_start, bool still)
 {
     double interval = view_pace_interval(v->frame_interval, v->compile.state == MAP_COMPILE_RUNNING, still);
-    double rest = view_pace_rest(interval, frame_start, now_seconds());
-    if (rest > 0)
-        SDL_Delay((Uint32)(rest * 1000.0));
+    for (double rest; (rest = view_pace_rest(interval, frame_start, now_seconds())) > 0 &&
+                     !map_compile_news(&v->compile, !v->dropped[0]);)
+        SDL_Delay((Uint32)(1000.0 * (rest < PACE_SLICE ? rest : PACE_SLICE)));
 }
 
 static double refresh_period(SDL_Window *window, bool no_vsync)
