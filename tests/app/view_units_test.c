@@ -1,9 +1,10 @@
 /* view_units_test.c - the viewer's window-free parts: pose parsing, the cameras file, the live
- * reload watch, screenshot names, the light-probe overlay's cube lighting data, the compare
+ * reload watch, the window's frame pacing (on a made-up clock), screenshot names, the light-probe overlay's cube lighting data, the compare
  * picture's signed scale, the region overlay kinds, the window's key table, the line
  * cleaning that relays pmfc's errors, and how the screenshot and cameras files are written (mode,
  * atomically, not through symlinks). */
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "res/res.h"
 #include "view_bookmarks.h"
 #include "view_keys.h"
+#include "view_pace.h"
 #include "view_probes.h"
 #include "view_regions.h"
 #include "view_shot.h"
@@ -153,7 +155,7 @@ static void test_watch(void)
     test_write_text(path, "one");
     view_watch w;
     view_watch_init(&w, path, 100.0);
-    CHECK(!view_watch_poll(&w, 100.04), "polls only every %g s", VIEW_WATCH_PERIOD);
+    CHECK(!view_watch_poll(&w, 100.01), "polls only every %g s", VIEW_WATCH_PERIOD);
     CHECK(!view_watch_poll(&w, 100.5), "unchanged");
 
     /* Rewritten (atomically, as pmf_writer_finish does): reported once it is stable. */
@@ -181,6 +183,39 @@ static void test_watch(void)
 }
 
 /* pmfc's messages reach the terminal only as valid UTF-8 without control characters. */
+/* Frames drawn in one second of a made-up clock, each taking draw seconds, paced as the window
+ * paces them. */
+static int frames_in_a_second(double refresh_period, bool compiling, bool still, double draw)
+{
+    double now = 0;
+    int frames = 0;
+    while (now < 1.0 - 1e-9) {
+        double start = now;
+        now += draw;
+        now += view_pace_rest(view_pace_interval(refresh_period, compiling, still), start, now);
+        frames++;
+    }
+    return frames;
+}
+
+static void test_pacing(void)
+{
+    const double hz60 = 1.0 / 60, hz144 = 1.0 / 144, draw = 0.004;
+    CHECK_EQ(frames_in_a_second(hz60, false, false, draw), 60);      /* the display's rate */
+    CHECK_EQ(frames_in_a_second(hz60, false, true, draw), 60);       /* a still picture without a compile: the same */
+    CHECK_EQ(frames_in_a_second(hz144, false, false, draw), 144);
+    CHECK_EQ(frames_in_a_second(hz60, true, false, draw), 30);       /* a compile runs: at most 30 */
+    CHECK_EQ(frames_in_a_second(hz144, true, false, draw), 30);
+    CHECK_EQ(frames_in_a_second(hz60, true, true, draw), 10);        /* ... and 10 while nothing moves */
+    CHECK_EQ(frames_in_a_second(0.2, true, true, draw), 5);          /* a display slower than that keeps its own */
+    CHECK_EQ(frames_in_a_second(0, false, false, draw), 250);        /* --no-vsync: flat out */
+    CHECK_EQ(frames_in_a_second(0, true, true, draw), 250);
+    CHECK_EQ(frames_in_a_second(hz60, true, false, 0.05), 20);       /* a frame over its interval waits nothing */
+    /* within a millisecond of its interval, a frame does not wait (the timer's grain) */
+    CHECK(view_pace_rest(hz60, 1.0, 1.0 + hz60 - 0.0005) == 0, "rest %g", view_pace_rest(hz60, 1.0, 1.0 + hz60 - 0.0005));
+    CHECK(fabs(view_pace_rest(hz60, 1.0, 1.005) - (hz60 - 0.005)) < 1e-12, "rest %g", view_pace_rest(hz60, 1.0, 1.005));
+}
+
 static void test_clean_line(void)
 {
     static const struct { const char *in, *out; } cases[] = {
@@ -481,6 +516,7 @@ int main(int argc, char **argv)
     test_bookmarks();
     test_teleport();
     test_watch();
+    test_pacing();
     test_shot_path();
     test_probes();
     test_clean_line();

@@ -564,6 +564,12 @@ bool map_compile_first(map_compile *mc)
     return true;
 }
 
+bool map_compile_news(const map_compile *mc, bool first)
+{
+    return mc->state == MAP_COMPILE_RUNNING && mc->job &&
+           (atomic_load(&mc->job->finished) || (first && !mc->first_path[0] && atomic_load(&mc->job->first_ready)));
+}
+
 bool map_compile_poll(map_compile *mc)
 {
     reap_cancelled(false);

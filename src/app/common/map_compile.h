@@ -115,6 +115,9 @@ bool map_compile_poll(map_compile *mc);
  * mc->first_path: the changed lights' new direct light with the bounces as they were before (the
  * compile then bounces the new light: the final picture is out_path once DONE). */
 bool map_compile_first(map_compile *mc);
+/* Whether a compile on a thread has something for map_compile_poll to take, or (first) for
+ * map_compile_first: a window waiting out a frame wakes for it. */
+bool map_compile_news(const map_compile *mc, bool first);
 /* Seconds since the compile started. */
 double map_compile_elapsed(const map_compile *mc);
 /* Where a compile on a thread is ("bake 42%"): false when nothing is known (not started yet, or

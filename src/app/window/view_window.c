@@ -18,6 +18,7 @@
 #include "region_overlay.h"
 #include "view_bookmarks.h"
 #include "view_hud.h"
+#include "view_pace.h"
 #include "view_shot.h"
 #include "viewer.h"
 #include "pm4_world.h"
@@ -567,10 +568,13 @@ static void frame_mouse(const viewer *v, int *x, int *y)
     *y = (int)((long long)*y * v->frame_h / wh);
 }
 
-static void handle_events(viewer *v, double t)
+/* The window's events since the last frame; whether there were any. */
+static bool handle_events(viewer *v, double t)
 {
     SDL_Event ev;
+    bool any = false;
     while (SDL_PollEvent(&ev)) {
+        any = true;
         switch (ev.type) {
         case SDL_QUIT: v->quit = true; break;
         case SDL_KEYDOWN: viewer_key_down(v, &ev.key, t); break;
@@ -614,6 +618,7 @@ static void handle_events(viewer *v, double t)
         default: break;
         }
     }
+    return any;
 }
 
 /* WASD flight along the view, Space/E and C/Q straight up and down; noclip everywhere. */
@@ -690,20 +695,16 @@ static void draw_hud(viewer *v, int w, int h, double fps, double frame_ms, bool 
     view_hud_draw(v->hud, w, h, &info);
 }
 
-/* Vsync the driver does not give (Xvfb, software GL, a compositor that ignores the swap interval)
- * is kept here: a frame that took less than the refresh period waits out the rest, so an idle
- * window does not take a core from a compile running beside it. While a compile runs the window
- * draws at most 30 frames a second: the compile is what the designer waits for. */
-#define COMPILE_FRAME_INTERVAL (1.0 / 30.0)
+/* The frame waits out its interval (view_pace.h): still, when nothing on screen moved. A compile's
+ * picture ends the wait within PACE_SLICE: the next frame shows it. */
+#define PACE_SLICE 0.005
 
-static void pace_frame(const viewer *v, double frame_start)
+static void pace_frame(const viewer *v, double frame_start, bool still)
 {
-    double interval = v->frame_interval;
-    if (interval > 0 && interval < COMPILE_FRAME_INTERVAL && v->compile.state == MAP_COMPILE_RUNNING)
-        interval = COMPILE_FRAME_INTERVAL;
-    double rest = interval - (now_seconds() - frame_start);
-    if (rest > 0.001)
-        SDL_Delay((Uint32)(rest * 1000.0));
+    double interval = view_pace_interval(v->frame_interval, v->compile.state == MAP_COMPILE_RUNNING, still);
+    for (double rest; (rest = view_pace_rest(interval, frame_start, now_seconds())) > 0 &&
+                     !map_compile_news(&v->compile, !v->dropped[0]);)
+        SDL_Delay((Uint32)(1000.0 * (rest < PACE_SLICE ? rest : PACE_SLICE)));
 }
 
 static double refresh_period(SDL_Window *window, bool no_vsync)
@@ -719,6 +720,7 @@ static int run_loop(viewer *v)
 {
     double t0 = now_seconds(), last = t0, fps_since = t0, fps = 0, frame_ms = 0;
     int fps_frames = 0;
+    double pose[5] = { 0 }, last_pose[5] = { 0 };   /* the camera's world position, yaw and pitch */
     while (!v->quit) {
         double t = now_seconds(), dt = t - last;
         last = t;
@@ -730,9 +732,14 @@ static int run_loop(viewer *v)
             fps_frames = 0;
             fps_since = t;
         }
-        handle_events(v, t);
+        bool input = handle_events(v, t);
         if (!v->teleport.open)
             fly(v, dt);
+        camera_get_world(&v->cam, pose);
+        pose[3] = v->cam.yaw;
+        pose[4] = v->cam.pitch;
+        bool moved = memcmp(pose, last_pose, sizeof pose) != 0;
+        memcpy(last_pose, pose, sizeof pose);
         /* (a save while a dropped map compiles: that map is about to replace this one) */
         if (view_watch_poll(&v->watch, t) && !v->dropped[0]) {
             if (v->compiled)
@@ -813,7 +820,7 @@ static int run_loop(viewer *v)
         if (shot_now && v->shot_with_hud)
             take_shot(v, w, h);
         SDL_GL_SwapWindow(v->window);
-        pace_frame(v, t);
+        pace_frame(v, t, complete && !input && !moved);
     }
     return 0;
 }

@@ -1678,8 +1678,10 @@ static void probe_job(void *user, size_t index)
 static void bake_ctx_free(bake_ctx *ctx)
 {
     const bake_desc *desc = ctx->desc;
-    bvh_free(&ctx->tree);
-    bvh_free(&ctx->sky_tree);
+    if (!desc->trees) {
+        bvh_free(&ctx->tree);
+        bvh_free(&ctx->sky_tree);
+    }
     pmf_budget_free(ctx->dome);
     light_grid_free(&ctx->grid);
     if (ctx->masks)
@@ -1758,8 +1760,7 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     jobs_progress progress = { desc->progress, desc->user, "bvh" };
 
     jobs_report(&progress, 0.0);
-    if (!bvh_build(desc->triangles, desc->triangle_count, desc->threads, &ctx.tree) ||
-        !bvh_build(desc->sky_triangles, desc->sky_triangle_count, desc->threads, &ctx.sky_tree))
+    if (!bake_trees_build(desc, &ctx.tree, &ctx.sky_tree))
         goto fail;
     /* longer than any path inside the bounds of everything (rays toward the sky end there) */
     float lo[3] = { 0 }, hi[3] = { 0 };

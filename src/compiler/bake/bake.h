@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bvh.h"
+
 typedef enum bake_light_kind { BAKE_LIGHT_STATIC, BAKE_LIGHT_DYNAMIC, BAKE_LIGHT_FAST } bake_light_kind;
 
 typedef enum bake_light_shape {
@@ -173,6 +175,13 @@ typedef struct bake_transport {
                                      * that bounced (bake_desc.old_bounce), NULL when not kept */
 } bake_transport;
 
+/* The trees rays walk, over a bake's occluders and open sky: what a caller that bakes the same
+ * triangles again keeps between bakes (pmfc's relight, bake_desc.trees) instead of building them. */
+typedef struct bake_trees {
+    uint64_t triangles;             /* bake_trees_key of the triangles they were built over; 0: none */
+    bvh tree, sky_tree;
+} bake_trees;
+
 typedef struct bake_desc {
     const float (*triangles)[9];    /* occluders: opaque world triangles (x0 y0 z0 x1 ... z2) */
     size_t triangle_count;
@@ -244,6 +253,8 @@ typedef struct bake_desc {
     bake_transport *transport;      /* non-NULL: bounces take it when it was traced for this geometry;
                                      * else the bounces' own replaces it (bake_transport_free) */
     const bake_relight *relight;    /* non-NULL: a relight from an earlier bake's sums */
+    bake_trees *trees;              /* non-NULL: taken when built over these triangles, else built
+                                     * and left here (the caller's: bake_trees_free) */
     /* With transport: the base lightmaps take the bounced light it keeps (an earlier bake's) and
      * the layers none, instead of bouncing again: the new direct light on screen at once, before
      * a bake without it refines the bounces (bake_result.old_bounce says whether it could). */
@@ -272,6 +283,9 @@ bool bake_run(const bake_desc *desc, bake_result *out);
 void bake_result_free(bake_result *res);
 void bake_terms_free(bake_terms *terms);
 void bake_transport_free(bake_transport *transport);
+/* What the trees are built over: the occluders and the open sky. */
+uint64_t bake_trees_key(const bake_desc *desc);
+void bake_trees_free(bake_trees *trees);
 /* What a relight needs to equal of the earlier bake: the occluders, the open sky, the number of
  * patches and the settings (not the lights, the ambient term, the sky's and the domes' colours,
  * the patches' places, the vertices and probes, which every bake lights whole). */

@@ -77,6 +77,9 @@ typedef struct bounce_input {
 bool bake_terms_plan(const bake_desc *desc, bake_terms *terms);
 /* FNV-1a over bytes, 64 bits (the hashes a relight compares). */
 uint64_t bake_hash_bytes(uint64_t h, const void *data, size_t size);
+/* The trees of desc's triangles into *tree and *sky_tree: desc->trees' (built first when they are
+ * not over these triangles), the caller's to free only without desc->trees. False when out of memory. */
+bool bake_trees_build(const bake_desc *desc, bvh *tree, bvh *sky_tree);
 /* Whether desc->relight's sums of patch `index` hold for it: the patch is the same but for which
  * lightmap it is on. */
 bool bake_patch_kept(const bake_desc *desc, size_t index);

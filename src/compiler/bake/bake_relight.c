@@ -163,6 +163,45 @@ uint64_t bake_probe_inputs(const bake_desc *desc)
     return h;
 }
 
+uint64_t bake_trees_key(const bake_desc *desc)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = HASH_FIELD(h, desc->triangle_count);
+    h = bake_hash_bytes(h, desc->triangles, desc->triangle_count * sizeof *desc->triangles);
+    h = HASH_FIELD(h, desc->sky_triangle_count);
+    h = bake_hash_bytes(h, desc->sky_triangles, desc->sky_triangle_count * sizeof *desc->sky_triangles);
+    return h ? h : 1;
+}
+
+bool bake_trees_build(const bake_desc *desc, bvh *tree, bvh *sky_tree)
+{
+    bake_trees *kept = desc->trees;
+    uint64_t key = kept ? bake_trees_key(desc) : 0;
+    if (kept && kept->triangles != key) {
+        bake_trees_free(kept);
+        if (!bvh_build(desc->triangles, desc->triangle_count, desc->threads, &kept->tree) ||
+            !bvh_build(desc->sky_triangles, desc->sky_triangle_count, desc->threads, &kept->sky_tree)) {
+            bake_trees_free(kept);
+            return false;
+        }
+        kept->triangles = key;
+    }
+    if (kept) {
+        *tree = kept->tree;
+        *sky_tree = kept->sky_tree;
+        return true;
+    }
+    return bvh_build(desc->triangles, desc->triangle_count, desc->threads, tree) &&
+           bvh_build(desc->sky_triangles, desc->sky_triangle_count, desc->threads, sky_tree);
+}
+
+void bake_trees_free(bake_trees *trees)
+{
+    bvh_free(&trees->tree);
+    bvh_free(&trees->sky_tree);
+    trees->triangles = 0;
+}
+
 void bake_transport_free(bake_transport *transport)
 {
     pmf_budget_free(transport->hits);

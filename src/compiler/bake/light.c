@@ -467,6 +467,7 @@ static bool run_baker(const level_build *lb, const bake_input *in, bake_result *
     bake_relight from;
     desc.terms = rl ? &terms : NULL;
     desc.transport = rl ? &rl->transport : NULL;
+    desc.trees = rl ? &rl->trees : NULL;
     desc.relight = rl ? relight_start(rl, &desc, &from) : NULL;
     bool ok = bake_run(&desc, res);
     if (ok && rl)

@@ -209,7 +209,9 @@ static void level_blocks(const relight_level *rl, void (*each)(void *user, void 
     const bake_transport *t = &rl->transport;
     void *blocks[] = { rl->lights, rl->patches, rl->terms.patch_base, rl->terms.luxels, rl->terms.probe_base, t->hits,
                        t->cell_open, t->cell_clear, t->cell_send, t->luxel_sees, t->indirect, rl->vis_count, rl->vis_lists,
-                       rl->built };
+                       rl->built, rl->trees.tree.nodes, rl->trees.tree.pair_block, rl->trees.tree.quad_block,
+                       rl->trees.tree.triangle_ids, rl->trees.sky_tree.nodes, rl->trees.sky_tree.pair_block,
+                       rl->trees.sky_tree.quad_block, rl->trees.sky_tree.triangle_ids };
     for (size_t k = 0; k < sizeof blocks / sizeof *blocks; k++)
         if (blocks[k]) each(user, blocks[k]);
 }

@@ -29,6 +29,7 @@ typedef struct relight_level {
     bake_patch *patches;            /* [terms.patch_count] */
     bake_terms terms;
     bake_transport transport;       /* bounced light's, kept and taken by the bake (bake_desc.transport) */
+    bake_trees trees;               /* the bake's rays' trees (bake_desc.trees): in memory only, never in the file */
     /* visibility: what vis_run gave for these occluders, cells and targets (the same lists again) */
     bool have_vis;
     uint64_t vis_hash;

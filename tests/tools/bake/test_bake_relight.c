@@ -3,7 +3,8 @@
  * 300 that reach it (bake_result.patch_light_checks: lqdm5 hangs grids of hundreds of faint lights,
  * and listing them per patch was most of a relight's time), a full bake each light once per patch
  * (a light in several of a patch's grid cells is checked once); the relit floor equals the full
- * bake's within 1 on every luxel. The probes a changed light does not reach keep their light. */
+ * bake's within 1 on every luxel. The probes a changed light does not reach keep their light. The
+ * trees a bake's rays walk are kept for the next bake of the same triangles (bake_desc.trees). */
 #include "bake.h"
 #include "soup.h"
 
@@ -142,6 +143,58 @@ static int test_probes(void)
     return 0;
 }
 
+/* Kept trees (bake_desc.trees): the first bake builds them, a bake of the same triangles takes
+ * them as they are (a tree over other triangles, named as the floor's, shadows what the floor's
+ * would not: it was taken, not built again), one of other triangles builds its own; each equals a
+ * bake that builds its trees. */
+static int test_trees(void)
+{
+    static uint8_t kept[SIDE * SIDE * 3], built[SIDE * SIDE * 3];
+    floor_scene f;
+    floor_init(&f);
+    bake_trees trees = { 0 };
+    bake_result res;
+    uint64_t checks;
+    f.desc.trees = &trees;
+    REQUIRE(bake_floor(&f, kept, &checks, &res));
+    bake_result_free(&res);
+    CHECK(trees.triangles == bake_trees_key(&f.desc) && trees.tree.node_count > 0, "trees kept over the floor");
+    f.desc.trees = NULL;
+    REQUIRE(bake_floor(&f, built, &checks, &res));
+    bake_result_free(&res);
+    CHECK(!memcmp(kept, built, sizeof kept), "the first bake with trees is the bake without");
+
+    /* the floor's key on a tree that also holds a roof low over the floor's -x half */
+    soup roofed = { 0 };
+    soup_quad(&roofed, (float[3]){ -4, 0, -4 }, (float[3]){ -4, 0, 4 }, (float[3]){ 4, 0, 4 }, (float[3]){ 4, 0, -4 });
+    soup_quad(&roofed, (float[3]){ -4, 0.25f, -4 }, (float[3]){ 0, 0.25f, -4 }, (float[3]){ 0, 0.25f, 4 }, (float[3]){ -4, 0.25f, 4 });
+    bvh_free(&trees.tree);
+    REQUIRE(bvh_build((const float (*)[9])roofed.tris, roofed.count, 1, &trees.tree));
+    f.desc.trees = &trees;
+    REQUIRE(bake_floor(&f, kept, &checks, &res));
+    bake_result_free(&res);
+    size_t darker = 0;
+    for (size_t i = 0; i < sizeof kept; i++) darker += kept[i] < built[i];
+    printf("trees: %zu of %zu channels darker under the kept tree's roof\n", darker, sizeof kept);
+    CHECK(darker > sizeof kept / 8, "the kept tree was taken: %zu channels darker", darker);
+
+    /* other triangles (the roof, really there): their own trees, the bake without kept trees' */
+    f.desc.triangles = (const float (*)[9])roofed.tris;
+    f.desc.triangle_count = roofed.count;
+    REQUIRE(bake_floor(&f, kept, &checks, &res));
+    bake_result_free(&res);
+    CHECK(trees.triangles == bake_trees_key(&f.desc) && trees.tree.triangle_count == roofed.count, "trees built again");
+    f.desc.trees = NULL;
+    REQUIRE(bake_floor(&f, built, &checks, &res));
+    bake_result_free(&res);
+    CHECK(!memcmp(kept, built, sizeof kept), "a bake of other triangles with kept trees is the bake without");
+    bake_trees_free(&trees);
+    soup_free(&roofed);
+    free(f.lightmap.luxels);
+    soup_free(&f.occluders);
+    return 0;
+}
+
 int main(void)
 {
     static uint8_t before[SIDE * SIDE * 3], relit[SIDE * SIDE * 3], full[SIDE * SIDE * 3];
@@ -187,6 +240,7 @@ int main(void)
     free(f.lightmap.luxels);
     soup_free(&f.occluders);
     REQUIRE(test_probes() == 0);
+    REQUIRE(test_trees() == 0);
     printf("bake_relight: ok\n");
     TEST_DONE();
 }
