@@ -175,11 +175,14 @@ static bool read_built(reader *r, relight_level *rl)
  * and those bytes; the layers' pieces are most of them dark (85% zeros on lq_e1m7). */
 static uint8_t *take_zero_runs(reader *r, uint64_t count)
 {
-    if (!r->ok || count >= SIZE_MAX) {
+    /* a run's four bytes give at most 65,535 zeros: a count past that is damage, as is one the
+     * memory budget refuses (a cache of this pmfc's compile fit it) */
+    uint64_t most = (uint64_t)(r->end - r->at) * (UINT16_MAX / 4 + 1);
+    uint8_t *out = r->ok && count <= most && count < SIZE_MAX ? pmf_budget_malloc((size_t)count + 1) : NULL;
+    if (!out) {
         r->ok = false;
         return NULL;
     }
-    uint8_t *out = xmalloc(count + 1);
     for (uint64_t done = 0; done < count && r->ok;) {
         uint16_t runs[2] = { 0, 0 };
         take_into(r, runs, sizeof runs);
