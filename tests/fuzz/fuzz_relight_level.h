@@ -15,7 +15,8 @@
 #include "front/pms/pms.h"
 #include "relight/relight.h"
 
-/* Two levels, a glass box (a second material), two lights in the first; small luxels and chunks
+/* Two levels, a glass box (a second material), two static lights and a dynamic one (its layer's
+ * pieces kept) in the first; small luxels and chunks
  * keep the cache some 100 KB. */
 static const char relight_fuzz_source[] =
     "map \"Relight\"\n"
@@ -31,6 +32,7 @@ static const char relight_fuzz_source[] =
     "    box -1 0 -1 1 1 1 material glass\n"
     "    light static at 0 2.5 0 color 255 230 200 range 10\n"
     "    light static at 2 1.5 2 color 100 200 255 range 6\n"
+    "    light dynamic 1 at -2 1.5 -2 color 255 200 120 range 4\n"
     "}\n"
     "level annex {\n"
     "    luxels 1\n"

@@ -359,11 +359,17 @@ typedef struct bake_ctx {
     layer_task *tasks;
     size_t task_count;
     uint8_t *task_lit;          /* [task]: the task wrote a non-zero luxel */
+    uint32_t *task_kept;        /* [task]: its bytes in the earlier bake's layer pieces, or NO_PIECE */
+    uint32_t *task_piece;       /* [task]: where its bytes go in desc->terms' layer pieces, or NO_PIECE */
+    uint32_t (*layer_rect)[4];  /* [layer]: the box x0 y0 x1 y1 of its tasks' patches in its lightmap */
     bake_result *out;
     uint32_t *fast_ordinal;     /* [light]: row in out->fast_multipliers */
     bake_probe_result *probes;  /* each with its own refs until pack_probes */
     bake_light *removed, *added; /* a relight: the lights that differ, as they were and as they are */
     size_t removed_count, added_count;
+    uint32_t *earlier;          /* a relight: [light] the earlier bake's light equal to it, or UINT32_MAX */
+    atomic_size_t traced_pieces;            /* bake_result.traced_layer_pieces */
+    atomic_uint_fast64_t dilated_luxels;    /* bake_result.dilated_luxels */
     atomic_uint_fast64_t relit_luxels;
     atomic_uint_fast64_t patch_light_checks; /* bake_result.patch_light_checks */
     atomic_size_t relit_probes;             /* bake_result.relit_probes */
@@ -1385,41 +1391,150 @@ static int compare_layer_task(const void *a, const void *b)
     return (x->patch > y->patch) - (x->patch < y->patch);
 }
 
+#define NO_PIECE UINT32_MAX
+
+/* Task `index`'s direct light, one grey byte per luxel of its patch's w x h, into `grey`: the
+ * earlier bake's piece when it kept one (ctx->task_kept), else traced. False when out of memory. */
+static bool layer_piece(bake_ctx *ctx, size_t index, int w, int h, uint8_t *grey)
+{
+    const bake_desc *desc = ctx->desc;
+    const layer_task *task = &ctx->tasks[index];
+    size_t count = (size_t)w * (size_t)h;
+    if (ctx->task_kept && ctx->task_kept[index] != NO_PIECE) {
+        memcpy(grey, desc->relight->terms->layer_luxels + ctx->task_kept[index], count);
+        return true;
+    }
+    const bake_patch *patch = &desc->patches[task->patch];
+    float normal[3];
+    const float *n = bake_unit(patch->normal, normal) ? normal : NULL;
+    float *strength = pmf_budget_malloc((count + 1) * sizeof *strength);
+    uint8_t *lit_scratch = pmf_budget_malloc(count + 1);
+    bool ok = strength && lit_scratch;
+    if (ok) {
+        uint32_t occluder = NO_OCCLUDER;
+        patch_light(ctx, &desc->lights[task->light], patch, n, w, h, &occluder, strength, lit_scratch, NULL);
+        for (size_t at = 0; at < count; at++)
+            grey[at] = quantize(bake_store(desc, strength[at]) * 255.0f);
+        atomic_fetch_add_explicit(&ctx->traced_pieces, 1, memory_order_relaxed);
+    }
+    pmf_budget_free(strength);
+    pmf_budget_free(lit_scratch);
+    return ok;
+}
+
 static void bake_layer_job(void *user, size_t index)
 {
     bake_ctx *ctx = user;
     const layer_task *task = &ctx->tasks[index];
     const bake_desc *desc = ctx->desc;
     const bake_patch *patch = &desc->patches[task->patch];
-    const bake_light *l = &desc->lights[task->light];
     uint8_t *luxels = ctx->out->layers[task->layer].luxels;
     uint32_t side = lightmap_side(&desc->lightmaps[task->lightmap]);
-    float normal[3];
-    const float *n = bake_unit(patch->normal, normal) ? normal : NULL;
-    int w = patch->x < side ? (int)(side - patch->x < patch->w ? side - patch->x : patch->w) : 0;
-    int h = patch->y < side ? (int)(side - patch->y < patch->h ? side - patch->y : patch->h) : 0;
-    size_t count = (size_t)w * (size_t)h;
-    float *strength = pmf_budget_malloc((count + 1) * sizeof *strength);
-    uint8_t *lit_scratch = pmf_budget_malloc(count + 1);
-    if (!strength || !lit_scratch) {
-        pmf_budget_free(strength);
-        pmf_budget_free(lit_scratch);
+    int w, h;
+    patch_extent(desc, patch, &w, &h);
+    /* the bytes go straight to desc->terms' piece when it keeps one */
+    bool own = !ctx->task_piece || ctx->task_piece[index] == NO_PIECE;
+    uint8_t *grey = own ? pmf_budget_malloc((size_t)w * (size_t)h + 1) : desc->terms->layer_luxels + ctx->task_piece[index];
+    if (!grey || !layer_piece(ctx, index, w, h, grey)) {
         atomic_store(&ctx->failed, true);
-        return;
+    } else {
+        bool lit = false;
+        for (int j = 0; j < h; j++)
+            for (int i = 0; i < w; i++) {
+                uint8_t v = grey[(size_t)j * w + i];
+                size_t at = (((size_t)patch->y + (size_t)j) * side + patch->x + (size_t)i) * 3;
+                luxels[at] = luxels[at + 1] = luxels[at + 2] = v;
+                lit |= v != 0;
+            }
+        ctx->task_lit[index] = lit;
     }
-    uint32_t occluder = NO_OCCLUDER;
-    patch_light(ctx, l, patch, n, w, h, &occluder, strength, lit_scratch, NULL);
-    bool lit = false;
-    for (int j = 0; j < h; j++)
-        for (int i = 0; i < w; i++) {
-            uint8_t v = quantize(bake_store(desc, strength[(size_t)j * w + i]) * 255.0f);
-            size_t at = (((size_t)patch->y + (size_t)j) * side + patch->x + (size_t)i) * 3;
-            luxels[at] = luxels[at + 1] = luxels[at + 2] = v;
-            lit |= v != 0;
+    if (own)
+        pmf_budget_free(grey);
+}
+
+typedef struct piece_key { uint64_t key; uint32_t task; } piece_key;
+
+static uint64_t piece_key_of(uint32_t light, uint32_t patch)
+{
+    return (uint64_t)light << 32 | patch;
+}
+
+static int compare_piece_key(const void *a, const void *b)
+{
+    const piece_key *x = a, *y = b;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+/* The earlier bake's piece of task t (its bytes in that bake's layer_luxels) when its light did
+ * not change and its patch is kept, else NO_PIECE. */
+static uint32_t kept_piece(const bake_ctx *ctx, const layer_task *t, size_t luxels)
+{
+    const bake_desc *desc = ctx->desc;
+    const bake_terms *before = desc->relight->terms;
+    uint32_t light = ctx->earlier[t->light];
+    if (light == UINT32_MAX || !before->layer_piece_count || !bake_patch_kept(desc, t->patch))
+        return NO_PIECE;
+    uint64_t key = piece_key_of(light, t->patch);
+    size_t lo = 0, hi = before->layer_piece_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (before->layer_keys[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == before->layer_piece_count || before->layer_keys[lo] != key ||
+        before->layer_base[lo + 1] - before->layer_base[lo] != luxels)
+        return NO_PIECE;
+    return before->layer_base[lo];
+}
+
+/* desc->terms' layer pieces laid out, by light and patch (ctx->task_piece), and in a relight the
+ * earlier bake's pieces each task keeps (ctx->task_kept). False when out of memory. */
+static bool plan_layer_pieces(bake_ctx *ctx)
+{
+    const bake_desc *desc = ctx->desc;
+    size_t n = ctx->task_count;
+    bake_terms *terms = desc->terms;
+    if (n == 0 || (!terms && !desc->relight))
+        return true;
+    ctx->task_kept = pmf_budget_malloc(n * sizeof *ctx->task_kept);
+    ctx->task_piece = pmf_budget_malloc(n * sizeof *ctx->task_piece);
+    piece_key *order = pmf_budget_malloc(n * sizeof *order);
+    bool ok = ctx->task_kept && ctx->task_piece && order;
+    uint64_t total = 0;
+    for (size_t t = 0; ok && t < n; t++) {
+        int w, h;
+        patch_extent(desc, &desc->patches[ctx->tasks[t].patch], &w, &h);
+        ctx->task_kept[t] = desc->relight ? kept_piece(ctx, &ctx->tasks[t], (size_t)w * (size_t)h) : NO_PIECE;
+        ctx->task_piece[t] = NO_PIECE;
+        order[t] = (piece_key){ piece_key_of(ctx->tasks[t].light, ctx->tasks[t].patch), (uint32_t)t };
+        total += (uint64_t)w * (uint64_t)h;
+    }
+    /* pieces past 4 GiB are not kept: the next relight traces them all */
+    if (ok && terms && total < UINT32_MAX) {
+        order_sort(order, n, sizeof *order, compare_piece_key);
+        terms->layer_keys = pmf_budget_malloc(n * sizeof *terms->layer_keys);
+        terms->layer_base = pmf_budget_malloc((n + 1) * sizeof *terms->layer_base);
+        terms->layer_luxels = pmf_budget_malloc(total + 1);
+        ok = terms->layer_keys && terms->layer_base && terms->layer_luxels;
+        uint32_t at = 0;
+        for (size_t k = 0; ok && k < n; k++) {
+            int w, h;
+            patch_extent(desc, &desc->patches[ctx->tasks[order[k].task].patch], &w, &h);
+            terms->layer_keys[k] = order[k].key;
+            terms->layer_base[k] = at;
+            ctx->task_piece[order[k].task] = at;
+            at += (uint32_t)w * (uint32_t)h;
         }
-    ctx->task_lit[index] = lit;
-    pmf_budget_free(strength);
-    pmf_budget_free(lit_scratch);
+        if (ok) {
+            terms->layer_base[n] = at;
+            terms->layer_piece_count = n;
+            terms->layer_luxel_count = at;
+        }
+    }
+    pmf_budget_free(order);
+    return ok;
 }
 
 /* Tasks (light, lightmap, patch) sorted, one zeroed layer per (light, lightmap). */
@@ -1446,7 +1561,8 @@ static bool plan_layers(bake_ctx *ctx)
             ctx->tasks[t].lightmap != ctx->tasks[t - 1].lightmap)
             layers++;
     ctx->out->layers = pmf_budget_calloc(layers, sizeof *ctx->out->layers);
-    if (!ctx->out->layers)
+    ctx->layer_rect = pmf_budget_malloc(layers * sizeof *ctx->layer_rect);
+    if (!ctx->out->layers || !ctx->layer_rect)
         return false;
     for (size_t t = 0; t < count; t++) {
         layer_task *task = &ctx->tasks[t];
@@ -1458,9 +1574,19 @@ static bool plan_layers(bake_ctx *ctx)
             layer->luxels = pmf_budget_calloc(side * side, 3);
             if (!layer->luxels)
                 return false;
+            memcpy(ctx->layer_rect[ctx->out->layer_count], (uint32_t[4]){ (uint32_t)side, (uint32_t)side, 0, 0 },
+                   sizeof *ctx->layer_rect);
             ctx->out->layer_count++;
         }
         task->layer = (uint32_t)(ctx->out->layer_count - 1);
+        uint32_t *rect = ctx->layer_rect[task->layer];
+        const bake_patch *patch = &desc->patches[task->patch];
+        int w, h;
+        patch_extent(desc, patch, &w, &h);
+        rect[0] = patch->x < rect[0] ? patch->x : rect[0];
+        rect[1] = patch->y < rect[1] ? patch->y : rect[1];
+        rect[2] = patch->x + (uint32_t)w > rect[2] ? patch->x + (uint32_t)w : rect[2];
+        rect[3] = patch->y + (uint32_t)h > rect[3] ? patch->y + (uint32_t)h : rect[3];
     }
     return true;
 }
@@ -1480,6 +1606,7 @@ static void drop_dark_layers(bake_ctx *ctx)
             pmf_budget_free(out->layers[i].luxels);
             continue;
         }
+        memmove(ctx->layer_rect[kept], ctx->layer_rect[i], sizeof *ctx->layer_rect);
         out->layers[kept++] = out->layers[i];
     }
     out->layer_count = kept;
@@ -1489,60 +1616,64 @@ static void drop_dark_layers(bake_ctx *ctx)
 /* ---- stage: dilation -------------------------------------------------------------------- */
 
 /* Fills uncovered luxels next to covered ones with their covered neighbours' mean, ring by ring,
- * so that bilinear filtering at a patch's edge does not pull in black. */
-static bool dilate(uint8_t *luxels, const uint8_t *mask, uint32_t side)
+ * so that bilinear filtering at a patch's edge does not pull in black; only inside the box
+ * x0 y0 x1 y1 of the lightmap (luxels outside it count as uncovered). */
+static bool dilate(uint8_t *luxels, const uint8_t *mask, uint32_t side, const uint32_t box[4])
 {
-    size_t n = (size_t)side * side;
-    uint8_t *state = pmf_budget_malloc(n);
-    uint32_t *row_lo = pmf_budget_malloc(side * sizeof *row_lo), *row_hi = pmf_budget_malloc(side * sizeof *row_hi);
+    uint32_t x0 = box[0], y0 = box[1], w = box[2] - box[0], h = box[3] - box[1];
+    uint8_t *state = pmf_budget_malloc((size_t)w * h + 1);
+    uint32_t *row_lo = pmf_budget_malloc((h + 1) * sizeof *row_lo), *row_hi = pmf_budget_malloc((h + 1) * sizeof *row_hi);
     bool ok = state && row_lo && row_hi;
     if (!ok)
         goto done;
-    memcpy(state, mask, n);
+    for (uint32_t y = 0; y < h; y++)
+        memcpy(state + (size_t)y * w, mask + (size_t)(y0 + y) * side + x0, w);
     for (int pass = 0; pass < BAKE_DILATE_PASSES; pass++) {
         uint8_t marker = (uint8_t)(2 + pass);     /* filled in this pass: not yet a source */
         /* Each row's span of sources: rows with none nearby are skipped whole. */
-        for (uint32_t y = 0; y < side; y++) {
-            const uint8_t *row = state + (size_t)y * side;
-            uint32_t lo = 0, hi = side;
-            while (lo < side && row[lo] == 0)
+        for (uint32_t y = 0; y < h; y++) {
+            const uint8_t *row = state + (size_t)y * w;
+            uint32_t lo = 0, hi = w;
+            while (lo < w && row[lo] == 0)
                 lo++;
             while (hi > lo && row[hi - 1] == 0)
                 hi--;
             row_lo[y] = lo;
             row_hi[y] = hi;     /* empty when lo == hi */
         }
-        for (uint32_t y = 0; y < side; y++) {
-            uint32_t lo = side, hi = 0;
-            for (uint32_t ny = y > 0 ? y - 1 : 0; ny <= y + 1 && ny < side; ny++)
+        for (uint32_t y = 0; y < h; y++) {
+            uint32_t lo = w, hi = 0;
+            for (uint32_t ny = y > 0 ? y - 1 : 0; ny <= y + 1 && ny < h; ny++)
                 if (row_lo[ny] < row_hi[ny]) {
                     lo = row_lo[ny] < lo ? row_lo[ny] : lo;
                     hi = row_hi[ny] > hi ? row_hi[ny] : hi;
                 }
             if (lo >= hi)
                 continue;
-            uint32_t x0 = lo > 0 ? lo - 1 : 0, x1 = hi < side ? hi + 1 : side;
-            for (uint32_t x = x0; x < x1; x++) {
-                size_t at = (size_t)y * side + x;
+            uint32_t xa = lo > 0 ? lo - 1 : 0, xb = hi < w ? hi + 1 : w;
+            for (uint32_t x = xa; x < xb; x++) {
+                size_t at = (size_t)y * w + x;
                 if (state[at] != 0)
                     continue;
                 unsigned sum[3] = { 0, 0, 0 }, count = 0;
                 for (int dy = -1; dy <= 1; dy++)
                     for (int dx = -1; dx <= 1; dx++) {
                         int64_t nx = (int64_t)x + dx, ny = (int64_t)y + dy;
-                        if (nx < 0 || ny < 0 || nx >= side || ny >= side)
+                        if (nx < 0 || ny < 0 || nx >= w || ny >= h)
                             continue;
-                        size_t from = (size_t)ny * side + (size_t)nx;
+                        size_t from = (size_t)ny * w + (size_t)nx;
                         if (state[from] == 0 || state[from] == marker)
                             continue;
+                        const uint8_t *src = &luxels[((size_t)(y0 + ny) * side + x0 + (size_t)nx) * 3];
                         for (int c = 0; c < 3; c++)
-                            sum[c] += luxels[from * 3 + c];
+                            sum[c] += src[c];
                         count++;
                     }
                 if (count == 0)
                     continue;
+                uint8_t *dst = &luxels[((size_t)(y0 + y) * side + x0 + x) * 3];
                 for (int c = 0; c < 3; c++)
-                    luxels[at * 3 + c] = (uint8_t)((sum[c] + count / 2) / count);
+                    dst[c] = (uint8_t)((sum[c] + count / 2) / count);
                 state[at] = marker;
             }
         }
@@ -1554,6 +1685,17 @@ done:
     return ok;
 }
 
+/* The box a layer is dilated in: its patches' (ctx->layer_rect) and the rings around them its
+ * luxels reach (the layer is 0 elsewhere, and so is what dilation makes there). */
+static void layer_dilate_box(const bake_ctx *ctx, size_t layer, uint32_t side, uint32_t box[4])
+{
+    const uint32_t *rect = ctx->layer_rect[layer], margin = 2 * BAKE_DILATE_PASSES;
+    box[0] = rect[0] > margin ? rect[0] - margin : 0;
+    box[1] = rect[1] > margin ? rect[1] - margin : 0;
+    box[2] = rect[2] + margin < side ? rect[2] + margin : side;
+    box[3] = rect[3] + margin < side ? rect[3] + margin : side;
+}
+
 static void dilate_job(void *user, size_t index)
 {
     bake_ctx *ctx = user;
@@ -1561,11 +1703,19 @@ static void dilate_job(void *user, size_t index)
     /* Lightmaps first, then layers (each with its lightmap's coverage). */
     bool ok = true;
     if (index < desc->lightmap_count) {
-        if (ctx->masks[index])  /* none for a lightmap that is not baked */
-            ok = dilate(desc->lightmaps[index].luxels, ctx->masks[index], lightmap_side(&desc->lightmaps[index]));
+        uint32_t side = lightmap_side(&desc->lightmaps[index]), box[4] = { 0, 0, side, side };
+        if (ctx->masks[index]) {    /* none for a lightmap that is not baked */
+            ok = dilate(desc->lightmaps[index].luxels, ctx->masks[index], side, box);
+            atomic_fetch_add_explicit(&ctx->dilated_luxels, (uint64_t)side * side, memory_order_relaxed);
+        }
     } else {
-        const bake_layer *layer = &ctx->out->layers[index - desc->lightmap_count];
-        ok = dilate(layer->luxels, ctx->masks[layer->lightmap], lightmap_side(&desc->lightmaps[layer->lightmap]));
+        size_t layer = index - desc->lightmap_count;
+        const bake_layer *l = &ctx->out->layers[layer];
+        uint32_t side = lightmap_side(&desc->lightmaps[l->lightmap]), box[4];
+        layer_dilate_box(ctx, layer, side, box);
+        ok = dilate(l->luxels, ctx->masks[l->lightmap], side, box);
+        atomic_fetch_add_explicit(&ctx->dilated_luxels, (uint64_t)(box[2] - box[0]) * (box[3] - box[1]),
+                                  memory_order_relaxed);
     }
     if (!ok)
         atomic_store(&ctx->failed, true);
@@ -1699,6 +1849,10 @@ static void bake_ctx_free(bake_ctx *ctx)
     pmf_budget_free(ctx->patch_floor);
     pmf_budget_free(ctx->tasks);
     pmf_budget_free(ctx->task_lit);
+    pmf_budget_free(ctx->task_kept);
+    pmf_budget_free(ctx->task_piece);
+    pmf_budget_free(ctx->layer_rect);
+    pmf_budget_free(ctx->earlier);
     pmf_budget_free(ctx->fast_ordinal);
     if (ctx->probes)
         for (size_t i = 0; i < desc->probe_count; i++)
@@ -1756,6 +1910,8 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     atomic_init(&ctx.failed, false);
     atomic_init(&ctx.relit_luxels, 0);
     atomic_init(&ctx.patch_light_checks, 0);
+    atomic_init(&ctx.traced_pieces, 0);
+    atomic_init(&ctx.dilated_luxels, 0);
     int threads = desc->threads;
     jobs_progress progress = { desc->progress, desc->user, "bvh" };
 
@@ -1797,18 +1953,22 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     }
 
     if ((desc->terms && !bake_terms_plan(desc, desc->terms)) ||
-        (desc->relight && !bake_light_changes(desc, &ctx.removed, &ctx.removed_count, &ctx.added, &ctx.added_count)))
+        (desc->relight &&
+         !bake_light_changes(desc, &ctx.earlier, &ctx.removed, &ctx.removed_count, &ctx.added, &ctx.added_count)))
         goto fail;
     progress.stage = "lightmaps";
     jobs_parallel_for_progress(desc->patch_count, threads, bake_patch_job, &ctx, &progress);
     out->relit_lights = ctx.removed_count > ctx.added_count ? ctx.removed_count : ctx.added_count;
     out->relit_luxels = atomic_load(&ctx.relit_luxels);
     out->patch_light_checks = atomic_load(&ctx.patch_light_checks);
-    if (atomic_load(&ctx.failed) || !plan_layers(&ctx))
+    if (atomic_load(&ctx.failed) || !plan_layers(&ctx) || !plan_layer_pieces(&ctx))
         goto fail;
 
     progress.stage = "layers";
     jobs_parallel_for_progress(ctx.task_count, threads, bake_layer_job, &ctx, &progress);
+    out->traced_layer_pieces = atomic_load(&ctx.traced_pieces);
+    if (atomic_load(&ctx.failed))
+        goto fail;
     bounce_input bounce = { desc, &ctx.tree, &ctx.sky_tree, ctx.reach, ctx.masks, ctx.tasks, ctx.task_count,
                             ctx.task_lit, out->layers, &progress, &out->old_bounce };
     if (!bake_bounce(&bounce))
@@ -1818,6 +1978,7 @@ bool bake_run(const bake_desc *desc, bake_result *out)
 
     progress.stage = "dilate";
     jobs_parallel_for_progress(desc->lightmap_count + out->layer_count, threads, dilate_job, &ctx, &progress);
+    out->dilated_luxels = atomic_load(&ctx.dilated_luxels);
     if (atomic_load(&ctx.failed))
         goto fail;
 

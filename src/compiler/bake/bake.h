@@ -146,6 +146,13 @@ typedef struct bake_terms {
     uint8_t (*probe_base)[3];       /* [probe_count], NULL when the bake had no probes */
     size_t probe_count;
     uint64_t probe_inputs;
+    /* Each dynamic light's direct light on each patch it reaches (its layer's luxels there before
+     * the bounces and dilation, one grey byte each, row by row): a relight keeps those of the
+     * lights that did not change on the patches it keeps (bake_patch_kept) instead of tracing them. */
+    uint64_t *layer_keys;           /* [layer_piece_count]: light << 32 | patch, ascending */
+    uint32_t *layer_base;           /* [layer_piece_count + 1]: each one's first byte in layer_luxels */
+    uint8_t *layer_luxels;          /* [layer_luxel_count] */
+    size_t layer_piece_count, layer_luxel_count;
 } bake_terms;
 
 /* A relight: a bake whose geometry (bake_geometry_hash) equals the bake that left `terms`, with
@@ -276,6 +283,9 @@ typedef struct bake_result {
     uint64_t patch_light_checks;    /* lights checked against a patch's box, each once per patch (a
                                      * relight checks those that changed, not every light reaching it) */
     size_t relit_probes;            /* probes whose static light was traced (a relight keeps the rest) */
+    size_t traced_layer_pieces;     /* (dynamic light, patch) pieces of layers traced (a relight keeps
+                                     * those of the lights that did not change: bake_terms.layer_keys) */
+    uint64_t dilated_luxels;        /* luxels the dilation went over (a layer's: around its pieces) */
 } bake_result;
 
 /* Fills desc->lightmaps' luxels and the result. Returns false only when out of memory. */

@@ -84,9 +84,10 @@ bool bake_trees_build(const bake_desc *desc, bvh *tree, bvh *sky_tree);
  * lightmap it is on. */
 bool bake_patch_kept(const bake_desc *desc, size_t index);
 /* The lights of desc->relight that desc does not have (*removed) and those of desc it did not
- * (*added), each matched once by value. False when out of memory. */
-bool bake_light_changes(const bake_desc *desc, bake_light **removed, size_t *removed_count, bake_light **added,
-                        size_t *added_count);
+ * (*added), each matched once by value, and for each light of desc the index of the earlier one
+ * equal to it (*earlier, UINT32_MAX for an added one). False when out of memory. */
+bool bake_light_changes(const bake_desc *desc, uint32_t **earlier, bake_light **removed, size_t *removed_count,
+                        bake_light **added, size_t *added_count);
 
 /* Adds desc->bounces bounces of diffuse interreflection to the base lightmaps and to each dynamic
  * light's layers (bake.h). False only when out of memory. */

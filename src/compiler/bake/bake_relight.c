@@ -58,20 +58,19 @@ void bake_terms_free(bake_terms *terms)
     pmf_budget_free(terms->patch_base);
     pmf_budget_free(terms->luxels);
     pmf_budget_free(terms->probe_base);
+    pmf_budget_free(terms->layer_keys);
+    pmf_budget_free(terms->layer_base);
+    pmf_budget_free(terms->layer_luxels);
     memset(terms, 0, sizeof *terms);
 }
 
-/* Which of `from`'s lights find no equal in `in` (each light of `in` matched once): into *out. */
-static bool unmatched(const bake_light *from, size_t from_count, const bake_light *in, size_t in_count,
-                      bake_light **out, size_t *out_count)
+/* For each of `from`'s lights the one of `in` equal to it (each light of `in` matched once) into
+ * match[], UINT32_MAX where none is. False when out of memory. */
+static bool match_lights(const bake_light *from, size_t from_count, const bake_light *in, size_t in_count, uint32_t *match)
 {
-    *out_count = 0;
-    *out = pmf_budget_malloc((from_count + 1) * sizeof **out);
     uint8_t *taken = pmf_budget_calloc(in_count + 1, 1);
-    if (!*out || !taken) {
-        pmf_budget_free(taken);
+    if (!taken)
         return false;
-    }
     for (size_t i = 0, next = 0; i < from_count; i++) {
         /* most lights follow the one before in both lists (a light added or deleted shifts the
          * rest by one): look there first */
@@ -79,14 +78,27 @@ static bool unmatched(const bake_light *from, size_t from_count, const bake_ligh
         for (size_t k = 0; j == in_count && k < in_count; k++)
             if (!taken[k] && !memcmp(&from[i], &in[k], sizeof *from))
                 j = k;
+        match[i] = j < in_count ? (uint32_t)j : UINT32_MAX;
         if (j < in_count) {
             taken[j] = 1;
             next = j + 1;
-        } else {
-            (*out)[(*out_count)++] = from[i];
         }
     }
     pmf_budget_free(taken);
+    return true;
+}
+
+/* Which of `from`'s lights find no equal in `in` (match_lights): into *out. */
+static bool unmatched(const bake_light *from, size_t from_count, const uint32_t *match, bake_light **out,
+                      size_t *out_count)
+{
+    *out_count = 0;
+    *out = pmf_budget_malloc((from_count + 1) * sizeof **out);
+    if (!*out)
+        return false;
+    for (size_t i = 0; i < from_count; i++)
+        if (match[i] == UINT32_MAX)
+            (*out)[(*out_count)++] = from[i];
     return true;
 }
 
@@ -108,12 +120,18 @@ bool bake_patch_kept(const bake_desc *desc, size_t index)
            t->patch_base[index + 1] - t->patch_base[index] == luxels;
 }
 
-bool bake_light_changes(const bake_desc *desc, bake_light **removed, size_t *removed_count, bake_light **added,
-                        size_t *added_count)
+bool bake_light_changes(const bake_desc *desc, uint32_t **earlier, bake_light **removed, size_t *removed_count,
+                        bake_light **added, size_t *added_count)
 {
     const bake_relight *r = desc->relight;
-    return unmatched(r->lights, r->light_count, desc->lights, desc->light_count, removed, removed_count) &&
-           unmatched(desc->lights, desc->light_count, r->lights, r->light_count, added, added_count);
+    uint32_t *later = pmf_budget_malloc((r->light_count + 1) * sizeof *later);
+    *earlier = pmf_budget_malloc((desc->light_count + 1) * sizeof **earlier);
+    bool ok = later && *earlier && match_lights(r->lights, r->light_count, desc->lights, desc->light_count, later) &&
+              match_lights(desc->lights, desc->light_count, r->lights, r->light_count, *earlier) &&
+              unmatched(r->lights, r->light_count, later, removed, removed_count) &&
+              unmatched(desc->lights, desc->light_count, *earlier, added, added_count);
+    pmf_budget_free(later);
+    return ok;
 }
 
 uint64_t bake_hash_bytes(uint64_t h, const void *data, size_t size)

@@ -1,8 +1,8 @@
 /* relight.c - the state a relight starts from, kept between compiles in a file of --cache DIR
  * (relight.h). The file: "PMFCRLT" and a version, the size of a light, the key, the levels (each:
  * the level as built before the bake (relight_build.c), its visibility, bounced light's transport and its bake, each held or not; the bake: geometry hash, lights, ambient term,
- * which shares were traced, the patches' first luxels, every luxel's sums (term_words) and the
- * patches), then a checksum of all that. */
+ * which shares were traced, the patches' first luxels, every luxel's sums (term_words), the
+ * patches, the probes' static light and the dynamic lights' layer pieces), then a checksum of all that. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,7 +16,7 @@
 #include "relight_reader.h"
 
 #define RELIGHT_MAGIC "PMFCRLT"
-#define RELIGHT_VERSION 9u
+#define RELIGHT_VERSION 10u
 
 static uint64_t hash_words(uint64_t h, const void *data, size_t size)
 {
@@ -171,6 +171,49 @@ static bool read_built(reader *r, relight_level *rl)
     return r->ok;
 }
 
+/* Bytes kept as runs (put_zero_runs): each a u16 count of zeros, a u16 count of bytes as they are
+ * and those bytes; the layers' pieces are most of them dark (85% zeros on lq_e1m7). */
+static uint8_t *take_zero_runs(reader *r, uint64_t count)
+{
+    /* a run's four bytes give at most 65,535 zeros: a count past that is damage, as is one the
+     * memory budget refuses (a cache of this pmfc's compile fit it) */
+    uint64_t most = (uint64_t)(r->end - r->at) * (UINT16_MAX / 4 + 1);
+    uint8_t *out = r->ok && count <= most && count < SIZE_MAX ? pmf_budget_malloc((size_t)count + 1) : NULL;
+    if (!out) {
+        r->ok = false;
+        return NULL;
+    }
+    for (uint64_t done = 0; done < count && r->ok;) {
+        uint16_t runs[2] = { 0, 0 };
+        take_into(r, runs, sizeof runs);
+        const void *literal = runs[0] + (uint64_t)runs[1] <= count - done ? take(r, runs[1]) : NULL;
+        if (!literal || runs[0] + runs[1] == 0) {
+            r->ok = false;
+            break;
+        }
+        memset(out + done, 0, runs[0]);
+        memcpy(out + done + runs[0], literal, runs[1]);
+        done += runs[0] + (uint64_t)runs[1];
+    }
+    return out;
+}
+
+/* The dynamic lights' layer pieces (bake_terms.layer_keys): keys ascending, each piece's bytes
+ * inside the bytes read. */
+static bool read_layer_pieces(reader *r, bake_terms *t)
+{
+    t->layer_piece_count = take_u64(r);
+    if (t->layer_piece_count >= UINT32_MAX) r->ok = false;
+    t->layer_keys = take_array(r, t->layer_piece_count, sizeof *t->layer_keys);
+    t->layer_base = take_array(r, t->layer_piece_count + 1, sizeof *t->layer_base);
+    t->layer_luxel_count = take_u64(r);
+    t->layer_luxels = take_zero_runs(r, t->layer_luxel_count);
+    if (!r->ok) return false;
+    for (size_t k = 0; k < t->layer_piece_count; k++)
+        if (t->layer_base[k] > t->layer_base[k + 1] || (k > 0 && t->layer_keys[k - 1] >= t->layer_keys[k])) return false;
+    return t->layer_base[t->layer_piece_count] == t->layer_luxel_count;
+}
+
 static bool read_level(reader *r, relight_level *rl)
 {
     if (!read_built(r, rl) || !read_vis(r, rl) || !read_transport(r, &rl->transport)) return false;
@@ -190,7 +233,7 @@ static bool read_level(reader *r, relight_level *rl)
     rl->terms.probe_count = take_u64(r);
     rl->terms.probe_inputs = take_u64(r);
     rl->terms.probe_base = take_array(r, rl->terms.probe_count, sizeof *rl->terms.probe_base);
-    if (!r->ok) return false;
+    if (!read_layer_pieces(r, &rl->terms)) return false;
     memcpy(rl->ambient, ambient, sizeof rl->ambient);
     rl->terms.domes[0] = traced[0];
     rl->terms.domes[1] = traced[1];
@@ -207,7 +250,8 @@ static bool read_level(reader *r, relight_level *rl)
 static void level_blocks(const relight_level *rl, void (*each)(void *user, void *block), void *user)
 {
     const bake_transport *t = &rl->transport;
-    void *blocks[] = { rl->lights, rl->patches, rl->terms.patch_base, rl->terms.luxels, rl->terms.probe_base, t->hits,
+    void *blocks[] = { rl->lights, rl->patches, rl->terms.patch_base, rl->terms.luxels, rl->terms.probe_base,
+                       rl->terms.layer_keys, rl->terms.layer_base, rl->terms.layer_luxels, t->hits,
                        t->cell_open, t->cell_clear, t->cell_send, t->luxel_sees, t->indirect, rl->vis_count, rl->vis_lists,
                        rl->built, rl->trees.tree.nodes, rl->trees.tree.pair_block, rl->trees.tree.quad_block,
                        rl->trees.tree.triangle_ids, rl->trees.sky_tree.nodes, rl->trees.sky_tree.pair_block,
@@ -390,6 +434,30 @@ static void put_terms(writer *w, const bake_term *terms, size_t count)
     put(w, buf, used);
 }
 
+/* `count` bytes as runs of zeros and of bytes as they are (take_zero_runs). */
+static void put_zero_runs(writer *w, const uint8_t *bytes, size_t count)
+{
+    uint8_t buf[1 << 16];
+    size_t used = 0;
+    for (size_t at = 0; at < count;) {
+        uint16_t runs[2] = { 0, 0 };
+        while (at < count && bytes[at] == 0 && runs[0] < UINT16_MAX) runs[0]++, at++;
+        /* bytes as they are until four zeros in a row (a run's head costs four bytes) */
+        size_t from = at;
+        while (at < count && runs[1] < sizeof buf / 2 &&
+               !(at + 4 <= count && !bytes[at] && !bytes[at + 1] && !bytes[at + 2] && !bytes[at + 3]))
+            runs[1]++, at++;
+        if (used + sizeof runs + runs[1] > sizeof buf) {
+            put(w, buf, used);
+            used = 0;
+        }
+        memcpy(buf + used, runs, sizeof runs);
+        memcpy(buf + used + sizeof runs, bytes + from, runs[1]);
+        used += sizeof runs + runs[1];
+    }
+    put(w, buf, used);
+}
+
 static void write_level(writer *w, const relight_level *rl)
 {
     uint8_t have_built = rl->built != NULL;
@@ -417,6 +485,13 @@ static void write_level(writer *w, const relight_level *rl)
     put_u64(w, rl->terms.probe_count);
     put_u64(w, rl->terms.probe_inputs);
     put(w, rl->terms.probe_base, rl->terms.probe_count * sizeof *rl->terms.probe_base);
+    put_u64(w, rl->terms.layer_piece_count);
+    put(w, rl->terms.layer_keys, rl->terms.layer_piece_count * sizeof *rl->terms.layer_keys);
+    uint32_t no_pieces = 0;    /* a bake without dynamic lights laid none out */
+    if (rl->terms.layer_base) put(w, rl->terms.layer_base, (rl->terms.layer_piece_count + 1) * sizeof *rl->terms.layer_base);
+    else put(w, &no_pieces, sizeof no_pieces);
+    put_u64(w, rl->terms.layer_luxel_count);
+    put_zero_runs(w, rl->terms.layer_luxels, rl->terms.layer_luxel_count);
 }
 
 bool relight_cache_write(const relight_cache *rc)

@@ -3,8 +3,9 @@
  * 300 that reach it (bake_result.patch_light_checks: lqdm5 hangs grids of hundreds of faint lights,
  * and listing them per patch was most of a relight's time), a full bake each light once per patch
  * (a light in several of a patch's grid cells is checked once); the relit floor equals the full
- * bake's within 1 on every luxel. The probes a changed light does not reach keep their light. The
- * trees a bake's rays walk are kept for the next bake of the same triangles (bake_desc.trees). */
+ * bake's within 1 on every luxel. The probes a changed light does not reach keep their light; the
+ * layer pieces of the dynamic lights that did not change are kept, not traced again (test_layers).
+ * The trees a bake's rays walk are kept for the next bake of the same triangles (bake_desc.trees). */
 #include "bake.h"
 #include "soup.h"
 
@@ -195,6 +196,91 @@ static int test_trees(void)
     return 0;
 }
 
+#define DYNAMIC 8     /* lights 0 .. DYNAMIC - 1 made dynamic, each reaching a few patches */
+
+/* The pieces (patches) of light `light`'s layers a bake kept in its terms. */
+static size_t pieces_of(const bake_terms *terms, uint32_t light)
+{
+    size_t count = 0;
+    for (size_t k = 0; k < terms->layer_piece_count; k++)
+        count += terms->layer_keys[k] >> 32 == light;
+    return count;
+}
+
+/* Whether a and b hold the same layers, byte for byte. */
+static bool same_layers(const bake_result *a, const bake_result *b)
+{
+    if (a->layer_count != b->layer_count)
+        return false;
+    for (size_t i = 0; i < a->layer_count; i++)
+        if (a->layers[i].light != b->layers[i].light || a->layers[i].lightmap != b->layers[i].lightmap ||
+            memcmp(a->layers[i].luxels, b->layers[i].luxels, SIDE * SIDE * 3))
+            return false;
+    return true;
+}
+
+/* A relight traces again only the layer pieces of the dynamic lights that changed (bake_terms'
+ * layer pieces: lq_e1m7's 42 styled lights were traced whole on every relight), and each layer
+ * is dilated around its pieces, not over its whole lightmap; the layers are the full bake's. */
+static int test_layers(void)
+{
+    floor_scene f;
+    floor_init(&f);
+    for (int k = 0; k < DYNAMIC; k++)
+        f.lights[k] = (bake_light){ .kind = BAKE_LIGHT_DYNAMIC, .position = { -3.0f + (float)k, 0.5f, (float)(k % 3) - 1.0f },
+                                    .color = { 1, 1, 1 }, .intensity = 0.5f, .range = 1.5f };
+    bake_terms first = { 0 }, second = { 0 }, third = { 0 };
+    bake_light old_lights[LIGHTS], moved_lights[LIGHTS];
+    memcpy(old_lights, f.lights, sizeof old_lights);
+    bake_result res, full;
+    f.desc.terms = &first;
+    REQUIRE(bake_run(&f.desc, &res));
+    size_t pieces = first.layer_piece_count;
+    CHECK_EQ(res.traced_layer_pieces, pieces);
+    CHECK(pieces >= DYNAMIC * 4 && pieces < DYNAMIC * PATCHES * PATCHES / 2, "%zu pieces", pieces);
+    printf("layers: %zu layers of %zu pieces, %llu luxels dilated (%d a lightmap)\n", res.layer_count, pieces,
+           (unsigned long long)res.dilated_luxels, SIDE * SIDE);
+    CHECK(res.dilated_luxels < (uint64_t)SIDE * SIDE * (1 + res.layer_count) / 2, "%llu luxels dilated",
+          (unsigned long long)res.dilated_luxels);
+    bake_result_free(&res);
+
+    /* a static light moved: every piece kept */
+    f.lights[100].position[0] += 1.0f;
+    f.desc.terms = &second;
+    f.desc.relight = &(bake_relight){ .terms = &first, .patches = f.patches, .lights = old_lights, .light_count = LIGHTS };
+    REQUIRE(bake_run(&f.desc, &res));
+    CHECK_EQ(res.traced_layer_pieces, 0);
+    CHECK_EQ(second.layer_piece_count, pieces);
+    memcpy(moved_lights, f.lights, sizeof moved_lights);
+    f.desc.relight = NULL;
+    f.desc.terms = NULL;
+    REQUIRE(bake_run(&f.desc, &full));
+    CHECK(same_layers(&res, &full), "the kept layers are the full bake's");
+    bake_result_free(&full);
+    bake_result_free(&res);
+
+    /* a dynamic light moved: its pieces at its new place traced, the rest kept */
+    f.lights[3].position[2] += 1.0f;
+    f.desc.terms = &third;
+    f.desc.relight = &(bake_relight){ .terms = &second, .patches = f.patches, .lights = moved_lights, .light_count = LIGHTS };
+    REQUIRE(bake_run(&f.desc, &res));
+    printf("layers: a dynamic light moved: %zu of %zu pieces traced\n", res.traced_layer_pieces, third.layer_piece_count);
+    CHECK_EQ(res.traced_layer_pieces, pieces_of(&third, 3));
+    CHECK(res.traced_layer_pieces > 0 && res.traced_layer_pieces < third.layer_piece_count / 4);
+    f.desc.relight = NULL;
+    f.desc.terms = NULL;
+    REQUIRE(bake_run(&f.desc, &full));
+    CHECK(same_layers(&res, &full), "the relit layers are the full bake's");
+    bake_result_free(&full);
+    bake_result_free(&res);
+    bake_terms_free(&first);
+    bake_terms_free(&second);
+    bake_terms_free(&third);
+    free(f.lightmap.luxels);
+    soup_free(&f.occluders);
+    return 0;
+}
+
 int main(void)
 {
     static uint8_t before[SIDE * SIDE * 3], relit[SIDE * SIDE * 3], full[SIDE * SIDE * 3];
@@ -241,6 +327,7 @@ int main(void)
     soup_free(&f.occluders);
     REQUIRE(test_probes() == 0);
     REQUIRE(test_trees() == 0);
+    REQUIRE(test_layers() == 0);
     printf("bake_relight: ok\n");
     TEST_DONE();
 }
