@@ -1809,7 +1809,8 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     progress.stage = "layers";
     jobs_parallel_for_progress(ctx.task_count, threads, bake_layer_job, &ctx, &progress);
     bounce_input bounce = { desc, &ctx.tree, &ctx.sky_tree, ctx.reach, ctx.masks, ctx.tasks, ctx.task_count,
-                            ctx.task_lit, out->layers, &progress, &out->old_bounce };
+                            ctx.task_lit, out->layers, &progress, &out->old_bounce,
+                            &out->bounce_gathers, &out->bounce_cells };
     if (!bake_bounce(&bounce))
         goto fail;
     jobs_parallel_for(desc->patch_count, threads, floor_job, &ctx);

@@ -171,6 +171,15 @@ typedef struct bake_transport {
     uint8_t *luxel_sees;            /* [luxel_count] */
     float (*indirect)[3];           /* [cell_count]: the base lightmaps' bounced light of the last bake
                                      * that bounced (bake_desc.old_bounce), NULL when not kept */
+    /* The base lightmaps' bounces of the last bake that bounced, so that the next gathers again
+     * only the cells whose rays meet light that changed (the rest keep theirs): */
+    uint64_t *direct;               /* [cell_count]: the hash of the direct light its luxels bounced, as stored */
+    float (*gathered)[3];           /* [bounce_count x cell_count]: what each cell gathered in each bounce */
+    size_t bounce_count;
+    float direct_read[5];           /* how those bytes were read: the floor taken off them, store_scale, store_gamma */
+    /* Built when first needed from hits, kept in memory only: the cells whose rays meet each cell. */
+    uint32_t *receiver_base;        /* [cell_count + 1] */
+    uint32_t *receivers;
 } bake_transport;
 
 typedef struct bake_desc {
@@ -265,6 +274,10 @@ typedef struct bake_result {
     uint64_t patch_light_checks;    /* lights checked against a patch's box, each once per patch (a
                                      * relight checks those that changed, not every light reaching it) */
     size_t relit_probes;            /* probes whose static light was traced (a relight keeps the rest) */
+    uint64_t bounce_gathers;        /* cells of the base lightmaps gathered, over all bounces (a bake
+                                     * with the transport's kept bounces gathers again only those a
+                                     * change reaches) ... */
+    uint64_t bounce_cells;          /* ... of their cells times the bounces */
 } bake_result;
 
 /* Fills desc->lightmaps' luxels and the result. Returns false only when out of memory. */

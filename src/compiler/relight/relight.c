@@ -1,6 +1,6 @@
 /* relight.c - the state a relight starts from, kept between compiles in a file of --cache DIR
  * (relight.h). The file: "PMFCRLT" and a version, the size of a light, the key, the levels (each:
- * the level as built before the bake (relight_build.c), its visibility, bounced light's transport and its bake, each held or not; the bake: geometry hash, lights, ambient term,
+ * the level as built before the bake (relight_build.c), its visibility, bounced light's transport (with the base lightmaps' bounces of the bake that left it) and its bake, each held or not; the bake: geometry hash, lights, ambient term,
  * which shares were traced, the patches' first luxels, every luxel's sums (term_words) and the
  * patches), then a checksum of all that. */
 #include <stdio.h>
@@ -16,7 +16,7 @@
 #include "relight_reader.h"
 
 #define RELIGHT_MAGIC "PMFCRLT"
-#define RELIGHT_VERSION 9u
+#define RELIGHT_VERSION 10u
 
 static uint64_t hash_words(uint64_t h, const void *data, size_t size)
 {
@@ -157,6 +157,14 @@ static bool read_transport(reader *r, bake_transport *t)
     t->cell_clear = take_array(r, t->cell_count, 1);
     t->cell_send = take_array(r, t->cell_count, sizeof *t->cell_send);
     t->luxel_sees = take_array(r, t->luxel_count, 1);
+    /* the base lightmaps' bounces (bake_transport.gathered), held or not */
+    have = take(r, 1);
+    if (!have || !*have) return r->ok;
+    t->bounce_count = take_u64(r);
+    if (t->bounce_count > BAKE_BOUNCE_MAX) r->ok = false;
+    take_into(r, t->direct_read, sizeof t->direct_read);
+    t->direct = take_array(r, t->cell_count, sizeof *t->direct);
+    t->gathered = take_array(r, t->bounce_count * t->cell_count, sizeof *t->gathered);
     return r->ok;
 }
 
@@ -208,8 +216,8 @@ static void level_blocks(const relight_level *rl, void (*each)(void *user, void 
 {
     const bake_transport *t = &rl->transport;
     void *blocks[] = { rl->lights, rl->patches, rl->terms.patch_base, rl->terms.luxels, rl->terms.probe_base, t->hits,
-                       t->cell_open, t->cell_clear, t->cell_send, t->luxel_sees, t->indirect, rl->vis_count, rl->vis_lists,
-                       rl->built };
+                       t->cell_open, t->cell_clear, t->cell_send, t->luxel_sees, t->indirect, t->direct, t->gathered,
+                       t->receiver_base, t->receivers, rl->vis_count, rl->vis_lists, rl->built };
     for (size_t k = 0; k < sizeof blocks / sizeof *blocks; k++)
         if (blocks[k]) each(user, blocks[k]);
 }
@@ -359,6 +367,13 @@ static void write_transport(writer *w, const bake_transport *t)
     put(w, t->cell_clear, t->cell_count);
     put(w, t->cell_send, t->cell_count * sizeof *t->cell_send);
     put(w, t->luxel_sees, t->luxel_count);
+    have = t->direct && t->gathered;
+    put(w, &have, 1);
+    if (!have) return;
+    put_u64(w, t->bounce_count);
+    put(w, t->direct_read, sizeof t->direct_read);
+    put(w, t->direct, t->cell_count * sizeof *t->direct);
+    put(w, t->gathered, t->bounce_count * t->cell_count * sizeof *t->gathered);
 }
 
 static void put_terms(writer *w, const bake_term *terms, size_t count)
@@ -468,6 +483,8 @@ void relight_keep(relight_level *rl, const bake_desc *desc, bake_terms *terms, c
     rl->relit = desc->relight != NULL;
     rl->relit_lights = res->relit_lights;
     rl->relit_luxels = res->relit_luxels;
+    rl->bounce_gathers = res->bounce_gathers;
+    rl->bounce_cells = res->bounce_cells;
     rl->old_bounce = res->old_bounce;
     rl->have = true;
     rl->geometry = bake_geometry_hash(desc);
