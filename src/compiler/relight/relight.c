@@ -1,8 +1,9 @@
 /* relight.c - the state a relight starts from, kept between compiles in a file of --cache DIR
  * (relight.h). The file: "PMFCRLT" and a version, the size of a light, the key, the levels (each:
- * the level as built before the bake (relight_build.c), its visibility, bounced light's transport (with the base lightmaps' bounces of the bake that left it) and its bake, each held or not; the bake: geometry hash, lights, ambient term,
- * which shares were traced, the patches' first luxels, every luxel's sums (term_words) and the
- * patches), then a checksum of all that. */
+ * the level as built before the bake (relight_build.c), its visibility, bounced light's transport
+ * (with the base lightmaps' bounces of the bake that left it) and its bake, each held or not; the
+ * bake: geometry hash, lights, ambient term, which shares were traced, the patches' first luxels,
+ * every luxel's sums (term_words) and the patches), then a checksum of all that. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
