@@ -1810,7 +1810,7 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     jobs_parallel_for_progress(ctx.task_count, threads, bake_layer_job, &ctx, &progress);
     bounce_input bounce = { desc, &ctx.tree, &ctx.sky_tree, ctx.reach, ctx.masks, ctx.tasks, ctx.task_count,
                             ctx.task_lit, out->layers, &progress, &out->old_bounce,
-                            &out->bounce_gathers, &out->bounce_cells };
+                            &out->bounce_gathers, &out->bounce_cells, &out->bounce_layers_kept };
     if (!bake_bounce(&bounce))
         goto fail;
     jobs_parallel_for(desc->patch_count, threads, floor_job, &ctx);

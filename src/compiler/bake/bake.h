@@ -177,6 +177,13 @@ typedef struct bake_transport {
     float (*gathered)[3];           /* [bounce_count x cell_count]: what each cell gathered in each bounce */
     size_t bounce_count;
     float direct_read[5];           /* how those bytes were read: the floor taken off them, store_scale, store_gamma */
+    /* Each dynamic light's bounced light per cell of its set as the last bake left it, under a hash
+     * of what it was bounced from (its patches, their direct light, the settings): a light whose
+     * layers are the same again takes it instead of bouncing. */
+    uint64_t *layer_keys;           /* [layer_count] */
+    uint32_t *layer_base;           /* [layer_count + 1]: each one's first cell in layer_indirect */
+    float (*layer_indirect)[3];
+    size_t layer_count;
     /* Built when first needed from hits, kept in memory only: the cells whose rays meet each cell. */
     uint32_t *receiver_base;        /* [cell_count + 1] */
     uint32_t *receivers;
@@ -278,6 +285,7 @@ typedef struct bake_result {
                                      * with the transport's kept bounces gathers again only those a
                                      * change reaches) ... */
     uint64_t bounce_cells;          /* ... of their cells times the bounces */
+    size_t bounce_layers_kept;      /* dynamic lights whose bounced light the transport kept (not bounced again) */
 } bake_result;
 
 /* Fills desc->lightmaps' luxels and the result. Returns false only when out of memory. */

@@ -946,7 +946,71 @@ static void history_end(bounce_history *h, bool ok)
 /* ---- the dynamic lights' layers --------------------------------------------------------- */
 
 typedef struct light_run { size_t first, end; } light_run;   /* tasks of one light */
-typedef struct layers_job { bounce_ctx *ctx; const light_run *runs; } layers_job;
+/* Each light run's bounced light (per cell of its set) and the key of what it bounced from. */
+typedef struct layers_job {
+    bounce_ctx *ctx;
+    const light_run *runs;
+    uint64_t *keys;                 /* [run] */
+    float (**indirect)[3];          /* [run]: NULL when it has none (or out of memory) */
+    uint32_t *cells;                /* [run] */
+    uint8_t *kept;                  /* [run]: it took the transport's kept bounced light */
+} layers_job;
+
+/* What a light's set's bounces follow from: its patches, the direct light in its layers' luxels
+ * and the settings (the transport, which holds the kept bounces, is the same). */
+static uint64_t set_key(const bounce_ctx *ctx, const bounce_set *set)
+{
+    const bake_desc *desc = ctx->desc;
+    const float read[3] = { desc->store_scale, desc->store_gamma, (float)desc->bounces };
+    uint64_t h = bake_hash_bytes(0xcbf29ce484222325ull, read, sizeof read);
+    h = bake_hash_bytes(h, set->patches, set->patch_count * sizeof *set->patches);
+    for (size_t k = 0; k < set->patch_count; k++) {
+        const bake_patch *patch = &desc->patches[set->patches[k]];
+        uint32_t side = lightmap_side(&desc->lightmaps[patch->lightmap]);
+        uint32_t w = patch->x < side ? (side - patch->x < patch->w ? side - patch->x : patch->w) : 0;
+        for (uint32_t j = 0; j < patch->h && patch->y + j < side; j++)
+            h = bake_hash_bytes(h, set->luxels[k] + ((size_t)(patch->y + j) * side + patch->x) * 3, (size_t)w * 3);
+    }
+    return h;
+}
+
+/* The bounced light the transport keeps under `key` for a set of `cells` cells, or NULL. */
+static const float (*kept_layer(const bake_transport *kept, uint64_t key, size_t cells))[3]
+{
+    for (size_t k = 0; kept && k < kept->layer_count; k++)
+        if (kept->layer_keys[k] == key && kept->layer_base[k + 1] - kept->layer_base[k] == cells)
+            return (const float (*)[3])kept->layer_indirect + kept->layer_base[k];
+    return NULL;
+}
+
+/* The runs' bounced light kept in desc->transport for the next bake (none when out of memory). */
+static void keep_layers(const bounce_ctx *ctx, const layers_job *job, size_t run_count)
+{
+    bake_transport *kept = ctx->desc->transport;
+    if (!kept)
+        return;
+    pmf_budget_free(kept->layer_keys);
+    pmf_budget_free(kept->layer_base);
+    pmf_budget_free(kept->layer_indirect);
+    size_t cells = 0;
+    for (size_t r = 0; r < run_count; r++)
+        cells += job->indirect[r] ? job->cells[r] : 0;
+    kept->layer_keys = pmf_budget_malloc((run_count + 1) * sizeof *kept->layer_keys);
+    kept->layer_base = pmf_budget_malloc((run_count + 1) * sizeof *kept->layer_base);
+    kept->layer_indirect = pmf_budget_malloc((cells + 1) * sizeof *kept->layer_indirect);
+    kept->layer_count = 0;
+    if (!kept->layer_keys || !kept->layer_base || !kept->layer_indirect || cells >= UINT32_MAX)
+        return;
+    kept->layer_base[0] = 0;
+    for (size_t r = 0; r < run_count; r++) {
+        if (!job->indirect[r])
+            continue;
+        size_t at = kept->layer_base[kept->layer_count];
+        memcpy(kept->layer_indirect + at, job->indirect[r], job->cells[r] * sizeof *kept->layer_indirect);
+        kept->layer_keys[kept->layer_count++] = job->keys[r];
+        kept->layer_base[kept->layer_count] = (uint32_t)(at + job->cells[r]);
+    }
+}
 
 static void light_layers_job(void *user, size_t r)
 {
@@ -985,10 +1049,23 @@ static void light_layers_job(void *user, size_t r)
     set.slot_of = slot_of;
     if (!set_alloc(&set))
         goto fail;
-    for (size_t k = 0; k < count; k++)
-        for (uint32_t l = base[k]; l < base[k + 1]; l++)
-            set_direct(ctx, &set, k, l);
-    run_bounces(ctx, &set, 1, NULL);
+    job->keys[r] = set_key(ctx, &set);
+    const float (*before)[3] = kept_layer(ctx->desc->transport, job->keys[r], set.cell_count);
+    job->kept[r] = before != NULL;
+    if (before) {
+        memcpy(set.indirect, before, set.cell_count * sizeof *set.indirect);
+    } else {
+        for (size_t k = 0; k < count; k++)
+            for (uint32_t l = base[k]; l < base[k + 1]; l++)
+                set_direct(ctx, &set, k, l);
+        run_bounces(ctx, &set, 1, NULL);
+    }
+    if (ctx->desc->transport) {
+        job->cells[r] = (uint32_t)set.cell_count;
+        job->indirect[r] = pmf_budget_malloc((set.cell_count + 1) * sizeof *set.indirect);
+        if (job->indirect[r])
+            memcpy(job->indirect[r], set.indirect, set.cell_count * sizeof *set.indirect);
+    }
     for (size_t k = 0; k < count; k++)
         if (base[k] < base[k + 1]) {
             const layer_task *task = &in->tasks[task_of[k]];
@@ -1281,9 +1358,24 @@ bool bake_bounce(const bounce_input *in)
             runs[run_count++] = (light_run){ t, t };
         runs[run_count - 1].end = t + 1;
     }
-    layers_job layers = { &ctx, runs };
-    jobs_parallel_for(run_count, desc->threads, light_layers_job, &layers);
-    ok = !atomic_load(&ctx.failed);
+    layers_job layers = { &ctx, runs, pmf_budget_calloc(run_count + 1, sizeof *layers.keys),
+                          pmf_budget_calloc(run_count + 1, sizeof *layers.indirect),
+                          pmf_budget_calloc(run_count + 1, sizeof *layers.cells), pmf_budget_calloc(run_count + 1, 1) };
+    ok = layers.keys && layers.indirect && layers.cells && layers.kept;
+    if (ok) {
+        jobs_parallel_for(run_count, desc->threads, light_layers_job, &layers);
+        ok = !atomic_load(&ctx.failed);
+        if (ok)
+            keep_layers(&ctx, &layers, run_count);
+        for (size_t r = 0; r < run_count; r++)
+            *in->layers_kept += layers.kept[r];
+    }
+    for (size_t r = 0; layers.indirect && r < run_count; r++)
+        pmf_budget_free(layers.indirect[r]);
+    pmf_budget_free(layers.keys);
+    pmf_budget_free(layers.indirect);
+    pmf_budget_free(layers.cells);
+    pmf_budget_free(layers.kept);
 done:
     set_free(&base);
     pmf_budget_free(runs);

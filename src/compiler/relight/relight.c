@@ -145,6 +145,24 @@ static bool read_vis(reader *r, relight_level *rl)
     return rl->have_vis;
 }
 
+/* The dynamic lights' bounced light (bake_transport.layer_indirect), held or not: each one's
+ * first cell ascending within the cells. */
+static bool read_layer_bounces(reader *r, bake_transport *t)
+{
+    const uint8_t *have = take(r, 1);
+    if (!have || !*have) return r->ok;
+    t->layer_count = take_u64(r);
+    if (t->layer_count >= UINT32_MAX) r->ok = false;
+    t->layer_keys = take_array(r, t->layer_count, sizeof *t->layer_keys);
+    t->layer_base = take_array(r, t->layer_count + 1, sizeof *t->layer_base);
+    if (!r->ok) return false;
+    if (t->layer_base[0] != 0) r->ok = false;
+    for (size_t k = 0; r->ok && k < t->layer_count; k++)
+        if (t->layer_base[k] > t->layer_base[k + 1]) r->ok = false;
+    if (r->ok) t->layer_indirect = take_array(r, t->layer_base[t->layer_count], sizeof *t->layer_indirect);
+    return r->ok;
+}
+
 static bool read_transport(reader *r, bake_transport *t)
 {
     const uint8_t *have = take(r, 1);
@@ -160,13 +178,14 @@ static bool read_transport(reader *r, bake_transport *t)
     t->luxel_sees = take_array(r, t->luxel_count, 1);
     /* the base lightmaps' bounces (bake_transport.gathered), held or not */
     have = take(r, 1);
-    if (!have || !*have) return r->ok;
-    t->bounce_count = take_u64(r);
-    if (t->bounce_count > BAKE_BOUNCE_MAX) r->ok = false;
-    take_into(r, t->direct_read, sizeof t->direct_read);
-    t->direct = take_array(r, t->cell_count, sizeof *t->direct);
-    t->gathered = take_array(r, t->bounce_count * t->cell_count, sizeof *t->gathered);
-    return r->ok;
+    if (have && *have) {
+        t->bounce_count = take_u64(r);
+        if (t->bounce_count > BAKE_BOUNCE_MAX) r->ok = false;
+        take_into(r, t->direct_read, sizeof t->direct_read);
+        t->direct = take_array(r, t->cell_count, sizeof *t->direct);
+        t->gathered = take_array(r, t->bounce_count * t->cell_count, sizeof *t->gathered);
+    }
+    return read_layer_bounces(r, t);
 }
 
 /* The level as built before the bake: its key and its block of bytes (read by relight_build_restore). */
@@ -218,7 +237,8 @@ static void level_blocks(const relight_level *rl, void (*each)(void *user, void 
     const bake_transport *t = &rl->transport;
     void *blocks[] = { rl->lights, rl->patches, rl->terms.patch_base, rl->terms.luxels, rl->terms.probe_base, t->hits,
                        t->cell_open, t->cell_clear, t->cell_send, t->luxel_sees, t->indirect, t->direct, t->gathered,
-                       t->receiver_base, t->receivers, rl->vis_count, rl->vis_lists, rl->built };
+                       t->layer_keys, t->layer_base, t->layer_indirect, t->receiver_base, t->receivers,
+                       rl->vis_count, rl->vis_lists, rl->built };
     for (size_t k = 0; k < sizeof blocks / sizeof *blocks; k++)
         if (blocks[k]) each(user, blocks[k]);
 }
@@ -370,11 +390,19 @@ static void write_transport(writer *w, const bake_transport *t)
     put(w, t->luxel_sees, t->luxel_count);
     have = t->direct && t->gathered;
     put(w, &have, 1);
+    if (have) {
+        put_u64(w, t->bounce_count);
+        put(w, t->direct_read, sizeof t->direct_read);
+        put(w, t->direct, t->cell_count * sizeof *t->direct);
+        put(w, t->gathered, t->bounce_count * t->cell_count * sizeof *t->gathered);
+    }
+    have = t->layer_keys && t->layer_base && t->layer_indirect;
+    put(w, &have, 1);
     if (!have) return;
-    put_u64(w, t->bounce_count);
-    put(w, t->direct_read, sizeof t->direct_read);
-    put(w, t->direct, t->cell_count * sizeof *t->direct);
-    put(w, t->gathered, t->bounce_count * t->cell_count * sizeof *t->gathered);
+    put_u64(w, t->layer_count);
+    put(w, t->layer_keys, t->layer_count * sizeof *t->layer_keys);
+    put(w, t->layer_base, (t->layer_count + 1) * sizeof *t->layer_base);
+    put(w, t->layer_indirect, t->layer_base[t->layer_count] * sizeof *t->layer_indirect);
 }
 
 static void put_terms(writer *w, const bake_term *terms, size_t count)

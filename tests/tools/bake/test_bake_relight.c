@@ -146,6 +146,7 @@ static int test_probes(void)
 /* A floor and, ROOM_HEIGHT above it, a ceiling, each 8 x 8 patches (one bounce cell each) of one
  * surface that bounce light between them; the lights between them, light 0 small. */
 #define ROOM_HEIGHT 1.0f
+#define ROOM_DYNAMIC 3      /* lights 1..3 are dynamic: their layers bounce too */
 
 typedef struct room_scene {
     floor_scene f;
@@ -178,6 +179,10 @@ static void room_init(room_scene *r, int bounces)
         r->f.lights[k].position[1] = 0.2f + 0.6f * (r->f.lights[k].position[1] - 0.5f) / 2.5f;
     r->f.lights[0].range = 1.0f;
     r->f.lights[0].intensity = 0.3f;
+    for (int k = 1; k <= ROOM_DYNAMIC; k++) {
+        r->f.lights[k].kind = BAKE_LIGHT_DYNAMIC;
+        r->f.lights[k].intensity = 0.05f;   /* a layer holds its light alone: bright enough to keep */
+    }
     r->lightmap.size_exp = 7;
     r->lightmap.luxels = malloc(4 * SIDE * SIDE * 3);
     CHECK(r->lightmap.luxels != NULL);
@@ -192,8 +197,9 @@ static void room_init(room_scene *r, int bounces)
 
 /* A relight with bounced light gathers again only the cells whose rays meet light that changed
  * (bake_transport.gathered: one light moved, 46 of 128 with one bounce), each exactly as the full
- * bake does: its map is the full bake's byte for byte, with one bounce and with bounces until
- * under 1 % (as many as the full bake's). */
+ * bake does, and the dynamic lights, unchanged, take their bounced light as it was
+ * (bake_transport.layer_indirect): its map and layers are the full bake's byte for byte, with one
+ * bounce and with bounces until under 1 % (as many as the full bake's). */
 static int test_bounce(int bounces)
 {
     static uint8_t before[4 * SIDE * SIDE * 3], relit[4 * SIDE * SIDE * 3];
@@ -209,6 +215,7 @@ static int test_bounce(int bounces)
     REQUIRE(bake_run(&r.f.desc, &res));
     uint64_t all = res.bounce_gathers;
     memcpy(before, r.lightmap.luxels, sizeof before);
+    CHECK_EQ(res.bounce_layers_kept, 0);
     bake_result_free(&res);
     CHECK(all >= 2 * PATCHES * PATCHES && all % (2 * PATCHES * PATCHES) == 0, "%llu cells gathered", (unsigned long long)all);
 
@@ -218,7 +225,8 @@ static int test_bounce(int bounces)
     REQUIRE(bake_run(&r.f.desc, &res));
     uint64_t again = res.bounce_gathers;
     memcpy(relit, r.lightmap.luxels, sizeof relit);
-    bake_result_free(&res);
+    bake_result relit_res = res;
+    CHECK_EQ(res.bounce_layers_kept, ROOM_DYNAMIC);
 
     r.f.desc.relight = NULL;
     r.f.desc.terms = NULL;
@@ -235,6 +243,13 @@ static int test_bounce(int bounces)
           (unsigned long long)all);
     CHECK(memcmp(relit, r.lightmap.luxels, sizeof relit) == 0, "the relit map is the full bake's");
     CHECK(moved > 0);
+    CHECK_EQ(relit_res.layer_count, res.layer_count);
+    CHECK(relit_res.layer_count >= ROOM_DYNAMIC);
+    for (size_t k = 0; k < res.layer_count && k < relit_res.layer_count; k++)
+        CHECK(relit_res.layers[k].light == res.layers[k].light &&
+                  !memcmp(relit_res.layers[k].luxels, res.layers[k].luxels, sizeof relit),
+              "layer %zu is the full bake's", k);
+    bake_result_free(&relit_res);
     bake_result_free(&res);
     bake_terms_free(&first);
     bake_terms_free(&second);
