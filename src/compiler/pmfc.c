@@ -226,8 +226,9 @@ static void keep_cache(compile_run *c, pmfc_result *r)
         if (r->bounce_cells)
             snprintf(bounce, sizeof bounce, ", %llu of %llu bounce cells gathered", (unsigned long long)r->bounce_gathers,
                      (unsigned long long)r->bounce_cells);
-        session_say(PMFC_NOTE, "relit: %zu lights changed, %llu luxels%s%s", r->relit_lights, (unsigned long long)r->relit_luxels,
-                    bounce, r->built_levels ? " (geometry, chunks and lightmaps as cached)" : "");
+        session_say(PMFC_NOTE, "relit: %zu lights changed, %llu luxels%s%s", r->relit_lights,
+                    (unsigned long long)r->relit_luxels, bounce,
+                    r->built_levels ? " (geometry, chunks and lightmaps as cached)" : "");
     }
     /* kept in memory, a full bake in the file too: what a later process starts from */
     if (!c->o->keep || (!r->relit && c->o->cache_dir))

@@ -425,7 +425,13 @@ typedef struct bounce_history {
     uint64_t gathers;               /* cells gathered, over all bounces */
 } bounce_history;
 
-typedef struct again_job { const bounce_ctx *ctx; const bounce_set *set; const uint32_t *cells; size_t count; bool first_bounce; } again_job;
+typedef struct again_job {
+    const bounce_ctx *ctx;
+    const bounce_set *set;
+    const uint32_t *cells;
+    size_t count;
+    bool first_bounce;
+} again_job;
 
 static void again_block(void *user, size_t block)
 {
@@ -842,10 +848,10 @@ static void history_direct_job(void *user, size_t p)
         uint32_t i0, i1, j0, j1, side = lightmap_side(lm);
         cell_luxels(ctx, patch, (c - first) % cw, (c - first) / cw, &i0, &i1, &j0, &j1);
         uint64_t hash = 0xcbf29ce484222325ull;
-        for (uint32_t j = j0; j < j1 && patch->y + j < side; j++) {
-            uint32_t i_end = patch->x + i1 <= side ? i1 : side - patch->x;
-            if (i0 < i_end)
-                hash = bake_hash_bytes(hash, lm->luxels + ((size_t)(patch->y + j) * side + patch->x + i0) * 3, (i_end - i0) * 3);
+        uint32_t i_end = patch->x + i1 <= side ? i1 : patch->x < side ? side - patch->x : 0;
+        for (uint32_t j = j0; j < j1 && patch->y + j < side && i0 < i_end; j++) {
+            const uint8_t *row = lm->luxels + ((size_t)(patch->y + j) * side + patch->x + i0) * 3;
+            hash = bake_hash_bytes(hash, row, (size_t)(i_end - i0) * 3);
         }
         h->direct[c] = hash;
         h->changed[c] = h->from && h->from->direct[c] != hash;
