@@ -216,12 +216,20 @@ static void keep_cache(compile_run *c, pmfc_result *r)
         r->relit = r->relit || rl->relit;
         r->relit_lights += rl->relit_lights;
         r->relit_luxels += rl->relit_luxels;
+        r->bounce_gathers += rl->bounce_gathers;
+        r->bounce_cells += rl->bounce_cells;
         r->old_bounce = r->old_bounce || rl->old_bounce;
         r->built_levels += rl->built_kept;
     }
-    if (r->relit)
-        session_say(PMFC_NOTE, "relit: %zu lights changed, %llu luxels%s", r->relit_lights, (unsigned long long)r->relit_luxels,
+    if (r->relit) {
+        char bounce[96] = "";
+        if (r->bounce_cells)
+            snprintf(bounce, sizeof bounce, ", %llu of %llu bounce cells gathered", (unsigned long long)r->bounce_gathers,
+                     (unsigned long long)r->bounce_cells);
+        session_say(PMFC_NOTE, "relit: %zu lights changed, %llu luxels%s%s", r->relit_lights,
+                    (unsigned long long)r->relit_luxels, bounce,
                     r->built_levels ? " (geometry, chunks and lightmaps as cached)" : "");
+    }
     /* kept in memory, a full bake in the file too: what a later process starts from */
     if (!c->o->keep || (!r->relit && c->o->cache_dir))
         relight_cache_write(&c->cache);

@@ -95,7 +95,8 @@ typedef struct pmfc_result {
     uint64_t dropped;              /* triangles that found no room in their cubes (also warned) */
     bool relit;                    /* with cache_dir: the bake started from the cache ... */
     size_t relit_lights;           /* ... and baked these lights again (added, removed or changed) ... */
-    uint64_t relit_luxels;         /* ... over these base luxels */
+    uint64_t relit_luxels;         /* ... over these base luxels, */
+    uint64_t bounce_gathers, bounce_cells; /* ... and gathered these bounce cells again, of all */
     bool old_bounce;               /* old_bounce was taken: the bounces are the kept ones */
     size_t built_levels;           /* with cache_dir: levels taken as the cache built them (no stage before the bake ran) */
     double seconds[PMFC_STAGE_COUNT];

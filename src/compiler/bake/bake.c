@@ -1970,7 +1970,8 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     if (atomic_load(&ctx.failed))
         goto fail;
     bounce_input bounce = { desc, &ctx.tree, &ctx.sky_tree, ctx.reach, ctx.masks, ctx.tasks, ctx.task_count,
-                            ctx.task_lit, out->layers, &progress, &out->old_bounce };
+                            ctx.task_lit, out->layers, &progress, &out->old_bounce,
+                            &out->bounce_gathers, &out->bounce_cells, &out->bounce_layers_kept };
     if (!bake_bounce(&bounce))
         goto fail;
     jobs_parallel_for(desc->patch_count, threads, floor_job, &ctx);

@@ -180,6 +180,22 @@ typedef struct bake_transport {
     uint8_t *luxel_sees;            /* [luxel_count] */
     float (*indirect)[3];           /* [cell_count]: the base lightmaps' bounced light of the last bake
                                      * that bounced (bake_desc.old_bounce), NULL when not kept */
+    /* The base lightmaps' bounces of the last bake that bounced, so that the next gathers again
+     * only the cells whose rays meet light that changed (the rest keep theirs): */
+    uint64_t *direct;               /* [cell_count]: the hash of the direct light its luxels bounced, as stored */
+    float (*gathered)[3];           /* [bounce_count x cell_count]: what each cell gathered in each bounce */
+    size_t bounce_count;
+    float direct_read[5];           /* how those bytes were read: the floor taken off them, store_scale, store_gamma */
+    /* Each dynamic light's bounced light per cell of its set as the last bake left it, under a hash
+     * of what it was bounced from (its patches, their direct light, the settings): a light whose
+     * layers are the same again takes it instead of bouncing. */
+    uint64_t *layer_keys;           /* [layer_count] */
+    uint32_t *layer_base;           /* [layer_count + 1]: each one's first cell in layer_indirect */
+    float (*layer_indirect)[3];
+    size_t layer_count;
+    /* Built when first needed from hits, kept in memory only: the cells whose rays meet each cell. */
+    uint32_t *receiver_base;        /* [cell_count + 1] */
+    uint32_t *receivers;
 } bake_transport;
 
 /* The trees rays walk, over a bake's occluders and open sky: what a caller that bakes the same
@@ -286,6 +302,11 @@ typedef struct bake_result {
     size_t traced_layer_pieces;     /* (dynamic light, patch) pieces of layers traced (a relight keeps
                                      * those of the lights that did not change: bake_terms.layer_keys) */
     uint64_t dilated_luxels;        /* luxels the dilation went over (a layer's: around its pieces) */
+    uint64_t bounce_gathers;        /* cells of the base lightmaps gathered, over all bounces (a bake
+                                     * with the transport's kept bounces gathers again only those a
+                                     * change reaches) ... */
+    uint64_t bounce_cells;          /* ... of their cells times the bounces */
+    size_t bounce_layers_kept;      /* dynamic lights whose bounced light the transport kept (not bounced again) */
 } bake_result;
 
 /* Fills desc->lightmaps' luxels and the result. Returns false only when out of memory. */

@@ -408,6 +408,84 @@ static void gather_block(void *user, size_t block)
     gather_cells(job->ctx, job->set, 0, first, end, job->first_bounce);
 }
 
+/* ---- the base's bounces kept from the bake before (bake_transport.gathered) ------------- */
+
+/* The base set's bounces as they run: the kept bake's bounces (when they hold), which cells' light
+ * changed since, and each bounce's gathered light, kept for the next bake. */
+typedef struct bounce_history {
+    bake_transport *keep;           /* where the bounces are kept (desc->transport), NULL: nowhere */
+    const bake_transport *from;     /* the kept bake's bounces when they hold, else NULL: every cell gathers */
+    uint64_t *direct;               /* [cell]: the hash of the direct light its luxels bounce now, as stored */
+    float direct_read[5];           /* the floor, store_scale and store_gamma it is read with */
+    uint8_t *changed;               /* [cell]: the light it sends differs from the kept bake's */
+    uint8_t *marked;                /* [cell]: it gathers again in this bounce */
+    uint32_t *again;                /* the cells that gather again, ascending */
+    float (*gathered)[3];           /* [bounces x cell_count]: each bounce's gathered light */
+    size_t bounces;
+    uint64_t gathers;               /* cells gathered, over all bounces */
+} bounce_history;
+
+typedef struct again_job {
+    const bounce_ctx *ctx;
+    const bounce_set *set;
+    const uint32_t *cells;
+    size_t count;
+    bool first_bounce;
+} again_job;
+
+static void again_block(void *user, size_t block)
+{
+    const again_job *job = user;
+    size_t end = (block + 1) * BOUNCE_CELL_BLOCK < job->count ? (block + 1) * BOUNCE_CELL_BLOCK : job->count;
+    for (size_t k = block * BOUNCE_CELL_BLOCK; k < end; k++)
+        gather_cells(job->ctx, job->set, 0, job->cells[k], job->cells[k] + 1, job->first_bounce);
+}
+
+/* Bounce `bounce` of the base set from the kept bake's: the cells whose rays meet a cell whose light
+ * changed gather again (each exactly as a bake gathering every cell would), the rest keep the kept
+ * bake's; then `changed` holds the cells whose gathered light differs from it. False when the kept
+ * bake did not run this bounce. */
+static bool history_bounce(const bounce_ctx *ctx, bounce_set *set, int threads, bounce_history *h, int bounce)
+{
+    const bake_transport *from = h->from;
+    if (!from || (size_t)bounce >= from->bounce_count)
+        return false;
+    size_t cells = set->cell_count, count = 0;
+    const float (*before)[3] = (const float (*)[3])from->gathered + (size_t)bounce * cells;
+    memset(h->marked, 0, cells);
+    for (size_t c = 0; c < cells; c++)
+        if (h->changed[c])
+            for (uint32_t k = from->receiver_base[c]; k < from->receiver_base[c + 1]; k++)
+                h->marked[from->receivers[k]] = 1;
+    for (uint32_t c = 0; c < cells; c++)
+        if (h->marked[c])
+            h->again[count++] = c;
+    memcpy(set->gathered, before, cells * sizeof *set->gathered);
+    again_job job = { ctx, set, h->again, count, bounce == 0 };
+    jobs_parallel_for((count + BOUNCE_CELL_BLOCK - 1) / BOUNCE_CELL_BLOCK, threads, again_block, &job);
+    memset(h->changed, 0, cells);
+    for (size_t k = 0; k < count; k++)
+        h->changed[h->again[k]] = memcmp(set->gathered[h->again[k]], before[h->again[k]], sizeof *before) != 0;
+    h->gathers += count;
+    return true;
+}
+
+/* The bounce just gathered added to the history's; false when out of memory (nothing is kept). */
+static bool history_keep(const bounce_set *set, bounce_history *h)
+{
+    if (!h->keep)
+        return true;
+    float (*grown)[3] = pmf_budget_realloc(h->gathered, (h->bounces + 1) * set->cell_count * sizeof *grown + 1);
+    if (!grown) {
+        h->keep = NULL;
+        return false;
+    }
+    h->gathered = grown;
+    memcpy(h->gathered + h->bounces * set->cell_count, set->gathered, set->cell_count * sizeof *set->gathered);
+    h->bounces++;
+    return true;
+}
+
 /* The number of luxels in local cell l of the patch in `slot`. */
 static float cell_area(const bounce_ctx *ctx, const bounce_set *set, size_t slot, uint32_t l)
 {
@@ -418,10 +496,29 @@ static float cell_area(const bounce_ctx *ctx, const bounce_set *set, size_t slot
     return (float)((i1 - i0) * (j1 - j0));
 }
 
+/* One bounce over a set: every cell gathers, or with a history whose kept bounce this one is, the
+ * cells its rays reach again (history_bounce). */
+static void gather_bounce(const bounce_ctx *ctx, bounce_set *set, int threads, bounce_history *history, int bounce)
+{
+    if (history && history_bounce(ctx, set, threads, history, bounce))
+        return;
+    if (history)
+        history->gathers += set->cell_count;
+    if (threads > 1 && !set->patches) {
+        gather_block_job job = { ctx, set, bounce == 0 };
+        jobs_parallel_for((set->cell_count + BOUNCE_CELL_BLOCK - 1) / BOUNCE_CELL_BLOCK, threads, gather_block, &job);
+    } else {
+        for (size_t s = 0; s < (set->patches ? set->patch_count : 1); s++)
+            gather_cells(ctx, set, s, set->patches ? set->local_base[s] : 0,
+                         set->patches ? set->local_base[s + 1] : (uint32_t)set->cell_count, bounce == 0);
+    }
+}
+
 /* Runs the bounces of a set whose `sent` holds the direct light's exitance and `gathered` the
  * direct irradiance: `indirect` receives their sum. `threads` > 1 spreads each bounce over threads
- * (the base set); a dynamic light's set runs on the calling thread. */
-static void run_bounces(const bounce_ctx *ctx, bounce_set *set, int threads)
+ * (the base set); a dynamic light's set runs on the calling thread. The base set's `history`
+ * (NULL for a dynamic light's) takes each bounce's gathered light. */
+static void run_bounces(const bounce_ctx *ctx, bounce_set *set, int threads, bounce_history *history)
 {
     double total = 0.0, before = 0.0;
     size_t slot = 0;
@@ -437,14 +534,9 @@ static void run_bounces(const bounce_ctx *ctx, bounce_set *set, int threads)
     before = total;
     int limit = ctx->desc->bounces == BAKE_BOUNCE_AUTO ? BAKE_BOUNCE_MAX : ctx->desc->bounces;
     for (int bounce = 0; bounce < limit; bounce++) {
-        if (threads > 1 && !set->patches) {
-            gather_block_job job = { ctx, set, bounce == 0 };
-            jobs_parallel_for((set->cell_count + BOUNCE_CELL_BLOCK - 1) / BOUNCE_CELL_BLOCK, threads, gather_block, &job);
-        } else {
-            for (size_t s = 0; s < (set->patches ? set->patch_count : 1); s++)
-                gather_cells(ctx, set, s, set->patches ? set->local_base[s] : 0,
-                             set->patches ? set->local_base[s + 1] : (uint32_t)set->cell_count, bounce == 0);
-        }
+        gather_bounce(ctx, set, threads, history, bounce);
+        if (history && !history_keep(set, history))
+            history->from = NULL;   /* kept nowhere: the next bounces gather every cell */
         double added = 0.0;
         slot = 0;
         for (uint32_t l = 0; l < set->cell_count; l++) {
@@ -739,10 +831,192 @@ static void base_apply_job(void *user, size_t p)
         apply_patch(ctx, job->set, 0, (uint32_t)p, ctx->desc->lightmaps[ctx->desc->patches[p].lightmap].luxels);
 }
 
+typedef struct direct_job { const bounce_ctx *ctx; bounce_history *history; } direct_job;
+
+/* The hash of the direct light (as stored) of the luxels of each of patch p's cells into
+ * history->direct; with the kept bake's bounces, a cell whose hash differs from its kept one's is
+ * marked changed. */
+static void history_direct_job(void *user, size_t p)
+{
+    const direct_job *job = user;
+    const bounce_ctx *ctx = job->ctx;
+    bounce_history *h = job->history;
+    const bake_patch *patch = &ctx->desc->patches[p];
+    const bake_lightmap *lm = &ctx->desc->lightmaps[patch->lightmap];
+    uint32_t first = ctx->cell_base[p], cw = cells_along(patch->w, ctx->cell);
+    for (uint32_t c = first; c < ctx->cell_base[p + 1]; c++) {
+        uint32_t i0, i1, j0, j1, side = lightmap_side(lm);
+        cell_luxels(ctx, patch, (c - first) % cw, (c - first) / cw, &i0, &i1, &j0, &j1);
+        uint64_t hash = 0xcbf29ce484222325ull;
+        uint32_t i_end = patch->x + i1 <= side ? i1 : patch->x < side ? side - patch->x : 0;
+        for (uint32_t j = j0; j < j1 && patch->y + j < side && i0 < i_end; j++) {
+            const uint8_t *row = lm->luxels + ((size_t)(patch->y + j) * side + patch->x + i0) * 3;
+            hash = bake_hash_bytes(hash, row, (size_t)(i_end - i0) * 3);
+        }
+        h->direct[c] = hash;
+        h->changed[c] = h->from && h->from->direct[c] != hash;
+    }
+}
+
+/* kept->receivers: for each cell, the open cells whose rays meet one of its luxels, each once and
+ * ascending. False when out of memory. */
+static bool build_receivers(const bounce_ctx *ctx, bake_transport *kept)
+{
+    size_t cells = ctx->cell_count;
+    uint32_t *base = pmf_budget_calloc(cells + 1, sizeof *base), *stamp = pmf_budget_malloc((cells + 1) * sizeof *stamp);
+    uint32_t *list = NULL;
+    for (int pass = 0; pass < 2 && base && stamp; pass++) {
+        for (size_t c = 0; c < cells; c++)
+            stamp[c] = UINT32_MAX;
+        for (uint32_t r = 0; r < cells; r++)
+            for (uint32_t k = ctx->ray_base[r]; ctx->cell_open[r] && k < ctx->ray_base[r + 1]; k++) {
+                uint32_t source = ctx->hits[k] < ctx->luxel_count ? ctx->luxel_cell[ctx->hits[k]] : UINT32_MAX;
+                if (source == UINT32_MAX || stamp[source] == r)
+                    continue;
+                stamp[source] = r;
+                if (pass)
+                    list[base[source]++] = r;   /* base[source] runs from its start to its end */
+                else
+                    base[source + 1]++;
+            }
+        if (pass) {
+            memmove(base + 1, base, cells * sizeof *base);
+            base[0] = 0;
+            break;
+        }
+        for (size_t c = 0; c < cells; c++)
+            base[c + 1] += base[c];
+        list = pmf_budget_malloc(((size_t)base[cells] + 1) * sizeof *list);
+        if (!list)
+            break;
+    }
+    pmf_budget_free(stamp);
+    if (!base || !list) {
+        pmf_budget_free(base);
+        pmf_budget_free(list);
+        return false;
+    }
+    kept->receiver_base = base;
+    kept->receivers = list;
+    return true;
+}
+
+/* The history of the base set's bounces: with desc->transport, the cells' direct light, and the
+ * kept bake's bounces when they were bounced from light read the same way (then the cells whose
+ * luxels' light changed). False when out of memory. */
+static bool history_start(const bounce_ctx *ctx, const bounce_set *base, bounce_history *h)
+{
+    const bake_desc *desc = ctx->desc;
+    bake_transport *kept = desc->transport;
+    if (!kept)
+        return true;
+    h->keep = kept;
+    const float read[5] = { base->floor_[0], base->floor_[1], base->floor_[2], desc->store_scale, desc->store_gamma };
+    memcpy(h->direct_read, read, sizeof read);
+    h->direct = pmf_budget_malloc((ctx->cell_count + 1) * sizeof *h->direct);
+    h->changed = pmf_budget_calloc(ctx->cell_count + 1, 1);
+    h->marked = pmf_budget_malloc(ctx->cell_count + 1);
+    h->again = pmf_budget_malloc((ctx->cell_count + 1) * sizeof *h->again);
+    if (!h->direct || !h->changed || !h->marked || !h->again)
+        return false;
+    if (kept->gathered && kept->direct && kept->cell_count == ctx->cell_count && kept->luxel_count == ctx->luxel_count &&
+        !memcmp(kept->direct_read, read, sizeof read) && (kept->receiver_base || build_receivers(ctx, kept)))
+        h->from = kept;
+    direct_job job = { ctx, h };
+    jobs_parallel_for(desc->patch_count, desc->threads, history_direct_job, &job);
+    return true;
+}
+
+/* The history's bounces and direct light kept in desc->transport for the next bake (none when
+ * they could not all be kept); its blocks freed. */
+static void history_end(bounce_history *h, bool ok)
+{
+    bake_transport *kept = h->keep;
+    if (kept) {
+        pmf_budget_free(kept->direct);
+        pmf_budget_free(kept->gathered);
+        kept->direct = ok ? h->direct : NULL;
+        kept->gathered = ok ? h->gathered : NULL;
+        kept->bounce_count = ok ? h->bounces : 0;
+        memcpy(kept->direct_read, h->direct_read, sizeof kept->direct_read);
+    }
+    if (!kept || !ok) {
+        pmf_budget_free(h->direct);
+        pmf_budget_free(h->gathered);
+    }
+    pmf_budget_free(h->changed);
+    pmf_budget_free(h->marked);
+    pmf_budget_free(h->again);
+}
+
 /* ---- the dynamic lights' layers --------------------------------------------------------- */
 
 typedef struct light_run { size_t first, end; } light_run;   /* tasks of one light */
-typedef struct layers_job { bounce_ctx *ctx; const light_run *runs; } layers_job;
+/* Each light run's bounced light (per cell of its set) and the key of what it bounced from. */
+typedef struct layers_job {
+    bounce_ctx *ctx;
+    const light_run *runs;
+    uint64_t *keys;                 /* [run] */
+    float (**indirect)[3];          /* [run]: NULL when it has none (or out of memory) */
+    uint32_t *cells;                /* [run] */
+    uint8_t *kept;                  /* [run]: it took the transport's kept bounced light */
+} layers_job;
+
+/* What a light's set's bounces follow from: its patches, the direct light in its layers' luxels
+ * and the settings (the transport, which holds the kept bounces, is the same). */
+static uint64_t set_key(const bounce_ctx *ctx, const bounce_set *set)
+{
+    const bake_desc *desc = ctx->desc;
+    const float read[3] = { desc->store_scale, desc->store_gamma, (float)desc->bounces };
+    uint64_t h = bake_hash_bytes(0xcbf29ce484222325ull, read, sizeof read);
+    h = bake_hash_bytes(h, set->patches, set->patch_count * sizeof *set->patches);
+    for (size_t k = 0; k < set->patch_count; k++) {
+        const bake_patch *patch = &desc->patches[set->patches[k]];
+        uint32_t side = lightmap_side(&desc->lightmaps[patch->lightmap]);
+        uint32_t w = patch->x < side ? (side - patch->x < patch->w ? side - patch->x : patch->w) : 0;
+        for (uint32_t j = 0; j < patch->h && patch->y + j < side; j++)
+            h = bake_hash_bytes(h, set->luxels[k] + ((size_t)(patch->y + j) * side + patch->x) * 3, (size_t)w * 3);
+    }
+    return h;
+}
+
+/* The bounced light the transport keeps under `key` for a set of `cells` cells, or NULL. */
+static const float (*kept_layer(const bake_transport *kept, uint64_t key, size_t cells))[3]
+{
+    for (size_t k = 0; kept && k < kept->layer_count; k++)
+        if (kept->layer_keys[k] == key && kept->layer_base[k + 1] - kept->layer_base[k] == cells)
+            return (const float (*)[3])kept->layer_indirect + kept->layer_base[k];
+    return NULL;
+}
+
+/* The runs' bounced light kept in desc->transport for the next bake (none when out of memory). */
+static void keep_layers(const bounce_ctx *ctx, const layers_job *job, size_t run_count)
+{
+    bake_transport *kept = ctx->desc->transport;
+    if (!kept)
+        return;
+    pmf_budget_free(kept->layer_keys);
+    pmf_budget_free(kept->layer_base);
+    pmf_budget_free(kept->layer_indirect);
+    size_t cells = 0;
+    for (size_t r = 0; r < run_count; r++)
+        cells += job->indirect[r] ? job->cells[r] : 0;
+    kept->layer_keys = pmf_budget_malloc((run_count + 1) * sizeof *kept->layer_keys);
+    kept->layer_base = pmf_budget_malloc((run_count + 1) * sizeof *kept->layer_base);
+    kept->layer_indirect = pmf_budget_malloc((cells + 1) * sizeof *kept->layer_indirect);
+    kept->layer_count = 0;
+    if (!kept->layer_keys || !kept->layer_base || !kept->layer_indirect || cells >= UINT32_MAX)
+        return;
+    kept->layer_base[0] = 0;
+    for (size_t r = 0; r < run_count; r++) {
+        if (!job->indirect[r])
+            continue;
+        size_t at = kept->layer_base[kept->layer_count];
+        memcpy(kept->layer_indirect + at, job->indirect[r], job->cells[r] * sizeof *kept->layer_indirect);
+        kept->layer_keys[kept->layer_count++] = job->keys[r];
+        kept->layer_base[kept->layer_count] = (uint32_t)(at + job->cells[r]);
+    }
+}
 
 static void light_layers_job(void *user, size_t r)
 {
@@ -781,10 +1055,23 @@ static void light_layers_job(void *user, size_t r)
     set.slot_of = slot_of;
     if (!set_alloc(&set))
         goto fail;
-    for (size_t k = 0; k < count; k++)
-        for (uint32_t l = base[k]; l < base[k + 1]; l++)
-            set_direct(ctx, &set, k, l);
-    run_bounces(ctx, &set, 1);
+    job->keys[r] = set_key(ctx, &set);
+    const float (*before)[3] = kept_layer(ctx->desc->transport, job->keys[r], set.cell_count);
+    job->kept[r] = before != NULL;
+    if (before) {
+        memcpy(set.indirect, before, set.cell_count * sizeof *set.indirect);
+    } else {
+        for (size_t k = 0; k < count; k++)
+            for (uint32_t l = base[k]; l < base[k + 1]; l++)
+                set_direct(ctx, &set, k, l);
+        run_bounces(ctx, &set, 1, NULL);
+    }
+    if (ctx->desc->transport) {
+        job->cells[r] = (uint32_t)set.cell_count;
+        job->indirect[r] = pmf_budget_malloc((set.cell_count + 1) * sizeof *set.indirect);
+        if (job->indirect[r])
+            memcpy(job->indirect[r], set.indirect, set.cell_count * sizeof *set.indirect);
+    }
     for (size_t k = 0; k < count; k++)
         if (base[k] < base[k + 1]) {
             const layer_task *task = &in->tasks[task_of[k]];
@@ -1004,9 +1291,11 @@ static bool trace_transport(bounce_ctx *ctx, jobs_progress *progress)
     if (!kept || atomic_load(&ctx->failed))
         return true;
     bake_transport_free(kept);
-    *kept = (bake_transport){ hash, rays, cells, luxels, copy_block(ctx->hits, rays * sizeof *ctx->hits),
-                              copy_block(ctx->cell_open, cells), copy_block(ctx->cell_clear, cells),
-                              copy_block(ctx->cell_send, cells * sizeof *ctx->cell_send), copy_block(ctx->luxel_sees, luxels), NULL };
+    *kept = (bake_transport){ .hash = hash, .ray_count = rays, .cell_count = cells, .luxel_count = luxels,
+                              .hits = copy_block(ctx->hits, rays * sizeof *ctx->hits),
+                              .cell_open = copy_block(ctx->cell_open, cells), .cell_clear = copy_block(ctx->cell_clear, cells),
+                              .cell_send = copy_block(ctx->cell_send, cells * sizeof *ctx->cell_send),
+                              .luxel_sees = copy_block(ctx->luxel_sees, luxels) };
     if (kept->hits && kept->cell_open && kept->cell_clear && kept->cell_send && kept->luxel_sees)
         return true;
     bake_transport_free(kept);
@@ -1044,8 +1333,17 @@ bool bake_bounce(const bounce_input *in)
     if (old) {
         memcpy(base.indirect, kept->indirect, ctx.cell_count * sizeof *base.indirect);
     } else {
-        jobs_parallel_for(desc->patch_count, desc->threads, base_direct_job, &job);
-        run_bounces(&ctx, &base, jobs_thread_count(desc->threads));
+        bounce_history history = { 0 };
+        ok = history_start(&ctx, &base, &history);
+        if (ok) {
+            jobs_parallel_for(desc->patch_count, desc->threads, base_direct_job, &job);
+            run_bounces(&ctx, &base, jobs_thread_count(desc->threads), &history);
+            *in->gathers = history.gathers;
+            *in->cells = history.bounces * ctx.cell_count;
+        }
+        history_end(&history, ok);
+        if (!ok)
+            goto done;
         if (kept) {
             pmf_budget_free(kept->indirect);
             kept->indirect = copy_block(base.indirect, ctx.cell_count * sizeof *base.indirect);
@@ -1066,9 +1364,24 @@ bool bake_bounce(const bounce_input *in)
             runs[run_count++] = (light_run){ t, t };
         runs[run_count - 1].end = t + 1;
     }
-    layers_job layers = { &ctx, runs };
-    jobs_parallel_for(run_count, desc->threads, light_layers_job, &layers);
-    ok = !atomic_load(&ctx.failed);
+    layers_job layers = { &ctx, runs, pmf_budget_calloc(run_count + 1, sizeof *layers.keys),
+                          pmf_budget_calloc(run_count + 1, sizeof *layers.indirect),
+                          pmf_budget_calloc(run_count + 1, sizeof *layers.cells), pmf_budget_calloc(run_count + 1, 1) };
+    ok = layers.keys && layers.indirect && layers.cells && layers.kept;
+    if (ok) {
+        jobs_parallel_for(run_count, desc->threads, light_layers_job, &layers);
+        ok = !atomic_load(&ctx.failed);
+        if (ok)
+            keep_layers(&ctx, &layers, run_count);
+        for (size_t r = 0; r < run_count; r++)
+            *in->layers_kept += layers.kept[r];
+    }
+    for (size_t r = 0; layers.indirect && r < run_count; r++)
+        pmf_budget_free(layers.indirect[r]);
+    pmf_budget_free(layers.keys);
+    pmf_budget_free(layers.indirect);
+    pmf_budget_free(layers.cells);
+    pmf_budget_free(layers.kept);
 done:
     set_free(&base);
     pmf_budget_free(runs);

@@ -68,6 +68,8 @@ typedef struct bounce_input {
     bake_layer *layers;
     const jobs_progress *progress;
     bool *old_bounce;               /* set when the base took the transport's kept bounces (bake_desc.old_bounce) */
+    uint64_t *gathers, *cells;      /* the base cells gathered, of cells x bounces (bake_result.bounce_gathers) */
+    size_t *layers_kept;            /* bake_result.bounce_layers_kept */
 } bounce_input;
 
 /* ---- relighting (bake_relight.c) ---- */

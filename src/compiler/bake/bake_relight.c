@@ -228,5 +228,12 @@ void bake_transport_free(bake_transport *transport)
     pmf_budget_free(transport->cell_send);
     pmf_budget_free(transport->luxel_sees);
     pmf_budget_free(transport->indirect);
+    pmf_budget_free(transport->direct);
+    pmf_budget_free(transport->gathered);
+    pmf_budget_free(transport->receiver_base);
+    pmf_budget_free(transport->layer_keys);
+    pmf_budget_free(transport->layer_base);
+    pmf_budget_free(transport->layer_indirect);
+    pmf_budget_free(transport->receivers);
     memset(transport, 0, sizeof *transport);
 }

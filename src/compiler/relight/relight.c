@@ -1,8 +1,10 @@
 /* relight.c - the state a relight starts from, kept between compiles in a file of --cache DIR
  * (relight.h). The file: "PMFCRLT" and a version, the size of a light, the key, the levels (each:
- * the level as built before the bake (relight_build.c), its visibility, bounced light's transport and its bake, each held or not; the bake: geometry hash, lights, ambient term,
- * which shares were traced, the patches' first luxels, every luxel's sums (term_words), the
- * patches, the probes' static light and the dynamic lights' layer pieces), then a checksum of all that. */
+ * the level as built before the bake (relight_build.c), its visibility, bounced light's transport
+ * (with the base lightmaps' bounces of the bake that left it) and its bake, each held or not; the
+ * bake: geometry hash, lights, ambient term, which shares were traced, the patches' first luxels,
+ * every luxel's sums (term_words), the patches, the probes' static light and the dynamic lights'
+ * layer pieces), then a checksum of all that. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -144,6 +146,24 @@ static bool read_vis(reader *r, relight_level *rl)
     return rl->have_vis;
 }
 
+/* The dynamic lights' bounced light (bake_transport.layer_indirect), held or not: each one's
+ * first cell ascending within the cells. */
+static bool read_layer_bounces(reader *r, bake_transport *t)
+{
+    const uint8_t *have = take(r, 1);
+    if (!have || !*have) return r->ok;
+    t->layer_count = take_u64(r);
+    if (t->layer_count >= UINT32_MAX) r->ok = false;
+    t->layer_keys = take_array(r, t->layer_count, sizeof *t->layer_keys);
+    t->layer_base = take_array(r, t->layer_count + 1, sizeof *t->layer_base);
+    if (!r->ok) return false;
+    if (t->layer_base[0] != 0) r->ok = false;
+    for (size_t k = 0; r->ok && k < t->layer_count; k++)
+        if (t->layer_base[k] > t->layer_base[k + 1]) r->ok = false;
+    if (r->ok) t->layer_indirect = take_array(r, t->layer_base[t->layer_count], sizeof *t->layer_indirect);
+    return r->ok;
+}
+
 static bool read_transport(reader *r, bake_transport *t)
 {
     const uint8_t *have = take(r, 1);
@@ -157,7 +177,16 @@ static bool read_transport(reader *r, bake_transport *t)
     t->cell_clear = take_array(r, t->cell_count, 1);
     t->cell_send = take_array(r, t->cell_count, sizeof *t->cell_send);
     t->luxel_sees = take_array(r, t->luxel_count, 1);
-    return r->ok;
+    /* the base lightmaps' bounces (bake_transport.gathered), held or not */
+    have = take(r, 1);
+    if (have && *have) {
+        t->bounce_count = take_u64(r);
+        if (t->bounce_count > BAKE_BOUNCE_MAX) r->ok = false;
+        take_into(r, t->direct_read, sizeof t->direct_read);
+        t->direct = take_array(r, t->cell_count, sizeof *t->direct);
+        t->gathered = take_array(r, t->bounce_count * t->cell_count, sizeof *t->gathered);
+    }
+    return read_layer_bounces(r, t);
 }
 
 /* The level as built before the bake: its key and its block of bytes (read by relight_build_restore). */
@@ -252,10 +281,11 @@ static void level_blocks(const relight_level *rl, void (*each)(void *user, void 
     const bake_transport *t = &rl->transport;
     void *blocks[] = { rl->lights, rl->patches, rl->terms.patch_base, rl->terms.luxels, rl->terms.probe_base,
                        rl->terms.layer_keys, rl->terms.layer_base, rl->terms.layer_luxels, t->hits,
-                       t->cell_open, t->cell_clear, t->cell_send, t->luxel_sees, t->indirect, rl->vis_count, rl->vis_lists,
-                       rl->built, rl->trees.tree.nodes, rl->trees.tree.pair_block, rl->trees.tree.quad_block,
-                       rl->trees.tree.triangle_ids, rl->trees.sky_tree.nodes, rl->trees.sky_tree.pair_block,
-                       rl->trees.sky_tree.quad_block, rl->trees.sky_tree.triangle_ids };
+                       t->cell_open, t->cell_clear, t->cell_send, t->luxel_sees, t->indirect, t->direct, t->gathered,
+                       t->layer_keys, t->layer_base, t->layer_indirect, t->receiver_base, t->receivers,
+                       rl->vis_count, rl->vis_lists, rl->built, rl->trees.tree.nodes, rl->trees.tree.pair_block,
+                       rl->trees.tree.quad_block, rl->trees.tree.triangle_ids, rl->trees.sky_tree.nodes,
+                       rl->trees.sky_tree.pair_block, rl->trees.sky_tree.quad_block, rl->trees.sky_tree.triangle_ids };
     for (size_t k = 0; k < sizeof blocks / sizeof *blocks; k++)
         if (blocks[k]) each(user, blocks[k]);
 }
@@ -405,6 +435,21 @@ static void write_transport(writer *w, const bake_transport *t)
     put(w, t->cell_clear, t->cell_count);
     put(w, t->cell_send, t->cell_count * sizeof *t->cell_send);
     put(w, t->luxel_sees, t->luxel_count);
+    have = t->direct && t->gathered;
+    put(w, &have, 1);
+    if (have) {
+        put_u64(w, t->bounce_count);
+        put(w, t->direct_read, sizeof t->direct_read);
+        put(w, t->direct, t->cell_count * sizeof *t->direct);
+        put(w, t->gathered, t->bounce_count * t->cell_count * sizeof *t->gathered);
+    }
+    have = t->layer_keys && t->layer_base && t->layer_indirect;
+    put(w, &have, 1);
+    if (!have) return;
+    put_u64(w, t->layer_count);
+    put(w, t->layer_keys, t->layer_count * sizeof *t->layer_keys);
+    put(w, t->layer_base, (t->layer_count + 1) * sizeof *t->layer_base);
+    put(w, t->layer_indirect, t->layer_base[t->layer_count] * sizeof *t->layer_indirect);
 }
 
 static void put_terms(writer *w, const bake_term *terms, size_t count)
@@ -545,6 +590,8 @@ void relight_keep(relight_level *rl, const bake_desc *desc, bake_terms *terms, c
     rl->relit = desc->relight != NULL;
     rl->relit_lights = res->relit_lights;
     rl->relit_luxels = res->relit_luxels;
+    rl->bounce_gathers = res->bounce_gathers;
+    rl->bounce_cells = res->bounce_cells;
     rl->old_bounce = res->old_bounce;
     rl->have = true;
     rl->geometry = bake_geometry_hash(desc);

@@ -45,6 +45,7 @@ typedef struct relight_level {
     bool relit;                     /* this compile's bake was a relight ... */
     size_t relit_lights;            /* ... of this many lights */
     uint64_t relit_luxels;          /* ... over this many base luxels */
+    uint64_t bounce_gathers, bounce_cells; /* bake_result's: bounce cells gathered again, of all */
     bool old_bounce;                /* ... with the bounces kept from before (bake_result.old_bounce) */
 } relight_level;
 

@@ -5,7 +5,8 @@
  * (a light in several of a patch's grid cells is checked once); the relit floor equals the full
  * bake's within 1 on every luxel. The probes a changed light does not reach keep their light; the
  * layer pieces of the dynamic lights that did not change are kept, not traced again (test_layers).
- * The trees a bake's rays walk are kept for the next bake of the same triangles (bake_desc.trees). */
+ * The trees a bake's rays walk are kept for the next bake of the same triangles (bake_desc.trees).
+ * Under a ceiling, the bounced light is gathered again only where it changed (test_bounce). */
 #include "bake.h"
 #include "soup.h"
 
@@ -281,6 +282,123 @@ static int test_layers(void)
     return 0;
 }
 
+/* A floor and, ROOM_HEIGHT above it, a ceiling, each 8 x 8 patches (one bounce cell each) of one
+ * surface that bounce light between them; the lights between them, light 0 small. */
+#define ROOM_HEIGHT 1.0f
+#define ROOM_DYNAMIC 3      /* lights 1..3 are dynamic: their layers bounce too */
+
+typedef struct room_scene {
+    floor_scene f;
+    bake_patch patches[2 * PATCHES * PATCHES];
+    uint32_t surfaces[4];
+    bake_lightmap lightmap;
+} room_scene;
+
+static void room_init(room_scene *r, int bounces)
+{
+    floor_init(&r->f);
+    const float h = PATCHES / 2.0f;
+    soup_quad(&r->f.occluders, (float[3]){ -h, ROOM_HEIGHT, -h }, (float[3]){ h, ROOM_HEIGHT, -h },
+              (float[3]){ h, ROOM_HEIGHT, h }, (float[3]){ -h, ROOM_HEIGHT, h });
+    r->surfaces[0] = r->surfaces[1] = 0;
+    r->surfaces[2] = r->surfaces[3] = 1;
+    for (int k = 0; k < PATCHES * PATCHES; k++) {
+        bake_patch *floor_patch = &r->patches[k], *ceiling = &r->patches[PATCHES * PATCHES + k];
+        *floor_patch = r->f.patches[k];
+        *ceiling = *floor_patch;
+        ceiling->origin[1] = ROOM_HEIGHT;
+        ceiling->normal[1] = -1.0f;
+        ceiling->x = (uint16_t)(ceiling->x + SIDE);
+        ceiling->seed += PATCHES * PATCHES;
+        ceiling->surface = 1;
+        for (int c = 0; c < 3; c++)
+            floor_patch->albedo[c] = ceiling->albedo[c] = 0.5f;
+    }
+    for (int k = 0; k < LIGHTS; k++)
+        r->f.lights[k].position[1] = 0.2f + 0.6f * (r->f.lights[k].position[1] - 0.5f) / 2.5f;
+    r->f.lights[0].range = 1.0f;
+    r->f.lights[0].intensity = 0.3f;
+    for (int k = 1; k <= ROOM_DYNAMIC; k++) {
+        r->f.lights[k].kind = BAKE_LIGHT_DYNAMIC;
+        r->f.lights[k].intensity = 0.05f;   /* a layer holds its light alone: bright enough to keep */
+    }
+    r->lightmap.size_exp = 7;
+    r->lightmap.luxels = malloc(4 * SIDE * SIDE * 3);
+    CHECK(r->lightmap.luxels != NULL);
+    r->f.desc.triangles = (const float (*)[9])r->f.occluders.tris;
+    r->f.desc.triangle_count = r->f.occluders.count;
+    r->f.desc.triangle_surfaces = r->surfaces;
+    r->f.desc.patches = r->patches;
+    r->f.desc.patch_count = 2 * PATCHES * PATCHES;
+    r->f.desc.lightmaps = &r->lightmap;
+    r->f.desc.bounces = bounces;
+}
+
+/* A relight with bounced light gathers again only the cells whose rays meet light that changed
+ * (bake_transport.gathered: one light moved, 46 of 128 with one bounce), each exactly as the full
+ * bake does, and the dynamic lights, unchanged, take their bounced light as it was
+ * (bake_transport.layer_indirect): its map and layers are the full bake's byte for byte, with one
+ * bounce and with bounces until under 1 % (as many as the full bake's). */
+static int test_bounce(int bounces)
+{
+    static uint8_t before[4 * SIDE * SIDE * 3], relit[4 * SIDE * SIDE * 3];
+    static room_scene r;
+    room_init(&r, bounces);
+    bake_terms first = { 0 }, second = { 0 };
+    bake_transport transport = { 0 };
+    bake_light old_lights[LIGHTS];
+    memcpy(old_lights, r.f.lights, sizeof old_lights);
+    bake_result res;
+    r.f.desc.terms = &first;
+    r.f.desc.transport = &transport;
+    REQUIRE(bake_run(&r.f.desc, &res));
+    uint64_t all = res.bounce_gathers;
+    memcpy(before, r.lightmap.luxels, sizeof before);
+    CHECK_EQ(res.bounce_layers_kept, 0);
+    bake_result_free(&res);
+    CHECK(all >= 2 * PATCHES * PATCHES && all % (2 * PATCHES * PATCHES) == 0, "%llu cells gathered", (unsigned long long)all);
+
+    r.f.lights[0].position[0] += 1.0f;
+    r.f.desc.terms = &second;
+    r.f.desc.relight = &(bake_relight){ .terms = &first, .patches = r.patches, .lights = old_lights, .light_count = LIGHTS };
+    REQUIRE(bake_run(&r.f.desc, &res));
+    uint64_t again = res.bounce_gathers;
+    memcpy(relit, r.lightmap.luxels, sizeof relit);
+    bake_result relit_res = res;
+    CHECK_EQ(res.bounce_layers_kept, ROOM_DYNAMIC);
+
+    r.f.desc.relight = NULL;
+    r.f.desc.terms = NULL;
+    r.f.desc.transport = NULL;
+    REQUIRE(bake_run(&r.f.desc, &res));
+    size_t moved = 0;
+    for (size_t i = 0; i < sizeof relit; i++)
+        moved += relit[i] != before[i];
+    printf("relight, bounces %d: %llu cells gathered, the full bake %llu; %zu channels moved\n", bounces,
+           (unsigned long long)again, (unsigned long long)res.bounce_gathers, moved);
+    CHECK_EQ(res.bounce_gathers, all);
+    /* each bounce reaches further (a cell a changed one's light reaches changes in turn) */
+    CHECK(again > 0 && again * (bounces == 1 ? 2 : 1) < all, "%llu of %llu cells gathered", (unsigned long long)again,
+          (unsigned long long)all);
+    CHECK(memcmp(relit, r.lightmap.luxels, sizeof relit) == 0, "the relit map is the full bake's");
+    CHECK(moved > 0);
+    CHECK_EQ(relit_res.layer_count, res.layer_count);
+    CHECK(relit_res.layer_count >= ROOM_DYNAMIC);
+    for (size_t k = 0; k < res.layer_count && k < relit_res.layer_count; k++)
+        CHECK(relit_res.layers[k].light == res.layers[k].light &&
+                  !memcmp(relit_res.layers[k].luxels, res.layers[k].luxels, sizeof relit),
+              "layer %zu is the full bake's", k);
+    bake_result_free(&relit_res);
+    bake_result_free(&res);
+    bake_terms_free(&first);
+    bake_terms_free(&second);
+    bake_transport_free(&transport);
+    free(r.lightmap.luxels);
+    free(r.f.lightmap.luxels);
+    soup_free(&r.f.occluders);
+    return 0;
+}
+
 int main(void)
 {
     static uint8_t before[SIDE * SIDE * 3], relit[SIDE * SIDE * 3], full[SIDE * SIDE * 3];
@@ -328,6 +446,8 @@ int main(void)
     REQUIRE(test_probes() == 0);
     REQUIRE(test_trees() == 0);
     REQUIRE(test_layers() == 0);
+    REQUIRE(test_bounce(1) == 0);
+    REQUIRE(test_bounce(BAKE_BOUNCE_AUTO) == 0);
     printf("bake_relight: ok\n");
     TEST_DONE();
 }
