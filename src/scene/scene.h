@@ -74,12 +74,14 @@ size_t scene_model_count(const scene *s);
  * broken (one warning said), drawn as its marker instead; NULL when every model opened or models
  * are hidden. */
 const uint8_t *scene_models_missing(const scene *s);
-/* The point entity whose model's box (the pose of the last frame drawn; a sprite's picture) the
- * ray from origin along unit dir (the camera's frame, as scene_view_proj's) meets first, nearer
- * than `before` metres: false when none (or models hidden). Strings valid while the scene is. */
+/* The point entity whose model's box (the pose the last frame drew: a studio model's or an alias
+ * model's blended one; a sprite's picture) the ray from origin along unit dir (the camera's frame,
+ * as scene_view_proj's) meets first, nearer than `before` metres: false when none (or models
+ * hidden). What the last frame did not show (a glow hidden or faded out, renderamt 0) is not met.
+ * Strings valid while the scene is. */
 typedef struct scene_model_hit {
     const char *classname, *targetname, *file;
-    uint32_t frame;                  /* the model's frame shown (a studio model's: 0, its bind pose) */
+    uint32_t frame;                  /* the model's frame shown (a blended alias model's: the one it blends to) */
     float distance;                  /* metres along the ray */
 } scene_model_hit;
 bool scene_model_at(const scene *s, const float origin[3], const float dir[3], float before, scene_model_hit *out);

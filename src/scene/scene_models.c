@@ -30,11 +30,17 @@
 #define MIN_LIGHT (8.0f / 255.0f)      /* GLQuake's floor on a player's light: never quite black */
 #define MAX_POSES 256                  /* a sprite's frames or pictures drawn at most */
 #define MAX_ANIMATION 64               /* an alias model's animation's frames drawn at most */
-#define POSES_PER_SECOND 10.0          /* Quake's monsters step their frames every 0.1 s */
+#define POSES_PER_SECOND 10.0          /* Quake's monsters step their frames every 0.1 s (QuakeSpasm blends each over it) */
 #define SPRITE_FRAMERATE 10.0f        /* env_sprite's framerate when the entity sets none (halflife.fgd's default) */
 #define LIGHT_RETRY 8                  /* frames between looks for a light whose floor has not streamed in */
 
 #define NOT_A_SPRITE (-1)
+
+/* The models QuakeSpasm steps without blending (its r_nolerp_list's default): flames and
+ * braziers, whose frames are flickers, and two view models. */
+static const char *const no_lerp[] = { "progs/flame.mdl",     "progs/flame2.mdl",     "progs/braztall.mdl",
+                                       "progs/brazshrt.mdl",  "progs/longtrch.mdl",   "progs/flame_pyre.mdl",
+                                       "progs/v_saw.mdl",     "progs/v_xfist.mdl",    "progs/h2stuff/newfire.mdl" };
 
 /* A file of the game directory, open while the entities are placed. */
 typedef struct model_file {
@@ -98,6 +104,7 @@ typedef struct model_poses {
     int handles[MAX_POSES];
     uint32_t frames[MAX_POSES];        /* the file's frame each shows (the inspector names it) */
     studio_play play;                  /* a studio model's blended frames (handle -1: none) */
+    int lerp;                          /* an alias model's mesh of its own for its blended poses (-1: stepped) */
 } model_poses;
 
 typedef struct model_place {
@@ -117,7 +124,16 @@ typedef struct model_place {
     bool light_known;                  /* light found (scene_model_light_find); else asked each frame */
     scene_model_light light;
     studio_play play;
+    int lerp;                          /* model_poses.lerp */
+    double lerp_shown;                 /* the moment (in steps) its lerp mesh holds (-1: none yet) */
+    int drawn;                         /* the mesh drawn in the last frame (-1: nothing shown), the inspector's */
 } model_place;
+
+/* An alias pose's positions (world axes, metres), kept to blend it with the next. */
+typedef struct alias_positions {
+    float *positions;
+    uint32_t triangle_count;
+} alias_positions;
 
 typedef struct scene_models {
     render_models *gl;
@@ -137,6 +153,10 @@ typedef struct scene_models {
     bool any_missing;
     kept_studio *studios;              /* the studio models whose frames are blended as they play */
     size_t studio_count, studio_cap;
+    alias_positions *alias;            /* by mesh handle: an alias pose's positions (NULL: none kept) */
+    size_t alias_count, alias_cap;
+    float *blended;                    /* a blended alias pose's positions, built for each picture */
+    size_t blended_cap;
 } scene_models;
 
 static bool ends_with(const char *s, const char *suffix)
@@ -174,19 +194,34 @@ static int add_sprite(render_models *gl, const spr_file *sprite, uint32_t frame,
     return handle;
 }
 
+/* The mesh's positions handed to the scene as handle's (alias_positions); left to the mesh when
+ * out of memory (that pose is then stepped to, not blended). */
+static void keep_positions(scene_models *sm, int handle, mdl_mesh *mesh)
+{
+    size_t need = (size_t)handle + 1;
+    if (!grow_array((void **)&sm->alias, &sm->alias_cap, need, sizeof *sm->alias))
+        return;
+    for (; sm->alias_count < need; sm->alias_count++)
+        sm->alias[sm->alias_count] = (alias_positions){ NULL, 0 };
+    sm->alias[handle] = (alias_positions){ mesh->positions, mesh->triangle_count };
+    mesh->positions = NULL;
+}
+
 /* An alias model's frame and skin in the world's axes (like >= 0: that model's skin, already
- * uploaded): its handle, or -1 with err filled. */
-static int add_alias(render_models *gl, const mdl_file *m, const char *path, uint32_t frame, uint32_t skin, int like,
-                     const uint8_t *palette, pmf_error *err)
+ * uploaded), its positions kept when `keep`: its handle, or -1 with err filled. */
+static int add_alias(model_loader *l, const mdl_file *m, const char *path, uint32_t frame, uint32_t skin, int like, bool keep,
+                     pmf_error *err)
 {
     mdl_mesh mesh;
-    if (!mdl_build_mesh(m, frame, skin, palette, &mesh, err))
+    if (!mdl_build_mesh(m, frame, skin, l->palette, &mesh, err))
         return -1;
     scene_model_world_axes(mesh.positions, (size_t)mesh.triangle_count * 3);
     const render_model_mesh upload = { mesh.triangle_count, mesh.positions, mesh.uvs, mesh.skin_width, mesh.skin_height, mesh.rgba };
-    int handle = like >= 0 ? render_models_add_pose(gl, like, &upload) : render_models_add(gl, &upload);
+    int handle = like >= 0 ? render_models_add_pose(l->gl, like, &upload) : render_models_add(l->gl, &upload);
     if (handle < 0)
         pmf_error_set(err, path, "mesh", 0, "out of memory");
+    else if (keep)
+        keep_positions(l->sm, handle, &mesh);
     mdl_mesh_free(&mesh);
     return handle;
 }
@@ -249,7 +284,7 @@ static int mesh_handle(model_loader *l, const model_file *f, const char *classna
     char line[700];
     int handle = f->sprite         ? add_sprite(l->gl, f->sprite, frame, skin, l->palette, &err)
                  : f->studio.model ? scene_studio_add(l->gl, &f->studio, f->path, frame, skin, pose, like, &err)
-                                   : add_alias(l->gl, f->alias, f->path, frame, skin, like, l->palette, &err);
+                                   : add_alias(l, f->alias, f->path, frame, skin, like, true, &err);
     if (handle < 0)
         fprintf(stderr, "pmfview: warning: %s: %s\n", classname, pmf_error_format(&err, line, sizeof line));
     l->meshes[l->mesh_count++] = (model_mesh){ file, frame, skin, sequence, sequence_frame, controllers, handle };
@@ -321,7 +356,17 @@ static void animation_span(const mdl_file *m, uint32_t frame, uint32_t *first, u
         (*count)++;
 }
 
-/* An alias model's animation from `frame` in skin `skin`: false when a pose does not build. */
+static bool blends_poses(const char *path)
+{
+    for (size_t i = 0; i < sizeof no_lerp / sizeof *no_lerp; i++)
+        if (!strcasecmp(path, no_lerp[i]))
+            return false;
+    return true;
+}
+
+/* An alias model's animation from `frame` in skin `skin`, and a mesh of the place's own to blend
+ * its poses in (none for one pose or a model QuakeSpasm does not blend; stepped when it does not
+ * build): false when a pose does not build. */
 static bool alias_poses(model_loader *l, const model_file *f, const char *classname, uint32_t frame, uint32_t skin,
                         model_poses *out)
 {
@@ -335,6 +380,9 @@ static bool alias_poses(model_loader *l, const model_file *f, const char *classn
         if ((out->handles[k] = mesh_handle(l, f, classname, first + k, skin, NULL, k ? out->handles[0] : -1)) < 0)
             return false;
     }
+    pmf_error err;
+    if (out->count > 1 && blends_poses(f->path))
+        out->lerp = add_alias(l, f->alias, f->path, frame, skin, out->handles[0], false, &err);
     return true;
 }
 
@@ -429,7 +477,7 @@ static bool studio_poses(model_loader *l, model_file *f, const pmf_entity_info *
         return false;
     }
     *out = (model_poses){ .file = f->path, .sprite_type = NOT_A_SPRITE, .count = a.steps, .start = a.start, .rate = a.rate,
-                          .holds = a.holds, .play.handle = -1 };
+                          .holds = a.holds, .play.handle = -1, .lerp = -1 };
     for (uint32_t k = 0; k < a.steps; k++) {
         uint32_t shown = (uint32_t)((uint64_t)k * a.shown / a.steps);
         out->frames[k] = shown;
@@ -470,6 +518,7 @@ static bool entity_model(model_loader *l, const pmf_entity_info *info, model_pos
     out->firsts[0] = 0;
     out->holds = false;
     out->play.handle = -1;
+    out->lerp = -1;
     uint32_t frame = def.frame != FGD_NOT_GIVEN ? (uint32_t)def.frame : 0, skin = def.skin != FGD_NOT_GIVEN ? (uint32_t)def.skin : 0;
     if (f->studio.model) {
         /* its body groups stand where an alias model's frame does (the engine picks each body
@@ -543,7 +592,7 @@ static void place_models(scene *s, scene_models *sm, model_loader *l)
         model_place *p = &sm->places[sm->place_count++];
         *p = (model_place){ .entity = i, .file = file, .poses_at = total, .steps_at = sm->step_count, .pose_count = poses.count,
                             .pose_start = poses.start, .rate = poses.rate, .holds = poses.holds, .sprite_type = poses.sprite_type,
-                            .play = poses.play };
+                            .play = poses.play, .lerp = poses.lerp, .lerp_shown = -1, .drawn = -1 };
         memcpy(sm->poses + total, poses.handles, pictures * sizeof *poses.handles);
         memcpy(sm->ends + total, poses.ends, pictures * sizeof *poses.ends);
         memcpy(sm->pose_frames + total, poses.frames, pictures * sizeof *poses.frames);
@@ -725,6 +774,41 @@ static int play_pose(scene_models *sm, model_place *p, double time)
     return play->handle;
 }
 
+/* A kept alias pose's positions, NULL when none is kept. */
+static const alias_positions *pose_positions(const scene_models *sm, int handle)
+{
+    return handle >= 0 && (size_t)handle < sm->alias_count && sm->alias[handle].positions ? &sm->alias[handle] : NULL;
+}
+
+/* A blended alias place's mesh at time (seconds), as QuakeSpasm draws an alias model
+ * (R_SetupAliasFrame, r_lerpmodels 1): when a step begins (its frame changed, 0.1 s after the one
+ * before) the model blends from the pose before to the step's over the 0.1 s, so each pose is
+ * whole only as the next step begins; the first step (the entity as it spawned: LERP_RESETANIM)
+ * stands whole. The blend is built into the place's own mesh when the moment moved. */
+static int lerp_pose(scene_models *sm, model_place *p, double time)
+{
+    double steps = time > 0 ? time * p->rate : 0, whole = floor(steps), blend = steps - whole;
+    const int *handles = sm->poses + p->poses_at;
+    const uint32_t *firsts = sm->step_firsts + p->steps_at;
+    if (whole < 1 || !(whole < 1e15))
+        return handles[firsts[p->pose_start]];
+    uint32_t to = (uint32_t)fmod(whole + p->pose_start, p->pose_count), from = (to + p->pose_count - 1) % p->pose_count;
+    const alias_positions *a = pose_positions(sm, handles[firsts[from]]), *b = pose_positions(sm, handles[firsts[to]]);
+    if (blend == 0 || !a || !b || a->triangle_count != b->triangle_count)
+        return handles[firsts[blend == 0 ? from : to]];
+    if (steps != p->lerp_shown) {
+        size_t count = (size_t)a->triangle_count * 9;
+        if (!grow_array((void **)&sm->blended, &sm->blended_cap, count, sizeof *sm->blended))
+            return handles[firsts[to]];
+        for (size_t i = 0; i < count; i++)
+            sm->blended[i] = a->positions[i] + (b->positions[i] - a->positions[i]) * (float)blend;
+        if (!render_models_set_positions(sm->gl, p->lerp, sm->blended, a->triangle_count))
+            return handles[firsts[to]];
+        p->lerp_shown = steps;
+    }
+    return p->lerp;
+}
+
 static bool place_blended(const model_place *p)
 {
     return p->look.blend != RENDER_MODEL_OPAQUE;
@@ -741,18 +825,21 @@ static void draw_place(scene *s, size_t i, const render_frame *f, const float vi
     place_matrix(s, p, place);
     render_mat4_mul(view_proj, place, transform);
     place_light(s, p, f, state_count, light);
-    int pose = p->play.handle >= 0 ? play_pose(sm, p, f->time) : sm->poses[place_pose(sm, p, f->time)];
+    int pose = p->play.handle >= 0 ? play_pose(sm, p, f->time)
+               : p->lerp >= 0      ? lerp_pose(sm, p, f->time)
+                                   : sm->poses[place_pose(sm, p, f->time)];
     bool model = p->sprite_type == NOT_A_SPRITE;
+    p->drawn = pose;
     if (model && p->look.blend == RENDER_MODEL_OPAQUE) {
         render_models_draw(sm->gl, pose, transform, light);
         return;
     }
-    if (!(p->look.colour[3] > 0))
-        return;
     render_model_look look = p->look;
     float fade = 1;
-    if (look.blend == RENDER_MODEL_GLOW && !scene_glow_shown(s, place + 12, &fade))  /* place + 12: its centre */
+    if (!(look.colour[3] > 0) || (look.blend == RENDER_MODEL_GLOW && !scene_glow_shown(s, place + 12, &fade))) {  /* place + 12: its centre */
+        p->drawn = -1;
         return;
+    }
     look.colour[3] *= fade;
     bool lit = model ? look.blend == RENDER_MODEL_ALPHA : p->lit;
     for (int k = 0; k < 3; k++)
@@ -835,6 +922,10 @@ void scene_models_close(scene *s)
         pmf_budget_free(s->models->studios[i].bytes);
     }
     free(s->models->studios);
+    for (size_t i = 0; i < s->models->alias_count; i++)
+        pmf_budget_free(s->models->alias[i].positions);
+    free(s->models->alias);
+    free(s->models->blended);
     free(s->models->pose_frames);
     free(s->models->step_firsts);
     free(s->models->poses);
@@ -899,7 +990,7 @@ bool scene_model_at(const scene *s, const float origin[3], const float dir[3], f
         const model_place *p = &sm->places[i];
         size_t pose = place_pose(sm, p, sm->time);
         float lo[3], hi[3], t;
-        if (!render_models_bounds(sm->gl, sm->poses[pose], lo, hi) || !((t = place_hit(s, p, lo, hi, origin, dir)) < before))
+        if (!render_models_bounds(sm->gl, p->drawn, lo, hi) || !((t = place_hit(s, p, lo, hi, origin, dir)) < before))
             continue;
         const pmf_entity_info *info = &s->map_info.entities.list[p->entity];
         *out = (scene_model_hit){ info->classname, info->targetname, p->file, sm->pose_frames[pose], t };

@@ -62,7 +62,8 @@ static bool compile_map_keys(const char *shown, const char *keys)
     return ok && test_run(NULL, argv, "pmfc.txt", "pmfc.txt") == 0;
 }
 
-/* game/pak0.pak with the real models (the armour, the dog), sprite and palette. */
+/* game/pak0.pak with the real models (the armour, the dog; the dog again as progs/flame.mdl, a
+ * model QuakeSpasm does not blend), sprite and palette. */
 static bool write_game(void)
 {
     size_t model_size, sprite_size, palette_size;
@@ -71,8 +72,9 @@ static bool write_game(void)
     size_t dog_size;
     uint8_t *dog = read_shared(progs, "dog.mdl", &dog_size);
     const pak_build_file files[] = { { "gfx/palette.lmp", palette, palette_size }, { "progs/armor.mdl", model, model_size },
-                                     { "progs/s_light.spr", sprite, sprite_size }, { "progs/dog.mdl", dog, dog_size } };
-    bool ok = model && sprite && palette && dog && test_make_dir("game") && pak_build_write("game/pak0.pak", files, 4);
+                                     { "progs/s_light.spr", sprite, sprite_size }, { "progs/dog.mdl", dog, dog_size },
+                                     { "progs/flame.mdl", dog, dog_size } };
+    bool ok = model && sprite && palette && dog && test_make_dir("game") && pak_build_write("game/pak0.pak", files, 5);
     free(dog);
     free(model);
     free(sprite);
@@ -351,47 +353,87 @@ static void check_inspected(const uint8_t *mask, const double eye[3], const char
     }
 }
 
-/* monster_dog at 0 s and 0.35 s (its `stand` animation at 10 frames a second): the pixels it
- * changes are the silhouettes of its stand1 and stand4 frames, which differ; the inspector names
- * the frame shown. */
-static int test_animated(void)
+/* How many pixels are well inside one mask and not the other. */
+static int masks_apart(const uint8_t *a, const uint8_t *b)
+{
+    int apart = 0;
+    for (int i = 0; i < WIDTH * HEIGHT; i++)
+        apart += (a[i] == 1) != (b[i] == 1);
+    return apart;
+}
+
+/* The dog's frames `from` and `to` blended as QuakeSpasm blends them: from + (to - from) * blend. */
+static bool dog_blended(uint32_t from, uint32_t to, double blend, mdl_mesh *mesh)
+{
+    mdl_mesh next;
+    if (!build_mesh_of("dog.mdl", NULL, from, mesh))
+        return false;
+    if (!build_mesh_of("dog.mdl", NULL, to, &next)) {
+        mdl_mesh_free(mesh);
+        return false;
+    }
+    for (size_t i = 0; i < (size_t)mesh->triangle_count * 9; i++)
+        mesh->positions[i] += (float)((next.positions[i] - mesh->positions[i]) * blend);
+    mdl_mesh_free(&next);
+    return true;
+}
+
+typedef struct dog_case {
+    const char *time;
+    uint32_t from, to;                 /* the frames drawn, blended by `blend` */
+    double blend;
+    uint32_t named;                    /* the frame the inspector names */
+} dog_case;
+
+/* `classname` (keys: more keys) showing the dog at the case's time: the pixels it changes are the
+ * silhouette of the case's blend of two frames (into mask), the inspector names the case's frame. */
+static void dog_shown(const char *classname, const char *keys, const char *file, const dog_case *c, uint8_t *mask)
 {
     float place[3];
     shown_height = 48;
-    REQUIRE(compile_map_keys("monster_dog", NULL) && write_game() && entity_place("monster_dog", place));
+    bool ok = compile_map_keys(classname, keys) && write_game() && entity_place(classname, place);
     shown_height = 24;
-    const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 64 * UNIT };
-    const char *times[2] = { "--time 0", "--time 0.35" };
-    uint8_t *masks[2] = { malloc(WIDTH * HEIGHT), malloc(WIDTH * HEIGHT) };
-    const double level[3] = { 0, 0, 0 };
-    REQUIRE(masks[0] && masks[1]);
-    for (int t = 0; t < 2; t++) {
-        char err[1024], without[64];
-        snprintf(without, sizeof without, "%s --no-models", times[t]);
-        mdl_mesh mesh;
-        REQUIRE(shoot("with.png", eye, times[t], err) && shoot("without.png", eye, without, err));
-        REQUIRE(build_mesh_of("dog.mdl", "stand", 3 * (uint32_t)t, &mesh));
-        double (*triangles)[3][3] = armour_in_world(&mesh, place, level, 1);
-        silhouette((const double (*)[3][3])triangles, mesh.triangle_count, eye, masks[t]);
-        CHECK(compare_shots(masks[t], 1) > 500, "%s", times[t]);
-        size_t size;
-        uint8_t *bytes = read_shared(progs, "dog.mdl", &size);
-        pmf_error perr;
-        mdl_file *dog = bytes ? mdl_open_memory(bytes, size, "dog.mdl", &perr) : NULL;
-        REQUIRE(dog);
-        check_inspected(masks[t], eye, times[t], "monster_dog", "progs/dog.mdl", mdl_find_animation(dog, "stand") + 3 * (uint32_t)t);
-        mdl_close(dog);
-        free(bytes);
-        free(triangles);
-        mdl_mesh_free(&mesh);
+    CHECK(ok, "cannot compile the room");
+    const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 64 * UNIT }, level[3] = { 0, 0, 0 };
+    char err[1024], without[64];
+    snprintf(without, sizeof without, "%s --no-models", c->time);
+    mdl_mesh mesh;
+    if (!ok || !shoot("with.png", eye, c->time, err) || !shoot("without.png", eye, without, err) || !dog_blended(c->from, c->to, c->blend, &mesh)) {
+        check_fail("cannot shoot: %s", err);
+        return;
     }
-    int differ = 0;
-    for (int i = 0; i < WIDTH * HEIGHT; i++)
-        differ += (masks[0][i] == 1 && masks[1][i] == 0) || (masks[0][i] == 0 && masks[1][i] == 1);
-    printf("stand1 and stand4: %d pixels well inside one and well outside the other\n", differ);
-    CHECK(differ > 50, "%d", differ);
-    free(masks[0]);
-    free(masks[1]);
+    double (*triangles)[3][3] = armour_in_world(&mesh, place, level, 1);
+    silhouette((const double (*)[3][3])triangles, mesh.triangle_count, eye, mask);
+    printf("%s at %s: frames %u and %u blended by %g\n", classname, c->time, c->from, c->to, c->blend);
+    CHECK(compare_shots(mask, 1) > 500, "%s", c->time);
+    check_inspected(mask, eye, c->time, classname, file, c->named);
+    free(triangles);
+    mdl_mesh_free(&mesh);
+}
+
+/* monster_dog (its frames one animation, frame1 .. frame64, at 10 frames a second) blended as
+ * QuakeSpasm draws it: at 0 s its first frame whole, at 0.35 s half way from its third to its
+ * fourth (the fourth began at 0.3 s), at 0.4 s its fourth whole (the fifth begins); the
+ * inspector names the frame of the moment (the one the blend heads for). The same file as
+ * progs/flame.mdl (on QuakeSpasm's r_nolerp_list) steps: at 0.35 s its fourth frame whole. */
+static int test_animated(void)
+{
+    const dog_case cases[] = { { "--time 0", 0, 0, 0, 0 }, { "--time 0.35", 2, 3, 0.5, 3 }, { "--time 0.4", 3, 4, 0, 4 } };
+    enum { CASES = sizeof cases / sizeof cases[0] };
+    uint8_t *masks[CASES + 1];
+    for (int k = 0; k <= CASES; k++)
+        REQUIRE((masks[k] = malloc(WIDTH * HEIGHT)) != NULL);
+    for (int k = 0; k < CASES; k++)
+        dog_shown("monster_dog", NULL, "progs/dog.mdl", &cases[k], masks[k]);
+    dog_shown("misc_flame", "\"model\" \"progs/flame.mdl\"\n", "progs/flame.mdl", &(dog_case){ "--time 0.35", 3, 3, 0, 3 }, masks[CASES]);
+    const int pairs[3][2] = { { 0, 1 }, { 1, 2 }, { 1, CASES } };  /* each apart; the last: blended and stepped at 0.35 s */
+    for (int k = 0; k < 3; k++) {
+        int apart = masks_apart(masks[pairs[k][0]], masks[pairs[k][1]]);
+        printf("cases %d and %d: %d pixels well inside one and not the other\n", pairs[k][0], pairs[k][1], apart);
+        CHECK(apart > 100, "cases %d and %d: %d", pairs[k][0], pairs[k][1], apart);
+    }
+    for (int k = 0; k <= CASES; k++)
+        free(masks[k]);
     return check_failures;
 }
 
@@ -750,15 +792,6 @@ static int studio_shown_case(const char *classname, const char *keys, const char
 static int studio_shown(const char *classname, const char *keys, const char *file, uint32_t body, double scale)
 {
     return studio_shown_case(classname, keys, file, body, scale, &(studio_case){ 0, -1, 0, 0, NULL, STUDIO_CONTROLLERS_SET });
-}
-
-/* How many pixels are well inside one mask and not the other. */
-static int masks_apart(const uint8_t *a, const uint8_t *b)
-{
-    int apart = 0;
-    for (int i = 0; i < WIDTH * HEIGHT; i++)
-        apart += (a[i] == 1) != (b[i] == 1);
-    return apart;
 }
 
 /* The fixture's sequence 1 (bone 1 moved 4 units along its x at frame 0, 12 at frame 1, turned
