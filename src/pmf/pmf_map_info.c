@@ -208,7 +208,7 @@ static bool read_placement(const pmf_file *f, pmf_entities *out, pmf_error *err)
 
 #define RENDER_BLOCK "extension " PMF_RENDER_EXTENSION
 #define RENDER_ENTITY_BYTES (5 + 4)               /* mode, amount, colour, framerate */
-#define RENDER_AMOUNT_DEFAULT 255
+#define RENDER_AMOUNT_DEFAULT 0                   /* a missing renderamt, as the game's entity has it */
 #define FRAMERATE_NOT_GIVEN (-1.0f)
 
 static bool render_valid(const pmf_entity_info *e)

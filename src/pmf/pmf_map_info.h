@@ -65,7 +65,7 @@ typedef struct pmf_entity_info {
     float angles[3], scale;
     int32_t skin, body, sequence, frame;
     const char *model;
-    /* pmfview.entity_render (the defaults: 0, 255, 0 0 0, -1) */
+    /* pmfview.entity_render (the defaults: 0, 0, 0 0 0, -1; renderamt 0 as the game's entity starts) */
     uint8_t render_mode, render_amount, render_color[3];
     float framerate;
 } pmf_entity_info;

@@ -14,7 +14,7 @@
 static const pmf_entity_info entities[] = {
     { 0, { 1.5f, 0.6f, -2.0f }, "env_sprite", "", { 30, -90, 5 }, 1.5f, 2, PMF_NOT_GIVEN, 7, 3, "", 5, 128, { 255, 0, 9 }, 15 },
     { 2, { -8, 0, 4 }, "misc_model", "barrel", { 0, 0, 0 }, 1, PMF_NOT_GIVEN, 1, PMF_NOT_GIVEN, PMF_NOT_GIVEN,
-      "progs/barrel.mdl", 0, 255, { 0, 0, 0 }, -1 },
+      "progs/barrel.mdl", 0, 0, { 0, 0, 0 }, -1 },
 };
 
 /* The kitchen sink (3 levels) with extensions exts, opened from *mem. */
@@ -75,7 +75,7 @@ static void test_round_trip(void)
     }
     pmf_entities_free(&out);
     CHECK(read_with(exts, 2, &out, &err, &at), "read: %s", err.message);
-    CHECK(out.count == 2 && out.list[0].render_mode == 0 && out.list[0].render_amount == 255 && out.list[0].framerate == -1,
+    CHECK(out.count == 2 && out.list[0].render_mode == 0 && out.list[0].render_amount == 0 && out.list[0].framerate == -1,
           "render defaults");
     CHECK_EQ(out.count, 2);
     for (uint32_t i = 0; i < out.count && i < 2; i++) {

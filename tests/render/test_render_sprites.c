@@ -202,7 +202,7 @@ static int test_normal(void)
     char *log = ok ? (char *)test_read_file("pmfc.txt", &log_size) : NULL;
     REQUIRE(log != NULL);
     CHECK(strstr(log, "\"rendermode\" \"9\" is not a whole number in 0..5: 0 kept") != NULL, "%s", log);
-    CHECK(strstr(log, "\"renderamt\" \"-1\" is not a whole number in 0..255: 255 kept") != NULL, "%s", log);
+    CHECK(strstr(log, "\"renderamt\" \"-1\" is not a whole number in 0..255: 0 kept") != NULL, "%s", log);
     CHECK(strstr(log, "\"rendercolor\" \"1 2 300\" is not three whole numbers in 0..255: 0 0 0 kept") != NULL, "%s", log);
     CHECK(strstr(log, "\"framerate\" \"x\" is not a number in 0..1000") != NULL, "%s", log);
     free(log);
@@ -329,8 +329,10 @@ static int test_frames(void)
     return check_failures;
 }
 
+static const char *lit_amount = "\"renderamt\" \"255\"\n";  /* the env_sprite's renderamt key (or none) */
+
 /* A GoldSrc room as compile_sprite_room's lit by a light (`_light` keys) 56 units over the floor
- * between an env_sprite of an alpha-test sprite (sprites/lit.spr, rendermode 0) 40 units west
+ * between an env_sprite of an alpha-test sprite (sprites/lit.spr, rendermode 0, lit_amount) 40 units west
  * and a cycler_sprite of an additive one (sprites/add.spr, rendermode 5, renderamt 255) 40 east,
  * both 64 units north of the middle, 24 over the floor; an env_glow of the alpha-test sprite in
  * rendermode 4 at renderamt 127 between them, 100 over the floor. */
@@ -347,7 +349,7 @@ static bool compile_lit_room(const char *light_keys)
     map_build_point(m, "info_player_start", start);
     map_build_entity(m, "light", light_keys);
     map_build_keys(m, "\"origin\" \"0 64 80\"\n");
-    snprintf(keys, sizeof keys, "\"origin\" \"-40 64 24\"\n\"model\" \"sprites/lit.spr\"\n\"scale\" \"%d\"\n\"renderamt\" \"255\"\n", SCALE);
+    snprintf(keys, sizeof keys, "\"origin\" \"-40 64 24\"\n\"model\" \"sprites/lit.spr\"\n\"scale\" \"%d\"\n%s", SCALE, lit_amount);
     map_build_entity(m, "env_sprite", keys);
     snprintf(keys, sizeof keys, "\"origin\" \"40 64 24\"\n\"model\" \"sprites/add.spr\"\n\"scale\" \"%d\"\n\"rendermode\" \"5\"\n"
              "\"renderamt\" \"255\"\n", SCALE);
@@ -462,7 +464,7 @@ static int test_lit(void)
  * (sprites/test.spr, rendermode 3, renderamt 120, scale 16) 64 units before its north wall, 80
  * over the floor, a wall from the east side 104 units long, 8 thick, 112 to 120 units south of
  * the glow, and the same of glass from the west side (a func_wall of rendermode 2). */
-static bool compile_glow_hall(void)
+static bool compile_glow_hall(const char *glass_keys)
 {
     uint8_t *sprite;
     size_t size;
@@ -475,7 +477,7 @@ static bool compile_glow_hall(void)
     const double glass_lo[3] = { -128, -56, 0 }, glass_hi[3] = { -24, -48, 160 };
     map_build_box(m, wall_lo, wall_hi, "brick");
     map_build_point(m, "info_player_start", start);
-    map_build_entity(m, "func_wall", "\"rendermode\" \"2\"\n\"renderamt\" \"128\"\n");
+    map_build_entity(m, "func_wall", glass_keys);
     map_build_box(m, glass_lo, glass_hi, "brick");
     map_build_entity(m, "env_glow", "\"origin\" \"0 64 80\"\n\"model\" \"sprites/test.spr\"\n\"scale\" \"16\"\n"
                                    "\"rendermode\" \"3\"\n\"renderamt\" \"120\"\n");
@@ -520,7 +522,7 @@ static int glow_pixels(const float place[3], double east, double south, double y
 static int test_glow_distance(void)
 {
     float place[3];
-    REQUIRE(compile_glow_hall() && rt_entity_place("room.pmf", "env_glow", place));
+    REQUIRE(compile_glow_hall("\"rendermode\" \"2\"\n\"renderamt\" \"128\"\n") && rt_entity_place("room.pmf", "env_glow", place));
     static int added_close[WIDTH * HEIGHT], added_away[WIDTH * HEIGHT];  /* not near, far: Windows' macros */
     static double ratios[WIDTH * HEIGHT];
     int near_count = glow_pixels(place, 0, 100, 0, added_close), far_count = glow_pixels(place, 0, 250, 0, added_away);
@@ -544,7 +546,7 @@ static int test_glow_distance(void)
 static int test_glow_hidden(void)
 {
     float place[3];
-    REQUIRE(compile_glow_hall() && rt_entity_place("room.pmf", "env_glow", place));
+    REQUIRE(compile_glow_hall("\"rendermode\" \"2\"\n\"renderamt\" \"128\"\n") && rt_entity_place("room.pmf", "env_glow", place));
     int behind = glow_pixels(place, 64, 214, 0, NULL), glass = glow_pixels(place, -64, 214, 0, NULL);
     int off = glow_pixels(place, 0, 100, 55, NULL), edge = glow_pixels(place, 0, 100, 50, NULL);
     printf("glow behind the wall: %d pixels; behind the glass: %d; centre off the frame: %d; just inside it: %d\n", behind, glass,
@@ -553,6 +555,46 @@ static int test_glow_hidden(void)
     CHECK(glass > 600, "%d", glass);
     CHECK_EQ(off, 0);
     CHECK(edge > 600, "%d", edge);
+    return check_failures;
+}
+
+/* renderamt not given is 0, as the game's entity has it: an env_sprite in rendermode 5 without it
+ * changes no pixel; the lit room's alpha-test env_sprite in rendermode 0 without it stays
+ * fullbright (Xash3D's R_SpriteHasLightmap wants renderamt over 127): its pixels its texels; the
+ * hall's glass (a func_wall of rendermode 2) without it is drawn as with renderamt 0, unseen. */
+static int test_no_amount(void)
+{
+    uint8_t *sprite;
+    size_t size;
+    float place[3];
+    test_image with, without;
+    REQUIRE(spr_build(2, SPR_TYPE_PARALLEL, SPR_RENDER_ADDITIVE, 1, &sprite, &size));
+    bool ok = compile_sprite_room(sprite, size, "\"rendermode\" \"5\"\n");
+    free(sprite);
+    REQUIRE(ok && rt_entity_place("room.pmf", "env_sprite", place) && shoot_pair(place, 0, &with, &without));
+    CHECK(!memcmp(with.rgb, without.rgb, (size_t)WIDTH * HEIGHT * 3), "an additive sprite without renderamt drew");
+    test_image_free(&with);
+    test_image_free(&without);
+
+    lit_amount = "";
+    ok = compile_lit_room("\"_light\" \"255 255 255 150\"\n") && rt_entity_place("room.pmf", "env_sprite", place);
+    lit_amount = "\"renderamt\" \"255\"\n";
+    REQUIRE(ok && shoot_pair(place, 0, &with, &without));
+    int shown = check_blend(&(blend_case){ SPR_RENDER_ALPHA_TEST, 0, 0, { 0, 0, 0 } }, 0, &with, &without);
+    printf("the alpha-test sprite without renderamt in the lit room: %d pixels its texels\n", shown);
+    CHECK(shown > 4000, "%d", shown);
+    test_image_free(&with);
+    test_image_free(&without);
+
+    test_image glass[2];
+    const char *glass_keys[2] = { "\"rendermode\" \"2\"\n", "\"rendermode\" \"2\"\n\"renderamt\" \"0\"\n" };
+    for (int k = 0; k < 2; k++) {
+        REQUIRE(compile_glow_hall(glass_keys[k]) && rt_entity_place("room.pmf", "env_glow", place));
+        REQUIRE(shoot_from(place, -64, 214, 0, 0, &glass[k], NULL));
+    }
+    CHECK(!memcmp(glass[0].rgb, glass[1].rgb, (size_t)WIDTH * HEIGHT * 3), "the glass without renderamt is not the glass at 0");
+    test_image_free(&glass[0]);
+    test_image_free(&glass[1]);
     return check_failures;
 }
 
@@ -575,6 +617,7 @@ int main(int argc, char **argv)
         { "lit", test_lit },
         { "glow_distance", test_glow_distance },
         { "glow_hidden", test_glow_hidden },
+        { "no_amount", test_no_amount },
         { NULL, NULL },
     };
     return rt_main(3, argv, tests);

@@ -310,7 +310,7 @@ static void add_placement(cJSON *o, const pmf_entity_info *e)
     if (e->model[0])
         cJSON_AddItemToObject(o, "model", json_text(e->model));
     const uint8_t *c = e->render_color;
-    if (e->render_mode || e->render_amount != 255 || c[0] || c[1] || c[2] || e->framerate >= 0) {
+    if (e->render_mode || e->render_amount || c[0] || c[1] || c[2] || e->framerate >= 0) {
         cJSON_AddNumberToObject(o, "rendermode", e->render_mode);
         cJSON_AddNumberToObject(o, "renderamt", e->render_amount);
         const float colour[3] = { c[0], c[1], c[2] };

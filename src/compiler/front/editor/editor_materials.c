@@ -454,7 +454,7 @@ render_look editor_entity_look(const editor_entity *e)
     int mode = (int)editor_kv_number(e, "rendermode", 0);
     if (mode >= 1 && mode <= 5) {
         look.mode = mode;
-        double amt = editor_kv_number(e, "renderamt", 255);
+        double amt = editor_kv_number(e, "renderamt", 0);  /* missing: the game's 0, the entity unseen */
         look.amount = amt > 0 ? amt < 255 ? (int)amt : 255 : 0;
         double rgb[3];
         if (editor_kv_numbers(e, "rendercolor", rgb, 3) == 3)

@@ -144,11 +144,13 @@ static uint8_t read_byte(import_ctx *c, const editor_entity *e, const char *key,
     return fallback;
 }
 
-/* rendermode, renderamt, rendercolor ("R G B", as GoldSrc's parser: a missing number 0) and framerate. */
+/* rendermode, renderamt, rendercolor ("R G B", as GoldSrc's parser: a missing number 0) and framerate.
+ * A missing renderamt is 0, as the game's entity starts (its entvars zeroed; Hammer writes no key
+ * left empty). */
 static void read_render(import_ctx *c, const editor_entity *e, map_entity *me)
 {
     me->render_mode = read_byte(c, e, "rendermode", PMF_RENDER_MODES - 1, 0);
-    me->render_amount = read_byte(c, e, "renderamt", 255, 255);
+    me->render_amount = read_byte(c, e, "renderamt", 255, 0);
     const char *colour = editor_kv_get(e, "rendercolor"), *rate = editor_kv_get(e, "framerate");
     int rgb[3] = { 0, 0, 0 };
     if (colour && (sscanf(colour, "%d %d %d", &rgb[0], &rgb[1], &rgb[2]) < 1 || rgb[0] < 0 || rgb[0] > 255 || rgb[1] < 0
