@@ -825,6 +825,94 @@ static int test_studio_sequence(void)
     return check_failures;
 }
 
+/* The 12 triangles of the box [lo, hi] (36 corners, xyz). */
+static void box_triangles(const float lo[3], const float hi[3], float *out)
+{
+    static const int quads[6][4] = { { 0, 1, 3, 2 }, { 4, 5, 7, 6 }, { 0, 1, 5, 4 }, { 2, 3, 7, 6 }, { 0, 2, 6, 4 }, { 1, 3, 7, 5 } };
+    static const int halves[2][3] = { { 0, 1, 2 }, { 0, 2, 3 } };
+    for (int q = 0; q < 6; q++)
+        for (int h = 0; h < 2; h++)
+            for (int k = 0; k < 3; k++) {
+                int corner = quads[q][halves[h][k]];
+                for (int a = 0; a < 3; a++)
+                    *out++ = corner & (1 << a) ? hi[a] : lo[a];
+            }
+}
+
+/* The silhouettes (into mask, into box) of the mesh and of the box of its corners, placed at
+ * `place` turned by angles and scaled by 2, seen from eye. */
+static void studio_silhouettes(const studio_mesh *mesh, const float place[3], const double angles[3], const double eye[3],
+                               uint8_t *mask, uint8_t *box)
+{
+    float lo[3], hi[3], corners[36 * 3];
+    for (int a = 0; a < 3; a++) {
+        lo[a] = hi[a] = mesh->positions[a];
+        for (size_t c = 1; c < (size_t)mesh->triangle_count * 3; c++) {
+            lo[a] = fminf(lo[a], mesh->positions[3 * c + a]);
+            hi[a] = fmaxf(hi[a], mesh->positions[3 * c + a]);
+        }
+    }
+    box_triangles(lo, hi, corners);
+    const mdl_mesh shapes[2] = { { .triangle_count = mesh->triangle_count, .positions = mesh->positions },
+                                 { .triangle_count = 12, .positions = corners } };
+    uint8_t *masks[2] = { mask, box };
+    for (int k = 0; k < 2; k++) {
+        double (*triangles)[3][3] = armour_in_world(&shapes[k], place, angles, 2);
+        silhouette((const double (*)[3][3])triangles, shapes[k].triangle_count, eye, masks[k]);
+        free(triangles);
+    }
+}
+
+/* The inspector takes a studio model's box from the pose drawn, blended: prop_thing turned a
+ * quarter (its left towards the camera's right) at 0.15 s (the fixture's sequence 1 half way from
+ * its frame 1 to 2: bone 1 8 units out, turned 0.5 radian) is named (its frame 1) at a pixel of
+ * that pose's silhouette, and not at a pixel inside frame 1's box (12 units, 1 radian: the whole
+ * frame the time falls in) but outside the pose's. */
+static int test_studio_inspect(void)
+{
+    const unsigned options = STUDIO_BUILD_EXTERNAL | STUDIO_BUILD_SEQUENCE1 | STUDIO_BUILD_TURN;
+    const char *keys = "\"model\" \"models/thing.mdl\"\n\"sequence\" \"1\"\n\"scale\" \"2\"\n\"angles\" \"0 90 0\"\n";
+    uint8_t *masks[2] = { malloc(WIDTH * HEIGHT), malloc(WIDTH * HEIGHT) }, *boxes[2] = { malloc(WIDTH * HEIGHT), malloc(WIDTH * HEIGHT) };
+    uint8_t *model = NULL, *textures = NULL;
+    size_t model_size, textures_size;
+    float place[3];
+    REQUIRE(masks[0] && masks[1] && boxes[0] && boxes[1]);
+    REQUIRE(studio_build(options, &model, &model_size, &textures, &textures_size) && write_game() && test_make_dir("game/models")
+            && test_write_file("game/models/thing.mdl", model, model_size) && test_write_file("game/models/thingt.mdl", textures, textures_size)
+            && compile_map_keys("prop_thing", keys) && entity_place("prop_thing", place));
+    const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT }, frames[2] = { 1.5, 1 }, turned[3] = { 0, 90, 0 };
+    for (int k = 0; k < 2; k++) {
+        studio_mesh mesh;
+        REQUIRE(studio_case_mesh(&(studio_case){ options, 1, frames[k], 0, NULL, STUDIO_CONTROLLERS_UNSET }, model, model_size, textures,
+                                 textures_size, 0, &mesh));
+        studio_silhouettes(&mesh, place, turned, eye, masks[k], boxes[k]);
+        studio_mesh_free(&mesh);
+    }
+    check_inspected(masks[0], eye, "--time 0.15", "prop_thing", "models/thing.mdl", 1);
+    int best = -1, apart = 0;
+    for (int i = 0; i < WIDTH * HEIGHT; i++)
+        if (boxes[1][i] == 1 && boxes[0][i] == 0) {
+            apart++;
+            int dx = i % WIDTH - WIDTH / 2, dy = i / WIDTH - HEIGHT / 2, bx = best % WIDTH - WIDTH / 2, by = best / WIDTH - HEIGHT / 2;
+            if (best < 0 || dx * dx + dy * dy < bx * bx + by * by)
+                best = i;
+        }
+    printf("pixels inside frame 1's box and outside the blended pose's: %d\n", apart);
+    char extra[64], err[1024];
+    size_t size;
+    snprintf(extra, sizeof extra, "--time 0.15 --inspect %d,%d", best % WIDTH, best / WIDTH);
+    char *json = best >= 0 && shoot("inspected.png", eye, extra, err) ? (char *)test_read_file("stdout.txt", &size) : NULL;
+    CHECK(json && !strstr(json, "\"model\""), "%s: %s", extra, json ? json : err);
+    free(json);
+    free(model);
+    free(textures);
+    for (int k = 0; k < 2; k++) {
+        free(masks[k]);
+        free(boxes[k]);
+    }
+    return check_failures;
+}
+
 /* A monster without a `sequence` key starts in its idle (MonsterInit's ACT_IDLE): the fixture's
  * sequences both play ACT_IDLE, sequence 1 the heavier, and monster_generic shows sequence 1's
  * frame 0 (its silhouette); a prop of the same model shows sequence 0, its `sequence` key wins
@@ -1024,6 +1112,7 @@ int main(int argc, char **argv)
         { "studio_group", test_studio_group },
         { "studio_idle", test_studio_idle },
         { "studio_controllers", test_studio_controllers },
+        { "studio_inspect", test_studio_inspect },
         { NULL, NULL },
     };
     return rt_main(3, argv, tests);

@@ -598,6 +598,42 @@ static int test_no_amount(void)
     return check_failures;
 }
 
+/* The inspector at the picture's middle (the sprite's) from DISTANCE units in front of it: its
+ * JSON, NULL when the shot fails. */
+static char *inspected_middle(const float place[3])
+{
+    char args[1024], err[1024];
+    size_t size;
+    snprintf(args, sizeof args, "shot room.pmf -o inspected.png --size %dx%d --fov 90 --camera %.6f,%.6f,%.6f,0,0 --game game "
+             "--inspect %d,%d", WIDTH, HEIGHT, place[0], place[1], place[2] + DISTANCE * UNIT, WIDTH / 2, HEIGHT / 2);
+    char *json = rt_run(args, err) == 0 ? (char *)test_read_file("stdout.txt", &size) : NULL;
+    CHECK(json != NULL, "%s", err);
+    return json;
+}
+
+/* The inspector names a glow it shows (renderamt 160, the sprite before the wall at the picture's
+ * middle), not one the frame did not show (renderamt 0: GoldSrc skips it). */
+static int test_inspect_hidden(void)
+{
+    uint8_t *sprite;
+    size_t size;
+    float place[3];
+    const int amounts[2] = { 160, 0 };
+    entity_scale = SCALE * 200.0 / DISTANCE;
+    REQUIRE(spr_build(2, SPR_TYPE_PARALLEL, SPR_RENDER_ADDITIVE, 1, &sprite, &size));
+    for (int k = 0; k < 2; k++) {
+        char keys[128];
+        snprintf(keys, sizeof keys, "\"rendermode\" \"3\"\n\"renderamt\" \"%d\"\n", amounts[k]);
+        REQUIRE(compile_sprite_room(sprite, size, keys) && sprite_place(place));
+        char *json = inspected_middle(place);
+        bool named = json && strstr(json, "\"model\"") && strstr(json, "\"file\":\t\"sprites/test.spr\"");
+        CHECK(named == (amounts[k] > 0), "renderamt %d: %s", amounts[k], json ? json : "(none)");
+        free(json);
+    }
+    free(sprite);
+    return check_failures;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -618,6 +654,7 @@ int main(int argc, char **argv)
         { "glow_distance", test_glow_distance },
         { "glow_hidden", test_glow_hidden },
         { "no_amount", test_no_amount },
+        { "inspect_hidden", test_inspect_hidden },
         { NULL, NULL },
     };
     return rt_main(3, argv, tests);
