@@ -836,7 +836,9 @@ static void draw_place(scene *s, size_t i, const render_frame *f, const float vi
     }
     render_model_look look = p->look;
     float fade = 1;
-    if (!(look.colour[3] > 0) || (look.blend == RENDER_MODEL_GLOW && !scene_glow_shown(s, place + 12, &fade))) {  /* place + 12: its centre */
+    bool hidden = !(look.colour[3] > 0)  /* before a glow's trace */
+                  || (look.blend == RENDER_MODEL_GLOW && !scene_glow_shown(s, place + 12, &fade));  /* place + 12: its centre */
+    if (hidden) {
         p->drawn = -1;
         return;
     }

@@ -398,7 +398,8 @@ static void dog_shown(const char *classname, const char *keys, const char *file,
     char err[1024], without[64];
     snprintf(without, sizeof without, "%s --no-models", c->time);
     mdl_mesh mesh;
-    if (!ok || !shoot("with.png", eye, c->time, err) || !shoot("without.png", eye, without, err) || !dog_blended(c->from, c->to, c->blend, &mesh)) {
+    if (!ok || !shoot("with.png", eye, c->time, err) || !shoot("without.png", eye, without, err)
+        || !dog_blended(c->from, c->to, c->blend, &mesh)) {
         check_fail("cannot shoot: %s", err);
         return;
     }
@@ -878,7 +879,8 @@ static int test_studio_inspect(void)
     float place[3];
     REQUIRE(masks[0] && masks[1] && boxes[0] && boxes[1]);
     REQUIRE(studio_build(options, &model, &model_size, &textures, &textures_size) && write_game() && test_make_dir("game/models")
-            && test_write_file("game/models/thing.mdl", model, model_size) && test_write_file("game/models/thingt.mdl", textures, textures_size)
+            && test_write_file("game/models/thing.mdl", model, model_size)
+            && test_write_file("game/models/thingt.mdl", textures, textures_size)
             && compile_map_keys("prop_thing", keys) && entity_place("prop_thing", place));
     const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT }, frames[2] = { 1.5, 1 }, turned[3] = { 0, 90, 0 };
     for (int k = 0; k < 2; k++) {
