@@ -41,7 +41,9 @@ typedef struct relight_level {
     uint64_t built_key;             /* relight_build_key of the source that built it; 0: none held */
     uint8_t *built;
     size_t built_size;
-    bool built_kept;                /* this compile took its level from built, not from its stages */
+    bool built_kept;                /* this compile took its level from built, not from its stages ... */
+    size_t built_repacked;          /* ... but packed again the lightmaps of this many chunks (a dynamic
+                                     * light reaches them now, or no longer does) */
     bool relit;                     /* this compile's bake was a relight ... */
     size_t relit_lights;            /* ... of this many lights */
     uint64_t relit_luxels;          /* ... over this many base luxels */

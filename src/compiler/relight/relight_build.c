@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "base/jobs.h"
 #include "base/pmf_budget.h"
+#include "chunks/chunks.h"
 #include "common/memory.h"
 #include "common/session.h"
 #include "relight.h"
@@ -354,14 +356,14 @@ static void take_used(reader *r, chunk_build *cb, const map_def *m)
         if (cb->mat_used[k] < -1 || cb->mat_used[k] >= cb->used_count) r->ok = false;
 }
 
-/* One chunk; false (r->ok as it was) when a dynamic light now reaches it and did not, or the other
- * way round: its lightmaps were packed for the lights as they were. */
+/* One chunk; false when a dynamic light now reaches it and did not, or the other way round: its
+ * lightmaps were packed for the lights as they were (repack_chunks packs them again). */
 static bool take_chunk(reader *r, chunk_build *cb, const level_build *lb)
 {
     uint8_t flags[3] = { 0 };
     take_into(r, flags, sizeof flags);
     if (flags[0] > 1 || flags[1] != cb->margin || flags[2] > flags[0]) r->ok = false;
-    if (r->ok && flags[0] && flags[2] != chunk_dynamic_lit(lb, cb)) return false;
+    bool same_lights = !r->ok || !flags[0] || flags[2] == chunk_dynamic_lit(lb, cb);
     cb->present = flags[0];
     take_chunk_faces(r, cb, lb->face_count);
     uint32_t bases[2] = { 0 };
@@ -370,7 +372,7 @@ static bool take_chunk(reader *r, chunk_build *cb, const level_build *lb)
     cb->bake_vertex_base = bases[1];
     if (r->ok) take_octree(r, cb);
     if (r->ok) take_used(r, cb, lb->map);
-    return true;
+    return same_lights;
 }
 
 /* What a damaged block left in lb freed: its faces and chunks as level_window laid them out. */
@@ -425,9 +427,10 @@ static uint8_t *unpack(const relight_level *rl, size_t *size, const char **why)
     return bytes;
 }
 
-/* The level from the block's bytes into lb; false (lb as laid out) when they are not whole, or
- * (*relit_chunks set) when a dynamic light's chunks changed. */
-static bool take_level(reader *r, level_build *lb, bool *relit_chunks)
+/* The level from the block's bytes into lb, the chunks a dynamic light now reaches or no longer
+ * reaches marked REPACK; false (lb as laid out) when they are not whole. */
+enum { KEEP, REBUILD, REPACK };
+static bool take_level(reader *r, level_build *lb, uint8_t *mark)
 {
     uint32_t window[4] = { 0 };
     take_into(r, window, sizeof window);
@@ -442,8 +445,8 @@ static bool take_level(reader *r, level_build *lb, bool *relit_chunks)
     lb->void_face_cap = lb->void_face_count;
     size_t nchunks = level_chunk_count(lb);
     if (take_u64(r) != nchunks) r->ok = false;
-    for (size_t c = 0; r->ok && !*relit_chunks && c < nchunks; c++) *relit_chunks = !take_chunk(r, &lb->chunks[c], lb);
-    if (!r->ok || *relit_chunks || r->at != r->end) {
+    for (size_t c = 0; r->ok && c < nchunks; c++) mark[c] = take_chunk(r, &lb->chunks[c], lb) ? KEEP : REPACK;
+    if (!r->ok || r->at != r->end) {
         unbuild(lb);
         return false;
     }
@@ -451,26 +454,89 @@ static bool take_level(reader *r, level_build *lb, bool *relit_chunks)
     return true;
 }
 
+/* ---- packing again ---- */
+
+typedef struct repack { level_build *lb; const uint32_t *list; const uint8_t *mark; bool emit; } repack;
+
+/* A REPACK chunk's blocks packed for the lights as they are now (chunk_unwrap, as a build does);
+ * its octree, and its neighbours' (they seal against its leaf polygons), built again from the
+ * lightmaps, then emitted once every octree is (the build's passes on these chunks alone). */
+static void repack_job(void *user, size_t i)
+{
+    const repack *rp = user;
+    chunk_build *cb = &rp->lb->chunks[rp->list[i]];
+    if (rp->emit) {
+        chunk_octree_emit(rp->lb, cb);
+        return;
+    }
+    if (rp->mark[rp->list[i]] == REPACK) {
+        for (int k = 0; k < cb->lightmap_count; k++) xfree(cb->lightmaps[k].luxels);
+        xfree(cb->lightmaps);
+        cb->lightmaps = NULL;
+        cb->lightmap_count = 0;
+        chunk_unwrap(rp->lb, cb);
+    }
+    xfree(cb->cubes); xfree(cb->ccubes); xfree(cb->info);
+    xfree(cb->verts); xfree(cb->normals); xfree(cb->mat_used);
+    xfree(cb->leaves); xfree(cb->leaf_polys); xfree(cb->leaf_points);
+    chunk_build unwrapped = { .gx = cb->gx, .gy = cb->gy, .gz = cb->gz, .centre = cb->centre, .faces = cb->faces,
+                              .face_count = cb->face_count, .face_cap = cb->face_cap, .lightmap_count = cb->lightmap_count,
+                              .lightmaps = cb->lightmaps, .present = cb->present, .margin = cb->margin };
+    *cb = unwrapped;
+    chunk_octree(rp->lb, cb);
+}
+
+/* The REPACK chunks and their present neighbours (marked REBUILD) built again; how many were
+ * REPACK. */
+static size_t repack_chunks(level_build *lb, uint8_t *mark)
+{
+    size_t nchunks = level_chunk_count(lb), repacked = 0, count = 0;
+    for (size_t c = 0; c < nchunks; c++) {
+        if (mark[c] != REPACK) continue;
+        repacked++;
+        const chunk_build *cb = &lb->chunks[c];
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++)
+                for (int dz = -1; dz <= 1; dz++) {
+                    chunk_build *nb = level_chunk_at(lb, (int64_t)cb->gx + dx, (int64_t)cb->gy + dy, (int64_t)cb->gz + dz);
+                    if (nb && nb->present && mark[nb - lb->chunks] == KEEP) mark[nb - lb->chunks] = REBUILD;
+                }
+    }
+    if (!repacked) return 0;
+    uint32_t *list = xmalloc(nchunks * sizeof *list);
+    for (size_t c = 0; c < nchunks; c++)
+        if (mark[c] != KEEP) list[count++] = (uint32_t)c;
+    repack rp = { lb, list, mark, false };
+    jobs_parallel_for(count, lb->threads, repack_job, &rp);
+    rp.emit = true;
+    jobs_parallel_for(count, lb->threads, repack_job, &rp);
+    xfree(list);
+    return repacked;
+}
+
 bool relight_build_restore(relight_level *rl, level_build *lb)
 {
     rl->built_kept = false;
+    rl->built_repacked = 0;
     if (!rl->built || rl->built_key != relight_build_key(lb)) return false;
     const char *why = "damaged";
     size_t size = 0;
     uint8_t *bytes = unpack(rl, &size, &why);
     reader r = { bytes, bytes ? bytes + size : NULL, bytes != NULL };
-    bool relit_chunks = false;
-    rl->built_kept = bytes && take_level(&r, lb, &relit_chunks);
+    uint8_t *mark = xcalloc(level_chunk_count(lb) + 1, 1);
+    rl->built_kept = bytes && take_level(&r, lb, mark);
     pmf_budget_free(bytes);
-    if (!rl->built_kept) {
+    if (rl->built_kept) rl->built_repacked = repack_chunks(lb, mark);
+    xfree(mark);
+    if (!rl->built_kept || rl->built_repacked) {
         xfree(rl->built);
         rl->built = NULL;
         rl->built_size = 0;
         rl->built_key = 0;
-        if (relit_chunks)
-            session_say(PMFC_NOTE, "pmfc: cache: a dynamic light reaches other chunks than before (their lightmaps are packed for it): building the level");
-        else
-            session_say(PMFC_WARNING, "pmfc: warning: cache: the level's kept build is %s; building it", why);
     }
+    if (!rl->built_kept)
+        session_say(PMFC_WARNING, "pmfc: warning: cache: the level's kept build is %s; building it", why);
+    /* the block kept the chunks packed for the lights as they were */
+    if (rl->built_repacked) relight_build_keep(rl, lb);
     return rl->built_kept;
 }
