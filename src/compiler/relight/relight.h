@@ -91,10 +91,11 @@ bool relight_vis_lookup(const relight_level *rl, const vis_desc *desc, vis_resul
 void relight_vis_keep(relight_level *rl, const vis_desc *desc, const vis_result *res);
 
 /* The level before the bake: relight_build_key hashes all that the stages before the bake read (the
- * geometry, materials, layout and the dynamic and fast lights, not the static lights nor the sun
+ * geometry, materials, layout and the fast lights, not the static or dynamic lights nor the sun
  * and sky; 0 for a level they cannot be kept for: prelit, or with a source's visibility).
  * relight_build_restore fills lb's faces and window chunks (laid out by level_window) from rl when
- * rl holds them for that key, true; relight_build_keep holds lb's for the next compile. */
+ * rl holds them for that key, true, the chunks whose dynamic lights changed their lightmaps'
+ * size packed again (built_repacked); relight_build_keep holds lb's for the next compile. */
 uint64_t relight_build_key(const level_build *lb);
 bool relight_build_restore(relight_level *rl, level_build *lb);
 void relight_build_keep(relight_level *rl, const level_build *lb);

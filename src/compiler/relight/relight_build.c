@@ -5,6 +5,7 @@
  * the rest does; it is read as untrusted bytes all the same: every count is checked against what
  * is left, every index against what it indexes. */
 #include <lz4.h>
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -79,7 +80,8 @@ uint64_t relight_build_key(const level_build *lb)
     h = hash_bytes(h, &m->sound_count, sizeof m->sound_count);
     for (size_t i = 0; i < m->sound_count; i++) h = hash_bytes(h, m->sounds[i].name, sizeof m->sounds[i].name);
     /* fast lights split cubes (the octree); of the dynamic lights the unwrap reads only which
-     * chunks they reach (chunk_dynamic_lit), kept per chunk and checked when the level is taken */
+     * chunks they reach (chunk_dynamic_lit), kept per chunk: where it changed, the chunk is packed
+     * again when the level is taken (repack_chunks) */
     for (size_t i = 0; i < d->light_count; i++)
         if (d->lights[i].kind == BAKE_LIGHT_FAST)
             h = hash_records(h, &d->lights[i], 1, sizeof *d->lights, offsetof(light_def, line));
@@ -486,14 +488,45 @@ static void repack_job(void *user, size_t i)
     chunk_octree(rp->lb, cb);
 }
 
-/* The REPACK chunks and their present neighbours (marked REBUILD) built again; how many were
- * REPACK. */
-static size_t repack_chunks(level_build *lb, uint8_t *mark)
+/* Points of a chunk near its box (finite: a kept block's points are only counted when read). */
+static bool points_near(const level_build *lb, const chunk_build *cb, const v3 *p, size_t n)
 {
-    size_t nchunks = level_chunk_count(lb), repacked = 0, count = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int a = 0; a < 3; a++)
+            if (!(fabs(p[i].e[a] - cb->centre.e[a]) <= lb->S)) return false;
+    return true;
+}
+
+/* Whether the kept chunk holds what building it again reads (its faces near it, their normals
+ * of length 1, a lit face's brush one of the level's), and its neighbours what sealing it reads (their
+ * leaf polygons' points near them). */
+static bool rebuild_sound(const level_build *lb, const chunk_build *cb)
+{
+    for (size_t k = 0; k < cb->face_count; k++) {
+        const chunk_face *cf = &cb->faces[k];
+        const face *f = &lb->faces[cf->face];
+        if (!points_near(lb, cb, cf->p, (size_t)cf->n) || !isfinite(f->pl.d) || !(fabs(v3_dot(f->pl.n, f->pl.n) - 1) <= 1e-3) ||
+            (f->brush < 0 && material_lightmapped(&lb->map->materials[f->material])))
+            return false;
+    }
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++)
+            for (int dz = -1; dz <= 1; dz++) {
+                const chunk_build *nb = level_chunk_at(lb, (int64_t)cb->gx + dx, (int64_t)cb->gy + dy, (int64_t)cb->gz + dz);
+                if (nb && !points_near(lb, nb, nb->leaf_points, nb->leaf_point_count)) return false;
+            }
+    return true;
+}
+
+/* The REPACK chunks and their present neighbours (marked REBUILD) built again, *repacked the
+ * REPACK ones; false (nothing built) when the kept chunks do not hold what that reads. */
+static bool repack_chunks(level_build *lb, uint8_t *mark, size_t *repacked)
+{
+    size_t nchunks = level_chunk_count(lb), count = 0;
+    *repacked = 0;
     for (size_t c = 0; c < nchunks; c++) {
         if (mark[c] != REPACK) continue;
-        repacked++;
+        ++*repacked;
         const chunk_build *cb = &lb->chunks[c];
         for (int dy = -1; dy <= 1; dy++)
             for (int dx = -1; dx <= 1; dx++)
@@ -502,7 +535,9 @@ static size_t repack_chunks(level_build *lb, uint8_t *mark)
                     if (nb && nb->present && mark[nb - lb->chunks] == KEEP) mark[nb - lb->chunks] = REBUILD;
                 }
     }
-    if (!repacked) return 0;
+    for (size_t c = 0; c < nchunks; c++)
+        if (mark[c] != KEEP && !rebuild_sound(lb, &lb->chunks[c])) return false;
+    if (!*repacked) return true;
     uint32_t *list = xmalloc(nchunks * sizeof *list);
     for (size_t c = 0; c < nchunks; c++)
         if (mark[c] != KEEP) list[count++] = (uint32_t)c;
@@ -511,7 +546,7 @@ static size_t repack_chunks(level_build *lb, uint8_t *mark)
     rp.emit = true;
     jobs_parallel_for(count, lb->threads, repack_job, &rp);
     xfree(list);
-    return repacked;
+    return true;
 }
 
 bool relight_build_restore(relight_level *rl, level_build *lb)
@@ -526,7 +561,11 @@ bool relight_build_restore(relight_level *rl, level_build *lb)
     uint8_t *mark = xcalloc(level_chunk_count(lb) + 1, 1);
     rl->built_kept = bytes && take_level(&r, lb, mark);
     pmf_budget_free(bytes);
-    if (rl->built_kept) rl->built_repacked = repack_chunks(lb, mark);
+    if (rl->built_kept && !repack_chunks(lb, mark, &rl->built_repacked)) {
+        unbuild(lb);
+        rl->built_kept = false;
+        rl->built_repacked = 0;
+    }
     xfree(mark);
     if (!rl->built_kept || rl->built_repacked) {
         xfree(rl->built);
