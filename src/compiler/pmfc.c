@@ -228,7 +228,7 @@ static void keep_cache(compile_run *c, pmfc_result *r)
             snprintf(bounce, sizeof bounce, ", %llu of %llu bounce cells gathered", (unsigned long long)r->bounce_gathers,
                      (unsigned long long)r->bounce_cells);
         if (r->built_repacked)
-            snprintf(built, sizeof built, " (geometry as cached, the lightmaps of %zu chunks packed again)", r->built_repacked);
+            snprintf(built, sizeof built, " (geometry as cached, %zu chunks built again for their lights)", r->built_repacked);
         else if (r->built_levels)
             snprintf(built, sizeof built, " (geometry, chunks and lightmaps as cached)");
         session_say(PMFC_NOTE, "relit: %zu lights changed, %llu luxels%s%s", r->relit_lights,

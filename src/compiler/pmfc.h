@@ -99,7 +99,7 @@ typedef struct pmfc_result {
     uint64_t bounce_gathers, bounce_cells; /* ... and gathered these bounce cells again, of all */
     bool old_bounce;               /* old_bounce was taken: the bounces are the kept ones */
     size_t built_levels;           /* with cache_dir: levels taken as the cache built them (no stage before the bake ran) ... */
-    size_t built_repacked;         /* ... but for the lightmaps of these chunks and their octrees (a dynamic light's chunks changed) */
+    size_t built_repacked;         /* ... but for these chunks and their neighbours (a dynamic light's chunks or a fast light's faces changed) */
     double seconds[PMFC_STAGE_COUNT];
     double total_seconds;
 } pmfc_result;

@@ -79,12 +79,9 @@ uint64_t relight_build_key(const level_build *lb)
     for (size_t i = 0; i < m->physics_count; i++) h = hash_bytes(h, m->physics[i].name, sizeof m->physics[i].name);
     h = hash_bytes(h, &m->sound_count, sizeof m->sound_count);
     for (size_t i = 0; i < m->sound_count; i++) h = hash_bytes(h, m->sounds[i].name, sizeof m->sounds[i].name);
-    /* fast lights split cubes (the octree); of the dynamic lights the unwrap reads only which
-     * chunks they reach (chunk_dynamic_lit), kept per chunk: where it changed, the chunk is packed
-     * again when the level is taken (repack_chunks) */
-    for (size_t i = 0; i < d->light_count; i++)
-        if (d->lights[i].kind == BAKE_LIGHT_FAST)
-            h = hash_records(h, &d->lights[i], 1, sizeof *d->lights, offsetof(light_def, line));
+    /* of the dynamic lights the unwrap reads only which chunks they reach (chunk_dynamic_lit), of
+     * the fast lights the octree only which faces they reach (reaches_fast_light): both kept per
+     * chunk, and where they changed the chunk is built again when the level is taken (repack_chunks) */
     return h ? h : 1;
 }
 
@@ -130,11 +127,23 @@ static bool lightmaps_blank(const chunk_build *cb)
     return true;
 }
 
+/* Which of the chunk's faces a fast light reaches, hashed (their cubes are split for it). */
+static uint64_t fast_lit_hash(const level_build *lb, const chunk_build *cb)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t k = 0; k < cb->face_count; k++) {
+        uint8_t lit = reaches_fast_light(lb->def, cb->faces[k].p, cb->faces[k].n);
+        h = hash_bytes(h, &lit, 1);
+    }
+    return h;
+}
+
 static void put_chunk(blob *b, const level_build *lb, const chunk_build *cb)
 {
     size_t material_count = lb->map->material_count;
     uint8_t flags[3] = { cb->present, cb->margin, cb->present && chunk_dynamic_lit(lb, cb) };
     put(b, flags, sizeof flags);
+    put_u64(b, cb->present ? fast_lit_hash(lb, cb) : 0);
     put_u64(b, cb->face_count);
     for (size_t k = 0; k < cb->face_count; k++) {
         chunk_face f = cb->faces[k];
@@ -358,23 +367,27 @@ static void take_used(reader *r, chunk_build *cb, const map_def *m)
         if (cb->mat_used[k] < -1 || cb->mat_used[k] >= cb->used_count) r->ok = false;
 }
 
-/* One chunk; false when a dynamic light now reaches it and did not, or the other way round: its
- * lightmaps were packed for the lights as they were (repack_chunks packs them again). */
-static bool take_chunk(reader *r, chunk_build *cb, const level_build *lb)
+/* One chunk; what repack_chunks does with it: REPACK when a dynamic light now reaches it and did
+ * not, or the other way round (its lightmaps were packed for the lights as they were), RECUT when
+ * a fast light reaches other faces of it (its cubes were split for them), else KEEP. */
+enum { KEEP, REBUILD, RECUT, REPACK };
+static int take_chunk(reader *r, chunk_build *cb, const level_build *lb)
 {
     uint8_t flags[3] = { 0 };
     take_into(r, flags, sizeof flags);
+    uint64_t fast = take_u64(r);
     if (flags[0] > 1 || flags[1] != cb->margin || flags[2] > flags[0]) r->ok = false;
-    bool same_lights = !r->ok || !flags[0] || flags[2] == chunk_dynamic_lit(lb, cb);
+    int mark = r->ok && flags[0] && flags[2] != chunk_dynamic_lit(lb, cb) ? REPACK : KEEP;
     cb->present = flags[0];
     take_chunk_faces(r, cb, lb->face_count);
+    if (r->ok && flags[0] && mark == KEEP && fast != fast_lit_hash(lb, cb)) mark = RECUT;
     uint32_t bases[2] = { 0 };
     take_into(r, bases, sizeof bases);
     cb->bake_lightmap_base = bases[0];
     cb->bake_vertex_base = bases[1];
     if (r->ok) take_octree(r, cb);
     if (r->ok) take_used(r, cb, lb->map);
-    return same_lights;
+    return mark;
 }
 
 /* What a damaged block left in lb freed: its faces and chunks as level_window laid them out. */
@@ -429,9 +442,8 @@ static uint8_t *unpack(const relight_level *rl, size_t *size, const char **why)
     return bytes;
 }
 
-/* The level from the block's bytes into lb, the chunks a dynamic light now reaches or no longer
- * reaches marked REPACK; false (lb as laid out) when they are not whole. */
-enum { KEEP, REBUILD, REPACK };
+/* The level from the block's bytes into lb, each chunk marked (take_chunk); false (lb as laid out)
+ * when they are not whole. */
 static bool take_level(reader *r, level_build *lb, uint8_t *mark)
 {
     uint32_t window[4] = { 0 };
@@ -447,7 +459,7 @@ static bool take_level(reader *r, level_build *lb, uint8_t *mark)
     lb->void_face_cap = lb->void_face_count;
     size_t nchunks = level_chunk_count(lb);
     if (take_u64(r) != nchunks) r->ok = false;
-    for (size_t c = 0; r->ok && c < nchunks; c++) mark[c] = take_chunk(r, &lb->chunks[c], lb) ? KEEP : REPACK;
+    for (size_t c = 0; r->ok && c < nchunks; c++) mark[c] = (uint8_t)take_chunk(r, &lb->chunks[c], lb);
     if (!r->ok || r->at != r->end) {
         unbuild(lb);
         return false;
@@ -461,8 +473,8 @@ static bool take_level(reader *r, level_build *lb, uint8_t *mark)
 typedef struct repack { level_build *lb; const uint32_t *list; const uint8_t *mark; bool emit; } repack;
 
 /* A REPACK chunk's blocks packed for the lights as they are now (chunk_unwrap, as a build does);
- * its octree, and its neighbours' (they seal against its leaf polygons), built again from the
- * lightmaps, then emitted once every octree is (the build's passes on these chunks alone). */
+ * its octree, a RECUT chunk's and their neighbours' (they seal against their leaf polygons) built
+ * again, then emitted once every octree is (the build's passes on these chunks alone). */
 static void repack_job(void *user, size_t i)
 {
     const repack *rp = user;
@@ -518,14 +530,14 @@ static bool rebuild_sound(const level_build *lb, const chunk_build *cb)
     return true;
 }
 
-/* The REPACK chunks and their present neighbours (marked REBUILD) built again, *repacked the
- * REPACK ones; false (nothing built) when the kept chunks do not hold what that reads. */
+/* The REPACK and RECUT chunks and their present neighbours (marked REBUILD) built again, *repacked
+ * the REPACK and RECUT ones; false (nothing built) when the kept chunks do not hold what that reads. */
 static bool repack_chunks(level_build *lb, uint8_t *mark, size_t *repacked)
 {
     size_t nchunks = level_chunk_count(lb), count = 0;
     *repacked = 0;
     for (size_t c = 0; c < nchunks; c++) {
-        if (mark[c] != REPACK) continue;
+        if (mark[c] < RECUT) continue;
         ++*repacked;
         const chunk_build *cb = &lb->chunks[c];
         for (int dy = -1; dy <= 1; dy++)

@@ -246,12 +246,12 @@ typedef struct step {
     const char *expect_line; /* what the compile says when it compiles in full */
     int same_luxels_as;      /* > 0: traced again the luxels that step did (the same light at the same place) */
     int kept;                /* KEPT: the level as the cache built it, no stage before the bake run; BUILT: built again;
-                              * REPACKED: as KEPT but for the lightmaps of the chunks a dynamic light now reaches or no
-                              * longer reaches (and their octrees) */
+                              * REPACKED: as KEPT but for the chunks a dynamic light now reaches or no longer reaches
+                              * (their lightmaps packed again) and their neighbours, built again */
 } step;
 enum { KEPT_ANY, KEPT, BUILT, REPACKED };
 #define KEPT_NOTE " (geometry, chunks and lightmaps as cached)"
-#define REPACKED_NOTE " (geometry as cached, the lightmaps of "
+#define REPACKED_NOTE " (geometry as cached, "
 
 /* The seconds pmfc --time 1 gave the stage (its line "  NAME   0.000 s"), or -1. */
 static double stage_seconds(const char *log, const char *name)
@@ -447,10 +447,10 @@ static const step rmf_steps[] = {
     { "the light recoloured", rmf_recolour, 1, true, NULL, 0, KEPT },
     { "the light given a style", rmf_style, 1, true, NULL, 0, REPACKED },
     /* it reaches one chunk of ten, then another, then the first again, then all again */
-    { "the styled light dimmed", rmf_dim_styled, 1, true, "the lightmaps of 9 chunks packed again", 0, REPACKED },
-    { "the dim styled light moved to another chunk", rmf_move_dim_far, 1, true, "the lightmaps of 2 chunks packed again", 0, REPACKED },
-    { "the dim styled light moved back", rmf_move_dim_back, 1, true, "the lightmaps of 2 chunks packed again", 0, REPACKED },
-    { "the styled light brighter again", rmf_brighten_styled, 1, true, "the lightmaps of 9 chunks packed again", 0, REPACKED },
+    { "the styled light dimmed", rmf_dim_styled, 1, true, "9 chunks built again", 0, REPACKED },
+    { "the dim styled light moved to another chunk", rmf_move_dim_far, 1, true, "2 chunks built again", 0, REPACKED },
+    { "the dim styled light moved back", rmf_move_dim_back, 1, true, "2 chunks built again", 0, REPACKED },
+    { "the styled light brighter again", rmf_brighten_styled, 1, true, "9 chunks built again", 0, REPACKED },
     { "the sun turned", rmf_sun, 1, true, NULL, 0, KEPT },
     { "the sun recoloured", rmf_sun_colour, 1, true, NULL, 0, KEPT },
     { "a second light added", rmf_add_second, 1, true, NULL, 0, KEPT },

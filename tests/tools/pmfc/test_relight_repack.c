@@ -1,9 +1,9 @@
-/* test_relight_repack.c - a kept level (relight_build.c) taken back after its dynamic light moved
- * to other chunks (a room of 12 m in chunks of 4 m): the chunks whose lightmaps that
- * changes are packed again, and the level is then the one a build for the moved light makes (every
- * lightmap's size, every face's block, every cube, vertex and normal byte for byte), though no
- * other chunk was built again; a kept chunk to pack again whose face is not whole (a NaN) is
- * refused ("damaged"), not packed.
+/* test_relight_repack.c - a kept level (relight_build.c) taken back after its dynamic light, or its
+ * fast light, moved to other chunks (a room of 12 m in chunks of 4 m): the chunks whose lightmaps
+ * (dynamic) or cubes (fast) that changes are built again, and the level is then the one a build
+ * for the moved light makes (every lightmap's size, every face's block, every cube, vertex and
+ * normal byte for byte), though no other chunk was built again; a kept chunk to build again whose
+ * face is not whole (a NaN) is refused ("damaged"), not built.
  * Usage: test_relight_repack */
 #include <math.h>
 
@@ -26,6 +26,7 @@ static const char source[] =
     "    box -1 0 -1 1 1 1 material glass\n"
     "    light static at 0 2.5 0 color 255 230 200 range 10\n"
     "    light dynamic 1 at -4 1.5 -4 color 255 200 120 range 1.5\n"
+    "    light fast 2 at 4 1.5 -4 color 120 200 255 range 1.5\n"
     "}\n";
 
 static map_def map;
@@ -87,16 +88,26 @@ static bool same_chunk(const chunk_build *a, const chunk_build *b)
            same_bytes(a->used_mats, b->used_mats, (size_t)a->used_count * sizeof *a->used_mats);
 }
 
-/* The chunks the light at `from` and the one at `to` do not both reach, or do not both miss. */
+/* Whether the light at the light's place reaches the chunk as the stages read it: a dynamic light
+ * the chunk, a fast light which of its faces (their bits hashed). */
+static uint64_t reached(const level_build *lb, const light_def *light, const chunk_build *cb)
+{
+    if (light->kind == BAKE_LIGHT_DYNAMIC) return chunk_dynamic_lit(lb, cb);
+    uint64_t h = 0;
+    for (size_t k = 0; k < cb->face_count; k++) h = h * 31 + 1 + reaches_fast_light(lb->def, cb->faces[k].p, cb->faces[k].n);
+    return h;
+}
+
+/* The chunks the light reaches otherwise at `from` than at `to`; *one: one of them. */
 static size_t changed_chunks(const level_build *lb, light_def *light, v3 from, v3 to, chunk_build **one)
 {
     size_t count = 0;
     for (size_t c = 0; c < level_chunk_count(lb); c++) {
         if (!lb->chunks[c].present) continue;
         light->pos = from;
-        bool before = chunk_dynamic_lit(lb, &lb->chunks[c]);
+        uint64_t before = reached(lb, light, &lb->chunks[c]);
         light->pos = to;
-        if (before != chunk_dynamic_lit(lb, &lb->chunks[c])) {
+        if (before != reached(lb, light, &lb->chunks[c])) {
             *one = &lb->chunks[c];
             count++;
         }
@@ -104,58 +115,59 @@ static size_t changed_chunks(const level_build *lb, light_def *light, v3 from, v
     return count;
 }
 
-int main(void)
+/* The level built with the light at `from` and kept, then taken back for the light at `to`:
+ * the changed chunks built again, the level the build's for `to` in every chunk. With `damage`,
+ * a face of a changed chunk is a NaN in the kept block: refused, nothing built. */
+static void move_light(light_def *light, v3 from, v3 to, bool damage)
 {
-    CHECK(load());
-    level_def *def = layout.def;
-    light_def *light = NULL;
-    for (size_t i = 0; i < def->light_count; i++)
-        if (def->lights[i].kind == BAKE_LIGHT_DYNAMIC) light = &def->lights[i];
-    CHECK(light != NULL);
-    if (!light) TEST_DONE();
-    v3 from = v3_make(-4, 1.5, -4), to = v3_make(4, 1.5, 4);
-
     level_build kept = laid_out(), fresh = laid_out(), taken = laid_out();
     light->pos = from;
     build(&kept);
     chunk_build *one = NULL;
     size_t changed = changed_chunks(&kept, light, from, to, &one);
-    printf("%zu chunks of %g m, %zu reached by the light at one place and not the other\n", level_chunk_count(&kept), kept.S,
-           changed);
+    printf("%s light: %zu chunks of %g m, %zu reached otherwise at one place than at the other\n",
+           light->kind == BAKE_LIGHT_DYNAMIC ? "dynamic" : "fast", level_chunk_count(&kept), kept.S, changed);
     CHECK(changed >= 2);
-    if (!one) TEST_DONE();
+    if (one && damage) one->faces[0].p[0].x = NAN;
     light->pos = from;
     relight_level rl = { 0 };
     relight_build_keep(&rl, &kept);
     CHECK(rl.built != NULL);
     light->pos = to;
     build(&fresh);
-    CHECK(relight_build_restore(&rl, &taken));
-    CHECK_EQ(rl.built_repacked, changed);
-    size_t same = 0;
-    for (size_t c = 0; c < level_chunk_count(&fresh); c++) same += same_chunk(&taken.chunks[c], &fresh.chunks[c]);
-    printf("packed again: %zu chunks; the level as built for the moved light in %zu of %zu chunks\n", rl.built_repacked, same,
-           level_chunk_count(&fresh));
-    CHECK_EQ(same, level_chunk_count(&fresh));
-    CHECK(rl.built != NULL);  /* kept again as packed now */
-    level_build_free(&taken);
-
-    /* a face of a chunk to pack again damaged in the kept block: refused, nothing packed */
-    CHECK(one->face_count > 0);
-    if (one->face_count) one->faces[0].p[0].x = NAN;
-    xfree(rl.built);
-    rl = (relight_level){ 0 };
-    light->pos = from;
-    relight_build_keep(&rl, &kept);
-    CHECK(rl.built != NULL);
-    light->pos = to;
-    taken = laid_out();
-    CHECK(!relight_build_restore(&rl, &taken));
-    CHECK(rl.built == NULL && rl.built_repacked == 0);
-    CHECK(taken.faces == NULL && taken.chunks[0].faces == NULL);
+    bool whole = relight_build_restore(&rl, &taken);
+    if (damage) {
+        CHECK(!whole && rl.built == NULL && rl.built_repacked == 0);
+        CHECK(taken.faces == NULL && taken.chunks[0].faces == NULL);
+    } else {
+        CHECK(whole);
+        CHECK_EQ(rl.built_repacked, changed);
+        size_t same = 0;
+        for (size_t c = 0; c < level_chunk_count(&fresh); c++) same += same_chunk(&taken.chunks[c], &fresh.chunks[c]);
+        printf("  built again: %zu chunks; the level as built for the moved light in %zu of %zu chunks\n", rl.built_repacked,
+               same, level_chunk_count(&fresh));
+        CHECK_EQ(same, level_chunk_count(&fresh));
+        CHECK(rl.built != NULL);  /* kept again as built now */
+    }
     level_build_free(&taken);
     level_build_free(&kept);
     level_build_free(&fresh);
     xfree(rl.built);
+}
+
+int main(void)
+{
+    CHECK(load());
+    level_def *def = layout.def;
+    light_def *dynamic = NULL, *fast = NULL;
+    for (size_t i = 0; i < def->light_count; i++) {
+        if (def->lights[i].kind == BAKE_LIGHT_DYNAMIC) dynamic = &def->lights[i];
+        if (def->lights[i].kind == BAKE_LIGHT_FAST) fast = &def->lights[i];
+    }
+    CHECK(dynamic && fast);
+    if (!dynamic || !fast) TEST_DONE();
+    move_light(dynamic, v3_make(-4, 1.5, -4), v3_make(4, 1.5, 4), false);
+    move_light(fast, v3_make(4, 1.5, -4), v3_make(-4, 1.5, 4), false);
+    move_light(dynamic, v3_make(-4, 1.5, -4), v3_make(4, 1.5, 4), true);
     TEST_DONE();
 }
