@@ -6,10 +6,12 @@
  * style given or taken traces again only the luxels its light reaches, as recolouring it did.
  * Usage: test_pmfc_relight CASE PMFC WORKDIR SOURCE [PMFC OPTIONS]; CASE: map (a Quake .map),
  * rmf (an RMF with a light_environment), stale (a damaged cache and an edit of the geometry),
- * rad (a GoldSrc .map's lights.rad). A relight after an edit of static lights, the sun or the sky
+ * rad (a GoldSrc .map's lights.rad), fast (a .pms of its own, written to SOURCE: a fast light and
+ * a dynamic one moved across a room). A relight after an edit of static lights, the sun or the sky
  * takes the level as the cache built it: no stage before the bake runs (their times are 0 and the
- * relit line says so); one after a dynamic light reaches other chunks than before packs again the
- * lightmaps of those chunks alone (and builds their octrees and their neighbours' again). Every
+ * relit line says so); one after a dynamic light reaches other chunks than before, or a fast light
+ * other faces, builds again those chunks alone (their lightmaps packed again, their octrees cut
+ * again) and their neighbours. Every
  * relit map compared is the full compile's byte for byte, the file whole. */
 #include <dirent.h>
 #include <lz4.h>
@@ -642,6 +644,42 @@ static void case_rad(const char *original)
     run_chain("relight_rad.map", original, rad_steps, (int)(sizeof rad_steps / sizeof *rad_steps));
 }
 
+/* A room of 12 m in chunks of 4 m (SOURCE: where to write it): a fast light moved across it cuts
+ * other chunks' cubes, a dynamic light moved across it makes other chunks' lightmaps smaller. */
+static const char fast_source[] =
+    "map \"Fast\"\n"
+    "texture stone procedural noise 64 color 160 160 160 color2 90 90 90\n"
+    "texture glass procedural noise 32 color 120 160 200 color2 100 140 180\n"
+    "material stone texture stone scale 2\n"
+    "material glass texture glass\n"
+    "level main {\n"
+    "    chunk_size 2\n"
+    "    luxels 2\n"
+    "    box -6 -1 -6 6 0 6 material stone\n"
+    "    room -6 0 -6 6 3 6 material stone\n"
+    "    box -1 0 -1 1 1 1 material glass\n"
+    "    light static at 0 2.5 0 color 255 230 200 range 10\n"
+    "    light dynamic 1 at -4 1.5 -4 color 255 200 120 range 1.5\n"
+    "    light fast 2 at 4 1.5 -4 color 120 200 255 range 1.5\n"
+    "}\n";
+static bool fast_move(text *t) { return replace_text(t, "fast 2 at 4 1.5 -4", "fast 2 at -4 1.5 4"); }
+static bool fast_move_back(text *t) { return replace_text(t, "fast 2 at -4 1.5 4", "fast 2 at 4 1.5 -4"); }
+static bool fast_recolour(text *t) { return replace_text(t, "color 120 200 255", "color 255 120 60"); }
+static bool dynamic_move(text *t) { return replace_text(t, "dynamic 1 at -4 1.5 -4", "dynamic 1 at 4 1.5 4"); }
+
+static const step fast_steps[] = {
+    { "the fast light moved across the room", fast_move, 1, true, "4 chunks built again", 0, REPACKED },
+    { "the fast light recoloured", fast_recolour, 1, true, NULL, 0, KEPT },
+    { "the fast light moved back", fast_move_back, 1, true, "4 chunks built again", 0, REPACKED },
+    { "the dynamic light moved across the room", dynamic_move, 1, true, "4 chunks built again", 0, REPACKED },
+};
+
+static void case_fast(const char *original)
+{
+    CHECK(test_write_file(original, fast_source, sizeof fast_source - 1));
+    run_chain("relight_fast.pms", original, fast_steps, (int)(sizeof fast_steps / sizeof *fast_steps));
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 5) {
@@ -658,6 +696,7 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[1], "rmf")) case_rmf(argv[4]);
     else if (!strcmp(argv[1], "stale")) case_stale(argv[4]);
     else if (!strcmp(argv[1], "rad")) case_rad(argv[4]);
+    else if (!strcmp(argv[1], "fast")) case_fast(argv[4]);
     else {
         fprintf(stderr, "unknown case %s\n", argv[1]);
         return 1;
