@@ -220,15 +220,19 @@ static void keep_cache(compile_run *c, pmfc_result *r)
         r->bounce_cells += rl->bounce_cells;
         r->old_bounce = r->old_bounce || rl->old_bounce;
         r->built_levels += rl->built_kept;
+        r->built_repacked += rl->built_repacked;
     }
     if (r->relit) {
-        char bounce[96] = "";
+        char bounce[96] = "", built[96] = "";
         if (r->bounce_cells)
             snprintf(bounce, sizeof bounce, ", %llu of %llu bounce cells gathered", (unsigned long long)r->bounce_gathers,
                      (unsigned long long)r->bounce_cells);
+        if (r->built_repacked)
+            snprintf(built, sizeof built, " (geometry as cached, %zu chunks built again for their lights)", r->built_repacked);
+        else if (r->built_levels)
+            snprintf(built, sizeof built, " (geometry, chunks and lightmaps as cached)");
         session_say(PMFC_NOTE, "relit: %zu lights changed, %llu luxels%s%s", r->relit_lights,
-                    (unsigned long long)r->relit_luxels, bounce,
-                    r->built_levels ? " (geometry, chunks and lightmaps as cached)" : "");
+                    (unsigned long long)r->relit_luxels, bounce, built);
     }
     /* kept in memory, a full bake in the file too: what a later process starts from */
     if (!c->o->keep || (!r->relit && c->o->cache_dir))

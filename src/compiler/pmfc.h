@@ -98,7 +98,8 @@ typedef struct pmfc_result {
     uint64_t relit_luxels;         /* ... over these base luxels, */
     uint64_t bounce_gathers, bounce_cells; /* ... and gathered these bounce cells again, of all */
     bool old_bounce;               /* old_bounce was taken: the bounces are the kept ones */
-    size_t built_levels;           /* with cache_dir: levels taken as the cache built them (no stage before the bake ran) */
+    size_t built_levels;           /* with cache_dir: levels taken as the cache built them (no stage before the bake ran) ... */
+    size_t built_repacked;         /* ... but for these chunks and their neighbours (a dynamic light's chunks or a fast light's faces changed) */
     double seconds[PMFC_STAGE_COUNT];
     double total_seconds;
 } pmfc_result;

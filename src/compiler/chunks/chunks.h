@@ -35,6 +35,10 @@ void level_clip_to_chunks(level_build *lb);
 /* Per chunk: the octree's cubes and leaf polygons (octree.c); margin chunks too, as their
  * neighbours seal against them. */
 void chunk_octree(const level_build *lb, chunk_build *cb);
+/* Whether a fast light's sphere reaches the polygon's bounds: its chunk face is then cut into cells
+ * in small cubes. The one thing of the fast lights the octree reads (a relight builds again the
+ * kept level's chunks where it changed: relight_build.c). */
+bool reaches_fast_light(const level_def *def, const v3 *p, int n);
 /* Per chunk outside the margin, once every chunk of the window has its leaves: seals the leaf
  * polygons against the chunk's and its neighbours' (seal.c) and writes the vertices. */
 void chunk_octree_emit(const level_build *lb, chunk_build *cb);

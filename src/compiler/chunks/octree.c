@@ -493,8 +493,7 @@ static void leaf_add(const octree_ctx *o, uint32_t ci, const item *items, size_t
     cb->leaves[leaf].count = polys;
 }
 
-/* Whether a fast light's sphere reaches the polygon's bounds. */
-static bool reaches_fast_light(const level_def *def, const v3 *p, int n)
+bool reaches_fast_light(const level_def *def, const v3 *p, int n)
 {
     v3 lo = p[0], hi = p[0];
     for (int k = 1; k < n; k++)

@@ -18,7 +18,7 @@
 #include "relight_reader.h"
 
 #define RELIGHT_MAGIC "PMFCRLT"
-#define RELIGHT_VERSION 10u
+#define RELIGHT_VERSION 11u
 
 static uint64_t hash_words(uint64_t h, const void *data, size_t size)
 {

@@ -41,7 +41,9 @@ typedef struct relight_level {
     uint64_t built_key;             /* relight_build_key of the source that built it; 0: none held */
     uint8_t *built;
     size_t built_size;
-    bool built_kept;                /* this compile took its level from built, not from its stages */
+    bool built_kept;                /* this compile took its level from built, not from its stages ... */
+    size_t built_repacked;          /* ... but built again this many chunks (a dynamic light reaches them
+                                     * now or no longer does, or a fast light other faces of them) */
     bool relit;                     /* this compile's bake was a relight ... */
     size_t relit_lights;            /* ... of this many lights */
     uint64_t relit_luxels;          /* ... over this many base luxels */
@@ -89,10 +91,11 @@ bool relight_vis_lookup(const relight_level *rl, const vis_desc *desc, vis_resul
 void relight_vis_keep(relight_level *rl, const vis_desc *desc, const vis_result *res);
 
 /* The level before the bake: relight_build_key hashes all that the stages before the bake read (the
- * geometry, materials, layout and the dynamic and fast lights, not the static lights nor the sun
- * and sky; 0 for a level they cannot be kept for: prelit, or with a source's visibility).
- * relight_build_restore fills lb's faces and window chunks (laid out by level_window) from rl when
- * rl holds them for that key, true; relight_build_keep holds lb's for the next compile. */
+ * geometry, materials, layout and settings, not the lights, the sun or the sky; 0 for a level
+ * they cannot be kept for: prelit, or with a source's visibility). relight_build_restore fills
+ * lb's faces and window chunks (laid out by level_window) from rl when rl holds them for that key,
+ * true, the chunks whose dynamic or fast lights changed what the stages read built again
+ * (built_repacked); relight_build_keep holds lb's for the next compile. */
 uint64_t relight_build_key(const level_build *lb);
 bool relight_build_restore(relight_level *rl, level_build *lb);
 void relight_build_keep(relight_level *rl, const level_build *lb);

@@ -5,10 +5,13 @@
  * the rest does; it is read as untrusted bytes all the same: every count is checked against what
  * is left, every index against what it indexes. */
 #include <lz4.h>
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
+#include "base/jobs.h"
 #include "base/pmf_budget.h"
+#include "chunks/chunks.h"
 #include "common/memory.h"
 #include "common/session.h"
 #include "relight.h"
@@ -76,11 +79,9 @@ uint64_t relight_build_key(const level_build *lb)
     for (size_t i = 0; i < m->physics_count; i++) h = hash_bytes(h, m->physics[i].name, sizeof m->physics[i].name);
     h = hash_bytes(h, &m->sound_count, sizeof m->sound_count);
     for (size_t i = 0; i < m->sound_count; i++) h = hash_bytes(h, m->sounds[i].name, sizeof m->sounds[i].name);
-    /* fast lights split cubes (the octree); of the dynamic lights the unwrap reads only which
-     * chunks they reach (chunk_dynamic_lit), kept per chunk and checked when the level is taken */
-    for (size_t i = 0; i < d->light_count; i++)
-        if (d->lights[i].kind == BAKE_LIGHT_FAST)
-            h = hash_records(h, &d->lights[i], 1, sizeof *d->lights, offsetof(light_def, line));
+    /* of the dynamic lights the unwrap reads only which chunks they reach (chunk_dynamic_lit), of
+     * the fast lights the octree only which faces they reach (reaches_fast_light): both kept per
+     * chunk, and where they changed the chunk is built again when the level is taken (repack_chunks) */
     return h ? h : 1;
 }
 
@@ -126,11 +127,23 @@ static bool lightmaps_blank(const chunk_build *cb)
     return true;
 }
 
+/* Which of the chunk's faces a fast light reaches, hashed (their cubes are split for it). */
+static uint64_t fast_lit_hash(const level_build *lb, const chunk_build *cb)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t k = 0; k < cb->face_count; k++) {
+        uint8_t lit = reaches_fast_light(lb->def, cb->faces[k].p, cb->faces[k].n);
+        h = hash_bytes(h, &lit, 1);
+    }
+    return h;
+}
+
 static void put_chunk(blob *b, const level_build *lb, const chunk_build *cb)
 {
     size_t material_count = lb->map->material_count;
     uint8_t flags[3] = { cb->present, cb->margin, cb->present && chunk_dynamic_lit(lb, cb) };
     put(b, flags, sizeof flags);
+    put_u64(b, cb->present ? fast_lit_hash(lb, cb) : 0);
     put_u64(b, cb->face_count);
     for (size_t k = 0; k < cb->face_count; k++) {
         chunk_face f = cb->faces[k];
@@ -354,23 +367,27 @@ static void take_used(reader *r, chunk_build *cb, const map_def *m)
         if (cb->mat_used[k] < -1 || cb->mat_used[k] >= cb->used_count) r->ok = false;
 }
 
-/* One chunk; false (r->ok as it was) when a dynamic light now reaches it and did not, or the other
- * way round: its lightmaps were packed for the lights as they were. */
-static bool take_chunk(reader *r, chunk_build *cb, const level_build *lb)
+/* One chunk; what repack_chunks does with it: REPACK when a dynamic light now reaches it and did
+ * not, or the other way round (its lightmaps were packed for the lights as they were), RECUT when
+ * a fast light reaches other faces of it (its cubes were split for them), else KEEP. */
+enum { KEEP, REBUILD, RECUT, REPACK };
+static int take_chunk(reader *r, chunk_build *cb, const level_build *lb)
 {
     uint8_t flags[3] = { 0 };
     take_into(r, flags, sizeof flags);
+    uint64_t fast = take_u64(r);
     if (flags[0] > 1 || flags[1] != cb->margin || flags[2] > flags[0]) r->ok = false;
-    if (r->ok && flags[0] && flags[2] != chunk_dynamic_lit(lb, cb)) return false;
+    int mark = r->ok && flags[0] && flags[2] != chunk_dynamic_lit(lb, cb) ? REPACK : KEEP;
     cb->present = flags[0];
     take_chunk_faces(r, cb, lb->face_count);
+    if (r->ok && flags[0] && mark == KEEP && fast != fast_lit_hash(lb, cb)) mark = RECUT;
     uint32_t bases[2] = { 0 };
     take_into(r, bases, sizeof bases);
     cb->bake_lightmap_base = bases[0];
     cb->bake_vertex_base = bases[1];
     if (r->ok) take_octree(r, cb);
     if (r->ok) take_used(r, cb, lb->map);
-    return true;
+    return mark;
 }
 
 /* What a damaged block left in lb freed: its faces and chunks as level_window laid them out. */
@@ -425,9 +442,9 @@ static uint8_t *unpack(const relight_level *rl, size_t *size, const char **why)
     return bytes;
 }
 
-/* The level from the block's bytes into lb; false (lb as laid out) when they are not whole, or
- * (*relit_chunks set) when a dynamic light's chunks changed. */
-static bool take_level(reader *r, level_build *lb, bool *relit_chunks)
+/* The level from the block's bytes into lb, each chunk marked (take_chunk); false (lb as laid out)
+ * when they are not whole. */
+static bool take_level(reader *r, level_build *lb, uint8_t *mark)
 {
     uint32_t window[4] = { 0 };
     take_into(r, window, sizeof window);
@@ -442,8 +459,8 @@ static bool take_level(reader *r, level_build *lb, bool *relit_chunks)
     lb->void_face_cap = lb->void_face_count;
     size_t nchunks = level_chunk_count(lb);
     if (take_u64(r) != nchunks) r->ok = false;
-    for (size_t c = 0; r->ok && !*relit_chunks && c < nchunks; c++) *relit_chunks = !take_chunk(r, &lb->chunks[c], lb);
-    if (!r->ok || *relit_chunks || r->at != r->end) {
+    for (size_t c = 0; r->ok && c < nchunks; c++) mark[c] = (uint8_t)take_chunk(r, &lb->chunks[c], lb);
+    if (!r->ok || r->at != r->end) {
         unbuild(lb);
         return false;
     }
@@ -451,26 +468,126 @@ static bool take_level(reader *r, level_build *lb, bool *relit_chunks)
     return true;
 }
 
+/* ---- packing again ---- */
+
+typedef struct repack { level_build *lb; const uint32_t *list; const uint8_t *mark; bool emit; } repack;
+
+/* A REPACK chunk's blocks packed for the lights as they are now (chunk_unwrap, as a build does);
+ * its octree, a RECUT chunk's and their neighbours' (they seal against their leaf polygons) built
+ * again, then emitted once every octree is (the build's passes on these chunks alone). */
+static void repack_job(void *user, size_t i)
+{
+    const repack *rp = user;
+    chunk_build *cb = &rp->lb->chunks[rp->list[i]];
+    if (rp->emit) {
+        chunk_octree_emit(rp->lb, cb);
+        return;
+    }
+    if (rp->mark[rp->list[i]] == REPACK) {
+        for (int k = 0; k < cb->lightmap_count; k++) xfree(cb->lightmaps[k].luxels);
+        xfree(cb->lightmaps);
+        cb->lightmaps = NULL;
+        cb->lightmap_count = 0;
+        chunk_unwrap(rp->lb, cb);
+    }
+    xfree(cb->cubes); xfree(cb->ccubes); xfree(cb->info);
+    xfree(cb->verts); xfree(cb->normals); xfree(cb->mat_used);
+    xfree(cb->leaves); xfree(cb->leaf_polys); xfree(cb->leaf_points);
+    chunk_build unwrapped = { .gx = cb->gx, .gy = cb->gy, .gz = cb->gz, .centre = cb->centre, .faces = cb->faces,
+                              .face_count = cb->face_count, .face_cap = cb->face_cap, .lightmap_count = cb->lightmap_count,
+                              .lightmaps = cb->lightmaps, .present = cb->present, .margin = cb->margin };
+    *cb = unwrapped;
+    chunk_octree(rp->lb, cb);
+}
+
+/* Points of a chunk near its box (finite: a kept block's points are only counted when read). */
+static bool points_near(const level_build *lb, const chunk_build *cb, const v3 *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (int a = 0; a < 3; a++)
+            if (!(fabs(p[i].e[a] - cb->centre.e[a]) <= lb->S)) return false;
+    return true;
+}
+
+/* Whether the kept chunk holds what building it again reads (its faces near it, their normals
+ * of length 1, a lit face's brush one of the level's), and its neighbours what sealing it reads (their
+ * leaf polygons' points near them). */
+static bool rebuild_sound(const level_build *lb, const chunk_build *cb)
+{
+    for (size_t k = 0; k < cb->face_count; k++) {
+        const chunk_face *cf = &cb->faces[k];
+        const face *f = &lb->faces[cf->face];
+        if (!points_near(lb, cb, cf->p, (size_t)cf->n) || !isfinite(f->pl.d) || !(fabs(v3_dot(f->pl.n, f->pl.n) - 1) <= 1e-3) ||
+            (f->brush < 0 && material_lightmapped(&lb->map->materials[f->material])))
+            return false;
+    }
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++)
+            for (int dz = -1; dz <= 1; dz++) {
+                const chunk_build *nb = level_chunk_at(lb, (int64_t)cb->gx + dx, (int64_t)cb->gy + dy, (int64_t)cb->gz + dz);
+                if (nb && !points_near(lb, nb, nb->leaf_points, nb->leaf_point_count)) return false;
+            }
+    return true;
+}
+
+/* The REPACK and RECUT chunks and their present neighbours (marked REBUILD) built again, *repacked
+ * the REPACK and RECUT ones; false (nothing built) when the kept chunks do not hold what that reads. */
+static bool repack_chunks(level_build *lb, uint8_t *mark, size_t *repacked)
+{
+    size_t nchunks = level_chunk_count(lb), count = 0;
+    *repacked = 0;
+    for (size_t c = 0; c < nchunks; c++) {
+        if (mark[c] < RECUT) continue;
+        ++*repacked;
+        const chunk_build *cb = &lb->chunks[c];
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++)
+                for (int dz = -1; dz <= 1; dz++) {
+                    chunk_build *nb = level_chunk_at(lb, (int64_t)cb->gx + dx, (int64_t)cb->gy + dy, (int64_t)cb->gz + dz);
+                    if (nb && nb->present && mark[nb - lb->chunks] == KEEP) mark[nb - lb->chunks] = REBUILD;
+                }
+    }
+    for (size_t c = 0; c < nchunks; c++)
+        if (mark[c] != KEEP && !rebuild_sound(lb, &lb->chunks[c])) return false;
+    if (!*repacked) return true;
+    uint32_t *list = xmalloc(nchunks * sizeof *list);
+    for (size_t c = 0; c < nchunks; c++)
+        if (mark[c] != KEEP) list[count++] = (uint32_t)c;
+    repack rp = { lb, list, mark, false };
+    jobs_parallel_for(count, lb->threads, repack_job, &rp);
+    rp.emit = true;
+    jobs_parallel_for(count, lb->threads, repack_job, &rp);
+    xfree(list);
+    return true;
+}
+
 bool relight_build_restore(relight_level *rl, level_build *lb)
 {
     rl->built_kept = false;
+    rl->built_repacked = 0;
     if (!rl->built || rl->built_key != relight_build_key(lb)) return false;
     const char *why = "damaged";
     size_t size = 0;
     uint8_t *bytes = unpack(rl, &size, &why);
     reader r = { bytes, bytes ? bytes + size : NULL, bytes != NULL };
-    bool relit_chunks = false;
-    rl->built_kept = bytes && take_level(&r, lb, &relit_chunks);
+    uint8_t *mark = xcalloc(level_chunk_count(lb) + 1, 1);
+    rl->built_kept = bytes && take_level(&r, lb, mark);
     pmf_budget_free(bytes);
-    if (!rl->built_kept) {
+    if (rl->built_kept && !repack_chunks(lb, mark, &rl->built_repacked)) {
+        unbuild(lb);
+        rl->built_kept = false;
+        rl->built_repacked = 0;
+    }
+    xfree(mark);
+    if (!rl->built_kept || rl->built_repacked) {
         xfree(rl->built);
         rl->built = NULL;
         rl->built_size = 0;
         rl->built_key = 0;
-        if (relit_chunks)
-            session_say(PMFC_NOTE, "pmfc: cache: a dynamic light reaches other chunks than before (their lightmaps are packed for it): building the level");
-        else
-            session_say(PMFC_WARNING, "pmfc: warning: cache: the level's kept build is %s; building it", why);
     }
+    if (!rl->built_kept)
+        session_say(PMFC_WARNING, "pmfc: warning: cache: the level's kept build is %s; building it", why);
+    /* the block kept the chunks packed for the lights as they were */
+    if (rl->built_repacked) relight_build_keep(rl, lb);
     return rl->built_kept;
 }

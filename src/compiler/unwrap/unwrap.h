@@ -8,8 +8,8 @@
 /* Per chunk: lightmap blocks and packing (lightmap.c). */
 void chunk_unwrap(const level_build *lb, chunk_build *cb);
 /* Whether a dynamic light of the level reaches the chunk: its blocks then go to smaller lightmaps.
- * The one thing of the dynamic lights the stages before the bake read (a relight takes the kept
- * level while it is the same for every chunk: relight_build.c). */
+ * The one thing of the dynamic lights the stages before the bake read (a relight packs again the
+ * kept level's chunks where it changed: relight_build.c). */
 bool chunk_dynamic_lit(const level_build *lb, const chunk_build *cb);
 /* Before the bake: marks the faces whose every luxel the source's light (level_def.prelit)
  * covers, which the bake then leaves out (lightmap.c). */
