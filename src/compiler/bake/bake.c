@@ -2029,8 +2029,11 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     jobs_parallel_for_progress(desc->lightmap_count + out->layer_count, threads, dilate_job, &ctx, &progress);
     out->dilated_luxels = atomic_load(&ctx.dilated_luxels);
     out->dilate_looked = atomic_load(&ctx.dilate_looked);
-    if (atomic_load(&ctx.failed))
+    out->layer_boxes = pmf_budget_malloc((out->layer_count + 1) * sizeof *out->layer_boxes);
+    if (atomic_load(&ctx.failed) || !out->layer_boxes)
         goto fail;
+    for (size_t i = 0; i < out->layer_count; i++)
+        layer_dilate_box(&ctx, i, lightmap_side(&desc->lightmaps[out->layers[i].lightmap]), out->layer_boxes[i]);
 
     ctx.fast_ordinal = pmf_budget_calloc(desc->light_count + 1, sizeof *ctx.fast_ordinal);
     if (!ctx.fast_ordinal)
@@ -2064,6 +2067,7 @@ void bake_result_free(bake_result *res)
     for (size_t i = 0; i < res->layer_count; i++)
         pmf_budget_free(res->layers[i].luxels);
     pmf_budget_free(res->layers);
+    pmf_budget_free(res->layer_boxes);
     pmf_budget_free(res->fast_multipliers);
     pmf_budget_free(res->probes);  /* one block: the results, then every probe's refs */
     memset(res, 0, sizeof *res);

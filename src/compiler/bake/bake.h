@@ -290,6 +290,8 @@ typedef struct bake_desc {
 typedef struct bake_result {
     bake_layer *layers;
     size_t layer_count;
+    uint32_t (*layer_boxes)[4];     /* [layer_count]: the box x0 y0 x1 y1 of its lightmap outside which a
+                                     * layer is 0 (its pieces and the rings dilated around them) */
     uint8_t *fast_multipliers;      /* [fast light ordinal][vertex_count]: one row per BAKE_LIGHT_FAST light, in light order */
     size_t fast_light_count;
     bake_probe_result *probes;      /* probe_count of them */
