@@ -353,6 +353,7 @@ typedef struct bake_ctx {
     float dome_step;            /* radians between neighbours on a ring: a luxel turns them by a share of it */
     light_grid grid;
     uint8_t **masks;            /* [lightmap]: 1 where a patch covers the luxel */
+    uint8_t **rings;            /* [lightmap]: its dilation's state (dilate), its layers dilated from it */
     uint32_t **patch_dynamic;   /* [patch]: dynamic lights reaching it, ascending */
     uint32_t *patch_dynamic_count;
     uint8_t **patch_floor;      /* [patch]: its luxels' least light (bake_patch.minlight), RGB8; NULL: none */
@@ -1701,8 +1702,10 @@ static bool dilate_first(uint8_t *luxels, uint8_t *state, uint32_t side, const u
 /* Fills uncovered luxels next to covered ones with their covered neighbours' mean, ring by ring,
  * so that bilinear filtering at a patch's edge does not pull in black; only inside the box
  * x0 y0 x1 y1 of the lightmap (luxels outside it count as uncovered). A ring after the first is
- * looked for next to the one before alone. *looked counts the uncovered luxels looked at. */
-static bool dilate(uint8_t *luxels, const uint8_t *mask, uint32_t side, const uint32_t box[4], uint64_t *looked)
+ * looked for next to the one before alone. *looked counts the uncovered luxels looked at. With
+ * rings, the state is handed there: 0 or 1 as the mask was, 2 + the pass that filled a luxel. */
+static bool dilate(uint8_t *luxels, const uint8_t *mask, uint32_t side, const uint32_t box[4], uint64_t *looked,
+                   uint8_t **rings_out)
 {
     uint32_t x0 = box[0], y0 = box[1], w = box[2] - box[0], h = box[3] - box[1];
     uint8_t *state = pmf_budget_malloc((size_t)w * h + 1);
@@ -1724,10 +1727,73 @@ static bool dilate(uint8_t *luxels, const uint8_t *mask, uint32_t side, const ui
                         ok = luxel_list_push(now, ny * w + nx);
         }
     }
-    pmf_budget_free(state);
+    if (ok && rings_out)
+        *rings_out = state;
+    else
+        pmf_budget_free(state);
     pmf_budget_free(rings[0].at);
     pmf_budget_free(rings[1].at);
     return ok;
+}
+
+/* Whether any of a layer's luxels in rows y - 1 .. y + 1, columns x0 - 1 .. x1 of the lightmap is lit. */
+static bool layer_lit_near(const uint8_t *luxels, uint32_t side, uint32_t x0, uint32_t x1, uint32_t y)
+{
+    size_t lo = (size_t)(x0 > 0 ? x0 - 1 : 0) * 3, hi = (size_t)(x1 < side ? x1 + 1 : side) * 3;
+    uint64_t any = 0;
+    for (uint32_t ny = y > 0 ? y - 1 : 0; ny <= y + 1 && ny < side; ny++) {
+        const uint8_t *row = luxels + (size_t)ny * side * 3;
+        for (size_t k = lo; k < hi; k += 8) {
+            uint64_t word = 0;
+            memcpy(&word, row + k, hi - k < 8 ? hi - k : 8);
+            any |= word;
+        }
+    }
+    return any != 0;
+}
+
+/* A layer's luxel x y filled in pass `marker` - 2 as its lightmap's was (rings: dilate's state): the
+ * mean of its neighbours covered or filled in an earlier pass. */
+static void ring_luxel(uint8_t *luxels, const uint8_t *rings, uint32_t side, uint32_t x, uint32_t y, uint8_t marker)
+{
+    unsigned sum[3] = { 0, 0, 0 }, count = 0;
+    for (uint32_t ny = y > 0 ? y - 1 : 0; ny <= y + 1 && ny < side; ny++)
+        for (uint32_t nx = x > 0 ? x - 1 : 0; nx <= x + 1 && nx < side; nx++) {
+            uint8_t s = rings[(size_t)ny * side + nx];
+            if (s == 0 || s >= marker)
+                continue;
+            const uint8_t *src = &luxels[((size_t)ny * side + nx) * 3];
+            for (int c = 0; c < 3; c++)
+                sum[c] += src[c];
+            count++;
+        }
+    uint8_t *dst = &luxels[((size_t)y * side + x) * 3];
+    for (int c = 0; c < 3; c++)
+        dst[c] = (uint8_t)((sum[c] + count / 2) / count);
+}
+
+/* A layer dilated in its box as its lightmap was: which luxels each pass fills and from which
+ * neighbours depends on the coverage alone (the lightmap's rings), and within the rings around
+ * the layer's pieces its box cuts none of them off. Only next to the layer's lit luxels is any
+ * filled: elsewhere the mean is 0, as the luxel is. */
+static void dilate_layer(uint8_t *luxels, const uint8_t *rings, uint32_t side, const uint32_t box[4], uint64_t *looked)
+{
+    for (int pass = 0; pass < BAKE_DILATE_PASSES; pass++) {
+        uint8_t marker = (uint8_t)(2 + pass);
+        for (uint32_t y = box[1]; y < box[3]; y++) {
+            const uint8_t *row = rings + (size_t)y * side;
+            for (uint32_t x = box[0]; x < box[2]; x += 8) {
+                uint32_t end = x + 8 < box[2] ? x + 8 : box[2];
+                if (!memchr(row + x, marker, end - x) || !layer_lit_near(luxels, side, x, end, y))
+                    continue;
+                for (uint32_t at = x; at < end; at++)
+                    if (row[at] == marker) {
+                        ring_luxel(luxels, rings, side, at, y, marker);
+                        (*looked)++;
+                    }
+            }
+        }
+    }
 }
 
 /* The box a layer is dilated in: its patches' (ctx->layer_rect) and the rings around them its
@@ -1741,31 +1807,32 @@ static void layer_dilate_box(const bake_ctx *ctx, size_t layer, uint32_t side, u
     box[3] = rect[3] + margin < side ? rect[3] + margin : side;
 }
 
+/* A lightmap dilated, its rings kept for its layers (dilate_layer_job). */
 static void dilate_job(void *user, size_t index)
 {
     bake_ctx *ctx = user;
     const bake_desc *desc = ctx->desc;
-    /* Lightmaps first, then layers (each with its lightmap's coverage). */
-    bool ok = true;
+    uint32_t side = lightmap_side(&desc->lightmaps[index]), box[4] = { 0, 0, side, side };
     uint64_t looked = 0;
-    if (index < desc->lightmap_count) {
-        uint32_t side = lightmap_side(&desc->lightmaps[index]), box[4] = { 0, 0, side, side };
-        if (ctx->masks[index]) {    /* none for a lightmap that is not baked */
-            ok = dilate(desc->lightmaps[index].luxels, ctx->masks[index], side, box, &looked);
-            atomic_fetch_add_explicit(&ctx->dilated_luxels, (uint64_t)side * side, memory_order_relaxed);
-        }
-    } else {
-        size_t layer = index - desc->lightmap_count;
-        const bake_layer *l = &ctx->out->layers[layer];
-        uint32_t side = lightmap_side(&desc->lightmaps[l->lightmap]), box[4];
-        layer_dilate_box(ctx, layer, side, box);
-        ok = dilate(l->luxels, ctx->masks[l->lightmap], side, box, &looked);
-        atomic_fetch_add_explicit(&ctx->dilated_luxels, (uint64_t)(box[2] - box[0]) * (box[3] - box[1]),
-                                  memory_order_relaxed);
-    }
-    atomic_fetch_add_explicit(&ctx->dilate_looked, looked, memory_order_relaxed);
-    if (!ok)
+    if (!ctx->masks[index])    /* none for a lightmap that is not baked */
+        return;
+    if (!dilate(desc->lightmaps[index].luxels, ctx->masks[index], side, box, &looked, &ctx->rings[index]))
         atomic_store(&ctx->failed, true);
+    atomic_fetch_add_explicit(&ctx->dilated_luxels, (uint64_t)side * side, memory_order_relaxed);
+    atomic_fetch_add_explicit(&ctx->dilate_looked, looked, memory_order_relaxed);
+}
+
+static void dilate_layer_job(void *user, size_t layer)
+{
+    bake_ctx *ctx = user;
+    const bake_layer *l = &ctx->out->layers[layer];
+    uint32_t side = lightmap_side(&ctx->desc->lightmaps[l->lightmap]), box[4];
+    uint64_t looked = 0;
+    layer_dilate_box(ctx, layer, side, box);
+    dilate_layer(l->luxels, ctx->rings[l->lightmap], side, box, &looked);
+    atomic_fetch_add_explicit(&ctx->dilated_luxels, (uint64_t)(box[2] - box[0]) * (box[3] - box[1]),
+                              memory_order_relaxed);
+    atomic_fetch_add_explicit(&ctx->dilate_looked, looked, memory_order_relaxed);
 }
 
 /* ---- stage: fast-light vertex multipliers ----------------------------------------------- */
@@ -1885,6 +1952,10 @@ static void bake_ctx_free(bake_ctx *ctx)
         for (size_t i = 0; i < desc->lightmap_count; i++)
             pmf_budget_free(ctx->masks[i]);
     pmf_budget_free(ctx->masks);
+    if (ctx->rings)
+        for (size_t i = 0; i < desc->lightmap_count; i++)
+            pmf_budget_free(ctx->rings[i]);
+    pmf_budget_free(ctx->rings);
     if (ctx->patch_dynamic)
         for (size_t p = 0; p < desc->patch_count; p++)
             pmf_budget_free(ctx->patch_dynamic[p]);
@@ -2026,7 +2097,13 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     drop_dark_layers(&ctx);
 
     progress.stage = "dilate";
-    jobs_parallel_for_progress(desc->lightmap_count + out->layer_count, threads, dilate_job, &ctx, &progress);
+    ctx.rings = pmf_budget_calloc(desc->lightmap_count + 1, sizeof *ctx.rings);
+    if (!ctx.rings)
+        goto fail;
+    jobs_parallel_for_progress(desc->lightmap_count, threads, dilate_job, &ctx, &progress);
+    if (atomic_load(&ctx.failed))
+        goto fail;
+    jobs_parallel_for_progress(out->layer_count, threads, dilate_layer_job, &ctx, &progress);
     out->dilated_luxels = atomic_load(&ctx.dilated_luxels);
     out->dilate_looked = atomic_load(&ctx.dilate_looked);
     out->layer_boxes = pmf_budget_malloc((out->layer_count + 1) * sizeof *out->layer_boxes);

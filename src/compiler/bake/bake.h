@@ -304,8 +304,9 @@ typedef struct bake_result {
     size_t traced_layer_pieces;     /* (dynamic light, patch) pieces of layers traced (a relight keeps
                                      * those of the lights that did not change: bake_terms.layer_keys) */
     uint64_t dilated_luxels;        /* luxels the dilation went over (a layer's: around its pieces) */
-    uint64_t dilate_looked;         /* uncovered luxels whose neighbours it read: those next to its rings
-                                     * (runs of 8 covered, or far from any, skipped whole) */
+    uint64_t dilate_looked;         /* uncovered luxels whose neighbours it read: a lightmap's next to its
+                                     * rings (runs of 8 covered, or far from any, skipped whole), a
+                                     * layer's in its lightmap's rings next to its lit luxels */
     uint64_t bounce_gathers;        /* cells of the base lightmaps gathered, over all bounces (a bake
                                      * with the transport's kept bounces gathers again only those a
                                      * change reaches) ... */
