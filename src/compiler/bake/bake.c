@@ -1772,6 +1772,16 @@ static void ring_luxel(uint8_t *luxels, const uint8_t *rings, uint32_t side, uin
         dst[c] = (uint8_t)((sum[c] + count / 2) / count);
 }
 
+/* Whether any of n <= 8 ring states is marker. */
+static bool ring_marked(const uint8_t *states, uint32_t n, uint8_t marker)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    if (n < 8)
+        return memchr(states, marker, n) != NULL;
+    uint64_t v = state_word(states, 0) ^ (ones * marker);
+    return ((v - ones) & ~v & highs) != 0;
+}
+
 /* A layer dilated in its box as its lightmap was: which luxels each pass fills and from which
  * neighbours depends on the coverage alone (the lightmap's rings), and within the rings around
  * the layer's pieces its box cuts none of them off. Only next to the layer's lit luxels is any
@@ -1784,7 +1794,7 @@ static void dilate_layer(uint8_t *luxels, const uint8_t *rings, uint32_t side, c
             const uint8_t *row = rings + (size_t)y * side;
             for (uint32_t x = box[0]; x < box[2]; x += 8) {
                 uint32_t end = x + 8 < box[2] ? x + 8 : box[2];
-                if (!memchr(row + x, marker, end - x) || !layer_lit_near(luxels, side, x, end, y))
+                if (!ring_marked(row + x, end - x, marker) || !layer_lit_near(luxels, side, x, end, y))
                     continue;
                 for (uint32_t at = x; at < end; at++)
                     if (row[at] == marker) {
