@@ -353,6 +353,7 @@ typedef struct bake_ctx {
     float dome_step;            /* radians between neighbours on a ring: a luxel turns them by a share of it */
     light_grid grid;
     uint8_t **masks;            /* [lightmap]: 1 where a patch covers the luxel */
+    uint8_t **rings;            /* [lightmap]: its dilation's state (dilate), its layers dilated from it */
     uint32_t **patch_dynamic;   /* [patch]: dynamic lights reaching it, ascending */
     uint32_t *patch_dynamic_count;
     uint8_t **patch_floor;      /* [patch]: its luxels' least light (bake_patch.minlight), RGB8; NULL: none */
@@ -370,6 +371,7 @@ typedef struct bake_ctx {
     uint32_t *earlier;          /* a relight: [light] the earlier bake's light equal to it, or UINT32_MAX */
     atomic_size_t traced_pieces;            /* bake_result.traced_layer_pieces */
     atomic_uint_fast64_t dilated_luxels;    /* bake_result.dilated_luxels */
+    atomic_uint_fast64_t dilate_looked;     /* bake_result.dilate_looked */
     atomic_uint_fast64_t relit_luxels;
     atomic_uint_fast64_t patch_light_checks; /* bake_result.patch_light_checks */
     atomic_size_t relit_probes;             /* bake_result.relit_probes */
@@ -1615,74 +1617,193 @@ static void drop_dark_layers(bake_ctx *ctx)
 
 /* ---- stage: dilation -------------------------------------------------------------------- */
 
+/* Fills the uncovered luxel x y of a w x h state (0 uncovered, else a source unless it is this
+ * pass's marker) with its sources' mean; false when none is next to it. Counted in *looked. */
+static bool dilate_luxel(uint8_t *luxels, uint8_t *state, uint32_t side, const uint32_t box[4], uint32_t x, uint32_t y,
+                         uint8_t marker, uint64_t *looked)
+{
+    (*looked)++;
+    uint32_t w = box[2] - box[0], h = box[3] - box[1];
+    unsigned sum[3] = { 0, 0, 0 }, count = 0;
+    for (uint32_t ny = y > 0 ? y - 1 : 0; ny <= y + 1 && ny < h; ny++)
+        for (uint32_t nx = x > 0 ? x - 1 : 0; nx <= x + 1 && nx < w; nx++) {
+            uint8_t s = state[(size_t)ny * w + nx];
+            if (s == 0 || s == marker)
+                continue;
+            const uint8_t *src = &luxels[((size_t)(box[1] + ny) * side + box[0] + nx) * 3];
+            for (int c = 0; c < 3; c++)
+                sum[c] += src[c];
+            count++;
+        }
+    if (count == 0)
+        return false;
+    uint8_t *dst = &luxels[((size_t)(box[1] + y) * side + box[0] + x) * 3];
+    for (int c = 0; c < 3; c++)
+        dst[c] = (uint8_t)((sum[c] + count / 2) / count);
+    state[(size_t)y * w + x] = marker;
+    return true;
+}
+
+/* The luxels a pass filled (their places in the box, y * w + x): the next pass looks next to them. */
+typedef struct luxel_list { uint32_t *at; size_t count, size; } luxel_list;
+
+static bool luxel_list_push(luxel_list *list, uint32_t at)
+{
+    if (list->count == list->size) {
+        size_t size = list->size ? list->size * 2 : 1024;
+        uint32_t *more = pmf_budget_realloc(list->at, size * sizeof *more);
+        if (!more)
+            return false;
+        list->at = more;
+        list->size = size;
+    }
+    list->at[list->count++] = at;
+    return true;
+}
+
+/* 8 bytes of a state row from x on (x + 8 <= w). */
+static uint64_t state_word(const uint8_t *row, uint32_t x)
+{
+    uint64_t v;
+    memcpy(&v, row + x, sizeof v);
+    return v;
+}
+
+/* The first pass: every uncovered luxel next to a covered one, eight at a time over runs where all
+ * are covered, or none is and none is next to them. */
+static bool dilate_first(uint8_t *luxels, uint8_t *state, uint32_t side, const uint32_t box[4], luxel_list *filled,
+                         uint64_t *looked)
+{
+    uint32_t w = box[2] - box[0], h = box[3] - box[1];
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    bool ok = true;
+    for (uint32_t y = 0; y < h && ok; y++) {
+        const uint8_t *row = state + (size_t)y * w, *up = y > 0 ? row - w : row, *down = y + 1 < h ? row + w : row;
+        for (uint32_t x = 0; x < w && ok;) {
+            if (x + 8 <= w) {
+                uint64_t here = state_word(row, x);
+                uint64_t near = here | state_word(up, x) | state_word(down, x) |
+                                (x > 0 ? (uint64_t)(row[x - 1] | up[x - 1] | down[x - 1]) : 0) |
+                                (x + 8 < w ? (uint64_t)(row[x + 8] | up[x + 8] | down[x + 8]) : 0);
+                /* no byte 0 (all covered) or nothing around */
+                if (!((here - ones) & ~here & highs) || near == 0) {
+                    x += 8;
+                    continue;
+                }
+            }
+            if (row[x] == 0 && dilate_luxel(luxels, state, side, box, x, y, 2, looked))
+                ok = luxel_list_push(filled, y * w + x);
+            x++;
+        }
+    }
+    return ok;
+}
+
 /* Fills uncovered luxels next to covered ones with their covered neighbours' mean, ring by ring,
  * so that bilinear filtering at a patch's edge does not pull in black; only inside the box
- * x0 y0 x1 y1 of the lightmap (luxels outside it count as uncovered). */
-static bool dilate(uint8_t *luxels, const uint8_t *mask, uint32_t side, const uint32_t box[4])
+ * x0 y0 x1 y1 of the lightmap (luxels outside it count as uncovered). A ring after the first is
+ * looked for next to the one before alone. *looked counts the uncovered luxels looked at. With
+ * rings, the state is handed there: 0 or 1 as the mask was, 2 + the pass that filled a luxel. */
+static bool dilate(uint8_t *luxels, const uint8_t *mask, uint32_t side, const uint32_t box[4], uint64_t *looked,
+                   uint8_t **rings_out)
 {
     uint32_t x0 = box[0], y0 = box[1], w = box[2] - box[0], h = box[3] - box[1];
     uint8_t *state = pmf_budget_malloc((size_t)w * h + 1);
-    uint32_t *row_lo = pmf_budget_malloc((h + 1) * sizeof *row_lo), *row_hi = pmf_budget_malloc((h + 1) * sizeof *row_hi);
-    bool ok = state && row_lo && row_hi;
-    if (!ok)
-        goto done;
-    for (uint32_t y = 0; y < h; y++)
+    luxel_list rings[2] = { { 0 } };
+    bool ok = state != NULL;
+    for (uint32_t y = 0; ok && y < h; y++)
         memcpy(state + (size_t)y * w, mask + (size_t)(y0 + y) * side + x0, w);
-    for (int pass = 0; pass < BAKE_DILATE_PASSES; pass++) {
+    ok = ok && dilate_first(luxels, state, side, box, &rings[0], looked);
+    for (int pass = 1; ok && pass < BAKE_DILATE_PASSES; pass++) {
         uint8_t marker = (uint8_t)(2 + pass);     /* filled in this pass: not yet a source */
-        /* Each row's span of sources: rows with none nearby are skipped whole. */
-        for (uint32_t y = 0; y < h; y++) {
-            const uint8_t *row = state + (size_t)y * w;
-            uint32_t lo = 0, hi = w;
-            while (lo < w && row[lo] == 0)
-                lo++;
-            while (hi > lo && row[hi - 1] == 0)
-                hi--;
-            row_lo[y] = lo;
-            row_hi[y] = hi;     /* empty when lo == hi */
+        const luxel_list *before = &rings[(pass - 1) % 2];
+        luxel_list *now = &rings[pass % 2];
+        now->count = 0;
+        for (size_t i = 0; ok && i < before->count; i++) {
+            uint32_t x = before->at[i] % w, y = before->at[i] / w;
+            for (uint32_t ny = y > 0 ? y - 1 : 0; ok && ny <= y + 1 && ny < h; ny++)
+                for (uint32_t nx = x > 0 ? x - 1 : 0; ok && nx <= x + 1 && nx < w; nx++)
+                    if (state[(size_t)ny * w + nx] == 0 && dilate_luxel(luxels, state, side, box, nx, ny, marker, looked))
+                        ok = luxel_list_push(now, ny * w + nx);
         }
-        for (uint32_t y = 0; y < h; y++) {
-            uint32_t lo = w, hi = 0;
-            for (uint32_t ny = y > 0 ? y - 1 : 0; ny <= y + 1 && ny < h; ny++)
-                if (row_lo[ny] < row_hi[ny]) {
-                    lo = row_lo[ny] < lo ? row_lo[ny] : lo;
-                    hi = row_hi[ny] > hi ? row_hi[ny] : hi;
-                }
-            if (lo >= hi)
+    }
+    if (ok && rings_out)
+        *rings_out = state;
+    else
+        pmf_budget_free(state);
+    pmf_budget_free(rings[0].at);
+    pmf_budget_free(rings[1].at);
+    return ok;
+}
+
+/* Whether any of a layer's luxels in rows y - 1 .. y + 1, columns x0 - 1 .. x1 of the lightmap is lit. */
+static bool layer_lit_near(const uint8_t *luxels, uint32_t side, uint32_t x0, uint32_t x1, uint32_t y)
+{
+    size_t lo = (size_t)(x0 > 0 ? x0 - 1 : 0) * 3, hi = (size_t)(x1 < side ? x1 + 1 : side) * 3;
+    uint64_t any = 0;
+    for (uint32_t ny = y > 0 ? y - 1 : 0; ny <= y + 1 && ny < side; ny++) {
+        const uint8_t *row = luxels + (size_t)ny * side * 3;
+        for (size_t k = lo; k < hi; k += 8) {
+            uint64_t word = 0;
+            memcpy(&word, row + k, hi - k < 8 ? hi - k : 8);
+            any |= word;
+        }
+    }
+    return any != 0;
+}
+
+/* A layer's luxel x y filled in pass `marker` - 2 as its lightmap's was (rings: dilate's state): the
+ * mean of its neighbours covered or filled in an earlier pass. */
+static void ring_luxel(uint8_t *luxels, const uint8_t *rings, uint32_t side, uint32_t x, uint32_t y, uint8_t marker)
+{
+    unsigned sum[3] = { 0, 0, 0 }, count = 0;
+    for (uint32_t ny = y > 0 ? y - 1 : 0; ny <= y + 1 && ny < side; ny++)
+        for (uint32_t nx = x > 0 ? x - 1 : 0; nx <= x + 1 && nx < side; nx++) {
+            uint8_t s = rings[(size_t)ny * side + nx];
+            if (s == 0 || s >= marker)
                 continue;
-            uint32_t xa = lo > 0 ? lo - 1 : 0, xb = hi < w ? hi + 1 : w;
-            for (uint32_t x = xa; x < xb; x++) {
-                size_t at = (size_t)y * w + x;
-                if (state[at] != 0)
+            const uint8_t *src = &luxels[((size_t)ny * side + nx) * 3];
+            for (int c = 0; c < 3; c++)
+                sum[c] += src[c];
+            count++;
+        }
+    uint8_t *dst = &luxels[((size_t)y * side + x) * 3];
+    for (int c = 0; c < 3; c++)
+        dst[c] = (uint8_t)((sum[c] + count / 2) / count);
+}
+
+/* Whether any of n <= 8 ring states is marker. */
+static bool ring_marked(const uint8_t *states, uint32_t n, uint8_t marker)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    if (n < 8)
+        return memchr(states, marker, n) != NULL;
+    uint64_t v = state_word(states, 0) ^ (ones * marker);
+    return ((v - ones) & ~v & highs) != 0;
+}
+
+/* A layer dilated in its box as its lightmap was: which luxels each pass fills and from which
+ * neighbours depends on the coverage alone (the lightmap's rings), and within the rings around
+ * the layer's pieces its box cuts none of them off. Only next to the layer's lit luxels is any
+ * filled: elsewhere the mean is 0, as the luxel is. */
+static void dilate_layer(uint8_t *luxels, const uint8_t *rings, uint32_t side, const uint32_t box[4], uint64_t *looked)
+{
+    for (int pass = 0; pass < BAKE_DILATE_PASSES; pass++) {
+        uint8_t marker = (uint8_t)(2 + pass);
+        for (uint32_t y = box[1]; y < box[3]; y++) {
+            const uint8_t *row = rings + (size_t)y * side;
+            for (uint32_t x = box[0]; x < box[2]; x += 8) {
+                uint32_t end = x + 8 < box[2] ? x + 8 : box[2];
+                if (!ring_marked(row + x, end - x, marker) || !layer_lit_near(luxels, side, x, end, y))
                     continue;
-                unsigned sum[3] = { 0, 0, 0 }, count = 0;
-                for (int dy = -1; dy <= 1; dy++)
-                    for (int dx = -1; dx <= 1; dx++) {
-                        int64_t nx = (int64_t)x + dx, ny = (int64_t)y + dy;
-                        if (nx < 0 || ny < 0 || nx >= w || ny >= h)
-                            continue;
-                        size_t from = (size_t)ny * w + (size_t)nx;
-                        if (state[from] == 0 || state[from] == marker)
-                            continue;
-                        const uint8_t *src = &luxels[((size_t)(y0 + ny) * side + x0 + (size_t)nx) * 3];
-                        for (int c = 0; c < 3; c++)
-                            sum[c] += src[c];
-                        count++;
+                for (uint32_t at = x; at < end; at++)
+                    if (row[at] == marker) {
+                        ring_luxel(luxels, rings, side, at, y, marker);
+                        (*looked)++;
                     }
-                if (count == 0)
-                    continue;
-                uint8_t *dst = &luxels[((size_t)(y0 + y) * side + x0 + x) * 3];
-                for (int c = 0; c < 3; c++)
-                    dst[c] = (uint8_t)((sum[c] + count / 2) / count);
-                state[at] = marker;
             }
         }
     }
-done:
-    pmf_budget_free(state);
-    pmf_budget_free(row_lo);
-    pmf_budget_free(row_hi);
-    return ok;
 }
 
 /* The box a layer is dilated in: its patches' (ctx->layer_rect) and the rings around them its
@@ -1696,29 +1817,32 @@ static void layer_dilate_box(const bake_ctx *ctx, size_t layer, uint32_t side, u
     box[3] = rect[3] + margin < side ? rect[3] + margin : side;
 }
 
+/* A lightmap dilated, its rings kept for its layers (dilate_layer_job). */
 static void dilate_job(void *user, size_t index)
 {
     bake_ctx *ctx = user;
     const bake_desc *desc = ctx->desc;
-    /* Lightmaps first, then layers (each with its lightmap's coverage). */
-    bool ok = true;
-    if (index < desc->lightmap_count) {
-        uint32_t side = lightmap_side(&desc->lightmaps[index]), box[4] = { 0, 0, side, side };
-        if (ctx->masks[index]) {    /* none for a lightmap that is not baked */
-            ok = dilate(desc->lightmaps[index].luxels, ctx->masks[index], side, box);
-            atomic_fetch_add_explicit(&ctx->dilated_luxels, (uint64_t)side * side, memory_order_relaxed);
-        }
-    } else {
-        size_t layer = index - desc->lightmap_count;
-        const bake_layer *l = &ctx->out->layers[layer];
-        uint32_t side = lightmap_side(&desc->lightmaps[l->lightmap]), box[4];
-        layer_dilate_box(ctx, layer, side, box);
-        ok = dilate(l->luxels, ctx->masks[l->lightmap], side, box);
-        atomic_fetch_add_explicit(&ctx->dilated_luxels, (uint64_t)(box[2] - box[0]) * (box[3] - box[1]),
-                                  memory_order_relaxed);
-    }
-    if (!ok)
+    uint32_t side = lightmap_side(&desc->lightmaps[index]), box[4] = { 0, 0, side, side };
+    uint64_t looked = 0;
+    if (!ctx->masks[index])    /* none for a lightmap that is not baked */
+        return;
+    if (!dilate(desc->lightmaps[index].luxels, ctx->masks[index], side, box, &looked, &ctx->rings[index]))
         atomic_store(&ctx->failed, true);
+    atomic_fetch_add_explicit(&ctx->dilated_luxels, (uint64_t)side * side, memory_order_relaxed);
+    atomic_fetch_add_explicit(&ctx->dilate_looked, looked, memory_order_relaxed);
+}
+
+static void dilate_layer_job(void *user, size_t layer)
+{
+    bake_ctx *ctx = user;
+    const bake_layer *l = &ctx->out->layers[layer];
+    uint32_t side = lightmap_side(&ctx->desc->lightmaps[l->lightmap]), box[4];
+    uint64_t looked = 0;
+    layer_dilate_box(ctx, layer, side, box);
+    dilate_layer(l->luxels, ctx->rings[l->lightmap], side, box, &looked);
+    atomic_fetch_add_explicit(&ctx->dilated_luxels, (uint64_t)(box[2] - box[0]) * (box[3] - box[1]),
+                              memory_order_relaxed);
+    atomic_fetch_add_explicit(&ctx->dilate_looked, looked, memory_order_relaxed);
 }
 
 /* ---- stage: fast-light vertex multipliers ----------------------------------------------- */
@@ -1838,6 +1962,10 @@ static void bake_ctx_free(bake_ctx *ctx)
         for (size_t i = 0; i < desc->lightmap_count; i++)
             pmf_budget_free(ctx->masks[i]);
     pmf_budget_free(ctx->masks);
+    if (ctx->rings)
+        for (size_t i = 0; i < desc->lightmap_count; i++)
+            pmf_budget_free(ctx->rings[i]);
+    pmf_budget_free(ctx->rings);
     if (ctx->patch_dynamic)
         for (size_t p = 0; p < desc->patch_count; p++)
             pmf_budget_free(ctx->patch_dynamic[p]);
@@ -1912,6 +2040,7 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     atomic_init(&ctx.patch_light_checks, 0);
     atomic_init(&ctx.traced_pieces, 0);
     atomic_init(&ctx.dilated_luxels, 0);
+    atomic_init(&ctx.dilate_looked, 0);
     int threads = desc->threads;
     jobs_progress progress = { desc->progress, desc->user, "bvh" };
 
@@ -1978,10 +2107,20 @@ bool bake_run(const bake_desc *desc, bake_result *out)
     drop_dark_layers(&ctx);
 
     progress.stage = "dilate";
-    jobs_parallel_for_progress(desc->lightmap_count + out->layer_count, threads, dilate_job, &ctx, &progress);
-    out->dilated_luxels = atomic_load(&ctx.dilated_luxels);
+    ctx.rings = pmf_budget_calloc(desc->lightmap_count + 1, sizeof *ctx.rings);
+    if (!ctx.rings)
+        goto fail;
+    jobs_parallel_for_progress(desc->lightmap_count, threads, dilate_job, &ctx, &progress);
     if (atomic_load(&ctx.failed))
         goto fail;
+    jobs_parallel_for_progress(out->layer_count, threads, dilate_layer_job, &ctx, &progress);
+    out->dilated_luxels = atomic_load(&ctx.dilated_luxels);
+    out->dilate_looked = atomic_load(&ctx.dilate_looked);
+    out->layer_boxes = pmf_budget_malloc((out->layer_count + 1) * sizeof *out->layer_boxes);
+    if (atomic_load(&ctx.failed) || !out->layer_boxes)
+        goto fail;
+    for (size_t i = 0; i < out->layer_count; i++)
+        layer_dilate_box(&ctx, i, lightmap_side(&desc->lightmaps[out->layers[i].lightmap]), out->layer_boxes[i]);
 
     ctx.fast_ordinal = pmf_budget_calloc(desc->light_count + 1, sizeof *ctx.fast_ordinal);
     if (!ctx.fast_ordinal)
@@ -2015,6 +2154,7 @@ void bake_result_free(bake_result *res)
     for (size_t i = 0; i < res->layer_count; i++)
         pmf_budget_free(res->layers[i].luxels);
     pmf_budget_free(res->layers);
+    pmf_budget_free(res->layer_boxes);
     pmf_budget_free(res->fast_multipliers);
     pmf_budget_free(res->probes);  /* one block: the results, then every probe's refs */
     memset(res, 0, sizeof *res);

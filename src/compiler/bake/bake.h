@@ -290,6 +290,8 @@ typedef struct bake_desc {
 typedef struct bake_result {
     bake_layer *layers;
     size_t layer_count;
+    uint32_t (*layer_boxes)[4];     /* [layer_count]: the box x0 y0 x1 y1 of its lightmap outside which a
+                                     * layer is 0 (its pieces and the rings dilated around them) */
     uint8_t *fast_multipliers;      /* [fast light ordinal][vertex_count]: one row per BAKE_LIGHT_FAST light, in light order */
     size_t fast_light_count;
     bake_probe_result *probes;      /* probe_count of them */
@@ -302,6 +304,9 @@ typedef struct bake_result {
     size_t traced_layer_pieces;     /* (dynamic light, patch) pieces of layers traced (a relight keeps
                                      * those of the lights that did not change: bake_terms.layer_keys) */
     uint64_t dilated_luxels;        /* luxels the dilation went over (a layer's: around its pieces) */
+    uint64_t dilate_looked;         /* uncovered luxels whose neighbours it read: a lightmap's next to its
+                                     * rings (runs of 8 covered, or far from any, skipped whole), a
+                                     * layer's in its lightmap's rings next to its lit luxels */
     uint64_t bounce_gathers;        /* cells of the base lightmaps gathered, over all bounces (a bake
                                      * with the transport's kept bounces gathers again only those a
                                      * change reaches) ... */

@@ -151,28 +151,33 @@ static int compare_layer_key(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
-/* The members' layers res->layers[keys[0, count)] (one group, one lightmap) summed into sum[]
- * (bytes: RGB luxels). Each member's scaling is a table per channel, and what it does not reach is
- * skipped: a level with many switchable lights sums layers of whole lightmaps, on every compile
- * and relight. */
+/* The members' layers res->layers[keys[0, count)] (one group, one lightmap of `side` luxels a side)
+ * summed into sum[] (RGB luxels). Each member's scaling is a table per channel, and what it does
+ * not reach is skipped: a member only inside its box (bake_result.layer_boxes), and there eight
+ * luxels at a time where it is 0. A level with many switchable lights sums layers of whole
+ * lightmaps, on every compile and relight. */
 static void sum_members(const level_light *ll, const layer_key *keys, size_t count, const uint8_t (*scale)[3],
-                        size_t bytes, uint16_t *sum)
+                        size_t side, uint16_t *sum)
 {
     uint8_t table[3][256];
     for (size_t m = 0; m < count; m++) {
         const bake_layer *src = &ll->res.layers[keys[m].index];
+        const uint32_t whole[4] = { 0, 0, (uint32_t)side, (uint32_t)side };
+        const uint32_t *box = ll->res.layer_boxes ? ll->res.layer_boxes[keys[m].index] : whole;
         for (int c = 0; c < 3; c++)
             for (unsigned v = 0; v < 256; v++) table[c][v] = (uint8_t)scaled((uint8_t)v, scale[src->light][c]);
-        /* eight luxels at a time, those a member does not reach (most) skipped */
-        for (size_t k = 0; k < bytes; k += 24) {
-            size_t end = k + 24 < bytes ? k + 24 : bytes;
-            uint64_t words[3] = { 0 };
-            memcpy(words, src->luxels + k, end - k);
-            if (!(words[0] | words[1] | words[2]))
-                continue;
-            for (size_t at = k; at < end; at++) {
-                unsigned v = sum[at] + table[(at - k) % 3][src->luxels[at]];
-                sum[at] = (uint16_t)(v > UINT16_MAX ? UINT16_MAX : v);
+        for (size_t y = box[1]; y < box[3] && box[0] < box[2]; y++) {
+            size_t row = y * side * 3, bytes = row + (size_t)box[2] * 3;
+            for (size_t k = row + (size_t)box[0] * 3; k < bytes; k += 24) {
+                size_t end = k + 24 < bytes ? k + 24 : bytes;
+                uint64_t words[3] = { 0 };
+                memcpy(words, src->luxels + k, end - k);
+                if (!(words[0] | words[1] | words[2]))
+                    continue;
+                for (size_t at = k; at < end; at++) {
+                    unsigned v = sum[at] + table[(at - row) % 3][src->luxels[at]];
+                    sum[at] = (uint16_t)(v > UINT16_MAX ? UINT16_MAX : v);
+                }
             }
         }
     }
@@ -192,9 +197,13 @@ static void merge_group_layers(level_light *ll, const uint8_t (*scale)[3])
     for (size_t s = 0, e = 0; s < n; s = e) {
         while (e < n && keys[e].group == keys[s].group && keys[e].lightmap == keys[s].lightmap) e++;
         bake_layer first = res->layers[keys[s].index];
+        if (e - s == 1 && !memcmp(scale[first.light], (const uint8_t[3]){ 255, 255, 255 }, 3)) {
+            merged[kept++] = (bake_layer){ keys[s].group, first.lightmap, first.luxels }; /* its own sum */
+            continue;
+        }
         size_t bytes = (size_t)3 << (2 * ll->lightmap_exp[first.lightmap]);
         uint16_t *sum = xcalloc(bytes, sizeof *sum);
-        sum_members(ll, keys + s, e - s, scale, bytes, sum);
+        sum_members(ll, keys + s, e - s, scale, (size_t)1 << ll->lightmap_exp[first.lightmap], sum);
         unsigned most = 0;
         for (size_t k = 0; k < bytes; k++) most = sum[k] > most ? sum[k] : most;
         /* a run of m members gives at most m layers: merged[] never outgrows res->layers */
@@ -213,6 +222,8 @@ static void merge_group_layers(level_light *ll, const uint8_t (*scale)[3])
     }
     if (kept) memcpy(res->layers, merged, kept * sizeof *merged);
     res->layer_count = kept;
+    pmf_budget_free(res->layer_boxes); /* the bake's layers' */
+    res->layer_boxes = NULL;
     xfree(merged);
     xfree(keys);
 }

@@ -439,6 +439,45 @@ static void check_face_box(floor_scene *f)
     soup_free(&walls);
 }
 
+/* Two 4 x 4 patches on the same rows of the lightmap, 44 luxels apart, the second facing down: the
+ * dilation fills their two rings (the corner two luxels out takes the patch's corner) and looks
+ * at the luxels next to them, not at the row between (it looked at every uncovered luxel of a
+ * row's span: 668 for the lightmap). A dynamic light reaching both lights the first alone: its
+ * layer is dilated from the lightmap's rings, around the first patch only (dilated in its box
+ * as the lightmap was: 292 in all). */
+static void check_dilate_rings(bake_lightmap *lightmap)
+{
+    bake_patch two[2] = {
+        { .origin = { 1, 0, 1 }, .step_u = { 0.5f, 0, 0 }, .step_v = { 0, 0, 0.5f }, .normal = { 0, 1, 0 }, .x = 2, .y = 2, .w = 4, .h = 4 },
+        { .origin = { 2, 0, 2 }, .step_u = { 0.5f, 0, 0 }, .step_v = { 0, 0, 0.5f }, .normal = { 0, -1, 0 }, .x = 50, .y = 2, .w = 4, .h = 4 },
+    };
+    bake_light lamps[2] = {
+        { .kind = BAKE_LIGHT_STATIC, .position = { 2, 1, 2 }, .color = { 1, 1, 1 }, .intensity = 1.0f, .range = 3.0f },
+        { .kind = BAKE_LIGHT_DYNAMIC, .position = { 2, 1, 2 }, .color = { 1, 1, 1 }, .intensity = 1.0f, .range = 3.0f },
+    };
+    bake_desc desc = { .lights = lamps, .light_count = 2, .lightmaps = lightmap, .lightmap_count = 1, .patches = two,
+                       .patch_count = 2, .ambient = { 0.1f, 0.1f, 0.1f } };
+    bake_result res;
+    CHECK(bake_run(&desc, &res));
+    const uint8_t *lm = lightmap->luxels;
+    CHECK(lm[(2 * SIDE + 2) * 3] > 0 && !memcmp(&lm[0], &lm[(2 * SIDE + 2) * 3], 3), "the corner ring");
+    CHECK(!memcmp(&lm[(7 * SIDE + 55) * 3], &lm[(5 * SIDE + 53) * 3], 3), "the far patch's corner ring");
+    CHECK(lm[(2 * SIDE + 20) * 3] == 0 && lm[(8 * SIDE + 2) * 3] == 0, "past the rings");
+    CHECK_EQ(res.layer_count, 1);
+    const uint8_t *layer = res.layers[0].luxels;
+    CHECK(layer[(2 * SIDE + 2) * 3] > 0 && !memcmp(&layer[0], &layer[(2 * SIDE + 2) * 3], 3), "the layer's corner ring");
+    size_t lit_far = 0;
+    for (int y = 0; y < 8; y++)
+        for (int x = 48; x < 56; x++) lit_far += layer[(y * SIDE + x) * 3] != 0;
+    CHECK_EQ(lit_far, 0);
+    /* each ring's luxels (20 and 28 a patch) and what lies next to them in the runs of 8 looked at,
+     * the layer's around the first patch */
+    printf("dilation: %llu luxels looked at\n", (unsigned long long)res.dilate_looked);
+    CHECK(res.dilate_looked >= 96 + 48 && res.dilate_looked <= 200, "%llu luxels looked at",
+          (unsigned long long)res.dilate_looked);
+    bake_result_free(&res);
+}
+
 int main(void)
 {
     floor_scene f;
@@ -455,6 +494,8 @@ int main(void)
     check_probes(&f, &res);
     bake_result_free(&res);
     CHECK(res.layers == NULL && res.probes == NULL);
+
+    check_dilate_rings(&f.lightmap);
 
     /* Patches that do not fit: one on a lightmap that does not exist is skipped, one running off
      * the lightmap's edge is cut there. */

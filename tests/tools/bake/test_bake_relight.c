@@ -220,6 +220,29 @@ static bool same_layers(const bake_result *a, const bake_result *b)
     return true;
 }
 
+/* Each layer is 0 outside its box (bake_result.layer_boxes: what the level's group layers sum
+ * over, not the whole lightmap), and its box is the smaller part of the lightmap. */
+static void check_layer_boxes(const bake_result *res)
+{
+    CHECK(res->layer_boxes != NULL);
+    if (!res->layer_boxes)
+        return;
+    uint64_t area = 0;
+    for (size_t i = 0; i < res->layer_count; i++) {
+        const uint32_t *box = res->layer_boxes[i];
+        size_t outside = 0;
+        for (uint32_t y = 0; y < SIDE; y++)
+            for (uint32_t x = 0; x < SIDE; x++) {
+                const uint8_t *luxel = &res->layers[i].luxels[((size_t)y * SIDE + x) * 3];
+                bool inside = x >= box[0] && x < box[2] && y >= box[1] && y < box[3];
+                outside += !inside && (luxel[0] | luxel[1] | luxel[2]);
+            }
+        CHECK_EQ(outside, 0);
+        area += (uint64_t)(box[2] - box[0]) * (box[3] - box[1]);
+    }
+    CHECK(area < (uint64_t)SIDE * SIDE * res->layer_count / 2, "layer boxes of %llu luxels", (unsigned long long)area);
+}
+
 /* A relight traces again only the layer pieces of the dynamic lights that changed (bake_terms'
  * layer pieces: lq_e1m7's 42 styled lights were traced whole on every relight), and each layer
  * is dilated around its pieces, not over its whole lightmap; the layers are the full bake's. */
@@ -243,6 +266,7 @@ static int test_layers(void)
            (unsigned long long)res.dilated_luxels, SIDE * SIDE);
     CHECK(res.dilated_luxels < (uint64_t)SIDE * SIDE * (1 + res.layer_count) / 2, "%llu luxels dilated",
           (unsigned long long)res.dilated_luxels);
+    check_layer_boxes(&res);
     bake_result_free(&res);
 
     /* a static light moved: every piece kept */
