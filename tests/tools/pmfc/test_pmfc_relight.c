@@ -23,6 +23,7 @@
 #include "common/check.h"
 #include "common/programs.h"
 #include "pmf/pmf.h"
+#include "relight_room.h"
 
 static const char *pmfc, *workdir, *options;
 
@@ -644,24 +645,6 @@ static void case_rad(const char *original)
     run_chain("relight_rad.map", original, rad_steps, (int)(sizeof rad_steps / sizeof *rad_steps));
 }
 
-/* A room of 12 m in chunks of 4 m (SOURCE: where to write it): a fast light moved across it cuts
- * other chunks' cubes, a dynamic light moved across it makes other chunks' lightmaps smaller. */
-static const char fast_source[] =
-    "map \"Fast\"\n"
-    "texture stone procedural noise 64 color 160 160 160 color2 90 90 90\n"
-    "texture glass procedural noise 32 color 120 160 200 color2 100 140 180\n"
-    "material stone texture stone scale 2\n"
-    "material glass texture glass\n"
-    "level main {\n"
-    "    chunk_size 2\n"
-    "    luxels 2\n"
-    "    box -6 -1 -6 6 0 6 material stone\n"
-    "    room -6 0 -6 6 3 6 material stone\n"
-    "    box -1 0 -1 1 1 1 material glass\n"
-    "    light static at 0 2.5 0 color 255 230 200 range 10\n"
-    "    light dynamic 1 at -4 1.5 -4 color 255 200 120 range 1.5\n"
-    "    light fast 2 at 4 1.5 -4 color 120 200 255 range 1.5\n"
-    "}\n";
 static bool fast_move(text *t) { return replace_text(t, "fast 2 at 4 1.5 -4", "fast 2 at -4 1.5 4"); }
 static bool fast_move_back(text *t) { return replace_text(t, "fast 2 at -4 1.5 4", "fast 2 at 4 1.5 -4"); }
 static bool fast_recolour(text *t) { return replace_text(t, "color 120 200 255", "color 255 120 60"); }
@@ -676,7 +659,7 @@ static const step fast_steps[] = {
 
 static void case_fast(const char *original)
 {
-    CHECK(test_write_file(original, fast_source, sizeof fast_source - 1));
+    CHECK(test_write_file(original, relight_room_source, sizeof relight_room_source - 1));
     run_chain("relight_fast.pms", original, fast_steps, (int)(sizeof fast_steps / sizeof *fast_steps));
 }
 

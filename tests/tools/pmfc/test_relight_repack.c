@@ -11,23 +11,7 @@
 #include "common/check.h"
 #include "csg/csg.h"
 #include "unwrap/unwrap.h"
-
-static const char source[] =
-    "map \"Repack\"\n"
-    "texture stone procedural noise 64 color 160 160 160 color2 90 90 90\n"
-    "texture glass procedural noise 32 color 120 160 200 color2 100 140 180\n"
-    "material stone texture stone scale 2\n"
-    "material glass texture glass\n"
-    "level main {\n"
-    "    chunk_size 2\n"
-    "    luxels 2\n"
-    "    box -6 -1 -6 6 0 6 material stone\n"
-    "    room -6 0 -6 6 3 6 material stone\n"
-    "    box -1 0 -1 1 1 1 material glass\n"
-    "    light static at 0 2.5 0 color 255 230 200 range 10\n"
-    "    light dynamic 1 at -4 1.5 -4 color 255 200 120 range 1.5\n"
-    "    light fast 2 at 4 1.5 -4 color 120 200 255 range 1.5\n"
-    "}\n";
+#include "relight_room.h"
 
 static map_def map;
 static level_build layout;
@@ -38,7 +22,7 @@ static bool load(void)
     static const pmfc_compile_desc quiet = { .message = relight_fuzz_quiet };
     session_begin(&quiet, NULL);
     map_init(&map);
-    if (!parse_source("repack.pms", source, sizeof source - 1, &map) || map.level_count != 1) return false;
+    if (!parse_source("repack.pms", relight_room_source, sizeof relight_room_source - 1, &map) || map.level_count != 1) return false;
     layout = (level_build){ .map = &map, .def = &map.levels[0], .threads = 1 };
     layout.def->samples = PMFC_SAMPLES;
     return !level_layout(&layout);
