@@ -114,3 +114,27 @@ bool rt_entity_place(const char *pmf_path, const char *classname, float out[3])
     pmf_close(f);
     return found;
 }
+
+double rt_floor_light(const float place[3], const char *extra)
+{
+    char args[1024], err[1024];
+    snprintf(args, sizeof args, "shot room.pmf -o floor.png --size 64x64 --fov 90 --mode lightmap --no-models %s "
+             "--camera %.6f,%.6f,%.6f,0,-90", extra, place[0], place[1], place[2]);
+    test_image img;
+    if (rt_run(args, err) != 0 || !test_image_load(&img, "floor.png")) {
+        check_fail("cannot shoot the floor: %s", err);
+        return 0;
+    }
+    double sum = 0;
+    for (int y = 31; y <= 32; y++)
+        for (int x = 31; x <= 32; x++)
+            sum += img.rgb[3 * (y * 64 + x)] + img.rgb[3 * (y * 64 + x) + 1] + img.rgb[3 * (y * 64 + x) + 2];
+    test_image_free(&img);
+    return sum / (4 * 3 * 255.0);
+}
+
+int rt_compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}

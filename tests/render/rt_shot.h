@@ -31,5 +31,11 @@ int rt_eq(int a, int b);
 /* The world place of the last point entity of class `classname` in the map at pmf_path (its
  * pmfview.entities list); false when the map has none or cannot be read. */
 bool rt_entity_place(const char *pmf_path, const char *classname, float out[3]);
+/* The floor's light straight under place in room.pmf as the world draws it (`shot --mode
+ * lightmap --no-models EXTRA`: the game's look of L): the mean of the 4 middle pixels of a 64x64
+ * picture looking down from it, 0..1; 0 after a failed check when it cannot be shot. */
+double rt_floor_light(const float place[3], const char *extra);
+/* qsort's order of doubles, ascending. */
+int rt_compare_doubles(const void *a, const void *b);
 
 #endif

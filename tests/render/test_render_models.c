@@ -483,32 +483,6 @@ static bool room_armour(int r, float out[3])
     return found;
 }
 
-/* The floor's light under the armour as the world draws it (the lightmap mode: the game's look
- * of L, here Quake's 2L): the mean of the 4 middle pixels looking straight down from it, 0..1. */
-static double floor_light(const float place[3], const char *extra)
-{
-    char args[1024], err[1024];
-    snprintf(args, sizeof args, "shot room.pmf -o floor.png --size 64x64 --fov 90 --mode lightmap --no-models %s "
-             "--camera %.6f,%.6f,%.6f,0,-90", extra, place[0], place[1], place[2]);
-    test_image img;
-    if (rt_run(args, err) != 0 || !test_image_load(&img, "floor.png")) {
-        check_fail("cannot shoot the floor: %s", err);
-        return 0;
-    }
-    double sum = 0;
-    for (int y = 31; y <= 32; y++)
-        for (int x = 31; x <= 32; x++)
-            sum += img.rgb[3 * (y * 64 + x)] + img.rgb[3 * (y * 64 + x) + 1] + img.rgb[3 * (y * 64 + x) + 2];
-    test_image_free(&img);
-    return sum / (4 * 3 * 255.0);
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median, over the pixels well inside the armour's silhouette and not dark in the first
  * room, of a room's pixel over the first room's (each seen from the same place beside its
  * armour). */
@@ -522,7 +496,7 @@ static double median_ratio(const uint8_t *mask, const test_image *room, const te
         if (mask[i] == 1 && b >= 100)
             ratios[n++] = (double)a / b;
     }
-    qsort(ratios, n, sizeof *ratios, compare_doubles);
+    qsort(ratios, n, sizeof *ratios, rt_compare_doubles);
     double median = n ? ratios[n / 2] : 0;
     CHECK(n > 150, "%zu pixels compared", n);
     free(ratios);
@@ -544,7 +518,7 @@ static bool shoot_rooms(const char *extra, test_image shots[3], double floor[3],
         ok = room_armour(r, place);
         const double eye[3] = { place[0], place[1] + 22 * UNIT, place[2] + 48 * UNIT };
         ok = ok && shoot(name, eye, extra, err) && test_image_load(&shots[r], name);
-        floor[r] = ok ? floor_light(place, extra) : 0;
+        floor[r] = ok ? rt_floor_light(place, extra) : 0;
         if (ok && r == 0) {
             const double level[3] = { 0, 0, 0 };
             double (*triangles)[3][3] = armour_in_world(&mesh, place, level, 1);

@@ -367,32 +367,6 @@ static bool compile_lit_room(const char *light_keys)
     return ok;
 }
 
-/* The floor's light straight under place as the world draws it (the lightmap mode: the game's
- * look of L, here GoldSrc's): the mean of the 4 middle pixels looking down from it, 0..1. */
-static double floor_light(const float place[3])
-{
-    char args[1024], err[1024];
-    snprintf(args, sizeof args, "shot room.pmf -o floor.png --size 64x64 --fov 90 --mode lightmap --no-models "
-             "--camera %.6f,%.6f,%.6f,0,-90", place[0], place[1], place[2]);
-    test_image img;
-    if (rt_run(args, err) != 0 || !test_image_load(&img, "floor.png")) {
-        check_fail("cannot shoot the floor: %s", err);
-        return 0;
-    }
-    double sum = 0;
-    for (int y = 31; y <= 32; y++)
-        for (int x = 31; x <= 32; x++)
-            sum += img.rgb[3 * (y * 64 + x)] + img.rgb[3 * (y * 64 + x) + 1] + img.rgb[3 * (y * 64 + x) + 2];
-    test_image_free(&img);
-    return sum / (4 * 3 * 255.0);
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median, over the pixels well inside the alpha-test sprite's texels (frame 0) and their
  * channels of at least 64, of the pixel over the texel. */
 static double lit_ratio(const test_image *with)
@@ -411,7 +385,7 @@ static double lit_ratio(const test_image *with)
                 if (texel[k] >= 64)
                     ratios[n++] = with->rgb[3 * (y * WIDTH + x) + k] / (double)texel[k];
         }
-    qsort(ratios, n, sizeof *ratios, compare_doubles);
+    qsort(ratios, n, sizeof *ratios, rt_compare_doubles);
     CHECK(n > 3000, "%zu channels compared", n);
     return n ? ratios[n / 2] : 0;
 }
@@ -433,7 +407,7 @@ static void lit_room(const char *light_keys, double *ratio, double *floor)
         *ratio = lit_ratio(&with);
         test_image_free(&with);
     }
-    *floor = floor_light(lit_place);
+    *floor = rt_floor_light(lit_place, "");
     const blend_case unlit[2] = { { SPR_RENDER_ADDITIVE, 5, 255, { 0, 0, 0 } }, { SPR_RENDER_ALPHA_TEST, 4, 127, { 0, 0, 0 } } };
     const float *unlit_places[2] = { add_place, faint_place };
     for (int k = 0; k < 2; k++)
@@ -530,7 +504,7 @@ static int test_glow_distance(void)
     for (int i = 0; i < WIDTH * HEIGHT; i++)
         if (added_close[i] >= 40 && added_away[i] >= 0)
             ratios[n++] = added_away[i] / (double)added_close[i];
-    qsort(ratios, n, sizeof *ratios, compare_doubles);
+    qsort(ratios, n, sizeof *ratios, rt_compare_doubles);
     double fade = n ? ratios[n / 2] : 0;
     printf("glow at 100 units: %d pixels, at 250: %d; added at 250 over 100: %.3f (%zu pixels)\n", near_count, far_count, fade, n);
     CHECK(near_count > 1200 && abs(far_count - near_count) < near_count / 50, "%d %d", near_count, far_count);
